@@ -1,0 +1,49 @@
+# The two commands a newcomer runs: `make demo` and `make test`. Both set up everything they need.
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+EXAMPLE := examples/sweagent-pydicom-1458.traj
+
+.PHONY: demo test test-python test-client test-e2e-vscode bench lint venv system-deps clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	@mkdir -p demo-output
+	$(BIN)/compaction stats $(EXAMPLE)
+	$(BIN)/compaction compact $(EXAMPLE) --workspace demo-output --target-tokens 1500 --restore -o demo-output/compacted.md
+	@echo
+	@cat demo-output/compacted.md
+	@echo
+	@echo "Wrote demo-output/compacted.md, demo-output/.compaction/latest.md and demo-output/.compaction/restore.md"
+
+system-deps:
+	bash scripts/install-system-deps.sh
+
+test: $(STAMP) system-deps
+	$(MAKE) lint
+	$(MAKE) test-python
+	$(MAKE) test-client
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test-python: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test-client:
+	@if [ -d vscode-client ]; then $(MAKE) -C vscode-client test-all PYTHON=$(CURDIR)/$(BIN)/python; fi
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf demo-output .pytest_cache

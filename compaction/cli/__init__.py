@@ -1,0 +1,56 @@
+"""The `compaction` command line. Human Markdown on stdout by default, `--json` for machines.
+
+Exit codes: 0 success, 1 bad input (a file or setting we cannot use), 2 usage.
+Each command group lives in its own module exposing `register(subparsers)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from compaction.cli import compact as compact_cmd
+from compaction.config import ConfigError
+from compaction.model import TranscriptError
+from compaction.store import StoreError
+
+_GROUPS = ["errors", "restore", "blocks", "memory", "hooks", "install", "watch"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="compaction", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version="compaction 0.1.0")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    compact_cmd.register(sub)
+    for name in _GROUPS:
+        try:
+            module = importlib.import_module(f"compaction.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"compaction.cli.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (TranscriptError, ConfigError, StoreError) as exc:
+        print(f"compaction: error: {exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:
+        print(f"compaction: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

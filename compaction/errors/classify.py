@@ -1,0 +1,381 @@
+"""Text -> error hits. Each hit names an identifier, the verbatim evidence span (offsets into the
+scanned string) and where the output says it happened.
+
+Why regexes, precompiled and gated: classification runs over every tool result of transcripts up
+to a million tokens; a cheap keyword gate skips clean output, and each pattern is one linear pass.
+Specific patterns claim their span first, so a FileNotFoundError inside a traceback is not also a
+generic ERR_TOOL_FileNotFound, and ERR_TOOL_NonZeroExit is only used when nothing else explains a
+failed command.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from compaction.errors.tsc_codes import ts_id
+
+MAX_SPAN = 600  # evidence spans are cut to this many characters (still verbatim)
+
+
+@dataclass(slots=True)
+class Hit:
+    id: str
+    start: int
+    end: int
+    evidence: str
+    path: str | None = None
+    line: int | None = None
+    symbol: str | None = None
+    detail: str = ""
+    ts_codes: list[str] = field(default_factory=list)
+    tests: list[str] = field(default_factory=list)
+    signals: int = 1
+
+    @property
+    def family(self) -> str:
+        return self.id.split("_", 2)[1]
+
+
+_GATE = re.compile(
+    r"Traceback|Error|error|FAIL|Fail|fail|not found|No such|does not exist|denied|timed out|Timeout|"
+    r"Exception|exception|panic|did not match|No replacement|too long|not permitted|Invalid|invalid|"
+    r"expected|Expected|not recognized|Unknown command|EXACTLY ONE"
+)
+
+# --- Python -------------------------------------------------------------------------------------
+_TB_HEAD = re.compile(r"Traceback \(most recent call last\):[ \t]*\r?$", re.M)
+_FRAME = re.compile(r'^\s*File "([^"\n]+)", line (\d+)(?:, in (\S+))?')
+_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::[ \t]?(.*))?$")
+_PY_EXC_NAME = re.compile(r"^[A-Za-z_]\w*$")
+_NOT_EXC = {"During", "The", "Traceback", "Exception", "Error"}
+_E_LINE = re.compile(r"^E {1,}((?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure))(?::[ \t]?(.*))?$", re.M)
+_BARE_EXC = re.compile(
+    r"^(?:Sorry: )?((?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::[ \t]?(.*))?$", re.M)
+_PYTEST_FAILED = re.compile(r"^(FAILED|ERROR) ([^\s:]+(?:::[^\s]+)+)(?: - ([^\n]*))?$", re.M)
+_PYTEST_SUMMARY = re.compile(r"^=+ (?:[^\n=]*?\b)?(\d+) (failed|errors?)\b[^\n]*=+[ \t]*$", re.M)
+_UNITTEST_FAIL = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)[^\n]*$", re.M)
+_ASSERT_MISMATCH = re.compile(
+    r"^(?:E\s+)?(?:AssertionError: )?(?:assert .+ == .+|[Ee]xpected:? ?<.*?> but was:? ?<.*?>|"
+    r"[Ee]xpected:? [^\n]+ but (?:was|got):? [^\n]+)$", re.M)
+
+# --- TypeScript ----------------------------------------------------------------------------------
+_TS_PAREN = re.compile(r"^([^\s(][^\n(]*?)\((\d+),(\d+)\): error (TS\d+): ([^\n]*)$", re.M)
+_TS_DASH = re.compile(r"^([^\s:][^\n:]*?):(\d+):(\d+) - error (TS\d+): ([^\n]*)$", re.M)
+_TS_BARE = re.compile(r"^error (TS\d+): ([^\n]*)$", re.M)
+
+# --- Java / JVM ----------------------------------------------------------------------------------
+_JAVAC = re.compile(r"^(?:\[ERROR\] )?(\S+\.java):(?:(\d+)|\[(\d+)(?:,\d+)?\]):? (?:error: )?([^\n]*)$", re.M)
+_JAVA_EXC = re.compile(
+    r"^(?:Exception in thread \"[^\"]+\" |Caused by: )?((?:[a-z][\w$]*\.)+([A-Z][\w$]*(?:Exception|Error)))"
+    r"(?::[^\n]*)?\n\s+at ", re.M)
+_MVN_FAIL = re.compile(r"^\[(?:INFO|ERROR)\] (?:BUILD FAILURE|[^\n]*? FAILURE \[[^\n]*\])[ \t]*$", re.M)
+_MVN_GOAL = re.compile(r"^\[ERROR\] Failed to execute goal ([^\s]+)[^\n]*$", re.M)
+_CHECKSTYLE = re.compile(r"^\[(?:ERROR|WARN)\] (\S+?):\[(\d+)(?:,\d+)?\] \([\w]+\) (\w+): ([^\n]*)$", re.M)
+_SUREFIRE = re.compile(r"^(?:\[ERROR\] )?Tests run: \d+, Failures: (\d+), Errors: (\d+)[^\n]*$", re.M)
+
+# --- JS, Go, Rust, C, Pony -------------------------------------------------------------------------
+_JS_EXC = re.compile(r"^(?:Uncaught )?((?:[A-Z]\w*)?Error)(?: \[\w+\])?: ([^\n]*)\n\s+at ", re.M)
+_NPM_ERR = re.compile(r"^npm (?:ERR!|error) code (\w+)[^\n]*$", re.M)
+_GO_PANIC = re.compile(r"^panic: ([^\n]*)$", re.M)
+_GO_BUILD = re.compile(r"^(\S+\.go):(\d+):(\d+): ([^\n]*)$", re.M)
+_GO_FAIL = re.compile(r"^--- FAIL: (\S+)[^\n]*$", re.M)
+_RS_ERR = re.compile(r"^error\[(E\d{4})\]: ([^\n]*)(?:\n\s*--> ([^\s:]+):(\d+):\d+)?", re.M)
+_RS_TEST = re.compile(r"^test result: FAILED\.[^\n]*$", re.M)
+_C_ERR = re.compile(r"^(\S+\.(?:c|h|cc|cpp|cxx|hpp|hh|m)):(\d+):(?:\d+:)? (?:fatal )?error: ([^\n]*)$", re.M)
+_C_LD = re.compile(r"^[^\n]*undefined reference to [`'](\w+)'[^\n]*$", re.M)
+_PONY_ERR = re.compile(r"^(\S+\.pony):(\d+):(\d+): ([^\n]*)$", re.M)
+
+# --- tools ----------------------------------------------------------------------------------------
+_NO_SUCH = re.compile(r"^[^\n]*?No such file or directory[^\n]*$", re.M)
+_DOES_NOT_EXIST = re.compile(
+    r"^[^\n]*?(?:\b(?:[Ff]ile|[Pp]ath|[Dd]irectory|[Ff]older)\b[^\n]{0,200}?\bdoes not exist|"
+    r"pathspec '[^'\n]*' did not match any file|[Ff]ile not found|[Cc]annot find the (?:file|path))[^\n]*$",
+    re.M)
+_CMD_NOT_FOUND = re.compile(
+    r"^[^\n]*?(?:(?:\S+: )?(?:line \d+: )?(\S+): command not found|command not found: (\S+)|"
+    r"'(\S+)' is not recognized as an internal or external command)[^\n]*$", re.M)
+_PERM = re.compile(r"^[^\n]*?(?:Permission denied|Operation not permitted|EACCES)[^\n]*$", re.M)
+_TIMEOUT = re.compile(
+    r"^[^\n]*?(?:[Cc]ommand timed out|timed out after|TimeoutExpired|[Tt]ook too long|"
+    r"no output for \d+ seconds|Timeout(?:Error)?:)[^\n]*$", re.M)
+_EDIT_MISS = re.compile(
+    r"^[^\n]*?(?:No replacement was performed|String to replace not found|SearchReplaceNoExactMatch|"
+    r"did not appear verbatim|failed to exactly match lines|The SEARCH section must exactly match)[^\n]*$", re.M)
+_TOO_LONG = re.compile(r"^[^\n]*The output of your last command was too long[^\n]*$", re.M)
+_FORMAT = re.compile(r"^[^\n]*Please always provide EXACTLY ONE action[^\n]*$", re.M)
+_INVALID_PARAM = re.compile(
+    r"^[^\n]*?(?:Parameter '\w+' is expected to be one of|Invalid `\w+` parameter|"
+    r"Invalid command: \S+|Unknown command: \S+|invalid choice: )[^\n]*$", re.M)
+
+
+class _Spans:
+    """Claimed spans, so a weaker pattern does not re-report what a stronger one already did."""
+
+    def __init__(self) -> None:
+        self.spans: list[tuple[int, int]] = []
+
+    def claim(self, start: int, end: int) -> None:
+        self.spans.append((start, end))
+
+    def covered(self, start: int, end: int) -> bool:
+        return any(s <= start and end <= e or s <= start < e for s, e in self.spans)
+
+
+def _cut(text: str, start: int, end: int) -> tuple[int, int]:
+    if end - start > MAX_SPAN:
+        return end - MAX_SPAN, end
+    return start, end
+
+
+def _project_frame(path: str) -> bool:
+    return not ("site-packages" in path or "/lib/python" in path or path.startswith("<"))
+
+
+def _python_tracebacks(text: str, hits: list[Hit], spans: _Spans) -> None:
+    for m in _TB_HEAD.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        prefix = text[line_start:m.start()]
+        pos = m.end() + 1
+        frames: list[tuple[str, int, str | None, int]] = []
+        for _ in range(2000):  # a traceback longer than this is cut off anyway
+            if pos >= len(text):
+                break
+            nl = text.find("\n", pos)
+            nl = len(text) if nl < 0 else nl
+            raw = text[pos:nl]
+            line = raw[len(prefix):] if prefix and raw.startswith(prefix) else raw
+            line = line.rstrip("\r")
+            fm = _FRAME.match(line)
+            if fm:
+                frames.append((fm.group(1), int(fm.group(2)), fm.group(3), pos))
+            elif line and not line[0].isspace():
+                em = _EXC_LINE.match(line)
+                if em:
+                    full = em.group(1)
+                    name = full.rsplit(".", 1)[-1]
+                    if _PY_EXC_NAME.match(name) and name not in _NOT_EXC:
+                        frame = next((f for f in reversed(frames) if _project_frame(f[0])), frames[-1] if frames else None)
+                        last = frames[-1] if frames else None
+                        s = last[3] if last else m.start()
+                        s, e = _cut(text, s, nl)
+                        spans.claim(m.start(), nl)
+                        hits.append(Hit(
+                            f"ERR_PY_{name}", s, e, text[s:e],
+                            path=frame[0] if frame else None, line=frame[1] if frame else None,
+                            symbol=frame[2] if frame else None, detail=line[:300]))
+                break
+            pos = nl + 1
+
+
+def _python_lines(text: str, hits: list[Hit], spans: _Spans) -> None:
+    for m in _E_LINE.finditer(text):
+        if spans.covered(m.start(), m.end()):
+            continue
+        name = m.group(1).rsplit(".", 1)[-1]
+        s, e = _cut(text, m.start(), m.end())
+        spans.claim(m.start(), m.end())
+        hits.append(Hit(f"ERR_PY_{name}", s, e, text[s:e], detail=m.group(0)[:300]))
+    for m in _BARE_EXC.finditer(text):
+        if spans.covered(m.start(), m.end()):
+            continue
+        # a bare "Name: msg" line counts only right after a frame or a caret line (SyntaxError shape)
+        before = text[max(0, m.start() - 400):m.start()]
+        if not re.search(r'File "[^"\n]+", line \d+[^\n]*\n(?:[^\n]*\n){0,3}$', before):
+            continue
+        name = m.group(1).rsplit(".", 1)[-1]
+        fm = list(re.finditer(r'File "([^"\n]+)", line (\d+)', before))
+        f = fm[-1] if fm else None
+        s = m.start() - (len(before) - f.start()) if f else m.start()
+        s, e = _cut(text, s, m.end())
+        spans.claim(s, m.end())
+        hits.append(Hit(f"ERR_PY_{name}", s, e, text[s:e], path=f.group(1) if f else None,
+                        line=int(f.group(2)) if f else None, detail=m.group(0)[:300]))
+
+
+def _tests(text: str, hits: list[Hit], spans: _Spans) -> None:
+    failed = list(_PYTEST_FAILED.finditer(text))
+    for m in failed:
+        test_id, reason = m.group(2), (m.group(3) or "")
+        exc = re.match(r"((?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Failure|Warning))\b", reason)
+        path = test_id.split("::", 1)[0]
+        symbol = test_id.rsplit("::", 1)[-1]
+        spans.claim(m.start(), m.end())
+        hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), path=path, symbol=symbol,
+                        detail=m.group(0)[:300], tests=[test_id]))
+        if exc:
+            hits.append(Hit(f"ERR_PY_{exc.group(1).rsplit('.', 1)[-1]}", m.start(), m.end(), m.group(0),
+                            path=path, symbol=symbol, detail=reason[:300], tests=[test_id]))
+    if not failed:
+        for m in _PYTEST_SUMMARY.finditer(text):
+            hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)[:300]))
+    for m in _UNITTEST_FAIL.finditer(text):
+        test_id = f"{m.group(3)}.{m.group(2)}"
+        hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), symbol=m.group(2),
+                        detail=m.group(0)[:300], tests=[test_id]))
+    for m in _SUREFIRE.finditer(text):
+        if int(m.group(1)) or int(m.group(2)):
+            hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)))
+    for m in _GO_FAIL.finditer(text):
+        hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), symbol=m.group(1),
+                        detail=m.group(0), tests=[m.group(1)]))
+    for m in _RS_TEST.finditer(text):
+        hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)))
+    for m in _ASSERT_MISMATCH.finditer(text):
+        s, e = _cut(text, m.start(), m.end())
+        hits.append(Hit("ERR_LOGIC_AssertionMismatch", s, e, text[s:e], detail=m.group(0)[:300]))
+
+
+def _typescript(text: str, hits: list[Hit], spans: _Spans) -> None:
+    for rx in (_TS_PAREN, _TS_DASH):
+        for m in rx.finditer(text):
+            code = m.group(4)
+            spans.claim(m.start(), m.end())
+            s, e = _cut(text, m.start(), m.end())
+            hits.append(Hit(ts_id(code), s, e, text[s:e], path=m.group(1).strip(), line=int(m.group(2)),
+                            detail=m.group(5)[:300], ts_codes=[code]))
+    for m in _TS_BARE.finditer(text):
+        if not spans.covered(m.start(), m.end()):
+            spans.claim(m.start(), m.end())
+            hits.append(Hit(ts_id(m.group(1)), m.start(), m.end(), m.group(0), detail=m.group(2)[:300],
+                            ts_codes=[m.group(1)]))
+
+
+def _camel(message: str, limit: int = 4) -> str:
+    words = re.findall(r"[A-Za-z]+", message)[:limit]
+    return "".join(w[:1].upper() + w[1:] for w in words) or "CompileError"
+
+
+_JAVAC_KINDS = (
+    ("cannot find symbol", "CannotFindSymbol"), ("does not exist", "PackageDoesNotExist"),
+    ("incompatible types", "IncompatibleTypes"), ("expected", "SyntaxError"),
+    ("unreported exception", "UnreportedException"), ("already defined", "AlreadyDefined"),
+    ("cannot be applied", "MethodNotApplicable"), ("might not have been initialized", "UninitializedVariable"),
+    ("is not abstract and does not override", "MissingOverride"), ("unreachable statement", "UnreachableStatement"),
+)
+
+
+def _java(text: str, hits: list[Hit], spans: _Spans) -> None:
+    if ".java" in text:
+        for m in _JAVAC.finditer(text):
+            msg = m.group(4)
+            if not (m.group(0).startswith("[ERROR]") or "error:" in m.group(0)):
+                continue
+            kind = next((k for needle, k in _JAVAC_KINDS if needle in msg), "CompileError")
+            spans.claim(m.start(), m.end())
+            sym = re.search(r"symbol:\s+\w+ (\w+)", text[m.end():m.end() + 200]) if kind == "CannotFindSymbol" else None
+            hits.append(Hit(f"ERR_JAVA_{kind}", m.start(), m.end(), m.group(0), path=m.group(1),
+                            line=int(m.group(2) or m.group(3)), symbol=sym.group(1) if sym else None, detail=msg[:300]))
+    for m in _JAVA_EXC.finditer(text):
+        end = m.start() + len(m.group(0).split("\n", 1)[0])
+        spans.claim(m.start(), end)
+        hits.append(Hit(f"ERR_JAVA_{m.group(2)}", m.start(), end, text[m.start():end], detail=text[m.start():end][:300]))
+    for m in _CHECKSTYLE.finditer(text):
+        spans.claim(m.start(), m.end())
+        hits.append(Hit("ERR_JAVA_CheckstyleViolation", m.start(), m.end(), m.group(0), path=m.group(1),
+                        line=int(m.group(2)), symbol=m.group(3), detail=m.group(4)[:300]))
+    for m in _MVN_FAIL.finditer(text):
+        hits.append(Hit("ERR_JAVA_BuildFailure", m.start(), m.end(), m.group(0), detail="BUILD FAILURE"))
+    for m in _MVN_GOAL.finditer(text):
+        s, e = _cut(text, m.start(), m.end())
+        hits.append(Hit("ERR_JAVA_BuildFailure", s, e, text[s:e], symbol=m.group(1), detail=m.group(0)[:300]))
+
+
+def _others(text: str, hits: list[Hit], spans: _Spans) -> None:
+    for m in _JS_EXC.finditer(text):
+        if spans.covered(m.start(), m.start() + 1):
+            continue
+        end = m.start() + len(m.group(0).split("\n", 1)[0])
+        spans.claim(m.start(), end)
+        hits.append(Hit(f"ERR_JS_{m.group(1)}", m.start(), end, text[m.start():end], detail=m.group(2)[:300]))
+    for m in _NPM_ERR.finditer(text):
+        hits.append(Hit(f"ERR_JS_Npm{m.group(1).title().replace('_', '')}", m.start(), m.end(), m.group(0),
+                        detail=m.group(0)))
+    for m in _GO_PANIC.finditer(text):
+        hits.append(Hit("ERR_GO_Panic", m.start(), m.end(), m.group(0), detail=m.group(1)[:300]))
+    if ".go:" in text:
+        for m in _GO_BUILD.finditer(text):
+            kind = "Undefined" if "undefined:" in m.group(4) else "CompileError"
+            hits.append(Hit(f"ERR_GO_{kind}", m.start(), m.end(), m.group(0), path=m.group(1),
+                            line=int(m.group(2)), detail=m.group(4)[:300]))
+    for m in _RS_ERR.finditer(text):
+        s, e = _cut(text, m.start(), m.end())
+        hits.append(Hit(f"ERR_RS_{m.group(1)}", s, e, text[s:e], path=m.group(3),
+                        line=int(m.group(4)) if m.group(4) else None, detail=m.group(2)[:300]))
+    for m in _C_ERR.finditer(text):
+        msg = m.group(3)
+        kind = ("MissingHeader" if "No such file" in msg else "Undeclared" if "undeclared" in msg
+                else "ImplicitDeclaration" if "implicit declaration" in msg else "SyntaxError" if "expected" in msg
+                else "CompileError")
+        spans.claim(m.start(), m.end())
+        hits.append(Hit(f"ERR_C_{kind}", m.start(), m.end(), m.group(0), path=m.group(1), line=int(m.group(2)),
+                        detail=msg[:300]))
+    for m in _C_LD.finditer(text):
+        hits.append(Hit("ERR_C_UndefinedReference", m.start(), m.end(), m.group(0), symbol=m.group(1),
+                        detail=m.group(0)[:300]))
+    if ".pony:" in text:
+        for m in _PONY_ERR.finditer(text):
+            if "rror" in text[max(0, m.start() - 10):m.start()] or m.group(4)[:1].isupper():
+                hits.append(Hit("ERR_PONY_CompileError", m.start(), m.end(), m.group(0), path=m.group(1),
+                                line=int(m.group(2)), detail=m.group(4)[:300]))
+
+
+_PATH_IN = re.compile(r"""['"`]?((?:~|\.{1,2}|/)?[\w.\-]*(?:/[\w.\-]+)+|[\w\-]+\.\w{1,5})['"`]?""")
+
+
+def _tool(text: str, hits: list[Hit], spans: _Spans, failed: bool) -> None:
+    table = [
+        (_EDIT_MISS, "ERR_TOOL_EditNotFound"),
+        (_NO_SUCH, "ERR_TOOL_FileNotFound"),
+        (_DOES_NOT_EXIST, "ERR_TOOL_FileNotFound"),
+        (_CMD_NOT_FOUND, "ERR_TOOL_CommandNotFound"),
+        (_PERM, "ERR_TOOL_PermissionDenied"),
+        (_TOO_LONG, "ERR_TOOL_OutputTooLong"),
+        (_FORMAT, "ERR_TOOL_FormatError"),
+        (_INVALID_PARAM, "ERR_TOOL_InvalidArgument"),
+    ]
+    if failed:
+        table.append((_TIMEOUT, "ERR_TOOL_Timeout"))
+    for rx, err_id in table:
+        for m in rx.finditer(text):
+            if spans.covered(m.start(), m.end()):
+                continue
+            line = m.group(0)
+            if re.match(r"^\s*\d+[\t:]", line) or line.startswith(("    ", "\t")):
+                continue  # a numbered or indented source listing line, not a message
+            spans.claim(m.start(), m.end())
+            s, e = _cut(text, m.start(), m.end())
+            path = None
+            if err_id == "ERR_TOOL_FileNotFound":
+                pm = re.search(r"(?:access|open|stat|open file|path|file|directory)[: ]+['\"`]?([^'\"`\s:]+)", line) \
+                    or _PATH_IN.search(line)
+                path = pm.group(1) if pm else None
+            symbol = None
+            if err_id == "ERR_TOOL_CommandNotFound":
+                cm = _CMD_NOT_FOUND.match(line)
+                symbol = next((g for g in cm.groups() if g), None) if cm else None
+            hits.append(Hit(err_id, s, e, text[s:e], path=path, symbol=symbol, detail=line[:300]))
+
+
+def classify(text: str, *, tool_output: bool = True, failed: bool = False) -> list[Hit]:
+    """All error hits in one string, in text order.
+
+    `tool_output`: the string is command/tool output (tool families apply); message prose only gets
+    the structured patterns (tracebacks, compiler and test-runner lines). `failed`: the producing
+    call reported failure (non-zero exit / is_error), which enables the weaker timeout pattern.
+    """
+    if not text or not _GATE.search(text):
+        return []
+    hits: list[Hit] = []
+    spans = _Spans()
+    if "Traceback" in text:
+        _python_tracebacks(text, hits, spans)
+    _typescript(text, hits, spans)
+    _java(text, hits, spans)
+    _tests(text, hits, spans)
+    _python_lines(text, hits, spans)
+    _others(text, hits, spans)
+    if tool_output:
+        _tool(text, hits, spans, failed)
+    hits.sort(key=lambda h: h.start)
+    return hits

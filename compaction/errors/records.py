@@ -1,0 +1,170 @@
+"""Error-memory records: one record per identifier, one occurrence per (transcript, round).
+
+Why this shape: the seed counts an identifier at most once per round (`occurrences N (rounds …)`),
+yet the hovers need every place it happened and the tests need the verbatim evidence, so each
+occurrence keeps its evidence span, location and how many raw signals (tracebacks, FAILED lines…)
+the round showed for it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+FAMILIES = ("PY", "TS", "TOOL", "LOGIC", "JAVA", "JS", "GO", "RS", "C", "PONY")
+_ID = re.compile(r"^ERR_([A-Z]+)_([A-Za-z0-9_]+)$")
+
+
+def family_of(err_id: str) -> str:
+    m = _ID.match(err_id)
+    return m.group(1) if m else "OTHER"
+
+
+def valid_id(err_id: str) -> bool:
+    return bool(_ID.match(err_id))
+
+
+@dataclass(slots=True)
+class Location:
+    path: str | None = None
+    line: int | None = None
+    symbol: str | None = None
+    command: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "line": self.line, "symbol": self.symbol, "command": self.command}
+
+    def empty(self) -> bool:
+        return not (self.path or self.symbol or self.command)
+
+
+@dataclass(slots=True)
+class Occurrence:
+    """One identifier in one round of one transcript, with its first verbatim evidence span.
+
+    `message`/`start`/`end` locate `evidence` in the scanned string (message text or a tool result's
+    content: `source` says which); `signals` counts the raw signals of this id in the round."""
+
+    round: int
+    transcript: str = ""
+    evidence: str = ""
+    message: int | None = None
+    source: str = "text"  # "text" or "result:<i>"
+    start: int = 0
+    end: int = 0
+    location: Location = field(default_factory=Location)
+    signals: int = 1
+    target: bool = False  # provoked on purpose (task statement, reproduction, test-first)
+    detail: str = ""  # the error message line, for root-cause comparison
+    ts_codes: list[str] = field(default_factory=list)
+    tests: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.transcript, self.round)
+
+
+@dataclass(slots=True)
+class ErrorRecord:
+    id: str
+    occurrences: list[Occurrence] = field(default_factory=list)
+    solution: str | None = None
+    avoidance: str | None = None
+    merged: list[str] = field(default_factory=list)  # other ids folded in by the budget's merge step
+    resolved: bool = False
+    target_override: bool | None = None  # set by import / the user; None = derive from occurrences
+
+    @property
+    def family(self) -> str:
+        return family_of(self.id)
+
+    @property
+    def rounds(self) -> list[int]:
+        return sorted({o.round for o in self.occurrences})
+
+    @property
+    def count(self) -> int:
+        return len({o.key for o in self.occurrences})
+
+    @property
+    def recurring(self) -> bool:
+        return self.count >= 2
+
+    @property
+    def last_round(self) -> int:
+        return max((o.round for o in self.occurrences), default=0)
+
+    @property
+    def target_bug(self) -> bool:
+        if self.target_override is not None:
+            return self.target_override
+        return bool(self.occurrences) and all(o.target for o in self.occurrences)
+
+    @property
+    def signals(self) -> int:
+        return sum(o.signals for o in self.occurrences)
+
+    @property
+    def ts_codes(self) -> list[str]:
+        return sorted({c for o in self.occurrences for c in o.ts_codes})
+
+    @property
+    def tests(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for o in self.occurrences:
+            for t in o.tests:
+                seen.setdefault(t, None)
+        return list(seen)
+
+    def locations(self) -> list[Location]:
+        """Distinct locations, most recent first (what hovers show)."""
+        out: list[Location] = []
+        seen: set[tuple] = set()
+        for o in sorted(self.occurrences, key=lambda o: -o.round):
+            loc = o.location
+            k = (loc.path, loc.line, loc.symbol, loc.command)
+            if not loc.empty() and k not in seen:
+                seen.add(k)
+                out.append(loc)
+        return out
+
+    def add(self, occ: Occurrence) -> bool:
+        """Add an occurrence unless this (transcript, round) is already counted; merge its signals then."""
+        for o in self.occurrences:
+            if o.key == occ.key:
+                o.signals = max(o.signals, occ.signals) if o.evidence == occ.evidence else o.signals + occ.signals
+                o.target = o.target and occ.target
+                for c in occ.ts_codes:
+                    if c not in o.ts_codes:
+                        o.ts_codes.append(c)
+                for t in occ.tests:
+                    if t not in o.tests:
+                        o.tests.append(t)
+                return False
+        self.occurrences.append(occ)
+        return True
+
+
+_NUM = re.compile(r"\d+")
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|<[^>\n]*>")
+
+
+def normalise_detail(text: str) -> str:
+    """An error message with numbers and quoted values blanked: line drift and changing values
+    (`line 231` vs `line 232`, `<WorkerController gw0>` vs `gw1`) compare equal."""
+    return _NUM.sub("#", _QUOTED.sub("_", text.strip()))[:160]
+
+
+def root_key(rec: ErrorRecord) -> str:
+    """What "the same root cause" means for the budget's merge step: the family plus the place the
+    error points at most often (file + symbol, no line numbers), else its normalised message."""
+    places: dict[str, int] = {}
+    for o in rec.occurrences:
+        loc = o.location
+        if loc.path or loc.symbol:
+            k = f"{loc.path or ''}::{loc.symbol or ''}"
+            places[k] = places.get(k, 0) + 1
+    if places:
+        return f"{rec.family}|{max(sorted(places), key=places.get)}"
+    details = [normalise_detail(o.detail) for o in rec.occurrences if o.detail]
+    return f"{rec.family}|{details[-1] if details else rec.id}"

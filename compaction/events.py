@@ -1,0 +1,425 @@
+"""Events: what happened in a transcript, each with its round number.
+
+Loaders normalise every agent's tool vocabulary into ToolCall.kind (read/write/edit/shell/...);
+this module turns those calls, their results, the shell command lines themselves (`sed -i`,
+`cat > f <<EOF`, `git apply`, ...), aider's "Applied edit to" lines and the text of every
+message (markers, decisions, todos, test counts) into one flat, ordered list of events.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
+
+
+class EventKind(str, Enum):
+    READ = "read"
+    WRITE = "write"  # whole file created or overwritten
+    EDIT = "edit"
+    DELETE = "delete"
+    COMMAND = "command"
+    TEST = "test"  # a test run's reported counts (also emitted as a COMMAND)
+    COMMIT = "commit"
+    MARKER = "marker"  # @important / @decision / @warning / @todo, verbatim
+    DECISION = "decision"
+    CONSTRAINT = "constraint"
+    TODO = "todo"  # a todo list item or a stated next step
+    REQUEST = "request"  # a user request (the task and later asks)
+
+
+@dataclass(slots=True)
+class Event:
+    kind: EventKind
+    round: int
+    message_index: int
+    path: str | None = None
+    command: str | None = None
+    exit_code: int | None = None
+    text: str = ""
+    tool: str | None = None
+    state_changing: bool = False  # commands: changed files, packages, git state
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
+_MARKER_LINE_RE = re.compile(r"[^\n]*@(?:important|decision|warning|todo)\b[^\n]*", re.IGNORECASE)
+
+# --- shell command analysis -------------------------------------------------------------------
+
+_REDIRECT_RE = re.compile(r"(?<![0-9&<>])>{1,2}\s*(['\"]?)([^\s'\";&|<>()]+)\1")
+_HEREDOC_CAT_RE = re.compile(r"\bcat\s+(?:<<-?\s*['\"]?\w+['\"]?\s*)?>{1,2}\s*(['\"]?)([^\s'\";&|<>]+)\1")
+_TEE_RE = re.compile(r"\btee\s+(?:-a\s+)?(['\"]?)([^\s'\";&|<>-][^\s'\";&|<>]*)\1")
+_SED_I_RE = re.compile(r"\bsed\s+(?:-[a-zA-Z]*\s+)*-i")
+_PY_OPEN_W_RE = re.compile(r"open\(\s*['\"]([^'\"]+)['\"]\s*,\s*['\"][wa]")
+_WRITE_TEXT_RE = re.compile(r"Path\(\s*['\"]([^'\"]+)['\"]\s*\)\.write_text")
+_PATCH_FILE_RE = re.compile(r"^(?:\+\+\+ b/|\*\*\* (?:Update|Add) File: )(\S+)", re.MULTILINE)
+_PATCH_DELETE_RE = re.compile(r"^\*\*\* Delete File: (\S+)", re.MULTILINE)
+_READ_CMDS = {"cat", "head", "tail", "nl", "less", "more", "bat", "view"}
+_SEARCH_CMDS = {"grep", "rg", "ag", "find", "ls", "tree", "fd", "git grep", "locate", "wc"}
+_STATE_CMDS = re.compile(
+    r"^(?:sudo\s+)?(?:pip3?|python3? -m pip|uv pip|poetry|npm|yarn|pnpm|cargo|go|mvn|gradle|apt-get|apt|brew|conda)"
+    r"\s+(?:install|add|remove|uninstall|update|upgrade|get|mod)\b"
+    r"|^(?:git\s+(?:commit|apply|am|checkout|switch|reset|revert|merge|rebase|stash|add|rm|mv|restore|cherry-pick|push|pull|clone|init))\b"
+    r"|^(?:mv|cp|rm|mkdir|rmdir|touch|chmod|chown|ln|patch|unzip|tar\s+-?x)\b"
+    r"|^(?:make|cmake|npm run build|tsc\b(?!.*--noEmit))"
+)
+_TEST_CMD_RE = re.compile(
+    r"\b(?:pytest|py\.test|tox|nox|unittest|runtests\.py|manage\.py test|npm (?:run )?test|yarn test|pnpm test|"
+    r"jest|vitest|mocha|go test|cargo test|mvn\b[^\n]*\btest|gradle\w*\s+test|ctest|make (?:test|check)|rspec|bin/test)"
+)
+_SPLIT_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+
+# Test summaries: pytest "=== 3 failed, 14 passed in 1.2s ===", unittest "Ran 12 tests", maven, jest, go, cargo.
+_PYTEST_SUMMARY_RE = re.compile(
+    r"^=+ ((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, )?)+)"
+    r"(?: in [\d.]+s(?: \([\d:]+\))?)? =+$",
+    re.MULTILINE,
+)
+_UNITTEST_RE = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*\n+\s*(OK(?: \([^)]*\))?|FAILED \([^)]*\))", re.MULTILINE)
+_MAVEN_RE = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)(?!,\s*Time)")
+_JEST_RE = re.compile(r"^Tests:\s+(.*\d+ total)$", re.MULTILINE)
+_CARGO_RE = re.compile(r"^test result: (ok|FAILED)\. (\d+ passed; \d+ failed[^\n]*)$", re.MULTILINE)
+_GO_RE = re.compile(r"^(ok|FAIL)\s+(\S+)\s+[\d.]+s$", re.MULTILINE)
+
+# --- text analysis ----------------------------------------------------------------------------
+
+_SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+(?=[A-Z`\"'(\[]|[\u4e00-\u9fff])|\n{1,}")
+_DECISION_RE = re.compile(
+    r"\b(?:I(?:'ll| will) (?:use|go with|keep|switch|implement|change|modify|add|avoid|not)|"
+    r"I (?:decided|chose|choose|prefer)|we (?:decided|should|must|will use|need to keep)|decid(?:e|ed|ing) to|"
+    r"instead of|rather than|the (?:best|right|correct|cleanest|simplest|proper) (?:fix|approach|solution|way|place)|"
+    r"the fix (?:is|should|will)|the root cause|root cause is|the issue is (?:that|caused)|the problem is (?:that|caused)|"
+    r"to (?:preserve|maintain|keep) (?:backward|compatib)|backward[- ]compatib|approach:|plan:|strategy:)",
+    re.IGNORECASE,
+)
+_CONSTRAINT_RE = re.compile(
+    r"\b(?:do not|don't|never|must not|must|should not|shouldn't|only|make sure|ensure|without modifying|"
+    r"you (?:need|have) to|requirement|constraint|禁止|必须|不要)\b",
+    re.IGNORECASE,
+)
+_NEXT_RE = re.compile(
+    r"\b(?:next,? I(?:'ll| will)|next step|next steps|then I(?:'ll| will)|now I(?:'ll| will| need to)|"
+    r"I still need to|remaining|TODO\b|still to do|left to do|I should now|let me now|下一步|待办)",
+    re.IGNORECASE,
+)
+_TODO_LINE_RE = re.compile(r"^\s*(?:[-*]|\d+\.)\s*\[( |x|X)\]\s+(.+)$", re.MULTILINE)
+_AIDER_APPLIED_RE = re.compile(r"^>?\s*Applied edit to (.+?)\s*$", re.MULTILINE)
+_AIDER_COMMIT_RE = re.compile(r"^>?\s*Commit ([0-9a-f]{7,40}) (.+)$", re.MULTILINE)
+_GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+ (?:\(root-commit\) )?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
+
+
+def split_commands(command: str) -> list[str]:
+    """Top-level simple commands of a command line (heredoc bodies stay with their command)."""
+    head, _, _ = command.partition("<<")
+    if head is not command and "<<" in command:
+        # Heredoc: analyse the part before the body as one command plus what precedes it.
+        parts = _SPLIT_RE.split(head)
+        return [p for p in parts if p.strip()]
+    return [p for p in _SPLIT_RE.split(command) if p.strip()]
+
+
+def _first_word(cmd: str) -> str:
+    cmd = cmd.strip()
+    while cmd.startswith(("cd ", "(", "time ", "sudo ", "env ")):
+        if cmd.startswith("cd "):
+            return "cd"
+        cmd = cmd.split(None, 1)[1] if " " in cmd else ""
+    return cmd.split(None, 1)[0] if cmd else ""
+
+
+def _args(cmd: str) -> list[str]:
+    try:
+        return shlex.split(cmd, posix=True)
+    except ValueError:
+        return cmd.split()
+
+
+def shell_writes(command: str) -> list[tuple[EventKind, str]]:
+    """Files a shell command line writes, edits or deletes (best effort, no execution)."""
+    out: list[tuple[EventKind, str]] = []
+    seen: set[str] = set()
+
+    def add(kind: EventKind, path: str) -> None:
+        path = path.strip().strip("'\"")
+        if not path or path in seen or path.startswith(("/dev/", "&")) or path in {"-", "/dev/null"}:
+            return
+        if not re.search(r"[\w]", path):
+            return
+        seen.add(path)
+        out.append((kind, path))
+
+    head = command.split("<<", 1)[0] if "<<" in command else command
+    body = command[len(head):]
+    # Redirections in the command part (not inside a heredoc body or a python -c string).
+    for m in _HEREDOC_CAT_RE.finditer(command.split("\n", 1)[0] if "<<" in command else head):
+        add(EventKind.WRITE, m.group(2))
+    for m in _REDIRECT_RE.finditer(command.split("\n", 1)[0] if "<<" in command else head):
+        target = m.group(2)
+        if re.fullmatch(r"\d+", target) or target.startswith("$"):
+            continue
+        add(EventKind.WRITE, target)
+    for m in _TEE_RE.finditer(command.split("\n", 1)[0]):
+        add(EventKind.WRITE, m.group(2))
+    for part in split_commands(command):
+        word = _first_word(part)
+        args = _args(part)
+        if word == "sed" and _SED_I_RE.search(part):
+            files = _sed_files(args)
+            for f in files:
+                add(EventKind.EDIT, f)
+        elif word in {"perl", "ruby"} and any(a.startswith("-i") or a == "-pi" or a.startswith("-pi") for a in args):
+            for a in args[1:]:
+                if not a.startswith("-") and re.search(r"\.\w+$", a) and " " not in a:
+                    add(EventKind.EDIT, a)
+        elif word == "rm":
+            for a in args[1:]:
+                if not a.startswith("-"):
+                    add(EventKind.DELETE, a)
+        elif word in {"mv", "cp"}:
+            rest = [a for a in args[1:] if not a.startswith("-")]
+            if len(rest) >= 2:
+                add(EventKind.WRITE, rest[-1])
+                if word == "mv":
+                    add(EventKind.DELETE, rest[0])
+        elif word == "touch":
+            for a in args[1:]:
+                if not a.startswith("-"):
+                    add(EventKind.WRITE, a)
+        elif word == "git" and len(args) > 1 and args[1] in {"apply", "am"}:
+            for m in _PATCH_FILE_RE.finditer(body):
+                add(EventKind.EDIT, m.group(1))
+        elif word == "patch":
+            for m in _PATCH_FILE_RE.finditer(body):
+                add(EventKind.EDIT, m.group(1))
+    if re.search(r"\bpython[0-9.]*\s+(?:-\s*<<|-c\b)", command):
+        for m in _PY_OPEN_W_RE.finditer(command):
+            add(EventKind.WRITE, m.group(1))
+        for m in _WRITE_TEXT_RE.finditer(command):
+            add(EventKind.WRITE, m.group(1))
+    if "*** Begin Patch" in command:
+        for m in _PATCH_FILE_RE.finditer(command):
+            add(EventKind.EDIT, m.group(1))
+        for m in _PATCH_DELETE_RE.finditer(command):
+            add(EventKind.DELETE, m.group(1))
+    return out
+
+
+def _sed_files(args: list[str]) -> list[str]:
+    """Files of `sed -i [-e SCRIPT]... SCRIPT FILE...`."""
+    files: list[str] = []
+    script_seen = False
+    i = 1
+    while i < len(args):
+        a = args[i]
+        if a in {"-e", "--expression", "-f"}:
+            script_seen = True
+            i += 2
+            continue
+        if a.startswith("-"):
+            i += 1
+            continue
+        if not script_seen:
+            script_seen = True
+        else:
+            files.append(a)
+        i += 1
+    return [f for f in files if f not in {"|", ">"}]
+
+
+def shell_reads(command: str) -> list[str]:
+    """Files a read-only command prints (cat/head/tail/nl/sed -n ...p)."""
+    paths: list[str] = []
+    for part in split_commands(command.split("<<", 1)[0]):
+        for piece in part.split("|")[:1]:
+            args = _args(piece)
+            if not args:
+                continue
+            word = args[0]
+            if word in _READ_CMDS or (word == "sed" and "-n" in args and not _SED_I_RE.search(piece)):
+                for a in args[1:]:
+                    if a.startswith("-") or re.fullmatch(r"[\d,]+p?|'.*'|\d+", a) or a.endswith("p") and "," in a:
+                        continue
+                    if re.search(r"[\w]\.[\w]+$|/", a) and not a.startswith(("$", "<", ">")):
+                        paths.append(a)
+    return paths
+
+
+def is_state_changing(command: str) -> bool:
+    if shell_writes(command):
+        return True
+    for part in split_commands(command):
+        stripped = re.sub(r"^(?:cd\s+\S+\s*&&\s*)", "", part.strip())
+        if _STATE_CMDS.search(stripped):
+            return True
+    return False
+
+
+def test_summary(output: str) -> str | None:
+    """The test runner's closing counts, verbatim (e.g. '3 failed, 14 passed')."""
+    found = None
+    for m in _PYTEST_SUMMARY_RE.finditer(output):
+        found = m.group(1).strip().rstrip(",")
+    if found:
+        return found
+    m = None
+    for m in _UNITTEST_RE.finditer(output):
+        pass
+    if m:
+        return f"Ran {m.group(1)} tests: {m.group(2)}"
+    last = None
+    for last in _MAVEN_RE.finditer(output):
+        pass
+    if last:
+        return last.group(0)
+    for rx in (_JEST_RE, _CARGO_RE):
+        hits = rx.findall(output)
+        if hits:
+            h = hits[-1]
+            return " ".join(h) if isinstance(h, tuple) else h
+    hits = _GO_RE.findall(output)
+    if hits:
+        return ", ".join(f"{a} {b}" for a, b in hits[-5:])
+    return None
+
+
+# --- extraction ---------------------------------------------------------------------------------
+
+
+def _results_by_call(round_messages: list[Message]) -> tuple[dict[str, ToolResult], list[ToolResult]]:
+    by_id: dict[str, ToolResult] = {}
+    ordered: list[ToolResult] = []
+    for msg in round_messages:
+        for res in msg.tool_results:
+            if res.call_id:
+                by_id[res.call_id] = res
+            ordered.append(res)
+    return by_id, ordered
+
+
+def _todo_items(call: ToolCall) -> list[tuple[str, str]]:
+    """(status, text) items of a todo tool call, across agents' shapes."""
+    args = call.arguments or {}
+    items = args.get("todos") or args.get("plan") or args.get("task_list") or args.get("items") or []
+    out = []
+    if isinstance(items, list):
+        for it in items:
+            if isinstance(it, dict):
+                text = it.get("content") or it.get("step") or it.get("title") or it.get("description") or ""
+                status = str(it.get("status") or it.get("state") or "pending")
+                if text:
+                    out.append((status, str(text)))
+            elif isinstance(it, str):
+                out.append(("pending", it))
+    return out
+
+
+def extract_events(transcript: Transcript) -> list[Event]:
+    """All events of a transcript in order. Pure; safe to call more than once."""
+    events: list[Event] = []
+    for rnd in transcript.rounds:
+        by_id, ordered = _results_by_call(rnd.messages)
+        positional = iter(ordered)
+        for msg in rnd.messages:
+            if msg.meta.get("final_patch_echo"):
+                continue  # the harness's diff of the final state: not evidence of an edit
+            _text_events(events, rnd.number, msg)
+            for call in msg.tool_calls:
+                result = by_id.get(call.id) if call.id else None
+                if result is None:
+                    result = next(positional, None)
+                _call_events(events, rnd.number, msg, call, result)
+    return events
+
+
+def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
+    texts = [msg.text] if msg.text else []
+    texts += [r.content for r in msg.tool_results if r.content]
+    for text in texts:
+        if "@" in text and MARKER_RE.search(text):
+            for m in _MARKER_LINE_RE.finditer(text):
+                line = m.group(0).strip()
+                kind = MARKER_RE.search(line).group(1).lower()
+                events.append(Event(EventKind.MARKER, rnd, msg.index, text=line, meta={"marker": kind}))
+    if msg.harness or msg.role is Role.TOOL:
+        for text in texts:
+            for m in _AIDER_APPLIED_RE.finditer(text):
+                events.append(Event(EventKind.EDIT, rnd, msg.index, path=m.group(1).strip(), tool="aider"))
+            for m in _AIDER_COMMIT_RE.finditer(text):
+                events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2).strip(), meta={"hash": m.group(1)}))
+        return
+    if msg.role is Role.USER:
+        events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
+        for sentence in _sentences(msg.text, limit=4000):
+            if _CONSTRAINT_RE.search(sentence) and len(sentence) < 400:
+                events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
+        return
+    if msg.role is Role.ASSISTANT and msg.text:
+        for status, item in ((("done" if c.strip() else "pending"), t) for c, t in _TODO_LINE_RE.findall(msg.text)):
+            events.append(Event(EventKind.TODO, rnd, msg.index, text=item.strip(), meta={"status": status}))
+        for sentence in _sentences(msg.text, limit=6000):
+            if len(sentence) > 500 or sentence.startswith(("```", "    ")):
+                continue
+            if _DECISION_RE.search(sentence):
+                events.append(Event(EventKind.DECISION, rnd, msg.index, text=sentence))
+            elif _NEXT_RE.search(sentence):
+                events.append(Event(EventKind.TODO, rnd, msg.index, text=sentence, meta={"status": "next"}))
+
+
+def _sentences(text: str, limit: int) -> list[str]:
+    text = re.sub(r"```.*?(?:```|$)", " ", text[:limit], flags=re.DOTALL)
+    return [s.strip() for s in _SENTENCE_RE.split(text) if len(s.strip()) > 12]
+
+
+def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None) -> None:
+    exit_code = result.exit_code if result else None
+    failed = bool(result and (result.is_error or (result.exit_code not in (None, 0))))
+    base = {"tool": call.name}
+    if call.kind == ToolKind.TODO:
+        for status, text in _todo_items(call):
+            events.append(Event(EventKind.TODO, rnd, msg.index, text=text, tool=call.name, meta={"status": status}))
+        return
+    if call.kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT):
+        paths = list(call.arguments.get("paths") or []) if isinstance(call.arguments, dict) else []
+        if call.path and call.path not in paths:
+            paths.insert(0, call.path)
+        kind = {ToolKind.READ: EventKind.READ, ToolKind.WRITE: EventKind.WRITE, ToolKind.EDIT: EventKind.EDIT}[call.kind]
+        for path in paths:
+            events.append(Event(kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name,
+                                meta={"failed": failed, **base}))
+        return
+    if call.kind == ToolKind.SHELL and call.command:
+        cmd = call.command.strip()
+        output = result.content if result else ""
+        summary = test_summary(output) if output else None
+        is_test = bool(_TEST_CMD_RE.search(cmd.split("<<", 1)[0])) or summary is not None
+        writes = shell_writes(cmd)
+        events.append(Event(EventKind.COMMAND, rnd, msg.index, command=cmd, exit_code=exit_code, tool=call.name,
+                            state_changing=bool(writes) or is_state_changing(cmd),
+                            meta={"failed": failed, "test": is_test, "test_summary": summary}))
+        if summary:
+            events.append(Event(EventKind.TEST, rnd, msg.index, command=cmd, exit_code=exit_code, text=summary,
+                                tool=call.name))
+        if not failed or writes:
+            for kind, path in writes:
+                events.append(Event(kind, rnd, msg.index, path=path, command=cmd, tool=call.name,
+                                    meta={"failed": failed, "via": "shell"}))
+        for path in shell_reads(cmd):
+            events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
+        if output and "] " in output:
+            for m in _GIT_COMMIT_OUT_RE.finditer(output):
+                events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), meta={"hash": m.group(1)}))
+        return
+    if call.kind == ToolKind.SEARCH:
+        events.append(Event(EventKind.COMMAND, rnd, msg.index, command=call.command or _describe(call),
+                            exit_code=exit_code, tool=call.name, meta={"failed": failed, "search": True}))
+
+
+def _describe(call: ToolCall) -> str:
+    args = call.arguments or {}
+    bits = [str(v) for k, v in args.items() if isinstance(v, (str, int)) and k not in {"thought"}][:3]
+    return f"{call.name} {' '.join(bits)}".strip()

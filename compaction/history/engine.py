@@ -1,0 +1,295 @@
+"""The compaction engine: the seed's rules (§1, §3, §6, §7) applied to a transcript under a token budget.
+
+Facts are gathered for every round (so the summary lists every modified file, not only those in the
+verbatim tail); the last rounds are kept verbatim; then facts are chosen by the seed's priority —
+goal > completed actions > modified files > decisions and constraints (with error memory) > next
+steps — until the budget is spent. Markers and the error-memory block are never dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from compaction import tokens
+from compaction.config import Settings
+from compaction.events import Event, EventKind, extract_events
+from compaction.history import errors_adapter, facts
+from compaction.history.facts import Fact, cite
+from compaction.history.headings import h
+from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
+from compaction.history.tail import render_tail
+from compaction.model import Transcript
+from compaction.summary import CompactionResult, Item, Stats, Summary
+
+SECTION_ORDER = ["goal", "completed", "modified", "decisions", "problems", "marked", "next"]
+# Selection priority (lower first) — the seed's order; markers are always kept.
+SECTION_PRIORITY = {"marked": 0, "goal": 1, "completed": 2, "modified": 3, "decisions": 4, "problems": 4, "next": 5}
+_SECTION_HEADING = {"goal": "goal", "completed": "completed", "modified": "modified", "decisions": "decisions",
+                    "problems": "problems", "marked": "marked", "next": "next"}
+
+
+@dataclass
+class CompactOptions:
+    target_tokens: int | None = None
+    keep_recent: int | None = None
+    role: str | None = None
+    instructions: str | None = None
+    lang: str | None = None
+    min_rounds: int | None = None
+
+
+def default_target(tokens_before: int, window: int) -> int:
+    """Without an explicit target: about 15% of the conversation, at least 2,000 tokens, and never more
+    than the error-memory-sized 10% of the context window would make unreasonable."""
+    return max(1000, min(int(window * 0.10), max(2000, int(tokens_before * 0.15))))
+
+
+def compact(
+    transcript: Transcript,
+    settings: Settings | None = None,
+    *,
+    target_tokens: int | None = None,
+    keep_recent: int | None = None,
+    role: str | None = None,
+    instructions: str | None = None,
+    lang: str | None = None,
+) -> CompactionResult:
+    """Compact a loaded transcript. An explicit call always compacts (the 70% trigger is for the
+    automatic paths); conversations of `min_rounds` rounds or fewer come back unchanged with a note."""
+    started = time.perf_counter()
+    settings = settings or Settings()
+    lang = lang or settings.lang
+    preset = role_preset(role or settings.role)
+    steering = parse_instructions(instructions)
+    keep = settings.keep_recent if keep_recent is None else keep_recent
+    window = tokens.context_window(settings.model, settings.context_window)
+
+    tokens_before = tokens.count_messages(transcript.messages)
+    rounds = transcript.rounds
+    events = extract_events(transcript)
+    records, _ = errors_adapter.scan(transcript)
+    cwd = transcript.cwd
+
+    if len(rounds) <= settings.min_rounds:
+        text = render_tail(rounds, 10**12, preset.code, Steering())[0]
+        note = f"{len(rounds)} rounds (≤ {settings.min_rounds}): returned unchanged"
+        markdown = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{text}\n"
+        return _result(transcript, markdown, Summary(), records, "", tokens_before, started, target_tokens,
+                       kept=[r.number for r in rounds], compacted=False, note=note, lang=lang, preset=preset)
+
+    target = target_tokens or default_target(tokens_before, window)
+    keep = min(keep, len(rounds))
+    head_rounds, tail_rounds = rounds[: len(rounds) - keep], rounds[len(rounds) - keep:]
+    tail_start = tail_rounds[0].number if tail_rounds else len(rounds) + 1
+
+    # --- facts ---------------------------------------------------------------------------------
+    all_facts: list[Fact] = []
+    all_facts += facts.goal_facts(transcript, events)
+    all_facts += facts.completed_facts(events, cwd, preset.code)
+    all_facts += facts.modified_file_facts(events, cwd, preset.tests_first)
+    all_facts += facts.decision_facts(events, tail_start)
+    all_facts += facts.next_step_facts(events, len(rounds))
+    all_facts += facts.marked_facts(events)
+    shown_records = errors_adapter.filter_for_role(records, preset)
+    all_facts += errors_adapter.problem_facts(shown_records, cwd)
+    all_facts = _steer(all_facts, steering, preset)
+
+    # --- fixed parts: header, error memory, dropped account ---------------------------------------
+    header = _header(transcript, lang, len(rounds), tail_start, cwd)
+    em_ceiling = max(150, min(int(window * settings.error_memory_share), int(target * 0.25)))
+    em_block, em_note = ("", "")
+    if preset.error_memory:
+        em_block, em_note = errors_adapter.render_block(shown_records, lang, em_ceiling, len(rounds),
+                                                        ignore=steering.ignore)
+    reads_total, reads_repeated = facts.reads_dropped(events, tail_start)
+    outputs_dropped = sum(1 for r in head_rounds for m in r.messages for _ in m.tool_results)
+    dropped = _dropped_text(lang, len(head_rounds), outputs_dropped, reads_total, reads_repeated, em_note)
+    fixed_tokens = tokens.count(header) + tokens.count(em_block) + tokens.count(dropped) + 40
+
+    # --- the verbatim tail gets at most ~35% of the budget; what it leaves goes to the summary ------
+    tail_budget = max(60, int(target * 0.35))
+    tail_text, _ = render_tail(tail_rounds, tail_budget, preset.code, steering)
+    tail_tokens = tokens.count(tail_text)
+    summary_budget = target - fixed_tokens - tail_tokens - int(target * 0.02)
+
+    chosen = _choose(all_facts, summary_budget)
+    markdown = _render(lang, header, chosen, em_block, dropped, tail_text, tail_start, len(rounds))
+    # Guarantee the budget with the real count: drop optional facts, then shrink the tail.
+    guard = 0
+    while tokens.count(markdown) > target and guard < 60:
+        guard += 1
+        optional = [f for f in chosen if not f.essential]
+        if optional:
+            worst = max(optional, key=lambda f: (SECTION_PRIORITY[f.section], -f.score))
+            chosen.remove(worst)
+        elif tail_text and tail_budget > 40:
+            tail_budget = int(tail_budget * 0.6)
+            tail_text, _ = render_tail(tail_rounds, tail_budget, preset.code, steering)
+            if tail_budget <= 40:
+                tail_text = ""
+        else:
+            chosen = _shorten_essentials(chosen)
+            if all(f.short is None for f in chosen):
+                break
+        markdown = _render(lang, header, chosen, em_block, dropped, tail_text, tail_start, len(rounds))
+
+    summary = _summary_model(chosen)
+    return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
+                   kept=[r.number for r in tail_rounds], compacted=True, note=None, lang=lang, preset=preset,
+                   dropped=(outputs_dropped, reads_total, len(head_rounds)))
+
+
+def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> list[Fact]:
+    out = []
+    for f in all_facts:
+        if steering.ignore and steering.ignored(f.text):
+            if f.section == "goal" and f.meta.get("task"):
+                f.text = ". ".join(s for s in f.text.split(". ") if not steering.ignored(s))
+                if not f.text.strip():
+                    continue
+            else:
+                continue
+        if steering.keep and steering.kept(f.text):
+            f.essential = True
+            f.score += 100
+        if not preset.code:
+            f.text = strip_code(f.text)
+            f.short = strip_code(f.short) if f.short else None
+            if f.section == "completed" and not f.text.startswith("Commit"):
+                continue
+        if preset.tests_first and f.section == "completed" and not f.meta.get("test"):
+            f.essential = False
+            f.score -= 20
+        out.append(f)
+    return out
+
+
+def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
+    """Essentials first (full text, else their short form), then optional facts by priority and score."""
+    texts = [f.text for f in all_facts]
+    costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts))))
+    goal_cap = max(200, int(budget * 0.45))
+    chosen: list[Fact] = []
+    used = 0
+    ordered = sorted(all_facts, key=lambda f: (not f.essential, SECTION_PRIORITY[f.section], -f.score))
+    for f in ordered:
+        cost = costs[id(f)]
+        if f.section == "goal" and f.meta.get("task") and cost > goal_cap:
+            f.text = _truncate_tokens(f.text, goal_cap)
+            cost = goal_cap
+        if used + cost <= budget or f.section == "marked":
+            chosen.append(f)
+            used += cost
+        elif f.essential and f.short:
+            short_cost = tokens.count(f.short) + 6
+            if used + short_cost <= budget:
+                f.text, f.short = f.short, None
+                chosen.append(f)
+                used += short_cost
+            elif f.section in ("modified", "goal"):
+                chosen.append(f)  # never lose a modified file or the task: the tail shrinks instead
+                used += short_cost
+    return chosen
+
+
+def _truncate_tokens(text: str, limit: int) -> str:
+    enc = tokens.encoding()
+    ids = enc.encode_ordinary(text)
+    if len(ids) <= limit:
+        return text
+    head = enc.decode(ids[: int(limit * 0.8)])
+    tail = enc.decode(ids[-int(limit * 0.15):])
+    return f"{head} […] {tail}"
+
+
+def _shorten_essentials(chosen: list[Fact]) -> list[Fact]:
+    for f in sorted(chosen, key=lambda f: -SECTION_PRIORITY[f.section]):
+        if f.short:
+            f.text, f.short = f.short, None
+            return chosen
+    return chosen
+
+
+def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str | None) -> str:
+    lines = [f"# {h(lang, 'title')}", ""]
+    lines.append(f"> Source: `{t.path}` ({t.format}); rounds r1-r{tail_start - 1} summarized, "
+                 f"r{tail_start}-r{n_rounds} verbatim.")
+    if cwd:
+        lines.append(f"> {h(lang, 'cwd')}: `{cwd}` (recorded in the transcript)")
+    return "\n".join(lines)
+
+
+def _dropped_text(lang: str, rounds: int, outputs: int, reads: int, repeated: int, em_note: str) -> str:
+    if lang == "zh":
+        text = f"- 摘要了 {rounds} 轮；省略了 {outputs} 个命令/工具输出、{reads} 次文件读取（其中 {repeated} 次重复读取）。"
+    else:
+        text = (f"- Summarized {rounds} rounds; dropped {outputs} command/tool outputs and {reads} file reads "
+                f"({repeated} repeated reads of the same file).")
+    if em_note:
+        text += f"\n- {em_note}"
+    return text
+
+
+def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: str, tail: str,
+            tail_start: int, n_rounds: int) -> str:
+    by_section: dict[str, list[Fact]] = {s: [] for s in SECTION_ORDER}
+    for f in chosen:
+        by_section[f.section].append(f)
+    parts = [header]
+    for section in SECTION_ORDER:
+        items = by_section[section]
+        if section == "problems" and em_block:
+            # The error-memory block follows the problems it summarizes.
+            pass
+        if items:
+            items.sort(key=lambda f: (min(f.rounds) if f.rounds else 0))
+            lines = [f"## {h(lang, _SECTION_HEADING[section])}"]
+            for f in items:
+                c = cite(f.rounds)
+                text = f.text if (not c or c in f.text) else f"{f.text} {c}"
+                if section == "goal" and "\n" in text:
+                    text = text.replace("\n", "\n  ")
+                lines.append(f"- {text}")
+            parts.append("\n".join(lines))
+        if section == "problems" and em_block:
+            parts.append(em_block)
+    parts.append(f"## {h(lang, 'dropped')}\n{dropped}")
+    if tail:
+        parts.append(f"## {h(lang, 'recent')} (r{tail_start}-r{n_rounds})\n\n{tail}")
+    return "\n\n".join(parts) + "\n"
+
+
+def _summary_model(chosen: list[Fact]) -> Summary:
+    buckets: dict[str, list[Item]] = {k: [] for k in ("goal", "completed", "modified_files", "decisions",
+                                                       "errors", "next_steps", "marked")}
+    name = {"goal": "goal", "completed": "completed", "modified": "modified_files", "decisions": "decisions",
+            "problems": "errors", "next": "next_steps", "marked": "marked"}
+    for f in sorted(chosen, key=lambda f: min(f.rounds) if f.rounds else 0):
+        text = f.meta.get("path", f.text) if f.section == "modified" else f.text
+        buckets[name[f.section]].append(Item(text=text, rounds=sorted(set(f.rounds))))
+    return Summary(**buckets)
+
+
+def _result(t: Transcript, markdown: str, summary: Summary, records, em_block: str, tokens_before: int,
+            started: float, target: int | None, *, kept: list[int], compacted: bool, note: str | None,
+            lang: str, preset: RolePreset, dropped: tuple[int, int, int] = (0, 0, 0)) -> CompactionResult:
+    tokens_after = tokens.count(markdown)
+    shown = errors_adapter.filter_for_role(records, preset) if preset.error_memory else []
+    stats = Stats(tokens_before=tokens_before, tokens_after=tokens_after,
+                  ratio=round(tokens_after / tokens_before, 4) if tokens_before else 1.0,
+                  elapsed_ms=round((time.perf_counter() - started) * 1000, 2), target_tokens=target,
+                  dropped_command_outputs=dropped[0], dropped_file_reads=dropped[1], dropped_rounds=dropped[2])
+    return CompactionResult(format=t.format, transcript=t.path, rounds=len(t.rounds), kept_rounds=kept,
+                            compacted=compacted, note=note, cwd=t.cwd, markdown=markdown, summary=summary,
+                            error_memory=errors_adapter.to_out(shown), error_memory_markdown=em_block, stats=stats)
+
+
+def events_of(transcript: Transcript) -> list[Event]:
+    """Events with their kinds, for callers that need them next to a result (restore, LSP)."""
+    return extract_events(transcript)
+
+
+def transcript_edits(events: list[Event]) -> list[tuple[str, int]]:
+    return [(e.path, e.round) for e in events
+            if e.kind in (EventKind.EDIT, EventKind.WRITE) and e.path]

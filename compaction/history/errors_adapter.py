@@ -1,0 +1,71 @@
+"""The engine's view of the error memory: scan, filter by role, render the budgeted block."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compaction.history.facts import Fact, cite, display_path
+from compaction.history.steering import RolePreset
+from compaction.model import Transcript
+from compaction.summary import ErrorRecordOut
+
+
+def scan(transcript: Transcript) -> tuple[list[Any], None]:
+    from compaction.errors import scan_transcript
+
+    return scan_transcript(transcript), None
+
+
+def filter_for_role(records: list[Any], preset: RolePreset) -> list[Any]:
+    if not preset.error_memory:
+        return []
+    if preset.error_prefixes is None:
+        return list(records)
+    return [r for r in records if r.id.startswith(preset.error_prefixes)]
+
+
+def to_out(records: list[Any]) -> list[ErrorRecordOut]:
+    from compaction.errors import records_to_out
+
+    return records_to_out(records)
+
+
+def render_block(records: list[Any], lang: str, ceiling: int, current_round: int,
+                 ignore: list[str] | None = None) -> tuple[str, str]:
+    """The `## Error Memory` block (with the seed's protocol) held to `ceiling` tokens; and a note
+    saying what the budget merged or dropped."""
+    from compaction.errors import render_budgeted_block
+
+    if ignore:
+        records = [r for r in records if not any(term in _record_text(r).lower() for term in ignore)]
+    return render_budgeted_block(records, lang=lang, ceiling=ceiling, current_round=current_round)
+
+
+def _record_text(record: Any) -> str:
+    parts = [record.id, record.solution or "", record.avoidance or ""]
+    parts += [o.evidence for o in record.occurrences[:3]]
+    return " ".join(parts)
+
+
+def problem_facts(records: list[Any], cwd: str | None) -> list[Fact]:
+    """One line per problem: where it happened, the error line, and how it was solved."""
+    out: list[Fact] = []
+    for rec in records:
+        occ = rec.occurrences[-1] if rec.occurrences else None
+        if occ is None:
+            continue
+        where = ""
+        loc = occ.location
+        if loc.path:
+            where = f" at `{display_path(loc.path, cwd)}{':' + str(loc.line) if loc.line else ''}`"
+        detail = (occ.detail or occ.evidence.strip().splitlines()[-1] if occ.evidence.strip() else "").strip()
+        if len(detail) > 200:
+            detail = detail[:197] + "…"
+        label = "target bug (reproduced on purpose)" if rec.target_bug else rec.id
+        text = f"{label}{where}: {detail}" if detail else f"{label}{where}"
+        if rec.solution:
+            text += f" — solved: {rec.solution}"
+        out.append(Fact("problems", f"{text} {cite(rec.rounds)}", rec.rounds,
+                        score=40 + rec.count + (5 if rec.target_bug else 0),
+                        short=f"{rec.id}{where} {cite(rec.rounds)}", meta={"error_id": rec.id}))
+    return out

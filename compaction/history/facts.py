@@ -1,0 +1,266 @@
+"""From events to the template's facts: goal, completed actions, modified files, decisions, next steps.
+
+Every fact carries the rounds it came from and a score used when the budget forces a choice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from compaction.events import Event, EventKind
+from compaction.model import Role, Transcript
+
+_TAG_RE = re.compile(r"</?[a-z_]+>")
+_WS_RE = re.compile(r"[ \t]+")
+_BLANKS_RE = re.compile(r"\n{3,}")
+
+
+@dataclass
+class Fact:
+    section: str  # goal | completed | modified | decisions | problems | next | marked
+    text: str
+    rounds: list[int] = field(default_factory=list)
+    score: float = 1.0
+    essential: bool = False  # kept before any optional fact (priority tier 1)
+    short: str | None = None  # a shorter form used when the budget is tight
+    meta: dict = field(default_factory=dict)
+
+
+def display_path(path: str, cwd: str | None) -> str:
+    """A transcript path as the agent's project sees it: relative to the recorded cwd when inside it."""
+    p = path.strip().strip("'\"")
+    for root in filter(None, [cwd, "/testbed", "/workspace", "/repo", "/app"]):
+        root = root.rstrip("/")
+        if p.startswith(root + "/"):
+            rest = p[len(root) + 1:]
+            # OpenHands-style /workspace/<repo>/...: drop the repo folder when cwd is /workspace.
+            if root == "/workspace" and cwd in (None, "/workspace") and "/" in rest:
+                first, tail = rest.split("/", 1)
+                if "__" in first or "." not in first:
+                    return tail if "__" in first else rest
+            return rest
+    if p.startswith("./"):
+        p = p[2:]
+    return p
+
+
+def cite(rounds: list[int]) -> str:
+    """`(r3)`, `(r3, r7)`, `(r3-r6, r9)`: compact round citations."""
+    rs = sorted(set(rounds))
+    if not rs:
+        return ""
+    parts: list[str] = []
+    start = prev = rs[0]
+    for r in rs[1:] + [None]:
+        if r is not None and r == prev + 1:
+            prev = r
+            continue
+        parts.append(f"r{start}" if start == prev else (f"r{start}, r{prev}" if prev == start + 1 else f"r{start}-r{prev}"))
+        if r is not None:
+            start = prev = r
+    if len(parts) > 8:
+        parts = parts[:3] + ["…"] + parts[-4:]
+    return "(" + ", ".join(parts) + ")"
+
+
+def clean_task(text: str) -> str:
+    text = _TAG_RE.sub("", text)
+    text = _WS_RE.sub(" ", text)
+    return _BLANKS_RE.sub("\n\n", text).strip()
+
+
+def first_line(command: str, limit: int = 160) -> str:
+    line = command.strip().split("\n", 1)[0]
+    more = "\n" in command.strip()
+    if len(line) > limit:
+        line = line[: limit - 1] + "…"
+    elif more:
+        line += " …"
+    return line
+
+
+def goal_facts(transcript: Transcript, events: list[Event]) -> list[Fact]:
+    requests = [e for e in events if e.kind is EventKind.REQUEST and e.text.strip()]
+    facts: list[Fact] = []
+    if not requests:
+        return facts
+    task = requests[0]
+    facts.append(Fact("goal", clean_task(task.text), [task.round], score=100, essential=True, meta={"task": True}))
+    later = [r for r in requests[1:] if len(r.text.strip()) > 3]
+    # Interactive sessions: every later request matters, the latest most (the current goal).
+    for i, req in enumerate(later):
+        latest = i == len(later) - 1
+        text = clean_task(req.text)
+        facts.append(Fact("goal", ("Current request: " if latest else "Then asked: ") + text, [req.round],
+                          score=90 if latest else 40 + i * 0.01, essential=latest,
+                          short=("Current request: " if latest else "Then asked: ") + text[:160]))
+    return facts
+
+
+def modified_file_facts(events: list[Event], cwd: str | None, role_tests_first: bool = False) -> list[Fact]:
+    files: OrderedDict[str, dict] = OrderedDict()
+    for e in events:
+        if e.kind not in (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE) or not e.path:
+            continue
+        if e.meta.get("failed") and e.meta.get("via") != "shell":
+            continue
+        path = display_path(e.path, cwd)
+        if not path or path.endswith("/"):
+            continue
+        info = files.setdefault(path, {"rounds": [], "kinds": [], "last": 0})
+        info["rounds"].append(e.round)
+        info["kinds"].append(e.kind)
+        info["last"] = e.round
+    facts = []
+    for path, info in files.items():
+        kinds = info["kinds"]
+        if kinds[-1] is EventKind.DELETE:
+            what = "created then removed" if EventKind.WRITE in kinds else "deleted"
+        elif kinds[0] is EventKind.WRITE and EventKind.EDIT not in kinds:
+            what = "created"
+        elif kinds[0] is EventKind.WRITE:
+            what = "created, then edited"
+        else:
+            what = "edited"
+        n = len(set(info["rounds"]))
+        is_test = bool(re.search(r"(^|/)(tests?|spec)(/|_)|_test\.|\.test\.|\.spec\.|test_", path))
+        score = 50 + n + (5 if is_test and role_tests_first else 0) - (10 if what == "created then removed" else 0)
+        facts.append(Fact("modified", f"`{path}`: {what} {cite(info['rounds'])}", info["rounds"], score=score,
+                          essential=True, short=f"`{path}` {cite([info['last']])}", meta={"path": path, "what": what}))
+    return facts
+
+
+def completed_facts(events: list[Event], cwd: str | None, code: bool) -> list[Fact]:
+    """State-changing commands, test runs and commits, repeats folded into one line."""
+    facts: list[Fact] = []
+    folded: OrderedDict[str, Fact] = OrderedDict()
+    tests_by_cmd: dict[str, Event] = {}
+    for e in events:
+        if e.kind is EventKind.TEST and e.command:
+            tests_by_cmd[e.command] = e
+    for e in events:
+        if e.kind is EventKind.COMMIT:
+            facts.append(Fact("completed", f"Commit {e.meta.get('hash', '')[:10]} “{e.text}”", [e.round], score=70))
+        if e.kind is not EventKind.COMMAND or not e.command or e.meta.get("search"):
+            continue
+        is_test = e.meta.get("test")
+        if not (e.state_changing or is_test):
+            continue
+        line = first_line(e.command)
+        key = line
+        outcome = ""
+        if is_test:
+            summary = e.meta.get("test_summary")
+            outcome = f" → {summary}" if summary else (f" → exit {e.exit_code}" if e.exit_code not in (None,) else "")
+        elif e.exit_code not in (None, 0):
+            outcome = f" → exit {e.exit_code}"
+        if key in folded:
+            f = folded[key]
+            f.rounds.append(e.round)
+            f.meta["count"] += 1
+            f.meta["outcome"] = outcome
+            continue
+        score = 60 if e.state_changing else 45
+        if is_test and e.meta.get("test_summary"):
+            score = 65
+        folded[key] = Fact("completed", line, [e.round], score=score, essential=e.state_changing and not is_test,
+                           meta={"count": 1, "outcome": outcome, "command": e.command, "test": bool(is_test)})
+    for key, f in folded.items():
+        count = f.meta["count"]
+        times = f" ×{count}" if count > 1 else ""
+        text = f"`{key}`{times}{f.meta['outcome']}" if code else f"Ran a {'test' if f.meta['test'] else 'command'}{f.meta['outcome']}"
+        f.text = f"{text} {cite(f.rounds)}"
+        f.short = f"`{first_line(f.meta['command'], 80)}` {cite(f.rounds[-1:])}" if code else None
+        facts.append(f)
+    facts.sort(key=lambda f: min(f.rounds))
+    return facts
+
+
+def decision_facts(events: list[Event], tail_start: int) -> list[Fact]:
+    facts: list[Fact] = []
+    seen: set[str] = set()
+    for e in events:
+        if e.kind not in (EventKind.DECISION, EventKind.CONSTRAINT):
+            continue
+        text = _WS_RE.sub(" ", e.text.strip())
+        key = text.lower()[:120]
+        if key in seen or len(text) < 15:
+            continue
+        seen.add(key)
+        score = 30 if e.kind is EventKind.DECISION else 35
+        if e.kind is EventKind.CONSTRAINT and e.round == 1:
+            score = 55  # the task's own rules
+        if len(text) > 300:
+            text = text[:297] + "…"
+        facts.append(Fact("decisions", text, [e.round], score=score + min(e.round, 500) / 1000))
+    return facts
+
+
+def next_step_facts(events: list[Event], last_round: int) -> list[Fact]:
+    """Unfinished todos (the last state of each todo list item) and recently stated next steps."""
+    todos: OrderedDict[str, Event] = OrderedDict()
+    stated: list[Event] = []
+    for e in events:
+        if e.kind is not EventKind.TODO:
+            continue
+        if e.meta.get("status") == "next":
+            stated.append(e)
+        else:
+            todos[e.text.strip().lower()] = e
+    facts: list[Fact] = []
+    for e in todos.values():
+        status = str(e.meta.get("status", "pending")).lower()
+        if status in {"completed", "done", "complete", "finished"}:
+            continue
+        facts.append(Fact("next", f"[{status}] {e.text.strip()}", [e.round], score=70, essential=True))
+    recent = [e for e in stated if e.round > last_round - 10]
+    seen: set[str] = set()
+    for e in recent[-6:]:
+        text = _WS_RE.sub(" ", e.text.strip())
+        if text.lower() in seen:
+            continue
+        seen.add(text.lower())
+        facts.append(Fact("next", text[:300], [e.round], score=25 + e.round / 10000))
+    return facts
+
+
+def marked_facts(events: list[Event]) -> list[Fact]:
+    facts: list[Fact] = []
+    seen: set[tuple[str, int]] = set()
+    for e in events:
+        if e.kind is EventKind.MARKER and (e.text, e.round) not in seen:
+            seen.add((e.text, e.round))
+            facts.append(Fact("marked", e.text, [e.round], score=1000, essential=True,
+                              meta={"marker": e.meta.get("marker")}))
+    return facts
+
+
+def reads_dropped(events: list[Event], upto_round: int) -> tuple[int, int]:
+    """(file reads in the summarized part, of which repeated reads of the same file)."""
+    seen: set[str] = set()
+    total = repeated = 0
+    for e in events:
+        if e.kind is EventKind.READ and e.round < upto_round:
+            total += 1
+            if e.path in seen:
+                repeated += 1
+            seen.add(e.path or "")
+    return total, repeated
+
+
+def last_reads(events: list[Event], cwd: str | None, n: int = 8) -> list[str]:
+    out: list[str] = []
+    for e in reversed(events):
+        if e.kind is EventKind.READ and e.path:
+            p = display_path(e.path, cwd)
+            if p not in out:
+                out.append(p)
+        if len(out) >= n:
+            break
+    return out
+
+
+def user_messages(transcript: Transcript) -> int:
+    return sum(1 for m in transcript.messages if m.role is Role.USER and not m.harness)

@@ -1,0 +1,40 @@
+"""Section headings and fixed phrases in the languages we write (English, Chinese)."""
+
+from __future__ import annotations
+
+HEADINGS: dict[str, dict[str, str]] = {
+    "en": {
+        "title": "Compacted conversation",
+        "goal": "Task goal",
+        "completed": "Completed key actions",
+        "modified": "Modified files",
+        "decisions": "Key decisions and constraints",
+        "problems": "Problems and solutions",
+        "error_memory": "Error Memory",
+        "marked": "Marked items",
+        "next": "Next steps",
+        "dropped": "Dropped",
+        "recent": "Recent rounds (verbatim)",
+        "cwd": "Working directory",
+        "unchanged": "Conversation (unchanged)",
+    },
+    "zh": {
+        "title": "压缩后的对话",
+        "goal": "任务目标",
+        "completed": "已完成工作",
+        "modified": "已修改文件",
+        "decisions": "关键决策与约束",
+        "problems": "问题与解决方案",
+        "error_memory": "错误记忆",
+        "marked": "标记内容",
+        "next": "下一步计划",
+        "dropped": "已省略",
+        "recent": "最近轮次（原文）",
+        "cwd": "当前工作目录",
+        "unchanged": "对话（未压缩）",
+    },
+}
+
+
+def h(lang: str, key: str) -> str:
+    return HEADINGS.get(lang, HEADINGS["en"])[key]

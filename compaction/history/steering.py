@@ -1,0 +1,81 @@
+"""Role presets and free-text instructions (`/compact keep X, ignore Y`) turned into filters."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_CLAUSE_RE = re.compile(
+    r"\b(keep|preserve|retain|focus on|ignore|drop|omit|exclude|skip|remove|without)\b\s*:?\s*(.+?)"
+    r"(?=(?:[,;.]\s*|\s+and\s+|\s+but\s+)\b(?:keep|preserve|retain|focus on|ignore|drop|omit|exclude|skip|remove|without)\b|[.;\n]|$)",
+    re.IGNORECASE,
+)
+_ZH_RE = re.compile(r"(保留|忽略|删除|去掉)\s*[:：]?\s*([^，,；;。\n]+)")
+_KEEP_WORDS = {"keep", "preserve", "retain", "focus on", "保留"}
+
+
+@dataclass
+class Steering:
+    keep: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+
+    def ignored(self, text: str) -> bool:
+        low = text.lower()
+        return any(term in low for term in self.ignore)
+
+    def kept(self, text: str) -> bool:
+        low = text.lower()
+        return any(term in low for term in self.keep)
+
+
+def parse_instructions(instructions: str | None) -> Steering:
+    """Extract keep/ignore terms. Each term is a phrase; commas inside a clause split terms."""
+    steering = Steering()
+    if not instructions:
+        return steering
+    pairs = [(m.group(1).lower(), m.group(2)) for m in _CLAUSE_RE.finditer(instructions)]
+    pairs += [(m.group(1), m.group(2)) for m in _ZH_RE.finditer(instructions)]
+    for verb, rest in pairs:
+        for term in re.split(r",|\band\b|、", rest):
+            term = term.strip().strip("`'\"").lower()
+            if len(term) < 2:
+                continue
+            (steering.keep if verb in _KEEP_WORDS else steering.ignore).append(term)
+    return steering
+
+
+@dataclass(frozen=True)
+class RolePreset:
+    """What a role wants (seed §7): developer keeps code and error memory; tester keeps tests and
+    ERR_LOGIC_ defects; product manager keeps requirements and decisions, no code, no error memory."""
+
+    name: str
+    error_memory: bool
+    error_prefixes: tuple[str, ...] | None  # None = all families
+    code: bool  # commands, code spans and verbatim tool output
+    tests_first: bool
+
+
+ROLES = {
+    "developer": RolePreset("developer", True, None, True, False),
+    "tester": RolePreset("tester", True, ("ERR_LOGIC_",), True, True),
+    "pm": RolePreset("pm", False, (), False, False),
+}
+
+
+def role_preset(name: str | None) -> RolePreset:
+    key = (name or "developer").lower().replace("-", "").replace("_", "")
+    key = {"productmanager": "pm", "product": "pm", "dev": "developer", "qa": "tester", "test": "tester"}.get(key, key)
+    if key not in ROLES:
+        raise ValueError(f"unknown role {name!r}; use developer, tester or pm")
+    return ROLES[key]
+
+
+_CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
+_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+
+
+def strip_code(text: str) -> str:
+    """Prose only: fenced blocks removed, inline code spans unquoted (for the pm role)."""
+    text = _FENCE_RE.sub(" ", text)
+    return _CODE_SPAN_RE.sub(r"\1", text)

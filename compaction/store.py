@@ -1,0 +1,77 @@
+"""The workspace store: one SQLite database in `<workspace>/.compaction/state.db`, WAL mode.
+
+Each subsystem (error memory, memories, cache) owns its tables and creates them with
+`ensure_schema`; this module only opens the database the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+STATE_DIR = ".compaction"
+DB_NAME = "state.db"
+
+
+class StoreError(Exception):
+    """The store cannot be opened or written (locked, disk full, corrupt): recoverable by the caller."""
+
+
+def state_dir(workspace: str | Path) -> Path:
+    """`.compaction/` in the workspace, created with a .gitignore that ignores everything in it."""
+    path = Path(workspace) / STATE_DIR
+    path.mkdir(parents=True, exist_ok=True)
+    ignore = path / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("*\n", encoding="utf-8")
+    return path
+
+
+def db_path(workspace: str | Path) -> Path:
+    return Path(workspace) / STATE_DIR / DB_NAME
+
+
+def open_store(workspace: str | Path, timeout: float = 10.0) -> sqlite3.Connection:
+    """Open (and create) the workspace database in WAL mode with a busy timeout."""
+    path = state_dir(workspace) / DB_NAME
+    try:
+        conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot open the store: {exc}") from exc
+    return conn
+
+
+def ensure_schema(conn: sqlite3.Connection, statements: list[str]) -> None:
+    """Run CREATE ... IF NOT EXISTS statements in one transaction."""
+    try:
+        with transaction(conn):
+            for stmt in statements:
+                conn.execute(stmt)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot create tables: {exc}") from exc
+
+
+class transaction:
+    """`with transaction(conn):` BEGIN IMMEDIATE … COMMIT, ROLLBACK on error (autocommit connections)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
+
+
+def data_version(conn: sqlite3.Connection) -> int:
+    """SQLite's data_version: changes when another connection commits (for change watching)."""
+    return conn.execute("PRAGMA data_version").fetchone()[0]

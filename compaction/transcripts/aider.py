@@ -1,0 +1,216 @@
+"""Aider chat history (`.aider.chat.history.md`).
+
+`# aider chat started at …` opens a session; `#### ` lines are the user's input (consecutive
+lines are one message); `> ` lines are aider's own output (prompts and their answers,
+`Applied edit to X`, `Commit <hash> <msg>`, `Running <cmd>`), kept verbatim as harness tool
+messages; everything else is the model's reply, whose SEARCH/REPLACE blocks become edit calls.
+The user's answers to aider's yes/no prompts are also logged as `#### ` lines: they are
+harness echoes that belong to the round they interrupt, not new requests.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compaction.model import (
+    Message,
+    Role,
+    Round,
+    ToolCall,
+    ToolKind,
+    ToolResult,
+    Transcript,
+    TranscriptError,
+    group_rounds,
+)
+from compaction.transcripts._io import read_text
+
+NAME = "aider"
+DESCRIPTION = "Aider chat history (.aider.chat.history.md): #### user lines, > aider output, SEARCH/REPLACE edits"
+
+_SESSION = re.compile(r"^# aider chat started at (.*)$")
+_PROMPT_ANSWER = re.compile(r"\?\s.*\((?:Y)\)es/\(N\)o.*\]:\s*\S*\s*$")
+_SEARCH = re.compile(r"^<{5,9} SEARCH[^\n]*$", re.M)
+_DIVIDER = re.compile(r"^={5,9}[ \t]*$", re.M)
+_REPLACE = re.compile(r"^>{5,9} REPLACE[^\n]*$", re.M)
+_RUN_CMD = re.compile(r"\A/(?:run|test)\s+(.+)\Z|\A!(.+)\Z", re.S)
+_RUNNING = re.compile(r"^> Running (.+?)\s*$", re.M)
+_APPLIED = re.compile(r"^> Applied edit to (.+?)\s*$", re.M)
+# Aider's own messages that it sends back to the model as unprefixed text (edit failures, lint output).
+_REFLECTION = re.compile(r"\A(?:## SearchReplaceNoExactMatch|# \d+ SEARCH/REPLACE blocks? failed to match|"
+                         r"# Fix any errors below)")
+
+
+def sniff(head: str, path: str) -> int:
+    if re.search(r"^# aider chat started at ", head, re.M):
+        return 100
+    users = len(re.findall(r"^#### \S", head, re.M))
+    tools = len(re.findall(r"^> \S", head, re.M))
+    if users and tools and ("<<<<<<< SEARCH" in head or "> Tokens:" in head or "Applied edit to" in head):
+        return 80
+    if users >= 1 and tools >= 1:
+        return 40 + (10 if path.endswith(".aider.chat.history.md") else 0)
+    return 0
+
+
+def _clean_path(line: str) -> str | None:
+    p = line.strip().strip("`*").strip()
+    if p.startswith("#"):
+        p = p.lstrip("#").strip()
+    p = p.rstrip(":").strip().strip("`*").strip()
+    if not p or p.startswith("```") or (" " in p and "/" not in p and "." not in p):
+        return None
+    return p
+
+
+def search_replace_calls(text: str, msg_index: int) -> list[ToolCall]:
+    """The SEARCH/REPLACE blocks in a reply: path line, optional fence, SEARCH, =======, REPLACE."""
+    calls: list[ToolCall] = []
+    pos, last_path = 0, None
+    while True:
+        m = _SEARCH.search(text, pos)
+        if not m:
+            break
+        div = _DIVIDER.search(text, m.end())
+        rep = _REPLACE.search(text, div.end()) if div else None
+        if not div or not rep:
+            break
+        path = None
+        for line in reversed(text[max(0, m.start() - 2000):m.start()].split("\n")[-4:]):
+            if not line.strip() or line.lstrip().startswith("```"):
+                continue
+            path = _clean_path(line)
+            break
+        path = path or last_path
+        last_path = path
+        search = text[m.end() + 1:div.start()]
+        replace = text[div.end() + 1:rep.start()]
+        calls.append(ToolCall("search_replace", {"path": path, "search": search, "replace": replace},
+                              f"sr-{msg_index}-{len(calls)}", ToolKind.EDIT, path=path))
+        pos = rep.end()
+    return calls
+
+
+def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
+    """Split into (kind, first line number, lines) with kind session/user/harness/assistant."""
+    blocks: list[tuple[str, int, list[str]]] = []
+    kind, start, cur = "", 0, []
+    in_fence = False
+
+    def flush() -> None:
+        nonlocal kind, cur
+        if kind and any(s.strip() for s in cur):
+            blocks.append((kind, start, cur))
+        kind, cur = "", []
+
+    for n, line in enumerate(lines, 1):
+        if kind == "assistant" and in_fence:
+            cur.append(line)
+            if line.lstrip().startswith("```"):
+                in_fence = False
+            continue
+        if line.startswith("# aider chat started at "):
+            flush()
+            blocks.append(("session", n, [line]))
+            continue
+        if line.startswith("####") and (len(line) == 4 or line[4] == " "):
+            new = "user"
+        elif line.startswith("> ") or line.rstrip() == ">":
+            new = "harness"
+        elif not line.strip():
+            if kind == "assistant":
+                cur.append(line)
+            else:
+                flush()
+            continue
+        else:
+            new = "assistant"
+            if line.lstrip().startswith("```"):
+                in_fence = True
+        if new != kind:
+            flush()
+            kind, start = new, n
+        cur.append(line)
+    flush()
+    return blocks
+
+
+def load(path: str) -> Transcript:
+    text = read_text(path)
+    if not text.strip():
+        raise TranscriptError(path, "empty file")
+    t = Transcript(path=path, format=NAME, messages=[])
+    sessions: list[dict[str, object]] = []
+    last_user: Message | None = None
+    last_assistant: Message | None = None
+    n_calls = 0
+    for kind, line_no, lines in _blocks(text.split("\n")):
+        idx = len(t.messages)
+        if kind == "session":
+            started = _SESSION.match(lines[0])
+            sessions.append({"started": started.group(1).strip() if started else "", "line": line_no,
+                             "message_index": idx})
+            t.messages.append(Message(idx, Role.SYSTEM, lines[0].rstrip(), line=line_no, harness=True,
+                                      meta={"session_start": sessions[-1]["started"]}))
+            last_user = last_assistant = None
+        elif kind == "user":
+            body = "\n".join(s[5:].rstrip() if len(s) > 4 else "" for s in lines).strip("\n")
+            if len(lines) == 1 and _PROMPT_ANSWER.search(body):
+                t.messages.append(Message(idx, Role.TOOL, body, line=line_no, harness=True,
+                                          meta={"prompt_answer": True}))
+                continue
+            msg = Message(idx, Role.USER, body, line=line_no)
+            run = _RUN_CMD.match(body.strip())
+            if run:
+                cmd = (run.group(1) or run.group(2)).strip()
+                n_calls += 1
+                msg.tool_calls.append(ToolCall("run", {"command": cmd}, f"run-{n_calls}", ToolKind.SHELL, command=cmd))
+            t.messages.append(msg)
+            last_user, last_assistant = msg, None
+        elif kind == "assistant":
+            body = "\n".join(lines).strip("\n")
+            if _REFLECTION.match(body):
+                t.messages.append(Message(idx, Role.TOOL, "", line=line_no, harness=True, meta={"reflection": True},
+                                          tool_results=[ToolResult(body, None, "search_replace", is_error=True)]))
+                continue
+            msg = Message(idx, Role.ASSISTANT, body, line=line_no, tool_calls=search_replace_calls(body, idx))
+            t.messages.append(msg)
+            last_assistant = msg
+        else:  # harness output, verbatim (trailing spaces aside)
+            body = "\n".join(s.rstrip() for s in lines).strip("\n")
+            msg = Message(idx, Role.TOOL, body, line=line_no, harness=True)
+            for m in _APPLIED.finditer(body):
+                target = m.group(1)
+                call = next((c for c in (last_assistant.tool_calls if last_assistant else [])
+                             if c.kind == ToolKind.EDIT and c.path == target), None)
+                msg.tool_results.append(ToolResult(m.group(0)[2:], call.id if call else None, "search_replace"))
+            for m in _RUNNING.finditer(body):
+                cmd = m.group(1)
+                owner = last_assistant or last_user
+                call = None
+                for cand in (last_user, last_assistant):
+                    if cand is not None:
+                        call = next((c for c in cand.tool_calls if c.kind == ToolKind.SHELL and c.command == cmd), call)
+                if call is None and owner is not None:
+                    n_calls += 1
+                    call = ToolCall("shell", {"command": cmd}, f"run-{n_calls}", ToolKind.SHELL, command=cmd)
+                    owner.tool_calls.append(call)
+                msg.tool_results.append(ToolResult(m.group(0)[2:], call.id if call else None, "shell"))
+            t.messages.append(msg)
+    if not any(m.role in (Role.USER, Role.ASSISTANT) for m in t.messages):
+        raise TranscriptError(path, "no user (#### ) or assistant lines: not an aider chat history")
+    t.meta["sessions"] = sessions
+    t.rounds = _rounds_by_session(t.messages)
+    return t
+
+
+def _rounds_by_session(messages: list[Message]) -> list[Round]:
+    """DESIGN §4 rounds, but a new aider session always starts a new round (no turn spans two runs)."""
+    rounds: list[Round] = []
+    start = 0
+    cuts = [i for i, m in enumerate(messages) if "session_start" in m.meta and i > 0] + [len(messages)]
+    for cut in cuts:
+        for r in group_rounds(messages[start:cut]):
+            rounds.append(Round(len(rounds) + 1, r.messages))
+        start = cut
+    return rounds

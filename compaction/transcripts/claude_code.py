@@ -1,0 +1,157 @@
+"""Claude Code session JSONL (`~/.claude/projects/<escaped cwd>/<session>.jsonl`).
+
+One JSON record per line: `user` / `assistant` / `system` / `summary` / `file-history-snapshot` ...
+Claude Code writes one `assistant` record per content block, all sharing `message.id`; they are merged
+back into one assistant Message (even when a tool result record sits between two blocks of the same
+response). Tool results arrive as `user` records holding `tool_result` blocks: they become TOOL messages.
+Sidechain (sub-agent) records are skipped and counted; `isMeta` user records are harness messages.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from compaction.model import Message, Role, ToolResult, Transcript
+from compaction.transcripts._agent_tools import as_text, exit_code_in, make_call
+from compaction.transcripts._io import content_text, expect, iter_jsonl
+
+NAME = "claude-code"
+DESCRIPTION = "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl)"
+
+_RECORD = re.compile(r'"type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot)"')
+_HARNESS_TEXT = re.compile(r"^\s*<(command-name|command-message|local-command-stdout|local-command-stderr|"
+                           r"bash-input|bash-stdout|bash-stderr|user-memory-input)>")
+
+
+def sniff(head: str, path: str) -> int:
+    first = head.lstrip()[:1]
+    if first != "{" or not _RECORD.search(head):
+        return 0
+    score = 0
+    if '"sessionId"' in head and ('"parentUuid"' in head or '"leafUuid"' in head):
+        score = 90
+    elif '"isSidechain"' in head or '"userType"' in head:
+        score = 80
+    if score and '"message"' in head:
+        score += 5
+    return min(score, 100)
+
+
+def _result_content(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, list):
+        return content_text(content)
+    return as_text(content)
+
+
+def load(path: str) -> Transcript:
+    t = Transcript(path=path, format=NAME, messages=[])
+    msgs = t.messages
+    by_id: dict[str, Message] = {}  # message.id -> assistant Message of the current response
+    summaries: list[str] = []
+    for lineno, rec in iter_jsonl(path, t.warnings):
+        expect(isinstance(rec, dict), path, "a JSONL record must be an object", lineno)
+        kind = rec.get("type")
+        if rec.get("isSidechain") is True:
+            t.skip("sidechain")
+            continue
+        if t.cwd is None and isinstance(rec.get("cwd"), str):
+            t.cwd = rec["cwd"]
+        ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
+        if kind == "summary":
+            if isinstance(rec.get("summary"), str):
+                summaries.append(rec["summary"])
+            t.skip("summary")
+            continue
+        if kind == "system":
+            text = as_text(rec.get("content") or "")
+            if not text:
+                t.skip("system")
+                continue
+            msgs.append(Message(len(msgs), Role.SYSTEM, text, timestamp=ts, line=lineno, harness=True,
+                                meta={k: rec[k] for k in ("subtype", "level") if k in rec}))
+            continue
+        if kind not in ("user", "assistant"):
+            t.skip(str(kind) if kind else "untyped")
+            continue
+        message = rec.get("message")
+        expect(isinstance(message, dict), path, f"a {kind} record needs a 'message' object", lineno)
+        content = message.get("content")
+        expect(isinstance(content, (str, list)) or content is None, path,
+               "'message.content' must be a string or a list of blocks", lineno)
+        if kind == "assistant":
+            _assistant(t, by_id, message, content, ts, lineno)
+        else:
+            if _user(t, rec, content, ts, lineno):
+                by_id.clear()  # a real user message ends the response; ids never continue across it
+    if summaries:
+        t.meta["summaries"] = summaries
+    return t
+
+
+def _assistant(t: Transcript, by_id: dict[str, Message], message: dict, content: Any, ts: str | None,
+               lineno: int) -> None:
+    mid = message.get("id") if isinstance(message.get("id"), str) else None
+    msg = by_id.get(mid) if mid else None
+    if msg is None:
+        msg = Message(len(t.messages), Role.ASSISTANT, "", timestamp=ts, line=lineno)
+        if isinstance(message.get("model"), str):
+            msg.meta["model"] = message["model"]
+        t.messages.append(msg)
+        if mid:
+            by_id[mid] = msg
+            msg.meta["message_id"] = mid
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else (content or [])
+    texts: list[str] = [msg.text] if msg.text else []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        btype = block.get("type")
+        if btype == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif btype == "tool_use":
+            args = block.get("input") if isinstance(block.get("input"), dict) else {}
+            msg.tool_calls.append(make_call(str(block.get("name") or "unknown"), args, block.get("id")))
+        elif btype in ("thinking", "redacted_thinking"):
+            msg.meta.setdefault("thinking", []).append(block.get("thinking") or "")
+        # images and unknown blocks carry no text
+    msg.text = "\n".join(x for x in texts if x)
+
+
+def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -> bool:
+    """Append the user record's messages; True when it was a real (round-opening) user message."""
+    msgs = t.messages
+    if isinstance(content, str) or content is None:
+        text = content or ""
+        harness = bool(rec.get("isMeta")) or bool(rec.get("isCompactSummary")) or bool(_HARNESS_TEXT.match(text))
+        msg = Message(len(msgs), Role.USER, text, timestamp=ts, line=lineno, harness=harness)
+        if rec.get("isCompactSummary"):
+            msg.meta["compact_summary"] = True
+        msgs.append(msg)
+        return not harness
+    results: list[ToolResult] = []
+    texts: list[str] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_result":
+            text = _result_content(block)
+            results.append(ToolResult(content=text, call_id=block.get("tool_use_id"),
+                                      is_error=block.get("is_error") is True, exit_code=exit_code_in(text)))
+        elif block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+    names = {c.id: c.name for m in msgs[-8:] for c in m.tool_calls if c.id}
+    for r in results:
+        r.name = names.get(r.call_id)
+    if results:
+        msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=results, timestamp=ts, line=lineno))
+    text = "\n".join(texts)
+    if text or not results:
+        harness = bool(rec.get("isMeta")) or bool(rec.get("isCompactSummary")) or bool(_HARNESS_TEXT.match(text))
+        # "[Request interrupted by user for tool use]" rides along with results: the harness wrote it
+        if results and text.startswith("[Request interrupted"):
+            harness = True
+        msgs.append(Message(len(msgs), Role.USER, text, timestamp=ts, line=lineno, harness=harness))
+        return not harness
+    return False

@@ -1,0 +1,168 @@
+"""Where error-memory records happened, in workspace terms: the index hover and diagnostics read.
+
+Occurrence locations carry the paths a transcript recorded (`/testbed/app/x.py`,
+`/home/someone/proj/app/config.py`); they are mapped to files of this workspace (DESIGN.md §4:
+by the recorded cwd where there is one, else by the longest path suffix that exists here) —
+with `restore.paths` when that module is present, else with the small fallback below. The index
+is rebuilt only when the store changes, so a hover is a dict lookup and a short scan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def as_dict(record: Any) -> dict[str, Any]:
+    """A record from compaction.errors (pydantic model, dataclass or dict) as a plain dict."""
+    if isinstance(record, dict):
+        return record
+    if hasattr(record, "model_dump"):
+        return record.model_dump(mode="json")
+    if dataclasses.is_dataclass(record):
+        return dataclasses.asdict(record)
+    return dict(vars(record))
+
+
+def _parts(raw: str) -> tuple[str, ...]:
+    if "\\" in raw or re.match(r"^[A-Za-z]:", raw):
+        return PureWindowsPath(raw).parts
+    return PurePosixPath(raw).parts
+
+
+def fallback_map_path(raw: str, workspace: Path, cwd: str | None = None) -> Path | None:
+    """Map a recorded path to an existing file in `workspace`, or None."""
+    if not raw:
+        return None
+    candidate = Path(raw)
+    if not candidate.is_absolute() and not re.match(r"^[A-Za-z]:", raw):
+        hit = workspace / raw
+        return hit if hit.exists() else None
+    try:
+        if candidate.is_relative_to(workspace) and candidate.exists():
+            return candidate
+    except ValueError:
+        pass
+    if cwd:
+        cwd_parts, raw_parts = _parts(cwd), _parts(raw)
+        if raw_parts[: len(cwd_parts)] == cwd_parts and len(raw_parts) > len(cwd_parts):
+            hit = workspace.joinpath(*raw_parts[len(cwd_parts) :])
+            if hit.exists():
+                return hit
+    parts = [p for p in _parts(raw) if p not in ("/", "\\") and not re.match(r"^[A-Za-z]:\\?$", p)]
+    for i in range(len(parts)):  # longest suffix first
+        hit = workspace.joinpath(*parts[i:])
+        if hit.is_file():
+            return hit
+    return None
+
+
+def map_path(raw: str, workspace: Path, cwd: str | None = None) -> Path | None:
+    """`restore.paths` when available (one rule for the whole product), else the fallback."""
+    try:
+        from restore import paths as restore_paths  # type: ignore[attr-defined]
+    except ImportError:
+        restore_paths = None
+    mapper = getattr(restore_paths, "map_path", None) if restore_paths else None
+    if mapper is not None:
+        try:
+            mapped = mapper(raw, workspace, cwd)
+        except TypeError:
+            mapped = None
+        if mapped:
+            hit = Path(mapped)
+            hit = hit if hit.is_absolute() else workspace / hit
+            if hit.exists():
+                return hit
+    return fallback_map_path(raw, workspace, cwd)
+
+
+@dataclass(slots=True)
+class Spot:
+    """One place a record points at: a 0-based line (or None: the whole file) and a symbol."""
+
+    record_id: str
+    line: int | None
+    symbol: str | None
+    command: str | None = None
+
+
+@dataclass
+class ErrorIndex:
+    """Records by id and their spots by mapped workspace file."""
+
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    by_file: dict[str, list[Spot]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, records: list[Any], workspace: Path, cwd: str | None = None) -> ErrorIndex:
+        index = cls()
+        cache: dict[tuple[str, str | None], Path | None] = {}
+        for raw in records:
+            rec = as_dict(raw)
+            rid = str(rec.get("id") or rec.get("error_id") or "")
+            if not rid:
+                continue
+            index.records[rid] = rec
+            for loc, loc_cwd in iter_locations(rec):
+                path = loc.get("path")
+                if not path:
+                    continue
+                key = (str(path), loc_cwd or cwd)
+                if key not in cache:
+                    cache[key] = map_path(str(path), workspace, loc_cwd or cwd)
+                mapped = cache[key]
+                if mapped is None:
+                    continue
+                line = loc.get("line")
+                spot = Spot(rid, int(line) - 1 if isinstance(line, int) and line > 0 else None,
+                            loc.get("symbol"), loc.get("command"))  # fmt: skip
+                index.by_file.setdefault(str(mapped.resolve()), []).append(spot)
+        return index
+
+    def spots_for(self, path: str | Path) -> list[Spot]:
+        return self.by_file.get(str(Path(path).resolve()), [])
+
+    def at(self, path: str | Path, line: int, line_text: str = "", character: int = 0) -> list[dict[str, Any]]:
+        """Records whose spots are on `line` (0-based) or name the symbol under the cursor."""
+        spots = self.spots_for(path)
+        if not spots:
+            return []
+        word = word_at(line_text, character)
+        seen: dict[str, dict[str, Any]] = {}
+        for spot in spots:
+            on_line = spot.line == line
+            on_symbol = bool(spot.symbol and word and spot.symbol.split(".")[-1] == word)
+            if (on_line or on_symbol) and spot.record_id not in seen:
+                seen[spot.record_id] = self.records[spot.record_id]
+        return list(seen.values())
+
+
+def iter_locations(rec: dict[str, Any]):
+    """(location dict, cwd or None) for every location a record carries, whatever its shape:
+    `locations: [...]` at the top, or `occurrences: [{locations|location, cwd}]`."""
+    for loc in rec.get("locations") or []:
+        if isinstance(loc, dict):
+            yield loc, loc.get("cwd")
+    for occ in rec.get("occurrences") or []:
+        if not isinstance(occ, dict):
+            continue
+        occ_cwd = occ.get("cwd")
+        locs = occ.get("locations") or ([occ["location"]] if isinstance(occ.get("location"), dict) else [])
+        for loc in locs:
+            if isinstance(loc, dict):
+                yield loc, loc.get("cwd") or occ_cwd
+        if occ.get("path"):
+            yield occ, occ_cwd
+
+
+def word_at(text: str, character: int) -> str:
+    for match in _WORD.finditer(text):
+        if match.start() <= character <= match.end():
+            return match.group(0)
+    return ""

@@ -1,0 +1,423 @@
+"""The compaction language server (pygls 2.x): thin handlers over `compaction/` and `restore/`.
+
+Reading order: the server class and its state, then lifecycle (initialize, initialized,
+configuration, shutdown), documents, hover, diagnostics, watching, and the commands.
+
+Threads: pygls runs handlers on an asyncio loop. Commands run the library in the thread pool
+(`run_job`) so the loop keeps serving hovers and cancellations; anything a worker or a watcher
+thread sends to the client goes through `ls.send` (call_soon_threadsafe), because the
+transports are not thread-safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.uris import to_fs_path
+
+from compaction import __version__
+from compaction.config import Settings
+from lsp_server.features import commands
+from lsp_server.features.diagnostics import diagnostics_for
+from lsp_server.features.hover import render_hover
+from lsp_server.features.locations import ErrorIndex
+from lsp_server.settings import EditorOptions, resolve_settings
+from lsp_server.watcher import StoreWatcher, WorkspaceWatcher
+
+log = logging.getLogger("lsp_server")
+
+
+class CompactionProtocol(LanguageServerProtocol):
+    """Adds cooperative cancellation: `$/cancelRequest` also sets the running job's flag
+    (pygls alone can only cancel a request that has not started)."""
+
+    def _handle_cancel_notification(self, msg_id):
+        event = self._server.cancel_events.get(msg_id)  # type: ignore[attr-defined]
+        if event is not None:
+            event.set()
+        super()._handle_cancel_notification(msg_id)
+
+
+class CompactionLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("compaction-lsp", __version__, protocol_cls=CompactionProtocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)  # fmt: skip
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.init_options: dict[str, Any] = {}
+        self.client_config: dict[str, Any] = {}
+        self.settings = Settings()
+        self.options = EditorOptions()
+        self.open_files: OrderedDict[str, float] = OrderedDict()  # path -> last opened/changed (most recent last)
+        self.cancel_events: dict[Any, threading.Event] = {}
+        self.error_index = ErrorIndex()
+        self.watcher: WorkspaceWatcher | None = None
+        self.store_watcher: StoreWatcher | None = None
+        self.index_refreshes = 0
+        self.watch_batches = 0
+
+    # ---- helpers ---------------------------------------------------------------------------
+    @property
+    def root(self) -> Path:
+        """The workspace: the first workspace folder, else the root URI, else the process cwd."""
+        try:
+            folders = list(self.workspace.folders.values())
+            if folders:
+                return Path(to_fs_path(folders[0].uri) or ".").absolute()
+            if self.workspace.root_path:
+                return Path(self.workspace.root_path).absolute()
+        except RuntimeError:
+            pass
+        return Path.cwd()
+
+    def folders(self) -> list[Path]:
+        try:
+            paths = [Path(to_fs_path(f.uri) or ".") for f in self.workspace.folders.values()]
+        except RuntimeError:
+            paths = []
+        return paths or [self.root]
+
+    def send(self, fn, *args) -> None:
+        """Run a client-bound call on the event loop (safe from any thread)."""
+        if self.loop is None:
+            fn(*args)
+        elif threading.current_thread() is threading.main_thread() and _loop_running_here(self.loop):
+            fn(*args)
+        else:
+            self.loop.call_soon_threadsafe(fn, *args)
+
+    def show(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        log.warning("%s", message) if kind <= types.MessageType.Warning else log.info("%s", message)
+        self.send(self.window_show_message, types.ShowMessageParams(type=kind, message=message))
+
+    def apply_settings(self) -> None:
+        settings, options, problems = resolve_settings(self.root, self.init_options, self.client_config)
+        self.settings, self.options = settings, options
+        for problem in problems:
+            self.show(f"Compaction: invalid setting {problem}")
+        log.info("settings: %s", settings.model_dump_json(by_alias=True, exclude_defaults=True))
+
+
+def _loop_running_here(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
+server = CompactionLanguageServer()
+
+
+class ClientLogHandler(logging.Handler):
+    """Forward our log records to the client's log (window/logMessage)."""
+
+    LEVELS = {
+        logging.ERROR: types.MessageType.Error,
+        logging.WARNING: types.MessageType.Warning,
+        logging.INFO: types.MessageType.Info,
+    }
+
+    def __init__(self, ls: CompactionLanguageServer) -> None:
+        super().__init__(logging.INFO)
+        self.ls = ls
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.ls.loop is None:
+            return
+        kind = self.LEVELS.get(record.levelno, types.MessageType.Log)
+        try:
+            self.ls.send(self.ls.window_log_message, types.LogMessageParams(type=kind, message=self.format(record)))
+        except RuntimeError:  # loop closed during shutdown
+            pass
+
+
+# ---- lifecycle ---------------------------------------------------------------------------------
+
+
+@server.feature(types.INITIALIZE)
+def on_initialize(ls: CompactionLanguageServer, params: types.InitializeParams) -> None:
+    ls.init_options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+
+
+@server.feature(types.INITIALIZED)
+async def on_initialized(ls: CompactionLanguageServer, params: types.InitializedParams) -> None:
+    ls.loop = asyncio.get_running_loop()
+    await pull_configuration(ls)
+    start_watching(ls)
+    await asyncio.get_running_loop().run_in_executor(None, refresh_error_index, ls)
+    log.info("compaction-lsp %s ready for %s", __version__, ls.root)
+
+
+def _supports_configuration(ls: CompactionLanguageServer) -> bool:
+    ws = ls.client_capabilities.workspace if ls.client_capabilities else None
+    return bool(ws and ws.configuration)
+
+
+async def pull_configuration(ls: CompactionLanguageServer) -> None:
+    if _supports_configuration(ls):
+        try:
+            result = await ls.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="compaction")])
+            )
+            ls.client_config = result[0] if result and isinstance(result[0], dict) else {}
+        except Exception as exc:  # a client that fails the request still gets a working server
+            log.warning("workspace/configuration failed: %s", exc)
+    ls.apply_settings()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def on_configuration(ls: CompactionLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+    settings = params.settings
+    if _supports_configuration(ls):
+        await pull_configuration(ls)
+    else:
+        ls.client_config = settings.get("compaction", settings) if isinstance(settings, dict) else {}
+        ls.apply_settings()
+    refresh_error_index(ls)
+
+
+@server.feature(types.SHUTDOWN)
+def on_shutdown(ls: CompactionLanguageServer, params: None) -> None:
+    stop_watching(ls)
+
+
+# ---- documents -----------------------------------------------------------------------------------
+
+
+def _touch(ls: CompactionLanguageServer, uri: str) -> str | None:
+    path = to_fs_path(uri)
+    if path:
+        ls.open_files[path] = time.time()
+        ls.open_files.move_to_end(path)
+    return path
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: CompactionLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    _touch(ls, params.text_document.uri)
+    publish_diagnostics(ls, params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: CompactionLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    _touch(ls, params.text_document.uri)
+    publish_diagnostics(ls, params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: CompactionLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    _touch(ls, params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: CompactionLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    path = to_fs_path(params.text_document.uri)
+    ls.open_files.pop(path or "", None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+
+# ---- hover ---------------------------------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def hover(ls: CompactionLanguageServer, params: types.HoverParams) -> types.Hover | None:
+    if not ls.options.hover:
+        return None
+    return hover_at(ls, params.text_document.uri, params.position)
+
+
+def hover_at(ls: CompactionLanguageServer, uri: str, pos: types.Position) -> types.Hover | None:
+    path = to_fs_path(uri)
+    if not path or not ls.error_index.spots_for(path):
+        return None
+    doc = ls.workspace.get_text_document(uri)
+    lines = doc.lines
+    text = lines[pos.line] if pos.line < len(lines) else ""
+    records = ls.error_index.at(path, pos.line, text, pos.character)
+    if not records:
+        return None
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=render_hover(records)),
+        range=types.Range(types.Position(pos.line, 0), types.Position(pos.line, len(text.rstrip("\r\n")))),
+    )
+
+
+# ---- error memory index and diagnostics ---------------------------------------------------------
+
+
+def load_records(workspace: Path) -> list[Any]:
+    """Every record of the workspace's error memory ([] when there is no store yet)."""
+    if not (workspace / ".compaction" / "state.db").exists():
+        return []
+    from compaction.errors import ErrorMemory
+
+    memory = ErrorMemory.open(workspace)
+    try:
+        return list(memory.list(include_resolved=False))
+    finally:
+        memory.close()
+
+
+_index_lock = threading.Lock()
+
+
+def refresh_error_index(ls: CompactionLanguageServer) -> None:
+    """Rebuild the hover/diagnostic index from the store, then republish open documents."""
+    with _index_lock:
+        try:
+            records = load_records(ls.root)
+        except Exception as exc:  # a locked or half-written store: keep the old index, retry on next change
+            log.warning("cannot read the error memory: %s", exc)
+            return
+        ls.error_index = ErrorIndex.build(records, ls.root)
+        ls.index_refreshes += 1
+    for path in list(ls.open_files):
+        ls.send(publish_diagnostics, ls, Path(path).as_uri())
+
+
+def publish_diagnostics(ls: CompactionLanguageServer, uri: str) -> None:
+    path = to_fs_path(uri)
+    if not path:
+        return
+    try:
+        text = ls.workspace.get_text_document(uri).source
+    except OSError:
+        text = ""
+    diagnostics = diagnostics_for(ls.error_index, path, text, ls.options.diagnostics)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+
+
+# ---- watching ------------------------------------------------------------------------------------
+
+
+def on_files_changed(ls: CompactionLanguageServer, paths: set[Path]) -> None:
+    """Debounced workspace changes: invalidate the restore index and the cache."""
+    ls.watch_batches += 1
+    try:
+        from restore.workspace import invalidate_paths  # the shared index of the workspace
+
+        invalidate_paths(ls.root, paths)
+    except ImportError:
+        pass
+    try:
+        from compaction.cache import invalidate_files
+
+        invalidate_files(ls.root, paths)
+    except ImportError:
+        pass
+    log.debug("%d files changed", len(paths))
+
+
+def start_watching(ls: CompactionLanguageServer) -> None:
+    stop_watching(ls)
+    opts = ls.options.watch
+    if opts.enabled:
+        ls.watcher = WorkspaceWatcher(ls.folders(), lambda paths: on_files_changed(ls, paths),
+                                      debounce_s=opts.debounce_ms / 1000, exclude=opts.exclude)  # fmt: skip
+        try:
+            ls.watcher.start()
+        except OSError as exc:
+            log.warning("file watching unavailable: %s", exc)
+            ls.watcher = None
+    ls.store_watcher = StoreWatcher(ls.root, lambda: refresh_error_index(ls))
+    ls.store_watcher.start()
+
+
+def stop_watching(ls: CompactionLanguageServer) -> None:
+    if ls.watcher:
+        ls.watcher.stop()
+        ls.watcher = None
+    if ls.store_watcher:
+        ls.store_watcher.stop()
+        ls.store_watcher = None
+
+
+# ---- commands ------------------------------------------------------------------------------------
+
+
+def _supports_progress(ls: CompactionLanguageServer) -> bool:
+    window = ls.client_capabilities.window if ls.client_capabilities else None
+    return bool(window and window.work_done_progress)
+
+
+async def run_job(ls: CompactionLanguageServer, name: str, args: tuple[Any, ...]) -> Any:
+    """Validate, then run a command in a worker thread with progress and cancellation."""
+    model, fn, long_running = commands.COMMANDS[name]
+    try:
+        params = commands.parse(model, args)
+    except commands.CommandError as exc:
+        raise JsonRpcInvalidParams(f"{name}: {exc}") from None
+    msg_id = ls.protocol.msg_id
+    cancel = threading.Event()
+    if msg_id is not None:
+        ls.cancel_events[msg_id] = cancel
+    token: str | None = None
+    progress = ls.work_done_progress
+    if long_running and _supports_progress(ls):
+        token = f"compaction-{uuid.uuid4()}"
+        try:
+            await progress.create_async(token)
+            progress.begin(token, types.WorkDoneProgressBegin(title=_TITLES.get(name, name), cancellable=True,
+                                                              percentage=0))  # fmt: skip
+            progress.tokens[token].add_done_callback(lambda f: f.cancelled() and cancel.set())
+        except Exception as exc:
+            log.warning("no progress for %s: %s", name, exc)
+            token = None
+
+    def report(message: str, pct: int | None) -> None:
+        if token is not None:
+            ls.send(progress.report, token, types.WorkDoneProgressReport(message=message, percentage=pct))
+
+    job = commands.Job(
+        workspace=ls.root,
+        settings=ls.settings,
+        open_files=list(reversed(ls.open_files)),
+        recency=ls.watcher.recent(200) if ls.watcher else [],
+        progress=report,
+        cancel=cancel,
+        on_memory_changed=lambda: refresh_error_index(ls),
+    )
+    outcome = "done"
+    try:
+        return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, fn, job, params)
+    except commands.Cancelled:
+        outcome = "cancelled"
+        raise JsonRpcRequestCancelled(f"{name} was cancelled") from None
+    except commands.EXPECTED_ERRORS as exc:
+        outcome = "failed"
+        raise JsonRpcInvalidParams(f"{name}: {exc}") from None
+    finally:
+        ls.cancel_events.pop(msg_id, None)
+        if token is not None:
+            progress.end(token, types.WorkDoneProgressEnd(message=outcome))
+            progress.tokens.pop(token, None)
+
+
+_TITLES = {
+    "compaction.compact": "Compacting conversation",
+    "compaction.restore": "Restoring working state",
+    "compaction.status": "Measuring context",
+    "compaction.blocks.compress": "Compressing context blocks",
+}
+
+
+def _register(name: str) -> None:
+    async def handler(ls: CompactionLanguageServer, *args: Any) -> Any:
+        return await run_job(ls, name, args)
+
+    handler.__name__ = "cmd_" + name.replace(".", "_")
+    server.command(name)(handler)
+
+
+for _name in commands.COMMANDS:
+    _register(_name)

@@ -1,0 +1,93 @@
+/**
+ * VS Code settings (`compaction.*`) -> the server's settings object (camelCase, nested like the
+ * Python `Settings` model). One mapping serves both `initializationOptions` and the replies to
+ * `workspace/configuration`, so the server sees the same shape either way; client-only keys
+ * (interpreter, trace, how documents open) never reach it.
+ */
+
+/** The part of `vscode.WorkspaceConfiguration` this module needs (mockable). */
+export interface ConfigLike {
+  get<T>(key: string): T | undefined;
+}
+
+/** Keys read by the server, as `compaction.<key>`; nested keys map to nested objects. */
+export const SERVER_KEYS = [
+  'model',
+  'contextWindow',
+  'triggerRatio',
+  'keepRecent',
+  'minRounds',
+  'role',
+  'lang',
+  'redactSecrets',
+  'restore.coreFiles',
+  'restore.tokensPerFile',
+  'restore.totalTokens',
+  'llm.enabled',
+  'llm.baseUrl',
+  'llm.model',
+  'llm.apiKeyEnv',
+  'llm.timeoutS',
+  'llm.maxRetries',
+  'llm.polish',
+  'diagnostics.severity',
+] as const;
+
+/** Keys only the client reads; changing them never restarts the server. */
+export const CLIENT_KEYS = ['openRestoredFiles', 'markdownPreview', 'trace.server'] as const;
+
+/** Changing the interpreter restarts the server, as does any server key. */
+export const RESTART_KEYS = ['python.path', ...SERVER_KEYS] as const;
+
+export type ServerSettings = Record<string, unknown>;
+
+function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+/**
+ * Build the nested settings object. Unset or empty values are left out so the server's own
+ * layers (`.compaction/config.json`, defaults) decide them.
+ */
+export function serverSettings(cfg: ConfigLike): ServerSettings {
+  const out: ServerSettings = {};
+  for (const key of SERVER_KEYS) {
+    const value = cfg.get<unknown>(key);
+    if (isEmpty(value)) continue;
+    const parts = key.split('.');
+    let node = out;
+    for (const part of parts.slice(0, -1)) {
+      if (typeof node[part] !== 'object' || node[part] === null) node[part] = {};
+      node = node[part] as ServerSettings;
+    }
+    node[parts[parts.length - 1]] = value;
+  }
+  return out;
+}
+
+/** What the client itself reads from the settings. */
+export interface ClientSettings {
+  pythonPath: string | undefined;
+  openRestoredFiles: boolean;
+  markdownPreview: boolean;
+  triggerRatio: number;
+}
+
+export function clientSettings(cfg: ConfigLike): ClientSettings {
+  const python = cfg.get<string>('python.path');
+  const ratio = cfg.get<number>('triggerRatio');
+  return {
+    pythonPath: isEmpty(python) ? undefined : python,
+    openRestoredFiles: cfg.get<boolean>('openRestoredFiles') ?? false,
+    markdownPreview: cfg.get<boolean>('markdownPreview') ?? false,
+    triggerRatio: typeof ratio === 'number' && ratio > 0 && ratio <= 1 ? ratio : 0.7,
+  };
+}
+
+/**
+ * Whether a configuration change needs a server restart; `affects` is
+ * `ConfigurationChangeEvent.affectsConfiguration`.
+ */
+export function needsRestart(affects: (section: string) => boolean): boolean {
+  return RESTART_KEYS.some((key) => affects(`compaction.${key}`));
+}
