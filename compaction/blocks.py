@@ -15,18 +15,19 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum, IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any
 
 from compaction import tokens as tok
 from compaction.budget import BudgetShares, allocate
 from compaction.lexical import BM25, tokenize
+from compaction.model import Role, Transcript
 from compaction.summarize import MARKER_RE, extractive
 
 MIN_TRIM_TOKENS = 24  # below this, a partial block is not worth its place
 
 
-class ContextSource(str, Enum):
+class ContextSource(StrEnum):
     SYSTEM = "system"
     TASK = "task"
     HISTORY = "history"
@@ -46,7 +47,7 @@ class ContextPriority(IntEnum):
     LOW = 25
 
 
-class Strategy(str, Enum):
+class Strategy(StrEnum):
     PRIORITY_BASED = "priority_based"
     RELEVANCE_BASED = "relevance_based"
     FRESHNESS_BASED = "freshness_based"
@@ -220,7 +221,8 @@ class ContextCompressor:
         return out
 
     def rule_bonus(self, block: ContextBlock) -> tuple[float, bool, list[str]]:
-        """Seed rules: causal chain +30..+80; markers +40 and pinned; error memory/records +30 and pinned."""
+        """Seed rules: causal chain +30..+80; markers +40 and pinned; the error-memory block +30 and pinned
+        (never emptied); an error record +30; other error text +15; CRITICAL blocks pinned."""
         bonus, pinned, why = 0.0, bool(block.metadata.get("pinned")), []
         chain = causal_chain_weight(block.metadata)
         if chain:
@@ -230,10 +232,13 @@ class ContextCompressor:
             bonus += 40
             pinned = True
             why.append("marker +40")
-        if block.source is ContextSource.ERROR_MEMORY or block.metadata.get("error_record"):
+        if block.source is ContextSource.ERROR_MEMORY:
             bonus += 30
             pinned = True
             why.append("error memory +30")
+        elif block.metadata.get("error_record"):
+            bonus += 30
+            why.append("error record +30")
         elif ERROR_RE.search(block.content):
             bonus += 15
             why.append("error information +15")
@@ -297,7 +302,7 @@ class ContextCompressor:
         for i in order:
             b = blocks[i]
             n = b.token_count or 0
-            common = dict(index=i, id=b.id, source=b.source.value, score=round(scores[i], 3), tokens_before=n)
+            common = dict(index=i, id=b.id, source=b.source.value, score=scores[i], tokens_before=n)
             if n <= room:
                 new[i] = b
                 room -= n
@@ -307,7 +312,8 @@ class ContextCompressor:
                 ex = extractive(b.content, room, query)
                 if ex.text.strip() and ex.tokens <= room:
                     action = "trimmed" if ex.tokens * 2 >= n else "summarized"
-                    meta = dict(b.metadata, compressed_from=n, compression=action)
+                    meta = dict(b.metadata, compressed_from=n, compression=action,
+                                kept_spans=[[u.start, u.end] for u in ex.kept])  # the mapping to the original
                     new[i] = ContextBlock(b.source, b.priority, ex.text, ex.tokens, meta, b.id)
                     room -= ex.tokens
                     outcomes[i] = BlockOutcome(action=action, tokens_after=ex.tokens,
@@ -321,6 +327,59 @@ class ContextCompressor:
         kept = [new[i] for i in sorted(new)]
         return CompressionResult(kept, [outcomes[i] for i in range(len(blocks))], strategy.value, target_tokens,
                                  before, sum(b.token_count or 0 for b in kept))
+
+
+def blocks_from_transcript(transcript: Transcript, error_memory: str | None = None) -> list[ContextBlock]:
+    """One block per message of a loaded transcript (plus an error-memory block when given).
+
+    System prompt: SYSTEM/CRITICAL; the first user request: TASK/CRITICAL; later user messages:
+    HISTORY/HIGH; assistant turns: HISTORY/MEDIUM; tool results: TOOL_RESULT/LOW, or MEDIUM with
+    `error_record` and a causal chain (command -> error line) when the result is an error.
+    Metadata carries `round`, `message` and `timestamp` where the transcript has one.
+    """
+    out: list[ContextBlock] = []
+    task_seen = False
+    for rnd in transcript.rounds:
+        calls: dict[str | None, str] = {}
+        for msg in rnd.messages:
+            meta: dict[str, Any] = {"round": rnd.number, "message": msg.index}
+            if msg.timestamp:
+                meta["timestamp"] = msg.timestamp
+            bid = f"m{msg.index}"
+            if msg.role is Role.SYSTEM:
+                out.append(ContextBlock(ContextSource.SYSTEM, ContextPriority.CRITICAL, msg.text, None, meta, bid))
+            elif msg.role is Role.USER and not msg.harness and msg.text.strip():
+                source, prio = ((ContextSource.TASK, ContextPriority.CRITICAL) if not task_seen
+                                else (ContextSource.HISTORY, ContextPriority.HIGH))
+                task_seen = True
+                out.append(ContextBlock(source, prio, msg.text, None, meta, bid))
+            elif msg.role is Role.ASSISTANT:
+                for call in msg.tool_calls:
+                    calls[call.id] = call.command or call.path or call.name
+                text = msg.full_text()
+                if text.strip():
+                    out.append(ContextBlock(ContextSource.HISTORY, ContextPriority.MEDIUM, text, None, meta, bid))
+            if msg.role is not Role.ASSISTANT and (msg.tool_results or (msg.role is Role.TOOL and msg.text.strip())):
+                results = msg.tool_results or []
+                text = "\n".join(r.content for r in results) if results else msg.text
+                if not text.strip():
+                    continue
+                failed = any(r.is_error or (r.exit_code not in (None, 0)) for r in results)
+                m = ERROR_RE.search(text)
+                if failed or m:
+                    line_start = text.rfind("\n", 0, m.start()) + 1 if m else 0
+                    effect = text[line_start:].split("\n", 1)[0][:160]
+                    cause = next((calls[r.call_id] for r in results if r.call_id in calls), None) or \
+                        next(iter(calls.values()), "tool call")
+                    meta.update(error_record=True, causal_chain=[{"cause": cause[:160], "effect": effect}])
+                    prio = ContextPriority.MEDIUM
+                else:
+                    prio = ContextPriority.LOW
+                out.append(ContextBlock(ContextSource.TOOL_RESULT, prio, text, None, meta, bid + "r"))
+    if error_memory and error_memory.strip():
+        out.append(ContextBlock(ContextSource.ERROR_MEMORY, ContextPriority.HIGH, error_memory, None,
+                                {"round": transcript.rounds[-1].number if transcript.rounds else 0}, "error_memory"))
+    return out
 
 
 @dataclass
@@ -373,10 +432,10 @@ def prepare_context(blocks: Sequence[ContextBlock], window: int | None = None, m
     for part, idx in by_part.items():
         res = comp.compress([blocks[i] for i in idx], target_tokens=budget[part], strategy=strategy, query=query)
         parts[part] = res
-        for o, i in zip(res.outcomes, idx):
+        for o, i in zip(res.outcomes, idx, strict=False):
             o.index = i
         kept_iter = iter(res.blocks)
-        for o, i in zip(res.outcomes, idx):
+        for o, i in zip(res.outcomes, idx, strict=False):
             if o.action != "dropped":
                 kept_ids[i] = next(kept_iter)
     used = {p: (parts[p].tokens_after if p in parts else 0) for p in budget}

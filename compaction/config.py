@@ -13,6 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from compaction.memory_config import MCPConfig
+
 Role = Literal["developer", "tester", "pm"]
 Lang = Literal["en", "zh"]
 
@@ -50,7 +52,7 @@ class Settings(_Model):
     redact_secrets: bool = True
     restore: RestoreSettings = Field(default_factory=RestoreSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
-    mcp: dict[str, Any] = Field(default_factory=dict)  # the seed's compressed-memory config
+    mcp: MCPConfig = Field(default_factory=MCPConfig)  # the seed's compressed-memory config (compaction.memory_config)
 
 
 class ConfigError(Exception):

@@ -11,17 +11,18 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
 
 
-class EventKind(str, Enum):
+class EventKind(StrEnum):
     READ = "read"
     WRITE = "write"  # whole file created or overwritten
     EDIT = "edit"
     DELETE = "delete"
+    REVERT = "revert"  # `git checkout -- f`, `git restore f`: back to the committed state
     COMMAND = "command"
     TEST = "test"  # a test run's reported counts (also emitted as a COMMAND)
     COMMIT = "commit"
@@ -72,7 +73,6 @@ _TEST_CMD_RE = re.compile(
     r"\b(?:pytest|py\.test|tox|nox|unittest|runtests\.py|manage\.py test|npm (?:run )?test|yarn test|pnpm test|"
     r"jest|vitest|mocha|go test|cargo test|mvn\b[^\n]*\btest|gradle\w*\s+test|ctest|make (?:test|check)|rspec|bin/test)"
 )
-_SPLIT_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 
 # Test summaries: pytest "=== 3 failed, 14 passed in 1.2s ===", unittest "Ran 12 tests", maven, jest, go, cargo.
 _PYTEST_SUMMARY_RE = re.compile(
@@ -114,13 +114,46 @@ _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+ (?:\(root-commit\) )?([0-9a-f]{7,4
 
 
 def split_commands(command: str) -> list[str]:
-    """Top-level simple commands of a command line (heredoc bodies stay with their command)."""
-    head, _, _ = command.partition("<<")
-    if head is not command and "<<" in command:
-        # Heredoc: analyse the part before the body as one command plus what precedes it.
-        parts = _SPLIT_RE.split(head)
-        return [p for p in parts if p.strip()]
-    return [p for p in _SPLIT_RE.split(command) if p.strip()]
+    """Top-level simple commands of a command line: split on unquoted `&&`, `||`, `;`, `|` and
+    newlines (not escaped ones); a heredoc's body is not analysed."""
+    line = command.split("<<", 1)[0] if "<<" in command else command
+    parts: list[str] = []
+    buf: list[str] = []
+    quote = ""
+    i, n = 0, len(line)
+    while i < n:
+        ch = line[i]
+        if quote:
+            buf.append(ch)
+            if ch == "\\" and quote == '"' and i + 1 < n:
+                buf.append(line[i + 1])
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+            i += 1
+            continue
+        if ch == "\\" and i + 1 < n:
+            if line[i + 1] == "\n":
+                i += 2
+                buf.append(" ")
+                continue
+            buf.append(line[i:i + 2])
+            i += 2
+            continue
+        if ch in "'\"":
+            quote = ch
+            buf.append(ch)
+        elif ch in ";\n|" or (ch == "&" and line[i:i + 2] == "&&"):
+            if ch == "&" or (ch == "|" and line[i:i + 2] == "||"):
+                i += 1
+            parts.append("".join(buf))
+            buf = []
+        else:
+            buf.append(ch)
+        i += 1
+    parts.append("".join(buf))
+    return [p.strip() for p in parts if p.strip()]
 
 
 def _first_word(cmd: str) -> str:
@@ -190,6 +223,11 @@ def shell_writes(command: str) -> list[tuple[EventKind, str]]:
             for a in args[1:]:
                 if not a.startswith("-"):
                     add(EventKind.WRITE, a)
+        elif word == "git" and len(args) > 2 and args[1] in {"checkout", "restore"}:
+            for a in args[2:]:
+                if a.startswith("-") or a in {"HEAD", "."} or not re.search(r"/|\.\w+$", a):
+                    continue
+                add(EventKind.REVERT, a)
         elif word == "git" and len(args) > 1 and args[1] in {"apply", "am"}:
             for m in _PATCH_FILE_RE.finditer(body):
                 add(EventKind.EDIT, m.group(1))
@@ -259,23 +297,20 @@ def is_state_changing(command: str) -> bool:
     return False
 
 
-def test_summary(output: str) -> str | None:
+def parse_test_summary(output: str) -> str | None:
     """The test runner's closing counts, verbatim (e.g. '3 failed, 14 passed')."""
     found = None
     for m in _PYTEST_SUMMARY_RE.finditer(output):
         found = m.group(1).strip().rstrip(",")
     if found:
         return found
-    m = None
-    for m in _UNITTEST_RE.finditer(output):
-        pass
-    if m:
+    unittest_runs = list(_UNITTEST_RE.finditer(output))
+    if unittest_runs:
+        m = unittest_runs[-1]
         return f"Ran {m.group(1)} tests: {m.group(2)}"
-    last = None
-    for last in _MAVEN_RE.finditer(output):
-        pass
-    if last:
-        return last.group(0)
+    maven = list(_MAVEN_RE.finditer(output))
+    if maven:
+        return maven[-1].group(0)
     for rx in (_JEST_RE, _CARGO_RE):
         hits = rx.findall(output)
         if hits:
@@ -354,7 +389,7 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
         return
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
-        for sentence in _sentences(msg.text, limit=4000):
+        for sentence in _sentences(msg.text, limit=30000):
             if _CONSTRAINT_RE.search(sentence) and len(sentence) < 400:
                 events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
         return
@@ -395,7 +430,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
     if call.kind == ToolKind.SHELL and call.command:
         cmd = call.command.strip()
         output = result.content if result else ""
-        summary = test_summary(output) if output else None
+        summary = parse_test_summary(output) if output else None
         is_test = bool(_TEST_CMD_RE.search(cmd.split("<<", 1)[0])) or summary is not None
         writes = shell_writes(cmd)
         events.append(Event(EventKind.COMMAND, rnd, msg.index, command=cmd, exit_code=exit_code, tool=call.name,
@@ -404,7 +439,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         if summary:
             events.append(Event(EventKind.TEST, rnd, msg.index, command=cmd, exit_code=exit_code, text=summary,
                                 tool=call.name))
-        if not failed or writes:
+        if not failed:
             for kind, path in writes:
                 events.append(Event(kind, rnd, msg.index, path=path, command=cmd, tool=call.name,
                                     meta={"failed": failed, "via": "shell"}))

@@ -9,11 +9,11 @@ more than parsing. Pydantic lives at the boundaries (config, CLI/LSP/MCP payload
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     SYSTEM = "system"
     USER = "user"
     ASSISTANT = "assistant"
@@ -77,7 +77,9 @@ class Message:
     def full_text(self) -> str:
         """All text the message carries, as a model would see it (for token counts and search)."""
         parts = [self.text] if self.text else []
-        for call in self.tool_calls:
+        # Agents whose calls are written in the text (mini-swe-agent bash blocks, aider SEARCH/REPLACE)
+        # would otherwise count them twice.
+        for call in [] if self.meta.get("calls_in_text") else self.tool_calls:
             parts.append(call.command or (f"{call.name} {call.arguments}" if call.arguments else call.name))
         for result in self.tool_results:
             parts.append(result.content)

@@ -28,7 +28,8 @@ HIERARCHY_RATIOS = (0.5, 0.4, 0.25)  # each level keeps this share of the level 
 LOSSY_LEVELS = {"none": 1.0, "low": 0.7, "medium": 0.4, "high": 0.2}
 SELECTIVE_THRESHOLD = 0.7
 LONG_DOCUMENT_TOKENS = 4000  # above this, "auto" picks hierarchical
-MAX_UNIT_CHARS = 4000  # longer units (minified blobs, giant log lines) are split at whitespace
+MAX_UNIT_CHARS = 4000
+LEAD_CHARS = 3000  # the opening of a text, where a transcript states its task  # longer units (minified blobs, giant log lines) are split at whitespace
 
 Method = Literal["auto", "extractive", "abstractive", "hierarchical"]
 Level = Literal["none", "low", "medium", "high"]
@@ -289,6 +290,20 @@ def _unit_values(units: list[Unit], query: str | None) -> tuple[list[dict[str, f
     for f in raw:
         freq.update(f.keys())
     n = max(1, len(units))
+    # Words of the lead (where a transcript states its task) count more wherever they recur.
+    lead_end = units[0].start + LEAD_CHARS
+    lead_words = {k for u, f in zip(units, raw, strict=True) if u.start < lead_end for k, kd in f.items() if kd == "word"}
+    # A path mentioned in full also covers its shorter spellings (`/testbed/pkg/mod.py` covers `pkg/mod.py`),
+    # so the unit with the most complete spelling is worth the most.
+    by_base: dict[str, list[str]] = {}
+    for key in freq:
+        if "/" in key and not key.startswith(("w:", "marker:")):
+            by_base.setdefault(key.rsplit("/", 1)[-1], []).append(key)
+    suffixes: dict[str, list[str]] = {}
+    for group in by_base.values():
+        if len(group) > 1:
+            for p in group:
+                suffixes[p] = [q for q in group if q != p and p.endswith("/" + q)]
     weighted: list[dict[str, float]] = []
     for f in raw:
         w: dict[str, float] = {}
@@ -297,15 +312,18 @@ def _unit_values(units: list[Unit], query: str | None) -> tuple[list[dict[str, f
             c = freq[key]
             if kind == "word":
                 # a content word matters when the text keeps coming back to it, not when it is everywhere
-                w[key] = base * math.log1p(c) * (1.0 if c < n * 0.3 else 0.3)
+                w[key] = base * math.log1p(c) * (1.0 if c < n * 0.3 else 0.3) * (4.0 if key in lead_words else 1.0)
             else:
                 w[key] = base * (1.0 + math.log1p(c))
+                for q in suffixes.get(key, ()):
+                    w.setdefault(q, FACT_WEIGHTS["path"] * (1.0 + math.log1p(freq[q])))
         weighted.append(w)
     bonus = [0.0] * len(units)
     prose_seen = 0
     for i, u in enumerate(units):
-        if ERROR_LINE_RE.search(u.text):
-            bonus[i] += 3.0
+        if ERROR_LINE_RE.search(u.text):  # worth it once per distinct error line, not per repetition
+            key = "errline:" + re.sub(r"\d+", "#", u.text.strip())[:80]
+            weighted[i][key] = 3.0 if len(u.text.strip()) > 12 else 0.5
         if MARKER_RE.search(u.text):
             bonus[i] += 50.0
         if u.kind == "fragment":
@@ -383,9 +401,9 @@ def importance(text: str, query: str | None = None) -> list[tuple[Unit, float]]:
         return []
     costs = tok.count_many([u.text for u in units])
     facts, bonus = _unit_values(units, query)
-    vals = [(sum(f.values()) + b) / (max(c, 1) ** 0.5) for f, b, c in zip(facts, bonus, costs)]
+    vals = [(sum(f.values()) + b) / (max(c, 1) ** 0.5) for f, b, c in zip(facts, bonus, costs, strict=False)]
     top = max(vals) or 1.0
-    return [(u, max(0.0, v / top)) for u, v in zip(units, vals)]
+    return [(u, max(0.0, v / top)) for u, v in zip(units, vals, strict=False)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -449,7 +467,7 @@ def selective_distillation(text: str, threshold: float = SELECTIVE_THRESHOLD, qu
     if llm is not None and scored:
         llm_scores, _notice = llm.score_sentences([u.text for u, _ in scored])
         if llm_scores is not None:
-            scored = [(u, s) for (u, _), s in zip(scored, llm_scores)]
+            scored = [(u, s) for (u, _), s in zip(scored, llm_scores, strict=False)]
     return join_units(text, [u for u, s in scored if s >= threshold or MARKER_RE.search(u.text)])
 
 

@@ -117,7 +117,7 @@ def count_many(texts: list[str], enc: str = DEFAULT_ENCODING) -> list[int]:
 def count_messages(messages: list[Message], enc: str = DEFAULT_ENCODING) -> int:
     """Fill Message.tokens once (skips messages already counted); return the total."""
     todo = [m for m in messages if m.tokens is None]
-    for msg, n in zip(todo, count_many([m.full_text() for m in todo], enc)):
+    for msg, n in zip(todo, count_many([m.full_text() for m in todo], enc), strict=False):
         msg.tokens = n
     return sum(m.tokens or 0 for m in messages)
 

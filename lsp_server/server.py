@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 import uuid
@@ -62,7 +63,9 @@ class CompactionLanguageServer(LanguageServer):
         self.cancel_events: dict[Any, threading.Event] = {}
         self.error_index = ErrorIndex()
         self.watcher: WorkspaceWatcher | None = None
+        self.index: Any = None  # restore.workspace.WorkspaceIndex, created on first use
         self.store_watcher: StoreWatcher | None = None
+        self.last_compaction: Any = None  # (Transcript, CompactionResult) of the last compaction.compact
         self.index_refreshes = 0
         self.watch_batches = 0
 
@@ -154,7 +157,9 @@ async def on_initialized(ls: CompactionLanguageServer, params: types.Initialized
     ls.loop = asyncio.get_running_loop()
     await pull_configuration(ls)
     start_watching(ls)
-    await asyncio.get_running_loop().run_in_executor(None, refresh_error_index, ls)
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, refresh_error_index, ls)
+    loop.run_in_executor(None, lambda: workspace_index(ls).ensure_scanned())  # warm, in the background
     log.info("compaction-lsp %s ready for %s", __version__, ls.root)
 
 
@@ -199,6 +204,8 @@ def _touch(ls: CompactionLanguageServer, uri: str) -> str | None:
     if path:
         ls.open_files[path] = time.time()
         ls.open_files.move_to_end(path)
+        if ls.index is not None:
+            ls.index.touch(path)  # what the user edits now ranks as recent, saved or not
     return path
 
 
@@ -256,16 +263,13 @@ def hover_at(ls: CompactionLanguageServer, uri: str, pos: types.Position) -> typ
 
 
 def load_records(workspace: Path) -> list[Any]:
-    """Every record of the workspace's error memory ([] when there is no store yet)."""
+    """The unresolved records of the workspace's error memory ([] when there is no store yet)."""
     if not (workspace / ".compaction" / "state.db").exists():
         return []
     from compaction.errors import ErrorMemory
 
-    memory = ErrorMemory.open(workspace)
-    try:
-        return list(memory.list(include_resolved=False))
-    finally:
-        memory.close()
+    with ErrorMemory(workspace) as memory:
+        return [r for r in memory.list() if not r.resolved]
 
 
 _index_lock = threading.Lock()
@@ -300,22 +304,26 @@ def publish_diagnostics(ls: CompactionLanguageServer, uri: str) -> None:
 # ---- watching ------------------------------------------------------------------------------------
 
 
-def on_files_changed(ls: CompactionLanguageServer, paths: set[Path]) -> None:
-    """Debounced workspace changes: invalidate the restore index and the cache."""
-    ls.watch_batches += 1
-    try:
-        from restore.workspace import invalidate_paths  # the shared index of the workspace
+def workspace_index(ls: CompactionLanguageServer):
+    """The restore index of the workspace (scanned once, then kept fresh by the watcher)."""
+    if ls.index is None or Path(ls.index.root) != Path(os.path.realpath(ls.root)):
+        from restore.workspace import WorkspaceIndex
 
-        invalidate_paths(ls.root, paths)
-    except ImportError:
-        pass
+        ls.index = WorkspaceIndex(ls.root, core_globs=ls.settings.restore.core_globs or None)
+    return ls.index
+
+
+def on_files_changed(ls: CompactionLanguageServer, paths: set[Path]) -> None:
+    """Debounced workspace changes: refresh the restore index and drop cached results."""
+    ls.watch_batches += 1
+    changed = workspace_index(ls).invalidate(paths)
     try:
         from compaction.cache import invalidate_files
-
-        invalidate_files(ls.root, paths)
     except ImportError:
-        pass
-    log.debug("%d files changed", len(paths))
+        invalidate_files = None
+    if invalidate_files is not None:
+        invalidate_files(ls.root, paths)
+    log.debug("%d paths changed, %d index entries updated", len(paths), len(changed))
 
 
 def start_watching(ls: CompactionLanguageServer) -> None:
@@ -385,6 +393,9 @@ async def run_job(ls: CompactionLanguageServer, name: str, args: tuple[Any, ...]
         recency=ls.watcher.recent(200) if ls.watcher else [],
         progress=report,
         cancel=cancel,
+        index=workspace_index(ls),
+        last_compaction=ls.last_compaction,
+        remember=lambda result: setattr(ls, "last_compaction", result),
         on_memory_changed=lambda: refresh_error_index(ls),
     )
     outcome = "done"

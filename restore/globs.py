@@ -138,6 +138,33 @@ class IgnoreMatcher:
     def remove(self, folder: str) -> None:
         self.sets.pop(folder, None)
 
+    def chain_for(self, folder: str) -> list[tuple[int, RuleSet]]:
+        """The rule sets that apply to entries of `folder`, root first, as (prefix length, rules);
+        computed once per folder by the walk."""
+        if not self.sets:
+            return []
+        chain: list[tuple[int, RuleSet]] = []
+        rs = self.sets.get("")
+        if rs is not None:
+            chain.append((0, rs))
+        if folder:
+            parts = folder.split("/")
+            for i in range(len(parts)):
+                base = "/".join(parts[: i + 1])
+                rs = self.sets.get(base)
+                if rs is not None:
+                    chain.append((len(base) + 1, rs))
+        return chain
+
+    @staticmethod
+    def ignored_in(chain: list[tuple[int, RuleSet]], rel: str, is_dir: bool) -> bool:
+        result = False
+        for cut, rs in chain:
+            decision = rs.decide(rel[cut:], is_dir)
+            if decision is not None:
+                result = decision
+        return result
+
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """Decide for `rel` alone (its parents are assumed not ignored; the walk prunes them)."""
         if not self.sets:

@@ -120,10 +120,12 @@ _BUSINESS_SUFFIX = re.compile(
 )
 
 _TEST_FILE = re.compile(
-    r"(?:\Atest_.*\.py|.*_test\.(?:py|go|rb)|.*_spec\.rb|.*\.(?:test|spec)\.(?:[cm]?[jt]sx?)|.*Tests?\.(?:java|kt))\Z"
+    r"(?:\Atest_.*\.py|\Atests?\.py|.*_test\.(?:py|go|rb)|.*_spec\.rb|.*\.(?:test|spec)\.(?:[cm]?[jt]sx?)|.*Tests?\.(?:java|kt))\Z"
 )
 
-_ARCH_ROOT = frozenset("architecture.md design.md readme.md readme.rst readme.txt readme adr.md".split())
+_ARCH_ROOT = frozenset(
+    "architecture.md design.md readme.md readme.rst readme.txt readme adr.md agents.md claude.md".split()
+)
 _ARCH_ANY = frozenset("architecture.md design.md".split())
 
 
@@ -156,22 +158,24 @@ def classify(rel: str) -> CoreClass | None:
     if lower in _TEST_CONFIG_NAMES or lower.startswith(_TEST_CONFIG_PREFIXES):
         return CoreClass.TEST_CONFIG
     if ext not in SOURCE_EXTS:
-        # extensionless executables in bin/ (express-generator's bin/www) are entry points
-        if not ext and dirs and dirs[-1] == "bin" and len(dirs) <= 2:
-            return CoreClass.ENTRY
-        return None
+        # bin/www-style targets come from package.json (see the workspace index)
+        return CoreClass.ENTRY if lower == "config.ru" else None
     if ext == ".pyi" or lower.endswith(".d.ts"):
         return None
     lower_dirs = [d.lower() for d in dirs]
-    if _TEST_FILE.match(name) or any(d in _TEST_DIRS for d in lower_dirs) or "src/test/" in rel:
+    dirset = set(lower_dirs)
+    if _TEST_FILE.match(name) or not dirset.isdisjoint(_TEST_DIRS) or "src/test/" in rel:
         return None
+    js = ext in JS_EXTS
+    jvm = ext in (".java", ".kt")
+    next_like = js and ("app/" in rel or "pages/" in rel)
 
     # --- entry points
-    if _NEXT_ROOT.search(rel):
+    if next_like and _NEXT_ROOT.search(rel):
         return CoreClass.ENTRY
     if lower in _ENTRY_NAMES:
-        if ext in JS_EXTS and lower in _JS_ROOT_ENTRY:
-            if len(dirs) == 0 or (len(dirs) == 1 and lower_dirs[0] in ("src", "server", "bin")):
+        if js and lower in _JS_ROOT_ENTRY:
+            if len(dirs) == 0 or lower_dirs[-1] in ("src", "server", "bin"):
                 return CoreClass.ENTRY
         elif lower == "main.rs":
             if lower_dirs[-1:] == ["src"]:
@@ -185,33 +189,33 @@ def classify(rel: str) -> CoreClass | None:
         return CoreClass.ENTRY
     if lower == "application.rb" and lower_dirs[-1:] == ["config"]:
         return CoreClass.ENTRY
-    if _JAVA_ENTRY.match(name):
+    if jvm and _JAVA_ENTRY.match(name):
         return CoreClass.ENTRY
 
     # --- routers
-    if lower in _ROUTER_NAMES or _NEXT_ROUTE.search(rel) or _JAVA_ROUTER.match(name):
+    if lower in _ROUTER_NAMES or (next_like and _NEXT_ROUTE.search(rel)) or (jvm and _JAVA_ROUTER.match(name)):
         return CoreClass.ROUTER
     if lower_dirs[-2:] == ["config", "routes"]:
         return CoreClass.ROUTER
-    if any(d in _ROUTER_DIRS for d in lower_dirs) and lower != "__init__.py":
+    if not dirset.isdisjoint(_ROUTER_DIRS) and lower != "__init__.py":
         return CoreClass.ROUTER
-    if _NEXT_PAGES.search(rel) and ext in JS_EXTS:
+    if next_like and _NEXT_PAGES.search(rel):
         return CoreClass.ROUTER
 
     # --- data models
-    if lower in _MODEL_NAMES or _MODEL_SUFFIX.match(name):
+    if lower in _MODEL_NAMES or ((js or jvm) and _MODEL_SUFFIX.match(name)):
         return CoreClass.MODEL
-    if any(d in _MODEL_DIRS for d in lower_dirs) and lower != "__init__.py":
+    if not dirset.isdisjoint(_MODEL_DIRS) and lower != "__init__.py":
         return CoreClass.MODEL
     if ext == ".prisma" or ext == ".sql":
         return CoreClass.MODEL
 
     # --- core business logic: named places first, then any other source file of the project
-    if lower in _BUSINESS_NAMES or _BUSINESS_SUFFIX.match(name):
+    if lower in _BUSINESS_NAMES or ((js or jvm) and _BUSINESS_SUFFIX.match(name)):
         return CoreClass.BUSINESS
     if lower == "__init__.py":
         return None
-    if any(d in _NON_CORE_DIRS for d in lower_dirs):
+    if not dirset.isdisjoint(_NON_CORE_DIRS):
         return None
     if ".config." in lower or lower.startswith(("eslint.", "prettier.", "babel.", "webpack.", "rollup.",
                                                   "vite.", "postcss.", "tailwind.", "next.config", "setup.py")):

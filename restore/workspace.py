@@ -111,7 +111,7 @@ class WorkspaceIndex:
                 return None
             p = real
         rel = p[len(self._root_s) + 1 :].replace(os.sep, "/")
-        return rel
+        return rel if self.inside(rel) else None
 
     def inside(self, rel: str) -> bool:
         """True when `rel` resolves (symlinks followed) inside the root."""
@@ -181,6 +181,8 @@ class WorkspaceIndex:
         stack = [start]
         ignore = self.ignore
         root = self._root_s
+        entries = self.entries
+        classify = self._class_of
         while stack:
             folder = stack.pop()
             path = os.path.join(root, folder) if folder else root
@@ -197,30 +199,35 @@ class WorkspaceIndex:
             if not folder and os.path.isfile(os.path.join(root, ".git", "info", "exclude")):
                 self._load_ignore("", info_exclude=True)
             prefix = folder + "/" if folder else ""
+            chain = ignore.chain_for(folder)
+            ignored_in = ignore.ignored_in
             for e in items:
                 name = e.name
                 rel = prefix + name
                 try:
-                    if e.is_symlink():
-                        if not self.inside(rel):
-                            continue  # never follow a symlink out of the root
-                        if e.is_dir():
-                            continue  # symlinked folders are not walked (cycles, duplicates)
-                        if ignore.ignored(rel, False) or _ext(name) in BINARY_EXTS:
-                            continue
-                        self._admit(rel, name, e.stat())
-                    elif e.is_dir(follow_symlinks=False):
+                    if e.is_dir(follow_symlinks=False):
                         if name in SKIP_DIRS or name.endswith(SKIP_DIR_SUFFIXES):
                             continue
-                        if ignore.ignored(rel, True):
+                        if chain and ignored_in(chain, rel, True):
                             continue
                         stack.append(rel)
-                    else:
-                        if _ext(name) in BINARY_EXTS or ignore.ignored(rel, False):
+                        continue
+                    dot = name.rfind(".")
+                    if dot > 0 and name[dot:].lower() in BINARY_EXTS:
+                        continue
+                    if chain and ignored_in(chain, rel, False):
+                        continue
+                    if e.is_symlink():
+                        # never follow a symlink out of the root; symlinked folders are not walked
+                        if not self.inside(rel) or e.is_dir():
                             continue
-                        if name == "package.json":
-                            packages.append(rel)
-                        self._admit(rel, name, e.stat(follow_symlinks=False))
+                        st = e.stat()
+                    else:
+                        st = e.stat(follow_symlinks=False)
+                    if name == "package.json":
+                        packages.append(rel)
+                    if st.st_size <= self.max_file_bytes and stat.S_ISREG(st.st_mode):
+                        entries[rel] = FileEntry(rel, classify(rel), st.st_mtime, st.st_size)
                 except OSError:
                     continue
 

@@ -40,28 +40,33 @@ class Hit:
 _GATE = re.compile(
     r"Traceback|Error|error|FAIL|Fail|fail|not found|No such|does not exist|denied|timed out|Timeout|"
     r"Exception|exception|panic|did not match|No replacement|too long|not permitted|Invalid|invalid|"
-    r"expected|Expected|not recognized|Unknown command|EXACTLY ONE"
+    r"expected|Expected|not recognized|Unknown command|EXACTLY ONE|No module|COMMIT|TS\d"
 )
 
 # --- Python -------------------------------------------------------------------------------------
 _TB_HEAD = re.compile(r"Traceback \(most recent call last\):[ \t]*\r?$", re.M)
 _FRAME = re.compile(r'^\s*File "([^"\n]+)", line (\d+)(?:, in (\S+))?')
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::[ \t]?(.*))?$")
-_PY_EXC_NAME = re.compile(r"^[A-Za-z_]\w*$")
+_PY_EXC_NAME = re.compile(r"^_*[A-Z]\w*[a-z]\w*$")  # CamelCase: not log levels (DEBUG) or cut-off text
 _NOT_EXC = {"During", "The", "Traceback", "Exception", "Error"}
 _E_LINE = re.compile(r"^E {1,}((?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure))(?::[ \t]?(.*))?$", re.M)
 _BARE_EXC = re.compile(
     r"^(?:Sorry: )?((?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::[ \t]?(.*))?$", re.M)
-_PYTEST_FAILED = re.compile(r"^(FAILED|ERROR) ([^\s:]+(?:::[^\s]+)+)(?: - ([^\n]*))?$", re.M)
+_PYTEST_FAILED = re.compile(r"^(FAILED|ERROR) ([^\s:]+::[^\n]*?)(?: - ([^\n]*))?$", re.M)
 _PYTEST_SUMMARY = re.compile(r"^=+ (?:[^\n=]*?\b)?(\d+) (failed|errors?)\b[^\n]*=+[ \t]*$", re.M)
 _UNITTEST_FAIL = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)[^\n]*$", re.M)
+_SYMPY_FAIL = re.compile(r"^_{3,} (\S+\.py:\w+) _{3,}$", re.M)
+_SYMPY_SUMMARY = re.compile(r"^(?:tests finished: [^\n]*\b\d+ (?:failed|exceptions?)\b[^\n]*|DO \*NOT\* COMMIT!)$", re.M)
+_NO_MODULE = re.compile(r"^[^\n]*?No module named '?([\w.]+)'?[^\n]*$", re.M)
 _ASSERT_MISMATCH = re.compile(
     r"^(?:E\s+)?(?:AssertionError: )?(?:assert .+ == .+|[Ee]xpected:? ?<.*?> but was:? ?<.*?>|"
     r"[Ee]xpected:? [^\n]+ but (?:was|got):? [^\n]+)$", re.M)
 
 # --- TypeScript ----------------------------------------------------------------------------------
 _TS_PAREN = re.compile(r"^([^\s(][^\n(]*?)\((\d+),(\d+)\): error (TS\d+): ([^\n]*)$", re.M)
-_TS_DASH = re.compile(r"^([^\s:][^\n:]*?):(\d+):(\d+) - error (TS\d+): ([^\n]*)$", re.M)
+_A = r"(?:\x1b\[[\d;]*m)*"  # ANSI colour codes of `tsc --pretty`, allowed between the fields
+_TS_DASH = re.compile(
+    rf"^{_A}([^\s:\x1b][^\n:\x1b]*?){_A}:{_A}(\d+){_A}:{_A}(\d+){_A} - {_A}error{_A} ?{_A}(TS\d+): {_A}([^\n]*)$", re.M)
 _TS_BARE = re.compile(r"^error (TS\d+): ([^\n]*)$", re.M)
 
 # --- Java / JVM ----------------------------------------------------------------------------------
@@ -92,20 +97,19 @@ _DOES_NOT_EXIST = re.compile(
     r"^[^\n]*?(?:\b(?:[Ff]ile|[Pp]ath|[Dd]irectory|[Ff]older)\b[^\n]{0,200}?\bdoes not exist|"
     r"pathspec '[^'\n]*' did not match any file|[Ff]ile not found|[Cc]annot find the (?:file|path))[^\n]*$",
     re.M)
-_CMD_NOT_FOUND = re.compile(
-    r"^[^\n]*?(?:(?:\S+: )?(?:line \d+: )?(\S+): command not found|command not found: (\S+)|"
-    r"'(\S+)' is not recognized as an internal or external command)[^\n]*$", re.M)
+_CMD_NOT_FOUND = re.compile(r"^[^\n]*(?:command not found|is not recognized as an internal)[^\n]*$")
+_CMD_NAME = re.compile(r"([^\s:]+): command not found|command not found: (\S+)|'([^'\s]+)' is not recognized")
 _PERM = re.compile(r"^[^\n]*?(?:Permission denied|Operation not permitted|EACCES)[^\n]*$", re.M)
 _TIMEOUT = re.compile(
     r"^[^\n]*?(?:[Cc]ommand timed out|timed out after|TimeoutExpired|[Tt]ook too long|"
-    r"no output for \d+ seconds|Timeout(?:Error)?:)[^\n]*$", re.M)
+    r"no output for \d+ seconds|\bTimeout(?:Error)?: )[^\n]*$", re.M)
 _EDIT_MISS = re.compile(
     r"^[^\n]*?(?:No replacement was performed|String to replace not found|SearchReplaceNoExactMatch|"
     r"did not appear verbatim|failed to exactly match lines|The SEARCH section must exactly match)[^\n]*$", re.M)
 _TOO_LONG = re.compile(r"^[^\n]*The output of your last command was too long[^\n]*$", re.M)
 _FORMAT = re.compile(r"^[^\n]*Please always provide EXACTLY ONE action[^\n]*$", re.M)
 _INVALID_PARAM = re.compile(
-    r"^[^\n]*?(?:Parameter '\w+' is expected to be one of|Invalid `\w+` parameter|"
+    r"^[^\n]*?(?:Parameter ['`]\w+['`] is (?:expected to be one of|required)|Invalid `\w+` parameter|"
     r"Invalid command: \S+|Unknown command: \S+|invalid choice: )[^\n]*$", re.M)
 
 
@@ -120,6 +124,29 @@ class _Spans:
 
     def covered(self, start: int, end: int) -> bool:
         return any(s <= start and end <= e or s <= start < e for s, e in self.spans)
+
+
+def _lines_with(text: str, needles: tuple[str, ...]):
+    """(start, end) of each distinct line containing one of the needles, found with str.find (fast)."""
+    seen: set[int] = set()
+    for needle in needles:
+        pos = text.find(needle)
+        while pos >= 0:
+            s = text.rfind("\n", 0, pos) + 1
+            e = text.find("\n", pos)
+            e = len(text) if e < 0 else e
+            if s not in seen:
+                seen.add(s)
+                yield s, e
+            pos = text.find(needle, e)
+
+def _iter(rx: re.Pattern, text: str, needles: tuple[str, ...], multiline: bool = False):
+    """Matches of a line-anchored pattern, tried only on lines holding one of the literal needles:
+    linear in the needles' occurrences, not in the text, so a clean 1 MB output costs a few str.find."""
+    for ls, le in sorted(_lines_with(text, needles)):
+        m = rx.match(text, ls) if multiline else rx.match(text, ls, le)
+        if m:
+            yield m
 
 
 def _cut(text: str, start: int, end: int) -> tuple[int, int]:
@@ -144,7 +171,9 @@ def _python_tracebacks(text: str, hits: list[Hit], spans: _Spans) -> None:
             nl = text.find("\n", pos)
             nl = len(text) if nl < 0 else nl
             raw = text[pos:nl]
-            line = raw[len(prefix):] if prefix and raw.startswith(prefix) else raw
+            if prefix and not raw.startswith(prefix):
+                break  # the prefixed block ended or the output was cut: no final line to read
+            line = raw[len(prefix):]
             line = line.rstrip("\r")
             fm = _FRAME.match(line)
             if fm:
@@ -169,14 +198,19 @@ def _python_tracebacks(text: str, hits: list[Hit], spans: _Spans) -> None:
 
 
 def _python_lines(text: str, hits: list[Hit], spans: _Spans) -> None:
-    for m in _E_LINE.finditer(text):
+    for m in _iter(_E_LINE, text, ("E  ",)):
         if spans.covered(m.start(), m.end()):
             continue
         name = m.group(1).rsplit(".", 1)[-1]
         s, e = _cut(text, m.start(), m.end())
         spans.claim(m.start(), m.end())
         hits.append(Hit(f"ERR_PY_{name}", s, e, text[s:e], detail=m.group(0)[:300]))
-    for m in _BARE_EXC.finditer(text):
+    for m in _iter(_NO_MODULE, text, ("No module named",)):
+        if not spans.covered(m.start(), m.end()) and "Error" not in m.group(0):
+            spans.claim(m.start(), m.end())
+            hits.append(Hit("ERR_PY_ModuleNotFoundError", m.start(), m.end(), m.group(0), symbol=m.group(1),
+                            detail=m.group(0)[:300]))
+    for m in _iter(_BARE_EXC, text, ("Error", "Exception")):
         if spans.covered(m.start(), m.end()):
             continue
         # a bare "Name: msg" line counts only right after a frame or a caret line (SyntaxError shape)
@@ -194,7 +228,7 @@ def _python_lines(text: str, hits: list[Hit], spans: _Spans) -> None:
 
 
 def _tests(text: str, hits: list[Hit], spans: _Spans) -> None:
-    failed = list(_PYTEST_FAILED.finditer(text))
+    failed = list(_iter(_PYTEST_FAILED, text, ("FAILED ", "ERROR ")))
     for m in failed:
         test_id, reason = m.group(2), (m.group(3) or "")
         exc = re.match(r"((?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Failure|Warning))\b", reason)
@@ -207,34 +241,41 @@ def _tests(text: str, hits: list[Hit], spans: _Spans) -> None:
             hits.append(Hit(f"ERR_PY_{exc.group(1).rsplit('.', 1)[-1]}", m.start(), m.end(), m.group(0),
                             path=path, symbol=symbol, detail=reason[:300], tests=[test_id]))
     if not failed:
-        for m in _PYTEST_SUMMARY.finditer(text):
+        for m in _iter(_PYTEST_SUMMARY, text, (" failed", " error")):
             hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)[:300]))
-    for m in _UNITTEST_FAIL.finditer(text):
+    sympy = [m for m in _iter(_SYMPY_FAIL, text, ("___ ",))]
+    for m in sympy:
+        hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), path=m.group(1).split(":")[0],
+                        symbol=m.group(1).rsplit(":", 1)[-1], detail=m.group(0), tests=[m.group(1)]))
+    if not sympy:
+        for m in _iter(_SYMPY_SUMMARY, text, ("tests finished:", "DO *NOT* COMMIT")):
+            hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)))
+    for m in _iter(_UNITTEST_FAIL, text, ("FAIL: ", "ERROR: ")):
         test_id = f"{m.group(3)}.{m.group(2)}"
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), symbol=m.group(2),
                         detail=m.group(0)[:300], tests=[test_id]))
-    for m in _SUREFIRE.finditer(text):
+    for m in _iter(_SUREFIRE, text, ("Tests run:",)):
         if int(m.group(1)) or int(m.group(2)):
             hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)))
-    for m in _GO_FAIL.finditer(text):
+    for m in _iter(_GO_FAIL, text, ("--- FAIL",)):
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), symbol=m.group(1),
                         detail=m.group(0), tests=[m.group(1)]))
-    for m in _RS_TEST.finditer(text):
+    for m in _iter(_RS_TEST, text, ("test result: FAILED",)):
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)))
-    for m in _ASSERT_MISMATCH.finditer(text):
+    for m in _iter(_ASSERT_MISMATCH, text, ("assert ", "xpected")):
         s, e = _cut(text, m.start(), m.end())
         hits.append(Hit("ERR_LOGIC_AssertionMismatch", s, e, text[s:e], detail=m.group(0)[:300]))
 
 
 def _typescript(text: str, hits: list[Hit], spans: _Spans) -> None:
     for rx in (_TS_PAREN, _TS_DASH):
-        for m in rx.finditer(text):
+        for m in _iter(rx, text, ("error TS", "error\x1b[")):
             code = m.group(4)
             spans.claim(m.start(), m.end())
             s, e = _cut(text, m.start(), m.end())
             hits.append(Hit(ts_id(code), s, e, text[s:e], path=m.group(1).strip(), line=int(m.group(2)),
                             detail=m.group(5)[:300], ts_codes=[code]))
-    for m in _TS_BARE.finditer(text):
+    for m in _iter(_TS_BARE, text, ("error TS",)):
         if not spans.covered(m.start(), m.end()):
             spans.claim(m.start(), m.end())
             hits.append(Hit(ts_id(m.group(1)), m.start(), m.end(), m.group(0), detail=m.group(2)[:300],
@@ -256,53 +297,53 @@ _JAVAC_KINDS = (
 
 
 def _java(text: str, hits: list[Hit], spans: _Spans) -> None:
-    if ".java" in text:
-        for m in _JAVAC.finditer(text):
+    for m in _iter(_CHECKSTYLE, text, ("[ERROR] ", "[WARN] ")):
+        spans.claim(m.start(), m.end())
+        hits.append(Hit("ERR_JAVA_CheckstyleViolation", m.start(), m.end(), m.group(0), path=m.group(1),
+                        line=int(m.group(2)), symbol=m.group(3), detail=m.group(4)[:300]))
+    if ".java:" in text:
+        for m in _iter(_JAVAC, text, (".java:",)):
             msg = m.group(4)
-            if not (m.group(0).startswith("[ERROR]") or "error:" in m.group(0)):
+            if spans.covered(m.start(), m.end()) or not (m.group(0).startswith("[ERROR]") or "error:" in m.group(0)):
                 continue
             kind = next((k for needle, k in _JAVAC_KINDS if needle in msg), "CompileError")
             spans.claim(m.start(), m.end())
             sym = re.search(r"symbol:\s+\w+ (\w+)", text[m.end():m.end() + 200]) if kind == "CannotFindSymbol" else None
             hits.append(Hit(f"ERR_JAVA_{kind}", m.start(), m.end(), m.group(0), path=m.group(1),
                             line=int(m.group(2) or m.group(3)), symbol=sym.group(1) if sym else None, detail=msg[:300]))
-    for m in _JAVA_EXC.finditer(text):
+    for m in _iter(_JAVA_EXC, text, ("Exception", "Error"), multiline=True):
         end = m.start() + len(m.group(0).split("\n", 1)[0])
         spans.claim(m.start(), end)
         hits.append(Hit(f"ERR_JAVA_{m.group(2)}", m.start(), end, text[m.start():end], detail=text[m.start():end][:300]))
-    for m in _CHECKSTYLE.finditer(text):
-        spans.claim(m.start(), m.end())
-        hits.append(Hit("ERR_JAVA_CheckstyleViolation", m.start(), m.end(), m.group(0), path=m.group(1),
-                        line=int(m.group(2)), symbol=m.group(3), detail=m.group(4)[:300]))
-    for m in _MVN_FAIL.finditer(text):
+    for m in _iter(_MVN_FAIL, text, ("FAILURE",)):
         hits.append(Hit("ERR_JAVA_BuildFailure", m.start(), m.end(), m.group(0), detail="BUILD FAILURE"))
-    for m in _MVN_GOAL.finditer(text):
+    for m in _iter(_MVN_GOAL, text, ("Failed to execute goal",)):
         s, e = _cut(text, m.start(), m.end())
         hits.append(Hit("ERR_JAVA_BuildFailure", s, e, text[s:e], symbol=m.group(1), detail=m.group(0)[:300]))
 
 
 def _others(text: str, hits: list[Hit], spans: _Spans) -> None:
-    for m in _JS_EXC.finditer(text):
+    for m in _iter(_JS_EXC, text, ("Error",), multiline=True):
         if spans.covered(m.start(), m.start() + 1):
             continue
         end = m.start() + len(m.group(0).split("\n", 1)[0])
         spans.claim(m.start(), end)
         hits.append(Hit(f"ERR_JS_{m.group(1)}", m.start(), end, text[m.start():end], detail=m.group(2)[:300]))
-    for m in _NPM_ERR.finditer(text):
+    for m in _iter(_NPM_ERR, text, ("npm ",)):
         hits.append(Hit(f"ERR_JS_Npm{m.group(1).title().replace('_', '')}", m.start(), m.end(), m.group(0),
                         detail=m.group(0)))
-    for m in _GO_PANIC.finditer(text):
+    for m in _iter(_GO_PANIC, text, ("panic: ",)):
         hits.append(Hit("ERR_GO_Panic", m.start(), m.end(), m.group(0), detail=m.group(1)[:300]))
     if ".go:" in text:
-        for m in _GO_BUILD.finditer(text):
+        for m in _iter(_GO_BUILD, text, (".go:",)):
             kind = "Undefined" if "undefined:" in m.group(4) else "CompileError"
             hits.append(Hit(f"ERR_GO_{kind}", m.start(), m.end(), m.group(0), path=m.group(1),
                             line=int(m.group(2)), detail=m.group(4)[:300]))
-    for m in _RS_ERR.finditer(text):
+    for m in _iter(_RS_ERR, text, ("error[E",), multiline=True):
         s, e = _cut(text, m.start(), m.end())
         hits.append(Hit(f"ERR_RS_{m.group(1)}", s, e, text[s:e], path=m.group(3),
                         line=int(m.group(4)) if m.group(4) else None, detail=m.group(2)[:300]))
-    for m in _C_ERR.finditer(text):
+    for m in _iter(_C_ERR, text, ("error: ",)):
         msg = m.group(3)
         kind = ("MissingHeader" if "No such file" in msg else "Undeclared" if "undeclared" in msg
                 else "ImplicitDeclaration" if "implicit declaration" in msg else "SyntaxError" if "expected" in msg
@@ -310,49 +351,60 @@ def _others(text: str, hits: list[Hit], spans: _Spans) -> None:
         spans.claim(m.start(), m.end())
         hits.append(Hit(f"ERR_C_{kind}", m.start(), m.end(), m.group(0), path=m.group(1), line=int(m.group(2)),
                         detail=msg[:300]))
-    for m in _C_LD.finditer(text):
+    for m in _iter(_C_LD, text, ("undefined reference",)):
         hits.append(Hit("ERR_C_UndefinedReference", m.start(), m.end(), m.group(0), symbol=m.group(1),
                         detail=m.group(0)[:300]))
     if ".pony:" in text:
-        for m in _PONY_ERR.finditer(text):
+        for m in _iter(_PONY_ERR, text, (".pony:",)):
             if "rror" in text[max(0, m.start() - 10):m.start()] or m.group(4)[:1].isupper():
                 hits.append(Hit("ERR_PONY_CompileError", m.start(), m.end(), m.group(0), path=m.group(1),
                                 line=int(m.group(2)), detail=m.group(4)[:300]))
 
 
-_PATH_IN = re.compile(r"""['"`]?((?:~|\.{1,2}|/)?[\w.\-]*(?:/[\w.\-]+)+|[\w\-]+\.\w{1,5})['"`]?""")
+_THE_PATH = re.compile(r"[Tt]he path (\S+) does not exist")
+_QUOTED_PATH = re.compile(r"['\"`]([^'\"`\s]*[/.][^'\"`\s]*)['\"`]")
+_BEFORE_COLON = re.compile(r"([^\s:'\"`]+[/.][^\s:'\"`]+): (?:No such file|[Ff]ile not found|does not exist)")
+_THE_PATH = re.compile(r"[Tt]he path (\S+) does not exist")
+_QUOTED_PATH = re.compile(r"['\"`]([^'\"`\s]*[/.][^'\"`\s]*)['\"`]")
+_BEFORE_COLON = re.compile(r"([^\s:'\"`]+[/.][^\s:'\"`]+): (?:No such file|[Ff]ile not found|does not exist)")
+
+
+_TOOL_TABLE: list[tuple[tuple[str, ...], re.Pattern, str, bool]] = [
+    (("No replacement was performed", "String to replace not found", "SearchReplaceNoExactMatch",
+      "did not appear verbatim", "failed to exactly match", "SEARCH section must exactly match"),
+     _EDIT_MISS, "ERR_TOOL_EditNotFound", False),
+    (("No such file or directory",), _NO_SUCH, "ERR_TOOL_FileNotFound", False),
+    (("does not exist", "did not match any file", "ile not found", "annot find the"), _DOES_NOT_EXIST,
+     "ERR_TOOL_FileNotFound", False),
+    (("command not found", "is not recognized as an internal"), _CMD_NOT_FOUND, "ERR_TOOL_CommandNotFound", False),
+    (("Permission denied", "Operation not permitted", "EACCES"), _PERM, "ERR_TOOL_PermissionDenied", False),
+    (("output of your last command was too long",), _TOO_LONG, "ERR_TOOL_OutputTooLong", False),
+    (("EXACTLY ONE action",), _FORMAT, "ERR_TOOL_FormatError", False),
+    (("is expected to be one of", "is required for command", "parameter", "Invalid command:", "Unknown command:", "invalid choice:"),
+     _INVALID_PARAM, "ERR_TOOL_InvalidArgument", False),
+    (("timed out", "TimeoutExpired", "ook too long", "no output for", "Timeout: ", "TimeoutError: "), _TIMEOUT, "ERR_TOOL_Timeout", True),
+]
 
 
 def _tool(text: str, hits: list[Hit], spans: _Spans, failed: bool) -> None:
-    table = [
-        (_EDIT_MISS, "ERR_TOOL_EditNotFound"),
-        (_NO_SUCH, "ERR_TOOL_FileNotFound"),
-        (_DOES_NOT_EXIST, "ERR_TOOL_FileNotFound"),
-        (_CMD_NOT_FOUND, "ERR_TOOL_CommandNotFound"),
-        (_PERM, "ERR_TOOL_PermissionDenied"),
-        (_TOO_LONG, "ERR_TOOL_OutputTooLong"),
-        (_FORMAT, "ERR_TOOL_FormatError"),
-        (_INVALID_PARAM, "ERR_TOOL_InvalidArgument"),
-    ]
-    if failed:
-        table.append((_TIMEOUT, "ERR_TOOL_Timeout"))
-    for rx, err_id in table:
-        for m in rx.finditer(text):
-            if spans.covered(m.start(), m.end()):
+    for needles, rx, err_id, needs_failure in _TOOL_TABLE:
+        if needs_failure and not failed:
+            continue
+        for ls, le in sorted(_lines_with(text, needles)):
+            line = text[ls:le]
+            if not rx.match(line) or spans.covered(ls, le):
                 continue
-            line = m.group(0)
             if re.match(r"^\s*\d+[\t:]", line) or line.startswith(("    ", "\t")):
                 continue  # a numbered or indented source listing line, not a message
-            spans.claim(m.start(), m.end())
-            s, e = _cut(text, m.start(), m.end())
+            spans.claim(ls, le)
+            s, e = _cut(text, ls, le)
             path = None
             if err_id == "ERR_TOOL_FileNotFound":
-                pm = re.search(r"(?:access|open|stat|open file|path|file|directory)[: ]+['\"`]?([^'\"`\s:]+)", line) \
-                    or _PATH_IN.search(line)
+                pm = _THE_PATH.search(line) or _QUOTED_PATH.search(line) or _BEFORE_COLON.search(line)
                 path = pm.group(1) if pm else None
             symbol = None
             if err_id == "ERR_TOOL_CommandNotFound":
-                cm = _CMD_NOT_FOUND.match(line)
+                cm = _CMD_NAME.search(line)
                 symbol = next((g for g in cm.groups() if g), None) if cm else None
             hits.append(Hit(err_id, s, e, text[s:e], path=path, symbol=symbol, detail=line[:300]))
 

@@ -132,7 +132,7 @@ class ErrorRecord:
         """Add an occurrence unless this (transcript, round) is already counted; merge its signals then."""
         for o in self.occurrences:
             if o.key == occ.key:
-                o.signals = max(o.signals, occ.signals) if o.evidence == occ.evidence else o.signals + occ.signals
+                o.signals += occ.signals
                 o.target = o.target and occ.target
                 for c in occ.ts_codes:
                     if c not in o.ts_codes:

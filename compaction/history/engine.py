@@ -92,11 +92,14 @@ def compact(
     all_facts += facts.next_step_facts(events, len(rounds))
     all_facts += facts.marked_facts(events)
     shown_records = errors_adapter.filter_for_role(records, preset)
-    all_facts += errors_adapter.problem_facts(shown_records, cwd)
+    if preset.error_memory:
+        all_facts += errors_adapter.problem_facts(shown_records, cwd, with_solutions=False)
     all_facts = _steer(all_facts, steering, preset)
 
     # --- fixed parts: header, error memory, dropped account ---------------------------------------
     header = _header(transcript, lang, len(rounds), tail_start, cwd)
+    if not preset.code:
+        header = header.replace("`", "")
     em_ceiling = max(150, min(int(window * settings.error_memory_share), int(target * 0.25)))
     em_block, em_note = ("", "")
     if preset.error_memory:
@@ -168,8 +171,8 @@ def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> lis
 def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
     """Essentials first (full text, else their short form), then optional facts by priority and score."""
     texts = [f.text for f in all_facts]
-    costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts))))
-    goal_cap = max(200, int(budget * 0.45))
+    costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
+    goal_cap = max(120, int(budget * 0.45))
     chosen: list[Fact] = []
     used = 0
     ordered = sorted(all_facts, key=lambda f: (not f.essential, SECTION_PRIORITY[f.section], -f.score))
@@ -178,7 +181,7 @@ def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
         if f.section == "goal" and f.meta.get("task") and cost > goal_cap:
             f.text = _truncate_tokens(f.text, goal_cap)
             cost = goal_cap
-        if used + cost <= budget or f.section == "marked":
+        if used + cost <= budget or f.section == "marked" or f.meta.get("task"):
             chosen.append(f)
             used += cost
         elif f.essential and f.short:
@@ -266,6 +269,8 @@ def _summary_model(chosen: list[Fact]) -> Summary:
     name = {"goal": "goal", "completed": "completed", "modified": "modified_files", "decisions": "decisions",
             "problems": "errors", "next": "next_steps", "marked": "marked"}
     for f in sorted(chosen, key=lambda f: min(f.rounds) if f.rounds else 0):
+        if f.section == "modified" and f.meta.get("scratch"):
+            continue  # not in the work tree any more: the Markdown says so, the file list does not
         text = f.meta.get("path", f.text) if f.section == "modified" else f.text
         buckets[name[f.section]].append(Item(text=text, rounds=sorted(set(f.rounds))))
     return Summary(**buckets)

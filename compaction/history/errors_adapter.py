@@ -34,11 +34,12 @@ def render_block(records: list[Any], lang: str, ceiling: int, current_round: int
                  ignore: list[str] | None = None) -> tuple[str, str]:
     """The `## Error Memory` block (with the seed's protocol) held to `ceiling` tokens; and a note
     saying what the budget merged or dropped."""
-    from compaction.errors import render_budgeted_block
+    from compaction.errors import fit_budget
 
     if ignore:
         records = [r for r in records if not any(term in _record_text(r).lower() for term in ignore)]
-    return render_budgeted_block(records, lang=lang, ceiling=ceiling, current_round=current_round)
+    fitted = fit_budget(records, ceiling=ceiling, current_round=current_round, lang=lang)
+    return fitted.markdown.rstrip("\n"), "; ".join(fitted.notes)
 
 
 def _record_text(record: Any) -> str:
@@ -47,8 +48,9 @@ def _record_text(record: Any) -> str:
     return " ".join(parts)
 
 
-def problem_facts(records: list[Any], cwd: str | None) -> list[Fact]:
-    """One line per problem: where it happened, the error line, and how it was solved."""
+def problem_facts(records: list[Any], cwd: str | None, with_solutions: bool) -> list[Fact]:
+    """One line per problem: where it happened and the error line; the solution too when the
+    error-memory block (which carries it) is not shown."""
     out: list[Fact] = []
     for rec in records:
         occ = rec.occurrences[-1] if rec.occurrences else None
@@ -63,7 +65,7 @@ def problem_facts(records: list[Any], cwd: str | None) -> list[Fact]:
             detail = detail[:197] + "…"
         label = "target bug (reproduced on purpose)" if rec.target_bug else rec.id
         text = f"{label}{where}: {detail}" if detail else f"{label}{where}"
-        if rec.solution:
+        if rec.solution and with_solutions:
             text += f" — solved: {rec.solution}"
         out.append(Fact("problems", f"{text} {cite(rec.rounds)}", rec.rounds,
                         score=40 + rec.count + (5 if rec.target_bug else 0),

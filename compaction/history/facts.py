@@ -65,10 +65,48 @@ def cite(rounds: list[int]) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
+_TRAILING_WS_RE = re.compile(r"[ \t]+$", re.MULTILINE)
+# Where an agent harness's generic instructions begin inside a task message (mini-swe-agent,
+# SWE-agent, OpenHands): the request before it is the user's; the rest is boilerplate.
+_BOILERPLATE_RE = re.compile(
+    r"^\s*(?:#+\s*Task Instructions\b|<instructions>|INSTRUCTIONS:|Follow these steps to resolve the issue)",
+    re.MULTILINE,
+)
+_FIRST_SENTENCE_RE = re.compile(r"^.{0,400}?(?:[.!?](?=\s)|\n\n)", re.DOTALL)
+
+
 def clean_task(text: str) -> str:
     text = _TAG_RE.sub("", text)
-    text = _WS_RE.sub(" ", text)
+    text = _TRAILING_WS_RE.sub("", text)
     return _BLANKS_RE.sub("\n\n", text).strip()
+
+
+def split_task(text: str) -> tuple[str, str]:
+    """(the request, the harness's generic instructions after it) of a task message."""
+    m = _BOILERPLATE_RE.search(text)
+    if not m or m.start() < 40:
+        return text, ""
+    return text[: m.start()], text[m.start():]
+
+
+def task_text(raw: str) -> str:
+    """The task as the goal section shows it: the request whole; of the harness's boilerplate only
+    its opening sentence (its rules reach the decisions section as constraints)."""
+    request, boilerplate = split_task(raw)
+    request = clean_task(request)
+    if not boilerplate.strip():
+        return request
+    bp = clean_task(boilerplate)
+    first = _FIRST_SENTENCE_RE.match(bp)
+    opening = first.group(0).strip() if first else bp[:200]
+    # Keep the first numbered step too when the boilerplate opens with a heading line.
+    if len(opening) < 60:
+        more = _FIRST_SENTENCE_RE.match(bp[len(first.group(0)) if first else 200:].lstrip())
+        if more:
+            opening = f"{opening} {more.group(0).strip()}"
+    elided = len(bp) - len(opening)
+    note = f" […harness instructions, {elided} characters, elided; their rules are under the decisions…]"
+    return f"{request}\n\n{opening}{note if elided > 0 else ''}"
 
 
 def first_line(command: str, limit: int = 160) -> str:
@@ -87,7 +125,7 @@ def goal_facts(transcript: Transcript, events: list[Event]) -> list[Fact]:
     if not requests:
         return facts
     task = requests[0]
-    facts.append(Fact("goal", clean_task(task.text), [task.round], score=100, essential=True, meta={"task": True}))
+    facts.append(Fact("goal", task_text(task.text), [task.round], score=100, essential=True, meta={"task": True}))
     later = [r for r in requests[1:] if len(r.text.strip()) > 3]
     # Interactive sessions: every later request matters, the latest most (the current goal).
     for i, req in enumerate(later):
@@ -102,21 +140,26 @@ def goal_facts(transcript: Transcript, events: list[Event]) -> list[Fact]:
 def modified_file_facts(events: list[Event], cwd: str | None, role_tests_first: bool = False) -> list[Fact]:
     files: OrderedDict[str, dict] = OrderedDict()
     for e in events:
-        if e.kind not in (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE) or not e.path:
+        if e.kind not in (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.REVERT) or not e.path:
             continue
         if e.meta.get("failed") and e.meta.get("via") != "shell":
             continue
         path = display_path(e.path, cwd)
-        if not path or path.endswith("/"):
+        if not path or path.endswith("/") or path.startswith(("/tmp/", "/dev/", "/proc/")):
             continue
         info = files.setdefault(path, {"rounds": [], "kinds": [], "last": 0})
         info["rounds"].append(e.round)
         info["kinds"].append(e.kind)
         info["last"] = e.round
-    facts = []
+    facts: list[Fact] = []
+    scratch: list[tuple[str, str, list[int]]] = []
     for path, info in files.items():
         kinds = info["kinds"]
-        if kinds[-1] is EventKind.DELETE:
+        if set(kinds) == {EventKind.DELETE} and not re.search(r"\.\w+$", path):
+            continue  # `rm -rf some_dir`: a folder the transcript never showed being filled
+        if kinds[-1] is EventKind.REVERT:
+            what = "edited, then reverted"
+        elif kinds[-1] is EventKind.DELETE:
             what = "created then removed" if EventKind.WRITE in kinds else "deleted"
         elif kinds[0] is EventKind.WRITE and EventKind.EDIT not in kinds:
             what = "created"
@@ -126,10 +169,26 @@ def modified_file_facts(events: list[Event], cwd: str | None, role_tests_first: 
             what = "edited"
         n = len(set(info["rounds"]))
         is_test = bool(re.search(r"(^|/)(tests?|spec)(/|_)|_test\.|\.test\.|\.spec\.|test_", path))
-        score = 50 + n + (5 if is_test and role_tests_first else 0) - (10 if what == "created then removed" else 0)
+        score = 50 + n + (5 if is_test and role_tests_first else 0)
+        if what in SCRATCH:
+            scratch.append((path, what, info["rounds"]))
+            continue
         facts.append(Fact("modified", f"`{path}`: {what} {cite(info['rounds'])}", info["rounds"], score=score,
                           essential=True, short=f"`{path}` {cite([info['last']])}", meta={"path": path, "what": what}))
+    # Scratch files and reverted edits: one line, so the list above is what the work tree still holds.
+    for what in SCRATCH:
+        group = [(p, r) for p, w, r in scratch if w == what]
+        if group:
+            rounds = sorted({x for _, r in group for x in r})
+            names = ", ".join(f"`{p}`" for p, _ in group)
+            label = {"created then removed": "Scratch files (created, later removed)",
+                     "edited, then reverted": "Edited, then reverted"}[what]
+            facts.append(Fact("modified", f"{label}: {names} {cite(rounds)}", rounds, score=20,
+                              short=f"{label}: {len(group)} files {cite(rounds)}", meta={"scratch": True}))
     return facts
+
+
+SCRATCH = ("created then removed", "edited, then reverted")
 
 
 def completed_facts(events: list[Event], cwd: str | None, code: bool) -> list[Fact]:
@@ -184,9 +243,9 @@ def decision_facts(events: list[Event], tail_start: int) -> list[Fact]:
     for e in events:
         if e.kind not in (EventKind.DECISION, EventKind.CONSTRAINT):
             continue
-        text = _WS_RE.sub(" ", e.text.strip())
+        text = _WS_RE.sub(" ", e.text.strip()).lstrip("-*• ").strip()
         key = text.lower()[:120]
-        if key in seen or len(text) < 15:
+        if key in seen or len(text) < 15 or text.endswith(":"):
             continue
         seen.add(key)
         score = 30 if e.kind is EventKind.DECISION else 35

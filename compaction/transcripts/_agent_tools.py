@@ -51,6 +51,17 @@ PATH_KEYS = ("file_path", "path", "absolute_path", "notebook_path", "filepath", 
 COMMAND_KEYS = ("command", "cmd", "commands", "script")
 
 
+def looks_jsonl(head: str) -> bool:
+    """True when the head is JSON Lines: a complete object on the first line and another after it."""
+    first, _, rest = head.lstrip().partition("\n")
+    if not first.startswith("{") or not rest.lstrip().startswith("{"):
+        return False
+    try:
+        return isinstance(json.loads(first), dict)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+
+
 def kind_of(name: str) -> str:
     return KIND_BY_NAME.get(name.lower(), ToolKind.OTHER)
 
@@ -96,7 +107,7 @@ def patch_paths(text: str) -> list[str]:
 
 
 _EXIT_PATTERNS = [
-    re.compile(r"^\s*Exit code:?\s*(-?\d+)\b", re.M | re.I),
+    re.compile(r"^\s*(?:Error:\s*)?Exit code:?\s*(-?\d+)\b", re.M | re.I),
     re.compile(r"Process exited with code (-?\d+)", re.I),
     re.compile(r"^\s*Exit Code:\s*(-?\d+)\b", re.M),
     re.compile(r"exited with (?:exit )?code (-?\d+)", re.I),
@@ -114,6 +125,14 @@ def exit_code_in(text: str) -> int | None:
         if m:
             return int(m.group(1))
     return None
+
+
+def exit_code_for(name: str | None, text: str) -> int | None:
+    """An exit code stated in the output of a shell-like (or unknown) tool; file tools' outputs are file
+    contents, where "Exit code 1" is just text."""
+    if name is not None and kind_of(name) not in (ToolKind.SHELL, ToolKind.OTHER):
+        return None
+    return exit_code_in(text)
 
 
 _STATUS = {"pending": "pending", "in_progress": "in_progress", "in-progress": "in_progress", "completed": "completed",

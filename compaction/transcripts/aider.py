@@ -37,6 +37,7 @@ _RUN_CMD = re.compile(r"\A/(?:run|test)\s+(.+)\Z|\A!(.+)\Z", re.S)
 _RUNNING = re.compile(r"^> Running (.+?)\s*$", re.M)
 _APPLIED = re.compile(r"^> Applied edit to (.+?)\s*$", re.M)
 # Aider's own messages that it sends back to the model as unprefixed text (edit failures, lint output).
+_NO_MATCH = re.compile(r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$", re.M)
 _REFLECTION = re.compile(r"\A(?:## SearchReplaceNoExactMatch|# \d+ SEARCH/REPLACE blocks? failed to match|"
                          r"# Fix any errors below)")
 
@@ -170,10 +171,17 @@ def load(path: str) -> Transcript:
         elif kind == "assistant":
             body = "\n".join(lines).strip("\n")
             if _REFLECTION.match(body):
+                # Failed SEARCH/REPLACE blocks: an error result for the matching edit call of the last reply.
+                failed = [m.group(1).strip() for m in _NO_MATCH.finditer(body)]
+                calls = last_assistant.tool_calls if last_assistant else []
+                call = next((c for c in calls if c.kind == ToolKind.EDIT and c.path in failed), None)
                 t.messages.append(Message(idx, Role.TOOL, "", line=line_no, harness=True, meta={"reflection": True},
-                                          tool_results=[ToolResult(body, None, "search_replace", is_error=True)]))
+                                          tool_results=[ToolResult(body, call.id if call else None, "search_replace",
+                                                                   is_error=True)]))
                 continue
             msg = Message(idx, Role.ASSISTANT, body, line=line_no, tool_calls=search_replace_calls(body, idx))
+            if msg.tool_calls:
+                msg.meta["calls_in_text"] = True  # the SEARCH/REPLACE blocks are also in the text
             t.messages.append(msg)
             last_assistant = msg
         else:  # harness output, verbatim (trailing spaces aside)

@@ -18,7 +18,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolResult, Transcript
-from compaction.transcripts._agent_tools import as_text, checklist_todos, exit_code_in, load_json_items, make_call
+from compaction.transcripts._agent_tools import (
+    as_text,
+    checklist_todos,
+    exit_code_for,
+    load_json_items,
+    looks_jsonl,
+    make_call,
+)
 from compaction.transcripts._io import content_text, expect
 
 NAME = "anthropic"
@@ -36,14 +43,18 @@ _PARAM_XML = re.compile(r"<([a-z_]+)>(.*?)</\1>", re.S)
 _THINKING = re.compile(r"<thinking>(.*?)</thinking>\s*", re.S)
 _RESULT_HEAD = re.compile(r"^\[([a-z_]+)(?: for '(.*?)')?(?: in '.*?')?\] Result:\s*", re.S)
 _ENV = re.compile(r"\s*<environment_details>.*?(?:</environment_details>|\Z)\s*", re.S)
-_ERROR_RESULT = re.compile(r"The tool execution failed with the following error:|^\[ERROR\]|<error>", re.M)
+_ERROR_RESULT = re.compile(r"\A\s*(?:The tool execution failed with the following error|"
+                           r"The user denied this operation|Missing value for required parameter)")
+_CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
 _HARNESS_USER = re.compile(r"^\s*\[ERROR\] You did not use a tool|^\s*\[TASK RESUMPTION\]", re.M)
 
 
 def sniff(head: str, path: str) -> int:
     start = head.lstrip()[:1]
-    if start not in "[{" or not re.search(r'"role"\s*:\s*"(user|assistant)"', head):
+    if start not in "[{" or not re.search(r'"role"\s*:\s*"(user|assistant)"', head) or looks_jsonl(head):
         return 0
+    if start == "{" and not re.match(r'\s*\{\s*"(messages|system|model|max_tokens|id)"\s*:', head):
+        return 0  # an object must be a Messages request body; JSONL records (Claude Code) are not
     if re.search(r'"role"\s*:\s*"(tool|function|model)"', head) or '"tool_calls"' in head or '"parts"' in head:
         return 0
     if "<environment_details>" in head or "] Result:" in head or re.search(r"<task>\\n", head):
@@ -85,6 +96,11 @@ def load(path: str) -> Transcript:
             cline = _user(t, blocks, ts, line) or cline
     if cline:
         t.meta["dialect"] = "cline"
+        for msg in t.messages:  # Cline names its working directory inside <environment_details>
+            m = next((_CWD.search(e) for e in msg.meta.get("environment_details", []) if _CWD.search(e)), None)
+            if m:
+                t.cwd = m.group(1)
+                break
     return t
 
 
@@ -135,14 +151,18 @@ def _assistant(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
             calls.append(make_call(str(block.get("name") or "unknown"), args, block.get("id")))
         elif btype in ("thinking", "redacted_thinking"):
             meta.setdefault("thinking", []).append(block.get("thinking") or "")
-    t.messages.append(Message(len(t.messages), Role.ASSISTANT, "\n".join(texts), tool_calls=calls,
+    index = len(t.messages)
+    for j, call in enumerate(calls):
+        if call.id is None:  # XML calls carry no ids; results are paired with them by order below
+            call.id = f"xml-{index}-{j}"
+    t.messages.append(Message(index, Role.ASSISTANT, "\n".join(texts), tool_calls=calls,
                               timestamp=ts, line=line, meta=meta))
     return cline
 
 
 def _cline_result(name: str, target: str | None, body: str) -> ToolResult:
-    is_error = bool(_ERROR_RESULT.search(body[:2000])) or "The user denied this operation" in body[:500]
-    code = exit_code_in(body)
+    is_error = bool(_ERROR_RESULT.match(body))
+    code = exit_code_for(name, body)
     if code is not None and code != 0:
         is_error = True
     return ToolResult(content=body.strip(), name=name, is_error=is_error, exit_code=code)
@@ -154,6 +174,7 @@ def _user(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
     env: list[str] = []
     cline = False
     pending: ToolResult | None = None  # a Cline "[x] Result:" block collects the text blocks after it
+    names = {c.id: c.name for m in t.messages[-4:] for c in m.tool_calls if c.id}
     for block in blocks:
         if not isinstance(block, dict):
             continue
@@ -161,8 +182,9 @@ def _user(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
         if btype == "tool_result":
             pending = None
             body = content_text(block.get("content")) if isinstance(block.get("content"), list) else as_text(block.get("content"))
-            results.append(ToolResult(content=body, call_id=block.get("tool_use_id"),
-                                      is_error=block.get("is_error") is True, exit_code=exit_code_in(body)))
+            name = names.get(block.get("tool_use_id"))
+            results.append(ToolResult(content=body, call_id=block.get("tool_use_id"), name=name,
+                                      is_error=block.get("is_error") is True, exit_code=exit_code_for(name, body)))
             continue
         if btype != "text" or not isinstance(block.get("text"), str):
             continue
@@ -182,16 +204,10 @@ def _user(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
             pending.is_error, pending.exit_code = replacement.is_error, replacement.exit_code
         elif text:
             texts.append(text)
-    names = {c.id: c.name for m in t.messages[-4:] for c in m.tool_calls if c.id}
-    for r in results:
-        if r.name is None:
-            r.name = names.get(r.call_id)
     if cline and results:  # XML calls carry no ids: pair results with the preceding calls in order
         prev = next((m for m in reversed(t.messages) if m.role is Role.ASSISTANT), None)
         if prev is not None:
             for call, r in zip([c for c in prev.tool_calls if c.name != "task_progress"], results, strict=False):
-                if call.id is None:
-                    call.id = f"xml-{prev.index}-{prev.tool_calls.index(call)}"
                 r.call_id = r.call_id or call.id
     meta = {"environment_details": env} if env else {}
     if results:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from compaction.model import Message, Role, ToolResult, Transcript
-from compaction.transcripts._agent_tools import as_text, exit_code_in, make_call
+from compaction.model import Message, Role, ToolResult, Transcript, TranscriptError
+from compaction.transcripts._agent_tools import as_text, exit_code_for, make_call
 from compaction.transcripts._io import content_text, expect, iter_jsonl
 
 NAME = "claude-code"
@@ -31,6 +31,8 @@ def sniff(head: str, path: str) -> int:
     score = 0
     if '"sessionId"' in head and ('"parentUuid"' in head or '"leafUuid"' in head):
         score = 90
+    elif re.search(r'"type"\s*:\s*"summary"', head) and '"leafUuid"' in head:
+        score = 80  # a session file holding only its title
     elif '"isSidechain"' in head or '"userType"' in head:
         score = 80
     if score and '"message"' in head:
@@ -50,7 +52,9 @@ def load(path: str) -> Transcript:
     msgs = t.messages
     by_id: dict[str, Message] = {}  # message.id -> assistant Message of the current response
     summaries: list[str] = []
+    seen = 0
     for lineno, rec in iter_jsonl(path, t.warnings):
+        seen += 1
         expect(isinstance(rec, dict), path, "a JSONL record must be an object", lineno)
         kind = rec.get("type")
         if rec.get("isSidechain") is True:
@@ -85,6 +89,8 @@ def load(path: str) -> Transcript:
         else:
             if _user(t, rec, content, ts, lineno):
                 by_id.clear()  # a real user message ends the response; ids never continue across it
+    if not seen:
+        raise TranscriptError(path, "empty file (no JSON records)")
     if summaries:
         t.meta["summaries"] = summaries
     return t
@@ -132,18 +138,17 @@ def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -
         return not harness
     results: list[ToolResult] = []
     texts: list[str] = []
+    names = {c.id: c.name for m in msgs[-8:] for c in m.tool_calls if c.id}
     for block in content:
         if not isinstance(block, dict):
             continue
         if block.get("type") == "tool_result":
             text = _result_content(block)
-            results.append(ToolResult(content=text, call_id=block.get("tool_use_id"),
-                                      is_error=block.get("is_error") is True, exit_code=exit_code_in(text)))
+            name = names.get(block.get("tool_use_id"))
+            results.append(ToolResult(content=text, call_id=block.get("tool_use_id"), name=name,
+                                      is_error=block.get("is_error") is True, exit_code=exit_code_for(name, text)))
         elif block.get("type") == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
-    names = {c.id: c.name for m in msgs[-8:] for c in m.tool_calls if c.id}
-    for r in results:
-        r.name = names.get(r.call_id)
     if results:
         msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=results, timestamp=ts, line=lineno))
     text = "\n".join(texts)

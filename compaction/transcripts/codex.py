@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any
 
-from compaction.model import Message, Role, ToolKind, ToolResult, Transcript
-from compaction.transcripts._agent_tools import as_text, exit_code_in, make_call, parse_arguments
+from compaction.model import Message, Role, ToolKind, ToolResult, Transcript, TranscriptError
+from compaction.transcripts._agent_tools import as_text, exit_code_for, make_call, parse_arguments
 from compaction.transcripts._io import content_text, expect, iter_jsonl
 
 NAME = "codex"
@@ -34,12 +34,14 @@ def sniff(head: str, path: str) -> int:
         return 0
     if _ENVELOPE.search(head) and '"payload"' in head:
         return 95 if '"session_meta"' in head or '"response_item"' in head else 70
+    if re.search(r'"record_type"\s*:\s*"state"', head):
+        return 70  # pre-envelope rollouts mark state snapshots this way
     if _ITEM.search(head) and '"call_id"' in head:
         return 60  # pre-envelope rollouts: bare response items
     return 0
 
 
-def _output(payload: dict[str, Any]) -> tuple[str, int | None, bool]:
+def _output(payload: dict[str, Any], name: str | None) -> tuple[str, int | None, bool]:
     """(text, exit code, is_error) of a function-call output in any of its historical shapes."""
     out = payload.get("output")
     success: Any = None
@@ -62,7 +64,7 @@ def _output(payload: dict[str, Any]) -> tuple[str, int | None, bool]:
                 exit_code = meta["exit_code"]
             text = as_text(obj["output"])
     if exit_code is None:
-        exit_code = exit_code_in(text)
+        exit_code = exit_code_for(name, text)
     is_error = success is False or (exit_code is not None and exit_code != 0)
     return text, exit_code, is_error
 
@@ -74,7 +76,9 @@ def load(path: str) -> Transcript:
     reasoning: list[str] = []
     exit_codes: dict[str, int] = {}
     names: dict[str, str] = {}
+    seen = 0
     for lineno, rec in iter_jsonl(path, t.warnings):
+        seen += 1
         expect(isinstance(rec, dict), path, "a JSONL record must be an object", lineno)
         rtype = rec.get("type")
         ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
@@ -115,6 +119,8 @@ def load(path: str) -> Transcript:
             current = None
             continue
         current = _item(t, payload, current, reasoning, names, ts, lineno)
+    if not seen:
+        raise TranscriptError(path, "empty file (no JSON records)")
     for msg in msgs:  # exit codes the UI events recorded but the output text did not state
         for r in msg.tool_results:
             if r.exit_code is None and r.call_id in exit_codes:
@@ -179,8 +185,8 @@ def _item(t: Transcript, p: dict[str, Any], current: Message | None, reasoning: 
         current.tool_calls.append(call)
         return current
     if itype in _OUTPUT_TYPES:
-        text, code, is_error = _output(p)
         cid = p.get("call_id")
+        text, code, is_error = _output(p, names.get(str(cid)))
         msgs.append(Message(len(msgs), Role.TOOL, "", timestamp=ts, line=lineno, tool_results=[
             ToolResult(content=text, call_id=cid, name=names.get(str(cid)), is_error=is_error, exit_code=code)]))
         return None

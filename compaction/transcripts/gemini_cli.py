@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from compaction.model import Message, Role, ToolResult, Transcript, TranscriptError
-from compaction.transcripts._agent_tools import as_text, exit_code_in, load_json_items, make_call
+from compaction.transcripts._agent_tools import as_text, exit_code_for, load_json_items, make_call
 from compaction.transcripts._io import expect, iter_jsonl
 
 NAME = "gemini-cli"
@@ -106,8 +106,9 @@ def _load_stream(t: Transcript, lineno: int, rec: dict, records: Any) -> Transcr
             text = as_text(rec.get("output")) if rec.get("output") is not None else ""
             if err and err.get("message"):
                 text = f"{text}\n{err['message']}" if text else str(err["message"])
+            code = exit_code_for(names.get(str(rec.get("tool_id"))), text)
             result = ToolResult(content=text, call_id=rec.get("tool_id"), name=names.get(str(rec.get("tool_id"))),
-                                is_error=rec.get("status") == "error", exit_code=exit_code_in(text))
+                                is_error=rec.get("status") == "error" or bool(code), exit_code=code)
             msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=[result], timestamp=ts, line=line,
                                 meta={"error_type": err.get("type")} if err else {}))
             current = None
@@ -131,8 +132,10 @@ def _load_stream(t: Transcript, lineno: int, rec: dict, records: Any) -> Transcr
 # --- 2. saved sessions ---------------------------------------------------------------------------
 
 def _load_session_jsonl(t: Transcript, lineno: int, meta: dict, records: Any) -> Transcript:
-    t.meta.update({k: meta[k] for k in ("sessionId", "projectHash", "startTime", "kind") if k in meta})
+    t.meta.update({k: meta[k] for k in ("sessionId", "projectHash", "startTime", "kind", "directories") if k in meta})
     order: dict[str, tuple[int, dict]] = {}  # id -> (first line, latest record); dicts keep insertion order
+    if isinstance(meta.get("messages"), list):  # a legacy session saved on one line
+        order = {str(m.get("id", i)): (lineno, m) for i, m in enumerate(meta["messages"]) if isinstance(m, dict)}
     for line, rec in records:
         expect(isinstance(rec, dict), t.path, "a JSONL record must be an object", line)
         if isinstance(rec.get("$rewindTo"), str):
@@ -233,8 +236,9 @@ def _session_message(t: Transcript, rec: dict, line: int) -> None:
             msg.tool_calls.append(call)
             if "result" in tc or "status" in tc:
                 out = _response_text(tc.get("result"))
-                results.append(ToolResult(content=out, call_id=tc.get("id"), name=call.name,
-                                          is_error=tc.get("status") in ("error", "cancelled"), exit_code=exit_code_in(out)))
+                code = exit_code_for(call.name, out)
+                results.append(ToolResult(content=out, call_id=tc.get("id"), name=call.name, exit_code=code,
+                                          is_error=tc.get("status") in ("error", "cancelled") or bool(code)))
         if results:
             msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=results, timestamp=ts, line=line))
     elif mtype in ("info", "error", "warning"):
@@ -269,8 +273,9 @@ def _load_contents(path: str) -> Transcript:
                 fr = part["functionResponse"]
                 out = _response_text(part)
                 resp = fr.get("response") if isinstance(fr.get("response"), dict) else {}
+                code = exit_code_for(fr.get("name") or names.get(str(fr.get("id"))), out)
                 results.append(ToolResult(content=out, call_id=fr.get("id"), name=fr.get("name"),
-                                          is_error="error" in resp, exit_code=exit_code_in(out)))
+                                          is_error="error" in resp or bool(code), exit_code=code))
             elif isinstance(part.get("text"), str) and not part.get("thought"):
                 texts.append(part["text"])
         text = "".join(texts)

@@ -34,6 +34,7 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _FIRST_FENCE = re.compile(r"^```[ \t]*([\w+-]*)[ \t]*\n(.*?)^```", re.M | re.S)
 _SHELL_NAMES = {"bash", "shell", "sh", "terminal", "run", "execute_command", "command", "run_command", "exec"}
 _SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh", "powershell", "cmd"}
+_WHOLE_FENCE = re.compile(r"\A```[^\n]*\n(.*?)\n?```\Z", re.S)
 _EXIT = re.compile(r"\bexit(?:[ _]code)?[ \t]*[:=]?[ \t]*(-?\d+)\b", re.I)
 
 
@@ -96,6 +97,9 @@ def load(path: str) -> Transcript:
         elif role == "tool":
             code_m = _EXIT.search(suffix or "")
             code = int(code_m.group(1)) if code_m else None
+            whole = _WHOLE_FENCE.match(body)
+            if whole and "```" not in whole.group(1):
+                body = whole.group(1)
             result = ToolResult(body, last_call.id if last_call else None, last_call.name if last_call else suffix,
                                 is_error=bool(code), exit_code=code)
             t.messages.append(Message(idx, Role.TOOL, "", tool_results=[result], line=line_no))

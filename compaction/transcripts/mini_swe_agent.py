@@ -19,8 +19,9 @@ from compaction.transcripts._io import content_text, expect, load_json
 NAME = "mini-swe-agent"
 DESCRIPTION = "mini-swe-agent trajectory (.traj.json): messages with ```bash actions and <returncode> observations"
 
-# The agent's own action regex (minisweagent DefaultAgent.action_regex): exactly one match = one action.
-_ACTION = re.compile(r"```bash\s*\n(.*?)\n```", re.S)
+# The agent's own action regex (v1 DefaultAgent.action_regex; v2 text models use mswea_bash_command):
+# exactly one match = one action, anything else earns a format complaint.
+_ACTION = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
 _RETURNCODE = re.compile(r"\A\s*<returncode>\s*(-?\d+)\s*</returncode>\s*")
 _OUTPUT = re.compile(r"<output>\n?(.*?)</output>", re.S)
 _HEAD_TAIL = re.compile(r"<output_head>\n?(.*?)</output_head>.*?<output_tail>\n?(.*?)</output_tail>", re.S)
@@ -36,15 +37,21 @@ def sniff(head: str, path: str) -> int:
         score = 100
     elif '"mini_version"' in head or "minisweagent." in head:
         score = 95
-    elif '"messages"' in head and "<returncode>" in head and "```bash" in head:
+    elif '"messages"' in head and ("<returncode>" in head or "mswea_bash_command" in head) and "```" in head:
         score = 85
     if score and path.endswith(".traj.json"):
         score = min(100, score + 3)
     return score
 
 
-def _observation(text: str, call_id: str | None) -> ToolResult | None:
+def _observation(text: str, call_id: str | None, extra: Any = None) -> ToolResult | None:
     m = _RETURNCODE.match(text)
+    if not m and isinstance(extra, dict) and isinstance(extra.get("returncode"), int):
+        code = extra["returncode"]  # v2 records the raw output and return code in `extra`
+        out = _OUTPUT.search(text)
+        content = extra.get("raw_output") if isinstance(extra.get("raw_output"), str) else (
+            out.group(1) if out else text)
+        return ToolResult(content=content, call_id=call_id, name="bash", is_error=code != 0, exit_code=code)
     if m:
         code = int(m.group(1))
         out = _OUTPUT.search(text, m.end())
@@ -59,7 +66,7 @@ def _observation(text: str, call_id: str | None) -> ToolResult | None:
     return None
 
 
-def _openai_tool_calls(raw: Any, where: str) -> list[ToolCall]:
+def _openai_tool_calls(raw: Any) -> list[ToolCall]:
     """Newer mini-swe-agent versions may record OpenAI-style tool calls; read them if present."""
     calls: list[ToolCall] = []
     for tc in raw if isinstance(raw, list) else []:
@@ -98,7 +105,7 @@ def load(path: str) -> Transcript:
         t.meta["instance_id"] = data["instance_id"]
 
     seen_task = False
-    pending: str | None = None  # id of the last assistant action awaiting its observation
+    pending_ids: list[str | None] = []  # ids of the last assistant's actions awaiting observations
     submitted = False
     for i, raw in enumerate(msgs):
         expect(isinstance(raw, dict), path, f"messages[{i}] must be an object")
@@ -108,35 +115,53 @@ def load(path: str) -> Transcript:
         if role == "system":
             t.messages.append(Message(idx, Role.SYSTEM, text))
         elif role == "assistant":
-            calls = _openai_tool_calls(raw.get("tool_calls"), path)
+            calls = _openai_tool_calls(raw.get("tool_calls"))
+            extra = raw.get("extra") if isinstance(raw.get("extra"), dict) else {}
+            if not calls and isinstance(extra.get("actions"), list):
+                calls = [ToolCall(name="bash", arguments={"command": a["command"]}, id=f"call-{idx}-{k}",
+                                  kind=ToolKind.SHELL, command=a["command"])
+                         for k, a in enumerate(extra["actions"])
+                         if isinstance(a, dict) and isinstance(a.get("command"), str)]
             if not calls:
                 actions = _ACTION.findall(text)
                 if len(actions) == 1:
                     calls = [ToolCall(name="bash", arguments={"command": actions[0]}, id=f"call-{idx}",
                                       kind=ToolKind.SHELL, command=actions[0])]
-            pending = calls[0].id if calls else None
+            pending_ids = [c.id for c in calls]
             submitted = any(c.command and _SUBMIT in c.command for c in calls)
-            t.messages.append(Message(idx, Role.ASSISTANT, text, tool_calls=calls))
+            msg = Message(idx, Role.ASSISTANT, text, tool_calls=calls)
+            if calls and not raw.get("tool_calls"):
+                msg.meta["calls_in_text"] = True  # the command is also in the text (fenced block)
+            t.messages.append(msg)
         elif role in ("user", "tool", "exit"):
             if role == "user" and not seen_task:
                 seen_task = True
                 t.messages.append(Message(idx, Role.USER, text))
                 continue
             msg = Message(idx, Role.TOOL, text, harness=True)
-            result = _observation(text, pending or raw.get("tool_call_id"))
+            call_id = raw.get("tool_call_id") if isinstance(raw.get("tool_call_id"), str) else (
+                pending_ids[0] if pending_ids else None)
+            if call_id in pending_ids:
+                pending_ids.remove(call_id)
+            result = _observation(text, call_id, raw.get("extra"))
             if result is not None:
                 msg.tool_results.append(result)
                 msg.text = ""
                 msg.harness = False
+                if submitted and _DIFF.match(result.content):
+                    msg.meta["final_patch_echo"] = msg.harness = True
+                    submitted = False
             elif _FORMAT_ERROR.match(text):
                 msg.meta["format_error"] = True
-            elif submitted or (role == "exit" and _DIFF.match(text)) or (pending is None and _DIFF.match(text)):
+            elif submitted or (role == "exit" and _DIFF.match(text)) or (call_id is None and _DIFF.match(text)):
                 # The harness's echo of the final diff after COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT.
                 msg.meta["final_patch_echo"] = True
+                submitted = False
             elif role == "tool":
-                msg.tool_results.append(ToolResult(content=text, call_id=raw.get("tool_call_id") or pending))
+                msg.tool_results.append(ToolResult(content=text, call_id=call_id))
                 msg.text, msg.harness = "", False
-            pending = None
+            if role != "tool":
+                pending_ids = []
             t.messages.append(msg)
         else:
             t.skip(f"role:{role}")

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolResult, Transcript
-from compaction.transcripts._agent_tools import exit_code_in, load_json_items, make_call, parse_arguments
+from compaction.transcripts._agent_tools import exit_code_for, load_json_items, looks_jsonl, make_call, parse_arguments
 from compaction.transcripts._io import content_text, expect
 
 NAME = "openai-chat"
@@ -27,13 +27,13 @@ _ROLES = {"system": Role.SYSTEM, "developer": Role.SYSTEM, "user": Role.USER, "a
 
 def sniff(head: str, path: str) -> int:
     start = head.lstrip()[:1]
-    if start not in "[{" or not _ROLE.search(head):
+    if start not in "[{" or not _ROLE.search(head) or looks_jsonl(head):
         return 0
     if _FOREIGN.match(head) or '"parts"' in head or re.search(r'"type"\s*:\s*"(tool_use|tool_result)"', head):
         return 5
     if start == "{" and not re.match(r'\s*\{\s*"(messages|model|id|object|metadata)"\s*:', head):
         return 10
-    if '"tool_calls"' in head or re.search(r'"role"\s*:\s*"(tool|function)"', head) or '"function_call"' in head:
+    if '"tool_calls"' in head or re.search(r'"role"\s*:\s*"(tool|function)"', head) or re.search(r'"function_call"\s*:\s*\{', head):
         return 85
     if re.search(r'"role"\s*:\s*"(system|developer)"', head) or re.search(r'"content"\s*:\s*"', head):
         return 50
@@ -86,7 +86,7 @@ def load(path: str) -> Transcript:
             if cid is None and pending_legacy:
                 legacy = pending_legacy.pop(0)
                 name = name or legacy.name
-            code = exit_code_in(text)
+            code = exit_code_for(name, text)
             msgs.append(Message(len(msgs), role, "", timestamp=ts, line=line, tool_results=[
                 ToolResult(content=text, call_id=cid, name=name, exit_code=code,
                            is_error=(code is not None and code != 0) or item.get("is_error") is True)]))

@@ -91,6 +91,8 @@ def _tool_call(ev: dict[str, Any], action: str) -> ToolCall | None:
     cid = str(ev.get("id")) if ev.get("id") is not None else None
     if action == "run":
         cmd = args.get("command") if isinstance(args.get("command"), str) else ""
+        if args.get("is_input"):  # keystrokes sent to a running process, not a new command line
+            return ToolCall(name, {"input": cmd}, cid, ToolKind.OTHER)
         return ToolCall(name, {"command": cmd}, cid, ToolKind.SHELL, command=cmd)
     if action == "run_ipython":
         return ToolCall(name, {"code": args.get("code", "")}, cid, ToolKind.OTHER)

@@ -19,10 +19,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from compaction.atomic import write_text_atomic
 from compaction.config import Settings
 from compaction.discovery import discover_transcripts
+from compaction.errors.memory import ErrorMemoryError
 from compaction.model import TranscriptError
+from compaction.store import StoreError
 
 # Test hook: wait this long (ms) in every phase so that a test can cancel deterministically.
 _PHASE_DELAY_ENV = "COMPACTION_LSP_PHASE_DELAY_MS"
@@ -45,6 +46,9 @@ class Job:
     progress: Callable[[str, int | None], None] = lambda message, pct: None
     cancel: threading.Event = field(default_factory=threading.Event)
     home: str | None = None
+    index: Any = None  # restore.workspace.WorkspaceIndex kept fresh by the watcher
+    last_compaction: Any = None  # (Transcript, CompactionResult) of this server's last compaction
+    remember: Callable[[Any], None] = lambda pair: None
     on_memory_changed: Callable[[], None] = lambda: None
 
     def phase(self, message: str, percentage: int | None = None) -> None:
@@ -109,35 +113,28 @@ class CompactParams(_Params):
 
 
 def compact(job: Job, p: CompactParams) -> dict[str, Any]:
-    from compaction import history
+    """Load, record the errors in the store, compact (same call as `compaction compact`), write
+    `.compaction/latest.md` and `.compaction/restore.md`."""
+    from compaction.history import compact as compact_transcript
     from compaction.transcripts import load_transcript
 
     path = resolve_transcript(job, p.transcript)
-    settings = job.settings.model_copy(update={k: v for k, v in {"role": p.role, "lang": p.lang}.items() if v})
     job.phase(f"Loading {path.name}", 5)
     transcript = load_transcript(path, p.format)
-    job.phase("Recording errors in the error memory", 35)
+    job.phase("Recording errors in the error memory", 30)
     _ingest_errors(job, transcript)
-    job.phase("Compacting", 55)
-    result = history.compact(
-        transcript, settings, instructions=p.instructions, target_tokens=p.target_tokens, workspace=job.workspace
-    )
-    job.phase("Writing the summary and the restore state", 85)
+    job.phase("Compacting", 50)
+    result = compact_transcript(transcript, job.settings, target_tokens=p.target_tokens, role=p.role,
+                                instructions=p.instructions, lang=p.lang)  # fmt: skip
+    job.phase("Writing the summary and the restore state", 80)
     out = result.model_dump(mode="json")
-    latest = write_text_atomic(job.workspace / ".compaction" / "latest.md", result.markdown)
-    restored = _restore(job, result=result, transcript=transcript)
-    out["paths"] = {"latest": str(latest), "restore": restored["path"]}
+    out["paths"] = _write_after_compaction(job, transcript, result)
     return out
 
 
 def _ingest_errors(job: Job, transcript: Any) -> None:
-    from compaction.errors import ErrorMemory
-
-    memory = ErrorMemory.open(job.workspace)
-    try:
+    with _memory(job) as memory:
         memory.ingest(transcript)
-    finally:
-        memory.close()
     job.on_memory_changed()
 
 
@@ -146,35 +143,46 @@ def _ingest_errors(job: Job, transcript: Any) -> None:
 
 class RestoreParams(_Params):
     open_files: list[str] | None = None
-    transcript: str | None = None
 
 
 def restore(job: Job, p: RestoreParams) -> dict[str, Any]:
-    job.phase("Building the restore state", 10)
-    open_files = p.open_files if p.open_files is not None else job.open_files
-    transcript = None
-    if p.transcript:
-        from compaction.transcripts import load_transcript
-
-        transcript = load_transcript(resolve_transcript(job, p.transcript))
-    return _restore(job, open_files=open_files, transcript=transcript)
-
-
-def _restore(job: Job, result: Any = None, transcript: Any = None, open_files: list[str] | None = None) -> dict:
-    from restore.render import render_restore
+    """The restore state now: the editor's open files, the watcher-fresh index, the error memory,
+    and the last compaction this server made (for unfinished tasks and problems)."""
+    from restore.pipeline import restore_from_transcript
+    from restore.render import render_markdown, write_restore
     from restore.state import build_restore_state
 
-    state = build_restore_state(
-        job.workspace,
-        settings=job.settings,
-        result=result,
-        transcript=transcript,
-        open_files=open_files if open_files is not None else job.open_files,
-        recency=dict(job.recency),
-    )
-    markdown = render_restore(state, lang=job.settings.lang)
-    path = write_text_atomic(job.workspace / ".compaction" / "restore.md", markdown)
-    return {"markdown": markdown, "state": state.model_dump(mode="json"), "path": str(path)}
+    job.phase("Building the restore state", 10)
+    open_files = p.open_files if p.open_files is not None else job.open_files
+    if job.last_compaction is not None:
+        transcript, result = job.last_compaction
+        state = restore_from_transcript(job.workspace, transcript, result, job.settings,
+                                        open_files=open_files, index=job.index)  # fmt: skip
+    else:
+        state = build_restore_state(job.workspace, open_files=open_files, settings=job.settings, index=job.index,
+                                    error_records=_stored_records(job))  # fmt: skip
+    job.phase("Writing the restore document", 90)
+    path = write_restore(state)
+    return {"markdown": render_markdown(state), "state": state.model_dump(mode="json"), "path": str(path)}
+
+
+def _stored_records(job: Job) -> list[Any] | None:
+    """The store's unresolved records in the boundary shape (None: no store yet)."""
+    if not (job.workspace / ".compaction" / "state.db").exists():
+        return None
+    from compaction.errors import records_to_out
+
+    with _memory(job) as memory:
+        return records_to_out([r for r in memory.list() if not r.resolved])
+
+
+def _write_after_compaction(job: Job, transcript: Any, result: Any) -> dict[str, str]:
+    from restore.pipeline import write_after_compaction
+
+    latest, restored = write_after_compaction(job.workspace, transcript, result, job.settings,
+                                              open_files=job.open_files, index=job.index)  # fmt: skip
+    job.remember((transcript, result))
+    return {"latest": str(latest), "restore": str(restored)}
 
 
 # ---- status --------------------------------------------------------------------------------------
@@ -216,19 +224,23 @@ class ErrorListParams(_Params):
 class ErrorCheckParams(_Params):
     text: str = ""
     path: str | None = None
-    limit: int = Field(5, gt=0)
+    files: list[str] = Field(default_factory=list)
+    code: str = ""
+    commands: list[str] = Field(default_factory=list)
+    limit: int = Field(3, gt=0)
+    lang: Literal["en", "zh"] | None = None
 
 
 class ErrorAddParams(_Params):
     id: str
     solution: str | None = None
     avoidance: str | None = None
-    message: str | None = None
+    evidence: str = ""
     path: str | None = None
     line: int | None = Field(None, gt=0)
     symbol: str | None = None
     command: str | None = None
-    round: int | None = None
+    round: int | None = Field(None, gt=0)
 
 
 class ErrorIdParams(_Params):
@@ -244,78 +256,66 @@ class ErrorExportParams(_Params):
 def _memory(job: Job):
     from compaction.errors import ErrorMemory
 
-    return ErrorMemory.open(job.workspace)
+    return ErrorMemory(job.workspace)
 
 
-def _records(items: Any) -> list[dict[str, Any]]:
-    from lsp_server.features.locations import as_dict
+def record_json(rec: Any) -> dict[str, Any]:
+    """A stored record in the boundary shape (`ErrorRecordOut`, as in `compaction compact --json`)
+    plus whether it was resolved."""
+    from compaction.errors import record_to_out
 
-    return [as_dict(r) for r in items]
+    return {**record_to_out(rec).model_dump(mode="json"), "resolved": bool(rec.resolved)}
 
 
 def errors_list(job: Job, p: ErrorListParams) -> dict[str, Any]:
-    memory = _memory(job)
-    try:
-        return {"records": _records(memory.list(include_resolved=p.include_resolved))}
-    finally:
-        memory.close()
+    with _memory(job) as memory:
+        records = memory.list()
+    return {"records": [record_json(r) for r in records if p.include_resolved or not r.resolved]}
 
 
 def errors_check(job: Job, p: ErrorCheckParams) -> dict[str, Any]:
-    text = p.text
-    if not text and p.path:
-        try:
-            text = Path(p.path).read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise CommandError(f"{p.path}: cannot read: {exc}") from None
-    memory = _memory(job)
-    try:
-        matches = memory.check(text, limit=p.limit)
-    finally:
-        memory.close()
-    return {"matches": _records(matches)}
+    """Proactive avoidance: warnings for recorded errors resembling this text/file/code."""
+    code, files = p.code, list(p.files)
+    if p.path:
+        files.append(p.path)
+        if not code and not p.text:
+            try:
+                code = Path(p.path).read_text(encoding="utf-8", errors="replace")
+            except OSError as exc:
+                raise CommandError(f"{p.path}: cannot read: {exc}") from None
+    with _memory(job) as memory:
+        warnings = memory.check(p.text, files=files, code=code, commands=p.commands, limit=p.limit,
+                                lang=p.lang or job.settings.lang)  # fmt: skip
+    return {"matches": [w.as_dict() for w in warnings]}
 
 
 def errors_add(job: Job, p: ErrorAddParams) -> dict[str, Any]:
-    location = {k: v for k, v in {"path": p.path, "line": p.line, "symbol": p.symbol, "command": p.command}.items() if v}
-    memory = _memory(job)
-    try:
-        rec = memory.add(p.id, solution=p.solution, avoidance=p.avoidance, message=p.message,
-                         location=location or None, round=p.round)  # fmt: skip
-    finally:
-        memory.close()
+    with _memory(job) as memory:
+        rec = memory.add(p.id, solution=p.solution, avoidance=p.avoidance, round=p.round, evidence=p.evidence,
+                         path=p.path, line=p.line, symbol=p.symbol, command=p.command)  # fmt: skip
     job.on_memory_changed()
-    return {"record": _records([rec])[0]}
+    return {"record": record_json(rec)}
 
 
 def errors_resolve(job: Job, p: ErrorIdParams) -> dict[str, Any]:
-    memory = _memory(job)
-    try:
+    with _memory(job) as memory:
         rec = memory.resolve(p.id, solution=p.solution)
-    finally:
-        memory.close()
     job.on_memory_changed()
-    return {"record": _records([rec])[0] if rec is not None else None}
+    return {"record": record_json(rec)}
 
 
 def errors_forget(job: Job, p: ErrorIdParams) -> dict[str, Any]:
-    memory = _memory(job)
-    try:
+    with _memory(job) as memory:
         removed = memory.forget(p.id)
-    finally:
-        memory.close()
     job.on_memory_changed()
-    return {"id": p.id, "forgotten": bool(removed)}
+    return {"id": p.id, "forgotten": p.id in removed}
 
 
 def errors_export(job: Job, p: ErrorExportParams) -> dict[str, Any]:
-    memory = _memory(job)
-    try:
+    with _memory(job) as memory:
         if p.format == "json":
-            return {"records": _records(memory.list(include_resolved=True))}
+            return {"records": [record_json(r) for r in memory.list()]}
         return {"markdown": memory.export(lang=p.lang or job.settings.lang)}
-    finally:
-        memory.close()
 
 
 # ---- context blocks ------------------------------------------------------------------------------
@@ -335,11 +335,13 @@ def blocks_compress(job: Job, p: BlocksParams) -> dict[str, Any]:
     if p.compression_ratio is None and p.target_tokens is None:
         raise CommandError("give compressionRatio or targetTokens")
     job.phase("Compressing context blocks", 20)
-    blocks = [ContextBlock.model_validate(b) for b in p.blocks]
-    result = ContextCompressor().compress(
-        blocks, compression_ratio=p.compression_ratio, target_tokens=p.target_tokens, strategy=p.strategy, query=p.query
-    )
-    return result.model_dump(mode="json") if hasattr(result, "model_dump") else {"blocks": _records(result)}
+    try:
+        blocks = [ContextBlock.from_dict(b) for b in p.blocks]
+        result = ContextCompressor().compress(blocks, compression_ratio=p.compression_ratio,
+                                              target_tokens=p.target_tokens, strategy=p.strategy.lower(), query=p.query)
+    except (KeyError, ValueError) as exc:
+        raise CommandError(f"invalid blocks: {exc}") from None
+    return result.to_dict()
 
 
 # ---- table ---------------------------------------------------------------------------------------
@@ -359,7 +361,7 @@ COMMANDS: dict[str, tuple[type[_Params], Callable[[Job, Any], dict[str, Any]], b
     "compaction.blocks.compress": (BlocksParams, blocks_compress, True),
 }
 
-EXPECTED_ERRORS = (CommandError, TranscriptError)
+EXPECTED_ERRORS = (CommandError, TranscriptError, ErrorMemoryError, StoreError)
 
 
 def timed(fn: Callable[[], Any]) -> tuple[Any, float]:

@@ -24,9 +24,12 @@ def as_dict(record: Any) -> dict[str, Any]:
         return record
     if hasattr(record, "model_dump"):
         return record.model_dump(mode="json")
-    if dataclasses.is_dataclass(record):
-        return dataclasses.asdict(record)
-    return dict(vars(record))
+    out = dataclasses.asdict(record) if dataclasses.is_dataclass(record) else dict(vars(record))
+    for name in ("count", "rounds", "recurring", "target_bug"):  # properties of compaction.errors records
+        if name not in out and hasattr(record, name):
+            value = getattr(record, name)
+            out[name] = list(value) if isinstance(value, (list, tuple)) else value
+    return out
 
 
 def _parts(raw: str) -> tuple[str, ...]:
@@ -63,21 +66,21 @@ def fallback_map_path(raw: str, workspace: Path, cwd: str | None = None) -> Path
 
 
 def map_path(raw: str, workspace: Path, cwd: str | None = None) -> Path | None:
-    """`restore.paths` when available (one rule for the whole product), else the fallback."""
+    """`restore.paths.map_path` (one rule for the whole product) when present, else the fallback;
+    only existing files count (a hover on a guessed path would point nowhere)."""
     try:
-        from restore import paths as restore_paths  # type: ignore[attr-defined]
+        from restore.paths import map_path as restore_map
     except ImportError:
-        restore_paths = None
-    mapper = getattr(restore_paths, "map_path", None) if restore_paths else None
-    if mapper is not None:
+        restore_map = None
+    if restore_map is not None:
         try:
-            mapped = mapper(raw, workspace, cwd)
-        except TypeError:
+            mapped = restore_map(raw, workspace, cwd=cwd)
+        except (TypeError, ValueError):
             mapped = None
         if mapped:
             hit = Path(mapped)
             hit = hit if hit.is_absolute() else workspace / hit
-            if hit.exists():
+            if hit.is_file():
                 return hit
     return fallback_map_path(raw, workspace, cwd)
 

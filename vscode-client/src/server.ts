@@ -25,20 +25,8 @@ import {
   type Interpreter,
   type PythonExtensionApi,
 } from './python';
+import { TRUST, TRUSTED_COMMANDS, trustHover } from './hover';
 import { needsRestart, serverSettings } from './settings';
-
-/** Server commands that hovers link to; their Markdown is trusted for exactly these. */
-export const TRUSTED_COMMANDS = [
-  'compaction.errorMemory.resolve',
-  'compaction.errorMemory.forget',
-  'compaction.errorMemory.list',
-  'compaction.errorMemory.add',
-  'compaction.errorMemory.check',
-  'compaction.errorMemory.export',
-  'compaction.client.showErrorMemory',
-  'compaction.client.addErrorNote',
-  'compaction.client.compact',
-];
 
 const LSP_REQUEST_CANCELLED = -32800;
 const LSP_SERVER_CANCELLED = -32802;
@@ -47,15 +35,6 @@ export class CancelledError extends Error {
   constructor() {
     super('cancelled');
   }
-}
-
-/** Mark a hover's Markdown as trusted for our command links only (not for arbitrary commands). */
-export function trustHover(hover: vscode.Hover | null | undefined): vscode.Hover | null | undefined {
-  if (!hover) return hover;
-  for (const content of hover.contents) {
-    if (content instanceof vscode.MarkdownString) content.isTrusted = { enabledCommands: TRUSTED_COMMANDS };
-  }
-  return hover;
 }
 
 export class ServerManager implements vscode.Disposable {
@@ -68,10 +47,7 @@ export class ServerManager implements vscode.Disposable {
   readonly onDidChangeRunning = this.stateEmitter.event;
   readonly activatedAt = Date.now();
 
-  constructor(
-    private readonly context: vscode.ExtensionContext,
-    readonly log: vscode.LogOutputChannel,
-  ) {
+  constructor(readonly log: vscode.LogOutputChannel) {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (needsRestart((s) => e.affectsConfiguration(s))) {
@@ -189,7 +165,7 @@ export class ServerManager implements vscode.Disposable {
       traceOutputChannel: this.log,
       workspaceFolder: folder,
       initializationOptions: () => serverSettings(vscode.workspace.getConfiguration('compaction', folder?.uri)),
-      markdown: { isTrusted: { enabledCommands: TRUSTED_COMMANDS }, supportHtml: false },
+      markdown: { isTrusted: TRUST, supportHtml: false },
       middleware: {
         provideHover: async (document, position, token, next) => trustHover(await next(document, position, token)),
         workspace: {

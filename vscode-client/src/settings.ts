@@ -30,7 +30,13 @@ export const SERVER_KEYS = [
   'llm.timeoutS',
   'llm.maxRetries',
   'llm.polish',
-  'diagnostics.severity',
+  'diagnostics.enabled',
+  'diagnostics.single',
+  'diagnostics.recurring',
+  'hover',
+  'watch.enabled',
+  'watch.debounceMs',
+  'watch.exclude',
 ] as const;
 
 /** Keys only the client reads; changing them never restarts the server. */

@@ -10,6 +10,8 @@ export interface StatusReply {
   contextWindow?: number;
   utilization?: number;
   trigger?: number;
+  /** The server's name for `trigger`. */
+  triggerRatio?: number;
   wouldTrigger?: boolean;
 }
 
@@ -47,7 +49,8 @@ export function statusView(reply: StatusReply | undefined, fallbackTrigger = 0.7
   if (!reply || !reply.transcript || typeof reply.utilization !== 'number') {
     return { text: '$(comment-discussion) Context –', tooltip: 'No transcript found for this workspace', warning: false, visible: false };
   }
-  const trigger = typeof reply.trigger === 'number' && reply.trigger > 0 ? reply.trigger : fallbackTrigger;
+  const given = reply.trigger ?? reply.triggerRatio;
+  const trigger = typeof given === 'number' && given > 0 ? given : fallbackTrigger;
   const warning = reply.wouldTrigger ?? reply.utilization >= trigger;
   const icon = warning ? '$(warning)' : '$(comment-discussion)';
   const tokens = typeof reply.tokens === 'number' ? formatTokens(reply.tokens) : '?';

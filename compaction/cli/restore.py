@@ -1,0 +1,77 @@
+"""`compaction restore`: the state an assistant needs to carry on after a compaction."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from compaction.atomic import write_text_atomic
+from compaction.config import load_settings
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("restore", help="print (and write .compaction/restore.md) the restore state of a workspace")
+    p.add_argument("--workspace", default=".", help="workspace folder (default: cwd)")
+    p.add_argument("--open", nargs="+", default=None, metavar="FILE", help="files open in the editor")
+    p.add_argument("--transcript", metavar="PATH", help="compact this transcript and restore from it")
+    p.add_argument("--format", dest="fmt", help="transcript format (default: detect)")
+    p.add_argument("--lang", choices=["en", "zh"], help="headings language")
+    p.add_argument("--no-excerpts", action="store_true", help="list the core files without their excerpts")
+    p.add_argument("--no-write", action="store_true", help="do not write .compaction/restore.md")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("-o", "--output", help="write the Markdown (or JSON) to FILE atomically")
+    p.set_defaults(func=run_restore)
+
+
+def _stored_error_memory(workspace: Path):
+    """Records persisted by the error memory (compaction.errors), when that module offers them."""
+    try:
+        from compaction import errors as errors_mod
+    except ImportError:
+        return None
+    loader = getattr(errors_mod, "load_records_out", None) or getattr(errors_mod, "stored_records_out", None)
+    if loader is None:
+        return None
+    try:
+        return loader(workspace)
+    except Exception as exc:  # noqa: BLE001 - the restore state must still be produced
+        print(f"compaction: warning: error memory unavailable: {exc}", file=sys.stderr)
+        return None
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    from restore.render import render_json, render_markdown, restore_path
+    from restore.state import build_restore_state
+
+    workspace = Path(args.workspace)
+    if not workspace.is_dir():
+        raise ValueError(f"--workspace {args.workspace}: not a directory")
+    settings = load_settings(workspace, {"lang": args.lang})
+    # --open paths are relative to where the command runs, like any shell argument
+    opened = [os.path.abspath(f) for f in args.open] if args.open else None
+    if args.transcript:
+        from compaction.history import compact
+        from compaction.transcripts import load_transcript
+        from restore.pipeline import restore_from_transcript
+
+        transcript = load_transcript(args.transcript, args.fmt)
+        for warning in transcript.warnings:
+            print(f"compaction: warning: {warning}", file=sys.stderr)
+        result = compact(transcript, settings)
+        state = restore_from_transcript(workspace, transcript, result, settings, open_files=opened)
+        if not args.no_write:
+            write_text_atomic(workspace / ".compaction" / "latest.md", result.markdown.rstrip("\n") + "\n")
+    else:
+        state = build_restore_state(workspace, open_files=opened, settings=settings,
+                                    error_records=_stored_error_memory(workspace), excerpts=not args.no_excerpts)
+    markdown = render_markdown(state, excerpts=not args.no_excerpts)
+    if not args.no_write:
+        write_text_atomic(restore_path(workspace), markdown)
+    out = render_json(state) if args.json else markdown
+    if args.output:
+        write_text_atomic(args.output, out if out.endswith("\n") else out + "\n")
+    else:
+        sys.stdout.write(out if out.endswith("\n") else out + "\n")
+    return 0

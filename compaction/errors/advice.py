@@ -1,0 +1,117 @@
+"""Built-in avoidance advice: an executable check or code pattern per identifier (or family),
+refined with the file/command the transcript shows. Why a table: advice must be concrete even
+offline, and the same identifier recurs across projects."""
+
+from __future__ import annotations
+
+import posixpath
+
+from compaction.errors.records import ErrorRecord
+
+_BY_ID: dict[str, str] = {
+    "ERR_PY_SyntaxError": "run `python -m py_compile {path}` (or `ruff check` rule E999) after every edit",
+    "ERR_PY_IndentationError": "check the target lines with `sed -n 'N,+3p' {path}` before inserting; "
+                               "run `python -m py_compile {path}` after every edit",
+    "ERR_PY_NameError": "run `ruff check --select F821 {path}` (undefined names) before running",
+    "ERR_PY_ImportError": "verify with `python -c 'import {symbol}'` before use; `ruff check --select F401,F811`",
+    "ERR_PY_ModuleNotFoundError": "check the environment first: `python -c 'import {symbol}'` / `pip show <pkg>`",
+    "ERR_PY_AttributeError": "check the attribute exists (`hasattr`/`getattr(obj, name, None)`) or type-check "
+                             "with `mypy {path}`",
+    "ERR_PY_KeyError": "use `d.get(key)` or test `key in d` first; keep old keys when changing a serialised format",
+    "ERR_PY_IndexError": "guard with `if len(seq) > i` before indexing",
+    "ERR_PY_TypeError": "check call signatures and decorators before editing; type-check with `mypy {path}`",
+    "ERR_PY_ValueError": "validate inputs before converting; add a test for the bad value",
+    "ERR_PY_AssertionError": "run the failing test alone (`pytest {test} -x`) and compare expected vs actual",
+    "ERR_PY_FileNotFoundError": "check `os.path.exists(p)` / `ls {dir}` before opening",
+    "ERR_PY_ZeroDivisionError": "guard divisors: `if d == 0: ...` before dividing",
+    "ERR_PY_RecursionError": "add a base case; check for self-referencing calls",
+    "ERR_PY_UnboundLocalError": "initialise the variable before the branch (`ruff` rule F823)",
+    "ERR_PY_NotImplementedError": "implement the abstract method in the subclass before calling it",
+    "ERR_PY_OSError": "read the first traceback, not teardown noise: `... 2>&1 | grep -m3 'Error:'`",
+    "ERR_PY_OperationalError": "create/migrate the database before querying (`manage.py migrate`)",
+    "ERR_PY_ImproperlyConfigured": "set `DJANGO_SETTINGS_MODULE` / call `settings.configure()` before importing models",
+    "ERR_TOOL_FileNotFound": "list the directory (`ls {dir}`) before opening a guessed path",
+    "ERR_TOOL_CommandNotFound": "check with `command -v {symbol}` before use; install it or use the project's runner",
+    "ERR_TOOL_PermissionDenied": "check permissions with `ls -l {path}`; do not write outside the workspace",
+    "ERR_TOOL_Timeout": "run long commands with a timeout (`timeout 120 …`) and narrow the selection (`-k`, one file)",
+    "ERR_TOOL_NonZeroExit": "run `{command}` again only after reading its first error line",
+    "ERR_TOOL_EditNotFound": "view the exact lines first (`sed -n 'a,bp' {path}` / view) and copy the old text "
+                             "verbatim, whitespace included",
+    "ERR_TOOL_ToolError": "check the tool's parameters against its schema before calling it",
+    "ERR_TOOL_InvalidArgument": "use only the documented sub-commands/parameters (e.g. view ranges inside the file)",
+    "ERR_TOOL_OutputTooLong": "never dump whole files or test logs: pipe through `| tail -n 40` or `| grep -m5 Error`",
+    "ERR_TOOL_FormatError": "exactly one ```bash block per reply; quote other code in plain text",
+    "ERR_LOGIC_TestFailed": "re-run `{test}` after every change (`pytest {test} -x -q`), negative tests included",
+    "ERR_LOGIC_AssertionMismatch": "print expected and actual before asserting; add the case as a regression test",
+    "ERR_JAVA_CannotFindSymbol": "compile after each edit (`mvn -q compile` / `javac`) and check imports of {symbol}",
+    "ERR_JAVA_PackageDoesNotExist": "compile with the project classpath (`mvn -q compile`, `-cp target/classes`)",
+    "ERR_JAVA_CheckstyleViolation": "run `mvn checkstyle:check` before the build; keep LF line endings, no trailing spaces",
+    "ERR_JAVA_BuildFailure": "run the failing goal alone (`mvn -q -pl <module> <goal>`) and fix its first [ERROR]",
+    "ERR_JAVA_NullPointerException": "null-check (`Objects.requireNonNull`) before dereferencing",
+    "ERR_JS_TypeError": "guard with optional chaining (`obj?.prop`) and enable `strictNullChecks`",
+    "ERR_JS_ReferenceError": "enable ESLint `no-undef`",
+    "ERR_GO_Panic": "check errors and nil before use (`if err != nil`); run `go vet ./...`",
+    "ERR_RS_E0382": "borrow (`&x`) or clone instead of moving; run `cargo check` after each edit",
+    "ERR_C_ImplicitDeclaration": "include the header that declares it; compile with `-Werror=implicit-function-declaration`",
+    "ERR_C_UndefinedReference": "link the object/library that defines {symbol}",
+}
+
+_TS_BY_NAME: dict[str, str] = {
+    "MissingProperty": "build object literals against the declared type (`const x: T = {…}` or `satisfies T`)",
+    "MissingProperties": "build object literals against the declared type (`satisfies T`)",
+    "PropertyDoesNotExist": "narrow first (`'prop' in obj`, a type guard) or add the property to the interface",
+    "TypeNotAssignable": "annotate the target type and fix the value, do not cast; run `npx tsc --noEmit`",
+    "ArgumentNotAssignable": "check the parameter type before calling; run `npx tsc --noEmit` after each edit",
+    "CannotFindName": "import or declare it; enable ESLint `no-undef`",
+    "CannotFindModule": "check the path/package (`ls`, `npm ls <pkg>`) and install `@types/<pkg>`",
+    "ObjectPossiblyUndefined": "narrow with `if (x)` or `x?.` under `strictNullChecks`",
+    "ObjectPossiblyNull": "narrow with `if (x !== null)` under `strictNullChecks`",
+    "WrongArgumentCount": "check the signature before calling",
+    "ParameterImplicitlyAny": "annotate parameters (`noImplicitAny`)",
+    "NotAllCodePathsReturn": "add `default: exhaustiveCheck(x)` / a final `return` (`noImplicitReturns`)",
+}
+
+_BY_FAMILY: dict[str, str] = {
+    "PY": "re-run `{command}` after each change to `{path}`; type-check with `mypy {path}`",
+    "TS": "run `npx tsc --noEmit` after each edit to `{path}` with `strict: true`",
+    "TOOL": "check the tool call's inputs before repeating it",
+    "LOGIC": "re-run the failing test after every change",
+    "JAVA": "compile (`mvn -q compile`) after each edit to `{path}`",
+    "JS": "run the linter (`npx eslint {path}`) and tests after each edit",
+    "GO": "run `go build ./... && go vet ./...` after each edit",
+    "RS": "run `cargo check` after each edit",
+    "C": "compile with `-Wall -Werror` after each edit to `{path}`",
+    "PONY": "compile with `ponyc` after each edit to `{path}`",
+}
+
+
+def _fill(template: str, rec: ErrorRecord) -> str:
+    loc = next(iter(rec.locations()), None)
+    path = (loc.path if loc else None) or ""
+    command = next((o.location.command for o in reversed(rec.occurrences) if o.location.command), "") or ""
+    symbol = next((o.location.symbol for o in reversed(rec.occurrences) if o.location.symbol), "") or ""
+    test = rec.tests[-1] if rec.tests else ""
+    values = {
+        "path": path or "<file>", "dir": posixpath.dirname(path) or ".", "command": command[:80] or "<command>",
+        "symbol": symbol or "<name>", "test": test or "<test>",
+    }
+    out = template
+    for k, v in values.items():
+        out = out.replace("{" + k + "}", v)
+    return out
+
+
+def advise(rec: ErrorRecord) -> str:
+    """Avoidance for a record: its id's entry, else a TS-name or family entry, filled with the
+    record's own file/command/symbol/test so it can be run as-is."""
+    template = _BY_ID.get(rec.id)
+    if template is None and rec.family == "TS":
+        name = rec.id.removeprefix("ERR_TS_")
+        template = _TS_BY_NAME.get(name)
+        if template is None:
+            codes = ", ".join(rec.ts_codes)
+            template = "run `npx tsc --noEmit` after each edit to `{path}`" + (f" and fix {codes} at its first report"
+                                                                                 if codes else "")
+    if template is None:
+        template = _BY_FAMILY.get(rec.family, "check the inputs before repeating the step")
+    return _fill(template, rec)

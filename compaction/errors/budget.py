@@ -1,0 +1,125 @@
+"""Hold the error-memory block to its token ceiling (seed §2.1: 10% of the context budget).
+
+Above 80% of the ceiling, in this order: merge similar records (same family and same root cause),
+then drop records not seen for more than 10 rounds, oldest first, until back under 80%. The block
+is never emptied unless asked, and every merge and drop is reported. If it is still over the
+ceiling after that, solution/avoidance texts are shortened (no record is lost for length alone).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from compaction import tokens
+from compaction.errors.records import ErrorRecord, root_key
+from compaction.errors.render import render_block, render_record
+
+SHARE = 0.10
+HIGH_WATER = 0.80
+STALE_ROUNDS = 10
+SHORT_TEXT = 100
+
+
+@dataclass
+class BudgetResult:
+    records: list[ErrorRecord]
+    markdown: str
+    tokens: int
+    ceiling: int
+    merged: dict[str, list[str]] = field(default_factory=dict)  # kept id -> ids folded into it
+    dropped: list[str] = field(default_factory=list)
+    shortened: bool = False
+
+    @property
+    def notes(self) -> list[str]:
+        out = []
+        if self.merged:
+            out.append("merged similar errors: " + "; ".join(f"{k} <- {', '.join(v)}" for k, v in self.merged.items()))
+        if self.dropped:
+            out.append(f"dropped errors not seen for more than {STALE_ROUNDS} rounds: {', '.join(self.dropped)}")
+        if self.shortened:
+            out.append(f"solutions/avoidances shortened to {SHORT_TEXT} characters to fit the ceiling")
+        return out
+
+
+def ceiling_for(context_window: int | None = None, ceiling: int | None = None, share: float = SHARE) -> int:
+    """The block's ceiling: an explicit one, else `share` of the context window (model default)."""
+    if ceiling:
+        return int(ceiling)
+    return int(share * (context_window or tokens.context_window()))
+
+
+def merge_similar(records: list[ErrorRecord]) -> tuple[list[ErrorRecord], dict[str, list[str]]]:
+    """Fold records that share family and root cause into the most frequent one (copies; the
+    inputs are not changed). Order follows each group's first member."""
+    groups: dict[str, list[ErrorRecord]] = {}
+    for rec in records:
+        groups.setdefault(root_key(rec), []).append(rec)
+    out: list[ErrorRecord] = []
+    merged: dict[str, list[str]] = {}
+    done: set[str] = set()
+    for rec in records:
+        key = root_key(rec)
+        if key in done:
+            continue
+        done.add(key)
+        group = groups[key]
+        if len(group) == 1:
+            out.append(rec)
+            continue
+        primary = max(group, key=lambda r: (r.count, -group.index(r)))
+        new = copy.deepcopy(primary)
+        for other in group:
+            if other is primary:
+                continue
+            new.merged.extend([other.id, *other.merged])
+            for occ in other.occurrences:
+                new.add(copy.deepcopy(occ))
+        new.occurrences.sort(key=lambda o: (o.round, o.transcript))
+        merged[new.id] = list(new.merged[len(primary.merged):])
+        out.append(new)
+    return out, merged
+
+
+def _shorten(text: str | None) -> str | None:
+    if text and len(text) > SHORT_TEXT:
+        return text[:SHORT_TEXT - 1].rstrip() + "…"
+    return text
+
+
+def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, context_window: int | None = None,
+               current_round: int | None = None, lang: str = "en", protocol: bool = True,
+               allow_empty: bool = False) -> BudgetResult:
+    """Apply the §2.1 budget rules and render the block."""
+    limit = ceiling_for(context_window, ceiling)
+    high = HIGH_WATER * limit
+    frame = tokens.count(render_block([], lang, protocol=protocol))
+    recs = list(records)
+
+    def size(rs: list[ErrorRecord]) -> int:
+        return frame + sum(tokens.count(render_record(r, lang)) + 1 for r in rs)
+
+    result = BudgetResult(recs, "", 0, limit)
+    if recs and size(recs) > high:
+        recs, result.merged = merge_similar(recs)
+        if size(recs) > high:
+            now = current_round if current_round is not None else max(r.last_round for r in recs)
+            stale = sorted((r for r in recs if now - r.last_round > STALE_ROUNDS), key=lambda r: (r.last_round, r.count))
+            costs = {id(r): tokens.count(render_record(r, lang)) + 1 for r in recs}
+            total = frame + sum(costs.values())
+            for r in stale:
+                if total <= high or (len(recs) == 1 and not allow_empty):
+                    break
+                recs.remove(r)
+                total -= costs[id(r)]
+                result.dropped.append(r.id)
+        if size(recs) > limit:
+            recs = [copy.copy(r) for r in recs]
+            for r in recs:
+                r.solution, r.avoidance = _shorten(r.solution), _shorten(r.avoidance)
+            result.shortened = True
+    result.records = recs
+    result.markdown = render_block(recs, lang, protocol=protocol, notes=result.notes)
+    result.tokens = tokens.count(result.markdown)
+    return result

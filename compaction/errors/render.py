@@ -1,0 +1,118 @@
+"""The `## Error Memory` Markdown block (DESIGN.md §4 / seed §2.3) and its parser.
+
+Export and import are inverse on what the block carries (id, merged ids, count, rounds, target-bug
+mark, solution, avoidance): `parse_block(render_block(x))` gives records whose `records_to_out`
+equals x's, in English and in Chinese. The parser also reads the seed's own Chinese example and
+blocks pasted into CLAUDE.md-style files (anything before/after the block is ignored).
+"""
+
+from __future__ import annotations
+
+import re
+
+from compaction.errors.records import ErrorRecord, Occurrence
+
+HEADING = "## Error Memory"
+TARGET_EN = "[target bug]"
+TARGET_ZH = "[目标缺陷]"
+
+PROTOCOL = {
+    "en": (
+        "> Protocol: read this Error Memory before writing code. When the work resembles a record, first print\n"
+        "> `⚠️ Detected historical error [ID], avoidance: [advice]`; if the user overrides it, record "
+        "`@decision: ignore_ERR_xxx`."
+    ),
+    "zh": (
+        "> 协议：生成代码或回答前先读取本错误记忆块。若当前任务与某条记录相似，先输出\n"
+        "> `⚠️ 检测到历史错误 [标识]，规避建议：[规避建议]`；若用户要求忽略，记录为 `@decision: ignore_ERR_xxx`。"
+    ),
+}
+
+WARNING = {
+    "en": "⚠️ Detected historical error [{id}], avoidance: [{advice}]",
+    "zh": "⚠️ 检测到历史错误 [{id}]，规避建议：[{advice}]",
+}
+
+
+def _one_line(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _ids(rec: ErrorRecord) -> str:
+    return rec.id + (f" (+{', '.join(rec.merged)})" if rec.merged else "")
+
+
+def render_record(rec: ErrorRecord, lang: str = "en") -> str:
+    tag = "#recurring " if rec.recurring else ""
+    rounds = rec.rounds
+    if lang == "zh":
+        head = f"- {tag}{_ids(rec)}: 发生{rec.count}次 ({','.join(map(str, rounds))})"
+        head += f" {TARGET_ZH}" if rec.target_bug else ""
+        lines = [head, f"  解决: {_one_line(rec.solution)}", f"  规避: {_one_line(rec.avoidance)}"]
+    else:
+        head = f"- {tag}{_ids(rec)}: occurrences {rec.count} (rounds {', '.join(map(str, rounds))})"
+        head += f" {TARGET_EN}" if rec.target_bug else ""
+        lines = [head, f"  Solution: {_one_line(rec.solution)}", f"  Avoidance: {_one_line(rec.avoidance)}"]
+    return "\n".join(lines)
+
+
+def render_block(records: list[ErrorRecord], lang: str = "en", *, protocol: bool = True,
+                 heading: str = HEADING, notes: list[str] | None = None) -> str:
+    """The block: heading, the §2.5 protocol (2 lines), one record per entry, then budget notes."""
+    parts = [heading]
+    if protocol:
+        parts.append(PROTOCOL.get(lang, PROTOCOL["en"]))
+    if records:
+        parts.append("\n".join(render_record(r, lang) for r in records))
+    else:
+        parts.append("(no errors recorded)" if lang != "zh" else "（无错误记录）")
+    for note in notes or []:
+        parts.append(f"<!-- {note} -->")
+    return "\n\n".join(parts) + "\n"
+
+
+_HEAD = re.compile(
+    r"^- (?P<rec>#recurring )?\[?(?P<id>ERR_[A-Z]+_[A-Za-z0-9_]+)\]?(?: \(\+(?P<merged>[^)]*)\))?:? "
+    r"(?:occurrences (?P<n>\d+) \(rounds (?P<rounds>[\d, ]*)\)"
+    r"|发生(?:次数: ?)?(?P<nz>\d+)次? \((?:轮次:? ?)?(?P<roundsz>[\d,， ]*)\))"
+    r"(?P<target> \[target bug\]| \[目标缺陷\])?\s*$")
+_SOL = re.compile(r"^\s+(?:Solution|解决方案|解决):\s?(?P<v>.*)$")
+_AVOID = re.compile(r"^\s+(?:Avoidance|规避建议|规避):\s?(?P<v>.*)$")
+
+
+def parse_block(markdown: str, *, source: str = "import") -> list[ErrorRecord]:
+    """Records from an `## Error Memory` block (English or Chinese form). Occurrences are rebuilt
+    from the round list; a count above the number of listed rounds adds occurrences at the last one
+    (from other sessions), so the count survives."""
+    out: list[ErrorRecord] = []
+    current: ErrorRecord | None = None
+    for line in markdown.splitlines():
+        m = _HEAD.match(line)
+        if m:
+            n = int(m.group("n") or m.group("nz"))
+            raw = m.group("rounds") if m.group("rounds") is not None else m.group("roundsz")
+            rounds = [int(x) for x in re.split(r"[,， ]+", raw or "") if x]
+            rec = ErrorRecord(m.group("id"))
+            rec.merged = [x.strip() for x in (m.group("merged") or "").split(",") if x.strip()]
+            for r in rounds:
+                rec.occurrences.append(Occurrence(round=r, transcript=source))
+            last = rounds[-1] if rounds else 0
+            for k in range(max(0, n - len(rounds))):
+                rec.occurrences.append(Occurrence(round=last, transcript=f"{source}#{k + 1}"))
+            rec.target_override = bool(m.group("target"))
+            out.append(rec)
+            current = rec
+            continue
+        if current is None:
+            continue
+        s = _SOL.match(line)
+        if s:
+            current.solution = s.group("v").strip() or None
+            continue
+        a = _AVOID.match(line)
+        if a:
+            current.avoidance = a.group("v").strip() or None
+            continue
+        if line.startswith("#") or (line.strip() and not line.startswith((" ", "\t"))):
+            current = None
+    return out

@@ -1,0 +1,281 @@
+"""Transcript -> error records: walk the rounds, classify tool output and reported text, count each
+identifier once per round, label errors provoked on purpose, infer what ended each error.
+
+Why here and not in classify: only the transcript knows the round, the command that produced the
+output, which files the agent created (a reproduction script, a test written to fail first) and
+what came after (the edit and the passing re-run that ended an error).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from compaction.errors.advice import advise
+from compaction.errors.check import norm_command
+from compaction.errors.classify import Hit, classify
+from compaction.errors.records import ErrorRecord, Location, Occurrence
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
+
+READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
+
+_CREATE = re.compile(
+    r"(?:cat\s*(?:<<-?\s*['\"]?\w+['\"]?\s*)?>\s*|tee\s+|^create\s+|touch\s+|>\s*)([\w./\-]+\.\w+)", re.M)
+_SED_I = re.compile(r"\bsed\s+-i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+([\w./\-]+)")
+_RUNNER = re.compile(r"\b(?:python\d?(?:\.\d+)?|pytest|node|ts-node|tsx|deno|javac|java|go|bash|sh|ruby|perl)\b")
+_SCRIPT_EXT = re.compile(r"[\w/]\.(?:py|js|mjs|cjs|ts|sh|java|go|rb|pl)$")
+_REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|issue\w*|test_issue\w*|demo\w*)"
+                         r"\.\w+$", re.I)
+_BENIGN_EXIT1 = re.compile(r"^\s*(?:grep|egrep|fgrep|rg|ag|diff|cmp|test|\[|find|git\s+diff|which|command\s+-v)\b")
+_RC_TAG = re.compile(r"<returncode>-?\d+</returncode>|\[The command completed with exit code -?\d+\.\]|"
+                     r"[Ee]xit (?:code|status):? -?\d+")
+_CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause) (?:is|was)|this means|caused by|seems|"
+                    r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong)\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
+_THOUGHT = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought):\s*")
+
+
+def transcript_id(transcript: Transcript) -> str:
+    """A stable identity for idempotent ingestion: the source path plus the opening messages, so a
+    grown transcript (more rounds appended) keeps its identity."""
+    head = "".join(m.full_text()[:2000] for m in transcript.messages[:3])
+    return hashlib.sha1(f"{transcript.path}\0{head}".encode()).hexdigest()[:16]
+
+
+def _basename(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _norm_command(cmd: str | None) -> str:
+    return norm_command(cmd)
+
+
+def _script_of(cmd: str | None) -> str | None:
+    """The script a command runs (`python reproduce.py`, `pytest t.py::x`, `javac R.java && java R`)."""
+    if not cmd or not _RUNNER.search(cmd):
+        return None
+    for tok in cmd.split():
+        tok = tok.split("::", 1)[0].strip("'\"")
+        if _SCRIPT_EXT.search(tok):
+            return tok
+    return None
+
+
+class _State:
+    """What the walk knows so far: files the agent created, whether the fix has begun, target ids."""
+
+    def __init__(self) -> None:
+        self.created: set[str] = set()
+        self.fix_started = False
+        self.target_ids: set[str] = set()
+
+    def note_call(self, call: ToolCall) -> None:
+        if call.kind == ToolKind.WRITE and call.path:
+            self.created.add(_basename(call.path))
+        elif call.kind == ToolKind.EDIT and call.path and _basename(call.path) not in self.created:
+            if not _REPRO_NAME.search(call.path):
+                self.fix_started = True
+        cmd = call.command or ""
+        if cmd:
+            for m in _CREATE.finditer(cmd):
+                self.created.add(_basename(m.group(1)))
+            for m in _SED_I.finditer(cmd):
+                if _basename(m.group(1)) not in self.created:
+                    self.fix_started = True
+
+    def is_repro(self, call: ToolCall | None) -> bool:
+        if call is None:
+            return False
+        script = _script_of(call.command) or (call.path if call.kind == ToolKind.SHELL else None)
+        if not script:
+            return False
+        return bool(_REPRO_NAME.search(script)) or _basename(script) in self.created
+
+
+_NEVER_TARGET = re.compile(r"SyntaxError|IndentationError|TabError|CannotFindSymbol|PackageDoesNotExist|CompileError|"
+                           r"Checkstyle|BuildFailure|IncompatibleTypes|Undefined|ImplicitDeclaration|MissingHeader")
+
+
+def _can_be_target(err_id: str) -> bool:
+    """Only a runtime failure or a failing test can be the bug under repair; a compile error or a
+    tool mistake in a reproduction script is still the agent's own mistake."""
+    fam = err_id.split("_", 2)[1]
+    if _NEVER_TARGET.search(err_id):
+        return False
+    return fam in ("PY", "LOGIC", "JS", "GO", "JAVA", "RS", "C") or err_id == "ERR_TOOL_NonZeroExit"
+
+
+def _calls_for(msgs: list[Message], idx: int) -> dict[int, ToolCall | None]:
+    """Map each tool result of message `idx` to its call: by id, else by position among the
+    round's calls so far not yet answered."""
+    calls = [c for m in msgs[:idx + 1] for c in m.tool_calls]
+    by_id = {c.id: c for c in calls if c.id}
+    out: dict[int, ToolCall | None] = {}
+    pending = [c for c in calls]
+    for i, res in enumerate(msgs[idx].tool_results):
+        call = by_id.get(res.call_id) if res.call_id else None
+        if call is None and pending:
+            call = pending[-1] if len(pending) == 1 else pending[min(i, len(pending) - 1)]
+        out[i] = call
+    return out
+
+
+def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
+    """ToolError / NonZeroExit when nothing more specific was found, with a verbatim evidence line."""
+    content = res.content or ""
+    if res.exit_code not in (None, 0):
+        cmd = (call.command if call else "") or ""
+        if res.exit_code == 1 and _BENIGN_EXIT1.match(re.split(r"&&|;|\|", cmd)[-1] if cmd else ""):
+            return None
+        err_id = "ERR_TOOL_NonZeroExit"
+    elif res.is_error:
+        err_id = "ERR_TOOL_ToolError"
+    else:
+        return None
+    m = _RC_TAG.search(content)
+    lines = [(mm.start(), mm.end()) for mm in re.finditer(r"[^\n]*\S[^\n]*", content)]
+    lines = [(s, e) for s, e in lines if not re.fullmatch(r"\s*</?\w+>\s*", content[s:e])]
+    if err_id == "ERR_TOOL_ToolError" and lines:
+        s, e = lines[0]
+        if e - s < 10 and len(lines) > 1:  # a bare "ERROR:" banner: take the line that says what
+            e = lines[1][1]
+    elif lines:
+        s, e = lines[-1]
+    elif m:
+        s, e = m.start(), m.end()
+    else:
+        return None
+    e = min(e, s + 300)
+    return Hit(err_id, s, e, content[s:e], detail=content[s:e])
+
+
+def _hits_of_result(res: ToolResult, call: ToolCall | None) -> list[Hit]:
+    failed = res.is_error or res.exit_code not in (None, 0)
+    text = res.content or ""
+    if call is not None and call.kind == ToolKind.READ and not failed:
+        text = text[:READ_HEAD]
+    hits = classify(text, tool_output=True, failed=failed)
+    if not hits:
+        fb = _fallback_hit(res, call)
+        if fb:
+            hits = [fb]
+    return hits
+
+
+def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[ErrorRecord]:
+    """All error records of one transcript, in order of first occurrence (no store needed)."""
+    tid = tid or transcript_id(transcript)
+    state = _State()
+    records: dict[str, ErrorRecord] = {}
+    for rnd in transcript.rounds:
+        round_hits: list[tuple[Hit, Occurrence]] = []
+        msgs = rnd.messages
+        for idx, msg in enumerate(msgs):
+            if msg.role is Role.SYSTEM:
+                continue
+            for call in msg.tool_calls:
+                state.note_call(call)
+            if msg.tool_results:
+                calls = _calls_for(msgs, idx)
+                for i, res in enumerate(msg.tool_results):
+                    call = calls.get(i)
+                    repro = state.is_repro(call)
+                    for h in _hits_of_result(res, call):
+                        target = repro and _can_be_target(h.id) and (not state.fix_started or h.id in state.target_ids)
+                        round_hits.append((h, _occ(h, rnd.number, tid, msg, f"result:{i}", call, target)))
+            if msg.text and msg.role is not Role.ASSISTANT:
+                reported = msg.role is Role.USER and not msg.harness
+                for h in classify(msg.text, tool_output=msg.harness or msg.role is Role.TOOL):
+                    round_hits.append((h, _occ(h, rnd.number, tid, msg, "text", None, reported)))
+        for h, occ in round_hits:
+            rec = records.get(h.id)
+            if rec is None:
+                rec = records[h.id] = ErrorRecord(h.id)
+            rec.add(occ)
+            if occ.target and not state.fix_started:
+                state.target_ids.add(h.id)
+    out = list(records.values())
+    for rec in out:
+        rec.solution = infer_solution(rec, transcript)
+        rec.avoidance = advise(rec)
+    return out
+
+
+def _occ(h: Hit, rnd: int, tid: str, msg: Message, source: str, call: ToolCall | None, target: bool) -> Occurrence:
+    loc = Location(h.path, h.line, h.symbol, (call.command if call else None))
+    if not loc.path and call is not None and call.path:
+        loc.path = call.path
+    return Occurrence(round=rnd, transcript=tid, evidence=h.evidence, message=msg.index, source=source,
+                      start=h.start, end=h.end, location=loc, signals=h.signals, target=target,
+                      detail=h.detail, ts_codes=list(h.ts_codes), tests=list(h.tests))
+
+
+def _explanation(transcript: Transcript, after_round: int) -> str | None:
+    """The assistant's own account of the error: the first cause-like sentence it wrote next."""
+    for rnd in transcript.rounds[after_round:after_round + 2]:
+        for msg in rnd.messages:
+            if msg.role is Role.ASSISTANT and msg.text:
+                text = _THOUGHT.sub("", msg.text.split("```", 1)[0])
+                for sentence in _SENTENCE.split(" ".join(text.split())):
+                    if _CAUSE.search(sentence):
+                        sentence = sentence.strip()[:200]
+                        return sentence.replace("`", "") if sentence.count("`") % 2 else sentence
+                return None
+    return None
+
+
+def _edit_path(call: ToolCall) -> str | None:
+    if call.kind in (ToolKind.EDIT, ToolKind.WRITE):
+        return call.path or "?"
+    m = _SED_I.search(call.command or "")
+    return m.group(1) if m else None
+
+
+def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int) -> tuple[str | None, int | None, int | None]:
+    """(edited path, round of the edit, round of the first re-run of the failing command after it),
+    looking at most 10 rounds past the last occurrence; an edit of the erroring file wins over others."""
+    last = rec.occurrences[-1]
+    cmd_key = _norm_command(last.location.command)
+    want = _basename(last.location.path) if last.location.path else None
+    edits: list[tuple[int, str]] = []
+    reruns: list[int] = []
+    for rnd in transcript.rounds[start:start + 10]:
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                path = _edit_path(call)
+                if path:
+                    edits.append((rnd.number, path))
+                elif cmd_key and _norm_command(call.command) == cmd_key:
+                    reruns.append(rnd.number)
+    if not edits:
+        return None, None, None
+    same = [e for e in edits if want and _basename(e[1]) == want]
+    edit_round, edit_path = (same or edits)[0]
+    ok_round = next((r for r in reruns if r >= edit_round), None)
+    return (None if edit_path == "?" else edit_path), edit_round, ok_round
+
+
+def infer_solution(rec: ErrorRecord, transcript: Transcript) -> str:
+    """What ended the error: the assistant's explanation, the edit that followed and the clean re-run."""
+    last = rec.occurrences[-1]
+    detail = " ".join(last.detail.split())[:140]
+    where = ""
+    if last.location.path:
+        where = f" at {last.location.path}" + (f":{last.location.line}" if last.location.line else "")
+    head = f"`{detail}`{where}" if detail else (where.strip() or rec.id)
+    parts = [head]
+    if rec.target_bug:
+        parts.append("the target bug, reproduced on purpose")
+    why = _explanation(transcript, last.round)
+    if why:
+        parts.append(why.rstrip("."))
+    final_round = transcript.rounds[-1].number if transcript.rounds else last.round
+    edit_path, edit_round, ok_round = _fix_after(transcript, rec, last.round)
+    if edit_round:
+        fix = f"fixed by editing `{edit_path}` (r{edit_round})" if edit_path else f"fixed by an edit (r{edit_round})"
+        if ok_round:
+            fix += f"; `{_norm_command(last.location.command)}` re-run at r{ok_round} without it"
+        parts.append(fix)
+    elif last.round >= final_round:
+        parts.append(f"unresolved at r{last.round}")
+    return "; ".join(parts)

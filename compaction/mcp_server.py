@@ -1,0 +1,252 @@
+"""`compaction-mcp`: the library served to agents over the Model Context Protocol (stdio).
+
+Seed 000's "compressed MCP" made real: compaction, restore, error memory, compressed memory and
+context-block compression as MCP tools. Built on mcp 2.x's high-level `MCPServer`. The
+workspace is the server's working directory unless `--workspace`, `COMPACTION_WORKSPACE` or
+`mcp.workspace` in `.compaction/config.json` says otherwise. This is an interface module: it may
+import `restore`; nothing imports it. Heavy modules are imported inside the tools, so the server
+starts fast and a tool whose subsystem fails reports an error instead of killing the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+INSTRUCTIONS = (
+    "Context compaction for coding assistants. `compact` turns a long transcript into a short document "
+    "(task, completed work, modified files, decisions, error memory, next steps); `restore` tells you what "
+    "to reopen after a compaction; `error_memory_check` warns before you repeat a recorded mistake; "
+    "`memory_add`/`memory_retrieve` keep compressed long-term memory; `compress_blocks` fits context "
+    "blocks into a token budget."
+)
+
+
+class ToolFailure(ToolError):
+    """A tool could not do its job (bad input, missing subsystem); the message goes to the client."""
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn our documented errors (bad transcript, config, store, a subsystem not installed) into
+    ToolError so the client sees the reason, not a generic crash."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from compaction.config import ConfigError
+        from compaction.model import TranscriptError
+        from compaction.store import StoreError
+
+        try:
+            return fn(*args, **kwargs)
+        except ToolError:
+            raise
+        except (TranscriptError, ConfigError, StoreError, ValueError, KeyError, FileNotFoundError) as exc:
+            raise ToolFailure(str(exc)) from None
+        except ImportError as exc:
+            raise ToolFailure(f"not available in this build: {exc}") from None
+
+    return wrapper
+
+
+def resolve_workspace(flag: str | None = None) -> Path:
+    """--workspace > $COMPACTION_WORKSPACE > mcp.workspace in the cwd's config > the cwd."""
+    if flag:
+        return Path(flag).resolve()
+    env = os.environ.get("COMPACTION_WORKSPACE")
+    if env:
+        return Path(env).resolve()
+    cwd = Path.cwd()
+    try:
+        from compaction.memory import load_memory_config
+
+        configured = load_memory_config(cwd).workspace
+    except Exception:  # a bad config is reported by the tools that read it
+        configured = None
+    return (cwd / configured).resolve() if configured else cwd.resolve()
+
+
+def _path(workspace: Path, p: str) -> Path:
+    q = Path(p).expanduser()
+    return q if q.is_absolute() else workspace / q
+
+
+def _settings(workspace: Path):
+    from compaction.config import load_settings
+
+    return load_settings(workspace)
+
+
+def _load(workspace: Path, transcript_path: str):
+    from compaction.model import TranscriptError
+    from compaction.transcripts import load_transcript
+
+    try:
+        return load_transcript(_path(workspace, transcript_path))
+    except TranscriptError as exc:
+        raise ToolFailure(str(exc)) from None
+
+
+def _errors_api():
+    """The error-memory subsystem (compaction.errors), imported lazily: it may still be in the works."""
+    try:
+        import compaction.errors as errors
+    except ImportError as exc:  # pragma: no cover - depends on the deployment
+        raise ToolFailure(f"error memory is not available: {exc}") from None
+    return errors
+
+
+def build_server(workspace: str | Path | None = None) -> MCPServer:
+    ws = Path(workspace).resolve() if workspace else resolve_workspace()
+    server = MCPServer("compaction", instructions=INSTRUCTIONS, version="0.1.0")
+
+    @server.tool()
+    @_guard
+    def compact(transcript_path: str, target_tokens: int | None = None, role: str | None = None,
+                instructions: str | None = None, lang: str | None = None) -> dict[str, Any]:
+        """Compact a coding-agent transcript (any supported format; path relative to the workspace).
+        Returns the Markdown document, the error memory and statistics."""
+        from compaction.history import compact as run
+
+        transcript = _load(ws, transcript_path)
+        result = run(transcript, _settings(ws), target_tokens=target_tokens, role=role,
+                     instructions=instructions, lang=lang)
+        try:  # keep .compaction/latest.md and restore.md current, as `compaction compact --restore` does
+            from restore.pipeline import write_after_compaction
+
+            write_after_compaction(ws, transcript, result, _settings(ws))
+        except ImportError:
+            pass
+        return {"markdown": result.markdown, "compacted": result.compacted, "note": result.note,
+                "rounds": result.rounds, "kept_rounds": result.kept_rounds,
+                "error_memory": [r.model_dump() for r in result.error_memory],
+                "stats": result.stats.model_dump()}
+
+    @server.tool()
+    @_guard
+    def restore(transcript_path: str | None = None, open_files: list[str] | None = None) -> dict[str, Any]:
+        """The state to continue from after a compaction: cwd, open files, core files, unfinished tasks,
+        problems and solutions, error memory. With `transcript_path`, compacts it first."""
+        from restore.state import build_restore_state
+
+        settings = _settings(ws)
+        kwargs: dict[str, Any] = {"open_files": open_files, "settings": settings}
+        if transcript_path:
+            from compaction.history import compact as run
+
+            transcript = _load(ws, transcript_path)
+            result = run(transcript, settings)
+            kwargs.update(compaction=result, error_records=result.error_memory,
+                          error_memory_markdown=result.error_memory_markdown)
+            try:
+                from compaction.history.engine import events_of, transcript_edits
+
+                kwargs["transcript_edits"] = transcript_edits(events_of(transcript))
+            except ImportError:
+                pass
+        state = build_restore_state(ws, **kwargs)
+        out: dict[str, Any] = {"state": state.model_dump(mode="json")}
+        try:
+            from restore import render
+
+            fn = getattr(render, "render_markdown", None) or getattr(render, "render", None)
+            if fn is not None:
+                out["markdown"] = fn(state)
+        except ImportError:
+            pass
+        return out
+
+    @server.tool()
+    @_guard
+    def error_memory_check(text: str) -> dict[str, Any]:
+        """Before work that resembles a recorded error: the matching records and the warning lines
+        (`⚠️ Detected historical error [id], avoidance: ...`) to print first."""
+        errors = _errors_api()
+        fn = getattr(errors, "check", None) or getattr(errors, "check_text", None)
+        if fn is None:
+            raise ToolFailure("error memory check is not available in this build")
+        found = fn(ws, text)
+        return {"matches": [_plain(m) for m in (found or [])]}
+
+    @server.tool()
+    @_guard
+    def error_memory_list() -> dict[str, Any]:
+        """All error-memory records of the workspace (id, count, rounds, solution, avoidance)."""
+        errors = _errors_api()
+        fn = getattr(errors, "list_records", None) or getattr(errors, "list_errors", None)
+        if fn is None:
+            raise ToolFailure("error memory listing is not available in this build")
+        return {"records": [_plain(r) for r in (fn(ws) or [])]}
+
+    @server.tool()
+    @_guard
+    def memory_add(text: str, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Add a text to the compressed memory (facts, gist and the original are stored)."""
+        from compaction.memory import open_memory
+
+        if not text.strip():
+            raise ToolFailure("memory_add: text is empty")
+        res = open_memory(ws).add(text, metadata or {})
+        return {"item_id": res.item_id, "duplicate": res.duplicate, "facts_added": res.facts_added,
+                "facts_merged": res.facts_merged, "gist": res.gist}
+
+    @server.tool()
+    @_guard
+    def memory_retrieve(query: str, token_budget: int | None = None) -> dict[str, Any]:
+        """Memories relevant to `query` within `token_budget` tokens (split 50% items / 30% facts / 20% gists)."""
+        from compaction.memory import open_memory
+
+        ctx = open_memory(ws).retrieve(query, token_budget)
+        return {"text": ctx.text, "tokens": ctx.tokens, "budget": ctx.budget, "allocation": ctx.allocation,
+                "facts": len(ctx.facts), "gists": len(ctx.gists), "items": [i.id for i in ctx.temporal]}
+
+    @server.tool()
+    @_guard
+    def compress_blocks(blocks: list[dict[str, Any]], target_tokens: int | None = None,
+                        compression_ratio: float | None = None, strategy: str = "composite",
+                        query: str | None = None, prepare: bool = False,
+                        context_window: int | None = None) -> dict[str, Any]:
+        """Compress context blocks ({source, priority, content, metadata}) by a strategy (priority_based,
+        relevance_based, freshness_based, composite, rule_based) under a token target, or with
+        `prepare` assemble them under the budget table of a context window."""
+        from compaction.blocks import ContextBlock, ContextCompressor, prepare_context
+
+        try:
+            parsed = [ContextBlock.from_dict(b) for b in blocks]
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ToolFailure(f"invalid block: {type(exc).__name__}: {exc}") from None
+        if prepare:
+            return prepare_context(parsed, window=context_window, query=query, strategy=strategy).to_dict()
+        return ContextCompressor().compress(parsed, compression_ratio, target_tokens, strategy, query).to_dict()
+
+    return server
+
+
+def _plain(obj: Any) -> Any:
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    if hasattr(obj, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        return asdict(obj)
+    return obj if isinstance(obj, dict | list | str | int | float | bool) or obj is None else str(obj)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="compaction-mcp", description="MCP server (stdio) for context compaction")
+    parser.add_argument("--workspace", help="workspace folder (default: the working directory)")
+    args = parser.parse_args(argv)
+    server = build_server(resolve_workspace(args.workspace))
+    server.run("stdio")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

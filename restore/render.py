@@ -1,0 +1,190 @@
+"""Render a RestoreState as Markdown for the assistant (English or Chinese headings) or JSON."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from pathlib import Path
+
+from compaction.atomic import write_text_atomic
+from compaction.summary import ErrorRecordOut
+from restore.ranking import LABELS
+from restore.state import RestoreState
+
+H = {
+    "en": {
+        "title": "Restore state",
+        "intro": "Read this before continuing: it is where the work stands after the last compaction.",
+        "cwd": "Working directory",
+        "open": "Open files",
+        "open_src": {"editor": "from the editor", "transcript": "last read in the transcript", "none": ""},
+        "core": "Core files (the 5 most recently modified)",
+        "problem_files": "Files with unresolved problems",
+        "arch": "Architecture documents",
+        "tests": "Test configuration",
+        "tasks": "Unfinished tasks",
+        "problems": "Problems found and their solutions",
+        "em": "Error Memory",
+        "excerpts": "File excerpts",
+        "none": "(none)",
+        "modified": "modified",
+        "omitted": "omitted",
+        "tokens": "tokens",
+        "protocol": [
+            "Protocol: read this block before writing code. When the current work resembles a record, first "
+            "print `⚠️ Detected historical error [id], avoidance: [advice]`.",
+            "If the user overrides the advice, record `@decision: ignore_ERR_xxx`.",
+        ],
+        "occ": "occurrences {n} (rounds {r})",
+        "solution": "Solution",
+        "avoidance": "Avoidance",
+    },
+    "zh": {
+        "title": "压缩后状态恢复",
+        "intro": "继续工作前请先阅读：这是上次压缩之后的工作状态。",
+        "cwd": "当前工作目录",
+        "open": "已打开的文件",
+        "open_src": {"editor": "来自编辑器", "transcript": "对话中最后读取的文件", "none": ""},
+        "core": "核心文件（最近修改的 5 个）",
+        "problem_files": "包含未解决问题的文件",
+        "arch": "架构设计文档",
+        "tests": "测试配置文件",
+        "tasks": "未完成的任务",
+        "problems": "已发现的问题和解决方案",
+        "em": "Error Memory",
+        "excerpts": "文件摘录",
+        "none": "（无）",
+        "modified": "修改于",
+        "omitted": "已省略",
+        "tokens": "tokens",
+        "protocol": [
+            "协议：生成代码前先读取本块。若当前任务与某条记录的场景相似，先输出 "
+            "`⚠️ 检测到历史错误 [标识]，规避建议：[规避建议]`。",
+            "若用户要求忽略规避建议，记录为 `@decision: ignore_ERR_xxx`。",
+        ],
+        "occ": "发生{n}次 ({r})",
+        "solution": "解决",
+        "avoidance": "规避",
+    },
+}
+
+
+def _h(lang: str) -> dict:
+    return H["zh" if lang == "zh" else "en"]
+
+
+def _when(ts: float) -> str:
+    return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _cite(rounds: list[int]) -> str:
+    return f" (r{', r'.join(str(r) for r in rounds[-6:])})" if rounds else ""
+
+
+def render_error_memory(records: list[ErrorRecordOut], lang: str = "en") -> str:
+    """The complete `## Error Memory` block in the seed's shape, with the protocol above it."""
+    t = _h(lang)
+    lines = [f"## {t['em']}", "", *(f"> {p}" for p in t["protocol"]), ""]
+    if not records:
+        lines.append(t["none"])
+    for rec in records:
+        sep = "," if lang == "zh" else ", "
+        rounds = sep.join(str(r) for r in rec.rounds)
+        occ = t["occ"].format(n=rec.count, r=rounds)
+        tag = "#recurring " if rec.recurring or rec.count >= 2 else ""
+        lines.append(f"- {tag}{rec.id}: {occ}")
+        if rec.solution:
+            lines.append(f"  {t['solution']}: {rec.solution}")
+        if rec.avoidance:
+            lines.append(f"  {t['avoidance']}: {rec.avoidance}")
+    return "\n".join(lines) + "\n"
+
+
+def _em_block(state: RestoreState) -> str:
+    t = _h(state.lang)
+    md = state.error_memory_markdown.strip()
+    if not md:
+        return render_error_memory(state.error_memory, state.lang)
+    has_heading = md.lstrip().startswith("#")
+    has_protocol = "@decision: ignore_ERR" in md
+    head = [] if has_heading else [f"## {t['em']}", ""]
+    proto = [] if has_protocol else [*(f"> {p}" for p in t["protocol"]), ""]
+    if has_heading and not has_protocol:
+        first, _, rest = md.partition("\n")
+        return "\n".join([first, "", *proto, rest.lstrip("\n")]) + "\n"
+    return "\n".join([*head, *proto, md]) + "\n"
+
+
+def render_markdown(state: RestoreState, *, excerpts: bool = True) -> str:
+    t = _h(state.lang)
+    labels = LABELS["zh" if state.lang == "zh" else "en"]
+    out: list[str] = [f"# {t['title']}", "", f"> {t['intro']}", ""]
+    out += [f"**{t['cwd']}:** `{state.cwd}`", ""]
+
+    src = t["open_src"].get(state.open_files_source, "")
+    out.append(f"## {t['open']}" + (f" ({src})" if src else ""))
+    out += [f"- `{p}`" for p in state.open_files] or [t["none"]]
+    out.append("")
+
+    out.append(f"## {t['core']}")
+    for i, cf in enumerate(state.core_files, 1):
+        why = "; ".join(cf.reasons)
+        out.append(f"{i}. `{cf.path}` — {labels[cf.cls]} ({t['modified']} {_when(cf.mtime)}; {why})")
+    if not state.core_files:
+        out.append(t["none"])
+    out.append("")
+
+    out.append(f"## {t['problem_files']}")
+    for pf in state.problem_files:
+        where = f"`{pf.path}{':' + str(pf.line) if pf.line else ''}`"
+        ids = ", ".join(pf.ids)
+        msg = f" {pf.message}" if pf.message else ""
+        out.append(f"- {where} — {pf.source}{': ' + ids if ids else ''}{msg}")
+    if not state.problem_files:
+        out.append(t["none"])
+    out.append("")
+
+    for key, items in (("arch", state.architecture_docs), ("tests", state.test_config)):
+        out.append(f"## {t[key]}")
+        out += [f"- `{p}`" for p in items] or [t["none"]]
+        out.append("")
+
+    out.append(f"## {t['tasks']}")
+    out += [f"- {it.text}{_cite(it.rounds)}" for it in state.unfinished_tasks] or [t["none"]]
+    out.append("")
+    out.append(f"## {t['problems']}")
+    out += [f"- {it.text}{_cite(it.rounds)}" for it in state.problems] or [t["none"]]
+    out.append("")
+
+    out.append(_em_block(state).rstrip("\n"))
+    out.append("")
+
+    if excerpts and any(cf.excerpt for cf in state.core_files):
+        out.append(f"## {t['excerpts']}")
+        out.append("")
+        for cf in state.core_files:
+            ex = cf.excerpt
+            if ex is None:
+                continue
+            cut = f", {t['omitted']}: {'; '.join(ex.omitted)}" if ex.omitted else ""
+            out.append(f"### `{cf.path}` ({labels[cf.cls]}, {ex.tokens}/{ex.file_tokens} {t['tokens']}{cut})")
+            fence = "````" if "```" in ex.text else "```"
+            out.append(f"{fence}{ex.language}")
+            out.append(ex.text.rstrip("\n"))
+            out.append(fence)
+            out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def render_json(state: RestoreState, *, indent: int | None = 2) -> str:
+    return state.model_dump_json(indent=indent)
+
+
+def restore_path(workspace: str | os.PathLike[str]) -> Path:
+    return Path(workspace) / ".compaction" / "restore.md"
+
+
+def write_restore(state: RestoreState, path: str | os.PathLike[str] | None = None) -> Path:
+    """Write the Markdown atomically to `path` (default `<workspace>/.compaction/restore.md`)."""
+    target = Path(path) if path else restore_path(state.workspace)
+    return write_text_atomic(target, render_markdown(state))

@@ -1,0 +1,86 @@
+"""Start the real `python -m lsp_server` as a subprocess with pytest-lsp and talk to it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def server_env(home: Path | None = None, **extra: str) -> dict[str, str]:
+    """pytest-lsp replaces the whole environment: start from ours."""
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    if home is not None:
+        env["COMPACTION_HOME"] = str(home)
+    env.update(extra)
+    return env
+
+
+@contextlib.asynccontextmanager
+async def lsp_session(
+    workspace: Path,
+    *,
+    home: Path | None = None,
+    init_options: dict[str, Any] | None = None,
+    configuration: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    client: str = "visual-studio-code",
+) -> AsyncIterator[LanguageClient]:
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "lsp_server"],
+        server_env=server_env(home if home is not None else workspace / ".no-home", **(env or {})),
+    )
+    lc: LanguageClient = await config.start()  # type: ignore[assignment]
+    if configuration is not None:
+        lc.set_configuration(configuration, section="compaction")
+    uri = workspace.as_uri()
+    try:
+        await lc.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities(client),
+                root_uri=uri,
+                workspace_folders=[types.WorkspaceFolder(uri=uri, name=workspace.name)],
+                initialization_options=init_options,
+            )
+        )
+        await wait_for(lambda: any("ready for" in m.message for m in lc.log_messages), what="server ready")
+        yield lc
+        await lc.shutdown_session()
+    finally:
+        await lc.stop()
+
+
+async def wait_for(cond: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+async def command(lc: LanguageClient, name: str, arg: dict[str, Any] | None = None) -> Any:
+    return await lc.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=name, arguments=[arg] if arg is not None else [])
+    )
+
+
+def open_doc(lc: LanguageClient, path: Path, language: str = "python") -> str:
+    uri = path.as_uri()
+    lc.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1, text=path.read_text())
+        )
+    )
+    return uri

@@ -1,0 +1,100 @@
+"""Inline error memory: hover and diagnostics at the places records point at, refreshed when the
+store changes — also when another process (the CLI) changes it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote
+
+from lsp_fixtures import FOREIGN_CWD, KEYERROR_LINE, make_workspace
+from lsp_harness import REPO, command, lsp_session, open_doc, server_env, wait_for
+from lsprotocol import types
+
+from compaction.errors import ErrorMemory
+
+
+def _add(ws: Path, err_id: str, line: int, rounds: list[int], **kw) -> None:
+    with ErrorMemory(ws) as memory:
+        for rnd in rounds:
+            memory.add(err_id, path=f"{FOREIGN_CWD}/app/config.py", line=line, round=rnd, **kw)
+
+
+def _hover(lc, uri: str, line: int, character: int = 4):
+    return lc.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri),
+                          position=types.Position(line=line, character=character))  # fmt: skip
+    )
+
+
+async def test_hover_shows_the_record_at_a_foreign_path(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "proj")
+    _add(ws, "ERR_PY_KeyError", KEYERROR_LINE, [12, 24, 35], solution="use os.environ.get with a default",
+         avoidance="never index os.environ for optional settings")  # fmt: skip
+    async with lsp_session(ws) as lc:
+        uri = open_doc(lc, ws / "app" / "config.py")
+        hover = await _hover(lc, uri, KEYERROR_LINE - 1)
+        elsewhere = await _hover(lc, uri, 0)
+    assert hover is not None and hover.contents.kind == types.MarkupKind.Markdown
+    text = hover.contents.value
+    assert "#recurring ERR_PY_KeyError: occurrences 3 (rounds 12, 24, 35)" in text
+    assert "Solution: use os.environ.get with a default" in text
+    assert "Avoidance: never index os.environ for optional settings" in text
+    assert "command:compaction.errorMemory.resolve?" in text and "command:compaction.errorMemory.forget?" in text
+    assert '"id": "ERR_PY_KeyError"' in unquote(text)
+    assert elsewhere is None  # line 1 has no record
+
+
+async def test_diagnostics_hint_single_warning_recurring(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "proj")
+    _add(ws, "ERR_PY_KeyError", KEYERROR_LINE, [3, 9])
+    _add(ws, "ERR_PY_TypeError", 7, [4])
+    async with lsp_session(ws) as lc:
+        uri = open_doc(lc, ws / "app" / "config.py")
+        diags = await wait_for(lambda: lc.diagnostics.get(uri), what="diagnostics")
+    by_code = {d.code: d for d in diags}
+    assert by_code["ERR_PY_KeyError"].severity == types.DiagnosticSeverity.Warning
+    assert by_code["ERR_PY_KeyError"].range.start.line == KEYERROR_LINE - 1
+    assert by_code["ERR_PY_TypeError"].severity == types.DiagnosticSeverity.Hint
+    assert by_code["ERR_PY_TypeError"].range.start.line == 6
+    assert all(d.source == "compaction" for d in diags)
+
+
+async def test_diagnostic_severity_is_configurable(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "proj")
+    _add(ws, "ERR_PY_KeyError", KEYERROR_LINE, [3, 9])
+    _add(ws, "ERR_PY_TypeError", 7, [4])
+    config = {"diagnostics": {"recurring": "error", "single": "off"}}
+    async with lsp_session(ws, configuration=config) as lc:
+        uri = open_doc(lc, ws / "app" / "config.py")
+        diags = await wait_for(lambda: lc.diagnostics.get(uri), what="diagnostics")
+    assert [(d.code, d.severity) for d in diags] == [("ERR_PY_KeyError", types.DiagnosticSeverity.Error)]
+
+
+async def test_record_added_by_the_cli_shows_up_as_a_diagnostic(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "proj")
+    async with lsp_session(ws) as lc:
+        uri = open_doc(lc, ws / "app" / "config.py")
+        await asyncio_sleep(0.5)
+        assert not lc.diagnostics.get(uri)
+        subprocess.run(
+            [sys.executable, "-m", "compaction.cli", "errors", "add", "ERR_PY_KeyError", "--workspace", str(ws),
+             "--solution", "use os.environ.get", "--avoidance", "check optional env vars",
+             "--path", f"{FOREIGN_CWD}/app/config.py", "--line", str(KEYERROR_LINE)],
+            cwd=REPO, env=server_env(tmp_path / "home"), check=True, capture_output=True, text=True,
+        )  # fmt: skip
+        diags = await wait_for(lambda: lc.diagnostics.get(uri), what="diagnostic from the CLI's record")
+        assert [d.code for d in diags] == ["ERR_PY_KeyError"]
+        assert diags[0].range.start.line == KEYERROR_LINE - 1
+        hover = await _hover(lc, uri, KEYERROR_LINE - 1)
+        assert "Avoidance: check optional env vars" in hover.contents.value
+        # resolving through the server clears it
+        await command(lc, "compaction.errorMemory.resolve", {"id": "ERR_PY_KeyError"})
+        await wait_for(lambda: lc.diagnostics.get(uri) == [], what="diagnostics cleared")
+
+
+async def asyncio_sleep(s: float) -> None:
+    import asyncio
+
+    await asyncio.sleep(s)

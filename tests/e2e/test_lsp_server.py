@@ -1,0 +1,147 @@
+"""The language server as a subprocess: lifecycle, settings, discovery, transports."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from lsp_harness import REPO, command, lsp_session, server_env, wait_for
+from lsprotocol import types
+
+COMMANDS = {
+    "compaction.compact",
+    "compaction.restore",
+    "compaction.status",
+    "compaction.discoverTranscripts",
+    "compaction.errorMemory.list",
+    "compaction.errorMemory.check",
+    "compaction.errorMemory.add",
+    "compaction.errorMemory.resolve",
+    "compaction.errorMemory.forget",
+    "compaction.errorMemory.export",
+    "compaction.blocks.compress",
+}
+
+
+async def test_initialize_advertises_commands_and_hover(tmp_path: Path) -> None:
+    async with lsp_session(tmp_path) as lc:
+        # the server answered initialize: its capabilities are in the protocol object
+        caps = lc.protocol.server_capabilities if hasattr(lc.protocol, "server_capabilities") else None
+        result = await command(lc, "compaction.discoverTranscripts", {})
+        assert result == {"transcripts": []}
+    assert caps is None or set(caps.execute_command_provider.commands) >= COMMANDS
+
+
+async def test_initialize_result(tmp_path: Path) -> None:
+    from pytest_lsp import ClientServerConfig, client_capabilities
+
+    config = ClientServerConfig([sys.executable, "-m", "lsp_server"], server_env=server_env(tmp_path))
+    lc = await config.start()
+    try:
+        result = await lc.initialize_session(
+            types.InitializeParams(capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri())
+        )
+        assert result.server_info.name == "compaction-lsp"
+        assert set(result.capabilities.execute_command_provider.commands) == COMMANDS
+        assert result.capabilities.hover_provider
+        await lc.shutdown_session()
+        assert lc._server.returncode == 0  # clean shutdown + exit
+    finally:
+        await lc.stop()
+
+
+async def test_invalid_setting_is_reported_and_default_used(tmp_path: Path) -> None:
+    async with lsp_session(
+        tmp_path,
+        init_options={"compaction": {"triggerRatio": 7, "keepRecent": 3}},
+        configuration={"role": "astronaut", "python": {"path": "/usr/bin/python3"}},
+    ) as lc:
+        await wait_for(lambda: len(lc.messages) >= 2, what="two showMessage notifications")
+        texts = [m.message for m in lc.messages]
+        assert any("triggerRatio" in t and "default" in t for t in texts), texts
+        assert any("role" in t and "astronaut" in t for t in texts), texts
+        assert not any("python" in t for t in texts)  # client-only keys are not errors
+        # the server still works, with the default ratio and the valid keepRecent
+        (tmp_path / "t.md").write_text("## User\nhello\n\n## Assistant\nhi\n")
+        status = await command(lc, "compaction.status", {"transcript": str(tmp_path / "t.md")})
+        assert status["triggerRatio"] == 0.7
+        assert status["wouldTrigger"] is False
+
+
+async def test_configuration_change_is_pulled(tmp_path: Path) -> None:
+    (tmp_path / "t.md").write_text("## User\nhello\n\n## Assistant\nhi\n")
+    async with lsp_session(tmp_path, configuration={"triggerRatio": 0.5}) as lc:
+        status = await command(lc, "compaction.status", {"transcript": "t.md"})
+        assert status["triggerRatio"] == 0.5
+        lc.set_configuration({"triggerRatio": 0.9, "contextWindow": 1000}, section="compaction")
+        lc.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+        await asyncio.sleep(0.3)
+        status = await command(lc, "compaction.status", {"transcript": "t.md"})
+        assert status["triggerRatio"] == 0.9
+        assert status["contextWindow"] == 1000
+        assert status["utilization"] == round(status["tokens"] / 1000, 4)
+
+
+async def test_discover_transcripts_command(tmp_path: Path) -> None:
+    home, ws = tmp_path / "home", tmp_path / "my.proj"
+    ws.mkdir()
+    project = home / ".claude" / "projects" / str(ws).replace("/", "-").replace(".", "-")
+    project.mkdir(parents=True)
+    (project / "s1.jsonl").write_text('{"type":"user"}\n')
+    (ws / ".aider.chat.history.md").write_text("# aider chat started\n")
+    async with lsp_session(ws, home=home) as lc:
+        result = await command(lc, "compaction.discoverTranscripts", {})
+    agents = sorted(t["agent"] for t in result["transcripts"])
+    assert agents == ["aider", "claude-code"]
+    assert all({"path", "agent", "mtime", "size"} <= set(t) for t in result["transcripts"])
+
+
+async def test_bad_arguments_are_an_error(tmp_path: Path) -> None:
+    async with lsp_session(tmp_path) as lc:
+        with pytest.raises(Exception, match="targetTokens"):
+            await command(lc, "compaction.compact", {"transcript": "x", "targetTokens": -5})
+        with pytest.raises(Exception, match="no transcript given"):
+            await command(lc, "compaction.compact", {})
+
+
+def test_tcp_binds_loopback_only(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lsp_server", "--tcp", "--port", str(port)],
+        env=server_env(tmp_path), cwd=REPO, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 15
+        conn = None
+        while time.monotonic() < deadline:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert conn is not None, "server did not listen on 127.0.0.1"
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                           "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}})  # fmt: skip
+        conn.sendall(f"Content-Length: {len(body)}\r\n\r\n{body}".encode())
+        conn.settimeout(10)
+        data = b""
+        while b"serverInfo" not in data:
+            chunk = conn.recv(65536)
+            assert chunk, "connection closed"
+            data += chunk
+        assert b"compaction-lsp" in data
+        conn.close()
+        listening = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True)
+        if listening.returncode == 0 and listening.stdout.strip():
+            assert "127.0.0.1:" in listening.stdout and "0.0.0.0" not in listening.stdout
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

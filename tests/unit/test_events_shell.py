@@ -1,0 +1,65 @@
+"""What shell command lines write, edit, delete and read — without running them."""
+
+from compaction.events import EventKind, is_state_changing, parse_test_summary, shell_reads, shell_writes
+
+
+def _paths(cmd: str, kind: EventKind) -> list[str]:
+    return [p for k, p in shell_writes(cmd) if k is kind]
+
+
+def test_sed_in_place_is_an_edit():
+    assert _paths("sed -i '316s/return False/return NotImplemented/' sympy/core/basic.py", EventKind.EDIT) == [
+        "sympy/core/basic.py"
+    ]
+    cmd = "sed -i '251s/a/b/' sympy/core/expr.py && \\\nsed -i '273s/a/b/' sympy/core/numbers.py"
+    assert set(_paths(cmd, EventKind.EDIT)) == {"sympy/core/expr.py", "sympy/core/numbers.py"}
+
+
+def test_heredoc_cat_is_a_write_and_its_body_is_not_parsed():
+    cmd = "cat <<'EOF' > reproduce.py\nimport os\nprint('a > b')\nos.remove('x.py')\nEOF"
+    assert shell_writes(cmd) == [(EventKind.WRITE, "reproduce.py")]
+
+
+def test_cat_redirect_before_heredoc_marker():
+    assert _paths("cat > src/app.py <<EOF\nx = 1\nEOF", EventKind.WRITE) == ["src/app.py"]
+
+
+def test_redirections_tee_mv_rm_touch():
+    assert _paths("echo hi > notes.txt", EventKind.WRITE) == ["notes.txt"]
+    assert _paths("python run.py 2>&1 | tee log.txt", EventKind.WRITE) == ["log.txt"]
+    assert _paths("mv a.py b.py", EventKind.WRITE) == ["b.py"]
+    assert _paths("mv a.py b.py", EventKind.DELETE) == ["a.py"]
+    assert _paths("rm -f reproduce.py", EventKind.DELETE) == ["reproduce.py"]
+    assert _paths("touch pkg/__init__.py", EventKind.WRITE) == ["pkg/__init__.py"]
+
+
+def test_stderr_redirects_to_descriptors_are_not_files():
+    assert shell_writes("pytest -x 2>&1") == []
+    assert shell_writes("ls missing 2>/dev/null") == []
+
+
+def test_git_apply_with_inline_patch():
+    cmd = "git apply <<'EOF'\n--- a/lib/x.py\n+++ b/lib/x.py\n@@ -1 +1 @@\n-a\n+b\nEOF"
+    assert _paths(cmd, EventKind.EDIT) == ["lib/x.py"]
+
+
+def test_python_heredoc_writing_a_file():
+    cmd = "python - <<'EOF'\nwith open('setup.cfg', 'w') as f:\n    f.write('x')\nEOF"
+    assert _paths(cmd, EventKind.WRITE) == ["setup.cfg"]
+
+
+def test_reads_and_state():
+    assert shell_reads("nl -ba sympy/core/basic.py | sed -n '840,870p'") == ["sympy/core/basic.py"]
+    assert shell_reads("sed -n '10,20p' src/_pytest/reports.py") == ["src/_pytest/reports.py"]
+    assert is_state_changing("pip install -e .")
+    assert is_state_changing("cd /testbed && git apply fix.patch")
+    assert not is_state_changing("grep -rn foo src/")
+
+
+def test_parse_test_summaries():
+    assert parse_test_summary("...\n======= 1 failed, 13 passed in 2.31s =======\n") == "1 failed, 13 passed"
+    assert parse_test_summary("Ran 12 tests in 0.5s\n\nOK\n") == "Ran 12 tests: OK"
+    assert parse_test_summary("[INFO] Tests run: 5, Failures: 1, Errors: 0, Skipped: 0") == (
+        "Tests run: 5, Failures: 1, Errors: 0, Skipped: 0"
+    )
+    assert parse_test_summary("nothing here") is None

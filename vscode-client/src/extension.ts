@@ -1,0 +1,27 @@
+/**
+ * Entry point: wire the server manager, the status item and the commands. Everything with a
+ * decision in it lives in a module of its own.
+ */
+import * as vscode from 'vscode';
+import { Commands } from './commands';
+import { ServerManager } from './server';
+import { StatusController } from './statusItem';
+
+let server: ServerManager | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const t0 = Date.now();
+  const log = vscode.window.createOutputChannel('Compaction', { log: true });
+  server = new ServerManager(log);
+  const status = new StatusController(server);
+  new Commands(server, status).register(context);
+  context.subscriptions.push(log, server, status, server.onDidChangeRunning((running) => running && void status.refresh()));
+  log.info(`Compaction extension activated in ${Date.now() - t0} ms`);
+  // Start in the background: activation must not wait for Python.
+  void server.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.stop();
+  server = undefined;
+}
