@@ -28,8 +28,9 @@ HIERARCHY_RATIOS = (0.5, 0.4, 0.25)  # each level keeps this share of the level 
 LOSSY_LEVELS = {"none": 1.0, "low": 0.7, "medium": 0.4, "high": 0.2}
 SELECTIVE_THRESHOLD = 0.7
 LONG_DOCUMENT_TOKENS = 4000  # above this, "auto" picks hierarchical
-MAX_UNIT_CHARS = 4000
-LEAD_CHARS = 3000  # the opening of a text, where a transcript states its task  # longer units (minified blobs, giant log lines) are split at whitespace
+MAX_UNIT_CHARS = 4000  # longer units (minified blobs, giant log lines) are split at whitespace
+LEAD_CHARS = 3000  # the opening of a text, where a transcript states its task
+LEAD_WORD_BOOST = 8.0  # ... so its words weigh this much more wherever they recur
 
 Method = Literal["auto", "extractive", "abstractive", "hierarchical"]
 Level = Literal["none", "low", "medium", "high"]
@@ -208,7 +209,7 @@ def join_units(text: str, chosen: list[Unit]) -> str:
 # Facts: what a summary must try to keep
 
 PATH_RE = re.compile(
-    r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*\w|(?<![\w/.-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|java|kt|c|h|cc|cpp|hpp|rs|go|rb|"
+    r"(?<![\w/.~-])(?:~?/)?(?:[\w.-]+/)+[\w.-]*\w|(?<![\w/.-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|java|kt|c|h|cc|cpp|hpp|rs|go|rb|"
     r"php|cs|swift|pony|scala|md|rst|txt|toml|ini|cfg|json|yaml|yml|xml|sh|sql|html|css|lock)\b"
 )
 ERROR_ID_RE = re.compile(r"\bERR_[A-Z]+_\w+|\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Exit|Interrupt|Failure|Warning)\b")
@@ -268,6 +269,12 @@ def required_facts(text: str) -> list[str]:
 # Extractive
 
 
+def count_units(texts: list[str]) -> list[int]:
+    """Token counts of many short texts: a plain loop beats a thread pool for thousands of lines."""
+    enc = tok.encoding()
+    return [len(enc.encode_ordinary(t)) if t else 0 for t in texts]
+
+
 @dataclass
 class Extract:
     """An extractive result: the text, which units were kept and dropped, and token counts."""
@@ -312,7 +319,7 @@ def _unit_values(units: list[Unit], query: str | None) -> tuple[list[dict[str, f
             c = freq[key]
             if kind == "word":
                 # a content word matters when the text keeps coming back to it, not when it is everywhere
-                w[key] = base * math.log1p(c) * (1.0 if c < n * 0.3 else 0.3) * (4.0 if key in lead_words else 1.0)
+                w[key] = base * math.log1p(c) * (1.0 if c < n * 0.3 else 0.3) * (LEAD_WORD_BOOST if key in lead_words else 1.0)
             else:
                 w[key] = base * (1.0 + math.log1p(c))
                 for q in suffixes.get(key, ()):
@@ -356,7 +363,7 @@ def extractive(text: str, target_tokens: int, query: str | None = None) -> Extra
     units = split_units(text)
     if not units or target_tokens <= 0:
         return Extract("", 0, before, [], units)
-    costs = tok.count_many([u.text for u in units])
+    costs = count_units([u.text for u in units])
     facts, bonus = _unit_values(units, query)
     covered: set[str] = set()
 
@@ -399,7 +406,7 @@ def importance(text: str, query: str | None = None) -> list[tuple[Unit, float]]:
     units = split_units(text)
     if not units:
         return []
-    costs = tok.count_many([u.text for u in units])
+    costs = count_units([u.text for u in units])
     facts, bonus = _unit_values(units, query)
     vals = [(sum(f.values()) + b) / (max(c, 1) ** 0.5) for f, b, c in zip(facts, bonus, costs, strict=False)]
     top = max(vals) or 1.0

@@ -38,6 +38,7 @@ class Excerpt(BaseModel):
     text: str
     tokens: int
     file_tokens: int  # tokens of the part of the file read (READ_LIMIT)
+    file_tokens_estimated: bool = False  # large files: counted up to the cut, the rest estimated from size
     lines: int  # lines in the file (as read)
     truncated: bool = False
     omitted: list[str] = Field(default_factory=list)  # "lines 40-120 (def foo)"
@@ -52,14 +53,103 @@ def language_of(path: str) -> str:
 
 
 Chunk = tuple[int, int, str]  # [lo, hi) line indices and a label
+AST_LIMIT = 24_000  # chars: above this ast.parse costs 20-120 ms here; the column scanner is exact enough
 
 
-def _python_chunks(lines: list[str], text: str) -> list[Chunk] | None:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    return _ast_chunks(tree.body, lines, 0, len(lines), "")
+class _Python:
+    """Python units: ast for files up to AST_LIMIT, else a scan of def/class/decorator lines at the
+    unit's indentation that skips triple-quoted strings (the same boundaries for formatted code)."""
+
+    def __init__(self, lines: list[str], text: str) -> None:
+        self.lines = lines
+        self.tree: ast.Module | None = None
+        if len(text) <= AST_LIMIT:
+            try:
+                self.tree = ast.parse(text)
+            except (SyntaxError, ValueError, RecursionError):
+                self.tree = None
+        self.in_string = _string_lines(lines) if self.tree is None else None
+
+    def top(self) -> list[Chunk]:
+        if self.tree is not None:
+            return _ast_chunks(self.tree.body, self.lines, 0, len(self.lines), "")
+        return self._scan(0, len(self.lines), 0, "")
+
+    def split_class(self, chunk: Chunk) -> list[Chunk] | None:
+        lo, hi, label = chunk
+        if not label.startswith("class "):
+            return None
+        name = label[6:].rsplit(".", 1)[-1]
+        if self.tree is not None:
+            for node in self.tree.body:
+                if isinstance(node, ast.ClassDef) and _node_start(node, self.lines, 0) <= lo < node.end_lineno:
+                    sub = _ast_chunks(node.body, self.lines, lo, hi, node.name + ".")
+                    return sub if len(sub) > 1 else None
+            return None
+        body_indent = None
+        for i in range(lo + 1, hi):
+            ln = self.lines[i]
+            if ln.strip() and not ln.lstrip().startswith("#") and not ln.lstrip().startswith("@"):
+                body_indent = len(ln) - len(ln.lstrip())
+                break
+        if not body_indent:
+            return None
+        sub = self._scan(lo, hi, body_indent, name + ".", head=f"class {name}")
+        return sub if len(sub) > 1 else None
+
+    def _scan(self, lo: int, hi: int, indent: int, owner: str, head: str = "header") -> list[Chunk]:
+        lines, in_string = self.lines, self.in_string or []
+        bounds: list[tuple[int, str]] = []
+        pending_decorator: int | None = None
+        for i in range(lo + (1 if owner else 0), hi):
+            if in_string[i]:
+                continue
+            ln = lines[i]
+            stripped = ln.lstrip()
+            if not stripped or len(ln) - len(stripped) != indent:
+                continue
+            if stripped.startswith("@"):
+                if pending_decorator is None:
+                    pending_decorator = i
+                continue
+            m = _PY_DEF.match(stripped)
+            if m:
+                start = pending_decorator if pending_decorator is not None else i
+                while start - 1 > lo and lines[start - 1].lstrip().startswith("#"):
+                    start -= 1
+                kind = "class" if m.group(1) == "class" else "def"
+                bounds.append((start, f"{kind} {owner}{m.group(2)}"))
+            pending_decorator = None
+        chunks: list[Chunk] = []
+        prev, label = lo, head
+        for start, name in bounds:
+            if start > prev:
+                chunks.append((prev, start, label))
+            prev, label = start, name
+        if hi > prev:
+            chunks.append((prev, hi, label))
+        return chunks
+
+
+_PY_DEF = re.compile(r"(class|def|async\s+def)\s+(\w+)")
+_TRIPLE = re.compile(r'"""|\'\'\'')
+
+
+def _string_lines(lines: list[str]) -> list[bool]:
+    """True for lines that start inside a triple-quoted string (so `def` there is not a boundary)."""
+    out: list[bool] = []
+    quote: str | None = None
+    for ln in lines:
+        out.append(quote is not None)
+        if '"""' not in ln and "\'\'\'" not in ln:
+            continue
+        for m in _TRIPLE.finditer(ln):
+            q = m.group(0)
+            if quote is None:
+                quote = q
+            elif q == quote:
+                quote = None
+    return out
 
 
 def _node_start(node: ast.stmt, lines: list[str], floor: int) -> int:
@@ -83,28 +173,10 @@ def _ast_chunks(body: list[ast.stmt], lines: list[str], lo: int, hi: int, owner:
     for start, name in bounds:
         if start > prev:
             chunks.append((prev, start, label))
-        elif chunks or start == prev:
-            pass
         prev, label = start, name
     if hi > prev:
         chunks.append((prev, hi, label))
     return chunks
-
-
-def _python_subchunks(lines: list[str], text: str, chunk: Chunk) -> list[Chunk] | None:
-    """Split a too-large class chunk into its header and methods."""
-    lo, hi, label = chunk
-    if not label.startswith("class "):
-        return None
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and _node_start(node, lines, 0) <= lo < node.end_lineno:
-            sub = _ast_chunks(node.body, lines, lo, hi, node.name + ".")
-            return sub if len(sub) > 1 else None
-    return None
 
 
 _STRIP = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|`[^`]*`|//.*|/\*.*?\*/|#.*')
@@ -167,11 +239,11 @@ def _label(chunk_lines: list[str]) -> str:
     return first[:60]
 
 
-def _split(lines: list[str], text: str, lang: str, chunk: Chunk) -> list[Chunk] | None:
+def _split(lines: list[str], lang: str, chunk: Chunk, py: _Python | None) -> list[Chunk] | None:
     """Sub-chunks of a chunk too large for the budget, or None when it cannot be split."""
     lo, hi, _ = chunk
-    if lang == "python":
-        sub = _python_subchunks(lines, text, chunk)
+    if py is not None:
+        sub = py.split_class(chunk)
         if sub:
             return sub
     # one level in: the lines strictly inside the outer block
@@ -191,14 +263,46 @@ def _names(gap: list[Chunk]) -> str:
     return text + (f" +{len(labels) - 4} more" if len(labels) > 4 else "")
 
 
-def top_chunks(lines: list[str], text: str, lang: str) -> list[Chunk]:
+def top_chunks(lines: list[str], text: str, lang: str, py: _Python | None = None) -> list[Chunk]:
     if lang == "python":
-        chunks = _python_chunks(lines, text)
+        py = py or _Python(lines, text)
+        chunks = py.top()
         if chunks:
             return chunks
     if lang in BRACE_LANGS:
         return _brace_chunks(lines, 0, len(lines))
     return _indent_chunks(lines, 0, len(lines))
+
+
+class _Counter:
+    """Token counts per line, computed only for the lines the fitting looks at (a 170 KB module
+    costs ~50 ms to encode whole; the excerpt needs its first ~5,000 tokens)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.counts: list[int | None] = [None] * len(lines)
+        self.enc = tokens.encoding()
+
+    def span(self, lo: int, hi: int) -> int:
+        total = 0
+        counts, enc, lines = self.counts, self.enc, self.lines
+        for i in range(lo, hi):
+            c = counts[i]
+            if c is None:
+                c = counts[i] = len(enc.encode_ordinary(lines[i])) if lines[i] else 0
+            total += c
+        return total
+
+    def file_tokens(self) -> tuple[int, bool]:
+        """(tokens of the whole text, estimated?) — exact when every line was counted."""
+        known = [(c, len(ln)) for c, ln in zip(self.counts, self.lines, strict=True) if c is not None]
+        if len(known) == len(self.lines):
+            return sum(c for c, _ in known), False
+        tok = sum(c for c, _ in known)
+        chars = sum(n for _, n in known)
+        rest = sum(len(ln) for ln, c in zip(self.lines, self.counts, strict=True) if c is None)
+        ratio = tok / chars if chars else 0.28
+        return tok + round(rest * ratio), True
 
 
 def make_excerpt(path: str, text: str, max_tokens: int, *, truncated_input: bool = False) -> Excerpt:
@@ -208,56 +312,68 @@ def make_excerpt(path: str, text: str, max_tokens: int, *, truncated_input: bool
     if truncated_input and lines and not lines[-1].endswith("\n"):
         lines.pop()  # never a partial line
         text = "".join(lines)
-    total = tokens.count(text)
     if max_tokens <= 0:
-        return Excerpt(path=path, language=lang, text="", tokens=0, file_tokens=total, lines=len(lines),
-                       truncated=True, omitted=[f"lines 1-{len(lines)}"])
-    if total <= max_tokens and not truncated_input:
-        return Excerpt(path=path, language=lang, text=text, tokens=total, file_tokens=total, lines=len(lines))
+        return Excerpt(path=path, language=lang, text="", tokens=0, file_tokens=0, file_tokens_estimated=True,
+                       lines=len(lines), truncated=True, omitted=[f"lines 1-{len(lines)}"])
+    # tokens never outnumber characters: a text this short fits without counting twice
+    if len(text) <= max_tokens * 6 and not truncated_input:
+        total = tokens.count(text)
+        if total <= max_tokens:
+            return Excerpt(path=path, language=lang, text=text, tokens=total, file_tokens=total, lines=len(lines))
     comment = _COMMENT.get(lang, "//" if lang in BRACE_LANGS else "#")
-    chunks = top_chunks(lines, text, lang)
-    counts = tokens.count_many(["".join(lines[lo:hi]) for lo, hi, _ in chunks])
+    py = _Python(lines, text) if lang == "python" else None
+    chunks = top_chunks(lines, text, lang, py)
+    counter = _Counter(lines)
     limit = max_tokens
+    result: Excerpt | None = None
     for _ in range(4):  # markers are estimated; shrink and refit in the rare case they overshoot
-        result = _fit(path, lang, comment, lines, text, chunks, counts, limit, total, truncated_input)
+        result = _fit(path, lang, comment, lines, chunks, counter, py, limit, truncated_input)
         if result.tokens <= max_tokens:
-            return result
+            break
         limit -= 2 * (result.tokens - max_tokens) + 16
+    assert result is not None
     return result
 
 
-def _fit(path: str, lang: str, comment: str, lines: list[str], text: str, chunks: list[Chunk], counts: list[int],
-         max_tokens: int, total: int, truncated_input: bool) -> Excerpt:
+def _fit(path: str, lang: str, comment: str, lines: list[str], chunks: list[Chunk], counter: _Counter,
+         py: _Python | None, max_tokens: int, truncated_input: bool) -> Excerpt:
     marker_cost = 48
+    stop_below = max(marker_cost * 2, max_tokens // 50)  # nothing useful fits any more
     budget = max_tokens
     kept: list[Chunk] = []
     omitted: list[Chunk] = []
 
-    def consider(chunk: Chunk, n: int, depth: int) -> None:
+    def consider(chunk: Chunk, depth: int) -> None:
         nonlocal budget
+        lo, hi, _ = chunk
+        if budget < stop_below:
+            omitted.append(chunk)
+            return
+        # a chunk with more characters than 8x the budget cannot fit: do not count it whole
+        chars = sum(len(ln) for ln in lines[lo:hi]) if hi - lo < 4000 else 10**9
+        n = counter.span(lo, hi) if chars <= budget * 8 else 10**9
         if n + (marker_cost if omitted else 0) <= budget:
             kept.append(chunk)
             budget -= n
             return
-        if depth < 2 and n > marker_cost * 4:
-            sub = _split(lines, text, lang, chunk)
+        if depth < 2 and hi - lo > 3:
+            sub = _split(lines, lang, chunk, py)
             if sub:
-                sub_counts = tokens.count_many(["".join(lines[lo:hi]) for lo, hi, _ in sub])
-                for s, c in zip(sub, sub_counts, strict=True):
-                    consider(s, c, depth + 1)
+                for s in sub:
+                    consider(s, depth + 1)
                 return
         omitted.append(chunk)
         budget -= marker_cost
 
-    for chunk, n in zip(chunks, counts, strict=True):
-        consider(chunk, n, 0)
+    for chunk in chunks:
+        consider(chunk, 0)
     if omitted and budget > max(marker_cost * 2, max_tokens // 4):
         # room left but the next unit is too large to split: its head, in whole lines
         omitted.sort()
         lo, hi, label = omitted[0]
-        line_counts = tokens.count_many(lines[lo : min(hi, lo + budget)])
         used, take = 0, 0
-        for n in line_counts:
+        for i in range(lo, hi):
+            n = counter.span(i, i + 1)
             if used + n > budget - marker_cost:
                 break
             used += n
@@ -285,5 +401,7 @@ def _fit(path: str, lang: str, comment: str, lines: list[str], text: str, chunks
         out.append(f"{comment} … lines {cursor + 1}-{len(lines)}{more} omitted ({names})\n")
         notes.append(f"lines {cursor + 1}-{len(lines)}{more}" + (f" ({names})" if names else ""))
     body = "".join(out)
+    total, estimated = counter.file_tokens()
     return Excerpt(path=path, language=lang, text=body, tokens=tokens.count(body), file_tokens=total,
-                   lines=len(lines), truncated=True, omitted=notes)
+                   file_tokens_estimated=estimated or truncated_input, lines=len(lines),
+                   truncated=bool(omitted) or truncated_input or cursor < len(lines), omitted=notes)

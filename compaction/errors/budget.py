@@ -111,7 +111,7 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
             for r in stale:
                 if total <= high or (len(recs) == 1 and not allow_empty):
                     break
-                recs.remove(r)
+                recs = [x for x in recs if x is not r]
                 total -= costs[id(r)]
                 result.dropped.append(r.id)
         if size(recs) > limit:

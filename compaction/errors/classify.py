@@ -40,7 +40,7 @@ class Hit:
 _GATE = re.compile(
     r"Traceback|Error|error|FAIL|Fail|fail|not found|No such|does not exist|denied|timed out|Timeout|"
     r"Exception|exception|panic|did not match|No replacement|too long|not permitted|Invalid|invalid|"
-    r"expected|Expected|not recognized|Unknown command|EXACTLY ONE|No module|COMMIT|TS\d"
+    r"expected|Expected|not recognized|Unknown command|EXACTLY ONE|No module|COMMIT|TS\d|ERROR|Parameter|undefined"
 )
 
 # --- Python -------------------------------------------------------------------------------------

@@ -65,6 +65,7 @@ def cite(rounds: list[int]) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
+_SLASH_RE = re.compile(r"^/[a-z-]+\b(?:\s+\S+){0,3}\s*$")
 _TRAILING_WS_RE = re.compile(r"[ \t]+$", re.MULTILINE)
 # Where an agent harness's generic instructions begin inside a task message (mini-swe-agent,
 # SWE-agent, OpenHands): the request before it is the user's; the rest is boilerplate.
@@ -126,11 +127,14 @@ def goal_facts(transcript: Transcript, events: list[Event]) -> list[Fact]:
         return facts
     task = requests[0]
     facts.append(Fact("goal", task_text(task.text), [task.round], score=100, essential=True, meta={"task": True}))
-    later = [r for r in requests[1:] if len(r.text.strip()) > 3]
+    # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests.
+    later = [r for r in requests[1:] if len(r.text.strip()) > 3 and not _SLASH_RE.match(r.text.strip())]
     # Interactive sessions: every later request matters, the latest most (the current goal).
     for i, req in enumerate(later):
         latest = i == len(later) - 1
         text = clean_task(req.text)
+        if not latest and len(text) > 240:
+            text = text[:239] + "…"
         facts.append(Fact("goal", ("Current request: " if latest else "Then asked: ") + text, [req.round],
                           score=90 if latest else 40 + i * 0.01, essential=latest,
                           short=("Current request: " if latest else "Then asked: ") + text[:160]))
@@ -224,7 +228,7 @@ def completed_facts(events: list[Event], cwd: str | None, code: bool) -> list[Fa
         score = 60 if e.state_changing else 45
         if is_test and e.meta.get("test_summary"):
             score = 65
-        folded[key] = Fact("completed", line, [e.round], score=score, essential=e.state_changing and not is_test,
+        folded[key] = Fact("completed", line, [e.round], score=score,
                            meta={"count": 1, "outcome": outcome, "command": e.command, "test": bool(is_test)})
     for key, f in folded.items():
         count = f.meta["count"]

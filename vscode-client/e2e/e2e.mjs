@@ -64,6 +64,13 @@ async function editorText(page, group) {
     expect(/Context \d+%/.test(statusText), `status item shows utilization ("${statusText}")`);
     await shot(page, 'startup-status');
 
+    // An open editor: offered as "Use Active Editor" and sent as an open file of the restore state.
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('app/main.py');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'main.py' }).first().waitFor({ timeout: 15000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.tabs-container .tab.active', { hasText: 'main.py' }).first().waitFor({ timeout: 20000 });
+
     // 2. Palette: "Compaction: Compact Conversation".
     await palette(page, 'Compaction: Compact Conversation');
     await shot(page, 'palette');
@@ -79,7 +86,7 @@ async function editorText(page, group) {
     expect(rowText.includes('Claude Code') && /ago|just now/.test(rowText) && /\d+(\.\d)? KB/.test(rowText),
       `transcript row names agent, age and size (${rowText.replace(/\n/g, ' | ')})`);
     const allRows = (await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).join('\n');
-    expect(allRows.includes('Choose File…'), 'quick pick offers "Choose File…"');
+    expect(allRows.includes('Choose File…') && allRows.includes('Use Active Editor'), 'quick pick offers "Choose File…" and "Use Active Editor"');
     await shot(page, 'pick-transcript');
     await row.click();
 
@@ -155,6 +162,23 @@ async function editorText(page, group) {
     expect(links.includes('Resolve') && links.includes('Forget'), `hover offers command links (${links.join(', ')})`);
     await page.waitForTimeout(700); // let the hover finish fading in
     await shot(page, 'hover-error-memory');
+
+    // 7. The hover's command links are trusted: "Resolve" runs compaction.errorMemory.resolve on the
+    //    server, after which the resolved record no longer hovers there.
+    await hover.locator('a', { hasText: 'Resolve' }).first().click();
+    await page.waitForTimeout(1500);
+    let stillThere = true;
+    for (let attempt = 0; attempt < 3 && stillThere; attempt += 1) {
+      // Leave the hover widget entirely (it sits above the line) so that VS Code asks again.
+      await page.mouse.move(150, 600);
+      await page.keyboard.press('Escape');
+      await page.locator('.monaco-hover:not(.hidden)').first().waitFor({ state: 'hidden', timeout: 3000 }).catch(() => {});
+      await page.waitForTimeout(300);
+      await page.mouse.move(box.x + 130, box.y + box.height / 2);
+      stillThere = await hover.waitFor({ timeout: 3000 }).then(() => true, () => false);
+    }
+    expect(!stillThere, '"Resolve" link ran the server command: the record is resolved and no longer hovers');
+    await shot(page, 'resolved');
     log(`e2e passed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   } catch (err) {
     await shot(page, 'failure').catch(() => {});

@@ -49,6 +49,7 @@ do_prepare() {
   rm -rf "$RUN"
   mkdir -p "$RUN/workspace" "$RUN/home" "$RUN/tmp" "$RUN/ud/User" "$RUN/ext" "$OUT"
   cp -r "$HERE/workspace" "$WS"
+  rm -f "$OUT"/*.png "$OUT"/*.log
   # Claude Code keeps sessions under ~/.claude/projects/<cwd with / and . replaced by ->/.
   local escaped; escaped=$(printf '%s' "$WS" | sed 's#[/.]#-#g')
   mkdir -p "$RUN/home/.claude/projects/$escaped"

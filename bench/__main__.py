@@ -1,0 +1,83 @@
+"""`python -m bench` (`make bench`): the evaluation harness, timings and the 1M-token case, then the report.
+
+    python -m bench                  # harness + timing + synthetic 1M; writes bench/results/
+    python -m bench --all            # also every other bench script present (each as a subprocess)
+    python -m bench --only pydicom   # a subset (substring of the file name); --no-timing, --no-synthetic
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+OTHER_BENCHES = ("restore_bench", "lsp_bench", "avoidance_replay", "check_latency", "summarizer_vs_tfidf")
+
+
+def _shared() -> Path:
+    env = os.environ.get("COMPACTION_SHARED")
+    return (Path(env) if env else REPO.parent / "shared") / "transcripts"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--transcripts", type=Path, default=_shared())
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    ap.add_argument("--only", nargs="*", help="substrings of transcript file names")
+    ap.add_argument("--no-timing", action="store_true")
+    ap.add_argument("--no-synthetic", action="store_true")
+    ap.add_argument("--synthetic-tokens", type=int, default=1_000_000)
+    ap.add_argument("--stub-errors", action="store_true",
+                    help="exploration only: run without the error memory if compaction.errors is unfinished")
+    ap.add_argument("--all", action="store_true", help="also run the other bench scripts that exist")
+    args = ap.parse_args(argv)
+
+    from bench import harness, report, speed
+
+    notes: list[str] = []
+    stubbed = False
+    if not harness.error_memory_ready():
+        if not args.stub_errors:
+            print("compaction.errors is not importable (error memory unfinished); use --stub-errors to explore",
+                  file=sys.stderr)
+            return 2
+        harness.stub_error_memory()
+        stubbed = True
+        notes.append("**EXPLORATORY RUN: the error memory was stubbed out (compaction.errors unfinished); "
+                     "error-identifier figures are not meaningful.**")
+    results = harness.run(args.transcripts, only=args.only, timing=not args.no_timing)
+    if not args.no_synthetic:
+        results["synthetic"] = speed.synthetic_run(args.synthetic_tokens, cwd=REPO, stub=stubbed)
+        syn = results["synthetic"]
+        if "error" in syn:
+            print("synthetic run failed:\n" + syn["error"], file=sys.stderr)
+        else:
+            print(f"synthetic: {syn['tokens']:,} tokens, load+compact {syn['load_s'] + syn['compact_s']:.2f} s, "
+                  f"encode {syn['encode_s']:.2f} s, peak RSS {syn['peak_rss_mb']:.0f} MB")
+    results["meta"] = {"generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                       "stubbed_error_memory": stubbed, "notes": notes, "python": sys.version.split()[0]}
+    paths = report.write(results, args.out)
+    print()
+    print(report.readme_table(results))
+    print()
+    print("wrote " + ", ".join(str(p.relative_to(REPO)) if p.is_relative_to(REPO) else str(p) for p in paths.values()))
+
+    rc = 0
+    if args.all:
+        for name in OTHER_BENCHES:
+            if (REPO / "bench" / f"{name}.py").exists():
+                print(f"\n=== bench.{name} ===", flush=True)
+                proc = subprocess.run([sys.executable, "-m", f"bench.{name}"], cwd=REPO)
+                if proc.returncode != 0:
+                    print(f"bench.{name} exited {proc.returncode}", file=sys.stderr)
+                    rc = rc or proc.returncode
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""The report: results.json, report.md (tables + per-transcript losses), retention.png, time_by_size.png,
+and a short README table."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from bench.harness import CLASSES, METHODS
+from compaction.atomic import write_text_atomic
+
+LABEL = {"modified_files": "modified files", "error_ids": "error identifiers", "commands": "state-changing commands",
+         "numbers": "reported numbers", "task": "task request", "markers": "planted markers", "todos": "todos / next steps",
+         "error_evidence": "error evidence (id or raw name)", "task_opening": "task opening (20 words)",
+         "patch_files": "modified files, whole final patch"}
+METHOD_LABEL = {"ours": "ours", "recent": "recent tokens", "head_tail": "head+tail", "tfidf": "TF-IDF (seed)"}
+INFO = ("patch_files", "error_evidence", "task_opening")
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x * 100:.1f}%"
+
+
+def _cell(agg: dict[str, Any], method: str, b: int, cls: str) -> float | None:
+    entry = agg.get(f"{method}@{b}")
+    return None if entry is None else entry["classes"][cls]["pooled"]
+
+
+def _budgets(results: dict[str, Any]) -> list[int]:
+    return [int(round(b * 100)) for b in results["budgets"]]
+
+
+def main_table(results: dict[str, Any]) -> str:
+    agg = results["aggregate"]
+    head = "| fact class | budget | expected | " + " | ".join(METHOD_LABEL[m] for m in METHODS) + " | ours ≥ all |"
+    lines = [head, "|" + "---|" * (len(METHODS) + 4)]
+    for cls in CLASSES + INFO:
+        for b in _budgets(results):
+            vals = [_cell(agg, m, b, cls) for m in METHODS]
+            expected = agg[f"ours@{b}"]["classes"][cls]["expected"]
+            best = vals[0] is not None and all(v is None or vals[0] >= v - 1e-9 for v in vals[1:])
+            name = LABEL[cls] + (" *(info)*" if cls in INFO else "")
+            lines.append(f"| {name} | {b}% | {expected} | " + " | ".join(_pct(v) for v in vals)
+                         + f" | {'yes' if best else '**no**'} |")
+    for b in _budgets(results):
+        vals = [agg[f"{m}@{b}"]["loss_total"] for m in METHODS]
+        lines.append(f"| **information loss, all classes** | {b}% | "
+                     f"{sum(agg[f'ours@{b}']['classes'][c]['expected'] for c in CLASSES)} | "
+                     + " | ".join(_pct(v) for v in vals) + f" | {'yes' if vals[0] <= min(vals) + 1e-9 else '**no**'} |")
+    return "\n".join(lines)
+
+
+def budget_table(results: dict[str, Any]) -> str:
+    agg = results["aggregate"]
+    lines = ["| method | budget | within budget | mean output/input | modified-files precision | median seconds |",
+             "|---|---|---|---|---|---|"]
+    for m in METHODS:
+        for b in _budgets(results):
+            e = agg[f"{m}@{b}"]
+            lines.append(f"| {METHOD_LABEL[m]} | {b}% | {e['within_budget']}/{e['n']} | {e['ratio_mean']:.3f} | "
+                         f"{_pct(e['precision_mean']) if e['precision_mean'] is not None else '–'} | "
+                         f"{e['seconds_median']:.3f} |")
+    return "\n".join(lines)
+
+
+def timing_table(results: dict[str, Any]) -> str:
+    rows = results.get("timings") or []
+    lines = ["| transcript | tokens | load ms | compact ms | one encode ms | compact/encode | (load+compact)/encode |",
+             "|---|---|---|---|---|---|---|"]
+    for t in sorted(rows, key=lambda t: t["tokens"]):
+        lines.append(f"| {t['transcript']} | {t['tokens']:,} | {t['load_s'] * 1000:.0f} | {t['compact_s'] * 1000:.0f} | "
+                     f"{t['encode_s'] * 1000:.0f} | {t['ratio_compact']:.2f} | {t['ratio_end_to_end']:.2f} |")
+    if rows:
+        lines.append(f"| **median** | | {statistics.median(t['load_s'] for t in rows) * 1000:.0f} | "
+                     f"{statistics.median(t['compact_s'] for t in rows) * 1000:.0f} | "
+                     f"{statistics.median(t['encode_s'] for t in rows) * 1000:.0f} | "
+                     f"**{statistics.median(t['ratio_compact'] for t in rows):.2f}** | "
+                     f"**{statistics.median(t['ratio_end_to_end'] for t in rows):.2f}** |")
+    syn = results.get("synthetic")
+    if syn and "error" not in syn:
+        lines.append(f"| synthetic (1M) | {syn['tokens']:,} | {syn['load_s'] * 1000:.0f} | {syn['compact_s'] * 1000:.0f} | "
+                     f"{syn['encode_s'] * 1000:.0f} | {syn['ratio_compact']:.2f} | "
+                     f"{(syn['load_s'] + syn['compact_s']) / syn['encode_s']:.2f} |")
+    return "\n".join(lines)
+
+
+def losses_section(results: dict[str, Any]) -> str:
+    out = []
+    for r in sorted((r for r in results["runs"] if r["method"] == "ours"), key=lambda r: (r["transcript"], r["budget"])):
+        lost = {c: s["lost"] for c, s in r["scores"].items() if s["lost"] and c in CLASSES}
+        if not lost:
+            continue
+        out.append(f"- **{r['transcript']} @ {int(round(r['budget'] * 100))}%** "
+                   f"({r['tokens_after']:,}/{r['target']:,} tokens):")
+        for cls, items in lost.items():
+            why = r["diagnosis"].get(cls) or items
+            shown = "; ".join(str(x) for x in why[:6]) + (f"; … (+{len(why) - 6})" if len(why) > 6 else "")
+            out.append(f"  - {LABEL[cls]} ({len(items)}/{r['scores'][cls]['expected']} lost): {shown}")
+    return "\n".join(out) or "(none)"
+
+
+def readme_table(results: dict[str, Any], budget: int = 10) -> str:
+    agg = results["aggregate"]
+    lines = [f"| kept at {budget}% of the tokens | " + " | ".join(METHOD_LABEL[m] for m in METHODS) + " |",
+             "|---|" + "---|" * len(METHODS)]
+    for cls in CLASSES:
+        lines.append(f"| {LABEL[cls]} | " + " | ".join(_pct(_cell(agg, m, budget, cls)) for m in METHODS) + " |")
+    lines.append("| **information loss (all)** | " + " | ".join(
+        _pct(agg[f"{m}@{budget}"]["loss_total"]) for m in METHODS) + " |")
+    timings = results.get("timings") or []
+    tail = []
+    if timings:
+        tail.append(f"Median compaction time / one tiktoken encode of the same text: "
+                    f"{statistics.median(t['ratio_compact'] for t in timings):.2f}×")
+    syn = results.get("synthetic")
+    if syn and "error" not in syn:
+        tail.append(f"1M-token synthetic transcript: {syn['load_s'] + syn['compact_s']:.2f} s, "
+                    f"peak {syn['peak_rss_mb']:.0f} MB")
+    n = len({r["transcript"] for r in results["runs"]})
+    return "\n".join(lines) + f"\n\n{n} real transcripts; " + "; ".join(tail) + ". Regenerate: `make bench`."
+
+
+def charts(results: dict[str, Any], out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    agg = results["aggregate"]
+    budgets = _budgets(results)
+    panels = ["__total__", *CLASSES]
+    fig, axes = plt.subplots(2, 4, figsize=(15, 7), sharex=True, sharey=True)
+    for ax, cls in zip(axes.flat, panels, strict=True):
+        for m in METHODS:
+            if cls == "__total__":
+                ys = [1 - agg[f"{m}@{b}"]["loss_total"] for b in budgets]
+            else:
+                ys = [_cell(agg, m, b, cls) for b in budgets]
+                ys = [float("nan") if y is None else y for y in ys]
+            ax.plot(budgets, [y * 100 for y in ys], marker="o", label=METHOD_LABEL[m], lw=2.2 if m == "ours" else 1.2)
+        ax.set_title("all fact classes" if cls == "__total__" else LABEL[cls], fontsize=10)
+        ax.set_xticks(budgets)
+        ax.set_ylim(-3, 103)
+        ax.grid(alpha=0.3)
+    for ax in axes[-1]:
+        ax.set_xlabel("budget (% of transcript tokens)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("facts retained (%)")
+    axes.flat[0].legend(fontsize=8, loc="lower right")
+    fig.suptitle("Retention by budget: our compaction vs baselines (real transcripts)")
+    fig.tight_layout()
+    p1 = out / "retention.png"
+    fig.savefig(p1, dpi=110)
+    plt.close(fig)
+
+    timings = results.get("timings") or []
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    xs = [t["tokens"] for t in timings]
+    ax.scatter(xs, [t["compact_s"] for t in timings], label="compaction (ours)", zorder=3)
+    ax.scatter(xs, [t["encode_s"] for t in timings], marker="x", label="one tiktoken encode", zorder=3)
+    ax.scatter(xs, [t["load_s"] + t["compact_s"] for t in timings], marker="^", s=18, label="load + compaction")
+    syn = results.get("synthetic")
+    if syn and "error" not in syn:
+        ax.scatter([syn["tokens"]], [syn["compact_s"]], color="C0", edgecolor="k", s=70, label="synthetic 1M: compaction")
+        ax.scatter([syn["tokens"]], [syn["encode_s"]], color="C1", marker="x", s=70)
+        ax.axhline(3.0, color="r", ls="--", lw=1, label="3 s target (1M tokens)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("transcript tokens")
+    ax.set_ylabel("seconds (median of 3)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    ax.set_title("Time by transcript size")
+    fig.tight_layout()
+    p2 = out / "time_by_size.png"
+    fig.savefig(p2, dpi=110)
+    plt.close(fig)
+    return [p1, p2]
+
+
+def write(results: dict[str, Any], out: Path) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "results.json", "md": out / "report.md", "readme": out / "README_table.md"}
+    write_text_atomic(paths["json"], json.dumps(results, indent=1, default=str))
+    meta = results.get("meta", {})
+    notes = meta.get("notes") or []
+    md = [
+        "# Compaction evaluation",
+        "",
+        f"Generated {meta.get('generated', '')} by `python -m bench` (`make bench`) on {len(results['copies'])} real "
+        "transcripts from `../shared/transcripts`, each compacted at 5%, 10% and 20% of its tokens. "
+        "Scored on copies with the harness-appended patches removed and three markers planted in the first third "
+        "(assistant text, user text, tool output). Expected facts come from an independent scan (`bench/facts.py`). "
+        "Percentages are pooled: facts retained / facts expected over all transcripts.",
+        "",
+        *[f"> {n}" for n in notes],
+        "",
+        "## Retention by fact class and budget",
+        "",
+        main_table(results),
+        "",
+        "Scoring: *ours* counts a modified file only when it is listed in the summary's modified-files section "
+        "(baselines have no sections: anywhere in their text); markers only in the summary part (before the "
+        "verbatim tail); every other class anywhere in the output. *(info)* rows are not part of the total: "
+        "'whole final patch' also counts files that no agent action wrote (environment set-up), 'error evidence' "
+        "accepts the raw exception name instead of the ERR_* id (fairer to the baselines).",
+        "",
+        "## Budgets, compression and precision",
+        "",
+        budget_table(results),
+        "",
+        "## Timing (compaction vs one tiktoken encode of the same text, same run)",
+        "",
+        timing_table(results),
+        "",
+        "## Where ours still loses facts",
+        "",
+        losses_section(results),
+        "",
+        "## README table",
+        "",
+        readme_table(results),
+        "",
+    ]
+    write_text_atomic(paths["md"], "\n".join(md))
+    write_text_atomic(paths["readme"], readme_table(results) + "\n")
+    try:
+        for p in charts(results, out):
+            paths[p.stem] = p
+    except ImportError:  # matplotlib is a bench-only extra
+        pass
+    return paths

@@ -1,0 +1,361 @@
+"""Claude Code's `PreCompact` and `SessionStart` hooks: our compaction before theirs, our restore
+block injected after it.
+
+Flow: `PreCompact` (stdin: session_id, transcript_path, cwd, hook_event_name, trigger manual|auto,
+custom_instructions) compacts the transcript with our rules (honouring the instructions), ingests its
+errors into the workspace error memory and writes `.compaction/latest.md`, `.compaction/restore.md`,
+`.compaction/error-memory.md` and `.compaction/hook-state.json`. `SessionStart` with source `compact`
+(stdin: session_id, transcript_path, cwd, hook_event_name, source) then prints a restore block sized
+to the hook's output limit (10,000 characters by default): the complete error-memory block first,
+then task, modified files, unfinished tasks and the restore state's file list, every cut announced.
+
+Why JSON output (`hookSpecificOutput.additionalContext`) rather than plain stdout: it is the
+structured form Claude Code documents for SessionStart context, it is not echoed as a hook message,
+and it cannot be confused with an error text. `plain=True` gives the same block as text.
+
+Heavy modules (the compaction engine, restore) are imported inside the functions that need them;
+pygls, openai and mcp are never imported on this path.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import time
+import traceback
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from compaction.atomic import write_text_atomic
+
+DEFAULT_LIMIT = 10_000
+STATE_FILE = "hook-state.json"
+LOG_FILE = "hooks.log"
+ERRORS_FILE = "error-memory.md"
+_LOG_MAX = 512 * 1024
+
+
+class HookInputError(ValueError):
+    """The hook's stdin is not the JSON object Claude Code sends."""
+
+
+class HookPayload(BaseModel):
+    """What Claude Code writes on a hook's stdin (unknown fields such as permission_mode are kept)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    session_id: str = ""
+    transcript_path: str | None = None
+    cwd: str | None = None
+    hook_event_name: str = ""
+    trigger: Literal["manual", "auto"] | None = None  # PreCompact
+    custom_instructions: str | None = None  # PreCompact (`/compact keep X`)
+    source: str | None = None  # SessionStart: startup | resume | clear | compact
+
+
+class HookState(BaseModel):
+    """What the last pre-compact run left for the session-start hook (`.compaction/hook-state.json`)."""
+
+    session_id: str = ""
+    transcript: str
+    format: str = ""
+    trigger: str | None = None
+    written_at: float
+    lang: str = "en"
+    rounds: int = 0
+    compacted: bool = True
+    tokens_before: int = 0
+    tokens_after: int = 0
+    goal: list[str] = Field(default_factory=list)
+    modified_files: list[str] = Field(default_factory=list)
+    unfinished: list[str] = Field(default_factory=list)
+
+
+class PreCompactReport(BaseModel):
+    workspace: str
+    written: list[str]
+    rounds: int
+    tokens_before: int
+    tokens_after: int
+    errors_ingested: int
+    elapsed_ms: float
+
+
+# --- input ------------------------------------------------------------------------------------------
+def parse_payload(raw: bytes | str) -> HookPayload:
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", errors="replace")
+    if not raw.strip():
+        raise HookInputError("empty stdin (expected the hook's JSON object)")
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise HookInputError(f"stdin:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise HookInputError("stdin:1: expected a JSON object")
+    try:
+        return HookPayload.model_validate(data)
+    except ValidationError as exc:
+        raise HookInputError(f"stdin: unexpected hook payload: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}")
+
+
+def workspace_for(payload: HookPayload | None, env: Mapping[str, str] | None = None, cwd: str | None = None) -> Path:
+    """The payload's cwd, else `$CLAUDE_PROJECT_DIR`, else the process cwd."""
+    env = os.environ if env is None else env
+    for cand in ((payload.cwd if payload else None), env.get("CLAUDE_PROJECT_DIR")):
+        if cand and Path(cand).is_dir():
+            return Path(cand)
+    return Path(cwd or os.getcwd())
+
+
+# --- log ----------------------------------------------------------------------------------------------
+def log(workspace: Path, event: str, message: str) -> None:
+    """Append one line to `.compaction/hooks.log` (rotated at 512 KB); never raises."""
+    try:
+        from compaction.store import state_dir
+
+        path = state_dir(workspace) / LOG_FILE
+        if path.exists() and path.stat().st_size > _LOG_MAX:
+            os.replace(path, path.with_name(LOG_FILE + ".1"))
+        stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(f"{stamp} {event} {message.rstrip()}\n")
+    except Exception:  # noqa: BLE001 - logging must never fail the agent
+        pass
+
+
+def log_exception(workspace: Path, event: str) -> None:
+    log(workspace, event, "error: " + traceback.format_exc().strip().replace("\n", "\n    "))
+
+
+# --- pre-compact ------------------------------------------------------------------------------------------
+def pre_compact(payload: HookPayload, workspace: Path, settings: Any = None) -> PreCompactReport:
+    """Compact `payload.transcript_path` with our rules and write the restore files into `workspace`."""
+    started = time.perf_counter()
+    from compaction.config import load_settings
+    from compaction.errors import ErrorMemory
+    from compaction.history import compact
+    from compaction.transcripts import load_transcript
+    from restore.pipeline import write_after_compaction
+
+    if not payload.transcript_path:
+        raise HookInputError("the payload has no transcript_path")
+    settings = settings or load_settings(workspace)
+    transcript = load_transcript(payload.transcript_path)
+    result = compact(transcript, settings, instructions=payload.custom_instructions or None)
+    written = write_after_compaction(workspace, transcript, result, settings)
+    # Idempotent per (transcript, round, id): harmless if write_after_compaction ingests as well.
+    with ErrorMemory(workspace) as memory:
+        report = memory.ingest(transcript)
+        errors_path = Path(workspace) / ".compaction" / ERRORS_FILE
+        memory.export(settings.lang, errors_path)
+    state = HookState(
+        session_id=payload.session_id, transcript=str(payload.transcript_path), format=transcript.format,
+        trigger=payload.trigger, written_at=time.time(), lang=settings.lang, rounds=result.rounds,
+        compacted=result.compacted, tokens_before=result.stats.tokens_before, tokens_after=result.stats.tokens_after,
+        goal=[i.text for i in result.summary.goal], modified_files=[i.text for i in result.summary.modified_files],
+        unfinished=[i.text for i in result.summary.next_steps])
+    state_path = write_text_atomic(Path(workspace) / ".compaction" / STATE_FILE, state.model_dump_json(indent=2) + "\n")
+    return PreCompactReport(workspace=str(workspace), written=[str(p) for p in [*written, errors_path, state_path]],
+                            rounds=result.rounds, tokens_before=result.stats.tokens_before,
+                            tokens_after=result.stats.tokens_after, errors_ingested=report.records,
+                            elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
+
+
+def read_state(workspace: Path) -> HookState | None:
+    try:
+        return HookState.model_validate_json((Path(workspace) / ".compaction" / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+# --- session-start ----------------------------------------------------------------------------------------
+def should_inject(payload: HookPayload, state: HookState | None, *, any_source: bool = False) -> bool:
+    """`compact`: always (it is the moment the restore exists for). `resume`: when our state belongs to
+    this session. `startup` / `clear`: only when asked (`any_source`), since the user chose a fresh
+    context there."""
+    if payload.source in (None, "compact"):
+        return True
+    if payload.source == "resume":
+        return any_source or bool(state and payload.session_id and state.session_id == payload.session_id)
+    return any_source
+
+
+def session_start(payload: HookPayload, workspace: Path, *, limit: int = DEFAULT_LIMIT,
+                  any_source: bool = False) -> str | None:
+    """The restore block to inject, or None when there is nothing to say for this source."""
+    state = read_state(workspace)
+    if not should_inject(payload, state, any_source=any_source):
+        return None
+    stale = state is None or (payload.session_id and state.session_id != payload.session_id)
+    if stale and payload.source == "compact" and payload.transcript_path and Path(payload.transcript_path).is_file():
+        # Our pre-compact did not run for this session (not installed, or failed): compact now.
+        pre_compact(payload, workspace)
+        state = read_state(workspace)
+    restore_md = Path(workspace) / ".compaction" / "restore.md"
+    if state is None and not restore_md.exists():
+        return None
+    return build_restore_block(workspace, state, limit=limit)
+
+
+# --- the restore block ------------------------------------------------------------------------------------
+T = {
+    "en": {
+        "title": "# Restored after compaction",
+        "intro": "Context restored by the `compaction` tool{how}. Full restore state: `.compaction/restore.md`; "
+                 "compaction summary: `.compaction/latest.md`.",
+        "how": " from the {rounds}-round conversation ({before:,} → {after:,} tokens)",
+        "task": "## Current task", "modified": "## Modified files", "unfinished": "## Unfinished tasks",
+        "files": "## Files to restore (from `.compaction/restore.md`)",
+        "em_cut": "_Error memory cut to fit the {limit:,}-character limit: {k} of {n} records shown (recurring first, "
+                  "then the most recent); the complete block is in `.compaction/error-memory.md`, the restore state "
+                  "in `.compaction/restore.md`._",
+        "cut": "_… {n} more cut to fit the {limit:,}-character limit; see `{where}`._",
+        "omitted": "_Cut to fit the {limit:,}-character limit: {names}; see `.compaction/restore.md`._",
+    },
+    "zh": {
+        "title": "# 压缩后恢复",
+        "intro": "由 `compaction` 工具恢复的上下文{how}。完整恢复状态：`.compaction/restore.md`；压缩摘要：`.compaction/latest.md`。",
+        "how": "（{rounds} 轮对话，{before:,} → {after:,} tokens）",
+        "task": "## 当前任务", "modified": "## 修改的文件", "unfinished": "## 未完成的任务",
+        "files": "## 需恢复的文件（来自 `.compaction/restore.md`）",
+        "em_cut": "_错误记忆已按 {limit:,} 字符上限截断：显示 {n} 条中的 {k} 条（优先重复出现的与最近的）；完整内容见 "
+                  "`.compaction/error-memory.md`，恢复状态见 `.compaction/restore.md`。_",
+        "cut": "_… 另有 {n} 项因 {limit:,} 字符上限被截去；见 `{where}`。_",
+        "omitted": "_因 {limit:,} 字符上限省略：{names}；见 `.compaction/restore.md`。_",
+    },
+}
+_CUT_RESERVE = 140  # room kept for one cut announcement
+
+
+def restore_file_sections(markdown: str, lang: str = "en") -> list[tuple[str, list[str]]]:
+    """The file-list sections of a rendered restore state: (heading, list lines)."""
+    from restore.render import H
+
+    t = H["zh" if lang == "zh" else "en"]
+    wanted = [t["open"], t["core"], t["problem_files"], t["arch"], t["tests"]]
+    out = []
+    for chunk in ("\n" + markdown).split("\n## ")[1:]:
+        heading, _, body = chunk.partition("\n")
+        if not any(heading.startswith(w) for w in wanted):
+            continue
+        lines = [ln for ln in body.splitlines() if ln.startswith(("- ", "* ")) or ln[:1].isdigit()]
+        if lines:
+            out.append((heading.strip(), lines))
+    return out
+
+
+def _error_memory(workspace: Path, lang: str) -> tuple[list[Any], str]:
+    from compaction.errors import ErrorMemory
+
+    with ErrorMemory(workspace) as memory:
+        records = memory.list()
+        return records, memory.export(lang)
+
+
+def _fit_error_memory(records: list[Any], full: str, cap: int, lang: str, limit: int) -> str:
+    """The complete block when it fits in `cap`; else its recurring and most recent records, announced."""
+    if len(full) <= cap:
+        return full.rstrip("\n")
+    from compaction.errors.render import render_block, render_record
+
+    t = T[lang]
+    note = t["em_cut"].format(limit=limit, k=0, n=len(records))
+    empty = render_block([], lang).rstrip("\n")
+    head = empty.rsplit("\n\n", 1)[0]  # heading + protocol, without the "(no errors recorded)" line
+    room = cap - len(head) - len(note) - 8
+    order = sorted(range(len(records)),
+                   key=lambda i: (not records[i].recurring, -records[i].last_round, -i))
+    chosen: set[int] = set()
+    for i in order:
+        size = len(render_record(records[i], lang)) + 1
+        if size <= room:
+            chosen.add(i)
+            room -= size
+    shown = [records[i] for i in sorted(chosen)]
+    body = "\n".join(render_record(r, lang) for r in shown)
+    note = t["em_cut"].format(limit=limit, k=len(shown), n=len(records))
+    return "\n\n".join(x for x in (head, body, note) if x)
+
+
+def _section(heading: str, lines: list[str], room: int, limit: int, where: str, lang: str) -> tuple[str, bool]:
+    """The section with as many lines as fit in `room` (a cut announced); ("", False) if not even one."""
+    if not lines:
+        return "", True
+    out = [heading]
+    size = len(heading)
+    for k, line in enumerate(lines):
+        rest = len(lines) - k
+        need = size + 1 + len(line) + (0 if rest == 1 else _CUT_RESERVE)
+        if need > room:
+            if k == 0:
+                return "", False
+            out.append(T[lang]["cut"].format(n=rest, limit=limit, where=where))
+            return "\n".join(out), True
+        out.append(line)
+        size += 1 + len(line)
+    return "\n".join(out), True
+
+
+def build_restore_block(workspace: Path, state: HookState | None, *, limit: int = DEFAULT_LIMIT,
+                        lang: str | None = None) -> str:
+    """The text injected after compaction, never longer than `limit` characters."""
+    lang = "zh" if (lang or (state.lang if state else "en")) == "zh" else "en"
+    t = T[lang]
+    how = t["how"].format(rounds=state.rounds, before=state.tokens_before, after=state.tokens_after) \
+        if state and state.compacted else ""
+    header = f"{t['title']}\n\n> {t['intro'].format(how=how)}"
+    restore_md = Path(workspace) / ".compaction" / "restore.md"
+    try:
+        restore_text = restore_md.read_text(encoding="utf-8")
+    except OSError:
+        restore_text = ""
+
+    def bullets(items: list[str], code: bool = False) -> list[str]:
+        return [f"- `{x}`" if code and "`" not in x else f"- {' '.join(x.split())}" for x in items]
+
+    later: list[tuple[str, list[str], str]] = []
+    if state:
+        later += [(t["task"], bullets(state.goal), ".compaction/latest.md"),
+                  (t["modified"], bullets(state.modified_files, code=True), ".compaction/latest.md"),
+                  (t["unfinished"], bullets(state.unfinished), ".compaction/latest.md")]
+    files = restore_file_sections(restore_text, lang) if restore_text else []
+    if files:
+        lines = []
+        for heading, items in files:
+            lines.append(f"**{heading}**")
+            lines += items
+        later.append((t["files"], lines, ".compaction/restore.md"))
+
+    records, full = _error_memory(workspace, lang)
+    reserve = _CUT_RESERVE * (len(later) + 1)
+    em = _fit_error_memory(records, full, limit - len(header) - 2 - reserve, lang, limit)
+    parts = [header, em]
+    omitted: list[str] = []
+    for i, (heading, lines, where) in enumerate(later):
+        used = len("\n\n".join(parts))
+        room = limit - used - 2 - _CUT_RESERVE * (len(later) - i)
+        text, ok = _section(heading, lines, room, limit, where, lang)
+        if text:
+            parts.append(text)
+        elif not ok:
+            omitted.append(heading.lstrip("# "))
+    if omitted:
+        parts.append(t["omitted"].format(limit=limit, names=", ".join(omitted)))
+    block = "\n\n".join(parts) + "\n"
+    if len(block) > limit:  # cannot happen with the reserves above; a hard guarantee all the same
+        tail = "\n" + t["omitted"].format(limit=limit, names="…") + "\n"
+        block = block[: max(0, limit - len(tail))] + tail
+    return block
+
+
+def hook_output(block: str, *, plain: bool = False) -> str:
+    """What the SessionStart hook prints: the JSON Claude Code reads, or the bare text."""
+    if plain:
+        return block
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": block}},
+                      ensure_ascii=False)

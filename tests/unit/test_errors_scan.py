@@ -1,0 +1,133 @@
+"""scan_transcript on small hand-built transcripts: counting per round, target bugs, drifting
+line numbers, locations and the inferred solution."""
+
+from __future__ import annotations
+
+from compaction.errors import records_to_out, render_block, scan_transcript
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+
+
+def build(steps: list[tuple]) -> Transcript:
+    """steps: ("user", text) | ("shell", command, output, exit) | ("edit", path) | ("write", path) | ("say", text)."""
+    msgs: list[Message] = []
+    for i, step in enumerate(steps):
+        kind = step[0]
+        if kind == "user":
+            msgs.append(Message(len(msgs), Role.USER, step[1]))
+        elif kind == "say":
+            msgs.append(Message(len(msgs), Role.ASSISTANT, step[1]))
+        elif kind == "shell":
+            cid = f"c{i}"
+            msgs.append(Message(len(msgs), Role.ASSISTANT, step[4] if len(step) > 4 else "",
+                                tool_calls=[ToolCall("bash", {"command": step[1]}, cid, ToolKind.SHELL, step[1])]))
+            msgs.append(Message(len(msgs), Role.TOOL, tool_results=[
+                ToolResult(step[2], cid, "bash", is_error=step[3] != 0, exit_code=step[3])]))
+        elif kind in ("edit", "write"):
+            cid = f"c{i}"
+            tk = ToolKind.EDIT if kind == "edit" else ToolKind.WRITE
+            msgs.append(Message(len(msgs), Role.ASSISTANT, "", tool_calls=[ToolCall(kind, {"path": step[1]}, cid, tk,
+                                                                                    path=step[1])]))
+            msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult("ok", cid, kind)]))
+    return Transcript("mem.json", "test", msgs, group_rounds(msgs))
+
+
+def tb(name: str, line: int, path: str = "/repo/app.py") -> str:
+    return f'Traceback (most recent call last):\n  File "{path}", line {line}, in main\n    x()\n{name}: boom\n'
+
+
+def test_once_per_round_and_recurring_flag():
+    t = build([
+        ("user", "fix the app"),
+        ("shell", "python app.py", tb("KeyError", 3) + tb("KeyError", 9), 1),
+        ("shell", "python app.py", tb("KeyError", 4), 1),
+        ("shell", "python app.py", "ok", 0),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_KeyError"]
+    assert rec.rounds == [1, 2] and rec.count == 2 and rec.recurring
+    assert rec.occurrences[0].signals == 2  # both tracebacks of round 2 are kept as signals
+    assert "#recurring ERR_PY_KeyError: occurrences 2 (rounds 1, 2)" in render_block([rec])
+
+
+def test_line_drift_stays_one_record_with_both_locations():
+    t = build([
+        ("user", "go"),
+        ("shell", "python -m py_compile src/r.py", '  File "src/r.py", line 231\n    """\n    ^\nSyntaxError: invalid syntax\n', 1),
+        ("edit", "src/r.py"),
+        ("shell", "python -m py_compile src/r.py", '  File "src/r.py", line 233\n    """\n    ^\nSyntaxError: invalid syntax\n', 1),
+        ("edit", "src/r.py"),
+        ("shell", "python -m py_compile src/r.py", "", 0),
+    ])
+    recs = [r for r in scan_transcript(t) if r.id == "ERR_PY_SyntaxError"]
+    assert len(recs) == 1
+    assert {loc.line for loc in recs[0].locations()} == {231, 233}
+    out = records_to_out(recs)[0]
+    assert out.count == 2 and out.locations[0]["path"] == "src/r.py"
+
+
+def test_reproduction_script_errors_are_the_target_bug():
+    t = build([
+        ("user", "Division crashes: ZeroDivisionError in calc.mean"),
+        ("shell", "cat > reproduce_bug.py <<'EOF'\nfrom calc import mean\nmean([])\nEOF", "", 0),
+        ("shell", "python reproduce_bug.py", tb("ZeroDivisionError", 2, "/repo/calc.py"), 1),
+        ("edit", "calc.py"),
+        ("shell", "python reproduce_bug.py", tb("NameError", 5, "/repo/calc.py"), 1),
+        ("edit", "calc.py"),
+        ("shell", "python reproduce_bug.py", "0", 0),
+    ])
+    by_id = {r.id: r for r in scan_transcript(t)}
+    assert by_id["ERR_PY_ZeroDivisionError"].target_bug  # provoked on purpose, before the fix
+    assert not by_id["ERR_PY_NameError"].target_bug  # introduced by the fix: a mistake to avoid
+    assert "[target bug]" in render_block([by_id["ERR_PY_ZeroDivisionError"]])
+
+
+def test_test_written_to_fail_first_is_target_but_its_syntax_error_is_not():
+    t = build([
+        ("user", "add overflow handling"),
+        ("write", "tests/test_overflow.py"),
+        ("shell", "pytest tests/test_overflow.py", "FAILED tests/test_overflow.py::test_big - AssertionError: 1\n", 1),
+        ("write", "tests/test_overflow.py"),
+        ("shell", "pytest tests/test_overflow.py",
+         '  File "tests/test_overflow.py", line 4\n    def x(\n         ^\nSyntaxError: invalid syntax\n', 2),
+    ])
+    by_id = {r.id: r for r in scan_transcript(t)}
+    assert by_id["ERR_LOGIC_TestFailed"].target_bug
+    assert by_id["ERR_LOGIC_TestFailed"].tests == ["tests/test_overflow.py::test_big"]
+    assert not by_id["ERR_PY_SyntaxError"].target_bug
+
+
+def test_solution_names_the_fix_and_the_explanation():
+    t = build([
+        ("user", "run it"),
+        ("shell", "cat src/app/mian.py", "cat: src/app/mian.py: No such file or directory", 1),
+        ("say", "THOUGHT: The file does not exist because the name is misspelled. It is main.py."),
+        ("edit", "src/app/main.py"),
+        ("shell", "python src/app/main.py", "hello", 0),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_TOOL_FileNotFound"]
+    assert rec.occurrences[0].location.path == "src/app/mian.py"
+    assert rec.occurrences[0].location.command == "cat src/app/mian.py"
+    assert "misspelled" in rec.solution and "src/app/main.py" in rec.solution
+    assert "ls src/app" in rec.avoidance
+
+
+def test_non_zero_exit_only_when_nothing_more_specific_and_grep_no_match_is_fine():
+    t = build([
+        ("user", "x"),
+        ("shell", "grep -rn foo src", "", 1),
+        ("shell", "make build", "make: *** [Makefile:3: build] Error 2", 2),
+        ("shell", "ls nope", "ls: cannot access 'nope': No such file or directory", 2),
+    ])
+    ids = [r.id for r in scan_transcript(t)]
+    assert ids == ["ERR_TOOL_NonZeroExit", "ERR_TOOL_FileNotFound"]
+
+
+def test_no_record_without_evidence():
+    t = build([("user", "x"), ("shell", "true", "", 0), ("say", "I think a KeyError could happen here.")])
+    assert scan_transcript(t) == []
+
+
+def test_records_to_out_boundary_model():
+    t = build([("user", "x"), ("shell", "tsc", "src/a.ts(1,7): error TS2322: Type 'string' is not assignable.\n", 2)])
+    (out,) = records_to_out(scan_transcript(t))
+    assert out.id == "ERR_TS_TypeNotAssignable" and out.rounds == [1] and not out.recurring
+    assert out.locations == [{"path": "src/a.ts", "line": 1, "symbol": None, "command": "tsc"}]
