@@ -245,13 +245,23 @@ _RAN = re.compile(r"\bRan \d+ tests?\b")
 _USER_NUM = re.compile(r"(?<![\w./#-])(\d+(?:\.\d+)+|\d{2,})(?![\w/-])")
 
 
+def _is_test_summary(line: str) -> bool:
+    """pytest/sympy-style count lines (they always say passed or failed), JUnit aggregate lines (not the
+    per-class `... -- in pkg.Class` ones) and unittest's `Ran N tests`."""
+    if _TEST_COUNTS.search(line) and re.search(r"\b(passed|failed)\b", line):
+        return True
+    if _JUNIT.search(line) and "Time elapsed" not in line:
+        return True
+    return bool(_RAN.search(line))
+
+
 def scan_numbers(items: list[RawItem]) -> list[str]:
     """The counts of each test run (the last summary line of each output: "3 failed, 42 passed",
     "Tests run: 19, Failures: 0, ...", "Ran 390 tests") and numbers in the user's own (non-task) messages."""
     found: dict[str, None] = {}
     for it in items:
         if it.kind == "output":
-            summary = [ln for ln in it.text.split("\n") if _TEST_COUNTS.search(ln) or _JUNIT.search(ln) or _RAN.search(ln)]
+            summary = [ln for ln in it.text.split("\n") if _is_test_summary(ln)]
             if summary:
                 line = summary[-1]
                 for m in _TEST_COUNTS.finditer(line):

@@ -52,7 +52,10 @@ class RunResult:
 
 def error_memory_ready() -> bool:
     try:
-        from compaction.errors import records_to_out, render_budgeted_block, scan_transcript  # noqa: F401
+        from compaction.errors import records_to_out, scan_transcript  # noqa: F401
+        from compaction.history import errors_adapter
+
+        errors_adapter.render_block([], "en", 200, 1)
     except ImportError:
         return False
     return True
@@ -204,7 +207,14 @@ def run(transcripts: Path, budgets: tuple[float, ...] = BUDGETS, only: list[str]
             before = tokens.count_messages(t.messages)
             text = transcript_text(t)
             for b in budgets:
-                runs.append(run_ours(copy.path, exp, b))
+                try:
+                    runs.append(run_ours(copy.path, exp, b))
+                except Exception as exc:  # an engine crash is a result too: every fact counts as lost
+                    target = max(1, int(before * b))
+                    failed = RunResult(name, "ours", b, target, before, 0, False, 0.0, score_output(exp, ""))
+                    failed.diagnosis = {"crash": [f"{type(exc).__name__}: {exc}"]}
+                    runs.append(failed)
+                    log(f"{name} @ {b:.0%}: engine raised {type(exc).__name__}: {exc}")
                 for m in METHODS[1:]:
                     runs.append(run_baseline(m, text, before, name, exp, b))
             ours = [r for r in runs if r.transcript == name and r.method == "ours"]

@@ -42,7 +42,7 @@ def make_records(ws: Path, n: int, files: int = 50) -> Path:
     with ErrorMemory(ws) as memory:
         for i in range(n):
             memory.add(f"ERR_PY_Bench{i}", solution=f"solution {i}", avoidance=f"avoid {i}",
-                       path=f"/elsewhere/proj/src/mod{i % files}.py", line=1 + (i % 100) * 2)  # fmt: skip
+                       path=f"/elsewhere/proj/src/mod{i % files}.py", line=1 + (i // files) * 2)  # fmt: skip
     return src / "mod0.py"
 
 
@@ -57,10 +57,11 @@ def bench_hover_in_process(ws: Path, target: Path, trials: int = 2000) -> dict[s
     srv.refresh_error_index(ls)
     build_ms = (time.perf_counter() - t0) * 1000
     uri = target.as_uri()
+    per_file = len(ls.error_index.spots_for(target))
     times = []
     hits = 0
     for i in range(trials):
-        pos = types.Position(line=(i % 100) * 2, character=4)
+        pos = types.Position(line=(i % per_file) * 2 + (i // per_file) % 2, character=4)  # every other: a miss
         t = time.perf_counter()
         h = srv.hover_at(ls, uri, pos)
         times.append((time.perf_counter() - t) * 1000)
@@ -79,7 +80,7 @@ async def bench_hover_lsp(ws: Path, target: Path, trials: int = 300) -> dict[str
             t = time.perf_counter()
             res = await lc.text_document_hover_async(
                 types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri),
-                                  position=types.Position(line=(i % 100) * 2, character=4))  # fmt: skip
+                                  position=types.Position(line=(i % 20) * 2, character=4))  # fmt: skip
             )
             times.append((time.perf_counter() - t) * 1000)
             assert res is not None
@@ -141,7 +142,10 @@ async def bench_memory(root: Path, files: int) -> dict[str, float]:
     gen_s = time.perf_counter() - t
     async with lsp_session(root) as lc:
         pid = lc._server.pid
-        # the index scan runs in the background after initialize: wait until restore answers warm
+        # the index scan runs in the background after initialize
+        await wait_for(lambda: any(m.message.startswith("workspace index:") for m in lc.log_messages), 300, "scan")
+        await asyncio.sleep(0.5)
+        watch_rss, _ = _rss(pid)
         t = time.perf_counter()
         result = await lc.workspace_execute_command_async(
             types.ExecuteCommandParams(command="compaction.restore", arguments=[{}])
@@ -152,6 +156,7 @@ async def bench_memory(root: Path, files: int) -> dict[str, float]:
         await asyncio.sleep(1.0)
         rss, hwm = _rss(pid)
     return {"files": files, "generate_s": gen_s, "rss_mb": rss, "peak_mb": hwm, "first_restore_ms": restore_ms,
+            "watch_rss_mb": watch_rss,
             "files_indexed": result["state"]["stats"]["files_indexed"]}  # fmt: skip
 
 
@@ -175,8 +180,9 @@ def main() -> None:
         print(f"file change -> restore index: median {w['median_ms']:.0f} ms, max {w['max_ms']:.0f} ms"
               f" over {w['writes']} writes  [target < 500 ms]")
         m = asyncio.run(bench_memory(tmp / "big", args.files))
-        print(f"memory watching {m['files']} files ({m['files_indexed']} indexed): RSS {m['rss_mb']:.0f} MB,"
-              f" peak {m['peak_mb']:.0f} MB; first restore {m['first_restore_ms']:.0f} ms  [target < 150 MB]")
+        print(f"memory watching {m['files']} files ({m['files_indexed']} indexed): RSS {m['watch_rss_mb']:.0f} MB"
+              f" watching and indexed; {m['rss_mb']:.0f} MB (peak {m['peak_mb']:.0f} MB) after a restore, which loads"
+              f" the tokenizer; first restore {m['first_restore_ms']:.0f} ms  [target < 150 MB]")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,11 +23,14 @@ from compaction import tokens
 from compaction.transcripts import load_transcript
 
 
-def time_one(path: Path, budget: float = 0.10, repeats: int = 3) -> dict[str, Any]:
-    """Median over `repeats` of: load, encode the transcript's text once, compact (counting included)."""
+def time_one(path: Path, budget: float = 0.10, repeats: int = 5) -> dict[str, Any]:
+    """Best of `repeats` (the machine is shared; the minimum is the least disturbed run) of: load,
+    encode the transcript's text once, compact (counting included). Interleaved, so both see the same load."""
     from compaction.history import compact
 
     enc = tokens.encoding()
+    warm = load_transcript(str(path))  # first-call imports and regex compilation are not per-transcript costs
+    compact(warm, target_tokens=max(1, tokens.count_messages(warm.messages) // 10))
     loads, compacts, encodes = [], [], []
     before = 0
     for _ in range(repeats):
@@ -45,7 +47,7 @@ def time_one(path: Path, budget: float = 0.10, repeats: int = 3) -> dict[str, An
         loads.append(t1 - t0)
         encodes.append(t3 - t2)
         compacts.append(t4 - t3)  # counting the messages is part of compacting
-    load, comp, encode = statistics.median(loads), statistics.median(compacts), statistics.median(encodes)
+    load, comp, encode = min(loads), min(compacts), min(encodes)
     return {"transcript": path.name, "bytes": path.stat().st_size, "tokens": before,
             "load_s": load, "compact_s": comp, "encode_s": encode,
             "ratio_compact": comp / encode if encode else None,
@@ -137,19 +139,27 @@ print(json.dumps({"tokens": before, "rounds": len(t.rounds), "load_s": t1 - t0, 
 """
 
 
-def synthetic_run(target_tokens: int = 1_000_000, cwd: Path | None = None, stub: bool = False) -> dict[str, Any]:
-    """Generate the synthetic transcript and compact it at 10% in a fresh subprocess."""
+def synthetic_run(target_tokens: int = 1_000_000, cwd: Path | None = None, stub: bool = False,
+                  repeats: int = 3) -> dict[str, Any]:
+    """Generate the synthetic transcript and compact it at 10%, each repeat in a fresh subprocess;
+    the median run (by load + compact time) is reported, with the highest peak RSS of all runs."""
     with tempfile.TemporaryDirectory(prefix="bench-synth-") as tmp:
         path = Path(tmp) / "synthetic.traj.json"
         generated = synthetic_transcript(path, target_tokens)
         env = dict(os.environ, BENCH_STUB_ERRORS="1" if stub else "0")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
                                                           env.get("PYTHONPATH")]))
-        proc = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True,
-                              cwd=cwd, timeout=600, env=env)
-        if proc.returncode != 0:
-            return {"error": proc.stderr[-2000:], "generated_tokens": generated}
-        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        runs = []
+        for _ in range(repeats):
+            proc = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True,
+                                  cwd=cwd, timeout=600, env=env)
+            if proc.returncode != 0:
+                return {"error": proc.stderr[-2000:], "generated_tokens": generated}
+            runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        runs.sort(key=lambda r: r["total_s"])
+        out = dict(runs[len(runs) // 2])
+        out["peak_rss_mb"] = max(r["peak_rss_mb"] for r in runs)
+        out["all_total_s"] = [r["total_s"] for r in runs]
         out["bytes"] = path.stat().st_size
         out["generated_tokens"] = generated
         out["ratio_compact"] = out["compact_s"] / out["encode_s"] if out["encode_s"] else None

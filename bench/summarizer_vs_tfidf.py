@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         facts = facts_for(text, gt.get(path.name, {}))
         n = tok.count(text)
         for budget in budgets:
-            ours, t_ours = timed(lambda: extractive(text, budget).text, repeat=args.repeat)
+            ours, t_ours = timed(lambda t=text, b=budget: extractive(t, b).text, repeat=args.repeat)
             base, t_base = timed(seed_tfidf_pick, text, budget, repeat=args.repeat)
             rows.append({
                 "file": path.name, "tokens": n, "budget": budget,

@@ -16,13 +16,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum, StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compaction import tokens as tok
 from compaction.budget import BudgetShares, allocate
 from compaction.lexical import BM25, tokenize
 from compaction.model import Role, Transcript
 from compaction.summarize import MARKER_RE, extractive
+
+if TYPE_CHECKING:  # pragma: no cover
+    from compaction.llm import LLMClient
 
 MIN_TRIM_TOKENS = 24  # below this, a partial block is not worth its place
 
@@ -187,7 +190,9 @@ class ContextCompressor:
     """
 
     def __init__(self, weights: CompositeWeights | None = None, half_life_s: float = 3600.0,
-                 half_life_rounds: float = 10.0) -> None:
+                 half_life_rounds: float = 10.0, llm: LLMClient | None = None) -> None:
+        self.llm = llm  # when set, blocks that must shrink below half are summarized by it (validated)
+        self.notices: list[str] = []
         self.weights = weights or CompositeWeights()
         self.half_life_s = half_life_s
         self.half_life_rounds = half_life_rounds
@@ -309,6 +314,18 @@ class ContextCompressor:
                 outcomes[i] = BlockOutcome(action="kept", tokens_after=n, **common)
                 continue
             if room >= MIN_TRIM_TOKENS:
+                if self.llm is not None and room * 2 < n:
+                    text, notice = self.llm.summarize(b.content, room, query)
+                    if notice:
+                        self.notices.append(notice)
+                    if text and text.strip() and tok.count(text) <= room:
+                        k = tok.count(text)
+                        meta = dict(b.metadata, compressed_from=n, compression="summarized", llm=True)
+                        new[i] = ContextBlock(b.source, b.priority, text, k, meta, b.id)
+                        room -= k
+                        outcomes[i] = BlockOutcome(action="summarized", tokens_after=k,
+                                                   reason="abstractive summary (LLM), dropped facts restored", **common)
+                        continue
                 ex = extractive(b.content, room, query)
                 if ex.text.strip() and ex.tokens <= room:
                     action = "trimmed" if ex.tokens * 2 >= n else "summarized"

@@ -84,6 +84,7 @@ _UNITTEST_RE = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*\n+\s*(OK(?: \([^)]*\
 _MAVEN_RE = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)(?!,\s*Time)")
 _JEST_RE = re.compile(r"^Tests:\s+(.*\d+ total)$", re.MULTILINE)
 _CARGO_RE = re.compile(r"^test result: (ok|FAILED)\. (\d+ passed; \d+ failed[^\n]*)$", re.MULTILINE)
+_SYMPY_RE = re.compile(r"tests finished: ([^=\n]*?), in [\d.]+ seconds")
 _GO_RE = re.compile(r"^(ok|FAIL)\s+(\S+)\s+[\d.]+s$", re.MULTILINE)
 
 # --- text analysis ----------------------------------------------------------------------------
@@ -311,6 +312,9 @@ def parse_test_summary(output: str) -> str | None:
     maven = list(_MAVEN_RE.finditer(output))
     if maven:
         return maven[-1].group(0)
+    sympy = _SYMPY_RE.findall(output)
+    if sympy:
+        return sympy[-1]
     for rx in (_JEST_RE, _CARGO_RE):
         hits = rx.findall(output)
         if hits:
@@ -413,6 +417,8 @@ def _sentences(text: str, limit: int) -> list[str]:
 def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None) -> None:
     exit_code = result.exit_code if result else None
     failed = bool(result and (result.is_error or (result.exit_code not in (None, 0))))
+    if result is None and call.name == "search_replace":
+        failed = True  # aider prints "Applied edit to X" for every edit it applied; this one it did not
     base = {"tool": call.name}
     if call.kind == ToolKind.TODO:
         for status, text in _todo_items(call):

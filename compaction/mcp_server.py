@@ -89,18 +89,9 @@ def _load(workspace: Path, transcript_path: str):
     from compaction.transcripts import load_transcript
 
     try:
-        return load_transcript(_path(workspace, transcript_path))
+        return load_transcript(_path(workspace, transcript_path), redact=_settings(workspace).redact_secrets)
     except TranscriptError as exc:
         raise ToolFailure(str(exc)) from None
-
-
-def _errors_api():
-    """The error-memory subsystem (compaction.errors), imported lazily: it may still be in the works."""
-    try:
-        import compaction.errors as errors
-    except ImportError as exc:  # pragma: no cover - depends on the deployment
-        raise ToolFailure(f"error memory is not available: {exc}") from None
-    return errors
 
 
 def build_server(workspace: str | Path | None = None) -> MCPServer:
@@ -110,14 +101,22 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
     @server.tool()
     @_guard
     def compact(transcript_path: str, target_tokens: int | None = None, role: str | None = None,
-                instructions: str | None = None, lang: str | None = None) -> dict[str, Any]:
+                instructions: str | None = None, lang: str | None = None, record_errors: bool = True
+                ) -> dict[str, Any]:
         """Compact a coding-agent transcript (any supported format; path relative to the workspace).
-        Returns the Markdown document, the error memory and statistics."""
+        Returns the Markdown document, the error memory and statistics; with `record_errors` (default)
+        its errors are added to the workspace's error memory."""
         from compaction.history import compact as run
 
         transcript = _load(ws, transcript_path)
         result = run(transcript, _settings(ws), target_tokens=target_tokens, role=role,
                      instructions=instructions, lang=lang)
+        recorded = None
+        if record_errors:  # so error_memory_check/list know this conversation's mistakes
+            from compaction.errors import ErrorMemory
+
+            with ErrorMemory(ws) as em:
+                recorded = em.ingest(transcript).as_dict()
         try:  # keep .compaction/latest.md and restore.md current, as `compaction compact --restore` does
             from restore.pipeline import write_after_compaction
 
@@ -127,63 +126,66 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         return {"markdown": result.markdown, "compacted": result.compacted, "note": result.note,
                 "rounds": result.rounds, "kept_rounds": result.kept_rounds,
                 "error_memory": [r.model_dump() for r in result.error_memory],
-                "stats": result.stats.model_dump()}
+                "recorded_errors": recorded, "stats": result.stats.model_dump()}
 
     @server.tool()
     @_guard
-    def restore(transcript_path: str | None = None, open_files: list[str] | None = None) -> dict[str, Any]:
+    def restore(transcript_path: str | None = None, open_files: list[str] | None = None,
+                write: bool = True) -> dict[str, Any]:
         """The state to continue from after a compaction: cwd, open files, core files, unfinished tasks,
-        problems and solutions, error memory. With `transcript_path`, compacts it first."""
+        problems and solutions, the complete error memory. With `transcript_path`, compacts it first.
+        Writes `.compaction/restore.md` unless `write` is false."""
+        from compaction.atomic import write_text_atomic
+        from restore.render import render_markdown, restore_path
         from restore.state import build_restore_state
 
         settings = _settings(ws)
-        kwargs: dict[str, Any] = {"open_files": open_files, "settings": settings}
+        opened = [str(_path(ws, f)) for f in open_files] if open_files else None
         if transcript_path:
             from compaction.history import compact as run
+            from restore.pipeline import restore_from_transcript
 
             transcript = _load(ws, transcript_path)
             result = run(transcript, settings)
-            kwargs.update(compaction=result, error_records=result.error_memory,
-                          error_memory_markdown=result.error_memory_markdown)
-            try:
-                from compaction.history.engine import events_of, transcript_edits
+            state = restore_from_transcript(ws, transcript, result, settings, open_files=opened)
+        else:
+            records, block = None, ""
+            if (ws / ".compaction" / "state.db").exists():
+                from compaction.errors import ErrorMemory, records_to_out
 
-                kwargs["transcript_edits"] = transcript_edits(events_of(transcript))
-            except ImportError:
-                pass
-        state = build_restore_state(ws, **kwargs)
-        out: dict[str, Any] = {"state": state.model_dump(mode="json")}
-        try:
-            from restore import render
-
-            fn = getattr(render, "render_markdown", None) or getattr(render, "render", None)
-            if fn is not None:
-                out["markdown"] = fn(state)
-        except ImportError:
-            pass
-        return out
+                with ErrorMemory(ws) as em:
+                    records, block = records_to_out(em.list()), em.export(settings.lang)
+            state = build_restore_state(ws, open_files=opened, settings=settings, error_records=records,
+                                        error_memory_markdown=block)
+        markdown = render_markdown(state)
+        if write:
+            write_text_atomic(restore_path(ws), markdown)
+        return {"markdown": markdown, "state": state.model_dump(mode="json")}
 
     @server.tool()
     @_guard
-    def error_memory_check(text: str) -> dict[str, Any]:
-        """Before work that resembles a recorded error: the matching records and the warning lines
-        (`⚠️ Detected historical error [id], avoidance: ...`) to print first."""
-        errors = _errors_api()
-        fn = getattr(errors, "check", None) or getattr(errors, "check_text", None)
-        if fn is None:
-            raise ToolFailure("error memory check is not available in this build")
-        found = fn(ws, text)
-        return {"matches": [_plain(m) for m in (found or [])]}
+    def error_memory_check(text: str = "", files: list[str] | None = None, code: str = "",
+                           commands: list[str] | None = None, limit: int = 3) -> dict[str, Any]:
+        """Before work that resembles a recorded error: ranked warnings, each with the line to print first
+        (`⚠️ Detected historical error [id], avoidance: ...`). If the user overrides one, record
+        `@decision: ignore_ERR_xxx`."""
+        from compaction.errors import ErrorMemory
+
+        with ErrorMemory(ws) as em:
+            warnings = em.check(task_text=text, files=files or [], code=code, commands=commands or [], limit=limit)
+        return {"warnings": [w.as_dict() for w in warnings], "lines": [w.line for w in warnings]}
 
     @server.tool()
     @_guard
     def error_memory_list() -> dict[str, Any]:
-        """All error-memory records of the workspace (id, count, rounds, solution, avoidance)."""
-        errors = _errors_api()
-        fn = getattr(errors, "list_records", None) or getattr(errors, "list_errors", None)
-        if fn is None:
-            raise ToolFailure("error memory listing is not available in this build")
-        return {"records": [_plain(r) for r in (fn(ws) or [])]}
+        """All error-memory records of the workspace (id, count, rounds, solution, avoidance) and the
+        `## Error Memory` block."""
+        from compaction.errors import ErrorMemory, records_to_out
+
+        with ErrorMemory(ws) as em:
+            records = em.list()
+            return {"records": [r.model_dump(mode="json") for r in records_to_out(records)],
+                    "markdown": em.export(_settings(ws).lang) if records else ""}
 
     @server.tool()
     @_guard
@@ -193,9 +195,10 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
 
         if not text.strip():
             raise ToolFailure("memory_add: text is empty")
-        res = open_memory(ws).add(text, metadata or {})
+        mem = open_memory(ws)
+        res = mem.add(text, metadata or {})
         return {"item_id": res.item_id, "duplicate": res.duplicate, "facts_added": res.facts_added,
-                "facts_merged": res.facts_merged, "gist": res.gist}
+                "facts_merged": res.facts_merged, "gist": res.gist, "notices": mem.notices}
 
     @server.tool()
     @_guard
@@ -203,9 +206,11 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         """Memories relevant to `query` within `token_budget` tokens (split 50% items / 30% facts / 20% gists)."""
         from compaction.memory import open_memory
 
-        ctx = open_memory(ws).retrieve(query, token_budget)
+        mem = open_memory(ws)
+        ctx = mem.retrieve(query, token_budget)
         return {"text": ctx.text, "tokens": ctx.tokens, "budget": ctx.budget, "allocation": ctx.allocation,
-                "facts": len(ctx.facts), "gists": len(ctx.gists), "items": [i.id for i in ctx.temporal]}
+                "facts": len(ctx.facts), "gists": len(ctx.gists), "items": [i.id for i in ctx.temporal],
+                "notices": mem.notices}
 
     @server.tool()
     @_guard
@@ -222,21 +227,17 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
             parsed = [ContextBlock.from_dict(b) for b in blocks]
         except (KeyError, ValueError, TypeError) as exc:
             raise ToolFailure(f"invalid block: {type(exc).__name__}: {exc}") from None
+        from compaction.llm import LLMClient
+
+        comp = ContextCompressor(llm=LLMClient.from_settings(_settings(ws).llm))
         if prepare:
-            return prepare_context(parsed, window=context_window, query=query, strategy=strategy).to_dict()
-        return ContextCompressor().compress(parsed, compression_ratio, target_tokens, strategy, query).to_dict()
+            out = prepare_context(parsed, window=context_window, query=query, strategy=strategy,
+                                  compressor=comp).to_dict()
+        else:
+            out = comp.compress(parsed, compression_ratio, target_tokens, strategy, query).to_dict()
+        return {**out, "notices": comp.notices}
 
     return server
-
-
-def _plain(obj: Any) -> Any:
-    if hasattr(obj, "model_dump"):
-        return obj.model_dump(mode="json")
-    if hasattr(obj, "__dataclass_fields__"):
-        from dataclasses import asdict
-
-        return asdict(obj)
-    return obj if isinstance(obj, dict | list | str | int | float | bool) or obj is None else str(obj)
 
 
 def main(argv: list[str] | None = None) -> int:

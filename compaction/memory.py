@@ -25,7 +25,7 @@ from compaction import tokens as tok
 from compaction.lexical import BM25, STOPWORDS, tokenize
 from compaction.memory_config import MCPConfig
 from compaction.store import ensure_schema, open_store, transaction
-from compaction.summarize import ERROR_ID_RE, MARKER_RE, PATH_RE, extractive, lossy
+from compaction.summarize import ERROR_ID_RE, LOSSY_LEVELS, MARKER_RE, PATH_RE, extractive, summarize
 
 if TYPE_CHECKING:  # pragma: no cover
     from compaction.llm import LLMClient
@@ -170,6 +170,10 @@ def extract_gists(text: str, n: int = 10, min_words: int = 2, max_words: int = 5
         seen_words.append(ws)
         if len(out) >= n:
             break
+    if not out:  # a short text with no multi-word run: its first content words are its gist
+        words = [w for w in _WORD_RE.findall(text[:2000]) if w.lower() not in STOPWORDS]
+        if len(words) >= min_words:
+            out.append(" ".join(words[:max_words]))
     return out
 
 
@@ -430,7 +434,10 @@ class CompressedMemory:
             return row[0], row[1]
         if row[3] == level and row[2] is not None:
             return row[2], row[4]
-        text = lossy(row[0], level, llm=self.llm)  # type: ignore[arg-type]
+        sc = self.config.summarization  # the configured method; the level sets the share kept
+        target = max(1, int(row[1] * LOSSY_LEVELS[level]))
+        text = summarize(row[0], target, method=sc.method, llm=self.llm,
+                         ratios=sc.compression_ratios[: sc.levels]).text
         n = tok.count(text)
         with transaction(self.conn):
             self.conn.execute("UPDATE memory_items SET compressed=?, compressed_level=?, compressed_tokens=? WHERE id=?",
@@ -529,6 +536,30 @@ class CompressedMemory:
             parts.append("## Memories\n" + "\n\n".join(i.render() for i in temporal))
         return "\n\n".join(parts)
 
+    def retrieval_agreement(self, query: str, k: int = 5, level: str | None = None) -> float:
+        """Share of the top-k items for `query` that stay in the top-k when ranked by their compressed
+        texts instead of the originals (seed 000 §7: test that compression keeps retrieval quality).
+        `level` forces one compression level; default: each item's own (age and access count)."""
+        rows = self.conn.execute("SELECT id, terms, created, access_count FROM memory_items ORDER BY id").fetchall()
+        q = tokenize(query)
+        if not rows or not q:
+            return 1.0
+        now = self.clock()
+
+        def top(docs: list[list[str]]) -> set[int]:
+            scores = BM25(docs).scores(q)
+            ranked = sorted((i for i, sc in enumerate(scores) if sc > 0), key=lambda i: -scores[i])[:k]
+            return {rows[i][0] for i in ranked}
+
+        original = top([r[1].split() for r in rows])
+        if not original:
+            return 1.0
+        compressed = []
+        for r in rows:
+            lvl = level or effective_level((now - r[2]) / DAY, r[3], self.config)
+            compressed.append(tokenize(self.compressed_text(r[0], lvl)[0]))
+        return len(original & top(compressed)) / len(original)
+
     def stats(self) -> dict[str, Any]:
         """Counts and compression ratios (monitoring, seed 000 §6)."""
         c = self.conn
@@ -543,10 +574,16 @@ class CompressedMemory:
 
 
 def open_memory(workspace: str | Path, config: MCPConfig | None = None, llm: LLMClient | None = None,
-                clock: Callable[[], float] = _now_default) -> CompressedMemory:
-    """The workspace's memory with its configuration from `.compaction/config.json` (`mcp` key)."""
+                clock: Callable[[], float] = _now_default, use_llm: bool = True) -> CompressedMemory:
+    """The workspace's memory with its configuration from `.compaction/config.json` (`mcp` key), and
+    the LLM of its `llm` settings when enabled there (unless `use_llm` is false)."""
     if config is None:
         config = load_memory_config(workspace)
+    if llm is None and use_llm:
+        from compaction.config import load_settings
+        from compaction.llm import LLMClient
+
+        llm = LLMClient.from_settings(load_settings(workspace).llm)
     return CompressedMemory(workspace, config=config, llm=llm, clock=clock)
 
 

@@ -222,6 +222,7 @@ ERROR_LINE_RE = re.compile(
     re.I | re.M,
 )
 
+_WORD4 = re.compile(r"[A-Za-z]{4,}")
 FACT_WEIGHTS = {"marker": 8.0, "error": 4.0, "path": 3.0, "ident": 1.2, "number": 0.4, "word": 0.25}
 
 
@@ -241,10 +242,8 @@ def unit_facts(text: str) -> dict[str, str]:
     for m in NUMBER_RE.finditer(text):
         if len(m.group(0)) >= 2:
             facts.setdefault(m.group(0), "number")
-    for w in re.findall(r"[A-Za-z]{4,}", text):
-        lw = w.lower()
-        if lw not in STOPWORDS:
-            facts.setdefault(f"w:{lw}", "word")
+    for lw in sorted({w.lower() for w in _WORD4.findall(text)} - STOPWORDS):  # sorted: deterministic sums
+        facts.setdefault("w:" + lw, "word")
     return facts
 
 
@@ -338,6 +337,8 @@ def _unit_values(units: list[Unit], query: str | None) -> tuple[list[dict[str, f
         if u.kind in ("sentence", "item", "heading") and prose_seen < 3:
             bonus[i] += 6.0 - 1.5 * prose_seen  # the lead usually states the task
             prose_seen += 1
+        elif u.kind in ("sentence", "item", "heading") and u.start < lead_end:
+            bonus[i] += 3.0 * (1 - (u.start - units[0].start) / LEAD_CHARS)
     if query:
         q = tokenize(query)
         if q:
@@ -509,7 +510,8 @@ def choose_method(text: str, llm_available: bool = False, n_tokens: int | None =
 
 
 def summarize(text: str, target_tokens: int | None = None, ratio: float | None = None, method: Method = "auto",
-              query: str | None = None, llm: LLMClient | None = None) -> SummaryResult:
+              query: str | None = None, llm: LLMClient | None = None,
+              ratios: tuple[float, ...] | list[float] = HIERARCHY_RATIOS) -> SummaryResult:
     """Summarize to `target_tokens` (or `ratio` of the text) with the given or chosen method.
 
     Hierarchical runs levels until the text fits, then a last extractive pass to the target.
@@ -531,7 +533,7 @@ def summarize(text: str, target_tokens: int | None = None, ratio: float | None =
             out = _reduce(text, target_tokens, query, llm, notices)
     elif chosen == "hierarchical":
         current = text
-        for i, r in enumerate(HIERARCHY_RATIOS):
+        for i, r in enumerate(ratios):
             n = tok.count(current)
             if n <= target_tokens:
                 break

@@ -21,6 +21,7 @@ class ErrorRecordOut(BaseModel):
     solution: str | None = None
     avoidance: str | None = None
     target_bug: bool = False  # provoked on purpose (reproduction / test-first), not a mistake to avoid
+    merged: list[str] = Field(default_factory=list)  # ids folded into this one by the budget's merge step
     locations: list[dict] = Field(default_factory=list)  # {"path", "line", "symbol", "command"}
 
 

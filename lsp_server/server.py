@@ -64,6 +64,7 @@ class CompactionLanguageServer(LanguageServer):
         self.error_index = ErrorIndex()
         self.watcher: WorkspaceWatcher | None = None
         self.index: Any = None  # restore.workspace.WorkspaceIndex, created on first use
+        self.cache: Any = None  # compaction.cache.ResultCache, opened once the store exists
         self.store_watcher: StoreWatcher | None = None
         self.last_compaction: Any = None  # (Transcript, CompactionResult) of the last compaction.compact
         self.index_refreshes = 0
@@ -100,7 +101,10 @@ class CompactionLanguageServer(LanguageServer):
             self.loop.call_soon_threadsafe(fn, *args)
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
-        log.warning("%s", message) if kind <= types.MessageType.Warning else log.info("%s", message)
+        if kind <= types.MessageType.Warning:
+            log.warning("%s", message)
+        else:
+            log.info("%s", message)
         self.send(self.window_show_message, types.ShowMessageParams(type=kind, message=message))
 
     def apply_settings(self) -> None:
@@ -159,7 +163,7 @@ async def on_initialized(ls: CompactionLanguageServer, params: types.Initialized
     start_watching(ls)
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, refresh_error_index, ls)
-    loop.run_in_executor(None, lambda: workspace_index(ls).ensure_scanned())  # warm, in the background
+    loop.run_in_executor(None, warm_index, ls)
     log.info("compaction-lsp %s ready for %s", __version__, ls.root)
 
 
@@ -183,12 +187,15 @@ async def pull_configuration(ls: CompactionLanguageServer) -> None:
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def on_configuration(ls: CompactionLanguageServer, params: types.DidChangeConfigurationParams) -> None:
     settings = params.settings
+    watch_before = ls.options.watch
     if _supports_configuration(ls):
         await pull_configuration(ls)
     else:
         ls.client_config = settings.get("compaction", settings) if isinstance(settings, dict) else {}
         ls.apply_settings()
-    refresh_error_index(ls)
+    if ls.options.watch != watch_before:
+        start_watching(ls)
+    await asyncio.get_running_loop().run_in_executor(None, refresh_error_index, ls)  # severities may have changed
 
 
 @server.feature(types.SHUTDOWN)
@@ -313,17 +320,26 @@ def workspace_index(ls: CompactionLanguageServer):
     return ls.index
 
 
+def warm_index(ls: CompactionLanguageServer) -> None:
+    """Scan the workspace once in the background so the first restore is warm."""
+    started = time.perf_counter()
+    index = workspace_index(ls).ensure_scanned()
+    log.info("workspace index: %d files in %.0f ms", len(index), (time.perf_counter() - started) * 1000)
+
+
 def on_files_changed(ls: CompactionLanguageServer, paths: set[Path]) -> None:
     """Debounced workspace changes: refresh the restore index and drop cached results."""
     ls.watch_batches += 1
     changed = workspace_index(ls).invalidate(paths)
-    try:
-        from compaction.cache import invalidate_files
-    except ImportError:
-        invalidate_files = None
-    if invalidate_files is not None:
-        invalidate_files(ls.root, paths)
-    log.debug("%d paths changed, %d index entries updated", len(paths), len(changed))
+    dropped = 0
+    if (ls.root / ".compaction" / "state.db").exists():  # never create the store just by watching
+        from compaction.cache import ResultCache
+
+        if ls.cache is None:
+            ls.cache = ResultCache(ls.root)
+        dropped = sum(ls.cache.invalidate_path(p) for p in paths)
+    log.debug("%d paths changed: %d index entries updated, %d cached results dropped",
+              len(paths), len(changed), dropped)  # fmt: skip
 
 
 def start_watching(ls: CompactionLanguageServer) -> None:

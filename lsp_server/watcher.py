@@ -166,9 +166,11 @@ class _Handler(FileSystemEventHandler):
                 continue
             path = Path(os.fsdecode(raw))
             if event.is_directory:
+                if event.event_type == "modified":
+                    continue  # a child changed: its own event follows
                 if event.event_type in ("created", "moved") and path.parent in self.watcher.roots:
                     self.watcher._schedule_dir(path, self)
-                continue
+                # the index re-reads a folder whole: covers files created before its watch existed
             self.watcher.feed(path)
 
 

@@ -107,10 +107,10 @@ class PathMapper:
                 if n and tuple(parts[:n]) == prefix and len(parts) > n:
                     return "/".join([*self.learned[prefix], *parts[n:]])
             # 3. longest suffix that exists in the workspace
-            for i in range(1, len(parts)):
+            for i in range(len(parts)):
                 rel = "/".join(parts[i:])
                 if self._exists(rel):
-                    if len(parts) - i >= 2:  # a bare file name is too weak to learn a prefix from
+                    if i and len(parts) - i >= 2:  # a bare file name is too weak to learn a prefix from
                         self.learned.setdefault(tuple(parts[:i]), ())
                     return rel
             return None

@@ -56,12 +56,18 @@ def restore_from_transcript(
     open_files: Sequence[str] | None = None,
     index: WorkspaceIndex | None = None,
     diagnostics: Any = None,
+    stored_errors: tuple[list[Any], str] | None = None,
 ) -> RestoreState:
+    """`stored_errors` = (records, block) of the workspace's whole error memory, when the caller has
+    it; the restore state then carries that complete block rather than this transcript's alone."""
     edits, reads = transcript_activity(transcript)
+    records, block = stored_errors if stored_errors else (None, "")
     return build_restore_state(
         workspace,
         open_files=open_files,
         compaction=result,
+        error_records=records,
+        error_memory_markdown=block,
         settings=settings,
         index=index,
         transcript_edits=edits,
@@ -69,6 +75,18 @@ def restore_from_transcript(
         cwd=transcript.cwd or result.cwd,
         diagnostics=diagnostics,
     )
+
+
+def ingest_and_read_errors(workspace: str | os.PathLike[str], transcript: Transcript | None,
+                           lang: str = "en") -> tuple[list[Any], str]:
+    """Record the transcript's errors in the workspace store (idempotent) and return the complete
+    memory as (ErrorRecordOut list, Markdown block)."""
+    from compaction.errors import ErrorMemory, records_to_out
+
+    with ErrorMemory(workspace) as memory:
+        if transcript is not None:
+            memory.ingest(transcript)
+        return records_to_out(memory.list()), memory.export(lang)
 
 
 def write_after_compaction(
@@ -79,11 +97,18 @@ def write_after_compaction(
     *,
     open_files: Sequence[str] | None = None,
     index: WorkspaceIndex | None = None,
+    ingest: bool = True,
 ) -> list[Path]:
-    """Write `.compaction/latest.md` (the compaction) and `.compaction/restore.md`; return both paths."""
+    """Write `.compaction/latest.md` (the compaction) and `.compaction/restore.md`; return both paths.
+    With `ingest`, the transcript's errors enter the workspace error memory first, and the restore
+    document carries the whole memory (every session's records), as the seed asks."""
     ws = Path(workspace)
     latest = write_text_atomic(ws / ".compaction" / "latest.md",
                                result.markdown if result.markdown.endswith("\n") else result.markdown + "\n")
-    state = restore_from_transcript(ws, transcript, result, settings, open_files=open_files, index=index)
+    lang = (settings.lang if settings else "en")
+    stored = ingest_and_read_errors(ws, transcript if ingest else None, lang) if (
+        ingest or (ws / ".compaction" / "state.db").exists()) else None
+    state = restore_from_transcript(ws, transcript, result, settings, open_files=open_files, index=index,
+                                    stored_errors=stored)
     restored = write_restore(state, restore_path(ws))
     return [latest, restored]

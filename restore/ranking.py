@@ -126,6 +126,7 @@ _TEST_FILE = re.compile(
 _ARCH_ROOT = frozenset(
     "architecture.md design.md readme.md readme.rst readme.txt readme adr.md agents.md claude.md".split()
 )
+_DOC_EXTS = frozenset((".md", ".rst", ".txt", ".adoc"))
 _ARCH_ANY = frozenset("architecture.md design.md".split())
 
 
@@ -153,7 +154,7 @@ def classify(rel: str) -> CoreClass | None:
     ext = lower[dot:] if dot > 0 else ""
     dirs = parts[:-1]
 
-    if _is_arch(rel, lower, parts):
+    if (not ext or ext in _DOC_EXTS) and _is_arch(rel, lower, parts):
         return CoreClass.ARCHITECTURE
     if lower in _TEST_CONFIG_NAMES or lower.startswith(_TEST_CONFIG_PREFIXES):
         return CoreClass.TEST_CONFIG

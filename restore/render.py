@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 from pathlib import Path
 
 from compaction.atomic import write_text_atomic
@@ -16,6 +17,7 @@ H = {
         "title": "Restore state",
         "intro": "Read this before continuing: it is where the work stands after the last compaction.",
         "cwd": "Working directory",
+        "recorded": "recorded in the transcript as",
         "open": "Open files",
         "open_src": {"editor": "from the editor", "transcript": "last read in the transcript", "none": ""},
         "core": "Core files (the 5 most recently modified)",
@@ -43,6 +45,7 @@ H = {
         "title": "压缩后状态恢复",
         "intro": "继续工作前请先阅读：这是上次压缩之后的工作状态。",
         "cwd": "当前工作目录",
+        "recorded": "对话记录中为",
         "open": "已打开的文件",
         "open_src": {"editor": "来自编辑器", "transcript": "对话中最后读取的文件", "none": ""},
         "core": "核心文件（最近修改的 5 个）",
@@ -77,7 +80,12 @@ def _when(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _cite(rounds: list[int]) -> str:
+_CITED = re.compile(r"\(r\d+(?:, (?:r\d+|…))*\)\s*\Z")
+
+
+def _cite(rounds: list[int], text: str = "") -> str:
+    if _CITED.search(text):
+        return ""  # the compaction already cited its rounds
     return f" (r{', r'.join(str(r) for r in rounds[-6:])})" if rounds else ""
 
 
@@ -119,7 +127,8 @@ def render_markdown(state: RestoreState, *, excerpts: bool = True) -> str:
     t = _h(state.lang)
     labels = LABELS["zh" if state.lang == "zh" else "en"]
     out: list[str] = [f"# {t['title']}", "", f"> {t['intro']}", ""]
-    out += [f"**{t['cwd']}:** `{state.cwd}`", ""]
+    rec = f" ({t['recorded']} `{state.recorded_cwd}`)" if state.recorded_cwd else ""
+    out += [f"**{t['cwd']}:** `{state.cwd}`{rec}", ""]
 
     src = t["open_src"].get(state.open_files_source, "")
     out.append(f"## {t['open']}" + (f" ({src})" if src else ""))
@@ -150,10 +159,10 @@ def render_markdown(state: RestoreState, *, excerpts: bool = True) -> str:
         out.append("")
 
     out.append(f"## {t['tasks']}")
-    out += [f"- {it.text}{_cite(it.rounds)}" for it in state.unfinished_tasks] or [t["none"]]
+    out += [f"- {it.text}{_cite(it.rounds, it.text)}" for it in state.unfinished_tasks] or [t["none"]]
     out.append("")
     out.append(f"## {t['problems']}")
-    out += [f"- {it.text}{_cite(it.rounds)}" for it in state.problems] or [t["none"]]
+    out += [f"- {it.text}{_cite(it.rounds, it.text)}" for it in state.problems] or [t["none"]]
     out.append("")
 
     out.append(_em_block(state).rstrip("\n"))

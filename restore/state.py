@@ -8,10 +8,12 @@ architecture documents and test configuration, with excerpts under a token budge
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from compaction.config import Settings
 from compaction.summary import CompactionResult, ErrorRecordOut, Item
 from restore.excerpts import READ_LIMIT, Excerpt, make_excerpt
 from restore.paths import PathMapper
-from restore.ranking import CLASS_ORDER, CoreClass, pick_five
+from restore.ranking import CLASS_ORDER, RANKED_CLASSES, CoreClass, pick_five
 from restore.workspace import FileEntry, WorkspaceIndex
 
 MAX_LISTED = 10
@@ -55,6 +57,7 @@ class RestoreStats(BaseModel):
 class RestoreState(BaseModel):
     workspace: str
     cwd: str  # the working directory, stated explicitly (absolute)
+    recorded_cwd: str | None = None  # the cwd the transcript recorded (e.g. /testbed), when it differs
     lang: str = "en"
     open_files: list[str] = Field(default_factory=list)
     open_files_source: str = "none"  # "editor" | "transcript" | "none"
@@ -167,8 +170,19 @@ def build_restore_state(
         boosted = bool(e.dirty or e.touched or e.rel in edit_round)
         return (boosted, e.recency, edit_round.get(e.rel, 0))
 
-    candidates = [(e.rel, e.cls, key(e)) for e in index.core() if e.cls is not CoreClass.ARCHITECTURE]
-    five = pick_five(candidates, rs.core_files)
+    # Files with a signal beyond their mtime (git-dirty, touched, edited in the transcript) outrank the
+    # rest, so only those few plus the n newest by mtime can be among the five: no key for every file.
+    n = rs.core_files
+    entries = index.entries
+    by_class = index.class_index()
+    boosted = {r for r in (*index.active, *edit_round) if (e := entries.get(r)) is not None and e.cls in RANKED_CLASSES}
+    ranked = [e for cls in RANKED_CLASSES for r in by_class.get(cls, ())
+              if (e := entries.get(r)) is not None and e.cls is cls]
+    newest = heapq.nlargest(n + len(boosted), ranked, key=attrgetter("mtime", "rel"))
+    pool = {e.rel: e for e in newest if e.rel not in boosted}
+    pool.update((r, entries[r]) for r in boosted)
+    candidates = [(e.rel, e.cls, key(e)) for e in pool.values()]
+    five = pick_five(candidates, n)
 
     # --- excerpts within the budget (cached per file version)
     core_files: list[CoreFile] = []
@@ -226,15 +240,11 @@ def build_restore_state(
                          ids=[str(code)] if code else [], message=str(d.get("message", ""))[:300])
         problem_files.append(pf)
 
-    problems: list[Item] = []
-    if compaction is not None:
-        problems.extend(compaction.summary.errors)
-    known = {p.text for p in problems}
-    for rec in records:
-        if rec.solution:
-            text = f"{rec.id}: {rec.solution}"
-            if not any(rec.id in t for t in known):
-                problems.append(Item(text=text, rounds=list(rec.rounds)))
+    # the compaction's own "problems and solutions" when there is one; else one line per solved record
+    problems: list[Item] = list(compaction.summary.errors) if compaction is not None else []
+    if not problems:
+        problems = [Item(text=f"{rec.id}: {rec.solution}", rounds=list(rec.rounds)) for rec in records
+                    if rec.solution]
 
     unfinished: list[Item] = []
     if compaction is not None:
@@ -275,6 +285,7 @@ def build_restore_state(
     return RestoreState(
         workspace=str(index.root),
         cwd=shown_cwd,
+        recorded_cwd=recorded_cwd if recorded_cwd and recorded_cwd != shown_cwd else None,
         lang=lang or settings.lang,
         open_files=opened,
         open_files_source=source,
@@ -289,7 +300,7 @@ def build_restore_state(
         transcript=compaction.transcript if compaction else None,
         stats=RestoreStats(
             files_indexed=len(index.entries),
-            core_candidates=len(candidates),
+            core_candidates=len(ranked),
             excerpt_tokens=excerpt_tokens,
             elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
             cold=cold,

@@ -81,13 +81,19 @@ class WorkspaceIndex:
             raise NotADirectoryError(f"{root}: workspace is not a directory")
         self._root_s = str(self.root)
         self.classifier = Classifier(core_globs)
-        self.use_git = _git_toplevel(self.root) and shutil.which("git") is not None if use_git is None else use_git
+        # use_git: True = list files with `git ls-files` (git's exact ignore rules); None (default) = our
+        # walk and .gitignore matcher, with git asked only which files are modified; False = no git.
+        self.in_git = _git_toplevel(self.root) and shutil.which("git") is not None
+        self.use_git = self.in_git if use_git is True else (None if use_git is None else False)
         self.max_file_bytes = max_file_bytes
         self.entries: dict[str, FileEntry] = {}
         self.ignore = IgnoreMatcher()
         self.tracked: set[str] = set()
         self.git_used = False
         self.version = 0  # bumped on every change; caches key on it
+        self.members_version = 0  # bumped when files appear, disappear or change class
+        self.active: set[str] = set()  # files with a recency signal beyond their mtime: git-dirty or touched
+        self._class_cache: tuple[int, dict[CoreClass | None, list[str]]] | None = None
         self.scanned = False
         self.scan_ms = 0.0
         self._pkg_targets: dict[str, list[str]] = {}
@@ -152,18 +158,33 @@ class WorkspaceIndex:
             self.cache.clear()
             self.git_used = False
             packages: list[str] = []
-            if self.use_git:
+            if self.use_git is True:
                 self.git_used = self._scan_git(packages)
             if not self.git_used:
+                # git's view of tracked/modified files runs beside our walk (2 processes, ~same time)
+                status: dict[str, set[str]] = {}
+                worker = None
+                if self.use_git is None and self.in_git:
+                    worker = threading.Thread(target=self._git_status, args=(status,), daemon=True)
+                    worker.start()
                 self._walk("", packages)
+                if worker is not None:
+                    worker.join(30)
+                    self.tracked = status.get("tracked", set())
+                    for rel in status.get("modified", ()):
+                        entry = self.entries.get(rel)
+                        if entry is not None:
+                            entry.dirty = True
             for pkg in packages:
                 self._load_package(pkg)
             for target in self._entry_targets:
                 entry = self.entries.get(target)
                 if entry is not None:
                     entry.cls = self._class_of(target)
+            self.active = {rel for rel, e in self.entries.items() if e.dirty}
             self.scanned = True
             self.version += 1
+            self.members_version += 1
         self.scan_ms = (time.perf_counter() - t0) * 1000
 
     def _class_of(self, rel: str) -> CoreClass | None:
@@ -230,6 +251,22 @@ class WorkspaceIndex:
                         entries[rel] = FileEntry(rel, classify(rel), st.st_mtime, st.st_size)
                 except OSError:
                     continue
+
+    def _git_status(self, out: dict[str, set[str]]) -> None:
+        try:
+            proc = subprocess.run(["git", "-C", self._root_s, "ls-files", "-t", "-c", "-m", "-z"],
+                                  capture_output=True, timeout=30, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return
+        if proc.returncode != 0:
+            return
+        tracked: set[str] = set()
+        modified: set[str] = set()
+        for item in proc.stdout.decode("utf-8", errors="surrogateescape").split("\0"):
+            if len(item) < 3:
+                continue
+            (modified if item[0] == "C" else tracked).add(item[2:])
+        out["tracked"], out["modified"] = tracked, modified
 
     def _scan_git(self, packages: list[str]) -> bool:
         """Use git's own view of tracked + untracked-not-ignored files (exact .gitignore semantics)."""
@@ -312,6 +349,7 @@ class WorkspaceIndex:
             entry = self.entries.get(target)
             if entry is not None:
                 entry.cls = self._class_of(target)
+        self.members_version += 1
 
     # ------------------------------------------------------------------ freshness
     def _skipped(self, rel: str, is_dir: bool) -> bool:
@@ -358,6 +396,9 @@ class WorkspaceIndex:
             gone = [k for k in self.entries if k == rel or k.startswith(prefix)]
             for k in gone:
                 del self.entries[k]
+                self.active.discard(k)
+            if gone:
+                self.members_version += 1
             for k in gone:
                 if k in self._pkg_targets:
                     self._load_package(k)
@@ -370,6 +411,7 @@ class WorkspaceIndex:
             self._walk(rel, packages)
             for pkg in packages:
                 self._load_package(pkg)
+            self.members_version += 1
             after = {k: (e.mtime, e.size) for k, e in self.entries.items() if k.startswith(rel + "/")}
             return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
         if stat.S_ISLNK(st.st_mode):
@@ -388,7 +430,11 @@ class WorkspaceIndex:
         entry = self.entries.get(rel)
         if entry is not None:
             entry.touched = touched
-            entry.dirty = (old.dirty if old else False) or (self.git_used and rel in self.tracked)
+            entry.dirty = (old.dirty if old else False) or rel in self.tracked
+            if entry.dirty or entry.touched:
+                self.active.add(rel)
+        if old is None or entry is None or old.cls != entry.cls:
+            self.members_version += 1
         if rel.endswith("package.json"):
             self._load_package(rel)
         return [rel]
@@ -403,6 +449,7 @@ class WorkspaceIndex:
             if entry is None:
                 return False
             entry.touched = max(entry.touched, time.time() if when is None else when)
+            self.active.add(rel)
             self.version += 1
             return True
 
@@ -416,11 +463,27 @@ class WorkspaceIndex:
     def __len__(self) -> int:
         return len(self.entries)
 
+    def class_index(self) -> dict[CoreClass | None, list[str]]:
+        """Paths by class, recomputed only when files appear, disappear or change class (a changed
+        mtime does not), so a warm restore does not re-walk 10,000 entries."""
+        with self._lock:
+            cached = self._class_cache
+            if cached is not None and cached[0] == self.members_version:
+                return cached[1]
+            by: dict[CoreClass | None, list[str]] = {}
+            for rel, e in self.entries.items():
+                if e.cls is not None:
+                    by.setdefault(e.cls, []).append(rel)
+            self._class_cache = (self.members_version, by)
+            return by
+
     def of_class(self, *classes: CoreClass) -> Iterator[FileEntry]:
-        wanted = set(classes)
-        for entry in list(self.entries.values()):
-            if entry.cls in wanted:
-                yield entry
+        by = self.class_index()
+        for cls in classes:
+            for rel in by.get(cls, ()):
+                entry = self.entries.get(rel)
+                if entry is not None and entry.cls is cls:
+                    yield entry
 
     def core(self) -> Iterator[FileEntry]:
         for entry in list(self.entries.values()):

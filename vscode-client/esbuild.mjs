@@ -1,5 +1,6 @@
 // Bundle the extension and vscode-languageclient into one CommonJS file; `vscode` is provided by the host.
 import * as esbuild from 'esbuild';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -26,4 +27,9 @@ if (watch) {
   const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
   console.log(`dist/extension.js: ${(bytes / 1024).toFixed(1)} KiB${production ? ' (minified)' : ''}`);
   await ctx.dispose();
+  if (production) {
+    // The .vsix ships the README without the screenshots (they live in media/ for the repository only).
+    const readme = readFileSync('README.md', 'utf8').replace(/^!\[[^\]]*\]\(media\/[^)]+\)\n\n?/gm, '');
+    writeFileSync('dist/README.md', readme);
+  }
 }

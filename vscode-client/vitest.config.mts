@@ -8,5 +8,6 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    reporters: ['default', './test/summaryReporter.mts'],
   },
 });

@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="assemble a prompt under the budget table instead (uses --context-window)")
     c.add_argument("--context-window", type=int, help="for --prepare (default: the model's)")
     c.add_argument("--model")
+    c.add_argument("--workspace", default=".", help="workspace (for .compaction/config.json: the optional LLM)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     c.set_defaults(func=run_compress)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
@@ -67,7 +68,10 @@ def run_compress(args: argparse.Namespace) -> int:
         if len(w) != 3:
             raise ValueError("--weights needs three numbers: priority,relevance,freshness")
         weights = CompositeWeights(*w)
-    comp = ContextCompressor(weights)
+    from compaction.config import load_settings
+    from compaction.llm import LLMClient
+
+    comp = ContextCompressor(weights, llm=LLMClient.from_settings(load_settings(args.workspace).llm))
     if args.prepare:
         prepared = prepare_context(blocks, window=args.context_window, model=args.model, query=query,
                                    strategy=strategy, compressor=comp)
@@ -85,6 +89,8 @@ def run_compress(args: argparse.Namespace) -> int:
     target = args.target_tokens if args.target_tokens is not None else data.get("target_tokens")
     ratio = args.ratio if args.ratio is not None else data.get("compression_ratio")
     res = comp.compress(blocks, compression_ratio=ratio, target_tokens=target, strategy=strategy, query=query)
+    for notice in comp.notices:
+        print(f"compaction: notice: {notice}", file=sys.stderr)
     if args.json:
         print(json.dumps(res.to_dict(), indent=2, ensure_ascii=False))
         return 0

@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_compact(args: argparse.Namespace) -> int:
     settings = settings_from(args, keep_recent=args.keep_recent, role=args.role, lang=args.lang)
-    transcript = load_transcript(args.path, args.fmt)
+    transcript = load_transcript(args.path, args.fmt, redact=settings.redact_secrets)
     for warning in transcript.warnings:
         print(f"compaction: warning: {warning}", file=sys.stderr)
     result = compact(transcript, settings, target_tokens=args.target_tokens, instructions=args.instructions)
@@ -75,7 +75,7 @@ def run_compact(args: argparse.Namespace) -> int:
 
 def run_stats(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    transcript = load_transcript(args.path, args.fmt)
+    transcript = load_transcript(args.path, args.fmt, redact=settings.redact_secrets)
     total = tokens.count_messages(transcript.messages)
     window = tokens.context_window(settings.model, settings.context_window)
     util = tokens.utilization(total, window)

@@ -25,20 +25,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_restore)
 
 
-def _stored_error_memory(workspace: Path):
-    """Records persisted by the error memory (compaction.errors), when that module offers them."""
-    try:
-        from compaction import errors as errors_mod
-    except ImportError:
-        return None
-    loader = getattr(errors_mod, "load_records_out", None) or getattr(errors_mod, "stored_records_out", None)
-    if loader is None:
-        return None
-    try:
-        return loader(workspace)
-    except Exception as exc:  # noqa: BLE001 - the restore state must still be produced
-        print(f"compaction: warning: error memory unavailable: {exc}", file=sys.stderr)
-        return None
+def _stored_error_memory(workspace: Path, lang: str) -> tuple[list | None, str]:
+    """The workspace's persisted error memory (records in the boundary shape, and its complete
+    Markdown block); (None, "") when there is no store yet — restoring never creates one."""
+    if not (workspace / ".compaction" / "state.db").exists():
+        return None, ""
+    from compaction.errors import ErrorMemory, records_to_out
+
+    with ErrorMemory(workspace) as memory:
+        return records_to_out(memory.list()), memory.export(lang)
 
 
 def run_restore(args: argparse.Namespace) -> int:
@@ -56,7 +51,7 @@ def run_restore(args: argparse.Namespace) -> int:
         from compaction.transcripts import load_transcript
         from restore.pipeline import restore_from_transcript
 
-        transcript = load_transcript(args.transcript, args.fmt)
+        transcript = load_transcript(args.transcript, args.fmt, redact=settings.redact_secrets)
         for warning in transcript.warnings:
             print(f"compaction: warning: {warning}", file=sys.stderr)
         result = compact(transcript, settings)
@@ -64,8 +59,9 @@ def run_restore(args: argparse.Namespace) -> int:
         if not args.no_write:
             write_text_atomic(workspace / ".compaction" / "latest.md", result.markdown.rstrip("\n") + "\n")
     else:
-        state = build_restore_state(workspace, open_files=opened, settings=settings,
-                                    error_records=_stored_error_memory(workspace), excerpts=not args.no_excerpts)
+        records, block = _stored_error_memory(workspace, settings.lang)
+        state = build_restore_state(workspace, open_files=opened, settings=settings, error_records=records,
+                                    error_memory_markdown=block, excerpts=not args.no_excerpts)
     markdown = render_markdown(state, excerpts=not args.no_excerpts)
     if not args.no_write:
         write_text_atomic(restore_path(workspace), markdown)

@@ -18,7 +18,7 @@ from compaction.errors.render import render_block, render_record
 SHARE = 0.10
 HIGH_WATER = 0.80
 STALE_ROUNDS = 10
-SHORT_TEXT = 100
+SHORT_WIDTHS = (100, 60, 30)
 
 
 @dataclass
@@ -29,7 +29,7 @@ class BudgetResult:
     ceiling: int
     merged: dict[str, list[str]] = field(default_factory=dict)  # kept id -> ids folded into it
     dropped: list[str] = field(default_factory=list)
-    shortened: bool = False
+    shortened: int = 0  # the width texts were cut to, 0 when untouched
 
     @property
     def notes(self) -> list[str]:
@@ -39,7 +39,7 @@ class BudgetResult:
         if self.dropped:
             out.append(f"dropped errors not seen for more than {STALE_ROUNDS} rounds: {', '.join(self.dropped)}")
         if self.shortened:
-            out.append(f"solutions/avoidances shortened to {SHORT_TEXT} characters to fit the ceiling")
+            out.append(f"texts cut to {self.shortened} chars to fit")
         return out
 
 
@@ -82,9 +82,9 @@ def merge_similar(records: list[ErrorRecord]) -> tuple[list[ErrorRecord], dict[s
     return out, merged
 
 
-def _shorten(text: str | None) -> str | None:
-    if text and len(text) > SHORT_TEXT:
-        return text[:SHORT_TEXT - 1].rstrip() + "…"
+def _shorten(text: str | None, width: int) -> str | None:
+    if text and len(text) > width:
+        return text[:width - 1].rstrip() + "…"
     return text
 
 
@@ -114,11 +114,14 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
                 recs = [x for x in recs if x is not r]
                 total -= costs[id(r)]
                 result.dropped.append(r.id)
-        if size(recs) > limit:
-            recs = [copy.copy(r) for r in recs]
+        originals = recs
+        for width in SHORT_WIDTHS:  # still over the ceiling: shorten texts, never lose a record for length
+            if size(recs) <= limit:
+                break
+            recs = [copy.copy(r) for r in originals]
             for r in recs:
-                r.solution, r.avoidance = _shorten(r.solution), _shorten(r.avoidance)
-            result.shortened = True
+                r.solution, r.avoidance = _shorten(r.solution, width), _shorten(r.avoidance, width)
+            result.shortened = width
     result.records = recs
     result.markdown = render_block(recs, lang, protocol=protocol, notes=result.notes)
     result.tokens = tokens.count(result.markdown)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from compaction.errors.records import ErrorRecord
@@ -20,7 +21,12 @@ _EXT_FAMILY = {
     ".js": "JS", ".jsx": "JS", ".mjs": "JS", ".cjs": "JS", ".go": "GO", ".rs": "RS", ".c": "C", ".h": "C",
     ".cc": "C", ".cpp": "C", ".hpp": "C", ".pony": "PONY",
 }
-WEIGHTS = {"file": 5, "command": 4, "symbol": 3, "exception": 3, "test": 4, "family": 1, "recurring": 1}
+WEIGHTS = {"file": 5, "command": 4, "symbol": 3, "exception": 3, "test": 4, "family": 1, "recurring": 1, "editing": 3}
+# errors that editing itself causes: an edit of a file of the same language is the moment to warn
+_EDIT_SENSITIVE = re.compile(r"SyntaxError|IndentationError|TabError|EditNotFound|CompileError|CannotFindSymbol|"
+                             r"^ERR_TS_|^ERR_RS_|^ERR_C_")
+_EDIT_CMD = re.compile(r"\b(?:sed|perl)\s+-[a-z]*i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+\s+)*?([\w./\-]+\.\w+)\s*$|"
+                       r"(?:cat|tee|echo|printf)\b[^>\n]*>{1,2}\s*([\w./\-]+\.\w+)")
 MIN_SCORE = 3
 _FILE_LIKE = re.compile(r"\w\.[A-Za-z]{1,5}$")
 
@@ -28,26 +34,85 @@ _FILE_LIKE = re.compile(r"\w\.[A-Za-z]{1,5}$")
 _FILE_TOKEN = re.compile(r"[\w/]\.(?:py|js|mjs|cjs|ts|tsx|sh|java|go|rs|rb|pl|c|cc|cpp|pony|json|toml|cfg|ini)$")
 
 
+def split_chain(line: str) -> list[str]:
+    """Split a shell line at `&&`, `||`, `;`, `|` outside quotes (a `python -c "a; b"` stays whole)."""
+    parts, buf, quote, i = [], [], "", 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+            buf.append(ch)
+        elif ch in "'\"":
+            quote = ch
+            buf.append(ch)
+        elif line.startswith(("&&", "||"), i) or ch in ";|":
+            parts.append("".join(buf))
+            buf = []
+            i += 2 if line.startswith(("&&", "||"), i) else 1
+            continue
+        else:
+            buf.append(ch)
+        i += 1
+    parts.append("".join(buf))
+    return [p for p in parts if p.strip()]
+
+
+def _words(segment: str) -> list[str]:
+    try:
+        return shlex.split(segment)
+    except ValueError:
+        return segment.split()
+
+
 def norm_command(cmd: str | None) -> str:
-    """A command's identity for "same command": the program plus the first file it names, else its
-    first argument, taken from the last command of a chain (`cd x && pytest -n 2 t.py::a` -> `pytest t.py`)."""
+    """A command's identity for "same command": the program plus the first file it names (else its
+    first argument), from the last command of a chain: `cd x && pytest -n 2 t.py::a` -> `pytest t.py`,
+    `python -c "import idna; …"` -> `python -c idna`, `python -m pytest` -> `python -m pytest`."""
     if not cmd or not cmd.strip():
         return ""
-    first = cmd.strip().splitlines()[0]
-    segments = [seg for seg in re.split(r"&&|\|\||;|\|", first) if seg.strip()]
-    words = segments[-1].split() if segments else []
+    segments = split_chain(cmd.strip().splitlines()[0])
+    words = _words(segments[-1]) if segments else []
     while words and ("=" in words[0] or words[0] in ("sudo", "env", "time", "timeout", "nohup")):
         words = words[1:]
         if words and words[0].isdigit():
             words = words[1:]
     if not words:
         return ""
-    files = [w.split("::", 1)[0].strip("'\"") for w in words[1:]]
+    prog = words[0].rsplit("/", 1)[-1]
+    if len(words) > 2 and words[1] in ("-c", "-m"):
+        if words[1] == "-m":
+            return f"{prog} -m {words[2]}"
+        mod = re.search(r"(?:from|import)\s+([\w.]+)", words[2]) or re.search(r"[A-Za-z_]\w*", words[2])
+        return f"{prog} -c {mod.group(1) if mod and mod.groups() else (mod.group(0) if mod else '')}".rstrip()
+    files = [w.split("::", 1)[0] for w in words[1:]]
     file = next((f for f in files if _FILE_TOKEN.search(f)), None)
     if file:
-        return f"{words[0]} {file}"
+        return f"{prog} {file}"
     rest = [w for w in words[1:] if not w.startswith("-")]
-    return " ".join([words[0], *rest[:1]])
+    return " ".join([prog, *rest[:1]])
+
+
+def command_keys(cmd: str | None) -> set[str]:
+    """Identities of every command in a chain (`javac A.java && java A` gives both), without `cd`."""
+    if not cmd or not cmd.strip():
+        return set()
+    out = set()
+    for seg in split_chain(cmd.strip().splitlines()[0]):
+        key = norm_command(seg)
+        if key and key.split()[0] != "cd":
+            out.add(key)
+    return out
+
+
+def edited_files(cmd: str | None) -> list[str]:
+    """Files a shell command edits in place or overwrites (`sed -i … f`, `cat > f <<EOF`)."""
+    out = []
+    for seg in split_chain((cmd or "").strip().splitlines()[0] if (cmd or "").strip() else ""):
+        m = _EDIT_CMD.search(seg)
+        if m:
+            out.append(m.group(1) or m.group(2))
+    return out
 
 
 def _base(path: str) -> str:
@@ -78,6 +143,12 @@ class _Keys:
     symbols: set[str]
     name: str
     tests: set[str]
+    family: str = ""
+    skip: bool = False  # target bug: never warned about
+    recurring: bool = False
+    edit_sensitive: bool = False
+    located: bool = False
+    rounds: list[int] = field(default_factory=list)
 
 
 def index(records: list[ErrorRecord]) -> list[_Keys]:
@@ -91,59 +162,78 @@ def index(records: list[ErrorRecord]) -> list[_Keys]:
             if loc.path:
                 files.add(_base(loc.path))
             if loc.command:
-                nc = norm_command(loc.command)
-                if nc:
-                    commands.add(nc)
+                commands |= command_keys(loc.command)
             if loc.symbol and len(loc.symbol) > 2 and not loc.symbol.startswith("<"):
                 symbols.add(loc.symbol)
         name = rec.id.split("_", 2)[-1]
         tests = {t.split("[", 1)[0] for t in rec.tests}
-        out.append(_Keys(rec, files, commands, symbols, name, tests))
+        out.append(_Keys(rec, files, commands, symbols, name, tests, rec.family, rec.target_bug, rec.recurring,
+                         bool(_EDIT_SENSITIVE.search(rec.id)), bool(files or commands or symbols), rec.rounds))
     return out
 
 
 def rank(keys: list[_Keys], *, text: str = "", files: list[str] | tuple = (), code: str = "",
-         commands: list[str] | tuple = (), limit: int = 3, ignored: set[str] | frozenset = frozenset(),
-         lang: str = "en") -> list[Warning_]:
-    q_files = {_base(f) for f in files if f}
-    q_cmds = {norm_command(c) for c in commands if c}
+         commands: list[str] | tuple = (), edits: list[str] | tuple = (), limit: int = 3,
+         ignored: set[str] | frozenset = frozenset(), lang: str = "en") -> list[Warning_]:
+    """Score each record against the work at hand; keep those at MIN_SCORE or above, best first.
+
+    With nothing concrete to compare (no text, files, code, commands or edits: "before the next
+    reply"), process errors that have no location (format errors, oversized output) still apply."""
+    edit_files = [*edits, *(f for c in commands for f in edited_files(c))]
+    q_files = {_base(f) for f in [*files, *edit_files] if f}
+    q_cmds = set().union(*(command_keys(c) for c in commands)) if commands else set()
     blob = "\n".join([text, code, *commands])
     words = set(_WORD.findall(blob))
     q_files |= {_base(w) for w in words if _FILE_LIKE.search(w)}
     q_fams = {_EXT_FAMILY.get(posixpath.splitext(f)[1]) for f in q_files} - {None}
+    edit_fams = {_EXT_FAMILY.get(posixpath.splitext(f)[1]) for f in edit_files} - {None}
+    if code.strip() and not edit_fams:
+        edit_fams = set(q_fams)
+    editing = bool(edit_files) or bool(code.strip())
+    ambient = not (blob.strip() or q_files)
     bare = {w.rsplit(".", 1)[-1] for w in words}
-    found: list[Warning_] = []
+    scored: list[tuple[int, list[str], _Keys]] = []
     for k in keys:
-        rec = k.rec
-        if rec.id in ignored or rec.target_bug:
+        if k.skip or k.rec.id in ignored:
             continue
         score, why = 0, []
-        hit = k.files & q_files
-        if hit:
-            score += WEIGHTS["file"]
-            why.append(f"same file {sorted(hit)[0]}")
-        hit = k.commands & q_cmds
-        if hit:
-            score += WEIGHTS["command"]
-            why.append(f"same command `{sorted(hit)[0]}`")
-        hit = k.symbols & bare
-        if hit:
-            score += WEIGHTS["symbol"]
-            why.append(f"symbol {sorted(hit)[0]}")
-        if k.name in bare and rec.family in ("PY", "JAVA", "JS"):
+        if k.files:
+            hit = k.files & q_files
+            if hit:
+                score += WEIGHTS["file"]
+                why.append(f"same file {min(hit)}")
+        if k.commands:
+            hit = k.commands & q_cmds
+            if hit:
+                score += WEIGHTS["command"]
+                why.append(f"same command `{min(hit)}`")
+        if k.symbols:
+            hit = k.symbols & bare
+            if hit:
+                score += WEIGHTS["symbol"]
+                why.append(f"symbol {min(hit)}")
+        fam = k.family
+        if k.name in bare and fam in ("PY", "JAVA", "JS"):
             score += WEIGHTS["exception"]
             why.append(f"mentions {k.name}")
         if k.tests and any(t in blob for t in k.tests):
             score += WEIGHTS["test"]
             why.append("same test")
-        if rec.family in q_fams:
+        if editing and k.edit_sensitive and (fam in edit_fams or fam == "TOOL"):
+            score += WEIGHTS["editing"]
+            why.append("editing " + ("a file" if fam == "TOOL" else f"a {fam} file"))
+        if fam in q_fams:
             score += WEIGHTS["family"]
-            why.append(f"{rec.family} file")
-        if score and rec.recurring:
+            why.append(f"{fam} file")
+        if ambient and fam == "TOOL" and not k.located:
+            score = MIN_SCORE
+            why.append("process error: applies to every step")
+        if score and k.recurring:
             score += WEIGHTS["recurring"]
         if score >= MIN_SCORE:
-            advice = rec.avoidance or ""
-            line = WARNING.get(lang, WARNING["en"]).format(id=rec.id, advice=advice)
-            found.append(Warning_(rec.id, score, ", ".join(why), advice, line, rec.rounds))
-    found.sort(key=lambda w: (-w.score, -len(w.rounds), -(w.rounds[-1] if w.rounds else 0), w.id))
-    return found[:limit]
+            scored.append((score, why, k))
+    scored.sort(key=lambda x: (-x[0], -len(x[2].rounds), -(x[2].rounds[-1] if x[2].rounds else 0), x[2].rec.id))
+    template = WARNING.get(lang, WARNING["en"])
+    return [Warning_(k.rec.id, score, ", ".join(why), k.rec.avoidance or "",
+                     template.format(id=k.rec.id, advice=k.rec.avoidance or ""), k.rounds)
+            for score, why, k in scored[:limit]]

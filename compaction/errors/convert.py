@@ -9,7 +9,7 @@ from compaction.summary import ErrorRecordOut
 def record_to_out(rec: ErrorRecord, *, locations: bool = True) -> ErrorRecordOut:
     return ErrorRecordOut(
         id=rec.id, count=rec.count, rounds=rec.rounds, recurring=rec.recurring, solution=rec.solution,
-        avoidance=rec.avoidance, target_bug=rec.target_bug,
+        avoidance=rec.avoidance, target_bug=rec.target_bug, merged=list(rec.merged),
         locations=[loc.as_dict() for loc in rec.locations()] if locations else [],
     )
 

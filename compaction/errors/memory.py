@@ -200,7 +200,7 @@ class ErrorMemory:
 
     # --- reading ------------------------------------------------------------------------------
     def list(self) -> list[ErrorRecord]:
-        """All records, in order of first appearance (creation time, then id)."""
+        """All records, in order of first appearance (creation time, then insertion order)."""
         occs: dict[str, list[Occurrence]] = {}
         for r in self.conn.execute("SELECT * FROM errors_occurrences ORDER BY seen, transcript, round"):
             occs.setdefault(r["id"], []).append(Occurrence(
@@ -210,7 +210,7 @@ class ErrorMemory:
                 target=bool(r["target"]), detail=r["detail"] or "", ts_codes=json.loads(r["ts_codes"]),
                 tests=json.loads(r["tests"])))
         out = []
-        for r in self.conn.execute("SELECT * FROM errors_records ORDER BY created, id"):
+        for r in self.conn.execute("SELECT * FROM errors_records ORDER BY created, rowid"):
             rec = ErrorRecord(r["id"], occs.get(r["id"], []), r["solution"], r["avoidance"], json.loads(r["merged"]),
                               bool(r["resolved"]), None if r["target_override"] is None else bool(r["target_override"]))
             rec.occurrences.sort(key=lambda o: (o.round, o.transcript))
@@ -245,12 +245,13 @@ class ErrorMemory:
         return [r.id for r in records]
 
     def check(self, task_text: str = "", files: list[str] | tuple = (), code: str = "",
-              commands: list[str] | tuple = (), limit: int = 3, lang: str = "en") -> list[Warning_]:
+              commands: list[str] | tuple = (), limit: int = 3, lang: str = "en",
+              edits: list[str] | tuple = ()) -> list[Warning_]:
         """Ranked warnings for recorded errors resembling this work (never for ignored ones)."""
         version = (data_version(self.conn), self._writes)
         if self._index is None or version != self._index_version:
             self._index = index(self.list())
             self._ignored = set(self.decisions())
             self._index_version = version
-        return rank(self._index, text=task_text, files=files, code=code, commands=commands, limit=limit,
-                    ignored=self._ignored, lang=lang)
+        return rank(self._index, text=task_text, files=files, code=code, commands=commands, edits=edits,
+                    limit=limit, ignored=self._ignored, lang=lang)

@@ -15,7 +15,7 @@ from compaction.errors.advice import advise
 from compaction.errors.check import norm_command
 from compaction.errors.classify import Hit, classify
 from compaction.errors.records import ErrorRecord, Location, Occurrence
-from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
 
@@ -167,6 +167,8 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     tid = tid or transcript_id(transcript)
     state = _State()
     records: dict[str, ErrorRecord] = {}
+    if not transcript.rounds:  # a hand-built transcript: group it the way load_transcript does
+        transcript.rounds = group_rounds(transcript.messages)
     for rnd in transcript.rounds:
         round_hits: list[tuple[Hit, Occurrence]] = []
         msgs = rnd.messages
@@ -233,7 +235,8 @@ def _edit_path(call: ToolCall) -> str | None:
 
 def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int) -> tuple[str | None, int | None, int | None]:
     """(edited path, round of the edit, round of the first re-run of the failing command after it),
-    looking at most 10 rounds past the last occurrence; an edit of the erroring file wins over others."""
+    looking at most 10 rounds past the last occurrence: an edit of the erroring file, else an edit of
+    another file within the next two rounds (a later unrelated edit did not end this error)."""
     last = rec.occurrences[-1]
     cmd_key = _norm_command(last.location.command)
     want = _basename(last.location.path) if last.location.path else None
@@ -250,7 +253,10 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int) -> tuple[st
     if not edits:
         return None, None, None
     same = [e for e in edits if want and _basename(e[1]) == want]
-    edit_round, edit_path = (same or edits)[0]
+    near = [e for e in edits if e[0] <= start + 2]  # another file, but right after the error
+    if not (same or near):
+        return None, None, None
+    edit_round, edit_path = (same or near)[0]
     ok_round = next((r for r in reruns if r >= edit_round), None)
     return (None if edit_path == "?" else edit_path), edit_round, ok_round
 

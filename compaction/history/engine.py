@@ -8,8 +8,11 @@ steps — until the budget is spent. Markers and the error-memory block are neve
 
 from __future__ import annotations
 
+import copy
+import re
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from compaction import tokens
 from compaction.config import Settings
@@ -22,6 +25,7 @@ from compaction.history.tail import render_tail
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
+TIGHT_TARGET = 3000  # below this many tokens the tail and the error memory get smaller shares
 SECTION_ORDER = ["goal", "completed", "modified", "decisions", "problems", "marked", "next"]
 # Selection priority (lower first) — the seed's order; markers are always kept.
 SECTION_PRIORITY = {"marked": 0, "goal": 1, "completed": 2, "modified": 3, "decisions": 4, "problems": 4, "next": 5}
@@ -100,7 +104,9 @@ def compact(
     header = _header(transcript, lang, len(rounds), tail_start, cwd)
     if not preset.code:
         header = header.replace("`", "")
-    em_ceiling = max(150, min(int(window * settings.error_memory_share), int(target * 0.25)))
+    tight = target < TIGHT_TARGET
+    em_share = 0.15 if tight else 0.25
+    em_ceiling = max(100, min(int(window * settings.error_memory_share), int(target * em_share)))
     em_block, em_note = ("", "")
     if preset.error_memory:
         em_block, em_note = errors_adapter.render_block(shown_records, lang, em_ceiling, len(rounds),
@@ -110,31 +116,25 @@ def compact(
     dropped = _dropped_text(lang, len(head_rounds), outputs_dropped, reads_total, reads_repeated, em_note)
     fixed_tokens = tokens.count(header) + tokens.count(em_block) + tokens.count(dropped) + 40
 
-    # --- the verbatim tail gets at most ~35% of the budget; what it leaves goes to the summary ------
-    tail_budget = max(60, int(target * 0.35))
-    tail_text, _ = render_tail(tail_rounds, tail_budget, preset.code, steering)
-    tail_tokens = tokens.count(tail_text)
-    summary_budget = target - fixed_tokens - tail_tokens - int(target * 0.02)
-
-    chosen = _choose(all_facts, summary_budget)
-    markdown = _render(lang, header, chosen, em_block, dropped, tail_text, tail_start, len(rounds))
-    # Guarantee the budget with the real count: drop optional facts, then shrink the tail.
+    # --- the verbatim tail gets a share of the budget (smaller when the budget is tight); the summary
+    # gets what the tail leaves. If the real count is still over, the tail shrinks and the summary is
+    # chosen again for the room that frees, before optional facts are dropped one by one.
+    share = 0.20 if tight else 0.35
+    for tail_share in (share, share * 0.6, share * 0.3, 0.0):
+        tail_text, tail_cut = render_tail(tail_rounds, int(target * tail_share), preset.code, steering)
+        summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
+        chosen = _choose([copy.copy(f) for f in all_facts], summary_budget)
+        markdown = _render(lang, header, chosen, em_block, dropped, tail_text, tail_start, len(rounds))
+        if tokens.count(markdown) <= target:
+            break
     guard = 0
-    while tokens.count(markdown) > target and guard < 60:
+    while tokens.count(markdown) > target and guard < 200:
         guard += 1
-        optional = [f for f in chosen if not f.essential]
+        optional = [f for f in chosen if not f.essential and f.section != "marked" and not f.meta.get("task")]
         if optional:
-            worst = max(optional, key=lambda f: (SECTION_PRIORITY[f.section], -f.score))
-            chosen.remove(worst)
-        elif tail_text and tail_budget > 40:
-            tail_budget = int(tail_budget * 0.6)
-            tail_text, _ = render_tail(tail_rounds, tail_budget, preset.code, steering)
-            if tail_budget <= 40:
-                tail_text = ""
-        else:
-            chosen = _shorten_essentials(chosen)
-            if all(f.short is None for f in chosen):
-                break
+            chosen.remove(max(optional, key=lambda f: (SECTION_PRIORITY[f.section], -f.score)))
+        elif not _shorten_essentials(chosen):
+            break
         markdown = _render(lang, header, chosen, em_block, dropped, tail_text, tail_start, len(rounds))
 
     summary = _summary_model(chosen)
@@ -197,26 +197,32 @@ def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
 
 
 def _truncate_tokens(text: str, limit: int) -> str:
+    """Head 60% and tail 35% of the tokens; the tail starts at a sentence or line boundary so a
+    request's closing sentence survives whole."""
     enc = tokens.encoding()
     ids = enc.encode_ordinary(text)
     if len(ids) <= limit:
         return text
-    head = enc.decode(ids[: int(limit * 0.8)])
-    tail = enc.decode(ids[-int(limit * 0.15):])
-    return f"{head} […] {tail}"
+    head = enc.decode(ids[: int(limit * 0.6)])
+    tail = enc.decode(ids[-int(limit * 0.35):])
+    m = re.search(r"[.!?:]\s|\n", tail[: len(tail) // 2])
+    if m:
+        tail = tail[m.end():]
+    return f"{head} […] {tail.lstrip()}"
 
 
-def _shorten_essentials(chosen: list[Fact]) -> list[Fact]:
+def _shorten_essentials(chosen: list[Fact]) -> bool:
+    """Replace the lowest-priority essential that has a short form by it; False when none is left."""
     for f in sorted(chosen, key=lambda f: -SECTION_PRIORITY[f.section]):
         if f.short:
             f.text, f.short = f.short, None
-            return chosen
-    return chosen
+            return True
+    return False
 
 
 def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str | None) -> str:
     lines = [f"# {h(lang, 'title')}", ""]
-    lines.append(f"> Source: `{t.path}` ({t.format}); rounds r1-r{tail_start - 1} summarized, "
+    lines.append(f"> Source: `{Path(t.path).name}` ({t.format}); rounds r1-r{tail_start - 1} summarized, "
                  f"r{tail_start}-r{n_rounds} verbatim.")
     if cwd:
         lines.append(f"> {h(lang, 'cwd')}: `{cwd}` (recorded in the transcript)")
@@ -284,7 +290,8 @@ def _result(t: Transcript, markdown: str, summary: Summary, records, em_block: s
     stats = Stats(tokens_before=tokens_before, tokens_after=tokens_after,
                   ratio=round(tokens_after / tokens_before, 4) if tokens_before else 1.0,
                   elapsed_ms=round((time.perf_counter() - started) * 1000, 2), target_tokens=target,
-                  dropped_command_outputs=dropped[0], dropped_file_reads=dropped[1], dropped_rounds=dropped[2])
+                  dropped_command_outputs=dropped[0], dropped_file_reads=dropped[1], dropped_rounds=dropped[2],
+                  redactions=sum((t.meta.get("redactions") or {}).values()))
     return CompactionResult(format=t.format, transcript=t.path, rounds=len(t.rounds), kept_rounds=kept,
                             compacted=compacted, note=note, cwd=t.cwd, markdown=markdown, summary=summary,
                             error_memory=errors_adapter.to_out(shown), error_memory_markdown=em_block, stats=stats)

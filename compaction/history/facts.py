@@ -133,11 +133,12 @@ def goal_facts(transcript: Transcript, events: list[Event]) -> list[Fact]:
     for i, req in enumerate(later):
         latest = i == len(later) - 1
         text = clean_task(req.text)
-        if not latest and len(text) > 240:
-            text = text[:239] + "…"
-        facts.append(Fact("goal", ("Current request: " if latest else "Then asked: ") + text, [req.round],
-                          score=90 if latest else 40 + i * 0.01, essential=latest,
-                          short=("Current request: " if latest else "Then asked: ") + text[:160]))
+        if latest:
+            facts.append(Fact("goal", "Current request: " + text, [req.round], score=90, essential=True,
+                              short="Current request: " + text[:160]))
+        else:  # history: the completed actions carry what was done about it
+            facts.append(Fact("goal", "Then asked: " + (text if len(text) <= 160 else text[:159] + "…"),
+                              [req.round], score=10 + i * 0.01))
     return facts
 
 
@@ -223,17 +224,24 @@ def completed_facts(events: list[Event], cwd: str | None, code: bool) -> list[Fa
             f = folded[key]
             f.rounds.append(e.round)
             f.meta["count"] += 1
-            f.meta["outcome"] = outcome
+            if outcome and (not f.meta["outcomes"] or f.meta["outcomes"][-1][1] != outcome):
+                f.meta["outcomes"].append((e.round, outcome))
             continue
         score = 60 if e.state_changing else 45
         if is_test and e.meta.get("test_summary"):
             score = 65
         folded[key] = Fact("completed", line, [e.round], score=score,
-                           meta={"count": 1, "outcome": outcome, "command": e.command, "test": bool(is_test)})
+                           meta={"count": 1, "outcomes": [(e.round, outcome)] if outcome else [],
+                                 "command": e.command, "test": bool(is_test)})
     for key, f in folded.items():
         count = f.meta["count"]
         times = f" ×{count}" if count > 1 else ""
-        text = f"`{key}`{times}{f.meta['outcome']}" if code else f"Ran a {'test' if f.meta['test'] else 'command'}{f.meta['outcome']}"
+        outcomes = f.meta["outcomes"]
+        if len(outcomes) > 1:  # every distinct result of a re-run command, each with its round
+            outcome = "".join(f"{o} (r{r})" for r, o in outcomes[-6:])
+        else:
+            outcome = outcomes[0][1] if outcomes else ""
+        text = f"`{key}`{times}{outcome}" if code else f"Ran a {'test' if f.meta['test'] else 'command'}{outcome}"
         f.text = f"{text} {cite(f.rounds)}"
         f.short = f"`{first_line(f.meta['command'], 80)}` {cite(f.rounds[-1:])}" if code else None
         facts.append(f)

@@ -1,90 +1,98 @@
-"""The most recent rounds, kept verbatim; oversized tool outputs elided in the middle with a note."""
+"""The most recent rounds, kept verbatim; oversized tool outputs elided in the middle with a note.
+
+Each piece of text is encoded once; elision slices its token ids, so trying smaller caps costs
+no re-encoding. The rendering honours its budget: when even the smallest cap is too big, the
+oldest of the kept rounds give way first (the newest round is what the assistant continues from).
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from compaction import tokens
 from compaction.history.steering import Steering, strip_code
 from compaction.model import Message, Role, Round
 
 _ROLE_LABEL = {Role.SYSTEM: "system", Role.USER: "user", Role.ASSISTANT: "assistant", Role.TOOL: "tool"}
+CAPS: tuple[int | None, ...] = (None, 2000, 1000, 500, 250, 120, 60, 30)
+_NOTE_COST = 16  # tokens of an elision note
+_PIECE_OVERHEAD = 6  # fences, labels, separators
 
 
-def elide_middle(text: str, keep_tokens: int, round_no: int) -> tuple[str, int]:
-    """Keep the head and tail of `text` (about keep_tokens in all); return (text, tokens elided)."""
+@dataclass
+class _Piece:
+    """A span of verbatim text: prefix/suffix are markup, `ids` the text's tokens."""
+
+    prefix: str
+    ids: list[int]
+    suffix: str
+    round_no: int
+    elidable: bool
+    cap_factor: int = 1  # assistant prose gets twice the cap of tool output
+
+    def cost(self, cap: int | None) -> int:
+        limit = None if cap is None or not self.elidable else cap * self.cap_factor
+        n = len(self.ids) if limit is None or len(self.ids) <= limit else limit + _NOTE_COST
+        return n + _PIECE_OVERHEAD
+
+    def render(self, cap: int | None) -> str:
+        enc = tokens.encoding()
+        limit = None if cap is None or not self.elidable else max(cap * self.cap_factor, 16)
+        if limit is None or len(self.ids) <= limit:
+            return f"{self.prefix}{enc.decode(self.ids)}{self.suffix}"
+        head_n = limit * 2 // 3
+        head = enc.decode(self.ids[:head_n])
+        tail = enc.decode(self.ids[len(self.ids) - (limit - head_n):])
+        if "\n" in head:  # cut at line boundaries: no line is split mid-way
+            head = head[: head.rfind("\n")]
+        if "\n" in tail:
+            tail = tail[tail.find("\n") + 1:]
+        elided = len(self.ids) - limit
+        note = f"\n[… about {elided} tokens of output elided from round {self.round_no} …]\n"
+        return f"{self.prefix}{head}{note}{tail}{self.suffix}"
+
+
+def _pieces(msg: Message, rnd: int, code: bool, steering: Steering) -> list[_Piece]:
     enc = tokens.encoding()
-    ids = enc.encode_ordinary(text)
-    if len(ids) <= keep_tokens or keep_tokens <= 0 and not ids:
-        return text, 0
-    keep_tokens = max(keep_tokens, 16)
-    head_n = keep_tokens * 2 // 3
-    tail_n = keep_tokens - head_n
-    head = enc.decode(ids[:head_n])
-    tail = enc.decode(ids[-tail_n:]) if tail_n else ""
-    # Cut at line boundaries so no line is split mid-way.
-    if "\n" in head:
-        head = head[: head.rfind("\n")]
-    if "\n" in tail:
-        tail = tail[tail.find("\n") + 1:]
-    elided = len(ids) - tokens.count(head) - tokens.count(tail)
-    note = f"\n[… {elided} tokens of output elided from round {round_no} …]\n"
-    return head + note + tail, elided
-
-
-def _message_block(msg: Message, rnd: int, cap: int | None, code: bool, steering: Steering) -> tuple[str, int]:
-    elided_total = 0
     label = _ROLE_LABEL[msg.role] + (" (harness)" if msg.harness else "")
-    lines = [f"**{label}**:"]
     text = msg.text if code else strip_code(msg.text)
     if msg.meta.get("final_patch_echo"):
         text = "[final diff printed by the harness]"
-    if text:
-        if cap is not None and msg.role in (Role.TOOL, Role.SYSTEM, Role.USER):
-            text, n = elide_middle(text, cap, rnd)
-            elided_total += n
-        elif cap is not None:
-            text, n = elide_middle(text, cap * 2, rnd)
-            elided_total += n
-        lines.append(text)
-    if code:
-        for call in msg.tool_calls:
-            if call.command and call.command not in msg.text:
-                cmd = call.command
-                if cap is not None:
-                    cmd, n = elide_middle(cmd, cap, rnd)
-                    elided_total += n
-                lines.append(f"```\n$ {cmd}\n```")
-            elif not call.command:
-                target = f" {call.path}" if call.path else ""
-                lines.append(f"→ {call.name}{target}")
-        for res in msg.tool_results:
-            content = res.content
-            if cap is not None:
-                content, n = elide_middle(content, cap, rnd)
-                elided_total += n
-            status = f" (exit {res.exit_code})" if res.exit_code is not None else (" (error)" if res.is_error else "")
-            lines.append(f"```text{status}\n{content}\n```" if content else f"(no output){status}")
-    block = "\n".join(lines)
-    if steering.ignore and steering.ignored(block):
-        return f"**{label}**: [omitted: mentions an ignored topic]", elided_total
-    return block, elided_total
+    whole = [text] + ([c.command or "" for c in msg.tool_calls] + [r.content for r in msg.tool_results] if code else [])
+    if steering.ignore and steering.ignored("\n".join(whole)):
+        return [_Piece(f"**{label}**: [omitted: mentions an ignored topic]", [], "", rnd, False)]
+    out = [_Piece(f"**{label}**:\n", enc.encode_ordinary(text), "", rnd, True,
+                  cap_factor=2 if msg.role is Role.ASSISTANT else 1)]
+    if not code:
+        return out
+    for call in msg.tool_calls:
+        if call.command and call.command not in msg.text:
+            out.append(_Piece("\n```\n$ ", enc.encode_ordinary(call.command), "\n```", rnd, True))
+        elif not call.command:
+            target = f" {call.path}" if call.path else ""
+            out.append(_Piece(f"\n→ {call.name}{target}", [], "", rnd, False))
+    for res in msg.tool_results:
+        status = f" (exit {res.exit_code})" if res.exit_code is not None else (" (error)" if res.is_error else "")
+        if res.content:
+            out.append(_Piece(f"\n```text{status}\n", enc.encode_ordinary(res.content), "\n```", rnd, True))
+        else:
+            out.append(_Piece(f"\n(no output){status}", [], "", rnd, False))
+    return out
 
 
 def render_tail(rounds: list[Round], budget: int, code: bool, steering: Steering) -> tuple[str, int]:
-    """Render rounds verbatim within `budget` tokens, lowering the per-output cap until they fit."""
-    if not rounds:
-        return "", 0
-    caps: list[int | None] = [None, 2000, 1000, 500, 250, 120, 60, 30]
-    best = ("", 0)
-    for cap in caps:
-        parts, elided = [], 0
-        for rnd in rounds:
-            parts.append(f"### r{rnd.number}")
-            for msg in rnd.messages:
-                block, n = _message_block(msg, rnd.number, cap, code, steering)
-                parts.append(block)
-                elided += n
-        text = "\n\n".join(parts)
-        best = (text, elided)
-        if tokens.count(text) <= budget:
-            return best
-    return best
+    """Render rounds verbatim within `budget` tokens; return (text, rounds dropped to fit)."""
+    if not rounds or budget <= 0:
+        return "", len(rounds)
+    per_round = [[p for msg in r.messages for p in (_pieces(msg, r.number, code, steering) + [_Piece("\n\n", [], "", r.number, False)])]
+                 for r in rounds]
+    for start in range(len(rounds)):
+        kept = per_round[start:]
+        for cap in CAPS:
+            cost = sum(p.cost(cap) for pieces in kept for p in pieces) + 8 * len(kept)
+            if cost <= budget:
+                parts = []
+                for rnd, pieces in zip(rounds[start:], kept, strict=True):
+                    parts.append(f"### r{rnd.number}\n\n" + "".join(p.render(cap) for p in pieces).rstrip())
+                return "\n\n".join(parts), start
+    return "", len(rounds)

@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 
 from compaction.integrations import settings_merge
-from compaction.integrations.edits import FileChange, has_block, read_or_none, remove_block, upsert_block
+from compaction.integrations.edits import FileChange, read_or_none, remove_block, upsert_block
 
 AGENTS = ("claude-code", "codex", "gemini", "aider", "cline")
 RESTORE = ".compaction/restore.md"
@@ -168,9 +168,3 @@ def plan(agent: str, *, scope: str = "project", workspace: Path, home: Path, uni
         raise ValueError(f"unknown agent {agent!r}; one of {', '.join(AGENTS)}")
     return table[agent](scope, workspace, home, uninstall)
 
-
-def status(agent: str, *, scope: str = "project", workspace: Path, home: Path) -> bool:
-    """Whether our integration for `agent` is in place (every planned install is a no-op)."""
-    changes = plan(agent, scope=scope, workspace=workspace, home=home)
-    return all(not c.changed or c.warnings for c in changes) and any(
-        has_block(c.before, "<!--") or has_block(c.before, "#") or c.before is not None for c in changes)

@@ -26,7 +26,7 @@ import time
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -52,7 +52,7 @@ class HookPayload(BaseModel):
     transcript_path: str | None = None
     cwd: str | None = None
     hook_event_name: str = ""
-    trigger: Literal["manual", "auto"] | None = None  # PreCompact
+    trigger: str | None = None  # PreCompact: manual | auto
     custom_instructions: str | None = None  # PreCompact (`/compact keep X`)
     source: str | None = None  # SessionStart: startup | resume | clear | compact
 
@@ -97,10 +97,13 @@ def parse_payload(raw: bytes | str) -> HookPayload:
         raise HookInputError(f"stdin:{exc.lineno}: invalid JSON: {exc.msg}") from None
     if not isinstance(data, dict):
         raise HookInputError("stdin:1: expected a JSON object")
+    if isinstance(data.get("transcript_path"), str) and data["transcript_path"].startswith("~"):
+        data["transcript_path"] = str(Path(data["transcript_path"]).expanduser())
     try:
         return HookPayload.model_validate(data)
     except ValidationError as exc:
-        raise HookInputError(f"stdin: unexpected hook payload: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}")
+        err = exc.errors()[0]
+        raise HookInputError(f"stdin: unexpected hook payload: {err['loc']}: {err['msg']}") from None
 
 
 def workspace_for(payload: HookPayload | None, env: Mapping[str, str] | None = None, cwd: str | None = None) -> Path:
@@ -136,26 +139,43 @@ def log_exception(workspace: Path, event: str) -> None:
 def pre_compact(payload: HookPayload, workspace: Path, settings: Any = None) -> PreCompactReport:
     """Compact `payload.transcript_path` with our rules and write the restore files into `workspace`."""
     started = time.perf_counter()
-    from compaction.config import load_settings
-    from compaction.errors import ErrorMemory
-    from compaction.history import compact
+    from compaction.config import ConfigError, Settings, load_settings
     from compaction.transcripts import load_transcript
-    from restore.pipeline import write_after_compaction
 
     if not payload.transcript_path:
         raise HookInputError("the payload has no transcript_path")
-    settings = settings or load_settings(workspace)
+    if settings is None:
+        try:
+            settings = load_settings(workspace)
+        except ConfigError as exc:  # a broken config.json must not cost the user the restore: defaults
+            log(workspace, "pre-compact", f"warning: {exc}; using the default settings")
+            settings = Settings()
     transcript = load_transcript(payload.transcript_path)
-    result = compact(transcript, settings, instructions=payload.custom_instructions or None)
-    written = write_after_compaction(workspace, transcript, result, settings)
-    # Idempotent per (transcript, round, id): harmless if write_after_compaction ingests as well.
+    return compact_to_workspace(transcript, workspace, settings, session_id=payload.session_id,
+                                trigger=payload.trigger, instructions=payload.custom_instructions or None,
+                                started=started)
+
+
+def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, session_id: str = "",
+                         trigger: str | None = None, instructions: str | None = None,
+                         started: float | None = None) -> PreCompactReport:
+    """Compact a loaded transcript; write latest.md, restore.md, error-memory.md and hook-state.json;
+    ingest its errors into the workspace error memory. Shared by the hook and `compaction watch`."""
+    started = time.perf_counter() if started is None else started
+    from compaction.errors import ErrorMemory
+    from compaction.history import compact
+    from restore.pipeline import write_after_compaction
+
+    result = compact(transcript, settings, instructions=instructions)
     with ErrorMemory(workspace) as memory:
         report = memory.ingest(transcript)
         errors_path = Path(workspace) / ".compaction" / ERRORS_FILE
         memory.export(settings.lang, errors_path)
+    # Already ingested above: the restore document reads the whole stored memory.
+    written = write_after_compaction(workspace, transcript, result, settings, ingest=False)
     state = HookState(
-        session_id=payload.session_id, transcript=str(payload.transcript_path), format=transcript.format,
-        trigger=payload.trigger, written_at=time.time(), lang=settings.lang, rounds=result.rounds,
+        session_id=session_id, transcript=str(transcript.path), format=transcript.format,
+        trigger=trigger, written_at=time.time(), lang=settings.lang, rounds=result.rounds,
         compacted=result.compacted, tokens_before=result.stats.tokens_before, tokens_after=result.stats.tokens_after,
         goal=[i.text for i in result.summary.goal], modified_files=[i.text for i in result.summary.modified_files],
         unfinished=[i.text for i in result.summary.next_steps])
@@ -357,5 +377,4 @@ def hook_output(block: str, *, plain: bool = False) -> str:
     """What the SessionStart hook prints: the JSON Claude Code reads, or the bare text."""
     if plain:
         return block
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": block}},
-                      ensure_ascii=False)
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": block}})

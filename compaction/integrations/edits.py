@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,18 +61,31 @@ def backup_path(path: Path) -> Path:
 
 
 def apply(change: FileChange) -> Path | None:
-    """Write (or delete) the file atomically; back up the previous content first. Returns the backup
-    path, or None when there was nothing to back up or nothing changed."""
+    """Write (or delete) the file atomically, keeping its permissions; back up the previous content
+    first when it had content of the user's. Returns the backup path (None: nothing backed up).
+    A file is deleted only when everything in it was ours, so that case needs no backup."""
     if not change.changed:
         return None
-    backup = None
-    if change.before is not None and change.path.exists():
-        backup = backup_path(change.path)
-        shutil.copy2(change.path, backup)
+    path = change.path
     if change.after is None:
-        os.unlink(change.path)
-    else:
-        write_text_atomic(change.path, change.after)
+        os.unlink(path)
+        return None
+    backup = None
+    mode = None
+    if change.before is not None and path.exists():
+        backup = backup_path(path)
+        shutil.copy2(path, backup)
+        mode = stat.S_IMODE(path.stat().st_mode)
+    if path.parent.name == ".compaction":
+        from compaction.store import state_dir
+
+        state_dir(path.parent.parent)  # creates .compaction/.gitignore
+    write_text_atomic(path, change.after)
+    if mode is None:  # a new file: the usual permissions (mkstemp makes it 0600)
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    os.chmod(path, mode)
     return backup
 
 

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compaction.integrations.edits import FileChange, InstallError, read_or_none
+from compaction.integrations.edits import FileChange, InstallError, backup_path, read_or_none
 
 EVENTS = {"PreCompact": ("", "pre-compact"), "SessionStart": ("compact", "session-start")}
 _OURS = re.compile(r"compaction(?:\.exe)?['\"]?\s+hook\s+(pre-compact|session-start)\b")
@@ -159,13 +159,18 @@ def plan_uninstall(path: Path) -> FileChange:
     if before is None or not installed(data):
         return FileChange(path, before, before, note="no compaction hooks found")
     stripped = unmerge_hooks(data)
-    after = None if not stripped and before is not None and _was_created_by_us(path) else _dump(stripped)
+    backup = read_or_none(backup_path(path))
+    if backup is None and not stripped:
+        after = None  # the file did not exist before our install (no backup): remove it again
+    elif backup is not None and _same_json(backup, stripped):
+        after = backup  # byte-identical to what the user had before the install
+    else:
+        after = _dump(stripped)
     return FileChange(path, before, after, note="removed the compaction hooks")
 
 
-def _was_created_by_us(path: Path) -> bool:
-    """We delete the settings file on uninstall only when it did not exist before our install: the
-    install backup is then absent."""
-    from compaction.integrations.edits import backup_path
-
-    return not backup_path(path).exists()
+def _same_json(text: str, data: dict[str, Any]) -> bool:
+    try:
+        return json.loads(text) == data
+    except ValueError:
+        return False

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 from compaction.model import Transcript, TranscriptError, group_rounds
+from compaction.redact import redact_transcript
 from compaction.transcripts._io import read_head
 
 _MODULES = [
@@ -65,8 +66,12 @@ def detect(path: str | Path) -> ModuleType:
     return best
 
 
-def load_transcript(path: str | Path, fmt: str | None = None) -> Transcript:
-    """Load any supported transcript; rounds grouped by DESIGN.md §4."""
+def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = True) -> Transcript:
+    """Load any supported transcript; rounds grouped by DESIGN.md §4.
+
+    With `redact` (the default; `Settings.redact_secrets`), secrets are replaced in memory by
+    `[REDACTED:<kind>]` before anything downstream sees them; counts in `meta["redactions"]`.
+    """
     if fmt:
         by_name = {m.NAME: m for m in formats()}
         if fmt not in by_name:
@@ -79,4 +84,6 @@ def load_transcript(path: str | Path, fmt: str | None = None) -> Transcript:
     transcript = mod.load(str(path))
     if not transcript.rounds:
         transcript.rounds = group_rounds(transcript.messages)
+    if redact:
+        redact_transcript(transcript)
     return transcript

@@ -120,7 +120,7 @@ def compact(job: Job, p: CompactParams) -> dict[str, Any]:
 
     path = resolve_transcript(job, p.transcript)
     job.phase(f"Loading {path.name}", 5)
-    transcript = load_transcript(path, p.format)
+    transcript = load_transcript(path, p.format, redact=job.settings.redact_secrets)
     job.phase("Recording errors in the error memory", 30)
     _ingest_errors(job, transcript)
     job.phase("Compacting", 50)
@@ -198,7 +198,7 @@ def status(job: Job, p: StatusParams) -> dict[str, Any]:
 
     path = resolve_transcript(job, p.transcript)
     job.phase(f"Counting tokens in {path.name}", 20)
-    transcript = load_transcript(path)
+    transcript = load_transcript(path, redact=job.settings.redact_secrets)
     used = tokens.count_messages(transcript.messages)
     window = tokens.context_window(job.settings.model, job.settings.context_window)
     util = tokens.utilization(used, window)
@@ -350,7 +350,7 @@ COMMANDS: dict[str, tuple[type[_Params], Callable[[Job, Any], dict[str, Any]], b
     # name: (params model, function, long-running: report progress)
     "compaction.compact": (CompactParams, compact, True),
     "compaction.restore": (RestoreParams, restore, True),
-    "compaction.status": (StatusParams, status, True),
+    "compaction.status": (StatusParams, status, False),  # polled by the status item: no progress UI
     "compaction.discoverTranscripts": (DiscoverParams, discover, False),
     "compaction.errorMemory.list": (ErrorListParams, errors_list, False),
     "compaction.errorMemory.check": (ErrorCheckParams, errors_check, False),

@@ -9,7 +9,6 @@ is rebuilt only when the store changes, so a hover is a dict lookup and a short 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -19,16 +18,22 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def as_dict(record: Any) -> dict[str, Any]:
-    """A record from compaction.errors (pydantic model, dataclass or dict) as a plain dict."""
+    """A record from compaction.errors (ErrorRecord, pydantic model or dict) as a plain dict with
+    what hover and diagnostics show: id, count, rounds, recurring, solution, avoidance, resolved,
+    target_bug, and each occurrence's round and location (no evidence: keeps the index small)."""
     if isinstance(record, dict):
         return record
     if hasattr(record, "model_dump"):
         return record.model_dump(mode="json")
-    out = dataclasses.asdict(record) if dataclasses.is_dataclass(record) else dict(vars(record))
-    for name in ("count", "rounds", "recurring", "target_bug"):  # properties of compaction.errors records
-        if name not in out and hasattr(record, name):
-            value = getattr(record, name)
-            out[name] = list(value) if isinstance(value, (list, tuple)) else value
+    out = {name: getattr(record, name, None) for name in
+           ("id", "solution", "avoidance", "resolved", "count", "recurring", "target_bug")}  # fmt: skip
+    out["rounds"] = list(getattr(record, "rounds", []) or [])
+    occurrences = []
+    for occ in getattr(record, "occurrences", []) or []:
+        loc = getattr(occ, "location", None)
+        loc_dict = {k: getattr(loc, k, None) for k in ("path", "line", "symbol", "command")} if loc else {}
+        occurrences.append({"round": getattr(occ, "round", None), "location": loc_dict})
+    out["occurrences"] = occurrences
     return out
 
 
@@ -105,7 +110,7 @@ class ErrorIndex:
     @classmethod
     def build(cls, records: list[Any], workspace: Path, cwd: str | None = None) -> ErrorIndex:
         index = cls()
-        cache: dict[tuple[str, str | None], Path | None] = {}
+        cache: dict[tuple[str, str | None], str | None] = {}
         for raw in records:
             rec = as_dict(raw)
             rid = str(rec.get("id") or rec.get("error_id") or "")
@@ -118,14 +123,15 @@ class ErrorIndex:
                     continue
                 key = (str(path), loc_cwd or cwd)
                 if key not in cache:
-                    cache[key] = map_path(str(path), workspace, loc_cwd or cwd)
+                    hit = map_path(str(path), workspace, loc_cwd or cwd)
+                    cache[key] = str(hit.resolve()) if hit is not None else None
                 mapped = cache[key]
                 if mapped is None:
                     continue
                 line = loc.get("line")
                 spot = Spot(rid, int(line) - 1 if isinstance(line, int) and line > 0 else None,
                             loc.get("symbol"), loc.get("command"))  # fmt: skip
-                index.by_file.setdefault(str(mapped.resolve()), []).append(spot)
+                index.by_file.setdefault(mapped, []).append(spot)
         return index
 
     def spots_for(self, path: str | Path) -> list[Spot]:

@@ -17,6 +17,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 REPO = Path(__file__).resolve().parents[2]
 
 
+CLI = [sys.executable, "-c", "import sys; from compaction.cli import main; sys.exit(main())"]
+
+
 def server_env(home: Path | None = None, **extra: str) -> dict[str, str]:
     """pytest-lsp replaces the whole environment: start from ours."""
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -55,8 +58,13 @@ async def lsp_session(
         )
         await wait_for(lambda: any("ready for" in m.message for m in lc.log_messages), what="server ready")
         yield lc
-        await lc.shutdown_session()
+        await asyncio.wait_for(lc.shutdown_session(), 20)
     finally:
+        server = lc._server
+        if server is not None and server.returncode is None:  # failed test: don't wait for a clean exit
+            await asyncio.sleep(0.2)
+            if server.returncode is None:
+                server.kill()
         await lc.stop()
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from lsp_fixtures import make_transcript, make_workspace
-from lsp_harness import REPO, command, lsp_session, open_doc, server_env, wait_for
+from lsp_harness import CLI, REPO, command, lsp_session, open_doc, server_env, wait_for
 from lsprotocol import types
 
 from compaction.discovery import claude_project_names
@@ -27,7 +26,7 @@ async def test_compact_matches_cli_json_and_writes_both_documents(tmp_path: Path
     ws = make_workspace(tmp_path / "proj")
     transcript = make_transcript(tmp_path / "session.jsonl")
     cli = subprocess.run(
-        [sys.executable, "-m", "compaction.cli", "compact", str(transcript), "--json", "--workspace", str(ws)],
+        [*CLI, "compact", str(transcript), "--json", "--workspace", str(ws)],
         capture_output=True, text=True, cwd=REPO, env=server_env(tmp_path / "home"), check=True,
     )  # fmt: skip
     expected = json.loads(cli.stdout)
@@ -79,11 +78,11 @@ async def test_cancel_request_stops_between_phases(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "proj")
     transcript = make_transcript(tmp_path / "s.jsonl")
     async with lsp_session(ws, env={"COMPACTION_LSP_PHASE_DELAY_MS": "400"}) as lc:
-        fut = lc.protocol.send_request_async(
+        fut = asyncio.ensure_future(lc.protocol.send_request_async(
             types.WORKSPACE_EXECUTE_COMMAND,
             types.ExecuteCommandParams(command="compaction.compact", arguments=[{"transcript": str(transcript)}]),
             msg_id="cancel-me",
-        )
+        ))  # fmt: skip
         await wait_for(lambda: any(lc.progress_reports.values()), what="progress begin")
         lc.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="cancel-me"))
         with pytest.raises(Exception, match="(?i)cancel"):

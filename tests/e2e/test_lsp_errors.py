@@ -4,12 +4,11 @@ store changes — also when another process (the CLI) changes it."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import unquote
 
 from lsp_fixtures import FOREIGN_CWD, KEYERROR_LINE, make_workspace
-from lsp_harness import REPO, command, lsp_session, open_doc, server_env, wait_for
+from lsp_harness import CLI, REPO, command, lsp_session, open_doc, server_env, wait_for
 from lsprotocol import types
 
 from compaction.errors import ErrorMemory
@@ -79,7 +78,7 @@ async def test_record_added_by_the_cli_shows_up_as_a_diagnostic(tmp_path: Path) 
         await asyncio_sleep(0.5)
         assert not lc.diagnostics.get(uri)
         subprocess.run(
-            [sys.executable, "-m", "compaction.cli", "errors", "add", "ERR_PY_KeyError", "--workspace", str(ws),
+            [*CLI, "errors", "add", "ERR_PY_KeyError", "--workspace", str(ws),
              "--solution", "use os.environ.get", "--avoidance", "check optional env vars",
              "--path", f"{FOREIGN_CWD}/app/config.py", "--line", str(KEYERROR_LINE)],
             cwd=REPO, env=server_env(tmp_path / "home"), check=True, capture_output=True, text=True,
@@ -91,7 +90,7 @@ async def test_record_added_by_the_cli_shows_up_as_a_diagnostic(tmp_path: Path) 
         assert "Avoidance: check optional env vars" in hover.contents.value
         # resolving through the server clears it
         await command(lc, "compaction.errorMemory.resolve", {"id": "ERR_PY_KeyError"})
-        await wait_for(lambda: lc.diagnostics.get(uri) == [], what="diagnostics cleared")
+        await wait_for(lambda: not lc.diagnostics.get(uri), what=f"diagnostics cleared: {lc.diagnostics}")
 
 
 async def asyncio_sleep(s: float) -> None:

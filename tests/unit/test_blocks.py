@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compaction.blocks import (
     MIN_TRIM_TOKENS,
@@ -28,7 +30,7 @@ from compaction.transcripts import load_transcript
 NAMES = ["mini-django-13297.traj.json", "oh-mapstruct-3492.json", "aider-afi-core-ts.md", "sweagent-pydicom-1458.traj"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _blocks(path: str) -> tuple[ContextBlock, ...]:
     return tuple(blocks_from_transcript(load_transcript(path)))
 
@@ -226,3 +228,20 @@ def test_from_dict_accepts_names_and_numbers():
     assert b.priority == ContextPriority.HIGH and b.source is ContextSource.INSIGHT and b.token_count > 0
     c = ContextBlock.from_dict({"source": "file", "priority": 60, "content": "a"})
     assert int(c.priority) == 60
+
+
+_WORDS = st.sampled_from(["Error", "in", "src/a.py", "fixed.", "the", "KeyError:", "@todo", "run", "tests.", "\n",
+                          "- item", "```", "x = 1;", "Traceback", "42", "ok."])
+_BLOCK = st.builds(
+    lambda src, prio, words, rnd: ContextBlock(src, prio, " ".join(words) or "empty.", metadata={"round": rnd}),
+    st.sampled_from(list(ContextSource)), st.sampled_from(list(ContextPriority)),
+    st.lists(_WORDS, min_size=1, max_size=80), st.integers(0, 50))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_BLOCK, min_size=1, max_size=12), st.sampled_from(list(Strategy)), st.floats(0, 1))
+def test_compress_never_exceeds_target(blocks, strategy, ratio):
+    res = ContextCompressor().compress(blocks, ratio, strategy=strategy, query="error src/a.py")
+    assert res.tokens_after <= res.target_tokens
+    assert sum(b.token_count for b in res.blocks) == res.tokens_after
+    assert len(res.outcomes) == len(blocks)

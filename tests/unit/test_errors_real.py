@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -37,7 +37,7 @@ _TB = re.compile(
     r"(?P=p)(?P<name>[A-Za-z_][\w.]*)(?::[^\n]*)?$")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(name: str):
     t = load_transcript(TRANSCRIPTS / name)
     return t, scan_transcript(t)

@@ -63,3 +63,8 @@ def test_parse_test_summaries():
         "Tests run: 5, Failures: 1, Errors: 0, Skipped: 0"
     )
     assert parse_test_summary("nothing here") is None
+
+
+def test_sympy_runner_summary():
+    out = "============ tests finished: 99 passed, 2 expected to fail, 9 exceptions, in 2.71 seconds ============"
+    assert parse_test_summary(out) == "99 passed, 2 expected to fail, 9 exceptions"

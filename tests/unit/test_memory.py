@@ -105,7 +105,7 @@ def test_facts_deduplicated_with_provenance_and_limits(tmp_path: Path):
     cfg = MCPConfig.model_validate({"keyValue": {"maxFacts": 5}, "gistTokens": {"maxGists": 3}})
     mem = CompressedMemory(tmp_path, config=cfg, clock=Clock())
     r1 = mem.add("KeyError: 'user' raised in src/app/views.py", {"source": "a"})
-    r2 = mem.add("Again KeyError: 'user' raised in src/app/views.py", {"source": "b"})
+    r2 = mem.add("Seen again later.\nKeyError: 'user' raised in src/app/views.py", {"source": "b"})
     assert r1.facts_added >= 2 and r2.facts_merged >= 1
     rows = mem.conn.execute("SELECT sources FROM memory_facts WHERE key='error:KeyError'").fetchall()
     assert len(rows) == 1 and {s["source"] for s in json.loads(rows[0][0])} == {"a", "b"}
@@ -160,7 +160,7 @@ def filled(tmp_path_factory, shared_transcripts):
         for rnd in t.rounds:
             text = "\n".join(m.full_text() for m in rnd.messages)
             if text.strip():
-                mem.add(text[:20000], {"transcript": name, "round": rnd.number})
+                mem.add(text, {"transcript": name, "round": rnd.number})
     gt = {json.loads(x)["file"]: json.loads(x) for x in (shared_transcripts / "GROUND_TRUTH.jsonl").read_text().splitlines()}
     return mem, names, gt
 
@@ -174,9 +174,11 @@ def _queries(names, gt):
             out.append(("file", Path(f).name, name, Path(f).name))
         words = [w for w in row["task_excerpt"].replace("Consider the following PR description:", "").split()
                  if len(w) > 3][:6]
+        if name.startswith("sweagent-"):
+            continue  # its excerpt comes from the demonstration stored beside the trajectory, not the transcript
         out.append(("task", " ".join(words), name, None))
     for err, name in [("ERR_PY_InterfaceError", "mini-django-13297.traj.json"),
-                      ("ERR_PY_UnitConversionError", "mini-astropy-13398.traj.json"),
+                      ("ERR_PY_AssertionError", "mini-astropy-13398.traj.json"),
                       ("ERR_PY_LocationParseError", "mini-requests-5414.traj.json"),
                       ("ERR_PY_ValueError", "sweagent-pydicom-1458.traj")]:
         out.append(("error", err, name, err.split("_", 2)[2]))
@@ -184,18 +186,21 @@ def _queries(names, gt):
 
 
 def test_retrieval_recall_at_k_on_real_transcripts(filled):
+    """A query hits when one of the top-k items comes from the right transcript and holds the needle."""
     mem, names, gt = filled
-    k = 5
-    hits: dict[str, list[int]] = {}
-    for kind, query, name, needle in _queries(names, gt):
-        items = mem.retrieve_temporal(query, 10**9)[:k]
-        ok = any(i.metadata["transcript"] == name and (needle is None or needle in mem.conn.execute(
-            "SELECT text FROM memory_items WHERE id=?", (i.id,)).fetchone()[0]) for i in items)
-        hits.setdefault(kind, []).append(int(ok))
-    recall = {kind: sum(v) / len(v) for kind, v in hits.items()}
-    print(f"recall@{k}: " + ", ".join(f"{kind} {r:.2f} ({sum(hits[kind])}/{len(hits[kind])})"
-                                     for kind, r in recall.items()))
-    assert recall["file"] >= 0.9 and recall["error"] >= 0.75 and recall["task"] >= 0.8
+    recall: dict[int, dict[str, float]] = {}
+    for k in (1, 5):
+        hits: dict[str, list[int]] = {}
+        for kind, query, name, needle in _queries(names, gt):
+            items = mem.retrieve_temporal(query, 10**9)[:k]
+            ok = any(i.metadata["transcript"] == name and (needle is None or needle in mem.conn.execute(
+                "SELECT text FROM memory_items WHERE id=?", (i.id,)).fetchone()[0]) for i in items)
+            hits.setdefault(kind, []).append(int(ok))
+        recall[k] = {kind: sum(v) / len(v) for kind, v in hits.items()}
+        print(f"recall@{k}: " + ", ".join(f"{kind} {r:.2f} ({sum(hits[kind])}/{len(hits[kind])})"
+                                         for kind, r in recall[k].items()))
+    assert recall[5]["file"] >= 0.9 and recall[5]["error"] >= 0.75 and recall[5]["task"] >= 0.8
+    assert recall[1]["file"] >= 0.75
 
 
 @pytest.mark.parametrize("budget", [256, 1024, 2048, 6000])
@@ -224,3 +229,13 @@ def test_retrieval_counts_accesses_for_adaptive_compression(tmp_path: Path):
 def test_empty_text_is_rejected(tmp_path: Path):
     with pytest.raises(ValueError):
         CompressedMemory(tmp_path).add("   ")
+
+
+def test_compressed_texts_still_retrieve_for_the_same_queries(filled):
+    mem, names, gt = filled
+    queries = [q for _, q, _, _ in _queries(names, gt)][:8]
+    agreement = {level: sum(mem.retrieval_agreement(q, 5, level) for q in queries) / len(queries)
+                 for level in ("low", "medium")}
+    print("top-5 agreement compressed vs original: " + ", ".join(f"{k} {v:.2f}" for k, v in agreement.items()))
+    assert agreement["low"] >= 0.6 and agreement["medium"] >= 0.4
+    assert agreement["low"] >= agreement["medium"] - 0.1

@@ -83,3 +83,20 @@ def test_single_huge_unit_gives_whole_lines_from_the_top() -> None:
 def test_zero_budget() -> None:
     ex = make_excerpt("a.py", "x = 1\n", 0)
     assert ex.text == "" and ex.tokens == 0 and ex.truncated
+
+
+def test_python_column_scanner_matches_ast(monkeypatch) -> None:
+    """Above AST_LIMIT the column scanner finds the same units as ast (and skips `def` in strings)."""
+    from restore import excerpts
+
+    text = _py_module(12) + 'DOC = """\ndef not_a_function():\n    pass\n"""\n\ndef last():\n    return 1\n'
+    lines = text.splitlines(keepends=True)
+    monkeypatch.setattr(excerpts, "AST_LIMIT", 10**9)
+    by_ast = excerpts.top_chunks(lines, text, "python")
+    monkeypatch.setattr(excerpts, "AST_LIMIT", 0)
+    by_scan = excerpts.top_chunks(lines, text, "python")
+    assert by_scan == by_ast
+    assert not any("not_a_function" in label for _, _, label in by_scan)
+    ex = make_excerpt("big.py", text, 900)
+    assert ex.tokens <= 900
+    ast.parse("\n".join(_body_lines(ex.text, "#")))

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from restore.paths import PathMapper, map_path
 from tests.unit.restore_testkit import make_tree
@@ -62,3 +64,19 @@ def test_cwd_in_a_subfolder_of_the_workspace(ws: Path) -> None:
     m = PathMapper(ws, cwd=str(ws / "app"))
     assert m.map("config.py") == "app/config.py"
     assert m.map(str(ws / "app" / "models.py")) == "app/models.py"
+
+
+_seg = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_-", min_size=1, max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(prefix=st.lists(_seg, min_size=0, max_size=5), rel=st.sampled_from(sorted(FILES)), windows=st.booleans())
+def test_any_foreign_prefix_maps_to_an_existing_suffix(tmp_path_factory, prefix, rel, windows) -> None:
+    ws = tmp_path_factory.mktemp("ws")
+    make_tree(ws, FILES)
+    parts = [*prefix, *rel.split("/")]
+    raw = ("c:\\" + "\\".join(parts)) if windows else "/" + "/".join(parts)
+    got = PathMapper(ws, set(FILES)).map(raw)
+    # the longest existing suffix: the file itself, or a longer existing one that ends with it
+    assert got is not None and got in FILES and raw.replace("\\", "/").endswith(got)
+    assert len(got) >= len(rel) or not rel.endswith(got)

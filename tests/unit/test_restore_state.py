@@ -50,6 +50,8 @@ def test_state_contents(tmp_path: Path) -> None:
         diagnostics=[{"path": str(root / "mysite/urls.py"), "line": 3, "message": "unused import", "code": "F401"}],
     )
     assert state.cwd == str(root.resolve())  # /testbed is the workspace root here
+    assert state.recorded_cwd == "/testbed"
+    assert "(recorded in the transcript as `/testbed`)" in render_markdown(state)
     assert state.open_files == ["manage.py", "polls/models.py"] and state.open_files_source == "transcript"
     paths = [c.path for c in state.core_files]
     # admin.py, edited in the transcript (from the summary's modified files), enters the five
@@ -65,8 +67,10 @@ def test_state_contents(tmp_path: Path) -> None:
     assert state.architecture_docs[:2] == ["ARCHITECTURE.md", "docs/adr/0001-sqlite.md"]
     assert state.test_config == ["conftest.py"]
     assert [t.text for t in state.unfinished_tasks] == ["[pending] add the results view", "@todo: paginate the index"]
-    texts = [p.text for p in state.problems]
-    assert texts[0].startswith("KeyError") and any("ERR_TOOL_FileNotFound" in t for t in texts)
+    # the compaction's problems-and-solutions section; without a compaction, the solved records
+    assert [p.text for p in state.problems] == ["KeyError 'choice' in vote(): fixed by get()"]
+    alone = build_restore_state(root, error_records=RECORDS, excerpts=False)
+    assert [p.text for p in alone.problems] == ["ERR_TOOL_FileNotFound: the file is `polls/models.py`"]
     assert state.error_memory == RECORDS  # complete, not budgeted
     assert sum(c.excerpt.tokens for c in state.core_files if c.excerpt) == state.stats.excerpt_tokens
 
@@ -147,3 +151,25 @@ def test_cli_restore(tmp_path: Path, capsys, monkeypatch) -> None:
     assert cli_main(["restore", "--workspace", str(root), "--lang", "zh", "-o", str(out_file), "--no-write"]) == 0
     assert out_file.read_text().startswith("# 压缩后状态恢复")
     assert cli_main(["restore", "--workspace", str(tmp_path / "missing")]) == 2
+
+
+def test_cli_restore_from_real_transcript(tmp_path: Path, capsys, shared_transcripts: Path) -> None:
+    """A SWE-agent run recorded under /testbed, restored onto a workspace holding the same files."""
+    root = make_tree(tmp_path / "ws", {
+        "django/db/models/sql/query.py": "class Query:\n    pass\n",
+        "django/db/backends/sqlite3/base.py": "def execute():\n    pass\n",
+        "django/db/models/lookups.py": "\n", "django/utils/functional.py": "\n",
+        "django/db/models/fields/__init__.py": "\n", "django/urls/conf.py": "\n", "manage.py": "\n",
+    })
+    set_times(root, ["django/db/models/sql/query.py", "django/db/backends/sqlite3/base.py", "manage.py",
+                     "django/urls/conf.py"])
+    transcript = shared_transcripts / "mini-django-13297.traj.json"
+    assert cli_main(["restore", "--workspace", str(root), "--transcript", str(transcript), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["open_files_source"] == "transcript"
+    assert "django/db/models/sql/query.py" in data["open_files"]  # /testbed/... mapped by the recorded cwd
+    core = {c["path"]: c for c in data["core_files"]}
+    # edited in the transcript: ahead of files with later file times
+    assert "edited in round 89" in core["django/db/models/sql/query.py"]["reasons"]
+    assert any(r["id"] == "ERR_PY_InterfaceError" for r in data["error_memory"])
+    assert (root / ".compaction" / "latest.md").is_file() and (root / ".compaction" / "restore.md").is_file()

@@ -66,10 +66,11 @@ def test_git_mode_respects_gitignore_and_marks_dirty(tmp_path: Path) -> None:
     _git(tmp_path, "commit", "-qm", "init")
     (tmp_path / "models.py").write_text("y\n")
     make_tree(tmp_path, {"views.py": "new, untracked\n", "x.secret": "x\n"})
-    idx = WorkspaceIndex(tmp_path).ensure_scanned()
-    assert idx.git_used
-    assert set(idx.entries) == {".gitignore", "app.py", "models.py", "views.py"}
-    assert idx.get("models.py").dirty and not idx.get("app.py").dirty
+    for mode in (None, True):  # our walk + git's modified list; git's own file list
+        idx = WorkspaceIndex(tmp_path, use_git=mode).ensure_scanned()
+        assert idx.git_used is bool(mode)
+        assert set(idx.entries) == {".gitignore", "app.py", "models.py", "views.py"}
+        assert idx.get("models.py").dirty and not idx.get("app.py").dirty and not idx.get("views.py").dirty
     # git status counts: the dirty file enters the five ahead of a newer clean one
     set_times(tmp_path, ["models.py", "app.py"])
     state = build_restore_state(tmp_path, index=WorkspaceIndex(tmp_path), excerpts=False)
@@ -128,12 +129,17 @@ def test_warm_equals_cold_in_git_repo(tmp_path: Path) -> None:
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "init")
     set_times(root, ["polls/models.py"])
-    idx = WorkspaceIndex(root)
-    build_restore_state(root, index=idx)
-    idx.invalidate(_changes(root))
-    warm = build_restore_state(root, index=idx)
-    cold = build_restore_state(root, index=WorkspaceIndex(root))
-    assert warm.comparable() == cold.comparable()
+    for mode in (None, True):
+        idx = WorkspaceIndex(root, use_git=mode)
+        build_restore_state(root, index=idx)
+        paths = _changes(root)
+        idx.invalidate(paths)
+        warm = build_restore_state(root, index=idx)
+        cold = build_restore_state(root, index=WorkspaceIndex(root, use_git=mode))
+        assert warm.comparable() == cold.comparable()
+        assert next(c for c in warm.core_files if c.path == "polls/views.py").reasons[0] == "git: modified"
+        _git(root, "checkout", "-q", "--", ".")
+        _git(root, "clean", "-qfd")
 
 
 def test_gitignore_change_rescans_and_touch(tmp_path: Path) -> None:
@@ -165,3 +171,89 @@ def test_invalidate_package_json_reclassifies(tmp_path: Path) -> None:
     idx.invalidate([root / "package.json", root / "server/start.js"])
     assert idx.get("bin/www").cls is None
     assert idx.get("server/start.js").cls.value == "entry"
+
+
+TRICKY_IGNORE = """
+# dependencies and output
+/node_modules
+*.py[cod]
+**/generated/**
+!keep/generated/**
+logs/
+docs/*.html
+\\#hash.txt
+/root_only.txt
+nested/**/deep.txt
+*.tmp
+!important.tmp
+"""
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+@pytest.mark.parametrize("skeleton", ["next-app", "express-app", "django-proj"])
+def test_own_matcher_agrees_with_git(tmp_path: Path, skeleton: str) -> None:
+    """Our walk + .gitignore matcher lists exactly what `git ls-files -co --exclude-standard` lists."""
+    root = copy_skeleton(skeleton, tmp_path)
+    (root / ".gitignore").write_text((root / ".gitignore").read_text() + TRICKY_IGNORE
+                                     if (root / ".gitignore").exists() else TRICKY_IGNORE)
+    make_tree(root, {
+        "src/generated/a.ts": "x\n", "keep/generated/b.ts": "x\n", "logs/x.txt": "x\n", "app/logs/y.txt": "x\n",
+        "docs/a.html": "x\n", "docs/sub/b.html": "x\n", "#hash.txt": "x\n", "root_only.txt": "x\n",
+        "sub/root_only.txt": "x\n", "nested/a/b/deep.txt": "x\n", "nested/deep.txt": "x\n", "a.tmp": "x\n",
+        "important.tmp": "x\n", "m.pyc": "x", "pkg/.gitignore": "*.local\n!keep.local\n", "pkg/x.local": "x\n",
+        "pkg/keep.local": "x\n", "pkg/core.py": "x\n", ".env.local": "SECRET=1\n", "coverage/lcov.info": "x\n",
+    })
+    _git(root, "init", "-q")
+    ours = set(WorkspaceIndex(root, use_git=False).ensure_scanned().entries)
+    theirs = set(WorkspaceIndex(root, use_git=True).ensure_scanned().entries)
+    assert ours == theirs
+    assert "keep/generated/b.ts" in ours and "src/generated/a.ts" not in ours  # re-included / excluded
+    assert "pkg/keep.local" in ours and "pkg/x.local" not in ours
+
+
+def test_random_changes_warm_equals_cold(tmp_path: Path) -> None:
+    """A seeded series of creates, edits, deletes (files and folders, ignored ones included), each
+    reported to invalidate() as a watcher would: the warm index and state equal a fresh scan."""
+    import random
+
+    rng = random.Random(1234)
+    root = copy_skeleton("next-app", tmp_path)
+    idx = WorkspaceIndex(root, use_git=False)
+    build_restore_state(root, index=idx)
+    names = ["src/app/api/{n}/route.ts", "src/lib/{n}.ts", "models/{n}.ts", "node_modules/{n}/index.js",
+             "next-env.d.ts", "src/app/{n}/page.tsx", "docs/adr/{n}.md", "build/{n}.js", "vitest.config.ts"]
+    t = 1_800_000_000.0
+    for step in range(60):
+        op = rng.random()
+        existing = sorted(idx.entries)
+        if op < 0.5 or not existing:
+            rel = rng.choice(names).format(n=f"x{rng.randrange(8)}")
+            p = root / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(f"export const v = {step};\n")
+            t += 10
+            os.utime(p, (t, t))
+            idx.invalidate([p])
+        elif op < 0.8:
+            rel = rng.choice(existing)
+            p = root / rel
+            p.write_text(p.read_text() + f"// {step}\n")
+            t += 10
+            os.utime(p, (t, t))
+            idx.invalidate([p])
+        else:
+            rel = rng.choice(existing)
+            folder = (root / rel).parent
+            if rng.random() < 0.3 and folder != root:
+                shutil.rmtree(folder)
+                idx.invalidate([folder])
+            else:
+                (root / rel).unlink()
+                idx.invalidate([root / rel])
+    fresh = WorkspaceIndex(root, use_git=False).ensure_scanned()
+    snap = lambda ix: {k: (e.cls, e.mtime, e.size) for k, e in ix.entries.items()}  # noqa: E731
+    assert snap(idx) == snap(fresh)
+    warm = build_restore_state(root, index=idx)
+    cold = build_restore_state(root, index=fresh)
+    assert warm.comparable() == cold.comparable()
+    assert "next-env.d.ts" not in idx.entries and not any(k.startswith(("node_modules", "build/")) for k in idx.entries)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compaction import tokens as tok
 from compaction.lexical import BM25, TfIdf, tokenize
@@ -169,3 +171,33 @@ def test_summarize_auto_without_llm_notes_fallback(django_text):
     narrative = " ".join(f"The meeting number {i} went on and nobody decided anything at all." for i in range(80))
     res2 = summarize(narrative, target_tokens=100, method="abstractive")
     assert res2.tokens_after <= 100 and res2.notices and "no LLM" in res2.notices[0]
+
+
+def test_extractive_is_deterministic_across_hash_seeds(shared_transcripts):
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from compaction.transcripts import load_transcript; from compaction.summarize import extractive;"
+            "t = load_transcript(sys.argv[1]); print(extractive('\\n\\n'.join(m.full_text() for m in t.messages), 700).text)")
+    outs = {subprocess.run([sys.executable, "-c", code, str(shared_transcripts / "mini-requests-5414.traj.json")],
+                           capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(outs) == 1 and len(next(iter(outs))) > 500
+
+
+_ALPHABET = st.sampled_from(list("ab Z.\n\n-*`~#1:/_()>") + ["```", "e.g. ", "src/a.py", "- ", "1. ", "    "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ALPHABET, max_size=120).map("".join))
+def test_units_always_map_back_in_order_without_overlap(text):
+    units = split_units(text)
+    prev_end = 0
+    for u in units:
+        assert text[u.start:u.end] == u.text and u.text.strip()
+        assert u.start >= prev_end
+        prev_end = u.end
+    # everything that is not whitespace is inside some unit
+    covered = "".join(u.text for u in units)
+    assert "".join(covered.split()) == "".join(text.split())

@@ -3,11 +3,11 @@
 // the restore document open by themselves -> the restore document names the workspace as cwd and
 // an ERR_PY_ id -> hovering the line the traceback pointed at shows the error-memory record.
 // Screenshots of each step go to $OUT. Exit code 1 on the first failed expectation.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
-const { PORT = '18091', WS, OUT = 'test-output' } = process.env;
+const { PORT = '18091', WS, OUT = 'test-output', FAKE_PYTHON, LOGS_DIR, TRANSCRIPT_PATH } = process.env;
 if (!WS) throw new Error('WS (the workspace folder) is required');
 const URL = `http://127.0.0.1:${PORT}/?folder=${encodeURIComponent(WS)}`;
 const TRANSCRIPT = 'claude-session.jsonl';
@@ -16,6 +16,7 @@ const HOVER_LINE = 14; // the traceback: File ".../app/config.py", line 14, in l
 mkdirSync(OUT, { recursive: true });
 
 let step = 0;
+let passed = 0;
 const t0 = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
 async function shot(page, name) {
@@ -26,6 +27,7 @@ async function shot(page, name) {
 }
 function expect(cond, what) {
   if (!cond) throw new Error(`expectation failed: ${what}`);
+  passed += 1;
   log('OK', what);
 }
 
@@ -35,6 +37,21 @@ async function palette(page, label) {
   await input.waitFor({ state: 'visible', timeout: 15000 });
   await input.fill('>' + label);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 15000 });
+}
+
+/** Our output channel's log file (LSP trace included), found under the user-data logs folder. */
+function channelLog() {
+  if (!LOGS_DIR) return '';
+  for (const session of readdirSync(LOGS_DIR).sort().reverse()) {
+    for (const host of ['exthost1', 'exthost2']) {
+      try {
+        return readFileSync(join(LOGS_DIR, session, host, 'compaction.compaction-vscode', 'Compaction.log'), 'utf8');
+      } catch {
+        // not this one
+      }
+    }
+  }
+  return '';
 }
 
 /** Text of the visible lines of the editor whose tab is `name`. */
@@ -110,7 +127,9 @@ async function editorText(page, group) {
     expect(restoreVisible.includes(WS), `restore document shows the workspace path ${WS}`);
     const restoreOnDisk = readFileSync(join(WS, '.compaction', 'restore.md'), 'utf8');
     const cwdLine = restoreOnDisk.split('\n').find((l) => /cwd|working directory|工作目录/i.test(l)) || '';
-    expect(cwdLine.includes(WS) && !cwdLine.includes('/home/someone'), `restore names the workspace as cwd ("${cwdLine.trim()}")`);
+    // The first path on that line is the working directory; the recorded one may follow as a note.
+    const cwdPath = (cwdLine.match(/`([^`]+)`/) || [])[1];
+    expect(cwdPath === WS, `restore names the workspace as cwd ("${cwdLine.trim()}")`);
     // Find inside the opened restore editor, so the check is on the document VS Code shows.
     await restoreGroup.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+F');
@@ -179,6 +198,98 @@ async function editorText(page, group) {
     }
     expect(!stillThere, '"Resolve" link ran the server command: the record is resolved and no longer hovers');
     await shot(page, 'resolved');
+
+    // 8. Show Context Budget: one sentence about the newest transcript, with "Compact Now".
+    await palette(page, 'Compaction: Show Context Budget');
+    await page.keyboard.press('Enter');
+    const budget = page.locator('.notification-toast', { hasText: TRANSCRIPT }).first();
+    await budget.waitFor({ timeout: 30000 });
+    const budgetText = await budget.locator('.notification-list-item-message').first().innerText();
+    expect(/tokens \(\d+%\)/.test(budgetText) && (await budget.innerText()).includes('Compact Now'), `budget: ${budgetText}`);
+    await shot(page, 'context-budget');
+    await page.keyboard.press('Escape');
+
+    // 9. Show Error Memory: the block opens as a Markdown document.
+    await palette(page, 'Compaction: Show Error Memory');
+    await page.keyboard.press('Enter');
+    const memoryEditor = page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'Error Memory' }).first();
+    await memoryEditor.waitFor({ timeout: 30000 });
+    expect(true, 'Show Error Memory opened the error-memory block');
+    await shot(page, 'error-memory');
+
+    // 10. Compact for Role… (Tester), then Cancel in the progress notification: the request is
+    //     cancelled on the server ($/cancelRequest) and nothing opens. The run slows each server
+    //     phase (COMPACTION_LSP_PHASE_DELAY_MS) so that there is time to press Cancel.
+    await palette(page, 'Notifications: Clear All Notifications');
+    await page.keyboard.press('Enter');
+    await palette(page, 'Compaction: Compact for Role…');
+    await page.keyboard.press('Enter');
+    const tester = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Tester' }).first();
+    await tester.waitFor({ timeout: 15000 });
+    expect((await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).join('|').includes('Product Manager'),
+      'role pick offers Developer, Tester, Product Manager');
+    await tester.click();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: TRANSCRIPT }).first().click({ timeout: 30000 });
+    const progress = page.locator('.notification-toast', { hasText: `Compacting ${TRANSCRIPT}` }).first();
+    await progress.waitFor({ timeout: 15000 });
+    await page.waitForTimeout(300); // let the toast finish sliding in
+    await shot(page, 'progress-with-cancel');
+    await progress.locator('.monaco-button', { hasText: 'Cancel' }).first().click();
+    await progress.waitFor({ state: 'hidden', timeout: 15000 });
+    await page.waitForTimeout(5000);
+    expect((await page.locator('.notification-toast', { hasText: 'Compacted' }).count()) === 0, 'cancelled compaction opened nothing');
+    if (LOGS_DIR) expect(channelLog().includes("Sending notification '$/cancelRequest'"), 'the client sent $/cancelRequest to the server');
+
+    // 11. Restart Server from the palette: the server comes back and the status item returns.
+    await palette(page, 'Compaction: Restart Server');
+    await page.keyboard.press('Enter');
+    await page.locator('.statusbar-item', { hasText: 'Compaction server restarted' }).first().waitFor({ timeout: 60000 });
+    await page.locator('.statusbar-item', { hasText: /Context \d+%/ }).first().waitFor({ timeout: 60000 });
+    expect(true, 'Restart Server restarted the server and the status item came back');
+
+    // 12. The transcript grows (the assistant keeps talking): the status item follows the file.
+    if (TRANSCRIPT_PATH) {
+      const before = (await page.locator('.statusbar-item', { hasText: /Context \d+%/ }).first().innerText()).trim();
+      const last = JSON.parse(readFileSync(TRANSCRIPT_PATH, 'utf8').trim().split('\n').pop());
+      const record = { ...last, type: 'user', uuid: 'b0e2c4d6-0000-4000-8000-0000000000ff', parentUuid: last.uuid,
+        message: { role: 'user', content: 'Here is the full log of the staging run: ' + 'lorem ipsum dolor sit amet '.repeat(6000) } };
+      delete record.requestId;
+      appendFileSync(TRANSCRIPT_PATH, JSON.stringify(record) + '\n');
+      const grown = page.locator('.statusbar-item', { hasText: /Context \d+%/ }).filter({ hasNotText: before.replace(/^\W+/, '') }).first();
+      await grown.waitFor({ timeout: 30000 });
+      expect(true, `status item followed the growing transcript: "${before}" -> "${(await grown.innerText()).trim()}"`);
+      await shot(page, 'status-after-growth');
+    }
+
+    // 13. Point compaction.python.path at an interpreter without the server package: the setting
+    //     change restarts the server, which says what is missing and shows the exact install command.
+    if (FAKE_PYTHON) {
+      // Through the Settings editor, as a user would (the settings file on disk is not watched here).
+      await palette(page, 'Preferences: Open User Settings');
+      await page.keyboard.press('Enter'); // the first row: the Settings editor (the second is the JSON file)
+      await page.locator('.settings-editor').first().waitFor({ timeout: 20000 });
+      await page.waitForTimeout(500);
+      await page.keyboard.type('compaction.python.path');
+      // code-server is a remote window: machine-overridable settings are edited on the Remote tab.
+      await page.locator('.settings-tabs-widget .action-label', { hasText: 'Remote' }).first().click();
+      const input = page.locator('.settings-editor .setting-item-contents', { hasText: 'Python interpreter' }).locator('input').first();
+      await input.waitFor({ timeout: 20000 });
+      await input.fill(FAKE_PYTHON);
+      await input.press('Enter');
+      const missing = page.locator('.notification-toast', { hasText: 'server package is not installed' }).first();
+      await missing.waitFor({ timeout: 60000 });
+      expect((await missing.innerText()).includes(FAKE_PYTHON), 'the message names the interpreter that lacks the package');
+      await missing.locator('.monaco-button', { hasText: 'Show Install Command' }).first().click();
+      const dialog = page.locator('.monaco-dialog-box').first();
+      await dialog.waitFor({ timeout: 15000 });
+      const dialogText = await dialog.innerText();
+      expect(dialogText.includes(`${FAKE_PYTHON} -m pip install compaction`) && dialogText.includes('-m pip install -e'),
+        'the dialog shows the exact install commands');
+      expect(dialogText.includes('<path to the compaction repository>'), 'the editable install names no wrong folder');
+      expect((await page.locator('.statusbar-item', { hasText: /Context \d+%/ }).count()) === 0, 'the status item is hidden while no server runs');
+      await shot(page, 'missing-server-package');
+    }
+    console.log(`vscode-e2e: ${passed} passed, 0 failed`);
     log(`e2e passed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   } catch (err) {
     await shot(page, 'failure').catch(() => {});
@@ -188,5 +299,6 @@ async function editorText(page, group) {
   }
 })().catch((e) => {
   console.error('E2E FAIL', e.message || e);
+  console.log(`vscode-e2e: ${passed} passed, 1 failed`);
   process.exit(1);
 });

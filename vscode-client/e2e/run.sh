@@ -5,7 +5,7 @@
 #
 # Usage: e2e/run.sh [all|install|prepare|start|test|stop]   (default: all = install prepare start test stop)
 # Env:   ROOT   (default vscode-client/.vscode-e2e: code-server, its deps, the run's state; gitignored)
-#        PORT   (default 18091)   PYTHON (default <repo>/.venv/bin/python: the server's interpreter)
+#        PORT   (default: a free one)   PYTHON (default <repo>/.venv/bin/python: the server's interpreter)
 #        OUT    (default vscode-client/test-output: screenshots and logs)   VSIX (default: built by `npm run package`)
 #        RECIPE (default <repo>/../shared/tools/vscode-e2e/recipe.sh)
 set -euo pipefail
@@ -14,7 +14,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CLIENT=$(dirname "$HERE")
 REPO=$(dirname "$CLIENT")
 ROOT=${ROOT:-$CLIENT/.vscode-e2e}
-PORT=${PORT:-18091}
+# A free port by default, so parallel runs (or another code-server) never answer our health check.
+PORT=${PORT:-$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
 PYTHON=${PYTHON:-$REPO/.venv/bin/python}
 OUT=${OUT:-$CLIENT/test-output}
 VSIX=${VSIX:-$CLIENT/compaction-vscode.vsix}
@@ -32,6 +33,8 @@ run_env() {
   export HOME="$RUN/home" COMPACTION_HOME="$RUN/home" TMPDIR="$RUN/tmp"
   export XDG_CONFIG_HOME="$RUN/xdg/config" XDG_DATA_HOME="$RUN/xdg/data" XDG_CACHE_HOME="$RUN/xdg/cache"
   export XDG_STATE_HOME="$RUN/xdg/state"
+  # The server's test hook: each phase of a long command waits this long, so Cancel can be pressed.
+  export COMPACTION_LSP_PHASE_DELAY_MS=${COMPACTION_LSP_PHASE_DELAY_MS:-600}
 }
 
 do_install() {
@@ -52,6 +55,7 @@ do_prepare() {
   rm -f "$OUT"/*.png "$OUT"/*.log
   # Claude Code keeps sessions under ~/.claude/projects/<cwd with / and . replaced by ->/.
   local escaped; escaped=$(printf '%s' "$WS" | sed 's#[/.]#-#g')
+  echo "$RUN/home/.claude/projects/$escaped/claude-session.jsonl" >"$RUN/transcript-path"
   mkdir -p "$RUN/home/.claude/projects/$escaped"
   cp "$HERE/fixtures/claude-session.jsonl" "$RUN/home/.claude/projects/$escaped/claude-session.jsonl"
   cat >"$RUN/ud/User/settings.json" <<JSON
@@ -131,7 +135,12 @@ report_activation() {
 do_test() {
   step "Playwright: palette -> Compact Conversation -> summary + restore opened -> hover"
   local rc=0
-  ROOT="$ROOT" PORT="$PORT" WS="$WS" OUT="$OUT" node "$HERE/e2e.mjs" || rc=$?
+  # An interpreter that cannot see the server package (-S: no site-packages), for the "missing" step.
+  printf '#!/bin/sh\nexec python3 -I -S "$@"\n' >"$RUN/python-without-server"
+  chmod +x "$RUN/python-without-server"
+  ROOT="$ROOT" PORT="$PORT" WS="$WS" OUT="$OUT" \
+    FAKE_PYTHON="$RUN/python-without-server" LOGS_DIR="$RUN/ud/logs" \
+    TRANSCRIPT_PATH="$(cat "$RUN/transcript-path")" node "$HERE/e2e.mjs" || rc=$?
   report_activation || true
   echo "vsix size: $(stat -c %s "$VSIX") bytes ($VSIX)"
   return $rc

@@ -148,7 +148,7 @@ export class Commands {
 
   async showErrorMemory(): Promise<void> {
     const reply = await this.server.execute<{ markdown?: string }>('compaction.errorMemory.export', {});
-    await showMarkdownText(errorMemoryMarkdown(reply?.markdown));
+    await showMarkdownText('Error Memory', errorMemoryMarkdown(reply?.markdown));
   }
 
   async checkSelection(): Promise<void> {

@@ -133,10 +133,36 @@ export async function copyLatestForAssistant(): Promise<void> {
   await copyForAssistant(s, r);
 }
 
-/** Show Markdown from the server (error memory list) in an untitled editor or preview. */
-export async function showMarkdownText(content: string): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content });
+/** Read-only documents for Markdown that has no file (the error-memory block): never "dirty". */
+const VIEW_SCHEME = 'compaction-view';
+
+class ViewProvider implements vscode.TextDocumentContentProvider {
+  private readonly contents = new Map<string, string>();
+  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.emitter.event;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.path) ?? '';
+  }
+
+  set(uri: vscode.Uri, text: string): void {
+    this.contents.set(uri.path, text);
+    this.emitter.fire(uri);
+  }
+}
+
+const views = new ViewProvider();
+
+export function registerViews(): vscode.Disposable {
+  return vscode.workspace.registerTextDocumentContentProvider(VIEW_SCHEME, views);
+}
+
+/** Show Markdown from the server in a read-only editor (or preview) titled `name`. */
+export async function showMarkdownText(name: string, content: string): Promise<void> {
+  const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: `/${name}.md` });
+  views.set(uri, content);
+  const doc = await vscode.workspace.openTextDocument(uri);
   const settings = clientSettings(vscode.workspace.getConfiguration('compaction'));
-  if (settings.markdownPreview) await vscode.commands.executeCommand('markdown.showPreview', doc.uri);
+  if (settings.markdownPreview) await vscode.commands.executeCommand('markdown.showPreview', uri);
   else await vscode.window.showTextDocument(doc, { preview: true });
 }

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { Commands } from './commands';
+import { registerViews } from './documents';
 import { ServerManager } from './server';
 import { StatusController } from './statusItem';
 
@@ -15,7 +16,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   server = new ServerManager(log);
   const status = new StatusController(server);
   new Commands(server, status).register(context);
-  context.subscriptions.push(log, server, status, server.onDidChangeRunning((running) => running && void status.refresh()));
+  context.subscriptions.push(log, server, status, registerViews(), server.onDidChangeRunning((running) => (running ? void status.refresh() : status.hide())));
   log.info(`Compaction extension activated in ${Date.now() - t0} ms`);
   // Start in the background: activation must not wait for Python.
   void server.start();

@@ -4,6 +4,8 @@
  * when the interpreter or a server setting changes, and sends `workspace/executeCommand`.
  */
 import { execFile } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
 import * as os from 'os';
 import * as vscode from 'vscode';
 import {
@@ -56,7 +58,6 @@ export class ServerManager implements vscode.Disposable {
         }
       }),
     );
-    void this.watchPythonExtension();
   }
 
   get running(): boolean {
@@ -78,7 +79,12 @@ export class ServerManager implements vscode.Disposable {
     }
   }
 
+  private watchingPython = false;
+
+  /** Follow the Python extension's interpreter changes (only when that is where ours came from). */
   private async watchPythonExtension(): Promise<void> {
+    if (this.watchingPython) return;
+    this.watchingPython = true;
     const api = (await this.pythonExtensionApi()) as
       | (PythonExtensionApi & { environments?: { onDidChangeActiveEnvironmentPath?: vscode.Event<unknown> } })
       | undefined;
@@ -114,8 +120,10 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private async reportMissing(interp: Interpreter, outcome: string): Promise<void> {
+    // Offer `pip install -e <folder>` with a real path only when the open folder is this repository.
     const folder = this.workspaceFolder()?.uri.fsPath;
-    const cmds = installCommands(interp.command, folder);
+    const isRepo = !!folder && fs.existsSync(path.join(folder, 'lsp_server')) && fs.existsSync(path.join(folder, 'pyproject.toml'));
+    const cmds = installCommands(interp.command, isRepo ? folder : undefined);
     const where = interp.source === 'setting' ? 'compaction.python.path' : interp.source === 'python-extension' ? 'the Python extension' : 'PATH';
     const msg =
       outcome === 'no-python'
@@ -148,6 +156,7 @@ export class ServerManager implements vscode.Disposable {
     const interp = await this.resolve();
     this.interpreter = interp;
     this.log.info(`Interpreter: ${interp.command} (from ${interp.source})`);
+    if (interp.source === 'python-extension') void this.watchPythonExtension();
     const outcome = await this.probe(interp.command, folder?.uri.fsPath);
     if (outcome !== 'ok') {
       void this.reportMissing(interp, outcome);

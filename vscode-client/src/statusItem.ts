@@ -44,6 +44,11 @@ export class StatusController implements vscode.Disposable {
     return reply;
   }
 
+  /** The server stopped (or could not start): no figure is better than a stale one. */
+  hide(): void {
+    this.item.hide();
+  }
+
   private render(reply: StatusReply | undefined): void {
     const view = statusView(reply, clientSettings(vscode.workspace.getConfiguration('compaction')).triggerRatio);
     if (!view.visible) {

@@ -1,0 +1,95 @@
+"""Claude Code hook wall time, process start included (printed, never asserted in tests).
+
+For the largest transcript in ../shared/transcripts (or --transcript): the real `compaction hook
+pre-compact` and `compaction hook session-start` processes, fed the stdin JSON Claude Code sends,
+median (and min/max) of N runs each, in a fresh workspace per pre-compact run. The baseline is
+`compaction --version` (interpreter start + CLI imports) on the same machine at the same time.
+
+Run: `.venv/bin/python bench/hooks_bench.py [--runs 5] [--transcript PATH]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("COMPACTION_SHARED") or REPO.parent / "shared") / "transcripts"
+
+
+def largest_transcript() -> Path:
+    skip = {"README.md", "MANIFEST.tsv", "GROUND_TRUTH.jsonl"}
+    files = [p for p in SHARED.iterdir() if p.is_file() and p.name not in skip]
+    return max(files, key=lambda p: p.stat().st_size)
+
+
+def exe() -> str:
+    cand = Path(sys.executable).parent / "compaction"
+    return str(cand) if cand.exists() else "compaction"
+
+
+CPU: dict[str, list[float]] = {}
+
+
+def timed(args: list[str], stdin: bytes, cwd: Path) -> tuple[float, subprocess.CompletedProcess]:
+    """Wall ms of the whole process; its CPU ms (user + sys) is recorded in CPU under the subcommand."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    r = subprocess.run(args, input=stdin, cwd=cwd, capture_output=True, timeout=300)
+    wall = (time.perf_counter() - t) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    CPU.setdefault(args[-1], []).append(cpu)
+    return wall, r
+
+
+def fmt(xs: list[float], key: str) -> str:
+    cpu = statistics.median(CPU[key])
+    return (f"wall median {statistics.median(xs):6.0f} ms (min {min(xs):.0f}, max {max(xs):.0f}, n={len(xs)}); "
+            f"CPU median {cpu:5.0f} ms")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--transcript", type=Path)
+    args = ap.parse_args()
+    transcript = (args.transcript or largest_transcript()).absolute()
+    cmd = exe()
+    base, pre, start, chars = [], [], [], []
+    for _ in range(args.runs):
+        with tempfile.TemporaryDirectory() as d:
+            ws = Path(d)
+            ms, _ = timed([cmd, "--version"], b"", ws)
+            base.append(ms)
+            payload = {"session_id": "bench", "transcript_path": str(transcript), "cwd": str(ws),
+                       "permission_mode": "default", "hook_event_name": "PreCompact", "trigger": "auto",
+                       "custom_instructions": ""}
+            ms, r = timed([cmd, "hook", "pre-compact"], json.dumps(payload).encode(), ws)
+            assert r.returncode == 0 and (ws / ".compaction" / "restore.md").exists(), r.stderr
+            pre.append(ms)
+            payload = {"session_id": "bench", "transcript_path": str(transcript), "cwd": str(ws),
+                       "hook_event_name": "SessionStart", "source": "compact"}
+            ms, r = timed([cmd, "hook", "session-start"], json.dumps(payload).encode(), ws)
+            block = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+            start.append(ms)
+            chars.append(len(block))
+    print(f"transcript: {transcript.name} ({transcript.stat().st_size / 1e6:.2f} MB); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"baseline `compaction --version`:  {fmt(base, '--version')}")
+    print(f"`compaction hook pre-compact`:    {fmt(pre, 'pre-compact')}")
+    print(f"`compaction hook session-start`:  {fmt(start, 'session-start')}")
+    print(f"injected context: {statistics.median(chars):.0f} characters (limit 10,000)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""`compaction hook pre-compact` and `compaction hook session-start`: Claude Code hook commands.
+
+Both read the hook's JSON on stdin, are silent on success apart from the injected context, and never
+fail the agent: any error is logged to `.compaction/hooks.log` and the exit code is 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("hook", help="Claude Code hook commands (read the hook JSON on stdin)")
+    hs = p.add_subparsers(dest="hook", metavar="EVENT")
+    pre = hs.add_parser("pre-compact", help="PreCompact: compact the transcript, write .compaction/restore.md")
+    pre.set_defaults(func=run_pre_compact)
+    ss = hs.add_parser("session-start", help="SessionStart: print the restore block (after a compaction)")
+    ss.add_argument("--limit", type=int, default=None,
+                    help="maximum characters of the injected block (default $COMPACTION_HOOK_LIMIT or 10000)")
+    ss.add_argument("--plain", action="store_true", help="print the block as text instead of the hook JSON")
+    ss.add_argument("--any-source", action="store_true",
+                    help="also inject on startup/clear/resume when a restore state exists")
+    ss.set_defaults(func=run_session_start)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _read_stdin() -> bytes:
+    if sys.stdin is None or sys.stdin.isatty():
+        return b""
+    return sys.stdin.buffer.read()
+
+
+def run_pre_compact(args: argparse.Namespace) -> int:
+    from compaction.integrations import claude_hooks as ch
+
+    started = time.perf_counter()
+    workspace = ch.workspace_for(None)
+    try:
+        payload = ch.parse_payload(_read_stdin())
+        workspace = ch.workspace_for(payload)
+        report = ch.pre_compact(payload, workspace)
+        ch.log(workspace, "pre-compact", f"ok trigger={payload.trigger} rounds={report.rounds} "
+               f"tokens={report.tokens_before}->{report.tokens_after} errors={report.errors_ingested} "
+               f"{(time.perf_counter() - started) * 1000:.0f} ms")
+    except BaseException:  # noqa: BLE001 - a hook must never fail the agent
+        ch.log_exception(workspace, "pre-compact")
+    return 0
+
+
+def run_session_start(args: argparse.Namespace) -> int:
+    from compaction.integrations import claude_hooks as ch
+
+    started = time.perf_counter()
+    workspace = ch.workspace_for(None)
+    try:
+        payload = ch.parse_payload(_read_stdin())
+        workspace = ch.workspace_for(payload)
+        limit = args.limit or int(os.environ.get("COMPACTION_HOOK_LIMIT") or ch.DEFAULT_LIMIT)
+        block = ch.session_start(payload, workspace, limit=limit, any_source=args.any_source)
+        if block is None:
+            ch.log(workspace, "session-start", f"skip source={payload.source}")
+            return 0
+        out = ch.hook_output(block, plain=args.plain)
+        sys.stdout.write(out if out.endswith("\n") else out + "\n")
+        sys.stdout.flush()
+        ch.log(workspace, "session-start", f"ok source={payload.source} chars={len(block)} "
+               f"{(time.perf_counter() - started) * 1000:.0f} ms")
+    except BaseException:  # noqa: BLE001 - a hook must never fail the agent
+        ch.log_exception(workspace, "session-start")
+    return 0
