@@ -23,6 +23,7 @@ DESCRIPTION = "mini-swe-agent trajectory (.traj.json): messages with ```bash act
 # exactly one match = one action, anything else earns a format complaint.
 _ACTION = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
 _RETURNCODE = re.compile(r"\A\s*<returncode>\s*(-?\d+)\s*</returncode>\s*")
+_WARNING = re.compile(r"<warning>(.*?)</warning>", re.S)
 _OUTPUT = re.compile(r"<output>\n?(.*?)</output>", re.S)
 _HEAD_TAIL = re.compile(r"<output_head>\n?(.*?)</output_head>.*?<output_tail>\n?(.*?)</output_tail>", re.S)
 _FORMAT_ERROR = re.compile(r"\A\s*Please always provide EXACTLY ONE action", re.I)
@@ -60,6 +61,9 @@ def _observation(text: str, call_id: str | None, extra: Any = None) -> ToolResul
         else:
             ht = _HEAD_TAIL.search(text, m.end())
             content = f"{ht.group(1)}\n[…]\n{ht.group(2)}" if ht else text[m.end():]
+            warning = _WARNING.search(text, m.end())
+            if ht and warning:  # the harness's own complaint ("output … too long") is evidence too
+                content = f"<warning>{warning.group(1).strip()}</warning>\n{content}"
         return ToolResult(content=content, call_id=call_id, name="bash", is_error=code != 0, exit_code=code)
     if _TIMEOUT.match(text):
         return ToolResult(content=text, call_id=call_id, name="bash", is_error=True)
