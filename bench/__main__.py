@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -35,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stub-errors", action="store_true",
                     help="exploration only: run without the error memory if compaction.errors is unfinished")
     ap.add_argument("--all", action="store_true", help="also run the other bench scripts that exist")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds allowed to each other bench script")
     args = ap.parse_args(argv)
 
     from bench import harness, report, speed
@@ -72,11 +74,27 @@ def main(argv: list[str] | None = None) -> int:
         for name in OTHER_BENCHES:
             if (REPO / "bench" / f"{name}.py").exists():
                 print(f"\n=== bench.{name} ===", flush=True)
-                proc = subprocess.run([sys.executable, "-m", f"bench.{name}"], cwd=REPO)
-                if proc.returncode != 0:
-                    print(f"bench.{name} exited {proc.returncode}", file=sys.stderr)
-                    rc = rc or proc.returncode
+                code = _run_child(name, args.timeout)
+                if code != 0:
+                    print(f"bench.{name} exited {code}", file=sys.stderr)
+                    rc = rc or code
     return rc
+
+
+def _run_child(name: str, timeout: float) -> int:
+    """One other bench script in its own process group, so a hung one (and its children) can be stopped."""
+    proc = subprocess.Popen([sys.executable, "-m", f"bench.{name}"], cwd=REPO, start_new_session=True)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        print(f"bench.{name} timed out after {timeout:.0f} s", file=sys.stderr)
+        return 124
 
 
 if __name__ == "__main__":

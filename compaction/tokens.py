@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import marshal
 import os
 import tempfile
 from functools import lru_cache
@@ -94,11 +95,32 @@ def seed_tiktoken_cache() -> Path:
 
 @lru_cache(maxsize=4)
 def encoding(name: str = DEFAULT_ENCODING):
-    """The tiktoken Encoding, loaded offline."""
-    seed_tiktoken_cache()
+    """The tiktoken Encoding, loaded offline.
+
+    The first load goes through tiktoken (which checks the sha256 of the BPE file); its ranks are
+    then kept as a marshal file beside the cache, which loads about twice as fast as parsing the BPE
+    file again — this matters for short-lived processes such as the agent hooks."""
+    cache = seed_tiktoken_cache()
     import tiktoken
 
-    return tiktoken.get_encoding(name)
+    fast = cache / f"{name}.ranks.marshal"
+    if fast.exists():
+        try:
+            spec = marshal.loads(fast.read_bytes())
+            return tiktoken.Encoding(name, pat_str=spec["pat"], mergeable_ranks=spec["ranks"],
+                                     special_tokens=spec["special"])
+        except (ValueError, EOFError, TypeError, KeyError):
+            pass  # a stale or damaged cache: rebuild it below
+    enc = tiktoken.get_encoding(name)
+    try:
+        data = marshal.dumps({"pat": enc._pat_str, "ranks": enc._mergeable_ranks, "special": enc._special_tokens})
+        fd, tmp = tempfile.mkstemp(dir=cache, prefix=".ranks-")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, fast)
+    except (OSError, AttributeError):
+        pass  # read-only cache or a tiktoken without these attributes: the slow path still works
+    return enc
 
 
 def count(text: str, enc: str = DEFAULT_ENCODING) -> int:

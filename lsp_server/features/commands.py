@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -363,8 +362,3 @@ COMMANDS: dict[str, tuple[type[_Params], Callable[[Job, Any], dict[str, Any]], b
 
 EXPECTED_ERRORS = (CommandError, TranscriptError, ErrorMemoryError, StoreError)
 
-
-def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
-    start = time.perf_counter()
-    value = fn()
-    return value, (time.perf_counter() - start) * 1000

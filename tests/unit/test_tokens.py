@@ -1,0 +1,63 @@
+"""Token accounting: offline seeding, the fast ranks cache, the model table."""
+
+from __future__ import annotations
+
+import pytest
+
+from compaction import tokens
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    tokens.encoding.cache_clear()
+    yield tmp_path
+    tokens.encoding.cache_clear()
+
+
+def test_seeded_offline_and_fast_cache_agree_with_tiktoken(fresh_cache):
+    import tiktoken
+
+    text = "def f(x):\n    return x ** 2  # 平方 ✓\n" * 50
+    first = tokens.encoding("o200k_base")  # through tiktoken: seeds the cache, writes the marshal file
+    assert (fresh_cache / "o200k_base.ranks.marshal").exists()
+    tokens.encoding.cache_clear()
+    second = tokens.encoding("o200k_base")  # from the marshal file
+    reference = tiktoken.get_encoding("o200k_base")
+    assert first.encode_ordinary(text) == second.encode_ordinary(text) == reference.encode_ordinary(text)
+
+
+def test_damaged_fast_cache_is_rebuilt(fresh_cache):
+    tokens.encoding("cl100k_base")
+    (fresh_cache / "cl100k_base.ranks.marshal").write_bytes(b"\x00garbage")
+    tokens.encoding.cache_clear()
+    assert tokens.count("hello world", "cl100k_base") == 2
+
+
+def test_count_many_and_messages():
+    from compaction.model import Message, Role
+
+    msgs = [Message(0, Role.USER, "fix the bug"), Message(1, Role.ASSISTANT, "done")]
+    total = tokens.count_messages(msgs)
+    assert total == sum(m.tokens for m in msgs) == tokens.count("fix the bug") + tokens.count("done")
+    assert tokens.count_many(["a b", ""]) == [2, 0]
+
+
+def test_context_windows():
+    assert tokens.context_window("claude-sonnet-4-5-20250929") == 200_000
+    assert tokens.context_window("openai/gpt-4o-mini") == 128_000
+    assert tokens.context_window("gpt-4.1-mini") == 1_047_576
+    assert tokens.context_window("unknown-model") == tokens.CONTEXT_WINDOWS[tokens.DEFAULT_MODEL]
+    assert tokens.context_window("gpt-4o", override=50_000) == 50_000
+    assert tokens.utilization(70_000, 100_000) == pytest.approx(0.7)
+
+
+def test_loading_needs_no_network(fresh_cache, monkeypatch):
+    import socket
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("network access attempted")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    assert tokens.count("offline tokens", "o200k_base") > 0
