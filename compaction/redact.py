@@ -93,7 +93,7 @@ def _is_placeholder(value: str) -> bool:
                                                                       "getenv", "os.getenv", "settings."))
 
 
-_URL_PASSWORD = re.compile(r"://[^\s:/@'\"<>]{1,256}:([^\s@/'\"<>]{1,256})@")  # scheme://user:PASS@host
+_URL_PASSWORD = re.compile(r"://[^\s:/@'\"<>]{0,256}:([^\s@/'\"<>]{1,256})@")  # scheme://user:PASS@host
 
 _BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{20,}=*)")
 _AUTH_HEADER = re.compile(r"(?i)\b(?:authorization|x-api-key|api-key|x-auth-token|private-token)\"?\s*[:=]\s*\"?"
@@ -148,6 +148,8 @@ _DIGEST_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|md5|h1|blake2b?|in
                             r"commit|revision|rev|sri)[-:= \"']{1,3}$")
 _UUIDISH = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
+_LOWER_RUN = re.compile(r"[a-z]{3,}")
+_DIGEST_TOKEN = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|md5|blake2b?)[-:_]")
 _WORD_SEGMENT = re.compile(r"[a-z]{4,}|[A-Z][a-z]{3,}(?:[A-Z][a-z]+)*|\d+|[a-z]+(?:[A-Z][a-z]+)+")
 
 
@@ -176,6 +178,10 @@ def looks_random(token: str, *, min_len: int = 32, min_entropy: float = 4.0) -> 
     switches = sum(1 for a, b in zip(alnum, alnum[1:], strict=False) if _class(a) != _class(b))
     if switches / len(alnum) < 0.3:
         return False
+    # CamelCase identifiers switch class often too, but are made of lowercase runs (words):
+    # in random base62 about 15% of characters sit in a lowercase run of 3 or more, in identifiers 70%+
+    if sum(len(r) for r in _LOWER_RUN.findall(core)) / len(alnum) >= 0.5:
+        return False
     return shannon_entropy(core) >= min_entropy
 
 
@@ -183,7 +189,7 @@ def _entropy_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for m in _CANDIDATE.finditer(text):
         tok, start = m.group(0), m.start()
-        if _DIGEST_PREFIX.search(text, max(0, start - 12), start):
+        if _DIGEST_PREFIX.search(text, max(0, start - 12), start) or _DIGEST_TOKEN.match(tok):
             continue
         if "/" in tok and any(_WORD_SEGMENT.fullmatch(seg) for seg in tok.split("/")):
             # a path: judge its segments one by one (a commit hash in a URL is still hex)
@@ -297,14 +303,20 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
     return redact_text(text, counts), dict(counts)
 
 
-def redact_value(value: Any, counts: Counter) -> Any:
-    """Strings anywhere inside dicts/lists redacted (keys kept); other values unchanged."""
+def redact_value(value: Any, counts: Counter, seen: dict[str, str] | None = None) -> Any:
+    """Strings anywhere inside dicts/lists redacted (keys kept); other values unchanged.
+
+    `seen` maps strings already redacted elsewhere in the same record (a tool call's command, which
+    is also its `command` argument) to their redacted form, so one secret is counted once.
+    """
     if isinstance(value, str):
+        if seen is not None and value in seen:
+            return seen[value]
         return redact_text(value, counts)
     if isinstance(value, dict):
-        return {k: redact_value(v, counts) for k, v in value.items()}
+        return {k: redact_value(v, counts, seen) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_value(v, counts) for v in value]
+        return [redact_value(v, counts, seen) for v in value]
     return value
 
 
@@ -319,10 +331,12 @@ def redact_transcript(transcript: Any) -> dict[str, int]:
         if msg.text:
             msg.text = redact_text(msg.text, counts)
         for call in msg.tool_calls:
+            seen: dict[str, str] = {}
             if call.command:
-                call.command = redact_text(call.command, counts)
+                original = call.command
+                call.command = seen[original] = redact_text(original, counts)
             if call.arguments:
-                call.arguments = redact_value(call.arguments, counts)
+                call.arguments = redact_value(call.arguments, counts, seen)
         for res in msg.tool_results:
             if res.content:
                 res.content = redact_text(res.content, counts)

@@ -261,7 +261,7 @@ def hover_at(ls: CompactionLanguageServer, uri: str, pos: types.Position) -> typ
     if not records:
         return None
     return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=render_hover(records)),
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=render_hover(records, ls.settings.lang)),
         range=types.Range(types.Position(pos.line, 0), types.Position(pos.line, len(text.rstrip("\r\n")))),
     )
 
@@ -304,7 +304,7 @@ def publish_diagnostics(ls: CompactionLanguageServer, uri: str) -> None:
         text = ls.workspace.get_text_document(uri).source
     except OSError:
         text = ""
-    diagnostics = diagnostics_for(ls.error_index, path, text, ls.options.diagnostics)
+    diagnostics = diagnostics_for(ls.error_index, path, text, ls.options.diagnostics, ls.settings.lang)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
 
 

@@ -16,14 +16,19 @@ from compaction.model import TranscriptError
 from compaction.store import StoreError
 
 _GROUPS = ["errors", "restore", "blocks", "memory", "hooks", "install", "watch"]
+# The command word each group module registers, so one invocation imports only its own group.
+_COMMAND_MODULE = {"errors": "errors", "restore": "restore", "blocks": "blocks", "memory": "memory",
+                   "hook": "hooks", "install": "install", "watch": "watch"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="compaction", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version="compaction 0.1.0")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     compact_cmd.register(sub)
-    for name in _GROUPS:
+    word = next((a for a in (argv or []) if not a.startswith("-")), None)
+    groups = [_COMMAND_MODULE[word]] if word in _COMMAND_MODULE else ([] if word else _GROUPS)
+    for name in groups:
         try:
             module = importlib.import_module(f"compaction.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -35,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

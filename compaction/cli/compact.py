@@ -7,11 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from compaction import tokens
 from compaction.atomic import write_text_atomic
 from compaction.config import load_settings
-from compaction.history import compact
-from compaction.transcripts import formats, load_transcript
+
+# The engine, loaders and tokenizer are imported inside the commands: every `compaction` process
+# builds this parser, and the agent hooks must start fast.
 
 
 def add_settings_flags(p: argparse.ArgumentParser) -> None:
@@ -53,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_compact(args: argparse.Namespace) -> int:
+    from compaction.history import compact
+    from compaction.transcripts import load_transcript
+
     settings = settings_from(args, keep_recent=args.keep_recent, role=args.role, lang=args.lang)
     transcript = load_transcript(args.path, args.fmt, redact=settings.redact_secrets)
     for warning in transcript.warnings:
@@ -74,6 +77,9 @@ def run_compact(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
+    from compaction import tokens
+    from compaction.transcripts import load_transcript
+
     settings = settings_from(args)
     transcript = load_transcript(args.path, args.fmt, redact=settings.redact_secrets)
     total = tokens.count_messages(transcript.messages)
@@ -103,6 +109,8 @@ def run_stats(args: argparse.Namespace) -> int:
 
 
 def run_formats(args: argparse.Namespace) -> int:
+    from compaction.transcripts import formats
+
     rows = [{"name": m.NAME, "description": m.DESCRIPTION} for m in formats()]
     if args.json:
         print(json.dumps(rows, indent=2))

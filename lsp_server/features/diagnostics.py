@@ -29,7 +29,9 @@ def _line_range(lines: list[str], line: int, symbol: str | None) -> types.Range:
     return types.Range(types.Position(line, start), types.Position(line, max(end, start)))
 
 
-def diagnostics_for(index: ErrorIndex, path: str, text: str, options: DiagnosticsOptions) -> list[types.Diagnostic]:
+def diagnostics_for(
+    index: ErrorIndex, path: str, text: str, options: DiagnosticsOptions, lang: str = "en"
+) -> list[types.Diagnostic]:
     if not options.enabled:
         return []
     lines = text.splitlines()
@@ -51,9 +53,9 @@ def diagnostics_for(index: ErrorIndex, path: str, text: str, options: Diagnostic
         if (spot.record_id, line) in seen:
             continue
         seen.add((spot.record_id, line))
-        message = headline(rec)
+        message = headline(rec, lang)
         if rec.get("avoidance"):
-            message += f"\nAvoidance: {rec['avoidance']}"
+            message += f"\n{'规避' if lang == 'zh' else 'Avoidance'}: {rec['avoidance']}"
         out.append(
             types.Diagnostic(
                 range=_line_range(lines, line, spot.symbol),

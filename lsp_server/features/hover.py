@@ -31,36 +31,44 @@ def command_link(title: str, command: str, argument: dict[str, Any]) -> str:
     return f"[{title}](command:{command}?{quote(json.dumps([argument]))})"
 
 
-def headline(rec: dict[str, Any]) -> str:
+_LABELS = {
+    "en": {"title": "Error Memory", "solution": "Solution", "avoidance": "Avoidance", "resolve": "Resolve",
+           "forget": "Forget", "target": "Provoked on purpose (reproduction or test-first)."},
+    "zh": {"title": "错误记忆", "solution": "解决", "avoidance": "规避", "resolve": "标记已解决", "forget": "遗忘",
+           "target": "有意触发（复现或测试先行）。"},
+}  # fmt: skip
+
+
+def headline(rec: dict[str, Any], lang: str = "en") -> str:
+    """The seed's record line: `#recurring ERR_X: occurrences 3 (rounds 12, 24, 35)` / `发生3次 (12,24,35)`."""
     tag = "#recurring " if is_recurring(rec) else ""
-    rounds = ", ".join(str(r) for r in record_rounds(rec))
-    return f"{tag}{rec.get('id')}: occurrences {record_count(rec)} (rounds {rounds})"
+    rounds = record_rounds(rec)
+    if lang == "zh":
+        return f"{tag}{rec.get('id')}: 发生{record_count(rec)}次 ({','.join(map(str, rounds))})"
+    return f"{tag}{rec.get('id')}: occurrences {record_count(rec)} (rounds {', '.join(map(str, rounds))})"
 
 
-def render_record(rec: dict[str, Any]) -> str:
-    lines = [f"**{headline(rec)}**", ""]
+def render_record(rec: dict[str, Any], lang: str = "en") -> str:
+    label = _LABELS.get(lang, _LABELS["en"])
+    lines = [f"**{headline(rec, lang)}**", ""]
     if rec.get("target_bug"):
-        lines += ["_Provoked on purpose (reproduction or test-first)._", ""]
-    if rec.get("message"):
-        lines += [f"`{str(rec['message']).strip()[:300]}`", ""]
+        lines += [f"_{label['target']}_", ""]
     if rec.get("solution"):
-        lines.append(f"Solution: {rec['solution']}  ")
+        lines.append(f"{label['solution']}: {rec['solution']}  ")
     if rec.get("avoidance"):
-        lines.append(f"Avoidance: {rec['avoidance']}  ")
-    if rec.get("resolved"):
-        lines.append("_Resolved._  ")
+        lines.append(f"{label['avoidance']}: {rec['avoidance']}  ")
     rid = str(rec.get("id"))
     lines += [
         "",
-        command_link("Resolve", "compaction.errorMemory.resolve", {"id": rid})
+        command_link(label["resolve"], "compaction.errorMemory.resolve", {"id": rid})
         + " · "
-        + command_link("Forget", "compaction.errorMemory.forget", {"id": rid}),
+        + command_link(label["forget"], "compaction.errorMemory.forget", {"id": rid}),
     ]
     return "\n".join(lines)
 
 
-def render_hover(records: list[dict[str, Any]]) -> str:
+def render_hover(records: list[dict[str, Any]], lang: str = "en") -> str:
     """The hover Markdown for the records at one spot (most occurrences first)."""
     ordered = sorted(records, key=lambda r: (-record_count(r), str(r.get("id"))))
-    body = "\n\n---\n\n".join(render_record(r) for r in ordered)
-    return "### Error Memory\n\n" + body
+    body = "\n\n---\n\n".join(render_record(r, lang) for r in ordered)
+    return f"### {_LABELS.get(lang, _LABELS['en'])['title']}\n\n" + body

@@ -97,3 +97,19 @@ async def asyncio_sleep(s: float) -> None:
     import asyncio
 
     await asyncio.sleep(s)
+
+
+async def test_configuration_change_republishes_diagnostics(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "proj")
+    _add(ws, "ERR_PY_KeyError", KEYERROR_LINE, [3, 9])
+    async with lsp_session(ws) as lc:
+        uri = open_doc(lc, ws / "app" / "config.py")
+        first = await wait_for(lambda: lc.diagnostics.get(uri), what="diagnostics")
+        assert first[0].severity == types.DiagnosticSeverity.Warning
+        lc.set_configuration({"diagnostics": {"recurring": "error"}, "lang": "zh"}, section="compaction")
+        lc.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+        after = await wait_for(
+            lambda: [d for d in lc.diagnostics.get(uri, []) if d.severity == types.DiagnosticSeverity.Error],
+            what="republished diagnostics",
+        )
+    assert after[0].message.startswith("#recurring ERR_PY_KeyError: 发生2次 (3,9)")

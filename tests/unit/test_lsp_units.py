@@ -143,3 +143,12 @@ def test_store_watcher_sees_another_writer(tmp_path: Path) -> None:
         assert seen.wait(5)
     finally:
         sw.stop()
+
+
+def test_hover_in_chinese_follows_the_seed(tmp_path: Path) -> None:
+    index, f = _index(tmp_path)
+    text = render_hover(index.at(f, 3, "", 0), lang="zh")
+    assert "#recurring ERR_PY_KeyError: 发生3次 (12,24,35)" in text
+    assert "解决: use .get" in text and "规避: check env vars" in text
+    diags = diagnostics_for(index, str(f), f.read_text(), DiagnosticsOptions(), lang="zh")
+    assert any(d.message.startswith("#recurring ERR_PY_KeyError: 发生3次") for d in diags)

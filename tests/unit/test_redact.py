@@ -26,9 +26,11 @@ B64URL = ALNUM + "-_"
 
 
 def rand(n: int, alphabet: str = ALNUM) -> str:
+    """n random characters holding every character class (digit, upper, lower) the alphabet has."""
+    classes = [f for f in (str.isdigit, str.isupper, str.islower) if any(f(c) for c in alphabet)]
     while True:
         s = "".join(RNG.choice(alphabet) for _ in range(n))
-        if any(c.isdigit() for c in s) and any(c.isupper() for c in s) and any(c.islower() for c in s):
+        if all(any(f(c) for c in s) for f in classes):
             return s
 
 
