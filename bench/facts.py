@@ -246,9 +246,10 @@ _USER_NUM = re.compile(r"(?<![\w./#-])(\d+(?:\.\d+)+|\d{2,})(?![\w/-])")
 
 
 def _is_test_summary(line: str) -> bool:
-    """pytest/sympy-style count lines (they always say passed or failed), JUnit aggregate lines (not the
+    """pytest/sympy-style count lines (passed or failed, then `in 0.97s`), JUnit aggregate lines (not the
     per-class `... -- in pkg.Class` ones) and unittest's `Ran N tests`."""
-    if _TEST_COUNTS.search(line) and re.search(r"\b(passed|failed)\b", line):
+    if (_TEST_COUNTS.search(line) and re.search(r"\b(passed|failed)\b", line)
+            and re.search(r"\bin [\d.]+ ?s(?:econds)?\b", line)):  # a runner's line ends with its duration
         return True
     if _JUNIT.search(line) and "Time elapsed" not in line:
         return True

@@ -12,6 +12,7 @@ transports are not thread-safe.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import os
 import threading
@@ -39,9 +40,20 @@ from lsp_server.watcher import StoreWatcher, WorkspaceWatcher
 log = logging.getLogger("lsp_server")
 
 
+# The client-initiated work-done token of the executeCommand request being handled (pygls passes
+# command handlers the arguments only); set per request, seen by the handler's task.
+WORK_DONE_TOKEN: contextvars.ContextVar[Any] = contextvars.ContextVar("work_done_token", default=None)
+
+
 class CompactionProtocol(LanguageServerProtocol):
     """Adds cooperative cancellation: `$/cancelRequest` also sets the running job's flag
-    (pygls alone can only cancel a request that has not started)."""
+    (pygls alone can only cancel a request that has not started); and keeps the request's
+    `workDoneToken` so progress goes where the client listens."""
+
+    def _handle_request(self, msg_id, method_name, params):
+        if method_name == types.WORKSPACE_EXECUTE_COMMAND:
+            WORK_DONE_TOKEN.set(getattr(params, "work_done_token", None))
+        super()._handle_request(msg_id, method_name, params)
 
     def _handle_cancel_notification(self, msg_id):
         event = self._server.cancel_events.get(msg_id)  # type: ignore[attr-defined]
@@ -385,18 +397,21 @@ async def run_job(ls: CompactionLanguageServer, name: str, args: tuple[Any, ...]
     cancel = threading.Event()
     if msg_id is not None:
         ls.cancel_events[msg_id] = cancel
-    token: str | None = None
     progress = ls.work_done_progress
-    if long_running and _supports_progress(ls):
+    token = WORK_DONE_TOKEN.get()  # the client's own token, else one we create when it supports that
+    if token is None and long_running and _supports_progress(ls):
         token = f"compaction-{uuid.uuid4()}"
         try:
             await progress.create_async(token)
-            progress.begin(token, types.WorkDoneProgressBegin(title=_TITLES.get(name, name), cancellable=True,
-                                                              percentage=0))  # fmt: skip
-            progress.tokens[token].add_done_callback(lambda f: f.cancelled() and cancel.set())
         except Exception as exc:
             log.warning("no progress for %s: %s", name, exc)
             token = None
+    if token is not None and long_running:
+        progress.begin(token, types.WorkDoneProgressBegin(title=_TITLES.get(name, name), cancellable=True,
+                                                          percentage=0))  # fmt: skip
+        progress.tokens[token].add_done_callback(lambda f: f.cancelled() and cancel.set())
+    elif token is not None:
+        token = None  # quick commands report nothing
 
     def report(message: str, pct: int | None) -> None:
         if token is not None:

@@ -74,6 +74,20 @@ async def test_compact_reports_progress(tmp_path: Path) -> None:
     assert reports[-1].message == "done"
 
 
+async def test_progress_goes_to_the_clients_work_done_token(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "proj")
+    transcript = make_transcript(tmp_path / "s.jsonl")
+    async with lsp_session(ws) as lc:
+        lc.progress_reports.setdefault("client-token", [])
+        await lc.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="compaction.compact", arguments=[{"transcript": str(transcript)}], work_done_token="client-token"))
+        await wait_for(lambda: lc.progress_reports["client-token"][-1:] and
+                       lc.progress_reports["client-token"][-1].kind == "end", what="end")  # fmt: skip
+    assert [t for t, r in lc.progress_reports.items() if r] == ["client-token"]  # no server-created token
+    kinds = [r.kind for r in lc.progress_reports["client-token"]]
+    assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
+
+
 async def test_cancel_request_stops_between_phases(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "proj")
     transcript = make_transcript(tmp_path / "s.jsonl")

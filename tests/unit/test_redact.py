@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from compaction.model import Message, Role, ToolCall, ToolResult, Transcript
-from compaction.redact import KINDS, looks_random, redact, redact_text, redact_transcript, shannon_entropy
+from compaction.redact import KINDS, looks_random, redact, redact_transcript, shannon_entropy
 from compaction.transcripts import load_transcript
 from tests.conftest import real_transcripts
 
@@ -280,7 +280,8 @@ def test_redact_transcript_rewrites_texts_calls_results_and_counts() -> None:
     for k in keys:
         assert k not in flat
     assert t.meta["redactions"] == counts
-    assert counts["anthropic_key"] == 2 and counts["github_token"] == 2 and counts["aws_access_key_id"] == 1
+    # the command sits in `command` and in `arguments["command"]`: one secret, counted once
+    assert counts["anthropic_key"] == 2 and counts["github_token"] == 1 and counts["aws_access_key_id"] == 1
     assert t.messages[1].tool_calls[0].arguments["list"][1:] == [3, None]  # non-strings untouched
     assert t.messages[1].tool_calls[0].id == "toolu_1"
 
