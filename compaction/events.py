@@ -9,9 +9,9 @@ message (markers, decisions, todos, test counts) into one flat, ordered list of 
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
@@ -166,15 +166,27 @@ def _first_word(cmd: str) -> str:
     return cmd.split(None, 1)[0] if cmd else ""
 
 
+_WORD_RE = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|\\.|[^\s'"\\])+""")
+_QUOTED_PART_RE = re.compile(r"""'([^']*)'|"((?:\\.|[^"\\])*)"|\\(.)""")
+
+
+def _unquote(word: str) -> str:
+    return _QUOTED_PART_RE.sub(lambda m: m.group(1) if m.group(1) is not None else (
+        re.sub(r'\\(["\\$`])', r"\1", m.group(2)) if m.group(2) is not None else m.group(3)), word)
+
+
 def _args(cmd: str) -> list[str]:
-    try:
-        return shlex.split(cmd, posix=True)
-    except ValueError:
-        return cmd.split()
+    """Shell words with quotes removed (the subset of shlex.split we need, without its cost)."""
+    return [_unquote(w) if ("'" in w or '"' in w or "\\" in w) else w for w in _WORD_RE.findall(cmd)]
 
 
 def shell_writes(command: str) -> list[tuple[EventKind, str]]:
     """Files a shell command line writes, edits or deletes (best effort, no execution)."""
+    return list(_shell_writes(command))
+
+
+@lru_cache(maxsize=4096)
+def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
     out: list[tuple[EventKind, str]] = []
     seen: set[str] = set()
 
@@ -245,7 +257,7 @@ def shell_writes(command: str) -> list[tuple[EventKind, str]]:
             add(EventKind.EDIT, m.group(1))
         for m in _PATCH_DELETE_RE.finditer(command):
             add(EventKind.DELETE, m.group(1))
-    return out
+    return tuple(out)
 
 
 def _sed_files(args: list[str]) -> list[str]:

@@ -93,9 +93,14 @@ def seed_tiktoken_cache() -> Path:
     return cache
 
 
-@lru_cache(maxsize=4)
 def encoding(name: str = DEFAULT_ENCODING):
-    """The tiktoken Encoding, loaded offline.
+    """The tiktoken Encoding, loaded offline once per process (whatever way the name is passed)."""
+    return _load_encoding(name)
+
+
+@lru_cache(maxsize=4)
+def _load_encoding(name: str):
+    """Load an encoding offline.
 
     The first load goes through tiktoken (which checks the sha256 of the BPE file); its ranks are
     then kept as a marshal file beside the cache, which loads about twice as fast as parsing the BPE
@@ -129,11 +134,17 @@ def count(text: str, enc: str = DEFAULT_ENCODING) -> int:
     return len(encoding(enc).encode_ordinary(text))
 
 
+_THREADED_BATCH_CHARS = 400_000  # below this, starting threads costs more than it saves
+
+
 def count_many(texts: list[str], enc: str = DEFAULT_ENCODING) -> list[int]:
-    """Batch count (tiktoken threads the batch)."""
+    """Batch count; tiktoken threads the batch only when it is large."""
     if not texts:
         return []
-    return [len(t) for t in encoding(enc).encode_ordinary_batch(texts, num_threads=2)]
+    encoder = encoding(enc)
+    if sum(map(len, texts)) < _THREADED_BATCH_CHARS:
+        return [len(encoder.encode_ordinary(t)) if t else 0 for t in texts]
+    return [len(t) for t in encoder.encode_ordinary_batch(texts, num_threads=2)]
 
 
 def count_messages(messages: list[Message], enc: str = DEFAULT_ENCODING) -> int:

@@ -10,9 +10,9 @@ from compaction import tokens
 @pytest.fixture
 def fresh_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
-    tokens.encoding.cache_clear()
+    tokens._load_encoding.cache_clear()
     yield tmp_path
-    tokens.encoding.cache_clear()
+    tokens._load_encoding.cache_clear()
 
 
 def test_seeded_offline_and_fast_cache_agree_with_tiktoken(fresh_cache):
@@ -21,7 +21,7 @@ def test_seeded_offline_and_fast_cache_agree_with_tiktoken(fresh_cache):
     text = "def f(x):\n    return x ** 2  # 平方 ✓\n" * 50
     first = tokens.encoding("o200k_base")  # through tiktoken: seeds the cache, writes the marshal file
     assert (fresh_cache / "o200k_base.ranks.marshal").exists()
-    tokens.encoding.cache_clear()
+    tokens._load_encoding.cache_clear()
     second = tokens.encoding("o200k_base")  # from the marshal file
     reference = tiktoken.get_encoding("o200k_base")
     assert first.encode_ordinary(text) == second.encode_ordinary(text) == reference.encode_ordinary(text)
@@ -30,7 +30,7 @@ def test_seeded_offline_and_fast_cache_agree_with_tiktoken(fresh_cache):
 def test_damaged_fast_cache_is_rebuilt(fresh_cache):
     tokens.encoding("cl100k_base")
     (fresh_cache / "cl100k_base.ranks.marshal").write_bytes(b"\x00garbage")
-    tokens.encoding.cache_clear()
+    tokens._load_encoding.cache_clear()
     assert tokens.count("hello world", "cl100k_base") == 2
 
 
