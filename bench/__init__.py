@@ -1,0 +1,1 @@
+"""Evaluation harness and benchmarks: `python -m bench` (see bench/__main__.py)."""

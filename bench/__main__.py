@@ -33,8 +33,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-timing", action="store_true")
     ap.add_argument("--no-synthetic", action="store_true")
     ap.add_argument("--synthetic-tokens", type=int, default=1_000_000)
-    ap.add_argument("--stub-errors", action="store_true",
-                    help="exploration only: run without the error memory if compaction.errors is unfinished")
     ap.add_argument("--all", action="store_true", help="also run the other bench scripts that exist")
     ap.add_argument("--timeout", type=float, default=600, help="seconds allowed to each other bench script")
     args = ap.parse_args(argv)
@@ -42,19 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     from bench import harness, report, speed
 
     notes: list[str] = []
-    stubbed = False
     if not harness.error_memory_ready():
-        if not args.stub_errors:
-            print("compaction.errors is not importable (error memory unfinished); use --stub-errors to explore",
-                  file=sys.stderr)
-            return 2
-        harness.stub_error_memory()
-        stubbed = True
-        notes.append("**EXPLORATORY RUN: the error memory was stubbed out (compaction.errors unfinished); "
-                     "error-identifier figures are not meaningful.**")
+        print("compaction.errors is not importable: the harness measures the whole engine", file=sys.stderr)
+        return 2
     results = harness.run(args.transcripts, only=args.only, timing=not args.no_timing)
     if not args.no_synthetic:
-        results["synthetic"] = speed.synthetic_run(args.synthetic_tokens, cwd=REPO, stub=stubbed)
+        results["synthetic"] = speed.synthetic_run(args.synthetic_tokens, cwd=REPO)
         syn = results["synthetic"]
         if "error" in syn:
             print("synthetic run failed:\n" + syn["error"], file=sys.stderr)
@@ -62,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"synthetic: {syn['tokens']:,} tokens, load+compact {syn['load_s'] + syn['compact_s']:.2f} s, "
                   f"encode {syn['encode_s']:.2f} s, peak RSS {syn['peak_rss_mb']:.0f} MB")
     results["meta"] = {"generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-                       "stubbed_error_memory": stubbed, "notes": notes, "python": sys.version.split()[0]}
+                       "notes": notes, "python": sys.version.split()[0]}
     paths = report.write(results, args.out)
     print()
     print(report.readme_table(results))

@@ -61,16 +61,6 @@ def error_memory_ready() -> bool:
     return True
 
 
-def stub_error_memory() -> None:
-    """Exploration only (`--stub-errors`): run the engine without the error memory while
-    compaction.errors is unfinished. Results made this way are labelled in the report."""
-    from compaction.history import errors_adapter as ea
-
-    ea.scan = lambda t: ([], None)
-    ea.to_out = lambda r: []
-    ea.render_block = lambda *a, **k: ("## Error Memory\n(error memory unavailable)", "")
-
-
 def transcript_text(transcript) -> str:
     """The transcript as one text: what the baselines cut and what the tokenizer pass encodes."""
     return "\n\n".join(f"[{m.role.value}] {m.full_text()}" for m in transcript.messages)

@@ -120,9 +120,6 @@ def synthetic_transcript(path: Path, target_tokens: int = 1_000_000, seed: int =
 _CHILD = r"""
 import json, os, resource, sys, time
 from compaction import tokens
-if os.environ.get("BENCH_STUB_ERRORS") == "1":
-    from bench.harness import stub_error_memory
-    stub_error_memory()
 from compaction.transcripts import load_transcript
 from compaction.history import compact
 tokens.encoding()  # the tokenizer's one-time set-up is not part of the measurement
@@ -139,14 +136,14 @@ print(json.dumps({"tokens": before, "rounds": len(t.rounds), "load_s": t1 - t0, 
 """
 
 
-def synthetic_run(target_tokens: int = 1_000_000, cwd: Path | None = None, stub: bool = False,
+def synthetic_run(target_tokens: int = 1_000_000, cwd: Path | None = None,
                   repeats: int = 3) -> dict[str, Any]:
     """Generate the synthetic transcript and compact it at 10%, each repeat in a fresh subprocess;
     the median run (by load + compact time) is reported, with the highest peak RSS of all runs."""
     with tempfile.TemporaryDirectory(prefix="bench-synth-") as tmp:
         path = Path(tmp) / "synthetic.traj.json"
         generated = synthetic_transcript(path, target_tokens)
-        env = dict(os.environ, BENCH_STUB_ERRORS="1" if stub else "0")
+        env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
                                                           env.get("PYTHONPATH")]))
         runs = []
@@ -168,4 +165,4 @@ def synthetic_run(target_tokens: int = 1_000_000, cwd: Path | None = None, stub:
 
 if __name__ == "__main__":
     n = int(sys.argv[sys.argv.index("--tokens") + 1]) if "--tokens" in sys.argv else 1_000_000
-    print(json.dumps(synthetic_run(n, stub="--stub-errors" in sys.argv), indent=1))
+    print(json.dumps(synthetic_run(n), indent=1))

@@ -372,6 +372,7 @@ def _todo_items(call: ToolCall) -> list[tuple[str, str]]:
 def extract_events(transcript: Transcript) -> list[Event]:
     """All events of a transcript in order. Pure; safe to call more than once."""
     events: list[Event] = []
+    state = _CommandState()
     for rnd in transcript.rounds:
         by_id, ordered = _results_by_call(rnd.messages)
         positional = iter(ordered)
@@ -383,7 +384,7 @@ def extract_events(transcript: Transcript) -> list[Event]:
                 result = by_id.get(call.id) if call.id else None
                 if result is None:
                     result = next(positional, None)
-                _call_events(events, rnd.number, msg, call, result)
+                _call_events(events, rnd.number, msg, call, result, state)
     return events
 
 
@@ -426,7 +427,27 @@ def _sentences(text: str, limit: int) -> list[str]:
     return [s.strip() for s in _SENTENCE_RE.split(text) if len(s.strip()) > 12]
 
 
-def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None) -> None:
+@dataclass(slots=True)
+class _CommandState:
+    last_command: Event | None = None
+
+
+def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolResult | None,
+                      state: _CommandState) -> None:
+    """A shell call without a command line (OpenHands reading more output of a running process):
+    its output, test counts included, belongs to the command still running."""
+    prev = state.last_command
+    summary = parse_test_summary(result.content) if result and result.content else None
+    if prev is None or not summary:
+        return
+    prev.meta["test_summary"] = summary
+    prev.meta["test"] = True
+    events.append(Event(EventKind.TEST, rnd, msg.index, command=prev.command, exit_code=result.exit_code,
+                        text=summary, tool=prev.tool, meta={"continued": True}))
+
+
+def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None,
+                 state: _CommandState) -> None:
     exit_code = result.exit_code if result else None
     failed = bool(result and (result.is_error or (result.exit_code not in (None, 0))))
     if result is None and call.name == "search_replace":
@@ -445,15 +466,21 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             events.append(Event(kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name,
                                 meta={"failed": failed, **base}))
         return
+    if call.kind in (ToolKind.SHELL, ToolKind.OTHER) and not (call.command or "").strip() and call.name in (
+            "run", "bash", "execute_bash"):
+        _continued_output(events, rnd, msg, result, state)
+        return
     if call.kind == ToolKind.SHELL and call.command:
         cmd = call.command.strip()
         output = result.content if result else ""
         summary = parse_test_summary(output) if output else None
         is_test = bool(_TEST_CMD_RE.search(cmd.split("<<", 1)[0])) or summary is not None
         writes = shell_writes(cmd)
-        events.append(Event(EventKind.COMMAND, rnd, msg.index, command=cmd, exit_code=exit_code, tool=call.name,
-                            state_changing=bool(writes) or is_state_changing(cmd),
-                            meta={"failed": failed, "test": is_test, "test_summary": summary}))
+        command_event = Event(EventKind.COMMAND, rnd, msg.index, command=cmd, exit_code=exit_code, tool=call.name,
+                              state_changing=bool(writes) or is_state_changing(cmd),
+                              meta={"failed": failed, "test": is_test, "test_summary": summary})
+        events.append(command_event)
+        state.last_command = command_event
         if summary:
             events.append(Event(EventKind.TEST, rnd, msg.index, command=cmd, exit_code=exit_code, text=summary,
                                 tool=call.name))

@@ -132,8 +132,8 @@ def compact(
         guard += 1
         optional = [f for f in chosen if not f.essential and f.section != "marked" and not f.meta.get("task")]
         if optional:
-            chosen.remove(max(optional, key=lambda f: (SECTION_PRIORITY[f.section], -f.score)))
-        elif not _shorten_essentials(chosen):
+            chosen.remove(max(optional, key=lambda f: (_priority(f), -f.score)))
+        elif not _shorten_essentials(chosen) and not _shrink_task(chosen):
             break
         markdown = _render(lang, header, chosen, em_block, dropped, tail_text, tail_start, len(rounds))
 
@@ -168,6 +168,11 @@ def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> lis
     return out
 
 
+def _priority(f: Fact) -> float:
+    """The seed's section order; earlier requests of an interactive chat rank after completed actions."""
+    return f.meta.get("priority", SECTION_PRIORITY[f.section])
+
+
 def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
     """Essentials first (full text, else their short form), then optional facts by priority and score."""
     texts = [f.text for f in all_facts]
@@ -175,10 +180,11 @@ def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
     goal_cap = max(120, int(budget * 0.45))
     chosen: list[Fact] = []
     used = 0
-    ordered = sorted(all_facts, key=lambda f: (not f.essential, SECTION_PRIORITY[f.section], -f.score))
+    ordered = sorted(all_facts, key=lambda f: (not f.essential, _priority(f), -f.score))
     for f in ordered:
         cost = costs[id(f)]
         if f.section == "goal" and f.meta.get("task") and cost > goal_cap:
+            f.meta = {**f.meta, "full": f.text}
             f.text = _truncate_tokens(f.text, goal_cap)
             cost = goal_cap
         if used + cost <= budget or f.section == "marked" or f.meta.get("task"):
@@ -204,11 +210,26 @@ def _truncate_tokens(text: str, limit: int) -> str:
     if len(ids) <= limit:
         return text
     head = enc.decode(ids[: int(limit * 0.6)])
-    tail = enc.decode(ids[-int(limit * 0.35):])
-    m = re.search(r"[.!?:]\s|\n", tail[: len(tail) // 2])
-    if m:
-        tail = tail[m.end():]
-    return f"{head} […] {tail.lstrip()}"
+    tail_n = max(1, int(limit * 0.35))
+    start = len(text) - len(enc.decode(ids[-tail_n:]))
+    # Start the kept tail where its sentence starts (a few tokens more), so the closing sentence
+    # of a request is whole.
+    boundary = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start))
+    if boundary >= len(head) and start - boundary <= 300:
+        start = boundary + 1
+    return f"{head} […] {text[start:].lstrip()}"
+
+
+def _shrink_task(chosen: list[Fact]) -> bool:
+    """Last resort for tiny budgets: the task keeps a shorter head and tail (never below 40 tokens)."""
+    for f in chosen:
+        if f.meta.get("task"):
+            n = tokens.count(f.text)
+            if n <= 40:
+                return False
+            f.text = _truncate_tokens(f.meta.get("full", f.text), max(40, int(n * 0.7)))
+            return True
+    return False
 
 
 def _shorten_essentials(chosen: list[Fact]) -> bool:

@@ -138,7 +138,7 @@ def goal_facts(transcript: Transcript, events: list[Event]) -> list[Fact]:
                               short="Current request: " + text[:160]))
         else:  # history: the completed actions carry what was done about it
             facts.append(Fact("goal", "Then asked: " + (text if len(text) <= 160 else text[:159] + "…"),
-                              [req.round], score=10 + i * 0.01))
+                              [req.round], score=10 + i * 0.01, meta={"priority": 2.5}))
     return facts
 
 
