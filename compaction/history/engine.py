@@ -9,7 +9,6 @@ steps — until the budget is spent. Markers and the error-memory block are neve
 from __future__ import annotations
 
 import copy
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path

@@ -63,7 +63,7 @@ def _observation(text: str, call_id: str | None, extra: Any = None) -> ToolResul
             content = f"{ht.group(1)}\n[…]\n{ht.group(2)}" if ht else text[m.end():]
             warning = _WARNING.search(text, m.end())
             if ht and warning:  # the harness's own complaint ("output … too long") is evidence too
-                content = f"<warning>{warning.group(1).strip()}</warning>\n{content}"
+                content = f"{warning.group(0)}\n{content}"
         return ToolResult(content=content, call_id=call_id, name="bash", is_error=code != 0, exit_code=code)
     if _TIMEOUT.match(text):
         return ToolResult(content=text, call_id=call_id, name="bash", is_error=True)
