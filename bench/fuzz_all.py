@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import tempfile
 import time
@@ -92,8 +93,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--examples", type=int, default=10_000, help="examples per target (default 10,000)")
     ap.add_argument("--only", nargs="*", default=[], help="loader format names or target names")
+    ap.add_argument("--memory-mb", type=int, default=3072, help="address-space limit of this process")
     ap.add_argument("--json", type=Path, help="write the counts and crashes here")
     args = ap.parse_args(argv)
+    # a runaway allocation becomes a MemoryError (counted as a crash), not the OOM killer on a shared host
+    resource.setrlimit(resource.RLIMIT_AS, (args.memory_mb * 2**20, resource.RLIM_INFINITY))
     only = set(args.only)
     crashes = Crashes()
     counts = run_loaders(args.examples, only, crashes)

@@ -114,10 +114,15 @@ _AIDER_COMMIT_RE = re.compile(r"^>?\s*Commit ([0-9a-f]{7,40}) (.+)$", re.MULTILI
 _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+ (?:\(root-commit\) )?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
 
 
+_UNQUOTED_SPLIT_RE = re.compile(r"&&|\|\||[;\n|]")
+
+
 def split_commands(command: str) -> list[str]:
     """Top-level simple commands of a command line: split on unquoted `&&`, `||`, `;`, `|` and
     newlines (not escaped ones); a heredoc's body is not analysed."""
     line = command.split("<<", 1)[0] if "<<" in command else command
+    if "'" not in line and '"' not in line and "\\" not in line:
+        return [p.strip() for p in _UNQUOTED_SPLIT_RE.split(line) if p.strip()]
     parts: list[str] = []
     buf: list[str] = []
     quote = ""
@@ -310,8 +315,13 @@ def is_state_changing(command: str) -> bool:
     return False
 
 
+_SUMMARY_HINTS = ("passed", "failed", "Tests run:", "tests finished", "test result:", "Ran ", "error", "FAIL", "ok ")
+
+
 def parse_test_summary(output: str) -> str | None:
     """The test runner's closing counts, verbatim (e.g. '3 failed, 14 passed')."""
+    if not any(hint in output for hint in _SUMMARY_HINTS):
+        return None
     found = None
     for m in _PYTEST_SUMMARY_RE.finditer(output):
         found = m.group(1).strip().rstrip(",")
@@ -406,25 +416,64 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
         return
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
-        for sentence in _sentences(msg.text, limit=30000):
-            if _CONSTRAINT_RE.search(sentence) and len(sentence) < 400:
+        for sentence in _sentences_matching(msg.text, 30000, _CONSTRAINT_RE):
+            if len(sentence) < 400:
                 events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
         return
     if msg.role is Role.ASSISTANT and msg.text:
         for status, item in ((("done" if c.strip() else "pending"), t) for c, t in _TODO_LINE_RE.findall(msg.text)):
             events.append(Event(EventKind.TODO, rnd, msg.index, text=item.strip(), meta={"status": status}))
-        for sentence in _sentences(msg.text, limit=6000):
-            if len(sentence) > 500 or sentence.startswith(("```", "    ")):
-                continue
-            if _DECISION_RE.search(sentence):
+        decisions = _sentences_matching(msg.text, 6000, _DECISION_RE)
+        for sentence in decisions:
+            if len(sentence) <= 500 and not sentence.startswith("    "):
                 events.append(Event(EventKind.DECISION, rnd, msg.index, text=sentence))
-            elif _NEXT_RE.search(sentence):
+        for sentence in _sentences_matching(msg.text, 6000, _NEXT_RE):
+            if len(sentence) <= 500 and sentence not in decisions and not sentence.startswith("    "):
                 events.append(Event(EventKind.TODO, rnd, msg.index, text=sentence, meta={"status": "next"}))
 
 
-def _sentences(text: str, limit: int) -> list[str]:
-    text = re.sub(r"```.*?(?:```|$)", " ", text[:limit], flags=re.DOTALL)
-    return [s.strip() for s in _SENTENCE_RE.split(text) if len(s.strip()) > 12]
+_FENCE_BLOCK_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+
+
+def _lowercase_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """The same case-insensitive pattern for lowercased text: Python's IGNORECASE matching costs
+    about twice a plain scan of `text.lower()` (the patterns have no uppercase escapes)."""
+    assert not re.search(r"\\[A-Z]", pattern.pattern)
+    return re.compile(pattern.pattern.lower(), pattern.flags & ~re.IGNORECASE)
+
+
+_LOWER_TWINS: dict[re.Pattern[str], re.Pattern[str]] = {}
+
+
+def _sentences_matching(text: str, limit: int, pattern: re.Pattern[str]) -> list[str]:
+    """The sentences of `text` (code blocks excluded) that contain a match of `pattern`, in order.
+
+    One scan of the whole text finds the matches; only the sentences around them are cut out,
+    so long messages cost one regex pass rather than one per sentence."""
+    text = text[:limit]
+    if "```" in text:
+        text = _FENCE_BLOCK_RE.sub(" ", text)
+    out: list[str] = []
+    last_end = -1
+    lowered = text.lower()
+    if len(lowered) == len(text):  # offsets agree (a few Unicode letters change length when lowered)
+        twin = _LOWER_TWINS.get(pattern) or _LOWER_TWINS.setdefault(pattern, _lowercase_twin(pattern))
+        matches = twin.finditer(lowered)
+    else:
+        matches = pattern.finditer(text)
+    for m in matches:
+        if m.start() < last_end:
+            continue
+        start = 0
+        for b in _SENTENCE_RE.finditer(text, max(0, m.start() - 600), m.start() + 1):
+            start = b.end()
+        nxt = _SENTENCE_RE.search(text, m.end())
+        end = nxt.start() if nxt else len(text)
+        sentence = text[start:end].strip()
+        last_end = end
+        if len(sentence) > 12:
+            out.append(sentence)
+    return out
 
 
 @dataclass(slots=True)

@@ -73,9 +73,10 @@ def render_block(records: list[ErrorRecord], lang: str = "en", *, protocol: bool
 
 _HEAD = re.compile(
     r"^- (?P<rec>#recurring )?\[?(?P<id>ERR_[A-Z]+_[A-Za-z0-9_]+)\]?(?: \(\+(?P<merged>[^)]*)\))?:? "
-    r"(?:occurrences (?P<n>\d+) \(rounds (?P<rounds>[\d, ]*)\)"
-    r"|发生(?:次数: ?)?(?P<nz>\d+)次? \((?:轮次:? ?)?(?P<roundsz>[\d,， ]*)\))"
+    r"(?:occurrences (?P<n>\d{1,12}) \(rounds (?P<rounds>(?:\d{1,12}(?!\d)|[, ])*)\)"
+    r"|发生(?:次数: ?)?(?P<nz>\d{1,12})次? \((?:轮次:? ?)?(?P<roundsz>(?:\d{1,12}(?!\d)|[,， ])*)\))"
     r"(?P<target> \[target bug\]| \[目标缺陷\])?\s*$")
+MAX_OCCURRENCES = 10_000  # per record, when a block is parsed
 _SOL = re.compile(r"^\s+(?:Solution|解决方案|解决):\s?(?P<v>.*)$")
 _AVOID = re.compile(r"^\s+(?:Avoidance|规避建议|规避):\s?(?P<v>.*)$")
 
@@ -89,9 +90,10 @@ def parse_block(markdown: str, *, source: str = "import") -> list[ErrorRecord]:
     for line in markdown.splitlines():
         m = _HEAD.match(line)
         if m:
-            n = int(m.group("n") or m.group("nz"))
+            # bounded: a pasted `occurrences 9999999999` must not allocate without limit (found by fuzzing)
+            n = min(int(m.group("n") or m.group("nz")), MAX_OCCURRENCES)
             raw = m.group("rounds") if m.group("rounds") is not None else m.group("roundsz")
-            rounds = [int(x) for x in re.split(r"[,， ]+", raw or "") if x]
+            rounds = [int(x) for x in re.split(r"[,， ]+", raw or "") if x][:MAX_OCCURRENCES]
             rec = ErrorRecord(m.group("id"))
             rec.merged = [x.strip() for x in (m.group("merged") or "").split(",") if x.strip()]
             for r in rounds:

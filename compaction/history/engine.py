@@ -126,15 +126,25 @@ def compact(
         markdown = _render(lang, header, chosen, em_block, dropped, tail_text, tail_start, len(rounds))
         if tokens.count(markdown) <= target:
             break
+    # Still over (facts cost a little more once rendered): drop the least important optional facts
+    # worth the excess at once, then shorten essentials; one real count per pass.
+    over = tokens.count(markdown) - target
     guard = 0
-    while tokens.count(markdown) > target and guard < 200:
+    while over > 0 and guard < 50:
         guard += 1
-        optional = [f for f in chosen if not f.essential and f.section != "marked" and not f.meta.get("task")]
+        optional = sorted((f for f in chosen if not f.essential and f.section != "marked" and not f.meta.get("task")),
+                          key=lambda f: (_priority(f), -f.score), reverse=True)
         if optional:
-            chosen.remove(max(optional, key=lambda f: (_priority(f), -f.score)))
+            freed = 0
+            for f in optional:
+                chosen.remove(f)
+                freed += tokens.count(f.text) + 6
+                if freed >= over:
+                    break
         elif not _shorten_essentials(chosen) and not _shrink_task(chosen):
             break
         markdown = _render(lang, header, chosen, em_block, dropped, tail_text, tail_start, len(rounds))
+        over = tokens.count(markdown) - target
 
     summary = _summary_model(chosen)
     return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,

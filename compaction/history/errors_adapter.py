@@ -63,7 +63,7 @@ def problem_facts(records: list[Any], cwd: str | None, with_solutions: bool) -> 
         detail = (occ.detail or occ.evidence.strip().splitlines()[-1] if occ.evidence.strip() else "").strip()
         if len(detail) > 200:
             detail = detail[:197] + "…"
-        label = "target bug (reproduced on purpose)" if rec.target_bug else rec.id
+        label = f"{rec.id} (the target bug, reproduced on purpose)" if rec.target_bug else rec.id
         text = f"{label}{where}: {detail}" if detail else f"{label}{where}"
         if rec.solution and with_solutions:
             text += f" — solved: {rec.solution}"

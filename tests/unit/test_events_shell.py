@@ -68,3 +68,14 @@ def test_parse_test_summaries():
 def test_sympy_runner_summary():
     out = "============ tests finished: 99 passed, 2 expected to fail, 9 exceptions, in 2.71 seconds ============"
     assert parse_test_summary(out) == "99 passed, 2 expected to fail, 9 exceptions"
+
+
+def test_decision_sentences_are_cut_whole_and_skip_code():
+    from compaction.events import _DECISION_RE, _sentences_matching
+
+    text = ("I looked around. Instead of patching xdist, I will fix pytest. The root cause is in reports.py: "
+            "it drops the chain.\n```bash\nthe fix is to\n```\nNext.")
+    assert _sentences_matching(text, 6000, _DECISION_RE) == [
+        "Instead of patching xdist, I will fix pytest.",
+        "The root cause is in reports.py: it drops the chain.",
+    ]
