@@ -59,11 +59,12 @@ class ConfigError(Exception):
     """An invalid configuration file or setting; names the file and the offending key."""
 
 
-def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """`over` on top of `base`, nested dicts merged, None values ignored (a layer that says nothing)."""
     out = dict(base)
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _deep_merge(out[key], value)
+            out[key] = deep_merge(out[key], value)
         elif value is not None:
             out[key] = value
     return out
@@ -83,6 +84,10 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{p}: invalid UTF-8 at byte {exc.start}") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{p}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:  # found by fuzzing, like the digit limit below
+        raise ConfigError(f"{p}: invalid JSON: nested too deeply") from None
+    except ValueError as exc:
+        raise ConfigError(f"{p}: invalid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{p}:1: expected a JSON object at the top level")
     return data
@@ -105,7 +110,7 @@ def load_settings(workspace: str | Path | None = None, *overrides: dict[str, Any
         data = read_config_file(path)
         source = str(path)
     for layer in overrides:
-        data = _deep_merge(data, {k: v for k, v in layer.items() if v is not None})
+        data = deep_merge(data, {k: v for k, v in layer.items() if v is not None})
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:

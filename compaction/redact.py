@@ -303,21 +303,35 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
     return redact_text(text, counts), dict(counts)
 
 
-def redact_value(value: Any, counts: Counter, seen: dict[str, str] | None = None) -> Any:
-    """Strings anywhere inside dicts/lists redacted (keys kept); other values unchanged.
+def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
+    """Apply `fn` to every string inside dicts/lists, in place and iteratively (no recursion limit)."""
+    if isinstance(value, str):
+        return fn(value)
+    stack = [value] if isinstance(value, (dict, list)) else []
+    while stack:
+        node = stack.pop()
+        for key, item in list(node.items() if isinstance(node, dict) else enumerate(node)):
+            if isinstance(item, str):
+                node[key] = fn(item)
+            elif isinstance(item, (dict, list)):
+                stack.append(item)
+    return value
 
+
+def redact_value(value: Any, counts: Counter, seen: dict[str, str] | None = None) -> Any:
+    """Strings anywhere inside dicts/lists redacted in place (keys kept); other values unchanged.
+
+    Iterative, so a deeply nested argument object cannot exhaust the stack (found by fuzzing).
     `seen` maps strings already redacted elsewhere in the same record (a tool call's command, which
     is also its `command` argument) to their redacted form, so one secret is counted once.
     """
-    if isinstance(value, str):
-        if seen is not None and value in seen:
-            return seen[value]
-        return redact_text(value, counts)
-    if isinstance(value, dict):
-        return {k: redact_value(v, counts, seen) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact_value(v, counts, seen) for v in value]
-    return value
+
+    def one(s: str) -> str:
+        if seen is not None and s in seen:
+            return seen[s]
+        return redact_text(s, counts)
+
+    return map_strings(value, one)
 
 
 def redact_transcript(transcript: Any) -> dict[str, int]:

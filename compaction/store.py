@@ -55,21 +55,58 @@ def ensure_schema(conn: sqlite3.Connection, statements: list[str]) -> None:
         raise StoreError(f"cannot create tables: {exc}") from exc
 
 
+def store_error(conn: sqlite3.Connection, exc: sqlite3.Error, doing: str) -> StoreError:
+    """A StoreError that says what happened in words a user can act on (wait and retry, free space)."""
+    try:
+        where = conn.execute("PRAGMA database_list").fetchone()[2] or "the store"
+    except sqlite3.Error:
+        where = "the store"
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        hint = "another process holds the store (waited for the busy timeout); retry when it is done"
+    elif "full" in text:
+        hint = "the disk is full; free some space and retry (nothing was changed)"
+    elif "readonly" in text or "read-only" in text:
+        hint = "the store is read-only"
+    else:
+        hint = text
+    return StoreError(f"{where}: cannot {doing}: {hint} ({text})")
+
+
 class transaction:
-    """`with transaction(conn):` BEGIN IMMEDIATE … COMMIT, ROLLBACK on error (autocommit connections)."""
+    """`with transaction(conn):` BEGIN IMMEDIATE … COMMIT, ROLLBACK on error (autocommit connections).
+
+    SQLite failures (locked past the busy timeout, disk full) come out as StoreError, the store's one
+    documented error type; the transaction is rolled back first, so nothing is half-written."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
     def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise store_error(self.conn, exc, "start a write") from exc
         return self.conn
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
-            self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("ROLLBACK")
+            try:
+                self.conn.execute("COMMIT")
+            except sqlite3.Error as err:
+                self._rollback()
+                raise store_error(self.conn, err, "commit") from err
+            return
+        self._rollback()
+        if isinstance(exc, sqlite3.Error):
+            raise store_error(self.conn, exc, "write") from exc
+
+    def _rollback(self) -> None:
+        try:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # SQLite already rolled back (e.g. after SQLITE_FULL)
 
 
 def data_version(conn: sqlite3.Connection) -> int:

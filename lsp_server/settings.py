@@ -10,13 +10,14 @@ are dropped quietly.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from compaction.config import ConfigError, Settings, config_path, read_config_file
+from compaction.config import ConfigError, Settings, config_path, deep_merge, read_config_file
 
 Severity = Literal["error", "warning", "information", "hint", "off"]
 
@@ -67,7 +68,7 @@ def _validate_lenient(model: type[BaseModel], data: dict[str, Any], prefix: str)
     """Validate, dropping each invalid or unknown key until the rest validates.
 
     Returns the model and human messages for invalid values (unknown keys are not reported)."""
-    data = _deepcopy(data)
+    data = copy.deepcopy(data)
     problems: list[str] = []
     for _ in range(50):
         try:
@@ -83,24 +84,6 @@ def _validate_lenient(model: type[BaseModel], data: dict[str, Any], prefix: str)
             if not removed:
                 break
     return model(), problems + [f"{prefix}: settings could not be read; using the defaults"]
-
-
-def _deepcopy(data: Any) -> Any:
-    if isinstance(data, dict):
-        return {k: _deepcopy(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_deepcopy(v) for v in data]
-    return data
-
-
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
-        elif value is not None:
-            out[key] = value
-    return out
 
 
 def unwrap_section(raw: Any) -> dict[str, Any]:
@@ -129,20 +112,20 @@ def resolve_settings(
     editor: dict[str, Any] = {}
     for layer in layers:
         section = unwrap_section(layer)
-        editor = _merge(editor, {k: v for k, v in section.items() if k in _EDITOR_KEYS})
-        merged = _merge(merged, {k: v for k, v in section.items() if k not in _EDITOR_KEYS})
+        editor = deep_merge(editor, {k: v for k, v in section.items() if k in _EDITOR_KEYS})
+        merged = deep_merge(merged, {k: v for k, v in section.items() if k not in _EDITOR_KEYS})
     base = file_settings.model_dump(by_alias=True, exclude_unset=True)
     # Validate the editor layer on its own first so that a bad editor value falls back to the file's.
     _, editor_problems = _validate_lenient(Settings, merged, "compaction.")
     clean_editor = _clean(Settings, merged)
-    settings, _ = _validate_lenient(Settings, _merge(base, clean_editor), "compaction.")
+    settings, _ = _validate_lenient(Settings, deep_merge(base, clean_editor), "compaction.")
     options, option_problems = _validate_lenient(EditorOptions, editor, "compaction.")
     return settings, options, problems + editor_problems + option_problems
 
 
 def _clean(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
     """`data` without the keys that fail validation (so that merging keeps lower layers' values)."""
-    data = _deepcopy(data)
+    data = copy.deepcopy(data)
     for _ in range(50):
         try:
             model.model_validate(data)

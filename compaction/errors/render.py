@@ -87,6 +87,7 @@ def parse_block(markdown: str, *, source: str = "import") -> list[ErrorRecord]:
     (from other sessions), so the count survives."""
     out: list[ErrorRecord] = []
     current: ErrorRecord | None = None
+    markdown = markdown.encode("utf-8", "replace").decode("utf-8")  # lone surrogates (from JSON-RPC) cannot be stored
     for line in markdown.splitlines():
         m = _HEAD.match(line)
         if m:

@@ -8,11 +8,12 @@ Each format module exposes `NAME`, `DESCRIPTION`, `sniff(head: str, path: str) -
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 from types import ModuleType
 
 from compaction.model import Transcript, TranscriptError, group_rounds
-from compaction.redact import redact_transcript
+from compaction.redact import map_strings, redact_transcript
 from compaction.transcripts._io import read_head
 
 _MODULES = [
@@ -27,6 +28,9 @@ _MODULES = [
     "openai_chat",
     "markdown",
 ]
+
+
+STRICT = False  # True: let loader bugs raise as they are (fuzzing), instead of the TranscriptError net
 
 
 def formats() -> list[ModuleType]:
@@ -81,9 +85,49 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
             raise TranscriptError(str(path), "no such file")
     else:
         mod = detect(path)
-    transcript = mod.load(str(path))
+    try:
+        transcript = mod.load(str(path))
+    except TranscriptError:
+        raise
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError, OverflowError) as exc:
+        # the safety net: a loader bug on a strange file is still "bad input", never a traceback.
+        # The fuzzers (tests/unit/test_fuzz_loaders.py) set STRICT to see, and fix, such bugs.
+        if STRICT:
+            raise
+        raise TranscriptError(str(path), f"unexpected shape ({type(exc).__name__}: {exc})") from exc
     if not transcript.rounds:
         transcript.rounds = group_rounds(transcript.messages)
+    _scrub_surrogates(transcript)
     if redact:
         redact_transcript(transcript)
     return transcript
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _scrub_surrogates(t: Transcript) -> None:
+    """JSON may escape lone surrogates (`"\\ud83d"`, an emoji cut in half); Python keeps them in str and
+    every later `.encode()` (hashing, tokenizing, writing) fails. Replace them with U+FFFD once, here."""
+    replaced = 0
+
+    def clean(text: str) -> str:
+        nonlocal replaced
+        if not _SURROGATE.search(text):
+            return text
+        replaced += 1
+        return _SURROGATE.sub("\ufffd", text)
+
+    for msg in t.messages:
+        msg.text = clean(msg.text)
+        for r in msg.tool_results:
+            r.content = clean(r.content)
+        for c in msg.tool_calls:
+            c.name = clean(c.name)
+            c.command = c.command and clean(c.command)
+            c.path = c.path and clean(c.path)
+            map_strings(c.arguments, clean)
+    t.cwd = t.cwd and clean(t.cwd)
+    map_strings(t.meta, clean)
+    if replaced:
+        t.warnings.append(f"{t.path}: lone UTF-16 surrogate escapes replaced by U+FFFD ({replaced} strings)")

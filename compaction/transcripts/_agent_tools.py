@@ -58,11 +58,13 @@ def looks_jsonl(head: str) -> bool:
         return False
     try:
         return isinstance(json.loads(first), dict)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):
         return False
 
 
 def kind_of(name: str) -> str:
+    if not isinstance(name, str):  # a wrong-shaped record (found by fuzzing)
+        return ToolKind.OTHER
     return KIND_BY_NAME.get(name.lower(), ToolKind.OTHER)
 
 
@@ -176,7 +178,7 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
             return {}
         try:
             value = json.loads(raw)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: also the int digit limit (fuzzing)
             return {"raw": raw}
         return value if isinstance(value, dict) else {"raw": value}
     if raw is None:
@@ -190,6 +192,12 @@ def make_call(name: str, args: dict[str, Any], call_id: str | None = None, kind:
     `str_replace_editor`-style tools carry the operation in `command` (view/create/str_replace), and a
     shell tool whose command is an apply_patch envelope is an edit.
     """
+    if not isinstance(name, str):  # a wrong-shaped record (found by fuzzing): keep the call, not the crash
+        name = "unknown" if name is None else str(name)
+    if not isinstance(args, dict):
+        args = {"input": args}
+    if call_id is not None and not isinstance(call_id, str):
+        call_id = str(call_id)
     kind = kind or kind_of(name)
     command: str | None = None
     path: str | None = None
@@ -289,6 +297,8 @@ def load_json_items(path: str, keys: tuple[str, ...] = ("messages",)) -> tuple[d
             raise TranscriptError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", exc.lineno) from None
         except RecursionError:
             raise TranscriptError(path, "JSON nested too deeply", lines.at(i)) from None
+        except ValueError as exc:  # an integer beyond Python's digit limit (found by fuzzing)
+            raise TranscriptError(path, f"invalid JSON: {exc}", lines.at(i)) from None
 
     def expect_char(i: int, chars: str, what: str) -> int:
         i = _skip_ws(text, i)

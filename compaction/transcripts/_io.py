@@ -47,6 +47,8 @@ def load_json(path: str | Path) -> Any:
         raise TranscriptError(str(path), f"invalid JSON: {exc.msg} (column {exc.colno})", exc.lineno) from None
     except RecursionError:
         raise TranscriptError(str(path), "JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer beyond Python's digit limit (found by fuzzing)
+        raise TranscriptError(str(path), f"invalid JSON: {exc}") from None
 
 
 def iter_jsonl(path: str | Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
@@ -78,6 +80,8 @@ def iter_jsonl(path: str | Path, warnings: list[str] | None = None) -> Iterator[
                 _raise_bad_line(path, lineno, stripped)
             except RecursionError:
                 raise TranscriptError(str(path), "JSON nested too deeply", lineno) from None
+            except ValueError as exc:  # an integer beyond Python's digit limit (found by fuzzing)
+                raise TranscriptError(str(path), f"invalid JSON: {exc}", lineno) from None
         if pending is not None:
             if warnings is not None:
                 warnings.append(f"{path}:{pending[0]}: incomplete last line ({len(pending[1])} bytes) skipped")
@@ -90,6 +94,8 @@ def _raise_bad_line(path: str | Path, lineno: int, raw: bytes) -> None:
         raise TranscriptError(str(path), f"invalid JSON: {exc.msg} (column {exc.colno})", lineno) from None
     except RecursionError:
         raise TranscriptError(str(path), "JSON nested too deeply", lineno) from None
+    except ValueError as exc:
+        raise TranscriptError(str(path), f"invalid JSON: {exc}", lineno) from None
 
 
 def expect(cond: bool, path: str | Path, what: str, line: int | None = None) -> None:

@@ -70,7 +70,10 @@ def _iso(ts: Any) -> str | None:
     if isinstance(ts, str):
         return ts
     if isinstance(ts, (int, float)) and ts > 0:  # Cline stores epoch milliseconds
-        return datetime.fromtimestamp(ts / 1000 if ts > 1e11 else ts, UTC).isoformat().replace("+00:00", "Z")
+        try:
+            return datetime.fromtimestamp(ts / 1000 if ts > 1e11 else ts, UTC).isoformat().replace("+00:00", "Z")
+        except (OverflowError, OSError, ValueError):  # out of range (found by fuzzing): no timestamp
+            return None
     return None
 
 

@@ -144,8 +144,9 @@ def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -
             continue
         if block.get("type") == "tool_result":
             text = _result_content(block)
-            name = names.get(block.get("tool_use_id"))
-            results.append(ToolResult(content=text, call_id=block.get("tool_use_id"), name=name,
+            tid = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None  # (fuzzing)
+            name = names.get(tid)
+            results.append(ToolResult(content=text, call_id=tid, name=name,
                                       is_error=block.get("is_error") is True, exit_code=exit_code_for(name, text)))
         elif block.get("type") == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])

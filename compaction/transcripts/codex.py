@@ -56,7 +56,7 @@ def _output(payload: dict[str, Any], name: str | None) -> tuple[str, int | None,
     if stripped.startswith("{") and '"output"' in stripped[:200] or stripped.startswith('{"metadata"'):
         try:
             obj = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):
             obj = None
         if isinstance(obj, dict) and "output" in obj:
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
@@ -142,7 +142,7 @@ def _assistant(t: Transcript, current: Message | None, reasoning: list[str], ts:
 def _item(t: Transcript, p: dict[str, Any], current: Message | None, reasoning: list[str], names: dict[str, str],
           ts: str | None, lineno: int) -> Message | None:
     """Add one response item; returns the assistant message later items of the same response join."""
-    itype = p.get("type")
+    itype = p.get("type") if isinstance(p.get("type"), str) else None  # unhashable types crashed (fuzzing)
     msgs = t.messages
     if itype == "reasoning":
         summary = p.get("summary")

@@ -188,8 +188,10 @@ def _parts_text(content: Any) -> str:
         return content
     if isinstance(content, dict):
         content = [content]
+    if not isinstance(content, list):  # a number or a boolean (found by fuzzing)
+        return ""
     out = []
-    for part in content or []:
+    for part in content:
         if isinstance(part, str):
             out.append(part)
         elif isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought"):
@@ -228,7 +230,7 @@ def _session_message(t: Transcript, rec: dict, line: int) -> None:
             msg.meta["thinking"] = rec["thoughts"]
         msgs.append(msg)
         results = []
-        for tc in rec.get("toolCalls") or []:
+        for tc in rec.get("toolCalls") if isinstance(rec.get("toolCalls"), list) else []:
             if not isinstance(tc, dict):
                 continue
             args = tc.get("args") if isinstance(tc.get("args"), dict) else {}

@@ -81,7 +81,7 @@ def _openai_tool_calls(raw: Any) -> list[ToolCall]:
         if isinstance(args, str):
             try:
                 args = json.loads(args)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 args = {"raw": args}
         args = args if isinstance(args, dict) else {"value": args}
         cmd = args.get("command") if isinstance(args.get("command"), str) else None

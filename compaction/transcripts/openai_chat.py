@@ -64,7 +64,7 @@ def load(path: str) -> Transcript:
     pending_legacy: list[ToolCall] = []  # legacy function_call has no id: pair by order
     for line, item in items:
         expect(isinstance(item, dict), path, "each message must be an object", line)
-        role = _ROLES.get(item.get("role"))  # type: ignore[arg-type]
+        role = _ROLES.get(item["role"]) if isinstance(item.get("role"), str) else None
         expect(role is not None, path, f"unknown message role {item.get('role')!r}", line)
         content = item.get("content")
         expect(content is None or isinstance(content, (str, list, dict)), path,
@@ -81,8 +81,8 @@ def load(path: str) -> Transcript:
             meta = {"reasoning": item["reasoning_content"]} if item.get("reasoning_content") else {}
             msgs.append(Message(len(msgs), role, text, tool_calls=calls, timestamp=ts, line=line, meta=meta))
         elif role is Role.TOOL:
-            cid = item.get("tool_call_id")
-            name = item.get("name") or names.get(cid)
+            cid = item.get("tool_call_id") if isinstance(item.get("tool_call_id"), str) else None  # (fuzzing)
+            name = (item.get("name") if isinstance(item.get("name"), str) else None) or names.get(cid)
             if cid is None and pending_legacy:
                 legacy = pending_legacy.pop(0)
                 name = name or legacy.name

@@ -53,7 +53,7 @@ def _state(raw: Any) -> dict[str, Any]:
         try:
             val = json.loads(raw)
             return val if isinstance(val, dict) else {}
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             return {}
     return {}
 

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from compaction import transcripts
 from compaction.model import TranscriptError
 from compaction.transcripts import detect, format_names, load_transcript
 from tests.conftest import REPO, TRANSCRIPTS
@@ -238,7 +239,11 @@ def mutated(draw, seeds: list[tuple[str, bytes]]) -> tuple[str, bytes]:
 
 # --- the property -----------------------------------------------------------------------------------
 def check_loader(fmt: str | None, path: Path) -> None:
-    """Load; on failure, only TranscriptError naming the file is allowed; on success, shape invariants."""
+    """Load; on failure, only TranscriptError naming the file is allowed; on success, shape invariants.
+
+    Strict mode: load_transcript's safety net (other exceptions -> TranscriptError) is off, so a
+    loader bug shows as what it is."""
+    transcripts.STRICT = True
     try:
         t = load_transcript(path, fmt=fmt)
     except TranscriptError as exc:
@@ -246,6 +251,8 @@ def check_loader(fmt: str | None, path: Path) -> None:
         assert str(exc).startswith(str(path)), exc
         assert exc.line is None or (isinstance(exc.line, int) and exc.line >= 1), exc
         return
+    finally:
+        transcripts.STRICT = False
     assert sum(len(r.messages) for r in t.rounds) == len(t.messages)
     assert [r.number for r in t.rounds] == list(range(1, len(t.rounds) + 1))
     for m in t.messages:
@@ -254,6 +261,8 @@ def check_loader(fmt: str | None, path: Path) -> None:
             assert isinstance(r.content, str)
         for c in m.tool_calls:
             assert isinstance(c.name, str) and isinstance(c.arguments, dict)
+            assert c.id is None or isinstance(c.id, str)
+        m.full_text().encode("utf-8")  # downstream hashes, tokenizes and writes it: it must encode
 
 
 def fuzz_loader(fmt: str, workdir: Path, examples: int, on_example=None):

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
+from bench.copies import prepare
 from compaction import tokens
 from compaction.history import compact
 from compaction.transcripts import load_transcript
 from tests.conftest import TRANSCRIPTS, real_transcripts
-from tests.helpers.copies import MARKERS, strip_and_plant
 
 GROUND = {json.loads(line)["file"]: json.loads(line) for line in (TRANSCRIPTS / "GROUND_TRUTH.jsonl").open()}
 NAMES = [p.name for p in real_transcripts()]
@@ -31,15 +31,17 @@ def _modified_truth(name: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def cleaned(tmp_path_factory):
+    """Copies with the harness's final patch removed and three markers planted in the first third
+    (the evaluation harness's own preparation)."""
     out = tmp_path_factory.mktemp("copies")
-    return {name: strip_and_plant(TRANSCRIPTS / name, out) for name in NAMES}
+    return {name: prepare(TRANSCRIPTS / name, out) for name in NAMES}
 
 
 @pytest.fixture(scope="module")
 def results(cleaned):
     res = {}
-    for name, path in cleaned.items():
-        t = load_transcript(path)
+    for name, copy in cleaned.items():
+        t = load_transcript(copy.path)
         total = tokens.count_messages(t.messages)
         res[name] = (t, total, compact(t, target_tokens=total // 10))
     return res
@@ -84,12 +86,13 @@ def test_modified_files_come_from_edit_events(results, name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_planted_markers_survive_with_citations(results, name):
+def test_planted_markers_survive_with_citations(cleaned, results, name):
     _, _, r = results[name]
     summary_part = r.markdown.split("## Recent rounds")[0]
-    for marker in MARKERS.values():
-        line = next((ln for ln in summary_part.splitlines() if marker in ln), None)
-        assert line is not None, f"{name}: marker lost: {marker}"
+    assert {m.where for m in cleaned[name].markers} == {"assistant", "user", "tool"}
+    for marker in cleaned[name].markers:
+        line = next((ln for ln in summary_part.splitlines() if marker.text in ln), None)
+        assert line is not None, f"{name}: marker lost: {marker.text}"
         assert re.search(r"\(r\d+", line), f"{name}: marker without round citation: {line}"
     assert len(r.summary.marked) >= 3
 
