@@ -13,10 +13,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-OTHER_BENCHES = ("restore_bench", "lsp_bench", "avoidance_replay", "check_latency", "summarizer_vs_tfidf")
+OTHER_BENCHES = ("restore_bench", "lsp_bench", "avoidance_replay", "check_latency", "summarizer_vs_tfidf",
+                 "hooks_bench", "large_input", "fuzz_all")
 
 
 def _shared() -> Path:
@@ -65,27 +68,45 @@ def main(argv: list[str] | None = None) -> int:
         for name in OTHER_BENCHES:
             if (REPO / "bench" / f"{name}.py").exists():
                 print(f"\n=== bench.{name} ===", flush=True)
-                code = _run_child(name, args.timeout)
+                code = _run_child(name, args.timeout, args.out)
                 if code != 0:
                     print(f"bench.{name} exited {code}", file=sys.stderr)
                     rc = rc or code
     return rc
 
 
-def _run_child(name: str, timeout: float) -> int:
-    """One other bench script in its own process group, so a hung one (and its children) can be stopped."""
-    proc = subprocess.Popen([sys.executable, "-m", f"bench.{name}"], cwd=REPO, start_new_session=True)
+def _run_child(name: str, timeout: float, out_dir: Path) -> int:
+    """One other bench script in its own process group, so a hung one (and its children) can be stopped;
+    what it prints is shown and kept in `bench/results/<name>.txt`, the record behind the README's figures."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen([sys.executable, "-m", f"bench.{name}"], cwd=REPO, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    timed_out = threading.Event()
+
+    def stop() -> None:
+        timed_out.set()
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                return
+            time.sleep(5)
+
+    timer = threading.Timer(timeout, stop)
+    timer.start()
     try:
-        return proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        with (out_dir / f"{name}.txt").open("w", encoding="utf-8") as fh:
+            fh.write(f"# python -m bench.{name}, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC\n")
+            for line in proc.stdout:  # ends when the script exits or is stopped
+                sys.stdout.write(line)
+                fh.write(line)
+        code = proc.wait()
+    finally:
+        timer.cancel()
+    if timed_out.is_set():
         print(f"bench.{name} timed out after {timeout:.0f} s", file=sys.stderr)
         return 124
+    return code
 
 
 if __name__ == "__main__":

@@ -116,13 +116,12 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
             from compaction.errors import ErrorMemory
 
             with ErrorMemory(ws) as em:
-                recorded = em.ingest(transcript).as_dict()
-        try:  # keep .compaction/latest.md and restore.md current, as `compaction compact --restore` does
-            from restore.pipeline import write_after_compaction
+                recorded = em.ingest(transcript, result._error_records).as_dict()
+        # Keep .compaction/latest.md and restore.md current, as `compaction compact --restore` does
+        # (errors were ingested above, or deliberately not).
+        from restore.pipeline import write_after_compaction
 
-            write_after_compaction(ws, transcript, result, _settings(ws))
-        except ImportError:
-            pass
+        write_after_compaction(ws, transcript, result, _settings(ws), ingest=False)
         return {"markdown": result.markdown, "compacted": result.compacted, "note": result.note,
                 "rounds": result.rounds, "kept_rounds": result.kept_rounds,
                 "error_memory": [r.model_dump() for r in result.error_memory],
@@ -136,6 +135,7 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         problems and solutions, the complete error memory. With `transcript_path`, compacts it first.
         Writes `.compaction/restore.md` unless `write` is false."""
         from compaction.atomic import write_text_atomic
+        from restore.pipeline import stored_error_memory
         from restore.render import render_markdown, restore_path
         from restore.state import build_restore_state
 
@@ -147,14 +147,10 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
 
             transcript = _load(ws, transcript_path)
             result = run(transcript, settings)
-            state = restore_from_transcript(ws, transcript, result, settings, open_files=opened)
+            state = restore_from_transcript(ws, transcript, result, settings, open_files=opened,
+                                            stored_errors=stored_error_memory(ws, settings.lang))
         else:
-            records, block = None, ""
-            if (ws / ".compaction" / "state.db").exists():
-                from compaction.errors import ErrorMemory, records_to_out
-
-                with ErrorMemory(ws) as em:
-                    records, block = records_to_out(em.list()), em.export(settings.lang)
+            records, block = stored_error_memory(ws, settings.lang)
             state = build_restore_state(ws, open_files=opened, settings=settings, error_records=records,
                                         error_memory_markdown=block)
         markdown = render_markdown(state)
@@ -195,10 +191,10 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
 
         if not text.strip():
             raise ToolFailure("memory_add: text is empty")
-        mem = open_memory(ws)
-        res = mem.add(text, metadata or {})
-        return {"item_id": res.item_id, "duplicate": res.duplicate, "facts_added": res.facts_added,
-                "facts_merged": res.facts_merged, "gist": res.gist, "notices": mem.notices}
+        with open_memory(ws) as mem:
+            res = mem.add(text, metadata or {})
+            return {"item_id": res.item_id, "duplicate": res.duplicate, "facts_added": res.facts_added,
+                    "facts_merged": res.facts_merged, "gist": res.gist, "notices": mem.notices}
 
     @server.tool()
     @_guard
@@ -206,11 +202,11 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         """Memories relevant to `query` within `token_budget` tokens (split 50% items / 30% facts / 20% gists)."""
         from compaction.memory import open_memory
 
-        mem = open_memory(ws)
-        ctx = mem.retrieve(query, token_budget)
-        return {"text": ctx.text, "tokens": ctx.tokens, "budget": ctx.budget, "allocation": ctx.allocation,
-                "facts": len(ctx.facts), "gists": len(ctx.gists), "items": [i.id for i in ctx.temporal],
-                "notices": mem.notices}
+        with open_memory(ws) as mem:
+            ctx = mem.retrieve(query, token_budget)
+            return {"text": ctx.text, "tokens": ctx.tokens, "budget": ctx.budget, "allocation": ctx.allocation,
+                    "facts": len(ctx.facts), "gists": len(ctx.gists), "items": [i.id for i in ctx.temporal],
+                    "notices": mem.notices}
 
     @server.tool()
     @_guard

@@ -304,6 +304,15 @@ class CompressedMemory:
         self.notices: list[str] = []
         ensure_schema(conn, SCHEMA)
 
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> CompressedMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- adding
 
     def add(self, text: str, metadata: dict[str, Any] | None = None, timestamp: float | None = None) -> AddResult:
@@ -345,8 +354,9 @@ class CompressedMemory:
     def _add_facts(self, text: str, item_id: int, meta: dict[str, Any], now: float) -> tuple[int, int]:
         source = {"item": item_id, **{k: v for k, v in meta.items() if isinstance(v, str | int | float)}}
         added = merged = 0
+        facts = self._facts_for(text)  # may call the LLM: never while holding the store's write lock
         with transaction(self.conn):
-            for key, value in self._facts_for(text):
+            for key, value in facts:
                 norm = re.sub(r"\s+", " ", value.strip().lower())
                 row = self.conn.execute("SELECT id, sources FROM memory_facts WHERE key=? AND norm=?",
                                         (key, norm)).fetchone()

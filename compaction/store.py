@@ -34,6 +34,7 @@ def db_path(workspace: str | Path) -> Path:
 def open_store(workspace: str | Path, timeout: float = 10.0) -> sqlite3.Connection:
     """Open (and create) the workspace database in WAL mode with a busy timeout."""
     path = state_dir(workspace) / DB_NAME
+    conn = None
     try:
         conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
@@ -41,6 +42,8 @@ def open_store(workspace: str | Path, timeout: float = 10.0) -> sqlite3.Connecti
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
     except sqlite3.Error as exc:
+        if conn is not None:
+            conn.close()
         raise StoreError(f"{path}: cannot open the store: {exc}") from exc
     return conn
 

@@ -3,7 +3,9 @@ state and the benchmarks all read. Built by compaction.history."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Any
+
+from pydantic import BaseModel, Field, PrivateAttr
 
 
 class Item(BaseModel):
@@ -60,3 +62,7 @@ class CompactionResult(BaseModel):
     error_memory: list[ErrorRecordOut] = Field(default_factory=list)
     error_memory_markdown: str = ""
     stats: Stats
+    # What the engine derived on the way (events, error records), kept out of the JSON so the
+    # restore pipeline and the error-memory ingest need not scan the transcript again.
+    _events: list[Any] | None = PrivateAttr(default=None)
+    _error_records: list[Any] | None = PrivateAttr(default=None)

@@ -128,10 +128,33 @@ def _load_encoding(name: str):
     return enc
 
 
+# Memory bound: tiktoken returns a Python list of ints (~36 bytes a token), so a 20 MB tool output
+# would cost ~200 MB and a 100 MB batch ~1 GB. Long texts are counted in pieces cut after a newline
+# (BPE never merges across one in practice, so the count is exact or off by one per piece), and
+# batches are capped in characters.
+_PIECE_CHARS = 1 << 20
+_BATCH_CHARS = 4 << 20
+
+
+def _pieces(text: str) -> list[str]:
+    if len(text) <= _PIECE_CHARS:
+        return [text]
+    out, start = [], 0
+    while start < len(text):
+        end = min(len(text), start + _PIECE_CHARS)
+        if end < len(text):
+            cut = text.rfind("\n", start + _PIECE_CHARS // 2, end)
+            end = cut + 1 if cut != -1 else end
+        out.append(text[start:end])
+        start = end
+    return out
+
+
 def count(text: str, enc: str = DEFAULT_ENCODING) -> int:
     if not text:
         return 0
-    return len(encoding(enc).encode_ordinary(text))
+    encoder = encoding(enc)
+    return sum(len(encoder.encode_ordinary(p)) for p in _pieces(text))
 
 
 _THREADED_BATCH_CHARS = 400_000  # below this, starting threads costs more than it saves
@@ -143,8 +166,24 @@ def count_many(texts: list[str], enc: str = DEFAULT_ENCODING) -> list[int]:
         return []
     encoder = encoding(enc)
     if sum(map(len, texts)) < _THREADED_BATCH_CHARS:
-        return [len(encoder.encode_ordinary(t)) if t else 0 for t in texts]
-    return [len(t) for t in encoder.encode_ordinary_batch(texts, num_threads=2)]
+        return [count(t, enc) if len(t) > _PIECE_CHARS else len(encoder.encode_ordinary(t)) if t else 0
+                for t in texts]
+    out: list[int] = []
+    batch: list[str] = []
+    size = 0
+    for t in texts + [None]:  # type: ignore[list-item]
+        if t is None or (batch and size + len(t) > _BATCH_CHARS) or (t and len(t) > _PIECE_CHARS):
+            if batch:
+                out += [len(x) for x in encoder.encode_ordinary_batch(batch, num_threads=2)]
+                batch, size = [], 0
+            if t is not None and len(t) > _PIECE_CHARS:
+                out.append(count(t, enc))
+                continue
+        if t is None:
+            break
+        batch.append(t)
+        size += len(t)
+    return out
 
 
 def count_messages(messages: list[Message], enc: str = DEFAULT_ENCODING) -> int:

@@ -10,40 +10,26 @@ from typing import Any
 
 from compaction.atomic import write_text_atomic
 from compaction.config import Settings
-from compaction.model import ToolKind, Transcript
+from compaction.events import EventKind, extract_events
+from compaction.model import Transcript
 from compaction.summary import CompactionResult
 from restore.render import restore_path, write_restore
 from restore.state import RestoreState, build_restore_state
 from restore.workspace import WorkspaceIndex
 
 
-def transcript_activity(transcript: Transcript) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    """(edits, reads) as (recorded path, round): from compaction.events when available (it also sees
-    shell writes such as `sed -i`), else from the normalised tool calls."""
-    try:
-        from compaction.events import EventKind, extract_events
-    except ImportError:  # pragma: no cover - the events module ships with compaction
-        extract_events = None
-    if extract_events is not None:
-        edits, reads = [], []
-        for e in extract_events(transcript):
-            if not e.path:
-                continue
-            if e.kind in (EventKind.EDIT, EventKind.WRITE):
-                edits.append((e.path, e.round))
-            elif e.kind is EventKind.READ:
-                reads.append((e.path, e.round))
-        return edits, reads
+def transcript_activity(transcript: Transcript, events: list[Any] | None = None
+                        ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """(edits, reads) as (recorded path, round), from the transcript's events (which also see shell
+    writes such as `sed -i`); pass the compaction's events to avoid extracting them again."""
     edits, reads = [], []
-    for rnd in transcript.rounds:
-        for msg in rnd.messages:
-            for call in msg.tool_calls:
-                if not call.path:
-                    continue
-                if call.kind in (ToolKind.EDIT, ToolKind.WRITE):
-                    edits.append((call.path, rnd.number))
-                elif call.kind == ToolKind.READ:
-                    reads.append((call.path, rnd.number))
+    for e in extract_events(transcript) if events is None else events:
+        if not e.path:
+            continue
+        if e.kind in (EventKind.EDIT, EventKind.WRITE):
+            edits.append((e.path, e.round))
+        elif e.kind is EventKind.READ:
+            reads.append((e.path, e.round))
     return edits, reads
 
 
@@ -56,11 +42,12 @@ def restore_from_transcript(
     open_files: Sequence[str] | None = None,
     index: WorkspaceIndex | None = None,
     diagnostics: Any = None,
-    stored_errors: tuple[list[Any], str] | None = None,
+    stored_errors: tuple[list[Any] | None, str] | None = None,
+    excerpts: bool = True,
 ) -> RestoreState:
     """`stored_errors` = (records, block) of the workspace's whole error memory, when the caller has
     it; the restore state then carries that complete block rather than this transcript's alone."""
-    edits, reads = transcript_activity(transcript)
+    edits, reads = transcript_activity(transcript, result._events)
     records, block = stored_errors if stored_errors else (None, "")
     return build_restore_state(
         workspace,
@@ -74,18 +61,27 @@ def restore_from_transcript(
         transcript_reads=reads,
         cwd=transcript.cwd or result.cwd,
         diagnostics=diagnostics,
+        excerpts=excerpts,
     )
 
 
+def stored_error_memory(workspace: str | os.PathLike[str], lang: str = "en") -> tuple[list[Any] | None, str]:
+    """The workspace's persisted error memory (records in the boundary shape and its complete
+    Markdown block); (None, "") when there is no store yet — reading never creates one."""
+    if not (Path(workspace) / ".compaction" / "state.db").exists():
+        return None, ""
+    return ingest_and_read_errors(workspace, None, lang)
+
+
 def ingest_and_read_errors(workspace: str | os.PathLike[str], transcript: Transcript | None,
-                           lang: str = "en") -> tuple[list[Any], str]:
+                           lang: str = "en", records: list[Any] | None = None) -> tuple[list[Any], str]:
     """Record the transcript's errors in the workspace store (idempotent) and return the complete
-    memory as (ErrorRecordOut list, Markdown block)."""
+    memory as (ErrorRecordOut list, Markdown block). `records`: the compaction's scan, if at hand."""
     from compaction.errors import ErrorMemory, records_to_out
 
     with ErrorMemory(workspace) as memory:
         if transcript is not None:
-            memory.ingest(transcript)
+            memory.ingest(transcript, records)
         return records_to_out(memory.list()), memory.export(lang)
 
 
@@ -105,9 +101,9 @@ def write_after_compaction(
     ws = Path(workspace)
     latest = write_text_atomic(ws / ".compaction" / "latest.md",
                                result.markdown if result.markdown.endswith("\n") else result.markdown + "\n")
-    lang = (settings.lang if settings else "en")
-    stored = ingest_and_read_errors(ws, transcript if ingest else None, lang) if (
-        ingest or (ws / ".compaction" / "state.db").exists()) else None
+    lang = settings.lang if settings else "en"
+    stored = (ingest_and_read_errors(ws, transcript, lang, result._error_records) if ingest
+              else stored_error_memory(ws, lang))
     state = restore_from_transcript(ws, transcript, result, settings, open_files=open_files, index=index,
                                     stored_errors=stored)
     restored = write_restore(state, restore_path(ws))

@@ -173,9 +173,11 @@ def build_restore_state(
     # Files with a signal beyond their mtime (git-dirty, touched, edited in the transcript) outrank the
     # rest, so only those few plus the n newest by mtime can be among the five: no key for every file.
     n = rs.core_files
-    entries = index.entries
-    by_class = index.class_index()
-    boosted = {r for r in (*index.active, *edit_round) if (e := entries.get(r)) is not None and e.cls in RANKED_CLASSES}
+    with index._lock:  # the watcher and didChange update the index from other threads: read a snapshot
+        entries = dict(index.entries)
+        active = set(index.active)
+        by_class = {cls: list(rels) for cls, rels in index.class_index().items()}
+    boosted = {r for r in (*active, *edit_round) if (e := entries.get(r)) is not None and e.cls in RANKED_CLASSES}
     ranked = [e for cls in RANKED_CLASSES for r in by_class.get(cls, ())
               if (e := entries.get(r)) is not None and e.cls is cls]
     newest = heapq.nlargest(n + len(boosted), ranked, key=attrgetter("mtime", "rel"))
@@ -189,7 +191,7 @@ def build_restore_state(
     left = rs.total_tokens
     excerpt_tokens = 0
     for rel, cls, _k in five:
-        e = index.entries[rel]
+        e = entries[rel]
         reasons = []
         if rel in edit_round:
             reasons.append(f"edited in round {edit_round[rel]}")

@@ -6,6 +6,9 @@ need=()
 command -v nvim >/dev/null 2>&1 || need+=(neovim)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v rg >/dev/null 2>&1 || need+=(ripgrep)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v git >/dev/null 2>&1 || need+=(git)
+command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" -ne 0 ]; then
   echo "missing Debian packages: ${need[*]} (run: sudo apt-get install -y ${need[*]})" >&2

@@ -56,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # unreadable input, unwritable output, disk full: bad input, not a crash
+        print(f"compaction: error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ def _read_stdin() -> bytes:
 
 
 def run_pre_compact(args: argparse.Namespace) -> int:
-    from compaction.integrations import claude_hooks as ch
+    from compaction.cli.integrations import claude_hooks as ch
 
     started = time.perf_counter()
     workspace = ch.workspace_for(None)
@@ -51,7 +51,7 @@ def run_pre_compact(args: argparse.Namespace) -> int:
 
 
 def run_session_start(args: argparse.Namespace) -> int:
-    from compaction.integrations import claude_hooks as ch
+    from compaction.cli.integrations import claude_hooks as ch
 
     started = time.perf_counter()
     workspace = ch.workspace_for(None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from compaction.integrations.agents import AGENTS
+from compaction.cli.integrations.agents import AGENTS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,8 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_install(args: argparse.Namespace) -> int:
+    from compaction.cli.integrations import agents, edits
     from compaction.discovery import resolve_home
-    from compaction.integrations import agents, edits
 
     workspace = Path(args.workspace).absolute()
     home = resolve_home(args.home)

@@ -25,18 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_restore)
 
 
-def _stored_error_memory(workspace: Path, lang: str) -> tuple[list | None, str]:
-    """The workspace's persisted error memory (records in the boundary shape, and its complete
-    Markdown block); (None, "") when there is no store yet — restoring never creates one."""
-    if not (workspace / ".compaction" / "state.db").exists():
-        return None, ""
-    from compaction.errors import ErrorMemory, records_to_out
-
-    with ErrorMemory(workspace) as memory:
-        return records_to_out(memory.list()), memory.export(lang)
-
-
 def run_restore(args: argparse.Namespace) -> int:
+    from restore.pipeline import stored_error_memory
     from restore.render import render_json, render_markdown, restore_path
     from restore.state import build_restore_state
 
@@ -55,11 +45,13 @@ def run_restore(args: argparse.Namespace) -> int:
         for warning in transcript.warnings:
             print(f"compaction: warning: {warning}", file=sys.stderr)
         result = compact(transcript, settings)
-        state = restore_from_transcript(workspace, transcript, result, settings, open_files=opened)
+        state = restore_from_transcript(workspace, transcript, result, settings, open_files=opened,
+                                        stored_errors=stored_error_memory(workspace, settings.lang),
+                                        excerpts=not args.no_excerpts)
         if not args.no_write:
             write_text_atomic(workspace / ".compaction" / "latest.md", result.markdown.rstrip("\n") + "\n")
     else:
-        records, block = _stored_error_memory(workspace, settings.lang)
+        records, block = stored_error_memory(workspace, settings.lang)
         state = build_restore_state(workspace, open_files=opened, settings=settings, error_records=records,
                                     error_memory_markdown=block, excerpts=not args.no_excerpts)
     markdown = render_markdown(state, excerpts=not args.no_excerpts)

@@ -21,8 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_watch(args: argparse.Namespace) -> int:
+    from compaction.cli.integrations.watcher import Watcher
     from compaction.config import load_settings
-    from compaction.integrations.watcher import Watcher
 
     layer = {"model": args.model, "context_window": args.context_window, "trigger_ratio": args.trigger}
     settings = load_settings(args.workspace, {k: v for k, v in layer.items() if v is not None})

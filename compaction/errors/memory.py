@@ -69,7 +69,11 @@ class ErrorMemory:
     def __init__(self, workspace: str | Path = ".") -> None:
         self.workspace = Path(workspace)
         self.conn: sqlite3.Connection = open_store(self.workspace)
-        ensure_schema(self.conn, SCHEMA)
+        try:
+            ensure_schema(self.conn, SCHEMA)
+        except BaseException:
+            self.conn.close()
+            raise
         self._index = None
         self._index_version: tuple[int, int] | None = None
         self._writes = 0
@@ -84,10 +88,11 @@ class ErrorMemory:
         self.close()
 
     # --- writing ------------------------------------------------------------------------------
-    def ingest(self, transcript: Transcript) -> IngestReport:
-        """Record the transcript's errors; idempotent per (transcript identity, round, id)."""
+    def ingest(self, transcript: Transcript, records: list[ErrorRecord] | None = None) -> IngestReport:
+        """Record the transcript's errors; idempotent per (transcript identity, round, id).
+        `records`: this transcript's scan when the caller already has it (a compaction result's)."""
         tid = transcript_id(transcript)
-        records = scan_transcript(transcript, tid=tid)
+        records = scan_transcript(transcript, tid=tid) if records is None else records
         decisions = sorted({m.group(1) for msg in transcript.messages if msg.role is Role.USER or
                             msg.role is Role.ASSISTANT for m in _DECISION.finditer(msg.text or "")})
         now = time.time()

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import copy
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from compaction import tokens
 from compaction.config import Settings
-from compaction.events import Event, EventKind, extract_events
+from compaction.events import extract_events
 from compaction.history import errors_adapter, facts
 from compaction.history.facts import Fact, cite
 from compaction.history.headings import h
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
-from compaction.history.tail import render_tail
+from compaction.history.tail import TailRenderer, render_tail
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
@@ -30,16 +29,6 @@ SECTION_ORDER = ["goal", "completed", "modified", "decisions", "problems", "mark
 SECTION_PRIORITY = {"marked": 0, "goal": 1, "completed": 2, "modified": 3, "decisions": 4, "problems": 4, "next": 5}
 _SECTION_HEADING = {"goal": "goal", "completed": "completed", "modified": "modified", "decisions": "decisions",
                     "problems": "problems", "marked": "marked", "next": "next"}
-
-
-@dataclass
-class CompactOptions:
-    target_tokens: int | None = None
-    keep_recent: int | None = None
-    role: str | None = None
-    instructions: str | None = None
-    lang: str | None = None
-    min_rounds: int | None = None
 
 
 def default_target(tokens_before: int, window: int) -> int:
@@ -78,8 +67,10 @@ def compact(
         text = render_tail(rounds, 10**12, preset.code, Steering())[0]
         note = f"{len(rounds)} rounds (≤ {settings.min_rounds}): returned unchanged"
         markdown = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{text}\n"
-        return _result(transcript, markdown, Summary(), records, "", tokens_before, started, target_tokens,
-                       kept=[r.number for r in rounds], compacted=False, note=note, lang=lang, preset=preset)
+        result = _result(transcript, markdown, Summary(), records, "", tokens_before, started, target_tokens,
+                         kept=[r.number for r in rounds], compacted=False, note=note, lang=lang, preset=preset)
+        result._events, result._error_records = events, records
+        return result
 
     target = target_tokens or default_target(tokens_before, window)
     keep = min(keep, len(rounds))
@@ -119,8 +110,9 @@ def compact(
     # gets what the tail leaves. If the real count is still over, the tail shrinks and the summary is
     # chosen again for the room that frees, before optional facts are dropped one by one.
     share = 0.20 if tight else 0.35
+    tail_renderer = TailRenderer(tail_rounds, preset.code, steering)
     for tail_share in (share, share * 0.6, share * 0.3, 0.0):
-        tail_text, tail_cut = render_tail(tail_rounds, int(target * tail_share), preset.code, steering)
+        tail_text, _ = tail_renderer.render(int(target * tail_share))
         summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
         chosen = _choose([copy.copy(f) for f in all_facts], summary_budget)
         markdown = _render(lang, header, chosen, em_block, dropped, tail_text, tail_start, len(rounds))
@@ -147,9 +139,11 @@ def compact(
         over = tokens.count(markdown) - target
 
     summary = _summary_model(chosen)
-    return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
-                   kept=[r.number for r in tail_rounds], compacted=True, note=None, lang=lang, preset=preset,
-                   dropped=(outputs_dropped, reads_total, len(head_rounds)))
+    result = _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
+                     kept=[r.number for r in tail_rounds], compacted=True, note=None, lang=lang, preset=preset,
+                     dropped=(outputs_dropped, reads_total, len(head_rounds)))
+    result._events, result._error_records = events, records
+    return result
 
 
 def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> list[Fact]:
@@ -206,7 +200,8 @@ def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
                 chosen.append(f)
                 used += short_cost
             elif f.section in ("modified", "goal"):
-                chosen.append(f)  # never lose a modified file or the task: the tail shrinks instead
+                f.text, f.short = f.short, None  # never lose a modified file or the task: others give way
+                chosen.append(f)
                 used += short_cost
     return chosen
 
@@ -278,9 +273,6 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
     parts = [header]
     for section in SECTION_ORDER:
         items = by_section[section]
-        if section == "problems" and em_block:
-            # The error-memory block follows the problems it summarizes.
-            pass
         if items:
             items.sort(key=lambda f: (min(f.rounds) if f.rounds else 0))
             lines = [f"## {h(lang, _SECTION_HEADING[section])}"]
@@ -325,13 +317,3 @@ def _result(t: Transcript, markdown: str, summary: Summary, records, em_block: s
     return CompactionResult(format=t.format, transcript=t.path, rounds=len(t.rounds), kept_rounds=kept,
                             compacted=compacted, note=note, cwd=t.cwd, markdown=markdown, summary=summary,
                             error_memory=errors_adapter.to_out(shown), error_memory_markdown=em_block, stats=stats)
-
-
-def events_of(transcript: Transcript) -> list[Event]:
-    """Events with their kinds, for callers that need them next to a result (restore, LSP)."""
-    return extract_events(transcript)
-
-
-def transcript_edits(events: list[Event]) -> list[tuple[str, int]]:
-    return [(e.path, e.round) for e in events
-            if e.kind in (EventKind.EDIT, EventKind.WRITE) and e.path]

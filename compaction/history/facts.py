@@ -10,7 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind
-from compaction.model import Role, Transcript
+from compaction.model import Transcript
 
 _TAG_RE = re.compile(r"</?[a-z_]+>")
 _WS_RE = re.compile(r"[ \t]+")
@@ -273,12 +273,18 @@ def next_step_facts(events: list[Event], last_round: int) -> list[Fact]:
     """Unfinished todos (the last state of each todo list item) and recently stated next steps."""
     todos: OrderedDict[str, Event] = OrderedDict()
     stated: list[Event] = []
+    # A todo tool (TodoWrite, update_plan, task_tracking…) sends the whole list each time: only its
+    # last list counts, so items dropped from it are not left "pending" forever.
+    last_list: dict[str, tuple[int, int]] = {}
+    for e in events:
+        if e.kind is EventKind.TODO and e.tool:
+            last_list[e.tool] = max(last_list.get(e.tool, (0, -1)), (e.round, e.message_index))
     for e in events:
         if e.kind is not EventKind.TODO:
             continue
         if e.meta.get("status") == "next":
             stated.append(e)
-        else:
+        elif e.tool is None or (e.round, e.message_index) == last_list[e.tool]:
             todos[e.text.strip().lower()] = e
     facts: list[Fact] = []
     for e in todos.values():
@@ -319,19 +325,3 @@ def reads_dropped(events: list[Event], upto_round: int) -> tuple[int, int]:
                 repeated += 1
             seen.add(e.path or "")
     return total, repeated
-
-
-def last_reads(events: list[Event], cwd: str | None, n: int = 8) -> list[str]:
-    out: list[str] = []
-    for e in reversed(events):
-        if e.kind is EventKind.READ and e.path:
-            p = display_path(e.path, cwd)
-            if p not in out:
-                out.append(p)
-        if len(out) >= n:
-            break
-    return out
-
-
-def user_messages(transcript: Transcript) -> int:
-    return sum(1 for m in transcript.messages if m.role is Role.USER and not m.harness)

@@ -80,19 +80,32 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering) -> list[_Pie
     return out
 
 
+class TailRenderer:
+    """Renders the kept rounds under any budget; every piece is encoded once, whatever the number
+    of budgets tried."""
+
+    def __init__(self, rounds: list[Round], code: bool, steering: Steering) -> None:
+        self.rounds = rounds
+        self.per_round = [[p for msg in r.messages
+                           for p in (_pieces(msg, r.number, code, steering) + [_Piece("\n\n", [], "", r.number, False)])]
+                          for r in rounds]
+
+    def render(self, budget: int) -> tuple[str, int]:
+        """(text within `budget` tokens, number of oldest rounds dropped to fit)."""
+        rounds = self.rounds
+        if not rounds or budget <= 0:
+            return "", len(rounds)
+        for start in range(len(rounds)):
+            kept = self.per_round[start:]
+            for cap in CAPS:
+                cost = sum(p.cost(cap) for pieces in kept for p in pieces) + 8 * len(kept)
+                if cost <= budget:
+                    parts = [f"### r{rnd.number}\n\n" + "".join(p.render(cap) for p in pieces).rstrip()
+                             for rnd, pieces in zip(rounds[start:], kept, strict=True)]
+                    return "\n\n".join(parts), start
+        return "", len(rounds)
+
+
 def render_tail(rounds: list[Round], budget: int, code: bool, steering: Steering) -> tuple[str, int]:
     """Render rounds verbatim within `budget` tokens; return (text, rounds dropped to fit)."""
-    if not rounds or budget <= 0:
-        return "", len(rounds)
-    per_round = [[p for msg in r.messages for p in (_pieces(msg, r.number, code, steering) + [_Piece("\n\n", [], "", r.number, False)])]
-                 for r in rounds]
-    for start in range(len(rounds)):
-        kept = per_round[start:]
-        for cap in CAPS:
-            cost = sum(p.cost(cap) for pieces in kept for p in pieces) + 8 * len(kept)
-            if cost <= budget:
-                parts = []
-                for rnd, pieces in zip(rounds[start:], kept, strict=True):
-                    parts.append(f"### r{rnd.number}\n\n" + "".join(p.render(cap) for p in pieces).rstrip())
-                return "\n\n".join(parts), start
-    return "", len(rounds)
+    return TailRenderer(rounds, code, steering).render(budget)

@@ -83,12 +83,14 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
         mod = by_name[fmt]
         if not Path(path).is_file():
             raise TranscriptError(str(path), "no such file")
-    else:
-        mod = detect(path)
     try:
+        if not fmt:
+            mod = detect(path)
         transcript = mod.load(str(path))
     except TranscriptError:
         raise
+    except OSError as exc:  # permission denied, a FIFO, an I/O error: bad input named by its file
+        raise TranscriptError(str(path), f"cannot read: {exc.strerror or exc}") from None
     except (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError, OverflowError) as exc:
         # the safety net: a loader bug on a strange file is still "bad input", never a traceback.
         # The fuzzers (tests/unit/test_fuzz_loaders.py) set STRICT to see, and fix, such bugs.
@@ -113,7 +115,7 @@ def _scrub_surrogates(t: Transcript) -> None:
 
     def clean(text: str) -> str:
         nonlocal replaced
-        if not _SURROGATE.search(text):
+        if not isinstance(text, str) or not _SURROGATE.search(text):
             return text
         replaced += 1
         return _SURROGATE.sub("\ufffd", text)
@@ -122,7 +124,11 @@ def _scrub_surrogates(t: Transcript) -> None:
         msg.text = clean(msg.text)
         for r in msg.tool_results:
             r.content = clean(r.content)
+            if r.call_id is not None and not isinstance(r.call_id, str):  # ids are matched as dict keys downstream
+                r.call_id = str(r.call_id)
         for c in msg.tool_calls:
+            if c.id is not None and not isinstance(c.id, str):
+                c.id = str(c.id)
             c.name = clean(c.name)
             c.command = c.command and clean(c.command)
             c.path = c.path and clean(c.path)

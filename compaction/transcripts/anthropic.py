@@ -185,8 +185,9 @@ def _user(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
         if btype == "tool_result":
             pending = None
             body = content_text(block.get("content")) if isinstance(block.get("content"), list) else as_text(block.get("content"))
-            name = names.get(block.get("tool_use_id"))
-            results.append(ToolResult(content=body, call_id=block.get("tool_use_id"), name=name,
+            tid = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None  # (fuzzing)
+            name = names.get(tid)
+            results.append(ToolResult(content=body, call_id=tid, name=name,
                                       is_error=block.get("is_error") is True, exit_code=exit_code_for(name, body)))
             continue
         if btype != "text" or not isinstance(block.get("text"), str):

@@ -250,13 +250,14 @@ def test_real_disk_full_on_a_tiny_tmpfs(tiny_disk: Path, shared_transcripts: Pat
     mem.add("ERR_PY_KeyError", solution="kept")
     write_text_atomic(ws / ".compaction" / "latest.md", "old summary\n")
     filler = tiny_disk / "filler"
-    with open(filler, "wb") as fh:  # fill the disk to the last block
-        try:
-            while True:
-                fh.write(b"\0" * 4096)
-                fh.flush()
-        except OSError:
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:  # fill the disk to the last block
+        while os.write(fd, b"\0" * 1024):
             pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
     with pytest.raises(StoreError, match="disk is full"):
         for i in range(50):
             mem.add(f"ERR_LOGIC_Fill{i}", solution="y" * 20_000)

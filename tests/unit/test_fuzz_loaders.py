@@ -259,6 +259,7 @@ def check_loader(fmt: str | None, path: Path) -> None:
         assert isinstance(m.text, str)
         for r in m.tool_results:
             assert isinstance(r.content, str)
+            assert r.call_id is None or isinstance(r.call_id, str)
         for c in m.tool_calls:
             assert isinstance(c.name, str) and isinstance(c.arguments, dict)
             assert c.id is None or isinstance(c.id, str)

@@ -143,3 +143,16 @@ def test_short_conversation_is_returned_unchanged(tmp_path):
     r = compact(load_transcript(p))
     assert not r.compacted and "returned unchanged" in (r.note or "")
     assert "step 2" in r.markdown
+
+
+def test_only_the_last_todo_list_counts():
+    from compaction.events import Event, EventKind
+    from compaction.history.facts import next_step_facts
+
+    def todo(rnd, idx, text, status):
+        return Event(EventKind.TODO, rnd, idx, text=text, tool="TodoWrite", meta={"status": status})
+
+    events = [todo(2, 3, "write the parser", "pending"), todo(2, 3, "add tests", "pending"),
+              todo(9, 20, "add tests", "in_progress"), todo(9, 20, "update the docs", "pending")]
+    texts = [f.text for f in next_step_facts(events, last_round=10)]
+    assert texts == ["[in_progress] add tests", "[pending] update the docs"]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from compaction.cli.integrations import claude_hooks as ch
 from compaction.errors import ErrorMemory
-from compaction.integrations import claude_hooks as ch
 
 FORMATS = Path(__file__).resolve().parents[1] / "data" / "formats"
 CLAUDE_FIXTURE = FORMATS / "claude_code_session.jsonl"

@@ -252,3 +252,47 @@ def test_loader_bug_becomes_a_transcript_error(tmp_path: Path, monkeypatch) -> N
     with pytest.raises(TranscriptError, match="unexpected shape") as exc:
         load_transcript(path, fmt="openai-chat")
     assert exc.value.path == str(path)
+
+
+def test_nothing_from_a_transcript_is_executed(tmp_path: Path) -> None:
+    """Commands in a transcript are data: loading, compacting and restoring runs no process but git."""
+    from compaction.cli import main
+
+    marker = tmp_path / "pwned"
+    cmd = f"touch {marker}; $(touch {marker}) `touch {marker}`"
+    rec0 = _claude_record(0, f"please run {cmd}")
+    rec1 = _claude_record(1, "", "assistant")
+    rec1["message"]["content"] = [{"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": cmd}}]
+    rec2 = _claude_record(2, "")
+    rec2["message"]["content"] = [{"type": "tool_result", "tool_use_id": "t", "content": f"$ {cmd}\n"}]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (rec0, rec1, rec2)), encoding="utf-8")
+    spawned: list[str] = []
+    state = {"on": True}
+
+    def hook(event: str, args: tuple) -> None:
+        if state["on"] and event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn"):
+            spawned.append(f"{event} {args[:2]!r}")
+
+    sys.addaudithook(hook)
+    try:
+        assert main(["compact", str(path), "--workspace", str(tmp_path), "--restore", "--json"]) == 0
+        assert main(["restore", "--workspace", str(tmp_path), "--transcript", str(path), "--json"]) == 0
+    finally:
+        state["on"] = False
+    assert not marker.exists()
+    assert all("git" in s for s in spawned), spawned
+
+
+def test_token_counts_of_huge_texts_are_bounded_in_memory_and_exact() -> None:
+    """compaction.tokens counts texts over 1 MB in pieces cut after a newline (tiktoken's int lists
+    would otherwise cost ~36 bytes a token): the counts stay tiktoken's own."""
+    from compaction import tokens
+
+    enc = tokens.encoding(tokens.DEFAULT_ENCODING)
+    log = "".join(f"tests/test_m.py::test_{i} PASSED [{i % 100:3d}%]\n    value = {i * 7.31:.3f}\n"
+                  for i in range(60_000))
+    assert len(log) > 3 * 2**20
+    assert tokens.count(log) == len(enc.encode_ordinary(log))
+    texts = ["short text"] * 50 + [log, "", "x" * 10] + [log[:500_000]] * 12
+    assert tokens.count_many(texts) == [len(enc.encode_ordinary(t)) for t in texts]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from compaction.cli import main
-from compaction.integrations import agents, edits, settings_merge
+from compaction.cli.integrations import agents, edits, settings_merge
 
 EXE = Path("/opt/venv/bin/compaction")
 USER_SETTINGS = """{

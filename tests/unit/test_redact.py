@@ -188,6 +188,8 @@ def test_context_rules_replace_only_the_value(text: str, secret: str, kind: str)
     "Authorization: Bearer <token>",
     "Authorization: Bearer $TOKEN",
     'password="test_password"',
+    '{"password": "This field is required."}',
+    "PASSWORD_HASHERS = ['django.contrib.auth.hashers.MD5PasswordHasher']",
 ])
 def test_placeholders_and_code_are_not_redacted(text: str) -> None:
     out, counts = redact(text)

@@ -7,10 +7,10 @@ import os
 import shutil
 from pathlib import Path
 
+from compaction.cli.integrations import claude_hooks, watcher
+from compaction.cli.integrations.watcher import Watcher
 from compaction.config import Settings
 from compaction.discovery import TranscriptRef, claude_project_names
-from compaction.integrations import claude_hooks, watcher
-from compaction.integrations.watcher import Watcher
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "formats" / "claude_code_session.jsonl"
 

@@ -62,3 +62,34 @@ export function coreFilePaths(state: unknown): string[] {
   }
   return [...new Set(out)];
 }
+
+/**
+ * The restore document a compaction already wrote (`paths.restore` of the `compaction.compact`
+ * reply). When there is one the client opens it as is: asking `compaction.restore` again would
+ * build the same state a second time and overwrite the file.
+ */
+export function writtenRestorePath(reply: { paths?: { restore?: string } } | undefined): string | undefined {
+  const p = reply?.paths?.restore;
+  return typeof p === 'string' && p.trim() ? p : undefined;
+}
+
+/**
+ * Core-file paths listed in a restore document (restore/render.py writes each as
+ * "N. `path` — kind (…)"), for reopening them when only the document, not the state, is at hand.
+ * The first section holding such lines is the core-files one: the open files before it are "- " bullets.
+ */
+export function coreFilesFromRestoreMarkdown(markdown: string): string[] {
+  const item = /^\d+\.\s+`([^`]+)`\s+—/;
+  const out: string[] = [];
+  let inSection = false;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('## ')) {
+      if (out.length) break;
+      inSection = true;
+      continue;
+    }
+    const m = inSection ? item.exec(line) : null;
+    if (m) out.push(m[1]);
+  }
+  return [...new Set(out)];
+}

@@ -6,9 +6,10 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { openAfterCompaction, openRestore, requestRestore, showMarkdownText, copyLatestForAssistant, type CompactReply } from './documents';
+import { writtenRestorePath } from './assistant';
 import { pickPlaceholder, roleItems, transcriptItems, type TranscriptPickItem, type TranscriptRef } from './quickpick';
 import { CancelledError, type ServerManager } from './server';
-import { checkWarnings, errorMemoryMarkdown, type CheckReply } from './errorMemory';
+import { checkArgs, checkWarnings, errorMemoryMarkdown, type CheckReply } from './errorMemory';
 import { budgetMessage, type StatusReply } from './status';
 import type { StatusController } from './statusItem';
 
@@ -105,9 +106,12 @@ export class Commands {
       { location: vscode.ProgressLocation.Notification, title: `Compacting ${path.basename(transcript)}`, cancellable: true },
       async (progress, token) => {
         const compact = await this.server.execute<CompactReply>('compaction.compact', request, token, progress);
+        // The compaction wrote .compaction/restore.md already (with the open files the server tracks):
+        // open that one; ask for a restore state only when the reply names no document.
+        const written = writtenRestorePath(compact);
+        if (written) return { compact, restore: { path: written } };
         progress.report({ message: 'building the restore state…' });
-        const restore = await requestRestore(this.server, token);
-        return { compact, restore };
+        return { compact, restore: await requestRestore(this.server, token) };
       },
     );
     this.server.log.info(`Compacted ${transcript}`);
@@ -159,34 +163,17 @@ export class Commands {
     }
     const sel = editor.selection;
     const text = sel.isEmpty ? editor.document.getText() : editor.document.getText(sel);
-    const firstLine = sel.isEmpty ? 0 : sel.start.line;
     const file = editor.document.uri.scheme === 'file' ? editor.document.uri.fsPath : undefined;
-    const reply = await this.server.execute<CheckReply>('compaction.errorMemory.check', {
-      text,
-      path: file,
-      files: file ? [file] : [],
-      code: editor.document.languageId,
-    });
+    const reply = await this.server.execute<CheckReply>('compaction.errorMemory.check', checkArgs(text, file));
     const warnings = checkWarnings(reply);
     if (warnings.length === 0) {
       void vscode.window.showInformationMessage('No error-memory record matches this code.');
       return;
     }
-    const pick = await vscode.window.showQuickPick(
-      warnings.map((w) => ({
-        label: `$(warning) ${w.id}`,
-        description: typeof w.line === 'number' ? `line ${firstLine + w.line}` : undefined,
-        detail: w.reason,
-        warning: w,
-      })),
-      { title: `⚠️ Detected ${warnings.length} historical error${warnings.length > 1 ? 's' : ''}`, matchOnDetail: true },
+    await vscode.window.showQuickPick(
+      warnings.map((w) => ({ label: `$(warning) ${w.id}`, description: w.reason || undefined, detail: w.message })),
+      { title: `⚠️ Detected ${warnings.length} historical error${warnings.length > 1 ? 's' : ''}`, matchOnDescription: true, matchOnDetail: true },
     );
-    if (pick && typeof pick.warning.line === 'number') {
-      const line = Math.max(0, firstLine + pick.warning.line - 1);
-      const pos = new vscode.Position(line, 0);
-      editor.selection = new vscode.Selection(pos, pos);
-      editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenter);
-    }
   }
 
   async addErrorNote(presetId?: string): Promise<void> {
@@ -219,7 +206,7 @@ export class Commands {
       ignoreFocusOut: true,
     });
     const editor = vscode.window.activeTextEditor;
-    const args: Record<string, unknown> = { id, solution: note || undefined, message: note || undefined, avoidance: avoidance || undefined };
+    const args: Record<string, unknown> = { id, solution: note || undefined, avoidance: avoidance || undefined };
     if (editor && editor.document.uri.scheme === 'file') {
       args.path = editor.document.uri.fsPath;
       args.line = editor.selection.active.line + 1;

@@ -6,7 +6,7 @@
 import * as fs from 'fs/promises';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { assistantBlock, compactedMessage, coreFilePaths, type CompactStats } from './assistant';
+import { assistantBlock, compactedMessage, coreFilePaths, coreFilesFromRestoreMarkdown, type CompactStats } from './assistant';
 import type { ServerManager } from './server';
 import { clientSettings } from './settings';
 
@@ -83,14 +83,20 @@ export async function copyForAssistant(summary: string, restore: string): Promis
   void vscode.window.setStatusBarMessage('$(check) Summary and restore state copied for the assistant', 4000);
 }
 
-/** The automatic restore after every compaction. */
+/**
+ * The automatic restore after every compaction: the summary and the restore document side by side.
+ * `restore` is the `compaction.restore` reply, or just `{path}` of the document the compaction wrote.
+ */
 export async function openAfterCompaction(server: ServerManager, compact: CompactReply, restore: RestoreReply): Promise<void> {
   const settings = clientSettings(vscode.workspace.getConfiguration('compaction'));
   const defaults = defaultPaths();
   const latest = compact.paths?.latest ?? defaults.latest;
   const restorePath = restore.path ?? compact.paths?.restore ?? defaults.restore;
+  const summaryText = await readOr(latest, compact.markdown);
+  const restoreText = await readOr(restorePath, restore.markdown);
   if (settings.openRestoredFiles) {
-    for (const file of coreFilePaths(restore.state)) {
+    const files = restore.state !== undefined ? coreFilePaths(restore.state) : coreFilesFromRestoreMarkdown(restoreText);
+    for (const file of files) {
       const abs = path.isAbsolute(file) ? file : path.join(workspaceRoot() ?? '', file);
       try {
         const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(abs));
@@ -102,8 +108,6 @@ export async function openAfterCompaction(server: ServerManager, compact: Compac
   }
   if (latest) await showMarkdown(latest, vscode.ViewColumn.One, settings.markdownPreview, false);
   if (restorePath) await showMarkdown(restorePath, vscode.ViewColumn.Two, settings.markdownPreview, true);
-  const summaryText = await readOr(latest, compact.markdown);
-  const restoreText = await readOr(restorePath, restore.markdown);
   void vscode.window.showInformationMessage(compactedMessage(compact.stats, compact.note), 'Copy for Assistant').then(async (choice) => {
     if (choice === 'Copy for Assistant') await copyForAssistant(summaryText, restoreText);
   });

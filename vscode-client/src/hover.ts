@@ -4,17 +4,7 @@
  */
 import { MarkdownString, type Hover } from 'vscode';
 
-export const TRUSTED_COMMANDS: readonly string[] = [
-  'compaction.errorMemory.resolve',
-  'compaction.errorMemory.forget',
-  'compaction.errorMemory.list',
-  'compaction.errorMemory.add',
-  'compaction.errorMemory.check',
-  'compaction.errorMemory.export',
-  'compaction.client.showErrorMemory',
-  'compaction.client.addErrorNote',
-  'compaction.client.compact',
-];
+export const TRUSTED_COMMANDS: readonly string[] = ['compaction.errorMemory.resolve', 'compaction.errorMemory.forget'];
 
 export const TRUST = { enabledCommands: TRUSTED_COMMANDS };
 

@@ -1,7 +1,8 @@
 /**
  * Owns the language client: finds the interpreter, checks that the server package is installed
  * (and says how to install it when not), starts `python -m lsp_server` on stdio, restarts it
- * when the interpreter or a server setting changes, and sends `workspace/executeCommand`.
+ * when the interpreter changes, forwards other setting changes as `workspace/didChangeConfiguration`,
+ * and sends `workspace/executeCommand`.
  */
 import { execFile } from 'child_process';
 import * as fs from 'fs';
@@ -9,6 +10,7 @@ import * as path from 'path';
 import * as os from 'os';
 import * as vscode from 'vscode';
 import {
+  DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   LanguageClient,
   ResponseError,
@@ -27,8 +29,8 @@ import {
   type Interpreter,
   type PythonExtensionApi,
 } from './python';
-import { TRUST, TRUSTED_COMMANDS, trustHover } from './hover';
-import { needsRestart, serverSettings } from './settings';
+import { TRUST, trustHover } from './hover';
+import { affectsServer, needsRestart, serverSettings } from './settings';
 
 const LSP_REQUEST_CANCELLED = -32800;
 const LSP_SERVER_CANCELLED = -32802;
@@ -52,9 +54,12 @@ export class ServerManager implements vscode.Disposable {
   constructor(readonly log: vscode.LogOutputChannel) {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (needsRestart((s) => e.affectsConfiguration(s))) {
-          this.log.info('Server settings changed: restarting the server');
+        const affects = (s: string) => e.affectsConfiguration(s);
+        if (needsRestart(affects)) {
+          this.log.info('The interpreter setting changed: restarting the server');
           void this.restart();
+        } else if (affectsServer(affects)) {
+          void this.notifyConfigurationChanged();
         }
       }),
     );
@@ -203,19 +208,22 @@ export class ServerManager implements vscode.Disposable {
       return false;
     }
     this.log.info(`Server started in ${Date.now() - t0} ms (${Date.now() - this.activatedAt} ms after activation)`);
-    await this.registerMissingCommands();
     return true;
   }
 
   /**
-   * Hover links call `compaction.errorMemory.*`; the client registers the commands the server
-   * advertises. Forward any the server handles but did not advertise, so a link never dead-ends.
+   * Server settings changed: tell the running server, which pulls them again through
+   * `workspace/configuration` (the values are sent too, for a server that does not pull).
    */
-  private async registerMissingCommands(): Promise<void> {
-    const existing = new Set(await vscode.commands.getCommands(true));
-    for (const id of TRUSTED_COMMANDS) {
-      if (!id.startsWith('compaction.errorMemory.') || existing.has(id)) continue;
-      this.disposables.push(vscode.commands.registerCommand(id, (...args: unknown[]) => this.execute(id, (args[0] ?? {}) as object)));
+  private async notifyConfigurationChanged(): Promise<void> {
+    const client = this.client;
+    if (!client || !this.running) return;
+    const settings = serverSettings(vscode.workspace.getConfiguration('compaction', this.workspaceFolder()?.uri));
+    try {
+      await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { compaction: settings } });
+      this.log.info('Server settings changed: sent workspace/didChangeConfiguration');
+    } catch (err) {
+      this.log.warn(`workspace/didChangeConfiguration: ${String(err)}`);
     }
   }
 

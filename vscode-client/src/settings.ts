@@ -42,8 +42,11 @@ export const SERVER_KEYS = [
 /** Keys only the client reads; changing them never restarts the server. */
 export const CLIENT_KEYS = ['openRestoredFiles', 'markdownPreview', 'trace.server'] as const;
 
-/** Changing the interpreter restarts the server, as does any server key. */
-export const RESTART_KEYS = ['python.path', ...SERVER_KEYS] as const;
+/**
+ * Only the interpreter (it is the server command) restarts the server; the server pulls its own
+ * keys through `workspace/configuration` when told they changed.
+ */
+export const RESTART_KEYS = ['python.path'] as const;
 
 export type ServerSettings = Record<string, unknown>;
 
@@ -96,4 +99,9 @@ export function clientSettings(cfg: ConfigLike): ClientSettings {
  */
 export function needsRestart(affects: (section: string) => boolean): boolean {
   return RESTART_KEYS.some((key) => affects(`compaction.${key}`));
+}
+
+/** Whether a configuration change touches a key the server reads (send `workspace/didChangeConfiguration`). */
+export function affectsServer(affects: (section: string) => boolean): boolean {
+  return SERVER_KEYS.some((key) => affects(`compaction.${key}`));
 }

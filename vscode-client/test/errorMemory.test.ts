@@ -1,28 +1,45 @@
 import { describe, expect, it } from 'vitest';
-import { checkWarnings, errorMemoryMarkdown, warningLine } from '../src/errorMemory';
+import { checkWarnings, errorMemoryMarkdown } from '../src/errorMemory';
 
 describe('checkWarnings', () => {
-  it('passes explicit warnings through', () => {
-    expect(checkWarnings({ warnings: [{ id: 'ERR_PY_KeyError', line: 3, reason: 'os.environ[...]' }] })).toEqual([
-      { id: 'ERR_PY_KeyError', line: 3, reason: 'os.environ[...]' },
+  it('maps the server matches: id, why it matched, and the warning text from `line`', () => {
+    // The shape compaction/errors/check.py Warning_.as_dict() sends.
+    const reply = {
+      matches: [
+        {
+          id: 'ERR_PY_KeyError',
+          score: 8,
+          reason: 'file config.py, symbol environ',
+          advice: 'use os.environ.get with a default',
+          line: '⚠️ Detected historical error ERR_PY_KeyError, avoidance: use os.environ.get with a default',
+          rounds: [3, 7],
+        },
+      ],
+    };
+    expect(checkWarnings(reply)).toEqual([
+      {
+        id: 'ERR_PY_KeyError',
+        reason: 'file config.py, symbol environ',
+        message: '⚠️ Detected historical error ERR_PY_KeyError, avoidance: use os.environ.get with a default',
+      },
     ]);
   });
 
-  it('turns matching records into the seed warning line', () => {
-    const w = checkWarnings({ matches: [{ id: 'ERR_PY_KeyError', avoidance: 'use os.environ.get with a default' }, { id: 'ERR_TOOL_X' }] });
-    expect(w).toEqual([
-      { id: 'ERR_PY_KeyError', reason: '⚠️ Detected historical error ERR_PY_KeyError, avoidance: use os.environ.get with a default' },
-      { id: 'ERR_TOOL_X', reason: '⚠️ Detected historical error ERR_TOOL_X, avoidance: see the error memory' },
-    ]);
+  it('keeps the order the server ranked them in and drops entries without an id', () => {
+    const w = checkWarnings({ matches: [{ id: 'B', line: 'b' }, { line: 'no id' } as never, { id: 'A', line: 'a' }] });
+    expect(w.map((x) => x.id)).toEqual(['B', 'A']);
   });
 
-  it('is empty for no reply or no match', () => {
+  it('never treats `line` as a line number and falls back to the id when the text is missing', () => {
+    const [w] = checkWarnings({ matches: [{ id: 'ERR_TOOL_X' }] });
+    expect(w).toEqual({ id: 'ERR_TOOL_X', reason: '', message: 'ERR_TOOL_X' });
+    expect(w).not.toHaveProperty('line');
+  });
+
+  it('is empty for no reply, no match, or a reply without matches', () => {
     expect(checkWarnings(undefined)).toEqual([]);
     expect(checkWarnings({ matches: [] })).toEqual([]);
-  });
-
-  it('prefers avoidance, then solution, for the advice', () => {
-    expect(warningLine({ id: 'E', solution: 'fixed by X' })).toBe('⚠️ Detected historical error E, avoidance: fixed by X');
+    expect(checkWarnings({ warnings: [{ id: 'E', line: 3 }] } as never)).toEqual([]);
   });
 });
 

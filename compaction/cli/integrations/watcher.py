@@ -138,14 +138,14 @@ class Watcher:
         from compaction import tokens
         from compaction.transcripts import load_transcript
 
-        transcript = load_transcript(ref.path)
+        transcript = load_transcript(ref.path, redact=self.settings.redact_secrets)
         total = tokens.count_messages(live_messages(transcript))
         window = tokens.context_window(self.settings.model, self.settings.context_window)
         util = tokens.utilization(total, window)
         return WatchEvent("status", ref.path, ref.agent, total, window, util, len(transcript.rounds), at=now), transcript
 
     def _compact(self, transcript: Any, event: WatchEvent, now: float) -> WatchEvent:
-        from compaction.integrations.claude_hooks import compact_to_workspace
+        from compaction.cli.integrations.claude_hooks import compact_to_workspace
 
         self._pending = None
         self._armed = False

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compaction.integrations.edits import FileChange, InstallError, backup_path, read_or_none
+from compaction.cli.integrations.edits import FileChange, InstallError, backup_path, read_or_none
 
 EVENTS = {"PreCompact": ("", "pre-compact"), "SessionStart": ("compact", "session-start")}
 _OURS = re.compile(r"compaction(?:\.exe)?['\"]?\s+hook\s+(pre-compact|session-start)\b")

@@ -150,7 +150,7 @@ def pre_compact(payload: HookPayload, workspace: Path, settings: Any = None) -> 
         except ConfigError as exc:  # a broken config.json must not cost the user the restore: defaults
             log(workspace, "pre-compact", f"warning: {exc}; using the default settings")
             settings = Settings()
-    transcript = load_transcript(payload.transcript_path)
+    transcript = load_transcript(payload.transcript_path, redact=settings.redact_secrets)
     return compact_to_workspace(transcript, workspace, settings, session_id=payload.session_id,
                                 trigger=payload.trigger, instructions=payload.custom_instructions or None,
                                 started=started)
@@ -168,7 +168,7 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
 
     result = compact(transcript, settings, instructions=instructions)
     with ErrorMemory(workspace) as memory:
-        report = memory.ingest(transcript)
+        report = memory.ingest(transcript, result._error_records)
         errors_path = Path(workspace) / ".compaction" / ERRORS_FILE
         memory.export(settings.lang, errors_path)
     # Already ingested above: the restore document reads the whole stored memory.

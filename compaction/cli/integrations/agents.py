@@ -13,8 +13,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from compaction.integrations import settings_merge
-from compaction.integrations.edits import FileChange, read_or_none, remove_block, upsert_block
+from compaction.cli.integrations import settings_merge
+from compaction.cli.integrations.edits import FileChange, read_or_none, remove_block, upsert_block
 
 AGENTS = ("claude-code", "codex", "gemini", "aider", "cline")
 RESTORE = ".compaction/restore.md"
