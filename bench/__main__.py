@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(report.readme_table(results))
     print()
+    if not args.only and report.update_readme(REPO / "README.md", report.readme_table(results)):
+        print("updated the results table in README.md")
     print("wrote " + ", ".join(str(p.relative_to(REPO)) if p.is_relative_to(REPO) else str(p) for p in paths.values()))
 
     rc = 0

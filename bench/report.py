@@ -241,3 +241,19 @@ def write(results: dict[str, Any], out: Path) -> dict[str, Path]:
     except ImportError:  # matplotlib is a bench-only extra
         pass
     return paths
+
+
+README_BEGIN, README_END = "<!-- results:begin -->", "<!-- results:end -->"
+
+
+def update_readme(readme: Path, table: str) -> bool:
+    """Put the short results table between the README's results markers (atomically); False when the
+    README has no markers."""
+    from compaction.atomic import write_text_atomic
+
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.find(README_BEGIN), text.find(README_END)
+    if start < 0 or end < start:
+        return False
+    write_text_atomic(readme, text[: start + len(README_BEGIN)] + "\n" + table.strip() + "\n" + text[end:])
+    return True

@@ -489,7 +489,8 @@ def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolR
     summary = parse_test_summary(result.content) if result and result.content else None
     if prev is None or not summary:
         return
-    prev.meta["test_summary"] = summary
+    old = prev.meta.get("test_summary")
+    prev.meta["test_summary"] = summary if not old or old == summary else f"{old}; then {summary}"
     prev.meta["test"] = True
     events.append(Event(EventKind.TEST, rnd, msg.index, command=prev.command, exit_code=result.exit_code,
                         text=summary, tool=prev.tool, meta={"continued": True}))

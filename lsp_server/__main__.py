@@ -22,13 +22,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compaction-lsp {__version__}")
         return 0
 
-    from lsp_server.server import ClientLogHandler, server
+    from lsp_server.server import ClientLogHandler, check_pygls_internals, server
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     ours = logging.getLogger("lsp_server")
     ours.setLevel(args.log_level)
     ours.addHandler(ClientLogHandler(server))
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message body at INFO
+    try:
+        check_pygls_internals()  # refuse to run with silently broken cancellation
+    except RuntimeError:
+        return 1
 
     if args.tcp:
         server.start_tcp("127.0.0.1", args.port)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import json
 import logging
 import os
 import threading
@@ -45,10 +46,30 @@ log = logging.getLogger("lsp_server")
 WORK_DONE_TOKEN: contextvars.ContextVar[Any] = contextvars.ContextVar("work_done_token", default=None)
 
 
+# Written against pygls 2.1.1: these private methods of pygls.protocol.JsonRpcProtocol are
+# overridden below. If a pygls upgrade renames them, our overrides would silently never run (no
+# cooperative cancellation, progress on the wrong token), so `check_pygls_internals` refuses to start.
+PYGLS_TESTED = "2.1.1"
+PYGLS_INTERNALS = ("_handle_request", "_handle_cancel_notification")
+
+
+def check_pygls_internals(protocol_cls: type = LanguageServerProtocol) -> None:
+    """Raise RuntimeError (after a clear log line) when the pygls internals we override are gone."""
+    missing = [name for name in PYGLS_INTERNALS if not callable(getattr(protocol_cls, name, None))]
+    if missing:
+        from importlib.metadata import version
+
+        message = (f"pygls {version('pygls')} lacks {', '.join(missing)} (compaction-lsp was written against "
+                   f"pygls {PYGLS_TESTED}): request cancellation would silently stop working; pin pygls=={PYGLS_TESTED}")
+        log.critical("%s", message)
+        raise RuntimeError(message)
+
+
 class CompactionProtocol(LanguageServerProtocol):
     """Adds cooperative cancellation: `$/cancelRequest` also sets the running job's flag
     (pygls alone can only cancel a request that has not started); and keeps the request's
-    `workDoneToken` so progress goes where the client listens."""
+    `workDoneToken` so progress goes where the client listens. Overrides pygls-private methods:
+    see PYGLS_TESTED and check_pygls_internals."""
 
     def _handle_request(self, msg_id, method_name, params):
         if method_name == types.WORKSPACE_EXECUTE_COMMAND:
@@ -76,6 +97,8 @@ class CompactionLanguageServer(LanguageServer):
         self.error_index = ErrorIndex()
         self.watcher: WorkspaceWatcher | None = None
         self.index: Any = None  # restore.workspace.WorkspaceIndex, created on first use
+        self.index_key: tuple[str, str] | None = None  # (root, core globs) the index was built for
+        self.index_builds = 0
         self.cache: Any = None  # compaction.cache.ResultCache, opened once the store exists
         self.store_watcher: StoreWatcher | None = None
         self.last_compaction: Any = None  # (Transcript, CompactionResult) of the last compaction.compact
@@ -175,7 +198,7 @@ async def on_initialized(ls: CompactionLanguageServer, params: types.Initialized
     start_watching(ls)
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, refresh_error_index, ls)
-    loop.run_in_executor(None, warm_index, ls)
+    _in_background(loop, warm_index, ls)
     log.info("compaction-lsp %s ready for %s", __version__, ls.root)
 
 
@@ -200,6 +223,7 @@ async def pull_configuration(ls: CompactionLanguageServer) -> None:
 async def on_configuration(ls: CompactionLanguageServer, params: types.DidChangeConfigurationParams) -> None:
     settings = params.settings
     watch_before = ls.options.watch
+    globs_before = _index_key(ls)[1]
     if _supports_configuration(ls):
         await pull_configuration(ls)
     else:
@@ -207,6 +231,8 @@ async def on_configuration(ls: CompactionLanguageServer, params: types.DidChange
         ls.apply_settings()
     if ls.options.watch != watch_before:
         start_watching(ls)
+    if _index_key(ls)[1] != globs_before:  # core classes changed: rebuild the restore index now
+        _in_background(asyncio.get_running_loop(), warm_index, ls)
     await asyncio.get_running_loop().run_in_executor(None, refresh_error_index, ls)  # severities may have changed
 
 
@@ -323,13 +349,28 @@ def publish_diagnostics(ls: CompactionLanguageServer, uri: str) -> None:
 # ---- watching ------------------------------------------------------------------------------------
 
 
-def workspace_index(ls: CompactionLanguageServer):
-    """The restore index of the workspace (scanned once, then kept fresh by the watcher)."""
-    if ls.index is None or Path(ls.index.root) != Path(os.path.realpath(ls.root)):
-        from restore.workspace import WorkspaceIndex
+# Guards creating the index: warm_index (thread pool) and a command or the watcher (loop or watcher
+# thread) may ask for it at once; without the lock both would build and scan their own copy.
+_workspace_index_lock = threading.Lock()
 
-        ls.index = WorkspaceIndex(ls.root, core_globs=ls.settings.restore.core_globs or None)
-    return ls.index
+
+def _index_key(ls: CompactionLanguageServer) -> tuple[str, str]:
+    """What the index depends on: the workspace root and `restore.coreGlobs`."""
+    return os.path.realpath(ls.root), json.dumps(ls.settings.restore.core_globs, sort_keys=True)
+
+
+def workspace_index(ls: CompactionLanguageServer):
+    """The restore index of the workspace (scanned once, then kept fresh by the watcher); rebuilt
+    when the root or `restore.coreGlobs` changes."""
+    key = _index_key(ls)
+    with _workspace_index_lock:
+        if ls.index is None or ls.index_key != key:
+            from restore.workspace import WorkspaceIndex
+
+            ls.index = WorkspaceIndex(ls.root, core_globs=ls.settings.restore.core_globs or None)
+            ls.index_key = key
+            ls.index_builds += 1
+        return ls.index
 
 
 def warm_index(ls: CompactionLanguageServer) -> None:
@@ -337,6 +378,17 @@ def warm_index(ls: CompactionLanguageServer) -> None:
     started = time.perf_counter()
     index = workspace_index(ls).ensure_scanned()
     log.info("workspace index: %d files in %.0f ms", len(index), (time.perf_counter() - started) * 1000)
+
+
+def _in_background(loop: asyncio.AbstractEventLoop, fn, ls: CompactionLanguageServer) -> None:
+    """Run `fn(ls)` in the default executor without awaiting it; its exception is logged, not lost."""
+
+    def done(fut: asyncio.Future) -> None:
+        exc = None if fut.cancelled() else fut.exception()
+        if exc is not None:
+            log.error("%s failed: %s", fn.__name__, exc, exc_info=exc)
+
+    loop.run_in_executor(None, fn, ls).add_done_callback(done)
 
 
 def on_files_changed(ls: CompactionLanguageServer, paths: set[Path]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -24,6 +25,19 @@ def record_rounds(rec: dict[str, Any]) -> list[int]:
 
 def is_recurring(rec: dict[str, Any]) -> bool:
     return bool(rec.get("recurring")) or record_count(rec) >= 2
+
+
+_MD_SPECIAL = re.compile(r"([\\`\[\]()<>!])")
+
+
+def escape_md(text: Any) -> str:
+    """Transcript-derived text as inert Markdown on one line. The client trusts this hover's
+    command links (Resolve/Forget), so a transcript must not be able to plant its own: link,
+    image, autolink and HTML syntax and backticks are backslash-escaped (backticks too, so no
+    code span can hide an unescaped bracket) and line breaks are folded (no reference
+    definitions or headings on a new line)."""
+    flat = " ".join(str(text).split())
+    return _MD_SPECIAL.sub(r"\\\1", flat)
 
 
 def command_link(title: str, command: str, argument: dict[str, Any]) -> str:
@@ -50,13 +64,13 @@ def headline(rec: dict[str, Any], lang: str = "en") -> str:
 
 def render_record(rec: dict[str, Any], lang: str = "en") -> str:
     label = _LABELS.get(lang, _LABELS["en"])
-    lines = [f"**{headline(rec, lang)}**", ""]
+    lines = [f"**{headline({**rec, 'id': escape_md(rec.get('id'))}, lang)}**", ""]  # ids can come from a client
     if rec.get("target_bug"):
         lines += [f"_{label['target']}_", ""]
     if rec.get("solution"):
-        lines.append(f"{label['solution']}: {rec['solution']}  ")
+        lines.append(f"{label['solution']}: {escape_md(rec['solution'])}  ")
     if rec.get("avoidance"):
-        lines.append(f"{label['avoidance']}: {rec['avoidance']}  ")
+        lines.append(f"{label['avoidance']}: {escape_md(rec['avoidance'])}  ")
     rid = str(rec.get("id"))
     lines += [
         "",

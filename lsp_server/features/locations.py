@@ -1,18 +1,20 @@
 """Where error-memory records happened, in workspace terms: the index hover and diagnostics read.
 
 Occurrence locations carry the paths a transcript recorded (`/testbed/app/x.py`,
-`/home/someone/proj/app/config.py`); they are mapped to files of this workspace (DESIGN.md §4:
-by the recorded cwd where there is one, else by the longest path suffix that exists here) —
-with `restore.paths` when that module is present, else with the small fallback below. The index
-is rebuilt only when the store changes, so a hover is a dict lookup and a short scan.
+`/home/someone/proj/app/config.py`); they are mapped to files of this workspace by
+`restore.paths` (DESIGN.md §4: by the recorded cwd where there is one, else by the longest path
+suffix that exists here). The index is rebuilt only when the store changes, so a hover is a dict
+lookup and a short scan.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
+
+from restore.paths import map_path as restore_map_path
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -37,57 +39,15 @@ def as_dict(record: Any) -> dict[str, Any]:
     return out
 
 
-def _parts(raw: str) -> tuple[str, ...]:
-    if "\\" in raw or re.match(r"^[A-Za-z]:", raw):
-        return PureWindowsPath(raw).parts
-    return PurePosixPath(raw).parts
-
-
-def fallback_map_path(raw: str, workspace: Path, cwd: str | None = None) -> Path | None:
-    """Map a recorded path to an existing file in `workspace`, or None."""
-    if not raw:
-        return None
-    candidate = Path(raw)
-    if not candidate.is_absolute() and not re.match(r"^[A-Za-z]:", raw):
-        hit = workspace / raw
-        return hit if hit.exists() else None
-    try:
-        if candidate.is_relative_to(workspace) and candidate.exists():
-            return candidate
-    except ValueError:
-        pass
-    if cwd:
-        cwd_parts, raw_parts = _parts(cwd), _parts(raw)
-        if raw_parts[: len(cwd_parts)] == cwd_parts and len(raw_parts) > len(cwd_parts):
-            hit = workspace.joinpath(*raw_parts[len(cwd_parts) :])
-            if hit.exists():
-                return hit
-    parts = [p for p in _parts(raw) if p not in ("/", "\\") and not re.match(r"^[A-Za-z]:\\?$", p)]
-    for i in range(len(parts)):  # longest suffix first
-        hit = workspace.joinpath(*parts[i:])
-        if hit.is_file():
-            return hit
-    return None
-
-
 def map_path(raw: str, workspace: Path, cwd: str | None = None) -> Path | None:
-    """`restore.paths.map_path` (one rule for the whole product) when present, else the fallback;
-    only existing files count (a hover on a guessed path would point nowhere)."""
-    try:
-        from restore.paths import map_path as restore_map
-    except ImportError:
-        restore_map = None
-    if restore_map is not None:
-        try:
-            mapped = restore_map(raw, workspace, cwd=cwd)
-        except (TypeError, ValueError):
-            mapped = None
-        if mapped:
-            hit = Path(mapped)
-            hit = hit if hit.is_absolute() else workspace / hit
-            if hit.is_file():
-                return hit
-    return fallback_map_path(raw, workspace, cwd)
+    """The existing workspace file a recorded path names, by `restore.paths.map_path` (the one
+    path-mapping rule of the product, DESIGN.md §4), or None: a hover on a guessed path would
+    point nowhere."""
+    mapped = restore_map_path(raw, workspace, cwd=cwd)
+    if not mapped:
+        return None
+    hit = workspace / mapped
+    return hit if hit.is_file() else None
 
 
 @dataclass(slots=True)

@@ -13,7 +13,7 @@ from lsprotocol import types
 
 from lsp_server.features.diagnostics import diagnostics_for
 from lsp_server.features.hover import render_hover
-from lsp_server.features.locations import ErrorIndex, fallback_map_path, word_at
+from lsp_server.features.locations import ErrorIndex, map_path, word_at
 from lsp_server.settings import DiagnosticsOptions, resolve_settings
 from lsp_server.watcher import StoreWatcher, WorkspaceWatcher
 
@@ -44,15 +44,19 @@ def test_invalid_config_file_is_reported_not_fatal(tmp_path: Path) -> None:
     assert len(problems) == 1 and "invalid JSON" in problems[0]
 
 
-def test_fallback_path_mapping(tmp_path: Path) -> None:
+def test_path_mapping_uses_the_restore_rule(tmp_path: Path) -> None:
+    """The server maps with restore.paths (DESIGN.md §4) and keeps only existing files."""
     (tmp_path / "app").mkdir()
     target = tmp_path / "app" / "config.py"
     target.write_text("x = 1\n")
-    assert fallback_map_path("/home/someone/proj/app/config.py", tmp_path) == target
-    assert fallback_map_path("/testbed/app/config.py", tmp_path, cwd="/testbed") == target
-    assert fallback_map_path("app/config.py", tmp_path) == target
-    assert fallback_map_path(r"C:\work\proj\app\config.py", tmp_path) == target
-    assert fallback_map_path("/home/someone/proj/app/missing.py", tmp_path) is None
+    assert map_path("/home/someone/proj/app/config.py", tmp_path) == target  # longest existing suffix
+    assert map_path("/testbed/app/config.py", tmp_path, cwd="/testbed") == target  # by the recorded cwd
+    assert map_path("app/config.py", tmp_path) == target
+    assert map_path(r"C:\work\proj\app\config.py", tmp_path) == target
+    assert map_path("/home/someone/proj/app/config.py:12", tmp_path) == target  # line suffix dropped
+    assert map_path("/home/someone/proj/app/missing.py", tmp_path) is None
+    assert map_path("/testbed/app/missing.py", tmp_path, cwd="/testbed") is None  # mapped, but no such file
+    assert map_path("/home/someone/proj/app", tmp_path) is None  # a folder is not a hover target
 
 
 def _index(tmp_path: Path) -> tuple[ErrorIndex, Path]:

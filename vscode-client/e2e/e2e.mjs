@@ -113,7 +113,9 @@ async function editorText(page, group) {
     await tabs.filter({ hasText: 'restore.md' }).first().waitFor({ timeout: 60000 });
     const toast = page.locator('.notification-toast', { hasText: 'Compacted' }).first();
     await toast.waitFor({ timeout: 30000 });
-    expect(true, `notification: ${await toast.locator('.notification-list-item-message').first().innerText()}`);
+    const toastMessage = await toast.locator('.notification-list-item-message').first().innerText();
+    expect(/^Compacted [\d,]+ → [\d,]+ tokens \(−\d+%\)/.test(toastMessage) && toastMessage.includes('Summary and restore state opened'),
+      `notification reports the tokens saved: ${toastMessage}`);
     expect((await toast.innerText()).includes('Copy for Assistant'), 'notification offers "Copy for Assistant"');
     const groups = page.locator('.editor-group-container');
     expect((await groups.count()) >= 2, 'summary and restore document are side by side (two editor groups)');
@@ -126,6 +128,9 @@ async function editorText(page, group) {
     const restoreVisible = (await editorText(page, restoreGroup)).replace(/\n/g, '');
     expect(restoreVisible.includes(WS), `restore document shows the workspace path ${WS}`);
     const restoreOnDisk = readFileSync(join(WS, '.compaction', 'restore.md'), 'utf8');
+    // Written by the compaction itself (no separate restore request): the editor's open file is in it.
+    const openSection = restoreOnDisk.split('\n## ').find((s) => /^Open files|^打开的文件/.test(s)) || '';
+    expect(openSection.includes('`app/main.py`'), `restore document lists the open editor app/main.py (${openSection.split('\n')[0]})`);
     const cwdLine = restoreOnDisk.split('\n').find((l) => /cwd|working directory|工作目录/i.test(l)) || '';
     // The first path on that line is the working directory; the recorded one may follow as a note.
     const cwdPath = (cwdLine.match(/`([^`]+)`/) || [])[1];
@@ -214,7 +219,8 @@ async function editorText(page, group) {
     await page.keyboard.press('Enter');
     const memoryEditor = page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'Error Memory' }).first();
     await memoryEditor.waitFor({ timeout: 30000 });
-    expect(true, 'Show Error Memory opened the error-memory block');
+    const memoryTab = (await page.locator('.editor-group-container.active .tab.active').first().innerText()).trim();
+    expect(memoryTab.includes('Error Memory'), `Show Error Memory opened the error-memory block (tab "${memoryTab}")`);
     await shot(page, 'error-memory');
 
     // 10. Compact for Role… (Tester), then Cancel in the progress notification: the request is
@@ -243,9 +249,14 @@ async function editorText(page, group) {
     // 11. Restart Server from the palette: the server comes back and the status item returns.
     await palette(page, 'Compaction: Restart Server');
     await page.keyboard.press('Enter');
-    await page.locator('.statusbar-item', { hasText: 'Compaction server restarted' }).first().waitFor({ timeout: 60000 });
-    await page.locator('.statusbar-item', { hasText: /Context \d+%/ }).first().waitFor({ timeout: 60000 });
-    expect(true, 'Restart Server restarted the server and the status item came back');
+    const restarted = page.locator('.statusbar-item', { hasText: 'Compaction server restarted' }).first();
+    await restarted.waitFor({ timeout: 60000 });
+    const restartedText = (await restarted.innerText().catch(() => 'Compaction server restarted')).trim();
+    const back = page.locator('.statusbar-item', { hasText: /Context \d+%/ }).first();
+    await back.waitFor({ timeout: 60000 });
+    const backText = (await back.innerText()).trim();
+    expect(restartedText.includes('Compaction server restarted') && /Context \d+%/.test(backText),
+      `Restart Server: "${restartedText}", then the status item came back ("${backText}")`);
 
     // 12. The transcript grows (the assistant keeps talking): the status item follows the file.
     if (TRANSCRIPT_PATH) {
@@ -257,7 +268,9 @@ async function editorText(page, group) {
       appendFileSync(TRANSCRIPT_PATH, JSON.stringify(record) + '\n');
       const grown = page.locator('.statusbar-item', { hasText: /Context \d+%/ }).filter({ hasNotText: before.replace(/^\W+/, '') }).first();
       await grown.waitFor({ timeout: 30000 });
-      expect(true, `status item followed the growing transcript: "${before}" -> "${(await grown.innerText()).trim()}"`);
+      const after = (await grown.innerText()).trim();
+      const pct = (t) => Number((t.match(/Context (\d+)%/) || [])[1]);
+      expect(pct(after) > pct(before), `status item followed the growing transcript: "${before}" -> "${after}"`);
       await shot(page, 'status-after-growth');
     }
 

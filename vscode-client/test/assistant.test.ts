@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assistantBlock, compactedMessage, coreFilePaths } from '../src/assistant';
+import { assistantBlock, compactedMessage, coreFilePaths, coreFilesFromRestoreMarkdown, writtenRestorePath } from '../src/assistant';
 
 describe('assistantBlock', () => {
   it('puts the summary and the restore state in one tagged block, in that order', () => {
@@ -28,5 +28,46 @@ describe('coreFilePaths', () => {
     expect(coreFilePaths({ core_files: [{ path: 'x.ts' }] })).toEqual(['x.ts']);
     expect(coreFilePaths(null)).toEqual([]);
     expect(coreFilePaths({ coreFiles: 'nope' })).toEqual([]);
+  });
+});
+
+describe('writtenRestorePath', () => {
+  it('is the restore document the compaction wrote (paths.restore of the compact reply)', () => {
+    expect(writtenRestorePath({ paths: { restore: '/w/.compaction/restore.md' } })).toBe('/w/.compaction/restore.md');
+  });
+
+  it('is undefined when the reply names none, so the client asks compaction.restore instead', () => {
+    expect(writtenRestorePath(undefined)).toBeUndefined();
+    expect(writtenRestorePath({})).toBeUndefined();
+    expect(writtenRestorePath({ paths: { restore: ' ' } })).toBeUndefined();
+  });
+});
+
+describe('coreFilesFromRestoreMarkdown', () => {
+  // As restore/render.py writes it (from an end-to-end run).
+  const md = [
+    '# Restore state',
+    '',
+    '**Working directory:** `/w/proj` (recorded in the transcript as `/home/someone/proj`)',
+    '',
+    '## Open files (from the editor)',
+    '- `app/main.py`',
+    '',
+    '## Core files (the 5 most recently modified)',
+    '1. `app/main.py` — entry point (modified 2026-11-30 03:07 UTC; changed (watcher))',
+    '2. `app/config.py` — core business logic (modified 2026-11-30 03:07 UTC; edited in round 4)',
+    '',
+    '## Unfinished tasks',
+    '1. `docs/x.md` — not a core file',
+    '',
+  ].join('\n');
+
+  it('lists the core files in order and nothing from the sections after them', () => {
+    expect(coreFilesFromRestoreMarkdown(md)).toEqual(['app/main.py', 'app/config.py']);
+  });
+
+  it('reads the Chinese document too (same line shape) and is empty without core files', () => {
+    expect(coreFilesFromRestoreMarkdown('## 核心文件（最近修改的 5 个）\n1. `a.py` — 入口\n')).toEqual(['a.py']);
+    expect(coreFilesFromRestoreMarkdown('## Core files\n(none)\n')).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkWarnings, errorMemoryMarkdown } from '../src/errorMemory';
+import { checkArgs, checkWarnings, errorMemoryMarkdown } from '../src/errorMemory';
 
 describe('checkWarnings', () => {
   it('maps the server matches: id, why it matched, and the warning text from `line`', () => {
@@ -47,5 +47,17 @@ describe('errorMemoryMarkdown', () => {
   it('shows a placeholder for an empty memory', () => {
     expect(errorMemoryMarkdown('')).toContain('No records yet');
     expect(errorMemoryMarkdown('## Error Memory\n- ERR_PY_KeyError')).toBe('## Error Memory\n- ERR_PY_KeyError');
+  });
+});
+
+describe('checkArgs', () => {
+  it('sends the selection as text and the file in files, never the language id as code', () => {
+    const args = checkArgs('db = os.environ["DATABASE_URL"]', '/w/app/config.py');
+    expect(args).toEqual({ text: 'db = os.environ["DATABASE_URL"]', files: ['/w/app/config.py'] });
+    expect(args).not.toHaveProperty('code');
+  });
+
+  it('sends no file for an untitled document', () => {
+    expect(checkArgs('x', undefined)).toEqual({ text: 'x', files: [] });
   });
 });

@@ -8,9 +8,13 @@ describe('trustHover', () => {
     const hover = trustHover({ contents: [md, 'plain'] as never });
     expect(hover?.contents[0]).toBe(md);
     expect(md.isTrusted).toEqual({ enabledCommands: TRUSTED_COMMANDS });
-    expect(TRUSTED_COMMANDS).toContain('compaction.errorMemory.resolve');
-    expect(TRUSTED_COMMANDS).toContain('compaction.errorMemory.forget');
-    expect(TRUSTED_COMMANDS.every((c) => c.startsWith('compaction.'))).toBe(true);
+    expect([...TRUSTED_COMMANDS].sort()).toEqual(['compaction.errorMemory.forget', 'compaction.errorMemory.resolve']);
+  });
+
+  it('does not trust commands that change state or run work from a link', () => {
+    for (const id of ['compaction.errorMemory.add', 'compaction.client.compact', 'compaction.client.addErrorNote', 'compaction.compact']) {
+      expect(TRUSTED_COMMANDS).not.toContain(id);
+    }
   });
 
   it('passes an empty hover through', () => {

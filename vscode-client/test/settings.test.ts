@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientSettings, needsRestart, serverSettings, SERVER_KEYS, type ConfigLike } from '../src/settings';
+import { affectsServer, clientSettings, needsRestart, serverSettings, SERVER_KEYS, type ConfigLike } from '../src/settings';
 
 function cfg(values: Record<string, unknown>): ConfigLike {
   return { get: <T>(key: string) => values[key] as T | undefined };
@@ -66,13 +66,23 @@ describe('clientSettings and restarts', () => {
     expect(clientSettings(cfg({ 'python.path': '/v/bin/python', markdownPreview: true })).markdownPreview).toBe(true);
   });
 
-  it('restarts for the interpreter and server keys, not for client-only keys', () => {
+  it('restarts only for the interpreter (the server command)', () => {
     const only = (key: string) => (section: string) => section === key;
     expect(needsRestart(only('compaction.python.path'))).toBe(true);
-    expect(needsRestart(only('compaction.triggerRatio'))).toBe(true);
-    expect(needsRestart(only('compaction.llm.model'))).toBe(true);
+    expect(needsRestart(only('compaction.triggerRatio'))).toBe(false);
+    expect(needsRestart(only('compaction.llm.model'))).toBe(false);
     expect(needsRestart(only('compaction.markdownPreview'))).toBe(false);
-    expect(needsRestart(only('compaction.trace.server'))).toBe(false);
     expect(needsRestart(only('editor.fontSize'))).toBe(false);
+  });
+
+  it('forwards server keys as a configuration change, not client-only keys', () => {
+    const only = (key: string) => (section: string) => section === key;
+    expect(affectsServer(only('compaction.triggerRatio'))).toBe(true);
+    expect(affectsServer(only('compaction.llm.model'))).toBe(true);
+    expect(affectsServer(only('compaction.diagnostics.recurring'))).toBe(true);
+    expect(affectsServer(only('compaction.python.path'))).toBe(false);
+    expect(affectsServer(only('compaction.markdownPreview'))).toBe(false);
+    expect(affectsServer(only('compaction.trace.server'))).toBe(false);
+    expect(affectsServer(only('editor.fontSize'))).toBe(false);
   });
 });
