@@ -4,6 +4,11 @@ Each command is a plain function `(job, params) -> dict` so that it runs in a wo
 knows nothing of pygls, and can be called directly by benchmarks. `Job` carries what a
 command needs from the server (workspace, settings, open files, recency) plus progress and
 cancellation: `job.phase(name)` reports progress and raises `Cancelled` when the client gave up.
+
+Cancellation is cooperative and coarse: the flag is checked only between phases (a phase that
+has started — loading, compacting, building the restore state — runs to its end; the library
+is not interrupted mid-phase). A cancelled request is answered with the LSP RequestCancelled
+error (-32800) and writes nothing after the check that saw the flag.
 """
 
 from __future__ import annotations
@@ -113,7 +118,10 @@ class CompactParams(_Params):
 
 def compact(job: Job, p: CompactParams) -> dict[str, Any]:
     """Load, record the errors in the store, compact (same call as `compaction compact`), write
-    `.compaction/latest.md` and `.compaction/restore.md`."""
+    `.compaction/latest.md` and `.compaction/restore.md`.
+
+    Cancellation: checked before each of the four phases (load, record errors, compact, write);
+    a phase in progress finishes first."""
     from compaction.history import compact as compact_transcript
     from compaction.transcripts import load_transcript
 
@@ -146,7 +154,9 @@ class RestoreParams(_Params):
 
 def restore(job: Job, p: RestoreParams) -> dict[str, Any]:
     """The restore state now: the editor's open files, the watcher-fresh index, the error memory,
-    and the last compaction this server made (for unfinished tasks and problems)."""
+    and the last compaction this server made (for unfinished tasks and problems).
+
+    Cancellation: checked before building the state and again before writing `restore.md`."""
     from restore.pipeline import restore_from_transcript
     from restore.render import render_markdown, write_restore
     from restore.state import build_restore_state
@@ -192,6 +202,7 @@ class StatusParams(_Params):
 
 
 def status(job: Job, p: StatusParams) -> dict[str, Any]:
+    """Token use of a transcript against the context window. Cancellation: checked before counting."""
     from compaction import tokens
     from compaction.transcripts import load_transcript
 
@@ -278,14 +289,27 @@ def errors_check(job: Job, p: ErrorCheckParams) -> dict[str, Any]:
     if p.path:
         files.append(p.path)
         if not code and not p.text:
-            try:
-                code = Path(p.path).read_text(encoding="utf-8", errors="replace")
-            except OSError as exc:
-                raise CommandError(f"{p.path}: cannot read: {exc}") from None
+            code = _read_confined(job, p.path)
     with _memory(job) as memory:
         warnings = memory.check(p.text, files=files, code=code, commands=p.commands, limit=p.limit,
                                 lang=p.lang or job.settings.lang)  # fmt: skip
     return {"matches": [w.as_dict() for w in warnings]}
+
+
+def _read_confined(job: Job, path: str) -> str:
+    """A file the request names: relative to the workspace (not the server's cwd), and only where
+    compaction.confine lets a request read (the workspace and its transcript folders) — the
+    arguments may come from an agent steered by a transcript."""
+    from compaction.confine import Confinement, ConfinementError
+
+    try:
+        real = Confinement([job.workspace], home=job.home).check_read(path)
+    except ConfinementError as exc:
+        raise CommandError(str(exc)) from None
+    try:
+        return real.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise CommandError(f"{path}: cannot read: {exc}") from None
 
 
 def errors_add(job: Job, p: ErrorAddParams) -> dict[str, Any]:
@@ -329,6 +353,8 @@ class BlocksParams(_Params):
 
 
 def blocks_compress(job: Job, p: BlocksParams) -> dict[str, Any]:
+    """Compress context blocks to a ratio or a token target. Cancellation: checked once, before
+    compressing (the compression itself is one uninterrupted phase)."""
     from compaction.blocks import ContextBlock, ContextCompressor
 
     if p.compression_ratio is None and p.target_tokens is None:

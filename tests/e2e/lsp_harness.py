@@ -7,7 +7,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,8 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 REPO = Path(__file__).resolve().parents[2]
+# Upper bound for one request or handshake: a hung server fails the test instead of hanging CI.
+REQUEST_TIMEOUT = 120.0
 
 
 CLI = [sys.executable, "-c", "import sys; from compaction.cli import main; sys.exit(main())"]
@@ -43,19 +45,19 @@ async def lsp_session(
         server_command=[sys.executable, "-m", "lsp_server"],
         server_env=server_env(home if home is not None else workspace / ".no-home", **(env or {})),
     )
-    lc: LanguageClient = await config.start()  # type: ignore[assignment]
+    lc: LanguageClient = await asyncio.wait_for(config.start(), REQUEST_TIMEOUT)  # type: ignore[assignment]
     if configuration is not None:
         lc.set_configuration(configuration, section="compaction")
     uri = workspace.as_uri()
     try:
-        await lc.initialize_session(
+        await within(lc.initialize_session(
             types.InitializeParams(
                 capabilities=client_capabilities(client),
                 root_uri=uri,
                 workspace_folders=[types.WorkspaceFolder(uri=uri, name=workspace.name)],
                 initialization_options=init_options,
             )
-        )
+        ), "initialize")  # fmt: skip
         await wait_for(lambda: any("ready for" in m.message for m in lc.log_messages), what="server ready")
         yield lc
         await asyncio.wait_for(lc.shutdown_session(), 20)
@@ -78,10 +80,18 @@ async def wait_for(cond: Callable[[], Any], timeout: float = 10.0, what: str = "
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
+async def within(awaitable: Awaitable[Any], what: str = "request", timeout: float = REQUEST_TIMEOUT) -> Any:
+    """Await a request, failing (not hanging) when the server does not answer within `timeout`."""
+    try:
+        return await asyncio.wait_for(awaitable, timeout)
+    except TimeoutError:
+        raise AssertionError(f"no answer to {what} within {timeout:.0f}s") from None
+
+
 async def command(lc: LanguageClient, name: str, arg: dict[str, Any] | None = None) -> Any:
-    return await lc.workspace_execute_command_async(
+    return await within(lc.workspace_execute_command_async(
         types.ExecuteCommandParams(command=name, arguments=[arg] if arg is not None else [])
-    )
+    ), name)  # fmt: skip
 
 
 def open_doc(lc: LanguageClient, path: Path, language: str = "python") -> str:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from lsp_fixtures import make_transcript, make_workspace
-from lsp_harness import CLI, REPO, command, lsp_session, open_doc, server_env, wait_for
+from lsp_harness import CLI, REPO, command, lsp_session, open_doc, server_env, wait_for, within
 from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
 
 from compaction.discovery import claude_project_names
 
@@ -79,8 +80,8 @@ async def test_progress_goes_to_the_clients_work_done_token(tmp_path: Path) -> N
     transcript = make_transcript(tmp_path / "s.jsonl")
     async with lsp_session(ws) as lc:
         lc.progress_reports.setdefault("client-token", [])
-        await lc.workspace_execute_command_async(types.ExecuteCommandParams(
-            command="compaction.compact", arguments=[{"transcript": str(transcript)}], work_done_token="client-token"))
+        await within(lc.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="compaction.compact", arguments=[{"transcript": str(transcript)}], work_done_token="client-token")))
         await wait_for(lambda: lc.progress_reports["client-token"][-1:] and
                        lc.progress_reports["client-token"][-1].kind == "end", what="end")  # fmt: skip
     assert [t for t, r in lc.progress_reports.items() if r] == ["client-token"]  # no server-created token
@@ -99,8 +100,9 @@ async def test_cancel_request_stops_between_phases(tmp_path: Path) -> None:
         ))  # fmt: skip
         await wait_for(lambda: any(lc.progress_reports.values()), what="progress begin")
         lc.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="cancel-me"))
-        with pytest.raises(Exception, match="(?i)cancel"):
-            await fut
+        with pytest.raises(JsonRpcRequestCancelled) as cancelled:  # the LSP RequestCancelled error
+            await within(fut)
+        assert cancelled.value.code == -32800
         await wait_for(lambda: any(r and r[-1].kind == "end" for r in lc.progress_reports.values()), what="end")
         (reports,) = [r for r in lc.progress_reports.values() if r]
         assert reports[-1].message == "cancelled"
@@ -117,8 +119,9 @@ async def test_progress_cancel_from_the_client(tmp_path: Path) -> None:
         task = asyncio.ensure_future(command(lc, "compaction.compact", {"transcript": str(transcript)}))
         token = await wait_for(lambda: next((t for t, r in lc.progress_reports.items() if r), None), what="token")
         lc.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
-        with pytest.raises(Exception, match="(?i)cancel"):
-            await task
+        with pytest.raises(JsonRpcRequestCancelled, match="(?i)cancel") as cancelled:
+            await within(task)
+        assert cancelled.value.code == -32800
     assert not (ws / ".compaction" / "latest.md").exists()
 
 

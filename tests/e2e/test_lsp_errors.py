@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from lsp_fixtures import FOREIGN_CWD, KEYERROR_LINE, make_workspace
-from lsp_harness import CLI, REPO, command, lsp_session, open_doc, server_env, wait_for
+from lsp_harness import CLI, REPO, command, lsp_session, open_doc, server_env, wait_for, within
 from lsprotocol import types
 
 from compaction.errors import ErrorMemory
@@ -21,10 +21,10 @@ def _add(ws: Path, err_id: str, line: int, rounds: list[int], **kw) -> None:
 
 
 def _hover(lc, uri: str, line: int, character: int = 4):
-    return lc.text_document_hover_async(
+    return within(lc.text_document_hover_async(
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri),
                           position=types.Position(line=line, character=character))  # fmt: skip
-    )
+    ), "hover")
 
 
 async def test_hover_shows_the_record_at_a_foreign_path(tmp_path: Path) -> None:

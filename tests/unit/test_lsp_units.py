@@ -4,12 +4,17 @@ and the watcher's debounce and ignore rules (no LSP connection)."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import unquote
 
+import pytest
 from lsprotocol import types
+
+from compaction.config import Settings
 
 from lsp_server.features.diagnostics import diagnostics_for
 from lsp_server.features.hover import render_hover
@@ -156,3 +161,98 @@ def test_hover_in_chinese_follows_the_seed(tmp_path: Path) -> None:
     assert "解决: use .get" in text and "规避: check env vars" in text
     diags = diagnostics_for(index, str(f), f.read_text(), DiagnosticsOptions(), lang="zh")
     assert any(d.message.startswith("#recurring ERR_PY_KeyError: 发生3次") for d in diags)
+
+
+def _live_markdown(text: str) -> str:
+    """`text` with every backslash-escaped character blanked: what Markdown still parses as syntax."""
+    return re.sub(r"\\.", "_", text, flags=re.S)
+
+
+def test_hover_cannot_plant_command_links_from_transcript_text() -> None:
+    hostile = {
+        "id": "ERR_PY_KeyError",
+        "count": 2,
+        "rounds": [3, 4],
+        "solution": "[x](command:compaction.compact)",
+        "avoidance": 'see \\[y](command:compaction.compact) <a href="command:compaction.compact">z</a> `[w](command:q)`'
+        "\n[ref]: command:compaction.compact ![i](command:x) <command:compaction.compact>",
+    }
+    text = render_hover([hostile])
+    live = _live_markdown(text)
+    links = re.findall(r"\[([^\]]*)\]\(([^)]*)\)", live)
+    # only the server's own two links stay live, with the record id as their argument
+    assert [(title, target.split("?")[0]) for title, target in links] == [
+        ("Resolve", "command:compaction.errorMemory.resolve"), ("Forget", "command:compaction.errorMemory.forget")]
+    assert "<" not in live and "`" not in live and "\n[ref]" not in text  # no HTML, autolink, code span, reference
+    # the text itself survives, readable once the escapes are removed
+    solution_line = next(line for line in text.splitlines() if line.startswith("Solution: "))
+    assert re.sub(r"\\(.)", r"\1", solution_line).strip() == "Solution: [x](command:compaction.compact)"
+    avoidance = next(line for line in text.splitlines() if line.startswith("Avoidance: "))
+    assert "\\[ref\\]: command:compaction.compact" in avoidance  # folded onto the line, escaped
+
+
+def _fake_server(root: Path, core_globs: dict[str, list[str]] | None = None) -> SimpleNamespace:
+    settings = Settings.model_validate({"restore": {"coreGlobs": core_globs or {}}})
+    return SimpleNamespace(root=root, settings=settings, index=None, index_key=None, index_builds=0)
+
+
+def test_workspace_index_is_built_once_under_concurrency_and_rebuilt_for_new_core_globs(tmp_path: Path) -> None:
+    from lsp_server.server import workspace_index
+
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "boot.py").write_text("print('hi')\n")
+    ls = _fake_server(tmp_path)
+    start = threading.Barrier(8)
+    got: list[object] = []
+
+    def ask() -> None:
+        start.wait()
+        got.append(workspace_index(ls))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert ls.index_builds == 1 and len({id(i) for i in got}) == 1  # warm_index and a command share one index
+    first = got[0]
+    assert workspace_index(ls) is first and ls.index_builds == 1  # same settings: kept
+    ls.settings = Settings.model_validate({"restore": {"coreGlobs": {"entry": ["gen/boot.py"]}}})
+    rebuilt = workspace_index(ls)
+    assert rebuilt is not first and ls.index_builds == 2
+    assert rebuilt.classifier("gen/boot.py") == "entry" and first.classifier("gen/boot.py") != "entry"
+
+
+def test_background_job_failure_is_logged(caplog) -> None:
+    import asyncio
+    import logging
+
+    from lsp_server.server import _in_background
+
+    def broken(ls: object) -> None:
+        raise RuntimeError("index exploded")
+
+    async def run() -> None:
+        _in_background(asyncio.get_running_loop(), broken, SimpleNamespace())
+        for _ in range(200):  # let the executor job finish and its done-callback run
+            await asyncio.sleep(0.01)
+            if caplog.records:
+                break
+
+    with caplog.at_level(logging.ERROR, logger="lsp_server"):
+        asyncio.run(run())
+    (record,) = [r for r in caplog.records if r.name == "lsp_server"]
+    assert "broken failed: index exploded" in record.getMessage() and record.exc_info[0] is RuntimeError
+
+
+def test_missing_pygls_internals_stop_the_server_loudly(caplog) -> None:
+    import logging
+
+    from lsp_server.server import LanguageServerProtocol, check_pygls_internals
+
+    check_pygls_internals()  # the installed pygls has what we override
+    stripped = type("Stripped", (), {"_handle_request": lambda self: None})  # no _handle_cancel_notification
+    with caplog.at_level(logging.CRITICAL, logger="lsp_server"), pytest.raises(RuntimeError, match="pin pygls"):
+        check_pygls_internals(stripped)
+    assert "_handle_cancel_notification" in caplog.text and "2.1.1" in caplog.text
+    assert callable(LanguageServerProtocol._handle_cancel_notification)

@@ -129,7 +129,7 @@ async function editorText(page, group) {
     expect(restoreVisible.includes(WS), `restore document shows the workspace path ${WS}`);
     const restoreOnDisk = readFileSync(join(WS, '.compaction', 'restore.md'), 'utf8');
     // Written by the compaction itself (no separate restore request): the editor's open file is in it.
-    const openSection = restoreOnDisk.split('\n## ').find((s) => /^Open files|^打开的文件/.test(s)) || '';
+    const openSection = restoreOnDisk.split('\n## ').find((s) => /^Open files|^已打开的文件/.test(s)) || '';
     expect(openSection.includes('`app/main.py`'), `restore document lists the open editor app/main.py (${openSection.split('\n')[0]})`);
     const cwdLine = restoreOnDisk.split('\n').find((l) => /cwd|working directory|工作目录/i.test(l)) || '';
     // The first path on that line is the working directory; the recorded one may follow as a note.
