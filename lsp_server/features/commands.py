@@ -8,7 +8,8 @@ cancellation: `job.phase(name)` reports progress and raises `Cancelled` when the
 Cancellation is cooperative and coarse: the flag is checked only between phases (a phase that
 has started — loading, compacting, building the restore state — runs to its end; the library
 is not interrupted mid-phase). A cancelled request is answered with the LSP RequestCancelled
-error (-32800) and writes nothing after the check that saw the flag.
+error (-32800) and writes nothing after the check that saw the flag. The error-memory and
+discovery commands are quick and have no phases: once started they run to the end.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import pytest
 from lsp_fixtures import make_transcript, make_workspace
 from lsp_harness import CLI, REPO, command, lsp_session, open_doc, server_env, wait_for, within
 from lsprotocol import types
-from pygls.exceptions import JsonRpcRequestCancelled
+from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 
 from compaction.discovery import claude_project_names
 
@@ -193,3 +193,18 @@ async def test_blocks_compress(tmp_path: Path) -> None:
     assert "You are a coding assistant." in kept
     assert any("ERR_PY_KeyError" in k for k in kept)
     assert not any("weather" in k for k in kept)
+
+
+async def test_error_check_reads_paths_in_the_workspace_only(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "proj")
+    (tmp_path / "secret.txt").write_text("token\n")
+    async with lsp_session(ws) as lc:
+        await command(lc, "compaction.errorMemory.add", {
+            "id": "ERR_PY_KeyError", "avoidance": "use os.environ.get", "path": "app/config.py"})  # fmt: skip
+        # relative to the workspace root, not to the server's cwd (the repository here)
+        checked = await command(lc, "compaction.errorMemory.check", {"path": "app/config.py"})
+        assert [m["id"] for m in checked["matches"]] == ["ERR_PY_KeyError"]
+        for escaping in ("../secret.txt", str(tmp_path / "secret.txt")):
+            with pytest.raises(JsonRpcException, match="reading refused") as refused:
+                await command(lc, "compaction.errorMemory.check", {"path": escaping})
+            assert refused.value.code == -32602  # invalid params: the request's fault, not a crash

@@ -90,6 +90,27 @@ async def test_configuration_change_is_pulled(tmp_path: Path) -> None:
         assert status["utilization"] == round(status["tokens"] / 1000, 4)
 
 
+async def test_core_globs_change_rebuilds_the_index(tmp_path: Path) -> None:
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "boot.py").write_text("print('hi')\n")
+
+    def scans() -> list[str]:
+        return [m.message for m in lc.log_messages if m.message.startswith("workspace index:")]
+
+    async with lsp_session(tmp_path) as lc:
+        await wait_for(lambda: len(scans()) == 1, 20, what="the first index scan")
+        before = await command(lc, "compaction.restore", {})
+        lc.set_configuration({"restore": {"coreGlobs": {"entry": ["gen/boot.py"]}}}, section="compaction")
+        lc.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+        await wait_for(lambda: len(scans()) == 2, 20, what="a rescan after restore.coreGlobs changed")
+        after = await command(lc, "compaction.restore", {})
+    def classes(result: dict) -> dict[str, str]:
+        return {c["path"]: c["cls"] for c in result["state"]["core_files"]}
+
+    assert classes(before).get("gen/boot.py") != "entry"
+    assert classes(after).get("gen/boot.py") == "entry", classes(after)  # the new index uses the new globs
+
+
 async def test_discover_transcripts_command(tmp_path: Path) -> None:
     home, ws = tmp_path / "home", tmp_path / "my.proj"
     ws.mkdir()
@@ -155,10 +176,11 @@ def test_tcp_binds_loopback_only(tmp_path: Path) -> None:
             assert chunk, "connection closed"
             data += chunk
         assert b"compaction-lsp" in data
-        conn.close()
+        # read while connected: the server stops listening when its one client disconnects
         if not Path("/proc/net/tcp").exists():
             pytest.skip("no /proc/net/tcp: cannot read the listening socket's local address here")
         assert _listening_addresses(port) == {"0100007F"}  # 127.0.0.1 only: no 0.0.0.0, no IPv6 socket
+        conn.close()
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -15,7 +15,6 @@ import pytest
 from lsprotocol import types
 
 from compaction.config import Settings
-
 from lsp_server.features.diagnostics import diagnostics_for
 from lsp_server.features.hover import render_hover
 from lsp_server.features.locations import ErrorIndex, map_path, word_at
