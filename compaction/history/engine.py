@@ -112,10 +112,12 @@ def compact(
     share = 0.20 if tight else 0.35
     tail_renderer = TailRenderer(tail_rounds, preset.code, steering)
     for tail_share in (share, share * 0.6, share * 0.3, 0.0):
-        tail_text, _ = tail_renderer.render(int(target * tail_share))
+        tail_text, tail_cut = tail_renderer.render(int(target * tail_share))
+        shown = tail_rounds[tail_cut:]  # the oldest kept rounds give way first when the tail is tight
+        shown_start = shown[0].number if shown else len(rounds) + 1
         summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
         chosen = _choose([copy.copy(f) for f in all_facts], summary_budget)
-        markdown = _render(lang, header, chosen, em_block, dropped, tail_text, tail_start, len(rounds))
+        markdown = _render(lang, header, chosen, em_block, dropped, tail_text, shown_start, len(rounds))
         if tokens.count(markdown) <= target:
             break
     # Still over (facts cost a little more once rendered): drop the least important optional facts
@@ -135,12 +137,12 @@ def compact(
                     break
         elif not _shorten_essentials(chosen) and not _shrink_task(chosen):
             break
-        markdown = _render(lang, header, chosen, em_block, dropped, tail_text, tail_start, len(rounds))
+        markdown = _render(lang, header, chosen, em_block, dropped, tail_text, shown_start, len(rounds))
         over = tokens.count(markdown) - target
 
     summary = _summary_model(chosen)
     result = _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
-                     kept=[r.number for r in tail_rounds], compacted=True, note=None, lang=lang, preset=preset,
+                     kept=[r.number for r in shown], compacted=True, note=None, lang=lang, preset=preset,
                      dropped=(outputs_dropped, reads_total, len(head_rounds)))
     result._events, result._error_records = events, records
     return result
@@ -247,8 +249,8 @@ def _shorten_essentials(chosen: list[Fact]) -> bool:
 
 def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str | None) -> str:
     lines = [f"# {h(lang, 'title')}", ""]
-    lines.append(f"> Source: `{Path(t.path).name}` ({t.format}); rounds r1-r{tail_start - 1} summarized, "
-                 f"r{tail_start}-r{n_rounds} verbatim.")
+    lines.append(f"> Source: `{Path(t.path).name}` ({t.format}), {n_rounds} rounds: facts from every round "
+                 f"below; the most recent rounds (from r{tail_start} at most) verbatim at the end.")
     if cwd:
         lines.append(f"> {h(lang, 'cwd')}: `{cwd}` (recorded in the transcript)")
     return "\n".join(lines)

@@ -63,7 +63,7 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering) -> list[_Pie
         return [_Piece(f"**{label}**: [omitted: mentions an ignored topic]", [], "", rnd, False)]
     out = [_Piece(f"**{label}**:\n", enc.encode_ordinary(text), "", rnd, True,
                   cap_factor=2 if msg.role is Role.ASSISTANT else 1)]
-    if not code:
+    if not code or msg.meta.get("final_patch_echo"):
         return out
     for call in msg.tool_calls:
         if call.command and call.command not in msg.text:

@@ -110,7 +110,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _scrub_surrogates(t: Transcript) -> None:
     """JSON may escape lone surrogates (`"\\ud83d"`, an emoji cut in half); Python keeps them in str and
-    every later `.encode()` (hashing, tokenizing, writing) fails. Replace them with U+FFFD once, here."""
+    every later `.encode()` (hashing, tokenizing, writing) fails. Replace them with U+FFFD once, here.
+    Ids, names, commands and paths that a wrong-shaped record made non-strings are normalised too."""
     replaced = 0
 
     def clean(text: str) -> str:
@@ -129,9 +130,9 @@ def _scrub_surrogates(t: Transcript) -> None:
         for c in msg.tool_calls:
             if c.id is not None and not isinstance(c.id, str):
                 c.id = str(c.id)
-            c.name = clean(c.name)
-            c.command = c.command and clean(c.command)
-            c.path = c.path and clean(c.path)
+            c.name = clean(c.name if isinstance(c.name, str) else str(c.name))
+            c.command = clean(c.command) if isinstance(c.command, str) else None  # wrong-shaped records (fuzzing)
+            c.path = clean(c.path) if isinstance(c.path, str) else None
             map_strings(c.arguments, clean)
     t.cwd = t.cwd and clean(t.cwd)
     map_strings(t.meta, clean)

@@ -42,7 +42,7 @@ def sniff(head: str, path: str) -> int:
 
 def _calls(item: dict[str, Any]) -> list[ToolCall]:
     calls: list[ToolCall] = []
-    for tc in item.get("tool_calls") or []:
+    for tc in item.get("tool_calls") if isinstance(item.get("tool_calls"), list) else []:  # (fuzzing)
         if not isinstance(tc, dict):
             continue
         fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}

@@ -263,6 +263,7 @@ def check_loader(fmt: str | None, path: Path) -> None:
         for c in m.tool_calls:
             assert isinstance(c.name, str) and isinstance(c.arguments, dict)
             assert c.id is None or isinstance(c.id, str)
+            assert all(v is None or isinstance(v, str) for v in (c.command, c.path)), (c.command, c.path)
         m.full_text().encode("utf-8")  # downstream hashes, tokenizes and writes it: it must encode
 
 
