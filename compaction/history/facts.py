@@ -292,7 +292,7 @@ def next_step_facts(events: list[Event], last_round: int) -> list[Fact]:
         if status in {"completed", "done", "complete", "finished"}:
             continue
         facts.append(Fact("next", f"[{status}] {e.text.strip()}", [e.round], score=70, essential=True))
-    recent = [e for e in stated if e.round > last_round - 10]
+    recent = [e for e in stated if e.round > last_round - 5]  # older plans were acted on or dropped
     seen: set[str] = set()
     for e in recent[-6:]:
         text = _WS_RE.sub(" ", e.text.strip())
