@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXAMPLE := examples/sweagent-pydicom-1458.traj
 
-.PHONY: demo test test-python test-client test-fixture-deps bench bench-all lint venv system-deps clean
+.PHONY: demo test test-python test-client test-fixture-deps bench bench-all fuzz lint venv system-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -52,6 +52,10 @@ bench: $(STAMP)
 
 bench-all: $(STAMP)
 	$(BIN)/python -m bench --all
+
+# 10,000 hypothesis examples per loader and target (make test runs FUZZ_EXAMPLES=300 of them)
+fuzz: $(STAMP)
+	$(BIN)/python -m bench.fuzz_all --examples 10000
 
 clean:
 	rm -rf demo-output .pytest_cache

@@ -74,8 +74,12 @@ def resolve_workspace(flag: str | None = None) -> Path:
 
 
 def _path(workspace: Path, p: str) -> Path:
+    """A path an agent named: read only inside the workspace and this workspace's transcript folders
+    (an agent can be steered by a transcript's text, so nothing else — `..` and symlinks included)."""
+    from compaction.confine import Confinement
+
     q = Path(p).expanduser()
-    return q if q.is_absolute() else workspace / q
+    return Confinement([workspace]).check_read(q if q.is_absolute() else workspace / q)
 
 
 def _settings(workspace: Path):

@@ -317,9 +317,12 @@ class CompressedMemory:
 
     def add(self, text: str, metadata: dict[str, Any] | None = None, timestamp: float | None = None) -> AddResult:
         """Store the original, extract facts and a gist from it. The same text twice is one item
-        (its metadata is merged as extra provenance)."""
+        (its metadata is merged as extra provenance). Secrets are redacted before anything is stored."""
         if not text or not text.strip():
             raise ValueError("memory text is empty")
+        from compaction.redact import redact_text
+
+        text = redact_text(text)
         meta = dict(metadata or {})
         h = hashlib.sha256(text.encode("utf-8")).hexdigest()
         now = self.clock()

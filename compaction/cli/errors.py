@@ -246,7 +246,10 @@ def run_import(args: argparse.Namespace) -> int:
 
 @_guard
 def run_ingest(args: argparse.Namespace) -> int:
-    transcript = load_transcript(args.transcript, args.format)
+    from compaction.config import load_settings
+
+    transcript = load_transcript(args.transcript, args.format,
+                                 redact=load_settings(args.workspace).redact_secrets)
     with ErrorMemory(args.workspace) as mem:
         report = mem.ingest(transcript)
     if args.json:

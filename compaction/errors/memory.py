@@ -23,6 +23,7 @@ from compaction.errors.records import ErrorRecord, Location, Occurrence, valid_i
 from compaction.errors.render import parse_block, render_block
 from compaction.errors.scan import scan_transcript, transcript_id
 from compaction.model import Role, Transcript
+from compaction.redact import redact_text
 from compaction.store import StoreError, data_version, ensure_schema, open_store, transaction
 
 SCHEMA = [
@@ -145,7 +146,10 @@ class ErrorMemory:
     def add(self, err_id: str, *, solution: str | None = None, avoidance: str | None = None,
             round: int | None = None, evidence: str = "", path: str | None = None, line: int | None = None,
             symbol: str | None = None, command: str | None = None) -> ErrorRecord:
-        """Record an error by hand (one occurrence in the session `manual`)."""
+        """Record an error by hand (one occurrence in the session `manual`). Secrets in the texts are
+        redacted before they are stored, as they are in transcripts."""
+        solution, avoidance, evidence, command = (redact_text(t) if t else t
+                                                  for t in (solution, avoidance, evidence, command))
         if not valid_id(err_id):
             raise ErrorMemoryError(f"malformed error id {err_id!r} (expected ERR_<FAMILY>_<Name>)")
         now = time.time()
@@ -234,8 +238,9 @@ class ErrorMemory:
 
     def import_block(self, markdown: str, *, source: str = "import") -> list[str]:
         """Import an `## Error Memory` block (e.g. pasted into CLAUDE.md). Re-importing the same
-        block leaves the memory unchanged: the block's occurrences replace earlier imported ones."""
-        records = parse_block(markdown, source=source)
+        block leaves the memory unchanged: the block's occurrences replace earlier imported ones.
+        Secrets in a pasted block are redacted before anything is stored."""
+        records = parse_block(redact_text(markdown), source=source)
         if not records and "ERR_" in markdown:
             raise ErrorMemoryError("no record in the seed's format found (`- ERR_X_Y: occurrences N (rounds …)`)")
         now = time.time()

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from compaction.config import Settings
+from compaction.confine import Confinement, ConfinementError
 from compaction.discovery import discover_transcripts
 from compaction.errors.memory import ErrorMemoryError
 from compaction.model import TranscriptError
@@ -96,9 +97,13 @@ def discover(job: Job, p: DiscoverParams) -> dict[str, Any]:
 
 
 def resolve_transcript(job: Job, path: str | None) -> Path:
+    """The transcript to read. An absolute path is one the user picked in the editor (named
+    explicitly); a relative one must stay inside the workspace — `..` or a symlink out is refused."""
     if path:
         p = Path(path).expanduser()
-        return p if p.is_absolute() else job.workspace / p
+        if p.is_absolute():
+            return p
+        return Confinement([job.workspace], home=job.home).check_read(job.workspace / p)
     refs = discover_transcripts(job.workspace, home=job.home)
     if not refs:
         raise CommandError(f"no transcript given and none discovered for {job.workspace}")
@@ -301,8 +306,6 @@ def _read_confined(job: Job, path: str) -> str:
     """A file the request names: relative to the workspace (not the server's cwd), and only where
     compaction.confine lets a request read (the workspace and its transcript folders) — the
     arguments may come from an agent steered by a transcript."""
-    from compaction.confine import Confinement, ConfinementError
-
     try:
         real = Confinement([job.workspace], home=job.home).check_read(path)
     except ConfinementError as exc:
@@ -387,5 +390,5 @@ COMMANDS: dict[str, tuple[type[_Params], Callable[[Job, Any], dict[str, Any]], b
     "compaction.blocks.compress": (BlocksParams, blocks_compress, True),
 }
 
-EXPECTED_ERRORS = (CommandError, TranscriptError, ErrorMemoryError, StoreError)
+EXPECTED_ERRORS = (CommandError, TranscriptError, ErrorMemoryError, StoreError, ConfinementError)
 
