@@ -73,13 +73,22 @@ def resolve_workspace(flag: str | None = None) -> Path:
     return (cwd / configured).resolve() if configured else cwd.resolve()
 
 
+ALLOWED_READS: list[Path] = []  # what the user named when registering the server (--allow-read)
+
+
+def allowed_reads_from_env() -> list[Path]:
+    raw = os.environ.get("COMPACTION_ALLOW_READ", "")
+    return [Path(p).expanduser() for p in raw.split(os.pathsep) if p]
+
+
 def _path(workspace: Path, p: str) -> Path:
-    """A path an agent named: read only inside the workspace and this workspace's transcript folders
-    (an agent can be steered by a transcript's text, so nothing else — `..` and symlinks included)."""
+    """A path an agent named: read only inside the workspace, this workspace's transcript folders and
+    what the user allowed with --allow-read (an agent can be steered by a transcript's text, so
+    nothing else — `..` and symlinks included)."""
     from compaction.confine import Confinement
 
     q = Path(p).expanduser()
-    return Confinement([workspace]).check_read(q if q.is_absolute() else workspace / q)
+    return Confinement([workspace], explicit_read=ALLOWED_READS).check_read(q if q.is_absolute() else workspace / q)
 
 
 def _settings(workspace: Path):
@@ -243,7 +252,11 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="compaction-mcp", description="MCP server (stdio) for context compaction")
     parser.add_argument("--workspace", help="workspace folder (default: the working directory)")
+    parser.add_argument("--allow-read", action="append", default=[], metavar="PATH",
+                        help="a file or folder outside the workspace the tools may read (repeatable; "
+                             "also $COMPACTION_ALLOW_READ, separated by the path separator)")
     args = parser.parse_args(argv)
+    ALLOWED_READS[:] = [Path(p).expanduser() for p in args.allow_read] + allowed_reads_from_env()
     server = build_server(resolve_workspace(args.workspace))
     server.run("stdio")
     return 0

@@ -73,9 +73,19 @@ async def test_compress_blocks_tool(tmp_path: Path, shared_transcripts: Path):
         assert bad.is_error and "invalid block" in bad.content[0].text
 
 
+async def test_reads_outside_the_workspace_are_refused_unless_allowed(tmp_path: Path, shared_transcripts: Path):
+    transcript = shared_transcripts / "oh-ponyc-4593.json"
+    async with Client(server_params(tmp_path), read_timeout_seconds=120) as client:
+        refused = await client.call_tool("compact", {"transcript_path": str(transcript)})
+        assert refused.is_error and "reading refused" in refused.content[0].text
+        escape = await client.call_tool("compact", {"transcript_path": "../../etc/passwd"})
+        assert escape.is_error and "reading refused" in escape.content[0].text
+
+
 async def test_compact_restore_and_error_memory(tmp_path: Path, shared_transcripts: Path):
     transcript = shared_transcripts / "mini-django-13297.traj.json"
-    async with Client(server_params(tmp_path), read_timeout_seconds=120) as client:
+    params = server_params(tmp_path, "--allow-read", str(shared_transcripts))
+    async with Client(params, read_timeout_seconds=120) as client:
         out = data(await client.call_tool("compact", {"transcript_path": str(transcript)}))
         assert out["compacted"] and "django/db/models/sql/query.py" in out["markdown"]
         assert out["stats"]["tokens_after"] < out["stats"]["tokens_before"]
