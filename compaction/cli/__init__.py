@@ -10,11 +10,6 @@ import argparse
 import importlib
 import sys
 
-from compaction.cli import compact as compact_cmd
-from compaction.config import ConfigError
-from compaction.model import TranscriptError
-from compaction.store import StoreError
-
 _GROUPS = ["errors", "restore", "blocks", "memory", "hooks", "install", "watch"]
 # The command word each group module registers, so one invocation imports only its own group.
 _COMMAND_MODULE = {"errors": "errors", "restore": "restore", "blocks": "blocks", "memory": "memory",
@@ -25,8 +20,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="compaction", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version="compaction 0.1.0")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    compact_cmd.register(sub)
     word = next((a for a in (argv or []) if not a.startswith("-")), None)
+    if word not in _COMMAND_MODULE:  # compact, stats, formats (or help): the core commands
+        from compaction.cli import compact as compact_cmd
+
+        compact_cmd.register(sub)
     groups = [_COMMAND_MODULE[word]] if word in _COMMAND_MODULE else ([] if word else _GROUPS)
     for name in groups:
         try:
@@ -48,17 +46,28 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (TranscriptError, ConfigError, StoreError) as exc:
-        print(f"compaction: error: {exc}", file=sys.stderr)
-        return 1
-    except ValueError as exc:
-        print(f"compaction: error: {exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:
         return 0
-    except OSError as exc:  # unreadable input, unwritable output, disk full: bad input, not a crash
+    except Exception as exc:  # noqa: BLE001 - sorted below; anything else is a bug and re-raised
+        code = _exit_code_for(exc)
+        if code is None:
+            raise
         print(f"compaction: error: {exc}", file=sys.stderr)
+        return code
+
+
+def _exit_code_for(exc: Exception) -> int | None:
+    """1 for bad input (a file, setting or store we cannot use; unreadable or unwritable paths),
+    2 for usage, None for a bug. Imported here so that a hook's start-up does not pay for them."""
+    from compaction.config import ConfigError
+    from compaction.model import TranscriptError
+    from compaction.store import StoreError
+
+    if isinstance(exc, TranscriptError | ConfigError | StoreError | OSError):
         return 1
+    if isinstance(exc, ValueError):
+        return 2
+    return None
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hook", help="Claude Code hook commands (read the hook JSON on stdin)")
     hs = p.add_subparsers(dest="hook", metavar="EVENT")
     pre = hs.add_parser("pre-compact", help="PreCompact: compact the transcript, write .compaction/restore.md")
+    pre.add_argument("--detach", action="store_true",
+                     help="return at once and do the work in a background process (session-start waits for it)")
     pre.set_defaults(func=run_pre_compact)
     ss = hs.add_parser("session-start", help="SessionStart: print the restore block (after a compaction)")
     ss.add_argument("--limit", type=int, default=None,
@@ -33,7 +35,50 @@ def _read_stdin() -> bytes:
     return sys.stdin.buffer.read()
 
 
+PENDING = "pre-compact.pending"  # in .compaction/: the pid of a detached pre-compact still at work
+
+
+def _detach(raw: bytes) -> None:
+    """Hand the payload to a background `hook pre-compact` and return: the agent's own compaction
+    takes far longer than ours, so the hook costs the agent only a process start."""
+    import json
+    import subprocess
+
+    try:
+        cwd = json.loads(raw or b"{}").get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    except ValueError:
+        cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    state = os.path.join(cwd, ".compaction")
+    os.makedirs(state, exist_ok=True)
+    child = subprocess.Popen([sys.executable, "-m", "compaction.cli", "hook", "pre-compact"],
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True, cwd=cwd)
+    with open(os.path.join(state, PENDING), "w", encoding="utf-8") as fh:
+        fh.write(str(child.pid))
+    child.stdin.write(raw)
+    child.stdin.close()
+
+
+def wait_for_pending(workspace: str | os.PathLike[str], timeout: float = 25.0) -> None:
+    """Let a detached pre-compact finish (session-start runs right after the agent's compaction)."""
+    path = os.path.join(workspace, ".compaction", PENDING)
+    deadline = time.monotonic() + timeout
+    while os.path.exists(path) and time.monotonic() < deadline:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                os.kill(int(fh.read().strip() or 0), 0)
+        except (OSError, ValueError):
+            return  # the worker is gone (finished, or died: session-start compacts itself then)
+        time.sleep(0.05)
+
+
 def run_pre_compact(args: argparse.Namespace) -> int:
+    if getattr(args, "detach", False):
+        try:
+            _detach(_read_stdin())
+        except BaseException:  # noqa: BLE001 - a hook must never fail the agent
+            pass
+        return 0
     from compaction.cli.integrations import claude_hooks as ch
 
     started = time.perf_counter()
@@ -47,6 +92,13 @@ def run_pre_compact(args: argparse.Namespace) -> int:
                f"{(time.perf_counter() - started) * 1000:.0f} ms")
     except BaseException:  # noqa: BLE001 - a hook must never fail the agent
         ch.log_exception(workspace, "pre-compact")
+    finally:
+        pending = os.path.join(workspace, ".compaction", PENDING)
+        if os.path.exists(pending):
+            try:
+                os.remove(pending)
+            except OSError:
+                pass
     return 0
 
 
@@ -58,6 +110,7 @@ def run_session_start(args: argparse.Namespace) -> int:
     try:
         payload = ch.parse_payload(_read_stdin())
         workspace = ch.workspace_for(payload)
+        wait_for_pending(workspace)
         limit = args.limit or int(os.environ.get("COMPACTION_HOOK_LIMIT") or ch.DEFAULT_LIMIT)
         block = ch.session_start(payload, workspace, limit=limit, any_source=args.any_source)
         if block is None:

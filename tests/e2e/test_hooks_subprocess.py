@@ -117,3 +117,24 @@ def test_hook_path_imports_no_server_or_llm_modules(tmp_path):
     assert r.returncode == 0, r.stderr.decode()
     assert "BAD []" in r.stderr.decode()
     assert _context(r.stdout.splitlines()[0])
+
+
+def test_detached_pre_compact_returns_at_once_and_session_start_waits_for_it(tmp_path, shared_transcripts):
+    """`install` writes `hook pre-compact --detach`: the agent waits only for a process start; the
+    work happens in a background process, and session-start waits for it before printing."""
+    transcript = shared_transcripts / "oh-fastjson2-2775.json"
+    ws = tmp_path / "project"
+    ws.mkdir()
+    r = run_hook("pre-compact", pre(transcript, ws), ws, "--detach")
+    assert r.returncode == 0 and r.stdout == b"" and r.stderr == b""
+    r = run_hook("session-start", start(transcript, ws), ws)
+    assert r.returncode == 0 and r.stderr == b""
+    block = _context(r.stdout)
+    assert block.splitlines()[0] == "# Restored after compaction"
+    state = ws / ".compaction"
+    assert (state / "restore.md").exists() and (state / "latest.md").exists()
+    assert not (state / "pre-compact.pending").exists()
+    log = (state / "hooks.log").read_text()
+    assert "pre-compact ok" in log and "session-start ok" in log
+    # the session-start block was built from the detached worker's state, not a second compaction
+    assert log.count("pre-compact ok") == 1

@@ -45,7 +45,7 @@ def test_merge_keeps_other_settings_and_hooks_and_adds_ours_once():
     assert merged["hooks"]["PreCompact"][0] == data["hooks"]["PreCompact"][0]
     ours_pre = merged["hooks"]["PreCompact"][-1]
     ours_start = merged["hooks"]["SessionStart"][-1]
-    assert ours_pre == {"matcher": "", "hooks": [{"type": "command", "command": f"{EXE} hook pre-compact",
+    assert ours_pre == {"matcher": "", "hooks": [{"type": "command", "command": f"{EXE} hook pre-compact --detach",
                                                   "timeout": settings_merge.HOOK_TIMEOUT_S}]}
     assert ours_start["matcher"] == "compact"
     assert ours_start["hooks"][0]["command"] == f"{EXE} hook session-start"
@@ -58,7 +58,7 @@ def test_reinstall_from_another_interpreter_replaces_our_command_in_place():
     merged["hooks"]["PreCompact"][-1]["hooks"][0]["timeout"] = 90  # the user changed our timeout
     again = settings_merge.merge_hooks(merged, Path("/home/me/other venv/bin/compaction"))
     pre = [h for g in again["hooks"]["PreCompact"] for h in g["hooks"] if settings_merge.is_ours(h)]
-    assert len(pre) == 1 and pre[0]["command"] == "'/home/me/other venv/bin/compaction' hook pre-compact"
+    assert len(pre) == 1 and pre[0]["command"] == "'/home/me/other venv/bin/compaction' hook pre-compact --detach"
     assert pre[0]["timeout"] == 90
     assert settings_merge.installed(again) == {"PreCompact", "SessionStart"}
 
@@ -66,7 +66,7 @@ def test_reinstall_from_another_interpreter_replaces_our_command_in_place():
 def test_command_is_the_absolute_compaction_script_of_this_interpreter():
     exe = settings_merge.compaction_executable()
     assert exe.is_absolute() and exe.name.startswith("compaction")
-    assert settings_merge.hook_command("pre-compact").endswith(" hook pre-compact")
+    assert settings_merge.hook_command("pre-compact").endswith(" hook pre-compact --detach")
 
 
 def test_install_backs_up_is_idempotent_and_uninstalls_to_the_original_bytes(tmp_path, capsys):

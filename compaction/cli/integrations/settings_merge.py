@@ -40,7 +40,9 @@ def compaction_executable() -> Path:
 
 
 def hook_command(subcommand: str, executable: Path | None = None) -> str:
-    return f"{shlex.quote(str(executable or compaction_executable()))} hook {subcommand}"
+    # pre-compact hands its work to a background process: the agent waits only for a process start.
+    extra = " --detach" if subcommand == "pre-compact" else ""
+    return f"{shlex.quote(str(executable or compaction_executable()))} hook {subcommand}{extra}"
 
 
 def settings_path(scope: str, workspace: Path, home: Path) -> Path:
