@@ -28,6 +28,18 @@ _EDIT_SENSITIVE = re.compile(r"SyntaxError|IndentationError|TabError|EditNotFoun
 _EDIT_CMD = re.compile(r"\b(?:sed|perl)\s+-[a-z]*i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+\s+)*?([\w./\-]+\.\w+)\s*$|"
                        r"(?:cat|tee|echo|printf)\b[^>\n]*>{1,2}\s*([\w./\-]+\.\w+)")
 MIN_SCORE = 3
+# Commands whose output has no bound (a whole file, a verbose test run, a recursive listing): the
+# moment an ERR_TOOL_OutputTooLong recurs, whatever file or command it was last time.
+_UNBOUNDED = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:cat\s|nl\s|(?:python3?\s+-m\s+)?pytest\b|grep\s+-\w*[rR]|"
+                        r"find\s|ls\s+-\w*R|tree\b|git\s+(?:log|diff|show)\b)")
+_BOUNDED = re.compile(r"\|\s*(?:head|tail|wc|grep|less|sort\s+-u\s*\|\s*head)\b|\bsed\s+-n\b|>\s*\S|\s-q\b|--tb=(?:no|line)\b"
+                      r"|\s-n\s*\d|--max-count|-maxdepth")
+
+
+def unbounded_output(command: str) -> bool:
+    """A command likely to print more than a harness shows (no head/tail/range/quiet flag)."""
+    return bool(_UNBOUNDED.search(command)) and not _BOUNDED.search(command)
+
 _FILE_LIKE = re.compile(r"\w\.[A-Za-z]{1,5}$")
 
 
@@ -225,6 +237,9 @@ def rank(keys: list[_Keys], *, text: str = "", files: list[str] | tuple = (), co
         if fam in q_fams:
             score += WEIGHTS["family"]
             why.append(f"{fam} file")
+        if k.rec.id == "ERR_TOOL_OutputTooLong" and any(unbounded_output(c) for c in commands):
+            score += WEIGHTS["command"]
+            why.append("a command whose output has no bound")
         if ambient and fam == "TOOL" and not k.located:
             score = MIN_SCORE
             why.append("process error: applies to every step")

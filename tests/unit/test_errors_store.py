@@ -154,3 +154,20 @@ def test_target_bugs_do_not_warn(tmp_path):
         rec = mem.get("ERR_PY_AttributeError")
         assert rec.target_bug
         assert mem.check("AttributeError", files=["reproduce_bug.py"], commands=["python reproduce_bug.py"]) == []
+
+
+def test_oversized_output_is_warned_before_the_next_unbounded_command(tmp_path):
+    from compaction.errors.check import unbounded_output
+
+    assert unbounded_output("cat src/_pytest/_code/code.py")
+    assert unbounded_output("cd /testbed && pytest tests/test_domain_py.py")
+    assert not unbounded_output("cat src/app.py | head -50")
+    assert not unbounded_output("sed -n '10,40p' src/app.py")
+    assert not unbounded_output("pytest -q tests/test_app.py")
+    with ErrorMemory(tmp_path) as mem:
+        mem.add("ERR_TOOL_OutputTooLong", evidence="The output of your last command was too long.",
+                command="cat big_module.py")
+        warned = [w.id for w in mem.check(commands=["cat another_module.py"])]
+        quiet = [w.id for w in mem.check(commands=["sed -n '1,40p' another_module.py"])]
+    assert "ERR_TOOL_OutputTooLong" in warned
+    assert "ERR_TOOL_OutputTooLong" not in quiet
