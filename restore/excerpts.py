@@ -120,15 +120,7 @@ class _Python:
                 kind = "class" if m.group(1) == "class" else "def"
                 bounds.append((start, f"{kind} {owner}{m.group(2)}"))
             pending_decorator = None
-        chunks: list[Chunk] = []
-        prev, label = lo, head
-        for start, name in bounds:
-            if start > prev:
-                chunks.append((prev, start, label))
-            prev, label = start, name
-        if hi > prev:
-            chunks.append((prev, hi, label))
-        return chunks
+        return _chunks_between(lo, hi, head, bounds)
 
 
 _PY_DEF = re.compile(r"(class|def|async\s+def)\s+(\w+)")
@@ -168,8 +160,13 @@ def _ast_chunks(body: list[ast.stmt], lines: list[str], lo: int, hi: int, owner:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             kind = "class" if isinstance(node, ast.ClassDef) else "def"
             bounds.append((max(lo, _node_start(node, lines, lo)), f"{kind} {owner}{node.name}"))
+    return _chunks_between(lo, hi, "header" if not owner else f"class {owner.rstrip('.')}", bounds)
+
+
+def _chunks_between(lo: int, hi: int, head: str, bounds: list[tuple[int, str]]) -> list[Chunk]:
+    """Lines lo..hi cut at each (start line, label) boundary; what precedes the first is `head`."""
     chunks: list[Chunk] = []
-    prev, label = lo, "header" if not owner else f"class {owner.rstrip('.')}"
+    prev, label = lo, head
     for start, name in bounds:
         if start > prev:
             chunks.append((prev, start, label))
