@@ -140,12 +140,28 @@ def compact(
         markdown = _render(lang, header, chosen, em_block, dropped, tail_text, shown_start, len(rounds))
         over = tokens.count(markdown) - target
 
+    markdown, note = _polish(markdown, settings, target)
     summary = _summary_model(chosen)
     result = _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
-                     kept=[r.number for r in shown], compacted=True, note=None, lang=lang, preset=preset,
+                     kept=[r.number for r in shown], compacted=True, note=note, lang=lang, preset=preset,
                      dropped=(outputs_dropped, reads_total, len(head_rounds)))
     result._events, result._error_records = events, records
     return result
+
+
+def _polish(markdown: str, settings: Settings, target: int) -> tuple[str, str | None]:
+    """With `llm.enabled` and `llm.polish`, let the model improve the prose. Its output is validated
+    (facts it dropped are put back, see compaction.llm) and kept only within the same budget; any
+    failure keeps the deterministic document, with a notice."""
+    if not (settings.llm.enabled and settings.llm.polish):
+        return markdown, None
+    from compaction.llm import LLMClient
+
+    client = LLMClient.from_settings(settings.llm)
+    polished, notice = client.polish(markdown)
+    if polished != markdown and tokens.count(polished) > target:
+        return markdown, "LLM polish discarded: it exceeded the token budget"
+    return polished, notice
 
 
 def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> list[Fact]:

@@ -199,3 +199,28 @@ def test_block_compressor_summarizes_with_llm_and_falls_back(server, client, sha
     res = comp.compress([big], target_tokens=big.token_count // 4, strategy=Strategy.PRIORITY_BASED)
     assert res.outcomes[0].action == "summarized" and "kept_spans" in res.blocks[0].metadata  # offline path
     assert any("rate limited" in n for n in comp.notices)
+
+
+def test_compaction_polish_is_validated_and_budgeted(server, monkeypatch, shared_transcripts):
+    from compaction import tokens
+    from compaction.config import Settings
+    from compaction.history import compact
+    from compaction.transcripts import load_transcript
+
+    monkeypatch.setenv("TEST_LLM_KEY", "sekret")
+    settings = Settings(llm=LLMSettings(enabled=True, polish=True, base_url=server.base_url, model="local-model",
+                                        api_key_env="TEST_LLM_KEY", timeout_s=2, max_retries=0))
+    t = load_transcript(shared_transcripts / "sweagent-pydicom-1458.traj")
+    budget = tokens.count_messages(t.messages) // 5
+    plain = compact(t, target_tokens=budget)
+    # The model rewrites a heading's prose and drops the error id: the id is put back.
+    server.reply = lambda m: m[1]["content"].replace("ERR_PY_AttributeError", "an attribute error")
+    polished = compact(t, settings, target_tokens=budget)
+    assert [r["path"] for r in server.requests] == ["/v1/chat/completions"]  # the model was asked once
+    assert "restored" in (polished.note or "")
+    assert "ERR_PY_AttributeError" in polished.markdown
+    assert tokens.count(polished.markdown) <= budget
+    # A failing endpoint keeps the deterministic document, with a notice.
+    server.mode = "500"
+    failed = compact(t, settings, target_tokens=budget)
+    assert failed.markdown == plain.markdown and failed.note
