@@ -82,7 +82,7 @@ def compact(
     all_facts += facts.goal_facts(transcript, events)
     all_facts += facts.completed_facts(events, cwd, preset.code)
     all_facts += facts.modified_file_facts(events, cwd, preset.tests_first)
-    all_facts += facts.decision_facts(events, tail_start)
+    all_facts += facts.decision_facts(events)
     all_facts += facts.next_step_facts(events, len(rounds))
     all_facts += facts.marked_facts(events)
     shown_records = errors_adapter.filter_for_role(records, preset)
@@ -100,7 +100,7 @@ def compact(
     em_block, em_note = ("", "")
     if preset.error_memory:
         em_block, em_note = errors_adapter.render_block(shown_records, lang, em_ceiling, len(rounds),
-                                                        ignore=steering.ignore)
+                                                        ignored=steering.ignored if steering.ignore else None)
     reads_total, reads_repeated = facts.reads_dropped(events, tail_start)
     outputs_dropped = sum(1 for r in head_rounds for m in r.messages for _ in m.tool_results)
     dropped = _dropped_text(lang, len(head_rounds), outputs_dropped, reads_total, reads_repeated, em_note)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from compaction.history.facts import Fact, cite, display_path
@@ -31,13 +32,13 @@ def to_out(records: list[Any]) -> list[ErrorRecordOut]:
 
 
 def render_block(records: list[Any], lang: str, ceiling: int, current_round: int,
-                 ignore: list[str] | None = None) -> tuple[str, str]:
+                 ignored: Callable[[str], bool] | None = None) -> tuple[str, str]:
     """The `## Error Memory` block (with the seed's protocol) held to `ceiling` tokens; and a note
     saying what the budget merged or dropped."""
     from compaction.errors import fit_budget
 
-    if ignore:
-        records = [r for r in records if not any(term in _record_text(r).lower() for term in ignore)]
+    if ignored is not None:  # `--instructions "ignore X"`: records that mention X go too
+        records = [r for r in records if not ignored(_record_text(r))]
     fitted = fit_budget(records, ceiling=ceiling, current_round=current_round, lang=lang)
     return fitted.markdown.rstrip("\n"), "; ".join(fitted.notes)
 

@@ -249,7 +249,7 @@ def completed_facts(events: list[Event], cwd: str | None, code: bool) -> list[Fa
     return facts
 
 
-def decision_facts(events: list[Event], tail_start: int) -> list[Fact]:
+def decision_facts(events: list[Event]) -> list[Fact]:
     facts: list[Fact] = []
     seen: set[str] = set()
     for e in events:

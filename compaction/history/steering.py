@@ -14,18 +14,36 @@ _ZH_RE = re.compile(r"(保留|忽略|删除|去掉)\s*[:：]?\s*([^，,；;。\n
 _KEEP_WORDS = {"keep", "preserve", "retain", "focus on", "保留"}
 
 
+_STOP = {"the", "a", "an", "all", "any", "every", "about", "of", "on", "in", "for", "to", "and", "or", "with",
+         "our", "my", "its", "their", "this", "that", "these", "those", "stuff", "things", "details", "detail"}
+
+
+def _content_words(term: str) -> list[str]:
+    return [w for w in re.findall(r"[\w./@#-]+", term.lower()) if w not in _STOP]
+
+
+def _mentions(text: str, term: str) -> bool:
+    """`text` mentions `term` when it holds every content word of it ("the CSS tweaks" → css, tweaks);
+    a one-word term may also be a prefix of a word ("decision" matches "decisions")."""
+    low = text.lower()
+    words = _content_words(term)
+    if not words:
+        return False
+    if len(words) == 1:
+        return re.search(r"(?<![\w])" + re.escape(words[0]), low) is not None
+    return all(w in low for w in words)
+
+
 @dataclass
 class Steering:
     keep: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
 
     def ignored(self, text: str) -> bool:
-        low = text.lower()
-        return any(term in low for term in self.ignore)
+        return any(_mentions(text, term) for term in self.ignore)
 
     def kept(self, text: str) -> bool:
-        low = text.lower()
-        return any(term in low for term in self.keep)
+        return any(_mentions(text, term) for term in self.keep)
 
 
 def parse_instructions(instructions: str | None) -> Steering:

@@ -156,3 +156,13 @@ def test_only_the_last_todo_list_counts():
               todo(9, 20, "add tests", "in_progress"), todo(9, 20, "update the docs", "pending")]
     texts = [f.text for f in next_step_facts(events, last_round=10)]
     assert texts == ["[in_progress] add tests", "[pending] update the docs"]
+
+
+def test_instruction_terms_match_by_content_words():
+    from compaction.history.steering import parse_instructions
+
+    s = parse_instructions("keep the serialization decisions, ignore xdist and the CSS tweaks; 忽略 样式")
+    assert s.ignore[:2] == ["xdist", "the css tweaks"] and "样式" in s.ignore
+    assert s.ignored("Ran it with XDIST workers") and s.ignored("CSS tweaks applied to the header")
+    assert not s.ignored("tweaked the css")  # every content word of a multi-word term must be there
+    assert s.kept("the serialization decisions made in r12") and not s.kept("serialization only")
