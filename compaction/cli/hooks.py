@@ -66,10 +66,22 @@ def wait_for_pending(workspace: str | os.PathLike[str], timeout: float = 25.0) -
     while os.path.exists(path) and time.monotonic() < deadline:
         try:
             with open(path, encoding="utf-8") as fh:
-                os.kill(int(fh.read().strip() or 0), 0)
+                pid = int(fh.read().strip() or 0)
+            os.kill(pid, 0)
+            if not _is_our_worker(pid):
+                return  # the pid was reused by another program: nothing to wait for
         except (OSError, ValueError):
             return  # the worker is gone (finished, or died: session-start compacts itself then)
         time.sleep(0.05)
+
+
+def _is_our_worker(pid: int) -> bool:
+    """Where /proc exists, check that the pid still runs our hook (pids are reused)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"compaction" in fh.read()
+    except OSError:
+        return True  # no /proc (macOS): trust the pid
 
 
 def run_pre_compact(args: argparse.Namespace) -> int:
