@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from compaction.atomic import write_text_atomic
+from compaction.errors.render import PROTOCOL, render_block
 from compaction.summary import ErrorRecordOut
 from restore.ranking import LABELS
 from restore.state import RestoreState
@@ -32,14 +33,6 @@ H = {
         "modified": "modified",
         "omitted": "omitted",
         "tokens": "tokens",
-        "protocol": [
-            "Protocol: read this block before writing code. When the current work resembles a record, first "
-            "print `⚠️ Detected historical error [id], avoidance: [advice]`.",
-            "If the user overrides the advice, record `@decision: ignore_ERR_xxx`.",
-        ],
-        "occ": "occurrences {n} (rounds {r})",
-        "solution": "Solution",
-        "avoidance": "Avoidance",
     },
     "zh": {
         "title": "压缩后状态恢复",
@@ -60,14 +53,6 @@ H = {
         "modified": "修改于",
         "omitted": "已省略",
         "tokens": "tokens",
-        "protocol": [
-            "协议：生成代码前先读取本块。若当前任务与某条记录的场景相似，先输出 "
-            "`⚠️ 检测到历史错误 [标识]，规避建议：[规避建议]`。",
-            "若用户要求忽略规避建议，记录为 `@decision: ignore_ERR_xxx`。",
-        ],
-        "occ": "发生{n}次 ({r})",
-        "solution": "解决",
-        "avoidance": "规避",
     },
 }
 
@@ -90,22 +75,9 @@ def _cite(rounds: list[int], text: str = "") -> str:
 
 
 def render_error_memory(records: list[ErrorRecordOut], lang: str = "en") -> str:
-    """The complete `## Error Memory` block in the seed's shape, with the protocol above it."""
-    t = _h(lang)
-    lines = [f"## {t['em']}", "", *(f"> {p}" for p in t["protocol"]), ""]
-    if not records:
-        lines.append(t["none"])
-    for rec in records:
-        sep = "," if lang == "zh" else ", "
-        rounds = sep.join(str(r) for r in rec.rounds)
-        occ = t["occ"].format(n=rec.count, r=rounds)
-        tag = "#recurring " if rec.recurring or rec.count >= 2 else ""
-        lines.append(f"- {tag}{rec.id}: {occ}")
-        if rec.solution:
-            lines.append(f"  {t['solution']}: {rec.solution}")
-        if rec.avoidance:
-            lines.append(f"  {t['avoidance']}: {rec.avoidance}")
-    return "\n".join(lines) + "\n"
+    """The complete `## Error Memory` block in the seed's shape, with the protocol above it — the
+    error memory's own renderer, so every document shows the block the same way."""
+    return render_block(records, lang, heading=f"## {_h(lang)['em']}")
 
 
 def _em_block(state: RestoreState) -> str:
@@ -116,7 +88,7 @@ def _em_block(state: RestoreState) -> str:
     has_heading = md.lstrip().startswith("#")
     has_protocol = "@decision: ignore_ERR" in md
     head = [] if has_heading else [f"## {t['em']}", ""]
-    proto = [] if has_protocol else [*(f"> {p}" for p in t["protocol"]), ""]
+    proto = [] if has_protocol else [PROTOCOL.get(state.lang, PROTOCOL["en"]), ""]
     if has_heading and not has_protocol:
         first, _, rest = md.partition("\n")
         return "\n".join([first, "", *proto, rest.lstrip("\n")]) + "\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from compaction.errors.records import ErrorRecord, Occurrence
+from compaction.summary import ErrorRecordOut
 
 HEADING = "## Error Memory"
 TARGET_EN = "[target bug]"
@@ -42,28 +43,42 @@ def _ids(rec: ErrorRecord) -> str:
     return rec.id + (f" (+{', '.join(rec.merged)})" if rec.merged else "")
 
 
-def render_record(rec: ErrorRecord, lang: str = "en") -> str:
-    tag = "#recurring " if rec.recurring else ""
-    rounds = rec.rounds
+def _record_lines(ids: str, count: int, rounds: list[int], recurring: bool, target: bool,
+                  solution: str | None, avoidance: str | None, lang: str) -> str:
+    tag = "#recurring " if recurring else ""
     if lang == "zh":
-        head = f"- {tag}{_ids(rec)}: 发生{rec.count}次 ({','.join(map(str, rounds))})"
-        head += f" {TARGET_ZH}" if rec.target_bug else ""
-        lines = [head, f"  解决: {_one_line(rec.solution)}", f"  规避: {_one_line(rec.avoidance)}"]
+        head = f"- {tag}{ids}: 发生{count}次 ({','.join(map(str, rounds))})"
+        head += f" {TARGET_ZH}" if target else ""
+        lines = [head, f"  解决: {_one_line(solution)}", f"  规避: {_one_line(avoidance)}"]
     else:
-        head = f"- {tag}{_ids(rec)}: occurrences {rec.count} (rounds {', '.join(map(str, rounds))})"
-        head += f" {TARGET_EN}" if rec.target_bug else ""
-        lines = [head, f"  Solution: {_one_line(rec.solution)}", f"  Avoidance: {_one_line(rec.avoidance)}"]
+        head = f"- {tag}{ids}: occurrences {count} (rounds {', '.join(map(str, rounds))})"
+        head += f" {TARGET_EN}" if target else ""
+        lines = [head, f"  Solution: {_one_line(solution)}", f"  Avoidance: {_one_line(avoidance)}"]
     return "\n".join(lines)
 
 
-def render_block(records: list[ErrorRecord], lang: str = "en", *, protocol: bool = True,
+def render_record(rec: ErrorRecord, lang: str = "en") -> str:
+    return _record_lines(_ids(rec), rec.count, rec.rounds, rec.recurring, rec.target_bug, rec.solution,
+                         rec.avoidance, lang)
+
+
+def render_out_record(rec: ErrorRecordOut, lang: str = "en") -> str:
+    """The same line for a record in its boundary shape (what restore, LSP and MCP hold)."""
+    ids = rec.id + (f" (+{', '.join(rec.merged)})" if rec.merged else "")
+    return _record_lines(ids, rec.count, rec.rounds, rec.recurring or rec.count >= 2, rec.target_bug,
+                         rec.solution, rec.avoidance, lang)
+
+
+def render_block(records: list[ErrorRecord] | list[ErrorRecordOut], lang: str = "en", *, protocol: bool = True,
                  heading: str = HEADING, notes: list[str] | None = None) -> str:
-    """The block: heading, the §2.5 protocol (2 lines), one record per entry, then budget notes."""
+    """The block: heading, the §2.5 protocol (2 lines), one record per entry, then budget notes.
+    Records may be ErrorRecord or their boundary shape, ErrorRecordOut."""
     parts = [heading]
     if protocol:
         parts.append(PROTOCOL.get(lang, PROTOCOL["en"]))
     if records:
-        parts.append("\n".join(render_record(r, lang) for r in records))
+        parts.append("\n".join(render_out_record(r, lang) if isinstance(r, ErrorRecordOut) else render_record(r, lang)
+                               for r in records))
     else:
         parts.append("(no errors recorded)" if lang != "zh" else "（无错误记录）")
     for note in notes or []:

@@ -126,7 +126,7 @@ def test_error_memory_markdown_passed_through_with_protocol() -> None:
     md = render_markdown(state)
     assert "- ERR_PY_X: occurrences 1 (rounds 2)" in md and "@decision: ignore_ERR_xxx" in md
     assert md.count("## Error Memory") == 1
-    assert "(none)" in render_error_memory([], "en")
+    assert "(no errors recorded)" in render_error_memory([], "en")  # the error memory's own renderer
 
 
 def test_write_restore_atomic(tmp_path: Path) -> None:
