@@ -205,21 +205,7 @@ def _entropy_spans(text: str) -> list[tuple[int, int]]:
 # --- the API ---------------------------------------------------------------------------------------------
 def _sub_group(rx: re.Pattern[str], text: str, kind: str, group: int | str, counts: Counter,
                accept: Callable[[re.Match[str]], bool]) -> str:
-    out, last = [], 0
-    for m in rx.finditer(text):
-        if not accept(m):
-            continue
-        s, e = m.span(group)
-        if s < last:
-            continue
-        out.append(text[last:s])
-        out.append(REDACTED.format(kind=kind))
-        counts[kind] += 1
-        last = e
-    if not out:
-        return text
-    out.append(text[last:])
-    return "".join(out)
+    return _sub_spans(text, [m.span(group) for m in rx.finditer(text) if accept(m)], kind, counts)
 
 
 def _assignment_spans(text: str, low: str | None) -> list[tuple[int, int]]:

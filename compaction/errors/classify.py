@@ -373,9 +373,6 @@ def _others(text: str, hits: list[Hit], spans: _Spans) -> None:
 _THE_PATH = re.compile(r"[Tt]he path (\S+) does not exist")
 _QUOTED_PATH = re.compile(r"['\"`]([^'\"`\s]*[/.][^'\"`\s]*)['\"`]")
 _BEFORE_COLON = re.compile(r"([^\s:'\"`]+[/.][^\s:'\"`]+): (?:No such file|[Ff]ile not found|does not exist)")
-_THE_PATH = re.compile(r"[Tt]he path (\S+) does not exist")
-_QUOTED_PATH = re.compile(r"['\"`]([^'\"`\s]*[/.][^'\"`\s]*)['\"`]")
-_BEFORE_COLON = re.compile(r"([^\s:'\"`]+[/.][^\s:'\"`]+): (?:No such file|[Ff]ile not found|does not exist)")
 
 
 _TOOL_TABLE: list[tuple[tuple[str, ...], re.Pattern, str, bool]] = [
