@@ -7,6 +7,7 @@ Each subsystem (error memory, memories, cache) owns its tables and creates them 
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 STATE_DIR = ".compaction"
@@ -38,14 +39,34 @@ def open_store(workspace: str | Path, timeout: float = 10.0) -> sqlite3.Connecti
     try:
         conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+        _switch_to_wal(conn, timeout)
+        conn.execute("PRAGMA synchronous=NORMAL")
     except sqlite3.Error as exc:
         if conn is not None:
             conn.close()
         raise StoreError(f"{path}: cannot open the store: {exc}") from exc
     return conn
+
+
+def _switch_to_wal(conn: sqlite3.Connection, timeout: float) -> None:
+    """Set WAL mode, retrying while another process creates or converts the same database.
+
+    Changing the journal mode upgrades a shared lock to an exclusive one; when two connections do
+    that at once SQLite answers BUSY at once instead of waiting (it would deadlock), so the busy
+    timeout never applies and the retry has to be ours."""
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return  # WAL, or the file system's own mode where WAL is impossible: retrying cannot help
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            if ("locked" not in text and "busy" not in text) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
 
 
 def ensure_schema(conn: sqlite3.Connection, statements: list[str]) -> None:

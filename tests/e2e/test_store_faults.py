@@ -183,6 +183,39 @@ LOCKER = textwrap.dedent("""
 """)
 
 
+OPENER = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from compaction.errors import ErrorMemory
+
+    ws, go = Path(sys.argv[1]), Path(sys.argv[2])
+    while not go.exists():
+        time.sleep(0.001)
+    with ErrorMemory(ws) as mem:
+        mem.add("ERR_LOGIC_Opened" + sys.argv[3], solution="opened")
+    print("done", flush=True)
+""")
+
+
+def test_many_processes_creating_the_store_at_once(tmp_path: Path) -> None:
+    """Switching a new database to WAL makes SQLite answer BUSY without waiting when two processes
+    do it together; opening must retry instead of failing (this failed in CI before the retry)."""
+    for trial in range(4):
+        ws = tmp_path / f"ws{trial}"
+        ws.mkdir()
+        go = tmp_path / f"go{trial}"
+        procs = [subprocess.Popen([PY, "-c", OPENER, str(ws), str(go), str(n)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=ENV) for n in range(5)]
+        time.sleep(0.8)
+        go.touch()
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err
+            assert out.strip() == "done"
+        assert {f"ERR_LOGIC_Opened{n}" for n in range(5)} <= _ids(ws)
+        assert _integrity(ws) == "ok"
+
+
 def test_store_locked_by_another_process_is_a_clear_recoverable_error(tmp_path: Path, monkeypatch) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
