@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction import tokens
+from compaction.errors.check import norm_command
 from compaction.transcripts import load_transcript
 
 
@@ -34,6 +35,8 @@ def time_one(path: Path, budget: float = 0.10, repeats: int = 5) -> dict[str, An
     loads, compacts, encodes = [], [], []
     before = 0
     for _ in range(repeats):
+        tokens.forget_recent_counts()  # every timed run starts with empty memos, like a first run
+        norm_command.cache_clear()
         t0 = time.perf_counter()
         t = load_transcript(str(path))
         t1 = time.perf_counter()

@@ -421,7 +421,8 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
                 events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
         return
     if msg.role is Role.ASSISTANT and msg.text:
-        for status, item in ((("done" if c.strip() else "pending"), t) for c, t in _TODO_LINE_RE.findall(msg.text)):
+        todo_lines = _TODO_LINE_RE.findall(msg.text) if "]" in msg.text else []
+        for status, item in ((("done" if c.strip() else "pending"), t) for c, t in todo_lines):
             events.append(Event(EventKind.TODO, rnd, msg.index, text=item.strip(), meta={"status": status}))
         decisions = _sentences_matching(msg.text, 6000, _DECISION_RE)
         for sentence in decisions:
@@ -435,14 +436,36 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
 _FENCE_BLOCK_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 
 
-def _lowercase_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
-    """The same case-insensitive pattern for lowercased text: Python's IGNORECASE matching costs
-    about twice a plain scan of `text.lower()` (the patterns have no uppercase escapes)."""
+def _lowercase_twin(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool]:
+    """The same case-insensitive pattern for lowercased text, and whether its leading `\\b` was
+    taken off: Python's IGNORECASE matching costs about twice a plain scan of `text.lower()`, and a
+    pattern that opens with `\\b` is tried at every position, while one that opens with a branch of
+    literals is searched by its first letters (the boundary is then checked by `_twin_matches`)."""
     assert not re.search(r"\\[A-Z]", pattern.pattern)
-    return re.compile(pattern.pattern.lower(), pattern.flags & ~re.IGNORECASE)
+    source = pattern.pattern.lower()
+    bounded = source.startswith("\\b(?:")
+    if bounded:
+        source = source[2:]
+    return re.compile(source, pattern.flags & ~re.IGNORECASE), bounded
 
 
-_LOWER_TWINS: dict[re.Pattern[str], re.Pattern[str]] = {}
+_LOWER_TWINS: dict[re.Pattern[str], tuple[re.Pattern[str], bool]] = {}
+
+
+def _twin_matches(pattern: re.Pattern[str], lowered: str):
+    """The matches `pattern` (case-insensitive) would find in the text whose lowercase is `lowered`."""
+    twin, bounded = _LOWER_TWINS.get(pattern) or _LOWER_TWINS.setdefault(pattern, _lowercase_twin(pattern))
+    if not bounded:
+        yield from twin.finditer(lowered)
+        return
+    pos = 0
+    while (m := twin.search(lowered, pos)) is not None:
+        before = lowered[m.start() - 1] if m.start() else " "
+        if before.isalnum() or before == "_":  # no word boundary here: try one character later
+            pos = m.start() + 1
+            continue
+        yield m
+        pos = max(m.end(), m.start() + 1)
 
 
 def _sentences_matching(text: str, limit: int, pattern: re.Pattern[str]) -> list[str]:
@@ -457,8 +480,7 @@ def _sentences_matching(text: str, limit: int, pattern: re.Pattern[str]) -> list
     last_end = -1
     lowered = text.lower()
     if len(lowered) == len(text):  # offsets agree (a few Unicode letters change length when lowered)
-        twin = _LOWER_TWINS.get(pattern) or _LOWER_TWINS.setdefault(pattern, _lowercase_twin(pattern))
-        matches = twin.finditer(lowered)
+        matches = _twin_matches(pattern, lowered)
     else:
         matches = pattern.finditer(text)
     for m in matches:

@@ -11,6 +11,7 @@ import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from compaction.errors.records import ErrorRecord
 from compaction.errors.render import WARNING
@@ -46,8 +47,13 @@ _FILE_LIKE = re.compile(r"\w\.[A-Za-z]{1,5}$")
 _FILE_TOKEN = re.compile(r"[\w/]\.(?:py|js|mjs|cjs|ts|tsx|sh|java|go|rs|rb|pl|c|cc|cpp|pony|json|toml|cfg|ini)$")
 
 
+_CHAIN_SEP = re.compile(r"&&|\|\||[;|]")
+
+
 def split_chain(line: str) -> list[str]:
     """Split a shell line at `&&`, `||`, `;`, `|` outside quotes (a `python -c "a; b"` stays whole)."""
+    if "'" not in line and '"' not in line:  # nothing quoted: one regex split does it
+        return [p for p in _CHAIN_SEP.split(line) if p.strip()]
     parts, buf, quote, i = [], [], "", 0
     while i < len(line):
         ch = line[i]
@@ -71,12 +77,15 @@ def split_chain(line: str) -> list[str]:
 
 
 def _words(segment: str) -> list[str]:
+    if not any(c in segment for c in "'\"\\"):  # shlex would only split at whitespace
+        return segment.split()
     try:
         return shlex.split(segment)
     except ValueError:
         return segment.split()
 
 
+@lru_cache(maxsize=4096)  # the same command is asked for by every record scanned after it
 def norm_command(cmd: str | None) -> str:
     """A command's identity for "same command": the program plus the first file it names (else its
     first argument), from the last command of a chain: `cd x && pytest -n 2 t.py::a` -> `pytest t.py`,

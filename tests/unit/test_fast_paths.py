@@ -1,0 +1,58 @@
+"""The fast paths taken for speed give exactly what the general code gives: the boundary-free
+lowercase twins of the sentence patterns, the unquoted chain split, whitespace word splitting, and
+the token-count memo."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compaction import events, tokens
+from compaction.errors import check
+
+_PHRASES = ["I'll use", "instead of", "the root cause", "TODO", "next step", "must not", "don't", "only",
+            "xinstead of", "_the fix is", "Now I will", "下一步", "rather than", "make sure", "never"]
+_texts = st.lists(st.one_of(st.sampled_from(_PHRASES), st.text(alphabet="ab xI'_.\n-", max_size=12)),
+                  max_size=30).map(" ".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_texts)
+def test_lowercase_twins_find_what_the_patterns_find(text: str) -> None:
+    lowered = text.lower()
+    for pattern in (events._DECISION_RE, events._NEXT_RE, events._CONSTRAINT_RE):
+        expected = [m.span() for m in pattern.finditer(text)]
+        assert [m.span() for m in events._twin_matches(pattern, lowered)] == expected
+
+
+def _split_chain_by_characters(line: str) -> list[str]:
+    parts = re.split(r"&&|\|\||[;|]", line)
+    return [p for p in parts if p.strip()]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab &|;-./ \t", max_size=40))
+def test_unquoted_chain_split_and_words(line: str) -> None:
+    assert check.split_chain(line) == _split_chain_by_characters(line)
+    assert check._words(line) == shlex.split(line)
+
+
+def test_quoted_chains_stay_whole() -> None:
+    assert check.split_chain('python -c "a; b" && pytest t.py') == ['python -c "a; b" ', " pytest t.py"]
+    assert check._words("grep -n 'a b' f.py") == ["grep", "-n", "a b", "f.py"]
+    assert check.norm_command('cd /x && python -c "import idna; print(1)"') == "python -c idna"
+
+
+def test_count_memo_answers_like_the_encoder() -> None:
+    tokens.forget_recent_counts()
+    text = "The memo must give the encoder's own count, twice. " * 40
+    first = tokens.count(text)
+    assert first == len(tokens.encoding().encode_ordinary(text))
+    assert tokens.count(text) == first
+    assert len(tokens._RECENT_COUNTS) == 1
+    big = "x " * (tokens._RECENT_MAX_CHARS // 2 + 10)
+    assert tokens.count(big) == len(tokens.encoding().encode_ordinary(big))
+    assert len(tokens._RECENT_COUNTS) == 1  # large texts are not kept
