@@ -433,7 +433,25 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
                 events.append(Event(EventKind.TODO, rnd, msg.index, text=sentence, meta={"status": "next"}))
 
 
-_FENCE_BLOCK_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+def _without_fences(text: str) -> str:
+    """`text` with each fenced block (an unclosed one runs to the end) replaced by a space; str.find
+    does in one pass what a lazy DOTALL regex does a character at a time."""
+    start = text.find("```")
+    if start < 0:
+        return text
+    out: list[str] = []
+    pos = 0
+    while start >= 0:
+        out.append(text[pos:start])
+        out.append(" ")
+        close = text.find("```", start + 3)
+        if close < 0:  # unclosed: to the end, keeping a final newline as `$` does
+            pos = len(text) - 1 if text.endswith("\n") and len(text) - 1 >= start + 3 else len(text)
+            break
+        pos = close + 3
+        start = text.find("```", pos)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _lowercase_twin(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool]:
@@ -473,9 +491,7 @@ def _sentences_matching(text: str, limit: int, pattern: re.Pattern[str]) -> list
 
     One scan of the whole text finds the matches; only the sentences around them are cut out,
     so long messages cost one regex pass rather than one per sentence."""
-    text = text[:limit]
-    if "```" in text:
-        text = _FENCE_BLOCK_RE.sub(" ", text)
+    text = _without_fences(text[:limit])
     out: list[str] = []
     last_end = -1
     lowered = text.lower()

@@ -28,15 +28,10 @@ def test_lowercase_twins_find_what_the_patterns_find(text: str) -> None:
         assert [m.span() for m in events._twin_matches(pattern, lowered)] == expected
 
 
-def _split_chain_by_characters(line: str) -> list[str]:
-    parts = re.split(r"&&|\|\||[;|]", line)
-    return [p for p in parts if p.strip()]
-
-
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet="ab &|;-./ \t", max_size=40))
 def test_unquoted_chain_split_and_words(line: str) -> None:
-    assert check.split_chain(line) == _split_chain_by_characters(line)
+    assert check.split_chain(line) == _split_chain_char_by_char(line)
     assert check._words(line) == shlex.split(line)
 
 
@@ -56,3 +51,48 @@ def test_count_memo_answers_like_the_encoder() -> None:
     big = "x " * (tokens._RECENT_MAX_CHARS // 2 + 10)
     assert tokens.count(big) == len(tokens.encoding().encode_ordinary(big))
     assert len(tokens._RECENT_COUNTS) == 1  # large texts are not kept
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(["`", "``", "```", "a", "\n", " b", "```py\n"]), max_size=16).map("".join))
+def test_fences_removed_like_the_lazy_regex(text: str) -> None:
+    assert events._without_fences(text) == re.sub(r"```.*?(?:```|$)", " ", text, flags=re.DOTALL)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", " ", "\t", "'", '"', "\\", "x y", "-c", "&&", ";"]), max_size=14).map("".join))
+def test_words_split_like_shlex(segment: str) -> None:
+    try:
+        expected = shlex.split(segment)
+    except ValueError:
+        expected = segment.split()
+    assert check._words(segment) == expected
+
+
+def _split_chain_char_by_char(line: str) -> list[str]:
+    parts, buf, quote, i = [], [], "", 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+            buf.append(ch)
+        elif ch in "'\"":
+            quote = ch
+            buf.append(ch)
+        elif line.startswith(("&&", "||"), i) or ch in ";|":
+            parts.append("".join(buf))
+            buf = []
+            i += 2 if line.startswith(("&&", "||"), i) else 1
+            continue
+        else:
+            buf.append(ch)
+        i += 1
+    parts.append("".join(buf))
+    return [p for p in parts if p.strip()]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(["a", " ", "'", '"', "&", "|", ";", "&&", "x;y"]), max_size=16).map("".join))
+def test_quoted_chain_split_like_the_character_scanner(line: str) -> None:
+    assert check.split_chain(line) == _split_chain_char_by_char(line)
