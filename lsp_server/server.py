@@ -20,6 +20,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +31,13 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from compaction import __version__
-from compaction.config import Settings
+from compaction.config import Settings, config_path
 from lsp_server.features import commands
 from lsp_server.features.diagnostics import diagnostics_for
 from lsp_server.features.hover import render_hover
 from lsp_server.features.locations import ErrorIndex
 from lsp_server.settings import EditorOptions, resolve_settings
-from lsp_server.watcher import StoreWatcher, WorkspaceWatcher
+from lsp_server.watcher import ConfigWatcher, StoreWatcher, WorkspaceWatcher
 
 log = logging.getLogger("lsp_server")
 
@@ -101,6 +102,7 @@ class CompactionLanguageServer(LanguageServer):
         self.index_builds = 0
         self.cache: Any = None  # compaction.cache.ResultCache, opened once the store exists
         self.store_watcher: StoreWatcher | None = None
+        self.config_watcher: ConfigWatcher | None = None
         self.last_compaction: Any = None  # (Transcript, CompactionResult) of the last compaction.compact
         self.index_refreshes = 0
         self.watch_batches = 0
@@ -222,18 +224,38 @@ async def pull_configuration(ls: CompactionLanguageServer) -> None:
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def on_configuration(ls: CompactionLanguageServer, params: types.DidChangeConfigurationParams) -> None:
     settings = params.settings
+
+    async def update() -> None:
+        if _supports_configuration(ls):
+            await pull_configuration(ls)
+        else:
+            ls.client_config = settings.get("compaction", settings) if isinstance(settings, dict) else {}
+            ls.apply_settings()
+
+    await reapply_settings(ls, update)
+
+
+async def reload_config_file(ls: CompactionLanguageServer) -> None:
+    """`.compaction/config.json` changed on disk: the same layering again, without asking the client."""
+    log.info("%s changed: settings reloaded", config_path(ls.root))
+
+    async def update() -> None:
+        ls.apply_settings()
+
+    await reapply_settings(ls, update)
+
+
+async def reapply_settings(ls: CompactionLanguageServer, update: Callable[[], Awaitable[None]]) -> None:
+    """Run `update` (which applies new settings), then redo what depends on them: the watchers, the
+    restore index (core globs) and the error index (diagnostic severities)."""
     watch_before = ls.options.watch
     globs_before = _index_key(ls)[1]
-    if _supports_configuration(ls):
-        await pull_configuration(ls)
-    else:
-        ls.client_config = settings.get("compaction", settings) if isinstance(settings, dict) else {}
-        ls.apply_settings()
+    await update()
     if ls.options.watch != watch_before:
         start_watching(ls)
     if _index_key(ls)[1] != globs_before:  # core classes changed: rebuild the restore index now
         _in_background(asyncio.get_running_loop(), warm_index, ls)
-    await asyncio.get_running_loop().run_in_executor(None, refresh_error_index, ls)  # severities may have changed
+    await asyncio.get_running_loop().run_in_executor(None, refresh_error_index, ls)
 
 
 @server.feature(types.SHUTDOWN)
@@ -419,6 +441,10 @@ def start_watching(ls: CompactionLanguageServer) -> None:
             ls.watcher = None
     ls.store_watcher = StoreWatcher(ls.root, lambda: refresh_error_index(ls))
     ls.store_watcher.start()
+    loop = ls.loop
+    if loop is not None:
+        ls.config_watcher = ConfigWatcher(ls.root, lambda: asyncio.run_coroutine_threadsafe(reload_config_file(ls), loop))
+        ls.config_watcher.start()
 
 
 def stop_watching(ls: CompactionLanguageServer) -> None:
@@ -428,6 +454,9 @@ def stop_watching(ls: CompactionLanguageServer) -> None:
     if ls.store_watcher:
         ls.store_watcher.stop()
         ls.store_watcher = None
+    if ls.config_watcher:
+        ls.config_watcher.stop()
+        ls.config_watcher = None
 
 
 # ---- commands ------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""File watching for the server: workspace changes (watchdog) and store changes (polling).
+"""File watching for the server: workspace changes (watchdog), store and config changes (polling).
 
 Why two mechanisms: source files change through editors, git and build tools, and watchdog's
 inotify/FSEvents observers see them cheaply. The store (`.compaction/state.db`) is written by
@@ -181,18 +181,18 @@ def _subdirs(root: Path) -> list[Path]:
         return []
 
 
-class StoreWatcher:
-    """Poll `.compaction/state.db` and its WAL for changes made by any process; call
-    `on_change()` when their (size, mtime) signature moves."""
+class FilePoller:
+    """Poll a few files for changes made by any process; call `on_change()` when their (size,
+    mtime) signature moves (a file appearing or disappearing counts)."""
 
-    def __init__(self, workspace: str | Path, on_change: Callable[[], None], interval_s: float = 0.25) -> None:
-        base = Path(workspace) / ".compaction"
-        self.files = [base / "state.db", base / "state.db-wal"]
+    def __init__(self, files: list[Path], on_change: Callable[[], None], interval_s: float = 0.25,
+                 name: str = "compaction-poll") -> None:
+        self.files = files
         self.on_change = on_change
         self.interval_s = interval_s
         self._stop = threading.Event()
         self._sig = self.signature()
-        self._thread = threading.Thread(target=self._run, name="compaction-store-watch", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def signature(self) -> tuple:
         sig = []
@@ -218,4 +218,20 @@ class StoreWatcher:
                 try:
                     self.on_change()
                 except Exception:
-                    log.exception("store change callback failed")
+                    log.exception("%s: change callback failed", self._thread.name)
+
+
+class StoreWatcher(FilePoller):
+    """`.compaction/state.db` and its WAL, written by the CLI and agent hooks as well as by us."""
+
+    def __init__(self, workspace: str | Path, on_change: Callable[[], None], interval_s: float = 0.25) -> None:
+        base = Path(workspace) / ".compaction"
+        super().__init__([base / "state.db", base / "state.db-wal"], on_change, interval_s, "compaction-store-watch")
+
+
+class ConfigWatcher(FilePoller):
+    """`.compaction/config.json`: edited by hand or by `compaction` commands while the server runs."""
+
+    def __init__(self, workspace: str | Path, on_change: Callable[[], None], interval_s: float = 0.25) -> None:
+        super().__init__([Path(workspace) / ".compaction" / "config.json"], on_change, interval_s,
+                         "compaction-config-watch")

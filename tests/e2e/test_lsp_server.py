@@ -90,6 +90,35 @@ async def test_configuration_change_is_pulled(tmp_path: Path) -> None:
         assert status["utilization"] == round(status["tokens"] / 1000, 4)
 
 
+async def test_config_file_edited_while_running_is_reloaded(tmp_path: Path) -> None:
+    """`.compaction/config.json` changed on disk applies without a restart; a broken one is reported
+    (file and line) and the defaults apply; the editor's own values still win over the file."""
+    (tmp_path / "t.md").write_text("## User\nhello\n\n## Assistant\nhi\n")
+    config = tmp_path / ".compaction" / "config.json"
+
+    async def status_until(key: str, want: object) -> dict:
+        status = await command(lc, "compaction.status", {"transcript": "t.md"})
+        deadline = time.monotonic() + 20
+        while status[key] != want and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            status = await command(lc, "compaction.status", {"transcript": "t.md"})
+        return status
+
+    async with lsp_session(tmp_path, configuration={"contextWindow": 2000}) as lc:
+        assert (await command(lc, "compaction.status", {"transcript": "t.md"}))["triggerRatio"] == 0.7
+        config.parent.mkdir(exist_ok=True)
+        config.write_text(json.dumps({"triggerRatio": 0.55, "contextWindow": 9999}))
+        status = await status_until("triggerRatio", 0.55)
+        assert status["triggerRatio"] == 0.55
+        assert status["contextWindow"] == 2000  # the editor's setting wins over the file's
+        config.write_text('{"triggerRatio": 0.6,\n  oops}\n')
+        await wait_for(lambda: any("config.json:2" in m.message for m in lc.messages), 20,
+                       what="a showMessage naming the broken file and line")
+        status = await status_until("triggerRatio", 0.7)
+        assert status["triggerRatio"] == 0.7  # the broken file is ignored: defaults again
+        assert any("changed: settings reloaded" in m.message for m in lc.log_messages)
+
+
 async def test_core_globs_change_rebuilds_the_index(tmp_path: Path) -> None:
     (tmp_path / "gen").mkdir()
     (tmp_path / "gen" / "boot.py").write_text("print('hi')\n")
