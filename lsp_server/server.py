@@ -101,7 +101,7 @@ class CompactionLanguageServer(LanguageServer):
         self.index_key: tuple[str, str] | None = None  # (root, core globs) the index was built for
         self.index_builds = 0
         self.cache: Any = None  # compaction.cache.ResultCache, opened once the store exists
-        self.store_watcher: StoreWatcher | None = None
+        self.store_watchers: list[StoreWatcher] = []  # one per workspace folder
         self.config_watcher: ConfigWatcher | None = None
         self.last_compaction: Any = None  # (Transcript, CompactionResult) of the last compaction.compact
         self.index_refreshes = 0
@@ -258,6 +258,13 @@ async def reapply_settings(ls: CompactionLanguageServer, update: Callable[[], Aw
     await asyncio.get_running_loop().run_in_executor(None, refresh_error_index, ls)
 
 
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def on_folders_changed(ls: CompactionLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    """pygls has updated the folders already: watch the new set and index its error memories."""
+    start_watching(ls)
+    await asyncio.get_running_loop().run_in_executor(None, refresh_error_index, ls)
+
+
 @server.feature(types.SHUTDOWN)
 def on_shutdown(ls: CompactionLanguageServer, params: None) -> None:
     stop_watching(ls)
@@ -343,14 +350,18 @@ _index_lock = threading.Lock()
 
 
 def refresh_error_index(ls: CompactionLanguageServer) -> None:
-    """Rebuild the hover/diagnostic index from the store, then republish open documents."""
+    """Rebuild the hover/diagnostic index from the store of every workspace folder, then republish
+    open documents."""
     with _index_lock:
-        try:
-            records = load_records(ls.root)
-        except Exception as exc:  # a locked or half-written store: keep the old index, retry on next change
-            log.warning("cannot read the error memory: %s", exc)
-            return
-        ls.error_index = ErrorIndex.build(records, ls.root)
+        parts = []
+        for folder in ls.folders():
+            try:
+                records = load_records(folder)
+            except Exception as exc:  # a locked or half-written store: keep the old index, retry on next change
+                log.warning("cannot read the error memory of %s: %s", folder, exc)
+                return
+            parts.append(ErrorIndex.build(records, folder))
+        ls.error_index = ErrorIndex.combine(parts)
         ls.index_refreshes += 1
     for path in list(ls.open_files):
         ls.send(publish_diagnostics, ls, Path(path).as_uri())
@@ -439,8 +450,9 @@ def start_watching(ls: CompactionLanguageServer) -> None:
         except OSError as exc:
             log.warning("file watching unavailable: %s", exc)
             ls.watcher = None
-    ls.store_watcher = StoreWatcher(ls.root, lambda: refresh_error_index(ls))
-    ls.store_watcher.start()
+    ls.store_watchers = [StoreWatcher(folder, lambda: refresh_error_index(ls)) for folder in ls.folders()]
+    for store_watcher in ls.store_watchers:
+        store_watcher.start()
     loop = ls.loop
     if loop is not None:
         ls.config_watcher = ConfigWatcher(ls.root, lambda: asyncio.run_coroutine_threadsafe(reload_config_file(ls), loop))
@@ -451,9 +463,9 @@ def stop_watching(ls: CompactionLanguageServer) -> None:
     if ls.watcher:
         ls.watcher.stop()
         ls.watcher = None
-    if ls.store_watcher:
-        ls.store_watcher.stop()
-        ls.store_watcher = None
+    for store_watcher in ls.store_watchers:
+        store_watcher.stop()
+    ls.store_watchers = []
     if ls.config_watcher:
         ls.config_watcher.stop()
         ls.config_watcher = None
@@ -467,11 +479,25 @@ def _supports_progress(ls: CompactionLanguageServer) -> bool:
     return bool(window and window.work_done_progress)
 
 
+def _command_folder(ls: CompactionLanguageServer, args: tuple[Any, ...]) -> Path:
+    """The workspace folder a command works in: `workspaceFolder` in its argument (a path or a
+    file URI; it must be one of the open folders), else the first folder."""
+    raw = args[0].get("workspaceFolder") if args and isinstance(args[0], dict) else None
+    if raw is None:
+        return ls.root
+    wanted = Path(to_fs_path(raw) or raw) if isinstance(raw, str) and raw.startswith("file:") else Path(str(raw))
+    for folder in ls.folders():
+        if os.path.realpath(folder) == os.path.realpath(wanted):
+            return folder
+    raise commands.CommandError(f"workspaceFolder {raw} is not one of this window's workspace folders")
+
+
 async def run_job(ls: CompactionLanguageServer, name: str, args: tuple[Any, ...]) -> Any:
     """Validate, then run a command in a worker thread with progress and cancellation."""
     model, fn, long_running = commands.COMMANDS[name]
     try:
         params = commands.parse(model, args)
+        workspace = _command_folder(ls, args)
     except commands.CommandError as exc:
         raise JsonRpcInvalidParams(f"{name}: {exc}") from None
     msg_id = ls.protocol.msg_id
@@ -499,13 +525,13 @@ async def run_job(ls: CompactionLanguageServer, name: str, args: tuple[Any, ...]
             ls.send(progress.report, token, types.WorkDoneProgressReport(message=message, percentage=pct))
 
     job = commands.Job(
-        workspace=ls.root,
+        workspace=workspace,
         settings=ls.settings,
         open_files=list(reversed(ls.open_files)),
         recency=ls.watcher.recent(200) if ls.watcher else [],
         progress=report,
         cancel=cancel,
-        index=workspace_index(ls),
+        index=workspace_index(ls) if workspace == ls.root else None,  # the watched index is the root's
         last_compaction=ls.last_compaction,
         remember=lambda result: setattr(ls, "last_compaction", result),
         on_memory_changed=lambda: refresh_error_index(ls),

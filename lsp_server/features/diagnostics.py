@@ -61,7 +61,7 @@ def diagnostics_for(
                 range=_line_range(lines, line, spot.symbol),
                 message=message,
                 severity=_SEVERITY[level],
-                code=spot.record_id,
+                code=str(rec.get("id") or spot.record_id),
                 source=SOURCE,
             )
         )

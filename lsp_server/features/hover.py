@@ -71,12 +71,14 @@ def render_record(rec: dict[str, Any], lang: str = "en") -> str:
         lines.append(f"{label['solution']}: {escape_md(rec['solution'])}  ")
     if rec.get("avoidance"):
         lines.append(f"{label['avoidance']}: {escape_md(rec['avoidance'])}  ")
-    rid = str(rec.get("id"))
+    target = {"id": str(rec.get("id"))}
+    if rec.get("workspaceFolder"):  # multi-root: the link acts on the store the record came from
+        target["workspaceFolder"] = str(rec["workspaceFolder"])
     lines += [
         "",
-        command_link(label["resolve"], "compaction.errorMemory.resolve", {"id": rid})
+        command_link(label["resolve"], "compaction.errorMemory.resolve", target)
         + " · "
-        + command_link(label["forget"], "compaction.errorMemory.forget", {"id": rid}),
+        + command_link(label["forget"], "compaction.errorMemory.forget", target),
     ]
     return "\n".join(lines)
 

@@ -10,7 +10,7 @@ lookup and a short scan.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,7 @@ class ErrorIndex:
         index = cls()
         cache: dict[tuple[str, str | None], str | None] = {}
         for raw in records:
-            rec = as_dict(raw)
+            rec = {**as_dict(raw), "workspaceFolder": str(workspace)}  # where resolve/forget must go
             rid = str(rec.get("id") or rec.get("error_id") or "")
             if not rid:
                 continue
@@ -93,6 +93,20 @@ class ErrorIndex:
                             loc.get("symbol"), loc.get("command"))  # fmt: skip
                 index.by_file.setdefault(mapped, []).append(spot)
         return index
+
+    @classmethod
+    def combine(cls, parts: list[ErrorIndex]) -> ErrorIndex:
+        """One index over several workspace folders' stores; the same id in two stores stays two
+        records (keys are prefixed with the folder's position)."""
+        if len(parts) == 1:
+            return parts[0]
+        out = cls()
+        for n, part in enumerate(parts):
+            for rid, rec in part.records.items():
+                out.records[f"{n}:{rid}"] = rec
+            for path, spots in part.by_file.items():
+                out.by_file.setdefault(path, []).extend(replace(s, record_id=f"{n}:{s.record_id}") for s in spots)
+        return out
 
     def spots_for(self, path: str | Path) -> list[Spot]:
         return self.by_file.get(str(Path(path).resolve()), [])

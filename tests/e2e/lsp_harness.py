@@ -40,6 +40,7 @@ async def lsp_session(
     configuration: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
     client: str = "visual-studio-code",
+    extra_folders: tuple[Path, ...] = (),
 ) -> AsyncIterator[LanguageClient]:
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "lsp_server"],
@@ -54,7 +55,7 @@ async def lsp_session(
             types.InitializeParams(
                 capabilities=client_capabilities(client),
                 root_uri=uri,
-                workspace_folders=[types.WorkspaceFolder(uri=uri, name=workspace.name)],
+                workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in (workspace, *extra_folders)],
                 initialization_options=init_options,
             )
         ), "initialize")  # fmt: skip

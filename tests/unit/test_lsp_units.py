@@ -92,7 +92,7 @@ def test_hover_markdown_has_the_seed_shape_and_links(tmp_path: Path) -> None:
     assert "**#recurring ERR_PY_KeyError: occurrences 3 (rounds 12, 24, 35)**" in text
     assert "Solution: use .get" in text and "Avoidance: check env vars" in text
     link = text[text.index("command:compaction.errorMemory.resolve?") :].split(")")[0]
-    assert json.loads(unquote(link.split("?", 1)[1])) == [{"id": "ERR_PY_KeyError"}]
+    assert json.loads(unquote(link.split("?", 1)[1])) == [{"id": "ERR_PY_KeyError", "workspaceFolder": str(tmp_path)}]
     single = render_hover(index.at(f, 2, "def load():", 5))
     assert "#recurring" not in single and "ERR_PY_NameError: occurrences 1 (rounds 7)" in single
 

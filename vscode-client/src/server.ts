@@ -19,6 +19,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
+import { withWorkspaceFolder } from './folders';
 import {
   classifyProbe,
   installCommands,
@@ -258,6 +259,9 @@ export class ServerManager implements vscode.Disposable {
   ): Promise<T> {
     if (!(await this.start()) || !this.client) throw new Error('The Compaction server is not running.');
     const client = this.client;
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const activeFolder = active ? vscode.workspace.getWorkspaceFolder(active)?.uri.fsPath : undefined;
+    args = withWorkspaceFolder(args, vscode.workspace.workspaceFolders?.length ?? 0, activeFolder);
     const workDoneToken = `compaction-${Date.now()}-${Math.random().toString(36).slice(2)}`;
     let last = 0;
     const sub = progress
