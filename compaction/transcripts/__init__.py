@@ -23,6 +23,7 @@ _MODULES = [
     "aider",
     "claude_code",
     "codex",
+    "codex_exec",
     "gemini_cli",
     "anthropic",
     "openai_chat",

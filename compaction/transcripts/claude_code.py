@@ -1,4 +1,6 @@
-"""Claude Code session JSONL (`~/.claude/projects/<escaped cwd>/<session>.jsonl`).
+"""Claude Code session JSONL (`~/.claude/projects/<escaped cwd>/<session>.jsonl`), and the same
+records as `claude -p --output-format stream-json --verbose` prints them (`system` init with the cwd,
+`result` at the end: kept only when the run ended in an error).
 
 One JSON record per line: `user` / `assistant` / `system` / `summary` / `file-history-snapshot` ...
 Claude Code writes one `assistant` record per content block, all sharing `message.id`; they are merged
@@ -19,7 +21,8 @@ from compaction.transcripts._io import content_text, expect, iter_jsonl
 NAME = "claude-code"
 DESCRIPTION = "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl)"
 
-_RECORD = re.compile(r'"type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot)"')
+_RECORD = re.compile(r'"type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot|result)"')
+_STREAM_INIT = re.compile(r'"type"\s*:\s*"system"\s*,\s*"subtype"\s*:\s*"init"')
 _HARNESS_TEXT = re.compile(r"^\s*<(command-name|command-message|local-command-stdout|local-command-stderr|"
                            r"bash-input|bash-stdout|bash-stderr|user-memory-input)>")
 
@@ -31,6 +34,8 @@ def sniff(head: str, path: str) -> int:
     score = 0
     if '"sessionId"' in head and ('"parentUuid"' in head or '"leafUuid"' in head):
         score = 90
+    elif '"session_id"' in head and (_STREAM_INIT.search(head) or '"parent_tool_use_id"' in head):
+        score = 85  # `claude -p --output-format stream-json --verbose`
     elif re.search(r'"type"\s*:\s*"summary"', head) and '"leafUuid"' in head:
         score = 80  # a session file holding only its title
     elif '"isSidechain"' in head or '"userType"' in head:
@@ -57,7 +62,7 @@ def load(path: str) -> Transcript:
         seen += 1
         expect(isinstance(rec, dict), path, "a JSONL record must be an object", lineno)
         kind = rec.get("type")
-        if rec.get("isSidechain") is True:
+        if rec.get("isSidechain") is True or rec.get("parent_tool_use_id"):  # a sub-agent's (Task) records
             t.skip("sidechain")
             continue
         if t.cwd is None and isinstance(rec.get("cwd"), str):
@@ -75,6 +80,10 @@ def load(path: str) -> Transcript:
                 continue
             msgs.append(Message(len(msgs), Role.SYSTEM, text, timestamp=ts, line=lineno, harness=True,
                                 meta={k: rec[k] for k in ("subtype", "level") if k in rec}))
+            continue
+        if kind == "result" and (rec.get("is_error") is True or rec.get("subtype") not in (None, "success")):
+            text = f"run ended: {rec.get('subtype') or 'error'}\n{as_text(rec.get('result') or '')}".strip()
+            msgs.append(Message(len(msgs), Role.SYSTEM, text, timestamp=ts, line=lineno, harness=True))
             continue
         if kind not in ("user", "assistant"):
             t.skip(str(kind) if kind else "untyped")

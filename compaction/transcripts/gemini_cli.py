@@ -23,6 +23,7 @@ from compaction.transcripts._io import expect, iter_jsonl
 NAME = "gemini-cli"
 DESCRIPTION = "Gemini CLI stream-json events, saved chat sessions (session-*.json/.jsonl) and checkpoints"
 
+_NESTED_MESSAGE = re.compile(r'"message"\s*:\s*\{\s*"(?:id|type|role|model)"')
 _EVENT = re.compile(r'"type"\s*:\s*"(init|message|tool_use|tool_result|result)"')
 
 
@@ -30,7 +31,8 @@ def sniff(head: str, path: str) -> int:
     start = head.lstrip()[:1]
     if start == "{" and _EVENT.search(head) and ('"tool_id"' in head or '"session_id"' in head or
                                                  re.search(r'"type"\s*:\s*"init"', head)):
-        return 90
+        # Claude Code's stream-json has `result` and `session_id` too, but nests Anthropic messages
+        return 0 if _NESTED_MESSAGE.search(head) else 90
     if start == "{" and '"sessionId"' in head and '"projectHash"' in head:
         return 92
     if start == "[" and re.search(r'"role"\s*:\s*"model"', head) and '"parts"' in head:

@@ -16,13 +16,24 @@ import pytest
 
 from compaction.events import EventKind, extract_events
 from compaction.model import Role, ToolKind, TranscriptError
-from compaction.transcripts import anthropic, claude_code, codex, detect, gemini_cli, load_transcript, openai_chat
+from compaction.transcripts import (
+    anthropic,
+    claude_code,
+    codex,
+    codex_exec,
+    detect,
+    gemini_cli,
+    load_transcript,
+    openai_chat,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "formats"
 
 FIXTURES = {
     "claude_code_session.jsonl": "claude-code",
     "codex_rollout.jsonl": "codex",
+    "codex_exec.jsonl": "codex-exec",
+    "claude_stream.jsonl": "claude-code",
     "gemini_stream.jsonl": "gemini-cli",
     "gemini_session.jsonl": "gemini-cli",
     "gemini_session_legacy.json": "gemini-cli",
@@ -31,7 +42,7 @@ FIXTURES = {
     "openai_chat.json": "openai-chat",
     "openai_chat_legacy_functions.json": "openai-chat",
 }
-MODULES = {m.NAME: m for m in (claude_code, codex, gemini_cli, anthropic, openai_chat)}
+MODULES = {m.NAME: m for m in (claude_code, codex, codex_exec, gemini_cli, anthropic, openai_chat)}
 
 
 def load(name: str):
@@ -201,6 +212,77 @@ def test_codex_events():
     assert todos == [(2, "Strip separators at both ends", "in_progress"), (2, "Add tests for punctuation endings", "pending"),
                      (2, "Check the CLI wrapper", "pending")]
     assert {e.meta["marker"] for e in events_of(t, EventKind.MARKER)} == {"todo", "warning"}
+
+
+# --- Codex `exec --json` and Claude Code `stream-json` -----------------------------------------------
+
+
+def test_codex_exec_stream_shape():
+    t = load("codex_exec.jsonl")
+    assert t.format == "codex-exec" and t.meta["thread_id"].startswith("0199b2d4")
+    assert t.skipped_kinds == {"turn.started": 2, "turn.completed": 1}
+    assert t.messages[0].meta["reasoning"] == ["**Finding the date parser**"]
+    assert t.messages[0].text == "I'll check how the parser reads ISO week dates."
+    assert [m.role for m in t.messages[-3:]] == [Role.SYSTEM, Role.ASSISTANT, Role.SYSTEM]
+    assert t.messages[-1].harness and t.messages[-1].text == "turn failed: stream error: exceeded retry limit"
+    assert len(t.rounds) == 7
+
+
+def test_codex_exec_items_take_their_last_state_where_they_first_appeared():
+    t = load("codex_exec.jsonl")
+    got = [(c.name, c.kind, c.command, c.path) for c in calls(t)]
+    assert got[0] == ("shell", ToolKind.SHELL, 'rg -n "def parse_week" src', None)  # bash -lc unwrapped
+    assert got[1][:2] == ("todo_list", ToolKind.TODO)
+    todos = [(x["content"], x["status"]) for x in calls(t)[1].arguments["todos"]]
+    assert todos == [("Reproduce the week-53 failure", "completed"), ("Accept week 53 in long ISO years", "completed"),
+                     ("Document the change", "pending")]  # the final state, placed where the list started
+    assert got[3] == ("file_change", ToolKind.EDIT, None, "src/weekday/dates.py")
+    assert calls(t)[3].arguments["paths"] == ["src/weekday/dates.py", "tests/test_dates.py"]
+    assert got[4] == ("docs.search", ToolKind.OTHER, None, None)
+    assert got[-1] == ("shell", ToolKind.SHELL, "git diff --stat", None)  # still running when the stream ended
+    res = results(t)
+    assert (res["item_2"].exit_code, res["item_2"].is_error) == (0, False)
+    assert (res["item_4"].exit_code, res["item_4"].is_error) == (1, True)
+    assert res["item_6"].content == "A year has 53 ISO weeks when it starts on a Thursday."
+    assert "item_10" not in res
+
+
+def test_codex_exec_events_and_errors():
+    from compaction.errors import scan_transcript
+
+    t = load("codex_exec.jsonl")
+    assert [(e.round, e.path) for e in events_of(t, EventKind.EDIT)] == [(3, "src/weekday/dates.py"),
+                                                                          (3, "tests/test_dates.py")]
+    tests = [(e.command, e.exit_code) for e in events_of(t, EventKind.COMMAND) if "pytest" in (e.command or "")]
+    assert tests == [("python -m pytest -q tests/test_dates.py", 1), ("python -m pytest -q tests/test_dates.py", 0)]
+    nexts = [e.text for e in events_of(t, EventKind.TODO) if e.meta.get("status") == "next"]
+    assert any("CHANGELOG.md" in n for n in nexts)
+    assert "ERR_PY_ValueError" in {r.id for r in scan_transcript(t)}
+
+
+def test_claude_stream_json_shape():
+    t = load("claude_stream.jsonl")
+    assert t.format == "claude-code" and t.cwd == "/home/dev/tally-cli"
+    assert t.skipped_kinds == {"system": 1, "sidechain": 1, "result": 1}  # init, the Task sub-agent, success
+    got = [(c.name, c.kind, c.command, c.path) for c in calls(t)]
+    assert got[0] == ("Read", ToolKind.READ, None, "/home/dev/tally-cli/tally/totals.py")
+    assert got[1] == ("Bash", ToolKind.SHELL, "python -m pytest tests/test_totals.py -q", None)
+    assert ("Edit", ToolKind.EDIT, None, "/home/dev/tally-cli/tally/totals.py") in got
+    assert results(t)["toolu_s02"].is_error and results(t)["toolu_s03"].content == "Only tally/cli.py calls total()."
+    assert "Searching for callers" not in "\n".join(m.text for m in t.messages)
+    assert [e.path for e in events_of(t, EventKind.EDIT)] == ["/home/dev/tally-cli/tally/totals.py"]
+    assert [e.text for e in events_of(t, EventKind.DECISION)][0].startswith("The root cause is float rounding")
+
+
+def test_claude_stream_json_error_result_is_kept(tmp_path):
+    lines = (DATA / "claude_stream.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[-1] = json.dumps({"type": "result", "subtype": "error_max_turns", "is_error": True, "session_id": "s",
+                            "result": "Reached the maximum number of turns (7)"})
+    p = tmp_path / "run.jsonl"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    t = load_transcript(p)
+    assert t.messages[-1].role is Role.SYSTEM and t.messages[-1].harness
+    assert t.messages[-1].text == "run ended: error_max_turns\nReached the maximum number of turns (7)"
 
 
 # --- Gemini CLI ----------------------------------------------------------------------------------
@@ -402,7 +484,8 @@ def test_openai_legacy_function_call():
 
 # --- malformed input -----------------------------------------------------------------------------
 
-JSONL = ["claude_code_session.jsonl", "codex_rollout.jsonl", "gemini_stream.jsonl", "gemini_session.jsonl"]
+JSONL = ["claude_code_session.jsonl", "codex_rollout.jsonl", "gemini_stream.jsonl", "gemini_session.jsonl",
+         "codex_exec.jsonl", "claude_stream.jsonl"]
 JSON_DOCS = ["cline_api_conversation_history.json", "anthropic_messages.json", "openai_chat.json",
              "gemini_session_legacy.json", "openai_chat_legacy_functions.json"]
 
@@ -482,6 +565,7 @@ WRONG_SHAPES = {
                                    '{"type":"assistant","sessionId":"s","parentUuid":"a","message":"oops"}\n',
     ("codex", "payload not object"): '{"timestamp":"t","type":"session_meta","payload":{"id":"x","cwd":"/r"}}\n'
                                      '{"timestamp":"t","type":"response_item","payload":"oops"}\n',
+    ("codex-exec", "item not object"): '{"type":"thread.started","thread_id":"t"}\n{"type":"item.completed","item":[1]}\n',
     ("codex", "bad role"): '{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}\n'
                            '{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"robot","content":[]}}\n',
     ("gemini-cli", "bad role"): '{"type":"init","timestamp":"t","session_id":"s","model":"m"}\n'
