@@ -93,6 +93,10 @@ def _command(value: Any) -> str:
     return text
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []  # a wrong-shaped field is empty, not a crash
+
+
 def _assistant(t: Transcript, current: Message | None, lineno: int) -> Message:
     if current is None:
         current = Message(len(t.messages), Role.ASSISTANT, "", line=lineno)
@@ -131,7 +135,7 @@ def _item(t: Transcript, iid: str, item: dict[str, Any], lineno: int, current: M
             _result(t, iid, "shell", text, lineno, code, failed)
         return None
     if kind == "file_change":
-        changes = [c for c in item.get("changes") or [] if isinstance(c, dict) and isinstance(c.get("path"), str)]
+        changes = [c for c in _list(item.get("changes")) if isinstance(c, dict) and isinstance(c.get("path"), str)]
         paths = [c["path"] for c in changes]
         kinds = {_FILE_KINDS.get(str(c.get("kind")), ToolKind.EDIT) for c in changes}
         tool_kind = ToolKind.WRITE if kinds == {ToolKind.WRITE} else ToolKind.EDIT
@@ -150,7 +154,7 @@ def _item(t: Transcript, iid: str, item: dict[str, Any], lineno: int, current: M
         if status != "in_progress":
             error = item.get("error") if isinstance(item.get("error"), dict) else None
             result = item.get("result") if isinstance(item.get("result"), dict) else {}
-            text = as_text(error.get("message")) if error else content_text(result.get("content") or [])
+            text = as_text(error.get("message")) if error else content_text(_list(result.get("content")))
             _result(t, iid, name, text, lineno, None, bool(error) or status == "failed")
         return None
     if kind == "web_search":
@@ -159,7 +163,7 @@ def _item(t: Transcript, iid: str, item: dict[str, Any], lineno: int, current: M
         return current
     if kind == "todo_list":
         todos = [{"content": as_text(x.get("text")), "status": "completed" if x.get("completed") else "pending"}
-                 for x in item.get("items") or [] if isinstance(x, dict)]
+                 for x in _list(item.get("items")) if isinstance(x, dict)]
         current = _assistant(t, current, lineno)
         current.tool_calls.append(make_call("todo_list", {"todos": todos}, iid, ToolKind.TODO))
         return current
