@@ -115,6 +115,10 @@ _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+ (?:\(root-commit\) )?([0-9a-f]{7,4
 
 
 _UNQUOTED_SPLIT_RE = re.compile(r"&&|\|\||[;\n|]")
+# One token per quoted string (an unclosed one runs to the end), escape, separator or plain run.
+_COMMAND_TOKEN_RE = re.compile(
+    r"""'[^']*'?|"(?:\\.|[^"\\])*(?:\\\Z)?"?|\\\n|\\.|&&|\|\||[;\n|]|[^'"\\;|&\n]+|[&\\]""", re.DOTALL)
+_COMMAND_SEPARATORS = frozenset({"&&", "||", ";", "\n", "|"})
 
 
 def split_commands(command: str) -> list[str]:
@@ -125,39 +129,12 @@ def split_commands(command: str) -> list[str]:
         return [p.strip() for p in _UNQUOTED_SPLIT_RE.split(line) if p.strip()]
     parts: list[str] = []
     buf: list[str] = []
-    quote = ""
-    i, n = 0, len(line)
-    while i < n:
-        ch = line[i]
-        if quote:
-            buf.append(ch)
-            if ch == "\\" and quote == '"' and i + 1 < n:
-                buf.append(line[i + 1])
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-            i += 1
-            continue
-        if ch == "\\" and i + 1 < n:
-            if line[i + 1] == "\n":
-                i += 2
-                buf.append(" ")
-                continue
-            buf.append(line[i:i + 2])
-            i += 2
-            continue
-        if ch in "'\"":
-            quote = ch
-            buf.append(ch)
-        elif ch in ";\n|" or (ch == "&" and line[i:i + 2] == "&&"):
-            if ch == "&" or (ch == "|" and line[i:i + 2] == "||"):
-                i += 1
+    for token in _COMMAND_TOKEN_RE.findall(line):
+        if token in _COMMAND_SEPARATORS:
             parts.append("".join(buf))
             buf = []
         else:
-            buf.append(ch)
-        i += 1
+            buf.append(" " if token == "\\\n" else token)  # an escaped newline continues the line
     parts.append("".join(buf))
     return [p.strip() for p in parts if p.strip()]
 

@@ -83,6 +83,7 @@ _JAVAC = re.compile(r"^(?:\[ERROR\] )?(\S+\.java):(?:(\d+)|\[(\d+)(?:,\d+)?\]):?
 _JAVA_EXC = re.compile(
     r"^(?:Exception in thread \"[^\"]+\" |Caused by: )?((?:[a-z][\w$]*\.)+([A-Z][\w$]*(?:Exception|Error)))"
     r"(?::[^\n]*)?\n\s+at ", re.M)
+_STACK_AT = re.compile(r"\n\s+at ")  # the frame line both stack patterns need: one search spares them most texts
 _MVN_FAIL = re.compile(r"^\[(?:INFO|ERROR)\] (?:BUILD FAILURE|[^\n]*? FAILURE \[[^\n]*\])[ \t]*$", re.M)
 _MVN_GOAL = re.compile(r"^\[ERROR\] Failed to execute goal ([^\s]+)[^\n]*$", re.M)
 _CHECKSTYLE = re.compile(r"^\[(?:ERROR|WARN)\] (\S+?):\[(\d+)(?:,\d+)?\] \([\w]+\) (\w+): ([^\n]*)$", re.M)
@@ -331,7 +332,7 @@ def _java(text: str, hits: list[Hit], spans: _Spans) -> None:
             sym = re.search(r"symbol:\s+\w+ (\w+)", text[m.end():m.end() + 200]) if kind == "CannotFindSymbol" else None
             hits.append(Hit(f"ERR_JAVA_{kind}", m.start(), m.end(), m.group(0), path=m.group(1),
                             line=int(m.group(2) or m.group(3)), symbol=sym.group(1) if sym else None, detail=msg[:300]))
-    for m in _iter(_JAVA_EXC, text, ("Exception", "Error"), multiline=True):
+    for m in (_iter(_JAVA_EXC, text, ("Exception", "Error"), multiline=True) if _STACK_AT.search(text) else ()):
         end = m.start() + len(m.group(0).split("\n", 1)[0])
         spans.claim(m.start(), end)
         hits.append(Hit(f"ERR_JAVA_{m.group(2)}", m.start(), end, text[m.start():end], detail=text[m.start():end][:300]))
@@ -343,7 +344,7 @@ def _java(text: str, hits: list[Hit], spans: _Spans) -> None:
 
 
 def _others(text: str, hits: list[Hit], spans: _Spans) -> None:
-    for m in _iter(_JS_EXC, text, ("Error",), multiline=True):
+    for m in (_iter(_JS_EXC, text, ("Error",), multiline=True) if _STACK_AT.search(text) else ()):
         if spans.covered(m.start(), m.start() + 1):
             continue
         end = m.start() + len(m.group(0).split("\n", 1)[0])

@@ -96,3 +96,51 @@ def _split_chain_char_by_char(line: str) -> list[str]:
 @given(st.lists(st.sampled_from(["a", " ", "'", '"', "&", "|", ";", "&&", "x;y"]), max_size=16).map("".join))
 def test_quoted_chain_split_like_the_character_scanner(line: str) -> None:
     assert check.split_chain(line) == _split_chain_char_by_char(line)
+
+
+def _split_commands_char_by_char(command: str) -> list[str]:
+    line = command.split("<<", 1)[0] if "<<" in command else command
+    parts: list[str] = []
+    buf: list[str] = []
+    quote = ""
+    i, n = 0, len(line)
+    while i < n:
+        ch = line[i]
+        if quote:
+            buf.append(ch)
+            if ch == "\\" and quote == '"' and i + 1 < n:
+                buf.append(line[i + 1])
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+            i += 1
+            continue
+        if ch == "\\" and i + 1 < n:
+            if line[i + 1] == "\n":
+                i += 2
+                buf.append(" ")
+                continue
+            buf.append(line[i:i + 2])
+            i += 2
+            continue
+        if ch in "'\"":
+            quote = ch
+            buf.append(ch)
+        elif ch in ";\n|" or (ch == "&" and line[i:i + 2] == "&&"):
+            if ch == "&" or (ch == "|" and line[i:i + 2] == "||"):
+                i += 1
+            parts.append("".join(buf))
+            buf = []
+        else:
+            buf.append(ch)
+        i += 1
+    parts.append("".join(buf))
+    return [p.strip() for p in parts if p.strip()]
+
+
+@settings(max_examples=5000, deadline=None)
+@given(st.lists(st.sampled_from(["a", " ", "'", '"', "\\", "\n", "&", "|", ";", "&&", "||", "<<", "x y"]),
+                max_size=18).map("".join))
+def test_split_commands_like_the_character_scanner(command: str) -> None:
+    assert events.split_commands(command) == _split_commands_char_by_char(command)
