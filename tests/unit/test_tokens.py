@@ -61,3 +61,27 @@ def test_loading_needs_no_network(fresh_cache, monkeypatch):
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.setattr(socket.socket, "connect", refuse)
     assert tokens.count("offline tokens", "o200k_base") > 0
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_buffer_counter_counts_like_encode_ordinary(name):
+    texts = ["", "x", "<|endoftext|> is text here", "ünïcödé 漢字 😀\r\n\t  ", "def f():\n    return 1\n" * 500,
+             "a" * 70_000, " ".join(str(i) for i in range(5000))]
+    enc = tokens.encoding(name)
+    assert tokens._counter(name).__name__ == "fast"  # this tiktoken has the buffer encoder
+    assert [tokens._counter(name)(t) for t in texts] == [len(enc.encode_ordinary(t)) for t in texts]
+    assert tokens.count_many(texts, name) == [len(enc.encode_ordinary(t)) for t in texts]
+
+
+def test_counter_falls_back_without_the_buffer_encoder(monkeypatch):
+    class Plain:  # a tiktoken without the private buffer API
+        def encode_ordinary(self, text):
+            return text.split()
+
+    monkeypatch.setattr(tokens, "encoding", lambda enc=tokens.DEFAULT_ENCODING: Plain())
+    tokens._counter.cache_clear()
+    try:
+        assert tokens._counter("o200k_base").__name__ == "plain"
+        assert tokens._counter("o200k_base")("three plain words") == 3
+    finally:
+        tokens._counter.cache_clear()
