@@ -73,6 +73,9 @@ class ErrorRecord:
     merged: list[str] = field(default_factory=list)  # other ids folded in by the budget's merge step
     resolved: bool = False
     target_override: bool | None = None  # set by import / the user; None = derive from occurrences
+    _by_key: dict[tuple[str, int], Occurrence] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _indexed: list[Occurrence] | None = field(default=None, init=False, repr=False, compare=False)
+    _indexed_len: int = field(default=0, init=False, repr=False, compare=False)
 
     @property
     def family(self) -> str:
@@ -129,19 +132,30 @@ class ErrorRecord:
         return out
 
     def add(self, occ: Occurrence) -> bool:
-        """Add an occurrence unless this (transcript, round) is already counted; merge its signals then."""
-        for o in self.occurrences:
-            if o.key == occ.key:
-                o.signals += occ.signals
-                o.target = o.target and occ.target
-                for c in occ.ts_codes:
-                    if c not in o.ts_codes:
-                        o.ts_codes.append(c)
-                for t in occ.tests:
-                    if t not in o.tests:
-                        o.tests.append(t)
-                return False
+        """Add an occurrence unless this (transcript, round) is already counted; merge its signals then.
+
+        An index by key keeps this constant-time: an error repeated in every round of a long
+        transcript made the scan quadratic. It is rebuilt whenever `occurrences` was replaced or
+        changed length behind its back."""
+        if self._indexed is not self.occurrences or self._indexed_len != len(self.occurrences):
+            self._by_key = {}
+            for o in self.occurrences:
+                self._by_key.setdefault(o.key, o)
+            self._indexed, self._indexed_len = self.occurrences, len(self.occurrences)
+        o = self._by_key.get(occ.key)
+        if o is not None:
+            o.signals += occ.signals
+            o.target = o.target and occ.target
+            for c in occ.ts_codes:
+                if c not in o.ts_codes:
+                    o.ts_codes.append(c)
+            for t in occ.tests:
+                if t not in o.tests:
+                    o.tests.append(t)
+            return False
         self.occurrences.append(occ)
+        self._by_key[occ.key] = occ
+        self._indexed_len += 1
         return True
 
 

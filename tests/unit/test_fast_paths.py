@@ -144,3 +144,26 @@ def _split_commands_char_by_char(command: str) -> list[str]:
                 max_size=18).map("".join))
 def test_split_commands_like_the_character_scanner(command: str) -> None:
     assert events.split_commands(command) == _split_commands_char_by_char(command)
+
+
+def test_adding_occurrences_is_linear_and_merges_by_round(monkeypatch) -> None:
+    from compaction.errors.records import ErrorRecord, Occurrence
+
+    calls = 0
+    plain_key = Occurrence.key
+
+    def counted(self):
+        nonlocal calls
+        calls += 1
+        return plain_key.fget(self)
+
+    monkeypatch.setattr(Occurrence, "key", property(counted))
+    rec = ErrorRecord("ERR_PY_KeyError")
+    for r in range(2000):
+        assert rec.add(Occurrence(round=r, transcript="t", ts_codes=["A"]))
+    assert not rec.add(Occurrence(round=7, transcript="t", signals=2, ts_codes=["B"]))
+    assert calls < 3 * 2001  # one lookup per add (a scan of all occurrences made it ~2,000,000)
+    assert len(rec.occurrences) == 2000 and rec.occurrences[7].signals == 3 and rec.occurrences[7].ts_codes == ["A", "B"]
+    rec.occurrences = [Occurrence(round=1, transcript="u")]  # replaced behind the index's back
+    assert not rec.add(Occurrence(round=1, transcript="u")) and rec.add(Occurrence(round=7, transcript="t"))
+    assert [o.key for o in rec.occurrences] == [("u", 1), ("t", 7)]
