@@ -453,10 +453,20 @@ def start_watching(ls: CompactionLanguageServer) -> None:
     ls.store_watchers = [StoreWatcher(folder, lambda: refresh_error_index(ls)) for folder in ls.folders()]
     for store_watcher in ls.store_watchers:
         store_watcher.start()
-    loop = ls.loop
-    if loop is not None:
-        ls.config_watcher = ConfigWatcher(ls.root, lambda: asyncio.run_coroutine_threadsafe(reload_config_file(ls), loop))
+    if ls.loop is not None:
+        ls.config_watcher = ConfigWatcher(ls.root, lambda: _reload_config_soon(ls))
         ls.config_watcher.start()
+
+
+def _reload_config_soon(ls: CompactionLanguageServer) -> None:
+    """From the poller's thread: reload on the server's loop; a failure is logged, not lost."""
+
+    def done(fut) -> None:
+        exc = None if fut.cancelled() else fut.exception()
+        if exc is not None:
+            log.error("reloading %s failed: %s", config_path(ls.root), exc, exc_info=exc)
+
+    asyncio.run_coroutine_threadsafe(reload_config_file(ls), ls.loop).add_done_callback(done)
 
 
 def stop_watching(ls: CompactionLanguageServer) -> None:

@@ -40,7 +40,8 @@ def load(path: str) -> Transcript:
     t = Transcript(path=path, format=NAME, messages=[])
     items: dict[str, tuple[int, dict[str, Any]]] = {}  # id -> (line first seen, last state)
     order: list[str] = []
-    failures: list[tuple[int, str]] = []  # (line, message) of turn.failed / error events
+    failures: list[tuple[int, str]] = []  # (line, text) of turn.failed / error events
+    runs = 0  # `codex exec resume` appended to the same file starts its item ids again
     seen = 0
     for lineno, rec in iter_jsonl(path, t.warnings):
         seen += 1
@@ -49,7 +50,7 @@ def load(path: str) -> Transcript:
         if etype in _ITEM_EVENTS:
             item = rec.get("item")
             expect(isinstance(item, dict), path, f"an {etype} event needs an 'item' object", lineno)
-            iid = str(item.get("id") or f"line{lineno}")
+            iid = f"{runs}:{item.get('id') or f'line{lineno}'}"
             if iid not in items:
                 order.append(iid)
                 items[iid] = (lineno, item)
@@ -58,11 +59,13 @@ def load(path: str) -> Transcript:
             continue
         if etype == "thread.started":
             t.meta["thread_id"] = rec.get("thread_id")
+            runs += 1
             continue
         if etype in ("turn.failed", "error"):
             error = rec.get("error") if isinstance(rec.get("error"), dict) else rec
             order.append(f"\0failure{len(failures)}")
-            failures.append((lineno, as_text(error.get("message") or "unknown error")))
+            label = "turn failed" if etype == "turn.failed" else "error"
+            failures.append((lineno, f"{label}: {as_text(error.get('message') or 'unknown error')}"))
             continue
         t.skip(etype or "untyped")  # turn.started / turn.completed (usage) / plan deltas / input requests
     if not seen:
@@ -71,11 +74,11 @@ def load(path: str) -> Transcript:
     for key in order:
         if key.startswith("\0failure"):
             lineno, text = failures[int(key.removeprefix("\0failure"))]
-            t.messages.append(Message(len(t.messages), Role.SYSTEM, f"turn failed: {text}", line=lineno, harness=True))
+            t.messages.append(Message(len(t.messages), Role.SYSTEM, text, line=lineno, harness=True))
             current = None
             continue
         lineno, item = items[key]
-        current = _item(t, key, item, lineno, current)
+        current = _item(t, key.split(":", 1)[1], item, lineno, current)
     return t
 
 

@@ -260,6 +260,15 @@ def test_codex_exec_events_and_errors():
     assert "ERR_PY_ValueError" in {r.id for r in scan_transcript(t)}
 
 
+def test_codex_exec_resumed_run_appended_to_the_same_file(tmp_path):
+    data = (DATA / "codex_exec.jsonl").read_text(encoding="utf-8")
+    p = tmp_path / "run.jsonl"
+    p.write_text(data + data, encoding="utf-8")  # `codex exec resume … >> run.jsonl`: item ids start again
+    once, twice = load("codex_exec.jsonl"), load_transcript(p)
+    assert len(twice.messages) == 2 * len(once.messages)
+    assert [c.command for c in calls(twice)] == [c.command for c in calls(once)] * 2
+
+
 def test_claude_stream_json_shape():
     t = load("claude_stream.jsonl")
     assert t.format == "claude-code" and t.cwd == "/home/dev/tally-cli"
