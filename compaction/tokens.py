@@ -187,8 +187,8 @@ def count(text: str, enc: str = DEFAULT_ENCODING) -> int:
         return 0
     key = (enc, text)
     small = len(text) <= _RECENT_MAX_CHARS
-    if small and key in _RECENT_COUNTS:
-        return _RECENT_COUNTS[key]
+    if small and (known := _RECENT_COUNTS.get(key)) is not None:  # one lookup: another thread may clear
+        return known
     counter = _counter(enc)
     n = sum(counter(p) for p in _pieces(text))
     if small:
