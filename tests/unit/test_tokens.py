@@ -68,7 +68,8 @@ def test_buffer_counter_counts_like_encode_ordinary(name):
     texts = ["", "x", "<|endoftext|> is text here", "ünïcödé 漢字 😀\r\n\t  ", "def f():\n    return 1\n" * 500,
              "a" * 70_000, " ".join(str(i) for i in range(5000))]
     enc = tokens.encoding(name)
-    assert tokens._counter(name).__name__ == "fast"  # this tiktoken has the buffer encoder
+    if hasattr(getattr(enc, "_core_bpe", None), "encode_to_tiktoken_buffer"):
+        assert tokens._counter(name).__name__ == "fast"  # the buffer encoder agreed with the probe
     assert [tokens._counter(name)(t) for t in texts] == [len(enc.encode_ordinary(t)) for t in texts]
     assert tokens.count_many(texts, name) == [len(enc.encode_ordinary(t)) for t in texts]
 
