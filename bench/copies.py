@@ -109,11 +109,16 @@ def _insert_output(text: str, line: str) -> str:
     return f"{line}\n{text}"
 
 
-def _mini(data: dict, copy: PreparedCopy, plant: bool) -> None:
+def _drop_submission(data: dict, copy: PreparedCopy) -> None:
+    """The harness-appended final patch of SWE-agent-style trajectories: removed, and said so."""
     info = data.get("info") or {}
     if "submission" in info:
         info.pop("submission")
         copy.removed.append("info.submission")
+
+
+def _mini(data: dict, copy: PreparedCopy, plant: bool) -> None:
+    _drop_submission(data, copy)
     msgs = data["messages"]
     submit_at = [i for i, m in enumerate(msgs) if m.get("role") == "assistant" and SUBMIT in str(m.get("content"))]
     if submit_at:
@@ -136,10 +141,7 @@ def _mini(data: dict, copy: PreparedCopy, plant: bool) -> None:
 
 
 def _sweagent(data: dict, copy: PreparedCopy, plant: bool) -> None:
-    info = data.get("info") or {}
-    if "submission" in info:
-        info.pop("submission")
-        copy.removed.append("info.submission")
+    _drop_submission(data, copy)
     steps = data["trajectory"]
     for i, step in enumerate(steps):
         if str(step.get("action", "")).strip().startswith("submit") and _DIFF_START.search(str(step.get("observation"))):

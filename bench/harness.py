@@ -85,18 +85,15 @@ def score_output(exp: F.Expected, output: str, summary_part: str | None = None,
         else:
             s[cls].lost.append(what)
 
+    def file_kept(path: str) -> bool:
+        if listed_files is not None:
+            return any(F.same_file(path, item) for item in listed_files)
+        return F.norm_path(path) in output
+
     for path in exp.modified_files:
-        if listed_files is not None:
-            ok = any(F.same_file(path, item) for item in listed_files)
-        else:
-            ok = F.norm_path(path) in output
-        add("modified_files", ok, path)
+        add("modified_files", file_kept(path), path)
     for path in exp.patch_files:
-        if listed_files is not None:
-            ok = any(F.same_file(path, item) for item in listed_files)
-        else:
-            ok = F.norm_path(path) in output
-        add("patch_files", ok, path)
+        add("patch_files", file_kept(path), path)
     for err_id, evidence in exp.error_ids.items():
         add("error_ids", err_id in output, err_id)
         add("error_evidence", err_id in output or evidence in output, err_id)
