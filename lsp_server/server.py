@@ -145,7 +145,8 @@ class CompactionLanguageServer(LanguageServer):
         self.send(self.window_show_message, types.ShowMessageParams(type=kind, message=message))
 
     def apply_settings(self) -> None:
-        settings, options, problems = resolve_settings(self.root, self.init_options, self.client_config)
+        settings, options, problems = resolve_settings(self.root, self.init_options, self.client_config,
+                                                       report=lambda m: self.show(f"Compaction: {m}"))
         self.settings, self.options = settings, options
         for problem in problems:
             self.show(f"Compaction: invalid setting {problem}")

@@ -146,7 +146,7 @@ def pre_compact(payload: HookPayload, workspace: Path, settings: Any = None) -> 
         raise HookInputError("the payload has no transcript_path")
     if settings is None:
         try:
-            settings = load_settings(workspace)
+            settings = load_settings(workspace, report=lambda m: log(workspace, "pre-compact", f"warning: {m}"))
         except ConfigError as exc:  # a broken config.json must not cost the user the restore: defaults
             log(workspace, "pre-compact", f"warning: {exc}; using the default settings")
             settings = Settings()
