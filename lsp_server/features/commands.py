@@ -104,7 +104,7 @@ def resolve_transcript(job: Job, path: str | None) -> Path:
         if p.is_absolute():
             return p
         return Confinement([job.workspace], home=job.home).check_read(job.workspace / p)
-    refs = discover_transcripts(job.workspace, home=job.home)
+    refs = discover_transcripts(job.workspace, home=job.home, include_shipped=job.settings.trust_shipped_memory)
     if not refs:
         raise CommandError(f"no transcript given and none discovered for {job.workspace}")
     return Path(refs[0].path)

@@ -119,3 +119,21 @@ async def test_mcp_error_memory_tools_withhold_a_shipped_store(tmp_path: Path, _
     async with Client(trusting, read_timeout_seconds=120) as client:
         listed = data(await client.call_tool("error_memory_list", {}))
         assert [r["id"] for r in listed["records"]] == [POISON] and "withheld" not in listed
+
+
+def test_a_shipped_aider_history_is_not_picked_automatically(tmp_path: Path, shared_transcripts: Path):
+    from compaction.cli.integrations.watcher import Watcher
+    from compaction.config import Settings
+    from compaction.discovery import AIDER_HISTORY, discover_transcripts
+
+    ws = make_repo(tmp_path, ship=False)
+    history = ws / AIDER_HISTORY
+    history.write_text("# aider chat started at 2024-01-01 10:00:00\n\n#### fix the bug\n\nDone.\n", encoding="utf-8")
+    home = tmp_path / "home"
+    assert [r.agent for r in discover_transcripts(ws, home)] == ["aider"]  # produced here: found
+    git(ws, "add", AIDER_HISTORY)
+    git(ws, "commit", "-qm", "ship a chat history")
+    assert discover_transcripts(ws, home) == []  # shipped with the clone: not a transcript of this user's
+    assert [r.agent for r in discover_transcripts(ws, home, include_shipped=True)] == ["aider"]
+    assert Watcher(ws, Settings(), home=home).step().kind == "none"
+    assert Watcher(ws, Settings(trust_shipped_memory=True), home=home)._discover(ws)
