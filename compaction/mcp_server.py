@@ -3,7 +3,8 @@
 Seed 000's "compressed MCP" made real: compaction, restore, error memory, compressed memory and
 context-block compression as MCP tools. Built on mcp 2.x's high-level `MCPServer`. The
 workspace is the server's working directory unless `--workspace`, `COMPACTION_WORKSPACE` or
-`mcp.workspace` in `.compaction/config.json` says otherwise. This is an interface module: it may
+`mcp.workspace` in the user config says otherwise (never a workspace's own `.compaction/config.json`:
+a repository must not widen the server, see compaction.trust). This is an interface module: it may
 import `restore`; nothing imports it. Heavy modules are imported inside the tools, so the server
 starts fast and a tool whose subsystem fails reports an error instead of killing the server.
 """
@@ -57,7 +58,8 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def resolve_workspace(flag: str | None = None) -> Path:
-    """--workspace > $COMPACTION_WORKSPACE > mcp.workspace in the cwd's config > the cwd."""
+    """--workspace > $COMPACTION_WORKSPACE > mcp.workspace of the user config > the cwd (a workspace
+    file's mcp.workspace is dropped and reported by load_memory_config)."""
     if flag:
         return Path(flag).resolve()
     env = os.environ.get("COMPACTION_WORKSPACE")

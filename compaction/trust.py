@@ -100,7 +100,9 @@ _reported: set[str] = set()
 
 
 def report_once(message: str, report: Reporter | None = None) -> None:
-    """Give `message` to `report` (default: a stderr line) once per process."""
+    """Give `message` to `report` (default: a stderr line) once per process, control characters
+    escaped (it names workspace paths, which may hold newlines or terminal escapes)."""
+    message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
     if message in _reported:
         return
     _reported.add(message)

@@ -109,3 +109,12 @@ def test_language_server_reads_the_user_config(tmp_path: Path, _isolated_user_co
     write(_isolated_user_config / "compaction" / "config.json", {"lang": "zh", "llm": {"baseUrl": "http://u/v1"}})
     s, _, problems = resolve_settings(tmp_path)
     assert s.lang == "zh" and s.llm.base_url == "http://u/v1" and not problems
+
+
+def test_the_report_escapes_control_characters_of_the_path(tmp_path: Path):
+    ws = tmp_path / "evil\ntouch PWNED\n\x1b[2J"
+    write(ws / ".compaction" / "config.json", {"llm": {"enabled": True}})
+    reports: list[str] = []
+    load_settings(ws, report=reports.append)
+    assert len(reports) == 1 and "\n" not in reports[0] and "\x1b" not in reports[0]
+    assert "evil\\ntouch PWNED" in reports[0]
