@@ -30,7 +30,7 @@ def git_env() -> dict[str, str]:
     """The environment without inherited GIT_* variables (GIT_DIR, GIT_CONFIG_*, ...), system config
     off, no prompts, no optional locks (a read must not write the index)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_NO_LAZY_FETCH="1")
     return env
 
 
@@ -59,6 +59,7 @@ def tracked(workspace: str | os.PathLike[str], rel_paths: Iterable[str]) -> list
     if key in _cache:
         return _cache[key]
     cmd = ["git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false",
+           "-c", "protocol.allow=never",
            "--no-pager", "ls-files", "-z", "--", *rels]
     try:
         proc = subprocess.run(cmd, cwd=ws, env=git_env(), capture_output=True, timeout=GIT_TIMEOUT_S,
