@@ -6,7 +6,7 @@ MCP server's workspace, read roots, consent to shipped memory) are taken only fr
 config file, command-line flags and the editor's *user* settings. A workspace file that sets one
 is reported once and those keys are dropped; the rest of it still applies.
 
-Imports nothing above `pydantic`-free standard library, so `compaction.config` can use it.
+Standard library only, so `compaction.config` (at the bottom of the dependency order) can import it.
 """
 
 from __future__ import annotations
