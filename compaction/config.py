@@ -1,7 +1,9 @@
-"""One configuration model: defaults < `.compaction/config.json` < editor settings < flags.
+"""One configuration model: defaults < user config < `.compaction/config.json` < editor settings < flags.
 
-The JSON file has the seed's shape (`{"mcp": {...}}`, see compaction.memory) extended with our
-own keys at the top level (camelCase or snake_case both accepted).
+The user config is `$XDG_CONFIG_HOME/compaction/config.json` (default `~/.config/...`). Both files
+have the seed's shape (`{"mcp": {...}}`, see compaction.memory) extended with our own keys at the
+top level (camelCase or snake_case both accepted). The workspace file is untrusted: the keys of
+`compaction.trust.USER_ONLY_KEYS` are dropped from it (reported once).
 """
 
 from __future__ import annotations
@@ -10,10 +12,18 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from compaction.memory_config import MCPConfig
+from compaction.trust import (
+    Reporter,
+    check_api_key_env,
+    refusal_message,
+    report_once,
+    strip_user_only,
+    user_config_path,
+)
 
 Role = Literal["developer", "tester", "pm"]
 Lang = Literal["en", "zh"]
@@ -31,6 +41,11 @@ class LLMSettings(_Model):
     timeout_s: float = Field(20.0, gt=0)
     max_retries: int = Field(1, ge=0, le=5)
     polish: bool = False
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _allowed_key_env(cls, v: str) -> str:
+        return check_api_key_env(v)
 
 
 class RestoreSettings(_Model):
@@ -53,6 +68,7 @@ class Settings(_Model):
     restore: RestoreSettings = Field(default_factory=RestoreSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     mcp: MCPConfig = Field(default_factory=MCPConfig)  # the seed's compressed-memory config (compaction.memory_config)
+    trust_shipped_memory: bool = False  # user-only: use a store/error memory the repository ships in git
 
 
 class ConfigError(Exception):
@@ -101,13 +117,38 @@ def format_validation_error(source: str, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def load_settings(workspace: str | Path | None = None, *overrides: dict[str, Any]) -> Settings:
-    """Merge the layers; each override dict is a later layer (editor settings, then flags)."""
-    data: dict[str, Any] = {}
-    source = "defaults"
+def user_layer(env: dict[str, str] | None = None) -> tuple[dict[str, Any], Path]:
+    """The user's own config file (trusted; {} when absent), validated alone so that its errors
+    name it, and its path."""
+    path = user_config_path(env)
+    data = read_config_file(path)
+    if data:
+        try:
+            Settings.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(format_validation_error(str(path), exc)) from None
+    return data, path
+
+
+def workspace_layer(workspace: str | Path, report: Reporter | None = None) -> dict[str, Any]:
+    """`.compaction/config.json` without the user-only keys; a file that sets some is reported once
+    (to `report`, default a stderr line) and the rest of it applies."""
+    path = config_path(workspace)
+    data, refused = strip_user_only(read_config_file(path))
+    if refused:
+        report_once(refusal_message(path, refused), report)
+    return data
+
+
+def load_settings(workspace: str | Path | None = None, *overrides: dict[str, Any],
+                  report: Reporter | None = None) -> Settings:
+    """Merge the layers: defaults < user config < the workspace file (filtered) < each override
+    (editor settings, then flags). `report` receives the one-time notice of refused workspace keys."""
+    data, source_path = user_layer()
+    source = str(source_path) if data else "defaults"
     if workspace is not None:
         path = config_path(workspace)
-        data = read_config_file(path)
+        data = deep_merge(data, workspace_layer(workspace, report))
         source = str(path)
     for layer in overrides:
         data = deep_merge(data, {k: v for k, v in layer.items() if v is not None})

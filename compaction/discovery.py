@@ -137,8 +137,18 @@ def _codex(workspace: Path, home: Path) -> list[TranscriptRef]:
     return out
 
 
-def _aider(workspace: Path) -> list[TranscriptRef]:
-    ref = _ref(workspace / ".aider.chat.history.md", "aider")
+AIDER_HISTORY = ".aider.chat.history.md"
+
+
+def _aider(workspace: Path, include_shipped: bool) -> list[TranscriptRef]:
+    """The workspace's own aider history; one the repository tracks in git came with the clone (not
+    produced here) and is left out unless the user trusts shipped content (compaction.shipped)."""
+    ref = _ref(workspace / AIDER_HISTORY, "aider")
+    if ref and not include_shipped:
+        from compaction.shipped import tracked
+
+        if tracked(workspace, [AIDER_HISTORY]):
+            return []
     return [ref] if ref else []
 
 
@@ -170,11 +180,13 @@ def _cline(workspace: Path, home: Path) -> list[TranscriptRef]:
     return out
 
 
-def discover_transcripts(workspace: str | Path, home: str | Path | None = None) -> list[TranscriptRef]:
-    """All transcripts known for `workspace`, newest first (ties by path, for a stable order)."""
+def discover_transcripts(workspace: str | Path, home: str | Path | None = None, *,
+                         include_shipped: bool = False) -> list[TranscriptRef]:
+    """All transcripts known for `workspace`, newest first (ties by path, for a stable order).
+    `include_shipped`: also a transcript the repository tracks in git (the user's consent)."""
     ws = Path(workspace).absolute()
     h = resolve_home(home)
-    refs = _claude_code(ws, h) + _codex(ws, h) + _aider(ws) + _gemini(ws, h) + _cline(ws, h)
+    refs = _claude_code(ws, h) + _codex(ws, h) + _aider(ws, include_shipped) + _gemini(ws, h) + _cline(ws, h)
     unique = {r.path: r for r in refs}
     return sorted(unique.values(), key=lambda r: (-r.mtime, r.path))
 

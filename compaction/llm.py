@@ -49,6 +49,9 @@ class LLMClient:
                  timeout_s: float = 20.0, max_retries: int = 1) -> None:
         import openai
 
+        from compaction.trust import check_api_key_env
+
+        check_api_key_env(api_key_env)  # also here: a caller that builds a client without Settings
         self.model = model
         self.base_url = base_url
         self.timeout_s = timeout_s

@@ -3,7 +3,8 @@
 Seed 000's "compressed MCP" made real: compaction, restore, error memory, compressed memory and
 context-block compression as MCP tools. Built on mcp 2.x's high-level `MCPServer`. The
 workspace is the server's working directory unless `--workspace`, `COMPACTION_WORKSPACE` or
-`mcp.workspace` in `.compaction/config.json` says otherwise. This is an interface module: it may
+`mcp.workspace` in the user config says otherwise (never a workspace's own `.compaction/config.json`:
+a repository must not widen the server, see compaction.trust). This is an interface module: it may
 import `restore`; nothing imports it. Heavy modules are imported inside the tools, so the server
 starts fast and a tool whose subsystem fails reports an error instead of killing the server.
 """
@@ -57,7 +58,8 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def resolve_workspace(flag: str | None = None) -> Path:
-    """--workspace > $COMPACTION_WORKSPACE > mcp.workspace in the cwd's config > the cwd."""
+    """--workspace > $COMPACTION_WORKSPACE > mcp.workspace of the user config > the cwd (a workspace
+    file's mcp.workspace is dropped and reported by load_memory_config)."""
     if flag:
         return Path(flag).resolve()
     env = os.environ.get("COMPACTION_WORKSPACE")
@@ -91,10 +93,22 @@ def _path(workspace: Path, p: str) -> Path:
     return Confinement([workspace], explicit_read=ALLOWED_READS).check_read(q if q.is_absolute() else workspace / q)
 
 
+TRUST_SHIPPED: list[bool] = [False]  # --trust-shipped-memory, given by the user when registering the server
+
+
 def _settings(workspace: Path):
     from compaction.config import load_settings
 
-    return load_settings(workspace)
+    return load_settings(workspace, {"trustShippedMemory": TRUST_SHIPPED[0] or None})
+
+
+def _withheld(workspace: Path) -> str | None:
+    """Why the workspace's error memory is not returned (shipped in git, not trusted), or None."""
+    from compaction.shipped import withheld
+
+    if not (workspace / ".compaction" / "state.db").exists():
+        return None
+    return withheld(workspace, _settings(workspace).trust_shipped_memory)
 
 
 def _load(workspace: Path, transcript_path: str):
@@ -161,9 +175,9 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
             transcript = _load(ws, transcript_path)
             result = run(transcript, settings)
             state = restore_from_transcript(ws, transcript, result, settings, open_files=opened,
-                                            stored_errors=stored_error_memory(ws, settings.lang))
+                                            stored_errors=stored_error_memory(ws, settings.lang, settings))
         else:
-            records, block = stored_error_memory(ws, settings.lang)
+            records, block = stored_error_memory(ws, settings.lang, settings)
             state = build_restore_state(ws, open_files=opened, settings=settings, error_records=records,
                                         error_memory_markdown=block)
         markdown = render_markdown(state)
@@ -180,6 +194,9 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         `@decision: ignore_ERR_xxx`."""
         from compaction.errors import ErrorMemory
 
+        reason = _withheld(ws)
+        if reason:
+            return {"warnings": [], "lines": [], "withheld": reason}
         with ErrorMemory(ws) as em:
             warnings = em.check(task_text=text, files=files or [], code=code, commands=commands or [], limit=limit)
         return {"warnings": [w.as_dict() for w in warnings], "lines": [w.line for w in warnings]}
@@ -191,6 +208,9 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         `## Error Memory` block."""
         from compaction.errors import ErrorMemory, records_to_out
 
+        reason = _withheld(ws)
+        if reason:
+            return {"records": [], "markdown": "", "withheld": reason}
         with ErrorMemory(ws) as em:
             records = em.list()
             return {"records": [r.model_dump(mode="json") for r in records_to_out(records)],
@@ -255,7 +275,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allow-read", action="append", default=[], metavar="PATH",
                         help="a file or folder outside the workspace the tools may read (repeatable; "
                              "also $COMPACTION_ALLOW_READ, separated by the path separator)")
+    parser.add_argument("--trust-shipped-memory", action="store_true",
+                        help="use the error memory even when the repository ships .compaction/state.db in git")
     args = parser.parse_args(argv)
+    TRUST_SHIPPED[0] = args.trust_shipped_memory
     ALLOWED_READS[:] = [Path(p).expanduser() for p in args.allow_read] + allowed_reads_from_env()
     server = build_server(resolve_workspace(args.workspace))
     server.run("stdio")

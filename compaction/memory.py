@@ -601,15 +601,25 @@ def open_memory(workspace: str | Path, config: MCPConfig | None = None, llm: LLM
 
 
 def load_memory_config(workspace: str | Path) -> MCPConfig:
-    """Validate the `mcp` key of `.compaction/config.json`; ConfigError names the file and the keys."""
+    """Validate the `mcp` key of the user config under `.compaction/config.json`'s (whose user-only
+    keys, such as `mcp.workspace`, are dropped); ConfigError names the file and the keys."""
     from pydantic import ValidationError
 
-    from compaction.config import ConfigError, config_path, format_validation_error, read_config_file
+    from compaction.config import (
+        ConfigError,
+        config_path,
+        deep_merge,
+        format_validation_error,
+        user_layer,
+        workspace_layer,
+    )
 
     path = config_path(workspace)
-    data = read_config_file(path).get("mcp") or {}
+    user = user_layer()[0].get("mcp") or {}
+    data = workspace_layer(workspace).get("mcp") or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: mcp: expected an object")
+    data = deep_merge(user, data) if isinstance(user, dict) else data
     try:
         return MCPConfig.model_validate(data)
     except ValidationError as exc:

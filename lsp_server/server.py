@@ -32,6 +32,7 @@ from pygls.uris import to_fs_path
 
 from compaction import __version__
 from compaction.config import Settings, config_path
+from compaction.shipped import memory_withheld
 from lsp_server.features import commands
 from lsp_server.features.diagnostics import diagnostics_for
 from lsp_server.features.hover import render_hover
@@ -145,7 +146,8 @@ class CompactionLanguageServer(LanguageServer):
         self.send(self.window_show_message, types.ShowMessageParams(type=kind, message=message))
 
     def apply_settings(self) -> None:
-        settings, options, problems = resolve_settings(self.root, self.init_options, self.client_config)
+        settings, options, problems = resolve_settings(self.root, self.init_options, self.client_config,
+                                                       report=lambda m: self.show(f"Compaction: {m}"))
         self.settings, self.options = settings, options
         for problem in problems:
             self.show(f"Compaction: invalid setting {problem}")
@@ -355,6 +357,10 @@ def refresh_error_index(ls: CompactionLanguageServer) -> None:
     with _index_lock:
         parts = []
         for folder in ls.folders():
+            if memory_withheld(folder, ls.settings.trust_shipped_memory,
+                               report=lambda m: ls.show(f"Compaction: {m}")):
+                parts.append(ErrorIndex.build([], folder))  # shipped in git, not trusted: no hovers, no diagnostics
+                continue
             try:
                 records = load_records(folder)
             except Exception as exc:  # a locked or half-written store: keep the old index, retry on next change

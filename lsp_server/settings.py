@@ -17,7 +17,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from compaction.config import ConfigError, Settings, config_path, deep_merge, read_config_file
+from compaction.config import ConfigError, Settings, config_path, deep_merge, read_config_file, workspace_layer
+from compaction.trust import Reporter, user_config_path
 
 Severity = Literal["error", "warning", "information", "hint", "off"]
 
@@ -95,18 +96,27 @@ def unwrap_section(raw: Any) -> dict[str, Any]:
 
 
 def resolve_settings(
-    workspace: str | Path | None, *layers: dict[str, Any] | None
+    workspace: str | Path | None, *layers: dict[str, Any] | None, report: Reporter | None = None
 ) -> tuple[Settings, EditorOptions, list[str]]:
-    """Defaults < `.compaction/config.json` < each editor layer (initializationOptions, then
-    workspace/configuration). Returns the settings, the editor options and the problems found."""
+    """Defaults < the user config < `.compaction/config.json` (its user-only keys dropped and
+    reported once to `report`) < each editor layer (initializationOptions, then
+    workspace/configuration: the client sends the user's values for the user-only keys). Returns
+    the settings, the editor options and the problems found."""
     problems: list[str] = []
+    user_data: dict[str, Any] = {}
+    try:
+        user_data = read_config_file(user_config_path())
+    except ConfigError as exc:
+        problems.append(f"{exc}; ignoring the file")
+    user_data = _clean(Settings, user_data)
     file_data: dict[str, Any] = {}
     if workspace is not None:
         try:
-            file_data = read_config_file(config_path(workspace))
+            file_data = workspace_layer(workspace, report)
         except ConfigError as exc:
             problems.append(f"{exc}; ignoring the file")
-    file_settings, file_problems = _validate_lenient(Settings, file_data, f"{config_path(workspace or '.')}: ")
+    file_settings, file_problems = _validate_lenient(Settings, deep_merge(user_data, file_data),
+                                                     f"{config_path(workspace or '.')}: ")
     problems += file_problems
     merged: dict[str, Any] = {}
     editor: dict[str, Any] = {}

@@ -12,6 +12,7 @@ from compaction.atomic import write_text_atomic
 from compaction.config import Settings
 from compaction.events import EventKind, extract_events
 from compaction.model import Transcript
+from compaction.shipped import memory_withheld
 from compaction.summary import CompactionResult
 from restore.render import restore_path, write_restore
 from restore.state import RestoreState, build_restore_state
@@ -65,10 +66,14 @@ def restore_from_transcript(
     )
 
 
-def stored_error_memory(workspace: str | os.PathLike[str], lang: str = "en") -> tuple[list[Any] | None, str]:
+def stored_error_memory(workspace: str | os.PathLike[str], lang: str = "en", settings: Settings | None = None
+                        ) -> tuple[list[Any] | None, str]:
     """The workspace's persisted error memory (records in the boundary shape and its complete
-    Markdown block); (None, "") when there is no store yet — reading never creates one."""
+    Markdown block); (None, "") when there is no store yet — reading never creates one — or when
+    the store is shipped with the repository and the user did not trust it (compaction.shipped)."""
     if not (Path(workspace) / ".compaction" / "state.db").exists():
+        return None, ""
+    if memory_withheld(workspace, bool(settings and settings.trust_shipped_memory)):
         return None, ""
     return ingest_and_read_errors(workspace, None, lang)
 
@@ -102,8 +107,12 @@ def write_after_compaction(
     latest = write_text_atomic(ws / ".compaction" / "latest.md",
                                result.markdown if result.markdown.endswith("\n") else result.markdown + "\n")
     lang = settings.lang if settings else "en"
-    stored = (ingest_and_read_errors(ws, transcript, lang, result._error_records) if ingest
-              else stored_error_memory(ws, lang))
+    if ingest:
+        stored = ingest_and_read_errors(ws, transcript, lang, result._error_records)
+        if memory_withheld(ws, bool(settings and settings.trust_shipped_memory)):
+            stored = (None, "")  # this transcript's own error memory only, not the shipped store's
+    else:
+        stored = stored_error_memory(ws, lang, settings)
     state = restore_from_transcript(ws, transcript, result, settings, open_files=open_files, index=index,
                                     stored_errors=stored)
     restored = write_restore(state, restore_path(ws))

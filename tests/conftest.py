@@ -29,3 +29,12 @@ def real_transcripts() -> list[Path]:
 def shared_transcripts() -> Path:
     assert TRANSCRIPTS.is_dir(), f"real transcripts not found at {TRANSCRIPTS} (set COMPACTION_SHARED)"
     return TRANSCRIPTS
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_config(tmp_path_factory, monkeypatch) -> Path:
+    """No test reads the developer's own ~/.config/compaction/config.json: XDG_CONFIG_HOME is an
+    empty folder of its own (tests that need a user config write into it)."""
+    xdg = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    return xdg

@@ -236,7 +236,7 @@ def run_import(args: argparse.Namespace) -> int:
             raise ErrorMemoryError(f"{path}: no such file")
         text = path.read_text(encoding="utf-8", errors="replace")
     with ErrorMemory(args.workspace) as mem:
-        ids = mem.import_block(text)
+        ids = mem.import_block(text, origin="stdin" if args.file == "-" else Path(args.file).name)
     if args.json:
         _dump({"imported": ids})
     else:

@@ -25,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     ss.add_argument("--plain", action="store_true", help="print the block as text instead of the hook JSON")
     ss.add_argument("--any-source", action="store_true",
                     help="also inject on startup/clear/resume when a restore state exists")
+    ss.add_argument("--trust-shipped-memory", action="store_true",
+                    help="inject even when the repository ships .compaction/state.db (or the restore files) in git")
     ss.set_defaults(func=run_session_start)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -124,7 +126,8 @@ def run_session_start(args: argparse.Namespace) -> int:
         workspace = ch.workspace_for(payload)
         wait_for_pending(workspace)
         limit = args.limit or int(os.environ.get("COMPACTION_HOOK_LIMIT") or ch.DEFAULT_LIMIT)
-        block = ch.session_start(payload, workspace, limit=limit, any_source=args.any_source)
+        block = ch.session_start(payload, workspace, limit=limit, any_source=args.any_source,
+                                 trust_shipped=args.trust_shipped_memory)
         if block is None:
             ch.log(workspace, "session-start", f"skip source={payload.source}")
             return 0

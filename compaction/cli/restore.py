@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-write", action="store_true", help="do not write .compaction/restore.md")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("-o", "--output", help="write the Markdown (or JSON) to FILE atomically")
+    p.add_argument("--trust-shipped-memory", action="store_true",
+                   help="use the error memory even when the repository ships .compaction/state.db in git")
     p.set_defaults(func=run_restore)
 
 
@@ -33,7 +35,7 @@ def run_restore(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace)
     if not workspace.is_dir():
         raise ValueError(f"--workspace {args.workspace}: not a directory")
-    settings = load_settings(workspace, {"lang": args.lang})
+    settings = load_settings(workspace, {"lang": args.lang, "trustShippedMemory": args.trust_shipped_memory or None})
     # --open paths are relative to where the command runs, like any shell argument
     opened = [os.path.abspath(f) for f in args.open] if args.open else None
     if args.transcript:
@@ -46,12 +48,12 @@ def run_restore(args: argparse.Namespace) -> int:
             print(f"compaction: warning: {warning}", file=sys.stderr)
         result = compact(transcript, settings)
         state = restore_from_transcript(workspace, transcript, result, settings, open_files=opened,
-                                        stored_errors=stored_error_memory(workspace, settings.lang),
+                                        stored_errors=stored_error_memory(workspace, settings.lang, settings),
                                         excerpts=not args.no_excerpts)
         if not args.no_write:
             write_text_atomic(workspace / ".compaction" / "latest.md", result.markdown.rstrip("\n") + "\n")
     else:
-        records, block = stored_error_memory(workspace, settings.lang)
+        records, block = stored_error_memory(workspace, settings.lang, settings)
         state = build_restore_state(workspace, open_files=opened, settings=settings, error_records=records,
                                     error_memory_markdown=block, excerpts=not args.no_excerpts)
     markdown = render_markdown(state, excerpts=not args.no_excerpts)

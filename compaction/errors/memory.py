@@ -47,6 +47,18 @@ SCHEMA = [
 _DECISION = re.compile(r"@decision:\s*ignore_(ERR_[A-Z]+_[A-Za-z0-9_]+)")
 
 
+IMPORTED_MARK = "(imported from "
+
+
+def mark_imported(text: str | None, origin: str) -> str | None:
+    """`(imported from <origin>) text`, once (a re-imported export keeps its first origin)."""
+    if not text or text.startswith(IMPORTED_MARK):
+        return text
+    clean = "".join(c if c.isprintable() else " " for c in origin).replace("`", "'").replace(")", "]")
+    clean = " ".join(clean.split())[:120] or "another store"
+    return f"{IMPORTED_MARK}{clean}) {text}"
+
+
 class ErrorMemoryError(ValueError):
     """A bad request (unknown id, malformed id or block); the CLI exits 1 on it."""
 
@@ -236,13 +248,17 @@ class ErrorMemory:
             write_text_atomic(Path(path), text)
         return text
 
-    def import_block(self, markdown: str, *, source: str = "import") -> list[str]:
+    def import_block(self, markdown: str, *, source: str = "import", origin: str | None = None) -> list[str]:
         """Import an `## Error Memory` block (e.g. pasted into CLAUDE.md). Re-importing the same
         block leaves the memory unchanged: the block's occurrences replace earlier imported ones.
-        Secrets in a pasted block are redacted before anything is stored."""
+        Secrets in a pasted block are redacted before anything is stored. Solution and avoidance
+        texts are stored marked `(imported from <origin>)`: advice written elsewhere is never shown
+        as if this workspace's own sessions had learnt it."""
         records = parse_block(redact_text(markdown), source=source)
         if not records and "ERR_" in markdown:
             raise ErrorMemoryError("no record in the seed's format found (`- ERR_X_Y: occurrences N (rounds …)`)")
+        for rec in records:
+            rec.solution, rec.avoidance = (mark_imported(t, origin or source) for t in (rec.solution, rec.avoidance))
         now = time.time()
         with transaction(self.conn):
             for rec in records:

@@ -104,7 +104,7 @@ def resolve_transcript(job: Job, path: str | None) -> Path:
         if p.is_absolute():
             return p
         return Confinement([job.workspace], home=job.home).check_read(job.workspace / p)
-    refs = discover_transcripts(job.workspace, home=job.home)
+    refs = discover_transcripts(job.workspace, home=job.home, include_shipped=job.settings.trust_shipped_memory)
     if not refs:
         raise CommandError(f"no transcript given and none discovered for {job.workspace}")
     return Path(refs[0].path)
@@ -185,6 +185,10 @@ def _stored_records(job: Job) -> list[Any] | None:
     """The store's unresolved records in the boundary shape (None: no store yet)."""
     if not (job.workspace / ".compaction" / "state.db").exists():
         return None
+    from compaction.shipped import memory_withheld
+
+    if memory_withheld(job.workspace, job.settings.trust_shipped_memory):
+        return None  # shipped in git and not trusted (reported once)
     from compaction.errors import records_to_out
 
     with _memory(job) as memory:

@@ -4,6 +4,7 @@ transcript, add/resolve/forget, import/export, and proactive `check` with user o
 from __future__ import annotations
 
 import copy
+import json
 import sqlite3
 
 import pytest
@@ -98,10 +99,15 @@ def test_export_import_round_trip_between_workspaces(tmp_path):
             block = a.export(lang, path=tmp_path / f"errors.{lang}.md")
             assert (tmp_path / f"errors.{lang}.md").read_text(encoding="utf-8") == block
             with ErrorMemory(tmp_path / f"b-{lang}") as b:
-                b.import_block(block)
-                b.import_block(block)  # importing twice changes nothing
-                assert b.export(lang) == block
-                view = [o.model_dump(exclude={"locations"}) for o in records_to_out(b.list())]
+                b.import_block(block, origin=f"errors.{lang}.md")
+                b.import_block(block, origin=f"errors.{lang}.md")  # importing twice changes nothing
+                mark = f"(imported from errors.{lang}.md) "
+                assert b.export(lang).replace(mark, "") == block  # the same block, every advice line marked
+                assert all(mark in line for line in b.export(lang).splitlines()
+                           if line.lstrip().startswith(("Solution:", "Avoidance:", "解决:", "规避:"))
+                           and not line.rstrip().endswith(":"))
+                view = [json.loads(o.model_dump_json(exclude={"locations"}).replace(mark, ""))
+                        for o in records_to_out(b.list())]
                 assert view == [o.model_dump(exclude={"locations"}) for o in records_to_out(a.list())]
 
 

@@ -97,9 +97,9 @@ def server():
 
 @pytest.fixture
 def client(server, monkeypatch) -> LLMClient:
-    monkeypatch.setenv("TEST_LLM_KEY", "sekret")
+    monkeypatch.setenv("COMPACTION_LLM_API_KEY", "sekret")
     return LLMClient.from_settings(LLMSettings(enabled=True, base_url=server.base_url, model="local-model",
-                                               api_key_env="TEST_LLM_KEY", timeout_s=0.5, max_retries=0))
+                                               api_key_env="COMPACTION_LLM_API_KEY", timeout_s=0.5, max_retries=0))
 
 
 def test_from_settings(server):
@@ -207,9 +207,9 @@ def test_compaction_polish_is_validated_and_budgeted(server, monkeypatch, shared
     from compaction.history import compact
     from compaction.transcripts import load_transcript
 
-    monkeypatch.setenv("TEST_LLM_KEY", "sekret")
+    monkeypatch.setenv("COMPACTION_LLM_API_KEY", "sekret")
     settings = Settings(llm=LLMSettings(enabled=True, polish=True, base_url=server.base_url, model="local-model",
-                                        api_key_env="TEST_LLM_KEY", timeout_s=2, max_retries=0))
+                                        api_key_env="COMPACTION_LLM_API_KEY", timeout_s=2, max_retries=0))
     t = load_transcript(shared_transcripts / "sweagent-pydicom-1458.traj")
     budget = tokens.count_messages(t.messages) // 5
     plain = compact(t, target_tokens=budget)

@@ -8,6 +8,21 @@
 /** The part of `vscode.WorkspaceConfiguration` this module needs (mockable). */
 export interface ConfigLike {
   get<T>(key: string): T | undefined;
+  inspect?<T>(key: string): { globalValue?: T } | undefined;
+}
+
+/**
+ * Keys only the user may set: they send data elsewhere (the LLM switch, endpoint and key
+ * variable) or trust content a repository ships. Read from the user (global) value only, never a
+ * workspace or folder value — a cloned repository's `.vscode/settings.json` could set those. The
+ * server drops them from `.compaction/config.json` for the same reason (`compaction.trust`).
+ */
+export const USER_ONLY_KEYS = ['llm.enabled', 'llm.polish', 'llm.baseUrl', 'llm.apiKeyEnv', 'trustShippedMemory'] as const;
+
+/** A key's value as the server may see it: the user's own for the user-only keys. */
+export function settingValue(cfg: ConfigLike, key: string): unknown {
+  if ((USER_ONLY_KEYS as readonly string[]).includes(key)) return cfg.inspect?.<unknown>(key)?.globalValue;
+  return cfg.get<unknown>(key);
 }
 
 /** Keys read by the server, as `compaction.<key>`; nested keys map to nested objects. */
@@ -20,6 +35,7 @@ export const SERVER_KEYS = [
   'role',
   'lang',
   'redactSecrets',
+  'trustShippedMemory',
   'restore.coreFiles',
   'restore.tokensPerFile',
   'restore.totalTokens',
@@ -56,12 +72,13 @@ function isEmpty(value: unknown): boolean {
 
 /**
  * Build the nested settings object. Unset or empty values are left out so the server's own
- * layers (`.compaction/config.json`, defaults) decide them.
+ * layers (user config, `.compaction/config.json`, defaults) decide them; the user-only keys come
+ * from the user's settings alone.
  */
 export function serverSettings(cfg: ConfigLike): ServerSettings {
   const out: ServerSettings = {};
   for (const key of SERVER_KEYS) {
-    const value = cfg.get<unknown>(key);
+    const value = settingValue(cfg, key);
     if (isEmpty(value)) continue;
     const parts = key.split('.');
     let node = out;

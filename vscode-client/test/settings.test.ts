@@ -1,8 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { affectsServer, clientSettings, needsRestart, serverSettings, SERVER_KEYS, type ConfigLike } from '../src/settings';
+import {
+  affectsServer,
+  clientSettings,
+  needsRestart,
+  serverSettings,
+  SERVER_KEYS,
+  USER_ONLY_KEYS,
+  type ConfigLike,
+} from '../src/settings';
 
+/** Every value as if set in the user's settings. */
 function cfg(values: Record<string, unknown>): ConfigLike {
-  return { get: <T>(key: string) => values[key] as T | undefined };
+  return {
+    get: <T>(key: string) => values[key] as T | undefined,
+    inspect: <T>(key: string) => ({ globalValue: values[key] as T | undefined }),
+  };
+}
+
+/** VS Code's layering: `get` returns the folder/workspace value over the user's; `inspect` shows each. */
+function layered(user: Record<string, unknown>, workspace: Record<string, unknown>): ConfigLike {
+  return {
+    get: <T>(key: string) => (key in workspace ? workspace[key] : user[key]) as T | undefined,
+    inspect: <T>(key: string) => ({ globalValue: user[key] as T | undefined, workspaceValue: workspace[key] as T | undefined }),
+  };
 }
 
 describe('serverSettings', () => {
@@ -48,6 +68,39 @@ describe('serverSettings', () => {
       cfg({ 'python.path': '/x/python', openRestoredFiles: true, markdownPreview: true, 'trace.server': 'verbose', role: 'pm' }),
     );
     expect(out).toEqual({ role: 'pm' });
+  });
+
+  it('takes the user-only keys from the user settings, never from a workspace or folder', () => {
+    const attack = {
+      'llm.enabled': true,
+      'llm.polish': true,
+      'llm.baseUrl': 'https://collector.example/v1',
+      'llm.apiKeyEnv': 'GITHUB_TOKEN',
+      trustShippedMemory: true,
+      role: 'pm',
+    };
+    expect(serverSettings(layered({}, attack))).toEqual({ role: 'pm' }); // the rest of the workspace applies
+    const user = { 'llm.enabled': true, 'llm.baseUrl': 'http://localhost:11434/v1' };
+    expect(serverSettings(layered(user, attack))).toEqual({
+      role: 'pm',
+      llm: { enabled: true, baseUrl: 'http://localhost:11434/v1' },
+    });
+    // a configuration object without `inspect` cannot tell the layers apart: nothing user-only is sent
+    expect(serverSettings({ get: <T>(key: string) => (attack as Record<string, unknown>)[key] as T })).toEqual({ role: 'pm' });
+  });
+
+  it('declares the user-only keys as restricted in untrusted workspaces and as user-scoped', async () => {
+    const pkg = (await import('../package.json')).default as unknown as {
+      capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } };
+      contributes: { configuration: { properties: Record<string, { scope?: string }> } };
+    };
+    const untrusted = pkg.capabilities.untrustedWorkspaces;
+    expect(untrusted.supported).toBe('limited');
+    for (const key of USER_ONLY_KEYS) {
+      expect(untrusted.restrictedConfigurations).toContain(`compaction.${key}`);
+      expect(pkg.contributes.configuration.properties[`compaction.${key}`].scope).toBe('application');
+    }
+    expect(untrusted.restrictedConfigurations).toContain('compaction.python.path'); // the server command
   });
 
   it('covers every server key declared in package.json', async () => {

@@ -146,7 +146,7 @@ def pre_compact(payload: HookPayload, workspace: Path, settings: Any = None) -> 
         raise HookInputError("the payload has no transcript_path")
     if settings is None:
         try:
-            settings = load_settings(workspace)
+            settings = load_settings(workspace, report=lambda m: log(workspace, "pre-compact", f"warning: {m}"))
         except ConfigError as exc:  # a broken config.json must not cost the user the restore: defaults
             log(workspace, "pre-compact", f"warning: {exc}; using the default settings")
             settings = Settings()
@@ -206,10 +206,13 @@ def should_inject(payload: HookPayload, state: HookState | None, *, any_source: 
 
 
 def session_start(payload: HookPayload, workspace: Path, *, limit: int = DEFAULT_LIMIT,
-                  any_source: bool = False) -> str | None:
-    """The restore block to inject, or None when there is nothing to say for this source."""
+                  any_source: bool = False, trust_shipped: bool = False) -> str | None:
+    """The restore block to inject, or None when there is nothing to say for this source — or when
+    the store or restore files are shipped with the repository and the user did not trust them."""
     state = read_state(workspace)
     if not should_inject(payload, state, any_source=any_source):
+        return None
+    if shipped_refused(workspace, trust_shipped):
         return None
     stale = state is None or (payload.session_id and state.session_id != payload.session_id)
     if stale and payload.source == "compact" and payload.transcript_path and Path(payload.transcript_path).is_file():
@@ -220,6 +223,22 @@ def session_start(payload: HookPayload, workspace: Path, *, limit: int = DEFAULT
     if state is None and not restore_md.exists():
         return None
     return build_restore_block(workspace, state, limit=limit)
+
+
+def shipped_refused(workspace: Path, trust_shipped: bool = False) -> bool:
+    """True (and a hooks.log line) when files the block is built from are tracked by git and neither
+    the flag nor the user config (`trustShippedMemory`) trusts them."""
+    from compaction.config import ConfigError, load_settings
+    from compaction.shipped import HOOK_FILES, memory_withheld
+
+    if not trust_shipped:
+        try:
+            trust_shipped = load_settings(workspace, report=lambda m: log(workspace, "session-start",
+                                                                          f"warning: {m}")).trust_shipped_memory
+        except ConfigError:
+            trust_shipped = False
+    return memory_withheld(workspace, trust_shipped, HOOK_FILES,
+                           report=lambda m: log(workspace, "session-start", f"not injected: {m}"))
 
 
 # --- the restore block ------------------------------------------------------------------------------------

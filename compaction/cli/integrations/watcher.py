@@ -76,7 +76,8 @@ class Watcher:
         self.settings = settings or load_settings(self.workspace)
         self.clock = clock
         self.max_per_hour = max_per_hour
-        self._discover = discover or (lambda ws: discover_transcripts(ws, home))
+        self._discover = discover or (lambda ws: discover_transcripts(
+            ws, home, include_shipped=self.settings.trust_shipped_memory))
         self._path: str | None = None
         self._sig: tuple[float, int] | None = None
         self._armed = True
