@@ -47,7 +47,7 @@ def restore_from_transcript(
 ) -> RestoreState:
     """`stored_errors` = (records, block) of the workspace's whole error memory, when the caller has
     it; the restore state then carries that complete block rather than this transcript's alone."""
-    edits, reads = transcript_activity(transcript, result._events)
+    edits, reads = transcript_activity(transcript, result.events)
     records, block = stored_errors if stored_errors else (None, "")
     return build_restore_state(
         workspace,
@@ -102,7 +102,7 @@ def write_after_compaction(
     latest = write_text_atomic(ws / ".compaction" / "latest.md",
                                result.markdown if result.markdown.endswith("\n") else result.markdown + "\n")
     lang = settings.lang if settings else "en"
-    stored = (ingest_and_read_errors(ws, transcript, lang, result._error_records) if ingest
+    stored = (ingest_and_read_errors(ws, transcript, lang, result.error_records) if ingest
               else stored_error_memory(ws, lang))
     state = restore_from_transcript(ws, transcript, result, settings, open_files=open_files, index=index,
                                     stored_errors=stored)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from compaction import tokens
 from compaction.config import Settings
-from compaction.events import extract_events
+from compaction.errors.records import ErrorRecord
+from compaction.events import Event, extract_events
 from compaction.history import errors_adapter, facts
 from compaction.history.facts import Fact, cite
 from compaction.history.headings import h
@@ -67,10 +68,9 @@ def compact(
         text = render_tail(rounds, 10**12, preset.code, Steering())[0]
         note = f"{len(rounds)} rounds (≤ {settings.min_rounds}): returned unchanged"
         markdown = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{text}\n"
-        result = _result(transcript, markdown, Summary(), records, "", tokens_before, started, target_tokens,
-                         kept=[r.number for r in rounds], compacted=False, note=note, lang=lang, preset=preset)
-        result._events, result._error_records = events, records
-        return result
+        return _result(transcript, markdown, Summary(), records, "", tokens_before, started, target_tokens,
+                       kept=[r.number for r in rounds], compacted=False, note=note, lang=lang, preset=preset,
+                       events=events)
 
     target = target_tokens or default_target(tokens_before, window)
     keep = min(keep, len(rounds))
@@ -142,11 +142,9 @@ def compact(
 
     markdown, note = _polish(markdown, settings, target)
     summary = _summary_model(chosen)
-    result = _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
-                     kept=[r.number for r in shown], compacted=True, note=note, lang=lang, preset=preset,
-                     dropped=(outputs_dropped, reads_total, len(head_rounds)))
-    result._events, result._error_records = events, records
-    return result
+    return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
+                   kept=[r.number for r in shown], compacted=True, note=note, lang=lang, preset=preset,
+                   dropped=(outputs_dropped, reads_total, len(head_rounds)), events=events)
 
 
 def _polish(markdown: str, settings: Settings, target: int) -> tuple[str, str | None]:
@@ -322,9 +320,10 @@ def _summary_model(chosen: list[Fact]) -> Summary:
     return Summary(**buckets)
 
 
-def _result(t: Transcript, markdown: str, summary: Summary, records, em_block: str, tokens_before: int,
-            started: float, target: int | None, *, kept: list[int], compacted: bool, note: str | None,
-            lang: str, preset: RolePreset, dropped: tuple[int, int, int] = (0, 0, 0)) -> CompactionResult:
+def _result(t: Transcript, markdown: str, summary: Summary, records: list[ErrorRecord], em_block: str,
+            tokens_before: int, started: float, target: int | None, *, kept: list[int], compacted: bool,
+            note: str | None, lang: str, preset: RolePreset, events: list[Event],
+            dropped: tuple[int, int, int] = (0, 0, 0)) -> CompactionResult:
     tokens_after = tokens.count(markdown)
     shown = errors_adapter.filter_for_role(records, preset) if preset.error_memory else []
     stats = Stats(tokens_before=tokens_before, tokens_after=tokens_after,
@@ -334,4 +333,5 @@ def _result(t: Transcript, markdown: str, summary: Summary, records, em_block: s
                   redactions=sum((t.meta.get("redactions") or {}).values()))
     return CompactionResult(format=t.format, transcript=t.path, rounds=len(t.rounds), kept_rounds=kept,
                             compacted=compacted, note=note, cwd=t.cwd, markdown=markdown, summary=summary,
-                            error_memory=errors_adapter.to_out(shown), error_memory_markdown=em_block, stats=stats)
+                            error_memory=errors_adapter.to_out(shown), error_memory_markdown=em_block, stats=stats,
+                            events=events, error_records=records)
