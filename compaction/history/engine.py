@@ -154,9 +154,10 @@ def _polish(markdown: str, settings: Settings, target: int) -> tuple[str, str | 
     if not (settings.llm.enabled and settings.llm.polish):
         return markdown, None
     from compaction.llm import LLMClient
+    from compaction.summarize import llm_polish
 
     client = LLMClient.from_settings(settings.llm)
-    polished, notice = client.polish(markdown)
+    polished, notice = llm_polish(client, markdown)
     if polished != markdown and tokens.count(polished) > target:
         return markdown, "LLM polish discarded: it exceeded the token budget"
     return polished, notice
