@@ -9,10 +9,9 @@ message (markers, decisions, todos, test counts) into one flat, ordered list of 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
 
@@ -44,7 +43,16 @@ class Event:
     text: str = ""
     tool: str | None = None
     state_changing: bool = False  # commands: changed files, packages, git state
-    meta: dict[str, Any] = field(default_factory=dict)
+    # Typed by kind (each kind sets only its own):
+    failed: bool = False  # a tool call or command whose result was an error or a non-zero exit
+    via_shell: bool = False  # file events: parsed out of a shell command line, not a file tool
+    test: bool = False  # commands: a test run (by its command line or its output's counts)
+    test_summary: str | None = None  # commands: the runner's closing counts, verbatim
+    search: bool = False  # commands: a search tool's call (grep/glob tools), not a shell command
+    continued: bool = False  # tests: counts read from more output of a command still running
+    status: str | None = None  # todos: the item's status (pending, in_progress, done…; "next": a stated plan)
+    marker: str | None = None  # markers: important | decision | warning | todo
+    commit_hash: str | None = None  # commits
 
 
 MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
@@ -383,13 +391,13 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
             for m in _MARKER_LINE_RE.finditer(text):
                 line = m.group(0).strip()
                 kind = MARKER_RE.search(line).group(1).lower()
-                events.append(Event(EventKind.MARKER, rnd, msg.index, text=line, meta={"marker": kind}))
+                events.append(Event(EventKind.MARKER, rnd, msg.index, text=line, marker=kind))
     if msg.harness or msg.role is Role.TOOL:
         for text in texts:
             for m in _AIDER_APPLIED_RE.finditer(text):
                 events.append(Event(EventKind.EDIT, rnd, msg.index, path=m.group(1).strip(), tool="aider"))
             for m in _AIDER_COMMIT_RE.finditer(text):
-                events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2).strip(), meta={"hash": m.group(1)}))
+                events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2).strip(), commit_hash=m.group(1)))
         return
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
@@ -400,14 +408,14 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
     if msg.role is Role.ASSISTANT and msg.text:
         todo_lines = _TODO_LINE_RE.findall(msg.text) if "]" in msg.text else []
         for status, item in ((("done" if c.strip() else "pending"), t) for c, t in todo_lines):
-            events.append(Event(EventKind.TODO, rnd, msg.index, text=item.strip(), meta={"status": status}))
+            events.append(Event(EventKind.TODO, rnd, msg.index, text=item.strip(), status=status))
         decisions = _sentences_matching(msg.text, 6000, _DECISION_RE)
         for sentence in decisions:
             if len(sentence) <= 500 and not sentence.startswith("    "):
                 events.append(Event(EventKind.DECISION, rnd, msg.index, text=sentence))
         for sentence in _sentences_matching(msg.text, 6000, _NEXT_RE):
             if len(sentence) <= 500 and sentence not in decisions and not sentence.startswith("    "):
-                events.append(Event(EventKind.TODO, rnd, msg.index, text=sentence, meta={"status": "next"}))
+                events.append(Event(EventKind.TODO, rnd, msg.index, text=sentence, status="next"))
 
 
 def _without_fences(text: str) -> str:
@@ -504,11 +512,11 @@ def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolR
     summary = parse_test_summary(result.content) if result and result.content else None
     if prev is None or not summary:
         return
-    old = prev.meta.get("test_summary")
-    prev.meta["test_summary"] = summary if not old or old == summary else f"{old}; then {summary}"
-    prev.meta["test"] = True
+    old = prev.test_summary
+    prev.test_summary = summary if not old or old == summary else f"{old}; then {summary}"
+    prev.test = True
     events.append(Event(EventKind.TEST, rnd, msg.index, command=prev.command, exit_code=result.exit_code,
-                        text=summary, tool=prev.tool, meta={"continued": True}))
+                        text=summary, tool=prev.tool, continued=True))
 
 
 def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None,
@@ -517,10 +525,9 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
     failed = bool(result and (result.is_error or (result.exit_code not in (None, 0))))
     if result is None and call.name == "search_replace":
         failed = True  # aider prints "Applied edit to X" for every edit it applied; this one it did not
-    base = {"tool": call.name}
     if call.kind == ToolKind.TODO:
         for status, text in _todo_items(call):
-            events.append(Event(EventKind.TODO, rnd, msg.index, text=text, tool=call.name, meta={"status": status}))
+            events.append(Event(EventKind.TODO, rnd, msg.index, text=text, tool=call.name, status=status))
         return
     if call.kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT):
         paths = list(call.arguments.get("paths") or []) if isinstance(call.arguments, dict) else []
@@ -528,8 +535,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             paths.insert(0, call.path)
         kind = {ToolKind.READ: EventKind.READ, ToolKind.WRITE: EventKind.WRITE, ToolKind.EDIT: EventKind.EDIT}[call.kind]
         for path in paths:
-            events.append(Event(kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name,
-                                meta={"failed": failed, **base}))
+            events.append(Event(kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed))
         return
     if call.kind in (ToolKind.SHELL, ToolKind.OTHER) and not (call.command or "").strip() and call.name in (
             "run", "bash", "execute_bash"):
@@ -543,7 +549,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         writes = shell_writes(cmd)
         command_event = Event(EventKind.COMMAND, rnd, msg.index, command=cmd, exit_code=exit_code, tool=call.name,
                               state_changing=bool(writes) or is_state_changing(cmd),
-                              meta={"failed": failed, "test": is_test, "test_summary": summary})
+                              failed=failed, test=is_test, test_summary=summary)
         events.append(command_event)
         state.last_command = command_event
         if summary:
@@ -551,17 +557,17 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                                 tool=call.name))
         if not failed:
             for kind, path in writes:
-                events.append(Event(kind, rnd, msg.index, path=path, command=cmd, tool=call.name,
-                                    meta={"failed": failed, "via": "shell"}))
+                events.append(Event(kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=failed,
+                                    via_shell=True))
         for path in shell_reads(cmd):
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
         if output and "] " in output:
             for m in _GIT_COMMIT_OUT_RE.finditer(output):
-                events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), meta={"hash": m.group(1)}))
+                events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), commit_hash=m.group(1)))
         return
     if call.kind == ToolKind.SEARCH:
         events.append(Event(EventKind.COMMAND, rnd, msg.index, command=call.command or _describe(call),
-                            exit_code=exit_code, tool=call.name, meta={"failed": failed, "search": True}))
+                            exit_code=exit_code, tool=call.name, failed=failed, search=True))
 
 
 def _describe(call: ToolCall) -> str:

@@ -75,3 +75,65 @@ def test_the_llm_client_is_a_plain_text_transport():
 
     assert callable(LLMClient.complete) and not hasattr(LLMClient, "summarize")
     assert set(TextModel.__dict__) >= {"complete", "complete_json"}
+
+
+def test_one_section_enum_orders_the_document_and_names_its_headings(result):
+    from compaction.history.sections import Section
+
+    md = result.markdown
+    headings = [s.heading("en") for s in Section if f"## {s.heading('en')}" in md]
+    assert headings == sorted(headings, key=md.index)  # the document follows the enum's order
+    assert Section.MARKED.priority < Section.GOAL.priority < Section.NEXT.priority
+    assert Section.PROBLEMS.heading("zh") == "问题与解决方案" and Section.MODIFIED.summary_field == "modified_files"
+
+
+def test_every_fact_kind_is_one_registered_source(example):
+    from compaction.history.sections import Section
+    from compaction.history.sources import FactContext, gather, sources
+    from compaction.history.steering import role_preset
+
+    registered = sources()
+    assert {s for s, _ in registered} == set(Section)  # each section has its source
+    assert [s for s, _ in registered] == sorted((s for s, _ in registered), key=list(Section).index)
+    from compaction.errors import scan_transcript
+    from compaction.events import extract_events
+
+    ctx = FactContext(transcript=example, events=extract_events(example), records=scan_transcript(example),
+                      preset=role_preset("developer"), cwd=example.cwd, n_rounds=len(example.rounds))
+    facts = gather(ctx)
+    assert {f.section for f in facts} >= {Section.GOAL, Section.MODIFIED, Section.PROBLEMS}
+    task = [f for f in facts if f.task]
+    assert len(task) == 1 and task[0].section is Section.GOAL
+    assert all(f.path for f in facts if f.section is Section.MODIFIED and not f.scratch)
+    assert all(f.error_id for f in facts if f.section is Section.PROBLEMS)
+
+
+def test_a_new_fact_kind_is_one_registered_function(example, monkeypatch):
+    """Registering a source is all the engine needs: its facts reach the document."""
+    from compaction.history.facts import Fact
+    from compaction.history.sections import Section
+    from compaction.history.sources import registry
+
+    monkeypatch.setattr(registry, "_SOURCES", {k: list(v) for k, v in registry._SOURCES.items()})
+
+    @registry.fact_source(Section.DECISIONS)
+    def _probe(ctx):
+        yield Fact(Section.DECISIONS, "chose the probe source because it is registered", [1], score=10**6,
+                   essential=True)
+
+    out = compact(example, target_tokens=3000)
+    assert "chose the probe source because it is registered" in out.markdown
+
+
+def test_events_and_facts_carry_typed_fields_not_meta_dicts(result):
+    import dataclasses
+
+    from compaction.events import EventKind
+    from compaction.history.facts import Fact
+
+    for cls in (Event, Fact):
+        assert "meta" not in {f.name for f in dataclasses.fields(cls)}
+    commands = [e for e in result.events if e.kind is EventKind.COMMAND]
+    assert commands and all(isinstance(e.failed, bool) and isinstance(e.test, bool) for e in commands)
+    shell_files = [e for e in result.events if e.via_shell]
+    assert shell_files and all(e.kind is EventKind.DELETE and e.command for e in shell_files)  # `rm reproduce_bug.py`
