@@ -14,6 +14,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
+from compaction.shell import first_word, split_commands, words
 
 
 class EventKind(StrEnum):
@@ -122,54 +123,6 @@ _AIDER_COMMIT_RE = re.compile(r"^>?\s*Commit ([0-9a-f]{7,40}) (.+)$", re.MULTILI
 _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+ (?:\(root-commit\) )?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
 
 
-_UNQUOTED_SPLIT_RE = re.compile(r"&&|\|\||[;\n|]")
-# One token per quoted string (an unclosed one runs to the end), escape, separator or plain run.
-_COMMAND_TOKEN_RE = re.compile(
-    r"""'[^']*'?|"(?:\\.|[^"\\])*(?:\\\Z)?"?|\\\n|\\.|&&|\|\||[;\n|]|[^'"\\;|&\n]+|[&\\]""", re.DOTALL)
-_COMMAND_SEPARATORS = frozenset({"&&", "||", ";", "\n", "|"})
-
-
-def split_commands(command: str) -> list[str]:
-    """Top-level simple commands of a command line: split on unquoted `&&`, `||`, `;`, `|` and
-    newlines (not escaped ones); a heredoc's body is not analysed."""
-    line = command.split("<<", 1)[0] if "<<" in command else command
-    if "'" not in line and '"' not in line and "\\" not in line:
-        return [p.strip() for p in _UNQUOTED_SPLIT_RE.split(line) if p.strip()]
-    parts: list[str] = []
-    buf: list[str] = []
-    for token in _COMMAND_TOKEN_RE.findall(line):
-        if token in _COMMAND_SEPARATORS:
-            parts.append("".join(buf))
-            buf = []
-        else:
-            buf.append(" " if token == "\\\n" else token)  # an escaped newline continues the line
-    parts.append("".join(buf))
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _first_word(cmd: str) -> str:
-    cmd = cmd.strip()
-    while cmd.startswith(("cd ", "(", "time ", "sudo ", "env ")):
-        if cmd.startswith("cd "):
-            return "cd"
-        cmd = cmd.split(None, 1)[1] if " " in cmd else ""
-    return cmd.split(None, 1)[0] if cmd else ""
-
-
-_WORD_RE = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|\\.|[^\s'"\\])+""")
-_QUOTED_PART_RE = re.compile(r"""'([^']*)'|"((?:\\.|[^"\\])*)"|\\(.)""")
-
-
-def _unquote(word: str) -> str:
-    return _QUOTED_PART_RE.sub(lambda m: m.group(1) if m.group(1) is not None else (
-        re.sub(r'\\(["\\$`])', r"\1", m.group(2)) if m.group(2) is not None else m.group(3)), word)
-
-
-def _args(cmd: str) -> list[str]:
-    """Shell words with quotes removed (the subset of shlex.split we need, without its cost)."""
-    return [_unquote(w) if ("'" in w or '"' in w or "\\" in w) else w for w in _WORD_RE.findall(cmd)]
-
-
 def shell_writes(command: str) -> list[tuple[EventKind, str]]:
     """Files a shell command line writes, edits or deletes (best effort, no execution)."""
     return list(_shell_writes(command))
@@ -202,8 +155,8 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
     for m in _TEE_RE.finditer(command.split("\n", 1)[0]):
         add(EventKind.WRITE, m.group(2))
     for part in split_commands(command):
-        word = _first_word(part)
-        args = _args(part)
+        word = first_word(part)
+        args = words(part)
         if word == "sed" and _SED_I_RE.search(part):
             files = _sed_files(args)
             for f in files:
@@ -277,7 +230,7 @@ def shell_reads(command: str) -> list[str]:
     paths: list[str] = []
     for part in split_commands(command.split("<<", 1)[0]):
         for piece in part.split("|")[:1]:
-            args = _args(piece)
+            args = words(piece)
             if not args:
                 continue
             word = args[0]

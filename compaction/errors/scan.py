@@ -12,10 +12,10 @@ import hashlib
 import re
 
 from compaction.errors.advice import advise
-from compaction.errors.check import norm_command
 from compaction.errors.classify import Hit, classify
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+from compaction.shell import norm_command
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
 

@@ -137,3 +137,17 @@ def test_events_and_facts_carry_typed_fields_not_meta_dicts(result):
     assert commands and all(isinstance(e.failed, bool) and isinstance(e.test, bool) for e in commands)
     shell_files = [e for e in result.events if e.via_shell]
     assert shell_files and all(e.kind is EventKind.DELETE and e.command for e in shell_files)  # `rm reproduce_bug.py`
+
+
+def test_one_shell_parser_serves_events_and_the_error_memory():
+    """A heredoc's `<<` line keeps its redirection (the error memory's edited file) while its body
+    is never read as commands (events); both sides read the same split."""
+    from compaction import events, shell
+    from compaction.errors import check, scan
+
+    cmd = "cd /repo && cat <<'EOF' > fix.py\nimport os; os.remove('x.py')\nEOF"
+    assert shell.split_commands(cmd) == ["cd /repo", "cat <<'EOF' > fix.py"]
+    assert shell.edited_files(cmd) == ["fix.py"]
+    assert [p for _, p in events.shell_writes(cmd)] == ["fix.py"]  # not x.py: the body is data
+    assert check.norm_command is shell.norm_command and scan.norm_command is shell.norm_command
+    assert shell.words('echo "a \\" b" \'c d\'') == ["echo", 'a " b', "c d"]
