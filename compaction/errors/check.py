@@ -11,6 +11,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from compaction.errors.families import BY_EXTENSION, FAMILIES
 from compaction.errors.records import ErrorRecord
 from compaction.errors.render import WARNING
 from compaction.shell import command_keys, edited_files, norm_command
@@ -18,16 +19,17 @@ from compaction.shell import command_keys, edited_files, norm_command
 __all__ = ["Warning_", "command_keys", "edited_files", "index", "norm_command", "rank", "unbounded_output"]
 
 _WORD = re.compile(r"[A-Za-z_][\w.\-/]*")
-_EXT_FAMILY = {
-    ".py": "PY", ".pyi": "PY", ".ts": "TS", ".tsx": "TS", ".mts": "TS", ".cts": "TS", ".java": "JAVA",
-    ".js": "JS", ".jsx": "JS", ".mjs": "JS", ".cjs": "JS", ".go": "GO", ".rs": "RS", ".c": "C", ".h": "C",
-    ".cc": "C", ".cpp": "C", ".hpp": "C", ".pony": "PONY",
-}
 WEIGHTS = {"file": 5, "command": 4, "symbol": 3, "exception": 3, "test": 4, "family": 1, "recurring": 1, "editing": 3}
 # errors that editing itself causes: an edit of a file of the same language is the moment to warn
-_EDIT_SENSITIVE = re.compile(r"SyntaxError|IndentationError|TabError|EditNotFound|CompileError|CannotFindSymbol|"
-                             r"^ERR_TS_|^ERR_RS_|^ERR_C_")
+# (and every error of a compiled family: see errors/families.py)
+_EDIT_SENSITIVE = re.compile(r"SyntaxError|IndentationError|TabError|EditNotFound|CompileError|CannotFindSymbol")
+_NAMED_EXCEPTIONS = frozenset(f.code for f in FAMILIES.values() if f.named_exceptions)
+_COMPILED_PREFIXES = tuple(f"ERR_{f.code}_" for f in FAMILIES.values() if f.compiled)
 MIN_SCORE = 3
+
+
+def _compiled(err_id: str) -> bool:
+    return err_id.startswith(_COMPILED_PREFIXES)
 # Commands whose output has no bound (a whole file, a verbose test run, a recursive listing): the
 # moment an ERR_TOOL_OutputTooLong recurs, whatever file or command it was last time.
 _UNBOUNDED = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:cat\s|nl\s|(?:python3?\s+-m\s+)?pytest\b|grep\s+-\w*[rR]|"
@@ -96,7 +98,7 @@ def index(records: list[ErrorRecord]) -> list[_Keys]:
         name = rec.id.split("_", 2)[-1]
         tests = {t.split("[", 1)[0] for t in rec.tests}
         out.append(_Keys(rec, files, commands, symbols, name, tests, rec.family, rec.target_bug, rec.recurring,
-                         bool(_EDIT_SENSITIVE.search(rec.id)), bool(files or commands or symbols), rec.rounds))
+                         bool(_EDIT_SENSITIVE.search(rec.id)) or _compiled(rec.id), bool(files or commands or symbols), rec.rounds))
     return out
 
 
@@ -113,8 +115,8 @@ def rank(keys: list[_Keys], *, text: str = "", files: list[str] | tuple = (), co
     blob = "\n".join([text, code, *commands])
     words = set(_WORD.findall(blob))
     q_files |= {_base(w) for w in words if _FILE_LIKE.search(w)}
-    q_fams = {_EXT_FAMILY.get(posixpath.splitext(f)[1]) for f in q_files} - {None}
-    edit_fams = {_EXT_FAMILY.get(posixpath.splitext(f)[1]) for f in edit_files} - {None}
+    q_fams = {BY_EXTENSION.get(posixpath.splitext(f)[1]) for f in q_files} - {None}
+    edit_fams = {BY_EXTENSION.get(posixpath.splitext(f)[1]) for f in edit_files} - {None}
     if code.strip() and not edit_fams:
         edit_fams = set(q_fams)
     editing = bool(edit_files) or bool(code.strip())
@@ -141,7 +143,7 @@ def rank(keys: list[_Keys], *, text: str = "", files: list[str] | tuple = (), co
                 score += WEIGHTS["symbol"]
                 why.append(f"symbol {min(hit)}")
         fam = k.family
-        if k.name in bare and fam in ("PY", "JAVA", "JS"):
+        if k.name in bare and fam in _NAMED_EXCEPTIONS:
             score += WEIGHTS["exception"]
             why.append(f"mentions {k.name}")
         if k.tests and any(t in blob for t in k.tests):

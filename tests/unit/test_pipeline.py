@@ -151,3 +151,14 @@ def test_one_shell_parser_serves_events_and_the_error_memory():
     assert [p for _, p in events.shell_writes(cmd)] == ["fix.py"]  # not x.py: the body is data
     assert check.norm_command is shell.norm_command and scan.norm_command is shell.norm_command
     assert shell.words('echo "a \\" b" \'c d\'') == ["echo", 'a " b', "c d"]
+
+
+def test_error_families_are_one_table_read_by_check_scan_and_advice():
+    from compaction.errors import advice, check, scan
+    from compaction.errors.families import BY_EXTENSION, FAMILIES, family_of
+    from compaction.errors.records import ErrorRecord
+
+    assert BY_EXTENSION[".tsx"] == "TS" and family_of("ERR_JAVA_CannotFindSymbol") == "JAVA"
+    assert advice.advise(ErrorRecord("ERR_GO_Unused")) == FAMILIES["GO"].advice
+    assert scan._can_be_target("ERR_RS_E0599") and not scan._can_be_target("ERR_TS_TypeNotAssignable")
+    assert check._compiled("ERR_C_ImplicitDeclaration") and not check._compiled("ERR_PY_KeyError")
