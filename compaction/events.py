@@ -35,6 +35,11 @@ class EventKind(StrEnum):
 
 @dataclass(slots=True)
 class Event:
+    """One thing that happened, typed by kind: file events (read/write/edit/delete/revert) carry
+    `path` (and `command`, `via_shell` when a shell line did it); commands carry `command`,
+    `exit_code`, `failed`, `test`, `test_summary`, `search`, `state_changing`; todos `status`;
+    markers `marker`; commits `commit_hash`; text events (request, decision, constraint) `text`."""
+
     kind: EventKind
     round: int
     message_index: int
@@ -472,29 +477,39 @@ def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolR
                         text=summary, tool=prev.tool, continued=True))
 
 
+_FILE_EVENT = {ToolKind.READ: EventKind.READ, ToolKind.WRITE: EventKind.WRITE, ToolKind.EDIT: EventKind.EDIT}
+
+
+def tool_kind(call: ToolCall) -> ToolKind:
+    """What a tool call does, the one place events decide it: today the kind its loader gave it
+    (from the agent's tool names); classification by the call's arguments (issue 13) belongs here."""
+    return call.kind
+
+
 def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None,
                  state: _CommandState) -> None:
     exit_code = result.exit_code if result else None
     failed = bool(result and (result.is_error or (result.exit_code not in (None, 0))))
     if result is None and call.name == "search_replace":
         failed = True  # aider prints "Applied edit to X" for every edit it applied; this one it did not
-    if call.kind == ToolKind.TODO:
+    kind = tool_kind(call)
+    if kind == ToolKind.TODO:
         for status, text in _todo_items(call):
             events.append(Event(EventKind.TODO, rnd, msg.index, text=text, tool=call.name, status=status))
         return
-    if call.kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT):
+    if kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT):
         paths = list(call.arguments.get("paths") or []) if isinstance(call.arguments, dict) else []
         if call.path and call.path not in paths:
             paths.insert(0, call.path)
-        kind = {ToolKind.READ: EventKind.READ, ToolKind.WRITE: EventKind.WRITE, ToolKind.EDIT: EventKind.EDIT}[call.kind]
+        event_kind = _FILE_EVENT[kind]
         for path in paths:
-            events.append(Event(kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed))
+            events.append(Event(event_kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed))
         return
-    if call.kind in (ToolKind.SHELL, ToolKind.OTHER) and not (call.command or "").strip() and call.name in (
+    if kind in (ToolKind.SHELL, ToolKind.OTHER) and not (call.command or "").strip() and call.name in (
             "run", "bash", "execute_bash"):
         _continued_output(events, rnd, msg, result, state)
         return
-    if call.kind == ToolKind.SHELL and call.command:
+    if kind == ToolKind.SHELL and call.command:
         cmd = call.command.strip()
         output = result.content if result else ""
         summary = parse_test_summary(output) if output else None
@@ -509,8 +524,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             events.append(Event(EventKind.TEST, rnd, msg.index, command=cmd, exit_code=exit_code, text=summary,
                                 tool=call.name))
         if not failed:
-            for kind, path in writes:
-                events.append(Event(kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=failed,
+            for write_kind, path in writes:
+                events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=failed,
                                     via_shell=True))
         for path in shell_reads(cmd):
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
@@ -518,7 +533,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             for m in _GIT_COMMIT_OUT_RE.finditer(output):
                 events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), commit_hash=m.group(1)))
         return
-    if call.kind == ToolKind.SEARCH:
+    if kind == ToolKind.SEARCH:
         events.append(Event(EventKind.COMMAND, rnd, msg.index, command=call.command or _describe(call),
                             exit_code=exit_code, tool=call.name, failed=failed, search=True))
 
