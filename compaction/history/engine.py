@@ -1,9 +1,11 @@
 """The compaction engine: the seed's rules (§1, §3, §6, §7) applied to a transcript under a token budget.
 
 Facts are gathered for every round (so the summary lists every modified file, not only those in the
-verbatim tail); the last rounds are kept verbatim; then facts are chosen by the seed's priority —
-goal > completed actions > modified files > decisions and constraints (with error memory) > next
-steps — until the budget is spent. Markers and the error-memory block are never dropped.
+verbatim tail) from the registered sources (`sources/`, one per fact kind); the last rounds are kept
+verbatim; then facts are chosen by the seed's priority (`sections.Section`) — goal > completed
+actions > modified files > decisions and constraints (with error memory) > next steps — until the
+budget is spent. Markers and the error-memory block are never dropped. The engine knows no fact
+kind: it selects, shortens and renders by section.
 """
 
 from __future__ import annotations
