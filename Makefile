@@ -37,8 +37,10 @@ test: $(STAMP) system-deps test-fixture-deps
 test-fixture-deps:
 	cd tests/data/errors/ts-broken && npm ci --no-audit --no-fund --silent
 
+# ruff, and the layering of DESIGN.md §2 (dependencies point down, no import cycle).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/python scripts/import_contract.py
 
 # pytest exits 5 when it collects no test: say so rather than fail the whole run on it.
 test-python: $(STAMP)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction import tokens
-from compaction.errors.check import norm_command
+from compaction.shell import norm_command
 from compaction.transcripts import load_transcript
 
 

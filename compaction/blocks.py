@@ -22,7 +22,7 @@ from compaction import tokens as tok
 from compaction.budget import BudgetShares, allocate
 from compaction.lexical import BM25, tokenize
 from compaction.model import Role, Transcript
-from compaction.summarize import MARKER_RE, extractive
+from compaction.summarize import MARKER_RE, extractive, llm_summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from compaction.llm import LLMClient
@@ -315,7 +315,7 @@ class ContextCompressor:
                 continue
             if room >= MIN_TRIM_TOKENS:
                 if self.llm is not None and room * 2 < n:
-                    text, notice = self.llm.summarize(b.content, room, query)
+                    text, notice = llm_summary(self.llm, b.content, room, query)
                     if notice:
                         self.notices.append(notice)
                     if text and text.strip() and tok.count(text) <= room:

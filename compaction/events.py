@@ -9,12 +9,12 @@ message (markers, decisions, todos, test counts) into one flat, ordered list of 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
+from compaction.shell import first_word, split_commands, words
 
 
 class EventKind(StrEnum):
@@ -35,6 +35,11 @@ class EventKind(StrEnum):
 
 @dataclass(slots=True)
 class Event:
+    """One thing that happened, typed by kind: file events (read/write/edit/delete/revert) carry
+    `path` (and `command`, `via_shell` when a shell line did it); commands carry `command`,
+    `exit_code`, `failed`, `test`, `test_summary`, `search`, `state_changing`; todos `status`;
+    markers `marker`; commits `commit_hash`; text events (request, decision, constraint) `text`."""
+
     kind: EventKind
     round: int
     message_index: int
@@ -44,7 +49,16 @@ class Event:
     text: str = ""
     tool: str | None = None
     state_changing: bool = False  # commands: changed files, packages, git state
-    meta: dict[str, Any] = field(default_factory=dict)
+    # Typed by kind (each kind sets only its own):
+    failed: bool = False  # a tool call or command whose result was an error or a non-zero exit
+    via_shell: bool = False  # file events: parsed out of a shell command line, not a file tool
+    test: bool = False  # commands: a test run (by its command line or its output's counts)
+    test_summary: str | None = None  # commands: the runner's closing counts, verbatim
+    search: bool = False  # commands: a search tool's call (grep/glob tools), not a shell command
+    continued: bool = False  # tests: counts read from more output of a command still running
+    status: str | None = None  # todos: the item's status (pending, in_progress, done…; "next": a stated plan)
+    marker: str | None = None  # markers: important | decision | warning | todo
+    commit_hash: str | None = None  # commits
 
 
 MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
@@ -114,54 +128,6 @@ _AIDER_COMMIT_RE = re.compile(r"^>?\s*Commit ([0-9a-f]{7,40}) (.+)$", re.MULTILI
 _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+ (?:\(root-commit\) )?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
 
 
-_UNQUOTED_SPLIT_RE = re.compile(r"&&|\|\||[;\n|]")
-# One token per quoted string (an unclosed one runs to the end), escape, separator or plain run.
-_COMMAND_TOKEN_RE = re.compile(
-    r"""'[^']*'?|"(?:\\.|[^"\\])*(?:\\\Z)?"?|\\\n|\\.|&&|\|\||[;\n|]|[^'"\\;|&\n]+|[&\\]""", re.DOTALL)
-_COMMAND_SEPARATORS = frozenset({"&&", "||", ";", "\n", "|"})
-
-
-def split_commands(command: str) -> list[str]:
-    """Top-level simple commands of a command line: split on unquoted `&&`, `||`, `;`, `|` and
-    newlines (not escaped ones); a heredoc's body is not analysed."""
-    line = command.split("<<", 1)[0] if "<<" in command else command
-    if "'" not in line and '"' not in line and "\\" not in line:
-        return [p.strip() for p in _UNQUOTED_SPLIT_RE.split(line) if p.strip()]
-    parts: list[str] = []
-    buf: list[str] = []
-    for token in _COMMAND_TOKEN_RE.findall(line):
-        if token in _COMMAND_SEPARATORS:
-            parts.append("".join(buf))
-            buf = []
-        else:
-            buf.append(" " if token == "\\\n" else token)  # an escaped newline continues the line
-    parts.append("".join(buf))
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _first_word(cmd: str) -> str:
-    cmd = cmd.strip()
-    while cmd.startswith(("cd ", "(", "time ", "sudo ", "env ")):
-        if cmd.startswith("cd "):
-            return "cd"
-        cmd = cmd.split(None, 1)[1] if " " in cmd else ""
-    return cmd.split(None, 1)[0] if cmd else ""
-
-
-_WORD_RE = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|\\.|[^\s'"\\])+""")
-_QUOTED_PART_RE = re.compile(r"""'([^']*)'|"((?:\\.|[^"\\])*)"|\\(.)""")
-
-
-def _unquote(word: str) -> str:
-    return _QUOTED_PART_RE.sub(lambda m: m.group(1) if m.group(1) is not None else (
-        re.sub(r'\\(["\\$`])', r"\1", m.group(2)) if m.group(2) is not None else m.group(3)), word)
-
-
-def _args(cmd: str) -> list[str]:
-    """Shell words with quotes removed (the subset of shlex.split we need, without its cost)."""
-    return [_unquote(w) if ("'" in w or '"' in w or "\\" in w) else w for w in _WORD_RE.findall(cmd)]
-
-
 def shell_writes(command: str) -> list[tuple[EventKind, str]]:
     """Files a shell command line writes, edits or deletes (best effort, no execution)."""
     return list(_shell_writes(command))
@@ -194,8 +160,8 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
     for m in _TEE_RE.finditer(command.split("\n", 1)[0]):
         add(EventKind.WRITE, m.group(2))
     for part in split_commands(command):
-        word = _first_word(part)
-        args = _args(part)
+        word = first_word(part)
+        args = words(part)
         if word == "sed" and _SED_I_RE.search(part):
             files = _sed_files(args)
             for f in files:
@@ -269,7 +235,7 @@ def shell_reads(command: str) -> list[str]:
     paths: list[str] = []
     for part in split_commands(command.split("<<", 1)[0]):
         for piece in part.split("|")[:1]:
-            args = _args(piece)
+            args = words(piece)
             if not args:
                 continue
             word = args[0]
@@ -383,13 +349,13 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
             for m in _MARKER_LINE_RE.finditer(text):
                 line = m.group(0).strip()
                 kind = MARKER_RE.search(line).group(1).lower()
-                events.append(Event(EventKind.MARKER, rnd, msg.index, text=line, meta={"marker": kind}))
+                events.append(Event(EventKind.MARKER, rnd, msg.index, text=line, marker=kind))
     if msg.harness or msg.role is Role.TOOL:
         for text in texts:
             for m in _AIDER_APPLIED_RE.finditer(text):
                 events.append(Event(EventKind.EDIT, rnd, msg.index, path=m.group(1).strip(), tool="aider"))
             for m in _AIDER_COMMIT_RE.finditer(text):
-                events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2).strip(), meta={"hash": m.group(1)}))
+                events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2).strip(), commit_hash=m.group(1)))
         return
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
@@ -400,14 +366,14 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
     if msg.role is Role.ASSISTANT and msg.text:
         todo_lines = _TODO_LINE_RE.findall(msg.text) if "]" in msg.text else []
         for status, item in ((("done" if c.strip() else "pending"), t) for c, t in todo_lines):
-            events.append(Event(EventKind.TODO, rnd, msg.index, text=item.strip(), meta={"status": status}))
+            events.append(Event(EventKind.TODO, rnd, msg.index, text=item.strip(), status=status))
         decisions = _sentences_matching(msg.text, 6000, _DECISION_RE)
         for sentence in decisions:
             if len(sentence) <= 500 and not sentence.startswith("    "):
                 events.append(Event(EventKind.DECISION, rnd, msg.index, text=sentence))
         for sentence in _sentences_matching(msg.text, 6000, _NEXT_RE):
             if len(sentence) <= 500 and sentence not in decisions and not sentence.startswith("    "):
-                events.append(Event(EventKind.TODO, rnd, msg.index, text=sentence, meta={"status": "next"}))
+                events.append(Event(EventKind.TODO, rnd, msg.index, text=sentence, status="next"))
 
 
 def _without_fences(text: str) -> str:
@@ -504,11 +470,20 @@ def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolR
     summary = parse_test_summary(result.content) if result and result.content else None
     if prev is None or not summary:
         return
-    old = prev.meta.get("test_summary")
-    prev.meta["test_summary"] = summary if not old or old == summary else f"{old}; then {summary}"
-    prev.meta["test"] = True
+    old = prev.test_summary
+    prev.test_summary = summary if not old or old == summary else f"{old}; then {summary}"
+    prev.test = True
     events.append(Event(EventKind.TEST, rnd, msg.index, command=prev.command, exit_code=result.exit_code,
-                        text=summary, tool=prev.tool, meta={"continued": True}))
+                        text=summary, tool=prev.tool, continued=True))
+
+
+_FILE_EVENT = {ToolKind.READ: EventKind.READ, ToolKind.WRITE: EventKind.WRITE, ToolKind.EDIT: EventKind.EDIT}
+
+
+def tool_kind(call: ToolCall) -> ToolKind:
+    """What a tool call does, the one place events decide it: today the kind its loader gave it
+    (from the agent's tool names); classification by the call's arguments (issue 13) belongs here."""
+    return call.kind
 
 
 def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None,
@@ -517,25 +492,24 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
     failed = bool(result and (result.is_error or (result.exit_code not in (None, 0))))
     if result is None and call.name == "search_replace":
         failed = True  # aider prints "Applied edit to X" for every edit it applied; this one it did not
-    base = {"tool": call.name}
-    if call.kind == ToolKind.TODO:
+    kind = tool_kind(call)
+    if kind == ToolKind.TODO:
         for status, text in _todo_items(call):
-            events.append(Event(EventKind.TODO, rnd, msg.index, text=text, tool=call.name, meta={"status": status}))
+            events.append(Event(EventKind.TODO, rnd, msg.index, text=text, tool=call.name, status=status))
         return
-    if call.kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT):
+    if kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT):
         paths = list(call.arguments.get("paths") or []) if isinstance(call.arguments, dict) else []
         if call.path and call.path not in paths:
             paths.insert(0, call.path)
-        kind = {ToolKind.READ: EventKind.READ, ToolKind.WRITE: EventKind.WRITE, ToolKind.EDIT: EventKind.EDIT}[call.kind]
+        event_kind = _FILE_EVENT[kind]
         for path in paths:
-            events.append(Event(kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name,
-                                meta={"failed": failed, **base}))
+            events.append(Event(event_kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed))
         return
-    if call.kind in (ToolKind.SHELL, ToolKind.OTHER) and not (call.command or "").strip() and call.name in (
+    if kind in (ToolKind.SHELL, ToolKind.OTHER) and not (call.command or "").strip() and call.name in (
             "run", "bash", "execute_bash"):
         _continued_output(events, rnd, msg, result, state)
         return
-    if call.kind == ToolKind.SHELL and call.command:
+    if kind == ToolKind.SHELL and call.command:
         cmd = call.command.strip()
         output = result.content if result else ""
         summary = parse_test_summary(output) if output else None
@@ -543,25 +517,25 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         writes = shell_writes(cmd)
         command_event = Event(EventKind.COMMAND, rnd, msg.index, command=cmd, exit_code=exit_code, tool=call.name,
                               state_changing=bool(writes) or is_state_changing(cmd),
-                              meta={"failed": failed, "test": is_test, "test_summary": summary})
+                              failed=failed, test=is_test, test_summary=summary)
         events.append(command_event)
         state.last_command = command_event
         if summary:
             events.append(Event(EventKind.TEST, rnd, msg.index, command=cmd, exit_code=exit_code, text=summary,
                                 tool=call.name))
         if not failed:
-            for kind, path in writes:
-                events.append(Event(kind, rnd, msg.index, path=path, command=cmd, tool=call.name,
-                                    meta={"failed": failed, "via": "shell"}))
+            for write_kind, path in writes:
+                events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=failed,
+                                    via_shell=True))
         for path in shell_reads(cmd):
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
         if output and "] " in output:
             for m in _GIT_COMMIT_OUT_RE.finditer(output):
-                events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), meta={"hash": m.group(1)}))
+                events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), commit_hash=m.group(1)))
         return
-    if call.kind == ToolKind.SEARCH:
+    if kind == ToolKind.SEARCH:
         events.append(Event(EventKind.COMMAND, rnd, msg.index, command=call.command or _describe(call),
-                            exit_code=exit_code, tool=call.name, meta={"failed": failed, "search": True}))
+                            exit_code=exit_code, tool=call.name, failed=failed, search=True))
 
 
 def _describe(call: ToolCall) -> str:

@@ -5,6 +5,10 @@ it is never required. Every answer is validated: malformed output is rejected, a
 identifiers, paths, markers and todos that the deterministic engine found and the LLM dropped
 are put back. Timeouts, rate limits, server errors and garbage make each call return `None`
 with a notice, and the caller takes the offline path.
+
+The client is a plain-text transport (`complete(prompt) -> str`, `complete_json`): the tasks that
+validate an answer against the offline engine (summary, polish, sentence scores) live with that
+engine in `compaction.summarize`, so this module imports nothing above the tokenizer.
 """
 
 from __future__ import annotations
@@ -12,10 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import TYPE_CHECKING, Any
-
-from compaction import tokens as tok
-from compaction.summarize import extractive, required_facts
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
     from compaction.config import LLMSettings
@@ -27,7 +28,20 @@ class LLMFailure(Exception):
     """One failed call (timeout, rate limit, server error, malformed output), with a short reason."""
 
 
-def _strip_fences(s: str) -> str:
+class TextModel(Protocol):
+    """What the offline engine needs of a language model: text in, text out (raises LLMFailure)."""
+
+    def complete(self, prompt: str, *, system: str = "", max_tokens: int | None = None) -> str: ...
+
+    def complete_json(self, prompt: str, *, system: str = "", max_tokens: int | None = None) -> Any: ...
+
+
+def failure_notice(what: str, reason: str) -> str:
+    return f"LLM {what} failed ({reason}); used the offline result"
+
+
+def strip_fences(s: str) -> str:
+    """The answer without the ```-fence a model often wraps it in."""
     s = s.strip()
     m = re.match(r"^```[\w-]*\n(.*)\n```$", s, re.S)
     return m.group(1).strip() if m else s
@@ -67,6 +81,19 @@ class LLMClient:
             return None
         return cls(settings.base_url, settings.model, settings.api_key_env, settings.timeout_s, settings.max_retries)
 
+    def complete(self, prompt: str, *, system: str = "", max_tokens: int | None = None) -> str:
+        """The model's text for `prompt` (with an optional system instruction)."""
+        return self.chat(system, prompt, max_tokens)
+
+    def complete_json(self, prompt: str, *, system: str = "", max_tokens: int | None = None) -> Any:
+        """The model's answer parsed as JSON (fences allowed); LLMFailure when it is not JSON."""
+        raw = self.complete(prompt, system=system, max_tokens=max_tokens)
+        try:
+            return json.loads(strip_fences(raw))
+        except json.JSONDecodeError:
+            self.failures += 1
+            raise LLMFailure("malformed JSON") from None
+
     def chat(self, system: str, user: str, max_tokens: int | None = None) -> str:
         """One chat completion; raises LLMFailure with a short reason on any failure."""
         import openai
@@ -100,96 +127,35 @@ class LLMClient:
             raise LLMFailure("empty response")
         return content
 
-    @staticmethod
-    def _notice(what: str, reason: str) -> str:
-        return f"LLM {what} failed ({reason}); used the offline result"
-
-    def _json(self, system: str, user: str, max_tokens: int | None = None) -> Any:
-        raw = self.chat(system, user, max_tokens)
-        try:
-            return json.loads(_strip_fences(raw))
-        except json.JSONDecodeError:
-            self.failures += 1
-            raise LLMFailure("malformed JSON") from None
-
-    # -- tasks
-
-    def summarize(self, text: str, target_tokens: int, query: str | None = None) -> tuple[str | None, str | None]:
-        """Abstractive summary within `target_tokens`; facts the offline extract keeps are put back."""
-        focus = f" Focus on: {query}." if query else ""
-        try:
-            out = self.chat(
-                "You compress text for a coding assistant's context. Keep file paths, identifiers, error names, "
-                "commands, numbers, decisions and todos verbatim. Reply with the summary only.",
-                f"Summarize in at most {max(1, int(target_tokens * 0.8))} tokens.{focus}\n\nText:\n{text}",
-                max_tokens=max(16, target_tokens),
-            )
-        except LLMFailure as exc:
-            return None, self._notice("summary", str(exc))
-        out = _strip_fences(out)
-        offline = extractive(text, target_tokens, query).text
-        out, missing = restore_facts(out, required_facts(offline))
-        if tok.count(out) > target_tokens:
-            out = extractive(out, target_tokens, query).text
-        notice = f"LLM summary: {len(missing)} dropped facts restored" if missing else None
-        return out, notice
+    # -- tasks that need no offline engine to validate them (the others: compaction.summarize)
 
     def extract_facts(self, text: str) -> tuple[dict[str, str] | None, str | None]:
         """Key-value facts as a JSON object of strings (non-scalar values are rejected)."""
         try:
-            data = self._json("Extract atomic key facts. Use short snake_case keys such as file_modified, error, "
-                              "command, decision. Reply with one JSON object of string values only.",
-                              f"Text:\n{text[:60000]}")
+            data = self.complete_json(f"Text:\n{text[:60000]}", system=(
+                "Extract atomic key facts. Use short snake_case keys such as file_modified, error, "
+                "command, decision. Reply with one JSON object of string values only."))
         except LLMFailure as exc:
-            return None, self._notice("fact extraction", str(exc))
+            return None, failure_notice("fact extraction", str(exc))
         if not isinstance(data, dict) or not data:
-            return None, self._notice("fact extraction", "expected a JSON object")
+            return None, failure_notice("fact extraction", "expected a JSON object")
         facts = {str(k): str(v) for k, v in data.items() if isinstance(v, str | int | float | bool) and str(v).strip()}
         if not facts:
-            return None, self._notice("fact extraction", "no scalar facts")
+            return None, failure_notice("fact extraction", "no scalar facts")
         return facts, None
 
     def gists(self, text: str, n: int = 10, min_words: int = 2, max_words: int = 5
               ) -> tuple[list[str] | None, str | None]:
         """Exactly-`n` key phrases of min..max words; phrases of the wrong length are discarded."""
         try:
-            data = self._json(f"Compress the text into exactly {n} key phrases of {min_words}-{max_words} words each "
-                              "that capture the essential information. Reply with a JSON array of strings.",
-                              f"Text:\n{text[:60000]}")
+            data = self.complete_json(f"Text:\n{text[:60000]}", system=(
+                f"Compress the text into exactly {n} key phrases of {min_words}-{max_words} words each "
+                "that capture the essential information. Reply with a JSON array of strings."))
         except LLMFailure as exc:
-            return None, self._notice("gists", str(exc))
+            return None, failure_notice("gists", str(exc))
         if not isinstance(data, list):
-            return None, self._notice("gists", "expected a JSON array")
+            return None, failure_notice("gists", "expected a JSON array")
         ok = [p.strip() for p in data if isinstance(p, str) and min_words <= len(p.split()) <= max_words]
         if len(ok) < max(1, min(n, len(data)) // 2):
-            return None, self._notice("gists", "phrases of the wrong shape")
+            return None, failure_notice("gists", "phrases of the wrong shape")
         return ok[:n], None
-
-    def score_sentences(self, sentences: list[str]) -> tuple[list[float] | None, str | None]:
-        """Importance 0..1 per sentence (selective distillation)."""
-        listing = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(sentences))
-        try:
-            data = self._json("Rate the importance of each sentence for continuing the coding task on a scale of "
-                              "0-1. Reply with a JSON array of numbers, one per sentence.", listing)
-        except LLMFailure as exc:
-            return None, self._notice("sentence scoring", str(exc))
-        if (not isinstance(data, list) or len(data) != len(sentences)
-                or not all(isinstance(x, int | float) and 0 <= x <= 1 for x in data)):
-            return None, self._notice("sentence scoring", "expected one number in 0..1 per sentence")
-        return [float(x) for x in data], None
-
-    def polish(self, markdown: str) -> tuple[str, str | None]:
-        """Polish a compaction document's prose; every identifier, path, marker and todo line stays."""
-        try:
-            out = self.chat("Improve the wording of this Markdown compaction document for a coding assistant. "
-                            "Keep every heading, file path, identifier, error id, command, marker (@important, "
-                            "@decision, @warning, @todo) and todo item verbatim. Reply with the document only.",
-                            markdown)
-        except LLMFailure as exc:
-            return markdown, self._notice("polish", str(exc))
-        out = _strip_fences(out)
-        headings = [ln for ln in markdown.splitlines() if ln.startswith("#")]
-        if sum(1 for h in headings if h in out) < len(headings) / 2:
-            return markdown, self._notice("polish", "document structure lost")
-        out, missing = restore_facts(out, required_facts(markdown))
-        return out, (f"LLM polish: {len(missing)} dropped facts restored" if missing else None)

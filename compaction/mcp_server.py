@@ -143,7 +143,7 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
             from compaction.errors import ErrorMemory
 
             with ErrorMemory(ws) as em:
-                recorded = em.ingest(transcript, result._error_records).as_dict()
+                recorded = em.ingest(transcript, result.error_records).as_dict()
         # Keep .compaction/latest.md and restore.md current, as `compaction compact --restore` does
         # (errors were ingested above, or deliberately not).
         from restore.pipeline import write_after_compaction

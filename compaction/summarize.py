@@ -16,13 +16,11 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from compaction import tokens as tok
 from compaction.lexical import BM25, STOPWORDS, tokenize
-
-if TYPE_CHECKING:  # pragma: no cover
-    from compaction.llm import LLMClient
+from compaction.llm import LLMFailure, TextModel, failure_notice, restore_facts, strip_fences
 
 HIERARCHY_RATIOS = (0.5, 0.4, 0.25)  # each level keeps this share of the level before it
 LOSSY_LEVELS = {"none": 1.0, "low": 0.7, "medium": 0.4, "high": 0.2}
@@ -428,10 +426,67 @@ class SummaryResult:
     levels: dict[str, str] = field(default_factory=dict)
 
 
-def _reduce(text: str, target: int, query: str | None, llm: LLMClient | None, notices: list[str]) -> str:
+# --- the LLM's tasks, each validated against this offline engine ---------------------------------
+
+
+def llm_summary(llm: TextModel, text: str, target_tokens: int, query: str | None = None
+                ) -> tuple[str | None, str | None]:
+    """Abstractive summary within `target_tokens`; facts the offline extract keeps are put back."""
+    focus = f" Focus on: {query}." if query else ""
+    try:
+        out = llm.complete(
+            f"Summarize in at most {max(1, int(target_tokens * 0.8))} tokens.{focus}\n\nText:\n{text}",
+            system="You compress text for a coding assistant's context. Keep file paths, identifiers, error names, "
+                   "commands, numbers, decisions and todos verbatim. Reply with the summary only.",
+            max_tokens=max(16, target_tokens),
+        )
+    except LLMFailure as exc:
+        return None, failure_notice("summary", str(exc))
+    out = strip_fences(out)
+    offline = extractive(text, target_tokens, query).text
+    out, missing = restore_facts(out, required_facts(offline))
+    if tok.count(out) > target_tokens:
+        out = extractive(out, target_tokens, query).text
+    notice = f"LLM summary: {len(missing)} dropped facts restored" if missing else None
+    return out, notice
+
+
+def llm_polish(llm: TextModel, markdown: str) -> tuple[str, str | None]:
+    """Polish a compaction document's prose; every identifier, path, marker and todo line stays."""
+    try:
+        out = llm.complete(markdown, system=(
+            "Improve the wording of this Markdown compaction document for a coding assistant. "
+            "Keep every heading, file path, identifier, error id, command, marker (@important, "
+            "@decision, @warning, @todo) and todo item verbatim. Reply with the document only."))
+    except LLMFailure as exc:
+        return markdown, failure_notice("polish", str(exc))
+    out = strip_fences(out)
+    headings = [ln for ln in markdown.splitlines() if ln.startswith("#")]
+    if sum(1 for h in headings if h in out) < len(headings) / 2:
+        return markdown, failure_notice("polish", "document structure lost")
+    out, missing = restore_facts(out, required_facts(markdown))
+    return out, (f"LLM polish: {len(missing)} dropped facts restored" if missing else None)
+
+
+def llm_sentence_scores(llm: TextModel, sentences: list[str]) -> tuple[list[float] | None, str | None]:
+    """Importance 0..1 per sentence (selective distillation)."""
+    listing = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(sentences))
+    try:
+        data = llm.complete_json(listing, system=(
+            "Rate the importance of each sentence for continuing the coding task on a scale of "
+            "0-1. Reply with a JSON array of numbers, one per sentence."))
+    except LLMFailure as exc:
+        return None, failure_notice("sentence scoring", str(exc))
+    if (not isinstance(data, list) or len(data) != len(sentences)
+            or not all(isinstance(x, int | float) and 0 <= x <= 1 for x in data)):
+        return None, failure_notice("sentence scoring", "expected one number in 0..1 per sentence")
+    return [float(x) for x in data], None
+
+
+def _reduce(text: str, target: int, query: str | None, llm: TextModel | None, notices: list[str]) -> str:
     """One reduction step: the LLM when configured (validated, falls back), else extractive."""
     if llm is not None:
-        out, notice = llm.summarize(text, target, query=query)
+        out, notice = llm_summary(llm, text, target, query=query)
         if notice:
             notices.append(notice)
         if out is not None and tok.count(out) <= target:
@@ -440,7 +495,7 @@ def _reduce(text: str, target: int, query: str | None, llm: LLMClient | None, no
 
 
 def hierarchical(text: str, levels: int = 3, ratios: tuple[float, ...] = HIERARCHY_RATIOS,
-                 query: str | None = None, llm: LLMClient | None = None) -> dict[str, str]:
+                 query: str | None = None, llm: TextModel | None = None) -> dict[str, str]:
     """`{'original', 'level_1', ...}`: each level keeps ratios[i] of the tokens of the level before."""
     out = {"original": text}
     current = text
@@ -453,7 +508,7 @@ def hierarchical(text: str, levels: int = 3, ratios: tuple[float, ...] = HIERARC
 
 
 def progressive_distillation(text: str, target_tokens: int = 500, iterations: int = 3,
-                             query: str | None = None, llm: LLMClient | None = None) -> list[str]:
+                             query: str | None = None, llm: TextModel | None = None) -> list[str]:
     """The text after each step; step i shrinks by (target/current)^(1/remaining)."""
     steps = [text]
     current, n = text, tok.count(text)
@@ -469,17 +524,17 @@ def progressive_distillation(text: str, target_tokens: int = 500, iterations: in
 
 
 def selective_distillation(text: str, threshold: float = SELECTIVE_THRESHOLD, query: str | None = None,
-                           llm: LLMClient | None = None) -> str:
+                           llm: TextModel | None = None) -> str:
     """Keep units whose importance is >= threshold (from the LLM when configured, else our scores)."""
     scored = importance(text, query)
     if llm is not None and scored:
-        llm_scores, _notice = llm.score_sentences([u.text for u, _ in scored])
+        llm_scores, _notice = llm_sentence_scores(llm, [u.text for u, _ in scored])
         if llm_scores is not None:
             scored = [(u, s) for (u, _), s in zip(scored, llm_scores, strict=False)]
     return join_units(text, [u for u, s in scored if s >= threshold or MARKER_RE.search(u.text)])
 
 
-def lossy(text: str, level: Level = "medium", query: str | None = None, llm: LLMClient | None = None) -> str:
+def lossy(text: str, level: Level = "medium", query: str | None = None, llm: TextModel | None = None) -> str:
     """Compress to the level's share of tokens: none 1.0, low 0.7, medium 0.4, high 0.2."""
     ratio = LOSSY_LEVELS[level]
     if ratio >= 1.0:
@@ -510,7 +565,7 @@ def choose_method(text: str, llm_available: bool = False, n_tokens: int | None =
 
 
 def summarize(text: str, target_tokens: int | None = None, ratio: float | None = None, method: Method = "auto",
-              query: str | None = None, llm: LLMClient | None = None,
+              query: str | None = None, llm: TextModel | None = None,
               ratios: tuple[float, ...] | list[float] = HIERARCHY_RATIOS) -> SummaryResult:
     """Summarize to `target_tokens` (or `ratio` of the text) with the given or chosen method.
 

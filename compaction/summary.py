@@ -3,9 +3,13 @@ state and the benchmarks all read. Built by compaction.history."""
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import BaseModel, Field, SkipValidation
 
-from pydantic import BaseModel, Field, PrivateAttr
+from compaction.errors.convert import ErrorRecordOut
+from compaction.errors.records import ErrorRecord
+from compaction.events import Event
+
+__all__ = ["CompactionResult", "ErrorRecordOut", "Item", "Stats", "Summary"]
 
 
 class Item(BaseModel):
@@ -13,18 +17,6 @@ class Item(BaseModel):
 
     text: str
     rounds: list[int] = Field(default_factory=list)
-
-
-class ErrorRecordOut(BaseModel):
-    id: str
-    count: int
-    rounds: list[int]
-    recurring: bool = False
-    solution: str | None = None
-    avoidance: str | None = None
-    target_bug: bool = False  # provoked on purpose (reproduction / test-first), not a mistake to avoid
-    merged: list[str] = Field(default_factory=list)  # ids folded into this one by the budget's merge step
-    locations: list[dict] = Field(default_factory=list)  # {"path", "line", "symbol", "command"}
 
 
 class Summary(BaseModel):
@@ -62,7 +54,8 @@ class CompactionResult(BaseModel):
     error_memory: list[ErrorRecordOut] = Field(default_factory=list)
     error_memory_markdown: str = ""
     stats: Stats
-    # What the engine derived on the way (events, error records), kept out of the JSON so the
-    # restore pipeline and the error-memory ingest need not scan the transcript again.
-    _events: list[Any] | None = PrivateAttr(default=None)
-    _error_records: list[Any] | None = PrivateAttr(default=None)
+    # The artifacts the engine derived on the way, for the restore pipeline, the error-memory ingest,
+    # MCP and the hooks (so none scans the transcript again); kept out of the JSON, not re-validated.
+    # None on a result not made by `compact()` (read back from JSON): the consumer derives them then.
+    events: SkipValidation[list[Event] | None] = Field(default=None, exclude=True, repr=False)
+    error_records: SkipValidation[list[ErrorRecord] | None] = Field(default=None, exclude=True, repr=False)

@@ -48,7 +48,7 @@ def restore_from_transcript(
 ) -> RestoreState:
     """`stored_errors` = (records, block) of the workspace's whole error memory, when the caller has
     it; the restore state then carries that complete block rather than this transcript's alone."""
-    edits, reads = transcript_activity(transcript, result._events)
+    edits, reads = transcript_activity(transcript, result.events)
     records, block = stored_errors if stored_errors else (None, "")
     return build_restore_state(
         workspace,
@@ -108,7 +108,7 @@ def write_after_compaction(
                                result.markdown if result.markdown.endswith("\n") else result.markdown + "\n")
     lang = settings.lang if settings else "en"
     if ingest:
-        stored = ingest_and_read_errors(ws, transcript, lang, result._error_records)
+        stored = ingest_and_read_errors(ws, transcript, lang, result.error_records)
         if memory_withheld(ws, bool(settings and settings.trust_shipped_memory)):
             stored = (None, "")  # this transcript's own error memory only, not the shipped store's
     else:

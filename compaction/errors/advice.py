@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import posixpath
 
+from compaction.errors.families import advice_for
 from compaction.errors.records import ErrorRecord
 
 _BY_ID: dict[str, str] = {
@@ -71,20 +72,6 @@ _TS_BY_NAME: dict[str, str] = {
     "NotAllCodePathsReturn": "add `default: exhaustiveCheck(x)` / a final `return` (`noImplicitReturns`)",
 }
 
-_BY_FAMILY: dict[str, str] = {
-    "PY": "re-run `{command}` after each change to `{path}`; type-check with `mypy {path}`",
-    "TS": "run `npx tsc --noEmit` after each edit to `{path}` with `strict: true`",
-    "TOOL": "check the tool call's inputs before repeating it",
-    "LOGIC": "re-run the failing test after every change",
-    "JAVA": "compile (`mvn -q compile`) after each edit to `{path}`",
-    "JS": "run the linter (`npx eslint {path}`) and tests after each edit",
-    "GO": "run `go build ./... && go vet ./...` after each edit",
-    "RS": "run `cargo check` after each edit",
-    "C": "compile with `-Wall -Werror` after each edit to `{path}`",
-    "PONY": "compile with `ponyc` after each edit to `{path}`",
-}
-
-
 def _fill(template: str, rec: ErrorRecord) -> str:
     loc = next(iter(rec.locations()), None)
     path = (loc.path if loc else None) or ""
@@ -113,5 +100,5 @@ def advise(rec: ErrorRecord) -> str:
             template = "run `npx tsc --noEmit` after each edit to `{path}`" + (f" and fix {codes} at its first report"
                                                                                  if codes else "")
     if template is None:
-        template = _BY_FAMILY.get(rec.family, "check the inputs before repeating the step")
+        template = advice_for(rec.family)
     return _fill(template, rec)

@@ -10,24 +10,26 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
+from compaction.errors.families import BY_EXTENSION, FAMILIES
 from compaction.errors.records import ErrorRecord
 from compaction.errors.render import WARNING
+from compaction.shell import command_keys, edited_files, norm_command
+
+__all__ = ["Warning_", "command_keys", "edited_files", "index", "norm_command", "rank", "unbounded_output"]
 
 _WORD = re.compile(r"[A-Za-z_][\w.\-/]*")
-_EXT_FAMILY = {
-    ".py": "PY", ".pyi": "PY", ".ts": "TS", ".tsx": "TS", ".mts": "TS", ".cts": "TS", ".java": "JAVA",
-    ".js": "JS", ".jsx": "JS", ".mjs": "JS", ".cjs": "JS", ".go": "GO", ".rs": "RS", ".c": "C", ".h": "C",
-    ".cc": "C", ".cpp": "C", ".hpp": "C", ".pony": "PONY",
-}
 WEIGHTS = {"file": 5, "command": 4, "symbol": 3, "exception": 3, "test": 4, "family": 1, "recurring": 1, "editing": 3}
 # errors that editing itself causes: an edit of a file of the same language is the moment to warn
-_EDIT_SENSITIVE = re.compile(r"SyntaxError|IndentationError|TabError|EditNotFound|CompileError|CannotFindSymbol|"
-                             r"^ERR_TS_|^ERR_RS_|^ERR_C_")
-_EDIT_CMD = re.compile(r"\b(?:sed|perl)\s+-[a-z]*i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+\s+)*?([\w./\-]+\.\w+)\s*$|"
-                       r"(?:cat|tee|echo|printf)\b[^>\n]*>{1,2}\s*([\w./\-]+\.\w+)")
+# (and every error of a compiled family: see errors/families.py)
+_EDIT_SENSITIVE = re.compile(r"SyntaxError|IndentationError|TabError|EditNotFound|CompileError|CannotFindSymbol")
+_NAMED_EXCEPTIONS = frozenset(f.code for f in FAMILIES.values() if f.named_exceptions)
+_COMPILED_PREFIXES = tuple(f"ERR_{f.code}_" for f in FAMILIES.values() if f.compiled)
 MIN_SCORE = 3
+
+
+def _compiled(err_id: str) -> bool:
+    return err_id.startswith(_COMPILED_PREFIXES)
 # Commands whose output has no bound (a whole file, a verbose test run, a recursive listing): the
 # moment an ERR_TOOL_OutputTooLong recurs, whatever file or command it was last time.
 _UNBOUNDED = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:cat\s|nl\s|(?:python3?\s+-m\s+)?pytest\b|grep\s+-\w*[rR]|"
@@ -41,108 +43,6 @@ def unbounded_output(command: str) -> bool:
     return bool(_UNBOUNDED.search(command)) and not _BOUNDED.search(command)
 
 _FILE_LIKE = re.compile(r"\w\.[A-Za-z]{1,5}$")
-
-
-_FILE_TOKEN = re.compile(r"[\w/]\.(?:py|js|mjs|cjs|ts|tsx|sh|java|go|rs|rb|pl|c|cc|cpp|pony|json|toml|cfg|ini)$")
-
-
-_CHAIN_SEP = re.compile(r"&&|\|\||[;|]")
-_CHAIN_TOKEN = re.compile(r"""'[^']*'?|"[^"]*"?|&&|\|\||[;|]|[^'"&|;]+|&""")
-
-
-def split_chain(line: str) -> list[str]:
-    """Split a shell line at `&&`, `||`, `;`, `|` outside quotes (a `python -c "a; b"` stays whole)."""
-    if "'" not in line and '"' not in line:  # nothing quoted: one regex split does it
-        return [p for p in _CHAIN_SEP.split(line) if p.strip()]
-    parts, buf = [], []
-    for token in _CHAIN_TOKEN.findall(line):  # a quote runs to its twin (or the end), unsplit
-        if token in ("&&", "||", ";", "|"):
-            parts.append("".join(buf))
-            buf = []
-        else:
-            buf.append(token)
-    parts.append("".join(buf))
-    return [p for p in parts if p.strip()]
-
-
-_SHELL_WORD = re.compile(r"""(?:[^ \t\r\n'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+""", re.DOTALL)
-_SHELL_PIECE = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^'"\\]+)""", re.DOTALL)
-_DQ_ESCAPE = re.compile(r'\\([\\"])')
-_BLANK = " \t\r\n"
-
-
-def _unquote(word: str) -> str:
-    out = []
-    for single, double, escaped, plain in _SHELL_PIECE.findall(word):
-        out.append(plain or single or escaped or _DQ_ESCAPE.sub(r"\1", double))
-    return "".join(out)
-
-
-def _words(segment: str) -> list[str]:
-    """`shlex.split(segment)` (POSIX rules) by two regexes, many times faster; what shlex would
-    reject (an unclosed quote, a trailing backslash) is split at whitespace."""
-    if not any(c in segment for c in "'\"\\"):  # nothing quoted or escaped: whitespace splitting
-        return segment.split()
-    words, pos = [], 0
-    for m in _SHELL_WORD.finditer(segment):
-        if segment[pos:m.start()].strip(_BLANK):
-            return segment.split()  # a quote left open or a lone backslash
-        words.append(_unquote(m.group()))
-        pos = m.end()
-    if segment[pos:].strip(_BLANK):
-        return segment.split()
-    return words
-
-
-@lru_cache(maxsize=4096)  # the same command is asked for by every record scanned after it
-def norm_command(cmd: str | None) -> str:
-    """A command's identity for "same command": the program plus the first file it names (else its
-    first argument), from the last command of a chain: `cd x && pytest -n 2 t.py::a` -> `pytest t.py`,
-    `python -c "import idna; …"` -> `python -c idna`, `python -m pytest` -> `python -m pytest`."""
-    if not cmd or not cmd.strip():
-        return ""
-    segments = split_chain(cmd.strip().splitlines()[0])
-    words = _words(segments[-1]) if segments else []
-    while words and ("=" in words[0] or words[0] in ("sudo", "env", "time", "timeout", "nohup")):
-        words = words[1:]
-        if words and words[0].isdigit():
-            words = words[1:]
-    if not words:
-        return ""
-    prog = words[0].rsplit("/", 1)[-1]
-    if len(words) > 2 and words[1] in ("-c", "-m"):
-        if words[1] == "-m":
-            return f"{prog} -m {words[2]}"
-        mod = re.search(r"(?:from|import)\s+([\w.]+)", words[2]) or re.search(r"[A-Za-z_]\w*", words[2])
-        return f"{prog} -c {mod.group(1) if mod and mod.groups() else (mod.group(0) if mod else '')}".rstrip()
-    files = [w.split("::", 1)[0] for w in words[1:]]
-    file = next((f for f in files if _FILE_TOKEN.search(f)), None)
-    if file:
-        return f"{prog} {file}"
-    rest = [w for w in words[1:] if not w.startswith("-")]
-    return " ".join([prog, *rest[:1]])
-
-
-def command_keys(cmd: str | None) -> set[str]:
-    """Identities of every command in a chain (`javac A.java && java A` gives both), without `cd`."""
-    if not cmd or not cmd.strip():
-        return set()
-    out = set()
-    for seg in split_chain(cmd.strip().splitlines()[0]):
-        key = norm_command(seg)
-        if key and key.split()[0] != "cd":
-            out.add(key)
-    return out
-
-
-def edited_files(cmd: str | None) -> list[str]:
-    """Files a shell command edits in place or overwrites (`sed -i … f`, `cat > f <<EOF`)."""
-    out = []
-    for seg in split_chain((cmd or "").strip().splitlines()[0] if (cmd or "").strip() else ""):
-        m = _EDIT_CMD.search(seg)
-        if m:
-            out.append(m.group(1) or m.group(2))
-    return out
 
 
 def _base(path: str) -> str:
@@ -198,7 +98,7 @@ def index(records: list[ErrorRecord]) -> list[_Keys]:
         name = rec.id.split("_", 2)[-1]
         tests = {t.split("[", 1)[0] for t in rec.tests}
         out.append(_Keys(rec, files, commands, symbols, name, tests, rec.family, rec.target_bug, rec.recurring,
-                         bool(_EDIT_SENSITIVE.search(rec.id)), bool(files or commands or symbols), rec.rounds))
+                         bool(_EDIT_SENSITIVE.search(rec.id)) or _compiled(rec.id), bool(files or commands or symbols), rec.rounds))
     return out
 
 
@@ -215,8 +115,8 @@ def rank(keys: list[_Keys], *, text: str = "", files: list[str] | tuple = (), co
     blob = "\n".join([text, code, *commands])
     words = set(_WORD.findall(blob))
     q_files |= {_base(w) for w in words if _FILE_LIKE.search(w)}
-    q_fams = {_EXT_FAMILY.get(posixpath.splitext(f)[1]) for f in q_files} - {None}
-    edit_fams = {_EXT_FAMILY.get(posixpath.splitext(f)[1]) for f in edit_files} - {None}
+    q_fams = {BY_EXTENSION.get(posixpath.splitext(f)[1]) for f in q_files} - {None}
+    edit_fams = {BY_EXTENSION.get(posixpath.splitext(f)[1]) for f in edit_files} - {None}
     if code.strip() and not edit_fams:
         edit_fams = set(q_fams)
     editing = bool(edit_files) or bool(code.strip())
@@ -243,7 +143,7 @@ def rank(keys: list[_Keys], *, text: str = "", files: list[str] | tuple = (), co
                 score += WEIGHTS["symbol"]
                 why.append(f"symbol {min(hit)}")
         fam = k.family
-        if k.name in bare and fam in ("PY", "JAVA", "JS"):
+        if k.name in bare and fam in _NAMED_EXCEPTIONS:
             score += WEIGHTS["exception"]
             why.append(f"mentions {k.name}")
         if k.tests and any(t in blob for t in k.tests):

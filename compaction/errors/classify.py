@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from compaction.errors.families import family_of
 from compaction.errors.tsc_codes import ts_id
 
 MAX_SPAN = 600  # evidence spans are cut to this many characters (still verbatim)
@@ -34,7 +35,7 @@ class Hit:
 
     @property
     def family(self) -> str:
-        return self.id.split("_", 2)[1]
+        return family_of(self.id)
 
 
 _GATE_WORDS = (

@@ -1,9 +1,24 @@
-"""Records -> the boundary model `compaction.summary.ErrorRecordOut` (what --json, LSP, MCP read)."""
+"""Records -> the boundary model `ErrorRecordOut` (what --json, LSP, MCP read; re-exported by
+`compaction.summary`). Defined here so the error memory never imports the compaction's result."""
 
 from __future__ import annotations
 
+from pydantic import BaseModel, Field
+
 from compaction.errors.records import ErrorRecord
-from compaction.summary import ErrorRecordOut
+
+
+class ErrorRecordOut(BaseModel):
+    id: str
+    count: int
+    rounds: list[int]
+    recurring: bool = False
+    solution: str | None = None
+    avoidance: str | None = None
+    target_bug: bool = False  # provoked on purpose (reproduction / test-first), not a mistake to avoid
+    merged: list[str] = Field(default_factory=list)  # ids folded into this one by the budget's merge step
+    locations: list[dict] = Field(default_factory=list)  # {"path", "line", "symbol", "command"}
+
 
 
 def record_to_out(rec: ErrorRecord, *, locations: bool = True) -> ErrorRecordOut:

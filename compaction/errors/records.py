@@ -11,17 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-FAMILIES = ("PY", "TS", "TOOL", "LOGIC", "JAVA", "JS", "GO", "RS", "C", "PONY")
-_ID = re.compile(r"^ERR_([A-Z]+)_([A-Za-z0-9_]+)$")
+from compaction.errors.families import FAMILIES, family_of, valid_id
 
-
-def family_of(err_id: str) -> str:
-    m = _ID.match(err_id)
-    return m.group(1) if m else "OTHER"
-
-
-def valid_id(err_id: str) -> bool:
-    return bool(_ID.match(err_id))
+__all__ = ["FAMILIES", "ErrorRecord", "Location", "Occurrence", "family_of", "root_key", "valid_id"]
 
 
 @dataclass(slots=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from compaction.errors.convert import ErrorRecordOut
 from compaction.errors.records import ErrorRecord, Occurrence
-from compaction.summary import ErrorRecordOut
 
 HEADING = "## Error Memory"
 TARGET_EN = "[target bug]"

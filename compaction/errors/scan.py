@@ -12,10 +12,11 @@ import hashlib
 import re
 
 from compaction.errors.advice import advise
-from compaction.errors.check import norm_command
 from compaction.errors.classify import Hit, classify
+from compaction.errors.families import FAMILIES
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+from compaction.shell import norm_command
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
 
@@ -99,10 +100,10 @@ _NEVER_TARGET = re.compile(r"SyntaxError|IndentationError|TabError|CannotFindSym
 def _can_be_target(err_id: str) -> bool:
     """Only a runtime failure or a failing test can be the bug under repair; a compile error or a
     tool mistake in a reproduction script is still the agent's own mistake."""
-    fam = err_id.split("_", 2)[1]
+    fam = FAMILIES.get(err_id.split("_", 2)[1])
     if _NEVER_TARGET.search(err_id):
         return False
-    return fam in ("PY", "LOGIC", "JS", "GO", "JAVA", "RS", "C") or err_id == "ERR_TOOL_NonZeroExit"
+    return (fam is not None and fam.can_be_target) or err_id == "ERR_TOOL_NonZeroExit"
 
 
 def _calls_for(msgs: list[Message], idx: int) -> dict[int, ToolCall | None]:

@@ -1,9 +1,11 @@
 """The compaction engine: the seed's rules (§1, §3, §6, §7) applied to a transcript under a token budget.
 
 Facts are gathered for every round (so the summary lists every modified file, not only those in the
-verbatim tail); the last rounds are kept verbatim; then facts are chosen by the seed's priority —
-goal > completed actions > modified files > decisions and constraints (with error memory) > next
-steps — until the budget is spent. Markers and the error-memory block are never dropped.
+verbatim tail) from the registered sources (`sources/`, one per fact kind); the last rounds are kept
+verbatim; then facts are chosen by the seed's priority (`sections.Section`) — goal > completed
+actions > modified files > decisions and constraints (with error memory) > next steps — until the
+budget is spent. Markers and the error-memory block are never dropped. The engine knows no fact
+kind: it selects, shortens and renders by section.
 """
 
 from __future__ import annotations
@@ -14,21 +16,19 @@ from pathlib import Path
 
 from compaction import tokens
 from compaction.config import Settings
-from compaction.events import extract_events
+from compaction.errors.records import ErrorRecord
+from compaction.events import Event, extract_events
 from compaction.history import errors_adapter, facts
 from compaction.history.facts import Fact, cite
 from compaction.history.headings import h
+from compaction.history.sections import Section
+from compaction.history.sources import FactContext, gather
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
 from compaction.history.tail import TailRenderer, render_tail
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
 TIGHT_TARGET = 3000  # below this many tokens the tail and the error memory get smaller shares
-SECTION_ORDER = ["goal", "completed", "modified", "decisions", "problems", "marked", "next"]
-# Selection priority (lower first) — the seed's order; markers are always kept.
-SECTION_PRIORITY = {"marked": 0, "goal": 1, "completed": 2, "modified": 3, "decisions": 4, "problems": 4, "next": 5}
-_SECTION_HEADING = {"goal": "goal", "completed": "completed", "modified": "modified", "decisions": "decisions",
-                    "problems": "problems", "marked": "marked", "next": "next"}
 
 
 def default_target(tokens_before: int, window: int) -> int:
@@ -67,28 +67,20 @@ def compact(
         text = render_tail(rounds, 10**12, preset.code, Steering())[0]
         note = f"{len(rounds)} rounds (≤ {settings.min_rounds}): returned unchanged"
         markdown = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{text}\n"
-        result = _result(transcript, markdown, Summary(), records, "", tokens_before, started, target_tokens,
-                         kept=[r.number for r in rounds], compacted=False, note=note, lang=lang, preset=preset)
-        result._events, result._error_records = events, records
-        return result
+        return _result(transcript, markdown, Summary(), records, "", tokens_before, started, target_tokens,
+                       kept=[r.number for r in rounds], compacted=False, note=note, lang=lang, preset=preset,
+                       events=events)
 
     target = target_tokens or default_target(tokens_before, window)
     keep = min(keep, len(rounds))
     head_rounds, tail_rounds = rounds[: len(rounds) - keep], rounds[len(rounds) - keep:]
     tail_start = tail_rounds[0].number if tail_rounds else len(rounds) + 1
 
-    # --- facts ---------------------------------------------------------------------------------
-    all_facts: list[Fact] = []
-    all_facts += facts.goal_facts(transcript, events)
-    all_facts += facts.completed_facts(events, cwd, preset.code)
-    all_facts += facts.modified_file_facts(events, cwd, preset.tests_first)
-    all_facts += facts.decision_facts(events)
-    all_facts += facts.next_step_facts(events, len(rounds))
-    all_facts += facts.marked_facts(events)
+    # --- facts: every registered source (compaction.history.sources), in section order ----------
     shown_records = errors_adapter.filter_for_role(records, preset)
-    if preset.error_memory:
-        all_facts += errors_adapter.problem_facts(shown_records, cwd, with_solutions=False)
-    all_facts = _steer(all_facts, steering, preset)
+    ctx = FactContext(transcript=transcript, events=events, records=shown_records, preset=preset, cwd=cwd,
+                      n_rounds=len(rounds))
+    all_facts = _steer(gather(ctx), steering, preset)
 
     # --- fixed parts: header, error memory, dropped account ---------------------------------------
     header = _header(transcript, lang, len(rounds), tail_start, cwd)
@@ -126,8 +118,8 @@ def compact(
     guard = 0
     while over > 0 and guard < 50:
         guard += 1
-        optional = sorted((f for f in chosen if not f.essential and f.section != "marked" and not f.meta.get("task")),
-                          key=lambda f: (_priority(f), -f.score), reverse=True)
+        optional = sorted((f for f in chosen if not f.essential and f.section is not Section.MARKED and not f.task),
+                          key=lambda f: (f.rank(), -f.score), reverse=True)
         if optional:
             freed = 0
             for f in optional:
@@ -142,11 +134,9 @@ def compact(
 
     markdown, note = _polish(markdown, settings, target)
     summary = _summary_model(chosen)
-    result = _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
-                     kept=[r.number for r in shown], compacted=True, note=note, lang=lang, preset=preset,
-                     dropped=(outputs_dropped, reads_total, len(head_rounds)))
-    result._events, result._error_records = events, records
-    return result
+    return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
+                   kept=[r.number for r in shown], compacted=True, note=note, lang=lang, preset=preset,
+                   dropped=(outputs_dropped, reads_total, len(head_rounds)), events=events)
 
 
 def _polish(markdown: str, settings: Settings, target: int) -> tuple[str, str | None]:
@@ -156,9 +146,10 @@ def _polish(markdown: str, settings: Settings, target: int) -> tuple[str, str | 
     if not (settings.llm.enabled and settings.llm.polish):
         return markdown, None
     from compaction.llm import LLMClient
+    from compaction.summarize import llm_polish
 
     client = LLMClient.from_settings(settings.llm)
-    polished, notice = client.polish(markdown)
+    polished, notice = llm_polish(client, markdown)
     if polished != markdown and tokens.count(polished) > target:
         return markdown, "LLM polish discarded: it exceeded the token budget"
     return polished, notice
@@ -168,7 +159,7 @@ def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> lis
     out = []
     for f in all_facts:
         if steering.ignore and steering.ignored(f.text):
-            if f.section == "goal" and f.meta.get("task"):
+            if f.section is Section.GOAL and f.task:
                 f.text = ". ".join(s for s in f.text.split(". ") if not steering.ignored(s))
                 if not f.text.strip():
                     continue
@@ -180,18 +171,13 @@ def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> lis
         if not preset.code:
             f.text = strip_code(f.text)
             f.short = strip_code(f.short) if f.short else None
-            if f.section == "completed" and not f.text.startswith("Commit"):
+            if f.section is Section.COMPLETED and not f.text.startswith("Commit"):
                 continue
-        if preset.tests_first and f.section == "completed" and not f.meta.get("test"):
+        if preset.tests_first and f.section is Section.COMPLETED and not f.test:
             f.essential = False
             f.score -= 20
         out.append(f)
     return out
-
-
-def _priority(f: Fact) -> float:
-    """The seed's section order; earlier requests of an interactive chat rank after completed actions."""
-    return f.meta.get("priority", SECTION_PRIORITY[f.section])
 
 
 def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
@@ -201,14 +187,14 @@ def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
     goal_cap = max(120, int(budget * 0.45))
     chosen: list[Fact] = []
     used = 0
-    ordered = sorted(all_facts, key=lambda f: (not f.essential, _priority(f), -f.score))
+    ordered = sorted(all_facts, key=lambda f: (not f.essential, f.rank(), -f.score))
     for f in ordered:
         cost = costs[id(f)]
-        if f.section == "goal" and f.meta.get("task") and cost > goal_cap:
-            f.meta = {**f.meta, "full": f.text}
+        if f.section is Section.GOAL and f.task and cost > goal_cap:
+            f.full_text = f.text
             f.text = _truncate_tokens(f.text, goal_cap)
             cost = goal_cap
-        if used + cost <= budget or f.section == "marked" or f.meta.get("task"):
+        if used + cost <= budget or f.section is Section.MARKED or f.task:
             chosen.append(f)
             used += cost
         elif f.essential and f.short:
@@ -217,7 +203,7 @@ def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
                 f.text, f.short = f.short, None
                 chosen.append(f)
                 used += short_cost
-            elif f.section in ("modified", "goal"):
+            elif f.section in (Section.MODIFIED, Section.GOAL):
                 f.text, f.short = f.short, None  # never lose a modified file or the task: others give way
                 chosen.append(f)
                 used += short_cost
@@ -245,18 +231,18 @@ def _truncate_tokens(text: str, limit: int) -> str:
 def _shrink_task(chosen: list[Fact]) -> bool:
     """Last resort for tiny budgets: the task keeps a shorter head and tail (never below 40 tokens)."""
     for f in chosen:
-        if f.meta.get("task"):
+        if f.task:
             n = tokens.count(f.text)
             if n <= 40:
                 return False
-            f.text = _truncate_tokens(f.meta.get("full", f.text), max(40, int(n * 0.7)))
+            f.text = _truncate_tokens(f.full_text or f.text, max(40, int(n * 0.7)))
             return True
     return False
 
 
 def _shorten_essentials(chosen: list[Fact]) -> bool:
     """Replace the lowest-priority essential that has a short form by it; False when none is left."""
-    for f in sorted(chosen, key=lambda f: -SECTION_PRIORITY[f.section]):
+    for f in sorted(chosen, key=lambda f: -f.section.priority):
         if f.short:
             f.text, f.short = f.short, None
             return True
@@ -285,23 +271,23 @@ def _dropped_text(lang: str, rounds: int, outputs: int, reads: int, repeated: in
 
 def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: str, tail: str,
             tail_start: int, n_rounds: int) -> str:
-    by_section: dict[str, list[Fact]] = {s: [] for s in SECTION_ORDER}
+    by_section: dict[Section, list[Fact]] = {s: [] for s in Section}
     for f in chosen:
         by_section[f.section].append(f)
     parts = [header]
-    for section in SECTION_ORDER:
+    for section in Section:
         items = by_section[section]
         if items:
             items.sort(key=lambda f: (min(f.rounds) if f.rounds else 0))
-            lines = [f"## {h(lang, _SECTION_HEADING[section])}"]
+            lines = [f"## {section.heading(lang)}"]
             for f in items:
                 c = cite(f.rounds)
                 text = f.text if (not c or c in f.text) else f"{f.text} {c}"
-                if section == "goal" and "\n" in text:
+                if section is Section.GOAL and "\n" in text:
                     text = text.replace("\n", "\n  ")
                 lines.append(f"- {text}")
             parts.append("\n".join(lines))
-        if section == "problems" and em_block:
+        if section is Section.PROBLEMS and em_block:
             parts.append(em_block)
     parts.append(f"## {h(lang, 'dropped')}\n{dropped}")
     if tail:
@@ -310,21 +296,19 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
 
 
 def _summary_model(chosen: list[Fact]) -> Summary:
-    buckets: dict[str, list[Item]] = {k: [] for k in ("goal", "completed", "modified_files", "decisions",
-                                                       "errors", "next_steps", "marked")}
-    name = {"goal": "goal", "completed": "completed", "modified": "modified_files", "decisions": "decisions",
-            "problems": "errors", "next": "next_steps", "marked": "marked"}
+    buckets: dict[str, list[Item]] = {s.summary_field: [] for s in Section}
     for f in sorted(chosen, key=lambda f: min(f.rounds) if f.rounds else 0):
-        if f.section == "modified" and f.meta.get("scratch"):
+        if f.section is Section.MODIFIED and f.scratch:
             continue  # not in the work tree any more: the Markdown says so, the file list does not
-        text = f.meta.get("path", f.text) if f.section == "modified" else f.text
-        buckets[name[f.section]].append(Item(text=text, rounds=sorted(set(f.rounds))))
+        text = (f.path or f.text) if f.section is Section.MODIFIED else f.text
+        buckets[f.section.summary_field].append(Item(text=text, rounds=sorted(set(f.rounds))))
     return Summary(**buckets)
 
 
-def _result(t: Transcript, markdown: str, summary: Summary, records, em_block: str, tokens_before: int,
-            started: float, target: int | None, *, kept: list[int], compacted: bool, note: str | None,
-            lang: str, preset: RolePreset, dropped: tuple[int, int, int] = (0, 0, 0)) -> CompactionResult:
+def _result(t: Transcript, markdown: str, summary: Summary, records: list[ErrorRecord], em_block: str,
+            tokens_before: int, started: float, target: int | None, *, kept: list[int], compacted: bool,
+            note: str | None, lang: str, preset: RolePreset, events: list[Event],
+            dropped: tuple[int, int, int] = (0, 0, 0)) -> CompactionResult:
     tokens_after = tokens.count(markdown)
     shown = errors_adapter.filter_for_role(records, preset) if preset.error_memory else []
     stats = Stats(tokens_before=tokens_before, tokens_after=tokens_after,
@@ -334,4 +318,5 @@ def _result(t: Transcript, markdown: str, summary: Summary, records, em_block: s
                   redactions=sum((t.meta.get("redactions") or {}).values()))
     return CompactionResult(format=t.format, transcript=t.path, rounds=len(t.rounds), kept_rounds=kept,
                             compacted=compacted, note=note, cwd=t.cwd, markdown=markdown, summary=summary,
-                            error_memory=errors_adapter.to_out(shown), error_memory_markdown=em_block, stats=stats)
+                            error_memory=errors_adapter.to_out(shown), error_memory_markdown=em_block, stats=stats,
+                            events=events, error_records=records)

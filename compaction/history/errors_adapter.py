@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from compaction.history.facts import Fact, cite, display_path
 from compaction.history.steering import RolePreset
 from compaction.model import Transcript
 from compaction.summary import ErrorRecordOut
@@ -47,28 +46,3 @@ def _record_text(record: Any) -> str:
     parts = [record.id, record.solution or "", record.avoidance or ""]
     parts += [o.evidence for o in record.occurrences[:3]]
     return " ".join(parts)
-
-
-def problem_facts(records: list[Any], cwd: str | None, with_solutions: bool) -> list[Fact]:
-    """One line per problem: where it happened and the error line; the solution too when the
-    error-memory block (which carries it) is not shown."""
-    out: list[Fact] = []
-    for rec in records:
-        occ = rec.occurrences[-1] if rec.occurrences else None
-        if occ is None:
-            continue
-        where = ""
-        loc = occ.location
-        if loc.path:
-            where = f" at `{display_path(loc.path, cwd)}{':' + str(loc.line) if loc.line else ''}`"
-        detail = (occ.detail or occ.evidence.strip().splitlines()[-1] if occ.evidence.strip() else "").strip()
-        if len(detail) > 200:
-            detail = detail[:197] + "…"
-        label = f"{rec.id} (the target bug, reproduced on purpose)" if rec.target_bug else rec.id
-        text = f"{label}{where}: {detail}" if detail else f"{label}{where}"
-        if rec.solution and with_solutions:
-            text += f" — solved: {rec.solution}"
-        out.append(Fact("problems", f"{text} {cite(rec.rounds)}", rec.rounds,
-                        score=40 + rec.count + (5 if rec.target_bug else 0),
-                        short=f"{rec.id}{where} {cite(rec.rounds)}", meta={"error_id": rec.id}))
-    return out

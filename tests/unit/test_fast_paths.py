@@ -10,8 +10,7 @@ import shlex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compaction import events, tokens
-from compaction.errors import check
+from compaction import events, shell, tokens
 
 _PHRASES = ["I'll use", "instead of", "the root cause", "TODO", "next step", "must not", "don't", "only",
             "xinstead of", "_the fix is", "Now I will", "下一步", "rather than", "make sure", "never"]
@@ -31,14 +30,14 @@ def test_lowercase_twins_find_what_the_patterns_find(text: str) -> None:
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet="ab &|;-./ \t", max_size=40))
 def test_unquoted_chain_split_and_words(line: str) -> None:
-    assert check.split_chain(line) == _split_chain_char_by_char(line)
-    assert check._words(line) == shlex.split(line)
+    assert shell.split_commands(line) == _split_chain_char_by_char(line)
+    assert shell.words(line) == shlex.split(line)
 
 
 def test_quoted_chains_stay_whole() -> None:
-    assert check.split_chain('python -c "a; b" && pytest t.py') == ['python -c "a; b" ', " pytest t.py"]
-    assert check._words("grep -n 'a b' f.py") == ["grep", "-n", "a b", "f.py"]
-    assert check.norm_command('cd /x && python -c "import idna; print(1)"') == "python -c idna"
+    assert shell.split_commands('python -c "a; b" && pytest t.py') == ['python -c "a; b"', "pytest t.py"]
+    assert shell.words("grep -n 'a b' f.py") == ["grep", "-n", "a b", "f.py"]
+    assert shell.norm_command('cd /x && python -c "import idna; print(1)"') == "python -c idna"
 
 
 def test_count_memo_answers_like_the_encoder() -> None:
@@ -66,7 +65,7 @@ def test_words_split_like_shlex(segment: str) -> None:
         expected = shlex.split(segment)
     except ValueError:
         expected = segment.split()
-    assert check._words(segment) == expected
+    assert shell.words(segment) == expected
 
 
 def _split_chain_char_by_char(line: str) -> list[str]:
@@ -89,17 +88,19 @@ def _split_chain_char_by_char(line: str) -> list[str]:
             buf.append(ch)
         i += 1
     parts.append("".join(buf))
-    return [p for p in parts if p.strip()]
+    return [p.strip() for p in parts if p.strip()]
 
 
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(["a", " ", "'", '"', "&", "|", ";", "&&", "x;y"]), max_size=16).map("".join))
 def test_quoted_chain_split_like_the_character_scanner(line: str) -> None:
-    assert check.split_chain(line) == _split_chain_char_by_char(line)
+    assert shell.split_commands(line) == _split_chain_char_by_char(line)
 
 
 def _split_commands_char_by_char(command: str) -> list[str]:
-    line = command.split("<<", 1)[0] if "<<" in command else command
+    # A heredoc's body (the lines after the one holding `<<`) is data, not commands.
+    head, sep, rest = command.partition("<<")
+    line = head + sep + rest.split("\n", 1)[0] if sep else command
     parts: list[str] = []
     buf: list[str] = []
     quote = ""
@@ -143,7 +144,7 @@ def _split_commands_char_by_char(command: str) -> list[str]:
 @given(st.lists(st.sampled_from(["a", " ", "'", '"', "\\", "\n", "&", "|", ";", "&&", "||", "<<", "x y"]),
                 max_size=18).map("".join))
 def test_split_commands_like_the_character_scanner(command: str) -> None:
-    assert events.split_commands(command) == _split_commands_char_by_char(command)
+    assert shell.split_commands(command) == _split_commands_char_by_char(command)
 
 
 def test_adding_occurrences_is_linear_and_merges_by_round(monkeypatch) -> None:

@@ -147,10 +147,10 @@ def test_short_conversation_is_returned_unchanged(tmp_path):
 
 def test_only_the_last_todo_list_counts():
     from compaction.events import Event, EventKind
-    from compaction.history.facts import next_step_facts
+    from compaction.history.sources.next_steps import next_step_facts
 
     def todo(rnd, idx, text, status):
-        return Event(EventKind.TODO, rnd, idx, text=text, tool="TodoWrite", meta={"status": status})
+        return Event(EventKind.TODO, rnd, idx, text=text, tool="TodoWrite", status=status)
 
     events = [todo(2, 3, "write the parser", "pending"), todo(2, 3, "add tests", "pending"),
               todo(9, 20, "add tests", "in_progress"), todo(9, 20, "update the docs", "pending")]

@@ -18,7 +18,7 @@ from compaction import tokens as tok
 from compaction.config import LLMSettings
 from compaction.llm import RESTORED_HEADING, LLMClient, restore_facts
 from compaction.memory import CompressedMemory
-from compaction.summarize import selective_distillation, summarize
+from compaction.summarize import llm_polish, llm_summary, selective_distillation, summarize
 
 DOC = """# Compaction
 
@@ -109,7 +109,7 @@ def test_from_settings(server):
 def test_summary_uses_the_endpoint_and_restores_dropped_facts(server, client):
     server.reply = lambda messages: "The quoting bug was fixed and the InterfaceError resolved."
     text = DOC * 6
-    out, notice = client.summarize(text, 200)
+    out, notice = llm_summary(client, text, 200)
     req = server.requests[-1]
     assert req["auth"] == "Bearer sekret" and req["model"] == "local-model"
     assert req["messages"][1]["content"].endswith(text)
@@ -122,7 +122,7 @@ def test_summary_uses_the_endpoint_and_restores_dropped_facts(server, client):
                                               ("garbage", "malformed"), ("sleep", "timeout")])
 def test_failures_fall_back_offline_with_a_notice(server, client, mode, reason):
     server.mode = mode
-    out, notice = client.summarize(DOC * 6, 150)
+    out, notice = llm_summary(client, DOC * 6, 150)
     assert out is None and reason in notice and "offline" in notice
     narrative = " ".join(f"Meeting {i} went on for a while and nobody decided anything." for i in range(60))
     res = summarize(narrative, target_tokens=80, method="abstractive", llm=client)
@@ -158,11 +158,11 @@ def test_selective_distillation_with_llm_scores(server, client):
 def test_polish_keeps_identifiers_markers_and_todos(server, client):
     server.reply = lambda m: DOC.replace("ERR_PY_InterfaceError", "the error").replace(
         "- @todo: add a regression test for `get_context_data`\n", "")
-    out, notice = client.polish(DOC)
+    out, notice = llm_polish(client, DOC)
     assert "ERR_PY_InterfaceError" in out and "@todo: add a regression test for `get_context_data`" in out
     assert "restored" in notice
     server.reply = lambda m: "Everything is fine."  # structure lost: keep the original
-    out, notice = client.polish(DOC)
+    out, notice = llm_polish(client, DOC)
     assert out == DOC and "structure" in notice
 
 

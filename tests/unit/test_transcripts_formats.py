@@ -149,12 +149,12 @@ def test_claude_code_events():
     assert [(e.round, e.path) for e in events_of(t, EventKind.EDIT)] == [(4, f"{root}/invoice.py"),
                                                                         (6, f"{root}/invoice.py")]
     assert [(e.round, e.path) for e in events_of(t, EventKind.WRITE)] == [(6, f"{root}/tests/test_rounding.py")]
-    cmds = [(e.round, e.command, e.exit_code, e.meta["failed"]) for e in events_of(t, EventKind.COMMAND)
-            if not e.meta.get("search")]
+    cmds = [(e.round, e.command, e.exit_code, e.failed) for e in events_of(t, EventKind.COMMAND)
+            if not e.search]
     assert cmds == [(3, "python -m pytest -q tests/test_invoice.py", 1, True), (8, "python -m pytest -q", None, False)]
-    todos = [(e.round, e.text, e.meta["status"]) for e in events_of(t, EventKind.TODO) if e.tool == "TodoWrite"]
+    todos = [(e.round, e.text, e.status) for e in events_of(t, EventKind.TODO) if e.tool == "TodoWrite"]
     assert todos[0] == (5, "Use Decimal in compute_total", "completed") and len(todos) == 3
-    markers = {e.meta["marker"]: e.round for e in events_of(t, EventKind.MARKER)}
+    markers = {e.marker: e.round for e in events_of(t, EventKind.MARKER)}
     assert markers == {"important": 1, "decision": 4}
 
 
@@ -208,10 +208,10 @@ def test_codex_events():
     cmds = [(e.round, e.command, e.exit_code) for e in events_of(t, EventKind.COMMAND)]
     assert (4, "pytest -q", 1) in cmds and (8, "pytest -q", 0) in cmds and (1, 'rg -n "def slugify" -S .', 0) in cmds
     assert [(e.round, e.path) for e in events_of(t, EventKind.READ)] == [(2, "src/slugify_lite/core.py")]
-    todos = [(e.round, e.text, e.meta["status"]) for e in events_of(t, EventKind.TODO) if e.tool == "update_plan"]
+    todos = [(e.round, e.text, e.status) for e in events_of(t, EventKind.TODO) if e.tool == "update_plan"]
     assert todos == [(2, "Strip separators at both ends", "in_progress"), (2, "Add tests for punctuation endings", "pending"),
                      (2, "Check the CLI wrapper", "pending")]
-    assert {e.meta["marker"] for e in events_of(t, EventKind.MARKER)} == {"todo", "warning"}
+    assert {e.marker for e in events_of(t, EventKind.MARKER)} == {"todo", "warning"}
 
 
 # --- Codex `exec --json` and Claude Code `stream-json` -----------------------------------------------
@@ -255,7 +255,7 @@ def test_codex_exec_events_and_errors():
                                                                           (3, "tests/test_dates.py")]
     tests = [(e.command, e.exit_code) for e in events_of(t, EventKind.COMMAND) if "pytest" in (e.command or "")]
     assert tests == [("python -m pytest -q tests/test_dates.py", 1), ("python -m pytest -q tests/test_dates.py", 0)]
-    nexts = [e.text for e in events_of(t, EventKind.TODO) if e.meta.get("status") == "next"]
+    nexts = [e.text for e in events_of(t, EventKind.TODO) if e.status == "next"]
     assert any("CHANGELOG.md" in n for n in nexts)
     assert "ERR_PY_ValueError" in {r.id for r in scan_transcript(t)}
 
@@ -330,11 +330,11 @@ def test_gemini_stream_events():
     root = "/home/lin/work/weather-cli"
     assert [(e.round, e.path) for e in events_of(t, EventKind.EDIT)] == [(3, f"{root}/weather/forecast.py")]
     assert [(e.round, e.path) for e in events_of(t, EventKind.WRITE)] == [(4, f"{root}/tests/test_forecast_errors.py")]
-    reads = [(e.round, e.path, e.meta["failed"]) for e in events_of(t, EventKind.READ)]
+    reads = [(e.round, e.path, e.failed) for e in events_of(t, EventKind.READ)]
     assert reads == [(1, f"{root}/weather/forecast.py", False), (7, f"{root}/weather/errors.py", True)]
-    cmds = [(e.round, e.command, e.exit_code) for e in events_of(t, EventKind.COMMAND) if not e.meta.get("search")]
+    cmds = [(e.round, e.command, e.exit_code) for e in events_of(t, EventKind.COMMAND) if not e.search]
     assert cmds == [(6, "python -m pytest -q tests/test_forecast_errors.py", 2)]
-    todos = [(e.text, e.meta["status"]) for e in events_of(t, EventKind.TODO) if e.tool == "write_todos"]
+    todos = [(e.text, e.status) for e in events_of(t, EventKind.TODO) if e.tool == "write_todos"]
     assert todos == [("Raise ForecastError on error payloads", "completed"), ("Test the error payload", "in_progress"),
                      ("Print the message in cli.py", "pending")]
 
@@ -424,13 +424,13 @@ def test_cline_events():
     assert [(e.round, e.path) for e in events_of(t, EventKind.READ)] == [(1, "src/components/TodoList.tsx")]
     assert [(e.round, e.path) for e in events_of(t, EventKind.EDIT)] == [(2, "src/components/TodoList.tsx"),
                                                                         (10, "src/components/TodoList.tsx")]
-    writes = [(e.round, e.path, e.meta["failed"]) for e in events_of(t, EventKind.WRITE)]
+    writes = [(e.round, e.path, e.failed) for e in events_of(t, EventKind.WRITE)]
     assert writes == [(3, "src/utils/clearCompleted.ts", True), (5, "src/utils/clearCompleted.ts", False)]
-    cmds = [(e.round, e.command) for e in events_of(t, EventKind.COMMAND) if not e.meta.get("search")]
+    cmds = [(e.round, e.command) for e in events_of(t, EventKind.COMMAND) if not e.search]
     assert cmds == [(4, "ls -l src/utils && chmod u+w src/utils"), (6, "npm test -- --watchAll=false")]
-    progress = [(e.round, e.text, e.meta["status"]) for e in events_of(t, EventKind.TODO) if e.tool == "task_progress"]
+    progress = [(e.round, e.text, e.status) for e in events_of(t, EventKind.TODO) if e.tool == "task_progress"]
     assert (1, "Read TodoList", "pending") in progress and (2, "Read TodoList", "completed") in progress
-    assert [e.meta["marker"] for e in events_of(t, EventKind.MARKER)] == ["important"]
+    assert [e.marker for e in events_of(t, EventKind.MARKER)] == ["important"]
 
 
 def test_anthropic_messages():
@@ -474,9 +474,9 @@ def test_openai_chat():
     assert [(e.round, e.path) for e in events_of(t, EventKind.EDIT)] == [(2, "kvstore/cache.py"), (6, "kvstore/cache.py")]
     assert [(e.round, e.path) for e in events_of(t, EventKind.WRITE)] == [(3, "tests/test_lru.py")]
     assert [(e.round, e.path) for e in events_of(t, EventKind.READ)] == [(1, "kvstore/cache.py")]
-    cmds = [(e.round, e.exit_code) for e in events_of(t, EventKind.COMMAND) if not e.meta.get("search")]
+    cmds = [(e.round, e.exit_code) for e in events_of(t, EventKind.COMMAND) if not e.search]
     assert cmds == [(4, 1), (6, 0)]
-    todos = [(e.text, e.meta["status"]) for e in events_of(t, EventKind.TODO) if e.tool == "update_plan"]
+    todos = [(e.text, e.status) for e in events_of(t, EventKind.TODO) if e.tool == "update_plan"]
     assert todos == [("Fix eviction order", "completed"), ("Move key to end on get()", "pending")]
 
 

@@ -168,7 +168,7 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
 
     result = compact(transcript, settings, instructions=instructions)
     with ErrorMemory(workspace) as memory:
-        report = memory.ingest(transcript, result._error_records)
+        report = memory.ingest(transcript, result.error_records)
         errors_path = Path(workspace) / ".compaction" / ERRORS_FILE
         memory.export(settings.lang, errors_path)
     # Already ingested above: the restore document reads the whole stored memory.

@@ -1,0 +1,46 @@
+"""The sections of a compaction document: one enum holds each one's place, priority and headings.
+
+Order is the order of definition (how the document reads); priority is the seed's selection order
+when the budget forces a choice (lower first; markers are always kept); `key` names the heading in
+`headings.HEADINGS` (en/zh) and `summary_field` the list of `compaction.summary.Summary` it fills.
+A new section is one member here and one heading per language.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from compaction.history.headings import h
+
+
+@dataclass(frozen=True, slots=True)
+class SectionSpec:
+    key: str
+    priority: float
+    summary_field: str
+
+
+class Section(Enum):
+    GOAL = SectionSpec("goal", 1, "goal")
+    COMPLETED = SectionSpec("completed", 2, "completed")
+    MODIFIED = SectionSpec("modified", 3, "modified_files")
+    DECISIONS = SectionSpec("decisions", 4, "decisions")
+    PROBLEMS = SectionSpec("problems", 4, "errors")
+    MARKED = SectionSpec("marked", 0, "marked")
+    NEXT = SectionSpec("next", 5, "next_steps")
+
+    @property
+    def key(self) -> str:
+        return self.value.key
+
+    @property
+    def priority(self) -> float:
+        return self.value.priority
+
+    @property
+    def summary_field(self) -> str:
+        return self.value.summary_field
+
+    def heading(self, lang: str) -> str:
+        return h(lang, self.value.key)

@@ -1,0 +1,70 @@
+"""Completed key actions: state-changing commands, test runs (with their counts) and commits; a
+re-run command is one line with each distinct outcome and its round."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from compaction.events import EventKind
+from compaction.history.facts import Fact, cite, first_line
+from compaction.history.sections import Section
+from compaction.history.sources.registry import FactContext, fact_source
+
+
+@dataclass(slots=True)
+class _Runs:
+    """One command line's runs, while they are folded."""
+
+    fact: Fact
+    command: str
+    count: int = 1
+    outcomes: list[tuple[int, str]] = field(default_factory=list)
+
+
+@fact_source(Section.COMPLETED)
+def completed_facts(ctx: FactContext) -> list[Fact]:
+    code = ctx.preset.code
+    facts: list[Fact] = []
+    folded: OrderedDict[str, _Runs] = OrderedDict()
+    for e in ctx.events:
+        if e.kind is EventKind.COMMIT:
+            facts.append(Fact(Section.COMPLETED, f"Commit {(e.commit_hash or '')[:10]} “{e.text}”", [e.round],
+                              score=70))
+        if e.kind is not EventKind.COMMAND or not e.command or e.search:
+            continue
+        is_test = e.test
+        if not (e.state_changing or is_test):
+            continue
+        key = first_line(e.command)
+        outcome = ""
+        if is_test:
+            summary = e.test_summary
+            outcome = f" → {summary}" if summary else (f" → exit {e.exit_code}" if e.exit_code not in (None,) else "")
+        elif e.exit_code not in (None, 0):
+            outcome = f" → exit {e.exit_code}"
+        if key in folded:
+            runs = folded[key]
+            runs.fact.rounds.append(e.round)
+            runs.count += 1
+            if outcome and (not runs.outcomes or runs.outcomes[-1][1] != outcome):
+                runs.outcomes.append((e.round, outcome))
+            continue
+        score = 60 if e.state_changing else 45
+        if is_test and e.test_summary:
+            score = 65
+        folded[key] = _Runs(Fact(Section.COMPLETED, key, [e.round], score=score, test=bool(is_test)), e.command,
+                            outcomes=[(e.round, outcome)] if outcome else [])
+    for key, runs in folded.items():
+        f = runs.fact
+        times = f" ×{runs.count}" if runs.count > 1 else ""
+        if len(runs.outcomes) > 1:  # every distinct result of a re-run command, each with its round
+            outcome = "".join(f"{o} (r{r})" for r, o in runs.outcomes[-6:])
+        else:
+            outcome = runs.outcomes[0][1] if runs.outcomes else ""
+        text = f"`{key}`{times}{outcome}" if code else f"Ran a {'test' if f.test else 'command'}{outcome}"
+        f.text = f"{text} {cite(f.rounds)}"
+        f.short = f"`{first_line(runs.command, 80)}` {cite(f.rounds[-1:])}" if code else None
+        facts.append(f)
+    facts.sort(key=lambda f: min(f.rounds))
+    return facts

@@ -1,0 +1,35 @@
+"""The task: the first request whole (the harness's boilerplate elided), then later requests."""
+
+from __future__ import annotations
+
+import re
+
+from compaction.events import EventKind
+from compaction.history.facts import Fact, clean_task, task_text
+from compaction.history.sections import Section
+from compaction.history.sources.registry import FactContext, fact_source
+
+_SLASH_RE = re.compile(r"^/[a-z-]+\b(?:\s+\S+){0,3}\s*$")
+
+
+@fact_source(Section.GOAL)
+def task_facts(ctx: FactContext) -> list[Fact]:
+    requests = [e for e in ctx.events if e.kind is EventKind.REQUEST and e.text.strip()]
+    facts: list[Fact] = []
+    if not requests:
+        return facts
+    task = requests[0]
+    facts.append(Fact(Section.GOAL, task_text(task.text), [task.round], score=100, essential=True, task=True))
+    # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests.
+    later = [r for r in requests[1:] if len(r.text.strip()) > 3 and not _SLASH_RE.match(r.text.strip())]
+    # Interactive sessions: every later request matters, the latest most (the current goal).
+    for i, req in enumerate(later):
+        latest = i == len(later) - 1
+        text = clean_task(req.text)
+        if latest:
+            facts.append(Fact(Section.GOAL, "Current request: " + text, [req.round], score=90, essential=True,
+                              short="Current request: " + text[:160]))
+        else:  # history: the completed actions carry what was done about it
+            facts.append(Fact(Section.GOAL, "Then asked: " + (text if len(text) <= 160 else text[:159] + "…"),
+                              [req.round], score=10 + i * 0.01, priority=2.5))
+    return facts

@@ -1,0 +1,148 @@
+"""The one shell-command parser: events (files written, reads, state changes) and the error memory
+(a command's identity, the files it edits) both read command lines through it.
+
+Best effort and without execution: POSIX quoting rules (`words` gives what `shlex.split` gives,
+many times faster), top-level splitting on unquoted `&&`, `||`, `;`, `|` and newlines, and a
+heredoc's body (the lines after the `<<` line) never analysed as commands.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# --- splitting a command line into simple commands --------------------------------------------
+
+_UNQUOTED_SPLIT_RE = re.compile(r"&&|\|\||[;\n|]")
+# One token per quoted string (an unclosed one runs to the end), escape, separator or plain run.
+_COMMAND_TOKEN_RE = re.compile(
+    r"""'[^']*'?|"(?:\\.|[^"\\])*(?:\\\Z)?"?|\\\n|\\.|&&|\|\||[;\n|]|[^'"\\;|&\n]+|[&\\]""", re.DOTALL)
+_COMMAND_SEPARATORS = frozenset({"&&", "||", ";", "\n", "|"})
+
+
+def without_heredoc_body(command: str) -> str:
+    """The command line up to the end of the line holding its first `<<` (the body is data)."""
+    at = command.find("<<")
+    if at < 0:
+        return command
+    end = command.find("\n", at)
+    return command if end < 0 else command[:end]
+
+
+def split_commands(command: str) -> list[str]:
+    """Top-level simple commands of a command line, stripped: split on unquoted `&&`, `||`, `;`,
+    `|` and newlines (not escaped ones); a heredoc's body is not analysed."""
+    line = without_heredoc_body(command)
+    if "'" not in line and '"' not in line and "\\" not in line:
+        return [p.strip() for p in _UNQUOTED_SPLIT_RE.split(line) if p.strip()]
+    parts: list[str] = []
+    buf: list[str] = []
+    for token in _COMMAND_TOKEN_RE.findall(line):
+        if token in _COMMAND_SEPARATORS:
+            parts.append("".join(buf))
+            buf = []
+        else:
+            buf.append(" " if token == "\\\n" else token)  # an escaped newline continues the line
+    parts.append("".join(buf))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def first_line_commands(command: str | None) -> list[str]:
+    """The simple commands of a command's first line (what the error memory keys commands by)."""
+    text = (command or "").strip()
+    return split_commands(text.splitlines()[0]) if text else []
+
+
+# --- words ------------------------------------------------------------------------------------
+
+_SHELL_WORD = re.compile(r"""(?:[^ \t\r\n'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+""", re.DOTALL)
+_SHELL_PIECE = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^'"\\]+)""", re.DOTALL)
+_DQ_ESCAPE = re.compile(r'\\([\\"])')
+_BLANK = " \t\r\n"
+
+
+def _unquote(word: str) -> str:
+    out = []
+    for single, double, escaped, plain in _SHELL_PIECE.findall(word):
+        out.append(plain or single or escaped or _DQ_ESCAPE.sub(r"\1", double))
+    return "".join(out)
+
+
+def words(segment: str) -> list[str]:
+    """`shlex.split(segment)` (POSIX rules) by two regexes, many times faster; what shlex would
+    reject (an unclosed quote, a trailing backslash) is split at whitespace."""
+    if not any(c in segment for c in "'\"\\"):  # nothing quoted or escaped: whitespace splitting
+        return segment.split()
+    out, pos = [], 0
+    for m in _SHELL_WORD.finditer(segment):
+        if segment[pos:m.start()].strip(_BLANK):
+            return segment.split()  # a quote left open or a lone backslash
+        out.append(_unquote(m.group()))
+        pos = m.end()
+    if segment[pos:].strip(_BLANK):
+        return segment.split()
+    return out
+
+
+def first_word(cmd: str) -> str:
+    """The program a simple command runs (`cd` for a `cd …`; past `(`, `time`, `sudo`, `env`)."""
+    cmd = cmd.strip()
+    while cmd.startswith(("cd ", "(", "time ", "sudo ", "env ")):
+        if cmd.startswith("cd "):
+            return "cd"
+        cmd = cmd.split(None, 1)[1] if " " in cmd else ""
+    return cmd.split(None, 1)[0] if cmd else ""
+
+
+# --- a command's identity and the files it edits (the error memory's keys) ---------------------
+
+_FILE_TOKEN = re.compile(r"[\w/]\.(?:py|js|mjs|cjs|ts|tsx|sh|java|go|rs|rb|pl|c|cc|cpp|pony|json|toml|cfg|ini)$")
+_EDIT_CMD = re.compile(r"\b(?:sed|perl)\s+-[a-z]*i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+\s+)*?([\w./\-]+\.\w+)\s*$|"
+                       r"(?:cat|tee|echo|printf)\b[^>\n]*>{1,2}\s*([\w./\-]+\.\w+)")
+
+
+@lru_cache(maxsize=4096)  # the same command is asked for by every record scanned after it
+def norm_command(cmd: str | None) -> str:
+    """A command's identity for "same command": the program plus the first file it names (else its
+    first argument), from the last command of a chain: `cd x && pytest -n 2 t.py::a` -> `pytest t.py`,
+    `python -c "import idna; …"` -> `python -c idna`, `python -m pytest` -> `python -m pytest`."""
+    segments = first_line_commands(cmd)
+    ws = words(segments[-1]) if segments else []
+    while ws and ("=" in ws[0] or ws[0] in ("sudo", "env", "time", "timeout", "nohup")):
+        ws = ws[1:]
+        if ws and ws[0].isdigit():
+            ws = ws[1:]
+    if not ws:
+        return ""
+    prog = ws[0].rsplit("/", 1)[-1]
+    if len(ws) > 2 and ws[1] in ("-c", "-m"):
+        if ws[1] == "-m":
+            return f"{prog} -m {ws[2]}"
+        mod = re.search(r"(?:from|import)\s+([\w.]+)", ws[2]) or re.search(r"[A-Za-z_]\w*", ws[2])
+        return f"{prog} -c {mod.group(1) if mod and mod.groups() else (mod.group(0) if mod else '')}".rstrip()
+    files = [w.split("::", 1)[0] for w in ws[1:]]
+    file = next((f for f in files if _FILE_TOKEN.search(f)), None)
+    if file:
+        return f"{prog} {file}"
+    rest = [w for w in ws[1:] if not w.startswith("-")]
+    return " ".join([prog, *rest[:1]])
+
+
+def command_keys(cmd: str | None) -> set[str]:
+    """Identities of every command in a chain (`javac A.java && java A` gives both), without `cd`."""
+    out = set()
+    for seg in first_line_commands(cmd):
+        key = norm_command(seg)
+        if key and key.split()[0] != "cd":
+            out.add(key)
+    return out
+
+
+def edited_files(cmd: str | None) -> list[str]:
+    """Files a shell command edits in place or overwrites (`sed -i … f`, `cat > f <<EOF`)."""
+    out = []
+    for seg in first_line_commands(cmd):
+        m = _EDIT_CMD.search(seg)
+        if m:
+            out.append(m.group(1) or m.group(2))
+    return out
