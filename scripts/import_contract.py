@@ -25,9 +25,10 @@ PACKAGES = ("compaction", "restore", "lsp_server")
 # of it (`compaction.history`) or another top-level package (`restore`).
 LAYERS: list[set[str]] = [
     {"compaction", "compaction.model", "compaction.atomic", "compaction.redact", "compaction.memory_config",
-     "compaction.config", "compaction.transcripts", "compaction.discovery", "compaction.confine"},
+     "compaction.config", "compaction.transcripts", "compaction.trust"},
     {"compaction.shell", "compaction.events", "compaction.tokens", "compaction.store", "compaction.cache",
-     "compaction.lexical", "compaction.budget", "compaction.llm"},
+     "compaction.lexical", "compaction.budget", "compaction.llm", "compaction.shipped", "compaction.discovery",
+     "compaction.confine"},
     {"compaction.errors", "compaction.summarize"},
     {"compaction.summary", "compaction.history", "compaction.blocks", "compaction.memory"},
     {"restore"},
