@@ -42,13 +42,14 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from compaction.config import ConfigError
         from compaction.model import TranscriptError
-        from compaction.store import StoreError
+        from compaction.store import StoreError, UnsafeStateError
 
         try:
             return fn(*args, **kwargs)
         except ToolError:
             raise
-        except (TranscriptError, ConfigError, StoreError, ValueError, KeyError, FileNotFoundError) as exc:
+        except (TranscriptError, ConfigError, StoreError, UnsafeStateError, ValueError, KeyError,
+                FileNotFoundError) as exc:
             raise ToolFailure(str(exc)) from None
         except ImportError as exc:
             raise ToolFailure(f"not available in this build: {exc}") from None
@@ -147,9 +148,9 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         """The state to continue from after a compaction: cwd, open files, core files, unfinished tasks,
         problems and solutions, the complete error memory. With `transcript_path`, compacts it first.
         Writes `.compaction/restore.md` unless `write` is false."""
-        from compaction.atomic import write_text_atomic
+        from compaction import statedir
         from restore.pipeline import stored_error_memory
-        from restore.render import render_markdown, restore_path
+        from restore.render import render_markdown
         from restore.state import build_restore_state
 
         settings = _settings(ws)
@@ -168,7 +169,7 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
                                         error_memory_markdown=block)
         markdown = render_markdown(state)
         if write:
-            write_text_atomic(restore_path(ws), markdown)
+            statedir.write_text(ws, "restore.md", markdown)
         return {"markdown": markdown, "state": state.model_dump(mode="json")}
 
     @server.tool()

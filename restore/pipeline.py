@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from compaction.atomic import write_text_atomic
+from compaction import statedir
 from compaction.config import Settings
 from compaction.events import EventKind, extract_events
 from compaction.model import Transcript
 from compaction.summary import CompactionResult
-from restore.render import restore_path, write_restore
+from restore.render import write_restore
 from restore.state import RestoreState, build_restore_state
 from restore.workspace import WorkspaceIndex
 
@@ -68,7 +68,7 @@ def restore_from_transcript(
 def stored_error_memory(workspace: str | os.PathLike[str], lang: str = "en") -> tuple[list[Any] | None, str]:
     """The workspace's persisted error memory (records in the boundary shape and its complete
     Markdown block); (None, "") when there is no store yet — reading never creates one."""
-    if not (Path(workspace) / ".compaction" / "state.db").exists():
+    if not statedir.exists(workspace, "state.db"):
         return None, ""
     return ingest_and_read_errors(workspace, None, lang)
 
@@ -99,12 +99,12 @@ def write_after_compaction(
     With `ingest`, the transcript's errors enter the workspace error memory first, and the restore
     document carries the whole memory (every session's records), as the seed asks."""
     ws = Path(workspace)
-    latest = write_text_atomic(ws / ".compaction" / "latest.md",
-                               result.markdown if result.markdown.endswith("\n") else result.markdown + "\n")
+    latest = statedir.write_text(ws, "latest.md",
+                                 result.markdown if result.markdown.endswith("\n") else result.markdown + "\n")
     lang = settings.lang if settings else "en"
     stored = (ingest_and_read_errors(ws, transcript, lang, result._error_records) if ingest
               else stored_error_memory(ws, lang))
     state = restore_from_transcript(ws, transcript, result, settings, open_files=open_files, index=index,
                                     stored_errors=stored)
-    restored = write_restore(state, restore_path(ws))
+    restored = write_restore(state)
     return [latest, restored]

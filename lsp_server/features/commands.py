@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from compaction import statedir
 from compaction.config import Settings
 from compaction.confine import Confinement, ConfinementError
 from compaction.discovery import discover_transcripts
@@ -183,7 +184,7 @@ def restore(job: Job, p: RestoreParams) -> dict[str, Any]:
 
 def _stored_records(job: Job) -> list[Any] | None:
     """The store's unresolved records in the boundary shape (None: no store yet)."""
-    if not (job.workspace / ".compaction" / "state.db").exists():
+    if not statedir.exists(job.workspace, "state.db"):
         return None
     from compaction.errors import records_to_out
 
@@ -390,5 +391,6 @@ COMMANDS: dict[str, tuple[type[_Params], Callable[[Job, Any], dict[str, Any]], b
     "compaction.blocks.compress": (BlocksParams, blocks_compress, True),
 }
 
-EXPECTED_ERRORS = (CommandError, TranscriptError, ErrorMemoryError, StoreError, ConfinementError)
+EXPECTED_ERRORS = (CommandError, TranscriptError, ErrorMemoryError, StoreError, ConfinementError,
+                   statedir.UnsafeStateError)
 

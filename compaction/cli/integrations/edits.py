@@ -14,7 +14,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compaction import statedir
 from compaction.atomic import write_text_atomic
+from compaction.statedir import STATE_DIR
 
 BEGIN = "compaction:begin"
 END = "compaction:end"
@@ -76,11 +78,10 @@ def apply(change: FileChange) -> Path | None:
         backup = backup_path(path)
         shutil.copy2(path, backup)
         mode = stat.S_IMODE(path.stat().st_mode)
-    if path.parent.name == ".compaction":
-        from compaction.store import state_dir
-
-        state_dir(path.parent.parent)  # creates .compaction/.gitignore
-    write_text_atomic(path, change.after)
+    if path.parent.name == STATE_DIR:  # verified folder, a link there refused (compaction.statedir)
+        statedir.write_text(path.parent.parent, path.name, change.after)
+    else:
+        write_text_atomic(path, change.after)
     if mode is None:  # a new file: the usual permissions (mkstemp makes it 0600)
         umask = os.umask(0)
         os.umask(umask)
