@@ -78,8 +78,9 @@ ALLOWED_READS: list[Path] = []  # what the user named when registering the serve
 
 
 def allowed_reads_from_env() -> list[Path]:
-    raw = os.environ.get("COMPACTION_ALLOW_READ", "")
-    return [Path(p).expanduser() for p in raw.split(os.pathsep) if p]
+    from compaction.confine import allowed_reads_from_env as from_env
+
+    return from_env()
 
 
 def _path(workspace: Path, p: str) -> Path:

@@ -18,6 +18,15 @@ export interface CompactArgs {
   role?: string;
   instructions?: string;
   targetTokens?: number;
+  /** Files the user picked for this request (file dialog, active editor): the server reads them even
+   * outside the workspace. Never filled from workspace content (issue 15, attack 5). */
+  allowRead?: string[];
+}
+
+/** A transcript chosen in the quick pick; `explicit` when the user named the file itself. */
+export interface PickedTranscript {
+  path: string;
+  explicit: boolean;
 }
 
 interface ErrorRecord {
@@ -66,7 +75,7 @@ export class Commands {
   }
 
   /** Quick pick of discovered transcripts; undefined when the user dismissed it. */
-  async pickTranscript(): Promise<string | undefined> {
+  async pickTranscript(): Promise<PickedTranscript | undefined> {
     let transcripts: TranscriptRef[] = [];
     try {
       const reply = await this.server.execute<{ transcripts?: TranscriptRef[] }>('compaction.discoverTranscripts', {});
@@ -88,20 +97,23 @@ export class Commands {
     });
     const action = choice?.action;
     if (!action) return undefined;
-    if (action.kind === 'transcript' || action.kind === 'activeEditor') return action.path;
+    if (action.kind === 'transcript') return { path: action.path, explicit: false };
+    if (action.kind === 'activeEditor') return { path: action.path, explicit: true };
     const picked = await vscode.window.showOpenDialog({
       title: 'Choose a Transcript',
       canSelectMany: false,
       openLabel: 'Compact',
       filters: { Transcripts: ['jsonl', 'json', 'md', 'traj'], 'All Files': ['*'] },
     });
-    return picked?.[0]?.fsPath;
+    const file = picked?.[0]?.fsPath;
+    return file ? { path: file, explicit: true } : undefined;
   }
 
   async compact(args: CompactArgs): Promise<CompactReply | undefined> {
-    const transcript = args.transcript ?? (await this.pickTranscript());
-    if (!transcript) return undefined;
-    const request: CompactArgs = { ...args, transcript };
+    const chosen = args.transcript ? { path: args.transcript, explicit: false } : await this.pickTranscript();
+    if (!chosen) return undefined;
+    const transcript = chosen.path;
+    const request: CompactArgs = chosen.explicit ? { ...args, transcript, allowRead: [transcript] } : { ...args, transcript };
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Compacting ${path.basename(transcript)}`, cancellable: true },
       async (progress, token) => {
@@ -121,8 +133,8 @@ export class Commands {
   }
 
   async compactWithInstructions(): Promise<unknown> {
-    const transcript = await this.pickTranscript();
-    if (!transcript) return undefined;
+    const chosen = await this.pickTranscript();
+    if (!chosen) return undefined;
     const instructions = await vscode.window.showInputBox({
       title: 'Compact Conversation with Instructions',
       prompt: 'What to keep or drop, as you would tell /compact',
@@ -130,16 +142,16 @@ export class Commands {
       ignoreFocusOut: true,
     });
     if (instructions === undefined) return undefined;
-    return this.compact({ transcript, instructions });
+    return this.compact({ transcript: chosen.path, instructions, ...(chosen.explicit ? { allowRead: [chosen.path] } : {}) });
   }
 
   async compactForRole(): Promise<unknown> {
     const current = vscode.workspace.getConfiguration('compaction').get<string>('role');
     const role = await vscode.window.showQuickPick(roleItems(current), { title: 'Compact for Role', placeHolder: 'Whom is the summary for?' });
     if (!role) return undefined;
-    const transcript = await this.pickTranscript();
-    if (!transcript) return undefined;
-    return this.compact({ transcript, role: role.role });
+    const chosen = await this.pickTranscript();
+    if (!chosen) return undefined;
+    return this.compact({ transcript: chosen.path, role: role.role, ...(chosen.explicit ? { allowRead: [chosen.path] } : {}) });
   }
 
   async restore(): Promise<void> {

@@ -37,6 +37,7 @@ export const SERVER_KEYS = [
   'watch.enabled',
   'watch.debounceMs',
   'watch.exclude',
+  'allowRead',
 ] as const;
 
 /** Keys only the client reads; changing them never restarts the server. */
