@@ -128,15 +128,21 @@ def _open_regular(path: Path, flags: int, what: str, mode: int = 0o666) -> int:
     return fd
 
 
-def read_text(workspace: str | Path, name: str) -> str | None:
-    """The UTF-8 text of a state file (None when absent or when there is no state folder)."""
+def read_bytes(workspace: str | Path, name: str) -> bytes | None:
+    """The bytes of a state file (None when absent or when there is no state folder)."""
     try:
         path = state_file(workspace, name, create_dir=False, what="reads")
         fd = _open_regular(path, os.O_RDONLY, "reads")
     except FileNotFoundError:
         return None
     with os.fdopen(fd, "rb") as fh:
-        return fh.read().decode("utf-8", errors="replace")
+        return fh.read()
+
+
+def read_text(workspace: str | Path, name: str) -> str | None:
+    """The text of a state file, undecodable bytes replaced (None when absent)."""
+    data = read_bytes(workspace, name)
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 def write_text(workspace: str | Path, name: str, text: str, *, mode: int | None = None) -> Path:

@@ -190,3 +190,26 @@ def test_output_to_a_character_device_is_written_in_place(tmp_path: Path) -> Non
         with pytest.raises(OSError, match="/dev/full"):
             write_text_atomic("/dev/full", "x\n")
         assert stat.S_ISCHR(os.lstat("/dev/full").st_mode)
+
+
+def test_a_linked_workspace_config_is_not_read(ws: Path, tmp_path: Path) -> None:
+    from compaction.config import ConfigError, load_settings
+
+    users_own = tmp_path / "user-config.json"
+    users_own.write_text('{"role": "pm"}')
+    statedir.state_dir(ws)
+    (ws / ".compaction" / "config.json").symlink_to(users_own)
+    with pytest.raises(ConfigError, match=r"config\.json: is a symbolic link.*ignoring it"):
+        load_settings(ws)
+
+
+def test_install_refuses_a_linked_file_in_the_state_folder(ws: Path, outside: Path) -> None:
+    from compaction.cli.integrations.edits import FileChange, apply
+
+    statedir.state_dir(ws)
+    link = ws / ".compaction" / "codex-compact-prompt.md"
+    link.symlink_to(outside)
+    with pytest.raises(UnsafeStateError):
+        apply(FileChange(path=link, before=None, after="prompt\n"))
+    assert outside.read_text() == "# the user's rc file\n" and link.is_symlink()
+    assert not (ws / ".compaction" / "codex-compact-prompt.md.compaction-backup").exists()

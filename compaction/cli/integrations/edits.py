@@ -51,6 +51,9 @@ class FileChange:
 
 def read_or_none(path: Path) -> str | None:
     try:
+        if path.parent.name == STATE_DIR:  # never through a link a repository shipped (compaction.statedir)
+            data = statedir.read_bytes(path.parent.parent, path.name)
+            return None if data is None else data.decode("utf-8")
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
@@ -74,6 +77,8 @@ def apply(change: FileChange) -> Path | None:
         return None
     backup = None
     mode = None
+    if path.parent.name == STATE_DIR:
+        statedir.state_file(path.parent.parent, path.name)  # a link or special file there: refused before anything
     if change.before is not None and path.exists():
         backup = backup_path(path)
         shutil.copy2(path, backup)
