@@ -160,14 +160,20 @@ def test_pre_compact_hook_writes_nothing_through_a_linked_state_file(lab, name: 
     outside_untouched(victim, elsewhere)
 
 
-def test_session_start_neither_reads_nor_injects_a_linked_restore_file(lab) -> None:
+@pytest.mark.parametrize("link", ["restore.md", "folder"])
+def test_session_start_neither_reads_nor_injects_a_linked_restore_file(lab, tmp_path: Path, link: str) -> None:
     ws, victim, elsewhere = lab
-    secret = victim.parent / "notes.md"
-    secret.write_text("## Files to restore\n- `~/.ssh/id_rsa`\nSECRET-CONTENT\n")
-    ship(ws, "restore.md", secret)
+    secret = tmp_path / "other" / "restore.md"
+    secret.parent.mkdir()
+    secret.write_text("# Restore state\n## Files to restore\n- `~/.ssh/id_rsa`\nSECRET-CONTENT\n")
+    if link == "folder":
+        (ws / ".compaction").symlink_to(secret.parent)
+    else:
+        ship(ws, "restore.md", secret)
     r = run_hook("session-start", start(ws / "session.jsonl", ws, source="resume"), ws, "--any-source")
     assert r.returncode == 0
     assert b"SECRET-CONTENT" not in r.stdout
+    assert [p.name for p in secret.parent.iterdir()] == ["restore.md"]
     outside_untouched(victim, elsewhere)
 
 

@@ -260,9 +260,18 @@ def session_start(payload: HookPayload, workspace: Path, *, limit: int = DEFAULT
         # Our pre-compact did not run for this session (not installed, or failed): compact now.
         pre_compact(payload, workspace)
         state = read_state(workspace)
-    if state is None and not statedir.exists(workspace, "restore.md"):
+    if state is None and not _restore_text(workspace):
         return None
     return build_restore_block(workspace, state, limit=limit)
+
+
+def _restore_text(workspace: Path) -> str:
+    """`.compaction/restore.md`, or "" when absent or unsafe: a link shipped as restore.md (or as the
+    folder) is neither read nor injected (compaction.statedir)."""
+    try:
+        return statedir.read_text(workspace, "restore.md") or ""
+    except OSError:
+        return ""
 
 
 # --- the restore block ------------------------------------------------------------------------------------
@@ -372,10 +381,7 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
     how = t["how"].format(rounds=state.rounds, before=state.tokens_before, after=state.tokens_after) \
         if state and state.compacted else ""
     header = f"{t['title']}\n\n> {t['intro'].format(how=how)}"
-    try:
-        restore_text = statedir.read_text(workspace, "restore.md") or ""
-    except OSError:  # a link shipped as restore.md is not read (UnsafeStateError), nor injected
-        restore_text = ""
+    restore_text = _restore_text(workspace)
 
     def bullets(items: list[str], code: bool = False) -> list[str]:
         return [f"- `{x}`" if code and "`" not in x else f"- {' '.join(x.split())}" for x in items]
