@@ -124,7 +124,8 @@ def _open_regular(path: Path, flags: int, what: str, mode: int = 0o666) -> int:
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise _refusal(path, st, what)
-    os.set_blocking(fd, True)
+    if _NONBLOCK:
+        os.set_blocking(fd, True)
     return fd
 
 

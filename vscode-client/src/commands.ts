@@ -7,7 +7,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { openAfterCompaction, openRestore, requestRestore, showMarkdownText, copyLatestForAssistant, type CompactReply } from './documents';
 import { writtenRestorePath } from './assistant';
-import { pickPlaceholder, roleItems, transcriptItems, type TranscriptPickItem, type TranscriptRef } from './quickpick';
+import { pickedTranscript, pickPlaceholder, roleItems, transcriptItems, withAllowRead, type PickedTranscript, type TranscriptPickItem, type TranscriptRef } from './quickpick';
 import { CancelledError, type ServerManager } from './server';
 import { checkArgs, checkWarnings, errorMemoryMarkdown, type CheckReply } from './errorMemory';
 import { budgetMessage, type StatusReply } from './status';
@@ -23,11 +23,6 @@ export interface CompactArgs {
   allowRead?: string[];
 }
 
-/** A transcript chosen in the quick pick; `explicit` when the user named the file itself. */
-export interface PickedTranscript {
-  path: string;
-  explicit: boolean;
-}
 
 interface ErrorRecord {
   id: string;
@@ -97,23 +92,21 @@ export class Commands {
     });
     const action = choice?.action;
     if (!action) return undefined;
-    if (action.kind === 'transcript') return { path: action.path, explicit: false };
-    if (action.kind === 'activeEditor') return { path: action.path, explicit: true };
+    if (action.kind !== 'chooseFile') return pickedTranscript(action);
     const picked = await vscode.window.showOpenDialog({
       title: 'Choose a Transcript',
       canSelectMany: false,
       openLabel: 'Compact',
       filters: { Transcripts: ['jsonl', 'json', 'md', 'traj'], 'All Files': ['*'] },
     });
-    const file = picked?.[0]?.fsPath;
-    return file ? { path: file, explicit: true } : undefined;
+    return pickedTranscript(action, picked?.[0]?.fsPath);
   }
 
   async compact(args: CompactArgs): Promise<CompactReply | undefined> {
     const chosen = args.transcript ? { path: args.transcript, explicit: false } : await this.pickTranscript();
     if (!chosen) return undefined;
     const transcript = chosen.path;
-    const request: CompactArgs = chosen.explicit ? { ...args, transcript, allowRead: [transcript] } : { ...args, transcript };
+    const request: CompactArgs = withAllowRead(args, chosen);
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Compacting ${path.basename(transcript)}`, cancellable: true },
       async (progress, token) => {
@@ -142,7 +135,7 @@ export class Commands {
       ignoreFocusOut: true,
     });
     if (instructions === undefined) return undefined;
-    return this.compact({ transcript: chosen.path, instructions, ...(chosen.explicit ? { allowRead: [chosen.path] } : {}) });
+    return this.compact(withAllowRead({ instructions }, chosen));
   }
 
   async compactForRole(): Promise<unknown> {
@@ -151,7 +144,7 @@ export class Commands {
     if (!role) return undefined;
     const chosen = await this.pickTranscript();
     if (!chosen) return undefined;
-    return this.compact({ transcript: chosen.path, role: role.role, ...(chosen.explicit ? { allowRead: [chosen.path] } : {}) });
+    return this.compact(withAllowRead({ role: role.role }, chosen));
   }
 
   async restore(): Promise<void> {
