@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from compaction import statedir
+from compaction.escape import escape_control
 from compaction.memory_config import MCPConfig
 from compaction.statedir import STATE_DIR
 
@@ -115,7 +116,7 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
 def format_validation_error(source: str, exc: ValidationError) -> str:
     lines = [f"{source}: invalid configuration"]
     for err in exc.errors():
-        loc = ".".join(str(x) for x in err["loc"])
+        loc = ".".join(escape_control(str(x)) for x in err["loc"])  # keys are the file's text
         lines.append(f"  {loc}: {err['msg']}")
     return "\n".join(lines)
 

@@ -24,6 +24,7 @@ import stat
 from pathlib import Path
 
 from compaction.atomic import replace_in_folder
+from compaction.escape import escape_control
 
 STATE_DIR = ".compaction"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -39,13 +40,13 @@ class UnsafeStateError(PermissionError):
         super().__init__(errno.EPERM, reason, str(path))
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.reason}"
+        return f"{escape_control(self.path)}: {self.reason}"
 
 
 def _refusal(path: Path, st: os.stat_result, what: str) -> UnsafeStateError:
     if stat.S_ISLNK(st.st_mode):
         try:
-            to = os.readlink(path)
+            to = escape_control(os.readlink(path))  # the repository chose this text
         except OSError:
             to = "?"
         return UnsafeStateError(path, f"is a symbolic link (to {to}): compaction neither {what} through it nor "
@@ -77,14 +78,16 @@ def state_dir(workspace: str | Path, *, create: bool = True) -> Path:
             pass
         st = os.lstat(path)
     if stat.S_ISLNK(st.st_mode):
-        raise UnsafeStateError(path, f"is a symbolic link (to {os.readlink(path)}), not a folder of this workspace: "
+        raise UnsafeStateError(path, f"is a symbolic link (to {escape_control(os.readlink(path))}), not a folder of "
+                                     "this workspace: "
                                      "compaction does not read or write its state through it; remove the link "
                                      "if this workspace is yours")
     if not stat.S_ISDIR(st.st_mode):
         raise UnsafeStateError(path, "is not a folder: compaction cannot keep its state here")
     real, ws_real = Path(os.path.realpath(path)), Path(os.path.realpath(workspace))
     if real.parent != ws_real:
-        raise UnsafeStateError(path, f"resolves to {real}, outside the workspace {ws_real}")
+        raise UnsafeStateError(path, f"resolves to {escape_control(str(real))}, outside the workspace "
+                                     f"{escape_control(str(ws_real))}")
     if create and _lstat(path / ".gitignore") is None:
         try:
             fd = os.open(path / ".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666)

@@ -213,3 +213,20 @@ def test_install_refuses_a_linked_file_in_the_state_folder(ws: Path, outside: Pa
         apply(FileChange(path=link, before=None, after="prompt\n"))
     assert outside.read_text() == "# the user's rc file\n" and link.is_symlink()
     assert not (ws / ".compaction" / "codex-compact-prompt.md.compaction-backup").exists()
+
+
+def test_texts_a_repository_controls_are_escaped_in_messages(ws: Path) -> None:
+    import json
+
+    from compaction.config import ConfigError, load_settings
+
+    statedir.state_dir(ws)
+    (ws / ".compaction" / "latest.md").symlink_to("\x1b]0;owned\x07\ntouch PWNED")
+    with pytest.raises(UnsafeStateError) as info:
+        statedir.write_text(ws, "latest.md", "x")
+    assert "\x1b" not in str(info.value) and "\n" not in str(info.value) and r"\x1b]0;owned\x07\ntouch" in str(info.value)
+    (ws / ".compaction" / "config.json").write_text(json.dumps({"x\ntouch PWNED\n#": 1}))
+    with pytest.raises(ConfigError) as info:
+        load_settings(ws)
+    assert r"x\ntouch PWNED\n#" in str(info.value)
+    assert not any(line.lstrip().startswith("touch") for line in str(info.value).splitlines())

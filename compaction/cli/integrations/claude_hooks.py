@@ -31,6 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from compaction import statedir
+from compaction.escape import escape_control
 
 DEFAULT_LIMIT = 10_000
 STATE_FILE = "hook-state.json"
@@ -116,29 +117,9 @@ def workspace_for(payload: HookPayload | None, env: Mapping[str, str] | None = N
 
 
 # --- log ----------------------------------------------------------------------------------------------
-_BIDI = {0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
-
-
 def escape_line(text: str) -> str:
-    """One physical line whatever the text: backslashes, control characters (newlines included),
-    DEL, C1 controls and bidi overrides become escapes, so a config key or an exception text cannot
-    start a line of its own (a log shipped as a link to a shell rc file would run it)."""
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif code < 0x20 or 0x7F <= code < 0xA0:
-            out.append(f"\\x{code:02x}")
-        elif code in _BIDI:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    """One physical line whatever the text (compaction.escape)."""
+    return escape_control(text)
 
 
 _warned_unsafe: set[str] = set()
