@@ -134,7 +134,7 @@ def test_attack_1_linked_hooks_log_and_a_config_key_with_a_shell_command(lab) ->
     r = run_hook("pre-compact", pre(ws / "session.jsonl", ws), ws)
     lines = (ws / ".compaction" / "hooks.log").read_text().splitlines()
     assert all(line[:4].isdigit() for line in lines), lines  # every line starts with its timestamp
-    assert any(r"x\ntouch PWNED\n#" in line for line in lines)
+    assert any("config.json" in line and r"ntouch PWNED" in line for line in lines)  # escaped, on its entry's line
     assert not any(line.startswith("touch") for line in lines)
 
 
