@@ -250,6 +250,19 @@ async def test_lsp_writes_nothing_through_links(lab, tmp_path: Path) -> None:
     outside_untouched(victim, elsewhere)
 
 
+@pytest.mark.parametrize("name", ["state.db", "state.db-wal", "latest.md"])
+async def test_lsp_writes_nothing_through_a_linked_store_or_summary(lab, tmp_path: Path, name: str) -> None:
+    ws, victim, elsewhere = lab
+    ship(ws, name, victim)
+    async with lsp_session(ws, home=tmp_path / "home") as lc:
+        if name.startswith("state.db"):
+            with pytest.raises(Exception, match=rf"{name}.*symbolic link"):
+                await command(lc, "compaction.errorMemory.add", {"id": "ERR_PY_KeyError", "solution": "x"})
+        with pytest.raises(Exception, match=rf"{name}.*symbolic link"):
+            await command(lc, "compaction.compact", {"transcript": "session.jsonl"})
+    outside_untouched(victim, elsewhere)
+
+
 async def test_lsp_refuses_a_linked_state_folder(lab, tmp_path: Path) -> None:
     ws, victim, elsewhere = lab
     (ws / ".compaction").symlink_to(elsewhere)
