@@ -130,6 +130,7 @@ def log(workspace: Path, event: str, message: str) -> None:
     folder or the log is unsafe (a link, see compaction.statedir) nothing is written and the reason
     goes to stderr, once per process (Claude Code shows a hook's stderr in its transcript view)."""
     try:
+        statedir.state_file(workspace, LOG_FILE)  # refused here, with the reason, when it is a link
         if statedir.size(workspace, LOG_FILE) > _LOG_MAX:
             statedir.rotate(workspace, LOG_FILE, LOG_FILE + ".1")
         stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
