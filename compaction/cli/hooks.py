@@ -38,15 +38,29 @@ def _read_stdin() -> bytes:
 PENDING = "pre-compact.pending"  # in .compaction/: "PID START" of a detached pre-compact still at work
 
 
+PROC_STAT = "/proc/{pid}/stat"
+
+
 def process_start(pid: int) -> str | None:
-    """The process's start time in clock ticks since boot (/proc/PID/stat field 22): with the pid
-    it names one process for good, where a pid alone is reused. None without /proc (macOS)."""
+    """The process's start time: with the pid it names one process for good, where a pid alone is
+    reused. Linux: clock ticks since boot (/proc/PID/stat field 22); elsewhere (macOS) `ps -o lstart`.
+    None when neither answers."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
+        with open(PROC_STAT.format(pid=pid), "rb") as fh:
             fields = fh.read().rsplit(b")", 1)[1].split()  # the name (field 2) may hold spaces
         return fields[19].decode()  # fields[0] is field 3
+    except FileNotFoundError:
+        if os.path.exists(PROC_STAT.format(pid="self")):
+            return None  # /proc works: the process is gone
     except (OSError, IndexError):
         return None
+    import subprocess
+
+    try:
+        out = subprocess.run(["ps", "-o", "lstart=", "-p", str(pid)], capture_output=True, text=True, timeout=2)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return "-".join(out.stdout.split()) or None  # one token: the pending file is "PID START"
 
 
 def _detach(raw: bytes) -> None:

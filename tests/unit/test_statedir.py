@@ -230,3 +230,17 @@ def test_texts_a_repository_controls_are_escaped_in_messages(ws: Path) -> None:
         load_settings(ws)
     assert r"x\ntouch PWNED\n#" in str(info.value)
     assert not any(line.lstrip().startswith("touch") for line in str(info.value).splitlines())
+
+
+def test_process_start_without_proc_asks_ps(monkeypatch) -> None:
+    """macOS has no /proc: the start time comes from `ps -o lstart`, one token, stable per process."""
+    monkeypatch.setattr(hooks, "PROC_STAT", "/nonexistent/{pid}/stat")
+    mine = hooks.process_start(os.getpid())
+    assert mine and " " not in mine and mine == hooks.process_start(os.getpid())
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert hooks.process_start(other.pid) is not None
+    finally:
+        other.kill()
+        other.wait()
+    assert hooks.process_start(other.pid) is None
