@@ -56,6 +56,13 @@ def _refusal(path: Path, st: os.stat_result, what: str) -> UnsafeStateError:
     return UnsafeStateError(path, f"is {kind}, not a regular file: compaction does not {what} it here")
 
 
+def _shared_inode(path: Path, st: os.stat_result) -> UnsafeStateError:
+    """A hard link (an archive can ship one, a clone cannot): writing in place would change the
+    other file too. Whole-file writes replace the name and are unaffected."""
+    return UnsafeStateError(path, f"has {st.st_nlink} hard links: writing to it in place would change another "
+                                  "file too; compaction does not write it (remove it if this workspace is yours)")
+
+
 def _lstat(path: Path) -> os.stat_result | None:
     try:
         return os.lstat(path)
@@ -127,6 +134,9 @@ def _open_regular(path: Path, flags: int, what: str, mode: int = 0o666) -> int:
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise _refusal(path, st, what)
+    if flags & (os.O_WRONLY | os.O_RDWR) and st.st_nlink > 1:
+        os.close(fd)
+        raise _shared_inode(path, st)
     if _NONBLOCK:
         os.set_blocking(fd, True)
     return fd
@@ -197,9 +207,11 @@ def remove(workspace: str | Path, name: str) -> bool:
 
 def check_sqlite_files(workspace: str | Path, db_name: str) -> Path:
     """The database path, after checking that it and its sidecars (-wal, -shm, -journal) are absent
-    or regular files: SQLite follows links, so a linked database or sidecar is refused before it
-    opens anything."""
+    or regular files with one name: SQLite follows links and writes in place, so a linked (or hard
+    linked) database or sidecar is refused before it opens anything."""
     path = state_file(workspace, db_name)
-    for suffix in ("-wal", "-shm", "-journal"):
-        state_file(workspace, db_name + suffix)
+    for name in (db_name, *(db_name + suffix for suffix in ("-wal", "-shm", "-journal"))):
+        st = _lstat(state_file(workspace, name))
+        if st is not None and st.st_nlink > 1:  # SQLite writes in place
+            raise _shared_inode(path.parent / name, st)
     return path

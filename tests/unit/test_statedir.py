@@ -244,3 +244,19 @@ def test_process_start_without_proc_asks_ps(monkeypatch) -> None:
         other.kill()
         other.wait()
     assert hooks.process_start(other.pid) is None
+
+
+def test_hard_links_are_not_written_in_place(ws: Path, outside: Path, tmp_path: Path) -> None:
+    """An archive (not a clone) can ship a hard link: appends and SQLite would change the other file."""
+    statedir.state_dir(ws)
+    os.link(outside, ws / ".compaction" / "hooks.log")
+    with pytest.raises(UnsafeStateError, match="2 hard links"):
+        statedir.append_text(ws, "hooks.log", "touch PWNED\n")
+    victim_db = tmp_path / "victim.db"
+    victim_db.write_bytes(b"")
+    os.link(victim_db, ws / ".compaction" / "state.db")
+    with pytest.raises(UnsafeStateError, match="hard links"):
+        open_store(ws)
+    assert outside.read_text() == "# the user's rc file\n" and victim_db.read_bytes() == b""
+    statedir.write_text(ws, "hooks.log", "replaced\n")  # a whole-file write replaces the name only
+    assert outside.read_text() == "# the user's rc file\n"
