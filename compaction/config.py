@@ -15,7 +15,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from compaction import statedir
+from compaction.escape import escape_control
 from compaction.memory_config import MCPConfig
+from compaction.statedir import STATE_DIR
 from compaction.trust import (
     Reporter,
     check_api_key_env,
@@ -87,15 +90,32 @@ def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def config_path(workspace: str | Path) -> Path:
-    return Path(workspace) / ".compaction" / "config.json"
+    return Path(workspace) / STATE_DIR / "config.json"
+
+
+def _read_config_text(p: Path) -> str | None:
+    """A workspace's `.compaction/config.json` is read only as a regular file in a real state folder
+    (compaction.statedir: a repository may ship it as a link to a file of the user's); other config
+    files (named by the user) as they are."""
+    if p.parent.name != STATE_DIR:
+        return p.read_text(encoding="utf-8") if p.exists() else None
+    try:
+        data = statedir.read_bytes(p.parent.parent, p.name)
+    except statedir.UnsafeStateError as exc:
+        raise ConfigError(f"{exc}; ignoring it") from None
+    return None if data is None else data.decode("utf-8")
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
     p = Path(path)
-    if not p.exists():
+    try:
+        text = _read_config_text(p)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: invalid UTF-8 at byte {exc.start}") from None
+    if text is None:
         return {}
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{p}: invalid UTF-8 at byte {exc.start}") from None
     except json.JSONDecodeError as exc:
@@ -112,7 +132,7 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
 def format_validation_error(source: str, exc: ValidationError) -> str:
     lines = [f"{source}: invalid configuration"]
     for err in exc.errors():
-        loc = ".".join(str(x) for x in err["loc"])
+        loc = ".".join(escape_control(str(x)) for x in err["loc"])  # keys are the file's text
         lines.append(f"  {loc}: {err['msg']}")
     return "\n".join(lines)
 

@@ -39,6 +39,15 @@ class ConfinementError(ValueError):
         super().__init__(f"{path}: {reason}")
 
 
+ALLOW_READ_ENV = "COMPACTION_ALLOW_READ"
+
+
+def allowed_reads_from_env() -> list[Path]:
+    """`$COMPACTION_ALLOW_READ` (os.pathsep-separated): read roots the user set for the servers."""
+    raw = os.environ.get(ALLOW_READ_ENV, "")
+    return [Path(p).expanduser() for p in raw.split(os.pathsep) if p]
+
+
 def _real(path: str | Path) -> Path:
     return Path(os.path.realpath(Path(path).expanduser()))
 

@@ -43,13 +43,14 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from compaction.config import ConfigError
         from compaction.model import TranscriptError
-        from compaction.store import StoreError
+        from compaction.store import StoreError, UnsafeStateError
 
         try:
             return fn(*args, **kwargs)
         except ToolError:
             raise
-        except (TranscriptError, ConfigError, StoreError, ValueError, KeyError, FileNotFoundError) as exc:
+        except (TranscriptError, ConfigError, StoreError, UnsafeStateError, ValueError, KeyError,
+                FileNotFoundError) as exc:
             raise ToolFailure(str(exc)) from None
         except ImportError as exc:
             raise ToolFailure(f"not available in this build: {exc}") from None
@@ -79,8 +80,9 @@ ALLOWED_READS: list[Path] = []  # what the user named when registering the serve
 
 
 def allowed_reads_from_env() -> list[Path]:
-    raw = os.environ.get("COMPACTION_ALLOW_READ", "")
-    return [Path(p).expanduser() for p in raw.split(os.pathsep) if p]
+    from compaction.confine import allowed_reads_from_env as from_env
+
+    return from_env()
 
 
 def _path(workspace: Path, p: str) -> Path:
@@ -161,9 +163,9 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         """The state to continue from after a compaction: cwd, open files, core files, unfinished tasks,
         problems and solutions, the complete error memory. With `transcript_path`, compacts it first.
         Writes `.compaction/restore.md` unless `write` is false."""
-        from compaction.atomic import write_text_atomic
+        from compaction import statedir
         from restore.pipeline import stored_error_memory
-        from restore.render import render_markdown, restore_path
+        from restore.render import render_markdown
         from restore.state import build_restore_state
 
         settings = _settings(ws)
@@ -182,7 +184,7 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
                                         error_memory_markdown=block)
         markdown = render_markdown(state)
         if write:
-            write_text_atomic(restore_path(ws), markdown)
+            statedir.write_text(ws, "restore.md", markdown)
         return {"markdown": markdown, "state": state.model_dump(mode="json")}
 
     @server.tool()

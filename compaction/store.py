@@ -10,7 +10,9 @@ import sqlite3
 import time
 from pathlib import Path
 
-STATE_DIR = ".compaction"
+from compaction import statedir
+from compaction.statedir import STATE_DIR, UnsafeStateError  # noqa: F401 - re-exported for the store's callers
+
 DB_NAME = "state.db"
 
 
@@ -19,13 +21,8 @@ class StoreError(Exception):
 
 
 def state_dir(workspace: str | Path) -> Path:
-    """`.compaction/` in the workspace, created with a .gitignore that ignores everything in it."""
-    path = Path(workspace) / STATE_DIR
-    path.mkdir(parents=True, exist_ok=True)
-    ignore = path / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n", encoding="utf-8")
-    return path
+    """`.compaction/` in the workspace, verified and created (see compaction.statedir)."""
+    return statedir.state_dir(workspace)
 
 
 def db_path(workspace: str | Path) -> Path:
@@ -33,8 +30,9 @@ def db_path(workspace: str | Path) -> Path:
 
 
 def open_store(workspace: str | Path, timeout: float = 10.0) -> sqlite3.Connection:
-    """Open (and create) the workspace database in WAL mode with a busy timeout."""
-    path = state_dir(workspace) / DB_NAME
+    """Open (and create) the workspace database in WAL mode with a busy timeout. A linked database
+    or sidecar file is refused (UnsafeStateError) before SQLite, which follows links, sees it."""
+    path = statedir.check_sqlite_files(workspace, DB_NAME)
     conn = None
     try:
         conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)

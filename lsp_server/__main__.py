@@ -14,6 +14,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--allow-read", action="append", default=[], metavar="PATH",
+                        help="also let requests read transcripts under PATH (repeatable; also $COMPACTION_ALLOW_READ)")
     args = parser.parse_args(argv)
 
     from compaction import __version__
@@ -22,7 +24,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compaction-lsp {__version__}")
         return 0
 
+    from compaction.confine import allowed_reads_from_env
     from lsp_server.server import ClientLogHandler, check_pygls_internals, server
+
+    server.allow_read = [str(p) for p in args.allow_read] + [str(p) for p in allowed_reads_from_env()]
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     ours = logging.getLogger("lsp_server")

@@ -107,6 +107,7 @@ class CompactionLanguageServer(LanguageServer):
         self.last_compaction: Any = None  # (Transcript, CompactionResult) of the last compaction.compact
         self.index_refreshes = 0
         self.watch_batches = 0
+        self.allow_read: list[str] = []  # --allow-read / $COMPACTION_ALLOW_READ (the user's, never the workspace's)
 
     # ---- helpers ---------------------------------------------------------------------------
     @property
@@ -548,6 +549,8 @@ async def run_job(ls: CompactionLanguageServer, name: str, args: tuple[Any, ...]
         progress=report,
         cancel=cancel,
         index=workspace_index(ls) if workspace == ls.root else None,  # the watched index is the root's
+        folders=ls.folders(),
+        allow_read=[*ls.allow_read, *ls.options.allow_read],
         last_compaction=ls.last_compaction,
         remember=lambda result: setattr(ls, "last_compaction", result),
         on_memory_changed=lambda: refresh_error_index(ls),

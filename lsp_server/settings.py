@@ -45,9 +45,13 @@ class EditorOptions(_Model):
     diagnostics: DiagnosticsOptions = Field(default_factory=DiagnosticsOptions)
     watch: WatchOptions = Field(default_factory=WatchOptions)
     hover: bool = True
+    # Read roots beyond the workspace and its transcript folders. Editor-only on purpose: the
+    # workspace's config.json never reaches this model, and the extension declares the setting
+    # application-scoped (user settings only), so a cloned repository cannot widen what we read.
+    allow_read: list[str] = Field(default_factory=list)
 
 
-_EDITOR_KEYS = {"diagnostics", "watch", "hover"}
+_EDITOR_KEYS = {"diagnostics", "watch", "hover", "allowRead", "allow_read"}
 
 
 def _drop(data: dict[str, Any], loc: tuple) -> bool:

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from compaction.atomic import write_text_atomic
+from compaction import statedir
 from compaction.config import Settings
 from compaction.events import EventKind, extract_events
 from compaction.model import Transcript
 from compaction.shipped import memory_withheld
 from compaction.summary import CompactionResult
-from restore.render import restore_path, write_restore
+from restore.render import write_restore
 from restore.state import RestoreState, build_restore_state
 from restore.workspace import WorkspaceIndex
 
@@ -71,7 +71,7 @@ def stored_error_memory(workspace: str | os.PathLike[str], lang: str = "en", set
     """The workspace's persisted error memory (records in the boundary shape and its complete
     Markdown block); (None, "") when there is no store yet — reading never creates one — or when
     the store is shipped with the repository and the user did not trust it (compaction.shipped)."""
-    if not (Path(workspace) / ".compaction" / "state.db").exists():
+    if not statedir.exists(workspace, "state.db"):
         return None, ""
     if memory_withheld(workspace, bool(settings and settings.trust_shipped_memory)):
         return None, ""
@@ -104,8 +104,8 @@ def write_after_compaction(
     With `ingest`, the transcript's errors enter the workspace error memory first, and the restore
     document carries the whole memory (every session's records), as the seed asks."""
     ws = Path(workspace)
-    latest = write_text_atomic(ws / ".compaction" / "latest.md",
-                               result.markdown if result.markdown.endswith("\n") else result.markdown + "\n")
+    latest = statedir.write_text(ws, "latest.md",
+                                 result.markdown if result.markdown.endswith("\n") else result.markdown + "\n")
     lang = settings.lang if settings else "en"
     if ingest:
         stored = ingest_and_read_errors(ws, transcript, lang, result.error_records)
@@ -115,5 +115,5 @@ def write_after_compaction(
         stored = stored_error_memory(ws, lang, settings)
     state = restore_from_transcript(ws, transcript, result, settings, open_files=open_files, index=index,
                                     stored_errors=stored)
-    restored = write_restore(state, restore_path(ws))
+    restored = write_restore(state)
     return [latest, restored]

@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+from compaction import statedir
 from compaction.atomic import write_text_atomic
 from compaction.errors.render import PROTOCOL, render_block
 from compaction.summary import ErrorRecordOut
@@ -166,6 +167,8 @@ def restore_path(workspace: str | os.PathLike[str]) -> Path:
 
 
 def write_restore(state: RestoreState, path: str | os.PathLike[str] | None = None) -> Path:
-    """Write the Markdown atomically to `path` (default `<workspace>/.compaction/restore.md`)."""
-    target = Path(path) if path else restore_path(state.workspace)
-    return write_text_atomic(target, render_markdown(state))
+    """Write the Markdown atomically to `path`, or by default to `<workspace>/.compaction/restore.md`
+    (through compaction.statedir: a link there is refused, never followed)."""
+    if path:
+        return write_text_atomic(path, render_markdown(state))
+    return statedir.write_text(state.workspace, "restore.md", render_markdown(state))

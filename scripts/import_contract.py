@@ -25,7 +25,8 @@ PACKAGES = ("compaction", "restore", "lsp_server")
 # of it (`compaction.history`) or another top-level package (`restore`).
 LAYERS: list[set[str]] = [
     {"compaction", "compaction.model", "compaction.atomic", "compaction.redact", "compaction.memory_config",
-     "compaction.config", "compaction.transcripts", "compaction.trust"},
+     "compaction.config", "compaction.transcripts", "compaction.trust", "compaction.statedir",
+     "compaction.escape"},
     {"compaction.shell", "compaction.events", "compaction.tokens", "compaction.store", "compaction.cache",
      "compaction.lexical", "compaction.budget", "compaction.llm", "compaction.shipped", "compaction.discovery",
      "compaction.confine"},

@@ -37,7 +37,32 @@ def _read_stdin() -> bytes:
     return sys.stdin.buffer.read()
 
 
-PENDING = "pre-compact.pending"  # in .compaction/: the pid of a detached pre-compact still at work
+PENDING = "pre-compact.pending"  # in .compaction/: "PID START" of a detached pre-compact still at work
+
+
+PROC_STAT = "/proc/{pid}/stat"
+
+
+def process_start(pid: int) -> str | None:
+    """The process's start time: with the pid it names one process for good, where a pid alone is
+    reused. Linux: clock ticks since boot (/proc/PID/stat field 22); elsewhere (macOS) `ps -o lstart`.
+    None when neither answers."""
+    try:
+        with open(PROC_STAT.format(pid=pid), "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()  # the name (field 2) may hold spaces
+        return fields[19].decode()  # fields[0] is field 3
+    except FileNotFoundError:
+        if os.path.exists(PROC_STAT.format(pid="self")):
+            return None  # /proc works: the process is gone
+    except (OSError, IndexError):
+        return None
+    import subprocess
+
+    try:
+        out = subprocess.run(["ps", "-o", "lstart=", "-p", str(pid)], capture_output=True, text=True, timeout=2)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return "-".join(out.stdout.split()) or None  # one token: the pending file is "PID START"
 
 
 def _detach(raw: bytes) -> None:
@@ -46,39 +71,55 @@ def _detach(raw: bytes) -> None:
     import json
     import subprocess
 
+    from compaction import statedir
+
     try:
         cwd = json.loads(raw or b"{}").get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     except ValueError:
         cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    state = os.path.join(cwd, ".compaction")
-    os.makedirs(state, exist_ok=True)
+    statedir.state_file(cwd, PENDING)  # refuse a linked state folder or pending file before starting
     child = subprocess.Popen([sys.executable, "-m", "compaction.cli", "hook", "pre-compact"],
                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                              start_new_session=True, cwd=cwd)
-    with open(os.path.join(state, PENDING), "w", encoding="utf-8") as fh:
-        fh.write(str(child.pid))
-    child.stdin.write(raw)
-    child.stdin.close()
+    try:
+        statedir.write_text(cwd, PENDING, f"{child.pid} {process_start(child.pid) or ''}".rstrip() + "\n")
+    finally:
+        child.stdin.write(raw)
+        child.stdin.close()
+
+
+def pending_worker(workspace: str | os.PathLike[str]) -> int | None:
+    """The pid of the detached pre-compact that is still at work, or None: no pending file (or a
+    linked one, which we did not write), a dead pid, or a pid now used by another process (its
+    start time differs from the one recorded)."""
+    from compaction import statedir
+
+    try:
+        text = statedir.read_text(workspace, PENDING)
+        parts = (text or "").split()
+        pid = int(parts[0]) if parts else 0
+        if pid <= 0:
+            return None
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return None
+    recorded = parts[1] if len(parts) > 1 else None
+    now = process_start(pid)
+    if recorded is not None and now is not None:
+        return pid if now == recorded else None
+    return pid if _is_our_worker(pid) else None
 
 
 def wait_for_pending(workspace: str | os.PathLike[str], timeout: float = 25.0) -> None:
     """Let a detached pre-compact finish (session-start runs right after the agent's compaction)."""
-    path = os.path.join(workspace, ".compaction", PENDING)
     deadline = time.monotonic() + timeout
-    while os.path.exists(path) and time.monotonic() < deadline:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                pid = int(fh.read().strip() or 0)
-            os.kill(pid, 0)
-            if not _is_our_worker(pid):
-                return  # the pid was reused by another program: nothing to wait for
-        except (OSError, ValueError):
-            return  # the worker is gone (finished, or died: session-start compacts itself then)
+    while pending_worker(workspace) is not None and time.monotonic() < deadline:
         time.sleep(0.05)
 
 
 def _is_our_worker(pid: int) -> bool:
-    """Where /proc exists, check that the pid still runs our hook (pids are reused)."""
+    """A pending file without a start time (an older version's): where /proc exists, check that the
+    pid still runs our hook."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
             return b"compaction" in fh.read()
@@ -86,12 +127,31 @@ def _is_our_worker(pid: int) -> bool:
         return True  # no /proc (macOS): trust the pid
 
 
+def _clear_pending(workspace: str | os.PathLike[str]) -> None:
+    """Remove the pending file if it names this process (a newer detached run may have replaced it);
+    a link is never removed (compaction.statedir.remove)."""
+    from compaction import statedir
+
+    try:
+        parts = (statedir.read_text(workspace, PENDING) or "").split()
+        if parts and parts[0] != str(os.getpid()):
+            return
+    except (OSError, ValueError):
+        return
+    statedir.remove(workspace, PENDING)
+
+
 def run_pre_compact(args: argparse.Namespace) -> int:
     if getattr(args, "detach", False):
         try:
             _detach(_read_stdin())
-        except BaseException:  # noqa: BLE001 - a hook must never fail the agent
-            pass
+        except BaseException as exc:  # noqa: BLE001 - a hook must never fail the agent
+            from compaction.statedir import UnsafeStateError
+
+            if isinstance(exc, UnsafeStateError):
+                from compaction.cli.integrations.claude_hooks import escape_line
+
+                print(f"compaction hook: pre-compact refused: {escape_line(str(exc))}", file=sys.stderr)
         return 0
     from compaction.cli.integrations import claude_hooks as ch
 
@@ -107,12 +167,7 @@ def run_pre_compact(args: argparse.Namespace) -> int:
     except BaseException:  # noqa: BLE001 - a hook must never fail the agent
         ch.log_exception(workspace, "pre-compact")
     finally:
-        pending = os.path.join(workspace, ".compaction", PENDING)
-        if os.path.exists(pending):
-            try:
-                os.remove(pending)
-            except OSError:
-                pass
+        _clear_pending(workspace)
     return 0
 
 

@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from compaction import statedir
 from compaction.atomic import write_text_atomic
 from compaction.config import load_settings
 
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_restore(args: argparse.Namespace) -> int:
     from restore.pipeline import stored_error_memory
-    from restore.render import render_json, render_markdown, restore_path
+    from restore.render import render_json, render_markdown
     from restore.state import build_restore_state
 
     workspace = Path(args.workspace)
@@ -51,14 +52,14 @@ def run_restore(args: argparse.Namespace) -> int:
                                         stored_errors=stored_error_memory(workspace, settings.lang, settings),
                                         excerpts=not args.no_excerpts)
         if not args.no_write:
-            write_text_atomic(workspace / ".compaction" / "latest.md", result.markdown.rstrip("\n") + "\n")
+            statedir.write_text(workspace, "latest.md", result.markdown.rstrip("\n") + "\n")
     else:
         records, block = stored_error_memory(workspace, settings.lang, settings)
         state = build_restore_state(workspace, open_files=opened, settings=settings, error_records=records,
                                     error_memory_markdown=block, excerpts=not args.no_excerpts)
     markdown = render_markdown(state, excerpts=not args.no_excerpts)
     if not args.no_write:
-        write_text_atomic(restore_path(workspace), markdown)
+        statedir.write_text(workspace, "restore.md", markdown)
     out = render_json(state) if args.json else markdown
     if args.output:
         write_text_atomic(args.output, out if out.endswith("\n") else out + "\n")

@@ -10,6 +10,7 @@ live in their own tables; all tables are prefixed `errors_`.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import time
@@ -21,7 +22,7 @@ from compaction.errors.advice import advise
 from compaction.errors.check import Warning_, index, rank
 from compaction.errors.records import ErrorRecord, Location, Occurrence, valid_id
 from compaction.errors.render import parse_block, render_block
-from compaction.errors.scan import scan_transcript, transcript_id
+from compaction.errors.scan import legacy_transcript_id, scan_transcript, transcript_id
 from compaction.model import Role, Transcript
 from compaction.redact import redact_text
 from compaction.store import StoreError, data_version, ensure_schema, open_store, transaction
@@ -112,6 +113,7 @@ class ErrorMemory:
         new = 0
         try:
             with transaction(self.conn):
+                self._rekey_legacy(transcript, tid)
                 for rec in records:
                     self._upsert_record(rec, now, user=False)
                     for occ in rec.occurrences:
@@ -124,11 +126,20 @@ class ErrorMemory:
                     self.conn.execute("INSERT OR IGNORE INTO errors_decisions VALUES (?,?,?)",
                                       (d, f"@decision: ignore_{d}", now))
                 self.conn.execute("INSERT OR REPLACE INTO errors_transcripts VALUES (?,?,?,?)",
-                                  (tid, transcript.path, len(transcript.rounds), now))
+                                  (tid, os.path.realpath(transcript.path), len(transcript.rounds), now))
         except sqlite3.Error as exc:
             raise StoreError(f"cannot write the error memory: {exc}") from exc
         self._writes += 1
         return IngestReport(tid, len(records), new, decisions)
+
+    def _rekey_legacy(self, transcript: Transcript, tid: str) -> None:
+        """Occurrences stored under the older path-based identity move to the content identity, so
+        upgrading does not count a re-ingested transcript twice."""
+        old = legacy_transcript_id(transcript)
+        if old != tid and self.conn.execute("SELECT 1 FROM errors_occurrences WHERE transcript=? LIMIT 1",
+                                            (old,)).fetchone():
+            self.conn.execute("UPDATE OR REPLACE errors_occurrences SET transcript=? WHERE transcript=?", (tid, old))
+            self.conn.execute("DELETE FROM errors_transcripts WHERE tid=?", (old,))
 
     def _upsert_record(self, rec: ErrorRecord, now: float, *, user: bool) -> None:
         row = self.conn.execute("SELECT user_edited FROM errors_records WHERE id=?", (rec.id,)).fetchone()

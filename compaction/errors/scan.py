@@ -36,11 +36,23 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
 _THOUGHT = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought):\s*")
 
 
+def _head(transcript: Transcript) -> str:
+    return "".join(m.full_text()[:2000] for m in transcript.messages[:3])
+
+
 def transcript_id(transcript: Transcript) -> str:
-    """A stable identity for idempotent ingestion: the source path plus the opening messages, so a
-    grown transcript (more rounds appended) keeps its identity."""
-    head = "".join(m.full_text()[:2000] for m in transcript.messages[:3])
-    return hashlib.sha1(f"{transcript.path}\0{head}".encode()).hexdigest()[:16]
+    """A stable identity for idempotent ingestion: the content of the opening messages (text and
+    timestamps), not the path. So a grown transcript (more rounds appended) keeps its identity, and
+    the same conversation named `t.jsonl`, `../t.jsonl`, `/abs/t.jsonl`, through a hard link or as a
+    copy counts its errors once (issue 15, attack 7); timestamps keep two sessions that open with
+    the same words apart where the format records them."""
+    stamps = "\0".join(m.timestamp or "" for m in transcript.messages[:3])
+    return hashlib.sha1(f"content\0{stamps}\0{_head(transcript)}".encode()).hexdigest()[:16]
+
+
+def legacy_transcript_id(transcript: Transcript) -> str:
+    """The identity earlier versions stored (path as given + opening messages), for re-keying."""
+    return hashlib.sha1(f"{transcript.path}\0{_head(transcript)}".encode()).hexdigest()[:16]
 
 
 def _basename(path: str) -> str:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from compaction import statedir
 from compaction.config import Settings
 from compaction.confine import Confinement, ConfinementError
 from compaction.discovery import discover_transcripts
@@ -56,6 +57,13 @@ class Job:
     last_compaction: Any = None  # (Transcript, CompactionResult) of this server's last compaction
     remember: Callable[[Any], None] = lambda pair: None
     on_memory_changed: Callable[[], None] = lambda: None
+    folders: list[Path] = field(default_factory=list)  # the window's workspace folders
+    allow_read: list[str] = field(default_factory=list)  # read roots the user set (flag, user settings)
+
+    def confinement(self, picked: list[str] | tuple[str, ...] = ()) -> Confinement:
+        """What this request may read: the workspace, its agents' transcript folders, the user's read
+        roots and the files the user picked for this request in the editor."""
+        return Confinement([self.workspace], home=self.home, explicit_read=[*self.allow_read, *picked])
 
     def phase(self, message: str, percentage: int | None = None) -> None:
         delay = float(os.environ.get(_PHASE_DELAY_ENV, "0") or 0) / 1000
@@ -92,18 +100,29 @@ class DiscoverParams(_Params):
 
 
 def discover(job: Job, p: DiscoverParams) -> dict[str, Any]:
-    refs = discover_transcripts(p.workspace or job.workspace, home=job.home)
+    """This workspace's sessions only: `workspace` must be one of the window's folders (a request
+    naming another project would list that project's conversations)."""
+    folder = job.workspace
+    if p.workspace:
+        wanted = os.path.realpath(Path(p.workspace).expanduser())
+        match = [f for f in (job.folders or [job.workspace]) if os.path.realpath(f) == wanted]
+        if not match:
+            raise CommandError(f"workspace {p.workspace} is not one of this window's workspace folders")
+        folder = match[0]
+    refs = discover_transcripts(folder, home=job.home)
     return {"transcripts": [r.to_dict() for r in refs]}
 
 
-def resolve_transcript(job: Job, path: str | None) -> Path:
-    """The transcript to read. An absolute path is one the user picked in the editor (named
-    explicitly); a relative one must stay inside the workspace — `..` or a symlink out is refused."""
+def resolve_transcript(job: Job, path: str | None, picked: list[str] | None = None) -> Path:
+    """The transcript to read, confined like the MCP server's reads (issue 15, attack 5): its real
+    path must be inside the workspace, this workspace's agent transcript folders, a read root the
+    user set (`--allow-read`, the user setting `compaction.allowRead`), or a file the user picked
+    for this request in the editor (`allowRead` in the request: the extension sends it only from
+    its file dialog or the active editor). Absolute paths, `ws/../outside` and links out are
+    refused with the reason. Relative paths are taken from the workspace."""
     if path:
         p = Path(path).expanduser()
-        if p.is_absolute():
-            return p
-        return Confinement([job.workspace], home=job.home).check_read(job.workspace / p)
+        return job.confinement(picked or ()).check_read(p if p.is_absolute() else job.workspace / p)
     refs = discover_transcripts(job.workspace, home=job.home, include_shipped=job.settings.trust_shipped_memory)
     if not refs:
         raise CommandError(f"no transcript given and none discovered for {job.workspace}")
@@ -115,6 +134,7 @@ def resolve_transcript(job: Job, path: str | None) -> Path:
 
 class CompactParams(_Params):
     transcript: str | None = None
+    allow_read: list[str] = Field(default_factory=list)  # files the user picked in the editor for this request
     role: Literal["developer", "tester", "pm"] | None = None
     instructions: str | None = None
     target_tokens: int | None = Field(None, gt=0)
@@ -131,7 +151,7 @@ def compact(job: Job, p: CompactParams) -> dict[str, Any]:
     from compaction.history import compact as compact_transcript
     from compaction.transcripts import load_transcript
 
-    path = resolve_transcript(job, p.transcript)
+    path = resolve_transcript(job, p.transcript, p.allow_read)
     job.phase(f"Loading {path.name}", 5)
     transcript = load_transcript(path, p.format, redact=job.settings.redact_secrets)
     job.phase("Recording errors in the error memory", 30)
@@ -183,7 +203,7 @@ def restore(job: Job, p: RestoreParams) -> dict[str, Any]:
 
 def _stored_records(job: Job) -> list[Any] | None:
     """The store's unresolved records in the boundary shape (None: no store yet)."""
-    if not (job.workspace / ".compaction" / "state.db").exists():
+    if not statedir.exists(job.workspace, "state.db"):
         return None
     from compaction.shipped import memory_withheld
 
@@ -209,6 +229,7 @@ def _write_after_compaction(job: Job, transcript: Any, result: Any) -> dict[str,
 
 class StatusParams(_Params):
     transcript: str | None = None
+    allow_read: list[str] = Field(default_factory=list)  # as for compact
 
 
 def status(job: Job, p: StatusParams) -> dict[str, Any]:
@@ -216,7 +237,7 @@ def status(job: Job, p: StatusParams) -> dict[str, Any]:
     from compaction import tokens
     from compaction.transcripts import load_transcript
 
-    path = resolve_transcript(job, p.transcript)
+    path = resolve_transcript(job, p.transcript, p.allow_read)
     job.phase(f"Counting tokens in {path.name}", 20)
     transcript = load_transcript(path, redact=job.settings.redact_secrets)
     used = tokens.count_messages(transcript.messages)
@@ -311,7 +332,7 @@ def _read_confined(job: Job, path: str) -> str:
     compaction.confine lets a request read (the workspace and its transcript folders) — the
     arguments may come from an agent steered by a transcript."""
     try:
-        real = Confinement([job.workspace], home=job.home).check_read(path)
+        real = job.confinement().check_read(path if Path(path).is_absolute() else job.workspace / path)
     except ConfinementError as exc:
         raise CommandError(str(exc)) from None
     try:
@@ -394,5 +415,6 @@ COMMANDS: dict[str, tuple[type[_Params], Callable[[Job, Any], dict[str, Any]], b
     "compaction.blocks.compress": (BlocksParams, blocks_compress, True),
 }
 
-EXPECTED_ERRORS = (CommandError, TranscriptError, ErrorMemoryError, StoreError, ConfinementError)
+EXPECTED_ERRORS = (CommandError, TranscriptError, ErrorMemoryError, StoreError, ConfinementError,
+                   statedir.UnsafeStateError)
 

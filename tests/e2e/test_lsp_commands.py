@@ -32,7 +32,7 @@ async def test_compact_matches_cli_json_and_writes_both_documents(tmp_path: Path
     )  # fmt: skip
     expected = json.loads(cli.stdout)
     async with lsp_session(ws, home=tmp_path / "home") as lc:
-        result = await command(lc, "compaction.compact", {"transcript": str(transcript)})
+        result = await command(lc, "compaction.compact", {"transcript": str(transcript), "allowRead": [str(transcript)]})
         listed = await command(lc, "compaction.errorMemory.list", {})
     assert _without_timings(result) == _without_timings(expected)
     assert result["compacted"] is True and result["rounds"] > 10
@@ -64,7 +64,7 @@ async def test_compact_reports_progress(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "proj")
     transcript = make_transcript(tmp_path / "s.jsonl")
     async with lsp_session(ws) as lc:
-        await command(lc, "compaction.compact", {"transcript": str(transcript)})
+        await command(lc, "compaction.compact", {"transcript": str(transcript), "allowRead": [str(transcript)]})
         await wait_for(lambda: any(r and r[-1].kind == "end" for r in lc.progress_reports.values()), what="end")
     (reports,) = [r for r in lc.progress_reports.values() if r]
     kinds = [r.kind for r in reports]
@@ -81,7 +81,7 @@ async def test_progress_goes_to_the_clients_work_done_token(tmp_path: Path) -> N
     async with lsp_session(ws) as lc:
         lc.progress_reports.setdefault("client-token", [])
         await within(lc.workspace_execute_command_async(types.ExecuteCommandParams(
-            command="compaction.compact", arguments=[{"transcript": str(transcript)}], work_done_token="client-token")))
+            command="compaction.compact", arguments=[{"transcript": str(transcript), "allowRead": [str(transcript)]}], work_done_token="client-token")))
         await wait_for(lambda: lc.progress_reports["client-token"][-1:] and
                        lc.progress_reports["client-token"][-1].kind == "end", what="end")  # fmt: skip
     assert [t for t, r in lc.progress_reports.items() if r] == ["client-token"]  # no server-created token
@@ -95,7 +95,7 @@ async def test_cancel_request_stops_between_phases(tmp_path: Path) -> None:
     async with lsp_session(ws, env={"COMPACTION_LSP_PHASE_DELAY_MS": "400"}) as lc:
         fut = asyncio.ensure_future(lc.protocol.send_request_async(
             types.WORKSPACE_EXECUTE_COMMAND,
-            types.ExecuteCommandParams(command="compaction.compact", arguments=[{"transcript": str(transcript)}]),
+            types.ExecuteCommandParams(command="compaction.compact", arguments=[{"transcript": str(transcript), "allowRead": [str(transcript)]}]),
             msg_id="cancel-me",
         ))  # fmt: skip
         await wait_for(lambda: any(lc.progress_reports.values()), what="progress begin")
@@ -108,7 +108,7 @@ async def test_cancel_request_stops_between_phases(tmp_path: Path) -> None:
         assert reports[-1].message == "cancelled"
         # the work stopped: nothing written, and the server still answers
         assert not (ws / ".compaction" / "latest.md").exists()
-        status = await command(lc, "compaction.status", {"transcript": str(transcript)})
+        status = await command(lc, "compaction.status", {"transcript": str(transcript), "allowRead": [str(transcript)]})
         assert status["rounds"] > 10
 
 
@@ -116,7 +116,7 @@ async def test_progress_cancel_from_the_client(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "proj")
     transcript = make_transcript(tmp_path / "s.jsonl")
     async with lsp_session(ws, env={"COMPACTION_LSP_PHASE_DELAY_MS": "400"}) as lc:
-        task = asyncio.ensure_future(command(lc, "compaction.compact", {"transcript": str(transcript)}))
+        task = asyncio.ensure_future(command(lc, "compaction.compact", {"transcript": str(transcript), "allowRead": [str(transcript)]}))
         token = await wait_for(lambda: next((t for t, r in lc.progress_reports.items() if r), None), what="token")
         lc.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
         with pytest.raises(JsonRpcRequestCancelled, match="(?i)cancel") as cancelled:
@@ -129,7 +129,7 @@ async def test_status(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "proj")
     transcript = make_transcript(tmp_path / "s.jsonl")
     async with lsp_session(ws, configuration={"contextWindow": 2000, "triggerRatio": 0.5}) as lc:
-        status = await command(lc, "compaction.status", {"transcript": str(transcript)})
+        status = await command(lc, "compaction.status", {"transcript": str(transcript), "allowRead": [str(transcript)]})
     assert status["transcript"] == str(transcript)
     assert status["contextWindow"] == 2000 and status["triggerRatio"] == 0.5
     assert status["tokens"] > 0

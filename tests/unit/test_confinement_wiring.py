@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
+from compaction.config import Settings
 from compaction.confine import ConfinementError
 from compaction.errors import ErrorMemory
 from compaction.mcp_server import _path
 from compaction.memory import open_memory
-from lsp_server.features.commands import resolve_transcript
+from lsp_server.features.commands import Job, resolve_transcript
 
 KEY = "sk-proj-" + "Ab3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3"
 
@@ -32,12 +31,16 @@ def test_lsp_relative_transcript_paths_may_not_leave_the_workspace(tmp_path):
     ws.mkdir()
     (ws / "t.jsonl").write_text("{}\n")
     (tmp_path / "other.jsonl").write_text("{}\n")
-    job = SimpleNamespace(workspace=ws, home=tmp_path / "home")
+    job = Job(workspace=ws, settings=Settings(), home=str(tmp_path / "home"))
     assert resolve_transcript(job, "t.jsonl") == (ws / "t.jsonl").resolve()
     with pytest.raises(ConfinementError):
         resolve_transcript(job, "../other.jsonl")
-    # An absolute path is one the user picked in the editor: named explicitly, so allowed.
-    assert resolve_transcript(job, str(tmp_path / "other.jsonl")) == tmp_path / "other.jsonl"
+    # An absolute path out of the workspace is refused (issue 15, attack 5) unless the user picked it
+    # in the editor for this request.
+    with pytest.raises(ConfinementError, match="outside the workspace"):
+        resolve_transcript(job, str(tmp_path / "other.jsonl"))
+    picked = str(tmp_path / "other.jsonl")
+    assert resolve_transcript(job, picked, [picked]) == (tmp_path / "other.jsonl").resolve()
 
 
 def test_hand_entered_error_memory_and_memories_are_redacted(tmp_path):

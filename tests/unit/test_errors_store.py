@@ -177,3 +177,45 @@ def test_oversized_output_is_warned_before_the_next_unbounded_command(tmp_path):
         quiet = [w.id for w in mem.check(commands=["sed -n '1,40p' another_module.py"])]
     assert "ERR_TOOL_OutputTooLong" in warned
     assert "ERR_TOOL_OutputTooLong" not in quiet
+
+
+def test_one_transcript_under_many_names_counts_its_errors_once(tmp_path):
+    """Issue 15, attack 7: `t.jsonl`, `../t.jsonl`, `/abs/t.jsonl`, a hard link and a copy are one
+    conversation; its identity is its content, and the store records the resolved path."""
+    import os
+    import shutil
+
+    ws = tmp_path / "ws"
+    sub = ws / "sub"
+    sub.mkdir(parents=True)
+    original = ws / "t.traj.json"
+    shutil.copy(PYTEST, original)
+    os.link(original, ws / "hard.traj.json")
+    shutil.copy(original, tmp_path / "copy.traj.json")
+    expected = {r.id: r.count for r in scan_transcript(load_transcript(original))}
+    cwd = os.getcwd()
+    os.chdir(sub)
+    try:
+        names = ["../t.traj.json", str(original), os.path.relpath(original, sub), "../hard.traj.json",
+                 str(tmp_path / "copy.traj.json")]
+        with ErrorMemory(ws) as mem:
+            for name in names:
+                mem.ingest(load_transcript(name))
+            assert _counts(mem) == expected
+            assert mem.get("ERR_PY_TypeError").rounds == [41, 55, 60]
+            paths = {r[0] for r in mem.conn.execute("SELECT path FROM errors_transcripts")}
+    finally:
+        os.chdir(cwd)
+    assert all(os.path.isabs(p) for p in paths)
+
+
+def test_occurrences_stored_under_the_old_path_identity_are_rekeyed_not_doubled(tmp_path):
+    from compaction.errors.scan import legacy_transcript_id
+
+    t = load_transcript(PYTEST)
+    old = legacy_transcript_id(t)
+    with ErrorMemory(tmp_path) as mem:
+        mem.ingest(t, scan_transcript(t, tid=old))  # what an earlier version stored
+        before = _counts(mem)
+        mem.ingest(t)
+        assert _counts(mem) == before == {r.id: r.count for r in scan_transcript(t)}

@@ -219,3 +219,31 @@ def test_install_cli_for_gemini_check_then_install(tmp_path, capsys):
     assert main(args) == 0 and (ws / "GEMINI.md").exists()
     assert main([*args, "--uninstall"]) == 0 and not (ws / "GEMINI.md").exists()
     assert not (ws / "GEMINI.md.compaction-backup").exists()
+
+
+def test_a_workspace_file_linked_out_of_the_workspace_is_not_touched(tmp_path, capsys):
+    """Writes go through links (attack 7's `-o` rule), so install checks that a workspace file it
+    would change resolves inside the workspace: `AGENTS.md -> ~/.bashrc` is refused."""
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    home.mkdir()
+    rc = home / ".bashrc"
+    rc.write_text("export A=1\n")
+    (ws / "AGENTS.md").symlink_to(rc)
+    with pytest.raises(edits.InstallError, match="symbolic link leads out of the workspace"):
+        agents.plan("codex", workspace=ws, home=home)
+    (ws / ".claude").symlink_to(home)
+    assert _install(ws, home) == 1
+    assert "leads out of the workspace" in capsys.readouterr().out
+    assert rc.read_text() == "export A=1\n" and not (home / "settings.json").exists()
+
+
+def test_a_user_file_kept_as_a_link_is_written_through(tmp_path):
+    ws, home, dotfiles = tmp_path / "ws", tmp_path / "home", tmp_path / "dotfiles"
+    for d in (ws, home / ".gemini", dotfiles):
+        d.mkdir(parents=True)
+    (dotfiles / "GEMINI.md").write_text("# my notes\n")
+    (home / ".gemini" / "GEMINI.md").symlink_to(dotfiles / "GEMINI.md")
+    _apply_all("gemini", ws, home, scope="user")
+    assert (home / ".gemini" / "GEMINI.md").is_symlink()
+    assert "# my notes" in (dotfiles / "GEMINI.md").read_text() and "restore.md" in (dotfiles / "GEMINI.md").read_text()

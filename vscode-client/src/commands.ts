@@ -7,7 +7,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { openAfterCompaction, openRestore, requestRestore, showMarkdownText, copyLatestForAssistant, type CompactReply } from './documents';
 import { writtenRestorePath } from './assistant';
-import { pickPlaceholder, roleItems, transcriptItems, type TranscriptPickItem, type TranscriptRef } from './quickpick';
+import { pickedTranscript, pickPlaceholder, roleItems, transcriptItems, withAllowRead, type PickedTranscript, type TranscriptPickItem, type TranscriptRef } from './quickpick';
 import { CancelledError, type ServerManager } from './server';
 import { checkArgs, checkWarnings, errorMemoryMarkdown, type CheckReply } from './errorMemory';
 import { budgetMessage, type StatusReply } from './status';
@@ -18,7 +18,11 @@ export interface CompactArgs {
   role?: string;
   instructions?: string;
   targetTokens?: number;
+  /** Files the user picked for this request (file dialog, active editor): the server reads them even
+   * outside the workspace. Never filled from workspace content (issue 15, attack 5). */
+  allowRead?: string[];
 }
+
 
 interface ErrorRecord {
   id: string;
@@ -66,7 +70,7 @@ export class Commands {
   }
 
   /** Quick pick of discovered transcripts; undefined when the user dismissed it. */
-  async pickTranscript(): Promise<string | undefined> {
+  async pickTranscript(): Promise<PickedTranscript | undefined> {
     let transcripts: TranscriptRef[] = [];
     try {
       const reply = await this.server.execute<{ transcripts?: TranscriptRef[] }>('compaction.discoverTranscripts', {});
@@ -88,20 +92,21 @@ export class Commands {
     });
     const action = choice?.action;
     if (!action) return undefined;
-    if (action.kind === 'transcript' || action.kind === 'activeEditor') return action.path;
+    if (action.kind !== 'chooseFile') return pickedTranscript(action);
     const picked = await vscode.window.showOpenDialog({
       title: 'Choose a Transcript',
       canSelectMany: false,
       openLabel: 'Compact',
       filters: { Transcripts: ['jsonl', 'json', 'md', 'traj'], 'All Files': ['*'] },
     });
-    return picked?.[0]?.fsPath;
+    return pickedTranscript(action, picked?.[0]?.fsPath);
   }
 
   async compact(args: CompactArgs): Promise<CompactReply | undefined> {
-    const transcript = args.transcript ?? (await this.pickTranscript());
-    if (!transcript) return undefined;
-    const request: CompactArgs = { ...args, transcript };
+    const chosen = args.transcript ? { path: args.transcript, explicit: false } : await this.pickTranscript();
+    if (!chosen) return undefined;
+    const transcript = chosen.path;
+    const request: CompactArgs = withAllowRead(args, chosen);
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Compacting ${path.basename(transcript)}`, cancellable: true },
       async (progress, token) => {
@@ -121,8 +126,8 @@ export class Commands {
   }
 
   async compactWithInstructions(): Promise<unknown> {
-    const transcript = await this.pickTranscript();
-    if (!transcript) return undefined;
+    const chosen = await this.pickTranscript();
+    if (!chosen) return undefined;
     const instructions = await vscode.window.showInputBox({
       title: 'Compact Conversation with Instructions',
       prompt: 'What to keep or drop, as you would tell /compact',
@@ -130,16 +135,16 @@ export class Commands {
       ignoreFocusOut: true,
     });
     if (instructions === undefined) return undefined;
-    return this.compact({ transcript, instructions });
+    return this.compact(withAllowRead({ instructions }, chosen));
   }
 
   async compactForRole(): Promise<unknown> {
     const current = vscode.workspace.getConfiguration('compaction').get<string>('role');
     const role = await vscode.window.showQuickPick(roleItems(current), { title: 'Compact for Role', placeHolder: 'Whom is the summary for?' });
     if (!role) return undefined;
-    const transcript = await this.pickTranscript();
-    if (!transcript) return undefined;
-    return this.compact({ transcript, role: role.role });
+    const chosen = await this.pickTranscript();
+    if (!chosen) return undefined;
+    return this.compact(withAllowRead({ role: role.role }, chosen));
   }
 
   async restore(): Promise<void> {

@@ -138,3 +138,23 @@ export function roleItems(current: string | undefined): RoleItem[] {
   for (const item of items) if (item.role === current) item.description = '(current setting)';
   return items;
 }
+
+/** A transcript chosen in the quick pick; `explicit` when the user named the file itself. */
+export interface PickedTranscript {
+  path: string;
+  explicit: boolean;
+}
+
+/** What a pick action means for the server: a discovered transcript is one the server found (it
+ * reads it under its own rules); a chosen file or the active editor is one the user named, so the
+ * request carries it in `allowRead` (the only way a path outside the workspace is read). */
+export function pickedTranscript(action: PickAction, chosenFile?: string): PickedTranscript | undefined {
+  if (action.kind === 'transcript') return { path: action.path, explicit: false };
+  if (action.kind === 'activeEditor') return { path: action.path, explicit: true };
+  return chosenFile ? { path: chosenFile, explicit: true } : undefined;
+}
+
+/** The `compaction.compact` arguments for a pick: `allowRead` only for a file the user named. */
+export function withAllowRead<T extends object>(args: T, picked: PickedTranscript): T & { transcript: string; allowRead?: string[] } {
+  return picked.explicit ? { ...args, transcript: picked.path, allowRead: [picked.path] } : { ...args, transcript: picked.path };
+}

@@ -53,6 +53,7 @@ export const SERVER_KEYS = [
   'watch.enabled',
   'watch.debounceMs',
   'watch.exclude',
+  'allowRead',
 ] as const;
 
 /** Keys only the client reads; changing them never restarts the server. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QuickPickItemKind } from 'vscode';
-import { agentLabel, formatAge, formatSize, pickPlaceholder, roleItems, tildify, transcriptItems, type TranscriptRef } from '../src/quickpick';
+import { agentLabel, formatAge, formatSize, pickedTranscript, pickPlaceholder, roleItems, tildify, transcriptItems, withAllowRead, type TranscriptRef } from '../src/quickpick';
 
 const NOW = Date.UTC(2026, 0, 10, 12, 0, 0);
 const s = (msAgo: number) => (NOW - msAgo) / 1000;
@@ -92,5 +92,17 @@ describe('formatting helpers', () => {
     expect(items.map((i) => i.label)).toEqual(['Developer', 'Tester', 'Product Manager']);
     expect(items.find((i) => i.role === 'tester')?.description).toBe('(current setting)');
     expect(items.filter((i) => i.description)).toHaveLength(1);
+  });
+});
+
+describe('allowRead (issue 15, attack 5)', () => {
+  it('is sent only for a file the user named: the dialog or the active editor', () => {
+    const discovered = pickedTranscript({ kind: 'transcript', path: '/home/me/.claude/projects/x/a.jsonl' })!;
+    expect(withAllowRead({ role: 'tester' }, discovered)).toEqual({ role: 'tester', transcript: '/home/me/.claude/projects/x/a.jsonl' });
+    const chosen = pickedTranscript({ kind: 'chooseFile' }, '/elsewhere/t.jsonl')!;
+    expect(withAllowRead({}, chosen)).toEqual({ transcript: '/elsewhere/t.jsonl', allowRead: ['/elsewhere/t.jsonl'] });
+    const active = pickedTranscript({ kind: 'activeEditor', path: '/elsewhere/open.md' })!;
+    expect(withAllowRead({ instructions: 'keep X' }, active).allowRead).toEqual(['/elsewhere/open.md']);
+    expect(pickedTranscript({ kind: 'chooseFile' }, undefined)).toBeUndefined();
   });
 });

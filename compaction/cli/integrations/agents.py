@@ -9,12 +9,14 @@ fresh. Codex CLI also gets our compaction template as its compaction prompt
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
 
 from compaction.cli.integrations import settings_merge
-from compaction.cli.integrations.edits import FileChange, read_or_none, remove_block, upsert_block
+from compaction.cli.integrations.edits import FileChange, InstallError, read_or_none, remove_block, upsert_block
+from compaction.escape import escape_control
 
 AGENTS = ("claude-code", "codex", "gemini", "aider", "cline")
 RESTORE = ".compaction/restore.md"
@@ -162,9 +164,26 @@ def plan(agent: str, *, scope: str = "project", workspace: Path, home: Path, uni
          executable: Path | None = None) -> list[FileChange]:
     """The file changes that install (or uninstall) our integration for `agent`."""
     if agent == "claude-code":
-        return _claude(scope, workspace, home, uninstall, executable)
+        return _inside(_claude(scope, workspace, home, uninstall, executable), workspace)
     table = {"codex": _codex, "gemini": _gemini, "aider": _aider, "cline": _cline}
     if agent not in table:
         raise ValueError(f"unknown agent {agent!r}; one of {', '.join(AGENTS)}")
-    return table[agent](scope, workspace, home, uninstall)
+    return _inside(table[agent](scope, workspace, home, uninstall), workspace)
+
+
+def _inside(changes: list[FileChange], workspace: Path) -> list[FileChange]:
+    """A workspace file to change must resolve inside the workspace: writes go through an existing
+    link to its target (compaction.atomic), so a repository shipping `AGENTS.md -> ~/.bashrc` would
+    otherwise have install write into the user's file. User-scope files (e.g. dotfiles kept as
+    links) are written through as the user set them up."""
+    root = Path(os.path.realpath(workspace))
+    for change in changes:
+        lexical = Path(os.path.normpath(Path(change.path).absolute()))
+        if not lexical.is_relative_to(Path(os.path.normpath(workspace.absolute()))):
+            continue
+        real = Path(os.path.realpath(lexical))
+        if not real.is_relative_to(root):
+            raise InstallError(f"{change.path}: a symbolic link leads out of the workspace (to {escape_control(str(real))});"
+                               " not touching it")
+    return changes
 

@@ -30,7 +30,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from compaction.atomic import write_text_atomic
+from compaction import statedir
+from compaction.escape import escape_control
 
 DEFAULT_LIMIT = 10_000
 STATE_FILE = "hook-state.json"
@@ -116,23 +117,48 @@ def workspace_for(payload: HookPayload | None, env: Mapping[str, str] | None = N
 
 
 # --- log ----------------------------------------------------------------------------------------------
-def log(workspace: Path, event: str, message: str) -> None:
-    """Append one line to `.compaction/hooks.log` (rotated at 512 KB); never raises."""
-    try:
-        from compaction.store import state_dir
+def escape_line(text: str) -> str:
+    """One physical line whatever the text (compaction.escape)."""
+    return escape_control(text)
 
-        path = state_dir(workspace) / LOG_FILE
-        if path.exists() and path.stat().st_size > _LOG_MAX:
-            os.replace(path, path.with_name(LOG_FILE + ".1"))
+
+_warned_unsafe: set[str] = set()
+
+
+def log(workspace: Path, event: str, message: str) -> None:
+    """Append one line to `.compaction/hooks.log` (rotated at 512 KB); never raises. When the state
+    folder or the log is unsafe (a link, see compaction.statedir) nothing is written and the reason
+    goes to stderr, once per process (Claude Code shows a hook's stderr in its transcript view)."""
+    try:
+        statedir.state_file(workspace, LOG_FILE)  # refused here, with the reason, when it is a link
+        if statedir.size(workspace, LOG_FILE) > _LOG_MAX:
+            statedir.rotate(workspace, LOG_FILE, LOG_FILE + ".1")
         stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} {event} {message.rstrip()}\n")
+        statedir.append_text(workspace, LOG_FILE, f"{stamp} {escape_line(event)} {escape_line(message.rstrip())}\n")
+    except statedir.UnsafeStateError as exc:
+        _warn_unsafe(exc, "nothing logged")
     except Exception:  # noqa: BLE001 - logging must never fail the agent
         pass
 
 
+def _warn_unsafe(exc: statedir.UnsafeStateError, outcome: str) -> None:
+    import sys
+
+    if exc.path not in _warned_unsafe:
+        _warned_unsafe.add(exc.path)
+        try:
+            print(f"compaction hook: {outcome}: {escape_line(str(exc))}", file=sys.stderr)
+        except Exception:  # noqa: BLE001 - a closed stderr must not fail the agent
+            pass
+
+
 def log_exception(workspace: Path, event: str) -> None:
-    log(workspace, event, "error: " + traceback.format_exc().strip().replace("\n", "\n    "))
+    import sys
+
+    exc = sys.exc_info()[1]
+    if isinstance(exc, statedir.UnsafeStateError):
+        _warn_unsafe(exc, f"{event} refused")  # the log is likely refused for the same reason: say it where it is seen
+    log(workspace, event, "error: " + traceback.format_exc().strip())
 
 
 # --- pre-compact ------------------------------------------------------------------------------------------
@@ -169,8 +195,7 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
     result = compact(transcript, settings, instructions=instructions)
     with ErrorMemory(workspace) as memory:
         report = memory.ingest(transcript, result.error_records)
-        errors_path = Path(workspace) / ".compaction" / ERRORS_FILE
-        memory.export(settings.lang, errors_path)
+        errors_path = statedir.write_text(workspace, ERRORS_FILE, memory.export(settings.lang))
     # Already ingested above: the restore document reads the whole stored memory.
     written = write_after_compaction(workspace, transcript, result, settings, ingest=False)
     state = HookState(
@@ -179,7 +204,7 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
         compacted=result.compacted, tokens_before=result.stats.tokens_before, tokens_after=result.stats.tokens_after,
         goal=[i.text for i in result.summary.goal], modified_files=[i.text for i in result.summary.modified_files],
         unfinished=[i.text for i in result.summary.next_steps])
-    state_path = write_text_atomic(Path(workspace) / ".compaction" / STATE_FILE, state.model_dump_json(indent=2) + "\n")
+    state_path = statedir.write_text(workspace, STATE_FILE, state.model_dump_json(indent=2) + "\n")
     return PreCompactReport(workspace=str(workspace), written=[str(p) for p in [*written, errors_path, state_path]],
                             rounds=result.rounds, tokens_before=result.stats.tokens_before,
                             tokens_after=result.stats.tokens_after, errors_ingested=report.records,
@@ -188,7 +213,8 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
 
 def read_state(workspace: Path) -> HookState | None:
     try:
-        return HookState.model_validate_json((Path(workspace) / ".compaction" / STATE_FILE).read_text(encoding="utf-8"))
+        text = statedir.read_text(workspace, STATE_FILE)
+        return HookState.model_validate_json(text) if text is not None else None
     except (OSError, ValueError):
         return None
 
@@ -219,8 +245,7 @@ def session_start(payload: HookPayload, workspace: Path, *, limit: int = DEFAULT
         # Our pre-compact did not run for this session (not installed, or failed): compact now.
         pre_compact(payload, workspace)
         state = read_state(workspace)
-    restore_md = Path(workspace) / ".compaction" / "restore.md"
-    if state is None and not restore_md.exists():
+    if state is None and not _restore_text(workspace):
         return None
     return build_restore_block(workspace, state, limit=limit)
 
@@ -239,6 +264,15 @@ def shipped_refused(workspace: Path, trust_shipped: bool = False) -> bool:
             trust_shipped = False
     return memory_withheld(workspace, trust_shipped, HOOK_FILES,
                            report=lambda m: log(workspace, "session-start", f"not injected: {m}"))
+
+
+def _restore_text(workspace: Path) -> str:
+    """`.compaction/restore.md`, or "" when absent or unsafe: a link shipped as restore.md (or as the
+    folder) is neither read nor injected (compaction.statedir)."""
+    try:
+        return statedir.read_text(workspace, "restore.md") or ""
+    except OSError:
+        return ""
 
 
 # --- the restore block ------------------------------------------------------------------------------------
@@ -348,11 +382,7 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
     how = t["how"].format(rounds=state.rounds, before=state.tokens_before, after=state.tokens_after) \
         if state and state.compacted else ""
     header = f"{t['title']}\n\n> {t['intro'].format(how=how)}"
-    restore_md = Path(workspace) / ".compaction" / "restore.md"
-    try:
-        restore_text = restore_md.read_text(encoding="utf-8")
-    except OSError:
-        restore_text = ""
+    restore_text = _restore_text(workspace)
 
     def bullets(items: list[str], code: bool = False) -> list[str]:
         return [f"- `{x}`" if code and "`" not in x else f"- {' '.join(x.split())}" for x in items]

@@ -14,7 +14,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compaction import statedir
 from compaction.atomic import write_text_atomic
+from compaction.statedir import STATE_DIR
 
 BEGIN = "compaction:begin"
 END = "compaction:end"
@@ -49,6 +51,9 @@ class FileChange:
 
 def read_or_none(path: Path) -> str | None:
     try:
+        if path.parent.name == STATE_DIR:  # never through a link a repository shipped (compaction.statedir)
+            data = statedir.read_bytes(path.parent.parent, path.name)
+            return None if data is None else data.decode("utf-8")
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
@@ -72,15 +77,16 @@ def apply(change: FileChange) -> Path | None:
         return None
     backup = None
     mode = None
+    if path.parent.name == STATE_DIR:
+        statedir.state_file(path.parent.parent, path.name)  # a link or special file there: refused before anything
     if change.before is not None and path.exists():
         backup = backup_path(path)
         shutil.copy2(path, backup)
         mode = stat.S_IMODE(path.stat().st_mode)
-    if path.parent.name == ".compaction":
-        from compaction.store import state_dir
-
-        state_dir(path.parent.parent)  # creates .compaction/.gitignore
-    write_text_atomic(path, change.after)
+    if path.parent.name == STATE_DIR:  # verified folder, a link there refused (compaction.statedir)
+        statedir.write_text(path.parent.parent, path.name, change.after)
+    else:
+        write_text_atomic(path, change.after)
     if mode is None:  # a new file: the usual permissions (mkstemp makes it 0600)
         umask = os.umask(0)
         os.umask(umask)
