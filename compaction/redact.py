@@ -41,102 +41,224 @@ class _Rule:
     needles: tuple[str, ...] = ()  # cheap substring prefilter: skip the regex unless one occurs
     group: int = 0  # the group replaced (0 = whole match)
     check: Callable[[str], bool] | None = None  # extra test on the replaced text
+    fold: bool = False  # needles are lower case, looked for in the lower-cased text
 
 
 def _mixed(s: str) -> bool:
     return any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
 
 
-_PROVIDER_RULES: list[_Rule] = [
+def _mixed_case(s: str) -> bool:
+    return any(c.isupper() for c in s) and any(c.islower() for c in s)
+
+
+def _not_port(s: str) -> bool:
+    """`host:8080/path@x` is a port and a path, not `user:password@`."""
+    return not re.match(r"\d{1,5}(?:/|$)", s) and "://" not in s
+
+
+def _hexish(s: str) -> bool:
+    return any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
+
+
+# ONE table: (kind, regex, needles, group, check). A new kind is one row. Order matters only where two
+# rows could take the same text: the more specific row first (a row's replacement is never re-matched).
+RULES: list[_Rule] = [
     _Rule("private_key", re.compile(
         r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
         r"(?:.*?-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,\-]*)", re.S),
         ("PRIVATE KEY",)),
+    _Rule("age_secret_key", re.compile(r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"), ("AGE-SECRET-KEY-",)),
     _Rule("anthropic_key", re.compile(rf"(?<![{_B64U}])sk-ant-[{_B64U}]{{20,}}"), ("sk-ant-",)),
+    _Rule("openrouter_key", re.compile(r"(?<![\w-])sk-or-v1-[0-9a-f]{64}"), ("sk-or-",)),
     _Rule("openai_key", re.compile(
         rf"(?<![{_B64U}])sk-(?:proj|svcacct|admin|None)-[{_B64U}]{{20,}}|(?<![{_B64U}])sk-[A-Za-z0-9]{{32,}}"
         rf"(?:[{_B64U}]*)"), ("sk-",), check=_mixed),
+    _Rule("xai_key", re.compile(r"(?<![\w-])xai-[A-Za-z0-9]{70,}"), ("xai-",), check=_mixed),
+    _Rule("groq_key", re.compile(r"(?<![\w-])gsk_[A-Za-z0-9]{48,}"), ("gsk_",), check=_mixed),
+    _Rule("replicate_token", re.compile(r"(?<![\w-])r8_[A-Za-z0-9]{37}(?![\w-])"), ("r8_",), check=_mixed),
+    _Rule("perplexity_key", re.compile(r"(?<![\w-])pplx-[A-Za-z0-9]{40,}"), ("pplx-",), check=_mixed),
+    _Rule("huggingface_token", re.compile(r"(?<![\w-])hf_[A-Za-z0-9]{30,}"), ("hf_",), check=_mixed_case),
     _Rule("aws_access_key_id", re.compile(
         r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA")),
     _Rule("aws_secret_key", re.compile(
         r"(?i)(?:aws.{0,20}secret|secret.?access.?key)[^\n]{0,40}?[\s:=\"'>]"
         r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"), ("secret", "Secret", "SECRET"), group=1, check=_mixed),
+    _Rule("azure_storage_key", re.compile(r"(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})"),
+          ("accountkey=", "accesskey="), group=1, fold=True),
     _Rule("github_token", re.compile(
         r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})"),
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
     _Rule("gitlab_token", re.compile(
         rf"(?<![A-Za-z0-9_])gl(?:pat|dt|rt|ptt|cbt|soat|ffct|imt|oas|agent)-[{_B64U}]{{20,}}"),
         ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glimt-", "gloas-", "glagent-")),
+    _Rule("grafana_token", re.compile(r"(?<![\w-])gl(?:sa|c)_[A-Za-z0-9_+/=\-]{32,}"), ("glsa_", "glc_"), check=_mixed),
     _Rule("slack_webhook", re.compile(
         r"https://hooks\.slack(?:-gov)?\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{8,}"),
         ("hooks.slack",)),
     _Rule("slack_token", re.compile(r"(?<![A-Za-z0-9])(?:xox[abposre]|xapp)-[A-Za-z0-9\-]{10,}"), ("xox", "xapp-")),
+    _Rule("discord_webhook", re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}"),
+          ("discord",)),
+    _Rule("discord_token", re.compile(
+        r"(?<![\w\-.])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}(?![\w\-])"), (".",),
+        check=_mixed),
     _Rule("google_api_key", re.compile(rf"(?<![A-Za-z0-9])AIza[{_B64U}]{{35}}"), ("AIza",)),
     _Rule("google_oauth_secret", re.compile(rf"(?<![A-Za-z0-9])GOCSPX-[{_B64U}]{{20,}}"), ("GOCSPX-",)),
     _Rule("stripe_key", re.compile(r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{10,}|"
                                    r"(?<![A-Za-z0-9])whsec_[0-9A-Za-z]{20,}"),
           ("_live_", "_test_", "whsec_")),
+    _Rule("sendgrid_key", re.compile(r"(?<![\w-])SG\.[\w\-]{16,32}\.[\w\-]{30,64}"), ("SG.",)),
+    _Rule("twilio_sid", re.compile(r"(?<![A-Za-z0-9])(?:AC|SK)[0-9a-f]{32}(?![A-Za-z0-9])"), ("AC", "SK"),
+          check=_hexish),
+    _Rule("mailgun_key", re.compile(r"(?<![\w-])key-[0-9a-f]{32}(?![\w-])"), ("key-",)),
+    _Rule("mailchimp_key", re.compile(r"(?<![\w-])[0-9a-f]{32}-us\d{1,2}(?![\w-])"), ("-us",)),
+    _Rule("npm_token", re.compile(r"(?<![\w-])npm_[A-Za-z0-9]{36}(?![\w-])"), ("npm_",), check=_mixed),
+    _Rule("pypi_token", re.compile(r"(?<![\w-])pypi-[A-Za-z0-9_\-]{50,}"), ("pypi-",)),
+    _Rule("shopify_token", re.compile(r"(?<![\w-])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"), ("shpat_", "shpca_", "shppa_",
+                                                                                          "shpss_")),
+    _Rule("square_token", re.compile(r"(?<![\w-])(?:sq0(?:atp|csp|idp)-[\w\-]{22,43}|EAAA[\w\-]{56,64})(?![\w-])"),
+          ("sq0", "EAAA"), check=_mixed),
+    _Rule("telegram_bot_token", re.compile(r"(?<![\w:])\d{8,10}:AA[\w\-]{33}(?![\w-])"), (":AA",)),
+    _Rule("digitalocean_token", re.compile(r"(?<![\w-])do[opr]_v1_[a-f0-9]{64}"), ("_v1_",)),
+    _Rule("databricks_token", re.compile(r"(?<![\w-])dapi[a-f0-9]{32}(?:-\d)?(?![\w-])"), ("dapi",), check=_hexish),
+    _Rule("atlassian_token", re.compile(r"(?<![\w-])ATATT3[A-Za-z0-9_\-=]{100,}"), ("ATATT3",)),
+    _Rule("postman_key", re.compile(r"(?<![\w-])PMAK-[a-f0-9]{24}-[a-f0-9]{34}"), ("PMAK-",)),
+    _Rule("newrelic_key", re.compile(r"(?<![\w-])NR(?:AK|II|JS)-[A-Z0-9]{27}(?![\w-])"), ("NRAK-", "NRII-", "NRJS-")),
+    _Rule("supabase_token", re.compile(r"(?<![\w-])sb(?:p|_secret)_[a-f0-9A-Za-z_\-]{32,}"), ("sbp_", "sb_secret_"),
+          check=_mixed),
+    _Rule("linear_key", re.compile(r"(?<![\w-])lin_(?:api|oauth)_[A-Za-z0-9]{32,}"), ("lin_api_", "lin_oauth_")),
+    _Rule("notion_token", re.compile(r"(?<![\w-])(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})(?![\w-])"),
+          ("ntn_", "secret_"), check=_mixed),
+    _Rule("doppler_token", re.compile(r"(?<![\w-])dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9_\-]{40,}"), ("dp.",)),
+    _Rule("pulumi_token", re.compile(r"(?<![\w-])pul-[a-f0-9]{40}(?![\w-])"), ("pul-",)),
+    _Rule("terraform_token", re.compile(r"(?<![\w-])[a-z0-9]{14}\.atlasv1\.[\w\-]{60,}"), (".atlasv1.",)),
+    _Rule("sentry_token", re.compile(r"(?<![\w-])sntry[us]_[A-Za-z0-9+/=_\-]{40,}"), ("sntry",)),
     _Rule("jwt", re.compile(rf"(?<![{_B64U}])eyJ[{_B64U}]{{8,}}\.[{_B64U}]{{8,}}\.[{_B64U}]{{8,}}"), ("eyJ",)),
+    # --- context rules: only the credential part of a recognisable construct -------------------------------
+    _Rule("dsn_key", re.compile(r"(?<=://)[0-9a-f]{32}(?::[0-9a-f]{32})?(?=@)"), ("://",)),
+    _Rule("url_password", re.compile(r"://[^\s:/@'\"<>]{0,256}:([^\s@'\"<>]{1,256})@"), ("://",), group=1,
+          check=lambda v: _not_port(v) and not _is_placeholder(v)),
+    _Rule("basic_auth", re.compile(r"\bcurl\b[^\n]*?\s(?:-u|--user)[ =]?[\"']?[^\s:\"'@]*:([^\s\"']+)"),
+          ("curl",), group=1, check=lambda v: not _is_placeholder(v)),
+    _Rule("auth_header", re.compile(
+        r"(?i)\b(?:authorization|x-api-key|api-key|x-auth-token|private-token|x-shopify-access-token)\"?\s*[:=]\s*\"?"
+        r"(?:basic\s+|bearer\s+|token\s+)?([A-Za-z0-9._~+/\-]{12,}=*)"),
+          ("authorization", "api-key", "auth-token", "private-token", "access-token"), group=1,
+          check=lambda v: not _is_placeholder(v), fold=True),
+    _Rule("bearer_token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{20,}=*)"), ("bearer",), group=1,
+          check=lambda v: not _is_placeholder(v) and _mixed(v), fold=True),
+    _Rule("docker_auth", re.compile(r"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{12,}={0,2})\""), ('"auth"',), group=1),
+    _Rule("npmrc_auth", re.compile(r"(?m)(?:^|:)_(?:auth|authToken|password)[ \t]*=[ \t]*([^\s'\"]{8,})"),
+          ("_auth", "_password"), group=1, check=lambda v: not _is_placeholder(v)),
 ]
 
 # --- 2. context rules ------------------------------------------------------------------------------------
-_PLACEHOLDER = re.compile(
-    r"""^(?:[\$%]\{?[\w.\-]*\}?|<[^>]*>|\{\{?[^}]*\}\}?|\*+|x+|X+|\.{3}|…|null|none|None|nil|true|false|True|False|
-        undefined|changeme|password|passwd|secret|token|redacted|\[REDACTED.*|REDACTED.*|your[_\-].*|YOUR[_\-].*|
-        example.*|dummy|test|xxx.*|\#.*|(?:test|fake|dummy|sample|example|mock|my)[_\-][\w\-]*)$""", re.X)
-
-
-def _is_placeholder(value: str) -> bool:
-    v = value.strip().strip("'\"`")
-    return len(v) < 4 or bool(_PLACEHOLDER.match(v)) or v.startswith(("os.environ", "process.env", "ENV[",
-                                                                      "getenv", "os.getenv", "settings."))
-
-
-_URL_PASSWORD = re.compile(r"://[^\s:/@'\"<>]{0,256}:([^\s@/'\"<>]{1,256})@")  # scheme://user:PASS@host
-
-_BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{20,}=*)")
-_AUTH_HEADER = re.compile(r"(?i)\b(?:authorization|x-api-key|api-key|x-auth-token|private-token)\"?\s*[:=]\s*\"?"
-                          r"(?:basic\s+|bearer\s+|token\s+)?([A-Za-z0-9._~+/\-]{12,}=*)")
-
-# key = value: the key names something secret; the value is a literal
+# key = value: the key names something secret. The rule (documented in the module docstring):
+# a STRONG name (`password`, `DB_PASS`, `secret`, `token`, `api_key`, `SECRET_KEY`, `credentials`…) makes
+# any literal value a secret — `supersecret` included — unless the value is a placeholder, a reference
+# or code (see `_not_a_literal`). A WEAK name (`APP_KEY`, `hmacKey`, `DD_APP_KEY`: any other `…_key`)
+# makes a value a secret only when it looks generated (16+ key characters holding letters and digits).
 _KEYWORDS = (r"(?=[acemprstACEMPRST])(?:pass(?:word|wd|phrase)|pwd|secret(?:[_\-]?key)?|token|api[_\-]?key|apikey|"
              r"access[_\-]?key|private[_\-]?key|master[_\-]?key|encryption[_\-]?key|credentials?|auth[_\-]?key|"
              r"signing[_\-]?key)")  # a trie behind a first-letter lookahead: 10x faster than a flat alternation
 # Assignments are found from the keyword stems (str.find is C-fast) rather than by one big regex:
 # JSON is full of `"key": "value"` pairs and a regex trying every keyword at every position is slow.
 _STEMS = ("pass", "pwd", "secret", "token", "key", "credential")
-_IDENT_BACK = re.compile(r"[A-Za-z0-9_.\-]{0,64}$")
+_IDENT_BACK = re.compile(r"[A-Za-z0-9_.\-]{0,64}\Z")  # \Z: `$` would stop before a newline
 _IDENT_FWD = re.compile(r"[A-Za-z0-9_.\-]*")
 _TAIL_QUOTED = re.compile(r"""["']?[ \t]*(?::=|=>|=|:)[ \t]*(?P<q>["'`])(?P<value>[^"'`\n]{1,512})(?P=q)""")
 _TAIL_EQ = re.compile(r"""=(?P<value>[^\s'"`;|&),]{1,512})""")  # PGPASSWORD=x psql, -e API_KEY=x
-_TAIL_ENV = re.compile(r"""[ \t]*(?:=|:)[ \t]*(?P<value>[^\s'"`#,][^\s'"`,]{0,511})""")
+_TAIL_ENV = re.compile(r"""[ \t]*(?P<sep>=|:)[ \t]*(?P<value>[^\s'"`#,][^\s'"`,]{0,511})""")
 _TAIL_FLAG = re.compile(r"""(?:=|[ \t]+)(?P<value>[^\s'"`;|&),\-][^\s'"`;|&),]{0,511})""")  # --token x
 _NAME_WORDS = re.compile(rf"(?i)(?:{_KEYWORDS})$")
+_PASS_NAME = re.compile(r"(?:[_\-.]|(?<=[a-z]))(?:pass|PASS|Pass)$")  # DB_PASS, db-pass, dbPass; not bypass
+_WEAK_NAME = re.compile(r"(?:[_\-.]|(?<=[a-z0-9]))(?:key|KEY|Key)$")  # APP_KEY, hmacKey; not `key`, `monkey`
+_NOT_SECRET_KEYS = re.compile(r"(?i)(?:public|cache|sort|primary|foreign|partition|idempotency|dedup|routing|object|"
+                              r"bucket|lookup|row|group|index|hash|unique|composite|map|dict|react|hot|shortcut|"
+                              r"field|column|table|attr|prop|meta|storage|state|query|option|config|label|i18n|"
+                              r"translation|message|locale|id|name|type|sign|register|foreign)[_\-.]?key$")
 
 
-def _secret_name(name: str) -> bool:
-    """`max_tokens`, `token_count`, `tokenizer` name no secret; `auth_token`, `DB_PASSWORD`, `SECRET_KEY` do."""
-    n = name.lower().strip("-_.")
-    if n in ("pwd", "oldpwd") or not _NAME_WORDS.search(n):
-        return False
-    return "csrf" not in n
+def _secret_name(name: str) -> str | None:
+    """'strong', 'weak' or None: `max_tokens`, `token_count`, `tokenizer` name no secret; `auth_token`,
+    `DB_PASSWORD`, `SECRET_KEY` a strong one; `APP_KEY` a weak one."""
+    n = name.strip("-_.\"'")
+    low = n.lower()
+    if low in ("pwd", "oldpwd") or "csrf" in low or "xsrf" in low:
+        return None
+    if _NAME_WORDS.search(low) or _PASS_NAME.search(n):
+        return "strong"
+    if _WEAK_NAME.search(n) and not _NOT_SECRET_KEYS.search(n):
+        return "weak"
+    return None
 
 
-def _code_like(value: str) -> bool:
-    """A value that is an expression, not a literal: `request.POST`, `make_password(x)`, `self.token`."""
-    return bool(re.search(r"[()\[\]{}]", value)) or bool(re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+", value))
+_REFERENCE = re.compile(r"""^(?:[\$%]\{?[\w.\-:?]*\}?|\$\(.*\)|%[\w]+%|<[^>]*>|\{\{?[^}]*\}\}?|\[[A-Z_\- ]+\])$""")
+_MASK = re.compile(r"^(?:\*+|x{3,}.*|X{3,}.*|\.{3,}|…|•+|-+|_+|\[REDACTED.*|REDACTED.*)$")
+# Stock placeholders, compared case-insensitively with `-`/`_` removed: words nobody uses as a real value
+_STOCK = frozenset({
+    "none", "null", "nil", "undefined", "true", "false", "empty", "unset", "notset", "missing", "required", "optional",
+    "changeme", "changeit", "password", "passwd", "secret", "token", "apikey", "key", "redacted", "hidden", "masked",
+    "placeholder", "dummy", "test", "example", "sample", "string", "str", "int", "integer", "number", "bool",
+    "boolean", "bytes", "text", "object", "any", "value", "yourpassword", "yourtoken", "yoursecret", "yourapikey",
+    "secretstr", "secretbytes", "sensitive", "omitted", "default", "invalid", "expired", "wrong", "incorrect"})
+_PLACEHOLDER_PREFIX = re.compile(r"(?i)^(?:your|my|test|fake|dummy|sample|example|mock|placeholder|insert|enter|"
+                                 r"replace|put)[_\-. ]")
+_REF_PREFIX = ("os.environ", "process.env", "ENV[", "getenv", "os.getenv", "settings.", "secrets.", "env(",
+               "Deno.env", "System.getenv", "config.", "import.meta.env", "vault:", "op://", "arn:aws:secretsmanager")
 
 
-def _literal_secret(value: str, *, strict: bool) -> bool:
+def _is_placeholder(value: str) -> bool:
+    """A value that stands for a secret without being one: a reference, a mask or a stock word."""
+    v = value.strip().strip("'\"`")
+    if len(v) < 4 or _REFERENCE.match(v) or _MASK.match(v) or v.startswith(_REF_PREFIX):
+        return True
+    return v.replace("-", "").replace("_", "").lower() in _STOCK or bool(_PLACEHOLDER_PREFIX.match(v))
+
+
+_CALL = re.compile(r"^[A-Za-z_][\w.]*\(.*\)$|^[A-Za-z_][\w.]*\[.*\]$")
+_ATTR_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_TYPE_NAME = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]*)*(?:\[.*)?|[a-z]+\[.*\]|(?:str|int|bytes|bool|float)(?:\s*\|.*)?")
+_GENERATED = re.compile(r"[A-Za-z0-9+/=_\-.:]{16,}")
+
+
+def _not_a_literal(value: str, *, quoted: bool, name: str, sep: str, after: str) -> bool:
+    """Why a value given to a secret-named key is not a secret: a placeholder, a reference, code, a type
+    annotation, a variable passed on, a path or a message."""
     v = value.strip()
-    if _is_placeholder(v) or _code_like(v) or " " in v:  # spaces: a label or a message, not a credential
+    if _is_placeholder(v) or " " in v:  # spaces: a label or a message, not a credential
+        return True
+    if quoted:  # a string literal: only a whole call/subscript expression inside quotes is code
+        return bool(_CALL.match(v))
+    if re.search(r"[()\[\]{}]", v) or _ATTR_PATH.fullmatch(v) or v.startswith(("/", "./", "~/", "../")):
+        return True  # `request.POST[...]`, `make_password(raw)`, `self.token`, a file
+    if _IDENT.fullmatch(v):
+        if after[:1] in (",", ")") or sep == "kw":  # `login(password=password, …)`: a variable passed on
+            return True
+        words = re.sub(r"[^a-z]", "", name.lower())
+        if any(w in v.lower() for w in ("pass", "secret", "token", "key", "cred", "pwd")) or v.lower() in words:
+            return True  # `password=db_password`, `token: access_token`
+        if sep == ":" and _TYPE_NAME.fullmatch(v):
+            return True  # `password: SecretStr`, `token: Optional[str]`
+        if sep == "flag" and v.isupper():
+            return True  # `--token TOKEN`: a metavar
+    return False
+
+
+def _code_variable(value: str) -> bool:
+    """`x = access_token`, `x = authToken`: a snake/camel identifier after ` = ` is a variable of code;
+    an ini file's `password = hunter2` (one lower-case word, or with digits/symbols) is a value."""
+    return bool(_IDENT.fullmatch(value)) and ("_" in value or any(c.isupper() for c in value[1:]))
+
+
+def _literal_secret(value: str, *, quoted: bool, name: str, strength: str, sep: str = "=", after: str = "") -> bool:
+    if _not_a_literal(value, quoted=quoted, name=name, sep=sep, after=after):
         return False
-    if strict:  # an unquoted word: accept only what looks generated (digits/symbols/mixed case) or long
-        if v.startswith(("/", "./", "~/", "../")):
-            return False
-        if re.fullmatch(r"[a-z_]+|[A-Z_]+|[A-Za-z]+[a-z]+", v) and len(v) < 16:
-            return False
+    if strength == "weak":
+        v = value.strip()
+        return bool(_GENERATED.fullmatch(v)) and _mixed(v)
     return True
 
 
@@ -183,11 +305,32 @@ def looks_random(token: str, *, min_len: int = 32, min_entropy: float = 4.0) -> 
     return shannon_entropy(core) >= min_entropy
 
 
+# Public material that looks random and is no secret: the entropy rule never looks inside it.
+_PUBLIC_BLOCK = re.compile(r"-----BEGIN (?:[A-Z0-9 ]*PUBLIC KEY(?: BLOCK)?|[A-Z0-9 ]*CERTIFICATE(?: REQUEST)?|X509 CRL|"
+                           r"PGP SIGNATURE|PGP MESSAGE|SSH SIGNATURE|DH PARAMETERS)-----.*?"
+                           r"(?:-----END [A-Z0-9 ]+-----|\Z)", re.S)
+_PUBLIC_PREFIX = re.compile(r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)"
+                            r"@openssh\.com)[ \t]+\Z|base64,\Z")
+_SSH_BLOB = re.compile(r"AAAA[BCE][0-9]")  # an SSH public key's wire format starts with its length
+_BASE58 = re.compile(r"[1-9A-HJ-NP-Za-km-z]{32,44}")  # Solana/Bitcoin addresses and program ids
+
+
+def _public_ranges(text: str) -> list[tuple[int, int]]:
+    if "-----BEGIN" not in text:
+        return []
+    return [m.span() for m in _PUBLIC_BLOCK.finditer(text)]
+
+
 def _entropy_spans(text: str) -> list[tuple[int, int]]:
     spans = []
+    public = _public_ranges(text)
     for m in _CANDIDATE.finditer(text):
         tok, start = m.group(0), m.start()
         if _DIGEST_PREFIX.search(text, max(0, start - 12), start) or _DIGEST_TOKEN.match(tok):
+            continue
+        if _PUBLIC_PREFIX.search(text, max(0, start - 40), start) or _SSH_BLOB.match(tok) or _BASE58.fullmatch(tok):
+            continue
+        if public and any(a <= start < b for a, b in public):
             continue
         if "/" in tok and any(_WORD_SEGMENT.fullmatch(seg) for seg in tok.split("/")):
             # a path: judge its segments one by one (a commit hash in a URL is still hex)
@@ -229,17 +372,46 @@ def _assignment_spans(text: str, low: str | None) -> list[tuple[int, int]]:
                 continue
             seen.add((start, end))
             name = text[start:end]
-            if not _secret_name(name):
+            strength = _secret_name(name)
+            if strength is None:
                 continue
-            flag = name.startswith("--")
-            m = _TAIL_QUOTED.match(text, end)
-            strict = False
+            m, quoted, sep = _TAIL_QUOTED.match(text, end), True, "="
             if m is None:
-                m, strict = (_TAIL_FLAG if flag else _TAIL_EQ).match(text, end), True
-            if m is None and text[text.rfind("\n", 0, start) + 1:start].strip() in ("", "export", "-"):
-                m = _TAIL_ENV.match(text, end)  # a .env / shell / YAML line: `KEY=value`, `KEY: value`
-            if m is not None and _literal_secret(m.group("value"), strict=strict):
+                flag = name.startswith("--")
+                m, quoted, sep = (_TAIL_FLAG if flag else _TAIL_EQ).match(text, end), False, "flag" if flag else "="
+                if m is not None and sep == "=" and text[start - 1:start] in ("(", ",", " ") \
+                        and text[text.rfind("\n", 0, start) + 1:start].strip() not in ("", "export", "-", "set"):
+                    sep = "kw"  # `f(a, password=x)`: a keyword argument, not a `.env` line
+            if m is None and text[text.rfind("\n", 0, start) + 1:start].strip() in ("", "export", "-", "set"):
+                m = _TAIL_ENV.match(text, end)  # a .env / shell / YAML / ini line: `KEY=value`, `KEY: value`
+                if m is not None:
+                    sep = m.group("sep")
+                    if sep == "=" and text[end:m.start("sep")] and _code_variable(m.group("value")):
+                        continue  # `token = access_token` in code: a variable, not a value
+            if m is not None and _literal_secret(m.group("value"), quoted=quoted, name=name, strength=strength,
+                                                 sep=sep, after=text[m.end():m.end() + 1]):
                 spans.append(m.span("value"))
+    return sorted(spans)
+
+
+_K8S_KIND = re.compile(r"""(?m)^\s*["']?kind["']?\s*:\s*["']?Secret\b""")
+_K8S_DATA_YAML = re.compile(r"(?m)^(?P<ind>[ \t]*)(?:data|stringData):[ \t]*\n(?P<body>(?:(?P=ind)[ \t]+\S.*(?:\n|\Z))+)")
+_K8S_ENTRY_YAML = re.compile(r"(?m)^[ \t]+[\w.\-]+:[ \t]*[|>]?[-+]?[ \t]*(?P<value>\S[^\n]*)$")
+_K8S_DATA_JSON = re.compile(r'"(?:data|stringData)"\s*:\s*\{(?P<body>[^{}]*)\}')
+_K8S_ENTRY_JSON = re.compile(r'"[\w.\-]+"\s*:\s*"(?P<value>[^"]*)"')
+
+
+def _k8s_secret_spans(text: str) -> list[tuple[int, int]]:
+    """The values under `data:`/`stringData:` of a Kubernetes Secret (base64 of anything, named anything)."""
+    if "Secret" not in text or not _K8S_KIND.search(text):
+        return []
+    spans = []
+    for block, entry in ((_K8S_DATA_YAML, _K8S_ENTRY_YAML), (_K8S_DATA_JSON, _K8S_ENTRY_JSON)):
+        for m in block.finditer(text):
+            base = m.start("body")
+            for e in entry.finditer(m.group("body")):
+                if e.group("value") and not _is_placeholder(e.group("value")):
+                    spans.append((base + e.start("value"), base + e.end("value")))
     return sorted(spans)
 
 
@@ -264,20 +436,18 @@ def redact_text(text: str, counts: Counter | None = None, *, entropy: bool = Tru
         counts = Counter()
     if not text or len(text) < 8:
         return text
-    for rule in _PROVIDER_RULES:
-        if rule.needles and not any(n in text for n in rule.needles):
+    low = text.lower()
+    for rule in RULES:
+        if rule.needles and not any(n in (low if rule.fold else text) for n in rule.needles):
             continue
         check = rule.check
-        text = _sub_group(rule.rx, text, rule.kind, rule.group, counts,
-                          lambda m, g=rule.group, c=check: c is None or c(m.group(g)))
-    if "://" in text:
-        text = _sub_group(_URL_PASSWORD, text, "url_password", 1, counts, lambda m: not _is_placeholder(m.group(1)))
-    low = text.lower()
-    if any(h in low for h in ("authorization", "api-key", "auth-token", "private-token")):
-        text = _sub_group(_AUTH_HEADER, text, "auth_header", 1, counts, lambda m: not _is_placeholder(m.group(1)))
-    if "bearer" in low:
-        text = _sub_group(_BEARER, text, "bearer_token", 1, counts,
-                          lambda m: not _is_placeholder(m.group(1)) and _mixed(m.group(1)))
+        new = _sub_group(rule.rx, text, rule.kind, rule.group, counts,
+                         lambda m, g=rule.group, c=check: c is None or c(m.group(g)))
+        if new is not text:
+            text, low = new, new.lower()
+    new = _sub_spans(text, _k8s_secret_spans(text), "k8s_secret", counts)
+    if new is not text:
+        text, low = new, new.lower()
     if any(w in low for w in ("pass", "secret", "token", "key", "pwd", "credential")):
         text = _sub_spans(text, _assignment_spans(text, low if len(low) == len(text) else None), "password", counts)
     if entropy:
@@ -350,6 +520,4 @@ def redact_transcript(transcript: Any) -> dict[str, int]:
     return result
 
 
-KINDS = ("private_key", "anthropic_key", "openai_key", "aws_access_key_id", "aws_secret_key", "github_token",
-         "gitlab_token", "slack_webhook", "slack_token", "google_api_key", "google_oauth_secret", "stripe_key", "jwt",
-         "url_password", "auth_header", "bearer_token", "password", "high_entropy")
+KINDS = (*dict.fromkeys(rule.kind for rule in RULES), "k8s_secret", "password", "high_entropy")
