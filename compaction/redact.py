@@ -100,16 +100,17 @@ RULES: list[_Rule] = [
     _Rule("slack_token", re.compile(r"(?<![A-Za-z0-9])(?:xox[abposre]|xapp)-[A-Za-z0-9\-]{10,}"), ("xox", "xapp-")),
     _Rule("discord_webhook", re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}"),
           ("discord",)),
+    # the first part is the base64 of a numeric user id: it starts with the base64 of a digit 1-9
     _Rule("discord_token", re.compile(
-        r"(?<![\w\-.])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}(?![\w\-])"), (".",),
-        check=_mixed),
+        r"(?:M[Tjz]|N[DTjz]|O[DT])(?<![\w\-.]..)[A-Za-z0-9_\-]{21,26}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}"
+        r"(?![\w\-])"), ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"), check=_mixed),
     _Rule("google_api_key", re.compile(rf"(?<![A-Za-z0-9])AIza[{_B64U}]{{35}}"), ("AIza",)),
     _Rule("google_oauth_secret", re.compile(rf"(?<![A-Za-z0-9])GOCSPX-[{_B64U}]{{20,}}"), ("GOCSPX-",)),
     _Rule("stripe_key", re.compile(r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{10,}|"
                                    r"(?<![A-Za-z0-9])whsec_[0-9A-Za-z]{20,}"),
           ("_live_", "_test_", "whsec_")),
     _Rule("sendgrid_key", re.compile(r"(?<![\w-])SG\.[\w\-]{16,32}\.[\w\-]{30,64}"), ("SG.",)),
-    _Rule("twilio_sid", re.compile(r"(?<![A-Za-z0-9])(?:AC|SK)[0-9a-f]{32}(?![A-Za-z0-9])"), ("AC", "SK"),
+    _Rule("twilio_sid", re.compile(r"(?:AC|SK)(?<![A-Za-z0-9]..)[0-9a-f]{32}(?![A-Za-z0-9])"), ("AC", "SK"),
           check=_hexish),
     _Rule("mailgun_key", re.compile(r"(?<![\w-])key-[0-9a-f]{32}(?![\w-])"), ("key-",)),
     _Rule("mailchimp_key", re.compile(r"(?<![\w-])[0-9a-f]{32}-us\d{1,2}(?![\w-])"), ("-us",)),
@@ -119,7 +120,7 @@ RULES: list[_Rule] = [
                                                                                           "shpss_")),
     _Rule("square_token", re.compile(r"(?<![\w-])(?:sq0(?:atp|csp|idp)-[\w\-]{22,43}|EAAA[\w\-]{56,64})(?![\w-])"),
           ("sq0", "EAAA"), check=_mixed),
-    _Rule("telegram_bot_token", re.compile(r"(?<![\w:])\d{8,10}:AA[\w\-]{33}(?![\w-])"), (":AA",)),
+    _Rule("telegram_bot_token", re.compile(r"(?<![\d:])\d{8,10}:AA[\w\-]{33}(?![\w-])"), (":AA",)),
     _Rule("digitalocean_token", re.compile(r"(?<![\w-])do[opr]_v1_[a-f0-9]{64}"), ("_v1_",)),
     _Rule("databricks_token", re.compile(r"(?<![\w-])dapi[a-f0-9]{32}(?:-\d)?(?![\w-])"), ("dapi",), check=_hexish),
     _Rule("atlassian_token", re.compile(r"(?<![\w-])ATATT3[A-Za-z0-9_\-=]{100,}"), ("ATATT3",)),
@@ -136,7 +137,7 @@ RULES: list[_Rule] = [
     _Rule("sentry_token", re.compile(r"(?<![\w-])sntry[us]_[A-Za-z0-9+/=_\-]{40,}"), ("sntry",)),
     _Rule("jwt", re.compile(rf"(?<![{_B64U}])eyJ[{_B64U}]{{8,}}\.[{_B64U}]{{8,}}\.[{_B64U}]{{8,}}"), ("eyJ",)),
     # --- context rules: only the credential part of a recognisable construct -------------------------------
-    _Rule("dsn_key", re.compile(r"(?<=://)[0-9a-f]{32}(?::[0-9a-f]{32})?(?=@)"), ("://",)),
+    _Rule("dsn_key", re.compile(r"://([0-9a-f]{32}(?::[0-9a-f]{32})?)@"), ("://",), group=1),
     _Rule("url_password", re.compile(r"://[^\s:/@'\"<>]{0,256}:([^\s@'\"<>]{1,256})@"), ("://",), group=1,
           check=lambda v: _not_port(v) and not _is_placeholder(v)),
     _Rule("basic_auth", re.compile(r"\bcurl\b[^\n]*?\s(?:-u|--user)[ =]?[\"']?[^\s:\"'@]*:([^\s\"']+)"),
@@ -149,9 +150,62 @@ RULES: list[_Rule] = [
     _Rule("bearer_token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{20,}=*)"), ("bearer",), group=1,
           check=lambda v: not _is_placeholder(v) and _mixed(v), fold=True),
     _Rule("docker_auth", re.compile(r"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{12,}={0,2})\""), ('"auth"',), group=1),
-    _Rule("npmrc_auth", re.compile(r"(?m)(?:^|:)_(?:auth|authToken|password)[ \t]*=[ \t]*([^\s'\"]{8,})"),
+    _Rule("npmrc_auth", re.compile(r"_(?:authToken|auth|password)[ \t]*=[ \t]*([^\s'\"]{8,})"),
           ("_auth", "_password"), group=1, check=lambda v: not _is_placeholder(v)),
 ]
+
+def _trie_pattern(words: set[str]) -> str:
+    """A regex matching any of `words`, as a trie: one branch per character, not one per word."""
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+# Which rules can match a text: every needle found in ONE pass of a trie regex, instead of one substring
+# search per needle per rule (which made the table's cost grow with its rows). The pass consumes what it
+# matches, so a needle that starts inside a match is recovered from the matched word itself (substring) or,
+# if it could run past the match's end (a suffix of one needle is a prefix of another), looked up directly.
+_NEEDLES = {n for rule in RULES if not rule.fold for n in rule.needles}
+_NEEDLE_SCAN = re.compile(_trie_pattern(_NEEDLES))
+_NEEDLE_INSIDE = {w: {n for n in _NEEDLES if n in w} for w in _NEEDLES}
+_NEEDLE_STRADDLE = {w: {n for n in _NEEDLES if n != w and any(n.startswith(w[i:]) for i in range(1, len(w)))}
+                    for w in _NEEDLES}
+
+
+_ALWAYS = tuple(i for i, rule in enumerate(RULES) if not rule.needles)
+_FOLDED = tuple((i, rule.needles) for i, rule in enumerate(RULES) if rule.fold)
+_BY_NEEDLE: dict[str, tuple[int, ...]] = {
+    n: tuple(i for i, rule in enumerate(RULES) if not rule.fold and n in rule.needles) for n in _NEEDLES}
+
+
+def _rules_for(text: str, low: str) -> list[_Rule]:
+    """The rows whose needles occur in `text` (or that have none), in table order."""
+    idx = set(_ALWAYS)
+    for n in _needles_in(text):
+        idx.update(_BY_NEEDLE[n])
+    idx.update(i for i, needles in _FOLDED if any(n in low for n in needles))
+    return [RULES[i] for i in sorted(idx)]
+
+
+def _needles_in(text: str) -> set[str]:
+    found: set[str] = set()
+    for w in set(_NEEDLE_SCAN.findall(text)):
+        found |= _NEEDLE_INSIDE[w]
+        found |= {n for n in _NEEDLE_STRADDLE[w] - found if n in text}
+    return found
+
 
 # --- 2. context rules ------------------------------------------------------------------------------------
 # key = value: the key names something secret. The rule (documented in the module docstring):
@@ -168,8 +222,9 @@ _STEMS = ("pass", "pwd", "secret", "token", "key", "credential")
 _IDENT_BACK = re.compile(r"[A-Za-z0-9_.\-]{0,64}\Z")  # \Z: `$` would stop before a newline
 _IDENT_FWD = re.compile(r"[A-Za-z0-9_.\-]*")
 _TAIL_QUOTED = re.compile(r"""["']?[ \t]*(?::=|=>|=|:)[ \t]*(?P<q>["'`])(?P<value>[^"'`\n]{1,512})(?P=q)""")
-_TAIL_EQ = re.compile(r"""=(?P<value>[^\s'"`;|&),]{1,512})""")  # PGPASSWORD=x psql, -e API_KEY=x
-_TAIL_ENV = re.compile(r"""[ \t]*(?P<sep>=|:)[ \t]*(?P<value>[^\s'"`#,][^\s'"`,]{0,511})""")
+_VCHAR = r"""(?:\\(?![nrt\\])|[^\s'"`;|&),\\])"""  # a value character; `\n` escapes end it (JSON in text)
+_TAIL_EQ = re.compile(rf"""=(?P<value>{_VCHAR}{{1,512}})""")  # PGPASSWORD=x psql, -e API_KEY=x
+_TAIL_ENV = re.compile(r"""[ \t]*(?P<sep>=|:)[ \t]*(?P<value>[^\s'"`#,\\](?:\\(?![nrt\\])|[^\s'"`,\\]){0,511})""")
 _TAIL_FLAG = re.compile(r"""(?:=|[ \t]+)(?P<value>[^\s'"`;|&),\-][^\s'"`;|&),]{0,511})""")  # --token x
 _NAME_WORDS = re.compile(rf"(?i)(?:{_KEYWORDS})$")
 _PASS_NAME = re.compile(r"(?:[_\-.]|(?<=[a-z]))(?:pass|PASS|Pass)$")  # DB_PASS, db-pass, dbPass; not bypass
@@ -202,7 +257,8 @@ _STOCK = frozenset({
     "changeme", "changeit", "password", "passwd", "secret", "token", "apikey", "key", "redacted", "hidden", "masked",
     "placeholder", "dummy", "test", "example", "sample", "string", "str", "int", "integer", "number", "bool",
     "boolean", "bytes", "text", "object", "any", "value", "yourpassword", "yourtoken", "yoursecret", "yourapikey",
-    "secretstr", "secretbytes", "sensitive", "omitted", "default", "invalid", "expired", "wrong", "incorrect"})
+    "secretstr", "secretbytes", "sensitive", "omitted", "default", "invalid", "expired", "wrong", "incorrect",
+    "flag", "option", "argument", "param", "parameter", "variable", "field", "header", "here", "file"})
 _PLACEHOLDER_PREFIX = re.compile(r"(?i)^(?:your|my|test|fake|dummy|sample|example|mock|placeholder|insert|enter|"
                                  r"replace|put)[_\-. ]")
 _REF_PREFIX = ("os.environ", "process.env", "ENV[", "getenv", "os.getenv", "settings.", "secrets.", "env(",
@@ -224,12 +280,21 @@ _TYPE_NAME = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]*)*(?:\[.*)?|[a-z]+\[.*\]|(?:s
 _GENERATED = re.compile(r"[A-Za-z0-9+/=_\-.:]{16,}")
 
 
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def _squash(s: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", s.lower())
+
+
 def _not_a_literal(value: str, *, quoted: bool, name: str, sep: str, after: str) -> bool:
     """Why a value given to a secret-named key is not a secret: a placeholder, a reference, code, a type
     annotation, a variable passed on, a path or a message."""
     v = value.strip()
-    if _is_placeholder(v) or " " in v:  # spaces: a label or a message, not a credential
+    if _is_placeholder(v) or " " in v or v.startswith("="):  # a label or a message; `tiktoken==0.13`
         return True
+    if _squash(v) == _squash(name) or v.endswith(("...", "…")) or _ENV_NAME.fullmatch(v):
+        return True  # `X = 'x'` (an enum), `sk-ant-...` (elided), `"apiKey": "OLLAMA_API_KEY"` (a variable's name)
     if quoted:  # a string literal: only a whole call/subscript expression inside quotes is code
         return bool(_CALL.match(v))
     if re.search(r"[()\[\]{}]", v) or _ATTR_PATH.fullmatch(v) or v.startswith(("/", "./", "~/", "../")):
@@ -265,7 +330,7 @@ def _literal_secret(value: str, *, quoted: bool, name: str, strength: str, sep: 
 # --- 3. entropy ------------------------------------------------------------------------------------------
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{32,1024}={0,2}(?![A-Za-z0-9+/_\-=])")
 _DIGEST_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|md5|h1|blake2b?|integrity|etag|hash|digest|nonce|"
-                            r"commit|revision|rev|sri)[-:= \"']{1,3}$")
+                            r"commit|revision|rev|sri|signature|encrypted_content|encrypted)[-:= \"']{1,3}\Z")
 _UUIDISH = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _LOWER_RUN = re.compile(r"[a-z]{3,}")
@@ -285,11 +350,16 @@ def _class(c: str) -> int:
     return 0 if c.islower() else 1 if c.isupper() else 2 if c.isdigit() else 3
 
 
+_NAMED_PART = re.compile(r"[A-Za-z][a-z]+|[A-Za-z0-9]{1,8}|[0-9a-f]{7,}|[0-9A-F]{7,}")
+
+
 def looks_random(token: str, *, min_len: int = 32, min_entropy: float = 4.0) -> bool:
     """True for a generated secret-like token; False for hex digests, UUIDs, identifiers and prose."""
     core = token.rstrip("=")
     if len(core) < min_len or _HEX.fullmatch(core) or _UUIDISH.search(core):
         return False
+    if all(_NAMED_PART.fullmatch(part) for part in re.split(r"[-_]", core) if part):
+        return False  # `node-cache-Linux-x64-npm-<sha256>`: words, short tags and a digest, joined
     alnum = [c for c in core if c.isalnum()]
     if len(alnum) < min_len * 3 // 4:
         return False
@@ -315,6 +385,19 @@ _SSH_BLOB = re.compile(r"AAAA[BCE][0-9]")  # an SSH public key's wire format sta
 _BASE58 = re.compile(r"[1-9A-HJ-NP-Za-km-z]{32,44}")  # Solana/Bitcoin addresses and program ids
 
 
+_ID_PREFIX = re.compile(r"(?:user|org|sess|req|msg|toolu|srvtoolu|call|run|asst|thread|file|batch|evt|cus|sub|"
+                        r"acct|resp|chatcmpl|span|trace|conv|item|rs|fc|ctx|msgbatch|vs|ftjob|upload)[_\-]")
+_ID_CONTEXT = re.compile(r"""(?i)(?:\b|_)ids?["']?\s*[:=]\s*["']?\Z""")  # `"user_id": "…"`: an id, not a secret
+
+
+def _in_url(text: str, start: int) -> bool:
+    """True when `start` sits in a URL (after `scheme://` with no space or quote between)."""
+    p = text.rfind("://", max(0, start - 2048), start)
+    if p == -1:
+        return False
+    return not any(c in text[p + 3:start] for c in " \t\n\"'<>()[]{}`")
+
+
 def _public_ranges(text: str) -> list[tuple[int, int]]:
     if "-----BEGIN" not in text:
         return []
@@ -326,8 +409,11 @@ def _entropy_spans(text: str) -> list[tuple[int, int]]:
     public = _public_ranges(text)
     for m in _CANDIDATE.finditer(text):
         tok, start = m.group(0), m.start()
-        if _DIGEST_PREFIX.search(text, max(0, start - 12), start) or _DIGEST_TOKEN.match(tok):
+        if _DIGEST_PREFIX.search(text, max(0, start - 24), start) or _DIGEST_TOKEN.match(tok) \
+                or _ID_PREFIX.match(tok) or _ID_CONTEXT.search(text, max(0, start - 12), start):
             continue
+        if _in_url(text, start) or (text[start - 1:start] == "." and "/" in tok):
+            continue  # a URL (or `host.tld/path`): redirect ids, slugs, registry hashes (webhook URLs have rows)
         if _PUBLIC_PREFIX.search(text, max(0, start - 40), start) or _SSH_BLOB.match(tok) or _BASE58.fullmatch(tok):
             continue
         if public and any(a <= start < b for a, b in public):
@@ -346,9 +432,18 @@ def _entropy_spans(text: str) -> list[tuple[int, int]]:
 
 
 # --- the API ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Finding:
+    """One replacement, for audits (bench/redaction_false_positives.py): the value and 60 characters each side."""
+    kind: str
+    value: str
+    before: str
+    after: str
+
+
 def _sub_group(rx: re.Pattern[str], text: str, kind: str, group: int | str, counts: Counter,
-               accept: Callable[[re.Match[str]], bool]) -> str:
-    return _sub_spans(text, [m.span(group) for m in rx.finditer(text) if accept(m)], kind, counts)
+               accept: Callable[[re.Match[str]], bool], found: list[Finding] | None = None) -> str:
+    return _sub_spans(text, [m.span(group) for m in rx.finditer(text) if accept(m)], kind, counts, found)
 
 
 def _assignment_spans(text: str, low: str | None) -> list[tuple[int, int]]:
@@ -415,13 +510,16 @@ def _k8s_secret_spans(text: str) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
-def _sub_spans(text: str, spans: list[tuple[int, int]], kind: str, counts: Counter) -> str:
+def _sub_spans(text: str, spans: list[tuple[int, int]], kind: str, counts: Counter,
+               found: list[Finding] | None = None) -> str:
     if not spans:
         return text
     out, last = [], 0
     for s, e in spans:
         if s < last:
             continue
+        if found is not None:
+            found.append(Finding(kind, text[s:e], text[max(0, s - 60):s], text[e:e + 60]))
         out.append(text[last:s])
         out.append(REDACTED.format(kind=kind))
         counts[kind] += 1
@@ -430,28 +528,29 @@ def _sub_spans(text: str, spans: list[tuple[int, int]], kind: str, counts: Count
     return "".join(out)
 
 
-def redact_text(text: str, counts: Counter | None = None, *, entropy: bool = True) -> str:
-    """`text` with every secret replaced by `[REDACTED:<kind>]`; adds one per replacement to `counts`."""
+def redact_text(text: str, counts: Counter | None = None, *, entropy: bool = True,
+                found: list[Finding] | None = None) -> str:
+    """`text` with every secret replaced by `[REDACTED:<kind>]`; adds one per replacement to `counts`
+    (and, given `found`, one `Finding` per replacement to it)."""
     if counts is None:
         counts = Counter()
     if not text or len(text) < 8:
         return text
     low = text.lower()
-    for rule in RULES:
-        if rule.needles and not any(n in (low if rule.fold else text) for n in rule.needles):
-            continue
+    for rule in _rules_for(text, low):
         check = rule.check
         new = _sub_group(rule.rx, text, rule.kind, rule.group, counts,
-                         lambda m, g=rule.group, c=check: c is None or c(m.group(g)))
+                         lambda m, g=rule.group, c=check: c is None or c(m.group(g)), found)
         if new is not text:
             text, low = new, new.lower()
-    new = _sub_spans(text, _k8s_secret_spans(text), "k8s_secret", counts)
+    new = _sub_spans(text, _k8s_secret_spans(text), "k8s_secret", counts, found)
     if new is not text:
         text, low = new, new.lower()
     if any(w in low for w in ("pass", "secret", "token", "key", "pwd", "credential")):
-        text = _sub_spans(text, _assignment_spans(text, low if len(low) == len(text) else None), "password", counts)
+        text = _sub_spans(text, _assignment_spans(text, low if len(low) == len(text) else None), "password", counts,
+                          found)
     if entropy:
-        text = _sub_spans(text, _entropy_spans(text), "high_entropy", counts)
+        text = _sub_spans(text, _entropy_spans(text), "high_entropy", counts, found)
     return text
 
 
