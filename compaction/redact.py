@@ -575,6 +575,35 @@ def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
     return value
 
 
+def redact_json(value: Any) -> Any:
+    """A copy of a JSON-like value with every string redacted, dict keys included (metadata a caller
+    supplies may name a secret in a key as easily as in a value). Iterative, like `map_strings`."""
+
+    def one(v: Any) -> Any:
+        if isinstance(v, str):
+            return redact_text(v)
+        if isinstance(v, dict):
+            copy: dict = {}
+            stack.append((v, copy))
+            return copy
+        if isinstance(v, (list, tuple)):
+            items: list = []
+            stack.append((v, items))
+            return items
+        return v
+
+    stack: list[tuple[Any, Any]] = []
+    root = one(value)
+    while stack:
+        src, dst = stack.pop()
+        if isinstance(src, dict):
+            for k, v in src.items():
+                dst[redact_text(k) if isinstance(k, str) else k] = one(v)
+        else:
+            dst.extend(one(v) for v in src)
+    return root
+
+
 def redact_value(value: Any, counts: Counter, seen: dict[str, str] | None = None) -> Any:
     """Strings anywhere inside dicts/lists redacted in place (keys kept); other values unchanged.
 
@@ -584,9 +613,11 @@ def redact_value(value: Any, counts: Counter, seen: dict[str, str] | None = None
     """
 
     def one(s: str) -> str:
-        if seen is not None and s in seen:
-            return seen[s]
-        return redact_text(s, counts)
+        if seen is None:
+            return redact_text(s, counts)
+        if s not in seen:
+            seen[s] = redact_text(s, counts)
+        return seen[s]
 
     return map_strings(value, one)
 
@@ -594,8 +625,8 @@ def redact_value(value: Any, counts: Counter, seen: dict[str, str] | None = None
 def redact_transcript(transcript: Any) -> dict[str, int]:
     """Rewrite a loaded Transcript's texts in memory (never the file); counts go to meta["redactions"].
 
-    Message texts, tool call commands and argument values, tool results, and the session summaries
-    some formats carry are covered; ids, paths and timestamps are structural and left alone.
+    Message texts and metadata, tool call commands, paths and argument values, tool results, and the
+    session summaries some formats carry are covered; ids and timestamps are structural and left alone.
     """
     counts: Counter = Counter()
     for msg in transcript.messages:
@@ -608,6 +639,10 @@ def redact_transcript(transcript: Any) -> dict[str, int]:
                 call.command = seen[original] = redact_text(original, counts)
             if call.arguments:
                 call.arguments = redact_value(call.arguments, counts, seen)
+            if call.path:  # also an argument, normally: counted once through `seen`
+                call.path = seen[call.path] if call.path in seen else redact_text(call.path, counts)
+        if msg.meta:  # reasoning text some formats carry beside the message
+            msg.meta = redact_value(msg.meta, counts)
         for res in msg.tool_results:
             if res.content:
                 res.content = redact_text(res.content, counts)
