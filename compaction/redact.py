@@ -446,6 +446,15 @@ def _sub_group(rx: re.Pattern[str], text: str, kind: str, group: int | str, coun
     return _sub_spans(text, [m.span(group) for m in rx.finditer(text) if accept(m)], kind, counts, found)
 
 
+_ENV_STYLE = re.compile(r"[A-Z][A-Z0-9_]{2,}")  # `DB_PASSWORD`, `TOKEN`: an environment variable's name
+_LINE_LEAD = re.compile(r"[\s>#\-*/;|]*(?:(?:export|set|setenv|ENV|ARG|declare|local|readonly)\s+)?\Z")
+
+
+def _line_start(text: str, start: int) -> bool:
+    """Only markup (`> `, `# `, `- `, `// `) or a shell/Dockerfile keyword before the name on its line."""
+    return bool(_LINE_LEAD.match(text, text.rfind("\n", 0, start) + 1, start))
+
+
 def _assignment_spans(text: str, low: str | None) -> list[tuple[int, int]]:
     """Value spans of `name = "literal"`, `NAME=value`, `--name value` where the name is a secret's."""
     if low is None:  # lower() changed the length (rare Unicode): offsets would not line up
@@ -474,11 +483,11 @@ def _assignment_spans(text: str, low: str | None) -> list[tuple[int, int]]:
             if m is None:
                 flag = name.startswith("--")
                 m, quoted, sep = (_TAIL_FLAG if flag else _TAIL_EQ).match(text, end), False, "flag" if flag else "="
-                if m is not None and sep == "=" and text[start - 1:start] in ("(", ",", " ") \
-                        and text[text.rfind("\n", 0, start) + 1:start].strip() not in ("", "export", "-", "set"):
+                if m is not None and sep == "=" and text[max(0, start - 2):start].rstrip(" ")[-1:] in ("(", ","):
                     sep = "kw"  # `f(a, password=x)`: a keyword argument, not a `.env` line
-            if m is None and text[text.rfind("\n", 0, start) + 1:start].strip() in ("", "export", "-", "set"):
-                m = _TAIL_ENV.match(text, end)  # a .env / shell / YAML / ini line: `KEY=value`, `KEY: value`
+            if m is None and (_ENV_STYLE.fullmatch(name) or _line_start(text, start)):
+                # a .env / shell / YAML / ini line (`KEY=value`, `key: value`), or an env-style NAME anywhere
+                m = _TAIL_ENV.match(text, end)
                 if m is not None:
                     sep = m.group("sep")
                     if sep == "=" and text[end:m.start("sep")] and _code_variable(m.group("value")):
@@ -489,9 +498,9 @@ def _assignment_spans(text: str, low: str | None) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
-_K8S_KIND = re.compile(r"""(?m)^\s*["']?kind["']?\s*:\s*["']?Secret\b""")
-_K8S_DATA_YAML = re.compile(r"(?m)^(?P<ind>[ \t]*)(?:data|stringData):[ \t]*\n(?P<body>(?:(?P=ind)[ \t]+\S.*(?:\n|\Z))+)")
-_K8S_ENTRY_YAML = re.compile(r"(?m)^[ \t]+[\w.\-]+:[ \t]*[|>]?[-+]?[ \t]*(?P<value>\S[^\n]*)$")
+_K8S_KIND = re.compile(r"""(?m)^[>\s]*["']?kind["']?\s*:\s*["']?Secret\b""")
+_K8S_DATA_YAML = re.compile(r"(?m)^(?P<ind>[> \t]*)(?:data|stringData):[ \t]*\n(?P<body>(?:(?P=ind)[ \t]+\S.*(?:\n|\Z))+)")
+_K8S_ENTRY_YAML = re.compile(r"(?m)^[> \t]*[ \t][\w.\-]+:[ \t]*[|>]?[-+]?[ \t]*(?P<value>\S[^\n]*)$")
 _K8S_DATA_JSON = re.compile(r'"(?:data|stringData)"\s*:\s*\{(?P<body>[^{}]*)\}')
 _K8S_ENTRY_JSON = re.compile(r'"[\w.\-]+"\s*:\s*"(?P<value>[^"]*)"')
 
@@ -575,6 +584,19 @@ def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
     return value
 
 
+def _redact_pair(key: str, redacted_key: str, value: str) -> str:
+    """A metadata value redacted with its key as context: `{"DB_PASSWORD": "hunter2"}` holds a secret that
+    neither string shows alone (`--meta DB_PASSWORD=hunter2` arrives split exactly like this)."""
+    alone = redact_text(value)
+    if alone != value:
+        return alone
+    joined = redact_text(f"{key}={value}")
+    if joined == f"{redacted_key}={value}":
+        return value
+    head = redacted_key + "="
+    return joined[len(head):] if joined.startswith(head) else REDACTED.format(kind="password")
+
+
 def redact_json(value: Any) -> Any:
     """A copy of a JSON-like value with every string redacted, dict keys included (metadata a caller
     supplies may name a secret in a key as easily as in a value). Iterative, like `map_strings`."""
@@ -598,7 +620,8 @@ def redact_json(value: Any) -> Any:
         src, dst = stack.pop()
         if isinstance(src, dict):
             for k, v in src.items():
-                dst[redact_text(k) if isinstance(k, str) else k] = one(v)
+                key = redact_text(k) if isinstance(k, str) else k
+                dst[key] = _redact_pair(k, key, v) if isinstance(k, str) and isinstance(v, str) else one(v)
         else:
             dst.extend(one(v) for v in src)
     return root
