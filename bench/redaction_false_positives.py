@@ -35,7 +35,17 @@ SKIP = {"README.md", "MANIFEST.tsv", "GROUND_TRUTH.jsonl"}
 
 # Judgement of each hit, read in context: (file, kind, sha256(value)[:12]) -> (verdict, why).
 # verdict "fp" = not a credential at all; "tp" = a credential (a test or sample one in these public files).
-VERDICTS: dict[tuple[str, str, str], tuple[str, str]] = {}
+VERDICTS: dict[tuple[str, str, str], tuple[str, str]] = {
+    ("oh-fastjson2-2775.json", "password", "c151c55f3109"): (
+        "tp", "a 32-hex `token` value in a JSON body a test web app logged: a session token (a test one)"),
+    ("antigravity-applysense.jsonl", "password", "48dddab61e02"): (
+        "tp", "DJANGO_SECRET_KEY of the project's .env (a hand-made dev key, `django-insecure-…-12345`): "
+              "the value a Django SECRET_KEY has, public here because the session is"),
+    ("antigravity-applysense.jsonl", "password", "ef92b778bafe"): (
+        "tp", "a test user's password in a Django test (`'password': 'password123'`): a credential, of a test"),
+    ("antigravity-applysense.jsonl", "password", "8f38f83db4ce"): (
+        "tp", "a test user's password in a Django test (`password='loginpass123'`): a credential, of a test"),
+}
 
 
 @dataclass

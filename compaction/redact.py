@@ -303,8 +303,9 @@ def _not_a_literal(value: str, *, quoted: bool, name: str, sep: str, after: str)
         if after[:1] in (",", ")") or sep == "kw":  # `login(password=password, …)`: a variable passed on
             return True
         words = re.sub(r"[^a-z]", "", name.lower())
-        if any(w in v.lower() for w in ("pass", "secret", "token", "key", "cred", "pwd")) or v.lower() in words:
-            return True  # `password=db_password`, `token: access_token`
+        if (_code_variable(v) and any(w in v.lower() for w in ("pass", "secret", "token", "key", "cred", "pwd"))) \
+                or v.lower() in words:
+            return True  # `password=db_password`, `token: accessToken` (not `supersecret`: one word is a value)
         if sep == ":" and _TYPE_NAME.fullmatch(v):
             return True  # `password: SecretStr`, `token: Optional[str]`
         if sep == "flag" and v.isupper():
