@@ -2,21 +2,46 @@
 
 Why here, at load time: `load_transcript(..., redact=True)` rewrites the in-memory transcript once
 (never the file), so every output — summary, restore state, error memory, MCP/LSP replies, the store —
-derives from redacted text and a secret is gone before anything is written.
+derives from redacted text and a secret is gone before anything is written. What does not come from a
+transcript is redacted where it enters: restore excerpts of workspace files and diagnostic messages
+(restore.state), `errors add`/`resolve`/`ignore` texts, paths and symbols (compaction.errors.memory),
+memory texts and metadata (compaction.memory, `redact_json`).
 
 Precision matters as much as recall: a coding transcript is full of commit ids, sha256 digests, UUIDs,
-lock-file integrity hashes, long identifiers and paths. The rules, in order:
-1. provider formats with a fixed prefix (OpenAI, Anthropic, AWS, GitHub, GitLab, Slack, Google, Stripe,
-   JWT, PEM private keys) — near-zero false positives;
-2. context rules: `scheme://user:PASS@host`, `Authorization: Bearer X`, `password=`/`SECRET_KEY=`/
-   `--token X` assignments — only the value is replaced, and placeholders (`$VAR`, `<token>`, `***`,
-   `os.environ[...]`, function calls) are left alone;
-3. high-entropy tokens: >= 32 characters of the base64 alphabet with Shannon entropy >= 4 bits/char,
+lock-file integrity hashes, long identifiers and paths. The stages, in order:
+1. `RULES`, ONE table of (kind, regex, needles, group, check): provider formats with a fixed prefix or
+   shape (OpenAI, Anthropic, AWS, GitHub, GitLab, Slack, Discord, Google, Stripe, SendGrid, Twilio,
+   Mailgun, npm, PyPI, Hugging Face, Azure, Shopify, Square, Telegram, DigitalOcean, Sentry, age, PEM/
+   OpenSSH/PGP private keys, JWT, …) and context rows that replace only the credential of a construct
+   (`scheme://user:PASS@host`, `curl -u user:PASS`, `Authorization:`/`Bearer`, docker `"auth"`, `.npmrc
+   _authToken=`). A new kind is one row; `needles` (substrings a match must contain) are found for all
+   rows in one trie pass, so only the rows that can match run.
+2. Kubernetes `kind: Secret` manifests: every value under `data:`/`stringData:`.
+3. Assignments to a secret-named key (`name = "v"`, `NAME=v`, `name: v`, `--name v`). THE RULE:
+   a STRONG name (ends in password/passwd/passphrase/pwd, `…_pass`, secret, secret_key, token, api_key,
+   access_key, private_key, master_key, encryption_key, credential(s), auth_key, signing_key) makes its
+   value a secret — a word such as `supersecret` included — unless the value is
+   - empty or shorter than 4 characters, or holds a space (a message, a label);
+   - a reference: `$VAR`, `${VAR}`, `$(cmd)`, `%VAR%`, `{{ x }}`, `<…>`, `os.environ…`, `getenv(…)`,
+     `process.env…`, `ENV[…]`, `settings.X`, `secrets.X`, `vault:`/`op://` paths, an environment
+     variable's NAME (`"apiKey": "OLLAMA_API_KEY"`), the key's own name (an enum: `X = 'x'`);
+   - a mask or a stock placeholder: `***`, `xxx…`, `...`, a value ending in `...`/`…` (`sk-ant-...`),
+     `[REDACTED…]`, or one of the words in `_STOCK` (changeme, password, secret, token, none, null,
+     true, false, example, dummy, test, string, required, …), or `your_…`/`my_…`/`test_…`/`fake_…`/
+     `example_…`/`sample_…`/`placeholder_…`, `mypassword`/`yoursecret`…;
+   - code: an unquoted call, subscript or attribute path (`request.POST['password']`, `self.token`);
+     an unquoted identifier passed on (`f(password=password)`, `token = access_token`,
+     `password=db_password`); a type (`password: SecretStr`); a `--flag METAVAR`; a path; `==1.2`.
+   A WEAK name (any other `…_KEY`/`…Key`: `APP_KEY`, `DD_APP_KEY`, not `primary_key`, `cache_key`, …)
+   makes a value a secret only when it looks generated: 16+ key characters with letters and digits.
+4. High-entropy tokens: >= 32 characters of the base64 alphabet with Shannon entropy >= 4 bits/char,
    all of upper case, lower case and digits, and frequent character-class switches (random text
-   switches on ~60% of characters, CamelCase identifiers on ~15%). Hex-only strings are never taken
-   by this rule: 40 hex is a commit, 64 a sha256 digest, 32 an md5; UUIDs, `sha512-…`/`h1:…`
-   integrity hashes and path segments are skipped too. A hex secret is still caught by rule 2
-   (`API_KEY=0123…`).
+   switches on ~60% of characters, CamelCase identifiers on ~15%). Never taken by this rule, being
+   public: hex strings (commits, digests), UUIDs, base58 strings of 32-44 characters (Solana/Bitcoin
+   addresses and program ids), anything in a URL (registry hashes, redirect ids), inside a PUBLIC KEY
+   / CERTIFICATE / PGP SIGNATURE block or after `ssh-ed25519`/`ssh-rsa`, `data:…;base64,` payloads,
+   `sha256:`/`sha512-`/`h1:`/`integrity`/`signature` values, API object ids (`user_…`, `msg_…`,
+   `toolu_…`, `"…_id": "…"`), and words joined to a digest (`node-cache-Linux-x64-npm-<sha256>`).
 """
 
 from __future__ import annotations
@@ -260,7 +285,7 @@ _STOCK = frozenset({
     "secretstr", "secretbytes", "sensitive", "omitted", "default", "invalid", "expired", "wrong", "incorrect",
     "flag", "option", "argument", "param", "parameter", "variable", "field", "header", "here", "file"})
 _PLACEHOLDER_PREFIX = re.compile(r"(?i)^(?:your|my|test|fake|dummy|sample|example|mock|placeholder|insert|enter|"
-                                 r"replace|put)[_\-. ]")
+                                 r"replace|put)[_\-. ]|^(?:your|my)(?:pass|secret|token|api|key)")  # `mypassword`
 _REF_PREFIX = ("os.environ", "process.env", "ENV[", "getenv", "os.getenv", "settings.", "secrets.", "env(",
                "Deno.env", "System.getenv", "config.", "import.meta.env", "vault:", "op://", "arn:aws:secretsmanager")
 
