@@ -123,6 +123,12 @@ RULES: list[_Rule] = [
         r"https://hooks\.slack(?:-gov)?\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{8,}"),
         ("hooks.slack",)),
     _Rule("slack_token", re.compile(r"(?<![A-Za-z0-9])(?:xox[abposre]|xapp)-[A-Za-z0-9\-]{10,}"), ("xox", "xapp-")),
+    # webhook URLs whose path is the credential (the entropy stage leaves URLs alone: it needs a row)
+    _Rule("webhook_url", re.compile(
+        r"https://(?:[\w\-]+\.webhook\.office\.com|outlook\.office(?:365)?\.com)/webhook(?:b2)?/[\w\-@/]{40,}"
+        r"|https://hooks\.zapier\.com/hooks/catch/\d+/\w+/?|https://maker\.ifttt\.com/trigger/[\w\-]+/with/key/[\w\-]+"
+        r"|https://[\w.\-]+/hooks/[a-z0-9]{26}(?![\w\-])"), ("webhook", "hooks.zapier", "ifttt", "/hooks/"), fold=True),
+    _Rule("azure_sas_signature", re.compile(r"[?&]sig=([A-Za-z0-9%+/=_\-]{20,})"), ("sig=",), group=1),
     _Rule("discord_webhook", re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}"),
           ("discord",)),
     # the first part is the base64 of a numeric user id: it starts with the base64 of a digit 1-9

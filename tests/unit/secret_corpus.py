@@ -224,6 +224,14 @@ def build(seed: int = 20261201) -> list[SecretCase]:
     add(_case("xai", f"xai key {s}", s[4:]))
     s = rand(32, HEX) + "-us" + str(RNG.randint(1, 21))
     add(_case("mailchimp", f"mailchimp key {s}", s[:32]))
+    g1, g2, h = str(uuid.UUID(int=RNG.getrandbits(128))), str(uuid.UUID(int=RNG.getrandbits(128))), rand(32, HEX)
+    add(_case("teams_webhook", f"curl -d @card.json https://contoso.webhook.office.com/webhookb2/{g1}@{g2}/"
+              f"IncomingWebhook/{h}/{g1}", h))
+    s = rand(43, B64).replace("+", "%2B").replace("/", "%2F") + "%3D"  # base64, URL-encoded
+    add(_case("azure_sas", f"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&se=2026-01-01&sp=r&sig={s}",
+              s[:20]))
+    s = rand(26, LOWER + DIGITS)
+    add(_case("mattermost_webhook", f"MM_HOOK=https://chat.example.org/hooks/{s}", s))
     return cases
 
 
