@@ -32,6 +32,7 @@ lock-file integrity hashes, long identifiers and paths. The stages, in order:
    - code: an unquoted call, subscript or attribute path (`request.POST['password']`, `self.token`);
      an unquoted identifier passed on (`f(password=password)`, `token = access_token`,
      `password=db_password`); a type (`password: SecretStr`); a `--flag METAVAR`; a path; `==1.2`.
+   Counts and cursors are no secret names (`MAX_TOKEN`, `input_tokens`, `nextPageToken`), nor csrf ones.
    A WEAK name (any other `…_KEY`/`…Key`: `APP_KEY`, `DD_APP_KEY`, not `primary_key`, `cache_key`, …)
    makes a value a secret only when it looks generated: 16+ key characters with letters and digits.
 4. High-entropy tokens: >= 32 characters of the base64 alphabet with Shannon entropy >= 4 bits/char,
@@ -266,12 +267,17 @@ _NOT_SECRET_KEYS = re.compile(r"(?i)(?:public|cache|sort|primary|foreign|partiti
                               r"translation|message|locale|id|name|type|sign|register|foreign)[_\-.]?key$")
 
 
+# `MAX_TOKEN=4096` (a count), `nextPageToken` (a pagination cursor): no secret
+_COUNT_NAME = re.compile(r"(?:^|[_\-.])(?:max|min|num|n|count|total|len|limit|input|output|prompt|completion|"
+                         r"cached|reasoning|page|continuation|cursor)[_\-.]?tokens?$|(?:page|continuation)tokens?$")
+
+
 def _secret_name(name: str) -> str | None:
     """'strong', 'weak' or None: `max_tokens`, `token_count`, `tokenizer` name no secret; `auth_token`,
     `DB_PASSWORD`, `SECRET_KEY` a strong one; `APP_KEY` a weak one."""
     n = name.strip("-_.\"'")
     low = n.lower()
-    if low in ("pwd", "oldpwd") or "csrf" in low or "xsrf" in low:
+    if low in ("pwd", "oldpwd") or "csrf" in low or "xsrf" in low or _COUNT_NAME.search(low):
         return None
     if _NAME_WORDS.search(low) or _PASS_NAME.search(n):
         return "strong"
