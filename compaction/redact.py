@@ -47,6 +47,7 @@ lock-file integrity hashes, long identifiers and paths. The stages, in order:
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 from collections import Counter
@@ -81,6 +82,14 @@ def _mixed_case(s: str) -> bool:
 def _not_port(s: str) -> bool:
     """`host:8080/path@x` is a port and a path, not `user:password@`."""
     return not re.match(r"\d{1,5}(?:/|$)", s) and "://" not in s
+
+
+def _basic_pair(s: str) -> bool:
+    """base64 of `user:password` (docker `auths`), not a word such as `"auth": "DefaultAzureCredential"`."""
+    try:
+        return b":" in base64.b64decode(s + "=" * (-len(s) % 4), validate=True)
+    except ValueError:
+        return False
 
 
 def _hexish(s: str) -> bool:
@@ -181,7 +190,8 @@ RULES: list[_Rule] = [
           check=lambda v: not _is_placeholder(v), fold=True),
     _Rule("bearer_token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{20,}=*)"), ("bearer",), group=1,
           check=lambda v: not _is_placeholder(v) and _mixed(v), fold=True),
-    _Rule("docker_auth", re.compile(r"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{12,}={0,2})\""), ('"auth"',), group=1),
+    _Rule("docker_auth", re.compile(r"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{12,}={0,2})\""), ('"auth"',), group=1,
+          check=_basic_pair),
     _Rule("npmrc_auth", re.compile(r"_(?:authToken|auth|password)[ \t]*=[ \t]*([^\s'\"]{8,})"),
           ("_auth", "_password"), group=1, check=lambda v: not _is_placeholder(v)),
 ]

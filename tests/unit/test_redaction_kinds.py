@@ -94,7 +94,8 @@ def test_code_is_not_a_secret() -> None:
     for text in ("login(user, password=password)", "connect(host, password=db_password, port=5432)",
                  "token = access_token", "password: SecretStr", "GOOGLE_CREDENTIALS = 'google_credentials'",
                  '"apiKey": "OLLAMA_API_KEY"', "tiktoken==0.13.0", "If --cloud-token flag was provided",
-                 "MAX_TOKEN=4096", "nextPageToken: CkQKDAjs2ZWfBhD4", "qpdf --password=mypassword in.pdf"):
+                 "MAX_TOKEN=4096", "nextPageToken: CkQKDAjs2ZWfBhD4", "qpdf --password=mypassword in.pdf",
+                 '{"auth": "DefaultAzureCredential"}'):
         assert redact(text) == (text, {}), text
 
 
