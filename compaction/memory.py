@@ -317,13 +317,14 @@ class CompressedMemory:
 
     def add(self, text: str, metadata: dict[str, Any] | None = None, timestamp: float | None = None) -> AddResult:
         """Store the original, extract facts and a gist from it. The same text twice is one item
-        (its metadata is merged as extra provenance). Secrets are redacted before anything is stored."""
+        (its metadata is merged as extra provenance). Secrets are redacted before anything is stored:
+        in the text, and in the metadata's keys and string values."""
         if not text or not text.strip():
             raise ValueError("memory text is empty")
-        from compaction.redact import redact_text
+        from compaction.redact import redact_json, redact_text
 
         text = redact_text(text)
-        meta = dict(metadata or {})
+        meta = redact_json(dict(metadata or {}))
         h = hashlib.sha256(text.encode("utf-8")).hexdigest()
         now = self.clock()
         created = now if timestamp is None else float(timestamp)

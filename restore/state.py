@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from compaction.config import Settings
+from compaction.redact import redact_text
 from compaction.summary import CompactionResult, ErrorRecordOut, Item
 from restore.excerpts import READ_LIMIT, Excerpt, make_excerpt
 from restore.paths import PathMapper
@@ -110,8 +111,16 @@ def _diag_items(diagnostics: Iterable[Any] | None) -> list[Mapping[str, Any]]:
     return out
 
 
-def _excerpt(index: WorkspaceIndex, entry: FileEntry, budget: int) -> Excerpt | None:
-    key = ("excerpt", entry.rel, entry.mtime, entry.size, budget)
+def _message(message: object, settings: Settings) -> str:
+    """A diagnostic's message as shown (a linter may quote the hard-coded password it flags)."""
+    text = str(message)
+    return (redact_text(text) if settings.redact_secrets else text)[:300]
+
+
+def _excerpt(index: WorkspaceIndex, entry: FileEntry, budget: int, *, redact: bool = True) -> Excerpt | None:
+    """An excerpt of a workspace file. A workspace holds `.env` files and settings with keys in them: the
+    text is redacted before it is cut (so a secret is never half-kept) and before anything renders it."""
+    key = ("excerpt", entry.rel, entry.mtime, entry.size, budget, redact)
     cached = index.cache.get(key)
     if isinstance(cached, Excerpt):
         return cached
@@ -119,6 +128,8 @@ def _excerpt(index: WorkspaceIndex, entry: FileEntry, budget: int) -> Excerpt | 
     if text is None:
         return None
     truncated = len(text.encode("utf-8", errors="replace")) > READ_LIMIT
+    if redact:
+        text = redact_text(text)
     ex = make_excerpt(entry.rel, text, budget, truncated_input=truncated)
     index.cache[key] = ex
     return ex
@@ -204,7 +215,7 @@ def build_restore_state(
         ex = None
         budget = min(rs.tokens_per_file, left)
         if excerpts and budget > 0:
-            ex = _excerpt(index, e, budget)
+            ex = _excerpt(index, e, budget, redact=settings.redact_secrets)
             if ex is not None:
                 left -= ex.tokens
                 excerpt_tokens += ex.tokens
@@ -239,7 +250,7 @@ def build_restore_state(
         line = d.get("line")
         code = d.get("code") or d.get("id")
         pf = ProblemFile(path=rel, line=line if isinstance(line, int) else None, source="diagnostic",
-                         ids=[str(code)] if code else [], message=str(d.get("message", ""))[:300])
+                         ids=[str(code)] if code else [], message=_message(d.get("message", ""), settings))
         problem_files.append(pf)
 
     # the compaction's own "problems and solutions" when there is one; else one line per solved record

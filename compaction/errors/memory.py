@@ -169,10 +169,10 @@ class ErrorMemory:
     def add(self, err_id: str, *, solution: str | None = None, avoidance: str | None = None,
             round: int | None = None, evidence: str = "", path: str | None = None, line: int | None = None,
             symbol: str | None = None, command: str | None = None) -> ErrorRecord:
-        """Record an error by hand (one occurrence in the session `manual`). Secrets in the texts are
-        redacted before they are stored, as they are in transcripts."""
-        solution, avoidance, evidence, command = (redact_text(t) if t else t
-                                                  for t in (solution, avoidance, evidence, command))
+        """Record an error by hand (one occurrence in the session `manual`). Secrets in the texts, the
+        path and the symbol are redacted before they are stored, as they are in transcripts."""
+        solution, avoidance, evidence, command, path, symbol = (
+            redact_text(t) if t else t for t in (solution, avoidance, evidence, command, path, symbol))
         if not valid_id(err_id):
             raise ErrorMemoryError(f"malformed error id {err_id!r} (expected ERR_<FAMILY>_<Name>)")
         now = time.time()
@@ -194,6 +194,7 @@ class ErrorMemory:
     def resolve(self, err_id: str, solution: str | None = None) -> ErrorRecord:
         if self.get(err_id) is None:
             raise ErrorMemoryError(f"no error {err_id} in this workspace's memory")
+        solution = redact_text(solution) if solution else solution
         with transaction(self.conn):
             if solution:
                 self.conn.execute("UPDATE errors_records SET resolved=1, solution=?, user_edited=1, updated=? "
@@ -221,7 +222,7 @@ class ErrorMemory:
         """The user overrode a warning: record `@decision: ignore_ERR_xxx`; check stops warning for it."""
         if not valid_id(err_id):
             raise ErrorMemoryError(f"malformed error id {err_id!r}")
-        decision = f"@decision: ignore_{err_id}" + (f" ({note})" if note else "")
+        decision = f"@decision: ignore_{err_id}" + (f" ({redact_text(note)})" if note else "")
         with transaction(self.conn):
             self.conn.execute("INSERT OR REPLACE INTO errors_decisions VALUES (?,?,?)", (err_id, decision, time.time()))
         self._writes += 1
