@@ -30,6 +30,7 @@ USER_ONLY_KEYS: tuple[str, ...] = (
     "allowRead",
     "readRoots",
     "trustShippedMemory",
+    "redactSecrets",  # a cloned repository must not turn redaction off for the user's own transcripts
 )
 
 # The only environment variables the LLM client may read its key from, in any layer: a name such

@@ -118,3 +118,15 @@ def test_the_report_escapes_control_characters_of_the_path(tmp_path: Path):
     load_settings(ws, report=reports.append)
     assert len(reports) == 1 and "\n" not in reports[0] and "\x1b" not in reports[0]
     assert "evil\\ntouch PWNED" in reports[0]
+
+
+def test_a_workspace_cannot_turn_redaction_off_but_the_user_can(tmp_path: Path, _isolated_user_config: Path):
+    """A cloned repository's config must not make the tool store the user's secrets unredacted."""
+    ws = tmp_path / "ws"
+    write(ws / ".compaction" / "config.json", {"redactSecrets": False, "role": "pm"})
+    reports: list[str] = []
+    s = load_settings(ws, report=reports.append)
+    assert s.redact_secrets is True and s.role == "pm"
+    assert len(reports) == 1 and "redactSecrets" in reports[0]
+    write(_isolated_user_config / "compaction" / "config.json", {"redactSecrets": False})
+    assert load_settings(ws).redact_secrets is False  # the user's own choice

@@ -13,11 +13,19 @@ export interface ConfigLike {
 
 /**
  * Keys only the user may set: they send data elsewhere (the LLM switch, endpoint and key
- * variable) or trust content a repository ships. Read from the user (global) value only, never a
- * workspace or folder value — a cloned repository's `.vscode/settings.json` could set those. The
+ * variable), widen what the server reads, turn redaction off, or trust content a repository
+ * ships. Read from the user (global) value only, never a workspace or folder value — a cloned repository's `.vscode/settings.json` could set those. The
  * server drops them from `.compaction/config.json` for the same reason (`compaction.trust`).
  */
-export const USER_ONLY_KEYS = ['llm.enabled', 'llm.polish', 'llm.baseUrl', 'llm.apiKeyEnv', 'trustShippedMemory'] as const;
+export const USER_ONLY_KEYS = [
+  'llm.enabled',
+  'llm.polish',
+  'llm.baseUrl',
+  'llm.apiKeyEnv',
+  'trustShippedMemory',
+  'allowRead',
+  'redactSecrets',
+] as const;
 
 /** A key's value as the server may see it: the user's own for the user-only keys. */
 export function settingValue(cfg: ConfigLike, key: string): unknown {
