@@ -24,6 +24,8 @@ _MODULES = [
     "claude_code",
     "codex",
     "codex_exec",
+    "pi",
+    "specstory",
     "gemini_cli",
     "anthropic",
     "openai_chat",

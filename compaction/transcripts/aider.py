@@ -190,7 +190,13 @@ def load(path: str) -> Transcript:
             for m in _APPLIED.finditer(body):
                 target = m.group(1)
                 call = next((c for c in (last_assistant.tool_calls if last_assistant else [])
-                             if c.kind == ToolKind.EDIT and c.path == target), None)
+                             if c.kind == ToolKind.EDIT and _same_path(c.path, target)), None)
+                if call is None and last_assistant is not None:
+                    # whole-file or diff edit formats carry no SEARCH/REPLACE block we parse: aider's own
+                    # report is then the only record that the reply edited this file
+                    n_calls += 1
+                    call = ToolCall("applied_edit", {"path": target}, f"applied-{n_calls}", ToolKind.EDIT, path=target)
+                    last_assistant.tool_calls.append(call)
                 msg.tool_results.append(ToolResult(m.group(0)[2:], call.id if call else None, "search_replace"))
             for m in _RUNNING.finditer(body):
                 cmd = m.group(1)
@@ -210,6 +216,11 @@ def load(path: str) -> Transcript:
     t.meta["sessions"] = sessions
     t.rounds = _rounds_by_session(t.messages)
     return t
+
+
+def _same_path(a: str | None, b: str) -> bool:
+    """aider reports Windows paths with backslashes while the reply's block may use slashes."""
+    return a is not None and a.replace("\\", "/") == b.replace("\\", "/")
 
 
 def _rounds_by_session(messages: list[Message]) -> list[Round]:
