@@ -30,6 +30,7 @@ _MODULES = [
     "anthropic",
     "openai_chat",
     "markdown",
+    "generic",  # last resort: claims anything with speakers, at the lowest confidence
 ]
 
 
@@ -52,7 +53,8 @@ def format_names() -> list[str]:
     return [m.NAME for m in formats()]
 
 
-def detect(path: str | Path) -> ModuleType:
+def candidates(path: str | Path) -> list[ModuleType]:
+    """Every format module that claims the file, most confident first (bad files raise TranscriptError)."""
     p = Path(path)
     if not p.exists():
         raise TranscriptError(str(p), "no such file")
@@ -63,14 +65,15 @@ def detect(path: str | Path) -> ModuleType:
     head = read_head(p)
     if "\x00" in head[:8192]:
         raise TranscriptError(str(p), "binary file (NUL bytes), not a transcript", 1)
-    best, score = None, 0
-    for mod in formats():
-        s = mod.sniff(head, str(p))
-        if s > score:
-            best, score = mod, s
-    if best is None:
+    scored = [(mod.sniff(head, str(p)), i, mod) for i, mod in enumerate(formats())]
+    ranked = [mod for score, _, mod in sorted(scored, key=lambda x: (-x[0], x[1])) if score > 0]
+    if not ranked:
         raise TranscriptError(str(p), "unrecognised transcript format (see `compaction formats`)")
-    return best
+    return ranked
+
+
+def detect(path: str | Path) -> ModuleType:
+    return candidates(path)[0]
 
 
 def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = True) -> Transcript:
@@ -87,9 +90,7 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
         if not Path(path).is_file():
             raise TranscriptError(str(path), "no such file")
     try:
-        if not fmt:
-            mod = detect(path)
-        transcript = mod.load(str(path))
+        transcript = _first_conversation(path, [mod] if fmt else candidates(path))
     except TranscriptError:
         raise
     except OSError as exc:  # permission denied, a FIFO, an I/O error: bad input named by its file
@@ -106,6 +107,19 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
     if redact:
         redact_transcript(transcript)
     return transcript
+
+
+def _first_conversation(path: str | Path, mods: list[ModuleType]) -> Transcript:
+    """The first candidate that finds a message wins; one that claims the file but finds none lets the next
+    try. A loader's error (bad JSON, a wrong shape) is the answer, as before. Empty is never returned."""
+    tried: list[str] = []
+    for mod in mods:
+        transcript = mod.load(str(path))
+        if any(m.text.strip() or m.tool_calls or m.tool_results for m in transcript.messages):
+            return transcript
+        skipped = ", ".join(f"{k} x{n}" for k, n in sorted(transcript.skipped_kinds.items(), key=lambda x: -x[1])[:4])
+        tried.append(f"{mod.NAME}: {len(transcript.messages)} messages with text" + (f", skipped {skipped}" if skipped else ""))
+    raise TranscriptError(str(path), f"no conversation found in {path} ({'; '.join(tried)})")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
