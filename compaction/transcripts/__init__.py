@@ -111,14 +111,22 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
 
 def _first_conversation(path: str | Path, mods: list[ModuleType]) -> Transcript:
     """The first candidate that finds a message wins; one that claims the file but finds none lets the next
-    try. A loader's error (bad JSON, a wrong shape) is the answer, as before. Empty is never returned."""
+    try, and so does one that fails on it (the first error is reported when no candidate reads it).
+    An empty result is never returned."""
     tried: list[str] = []
+    first_error: TranscriptError | None = None
     for mod in mods:
-        transcript = mod.load(str(path))
+        try:
+            transcript = mod.load(str(path))
+        except TranscriptError as exc:  # reported unless a later candidate reads the file
+            first_error = first_error or exc
+            continue
         if any(m.text.strip() or m.tool_calls or m.tool_results for m in transcript.messages):
             return transcript
         skipped = ", ".join(f"{k} x{n}" for k, n in sorted(transcript.skipped_kinds.items(), key=lambda x: -x[1])[:4])
         tried.append(f"{mod.NAME}: {len(transcript.messages)} messages with text" + (f", skipped {skipped}" if skipped else ""))
+    if first_error is not None:
+        raise first_error
     raise TranscriptError(str(path), f"no conversation found in {path} ({'; '.join(tried)})")
 
 

@@ -61,20 +61,20 @@ def toolish(value: Any) -> bool:
     return isinstance(value, str) and any(w in _TOOLISH or w.rstrip("s") in _TOOLISH for w in _words(value))
 
 
-_PATH = {"path", "file", "filepath", "file_path", "filename", "absolutepath", "absolute_path", "uri", "targetfile",
-         "target_file", "abspath", "relativepath", "notebook_path"}
-_CONTENT = {"content", "contents", "text", "filecontent", "file_text", "codecontent", "code", "data", "newfile"}
-_EDIT = {"old", "new", "oldtext", "newtext", "old_string", "new_string", "old_str", "new_str", "diff", "patch",
+_PATH = {"path", "file", "filepath", "filename", "absolutepath", "uri", "targetfile",
+         "abspath", "relativepath", "notebookpath"}
+_CONTENT = {"content", "contents", "text", "filecontent", "filetext", "codecontent", "code", "data", "newfile"}
+_EDIT = {"old", "new", "oldtext", "newtext", "oldstring", "newstring", "oldstr", "newstr", "diff", "patch",
          "search", "replace", "replacement", "edits", "replacementchunks", "targetcontent", "replacementcontent",
-         "instruction", "code_edit", "chunks", "unified_diff"}
-_COMMAND = {"command", "cmd", "commandline", "command_line", "script", "shell", "proposedcommand"}
+         "instruction", "codeedit", "chunks", "unifieddiff"}
+_COMMAND = {"command", "cmd", "commandline", "script", "shell", "proposedcommand"}
 _QUERY = {"pattern", "query", "regex", "glob", "searchpattern", "include", "searchpath"}
 
 
 def _leaf_keys(args: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in args.items():
-        last = str(key).rsplit(".", 1)[-1].lower()
+        last = str(key).rsplit(".", 1)[-1].lower().replace("_", "").replace("-", "")
         out.setdefault(last, value)
     return out
 

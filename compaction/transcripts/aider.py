@@ -92,11 +92,15 @@ def search_replace_calls(text: str, msg_index: int) -> list[ToolCall]:
     return calls
 
 
+_AIDER_OWN = re.compile(r"^> (?:Applied edit to |Tokens: |Commit [0-9a-f]{7} |Did not apply edit)")
+
+
 def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
     """Split into (kind, first line number, lines) with kind session/user/harness/assistant."""
     blocks: list[tuple[str, int, list[str]]] = []
     kind, start, cur = "", 0, []
     in_fence = False
+    fence = "```"
 
     def flush() -> None:
         nonlocal kind, cur
@@ -106,10 +110,14 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
 
     for n, line in enumerate(lines, 1):
         if kind == "assistant" and in_fence:
-            cur.append(line)
-            if line.lstrip().startswith("```"):
+            if _AIDER_OWN.match(line):  # aider's own report: the reply's fence was never closed
                 in_fence = False
-            continue
+            else:
+                cur.append(line)
+                fence_line = line.strip()
+                if fence_line.startswith(fence) and not fence_line.strip("`"):
+                    in_fence = False
+                continue
         if line.startswith("# aider chat started at "):
             flush()
             blocks.append(("session", n, [line]))
@@ -128,6 +136,7 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
             new = "assistant"
             if line.lstrip().startswith("```"):
                 in_fence = True
+                fence = "`" * (len(line.lstrip()) - len(line.lstrip().lstrip("`")))
         if new != kind:
             flush()
             kind, start = new, n

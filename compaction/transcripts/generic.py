@@ -175,6 +175,8 @@ class _Builder:
             leaves = [v for k, v in _flatten(body).items() if isinstance(v, str) and v.strip() and k != key
                       and not _SKIP_LEAVES.search(k.rsplit(".", 1)[-1])]
             texts.extend(leaves)
+            if leaves:
+                self.text_keys["(string leaves)"] += 1
         text = "\n".join(x for x in texts if x)
         if role == "tool" or (role == "user" and results and not text.strip()):
             if not results:
@@ -227,12 +229,13 @@ class _Builder:
 
     def make(self, name: Any, args: dict[str, Any], cid: str | None) -> ToolCall:
         name = name if isinstance(name, str) and name else "tool"
-        if kind_of(name) != ToolKind.OTHER:
-            call = make_call(name, args, cid)
-        else:
-            kind, path, command = infer_kind(_flatten(args))
-            call = make_call(name, args, cid, kind)
+        cid = cid or f"generic-{len(self.t.messages)}-{len(self.unanswered)}-{len(self.calls)}"
+        kind, path, command = infer_kind(_flatten(args))
+        named = kind_of(name)
+        call = make_call(name, args, cid, None if named != ToolKind.OTHER else kind)
+        if call.kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT, ToolKind.SEARCH):
             call.path = call.path or path
+        elif call.kind == ToolKind.SHELL:
             call.command = call.command or command
         if call.id:
             self.calls[call.id] = call
