@@ -26,6 +26,7 @@ _MODULES = [
     "codex_exec",
     "pi",
     "specstory",
+    "cursor_export",
     "gemini_cli",
     "anthropic",
     "openai_chat",

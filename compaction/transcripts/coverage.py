@@ -115,6 +115,10 @@ EXCLUSIONS: tuple[Exclusion, ...] = (
     Exclusion(("pi",), "thinkingLevel", "settings"),
     Exclusion(("pi",), "responseId", "API response identifier"),
     Exclusion(("pi",), "firstKeptEntryId", "compaction bookkeeping"),
+    Exclusion(("pi",), "customType", "extension identifier tag"),
+    Exclusion(("pi",), "label", "a user's bookmark on an entry; not part of the context"),
+    Exclusion(("pi",), "fromId", "record tree link"),
+    Exclusion(("pi",), "targetId", "record tree link"),
     # mini-swe-agent
     Exclusion(("mini-swe-agent",), "info", "run metadata (config templates, model stats, the final submission)", subtree=True),
     Exclusion(("mini-swe-agent",), "trajectory_format", "format tag"),
@@ -169,6 +173,8 @@ EXCLUSIONS: tuple[Exclusion, ...] = (
               "message's role and time)", markdown=True),
     Exclusion(("specstory",), r"</?(?:tool-use|details|think)\b.*|<think><details><summary>Thought Process</summary>",
               "rendering markup around a tool call or thinking", markdown=True),
+    Exclusion(("cursor-export",), r"\*\*(?:User|Cursor)\*\*", "speaker line (kept as the message's role)",
+              markdown=True),
     Exclusion(("generic-markdown", "markdown"), r"#{1,6}\s.{0,40}|(?:_?\*\*|__).{1,40}(?:\*\*_?|__):?.*",
               "speaker heading or label (kept as the message's role) when nothing else reached", markdown=True),
 )

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, TranscriptError
-from compaction.transcripts._agent_tools import checklist_todos, first_path, kind_of, make_call, patch_paths
+from compaction.transcripts._agent_tools import first_path, kind_of, make_call, patch_paths
 from compaction.transcripts._io import read_text
 
 NAME = "specstory"
@@ -35,6 +35,7 @@ _THINK = re.compile(r"<think>\s*<details>\s*<summary>Thought Process</summary>(.
 _FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _FILE_URL = re.compile(r"\(file://([^)\s]+)\)")
 _BOLD_PATH = re.compile(r"^\*\*(?:Add|Update|Delete|Create|Edit|Move)[^:*]*: `([^`]+)`\*\*", re.M)
+_NOTE_PATH = re.compile(r"\b(?:file|File|path|Path)\b[^:\n]{0,20}:\s*`?([^`\s]+)`?")
 _UPDATED = re.compile(r"The file (\S+) has been (?:updated|created)")
 _CREATED = re.compile(r"File created successfully at: (\S+)")
 _TICK_LINE = re.compile(r"^[ \t]*`([^`\n]+)`[ \t]*$", re.M)
@@ -158,7 +159,7 @@ def _agent(t: Transcript, body: str, ts: str | None, line: int, *, sidechain: bo
 
 def _block_text(block: str) -> str:
     """The block as the reader saw it: tags removed, entities decoded."""
-    inner = re.sub(r"</?(?:tool-use|details)\b[^>\n]*>", "", block)
+    inner = re.sub(r"</?(?:tool-use|details|summary)\b[^>\n]*>", "", block)
     return html.unescape(inner).strip()
 
 
@@ -197,7 +198,7 @@ def _call(block: str, ttype: str, tname: str, cid: str) -> ToolCall:
             args.setdefault("command", command)
         return make_call(name, args, cid, kind)
     if kind == ToolKind.TODO:
-        return make_call(name, {**args, "todos": checklist_todos(rest.replace("[⚡]", "[ ]"))}, cid, kind)
+        return make_call(name, {**args, "todos": _todos(rest)}, cid, kind)
     path = first_path(args) or _path(note, rest)
     if kind == ToolKind.EDIT and "*** Begin Patch" in rest:
         paths = patch_paths(rest)
@@ -207,6 +208,15 @@ def _call(block: str, ttype: str, tname: str, cid: str) -> ToolCall:
     call = make_call(name, args, cid, kind)
     call.path = call.path or path
     return call
+
+
+_TODO_LINE = re.compile(r"^\s*[-*]\s*\[([ xX⚡~-])\]\s*(.+?)\s*$", re.M)
+_TODO_STATUS = {"x": "completed", "X": "completed", "⚡": "in_progress", "~": "in_progress", "-": "cancelled"}
+
+
+def _todos(text: str) -> list[dict[str, str]]:
+    """SpecStory renders a todo list as a checklist; `[⚡]` marks the item in progress."""
+    return [{"content": m.group(2), "status": _TODO_STATUS.get(m.group(1), "pending")} for m in _TODO_LINE.finditer(text)]
 
 
 def _command(args: dict[str, Any], note: str, rest: str) -> str | None:
@@ -229,7 +239,7 @@ def _command(args: dict[str, Any], note: str, rest: str) -> str | None:
 
 
 def _path(note: str, rest: str) -> str | None:
-    for pattern, where in ((_FILE_URL, note), (_BOLD_PATH, rest), (_UPDATED, rest), (_CREATED, rest), (_FILE_URL, rest)):
+    for pattern, where in ((_FILE_URL, note), (_NOTE_PATH, note), (_BOLD_PATH, rest), (_UPDATED, rest), (_CREATED, rest), (_FILE_URL, rest)):
         m = pattern.search(where)
         if m:
             return m.group(1)
