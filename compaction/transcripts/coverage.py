@@ -27,15 +27,15 @@ from compaction.transcripts._io import read_text, split_records
 @dataclass(frozen=True, slots=True)
 class Exclusion:
     """What `key` names: the key of a string leaf (default); with `subtree`, a key whose whole value is
-    left out; with `record`, a `type` value (or a key set to true) whose whole record is left out; with `markdown`, a regex a
-    whole line matches. `formats`: the formats it applies to ("*": every format)."""
+    left out; with `record`, a `type` value (or a key set to true) whose whole record is left out; with `line`, a regex a whole
+    line matches (a Markdown line, or a line inside a JSON string). `formats`: the formats it applies to ("*": every format)."""
 
     formats: tuple[str, ...]
     key: str
     reason: str
     subtree: bool = False
     record: bool = False
-    markdown: bool = False
+    line: bool = False
 
 
 # THE table: every field or line left out of coverage, and why the model never saw it.
@@ -168,15 +168,17 @@ EXCLUSIONS: tuple[Exclusion, ...] = (
     Exclusion(("gemini-cli",), "resultDisplay", "the UI's rendering of a result the model got as functionResponse", subtree=True),
     Exclusion(("gemini-cli",), "status", "call status tag"),
     # Markdown renderings: markup lines that carry no text of their own
-    Exclusion(("*",), r"-{3,}|\*{3,}|_{3,}", "section rule", markdown=True),
+    Exclusion(("*",), r"-{3,}|\*{3,}|_{3,}", "section rule", line=True),
     Exclusion(("specstory",), r"_\*\*(?:User|Agent|Assistant|Human|AI)\b.*\*\*_", "speaker line (kept as the "
-              "message's role and time)", markdown=True),
+              "message's role and time)", line=True),
     Exclusion(("specstory",), r"</?(?:tool-use|details|think)\b.*|<think><details><summary>Thought Process</summary>",
-              "rendering markup around a tool call or thinking", markdown=True),
+              "rendering markup around a tool call or thinking", line=True),
+    Exclusion(("anthropic", "generic"), r"\[[a-z_]+(?: for '.*?')?[^\]]*\] Result:",
+              "Cline's result header: kept as the result's tool name and its pairing with the call", line=True),
     Exclusion(("cursor-export",), r"\*\*(?:User|Cursor)\*\*", "speaker line (kept as the message's role)",
-              markdown=True),
+              line=True),
     Exclusion(("generic-markdown", "markdown"), r"#{1,6}\s.{0,40}|(?:_?\*\*|__).{1,40}(?:\*\*_?|__):?.*",
-              "speaker heading or label (kept as the message's role) when nothing else reached", markdown=True),
+              "speaker heading or label (kept as the message's role) when nothing else reached", line=True),
 )
 
 
@@ -292,7 +294,7 @@ def _json_leaves(value: Any, path: tuple[str, ...], rules: _Rules, inherited: Ex
 
 class _Rules:
     def __init__(self, fmt: str) -> None:
-        mine = [ex for ex in EXCLUSIONS if not ex.markdown and _applies(ex, fmt)]
+        mine = [ex for ex in EXCLUSIONS if not ex.line and _applies(ex, fmt)]
         self.records = {ex.key: ex for ex in mine if ex.record}
         self.subtrees = {ex.key: ex for ex in mine if ex.subtree}
         self.leaves = {ex.key: ex for ex in mine if not ex.record and not ex.subtree}
@@ -318,46 +320,50 @@ def _label(path: tuple[str, ...]) -> str:
     return ".".join(names[-3:]) or "(top)"
 
 
+class _Tally:
+    """Adds up one line at a time: reached, left out (by kind), or excluded (by its table row)."""
+
+    def __init__(self, parsed: _Parsed, patterns: list[tuple[re.Pattern[str], Exclusion]]) -> None:
+        self.parsed, self.patterns = parsed, patterns
+        self.seen = self.reached = self.excluded = 0
+        self.missing: Counter[str] = Counter()
+        self.left: Counter[str] = Counter()
+
+    def add(self, raw: str, ex: Exclusion | None, kind: str) -> None:
+        line = _norm(raw)
+        if not line:
+            return
+        if ex is None and not self.parsed.has(line):
+            ex = next((rule for rx, rule in self.patterns if rx.fullmatch(raw.strip()) or rx.fullmatch(line)), None)
+            if ex is None:
+                self.seen += len(line)
+                self.missing[kind] += len(line)
+                return
+        if ex is not None:
+            self.excluded += len(line)
+            self.left[f"{ex.key}: {ex.reason}"] += len(line)
+            return
+        self.seen += len(line)
+        self.reached += len(line)
+
+
 def measure(path: str | Path, transcript: Transcript) -> Coverage:
     """Coverage of `transcript` (loaded from `path`, preferably unredacted) against the file itself."""
     fmt = transcript.format
     text = read_text(path)
     parsed = _Parsed(transcript)
-    seen = reached = excluded = 0
-    missing: Counter[str] = Counter()
-    left: Counter[str] = Counter()
+    tally = _Tally(parsed, [(re.compile(ex.key), ex) for ex in EXCLUSIONS if ex.line and _applies(ex, fmt)])
     docs = _source_json(text) if text.lstrip()[:1] in "[{" else None
     if docs is not None:
         rules = _Rules(fmt)
         for doc in docs:
             for leaf_path, value, ex in _json_leaves(doc, (), rules):
-                for line in _lines(value):
-                    if ex is not None:
-                        excluded += len(line)
-                        left[f"{ex.key}: {ex.reason}"] += len(line)
-                    else:
-                        seen += len(line)
-                        if parsed.has(line):
-                            reached += len(line)
-                        else:
-                            missing[_label(leaf_path)] += len(line)
+                for raw in value.replace("\r", "\n").split("\n"):
+                    tally.add(raw, ex, _label(leaf_path))
     else:
-        patterns = [(re.compile(ex.key), ex) for ex in EXCLUSIONS if ex.markdown and _applies(ex, fmt)]
         for raw in text.replace("\r\n", "\n").split("\n"):
-            line = _norm(raw)
-            if not line:
-                continue
-            if parsed.has(line):
-                seen += len(line)
-                reached += len(line)
-                continue
-            rule = next((ex for rx, ex in patterns if rx.fullmatch(raw.strip())), None)
-            if rule is not None:
-                excluded += len(line)
-                left[f"{rule.key}: {rule.reason}"] += len(line)
-            else:
-                seen += len(line)
-                missing[raw.strip()[:60]] += len(line)
+            tally.add(raw, None, raw.strip()[:60])
+    seen, reached, excluded, missing, left = tally.seen, tally.reached, tally.excluded, tally.missing, tally.left
     return Coverage(
         path=str(path), format=fmt, seen_chars=seen, reached_chars=reached, excluded_chars=excluded,
         coverage=round(reached / seen, 4) if seen else 1.0,

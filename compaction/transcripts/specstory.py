@@ -30,6 +30,10 @@ _TOOL_OPEN = re.compile(r'^<tool-use\b([^>\n]*)>|^<details>\s*\n?\s*<summary>Too
 _TOOL_ATTR = re.compile(r'data-tool-(type|name)="([^"]*)"')
 _TOOL_CLOSE = re.compile(r"</tool-use>[ \t]*$", re.M)
 _DETAILS_CLOSE = re.compile(r"^</details>[ \t]*$", re.M)
+_PLAIN_OPEN = re.compile(r"^Tool use: \*\*([^*\n]+)\*\*[^\n]*$", re.M)
+_RULE = re.compile(r"^---[ \t]*$", re.M)
+_FILE_LINE = re.compile(r"^[ \t]*(?:<details>\s*)?(?:<summary>)?[ \t]*(?:Read|Edit|Create|Created|Write|Delete|Deleted)"
+                        r"[ \t]+file:[ \t]*(.+?)[ \t]*(?:</summary>)?[ \t]*$", re.M)
 _SUMMARY = re.compile(r"<summary>Tool use: \*\*([^*]+)\*\*(.*?)</summary>", re.S)
 _THINK = re.compile(r"<think>\s*<details>\s*<summary>Thought Process</summary>(.*?)</details>\s*</think>", re.S)
 _FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
@@ -95,14 +99,40 @@ def _tool_spans(body: str) -> list[tuple[int, int, str, str]]:
     spans: list[tuple[int, int, str, str]] = []
     pos = 0
     while True:
-        m = _TOOL_OPEN.search(body, pos)
+        m = _next_open(body, pos)
         if not m:
             return spans
+        if m.re is _PLAIN_OPEN:  # Cursor rendering: `Tool use: **name**` up to the next `---`
+            end = _close_outside_fences(body, m.end(), _RULE)
+            end = m.end() + (body[m.end():end].rfind("\n---") + 1 if end < len(body) else len(body) - m.end())
+            spans.append((m.start(), end, "", m.group(1).strip()))
+            pos = max(end, m.end())
+            continue
         attrs = dict(_TOOL_ATTR.findall(m.group(1) or ""))
         closer = _TOOL_CLOSE if m.group(0).startswith("<tool-use") else _DETAILS_CLOSE
         end = _close_outside_fences(body, m.end(), closer)
         spans.append((m.start(), end, attrs.get("type", ""), attrs.get("name", "")))
         pos = end
+
+
+def _next_open(body: str, pos: int) -> re.Match[str] | None:
+    """The next tool block's opening outside fenced code (a quoted transcript is not a tool call)."""
+    fence: str | None = None
+    offset = pos
+    for line in body[pos:].splitlines(keepends=True):
+        fm = _FENCE_LINE.match(line)
+        if fm:
+            mark = fm.group(1)
+            if fence is None:
+                fence = mark
+            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):]:
+                fence = None
+        elif fence is None:
+            m = _TOOL_OPEN.match(body, offset) or _PLAIN_OPEN.match(body, offset)
+            if m:
+                return m
+        offset += len(line)
+    return None
 
 
 def _close_outside_fences(body: str, start: int, closer: re.Pattern[str]) -> int:
@@ -165,9 +195,10 @@ def _block_text(block: str) -> str:
 
 def _call(block: str, ttype: str, tname: str, cid: str) -> ToolCall:
     summary = _SUMMARY.search(block)
-    name = tname or (summary.group(1).strip() if summary else "tool")
+    plain = _PLAIN_OPEN.match(block)
+    name = tname or (summary.group(1).strip() if summary else plain.group(1).strip() if plain else "tool")
     note = html.unescape(summary.group(2)) if summary else ""
-    rest = html.unescape(block[summary.end():] if summary else block)
+    rest = html.unescape(block[summary.end():] if summary else block[plain.end():] if plain else block)
     args: dict[str, Any] = {}
     params = _PARAMS.search(rest)
     if params:
@@ -184,7 +215,7 @@ def _call(block: str, ttype: str, tname: str, cid: str) -> ToolCall:
         lname = name.lower()
         if "terminal" in lname or "command" in lname:
             kind = ToolKind.SHELL
-        elif any(w in lname for w in ("replace", "patch", "edit", "insert")):
+        elif any(w in lname for w in ("replace", "patch", "edit", "insert", "delete")):
             kind = ToolKind.EDIT
         elif any(w in lname for w in ("create", "write")):
             kind = ToolKind.WRITE
@@ -211,7 +242,7 @@ def _call(block: str, ttype: str, tname: str, cid: str) -> ToolCall:
 
 
 _TODO_LINE = re.compile(r"^\s*[-*]\s*\[([ xX⚡~-])\]\s*(.+?)\s*$", re.M)
-_TODO_STATUS = {"x": "completed", "X": "completed", "⚡": "in_progress", "~": "in_progress", "-": "cancelled"}
+_TODO_STATUS = {"x": "completed", "X": "completed", "⚡": "in_progress", "~": "in_progress", "-": "in_progress"}
 
 
 def _todos(text: str) -> list[dict[str, str]]:
@@ -239,7 +270,7 @@ def _command(args: dict[str, Any], note: str, rest: str) -> str | None:
 
 
 def _path(note: str, rest: str) -> str | None:
-    for pattern, where in ((_FILE_URL, note), (_NOTE_PATH, note), (_BOLD_PATH, rest), (_UPDATED, rest), (_CREATED, rest), (_FILE_URL, rest)):
+    for pattern, where in ((_FILE_URL, note), (_FILE_LINE, note), (_NOTE_PATH, note), (_FILE_LINE, rest), (_BOLD_PATH, rest), (_UPDATED, rest), (_CREATED, rest), (_FILE_URL, rest)):
         m = pattern.search(where)
         if m:
             return m.group(1)
