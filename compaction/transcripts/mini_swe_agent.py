@@ -49,11 +49,9 @@ def _observation(text: str, call_id: str | None, extra: Any = None) -> ToolResul
     m = _RETURNCODE.match(text)
     if not m and isinstance(extra, dict) and isinstance(extra.get("returncode"), int):
         code = extra["returncode"]  # v2 records the raw output and return code in `extra`
-        out = _OUTPUT.search(text)  # what the model saw; `raw_output` is the same output before templating
-        if out:
-            content = out.group(1) + _after(text, out.end())
-        else:
-            content = extra.get("raw_output") if isinstance(extra.get("raw_output"), str) and not text.strip() else text
+        out = _OUTPUT.search(text)
+        raw = extra.get("raw_output") if isinstance(extra.get("raw_output"), str) else None
+        content = (raw if raw is not None else out.group(1) if out else text) + (_after(text, out.end()) if out else "")
         return ToolResult(content=content, call_id=call_id, name="bash", is_error=code != 0, exit_code=code)
     if m:
         code = int(m.group(1))

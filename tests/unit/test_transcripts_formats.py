@@ -656,8 +656,11 @@ def test_claude_code_summary_only_session(tmp_path):
     p = tmp_path / "only-title.jsonl"
     p.write_text('{"type":"summary","summary":"Refactor auth middleware","leafUuid":"0f6c2b7e-1111-4222-8333-944455556666"}\n',
                  encoding="utf-8")
-    t = load_transcript(p)
-    assert t.format == "claude-code" and t.messages == [] and t.meta["summaries"] == ["Refactor auth middleware"]
+    # a title and nothing else is no conversation (issue 13): an error that says what was found, never an
+    # empty compaction
+    with pytest.raises(TranscriptError, match=r"no conversation found in .*only-title\.jsonl \(claude-code: 0 messages"
+                                              r" with text, skipped summary x1"):
+        load_transcript(p)
 
 
 def test_cline_error_detection_is_anchored(tmp_path):
