@@ -36,7 +36,10 @@ class Exclusion:
     subtree: bool = False
     record: bool = False
     line: bool = False
+    pattern: bool = False  # `key` is a regex over key names (the generic reader meets unknown schemas)
 
+
+INFERRED_SPEAKER = "<speaker key>"  # stands for the key(s) named in Transcript.meta["speaker_keys"]
 
 # THE table: every field or line left out of coverage, and why the model never saw it.
 EXCLUSIONS: tuple[Exclusion, ...] = (
@@ -173,7 +176,13 @@ EXCLUSIONS: tuple[Exclusion, ...] = (
               "message's role and time)", line=True),
     Exclusion(("specstory",), r"</?(?:tool-use|details|think)\b.*|<think><details><summary>Thought Process</summary>",
               "rendering markup around a tool call or thinking", line=True),
-    Exclusion(("anthropic", "generic"), r"\[[a-z_]+(?: for '.*?')?[^\]]*\] Result:",
+    # the generic reader: the keys it took the speaker from, and keys whose names say they hold no text
+    Exclusion(("generic",), INFERRED_SPEAKER, "the speaker field the generic reader inferred (kept as the "
+              "message's role)"),
+    Exclusion(("generic",), r"(?i).*(?:_id|Id|uuid|time|Time|date|Date|_at|At|stamp)|sent|status|kind|title|"
+              r"content_type|name|mime_?type|lang(?:uage)?", "identifiers, times, status and type tags, titles "
+              "and names (judged by the key's name)", pattern=True),
+    Exclusion(("anthropic", "generic"), r"\[[a-z_]+(?: for '.*?')?[^\]]*\] Result:|\[Tool(?: \(Error\))?\]",
               "Cline's result header: kept as the result's tool name and its pairing with the call", line=True),
     Exclusion(("cursor-export",), r"\*\*(?:User|Cursor)\*\*", "speaker line (kept as the message's role)",
               line=True),
@@ -254,7 +263,7 @@ class _Parsed:
                 texts.extend(x for x in (c.name, c.command, c.path) if x)
                 _strings(c.arguments, texts)
             for r in m.tool_results:
-                texts.append(r.content)
+                texts.extend(x for x in (r.content, r.name) if x)
             _strings(m.meta, texts)
         self.lines: set[str] = set()
         for text in texts:
@@ -289,15 +298,25 @@ def _json_leaves(value: Any, path: tuple[str, ...], rules: _Rules, inherited: Ex
             yield from _json_leaves(inner, path, rules, inherited, depth + 1)
         else:
             names = [p for p in path if p != "[]"]
-            yield path, value, inherited or (rules.leaves.get(names[-1]) if names else None)
+            yield path, value, inherited or (rules.leaf(names[-1]) if names else None)
 
 
 class _Rules:
-    def __init__(self, fmt: str) -> None:
+    def __init__(self, fmt: str, speaker_keys: list[str] | None = None) -> None:
         mine = [ex for ex in EXCLUSIONS if not ex.line and _applies(ex, fmt)]
         self.records = {ex.key: ex for ex in mine if ex.record}
         self.subtrees = {ex.key: ex for ex in mine if ex.subtree}
-        self.leaves = {ex.key: ex for ex in mine if not ex.record and not ex.subtree}
+        self.leaves = {ex.key: ex for ex in mine if not (ex.record or ex.subtree or ex.pattern)}
+        self.patterns = [(re.compile(ex.key), ex) for ex in mine if ex.pattern]
+        if INFERRED_SPEAKER in self.leaves:
+            row = self.leaves.pop(INFERRED_SPEAKER)
+            self.leaves.update({k: row for k in speaker_keys or []})
+
+    def leaf(self, name: str) -> Exclusion | None:
+        found = self.leaves.get(name)
+        if found is None and self.patterns:
+            found = next((ex for rx, ex in self.patterns if rx.fullmatch(name)), None)
+        return found
 
 
 def _source_json(text: str) -> list[Any] | None:
@@ -355,7 +374,7 @@ def measure(path: str | Path, transcript: Transcript) -> Coverage:
     tally = _Tally(parsed, [(re.compile(ex.key), ex) for ex in EXCLUSIONS if ex.line and _applies(ex, fmt)])
     docs = _source_json(text) if text.lstrip()[:1] in "[{" else None
     if docs is not None:
-        rules = _Rules(fmt)
+        rules = _Rules(fmt, transcript.meta.get("speaker_keys"))
         for doc in docs:
             for leaf_path, value, ex in _json_leaves(doc, (), rules):
                 for raw in value.replace("\r", "\n").split("\n"):

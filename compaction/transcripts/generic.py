@@ -143,6 +143,7 @@ class _Builder:
         speaker = ",".join(k for k, _ in self.speaker_keys.most_common(2)) or "none"
         text = ",".join(k for k, _ in self.text_keys.most_common(3)) or "none"
         self.t.meta["inferred"] = f"speaker={speaker}, text={text}"
+        self.t.meta["speaker_keys"] = [k for k in self.speaker_keys if not k.endswith(")")]
 
     def record(self, rec: Any, line: int | None) -> None:
         found = _speaker(rec)
@@ -244,6 +245,11 @@ class _Builder:
 
     def call_record(self, body: dict[str, Any], line: int | None) -> None:
         fn = body.get("function") if isinstance(body.get("function"), dict) else body
+        for tk in TEXT_KEYS:  # ShareGPT-style `{"from": "function_call", "value": "{\"name\": …}"}`
+            inner = parse_arguments(body.get(tk)) if isinstance(body.get(tk), str) else None
+            if inner and "raw" not in inner and _first_str(inner, _NAME_KEYS):
+                fn = inner
+                break
         call = self.make(_first_str(fn, _NAME_KEYS), _args(fn), _first_str(body, _ID_KEYS))
         self.attach(call, line)
 
@@ -387,6 +393,7 @@ def _md_section(t: Transcript, role: str, body: str, line: int) -> None:
             kind = kind_of(m.group(1))
             if kind == ToolKind.OTHER:
                 kind = infer_kind(args)[0]
+            args["raw"] = m.group(0).rstrip("\n")  # Cline's `[Tool Use: x]` rendering, as the reader saw it
             calls.append(make_call(m.group(1).strip(), args, f"md-{line}-{len(calls)}", kind))
         text = _TOOL_USE.sub("", body) if calls else body
         anthropic._assistant(t, [{"type": "text", "text": text}], None, line)
