@@ -198,13 +198,12 @@ AIDER_UNCLOSED_FENCE = """# aider chat started at 2026-01-05 11:00:00
 
 #### write the setup script
 
+@important run it once per machine
 setup.sh
-````bash
+```bash
 cat <<'EOF' > .env
-```
 KEY=1
 EOF
-@important run it once per machine
 > Tokens: 3k sent, 90 received.
 > Applied edit to setup.sh
 """
@@ -229,11 +228,13 @@ def test_aider_unclosed_fence_does_not_swallow_aider_reports(tmp_path):
     assert "setup.sh" in {e.path for e in extract_events(t) if e.kind == EventKind.EDIT}
 
 
-def test_aider_real_session_edits_are_not_doubled_by_slash_spelling():
+def test_aider_windows_report_pairs_with_the_block_that_named_the_file():
     t = load_transcript(MORE / "aider-monochromatic.md")
-    paths = {c.path for c in _calls(t) if c.kind == ToolKind.EDIT}
-    assert "packages/module/es/src/iterable.filter.ts" in paths
-    assert not any("\\" in p for p in paths)  # `Applied edit to a\\b` matched the block that named a/b
+    calls = {c.id: c for c in _calls(t)}
+    report = next(r for m in t.messages for r in m.tool_results
+                  if r.content == "Applied edit to packages\\module\\es\\src\\iterable.filter.ts")
+    assert calls[report.call_id].path == "packages/module/es/src/iterable.filter.ts"
+    assert not any("\\" in (c.path or "") for c in calls.values() if c.kind == ToolKind.EDIT)  # not doubled
 
 
 # --- mini-swe-agent: text after </output> -----------------------------------------------------------------
