@@ -125,8 +125,8 @@ def _xml_calls(text: str) -> tuple[str, list[ToolCall], dict[str, Any]]:
     for m in _TOOL_XML.finditer(text):
         name, body = m.group(1), m.group(2)
         args = {k: html.unescape(v.strip("\n")) for k, v in _PARAM_XML.findall(body)}
-        if "path" not in args and "<path>" in body:  # Roo's `<args><file><path>…</path></file>…</args>`
-            paths = [html.unescape(p.strip()) for p in _NESTED_PATH.findall(body)]
+        paths = [html.unescape(p.strip()) for p in _NESTED_PATH.findall(body)] if "path" not in args else []
+        if paths:  # Roo's `<args><file><path>…</path></file>…</args>`
             args.update({"path": paths[0], "paths": paths})
         if name == "update_todo_list" and "todos" in args:
             args["raw"], args["todos"] = args["todos"], _roo_todos(args["todos"])

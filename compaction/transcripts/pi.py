@@ -41,7 +41,7 @@ def load(path: str) -> Transcript:
     t = Transcript(path=path, format=NAME, messages=[])
     for lineno, rec in iter_json_records(path, t.warnings):
         expect(isinstance(rec, dict), path, "a JSONL record must be an object", lineno)
-        kind = rec.get("type")
+        kind = rec.get("type") if isinstance(rec.get("type"), str) else None
         ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
         if kind == "session":
             if isinstance(rec.get("cwd"), str):
@@ -58,9 +58,9 @@ def load(path: str) -> Transcript:
         elif kind == "custom_message":
             _add(t, Role.USER, content_text(rec.get("content")), ts, lineno, harness=True, kind=kind)
         elif kind in _SETTINGS:
-            t.skip(str(kind))
+            t.skip(kind)
         else:
-            t.skip(str(kind) if isinstance(kind, str) else "unknown")
+            t.skip(kind or "unknown")
     return t
 
 
@@ -73,7 +73,7 @@ def _add(t: Transcript, role: Role, text: str, ts: str | None, line: int, *, har
 
 
 def _message(t: Transcript, msg: dict[str, Any], ts: str | None, line: int) -> None:
-    role = msg.get("role")
+    role = msg.get("role") if isinstance(msg.get("role"), str) else None
     content = msg.get("content")
     if role == "user":
         _add(t, Role.USER, content_text(content), ts, line)
