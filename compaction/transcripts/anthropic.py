@@ -29,7 +29,7 @@ from compaction.transcripts._agent_tools import (
 from compaction.transcripts._io import content_text, expect
 
 NAME = "anthropic"
-DESCRIPTION = "Anthropic Messages list / Cline api_conversation_history.json"
+DESCRIPTION = "Anthropic Messages list / Cline, Roo, Kilo api_conversation_history.json (tool_use or XML tags)"
 
 CLINE_TOOLS = (
     "execute_command", "read_file", "write_to_file", "replace_in_file", "search_files", "list_files",
