@@ -244,7 +244,8 @@ def test_mini_swe_agent_keeps_what_follows_the_output_block(tmp_path):
     msgs = [
         {"role": "system", "content": "You are a helpful assistant."},
         {"role": "user", "content": "<pr_description>Fix it</pr_description>"},
-        {"role": "assistant", "content": "THOUGHT: look\n\n```bash\nls\n```"},
+        {"role": "assistant", "content": "THOUGHT: look\n\n```bash\ncat <<'EOF' > notes.md\n```\nx\n```\nEOF\nls\n```\n"
+                                         "@important after the heredoc"},
         {"role": "user", "content": "<returncode>0</returncode>\n<output>\na.py\n</output>\n@warning the tree is dirty"},
         {"role": "assistant", "content": "THOUGHT: long\n\n```bash\ncat big.log\n```"},
         {"role": "user", "content": "<returncode>0</returncode>\n<warning>too long</warning><output_head>\nA\n"
@@ -259,7 +260,7 @@ def test_mini_swe_agent_keeps_what_follows_the_output_block(tmp_path):
     assert results[0] == "a.py\n\n@warning the tree is dirty"
     assert results[1].endswith("@todo read the middle")
     markers = {e.text for e in extract_events(t) if e.kind == EventKind.MARKER}
-    assert markers == {"@warning the tree is dirty", "@todo read the middle"}
+    assert markers == {"@warning the tree is dirty", "@todo read the middle", "@important after the heredoc"}
 
 
 def test_every_new_fixture_is_read_by_its_loader():
