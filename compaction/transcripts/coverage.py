@@ -61,6 +61,7 @@ EXCLUSIONS: tuple[Exclusion, ...] = (
     Exclusion(("*",), "ts", "when a record was written"),
     Exclusion(("*",), "created", "when a record was written"),
     Exclusion(("*",), "signature", "cryptographic signature of a thinking block"),
+    Exclusion(("*",), "thoughtSignature", "Gemini's opaque signature of a thought part"),
     Exclusion(("*",), "encrypted_content", "encrypted reasoning: unreadable"),
     Exclusion(("*",), "data", "base64 payload (images)"),
     Exclusion(("*",), "version", "writer's version"),

@@ -271,3 +271,24 @@ def test_every_new_fixture_is_read_by_its_loader():
     }
     for name, fmt in expected.items():
         assert load_transcript(FORMATS / name).format == fmt, name
+
+
+def test_gemini_checkpoint_keeps_thought_parts_and_pairs_by_id(tmp_path):
+    contents = [
+        {"role": "user", "parts": [{"text": "Why is the build slow?"}]},
+        {"role": "model", "parts": [{"text": "Profile the bundler first. @decision measure before changing", "thought": True},
+                                    {"functionCall": {"id": "f1", "name": "run_shell_command",
+                                                      "args": {"command": "npm run build -- --profile"}}}],
+         },
+        {"role": "user", "parts": [{"functionResponse": {"id": "f1", "name": "run_shell_command",
+                                                         "response": {"output": "done in 41s"}}}]},
+    ]
+    p = tmp_path / "checkpoint-slow.json"
+    p.write_text(json.dumps(contents), encoding="utf-8")
+    t = load_transcript(p, redact=False)
+    assert t.format == "gemini-cli"
+    assert t.messages[1].meta["thinking"] == ["Profile the bundler first. @decision measure before changing"]
+    assert t.messages[2].tool_results[0].call_id == t.messages[1].tool_calls[0].id == "f1"
+    from compaction.transcripts.coverage import measure
+
+    assert measure(p, t).coverage == 1.0
