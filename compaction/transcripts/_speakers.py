@@ -23,7 +23,10 @@ _SPEAKER_WORDS: list[tuple[str, tuple[str, ...]]] = [
     ("assistant", ("assistant", "ai", "model", "bot", "agent", "planner", "response", "gpt", "claude", "gemini",
                    "copilot", "cursor", "cline", "llm", "chatbot", "answer")),
 ]
-SPEAKER_KEYS = ("role", "speaker", "author", "from", "sender", "source", "type", "actor", "participant", "kind", "who")
+# Keys that only ever name a speaker come first; `type` / `source` may instead name an operation or an origin.
+STRONG_SPEAKER_KEYS = ("role", "speaker", "author", "from", "sender", "participant", "who")
+WEAK_SPEAKER_KEYS = ("type", "kind", "source", "actor")
+SPEAKER_KEYS = STRONG_SPEAKER_KEYS + WEAK_SPEAKER_KEYS
 TEXT_KEYS = ("content", "text", "parts", "message", "output", "observation", "value", "body", "result",
              "response", "prompt", "thought", "thinking", "markdown", "answer", "error", "stdout", "stderr")
 
@@ -82,7 +85,8 @@ def _leaf_keys(args: dict[str, Any]) -> dict[str, Any]:
 def infer_kind(args: dict[str, Any]) -> tuple[str, str | None, str | None]:
     """(kind, path, command) from argument keys alone (flattened `a.b` keys are judged by their last part)."""
     keys = _leaf_keys(args)
-    path = next((v for k, v in keys.items() if k in _PATH and isinstance(v, str) and v.strip()), None)
+    path = next((v for k, v in keys.items() if (k in _PATH or k.endswith(("path", "uri", "file")))
+                 and isinstance(v, str) and v.strip()), None)
     command = next((v for k, v in keys.items() if k in _COMMAND and isinstance(v, str) and v.strip()), None)
     if path and any(k in _EDIT for k in keys):
         return ToolKind.EDIT, path, None
@@ -95,3 +99,22 @@ def infer_kind(args: dict[str, Any]) -> tuple[str, str | None, str | None]:
     if path:
         return ToolKind.READ, path, None
     return ToolKind.OTHER, None, None
+
+
+_NAME_WORDS: list[tuple[str, tuple[str, ...]]] = [
+    (ToolKind.SHELL, ("run", "command", "exec", "execute", "shell", "terminal", "bash")),
+    (ToolKind.EDIT, ("edit", "replace", "patch", "diff", "modify", "apply", "insert", "update")),
+    (ToolKind.WRITE, ("write", "create", "save", "new")),
+    (ToolKind.READ, ("view", "read", "open", "show", "cat")),
+    (ToolKind.SEARCH, ("search", "grep", "find", "list", "glob", "ls", "lookup")),
+    (ToolKind.TODO, ("todo", "todos", "plan", "task")),
+]
+
+
+def kind_from_words(name: str) -> str:
+    """A hint from the words of an unknown tool name (VIEW_FILE, runCommand, grep_search), else OTHER."""
+    words = set(_words(name)) if isinstance(name, str) else set()
+    for kind, hints in _NAME_WORDS:
+        if words & set(hints):
+            return kind
+    return ToolKind.OTHER

@@ -21,9 +21,18 @@ from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, TranscriptError
 from compaction.transcripts import anthropic
-from compaction.transcripts._agent_tools import as_text, exit_code_for, kind_of, make_call, parse_arguments
+from compaction.transcripts._agent_tools import as_text, exit_code_for, kind_of, make_call, parse_arguments, renumber
 from compaction.transcripts._io import iter_json_records, read_text
-from compaction.transcripts._speakers import SPEAKER_KEYS, TEXT_KEYS, infer_kind, speaker_of, toolish
+from compaction.transcripts._speakers import (
+    SPEAKER_KEYS,
+    STRONG_SPEAKER_KEYS,
+    TEXT_KEYS,
+    WEAK_SPEAKER_KEYS,
+    infer_kind,
+    kind_from_words,
+    speaker_of,
+    toolish,
+)
 
 NAME = "generic"
 DESCRIPTION = "Any JSON / JSONL / Markdown conversation with speakers and text (inferred; last resort)"
@@ -77,10 +86,17 @@ def load(path: str) -> Transcript:
 
 
 def _speaker(rec: Any, depth: int = 0) -> tuple[str, str, dict[str, Any]] | None:
-    """(role, key that named it, the dict that carries the message) for one record."""
+    """(role, key that named it, the dict that carries the message) for one record. A record whose type
+    names an operation (RUN_COMMAND, view_file) is an operation even if a `source` names who issued it."""
     if not isinstance(rec, dict) or depth > 2:
         return None
-    for key in SPEAKER_KEYS:
+    for key in STRONG_SPEAKER_KEYS:
+        role = speaker_of(rec.get(key))
+        if role:
+            return role, key, rec
+    if depth == 0 and _op_type(rec):
+        return None
+    for key in WEAK_SPEAKER_KEYS:
         role = speaker_of(rec.get(key))
         if role:
             return role, key, rec
@@ -114,7 +130,7 @@ def _find_list(doc: Any, depth: int = 0) -> list[Any]:
 
 def _op_type(rec: dict[str, Any]) -> str | None:
     value = rec.get("type") or rec.get("kind") or rec.get("action")
-    return value if toolish(value) else None
+    return value if toolish(value) and speaker_of(value) is None else None
 
 
 def _flatten(value: Any, prefix: str = "", out: dict[str, Any] | None = None, depth: int = 0) -> dict[str, Any]:
@@ -135,11 +151,17 @@ class _Builder:
         self.speaker_keys: Counter[str] = Counter()
         self.text_keys: Counter[str] = Counter()
         self.calls: dict[str, ToolCall] = {}
+        self.thoughts: list[str] = []  # thinking found beside the text of the record being read
         self.unanswered: list[ToolCall] = []
 
     def run(self, items: list[tuple[int | None, Any]]) -> None:
         for line, rec in items:
             self.record(rec, line)
+        if not any(m.role in (Role.USER, Role.ASSISTANT) for m in self.t.messages):
+            for msg in [m for m in self.t.messages if m.meta.get("unspoken")]:  # notes alone are no conversation
+                self.t.messages.remove(msg)
+                self.t.skip("no speaker")
+            renumber(self.t.messages)
         speaker = ",".join(k for k, _ in self.speaker_keys.most_common(2)) or "none"
         text = ",".join(k for k, _ in self.text_keys.most_common(3)) or "none"
         self.t.meta["inferred"] = f"speaker={speaker}, text={text}"
@@ -151,11 +173,16 @@ class _Builder:
             op = _op_type(rec) if isinstance(rec, dict) else None
             if op:
                 self.operation(rec, op, line)
+            elif isinstance(rec, dict) and (note := self.note(rec)):
+                msg = self.add(Role.SYSTEM, note, line)
+                msg.harness = True
+                msg.meta["unspoken"] = str(rec.get("type") or "record")[:80]
             else:
                 self.t.skip(type(rec).__name__ if not isinstance(rec, dict) else "no speaker")
             return
         role, key, body = found
         self.speaker_keys[key] += 1
+        self.thoughts = []
         if role == "call":
             self.call_record(body, line)
             return
@@ -173,22 +200,34 @@ class _Builder:
                 for c in body[ck] if isinstance(body[ck], list) else [body[ck]]:
                     self.collect({"type": "tool_call", **c} if isinstance(c, dict) else c, texts, calls, results)
         if not texts and not calls and not results:
-            leaves = [v for k, v in _flatten(body).items() if isinstance(v, str) and v.strip() and k != key
-                      and not _SKIP_LEAVES.search(k.rsplit(".", 1)[-1])]
+            leaves = [v for k, v in _flatten(body).items() if isinstance(v, str) and v.strip()
+                      and k.rsplit(".", 1)[-1] not in SPEAKER_KEYS and not _SKIP_LEAVES.search(k.rsplit(".", 1)[-1])]
             texts.extend(leaves)
             if leaves:
                 self.text_keys["(string leaves)"] += 1
         text = "\n".join(x for x in texts if x)
+        if not text.strip() and not calls and not results:
+            self.t.skip(f"{key}:{str(body.get(key))[:40]} without text")
+            return
         if role == "tool" or (role == "user" and results and not text.strip()):
             if not results:
                 results.append(ToolResult(text, _first_str(body, _ID_KEYS), _first_str(body, _NAME_KEYS)))
                 text = ""
             self.add(Role.TOOL, text, line, results=results)
         elif role == "assistant":
-            self.add(Role.ASSISTANT, text, line, calls=calls)
+            msg = self.add(Role.ASSISTANT, text, line, calls=calls)
+            if self.thoughts:
+                msg.meta["thinking"] = list(self.thoughts)
         else:
             msg = self.add(_ROLE[role], text, line, results=results)
             msg.tool_calls.extend(calls)
+
+    @staticmethod
+    def note(rec: dict[str, Any]) -> str:
+        """The text of a record with no speaker (a harness notice, an ephemeral message), if it holds any."""
+        texts = [v for k, v in _flatten(rec).items() if isinstance(v, str) and v.strip()
+                 and any(t in k.rsplit(".", 1)[-1].lower() for t in TEXT_KEYS)]
+        return "\n".join(texts)
 
     def collect(self, value: Any, texts: list[str], calls: list[ToolCall], results: list[ToolResult]) -> None:
         if isinstance(value, str):
@@ -220,6 +259,7 @@ class _Builder:
                                           exit_code=exit_code_for(name, content)))
             elif isinstance(value.get("text"), str):
                 texts.append(value["text"])
+                self.thoughts.extend(value[k] for k in ("thinking", "thought", "reasoning") if isinstance(value.get(k), str))
             else:
                 for k in ("content", "parts", "value", "output", "message"):
                     if k in value:
@@ -233,9 +273,14 @@ class _Builder:
         cid = cid or f"generic-{len(self.t.messages)}-{len(self.unanswered)}-{len(self.calls)}"
         kind, path, command = infer_kind(_flatten(args))
         named = kind_of(name)
+        if named == ToolKind.OTHER:  # the table first, then the name's words, then what the arguments hold
+            hinted = kind_from_words(name)
+            kind = hinted if hinted != ToolKind.OTHER and not (hinted == ToolKind.WRITE and kind == ToolKind.EDIT) else kind
         call = make_call(name, args, cid, None if named != ToolKind.OTHER else kind)
         if call.kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT, ToolKind.SEARCH):
             call.path = call.path or path
+            if call.path and call.path.startswith("file://"):
+                call.path = call.path[len("file://"):]
         elif call.kind == ToolKind.SHELL:
             call.command = call.command or command
         if call.id:
@@ -264,8 +309,12 @@ class _Builder:
         output = "\n".join(as_text(leaves[k]) for k in out_keys if leaves[k] not in (None, ""))
         if output:
             self.unanswered.remove(call)
-            self.add(Role.TOOL, "", line, results=[ToolResult(output, call.id, call.name,
-                                                               exit_code=exit_code_for(call.name, output))])
+            code = next((v for k, v in leaves.items() if k.rsplit(".", 1)[-1].lower().replace("_", "") in
+                         ("exitcode", "returncode", "status_code") and isinstance(v, int) and not isinstance(v, bool)),
+                        None)
+            code = code if code is not None else exit_code_for(call.name, output)
+            self.add(Role.TOOL, "", line, results=[ToolResult(output, call.id, call.name, is_error=bool(code),
+                                                               exit_code=code)])
         self.speaker_keys["type(operation)"] += 1
 
     def attach(self, call: ToolCall, line: int | None) -> None:

@@ -81,6 +81,24 @@ def test_json_object_holding_steps_with_operation_records():
     assert t.messages[0].role is Role.USER and "@important nothing may be uploaded" in t.messages[0].text
 
 
+def test_steps_with_a_source_and_a_type_read_operations_by_type():
+    """`source` says who issued a step and `type` what it is: an operation type wins over the source."""
+    t = load_transcript(FORMATS / "generic_steps_source.jsonl")
+    assert t.format == "generic-jsonl"
+    calls = _calls(t)
+    assert [(c.kind, c.path or c.command) for c in calls] == [
+        (ToolKind.READ, "/w/app/cli.py"),  # VIEW_FILE: the name's words, not the content beside the path
+        (ToolKind.EDIT, "/w/app/cli.py"),  # CODE_ACTION: a path with replacement chunks
+        (ToolKind.SHELL, "python -m app --version"),
+    ]
+    (result,) = [r for m in t.messages for r in m.tool_results]
+    assert result.exit_code == 0 and result.content == "app 1.4.0\n" and result.call_id == calls[2].id
+    note = next(m for m in t.messages if m.role is Role.SYSTEM)
+    assert note.text.startswith("The user has 2 unsaved files.")  # a system notice the model saw is kept
+    assert t.messages[1].meta["thinking"] == ["cli.py probably builds the parser"]
+    assert sum(t.skipped_kinds.values()) == 1  # the step with no text at all
+
+
 def test_sharegpt_from_value_with_a_function_call_record():
     t = load_transcript(FORMATS / "generic_sharegpt.json")
     assert t.meta["inferred"] == "speaker=from, text=value"
