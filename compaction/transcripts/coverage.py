@@ -3,7 +3,8 @@
 Measured independently of the loaders: the source file is scanned on its own (every string leaf of a
 JSON / JSONL document, every line of a Markdown or text file), each leaf split into normalised lines,
 and a line counts as reached when the parsed messages (texts, tool-call names, commands, paths and
-arguments, tool results, message meta such as thinking) hold it. Fields never shown to the model are
+arguments, tool results, message meta such as thinking) hold an equal line, or, for a line of 20
+characters or more, contain it (a loader may move a line's head into a field: `<path>a</path>`). Fields never shown to the model are
 excluded by the one table below, each with its reason; their share is reported beside coverage.
 """
 
@@ -272,7 +273,7 @@ class _Parsed:
         self.joined = "\n".join(sorted(self.lines))
 
     def has(self, line: str) -> bool:
-        return line in self.lines or line in self.joined
+        return line in self.lines or (len(line) >= 20 and line in self.joined)
 
 
 # --- the source side --------------------------------------------------------------------------------
