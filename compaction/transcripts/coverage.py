@@ -111,6 +111,14 @@ EXCLUSIONS: tuple[Exclusion, ...] = (
     Exclusion(("codex",), "status", "call status tag"),
     Exclusion(("codex",), "internal_chat_message_metadata_passthrough", "client bookkeeping", subtree=True),
     Exclusion(("codex",), "phase", "turn phase tag"),
+    # Codex exec --json, Claude Code stream-json, Gemini CLI stream-json
+    Exclusion(("codex-exec",), "thread_id", "thread identifier"),
+    Exclusion(("codex-exec",), "status", "item status tag (started / completed / failed)"),
+    Exclusion(("claude-code",), "parent_tool_use_id", "sub-agent link of a stream-json record"),
+    Exclusion(("claude-code",), "apiKeySource", "stream-json init bookkeeping"),
+    Exclusion(("claude-code",), "tools", "tool names listed by stream-json init (interface, not conversation)",
+              subtree=True),
+    Exclusion(("gemini-cli",), "tool_id", "id pairing a stream-json tool result with its call (the pairing is kept)"),
     # pi
     Exclusion(("pi",), "thinkingSignature", "signature of a thinking block"),
     Exclusion(("pi",), "details", "tool-specific metadata; pi documents it as not sent to the LLM", subtree=True),

@@ -228,6 +228,15 @@ def test_codex_exec_stream_shape():
     assert len(t.rounds) == 7
 
 
+def test_codex_exec_keeps_the_command_as_written_beside_the_unwrapped_one():
+    from compaction.transcripts.coverage import measure
+
+    t = load("codex_exec.jsonl")
+    call = next(c for m in t.messages for c in m.tool_calls if c.command == "python -m pytest -q tests/test_dates.py")
+    assert call.arguments["raw_command"] == "bash -lc 'python -m pytest -q tests/test_dates.py'"
+    assert measure(DATA / "codex_exec.jsonl", load("codex_exec.jsonl")).coverage >= 0.99
+
+
 def test_codex_exec_items_take_their_last_state_where_they_first_appeared():
     t = load("codex_exec.jsonl")
     got = [(c.name, c.kind, c.command, c.path) for c in calls(t)]
