@@ -44,6 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("stats", help="tokens, rounds, utilization and whether compaction would trigger")
     s.add_argument("path")
     s.add_argument("--json", action="store_true")
+    s.add_argument("--coverage", action="store_true",
+                   help="also measure the share of the text the model saw that reached the parsed messages")
     add_settings_flags(s)
     s.set_defaults(func=run_stats)
 
@@ -87,7 +89,7 @@ def run_stats(args: argparse.Namespace) -> int:
     util = tokens.utilization(total, window)
     info = {
         "path": args.path,
-        "format": transcript.format,
+        "format": transcript.format + (f" (inferred: {transcript.meta['inferred']})" if transcript.meta.get("inferred") else ""),
         "messages": len(transcript.messages),
         "rounds": len(transcript.rounds),
         "tokens": total,
@@ -100,12 +102,28 @@ def run_stats(args: argparse.Namespace) -> int:
         "skipped_kinds": transcript.skipped_kinds,
         "warnings": transcript.warnings,
     }
+    if args.coverage:
+        from compaction.transcripts.coverage import measure
+
+        unredacted = load_transcript(args.path, args.fmt, redact=False) if settings.redact_secrets else transcript
+        info["coverage"] = measure(args.path, unredacted).model_dump()
     if args.json:
         print(json.dumps(info, indent=2))
     else:
         for key, value in info.items():
-            print(f"{key}: {value}")
+            if key == "coverage":
+                _print_coverage(value)
+            else:
+                print(f"{key}: {value}")
     return 0
+
+
+def _print_coverage(cov: dict) -> None:
+    print(f"coverage: {cov['coverage']:.2%} of {cov['seen_chars']} characters the model saw reached the parsed messages")
+    print(f"excluded: {cov['excluded_share']:.2%} ({cov['excluded_chars']} characters never shown to the model)")
+    for title, rows in (("left out", cov["missing"]), ("excluded", cov["excluded"])):
+        for kind, chars in rows:
+            print(f"  {title}: {chars:>8}  {kind}")
 
 
 def run_formats(args: argparse.Namespace) -> int:

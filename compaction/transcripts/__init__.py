@@ -24,10 +24,14 @@ _MODULES = [
     "claude_code",
     "codex",
     "codex_exec",
+    "pi",
+    "specstory",
+    "cursor_export",
     "gemini_cli",
     "anthropic",
     "openai_chat",
     "markdown",
+    "generic",  # last resort: claims anything with speakers, at the lowest confidence
 ]
 
 
@@ -50,7 +54,8 @@ def format_names() -> list[str]:
     return [m.NAME for m in formats()]
 
 
-def detect(path: str | Path) -> ModuleType:
+def candidates(path: str | Path) -> list[ModuleType]:
+    """Every format module that claims the file, most confident first (bad files raise TranscriptError)."""
     p = Path(path)
     if not p.exists():
         raise TranscriptError(str(p), "no such file")
@@ -61,14 +66,15 @@ def detect(path: str | Path) -> ModuleType:
     head = read_head(p)
     if "\x00" in head[:8192]:
         raise TranscriptError(str(p), "binary file (NUL bytes), not a transcript", 1)
-    best, score = None, 0
-    for mod in formats():
-        s = mod.sniff(head, str(p))
-        if s > score:
-            best, score = mod, s
-    if best is None:
+    scored = [(mod.sniff(head, str(p)), i, mod) for i, mod in enumerate(formats())]
+    ranked = [mod for score, _, mod in sorted(scored, key=lambda x: (-x[0], x[1])) if score > 0]
+    if not ranked:
         raise TranscriptError(str(p), "unrecognised transcript format (see `compaction formats`)")
-    return best
+    return ranked
+
+
+def detect(path: str | Path) -> ModuleType:
+    return candidates(path)[0]
 
 
 def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = True) -> Transcript:
@@ -85,9 +91,7 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
         if not Path(path).is_file():
             raise TranscriptError(str(path), "no such file")
     try:
-        if not fmt:
-            mod = detect(path)
-        transcript = mod.load(str(path))
+        transcript = _first_conversation(path, [mod] if fmt else candidates(path))
     except TranscriptError:
         raise
     except OSError as exc:  # permission denied, a FIFO, an I/O error: bad input named by its file
@@ -104,6 +108,27 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
     if redact:
         redact_transcript(transcript)
     return transcript
+
+
+def _first_conversation(path: str | Path, mods: list[ModuleType]) -> Transcript:
+    """The first candidate that finds a message wins; one that claims the file but finds none lets the next
+    try, and so does one that fails on it (the first error is reported when no candidate reads it).
+    An empty result is never returned."""
+    tried: list[str] = []
+    first_error: TranscriptError | None = None
+    for mod in mods:
+        try:
+            transcript = mod.load(str(path))
+        except TranscriptError as exc:  # reported unless a later candidate reads the file
+            first_error = first_error or exc
+            continue
+        if any(m.text.strip() or m.tool_calls or m.tool_results for m in transcript.messages):
+            return transcript
+        skipped = ", ".join(f"{k} x{n}" for k, n in sorted(transcript.skipped_kinds.items(), key=lambda x: -x[1])[:4])
+        tried.append(f"{mod.NAME}: {len(transcript.messages)} messages with text" + (f", skipped {skipped}" if skipped else ""))
+    if first_error is not None:
+        raise first_error
+    raise TranscriptError(str(path), f"no conversation found in {path} ({'; '.join(tried)})")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

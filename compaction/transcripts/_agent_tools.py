@@ -44,6 +44,13 @@ KIND_BY_NAME: dict[str, str] = {
     # todo
     "todowrite": ToolKind.TODO, "update_plan": ToolKind.TODO, "write_todos": ToolKind.TODO,
     "todo_write": ToolKind.TODO, "task_tracking": ToolKind.TODO, "task_progress": ToolKind.TODO,
+    "update_todo_list": ToolKind.TODO, "manage_todo_list": ToolKind.TODO,
+    # Roo / Kilo and Copilot Chat (as SpecStory names them)
+    "simple_read_file": ToolKind.READ, "copilot_readfile": ToolKind.READ, "copilot_createfile": ToolKind.WRITE,
+    "copilot_applypatch": ToolKind.EDIT, "copilot_replacestring": ToolKind.EDIT,
+    "copilot_multireplacestring": ToolKind.EDIT, "copilot_inserteditintofile": ToolKind.EDIT,
+    "copilot_findtextinfiles": ToolKind.SEARCH, "copilot_findfiles": ToolKind.SEARCH,
+    "copilot_listdirectory": ToolKind.SEARCH, "copilot_searchcodebase": ToolKind.SEARCH,
 }
 
 PATH_KEYS = ("file_path", "path", "absolute_path", "notebook_path", "filepath", "filename", "file",

@@ -124,3 +124,50 @@ def content_text(content: Any) -> str:
     if isinstance(content, dict):
         return content_text(content.get("text") or content.get("content"))
     return str(content)
+
+
+def iter_json_records(path: str | Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
+    """Like `iter_jsonl`, but a line may hold several objects one after another (pi can write two
+    records on one line); each is yielded with that line's number. A truncated last line is a warning."""
+    with open(path, "rb") as fh:
+        lines = fh.read().split(b"\n")
+    last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1)
+    for i, raw in enumerate(lines):
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        try:
+            text = stripped.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TranscriptError(str(path), f"invalid UTF-8 (byte 0x{stripped[exc.start]:02x})", i + 1) from None
+        try:
+            values = split_records(path, i + 1, text)
+        except TranscriptError:
+            if i == last and i == len(lines) - 1:  # no final newline: an agent still appending
+                if warnings is not None:
+                    warnings.append(f"{path}:{i + 1}: incomplete last line ({len(stripped)} bytes) skipped")
+                return
+            raise
+        for value in values:
+            yield i + 1, value
+
+def split_records(path: str | Path, lineno: int, text: str) -> list[Any]:
+    """Every JSON value on one line, in order; a syntax error names the line."""
+    dec = json.JSONDecoder()
+    out: list[Any] = []
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        if i >= n:
+            break
+        try:
+            value, i = dec.raw_decode(text, i)
+        except json.JSONDecodeError as exc:
+            raise TranscriptError(str(path), f"invalid JSON: {exc.msg} (column {exc.colno})", lineno) from None
+        except RecursionError:
+            raise TranscriptError(str(path), "JSON nested too deeply", lineno) from None
+        except ValueError as exc:
+            raise TranscriptError(str(path), f"invalid JSON: {exc}", lineno) from None
+        out.append(value)
+    return out

@@ -92,11 +92,15 @@ def search_replace_calls(text: str, msg_index: int) -> list[ToolCall]:
     return calls
 
 
+_AIDER_OWN = re.compile(r"^> (?:Applied edit to |Tokens: |Commit [0-9a-f]{7} |Did not apply edit)")
+
+
 def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
     """Split into (kind, first line number, lines) with kind session/user/harness/assistant."""
     blocks: list[tuple[str, int, list[str]]] = []
     kind, start, cur = "", 0, []
     in_fence = False
+    fence = "```"
 
     def flush() -> None:
         nonlocal kind, cur
@@ -106,10 +110,14 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
 
     for n, line in enumerate(lines, 1):
         if kind == "assistant" and in_fence:
-            cur.append(line)
-            if line.lstrip().startswith("```"):
+            if _AIDER_OWN.match(line):  # aider's own report: the reply's fence was never closed
                 in_fence = False
-            continue
+            else:
+                cur.append(line)
+                fence_line = line.strip()
+                if fence_line.startswith(fence) and not fence_line.strip("`"):
+                    in_fence = False
+                continue
         if line.startswith("# aider chat started at "):
             flush()
             blocks.append(("session", n, [line]))
@@ -128,6 +136,7 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
             new = "assistant"
             if line.lstrip().startswith("```"):
                 in_fence = True
+                fence = "`" * (len(line.lstrip()) - len(line.lstrip().lstrip("`")))
         if new != kind:
             flush()
             kind, start = new, n
@@ -190,7 +199,13 @@ def load(path: str) -> Transcript:
             for m in _APPLIED.finditer(body):
                 target = m.group(1)
                 call = next((c for c in (last_assistant.tool_calls if last_assistant else [])
-                             if c.kind == ToolKind.EDIT and c.path == target), None)
+                             if c.kind == ToolKind.EDIT and _same_path(c.path, target)), None)
+                if call is None and last_assistant is not None:
+                    # whole-file or diff edit formats carry no SEARCH/REPLACE block we parse: aider's own
+                    # report is then the only record that the reply edited this file
+                    n_calls += 1
+                    call = ToolCall("applied_edit", {"path": target}, f"applied-{n_calls}", ToolKind.EDIT, path=target)
+                    last_assistant.tool_calls.append(call)
                 msg.tool_results.append(ToolResult(m.group(0)[2:], call.id if call else None, "search_replace"))
             for m in _RUNNING.finditer(body):
                 cmd = m.group(1)
@@ -210,6 +225,11 @@ def load(path: str) -> Transcript:
     t.meta["sessions"] = sessions
     t.rounds = _rounds_by_session(t.messages)
     return t
+
+
+def _same_path(a: str | None, b: str) -> bool:
+    """aider reports Windows paths with backslashes while the reply's block may use slashes."""
+    return a is not None and a.replace("\\", "/") == b.replace("\\", "/")
 
 
 def _rounds_by_session(messages: list[Message]) -> list[Round]:

@@ -29,7 +29,7 @@ from compaction.transcripts._agent_tools import (
 from compaction.transcripts._io import content_text, expect
 
 NAME = "anthropic"
-DESCRIPTION = "Anthropic Messages list / Cline api_conversation_history.json"
+DESCRIPTION = "Anthropic Messages list / Cline, Roo, Kilo api_conversation_history.json (tool_use or XML tags)"
 
 CLINE_TOOLS = (
     "execute_command", "read_file", "write_to_file", "replace_in_file", "search_files", "list_files",
@@ -37,11 +37,16 @@ CLINE_TOOLS = (
     "ask_followup_question", "attempt_completion", "plan_mode_respond", "new_task", "apply_diff",
     "insert_content", "search_and_replace", "load_mcp_documentation", "web_fetch", "condense",
     "new_rule", "report_bug", "summarize_task", "focus_chain",
+    # Roo Code / Kilo Code additions
+    "update_todo_list", "switch_mode", "fetch_instructions", "codebase_search", "run_slash_command",
+    "generate_image", "simple_read_file", "edit_file",
 )
 _TOOL_XML = re.compile(r"<(" + "|".join(CLINE_TOOLS) + r")>(.*?)(?:</\1>|\Z)", re.S)
 _PARAM_XML = re.compile(r"<([a-z_]+)>(.*?)</\1>", re.S)
+_NESTED_PATH = re.compile(r"<path>(.*?)</path>", re.S)
+_ROO_TODO = re.compile(r"^\s*(?:[-*]\s*)?\[([ xX-])\]\s*(.+?)\s*$", re.M)
 _THINKING = re.compile(r"<thinking>(.*?)</thinking>\s*", re.S)
-_RESULT_HEAD = re.compile(r"^\[([a-z_]+)(?: for '(.*?)')?(?: in '.*?')?\] Result:\s*", re.S)
+_RESULT_HEAD = re.compile(r"^\[([a-z_]+)(?: for '(.*?)')?(?:[^\]\n]*)\] Result:\s*", re.S)
 _ENV = re.compile(r"\s*<environment_details>.*?(?:</environment_details>|\Z)\s*", re.S)
 _ERROR_RESULT = re.compile(r"\A\s*(?:The tool execution failed with the following error|"
                            r"The user denied this operation|Missing value for required parameter)")
@@ -120,6 +125,11 @@ def _xml_calls(text: str) -> tuple[str, list[ToolCall], dict[str, Any]]:
     for m in _TOOL_XML.finditer(text):
         name, body = m.group(1), m.group(2)
         args = {k: html.unescape(v.strip("\n")) for k, v in _PARAM_XML.findall(body)}
+        paths = [html.unescape(p.strip()) for p in _NESTED_PATH.findall(body)] if "path" not in args else []
+        if paths:  # Roo's `<args><file><path>…</path></file>…</args>`
+            args.update({"path": paths[0], "paths": paths})
+        if name == "update_todo_list" and "todos" in args:
+            args["raw"], args["todos"] = args["todos"], _roo_todos(args["todos"])
         call = make_call(name, args)
         if name == "execute_command" and "command" in args:
             call.command = args["command"]
@@ -130,6 +140,12 @@ def _xml_calls(text: str) -> tuple[str, list[ToolCall], dict[str, Any]]:
     if calls:
         text = _TOOL_XML.sub("", text)
     return text.strip(), calls, meta
+
+
+def _roo_todos(text: str) -> list[dict[str, str]]:
+    """Roo's `update_todo_list`: `[ ]` pending, `[-]` in progress, `[x]` done, one per line."""
+    status = {"x": "completed", "X": "completed", "-": "in_progress"}
+    return [{"content": m.group(2), "status": status.get(m.group(1), "pending")} for m in _ROO_TODO.finditer(text)]
 
 
 def _assistant(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:

@@ -127,7 +127,10 @@ def _item(t: Transcript, iid: str, item: dict[str, Any], lineno: int, current: M
         current.meta.setdefault("reasoning", []).append(as_text(item.get("text")))
         return current
     if kind == "command_execution":
-        call = make_call("shell", {"command": _command(item.get("command"))}, iid, ToolKind.SHELL)
+        args = {"command": _command(item.get("command"))}
+        if isinstance(item.get("command"), str) and item["command"] != args["command"]:
+            args["raw_command"] = item["command"]  # as the model wrote it, wrapper and all
+        call = make_call("shell", args, iid, ToolKind.SHELL)
         _assistant(t, current, lineno).tool_calls.append(call)
         if status != "in_progress":
             code = item.get("exit_code") if isinstance(item.get("exit_code"), int) else None

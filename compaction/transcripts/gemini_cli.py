@@ -263,7 +263,7 @@ def _load_contents(path: str) -> Transcript:
         expect(isinstance(item, dict) and isinstance(item.get("parts"), list), path,
                "each content needs a 'parts' list", line)
         role = item.get("role")
-        calls, results, texts = [], [], []
+        calls, results, texts, thoughts = [], [], [], []
         for part in item["parts"]:
             if not isinstance(part, dict):
                 continue
@@ -280,11 +280,12 @@ def _load_contents(path: str) -> Transcript:
                 code = exit_code_for(fr.get("name") or names.get(str(fr.get("id"))), out)
                 results.append(ToolResult(content=out, call_id=fr.get("id"), name=fr.get("name"),
                                           is_error="error" in resp or bool(code), exit_code=code))
-            elif isinstance(part.get("text"), str) and not part.get("thought"):
-                texts.append(part["text"])
+            elif isinstance(part.get("text"), str):
+                (thoughts if part.get("thought") else texts).append(part["text"])
         text = "".join(texts)
         if role == "model":
-            msgs.append(Message(len(msgs), Role.ASSISTANT, text, tool_calls=calls, line=line))
+            msgs.append(Message(len(msgs), Role.ASSISTANT, text, tool_calls=calls, line=line,
+                                meta={"thinking": thoughts} if thoughts else {}))
         elif results:
             msgs.append(Message(len(msgs), Role.TOOL, text, tool_results=results, line=line))
         elif role == "user":

@@ -31,6 +31,7 @@ _HEADING = re.compile(
     re.I | re.M,
 )
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)  # headings there are content
 _FIRST_FENCE = re.compile(r"^```[ \t]*([\w+-]*)[ \t]*\n(.*?)^```", re.M | re.S)
 _SHELL_NAMES = {"bash", "shell", "sh", "terminal", "run", "execute_command", "command", "run_command", "exec"}
 _SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh", "powershell", "cmd"}
@@ -42,7 +43,7 @@ def sniff(head: str, path: str) -> int:
     s = head.lstrip()
     if s.startswith(("{", "[")) or re.search(r"^# aider chat started at ", head, re.M):
         return 0
-    roles = {_ROLE_WORDS[m.group(2).lower()] for m in _HEADING.finditer(head)}
+    roles = {_ROLE_WORDS[m.group(2).lower()] for m in _HEADING.finditer(_FENCED.sub("", head))}
     if "user" in roles and "assistant" in roles:
         return 60
     if roles & {"user", "assistant"}:

@@ -50,17 +50,17 @@ def _observation(text: str, call_id: str | None, extra: Any = None) -> ToolResul
     if not m and isinstance(extra, dict) and isinstance(extra.get("returncode"), int):
         code = extra["returncode"]  # v2 records the raw output and return code in `extra`
         out = _OUTPUT.search(text)
-        content = extra.get("raw_output") if isinstance(extra.get("raw_output"), str) else (
-            out.group(1) if out else text)
+        raw = extra.get("raw_output") if isinstance(extra.get("raw_output"), str) else None
+        content = (raw if raw is not None else out.group(1) if out else text) + (_after(text, out.end()) if out else "")
         return ToolResult(content=content, call_id=call_id, name="bash", is_error=code != 0, exit_code=code)
     if m:
         code = int(m.group(1))
         out = _OUTPUT.search(text, m.end())
         if out:
-            content = out.group(1)
+            content = out.group(1) + _after(text, out.end())
         else:
             ht = _HEAD_TAIL.search(text, m.end())
-            content = f"{ht.group(1)}\n[…]\n{ht.group(2)}" if ht else text[m.end():]
+            content = f"{ht.group(1)}\n[…]\n{ht.group(2)}{_after(text, ht.end())}" if ht else text[m.end():]
             warning = _WARNING.search(text, m.end())
             if ht and warning:  # the harness's own complaint ("output … too long") is evidence too
                 content = f"{warning.group(0)}\n{content}"
@@ -68,6 +68,12 @@ def _observation(text: str, call_id: str | None, extra: Any = None) -> ToolResul
     if _TIMEOUT.match(text):
         return ToolResult(content=text, call_id=call_id, name="bash", is_error=True)
     return None
+
+
+def _after(text: str, end: int) -> str:
+    """What the observation says after its output block (a harness note, a reminder): the model saw it."""
+    rest = text[end:].strip()
+    return f"\n{rest}" if rest else ""
 
 
 def _openai_tool_calls(raw: Any) -> list[ToolCall]:

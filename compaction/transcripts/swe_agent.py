@@ -103,6 +103,21 @@ class _Tracker:
         return ToolCall("bash", {"command": action}, cid, ToolKind.SHELL, command=action)
 
 
+def _observations(history: list[Any]) -> list[str]:
+    """The user messages that answered each assistant step in the history, in order (demonstrations aside)."""
+    out: list[str] = []
+    after_assistant = False
+    for h in history:
+        if not isinstance(h, dict) or h.get("is_demo") or h.get("message_type") == "demonstration":
+            continue
+        if h.get("role") == "assistant":
+            after_assistant = True
+        elif h.get("role") == "user" and after_assistant:
+            out.append(content_text(h.get("content")))
+            after_assistant = False
+    return out
+
+
 def load(path: str) -> Transcript:
     data = load_json(path)
     expect(isinstance(data, dict), path, "SWE-agent trajectory must be a JSON object", 1)
@@ -133,6 +148,7 @@ def load(path: str) -> Transcript:
         elif role == "assistant":
             break
 
+    observed = _observations(history)
     tracker = _Tracker()
     for i, step in enumerate(steps):
         expect(isinstance(step, dict), path, f"trajectory[{i}] must be an object")
@@ -145,12 +161,18 @@ def load(path: str) -> Transcript:
         text = thought if isinstance(thought, str) else content_text(step.get("response"))
         calls = []
         if isinstance(action, str) and action.strip():
-            calls.append(tracker.call(action, i, state_open))
+            call = tracker.call(action, i, state_open)
+            if call.command is None:  # the command line as the model wrote it, beside its parsed arguments
+                call.arguments.setdefault("action", action.strip())
+            calls.append(call)
         t.messages.append(Message(len(t.messages), Role.ASSISTANT, text, tool_calls=calls))
         obs = step.get("observation")
         if obs is None and not calls:
             continue
         content = content_text(obs)
+        seen = observed[i] if i < len(observed) else ""
+        if content.strip() and seen.startswith(content.rstrip()):
+            content = seen  # the history adds what the model was shown after it: (Open file: …) (Current directory: …)
         msg = Message(len(t.messages), Role.TOOL, "", tool_results=[
             ToolResult(content=content, call_id=calls[0].id if calls else None, name=calls[0].name if calls else None)])
         if calls and calls[0].name == "submit":

@@ -228,6 +228,15 @@ def test_codex_exec_stream_shape():
     assert len(t.rounds) == 7
 
 
+def test_codex_exec_keeps_the_command_as_written_beside_the_unwrapped_one():
+    from compaction.transcripts.coverage import measure
+
+    t = load("codex_exec.jsonl")
+    call = next(c for m in t.messages for c in m.tool_calls if c.command == "python -m pytest -q tests/test_dates.py")
+    assert call.arguments["raw_command"] == "bash -lc 'python -m pytest -q tests/test_dates.py'"
+    assert measure(DATA / "codex_exec.jsonl", load("codex_exec.jsonl")).coverage >= 0.99
+
+
 def test_codex_exec_items_take_their_last_state_where_they_first_appeared():
     t = load("codex_exec.jsonl")
     got = [(c.name, c.kind, c.command, c.path) for c in calls(t)]
@@ -656,8 +665,11 @@ def test_claude_code_summary_only_session(tmp_path):
     p = tmp_path / "only-title.jsonl"
     p.write_text('{"type":"summary","summary":"Refactor auth middleware","leafUuid":"0f6c2b7e-1111-4222-8333-944455556666"}\n',
                  encoding="utf-8")
-    t = load_transcript(p)
-    assert t.format == "claude-code" and t.messages == [] and t.meta["summaries"] == ["Refactor auth middleware"]
+    # a title and nothing else is no conversation (issue 13): an error that says what was found, never an
+    # empty compaction
+    with pytest.raises(TranscriptError, match=r"no conversation found in .*only-title\.jsonl \(claude-code: 0 messages"
+                                              r" with text, skipped summary x1"):
+        load_transcript(p)
 
 
 def test_cline_error_detection_is_anchored(tmp_path):
