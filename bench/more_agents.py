@@ -13,6 +13,7 @@ reported in their own tables, never in the totals; `--without-set-aside` leaves 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import re
@@ -245,14 +246,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--without-set-aside", action="store_true", help="leave the set-aside sessions out entirely")
     ap.add_argument("--only", nargs="*", help="substrings of session file names")
     ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument("--md", type=Path, help="also write the tables here (Markdown, dated)")
     args = ap.parse_args(argv)
     results = run(args.sessions, args.truth, without_set_aside=args.without_set_aside, only=args.only)
+    section = report.more_agents_section(results)
     print()
-    print(report.more_agents_section(results))
-    if args.json:
-        from compaction.atomic import write_text_atomic
+    print(section)
+    from compaction.atomic import write_text_atomic
 
+    if args.json:
         write_text_atomic(args.json, json.dumps(results, indent=1, default=str))
+    if args.md:
+        flags = " --without-set-aside" if args.without_set_aside else ""
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        write_text_atomic(args.md, f"<!-- {stamp}, `python -m bench.more_agents{flags}` -->\n\n{section}\n")
     return 0
 
 
