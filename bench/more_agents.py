@@ -149,6 +149,15 @@ def evaluate(original: Path, row: dict[str, Any], tmp: Path, budgets: tuple[floa
     res = SessionResult(row["file"], row["format"], group_of(row), files_expected=len(row.get("modified_files") or []))
     opening = opening_words(row.get("task_excerpt", ""))
     res.task_opening = " ".join(opening)
+    # planting reads the raw file, not the library: an unreadable session's markers count as lost
+    try:
+        copy = plant.prepare(original, row["format"], tmp)
+        res.planted = [m.where for m in copy.markers]
+        res.not_planted, res.planting_notes = copy.missing, copy.notes
+        evaluated, markers = copy.path, copy.markers
+    except Exception as exc:  # noqa: BLE001 - a file the planter cannot parse is compacted unplanted
+        res.planting_notes = [f"not planted: {_reason(exc, original)}"]
+        evaluated, markers = original, []
     try:
         t = load_transcript(str(original))
     except Exception as exc:  # noqa: BLE001 - an unreadable session is a result, reported with its reason
@@ -160,10 +169,7 @@ def evaluate(original: Path, row: dict[str, Any], tmp: Path, budgets: tuple[floa
         return res
     res.read = True
     try:
-        copy = plant.prepare(original, row["format"], tmp)
-        res.planted = [m.where for m in copy.markers]
-        res.not_planted, res.planting_notes = copy.missing, copy.notes
-        planted_t = load_transcript(str(copy.path))
+        planted_t = load_transcript(str(evaluated))
     except Exception as exc:  # noqa: BLE001
         res.error = f"planted copy not read: {_reason(exc, original)}"
         return res
@@ -175,12 +181,12 @@ def evaluate(original: Path, row: dict[str, Any], tmp: Path, budgets: tuple[floa
         except Exception as exc:  # noqa: BLE001 - an engine crash loses everything at that budget
             sc.error = _reason(exc)
             sc.files_lost = list(row.get("modified_files") or [])
-            sc.markers_lost = [m.where for m in copy.markers]
+            sc.markers_lost = [m.where for m in markers]
             res.budgets.append(sc)
             continue
         sc.tokens = tokens.count(doc)
         sc.within = sc.tokens <= sc.target
-        score(doc, row, opening, copy.markers, sc)
+        score(doc, row, opening, markers, sc)
         res.budgets.append(sc)
     return res
 

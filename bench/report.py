@@ -294,9 +294,9 @@ def _session_rows(sessions: list[dict[str, Any]], budgets: list[float], scored: 
         read = "yes" if s["read"] else f"**no** ({s['error']})"
         if s["read"] and s["error"]:
             read = f"yes; {s['error']}"
-        files = _frac(len(sc["files_kept"]), s["files_expected"]) if sc else "–"
-        task = ("yes" if sc["task_kept"] else "**no**") if sc else "–"
-        markers = _frac(len(sc["markers_kept"]), len(s["planted"])) if sc else "–"
+        files = _frac(len(sc["files_kept"]) if sc else 0, s["files_expected"])  # not read: nothing kept
+        task = "yes" if sc and sc["task_kept"] else "**no**"
+        markers = _frac(len(sc["markers_kept"]) if sc else 0, len(s["planted"]))
         lines.append(f"| {s['file']} | {s['format']} | {read} | {s['messages']} | {s['rounds']} | {files} | {task} | "
                      f"{markers} | " + " | ".join(_budget_cells(s, budgets)) + " |")
     return lines

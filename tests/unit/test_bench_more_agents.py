@@ -226,3 +226,22 @@ def test_report_keeps_set_aside_sessions_out_of_the_development_totals():
     assert "dev.jsonl" in dev and "held.jsonl" not in dev
     assert "Total (development sessions only): read 1/1; modified files kept 1/1 (100%)" in dev
     assert "held.jsonl" in held and "modified files kept 0/1 (0%)" in held
+
+
+def test_markers_of_an_unreadable_session_count_as_lost_and_a_bad_file_is_not_planted(tmp_path):
+    sessions = tmp_path / "s"
+    sessions.mkdir()
+    good = [{"type": "USER_INPUT", "source": "USER_EXPLICIT", "content": "build it"},
+            {"type": "PLANNER_RESPONSE", "source": "MODEL", "content": "ok"}]
+    (sessions / "ag.jsonl").write_text("\n".join(json.dumps(r) for r in good), encoding="utf-8")
+    (sessions / "bad.json").write_text("{ not json", encoding="utf-8")
+    truth = _truth(tmp_path, [
+        {"file": "ag.jsonl", "format": "antigravity-trajectory-jsonl", "held_out_for": [], "modified_files": [], "task_excerpt": "build it"},
+        {"file": "bad.json", "format": "gemini-cli-history-json", "held_out_for": [], "modified_files": [], "task_excerpt": "x"}])
+    res = more_agents.run(sessions, truth, log=lambda *_: None)
+    by_name = {s["file"]: s for s in res["sessions"]}
+    if not by_name["ag.jsonl"]["read"]:  # today no loader claims Antigravity: its planted markers are all lost
+        assert by_name["ag.jsonl"]["planted"] and res["groups"]["development"]["markers_kept"] == 0
+        assert res["groups"]["development"]["markers_planted"] == len(by_name["ag.jsonl"]["planted"])
+    assert by_name["bad.json"]["planting_notes"][0].startswith("not planted: JSONDecodeError")
+    assert by_name["bad.json"]["read"] is False and "bad.json" in by_name["bad.json"]["error"]
