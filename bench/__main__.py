@@ -3,6 +3,7 @@
     python -m bench                  # harness + timing + synthetic 1M; writes bench/results/
     python -m bench --all            # also every other bench script present (each as a subprocess)
     python -m bench --only pydicom   # a subset (substring of the file name); --no-timing, --no-synthetic
+    python -m bench --without-set-aside   # the sessions set aside (bench/holdout/SET_ASIDE.md) not even read
 """
 
 from __future__ import annotations
@@ -37,16 +38,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-synthetic", action="store_true")
     ap.add_argument("--synthetic-tokens", type=int, default=1_000_000)
     ap.add_argument("--all", action="store_true", help="also run the other bench scripts that exist")
+    ap.add_argument("--without-set-aside", action="store_true",
+                    help="leave the more-agents sessions set aside in bench/holdout/SET_ASIDE.md out entirely")
+    ap.add_argument("--no-more-agents", action="store_true", help="skip the 17 sessions of more-agents/")
     ap.add_argument("--timeout", type=float, default=600, help="seconds allowed to each other bench script")
     args = ap.parse_args(argv)
 
-    from bench import harness, report, speed
+    from bench import harness, more_agents, report, speed
 
     notes: list[str] = []
     if not harness.error_memory_ready():
         print("compaction.errors is not importable: the harness measures the whole engine", file=sys.stderr)
         return 2
     results = harness.run(args.transcripts, only=args.only, timing=not args.no_timing)
+    more = args.transcripts / "more-agents"
+    if not args.no_more_agents and more.is_dir():
+        results["more_agents"] = more_agents.run(more, without_set_aside=args.without_set_aside, only=args.only)
     if not args.no_synthetic:
         results["synthetic"] = speed.synthetic_run(args.synthetic_tokens, cwd=REPO)
         syn = results["synthetic"]

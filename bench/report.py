@@ -233,6 +233,8 @@ def write(results: dict[str, Any], out: Path) -> dict[str, Path]:
         readme_table(results),
         "",
     ]
+    if results.get("more_agents"):
+        md += [more_agents_section(results["more_agents"]), ""]
     write_text_atomic(paths["md"], "\n".join(md))
     write_text_atomic(paths["readme"], readme_table(results) + "\n")
     try:
@@ -257,3 +259,121 @@ def update_readme(readme: Path, table: str) -> bool:
         return False
     write_text_atomic(readme, text[: start + len(README_BEGIN)] + "\n" + table.strip() + "\n" + text[end:])
     return True
+
+
+# --------------------------------------------------------------------------- the 17 of more-agents
+
+def _frac(kept: int, total: int) -> str:
+    return "–" if not total else f"{kept}/{total} ({kept / total * 100:.0f}%)"
+
+
+def _budget_cells(s: dict[str, Any], budgets: list[float]) -> list[str]:
+    cells = []
+    for b in budgets:
+        sc = next((x for x in s["budgets"] if abs(x["budget"] - b) < 1e-9), None)
+        if sc is None:
+            cells.append("–")
+        elif sc["error"]:
+            cells.append("crash")
+        else:
+            cells.append(f"{'yes' if sc['within'] else '**no**'} ({sc['tokens']:,}/{sc['target']:,})")
+    return cells
+
+
+def _scored(s: dict[str, Any], budget: float) -> dict[str, Any] | None:
+    return next((x for x in s["budgets"] if abs(x["budget"] - budget) < 1e-9), None)
+
+
+def _session_rows(sessions: list[dict[str, Any]], budgets: list[float], scored: float) -> list[str]:
+    pct = int(round(scored * 100))
+    lines = [f"| session | format | read | messages | rounds | modified files kept @{pct}% | task opening @{pct}% | "
+             f"markers kept @{pct}% | " + " | ".join(f"within {int(round(b * 100))}%" for b in budgets) + " |",
+             "|---|---|---|---|---|---|---|---|" + "---|" * len(budgets)]
+    for s in sessions:
+        sc = _scored(s, scored)
+        read = "yes" if s["read"] else f"**no** ({s['error']})"
+        if s["read"] and s["error"]:
+            read = f"yes; {s['error']}"
+        files = _frac(len(sc["files_kept"]) if sc else 0, s["files_expected"])  # not read: nothing kept
+        task = "yes" if sc and sc["task_kept"] else "**no**"
+        markers = _frac(len(sc["markers_kept"]) if sc else 0, len(s["planted"]))
+        lines.append(f"| {s['file']} | {s['format']} | {read} | {s['messages']} | {s['rounds']} | {files} | {task} | "
+                     f"{markers} | " + " | ".join(_budget_cells(s, budgets)) + " |")
+    return lines
+
+
+def _format_rows(sessions: list[dict[str, Any]], budgets: list[float], scored: float) -> list[str]:
+    pct = int(round(scored * 100))
+    lines = [f"| format | sessions | read | messages | rounds | modified files kept @{pct}% | task opening @{pct}% | "
+             f"markers kept @{pct}% | " + " | ".join(f"within {int(round(b * 100))}%" for b in budgets) + " |",
+             "|---|---|---|---|---|---|---|---|" + "---|" * len(budgets)]
+    for fmt in sorted({s["format"] for s in sessions}):
+        rs = [s for s in sessions if s["format"] == fmt]
+        sc = [x for x in (_scored(s, scored) for s in rs) if x]
+        files = _frac(sum(len(x["files_kept"]) for x in sc), sum(s["files_expected"] for s in rs))
+        within = [sum(1 for s in rs if (x := _scored(s, b)) and x["within"]) for b in budgets]
+        lines.append(f"| {fmt} | {len(rs)} | {sum(s['read'] for s in rs)}/{len(rs)} | {sum(s['messages'] for s in rs)} | "
+                     f"{sum(s['rounds'] for s in rs)} | {files} | {_frac(sum(x['task_kept'] for x in sc), len(rs))} | "
+                     f"{_frac(sum(len(x['markers_kept']) for x in sc), sum(len(s['planted']) for s in rs))} | "
+                     + " | ".join(f"{w}/{len(rs)}" for w in within) + " |")
+    return lines
+
+
+def _losses(sessions: list[dict[str, Any]], scored: float) -> list[str]:
+    out = []
+    for s in sessions:
+        sc = _scored(s, scored)
+        bits = []
+        if sc and sc["error"]:
+            bits.append(f"engine crashed: {sc['error']}")
+        if sc and sc["files_lost"]:
+            bits.append("files lost: " + ", ".join(sc["files_lost"][:8]) + (" …" if len(sc["files_lost"]) > 8 else ""))
+        if sc and not sc["task_kept"]:
+            bits.append(f"task opening lost: “{s['task_opening'][:80]}”")
+        if sc and sc["markers_lost"]:
+            bits.append("markers lost at: " + ", ".join(sc["markers_lost"]))
+        if s["not_planted"]:
+            bits.append("not planted (no such place): " + ", ".join(s["not_planted"]))
+        if s["planting_notes"]:
+            bits.append("; ".join(s["planting_notes"]))
+        if bits:
+            out.append(f"- **{s['file']}**: " + "; ".join(bits))
+    return out
+
+
+def more_agents_section(ma: dict[str, Any]) -> str:
+    """The 17 sessions beside the 13: development sessions per format and per session, then each
+    set-aside group in its own table (never in the development totals)."""
+    budgets, scored = ma["budgets"], ma["scored_budget"]
+    sessions = ma["sessions"]
+    from bench.more_agents import DEVELOPMENT, GROUP_LABEL
+
+    out = ["## The sessions of more-agents (`bench/ground_truth/more_agents.jsonl`)", "",
+           "Each session is read as it is (read = at least one message), then a copy with five planted markers "
+           "(user text, assistant text before and after a code block, tool output, tool-call arguments) is compacted "
+           "at 5%, 10% and 20% of its tokens. A modified file is kept when its path, or its basename where no other "
+           "file of the session shares it, appears in the document; the task opening is the first 20 words of the "
+           "ground truth's excerpt, in order; a marker is kept when `@kind TOKEN` survives; within = document tokens "
+           "≤ target."]
+    if ma.get("without_set_aside"):
+        out += ["", "> Run with `--without-set-aside`: the set-aside sessions were not read."]
+    groups = [DEVELOPMENT] + sorted(g for g in {s["group"] for s in sessions} if g != DEVELOPMENT)
+    for group in groups:
+        rs = [s for s in sessions if s["group"] == group]
+        if not rs:
+            continue
+        agg = ma["groups"][group]
+        out += ["", f"### {GROUP_LABEL.get(group, group)}", ""]
+        if group == DEVELOPMENT:
+            out += _format_rows(rs, budgets, scored) + [""]
+        out += _session_rows(rs, budgets, scored)
+        within = ", ".join(f"{agg['within'][str(int(round(b * 100)))]}/{agg['sessions']} at {int(round(b * 100))}%"
+                           for b in budgets)
+        out += ["", f"Total ({GROUP_LABEL.get(group, group)} only): read {agg['read']}/{agg['sessions']}; modified files "
+                f"kept {_frac(agg['files_kept'], agg['files_expected'])}; task opening kept "
+                f"{_frac(agg['task_kept'], agg['sessions'])}; markers kept {_frac(agg['markers_kept'], agg['markers_planted'])}; "
+                f"within budget {within}."]
+        losses = _losses(rs, scored)
+        if losses:
+            out += ["", *losses]
+    return "\n".join(out)
