@@ -44,10 +44,13 @@ def _detach(raw: bytes) -> None:
     import json
     import subprocess
 
+    from compaction.cli.integrations.workspace import resolve_workspace
+
     try:
-        cwd = json.loads(raw or b"{}").get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        payload_cwd = json.loads(raw or b"{}").get("cwd")
     except ValueError:
-        cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        payload_cwd = None
+    cwd = str(resolve_workspace(payload_cwd if isinstance(payload_cwd, str) else None))
     state = os.path.join(cwd, ".compaction")
     os.makedirs(state, exist_ok=True)
     child = subprocess.Popen([sys.executable, "-m", "compaction.cli", "hook", "pre-compact"],

@@ -103,6 +103,20 @@ def test_workspace_from_claude_project_dir_when_the_payload_has_no_cwd(tmp_path)
     assert (ws / ".compaction" / "restore.md").is_file() and not (elsewhere / ".compaction").exists()
 
 
+def test_after_cd_into_a_subfolder_both_hooks_keep_the_git_roots_one_store(tmp_path):
+    """Claude Code reports `cwd=<root>/pkg` after the agent's `cd pkg` (issue 16, defect 1)."""
+    root = tmp_path / "proj"
+    pkg = root / "pkg"
+    pkg.mkdir(parents=True)
+    (root / ".git").mkdir()
+    r = run_hook("pre-compact", pre(FIXTURE, pkg), pkg, "--detach")
+    assert r.returncode == 0
+    r = run_hook("session-start", start(FIXTURE, pkg), pkg)
+    assert "Restored after compaction" in _context(r.stdout)
+    assert (root / ".compaction" / "restore.md").is_file()
+    assert not (pkg / ".compaction").exists()
+
+
 def test_hook_path_imports_no_server_or_llm_modules(tmp_path):
     run_hook("pre-compact", pre(FIXTURE, tmp_path), tmp_path)
     code = ("import sys, io, json\n"

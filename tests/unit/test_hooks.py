@@ -44,14 +44,19 @@ def test_parse_payload_rejects_what_is_not_a_hook_object(raw):
         ch.parse_payload(raw)
 
 
-def test_workspace_is_payload_cwd_then_claude_project_dir_then_cwd(tmp_path):
-    a, b = tmp_path / "a", tmp_path / "b"
-    a.mkdir()
-    b.mkdir()
-    p = ch.HookPayload(cwd=str(a))
-    assert ch.workspace_for(p, env={"CLAUDE_PROJECT_DIR": str(b)}) == a
-    assert ch.workspace_for(ch.HookPayload(), env={"CLAUDE_PROJECT_DIR": str(b)}) == b
-    assert ch.workspace_for(ch.HookPayload(cwd=str(tmp_path / "gone")), env={}, cwd=str(tmp_path)) == tmp_path
+def test_workspace_is_project_dir_then_git_root_then_cwd_never_a_store_below_the_root(tmp_path):
+    root, pkg, other = tmp_path / "root", tmp_path / "root" / "pkg", tmp_path / "other"
+    pkg.mkdir(parents=True)
+    other.mkdir()
+    (root / ".git").mkdir()
+    (pkg / ".compaction").mkdir()  # a stray store below the root must not win (defect 1 of issue 16)
+    after_cd = ch.HookPayload(cwd=str(pkg))
+    assert ch.workspace_for(after_cd, env={"CLAUDE_PROJECT_DIR": str(root)}) == root
+    assert ch.workspace_for(after_cd, env={"GEMINI_PROJECT_DIR": str(root)}) == root
+    assert ch.workspace_for(after_cd, env={}) == root  # nearest .git at or above cwd
+    assert ch.workspace_for(ch.HookPayload(cwd=str(other)), env={}) == other  # no .git: cwd
+    assert ch.workspace_for(ch.HookPayload(), env={"CLAUDE_PROJECT_DIR": str(other)}) == other
+    assert ch.workspace_for(ch.HookPayload(cwd=str(tmp_path / "gone")), env={}, cwd=str(other)) == other
 
 
 def test_pre_compact_on_claude_code_fixture_writes_the_restore_files(tmp_path):

@@ -107,12 +107,11 @@ def parse_payload(raw: bytes | str) -> HookPayload:
 
 
 def workspace_for(payload: HookPayload | None, env: Mapping[str, str] | None = None, cwd: str | None = None) -> Path:
-    """The payload's cwd, else `$CLAUDE_PROJECT_DIR`, else the process cwd."""
-    env = os.environ if env is None else env
-    for cand in ((payload.cwd if payload else None), env.get("CLAUDE_PROJECT_DIR")):
-        if cand and Path(cand).is_dir():
-            return Path(cand)
-    return Path(cwd or os.getcwd())
+    """`$CLAUDE_PROJECT_DIR`, else the `.git` root at or above the payload's cwd, else that cwd
+    (see `workspace.resolve_workspace`: the payload's cwd follows the agent's `cd`)."""
+    from compaction.cli.integrations.workspace import resolve_workspace
+
+    return resolve_workspace(payload.cwd if payload else None, env, fallback=cwd)
 
 
 # --- log ----------------------------------------------------------------------------------------------
