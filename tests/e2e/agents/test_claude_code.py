@@ -83,10 +83,16 @@ def _claude(exe: Path, session: Session, name: str, prompt: str, env: dict[str, 
     assert r.returncode == 0, f"claude turn {name!r} exited {r.returncode}: {r.stderr[-2000:]}"
 
 
-@pytest.fixture(scope="module")
-def session():
-    exe = require_agent("claude", "@anthropic-ai/claude-code", "claude")
-    with run_folder("claude-code") as run:
+# What npm resolves under Node 20 (2.1.197 here), and the newest release (a native binary, 2.1.332 here).
+RELEASES = [pytest.param(("claude", "@anthropic-ai/claude-code"), id="node20-resolved"),
+            pytest.param(("claude-latest", "@anthropic-ai/claude-code@latest"), id="newest")]
+
+
+@pytest.fixture(scope="module", params=RELEASES)
+def session(request: pytest.FixtureRequest):
+    folder, package = request.param
+    exe = require_agent(folder, package, "claude")
+    with run_folder(folder) as run:
         yield from _drive(exe, run)
 
 
