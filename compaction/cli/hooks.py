@@ -26,6 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     ss.add_argument("--any-source", action="store_true",
                     help="also inject on startup/clear/resume when a restore state exists")
     ss.set_defaults(func=run_session_start)
+    gpc = hs.add_parser("gemini-pre-compress", help="Gemini CLI PreCompress: compact and store when a compression is due")
+    gpc.set_defaults(func=run_gemini_pre_compress)
+    gba = hs.add_parser("gemini-before-agent",
+                        help="Gemini CLI BeforeAgent: add the restore block to the first prompt after a compression")
+    gba.add_argument("--limit", type=int, default=None, help="maximum characters of the injected block")
+    gba.set_defaults(func=run_gemini_before_agent)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
@@ -138,4 +144,49 @@ def run_session_start(args: argparse.Namespace) -> int:
                f"{(time.perf_counter() - started) * 1000:.0f} ms")
     except BaseException:  # noqa: BLE001 - a hook must never fail the agent
         ch.log_exception(workspace, "session-start")
+    return 0
+
+
+def run_gemini_pre_compress(args: argparse.Namespace) -> int:
+    """Gemini CLI fires PreCompress before every model request: most runs only read the transcript's tail."""
+    from compaction.cli.integrations import gemini_hooks as gh
+    from compaction.cli.integrations.workspace import resolve_workspace
+
+    workspace = resolve_workspace(None)
+    try:
+        raw = _read_stdin()
+        workspace = resolve_workspace(gh.parse(raw).get("cwd"))
+        message = gh.on_pre_compress(raw, workspace)
+        if not message.startswith("skip"):  # the common case stays free of the heavier imports
+            from compaction.cli.integrations.claude_hooks import log
+
+            log(workspace, "gemini-pre-compress", message)
+    except BaseException:  # noqa: BLE001 - a hook must never fail the agent
+        from compaction.cli.integrations.claude_hooks import log_exception
+
+        log_exception(workspace, "gemini-pre-compress")
+    return 0
+
+
+def run_gemini_before_agent(args: argparse.Namespace) -> int:
+    from compaction.cli.integrations import gemini_hooks as gh
+    from compaction.cli.integrations.workspace import resolve_workspace
+
+    started = time.perf_counter()
+    workspace = resolve_workspace(None)
+    try:
+        raw = _read_stdin()
+        workspace = resolve_workspace(gh.parse(raw).get("cwd"))
+        limit = args.limit or int(os.environ.get("COMPACTION_HOOK_LIMIT") or 10_000)
+        out, message = gh.on_before_agent(raw, workspace, limit)
+        if out is not None:
+            from compaction.cli.integrations.claude_hooks import log
+
+            sys.stdout.write(out + "\n")
+            sys.stdout.flush()
+            log(workspace, "gemini-before-agent", f"{message} {(time.perf_counter() - started) * 1000:.0f} ms")
+    except BaseException:  # noqa: BLE001 - a hook must never fail the agent
+        from compaction.cli.integrations.claude_hooks import log_exception
+
+        log_exception(workspace, "gemini-before-agent")
     return 0

@@ -1,0 +1,138 @@
+"""Gemini CLI's hooks: `PreCompress` compacts and stores, `BeforeAgent` injects the restore block on the
+first prompt after a compression (`hookSpecificOutput.additionalContext`, appended to that prompt).
+
+Why the hooks decide themselves whether a compression is due: Gemini CLI (0.61) fires `PreCompress`
+before every model request, before it checks its threshold, and there is no after-compression event
+(SessionStart is startup/resume/clear only). Its rule is reproduced from the session transcript: a
+manual `/compress` always compresses; an automatic one when the last reply's prompt tokens
+(`tokens.input` of the last `gemini` record) reach `model.compressionThreshold` (0.5 by default) of
+the model's 1,048,576-token window. So every other `PreCompress` costs a tail read of the transcript.
+
+When due, `PreCompress` leaves a marker and hands the compaction to the detached worker that Claude
+Code's hook uses (the same store, the same `hook-state.json`); the next `BeforeAgent` waits for it and
+injects. When the compression is due at the start of a turn (BeforeAgent runs before it), BeforeAgent
+compacts at once and injects into that very prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+MARKER = "gemini-compressed.json"  # in .compaction/: a compression happened, the next prompt gets the block
+TOKEN_LIMIT = 1_048_576  # Gemini CLI's tokenLimit() for the Gemini 2.5 / 3 models
+DEFAULT_THRESHOLD = 0.5  # Gemini CLI's DEFAULT_COMPRESSION_TOKEN_THRESHOLD
+_TAIL = 256 * 1024
+
+
+def parse(raw: bytes) -> dict[str, Any]:
+    data = json.loads(raw.decode("utf-8", errors="replace") or "{}")
+    if not isinstance(data, dict):
+        raise ValueError("stdin:1: expected the hook's JSON object")
+    return data
+
+
+def last_prompt_tokens(transcript: str | None) -> int:
+    """`tokens.input` of the last model reply in a Gemini CLI session file (.jsonl or .json); 0 if none."""
+    if not transcript:
+        return 0
+    try:
+        with open(transcript, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - _TAIL))
+            tail = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return 0
+    for line in reversed(tail.splitlines()):
+        if '"tokens"' not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        records = record.get("messages") if isinstance(record.get("messages"), list) else [record]
+        for r in reversed(records):
+            tokens = r.get("tokens") if isinstance(r, dict) else None
+            if isinstance(tokens, dict) and isinstance(tokens.get("input"), int):
+                return tokens["input"]
+    if transcript.endswith(".json"):  # the older whole-file format: {"messages": [...]}
+        try:
+            messages = json.loads(Path(transcript).read_text(encoding="utf-8")).get("messages") or []
+        except (OSError, ValueError, AttributeError):
+            return 0
+        for r in reversed(messages):
+            tokens = r.get("tokens") if isinstance(r, dict) else None
+            if isinstance(tokens, dict) and isinstance(tokens.get("input"), int):
+                return tokens["input"]
+    return 0
+
+
+def compression_threshold(workspace: Path, home: Path | None = None) -> float:
+    """`model.compressionThreshold` from the project's, else the user's `.gemini/settings.json`."""
+    home = home or Path.home()
+    for path in (workspace / ".gemini" / "settings.json", home / ".gemini" / "settings.json"):
+        try:
+            value = json.loads(path.read_text(encoding="utf-8")).get("model", {}).get("compressionThreshold")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(value, int | float) and 0 < value <= 1:
+            return float(value)
+    return DEFAULT_THRESHOLD
+
+
+def compression_due(payload: dict[str, Any], workspace: Path) -> bool:
+    if payload.get("trigger") == "manual":
+        return True
+    return last_prompt_tokens(payload.get("transcript_path")) >= compression_threshold(workspace) * TOKEN_LIMIT
+
+
+def _marker(workspace: Path) -> Path:
+    return workspace / ".compaction" / MARKER
+
+
+def on_pre_compress(raw: bytes, workspace: Path) -> str:
+    """Mark and start the compaction when Gemini CLI is about to compress; else nothing (the common case)."""
+    payload = parse(raw)
+    if not compression_due(payload, workspace):
+        return "skip (not due)"
+    from compaction.atomic import write_text_atomic
+    from compaction.cli.hooks import _detach
+
+    _detach(raw)
+    write_text_atomic(_marker(workspace), json.dumps({"session_id": payload.get("session_id", ""),
+                                                      "trigger": payload.get("trigger"), "at": time.time()}) + "\n")
+    return f"ok trigger={payload.get('trigger')} (compaction started)"
+
+
+def on_before_agent(raw: bytes, workspace: Path, limit: int) -> tuple[str | None, str]:
+    """The hook's stdout JSON (None: nothing to add) and a log line."""
+    payload = parse(raw)
+    marker = _marker(workspace)
+    if marker.exists():
+        from compaction.cli.hooks import wait_for_pending
+
+        wait_for_pending(workspace)
+        how = "after compression"
+    elif compression_due(payload, workspace):
+        from compaction.cli.integrations import claude_hooks as ch
+
+        ch.pre_compact(ch.parse_payload(raw), workspace)  # Gemini compresses right after this hook
+        how = "compression due now"
+    else:
+        return None, "skip"
+    from compaction.cli.integrations import claude_hooks as ch
+
+    state = ch.read_state(workspace)
+    if state is None:
+        return None, "skip (no restore state)"
+    block = ch.build_restore_block(workspace, state, limit=limit)
+    try:
+        marker.unlink()
+    except OSError:
+        pass
+    out = {"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": block}}
+    return json.dumps(out), f"ok {how} chars={len(block)}"
