@@ -8,21 +8,24 @@ manual `/compress` always compresses; an automatic one when the last reply's pro
 (`tokens.input` of the last `gemini` record) reach `model.compressionThreshold` (0.5 by default) of
 the model's 1,048,576-token window. So every other `PreCompress` costs a tail read of the transcript.
 
-When due, `PreCompress` leaves a marker and hands the compaction to the detached worker that Claude
-Code's hook uses (the same store, the same `hook-state.json`); the next `BeforeAgent` waits for it and
-injects. When the compression is due at the start of a turn (BeforeAgent runs before it), BeforeAgent
-compacts at once and injects into that very prompt.
+When due, `PreCompress` hands the compaction to the detached worker that Claude Code's hook uses (the
+same store, the same `hook-state.json`). Whether Gemini CLI really compressed (it declines when the
+history is too short to split) is read afterwards: a compression rewrites the session file with a
+`<state_snapshot>` user message. `BeforeAgent` injects once per snapshot (its message id is kept in
+`.compaction/gemini-injected`), after waiting for the worker, or compacting itself when no worker ran.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
+import re
 from pathlib import Path
 from typing import Any
 
-MARKER = "gemini-compressed.json"  # in .compaction/: a compression happened, the next prompt gets the block
+INJECTED = "gemini-injected"  # in .compaction/: the id of the last snapshot message our block followed
+_SNAPSHOT = b'"<state_snapshot>'
+_ID = re.compile(rb'"id"\s*:\s*"([^"]+)"')
 TOKEN_LIMIT = 1_048_576  # Gemini CLI's tokenLimit() for the Gemini 2.5 / 3 models
 DEFAULT_THRESHOLD = 0.5  # Gemini CLI's DEFAULT_COMPRESSION_TOKEN_THRESHOLD
 _TAIL = 256 * 1024
@@ -90,49 +93,56 @@ def compression_due(payload: dict[str, Any], workspace: Path) -> bool:
     return last_prompt_tokens(payload.get("transcript_path")) >= compression_threshold(workspace) * TOKEN_LIMIT
 
 
-def _marker(workspace: Path) -> Path:
-    return workspace / ".compaction" / MARKER
+def last_snapshot_id(transcript: str | None) -> str | None:
+    """The message id of the newest `<state_snapshot>` in a Gemini CLI session file (None: never compressed)."""
+    if not transcript:
+        return None
+    try:
+        data = Path(transcript).read_bytes()
+    except OSError:
+        return None
+    at = data.rfind(_SNAPSHOT)
+    if at < 0:
+        return None
+    ids = _ID.findall(data, max(0, at - 400), at)
+    return ids[-1].decode("utf-8", "replace") if ids else f"offset-{at}"
 
 
 def on_pre_compress(raw: bytes, workspace: Path) -> str:
-    """Mark and start the compaction when Gemini CLI is about to compress; else nothing (the common case)."""
+    """Start the compaction when Gemini CLI is about to compress; else nothing (the common case)."""
     payload = parse(raw)
     if not compression_due(payload, workspace):
         return "skip (not due)"
-    from compaction.atomic import write_text_atomic
     from compaction.cli.hooks import _detach
 
     _detach(raw)
-    write_text_atomic(_marker(workspace), json.dumps({"session_id": payload.get("session_id", ""),
-                                                      "trigger": payload.get("trigger"), "at": time.time()}) + "\n")
     return f"ok trigger={payload.get('trigger')} (compaction started)"
 
 
 def on_before_agent(raw: bytes, workspace: Path, limit: int) -> tuple[str | None, str]:
     """The hook's stdout JSON (None: nothing to add) and a log line."""
     payload = parse(raw)
-    marker = _marker(workspace)
-    if marker.exists():
-        from compaction.cli.hooks import wait_for_pending
-
-        wait_for_pending(workspace)
-        how = "after compression"
-    elif compression_due(payload, workspace):
-        from compaction.cli.integrations import claude_hooks as ch
-
-        ch.pre_compact(ch.parse_payload(raw), workspace)  # Gemini compresses right after this hook
-        how = "compression due now"
-    else:
+    snapshot = last_snapshot_id(payload.get("transcript_path"))
+    done = workspace / ".compaction" / INJECTED
+    try:
+        injected = done.read_text(encoding="utf-8").strip()
+    except OSError:
+        injected = ""
+    if snapshot is None or snapshot == injected:
         return None, "skip"
+    from compaction.cli.hooks import wait_for_pending
     from compaction.cli.integrations import claude_hooks as ch
 
+    wait_for_pending(workspace)
     state = ch.read_state(workspace)
+    if state is None or state.session_id != payload.get("session_id"):
+        ch.pre_compact(ch.parse_payload(raw), workspace)  # PreCompress did not run for this compression
+        state = ch.read_state(workspace)
     if state is None:
         return None, "skip (no restore state)"
     block = ch.build_restore_block(workspace, state, limit=limit)
-    try:
-        marker.unlink()
-    except OSError:
-        pass
+    from compaction.atomic import write_text_atomic
+
+    write_text_atomic(done, snapshot + "\n")
     out = {"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": block}}
-    return json.dumps(out), f"ok {how} chars={len(block)}"
+    return json.dumps(out), f"ok after compression (snapshot {snapshot}) chars={len(block)}"

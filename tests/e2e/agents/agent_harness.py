@@ -28,6 +28,28 @@ REPO = Path(__file__).resolve().parents[3]
 CACHE = Path(os.environ.get("COMPACTION_AGENTS_CACHE") or REPO / ".agents-cache")
 HERE = Path(__file__).resolve().parent
 
+# The throw-away project every agent works in: a launcher that crashes with KeyError: 'port'.
+APP = '''"""Tiny service launcher with a config bug."""
+import json
+
+DEFAULTS = {"host": "127.0.0.1"}
+
+
+def load_config(path="config.json"):
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def main():
+    config = load_config()
+    port = config["port"]
+    print(f"serving on {config.get('host', DEFAULTS['host'])}:{port}")
+
+
+if __name__ == "__main__":
+    main()
+'''
+
 
 class AgentUnavailable(RuntimeError):
     """The agent's npm package could not be installed here (the message says why)."""
@@ -80,6 +102,15 @@ def quiet_env(**extra: str) -> dict[str, str]:
         env.pop(k, None)
     env.update(extra)
     return env
+
+
+def make_project(proj: Path) -> Path:
+    """The throw-away project: app.py (KeyError bug), config.json without a port, a git repository."""
+    proj.mkdir(parents=True, exist_ok=True)
+    (proj / "app.py").write_text(APP, encoding="utf-8")
+    (proj / "config.json").write_text('{"host": "127.0.0.1"}\n', encoding="utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=proj, check=True)
+    return proj
 
 
 def compaction(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from agent_harness import (
+    APP,
     HERE,
     Stub,
     compaction,
@@ -34,26 +35,6 @@ BLOCK = "Restored after compaction"
 WINDOW = "200000"
 FAKE_FULL_WINDOW = "170000"
 
-APP = '''"""Tiny service launcher with a config bug."""
-import json
-
-DEFAULTS = {"host": "127.0.0.1"}
-
-
-def load_config(path="config.json"):
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
-
-
-def main():
-    config = load_config()
-    port = config["port"]
-    print(f"serving on {config.get('host', DEFAULTS['host'])}:{port}")
-
-
-if __name__ == "__main__":
-    main()
-'''
 
 
 @dataclass
