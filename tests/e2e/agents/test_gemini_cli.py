@@ -81,22 +81,38 @@ def test_gemini_cli_compressed_in_the_second_turn(session: Session):
     assert not session.requests("fix", "compress")
 
 
-def test_first_prompt_after_compression_carries_the_restore_block(session: Session):
+def _block(session: Session) -> str:
     first = session.requests("question")[0]
     block = text_with(first, BLOCK)
     assert block, f"request {first['n']} (first prompt after the compression) has no restore block"
-    assert "What errors did we hit earlier?" in block  # appended to the user's prompt by BeforeAgent
-    assert "Please fix the crash when I run app.py" in block  # the task
-    assert "`app.py`" in block.split("## Modified files", 1)[1]
-    assert "ERR_PY_KeyError" in block
+    return block
+
+
+def test_first_prompt_after_compression_carries_the_restore_block(session: Session):
+    first = session.requests("question")[0]
+    user_turn = first["body"]["contents"][-1]
+    texts = [p.get("text", "") for p in user_turn["parts"]]
+    assert user_turn["role"] == "user" and texts[0] == "What errors did we hit earlier?"
+    assert any(t.startswith("<hook_context># Restored after compaction") for t in texts)  # BeforeAgent's context
+    assert "ERR_PY_KeyError" in _block(session)  # the error record from the first turn
     log = (session.proj / ".compaction" / "hooks.log").read_text(encoding="utf-8")
     assert "gemini-pre-compress ok trigger=auto" in log and "gemini-before-agent ok after compression" in log
+
+
+@pytest.mark.xfail(strict=True, reason="issue 16 defect 2: a session of <= 10 rounds injects only the error memory "
+                   "(no task, no modified files); delivered by the issue on reading any session / the hand-over")
+def test_the_block_carries_the_task_and_the_modified_files(session: Session):
+    block = _block(session)
+    assert "Please fix the crash when I run app.py" in block and "## Modified files" in block
 
 
 def test_the_block_is_injected_once_per_compression(session: Session):
     before = [r for t in ("fix", "again") for r in session.requests(t)]
     assert before and not any(text_with(r, BLOCK) for r in before)
-    assert not text_with(session.requests("later")[0], BLOCK)
+    later = json.dumps(session.requests("later")[0]["body"])
+    assert later.count("# Restored after compaction") == 1  # the earlier prompt's, in the history; not added again
+    log = (session.proj / ".compaction" / "hooks.log").read_text(encoding="utf-8")
+    assert log.count("gemini-before-agent ok") == 1
 
 
 def test_gemini_cli_version_is_reported(session: Session):
