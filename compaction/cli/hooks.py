@@ -7,6 +7,7 @@ fail the agent: any error is logged to `.compaction/hooks.log` and the exit code
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -47,7 +48,6 @@ PENDING = "pre-compact.pending"  # in .compaction/: the pid of a detached pre-co
 def _detach(raw: bytes) -> None:
     """Hand the payload to a background `hook pre-compact` and return: the agent's own compaction
     takes far longer than ours, so the hook costs the agent only a process start."""
-    import json
     import subprocess
 
     from compaction.cli.integrations.workspace import resolve_workspace
@@ -123,13 +123,47 @@ def run_pre_compact(args: argparse.Namespace) -> int:
     return 0
 
 
+def _session_start_fast(args: argparse.Namespace, raw: bytes, started: float) -> bool:
+    """Answer from the block the pre-compact worker built (hook_fastpath); False: take the full path."""
+    from compaction.cli.integrations import hook_fastpath as fast
+    from compaction.cli.integrations.hook_log import log
+    from compaction.cli.integrations.workspace import resolve_workspace
+
+    try:
+        workspace = resolve_workspace(fast.payload_cwd(raw))
+        wait_for_pending(workspace)
+        limit = args.limit or int(os.environ.get("COMPACTION_HOOK_LIMIT") or 10_000)
+        hit = fast.cached_block(raw, workspace, limit, args.any_source)
+        if hit is None:
+            return False
+        block, source = hit
+        if block is None:
+            log(workspace, "session-start", f"skip source={source}")
+            return True
+        out = block if args.plain else json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": block}})
+        sys.stdout.write(out if out.endswith("\n") else out + "\n")
+        sys.stdout.flush()
+        log(workspace, "session-start", f"ok source={source} chars={len(block)} (prepared by pre-compact) "
+            f"{(time.perf_counter() - started) * 1000:.0f} ms")
+        return True
+    except Exception:  # noqa: BLE001 - the full path below reports what is wrong
+        return False
+
+
 def run_session_start(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    try:
+        raw = _read_stdin()
+    except OSError:
+        raw = b""
+    if _session_start_fast(args, raw, started):
+        return 0
     from compaction.cli.integrations import claude_hooks as ch
 
-    started = time.perf_counter()
     workspace = ch.workspace_for(None)
     try:
-        payload = ch.parse_payload(_read_stdin())
+        payload = ch.parse_payload(raw)
         workspace = ch.workspace_for(payload)
         wait_for_pending(workspace)
         limit = args.limit or int(os.environ.get("COMPACTION_HOOK_LIMIT") or ch.DEFAULT_LIMIT)

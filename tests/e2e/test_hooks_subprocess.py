@@ -152,3 +152,15 @@ def test_detached_pre_compact_returns_at_once_and_session_start_waits_for_it(tmp
     assert "pre-compact ok" in log and "session-start ok" in log
     # the session-start block was built from the detached worker's state, not a second compaction
     assert log.count("pre-compact ok") == 1
+
+
+def test_session_start_after_pre_compact_answers_from_the_prepared_block(tmp_path):
+    """Issue 16, defect 6: the block is built by pre-compact; session-start only prints it (same text)."""
+    assert run_hook("pre-compact", pre(FIXTURE, tmp_path), tmp_path).returncode == 0
+    assert (tmp_path / ".compaction" / "restore-block.json").is_file()
+    fast = _context(run_hook("session-start", start(FIXTURE, tmp_path), tmp_path).stdout)
+    (tmp_path / ".compaction" / "restore-block.json").unlink()
+    full = _context(run_hook("session-start", start(FIXTURE, tmp_path), tmp_path).stdout)
+    assert fast == full and fast.startswith("# Restored after compaction")
+    log = (tmp_path / ".compaction" / "hooks.log").read_text()
+    assert log.count("(prepared by pre-compact)") == 1

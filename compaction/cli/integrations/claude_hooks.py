@@ -19,11 +19,9 @@ pygls, openai and mcp are never imported on this path.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import time
-import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -32,11 +30,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from compaction.atomic import write_text_atomic
 
+# The log lives in hook_log so that the session-start fast path can write it without this module's imports.
+from compaction.cli.integrations.hook_log import LOG_FILE, log, log_exception  # noqa: F401
+
 DEFAULT_LIMIT = 10_000
 STATE_FILE = "hook-state.json"
-LOG_FILE = "hooks.log"
 ERRORS_FILE = "error-memory.md"
-_LOG_MAX = 512 * 1024
 
 
 class HookInputError(ValueError):
@@ -114,26 +113,6 @@ def workspace_for(payload: HookPayload | None, env: Mapping[str, str] | None = N
     return resolve_workspace(payload.cwd if payload else None, env, fallback=cwd)
 
 
-# --- log ----------------------------------------------------------------------------------------------
-def log(workspace: Path, event: str, message: str) -> None:
-    """Append one line to `.compaction/hooks.log` (rotated at 512 KB); never raises."""
-    try:
-        from compaction.store import state_dir
-
-        path = state_dir(workspace) / LOG_FILE
-        if path.exists() and path.stat().st_size > _LOG_MAX:
-            os.replace(path, path.with_name(LOG_FILE + ".1"))
-        stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} {event} {message.rstrip()}\n")
-    except Exception:  # noqa: BLE001 - logging must never fail the agent
-        pass
-
-
-def log_exception(workspace: Path, event: str) -> None:
-    log(workspace, event, "error: " + traceback.format_exc().strip().replace("\n", "\n    "))
-
-
 # --- pre-compact ------------------------------------------------------------------------------------------
 def pre_compact(payload: HookPayload, workspace: Path, settings: Any = None) -> PreCompactReport:
     """Compact `payload.transcript_path` with our rules and write the restore files into `workspace`."""
@@ -179,10 +158,24 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
         goal=[i.text for i in result.summary.goal], modified_files=[i.text for i in result.summary.modified_files],
         unfinished=[i.text for i in result.summary.next_steps])
     state_path = write_text_atomic(Path(workspace) / ".compaction" / STATE_FILE, state.model_dump_json(indent=2) + "\n")
+    # The block session-start will print, built now while the engine is loaded (see hook_fastpath).
+    from compaction.cli.integrations.hook_fastpath import write_cached_block
+
+    limit = hook_limit()
+    write_cached_block(workspace, session_id, state.written_at, limit,
+                       build_restore_block(workspace, state, limit=limit))
     return PreCompactReport(workspace=str(workspace), written=[str(p) for p in [*written, errors_path, state_path]],
                             rounds=result.rounds, tokens_before=result.stats.tokens_before,
                             tokens_after=result.stats.tokens_after, errors_ingested=report.records,
                             elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
+
+
+def hook_limit() -> int:
+    """The injected block's size limit: `$COMPACTION_HOOK_LIMIT`, else 10,000 characters."""
+    try:
+        return int(os.environ.get("COMPACTION_HOOK_LIMIT") or DEFAULT_LIMIT)
+    except ValueError:
+        return DEFAULT_LIMIT
 
 
 def read_state(workspace: Path) -> HookState | None:
