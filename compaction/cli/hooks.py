@@ -1,4 +1,5 @@
-"""`compaction hook pre-compact` and `compaction hook session-start`: Claude Code hook commands.
+"""`compaction hook pre-compact` and `compaction hook session-start`: Claude Code hook commands;
+`compaction hook gemini-pre-compress` and `gemini-before-agent`: Gemini CLI's (integrations/gemini_hooks).
 
 Both read the hook's JSON on stdin, are silent on success apart from the injected context, and never
 fail the agent: any error is logged to `.compaction/hooks.log` and the exit code is 0.
@@ -14,7 +15,7 @@ import time
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("hook", help="Claude Code hook commands (read the hook JSON on stdin)")
+    p = sub.add_parser("hook", help="Claude Code and Gemini CLI hook commands (read the hook JSON on stdin)")
     hs = p.add_subparsers(dest="hook", metavar="EVENT")
     pre = hs.add_parser("pre-compact", help="PreCompact: compact the transcript, write .compaction/restore.md")
     pre.add_argument("--detach", action="store_true",
