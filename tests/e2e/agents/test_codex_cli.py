@@ -136,3 +136,28 @@ def test_codex_version_is_reported(session):
     path, s = session
     print(f"Codex CLI version tested ({path}): {s.version}")
     assert "codex" in s.version.lower(), s.version
+
+
+def test_project_config_is_read_only_once_the_project_is_trusted():
+    """`install` at project scope writes `.codex/config.toml`: Codex ignores it (its own compaction prompt)
+    until the project is trusted, then compacts with ours."""
+    exe = require_agent("codex", "@openai/codex", "codex")
+    with run_folder("codex-project") as run:
+        proj, home = make_project(run / "proj"), run / "home"
+        r = compaction("install", "--agent", "codex", "--home", str(home), cwd=proj)
+        assert r.returncode == 0 and (proj / ".codex" / "config.toml").is_file(), r.stderr
+        for stub in start_stub(HERE / "codex_stub.py", run / "logs", {}):
+            config = home / ".codex" / "config.toml"
+            config.parent.mkdir(parents=True, exist_ok=True)
+            config.write_text(_provider_config("custom", stub.url), encoding="utf-8")
+            env = quiet_env(HOME=str(home), CODEX_HOME=str(home / ".codex"), STUB_API_KEY="dummy-key-for-stub")
+            s = Session(version_of(exe), proj, home / ".codex", stub)
+            _codex(exe, s, "fix", "Please fix the crash when I run app.py", env, resume=False)
+            (run / "fake_tokens").write_text(OVER_THE_LIMIT, encoding="utf-8")
+            _codex(exe, s, "untrusted", "Please fix the crash when I run app.py once more", env)
+            assert s.kinds().count("compact-codex") == 1 and "compact-ours" not in s.kinds()
+            config.write_text(config.read_text(encoding="utf-8") + f'\n[projects."{proj}"]\ntrust_level = "trusted"\n',
+                              encoding="utf-8")
+            (run / "fake_tokens").write_text(OVER_THE_LIMIT, encoding="utf-8")
+            _codex(exe, s, "trusted", "Please fix the crash when I run app.py a third time", env)
+            assert s.kinds().count("compact-ours") == 1
