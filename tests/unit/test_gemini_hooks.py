@@ -80,6 +80,7 @@ def test_before_agent_injects_once_per_snapshot_and_only_after_one(tmp_path):
     assert context["hookEventName"] == "BeforeAgent" and "snapshot snap-1" in message
     block = context["additionalContext"]
     assert block.startswith("# Restored after compaction") and "ERR_PY_KeyError" in block
+    assert not any(line.startswith(">") for line in block.splitlines())  # Gemini CLI would show "&gt;"
     assert gh.on_before_agent(raw, ws, 10_000)[0] is None  # the same snapshot: not again
 
 

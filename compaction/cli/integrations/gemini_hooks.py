@@ -29,6 +29,7 @@ _ID = re.compile(rb'"id"\s*:\s*"([^"]+)"')
 TOKEN_LIMIT = 1_048_576  # Gemini CLI's tokenLimit() for the Gemini 2.5 / 3 models
 DEFAULT_THRESHOLD = 0.5  # Gemini CLI's DEFAULT_COMPRESSION_TOKEN_THRESHOLD
 _TAIL = 256 * 1024
+_QUOTE = re.compile(r"(?m)^> ")
 
 
 def parse(raw: bytes) -> dict[str, Any]:
@@ -140,7 +141,9 @@ def on_before_agent(raw: bytes, workspace: Path, limit: int) -> tuple[str | None
         state = ch.read_state(workspace)
     if state is None:
         return None, "skip (no restore state)"
-    block = ch.build_restore_block(workspace, state, limit=limit)
+    # Gemini CLI escapes `<` and `>` inside <hook_context>: our blockquote markers would reach the model
+    # as "&gt; ", so the block goes without them (same text otherwise).
+    block = _QUOTE.sub("", ch.build_restore_block(workspace, state, limit=limit))
     from compaction.atomic import write_text_atomic
 
     write_text_atomic(done, snapshot + "\n")
