@@ -192,12 +192,12 @@ def run_gemini_pre_compress(args: argparse.Namespace) -> int:
         raw = _read_stdin()
         workspace = resolve_workspace(gh.parse(raw).get("cwd"))
         message = gh.on_pre_compress(raw, workspace)
-        if not message.startswith("skip"):  # the common case stays free of the heavier imports
-            from compaction.cli.integrations.claude_hooks import log
+        if not message.startswith("skip"):  # the common case writes nothing
+            from compaction.cli.integrations.hook_log import log
 
             log(workspace, "gemini-pre-compress", message)
     except BaseException:  # noqa: BLE001 - a hook must never fail the agent
-        from compaction.cli.integrations.claude_hooks import log_exception
+        from compaction.cli.integrations.hook_log import log_exception
 
         log_exception(workspace, "gemini-pre-compress")
     return 0
@@ -215,13 +215,13 @@ def run_gemini_before_agent(args: argparse.Namespace) -> int:
         limit = args.limit or int(os.environ.get("COMPACTION_HOOK_LIMIT") or 10_000)
         out, message = gh.on_before_agent(raw, workspace, limit)
         if out is not None:
-            from compaction.cli.integrations.claude_hooks import log
+            from compaction.cli.integrations.hook_log import log
 
             sys.stdout.write(out + "\n")
             sys.stdout.flush()
             log(workspace, "gemini-before-agent", f"{message} {(time.perf_counter() - started) * 1000:.0f} ms")
     except BaseException:  # noqa: BLE001 - a hook must never fail the agent
-        from compaction.cli.integrations.claude_hooks import log_exception
+        from compaction.cli.integrations.hook_log import log_exception
 
         log_exception(workspace, "gemini-before-agent")
     return 0
