@@ -93,3 +93,33 @@ def test_before_agent_compacts_itself_when_no_pre_compress_ran(tmp_path):
     out, _ = gh.on_before_agent(raw, ws, 10_000)
     assert "Restored after compaction" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert ch.read_state(ws).session_id == SESSION
+
+
+def test_pre_compress_hands_the_worker_a_copy_made_before_gemini_rewrites_the_file(tmp_path):
+    """Seen with Gemini CLI 0.61: the compression rewrote the session file before the background process
+    read it, and the KeyError of the compressed-away turn never reached the error memory."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    session = _session_file(tmp_path / "session-x.jsonl", input_tokens=600_000)
+    before = session.read_text()
+    copy = gh.snapshot_transcript(str(session), ws)
+    _session_file(session, snapshot=True)  # what Gemini CLI does next
+    session.write_text('{"$set": {"messages": []}}\n')
+    assert copy == ws / ".compaction" / "gemini-precompress" / "session-x.jsonl" and copy.read_text() == before
+    t = load_transcript(str(copy))
+    assert any("KeyError: 'port'" in r.content for m in t.messages for r in m.tool_results)
+
+
+def test_pre_compress_when_due_detaches_with_the_copy(tmp_path, monkeypatch):
+    import compaction.cli.hooks as hooks
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    handed: list[dict] = []
+    monkeypatch.setattr(hooks, "_detach", lambda raw: handed.append(json.loads(raw)))
+    quiet = _session_file(tmp_path / "quiet.jsonl", input_tokens=12_000)
+    payload = {"session_id": SESSION, "cwd": str(ws), "hook_event_name": "PreCompress", "trigger": "auto"}
+    assert gh.on_pre_compress(json.dumps({**payload, "transcript_path": str(quiet)}).encode(), ws).startswith("skip")
+    due = _session_file(tmp_path / "due.jsonl", input_tokens=600_000)
+    gh.on_pre_compress(json.dumps({**payload, "transcript_path": str(due)}).encode(), ws)
+    assert [h["transcript_path"] for h in handed] == [str(ws / ".compaction" / "gemini-precompress" / "due.jsonl")]

@@ -8,8 +8,9 @@ manual `/compress` always compresses; an automatic one when the last reply's pro
 (`tokens.input` of the last `gemini` record) reach `model.compressionThreshold` (0.5 by default) of
 the model's 1,048,576-token window. So every other `PreCompress` costs a tail read of the transcript.
 
-When due, `PreCompress` hands the compaction to the detached worker that Claude Code's hook uses (the
-same store, the same `hook-state.json`). Whether Gemini CLI really compressed (it declines when the
+When due, `PreCompress` copies the session file as it is (Gemini CLI rewrites it with the compressed
+history right after) and hands the copy to the detached worker that Claude Code's hook uses (the same
+store, the same `hook-state.json`). Whether Gemini CLI really compressed (it declines when the
 history is too short to split) is read afterwards: a compression rewrites the session file with a
 `<state_snapshot>` user message. `BeforeAgent` injects once per snapshot (its message id is kept in
 `.compaction/gemini-injected`), after waiting for the worker, or compacting itself when no worker ran.
@@ -116,8 +117,26 @@ def on_pre_compress(raw: bytes, workspace: Path) -> str:
         return "skip (not due)"
     from compaction.cli.hooks import _detach
 
-    _detach(raw)
+    copy = snapshot_transcript(payload.get("transcript_path"), workspace)
+    if copy is not None:
+        payload["transcript_path"] = str(copy)
+    _detach(json.dumps(payload).encode())
     return f"ok trigger={payload.get('trigger')} (compaction started)"
+
+
+def snapshot_transcript(transcript: str | None, workspace: Path) -> Path | None:
+    """A copy of the session file as it is now, for the background compaction. Why: Gemini CLI rewrites
+    the file with its `<state_snapshot>` right after this hook returns, and the compressed-away turns
+    (errors included) would be gone before the background process gets to read them."""
+    if not transcript:
+        return None
+    from compaction.atomic import write_text_atomic
+
+    try:
+        text = Path(transcript).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return write_text_atomic(workspace / ".compaction" / "gemini-precompress" / Path(transcript).name, text)
 
 
 def on_before_agent(raw: bytes, workspace: Path, limit: int) -> tuple[str | None, str]:
