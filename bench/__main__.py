@@ -20,7 +20,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 OTHER_BENCHES = ("restore_bench", "lsp_bench", "avoidance_replay", "check_latency", "summarizer_vs_tfidf",
-                 "hooks_bench", "large_input", "fuzz_all")
+                 "hooks_bench", "gemini_hooks_bench", "large_input", "fuzz_all")
 
 
 def _shared() -> Path:

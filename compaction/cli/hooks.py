@@ -1,4 +1,5 @@
-"""`compaction hook pre-compact` and `compaction hook session-start`: Claude Code hook commands.
+"""`compaction hook pre-compact` and `compaction hook session-start`: Claude Code hook commands;
+`compaction hook gemini-pre-compress` and `gemini-before-agent`: Gemini CLI's (integrations/gemini_hooks).
 
 Both read the hook's JSON on stdin, are silent on success apart from the injected context, and never
 fail the agent: any error is logged to `.compaction/hooks.log` and the exit code is 0.
@@ -7,13 +8,16 @@ fail the agent: any error is logged to `.compaction/hooks.log` and the exit code
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
 
+from compaction.cli.integrations.detached import _clear_pending, _detach, wait_for_pending
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("hook", help="Claude Code hook commands (read the hook JSON on stdin)")
+    p = sub.add_parser("hook", help="Claude Code and Gemini CLI hook commands (read the hook JSON on stdin)")
     hs = p.add_subparsers(dest="hook", metavar="EVENT")
     pre = hs.add_parser("pre-compact", help="PreCompact: compact the transcript, write .compaction/restore.md")
     pre.add_argument("--detach", action="store_true",
@@ -28,6 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     ss.add_argument("--trust-shipped-memory", action="store_true",
                     help="inject even when the repository ships .compaction/state.db (or the restore files) in git")
     ss.set_defaults(func=run_session_start)
+    gpc = hs.add_parser("gemini-pre-compress", help="Gemini CLI PreCompress: compact and store when a compression is due")
+    gpc.set_defaults(func=run_gemini_pre_compress)
+    gba = hs.add_parser("gemini-before-agent",
+                        help="Gemini CLI BeforeAgent: add the restore block to the first prompt after a compression")
+    gba.add_argument("--limit", type=int, default=None, help="maximum characters of the injected block")
+    gba.set_defaults(func=run_gemini_before_agent)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
@@ -35,110 +45,6 @@ def _read_stdin() -> bytes:
     if sys.stdin is None or sys.stdin.isatty():
         return b""
     return sys.stdin.buffer.read()
-
-
-PENDING = "pre-compact.pending"  # in .compaction/: "PID START" of a detached pre-compact still at work
-
-
-PROC_STAT = "/proc/{pid}/stat"
-
-
-def process_start(pid: int) -> str | None:
-    """The process's start time: with the pid it names one process for good, where a pid alone is
-    reused. Linux: clock ticks since boot (/proc/PID/stat field 22); elsewhere (macOS) `ps -o lstart`.
-    None when neither answers."""
-    try:
-        with open(PROC_STAT.format(pid=pid), "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()  # the name (field 2) may hold spaces
-        return fields[19].decode()  # fields[0] is field 3
-    except FileNotFoundError:
-        if os.path.exists(PROC_STAT.format(pid="self")):
-            return None  # /proc works: the process is gone
-    except (OSError, IndexError):
-        return None
-    import subprocess
-
-    try:
-        out = subprocess.run(["ps", "-o", "lstart=", "-p", str(pid)], capture_output=True, text=True, timeout=2)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return "-".join(out.stdout.split()) or None  # one token: the pending file is "PID START"
-
-
-def _detach(raw: bytes) -> None:
-    """Hand the payload to a background `hook pre-compact` and return: the agent's own compaction
-    takes far longer than ours, so the hook costs the agent only a process start."""
-    import json
-    import subprocess
-
-    from compaction import statedir
-
-    try:
-        cwd = json.loads(raw or b"{}").get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    except ValueError:
-        cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    statedir.state_file(cwd, PENDING)  # refuse a linked state folder or pending file before starting
-    child = subprocess.Popen([sys.executable, "-m", "compaction.cli", "hook", "pre-compact"],
-                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True, cwd=cwd)
-    try:
-        statedir.write_text(cwd, PENDING, f"{child.pid} {process_start(child.pid) or ''}".rstrip() + "\n")
-    finally:
-        child.stdin.write(raw)
-        child.stdin.close()
-
-
-def pending_worker(workspace: str | os.PathLike[str]) -> int | None:
-    """The pid of the detached pre-compact that is still at work, or None: no pending file (or a
-    linked one, which we did not write), a dead pid, or a pid now used by another process (its
-    start time differs from the one recorded)."""
-    from compaction import statedir
-
-    try:
-        text = statedir.read_text(workspace, PENDING)
-        parts = (text or "").split()
-        pid = int(parts[0]) if parts else 0
-        if pid <= 0:
-            return None
-        os.kill(pid, 0)
-    except (OSError, ValueError):
-        return None
-    recorded = parts[1] if len(parts) > 1 else None
-    now = process_start(pid)
-    if recorded is not None and now is not None:
-        return pid if now == recorded else None
-    return pid if _is_our_worker(pid) else None
-
-
-def wait_for_pending(workspace: str | os.PathLike[str], timeout: float = 25.0) -> None:
-    """Let a detached pre-compact finish (session-start runs right after the agent's compaction)."""
-    deadline = time.monotonic() + timeout
-    while pending_worker(workspace) is not None and time.monotonic() < deadline:
-        time.sleep(0.05)
-
-
-def _is_our_worker(pid: int) -> bool:
-    """A pending file without a start time (an older version's): where /proc exists, check that the
-    pid still runs our hook."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return b"compaction" in fh.read()
-    except OSError:
-        return True  # no /proc (macOS): trust the pid
-
-
-def _clear_pending(workspace: str | os.PathLike[str]) -> None:
-    """Remove the pending file if it names this process (a newer detached run may have replaced it);
-    a link is never removed (compaction.statedir.remove)."""
-    from compaction import statedir
-
-    try:
-        parts = (statedir.read_text(workspace, PENDING) or "").split()
-        if parts and parts[0] != str(os.getpid()):
-            return
-    except (OSError, ValueError):
-        return
-    statedir.remove(workspace, PENDING)
 
 
 def run_pre_compact(args: argparse.Namespace) -> int:
@@ -149,7 +55,7 @@ def run_pre_compact(args: argparse.Namespace) -> int:
             from compaction.statedir import UnsafeStateError
 
             if isinstance(exc, UnsafeStateError):
-                from compaction.cli.integrations.claude_hooks import escape_line
+                from compaction.cli.integrations.hook_log import escape_line
 
                 print(f"compaction hook: pre-compact refused: {escape_line(str(exc))}", file=sys.stderr)
         return 0
@@ -171,13 +77,47 @@ def run_pre_compact(args: argparse.Namespace) -> int:
     return 0
 
 
+def _session_start_fast(args: argparse.Namespace, raw: bytes, started: float) -> bool:
+    """Answer from the block the pre-compact worker built (hook_fastpath); False: take the full path."""
+    from compaction.cli.integrations import hook_fastpath as fast
+    from compaction.cli.integrations.hook_log import log
+    from compaction.cli.integrations.workspace import resolve_workspace
+
+    try:
+        workspace = resolve_workspace(fast.payload_cwd(raw))
+        wait_for_pending(workspace)
+        limit = args.limit or int(os.environ.get("COMPACTION_HOOK_LIMIT") or 10_000)
+        hit = fast.cached_block(raw, workspace, limit, args.any_source)
+        if hit is None:
+            return False
+        block, source = hit
+        if block is None:
+            log(workspace, "session-start", f"skip source={source}")
+            return True
+        out = block if args.plain else json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": block}})
+        sys.stdout.write(out if out.endswith("\n") else out + "\n")
+        sys.stdout.flush()
+        log(workspace, "session-start", f"ok source={source} chars={len(block)} (prepared by pre-compact) "
+            f"{(time.perf_counter() - started) * 1000:.0f} ms")
+        return True
+    except Exception:  # noqa: BLE001 - the full path below reports what is wrong
+        return False
+
+
 def run_session_start(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    try:
+        raw = _read_stdin()
+    except OSError:
+        raw = b""
+    if _session_start_fast(args, raw, started):
+        return 0
     from compaction.cli.integrations import claude_hooks as ch
 
-    started = time.perf_counter()
     workspace = ch.workspace_for(None)
     try:
-        payload = ch.parse_payload(_read_stdin())
+        payload = ch.parse_payload(raw)
         workspace = ch.workspace_for(payload)
         wait_for_pending(workspace)
         limit = args.limit or int(os.environ.get("COMPACTION_HOOK_LIMIT") or ch.DEFAULT_LIMIT)
@@ -193,4 +133,49 @@ def run_session_start(args: argparse.Namespace) -> int:
                f"{(time.perf_counter() - started) * 1000:.0f} ms")
     except BaseException:  # noqa: BLE001 - a hook must never fail the agent
         ch.log_exception(workspace, "session-start")
+    return 0
+
+
+def run_gemini_pre_compress(args: argparse.Namespace) -> int:
+    """Gemini CLI fires PreCompress before every model request: most runs only read the transcript's tail."""
+    from compaction.cli.integrations import gemini_hooks as gh
+    from compaction.cli.integrations.workspace import resolve_workspace
+
+    workspace = resolve_workspace(None)
+    try:
+        raw = _read_stdin()
+        workspace = resolve_workspace(gh.parse(raw).get("cwd"))
+        message = gh.on_pre_compress(raw, workspace)
+        if not message.startswith("skip"):  # the common case writes nothing
+            from compaction.cli.integrations.hook_log import log
+
+            log(workspace, "gemini-pre-compress", message)
+    except BaseException:  # noqa: BLE001 - a hook must never fail the agent
+        from compaction.cli.integrations.hook_log import log_exception
+
+        log_exception(workspace, "gemini-pre-compress")
+    return 0
+
+
+def run_gemini_before_agent(args: argparse.Namespace) -> int:
+    from compaction.cli.integrations import gemini_hooks as gh
+    from compaction.cli.integrations.workspace import resolve_workspace
+
+    started = time.perf_counter()
+    workspace = resolve_workspace(None)
+    try:
+        raw = _read_stdin()
+        workspace = resolve_workspace(gh.parse(raw).get("cwd"))
+        limit = args.limit or int(os.environ.get("COMPACTION_HOOK_LIMIT") or 10_000)
+        out, message = gh.on_before_agent(raw, workspace, limit)
+        if out is not None:
+            from compaction.cli.integrations.hook_log import log
+
+            sys.stdout.write(out + "\n")
+            sys.stdout.flush()
+            log(workspace, "gemini-before-agent", f"{message} {(time.perf_counter() - started) * 1000:.0f} ms")
+    except BaseException:  # noqa: BLE001 - a hook must never fail the agent
+        from compaction.cli.integrations.hook_log import log_exception
+
+        log_exception(workspace, "gemini-before-agent")
     return 0

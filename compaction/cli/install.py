@@ -1,7 +1,8 @@
 """`compaction install --agent NAME`: plug our compaction and restore into a terminal assistant.
 
 claude-code: PreCompact + SessionStart(compact) hooks merged into `.claude/settings.json` (or the user
-file); codex: AGENTS.md pointer + `experimental_compact_prompt_file`; gemini: GEMINI.md; aider:
+file); codex: AGENTS.md pointer + `experimental_compact_prompt_file`; gemini: PreCompress + BeforeAgent
+hooks merged into `.gemini/settings.json` (or the user file) with `hooksConfig.enabled`; aider:
 `.aider.conf.yml` `read:`; cline: `.clinerules`. `--check` previews the change as a diff and writes
 nothing; `--uninstall` removes only what we added. Every changed file is backed up first.
 """

@@ -224,13 +224,26 @@ def _session_message(t: Transcript, rec: dict, line: int) -> None:
     mtype = rec.get("type")
     ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
     text = _parts_text(rec.get("content"))
+    parts = rec.get("content") if isinstance(rec.get("content"), list) else []
     if mtype == "user":
-        msgs.append(Message(len(msgs), Role.USER, text, timestamp=ts, line=line))
+        # Gemini CLI 0.61 records a tool's answer as a user message of functionResponse parts (and keeps the
+        # API's form when it rewrites the history after a compression or on resume).
+        results = [_function_result(p["functionResponse"]) for p in parts
+                   if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)]
+        if results:
+            msgs.append(Message(len(msgs), Role.TOOL, text, tool_results=results, timestamp=ts, line=line))
+        else:
+            msgs.append(Message(len(msgs), Role.USER, text, timestamp=ts, line=line))
     elif mtype == "gemini":
         msg = Message(len(msgs), Role.ASSISTANT, text, timestamp=ts, line=line)
         if rec.get("thoughts"):
             msg.meta["thinking"] = rec["thoughts"]
         msgs.append(msg)
+        for p in parts:  # functionCall parts (the API's form), when the record has no toolCalls
+            if isinstance(p, dict) and isinstance(p.get("functionCall"), dict) and not rec.get("toolCalls"):
+                fc = p["functionCall"]
+                args = fc.get("args") if isinstance(fc.get("args"), dict) else {}
+                msg.tool_calls.append(make_call(str(fc.get("name") or "unknown"), args, fc.get("id")))
         results = []
         for tc in rec.get("toolCalls") if isinstance(rec.get("toolCalls"), list) else []:
             if not isinstance(tc, dict):
@@ -250,6 +263,14 @@ def _session_message(t: Transcript, rec: dict, line: int) -> None:
                             meta={"type": mtype}))
     else:
         t.skip(f"message:{mtype}")
+
+
+def _function_result(fr: dict) -> ToolResult:
+    out = _response_text({"functionResponse": fr})
+    resp = fr.get("response") if isinstance(fr.get("response"), dict) else {}
+    code = exit_code_for(fr.get("name"), out)
+    return ToolResult(content=out, call_id=fr.get("id"), name=fr.get("name"), is_error="error" in resp or bool(code),
+                      exit_code=code)
 
 
 # --- 3. checkpoints (API contents) ---------------------------------------------------------------

@@ -103,6 +103,20 @@ def test_workspace_from_claude_project_dir_when_the_payload_has_no_cwd(tmp_path)
     assert (ws / ".compaction" / "restore.md").is_file() and not (elsewhere / ".compaction").exists()
 
 
+def test_after_cd_into_a_subfolder_both_hooks_keep_the_git_roots_one_store(tmp_path):
+    """Claude Code reports `cwd=<root>/pkg` after the agent's `cd pkg` (issue 16, defect 1)."""
+    root = tmp_path / "proj"
+    pkg = root / "pkg"
+    pkg.mkdir(parents=True)
+    (root / ".git").mkdir()
+    r = run_hook("pre-compact", pre(FIXTURE, pkg), pkg, "--detach")
+    assert r.returncode == 0
+    r = run_hook("session-start", start(FIXTURE, pkg), pkg)
+    assert "Restored after compaction" in _context(r.stdout)
+    assert (root / ".compaction" / "restore.md").is_file()
+    assert not (pkg / ".compaction").exists()
+
+
 def test_hook_path_imports_no_server_or_llm_modules(tmp_path):
     run_hook("pre-compact", pre(FIXTURE, tmp_path), tmp_path)
     code = ("import sys, io, json\n"
@@ -138,3 +152,15 @@ def test_detached_pre_compact_returns_at_once_and_session_start_waits_for_it(tmp
     assert "pre-compact ok" in log and "session-start ok" in log
     # the session-start block was built from the detached worker's state, not a second compaction
     assert log.count("pre-compact ok") == 1
+
+
+def test_session_start_after_pre_compact_answers_from_the_prepared_block(tmp_path):
+    """Issue 16, defect 6: the block is built by pre-compact; session-start only prints it (same text)."""
+    assert run_hook("pre-compact", pre(FIXTURE, tmp_path), tmp_path).returncode == 0
+    assert (tmp_path / ".compaction" / "restore-block.json").is_file()
+    fast = _context(run_hook("session-start", start(FIXTURE, tmp_path), tmp_path).stdout)
+    (tmp_path / ".compaction" / "restore-block.json").unlink()
+    full = _context(run_hook("session-start", start(FIXTURE, tmp_path), tmp_path).stdout)
+    assert fast == full and fast.startswith("# Restored after compaction")
+    log = (tmp_path / ".compaction" / "hooks.log").read_text()
+    assert log.count("(prepared by pre-compact)") == 1

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from compaction.cli.hooks import process_start
+from compaction.cli.integrations.detached import process_start
 from tests.e2e.lsp_fixtures import make_transcript, make_workspace
 from tests.e2e.lsp_harness import command, lsp_session
 from tests.e2e.test_hooks_subprocess import compaction_exe, pre, run_hook, start

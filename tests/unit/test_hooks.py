@@ -44,14 +44,19 @@ def test_parse_payload_rejects_what_is_not_a_hook_object(raw):
         ch.parse_payload(raw)
 
 
-def test_workspace_is_payload_cwd_then_claude_project_dir_then_cwd(tmp_path):
-    a, b = tmp_path / "a", tmp_path / "b"
-    a.mkdir()
-    b.mkdir()
-    p = ch.HookPayload(cwd=str(a))
-    assert ch.workspace_for(p, env={"CLAUDE_PROJECT_DIR": str(b)}) == a
-    assert ch.workspace_for(ch.HookPayload(), env={"CLAUDE_PROJECT_DIR": str(b)}) == b
-    assert ch.workspace_for(ch.HookPayload(cwd=str(tmp_path / "gone")), env={}, cwd=str(tmp_path)) == tmp_path
+def test_workspace_is_project_dir_then_git_root_then_cwd_never_a_store_below_the_root(tmp_path):
+    root, pkg, other = tmp_path / "root", tmp_path / "root" / "pkg", tmp_path / "other"
+    pkg.mkdir(parents=True)
+    other.mkdir()
+    (root / ".git").mkdir()
+    (pkg / ".compaction").mkdir()  # a stray store below the root must not win (defect 1 of issue 16)
+    after_cd = ch.HookPayload(cwd=str(pkg))
+    assert ch.workspace_for(after_cd, env={"CLAUDE_PROJECT_DIR": str(root)}) == root
+    assert ch.workspace_for(after_cd, env={"GEMINI_PROJECT_DIR": str(root)}) == root
+    assert ch.workspace_for(after_cd, env={}) == root  # nearest .git at or above cwd
+    assert ch.workspace_for(ch.HookPayload(cwd=str(other)), env={}) == other  # no .git: cwd
+    assert ch.workspace_for(ch.HookPayload(), env={"CLAUDE_PROJECT_DIR": str(other)}) == other
+    assert ch.workspace_for(ch.HookPayload(cwd=str(tmp_path / "gone")), env={}, cwd=str(other)) == other
 
 
 def test_pre_compact_on_claude_code_fixture_writes_the_restore_files(tmp_path):
@@ -205,3 +210,27 @@ def test_a_broken_config_file_falls_back_to_defaults_and_is_logged(tmp_path):
     ch.pre_compact(ch.HookPayload.model_validate(pre_payload(CLAUDE_FIXTURE, tmp_path)), tmp_path)
     assert (tmp_path / ".compaction" / "restore.md").is_file()
     assert "using the default settings" in (tmp_path / ".compaction" / "hooks.log").read_text()
+
+
+def test_session_start_fast_path_prints_the_block_pre_compact_prepared(tmp_path):
+    """Issue 16, defect 6: session-start answers from `.compaction/restore-block.json` without the engine."""
+    from compaction.cli.integrations import hook_fastpath as fast
+
+    payload = ch.HookPayload.model_validate(pre_payload(CLAUDE_FIXTURE, tmp_path))
+    ch.pre_compact(payload, tmp_path)
+    state = ch.read_state(tmp_path)
+    full = ch.build_restore_block(tmp_path, state, limit=ch.DEFAULT_LIMIT)
+
+    def start(source: str, session: str = payload.session_id, limit: int = ch.DEFAULT_LIMIT, any_source=False):
+        raw = json.dumps({"session_id": session, "cwd": str(tmp_path), "source": source,
+                          "hook_event_name": "SessionStart"}).encode()
+        return fast.cached_block(raw, tmp_path, limit, any_source)
+
+    assert start("compact") == (full, "compact")
+    assert start("resume") == (full, "resume")
+    assert start("startup") == (None, "startup") and start("startup", any_source=True) == (full, "startup")
+    assert start("compact", session="another-session") is None  # the full path compacts that session
+    assert start("compact", limit=2_000) is None  # cut to another limit: the full path rebuilds
+    (tmp_path / ".compaction" / "hook-state.json").write_text(state.model_copy(update={"written_at": 1.0})
+                                                              .model_dump_json())
+    assert start("compact") is None  # a state newer (here: other) than the block is never answered from it

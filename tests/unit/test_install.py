@@ -171,7 +171,7 @@ def test_codex_user_scope_uses_the_codex_home(tmp_path):
     assert Path(cfg["experimental_compact_prompt_file"]).is_file()
 
 
-@pytest.mark.parametrize("agent,rel", [("gemini", "GEMINI.md"), ("cline", ".clinerules")])
+@pytest.mark.parametrize("agent,rel", [("cline", ".clinerules")])
 def test_markdown_pointers_are_delimited_and_removed_cleanly(tmp_path, agent, rel):
     ws, home = tmp_path / "ws", tmp_path / "home"
     ws.mkdir()
@@ -213,12 +213,54 @@ def test_aider_reads_the_restore_state_unless_read_is_taken(tmp_path):
 def test_install_cli_for_gemini_check_then_install(tmp_path, capsys):
     ws, home = tmp_path / "ws", tmp_path / "home"
     ws.mkdir()
+    settings = ws / ".gemini" / "settings.json"
     args = ["install", "--agent", "gemini", "--workspace", str(ws), "--home", str(home)]
-    assert main([*args, "--check"]) == 1 and not (ws / "GEMINI.md").exists()
-    assert "+<!-- compaction:begin" in capsys.readouterr().out
-    assert main(args) == 0 and (ws / "GEMINI.md").exists()
-    assert main([*args, "--uninstall"]) == 0 and not (ws / "GEMINI.md").exists()
-    assert not (ws / "GEMINI.md.compaction-backup").exists()
+    assert main([*args, "--check"]) == 1 and not settings.exists()
+    assert "hook gemini-before-agent" in capsys.readouterr().out
+    assert main(args) == 0 and settings.exists() and not (ws / "GEMINI.md").exists()
+    assert main([*args, "--uninstall"]) == 0 and not settings.exists()
+
+
+GEMINI_USER_SETTINGS = {
+    "model": {"compressionThreshold": 0.3},
+    "hooksConfig": {"enabled": False, "disabled": ["noisy"]},
+    "hooks": {"BeforeAgent": [{"matcher": "", "hooks": [{"type": "command", "name": "mine", "command": "lint.sh"}]}],
+              "AfterTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "fmt.sh"}]}]},
+}
+
+
+def test_gemini_hooks_merge_beside_the_users_own_and_come_out_again(tmp_path):
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    (ws / ".gemini").mkdir(parents=True)
+    settings = ws / ".gemini" / "settings.json"
+    settings.write_text(json.dumps(GEMINI_USER_SETTINGS, indent=2) + "\n")
+    (ws / "GEMINI.md").write_text("Rules.\n\n<!-- compaction:begin -->\nold pointer\n<!-- compaction:end -->\n")
+    _apply_all("gemini", ws, home)
+    data = json.loads(settings.read_text())
+    assert data["hooksConfig"] == {"enabled": True, "disabled": ["noisy"]}
+    assert data["model"] == {"compressionThreshold": 0.3} and data["hooks"]["AfterTool"] == GEMINI_USER_SETTINGS["hooks"]["AfterTool"]
+    before_agent = [h for g in data["hooks"]["BeforeAgent"] for h in g["hooks"]]
+    assert [h["name"] for h in before_agent] == ["mine", "compaction-before-agent"]
+    ours = before_agent[1]
+    assert ours["command"].endswith(" hook gemini-before-agent") and ours["timeout"] == 60_000  # milliseconds
+    (pre,) = [h for g in data["hooks"]["PreCompress"] for h in g["hooks"]]
+    assert pre["command"].endswith(" hook gemini-pre-compress") and pre["timeout"] == 10_000
+    assert "compaction:begin" not in (ws / "GEMINI.md").read_text()  # the former pointer is taken out
+    text = settings.read_text()
+    _apply_all("gemini", ws, home)  # idempotent
+    assert settings.read_text() == text
+    _apply_all("gemini", ws, home, uninstall=True)
+    back = json.loads(settings.read_text())
+    assert back["hooks"] == GEMINI_USER_SETTINGS["hooks"] and back["model"] == GEMINI_USER_SETTINGS["model"]
+
+
+def test_gemini_user_scope_writes_the_home_settings(tmp_path):
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    _apply_all("gemini", ws, home, scope="user")
+    data = json.loads((home / ".gemini" / "settings.json").read_text())
+    assert set(data["hooks"]) == {"PreCompress", "BeforeAgent"} and data["hooksConfig"]["enabled"] is True
+    assert not (ws / ".gemini").exists()
 
 
 def test_a_workspace_file_linked_out_of_the_workspace_is_not_touched(tmp_path, capsys):
@@ -240,10 +282,10 @@ def test_a_workspace_file_linked_out_of_the_workspace_is_not_touched(tmp_path, c
 
 def test_a_user_file_kept_as_a_link_is_written_through(tmp_path):
     ws, home, dotfiles = tmp_path / "ws", tmp_path / "home", tmp_path / "dotfiles"
-    for d in (ws, home / ".gemini", dotfiles):
+    for d in (ws, home / ".codex", dotfiles):
         d.mkdir(parents=True)
-    (dotfiles / "GEMINI.md").write_text("# my notes\n")
-    (home / ".gemini" / "GEMINI.md").symlink_to(dotfiles / "GEMINI.md")
-    _apply_all("gemini", ws, home, scope="user")
-    assert (home / ".gemini" / "GEMINI.md").is_symlink()
-    assert "# my notes" in (dotfiles / "GEMINI.md").read_text() and "restore.md" in (dotfiles / "GEMINI.md").read_text()
+    (dotfiles / "AGENTS.md").write_text("# my notes\n")
+    (home / ".codex" / "AGENTS.md").symlink_to(dotfiles / "AGENTS.md")
+    _apply_all("codex", ws, home, scope="user")
+    assert (home / ".codex" / "AGENTS.md").is_symlink()
+    assert "# my notes" in (dotfiles / "AGENTS.md").read_text() and "restore.md" in (dotfiles / "AGENTS.md").read_text()

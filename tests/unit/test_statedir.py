@@ -15,6 +15,7 @@ from compaction import statedir
 from compaction.atomic import clean_stale_temps, write_text_atomic
 from compaction.cli import hooks
 from compaction.cli.integrations import claude_hooks as ch
+from compaction.cli.integrations import detached, hook_log
 from compaction.statedir import UnsafeStateError
 from compaction.store import open_store
 
@@ -97,7 +98,7 @@ def test_log_escapes_control_characters_one_physical_line_per_entry(ws: Path) ->
 def test_log_refuses_a_linked_log_and_says_so_on_stderr(ws: Path, outside: Path, capsys) -> None:
     statedir.state_dir(ws)
     (ws / ".compaction" / "hooks.log").symlink_to(outside)
-    ch._warned_unsafe.clear()
+    hook_log._warned_unsafe.clear()
     ch.log(ws, "pre-compact", "x\ntouch PWNED\n#")
     assert outside.read_text() == "# the user's rc file\n"
     assert "nothing logged" in capsys.readouterr().err
@@ -107,12 +108,12 @@ def test_a_pending_pid_reused_by_another_process_is_not_waited_for(ws: Path) -> 
     # A live process whose command line even mentions compaction, as a reused pid might.
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "compaction"])
     try:
-        start = hooks.process_start(other.pid)
+        start = detached.process_start(other.pid)
         assert start is not None
         statedir.write_text(ws, hooks.PENDING, f"{other.pid} {int(start) + 1}\n")  # recorded: another process
-        assert hooks.pending_worker(ws) is None
+        assert detached.pending_worker(ws) is None
         statedir.write_text(ws, hooks.PENDING, f"{other.pid} {start}\n")  # the very process: wait for it
-        assert hooks.pending_worker(ws) == other.pid
+        assert detached.pending_worker(ws) == other.pid
     finally:
         other.kill()
         other.wait()
@@ -234,16 +235,16 @@ def test_texts_a_repository_controls_are_escaped_in_messages(ws: Path) -> None:
 
 def test_process_start_without_proc_asks_ps(monkeypatch) -> None:
     """macOS has no /proc: the start time comes from `ps -o lstart`, one token, stable per process."""
-    monkeypatch.setattr(hooks, "PROC_STAT", "/nonexistent/{pid}/stat")
-    mine = hooks.process_start(os.getpid())
-    assert mine and " " not in mine and mine == hooks.process_start(os.getpid())
+    monkeypatch.setattr(detached, "PROC_STAT", "/nonexistent/{pid}/stat")
+    mine = detached.process_start(os.getpid())
+    assert mine and " " not in mine and mine == detached.process_start(os.getpid())
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        assert hooks.process_start(other.pid) is not None
+        assert detached.process_start(other.pid) is not None
     finally:
         other.kill()
         other.wait()
-    assert hooks.process_start(other.pid) is None
+    assert detached.process_start(other.pid) is None
 
 
 def test_hard_links_are_not_written_in_place(ws: Path, outside: Path, tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """What `compaction install --agent NAME` writes for each assistant, as planned file changes.
 
-Claude Code gets real hooks (settings_merge). The others have no hook that runs at compaction, so
-they get a pointer to `.compaction/restore.md` in the file they already read at start-up (our text
+Claude Code gets real hooks (settings_merge), Gemini CLI too (gemini_settings). The others have no
+hook that runs at compaction, so they get a pointer to `.compaction/restore.md` in the file they already read at start-up (our text
 in a delimited block), which `compaction watch`, the editor or `compaction compact --restore` keep
 fresh. Codex CLI also gets our compaction template as its compaction prompt
 (`experimental_compact_prompt_file`), so its own compaction keeps what ours keeps.
@@ -125,9 +125,17 @@ def _toml_str(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _gemini(scope: str, workspace: Path, home: Path, uninstall: bool) -> list[FileChange]:
-    path = home / ".gemini" / "GEMINI.md" if scope == "user" else workspace / "GEMINI.md"
-    return [_block_change(path, POINTER, "<!--", uninstall, "Gemini CLI: GEMINI.md pointer to the restore state")]
+def _gemini(scope: str, workspace: Path, home: Path, uninstall: bool,
+            executable: Path | None = None) -> list[FileChange]:
+    """Real hooks (PreCompress, BeforeAgent) in Gemini CLI's settings.json; the GEMINI.md pointer earlier
+    versions wrote is taken out (the hook injects the restore block itself)."""
+    from compaction.cli.integrations import gemini_settings
+
+    path = gemini_settings.settings_path(scope, workspace, home)
+    hooks = gemini_settings.plan_uninstall(path) if uninstall else gemini_settings.plan_install(path, executable)
+    pointer = home / ".gemini" / "GEMINI.md" if scope == "user" else workspace / "GEMINI.md"
+    old = _block_change(pointer, POINTER, "<!--", True, "Gemini CLI: the former GEMINI.md pointer, removed")
+    return [hooks, old] if old.changed else [hooks]
 
 
 _AIDER_READ = re.compile(r"^read\s*:", re.M)
@@ -165,6 +173,8 @@ def plan(agent: str, *, scope: str = "project", workspace: Path, home: Path, uni
     """The file changes that install (or uninstall) our integration for `agent`."""
     if agent == "claude-code":
         return _inside(_claude(scope, workspace, home, uninstall, executable), workspace)
+    if agent == "gemini":
+        return _inside(_gemini(scope, workspace, home, uninstall, executable), workspace)
     table = {"codex": _codex, "gemini": _gemini, "aider": _aider, "cline": _cline}
     if agent not in table:
         raise ValueError(f"unknown agent {agent!r}; one of {', '.join(AGENTS)}")

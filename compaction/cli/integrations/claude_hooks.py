@@ -19,11 +19,9 @@ pygls, openai and mcp are never imported on this path.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import time
-import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,13 +29,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from compaction import statedir
-from compaction.escape import escape_control
+
+# The log lives in hook_log so that the session-start fast path can write it without this module's imports.
+from compaction.cli.integrations.hook_log import LOG_FILE, log, log_exception  # noqa: F401
 
 DEFAULT_LIMIT = 10_000
 STATE_FILE = "hook-state.json"
-LOG_FILE = "hooks.log"
 ERRORS_FILE = "error-memory.md"
-_LOG_MAX = 512 * 1024
 
 
 class HookInputError(ValueError):
@@ -108,57 +106,13 @@ def parse_payload(raw: bytes | str) -> HookPayload:
 
 
 def workspace_for(payload: HookPayload | None, env: Mapping[str, str] | None = None, cwd: str | None = None) -> Path:
-    """The payload's cwd, else `$CLAUDE_PROJECT_DIR`, else the process cwd."""
-    env = os.environ if env is None else env
-    for cand in ((payload.cwd if payload else None), env.get("CLAUDE_PROJECT_DIR")):
-        if cand and Path(cand).is_dir():
-            return Path(cand)
-    return Path(cwd or os.getcwd())
+    """`$CLAUDE_PROJECT_DIR`, else the `.git` root at or above the payload's cwd, else that cwd
+    (see `workspace.resolve_workspace`: the payload's cwd follows the agent's `cd`)."""
+    from compaction.cli.integrations.workspace import resolve_workspace
+
+    return resolve_workspace(payload.cwd if payload else None, env, fallback=cwd)
 
 
-# --- log ----------------------------------------------------------------------------------------------
-def escape_line(text: str) -> str:
-    """One physical line whatever the text (compaction.escape)."""
-    return escape_control(text)
-
-
-_warned_unsafe: set[str] = set()
-
-
-def log(workspace: Path, event: str, message: str) -> None:
-    """Append one line to `.compaction/hooks.log` (rotated at 512 KB); never raises. When the state
-    folder or the log is unsafe (a link, see compaction.statedir) nothing is written and the reason
-    goes to stderr, once per process (Claude Code shows a hook's stderr in its transcript view)."""
-    try:
-        statedir.state_file(workspace, LOG_FILE)  # refused here, with the reason, when it is a link
-        if statedir.size(workspace, LOG_FILE) > _LOG_MAX:
-            statedir.rotate(workspace, LOG_FILE, LOG_FILE + ".1")
-        stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        statedir.append_text(workspace, LOG_FILE, f"{stamp} {escape_line(event)} {escape_line(message.rstrip())}\n")
-    except statedir.UnsafeStateError as exc:
-        _warn_unsafe(exc, "nothing logged")
-    except Exception:  # noqa: BLE001 - logging must never fail the agent
-        pass
-
-
-def _warn_unsafe(exc: statedir.UnsafeStateError, outcome: str) -> None:
-    import sys
-
-    if exc.path not in _warned_unsafe:
-        _warned_unsafe.add(exc.path)
-        try:
-            print(f"compaction hook: {outcome}: {escape_line(str(exc))}", file=sys.stderr)
-        except Exception:  # noqa: BLE001 - a closed stderr must not fail the agent
-            pass
-
-
-def log_exception(workspace: Path, event: str) -> None:
-    import sys
-
-    exc = sys.exc_info()[1]
-    if isinstance(exc, statedir.UnsafeStateError):
-        _warn_unsafe(exc, f"{event} refused")  # the log is likely refused for the same reason: say it where it is seen
-    log(workspace, event, "error: " + traceback.format_exc().strip())
 
 
 # --- pre-compact ------------------------------------------------------------------------------------------
@@ -205,10 +159,27 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
         goal=[i.text for i in result.summary.goal], modified_files=[i.text for i in result.summary.modified_files],
         unfinished=[i.text for i in result.summary.next_steps])
     state_path = statedir.write_text(workspace, STATE_FILE, state.model_dump_json(indent=2) + "\n")
+    # The block session-start will print, built now while the engine is loaded (see hook_fastpath) —
+    # unless the store is shipped with the repository and not trusted: then session-start takes the
+    # full path, which refuses to inject it (compaction.shipped).
+    if not shipped_refused(workspace):
+        from compaction.cli.integrations.hook_fastpath import write_cached_block
+
+        limit = hook_limit()
+        write_cached_block(workspace, session_id, state.written_at, limit,
+                           build_restore_block(workspace, state, limit=limit))
     return PreCompactReport(workspace=str(workspace), written=[str(p) for p in [*written, errors_path, state_path]],
                             rounds=result.rounds, tokens_before=result.stats.tokens_before,
                             tokens_after=result.stats.tokens_after, errors_ingested=report.records,
                             elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
+
+
+def hook_limit() -> int:
+    """The injected block's size limit: `$COMPACTION_HOOK_LIMIT`, else 10,000 characters."""
+    try:
+        return int(os.environ.get("COMPACTION_HOOK_LIMIT") or DEFAULT_LIMIT)
+    except ValueError:
+        return DEFAULT_LIMIT
 
 
 def read_state(workspace: Path) -> HookState | None:
