@@ -105,7 +105,7 @@ def test_pre_compress_hands_the_worker_a_copy_made_before_gemini_rewrites_the_fi
     copy = gh.snapshot_transcript(str(session), ws)
     _session_file(session, snapshot=True)  # what Gemini CLI does next
     session.write_text('{"$set": {"messages": []}}\n')
-    assert copy == ws / ".compaction" / "gemini-precompress" / "session-x.jsonl" and copy.read_text() == before
+    assert copy == ws / ".compaction" / "gemini-precompress-session-x.jsonl" and copy.read_text() == before
     t = load_transcript(str(copy))
     assert any("KeyError: 'port'" in r.content for m in t.messages for r in m.tool_results)
 
@@ -122,4 +122,4 @@ def test_pre_compress_when_due_detaches_with_the_copy(tmp_path, monkeypatch):
     assert gh.on_pre_compress(json.dumps({**payload, "transcript_path": str(quiet)}).encode(), ws).startswith("skip")
     due = _session_file(tmp_path / "due.jsonl", input_tokens=600_000)
     gh.on_pre_compress(json.dumps({**payload, "transcript_path": str(due)}).encode(), ws)
-    assert [h["transcript_path"] for h in handed] == [str(ws / ".compaction" / "gemini-precompress" / "due.jsonl")]
+    assert [h["transcript_path"] for h in handed] == [str(ws / ".compaction" / "gemini-precompress-due.jsonl")]

@@ -13,7 +13,6 @@ import pytest
 
 from compaction import statedir
 from compaction.atomic import clean_stale_temps, write_text_atomic
-from compaction.cli import hooks
 from compaction.cli.integrations import claude_hooks as ch
 from compaction.cli.integrations import detached, hook_log
 from compaction.statedir import UnsafeStateError
@@ -110,9 +109,9 @@ def test_a_pending_pid_reused_by_another_process_is_not_waited_for(ws: Path) -> 
     try:
         start = detached.process_start(other.pid)
         assert start is not None
-        statedir.write_text(ws, hooks.PENDING, f"{other.pid} {int(start) + 1}\n")  # recorded: another process
+        statedir.write_text(ws, detached.PENDING, f"{other.pid} {int(start) + 1}\n")  # recorded: another process
         assert detached.pending_worker(ws) is None
-        statedir.write_text(ws, hooks.PENDING, f"{other.pid} {start}\n")  # the very process: wait for it
+        statedir.write_text(ws, detached.PENDING, f"{other.pid} {start}\n")  # the very process: wait for it
         assert detached.pending_worker(ws) == other.pid
     finally:
         other.kill()
@@ -120,12 +119,12 @@ def test_a_pending_pid_reused_by_another_process_is_not_waited_for(ws: Path) -> 
 
 
 def test_the_worker_clears_only_its_own_pending_file(ws: Path) -> None:
-    statedir.write_text(ws, hooks.PENDING, "1 12345\n")  # a newer detached run's
-    hooks._clear_pending(ws)
-    assert (ws / ".compaction" / hooks.PENDING).exists()
-    statedir.write_text(ws, hooks.PENDING, f"{os.getpid()} 1\n")
-    hooks._clear_pending(ws)
-    assert not (ws / ".compaction" / hooks.PENDING).exists()
+    statedir.write_text(ws, detached.PENDING, "1 12345\n")  # a newer detached run's
+    detached._clear_pending(ws)
+    assert (ws / ".compaction" / detached.PENDING).exists()
+    statedir.write_text(ws, detached.PENDING, f"{os.getpid()} 1\n")
+    detached._clear_pending(ws)
+    assert not (ws / ".compaction" / detached.PENDING).exists()
 
 
 def test_stale_temp_files_of_a_killed_write_are_removed_at_the_next_write(ws: Path) -> None:
