@@ -111,7 +111,7 @@ def test_pre_compress_hands_the_worker_a_copy_made_before_gemini_rewrites_the_fi
 
 
 def test_pre_compress_when_due_detaches_with_the_copy(tmp_path, monkeypatch):
-    import compaction.cli.hooks as hooks
+    import compaction.cli.integrations.detached as hooks
 
     ws = tmp_path / "ws"
     ws.mkdir()
