@@ -96,14 +96,17 @@ def discover(job: Job, p: DiscoverParams) -> dict[str, Any]:
     return {"transcripts": [r.to_dict() for r in refs]}
 
 
-def resolve_transcript(job: Job, path: str | None) -> Path:
+def resolve_transcript(job: Job, path: str | None, *, confined: bool = False) -> Path:
     """The transcript to read. An absolute path is one the user picked in the editor (named
-    explicitly); a relative one must stay inside the workspace — `..` or a symlink out is refused."""
+    explicitly) unless `confined`: then it came from a model (a language-model tool, the chat
+    participant) and is judged as the MCP server judges its paths — the workspace and this
+    workspace's transcript folders only. A relative one must stay inside the workspace: `..` or
+    a symlink out is refused."""
     if path:
         p = Path(path).expanduser()
-        if p.is_absolute():
+        if p.is_absolute() and not confined:
             return p
-        return Confinement([job.workspace], home=job.home).check_read(job.workspace / p)
+        return Confinement([job.workspace], home=job.home).check_read(p if p.is_absolute() else job.workspace / p)
     refs = discover_transcripts(job.workspace, home=job.home, include_shipped=job.settings.trust_shipped_memory)
     if not refs:
         raise CommandError(f"no transcript given and none discovered for {job.workspace}")
@@ -120,6 +123,7 @@ class CompactParams(_Params):
     target_tokens: int | None = Field(None, gt=0)
     lang: Literal["en", "zh"] | None = None
     format: str | None = None
+    confined: bool = False  # the path comes from a model: confine it (see resolve_transcript)
 
 
 def compact(job: Job, p: CompactParams) -> dict[str, Any]:
@@ -131,7 +135,7 @@ def compact(job: Job, p: CompactParams) -> dict[str, Any]:
     from compaction.history import compact as compact_transcript
     from compaction.transcripts import load_transcript
 
-    path = resolve_transcript(job, p.transcript)
+    path = resolve_transcript(job, p.transcript, confined=p.confined)
     job.phase(f"Loading {path.name}", 5)
     transcript = load_transcript(path, p.format, redact=job.settings.redact_secrets)
     job.phase("Recording errors in the error memory", 30)
