@@ -25,6 +25,7 @@ _MODULES = [
     "codex",
     "codex_exec",
     "gemini_cli",
+    "copilot_chat",
     "anthropic",
     "openai_chat",
     "markdown",
