@@ -32,6 +32,7 @@ from pygls.uris import to_fs_path
 
 from compaction import __version__
 from compaction.config import Settings, config_path
+from compaction.discovery import EditorStorage
 from compaction.shipped import memory_withheld
 from lsp_server.features import commands
 from lsp_server.features.diagnostics import diagnostics_for
@@ -105,6 +106,7 @@ class CompactionLanguageServer(LanguageServer):
         self.store_watchers: list[StoreWatcher] = []  # one per workspace folder
         self.config_watcher: ConfigWatcher | None = None
         self.last_compaction: Any = None  # (Transcript, CompactionResult) of the last compaction.compact
+        self.editor_storage = EditorStorage()
         self.index_refreshes = 0
         self.watch_batches = 0
 
@@ -193,6 +195,8 @@ class ClientLogHandler(logging.Handler):
 @server.feature(types.INITIALIZE)
 def on_initialize(ls: CompactionLanguageServer, params: types.InitializeParams) -> None:
     ls.init_options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+    # Not a setting: the folders only the editor knows (its chatSessions/, its globalStorage).
+    ls.editor_storage = EditorStorage.from_options(ls.init_options.pop("editorStorage", None))
 
 
 @server.feature(types.INITIALIZED)
@@ -551,6 +555,7 @@ async def run_job(ls: CompactionLanguageServer, name: str, args: tuple[Any, ...]
         last_compaction=ls.last_compaction,
         remember=lambda result: setattr(ls, "last_compaction", result),
         on_memory_changed=lambda: refresh_error_index(ls),
+        storage=ls.editor_storage,
     )
     outcome = "done"
     try:

@@ -26,7 +26,7 @@ from pydantic.alias_generators import to_camel
 
 from compaction.config import Settings
 from compaction.confine import Confinement, ConfinementError
-from compaction.discovery import discover_transcripts
+from compaction.discovery import EditorStorage, discover_transcripts
 from compaction.errors.memory import ErrorMemoryError
 from compaction.model import TranscriptError
 from compaction.store import StoreError
@@ -56,6 +56,7 @@ class Job:
     last_compaction: Any = None  # (Transcript, CompactionResult) of this server's last compaction
     remember: Callable[[Any], None] = lambda pair: None
     on_memory_changed: Callable[[], None] = lambda: None
+    storage: EditorStorage | None = None  # the editor's chatSessions/ and globalStorage folders
 
     def phase(self, message: str, percentage: int | None = None) -> None:
         delay = float(os.environ.get(_PHASE_DELAY_ENV, "0") or 0) / 1000
@@ -92,7 +93,7 @@ class DiscoverParams(_Params):
 
 
 def discover(job: Job, p: DiscoverParams) -> dict[str, Any]:
-    refs = discover_transcripts(p.workspace or job.workspace, home=job.home)
+    refs = discover_transcripts(p.workspace or job.workspace, home=job.home, storage=job.storage)
     return {"transcripts": [r.to_dict() for r in refs]}
 
 
@@ -106,8 +107,10 @@ def resolve_transcript(job: Job, path: str | None, *, confined: bool = False) ->
         p = Path(path).expanduser()
         if p.is_absolute() and not confined:
             return p
-        return Confinement([job.workspace], home=job.home).check_read(p if p.is_absolute() else job.workspace / p)
-    refs = discover_transcripts(job.workspace, home=job.home, include_shipped=job.settings.trust_shipped_memory)
+        return Confinement([job.workspace], home=job.home, storage=getattr(job, "storage", None)).check_read(
+            p if p.is_absolute() else job.workspace / p)
+    refs = discover_transcripts(job.workspace, home=job.home, include_shipped=job.settings.trust_shipped_memory,
+                                storage=getattr(job, "storage", None))
     if not refs:
         raise CommandError(f"no transcript given and none discovered for {job.workspace}")
     return Path(refs[0].path)

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { chatHandler, registerParticipant } from './chatParticipant';
 import { Commands } from './commands';
 import { registerViews } from './documents';
+import { editorStorage } from './editorStorage';
 import { registerE2eCommands } from './e2eCommands';
 import { registerTools } from './lmTools';
 import { ServerManager } from './server';
@@ -16,7 +17,7 @@ let server: ServerManager | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const t0 = Date.now();
   const log = vscode.window.createOutputChannel('Compaction', { log: true });
-  server = new ServerManager(log);
+  server = new ServerManager(log, editorStorage(context.storageUri?.fsPath, context.globalStorageUri?.fsPath));
   const status = new StatusController(server);
   new Commands(server, status).register(context);
   context.subscriptions.push(log, server, status, registerViews(), server.onDidChangeRunning((running) => (running ? void status.refresh() : status.hide())));

@@ -31,6 +31,7 @@ import {
   type PythonExtensionApi,
 } from './python';
 import { TRUST, trustHover } from './hover';
+import type { EditorStorage } from './editorStorage';
 import { affectsServer, needsRestart, serverSettings } from './settings';
 
 const LSP_REQUEST_CANCELLED = -32800;
@@ -52,7 +53,11 @@ export class ServerManager implements vscode.Disposable {
   readonly onDidChangeRunning = this.stateEmitter.event;
   readonly activatedAt = Date.now();
 
-  constructor(readonly log: vscode.LogOutputChannel) {
+  constructor(
+    readonly log: vscode.LogOutputChannel,
+    /** The editor's chatSessions/ and globalStorage folders, for discovery (see editorStorage.ts). */
+    private readonly storage: EditorStorage = {},
+  ) {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         const affects = (s: string) => e.affectsConfiguration(s);
@@ -179,7 +184,7 @@ export class ServerManager implements vscode.Disposable {
       outputChannel: this.log,
       traceOutputChannel: this.log,
       workspaceFolder: folder,
-      initializationOptions: () => serverSettings(vscode.workspace.getConfiguration('compaction', folder?.uri)),
+      initializationOptions: () => ({ ...serverSettings(vscode.workspace.getConfiguration('compaction', folder?.uri)), editorStorage: this.storage }),
       markdown: { isTrusted: TRUST, supportHtml: false },
       middleware: {
         provideHover: async (document, position, token, next) => trustHover(await next(document, position, token)),
