@@ -4,6 +4,7 @@
  * without a chat provider (Copilot cannot run offline) the chat view never sends a request.
  */
 import * as vscode from 'vscode';
+import { shownAgentCompactions } from './agentCompactedView';
 
 interface Recorded {
   kind: 'progress' | 'markdown' | 'anchor';
@@ -12,6 +13,7 @@ interface Recorded {
 
 export function registerE2eCommands(handler: vscode.ChatRequestHandler): vscode.Disposable[] {
   return [
+    vscode.commands.registerCommand('compaction.e2e.agentCompactions', () => shownAgentCompactions),
     vscode.commands.registerCommand('compaction.e2e.listTools', () =>
       vscode.lm.tools.filter((t) => t.name.startsWith('compaction_')).map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, tags: t.tags })),
     ),

@@ -3,6 +3,7 @@
  * decision in it lives in a module of its own.
  */
 import * as vscode from 'vscode';
+import { registerAgentCompacted } from './agentCompactedView';
 import { chatHandler, registerParticipant } from './chatParticipant';
 import { Commands } from './commands';
 import { registerViews } from './documents';
@@ -21,7 +22,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const status = new StatusController(server);
   new Commands(server, status).register(context);
   context.subscriptions.push(log, server, status, registerViews(), server.onDidChangeRunning((running) => (running ? void status.refresh() : status.hide())));
-  context.subscriptions.push(...registerTools(server), ...registerParticipant(server));
+  context.subscriptions.push(...registerTools(server), ...registerParticipant(server), registerAgentCompacted(server, context));
   if (process.env.COMPACTION_E2E === '1') context.subscriptions.push(...registerE2eCommands(chatHandler(server)));
   log.info(`Compaction extension activated in ${Date.now() - t0} ms`);
   // Start in the background: activation must not wait for Python.

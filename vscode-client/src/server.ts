@@ -31,6 +31,7 @@ import {
   type PythonExtensionApi,
 } from './python';
 import { TRUST, trustHover } from './hover';
+import { AGENT_COMPACTED, type AgentCompactedParams } from './agentCompacted';
 import type { EditorStorage } from './editorStorage';
 import { affectsServer, needsRestart, serverSettings } from './settings';
 
@@ -51,6 +52,9 @@ export class ServerManager implements vscode.Disposable {
   private readonly stateEmitter = new vscode.EventEmitter<boolean>();
   /** Fires true when the server is running, false when it stopped. */
   readonly onDidChangeRunning = this.stateEmitter.event;
+  private readonly agentCompactedEmitter = new vscode.EventEmitter<AgentCompactedParams>();
+  /** The server saw an agent compact its own conversation and refreshed the restore state. */
+  readonly onAgentCompacted = this.agentCompactedEmitter.event;
   readonly activatedAt = Date.now();
 
   constructor(
@@ -204,6 +208,7 @@ export class ServerManager implements vscode.Disposable {
     const client = new LanguageClient('compaction', 'Compaction', serverOptions, clientOptions);
     this.client = client;
     client.onDidChangeState((e) => this.stateEmitter.fire(e.newState === State.Running));
+    client.onNotification(AGENT_COMPACTED, (p: AgentCompactedParams) => this.agentCompactedEmitter.fire(p));
     try {
       await client.start();
     } catch (err) {
@@ -294,6 +299,7 @@ export class ServerManager implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
     this.stateEmitter.dispose();
+    this.agentCompactedEmitter.dispose();
     void this.stop();
   }
 }
