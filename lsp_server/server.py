@@ -595,6 +595,7 @@ async def run_job(ls: CompactionLanguageServer, name: str, args: tuple[Any, ...]
         remember=lambda result: setattr(ls, "last_compaction", result),
         on_memory_changed=lambda: refresh_error_index(ls),
         storage=ls.editor_storage,
+        phase_delay_s=commands.request_phase_delay_s(),
     )
     outcome = "done"
     try:

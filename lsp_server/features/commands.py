@@ -35,6 +35,11 @@ from compaction.store import StoreError
 _PHASE_DELAY_ENV = "COMPACTION_LSP_PHASE_DELAY_MS"
 
 
+def request_phase_delay_s() -> float:
+    """The test hook's wait per phase of a client request; the server's own jobs never wait."""
+    return float(os.environ.get(_PHASE_DELAY_ENV, "0") or 0) / 1000
+
+
 class Cancelled(Exception):
     """The client cancelled the request (or its progress); the work stopped between phases."""
 
@@ -57,11 +62,11 @@ class Job:
     remember: Callable[[Any], None] = lambda pair: None
     on_memory_changed: Callable[[], None] = lambda: None
     storage: EditorStorage | None = None  # the editor's chatSessions/ and globalStorage folders
+    phase_delay_s: float = 0.0  # test hook for client requests (COMPACTION_LSP_PHASE_DELAY_MS)
 
     def phase(self, message: str, percentage: int | None = None) -> None:
-        delay = float(os.environ.get(_PHASE_DELAY_ENV, "0") or 0) / 1000
-        if delay:
-            self.cancel.wait(delay)
+        if self.phase_delay_s:
+            self.cancel.wait(self.phase_delay_s)
         if self.cancel.is_set():
             raise Cancelled(f"cancelled before {message}")
         self.progress(message, percentage)

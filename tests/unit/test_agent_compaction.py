@@ -109,3 +109,14 @@ def test_a_failing_reaction_does_not_stop_the_watch(tmp_path: Path):
     with p.open("a") as fh:
         fh.write(line(SUMMARY))
     assert len(watcher.tick()) == 1
+
+
+def test_the_request_test_delay_is_not_applied_to_the_servers_own_jobs(monkeypatch, tmp_path: Path):
+    """COMPACTION_LSP_PHASE_DELAY_MS slows client requests (so a test can press Cancel); the
+    reaction to an agent's compaction builds its own Job and must not wait in each phase."""
+    from compaction.config import Settings
+    from lsp_server.features.commands import Job, request_phase_delay_s
+
+    monkeypatch.setenv("COMPACTION_LSP_PHASE_DELAY_MS", "600")
+    assert request_phase_delay_s() == 0.6
+    assert Job(workspace=tmp_path, settings=Settings()).phase_delay_s == 0.0
