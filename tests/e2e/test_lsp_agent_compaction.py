@@ -33,3 +33,27 @@ async def test_agent_compaction_record_refreshes_restore_and_notifies_once(tmp_p
         memory.ingest(load_transcript(session))
     assert _counts(ws) == counts
     print(f"delays (ms): {[round(d) for d in delays]}")
+
+
+async def test_editor_storage_from_initialization_options_offers_copilot_sessions(tmp_path: Path) -> None:
+    """The extension names this workspace's chatSessions/ (initializationOptions.editorStorage):
+    discovery offers its Copilot sessions and a model-named path there may be compacted."""
+    import shutil
+
+    from lsp_fixtures import make_workspace
+    from lsp_harness import command, lsp_session
+
+    ws = make_workspace(tmp_path / "ws")
+    chat = tmp_path / "workspaceStorage" / "abc123" / "chatSessions"
+    chat.mkdir(parents=True)
+    formats = Path(__file__).resolve().parents[1] / "data" / "formats"
+    for name in ("copilot_chat_session.json", "copilot_chat_session.jsonl"):
+        shutil.copy(formats / name, chat / name)
+    storage = {"chatSessions": str(chat), "globalStorage": str(tmp_path / "globalStorage")}
+    async with lsp_session(ws, home=tmp_path / "home", init_options={"editorStorage": storage}) as lc:
+        found = await command(lc, "compaction.discoverTranscripts", {})
+        assert {(Path(t["path"]).name, t["agent"]) for t in found["transcripts"]} == {
+            ("copilot_chat_session.json", "copilot-chat"), ("copilot_chat_session.jsonl", "copilot-chat")}
+        reply = await command(lc, "compaction.compact", {"transcript": str(chat / "copilot_chat_session.jsonl"),
+                                                         "confined": True})
+        assert reply["format"] == "copilot-chat" and "src/total.ts" in reply["markdown"]
