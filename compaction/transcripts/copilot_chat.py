@@ -26,7 +26,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, TranscriptError
+from compaction.model import (
+    Message,
+    Role,
+    Round,
+    ToolCall,
+    ToolKind,
+    ToolResult,
+    Transcript,
+    TranscriptError,
+    group_rounds,
+)
 from compaction.transcripts._agent_tools import as_text, exit_code_for, load_json_items, make_call, parse_arguments
 from compaction.transcripts._io import expect, iter_jsonl
 
@@ -93,7 +103,23 @@ def load(path: str) -> Transcript:
             msg.line = line
     if not t.messages:
         raise TranscriptError(path, "a chat session without any request")
+    t.rounds = _rounds(t.messages)
     return t
+
+
+_NEW_TURN = "new_turn"
+
+
+def _rounds(messages: list[Message]) -> list[Round]:
+    """DESIGN.md §4 rounds, plus the model turns the chat view's parts imply: the serialized
+    response keeps no result of most tool calls, so text following a tool call (flagged
+    `new_turn`) opens the next round, as the model wrote it after reading the results."""
+    starts = [i for i, m in enumerate(messages) if m.meta.get(_NEW_TURN)]
+    rounds: list[Round] = []
+    for a, b in zip([0, *starts], [*starts, len(messages)], strict=True):
+        for r in group_rounds(messages[a:b]):
+            rounds.append(Round(len(rounds) + 1, r.messages))
+    return rounds
 
 
 # --- the change log ---------------------------------------------------------------------------------
@@ -282,14 +308,14 @@ def _from_response(t: Transcript, parts: Any, ts: str | None) -> None:
     """The response parts as shown in the chat view: text, tool invocations and their outputs, edits."""
     msgs = t.messages
     current: Message | None = None
-    after_tool = False  # text after a tool call in the same response starts a new paragraph
+    after_tool = False  # text after a tool call was written in the model's next turn
 
     def say(text: str) -> None:
-        nonlocal after_tool
-        msg = assistant()
-        if after_tool and msg.text and text:
-            msg.text += "\n\n"
-        msg.text += text
+        nonlocal after_tool, current
+        if after_tool and text.strip():
+            current = None
+            assistant().meta[_NEW_TURN] = True
+        assistant().text += text
         after_tool = False
 
     def assistant() -> Message:

@@ -53,10 +53,14 @@ def test_serialized_model_requests_responses_tools_and_edits():
     assert [(r.call_id, r.exit_code, r.is_error) for r in results] == [
         ("toolu_01", 1, True), ("toolu_02", None, False), ("toolu_03", 0, False)]
     assert "AssertionError: assert Decimal('2.67')" in results[0].content
-    # inline references stay in the sentence; text after a tool call is a new paragraph
+    # inline references stay in the sentence; text after a tool call is the model's next turn
     changelog = next(m for m in t.messages if m.text.startswith("Adding it under"))
-    assert changelog.text == "Adding it under Unreleased in `CHANGELOG.md`.\n\n@todo: release 1.4.1 once CI is green."
+    assert changelog.text == "Adding it under Unreleased in `CHANGELOG.md`."
     assert changelog.meta["thinking"] == ["The repo keeps a CHANGELOG.md with an Unreleased section."]
+    todo = t.messages[changelog.index + 1]
+    assert todo.text == "@todo: release 1.4.1 once CI is green." and todo.meta["new_turn"]
+    assert [[m.index for m in r.messages] for r in t.rounds] == [
+        [0, 1, 2], [3, 4], [5, 6], [7], [8, 9], [10], [11, 12]]
     assert t.messages[-1].role is Role.SYSTEM and t.messages[-1].text.startswith("Sorry, your request failed")
     assert t.skipped_kinds == {"codeblockUri": 1, "undoStop": 1}
     assert [m.line for m in t.messages if m.role is Role.USER] == [10, 237, 327]  # each request's line
@@ -84,7 +88,8 @@ def test_change_log_prefers_copilots_own_tool_call_rounds():
     ]
     codes = [(r.call_id, r.exit_code) for m in t.messages for r in m.tool_results]
     assert codes == [("call_1", 1), ("call_2", None), ("call_3", None), ("call_4", 0)]
-    assert len(t.rounds) == 6
+    assert [[m.index for m in r.messages] for r in t.rounds] == [
+        [0, 1, 2], [3, 4], [5, 6], [7, 8], [9], [10, 11], [12]]
 
 
 def test_events_errors_and_compaction_of_each_shape():
@@ -95,7 +100,7 @@ def test_events_errors_and_compaction_of_each_shape():
         failed = [e for e in events if e.kind == EventKind.COMMAND and e.meta.get("failed")]
         assert failed, path
         result = compact(t, Settings(min_rounds=0, keep_recent=1))
-        assert result.stats.dropped_rounds == 5, path
+        assert result.stats.dropped_rounds == len(t.rounds) - 1, path
         modified = result.markdown.split("## Modified files")[1].split("##")[0]
         assert edited in modified, path
         assert f"- {error}: occurrences 1 (rounds 1)" in result.markdown, path
