@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from compaction.model import (
     Message,
@@ -205,8 +206,20 @@ def _uri_path(uri: Any) -> str | None:
     return None
 
 
+_TODO_STATUS = {"not-started": "pending", "in-progress": "in_progress", "completed": "completed"}
+_FILE_LINK = re.compile(r"\]\((file://[^)\s]+)\)")
+
+
+def _todos(items: Any) -> list[dict[str, Any]]:
+    """`manage_todo_list`'s `todoList` ({id, title, status: not-started|in-progress|completed})."""
+    return [{"content": str(i.get("title") or ""), "status": _TODO_STATUS.get(str(i.get("status")), "pending")}
+            for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+
 def _call(name: str, args: dict[str, Any], call_id: str | None) -> ToolCall:
     kind = _KINDS.get(_canonical(name))
+    if "todoList" in args and "todos" not in args:
+        args = {**args, "todos": _todos(args["todoList"])}
     path = next((_uri_path(args[k]) for k in _PATH_ARGS if k in args), None)
     if path and "path" not in args:
         args = {**args, "path": path}
@@ -283,9 +296,15 @@ def _invocation(part: dict) -> tuple[ToolCall, ToolResult | None]:
         name = "run_in_terminal" if name == "unknown" or "terminal" in name.lower() else name
     elif data.get("kind") == "input" and isinstance(data.get("rawInput"), dict):
         args = data["rawInput"]
+    elif data.get("kind") == "todoList":
+        args = {"todoList": data.get("todoList")}
     details = part.get("resultDetails")
     if not args and isinstance(details, dict) and isinstance(details.get("input"), str):
         args = parse_arguments(details["input"])
+    if not args:  # "Read [](file:///…/app.py)": the file is only in the message's link
+        link = _FILE_LINK.search(_md(part.get("pastTenseMessage")) or _md(part.get("invocationMessage")))
+        if link:
+            args = {"filePath": unquote(link.group(1).removeprefix("file://"))}
     call = _call(name, args, call_id)
     if call.kind == ToolKind.OTHER and isinstance(data.get("kind"), str) and data["kind"] == "terminal":
         call = make_call("run_in_terminal", args, call_id, ToolKind.SHELL)

@@ -47,8 +47,13 @@ def test_serialized_model_requests_responses_tools_and_edits():
         ("copilot_readFile", ToolKind.READ, None, f"{root}/invoice.py"),
         ("edit_file", ToolKind.EDIT, None, f"{root}/invoice.py"),  # textEditGroup
         ("run_in_terminal", ToolKind.SHELL, "python -m pytest -q", None),
+        ("manage_todo_list", ToolKind.TODO, None, None),  # toolSpecificData.todoList
+        ("copilot_readFile", ToolKind.READ, None, f"{root}/CHANGELOG.md"),  # the path only in the message's link
         ("edit_file", ToolKind.EDIT, None, f"{root}/CHANGELOG.md"),
     ]
+    todo_call = next(c for m in t.messages for c in m.tool_calls if c.name == "manage_todo_list")
+    assert todo_call.arguments["todos"] == [{"content": "Add the CHANGELOG entry", "status": "in_progress"},
+                                            {"content": "Release 1.4.1", "status": "pending"}]
     results = [r for m in t.messages for r in m.tool_results]
     assert [(r.call_id, r.exit_code, r.is_error) for r in results] == [
         ("toolu_01", 1, True), ("toolu_02", None, False), ("toolu_03", 0, False)]
@@ -56,14 +61,15 @@ def test_serialized_model_requests_responses_tools_and_edits():
     # inline references stay in the sentence; text after a tool call is the model's next turn
     changelog = next(m for m in t.messages if m.text.startswith("Adding it under"))
     assert changelog.text == "Adding it under Unreleased in `CHANGELOG.md`."
-    assert changelog.meta["thinking"] == ["The repo keeps a CHANGELOG.md with an Unreleased section."]
+    thought = t.messages[changelog.index - 1].meta["thinking"]
+    assert thought == ["The repo keeps a CHANGELOG.md with an Unreleased section."]
     todo = t.messages[changelog.index + 1]
     assert todo.text == "@todo: release 1.4.1 once CI is green." and todo.meta["new_turn"]
     assert [[m.index for m in r.messages] for r in t.rounds] == [
-        [0, 1, 2], [3, 4], [5, 6], [7], [8, 9], [10], [11, 12]]
+        [0, 1, 2], [3, 4], [5, 6], [7], [8, 9], [10], [11], [12, 13]]
     assert t.messages[-1].role is Role.SYSTEM and t.messages[-1].text.startswith("Sorry, your request failed")
     assert t.skipped_kinds == {"codeblockUri": 1, "undoStop": 1}
-    assert [m.line for m in t.messages if m.role is Role.USER] == [10, 237, 327]  # each request's line
+    assert [m.line for m in t.messages if m.role is Role.USER] == [10, 237, 380]  # each request's line
 
 
 def test_change_log_is_replayed_set_push_splice_delete():
