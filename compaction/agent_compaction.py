@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+CLINE_HISTORY = "api_conversation_history.json"  # Cline, Roo Code, Kilo Code
 _MAX_WHOLE_READ = 64 * 1024 * 1024  # a rewritten JSON transcript larger than this is not re-read
 _CONDENSE = re.compile(r"<condense>|\"name\"\s*:\s*\"condense\"")
 
@@ -69,9 +70,11 @@ class CompactionTail:
             size = os.stat(self.path).st_size
         except OSError:
             return None
-        if self.path.endswith(".json"):
+        if self.path.endswith(".jsonl"):
+            return self._poll_lines(size)
+        if os.path.basename(self.path) == CLINE_HISTORY:
             return self._poll_whole(size)
-        return self._poll_lines(size)
+        return None  # other whole-file sessions (Copilot Chat, Gemini) carry no compaction record we know
 
     # --- JSONL: appended records ----------------------------------------------------------------------
     def _poll_lines(self, size: int) -> AgentCompaction | None:

@@ -79,6 +79,17 @@ def test_cline_history_rewritten_whole_counts_condense_calls(tmp_path: Path):
     assert tail.poll() is None
 
 
+def test_other_whole_file_sessions_are_not_reread(tmp_path: Path):
+    """A Copilot Chat session (.json, rewritten whole) may mention "condense": not a compaction."""
+    p = tmp_path / "chatSessions" / "s.json"
+    p.parent.mkdir()
+    p.write_text('{"requests": []}')
+    tail = CompactionTail(p)
+    tail.poll()
+    p.write_text('{"requests": [{"message": {"text": "<condense> please"}}]}')
+    assert tail.poll() is None
+
+
 def test_watcher_follows_the_newest_transcripts_and_reacts_once(tmp_path: Path):
     old, new = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
     for p in (old, new):
