@@ -16,6 +16,7 @@ from pathlib import Path
 
 from compaction.discovery import (
     _CLINE_CWD,
+    EditorStorage,
     claude_project_names,
     cline_task_dirs,
     codex_session_cwd,
@@ -65,7 +66,8 @@ class Confinement:
     """
 
     def __init__(self, workspace_roots: Iterable[str | Path], *, home: str | Path | None = None,
-                 explicit_read: Iterable[str | Path] = (), settings_files: Iterable[str | Path] = ()) -> None:
+                 explicit_read: Iterable[str | Path] = (), settings_files: Iterable[str | Path] = (),
+                 storage: EditorStorage | None = None) -> None:
         self.roots = [_real(r) for r in workspace_roots]
         if not self.roots:
             raise ValueError("a confinement needs at least one workspace root")
@@ -74,7 +76,10 @@ class Confinement:
         self.transcript_roots: list[Path] = []
         for root in self.roots:
             self.transcript_roots += self._transcript_folders(root)
+        self.storage = storage  # the editor's folders: its chatSessions/ is this workspace's
         self.explicit: list[Path] = [_real(p) for p in explicit_read]
+        if storage:
+            self.transcript_roots += [_real(p) for p in storage.chat_sessions]
         self.write_roots = [r / STATE_DIR for r in self.roots]
         self.write_files: list[Path] = [_real(p) for p in settings_files]
 
@@ -98,7 +103,7 @@ class Confinement:
         if _within(path, codex) and path.name.startswith("rollout-") and path.suffix == ".jsonl":
             cwd = codex_session_cwd(path)
             return cwd is None or _real(cwd) in self.roots
-        for tasks in cline_task_dirs(self.home):
+        for tasks in cline_task_dirs(self.home, self.storage):
             if _within(path, _real(tasks)) and path.name == "api_conversation_history.json":
                 try:
                     head = path.read_bytes()[:65536].decode("utf-8", "replace")

@@ -10,9 +10,13 @@ conversation I am having about this folder"), so this module knows the places:
   the `session_meta` record's cwd is the workspace (or when no cwd can be read).
 - Aider: `.aider.chat.history.md` in the workspace.
 - Gemini CLI: `~/.gemini/tmp/<sha256 of the project root>/chats/*.json`.
-- Cline: `<VS Code user dir>/globalStorage/saoudrizwan.claude-dev/tasks/<id>/
-  api_conversation_history.json` (Linux and macOS locations), kept when the task's
-  environment details name the workspace as working directory (or name none).
+- Cline, Roo Code and Kilo Code (one task shape, three extension ids):
+  `<VS Code user dir>/globalStorage/<extension id>/tasks/<id>/api_conversation_history.json`
+  (Linux and macOS locations, plus the global storage folder the editor extension names), kept
+  when the task's environment details name the workspace as working directory (or name none).
+- GitHub Copilot Chat: `<workspace storage>/chatSessions/*.json|*.jsonl`, only from the folder the
+  editor extension names (`EditorStorage`: the sibling of its `context.storageUri`, so it is this
+  workspace's by construction); no platform path for it is guessed here.
 
 Pure library: reads only, never writes; `home` (or `$COMPACTION_HOME`) replaces the user's home
 directory so tests run against a fake one.
@@ -29,7 +33,10 @@ from pathlib import Path
 
 _HEAD_BYTES = 64 * 1024
 _CLINE_EXT = "saoudrizwan.claude-dev"
-_CLINE_CWD = re.compile(r"Current Working Directory \(([^)\n]+)\)")
+# Cline and its forks keep the same task folders under their own extension ids.
+TASK_AGENTS = {_CLINE_EXT: "cline", "rooveterinaryinc.roo-cline": "roo-code", "kilocode.kilo-code": "kilo-code"}
+# Cline writes "Current Working Directory (…)", Roo Code and Kilo Code "Current Workspace Directory (…)".
+_CLINE_CWD = re.compile(r"Current (?:Working|Workspace) Directory \(([^)\n]+)\)")
 _CODEX_CWD_TAG = re.compile(r"<cwd>([^<\n]+)</cwd>")
 
 
@@ -38,12 +45,37 @@ class TranscriptRef:
     """A transcript file found for a workspace: where, which agent wrote it, how fresh, how big."""
 
     path: str
-    agent: str  # claude-code | codex | aider | gemini-cli | cline
+    agent: str  # claude-code | codex | aider | gemini-cli | cline | roo-code | kilo-code | copilot-chat
     mtime: float
     size: int
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class EditorStorage:
+    """Folders the editor extension names for this window (VS Code's, code-server's, a fork's):
+    `chat_sessions` — this workspace's `chatSessions/` (Copilot Chat), `global_storage` — the
+    user's globalStorage folder (Cline/Roo/Kilo tasks). Only the extension knows them."""
+
+    chat_sessions: tuple[Path, ...] = ()
+    global_storage: tuple[Path, ...] = ()
+
+    @classmethod
+    def from_options(cls, raw: object) -> EditorStorage:
+        """From `{chatSessions: str, globalStorage: str}` (absolute paths; anything else ignored)."""
+        if not isinstance(raw, dict):
+            return cls()
+
+        def one(key: str) -> tuple[Path, ...]:
+            value = raw.get(key)
+            return (Path(value),) if isinstance(value, str) and value and Path(value).is_absolute() else ()
+
+        return cls(one("chatSessions"), one("globalStorage"))
+
+    def task_dirs(self) -> list[Path]:
+        return [g / ext / "tasks" for g in self.global_storage for ext in TASK_AGENTS]
 
 
 def resolve_home(home: str | Path | None = None) -> Path:
@@ -159,34 +191,49 @@ def _gemini(workspace: Path, home: Path) -> list[TranscriptRef]:
     return [r for p in chats.iterdir() if p.suffix in (".json", ".jsonl") and (r := _ref(p, "gemini-cli"))]
 
 
-def cline_task_dirs(home: Path) -> list[Path]:
-    """Cline's task folders for VS Code and its common forks, on Linux and macOS."""
+def cline_task_dirs(home: Path, storage: EditorStorage | None = None) -> list[Path]:
+    """Task folders of Cline, Roo Code and Kilo Code for VS Code and its common forks on Linux and
+    macOS, plus those under the global storage the editor extension named."""
     bases = [home / ".config", home / "Library" / "Application Support"]
     editors = ["Code", "Code - Insiders", "VSCodium", "Cursor"]
-    return [b / e / "User" / "globalStorage" / _CLINE_EXT / "tasks" for b in bases for e in editors]
+    dirs = [b / e / "User" / "globalStorage" / ext / "tasks" for b in bases for e in editors for ext in TASK_AGENTS]
+    return list(dict.fromkeys(dirs + (storage.task_dirs() if storage else [])))
 
 
-def _cline(workspace: Path, home: Path) -> list[TranscriptRef]:
+def _cline(workspace: Path, home: Path, storage: EditorStorage | None = None) -> list[TranscriptRef]:
     out = []
-    for tasks in cline_task_dirs(home):
+    for tasks in cline_task_dirs(home, storage):
         if not tasks.is_dir():
             continue
+        agent = TASK_AGENTS.get(tasks.parent.name, "cline")
         for path in tasks.glob("*/api_conversation_history.json"):
             match = _CLINE_CWD.search(_head(path))
             if match and not _same_dir(match.group(1).strip(), workspace):
                 continue
-            if ref := _ref(path, "cline"):
+            if ref := _ref(path, agent):
                 out.append(ref)
     return out
 
 
+def _copilot(storage: EditorStorage | None) -> list[TranscriptRef]:
+    if storage is None:
+        return []
+    out = []
+    for folder in storage.chat_sessions:
+        if folder.is_dir():
+            out += [r for p in folder.iterdir() if p.suffix in (".json", ".jsonl") and (r := _ref(p, "copilot-chat"))]
+    return out
+
+
 def discover_transcripts(workspace: str | Path, home: str | Path | None = None, *,
-                         include_shipped: bool = False) -> list[TranscriptRef]:
+                         include_shipped: bool = False, storage: EditorStorage | None = None) -> list[TranscriptRef]:
     """All transcripts known for `workspace`, newest first (ties by path, for a stable order).
-    `include_shipped`: also a transcript the repository tracks in git (the user's consent)."""
+    `include_shipped`: also a transcript the repository tracks in git (the user's consent).
+    `storage`: the editor's folders (Copilot Chat sessions, extension task folders)."""
     ws = Path(workspace).absolute()
     h = resolve_home(home)
-    refs = _claude_code(ws, h) + _codex(ws, h) + _aider(ws, include_shipped) + _gemini(ws, h) + _cline(ws, h)
+    refs = (_claude_code(ws, h) + _codex(ws, h) + _aider(ws, include_shipped) + _gemini(ws, h)
+            + _cline(ws, h, storage) + _copilot(storage))
     unique = {r.path: r for r in refs}
     return sorted(unique.values(), key=lambda r: (-r.mtime, r.path))
 

@@ -32,7 +32,9 @@ from pygls.uris import to_fs_path
 
 from compaction import __version__
 from compaction.config import Settings, config_path
+from compaction.discovery import EditorStorage, discover_transcripts
 from compaction.shipped import memory_withheld
+from lsp_server.agent_watch import AgentCompactionWatcher
 from lsp_server.features import commands
 from lsp_server.features.diagnostics import diagnostics_for
 from lsp_server.features.hover import render_hover
@@ -105,6 +107,8 @@ class CompactionLanguageServer(LanguageServer):
         self.store_watchers: list[StoreWatcher] = []  # one per workspace folder
         self.config_watcher: ConfigWatcher | None = None
         self.last_compaction: Any = None  # (Transcript, CompactionResult) of the last compaction.compact
+        self.editor_storage = EditorStorage()
+        self.agent_watcher: AgentCompactionWatcher | None = None
         self.index_refreshes = 0
         self.watch_batches = 0
         self.allow_read: list[str] = []  # --allow-read / $COMPACTION_ALLOW_READ (the user's, never the workspace's)
@@ -194,6 +198,8 @@ class ClientLogHandler(logging.Handler):
 @server.feature(types.INITIALIZE)
 def on_initialize(ls: CompactionLanguageServer, params: types.InitializeParams) -> None:
     ls.init_options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+    # Not a setting: the folders only the editor knows (its chatSessions/, its globalStorage).
+    ls.editor_storage = EditorStorage.from_options(ls.init_options.pop("editorStorage", None))
 
 
 @server.feature(types.INITIALIZED)
@@ -463,6 +469,40 @@ def start_watching(ls: CompactionLanguageServer) -> None:
     if ls.loop is not None:
         ls.config_watcher = ConfigWatcher(ls.root, lambda: _reload_config_soon(ls))
         ls.config_watcher.start()
+        ls.agent_watcher = AgentCompactionWatcher(
+            lambda: discover_transcripts(ls.root, include_shipped=ls.settings.trust_shipped_memory,
+                                         storage=ls.editor_storage),
+            lambda event, ref: on_agent_compaction(ls, event, ref), warm=_warm_compaction_modules)
+        ls.agent_watcher.start()
+
+
+AGENT_COMPACTED = "compaction/agentCompacted"
+
+
+def _warm_compaction_modules() -> None:
+    """Import what reacting to an agent's compaction needs (about 1.5 s cold) before it happens."""
+    import compaction.history  # noqa: F401
+    import compaction.transcripts  # noqa: F401
+    import restore.pipeline  # noqa: F401
+
+
+def on_agent_compaction(ls: CompactionLanguageServer, event: Any, ref: Any) -> None:
+    """The agent compacted (watcher thread): compact the same transcript with our rules — which
+    records its errors (idempotent per transcript and round, so the Claude Code hooks ingesting it
+    too count nothing twice) and rewrites latest.md and restore.md — then tell the client once."""
+    job = commands.Job(workspace=ls.root, settings=ls.settings, open_files=list(reversed(ls.open_files)),
+                       index=workspace_index(ls), last_compaction=ls.last_compaction,
+                       remember=lambda result: setattr(ls, "last_compaction", result),
+                       on_memory_changed=lambda: refresh_error_index(ls), storage=ls.editor_storage)
+    try:
+        reply = commands.compact(job, commands.CompactParams(transcript=event.path))
+    except commands.EXPECTED_ERRORS as exc:
+        log.warning("after %s compacted %s: %s", event.agent, event.path, exc)
+        return
+    log.info("%s compacted %s: restore state refreshed", event.agent, event.path)
+    ls.send(ls.protocol.notify, AGENT_COMPACTED, {
+        "transcript": event.path, "agent": event.agent, "offset": event.offset,
+        "restore": reply["paths"]["restore"], "latest": reply["paths"]["latest"]})
 
 
 def _reload_config_soon(ls: CompactionLanguageServer) -> None:
@@ -486,6 +526,9 @@ def stop_watching(ls: CompactionLanguageServer) -> None:
     if ls.config_watcher:
         ls.config_watcher.stop()
         ls.config_watcher = None
+    if ls.agent_watcher:
+        ls.agent_watcher.stop()
+        ls.agent_watcher = None
 
 
 # ---- commands ------------------------------------------------------------------------------------
@@ -554,6 +597,8 @@ async def run_job(ls: CompactionLanguageServer, name: str, args: tuple[Any, ...]
         last_compaction=ls.last_compaction,
         remember=lambda result: setattr(ls, "last_compaction", result),
         on_memory_changed=lambda: refresh_error_index(ls),
+        storage=ls.editor_storage,
+        phase_delay_s=commands.request_phase_delay_s(),
     )
     outcome = "done"
     try:

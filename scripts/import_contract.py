@@ -29,7 +29,7 @@ LAYERS: list[set[str]] = [
      "compaction.escape"},
     {"compaction.shell", "compaction.events", "compaction.tokens", "compaction.store", "compaction.cache",
      "compaction.lexical", "compaction.budget", "compaction.llm", "compaction.shipped", "compaction.discovery",
-     "compaction.confine"},
+     "compaction.confine", "compaction.agent_compaction"},
     {"compaction.errors", "compaction.summarize"},
     {"compaction.summary", "compaction.history", "compaction.blocks", "compaction.memory"},
     {"restore"},

@@ -28,6 +28,7 @@ _MODULES = [
     "specstory",
     "cursor_export",
     "gemini_cli",
+    "copilot_chat",
     "anthropic",
     "openai_chat",
     "markdown",

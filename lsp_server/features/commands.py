@@ -27,13 +27,18 @@ from pydantic.alias_generators import to_camel
 from compaction import statedir
 from compaction.config import Settings
 from compaction.confine import Confinement, ConfinementError
-from compaction.discovery import discover_transcripts
+from compaction.discovery import EditorStorage, discover_transcripts
 from compaction.errors.memory import ErrorMemoryError
 from compaction.model import TranscriptError
 from compaction.store import StoreError
 
 # Test hook: wait this long (ms) in every phase so that a test can cancel deterministically.
 _PHASE_DELAY_ENV = "COMPACTION_LSP_PHASE_DELAY_MS"
+
+
+def request_phase_delay_s() -> float:
+    """The test hook's wait per phase of a client request; the server's own jobs never wait."""
+    return float(os.environ.get(_PHASE_DELAY_ENV, "0") or 0) / 1000
 
 
 class Cancelled(Exception):
@@ -59,16 +64,19 @@ class Job:
     on_memory_changed: Callable[[], None] = lambda: None
     folders: list[Path] = field(default_factory=list)  # the window's workspace folders
     allow_read: list[str] = field(default_factory=list)  # read roots the user set (flag, user settings)
+    storage: EditorStorage | None = None  # the editor's chatSessions/ and globalStorage folders
+    phase_delay_s: float = 0.0  # test hook for client requests (COMPACTION_LSP_PHASE_DELAY_MS)
 
     def confinement(self, picked: list[str] | tuple[str, ...] = ()) -> Confinement:
-        """What this request may read: the workspace, its agents' transcript folders, the user's read
-        roots and the files the user picked for this request in the editor."""
-        return Confinement([self.workspace], home=self.home, explicit_read=[*self.allow_read, *picked])
+        """What this request may read: the workspace, its agents' transcript folders (the editor's
+        chat sessions included), the user's read roots and the files the user picked for this
+        request in the editor."""
+        return Confinement([self.workspace], home=self.home, explicit_read=[*self.allow_read, *picked],
+                           storage=self.storage)
 
     def phase(self, message: str, percentage: int | None = None) -> None:
-        delay = float(os.environ.get(_PHASE_DELAY_ENV, "0") or 0) / 1000
-        if delay:
-            self.cancel.wait(delay)
+        if self.phase_delay_s:
+            self.cancel.wait(self.phase_delay_s)
         if self.cancel.is_set():
             raise Cancelled(f"cancelled before {message}")
         self.progress(message, percentage)
@@ -109,21 +117,25 @@ def discover(job: Job, p: DiscoverParams) -> dict[str, Any]:
         if not match:
             raise CommandError(f"workspace {p.workspace} is not one of this window's workspace folders")
         folder = match[0]
-    refs = discover_transcripts(folder, home=job.home)
+    refs = discover_transcripts(folder, home=job.home, storage=job.storage)
     return {"transcripts": [r.to_dict() for r in refs]}
 
 
-def resolve_transcript(job: Job, path: str | None, picked: list[str] | None = None) -> Path:
+def resolve_transcript(job: Job, path: str | None, picked: list[str] | None = None, *,
+                       confined: bool = False) -> Path:
     """The transcript to read, confined like the MCP server's reads (issue 15, attack 5): its real
     path must be inside the workspace, this workspace's agent transcript folders, a read root the
     user set (`--allow-read`, the user setting `compaction.allowRead`), or a file the user picked
     for this request in the editor (`allowRead` in the request: the extension sends it only from
-    its file dialog or the active editor). Absolute paths, `ws/../outside` and links out are
-    refused with the reason. Relative paths are taken from the workspace."""
+    its file dialog or the active editor). A path that came from a model (`confined`: a language
+    model tool, the chat participant) gets no picked files. Absolute paths, `ws/../outside` and
+    links out are refused with the reason. Relative paths are taken from the workspace."""
     if path:
         p = Path(path).expanduser()
-        return job.confinement(picked or ()).check_read(p if p.is_absolute() else job.workspace / p)
-    refs = discover_transcripts(job.workspace, home=job.home, include_shipped=job.settings.trust_shipped_memory)
+        return job.confinement(() if confined else (picked or ())).check_read(
+            p if p.is_absolute() else job.workspace / p)
+    refs = discover_transcripts(job.workspace, home=job.home, include_shipped=job.settings.trust_shipped_memory,
+                                storage=job.storage)
     if not refs:
         raise CommandError(f"no transcript given and none discovered for {job.workspace}")
     return Path(refs[0].path)
@@ -140,6 +152,7 @@ class CompactParams(_Params):
     target_tokens: int | None = Field(None, gt=0)
     lang: Literal["en", "zh"] | None = None
     format: str | None = None
+    confined: bool = False  # the path comes from a model: confine it (see resolve_transcript)
 
 
 def compact(job: Job, p: CompactParams) -> dict[str, Any]:
@@ -151,7 +164,7 @@ def compact(job: Job, p: CompactParams) -> dict[str, Any]:
     from compaction.history import compact as compact_transcript
     from compaction.transcripts import load_transcript
 
-    path = resolve_transcript(job, p.transcript, p.allow_read)
+    path = resolve_transcript(job, p.transcript, p.allow_read, confined=p.confined)
     job.phase(f"Loading {path.name}", 5)
     transcript = load_transcript(path, p.format, redact=job.settings.redact_secrets)
     job.phase("Recording errors in the error memory", 30)

@@ -56,3 +56,25 @@ def test_hand_entered_error_memory_and_memories_are_redacted(tmp_path):
     assert KEY not in found
     for f in (tmp_path / ".compaction").glob("state.db*"):  # the database and its WAL
         assert KEY.encode() not in f.read_bytes(), f.name
+
+
+def test_lsp_transcript_paths_from_a_model_are_confined_like_the_mcp_servers(tmp_path):
+    """`confined`: a language-model tool or the chat participant named the path, not the user."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "t.jsonl").write_text("{}\n")
+    (tmp_path / "other.jsonl").write_text("{}\n")
+    home = tmp_path / "home"
+    session = home / ".claude" / "projects" / str(ws).replace("/", "-") / "s.jsonl"
+    session.parent.mkdir(parents=True)
+    session.write_text("{}\n")
+    job = Job(workspace=ws, settings=Settings(), home=str(home))
+    assert resolve_transcript(job, str(ws / "t.jsonl"), confined=True) == (ws / "t.jsonl").resolve()
+    assert resolve_transcript(job, str(session), confined=True) == session.resolve()
+    with pytest.raises(ConfinementError, match="outside the workspace"):
+        resolve_transcript(job, str(tmp_path / "other.jsonl"), confined=True)
+    with pytest.raises(ConfinementError):
+        resolve_transcript(job, "../other.jsonl", confined=True)
+    # a model cannot widen its own reach: files "picked" in its request are ignored
+    with pytest.raises(ConfinementError, match="outside the workspace"):
+        resolve_transcript(job, str(tmp_path / "other.jsonl"), [str(tmp_path / "other.jsonl")], confined=True)

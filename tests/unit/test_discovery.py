@@ -93,3 +93,55 @@ def test_codex_cwd_from_older_environment_context(tmp_path: Path) -> None:
         1,
     )  # fmt: skip
     assert codex_session_cwd(path) == "/srv/app"
+
+
+def test_editor_storage_offers_copilot_sessions_and_roo_kilo_tasks_of_this_workspace(tmp_path: Path) -> None:
+    """Copilot Chat sessions come only from the chatSessions/ folder the extension names; Roo and
+    Kilo tasks (Cline's shape, other ids, "Current Workspace Directory") are filtered by cwd."""
+    from compaction.discovery import EditorStorage, discover_transcripts
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    home = tmp_path / "home"
+    chat = tmp_path / "workspaceStorage" / "abc123" / "chatSessions"
+    chat.mkdir(parents=True)
+    (chat / "s1.json").write_text('{"requests": []}')
+    (chat / "s2.jsonl").write_text('{"kind": 0, "v": {"requests": []}}\n')
+    (chat / "notes.txt").write_text("x")
+    glob = tmp_path / "globalStorage"
+    mine = glob / "rooveterinaryinc.roo-cline" / "tasks" / "t1" / "api_conversation_history.json"
+    other = glob / "kilocode.kilo-code" / "tasks" / "t2" / "api_conversation_history.json"
+    kilo = glob / "kilocode.kilo-code" / "tasks" / "t3" / "api_conversation_history.json"
+    for p, cwd in ((mine, ws), (other, tmp_path / "elsewhere"), (kilo, ws)):
+        p.parent.mkdir(parents=True)
+        p.write_text(f'[{{"role": "user", "content": "# Current Workspace Directory ({cwd}) Files"}}]')
+    storage = EditorStorage.from_options({"chatSessions": str(chat), "globalStorage": str(glob)})
+    found = {(Path(r.path).name if r.agent == "copilot-chat" else Path(r.path).parent.name, r.agent)
+             for r in discover_transcripts(ws, home, storage=storage)}
+    assert found == {("s1.json", "copilot-chat"), ("s2.jsonl", "copilot-chat"), ("t1", "roo-code"), ("t3", "kilo-code")}
+    assert discover_transcripts(ws, home) == []  # nothing guessed without the editor's folders
+    assert EditorStorage.from_options({"chatSessions": "relative/x", "globalStorage": 3}) == EditorStorage()
+
+
+def test_confinement_reads_the_named_chat_sessions_and_filters_shared_task_folders(tmp_path: Path) -> None:
+    import pytest
+
+    from compaction.confine import Confinement, ConfinementError
+    from compaction.discovery import EditorStorage
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    chat = tmp_path / "wsStorage" / "chatSessions"
+    chat.mkdir(parents=True)
+    (chat / "s.json").write_text("{}")
+    glob = tmp_path / "globalStorage"
+    theirs = glob / "rooveterinaryinc.roo-cline" / "tasks" / "t" / "api_conversation_history.json"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_text('[{"role": "user", "content": "Current Workspace Directory (/elsewhere)"}]')
+    storage = EditorStorage((chat,), (glob,))
+    conf = Confinement([ws], home=tmp_path / "home", storage=storage)
+    assert conf.check_read(chat / "s.json") == (chat / "s.json").resolve()
+    with pytest.raises(ConfinementError):
+        conf.check_read(theirs)
+    with pytest.raises(ConfinementError):
+        Confinement([ws], home=tmp_path / "home").check_read(chat / "s.json")

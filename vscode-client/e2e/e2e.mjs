@@ -3,7 +3,7 @@
 // the restore document open by themselves -> the restore document names the workspace as cwd and
 // an ERR_PY_ id -> hovering the line the traceback pointed at shows the error-memory record.
 // Screenshots of each step go to $OUT. Exit code 1 on the first failed expectation.
-import { appendFileSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -274,7 +274,67 @@ async function editorText(page, group) {
       await shot(page, 'status-after-growth');
     }
 
-    // 13. Point compaction.python.path at an interpreter without the server package: the setting
+    // 13. Language-model tools and the @compaction handler (issue 17), through the test-only command:
+    //     vscode.lm.tools lists ours with their schemas, vscode.lm.invokeTool runs each, and the chat
+    //     handler streams into a recording stream (no chat provider offline: the chat view sends nothing).
+    const checksFile = join(WS, '.compaction', 'e2e-agent-checks.json');
+    await palette(page, 'Compaction: Run Agent Integration Checks (test)');
+    await page.keyboard.press('Enter');
+    const until = Date.now() + 90000;
+    while (!existsSync(checksFile) && Date.now() < until) await page.waitForTimeout(250);
+    expect(existsSync(checksFile), 'the agent checks ran');
+    const checks = JSON.parse(readFileSync(checksFile, 'utf8'));
+    const names = checks.tools.map((t) => t.name).sort();
+    expect(names.join(',') === 'compaction_compact,compaction_errorMemory,compaction_restore', `vscode.lm.tools lists ours: ${names.join(', ')}`);
+    for (const t of checks.tools) log('tool', t.name, 'schema:', JSON.stringify(t.inputSchema));
+    const [restoreInv, errorsInv, compactInv, refusedInv] = checks.invocations;
+    for (const i of checks.invocations) log('invokeTool', i.name, JSON.stringify(i.input), '->', (i.error ? `Error: ${i.error}` : i.text).split('\n').slice(0, 4).join(' | '));
+    expect(!restoreInv.error && restoreInv.text.includes(WS), 'compaction_restore returns the restore state of this workspace');
+    expect(!errorsInv.error && /Detected historical error \[ERR_PY_KeyError\]/.test(errorsInv.text), 'compaction_errorMemory warns about ERR_PY_KeyError for app/config.py');
+    expect(!compactInv.error && /Compacted conversation|Conversation/.test(compactInv.text), 'compaction_compact returns the compacted document');
+    expect(/reading refused/.test(refusedInv.error || refusedInv.text || ''), `compaction_compact refuses a path outside the workspace (${refusedInv.error || refusedInv.text})`);
+    const [restoreChat, errorsChat, compactChat] = checks.chats;
+    const anchors = restoreChat.recorded.filter((r) => r.kind === 'anchor');
+    expect(restoreChat.recorded.some((r) => r.kind === 'markdown' && r.value.includes(WS)) && anchors.length > 0,
+      `@compaction /restore streams the document and ${anchors.length} file anchors`);
+    expect(errorsChat.recorded.some((r) => r.kind === 'markdown' && r.value.includes('ERR_PY_KeyError')), '@compaction /errors streams the warning');
+    expect(compactChat.recorded.some((r) => r.kind === 'markdown' && r.value.length > 200), '@compaction /compact streams the compacted document');
+    await page.locator('.tabs-container .tab.active', { hasText: 'Untitled' }).first().waitFor({ timeout: 15000 }).catch(() => {});
+    await page.waitForTimeout(500);
+    await shot(page, 'agent-tools-and-chat');
+
+    // 14. The agent compacts by itself: Claude Code appends its compact boundary and summary to the
+    //     session; the server refreshes restore.md and the error memory, and one notification offers
+    //     Open / Copy for Assistant / Don't Show Again.
+    if (TRANSCRIPT_PATH) {
+      await palette(page, 'Notifications: Clear All Notifications');
+      await page.keyboard.press('Enter');
+      const restoreMd = join(WS, '.compaction', 'restore.md');
+      const mtimeBefore = statSync(restoreMd).mtimeMs;
+      const boundary = { type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', uuid: 'c0e2c4d6-0000-4000-8000-0000000000a1',
+        timestamp: new Date().toISOString(), compactMetadata: { trigger: 'manual', preTokens: 48210 } };
+      const summary = { type: 'user', isCompactSummary: true, uuid: 'c0e2c4d6-0000-4000-8000-0000000000a2', parentUuid: boundary.uuid,
+        timestamp: new Date().toISOString(), message: { role: 'user', content: 'This session is being continued from a previous conversation. Summary: fix the config crash.' } };
+      const tAppend = Date.now();
+      appendFileSync(TRANSCRIPT_PATH, JSON.stringify(boundary) + '\n' + JSON.stringify(summary) + '\n');
+      const note = page.locator('.notification-toast', { hasText: 'compacted its conversation' }).first();
+      await note.waitFor({ timeout: 30000 });
+      const delay = Date.now() - tAppend;
+      const noteText = await note.innerText();
+      log(`agent compaction -> notification visible in ${delay} ms`);
+      expect(noteText.includes('Claude Code') && noteText.includes('Open') && noteText.includes('Copy for Assistant') && noteText.includes("Don't Show Again"),
+        `notification after the agent compacted (${delay} ms): ${noteText.split('\n')[0]}`);
+      expect(statSync(restoreMd).mtimeMs > mtimeBefore, 'the server rewrote .compaction/restore.md');
+      await page.waitForTimeout(400);
+      await shot(page, 'agent-compacted-notification');
+      await note.locator('.monaco-button', { hasText: 'Open' }).first().click();
+      const opened = await page.locator('.tabs-container .tab.active', { hasText: 'restore.md' }).first().waitFor({ timeout: 15000 }).then(() => true, () => false);
+      expect(opened, '"Open" opened the refreshed restore.md');
+      await page.waitForTimeout(1500);
+      expect((await page.locator('.notification-toast', { hasText: 'compacted its conversation' }).count()) === 0, 'shown once');
+    }
+
+    // 15. Point compaction.python.path at an interpreter without the server package: the setting
     //     change restarts the server, which says what is missing and shows the exact install command.
     if (FAKE_PYTHON) {
       // Through the Settings editor, as a user would (the settings file on disk is not watched here).

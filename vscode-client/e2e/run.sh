@@ -35,6 +35,8 @@ run_env() {
   export XDG_STATE_HOME="$RUN/xdg/state"
   # The server's test hook: each phase of a long command waits this long, so Cancel can be pressed.
   export COMPACTION_LSP_PHASE_DELAY_MS=${COMPACTION_LSP_PHASE_DELAY_MS:-600}
+  # Registers the test-only command that drives the language-model tools and the chat handler.
+  export COMPACTION_E2E=1
 }
 
 do_install() {

@@ -31,6 +31,8 @@ import {
   type PythonExtensionApi,
 } from './python';
 import { TRUST, trustHover } from './hover';
+import { AGENT_COMPACTED, type AgentCompactedParams } from './agentCompacted';
+import type { EditorStorage } from './editorStorage';
 import { affectsServer, needsRestart, serverSettings } from './settings';
 
 const LSP_REQUEST_CANCELLED = -32800;
@@ -50,9 +52,16 @@ export class ServerManager implements vscode.Disposable {
   private readonly stateEmitter = new vscode.EventEmitter<boolean>();
   /** Fires true when the server is running, false when it stopped. */
   readonly onDidChangeRunning = this.stateEmitter.event;
+  private readonly agentCompactedEmitter = new vscode.EventEmitter<AgentCompactedParams>();
+  /** The server saw an agent compact its own conversation and refreshed the restore state. */
+  readonly onAgentCompacted = this.agentCompactedEmitter.event;
   readonly activatedAt = Date.now();
 
-  constructor(readonly log: vscode.LogOutputChannel) {
+  constructor(
+    readonly log: vscode.LogOutputChannel,
+    /** The editor's chatSessions/ and globalStorage folders, for discovery (see editorStorage.ts). */
+    private readonly storage: EditorStorage = {},
+  ) {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         const affects = (s: string) => e.affectsConfiguration(s);
@@ -179,7 +188,7 @@ export class ServerManager implements vscode.Disposable {
       outputChannel: this.log,
       traceOutputChannel: this.log,
       workspaceFolder: folder,
-      initializationOptions: () => serverSettings(vscode.workspace.getConfiguration('compaction', folder?.uri)),
+      initializationOptions: () => ({ ...serverSettings(vscode.workspace.getConfiguration('compaction', folder?.uri)), editorStorage: this.storage }),
       markdown: { isTrusted: TRUST, supportHtml: false },
       middleware: {
         provideHover: async (document, position, token, next) => trustHover(await next(document, position, token)),
@@ -199,6 +208,7 @@ export class ServerManager implements vscode.Disposable {
     const client = new LanguageClient('compaction', 'Compaction', serverOptions, clientOptions);
     this.client = client;
     client.onDidChangeState((e) => this.stateEmitter.fire(e.newState === State.Running));
+    client.onNotification(AGENT_COMPACTED, (p: AgentCompactedParams) => this.agentCompactedEmitter.fire(p));
     try {
       await client.start();
     } catch (err) {
@@ -289,6 +299,7 @@ export class ServerManager implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
     this.stateEmitter.dispose();
+    this.agentCompactedEmitter.dispose();
     void this.stop();
   }
 }
