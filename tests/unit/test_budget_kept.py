@@ -72,7 +72,7 @@ def test_all_user_messages_whole_when_room(sessions):
     """Every later request of an interactive session comes back whole (not cut at 160 characters)
     once the required facts fit."""
     t, total, _ = sessions["aider-afi-core-ts.md"]
-    md = compact(t, target_tokens=total // 5).markdown
+    md = compact(t, target_tokens=total // 3).markdown
     long_requests = [m.text.strip() for m in t.messages if m.role.value == "user" and len(m.text.strip()) > 200]
     assert long_requests
     for text in long_requests[1:]:
