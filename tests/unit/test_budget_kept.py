@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bench.copies import prepare
 from compaction import tokens
@@ -109,3 +111,36 @@ def test_tiny_budget_shrinks_must_keep_items_to_one_line_with_pointer(tmp_path):
     for i in range(12):
         assert f"invariant-{i}" in r.markdown
     assert "markers.json" in r.markdown  # the pointer to the full text
+
+
+@pytest.mark.parametrize("kwargs", [{"role": "pm"}, {"role": "tester"}, {"lang": "zh"},
+                                    {"instructions": "keep the test results, ignore styling"}])
+def test_budget_kept_for_every_preset(sessions, kwargs):
+    for name in ("aider-afi-core-ts.md", "mini-django-13297.traj.json", "oh-ponyc-4593.json"):
+        t, total, _ = sessions[name]
+        for n in (200, 500, total // 20, total // 10):
+            assert tokens.count(compact(t, target_tokens=n, **kwargs).markdown) <= n, (name, n, kwargs)
+
+
+def _session(rounds: int, paste: int, markers: int, seed: int) -> list[dict]:
+    msgs: list[dict] = [{"role": "user", "content": f"task {seed}: repair the exporter in src/export_{seed}.py"}]
+    for i in range(rounds):
+        text = f"step {i}: " + "word " * ((seed * 7 + i * 13) % paste + 1)
+        if i < markers:
+            text += f"\n@important MARK-{seed}-{i} keep this"
+        msgs.append({"role": "assistant", "content": text})
+        msgs.append({"role": "user", "content": "go on " + "x " * ((seed + i) % paste)})
+    return msgs
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rounds=st.integers(1, 30), paste=st.sampled_from([5, 200, 3000]), markers=st.integers(0, 4),
+       seed=st.integers(0, 10**6), budget=st.integers(40, 6000))
+def test_any_session_any_budget(tmp_path_factory, rounds, paste, markers, seed, budget):
+    p = tmp_path_factory.mktemp("s") / "s.json"
+    p.write_text(json.dumps(_session(rounds, paste, markers, seed)))
+    r = compact(load_transcript(p), target_tokens=budget)
+    assert tokens.count(r.markdown) <= budget
+    if budget >= 300:
+        for i in range(min(markers, rounds)):
+            assert f"MARK-{seed}-{i}" in r.markdown
