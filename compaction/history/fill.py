@@ -4,8 +4,9 @@ Once the must-keep facts fit, the room left goes, in order, to what a successor 
 were shortened get their full text back and facts that were dropped come back — the user's requests
 first (all of them, whole), then the other sections by their priority (change records and findings
 included, whatever sources are registered) — then the kept rounds are rendered with larger caps, then
-older rounds join the verbatim tail, until the document is within 90–100% of its target. Every step
-is checked against a real token count; a step that overshoots is taken back.
+older rounds join the verbatim tail, until the document is within 90–100% of its target. Steps are
+planned on estimated costs and the plan checked by one real count; a plan that overshoots is made
+again with less room, so a document never leaves here over its target.
 """
 
 from __future__ import annotations
@@ -41,17 +42,77 @@ Render = Callable[[Draft], str]
 
 def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], all_facts: list[Fact],
          tail: TailRenderer, rounds: list[Round], code: bool, steering: Steering) -> tuple[str, Draft]:
-    """The fuller document and its draft; the draft given back unchanged when nothing fits."""
+    """The fuller document and its draft; the draft given back unchanged when nothing fits.
+
+    Each pass plans every step on estimated costs, then renders and counts once: a plan that
+    overshoots is planned again with that much less room; one that falls short of FULL gets one more
+    pass (facts and older rounds) with the exact room left. A few counts in all, whatever the steps."""
     markdown = render(draft)
-    used = tokens.count(markdown)
-    steps = _steps(draft, origin, all_facts)
-    markdown, used, draft = _room_for_requests(render, draft, markdown, used, target, steps, tail)
-    markdown, used, draft = _more_facts(render, draft, markdown, used, target, _steps(draft, origin, all_facts))
-    if used < FULL * target:
-        markdown, used, draft = _wider_tail(render, draft, markdown, used, target, tail)
-    if used < FULL * target:
-        markdown, used, draft = _older_rounds(render, draft, markdown, used, target, rounds, code, steering)
-    return markdown, draft
+    used = tokens.count(markdown)  # the engine counted this very text: a memo hit
+    if used > target:
+        return markdown, draft
+    have_tail = tokens.count(draft.tail_text) if draft.tail_text else 0
+    best = (markdown, draft)
+    shrink = 0
+    first_pass = True
+    for _ in range(4):
+        room = _room(used, target) - shrink
+        if room <= 0:
+            break
+        steps = _steps(draft, origin, all_facts)
+        plan = _plan(draft, room, steps, tail, have_tail, rounds, code, steering, target, origin, widen=first_pass)
+        if plan is None:
+            break
+        md = render(plan)
+        n = tokens.count(md)
+        if n > target:
+            shrink += (n - target) + int(target * _MARGIN)
+            continue
+        best = (md, plan)
+        if n >= FULL * target or not first_pass:
+            break
+        draft, used, shrink, first_pass = plan, n, 0, False  # short of FULL: one more pass, exact room
+    return best
+
+
+def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_tail: int, rounds: list[Round],
+          code: bool, steering: Steering, target: int, origin: dict[int, Fact], *, widen: bool) -> Draft | None:
+    """The draft with the room spent in value order, on estimated costs; None when nothing changes."""
+    chosen = list(draft.chosen)
+    tail_text, start, extra = draft.tail_text, draft.shown_start, list(draft.extra)
+    changed = False
+    # The user's requests whole come before the verbatim tail's default share: the tail gives way for
+    # them, down to TAIL_FLOOR of the target (the newest rounds stay).
+    need = sum(s.delta for s in steps if s.original.section is Section.GOAL)
+    if widen and need > room and tail_text and not extra:
+        budget = max(have_tail - (need - room), int(target * TAIL_FLOOR))
+        if budget < have_tail:
+            text, cut = tail.render(budget)
+            if text:
+                room += have_tail - budget
+                tail_text, start, have_tail, changed = text, tail.rounds[cut].number, budget, True
+    for step in steps:  # facts shown whole, facts back, most valuable first
+        if step.delta > room:
+            continue
+        g = copy.copy(step.original)
+        g.text, g.short = step.full, None
+        origin[id(g)] = step.original  # a later pass sees it as shown whole
+        if step.copy is not None:
+            chosen[chosen.index(step.copy)] = g
+        else:
+            chosen.append(g)
+        room -= step.delta
+        changed = True
+    if widen and tail.rounds and room > 40:  # the kept rounds at the largest cap the room allows
+        text, cost = _widened(tail, start, have_tail + room)
+        if text is not None and text != tail_text and cost > have_tail:
+            room -= cost - have_tail
+            tail_text, changed = text, True
+    older, first = _older(rounds, start, room, code, steering)
+    if older:
+        extra = older + extra
+        start, changed = first, True
+    return Draft(chosen, tail_text, start, extra) if changed else None
 
 
 def _room(used: int, target: int) -> int:
@@ -88,96 +149,30 @@ def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list
             for (o, c, full), cost, n in zip(pending, costs, shown, strict=True)]
 
 
-def _room_for_requests(render: Render, draft: Draft, markdown: str, used: int, target: int, steps: list[_Step],
-                       tail: TailRenderer) -> tuple[str, int, Draft]:
-    """The user's requests whole come before the verbatim tail's default share: the tail gives way for
-    them, down to TAIL_FLOOR of the target (the newest rounds stay)."""
-    need = sum(s.delta for s in steps if s.original.section is Section.GOAL)
-    short = need - _room(used, target)
-    if short <= 0 or not draft.tail_text or draft.extra:
-        return markdown, used, draft
-    have = tokens.count(draft.tail_text)
-    budget = max(have - short, int(target * TAIL_FLOOR))
-    if budget >= have:
-        return markdown, used, draft
-    text, cut = tail.render(budget)
-    if not text:
-        return markdown, used, draft
-    trial = Draft(draft.chosen, text, tail.rounds[cut].number, draft.extra)
-    md = render(trial)
-    return md, tokens.count(md), trial
-
-
-def _more_facts(render: Render, draft: Draft, markdown: str, used: int, target: int,
-                steps: list[_Step]) -> tuple[str, int, Draft]:
-    """Shortened facts back to full text, dropped facts back, most valuable first, while they fit."""
-    room = _room(used, target)
-    for _ in range(3):  # a real count that overshoots the estimate retries with that much less room
-        chosen = list(draft.chosen)
-        left = room
-        applied = 0
-        for step in steps:
-            if step.delta > left:
-                continue
-            g = copy.copy(step.original)
-            g.text, g.short = step.full, None
-            if step.copy is not None:
-                chosen[chosen.index(step.copy)] = g
-            else:
-                chosen.append(g)
-            left -= step.delta
-            applied += 1
-        if not applied:
-            break
-        trial = Draft(chosen, draft.tail_text, draft.shown_start, draft.extra)
-        text = render(trial)
-        n = tokens.count(text)
-        if n <= target:
-            return text, n, trial
-        room -= (n - target) + int(target * _MARGIN)
-    return markdown, used, draft
-
-
-def _wider_tail(render: Render, draft: Draft, markdown: str, used: int, target: int,
-                tail: TailRenderer) -> tuple[str, int, Draft]:
-    """The kept rounds again at the largest cap the room left allows (fewer, shorter elisions)."""
-    if not tail.rounds:
-        return markdown, used, draft
+def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, int]:
+    """The kept rounds from round `start` at the largest cap within `budget` (text, estimated cost)."""
     numbers = [r.number for r in tail.rounds]
-    first = numbers.index(draft.shown_start) if draft.shown_start in numbers else len(numbers) - 1
+    first = numbers.index(start) if start in numbers else len(numbers) - 1
     kept = tail.per_round[first:]
     pieces = [p for round_pieces in kept for p in round_pieces]
-    have = tokens.count(draft.tail_text) if draft.tail_text else 0
-    room = _room(used, target)
-    for _ in range(3):
-        if room <= 0:
-            break
-        cap = _largest_cap(pieces, have + room, overhead=8 * len(kept))
-        if cap is False:
-            break
-        text = "\n\n".join(f"### r{rnd.number}\n\n" + "".join(p.render(cap) for p in round_pieces).rstrip()
-                           for rnd, round_pieces in zip(tail.rounds[first:], kept, strict=True))
-        if text == draft.tail_text:
-            break
-        trial = Draft(draft.chosen, text, numbers[first], draft.extra)
-        md = render(trial)
-        n = tokens.count(md)
-        if n <= target:
-            return md, n, trial
-        room -= (n - target) + int(target * _MARGIN)
-    return markdown, used, draft
+    overhead = 8 * len(kept)
+    cap = _largest_cap(pieces, budget, overhead=overhead)
+    if cap is False:
+        return None, 0
+    text = "\n\n".join(f"### r{rnd.number}\n\n" + "".join(p.render(cap) for p in round_pieces).rstrip()
+                       for rnd, round_pieces in zip(tail.rounds[first:], kept, strict=True))
+    return text, sum(p.cost(cap) for p in pieces) + overhead
 
 
-def _older_rounds(render: Render, draft: Draft, markdown: str, used: int, target: int, rounds: list[Round],
-                  code: bool, steering: Steering) -> tuple[str, int, Draft]:
-    """Rounds before the verbatim tail join it, newest first, each with the largest standard cap that
-    fits; room still left then widens the caps of the rounds added, newest first."""
-    room = _room(used, target)
+def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Steering) -> tuple[list[str], int]:
+    """Rounds before round `start` joining the verbatim tail, newest first, each with the largest
+    standard cap that fits; room still left then widens their caps, newest first. (texts oldest
+    first, the first round shown)."""
     budget_chars = max(room * 64, 1_000_000)  # bounded work: never encode far more text than the room shows
-    start = draft.shown_start - 1  # round numbers are 1-based: rounds[start - 1] is the round before
+    at = start - 1  # round numbers are 1-based: rounds[at - 1] is the round before
     added: list[_Added] = []  # newest first
-    while start >= 1 and room > 40 and budget_chars > 0:
-        rnd = rounds[start - 1]
+    while at >= 1 and room > 40 and budget_chars > 0:
+        rnd = rounds[at - 1]
         pieces = [p for msg in rnd.messages for p in _pieces(msg, rnd.number, code, steering)]
         budget_chars -= sum(len(m.text) + sum(len(r.content) for r in m.tool_results) for m in rnd.messages)
         cap = _largest_cap(pieces, room)
@@ -186,24 +181,18 @@ def _older_rounds(render: Render, draft: Draft, markdown: str, used: int, target
         one = _Added(rnd.number, pieces, cap)
         added.append(one)
         room -= one.cost()
-        start -= 1
-    for one in added:  # the room left widens the caps, newest first
+        at -= 1
+    for one in added:
         if room <= 40 or one.cap is None:
             continue
         before = one.cost()
         cap = _largest_cap(one.pieces, before + room)
-        if cap is not False and cap != one.cap and (cap is None or one.cap is None or cap > one.cap):
+        if cap is not False and (cap is None or cap > one.cap):
             one.cap = cap
             room -= one.cost() - before
-    while added:
-        texts = [a.render() for a in reversed(added)]
-        trial = Draft(draft.chosen, draft.tail_text, added[-1].number, texts + draft.extra)
-        md = render(trial)
-        n = tokens.count(md)
-        if n <= target:
-            return md, n, trial
-        added.pop()  # over by the estimate's error: the oldest added round gives way
-    return markdown, used, draft
+    if not added:
+        return [], start
+    return [a.render() for a in reversed(added)], added[-1].number
 
 
 @dataclass
