@@ -94,6 +94,9 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     for step in steps:  # facts shown whole, facts back, most valuable first
         if step.delta > room:
             continue
+        rounds_of = step.original.rounds
+        if step.copy is None and step.original.section is not Section.GOAL and rounds_of and min(rounds_of) >= start:
+            continue  # its rounds are in the verbatim tail already: it would say what the tail shows
         g = copy.copy(step.original)
         g.text, g.short = step.full, None
         origin[id(g)] = step.original  # a later pass sees it as shown whole

@@ -144,3 +144,27 @@ def test_any_session_any_budget(tmp_path_factory, rounds, paste, markers, seed, 
     if budget >= 300:
         for i in range(min(markers, rounds)):
             assert f"MARK-{seed}-{i}" in r.markdown
+
+
+def test_spare_budget_buys_the_latest_failing_output(tmp_path):
+    """Issue 14 item 5: the latest failing output is among what spare budget buys, even when the
+    verbatim tail has moved past it; a tight budget does not pay for it."""
+    from compaction.model import Message, Role, ToolCall, ToolResult, Transcript, group_rounds
+
+    msgs = [Message(0, Role.USER, "make the exporter pass its tests")]
+    for i in range(1, 16):
+        failing = i == 3
+        call = ToolCall("Bash", {"command": "pytest -q tests/test_export.py"}, id=f"c{i}", kind="shell",
+                        command="pytest -q tests/test_export.py")
+        out = ("tests/test_export.py::test_dates FAILED\nE   AssertionError: dates differ by one hour (DST)\n"
+               "1 failed, 3 passed") if failing else "narrative " * 400
+        msgs.append(Message(2 * i - 1, Role.ASSISTANT, f"step {i} " + "thinking " * 150, tool_calls=[call]))
+        msgs.append(Message(2 * i, Role.TOOL, "", tool_results=[ToolResult(out, call_id=f"c{i}",
+                                                                          exit_code=1 if failing else 0)]))
+    t = Transcript(path="s.json", format="test", messages=msgs)
+    t.rounds = group_rounds(msgs)
+    total = tokens.count_messages(t.messages)
+    roomy = compact(t, target_tokens=total // 3).markdown
+    assert "Latest failing output" in roomy and "dates differ by one hour (DST)" in roomy
+    tight = compact(t, target_tokens=300)
+    assert tokens.count(tight.markdown) <= 300 and "Latest failing output" not in tight.markdown
