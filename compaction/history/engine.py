@@ -145,7 +145,11 @@ def compact(
     else:  # the required facts fit: spend the rest by value
         def render_draft(d: fill.Draft) -> str:
             tail = "\n\n".join([*d.extra, d.tail_text] if d.tail_text else d.extra)
-            return _render(lang, header, d.chosen, em_block, dropped, tail, d.shown_start, len(rounds))
+            hdr = header
+            if d.extra:  # older rounds joined the verbatim ones: the header says from where
+                hdr = _header(transcript, lang, len(rounds), d.shown_start, cwd)
+                hdr = hdr if preset.code else hdr.replace("`", "")
+            return _render(lang, hdr, d.chosen, em_block, dropped, tail, d.shown_start, len(rounds))
 
         markdown, draft = fill.fill(render_draft, fill.Draft(chosen, tail_text, shown_start), target=target,
                                     origin=dict(zip(map(id, pool), all_facts, strict=True)), all_facts=all_facts,
