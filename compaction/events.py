@@ -14,7 +14,9 @@ from enum import StrEnum
 from functools import lru_cache
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
-from compaction.shell import first_word, split_commands, words
+from compaction.shell import blank_quotes, first_word, split_commands, words
+from compaction.transcripts.path_spelling import PathSpellings
+from compaction.transcripts.tool_shapes import classify
 
 
 class EventKind(StrEnum):
@@ -66,7 +68,7 @@ _MARKER_LINE_RE = re.compile(r"[^\n]*@(?:important|decision|warning|todo)\b[^\n]
 
 # --- shell command analysis -------------------------------------------------------------------
 
-_REDIRECT_RE = re.compile(r"(?<![0-9&<>])>{1,2}\s*(['\"]?)([^\s'\";&|<>()]+)\1")
+_REDIRECT_RE = re.compile(r"(?<![0-9&<>=-])>{1,2}\s*(['\"]?)([^\s'\";&|<>()]+)\1")
 _HEREDOC_CAT_RE = re.compile(r"\bcat\s+(?:<<-?\s*['\"]?\w+['\"]?\s*)?>{1,2}\s*(['\"]?)([^\s'\";&|<>]+)\1")
 _TEE_RE = re.compile(r"\btee\s+(?:-a\s+)?(['\"]?)([^\s'\";&|<>-][^\s'\";&|<>]*)\1")
 _SED_I_RE = re.compile(r"\bsed\s+(?:-[a-zA-Z]*\s+)*-i")
@@ -142,6 +144,8 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
         path = path.strip().strip("'\"")
         if not path or path in seen or path.startswith(("/dev/", "&")) or path in {"-", "/dev/null"}:
             return
+        if path.lower() in _NULL_DEVICES:  # Windows' `2>nul`, PowerShell's `> $null`
+            return
         if not re.search(r"[\w]", path):
             return
         seen.add(path)
@@ -149,15 +153,17 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
 
     head = command.split("<<", 1)[0] if "<<" in command else command
     body = command[len(head):]
-    # Redirections in the command part (not inside a heredoc body or a python -c string).
-    for m in _HEREDOC_CAT_RE.finditer(command.split("\n", 1)[0] if "<<" in command else head):
+    # Redirections in the command part (not inside a heredoc body, a quoted script or a python -c
+    # string): found where the shell sees them, read from the original text.
+    redirect_part = command.split("\n", 1)[0] if "<<" in command else head
+    for m in _unquoted_matches(_HEREDOC_CAT_RE, redirect_part):
         add(EventKind.WRITE, m.group(2))
-    for m in _REDIRECT_RE.finditer(command.split("\n", 1)[0] if "<<" in command else head):
+    for m in _unquoted_matches(_REDIRECT_RE, redirect_part):
         target = m.group(2)
         if re.fullmatch(r"\d+", target) or target.startswith("$"):
             continue
         add(EventKind.WRITE, target)
-    for m in _TEE_RE.finditer(command.split("\n", 1)[0]):
+    for m in _unquoted_matches(_TEE_RE, command.split("\n", 1)[0]):
         add(EventKind.WRITE, m.group(2))
     for part in split_commands(command):
         word = first_word(part)
@@ -189,6 +195,10 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
                 if a.startswith("-") or a in {"HEAD", "."} or not re.search(r"/|\.\w+$", a):
                     continue
                 add(EventKind.REVERT, a)
+        elif word.lower() in _PS_FILE_CMDS and (target := ps_path(ps_words(part))):
+            kind = _PS_FILE_CMDS[word.lower()]
+            if word.lower() != "new-item" or not re.search(r"(?i)-itemtype\s+dir", part):
+                add(kind, target)
         elif word == "git" and len(args) > 1 and args[1] in {"apply", "am"}:
             for m in _PATCH_FILE_RE.finditer(body):
                 add(EventKind.EDIT, m.group(1))
@@ -206,6 +216,51 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
         for m in _PATCH_DELETE_RE.finditer(command):
             add(EventKind.DELETE, m.group(1))
     return tuple(out)
+
+
+_NULL_DEVICES = {"nul", "nul:", "$null", "con", "con:", "/dev/null"}
+# PowerShell cmdlets (and their aliases) that change the file of their -Path/-FilePath or first argument.
+_PS_FILE_CMDS = {"set-content": EventKind.WRITE, "out-file": EventKind.WRITE, "add-content": EventKind.EDIT,
+                 "new-item": EventKind.WRITE, "remove-item": EventKind.DELETE, "del": EventKind.DELETE,
+                 "erase": EventKind.DELETE}
+_PS_READ_CMDS = {"get-content", "gc", "type"}
+_PS_PATH_PARAMS = {"-path", "-filepath", "-literalpath", "-pspath", "-lp"}
+_PS_SWITCHES = {"-force", "-nonewline", "-append", "-noclobber", "-passthru", "-whatif", "-confirm", "-recurse",
+                "-raw", "-wait"}
+
+
+_PS_WORD_RE = re.compile(r"'[^']*'|\"[^\"]*\"|[^\s'\"]+")
+
+
+def ps_words(segment: str) -> list[str]:
+    """PowerShell's words: quotes group, a backslash is a path separator (never an escape)."""
+    return [w[1:-1] if w[:1] in "'\"" and len(w) >= 2 else w for w in _PS_WORD_RE.findall(segment)]
+
+
+def ps_path(args: list[str]) -> str | None:
+    """The file a PowerShell cmdlet names: its -Path/-FilePath value, else its first positional argument."""
+    i = 1
+    while i < len(args):
+        a = args[i]
+        low = a.lower()
+        if low.startswith("-"):
+            name, _, inline = low.partition(":")
+            if name in _PS_PATH_PARAMS:
+                value = a.split(":", 1)[1] if inline else (args[i + 1] if i + 1 < len(args) else "")
+                return value or None
+            i += 1 if name in _PS_SWITCHES or inline else 2
+            continue
+        return a
+    return None
+
+
+def _unquoted_matches(pattern: re.Pattern[str], text: str):
+    """`pattern`'s matches where the shell would see them (outside quotes), read from `text` itself."""
+    blanked = blank_quotes(text)
+    for m in pattern.finditer(blanked):
+        original = pattern.match(text, m.start())
+        if original is not None:
+            yield original
 
 
 def _sed_files(args: list[str]) -> list[str]:
@@ -239,6 +294,10 @@ def shell_reads(command: str) -> list[str]:
             if not args:
                 continue
             word = args[0]
+            if word.lower() in _PS_READ_CMDS and (target := ps_path(ps_words(piece))):
+                if re.search(r"\w\.\w+$|[/\\]", target):
+                    paths.append(target)
+                continue
             if word in _READ_CMDS or (word == "sed" and "-n" in args and not _SED_I_RE.search(piece)):
                 for a in args[1:]:
                     if a.startswith("-") or re.fullmatch(r"[\d,]+p?|'.*'|\d+", a) or a.endswith("p") and "," in a:
@@ -338,6 +397,11 @@ def extract_events(transcript: Transcript) -> list[Event]:
                 if result is None:
                     result = next(positional, None)
                 _call_events(events, rnd.number, msg, call, result, state)
+    spell = PathSpellings.for_paths((e.path for e in events), transcript.cwd)
+    if spell.windows:  # one spelling per file: `a\\b.ts` and `a/b.ts` are one file
+        for e in events:
+            if e.path:
+                e.path = spell(e.path)
     return events
 
 
@@ -481,9 +545,11 @@ _FILE_EVENT = {ToolKind.READ: EventKind.READ, ToolKind.WRITE: EventKind.WRITE, T
 
 
 def tool_kind(call: ToolCall) -> ToolKind:
-    """What a tool call does, the one place events decide it: today the kind its loader gave it
-    (from the agent's tool names); classification by the call's arguments (issue 13) belongs here."""
-    return call.kind
+    """What a tool call does, the one place events decide it: the kind its loader gave it from the
+    agent's tool name (the name tables are hints), else what its arguments' shape says (a path and
+    content: a write; old/new text, a diff, a patch: an edit; a command: a shell command; a path or
+    pattern alone: a read or search). See `transcripts.tool_shapes`."""
+    return classify(call).kind
 
 
 def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None,
@@ -492,6 +558,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
     failed = bool(result and (result.is_error or (result.exit_code not in (None, 0))))
     if result is None and call.name == "search_replace":
         failed = True  # aider prints "Applied edit to X" for every edit it applied; this one it did not
+    call = classify(call)  # an unknown tool's kind, path and command, from its arguments
     kind = tool_kind(call)
     if kind == ToolKind.TODO:
         for status, text in _todo_items(call):

@@ -47,6 +47,17 @@ def split_commands(command: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+_QUOTED_RE = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
+
+
+def blank_quotes(command: str) -> str:
+    """`command` with every quoted string's inside blanked (same length): what the shell itself reads
+    as redirections and operators, not the `=>` or `>` of a quoted script (`node -e "x => …"`)."""
+    if "'" not in command and '"' not in command:
+        return command
+    return _QUOTED_RE.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], command)
+
+
 def first_line_commands(command: str | None) -> list[str]:
     """The simple commands of a command's first line (what the error memory keys commands by)."""
     text = (command or "").strip()

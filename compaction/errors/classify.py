@@ -405,6 +405,9 @@ _TOOL_TABLE: list[tuple[tuple[str, ...], re.Pattern, str, bool]] = [
 ]
 
 
+_GUTTER = re.compile(r"^\s+\| \S")  # PowerShell prints an error's message in a `     | ` gutter
+
+
 def _tool(text: str, hits: list[Hit], spans: _Spans, failed: bool) -> None:
     for needles, rx, err_id, needs_failure in _TOOL_TABLE:
         if needs_failure and not failed:
@@ -413,8 +416,8 @@ def _tool(text: str, hits: list[Hit], spans: _Spans, failed: bool) -> None:
             line = text[ls:le]
             if not rx.match(line) or spans.covered(ls, le):
                 continue
-            if re.match(r"^\s*\d+[\t:]", line) or line.startswith(("    ", "\t")):
-                continue  # a numbered or indented source listing line, not a message
+            if (re.match(r"^\s*\d+[\t:]", line) or line.startswith(("    ", "\t"))) and not _GUTTER.match(line):
+                continue  # a numbered or indented source listing line, not a message (PowerShell's `  | msg` is one)
             spans.claim(ls, le)
             s, e = _cut(text, ls, le)
             path = None

@@ -18,7 +18,7 @@ from compaction import tokens
 from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
 from compaction.events import Event, extract_events
-from compaction.history import errors_adapter, facts
+from compaction.history import errors_adapter, facts, fill, fit
 from compaction.history.facts import Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
@@ -47,8 +47,11 @@ def compact(
     instructions: str | None = None,
     lang: str | None = None,
 ) -> CompactionResult:
-    """Compact a loaded transcript. An explicit call always compacts (the 70% trigger is for the
-    automatic paths); conversations of `min_rounds` rounds or fewer come back unchanged with a note."""
+    """Compact a loaded transcript within its target, whatever the session (issue 13 item 5): the 70%
+    trigger and `min_rounds` belong to the automatic paths. A session whose whole text fits the target
+    comes back unchanged (its summary still filled); otherwise the required facts come first, the rest
+    of the budget is spent by value (`fill`), and a budget too small for every must-keep item shrinks
+    them to one line each (`fit`) rather than lose one."""
     started = time.perf_counter()
     settings = settings or Settings()
     lang = lang or settings.lang
@@ -63,14 +66,6 @@ def compact(
     records, _ = errors_adapter.scan(transcript)
     cwd = transcript.cwd
 
-    if len(rounds) <= settings.min_rounds:
-        text = render_tail(rounds, 10**12, preset.code, Steering())[0]
-        note = f"{len(rounds)} rounds (≤ {settings.min_rounds}): returned unchanged"
-        markdown = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{text}\n"
-        return _result(transcript, markdown, Summary(), records, "", tokens_before, started, target_tokens,
-                       kept=[r.number for r in rounds], compacted=False, note=note, lang=lang, preset=preset,
-                       events=events)
-
     target = target_tokens or default_target(tokens_before, window)
     keep = min(keep, len(rounds))
     head_rounds, tail_rounds = rounds[: len(rounds) - keep], rounds[len(rounds) - keep:]
@@ -81,6 +76,15 @@ def compact(
     ctx = FactContext(transcript=transcript, events=events, records=shown_records, preset=preset, cwd=cwd,
                       n_rounds=len(rounds))
     all_facts = _steer(gather(ctx), steering, preset)
+
+    if tokens_before < target:  # the whole session may fit: then it is returned as it is
+        text = render_tail(rounds, 10**12, preset.code, Steering())[0]
+        note = f"{len(rounds)} rounds, {tokens_before} tokens: within the {target}-token target, returned unchanged"
+        markdown = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{text}\n"
+        if tokens.count(markdown) <= target:
+            return _result(transcript, markdown, _summary_model(all_facts), records, "", tokens_before, started,
+                           target_tokens, kept=[r.number for r in rounds], compacted=False, note=note, lang=lang,
+                           preset=preset, events=events)
 
     # --- fixed parts: header, error memory, dropped account ---------------------------------------
     header = _header(transcript, lang, len(rounds), tail_start, cwd)
@@ -108,7 +112,8 @@ def compact(
         shown = tail_rounds[tail_cut:]  # the oldest kept rounds give way first when the tail is tight
         shown_start = shown[0].number if shown else len(rounds) + 1
         summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
-        chosen = _choose([copy.copy(f) for f in all_facts], summary_budget)
+        pool = [copy.copy(f) for f in all_facts]
+        chosen = _choose(pool, summary_budget)
         markdown = _render(lang, header, chosen, em_block, dropped, tail_text, shown_start, len(rounds))
         if tokens.count(markdown) <= target:
             break
@@ -132,6 +137,25 @@ def compact(
         markdown = _render(lang, header, chosen, em_block, dropped, tail_text, shown_start, len(rounds))
         over = tokens.count(markdown) - target
 
+    if over > 0:  # the budget wins: must-keep items one line each, nothing dropped
+        markdown = fit.squeeze(lambda hd, facts_, em, dr: _render(lang, hd, facts_, em, dr, "", 0, len(rounds)),
+                               chosen, shown_records if preset.error_memory else [], lang=lang,
+                               source=Path(transcript.path).name, target=target)
+        shown = []
+    else:  # the required facts fit: spend the rest by value
+        def render_draft(d: fill.Draft) -> str:
+            tail = "\n\n".join([*d.extra, d.tail_text] if d.tail_text else d.extra)
+            hdr = header
+            if d.extra:  # older rounds joined the verbatim ones: the header says from where
+                hdr = _header(transcript, lang, len(rounds), d.shown_start, cwd)
+                hdr = hdr if preset.code else hdr.replace("`", "")
+            return _render(lang, hdr, d.chosen, em_block, dropped, tail, d.shown_start, len(rounds))
+
+        markdown, draft = fill.fill(render_draft, fill.Draft(chosen, tail_text, shown_start), target=target,
+                                    origin=dict(zip(map(id, pool), all_facts, strict=True)), all_facts=all_facts,
+                                    tail=tail_renderer, rounds=rounds, code=preset.code, steering=steering)
+        chosen = draft.chosen
+        shown = rounds[draft.shown_start - 1:]
     markdown, note = _polish(markdown, settings, target)
     summary = _summary_model(chosen)
     return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
@@ -289,7 +313,8 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
             parts.append("\n".join(lines))
         if section is Section.PROBLEMS and em_block:
             parts.append(em_block)
-    parts.append(f"## {h(lang, 'dropped')}\n{dropped}")
+    if dropped:
+        parts.append(f"## {h(lang, 'dropped')}\n{dropped}")
     if tail:
         parts.append(f"## {h(lang, 'recent')} (r{tail_start}-r{n_rounds})\n\n{tail}")
     return "\n\n".join(parts) + "\n"

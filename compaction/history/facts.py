@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind
 from compaction.history.sections import Section
+from compaction.transcripts.path_spelling import is_windows_path
 
 _TAG_RE = re.compile(r"</?[a-z_]+>")
 WS_RE = re.compile(r"[ \t]+")
@@ -42,6 +43,10 @@ class Fact:
 def display_path(path: str, cwd: str | None) -> str:
     """A transcript path as the agent's project sees it: relative to the recorded cwd when inside it."""
     p = path.strip().strip("'\"")
+    if cwd and is_windows_path(cwd):  # `C:\\repo` and `c:/repo/src/x.ts`: one spelling, compared without case
+        cwd = cwd.replace("\\", "/")
+        if p.replace("\\", "/").casefold().startswith(cwd.rstrip("/").casefold() + "/"):
+            return p.replace("\\", "/")[len(cwd.rstrip("/")) + 1:]
     for root in filter(None, [cwd, "/testbed", "/workspace", "/repo", "/app"]):
         root = root.rstrip("/")
         if p.startswith(root + "/"):

@@ -15,6 +15,7 @@ from types import ModuleType
 from compaction.model import Transcript, TranscriptError, group_rounds
 from compaction.redact import map_strings, redact_transcript
 from compaction.transcripts._io import read_head
+from compaction.transcripts.terminal import clean_transcript
 
 _MODULES = [
     "mini_swe_agent",
@@ -106,6 +107,7 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
     if not transcript.rounds:
         transcript.rounds = group_rounds(transcript.messages)
     _scrub_surrogates(transcript)
+    clean_transcript(transcript)  # colours and carriage returns out, before extraction and rendering
     if redact:
         redact_transcript(transcript)
     return transcript

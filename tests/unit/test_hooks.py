@@ -112,8 +112,8 @@ def test_hooks_work_on_real_transcripts_of_other_formats(tmp_path, shared_transc
     lines = block.splitlines()
     assert lines[0] == "# Restored after compaction"
     sections = [ln for ln in lines if ln.startswith("## ")]
-    assert sections[0] == "## Error Memory"  # the error-memory block comes first
-    assert "## Current task" in sections
+    # the user's last request first (issue 14 item 6), then the error-memory block
+    assert sections[0].startswith("## Current request") and sections[1] == "## Error Memory"
 
 
 def _records(workspace: Path, n: int, solution_len: int = 160) -> None:

@@ -35,11 +35,21 @@ def test_compact_returns_its_artifacts_as_public_fields(result):
     assert "events" not in dumped and "error_records" not in dumped
 
 
-def test_unchanged_short_conversations_carry_artifacts_too(example):
+def test_unchanged_conversations_carry_artifacts_too(example):
+    """A session that fits its target comes back whole, with its artifacts and a filled summary (the
+    hooks read task, files and todos from it)."""
+    whole = compact(example, target_tokens=10**6)
+    assert not whole.compacted and whole.events and whole.error_records is not None
+    assert whole.summary.goal and whole.summary.modified_files
+
+
+def test_min_rounds_does_not_bypass_an_explicit_budget(example):
+    """`min_rounds` is a trigger condition of the automatic paths, not a licence to ignore a budget."""
+    from compaction import tokens
     from compaction.config import Settings
 
-    short = compact(example, Settings(min_rounds=10**6))
-    assert not short.compacted and short.events and short.error_records is not None
+    r = compact(example, Settings(min_rounds=10**6), target_tokens=1200)
+    assert r.compacted and tokens.count(r.markdown) <= 1200
 
 
 def _contract():

@@ -14,6 +14,7 @@ import pytest
 
 from compaction.model import Role, ToolKind
 from compaction.transcripts import load_transcript
+from compaction.transcripts.terminal import clean_text
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("COMPACTION_SHARED") or REPO.parent / "shared") / "transcripts"
@@ -79,7 +80,7 @@ def test_sweagent_task_is_the_issue_not_the_demonstration(shared_transcripts):
     t = load_transcript(shared_transcripts / "sweagent-pydicom-1458.traj")
     raw = json.loads((shared_transcripts / "sweagent-pydicom-1458.traj").read_text())
     issue = next(h["content"] for h in raw["history"] if h["role"] == "user" and not h.get("is_demo"))
-    assert _task(t) == issue
+    assert _task(t) == clean_text(issue)  # as a terminal shows it: `\r\n` line ends read as `\n`
     assert "Pixel Representation attribute should be optional" in _task(t)
     assert "--- DEMONSTRATION ---" not in "".join(m.full_text() for m in t.messages)
     assert t.skipped_kinds == {"demonstration": 1}

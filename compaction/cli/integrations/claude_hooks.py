@@ -254,6 +254,7 @@ T = {
                  "compaction summary: `.compaction/latest.md`.",
         "how": " from the {rounds}-round conversation ({before:,} → {after:,} tokens)",
         "task": "## Current task", "modified": "## Modified files", "unfinished": "## Unfinished tasks",
+        "request": "## Current request (the user's last)",
         "files": "## Files to restore (from `.compaction/restore.md`)",
         "em_cut": "_Error memory cut to fit the {limit:,}-character limit: {k} of {n} records shown (recurring first, "
                   "then the most recent); the complete block is in `.compaction/error-memory.md`, the restore state "
@@ -266,6 +267,7 @@ T = {
         "intro": "由 `compaction` 工具恢复的上下文{how}。完整恢复状态：`.compaction/restore.md`；压缩摘要：`.compaction/latest.md`。",
         "how": "（{rounds} 轮对话，{before:,} → {after:,} tokens）",
         "task": "## 当前任务", "modified": "## 修改的文件", "unfinished": "## 未完成的任务",
+        "request": "## 当前请求（用户最后的请求）",
         "files": "## 需恢复的文件（来自 `.compaction/restore.md`）",
         "em_cut": "_错误记忆已按 {limit:,} 字符上限截断：显示 {n} 条中的 {k} 条（优先重复出现的与最近的）；完整内容见 "
                   "`.compaction/error-memory.md`，恢复状态见 `.compaction/restore.md`。_",
@@ -274,6 +276,28 @@ T = {
     },
 }
 _CUT_RESERVE = 140  # room kept for one cut announcement
+_REQUEST_SHARE = 0.25  # the current request's most of the limit (the rest of it: `.compaction/latest.md`)
+_CURRENT = "Current request: "
+
+
+def current_request(goal: list[str]) -> tuple[str | None, list[str]]:
+    """(the user's last request, the other task lines): the latest `Current request`, else the task
+    itself when it was the only request."""
+    for i in range(len(goal) - 1, -1, -1):
+        if goal[i].startswith(_CURRENT):
+            return goal[i][len(_CURRENT):], goal[:i] + goal[i + 1:]
+    return (goal[0], goal[1:]) if len(goal) == 1 else (None, goal)
+
+
+def _request_section(request: str, limit: int, lang: str) -> str:
+    """The current request under its heading, its head kept when it alone is longer than its share."""
+    heading = T[lang]["request"]
+    room = max(200, int(limit * _REQUEST_SHARE)) - len(heading) - 2
+    text = " ".join(request.split())
+    if len(text) > room:
+        note = " " + T[lang]["cut"].format(n=1, limit=limit, where=".compaction/latest.md")
+        text = text[: max(0, room - len(note) - 1)].rstrip() + "…" + note
+    return f"{heading}\n{text}"
 
 
 def restore_file_sections(markdown: str, lang: str = "en") -> list[tuple[str, list[str]]]:
@@ -359,8 +383,11 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
         return [f"- `{x}`" if code and "`" not in x else f"- {' '.join(x.split())}" for x in items]
 
     later: list[tuple[str, list[str], str]] = []
+    request, others = current_request(state.goal) if state else (None, [])
+    if request:  # the current request comes first: when the limit bites, it is never what goes
+        header += "\n\n" + _request_section(request, limit, lang)
     if state:
-        later += [(t["task"], bullets(state.goal), ".compaction/latest.md"),
+        later += [(t["task"], bullets(others), ".compaction/latest.md"),
                   (t["modified"], bullets(state.modified_files, code=True), ".compaction/latest.md"),
                   (t["unfinished"], bullets(state.unfinished), ".compaction/latest.md")]
     files = restore_file_sections(restore_text, lang) if restore_text else []

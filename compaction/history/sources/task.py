@@ -31,5 +31,6 @@ def task_facts(ctx: FactContext) -> list[Fact]:
                               short="Current request: " + text[:160]))
         else:  # history: the completed actions carry what was done about it
             facts.append(Fact(Section.GOAL, "Then asked: " + (text if len(text) <= 160 else text[:159] + "…"),
-                              [req.round], score=10 + i * 0.01, priority=2.5))
+                              [req.round], score=10 + i * 0.01, priority=2.5,
+                              full_text="Then asked: " + text if len(text) > 160 else None))
     return facts

@@ -1,0 +1,232 @@
+"""Spend what the required facts leave of the budget by value (issue 14 item 5).
+
+Once the must-keep facts fit, the room left goes, in order, to what a successor needs most: facts that
+were shortened get their full text back and facts that were dropped come back — the user's requests
+first (all of them, whole), then the other sections by their priority (change records and findings
+included, whatever sources are registered) — then the kept rounds are rendered with larger caps, then
+older rounds join the verbatim tail, until the document is within 90–100% of its target. Steps are
+planned on estimated costs and the plan checked by one real count; a plan that overshoots is made
+again with less room, so a document never leaves here over its target.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from compaction import tokens
+from compaction.history.facts import Fact
+from compaction.history.sections import Section
+from compaction.history.steering import Steering
+from compaction.history.tail import TailRenderer, _Piece, _pieces
+from compaction.model import Round
+
+FULL = 0.90  # a document at or above this share of its target is full enough
+TAIL_FLOOR = 0.15  # the verbatim tail's least share of the target when the user's requests need room
+_MARGIN = 0.01  # estimated costs are kept this share (plus a few tokens) under the target
+
+
+@dataclass
+class Draft:
+    """What the document is rendered from; `render(draft)` gives the Markdown."""
+
+    chosen: list[Fact]
+    tail_text: str
+    shown_start: int
+    extra: list[str] = field(default_factory=list)  # older rounds rendered for the tail, oldest first
+
+
+Render = Callable[[Draft], str]
+
+
+def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], all_facts: list[Fact],
+         tail: TailRenderer, rounds: list[Round], code: bool, steering: Steering) -> tuple[str, Draft]:
+    """The fuller document and its draft; the draft given back unchanged when nothing fits.
+
+    Each pass plans every step on estimated costs, then renders and counts once: a plan that
+    overshoots is planned again with that much less room; one that falls short of FULL gets one more
+    pass (facts and older rounds) with the exact room left. A few counts in all, whatever the steps."""
+    markdown = render(draft)
+    used = tokens.count(markdown)  # the engine counted this very text: a memo hit
+    if used > target:
+        return markdown, draft
+    have_tail = tokens.count(draft.tail_text) if draft.tail_text else 0
+    best = (markdown, draft)
+    shrink = 0
+    first_pass = True
+    for _ in range(4):
+        room = _room(used, target) - shrink
+        if room <= 0:
+            break
+        steps = _steps(draft, origin, all_facts)
+        plan = _plan(draft, room, steps, tail, have_tail, rounds, code, steering, target, origin, widen=first_pass)
+        if plan is None:
+            break
+        md = render(plan)
+        n = tokens.count(md)
+        if n > target:
+            shrink += (n - target) + int(target * _MARGIN)
+            continue
+        best = (md, plan)
+        if n >= FULL * target or not first_pass:
+            break
+        draft, used, shrink, first_pass = plan, n, 0, False  # short of FULL: one more pass, exact room
+    return best
+
+
+def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_tail: int, rounds: list[Round],
+          code: bool, steering: Steering, target: int, origin: dict[int, Fact], *, widen: bool) -> Draft | None:
+    """The draft with the room spent in value order, on estimated costs; None when nothing changes."""
+    chosen = list(draft.chosen)
+    tail_text, start, extra = draft.tail_text, draft.shown_start, list(draft.extra)
+    changed = False
+    # The user's requests whole come before the verbatim tail's default share: the tail gives way for
+    # them, down to TAIL_FLOOR of the target (the newest rounds stay).
+    need = sum(s.delta for s in steps if s.original.section is Section.GOAL)
+    if widen and need > room and tail_text and not extra:
+        budget = max(have_tail - (need - room), int(target * TAIL_FLOOR))
+        if budget < have_tail:
+            text, cut = tail.render(budget)
+            if text:
+                room += have_tail - budget
+                tail_text, start, have_tail, changed = text, tail.rounds[cut].number, budget, True
+    for step in steps:  # facts shown whole, facts back, most valuable first
+        if step.delta > room:
+            continue
+        rounds_of = step.original.rounds
+        if step.copy is None and step.original.section is not Section.GOAL and rounds_of and min(rounds_of) >= start:
+            continue  # its rounds are in the verbatim tail already: it would say what the tail shows
+        g = copy.copy(step.original)
+        g.text, g.short = step.full, None
+        origin[id(g)] = step.original  # a later pass sees it as shown whole
+        if step.copy is not None:
+            chosen[chosen.index(step.copy)] = g
+        else:
+            chosen.append(g)
+        room -= step.delta
+        changed = True
+    if widen and tail.rounds and room > 40:  # the kept rounds at the largest cap the room allows
+        text, cost = _widened(tail, start, have_tail + room)
+        if text is not None and text != tail_text and cost > have_tail:
+            room -= cost - have_tail
+            tail_text, changed = text, True
+    older, first = _older(rounds, start, room, code, steering)
+    if older:
+        extra = older + extra
+        start, changed = first, True
+    return Draft(chosen, tail_text, start, extra) if changed else None
+
+
+def _room(used: int, target: int) -> int:
+    return target - used - int(target * _MARGIN) - 8
+
+
+def _value_order(f: Fact) -> tuple[bool, float, float]:
+    return (f.section is not Section.GOAL, f.rank(), -f.score)
+
+
+@dataclass
+class _Step:
+    """Give `original` its full text: in place of `copy` (a shortened form chosen), or added."""
+
+    original: Fact
+    copy: Fact | None
+    full: str
+    delta: int  # tokens it adds
+
+
+def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list[_Step]:
+    """Every fact not shown whole, most valuable first: the user's requests, then by section priority."""
+    kept = {id(origin.get(id(f), f)): f for f in draft.chosen}
+    pending = []
+    for o in all_facts:
+        c = kept.get(id(o))
+        full = o.full_text or o.text
+        if c is None or c.text != full:
+            pending.append((o, c, full))
+    pending.sort(key=lambda s: _value_order(s[0]))
+    costs = tokens.count_many([full for _, _, full in pending])
+    shown = tokens.count_many([c.text if c is not None else "" for _, c, _ in pending])
+    return [_Step(o, c, full, cost + 6 - (n + 6 if c is not None else 0))
+            for (o, c, full), cost, n in zip(pending, costs, shown, strict=True)]
+
+
+def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, int]:
+    """The kept rounds from round `start` at the largest cap within `budget` (text, estimated cost)."""
+    numbers = [r.number for r in tail.rounds]
+    first = numbers.index(start) if start in numbers else len(numbers) - 1
+    kept = tail.per_round[first:]
+    pieces = [p for round_pieces in kept for p in round_pieces]
+    overhead = 8 * len(kept)
+    cap = _largest_cap(pieces, budget, overhead=overhead)
+    if cap is False:
+        return None, 0
+    text = "\n\n".join(f"### r{rnd.number}\n\n" + "".join(p.render(cap) for p in round_pieces).rstrip()
+                       for rnd, round_pieces in zip(tail.rounds[first:], kept, strict=True))
+    return text, sum(p.cost(cap) for p in pieces) + overhead
+
+
+def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Steering) -> tuple[list[str], int]:
+    """Rounds before round `start` joining the verbatim tail, newest first, each with the largest
+    standard cap that fits; room still left then widens their caps, newest first. (texts oldest
+    first, the first round shown)."""
+    budget_chars = max(room * 64, 1_000_000)  # bounded work: never encode far more text than the room shows
+    at = start - 1  # round numbers are 1-based: rounds[at - 1] is the round before
+    added: list[_Added] = []  # newest first
+    while at >= 1 and room > 40 and budget_chars > 0:
+        rnd = rounds[at - 1]
+        pieces = [p for msg in rnd.messages for p in _pieces(msg, rnd.number, code, steering)]
+        budget_chars -= sum(len(m.text) + sum(len(r.content) for r in m.tool_results) for m in rnd.messages)
+        cap = _largest_cap(pieces, room)
+        if cap is False:
+            break
+        one = _Added(rnd.number, pieces, cap)
+        added.append(one)
+        room -= one.cost()
+        at -= 1
+    for one in added:
+        if room <= 40 or one.cap is None:
+            continue
+        before = one.cost()
+        cap = _largest_cap(one.pieces, before + room)
+        if cap is not False and (cap is None or cap > one.cap):
+            one.cap = cap
+            room -= one.cost() - before
+    if not added:
+        return [], start
+    return [a.render() for a in reversed(added)], added[-1].number
+
+
+@dataclass
+class _Added:
+    """An older round joining the verbatim tail, at a cap."""
+
+    number: int
+    pieces: list[_Piece]
+    cap: int | None
+
+    def cost(self) -> int:
+        return sum(p.cost(self.cap) for p in self.pieces) + 12
+
+    def render(self) -> str:
+        return f"### r{self.number}\n\n" + "".join(p.render(self.cap) for p in self.pieces).rstrip()
+
+
+def _largest_cap(pieces: list[_Piece], room: int, overhead: int = 12) -> int | None | bool:
+    """The largest cap (None: no elision) at which the pieces fit `room`; False when even 30 does not."""
+    def cost(cap: int | None) -> int:
+        return sum(p.cost(cap) for p in pieces) + overhead
+
+    if cost(None) <= room:
+        return None
+    lo, hi = 30, max((len(p.ids) for p in pieces), default=30)
+    if cost(lo) > room:
+        return False
+    while lo < hi:  # cost grows with the cap: the largest cap that still fits
+        mid = (lo + hi + 1) // 2
+        if cost(mid) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

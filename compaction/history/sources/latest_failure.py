@@ -1,0 +1,46 @@
+"""The latest failing output: what the last failed command or tool call printed, its closing lines
+(where runners put the decisive line). A successor resumes from what last went wrong; the engine
+chooses it after every other fact (its priority), so it is what spare budget buys, not what crowds
+out a required fact."""
+
+from __future__ import annotations
+
+from compaction.history.facts import Fact, first_line
+from compaction.history.sections import Section
+from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Round, ToolResult
+
+LAST_LINES = 12
+MAX_CHARS = 1200
+PRIORITY = 5.5  # after next steps: chosen with the room the other facts leave
+
+
+@fact_source(Section.PROBLEMS)
+def latest_failure_facts(ctx: FactContext) -> list[Fact]:
+    found = _last_failure(ctx.transcript.rounds)
+    if found is None:
+        return []
+    rnd, result, command = found
+    lines = [ln for ln in result.content.rstrip().splitlines() if ln.strip()][-LAST_LINES:]
+    body = "\n".join(lines)
+    if len(body) > MAX_CHARS:
+        body = "…" + body[-MAX_CHARS:].split("\n", 1)[-1]
+    status = f"exit {result.exit_code}" if result.exit_code not in (None, 0) else "error"
+    what = f" of `{first_line(command, 100)}`" if command and ctx.preset.code else ""
+    text = f"Latest failing output{what} ({status}, r{rnd.number}):\n" + "\n".join(f"  > {ln}" for ln in body.splitlines())
+    return [Fact(Section.PROBLEMS, text, [rnd.number], score=1, priority=PRIORITY)]
+
+
+def _last_failure(rounds: list[Round]) -> tuple[Round, ToolResult, str | None] | None:
+    for rnd in reversed(rounds):
+        for msg in reversed(rnd.messages):
+            for result in reversed(msg.tool_results):
+                if (result.is_error or result.exit_code not in (None, 0)) and result.content.strip():
+                    return rnd, result, _command_of(rnd, result)
+    return None
+
+
+def _command_of(rnd: Round, result: ToolResult) -> str | None:
+    calls = [c for m in rnd.messages for c in m.tool_calls]
+    call = next((c for c in calls if result.call_id and c.id == result.call_id), None)
+    return call.command if call is not None else None

@@ -1,0 +1,39 @@
+"""One spelling per file (issue 13 item 3): `packages\\module\\x.ts` and `packages/module/x.ts` are one
+file, and so are `C:\\Repo\\App.ts` and `c:/repo/app.ts` in a Windows session.
+
+Why per session: Windows paths are case-insensitive and accept both separators, POSIX paths are
+neither; a session is treated as Windows when its cwd or any of its paths is spelled the Windows way
+(a drive letter, or backslash separators). The first spelling seen wins, with forward slashes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_DRIVE_RE = re.compile(r"^[A-Za-z]:[\\/]")
+_BACKSLASH_PATH_RE = re.compile(r"^[\w.~$-][^\\/\s]*\\[^\\\s]")  # `dir\file`: a separator, not an escape
+
+
+def is_windows_path(path: str | None) -> bool:
+    return bool(path) and bool(_DRIVE_RE.match(path) or ("/" not in path and _BACKSLASH_PATH_RE.match(path)))
+
+
+class PathSpellings:
+    """Maps every spelling of a path to the first one seen (forward slashes in a Windows session)."""
+
+    def __init__(self, windows: bool) -> None:
+        self.windows = windows
+        self._first: dict[str, str] = {}
+
+    @classmethod
+    def for_paths(cls, paths: Iterable[str | None], cwd: str | None = None) -> PathSpellings:
+        return cls(is_windows_path(cwd) or any(is_windows_path(p) for p in paths))
+
+    def __call__(self, path: str) -> str:
+        if not self.windows:
+            return path
+        spelled = path.replace("\\", "/")
+        if _DRIVE_RE.match(spelled):
+            spelled = spelled[0].upper() + spelled[1:]
+        return self._first.setdefault(spelled.casefold(), spelled)
