@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from compaction.model import Transcript
 from compaction.transcripts._io import read_text, split_records
+from compaction.transcripts.terminal import clean_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,7 +378,11 @@ class _Tally:
 
 
 def measure(path: str | Path, transcript: Transcript) -> Coverage:
-    """Coverage of `transcript` (loaded from `path`, preferably unredacted) against the file itself."""
+    """Coverage of `transcript` (loaded from `path`, preferably unredacted) against the file itself.
+
+    The source is read as a terminal shows it (colour escapes gone, a line redrawn after `\r` as
+    its last drawing), as the loaders clean text (compaction.transcripts.terminal): what a redraw
+    overwrote is not text the parsed messages should be blamed for."""
     fmt = transcript.format
     text = read_text(path)
     parsed = _Parsed(transcript)
@@ -387,10 +392,10 @@ def measure(path: str | Path, transcript: Transcript) -> Coverage:
         rules = _Rules(fmt, transcript.meta.get("speaker_keys"))
         for doc in docs:
             for leaf_path, value, ex in _json_leaves(doc, (), rules):
-                for raw in value.replace("\r", "\n").split("\n"):
+                for raw in clean_text(value).replace("\r", "\n").split("\n"):
                     tally.add(raw, ex, _label(leaf_path))
     else:
-        for raw in text.replace("\r\n", "\n").split("\n"):
+        for raw in clean_text(text.replace("\r\n", "\n")).split("\n"):
             tally.add(raw, None, raw.strip()[:60])
     seen, reached, excluded, missing, left = tally.seen, tally.reached, tally.excluded, tally.missing, tally.left
     return Coverage(
