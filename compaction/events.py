@@ -405,10 +405,26 @@ def extract_events(transcript: Transcript) -> list[Event]:
     return events
 
 
+def _argument_strings(value: object, depth: int = 0) -> list[str]:
+    """The string leaves of a tool call's arguments (a todo item, a file's content, a command)."""
+    if isinstance(value, str):
+        return [value]
+    if depth > 8:
+        return []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _argument_strings(v, depth + 1)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _argument_strings(v, depth + 1)]
+    return []
+
+
 def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
     texts = [msg.text] if msg.text else []
     texts += [r.content for r in msg.tool_results if r.content]
-    for text in texts:
+    # A marker is kept wherever the model saw it, tool-call arguments included (a todo item, a
+    # written file's text, a command's comment).
+    marked = texts + [s for c in msg.tool_calls if c.arguments for s in _argument_strings(c.arguments) if "@" in s]
+    for text in marked:
         if "@" in text and MARKER_RE.search(text):
             for m in _MARKER_LINE_RE.finditer(text):
                 line = m.group(0).strip()
