@@ -42,7 +42,7 @@ CLINE_TOOLS = (
     "generate_image", "simple_read_file", "edit_file",
 )
 _TOOL_XML = re.compile(r"<(" + "|".join(CLINE_TOOLS) + r")>(.*?)(?:</\1>|\Z)", re.S)
-_PARAM_XML = re.compile(r"<([a-z_]+)>(.*?)</\1>", re.S)
+_PARAM_XML = re.compile(r"<([a-z_]+)>(.*?)(?:</\1>|\Z)", re.S)  # a cut-off export may leave the last one open
 _NESTED_PATH = re.compile(r"<path>(.*?)</path>", re.S)
 _ROO_TODO = re.compile(r"^\s*(?:[-*]\s*)?\[([ xX-])\]\s*(.+?)\s*$", re.M)
 _THINKING = re.compile(r"<thinking>(.*?)</thinking>\s*", re.S)

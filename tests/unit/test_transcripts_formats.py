@@ -702,3 +702,19 @@ def test_real_transcripts_are_not_claimed(shared_transcripts):
     assert len(real) >= 13
     for path in real:
         assert detect(path).NAME not in MODULES, path.name
+
+
+def test_cline_xml_call_left_open_at_the_end_keeps_its_parameter(tmp_path):
+    """An export cut off inside the last call (no `</result>`, no `</attempt_completion>`) keeps what
+    the call said: it was text the model saw (found on a real Cline export after its first run)."""
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>Make it pip-installable</task>"}]},
+        {"role": "assistant", "content": [{"type": "text", "text":
+            "<attempt_completion>\n<result>Added `pyproject.toml` with a console script entry point."}]},
+    ]
+    p = tmp_path / "api_conversation_history.json"
+    p.write_text(json.dumps(history))
+    t = load_transcript(p)
+    (call,) = [c for m in t.messages for c in m.tool_calls]
+    assert call.name == "attempt_completion"
+    assert "console script entry point" in call.arguments.get("result", "")
