@@ -261,6 +261,11 @@ def is_state_changing(command: str) -> bool:
     return False
 
 
+def is_test_command(command: str) -> bool:
+    """A test runner's command line (pytest, jest, go test, mvn test…), its heredoc body aside."""
+    return bool(_TEST_CMD_RE.search(command.split("<<", 1)[0]))
+
+
 _SUMMARY_HINTS = ("passed", "failed", "Tests run:", "tests finished", "test result:", "Ran ", "error", "FAIL", "ok ")
 
 

@@ -79,7 +79,7 @@ def compact(
     # --- facts: every registered source (compaction.history.sources), in section order ----------
     shown_records = errors_adapter.filter_for_role(records, preset)
     ctx = FactContext(transcript=transcript, events=events, records=shown_records, preset=preset, cwd=cwd,
-                      n_rounds=len(rounds))
+                      n_rounds=len(rounds), target_tokens=target, lang=lang)
     all_facts = _steer(gather(ctx), steering, preset)
 
     # --- fixed parts: header, error memory, dropped account ---------------------------------------
