@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from compaction.errors import ErrorMemory, render_block, scan_transcript
 from compaction.errors.classify import classify
-from compaction.errors.merge import find
 from compaction.errors.render import parse_block, render_record
 from compaction.history.errors_adapter import filter_for_role
 from compaction.history.steering import role_preset
