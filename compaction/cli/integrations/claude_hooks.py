@@ -6,8 +6,9 @@ custom_instructions) compacts the transcript with our rules (honouring the instr
 errors into the workspace error memory and writes `.compaction/latest.md`, `.compaction/restore.md`,
 `.compaction/error-memory.md` and `.compaction/hook-state.json`. `SessionStart` with source `compact`
 (stdin: session_id, transcript_path, cwd, hook_event_name, source) then prints a restore block sized
-to the hook's output limit (10,000 characters by default): the complete error-memory block first,
-then task, modified files, unfinished tasks and the restore state's file list, every cut announced.
+to the hook's output limit (10,000 characters by default): the current request and the marked items
+first (each held to a share of the limit), then the complete error-memory block, decisions, modified
+files, unfinished tasks and the restore state's file list, every cut announced.
 
 Why JSON output (`hookSpecificOutput.additionalContext`) rather than plain stdout: it is the
 structured form Claude Code documents for SessionStart context, it is not echoed as a hook message,
@@ -73,6 +74,8 @@ class HookState(BaseModel):
     goal: list[str] = Field(default_factory=list)
     modified_files: list[str] = Field(default_factory=list)
     unfinished: list[str] = Field(default_factory=list)
+    decisions: list[str] = Field(default_factory=list)  # the agent's choices and the user's constraints
+    marked: list[str] = Field(default_factory=list)  # @important/@decision/@warning/@todo lines, verbatim
 
 
 class PreCompactReport(BaseModel):
@@ -178,7 +181,8 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
         trigger=trigger, written_at=time.time(), lang=settings.lang, rounds=result.rounds,
         compacted=result.compacted, tokens_before=result.stats.tokens_before, tokens_after=result.stats.tokens_after,
         goal=[i.text for i in result.summary.goal], modified_files=[i.text for i in result.summary.modified_files],
-        unfinished=[i.text for i in result.summary.next_steps])
+        unfinished=[i.text for i in result.summary.next_steps],
+        decisions=[i.text for i in result.summary.decisions], marked=[i.text for i in result.summary.marked])
     state_path = write_text_atomic(Path(workspace) / ".compaction" / STATE_FILE, state.model_dump_json(indent=2) + "\n")
     return PreCompactReport(workspace=str(workspace), written=[str(p) for p in [*written, errors_path, state_path]],
                             rounds=result.rounds, tokens_before=result.stats.tokens_before,
@@ -249,6 +253,7 @@ T = {
                  "compaction summary: `.compaction/latest.md`.",
         "how": " from the {rounds}-round conversation ({before:,} → {after:,} tokens)",
         "task": "## Current task", "modified": "## Modified files", "unfinished": "## Unfinished tasks",
+        "marked": "## Marked items", "decisions": "## Key decisions and constraints",
         "files": "## Files to restore (from `.compaction/restore.md`)",
         "em_cut": "_Error memory cut to fit the {limit:,}-character limit: {k} of {n} records shown (recurring first, "
                   "then the most recent); the complete block is in `.compaction/error-memory.md`, the restore state "
@@ -261,6 +266,7 @@ T = {
         "intro": "由 `compaction` 工具恢复的上下文{how}。完整恢复状态：`.compaction/restore.md`；压缩摘要：`.compaction/latest.md`。",
         "how": "（{rounds} 轮对话，{before:,} → {after:,} tokens）",
         "task": "## 当前任务", "modified": "## 修改的文件", "unfinished": "## 未完成的任务",
+        "marked": "## 标记内容", "decisions": "## 关键决策与约束",
         "files": "## 需恢复的文件（来自 `.compaction/restore.md`）",
         "em_cut": "_错误记忆已按 {limit:,} 字符上限截断：显示 {n} 条中的 {k} 条（优先重复出现的与最近的）；完整内容见 "
                   "`.compaction/error-memory.md`，恢复状态见 `.compaction/restore.md`。_",
@@ -269,6 +275,13 @@ T = {
     },
 }
 _CUT_RESERVE = 140  # room kept for one cut announcement
+FIRST_SHARE = {"task": 0.25, "marked": 0.12}  # of the limit, at most, for the sections before the error memory
+
+
+def current_first(goal: list[str]) -> list[str]:
+    """The goal lines with the current request (the latest one) first, then the task and earlier asks."""
+    current = [g for g in goal if g.startswith("Current request:")]
+    return current + [g for g in goal if g not in current]
 
 
 def restore_file_sections(markdown: str, lang: str = "en") -> list[tuple[str, list[str]]]:
@@ -357,9 +370,14 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
     def bullets(items: list[str], code: bool = False) -> list[str]:
         return [f"- `{x}`" if code and "`" not in x else f"- {' '.join(x.split())}" for x in items]
 
+    # The current request and the marked items come first (each held to a share of the limit), then the
+    # error memory, then decisions, files and unfinished tasks.
+    first: list[tuple[str, list[str], str, float]] = []
     later: list[tuple[str, list[str], str]] = []
     if state:
-        later += [(t["task"], bullets(state.goal), ".compaction/latest.md"),
+        first += [(t["task"], bullets(current_first(state.goal)), ".compaction/latest.md", FIRST_SHARE["task"]),
+                  (t["marked"], bullets(state.marked), ".compaction/latest.md", FIRST_SHARE["marked"])]
+        later += [(t["decisions"], bullets(state.decisions), ".compaction/latest.md"),
                   (t["modified"], bullets(state.modified_files, code=True), ".compaction/latest.md"),
                   (t["unfinished"], bullets(state.unfinished), ".compaction/latest.md")]
     files = restore_file_sections(restore_text, lang) if restore_text else []
@@ -370,11 +388,21 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
             lines += items
         later.append((t["files"], lines, ".compaction/restore.md"))
 
+    parts = [header]
+    omitted: list[str] = []
+    for heading, lines, where, share in first:
+        room = int(limit * share)
+        cap = max(80, room - len(heading) - _CUT_RESERVE - 2)  # a long request keeps its head, never vanishes
+        lines = [ln if len(ln) <= cap else ln[: cap - 45].rstrip() + f" … (whole: `{where}`)" for ln in lines]
+        text, ok = _section(heading, lines, room, limit, where, lang)
+        if text:
+            parts.append(text)
+        elif not ok:
+            omitted.append(heading.lstrip("# "))
     records, full = _error_memory(workspace, lang)
     reserve = _CUT_RESERVE * (len(later) + 1)
-    em = _fit_error_memory(records, full, limit - len(header) - 2 - reserve, lang, limit)
-    parts = [header, em]
-    omitted: list[str] = []
+    em = _fit_error_memory(records, full, limit - len("\n\n".join(parts)) - 2 - reserve, lang, limit)
+    parts.append(em)
     for i, (heading, lines, where) in enumerate(later):
         used = len("\n\n".join(parts))
         room = limit - used - 2 - _CUT_RESERVE * (len(later) - i)
