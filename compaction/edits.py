@@ -29,7 +29,7 @@ _METHOD_RE = re.compile(
     r"^\s*(?:(?:public|private|protected|static|final|override|synchronized|abstract)\s+)+"
     r"(?:<[^>]*>\s*)?[\w<>\[\], ?.]+\s+([A-Za-z_]\w*)\s*\([^;]*$")
 _HUNK_HEADER_RE = re.compile(r"^@@[^@]*@@\s*(.*)$")
-_SED_SUBST_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)?\s*s(.)(.*?)(?<!\\)\2(.*?)(?<!\\)\2[gIip0-9]*$", re.DOTALL)
+_SED_SUBST_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)?\s*s(.)(.*?)(?<!\\)\2(.*?)(?<!\\)\2([gIip0-9]*)$", re.DOTALL)
 _SED_LINE_OP_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)\s*([dia])\\?\s*(.*)$", re.DOTALL)
 
 
@@ -43,6 +43,7 @@ class Hunk:
     context: str | None = None
     fragment: bool = False  # a substitution inside lines (`sed s/old/new/`), not whole lines
     deletes_matching: str | None = None  # `sed '/pat/d'`: every line holding this text goes
+    every: bool = True  # a substitution: every occurrence in the line (`s///g`), else the first only
 
     @property
     def empty(self) -> bool:
@@ -190,7 +191,7 @@ def sed_hunks(command: str) -> list[FileChange]:
                 if m:
                     old, new = m.group(3).replace("\\" + m.group(2), m.group(2)), m.group(4)
                     where = f"line {m.group(1)}" if m.group(1) and m.group(1)[0].isdigit() else None
-                    hunks.append(Hunk((old,), (new,) if new else (), where, fragment=True))
+                    hunks.append(Hunk((old,), (new,) if new else (), where, fragment=True, every="g" in m.group(5)))
                     continue
                 op = _SED_LINE_OP_RE.match(expr)
                 if op:

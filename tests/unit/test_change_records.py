@@ -131,3 +131,22 @@ def test_edit_events_carry_their_hunks():
                      ToolResult("ok", "a")))
     (edit,) = [e for e in extract_events(t) if e.kind is EventKind.EDIT]
     assert edit.hunks and edit.hunks[0].added == ("x = 2",)
+
+
+def test_a_sed_session_shows_the_final_state_of_inserted_and_substituted_lines():
+    def sh(cid: str, command: str) -> tuple[ToolCall, ToolResult]:
+        return make_call("bash", {"command": command}, cid), ToolResult("", cid, exit_code=0)
+
+    t = _transcript(
+        sh("a", "sed -i '10i\\        x = compute(a)' m.py"),
+        sh("b", "git checkout m.py"),  # the edits so far are thrown away
+        sh("c", "sed -i '12i\\        y = load(b)' m.py"),
+        sh("d", "sed -i '20i\\        print(f\"DEBUG: value {b}\")' m.py"),
+        sh("e", "sed -i '20s/{b}/{type(b)}/' m.py"),  # edits the debug line inserted at line 20
+        sh("f", "sed -i 's/load(b)/load(b, strict=True)/' m.py"),
+        sh("g", "sed -i '/DEBUG:/d' m.py"),
+    )
+    (text,) = _changes(t)
+    assert "after 1 earlier edit reverted" in text
+    assert "+ y = load(b, strict=True)" in text
+    assert "compute" not in text and "DEBUG" not in text and "type(b)" not in text

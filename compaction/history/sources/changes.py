@@ -31,6 +31,7 @@ class _File:
     failed: int = 0
     reverted: bool = False
     deleted: bool = False
+    undone: list[Event] = field(default_factory=list)  # edits a revert (`git checkout -- f`) threw away
 
 
 @fact_source(Section.CHANGES)
@@ -45,8 +46,10 @@ def change_facts(ctx: FactContext) -> list[Fact]:
         if not path or path.startswith(("/tmp/", "/dev/", "/proc/")):
             continue
         info = files.setdefault(path, _File())
-        if e.kind is EventKind.REVERT:
+        if e.kind is EventKind.REVERT:  # back to the committed state: the edits so far no longer apply
             info.reverted, info.deleted = True, False
+            info.undone += info.events
+            info.events = []
         elif e.kind is EventKind.DELETE:
             info.deleted = True
         elif e.failed and not e.via_shell:
@@ -56,15 +59,17 @@ def change_facts(ctx: FactContext) -> list[Fact]:
             info.reverted = info.deleted = False
     facts: list[Fact] = []
     for path, info in files.items():
-        fact = change_record(path, info.events, info.failed, info.reverted, info.deleted)
+        fact = change_record(path, info.events or info.undone, info.failed, info.reverted and not info.events,
+                             info.deleted, undone=len(info.undone) if info.events else 0)
         if fact is not None:
             facts.append(fact)
     return facts
 
 
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,
-                  deleted: bool = False) -> Fact | None:
-    """One file's change record, or None when nothing it shows is known (no payloads, deleted)."""
+                  deleted: bool = False, undone: int = 0) -> Fact | None:
+    """One file's change record, or None when nothing it shows is known (no payloads, deleted).
+    `undone`: earlier edits a revert threw away (counted, not shown)."""
     if deleted or not events:
         return None
     rounds = [e.round for e in events]
@@ -73,6 +78,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     n = len(with_payload) + len({e.round for e in events if not e.hunks and e.round not in payload_rounds})
     counts = f"{n} edit{'s' if n != 1 else ''}" + (f", {failed} failed attempt{'s' if failed != 1 else ''}"
                                                       if failed else "")
+    if undone:
+        counts += f", after {undone} earlier edit{'s' if undone != 1 else ''} reverted"
     if reverted:
         return Fact(Section.CHANGES, f"`{path}`: {counts}, then reverted (not kept) {cite(rounds)}", rounds,
                     score=20, path=path)
@@ -117,6 +124,7 @@ def _diff_lines(events: list[Event]) -> tuple[list[str], int]:
     (a debug print, a reverted attempt) cancels out: the final state wins. A whole-file write shows
     its definitions, not its body."""
     entries: list[tuple[int, str, str]] = []  # (edit order, sign, text)
+    inserted: dict[str, str] = {}  # "line N" -> the last line inserted there (`sed 'Ni …'`)
     for order, e in enumerate(events):
         if e.whole and e.hunks:
             entries.clear()  # the file was rewritten whole: what came before is not its state
@@ -138,15 +146,23 @@ def _diff_lines(events: list[Event]) -> tuple[list[str], int]:
                     if undo is not None:
                         del entries[undo]
                         continue
+                    # A line this session added, edited in place: the one inserted at the substitution's
+                    # line number (`sed '12i …'` then `sed '12s/a/b/'`); with no address, every line holding it.
+                    at = inserted.get(hunk.context or "")
                     rewritten = False
-                    for i, (o, sign, text) in enumerate(entries):  # a line this session added: edit it in place
-                        if sign == "+" and len(old) >= 10 and old in text:
-                            entries[i] = (o, sign, text.replace(old, new))
+                    for i, (o, sign, text) in enumerate(entries):
+                        addressed = (hunk.context or "").startswith("line ")  # only that line, if known
+                        if sign == "+" and old and old in text and (text == at if addressed else True):
+                            entries[i] = (o, sign, text.replace(old, new, -1 if hunk.every else 1))
+                            if text == at:
+                                inserted[hunk.context or ""] = entries[i][2]
                             rewritten = True
                     if rewritten:
                         continue
                 entries.append((order, "=", line))
                 continue
+            if hunk.context and hunk.context.startswith("insert at ") and hunk.added:
+                inserted[f"line {hunk.context[10:]}"] = hunk.added[0].strip()
             for sign, lines in (("-", hunk.removed), ("+", hunk.added)):
                 for ln in lines:
                     if not _informative(ln):
