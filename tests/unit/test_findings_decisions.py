@@ -109,3 +109,17 @@ def test_findings_on_a_real_session_reach_the_document():
     section = md.split("## Findings (round by round)", 1)[1].split("\n## ", 1)[0]
     assert "`python reproduce_bug.py` → AttributeError" in section
     assert "(r4)" in section
+
+
+def test_the_answer_to_a_users_question_is_a_finding_and_a_reasoned_choice_a_decision():
+    t = _transcript([
+        Message(0, Role.USER, "nice. is it truly random? i need to reason about it"),
+        Message(0, Role.ASSISTANT, "`Math.random()` is a seeded pseudo-random generator, deterministic after seeding. "
+                                   "I'll swap to `crypto.getRandomValues()`, which pulls from the OS entropy pool."),
+        Message(0, Role.USER, "ok"),
+        Message(0, Role.ASSISTANT, "Done."),
+    ])
+    found = [f.text for f in collect(t)]
+    assert found[0].startswith("Asked “is it truly random?”: `Math.random()` is a seeded pseudo-random generator")
+    decisions = [f.text for f in decision_facts(_ctx(t))]
+    assert any(d.startswith("I'll swap to `crypto.getRandomValues()`, which pulls") for d in decisions)

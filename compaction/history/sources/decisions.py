@@ -12,6 +12,7 @@ from compaction.history.facts import WS_RE, Fact
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Role
 
 # A choice that gives its reason or its alternative weighs more than a bare "I'll do X".
 _REASON_RE = re.compile(r"\b(?:because|since|so that|in order to|to avoid|to keep|to preserve|instead of|rather than|"
@@ -23,6 +24,30 @@ _RULED_OUT_RE = re.compile(r"\b(?:ruled? out|won't work|will not work|doesn't wo
 _DIAGNOSIS_RE = re.compile(r"\b(?:root cause|the (?:problem|issue|bug) is)\b", re.IGNORECASE)
 _CHOICE_RE = re.compile(r"\b(?:I(?:'ll| will)|decid|chose|choose|prefer|the fix|approach|go with|should)\b",
                         re.IGNORECASE)
+
+
+_FIRST_PERSON_CHOICE_RE = re.compile(
+    r"\b(?:I(?:'ll| will|'m going to| am going to| chose| decided| opted)|we(?:'ll| will)|let's)\s+\w+", re.IGNORECASE)
+_CHOICE_REASON_RE = re.compile(r"\b(?:because|since|so that|instead of|rather than|which (?:pulls|keeps|avoids|gives|"
+                               r"means|makes|lets)|to avoid|no need|without)\b", re.IGNORECASE)
+_SENTENCES_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
+
+
+def _reasoned_choices(ctx: FactContext) -> list[tuple[int, str]]:
+    """The agent's choices that give their reason or alternative ("I'll swap to X, which pulls from…"),
+    whatever verb they use: the events' decision phrases name only a few verbs."""
+    out: list[tuple[int, str]] = []
+    for rnd in ctx.transcript.rounds:
+        for msg in rnd.messages:
+            if msg.role is not Role.ASSISTANT or not msg.text or msg.harness:
+                continue
+            text = re.sub(r"```.*?(?:```|$)", " ", msg.text[:6000], flags=re.DOTALL)
+            for sentence in _SENTENCES_RE.split(text):
+                s = WS_RE.sub(" ", sentence).strip().lstrip("-*• ").strip()
+                if 25 <= len(s) <= 400 and not s.endswith("?") and _FIRST_PERSON_CHOICE_RE.search(s) \
+                        and _CHOICE_REASON_RE.search(s):
+                    out.append((rnd.number, s))
+    return out
 
 
 @fact_source(Section.DECISIONS)
@@ -52,6 +77,12 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         if len(text) > 300:
             text = text[:297] + "…"
         facts.append(Fact(Section.DECISIONS, text, [e.round], score=score + min(e.round, 500) / 1000))
+    for rnd, text in _reasoned_choices(ctx):
+        key = text.lower()[:120]
+        if key not in seen:
+            seen.add(key)
+            facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [rnd],
+                              score=38 + min(rnd, 500) / 1000))
     if elided:
         note = h(ctx.lang, "harness_elided").format(n=elided)
         facts.append(Fact(Section.DECISIONS, note, [], score=5, short=None))

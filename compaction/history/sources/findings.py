@@ -74,8 +74,16 @@ def collect(transcript: Transcript) -> list[Finding]:
                     results[res.call_id] = res
                 ordered.append(res)
         positional = iter(ordered)
+        question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
+                         and "?" in m.text), None)
         for msg in rnd.messages:
             if msg.role is Role.ASSISTANT and msg.text and not msg.harness:
+                if question is not None:  # the user asked: the first sentences of the reply answer it
+                    answer = answer_to(question, msg)
+                    question = None
+                    if answer and answer.lower()[:100] not in seen:
+                        seen.add(answer.lower()[:100])
+                        out.append(Finding(rnd.number, answer, 62))
                 for text, weight in statements(msg):
                     key = text.lower()[:100]
                     if key not in seen:
@@ -90,6 +98,22 @@ def collect(transcript: Transcript) -> list[Finding]:
                     if found:
                         out.append(Finding(rnd.number, found[0], 40 + found[1], outcome=True))
     return out
+
+
+def answer_to(question: str, msg: Message) -> str | None:
+    """`Asked “…?”: <the reply's first two sentences>` — what the user learnt from the agent."""
+    asked = next((q.strip() for q in reversed(re.split(r"(?<=\?)|\n+", question)) if q.strip().endswith("?")),
+                 None)  # the last question: the one the reply opens with, most often
+    if not asked or len(asked) < 8:
+        return None
+    text = _THOUGHT_RE.sub("", re.sub(r"```.*?(?:```|$)", " ", msg.text[:4000], flags=re.DOTALL))
+    sentences = [WS_RE.sub(" ", x).strip() for x in _SENTENCE_RE.split(text) if len(x.strip()) >= 12]
+    sentences = [x for x in sentences if not _PLAN_START_RE.match(x)][:2]
+    if not sentences:
+        return None
+    reply = " ".join(sentences)
+    asked = asked if len(asked) <= 100 else "…" + asked[-99:]
+    return f"Asked “{asked}”: {reply if len(reply) <= 300 else reply[:299] + '…'}"
 
 
 def statements(msg: Message) -> list[tuple[str, int]]:
