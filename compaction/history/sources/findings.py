@@ -102,7 +102,7 @@ def collect(transcript: Transcript) -> list[Finding]:
 
 def answer_to(question: str, msg: Message) -> str | None:
     """`Asked “…?”: <the reply's first two sentences>` — what the user learnt from the agent."""
-    asked = next((q.strip() for q in reversed(re.split(r"(?<=\?)|\n+", question)) if q.strip().endswith("?")),
+    asked = next((q.strip() for q in reversed(re.split(r"(?<=[.!?])\s+|\n+", question)) if q.strip().endswith("?")),
                  None)  # the last question: the one the reply opens with, most often
     if not asked or len(asked) < 8:
         return None
