@@ -20,7 +20,7 @@ from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.events import parse_test_summary
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
-from compaction.shell import norm_command
+from compaction.shell import first_word, norm_command
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
 
@@ -321,7 +321,9 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int) -> Fix:
                 path = _edit_path(call)
                 if path:
                     res = results.get(id(call))
-                    if res is None or not (res.is_error or res.exit_code not in (None, 0)):
+                    # A file tool's failed edit changed nothing; a shell line's edit ran even when a later
+                    # part of the line (the build it chains) failed.
+                    if call.command or res is None or not (res.is_error or res.exit_code not in (None, 0)):
                         edits.append((rnd.number, path, call))
                 elif cmd_key and _norm_command(call.command) == cmd_key:
                     reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
@@ -335,6 +337,28 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int) -> Fix:
     if passed:
         fix.passed_round, fix.passed_command = passed
     return fix
+
+
+def _next_success(transcript: Transcript, rec: ErrorRecord, start: int) -> tuple[int, str] | None:
+    """Without an edit that ended it: the first run, within three rounds, of the same program (`ls`,
+    `mvn`, `python`…) that succeeded — the corrected path, the retry; for a failure without a command
+    line (a file tool, the model's API), the next read or command that succeeded, or the next reply."""
+    command = rec.occurrences[-1].location.command
+    program = first_word(command) if command else None
+    for rnd in transcript.rounds[start:start + 3]:
+        results = _results_of(rnd.messages)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if not _succeeded(results.get(id(call))):
+                    continue
+                if program and call.command and first_word(call.command) == program:
+                    return rnd.number, f"`{_as_run(call.command)}`"
+                if not program and call.kind in (ToolKind.READ, ToolKind.SEARCH, ToolKind.SHELL):
+                    what = call.command or " ".join(x for x in (call.name, call.path) if x)
+                    return rnd.number, f"`{_as_run(what)}`"
+            if not program and msg.role is Role.ASSISTANT and msg.text.strip() and not msg.tool_calls:
+                return rnd.number, "the next reply"  # a failed model or tool call: the session went on
+    return None
 
 
 def _as_run(command: str) -> str:
@@ -362,7 +386,10 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript) -> str:
     why = _explanation(transcript, last.round)
     if why:
         parts.append(("cause: " if fix.round else "") + why.rstrip("."))
-    if not fix.round:
+    retry = None if fix.round else _next_success(transcript, rec, last.round)
+    if retry:
+        parts.insert(len(parts) - (1 if why else 0), f"then {retry[1]} succeeded (r{retry[0]})")
+    elif not fix.round:
         parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                      else f"no fix seen after r{last.round}")
     return "; ".join(parts)

@@ -122,3 +122,12 @@ def test_a_todo_written_in_the_text_stays_open_until_a_later_message_says_it_is_
         ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
         texts = [f.text for f in next_step_source(ctx)]
         assert any("update the changelog entry" in x for x in texts) is (not done), texts
+
+
+def test_without_an_edit_the_solution_is_the_retry_that_succeeded():
+    msgs = [Message(0, Role.USER, "list the docs")]
+    _shell(msgs, "a", "ls docs/guide", "ls: cannot access 'docs/guide': No such file or directory", 2)
+    _shell(msgs, "b", "ls  docs/guides", "intro.md\nsetup.md", 0)
+    records = scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs)))
+    (rec,) = [r for r in records if r.id == "ERR_TOOL_FileNotFound"]
+    assert rec.solution.startswith("then `ls  docs/guides` succeeded (r2)")
