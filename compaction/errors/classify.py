@@ -43,8 +43,8 @@ _GATE_WORDS = (
     "timed out", "Timeout", "Exception", "exception", "panic", "did not match", "No replacement", "too long",
     "not permitted", "Invalid", "invalid", "expected", "Expected", "not recognized", "Unknown command",
     "EXACTLY ONE", "No module", "COMMIT", "ERROR", "Parameter", "undefined",
-    "429", "ate limit", "ate_limit", "Too Many Requests", "uota exceeded", "nknown tool", "nknown skill",
-    "No such tool", "not a valid tool", "nknown function",
+    "ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", " 429", "nknown tool", "nknown skill",
+    "o such tool", "o such skill", "not a valid tool", "nknown function",
 )
 _TS_CODE = re.compile(r"TS\d")
 
@@ -398,10 +398,10 @@ _BEFORE_COLON = re.compile(r"([^\s:'\"`]+[/.][^\s:'\"`]+): (?:No such file|[Ff]i
 
 
 _TOOL_TABLE: list[tuple[tuple[str, ...], re.Pattern, str, bool]] = [
-    (("429", "ate limit", "ate_limit", "Too Many Requests", "uota exceeded"), _RATE_LIMIT, "ERR_TOOL_RateLimited",
-     False),
-    (("nknown tool", "nknown skill", "nknown function", "No such tool", "not a valid tool", "not found",
-      "does not exist", "is not available"), _UNKNOWN_TOOL, "ERR_TOOL_UnknownTool", False),
+    (("ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", "429 Too", "code 429", "code\": 429",
+      "status 429", "Error 429", "Error: 429"), _RATE_LIMIT, "ERR_TOOL_RateLimited", False),
+    (("nknown tool", "nknown skill", "nknown function", "o such tool", "o such skill", "not a valid tool",
+      "ool not found", "kill not found", "' not found", "` not found"), _UNKNOWN_TOOL, "ERR_TOOL_UnknownTool", False),
     (("No replacement was performed", "String to replace not found", "SearchReplaceNoExactMatch",
       "did not appear verbatim", "failed to exactly match", "SEARCH section must exactly match"),
      _EDIT_MISS, "ERR_TOOL_EditNotFound", False),

@@ -19,7 +19,7 @@ from compaction.errors.families import FAMILIES
 from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.events import parse_test_summary
-from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.shell import first_word, norm_command
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
@@ -202,8 +202,9 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
             if occ.target and not state.fix_started:
                 state.target_ids.add(h.id)
     out = merge_consequences(list(records.values()))
+    cache: _ResultsCache = {}  # each round's calls and results, paired once for every record's solution
     for rec in out:
-        rec.solution = infer_solution(rec, transcript)
+        rec.solution = infer_solution(rec, transcript, cache)
         rec.avoidance = advise(rec)
     return out
 
@@ -305,7 +306,20 @@ def _succeeded(res: ToolResult | None) -> bool:
     return not (summary and re.search(r"\b[1-9]\d* (?:failed|errors?)\b|FAILED", summary))
 
 
-def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int) -> Fix:
+_ResultsCache = dict[int, dict[int, ToolResult | None]]
+
+
+def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolResult | None]:
+    """`_results_of` for one round, computed once per scan when a cache is given."""
+    if cache is None:
+        return _results_of(rnd.messages)
+    found = cache.get(rnd.number)
+    if found is None:
+        found = cache[rnd.number] = _results_of(rnd.messages)
+    return found
+
+
+def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _ResultsCache | None = None) -> Fix:
     """The edit and the passing re-run that ended the error, looking at most 10 rounds past its last
     occurrence: an edit of the erroring file, else an edit of another file within the next two rounds
     (a later unrelated edit did not end this error)."""
@@ -315,7 +329,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int) -> Fix:
     edits: list[tuple[int, str, ToolCall]] = []
     reruns: list[tuple[int, str, bool]] = []
     for rnd in transcript.rounds[start:start + 10]:
-        results = _results_of(rnd.messages)
+        results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 path = _edit_path(call)
@@ -339,14 +353,15 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int) -> Fix:
     return fix
 
 
-def _next_success(transcript: Transcript, rec: ErrorRecord, start: int) -> tuple[int, str] | None:
+def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
+                  cache: _ResultsCache | None = None) -> tuple[int, str] | None:
     """Without an edit that ended it: the first run, within three rounds, of the same program (`ls`,
     `mvn`, `python`…) that succeeded — the corrected path, the retry; for a failure without a command
     line (a file tool, the model's API), the next read or command that succeeded, or the next reply."""
     command = rec.occurrences[-1].location.command
     program = first_word(command) if command else None
     for rnd in transcript.rounds[start:start + 3]:
-        results = _results_of(rnd.messages)
+        results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 if not _succeeded(results.get(id(call))):
@@ -367,7 +382,7 @@ def _as_run(command: str) -> str:
     return line if len(line) <= 160 else line[:159] + "…"
 
 
-def infer_solution(rec: ErrorRecord, transcript: Transcript) -> str:
+def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None) -> str:
     """What ended the error — the edit that followed (file, key change) and the command that then
     passed — with the assistant's own account of the cause; never the error text again."""
     last = rec.occurrences[-1]
@@ -375,7 +390,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript) -> str:
     if rec.target_bug:
         parts.append("the target bug, reproduced on purpose")
     final_round = transcript.rounds[-1].number if transcript.rounds else last.round
-    fix = _fix_after(transcript, rec, last.round)
+    fix = _fix_after(transcript, rec, last.round, cache)
     if fix.round:
         text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
         if fix.change:
@@ -386,7 +401,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript) -> str:
     why = _explanation(transcript, last.round)
     if why:
         parts.append(("cause: " if fix.round else "") + why.rstrip("."))
-    retry = None if fix.round else _next_success(transcript, rec, last.round)
+    retry = None if fix.round else _next_success(transcript, rec, last.round, cache)
     if retry:
         parts.insert(len(parts) - (1 if why else 0), f"then {retry[1]} succeeded (r{retry[0]})")
     elif not fix.round:

@@ -94,7 +94,7 @@ def detect(transcript: Transcript) -> HarnessText:
             start, end = span
             out.template[first.index] = [(0, start), (end, len(first.text))]
     counts: Counter[str] = Counter()
-    for m in users:
+    for m in users if len(users) >= 3 else ():
         for sentence in {norm(s) for s in re.split(r"(?<=[.!?])\s+|\n+", m.text) if len(s.strip()) >= 25}:
             counts[sentence] += 1
     out.repeated = {s for s, n in counts.items() if n >= 3 and n * 2 >= len(users)}  # a template, not a plea

@@ -123,3 +123,11 @@ def test_the_answer_to_a_users_question_is_a_finding_and_a_reasoned_choice_a_dec
     assert found[0].startswith("Asked “is it truly random?”: `Math.random()` is a seeded pseudo-random generator")
     decisions = [f.text for f in decision_facts(_ctx(t))]
     assert any(d.startswith("I'll swap to `crypto.getRandomValues()`, which pulls") for d in decisions)
+
+
+def test_sentences_around_keywords_skip_code_and_stay_whole():
+    from compaction.history.sentences import prose, sentences_around
+
+    text = prose("Intro line.\n```\nthe bug is in code\n```\nSo the bug is a race. Next we go. Unclosed ```x bug")
+    assert "in code" not in text and "Unclosed" in text and "x bug" not in text
+    assert sentences_around(text, ("bug",)) == ["So the bug is a race."]

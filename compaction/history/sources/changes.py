@@ -10,7 +10,7 @@ always); a change record is longer and optional, so the budget can shrink it to 
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
 from compaction.edits import Hunk, definitions
@@ -125,9 +125,11 @@ def _diff_lines(events: list[Event]) -> tuple[list[str], int]:
     its definitions, not its body."""
     entries: list[tuple[int, str, str]] = []  # (edit order, sign, text)
     inserted: dict[str, str] = {}  # "line N" -> the last line inserted there (`sed 'Ni …'`)
+    live: Counter[tuple[str, str]]  # (sign, text) of the entries: most lines have no opposite to cancel
     for order, e in enumerate(events):
         if e.whole and e.hunks:
             entries.clear()  # the file was rewritten whole: what came before is not its state
+        live = Counter((sign, text) for _, sign, text in entries)  # once per edit: hunks below keep it current
         for hunk in e.hunks:
             if hunk.deletes_matching:
                 pattern = hunk.deletes_matching
@@ -169,12 +171,16 @@ def _diff_lines(events: list[Event]) -> tuple[list[str], int]:
                         continue
                     text = ln.strip()
                     opposite = "+" if sign == "-" else "-"
-                    undo = next((i for i in range(len(entries) - 1, -1, -1)
-                                 if entries[i][1] == opposite and entries[i][2] == text and entries[i][0] < order), None)
+                    undo = None
+                    if live[(opposite, text)]:
+                        undo = next((i for i in range(len(entries) - 1, -1, -1) if entries[i][1] == opposite
+                                     and entries[i][2] == text and entries[i][0] < order), None)
                     if undo is not None:
                         del entries[undo]
+                        live[(opposite, text)] -= 1
                         continue
                     entries.append((order, sign, text))
+                    live[(sign, text)] += 1
     out: list[str] = []
     seen: set[str] = set()
     skipped = 0

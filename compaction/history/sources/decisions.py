@@ -11,6 +11,7 @@ from compaction.history import harness
 from compaction.history.facts import WS_RE, Fact
 from compaction.history.headings import h
 from compaction.history.sections import Section
+from compaction.history.sentences import prose, sentences_around
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
 
@@ -30,6 +31,10 @@ _FIRST_PERSON_CHOICE_RE = re.compile(
     r"\b(?:I(?:'ll| will|'m going to| am going to| chose| decided| opted)|we(?:'ll| will)|let's)\s+\w+", re.IGNORECASE)
 _CHOICE_REASON_RE = re.compile(r"\b(?:because|since|so that|instead of|rather than|which (?:pulls|keeps|avoids|gives|"
                                r"means|makes|lets)|to avoid|no need|without)\b", re.IGNORECASE)
+_CHOICE_WORDS = ("i'll", "i will", "i'm going to", "i am going to", "i chose", "i decided", "i opted", "we'll",
+                 "we will", "let's")
+_REASON_WORDS = ("because", "since", "so that", "instead of", "rather than", "which ", "to avoid", "no need",
+                 "without")
 _SENTENCES_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
 
 
@@ -41,11 +46,13 @@ def _reasoned_choices(ctx: FactContext) -> list[tuple[int, str]]:
         for msg in rnd.messages:
             if msg.role is not Role.ASSISTANT or not msg.text or msg.harness:
                 continue
-            text = re.sub(r"```.*?(?:```|$)", " ", msg.text[:6000], flags=re.DOTALL)
-            for sentence in _SENTENCES_RE.split(text):
-                s = WS_RE.sub(" ", sentence).strip().lstrip("-*• ").strip()
-                if 25 <= len(s) <= 400 and not s.endswith("?") and _FIRST_PERSON_CHOICE_RE.search(s) \
-                        and _CHOICE_REASON_RE.search(s):
+            lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
+            if not (any(w in lowered for w in _CHOICE_WORDS) and any(w in lowered for w in _REASON_WORDS)):
+                continue
+            for s in sentences_around(prose(msg.text, 6000), _CHOICE_WORDS):
+                low = s.lower()
+                if 25 <= len(s) <= 400 and not s.endswith("?") and any(w in low for w in _REASON_WORDS) \
+                        and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s):
                     out.append((rnd.number, s))
     return out
 

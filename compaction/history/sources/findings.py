@@ -14,9 +14,10 @@ import math
 import re
 from dataclasses import dataclass
 
-from compaction.events import is_test_command, parse_test_summary
+from compaction.events import Event, EventKind, is_test_command, parse_test_summary
 from compaction.history.facts import WS_RE, Fact, cite, first_line
 from compaction.history.sections import Section
+from compaction.history.sentences import prose, sentences_around
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, ToolKind, ToolResult, Transcript
 
@@ -35,6 +36,13 @@ _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p
      r"|\bstill (?:fails|failing|broken)\b|\bfixed\b|\bresolved\b", 15),
     (r"\bI (?:found|see|notice|noticed|discovered|realized)\b|\bfound (?:that|the)\b|\bthe output shows\b", 10),
 ))
+# Words every finding pattern contains one of: plain substring searches find the candidate sentences
+# (a regex of alternatives is tried at every position of every assistant message, many times slower).
+_KEYWORDS = ("cause", "problem", "issue", "bug", "culprit", "rule", "related", "mean", "confirm", "explain", "show",
+             "prove", "turns out", "due to", "reason", "work", "pass", "succeed", "help", "fix", "fail", "broken",
+             "resolved", "found", "i see", "notic", "discover", "realiz")  # one in every finding pattern
+# The same patterns for lower-cased sentences: a case-insensitive search costs several times more.
+_LOWER_PATTERNS = tuple((re.compile(rx.pattern.lower()), w) for rx, w in _FINDING_PATTERNS)
 _PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|now,? (?:let|i)|next,|first,|then,?|"
                             r"to (?:fix|do|check|verify)|we need to|i'm going to)\b", re.IGNORECASE)
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
@@ -56,13 +64,15 @@ class Finding:
 def finding_facts(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.code:
         return []
-    findings = collect(ctx.transcript)
+    findings = collect(ctx.transcript, ctx.events)
     budget = int((ctx.target_tokens or 4000) * SHARE)
     return timeline(findings, budget)
 
 
-def collect(transcript: Transcript) -> list[Finding]:
-    """Every finding of the transcript in order: statements of the agent, outcomes of its commands."""
+def collect(transcript: Transcript, events: list[Event] | None = None) -> list[Finding]:
+    """Every finding of the transcript in order: statements of the agent, outcomes of its commands.
+    `events`: the transcript's events when the caller has them (their test counts are reused)."""
+    summaries = {(e.round, e.command): e.test_summary for e in events or () if e.kind is EventKind.COMMAND}
     out: list[Finding] = []
     seen: set[str] = set()
     for rnd in transcript.rounds:
@@ -94,7 +104,8 @@ def collect(transcript: Transcript) -> list[Finding]:
                 if res is None:
                     res = next(positional, None)
                 if call.kind == ToolKind.SHELL and call.command:
-                    found = outcome(call.command, res)
+                    known = summaries.get((rnd.number, call.command.strip()), "?") if events is not None else "?"
+                    found = outcome(call.command, res, known)
                     if found:
                         out.append(Finding(rnd.number, found[0], 40 + found[1], outcome=True))
     return out
@@ -117,36 +128,41 @@ def answer_to(question: str, msg: Message) -> str | None:
 
 
 def statements(msg: Message) -> list[tuple[str, int]]:
-    """The diagnosis/conclusion sentences of one assistant message (code blocks excluded)."""
-    text = _THOUGHT_RE.sub("", re.sub(r"```.*?(?:```|$)", " ", msg.text[:8000], flags=re.DOTALL))
+    """The diagnosis/conclusion sentences of one assistant message (code blocks excluded): the
+    sentences around a keyword, weighed by the patterns (strongest first: the first that matches)."""
     out: list[tuple[str, int]] = []
-    for sentence in _SENTENCE_RE.split(text):
-        s = WS_RE.sub(" ", sentence).strip().lstrip("-*• ").strip()
+    for s in sentences_around(_THOUGHT_RE.sub("", prose(msg.text)), _KEYWORDS):
         if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
             continue
-        weight = max((w for rx, w in _FINDING_PATTERNS if rx.search(s)), default=0)
+        low = s.lower()
+        weight = next((w for rx, w in _LOWER_PATTERNS if rx.search(low)), 0)
         if weight:
             out.append((s, weight))
     return out
 
 
-def outcome(command: str, res: ToolResult | None) -> tuple[str, int] | None:
+def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> tuple[str, int] | None:
     """A command's outcome worth a timeline line — a test run's counts, a failure's decisive line, a
-    script's last output line — and its weight; None for routine commands that succeeded."""
+    script's last output line — and its weight; None for routine commands that succeeded. `summary`:
+    the test counts when already parsed ("?": parse them here)."""
     if res is None:
         return None
     content = res.content or ""
     cmd = first_line(command, 100)
     failed = res.is_error or res.exit_code not in (None, 0)
-    summary = parse_test_summary(content) if content else None
+    if summary == "?":
+        summary = parse_test_summary(content) if content else None
     status = f"exit {res.exit_code}" if res.exit_code is not None else ("error" if res.is_error else "")
+    is_script = bool(_SCRIPT_RUN_RE.search(command.split("<<", 1)[0]))
+    if not (summary or failed or is_script):
+        return None  # a routine command that succeeded
     decisive = decisive_line(content, failed)
     if summary:
         return f"`{cmd}` → {summary}" + (f": {decisive}" if failed and decisive and decisive not in summary else ""), 22
     is_test = is_test_command(command)
     if failed and (decisive or status):
         return f"`{cmd}` → {status or 'failed'}" + (f": {decisive}" if decisive else ""), 20 if is_test else 16
-    if _SCRIPT_RUN_RE.search(command.split("<<", 1)[0]) and decisive:
+    if is_script and decisive:
         return f"`{cmd}` → {decisive}", 12
     return None
 
@@ -154,7 +170,7 @@ def outcome(command: str, res: ToolResult | None) -> tuple[str, int] | None:
 def decisive_line(output: str, failed: bool) -> str:
     """The output line that says what happened: the last error/exception/result line, else (for a
     failure) the last non-empty line. Whole, at most 200 characters (else left out)."""
-    lines = [ln.strip() for ln in output.strip().splitlines()[-60:] if ln.strip()]
+    lines = [ln.strip() for ln in output[-8000:].strip().splitlines()[-60:] if ln.strip()]
     lines = [ln for ln in lines if not re.fullmatch(r"</?\w+>|\[The command completed.*|-+|=+", ln)]
     hit = None
     for rx in (_ERROR_LINE_RE, _RESULT_LINE_RE):  # what went wrong first; else the result
