@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from compaction.history.facts import split_task
 from compaction.model import Message, Role, Transcript
 
-_TAG_BLOCK_RE = re.compile(r"<([a-zA-Z_][\w-]*)>\s*(.*?)\s*</\1>", re.DOTALL)
+_OPEN_TAG_RE = re.compile(r"<([a-zA-Z_][\w-]*)>")
 _LABEL_RE = re.compile(r"^[A-Z][A-Z ]{2,40}:\s*$", re.MULTILINE)
 _WS_RE = re.compile(r"\s+")
 MIN_REQUEST = 80  # characters: a shorter tagged body is a detail (a file name), not the request
@@ -69,9 +69,10 @@ def request_span(text: str) -> tuple[int, int] | None:
     """Where the request sits inside a templated opening message, or None when the message is not
     templated (then all of it is the user's). The first substantial tagged block; else the body under the
     first label line (`ISSUE:`) up to the next label; else the text before the template's instructions."""
-    blocks = [(m.start(2), m.end(2)) for m in _TAG_BLOCK_RE.finditer(text) if m.end(2) - m.start(2) >= MIN_REQUEST]
-    if blocks:
-        return blocks[0]  # the template wraps the request first, then adds its instructions
+    for m in _OPEN_TAG_RE.finditer(text):  # the first substantial tagged block: the template wraps the request
+        close = text.find(f"</{m.group(1)}>", m.end())
+        if close >= 0 and len(text[m.end():close].strip()) >= MIN_REQUEST:
+            return m.end(), close
     labels = list(_LABEL_RE.finditer(text))
     if len(labels) >= 2:
         return labels[0].end(), labels[1].start()

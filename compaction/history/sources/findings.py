@@ -41,8 +41,14 @@ _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p
 _KEYWORDS = ("cause", "problem", "issue", "bug", "culprit", "rule", "related", "mean", "confirm", "explain", "show",
              "prove", "turns out", "due to", "reason", "work", "pass", "succeed", "help", "fix", "fail", "broken",
              "resolved", "found", "i see", "notic", "discover", "realiz")  # one in every finding pattern
-# The same patterns for lower-cased sentences: a case-insensitive search costs several times more.
-_LOWER_PATTERNS = tuple((re.compile(rx.pattern.lower()), w) for rx, w in _FINDING_PATTERNS)
+# The same patterns for lower-cased sentences (a case-insensitive search costs several times more), each
+# with words one of which any match holds: a pattern runs only on a sentence holding one of its words.
+_PATTERN_WORDS = (("cause", "problem", "issue", "bug", "culprit"), ("rule", "cause", "issue", "problem", "related"),
+                  ("mean", "confirm", "explain", "show", "prove", "turns out"),
+                  ("cause", "due to", "reason"), ("work", "pass", "succeed", "help", "fix", "fail", "broken", "resolved"),
+                  ("found", "i see", "notic", "discover", "realiz", "show"))
+_LOWER_PATTERNS = tuple((re.compile(rx.pattern.lower()), w, words)
+                        for (rx, w), words in zip(_FINDING_PATTERNS, _PATTERN_WORDS, strict=True))
 _PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|now,? (?:let|i)|next,|first,|then,?|"
                             r"to (?:fix|do|check|verify)|we need to|i'm going to)\b", re.IGNORECASE)
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
@@ -135,7 +141,7 @@ def statements(msg: Message) -> list[tuple[str, int]]:
         if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
             continue
         low = s.lower()
-        weight = next((w for rx, w in _LOWER_PATTERNS if rx.search(low)), 0)
+        weight = next((w for rx, w, words in _LOWER_PATTERNS if any(x in low for x in words) and rx.search(low)), 0)
         if weight:
             out.append((s, weight))
     return out
