@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from compaction.model import ToolCall
 from compaction.shell import first_word, split_commands, words
@@ -159,6 +160,11 @@ def parse_search_replace(text: str) -> list[Hunk]:
 
 def sed_hunks(command: str) -> list[FileChange]:
     """`sed -i 's/old/new/' file` as hunks: the substitution's pattern and replacement, per file."""
+    return list(_sed_hunks(command))
+
+
+@lru_cache(maxsize=4096)  # events and the error memory's solutions read the same command lines
+def _sed_hunks(command: str) -> tuple[FileChange, ...]:
     out: list[FileChange] = []
     for part in split_commands(command):
         if first_word(part) != "sed":
@@ -208,11 +214,16 @@ def sed_hunks(command: str) -> list[FileChange]:
         for f in files:
             if hunks:
                 out.append(FileChange(f, tuple(hunks)))
-    return out
+    return tuple(out)
 
 
 def heredoc_writes(command: str) -> list[FileChange]:
     """`cat > f <<'EOF' … EOF` (and `tee`): the file's whole new content."""
+    return list(_heredoc_writes(command))
+
+
+@lru_cache(maxsize=1024)
+def _heredoc_writes(command: str) -> tuple[FileChange, ...]:
     out: list[FileChange] = []
     for m in re.finditer(r"(?:cat|tee)\s+(?:-a\s+)?(?:<<-?\s*(['\"]?)(\w+)\1\s*>{1,2}\s*(\S+)|>{1,2}\s*(\S+)\s*<<-?\s*(['\"]?)(\w+)\5"
                          r"|(\S+)\s*<<-?\s*(['\"]?)(\w+)\8)[^\n]*\n", command):
@@ -222,7 +233,7 @@ def heredoc_writes(command: str) -> list[FileChange]:
         body = command[m.end(): m.end() + body_end.start()] if body_end else command[m.end():]
         if path and not path.startswith("/dev/"):
             out.append(FileChange(path, (Hunk((), _lines(body)),), whole=True))
-    return out
+    return tuple(out)
 
 
 def call_changes(call: ToolCall) -> list[FileChange]:
