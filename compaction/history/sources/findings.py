@@ -52,6 +52,7 @@ _LOWER_PATTERNS = tuple((re.compile(rx.pattern.lower()), w, words)
 _PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|now,? (?:let|i)|next,|first,|then,?|"
                             r"to (?:fix|do|check|verify)|we need to|i'm going to)\b", re.IGNORECASE)
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
+_TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 _THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning):\s*")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
 _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|All tests|Done|done)\b")
@@ -124,6 +125,7 @@ def answer_to(question: str, msg: Message) -> str | None:
     if not asked or len(asked) < 8:
         return None
     text = _THOUGHT_RE.sub("", re.sub(r"```.*?(?:```|$)", " ", msg.text[:4000], flags=re.DOTALL))
+    text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
     sentences = [WS_RE.sub(" ", x).strip() for x in _SENTENCE_RE.split(text) if len(x.strip()) >= 12]
     sentences = [x for x in sentences if not _PLAN_START_RE.match(x)][:2]
     if not sentences:
