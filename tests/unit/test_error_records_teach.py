@@ -131,3 +131,12 @@ def test_without_an_edit_the_solution_is_the_retry_that_succeeded():
     records = scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs)))
     (rec,) = [r for r in records if r.id == "ERR_TOOL_FileNotFound"]
     assert rec.solution.startswith("then `ls  docs/guides` succeeded (r2)")
+
+
+def test_hovers_show_the_aliases_and_compiler_codes_beside_the_id():
+    from lsp_server.features.hover import headline
+
+    line = headline({"id": "ERR_PY_RuntimeError", "count": 2, "rounds": [3, 7], "merged": ["ERR_LOGIC_TestFailed"]})
+    assert line == "#recurring ERR_PY_RuntimeError (+ERR_LOGIC_TestFailed): occurrences 2 (rounds 3, 7)"
+    ts = headline({"id": "ERR_TS_TypeNotAssignable", "count": 1, "rounds": [4], "codes": ["TS2322"]})
+    assert ts == "ERR_TS_TypeNotAssignable (TS2322): occurrences 1 (rounds 4)"
