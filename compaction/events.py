@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
+from compaction.edits import FileChange, Hunk, call_changes
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
 from compaction.shell import blank_quotes, first_word, split_commands, words
 from compaction.transcripts.path_spelling import PathSpellings
@@ -61,6 +62,8 @@ class Event:
     status: str | None = None  # todos: the item's status (pending, in_progress, done…; "next": a stated plan)
     marker: str | None = None  # markers: important | decision | warning | todo
     commit_hash: str | None = None  # commits
+    hunks: tuple[Hunk, ...] = ()  # writes/edits: the lines removed and added, when the payload shows them
+    whole: bool = False  # writes/edits: `hunks` hold the file's entire new content
 
 
 MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
@@ -315,6 +318,11 @@ def is_state_changing(command: str) -> bool:
         if _STATE_CMDS.search(stripped):
             return True
     return False
+
+
+def is_test_command(command: str) -> bool:
+    """A test runner's command line (pytest, jest, go test, mvn test…), its heredoc body aside."""
+    return bool(_TEST_CMD_RE.search(command.split("<<", 1)[0]))
 
 
 _SUMMARY_HINTS = ("passed", "failed", "Tests run:", "tests finished", "test result:", "Ran ", "error", "FAIL", "ok ")
@@ -585,8 +593,11 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         if call.path and call.path not in paths:
             paths.insert(0, call.path)
         event_kind = _FILE_EVENT[kind]
+        changes = _changes_by_path(call) if kind != ToolKind.READ else {}
         for path in paths:
-            events.append(Event(event_kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed))
+            change = changes.get(path)
+            events.append(Event(event_kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed,
+                                hunks=change.hunks if change else (), whole=bool(change and change.whole)))
         return
     if kind in (ToolKind.SHELL, ToolKind.OTHER) and not (call.command or "").strip() and call.name in (
             "run", "bash", "execute_bash"):
@@ -607,9 +618,12 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             events.append(Event(EventKind.TEST, rnd, msg.index, command=cmd, exit_code=exit_code, text=summary,
                                 tool=call.name))
         if not failed:
+            changes = _changes_by_path(call) if writes else {}
             for write_kind, path in writes:
+                change = changes.get(path)
                 events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=failed,
-                                    via_shell=True))
+                                    via_shell=True, hunks=change.hunks if change else (),
+                                    whole=bool(change and change.whole)))
         for path in shell_reads(cmd):
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
         if output and "] " in output:
@@ -619,6 +633,14 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
     if kind == ToolKind.SEARCH:
         events.append(Event(EventKind.COMMAND, rnd, msg.index, command=call.command or _describe(call),
                             exit_code=exit_code, tool=call.name, failed=failed, search=True))
+
+
+def _changes_by_path(call: ToolCall) -> dict[str, FileChange]:
+    """The call's file changes by path (a path's later change wins within one call)."""
+    try:
+        return {c.path: c for c in call_changes(call)}
+    except (ValueError, TypeError, re.error):  # a malformed payload loses its hunks, never the event
+        return {}
 
 
 def _describe(call: ToolCall) -> str:

@@ -23,6 +23,8 @@ class Summary(BaseModel):
     goal: list[Item] = Field(default_factory=list)
     completed: list[Item] = Field(default_factory=list)
     modified_files: list[Item] = Field(default_factory=list)  # text = workspace-relative or recorded path
+    changes: list[Item] = Field(default_factory=list)  # per file: definitions touched, lines removed/added
+    findings: list[Item] = Field(default_factory=list)  # the agent's diagnoses and commands' outcomes, dated
     decisions: list[Item] = Field(default_factory=list)
     errors: list[Item] = Field(default_factory=list)  # problems and solutions
     next_steps: list[Item] = Field(default_factory=list)  # todos and next steps, unfinished

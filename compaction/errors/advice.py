@@ -41,6 +41,8 @@ _BY_ID: dict[str, str] = {
     "ERR_TOOL_ToolError": "check the tool's parameters against its schema before calling it",
     "ERR_TOOL_InvalidArgument": "use only the documented sub-commands/parameters (e.g. view ranges inside the file)",
     "ERR_TOOL_OutputTooLong": "never dump whole files or test logs: pipe through `| tail -n 40` or `| grep -m5 Error`",
+    "ERR_TOOL_RateLimited": "wait before retrying (back off: 1 s, 2 s, 4 s…) and batch work into fewer calls",
+    "ERR_TOOL_UnknownTool": "call only the tools and skills the session lists; check the exact name first",
     "ERR_TOOL_FormatError": "exactly one ```bash block per reply; quote other code in plain text",
     "ERR_LOGIC_TestFailed": "re-run `{test}` after every change (`pytest {test} -x -q`), negative tests included",
     "ERR_LOGIC_AssertionMismatch": "print expected and actual before asserting; add the case as a regression test",

@@ -124,7 +124,7 @@ def rank(keys: list[_Keys], *, text: str = "", files: list[str] | tuple = (), co
     bare = {w.rsplit(".", 1)[-1] for w in words}
     scored: list[tuple[int, list[str], _Keys]] = []
     for k in keys:
-        if k.skip or k.rec.id in ignored:
+        if k.skip or k.rec.id in ignored or any(a in ignored for a in k.rec.merged):  # aliases too
             continue
         score, why = 0, []
         if k.files:

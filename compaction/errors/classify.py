@@ -43,6 +43,8 @@ _GATE_WORDS = (
     "timed out", "Timeout", "Exception", "exception", "panic", "did not match", "No replacement", "too long",
     "not permitted", "Invalid", "invalid", "expected", "Expected", "not recognized", "Unknown command",
     "EXACTLY ONE", "No module", "COMMIT", "ERROR", "Parameter", "undefined",
+    "ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", " 429", "nknown tool", "nknown skill",
+    "o such tool", "o such skill", "not a valid tool", "nknown function",
 )
 _TS_CODE = re.compile(r"TS\d")
 
@@ -117,6 +119,13 @@ _TIMEOUT = re.compile(
 _EDIT_MISS = re.compile(
     r"^[^\n]*?(?:No replacement was performed|String to replace not found|SearchReplaceNoExactMatch|"
     r"did not appear verbatim|failed to exactly match lines|The SEARCH section must exactly match)[^\n]*$", re.M)
+_RATE_LIMIT = re.compile(
+    r"^[^\n]*?(?:\b429\b[^\n]*?(?:Too Many|[Rr]ate|[Ll]imit)|(?:Too Many|[Rr]ate|[Ll]imit)[^\n]*?\b429\b|"
+    r"[Rr]ate[ _-]?[Ll]imit(?:ed|s)?\b[^\n]{0,80}?\b(?:exceeded|reached|hit|error|retry)|"
+    r"[Rr]ate[ _-]?[Ll]imit(?:ed|_error)|Too Many Requests|[Qq]uota exceeded)[^\n]*$", re.M)
+_UNKNOWN_TOOL = re.compile(
+    r"^[^\n]*?(?:[Uu]nknown (?:tool|skill|function)\b|[Nn]o such (?:tool|skill)\b|not a valid tool\b|"
+    r"\b(?:[Tt]ool|[Ss]kill) [`'\"]?[\w:.-]+[`'\"]? (?:not found|does not exist|is not available))[^\n]*$", re.M)
 _TOO_LONG = re.compile(r"^[^\n]*The output of your last command was too long[^\n]*$", re.M)
 _FORMAT = re.compile(r"^[^\n]*Please always provide EXACTLY ONE action[^\n]*$", re.M)
 _INVALID_PARAM = re.compile(
@@ -389,6 +398,10 @@ _BEFORE_COLON = re.compile(r"([^\s:'\"`]+[/.][^\s:'\"`]+): (?:No such file|[Ff]i
 
 
 _TOOL_TABLE: list[tuple[tuple[str, ...], re.Pattern, str, bool]] = [
+    (("ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", "429 Too", "code 429", "code\": 429",
+      "status 429", "Error 429", "Error: 429"), _RATE_LIMIT, "ERR_TOOL_RateLimited", False),
+    (("nknown tool", "nknown skill", "nknown function", "o such tool", "o such skill", "not a valid tool",
+      "ool not found", "kill not found", "' not found", "` not found"), _UNKNOWN_TOOL, "ERR_TOOL_UnknownTool", False),
     (("No replacement was performed", "String to replace not found", "SearchReplaceNoExactMatch",
       "did not appear verbatim", "failed to exactly match", "SEARCH section must exactly match"),
      _EDIT_MISS, "ERR_TOOL_EditNotFound", False),

@@ -16,7 +16,8 @@ class ErrorRecordOut(BaseModel):
     solution: str | None = None
     avoidance: str | None = None
     target_bug: bool = False  # provoked on purpose (reproduction / test-first), not a mistake to avoid
-    merged: list[str] = Field(default_factory=list)  # ids folded into this one by the budget's merge step
+    merged: list[str] = Field(default_factory=list)  # aliases: ids folded into this one (same failure, budget merge)
+    codes: list[str] = Field(default_factory=list)  # the compiler's own codes (TS2322), shown beside the id
     locations: list[dict] = Field(default_factory=list)  # {"path", "line", "symbol", "command"}
 
 
@@ -24,7 +25,7 @@ class ErrorRecordOut(BaseModel):
 def record_to_out(rec: ErrorRecord, *, locations: bool = True) -> ErrorRecordOut:
     return ErrorRecordOut(
         id=rec.id, count=rec.count, rounds=rec.rounds, recurring=rec.recurring, solution=rec.solution,
-        avoidance=rec.avoidance, target_bug=rec.target_bug, merged=list(rec.merged),
+        avoidance=rec.avoidance, target_bug=rec.target_bug, merged=list(rec.merged), codes=rec.ts_codes,
         locations=[loc.as_dict() for loc in rec.locations()] if locations else [],
     )
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from compaction.atomic import write_text_atomic
 from compaction.errors.advice import advise
 from compaction.errors.check import Warning_, index, rank
+from compaction.errors.merge import find
 from compaction.errors.records import ErrorRecord, Location, Occurrence, valid_id
 from compaction.errors.render import parse_block, render_block
 from compaction.errors.scan import legacy_transcript_id, scan_transcript, transcript_id
@@ -192,8 +193,10 @@ class ErrorMemory:
         return self.get(err_id)  # type: ignore[return-value]
 
     def resolve(self, err_id: str, solution: str | None = None) -> ErrorRecord:
-        if self.get(err_id) is None:
+        rec = self.get(err_id)
+        if rec is None:
             raise ErrorMemoryError(f"no error {err_id} in this workspace's memory")
+        err_id = rec.id  # an alias resolves its primary record
         solution = redact_text(solution) if solution else solution
         with transaction(self.conn):
             if solution:
@@ -208,9 +211,12 @@ class ErrorMemory:
         """Delete one record (or, only when asked explicitly, all of them); returns the ids removed."""
         if err_id is None and not everything:
             raise ErrorMemoryError("name an error id, or ask for everything explicitly")
+        if err_id:
+            rec = self.get(err_id)
+            if rec is None:
+                raise ErrorMemoryError(f"no error {err_id} in this workspace's memory")
+            err_id = rec.id  # an alias forgets its primary record
         ids = [err_id] if err_id else [r["id"] for r in self.conn.execute("SELECT id FROM errors_records")]
-        if err_id and self.get(err_id) is None:
-            raise ErrorMemoryError(f"no error {err_id} in this workspace's memory")
         with transaction(self.conn):
             for i in ids:
                 self.conn.execute("DELETE FROM errors_occurrences WHERE id=?", (i,))
@@ -251,7 +257,8 @@ class ErrorMemory:
         return out
 
     def get(self, err_id: str) -> ErrorRecord | None:
-        return next((r for r in self.list() if r.id == err_id), None)
+        """The record with this id, else the one holding it as an alias (one failure, one record)."""
+        return find(self.list(), err_id)
 
     def export(self, lang: str = "en", path: str | Path | None = None, *, protocol: bool = True) -> str:
         """The `## Error Memory` block of every record (written atomically when a path is given)."""

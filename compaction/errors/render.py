@@ -39,8 +39,15 @@ def _one_line(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
+def ids_label(err_id: str, codes: list[str], merged: list[str]) -> str:
+    """`ERR_TS_TypeNotAssignable (TS2322) (+ERR_LOGIC_TestFailed)`: the id, the compiler's own codes
+    beside it, then the aliases folded into it."""
+    return (err_id + (f" ({', '.join(codes)})" if codes else "")
+            + (f" (+{', '.join(merged)})" if merged else ""))
+
+
 def _ids(rec: ErrorRecord) -> str:
-    return rec.id + (f" (+{', '.join(rec.merged)})" if rec.merged else "")
+    return ids_label(rec.id, rec.ts_codes, rec.merged)
 
 
 def _record_lines(ids: str, count: int, rounds: list[int], recurring: bool, target: bool,
@@ -64,7 +71,7 @@ def render_record(rec: ErrorRecord, lang: str = "en") -> str:
 
 def render_out_record(rec: ErrorRecordOut, lang: str = "en") -> str:
     """The same line for a record in its boundary shape (what restore, LSP and MCP hold)."""
-    ids = rec.id + (f" (+{', '.join(rec.merged)})" if rec.merged else "")
+    ids = ids_label(rec.id, rec.codes, rec.merged)
     return _record_lines(ids, rec.count, rec.rounds, rec.recurring or rec.count >= 2, rec.target_bug,
                          rec.solution, rec.avoidance, lang)
 
@@ -87,7 +94,8 @@ def render_block(records: list[ErrorRecord] | list[ErrorRecordOut], lang: str = 
 
 
 _HEAD = re.compile(
-    r"^- (?P<rec>#recurring )?\[?(?P<id>ERR_[A-Z]+_[A-Za-z0-9_]+)\]?(?: \(\+(?P<merged>[^)]*)\))?:? "
+    r"^- (?P<rec>#recurring )?\[?(?P<id>ERR_[A-Z]+_[A-Za-z0-9_]+)\]?"
+    r"(?: \((?P<codes>[A-Z]{1,5}\d{1,6}(?:, [A-Z]{1,5}\d{1,6}){0,20})\))?(?: \(\+(?P<merged>[^)]*)\))?:? "
     r"(?:occurrences (?P<n>\d{1,12}) \(rounds (?P<rounds>(?:\d{1,12}(?!\d)|[, ])*)\)"
     r"|发生(?:次数: ?)?(?P<nz>\d{1,12})次? \((?:轮次:? ?)?(?P<roundsz>(?:\d{1,12}(?!\d)|[,， ])*)\))"
     r"(?P<target> \[target bug\]| \[目标缺陷\])?\s*$")
@@ -112,8 +120,9 @@ def parse_block(markdown: str, *, source: str = "import") -> list[ErrorRecord]:
             rounds = [int(x) for x in re.split(r"[,， ]+", raw or "") if x][:MAX_OCCURRENCES]
             rec = ErrorRecord(m.group("id"))
             rec.merged = [x.strip() for x in (m.group("merged") or "").split(",") if x.strip()]
+            codes = [x.strip() for x in (m.group("codes") or "").split(",") if x.strip()]
             for r in rounds:
-                rec.occurrences.append(Occurrence(round=r, transcript=source))
+                rec.occurrences.append(Occurrence(round=r, transcript=source, ts_codes=list(codes)))
             last = rounds[-1] if rounds else 0
             for k in range(max(0, n - len(rounds))):
                 rec.occurrences.append(Occurrence(round=last, transcript=f"{source}#{k + 1}"))

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 
+from compaction.edits import call_changes, definitions
 from compaction.errors.advice import advise
 from compaction.errors.classify import Hit, classify
 from compaction.errors.families import FAMILIES
+from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
-from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
-from compaction.shell import norm_command
+from compaction.events import parse_test_summary
+from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+from compaction.shell import first_word, norm_command
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
 
@@ -209,9 +213,10 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
             rec.add(occ)
             if occ.target and not state.fix_started:
                 state.target_ids.add(h.id)
-    out = list(records.values())
+    out = merge_consequences(list(records.values()))
+    cache: _ResultsCache = {}  # each round's calls and results, paired once for every record's solution
     for rec in out:
-        rec.solution = infer_solution(rec, transcript)
+        rec.solution = infer_solution(rec, transcript, cache)
         rec.avoidance = advise(rec)
     return out
 
@@ -246,55 +251,172 @@ def _edit_path(call: ToolCall) -> str | None:
     return m.group(1) if m else None
 
 
-def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int) -> tuple[str | None, int | None, int | None]:
-    """(edited path, round of the edit, round of the first re-run of the failing command after it),
-    looking at most 10 rounds past the last occurrence: an edit of the erroring file, else an edit of
-    another file within the next two rounds (a later unrelated edit did not end this error)."""
+@dataclass(slots=True)
+class Fix:
+    """What ended an error: the edit that followed (file, round, its key change) and the first run
+    of the failing command after it that succeeded (as it was run)."""
+
+    path: str | None = None
+    round: int | None = None
+    change: str = ""
+    passed_round: int | None = None
+    passed_command: str | None = None
+
+
+def _results_of(msgs: list[Message]) -> dict[int, ToolResult | None]:
+    """Each tool call of the round (by id()) with its result: by call id, else by position."""
+    by_id: dict[str, ToolResult] = {}
+    ordered: list[ToolResult] = []
+    for m in msgs:
+        for r in m.tool_results:
+            if r.call_id:
+                by_id[r.call_id] = r
+            ordered.append(r)
+    positional = iter(ordered)
+    out: dict[int, ToolResult | None] = {}
+    for m in msgs:
+        for c in m.tool_calls:
+            res = by_id.get(c.id) if c.id else None
+            out[id(c)] = res if res is not None else next(positional, None)
+    return out
+
+
+def key_change(call: ToolCall) -> str:
+    """The edit's key change in one short line: its first informative removed and added lines (whole
+    lines only; a longer one is named by its definition or left out)."""
+    try:
+        changes = call_changes(call)
+    except (ValueError, TypeError, re.error):
+        return ""
+    for change in changes:
+        for hunk in change.hunks:
+            if change.whole:
+                names = definitions(hunk.added)
+                return f"wrote {', '.join(f'`{n}`' for n in names[:4])}" if names else ""
+            if hunk.deletes_matching:
+                return f"deleted the lines matching `{hunk.deletes_matching}`"
+            if hunk.removed[:1] and hunk.removed[0].startswith("<line(s) "):
+                return f"deleted line(s) {hunk.removed[0][9:-1]}"
+            old = next((ln.strip() for ln in hunk.removed if len(ln.strip()) > 2), "")
+            new = next((ln.strip() for ln in hunk.added if len(ln.strip()) > 2), "")
+            if len(old) > 100 or len(new) > 100:
+                names = definitions(hunk.added) or ([hunk.context] if hunk.context else [])
+                return f"changed `{names[0]}`" if names else ""
+            if old and new:
+                return f"`{old}` → `{new}`"
+            if new:
+                return f"added `{new}`"
+            if old:
+                return f"removed `{old}`"
+    return ""
+
+
+def _succeeded(res: ToolResult | None) -> bool:
+    if res is None or res.is_error or res.exit_code not in (None, 0):
+        return False
+    summary = parse_test_summary(res.content or "")
+    return not (summary and re.search(r"\b[1-9]\d* (?:failed|errors?)\b|FAILED", summary))
+
+
+_ResultsCache = dict[int, dict[int, ToolResult | None]]
+
+
+def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolResult | None]:
+    """`_results_of` for one round, computed once per scan when a cache is given."""
+    if cache is None:
+        return _results_of(rnd.messages)
+    found = cache.get(rnd.number)
+    if found is None:
+        found = cache[rnd.number] = _results_of(rnd.messages)
+    return found
+
+
+def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _ResultsCache | None = None) -> Fix:
+    """The edit and the passing re-run that ended the error, looking at most 10 rounds past its last
+    occurrence: an edit of the erroring file, else an edit of another file within the next two rounds
+    (a later unrelated edit did not end this error)."""
     last = rec.occurrences[-1]
     cmd_key = _norm_command(last.location.command)
     want = _basename(last.location.path) if last.location.path else None
-    edits: list[tuple[int, str]] = []
-    reruns: list[int] = []
+    edits: list[tuple[int, str, ToolCall]] = []
+    reruns: list[tuple[int, str, bool]] = []
     for rnd in transcript.rounds[start:start + 10]:
+        results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 path = _edit_path(call)
                 if path:
-                    edits.append((rnd.number, path))
+                    res = results.get(id(call))
+                    # A file tool's failed edit changed nothing; a shell line's edit ran even when a later
+                    # part of the line (the build it chains) failed.
+                    if call.command or res is None or not (res.is_error or res.exit_code not in (None, 0)):
+                        edits.append((rnd.number, path, call))
                 elif cmd_key and _norm_command(call.command) == cmd_key:
-                    reruns.append(rnd.number)
-    if not edits:
-        return None, None, None
+                    reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
     same = [e for e in edits if want and _basename(e[1]) == want]
     near = [e for e in edits if e[0] <= start + 2]  # another file, but right after the error
     if not (same or near):
-        return None, None, None
-    edit_round, edit_path = (same or near)[0]
-    ok_round = next((r for r in reruns if r >= edit_round), None)
-    return (None if edit_path == "?" else edit_path), edit_round, ok_round
+        return Fix()
+    edit_round, edit_path, call = (same or near)[0]
+    fix = Fix(None if edit_path == "?" else edit_path, edit_round, key_change(call))
+    passed = next(((r, c) for r, c, ok in reruns if r >= edit_round and ok), None)
+    if passed:
+        fix.passed_round, fix.passed_command = passed
+    return fix
 
 
-def infer_solution(rec: ErrorRecord, transcript: Transcript) -> str:
-    """What ended the error: the assistant's explanation, the edit that followed and the clean re-run."""
+def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
+                  cache: _ResultsCache | None = None) -> tuple[int, str] | None:
+    """Without an edit that ended it: the first run, within three rounds, of the same program (`ls`,
+    `mvn`, `python`…) that succeeded — the corrected path, the retry; for a failure without a command
+    line (a file tool, the model's API), the next read or command that succeeded, or the next reply."""
+    command = rec.occurrences[-1].location.command
+    program = first_word(command) if command else None
+    for rnd in transcript.rounds[start:start + 3]:
+        results = _round_results(rnd, cache)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if not _succeeded(results.get(id(call))):
+                    continue
+                if program and call.command and first_word(call.command) == program:
+                    return rnd.number, f"`{_as_run(call.command)}`"
+                if not program and call.kind in (ToolKind.READ, ToolKind.SEARCH, ToolKind.SHELL):
+                    what = call.command or " ".join(x for x in (call.name, call.path) if x)
+                    return rnd.number, f"`{_as_run(what)}`"
+            if not program and msg.role is Role.ASSISTANT and msg.text.strip() and not msg.tool_calls:
+                return rnd.number, "the next reply"  # a failed model or tool call: the session went on
+    return None
+
+
+def _as_run(command: str) -> str:
+    """A command as it was run: its first line, whole when short enough."""
+    line = command.strip().split("\n", 1)[0]
+    return line if len(line) <= 160 else line[:159] + "…"
+
+
+def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None) -> str:
+    """What ended the error — the edit that followed (file, key change) and the command that then
+    passed — with the assistant's own account of the cause; never the error text again."""
     last = rec.occurrences[-1]
-    detail = " ".join(last.detail.split())[:140]
-    where = ""
-    if last.location.path:
-        where = f" at {last.location.path}" + (f":{last.location.line}" if last.location.line else "")
-    head = f"`{detail}`{where}" if detail else (where.strip() or rec.id)
-    parts = [head]
+    parts: list[str] = []
     if rec.target_bug:
         parts.append("the target bug, reproduced on purpose")
+    final_round = transcript.rounds[-1].number if transcript.rounds else last.round
+    fix = _fix_after(transcript, rec, last.round, cache)
+    if fix.round:
+        text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
+        if fix.change:
+            text += f": {fix.change}"
+        if fix.passed_round and fix.passed_command:
+            text += f"; then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
+        parts.append(text)
     why = _explanation(transcript, last.round)
     if why:
-        parts.append(why.rstrip("."))
-    final_round = transcript.rounds[-1].number if transcript.rounds else last.round
-    edit_path, edit_round, ok_round = _fix_after(transcript, rec, last.round)
-    if edit_round:
-        fix = f"fixed by editing `{edit_path}` (r{edit_round})" if edit_path else f"fixed by an edit (r{edit_round})"
-        if ok_round:
-            fix += f"; `{_norm_command(last.location.command)}` re-run at r{ok_round} without it"
-        parts.append(fix)
-    elif last.round >= final_round:
-        parts.append(f"unresolved at r{last.round}")
+        parts.append(("cause: " if fix.round else "") + why.rstrip("."))
+    retry = None if fix.round else _next_success(transcript, rec, last.round, cache)
+    if retry:
+        parts.insert(len(parts) - (1 if why else 0), f"then {retry[1]} succeeded (r{retry[0]})")
+    elif not fix.round:
+        parts.append(f"unresolved at r{last.round}" if last.round >= final_round
+                     else f"no fix seen after r{last.round}")
     return "; ".join(parts)

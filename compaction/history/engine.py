@@ -74,7 +74,7 @@ def compact(
     # --- facts: every registered source (compaction.history.sources), in section order ----------
     shown_records = errors_adapter.filter_for_role(records, preset)
     ctx = FactContext(transcript=transcript, events=events, records=shown_records, preset=preset, cwd=cwd,
-                      n_rounds=len(rounds))
+                      n_rounds=len(rounds), target_tokens=target, lang=lang)
     all_facts = _steer(gather(ctx), steering, preset)
 
     if tokens_before < target:  # the whole session may fit: then it is returned as it is

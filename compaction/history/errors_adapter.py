@@ -21,7 +21,8 @@ def filter_for_role(records: list[Any], preset: RolePreset) -> list[Any]:
         return []
     if preset.error_prefixes is None:
         return list(records)
-    return [r for r in records if r.id.startswith(preset.error_prefixes)]
+    # An alias counts: the tester's ERR_LOGIC_TestFailed merged into the exception that caused it stays shown.
+    return [r for r in records if any(i.startswith(preset.error_prefixes) for i in [r.id, *r.merged])]
 
 
 def to_out(records: list[Any]) -> list[ErrorRecordOut]:

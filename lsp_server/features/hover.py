@@ -57,6 +57,12 @@ def headline(rec: dict[str, Any], lang: str = "en") -> str:
     """The seed's record line: `#recurring ERR_X: occurrences 3 (rounds 12, 24, 35)` / `发生3次 (12,24,35)`."""
     tag = "#recurring " if is_recurring(rec) else ""
     rounds = record_rounds(rec)
+    label = str(rec.get("id"))  # the compiler's codes and the aliases (one failure, one record) beside the id
+    if rec.get("codes"):
+        label += f" ({escape_md(', '.join(map(str, rec['codes'])))})"
+    if rec.get("merged"):
+        label += f" (+{escape_md(', '.join(map(str, rec['merged'])))})"
+    rec = {**rec, "id": label}
     if lang == "zh":
         return f"{tag}{rec.get('id')}: 发生{record_count(rec)}次 ({','.join(map(str, rounds))})"
     return f"{tag}{rec.get('id')}: occurrences {record_count(rec)} (rounds {', '.join(map(str, rounds))})"

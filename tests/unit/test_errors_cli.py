@@ -23,9 +23,9 @@ def test_ingest_list_show_check_json(tmp_path, capsys):
     records = json.loads(out)["records"]
     assert code == 0 and any(r["id"] == "ERR_PY_TypeError" and r["rounds"] == [41, 55, 60] for r in records)
     code, out, _ = run(capsys, "errors", "list", "--workspace", ws)
-    assert out.startswith("## Error Memory") and "#recurring ERR_PY_TypeError: occurrences 3 (rounds 41, 55, 60)" in out
+    assert out.startswith("## Error Memory") and "#recurring ERR_PY_TypeError (+ERR_LOGIC_TestFailed): occurrences 3 (rounds 41, 55, 60)" in out
     code, out, _ = run(capsys, "errors", "list", "--workspace", ws, "--lang", "zh")
-    assert "ERR_PY_TypeError: 发生3次 (41,55,60)" in out and "解决:" in out
+    assert "ERR_PY_TypeError (+ERR_LOGIC_TestFailed): 发生3次 (41,55,60)" in out and "解决:" in out
     code, out, _ = run(capsys, "errors", "show", "ERR_PY_TypeError", "--workspace", ws, "--json")
     shown = json.loads(out)
     assert shown["occurrences"][0]["evidence"] and shown["occurrences"][0]["location"]["path"]

@@ -131,7 +131,8 @@ def test_evidence_is_verbatim(name):
 
 _FAMILY_OF_SIGNAL = {
     "py_traceback": lambda r: r.family == "PY",
-    "test_failed": lambda r: r.id in ("ERR_LOGIC_TestFailed", "ERR_JAVA_BuildFailure"),
+    # A test failure merged into the exception that caused it is an alias of that record (one failure, one record).
+    "test_failed": lambda r: any(i in ("ERR_LOGIC_TestFailed", "ERR_JAVA_BuildFailure") for i in [r.id, *r.merged]),
     "not_found": lambda r: r.id in ("ERR_TOOL_FileNotFound", "ERR_PY_FileNotFoundError",
                                     "ERR_JAVA_PackageDoesNotExist", "ERR_JAVA_FileNotFoundException"),
     "tool_error_flag": lambda r: r.family == "TOOL",

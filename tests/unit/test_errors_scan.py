@@ -4,6 +4,7 @@ line numbers, locations and the inferred solution."""
 from __future__ import annotations
 
 from compaction.errors import records_to_out, render_block, scan_transcript
+from compaction.errors.merge import find
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 
 
@@ -89,10 +90,11 @@ def test_test_written_to_fail_first_is_target_but_its_syntax_error_is_not():
         ("shell", "pytest tests/test_overflow.py",
          '  File "tests/test_overflow.py", line 4\n    def x(\n         ^\nSyntaxError: invalid syntax\n', 2),
     ])
-    by_id = {r.id: r for r in scan_transcript(t)}
-    assert by_id["ERR_LOGIC_TestFailed"].target_bug
-    assert by_id["ERR_LOGIC_TestFailed"].tests == ["tests/test_overflow.py::test_big"]
-    assert not by_id["ERR_PY_SyntaxError"].target_bug
+    records = scan_transcript(t)
+    failed = find(records, "ERR_LOGIC_TestFailed")  # merged into the AssertionError of the same output
+    assert failed.target_bug
+    assert failed.tests == ["tests/test_overflow.py::test_big"]
+    assert not find(records, "ERR_PY_SyntaxError").target_bug
 
 
 def test_solution_names_the_fix_and_the_explanation():

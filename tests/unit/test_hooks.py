@@ -112,8 +112,43 @@ def test_hooks_work_on_real_transcripts_of_other_formats(tmp_path, shared_transc
     lines = block.splitlines()
     assert lines[0] == "# Restored after compaction"
     sections = [ln for ln in lines if ln.startswith("## ")]
-    # the user's last request first (issue 14 item 6), then the error-memory block
-    assert sections[0].startswith("## Current request") and sections[1] == "## Error Memory"
+    # the user's last request first (issue 14 item 6), then the task, marked items and the error memory
+    assert sections[0].startswith("## Current request") and "## Error Memory" in sections[:4]
+
+
+def test_the_block_carries_the_current_request_first_then_marked_items_and_decisions(tmp_path):
+    src = tmp_path / "chat.json"
+    msgs = [{"role": "user", "content": "Build the importer. @decision: ports default to 8000"}]
+    for i in range(14):
+        msgs += [{"role": "assistant", "content": f"Step {i}: I'll use streaming instead of buffering because "
+                                                  f"the files are large."},
+                 {"role": "user", "content": f"ok {i}"}]
+    msgs += [{"role": "user", "content": "Now add a --dry-run flag to the importer CLI."},
+             {"role": "assistant", "content": "Adding it."}]
+    src.write_text(json.dumps(msgs))
+    ch.pre_compact(ch.HookPayload.model_validate(pre_payload(src, tmp_path)), tmp_path)
+    state = ch.read_state(tmp_path)
+    assert state.marked == ["Build the importer. @decision: ports default to 8000"]
+    assert any("instead of buffering because" in d for d in state.decisions)
+    block = ch.build_restore_block(tmp_path, state)
+    sections = [ln for ln in block.splitlines() if ln.startswith("## ")]
+    assert sections[0].startswith("## Current request") and "## Marked items" in sections[1:3]
+    assert sections.index("## Marked items") < sections.index("## Error Memory")
+    assert "## Key decisions and constraints" in sections
+    request = block.split(sections[0] + "\n", 1)[1]
+    assert request.startswith("Now add a --dry-run flag")
+    assert "@decision: ports default to 8000" in block
+    assert len(block) <= ch.DEFAULT_LIMIT
+
+
+def test_a_request_longer_than_its_share_keeps_its_head(tmp_path):
+    payload = ch.HookPayload.model_validate(pre_payload(CLAUDE_FIXTURE, tmp_path))
+    ch.pre_compact(payload, tmp_path)
+    state = ch.read_state(tmp_path)
+    state.goal = ["Current request: " + "word " * 2000]
+    block = ch.build_restore_block(tmp_path, state, limit=4_000)
+    assert "word word" in block and ".compaction/latest.md" in block
+    assert len(block) <= 4_000
 
 
 def _records(workspace: Path, n: int, solution_len: int = 160) -> None:

@@ -6,8 +6,9 @@ custom_instructions) compacts the transcript with our rules (honouring the instr
 errors into the workspace error memory and writes `.compaction/latest.md`, `.compaction/restore.md`,
 `.compaction/error-memory.md` and `.compaction/hook-state.json`. `SessionStart` with source `compact`
 (stdin: session_id, transcript_path, cwd, hook_event_name, source) then prints a restore block sized
-to the hook's output limit (10,000 characters by default): the complete error-memory block first,
-then task, modified files, unfinished tasks and the restore state's file list, every cut announced.
+to the hook's output limit (10,000 characters by default): the current request and the marked items
+first (each held to a share of the limit), then the complete error-memory block, decisions, modified
+files, unfinished tasks and the restore state's file list, every cut announced.
 
 Why JSON output (`hookSpecificOutput.additionalContext`) rather than plain stdout: it is the
 structured form Claude Code documents for SessionStart context, it is not echoed as a hook message,
@@ -72,6 +73,8 @@ class HookState(BaseModel):
     goal: list[str] = Field(default_factory=list)
     modified_files: list[str] = Field(default_factory=list)
     unfinished: list[str] = Field(default_factory=list)
+    decisions: list[str] = Field(default_factory=list)  # the agent's choices and the user's constraints
+    marked: list[str] = Field(default_factory=list)  # @important/@decision/@warning/@todo lines, verbatim
 
 
 class PreCompactReport(BaseModel):
@@ -157,7 +160,8 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
         trigger=trigger, written_at=time.time(), lang=settings.lang, rounds=result.rounds,
         compacted=result.compacted, tokens_before=result.stats.tokens_before, tokens_after=result.stats.tokens_after,
         goal=[i.text for i in result.summary.goal], modified_files=[i.text for i in result.summary.modified_files],
-        unfinished=[i.text for i in result.summary.next_steps])
+        unfinished=[i.text for i in result.summary.next_steps],
+        decisions=[i.text for i in result.summary.decisions], marked=[i.text for i in result.summary.marked])
     state_path = statedir.write_text(workspace, STATE_FILE, state.model_dump_json(indent=2) + "\n")
     # The block session-start will print, built now while the engine is loaded (see hook_fastpath) —
     # unless the store is shipped with the repository and not trusted: then session-start takes the
@@ -255,6 +259,7 @@ T = {
         "how": " from the {rounds}-round conversation ({before:,} → {after:,} tokens)",
         "task": "## Current task", "modified": "## Modified files", "unfinished": "## Unfinished tasks",
         "request": "## Current request (the user's last)",
+        "marked": "## Marked items", "decisions": "## Key decisions and constraints",
         "files": "## Files to restore (from `.compaction/restore.md`)",
         "em_cut": "_Error memory cut to fit the {limit:,}-character limit: {k} of {n} records shown (recurring first, "
                   "then the most recent); the complete block is in `.compaction/error-memory.md`, the restore state "
@@ -268,6 +273,7 @@ T = {
         "how": "（{rounds} 轮对话，{before:,} → {after:,} tokens）",
         "task": "## 当前任务", "modified": "## 修改的文件", "unfinished": "## 未完成的任务",
         "request": "## 当前请求（用户最后的请求）",
+        "marked": "## 标记内容", "decisions": "## 关键决策与约束",
         "files": "## 需恢复的文件（来自 `.compaction/restore.md`）",
         "em_cut": "_错误记忆已按 {limit:,} 字符上限截断：显示 {n} 条中的 {k} 条（优先重复出现的与最近的）；完整内容见 "
                   "`.compaction/error-memory.md`，恢复状态见 `.compaction/restore.md`。_",
@@ -277,6 +283,7 @@ T = {
 }
 _CUT_RESERVE = 140  # room kept for one cut announcement
 _REQUEST_SHARE = 0.25  # the current request's most of the limit (the rest of it: `.compaction/latest.md`)
+FIRST_SHARE = {"task": 0.2, "marked": 0.12}  # of the limit, at most, for the sections before the error memory
 _CURRENT = "Current request: "
 
 
@@ -382,12 +389,17 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
     def bullets(items: list[str], code: bool = False) -> list[str]:
         return [f"- `{x}`" if code and "`" not in x else f"- {' '.join(x.split())}" for x in items]
 
+    # The current request and the marked items come first (each held to a share of the limit), then the
+    # error memory, then decisions, files and unfinished tasks.
+    first: list[tuple[str, list[str], str, float]] = []
     later: list[tuple[str, list[str], str]] = []
     request, others = current_request(state.goal) if state else (None, [])
     if request:  # the current request comes first: when the limit bites, it is never what goes
         header += "\n\n" + _request_section(request, limit, lang)
     if state:
-        later += [(t["task"], bullets(others), ".compaction/latest.md"),
+        first += [(t["task"], bullets(others), ".compaction/latest.md", FIRST_SHARE["task"]),
+                  (t["marked"], bullets(state.marked), ".compaction/latest.md", FIRST_SHARE["marked"])]
+        later += [(t["decisions"], bullets(state.decisions), ".compaction/latest.md"),
                   (t["modified"], bullets(state.modified_files, code=True), ".compaction/latest.md"),
                   (t["unfinished"], bullets(state.unfinished), ".compaction/latest.md")]
     files = restore_file_sections(restore_text, lang) if restore_text else []
@@ -398,11 +410,21 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
             lines += items
         later.append((t["files"], lines, ".compaction/restore.md"))
 
+    parts = [header]
+    omitted: list[str] = []
+    for heading, lines, where, share in first:
+        room = int(limit * share)
+        cap = max(80, room - len(heading) - _CUT_RESERVE - 2)  # a long request keeps its head, never vanishes
+        lines = [ln if len(ln) <= cap else ln[: cap - 45].rstrip() + f" … (whole: `{where}`)" for ln in lines]
+        text, ok = _section(heading, lines, room, limit, where, lang)
+        if text:
+            parts.append(text)
+        elif not ok:
+            omitted.append(heading.lstrip("# "))
     records, full = _error_memory(workspace, lang)
     reserve = _CUT_RESERVE * (len(later) + 1)
-    em = _fit_error_memory(records, full, limit - len(header) - 2 - reserve, lang, limit)
-    parts = [header, em]
-    omitted: list[str] = []
+    em = _fit_error_memory(records, full, limit - len("\n\n".join(parts)) - 2 - reserve, lang, limit)
+    parts.append(em)
     for i, (heading, lines, where) in enumerate(later):
         used = len("\n\n".join(parts))
         room = limit - used - 2 - _CUT_RESERVE * (len(later) - i)

@@ -1,29 +1,96 @@
-"""Key decisions and constraints: the agent's stated choices, the task's and the user's rules."""
+"""Key decisions and constraints: the agent's choices with their reasons, approaches it ruled out,
+the user's explicit constraints and preferences. Harness and system-prompt rules are context, not
+decisions (`history.harness`): they are left out, with one line saying how many."""
 
 from __future__ import annotations
 
+import re
+
 from compaction.events import EventKind
+from compaction.history import harness
 from compaction.history.facts import WS_RE, Fact
+from compaction.history.headings import h
 from compaction.history.sections import Section
+from compaction.history.sentences import prose, sentences_around
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Role
+
+# A choice that gives its reason or its alternative weighs more than a bare "I'll do X".
+_REASON_RE = re.compile(r"\b(?:because|since|so that|in order to|to avoid|to keep|to preserve|instead of|rather than|"
+                        r"over|as it|as this|which (?:keeps|avoids|preserves)|otherwise)\b", re.IGNORECASE)
+_RULED_OUT_RE = re.compile(r"\b(?:ruled? out|won't work|will not work|doesn't work|does not work|not (?:a )?viable|"
+                           r"abandon|give up on|drop(?:ped)? (?:the|this) (?:idea|approach)|instead of|rather than)\b",
+                           re.IGNORECASE)
+# A diagnosis is a finding (its own section), not a choice, unless it also states what to do.
+_DIAGNOSIS_RE = re.compile(r"\b(?:root cause|the (?:problem|issue|bug) is)\b", re.IGNORECASE)
+_CHOICE_RE = re.compile(r"\b(?:I(?:'ll| will)|decid|chose|choose|prefer|the fix|approach|go with|should)\b",
+                        re.IGNORECASE)
+
+
+_FIRST_PERSON_CHOICE_RE = re.compile(
+    r"\b(?:I(?:'ll| will|'m going to| am going to| chose| decided| opted)|we(?:'ll| will)|let's)\s+\w+", re.IGNORECASE)
+_CHOICE_REASON_RE = re.compile(r"\b(?:because|since|so that|instead of|rather than|which (?:pulls|keeps|avoids|gives|"
+                               r"means|makes|lets)|to avoid|no need|without)\b", re.IGNORECASE)
+_CHOICE_WORDS = ("i'll", "i will", "i'm going to", "i am going to", "i chose", "i decided", "i opted", "we'll",
+                 "we will", "let's")
+_REASON_WORDS = ("because", "since", "so that", "instead of", "rather than", "which ", "to avoid", "no need",
+                 "without")
+_SENTENCES_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
+
+
+def _reasoned_choices(ctx: FactContext) -> list[tuple[int, str]]:
+    """The agent's choices that give their reason or alternative ("I'll swap to X, which pulls from…"),
+    whatever verb they use: the events' decision phrases name only a few verbs."""
+    out: list[tuple[int, str]] = []
+    for rnd in ctx.transcript.rounds:
+        for msg in rnd.messages:
+            if msg.role is not Role.ASSISTANT or not msg.text or msg.harness:
+                continue
+            lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
+            if not (any(w in lowered for w in _CHOICE_WORDS) and any(w in lowered for w in _REASON_WORDS)):
+                continue
+            for s in sentences_around(prose(msg.text, 6000), _CHOICE_WORDS):
+                low = s.lower()
+                if 25 <= len(s) <= 400 and not s.endswith("?") and any(w in low for w in _REASON_WORDS) \
+                        and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s):
+                    out.append((rnd.number, s))
+    return out
 
 
 @fact_source(Section.DECISIONS)
 def decision_facts(ctx: FactContext) -> list[Fact]:
     facts: list[Fact] = []
     seen: set[str] = set()
+    detected = harness.detect(ctx.transcript)
+    by_index = {m.index: m for m in ctx.transcript.messages}
+    elided = 0
     for e in ctx.events:
         if e.kind not in (EventKind.DECISION, EventKind.CONSTRAINT):
             continue
         text = WS_RE.sub(" ", e.text.strip()).lstrip("-*• ").strip()
         key = text.lower()[:120]
-        if key in seen or len(text) < 15 or text.endswith(":"):
+        if key in seen or len(text) < 15 or text.endswith((":", "?")):
             continue
         seen.add(key)
-        score = 30 if e.kind is EventKind.DECISION else 35
-        if e.kind is EventKind.CONSTRAINT and e.round == 1:
-            score = 55  # the task's own rules
+        if e.kind is EventKind.CONSTRAINT and detected.is_harness(by_index.get(e.message_index), e.text.strip()):
+            elided += 1
+            continue
+        if e.kind is EventKind.DECISION and _DIAGNOSIS_RE.search(text) and not _CHOICE_RE.search(text):
+            continue  # the findings timeline carries it
+        if e.kind is EventKind.DECISION:
+            score = 30 + (8 if _REASON_RE.search(text) else 0) + (6 if _RULED_OUT_RE.search(text) else 0)
+        else:
+            score = 55 if e.round == 1 else 45  # the user's own constraints and preferences
         if len(text) > 300:
             text = text[:297] + "…"
         facts.append(Fact(Section.DECISIONS, text, [e.round], score=score + min(e.round, 500) / 1000))
+    for rnd, text in _reasoned_choices(ctx):
+        key = text.lower()[:120]
+        if key not in seen:
+            seen.add(key)
+            facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [rnd],
+                              score=38 + min(rnd, 500) / 1000))
+    if elided:
+        note = h(ctx.lang, "harness_elided").format(n=elided)
+        facts.append(Fact(Section.DECISIONS, note, [], score=5, short=None))
     return facts

@@ -1,23 +1,54 @@
-"""Next steps: unfinished todos (the last state of each todo list item) and recently stated plans."""
+"""Next steps: unfinished todos (the last state of each todo list item), todos written in the
+assistant's text (open until a later message says they are done) and recently stated plans."""
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 
 from compaction.events import Event, EventKind
 from compaction.history.facts import WS_RE, Fact
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Role
 
 _DONE = {"completed", "done", "complete", "finished"}
+# A todo the agent wrote down for later (not "now I'll…", which the next round acts on).
+_OPEN_TODO_RE = re.compile(r"\b(?:TODO|still need to|still have to|remaining|left to do|still to do|later|"
+                           r"not yet|haven't yet|have not yet|follow[- ]up)\b", re.IGNORECASE)
+_DONE_WORDS_RE = re.compile(r"\b(?:done|completed?|finished|fixed|implemented|added|updated|resolved|works|"
+                            r"passes|passing|verified|removed|cleaned up)\b", re.IGNORECASE)
+_WORD_RE = re.compile(r"[a-z_][a-z0-9_]{3,}")
+_STOP = {"that", "this", "with", "from", "then", "still", "need", "have", "will", "should", "also", "remaining",
+         "todo", "later", "left", "which", "into", "them", "they", "there", "these", "those", "what", "when"}
 
 
 @fact_source(Section.NEXT)
 def next_step_source(ctx: FactContext) -> list[Fact]:
-    return next_step_facts(ctx.events, ctx.n_rounds)
+    said = [(rnd.number, m.text) for rnd in ctx.transcript.rounds for m in rnd.messages
+            if m.role is Role.ASSISTANT and m.text]
+    return next_step_facts(ctx.events, ctx.n_rounds, said)
 
 
-def next_step_facts(events: list[Event], last_round: int) -> list[Fact]:
+def _content(text: str) -> set[str]:
+    return {w for w in _WORD_RE.findall(text.lower()) if w not in _STOP}
+
+
+def _done_later(item: Event, said: list[tuple[int, str]]) -> bool:
+    """A later assistant sentence says it is done: done-words and most of the item's content words."""
+    words = _content(item.text)
+    if not words:
+        return False
+    for rnd, text in said:
+        if rnd <= item.round or not _DONE_WORDS_RE.search(text):
+            continue
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+            if _DONE_WORDS_RE.search(sentence) and len(words & _content(sentence)) * 2 >= len(words):
+                return True
+    return False
+
+
+def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, str]] | None = None) -> list[Fact]:
     todos: OrderedDict[str, Event] = OrderedDict()
     stated: list[Event] = []
     # A todo tool (TodoWrite, update_plan, task_tracking…) sends the whole list each time: only its
@@ -39,7 +70,15 @@ def next_step_facts(events: list[Event], last_round: int) -> list[Fact]:
         if status in _DONE:
             continue
         facts.append(Fact(Section.NEXT, f"[{status}] {e.text.strip()}", [e.round], score=70, essential=True))
-    recent = [e for e in stated if e.round > last_round - 5]  # older plans were acted on or dropped
+    # Immediate plans ("now I'll…") older than five rounds were acted on or dropped; a todo written down
+    # for later stays open until a later message says it is done.
+    kept_open = [e for e in stated if e.round <= last_round - 5 and _OPEN_TODO_RE.search(e.text)
+                 and not _done_later(e, said or [])]
+    for e in kept_open[-6:]:
+        text = WS_RE.sub(" ", e.text.strip())
+        facts.append(Fact(Section.NEXT, f"[open] {text[:300]}", [e.round], score=40 + e.round / 10000,
+                          short=f"[open] {text[:120]}"))
+    recent = [e for e in stated if e.round > last_round - 5]
     seen: set[str] = set()
     for e in recent[-6:]:
         text = WS_RE.sub(" ", e.text.strip())

@@ -1,0 +1,67 @@
+"""The sentences of a text around keywords: plain substring searches find where to look, and only
+those sentences are cut out. Why not a sentence split and a regex per sentence: the fact sources
+that read every assistant message (findings, reasoned choices) would then cost a scan of every
+character per pattern; most messages hold none of the keywords."""
+
+from __future__ import annotations
+
+_BOUNDARIES = (". ", "! ", "? ", "\n")
+WINDOW = 500  # characters searched for a sentence boundary on either side of a keyword
+
+
+def prose(text: str, limit: int = 8000) -> str:
+    """The text without its fenced code blocks (an unclosed one runs to the end), at most `limit` chars;
+    str.find does in one pass what a lazy DOTALL regex does a character at a time."""
+    text = text[:limit]
+    start = text.find("```")
+    if start < 0:
+        return text
+    out: list[str] = []
+    pos = 0
+    while start >= 0:
+        out.append(text[pos:start])
+        out.append(" ")
+        close = text.find("```", start + 3)
+        if close < 0:
+            return "".join(out)
+        pos = close + 3
+        start = text.find("```", pos)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def sentences_around(text: str, keywords: tuple[str, ...]) -> list[str]:
+    """Each sentence of `text` holding a keyword (matched in lower case), once, in order, whitespace
+    collapsed and list bullets stripped."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few letters change length when lowered: keep offsets aligned
+        lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    hits: list[int] = []
+    for word in keywords:
+        at = lowered.find(word)
+        while at >= 0:
+            hits.append(at)
+            at = lowered.find(word, at + len(word))
+    out: list[str] = []
+    done_until = -1
+    for at in sorted(hits):
+        if at < done_until:
+            continue
+        # A sentence is at most WINDOW characters either side: a boundary kind the text lacks is not
+        # searched for to the text's ends at every hit.
+        lo = max(0, at - WINDOW)
+        start = lo
+        for b in _BOUNDARIES:
+            k = lowered.rfind(b, lo, at)
+            if k >= 0:
+                start = max(start, k + len(b))
+        end = min(len(text), at + WINDOW)
+        for b in _BOUNDARIES:
+            k = lowered.find(b, at, end)
+            if k >= 0:
+                end = k + 1
+        done_until = end
+        s = " ".join(text[start:end].split()).lstrip("-*• ").strip()
+        if s:
+            out.append(s)
+    return out

@@ -1,0 +1,254 @@
+"""Findings, round by round: the agent's own diagnoses and conclusions ("the problem is…", "this
+means…", "X works, Y does not", "ruled out…") and each decisive command's outcome (exit status, test
+counts, the line that says what happened), as a dated timeline.
+
+When the timeline would not fit its share of the budget, older rounds merge into phases: seed 000's
+hierarchical summarization done extractively — each level keeps 0.5, 0.4, then 0.25 of the findings
+of the level before (the best-scored ones, in order) — and every phase line says how many findings
+it stands for, so nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from compaction.events import Event, EventKind, is_test_command, parse_test_summary
+from compaction.history.facts import WS_RE, Fact, cite, first_line
+from compaction.history.sections import Section
+from compaction.history.sentences import prose, sentences_around
+from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Message, Role, ToolKind, ToolResult, Transcript
+
+LEVEL_RATIOS = (0.5, 0.4, 0.25)  # seed 000's hierarchical levels
+SHARE = 0.15  # of the compaction target the timeline may fill before older rounds merge into phases
+RECENT_SHARE = 0.3  # of the findings, the most recent stay one line each at every level
+_PHASE_SIZE = 8  # findings per phase at level 0
+
+# Diagnosis and conclusion phrasing, strongest first (its weight adds to the score).
+_FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p, re.IGNORECASE), w) for p, w in (
+    (r"\b(?:the )?root cause\b|\bthe (?:real |actual |underlying )?(?:problem|issue|bug|culprit) (?:is|was|here is|seems to be)\b", 30),
+    (r"\bruled? out\b|\bis not the (?:cause|issue|problem)\b|\bisn't the (?:cause|issue|problem)\b|\bnot related to\b", 28),
+    (r"\b(?:this|which|that|it) (?:means|confirms|explains|shows|proves)\b|\bturns out\b|\bconfirmed\b", 25),
+    (r"\b(?:is|was|are) caused by\b|\bbecause\b|\bdue to\b|\bthe reason (?:is|was)\b", 18),
+    (r"\b(?:now )?(?:works|passes|pass|succeeds)\b(?! if)|\b(?:does not|doesn't|did not|didn't) (?:work|help|fix|pass)\b"
+     r"|\bstill (?:fails|failing|broken)\b|\bfixed\b|\bresolved\b", 15),
+    (r"\bI (?:found|see|notice|noticed|discovered|realized)\b|\bfound (?:that|the)\b|\bthe output shows\b", 10),
+))
+# Words every finding pattern contains one of: plain substring searches find the candidate sentences
+# (a regex of alternatives is tried at every position of every assistant message, many times slower).
+_KEYWORDS = ("cause", "problem", "issue", "bug", "culprit", "rule", "related", "mean", "confirm", "explain", "show",
+             "prove", "turns out", "due to", "reason", "work", "pass", "succeed", "help", "fix", "fail", "broken",
+             "resolved", "found", "i see", "notic", "discover", "realiz")  # one in every finding pattern
+# The same patterns for lower-cased sentences (a case-insensitive search costs several times more), each
+# with words one of which any match holds: a pattern runs only on a sentence holding one of its words.
+_PATTERN_WORDS = (("cause", "problem", "issue", "bug", "culprit"), ("rule", "cause", "issue", "problem", "related"),
+                  ("mean", "confirm", "explain", "show", "prove", "turns out"),
+                  ("cause", "due to", "reason"), ("work", "pass", "succeed", "help", "fix", "fail", "broken", "resolved"),
+                  ("found", "i see", "notic", "discover", "realiz", "show"))
+_LOWER_PATTERNS = tuple((re.compile(rx.pattern.lower()), w, words)
+                        for (rx, w), words in zip(_FINDING_PATTERNS, _PATTERN_WORDS, strict=True))
+_PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|now,? (?:let|i)|next,|first,|then,?|"
+                            r"to (?:fix|do|check|verify)|we need to|i'm going to)\b", re.IGNORECASE)
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
+_TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
+_THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning):\s*")
+_ERROR_LINE_RE = re.compile(r"(?:Error|Exception|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
+_RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|All tests|Done|done)\b")
+_SCRIPT_RUN_RE = re.compile(r"\b(?:python[0-9.]*|node|ruby|go run|cargo run|java|bash|sh)\s+(?!-m\b|-c\b)\S+\.\w+")
+
+
+@dataclass(slots=True)
+class Finding:
+    round: int
+    text: str
+    score: float
+    outcome: bool = False  # a command's outcome, not a statement
+
+
+@fact_source(Section.FINDINGS)
+def finding_facts(ctx: FactContext) -> list[Fact]:
+    if not ctx.preset.code:
+        return []
+    findings = collect(ctx.transcript, ctx.events)
+    budget = int((ctx.target_tokens or 4000) * SHARE)
+    return timeline(findings, budget)
+
+
+def collect(transcript: Transcript, events: list[Event] | None = None) -> list[Finding]:
+    """Every finding of the transcript in order: statements of the agent, outcomes of its commands.
+    `events`: the transcript's events when the caller has them (their test counts are reused)."""
+    summaries = {(e.round, e.command): e.test_summary for e in events or () if e.kind is EventKind.COMMAND}
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for rnd in transcript.rounds:
+        results: dict[str, ToolResult] = {}
+        ordered: list[ToolResult] = []
+        for msg in rnd.messages:
+            for res in msg.tool_results:
+                if res.call_id:
+                    results[res.call_id] = res
+                ordered.append(res)
+        positional = iter(ordered)
+        question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
+                         and "?" in m.text), None)
+        for msg in rnd.messages:
+            if msg.role is Role.ASSISTANT and msg.text and not msg.harness:
+                if question is not None:  # the user asked: the first sentences of the reply answer it
+                    answer = answer_to(question, msg)
+                    question = None
+                    if answer and answer.lower()[:100] not in seen:
+                        seen.add(answer.lower()[:100])
+                        out.append(Finding(rnd.number, answer, 62))
+                for text, weight in statements(msg):
+                    key = text.lower()[:100]
+                    if key not in seen:
+                        seen.add(key)
+                        out.append(Finding(rnd.number, text, 40 + weight))
+            for call in msg.tool_calls:
+                res = results.get(call.id) if call.id else None
+                if res is None:
+                    res = next(positional, None)
+                if call.kind == ToolKind.SHELL and call.command:
+                    known = summaries.get((rnd.number, call.command.strip()), "?") if events is not None else "?"
+                    found = outcome(call.command, res, known)
+                    if found:
+                        out.append(Finding(rnd.number, found[0], 40 + found[1], outcome=True))
+    return out
+
+
+def answer_to(question: str, msg: Message) -> str | None:
+    """`Asked “…?”: <the reply's first two sentences>` — what the user learnt from the agent."""
+    asked = next((q.strip() for q in reversed(re.split(r"(?<=[.!?])\s+|\n+", question)) if q.strip().endswith("?")),
+                 None)  # the last question: the one the reply opens with, most often
+    if not asked or len(asked) < 8:
+        return None
+    text = _THOUGHT_RE.sub("", re.sub(r"```.*?(?:```|$)", " ", msg.text[:4000], flags=re.DOTALL))
+    text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
+    sentences = [WS_RE.sub(" ", x).strip() for x in _SENTENCE_RE.split(text) if len(x.strip()) >= 12]
+    sentences = [x for x in sentences if not _PLAN_START_RE.match(x)][:2]
+    if not sentences:
+        return None
+    reply = " ".join(sentences)
+    asked = asked if len(asked) <= 100 else "…" + asked[-99:]
+    return f"Asked “{asked}”: {reply if len(reply) <= 300 else reply[:299] + '…'}"
+
+
+def statements(msg: Message) -> list[tuple[str, int]]:
+    """The diagnosis/conclusion sentences of one assistant message (code blocks excluded): the
+    sentences around a keyword, weighed by the patterns (strongest first: the first that matches)."""
+    out: list[tuple[str, int]] = []
+    for s in sentences_around(_THOUGHT_RE.sub("", prose(msg.text)), _KEYWORDS):
+        if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
+            continue
+        low = s.lower()
+        weight = next((w for rx, w, words in _LOWER_PATTERNS if any(x in low for x in words) and rx.search(low)), 0)
+        if weight:
+            out.append((s, weight))
+    return out
+
+
+def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> tuple[str, int] | None:
+    """A command's outcome worth a timeline line — a test run's counts, a failure's decisive line, a
+    script's last output line — and its weight; None for routine commands that succeeded. `summary`:
+    the test counts when already parsed ("?": parse them here)."""
+    if res is None:
+        return None
+    content = res.content or ""
+    cmd = first_line(command, 100)
+    failed = res.is_error or res.exit_code not in (None, 0)
+    if summary == "?":
+        summary = parse_test_summary(content) if content else None
+    status = f"exit {res.exit_code}" if res.exit_code is not None else ("error" if res.is_error else "")
+    is_script = bool(_SCRIPT_RUN_RE.search(command.split("<<", 1)[0]))
+    if not (summary or failed or is_script):
+        return None  # a routine command that succeeded
+    decisive = decisive_line(content, failed)
+    if summary:
+        return f"`{cmd}` → {summary}" + (f": {decisive}" if failed and decisive and decisive not in summary else ""), 22
+    is_test = is_test_command(command)
+    if failed and (decisive or status):
+        return f"`{cmd}` → {status or 'failed'}" + (f": {decisive}" if decisive else ""), 20 if is_test else 16
+    if is_script and decisive:
+        return f"`{cmd}` → {decisive}", 12
+    return None
+
+
+def decisive_line(output: str, failed: bool) -> str:
+    """The output line that says what happened: the last error/exception/result line, else (for a
+    failure) the last non-empty line. Whole, at most 200 characters (else left out)."""
+    lines = [ln.strip() for ln in output[-8000:].strip().splitlines()[-60:] if ln.strip()]
+    lines = [ln for ln in lines if not re.fullmatch(r"</?\w+>|\[The command completed.*|-+|=+", ln)]
+    hit = None
+    for rx in (_ERROR_LINE_RE, _RESULT_LINE_RE):  # what went wrong first; else the result
+        hit = hit or next((ln for ln in reversed(lines) if rx.search(ln) and len(ln) <= 200), None)
+    if hit is None and failed and lines and len(lines[-1]) <= 200:
+        hit = lines[-1]
+    return hit or ""
+
+
+def hierarchical_levels(items: list[Finding], ratios: tuple[float, ...] = LEVEL_RATIOS) -> list[list[Finding]]:
+    """Level 0 is every item; each next level keeps `ratio` of the one before (at least one item):
+    the best-scored, in their original order."""
+    levels = [list(items)]
+    for ratio in ratios:
+        prev = levels[-1]
+        keep = max(1, math.ceil(len(prev) * ratio)) if prev else 0
+        best = set(map(id, sorted(prev, key=lambda f: (-f.score, -f.round))[:keep]))
+        levels.append([f for f in prev if id(f) in best])
+    return levels
+
+
+def _cost(text: str) -> int:
+    return len(text) // 4 + 4  # an estimate: the engine counts the real tokens once, on the document
+
+
+def timeline(findings: list[Finding], budget: int) -> list[Fact]:
+    """One fact per finding when they fit `budget`; else the older ones merged into phases at the first
+    hierarchical level that fits (the most recent stay one line each)."""
+    if not findings:
+        return []
+    single = [_single(f) for f in findings]
+    if sum(_cost(f.text) for f in single) <= budget:
+        return single
+    n_recent = max(1, int(len(findings) * RECENT_SHARE))
+    older, recent = findings[:-n_recent], findings[-n_recent:]
+    recent_facts = [_single(f) for f in recent]
+    room = max(0, budget - sum(_cost(f.text) for f in recent_facts))
+    phases = _phases(older)
+    facts: list[Fact] = []
+    for level in range(1, len(LEVEL_RATIOS) + 1):
+        facts = [_phase(group, hierarchical_levels(group)[level]) for group in phases]
+        if sum(_cost(f.text) for f in facts) <= room:
+            break
+    return facts + recent_facts
+
+
+def _phases(findings: list[Finding]) -> list[list[Finding]]:
+    """Consecutive groups of about _PHASE_SIZE findings, never splitting a round."""
+    n = max(1, math.ceil(len(findings) / _PHASE_SIZE))
+    size = math.ceil(len(findings) / n)
+    groups: list[list[Finding]] = [[]]
+    for f in findings:
+        if len(groups[-1]) >= size and groups[-1][-1].round != f.round:
+            groups.append([])
+        groups[-1].append(f)
+    return [g for g in groups if g]
+
+
+def _single(f: Finding) -> Fact:
+    text = f.text if len(f.text) <= 300 else f.text[:299] + "…"
+    return Fact(Section.FINDINGS, text, [f.round], score=f.score + f.round / 10000,
+                short=first_line(text, 120) if len(text) > 120 else None)
+
+
+def _phase(group: list[Finding], kept: list[Finding]) -> Fact:
+    """One phase line: its rounds, how many findings it stands for, the kept ones (with their round)."""
+    rounds = sorted({f.round for f in group})
+    label = cite(rounds)
+    body = "; ".join(f"{f.text if len(f.text) <= 200 else f.text[:199] + '…'} (r{f.round})" for f in kept)
+    text = f"Phase {label}, {len(group)} findings, {len(kept)} shown: {body}"
+    best = max(kept, key=lambda f: f.score)
+    short = f"Phase {label}, {len(group)} findings: {first_line(best.text, 100)} (r{best.round})"
+    return Fact(Section.FINDINGS, text, rounds, score=max(f.score for f in kept) + 5, essential=True, short=short)

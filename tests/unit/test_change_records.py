@@ -1,0 +1,152 @@
+"""Change records (issue 14 item 1): what changed in each modified file, from every edit payload shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from compaction.edits import call_changes, parse_search_replace, parse_unified, sed_hunks
+from compaction.events import EventKind, extract_events
+from compaction.history.sections import Section
+from compaction.history.sources import FactContext
+from compaction.history.sources.changes import change_facts
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolResult, Transcript, group_rounds
+from compaction.transcripts import load_transcript
+from compaction.transcripts._agent_tools import make_call
+from tests.conftest import TRANSCRIPTS
+
+
+def _transcript(*turns: tuple[ToolCall, ToolResult | None]) -> Transcript:
+    msgs = [Message(0, Role.USER, "fix the parser")]
+    for call, res in turns:
+        msgs.append(Message(len(msgs), Role.ASSISTANT, "", tool_calls=[call]))
+        if res is not None:
+            msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=[res]))
+    t = Transcript("t.jsonl", "test", msgs)
+    t.rounds = group_rounds(msgs)
+    return t
+
+
+def _changes(t: Transcript) -> list[str]:
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    return [f.text for f in change_facts(ctx)]
+
+
+def test_edit_old_new_strings_become_removed_and_added_lines_with_the_function():
+    call = make_call("Edit", {"file_path": "src/p.py", "old_string": "def parse(x):\n    return x\n",
+                              "new_string": "def parse(x):\n    return x.strip()\n"}, "c1")
+    (change,) = call_changes(call)
+    assert change.path == "src/p.py"
+    (hunk,) = change.hunks
+    assert hunk.removed == ("    return x",) and hunk.added == ("    return x.strip()",)
+    assert hunk.context == "parse"  # the enclosing definition from the shared leading lines
+
+
+def test_multiedit_apply_patch_unified_diff_search_replace_and_sed_all_give_hunks():
+    multi = make_call("MultiEdit", {"file_path": "a.py", "edits": [{"old_string": "A = 1", "new_string": "A = 2"},
+                                                                  {"old_string": "B = 1", "new_string": "B = 3"}]})
+    assert [h.added for h in call_changes(multi)[0].hunks] == [("A = 2",), ("B = 3",)]
+    patch = "*** Begin Patch\n*** Update File: src/m.rs\n@@ fn main() {\n-    old();\n+    new();\n*** End Patch"
+    (c,) = call_changes(make_call("apply_patch", {"input": patch}))
+    assert c.path == "src/m.rs" and c.hunks[0].removed == ("    old();",) and c.hunks[0].context == "main"
+    diff = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@ class Parser:\n ctx\n-    a = 1\n+    a = 2\n"
+    (d,) = parse_unified(diff)
+    assert d.path == "x.py" and d.hunks[0].context == "Parser" and d.hunks[0].added == ("    a = 2",)
+    blocks = "<<<<<<< SEARCH\nkeep\nold line\n=======\nkeep\nnew line\n>>>>>>> REPLACE\n"
+    (h,) = parse_search_replace(blocks)
+    assert h.removed == ("old line",) and h.added == ("new line",)
+    (s,) = sed_hunks("sed -i 's/timeout=10/timeout=30/g' conf.py")
+    assert s.path == "conf.py" and s.hunks[0].removed == ("timeout=10",) and s.hunks[0].fragment
+
+
+def test_a_file_edited_many_times_shows_its_final_state_and_counts_failed_attempts():
+    t = _transcript(
+        (make_call("Edit", {"file_path": "app.py", "old_string": "x = 1", "new_string": "x = 1\nprint('DEBUG', x)"},
+                   "a"), ToolResult("ok", "a")),
+        (make_call("Edit", {"file_path": "app.py", "old_string": "y = 2", "new_string": "y = 3"}, "b"),
+         ToolResult("String to replace not found", "b", is_error=True)),
+        (make_call("Edit", {"file_path": "app.py", "old_string": "print('DEBUG', x)\n", "new_string": ""}, "c"),
+         ToolResult("ok", "c")),
+        (make_call("Edit", {"file_path": "app.py", "old_string": "def run():\n    go(1)",
+                            "new_string": "def run():\n    go(2)"}, "d"), ToolResult("ok", "d")),
+    )
+    (text,) = _changes(t)
+    assert "3 edits, 1 failed attempt" in text
+    assert "touched `run`" in text
+    assert "+ go(2)" in text and "- go(1)" in text
+    assert "DEBUG" not in text  # added, then removed: not part of the final state
+    assert "y = 3" not in text  # the failed attempt is counted, not shown
+
+
+def test_diff_lines_are_never_cut_mid_line_and_overflow_is_counted():
+    long_line = "value = " + "x" * 400
+    new = "\n".join([f"line_{i} = {i}" for i in range(30)] + [long_line])
+    t = _transcript((make_call("Edit", {"file_path": "big.py", "old_string": "pass", "new_string": new}, "a"),
+                     ToolResult("ok", "a")))
+    (text,) = _changes(t)
+    body = text.splitlines()[1:]
+    assert all(ln.startswith("  ") for ln in body)
+    assert not any("x" * 50 in ln for ln in body)  # the overlong line is left out whole
+    assert "more changed lines" in body[-1]
+    assert sum(1 for ln in body if ln.lstrip().startswith(("+", "-"))) == 10
+
+
+def test_a_written_file_shows_its_definitions_not_its_body():
+    body = "import os\n\nclass Store:\n    pass\n\ndef load(path):\n    return open(path).read()\n"
+    t = _transcript((make_call("Write", {"file_path": "store.py", "content": body}, "a"), ToolResult("ok", "a")))
+    (text,) = _changes(t)
+    assert "defines Store, load (7 lines)" in text
+
+
+def test_a_reverted_file_is_counted_not_shown():
+    t = _transcript(
+        (make_call("Edit", {"file_path": "m.py", "old_string": "a", "new_string": "b"}, "a"), ToolResult("ok", "a")),
+        (make_call("Bash", {"command": "git checkout -- m.py"}, "b"), ToolResult("", "b", exit_code=0)),
+    )
+    (text,) = _changes(t)
+    assert "then reverted (not kept)" in text and "+ b" not in text
+
+
+@pytest.mark.parametrize("name, path, expected", [
+    # mini-swe-agent: `sed -i` inserts, a substitution, debug prints removed by `sed '/DEBUG:/d'`.
+    ("mini-django-13297.traj.json", "django/db/models/sql/query.py", "+ while isinstance(value, SimpleLazyObject):"),
+    # OpenHands str_replace_editor on a Java file: the method touched.
+    ("oh-fastjson2-2775.json", "core/src/main/java/com/alibaba/fastjson2/JSON.java", "touched `parseObject`"),
+    # aider SEARCH/REPLACE blocks.
+    ("aider-afi-core-ts.md", "schemas/validator_metadata_schema.ts", "export const ValidatorMetadataSchema"),
+])
+def test_change_records_on_real_transcripts(name, path, expected):
+    t = load_transcript(TRANSCRIPTS / name)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), t.cwd, len(t.rounds))
+    facts = {f.path: f for f in change_facts(ctx)}
+    assert path in facts, sorted(facts)
+    fact = facts[path]
+    assert fact.section is Section.CHANGES and expected in fact.text
+    assert "DEBUG" not in fact.text
+    assert fact.short is None or len(fact.short) < len(fact.text)
+
+
+def test_edit_events_carry_their_hunks():
+    t = _transcript((make_call("Edit", {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}, "a"),
+                     ToolResult("ok", "a")))
+    (edit,) = [e for e in extract_events(t) if e.kind is EventKind.EDIT]
+    assert edit.hunks and edit.hunks[0].added == ("x = 2",)
+
+
+def test_a_sed_session_shows_the_final_state_of_inserted_and_substituted_lines():
+    def sh(cid: str, command: str) -> tuple[ToolCall, ToolResult]:
+        return make_call("bash", {"command": command}, cid), ToolResult("", cid, exit_code=0)
+
+    t = _transcript(
+        sh("a", "sed -i '10i\\        x = compute(a)' m.py"),
+        sh("b", "git checkout m.py"),  # the edits so far are thrown away
+        sh("c", "sed -i '12i\\        y = load(b)' m.py"),
+        sh("d", "sed -i '20i\\        print(f\"DEBUG: value {b}\")' m.py"),
+        sh("e", "sed -i '20s/{b}/{type(b)}/' m.py"),  # edits the debug line inserted at line 20
+        sh("f", "sed -i 's/load(b)/load(b, strict=True)/' m.py"),
+        sh("g", "sed -i '/DEBUG:/d' m.py"),
+    )
+    (text,) = _changes(t)
+    assert "after 1 earlier edit reverted" in text
+    assert "+ y = load(b, strict=True)" in text
+    assert "compute" not in text and "DEBUG" not in text and "type(b)" not in text

@@ -1,0 +1,142 @@
+"""Error records that teach (issue 14 item 3): the solution is what ended the error, one failure is one
+record (aliases honoured), compiler codes beside the id, tool failures by kind, commands as run."""
+
+from __future__ import annotations
+
+from compaction.errors import ErrorMemory, render_block, scan_transcript
+from compaction.errors.classify import classify
+from compaction.errors.render import parse_block, render_record
+from compaction.history.errors_adapter import filter_for_role
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+from compaction.transcripts import load_transcript
+from tests.conftest import TRANSCRIPTS
+
+PYTEST_OUT = ('tests/test_cache.py F.\n'
+              '    def test_get():\n'
+              'Traceback (most recent call last):\n  File "/repo/cache.py", line 12, in get\n    loop.run()\n'
+              'RuntimeError: Event loop is closed\n'
+              'FAILED tests/test_cache.py::test_get - RuntimeError: Event loop is closed\n'
+              '=== 1 failed, 1 passed in 0.3s ===\n')
+
+
+def _shell(msgs: list[Message], cid: str, command: str, output: str, code: int) -> None:
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "", tool_calls=[ToolCall("bash", {"command": command}, cid,
+                                                                              ToolKind.SHELL, command)]))
+    msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(output, cid, "bash", is_error=code != 0,
+                                                                       exit_code=code)]))
+
+
+def _session() -> Transcript:
+    msgs = [Message(0, Role.USER, "the cache test fails")]
+    _shell(msgs, "a", "cd /repo &&  python -m pytest   tests/test_cache.py -q", PYTEST_OUT, 1)
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "The problem is that the client is reused across event loops.",
+                        tool_calls=[ToolCall("Edit", {"file_path": "/repo/cache.py",
+                                                      "old_string": "client = CLIENT",
+                                                      "new_string": "client = make_client()"}, "e", ToolKind.EDIT,
+                                             path="/repo/cache.py")]))
+    msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult("ok", "e", "Edit")]))
+    _shell(msgs, "b", "cd /repo &&  python -m pytest   tests/test_cache.py -q", "=== 2 passed in 0.2s ===", 0)
+    return Transcript("s.jsonl", "test", msgs, group_rounds(msgs))
+
+
+def test_solution_is_the_edit_and_the_command_that_then_passed_not_the_error_text():
+    (rec,) = [r for r in scan_transcript(_session()) if r.id == "ERR_PY_RuntimeError"]
+    sol = rec.solution
+    assert "edited `/repo/cache.py` (r2): `client = CLIENT` → `client = make_client()`" in sol
+    assert "then `cd /repo &&  python -m pytest   tests/test_cache.py -q` passed (r3)" in sol  # as it was run
+    assert "Event loop is closed" not in sol
+    assert "client is reused across event loops" in sol  # the agent's own account of the cause
+
+
+def test_a_traceback_and_the_test_failure_it_causes_are_one_record_with_an_alias(tmp_path):
+    records = scan_transcript(_session())
+    ids = [r.id for r in records]
+    assert "ERR_PY_RuntimeError" in ids and "ERR_LOGIC_TestFailed" not in ids
+    (rec,) = [r for r in records if r.id == "ERR_PY_RuntimeError"]
+    assert rec.merged == ["ERR_LOGIC_TestFailed"] and rec.count == 1
+    assert rec.tests == ["tests/test_cache.py::test_get"]
+    assert render_record(rec).startswith("- ERR_PY_RuntimeError (+ERR_LOGIC_TestFailed): occurrences 1")
+    # The tester preset keeps ERR_LOGIC_* records: an alias counts.
+    assert filter_for_role(records, role_preset("tester")) == [rec]
+    # The store answers for the alias, and an ignored alias silences the record's warnings.
+    with ErrorMemory(tmp_path) as memory:
+        memory.ingest(_session())
+        assert memory.get("ERR_LOGIC_TestFailed").id == "ERR_PY_RuntimeError"
+        assert memory.check("fix the cache", files=["cache.py"])
+        memory.ignore("ERR_LOGIC_TestFailed")
+        assert not memory.check("fix the cache", files=["cache.py"])
+
+
+def test_compiler_codes_stay_beside_the_name_and_survive_an_export_import():
+    out = "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\n"
+    msgs = [Message(0, Role.USER, "build it")]
+    _shell(msgs, "a", "npx tsc --noEmit", out, 2)
+    records = scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs)))
+    (rec,) = [r for r in records if r.id.startswith("ERR_TS_")]
+    block = render_block([rec])
+    assert f"- {rec.id} (TS2322): occurrences 1" in block
+    (back,) = parse_block(block)
+    assert back.id == rec.id and back.ts_codes == ["TS2322"]
+
+
+def test_tool_failures_by_kind_become_err_tool_records():
+    assert [h.id for h in classify('API Error: 429 {"error":{"type":"rate_limit_error"}}', failed=True)] == [
+        "ERR_TOOL_RateLimited"]
+    assert [h.id for h in classify("Error: Rate limit exceeded, retry after 20s")] == ["ERR_TOOL_RateLimited"]
+    assert [h.id for h in classify("<tool_use_error>No such tool available: WebFetch</tool_use_error>")] == [
+        "ERR_TOOL_UnknownTool"]
+    assert [h.id for h in classify("Unknown skill: deploy-preview")] == ["ERR_TOOL_UnknownTool"]
+    assert classify("The API has a rate limit of 100 calls, documented in README.") == []
+
+
+def test_real_session_solutions_name_edits_not_error_text():
+    t = load_transcript(TRANSCRIPTS / "mini-pytest-5787.traj.json")
+    records = scan_transcript(t)
+    fixed = [r for r in records if r.solution and "edited `" in r.solution]
+    assert fixed
+    for rec in fixed:
+        detail = " ".join(rec.occurrences[-1].detail.split())
+        assert not detail or f"`{detail[:60]}" not in rec.solution
+    # One failure, one record: a test failure reported with the exception folds into it.
+    assert any("ERR_LOGIC_TestFailed" in r.merged for r in records)
+
+
+def test_a_todo_written_in_the_text_stays_open_until_a_later_message_says_it_is_done():
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.next_steps import next_step_source
+
+    def session(done: bool) -> Transcript:
+        msgs = [Message(0, Role.USER, "port the exporter")]
+        msgs.append(Message(1, Role.ASSISTANT, "The exporter works. I still need to update the changelog entry."))
+        for i in range(8):
+            _shell(msgs, f"c{i}", f"echo step {i}", "ok", 0)
+        if done:
+            msgs.append(Message(len(msgs), Role.ASSISTANT, "I updated the changelog entry for the exporter."))
+        t = Transcript("s.jsonl", "test", msgs, group_rounds(msgs))
+        return t
+
+    for done in (False, True):
+        t = session(done)
+        ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+        texts = [f.text for f in next_step_source(ctx)]
+        assert any("update the changelog entry" in x for x in texts) is (not done), texts
+
+
+def test_without_an_edit_the_solution_is_the_retry_that_succeeded():
+    msgs = [Message(0, Role.USER, "list the docs")]
+    _shell(msgs, "a", "ls docs/guide", "ls: cannot access 'docs/guide': No such file or directory", 2)
+    _shell(msgs, "b", "ls  docs/guides", "intro.md\nsetup.md", 0)
+    records = scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs)))
+    (rec,) = [r for r in records if r.id == "ERR_TOOL_FileNotFound"]
+    assert rec.solution.startswith("then `ls  docs/guides` succeeded (r2)")
+
+
+def test_hovers_show_the_aliases_and_compiler_codes_beside_the_id():
+    from lsp_server.features.hover import headline
+
+    line = headline({"id": "ERR_PY_RuntimeError", "count": 2, "rounds": [3, 7], "merged": ["ERR_LOGIC_TestFailed"]})
+    assert line == "#recurring ERR_PY_RuntimeError (+ERR_LOGIC_TestFailed): occurrences 2 (rounds 3, 7)"
+    ts = headline({"id": "ERR_TS_TypeNotAssignable", "count": 1, "rounds": [4], "codes": ["TS2322"]})
+    assert ts == "ERR_TS_TypeNotAssignable (TS2322): occurrences 1 (rounds 4)"
