@@ -269,3 +269,23 @@ def test_session_start_fast_path_prints_the_block_pre_compact_prepared(tmp_path)
     (tmp_path / ".compaction" / "hook-state.json").write_text(state.model_copy(update={"written_at": 1.0})
                                                               .model_dump_json())
     assert start("compact") is None  # a state newer (here: other) than the block is never answered from it
+
+
+def test_a_transcript_without_a_cwd_counts_the_projects_absolute_paths_as_modified(tmp_path):
+    """Gemini CLI sessions record no cwd; a project under /tmp is still the project, not scratch."""
+    ws = tmp_path / "proj"
+    ws.mkdir()
+    target = ws / "app.py"
+    src = tmp_path / "chat.json"
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "write_file", "arguments": json.dumps({"path": str(target), "content": "x = 1\n"})}}
+    src.write_text(json.dumps([
+        {"role": "user", "content": "Create app.py"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        {"role": "assistant", "content": "Done."},
+    ]))
+    ch.pre_compact(ch.HookPayload.model_validate(pre_payload(src, ws)), ws)
+    state = ch.read_state(ws)
+    assert any(f.endswith("app.py") for f in state.modified_files), state.modified_files
+    assert "## Modified files" in ch.build_restore_block(ws, state)

@@ -149,6 +149,10 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
     from compaction.history import compact
     from restore.pipeline import write_after_compaction
 
+    if not transcript.cwd:
+        # The agent ran in the project the hook serves (Gemini CLI sessions record no cwd): its
+        # absolute paths are that project's files, not scratch files elsewhere.
+        transcript.cwd = str(workspace)
     result = compact(transcript, settings, instructions=instructions)
     with ErrorMemory(workspace) as memory:
         report = memory.ingest(transcript, result.error_records)

@@ -143,8 +143,6 @@ def test_after_cd_pkg_the_project_keeps_one_store(session: Session):
     assert state["trigger"] == "auto"  # the compaction after the cd wrote into the root's store
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="issue 16 defect 4: decisions (`@decision: …`) are not in the restore "
-                   "block yet; delivered by the hand-over issue (then this XPASS fails: remove the mark)")
 def test_restore_block_carries_the_decisions(session: Session):
     assert "ports default to 8000" in _block_after(session, "compact")
 
@@ -154,11 +152,10 @@ def test_claude_code_version_is_reported(session: Session):
     print(f"Claude Code version tested: {session.version}")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="issue 16 defect 3: when the character limit bites, the block drops the "
-                   "current request first; delivered by the hand-over issue (then this XPASS fails: remove the mark)")
 def test_a_tight_limit_keeps_the_current_request(session: Session):
     from compaction.cli.integrations import claude_hooks as ch
 
     state = ch.read_state(session.proj)  # the state our hook wrote from this real session
     block = ch.build_restore_block(session.proj, state, limit=1_500)
-    assert "Current request: Set up the subdir pkg" in block
+    request = block.split("## Current request", 1)[1]  # the block opens with it (issue 14 item 6)
+    assert len(block) <= 1_500 and request.split("\n", 2)[1].startswith("Set up the subdir pkg")

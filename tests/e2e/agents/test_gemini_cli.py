@@ -99,8 +99,6 @@ def test_first_prompt_after_compression_carries_the_restore_block(session: Sessi
     assert "gemini-pre-compress ok trigger=auto" in log and "gemini-before-agent ok after compression" in log
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="issue 16 defect 2: a session of <= 10 rounds injects only the error memory "
-                   "(no task, no modified files); delivered by the issue on reading any session / the hand-over")
 def test_the_block_carries_the_task_and_the_modified_files(session: Session):
     block = _block(session)
     assert "Please fix the crash when I run app.py" in block and "## Modified files" in block
