@@ -431,7 +431,6 @@ def on_files_changed(ls: CompactionLanguageServer, paths: set[Path]) -> None:
     dropped = 0
     if (ls.root / ".compaction" / "state.db").exists():  # never create the store just by watching
         from compaction.cache import ResultCache
-
         from compaction.store import StoreError
 
         try:
