@@ -17,10 +17,12 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename is None:  # ENOSPC, EIO: say which file was being written
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
         raise
     return target

@@ -79,7 +79,7 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     if not p.exists():
         return {}
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(p.read_text(encoding="utf-8-sig"))  # a BOM (Windows editors) is not an error
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{p}: invalid UTF-8 at byte {exc.start}") from None
     except json.JSONDecodeError as exc:

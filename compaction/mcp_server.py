@@ -97,6 +97,12 @@ def _settings(workspace: Path):
     return load_settings(workspace)
 
 
+def _positive(name: str, value: float | None) -> None:
+    """A budget, limit or window must be > 0: 0 or -5 tokens is a mistake to report, not a request."""
+    if value is not None and (isinstance(value, bool) or value <= 0):
+        raise ToolFailure(f"{name} must be a positive number, not {value!r}")
+
+
 def _load(workspace: Path, transcript_path: str):
     from compaction.model import TranscriptError
     from compaction.transcripts import load_transcript
@@ -121,6 +127,7 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         its errors are added to the workspace's error memory."""
         from compaction.history import compact as run
 
+        _positive("target_tokens", target_tokens)
         transcript = _load(ws, transcript_path)
         result = run(transcript, _settings(ws), target_tokens=target_tokens, role=role,
                      instructions=instructions, lang=lang)
@@ -180,6 +187,7 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         `@decision: ignore_ERR_xxx`."""
         from compaction.errors import ErrorMemory
 
+        _positive("limit", limit)
         with ErrorMemory(ws) as em:
             warnings = em.check(task_text=text, files=files or [], code=code, commands=commands or [], limit=limit)
         return {"warnings": [w.as_dict() for w in warnings], "lines": [w.line for w in warnings]}
@@ -215,6 +223,7 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         """Memories relevant to `query` within `token_budget` tokens (split 50% items / 30% facts / 20% gists)."""
         from compaction.memory import open_memory
 
+        _positive("token_budget", token_budget)
         with open_memory(ws) as mem:
             ctx = mem.retrieve(query, token_budget)
             return {"text": ctx.text, "tokens": ctx.tokens, "budget": ctx.budget, "allocation": ctx.allocation,
@@ -232,6 +241,11 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         `prepare` assemble them under the budget table of a context window."""
         from compaction.blocks import ContextBlock, ContextCompressor, prepare_context
 
+        _positive("target_tokens", target_tokens)
+        _positive("context_window", context_window)
+        _positive("compression_ratio", compression_ratio)
+        if compression_ratio is not None and compression_ratio > 1:
+            raise ToolFailure(f"compression_ratio is the share kept, in (0, 1], not {compression_ratio!r}")
         try:
             parsed = [ContextBlock.from_dict(b) for b in blocks]
         except (KeyError, ValueError, TypeError) as exc:

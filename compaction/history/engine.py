@@ -20,6 +20,7 @@ from compaction.history.facts import Fact, cite
 from compaction.history.headings import h
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
 from compaction.history.tail import TailRenderer, render_tail
+from compaction.mdsafe import escape_path
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
@@ -265,10 +266,10 @@ def _shorten_essentials(chosen: list[Fact]) -> bool:
 
 def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str | None) -> str:
     lines = [f"# {h(lang, 'title')}", ""]
-    lines.append(f"> Source: `{Path(t.path).name}` ({t.format}), {n_rounds} rounds: facts from every round "
-                 f"below; the most recent rounds (from r{tail_start} at most) verbatim at the end.")
+    lines.append(f"> Source: `{escape_path(Path(t.path).name)}` ({t.format}), {n_rounds} rounds: facts from every "
+                 f"round below; the most recent rounds (from r{tail_start} at most) verbatim at the end.")
     if cwd:
-        lines.append(f"> {h(lang, 'cwd')}: `{cwd}` (recorded in the transcript)")
+        lines.append(f"> {h(lang, 'cwd')}: `{escape_path(cwd)}` (recorded in the transcript)")
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind
+from compaction.mdsafe import escape_path
 from compaction.model import Transcript
 
 _TAG_RE = re.compile(r"</?[a-z_]+>")
@@ -29,7 +30,12 @@ class Fact:
 
 
 def display_path(path: str, cwd: str | None) -> str:
-    """A transcript path as the agent's project sees it: relative to the recorded cwd when inside it."""
+    """A transcript path as the agent's project sees it: relative to the recorded cwd when inside it,
+    with newlines, bidi and other control characters escaped (it is printed inside Markdown)."""
+    return escape_path(_relative_path(path, cwd))
+
+
+def _relative_path(path: str, cwd: str | None) -> str:
     p = path.strip().strip("'\"")
     for root in filter(None, [cwd, "/testbed", "/workspace", "/repo", "/app"]):
         root = root.rstrip("/")
