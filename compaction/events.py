@@ -9,12 +9,13 @@ message (markers, decisions, todos, test counts) into one flat, ordered list of 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
+from compaction.model import NO_META, Message, Role, ToolCall, ToolKind, ToolResult, Transcript
 
 
 class EventKind(StrEnum):
@@ -44,7 +45,7 @@ class Event:
     text: str = ""
     tool: str | None = None
     state_changing: bool = False  # commands: changed files, packages, git state
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=lambda: NO_META)  # most have none: one shared empty mapping
 
 
 MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
@@ -505,8 +506,8 @@ def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolR
     if prev is None or not summary:
         return
     old = prev.meta.get("test_summary")
-    prev.meta["test_summary"] = summary if not old or old == summary else f"{old}; then {summary}"
-    prev.meta["test"] = True
+    prev.meta = {**prev.meta, "test_summary": summary if not old or old == summary else f"{old}; then {summary}",
+                 "test": True}  # rebound, never changed in place: events without meta share one empty mapping
     events.append(Event(EventKind.TEST, rnd, msg.index, command=prev.command, exit_code=result.exit_code,
                         text=summary, tool=prev.tool, meta={"continued": True}))
 

@@ -8,8 +8,10 @@ more than parsing. Pydantic lives at the boundaries (config, CLI/LSP/MCP payload
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
 
@@ -147,6 +149,28 @@ def group_rounds(messages: list[Message]) -> list[Round]:
     if current:
         rounds.append(Round(len(rounds) + 1, current))
     return rounds
+
+
+NO_CALLS: tuple = ()  # shared by every message without tool calls (see `compact_messages`)
+NO_RESULTS: tuple = ()
+NO_META: Mapping[str, Any] = MappingProxyType({})
+
+
+def compact_messages(messages: list[Message], start: int = 0, stop: int | None = None) -> None:
+    """Let finished messages share one empty, read-only container for their empty `tool_calls`,
+    `tool_results` and `meta`, instead of three of their own.
+
+    Why: a session of a million tiny records holds a million messages, and two empty lists and an
+    empty dict cost ~180 bytes a message, more than the text most of them carry. Call it only on
+    messages no loader will append to any more: the shared containers are immutable, so a late
+    append fails loudly instead of changing every message."""
+    for msg in messages[start:stop]:
+        if not msg.tool_calls:
+            msg.tool_calls = NO_CALLS  # type: ignore[assignment]
+        if not msg.tool_results:
+            msg.tool_results = NO_RESULTS  # type: ignore[assignment]
+        if not msg.meta:
+            msg.meta = NO_META  # type: ignore[assignment]
 
 
 class TranscriptError(Exception):

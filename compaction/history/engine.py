@@ -24,6 +24,7 @@ from compaction.mdsafe import escape_path
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
+MIN_FACT_TOKENS = 7  # a fact's cost in `_choose` is its tokens + 6: no budget holds more than target/7 facts
 TIGHT_TARGET = 3000  # below this many tokens the tail and the error memory get smaller shares
 SECTION_ORDER = ["goal", "completed", "modified", "decisions", "problems", "marked", "next"]
 # Selection priority (lower first) — the seed's order; markers are always kept.
@@ -80,7 +81,7 @@ def compact(
 
     # --- facts ---------------------------------------------------------------------------------
     all_facts: list[Fact] = []
-    all_facts += facts.goal_facts(transcript, events)
+    all_facts += facts.goal_facts(transcript, events, limit=target // MIN_FACT_TOKENS)
     all_facts += facts.completed_facts(events, cwd, preset.code)
     all_facts += facts.modified_file_facts(events, cwd, preset.tests_first)
     all_facts += facts.decision_facts(events)

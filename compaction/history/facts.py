@@ -18,7 +18,7 @@ _WS_RE = re.compile(r"[ \t]+")
 _BLANKS_RE = re.compile(r"\n{3,}")
 
 
-@dataclass
+@dataclass(slots=True)
 class Fact:
     section: str  # goal | completed | modified | decisions | problems | next | marked
     text: str
@@ -126,7 +126,10 @@ def first_line(command: str, limit: int = 160) -> str:
     return line
 
 
-def goal_facts(transcript: Transcript, events: list[Event]) -> list[Fact]:
+def goal_facts(transcript: Transcript, events: list[Event], limit: int | None = None) -> list[Fact]:
+    """The task, the current request and (at most `limit` of) the requests in between, latest first
+    in score. `limit` bounds memory by what a summary can hold, not by the requests read: a session
+    of 500,000 requests would otherwise build 500,000 facts of which a few hundred can be shown."""
     requests = [e for e in events if e.kind is EventKind.REQUEST and e.text.strip()]
     facts: list[Fact] = []
     if not requests:
@@ -136,7 +139,8 @@ def goal_facts(transcript: Transcript, events: list[Event]) -> list[Fact]:
     # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests.
     later = [r for r in requests[1:] if len(r.text.strip()) > 3 and not _SLASH_RE.match(r.text.strip())]
     # Interactive sessions: every later request matters, the latest most (the current goal).
-    for i, req in enumerate(later):
+    first = 0 if limit is None else max(0, len(later) - limit)
+    for i, req in enumerate(later[first:], first):
         latest = i == len(later) - 1
         text = clean_task(req.text)
         if latest:

@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 from types import ModuleType
 
-from compaction.model import Transcript, TranscriptError, group_rounds
+from compaction.model import Transcript, TranscriptError, compact_messages, group_rounds
 from compaction.redact import map_strings, redact_transcript
 from compaction.transcripts._io import read_head
 
@@ -118,6 +118,7 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
     _scrub_surrogates(transcript)
     if redact:
         redact_transcript(transcript)
+    compact_messages(transcript.messages)  # loading is over: nothing appends to them any more
     return transcript
 
 
