@@ -138,7 +138,7 @@ def group_rounds(messages: list[Message]) -> list[Round]:
         elif msg.role is Role.ASSISTANT:
             opens = has_assistant and after_assistant
         if opens and current:
-            rounds.append(Round(len(rounds) + 1, current))
+            rounds.append(Round(len(rounds) + 1, current[:]))  # an exact-size copy: no append slack per round
             current, has_assistant, after_assistant = [], False, False
         current.append(msg)
         if msg.role is Role.ASSISTANT:

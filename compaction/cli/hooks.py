@@ -152,6 +152,19 @@ def wait_for_pending(workspace: str | os.PathLike[str], timeout: float = 25.0) -
         time.sleep(0.05)
 
 
+def _worker_running(workspace: str | os.PathLike[str]) -> bool:
+    """Whether the pid in `.compaction/pre-compact.pending` is a live worker of ours."""
+    try:
+        with open(os.path.join(workspace, ".compaction", PENDING), encoding="utf-8") as fh:
+            pid = int(fh.read().strip() or 0)
+        if pid <= 0:
+            return False
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return False
+    return _is_our_worker(pid)
+
+
 def _is_our_worker(pid: int) -> bool:
     """Where /proc exists, check that the pid still runs our hook (pids are reused)."""
     try:
@@ -218,6 +231,10 @@ def run_session_start(args: argparse.Namespace) -> int:
         def compact_now(p: Any, ws: Any) -> bool:
             """Compact inline within the deadline; else hand it to a background run (False)."""
             nonlocal abandoned
+            if _worker_running(ws):  # a detached pre-compact is still at work: it will write the state
+                ch.log(ws, "session-start", "deadline: the background pre-compact is still running; "
+                       "injecting the last good state")
+                return False
             finished, _ = run_with_deadline(lambda: ch.pre_compact(p, ws), remaining() - 1.0)
             if not finished:
                 abandoned = True
