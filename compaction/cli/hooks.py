@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 HOOK_DEADLINE_S = 25.0  # below Claude Code's 30 s kill, with room for process start and output
+WRAP_UP_S = 3.0  # kept back from the deadline for what follows the work: the block, the hand-over, output
 BACKGROUND_ENV = "COMPACTION_HOOK_BACKGROUND"  # set in a detached worker: no agent waits, so no deadline
 
 
@@ -190,7 +191,7 @@ def run_pre_compact(args: argparse.Namespace) -> int:
         payload = ch.parse_payload(raw)
         workspace = ch.workspace_for(payload)
         finished, report = run_with_deadline(lambda: ch.pre_compact(payload, workspace),
-                                             deadline_s() - (time.perf_counter() - started))
+                                             deadline_s() - WRAP_UP_S - (time.perf_counter() - started))
         if not finished:
             _detach(raw)  # a fresh background run finishes the work; this process must return now
             ch.log(workspace, "pre-compact", f"deadline: not done in {deadline_s():.0f} s, "
@@ -225,7 +226,7 @@ def run_session_start(args: argparse.Namespace) -> int:
         def remaining() -> float:
             return deadline_s() - (time.perf_counter() - started)
 
-        wait_for_pending(workspace, timeout=min(25.0, max(0.0, remaining() - 1.0)))
+        wait_for_pending(workspace, timeout=min(25.0, max(0.0, remaining() - WRAP_UP_S)))
         limit = _hook_limit(args.limit, workspace)
 
         def compact_now(p: Any, ws: Any) -> bool:
@@ -235,7 +236,7 @@ def run_session_start(args: argparse.Namespace) -> int:
                 ch.log(ws, "session-start", "deadline: the background pre-compact is still running; "
                        "injecting the last good state")
                 return False
-            finished, _ = run_with_deadline(lambda: ch.pre_compact(p, ws), remaining() - 1.0)
+            finished, _ = run_with_deadline(lambda: ch.pre_compact(p, ws), remaining() - WRAP_UP_S)
             if not finished:
                 abandoned = True
                 _detach(raw)
