@@ -35,8 +35,7 @@ def test_a_non_positive_limit_falls_back_to_the_default(tmp_path: Path) -> None:
     r = run_hook("session-start", start(FIXTURE, ws), ws, "--limit", "-5")
     assert r.returncode == 0
     assert "# Restored after compaction" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert "limit '-5' is not a positive number" in (ws / ".compaction" / "hooks.log").read_text() or \
-        "limit -5 is not a positive number" in (ws / ".compaction" / "hooks.log").read_text()
+    assert "limit -5 is not a positive number" in (ws / ".compaction" / "hooks.log").read_text()
 
 
 @pytest.mark.parametrize("event", ["pre-compact", "session-start"])
