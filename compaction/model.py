@@ -8,7 +8,7 @@ more than parsing. Pydantic lives at the boundaries (config, CLI/LSP/MCP payload
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -94,7 +94,7 @@ class Round:
     results of its tool calls (DESIGN.md §4). Numbered from 1."""
 
     number: int
-    messages: list[Message] = field(default_factory=list)
+    messages: Sequence[Message] = field(default_factory=list)  # a tuple once grouped: read-only
 
     @property
     def tokens(self) -> int:
@@ -138,7 +138,7 @@ def group_rounds(messages: list[Message]) -> list[Round]:
         elif msg.role is Role.ASSISTANT:
             opens = has_assistant and after_assistant
         if opens and current:
-            rounds.append(Round(len(rounds) + 1, current[:]))  # an exact-size copy: no append slack per round
+            rounds.append(Round(len(rounds) + 1, tuple(current)))  # one exact-size block per round (memory bound)
             current, has_assistant, after_assistant = [], False, False
         current.append(msg)
         if msg.role is Role.ASSISTANT:
@@ -147,7 +147,7 @@ def group_rounds(messages: list[Message]) -> list[Round]:
         elif has_assistant:
             after_assistant = True
     if current:
-        rounds.append(Round(len(rounds) + 1, current))
+        rounds.append(Round(len(rounds) + 1, tuple(current)))
     return rounds
 
 
