@@ -61,7 +61,8 @@ def compact(
 
     tokens_before = tokens.count_messages(transcript.messages)
     rounds = transcript.rounds
-    events = extract_events(transcript)
+    fact_room = (target_tokens or default_target(tokens_before, window)) // MIN_FACT_TOKENS
+    events = extract_events(transcript, max_requests=fact_room + 1)  # the current request and the room
     records, _ = errors_adapter.scan(transcript)
     cwd = transcript.cwd
 
@@ -81,7 +82,7 @@ def compact(
 
     # --- facts ---------------------------------------------------------------------------------
     all_facts: list[Fact] = []
-    all_facts += facts.goal_facts(transcript, events, limit=target // MIN_FACT_TOKENS)
+    all_facts += facts.goal_facts(transcript, events, limit=fact_room)
     all_facts += facts.completed_facts(events, cwd, preset.code)
     all_facts += facts.modified_file_facts(events, cwd, preset.tests_first)
     all_facts += facts.decision_facts(events)

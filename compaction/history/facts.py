@@ -9,7 +9,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from compaction.events import Event, EventKind
+from compaction.events import Event, EventKind, is_follow_up_request
 from compaction.mdsafe import escape_path
 from compaction.model import Transcript
 
@@ -71,7 +71,6 @@ def cite(rounds: list[int]) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
-_SLASH_RE = re.compile(r"^/[a-z-]+\b(?:\s+\S+){0,3}\s*$")
 _TRAILING_WS_RE = re.compile(r"[ \t]+$", re.MULTILINE)
 # Where an agent harness's generic instructions begin inside a task message (mini-swe-agent,
 # SWE-agent, OpenHands): the request before it is the user's; the rest is boilerplate.
@@ -137,7 +136,7 @@ def goal_facts(transcript: Transcript, events: list[Event], limit: int | None = 
     task = requests[0]
     facts.append(Fact("goal", task_text(task.text), [task.round], score=100, essential=True, meta={"task": True}))
     # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests.
-    later = [r for r in requests[1:] if len(r.text.strip()) > 3 and not _SLASH_RE.match(r.text.strip())]
+    later = [r for r in requests[1:] if is_follow_up_request(r.text)]
     # Interactive sessions: every later request matters, the latest most (the current goal).
     first = 0 if limit is None else max(0, len(later) - limit)
     for i, req in enumerate(later[first:], first):
