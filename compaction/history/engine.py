@@ -25,9 +25,11 @@ from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
 from compaction.history.tail import TailRenderer, render_tail
+from compaction.mdsafe import escape_path
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
+MIN_FACT_TOKENS = 7  # a fact's cost in `_choose` is its tokens + 6: no budget holds more than target/7 facts
 TIGHT_TARGET = 3000  # below this many tokens the tail and the error memory get smaller shares
 
 
@@ -62,7 +64,8 @@ def compact(
 
     tokens_before = tokens.count_messages(transcript.messages)
     rounds = transcript.rounds
-    events = extract_events(transcript)
+    fact_room = (target_tokens or default_target(tokens_before, window)) // MIN_FACT_TOKENS
+    events = extract_events(transcript, max_requests=fact_room + 1)  # the current request and the room
     records, _ = errors_adapter.scan(transcript)
     cwd = transcript.cwd
 
@@ -74,7 +77,7 @@ def compact(
     # --- facts: every registered source (compaction.history.sources), in section order ----------
     shown_records = errors_adapter.filter_for_role(records, preset)
     ctx = FactContext(transcript=transcript, events=events, records=shown_records, preset=preset, cwd=cwd,
-                      n_rounds=len(rounds))
+                      n_rounds=len(rounds), fact_room=fact_room)
     all_facts = _steer(gather(ctx), steering, preset)
 
     if tokens_before < target:  # the whole session may fit: then it is returned as it is
@@ -275,10 +278,10 @@ def _shorten_essentials(chosen: list[Fact]) -> bool:
 
 def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str | None) -> str:
     lines = [f"# {h(lang, 'title')}", ""]
-    lines.append(f"> Source: `{Path(t.path).name}` ({t.format}), {n_rounds} rounds: facts from every round "
-                 f"below; the most recent rounds (from r{tail_start} at most) verbatim at the end.")
+    lines.append(f"> Source: `{escape_path(Path(t.path).name)}` ({t.format}), {n_rounds} rounds: facts from every "
+                 f"round below; the most recent rounds (from r{tail_start} at most) verbatim at the end.")
     if cwd:
-        lines.append(f"> {h(lang, 'cwd')}: `{cwd}` (recorded in the transcript)")
+        lines.append(f"> {h(lang, 'cwd')}: `{escape_path(cwd)}` (recorded in the transcript)")
     return "\n".join(lines)
 
 

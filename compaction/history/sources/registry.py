@@ -30,6 +30,7 @@ class FactContext:
     preset: RolePreset
     cwd: str | None
     n_rounds: int
+    fact_room: int | None = None  # how many facts the budget can hold at most (None: no bound)
 
 
 class FactSource(Protocol):
