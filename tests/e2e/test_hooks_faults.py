@@ -99,3 +99,29 @@ def test_pre_compact_past_its_deadline_returns_and_the_work_is_finished_in_the_b
     assert "handed to a background process" in (ws / ".compaction" / "hooks.log").read_text()
     state = ws / ".compaction" / "hook-state.json"
     assert _wait_for(lambda: state.exists() and json.loads(state.read_text())["transcript"] == str(big))
+
+
+def test_session_start_waits_for_a_stuck_background_worker_only_within_its_deadline(tmp_path: Path) -> None:
+    """The fast path and the full path both wait for a detached pre-compact (integrations/detached):
+    together they must still answer within the deadline, with the last good state, while it runs."""
+    import sys
+
+    from compaction.cli.integrations.detached import PENDING, process_start
+
+    ws = tmp_path / "project"
+    ws.mkdir()
+    assert run_hook("pre-compact", dict(pre(FIXTURE, ws), session_id="an-earlier-session"), ws).returncode == 0
+    stuck = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "compaction-hook-worker"])
+    try:
+        (ws / ".compaction" / PENDING).write_text(f"{stuck.pid} {process_start(stuck.pid) or ''}".rstrip() + "\n")
+        began = time.monotonic()
+        r = run_hook("session-start", start(FIXTURE, ws), ws, env={"COMPACTION_HOOK_DEADLINE": "4"})
+        took = time.monotonic() - began
+    finally:
+        stuck.kill()
+        stuck.wait()
+    assert r.returncode == 0, r.stderr
+    context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "the last good state" in context
+    assert "background pre-compact is still running" in (ws / ".compaction" / "hooks.log").read_text()
+    assert took < 20, took  # each wait used to be 25 s on its own: 50 s before any work

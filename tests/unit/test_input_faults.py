@@ -90,6 +90,26 @@ def test_a_full_disk_names_the_file_being_written(tmp_path: Path, monkeypatch: p
     assert list(target.parent.iterdir()) == []  # the temporary file is gone too
 
 
+def test_a_full_disk_through_a_link_names_the_linked_file_and_keeps_the_link(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """sec-fs writes through a link (the file it points to is replaced); on a full disk the error
+    names that file, and the link and the old content are left as they were."""
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    real = tmp_path / "kept" / "latest.md"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "latest.md"
+    link.symlink_to(real)
+    monkeypatch.setattr(atomic.os, "fsync", full)
+    with pytest.raises(OSError) as err:
+        atomic.write_text_atomic(link, "new")
+    assert err.value.errno == errno.ENOSPC and err.value.filename == os.path.realpath(real)
+    assert link.is_symlink() and real.read_text() == "old"
+    assert [p.name for p in real.parent.iterdir()] == ["latest.md"]  # no temporary file left
+
+
 def _can_mount_tmpfs() -> bool:
     return bool(shutil.which("unshare")) and subprocess.run(
         ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=16k tmpfs /mnt"], capture_output=True).returncode == 0

@@ -186,3 +186,23 @@ def test_cli_under_a_readonly_bind_mount(tmp_path: Path) -> None:
         assert run.returncode == 0, (reading, run.stderr)
     added = under_ro_mount("errors", "add", "ERR_LOGIC_Refused", "--solution", "x")
     assert added.returncode == 1 and "read-only" in added.stderr and "Traceback" not in added.stderr
+
+
+@pytest.mark.parametrize("name", ["state.db", "state.db-wal", "state.db-shm"])
+def test_a_readonly_store_still_refuses_a_linked_database_or_sidecar(readonly_store: Path, name: str,
+                                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The read-only path (mode=ro, immutable) must not skip statedir's link checks: SQLite follows
+    links, and an immutable open of a linked file would read (and trust) another file."""
+    from compaction.statedir import UnsafeStateError
+
+    victim = tmp_path_factory.mktemp("outside") / "victim.db"
+    link = readonly_store / ".compaction" / name
+    if link.exists():
+        link.replace(victim)
+    else:
+        victim.write_bytes(b"")
+    before = victim.read_bytes()
+    link.symlink_to(victim)
+    with pytest.raises(UnsafeStateError, match=name):
+        open_store(readonly_store)
+    assert victim.read_bytes() == before
