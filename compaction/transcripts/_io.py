@@ -143,7 +143,7 @@ def content_text(content: Any) -> str:
 def iter_json_records(path: str | Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
     """Like `iter_jsonl`, but a line may hold several objects one after another (pi can write two
     records on one line); each is yielded with that line's number. A truncated last line is a warning."""
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         lines = fh.read().split(b"\n")
     last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1)
     for i, raw in enumerate(lines):

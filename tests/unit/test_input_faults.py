@@ -33,7 +33,15 @@ def _cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
 # --- byte-order mark -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["claude_code_session.jsonl", "openai_chat.json", "gemini_stream.jsonl",
-                                  "gemini_session_legacy.json", "codex_rollout.jsonl", "anthropic_messages.json"])
+                                  "gemini_session_legacy.json", "codex_rollout.jsonl", "anthropic_messages.json",
+                                  # main's later loaders (merged after sec-faults) and the generic reader
+                                  "copilot_chat_session.json", "copilot_chat_session.jsonl", "cursor_export.md",
+                                  "generic_author_blocks.json", "generic_cline_export.md", "generic_headings.md",
+                                  "generic_sharegpt.json", "generic_speaker_body.jsonl", "generic_steps_nested.json",
+                                  "generic_steps_source.jsonl", "pi_session_v1.jsonl", "pi_session_v3.jsonl",
+                                  "roo_api_conversation_history.json", "specstory_claude_code.md",
+                                  "specstory_codex_copilot.md", "codex_exec.jsonl", "gemini_session.jsonl",
+                                  "claude_stream.jsonl", "cline_api_conversation_history.json"])
 def test_a_bom_is_accepted_at_the_start_of_json_and_jsonl(tmp_path: Path, name: str) -> None:
     plain = load_transcript(FORMATS / name)
     with_bom = tmp_path / name
