@@ -19,7 +19,7 @@ from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
 from compaction.events import Event, extract_events
 from compaction.history import errors_adapter, facts, fill, fit
-from compaction.history.facts import Fact, cite
+from compaction.history.facts import MIN_FACT_TOKENS, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather
@@ -29,7 +29,6 @@ from compaction.mdsafe import escape_path
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
-MIN_FACT_TOKENS = 7  # a fact's cost in `_choose` is its tokens + 6: no budget holds more than target/7 facts
 TIGHT_TARGET = 3000  # below this many tokens the tail and the error memory get smaller shares
 
 
@@ -77,7 +76,7 @@ def compact(
     # --- facts: every registered source (compaction.history.sources), in section order ----------
     shown_records = errors_adapter.filter_for_role(records, preset)
     ctx = FactContext(transcript=transcript, events=events, records=shown_records, preset=preset, cwd=cwd,
-                      n_rounds=len(rounds), fact_room=fact_room)
+                      n_rounds=len(rounds), target_tokens=target, lang=lang)
     all_facts = _steer(gather(ctx), steering, preset)
 
     if tokens_before < target:  # the whole session may fit: then it is returned as it is

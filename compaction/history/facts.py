@@ -14,6 +14,7 @@ from compaction.history.sections import Section
 from compaction.mdsafe import escape_path
 from compaction.transcripts.path_spelling import is_windows_path
 
+MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
 _TAG_RE = re.compile(r"</?[a-z_]+>")
 WS_RE = re.compile(r"[ \t]+")
 _BLANKS_RE = re.compile(r"\n{3,}")

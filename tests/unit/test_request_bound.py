@@ -1,10 +1,11 @@
 """The memory bound of sec-faults (issue 15) on main's typed fact pipeline: `extract_events(max_requests=…)`
 keeps the task and only the last follow-up requests, in their places, after the Windows path
-respelling; the goal source takes the same bound from `FactContext.fact_room`."""
+respelling; the goal source takes the same bound from `FactContext.target_tokens`."""
 
 from __future__ import annotations
 
 from compaction.events import EventKind, extract_events
+from compaction.history.facts import MIN_FACT_TOKENS
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather
 from compaction.history.steering import role_preset
@@ -45,7 +46,7 @@ def test_the_goal_source_holds_no_more_requests_than_the_room() -> None:
     t = _session(40)
     events = extract_events(t)
     ctx = FactContext(transcript=t, events=events, records=[], preset=role_preset("developer"), cwd=None,
-                      n_rounds=len(t.rounds), fact_room=5)
+                      n_rounds=len(t.rounds), target_tokens=5 * MIN_FACT_TOKENS)
     goal = [f for f in gather(ctx) if f.section is Section.GOAL]
     assert [f.text for f in goal] == ["Fix the parser in src\\app\\parse.py please",
                                       *[f"Then asked: follow-up request number {i}" for i in range(35, 39)],

@@ -30,7 +30,8 @@ class FactContext:
     preset: RolePreset
     cwd: str | None
     n_rounds: int
-    fact_room: int | None = None  # how many facts the budget can hold at most (None: no bound)
+    target_tokens: int | None = None  # the document's budget: a source may size its facts to it
+    lang: str = "en"  # the document's language (for the fixed phrases a source writes)
 
 
 class FactSource(Protocol):

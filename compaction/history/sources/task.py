@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from compaction.events import EventKind, is_follow_up_request
-from compaction.history.facts import Fact, clean_task, task_text
+from compaction.history.facts import MIN_FACT_TOKENS, Fact, clean_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 
 
 @fact_source(Section.GOAL)
 def task_facts(ctx: FactContext) -> list[Fact]:
-    """The task, the current request and (at most `ctx.fact_room` of) the requests in between: the
-    room bounds memory by what a summary can hold, not by the requests read (a session of 500,000
+    """The task, the current request and (at most target/MIN_FACT_TOKENS of) the requests in between:
+    memory is bounded by what a summary can hold, not by the requests read (a session of 500,000
     requests would otherwise build 500,000 facts of which a few hundred can be shown)."""
     requests = [e for e in ctx.events if e.kind is EventKind.REQUEST and e.text.strip()]
     facts: list[Fact] = []
@@ -22,7 +22,8 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests.
     later = [r for r in requests[1:] if is_follow_up_request(r.text)]
     # Interactive sessions: every later request matters, the latest most (the current goal).
-    first = 0 if ctx.fact_room is None else max(0, len(later) - ctx.fact_room)
+    room = None if ctx.target_tokens is None else ctx.target_tokens // MIN_FACT_TOKENS
+    first = 0 if room is None else max(0, len(later) - room)
     for i, req in enumerate(later[first:], first):
         latest = i == len(later) - 1
         text = clean_task(req.text)
