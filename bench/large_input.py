@@ -85,6 +85,22 @@ def generate(path: Path, target_mb: int, huge_lines: int = 2, huge_mb: int = 20,
     return {"bytes": path.stat().st_size, "rounds": rounds, "records": i, "secret_rounds": (rounds + 499) // 500}
 
 
+def generate_tiny(path: Path, records: int = 1_000_000) -> dict:
+    """A Claude Code session of `records` tiny user/assistant records of a few words (~67 bytes a line):
+    the shape that tests memory per record rather than per byte. Only the first record carries the
+    session fields the format is detected by; the rest are as small as the format allows."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"type": "user", "sessionId": "bench", "parentUuid": None, "cwd": "/w",
+                             "message": {"role": "user", "content": "Fix the failing tests in src/app."}}) + "\n")
+        for i in range(1, records):
+            if i % 2:
+                rec = {"type": "assistant", "message": {"role": "assistant", "content": f"Done with step {i}."}}
+            else:
+                rec = {"type": "user", "message": {"role": "user", "content": f"now fix bug {i}"}}
+            fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    return {"bytes": path.stat().st_size, "records": records}
+
+
 CHILD = """
 import json, resource, sys, time
 from compaction.transcripts import load_transcript
@@ -92,8 +108,8 @@ t0 = time.perf_counter()
 t = load_transcript(sys.argv[1])
 t1 = time.perf_counter()
 out = {"messages": len(t.messages), "rounds": len(t.rounds), "redactions": t.meta.get("redactions", {}),
-       "load_s": round(t1 - t0, 2), "longest_line_chars": max(len(r.content) for m in t.messages
-                                                              for r in m.tool_results)}
+       "load_s": round(t1 - t0, 2), "longest_line_chars": max((len(r.content) for m in t.messages
+                                                               for r in m.tool_results), default=0)}
 if sys.argv[2] == "compact":
     from compaction.config import load_settings
     from compaction.history import compact
@@ -151,9 +167,20 @@ def hostile(tmp: Path) -> list[dict]:
     return out
 
 
+def tiny_records(records: int) -> dict:
+    """1,000,000 tiny records: peak RSS and time of load + compaction in a fresh process."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "tiny.jsonl"
+        info = generate_tiny(path, records)
+        out = measure(path, "compact")
+    return {**info, **out}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=int, default=100)
+    ap.add_argument("--tiny-records", type=int, default=1_000_000,
+                    help="also measure a session of this many tiny records (0: skip)")
     ap.add_argument("--keep", type=Path, help="write the generated transcript here (default: a temp dir)")
     ap.add_argument("--no-write", action="store_true", help="do not write bench/results/large_input.json")
     args = ap.parse_args(argv)
@@ -173,13 +200,17 @@ def main(argv: list[str] | None = None) -> int:
         for row in bad:
             print(f"hostile {row['case']:26} {row['outcome']}  "
                   f"{row.get('seconds', '?')} s  peak {row.get('peak_rss_mb', '?')} MB", flush=True)
-    peak = max(load.get("peak_rss_mb", 1e9), full.get("peak_rss_mb", 1e9))
+    tiny = tiny_records(args.tiny_records) if args.tiny_records else {}
+    if tiny:
+        print(f"tiny records:     {tiny['records']:,} records, {tiny['bytes'] / 2**20:.1f} MB: "
+              f"{json.dumps({k: v for k, v in tiny.items() if k not in ('records', 'bytes')})}", flush=True)
+    peak = max(load.get("peak_rss_mb", 1e9), full.get("peak_rss_mb", 1e9), tiny.get("peak_rss_mb", 0) if tiny else 0)
     ok = peak < LIMIT_MB and not full.get("secret_in_output", True) and all("CRASH" not in r["outcome"] for r in bad)
     print(f"\npeak memory {peak} MB for a {info['bytes'] / 2**20:.0f} MB transcript (limit {LIMIT_MB} MB): "
           f"{'OK' if ok else 'FAIL'}")
     if not args.no_write:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps({"transcript": info, "load": load, "compact": full, "hostile": bad,
+        RESULTS.write_text(json.dumps({"transcript": info, "load": load, "compact": full, "hostile": bad, "tiny": tiny,
                                        "peak_rss_mb": peak, "limit_mb": LIMIT_MB, "ok": ok}, indent=2) + "\n",
                            encoding="utf-8")
     return 0 if ok else 1

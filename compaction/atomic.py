@@ -77,11 +77,13 @@ def replace_in_folder(folder: Path, name: str, data: bytes, mode: int | None, *,
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, folder / name)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename is None:  # ENOSPC, EIO: say which file was being written
+            raise OSError(exc.errno, exc.strerror, str(folder / name)) from exc
         raise
     return folder / name
 

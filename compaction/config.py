@@ -115,7 +115,7 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        data = json.loads(text)
+        data = json.loads(text.removeprefix("\ufeff"))  # a BOM (Windows editors) is not an error
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{p}: invalid UTF-8 at byte {exc.start}") from None
     except json.JSONDecodeError as exc:

@@ -9,6 +9,7 @@ message (markers, decisions, todos, test counts) into one flat, ordered list of 
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -389,17 +390,43 @@ def _todo_items(call: ToolCall) -> list[tuple[str, str]]:
     return out
 
 
-def extract_events(transcript: Transcript) -> list[Event]:
-    """All events of a transcript in order. Pure; safe to call more than once."""
+_SLASH_RE = re.compile(r"^/[a-z-]+\b(?:\s+\S+){0,3}\s*$")
+
+
+def is_follow_up_request(text: str) -> bool:
+    """A later user message that states a request: not a slash command (`/exit`, `/add f`, `/run x`
+    drive the tool) and more than a few characters."""
+    stripped = text.strip()
+    return len(stripped) > 3 and not _SLASH_RE.match(stripped)
+
+
+def extract_events(transcript: Transcript, max_requests: int | None = None) -> list[Event]:
+    """All events of a transcript in order. Pure; safe to call more than once.
+
+    `max_requests` keeps the first REQUEST event (the task) and only the last `max_requests`
+    follow-up requests (`is_follow_up_request`) of the others: a compaction can show no more than
+    its budget holds, so memory follows what is kept, not the number of user messages read — a
+    session of 500,000 requests would otherwise hold 500,000 events that no summary can show."""
     events: list[Event] = []
     state = _CommandState()
+    later: deque[tuple[int, Event]] | None = None if max_requests is None else deque(maxlen=max(0, max_requests))
+    first_request = True
     for rnd in transcript.rounds:
         by_id, ordered = _results_by_call(rnd.messages)
         positional = iter(ordered)
         for msg in rnd.messages:
             if msg.meta.get("final_patch_echo"):
                 continue  # the harness's diff of the final state: not evidence of an edit
+            start = len(events)
             _text_events(events, rnd.number, msg)
+            if later is not None and msg.role is Role.USER:
+                i = next((k for k in range(start, len(events)) if events[k].kind is EventKind.REQUEST), None)
+                if i is not None and not first_request:
+                    request = events.pop(i)  # re-inserted at its place below, if still kept
+                    if is_follow_up_request(request.text):
+                        later.append((i, request))
+                elif i is not None and events[i].text.strip():
+                    first_request = False  # the task: always kept
             for call in msg.tool_calls:
                 result = by_id.get(call.id) if call.id else None
                 if result is None:
@@ -410,6 +437,8 @@ def extract_events(transcript: Transcript) -> list[Event]:
         for e in events:
             if e.path:
                 e.path = spell(e.path)
+    if later:  # requests carry no path: the kept ones go back in their places after the respelling
+        return _merge_at(events, later)
     return events
 
 
@@ -424,6 +453,23 @@ def _argument_strings(value: object, depth: int = 0) -> list[str]:
     if isinstance(value, list | tuple):
         return [s for v in value for s in _argument_strings(v, depth + 1)]
     return []
+
+
+def _merge_at(events: list[Event], kept: deque[tuple[int, Event]]) -> list[Event]:
+    """`events` with each kept (position, event) put back where it was taken out: positions count
+    the events present when it was taken, so later ones shift by the number of those dropped."""
+    out: list[Event] = []
+    it = iter(kept)
+    nxt = next(it, None)
+    for i, e in enumerate(events):
+        while nxt is not None and nxt[0] <= i:
+            out.append(nxt[1])
+            nxt = next(it, None)
+        out.append(e)
+    while nxt is not None:
+        out.append(nxt[1])
+        nxt = next(it, None)
+    return out
 
 
 def _text_events(events: list[Event], rnd: int, msg: Message) -> None:

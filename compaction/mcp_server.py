@@ -113,6 +113,12 @@ def _withheld(workspace: Path) -> str | None:
     return withheld(workspace, _settings(workspace).trust_shipped_memory)
 
 
+def _positive(name: str, value: float | None) -> None:
+    """A budget, limit or window must be > 0: 0 or -5 tokens is a mistake to report, not a request."""
+    if value is not None and (isinstance(value, bool) or value <= 0):
+        raise ToolFailure(f"{name} must be a positive number, not {value!r}")
+
+
 def _load(workspace: Path, transcript_path: str):
     from compaction.model import TranscriptError
     from compaction.transcripts import load_transcript
@@ -137,6 +143,7 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         its errors are added to the workspace's error memory."""
         from compaction.history import compact as run
 
+        _positive("target_tokens", target_tokens)
         transcript = _load(ws, transcript_path)
         result = run(transcript, _settings(ws), target_tokens=target_tokens, role=role,
                      instructions=instructions, lang=lang)
@@ -196,6 +203,7 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         `@decision: ignore_ERR_xxx`."""
         from compaction.errors import ErrorMemory
 
+        _positive("limit", limit)
         reason = _withheld(ws)
         if reason:
             return {"warnings": [], "lines": [], "withheld": reason}
@@ -237,6 +245,7 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         """Memories relevant to `query` within `token_budget` tokens (split 50% items / 30% facts / 20% gists)."""
         from compaction.memory import open_memory
 
+        _positive("token_budget", token_budget)
         with open_memory(ws) as mem:
             ctx = mem.retrieve(query, token_budget)
             return {"text": ctx.text, "tokens": ctx.tokens, "budget": ctx.budget, "allocation": ctx.allocation,
@@ -254,6 +263,11 @@ def build_server(workspace: str | Path | None = None) -> MCPServer:
         `prepare` assemble them under the budget table of a context window."""
         from compaction.blocks import ContextBlock, ContextCompressor, prepare_context
 
+        _positive("target_tokens", target_tokens)
+        _positive("context_window", context_window)
+        _positive("compression_ratio", compression_ratio)
+        if compression_ratio is not None and compression_ratio > 1:
+            raise ToolFailure(f"compression_ratio is the share kept, in (0, 1], not {compression_ratio!r}")
         try:
             parsed = [ContextBlock.from_dict(b) for b in blocks]
         except (KeyError, ValueError, TypeError) as exc:

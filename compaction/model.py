@@ -8,8 +8,10 @@ more than parsing. Pydantic lives at the boundaries (config, CLI/LSP/MCP payload
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
 
@@ -92,7 +94,7 @@ class Round:
     results of its tool calls (DESIGN.md §4). Numbered from 1."""
 
     number: int
-    messages: list[Message] = field(default_factory=list)
+    messages: Sequence[Message] = field(default_factory=list)  # a tuple once grouped: read-only
 
     @property
     def tokens(self) -> int:
@@ -136,7 +138,7 @@ def group_rounds(messages: list[Message]) -> list[Round]:
         elif msg.role is Role.ASSISTANT:
             opens = has_assistant and after_assistant
         if opens and current:
-            rounds.append(Round(len(rounds) + 1, current))
+            rounds.append(Round(len(rounds) + 1, tuple(current)))  # one exact-size block per round (memory bound)
             current, has_assistant, after_assistant = [], False, False
         current.append(msg)
         if msg.role is Role.ASSISTANT:
@@ -145,8 +147,30 @@ def group_rounds(messages: list[Message]) -> list[Round]:
         elif has_assistant:
             after_assistant = True
     if current:
-        rounds.append(Round(len(rounds) + 1, current))
+        rounds.append(Round(len(rounds) + 1, tuple(current)))
     return rounds
+
+
+NO_CALLS: tuple = ()  # shared by every message without tool calls (see `compact_messages`)
+NO_RESULTS: tuple = ()
+NO_META: Mapping[str, Any] = MappingProxyType({})
+
+
+def compact_messages(messages: list[Message], start: int = 0, stop: int | None = None) -> None:
+    """Let finished messages share one empty, read-only container for their empty `tool_calls`,
+    `tool_results` and `meta`, instead of three of their own.
+
+    Why: a session of a million tiny records holds a million messages, and two empty lists and an
+    empty dict cost ~180 bytes a message, more than the text most of them carry. Call it only on
+    messages no loader will append to any more: the shared containers are immutable, so a late
+    append fails loudly instead of changing every message."""
+    for msg in messages[start:stop]:
+        if not msg.tool_calls:
+            msg.tool_calls = NO_CALLS  # type: ignore[assignment]
+        if not msg.tool_results:
+            msg.tool_results = NO_RESULTS  # type: ignore[assignment]
+        if not msg.meta:
+            msg.meta = NO_META  # type: ignore[assignment]
 
 
 class TranscriptError(Exception):

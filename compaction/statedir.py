@@ -205,13 +205,14 @@ def remove(workspace: str | Path, name: str) -> bool:
     return True
 
 
-def check_sqlite_files(workspace: str | Path, db_name: str) -> Path:
+def check_sqlite_files(workspace: str | Path, db_name: str, *, create: bool = True) -> Path:
     """The database path, after checking that it and its sidecars (-wal, -shm, -journal) are absent
     or regular files with one name: SQLite follows links and writes in place, so a linked (or hard
-    linked) database or sidecar is refused before it opens anything."""
-    path = state_file(workspace, db_name)
+    linked) database or sidecar is refused before it opens anything. `create`: false for a store
+    opened read-only (the folder is verified, never created)."""
+    path = state_file(workspace, db_name, create_dir=create)
     for name in (db_name, *(db_name + suffix for suffix in ("-wal", "-shm", "-journal"))):
-        st = _lstat(state_file(workspace, name))
+        st = _lstat(state_file(workspace, name, create_dir=create))
         if st is not None and st.st_nlink > 1:  # SQLite writes in place
             raise _shared_inode(path.parent / name, st)
     return path

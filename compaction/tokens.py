@@ -211,9 +211,11 @@ def count_many(texts: list[str], enc: str = DEFAULT_ENCODING) -> list[int]:
 
 def count_messages(messages: list[Message], enc: str = DEFAULT_ENCODING) -> int:
     """Fill Message.tokens once (skips messages already counted); return the total."""
-    todo = [m for m in messages if m.tokens is None]
-    for msg, n in zip(todo, count_many([m.full_text() for m in todo], enc), strict=False):
-        msg.tokens = n
+    counter = _counter(enc)
+    for msg in messages:  # one message at a time: no list of a million texts (memory bound)
+        if msg.tokens is None:
+            text = msg.full_text()
+            msg.tokens = counter(text) if len(text) <= _PIECE_CHARS else count(text, enc)
     return sum(m.tokens or 0 for m in messages)
 
 

@@ -444,10 +444,14 @@ def on_files_changed(ls: CompactionLanguageServer, paths: set[Path]) -> None:
     dropped = 0
     if (ls.root / ".compaction" / "state.db").exists():  # never create the store just by watching
         from compaction.cache import ResultCache
+        from compaction.store import StoreError
 
-        if ls.cache is None:
-            ls.cache = ResultCache(ls.root)
-        dropped = sum(ls.cache.invalidate_path(p) for p in paths)
+        try:
+            if ls.cache is None:
+                ls.cache = ResultCache(ls.root)
+            dropped = sum(ls.cache.invalidate_path(p) for p in paths)
+        except StoreError as exc:  # a read-only or foreign store: nothing cached to drop
+            log.debug("cache not updated: %s", exc)
     log.debug("%d paths changed: %d index entries updated, %d cached results dropped",
               len(paths), len(changed), dropped)  # fmt: skip
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from compaction import statedir
 from compaction.atomic import write_text_atomic
 from compaction.errors.render import PROTOCOL, render_block
+from compaction.mdsafe import escape_path
 from compaction.summary import ErrorRecordOut
 from restore.ranking import LABELS
 from restore.state import RestoreState
@@ -96,29 +97,34 @@ def _em_block(state: RestoreState) -> str:
     return "\n".join([*head, *proto, md]) + "\n"
 
 
+def _p(path: object) -> str:
+    """A path as printed in the document: controls, bidi characters and backticks escaped."""
+    return escape_path(str(path))
+
+
 def render_markdown(state: RestoreState, *, excerpts: bool = True) -> str:
     t = _h(state.lang)
     labels = LABELS["zh" if state.lang == "zh" else "en"]
     out: list[str] = [f"# {t['title']}", "", f"> {t['intro']}", ""]
-    rec = f" ({t['recorded']} `{state.recorded_cwd}`)" if state.recorded_cwd else ""
-    out += [f"**{t['cwd']}:** `{state.cwd}`{rec}", ""]
+    rec = f" ({t['recorded']} `{_p(state.recorded_cwd)}`)" if state.recorded_cwd else ""
+    out += [f"**{t['cwd']}:** `{_p(state.cwd)}`{rec}", ""]
 
     src = t["open_src"].get(state.open_files_source, "")
     out.append(f"## {t['open']}" + (f" ({src})" if src else ""))
-    out += [f"- `{p}`" for p in state.open_files] or [t["none"]]
+    out += [f"- `{_p(p)}`" for p in state.open_files] or [t["none"]]
     out.append("")
 
     out.append(f"## {t['core']}")
     for i, cf in enumerate(state.core_files, 1):
         why = "; ".join(cf.reasons)
-        out.append(f"{i}. `{cf.path}` — {labels[cf.cls]} ({t['modified']} {_when(cf.mtime)}; {why})")
+        out.append(f"{i}. `{_p(cf.path)}` — {labels[cf.cls]} ({t['modified']} {_when(cf.mtime)}; {why})")
     if not state.core_files:
         out.append(t["none"])
     out.append("")
 
     out.append(f"## {t['problem_files']}")
     for pf in state.problem_files:
-        where = f"`{pf.path}{':' + str(pf.line) if pf.line else ''}`"
+        where = f"`{_p(pf.path)}{':' + str(pf.line) if pf.line else ''}`"
         ids = ", ".join(pf.ids)
         msg = f" {pf.message}" if pf.message else ""
         out.append(f"- {where} — {pf.source}{': ' + ids if ids else ''}{msg}")
@@ -128,7 +134,7 @@ def render_markdown(state: RestoreState, *, excerpts: bool = True) -> str:
 
     for key, items in (("arch", state.architecture_docs), ("tests", state.test_config)):
         out.append(f"## {t[key]}")
-        out += [f"- `{p}`" for p in items] or [t["none"]]
+        out += [f"- `{_p(p)}`" for p in items] or [t["none"]]
         out.append("")
 
     out.append(f"## {t['tasks']}")
@@ -149,7 +155,7 @@ def render_markdown(state: RestoreState, *, excerpts: bool = True) -> str:
             if ex is None:
                 continue
             cut = f", {t['omitted']}: {'; '.join(ex.omitted)}" if ex.omitted else ""
-            out.append(f"### `{cf.path}` ({labels[cf.cls]}, {ex.tokens}/{ex.file_tokens} {t['tokens']}{cut})")
+            out.append(f"### `{_p(cf.path)}` ({labels[cf.cls]}, {ex.tokens}/{ex.file_tokens} {t['tokens']}{cut})")
             fence = "````" if "```" in ex.text else "```"
             out.append(f"{fence}{ex.language}")
             out.append(ex.text.rstrip("\n"))

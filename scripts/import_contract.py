@@ -26,7 +26,7 @@ PACKAGES = ("compaction", "restore", "lsp_server")
 LAYERS: list[set[str]] = [
     {"compaction", "compaction.model", "compaction.atomic", "compaction.redact", "compaction.memory_config",
      "compaction.config", "compaction.transcripts", "compaction.trust", "compaction.statedir",
-     "compaction.escape"},
+     "compaction.escape", "compaction.mdsafe"},
     {"compaction.shell", "compaction.edits", "compaction.events", "compaction.tokens", "compaction.store",
      "compaction.cache",
      "compaction.lexical", "compaction.budget", "compaction.llm", "compaction.shipped", "compaction.discovery",

@@ -40,7 +40,34 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv)
+    if next((a for a in argv if not a.startswith("-")), None) == "hook":
+        return _main_hook(parser, argv)
     args = parser.parse_args(argv)
+    return _run(parser, args)
+
+
+def _main_hook(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    """`compaction hook …`: Claude Code reads a hook's exit 2 as "block the compaction and show
+    stderr to the model", so argparse's usage exit 2 becomes a logged, non-blocking exit 1."""
+    import contextlib
+    import io
+
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(said):
+            args = parser.parse_args(argv)
+    except SystemExit as exc:
+        if exc.code != 2:
+            sys.stderr.write(said.getvalue())
+            raise
+        from compaction.cli.hooks import usage_error
+
+        lines = said.getvalue().strip().splitlines()
+        return usage_error(lines[-1] if lines else " ".join(argv))
+    return _run(parser, args)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -39,11 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def load_blocks_file(path: str) -> tuple[list[ContextBlock], dict]:
     """Blocks and options from FILE.json; TranscriptError names the file and the bad block."""
-    if not Path(path).is_file():
-        raise TranscriptError(path, "no such file")
+    from compaction.transcripts import check_regular_file
+
+    check_regular_file(path)
     try:
-        data = read_config_file(path) if not Path(path).read_text(encoding="utf-8").lstrip().startswith("[") \
-            else {"blocks": json.loads(Path(path).read_text(encoding="utf-8"))}
+        data = read_config_file(path) if not Path(path).read_text(encoding="utf-8-sig").lstrip().startswith("[") \
+            else {"blocks": json.loads(Path(path).read_text(encoding="utf-8-sig"))}
     except Exception as exc:  # ConfigError / JSONDecodeError: report as bad input
         raise TranscriptError(path, str(exc).split(": ", 1)[-1]) from None
     raw = data.get("blocks")

@@ -21,15 +21,39 @@ def add_settings_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", dest="fmt", help="transcript format (default: detect from content)")
 
 
+def positive_int(text: str) -> int:
+    """argparse type: a whole number > 0 (a budget of 0 or -5 tokens is a usage error, not a request)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {value}")
+    return value
+
+
 def settings_from(args: argparse.Namespace, **extra):
-    layer = {"model": args.model, "context_window": args.context_window, **extra}
-    return load_settings(args.workspace, {k: v for k, v in layer.items() if v is not None})
+    """Settings from config.json under the flags. A bad flag value is reported as that flag (a usage
+    error, exit 2), not as an error of config.json: the flags are validated alone first."""
+    from pydantic import ValidationError
+
+    from compaction.config import Settings
+
+    layer = {k: v for k, v in {"model": args.model, "context_window": args.context_window, **extra}.items()
+             if v is not None}
+    try:
+        Settings.model_validate(layer)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        flag = "--" + str(err["loc"][0]).replace("_", "-")
+        raise ValueError(f"argument {flag}: {err['msg']} (got {layer.get(err['loc'][0])!r})") from None
+    return load_settings(args.workspace, layer)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compact", help="compact a transcript into a document an assistant can continue from")
     p.add_argument("path", help="transcript file (any supported format)")
-    p.add_argument("--target-tokens", type=int, help="token budget of the output (default: ~15%% of the input)")
+    p.add_argument("--target-tokens", type=positive_int, help="token budget of the output (default: ~15%% of the input)")
     p.add_argument("--keep-recent", type=int, help="rounds kept verbatim (default 5)")
     p.add_argument("--role", choices=["developer", "tester", "pm"], help="role preset")
     p.add_argument("--instructions", help='free text, e.g. "keep the API decisions, ignore styling"')

@@ -19,12 +19,13 @@ from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
 from compaction.events import Event, extract_events
 from compaction.history import errors_adapter, facts, fill, fit
-from compaction.history.facts import Fact, cite
+from compaction.history.facts import MIN_FACT_TOKENS, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
 from compaction.history.tail import TailRenderer, render_tail
+from compaction.mdsafe import escape_path
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
@@ -62,7 +63,8 @@ def compact(
 
     tokens_before = tokens.count_messages(transcript.messages)
     rounds = transcript.rounds
-    events = extract_events(transcript)
+    fact_room = (target_tokens or default_target(tokens_before, window)) // MIN_FACT_TOKENS
+    events = extract_events(transcript, max_requests=fact_room + 1)  # the current request and the room
     records, _ = errors_adapter.scan(transcript)
     cwd = transcript.cwd
 
@@ -275,10 +277,10 @@ def _shorten_essentials(chosen: list[Fact]) -> bool:
 
 def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str | None) -> str:
     lines = [f"# {h(lang, 'title')}", ""]
-    lines.append(f"> Source: `{Path(t.path).name}` ({t.format}), {n_rounds} rounds: facts from every round "
-                 f"below; the most recent rounds (from r{tail_start} at most) verbatim at the end.")
+    lines.append(f"> Source: `{escape_path(Path(t.path).name)}` ({t.format}), {n_rounds} rounds: facts from every "
+                 f"round below; the most recent rounds (from r{tail_start} at most) verbatim at the end.")
     if cwd:
-        lines.append(f"> {h(lang, 'cwd')}: `{cwd}` (recorded in the transcript)")
+        lines.append(f"> {h(lang, 'cwd')}: `{escape_path(cwd)}` (recorded in the transcript)")
     return "\n".join(lines)
 
 

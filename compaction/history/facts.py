@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind
 from compaction.history.sections import Section
+from compaction.mdsafe import escape_path
 from compaction.transcripts.path_spelling import is_windows_path
 
+MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
 _TAG_RE = re.compile(r"</?[a-z_]+>")
 WS_RE = re.compile(r"[ \t]+")
 _BLANKS_RE = re.compile(r"\n{3,}")
@@ -41,7 +43,12 @@ class Fact:
 
 
 def display_path(path: str, cwd: str | None) -> str:
-    """A transcript path as the agent's project sees it: relative to the recorded cwd when inside it."""
+    """A transcript path as the agent's project sees it: relative to the recorded cwd when inside it,
+    with newlines, bidi and other control characters escaped (it is printed inside Markdown)."""
+    return escape_path(_relative_path(path, cwd))
+
+
+def _relative_path(path: str, cwd: str | None) -> str:
     p = path.strip().strip("'\"")
     if cwd and is_windows_path(cwd):  # `C:\\repo` and `c:/repo/src/x.ts`: one spelling, compared without case
         cwd = cwd.replace("\\", "/")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from compaction import tokens
 from compaction.history.steering import Steering, strip_code
+from compaction.mdsafe import escape_path
 from compaction.model import Message, Role, Round
 
 _ROLE_LABEL = {Role.SYSTEM: "system", Role.USER: "user", Role.ASSISTANT: "assistant", Role.TOOL: "tool"}
@@ -69,8 +70,8 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering) -> list[_Pie
         if call.command and call.command not in msg.text:
             out.append(_Piece("\n```\n$ ", enc.encode_ordinary(call.command), "\n```", rnd, True))
         elif not call.command:
-            target = f" {call.path}" if call.path else ""
-            out.append(_Piece(f"\n→ {call.name}{target}", [], "", rnd, False))
+            target = f" {escape_path(call.path)}" if call.path else ""  # a recorded path: no structure, no bidi
+            out.append(_Piece(f"\n→ {escape_path(call.name)}{target}", [], "", rnd, False))
     for res in msg.tool_results:
         status = f" (exit {res.exit_code})" if res.exit_code is not None else (" (error)" if res.is_error else "")
         if res.content:

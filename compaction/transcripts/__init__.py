@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import importlib
 import re
+import stat
 from pathlib import Path
 from types import ModuleType
 
-from compaction.model import Transcript, TranscriptError, group_rounds
+from compaction.model import Transcript, TranscriptError, compact_messages, group_rounds
 from compaction.redact import map_strings, redact_transcript
 from compaction.transcripts._io import read_head
 from compaction.transcripts.terminal import clean_transcript
@@ -56,13 +57,28 @@ def format_names() -> list[str]:
     return [m.NAME for m in formats()]
 
 
+def check_regular_file(path: str | Path) -> None:
+    """A TranscriptError unless `path` is an existing regular file (or a link to one): a FIFO would
+    block the reader and a device never ends, and neither is an "empty file" or a missing one."""
+    p = Path(path)
+    try:
+        mode = p.stat().st_mode
+    except FileNotFoundError:
+        raise TranscriptError(str(p), "no such file") from None
+    except OSError as exc:
+        raise TranscriptError(str(p), f"cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise TranscriptError(str(p), "is a directory, not a transcript file")
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or
+                stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "a special file")
+        raise TranscriptError(str(p), f"not a regular file ({kind})")
+
+
 def candidates(path: str | Path) -> list[ModuleType]:
     """Every format module that claims the file, most confident first (bad files raise TranscriptError)."""
     p = Path(path)
-    if not p.exists():
-        raise TranscriptError(str(p), "no such file")
-    if p.is_dir():
-        raise TranscriptError(str(p), "is a directory, not a transcript file")
+    check_regular_file(p)
     if p.stat().st_size == 0:
         raise TranscriptError(str(p), "empty file")
     head = read_head(p)
@@ -90,8 +106,7 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
         if fmt not in by_name:
             raise TranscriptError(str(path), f"unknown format {fmt!r}; known: {', '.join(by_name)}")
         mod = by_name[fmt]
-        if not Path(path).is_file():
-            raise TranscriptError(str(path), "no such file")
+        check_regular_file(path)
     try:
         transcript = _first_conversation(path, [mod] if fmt else candidates(path))
     except TranscriptError:
@@ -110,6 +125,7 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
     clean_transcript(transcript)  # colours and carriage returns out, before extraction and rendering
     if redact:
         redact_transcript(transcript)
+    compact_messages(transcript.messages)  # loading is over: nothing appends to them any more
     return transcript
 
 

@@ -5,16 +5,30 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from compaction.model import TranscriptError
 
 HEAD_BYTES = 64 * 1024
+BOM = b"\xef\xbb\xbf"
+
+
+def open_binary(path: str | Path) -> BinaryIO:
+    """The file opened for binary reading, past a UTF-8 byte-order mark if it starts with one
+    (editors on Windows write one; JSON parsers and the sniffers' `startswith` checks reject it)."""
+    fh = open(path, "rb")
+    try:
+        if fh.read(len(BOM)) != BOM:
+            fh.seek(0)
+    except BaseException:
+        fh.close()
+        raise
+    return fh
 
 
 def read_head(path: str | Path, size: int = HEAD_BYTES) -> str:
-    """The first bytes of a file as text, for format sniffing (invalid bytes replaced)."""
-    with open(path, "rb") as fh:
+    """The first bytes of a file as text, for format sniffing (invalid bytes replaced, BOM skipped)."""
+    with open_binary(path) as fh:
         return fh.read(size).decode("utf-8", errors="replace")
 
 
@@ -57,7 +71,7 @@ def iter_jsonl(path: str | Path, warnings: list[str] | None = None) -> Iterator[
     A truncated *last* line (a file an agent is still appending to) is reported in `warnings`
     and skipped; a bad line anywhere else is a TranscriptError naming it.
     """
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         pending: tuple[int, bytes] | None = None
         lineno = 0
         for raw in fh:
@@ -129,7 +143,7 @@ def content_text(content: Any) -> str:
 def iter_json_records(path: str | Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
     """Like `iter_jsonl`, but a line may hold several objects one after another (pi can write two
     records on one line); each is yielded with that line's number. A truncated last line is a warning."""
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         lines = fh.read().split(b"\n")
     last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1)
     for i, raw in enumerate(lines):

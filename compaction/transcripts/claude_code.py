@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from compaction.model import Message, Role, ToolResult, Transcript, TranscriptError
+from compaction.model import Message, Role, ToolResult, Transcript, TranscriptError, compact_messages
 from compaction.transcripts._agent_tools import as_text, exit_code_for, make_call
 from compaction.transcripts._io import content_text, expect, iter_jsonl
 
@@ -58,6 +58,7 @@ def load(path: str) -> Transcript:
     by_id: dict[str, Message] = {}  # message.id -> assistant Message of the current response
     summaries: list[str] = []
     seen = 0
+    finished = 0  # messages before this index are compacted (no record can add to them any more)
     for lineno, rec in iter_jsonl(path, t.warnings):
         seen += 1
         expect(isinstance(rec, dict), path, "a JSONL record must be an object", lineno)
@@ -98,11 +99,27 @@ def load(path: str) -> Transcript:
         else:
             if _user(t, rec, content, ts, lineno):
                 by_id.clear()  # a real user message ends the response; ids never continue across it
+        if len(msgs) - finished >= _COMPACT_EVERY:
+            finished = _compact_finished(msgs, by_id, finished)
     if not seen:
         raise TranscriptError(path, "empty file (no JSON records)")
     if summaries:
         t.meta["summaries"] = summaries
     return t
+
+
+_COMPACT_EVERY = 4096
+_LOOKBACK = 8  # `_user` names tool results from the calls of the last 8 messages
+
+
+def _compact_finished(msgs: list[Message], by_id: dict[str, Message], finished: int) -> int:
+    """Compact the messages no later record can change (memory bounded while reading, not after):
+    those before the open response (`by_id`) and the last few that tool results look back to."""
+    stop = min([len(msgs) - _LOOKBACK, *(m.index for m in by_id.values())])
+    if stop > finished:
+        compact_messages(msgs, finished, stop)
+        return stop
+    return finished
 
 
 def _assistant(t: Transcript, by_id: dict[str, Message], message: dict, content: Any, ts: str | None,

@@ -39,7 +39,7 @@ from compaction.model import (
     group_rounds,
 )
 from compaction.transcripts._agent_tools import as_text, exit_code_for, load_json_items, make_call, parse_arguments
-from compaction.transcripts._io import expect, iter_jsonl
+from compaction.transcripts._io import expect, iter_jsonl, open_binary
 
 NAME = "copilot-chat"
 DESCRIPTION = "GitHub Copilot Chat sessions from VS Code's chatSessions/ (*.json serialized model, *.jsonl change log)"
@@ -82,7 +82,7 @@ def sniff(head: str, path: str) -> int:
 
 
 def load(path: str) -> Transcript:
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:  # past a BOM: a change log is told by its first line
         first = fh.read(256).lstrip()
     if _LOG_LINE.match(first.decode("utf-8", "replace")):
         data, lines = _replay(path)

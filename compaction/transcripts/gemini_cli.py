@@ -18,7 +18,7 @@ from typing import Any
 
 from compaction.model import Message, Role, ToolResult, Transcript, TranscriptError
 from compaction.transcripts._agent_tools import as_text, exit_code_for, load_json_items, make_call
-from compaction.transcripts._io import expect, iter_jsonl
+from compaction.transcripts._io import expect, iter_jsonl, open_binary
 
 NAME = "gemini-cli"
 DESCRIPTION = "Gemini CLI stream-json events, saved chat sessions (session-*.json/.jsonl) and checkpoints"
@@ -41,7 +41,7 @@ def sniff(head: str, path: str) -> int:
 
 
 def load(path: str) -> Transcript:
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         first = fh.read(4096).lstrip()
     if first.startswith(b"["):
         return _load_contents(path)

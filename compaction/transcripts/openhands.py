@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, TranscriptError
-from compaction.transcripts._io import expect, load_json
+from compaction.transcripts._io import expect, load_json, open_binary
 
 NAME = "openhands"
 DESCRIPTION = "OpenHands output.jsonl record (instruction + history) or event list (actions/observations)"
@@ -40,7 +40,7 @@ def sniff(head: str, path: str) -> int:
 
 def _read(path: str, t: Transcript) -> Any:
     """One JSON document, or the first record of a JSONL file (streamed; the rest only counted)."""
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         first = fh.readline()
         rest_nonblank = 0
         if first.strip().startswith(b"{"):

@@ -20,10 +20,11 @@ pygls, openai and mcp are never imported on this path.
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -210,20 +211,35 @@ def should_inject(payload: HookPayload, state: HookState | None, *, any_source: 
     return any_source
 
 
+def _compact_inline(payload: HookPayload, workspace: Path) -> bool:
+    pre_compact(payload, workspace)
+    return True
+
+
 def session_start(payload: HookPayload, workspace: Path, *, limit: int = DEFAULT_LIMIT,
-                  any_source: bool = False, trust_shipped: bool = False) -> str | None:
+                  any_source: bool = False, trust_shipped: bool = False,
+                  compact_now: Callable[[HookPayload, Path], bool] = _compact_inline) -> str | None:
     """The restore block to inject, or None when there is nothing to say for this source — or when
-    the store or restore files are shipped with the repository and the user did not trust them."""
+    the store or restore files are shipped with the repository and the user did not trust them.
+    `compact_now` compacts a session our pre-compact missed; False means it could not finish in
+    time (the hook's deadline), and the block is the last good state with a note saying so."""
     state = read_state(workspace)
     if not should_inject(payload, state, any_source=any_source):
         return None
     if shipped_refused(workspace, trust_shipped):
         return None
     stale = state is None or (payload.session_id and state.session_id != payload.session_id)
+    note = None
     if stale and payload.source == "compact" and payload.transcript_path and Path(payload.transcript_path).is_file():
         # Our pre-compact did not run for this session (not installed, or failed): compact now.
-        pre_compact(payload, workspace)
-        state = read_state(workspace)
+        if compact_now(payload, workspace):
+            state = read_state(workspace)
+        else:
+            note = T["zh" if state and state.lang == "zh" else "en"]["late"]
+            if state is not None:
+                note += " " + T["zh" if state.lang == "zh" else "en"]["late_state"].format(
+                    when=_dt.datetime.fromtimestamp(state.written_at, _dt.UTC).strftime("%Y-%m-%d %H:%M UTC"))
+            return build_restore_block(workspace, state, limit=limit, note=note)
     if state is None and not _restore_text(workspace):
         return None
     return build_restore_block(workspace, state, limit=limit)
@@ -270,6 +286,9 @@ T = {
                   "in `.compaction/restore.md`._",
         "cut": "_… {n} more cut to fit the {limit:,}-character limit; see `{where}`._",
         "omitted": "_Cut to fit the {limit:,}-character limit: {names}; see `.compaction/restore.md`._",
+        "late": "_The compaction of this session did not finish within the hook's time limit; it goes on in "
+                "the background and will write `.compaction/restore.md`._",
+        "late_state": "_Below: the last good state, from {when}._",
     },
     "zh": {
         "title": "# 压缩后恢复",
@@ -283,6 +302,8 @@ T = {
                   "`.compaction/error-memory.md`，恢复状态见 `.compaction/restore.md`。_",
         "cut": "_… 另有 {n} 项因 {limit:,} 字符上限被截去；见 `{where}`。_",
         "omitted": "_因 {limit:,} 字符上限省略：{names}；见 `.compaction/restore.md`。_",
+        "late": "_本会话的压缩未能在钩子时限内完成；它在后台继续，完成后写入 `.compaction/restore.md`。_",
+        "late_state": "_以下为上一次的有效状态（{when}）。_",
     },
 }
 _CUT_RESERVE = 140  # room kept for one cut announcement
@@ -381,13 +402,13 @@ def _section(heading: str, lines: list[str], room: int, limit: int, where: str, 
 
 
 def build_restore_block(workspace: Path, state: HookState | None, *, limit: int = DEFAULT_LIMIT,
-                        lang: str | None = None) -> str:
+                        lang: str | None = None, note: str | None = None) -> str:
     """The text injected after compaction, never longer than `limit` characters."""
     lang = "zh" if (lang or (state.lang if state else "en")) == "zh" else "en"
     t = T[lang]
     how = t["how"].format(rounds=state.rounds, before=state.tokens_before, after=state.tokens_after) \
         if state and state.compacted else ""
-    header = f"{t['title']}\n\n> {t['intro'].format(how=how)}"
+    header = f"{t['title']}\n\n> {t['intro'].format(how=how)}" + (f"\n\n{note}" if note else "")
     restore_text = _restore_text(workspace)
 
     def bullets(items: list[str], code: bool = False) -> list[str]:

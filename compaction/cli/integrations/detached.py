@@ -13,6 +13,7 @@ import sys
 import time
 
 PENDING = "pre-compact.pending"  # in .compaction/: "PID START" of a detached pre-compact still at work
+BACKGROUND_ENV = "COMPACTION_HOOK_BACKGROUND"  # set in a detached worker: no agent waits, so no hook deadline
 
 
 PROC_STAT = "/proc/{pid}/stat"
@@ -52,7 +53,7 @@ def _detach(raw: bytes) -> None:
     statedir.state_file(cwd, PENDING)  # refuse a linked state folder or pending file before starting
     child = subprocess.Popen([sys.executable, "-m", "compaction.cli", "hook", "pre-compact"],
                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True, cwd=cwd)
+                             start_new_session=True, cwd=cwd, env={**os.environ, BACKGROUND_ENV: "1"})
     try:
         statedir.write_text(cwd, PENDING, f"{child.pid} {process_start(child.pid) or ''}".rstrip() + "\n")
     finally:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import re
-
-from compaction.events import EventKind
-from compaction.history.facts import Fact, clean_task, task_text
+from compaction.events import EventKind, is_follow_up_request
+from compaction.history.facts import MIN_FACT_TOKENS, Fact, clean_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
-
-_SLASH_RE = re.compile(r"^/[a-z-]+\b(?:\s+\S+){0,3}\s*$")
 
 
 @fact_source(Section.GOAL)
 def task_facts(ctx: FactContext) -> list[Fact]:
+    """The task, the current request and (at most target/MIN_FACT_TOKENS of) the requests in between:
+    memory is bounded by what a summary can hold, not by the requests read (a session of 500,000
+    requests would otherwise build 500,000 facts of which a few hundred can be shown)."""
     requests = [e for e in ctx.events if e.kind is EventKind.REQUEST and e.text.strip()]
     facts: list[Fact] = []
     if not requests:
@@ -21,9 +20,11 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     task = requests[0]
     facts.append(Fact(Section.GOAL, task_text(task.text), [task.round], score=100, essential=True, task=True))
     # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests.
-    later = [r for r in requests[1:] if len(r.text.strip()) > 3 and not _SLASH_RE.match(r.text.strip())]
+    later = [r for r in requests[1:] if is_follow_up_request(r.text)]
     # Interactive sessions: every later request matters, the latest most (the current goal).
-    for i, req in enumerate(later):
+    room = None if ctx.target_tokens is None else ctx.target_tokens // MIN_FACT_TOKENS
+    first = 0 if room is None else max(0, len(later) - room)
+    for i, req in enumerate(later[first:], first):
         latest = i == len(later) - 1
         text = clean_task(req.text)
         if latest:

@@ -1,0 +1,24 @@
+"""Paths recorded in a transcript, made safe to print inside Markdown.
+
+Why: a transcript is input we do not control. A path holding a newline ends the list item or code
+span it is printed in and starts a heading of its choosing; a bidi control (U+202E RIGHT-TO-LEFT
+OVERRIDE and friends) makes `evil‮txt.py` read as something else. Such characters are shown as
+visible escapes (`\\n`, `\\u202e`), which a reader can see and an assistant cannot mistake for
+structure. Ordinary paths, including non-ASCII ones, pass unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 and C1 controls, DEL, the bidi embeddings/overrides/isolates and marks, zero-width characters,
+# line/paragraph separators, the BOM; and the backtick, which would close the code span around a path.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff`]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_path(text: str) -> str:
+    """`text` with every control, bidi or zero-width character (and backtick) as a visible escape."""
+    if not _UNSAFE.search(text):
+        return text
+    return _UNSAFE.sub(lambda m: _NAMED.get(m.group(), f"\\u{ord(m.group()):04x}"), text)
