@@ -64,9 +64,9 @@ def test_pre_compact_then_session_start_end_to_end(tmp_path, shared_transcripts,
     block = _context(r.stdout)
     assert 0 < len(block) <= LIMIT
     headings = [ln for ln in block.splitlines() if ln.startswith("## ")]
-    # The current request first when the compaction has one (issue 14 item 6), then the error memory.
-    assert headings[0] == ("## Current task" if "## Current task" in headings else "## Error Memory")
-    assert "## Error Memory" in headings[:3]
+    # The user's last request first (issue 14 item 6), then the task and marked items, then the error memory.
+    assert headings[0].startswith("## Current request")
+    assert "## Error Memory" in headings[:4]
     if "cut to fit" not in block:
         assert errors_md.split("\n\n", 2)[2].strip() in block  # the complete error-memory records
 
