@@ -17,7 +17,8 @@ async def test_lsp_compact_keeps_a_small_budget_on_a_short_session(tmp_path: Pat
     ws = make_workspace(tmp_path / "proj")
     transcript = make_transcript(tmp_path / "short.jsonl", rounds=4, fail_rounds=(2,))
     async with lsp_session(ws) as lc:
-        result = await command(lc, "compaction.compact", {"transcript": str(transcript), "targetTokens": 250})
+        result = await command(lc, "compaction.compact", {"transcript": str(transcript), "targetTokens": 250,
+                                                          "allowRead": [str(transcript)]})  # picked by the user
     assert result["compacted"] is True and result["rounds"] <= 10
     assert tokens.count(result["markdown"]) <= 250
 
