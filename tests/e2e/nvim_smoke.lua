@@ -58,7 +58,7 @@ local ok, err = pcall(function()
 
   local responses = vim.lsp.buf_request_sync(bufnr, "workspace/executeCommand", {
     command = "compaction.compact",
-    arguments = { { transcript = transcript, allowRead = { transcript } } },
+    arguments = { { transcript = transcript, allowRead = { transcript }, targetTokens = 400 } },
   }, 60000) or {}
   for _, resp in pairs(responses) do
     if resp.err then

@@ -27,12 +27,14 @@ async def test_compact_matches_cli_json_and_writes_both_documents(tmp_path: Path
     ws = make_workspace(tmp_path / "proj")
     transcript = make_transcript(tmp_path / "session.jsonl")
     cli = subprocess.run(
-        [*CLI, "compact", str(transcript), "--json", "--workspace", str(ws)],
+        [*CLI, "compact", str(transcript), "--json", "--workspace", str(ws), "--target-tokens", "400"],
         capture_output=True, text=True, cwd=REPO, env=server_env(tmp_path / "home"), check=True,
     )  # fmt: skip
     expected = json.loads(cli.stdout)
     async with lsp_session(ws, home=tmp_path / "home") as lc:
-        result = await command(lc, "compaction.compact", {"transcript": str(transcript), "allowRead": [str(transcript)]})
+        # 400 of the session's 750 tokens: a session that fits its target comes back whole (not compacted)
+        result = await command(lc, "compaction.compact", {"transcript": str(transcript), "allowRead": [str(transcript)],
+                                                          "targetTokens": 400})
         listed = await command(lc, "compaction.errorMemory.list", {})
     assert _without_timings(result) == _without_timings(expected)
     assert result["compacted"] is True and result["rounds"] > 10

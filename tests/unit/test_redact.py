@@ -7,6 +7,7 @@ Keys are generated at run time from a seeded RNG so that no secret-shaped litera
 from __future__ import annotations
 
 import json
+import os
 import random
 import string
 from collections import Counter
@@ -341,6 +342,12 @@ def test_cli_compact_output_has_no_secret_and_setting_turns_it_off(tmp_path: Pat
     assert secret not in json.dumps(out) and out["stats"]["redactions"] == 3
     (tmp_path / ".compaction").mkdir(exist_ok=True)
     (tmp_path / ".compaction" / "config.json").write_text('{"redactSecrets": false}', encoding="utf-8")
+    assert main(["compact", str(path), "--json", "--workspace", str(tmp_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["stats"]["redactions"] == 3  # a workspace cannot turn redaction off (issue 15) ...
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "compaction" / "config.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('{"redactSecrets": false}', encoding="utf-8")  # ... the user can
     assert main(["compact", str(path), "--json", "--workspace", str(tmp_path)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["stats"]["redactions"] == 0

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import io
 import json
+import os
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
@@ -122,7 +123,8 @@ def _flat_transcript(t: Any) -> str:
 
 
 def run_channels(tmp: Path, fmt: str, c: dict[str, list[SecretCase]], *, redact: bool) -> dict[str, str]:
-    """Every output channel's text for one format, with redaction on or off (workspace setting)."""
+    """Every output channel's text for one format, with redaction on or off (the user's setting: a
+    workspace cannot turn it off)."""
     from compaction.cli.integrations import claude_hooks as ch
     from compaction.mcp_server import build_server
     from lsp_server.features import commands as lsp
@@ -130,7 +132,9 @@ def run_channels(tmp: Path, fmt: str, c: dict[str, list[SecretCase]], *, redact:
     ws = tmp / f"{fmt}-{'on' if redact else 'off'}"
     (ws / "app").mkdir(parents=True)
     (ws / ".compaction").mkdir()
-    (ws / ".compaction" / "config.json").write_text(json.dumps({"redactSecrets": redact}), encoding="utf-8")
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "compaction" / "config.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"redactSecrets": redact}), encoding="utf-8")
     files = c["workspace_file"]
     (ws / "app" / "settings.py").write_text(
         '"""Settings."""\n' + "".join(f"CASE_{i} = '''\n{s.text}\n'''\n" for i, s in enumerate(files)), encoding="utf-8")
