@@ -256,8 +256,10 @@ def _strings(value: Any, out: list[str], depth: int = 0) -> None:
 
 
 def _json_in_string(value: str) -> Any:
+    """The JSON a string leaf holds: an object or list (`"arguments": "{…}"`), or a string encoded a
+    second time (`"\"C:\\\\proj\\\\a.py\""`, as the generic reader decodes it)."""
     s = value.strip()
-    if len(s) < 2 or s[0] not in "[{" or s[-1] not in "]}":
+    if len(s) < 2 or (s[0], s[-1]) not in (("[", "]"), ("{", "}"), ('"', '"')):
         return None
     try:
         return json.loads(s)
@@ -305,7 +307,7 @@ def _json_leaves(value: Any, path: tuple[str, ...], rules: _Rules, inherited: Ex
             yield from _json_leaves(v, (*path, "[]"), rules, inherited, depth + 1)
     elif isinstance(value, str):
         inner = _json_in_string(value)  # `"arguments": "{\"path\": …}"`: judge the decoded leaves
-        if inner is not None and isinstance(inner, (dict, list)):
+        if inner is not None and isinstance(inner, (dict, list, str)):
             yield from _json_leaves(inner, path, rules, inherited, depth + 1)
         else:
             names = [p for p in path if p != "[]"]

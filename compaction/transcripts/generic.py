@@ -270,6 +270,7 @@ class _Builder:
 
     def make(self, name: Any, args: dict[str, Any], cid: str | None) -> ToolCall:
         name = name if isinstance(name, str) and name else "tool"
+        args = {k: _json_string(v) for k, v in args.items()} if isinstance(args, dict) else args
         cid = cid or f"generic-{len(self.t.messages)}-{len(self.unanswered)}-{len(self.calls)}"
         kind, path, command = infer_kind(_flatten(args))
         named = kind_of(name)
@@ -350,6 +351,19 @@ def _first_str(d: Any, keys: tuple[str, ...]) -> str | None:
         if isinstance(v, dict) and isinstance(v.get("name"), str):
             return v["name"]
     return None
+
+
+def _json_string(value: Any) -> Any:
+    """A value some agents store JSON-encoded a second time (a path kept as the JSON text of a
+    string, quotes and doubled backslashes included): the string it encodes, so a path or a command
+    reads as the agent meant it; anything else unchanged."""
+    if isinstance(value, str) and len(value) >= 2 and value[0] == '"' and value[-1] == '"':
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+        return decoded if isinstance(decoded, str) else value
+    return value
 
 
 def _args(d: dict[str, Any]) -> dict[str, Any]:

@@ -200,3 +200,21 @@ def test_odd_json_is_read_or_refused_by_name(tmp_path, text):
         assert str(exc).startswith(str(p))
     else:
         assert any(m.text for m in t.messages)
+
+
+def test_arguments_json_encoded_twice_read_as_the_agent_meant_them(tmp_path):
+    """Some agents store an argument as the JSON text of a string (found on a real trajectory after
+    its first run): `"\\"C:\\\\\\\\proj\\\\\\\\app.py\\""` is the path `C:\\proj\\app.py`, not a path with quotes."""
+    records = [
+        {"speaker": "HUMAN", "body": "Create the app module."},
+        {"speaker": "AI", "body": [{"type": "tool_use", "id": "w1", "name": "write_to_file",
+                                    "input": {"TargetFile": json.dumps("C:\\proj\\app.py"),
+                                              "CodeContent": json.dumps("x = 1\n")}}]},
+        {"speaker": "tool", "body": [{"type": "tool_result", "tool_use_id": "w1", "content": "Created file."}]},
+    ]
+    path = tmp_path / "steps.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    t = load_transcript(path)
+    (call,) = _calls(t)
+    assert call.arguments["TargetFile"] == "C:\\proj\\app.py" and call.arguments["CodeContent"] == "x = 1\n"
+    assert call.path and call.path.endswith("app.py") and '"' not in call.path
