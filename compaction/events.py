@@ -510,7 +510,7 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
                 events.append(Event(EventKind.TODO, rnd, msg.index, text=sentence, status="next"))
 
 
-def _without_fences(text: str) -> str:
+def without_fences(text: str) -> str:
     """`text` with each fenced block (an unclosed one runs to the end) replaced by a space; str.find
     does in one pass what a lazy DOTALL regex does a character at a time."""
     start = text.find("```")
@@ -568,7 +568,7 @@ def _sentences_matching(text: str, limit: int, pattern: re.Pattern[str]) -> list
 
     One scan of the whole text finds the matches; only the sentences around them are cut out,
     so long messages cost one regex pass rather than one per sentence."""
-    text = _without_fences(text[:limit])
+    text = without_fences(text[:limit])
     out: list[str] = []
     last_end = -1
     lowered = text.lower()

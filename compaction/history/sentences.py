@@ -5,29 +5,16 @@ character per pattern; most messages hold none of the keywords."""
 
 from __future__ import annotations
 
+from compaction.events import without_fences
+
 _BOUNDARIES = (". ", "! ", "? ", "\n")
 WINDOW = 500  # characters searched for a sentence boundary on either side of a keyword
 
 
 def prose(text: str, limit: int = 8000) -> str:
-    """The text without its fenced code blocks (an unclosed one runs to the end), at most `limit` chars;
-    str.find does in one pass what a lazy DOTALL regex does a character at a time."""
-    text = text[:limit]
-    start = text.find("```")
-    if start < 0:
-        return text
-    out: list[str] = []
-    pos = 0
-    while start >= 0:
-        out.append(text[pos:start])
-        out.append(" ")
-        close = text.find("```", start + 3)
-        if close < 0:
-            return "".join(out)
-        pos = close + 3
-        start = text.find("```", pos)
-    out.append(text[pos:])
-    return "".join(out)
+    """The text without its fenced code blocks (an unclosed one runs to the end), at most `limit`
+    chars: the same fence rule as the events' (compaction.events.without_fences)."""
+    return without_fences(text[:limit])
 
 
 def sentences_around(text: str, keywords: tuple[str, ...]) -> list[str]:

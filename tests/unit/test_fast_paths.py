@@ -55,7 +55,7 @@ def test_count_memo_answers_like_the_encoder() -> None:
 @settings(max_examples=600, deadline=None)
 @given(st.lists(st.sampled_from(["`", "``", "```", "a", "\n", " b", "```py\n"]), max_size=16).map("".join))
 def test_fences_removed_like_the_lazy_regex(text: str) -> None:
-    assert events._without_fences(text) == re.sub(r"```.*?(?:```|$)", " ", text, flags=re.DOTALL)
+    assert events.without_fences(text) == re.sub(r"```.*?(?:```|$)", " ", text, flags=re.DOTALL)
 
 
 @settings(max_examples=3000, deadline=None)
