@@ -16,21 +16,18 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from stub_log import LOG_DIR, LoggingHandler
 
 PORT = int(os.environ.get("STUB_PORT", "0"))
-LOG_DIR = os.environ.get("STUB_LOG_DIR", "stub-logs")
-MAX_REQUESTS = int(os.environ.get("STUB_MAX_REQUESTS", "300"))
 MAX_LIFETIME_S = float(os.environ.get("STUB_MAX_LIFETIME_S", "600"))
 OUR_PROMPT = "You are compacting a coding-assistant conversation"
 CODEX_PROMPTS = ("CONTEXT CHECKPOINT COMPACTION", "handoff summary", "create a handoff")
 SUMMARY = "STUB-SUMMARY: fixed KeyError 'port' in app.py (config.get default 8000). Read .compaction/restore.md."
-_lock = threading.Lock()
-_count = 0
 
 
 def _texts(item) -> list[str]:
@@ -103,30 +100,8 @@ def script_main(body: dict) -> list[dict]:
     return [_message("STUB-REPLY: acknowledged. (Context restored check.)")]
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, fmt, *args):
-        sys.stderr.write("[codex-stub] " + (fmt % args) + "\n")
-
-    def _log(self, kind: str, body: object, extra: dict) -> int:
-        global _count
-        with _lock:
-            _count += 1
-            n = _count
-        rec = {"n": n, "t": time.time(), "method": self.command, "path": self.path, "kind": kind, "body": body, **extra}
-        with open(os.path.join(LOG_DIR, f"{n:04d}-{kind}.json"), "w", encoding="utf-8") as fh:
-            json.dump(rec, fh, indent=1, ensure_ascii=False)
-        if n >= MAX_REQUESTS:
-            threading.Thread(target=self.server.shutdown, daemon=True).start()
-        return n
-
-    def _send(self, code: int, data: bytes, ctype: str = "application/json") -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+class Handler(LoggingHandler):
+    name = "codex-stub"
 
     def do_GET(self):
         self._log("get", None, {})

@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from stub_log import LOG_DIR, LoggingHandler
 
 PORT = int(os.environ.get("STUB_PORT", "0"))
-LOG_DIR = os.environ.get("STUB_LOG_DIR", "stub-logs")
-MAX_REQUESTS = int(os.environ.get("STUB_MAX_REQUESTS", "300"))
 MAX_LIFETIME_S = float(os.environ.get("STUB_MAX_LIFETIME_S", "600"))
 PROJ = os.environ.get("STUB_PROJ", ".")
-_lock = threading.Lock()
-_count = 0
 
 
 def _texts(content: dict) -> list[str]:
@@ -113,30 +110,8 @@ def reply(kind: str, body: dict) -> list[dict]:
     return script_main(body)
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, fmt, *args):
-        sys.stderr.write("[gemini-stub] " + (fmt % args) + "\n")
-
-    def _log(self, kind: str, body: object, extra: dict) -> int:
-        global _count
-        with _lock:
-            _count += 1
-            n = _count
-        rec = {"n": n, "t": time.time(), "method": self.command, "path": self.path, "kind": kind, "body": body, **extra}
-        with open(os.path.join(LOG_DIR, f"{n:04d}-{kind}.json"), "w", encoding="utf-8") as fh:
-            json.dump(rec, fh, indent=1, ensure_ascii=False)
-        if n >= MAX_REQUESTS:
-            threading.Thread(target=self.server.shutdown, daemon=True).start()
-        return n
-
-    def _send(self, code: int, data: bytes, ctype: str = "application/json") -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+class Handler(LoggingHandler):
+    name = "gemini-stub"
 
     def do_GET(self):
         self._log("get", None, {})
