@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, TranscriptError
@@ -115,29 +116,11 @@ def _tool_spans(body: str) -> list[tuple[int, int, str, str]]:
         pos = end
 
 
-def _next_open(body: str, pos: int) -> re.Match[str] | None:
-    """The next tool block's opening outside fenced code (a quoted transcript is not a tool call)."""
+def _lines_outside_fences(body: str, start: int) -> Iterator[tuple[int, str]]:
+    """(offset, line) of each line of `body[start:]` outside fenced code; fence lines are skipped. A
+    fence closes on a line of its character, at least as long, with nothing after it (CommonMark)."""
     fence: str | None = None
-    offset = pos
-    for line in body[pos:].splitlines(keepends=True):
-        fm = _FENCE_LINE.match(line)
-        if fm:
-            mark = fm.group(1)
-            if fence is None:
-                fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):]:
-                fence = None
-        elif fence is None:
-            m = _TOOL_OPEN.match(body, offset) or _PLAIN_OPEN.match(body, offset)
-            if m:
-                return m
-        offset += len(line)
-    return None
-
-
-def _close_outside_fences(body: str, start: int, closer: re.Pattern[str]) -> int:
-    fence: str | None = None
-    pos = start
+    offset = start
     for line in body[start:].splitlines(keepends=True):
         fm = _FENCE_LINE.match(line)
         if fm:
@@ -147,10 +130,24 @@ def _close_outside_fences(body: str, start: int, closer: re.Pattern[str]) -> int
             elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):]:
                 fence = None
         elif fence is None:
-            cm = closer.search(line)
-            if cm:
-                return pos + cm.end()
-        pos += len(line)
+            yield offset, line
+        offset += len(line)
+
+
+def _next_open(body: str, pos: int) -> re.Match[str] | None:
+    """The next tool block's opening outside fenced code (a quoted transcript is not a tool call)."""
+    for offset, _line in _lines_outside_fences(body, pos):
+        m = _TOOL_OPEN.match(body, offset) or _PLAIN_OPEN.match(body, offset)
+        if m:
+            return m
+    return None
+
+
+def _close_outside_fences(body: str, start: int, closer: re.Pattern[str]) -> int:
+    for offset, line in _lines_outside_fences(body, start):
+        cm = closer.search(line)
+        if cm:
+            return offset + cm.end()
     return len(body)
 
 
