@@ -362,7 +362,10 @@ def parse_test_summary(output: str) -> str | None:
 # --- extraction ---------------------------------------------------------------------------------
 
 
-def _results_by_call(round_messages: list[Message]) -> tuple[dict[str, ToolResult], list[ToolResult]]:
+def results_of_calls(round_messages: list[Message]) -> dict[int, ToolResult | None]:
+    """Each tool call of a round (keyed by `id(call)`) with its result: by call id, else the next
+    result not claimed by id, in order. One pairing rule for the events, the error memory and the
+    findings."""
     by_id: dict[str, ToolResult] = {}
     ordered: list[ToolResult] = []
     for msg in round_messages:
@@ -370,7 +373,13 @@ def _results_by_call(round_messages: list[Message]) -> tuple[dict[str, ToolResul
             if res.call_id:
                 by_id[res.call_id] = res
             ordered.append(res)
-    return by_id, ordered
+    positional = iter(ordered)
+    out: dict[int, ToolResult | None] = {}
+    for msg in round_messages:
+        for call in msg.tool_calls:
+            res = by_id.get(call.id) if call.id else None
+            out[id(call)] = res if res is not None else next(positional, None)
+    return out
 
 
 def _todo_items(call: ToolCall) -> list[tuple[str, str]]:
@@ -412,8 +421,7 @@ def extract_events(transcript: Transcript, max_requests: int | None = None) -> l
     later: deque[tuple[int, Event]] | None = None if max_requests is None else deque(maxlen=max(0, max_requests))
     first_request = True
     for rnd in transcript.rounds:
-        by_id, ordered = _results_by_call(rnd.messages)
-        positional = iter(ordered)
+        results = results_of_calls(rnd.messages)
         for msg in rnd.messages:
             if msg.meta.get("final_patch_echo"):
                 continue  # the harness's diff of the final state: not evidence of an edit
@@ -428,10 +436,7 @@ def extract_events(transcript: Transcript, max_requests: int | None = None) -> l
                 elif i is not None and events[i].text.strip():
                     first_request = False  # the task: always kept
             for call in msg.tool_calls:
-                result = by_id.get(call.id) if call.id else None
-                if result is None:
-                    result = next(positional, None)
-                _call_events(events, rnd.number, msg, call, result, state)
+                _call_events(events, rnd.number, msg, call, results.get(id(call)), state)
     spell = PathSpellings.for_paths((e.path for e in events), transcript.cwd)
     if spell.windows:  # one spelling per file: `a\\b.ts` and `a/b.ts` are one file
         for e in events:

@@ -18,7 +18,7 @@ from compaction.errors.classify import Hit, classify
 from compaction.errors.families import FAMILIES
 from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
-from compaction.events import parse_test_summary
+from compaction.events import parse_test_summary, results_of_calls
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.shell import first_word, norm_command
 
@@ -263,24 +263,6 @@ class Fix:
     passed_command: str | None = None
 
 
-def _results_of(msgs: list[Message]) -> dict[int, ToolResult | None]:
-    """Each tool call of the round (by id()) with its result: by call id, else by position."""
-    by_id: dict[str, ToolResult] = {}
-    ordered: list[ToolResult] = []
-    for m in msgs:
-        for r in m.tool_results:
-            if r.call_id:
-                by_id[r.call_id] = r
-            ordered.append(r)
-    positional = iter(ordered)
-    out: dict[int, ToolResult | None] = {}
-    for m in msgs:
-        for c in m.tool_calls:
-            res = by_id.get(c.id) if c.id else None
-            out[id(c)] = res if res is not None else next(positional, None)
-    return out
-
-
 def key_change(call: ToolCall) -> str:
     """The edit's key change in one short line: its first informative removed and added lines (whole
     lines only; a longer one is named by its definition or left out)."""
@@ -322,12 +304,12 @@ _ResultsCache = dict[int, dict[int, ToolResult | None]]
 
 
 def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolResult | None]:
-    """`_results_of` for one round, computed once per scan when a cache is given."""
+    """`results_of_calls` for one round, computed once per scan when a cache is given."""
     if cache is None:
-        return _results_of(rnd.messages)
+        return results_of_calls(rnd.messages)
     found = cache.get(rnd.number)
     if found is None:
-        found = cache[rnd.number] = _results_of(rnd.messages)
+        found = cache[rnd.number] = results_of_calls(rnd.messages)
     return found
 
 

@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from compaction.events import Event, EventKind, is_test_command, parse_test_summary
+from compaction.events import Event, EventKind, is_test_command, parse_test_summary, results_of_calls
 from compaction.history.facts import WS_RE, Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
@@ -83,14 +83,7 @@ def collect(transcript: Transcript, events: list[Event] | None = None) -> list[F
     out: list[Finding] = []
     seen: set[str] = set()
     for rnd in transcript.rounds:
-        results: dict[str, ToolResult] = {}
-        ordered: list[ToolResult] = []
-        for msg in rnd.messages:
-            for res in msg.tool_results:
-                if res.call_id:
-                    results[res.call_id] = res
-                ordered.append(res)
-        positional = iter(ordered)
+        results = results_of_calls(rnd.messages)
         question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
                          and "?" in m.text), None)
         for msg in rnd.messages:
@@ -107,9 +100,7 @@ def collect(transcript: Transcript, events: list[Event] | None = None) -> list[F
                         seen.add(key)
                         out.append(Finding(rnd.number, text, 40 + weight))
             for call in msg.tool_calls:
-                res = results.get(call.id) if call.id else None
-                if res is None:
-                    res = next(positional, None)
+                res = results.get(id(call))
                 if call.kind == ToolKind.SHELL and call.command:
                     known = summaries.get((rnd.number, call.command.strip()), "?") if events is not None else "?"
                     found = outcome(call.command, res, known)
