@@ -14,14 +14,9 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-import time
-from http.server import ThreadingHTTPServer
 
-from stub_log import LOG_DIR, LoggingHandler
+from stub_log import LOG_DIR, LoggingHandler, serve
 
-PORT = int(os.environ.get("STUB_PORT", "0"))
-MAX_LIFETIME_S = float(os.environ.get("STUB_MAX_LIFETIME_S", "600"))
 PROJ = os.environ.get("STUB_PROJ", ".")
 
 
@@ -155,19 +150,7 @@ class Handler(LoggingHandler):
 
 
 def main() -> None:
-    os.makedirs(LOG_DIR, exist_ok=True)
-    srv = ThreadingHTTPServer(("127.0.0.1", PORT), Handler)
-    srv.daemon_threads = True
-    started = time.monotonic()
-
-    def watchdog():
-        while time.monotonic() - started < MAX_LIFETIME_S:
-            time.sleep(1)
-        srv.shutdown()
-
-    threading.Thread(target=watchdog, daemon=True).start()
-    print(f"gemini stub listening on 127.0.0.1:{srv.server_address[1]}, logging to {LOG_DIR}", flush=True)
-    srv.serve_forever()
+    serve(Handler, "gemini")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import os
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOG_DIR = os.environ.get("STUB_LOG_DIR", "stub-logs")
 MAX_REQUESTS = int(os.environ.get("STUB_MAX_REQUESTS", "300"))
@@ -41,3 +41,23 @@ class LoggingHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+def serve(handler: type[LoggingHandler], label: str) -> None:
+    """Serve `handler` on 127.0.0.1:STUB_PORT (0: any free port, printed for the test to read) until
+    STUB_MAX_LIFETIME_S has passed, so a stub left behind by a killed test stops by itself."""
+    port = int(os.environ.get("STUB_PORT", "0"))
+    lifetime = float(os.environ.get("STUB_MAX_LIFETIME_S", "600"))
+    os.makedirs(LOG_DIR, exist_ok=True)
+    srv = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    srv.daemon_threads = True
+    started = time.monotonic()
+
+    def watchdog():
+        while time.monotonic() - started < lifetime:
+            time.sleep(1)
+        srv.shutdown()
+
+    threading.Thread(target=watchdog, daemon=True).start()
+    print(f"{label} stub listening on 127.0.0.1:{srv.server_address[1]}, logging to {LOG_DIR}", flush=True)
+    srv.serve_forever()
