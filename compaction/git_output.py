@@ -41,6 +41,8 @@ _COMMIT_RENAME_RE = re.compile(r"^ (rename|copy) (.+ => .+?) \((\d{1,3})%\)$", r
 _STATUS_LINE_RE = re.compile(
     r"^\t(new file|modified|deleted|renamed|copied|typechange|both modified|both added|added by us|added by them):"
     r"\s+(.+)$", re.MULTILINE)
+_LONG_STATUS_RE = re.compile(r"^(?:On branch |HEAD detached |Not currently on any branch|nothing to commit|"
+                             r"Changes |Untracked files:)", re.MULTILINE)
 _STATUS_SECTION_RE = re.compile(r"^(?:Untracked files|Ignored files|[A-Z][\w ]+):\s*$")
 # `git status --short`/`--porcelain`: "XY path" or "R  old -> new".
 _SHORT_RE = re.compile(r"^([ MTADRCU?!])([ MTADRCU?!]) (.+)$", re.MULTILINE)
@@ -69,6 +71,7 @@ def git_file_changes(command: str, output: str) -> list[GitFileChange]:
         elif sub == "status":
             short = any(a in {"-s", "--short", "--porcelain", "--porcelain=v1"} or
                         (a.startswith("-") and not a.startswith("--") and "s" in a) for a in args)
+            short = short or not _LONG_STATUS_RE.search(output)  # `status.short = true` in the config
             found += _short_status(output) if short else _long_status(output)
         elif sub == "diff":
             if "--name-status" in args:

@@ -73,6 +73,8 @@ def test_short_status_name_status_and_diff_stat():
         GitFileChange("created", "src/c.py"), GitFileChange("deleted", "gone.py"),
         GitFileChange("moved", "y.py", "x.py"), GitFileChange("modified", "y.py"),
         GitFileChange("created", "with space.md")]
+    assert git_file_changes("git status", "## main\n M src/b.py\n?? new.md\n") == [  # status.short in the config
+        GitFileChange("modified", "src/b.py"), GitFileChange("created", "new.md")]
     name_status = "M\tsrc/a.py\nA\tsrc/new.py\nD\told.py\nR100\tp/q.py\tp/r.py\nR087\tu.py\tv.py\n"
     assert git_file_changes("git diff --name-status HEAD", name_status) == [
         GitFileChange("modified", "src/a.py"), GitFileChange("created", "src/new.py"),
