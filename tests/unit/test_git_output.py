@@ -155,6 +155,11 @@ def test_a_file_the_session_named_keeps_its_own_line_not_a_git_one():
     assert "`/home/u/proj/src/app.py`: edited (r1)" in lines
     assert not any(line.startswith("`src/app.py`") for line in lines)
     assert "`src/new.py`: created (from git output) (r3)" in lines
+    # A bare name is any folder's: `docs/README.md` edited by the session is not the root's README.md.
+    readme = ToolCall("Edit", {"file_path": "/home/u/proj/docs/README.md", "old_string": "a", "new_string": "b"},
+                      "e2", kind="edit", path="/home/u/proj/docs/README.md")
+    t = _transcript((readme, "ok"), _bare_write(2), _shell("git status -s", " M README.md\n M docs/README.md\n", 3))
+    assert _modified(t) == ["`/home/u/proj/docs/README.md`: edited (r1)", "`README.md`: edited (from git output) (r3)"]
 
 
 def test_git_checkout_b_creates_a_branch_not_a_reverted_file():

@@ -124,10 +124,11 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
 
 
 def _same_file_in(path: str, paths: set[str]) -> bool:
-    """`path` is one of `paths`, or one ends the other at a `/` (relative vs absolute spelling)."""
+    """`path` is one of `paths`, or one ends the other at a `/` (relative vs absolute spelling) and
+    the shorter names a folder too: a bare `README.md` may be any folder's."""
     if path in paths:
         return True
-    return any(p.endswith("/" + path) or path.endswith("/" + p) for p in paths)
+    return any((p.endswith("/" + path) and "/" in path) or (path.endswith("/" + p) and "/" in p) for p in paths)
 
 
 def _what_happened(kinds: list[EventKind]) -> str:
