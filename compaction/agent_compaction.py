@@ -6,8 +6,11 @@ agent's summary only, and the restore state and error memory should be offered a
 The markers, as each agent writes them:
 
 - Claude Code session JSONL: a `{"type": "system", "subtype": "compact_boundary"}` record and the
-  user record holding the summary (`"isCompactSummary": true`); older versions a `"type": "summary"`
-  record. Appended lines: read incrementally from the last offset.
+  user record holding the summary (`"isCompactSummary": true`, its `parentUuid` the boundary's
+  `uuid`): one compaction, however the two records fall across polls. Not a `"type": "summary"`
+  record: that is a conversation's title (`summary` + `leafUuid`, for the resume picker), which
+  Claude Code appends at startup for earlier sessions' chains — to the file being followed too.
+  Appended lines: read incrementally from the last offset.
 - Codex rollout JSONL: a `{"type": "compacted", ...}` item.
 - Cline / Roo / Kilo `api_conversation_history.json` (rewritten whole): a `condense` tool call
   (`<condense>` in the assistant's text, or a `tool_use` named `condense`); the count of markers
@@ -36,11 +39,15 @@ def record_marker(rec: Any) -> str | None:
     if not isinstance(rec, dict):
         return None
     rtype = rec.get("type")
-    if rec.get("isCompactSummary") or rtype == "summary" or (rtype == "system" and rec.get("subtype") == "compact_boundary"):
+    if rec.get("isCompactSummary") or _is_boundary(rec):
         return "claude-code"
     if rtype == "compacted":
         return "codex"
     return None
+
+
+def _is_boundary(rec: dict) -> bool:
+    return rec.get("type") == "system" and rec.get("subtype") == "compact_boundary"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +71,7 @@ class CompactionTail:
         self._partial = b""
         self._whole_count: int | None = None
         self._started = False
+        self._boundaries: set[str] = set()  # uuids of the compact boundaries seen (their summary follows)
 
     def poll(self) -> AgentCompaction | None:
         try:
@@ -92,12 +100,24 @@ class CompactionTail:
         self._offset += len(data)
         lines = (self._partial + data).split(b"\n")
         self._partial = lines.pop()  # an incomplete last line waits for its end
-        agents = [a for line in lines if line.strip() and (a := record_marker(_loads(line)))]
+        agents = [a for line in lines if line.strip() and (a := self._new_marker(_loads(line)))]
         first = not self._started
         self._started = True
         if first or not agents:
             return None
         return AgentCompaction(self.path, agents[0], self._offset - len(self._partial), len(agents))
+
+    def _new_marker(self, rec: Any) -> str | None:
+        """`record_marker`, except a summary whose boundary was already seen (in this poll, an
+        earlier one or the baseline): the two records are one compaction."""
+        agent = record_marker(rec)
+        if agent is None:
+            return None
+        if _is_boundary(rec) and isinstance(rec.get("uuid"), str):
+            self._boundaries.add(rec["uuid"])
+        elif rec.get("isCompactSummary") and rec.get("parentUuid") in self._boundaries:
+            return None
+        return agent
 
     # --- JSON rewritten whole (Cline and its forks) ---------------------------------------------------
     def _poll_whole(self, size: int) -> AgentCompaction | None:

@@ -15,6 +15,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from compaction.edits import FileChange, Hunk, call_changes
+from compaction.git_output import git_file_changes
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
 from compaction.shell import blank_quotes, first_word, split_commands, words
 from compaction.transcripts.path_spelling import PathSpellings
@@ -26,6 +27,7 @@ class EventKind(StrEnum):
     WRITE = "write"  # whole file created or overwritten
     EDIT = "edit"
     DELETE = "delete"
+    MOVE = "move"  # renamed unchanged (git output's 100% renames): `path` the new place, `text` the old
     REVERT = "revert"  # `git checkout -- f`, `git restore f`: back to the committed state
     COMMAND = "command"
     TEST = "test"  # a test run's reported counts (also emitted as a COMMAND)
@@ -56,6 +58,7 @@ class Event:
     # Typed by kind (each kind sets only its own):
     failed: bool = False  # a tool call or command whose result was an error or a non-zero exit
     via_shell: bool = False  # file events: parsed out of a shell command line, not a file tool
+    git_output: bool = False  # file events: reported by a git command's output (`compaction.git_output`)
     test: bool = False  # commands: a test run (by its command line or its output's counts)
     test_summary: str | None = None  # commands: the runner's closing counts, verbatim
     search: bool = False  # commands: a search tool's call (grep/glob tools), not a shell command
@@ -194,7 +197,8 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
             for a in args[1:]:
                 if not a.startswith("-"):
                     add(EventKind.WRITE, a)
-        elif word == "git" and len(args) > 2 and args[1] in {"checkout", "restore"}:
+        elif word == "git" and len(args) > 2 and args[1] in {"checkout", "restore"} and not (
+                {"-b", "-B", "--orphan"} & set(args)):  # `git checkout -b feature/x`: a new branch, no file
             for a in args[2:]:
                 if a.startswith("-") or a in {"HEAD", "."} or not re.search(r"/|\.\w+$", a):
                     continue
@@ -599,6 +603,7 @@ def _sentences_matching(text: str, limit: int, pattern: re.Pattern[str]) -> list
 @dataclass(slots=True)
 class _CommandState:
     last_command: Event | None = None
+    unnamed_changes: int = 0  # write/edit calls so far that named no file (Cursor's bare `write`)
 
 
 def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolResult | None,
@@ -644,6 +649,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         if call.path and call.path not in paths:
             paths.insert(0, call.path)
         event_kind = _FILE_EVENT[kind]
+        if not paths and kind != ToolKind.READ:
+            state.unnamed_changes += 1
         changes = _changes_by_path(call) if kind != ToolKind.READ else {}
         for path in paths:
             change = changes.get(path)
@@ -680,10 +687,26 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         if output and "] " in output:
             for m in _GIT_COMMIT_OUT_RE.finditer(output):
                 events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), commit_hash=m.group(1)))
+        if output and state.unnamed_changes:
+            _git_reported(events, rnd, msg, call, cmd, output)
         return
     if kind == ToolKind.SEARCH:
         events.append(Event(EventKind.COMMAND, rnd, msg.index, command=call.command or _describe(call),
                             exit_code=exit_code, tool=call.name, failed=failed, search=True))
+
+
+_GIT_CHANGE = {"created": EventKind.WRITE, "modified": EventKind.EDIT, "deleted": EventKind.DELETE,
+               "moved": EventKind.MOVE}
+
+
+def _git_reported(events: list[Event], rnd: int, msg: Message, call: ToolCall, cmd: str, output: str) -> None:
+    """The files a git command's output reports changed (`git commit`'s summary, `git status`, `git
+    diff --stat`), once the session has written files without naming them: then git's report is the
+    only record of which files those were. Without such writes the transcript already names every
+    file it changed, and git's report would add the user's own uncommitted work."""
+    for c in git_file_changes(cmd, output):
+        events.append(Event(_GIT_CHANGE[c.change], rnd, msg.index, path=c.path, command=cmd, tool=call.name,
+                            text=c.source or "", git_output=True))
 
 
 def _changes_by_path(call: ToolCall) -> dict[str, FileChange]:

@@ -279,7 +279,7 @@ def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str |
     lines = [f"# {h(lang, 'title')}", ""]
     lines.append(f"> Source: `{escape_path(Path(t.path).name)}` ({t.format}), {n_rounds} rounds: facts from every "
                  f"round below; the most recent rounds (from r{tail_start} at most) verbatim at the end.")
-    if cwd:
+    if cwd and not t.meta.get("cwd_assumed"):  # a caller's stand-in (the hook's workspace) is no record
         lines.append(f"> {h(lang, 'cwd')}: `{escape_path(cwd)}` (recorded in the transcript)")
     return "\n".join(lines)
 

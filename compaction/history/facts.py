@@ -32,7 +32,7 @@ class Fact:
     task: bool = False  # the task itself: never dropped, shortened head-and-tail instead
     full_text: str | None = None  # the task's whole text once the budget truncated it
     path: str | None = None  # modified files: the path as the summary's file list shows it
-    scratch: bool = False  # modified files: a line of scratch or reverted files, not in the work tree
+    scratch: bool = False  # modified files: a folded line (scratch, reverted, moved or deleted files), not one file
     test: bool = False  # completed actions: a test run
     marker: str | None = None  # marked items: important | decision | warning | todo
     error_id: str | None = None  # problems: the error-memory record's id

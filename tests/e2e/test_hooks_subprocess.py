@@ -166,3 +166,25 @@ def test_session_start_after_pre_compact_answers_from_the_prepared_block(tmp_pat
     assert fast == full and fast.startswith("# Restored after compaction")
     log = (tmp_path / ".compaction" / "hooks.log").read_text()
     assert log.count("(prepared by pre-compact)") == 1
+
+
+def test_hook_path_output_is_the_same_for_any_hash_seed_and_workspace_path(tmp_path, shared_transcripts):
+    """The real pre-compact + session-start processes, twice, with different PYTHONHASHSEED and
+    workspace paths of different spellings, give the same block and the same restore files: no
+    order from set/dict hashing, and a session that records no cwd (aider's history) is not
+    budgeted with the workspace path's tokens (it once decided which "Then asked" line was kept)."""
+    transcript = shared_transcripts / "aider-afi-core-ts.md"
+    outputs = []
+    for seed, name in (("1", "p"), ("3", "a-much-longer_workspace.name-q9z")):
+        ws = tmp_path / name
+        ws.mkdir()
+        env = {"PYTHONHASHSEED": seed}
+        r = run_hook("pre-compact", pre(transcript, ws, "manual"), ws, env=env)
+        assert r.returncode == 0, r.stderr
+        r = run_hook("session-start", start(transcript, ws), ws, env=env)
+        assert r.returncode == 0, r.stderr
+        files = {f: (ws / ".compaction" / f).read_text().replace(str(ws), "<WS>")
+                 for f in ("latest.md", "restore.md", "error-memory.md")}
+        outputs.append((_context(r.stdout).replace(str(ws), "<WS>"), files))
+    assert outputs[0][0] == outputs[1][0]
+    assert outputs[0][1] == outputs[1][1]

@@ -22,7 +22,8 @@ SUMMARY = {"type": "user", "isCompactSummary": True, "message": {"role": "user",
 
 def test_markers_of_each_agent():
     assert record_marker(BOUNDARY) == record_marker(SUMMARY) == "claude-code"
-    assert record_marker({"type": "summary", "summary": "Fix the bug", "leafUuid": "u1"}) == "claude-code"
+    # A conversation's title for the resume picker, not a compaction (see the next test).
+    assert record_marker({"type": "summary", "summary": "Fix the bug", "leafUuid": "u1"}) is None
     assert record_marker({"type": "compacted", "payload": {"message": "…"}}) == "codex"
     assert record_marker(USER) is None and record_marker([1]) is None
 
@@ -40,6 +41,49 @@ def test_jsonl_tail_reports_one_event_per_compaction_after_the_baseline(tmp_path
     event = tail.poll()
     assert event is not None and (event.agent, event.records, event.offset) == ("claude-code", 2, p.stat().st_size)
     assert tail.poll() is None  # nothing new
+
+
+TITLE = {"type": "summary", "summary": "Fix the login bug", "leafUuid": "a7"}
+
+
+def test_title_summary_records_appended_at_startup_are_not_a_compaction(tmp_path: Path):
+    """Claude Code appends `summary` records (titles of earlier sessions' chains) to the session it
+    is writing when it starts: following that file must not report an agent compaction, nor must a
+    file that merely holds an old summary record or an old compacted summary."""
+    p = tmp_path / "s.jsonl"
+    p.write_text(line(TITLE) + line(BOUNDARY) + line(SUMMARY) + line(USER))  # old news
+    tail = CompactionTail(p)
+    assert tail.poll() is None
+    with p.open("a") as fh:
+        fh.write(line(TITLE) + line({**TITLE, "leafUuid": "b9"}) + line(USER))
+    assert tail.poll() is None
+    with p.open("a") as fh:
+        fh.write(line(USER))
+    assert tail.poll() is None
+
+
+def test_boundary_and_its_summary_in_two_polls_are_one_compaction(tmp_path: Path):
+    p = tmp_path / "s.jsonl"
+    p.write_text(line(USER))
+    tail = CompactionTail(p)
+    tail.poll()
+    boundary = {**BOUNDARY, "uuid": "cb1", "parentUuid": None}
+    summary = {**SUMMARY, "uuid": "cs1", "parentUuid": "cb1"}
+    with p.open("a") as fh:
+        fh.write(line(boundary))
+    event = tail.poll()
+    assert event is not None and event.records == 1
+    with p.open("a") as fh:
+        fh.write(line(summary))
+    assert tail.poll() is None  # the same compaction's second record
+    # A boundary already in the file when following began: its summary arriving later is old news too.
+    q = tmp_path / "t.jsonl"
+    q.write_text(line(USER) + line(boundary))
+    late = CompactionTail(q)
+    late.poll()
+    with q.open("a") as fh:
+        fh.write(line(summary))
+    assert late.poll() is None
 
 
 def test_a_half_written_line_waits_for_its_end(tmp_path: Path):

@@ -152,8 +152,11 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
 
     if not transcript.cwd:
         # The agent ran in the project the hook serves (Gemini CLI sessions record no cwd): its
-        # absolute paths are that project's files, not scratch files elsewhere.
+        # absolute paths are that project's files, not scratch files elsewhere. Assumed, not
+        # recorded: the document does not print it (it would claim a record, and its tokens would
+        # make the budget's choices depend on where the workspace happens to live).
         transcript.cwd = str(workspace)
+        transcript.meta["cwd_assumed"] = True
     result = compact(transcript, settings, instructions=instructions)
     with ErrorMemory(workspace) as memory:
         report = memory.ingest(transcript, result.error_records)

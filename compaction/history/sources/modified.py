@@ -1,5 +1,7 @@
 """Modified files: one line per file still in the work tree (how it changed, in which rounds); scratch
-files and reverted edits folded into one line each."""
+files and reverted edits folded into one line each. Files known only from a git command's output
+(`Event.git_output`: the session wrote files without naming them) are labelled so; the deletions and
+unchanged moves git reports fold into one line each, so a moved folder does not flood the list."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from compaction.events import EventKind
+from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
@@ -27,7 +29,7 @@ class _FileHistory:
 def modified_file_facts(ctx: FactContext) -> list[Fact]:
     files: OrderedDict[str, _FileHistory] = OrderedDict()
     for e in ctx.events:
-        if e.kind not in _CHANGES or not e.path:
+        if e.kind not in _CHANGES or not e.path or e.git_output:
             continue
         if e.failed and not e.via_shell:
             continue
@@ -53,6 +55,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
             continue
         facts.append(Fact(Section.MODIFIED, f"`{path}`: {what} {cite(info.rounds)}", info.rounds, score=score,
                           essential=True, short=f"`{path}` {cite([info.last])}", path=path))
+    facts += _git_reported_facts([e for e in ctx.events if e.git_output and e.path], set(files), ctx)
     # Scratch files and reverted edits: one line, so the list above is what the work tree still holds.
     for what in SCRATCH:
         group = [(p, r) for p, w, r in scratch if w == what]
@@ -64,6 +67,68 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
             facts.append(Fact(Section.MODIFIED, f"{label}: {names} {cite(rounds)}", rounds, score=20,
                               short=f"{label}: {len(group)} files {cite(rounds)}", scratch=True))
     return facts
+
+
+_SHOWN_MOVES = 6
+
+
+def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) -> list[Fact]:
+    """Facts for the files only git's output names. A file the session's own events name is left to
+    them (theirs are the precise rounds); git's paths are relative to the repository, the session's
+    often absolute, so a path that ends the other at a `/` is the same file. A deletion that a later
+    report shows was a move is the move."""
+    files: OrderedDict[str, _FileHistory] = OrderedDict()
+    moves: OrderedDict[str, tuple[str, int]] = OrderedDict()
+    for e in events:
+        path = display_path(e.path, ctx.cwd)
+        if not path or _same_file_in(path, known):
+            continue
+        if e.kind is EventKind.MOVE:
+            old = display_path(e.text, ctx.cwd) if e.text else ""
+            if old in files and set(files[old].kinds) == {EventKind.DELETE}:
+                del files[old]
+            if path not in files:
+                moves[path] = (old, e.round)
+            continue
+        info = files.setdefault(path, _FileHistory())
+        info.rounds.append(e.round)
+        info.kinds.append(e.kind)
+        info.last = e.round
+    facts: list[Fact] = []
+    deleted: list[tuple[str, list[int]]] = []
+    for path, info in files.items():
+        if info.kinds[-1] is EventKind.DELETE:
+            deleted.append((path, info.rounds))
+            continue
+        moves.pop(path, None)
+        # Each report is a snapshot against the last commit, not a further change: untracked in
+        # `git status`, then `rename … (53%)` in the commit's summary, is one file the session created.
+        what = "created" if EventKind.WRITE in info.kinds else "edited"
+        facts.append(Fact(Section.MODIFIED, f"`{path}`: {what} (from git output) {cite(info.rounds)}", info.rounds,
+                          score=45 + len(set(info.rounds)), essential=True, short=f"`{path}` {cite([info.last])}",
+                          path=path))
+    if deleted:
+        rounds = sorted({r for _, rs in deleted for r in rs})
+        names = ", ".join(f"`{p}`" for p, _ in deleted)
+        facts.append(Fact(Section.MODIFIED, f"Deleted (from git output): {names} {cite(rounds)}", rounds, score=20,
+                          short=f"Deleted (from git output): {len(deleted)} files {cite(rounds)}", scratch=True))
+    if moves:
+        rounds = sorted({r for _, r in moves.values()})
+        shown = ", ".join(f"`{old}` → `{new}`" if old else f"`{new}`"
+                          for new, (old, _) in list(moves.items())[:_SHOWN_MOVES])
+        more = f" and {len(moves) - _SHOWN_MOVES} more" if len(moves) > _SHOWN_MOVES else ""
+        facts.append(Fact(Section.MODIFIED, f"Moved unchanged (from git output): {len(moves)} files: {shown}{more} "
+                          f"{cite(rounds)}", rounds, score=15,
+                          short=f"Moved unchanged (from git output): {len(moves)} files {cite(rounds)}", scratch=True))
+    return facts
+
+
+def _same_file_in(path: str, paths: set[str]) -> bool:
+    """`path` is one of `paths`, or one ends the other at a `/` (relative vs absolute spelling) and
+    the shorter names a folder too: a bare `README.md` may be any folder's."""
+    if path in paths:
+        return True
+    return any((p.endswith("/" + path) and "/" in path) or (path.endswith("/" + p) and "/" in p) for p in paths)
 
 
 def _what_happened(kinds: list[EventKind]) -> str:
