@@ -20,7 +20,7 @@ from compaction.edits import Digest, Hunk, definitions, digest, enclosing, is_co
 from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
-from compaction.history.sources.filelog import FileLog, file_logs
+from compaction.history.sources.filelog import FileLog, creates, file_logs
 from compaction.history.sources.registry import FactContext, fact_source
 
 MAX_LINES = 10  # diff lines shown per file
@@ -67,7 +67,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     undone = undone or len(thrown)
     rounds = [e.round for e in events]
     n = _count(events)
-    created = events[0].kind is EventKind.WRITE or _creates(events[0])
+    created = events[0].kind is EventKind.WRITE or creates(events[0])
     counts = ("created" + (f", then {n - 1} edit{'s' if n != 2 else ''}" if n > 1 else "") if created
               else f"{n} edit{'s' if n != 1 else ''}")
     if failed:
@@ -89,7 +89,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     digested = replay.final is not None and (created or bool(replay.final.names))
     if digested and created:
         d = _digest_parts(replay.final, created)
-        parts += [p for p in d if not p.startswith("uses ")] + ranked[:2] + [p for p in d if p.startswith("uses ")]
+        first = [p for p in d if not p.startswith(("uses ", "keys ")) and not p.endswith(" lines")]
+        rest = [p for p in d if p not in first]
+        parts += first + ranked[:1] + rest[:1] + ranked[1:2] + rest[1:]
     else:
         parts += ranked[:3] + (_digest_parts(replay.final, created) if digested else [])
     key = _key_line(lines) if lines else ""
@@ -124,12 +126,6 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     mentioned = bool(asked) and path.rsplit("/", 1)[-1].casefold() in asked
     score = 40 + min(n, 8) + (8 if code else 0) + (4 if mentioned else 0) + round(6 * last, 2)
     return Fact(Section.CHANGES, text, rounds, score=score, path=path, full_text=full if body else None)
-
-
-def _creates(e: Event) -> bool:
-    """An edit that fills a file from nothing (aider's SEARCH/REPLACE with an empty SEARCH)."""
-    first = e.hunks[0] if e.hunks else None
-    return bool(first and first.source and not first.source[0].strip() and first.source[1].strip())
 
 
 def _count(events: list[Event]) -> int:
@@ -252,7 +248,7 @@ def _replay(events: list[Event], *, document: bool) -> _Replay:
     contexts: list[str] = []
     for order, e in enumerate(events):
         where: dict[int, str] = {}  # hunk index -> enclosing definition found by the replay
-        if (e.whole and e.hunks) or (content is None and e is events[0] and _creates(e)):
+        if (e.whole and e.hunks) or (content is None and e is events[0] and creates(e)):
             content = "\n".join(e.hunks[0].added) if e.whole else e.hunks[0].source[1]
             if len(content) > _REPLAY_CHARS:
                 content = None
@@ -261,7 +257,7 @@ def _replay(events: list[Event], *, document: bool) -> _Replay:
         for name in where.values():
             if name not in contexts:
                 contexts.append(name)
-        if not e.whole and not (e is events[0] and _creates(e)):
+        if not e.whole and not (e is events[0] and creates(e)):
             what = _edit_summary(e, where, document)
             if what:
                 summaries = [x for x in summaries if x[2] != what]  # the same change again: latest only

@@ -122,6 +122,12 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
     return logs
 
 
+def creates(e: Event) -> bool:
+    """An edit that fills a file from nothing (aider's SEARCH/REPLACE with an empty SEARCH)."""
+    first = e.hunks[0] if e.hunks else None
+    return bool(first and first.source and not first.source[0].strip() and first.source[1].strip())
+
+
 def _restores(log: FileLog, edit: Edit) -> None:
     """An edit whose old/new texts are an earlier kept edit's new/old: it puts the earlier text back,
     so neither is part of the file's final state."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from compaction.events import EventKind
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
+from compaction.history.sources.filelog import creates, file_logs
 from compaction.history.sources.registry import FactContext, fact_source
 
 SCRATCH = ("created then removed", "edited, then reverted")
@@ -40,11 +41,23 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         info.last = e.round
     facts: list[Fact] = []
     scratch: list[tuple[str, str, list[int]]] = []
+    logs = file_logs(ctx.events, ctx.cwd)  # edits thrown away by a stash, a reset or aider's /undo too
     for path, info in files.items():
         kinds = info.kinds
         if set(kinds) == {EventKind.DELETE} and not re.search(r"\.\w+$", path):
             continue  # `rm -rf some_dir`: a folder the transcript never showed being filled
         what = _what_happened(kinds)
+        log = logs.get(path)
+        if log is not None and log.edits and not log.deleted and what not in SCRATCH:
+            if not log.kept:
+                what = "edited, then reverted"
+            else:
+                if what == "edited" and creates(log.kept[0]):  # aider's SEARCH/REPLACE from nothing
+                    later = [e for e in log.kept if e.round != log.kept[0].round or e.hunks and e is not log.kept[0]]
+                    what = "created, then edited" if later else "created"
+                if log.thrown:
+                    n = len(log.thrown)
+                    what += f" ({n} edit{'s' if n != 1 else ''} reverted, not kept)"
         n = len(set(info.rounds))
         is_test = bool(re.search(r"(^|/)(tests?|spec)(/|_)|_test\.|\.test\.|\.spec\.|test_", path))
         score = 50 + n + (5 if is_test and ctx.preset.tests_first else 0)
