@@ -32,6 +32,8 @@ _DEF_RE = re.compile(
 # A named value a file declares: `const X =`, `let x =`, `var x`, `val x`, a Python/shell `UPPER_CASE =`.
 _DECL_RE = re.compile(r"^(\s*)(?:export\s+)?(?:(?:const|let|var|val)\s+([A-Za-z_$][\w$]*)\s*[:=]"
                       r"|([A-Z][A-Z0-9_]{2,})\s*(?::[^=]{1,40})?=(?!=))")
+_IMPORT_RE = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\s+\(?([\w, ]+)|import\s+(?:type\s+)?\{([^}]*)\}\s+from"
+                        r"|import\s+([\w.]+)\s*(?:$|as\b|;))")
 _HEADING_RE = re.compile(r"^#{1,4}\s+(\S.{0,70}?)\s*#*\s*$")
 # Identifiers as a reader names them: dotted chains (`crypto.getRandomValues`) count as one.
 _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
@@ -62,10 +64,13 @@ class Hunk:
     # whose content it knows (a file written earlier in the session) and find where it landed.
     source: tuple[str, str] | None = field(default=None, compare=False, repr=False)
     offset: int = 0  # the hunk's first line within the pair's old text
+    # Lines around the change as the tool's result showed the file after it (`cat -n` of a snippet),
+    # when the payload itself is unknown: where the edit landed, not what it added.
+    shown: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not (self.removed or self.added or self.deletes_matching)
+        return not (self.removed or self.added or self.deletes_matching or self.shown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,6 +357,8 @@ def _arg(args: dict, keys: tuple[str, ...]) -> object:
 # --- what a file holds, and what an edit swapped: the words a reader asks about ------------------------
 
 _FENCE_RE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
+_SNIPPET_RE = re.compile(r"result of running `cat -n` on a snippet of the edited file:\s*\n((?:[ \t]*\d+(?:→|\t).*\n?)+)")
+_NUMBERED_RE = re.compile(r"^[ \t]*(\d+)(?:→|\t)(.*)$", re.MULTILINE)
 _REPLACED_ALL_RE = re.compile(r"All occurrences of '(.{1,400}?)' were successfully replaced with '(.{0,400}?)'\.?$",
                               re.MULTILINE)
 
@@ -367,6 +374,7 @@ class Digest:
     keys: tuple[str, ...] = ()
     lines: int = 0
     title: str = ""  # its first informative line (what a text with no definitions is: "MIT License")
+    imports: tuple[str, ...] = ()  # the names it imports (`from x import a, b`, `import {a} from 'x'`)
     document: bool = False  # prose: `names` are its headings
 
 
@@ -377,6 +385,7 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     calls: Counter[str] = Counter()
     keys: Counter[str] = Counter()
     def_indents: list[int] = []
+    imports: list[str] = []
     title = next((ln.strip() for ln in lines[:40] if re.search(r"\w{3}", ln) and len(ln.strip()) <= 120
                   and not ln.startswith("#!")), "")
     for line in lines:
@@ -392,8 +401,13 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
             def_indents.append(_indent(line))
             if m.group(1) not in names:
                 names.append(m.group(1))
+        if "import" in line and (im := _IMPORT_RE.match(line)):
+            for name in re.split(r"[,\s]+", im.group(1) or im.group(2) or im.group(3) or ""):
+                if name and name not in ("as", "type") and name not in imports:
+                    imports.append(name)
+            continue
         d = _DECL_RE.match(line)
-        if d:
+        if d and not (d.group(3) and line.rstrip().endswith((",", "("))):  # not a keyword argument `DEBUG=True,`
             decls.append((len(d.group(1)), d.group(2) or d.group(3)))
         if "(" in line:
             for c in _CALL_RE.findall(line):
@@ -401,10 +415,12 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
                     calls[c] += 1
             for _, key in _KEY_RE.findall(line):
                 keys[key] += 1
-    if decls:  # top-level values (at the outermost indentation any definition uses) and CONSTANTS
+    if decls:  # CONSTANTS first (configuration a reader asks about), then top-level values last
         top = min([i for i, _ in decls] + def_indents)
+        constants = [n for _, n in decls if n.isupper() and n not in names]
+        names = list(dict.fromkeys(constants)) + names
         for indent, name in decls:
-            if (indent <= top or name.isupper()) and name not in names:
+            if indent <= top and name not in names:
                 names.append(name)
     by_receiver: dict[str, list[str]] = {}
     for call in calls:  # first appearance order
@@ -412,7 +428,7 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
         by_receiver.setdefault(receiver, []).append(method)
     grouped = tuple(f"{r}.{'/'.join(ms[:4])}" for r, ms in by_receiver.items())
     ranked_keys = sorted(keys, key=lambda k: -min(keys[k], 2))  # keys used twice (read and written) first
-    return Digest(tuple(names), grouped, tuple(ranked_keys), len(lines), title, document)
+    return Digest(tuple(names), grouped, tuple(ranked_keys), len(lines), title, tuple(imports), document)
 
 
 def _notable(token: str) -> bool:
@@ -432,6 +448,12 @@ def _identifiers(lines: tuple[str, ...] | list[str]) -> list[str]:
             if _notable(token):
                 out.setdefault(token, None)
     return list(out)
+
+
+def notable_identifiers(lines: tuple[str, ...] | list[str]) -> list[str]:
+    """The identifiers worth naming in `lines` (calls on a receiver first), in order of appearance."""
+    found = _identifiers(lines)
+    return sorted(found, key=lambda t: 0 if "." in t else 1)
 
 
 def swapped(removed: tuple[str, ...] | list[str], added: tuple[str, ...] | list[str]) -> tuple[list[str], list[str]]:
@@ -471,6 +493,12 @@ def result_changes(call: ToolCall, result: str) -> list[FileChange]:
     m = _REPLACED_ALL_RE.search(result)
     if m:
         return [FileChange(path, (Hunk((m.group(1),), (m.group(2),) if m.group(2) else (), None, fragment=True),))]
+    snippet = _SNIPPET_RE.search(result) if "cat -n" in result else None
+    if snippet:
+        numbered = _NUMBERED_RE.findall(snippet.group(1))
+        if numbered:
+            where = f"lines {numbered[0][0]}-{numbered[-1][0]}"
+            return [FileChange(path, (Hunk((), (), where, shown=tuple(text for _, text in numbered)),))]
     if call.kind == "write":
         blocks = [b.group(2) for b in _FENCE_RE.finditer(result)]
         body = max(blocks, key=len, default="")

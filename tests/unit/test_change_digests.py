@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from compaction.edits import digest, pair_hunks, result_changes, swapped
 from compaction.events import extract_events
-from compaction.history.fill import _partial, _Step
 from compaction.history.facts import Fact
+from compaction.history.fill import _partial, _Step
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext
 from compaction.history.sources.changes import change_facts

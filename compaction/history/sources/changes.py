@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from compaction.edits import Digest, Hunk, definitions, digest, enclosing, is_comment_only, swapped
+from compaction.edits import notable_identifiers as _identifiers_of
 from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
@@ -49,8 +50,9 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "") 
     """One file's change record from its log (None when nothing it would show is known)."""
     kept = log.kept
     thrown = log.thrown
-    if log.deleted and not kept:
-        return _scratch_record(path, log)
+    if log.deleted:  # created, then removed: what it held (a reproduction script), marked as gone
+        made = kept and (kept[0].kind is EventKind.WRITE or creates(kept[0]))
+        return _scratch_record(path, log) if made else None
     if not kept:
         return _thrown_record(path, log) if thrown else None
     return change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked)
@@ -136,17 +138,20 @@ def _count(events: list[Event]) -> int:
 
 
 def _join(head: str, parts: list[str], limit: int) -> str:
+    """`head: part; part …` within `limit` characters: a part that does not fit is left out whole
+    (a shorter one after it may still fit), and the cut is marked."""
     out = head
     sep = ": "
+    cut = False
     for part in parts:
         if not part:
             continue
         if len(out) + len(sep) + len(part) > limit and out != head:
-            out += " …"
-            break
+            cut = True
+            continue
         out += sep + part
         sep = "; "
-    return out
+    return out + (" …" if cut else "")
 
 
 def _ticks(names: tuple[str, ...] | list[str], n: int) -> str:
@@ -165,6 +170,8 @@ def _digest_parts(d: Digest, created: bool, full: bool = False) -> list[str]:
         parts.append("keys " + ", ".join(f"'{x}'" for x in d.keys[:6 if full else 3]))
     if d.calls:
         parts.append("uses " + _ticks(d.calls, 8 if full else 3))
+    if d.imports:
+        parts.append("imports " + _ticks(d.imports, 10 if full else 4))
     if not parts and d.title:
         parts.append(f"“{d.title}”")
     if full or created:
@@ -228,7 +235,8 @@ def _scratch_record(path: str, log: FileLog) -> Fact | None:
     if replay.final is None or not (replay.final.names or replay.final.calls or replay.final.keys):
         return None
     rounds = [e.round for e in events]
-    text = _join(f"`{path}` (created, later removed)", _digest_parts(replay.final, True), SHORT_CHARS)
+    parts = [p.replace("`", "") for p in _digest_parts(replay.final, True)]
+    text = _join(f"`{path}` (created, later removed)", parts, SHORT_CHARS)
     return Fact(Section.CHANGES, f"{text} {cite(rounds)}", rounds, score=25, path=path)
 
 
@@ -298,6 +306,8 @@ def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str]) -> str 
             if old not in content:
                 return None
             content = content.replace(old, new) if h.every else content.replace(old, new, 1)
+        elif h.shown and not (h.removed or h.added):
+            continue  # only the result's view of the file: its definitions are most likely still there
         elif in_pair:
             if h.context:
                 where[i] = h.context
@@ -319,6 +329,13 @@ def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False
             names.append(name)
     fragments = [h for h in e.hunks if h.fragment and h.removed]
     bits: list[str] = []
+    seen = [h for h in e.hunks if h.shown]
+    if seen and not (removed or added or fragments):  # only the result's view of the file after the edit
+        h = seen[0]
+        defs = definitions(h.shown)
+        names = _identifiers_of(h.shown)
+        around = ", ".join(f"`{x}`" for x in (defs + [n for n in names if n not in defs])[:6])
+        return f"edited {h.context}" + (f" (around {around})" if around else "")
     for h in fragments[:2]:
         new = h.added[0] if h.added else ""
         if len(h.removed[0]) + len(new) <= 120:
