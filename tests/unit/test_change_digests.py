@@ -9,7 +9,7 @@ from compaction.history.facts import Fact
 from compaction.history.fill import _partial, _Step
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext
-from compaction.history.sources.changes import change_facts
+from compaction.history.sources.changes import change_facts, records
 from compaction.history.sources.modified import modified_file_facts
 from compaction.history.steering import role_preset
 from compaction.model import Message, Role, ToolCall, ToolResult, Transcript, group_rounds
@@ -58,7 +58,8 @@ def _ctx(t: Transcript) -> FactContext:
 
 
 def _records(t: Transcript) -> dict[str, Fact]:
-    return {f.path: f for f in change_facts(_ctx(t))}
+    """Each file's whole record: its one line (`text`) and the fuller form (`full_text`)."""
+    return records(_ctx(t))
 
 
 def _edit(cid: str, path: str, old: str, new: str) -> tuple[ToolCall, ToolResult]:
@@ -175,3 +176,18 @@ def test_a_fact_that_does_not_fit_whole_comes_back_with_the_lines_that_fit():
     assert text.startswith(fact.text) and "more lines)" in text.splitlines()[-1] and cost <= 80
     assert all(ln in full for ln in text.splitlines()[:-1])  # whole lines only
     assert _partial(step, 25) == (fact.text, 20)  # no room for a second line: the one-line form
+
+
+def test_the_modified_files_line_carries_the_gist_and_the_record_does_not_repeat_it():
+    t = _run((make_call("Write", {"file_path": "index.html", "content": PAGE}, "w"), ToolResult("ok", "w")),
+             _edit("e", "index.html", "    return Math.floor(Math.random() * (max - min + 1)) + min;",
+                   "    const buf = new Uint32Array(1);\n    crypto.getRandomValues(buf);\n"
+                   "    return Math.floor(min + (buf[0] % (max - min + 1)));"))
+    ctx = _ctx(t)
+    (mod,) = modified_file_facts(ctx)
+    assert mod.text.startswith("`index.html`: created, then edited — defines randomInRange")
+    assert "Math.random → crypto.getRandomValues" in mod.text
+    assert mod.short == "`index.html` (r2)"  # tight budgets: the path alone
+    (rec,) = change_facts(ctx)
+    assert "defines randomInRange" not in rec.text  # said once, in the modified-files line
+    assert "crypto.getRandomValues" in (rec.full_text or rec.text)

@@ -8,7 +8,7 @@ from compaction.edits import call_changes, parse_search_replace, parse_unified, 
 from compaction.events import EventKind, extract_events
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext
-from compaction.history.sources.changes import change_facts
+from compaction.history.sources.changes import change_facts, records
 from compaction.history.steering import role_preset
 from compaction.model import Message, Role, ToolCall, ToolResult, Transcript, group_rounds
 from compaction.transcripts import load_transcript
@@ -29,7 +29,7 @@ def _transcript(*turns: tuple[ToolCall, ToolResult | None]) -> Transcript:
 
 def _facts(t: Transcript) -> list:
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
-    return change_facts(ctx)
+    return list(records(ctx).values())
 
 
 def _changes(t: Transcript) -> list[str]:
@@ -128,7 +128,8 @@ def test_a_reverted_file_is_counted_not_shown():
 def test_change_records_on_real_transcripts(name, path, expected):
     t = load_transcript(TRANSCRIPTS / name)
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), t.cwd, len(t.rounds))
-    facts = {f.path: f for f in change_facts(ctx)}
+    facts = records(ctx)
+    assert {f.path for f in change_facts(ctx)} <= set(facts)
     assert path in facts, sorted(facts)
     fact = facts[path]
     full = fact.full_text or fact.text

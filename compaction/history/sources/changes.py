@@ -12,6 +12,7 @@ identifiers) so tight budgets still say what changed; `full_text` is the fuller 
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -33,17 +34,80 @@ _DOCUMENT_RE = re.compile(r"\.(?:md|markdown|mdx|rst|txt|adoc)$", re.IGNORECASE)
 _REPLAY_CHARS = 2_000_000  # a file's text is replayed only up to this size: bounded work
 
 
+GIST_CHARS = 120  # the gist the modified-files line carries
+
+
 @fact_source(Section.CHANGES)
 def change_facts(ctx: FactContext) -> list[Fact]:
+    """Each file's record; a file whose modified-files line carries its gist (`gists`) keeps here
+    only what follows the gist: its edit lines, not-kept lines and diff lines."""
     if not ctx.preset.code:
         return []
+    out: list[Fact] = []
+    carried = gists(ctx)
+    for path, fact in records(ctx).items():
+        if path not in carried or not fact.full_text:
+            if path not in carried:
+                out.append(fact)
+            continue
+        gist = carried[path]
+        # What the gist already says is not said again (an edit line, the digest of a short file).
+        body = [ln for ln in fact.full_text.split("\n")[1:]
+                if re.sub(r"^r\d+ ", "", ln.strip()).replace("`", "") not in gist]
+        if not body:
+            continue
+        first, *rest = body
+        text = f"`{path}`: {first.strip()} {cite(fact.rounds)}"
+        g = copy.copy(fact)
+        g.text, g.full_text = text, (text + "\n" + "\n".join(rest)) if rest else None
+        out.append(g)
+    return out
+
+
+_MEMO: list = []  # (events, cwd, n_rounds, records): the two sources of one compaction share the work
+
+
+def records(ctx: FactContext) -> dict[str, Fact]:
+    """Every modified file's full change record (its text the one-line form), by path."""
+    if _MEMO and _MEMO[0] is ctx.events and _MEMO[1:3] == [ctx.cwd, ctx.n_rounds]:
+        return _MEMO[3]
     asked = " ".join(e.text for e in ctx.events if e.kind is EventKind.REQUEST).casefold()
-    facts: list[Fact] = []
+    out: dict[str, Fact] = {}
     for path, log in file_logs(ctx.events, ctx.cwd).items():
         fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked)
         if fact is not None:
-            facts.append(fact)
-    return facts
+            out[path] = fact
+    _MEMO[:] = [ctx.events, ctx.cwd, ctx.n_rounds, out]
+    return out
+
+
+def gists(ctx: FactContext) -> dict[str, str]:
+    """What each kept file's change comes to in a few words (its definitions, swapped identifiers,
+    keys), for the modified-files line: the one thing a tight budget still shows about a file."""
+    if not ctx.preset.code:
+        return {}
+    out: dict[str, str] = {}
+    for path, fact in records(ctx).items():
+        if fact.score <= 25 or "): " not in fact.text:  # scratch and reverted files: their own lines
+            continue
+        body = fact.text.split("): ", 1)[1].rsplit(" (r", 1)[0].removesuffix(" …")
+        parts = [_fewer(p.strip(), 4) for p in body.split("; ") if not re.fullmatch(r"\d+ lines", p.strip())]
+        cut = _join("", parts, GIST_CHARS).lstrip(": ")
+        if cut and cut != "…":
+            out[path] = cut
+    return out
+
+
+def _fewer(part: str, n: int) -> str:
+    """A part's list of names cut to its first `n` (`defines a, b, c, d (+9)`)."""
+    m = re.fullmatch(r"((?:defines|now defines|adds|sections|touched|[+−]) )(.*?)(?: \(\+(\d+)\))?", part)
+    if not m or "→" in part:
+        return part
+    names = m.group(2).split(", ")
+    if len(names) <= n:
+        return part
+    more = len(names) - n + int(m.group(3) or 0)
+    return f"{m.group(1)}{', '.join(names[:n])} (+{more})"
 
 
 def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "") -> Fact | None:
@@ -116,8 +180,11 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         body.append(f"(… {len(summaries) - MAX_EDIT_LINES} earlier edits)")
     if thrown:
         body += _thrown_lines(thrown)
-    if digested:
-        body.append(_join("", _digest_parts(replay.final, created, full=True), 10**6).lstrip(": "))
+    if digested:  # the fuller digest, when it says more than the one line's
+        fuller = _join("", _digest_parts(replay.final, created, full=True), 10**6).lstrip(": ")
+        said = one_line.replace("`", "")
+        if any(p.replace("`", "") not in said for p in fuller.split("; ") if not p.endswith(" lines")):
+            body.append(fuller)
     body += lines
     if skipped:
         body.append(f"(… {skipped} more changed lines)")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from compaction.events import EventKind
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
+from compaction.history.sources.changes import gists
 from compaction.history.sources.filelog import creates, file_logs
 from compaction.history.sources.registry import FactContext, fact_source
 
@@ -42,6 +43,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
     facts: list[Fact] = []
     scratch: list[tuple[str, str, list[int]]] = []
     logs = file_logs(ctx.events, ctx.cwd)  # edits thrown away by a stash, a reset or aider's /undo too
+    carried = gists(ctx)  # what each file's change comes to, from its change record
     for path, info in files.items():
         kinds = info.kinds
         if set(kinds) == {EventKind.DELETE} and not re.search(r"\.\w+$", path):
@@ -64,7 +66,8 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         if what in SCRATCH:
             scratch.append((path, what, info.rounds))
             continue
-        facts.append(Fact(Section.MODIFIED, f"`{path}`: {what} {cite(info.rounds)}", info.rounds, score=score,
+        gist = f" — {carried[path]}" if path in carried and what not in SCRATCH else ""
+        facts.append(Fact(Section.MODIFIED, f"`{path}`: {what}{gist} {cite(info.rounds)}", info.rounds, score=score,
                           essential=True, short=f"`{path}` {cite([info.last])}", path=path))
     # Scratch files and reverted edits: one line, so the list above is what the work tree still holds.
     for what in SCRATCH:
