@@ -48,7 +48,7 @@ def change_facts(ctx: FactContext) -> list[Fact]:
     for path, fact in records(ctx).items():
         if path not in carried or not fact.full_text:
             if path not in carried:
-                out.append(fact)
+                out.append(copy.copy(fact))  # the memo's facts stay as made: the engine steers its own
             continue
         gist = carried[path]
         # What the gist already says is not said again (an edit line, the digest of a short file).
@@ -64,20 +64,23 @@ def change_facts(ctx: FactContext) -> list[Fact]:
     return out
 
 
-_MEMO: list = []  # (events, cwd, n_rounds, records): the two sources of one compaction share the work
+# The last compaction's (events, cwd, n_rounds, records): its two sources (this one and the
+# modified-files list) share the work. One tuple, read and replaced whole: safe across threads.
+_MEMO: list[tuple] = []
 
 
 def records(ctx: FactContext) -> dict[str, Fact]:
     """Every modified file's full change record (its text the one-line form), by path."""
-    if _MEMO and _MEMO[0] is ctx.events and _MEMO[1:3] == [ctx.cwd, ctx.n_rounds]:
-        return _MEMO[3]
+    memo = _MEMO[0] if _MEMO else None
+    if memo is not None and memo[0] is ctx.events and memo[1:3] == (ctx.cwd, ctx.n_rounds):
+        return memo[3]
     asked = " ".join(e.text for e in ctx.events if e.kind is EventKind.REQUEST).casefold()
     out: dict[str, Fact] = {}
     for path, log in file_logs(ctx.events, ctx.cwd).items():
         fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked)
         if fact is not None:
             out[path] = fact
-    _MEMO[:] = [ctx.events, ctx.cwd, ctx.n_rounds, out]
+    _MEMO[:] = [(ctx.events, ctx.cwd, ctx.n_rounds, out)]
     return out
 
 
