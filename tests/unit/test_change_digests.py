@@ -178,16 +178,16 @@ def test_a_fact_that_does_not_fit_whole_comes_back_with_the_lines_that_fit():
     assert _partial(step, 25) == (fact.text, 20)  # no room for a second line: the one-line form
 
 
-def test_the_modified_files_line_carries_the_gist_and_the_record_does_not_repeat_it():
+def test_the_modified_files_line_is_upgraded_to_the_file_s_gist():
     t = _run((make_call("Write", {"file_path": "index.html", "content": PAGE}, "w"), ToolResult("ok", "w")),
              _edit("e", "index.html", "    return Math.floor(Math.random() * (max - min + 1)) + min;",
                    "    const buf = new Uint32Array(1);\n    crypto.getRandomValues(buf);\n"
                    "    return Math.floor(min + (buf[0] % (max - min + 1)));"))
     ctx = _ctx(t)
     (mod,) = modified_file_facts(ctx)
-    assert mod.text.startswith("`index.html`: created, then edited — defines randomInRange")
-    assert "Math.random → crypto.getRandomValues" in mod.text
+    assert mod.text == "`index.html`: created, then edited (r1, r2)" and mod.essential  # what is required
+    assert mod.full_text.startswith("`index.html`: created, then edited — defines randomInRange")  # with room
+    assert "Math.random → crypto.getRandomValues" in mod.full_text
     assert mod.short == "`index.html` (r2)"  # tight budgets: the path alone
     (rec,) = change_facts(ctx)
-    assert "defines randomInRange" not in rec.text  # said once, in the modified-files line
-    assert "crypto.getRandomValues" in (rec.full_text or rec.text)
+    assert "\n" not in rec.text and "crypto.getRandomValues" in rec.full_text

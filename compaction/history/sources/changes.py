@@ -34,34 +34,15 @@ _DOCUMENT_RE = re.compile(r"\.(?:md|markdown|mdx|rst|txt|adoc)$", re.IGNORECASE)
 _REPLAY_CHARS = 2_000_000  # a file's text is replayed only up to this size: bounded work
 
 
-GIST_CHARS = 120  # the gist the modified-files line carries
+GIST_CHARS = 120  # the gist the modified-files line is upgraded to
 
 
 @fact_source(Section.CHANGES)
 def change_facts(ctx: FactContext) -> list[Fact]:
-    """Each file's record; a file whose modified-files line carries its gist (`gists`) keeps here
-    only what follows the gist: its edit lines, not-kept lines and diff lines."""
+    """Each modified file's record: one line (`text`), upgraded to the fuller form (`full_text`)."""
     if not ctx.preset.code:
         return []
-    out: list[Fact] = []
-    carried = gists(ctx)
-    for path, fact in records(ctx).items():
-        if path not in carried or not fact.full_text:
-            if path not in carried:
-                out.append(copy.copy(fact))  # the memo's facts stay as made: the engine steers its own
-            continue
-        gist = carried[path]
-        # What the gist already says is not said again (an edit line, the digest of a short file).
-        body = [ln for ln in fact.full_text.split("\n")[1:]
-                if re.sub(r"^r\d+ ", "", ln.strip()).replace("`", "") not in gist]
-        if not body:
-            continue
-        first, *rest = body
-        text = f"`{path}`: {first.strip()} {cite(fact.rounds)}"
-        g = copy.copy(fact)
-        g.text, g.full_text = text, (text + "\n" + "\n".join(rest)) if rest else None
-        out.append(g)
-    return out
+    return [copy.copy(f) for f in records(ctx).values()]  # the memo's facts stay as made: the engine steers its own
 
 
 # The last compaction's (events, cwd, n_rounds, records): its two sources (this one and the

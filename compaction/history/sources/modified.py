@@ -66,9 +66,12 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         if what in SCRATCH:
             scratch.append((path, what, info.rounds))
             continue
-        gist = f" — {carried[path]}" if path in carried and what not in SCRATCH else ""
-        facts.append(Fact(Section.MODIFIED, f"`{path}`: {what}{gist} {cite(info.rounds)}", info.rounds, score=score,
-                          essential=True, short=f"`{path}` {cite([info.last])}", path=path))
+        # The line with the file's gist is what the filler upgrades it to when there is room: kept
+        # short while required facts (the completed actions) are chosen, so they keep their place.
+        gist = f"`{path}`: {what} — {carried[path]} {cite(info.rounds)}" if path in carried else None
+        facts.append(Fact(Section.MODIFIED, f"`{path}`: {what} {cite(info.rounds)}", info.rounds, score=score,
+                          full_text=gist if what not in SCRATCH else None, essential=True,
+                          short=f"`{path}` {cite([info.last])}", path=path))
     # Scratch files and reverted edits: one line, so the list above is what the work tree still holds.
     for what in SCRATCH:
         group = [(p, r) for p, w, r in scratch if w == what]
