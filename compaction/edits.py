@@ -100,7 +100,7 @@ def _trim_common(old: tuple[str, ...], new: tuple[str, ...]) -> Hunk:
                 offset=start)
 
 
-_DIFF_CELLS = 400_000  # pairs larger than this (lines × lines) are trimmed, not diffed: bounded work
+_DIFF_CELLS = 160_000  # pairs larger than this (lines × lines) are trimmed, not diffed: bounded work
 
 
 def pair_hunks(old_text: object, new_text: object) -> list[Hunk]:
