@@ -31,6 +31,7 @@ MAX_EDIT_LINES = 6  # per-edit summary lines in the full record (the rest counte
 SHORT_CHARS = 180  # the one-line form's length, cut at a part's boundary
 _NOISE_RE = re.compile(r"^[\s{}()\[\];,:.'\"`]*$|^\s*(?:/\*\*?|\*/?|\"\"\"|\'\'\')(?:\s|$)")
 _DOCUMENT_RE = re.compile(r"\.(?:md|markdown|mdx|rst|txt|adoc)$", re.IGNORECASE)
+_WORD_RE = re.compile(r"[\w$]+")
 _REPLAY_CHARS = 2_000_000  # a file's text is replayed only up to this size: bounded work
 
 
@@ -148,8 +149,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if key and not digested and not any(_telling(p) < 2 for p in ranked[:3]) and key[2:].strip() not in " ".join(parts):
         parts.insert(min(1, len(parts)), key)  # no swap or new definition says it: a line does
     parts = [p.replace("`", "") for p in parts]  # one line, few tokens: identifiers read without ticks
-    said = " ".join(parts)
-    fresh = [t for t in touched if not re.search(rf"(?<![\w$]){re.escape(t)}(?![\w$])", said)]
+    said = set(_WORD_RE.findall(" ".join(parts)))
+    fresh = [t for t in touched if t not in said]
     if fresh:
         parts.append("touched " + ", ".join(f"`{t}`" for t in fresh[:6]))
     if thrown:
