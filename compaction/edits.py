@@ -10,7 +10,9 @@ read edit payloads the same way. Best effort and pure: nothing here executes or 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from compaction.model import ToolCall
@@ -24,8 +26,21 @@ _SEARCH_REPLACE_RE = re.compile(
     r"^<{5,9} SEARCH\s*\n(.*?)^={5,9}\s*\n(.*?)^>{5,9} REPLACE\s*$", re.MULTILINE | re.DOTALL)
 _DEF_RE = re.compile(
     r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\(\w+\))?\s+)?(?:async\s+)?(?:static\s+)?"
-    r"(?:def|class|function|fn|func|interface|struct|enum|trait|impl|type|module|actor|primitive)\s+"
+    r"(?:(?:def|class|fn|interface|struct|enum|trait|impl|type|module|actor|primitive)\s+|function\s*\*?\s*"
+    r"|func\s+(?:\([^)]*\)\s*)?)"
     r"([A-Za-z_$][\w$]*)")
+# A named value a file declares: `const X =`, `let x =`, `var x`, `val x`, a Python/shell `UPPER_CASE =`.
+_DECL_RE = re.compile(r"^(\s*)(?:export\s+)?(?:(?:const|let|var|val)\s+([A-Za-z_$][\w$]*)\s*[:=]"
+                      r"|([A-Z][A-Z0-9_]{2,})\s*(?::[^=]{1,40})?=(?!=))")
+_IMPORT_RE = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\s+\(?([\w, ]+)|import\s+(?:type\s+)?\{([^}]*)\}\s+from"
+                        r"|import\s+([\w.]+)\s*(?:$|as\b|;))")
+_HEADING_RE = re.compile(r"^#{1,4}\s+(\S.{0,70}?)\s*#*\s*$")
+# Identifiers as a reader names them: dotted chains (`crypto.getRandomValues`) count as one.
+_IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_CALL_RE = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*\(")
+# A string literal handed to a call (`getItem('random-min')`, `os.environ.get("HOME")`): a key the code uses.
+_KEY_RE = re.compile(r"[\w$]\(\s*(['\"`])([\w.:/@-]{2,40})\1")
+_COMMENT_RE = re.compile(r"^\s*(?://|#(?!include|define|!)|--|;;|/\*|\*|<!--)")
 _METHOD_RE = re.compile(
     r"^\s*(?:(?:public|private|protected|static|final|override|synchronized|abstract)\s+)+"
     r"(?:<[^>]*>\s*)?[\w<>\[\], ?.]+\s+([A-Za-z_]\w*)\s*\([^;]*$")
@@ -45,10 +60,17 @@ class Hunk:
     fragment: bool = False  # a substitution inside lines (`sed s/old/new/`), not whole lines
     deletes_matching: str | None = None  # `sed '/pat/d'`: every line holding this text goes
     every: bool = True  # a substitution: every occurrence in the line (`s///g`), else the first only
+    # An old/new pair's texts, on the pair's first hunk only: lets a reader replay the edit on a file
+    # whose content it knows (a file written earlier in the session) and find where it landed.
+    source: tuple[str, str] | None = field(default=None, compare=False, repr=False)
+    offset: int = 0  # the hunk's first line within the pair's old text
+    # Lines around the change as the tool's result showed the file after it (`cat -n` of a snippet),
+    # when the payload itself is unknown: where the edit landed, not what it added.
+    shown: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not (self.removed or self.added or self.deletes_matching)
+        return not (self.removed or self.added or self.deletes_matching or self.shown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,15 +89,63 @@ def _lines(text: object) -> tuple[str, ...]:
 
 
 def _trim_common(old: tuple[str, ...], new: tuple[str, ...]) -> Hunk:
-    """An old/new pair as a hunk: lines both sides share at the start and end are context, not change."""
+    """An old/new pair as one hunk: lines both sides share at the start and end are context, not change."""
     start = 0
     while start < len(old) and start < len(new) and old[start] == new[start]:
         start += 1
     end = 0
     while end < len(old) - start and end < len(new) - start and old[-1 - end] == new[-1 - end]:
         end += 1
-    context = next((m.group(1) for line in reversed(old[:start]) if (m := definition(line))), None)
-    return Hunk(old[start:len(old) - end], new[start:len(new) - end], context)
+    return Hunk(old[start:len(old) - end], new[start:len(new) - end], enclosing(old[:start], _first(old, new, start)),
+                offset=start)
+
+
+_DIFF_CELLS = 160_000  # pairs larger than this (lines × lines) are trimmed, not diffed: bounded work
+
+
+def pair_hunks(old_text: object, new_text: object) -> list[Hunk]:
+    """An old/new pair as the hunks a line diff finds (an insertion above a function and a rewrite of
+    its body are two hunks, each with its enclosing definition), the first carrying the pair's texts."""
+    old, new = _lines(old_text), _lines(new_text)
+    # Only a pair with an old text can be replayed (a line-range edit names no old text).
+    source = (old_text, new_text if isinstance(new_text, str) else "") if isinstance(old_text, str) else None
+    if len(old) * len(new) > _DIFF_CELLS or not old or not new:
+        hunk = _trim_common(old, new)
+        return [Hunk(hunk.removed, hunk.added, hunk.context, source=source, offset=hunk.offset)] if not hunk.empty else []
+    hunks: list[Hunk] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        removed, added = old[i1:i2], new[j1:j2]
+        first = removed[0] if removed else (added[0] if added else "")
+        context = enclosing(old[:i1], first) or (enclosing(new[:j1], first) if not removed else None)
+        hunks.append(Hunk(removed, added, context, source=None if hunks else source, offset=i1))
+    return hunks
+
+
+def _first(old: tuple[str, ...], new: tuple[str, ...], at: int) -> str:
+    return old[at] if at < len(old) else (new[at] if at < len(new) else "")
+
+
+def enclosing(above: tuple[str, ...] | list[str], line: str) -> str | None:
+    """The definition enclosing `line` given the lines above it: the nearest one opened at a smaller
+    indentation (a definition closed before it, at the same indentation, does not enclose it)."""
+    indent = _indent(line) if line.strip() else 10**6
+    for prev in reversed(above):
+        if not prev.strip():
+            continue
+        m = definition(prev)
+        if m and _indent(prev) < indent and m.group(1) not in _NOT_NAMES:
+            return m.group(1)
+        if _indent(prev) < indent:
+            indent = _indent(prev)
+            if indent == 0 and not m:
+                return None
+    return None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def definition(line: str) -> re.Match[str] | None:
@@ -83,12 +153,15 @@ def definition(line: str) -> re.Match[str] | None:
     return _DEF_RE.match(line) or _METHOD_RE.match(line)
 
 
+_NOT_NAMES = frozenset({"if", "for", "while", "return", "new", "else"})
+
+
 def definitions(lines: tuple[str, ...] | list[str]) -> list[str]:
     """The names of the definitions opened in `lines`, in order, without repeats."""
     out: list[str] = []
     for line in lines:
         m = definition(line)
-        if m and m.group(1) not in out and m.group(1) not in {"if", "for", "while", "return", "new", "else"}:
+        if m and m.group(1) not in out and m.group(1) not in _NOT_NAMES:
             out.append(m.group(1))
     return out
 
@@ -155,7 +228,7 @@ def parse_unified(text: str) -> list[FileChange]:
 
 def parse_search_replace(text: str) -> list[Hunk]:
     """aider's and Cline's `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE` blocks."""
-    return [_trim_common(_lines(m.group(1)), _lines(m.group(2))) for m in _SEARCH_REPLACE_RE.finditer(text)]
+    return [h for m in _SEARCH_REPLACE_RE.finditer(text) for h in pair_hunks(m.group(1), m.group(2))]
 
 
 def sed_hunks(command: str) -> list[FileChange]:
@@ -253,16 +326,16 @@ def call_changes(call: ToolCall) -> list[FileChange]:
         return out
     edits = args.get("edits")
     if isinstance(edits, list) and path:
-        hunks = [_trim_common(_lines(_first(e, _OLD_KEYS)), _lines(_first(e, _NEW_KEYS)))
-                 for e in edits if isinstance(e, dict)]
+        hunks = [h for e in edits if isinstance(e, dict)
+                 for h in pair_hunks(_arg(e, _OLD_KEYS), _arg(e, _NEW_KEYS))]
         return [FileChange(path, tuple(h for h in hunks if not h.empty))]
-    old, new = _first(args, _OLD_KEYS), _first(args, _NEW_KEYS)
+    old, new = _arg(args, _OLD_KEYS), _arg(args, _NEW_KEYS)
     if path and (isinstance(old, str) or isinstance(new, str)) and call.kind != "write":
-        hunk = _trim_common(_lines(old), _lines(new))
         if isinstance(args.get("insert_line"), int) and not old:
-            hunk = Hunk((), _lines(new), f"after line {args['insert_line']}")
-        return [FileChange(path, (hunk,))] if not hunk.empty else []
-    content = _first(args, _CONTENT_KEYS)
+            return [FileChange(path, (Hunk((), _lines(new), f"after line {args['insert_line']}"),))]
+        found = [h for h in pair_hunks(old, new) if not h.empty]
+        return [FileChange(path, tuple(found))] if found else []
+    content = _arg(args, _CONTENT_KEYS)
     if path and isinstance(content, str) and call.kind in ("write", "edit"):
         return [FileChange(path, (Hunk((), _lines(content)),), whole=True)]
     if command and ("\n@@" in command or "*** Begin Patch" in command) and ("apply" in command or "patch" in command):
@@ -274,8 +347,161 @@ def call_changes(call: ToolCall) -> list[FileChange]:
     return out
 
 
-def _first(args: dict, keys: tuple[str, ...]) -> object:
+def _arg(args: dict, keys: tuple[str, ...]) -> object:
     for key in keys:
         if key in args and isinstance(args[key], str):
             return args[key]
     return None
+
+
+# --- what a file holds, and what an edit swapped: the words a reader asks about ------------------------
+
+_FENCE_RE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
+_SNIPPET_RE = re.compile(r"result of running `cat -n` on a snippet of the edited file:\s*\n((?:[ \t]*\d+(?:→|\t).*\n?)+)")
+_NUMBERED_RE = re.compile(r"^[ \t]*(\d+)(?:→|\t)(.*)$", re.MULTILINE)
+_REPLACED_ALL_RE = re.compile(r"All occurrences of '(.{1,400}?)' were successfully replaced with '(.{0,400}?)'\.?$",
+                              re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """A file's text in a few words: what it defines (functions, classes, top-level constants; a
+    document's headings), the APIs it calls (`localStorage.getItem/setItem`), the string keys it hands
+    to calls (`'random-min'`) and its length. Inferred from the text alone, whatever the language."""
+
+    names: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()
+    lines: int = 0
+    title: str = ""  # its first informative line (what a text with no definitions is: "MIT License")
+    imports: tuple[str, ...] = ()  # the names it imports (`from x import a, b`, `import {a} from 'x'`)
+    document: bool = False  # prose: `names` are its headings
+
+
+def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Digest:
+    """`document`: prose (Markdown, text), whose headings are its definitions."""
+    names: list[str] = []
+    decls: list[tuple[int, str]] = []
+    calls: Counter[str] = Counter()
+    keys: Counter[str] = Counter()
+    def_indents: list[int] = []
+    imports: list[str] = []
+    title = next((ln.strip() for ln in lines[:40] if re.search(r"\w{3}", ln) and len(ln.strip()) <= 120
+                  and not ln.startswith("#!")), "")
+    for line in lines:
+        if document:
+            m = _HEADING_RE.match(line)
+            if m and m.group(1) not in names:
+                names.append(m.group(1))
+            continue
+        if not line.strip() or _COMMENT_RE.match(line):
+            continue
+        m = definition(line)
+        if m and m.group(1) not in _NOT_NAMES:
+            def_indents.append(_indent(line))
+            if m.group(1) not in names:
+                names.append(m.group(1))
+        if "import" in line and (im := _IMPORT_RE.match(line)):
+            for name in re.split(r"[,\s]+", im.group(1) or im.group(2) or im.group(3) or ""):
+                if name and name not in ("as", "type") and name not in imports:
+                    imports.append(name)
+            continue
+        d = _DECL_RE.match(line)
+        if d and not (d.group(3) and line.rstrip().endswith((",", "("))):  # not a keyword argument `DEBUG=True,`
+            decls.append((len(d.group(1)), d.group(2) or d.group(3)))
+        if "(" in line:
+            for c in _CALL_RE.findall(line):
+                if not c.startswith(("this.", "self.")):
+                    calls[c] += 1
+            for _, key in _KEY_RE.findall(line):
+                keys[key] += 1
+    if decls:  # CONSTANTS first (configuration a reader asks about), then top-level values last
+        top = min([i for i, _ in decls] + def_indents)
+        constants = [n for _, n in decls if n.isupper() and n not in names]
+        names = list(dict.fromkeys(constants)) + names
+        for indent, name in decls:
+            if indent <= top and name not in names:
+                names.append(name)
+    by_receiver: dict[str, list[str]] = {}
+    for call in calls:  # first appearance order
+        receiver, _, method = call.rpartition(".")
+        by_receiver.setdefault(receiver, []).append(method)
+    grouped = tuple(f"{r}.{'/'.join(ms[:4])}" for r, ms in by_receiver.items())
+    ranked_keys = sorted(keys, key=lambda k: -min(keys[k], 2))  # keys used twice (read and written) first
+    return Digest(tuple(names), grouped, tuple(ranked_keys), len(lines), title, tuple(imports), document)
+
+
+def _notable(token: str) -> bool:
+    """An identifier worth naming: a dotted chain, or one with inner capitals, digits or underscores."""
+    if len(token) < 3 or token.startswith("$"):
+        return False
+    return "." in token or bool(re.search(r"[A-Z0-9_]", token[1:]))
+
+
+def _identifiers(lines: tuple[str, ...] | list[str]) -> list[str]:
+    out: dict[str, None] = {}
+    for line in lines:
+        if not line.strip() or _COMMENT_RE.match(line):
+            continue
+        code = re.sub(r"(['\"`])(?:\\.|(?!\1).)*\1", " ", line)  # not the words inside string literals
+        for token in _IDENT_RE.findall(code):
+            if _notable(token):
+                out.setdefault(token, None)
+    return list(out)
+
+
+def notable_identifiers(lines: tuple[str, ...] | list[str]) -> list[str]:
+    """The identifiers worth naming in `lines` (calls on a receiver first), in order of appearance."""
+    found = _identifiers(lines)
+    return sorted(found, key=lambda t: 0 if "." in t else 1)
+
+
+def swapped(removed: tuple[str, ...] | list[str], added: tuple[str, ...] | list[str]) -> tuple[list[str], list[str]]:
+    """The identifiers an edit dropped and the ones it brought in (each found on one side only), in
+    order of appearance: `Math.random` → `crypto.getRandomValues`, `Uint8Array`."""
+    gone, new = _identifiers(removed), _identifiers(added)
+    old_set, new_set = set(gone), set(new)
+    old_roots = {t.split(".", 1)[0] for t in gone}
+    new_roots = {t.split(".", 1)[0] for t in new}
+
+    def rank(token: str, other_roots: set[str]) -> int:
+        """APIs from a root the other side never used first (`crypto.getRandomValues` before
+        `Math.ceil` when `Math.random` went), then types and other calls, then plain names."""
+        root = token.split(".", 1)[0]
+        if "." in token and root not in other_roots:
+            return 0
+        return 1 if "." in token or token[0].isupper() else 2
+
+    only_old = sorted((t for t in gone if t not in new_set), key=lambda t: rank(t, new_roots))
+    only_new = sorted((t for t in new if t not in old_set), key=lambda t: rank(t, old_roots))
+    return only_old, only_new
+
+
+def is_comment_only(removed: tuple[str, ...] | list[str], added: tuple[str, ...] | list[str]) -> bool:
+    """Every non-blank changed line is a comment: a change with no effect on behaviour."""
+    changed = [ln for ln in (*removed, *added) if ln.strip()]
+    return bool(changed) and all(_COMMENT_RE.match(ln) for ln in changed)
+
+
+def result_changes(call: ToolCall, result: str) -> list[FileChange]:
+    """A write or edit whose arguments carry no payload (an exporter kept only the result): what the
+    result shows it did — a written file's content echoed in a fenced block, or an editor's
+    "All occurrences of 'a' were successfully replaced with 'b'"."""
+    path = call.path or ""
+    if not path or not result:
+        return []
+    m = _REPLACED_ALL_RE.search(result)
+    if m:
+        return [FileChange(path, (Hunk((m.group(1),), (m.group(2),) if m.group(2) else (), None, fragment=True),))]
+    snippet = _SNIPPET_RE.search(result) if "cat -n" in result else None
+    if snippet:
+        numbered = _NUMBERED_RE.findall(snippet.group(1))
+        if numbered:
+            where = f"lines {numbered[0][0]}-{numbered[-1][0]}"
+            return [FileChange(path, (Hunk((), (), where, shown=tuple(text for _, text in numbered)),))]
+    if call.kind == "write":
+        blocks = [b.group(2) for b in _FENCE_RE.finditer(result)]
+        body = max(blocks, key=len, default="")
+        if body.strip():
+            return [FileChange(path, (Hunk((), _lines(body)),), whole=True)]
+    return []

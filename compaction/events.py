@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
-from compaction.edits import FileChange, Hunk, call_changes
+from compaction.edits import FileChange, Hunk, call_changes, result_changes
 from compaction.git_output import git_file_changes
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
 from compaction.shell import blank_quotes, first_word, split_commands, words
@@ -28,7 +28,7 @@ class EventKind(StrEnum):
     EDIT = "edit"
     DELETE = "delete"
     MOVE = "move"  # renamed unchanged (git output's 100% renames): `path` the new place, `text` the old
-    REVERT = "revert"  # `git checkout -- f`, `git restore f`: back to the committed state
+    REVERT = "revert"  # `git checkout -- f`, `git restore f`: back to the committed state; aider `/undo` (commit_hash)
     COMMAND = "command"
     TEST = "test"  # a test run's reported counts (also emitted as a COMMAND)
     COMMIT = "commit"
@@ -134,6 +134,7 @@ _NEXT_RE = re.compile(
 _TODO_LINE_RE = re.compile(r"^\s*(?:[-*]|\d+\.)\s*\[( |x|X)\]\s+(.+)$", re.MULTILINE)
 _AIDER_APPLIED_RE = re.compile(r"^>?\s*Applied edit to (.+?)\s*$", re.MULTILINE)
 _AIDER_COMMIT_RE = re.compile(r"^>?\s*Commit ([0-9a-f]{7,40}) (.+)$", re.MULTILINE)
+_AIDER_UNDO_RE = re.compile(r"^>?\s*Removed: ([0-9a-f]{7,40}) (.+)$", re.MULTILINE)
 _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+ (?:\(root-commit\) )?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
 
 
@@ -499,6 +500,9 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
                 events.append(Event(EventKind.EDIT, rnd, msg.index, path=m.group(1).strip(), tool="aider"))
             for m in _AIDER_COMMIT_RE.finditer(text):
                 events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2).strip(), commit_hash=m.group(1)))
+            if "Removed: " in text:  # aider's `/undo`: that commit's edits are thrown away
+                for m in _AIDER_UNDO_RE.finditer(text):
+                    events.append(Event(EventKind.REVERT, rnd, msg.index, text=m.group(2).strip(), commit_hash=m.group(1)))
         return
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
@@ -652,6 +656,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         if not paths and kind != ToolKind.READ:
             state.unnamed_changes += 1
         changes = _changes_by_path(call) if kind != ToolKind.READ else {}
+        if not changes and kind != ToolKind.READ and result and result.content and not failed:
+            changes = {c.path: c for c in result_changes(call, result.content)}  # an exporter kept only the result
         for path in paths:
             change = changes.get(path)
             events.append(Event(event_kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed,

@@ -30,7 +30,7 @@ class Fact:
     short: str | None = None  # a shorter form used when the budget is tight
     priority: float | None = None  # overrides the section's priority (earlier requests of a chat)
     task: bool = False  # the task itself: never dropped, shortened head-and-tail instead
-    full_text: str | None = None  # the task's whole text once the budget truncated it
+    full_text: str | None = None  # the fuller text the filler upgrades to (the task whole, a record in full)
     path: str | None = None  # modified files: the path as the summary's file list shows it
     scratch: bool = False  # modified files: a folded line (scratch, reverted, moved or deleted files), not one file
     test: bool = False  # completed actions: a test run

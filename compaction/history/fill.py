@@ -91,7 +91,13 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
             if text:
                 room += have_tail - budget
                 tail_text, start, have_tail, changed = text, tail.rounds[cut].number, budget, True
+    tries = _PARTIAL_TRIES
     for step in steps:  # facts shown whole, facts back, most valuable first
+        if step.delta > room and tries > 0 and room > 20:
+            tries -= 1
+            cut = _partial(step, room)  # a fact that does not fit whole: as many of its lines as fit
+            if cut is not None:
+                step.full, step.delta = cut
         if step.delta > room:
             continue
         rounds_of = step.original.rounds
@@ -134,6 +140,30 @@ class _Step:
     copy: Fact | None
     full: str
     delta: int  # tokens it adds
+    shown: int = 0  # tokens of the shortened copy it replaces (0: none)
+    fallback: tuple[str, int] | None = None  # a fact not shown: its one-line text and cost, when `full` is longer
+
+
+_PARTIAL_TRIES = 40  # facts per pass that may come back in part: bounded counting
+
+
+def _partial(step: _Step, room: int) -> tuple[str, int] | None:
+    """(text, tokens added) for a multi-line fact that does not fit whole: its leading lines that fit,
+    never cut mid-line, with a count of the rest; else its one-line form (`fallback`); else None.
+    Its first line is its one-line form, so any cut still reads whole."""
+    lines = step.full.split("\n")
+    if len(lines) > 2 and step.original.section is not Section.GOAL:
+        costs = tokens.count_many(lines)
+        total, keep = 6 + 8, 0  # the fact's overhead and the "(… n more lines)" line
+        for cost in costs:
+            if total + cost + 1 - step.shown > room:
+                break
+            total, keep = total + cost + 1, keep + 1
+        if keep >= 2:
+            return "\n".join(lines[:keep]) + f"\n  (… {len(lines) - keep} more lines)", total - step.shown
+    if step.fallback is not None and step.fallback[1] <= room:
+        return step.fallback
+    return None
 
 
 def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list[_Step]:
@@ -147,8 +177,9 @@ def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list
             pending.append((o, c, full))
     pending.sort(key=lambda s: _value_order(s[0]))
     costs = tokens.count_many([full for _, _, full in pending])
-    shown = tokens.count_many([c.text if c is not None else "" for _, c, _ in pending])
-    return [_Step(o, c, full, cost + 6 - (n + 6 if c is not None else 0))
+    shown = tokens.count_many([c.text if c is not None else (o.text if o.text != full else "") for o, c, _ in pending])
+    return [_Step(o, c, full, cost + 6 - (n + 6 if c is not None else 0), n + 6 if c is not None else 0,
+                  (o.text, n + 6) if c is None and n and o.section is not Section.GOAL else None)
             for (o, c, full), cost, n in zip(pending, costs, shown, strict=True)]
 
 

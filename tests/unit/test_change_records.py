@@ -8,7 +8,7 @@ from compaction.edits import call_changes, parse_search_replace, parse_unified, 
 from compaction.events import EventKind, extract_events
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext
-from compaction.history.sources.changes import change_facts
+from compaction.history.sources.changes import change_facts, records
 from compaction.history.steering import role_preset
 from compaction.model import Message, Role, ToolCall, ToolResult, Transcript, group_rounds
 from compaction.transcripts import load_transcript
@@ -27,9 +27,17 @@ def _transcript(*turns: tuple[ToolCall, ToolResult | None]) -> Transcript:
     return t
 
 
-def _changes(t: Transcript) -> list[str]:
+def _facts(t: Transcript) -> list:
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
-    return [f.text for f in change_facts(ctx)]
+    return list(records(ctx).values())
+
+
+def _changes(t: Transcript) -> list[str]:
+    """The full records (what the filler upgrades to); each fact's own text is their first line."""
+    facts = _facts(t)
+    for f in facts:
+        assert "\n" not in f.text and (f.full_text is None or f.full_text.startswith(f.text))
+    return [f.full_text or f.text for f in facts]
 
 
 def test_edit_old_new_strings_become_removed_and_added_lines_with_the_function():
@@ -95,7 +103,9 @@ def test_a_written_file_shows_its_definitions_not_its_body():
     body = "import os\n\nclass Store:\n    pass\n\ndef load(path):\n    return open(path).read()\n"
     t = _transcript((make_call("Write", {"file_path": "store.py", "content": body}, "a"), ToolResult("ok", "a")))
     (text,) = _changes(t)
-    assert "defines Store, load (7 lines)" in text
+    first = text.splitlines()[0]  # the digest, in the one-line form
+    assert "defines Store, load;" in first and "imports os" in first and "7 lines" in first
+    assert "import os" not in text and "return open" not in text
 
 
 def test_a_reverted_file_is_counted_not_shown():
@@ -111,19 +121,21 @@ def test_a_reverted_file_is_counted_not_shown():
     # mini-swe-agent: `sed -i` inserts, a substitution, debug prints removed by `sed '/DEBUG:/d'`.
     ("mini-django-13297.traj.json", "django/db/models/sql/query.py", "+ while isinstance(value, SimpleLazyObject):"),
     # OpenHands str_replace_editor on a Java file: the method touched.
-    ("oh-fastjson2-2775.json", "core/src/main/java/com/alibaba/fastjson2/JSON.java", "touched `parseObject`"),
+    ("oh-fastjson2-2775.json", "core/src/main/java/com/alibaba/fastjson2/JSON.java", "adds parseObject"),
     # aider SEARCH/REPLACE blocks.
     ("aider-afi-core-ts.md", "schemas/validator_metadata_schema.ts", "export const ValidatorMetadataSchema"),
 ])
 def test_change_records_on_real_transcripts(name, path, expected):
     t = load_transcript(TRANSCRIPTS / name)
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), t.cwd, len(t.rounds))
-    facts = {f.path: f for f in change_facts(ctx)}
+    facts = records(ctx)
+    assert {f.path for f in change_facts(ctx)} <= set(facts)
     assert path in facts, sorted(facts)
     fact = facts[path]
-    assert fact.section is Section.CHANGES and expected in fact.text
-    assert "DEBUG" not in fact.text
-    assert fact.short is None or len(fact.short) < len(fact.text)
+    full = fact.full_text or fact.text
+    assert fact.section is Section.CHANGES and expected in full
+    assert "DEBUG" not in full
+    assert "\n" not in fact.text and full.startswith(fact.text)  # one line, upgraded by the filler
 
 
 def test_edit_events_carry_their_hunks():
@@ -147,6 +159,6 @@ def test_a_sed_session_shows_the_final_state_of_inserted_and_substituted_lines()
         sh("g", "sed -i '/DEBUG:/d' m.py"),
     )
     (text,) = _changes(t)
-    assert "after 1 earlier edit reverted" in text
+    assert "1 earlier edit reverted (not kept)" in text
     assert "+ y = load(b, strict=True)" in text
     assert "compute" not in text and "DEBUG" not in text and "type(b)" not in text

@@ -1,107 +1,427 @@
-"""Change records: for each modified file, what changed — the definitions touched and the removed and
-added lines that matter, latest edit first when a file was edited many times (failed and reverted
-attempts are counted, not shown).
+"""Change records: for each modified file, what changed — a created file's digest (what it defines,
+the APIs and string keys it uses), each edit's enclosing definition and the identifiers it swapped
+(`randomInRange`: `Math.random` → `crypto.getRandomValues`), then the removed and added lines that
+matter, latest edit first. Failed attempts are counted, not shown; reverted and undone edits are
+named as such, never as kept (see filelog).
 
 Why beside the modified-files list rather than in it: the list is essential and short (every file,
-always); a change record is longer and optional, so the budget can shrink it to its header line
-(`Fact.short`) or leave it out without losing the file.
+always); a change record is longer and optional. Its text is one line (file, definitions touched, key
+identifiers) so tight budgets still say what changed; `full_text` is the fuller record the filler
+(history/fill.py) upgrades it to when the budget has room.
 """
 
 from __future__ import annotations
 
+import copy
 import re
-from collections import Counter, OrderedDict
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass
 
-from compaction.edits import Hunk, definitions
+from compaction.edits import Digest, Hunk, definitions, digest, enclosing, is_comment_only, swapped
+from compaction.edits import notable_identifiers as _identifiers_of
 from compaction.events import Event, EventKind
-from compaction.history.facts import Fact, cite, display_path
+from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
+from compaction.history.sources.filelog import FileLog, creates, file_logs
 from compaction.history.sources.registry import FactContext, fact_source
 
 MAX_LINES = 10  # diff lines shown per file
 MAX_LINE_CHARS = 200  # a longer line is left out whole (never cut mid-line) and counted
-_NOISE_RE = re.compile(r"^[\s{}()\[\];,:.'\"`]*$|^\s*(?:/\*\*?|\*/?|\"\"\"|''')(?:\s|$)")
-_CHANGES = (EventKind.WRITE, EventKind.EDIT)
+MAX_EDIT_LINES = 6  # per-edit summary lines in the full record (the rest counted)
+SHORT_CHARS = 180  # the one-line form's length, cut at a part's boundary
+_NOISE_RE = re.compile(r"^[\s{}()\[\];,:.'\"`]*$|^\s*(?:/\*\*?|\*/?|\"\"\"|\'\'\')(?:\s|$)")
+_DOCUMENT_RE = re.compile(r"\.(?:md|markdown|mdx|rst|txt|adoc)$", re.IGNORECASE)
+_WORD_RE = re.compile(r"[\w$]+")
+_REPLAY_CHARS = 2_000_000  # a file's text is replayed only up to this size: bounded work
 
 
-@dataclass(slots=True)
-class _File:
-    events: list[Event] = field(default_factory=list)
-    failed: int = 0
-    reverted: bool = False
-    deleted: bool = False
-    undone: list[Event] = field(default_factory=list)  # edits a revert (`git checkout -- f`) threw away
+GIST_CHARS = 120  # the gist the modified-files line is upgraded to
 
 
 @fact_source(Section.CHANGES)
 def change_facts(ctx: FactContext) -> list[Fact]:
+    """Each modified file's record: one line (`text`), upgraded to the fuller form (`full_text`)."""
     if not ctx.preset.code:
         return []
-    files: OrderedDict[str, _File] = OrderedDict()
-    for e in ctx.events:
-        if e.kind not in (*_CHANGES, EventKind.REVERT, EventKind.DELETE) or not e.path:
-            continue
-        path = display_path(e.path, ctx.cwd)
-        if not path or path.startswith(("/tmp/", "/dev/", "/proc/")):
-            continue
-        info = files.setdefault(path, _File())
-        if e.kind is EventKind.REVERT:  # back to the committed state: the edits so far no longer apply
-            info.reverted, info.deleted = True, False
-            info.undone += info.events
-            info.events = []
-        elif e.kind is EventKind.DELETE:
-            info.deleted = True
-        elif e.failed and not e.via_shell:
-            info.failed += 1
-        else:
-            info.events.append(e)
-            info.reverted = info.deleted = False
-    facts: list[Fact] = []
-    for path, info in files.items():
-        fact = change_record(path, info.events or info.undone, info.failed, info.reverted and not info.events,
-                             info.deleted, undone=len(info.undone) if info.events else 0)
+    return [copy.copy(f) for f in records(ctx).values()]  # the memo's facts stay as made: the engine steers its own
+
+
+# The last compaction's (events, cwd, n_rounds, records): its two sources (this one and the
+# modified-files list) share the work. One tuple, read and replaced whole: safe across threads.
+_MEMO: list[tuple] = []
+
+
+def records(ctx: FactContext) -> dict[str, Fact]:
+    """Every modified file's full change record (its text the one-line form), by path."""
+    memo = _MEMO[0] if _MEMO else None
+    if memo is not None and memo[0] is ctx.events and memo[1:3] == (ctx.cwd, ctx.n_rounds):
+        return memo[3]
+    asked = " ".join(e.text for e in ctx.events if e.kind is EventKind.REQUEST).casefold()
+    out: dict[str, Fact] = {}
+    for path, log in file_logs(ctx.events, ctx.cwd).items():
+        fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked)
         if fact is not None:
-            facts.append(fact)
-    return facts
+            out[path] = fact
+    _MEMO[:] = [(ctx.events, ctx.cwd, ctx.n_rounds, out)]
+    return out
+
+
+def gists(ctx: FactContext) -> dict[str, str]:
+    """What each kept file's change comes to in a few words (its definitions, swapped identifiers,
+    keys), for the modified-files line: the one thing a tight budget still shows about a file."""
+    if not ctx.preset.code:
+        return {}
+    out: dict[str, str] = {}
+    for path, fact in records(ctx).items():
+        if fact.score <= 25 or "): " not in fact.text:  # scratch and reverted files: their own lines
+            continue
+        body = fact.text.split("): ", 1)[1].rsplit(" (r", 1)[0].removesuffix(" …")
+        parts = [_fewer(p.strip(), 4) for p in body.split("; ") if not re.fullmatch(r"\d+ lines", p.strip())]
+        cut = _join("", parts, GIST_CHARS).lstrip(": ")
+        if cut and cut != "…":
+            out[path] = cut
+    return out
+
+
+def _fewer(part: str, n: int) -> str:
+    """A part's list of names cut to its first `n` (`defines a, b, c, d (+9)`)."""
+    m = re.fullmatch(r"((?:defines|now defines|adds|sections|touched|[+−]) )(.*?)(?: \(\+(\d+)\))?", part)
+    if not m or "→" in part:
+        return part
+    names = m.group(2).split(", ")
+    if len(names) <= n:
+        return part
+    more = len(names) - n + int(m.group(3) or 0)
+    return f"{m.group(1)}{', '.join(names[:n])} (+{more})"
+
+
+def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "") -> Fact | None:
+    """One file's change record from its log (None when nothing it would show is known)."""
+    kept = log.kept
+    thrown = log.thrown
+    if log.deleted:  # created, then removed: what it held (a reproduction script), marked as gone
+        made = kept and (kept[0].kind is EventKind.WRITE or creates(kept[0]))
+        return _scratch_record(path, log) if made else None
+    if not kept:
+        return _thrown_record(path, log) if thrown else None
+    return change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked)
 
 
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,
-                  deleted: bool = False, undone: int = 0) -> Fact | None:
+                  deleted: bool = False, undone: int = 0, *, thrown: list | None = None, n_rounds: int = 0,
+                  asked: str = "") -> Fact | None:
     """One file's change record, or None when nothing it shows is known (no payloads, deleted).
-    `undone`: earlier edits a revert threw away (counted, not shown)."""
+    `thrown`: earlier edits reverted or undone (counted and named as not kept, never shown as kept)."""
     if deleted or not events:
         return None
+    thrown = thrown or []
+    undone = undone or len(thrown)
     rounds = [e.round for e in events]
-    with_payload = {(e.round, e.message_index) for e in events if e.hunks}
-    payload_rounds = {r for r, _ in with_payload}
-    n = len(with_payload) + len({e.round for e in events if not e.hunks and e.round not in payload_rounds})
-    counts = f"{n} edit{'s' if n != 1 else ''}" + (f", {failed} failed attempt{'s' if failed != 1 else ''}"
-                                                      if failed else "")
+    n = _count(events)
+    created = events[0].kind is EventKind.WRITE or creates(events[0])
+    counts = ("created" + (f", then {n - 1} edit{'s' if n != 2 else ''}" if n > 1 else "") if created
+              else f"{n} edit{'s' if n != 1 else ''}")
+    if failed:
+        counts += f", {failed} failed attempt{'s' if failed != 1 else ''}"
     if undone:
-        counts += f", after {undone} earlier edit{'s' if undone != 1 else ''} reverted"
+        counts += f", {undone} earlier edit{'s' if undone != 1 else ''} reverted (not kept)"
     if reverted:
         return Fact(Section.CHANGES, f"`{path}`: {counts}, then reverted (not kept) {cite(rounds)}", rounds,
                     score=20, path=path)
-    touched = _touched(events)
-    head = f"`{path}` ({counts}{'; latest first' if n > 1 else ''})"
-    if touched:
-        head += ": touched " + ", ".join(f"`{t}`" for t in touched[:6])
-    lines, skipped = _diff_lines(events)
-    if not lines:
-        if not touched:
-            return None
-        text = f"{head} {cite(rounds)}"
-        return Fact(Section.CHANGES, text, rounds, score=45 + min(n, 10), path=path)
-    more = f"\n  (… {skipped} more changed lines)" if skipped else ""
-    text = f"{head} {cite(rounds)}\n" + "\n".join(f"  {line}" for line in lines) + more
-    short = f"{head} {cite(rounds[-1:])}"
-    return Fact(Section.CHANGES, text, rounds, score=45 + min(n, 10), short=short, path=path)
+    replay = _replay(events, document=bool(_DOCUMENT_RE.search(path)))
+    touched = _touched(events, replay)
+    alive: set[int] = set()
+    lines, skipped = _diff_lines(events, alive)
+    # Final state wins: an edit whose every line a later edit took back (a debug print) is not shown.
+    summaries = [(r, w) for o, r, w in replay.summaries if o in alive or not alive]
+    parts: list[str] = []  # the one-line form's parts, most telling first
+    ranked = sorted((s for _, s in summaries), key=_telling)  # stable: latest first within a rank
+    swaps = [s for s in ranked if "→" in s]
+    digested = replay.final is not None and (created or bool(replay.final.names))
+    if digested and created:
+        d = _digest_parts(replay.final, created)
+        first = [p for p in d if not p.startswith(("uses ", "keys ")) and not p.endswith(" lines")]
+        rest = [p for p in d if p not in first]
+        parts += first + ranked[:1] + rest[:1] + ranked[1:2] + rest[1:]
+    else:
+        parts += ranked[:3] + (_digest_parts(replay.final, created) if digested else [])
+    key = _key_line(lines) if lines else ""
+    if key and not digested and not any(_telling(p) < 2 for p in ranked[:3]) and key[2:].strip() not in " ".join(parts):
+        parts.insert(min(1, len(parts)), key)  # no swap or new definition says it: a line does
+    parts = [p.replace("`", "") for p in parts]  # one line, few tokens: identifiers read without ticks
+    said = set(_WORD_RE.findall(" ".join(parts)))
+    fresh = [t for t in touched if t not in said]
+    if fresh:
+        parts.append("touched " + ", ".join(f"`{t}`" for t in fresh[:6]))
+    if thrown:
+        parts.append(_thrown_note(thrown))
+    if not parts and not lines:
+        return None
+    head = f"`{path}` ({counts})"
+    one_line = _join(head, parts, SHORT_CHARS)
+    # The full record: the one line, then lines in value order (a budget may keep only the first few).
+    body = [f"r{r} {s}" for r, s in summaries[:MAX_EDIT_LINES]]
+    if len(summaries) > MAX_EDIT_LINES:
+        body.append(f"(… {len(summaries) - MAX_EDIT_LINES} earlier edits)")
+    if thrown:
+        body += _thrown_lines(thrown)
+    if digested:  # the fuller digest, when it says more than the one line's
+        fuller = _join("", _digest_parts(replay.final, created, full=True), 10**6).lstrip(": ")
+        said = one_line.replace("`", "")
+        if any(p.replace("`", "") not in said for p in fuller.split("; ") if not p.endswith(" lines")):
+            body.append(fuller)
+    body += lines
+    if skipped:
+        body.append(f"(… {skipped} more changed lines)")
+    text = f"{one_line} {cite(rounds)}"
+    full = text + "\n" + "\n".join(f"  {line}" for line in body if line)
+    code = bool(touched or (replay.final and (replay.final.names or replay.final.calls)) or swaps)
+    last = max(rounds) / n_rounds if n_rounds else 0.0
+    mentioned = bool(asked) and path.rsplit("/", 1)[-1].casefold() in asked
+    score = 40 + min(n, 8) + (8 if code else 0) + (4 if mentioned else 0) + round(6 * last, 2)
+    return Fact(Section.CHANGES, text, rounds, score=score, path=path, full_text=full if body else None)
 
 
-def _touched(events: list[Event]) -> list[str]:
-    """Definitions touched, latest edit first: hunk contexts, then definitions in the changed lines."""
-    out: list[str] = []
+def _count(events: list[Event]) -> int:
+    """Edits counted once per call: a payload's event and the harness's "applied" line are one edit."""
+    with_payload = {(e.round, e.message_index) for e in events if e.hunks}
+    payload_rounds = {r for r, _ in with_payload}
+    return len(with_payload) + len({e.round for e in events if not e.hunks and e.round not in payload_rounds})
+
+
+def _join(head: str, parts: list[str], limit: int) -> str:
+    """`head: part; part …` within `limit` characters: a part that does not fit is left out whole
+    (a shorter one after it may still fit), and the cut is marked."""
+    out = head
+    sep = ": "
+    cut = False
+    for part in parts:
+        if not part:
+            continue
+        if len(out) + len(sep) + len(part) > limit and out != head:
+            cut = True
+            continue
+        out += sep + part
+        sep = "; "
+    return out + (" …" if cut else "")
+
+
+def _ticks(names: tuple[str, ...] | list[str], n: int) -> str:
+    shown = ", ".join(f"`{x}`" for x in names[:n])
+    return shown + (f" (+{len(names) - n})" if len(names) > n else "")
+
+
+def _digest_parts(d: Digest, created: bool, full: bool = False) -> list[str]:
+    """A digest as record parts: definitions, string keys, APIs used, length (a text with none of
+    these: its first line)."""
+    parts = []
+    if d.names:
+        verb = "sections" if d.document else ("defines" if created else "now defines")
+        parts.append(f"{verb} " + _ticks(d.names, 16 if full else (4 if d.document else 6)))
+    if d.keys:
+        parts.append("keys " + ", ".join(f"'{x}'" for x in d.keys[:6 if full else 3]))
+    if d.calls:
+        parts.append("uses " + _ticks(d.calls, 8 if full else 3))
+    if d.imports:
+        parts.append("imports " + _ticks(d.imports, 10 if full else 4))
+    if not parts and d.title:
+        parts.append(f"“{d.title}”")
+    if full or created:
+        parts.append(f"{d.lines} lines")
+    return parts
+
+
+_LOGIC_RE = re.compile(r"^[+-] .*(?:\b(?:if|elif|while|return|raise|throw|for|case|switch|assert)\b|\w\()")
+_COMMENT_LINE_RE = re.compile(r"^[+-] (?://|#|/\*|\*|--|<!--)")
+
+
+def _key_line(lines: list[str]) -> str:
+    """The diff line that best says what an edit does: the latest added line with logic (a
+    condition, a return, a call), else the latest added line, else the first."""
+    added = [ln for ln in lines if ln.startswith("+ ") and not _COMMENT_LINE_RE.match(ln)]
+    return next((ln for ln in added if _LOGIC_RE.match(ln)), added[0] if added else lines[0])
+
+
+def _telling(summary: str) -> int:
+    """How much an edit's summary says: swapped identifiers, then new or dropped definitions, then
+    identifiers added or removed, then comment-only changes."""
+    if "→" in summary:
+        return 0
+    if "adds " in summary or "drops " in summary:
+        return 1
+    return 3 if summary.split(": ", 1)[-1].startswith("comment only") else 2
+
+
+def _thrown_note(thrown: list) -> str:
+    hows = list(dict.fromkeys(ed.undone for ed in thrown))
+    return f"{len(thrown)} edit{'s' if len(thrown) != 1 else ''} not kept ({'; '.join(hows[:2])})"
+
+
+def _thrown_lines(thrown: list) -> list[str]:
+    """Edits thrown away, one line per way they went (what they did, when it says something)."""
+    by_how: dict[str, list] = {}
+    for ed in thrown:
+        by_how.setdefault(ed.undone, []).append(ed)
+    out = []
+    for how, eds in list(by_how.items())[-3:]:
+        whats = list(dict.fromkeys(w for ed in eds if (w := _edit_summary(ed.event, None))))
+        rounds = cite([ed.event.round for ed in eds])
+        out.append(f"NOT KEPT {rounds} {'; '.join(whats[-2:]) or 'edits'} — {how}")
+    return out
+
+
+def _thrown_record(path: str, log: FileLog) -> Fact:
+    rounds = [ed.event.round for ed in log.thrown]
+    n = _count([ed.event for ed in log.thrown])
+    hows = list(dict.fromkeys(ed.undone for ed in log.thrown))
+    text = f"`{path}`: {n} edit{'s' if n != 1 else ''}, then reverted (not kept): {'; '.join(hows[:2])} {cite(rounds)}"
+    lines = [ln for ln in _thrown_lines(log.thrown) if not ln.endswith(f"edits — {hows[-1]}")]
+    full = text + "\n" + "\n".join(f"  {ln}" for ln in lines) if lines else None
+    return Fact(Section.CHANGES, text, rounds, score=20, path=path, full_text=full)
+
+
+def _scratch_record(path: str, log: FileLog) -> Fact | None:
+    """A file created then removed (a reproduction script): what it held, marked as gone."""
+    events = log.kept or [ed.event for ed in log.edits]
+    replay = _replay(events, document=bool(_DOCUMENT_RE.search(path)))
+    if replay.final is None or not (replay.final.names or replay.final.calls or replay.final.keys):
+        return None
+    rounds = [e.round for e in events]
+    parts = [p.replace("`", "") for p in _digest_parts(replay.final, True)]
+    text = _join(f"`{path}` (created, later removed)", parts, SHORT_CHARS)
+    return Fact(Section.CHANGES, f"{text} {cite(rounds)}", rounds, score=25, path=path)
+
+
+@dataclass(slots=True)
+class _Replay:
+    final: Digest | None  # the file's final text digested, when the session showed all of it
+    summaries: list[tuple[int, int, str]]  # (edit order, round, what the edit did), latest first
+    contexts: list[str]  # definitions the edits landed in, latest first
+
+
+def _replay(events: list[Event], *, document: bool) -> _Replay:
+    """Replay the edits on the file's text when a write showed it whole (so an edit's enclosing
+    definition is known even when its old text does not show it, and the digest is of the final
+    state), and say what each edit did."""
+    content: str | None = None
+    summaries: list[tuple[int, int, str]] = []
+    contexts: list[str] = []
+    for order, e in enumerate(events):
+        where: dict[int, str] = {}  # hunk index -> enclosing definition found by the replay
+        if (e.whole and e.hunks) or (content is None and e is events[0] and creates(e)):
+            content = "\n".join(e.hunks[0].added) if e.whole else e.hunks[0].source[1]
+            if len(content) > _REPLAY_CHARS:
+                content = None
+        elif content is not None and e.hunks:
+            content = _apply(content, e.hunks, where)
+        for name in where.values():
+            if name not in contexts:
+                contexts.append(name)
+        if not e.whole and not (e is events[0] and creates(e)):
+            what = _edit_summary(e, where, document)
+            if what:
+                summaries = [x for x in summaries if x[2] != what]  # the same change again: latest only
+                summaries.append((order, e.round, what))
+    final = None
+    if content is not None:
+        final = digest(content.splitlines(), document=document)
+    else:
+        whole = [e for e in events if e.whole and e.hunks]
+        if whole and whole[-1] is events[-1]:
+            final = digest(whole[-1].hunks[0].added, document=document)
+    summaries.reverse()
+    contexts.reverse()
+    return _Replay(final, summaries, contexts)
+
+
+def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str]) -> str | None:
+    """`content` after the edit's hunks, None when an old text is not found (the replay lost track);
+    `where` gets each hunk's enclosing definition in the replayed text."""
+    in_pair = False
+    for i, h in enumerate(hunks):
+        if h.source is not None:
+            old, new = h.source
+            at = content.find(old) if old else -1
+            if at < 0:
+                return None
+            in_pair = True
+            above = content[:at].splitlines()
+            pair_old = old.splitlines()
+            first = (h.removed or h.added or ("",))[0]
+            name = enclosing(above + pair_old[:h.offset], first)
+            if name:
+                where[i] = name
+            content = content[:at] + new + content[at + len(old):]
+        elif h.fragment and h.removed:
+            in_pair = False
+            old, new = h.removed[0], (h.added[0] if h.added else "")
+            if old not in content:
+                return None
+            content = content.replace(old, new) if h.every else content.replace(old, new, 1)
+        elif h.shown and not (h.removed or h.added):
+            continue  # only the result's view of the file: its definitions are most likely still there
+        elif in_pair:
+            if h.context:
+                where[i] = h.context
+            continue  # a later hunk of the same pair: its place is within the text just replaced
+        else:
+            return None  # a line-numbered or unanchored change: the text is no longer known
+    return content
+
+
+def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False) -> str:
+    """What one edit did, in a line: where (the definitions it landed in) and what — the identifiers
+    it swapped, the definitions it added or dropped, or that it changed comments only."""
+    removed = [ln for h in e.hunks if not h.fragment for ln in h.removed]
+    added = [ln for h in e.hunks if not h.fragment for ln in h.added]
+    names = []
+    for i, h in enumerate(e.hunks):
+        name = (where or {}).get(i) or h.context
+        if name and not name.startswith(("line ", "after ", "insert ", "append ")) and name not in names:
+            names.append(name)
+    fragments = [h for h in e.hunks if h.fragment and h.removed]
+    bits: list[str] = []
+    seen = [h for h in e.hunks if h.shown]
+    if seen and not (removed or added or fragments):  # only the result's view of the file after the edit
+        h = seen[0]
+        defs = definitions(h.shown)
+        names = _identifiers_of(h.shown)
+        around = ", ".join(f"`{x}`" for x in (defs + [n for n in names if n not in defs])[:6])
+        return f"edited {h.context}" + (f" (around {around})" if around else "")
+    for h in fragments[:2]:
+        new = h.added[0] if h.added else ""
+        if len(h.removed[0]) + len(new) <= 120:
+            bits.append(f"`{h.removed[0]}` → `{new}`" if new else f"removed `{h.removed[0]}`")
+    if (removed or added) and not document:
+        if is_comment_only(removed, added):
+            said = next((ln.strip() for ln in (*added, *removed) if re.search(r"\w{3}", ln)), "")
+            bits.append("comment only" + (f": {said}" if said and len(said) <= 100 else ""))
+        else:
+            new_defs = [d for d in definitions(added) if d not in definitions(removed)]
+            gone_defs = [d for d in definitions(removed) if d not in definitions(added)]
+            gone, new = swapped(removed, added)
+            gone = [g for g in gone if g not in gone_defs]
+            new = [x for x in new if x not in new_defs]
+            if new_defs:
+                bits.append("adds " + _ticks(new_defs, 6))
+            if gone_defs:
+                bits.append("drops " + _ticks(gone_defs, 6))
+            if gone and new:
+                bits.append(f"{_ticks(gone, 4)} → {_ticks(new, 5)}")
+            elif new:
+                bits.append("+ " + _ticks(new, 5 if not new_defs else 3))
+            elif gone:
+                bits.append("− " + _ticks(gone, 5))
+    if not bits:
+        return ""
+    where_text = f"{_ticks(names, 2)}: " if names else ""
+    return where_text + "; ".join(bits)
+
+
+def _touched(events: list[Event], replay: _Replay | None = None) -> list[str]:
+    """Definitions touched, latest edit first: where the replay placed the edits, hunk contexts, then
+    definitions in the changed lines."""
+    out: list[str] = list(replay.contexts) if replay else []
     for e in reversed(events):
         for hunk in e.hunks:
             names = [hunk.context] if hunk.context and not hunk.context.startswith(("line ", "after ", "insert ",
@@ -118,7 +438,7 @@ def _informative(line: str) -> bool:
     return bool(line.strip()) and not _NOISE_RE.match(line) and len(line) <= MAX_LINE_CHARS
 
 
-def _diff_lines(events: list[Event]) -> tuple[list[str], int]:
+def _diff_lines(events: list[Event], alive: set[int] | None = None) -> tuple[list[str], int]:
     """The file's net change as informative lines, latest edit first, at most MAX_LINES whole lines;
     and how many informative lines were left out. A line one edit added and a later one removed
     (a debug print, a reverted attempt) cancels out: the final state wins. A whole-file write shows
@@ -126,9 +446,11 @@ def _diff_lines(events: list[Event]) -> tuple[list[str], int]:
     entries: list[tuple[int, str, str]] = []  # (edit order, sign, text)
     inserted: dict[str, str] = {}  # "line N" -> the last line inserted there (`sed 'Ni …'`)
     live: Counter[tuple[str, str]]  # (sign, text) of the entries: most lines have no opposite to cancel
+    rewrites: list[tuple[int, str]] = []  # (edit order, the line it rewrote in place)
     for order, e in enumerate(events):
         if e.whole and e.hunks:
             entries.clear()  # the file was rewritten whole: what came before is not its state
+            continue  # its digest (the record's first line) says what it holds
         live = Counter((sign, text) for _, sign, text in entries)  # once per edit: hunks below keep it current
         for hunk in e.hunks:
             if hunk.deletes_matching:
@@ -156,6 +478,7 @@ def _diff_lines(events: list[Event]) -> tuple[list[str], int]:
                         addressed = (hunk.context or "").startswith("line ")  # only that line, if known
                         if sign == "+" and old and old in text and (text == at if addressed else True):
                             entries[i] = (o, sign, text.replace(old, new, -1 if hunk.every else 1))
+                            rewrites.append((order, entries[i][2]))
                             if text == at:
                                 inserted[hunk.context or ""] = entries[i][2]
                             rewritten = True
@@ -195,6 +518,10 @@ def _diff_lines(events: list[Event]) -> tuple[list[str], int]:
             out.append(line)
         else:
             skipped += 1
+    if alive is not None:  # the edits whose change is still in the final state
+        alive.update(o for o, _, _ in entries)
+        final = {text for _, _, text in entries}
+        alive.update(o for o, text in rewrites if text in final)
     return out, skipped
 
 

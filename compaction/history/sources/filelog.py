@@ -1,0 +1,150 @@
+"""Each modified file's edits in order, with the ones thrown away marked as such: reverted to the
+committed state (`git checkout -- f`, `git restore f`, `git stash`, `git reset --hard`), undone
+(aider's `/undo` names the commit it removes), put back by a later edit that restores the earlier
+text, or gone with the file.
+
+Why one module: the modified-files list and the change records must agree on what the work tree
+still holds; a reverted edit described as kept is a confident wrong answer for whoever takes over.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from compaction.events import Event, EventKind
+from compaction.history.facts import display_path
+from compaction.shell import first_word, split_commands, words
+
+_CHANGES = (EventKind.WRITE, EventKind.EDIT)
+_SCRATCH_ROOTS = ("/tmp/", "/dev/", "/proc/")
+
+
+@dataclass(slots=True)
+class Edit:
+    event: Event
+    undone: str | None = None  # how it was thrown away ("reverted by `git checkout` (r12)"), None: kept
+
+
+@dataclass(slots=True)
+class FileLog:
+    edits: list[Edit] = field(default_factory=list)
+    failed: int = 0  # failed attempts (a tool's error), counted, never shown
+    deleted: bool = False  # the last thing that happened to it was a deletion
+
+    @property
+    def kept(self) -> list[Event]:
+        return [e.event for e in self.edits if e.undone is None]
+
+    @property
+    def thrown(self) -> list[Edit]:
+        return [e for e in self.edits if e.undone is not None]
+
+
+def _whole_tree_revert(command: str) -> str | None:
+    """'revert' for a command line that throws away every uncommitted edit, 'restore' for one that
+    brings the last stash back, else None."""
+    for part in split_commands(command):
+        if first_word(part) != "git":
+            continue
+        args = [a for a in words(part)[1:] if not a.startswith("-") or a in {"--hard", "--", "-u"}]
+        if not args:
+            continue
+        verb, rest = args[0], args[1:]
+        if verb == "stash":
+            sub = rest[0] if rest else "push"
+            if sub in {"pop", "apply"}:
+                return "restore"
+            if sub in {"push", "save", "-u", "--"}:
+                return "revert"
+        elif verb == "reset" and "--hard" in rest:
+            return "revert"
+        elif verb in {"checkout", "restore"} and [a for a in rest if a != "--"] == ["."]:
+            return "revert"
+    return None
+
+
+def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]:
+    """Every modified file's log, in order of first change (scratch roots like /tmp left out)."""
+    logs: OrderedDict[str, FileLog] = OrderedDict()
+    commits: dict[str, int] = {}  # commit hash (7 characters) -> the round it was made in
+    by_round: dict[int, list[Edit]] = {}
+    stashed: list[tuple[Edit, str]] = []
+    for e in events:
+        if e.kind is EventKind.COMMIT and e.commit_hash:
+            commits[e.commit_hash[:7]] = e.round
+            continue
+        if e.kind is EventKind.COMMAND and e.command and not e.failed and "git" in e.command:
+            what = _whole_tree_revert(e.command)
+            if what == "revert":
+                how = f"reverted by `{_git_words(e.command)}` (r{e.round})"
+                for log in logs.values():
+                    for ed in log.edits:
+                        if ed.undone is None:
+                            ed.undone = how
+                            stashed.append((ed, how))
+            elif what == "restore" and stashed:
+                for ed, how in stashed:
+                    if ed.undone == how:
+                        ed.undone = None
+                stashed = []
+            continue
+        if e.kind is EventKind.REVERT and not e.path and e.commit_hash:  # aider's /undo of one commit:
+            # the edits of the round that made it (aider commits each request's edits at its end)
+            made = commits.get(e.commit_hash[:7])
+            for ed in by_round.get(made, []) if made is not None else []:
+                if ed.undone is None:
+                    ed.undone = f"undone by /undo (r{e.round})"
+            continue
+        if e.kind not in (*_CHANGES, EventKind.REVERT, EventKind.DELETE) or not e.path or e.git_output:
+            continue
+        path = display_path(e.path, cwd)
+        if not path or path.startswith(_SCRATCH_ROOTS):
+            continue
+        log = logs.setdefault(path, FileLog())
+        if e.kind is EventKind.REVERT:  # back to the committed state: the edits so far no longer apply
+            how = f"reverted by `{_git_words(e.command or '')}` (r{e.round})" if e.command else f"reverted (r{e.round})"
+            for ed in log.edits:
+                if ed.undone is None:
+                    ed.undone = how
+            log.deleted = False
+        elif e.kind is EventKind.DELETE:
+            log.deleted = True
+        elif e.failed and not e.via_shell:
+            log.failed += 1
+        else:
+            edit = Edit(e)
+            _restores(log, edit)
+            log.edits.append(edit)
+            by_round.setdefault(e.round, []).append(edit)
+            log.deleted = False
+    return logs
+
+
+def creates(e: Event) -> bool:
+    """An edit that fills a file from nothing (aider's SEARCH/REPLACE with an empty SEARCH)."""
+    first = e.hunks[0] if e.hunks else None
+    return bool(first and first.source and not first.source[0].strip() and first.source[1].strip())
+
+
+def _restores(log: FileLog, edit: Edit) -> None:
+    """An edit whose old/new texts are an earlier kept edit's new/old: it puts the earlier text back,
+    so neither is part of the file's final state."""
+    pair = next((h.source for h in edit.event.hunks if h.source), None)
+    if not pair or not (pair[0].strip() and pair[1].strip()):
+        return
+    for earlier in reversed(log.edits):
+        if earlier.undone is not None:
+            continue
+        before = next((h.source for h in earlier.event.hunks if h.source), None)
+        if before and before[0].strip() == pair[1].strip() and before[1].strip() == pair[0].strip():
+            earlier.undone = f"put back by the edit of r{edit.event.round}"
+            edit.undone = f"restores the text before r{earlier.event.round}"
+            return
+
+
+def _git_words(command: str) -> str:
+    """The git command of a line, as short as it reads (`git checkout -- m.py`)."""
+    m = re.search(r"\bgit\s+[^;&|\n]{0,60}", command)
+    return (m.group(0).strip() if m else command.strip()[:60]).replace("`", "'")

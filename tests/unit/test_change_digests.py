@@ -1,0 +1,193 @@
+"""Change records say WHAT changed (issue 14 item 1): a created file's digest, an edit's enclosing
+definition and swapped identifiers, and edits thrown away (reverted, stashed, undone) named as not kept."""
+
+from __future__ import annotations
+
+from compaction.edits import digest, pair_hunks, result_changes, swapped
+from compaction.events import extract_events
+from compaction.history.facts import Fact
+from compaction.history.fill import _partial, _Step
+from compaction.history.sections import Section
+from compaction.history.sources import FactContext
+from compaction.history.sources.changes import change_facts, records
+from compaction.history.sources.modified import modified_file_facts
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolResult, Transcript, group_rounds
+from compaction.transcripts._agent_tools import make_call
+
+PAGE = """<!DOCTYPE html>
+<html>
+<body>
+<script>
+  const minInput = document.getElementById('min');
+  const savedMin = localStorage.getItem('random-min');
+  minInput.addEventListener('input', () => localStorage.setItem('random-min', minInput.value));
+
+  function randomInRange(min, max) {
+    return Math.floor(Math.random() * (max - min + 1)) + min;
+  }
+
+  function tick() {
+    const n = randomInRange(1, 6);
+    setTimeout(tick, 40);
+  }
+</script>
+</body>
+</html>
+"""
+
+
+def _run(*steps: Message | tuple[ToolCall, ToolResult | None]) -> Transcript:
+    msgs = [Message(0, Role.USER, "build the page")]
+    for step in steps:
+        if isinstance(step, Message):
+            step.index = len(msgs)
+            msgs.append(step)
+            continue
+        call, res = step
+        msgs.append(Message(len(msgs), Role.ASSISTANT, "", tool_calls=[call]))
+        if res is not None:
+            msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=[res]))
+    t = Transcript("t.jsonl", "test", msgs)
+    t.rounds = group_rounds(msgs)
+    return t
+
+
+def _ctx(t: Transcript) -> FactContext:
+    return FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+
+
+def _records(t: Transcript) -> dict[str, Fact]:
+    """Each file's whole record: its one line (`text`) and the fuller form (`full_text`)."""
+    return records(_ctx(t))
+
+
+def _edit(cid: str, path: str, old: str, new: str) -> tuple[ToolCall, ToolResult]:
+    return make_call("Edit", {"file_path": path, "old_string": old, "new_string": new}, cid), ToolResult("ok", cid)
+
+
+def _user(text: str) -> Message:
+    return Message(0, Role.USER, text)
+
+
+def _harness(text: str) -> Message:
+    return Message(0, Role.TOOL, text, harness=True)
+
+
+def test_a_created_file_lists_its_functions_and_the_storage_keys_it_uses():
+    t = _run((make_call("Write", {"file_path": "index.html", "content": PAGE}, "w"), ToolResult("ok", "w")))
+    fact = _records(t)["index.html"]
+    assert "\n" not in fact.text  # the one-line form
+    assert "created" in fact.text and "randomInRange" in fact.text and "tick" in fact.text
+    assert "'random-min'" in fact.text  # the key it remembers the bound under
+    assert "localStorage.getItem/setItem" in fact.full_text
+    assert "Math.floor" not in fact.text.split("keys")[0]  # a call inside a function is not a definition
+
+
+def test_an_edit_names_its_function_and_the_identifiers_it_swapped():
+    t = _run((make_call("Write", {"file_path": "index.html", "content": PAGE}, "w"), ToolResult("ok", "w")),
+             _edit("e", "index.html", "    return Math.floor(Math.random() * (max - min + 1)) + min;",
+                   "    const buf = new Uint32Array(1);\n    crypto.getRandomValues(buf);\n"
+                   "    return Math.floor(min + (buf[0] % (max - min + 1)));"))
+    fact = _records(t)["index.html"]
+    # The old text does not show the function: replaying the edit on the written page does.
+    assert "r2 `randomInRange`: `Math.random` → `crypto.getRandomValues`" in fact.full_text
+    assert "Math.random → crypto.getRandomValues" in fact.text
+
+
+def test_swapped_ranks_apis_from_a_new_receiver_first():
+    gone, new = swapped(["x = Math.floor(Math.random() * n)"],
+                        ["b = Math.ceil(Math.log2(n))", "crypto.getRandomValues(new Uint8Array(b))"])
+    assert gone == ["Math.floor", "Math.random"]
+    assert new[0] == "crypto.getRandomValues" and "Uint8Array" in new
+
+
+def test_a_line_diff_splits_an_edit_into_hunks_each_in_its_definition():
+    old = "def a():\n    x = 1\n    return x\n\ndef b():\n    y = 2\n    return y\n"
+    new = "def a():\n    x = 10\n    return x\n\ndef b():\n    y = 2\n    log(y)\n    return y\n"
+    hunks = pair_hunks(old, new)
+    assert [(h.removed, h.added, h.context) for h in hunks] == [
+        (("    x = 1",), ("    x = 10",), "a"), ((), ("    log(y)",), "b")]
+    assert hunks[0].source == (old, new) and hunks[1].source is None
+
+
+def test_an_aider_undo_shows_the_commit_s_edits_as_not_kept():
+    blocks = "<<<<<<< SEARCH\n    return x\n=======\n    buffered = list(x)\n    return buffered\n>>>>>>> REPLACE\n"
+    t = _run(
+        _edit("a", "m.py", "def f(x):\n    pass", "def f(x):\n    return x"),
+        _harness("Applied edit to m.py\nCommit 1111111 feat: f returns x"),
+        _user("buffer it"),
+        (make_call("search_replace", {"path": "m.py", "diff": blocks}, "b"), ToolResult("ok", "b")),
+        _harness("Applied edit to m.py\nCommit 2bae9da refactor: buffer items before returning"),
+        _user("/undo"),
+        _harness("Removed: 2bae9da refactor: buffer items before returning\nNow at:  1111111 feat: f returns x"),
+    )
+    fact = _records(t)["m.py"]
+    full = fact.full_text or fact.text
+    assert "reverted (not kept)" in fact.text
+    assert "NOT KEPT" in full and "undone by /undo" in full
+    assert "+ buffered = list(x)" not in full  # the undone lines are not shown as the file's state
+    (mod,) = [f for f in modified_file_facts(_ctx(t)) if f.path == "m.py"]
+    assert "not kept" in mod.text
+
+
+def test_a_stash_reverts_every_edited_file_and_a_pop_brings_the_edits_back():
+    edit = _edit("a", "app.py", "debug = False", "debug = True")
+    stash = (make_call("Bash", {"command": "git stash"}, "s"), ToolResult("Saved working directory", "s", exit_code=0))
+    pop = (make_call("Bash", {"command": "git stash pop"}, "p"), ToolResult("", "p", exit_code=0))
+    stashed = _records(_run(edit, stash))["app.py"]
+    assert "then reverted (not kept)" in stashed.text and "git stash" in stashed.text
+    (mod,) = modified_file_facts(_ctx(_run(edit, stash)))
+    assert "Edited, then reverted" in mod.text
+    popped = _records(_run(edit, stash, pop))["app.py"]
+    assert "reverted" not in popped.text and "debug = True" in popped.full_text
+
+
+def test_an_edit_that_puts_the_old_text_back_is_not_shown_as_kept():
+    t = _run(_edit("a", "c.py", "TIMEOUT = 10", "TIMEOUT = 30"), _edit("b", "c.py", "TIMEOUT = 30", "TIMEOUT = 10"))
+    fact = _records(t)["c.py"]
+    assert "then reverted (not kept)" in fact.text and "+ TIMEOUT = 30" not in (fact.full_text or "")
+
+
+def test_a_comment_only_change_says_so():
+    t = _run(_edit("a", "p.pony", "    let x = 1", "    // handle parent defaults\n    let x = 1"))
+    assert "comment only: // handle parent defaults" in _records(t)["p.pony"].text
+
+
+def test_a_markdown_file_is_digested_by_its_headings_and_a_license_by_its_first_line():
+    d = digest("# Plan\n\n## Current State\ntext\n## Proposed Change\nmore".splitlines(), document=True)
+    assert d.names == ("Plan", "Current State", "Proposed Change")
+    lic = _records(_run((make_call("Write", {"file_path": "LICENSE", "content": "MIT License\n\nCopyright 2026"}, "w"),
+                         ToolResult("ok", "w"))))["LICENSE"]
+    assert "“MIT License”" in lic.text
+
+
+def test_a_result_that_says_what_was_replaced_is_read_when_the_arguments_are_not():
+    call = make_call("Edit", {"file_path": "plan.md"}, "x")
+    (change,) = result_changes(call, "All occurrences of 'history at' were successfully replaced with 'history at:'.")
+    assert change.hunks[0].removed == ("history at",) and change.hunks[0].added == ("history at:",)
+
+
+def test_a_fact_that_does_not_fit_whole_comes_back_with_the_lines_that_fit():
+    full = "`a.py` (3 edits): f: x → y (r1)\n" + "\n".join(f"  + line_{i} = compute({i})" for i in range(40))
+    fact = Fact(Section.CHANGES, full.splitlines()[0], [1], full_text=full)
+    step = _Step(fact, None, full, 400, 0, (fact.text, 20))
+    text, cost = _partial(step, 80)
+    assert text.startswith(fact.text) and "more lines)" in text.splitlines()[-1] and cost <= 80
+    assert all(ln in full for ln in text.splitlines()[:-1])  # whole lines only
+    assert _partial(step, 25) == (fact.text, 20)  # no room for a second line: the one-line form
+
+
+def test_the_modified_files_line_is_upgraded_to_the_file_s_gist():
+    t = _run((make_call("Write", {"file_path": "index.html", "content": PAGE}, "w"), ToolResult("ok", "w")),
+             _edit("e", "index.html", "    return Math.floor(Math.random() * (max - min + 1)) + min;",
+                   "    const buf = new Uint32Array(1);\n    crypto.getRandomValues(buf);\n"
+                   "    return Math.floor(min + (buf[0] % (max - min + 1)));"))
+    ctx = _ctx(t)
+    (mod,) = modified_file_facts(ctx)
+    assert mod.text == "`index.html`: created, then edited (r1, r2)" and mod.essential  # what is required
+    assert mod.full_text.startswith("`index.html`: created, then edited — defines randomInRange")  # with room
+    assert "Math.random → crypto.getRandomValues" in mod.full_text
+    assert mod.short == "`index.html` (r2)"  # tight budgets: the path alone
+    (rec,) = change_facts(ctx)
+    assert "\n" not in rec.text and "crypto.getRandomValues" in rec.full_text
