@@ -99,10 +99,13 @@ def compact(
     if preset.error_memory:
         em_block, em_note = errors_adapter.render_block(shown_records, lang, em_ceiling, len(rounds),
                                                         ignored=steering.ignored if steering.ignore else None)
-    reads_total, reads_repeated = facts.reads_dropped(events, tail_start)
+    reads_total, _ = facts.reads_dropped(events, tail_start)
     outputs_dropped = sum(1 for r in head_rounds for m in r.messages for _ in m.tool_results)
-    dropped = _dropped_text(lang, len(head_rounds), outputs_dropped, reads_total, reads_repeated, em_note)
-    fixed_tokens = tokens.count(header) + tokens.count(em_block) + tokens.count(dropped) + 40
+    # Every line must answer something: the counts of what was summarized live in the stats, and an
+    # error memory with no record is not shown (its protocol would guard nothing).
+    em_doc = em_block if shown_records else ""
+    dropped = f"_{em_note}_" if em_note and em_doc else ""
+    fixed_tokens = tokens.count(header) + tokens.count(em_doc) + tokens.count(dropped) + 40
 
     # --- the verbatim tail gets a share of the budget (smaller when the budget is tight); the summary
     # gets what the tail leaves. If the real count is still over, the tail shrinks and the summary is
@@ -116,7 +119,7 @@ def compact(
         summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
         pool = [copy.copy(f) for f in all_facts]
         chosen = _choose(pool, summary_budget)
-        markdown = _render(lang, header, chosen, em_block, dropped, tail_text, shown_start, len(rounds))
+        markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
         if tokens.count(markdown) <= target:
             break
     # Still over (facts cost a little more once rendered): drop the least important optional facts
@@ -136,7 +139,7 @@ def compact(
                     break
         elif not _shorten_essentials(chosen) and not _shrink_task(chosen):
             break
-        markdown = _render(lang, header, chosen, em_block, dropped, tail_text, shown_start, len(rounds))
+        markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
         over = tokens.count(markdown) - target
 
     if over > 0:  # the budget wins: must-keep items one line each, nothing dropped
@@ -151,7 +154,7 @@ def compact(
             if d.extra:  # older rounds joined the verbatim ones: the header says from where
                 hdr = _header(transcript, lang, len(rounds), d.shown_start, cwd)
                 hdr = hdr if preset.code else hdr.replace("`", "")
-            return _render(lang, hdr, d.chosen, em_block, dropped, tail, d.shown_start, len(rounds))
+            return _render(lang, hdr, d.chosen, em_doc, dropped, tail, d.shown_start, len(rounds))
 
         markdown, draft = fill.fill(render_draft, fill.Draft(chosen, tail_text, shown_start), target=target,
                                     origin=dict(zip(map(id, pool), all_facts, strict=True)), all_facts=all_facts,
@@ -284,17 +287,6 @@ def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str |
     return "\n".join(lines)
 
 
-def _dropped_text(lang: str, rounds: int, outputs: int, reads: int, repeated: int, em_note: str) -> str:
-    if lang == "zh":
-        text = f"- 摘要了 {rounds} 轮；省略了 {outputs} 个命令/工具输出、{reads} 次文件读取（其中 {repeated} 次重复读取）。"
-    else:
-        text = (f"- Summarized {rounds} rounds; dropped {outputs} command/tool outputs and {reads} file reads "
-                f"({repeated} repeated reads of the same file).")
-    if em_note:
-        text += f"\n- {em_note}"
-    return text
-
-
 def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: str, tail: str,
             tail_start: int, n_rounds: int) -> str:
     by_section: dict[Section, list[Fact]] = {s: [] for s in Section}
@@ -309,14 +301,12 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
             for f in items:
                 c = cite(f.rounds)
                 text = f.text if (not c or c in f.text) else f"{f.text} {c}"
-                if section is Section.GOAL and "\n" in text:
+                if section in (Section.GOAL, Section.RULES, Section.CURRENT) and "\n" in text:
                     text = text.replace("\n", "\n  ")
                 lines.append(f"- {text}")
             parts.append("\n".join(lines))
         if section is Section.PROBLEMS and em_block:
-            parts.append(em_block)
-    if dropped:
-        parts.append(f"## {h(lang, 'dropped')}\n{dropped}")
+            parts.append(f"{em_block}\n\n{dropped}" if dropped else em_block)
     if tail:
         parts.append(f"## {h(lang, 'recent')} (r{tail_start}-r{n_rounds})\n\n{tail}")
     return "\n\n".join(parts) + "\n"
