@@ -95,16 +95,16 @@ def compact(
     tight = target < TIGHT_TARGET
     em_share = 0.15 if tight else 0.25
     em_ceiling = max(100, min(int(window * settings.error_memory_share), int(target * em_share)))
-    em_block, em_note = ("", "")
+    em_block = ""
     if preset.error_memory:
-        em_block, em_note = errors_adapter.render_block(shown_records, lang, em_ceiling, len(rounds),
+        em_block, _ = errors_adapter.render_block(shown_records, lang, em_ceiling, len(rounds),
                                                         ignored=steering.ignored if steering.ignore else None)
     reads_total, _ = facts.reads_dropped(events, tail_start)
     outputs_dropped = sum(1 for r in head_rounds for m in r.messages for _ in m.tool_results)
     # Every line must answer something: the counts of what was summarized live in the stats, and an
     # error memory with no record is not shown (its protocol would guard nothing).
     em_doc = em_block if shown_records else ""
-    dropped = f"_{em_note}_" if em_note and em_doc else ""
+    dropped = ""  # the error memory's own notes say what its budget merged or dropped
     fixed_tokens = tokens.count(header) + tokens.count(em_doc) + tokens.count(dropped) + 40
 
     # --- the verbatim tail gets a share of the budget (smaller when the budget is tight); the summary
@@ -220,9 +220,11 @@ def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
     for f in ordered:
         cost = costs[id(f)]
         if f.section is Section.GOAL and f.task and cost > goal_cap:
+            # Over its share: its pastes trimmed first (the prose stays whole), then head and tail.
             f.full_text = f.text
-            f.text = _truncate_tokens(f.text, goal_cap)
-            cost = goal_cap
+            fitting = [t for t in f.forms if tokens.count(t) + 6 <= goal_cap]
+            f.text = fitting[0] if fitting else _truncate_tokens(f.forms[-1] if f.forms else f.text, goal_cap)
+            cost = min(goal_cap, tokens.count(f.text) + 6)
         if used + cost <= budget or f.section is Section.MARKED or f.task:
             chosen.append(f)
             used += cost
@@ -295,6 +297,8 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
     parts = [header]
     for section in Section:
         items = by_section[section]
+        if section is Section.CURRENT:  # what the verbatim tail shows is not said twice
+            items = [f for f in items if f.pending or not f.rounds or min(f.rounds) < tail_start or not tail]
         if items:
             items.sort(key=lambda f: (min(f.rounds) if f.rounds else 0))
             lines = [f"## {section.heading(lang)}"]

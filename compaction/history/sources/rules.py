@@ -177,8 +177,9 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
         short = digest(text, max(160, cap // 3), strength)
         head = f"{name} (r{rnd}), to follow:"
         # Shown short first; the whole digest comes back only after the work's own facts (priority).
-        fact = Fact(Section.RULES, f"{head}\n{shown}", [rnd], score=60, essential=True, short=f"{head}\n{short}",
-                    priority=4.5)
+        # A harness's generic instructions are optional, after the work's own facts.
+        fact = Fact(Section.RULES, f"{head}\n{shown}", [rnd], score=60, essential=not generic,
+                    short=f"{head}\n{short}", priority=4.6 if generic else 4.5)
         if shown != full:
             fact.full_text = f"{head}\n{full}"
         facts.append(fact)
