@@ -118,7 +118,7 @@ def compact(
         shown_start = shown[0].number if shown else len(rounds) + 1
         summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
         pool = [copy.copy(f) for f in all_facts]
-        chosen = _choose(pool, summary_budget)
+        chosen = _choose(pool, summary_budget, shown_start)
         markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
         if tokens.count(markdown) <= target:
             break
@@ -209,8 +209,9 @@ def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> lis
     return out
 
 
-def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
-    """Essentials first (full text, else their short form), then optional facts by priority and score."""
+def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -> list[Fact]:
+    """Essentials first (full text, else their short form), then optional facts by priority and score;
+    an optional fact from the rounds the verbatim tail shows (from `tail_start`) would say it twice."""
     texts = [f.text for f in all_facts]
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
     goal_cap = max(120, int(budget * 0.45))
@@ -218,6 +219,9 @@ def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
     used = 0
     ordered = sorted(all_facts, key=lambda f: (not f.essential, f.rank(), -f.score))
     for f in ordered:
+        if (tail_start is not None and not f.essential and f.section is not Section.GOAL and f.rounds
+                and min(f.rounds) >= tail_start):
+            continue
         cost = costs[id(f)]
         if f.section is Section.GOAL and f.task and cost > goal_cap:
             # Over its share: its pastes trimmed first (the prose stays whole), then head and tail.

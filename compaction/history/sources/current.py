@@ -13,6 +13,7 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.history.sources.task import accepted_offer
 from compaction.model import Role, Round
 
+_CHANGE = (EventKind.EDIT, EventKind.WRITE)
 _SAID_CHARS = 360  # of the assistant's last words
 _CALLS = 4  # last calls listed
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
@@ -51,6 +52,31 @@ def _last_calls(rnd: Round) -> list[str]:
     return out[-_CALLS:]
 
 
+def _verification(ctx: FactContext) -> Fact | None:
+    """Whether the last change was checked: the test runs after the last edit (with their counts),
+    or that none ran; and whether the session ended by submitting (the harness echoed the final diff)."""
+    last_edit = max((e.round for e in ctx.events if e.kind in _CHANGE), default=0)
+    if not last_edit:
+        return None
+    runs = [e for e in ctx.events if e.kind is EventKind.COMMAND and e.test]
+    tests = [e for e in runs if e.round >= last_edit]
+    submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
+    if not runs and not submitted:
+        return None  # a project without a test run in sight: nothing to say about verification
+    if tests:
+        t = tests[-1]
+        outcome = first_line(t.test_summary, 120) if t.test_summary else (f"exit {t.exit_code}" if t.exit_code is not None else "failed" if t.failed
+                                     else "ran")
+        text = f"Verified after the last edit (r{last_edit}): `{first_line(t.command or '', 100)}` → {outcome}"
+        rounds = [t.round]
+    else:
+        text = f"No test run after the last edit (r{last_edit})"
+        rounds = [last_edit]
+    if submitted:
+        text += "; then submitted (the harness printed the final diff)"
+    return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
+
+
 @fact_source(Section.CURRENT)
 def current_work(ctx: FactContext) -> list[Fact]:
     """Three facts at most: the last words, the last calls (both left out of the document when the
@@ -71,6 +97,9 @@ def current_work(ctx: FactContext) -> list[Fact]:
         if calls:
             facts.append(Fact(Section.CURRENT, "Last calls: " + "; ".join(calls), [calls_round.number], score=79,
                               priority=1.5))
+    check = _verification(ctx)
+    if check:
+        facts.append(check)
     requests = [e for e in ctx.events if e.kind is EventKind.REQUEST and e.text.strip()
                 and is_follow_up_request(e.text)]
     last = requests[-1] if requests else None
