@@ -16,7 +16,7 @@ _PASTE_LINES = 12  # a fenced block or an unfenced log run longer than this is t
 _TRIM_LEVELS = ((12, 4), (8, 3), (4, 2))  # (head, tail) lines a paste keeps, gentlest first
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # Lines worth keeping from the middle of a paste: what failed and where.
-_INFORMATIVE_RE = re.compile(r"\b(?:error|exception|fail(?:ed|ure)?|fatal|panic|warning|denied|not found|"
+_INFORMATIVE_RE = re.compile(r"(?:error|exception|warning)\b|\b(?:fail(?:ed|ure)?|fatal|panic|denied|not found|"
                              r"traceback|assert\w*)\b", re.IGNORECASE)
 # Log/stack-shaped lines outside fences: timestamps, stack frames, deep indentation, table rows.
 _LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
