@@ -309,6 +309,8 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
             for f in items:
                 c = cite(f.rounds)
                 text = f.text if (not c or c in f.text) else f"{f.text} {c}"
+                if tail and section is Section.GOAL and not f.task and f.rounds and min(f.rounds) >= tail_start:
+                    text = _pointer(f.text, c)  # the verbatim rounds below quote it whole
                 if section in (Section.GOAL, Section.RULES, Section.CURRENT) and "\n" in text:
                     text = text.replace("\n", "\n  ")
                 lines.append(f"- {text}")
@@ -318,6 +320,14 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
     if tail:
         parts.append(f"## {h(lang, 'recent')} (r{tail_start}-r{n_rounds})\n\n{tail}")
     return "\n\n".join(parts) + "\n"
+
+
+def _pointer(text: str, c: str) -> str:
+    """A request the verbatim tail quotes: its opening words and where the rest is."""
+    flat = " ".join(text.split())
+    if len(flat) <= 140:
+        return f"{flat} {c}".rstrip()
+    return f"{flat[:120].rstrip()}… {c} [whole in the recent rounds below]"
 
 
 def _summary_model(chosen: list[Fact]) -> Summary:
