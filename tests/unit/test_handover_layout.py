@@ -74,7 +74,7 @@ def test_a_short_assent_carries_the_offer_it_accepts_and_stays_pending() -> None
     goal = [f.text for f in facts if f.section is Section.GOAL]
     assert goal[-1] == "Current request: yes please (accepting: “Want me to copy it into the repo and commit it?”)"
     pending = [f for f in facts if f.section is Section.CURRENT and f.pending]
-    assert pending and "accepts “Want me to copy it into the repo and commit it?”" in pending[0].text
+    assert pending and pending[0].text == "Pending: the current request (r2) is not answered or done yet"
 
 
 def test_verification_state_says_whether_tests_ran_after_the_last_edit() -> None:

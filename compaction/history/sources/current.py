@@ -10,7 +10,6 @@ from compaction.events import EventKind, is_follow_up_request, results_of_calls
 from compaction.history.facts import WS_RE, Fact, first_line
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.history.sources.task import accepted_offer
 from compaction.model import Role, Round
 
 _CHANGE = (EventKind.EDIT, EventKind.WRITE)
@@ -84,7 +83,6 @@ def current_work(ctx: FactContext) -> list[Fact]:
     rounds = ctx.transcript.rounds
     if not rounds:
         return []
-    messages = ctx.transcript.messages
     facts: list[Fact] = []
     said = next(((r.number, m) for r in reversed(rounds) for m in reversed(r.messages)
                  if m.role is Role.ASSISTANT and m.text.strip() and not m.harness), None)
@@ -104,8 +102,7 @@ def current_work(ctx: FactContext) -> list[Fact]:
                 and is_follow_up_request(e.text)]
     last = requests[-1] if requests else None
     if last is not None and (said is None or last.message_index > said[1].index) and len(requests) > 1:
-        offer = accepted_offer(messages, last.message_index) if 0 <= last.message_index < len(messages) else None
-        what = f"accepts “{offer}”" if offer else f"asks “{_said(last.text, 200)}”"
-        facts.append(Fact(Section.CURRENT, f"Pending: the user's last message {what}; not answered or done yet",
+        # The request itself (and the offer an assent accepts) is the Task goal's current request.
+        facts.append(Fact(Section.CURRENT, f"Pending: the current request (r{last.round}) is not answered or done yet",
                           [last.round], score=85, essential=True, pending=True))
     return facts
