@@ -35,6 +35,7 @@ _TAG_RE = re.compile(r"</?[A-Za-z_][\w-]*>")
 _PROTOCOL_RE = re.compile(r"\b(?:your response|each response|responses? (?:should|must)|code blocks?|bash blocks?|"
                           r"THOUGHT|one (?:\w+ )?command|single command|format your)\b", re.IGNORECASE)
 _TASK = "Task instructions"
+_DOC_SUFFIX_RE = re.compile(r"(?:\.md|\.mdc|\.txt|/[^./]+)$", re.IGNORECASE)  # prose files, or no suffix
 _MIN_RULES = 3  # a document with fewer rule lines is not an instruction file
 _MAX_DOC_CHARS = 60_000  # bounded work: longer reads are not instruction files
 
@@ -42,12 +43,20 @@ _MAX_DOC_CHARS = 60_000  # bounded work: longer reads are not instruction files
 def is_instructions(text: str, named: bool = False) -> bool:
     """Instruction-shaped: named like an instruction file, or several imperative rule items and a
     good share of its prose lines modal."""
+    return _parsed(text, named) is not None
+
+
+def _parsed(text: str, named: bool = False) -> list[tuple[str, int, str]] | None:
+    """The document's rule lines when it is instruction-shaped, else None. One pass of one regex
+    first: most texts (tool outputs, logs) leave here without being split into lines."""
+    if len(_MODAL_RE.findall(text, 0, 20_000)) < (1 if named else 3):
+        return None
     rules = _rule_lines(text)
     if named:
-        return len(rules) >= 2
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    modal = sum(1 for ln in lines if _MODAL_RE.search(ln))
-    return len(rules) >= _MIN_RULES and modal >= 3 and modal * 6 >= len(lines)
+        return rules if len(rules) >= 2 else None
+    lines = sum(1 for ln in text.splitlines() if ln.strip())
+    modal = sum(1 for _, _, rule in rules if _MODAL_RE.search(rule))
+    return rules if len(rules) >= _MIN_RULES and modal >= 3 and modal * 6 >= lines else None
 
 
 def _rule_lines(text: str) -> list[tuple[str, int, str]]:
@@ -87,12 +96,13 @@ def _strength(rule: str) -> int:
     return 2 if _STRONG_RE.search(rule) else 1 if _MODAL_RE.search(rule) else 0
 
 
-def digest(text: str, limit: int | None = None, min_strength: int = 0) -> str:
-    """The rules grouped under their headings, `Heading: rule; rule` one line per heading, nested
-    items folded into their parent. Within `limit` characters the most binding rules are kept
-    (must/never before should before plain items), whole, in the document's order."""
+def digest(text: str | list[tuple[str, int, str]], limit: int | None = None, min_strength: int = 0) -> str:
+    """The rules (of a text, or its parsed rule lines) grouped under their headings, `Heading: rule;
+    rule` one line per heading, nested items folded into their parent. Within `limit` characters the
+    most binding rules are kept (must/never before should before plain items), whole, in the
+    document's order."""
     rules: list[tuple[str, str]] = []  # (heading, rule) with nested items folded in
-    for heading, indent, rule in _rule_lines(text):
+    for heading, indent, rule in (_rule_lines(text) if isinstance(text, str) else text):
         rule = " ".join(rule.split()).rstrip(".;")
         if indent and rules and rules[-1][0] == heading:
             parent = rules[-1][1]
@@ -102,9 +112,10 @@ def digest(text: str, limit: int | None = None, min_strength: int = 0) -> str:
     keep = set(range(len(rules)))
     if limit is not None:
         keep, size, headings = set(), 0, set()
-        for i in sorted(range(len(rules)), key=lambda i: (-_strength(rules[i][1]), i)):
+        strength = [_strength(rule) for _, rule in rules]
+        for i in sorted(range(len(rules)), key=lambda i: (-strength[i], i)):
             heading, rule = rules[i]
-            if _strength(rule) < min_strength:
+            if strength[i] < min_strength:
                 break
             cost = len(rule) + 2 + (len(heading) + 3 if heading not in headings else 0)
             if size + cost <= limit:
@@ -120,9 +131,24 @@ def digest(text: str, limit: int | None = None, min_strength: int = 0) -> str:
     return "\n".join(f"{hd}: " + "; ".join(items) if hd else "; ".join(items) for hd, items in lines)
 
 
-def _documents(ctx: FactContext) -> list[tuple[str, int, str]]:
-    """(name, round, text) of each instruction document the agent was given or read."""
-    docs: list[tuple[str, int, str]] = []
+Rules = list[tuple[str, int, str]]
+
+
+def _documents(ctx: FactContext) -> list[tuple[str, int, Rules]]:
+    """(name, round, rule lines) of each instruction document the agent was given or read; a text
+    seen before (a file read twice) is not parsed again."""
+    docs: list[tuple[str, int, Rules]] = []
+    seen: set[int] = set()
+
+    def add(name: str, rnd: int, text: str, named: bool) -> None:
+        key = hash(text)
+        if key in seen:
+            return
+        seen.add(key)
+        rules = _parsed(text, named)
+        if rules:
+            docs.append((name, rnd, rules))
+
     first_user = True
     for rnd in ctx.transcript.rounds:
         calls = None
@@ -131,26 +157,23 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, str]]:
                 if first_user and not msg.harness:
                     first_user = False
                     boilerplate = split_task(msg.text)[1]
-                    if boilerplate and is_instructions(boilerplate, named=True):
-                        docs.append((_TASK, rnd.number, boilerplate))
+                    if boilerplate:
+                        add(_TASK, rnd.number, boilerplate, True)
                     continue
                 named = _NAME_RE.search(msg.text[:300])
-                if (msg.harness or named) and len(msg.text) <= _MAX_DOC_CHARS and is_instructions(msg.text, bool(named)):
-                    docs.append((_name(named.group(0)) if named else "Instructions given", rnd.number, msg.text))
+                if (msg.harness or named) and len(msg.text) <= _MAX_DOC_CHARS:
+                    add(_name(named.group(0)) if named else "Instructions given", rnd.number, msg.text, bool(named))
             for call in msg.tool_calls:
-                where = call.path or call.command or ""
-                named = _NAME_RE.search(where)
-                suffix = PurePath(call.path).suffix.lower() if call.path else ""
-                if not named and not (call.kind == "read" and suffix in (".md", ".mdc", ".txt", "")):
+                named = _NAME_RE.search((call.path or call.command or "")[:400])
+                if not named and not (call.kind == "read" and call.path and _DOC_SUFFIX_RE.search(call.path)):
                     continue
                 if calls is None:
                     calls = results_of_calls(rnd.messages)
                 res = calls.get(id(call))
                 if res is None or res.is_error or not res.content or len(res.content) > _MAX_DOC_CHARS:
                     continue
-                if is_instructions(res.content, bool(named)):
-                    docs.append((_name(named.group(0)) if named else PurePath(call.path or "file").name,
-                                 rnd.number, res.content))
+                add(_name(named.group(0)) if named else PurePath(call.path or "file").name, rnd.number,
+                    res.content, bool(named))
     return docs
 
 
@@ -165,7 +188,7 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
     target = ctx.target_tokens or 8000
     cap = max(300, int(target * 0.5))  # characters of the shown form: about an eighth of the budget
     most = max(600, target)  # characters at most, once the budget has room: about a quarter of it
-    for name, rnd, text in _documents(ctx):
+    for name, rnd, text in _documents(ctx):  # text: the document's parsed rule lines
         # A harness's task instructions are mostly generic: only their binding rules, in less room.
         generic = name == _TASK
         strength = 2 if generic else 0

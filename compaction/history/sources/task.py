@@ -5,6 +5,7 @@ assent ("yes please") carries what it accepts — the assistant's offer it answe
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from compaction.events import EventKind, is_follow_up_request
 from compaction.history.facts import MIN_FACT_TOKENS, WS_RE, Fact, clean_task, task_text
@@ -30,6 +31,8 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
     """The message with each long paste (a fenced block, a run of log or stack lines) cut to its
     `head` lines, its informative lines (errors, failures) and its `tail` lines, with a note of what
     was trimmed."""
+    if text.count("\n") <= _PASTE_LINES:
+        return text  # too short to hold a long paste
     lines = text.split("\n")
     out: list[str] = []
     i = 0
@@ -45,6 +48,9 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
         if j - i > _PASTE_LINES:
             out.extend(_trim(lines[i:j], "log", head, tail))
             i = j
+        elif j > i:  # a short run stays as it is (and is not scanned again)
+            out.extend(lines[i:j])
+            i = j
         else:
             out.append(lines[i])
             i += 1
@@ -55,7 +61,7 @@ def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
     if len(block) <= max(_PASTE_LINES, head + tail + 2):
         return block
     middle = block[head:len(block) - tail]
-    kept = [ln for ln in middle if _INFORMATIVE_RE.search(ln)][:4]
+    kept = list(islice((ln for ln in middle if _INFORMATIVE_RE.search(ln)), 4))
     note = f"[… {len(middle) - len(kept)} lines of pasted {kind} trimmed …]"
     return [*block[:head], note, *kept, *block[len(block) - tail:]]
 
@@ -89,11 +95,13 @@ def task_facts(ctx: FactContext) -> list[Fact]:
         return facts
     task = requests[0]
     whole = task_text(task.text)
-    forms = []  # its pastes trimmed harder and harder: the request's prose stays whole longest
-    for head, tail in _TRIM_LEVELS:
-        form = task_text(trim_pastes(task.text, head, tail))
-        if form != (forms[-1] if forms else whole):
-            forms.append(form)
+    forms: list[str] = []  # its pastes trimmed harder and harder: the request's prose stays whole longest
+    hardest = trim_pastes(task.text, *_TRIM_LEVELS[-1])
+    if hardest != task.text:
+        for head, tail in _TRIM_LEVELS:
+            form = task_text(trim_pastes(task.text, head, tail) if (head, tail) != _TRIM_LEVELS[-1] else hardest)
+            if form != (forms[-1] if forms else whole):
+                forms.append(form)
     facts.append(Fact(Section.GOAL, whole, [task.round], score=100, essential=True, task=True,
                       forms=tuple(forms)))
     # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests.
