@@ -120,3 +120,17 @@ def test_no_empty_error_memory_nor_dropped_bookkeeping_in_the_document() -> None
     assert "## Error Memory" not in result.markdown and "## Dropped" not in result.markdown
     assert "Summarized" not in result.markdown
     assert result.error_memory_markdown  # the block itself is still handed to restore and the hooks
+
+
+def test_the_environment_the_harness_describes_is_one_line() -> None:
+    from compaction.history.sources.environment import environment
+
+    text = ("Filesystem sandboxing: `sandbox_mode` is `workspace-write`. Network access is restricted.\n"
+            "<environment_context>\n  <shell>powershell</shell>\n  <cwd>C:\\repo</cwd>\n</environment_context>\n"
+            "Platform: linux\n")
+    assert environment(text) == {"shell": "powershell", "platform": "linux", "sandbox mode": "workspace-write",
+                                 "network": "restricted"}
+    t = _transcript([Message(0, Role.SYSTEM, text), Message(1, Role.USER, "Add a pause menu"),
+                     Message(2, Role.ASSISTANT, "Done.")])
+    env = [f.text for f in _facts(t) if f.section is Section.RULES]
+    assert env == ["Environment: shell powershell; platform linux; sandbox mode workspace-write; network restricted"]
