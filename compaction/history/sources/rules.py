@@ -32,7 +32,8 @@ _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 _EXAMPLE_RE = re.compile(r"<(\w*example\w*)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _TAG_RE = re.compile(r"</?[A-Za-z_][\w-]*>")
 # Rules about the exchange with the harness itself, not about the work.
-_PROTOCOL_RE = re.compile(r"\b(?:your response|each response|responses? (?:should|must)|code blocks?|bash blocks?|"
+_PROTOCOL_RE = re.compile(r"\b(?:your response|each response|one response|responses? (?:should|must)|"
+                          r"(?:code|bash|separate) blocks?|"
                           r"THOUGHT|one (?:\w+ )?command|single command|format your)\b", re.IGNORECASE)
 _TASK = "Task instructions"
 _DOC_SUFFIX_RE = re.compile(r"(?:\.md|\.mdc|\.txt|/[^./]+)$", re.IGNORECASE)  # prose files, or no suffix
