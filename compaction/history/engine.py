@@ -78,9 +78,6 @@ def compact(
     ctx = FactContext(transcript=transcript, events=events, records=shown_records, preset=preset, cwd=cwd,
                       n_rounds=len(rounds), target_tokens=target, lang=lang)
     all_facts = _steer(gather(ctx), steering, preset)
-    # A fact that repeats a more valuable one of another section is left out everywhere (choice and fill).
-    repeats = facts.redundant(sorted(all_facts, key=lambda f: (not f.essential, f.rank(), -f.score)))
-    all_facts = [f for f in all_facts if id(f) not in repeats]
 
     if tokens_before < target:  # the whole session may fit: then it is returned as it is
         text = render_tail(rounds, 10**12, preset.code, Steering())[0]

@@ -144,35 +144,6 @@ def first_line(command: str, limit: int = 160) -> str:
     return line
 
 
-_WORD_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]{2,}")
-_COVERED = 0.8  # a fact whose words are this share of a more valuable fact's says nothing new
-_MIN_WORDS = 5
-
-
-def redundant(ordered: list[Fact]) -> set[int]:
-    """ids of the facts that repeat a more valuable fact of another section (`ordered`: most valuable
-    first): the same failure as a problem, a finding and a completed command, say. Shown once, in the
-    first place a successor looks. Essential facts, the user's messages and markers are never redundant."""
-    postings: dict[str, list[int]] = {}
-    out: set[int] = set()
-    sections: list[Section] = []
-    for i, f in enumerate(ordered):
-        words = {w.lower().strip("./-") for w in _WORD_RE.findall(f.text)} - {""}
-        if len(words) >= _MIN_WORDS and not (f.essential or f.section in (Section.GOAL, Section.MARKED)):
-            hits: dict[int, int] = {}
-            for w in words:
-                for j in postings.get(w, ()):
-                    hits[j] = hits.get(j, 0) + 1
-            if any(n >= _COVERED * len(words) and sections[j] is not f.section for j, n in hits.items()):
-                out.add(id(f))
-                sections.append(f.section)
-                continue
-        for w in words:
-            postings.setdefault(w, []).append(i)
-        sections.append(f.section)
-    return out
-
-
 def reads_dropped(events: list[Event], upto_round: int) -> tuple[int, int]:
     """(file reads in the summarized part, of which repeated reads of the same file)."""
     seen: set[str] = set()

@@ -134,15 +134,3 @@ def test_the_environment_the_harness_describes_is_one_line() -> None:
                      Message(2, Role.ASSISTANT, "Done.")])
     env = [f.text for f in _facts(t) if f.section is Section.RULES]
     assert env == ["Environment: shell powershell; platform linux; sandbox mode workspace-write; network restricted"]
-
-
-def test_a_fact_repeating_a_more_valuable_one_of_another_section_is_left_out() -> None:
-    from compaction.history.facts import Fact, redundant
-
-    problem = Fact(Section.PROBLEMS, "ERR_TOOL_FileNotFound at `docs/ROUTER.md`: Cannot find path docs/ROUTER.md "
-                                     "because it does not exist", [3], essential=True)
-    finding = Fact(Section.FINDINGS, "`cat docs/ROUTER.md` → exit 1: Cannot find path docs/ROUTER.md because it "
-                                     "does not exist", [3])
-    other = Fact(Section.FINDINGS, "The parser drops parent defaults when a leaf command is parsed first", [4])
-    asked = Fact(Section.GOAL, "Then asked: cannot find path docs/ROUTER.md because it does not exist?", [5])
-    assert redundant([problem, finding, other, asked]) == {id(finding)}  # the user's words always stay
