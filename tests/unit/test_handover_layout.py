@@ -134,3 +134,11 @@ def test_the_environment_the_harness_describes_is_one_line() -> None:
                      Message(2, Role.ASSISTANT, "Done.")])
     env = [f.text for f in _facts(t) if f.section is Section.RULES]
     assert env == ["Environment: shell powershell; platform linux; sandbox mode workspace-write; network restricted"]
+
+
+def test_a_request_sent_again_is_one_line_with_its_rounds() -> None:
+    msgs = [Message(0, Role.USER, "Build the parser")]
+    for text in ("What is this repo doing?", "what is this repo doing", "Now add tests"):
+        msgs += [Message(0, Role.ASSISTANT, "ok"), Message(0, Role.USER, text)]
+    goal = [(f.text, f.rounds) for f in _facts(_transcript(msgs)) if f.section is Section.GOAL]
+    assert goal[1:] == [("Then asked: What is this repo doing?", [2, 3]), ("Current request: Now add tests", [4])]

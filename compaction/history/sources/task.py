@@ -110,17 +110,24 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     room = None if ctx.target_tokens is None else ctx.target_tokens // MIN_FACT_TOKENS
     first = 0 if room is None else max(0, len(later) - room)
     messages = ctx.transcript.messages
+    asked: dict[str, Fact] = {}  # a request sent again (a retry, a resend) is one line with its rounds
     for i, req in enumerate(later[first:], first):
         latest = i == len(later) - 1
         text = clean_task(trim_pastes(req.text, *_TRIM_LEVELS[-1]))
         offer = accepted_offer(messages, req.message_index) if 0 <= req.message_index < len(messages) else None
         if offer:
             text = f"{text} (accepting: “{offer}”)"
+        key = " ".join(text.lower().split()).rstrip("?.! ")
+        if not latest and key in asked:
+            asked[key].rounds.append(req.round)
+            continue
         if latest:
             facts.append(Fact(Section.GOAL, "Current request: " + text, [req.round], score=90, essential=True,
                               short="Current request: " + text[:160]))
         else:  # history: the completed actions carry what was done about it
-            facts.append(Fact(Section.GOAL, "Then asked: " + (text if len(text) <= 160 else text[:159] + "…"),
-                              [req.round], score=10 + i * 0.01, priority=2.5,
-                              full_text="Then asked: " + text if len(text) > 160 else None))
+            fact = Fact(Section.GOAL, "Then asked: " + (text if len(text) <= 160 else text[:159] + "…"),
+                        [req.round], score=10 + i * 0.01, priority=2.5,
+                        full_text="Then asked: " + text if len(text) > 160 else None)
+            asked[key] = fact
+            facts.append(fact)
     return facts
