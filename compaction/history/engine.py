@@ -211,7 +211,8 @@ def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> lis
 
 def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -> list[Fact]:
     """Essentials first (full text, else their short form), then optional facts by priority and score;
-    an optional fact from the rounds the verbatim tail shows (from `tail_start`) would say it twice."""
+    an optional fact from the rounds the verbatim tail shows (from `tail_start`) would say it twice,
+    except a completed action (the tail may elide a command in the middle of a long output)."""
     texts = [f.text for f in all_facts]
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
     goal_cap = max(120, int(budget * 0.45))
@@ -219,9 +220,9 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -
     used = 0
     ordered = sorted(all_facts, key=lambda f: (not f.essential, f.rank(), -f.score))
     for f in ordered:
-        if (tail_start is not None and not f.essential and f.section is not Section.GOAL and f.rounds
-                and min(f.rounds) >= tail_start):
-            continue
+        if (tail_start is not None and not f.essential and f.section not in (Section.GOAL, Section.COMPLETED)
+                and f.rounds and min(f.rounds) >= tail_start):
+            continue  # the verbatim tail says it (a state-changing command stays listed: it may be elided there)
         cost = costs[id(f)]
         if f.section is Section.GOAL and f.task and cost > goal_cap:
             # Over its share: its pastes trimmed first (the prose stays whole), then head and tail.
