@@ -20,9 +20,10 @@ _KEYS = r"(shell|os|os[ _]version|platform|sandbox(?:[ _]mode)?|network(?:[ _]ac
         r"current[ _]date|today'?s date)"
 _TAG_RE = re.compile(rf"<{_KEYS}>\s*([^<\n]{{1,60}}?)\s*</\1>", re.IGNORECASE)
 _LINE_RE = re.compile(rf"^[ \t]*[-*]?[ \t]*{_KEYS}[ \t]*:[ \t]*([^\n]{{1,60}})$", re.IGNORECASE | re.MULTILINE)
-_IS_RE = re.compile(r"`?(\w*sandbox\w*|\w+_mode|\w+_policy)`?\s+is\s+`([\w-]{2,40})`", re.IGNORECASE)
+_IS_RE = re.compile(r"`(\w+)`\s+is\s+`([\w-]{2,40})`")  # "`sandbox_mode` is `workspace-write`"
+_IS_KEY_RE = re.compile(r"sandbox|_mode$|_policy$", re.IGNORECASE)
 _NETWORK_RE = re.compile(r"\bNetwork access is (\w+)", re.IGNORECASE)
-_MAX_SCAN = 40_000  # characters of a message read: environment blocks are short
+_MAX_SCAN = 20_000  # characters of a message read: environment blocks are short
 
 
 def environment(text: str) -> dict[str, str]:
@@ -38,8 +39,10 @@ def environment(text: str) -> dict[str, str]:
         put(m.group(1), m.group(2))
     for m in _LINE_RE.finditer(text):
         put(m.group(1), m.group(2))
-    for m in _IS_RE.finditer(text):
-        put(m.group(1), m.group(2))
+    if "` is `" in text:
+        for m in _IS_RE.finditer(text):
+            if _IS_KEY_RE.search(m.group(1)):
+                put(m.group(1), m.group(2))
     m = _NETWORK_RE.search(text)
     if m:
         put("network", m.group(1))

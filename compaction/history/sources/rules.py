@@ -50,7 +50,7 @@ def is_instructions(text: str, named: bool = False) -> bool:
 def _parsed(text: str, named: bool = False) -> list[tuple[str, int, str]] | None:
     """The document's rule lines when it is instruction-shaped, else None. One pass of one regex
     first: most texts (tool outputs, logs) leave here without being split into lines."""
-    if len(_MODAL_RE.findall(text, 0, 20_000)) < (1 if named else 3):
+    if len(_MODAL_RE.findall(text, 0, 5_000)) < (1 if named else 3):
         return None
     rules = _rule_lines(text)
     if named:
@@ -97,39 +97,49 @@ def _strength(rule: str) -> int:
     return 2 if _STRONG_RE.search(rule) else 1 if _MODAL_RE.search(rule) else 0
 
 
-def digest(text: str | list[tuple[str, int, str]], limit: int | None = None, min_strength: int = 0) -> str:
-    """The rules (of a text, or its parsed rule lines) grouped under their headings, `Heading: rule;
-    rule` one line per heading, nested items folded into their parent. Within `limit` characters the
-    most binding rules are kept (must/never before should before plain items), whole, in the
-    document's order."""
-    rules: list[tuple[str, str]] = []  # (heading, rule) with nested items folded in
-    for heading, indent, rule in (_rule_lines(text) if isinstance(text, str) else text):
-        rule = " ".join(rule.split()).rstrip(".;")
-        if indent and rules and rules[-1][0] == heading:
-            parent = rules[-1][1]
-            rules[-1] = (heading, parent + (" " if parent.endswith(":") else ", ") + rule)
-        else:
-            rules.append((heading, rule))
-    keep = set(range(len(rules)))
-    if limit is not None:
-        keep, size, headings = set(), 0, set()
-        strength = [_strength(rule) for _, rule in rules]
-        for i in sorted(range(len(rules)), key=lambda i: (-strength[i], i)):
-            heading, rule = rules[i]
-            if strength[i] < min_strength:
-                break
-            cost = len(rule) + 2 + (len(heading) + 3 if heading not in headings else 0)
-            if size + cost <= limit:
-                keep.add(i)
-                headings.add(heading)
-                size += cost
-    lines: list[tuple[str, list[str]]] = []
-    for i in sorted(keep):
-        heading, rule = rules[i]
-        if not lines or lines[-1][0] != heading:
-            lines.append((heading, []))
-        lines[-1][1].append(rule)
-    return "\n".join(f"{hd}: " + "; ".join(items) if hd else "; ".join(items) for hd, items in lines)
+class Digest:
+    """A document's rules folded once (nested items into their parent, with how binding each reads),
+    rendered at any size."""
+
+    def __init__(self, lines: list[tuple[str, int, str]]) -> None:
+        self.rules: list[tuple[str, str]] = []  # (heading, rule)
+        for heading, indent, rule in lines:
+            rule = " ".join(rule.split()).rstrip(".;")
+            if indent and self.rules and self.rules[-1][0] == heading:
+                parent = self.rules[-1][1]
+                self.rules[-1] = (heading, parent + (" " if parent.endswith(":") else ", ") + rule)
+            else:
+                self.rules.append((heading, rule))
+        self.strength = [_strength(rule) for _, rule in self.rules]
+        self.order = sorted(range(len(self.rules)), key=lambda i: (-self.strength[i], i))
+
+    def render(self, limit: int | None = None, min_strength: int = 0) -> str:
+        """`Heading: rule; rule` one line per heading; within `limit` characters the most binding
+        rules are kept (must/never before should before plain items), whole, in the document's order."""
+        keep = set(range(len(self.rules)))
+        if limit is not None:
+            keep, size, headings = set(), 0, set()
+            for i in self.order:
+                heading, rule = self.rules[i]
+                if self.strength[i] < min_strength:
+                    break
+                cost = len(rule) + 2 + (len(heading) + 3 if heading not in headings else 0)
+                if size + cost <= limit:
+                    keep.add(i)
+                    headings.add(heading)
+                    size += cost
+        out: list[tuple[str, list[str]]] = []
+        for i in sorted(keep):
+            heading, rule = self.rules[i]
+            if not out or out[-1][0] != heading:
+                out.append((heading, []))
+            out[-1][1].append(rule)
+        return "\n".join(f"{hd}: " + "; ".join(items) if hd else "; ".join(items) for hd, items in out)
+
+
+def digest(text: str, limit: int | None = None, min_strength: int = 0) -> str:
+    """The rules of a text grouped under their headings (see `Digest.render`)."""
+    return Digest(_rule_lines(text)).render(limit, min_strength)
 
 
 Rules = list[tuple[str, int, str]]
@@ -165,7 +175,8 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules]]:
                 if (msg.harness or named) and len(msg.text) <= _MAX_DOC_CHARS:
                     add(_name(named.group(0)) if named else "Instructions given", rnd.number, msg.text, bool(named))
             for call in msg.tool_calls:
-                named = _NAME_RE.search((call.path or call.command or "")[:400])
+                where = (call.path or call.command or "")[:400]
+                named = _NAME_RE.search(where) if (".md" in where or "rules" in where.lower()) else None
                 if not named and not (call.kind == "read" and call.path and _DOC_SUFFIX_RE.search(call.path)):
                     continue
                 if calls is None:
@@ -189,16 +200,17 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
     target = ctx.target_tokens or 8000
     cap = max(300, int(target * 0.5))  # characters of the shown form: about an eighth of the budget
     most = max(600, target)  # characters at most, once the budget has room: about a quarter of it
-    for name, rnd, text in _documents(ctx):  # text: the document's parsed rule lines
+    for name, rnd, lines in _documents(ctx):
+        rules = Digest(lines)
         # A harness's task instructions are mostly generic: only their binding rules, in less room.
         generic = name == _TASK
         strength = 2 if generic else 0
-        full = digest(text, most // 2 if generic else most, strength)
+        full = rules.render(most // 2 if generic else most, strength)
         if not full or full in seen:
             continue
         seen.add(full)
-        shown = digest(text, cap // 2 if generic else cap, strength)
-        short = digest(text, max(160, cap // 3), strength)
+        shown = rules.render(cap // 2 if generic else cap, strength)
+        short = rules.render(max(160, cap // 3), strength)
         head = f"{name} (r{rnd}), to follow:"
         # Shown short first; the whole digest comes back only after the work's own facts (priority).
         # A harness's generic instructions are optional, after the work's own facts.

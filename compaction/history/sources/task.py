@@ -8,7 +8,7 @@ import re
 from itertools import islice
 
 from compaction.events import EventKind, is_follow_up_request
-from compaction.history.facts import MIN_FACT_TOKENS, WS_RE, Fact, clean_task, task_text
+from compaction.history.facts import MIN_FACT_TOKENS, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
@@ -21,6 +21,8 @@ _INFORMATIVE_RE = re.compile(r"(?:error|exception|warning)\b|\b(?:fail(?:ed|ure)
                              r"traceback|assert\w*)\b", re.IGNORECASE)
 # Log/stack-shaped lines outside fences: timestamps, stack frames, deep indentation, table rows.
 _LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
+_LOGRUN_RE = re.compile(r"(?:^(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
+                        rf"[^\n]*\n){{{_PASTE_LINES + 1},}}", re.MULTILINE)
 _ASSENT_RE = re.compile(r"^\s*(?:(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|do it|go ahead|go for it|sounds good|"
                         r"great|perfect|lgtm|let'?s do (?:it|that)|that works|please do|好的?|可以|行|是的|对)[\s,.!]*)+"
                         r"(?:please|thanks?(?: you)?|那就这样)?[\s.!]*$", re.IGNORECASE)
@@ -31,8 +33,8 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
     """The message with each long paste (a fenced block, a run of log or stack lines) cut to its
     `head` lines, its informative lines (errors, failures) and its `tail` lines, with a note of what
     was trimmed."""
-    if text.count("\n") <= _PASTE_LINES:
-        return text  # too short to hold a long paste
+    if text.count("\n") <= _PASTE_LINES or ("```" not in text and "~~~" not in text and not _LOGRUN_RE.search(text)):
+        return text  # no fence and no long run of log lines: nothing to trim (one C-speed scan)
     lines = text.split("\n")
     out: list[str] = []
     i = 0
@@ -96,10 +98,12 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     task = requests[0]
     whole = task_text(task.text)
     forms: list[str] = []  # its pastes trimmed harder and harder: the request's prose stays whole longest
-    hardest = trim_pastes(task.text, *_TRIM_LEVELS[-1])
-    if hardest != task.text:
+    request, rest = split_task(task.text)  # the harness's boilerplate is elided anyway: not trimmed
+    hardest = trim_pastes(request, *_TRIM_LEVELS[-1])
+    if hardest != request:
         for head, tail in _TRIM_LEVELS:
-            form = task_text(trim_pastes(task.text, head, tail) if (head, tail) != _TRIM_LEVELS[-1] else hardest)
+            trimmed = trim_pastes(request, head, tail) if (head, tail) != _TRIM_LEVELS[-1] else hardest
+            form = task_text(trimmed + rest)
             if form != (forms[-1] if forms else whole):
                 forms.append(form)
     facts.append(Fact(Section.GOAL, whole, [task.round], score=100, essential=True, task=True,
