@@ -407,11 +407,16 @@ def _todo_items(call: ToolCall) -> list[tuple[str, str]]:
 _SLASH_RE = re.compile(r"^/[a-z-]+\b(?:\s+\S+){0,3}\s*$")
 
 
+# A message made only of tagged blocks (`<command-name>/exit</command-name>`, `<local-command-stdout>…`)
+# is the tool echoing a local command, not something the user asked.
+_WRAPPED_RE = re.compile(r"(?:\s*<([A-Za-z][\w-]*)>.*?</\1>)+\s*", re.DOTALL)
+
+
 def is_follow_up_request(text: str) -> bool:
     """A later user message that states a request: not a slash command (`/exit`, `/add f`, `/run x`
     drive the tool) and more than a few characters."""
     stripped = text.strip()
-    return len(stripped) > 3 and not _SLASH_RE.match(stripped)
+    return len(stripped) > 3 and not _SLASH_RE.match(stripped) and not _WRAPPED_RE.fullmatch(stripped)
 
 
 def extract_events(transcript: Transcript, max_requests: int | None = None) -> list[Event]:

@@ -21,12 +21,14 @@ class Item(BaseModel):
 
 class Summary(BaseModel):
     goal: list[Item] = Field(default_factory=list)
+    rules: list[Item] = Field(default_factory=list)  # key rules of instruction files the agent read (context)
     completed: list[Item] = Field(default_factory=list)
     modified_files: list[Item] = Field(default_factory=list)  # text = workspace-relative or recorded path
     changes: list[Item] = Field(default_factory=list)  # per file: definitions touched, lines removed/added
     findings: list[Item] = Field(default_factory=list)  # the agent's diagnoses and commands' outcomes, dated
     decisions: list[Item] = Field(default_factory=list)
     errors: list[Item] = Field(default_factory=list)  # problems and solutions
+    current_work: list[Item] = Field(default_factory=list)  # what was being done when the session ended
     next_steps: list[Item] = Field(default_factory=list)  # todos and next steps, unfinished
     marked: list[Item] = Field(default_factory=list)  # @important/@decision/@warning/@todo, verbatim
 

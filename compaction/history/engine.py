@@ -95,14 +95,17 @@ def compact(
     tight = target < TIGHT_TARGET
     em_share = 0.15 if tight else 0.25
     em_ceiling = max(100, min(int(window * settings.error_memory_share), int(target * em_share)))
-    em_block, em_note = ("", "")
+    em_block = ""
     if preset.error_memory:
-        em_block, em_note = errors_adapter.render_block(shown_records, lang, em_ceiling, len(rounds),
+        em_block, _ = errors_adapter.render_block(shown_records, lang, em_ceiling, len(rounds),
                                                         ignored=steering.ignored if steering.ignore else None)
-    reads_total, reads_repeated = facts.reads_dropped(events, tail_start)
+    reads_total, _ = facts.reads_dropped(events, tail_start)
     outputs_dropped = sum(1 for r in head_rounds for m in r.messages for _ in m.tool_results)
-    dropped = _dropped_text(lang, len(head_rounds), outputs_dropped, reads_total, reads_repeated, em_note)
-    fixed_tokens = tokens.count(header) + tokens.count(em_block) + tokens.count(dropped) + 40
+    # Every line must answer something: the counts of what was summarized live in the stats, and an
+    # error memory with no record is not shown (its protocol would guard nothing).
+    em_doc = em_block if shown_records else ""
+    dropped = ""  # the error memory's own notes say what its budget merged or dropped
+    fixed_tokens = tokens.count(header) + tokens.count(em_doc) + tokens.count(dropped) + 40
 
     # --- the verbatim tail gets a share of the budget (smaller when the budget is tight); the summary
     # gets what the tail leaves. If the real count is still over, the tail shrinks and the summary is
@@ -115,8 +118,8 @@ def compact(
         shown_start = shown[0].number if shown else len(rounds) + 1
         summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
         pool = [copy.copy(f) for f in all_facts]
-        chosen = _choose(pool, summary_budget)
-        markdown = _render(lang, header, chosen, em_block, dropped, tail_text, shown_start, len(rounds))
+        chosen = _choose(pool, summary_budget, shown_start)
+        markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
         if tokens.count(markdown) <= target:
             break
     # Still over (facts cost a little more once rendered): drop the least important optional facts
@@ -136,7 +139,7 @@ def compact(
                     break
         elif not _shorten_essentials(chosen) and not _shrink_task(chosen):
             break
-        markdown = _render(lang, header, chosen, em_block, dropped, tail_text, shown_start, len(rounds))
+        markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
         over = tokens.count(markdown) - target
 
     if over > 0:  # the budget wins: must-keep items one line each, nothing dropped
@@ -151,7 +154,7 @@ def compact(
             if d.extra:  # older rounds joined the verbatim ones: the header says from where
                 hdr = _header(transcript, lang, len(rounds), d.shown_start, cwd)
                 hdr = hdr if preset.code else hdr.replace("`", "")
-            return _render(lang, hdr, d.chosen, em_block, dropped, tail, d.shown_start, len(rounds))
+            return _render(lang, hdr, d.chosen, em_doc, dropped, tail, d.shown_start, len(rounds))
 
         markdown, draft = fill.fill(render_draft, fill.Draft(chosen, tail_text, shown_start), target=target,
                                     origin=dict(zip(map(id, pool), all_facts, strict=True)), all_facts=all_facts,
@@ -206,8 +209,10 @@ def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> lis
     return out
 
 
-def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
-    """Essentials first (full text, else their short form), then optional facts by priority and score."""
+def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -> list[Fact]:
+    """Essentials first (full text, else their short form), then optional facts by priority and score;
+    an optional fact from the rounds the verbatim tail shows (from `tail_start`) would say it twice,
+    except a completed action (the tail may elide a command in the middle of a long output)."""
     texts = [f.text for f in all_facts]
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
     goal_cap = max(120, int(budget * 0.45))
@@ -215,11 +220,16 @@ def _choose(all_facts: list[Fact], budget: int) -> list[Fact]:
     used = 0
     ordered = sorted(all_facts, key=lambda f: (not f.essential, f.rank(), -f.score))
     for f in ordered:
+        if (tail_start is not None and not f.essential and f.section not in (Section.GOAL, Section.COMPLETED)
+                and f.rounds and min(f.rounds) >= tail_start):
+            continue  # the verbatim tail says it (a state-changing command stays listed: it may be elided there)
         cost = costs[id(f)]
         if f.section is Section.GOAL and f.task and cost > goal_cap:
+            # Over its share: its pastes trimmed first (the prose stays whole), then head and tail.
             f.full_text = f.text
-            f.text = _truncate_tokens(f.text, goal_cap)
-            cost = goal_cap
+            fitting = [t for t in f.forms if tokens.count(t) + 6 <= goal_cap]
+            f.text = fitting[0] if fitting else _truncate_tokens(f.forms[-1] if f.forms else f.text, goal_cap)
+            cost = min(goal_cap, tokens.count(f.text) + 6)
         if used + cost <= budget or f.section is Section.MARKED or f.task:
             chosen.append(f)
             used += cost
@@ -284,17 +294,6 @@ def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str |
     return "\n".join(lines)
 
 
-def _dropped_text(lang: str, rounds: int, outputs: int, reads: int, repeated: int, em_note: str) -> str:
-    if lang == "zh":
-        text = f"- 摘要了 {rounds} 轮；省略了 {outputs} 个命令/工具输出、{reads} 次文件读取（其中 {repeated} 次重复读取）。"
-    else:
-        text = (f"- Summarized {rounds} rounds; dropped {outputs} command/tool outputs and {reads} file reads "
-                f"({repeated} repeated reads of the same file).")
-    if em_note:
-        text += f"\n- {em_note}"
-    return text
-
-
 def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: str, tail: str,
             tail_start: int, n_rounds: int) -> str:
     by_section: dict[Section, list[Fact]] = {s: [] for s in Section}
@@ -303,23 +302,33 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
     parts = [header]
     for section in Section:
         items = by_section[section]
+        if section is Section.CURRENT:  # what the verbatim tail shows is not said twice
+            items = [f for f in items if f.pending or not f.rounds or min(f.rounds) < tail_start or not tail]
         if items:
             items.sort(key=lambda f: (min(f.rounds) if f.rounds else 0))
             lines = [f"## {section.heading(lang)}"]
             for f in items:
                 c = cite(f.rounds)
                 text = f.text if (not c or c in f.text) else f"{f.text} {c}"
-                if section is Section.GOAL and "\n" in text:
+                if tail and section is Section.GOAL and not f.task and f.rounds and min(f.rounds) >= tail_start:
+                    text = _pointer(f.text, c)  # the verbatim rounds below quote it whole
+                if section in (Section.GOAL, Section.RULES, Section.CURRENT) and "\n" in text:
                     text = text.replace("\n", "\n  ")
                 lines.append(f"- {text}")
             parts.append("\n".join(lines))
         if section is Section.PROBLEMS and em_block:
-            parts.append(em_block)
-    if dropped:
-        parts.append(f"## {h(lang, 'dropped')}\n{dropped}")
+            parts.append(f"{em_block}\n\n{dropped}" if dropped else em_block)
     if tail:
         parts.append(f"## {h(lang, 'recent')} (r{tail_start}-r{n_rounds})\n\n{tail}")
     return "\n\n".join(parts) + "\n"
+
+
+def _pointer(text: str, c: str) -> str:
+    """A request the verbatim tail quotes: its opening words and where the rest is."""
+    flat = " ".join(text.split())
+    if len(flat) <= 140:
+        return f"{flat} {c}".rstrip()
+    return f"{flat[:120].rstrip()}… {c} [whole in the recent rounds below]"
 
 
 def _summary_model(chosen: list[Fact]) -> Summary:

@@ -31,11 +31,13 @@ class Fact:
     priority: float | None = None  # overrides the section's priority (earlier requests of a chat)
     task: bool = False  # the task itself: never dropped, shortened head-and-tail instead
     full_text: str | None = None  # the fuller text the filler upgrades to (the task whole, a record in full)
+    forms: tuple[str, ...] = ()  # the task: shorter forms (pastes trimmed), longest first, tried before a cut
     path: str | None = None  # modified files: the path as the summary's file list shows it
     scratch: bool = False  # modified files: a folded line (scratch, reverted, moved or deleted files), not one file
     test: bool = False  # completed actions: a test run
     marker: str | None = None  # marked items: important | decision | warning | todo
     error_id: str | None = None  # problems: the error-memory record's id
+    pending: bool = False  # current work: an unanswered request (shown even beside the verbatim tail)
 
     def rank(self) -> float:
         """The selection priority: the section's, unless the source set its own."""
@@ -128,7 +130,7 @@ def task_text(raw: str) -> str:
         if more:
             opening = f"{opening} {more.group(0).strip()}"
     elided = len(bp) - len(opening)
-    note = f" […harness instructions, {elided} characters, elided; their rules are under the decisions…]"
+    note = f" […harness instructions, {elided} characters, elided; binding rules under Project rules…]"
     return f"{request}\n\n{opening}{note if elided > 0 else ''}"
 
 

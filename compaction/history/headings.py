@@ -6,6 +6,8 @@ HEADINGS: dict[str, dict[str, str]] = {
     "en": {
         "title": "Compacted conversation",
         "goal": "Task goal",
+        "rules": "Project rules and environment (instructions the agent read)",
+        "current": "Current work (where the session ended)",
         "completed": "Completed key actions",
         "modified": "Modified files",
         "changes": "What changed (per file)",
@@ -24,6 +26,8 @@ HEADINGS: dict[str, dict[str, str]] = {
     "zh": {
         "title": "压缩后的对话",
         "goal": "任务目标",
+        "rules": "项目规则与环境（智能体读到的指令）",
+        "current": "当前工作（会话结束时）",
         "completed": "已完成工作",
         "modified": "已修改文件",
         "changes": "具体改动（按文件）",

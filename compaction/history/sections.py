@@ -23,6 +23,7 @@ class SectionSpec:
 
 class Section(Enum):
     GOAL = SectionSpec("goal", 1, "goal")
+    RULES = SectionSpec("rules", 2.4, "rules")
     COMPLETED = SectionSpec("completed", 2, "completed")
     MODIFIED = SectionSpec("modified", 3, "modified_files")
     CHANGES = SectionSpec("changes", 3.5, "changes")
@@ -30,6 +31,7 @@ class Section(Enum):
     FINDINGS = SectionSpec("findings", 4.2, "findings")
     PROBLEMS = SectionSpec("problems", 4, "errors")
     MARKED = SectionSpec("marked", 0, "marked")
+    CURRENT = SectionSpec("current", 1.5, "current_work")
     NEXT = SectionSpec("next", 5, "next_steps")
 
     @property

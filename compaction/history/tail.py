@@ -16,6 +16,8 @@ from compaction.model import Message, Role, Round
 
 _ROLE_LABEL = {Role.SYSTEM: "system", Role.USER: "user", Role.ASSISTANT: "assistant", Role.TOOL: "tool"}
 CAPS: tuple[int | None, ...] = (None, 2000, 1000, 500, 250, 120, 60, 30)
+# The user's words outlast the assistant's prose, which outlasts tool output, when a cap elides.
+_CAP_FACTOR = {Role.USER: 4, Role.ASSISTANT: 2}
 _NOTE_COST = 16  # tokens of an elision note
 _PIECE_OVERHEAD = 6  # fences, labels, separators
 
@@ -29,7 +31,7 @@ class _Piece:
     suffix: str
     round_no: int
     elidable: bool
-    cap_factor: int = 1  # assistant prose gets twice the cap of tool output
+    cap_factor: int = 1  # of the cap: user text 4, assistant prose 2, tool output 1
 
     def cost(self, cap: int | None) -> int:
         limit = None if cap is None or not self.elidable else cap * self.cap_factor
@@ -63,7 +65,7 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering) -> list[_Pie
     if steering.ignore and steering.ignored("\n".join(whole)):
         return [_Piece(f"**{label}**: [omitted: mentions an ignored topic]", [], "", rnd, False)]
     out = [_Piece(f"**{label}**:\n", enc.encode_ordinary(text), "", rnd, True,
-                  cap_factor=2 if msg.role is Role.ASSISTANT else 1)]
+                  cap_factor=_CAP_FACTOR.get(msg.role, 1) if not msg.harness else 1)]
     if not code or msg.meta.get("final_patch_echo"):
         return out
     for call in msg.tool_calls:

@@ -1,11 +1,89 @@
-"""The task: the first request whole (the harness's boilerplate elided), then later requests."""
+"""The task and every later user message: the first request whole (the harness's boilerplate elided,
+long pastes trimmed to their informative lines), then the later requests with their rounds; a short
+assent ("yes please") carries what it accepts — the assistant's offer it answers."""
 
 from __future__ import annotations
 
+import re
+from itertools import islice
+
 from compaction.events import EventKind, is_follow_up_request
-from compaction.history.facts import MIN_FACT_TOKENS, Fact, clean_task, task_text
+from compaction.history.facts import MIN_FACT_TOKENS, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Message, Role
+
+_PASTE_LINES = 12  # a fenced block or an unfenced log run longer than this is trimmed
+_TRIM_LEVELS = ((12, 4), (8, 3), (4, 2))  # (head, tail) lines a paste keeps, gentlest first
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+# Lines worth keeping from the middle of a paste: what failed and where.
+_INFORMATIVE_RE = re.compile(r"(?:error|exception|warning)\b|\b(?:fail(?:ed|ure)?|fatal|panic|denied|not found|"
+                             r"traceback|assert\w*)\b", re.IGNORECASE)
+# Log/stack-shaped lines outside fences: timestamps, stack frames, deep indentation, table rows.
+_LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
+_LOGRUN_RE = re.compile(r"(?:^(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
+                        rf"[^\n]*\n){{{_PASTE_LINES + 1},}}", re.MULTILINE)
+_ASSENT_RE = re.compile(r"^\s*(?:(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|do it|go ahead|go for it|sounds good|"
+                        r"great|perfect|lgtm|let'?s do (?:it|that)|that works|please do|好的?|可以|行|是的|对)[\s,.!]*)+"
+                        r"(?:please|thanks?(?: you)?|那就这样)?[\s.!]*$", re.IGNORECASE)
+_SENTENCE_RE = re.compile(r"[^.!?\n]+[.!?]?")
+
+
+def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
+    """The message with each long paste (a fenced block, a run of log or stack lines) cut to its
+    `head` lines, its informative lines (errors, failures) and its `tail` lines, with a note of what
+    was trimmed."""
+    if text.count("\n") <= _PASTE_LINES or ("```" not in text and "~~~" not in text and not _LOGRUN_RE.search(text)):
+        return text  # no fence and no long run of log lines: nothing to trim (one C-speed scan)
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if _FENCE_RE.match(lines[i]):  # a fenced block: from its opening fence to its closing one
+            j = next((k for k in range(i + 1, len(lines)) if _FENCE_RE.match(lines[k])), len(lines) - 1)
+            out.extend([lines[i], *_trim(lines[i + 1:j], "code", head, tail), lines[j]] if j > i else [lines[i]])
+            i = j + 1
+            continue
+        j = i
+        while j < len(lines) and _LOGLINE_RE.match(lines[j]):
+            j += 1
+        if j - i > _PASTE_LINES:
+            out.extend(_trim(lines[i:j], "log", head, tail))
+            i = j
+        elif j > i:  # a short run stays as it is (and is not scanned again)
+            out.extend(lines[i:j])
+            i = j
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
+
+
+def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
+    if len(block) <= max(_PASTE_LINES, head + tail + 2):
+        return block
+    middle = block[head:len(block) - tail]
+    kept = list(islice((ln for ln in middle if _INFORMATIVE_RE.search(ln)), 4))
+    note = f"[… {len(middle) - len(kept)} lines of pasted {kind} trimmed …]"
+    return [*block[:head], note, *kept, *block[len(block) - tail:]]
+
+
+def accepted_offer(messages: list[Message], index: int) -> str | None:
+    """What a short assent at message `index` accepts: the last question or offer of the assistant's
+    latest text before it."""
+    if not _ASSENT_RE.match(messages[index].text):
+        return None
+    for m in reversed(messages[:index]):
+        if m.role is Role.USER and not m.harness:
+            return None
+        if m.role is Role.ASSISTANT and m.text.strip():
+            sentences = [s.strip() for s in _SENTENCE_RE.findall(m.text) if len(s.strip()) > 8]
+            if not sentences:
+                return None
+            asked = [s for s in sentences if s.endswith("?")]
+            offer = asked[-1] if asked else sentences[-1]
+            return WS_RE.sub(" ", offer)[:240]
+    return None
 
 
 @fact_source(Section.GOAL)
@@ -18,20 +96,42 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     if not requests:
         return facts
     task = requests[0]
-    facts.append(Fact(Section.GOAL, task_text(task.text), [task.round], score=100, essential=True, task=True))
+    whole = task_text(task.text)
+    forms: list[str] = []  # its pastes trimmed harder and harder: the request's prose stays whole longest
+    request, rest = split_task(task.text)  # the harness's boilerplate is elided anyway: not trimmed
+    hardest = trim_pastes(request, *_TRIM_LEVELS[-1])
+    if hardest != request:
+        for head, tail in _TRIM_LEVELS:
+            trimmed = trim_pastes(request, head, tail) if (head, tail) != _TRIM_LEVELS[-1] else hardest
+            form = task_text(trimmed + rest)
+            if form != (forms[-1] if forms else whole):
+                forms.append(form)
+    facts.append(Fact(Section.GOAL, whole, [task.round], score=100, essential=True, task=True,
+                      forms=tuple(forms)))
     # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests.
     later = [r for r in requests[1:] if is_follow_up_request(r.text)]
     # Interactive sessions: every later request matters, the latest most (the current goal).
     room = None if ctx.target_tokens is None else ctx.target_tokens // MIN_FACT_TOKENS
     first = 0 if room is None else max(0, len(later) - room)
+    messages = ctx.transcript.messages
+    asked: dict[str, Fact] = {}  # a request sent again (a retry, a resend) is one line with its rounds
     for i, req in enumerate(later[first:], first):
         latest = i == len(later) - 1
-        text = clean_task(req.text)
+        text = clean_task(trim_pastes(req.text, *_TRIM_LEVELS[-1]))
+        offer = accepted_offer(messages, req.message_index) if 0 <= req.message_index < len(messages) else None
+        if offer:
+            text = f"{text} (accepting: “{offer}”)"
+        key = " ".join(text.lower().split()).rstrip("?.! ")
+        if not latest and key in asked:
+            asked[key].rounds.append(req.round)
+            continue
         if latest:
             facts.append(Fact(Section.GOAL, "Current request: " + text, [req.round], score=90, essential=True,
                               short="Current request: " + text[:160]))
         else:  # history: the completed actions carry what was done about it
-            facts.append(Fact(Section.GOAL, "Then asked: " + (text if len(text) <= 160 else text[:159] + "…"),
-                              [req.round], score=10 + i * 0.01, priority=2.5,
-                              full_text="Then asked: " + text if len(text) > 160 else None))
+            fact = Fact(Section.GOAL, "Then asked: " + (text if len(text) <= 160 else text[:159] + "…"),
+                        [req.round], score=10 + i * 0.01, priority=2.5,
+                        full_text="Then asked: " + text if len(text) > 160 else None)
+            asked[key] = fact
+            facts.append(fact)
     return facts

@@ -1,0 +1,108 @@
+"""Where the session ended: what the assistant was doing in its last messages, the calls it issued
+last (and whether their results came back), and a user message still waiting for an answer — the
+state a successor resumes from, kept even when the verbatim tail has no room."""
+
+from __future__ import annotations
+
+import re
+
+from compaction.events import EventKind, is_follow_up_request, results_of_calls
+from compaction.history.facts import WS_RE, Fact, first_line
+from compaction.history.sections import Section
+from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Role, Round
+
+_CHANGE = (EventKind.EDIT, EventKind.WRITE)
+_SAID_CHARS = 360  # of the assistant's last words
+_CALLS = 4  # last calls listed
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _said(text: str, limit: int) -> str:
+    """The text on one line, whole sentences from its start and its last one, within `limit`."""
+    flat = WS_RE.sub(" ", " ".join(text.split()))
+    if len(flat) <= limit:
+        return flat
+    sentences = _SENTENCE_RE.split(flat)
+    last = sentences[-1][: limit // 2]
+    out = ""
+    for s in sentences[:-1]:
+        if len(out) + len(s) + len(last) + 6 > limit:
+            break
+        out += s + " "
+    return f"{out}… {last}" if out else f"{flat[: limit - len(last) - 3]}… {last}"
+
+
+def _last_calls(rnd: Round) -> list[str]:
+    results = results_of_calls(rnd.messages)
+    out = []
+    for msg in rnd.messages:
+        for call in msg.tool_calls:
+            what = f"`{first_line(call.command, 100)}`" if call.command else \
+                f"{call.name} `{call.path}`" if call.path else call.name
+            res = results.get(id(call))
+            if res is None:
+                status = "no result seen"
+            elif res.exit_code is not None:
+                status = f"exit {res.exit_code}"
+            else:
+                status = "error" if res.is_error else "done"
+            out.append(f"{what} ({status})")
+    return out[-_CALLS:]
+
+
+def _verification(ctx: FactContext) -> Fact | None:
+    """Whether the last change was checked: the test runs after the last edit (with their counts),
+    or that none ran; and whether the session ended by submitting (the harness echoed the final diff)."""
+    last_edit = max((e.round for e in ctx.events if e.kind in _CHANGE), default=0)
+    if not last_edit:
+        return None
+    runs = [e for e in ctx.events if e.kind is EventKind.COMMAND and e.test]
+    tests = [e for e in runs if e.round >= last_edit]
+    submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
+    if not runs and not submitted:
+        return None  # a project without a test run in sight: nothing to say about verification
+    if tests:
+        t = tests[-1]
+        outcome = first_line(t.test_summary, 120) if t.test_summary else (f"exit {t.exit_code}" if t.exit_code is not None else "failed" if t.failed
+                                     else "ran")
+        text = f"Verified after the last edit (r{last_edit}): `{first_line(t.command or '', 100)}` → {outcome}"
+        rounds = [t.round]
+    else:
+        text = f"No test run after the last edit (r{last_edit})"
+        rounds = [last_edit]
+    if submitted:
+        text += "; then submitted (the harness printed the final diff)"
+    return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
+
+
+@fact_source(Section.CURRENT)
+def current_work(ctx: FactContext) -> list[Fact]:
+    """Three facts at most: the last words, the last calls (both left out of the document when the
+    verbatim tail shows their round) and the user's last request when nothing answered it yet."""
+    rounds = ctx.transcript.rounds
+    if not rounds:
+        return []
+    facts: list[Fact] = []
+    said = next(((r.number, m) for r in reversed(rounds) for m in reversed(r.messages)
+                 if m.role is Role.ASSISTANT and m.text.strip() and not m.harness), None)
+    if said:
+        facts.append(Fact(Section.CURRENT, f"Last said: {_said(said[1].text, _SAID_CHARS)}", [said[0]], score=80,
+                          priority=1.5, short=f"Last said: {_said(said[1].text, _SAID_CHARS // 2)}"))
+    calls_round = next((r for r in reversed(rounds) if any(m.tool_calls for m in r.messages)), None)
+    if calls_round is not None and calls_round.number >= rounds[-1].number - 1:
+        calls = _last_calls(calls_round)
+        if calls:
+            facts.append(Fact(Section.CURRENT, "Last calls: " + "; ".join(calls), [calls_round.number], score=79,
+                              priority=1.5))
+    check = _verification(ctx)
+    if check:
+        facts.append(check)
+    requests = [e for e in ctx.events if e.kind is EventKind.REQUEST and e.text.strip()
+                and is_follow_up_request(e.text)]
+    last = requests[-1] if requests else None
+    if last is not None and (said is None or last.message_index > said[1].index) and len(requests) > 1:
+        # The request itself (and the offer an assent accepts) is the Task goal's current request.
+        facts.append(Fact(Section.CURRENT, f"Pending: the current request (r{last.round}) is not answered or done yet",
+                          [last.round], score=85, essential=True, pending=True))
+    return facts

@@ -1,0 +1,222 @@
+"""Project rules the agent read and must follow: instruction files (AGENTS.md, CLAUDE.md, a skill's
+SKILL.md, .cursor/rules…) read by a tool or pasted into the conversation, and the work rules of a
+harness's task message — their key rules in a few lines, as context (not decisions).
+
+Why: a successor that does not know "do not modify tests" or "targeted search only" breaks them. A
+document is recognised by its name or by its shape (imperative bullet rules: must/never/always/do
+not); its rules are its list items and modal sentences, grouped under their headings. Rules about
+how to talk to the harness (one code block per reply, a THOUGHT section) are not the project's and
+are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+
+from compaction.events import results_of_calls
+from compaction.history.facts import Fact, split_task
+from compaction.history.sections import Section
+from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Role
+
+# Names agents give their instruction files (the content check below finds the others).
+_NAME_RE = re.compile(r"(?:^|[/\\\s\"'])(AGENTS|CLAUDE|GEMINI|CONVENTIONS|SKILL|QWEN|CRUSH)\.md\b|\.cursorrules\b|"
+                      r"\.windsurfrules\b|\.clinerules\b|copilot-instructions\.md\b|\.cursor[/\\]rules\b",
+                      re.IGNORECASE)
+_MODAL_RE = re.compile(r"\b(?:must|never|always|do not|don't|should|only|avoid|prefer|required?|ensure|make sure)\b",
+                       re.IGNORECASE)
+_ITEM_RE = re.compile(r"^(\s*)(?:[-*•]|\d+[.)])\s+(.*)$")
+_HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{2,60}?):?\*\*:?)\s*$")
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+_EXAMPLE_RE = re.compile(r"<(\w*example\w*)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_TAG_RE = re.compile(r"</?[A-Za-z_][\w-]*>")
+# Rules about the exchange with the harness itself, not about the work.
+_PROTOCOL_RE = re.compile(r"\b(?:your response|each response|one response|responses? (?:should|must)|"
+                          r"(?:code|bash|separate) blocks?|"
+                          r"THOUGHT|one (?:\w+ )?command|single command|format your)\b", re.IGNORECASE)
+_TASK = "Task instructions"
+_DOC_SUFFIX_RE = re.compile(r"(?:\.md|\.mdc|\.txt|/[^./]+)$", re.IGNORECASE)  # prose files, or no suffix
+_MIN_RULES = 3  # a document with fewer rule lines is not an instruction file
+_MAX_DOC_CHARS = 60_000  # bounded work: longer reads are not instruction files
+
+
+def is_instructions(text: str, named: bool = False) -> bool:
+    """Instruction-shaped: named like an instruction file, or several imperative rule items and a
+    good share of its prose lines modal."""
+    return _parsed(text, named) is not None
+
+
+def _parsed(text: str, named: bool = False) -> list[tuple[str, int, str]] | None:
+    """The document's rule lines when it is instruction-shaped, else None. One pass of one regex
+    first: most texts (tool outputs, logs) leave here without being split into lines."""
+    if len(_MODAL_RE.findall(text, 0, 5_000)) < (1 if named else 3):
+        return None
+    rules = _rule_lines(text)
+    if named:
+        return rules if len(rules) >= 2 else None
+    lines = sum(1 for ln in text.splitlines() if ln.strip())
+    modal = sum(1 for _, _, rule in rules if _MODAL_RE.search(rule))
+    return rules if len(rules) >= _MIN_RULES and modal >= 3 and modal * 6 >= lines else None
+
+
+def _rule_lines(text: str) -> list[tuple[str, int, str]]:
+    """(heading, indent, rule) of a document's rules: its list items and modal sentences outside
+    code and examples, harness-protocol rules left out."""
+    text = _EXAMPLE_RE.sub("", text)
+    out: list[tuple[str, int, str]] = []
+    heading = ""
+    fenced = False
+    for raw in text.splitlines():
+        if _FENCE_RE.match(raw):
+            fenced = not fenced
+            continue
+        if fenced or raw.lstrip().startswith("|"):
+            continue
+        line = _TAG_RE.sub("", raw).rstrip()
+        if not line.strip():
+            continue
+        hm = _HEADING_RE.match(line)
+        if hm:
+            heading = (hm.group(1) or hm.group(2) or "").strip(" #*:")
+            continue
+        im = _ITEM_RE.match(line)
+        body = (im.group(2) if im else line).strip().strip("*").strip()
+        if len(body) < 2 or _PROTOCOL_RE.search(body):
+            continue
+        if im or _MODAL_RE.search(body):
+            out.append((heading, len(im.group(1)) if im else 0, body))
+    return out
+
+
+_STRONG_RE = re.compile(r"\b(?:must|never|always|do not|don't|only|required?|MODIFY)\b", re.IGNORECASE)
+
+
+def _strength(rule: str) -> int:
+    """How binding a rule reads: must/never/do not over should/prefer over a plain list item."""
+    return 2 if _STRONG_RE.search(rule) else 1 if _MODAL_RE.search(rule) else 0
+
+
+class Digest:
+    """A document's rules folded once (nested items into their parent, with how binding each reads),
+    rendered at any size."""
+
+    def __init__(self, lines: list[tuple[str, int, str]]) -> None:
+        self.rules: list[tuple[str, str]] = []  # (heading, rule)
+        for heading, indent, rule in lines:
+            rule = " ".join(rule.split()).rstrip(".;")
+            if indent and self.rules and self.rules[-1][0] == heading:
+                parent = self.rules[-1][1]
+                self.rules[-1] = (heading, parent + (" " if parent.endswith(":") else ", ") + rule)
+            else:
+                self.rules.append((heading, rule))
+        self.strength = [_strength(rule) for _, rule in self.rules]
+        self.order = sorted(range(len(self.rules)), key=lambda i: (-self.strength[i], i))
+
+    def render(self, limit: int | None = None, min_strength: int = 0) -> str:
+        """`Heading: rule; rule` one line per heading; within `limit` characters the most binding
+        rules are kept (must/never before should before plain items), whole, in the document's order."""
+        keep = set(range(len(self.rules)))
+        if limit is not None:
+            keep, size, headings = set(), 0, set()
+            for i in self.order:
+                heading, rule = self.rules[i]
+                if self.strength[i] < min_strength:
+                    break
+                cost = len(rule) + 2 + (len(heading) + 3 if heading not in headings else 0)
+                if size + cost <= limit:
+                    keep.add(i)
+                    headings.add(heading)
+                    size += cost
+        out: list[tuple[str, list[str]]] = []
+        for i in sorted(keep):
+            heading, rule = self.rules[i]
+            if not out or out[-1][0] != heading:
+                out.append((heading, []))
+            out[-1][1].append(rule)
+        return "\n".join(f"{hd}: " + "; ".join(items) if hd else "; ".join(items) for hd, items in out)
+
+
+def digest(text: str, limit: int | None = None, min_strength: int = 0) -> str:
+    """The rules of a text grouped under their headings (see `Digest.render`)."""
+    return Digest(_rule_lines(text)).render(limit, min_strength)
+
+
+Rules = list[tuple[str, int, str]]
+
+
+def _documents(ctx: FactContext) -> list[tuple[str, int, Rules]]:
+    """(name, round, rule lines) of each instruction document the agent was given or read; a text
+    seen before (a file read twice) is not parsed again."""
+    docs: list[tuple[str, int, Rules]] = []
+    seen: set[int] = set()
+
+    def add(name: str, rnd: int, text: str, named: bool) -> None:
+        key = hash(text)
+        if key in seen:
+            return
+        seen.add(key)
+        rules = _parsed(text, named)
+        if rules:
+            docs.append((name, rnd, rules))
+
+    first_user = True
+    for rnd in ctx.transcript.rounds:
+        calls = None
+        for msg in rnd.messages:
+            if msg.role is Role.USER and msg.text:
+                if first_user and not msg.harness:
+                    first_user = False
+                    boilerplate = split_task(msg.text)[1]
+                    if boilerplate:
+                        add(_TASK, rnd.number, boilerplate, True)
+                    continue
+                named = _NAME_RE.search(msg.text[:300])
+                if (msg.harness or named) and len(msg.text) <= _MAX_DOC_CHARS:
+                    add(_name(named.group(0)) if named else "Instructions given", rnd.number, msg.text, bool(named))
+            for call in msg.tool_calls:
+                where = (call.path or call.command or "")[:400]
+                named = _NAME_RE.search(where) if (".md" in where or "rules" in where.lower()) else None
+                if not named and not (call.kind == "read" and call.path and _DOC_SUFFIX_RE.search(call.path)):
+                    continue
+                if calls is None:
+                    calls = results_of_calls(rnd.messages)
+                res = calls.get(id(call))
+                if res is None or res.is_error or not res.content or len(res.content) > _MAX_DOC_CHARS:
+                    continue
+                add(_name(named.group(0)) if named else PurePath(call.path or "file").name, rnd.number,
+                    res.content, bool(named))
+    return docs
+
+
+def _name(match: str) -> str:
+    return match.strip(" /\\\"'")
+
+
+@fact_source(Section.RULES)
+def rule_facts(ctx: FactContext) -> list[Fact]:
+    facts: list[Fact] = []
+    seen: set[str] = set()
+    target = ctx.target_tokens or 8000
+    cap = max(300, int(target * 0.5))  # characters of the shown form: about an eighth of the budget
+    most = max(600, target)  # characters at most, once the budget has room: about a quarter of it
+    for name, rnd, lines in _documents(ctx):
+        rules = Digest(lines)
+        # A harness's task instructions are mostly generic: only their binding rules, in less room.
+        generic = name == _TASK
+        strength = 2 if generic else 0
+        full = rules.render(most // 2 if generic else most, strength)
+        if not full or full in seen:
+            continue
+        seen.add(full)
+        shown = rules.render(cap // 2 if generic else cap, strength)
+        short = rules.render(max(160, cap // 3), strength)
+        head = f"{name} (r{rnd}), to follow:"
+        # Shown short first; the whole digest comes back only after the work's own facts (priority).
+        # A harness's generic instructions are optional, after the work's own facts.
+        fact = Fact(Section.RULES, f"{head}\n{shown}", [rnd], score=60, essential=not generic,
+                    short=f"{head}\n{short}", priority=4.6 if generic else 4.5)
+        if shown != full:
+            fact.full_text = f"{head}\n{full}"
+        facts.append(fact)
+    return facts

@@ -1,0 +1,144 @@
+"""How the hand-over document spends a small budget (issue 14 items 5, 6): project rules the agent
+read, the state the session ended in, what a short assent accepts, pastes trimmed before the task
+is cut, and no lines that answer nothing (an empty error memory, the "Dropped" bookkeeping)."""
+
+from __future__ import annotations
+
+from compaction.events import extract_events, is_follow_up_request
+from compaction.history.engine import compact
+from compaction.history.sections import Section
+from compaction.history.sources import FactContext, gather
+from compaction.history.sources.rules import digest, is_instructions
+from compaction.history.sources.task import accepted_offer, trim_pastes
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+
+AGENTS = """# AGENTS.md
+
+## Overview
+This repository is a small game engine.
+
+## Work Rules
+- Do not scan the full repository unless required.
+- Prefer targeted search by class or function name.
+- Never modify files under vendor/.
+- Keep changes small.
+
+## Response format
+- Your response must contain exactly one bash code block.
+"""
+
+
+def _transcript(msgs: list[Message]) -> Transcript:
+    for i, m in enumerate(msgs):
+        m.index = i
+    return Transcript("s.jsonl", "test", msgs, group_rounds(msgs))
+
+
+def _facts(t: Transcript, target: int = 2000) -> list:
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=target)
+    return gather(ctx)
+
+
+def test_instruction_files_are_recognised_by_shape_and_digested_under_their_headings() -> None:
+    assert is_instructions(AGENTS)
+    assert not is_instructions("Here is the output of the build.\nIt compiled fine.\nNo warnings.")
+    text = digest(AGENTS)
+    assert "Work Rules: Do not scan the full repository unless required; Prefer targeted search" in text
+    assert "Never modify files under vendor/" in text
+    assert "bash code block" not in text  # a rule about talking to the harness is not the project's
+    # within a small limit the binding rules (never/do not) stay, plain items give way
+    small = digest(AGENTS, 110)
+    assert "Never modify files under vendor/" in small and "Keep changes small" not in small
+
+
+def test_an_instruction_file_read_by_a_tool_becomes_project_rules() -> None:
+    read = ToolCall("Read", {"file_path": "/repo/AGENTS.md"}, "c1", ToolKind.READ, path="/repo/AGENTS.md")
+    t = _transcript([Message(0, Role.USER, "Add a pause menu to the game"),
+                     Message(1, Role.ASSISTANT, "Reading the rules first.", [read]),
+                     Message(2, Role.TOOL, tool_results=[ToolResult(AGENTS, "c1")]),
+                     Message(3, Role.ASSISTANT, "Done.")])
+    rules = [f for f in _facts(t) if f.section is Section.RULES]
+    assert len(rules) == 1 and rules[0].text.startswith("AGENTS.md (r1), to follow:")
+    assert "Never modify files under vendor/" in rules[0].text and rules[0].essential
+
+
+def test_a_short_assent_carries_the_offer_it_accepts_and_stays_pending() -> None:
+    t = _transcript([Message(0, Role.USER, "Find the session file for me"),
+                     Message(1, Role.ASSISTANT, "Found it at ~/s.jsonl. Want me to copy it into the repo and commit it?"),
+                     Message(2, Role.USER, "yes please")])
+    assert accepted_offer(t.messages, 2) == "Want me to copy it into the repo and commit it?"
+    assert accepted_offer(t.messages, 0) is None
+    facts = _facts(t)
+    goal = [f.text for f in facts if f.section is Section.GOAL]
+    assert goal[-1] == "Current request: yes please (accepting: “Want me to copy it into the repo and commit it?”)"
+    pending = [f for f in facts if f.section is Section.CURRENT and f.pending]
+    assert pending and pending[0].text == "Pending: the current request (r2) is not answered or done yet"
+
+
+def test_verification_state_says_whether_tests_ran_after_the_last_edit() -> None:
+    edit = ToolCall("Edit", {"file_path": "a.py"}, "e1", ToolKind.EDIT, path="a.py")
+    test = ToolCall("Bash", {"command": "pytest -q"}, "t1", ToolKind.SHELL, command="pytest -q")
+    again = ToolCall("Edit", {"file_path": "a.py"}, "e2", ToolKind.EDIT, path="a.py")
+    msgs = [Message(0, Role.USER, "Fix a.py"),
+            Message(1, Role.ASSISTANT, "Editing.", [edit]), Message(2, Role.TOOL, tool_results=[ToolResult("ok", "e1")]),
+            Message(3, Role.USER, "now run the tests"),
+            Message(4, Role.ASSISTANT, "Running.", [test]),
+            Message(5, Role.TOOL, tool_results=[ToolResult("3 passed in 0.1s", "t1", exit_code=0)])]
+    checked = [f.text for f in _facts(_transcript(list(msgs))) if f.section is Section.CURRENT and f.pending]
+    assert checked and checked[0].startswith("Verified after the last edit (r1): `pytest -q`")
+    msgs += [Message(6, Role.USER, "one more tweak"), Message(7, Role.ASSISTANT, "Tweaked.", [again]),
+             Message(8, Role.TOOL, tool_results=[ToolResult("ok", "e2")])]
+    unchecked = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
+    assert unchecked and unchecked[0].startswith("No test run after the last edit (r3)")
+
+
+def test_long_pastes_are_trimmed_to_head_informative_lines_and_tail() -> None:
+    body = [f"line {i}" for i in range(30)]
+    body[15] = "ValueError: bad input"
+    text = "Please fix this:\n```\n" + "\n".join(body) + "\n```\nThanks."
+    out = trim_pastes(text)
+    assert out.startswith("Please fix this:\n```\nline 0") and out.endswith("line 29\n```\nThanks.")
+    assert "ValueError: bad input" in out and "lines of pasted code trimmed" in out and "line 10" not in out
+    assert trim_pastes("short\n```\na\nb\n```") == "short\n```\na\nb\n```"
+
+
+def test_tag_only_messages_are_not_requests() -> None:
+    assert not is_follow_up_request("<command-name>/exit</command-name>\n<command-args></command-args>")
+    assert not is_follow_up_request("<local-command-stdout>Goodbye!</local-command-stdout>")
+    assert is_follow_up_request("<b>please</b> fix the build")
+
+
+def test_no_empty_error_memory_nor_dropped_bookkeeping_in_the_document() -> None:
+    msgs = [Message(0, Role.USER, "Write a haiku generator in gen.py")]
+    for i in range(30):
+        msgs += [Message(0, Role.ASSISTANT, f"Step {i}: thinking about syllables and words " * 20),
+                 Message(0, Role.USER, f"go on with step {i + 1}")]
+    result = compact(_transcript(msgs), target_tokens=900)
+    assert result.stats.tokens_after <= 900
+    assert "## Error Memory" not in result.markdown and "## Dropped" not in result.markdown
+    assert "Summarized" not in result.markdown
+    assert result.error_memory_markdown  # the block itself is still handed to restore and the hooks
+
+
+def test_the_environment_the_harness_describes_is_one_line() -> None:
+    from compaction.history.sources.environment import environment
+
+    text = ("Filesystem sandboxing: `sandbox_mode` is `workspace-write`. Network access is restricted.\n"
+            "<environment_context>\n  <shell>powershell</shell>\n  <cwd>C:\\repo</cwd>\n</environment_context>\n"
+            "Platform: linux\n")
+    assert environment(text) == {"shell": "powershell", "platform": "linux", "sandbox mode": "workspace-write",
+                                 "network": "restricted"}
+    t = _transcript([Message(0, Role.SYSTEM, text), Message(1, Role.USER, "Add a pause menu"),
+                     Message(2, Role.ASSISTANT, "Done.")])
+    env = [f.text for f in _facts(t) if f.section is Section.RULES]
+    assert env == ["Environment: shell powershell; platform linux; sandbox mode workspace-write; network restricted"]
+
+
+def test_a_request_sent_again_is_one_line_with_its_rounds() -> None:
+    msgs = [Message(0, Role.USER, "Build the parser")]
+    for text in ("What is this repo doing?", "what is this repo doing", "Now add tests"):
+        msgs += [Message(0, Role.ASSISTANT, "ok"), Message(0, Role.USER, text)]
+    goal = [(f.text, f.rounds) for f in _facts(_transcript(msgs)) if f.section is Section.GOAL]
+    assert goal[1:] == [("Then asked: What is this repo doing?", [2, 3]), ("Current request: Now add tests", [4])]
