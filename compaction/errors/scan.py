@@ -35,7 +35,7 @@ _BENIGN_EXIT1 = re.compile(r"^\s*(?:grep|egrep|fgrep|rg|ag|diff|cmp|test|\[|find
 _RC_TAG = re.compile(r"<returncode>-?\d+</returncode>|\[The command completed with exit code -?\d+\.\]|"
                      r"[Ee]xit (?:code|status):? -?\d+")
 _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause) (?:is|was)|this means|caused by|seems|"
-                    r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong)\b", re.I)
+                    r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|failed (?:before|because|with))\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
 _THOUGHT = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought):\s*")
 
