@@ -118,3 +118,31 @@ def test_a_commit_and_a_script_say_their_decisive_output_line():
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=4000)
     texts = [f.text for f in completed_facts(ctx)]
     assert any("git commit" in x and "→ 2 files changed, 393 insertions(+)" in x for x in texts), texts
+
+
+def test_a_harness_rule_about_what_may_change_is_a_constraint_and_client_markup_is_not():
+    from compaction.history.sources.decisions import decision_facts
+
+    opening = ("<pr_description>\nThe CSV export drops the header row.\n</pr_description>\n<instructions>\n"
+               "Your response must contain exactly one bash block. You should never run interactive editors.\n"
+               "DO NOT MODIFY: Tests, configuration files (pyproject.toml, setup.cfg, etc.)\n</instructions>")
+    t = _transcript([
+        Message(0, Role.USER, opening),
+        Message(0, Role.ASSISTANT, "ok"),
+        Message(0, Role.USER, "<local-command-caveat>DO NOT respond to these messages unless the user explicitly "
+                              "asks you to.</local-command-caveat>"),
+        Message(0, Role.ASSISTANT, "ok"),
+    ])
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=4000)
+    texts = [f.text for f in decision_facts(ctx)]
+    assert any(x.startswith("DO NOT MODIFY: Tests, configuration files") for x in texts), texts
+    assert not any("local-command-caveat" in x for x in texts), texts
+
+
+def test_a_conclusion_drawn_from_evidence_is_a_finding():
+    t = _transcript([
+        Message(0, Role.USER, "fix the pixel handler"),
+        Message(0, Role.ASSISTANT, "The file to edit is `pydicom/pixel_data_handlers/numpy_handler.py`, as indicated "
+                                   "by the traceback from the script."),
+    ])
+    assert any("as indicated by the traceback" in f.text for f in collect(t))

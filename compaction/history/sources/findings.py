@@ -31,7 +31,8 @@ _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p
     (r"\b(?:the )?root cause\b|\bthe (?:real |actual |underlying )?(?:problem|issue|bug|culprit) (?:is|was|here is|seems to be)\b", 30),
     (r"\bruled? out\b|\bis not the (?:cause|issue|problem)\b|\bisn't the (?:cause|issue|problem)\b|\bnot related to\b", 28),
     (r"\b(?:this|which|that|it) (?:means|confirms|explains|shows|proves)\b|\bturns out\b|\bconfirmed\b", 25),
-    (r"\b(?:is|was|are) caused by\b|\bbecause\b|\bdue to\b|\bthe reason (?:is|was)\b", 18),
+    (r"\b(?:is|was|are) caused by\b|\bbecause\b|\bdue to\b|\bthe reason (?:is|was)\b"
+     r"|\bas (?:indicated|shown|suggested) by\b|\baccording to the\b", 18),
     (r"\b(?:now )?(?:works|passes|pass|succeeds)\b(?! if)|\b(?:does not|doesn't|did not|didn't) (?:work|help|fix|pass)\b"
      r"|\bstill (?:fails|failing|broken)\b|\bfixed\b|\bresolved\b", 15),
     (r"\bI (?:found|see|notice|noticed|discovered|realized)\b|\bfound (?:that|the)\b|\bthe output shows\b", 10),
@@ -42,12 +43,12 @@ _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p
 # (a regex of alternatives is tried at every position of every assistant message, many times slower).
 _KEYWORDS = ("cause", "problem", "issue", "bug", "culprit", "rule", "related", "mean", "confirm", "explain", "show",
              "prove", "turns out", "due to", "reason", "work", "pass", "succeed", "help", "fix", "fail", "broken",
-             "resolved", "found", "i see", "notic", "discover", "realiz")  # one in every finding pattern
+             "resolved", "found", "i see", "notic", "discover", "realiz", "indicated", "according")  # one in every pattern
 # The same patterns for lower-cased sentences (a case-insensitive search costs several times more), each
 # with words one of which any match holds: a pattern runs only on a sentence holding one of its words.
 _PATTERN_WORDS = (("cause", "problem", "issue", "bug", "culprit"), ("rule", "cause", "issue", "problem", "related"),
                   ("mean", "confirm", "explain", "show", "prove", "turns out"),
-                  ("cause", "due to", "reason"), ("work", "pass", "succeed", "help", "fix", "fail", "broken", "resolved"),
+                  ("cause", "due to", "reason", "indicated", "shown", "suggested", "according"), ("work", "pass", "succeed", "help", "fix", "fail", "broken", "resolved"),
                   ("found", "i see", "notic", "discover", "realiz", "show"), ("failed",))
 _LOWER_PATTERNS = tuple((re.compile(rx.pattern.lower()), w, words)
                         for (rx, w), words in zip(_FINDING_PATTERNS, _PATTERN_WORDS, strict=True))
@@ -66,7 +67,10 @@ _SUMMARY_LINE_RE = re.compile(r"\b\d+ files? changed\b|\b(?:0|no) (?:issues|erro
                               r"deployed|pushed|tagged)\b|\bcompleted successfully\b|\bBuild succeeded\b|\bResult: ")
 # What makes an answer's sentence informative: identifiers in backticks, numbers, reasons.
 _INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*\b|\b(?:because|so|means|instead|rather than|ruled out|"
-                             r"the problem is|root cause|since|therefore|which)\b", re.IGNORECASE)
+                             r"the problem is|root cause|since|therefore|which)\b|^[A-Z][\w /()-]{1,30}: \S",
+                             re.IGNORECASE)  # the last: a "Label: value" line of a list (Build command: blank)
+_EMPHASIS_RE = re.compile(r"\*\*|__")
+_BOLD_RE = re.compile(r"\*\*[^*\n]{2,40}\*\*")  # what the reply itself stressed counts as informative too
 ANSWER_CHARS = 360  # an answer's finding: its most informative sentences up to this length
 _SCRIPT_RUN_RE = re.compile(r"\b(?:python[0-9.]*|node|ruby|go run|cargo run|java|bash|sh)\s+(?!-m\b|-c\b)\S+\.\w+")
 
@@ -130,16 +134,20 @@ def answer_to(question: str, replies: Message | list[Message]) -> str | None:
     if not asked or len(asked) < 8:
         return None
     sentences: list[str] = []
+    stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
     for msg in [replies] if isinstance(replies, Message) else replies:
         text = _THOUGHT_RE.sub("", re.sub(r"```.*?(?:```|$)", " ", msg.text[:4000], flags=re.DOTALL))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
-        sentences += [x for x in (WS_RE.sub(" ", y).strip().lstrip("-*• ") for y in _SENTENCE_RE.split(text))
-                      if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith("?")]
+        for raw in _SENTENCE_RE.split(text):
+            x = WS_RE.sub(" ", _EMPHASIS_RE.sub("", raw)).strip().lstrip("-*• ")  # "**Build command:**" reads plain
+            if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith("?"):
+                sentences.append(x)
+                stressed.append(len(_BOLD_RE.findall(raw)))
         if len(sentences) >= 40:
             break
     if not sentences:
         return None
-    score = [len(_INFORMATIVE_RE.findall(x)) + (2 if i == 0 else 0) for i, x in enumerate(sentences)]
+    score = [len(_INFORMATIVE_RE.findall(x)) + stressed[i] + (2 if i == 0 else 0) for i, x in enumerate(sentences)]
     keep: list[int] = []
     size = 0
     for i in sorted(range(len(sentences)), key=lambda i: (-score[i], i)):
