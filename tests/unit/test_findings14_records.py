@@ -146,3 +146,29 @@ def test_a_conclusion_drawn_from_evidence_is_a_finding():
                                    "by the traceback from the script."),
     ])
     assert any("as indicated by the traceback" in f.text for f in collect(t))
+
+
+def test_an_injected_project_instruction_document_gives_one_decision_per_section():
+    from compaction.history.sources.decisions import decision_facts
+
+    doc = ("# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\n# AGENTS.md\n\n## Work Rules\n"
+           "- Prefer server-authoritative multiplayer for important gameplay.\n- Make small, safe changes.\n\n"
+           "## Search Strategy\nUse this order:\n1. Find game loop / main update loop.\n2. Find player tank logic.\n"
+           "</INSTRUCTIONS>\n<environment_context>\n  <shell>powershell</shell>\n</environment_context>")
+    t = _transcript([
+        Message(0, Role.USER, doc, harness=True),
+        Message(0, Role.USER, "add online lobbies"),
+        Message(0, Role.ASSISTANT, "ok"),
+    ])
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=4000)
+    texts = [f.text for f in decision_facts(ctx)]
+    assert ("Project instructions, Work Rules: Prefer server-authoritative multiplayer for important gameplay; "
+            "Make small, safe changes") in texts
+    assert ("Project instructions, Search Strategy: Use this order; Find game loop / main update loop; "
+            "Find player tank logic") in texts
+    assert not any("powershell" in x for x in texts)  # the markup after the document is not a rule
+    # A harness message without an instructions opening (a checkpoint summary, a template) gives none.
+    t2 = _transcript([Message(0, Role.USER, "# Context Checkpoint\n\n## Progress\n- done a\n\n## Next\n- do b",
+                              harness=True), Message(0, Role.USER, "go on"), Message(0, Role.ASSISTANT, "ok")])
+    ctx2 = FactContext(t2, extract_events(t2), [], role_preset("developer"), None, len(t2.rounds), target_tokens=4000)
+    assert not any(f.text.startswith("Project instructions") for f in decision_facts(ctx2))

@@ -41,6 +41,12 @@ SCOPE_RE = re.compile(r"\b(?:do not|don't|never|must not|should not|no need to|n
                        r"\b(?:modify|change|edit|touch|delete|install)\b|\bminimal changes\b|\bnon-test files\b",
                        re.IGNORECASE)
 MAX_SCOPE = 3  # scope rules kept from harness text (the rest are counted with the elided ones)
+# A project's instruction document the client injects (its opening line says instructions/rules/…, and it
+# has sections): the user's standing rules for the project, shown one line per section after the session's
+# own decisions; harness boilerplate has no such opening or no sections.
+_INSTRUCTIONS_RE = re.compile(r"\b(?:instructions|rules|guidelines|conventions)\b", re.IGNORECASE)
+_SECTION_RE = re.compile(r"^#{2,4} +(.+?)\s*$", re.MULTILINE)
+MAX_PROJECT_SECTIONS = 10
 _MARKUP_RE = re.compile(r"</?[a-z][\w-]*-[\w-]*>")  # a client's tags (`<local-command-caveat>`), not prose
 _SENTENCES_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
 
@@ -61,6 +67,30 @@ def _reasoned_choices(ctx: FactContext) -> list[tuple[int, str]]:
                 if 25 <= len(s) <= 400 and not s.endswith("?") and any(w in low for w in _REASON_WORDS) \
                         and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s):
                     out.append((rnd.number, s))
+    return out
+
+
+def _project_rules(ctx: FactContext) -> list[Fact]:
+    """One fact per section of an injected project instruction document: its heading and its lines."""
+    out: list[Fact] = []
+    for rnd in ctx.transcript.rounds[:3]:  # injected before or with the first requests
+        for msg in rnd.messages:
+            if msg.role is not Role.USER or not msg.harness or not msg.text:
+                continue
+            opening = msg.text.lstrip().split("\n", 1)[0]
+            heads = list(_SECTION_RE.finditer(msg.text))
+            if not _INSTRUCTIONS_RE.search(opening) or len(heads) < 2:
+                continue
+            for i, m in enumerate(heads[:MAX_PROJECT_SECTIONS]):
+                end = heads[i + 1].start() if i + 1 < len(heads) else len(msg.text)
+                body = re.sub(r"</?[A-Za-z_][\w-]*>.*", "", msg.text[m.end():end], flags=re.DOTALL)  # trailing markup
+                items = [WS_RE.sub(" ", ln).strip().lstrip("-*•0123456789. ").rstrip(".:") for ln in body.splitlines()]
+                items = [x for x in items if len(x) >= 2]
+                if not items:
+                    continue
+                text = f"Project instructions, {m.group(1).strip('# ')}: " + "; ".join(items)
+                out.append(Fact(Section.DECISIONS, text if len(text) <= 240 else text[:239] + "…", [rnd.number],
+                                score=30 - i / 100))
     return out
 
 
@@ -104,6 +134,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
             seen.add(key)
             facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [rnd],
                               score=38 + min(rnd, 500) / 1000))
+    facts += _project_rules(ctx)
     if elided:
         note = h(ctx.lang, "harness_elided").format(n=elided)
         facts.append(Fact(Section.DECISIONS, note, [], score=5, short=None))
