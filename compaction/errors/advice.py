@@ -40,6 +40,12 @@ _BY_ID: dict[str, str] = {
                              "verbatim, whitespace included",
     "ERR_TOOL_ToolError": "check the tool's parameters against its schema before calling it",
     "ERR_TOOL_InvalidArgument": "use only the documented sub-commands/parameters (e.g. view ranges inside the file)",
+    "ERR_TOOL_SandboxDenied": "rerun a command the sandbox refused with the escalation the harness offers",
+    "ERR_TOOL_ReadOnlyFileSystem": "write only inside the workspace; check the target path (`{path}`) is not a "
+                                   "stray argument taken for a file name",
+    "ERR_TOOL_EditRejected": "keep the edit's line range and brackets balanced: view the lines first and replace "
+                             "whole statements (`python -m py_compile {path}`)",
+    "ERR_TOOL_InvalidRange": "check the file's length (`wc -l {path}`) before viewing a line range",
     "ERR_TOOL_OutputTooLong": "never dump whole files or test logs: pipe through `| tail -n 40` or `| grep -m5 Error`",
     "ERR_TOOL_RateLimited": "wait before retrying (back off: 1 s, 2 s, 4 s…) and batch work into fewer calls",
     "ERR_TOOL_UnknownTool": "call only the tools and skills the session lists; check the exact name first",

@@ -45,6 +45,7 @@ _GATE_WORDS = (
     "EXACTLY ONE", "No module", "COMMIT", "ERROR", "Parameter", "undefined",
     "ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", " 429", "nknown tool", "nknown skill",
     "o such tool", "o such skill", "not a valid tool", "nknown function",
+    "andbox", "CreateProcessAsUser", "Read-only file system", "Errno 30", "EROFS", "E999 ", "E902 ", "view_range",
 )
 _TS_CODE = re.compile(r"TS\d")
 
@@ -126,6 +127,14 @@ _RATE_LIMIT = re.compile(
 _UNKNOWN_TOOL = re.compile(
     r"^[^\n]*?(?:[Uu]nknown (?:tool|skill|function)\b|[Nn]o such (?:tool|skill)\b|not a valid tool\b|"
     r"\b(?:[Tt]ool|[Ss]kill) [`'\"]?[\w:.-]+[`'\"]? (?:not found|does not exist|is not available))[^\n]*$", re.M)
+_SANDBOX = re.compile(
+    r"^[^\n]*?(?:\b[Ss]andbox(?:ed|ing)?\b[^\n]*?\b(?:error|denied|failed|failure|blocked|not permitted|violation|"
+    r"refused)|CreateProcessAsUserW? failed|[Ss]andbox(?:Denied|Violation|Error)\b)[^\n]*$", re.M)
+_READ_ONLY = re.compile(r"^[^\n]*?(?:Read-only file system|\[Errno 30\]|\bEROFS\b)[^\n]*$", re.M)
+_LINT_REJECTED = re.compile(r"^[^\n]*?\bE9\d\d (?:SyntaxError|IndentationError|TabError|TokenError)\b[^\n]*$", re.M)
+_INVALID_RANGE = re.compile(
+    r"^[^\n]*?(?:[Ii]nvalid `?view_range`?|`?view_range`?[^\n]*?\b(?:should|must|invalid|out of)\b|"
+    r"[Ii]nvalid (?:line )?range\b)[^\n]*$", re.M)
 _TOO_LONG = re.compile(r"^[^\n]*The output of your last command was too long[^\n]*$", re.M)
 _FORMAT = re.compile(r"^[^\n]*Please always provide EXACTLY ONE action[^\n]*$", re.M)
 _INVALID_PARAM = re.compile(
@@ -405,6 +414,11 @@ _TOOL_TABLE: list[tuple[tuple[str, ...], re.Pattern, str, bool]] = [
     (("No replacement was performed", "String to replace not found", "SearchReplaceNoExactMatch",
       "did not appear verbatim", "failed to exactly match", "SEARCH section must exactly match"),
      _EDIT_MISS, "ERR_TOOL_EditNotFound", False),
+    # Before the generic rows: a sandbox or a read-only mount says why an operation was refused.
+    (("andbox", "CreateProcessAsUser"), _SANDBOX, "ERR_TOOL_SandboxDenied", False),
+    (("Read-only file system", "Errno 30", "EROFS"), _READ_ONLY, "ERR_TOOL_ReadOnlyFileSystem", False),
+    (("E999 ", "E902 "), _LINT_REJECTED, "ERR_TOOL_EditRejected", False),  # an edit tool's linter refused it
+    (("view_range", "nvalid range", "nvalid line range"), _INVALID_RANGE, "ERR_TOOL_InvalidRange", False),
     (("No such file or directory",), _NO_SUCH, "ERR_TOOL_FileNotFound", False),
     (("does not exist", "did not match any file", "ile not found", "annot find the"), _DOES_NOT_EXIST,
      "ERR_TOOL_FileNotFound", False),
@@ -434,7 +448,7 @@ def _tool(text: str, hits: list[Hit], spans: _Spans, failed: bool) -> None:
             spans.claim(ls, le)
             s, e = _cut(text, ls, le)
             path = None
-            if err_id == "ERR_TOOL_FileNotFound":
+            if err_id in ("ERR_TOOL_FileNotFound", "ERR_TOOL_ReadOnlyFileSystem"):
                 pm = _THE_PATH.search(line) or _QUOTED_PATH.search(line) or _BEFORE_COLON.search(line)
                 path = pm.group(1) if pm else None
             symbol = None

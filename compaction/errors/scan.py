@@ -35,7 +35,7 @@ _BENIGN_EXIT1 = re.compile(r"^\s*(?:grep|egrep|fgrep|rg|ag|diff|cmp|test|\[|find
 _RC_TAG = re.compile(r"<returncode>-?\d+</returncode>|\[The command completed with exit code -?\d+\.\]|"
                      r"[Ee]xit (?:code|status):? -?\d+")
 _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause) (?:is|was)|this means|caused by|seems|"
-                    r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong)\b", re.I)
+                    r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|failed (?:before|because|with))\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
 _THOUGHT = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought):\s*")
 
@@ -184,6 +184,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     tid = tid or transcript_id(transcript)
     state = _State()
     records: dict[str, ErrorRecord] = {}
+    calls_of: dict[int, ToolCall] = {}  # id(occurrence) -> the call whose result it is (what a retry changed)
     if not transcript.rounds:  # a hand-built transcript: group it the way load_transcript does
         transcript.rounds = group_rounds(transcript.messages)
     for rnd in transcript.rounds:
@@ -201,7 +202,10 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
                     repro = state.is_repro(call)
                     for h in _hits_of_result(res, call):
                         target = repro and _can_be_target(h.id) and (not state.fix_started or h.id in state.target_ids)
-                        round_hits.append((h, _occ(h, rnd.number, tid, msg, f"result:{i}", call, target)))
+                        occ = _occ(h, rnd.number, tid, msg, f"result:{i}", call, target)
+                        if call is not None:
+                            calls_of[id(occ)] = call
+                        round_hits.append((h, occ))
             if msg.text and msg.role is not Role.ASSISTANT:
                 reported = msg.role is Role.USER and not msg.harness
                 for h in classify(msg.text, tool_output=msg.harness or msg.role is Role.TOOL):
@@ -216,7 +220,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     out = merge_consequences(list(records.values()))
     cache: _ResultsCache = {}  # each round's calls and results, paired once for every record's solution
     for rec in out:
-        rec.solution = infer_solution(rec, transcript, cache)
+        rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])))
         rec.avoidance = advise(rec)
     return out
 
@@ -244,6 +248,47 @@ def _explanation(transcript: Transcript, after_round: int) -> str | None:
     return None
 
 
+_EDIT_REFUSED = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_InvalidArgument", "ERR_TOOL_InvalidRange")
+
+
+def _failed(res: ToolResult | None) -> bool:
+    """A call that did nothing: an error status, or a tool that refused the edit in its reply's
+    opening lines (a linter's rejection, old text not found) while reporting success."""
+    if res is None:
+        return False
+    if res.is_error or res.exit_code not in (None, 0):
+        return True
+    return any(h.id in _EDIT_REFUSED for h in classify((res.content or "")[:400], tool_output=True))
+
+
+def changed_arguments(failed: ToolCall | None, retry: ToolCall) -> str:
+    """What the call that worked did differently from the one that failed, when it is the same tool:
+    its short arguments that were added or changed (`end: 296` (was 295), `sandbox_permissions:
+    require_escalated`), at most three; "" when nothing short differs."""
+    if failed is None or failed.name != retry.name or not isinstance(retry.arguments, dict):
+        return ""
+    before = failed.arguments if isinstance(failed.arguments, dict) else {}
+    out: list[str] = []
+    for key, value in retry.arguments.items():
+        old = before.get(key)
+        if old == value or value == retry.command or _short(value) is None:
+            continue  # the command line itself is shown already
+        was = _short(old)
+        out.append(f"`{key}: {_short(value)}`" + (f" (was {was})" if was is not None else ""))
+    return ", ".join(out[:3])
+
+
+def _short(value: object) -> str | None:
+    """A scalar or a list of scalars, as one short line; None for anything longer (code, text)."""
+    if isinstance(value, list) and len(value) <= 4 and all(isinstance(v, (int, float, str)) for v in value):
+        text = str(value)
+    elif isinstance(value, (str, int, float, bool)):
+        text = str(value)
+    else:
+        return None
+    return text if len(text) <= 40 and "\n" not in text else None
+
+
 def _edit_path(call: ToolCall) -> str | None:
     if call.kind in (ToolKind.EDIT, ToolKind.WRITE):
         return call.path or "?"
@@ -259,6 +304,7 @@ class Fix:
     path: str | None = None
     round: int | None = None
     change: str = ""
+    call: ToolCall | None = None
     passed_round: int | None = None
     passed_command: str | None = None
 
@@ -331,7 +377,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                     res = results.get(id(call))
                     # A file tool's failed edit changed nothing; a shell line's edit ran even when a later
                     # part of the line (the build it chains) failed.
-                    if call.command or res is None or not (res.is_error or res.exit_code not in (None, 0)):
+                    if call.command or not _failed(res):
                         edits.append((rnd.number, path, call))
                 elif cmd_key and _norm_command(call.command) == cmd_key:
                     reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
@@ -340,7 +386,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     if not (same or near):
         return Fix()
     edit_round, edit_path, call = (same or near)[0]
-    fix = Fix(None if edit_path == "?" else edit_path, edit_round, key_change(call))
+    fix = Fix(None if edit_path == "?" else edit_path, edit_round, key_change(call), call=call)
     passed = next(((r, c) for r, c, ok in reruns if r >= edit_round and ok), None)
     if passed:
         fix.passed_round, fix.passed_command = passed
@@ -348,7 +394,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
 
 
 def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
-                  cache: _ResultsCache | None = None) -> tuple[int, str] | None:
+                  cache: _ResultsCache | None = None) -> tuple[int, str, ToolCall | None] | None:
     """Without an edit that ended it: the first run, within three rounds, of the same program (`ls`,
     `mvn`, `python`…) that succeeded — the corrected path, the retry; for a failure without a command
     line (a file tool, the model's API), the next read or command that succeeded, or the next reply."""
@@ -361,12 +407,12 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
                 if not _succeeded(results.get(id(call))):
                     continue
                 if program and call.command and first_word(call.command) == program:
-                    return rnd.number, f"`{_as_run(call.command)}`"
+                    return rnd.number, f"`{_as_run(call.command)}`", call
                 if not program and call.kind in (ToolKind.READ, ToolKind.SEARCH, ToolKind.SHELL):
                     what = call.command or " ".join(x for x in (call.name, call.path) if x)
-                    return rnd.number, f"`{_as_run(what)}`"
+                    return rnd.number, f"`{_as_run(what)}`", call
             if not program and msg.role is Role.ASSISTANT and msg.text.strip() and not msg.tool_calls:
-                return rnd.number, "the next reply"  # a failed model or tool call: the session went on
+                return rnd.number, "the next reply", None  # a failed model or tool call: the session went on
     return None
 
 
@@ -376,9 +422,11 @@ def _as_run(command: str) -> str:
     return line if len(line) <= 160 else line[:159] + "…"
 
 
-def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None) -> str:
-    """What ended the error — the edit that followed (file, key change) and the command that then
-    passed — with the assistant's own account of the cause; never the error text again."""
+def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,
+                   failed_call: ToolCall | None = None) -> str:
+    """What ended the error — the edit that followed (file, key change; what its arguments changed
+    from `failed_call`, the call that failed) and the command that then passed — with the
+    assistant's own account of the cause; never the error text again."""
     last = rec.occurrences[-1]
     parts: list[str] = []
     if rec.target_bug:
@@ -387,6 +435,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     fix = _fix_after(transcript, rec, last.round, cache)
     if fix.round:
         text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
+        changed = changed_arguments(failed_call, fix.call) if fix.call is not None else ""
+        if changed:
+            text += f" with {changed}"
         if fix.change:
             text += f": {fix.change}"
         if fix.passed_round and fix.passed_command:
@@ -397,7 +448,12 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         parts.append(("cause: " if fix.round else "") + why.rstrip("."))
     retry = None if fix.round else _next_success(transcript, rec, last.round, cache)
     if retry:
-        parts.insert(len(parts) - (1 if why else 0), f"then {retry[1]} succeeded (r{retry[0]})")
+        rnd, what, call = retry
+        changed = changed_arguments(failed_call, call) if call is not None else ""
+        if changed and failed_call is not None and call is not None and call.command == failed_call.command:
+            what = "the same call" if call.command is None else "the same command"  # only its arguments changed
+        parts.insert(len(parts) - (1 if why else 0),
+                     f"then {what}{f' rerun with {changed}' if changed else ''} succeeded (r{rnd})")
     elif not fix.round:
         parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                      else f"no fix seen after r{last.round}")

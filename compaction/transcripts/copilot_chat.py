@@ -272,7 +272,7 @@ def _from_tool_rounds(t: Transcript, rounds: list, results: Any, ts: str | None)
         if not isinstance(rnd, dict):
             continue
         calls = [_call(str(c.get("name") or "unknown"), parse_arguments(c.get("arguments")), c.get("id"))
-                 for c in rnd.get("toolCalls") or [] if isinstance(c, dict)]
+                 for c in _list(rnd.get("toolCalls")) if isinstance(c, dict)]
         t.messages.append(Message(len(t.messages), Role.ASSISTANT, _md(rnd.get("response")), tool_calls=calls,
                                   timestamp=ts))
         for call in calls:
@@ -372,3 +372,7 @@ def _from_response(t: Transcript, parts: Any, ts: str | None) -> None:
         else:
             t.skipped_kinds[str(kind)] = t.skipped_kinds.get(str(kind), 0) + 1
 
+
+def _list(value: object) -> list:
+    """A field that should hold a list, as one (a damaged log may hold a number there)."""
+    return value if isinstance(value, list) else []

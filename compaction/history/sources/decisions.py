@@ -35,6 +35,13 @@ _CHOICE_WORDS = ("i'll", "i will", "i'm going to", "i am going to", "i chose", "
                  "we will", "let's")
 _REASON_WORDS = ("because", "since", "so that", "instead of", "rather than", "which ", "to avoid", "no need",
                  "without")
+# A rule about what the work may change (tests, configuration, minimal changes) binds a successor even
+# when a harness states it: it is kept; the harness's procedural rules (one command per reply…) are not.
+SCOPE_RE = re.compile(r"\b(?:do not|don't|never|must not|should not|no need to|not have to)\b[^.\n]{0,60}?"
+                       r"\b(?:modify|change|edit|touch|delete|install)\b|\bminimal changes\b|\bnon-test files\b",
+                       re.IGNORECASE)
+MAX_SCOPE = 3  # scope rules kept from harness text (the rest are counted with the elided ones)
+_MARKUP_RE = re.compile(r"</?[a-z][\w-]*-[\w-]*>")  # a client's tags (`<local-command-caveat>`), not prose
 _SENTENCES_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
 
 
@@ -64,6 +71,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
     detected = harness.detect(ctx.transcript)
     by_index = {m.index: m for m in ctx.transcript.messages}
     elided = 0
+    scope = 0
     for e in ctx.events:
         if e.kind not in (EventKind.DECISION, EventKind.CONSTRAINT):
             continue
@@ -72,7 +80,13 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         if key in seen or len(text) < 15 or text.endswith((":", "?")):
             continue
         seen.add(key)
-        if e.kind is EventKind.CONSTRAINT and detected.is_harness(by_index.get(e.message_index), e.text.strip()):
+        if e.kind is EventKind.CONSTRAINT and (detected.is_harness(by_index.get(e.message_index), e.text.strip())
+                                               or _MARKUP_RE.search(text)):  # markup a client injected, not the user
+            if scope < MAX_SCOPE and SCOPE_RE.search(text) and not _MARKUP_RE.search(text):
+                scope += 1
+                facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [e.round],
+                                  score=48 + min(e.round, 500) / 1000))
+                continue
             elided += 1
             continue
         if e.kind is EventKind.DECISION and _DIAGNOSIS_RE.search(text) and not _CHOICE_RE.search(text):

@@ -31,22 +31,25 @@ _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p
     (r"\b(?:the )?root cause\b|\bthe (?:real |actual |underlying )?(?:problem|issue|bug|culprit) (?:is|was|here is|seems to be)\b", 30),
     (r"\bruled? out\b|\bis not the (?:cause|issue|problem)\b|\bisn't the (?:cause|issue|problem)\b|\bnot related to\b", 28),
     (r"\b(?:this|which|that|it) (?:means|confirms|explains|shows|proves)\b|\bturns out\b|\bconfirmed\b", 25),
-    (r"\b(?:is|was|are) caused by\b|\bbecause\b|\bdue to\b|\bthe reason (?:is|was)\b", 18),
+    (r"\b(?:is|was|are) caused by\b|\bbecause\b|\bdue to\b|\bthe reason (?:is|was)\b"
+     r"|\bas (?:indicated|shown|suggested) by\b|\baccording to the\b", 18),
     (r"\b(?:now )?(?:works|passes|pass|succeeds)\b(?! if)|\b(?:does not|doesn't|did not|didn't) (?:work|help|fix|pass)\b"
      r"|\bstill (?:fails|failing|broken)\b|\bfixed\b|\bresolved\b", 15),
     (r"\bI (?:found|see|notice|noticed|discovered|realized)\b|\bfound (?:that|the)\b|\bthe output shows\b", 10),
+    # A failure stated with what the agent does about it: "the runner failed before X started, so I'm rerunning…"
+    (r"\bfailed (?:before|because|with|due|on)\b[^.;]*?, so (?:i|we)\b", 14),
 ))
 # Words every finding pattern contains one of: plain substring searches find the candidate sentences
 # (a regex of alternatives is tried at every position of every assistant message, many times slower).
 _KEYWORDS = ("cause", "problem", "issue", "bug", "culprit", "rule", "related", "mean", "confirm", "explain", "show",
              "prove", "turns out", "due to", "reason", "work", "pass", "succeed", "help", "fix", "fail", "broken",
-             "resolved", "found", "i see", "notic", "discover", "realiz")  # one in every finding pattern
+             "resolved", "found", "i see", "notic", "discover", "realiz", "indicated", "according")  # one in every pattern
 # The same patterns for lower-cased sentences (a case-insensitive search costs several times more), each
 # with words one of which any match holds: a pattern runs only on a sentence holding one of its words.
 _PATTERN_WORDS = (("cause", "problem", "issue", "bug", "culprit"), ("rule", "cause", "issue", "problem", "related"),
                   ("mean", "confirm", "explain", "show", "prove", "turns out"),
-                  ("cause", "due to", "reason"), ("work", "pass", "succeed", "help", "fix", "fail", "broken", "resolved"),
-                  ("found", "i see", "notic", "discover", "realiz", "show"))
+                  ("cause", "due to", "reason", "indicated", "shown", "suggested", "according"), ("work", "pass", "succeed", "help", "fix", "fail", "broken", "resolved"),
+                  ("found", "i see", "notic", "discover", "realiz", "show"), ("failed",))
 _LOWER_PATTERNS = tuple((re.compile(rx.pattern.lower()), w, words)
                         for (rx, w), words in zip(_FINDING_PATTERNS, _PATTERN_WORDS, strict=True))
 _PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|now,? (?:let|i)|next,|first,|then,?|"
@@ -55,7 +58,20 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
 _TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 _THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning):\s*")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
-_RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|All tests|Done|done)\b")
+_RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|successfully|All tests|Done|done)\b|"
+                             r"\bResult:|\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems)\b")
+# A succeeded command's closing summary worth saying even when the command is routine (a commit's
+# "2 files changed, 393 insertions(+)", a linter's "0 issues", an installer's "Successfully installed").
+_SUMMARY_LINE_RE = re.compile(r"\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems) found\b|"
+                              r"\b0 (?:issues|errors|problems)\b|\bSuccessfully (?:installed|built|created|compiled|"
+                              r"deployed|pushed|tagged)\b|\bcompleted successfully\b|\bBuild succeeded\b|\bResult: ")
+# What makes an answer's sentence informative: identifiers in backticks, numbers, reasons.
+_INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*\b|\b(?:because|so|means|instead|rather than|ruled out|"
+                             r"the problem is|root cause|since|therefore|which)\b|^[A-Z][\w /()-]{1,30}: \S",
+                             re.IGNORECASE)  # the last: a "Label: value" line of a list (Build command: blank)
+_EMPHASIS_RE = re.compile(r"\*\*|__")
+_BOLD_RE = re.compile(r"\*\*[^*\n]{2,40}\*\*")  # what the reply itself stressed counts as informative too
+ANSWER_CHARS = 360  # an answer's finding: its most informative sentences up to this length
 _SCRIPT_RUN_RE = re.compile(r"\b(?:python[0-9.]*|node|ruby|go run|cargo run|java|bash|sh)\s+(?!-m\b|-c\b)\S+\.\w+")
 
 
@@ -86,14 +102,14 @@ def collect(transcript: Transcript, events: list[Event] | None = None) -> list[F
         results = results_of_calls(rnd.messages)
         question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
                          and "?" in m.text), None)
+        if question is not None:  # the user asked: the round's replies answer it
+            replies = [m for m in rnd.messages if m.role is Role.ASSISTANT and m.text and not m.harness]
+            answer = answer_to(question, replies) if replies else None
+            if answer and answer.lower()[:100] not in seen:
+                seen.add(answer.lower()[:100])
+                out.append(Finding(rnd.number, answer, 62))
         for msg in rnd.messages:
             if msg.role is Role.ASSISTANT and msg.text and not msg.harness:
-                if question is not None:  # the user asked: the first sentences of the reply answer it
-                    answer = answer_to(question, msg)
-                    question = None
-                    if answer and answer.lower()[:100] not in seen:
-                        seen.add(answer.lower()[:100])
-                        out.append(Finding(rnd.number, answer, 62))
                 for text, weight in statements(msg):
                     key = text.lower()[:100]
                     if key not in seen:
@@ -109,21 +125,40 @@ def collect(transcript: Transcript, events: list[Event] | None = None) -> list[F
     return out
 
 
-def answer_to(question: str, msg: Message) -> str | None:
-    """`Asked “…?”: <the reply's first two sentences>` — what the user learnt from the agent."""
+def answer_to(question: str, replies: Message | list[Message]) -> str | None:
+    """`Asked “…?”: <the replies' most informative sentences>` — what the user learnt from the agent.
+    The sentences dense in specifics (backticked identifiers, numbers, reasons) win over the generic
+    ones, the opening sentence gets a head start (it most often answers), and they keep their order."""
     asked = next((q.strip() for q in reversed(re.split(r"(?<=[.!?])\s+|\n+", question)) if q.strip().endswith("?")),
                  None)  # the last question: the one the reply opens with, most often
     if not asked or len(asked) < 8:
         return None
-    text = _THOUGHT_RE.sub("", re.sub(r"```.*?(?:```|$)", " ", msg.text[:4000], flags=re.DOTALL))
-    text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
-    sentences = [WS_RE.sub(" ", x).strip() for x in _SENTENCE_RE.split(text) if len(x.strip()) >= 12]
-    sentences = [x for x in sentences if not _PLAN_START_RE.match(x)][:2]
+    sentences: list[str] = []
+    stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
+    for msg in [replies] if isinstance(replies, Message) else replies:
+        text = _THOUGHT_RE.sub("", re.sub(r"```.*?(?:```|$)", " ", msg.text[:4000], flags=re.DOTALL))
+        text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
+        for raw in _SENTENCE_RE.split(text):
+            x = WS_RE.sub(" ", _EMPHASIS_RE.sub("", raw)).strip().lstrip("-*• ")  # "**Build command:**" reads plain
+            if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith("?"):
+                sentences.append(x)
+                stressed.append(len(_BOLD_RE.findall(raw)))
+        if len(sentences) >= 40:
+            break
     if not sentences:
         return None
-    reply = " ".join(sentences)
+    score = [len(_INFORMATIVE_RE.findall(x)) + stressed[i] + (2 if i == 0 else 0) for i, x in enumerate(sentences)]
+    keep: list[int] = []
+    size = 0
+    for i in sorted(range(len(sentences)), key=lambda i: (-score[i], i)):
+        n = min(len(sentences[i]), 200)
+        if keep and (size + n > ANSWER_CHARS or not score[i]):  # generic prose only when nothing else
+            continue
+        keep.append(i)
+        size += n + 1
+    reply = " ".join(s if len(s) <= 200 else s[:199] + "…" for s in (sentences[i] for i in sorted(keep)))
     asked = asked if len(asked) <= 100 else "…" + asked[-99:]
-    return f"Asked “{asked}”: {reply if len(reply) <= 300 else reply[:299] + '…'}"
+    return f"Asked “{asked}”: {reply if len(reply) <= ANSWER_CHARS else reply[:ANSWER_CHARS - 1] + '…'}"
 
 
 def statements(msg: Message) -> list[tuple[str, int]]:
@@ -153,8 +188,9 @@ def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> 
         summary = parse_test_summary(content) if content else None
     status = f"exit {res.exit_code}" if res.exit_code is not None else ("error" if res.is_error else "")
     is_script = bool(_SCRIPT_RUN_RE.search(command.split("<<", 1)[0]))
-    if not (summary or failed or is_script):
-        return None  # a routine command that succeeded
+    if not (summary or failed or is_script):  # a routine command that succeeded: its closing summary, if any
+        line = summary_line(content)
+        return (f"`{cmd}` → {line}", 10) if line else None
     decisive = decisive_line(content, failed)
     if summary:
         return f"`{cmd}` → {summary}" + (f": {decisive}" if failed and decisive and decisive not in summary else ""), 22
@@ -172,11 +208,24 @@ def decisive_line(output: str, failed: bool) -> str:
     lines = [ln.strip() for ln in output[-8000:].strip().splitlines()[-60:] if ln.strip()]
     lines = [ln for ln in lines if not re.fullmatch(r"</?\w+>|\[The command completed.*|-+|=+", ln)]
     hit = None
-    for rx in (_ERROR_LINE_RE, _RESULT_LINE_RE):  # what went wrong first; else the result
+    order = (_ERROR_LINE_RE, _RESULT_LINE_RE) if failed else (_RESULT_LINE_RE, _ERROR_LINE_RE)
+    for rx in order:  # a failure: what went wrong first; a success: the result first
         hit = hit or next((ln for ln in reversed(lines) if rx.search(ln) and len(ln) <= 200), None)
     if hit is None and failed and lines and len(lines[-1]) <= 200:
         hit = lines[-1]
     return hit or ""
+
+
+def summary_line(output: str) -> str:
+    """A succeeded command's closing summary line (files changed, 0 issues, installed…), whole and
+    at most 200 characters; "" when its output has none."""
+    if not output or not _SUMMARY_LINE_RE.search(output[-4000:]):
+        return ""
+    for ln in reversed(output[-4000:].splitlines()):
+        ln = ln.strip()
+        if len(ln) <= 200 and _SUMMARY_LINE_RE.search(ln):
+            return ln
+    return ""
 
 
 def hierarchical_levels(items: list[Finding], ratios: tuple[float, ...] = LEVEL_RATIOS) -> list[list[Finding]]:

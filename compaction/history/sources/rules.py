@@ -15,7 +15,7 @@ import re
 from pathlib import PurePath
 
 from compaction.events import results_of_calls
-from compaction.history.facts import Fact, split_task
+from compaction.history.facts import WS_RE, Fact, split_task
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
@@ -37,6 +37,12 @@ _PROTOCOL_RE = re.compile(r"\b(?:your response|each response|one response|respon
                           r"THOUGHT|one (?:\w+ )?command|single command|format your)\b", re.IGNORECASE)
 _TASK = "Task instructions"
 _DOC_SUFFIX_RE = re.compile(r"(?:\.md|\.mdc|\.txt|/[^./]+)$", re.IGNORECASE)  # prose files, or no suffix
+# A project's instruction document the client injects (its opening line says instructions/rules/…, and it
+# has sections): what its sections say besides their rules (the project's overview, goal, architecture),
+# one line per section, as context; harness boilerplate has no such opening or no sections.
+_INSTRUCTIONS_RE = re.compile(r"\b(?:instructions|rules|guidelines|conventions)\b", re.IGNORECASE)
+_SECTION_RE = re.compile(r"^#{2,4} +(.+?)\s*$", re.MULTILINE)
+MAX_PROJECT_SECTIONS = 10
 _MIN_RULES = 3  # a document with fewer rule lines is not an instruction file
 _MAX_DOC_CHARS = 60_000  # bounded work: longer reads are not instruction files
 
@@ -220,3 +226,29 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
             fact.full_text = f"{head}\n{full}"
         facts.append(fact)
     return facts
+
+
+@fact_source(Section.RULES)
+def instruction_context_facts(ctx: FactContext) -> list[Fact]:
+    """One fact per section of an injected project instruction document: its heading and its lines
+    that are not rules (the digest above carries those)."""
+    out: list[Fact] = []
+    for rnd in ctx.transcript.rounds[:3]:  # injected before or with the first requests
+        for msg in rnd.messages:
+            if msg.role is not Role.USER or not msg.harness or not msg.text:
+                continue
+            opening = msg.text.lstrip().split("\n", 1)[0]
+            heads = list(_SECTION_RE.finditer(msg.text))
+            if not _INSTRUCTIONS_RE.search(opening) or len(heads) < 2:
+                continue
+            for i, m in enumerate(heads[:MAX_PROJECT_SECTIONS]):
+                end = heads[i + 1].start() if i + 1 < len(heads) else len(msg.text)
+                body = re.sub(r"</?[A-Za-z_][\w-]*>.*", "", msg.text[m.end():end], flags=re.DOTALL)  # trailing markup
+                items = [WS_RE.sub(" ", ln).strip().lstrip("-*•0123456789. ").rstrip(".:") for ln in body.splitlines()]
+                items = [x for x in items if len(x) >= 2 and not _MODAL_RE.search(x)]
+                if not items:
+                    continue
+                text = f"Project instructions, {m.group(1).strip('# ')}: " + "; ".join(items)
+                out.append(Fact(Section.RULES, text if len(text) <= 240 else text[:239] + "…", [rnd.number],
+                                score=30 - i / 100, priority=4.7))
+    return out
