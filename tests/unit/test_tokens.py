@@ -86,3 +86,24 @@ def test_counter_falls_back_without_the_buffer_encoder(monkeypatch):
         assert tokens._counter("o200k_base")("three plain words") == 3
     finally:
         tokens._counter.cache_clear()
+
+
+_PARTS = ["## Goal", "### r12", "# x", "\n", "\n\n", " ", "  \n", "\t", "/", "//", "`", "```", ")", "-", "- item",
+          "word", "Wörter", "漢字", "😀", "12345", "'s", ".\n", "\r\n", "#", "##", "#no-space", "x" * 700]
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_a_document_counted_by_its_sections_counts_like_the_encoder(name):
+    """The memo counts a long Markdown document section by section (cut before each heading line):
+    the sum must be the encoder's count of the whole, whatever precedes a heading."""
+    import random
+
+    enc = tokens.encoding(name)
+    rng = random.Random(13)
+    for _ in range(300):
+        text = "".join(rng.choice(_PARTS) for _ in range(rng.randint(5, 60)))
+        if "\n#" not in text or len(text) <= tokens._SECTIONED_MIN_CHARS:
+            text = "x" * tokens._SECTIONED_MIN_CHARS + "\n## A\n" + text  # sectioned, whatever was drawn
+        tokens.forget_recent_counts()
+        assert tokens.count(text, name) == len(enc.encode_ordinary(text))
+        assert tokens.count(text, name) == len(enc.encode_ordinary(text))  # from the memo, section by section
