@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from compaction.events import Event, EventKind, is_test_command, parse_test_summary, results_of_calls
+from compaction.events import Event, EventKind, is_test_command, parse_test_summary, results_of_calls, without_fences
 from compaction.history.facts import WS_RE, Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
@@ -56,6 +56,7 @@ _TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 _THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning):\s*")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
 _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|All tests|Done|done)\b")
+_NOISE_LINE_RE = re.compile(r"</?\w+>|\[The command completed.*|-+|=+")  # fullmatch: a line that says nothing
 _SCRIPT_RUN_RE = re.compile(r"\b(?:python[0-9.]*|node|ruby|go run|cargo run|java|bash|sh)\s+(?!-m\b|-c\b)\S+\.\w+")
 
 
@@ -115,7 +116,7 @@ def answer_to(question: str, msg: Message) -> str | None:
                  None)  # the last question: the one the reply opens with, most often
     if not asked or len(asked) < 8:
         return None
-    text = _THOUGHT_RE.sub("", re.sub(r"```.*?(?:```|$)", " ", msg.text[:4000], flags=re.DOTALL))
+    text = _THOUGHT_RE.sub("", without_fences(msg.text[:4000]))
     text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
     sentences = [WS_RE.sub(" ", x).strip() for x in _SENTENCE_RE.split(text) if len(x.strip()) >= 12]
     sentences = [x for x in sentences if not _PLAN_START_RE.match(x)][:2]
@@ -170,7 +171,7 @@ def decisive_line(output: str, failed: bool) -> str:
     """The output line that says what happened: the last error/exception/result line, else (for a
     failure) the last non-empty line. Whole, at most 200 characters (else left out)."""
     lines = [ln.strip() for ln in output[-8000:].strip().splitlines()[-60:] if ln.strip()]
-    lines = [ln for ln in lines if not re.fullmatch(r"</?\w+>|\[The command completed.*|-+|=+", ln)]
+    lines = [ln for ln in lines if not _NOISE_LINE_RE.fullmatch(ln)]
     hit = None
     for rx in (_ERROR_LINE_RE, _RESULT_LINE_RE):  # what went wrong first; else the result
         hit = hit or next((ln for ln in reversed(lines) if rx.search(ln) and len(ln) <= 200), None)
