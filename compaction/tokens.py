@@ -239,6 +239,69 @@ def count_many(texts: list[str], enc: str = DEFAULT_ENCODING) -> list[int]:
     return [_count_remembered(t, enc) if t else 0 for t in texts]
 
 
+# Where a text may be cut so that its two parts encode to the full text's tokens: after a newline
+# followed by a character that is neither whitespace nor `/` (the same pre-tokenizer property as above).
+_SAFE_CUT_RE = re.compile(r"\n(?=[^\s/])")
+
+
+def _safe_cut_before(text: str, pos: int) -> int:
+    i = text.rfind("\n", 0, pos)
+    while i >= 0:
+        nxt = text[i + 1:i + 2]
+        if nxt and not nxt.isspace() and nxt != "/":
+            return i + 1
+        i = text.rfind("\n", 0, i)
+    return -1
+
+
+def head_ids(text: str, k: int, enc: str = DEFAULT_ENCODING) -> list[int]:
+    """The first `k` token ids of `text`, exactly as encoding the whole would give them, from an
+    encoding of a prefix cut where the encoder never joins pieces (a long text costs its head only)."""
+    encoder = encoding(enc)
+    size = max(256, k * 8)
+    while k > 0 and size < len(text):
+        m = _SAFE_CUT_RE.search(text, size)
+        if m is None:
+            break
+        ids = encoder.encode_ordinary(text[:m.end()])
+        if len(ids) >= k:
+            return ids[:k]
+        size = m.end() * 2
+    return encoder.encode_ordinary(text)[:k] if k > 0 else []
+
+
+def tail_ids(text: str, k: int, enc: str = DEFAULT_ENCODING) -> list[int]:
+    """The last `k` token ids of `text`, exactly as encoding the whole would give them (see head_ids)."""
+    if k <= 0:
+        return []
+    encoder = encoding(enc)
+    size = max(256, k * 8)
+    while size < len(text):
+        cut = _safe_cut_before(text, len(text) - size)
+        if cut <= 0:
+            break
+        ids = encoder.encode_ordinary(text[cut:])
+        if len(ids) >= k:
+            return ids[len(ids) - k:]
+        size = (len(text) - cut) * 2
+    ids = encoder.encode_ordinary(text)
+    return ids[max(0, len(ids) - k):]
+
+
+def counted_exactly(text: str) -> bool:
+    """Whether `count_messages`' count of this very text is its exact token count: not cut into
+    pieces, and no lone surrogate (which the encoder reads as U+FFFD)."""
+    if len(text) > _PIECE_CHARS:
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def count_messages(messages: list[Message], enc: str = DEFAULT_ENCODING) -> int:
     """Fill Message.tokens once (skips messages already counted); return the total."""
     counter = _counter(enc)
