@@ -1,7 +1,8 @@
 """The most recent rounds, kept verbatim; oversized tool outputs elided in the middle with a note.
 
-Each piece of text is encoded once; elision slices its token ids, so trying smaller caps costs
-no re-encoding. The rendering honours its budget: when even the smallest cap is too big, the
+Each piece's token count is known once (from its message's count when the message carries only
+that text, else by encoding it); elision slices token ids, so trying smaller caps costs no
+re-encoding. The rendering honours its budget: when even the smallest cap is too big, the
 oldest of the kept rounds give way first (the newest round is what the assistant continues from).
 """
 
