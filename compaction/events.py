@@ -334,16 +334,24 @@ def is_test_command(command: str) -> bool:
 _SUMMARY_HINTS = ("passed", "failed", "Tests run:", "tests finished", "test result:", "Ran ", "error", "FAIL", "ok ")
 
 
+def has_line_starting(text: str, *prefixes: str) -> bool:
+    """Whether a line of `text` starts with one of `prefixes`: the literal a `^`-anchored MULTILINE
+    pattern needs, found by str.find. Why: such a pattern has no literal prefix for the regex engine
+    to search for, so it is tried at every position of the text; most outputs hold no such line."""
+    return text.startswith(prefixes) or any(f"\n{p}" in text for p in prefixes)
+
+
 def parse_test_summary(output: str) -> str | None:
     """The test runner's closing counts, verbatim (e.g. '3 failed, 14 passed')."""
-    if not any(hint in output for hint in _SUMMARY_HINTS):
+    if not any(map(output.__contains__, _SUMMARY_HINTS)):
         return None
     found = None
-    for m in _PYTEST_SUMMARY_RE.finditer(output):
-        found = m.group(1).strip().rstrip(",")
+    if has_line_starting(output, "="):
+        for m in _PYTEST_SUMMARY_RE.finditer(output):
+            found = m.group(1).strip().rstrip(",")
     if found:
         return found
-    unittest_runs = list(_UNITTEST_RE.finditer(output))
+    unittest_runs = list(_UNITTEST_RE.finditer(output)) if has_line_starting(output, "Ran ") else []
     if unittest_runs:
         m = unittest_runs[-1]
         return f"Ran {m.group(1)} tests: {m.group(2)}"
@@ -353,12 +361,12 @@ def parse_test_summary(output: str) -> str | None:
     sympy = _SYMPY_RE.findall(output)
     if sympy:
         return sympy[-1]
-    for rx in (_JEST_RE, _CARGO_RE):
-        hits = rx.findall(output)
+    for rx, line_start in ((_JEST_RE, "Tests:"), (_CARGO_RE, "test result: ")):
+        hits = rx.findall(output) if has_line_starting(output, line_start) else []
         if hits:
             h = hits[-1]
             return " ".join(h) if isinstance(h, tuple) else h
-    hits = _GO_RE.findall(output)
+    hits = _GO_RE.findall(output) if has_line_starting(output, "ok", "FAIL") else []
     if hits:
         return ", ".join(f"{a} {b}" for a, b in hits[-5:])
     return None
@@ -501,10 +509,13 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
                 events.append(Event(EventKind.MARKER, rnd, msg.index, text=line, marker=kind))
     if msg.harness or msg.role is Role.TOOL:
         for text in texts:
-            for m in _AIDER_APPLIED_RE.finditer(text):
-                events.append(Event(EventKind.EDIT, rnd, msg.index, path=m.group(1).strip(), tool="aider"))
-            for m in _AIDER_COMMIT_RE.finditer(text):
-                events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2).strip(), commit_hash=m.group(1)))
+            if "Applied edit to" in text:
+                for m in _AIDER_APPLIED_RE.finditer(text):
+                    events.append(Event(EventKind.EDIT, rnd, msg.index, path=m.group(1).strip(), tool="aider"))
+            if "Commit " in text:
+                for m in _AIDER_COMMIT_RE.finditer(text):
+                    events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2).strip(),
+                                        commit_hash=m.group(1)))
             if "Removed: " in text:  # aider's `/undo`: that commit's edits are thrown away
                 for m in _AIDER_UNDO_RE.finditer(text):
                     events.append(Event(EventKind.REVERT, rnd, msg.index, text=m.group(2).strip(), commit_hash=m.group(1)))
@@ -516,7 +527,8 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
                 events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
         return
     if msg.role is Role.ASSISTANT and msg.text:
-        todo_lines = _TODO_LINE_RE.findall(msg.text) if "]" in msg.text else []
+        boxed = any(map(msg.text.__contains__, ("[ ]", "[x]", "[X]")))  # a todo line's box: most texts have none
+        todo_lines = _TODO_LINE_RE.findall(msg.text) if boxed else []
         for status, item in ((("done" if c.strip() else "pending"), t) for c, t in todo_lines):
             events.append(Event(EventKind.TODO, rnd, msg.index, text=item.strip(), status=status))
         decisions = _sentences_matching(msg.text, 6000, _DECISION_RE)
@@ -695,7 +707,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                                     whole=bool(change and change.whole)))
         for path in shell_reads(cmd):
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
-        if output and "] " in output:
+        if output and "] " in output and has_line_starting(output, "["):
             for m in _GIT_COMMIT_OUT_RE.finditer(output):
                 events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), commit_hash=m.group(1)))
         if output and state.unnamed_changes:

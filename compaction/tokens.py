@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import marshal
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from functools import lru_cache
@@ -176,37 +177,129 @@ def _pieces(text: str) -> list[str]:
 
 
 _RECENT_COUNTS: dict[tuple[str, str], int] = {}
-_RECENT_MAX_CHARS = 200_000  # small enough that the memo never holds much memory
-_RECENT_MAX_ENTRIES = 256
+_RECENT_MAX_CHARS = 200_000  # a longer text is counted, never kept
+_RECENT_MAX_ENTRIES = 4096
+_RECENT_MAX_TOTAL = 4_000_000  # characters the memo holds at most
+_recent_total = 0
+
+# Where a document may be cut without changing its count: before a Markdown heading line. Both
+# encodings' pre-tokenizers split text into pieces that BPE never merges across, and no piece runs from
+# a newline into a following `#` (whitespace pieces hold only whitespace; a punctuation piece may only
+# take newlines, and `/` in o200k, after itself). So the count of a document is the sum of its parts'.
+_HEADING_START_RE = re.compile(r"\n(?=#+ )")
+_SECTIONED_MIN_CHARS = 2000
 
 
 def count(text: str, enc: str = DEFAULT_ENCODING) -> int:
-    """Tokens in `text`; short texts counted recently (a document measured again after fitting, a
-    record rendered twice) come from a small memo, since hashing costs far less than encoding."""
+    """Tokens in `text`. Counted texts are remembered for a while (a document measured again after
+    fitting, a fact costed by the selection then by the fill), since hashing costs far less than
+    encoding; a Markdown document is counted by its sections, so one rendered again with a few
+    sections changed costs the encoding of those alone."""
     if not text:
         return 0
+    if _SECTIONED_MIN_CHARS < len(text) <= _PIECE_CHARS and "\n#" in text:
+        starts = [0, *(m.end() for m in _HEADING_START_RE.finditer(text))]
+        if len(starts) > 1:
+            ends = [*starts[1:], len(text)]
+            return sum(_count_remembered(text[a:b], enc) for a, b in zip(starts, ends, strict=True))
+    return _count_remembered(text, enc)
+
+
+def _count_remembered(text: str, enc: str) -> int:
     key = (enc, text)
     small = len(text) <= _RECENT_MAX_CHARS
     if small and (known := _RECENT_COUNTS.get(key)) is not None:  # one lookup: another thread may clear
         return known
     counter = _counter(enc)
-    n = sum(counter(p) for p in _pieces(text))
+    n = counter(text) if len(text) <= _PIECE_CHARS else sum(counter(p) for p in _pieces(text))
     if small:
-        if len(_RECENT_COUNTS) >= _RECENT_MAX_ENTRIES:
-            _RECENT_COUNTS.clear()
-        _RECENT_COUNTS[key] = n
+        _remember(key, n)
     return n
+
+
+def _remember(key: tuple[str, str], n: int) -> None:
+    global _recent_total
+    if len(_RECENT_COUNTS) >= _RECENT_MAX_ENTRIES or _recent_total + len(key[1]) > _RECENT_MAX_TOTAL:
+        _RECENT_COUNTS.clear()
+        _recent_total = 0
+    _RECENT_COUNTS[key] = n
+    _recent_total += len(key[1])
 
 
 def forget_recent_counts() -> None:
     """Empty the memo (benchmarks time each run as a first run)."""
+    global _recent_total
     _RECENT_COUNTS.clear()
+    _recent_total = 0
 
 
 def count_many(texts: list[str], enc: str = DEFAULT_ENCODING) -> list[int]:
-    """Counts of many texts. (tiktoken's threaded batch does not help here: its encoder holds the GIL.)"""
-    counter = _counter(enc)
-    return [counter(t) if len(t) <= _PIECE_CHARS else count(t, enc) for t in texts]
+    """Counts of many texts, remembered like `count`'s (the same facts are costed more than once per
+    compaction). (tiktoken's threaded batch does not help here: its encoder holds the GIL.)"""
+    return [_count_remembered(t, enc) if t else 0 for t in texts]
+
+
+# Where a text may be cut so that its two parts encode to the full text's tokens: after a newline
+# followed by a character that is neither whitespace nor `/` (the same pre-tokenizer property as above).
+_SAFE_CUT_RE = re.compile(r"\n(?=[^\s/])")
+
+
+def _safe_cut_before(text: str, pos: int) -> int:
+    i = text.rfind("\n", 0, pos)
+    while i >= 0:
+        nxt = text[i + 1:i + 2]
+        if nxt and not nxt.isspace() and nxt != "/":
+            return i + 1
+        i = text.rfind("\n", 0, i)
+    return -1
+
+
+def head_ids(text: str, k: int, enc: str = DEFAULT_ENCODING) -> list[int]:
+    """The first `k` token ids of `text`, exactly as encoding the whole would give them, from an
+    encoding of a prefix cut where the encoder never joins pieces (a long text costs its head only)."""
+    encoder = encoding(enc)
+    size = max(256, k * 8)
+    while k > 0 and size < len(text):
+        m = _SAFE_CUT_RE.search(text, size)
+        if m is None:
+            break
+        ids = encoder.encode_ordinary(text[:m.end()])
+        if len(ids) >= k:
+            return ids[:k]
+        size = m.end() * 2
+    return encoder.encode_ordinary(text)[:k] if k > 0 else []
+
+
+def tail_ids(text: str, k: int, enc: str = DEFAULT_ENCODING) -> list[int]:
+    """The last `k` token ids of `text`, exactly as encoding the whole would give them (see head_ids)."""
+    if k <= 0:
+        return []
+    encoder = encoding(enc)
+    size = max(256, k * 8)
+    while size < len(text):
+        cut = _safe_cut_before(text, len(text) - size)
+        if cut <= 0:
+            break
+        ids = encoder.encode_ordinary(text[cut:])
+        if len(ids) >= k:
+            return ids[len(ids) - k:]
+        size = (len(text) - cut) * 2
+    ids = encoder.encode_ordinary(text)
+    return ids[max(0, len(ids) - k):]
+
+
+def counted_exactly(text: str) -> bool:
+    """Whether `count_messages`' count of this very text is its exact token count: not cut into
+    pieces, and no lone surrogate (which the encoder reads as U+FFFD)."""
+    if len(text) > _PIECE_CHARS:
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def count_messages(messages: list[Message], enc: str = DEFAULT_ENCODING) -> int:

@@ -26,6 +26,7 @@ READ_HEAD = 1500  # a file view can only fail in its first lines; its body is so
 
 _CREATE = re.compile(
     r"(?:cat\s*(?:<<-?\s*['\"]?\w+['\"]?\s*)?>\s*|tee\s+|^create\s+|touch\s+|>\s*)([\w./\-]+\.\w+)", re.M)
+_CREATE_LITERALS = (">", "tee", "create", "touch")  # one of which every _CREATE match holds
 _SED_I = re.compile(r"\bsed\s+-i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+([\w./\-]+)")
 _RUNNER = re.compile(r"\b(?:python\d?(?:\.\d+)?|pytest|node|ts-node|tsx|deno|javac|java|go|bash|sh|ruby|perl)\b")
 _SCRIPT_EXT = re.compile(r"[\w/]\.(?:py|js|mjs|cjs|ts|sh|java|go|rb|pl)$")
@@ -93,10 +94,10 @@ class _State:
             if not _REPRO_NAME.search(call.path):
                 self.fix_started = True
         cmd = call.command or ""
-        if cmd:
-            for m in _CREATE.finditer(cmd):
+        if cmd:  # each pattern only where its literal is (a long heredoc body is not scanned for nothing)
+            for m in (_CREATE.finditer(cmd) if any(map(cmd.__contains__, _CREATE_LITERALS)) else ()):
                 self.created.add(_basename(m.group(1)))
-            for m in _SED_I.finditer(cmd):
+            for m in (_SED_I.finditer(cmd) if "sed" in cmd else ()):
                 if _basename(m.group(1)) not in self.created:
                     self.fix_started = True
 

@@ -251,7 +251,7 @@ def _largest_cap(pieces: list[_Piece], room: int, overhead: int = 12) -> int | N
 
     if cost(None) <= room:
         return None
-    lo, hi = 30, max((len(p.ids) for p in pieces), default=30)
+    lo, hi = 30, max((p.n for p in pieces), default=30)
     if cost(lo) > room:
         return False
     while lo < hi:  # cost grows with the cap: the largest cap that still fits

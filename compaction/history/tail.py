@@ -1,7 +1,8 @@
 """The most recent rounds, kept verbatim; oversized tool outputs elided in the middle with a note.
 
-Each piece of text is encoded once; elision slices its token ids, so trying smaller caps costs
-no re-encoding. The rendering honours its budget: when even the smallest cap is too big, the
+Each piece's token count is known once (from its message's count when the message carries only
+that text, else by encoding it); elision slices token ids, so trying smaller caps costs no
+re-encoding. The rendering honours its budget: when even the smallest cap is too big, the
 oldest of the kept rounds give way first (the newest round is what the assistant continues from).
 """
 
@@ -24,62 +25,82 @@ _PIECE_OVERHEAD = 6  # fences, labels, separators
 
 @dataclass
 class _Piece:
-    """A span of verbatim text: prefix/suffix are markup, `ids` the text's tokens."""
+    """A span of verbatim text: prefix/suffix are markup, `text` the verbatim part and `n` its tokens.
+
+    Why `ids` may be None: a text whose count `count_messages` already made (a message that carries
+    only this text) is not encoded again; shown whole it is its own rendering, elided only its head
+    and tail are encoded (`tokens.head_ids`/`tail_ids`). Other texts are encoded once, here."""
 
     prefix: str
-    ids: list[int]
+    text: str
     suffix: str
     round_no: int
     elidable: bool
     cap_factor: int = 1  # of the cap: user text 4, assistant prose 2, tool output 1
+    n: int = 0
+    ids: list[int] | None = None
 
     def cost(self, cap: int | None) -> int:
         limit = None if cap is None or not self.elidable else cap * self.cap_factor
-        n = len(self.ids) if limit is None or len(self.ids) <= limit else limit + _NOTE_COST
+        n = self.n if limit is None or self.n <= limit else limit + _NOTE_COST
         return n + _PIECE_OVERHEAD
 
     def render(self, cap: int | None) -> str:
         enc = tokens.encoding()
         limit = None if cap is None or not self.elidable else max(cap * self.cap_factor, 16)
-        if limit is None or len(self.ids) <= limit:
-            return f"{self.prefix}{enc.decode(self.ids)}{self.suffix}"
+        if limit is None or self.n <= limit:
+            return f"{self.prefix}{self.text if self.ids is None else enc.decode(self.ids)}{self.suffix}"
         head_n = limit * 2 // 3
-        head = enc.decode(self.ids[:head_n])
-        tail = enc.decode(self.ids[len(self.ids) - (limit - head_n):])
+        tail_n = limit - head_n
+        ids = self.ids
+        head = enc.decode(ids[:head_n] if ids is not None else tokens.head_ids(self.text, head_n))
+        tail = enc.decode(ids[len(ids) - tail_n:] if ids is not None else tokens.tail_ids(self.text, tail_n))
         if "\n" in head:  # cut at line boundaries: no line is split mid-way
             head = head[: head.rfind("\n")]
         if "\n" in tail:
             tail = tail[tail.find("\n") + 1:]
-        elided = len(self.ids) - limit
+        elided = self.n - limit
         note = f"\n[… about {elided} tokens of output elided from round {self.round_no} …]\n"
         return f"{self.prefix}{head}{note}{tail}{self.suffix}"
 
 
+def _verbatim(prefix: str, text: str, suffix: str, rnd: int, *, known: int | None = None,
+              cap_factor: int = 1) -> _Piece:
+    """An elidable piece; `known`: the message's token count when the message carries only `text`."""
+    if known is not None and tokens.counted_exactly(text):
+        return _Piece(prefix, text, suffix, rnd, True, cap_factor=cap_factor, n=known)
+    ids = tokens.encoding().encode_ordinary(text)
+    return _Piece(prefix, text, suffix, rnd, True, cap_factor=cap_factor, n=len(ids), ids=ids)
+
+
 def _pieces(msg: Message, rnd: int, code: bool, steering: Steering) -> list[_Piece]:
-    enc = tokens.encoding()
     label = _ROLE_LABEL[msg.role] + (" (harness)" if msg.harness else "")
     text = msg.text if code else strip_code(msg.text)
     if msg.meta.get("final_patch_echo"):
         text = "[final diff printed by the harness]"
     whole = [text] + ([c.command or "" for c in msg.tool_calls] + [r.content for r in msg.tool_results] if code else [])
     if steering.ignore and steering.ignored("\n".join(whole)):
-        return [_Piece(f"**{label}**: [omitted: mentions an ignored topic]", [], "", rnd, False)]
-    out = [_Piece(f"**{label}**:\n", enc.encode_ordinary(text), "", rnd, True,
-                  cap_factor=_CAP_FACTOR.get(msg.role, 1) if not msg.harness else 1)]
+        return [_Piece(f"**{label}**: [omitted: mentions an ignored topic]", "", "", rnd, False)]
+    # The message's own count is its text's when the text is all it carries (count_messages counted it).
+    alone = not (msg.tool_calls and not msg.meta.get("calls_in_text"))
+    text_known = msg.tokens if alone and not msg.tool_results and text is msg.text else None
+    out = [_verbatim(f"**{label}**:\n", text, "", rnd, known=text_known,
+                     cap_factor=_CAP_FACTOR.get(msg.role, 1) if not msg.harness else 1)]
     if not code or msg.meta.get("final_patch_echo"):
         return out
     for call in msg.tool_calls:
         if call.command and call.command not in msg.text:
-            out.append(_Piece("\n```\n$ ", enc.encode_ordinary(call.command), "\n```", rnd, True))
+            out.append(_verbatim("\n```\n$ ", call.command, "\n```", rnd))
         elif not call.command:
             target = f" {escape_path(call.path)}" if call.path else ""  # a recorded path: no structure, no bidi
-            out.append(_Piece(f"\n→ {escape_path(call.name)}{target}", [], "", rnd, False))
+            out.append(_Piece(f"\n→ {escape_path(call.name)}{target}", "", "", rnd, False))
+    result_known = msg.tokens if alone and not msg.text and len(msg.tool_results) == 1 else None
     for res in msg.tool_results:
         status = f" (exit {res.exit_code})" if res.exit_code is not None else (" (error)" if res.is_error else "")
         if res.content:
-            out.append(_Piece(f"\n```text{status}\n", enc.encode_ordinary(res.content), "\n```", rnd, True))
+            out.append(_verbatim(f"\n```text{status}\n", res.content, "\n```", rnd, known=result_known))
         else:
-            out.append(_Piece(f"\n(no output){status}", [], "", rnd, False))
+            out.append(_Piece(f"\n(no output){status}", "", "", rnd, False))
     return out
 
 
@@ -90,7 +111,7 @@ class TailRenderer:
     def __init__(self, rounds: list[Round], code: bool, steering: Steering) -> None:
         self.rounds = rounds
         self.per_round = [[p for msg in r.messages
-                           for p in (_pieces(msg, r.number, code, steering) + [_Piece("\n\n", [], "", r.number, False)])]
+                           for p in (_pieces(msg, r.number, code, steering) + [_Piece("\n\n", "", "", r.number, False)])]
                           for r in rounds]
 
     def render(self, budget: int) -> tuple[str, int]:

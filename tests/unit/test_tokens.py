@@ -86,3 +86,47 @@ def test_counter_falls_back_without_the_buffer_encoder(monkeypatch):
         assert tokens._counter("o200k_base")("three plain words") == 3
     finally:
         tokens._counter.cache_clear()
+
+
+_PARTS = ["## Goal", "### r12", "# x", "\n", "\n\n", " ", "  \n", "\t", "/", "//", "`", "```", ")", "-", "- item",
+          "word", "Wörter", "漢字", "😀", "12345", "'s", ".\n", "\r\n", "#", "##", "#no-space", "x" * 700]
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_a_document_counted_by_its_sections_counts_like_the_encoder(name):
+    """The memo counts a long Markdown document section by section (cut before each heading line):
+    the sum must be the encoder's count of the whole, whatever precedes a heading."""
+    import random
+
+    enc = tokens.encoding(name)
+    rng = random.Random(13)
+    for _ in range(300):
+        text = "".join(rng.choice(_PARTS) for _ in range(rng.randint(5, 60)))
+        if "\n#" not in text or len(text) <= tokens._SECTIONED_MIN_CHARS:
+            text = "x" * tokens._SECTIONED_MIN_CHARS + "\n## A\n" + text  # sectioned, whatever was drawn
+        tokens.forget_recent_counts()
+        assert tokens.count(text, name) == len(enc.encode_ordinary(text))
+        assert tokens.count(text, name) == len(enc.encode_ordinary(text))  # from the memo, section by section
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_head_and_tail_ids_are_the_whole_encodings_ends(name):
+    """The verbatim tail encodes only the ends of a long output it elides: they must be the ends of
+    the whole text's encoding, wherever the text allows a cut (or nowhere)."""
+    import random
+
+    enc = tokens.encoding(name)
+    rng = random.Random(14)
+    for _ in range(120):
+        text = "".join(rng.choice(_PARTS) for _ in range(rng.randint(50, 400)))
+        ids = enc.encode_ordinary(text)
+        for k in (1, 16, 100, 333, len(ids), len(ids) + 5):
+            assert tokens.head_ids(text, k, name) == ids[:k]
+            assert tokens.tail_ids(text, k, name) == ids[max(0, len(ids) - k):]
+    assert tokens.head_ids("abc", 0, name) == [] == tokens.tail_ids("abc", 0, name)
+
+
+def test_counted_exactly():
+    assert tokens.counted_exactly("plain ascii") and tokens.counted_exactly("ünïcödé 漢字")
+    assert not tokens.counted_exactly("lone \ud800 surrogate")
+    assert not tokens.counted_exactly("x" * (tokens._PIECE_CHARS + 1))

@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from compaction.events import Event, EventKind, is_test_command, parse_test_summary, results_of_calls
+from compaction.events import Event, EventKind, is_test_command, parse_test_summary, results_of_calls, without_fences
 from compaction.history.facts import WS_RE, Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
@@ -72,6 +72,7 @@ _INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*\b|\b(?:because|so|mea
 _EMPHASIS_RE = re.compile(r"\*\*|__")
 _BOLD_RE = re.compile(r"\*\*[^*\n]{2,40}\*\*")  # what the reply itself stressed counts as informative too
 ANSWER_CHARS = 360  # an answer's finding: its most informative sentences up to this length
+_NOISE_LINE_RE = re.compile(r"</?\w+>|\[The command completed.*|-+|=+")  # fullmatch: a line that says nothing
 _SCRIPT_RUN_RE = re.compile(r"\b(?:python[0-9.]*|node|ruby|go run|cargo run|java|bash|sh)\s+(?!-m\b|-c\b)\S+\.\w+")
 
 
@@ -136,7 +137,7 @@ def answer_to(question: str, replies: Message | list[Message]) -> str | None:
     sentences: list[str] = []
     stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
     for msg in [replies] if isinstance(replies, Message) else replies:
-        text = _THOUGHT_RE.sub("", re.sub(r"```.*?(?:```|$)", " ", msg.text[:4000], flags=re.DOTALL))
+        text = _THOUGHT_RE.sub("", without_fences(msg.text[:4000]))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
         for raw in _SENTENCE_RE.split(text):
             x = WS_RE.sub(" ", _EMPHASIS_RE.sub("", raw)).strip().lstrip("-*• ")  # "**Build command:**" reads plain
@@ -206,7 +207,7 @@ def decisive_line(output: str, failed: bool) -> str:
     """The output line that says what happened: the last error/exception/result line, else (for a
     failure) the last non-empty line. Whole, at most 200 characters (else left out)."""
     lines = [ln.strip() for ln in output[-8000:].strip().splitlines()[-60:] if ln.strip()]
-    lines = [ln for ln in lines if not re.fullmatch(r"</?\w+>|\[The command completed.*|-+|=+", ln)]
+    lines = [ln for ln in lines if not _NOISE_LINE_RE.fullmatch(ln)]
     hit = None
     order = (_ERROR_LINE_RE, _RESULT_LINE_RE) if failed else (_RESULT_LINE_RE, _ERROR_LINE_RE)
     for rx in order:  # a failure: what went wrong first; a success: the result first
