@@ -94,6 +94,27 @@ def test_verification_state_says_whether_tests_ran_after_the_last_edit() -> None
     assert unchecked and unchecked[0].startswith("No test run after the last edit (r3)")
 
 
+def test_a_script_run_after_the_last_edit_is_a_check_not_a_missing_verification() -> None:
+    """A reproduction script rerun after the fix is a check (the graded exam's confident-wrong answer
+    came from "No test run after the last edit" when the agent had rerun its script)."""
+    edit = ToolCall("Edit", {"file_path": "a.py"}, "e1", ToolKind.EDIT, path="a.py")
+    test = ToolCall("Bash", {"command": "pytest -q"}, "t1", ToolKind.SHELL, command="pytest -q")
+    repro = ToolCall("Bash", {"command": "python reproduce.py"}, "r1", ToolKind.SHELL, command="python reproduce.py")
+    msgs = [Message(0, Role.USER, "Fix a.py"),
+            Message(1, Role.ASSISTANT, "Running the tests first.", [test]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("1 failed in 0.1s", "t1", exit_code=1)]),
+            Message(3, Role.USER, "go on"),
+            Message(4, Role.ASSISTANT, "Editing.", [edit]), Message(5, Role.TOOL, tool_results=[ToolResult("ok", "e1")]),
+            Message(6, Role.USER, "check it"),
+            Message(7, Role.ASSISTANT, "Rerunning the reproduction.", [repro]),
+            Message(8, Role.TOOL, tool_results=[ToolResult("Script completed successfully. Result: True", "r1",
+                                                           exit_code=0)])]
+    state = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
+    assert state and state[0].startswith("Checked after the last edit (r2) by running `python reproduce.py` → "
+                                          "Script completed successfully. Result: True")
+    assert "no test suite run" in state[0]
+
+
 def test_long_pastes_are_trimmed_to_head_informative_lines_and_tail() -> None:
     body = [f"line {i}" for i in range(30)]
     body[15] = "ValueError: bad input"

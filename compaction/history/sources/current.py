@@ -9,6 +9,7 @@ import re
 from compaction.events import EventKind, is_follow_up_request, results_of_calls
 from compaction.history.facts import WS_RE, Fact, first_line
 from compaction.history.sections import Section
+from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, Round
 
@@ -68,12 +69,32 @@ def _verification(ctx: FactContext) -> Fact | None:
                                      else "ran")
         text = f"Verified after the last edit (r{last_edit}): `{first_line(t.command or '', 100)}` → {outcome}"
         rounds = [t.round]
+    elif check := _script_check(ctx, last_edit):
+        text, rnd = check  # a script the agent ran is a check too, though not the test suite
+        text = f"Checked after the last edit (r{last_edit}) by running {text}; no test suite run"
+        rounds = [rnd]
     else:
         text = f"No test run after the last edit (r{last_edit})"
         rounds = [last_edit]
     if submitted:
         text += "; then submitted (the harness printed the final diff)"
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
+
+
+def _script_check(ctx: FactContext, last_edit: int) -> tuple[str, int] | None:
+    """The last program the agent ran after its last edit, with its outcome line."""
+    found = None
+    for rnd in ctx.transcript.rounds:
+        if rnd.number < last_edit:
+            continue
+        results = results_of_calls(rnd.messages)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call.command and runs_script(call.command):
+                    said = outcome(call.command, results.get(id(call)))
+                    if said:
+                        found = (said[0], rnd.number)
+    return found
 
 
 @fact_source(Section.CURRENT)

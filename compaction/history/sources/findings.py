@@ -176,6 +176,11 @@ def statements(msg: Message) -> list[tuple[str, int]]:
     return out
 
 
+def runs_script(command: str) -> bool:
+    """The command runs a program file (`python repro.py`, `node check.js`): a check of its own."""
+    return bool(_SCRIPT_RUN_RE.search(command.split("<<", 1)[0]))
+
+
 def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> tuple[str, int] | None:
     """A command's outcome worth a timeline line — a test run's counts, a failure's decisive line, a
     script's last output line — and its weight; None for routine commands that succeeded. `summary`:
@@ -188,7 +193,7 @@ def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> 
     if summary == "?":
         summary = parse_test_summary(content) if content else None
     status = f"exit {res.exit_code}" if res.exit_code is not None else ("error" if res.is_error else "")
-    is_script = bool(_SCRIPT_RUN_RE.search(command.split("<<", 1)[0]))
+    is_script = runs_script(command)
     if not (summary or failed or is_script):  # a routine command that succeeded: its closing summary, if any
         line = summary_line(content)
         return (f"`{cmd}` → {line}", 10) if line else None
