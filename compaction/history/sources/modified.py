@@ -25,6 +25,7 @@ class _FileHistory:
     rounds: list[int] = field(default_factory=list)
     kinds: list[EventKind] = field(default_factory=list)
     last: int = 0
+    named: bool = False  # some change to it named the file (not only inferred from a patch's content)
 
 
 @fact_source(Section.MODIFIED)
@@ -42,6 +43,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         info.rounds.append(e.round)
         info.kinds.append(e.kind)
         info.last = e.round
+        info.named = info.named or not e.inferred
     facts: list[Fact] = []
     scratch: list[tuple[str, str, list[int]]] = []
     logs = file_logs(ctx.events, ctx.cwd)  # edits thrown away by a stash, a reset or aider's /undo too
@@ -62,6 +64,8 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                 if log.thrown:
                     n = len(log.thrown)
                     what += f" ({n} edit{'s' if n != 1 else ''} reverted, not kept)"
+        if not info.named and what not in SCRATCH:
+            what += " (file named by the patch's own content)"
         n = len(set(info.rounds))
         is_test = bool(re.search(r"(^|/)(tests?|spec)(/|_)|_test\.|\.test\.|\.spec\.|test_", path))
         score = 50 + n + (5 if is_test and ctx.preset.tests_first else 0)
