@@ -142,3 +142,17 @@ def test_a_request_sent_again_is_one_line_with_its_rounds() -> None:
         msgs += [Message(0, Role.ASSISTANT, "ok"), Message(0, Role.USER, text)]
     goal = [(f.text, f.rounds) for f in _facts(_transcript(msgs)) if f.section is Section.GOAL]
     assert goal[1:] == [("Then asked: What is this repo doing?", [2, 3]), ("Current request: Now add tests", [4])]
+
+
+def test_a_trimmed_paste_keeps_the_values_it_sets() -> None:
+    """A reproduction's field values survive the trim as one digest line; code without literals adds none."""
+    from compaction.history.sources.task import trim_pastes
+
+    body = ["import numpy as np", "import os", "import sys", "ds = Dataset()", "ds.meta.UID = '1.2.3.4'", "ds.Bits = 32", "ds.Mode = 'MONO2'",
+            "arr = np.zeros((5, 5), dtype=np.float32)", "if a == b:", "    x = compute(y)",
+            *[f"step{i}()" for i in range(10)], "print(ds)"]
+    out = trim_pastes("Repro:\n```python\n" + "\n".join(body) + "\n```")
+    assert "values: UID='1.2.3.4', Bits=32, Mode='MONO2', dtype=np.float32 …]" in out
+    assert "x=compute" not in out and "a=b" not in out  # calls and comparisons are not values
+    plain = trim_pastes("Log:\n```\n" + "\n".join(f"step{i}()" for i in range(20)) + "\n```")
+    assert "trimmed …]" in plain and "values:" not in plain

@@ -59,12 +59,39 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
     return "\n".join(out)
 
 
+# `name = value` and `key=value` in a trimmed paste: the field values a reproduction sets.
+_ASSIGN_RE = re.compile(r"""(?<![\w=!<>])(?:\w+\.)*(\w+)\s*[:=](?![=])\s*('[^'\n]{0,60}'|"[^"\n]{0,60}"|-?[\w.]+)""")
+_LITERAL_RE = re.compile(r"""^(?:'[^'(+]*'|"[^"(+]*"|-?\d[\w.]*|True|False|None|[\w.]*\d[\w.]*)$""")
+_VALUES_CHARS = 200  # the digest of a trimmed paste's values stays one short line
+
+
+def _values(lines: list[str]) -> str:
+    """`BitsAllocated=32, PhotometricInterpretation='MONOCHROME2', dtype=np.float32`: the values set
+    in the lines a trim removes (identifiers and numbers a successor may be asked about), in order,
+    each name once, at most _VALUES_CHARS characters."""
+    out: list[str] = []
+    seen: set[str] = set()
+    size = 0
+    for ln in lines:
+        for name, value in _ASSIGN_RE.findall(ln):
+            if name in seen or name.isdigit() or not _LITERAL_RE.match(value):
+                continue  # a value worth its tokens is a literal: a number, a string, a constant with a digit
+            pair = f"{name}={value}"
+            if size + len(pair) + 2 > _VALUES_CHARS:
+                return ", ".join(out)
+            seen.add(name)
+            out.append(pair)
+            size += len(pair) + 2
+    return ", ".join(out)
+
+
 def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
     if len(block) <= max(_PASTE_LINES, head + tail + 2):
         return block
     middle = block[head:len(block) - tail]
     kept = list(islice((ln for ln in middle if _INFORMATIVE_RE.search(ln)), 4))
-    note = f"[… {len(middle) - len(kept)} lines of pasted {kind} trimmed …]"
+    values = _values([ln for ln in middle if ln not in kept])
+    note = f"[… {len(middle) - len(kept)} lines of pasted {kind} trimmed{'; values: ' + values if values else ''} …]"
     return [*block[:head], note, *kept, *block[len(block) - tail:]]
 
 
