@@ -156,3 +156,16 @@ def test_a_trimmed_paste_keeps_the_values_it_sets() -> None:
     assert "x=compute" not in out and "a=b" not in out  # calls and comparisons are not values
     plain = trim_pastes("Log:\n```\n" + "\n".join(f"step{i}()" for i in range(20)) + "\n```")
     assert "trimmed …]" in plain and "values:" not in plain
+
+
+def test_a_shortened_request_keeps_its_constraint_sentences() -> None:
+    from compaction.history.sources.task import shorten_request
+
+    text = ("Please refactor the validator module into smaller pieces. The current code is messy and I have been "
+            "working on it for quite a while now, with many detours along the way. Keep it agent-first. "
+            "There should be no hardcoded values anywhere. Thanks a lot for the help, really.")
+    short = shorten_request(text, 160)
+    assert len(short) <= 160 and short.startswith("Please refactor the validator module")
+    assert "agent-first" in short and "no hardcoded values" in short and "messy" not in short
+    assert shorten_request("short request", 160) == "short request"
+    assert shorten_request("x" * 200, 160) == "x" * 159 + "…"

@@ -113,6 +113,38 @@ def accepted_offer(messages: list[Message], index: int) -> str | None:
     return None
 
 
+# Words that make a sentence a constraint on the work (what must, must not, only, instead of).
+_CONSTRAINT_RE = re.compile(r"\b(?:must|never|always|only|don'?t|do not|doesn'?t|without|avoid|instead|rather than|"
+                            r"no|not|should|shouldn'?t|keep|make sure|ensure)\b|\w-first\b", re.IGNORECASE)
+_SENTENCES_RE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+
+
+def shorten_request(text: str, limit: int) -> str:
+    """A user's request within `limit` characters: its opening sentence, then the sentences that
+    constrain the work ("agent-first", "no hardcoded values"), in order, before any other; a
+    head cut only when even those do not fit."""
+    if len(text) <= limit:
+        return text
+    sentences = [m.group(0).strip() for m in _SENTENCES_RE.finditer(text) if m.group(0).strip()]
+    if len(sentences) < 2:
+        return text[: limit - 1] + "…"
+    keep = [0]
+    used = len(sentences[0])
+    if used > limit - 1:
+        return text[: limit - 1] + "…"
+    ranked = [i for i in range(1, len(sentences)) if _CONSTRAINT_RE.search(sentences[i])]
+    ranked += [i for i in range(1, len(sentences)) if i not in ranked]
+    for i in ranked:
+        if used + len(sentences[i]) + 3 <= limit - 1:
+            keep.append(i)
+            used += len(sentences[i]) + 3
+    out, prev = "", -1
+    for i in sorted(keep):
+        out += (" " if i == prev + 1 else " … ") + sentences[i] if out else sentences[i]
+        prev = i
+    return out + (" …" if prev < len(sentences) - 1 else "")
+
+
 @fact_source(Section.GOAL)
 def task_facts(ctx: FactContext) -> list[Fact]:
     """The task, the current request and (at most target/MIN_FACT_TOKENS of) the requests in between:
@@ -154,9 +186,9 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             continue
         if latest:
             facts.append(Fact(Section.GOAL, "Current request: " + text, [req.round], score=90, essential=True,
-                              short="Current request: " + text[:160]))
+                              short="Current request: " + shorten_request(text, 160)))
         else:  # history: the completed actions carry what was done about it
-            fact = Fact(Section.GOAL, "Then asked: " + (text if len(text) <= 160 else text[:159] + "…"),
+            fact = Fact(Section.GOAL, "Then asked: " + shorten_request(text, 160),
                         [req.round], score=10 + i * 0.01, priority=2.5,
                         full_text="Then asked: " + text if len(text) > 160 else None)
             asked[key] = fact
