@@ -9,6 +9,7 @@ ceiling after that, solution/avoidance texts are shortened (no record is lost fo
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 
 from compaction import tokens
@@ -18,7 +19,7 @@ from compaction.errors.render import render_block, render_record
 SHARE = 0.10
 HIGH_WATER = 0.80
 STALE_ROUNDS = 10
-SHORT_WIDTHS = (100, 60, 30)
+SHORT_WIDTHS = (100, 80, 60, 45, 30)  # the widest that fits: each step keeps more words
 
 
 @dataclass
@@ -30,6 +31,7 @@ class BudgetResult:
     merged: dict[str, list[str]] = field(default_factory=dict)  # kept id -> ids folded into it
     dropped: list[str] = field(default_factory=list)
     shortened: int = 0  # the width texts were cut to, 0 when untouched
+    dropped_lines: dict[str, str] = field(default_factory=dict)  # dropped id -> its identifying error line
 
     @property
     def notes(self) -> list[str]:
@@ -37,7 +39,8 @@ class BudgetResult:
         if self.merged:
             out.append("merged similar errors: " + "; ".join(f"{k} <- {', '.join(v)}" for k, v in self.merged.items()))
         if self.dropped:
-            out.append(f"dropped errors not seen for more than {STALE_ROUNDS} rounds: {', '.join(self.dropped)}")
+            said = [f"{i} ({self.dropped_lines[i]})" if self.dropped_lines.get(i) else i for i in self.dropped]
+            out.append(f"dropped errors not seen for more than {STALE_ROUNDS} rounds: {', '.join(said)}")
         if self.shortened:
             out.append(f"texts cut to {self.shortened} chars to fit")
         return out
@@ -82,10 +85,64 @@ def merge_similar(records: list[ErrorRecord]) -> tuple[list[ErrorRecord], dict[s
     return out, merged
 
 
+_EVIDENCE_LEAD_RE = re.compile(r"^[>#*\-\s]+")
+_ERROR_LINE_RE = re.compile(r"(?i)error|errno|exception|denied|not found|failed|invalid|cannot|refused")
+DROPPED_LINE_CHARS = 100
+
+
+def identifying_line(rec: ErrorRecord, width: int = DROPPED_LINE_CHARS) -> str:
+    """`r18: Error creating file /add: [Errno 30] Read-only file system: '/add'`: the line of the
+    record's latest evidence that names the error, so a record the budget drops still says what
+    failed, not only its id. Comment-safe (it is printed inside `<!-- -->`)."""
+    for occ in reversed(rec.occurrences):
+        lines = [_EVIDENCE_LEAD_RE.sub("", ln).strip() for ln in (occ.evidence or "").splitlines()]
+        lines = [ln for ln in lines if ln]
+        if not lines:
+            continue
+        line = next((ln for ln in lines if _ERROR_LINE_RE.search(ln)), lines[0])
+        line = " ".join(line.replace("--", "—").split())
+        if len(line) > width:
+            line = line[: width - 1].rstrip() + "…"
+        return f"r{occ.round}: {line}"
+    return ""
+
+
+_PATH_RE = re.compile(r"(?<![\w.])(?:[\w.~-]+/)+([\w.-]+\.\w+)")
+_INFO_RE = re.compile(r"`[^`]+`|\b\w*\d\w*\b|\b\w+\.\w+\b|\b[a-z]+_\w+|\b[A-Z][a-z]+[A-Z]\w*|(?i:errno|error)")
+
+
+def _info(clause: str) -> int:
+    """How many identifiers, numbers, code spans and error words a clause holds."""
+    return len(_INFO_RE.findall(clause))
+
+
 def _shorten(text: str | None, width: int) -> str | None:
-    if text and len(text) > width:
-        return text[:width - 1].rstrip() + "…"
-    return text
+    """`text` within `width` characters keeping what identifies: paths become their file names, the
+    clauses with the most identifiers and numbers are kept (in their order) before generic ones, and
+    a cut never splits a code span when it can fall before it."""
+    if not text or len(text) <= width:
+        return text
+    text = _PATH_RE.sub(r"\1", text)
+    if len(text) <= width:
+        return text
+    clauses = [c for c in re.split(r";\s+", text) if c.strip()]
+    ranked = sorted(range(len(clauses)), key=lambda i: (-_info(clauses[i]), i))
+    keep: list[int] = []
+    used = 0
+    for i in ranked:  # a generic clause never stands in for an informative one that does not fit
+        if used + len(clauses[i]) + 2 > width - 1:
+            break
+        keep.append(i)
+        used += len(clauses[i]) + 2
+    if keep:
+        return "; ".join(clauses[i] for i in sorted(keep)) + "…"
+    best = clauses[ranked[0]]
+    cut = width - 1
+    if best[:cut].count("`") % 2:  # the cut is inside a code span: fall before it when that keeps 3/4
+        start = best.rfind("`", 0, cut)
+        if start >= width * 3 // 4:
+            cut = start
+    return best[:cut].rstrip() + "…"
 
 
 def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, context_window: int | None = None,
@@ -114,6 +171,7 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
                 recs = [x for x in recs if x is not r]
                 total -= costs[id(r)]
                 result.dropped.append(r.id)
+                result.dropped_lines[r.id] = identifying_line(r)
         originals = recs
         for width in SHORT_WIDTHS:  # still over the ceiling: shorten texts, never lose a record for length
             if size(recs) <= limit:
@@ -124,5 +182,8 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
             result.shortened = width
     result.records = recs
     result.markdown = render_block(recs, lang, protocol=protocol, notes=result.notes)
+    if result.dropped_lines and tokens.count(result.markdown) > limit:  # the ceiling first: ids only
+        result.dropped_lines = {}
+        result.markdown = render_block(recs, lang, protocol=protocol, notes=result.notes)
     result.tokens = tokens.count(result.markdown)
     return result

@@ -25,6 +25,7 @@ from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
 from compaction.history.tail import TailRenderer, render_tail
+from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
@@ -194,6 +195,9 @@ def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> lis
                     continue
             else:
                 continue
+        if f.prose:  # the agent's narration: its fillers go, its identifiers stay (history.telegraph)
+            f.text = telegraphic(f.text)
+            f.short = telegraphic(f.short) if f.short else None
         if steering.keep and steering.kept(f.text):
             f.essential = True
             f.score += 100

@@ -38,6 +38,7 @@ class Fact:
     marker: str | None = None  # marked items: important | decision | warning | todo
     error_id: str | None = None  # problems: the error-memory record's id
     pending: bool = False  # current work: an unanswered request (shown even beside the verbatim tail)
+    prose: bool = False  # the agent's own narration: rendered telegraphically (never the user's words)
 
     def rank(self) -> float:
         """The selection priority: the section's, unless the source set its own."""

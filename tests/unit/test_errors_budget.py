@@ -96,3 +96,27 @@ def test_small_window_loss_only_by_the_rules():
     for r in records:
         if r.id not in present:
             assert r.id in res.dropped and now - r.last_round > 10
+
+
+def test_a_dropped_record_still_says_what_failed():
+    """A stale record the ceiling drops leaves its identifying error line, not only its id."""
+    ro = ErrorRecord("ERR_TOOL_ReadOnlyFileSystem", [Occurrence(
+        round=2, transcript="t", evidence="> Tokens: 9k sent\n> Error creating file /add: [Errno 30] Read-only file system")])
+    recs = [ro, *[rec(f"ERR_PY_Err{i}", [40 + i], path=f"src/m{i}.py", detail=f"E{i}") for i in range(6)]]
+    full = tokens.count(render_block(recs))
+    res = fit_budget(recs, ceiling=int(full * 1.1), current_round=50)
+    assert "ERR_TOOL_ReadOnlyFileSystem" in res.dropped
+    assert "ERR_TOOL_ReadOnlyFileSystem (r2: Error creating file /add: [Errno 30] Read-only file system)" in res.markdown
+    assert res.tokens <= int(full * 1.1)
+
+
+def test_shortened_texts_keep_the_identifying_clause():
+    from compaction.errors.budget import _shorten
+
+    text = ("the target bug, reproduced on purpose; edited `pkg/handlers/numpy_handler.py` (r9) with `end: 296` "
+            "(was 295); cause: It seems there was a mistake in the previous edit attempts")
+    short = _shorten(text, 60)
+    assert short is not None and len(short) <= 60
+    assert "numpy_handler.py" in short and "296" in short  # the file name and the key value, not the generic words
+    assert "It seems" not in short
+    assert _shorten("short", 60) == "short"

@@ -163,3 +163,30 @@ def test_a_request_sent_again_is_one_line_with_its_rounds() -> None:
         msgs += [Message(0, Role.ASSISTANT, "ok"), Message(0, Role.USER, text)]
     goal = [(f.text, f.rounds) for f in _facts(_transcript(msgs)) if f.section is Section.GOAL]
     assert goal[1:] == [("Then asked: What is this repo doing?", [2, 3]), ("Current request: Now add tests", [4])]
+
+
+def test_a_trimmed_paste_keeps_the_values_it_sets() -> None:
+    """A reproduction's field values survive the trim as one digest line; code without literals adds none."""
+    from compaction.history.sources.task import trim_pastes
+
+    body = ["import numpy as np", "import os", "import sys", "ds = Dataset()", "ds.meta.UID = '1.2.3.4'", "ds.Bits = 32", "ds.Mode = 'MONO2'",
+            "arr = np.zeros((5, 5), dtype=np.float32)", "if a == b:", "    x = compute(y)",
+            *[f"step{i}()" for i in range(10)], "print(ds)"]
+    out = trim_pastes("Repro:\n```python\n" + "\n".join(body) + "\n```")
+    assert "values: UID='1.2.3.4', Bits=32, Mode='MONO2', dtype=np.float32 …]" in out
+    assert "x=compute" not in out and "a=b" not in out  # calls and comparisons are not values
+    plain = trim_pastes("Log:\n```\n" + "\n".join(f"step{i}()" for i in range(20)) + "\n```")
+    assert "trimmed …]" in plain and "values:" not in plain
+
+
+def test_a_shortened_request_keeps_its_constraint_sentences() -> None:
+    from compaction.history.sources.task import shorten_request
+
+    text = ("Please refactor the validator module into smaller pieces. The current code is messy and I have been "
+            "working on it for quite a while now, with many detours along the way. Keep it agent-first. "
+            "There should be no hardcoded values anywhere. Thanks a lot for the help, really.")
+    short = shorten_request(text, 160)
+    assert len(short) <= 160 and short.startswith("Please refactor the validator module")
+    assert "agent-first" in short and "no hardcoded values" in short and "messy" not in short
+    assert shorten_request("short request", 160) == "short request"
+    assert shorten_request("x" * 200, 160) == "x" * 159 + "…"

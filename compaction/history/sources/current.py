@@ -109,7 +109,7 @@ def current_work(ctx: FactContext) -> list[Fact]:
                  if m.role is Role.ASSISTANT and m.text.strip() and not m.harness), None)
     if said:
         facts.append(Fact(Section.CURRENT, f"Last said: {_said(said[1].text, _SAID_CHARS)}", [said[0]], score=80,
-                          priority=1.5, short=f"Last said: {_said(said[1].text, _SAID_CHARS // 2)}"))
+                          priority=1.5, short=f"Last said: {_said(said[1].text, _SAID_CHARS // 2)}", prose=True))
     calls_round = next((r for r in reversed(rounds) if any(m.tool_calls for m in r.messages)), None)
     if calls_round is not None and calls_round.number >= rounds[-1].number - 1:
         calls = _last_calls(calls_round)

@@ -97,13 +97,14 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
             score = 55 if e.round == 1 else 45  # the user's own constraints and preferences
         if len(text) > 300:
             text = text[:297] + "…"
-        facts.append(Fact(Section.DECISIONS, text, [e.round], score=score + min(e.round, 500) / 1000))
+        facts.append(Fact(Section.DECISIONS, text, [e.round], score=score + min(e.round, 500) / 1000,
+                          prose=e.kind is EventKind.DECISION))
     for rnd, text in _reasoned_choices(ctx):
         key = text.lower()[:120]
         if key not in seen:
             seen.add(key)
             facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [rnd],
-                              score=38 + min(rnd, 500) / 1000))
+                              score=38 + min(rnd, 500) / 1000, prose=True))
     if elided:
         note = h(ctx.lang, "harness_elided").format(n=elided)
         facts.append(Fact(Section.DECISIONS, note, [], score=5, short=None))

@@ -286,7 +286,7 @@ def _phases(findings: list[Finding]) -> list[list[Finding]]:
 def _single(f: Finding) -> Fact:
     text = f.text if len(f.text) <= 300 else f.text[:299] + "…"
     return Fact(Section.FINDINGS, text, [f.round], score=f.score + f.round / 10000,
-                short=first_line(text, 120) if len(text) > 120 else None)
+                short=first_line(text, 120) if len(text) > 120 else None, prose=True)
 
 
 def _phase(group: list[Finding], kept: list[Finding]) -> Fact:
@@ -297,4 +297,5 @@ def _phase(group: list[Finding], kept: list[Finding]) -> Fact:
     text = f"Phase {label}, {len(group)} findings, {len(kept)} shown: {body}"
     best = max(kept, key=lambda f: f.score)
     short = f"Phase {label}, {len(group)} findings: {first_line(best.text, 100)} (r{best.round})"
-    return Fact(Section.FINDINGS, text, rounds, score=max(f.score for f in kept) + 5, essential=True, short=short)
+    return Fact(Section.FINDINGS, text, rounds, score=max(f.score for f in kept) + 5, essential=True, short=short,
+                prose=True)

@@ -59,12 +59,39 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
     return "\n".join(out)
 
 
+# `name = value` and `key=value` in a trimmed paste: the field values a reproduction sets.
+_ASSIGN_RE = re.compile(r"""(?<![\w=!<>])(?:\w+\.)*(\w+)\s*[:=](?![=])\s*('[^'\n]{0,60}'|"[^"\n]{0,60}"|-?[\w.]+)""")
+_LITERAL_RE = re.compile(r"""^(?:'[^'(+]*'|"[^"(+]*"|-?\d[\w.]*|True|False|None|[\w.]*\d[\w.]*)$""")
+_VALUES_CHARS = 200  # the digest of a trimmed paste's values stays one short line
+
+
+def _values(lines: list[str]) -> str:
+    """`BitsAllocated=32, PhotometricInterpretation='MONOCHROME2', dtype=np.float32`: the values set
+    in the lines a trim removes (identifiers and numbers a successor may be asked about), in order,
+    each name once, at most _VALUES_CHARS characters."""
+    out: list[str] = []
+    seen: set[str] = set()
+    size = 0
+    for ln in lines:
+        for name, value in _ASSIGN_RE.findall(ln):
+            if name in seen or name.isdigit() or not _LITERAL_RE.match(value):
+                continue  # a value worth its tokens is a literal: a number, a string, a constant with a digit
+            pair = f"{name}={value}"
+            if size + len(pair) + 2 > _VALUES_CHARS:
+                return ", ".join(out)
+            seen.add(name)
+            out.append(pair)
+            size += len(pair) + 2
+    return ", ".join(out)
+
+
 def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
     if len(block) <= max(_PASTE_LINES, head + tail + 2):
         return block
     middle = block[head:len(block) - tail]
     kept = list(islice((ln for ln in middle if _INFORMATIVE_RE.search(ln)), 4))
-    note = f"[… {len(middle) - len(kept)} lines of pasted {kind} trimmed …]"
+    values = _values([ln for ln in middle if ln not in kept])
+    note = f"[… {len(middle) - len(kept)} lines of pasted {kind} trimmed{'; values: ' + values if values else ''} …]"
     return [*block[:head], note, *kept, *block[len(block) - tail:]]
 
 
@@ -84,6 +111,38 @@ def accepted_offer(messages: list[Message], index: int) -> str | None:
             offer = asked[-1] if asked else sentences[-1]
             return WS_RE.sub(" ", offer)[:240]
     return None
+
+
+# Words that make a sentence a constraint on the work (what must, must not, only, instead of).
+_CONSTRAINT_RE = re.compile(r"\b(?:must|never|always|only|don'?t|do not|doesn'?t|without|avoid|instead|rather than|"
+                            r"no|not|should|shouldn'?t|keep|make sure|ensure)\b|\w-first\b", re.IGNORECASE)
+_SENTENCES_RE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+
+
+def shorten_request(text: str, limit: int) -> str:
+    """A user's request within `limit` characters: its opening sentence, then the sentences that
+    constrain the work ("agent-first", "no hardcoded values"), in order, before any other; a
+    head cut only when even those do not fit."""
+    if len(text) <= limit:
+        return text
+    sentences = [m.group(0).strip() for m in _SENTENCES_RE.finditer(text) if m.group(0).strip()]
+    if len(sentences) < 2:
+        return text[: limit - 1] + "…"
+    keep = [0]
+    used = len(sentences[0])
+    if used > limit - 1:
+        return text[: limit - 1] + "…"
+    ranked = [i for i in range(1, len(sentences)) if _CONSTRAINT_RE.search(sentences[i])]
+    ranked += [i for i in range(1, len(sentences)) if i not in ranked]
+    for i in ranked:
+        if used + len(sentences[i]) + 3 <= limit - 1:
+            keep.append(i)
+            used += len(sentences[i]) + 3
+    out, prev = "", -1
+    for i in sorted(keep):
+        out += (" " if i == prev + 1 else " … ") + sentences[i] if out else sentences[i]
+        prev = i
+    return out + (" …" if prev < len(sentences) - 1 else "")
 
 
 @fact_source(Section.GOAL)
@@ -127,9 +186,9 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             continue
         if latest:
             facts.append(Fact(Section.GOAL, "Current request: " + text, [req.round], score=90, essential=True,
-                              short="Current request: " + text[:160]))
+                              short="Current request: " + shorten_request(text, 160)))
         else:  # history: the completed actions carry what was done about it
-            fact = Fact(Section.GOAL, "Then asked: " + (text if len(text) <= 160 else text[:159] + "…"),
+            fact = Fact(Section.GOAL, "Then asked: " + shorten_request(text, 160),
                         [req.round], score=10 + i * 0.01, priority=2.5,
                         full_text="Then asked: " + text if len(text) > 160 else None)
             asked[key] = fact
