@@ -6,7 +6,7 @@
 For each real transcript the current loaders read, it records `compaction compact` (Markdown and
 `--json` at 5%, 10% and 20% of the session's tokens; `--role tester`, `--lang zh` and with
 instructions at 10%), `compaction restore --transcript`'s document and the Claude Code hooks'
-block (pre-compact then session-start). Run in-process, one fresh temporary workspace per run;
+block (pre-compact then session-start). Run in-process, one fresh workspace per run at a fixed temporary path;
 the only values masked are those that change from run to run: timings and the workspace's path.
 
 Sessions set aside (bench/holdout/SET_ASIDE.md, issue 13's list) are never opened here.
@@ -17,10 +17,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import hashlib
 import io
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -67,9 +69,22 @@ def _cli(argv: list[str]) -> str:
     return f"{out.getvalue()}\n[exit {code}]\n"
 
 
+def _workspace_dir() -> Path:
+    """A fixed path per checkout: outputs that hash the workspace's path (the hooks block) compare exactly,
+    while two worktrees running the golden at once never share a directory."""
+    tag = hashlib.sha1(str(Path(__file__).resolve().parents[1]).encode()).hexdigest()[:10]
+    return Path(tempfile.gettempdir()) / f"compaction-golden-{tag}" / "ws"
+
+
 def _in_workspace(run: Callable[[str], str]) -> str:
-    with tempfile.TemporaryDirectory(prefix="golden-") as ws:
+    ws_path = _workspace_dir()
+    shutil.rmtree(ws_path, ignore_errors=True)
+    ws_path.mkdir(parents=True)
+    ws = str(ws_path)
+    try:
         return run(ws).replace(ws, "<WS>")
+    finally:
+        shutil.rmtree(ws_path, ignore_errors=True)
 
 
 def _hooks(path: Path, ws: str) -> str:

@@ -523,7 +523,7 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
         return
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
-        for sentence in _sentences_matching(msg.text, 30000, _CONSTRAINT_RE):
+        for sentence in _sentences_matching(_Prose(msg.text, 30000), _CONSTRAINT_RE):
             if len(sentence) < 400:
                 events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
         return
@@ -532,11 +532,12 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
         todo_lines = _TODO_LINE_RE.findall(msg.text) if boxed else []
         for status, item in ((("done" if c.strip() else "pending"), t) for c, t in todo_lines):
             events.append(Event(EventKind.TODO, rnd, msg.index, text=item.strip(), status=status))
-        decisions = _sentences_matching(msg.text, 6000, _DECISION_RE)
+        prose = _Prose(msg.text, 6000)  # decisions and next steps read the same prose: cut and lowered once
+        decisions = _sentences_matching(prose, _DECISION_RE)
         for sentence in decisions:
             if len(sentence) <= 500 and not sentence.startswith("    "):
                 events.append(Event(EventKind.DECISION, rnd, msg.index, text=sentence))
-        for sentence in _sentences_matching(msg.text, 6000, _NEXT_RE):
+        for sentence in _sentences_matching(prose, _NEXT_RE):
             if len(sentence) <= 500 and sentence not in decisions and not sentence.startswith("    "):
                 events.append(Event(EventKind.TODO, rnd, msg.index, text=sentence, status="next"))
 
@@ -594,19 +595,27 @@ def _twin_matches(pattern: re.Pattern[str], lowered: str):
         pos = max(m.end(), m.start() + 1)
 
 
-def _sentences_matching(text: str, limit: int, pattern: re.Pattern[str]) -> list[str]:
-    """The sentences of `text` (code blocks excluded) that contain a match of `pattern`, in order.
+class _Prose:
+    """A message's first `limit` characters without code blocks, and their lowercase when its
+    offsets agree (a few Unicode letters change length when lowered): made once per message."""
+
+    __slots__ = ("text", "lowered")
+
+    def __init__(self, text: str, limit: int) -> None:
+        self.text = without_fences(text[:limit])
+        lowered = self.text.lower()
+        self.lowered: str | None = lowered if len(lowered) == len(self.text) else None
+
+
+def _sentences_matching(prose: _Prose, pattern: re.Pattern[str]) -> list[str]:
+    """The sentences of the prose (code blocks excluded) that contain a match of `pattern`, in order.
 
     One scan of the whole text finds the matches; only the sentences around them are cut out,
     so long messages cost one regex pass rather than one per sentence."""
-    text = without_fences(text[:limit])
+    text = prose.text
     out: list[str] = []
     last_end = -1
-    lowered = text.lower()
-    if len(lowered) == len(text):  # offsets agree (a few Unicode letters change length when lowered)
-        matches = _twin_matches(pattern, lowered)
-    else:
-        matches = pattern.finditer(text)
+    matches = _twin_matches(pattern, prose.lowered) if prose.lowered is not None else pattern.finditer(text)
     for m in matches:
         if m.start() < last_end:
             continue

@@ -71,11 +71,11 @@ def test_sympy_runner_summary():
 
 
 def test_decision_sentences_are_cut_whole_and_skip_code():
-    from compaction.events import _DECISION_RE, _sentences_matching
+    from compaction.events import _DECISION_RE, _Prose, _sentences_matching
 
     text = ("I looked around. Instead of patching xdist, I will fix pytest. The root cause is in reports.py: "
             "it drops the chain.\n```bash\nthe fix is to\n```\nNext.")
-    assert _sentences_matching(text, 6000, _DECISION_RE) == [
+    assert _sentences_matching(_Prose(text, 6000), _DECISION_RE) == [
         "Instead of patching xdist, I will fix pytest.",
         "The root cause is in reports.py: it drops the chain.",
     ]

@@ -34,17 +34,29 @@ def _content(text: str) -> set[str]:
     return {w for w in _WORD_RE.findall(text.lower()) if w not in _STOP}
 
 
-def _done_later(item: Event, said: list[tuple[int, str]]) -> bool:
-    """A later assistant sentence says it is done: done-words and most of the item's content words."""
+def _done_sentences(text: str) -> list[set[str]]:
+    """The content words of each sentence of `text` that holds a done-word."""
+    if not _DONE_WORDS_RE.search(text):
+        return []
+    return [_content(sentence) for sentence in re.split(r"(?<=[.!?])\s+|\n+", text) if _DONE_WORDS_RE.search(sentence)]
+
+
+def _done_later(item: Event, said: list[tuple[int, str]], split: dict[int, list[set[str]]] | None = None) -> bool:
+    """A later assistant sentence says it is done: done-words and most of the item's content words.
+    `split`: each said text's done sentences by index, shared by the items of one compaction (every
+    open item would otherwise split and search the same later messages again)."""
     words = _content(item.text)
     if not words:
         return False
-    for rnd, text in said:
-        if rnd <= item.round or not _DONE_WORDS_RE.search(text):
+    split = {} if split is None else split
+    for i, (rnd, text) in enumerate(said):
+        if rnd <= item.round:
             continue
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
-            if _DONE_WORDS_RE.search(sentence) and len(words & _content(sentence)) * 2 >= len(words):
-                return True
+        done = split.get(i)
+        if done is None:
+            done = split[i] = _done_sentences(text)
+        if any(len(words & content) * 2 >= len(words) for content in done):
+            return True
     return False
 
 
@@ -72,8 +84,9 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
         facts.append(Fact(Section.NEXT, f"[{status}] {e.text.strip()}", [e.round], score=70, essential=True))
     # Immediate plans ("now I'll…") older than five rounds were acted on or dropped; a todo written down
     # for later stays open until a later message says it is done.
+    split: dict[int, list[set[str]]] = {}
     kept_open = [e for e in stated if e.round <= last_round - 5 and _OPEN_TODO_RE.search(e.text)
-                 and not _done_later(e, said or [])]
+                 and not _done_later(e, said or [], split)]
     for e in kept_open[-6:]:
         text = WS_RE.sub(" ", e.text.strip())
         facts.append(Fact(Section.NEXT, f"[open] {text[:300]}", [e.round], score=40 + e.round / 10000,
