@@ -65,6 +65,14 @@ def load_json(path: str | Path) -> Any:
         raise TranscriptError(str(path), f"invalid JSON: {exc}") from None
 
 
+def _utf8_line(path: str | Path, lineno: int, raw: bytes) -> str:
+    """One line's text; a byte that is not UTF-8 is an error naming the line and the byte."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TranscriptError(str(path), f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})", lineno) from None
+
+
 def iter_jsonl(path: str | Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
     """Stream (line number, object) from a JSONL file.
 
@@ -81,10 +89,7 @@ def iter_jsonl(path: str | Path, warnings: list[str] | None = None) -> Iterator[
             stripped = raw.strip()
             if not stripped:
                 continue
-            try:
-                text = stripped.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise TranscriptError(str(path), f"invalid UTF-8 (byte 0x{stripped[exc.start]:02x})", lineno) from None
+            text = _utf8_line(path, lineno, stripped)
             try:
                 yield lineno, json.loads(text)
             except json.JSONDecodeError:
@@ -150,10 +155,7 @@ def iter_json_records(path: str | Path, warnings: list[str] | None = None) -> It
         stripped = raw.strip()
         if not stripped:
             continue
-        try:
-            text = stripped.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise TranscriptError(str(path), f"invalid UTF-8 (byte 0x{stripped[exc.start]:02x})", i + 1) from None
+        text = _utf8_line(path, i + 1, stripped)
         try:
             values = split_records(path, i + 1, text)
         except TranscriptError:

@@ -22,6 +22,7 @@ from typing import Any
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, TranscriptError
 from compaction.transcripts import anthropic
 from compaction.transcripts._agent_tools import as_text, exit_code_for, kind_of, make_call, parse_arguments, renumber
+from compaction.transcripts._fences import outside_fences
 from compaction.transcripts._io import iter_json_records, read_text
 from compaction.transcripts._speakers import (
     SPEAKER_KEYS,
@@ -389,7 +390,6 @@ _HEAD_MARK = re.compile(r"^#{1,6}[ \t]+(?:[^\w\s*_#]{1,4}[ \t]*)?[*_]*(" + _WORD
                         r"[ \t]*(?:\([^)\n]*\))?[ \t]*:?[ \t]*$", re.I)
 _LABEL_MARK = re.compile(r"^[ \t]*(?:_\*\*|\*\*_?|__)(?:[^\w\s*_]{1,4}[ \t]*)?(" + _WORD_RE + r")"
                          r"(?:[ \t]*\([^)\n]*\))?[ \t]*:?[ \t]*(?:\*\*_|_?\*\*|__)[ \t]*:?[ \t]?(.*)$", re.I)
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _TOOL_USE = re.compile(r"^\[Tool Use: ([^\]\n]+)\]\n((?:[A-Z][\w ]*: .*(?:\n(?!\[Tool).*)*)?)", re.M)
 _TOOL_ANSWER = re.compile(r"^\[Tool( \(Error\))?\]\n?", re.M)
 
@@ -397,18 +397,7 @@ _TOOL_ANSWER = re.compile(r"^\[Tool( \(Error\))?\]\n?", re.M)
 def _md_markers(text: str) -> list[tuple[str, int]]:
     """(role, line index) of every speaker marker outside fenced code."""
     out: list[tuple[str, int]] = []
-    fence: str | None = None
-    for i, line in enumerate(text.split("\n")):
-        fm = _FENCE.match(line)
-        if fm:
-            mark = fm.group(1)
-            if fence is None:
-                fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):]:
-                fence = None
-            continue
-        if fence is not None:
-            continue
+    for i, line in outside_fences(text.split("\n")):
         m = _HEAD_MARK.match(line) or _LABEL_MARK.match(line)
         if m:
             out.append((_MD_WORDS[m.group(1).lower()], i))

@@ -21,6 +21,7 @@ from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, TranscriptError
 from compaction.transcripts._agent_tools import first_path, kind_of, make_call, patch_paths
+from compaction.transcripts._fences import outside_fences
 from compaction.transcripts._io import read_text
 
 NAME = "specstory"
@@ -37,7 +38,6 @@ _FILE_LINE = re.compile(r"^[ \t]*(?:<details>\s*)?(?:<summary>)?[ \t]*(?:Read|Ed
                         r"[ \t]+file:[ \t]*(.+?)[ \t]*(?:</summary>)?[ \t]*$", re.M)
 _SUMMARY = re.compile(r"<summary>Tool use: \*\*([^*]+)\*\*(.*?)</summary>", re.S)
 _THINK = re.compile(r"<think>\s*<details>\s*<summary>Thought Process</summary>(.*?)</details>\s*</think>", re.S)
-_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _FILE_URL = re.compile(r"\(file://([^)\s]+)\)")
 _BOLD_PATH = re.compile(r"^\*\*(?:Add|Update|Delete|Create|Edit|Move)[^:*]*: `([^`]+)`\*\*", re.M)
 _NOTE_PATH = re.compile(r"\b(?:file|File|path|Path)\b[^:\n]{0,20}:\s*`?([^`\s]+)`?")
@@ -117,21 +117,14 @@ def _tool_spans(body: str) -> list[tuple[int, int, str, str]]:
 
 
 def _lines_outside_fences(body: str, start: int) -> Iterator[tuple[int, str]]:
-    """(offset, line) of each line of `body[start:]` outside fenced code; fence lines are skipped. A
-    fence closes on a line of its character, at least as long, with nothing after it (CommonMark)."""
-    fence: str | None = None
-    offset = start
-    for line in body[start:].splitlines(keepends=True):
-        fm = _FENCE_LINE.match(line)
-        if fm:
-            mark = fm.group(1)
-            if fence is None:
-                fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):]:
-                fence = None
-        elif fence is None:
-            yield offset, line
-        offset += len(line)
+    """(offset, line) of each line of `body[start:]` outside fenced code (`_fences.outside_fences`)."""
+    lines = body[start:].splitlines(keepends=True)
+    offset, at = start, 0
+    for i, line in outside_fences(lines):
+        while at < i:
+            offset += len(lines[at])
+            at += 1
+        yield offset, line
 
 
 def _next_open(body: str, pos: int) -> re.Match[str] | None:
