@@ -19,7 +19,7 @@ from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
 from compaction.events import Event, extract_events
 from compaction.history import errors_adapter, facts, fill, fit
-from compaction.history.facts import MIN_FACT_TOKENS, Fact, cite
+from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather
@@ -29,8 +29,6 @@ from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
-
-TIGHT_TARGET = 3000  # below this many tokens the tail and the error memory get smaller shares
 
 
 def default_target(tokens_before: int, window: int) -> int:

@@ -8,7 +8,7 @@ import re
 from itertools import islice
 
 from compaction.events import EventKind, is_follow_up_request
-from compaction.history.facts import MIN_FACT_TOKENS, WS_RE, Fact, clean_task, split_task, task_text
+from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
@@ -145,7 +145,6 @@ def shorten_request(text: str, limit: int) -> str:
     return out + (" …" if prev < len(sentences) - 1 else "")
 
 
-_TIGHT_TOKENS = 3000  # a target below this is tight (as the engine's TIGHT_TARGET)
 _TIGHT_REQUEST_CHARS = 100  # an older request's characters at a tight target
 _WORK = frozenset({EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.MOVE, EventKind.COMMIT})
 
@@ -187,7 +186,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     starts = [r.round for r in later[first:]] + [ctx.n_rounds + 1]
     # A tight budget shows an older request as its opening and constraint sentences; fill gives the
     # full text back once the other sections had their share.
-    limit = _TIGHT_REQUEST_CHARS if ctx.target_tokens is not None and ctx.target_tokens < _TIGHT_TOKENS else 160
+    limit = _TIGHT_REQUEST_CHARS if ctx.target_tokens is not None and ctx.target_tokens < TIGHT_TARGET else 160
     asked: dict[str, Fact] = {}  # a request sent again (a retry, a resend) is one line with its rounds
     for i, req in enumerate(later[first:], first):
         latest = i == len(later) - 1
