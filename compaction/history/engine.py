@@ -213,23 +213,23 @@ def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> lis
     return out
 
 
-# What a successor asks about, by section (the hand-over questions: what changed and what failed most,
-# then the state, the decisions and the task, the next step least): each section's share of the room
-# the required facts leave, when the optional facts do not all fit. A share a section does not use
-# flows on to the next one; what is left then goes by priority.
+# What a successor asks about, by the sections after the completed actions (the hand-over questions:
+# what changed and what failed most, then the findings, the decisions and the requests; the rules and
+# the next step least): each one's share of the room the facts before them leave, when the optional
+# facts do not all fit. A share a section does not use flows on; what is left then goes by priority.
 SHARES: tuple[tuple[Section, float], ...] = (
-    (Section.CHANGES, 0.22), (Section.PROBLEMS, 0.16), (Section.FINDINGS, 0.14), (Section.CURRENT, 0.08),
-    (Section.DECISIONS, 0.12), (Section.GOAL, 0.10), (Section.COMPLETED, 0.08), (Section.RULES, 0.05),
-    (Section.NEXT, 0.05),
+    (Section.CHANGES, 0.26), (Section.PROBLEMS, 0.18), (Section.FINDINGS, 0.18), (Section.DECISIONS, 0.14),
+    (Section.GOAL, 0.14), (Section.RULES, 0.05), (Section.NEXT, 0.05),
 )
 
 
 def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -> list[Fact]:
-    """Essentials first (full text, else their short form); then, when the optional facts do not all
-    fit, every section its most valuable facts up to its share (`SHARES`), so no kind of question is
-    left without an answer; then the rest by priority and score. An optional fact from the rounds the
-    verbatim tail shows (from `tail_start`) would say it twice, except a completed action (the tail may
-    elide a command in the middle of a long output)."""
+    """Essentials first (full text, else their short form); then by priority the optional facts up to
+    the completed actions (the seed's order); then, when the rest do not all fit, every later section
+    its most valuable facts up to its share (`SHARES`), so no kind of question is left without an
+    answer; then the rest by priority and score. An optional fact from the rounds the verbatim tail
+    shows (from `tail_start`) would say it twice, except a completed action (the tail may elide a
+    command in the middle of a long output)."""
     texts = [f.text for f in all_facts]
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
     goal_cap = max(120, int(budget * 0.45))
@@ -263,6 +263,14 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -
                 f.text, f.short = f.short, None  # never lose a modified file or the task: others give way
                 chosen.append(f)
                 used += short_cost
+    # The seed's order up to the completed actions (markers, where the work stands, what was done)
+    # stays by priority; the sections after them share what is left.
+    early = [f for f in optional if f.rank() <= Section.COMPLETED.priority]
+    optional = [f for f in optional if f.rank() > Section.COMPLETED.priority]
+    for f in early:
+        if used + costs[id(f)] <= budget:
+            chosen.append(f)
+            used += costs[id(f)]
     room = budget - used
     if sum(costs[id(f)] for f in optional) > room > 0:
         taken = _shares(optional, costs, room)  # may show some fuller: their costs updated
@@ -311,8 +319,9 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int) -> list[Fact
         room -= costs[id(f)]
     # What a section's share still holds shows its chosen facts fuller (a change record's per-edit
     # lines), most valuable first; the shares of sections with nothing to show fuller, and what a
-    # section leaves, flow on in share order.
-    fuller = {f.section for f in taken if f.full_text}
+    # section leaves, flow on in share order. A request's full text is not among them: the by-priority
+    # pass shows more requests short first, and the filler gives full texts back last.
+    fuller = {f.section for f in taken if f.full_text and f.section is not Section.GOAL}
     carry = sum(max(0, int(share * total) - spent.get(section, 0)) for section, share in SHARES if section not in fuller)
     for section, share in SHARES:
         if section not in fuller:
