@@ -113,7 +113,7 @@ def compact(
     # chosen again for the room that frees, before optional facts are dropped one by one.
     share = 0.0 if tight else 0.35
     tail_renderer = TailRenderer(tail_rounds, preset.code, steering)
-    for tail_share in (share, share * 0.6, share * 0.3, 0.0):
+    for tail_share in dict.fromkeys((share, share * 0.6, share * 0.3, 0.0)):  # a tight target tries once
         tail_text, tail_cut = tail_renderer.render(int(target * tail_share))
         shown = tail_rounds[tail_cut:]  # the oldest kept rounds give way first when the tail is tight
         shown_start = shown[0].number if shown else len(rounds) + 1
