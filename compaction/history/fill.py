@@ -1,10 +1,11 @@
 """Spend what the required facts leave of the budget by value (issue 14 item 5).
 
 Once the must-keep facts fit, the room left goes, in order, to what a successor needs most: facts that
-were shortened get their full text back and facts that were dropped come back — the user's requests
-first (all of them, whole), then the other sections by their priority (change records and findings
-included, whatever sources are registered) — then the kept rounds are rendered with larger caps, then
-older rounds join the verbatim tail, until the document is within 90–100% of its target. Steps are
+were shortened get their full text back and facts that were dropped come back — a request not shown
+first, then the other sections by their priority (change records and findings included, whatever
+sources are registered), then the full text of a request shown short (the engine's shares already gave
+every section its part) — then the kept rounds are rendered with larger caps, then older rounds join
+the verbatim tail, until the document is within 90–100% of its target. Steps are
 planned on estimated costs and the plan checked by one real count; a plan that overshoots is made
 again with less room, so a document never leaves here over its target.
 """
