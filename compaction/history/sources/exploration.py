@@ -125,9 +125,11 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
     if reads:
         parts.append("read " + ", ".join(reads))
     parts.extend(reports)
-    if len(reads) + len(delegated_reads) + len(empty) + len(found) + 2 * len(delegations) < 2:
-        return []  # one file read: nothing was explored worth retelling
-    head = "Explored before the first change" if until <= ctx.n_rounds else "Explored"
+    changed = until <= ctx.n_rounds
+    if len(reads) + len(delegated_reads) + len(empty) + len(found) + 2 * len(delegations) < 2 \
+            or not (changed or delegations or empty):
+        return []  # one file read, or reading with no change it led to: nothing worth retelling
+    head = "Explored before the first change" if changed else "Explored"
     text = f"{head} {cite(sorted(rounds))}: " + "; ".join(parts)
     short = text if len(text) <= 400 else text[:399] + "…"
     return [Fact(Section.DECISIONS, short, sorted(rounds), score=41,
