@@ -12,8 +12,16 @@ from compaction.history.facts import WS_RE, Fact
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
+from compaction.history.sources.findings import answer_to
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Role
+from compaction.model import Message, Role
+
+ANSWER_CHARS = 260
+# The decisions that constrain most (the user's preference with the answer taken, the plan, the path to
+# the edit target) are chosen before the per-file change records: a tiny budget otherwise has no room
+# left for any decision once the requests and changes are in.
+AHEAD = 3.4
+ANSWER_ASK_CHARS = 800  # a user message longer than this is a task or a paste, not a question with a preference
 
 # A choice that gives its reason or its alternative weighs more than a bare "I'll do X".
 _REASON_RE = re.compile(r"\b(?:because|since|so that|in order to|to avoid|to keep|to preserve|instead of|rather than|"
@@ -28,13 +36,16 @@ _CHOICE_RE = re.compile(r"\b(?:I(?:'ll| will)|decid|chose|choose|prefer|the fix|
 
 
 _FIRST_PERSON_CHOICE_RE = re.compile(
-    r"\b(?:I(?:'ll| will|'m going to| am going to| chose| decided| opted)|we(?:'ll| will)|let's)\s+\w+", re.IGNORECASE)
+    r"\b(?:I(?:'ll| will|'m going to| am going to| chose| decided| opted| should)|we(?:'ll| will| should)|let's)"
+    r"\s+\w+|\b(?:interested in|the right place|is relevant|not relevant)\b", re.IGNORECASE)
 _CHOICE_REASON_RE = re.compile(r"\b(?:because|since|so that|instead of|rather than|which (?:pulls|keeps|avoids|gives|"
-                               r"means|makes|lets)|to avoid|no need|without)\b", re.IGNORECASE)
+                               r"means|makes|lets)|to avoid|no need|without|as indicated by|according to|"
+                               r"points? (?:to|at)|pointed (?:to|at)|so (?:I|we|let's))\b", re.IGNORECASE)
 _CHOICE_WORDS = ("i'll", "i will", "i'm going to", "i am going to", "i chose", "i decided", "i opted", "we'll",
-                 "we will", "let's")
+                 "we will", "let's", "i should", "we should", "interested in", "the right place", "is relevant",
+                 "not relevant")
 _REASON_WORDS = ("because", "since", "so that", "instead of", "rather than", "which ", "to avoid", "no need",
-                 "without")
+                 "without", "as indicated by", "according to", "point", "so i ", "so we ", "so let's")
 # A rule about what the work may change (tests, configuration, minimal changes) binds a successor even
 # when a harness states it: it is kept; the harness's procedural rules (one command per reply…) are not.
 SCOPE_RE = re.compile(r"\b(?:do not|don't|never|must not|should not|no need to|not have to)\b[^.\n]{0,60}?"
@@ -64,6 +75,21 @@ def _reasoned_choices(ctx: FactContext) -> list[tuple[int, str]]:
     return out
 
 
+def _answer(ctx: FactContext, number: int, msg: Message | None) -> str | None:
+    """The agent's answer in round `number` to the user's message `msg` when it asks something
+    ("do we need X? I don't think so"): its most informative sentences (`findings.answer_to`)."""
+    if msg is None or msg.role is not Role.USER or "?" not in msg.text or len(msg.text) > ANSWER_ASK_CHARS \
+            or not 2 <= number <= len(ctx.transcript.rounds):
+        return None  # the task (round 1, or a long paste) asks many things: its round answers none of them
+    replies = [m for m in ctx.transcript.rounds[number - 1].messages
+               if m.role is Role.ASSISTANT and m.text and not m.harness]
+    found = answer_to(msg.text, replies) if replies else None
+    if not found:
+        return None
+    reply = found.split("”: ", 1)[-1]
+    return reply if len(reply) <= ANSWER_CHARS else reply[:ANSWER_CHARS - 1] + "…"
+
+
 @fact_source(Section.DECISIONS)
 def decision_facts(ctx: FactContext) -> list[Fact]:
     facts: list[Fact] = []
@@ -91,14 +117,18 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
             continue
         if e.kind is EventKind.DECISION and _DIAGNOSIS_RE.search(text) and not _CHOICE_RE.search(text):
             continue  # the findings timeline carries it
+        answer = None
         if e.kind is EventKind.DECISION:
             score = 30 + (8 if _REASON_RE.search(text) else 0) + (6 if _RULED_OUT_RE.search(text) else 0)
         else:
             score = 55 if e.round == 1 else 45  # the user's own constraints and preferences
+            answer = _answer(ctx, e.round, by_index.get(e.message_index))
+            if answer:  # the user asked, stating a preference: the agent's answer is the decision taken
+                text = f"User: “{text if len(text) <= 160 else text[:159] + '…'}” → {answer}"
         if len(text) > 300:
             text = text[:297] + "…"
         facts.append(Fact(Section.DECISIONS, text, [e.round], score=score + min(e.round, 500) / 1000,
-                          prose=e.kind is EventKind.DECISION))
+                          prose=e.kind is EventKind.DECISION, priority=AHEAD if answer else None))
     for rnd, text in _reasoned_choices(ctx):
         key = text.lower()[:120]
         if key not in seen:

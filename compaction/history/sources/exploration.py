@@ -14,6 +14,7 @@ import re
 from compaction.events import EventKind, results_of_calls
 from compaction.history.facts import WS_RE, Fact, cite, display_path, first_line
 from compaction.history.sections import Section
+from compaction.history.sources.decisions import AHEAD
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolCall, ToolKind
 
@@ -132,7 +133,7 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
     head = "Explored before the first change" if changed else "Explored"
     text = f"{head} {cite(sorted(rounds))}: " + "; ".join(parts)
     short = text if len(text) <= 400 else text[:399] + "…"
-    return [Fact(Section.DECISIONS, short, sorted(rounds), score=41,
+    return [Fact(Section.DECISIONS, short, sorted(rounds), score=41, priority=AHEAD if empty or delegations else None,
                  full_text=None if short == text else (text if len(text) <= 1600 else text[:1599] + "…"))]
 
 

@@ -14,6 +14,7 @@ import re
 from compaction.events import results_of_calls
 from compaction.history.facts import WS_RE, Fact
 from compaction.history.sections import Section
+from compaction.history.sources.decisions import AHEAD
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolKind
 
@@ -113,5 +114,5 @@ def plan_facts(ctx: FactContext) -> list[Fact]:
     rnd, title, lines = latest
     rounds = sorted({first_round or rnd, rnd})
     head = f"Plan{f' “{title}”' if title else ''} (r{rnd})"
-    return [Fact(Section.DECISIONS, f"{head}: {lines[0]}", rounds, score=43,
+    return [Fact(Section.DECISIONS, f"{head}: {lines[0]}", rounds, score=43, priority=AHEAD,
                  full_text=head + ":\n" + "\n".join(f"  - {x}" for x in lines) if len(lines) > 1 else None)]
