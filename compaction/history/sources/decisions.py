@@ -17,6 +17,8 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
 
 ANSWER_CHARS = 260
+_WORD_RE = re.compile(r"\w+")
+_NAMES_RE = re.compile(r"`[^`\n]+`|\b[\w/-]+\.[a-zA-Z]{1,5}\b|\b\w+\(\)")
 # The decisions that constrain most (the user's preference with the answer taken, the plan, the path to
 # the edit target) are chosen before the per-file change records: a tiny budget otherwise has no room
 # left for any decision once the requests and changes are in.
@@ -75,6 +77,19 @@ def _reasoned_choices(ctx: FactContext) -> list[tuple[int, str]]:
     return out
 
 
+def _key(text: str) -> str:
+    """Near-identical choices share a key: their words, lower-cased, without punctuation or markup."""
+    return " ".join(_WORD_RE.findall(text.lower()))[:120]
+
+
+def _named(text: str, reasoned: bool) -> int:
+    """A choice that names what it constrains (a file, a code span, a call) weighs more; a bare one
+    with no reason ("Add the import.") less: it constrains nothing a successor could act on."""
+    if _NAMES_RE.search(text):
+        return 4
+    return 0 if reasoned else -6
+
+
 def _answer(ctx: FactContext, number: int, msg: Message | None) -> str | None:
     """The agent's answer in round `number` to the user's message `msg` when it asks something
     ("do we need X? I don't think so"): its most informative sentences (`findings.answer_to`)."""
@@ -102,7 +117,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         if e.kind not in (EventKind.DECISION, EventKind.CONSTRAINT):
             continue
         text = WS_RE.sub(" ", e.text.strip()).lstrip("-*• ").strip()
-        key = text.lower()[:120]
+        key = _key(text)
         if key in seen or len(text) < 15 or text.endswith((":", "?")):
             continue
         seen.add(key)
@@ -119,7 +134,8 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
             continue  # the findings timeline carries it
         answer = None
         if e.kind is EventKind.DECISION:
-            score = 30 + (8 if _REASON_RE.search(text) else 0) + (6 if _RULED_OUT_RE.search(text) else 0)
+            reasoned = _REASON_RE.search(text) is not None
+            score = 30 + (8 if reasoned else 0) + (6 if _RULED_OUT_RE.search(text) else 0) + _named(text, reasoned)
         else:
             score = 55 if e.round == 1 else 45  # the user's own constraints and preferences
             answer = _answer(ctx, e.round, by_index.get(e.message_index))
@@ -130,11 +146,11 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         facts.append(Fact(Section.DECISIONS, text, [e.round], score=score + min(e.round, 500) / 1000,
                           prose=e.kind is EventKind.DECISION, priority=AHEAD if answer else None))
     for rnd, text in _reasoned_choices(ctx):
-        key = text.lower()[:120]
+        key = _key(text)
         if key not in seen:
             seen.add(key)
             facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [rnd],
-                              score=38 + min(rnd, 500) / 1000, prose=True))
+                              score=38 + _named(text, True) + min(rnd, 500) / 1000, prose=True))
     if elided:
         note = h(ctx.lang, "harness_elided").format(n=elided)
         facts.append(Fact(Section.DECISIONS, note, [], score=5, short=None))

@@ -78,19 +78,20 @@ def _candidates(ctx: FactContext):
         for msg in rnd.messages:
             if msg.role is not Role.ASSISTANT or msg.harness:
                 continue
-            if msg.text and "plan" in msg.text[:4000].lower():
+            if msg.text and msg.text.find("Plan", 0, 3000) >= 0:  # a title's word: no lower-casing pass
                 yield rnd.number, msg.text
             for call in msg.tool_calls:
                 if call.kind not in (ToolKind.WRITE, ToolKind.OTHER, ToolKind.TODO):
                     continue
-                args = [v for v in call.arguments.values() if isinstance(v, str) and len(v) > 80]
+                args = [v for v in call.arguments.values() if isinstance(v, str) and len(v) > 80
+                        and v.find("Plan", 0, 3000) >= 0]
                 if args:
                     yield rnd.number, max(args, key=len)
                     continue
                 if results is None:
                     results = results_of_calls(rnd.messages)
                 res = results.get(id(call))
-                if res is not None and len(res.content) > 80:  # a client that shows the call in its result
+                if res is not None and res.content.find("Plan", 0, 3000) >= 0:  # a client that shows the call in its result
                     yield rnd.number, res.content
 
 
@@ -101,7 +102,7 @@ def plan_facts(ctx: FactContext) -> list[Fact]:
     latest: tuple[int, str, list[str]] | None = None
     first_round: int | None = None
     for rnd, text in _candidates(ctx):
-        found = _plan_text(text) if "plan" in text[:3000].lower() else None
+        found = _plan_text(text) if text.find("Plan", 0, 3000) >= 0 else None
         if found is None:
             continue
         lines = _key_lines(found[1])
