@@ -77,6 +77,36 @@ def _reasoned_choices(ctx: FactContext) -> list[tuple[int, str]]:
     return out
 
 
+# The user's answer to the agent's question tool: `"Which emoji…?"="💡"` pairs, or the questions (lines
+# ending in "?") then an `Answer: …` line.
+_QA_PAIR_RE = re.compile(r'"([^"\n]{5,200}\?)"\s*=\s*"([^"\n]{1,200})"')
+_ANSWER_LINE_RE = re.compile(r"(?im)^[\W_]*answers?[ \t*_]*[:=][ \t*_]*(.+)$")
+
+
+def _user_choices(ctx: FactContext) -> list[Fact]:
+    """The user's picks among the options the agent offered through a question tool: a decision the
+    user made, with the question it answers."""
+    out: list[Fact] = []
+    for rnd in ctx.transcript.rounds:
+        for msg in rnd.messages:
+            for res in msg.tool_results:
+                content = res.content
+                if content.find("nswer", 0, 6000) < 0 or content.find("?", 0, 6000) < 0:
+                    continue
+                pairs = _QA_PAIR_RE.findall(content[:6000])
+                if not pairs:
+                    m = _ANSWER_LINE_RE.search(content[:6000])
+                    asked = [WS_RE.sub(" ", q.replace("*", "")).strip(" -")
+                             for q in content[:m.start()].splitlines() if q.rstrip().rstrip("*").endswith("?")] if m else []
+                    if not asked:
+                        continue
+                    pairs = [(" / ".join(asked), m.group(1).strip().replace("*", ""))]
+                text = "; ".join(f"{q if len(q) <= 120 else q[:119] + '…'} → {a}" for q, a in pairs[:4])
+                out.append(Fact(Section.DECISIONS, f"User chose: {text}", [rnd.number], score=47 + min(rnd.number, 500) / 1000,
+                                priority=AHEAD))
+    return out
+
+
 def _key(text: str) -> str:
     """Near-identical choices share a key: their words, lower-cased, without punctuation or markup."""
     return " ".join(_WORD_RE.findall(text.lower()))[:120]
@@ -151,6 +181,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
             seen.add(key)
             facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [rnd],
                               score=38 + _named(text, True) + min(rnd, 500) / 1000, prose=True))
+    facts.extend(_user_choices(ctx))
     if elided:
         note = h(ctx.lang, "harness_elided").format(n=elided)
         facts.append(Fact(Section.DECISIONS, note, [], score=5, short=None))
