@@ -113,3 +113,18 @@ def test_a_target_chosen_on_evidence_is_a_reasoned_decision():
                                    "the traceback from the script execution."),
     ])
     assert any("as indicated by the traceback" in f.text for f in decision_facts(_ctx(t)))
+
+
+def test_a_choice_a_later_one_reverts_says_so_and_an_explanation_does_not_count():
+    t = _transcript([
+        Message(0, Role.USER, "fix the cache"),
+        Message(0, Role.ASSISTANT, "I'll use `lru_cache` because the keys are hashable."),
+        Message(0, Role.USER, "go on"),
+        Message(0, Role.ASSISTANT, "I'll keep `maxsize` small since the objects are large, rather than `None`."),
+        Message(0, Role.USER, "it leaks"),
+        Message(0, Role.ASSISTANT, "I'll revert `lru_cache` because it holds references to every instance."),
+    ])
+    facts = {f.text.split(" (later")[0]: f.text for f in decision_facts(_ctx(t))}
+    first = next(v for k, v in facts.items() if "use `lru_cache`" in k)
+    assert "(later reversed, r3: I'll revert `lru_cache`" in first
+    assert not any("later reversed" in v for k, v in facts.items() if "`maxsize`" in k)

@@ -107,6 +107,36 @@ def _user_choices(ctx: FactContext) -> list[Fact]:
     return out
 
 
+# A later choice takes back what the code span right after these words names ("revert `X`", "undo
+# `X`", "no longer use `X`"); "instead of `X`" is not one: it most often explains, not reverses.
+_REVERSAL_RE = re.compile(r"\b(?:revert(?:ed|ing)?|undo|undid|roll(?:ed)? back|no longer (?:use|need)|"
+                          r"(?:switch|go|went) back from|drop(?:ped)?|abandon(?:ed)?)\b[^`.\n]{0,30}`([^`\n]{2,80})`",
+                          re.IGNORECASE)
+_SPAN_RE = re.compile(r"`([^`\n]{2,80})`")
+_PATHLIKE_RE = re.compile(r"[\w.-]+\.[a-zA-Z]{1,5}")
+MAX_REVERSAL_CHECKS = 400  # decisions compared for reversals: bounded work
+
+
+def _mark_reversed(facts: list[Fact]) -> None:
+    """An agent's choice whose code a later choice takes back ("revert `X`", "no longer use `X`") says so
+    and weighs less: a successor must not act on it. Paths are not enough (two choices may edit one
+    file); the identifier taken back must be one the earlier choice chose, not one it rejected."""
+    agent = [f for f in facts[:MAX_REVERSAL_CHECKS] if f.prose and f.rounds]
+    taken_back = [{m.group(1) for m in _REVERSAL_RE.finditer(f.text)} for f in agent]
+    for i, earlier in enumerate(agent):
+        chosen = set(_SPAN_RE.findall(earlier.text)) - taken_back[i]
+        chosen = {x for x in chosen if "/" not in x and not _PATHLIKE_RE.fullmatch(x)}
+        if not chosen:
+            continue
+        for j in range(i + 1, len(agent)):
+            later = agent[j]
+            if later.rounds[0] > earlier.rounds[0] and chosen & taken_back[j]:
+                what = later.text if len(later.text) <= 100 else later.text[:99] + "…"
+                earlier.text = f"{earlier.text} (later reversed, r{later.rounds[0]}: {what})"
+                earlier.score -= 6
+                break
+
+
 def _key(text: str) -> str:
     """Near-identical choices share a key: their words, lower-cased, without punctuation or markup."""
     return " ".join(_WORD_RE.findall(text.lower()))[:120]
@@ -181,6 +211,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
             seen.add(key)
             facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [rnd],
                               score=38 + _named(text, True) + min(rnd, 500) / 1000, prose=True))
+    _mark_reversed(facts)
     facts.extend(_user_choices(ctx))
     if elided:
         note = h(ctx.lang, "harness_elided").format(n=elided)
