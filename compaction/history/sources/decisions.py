@@ -17,6 +17,7 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
 
 ANSWER_CHARS = 260
+SHORT_ANSWER_CHARS = 150
 _WORD_RE = re.compile(r"\w+")
 _NAMES_RE = re.compile(r"`[^`\n]+`|\b[\w/-]+\.[a-zA-Z]{1,5}\b|\b\w+\(\)")
 # The decisions that constrain most (the user's preference with the answer taken, the plan, the path to
@@ -137,6 +138,15 @@ def _mark_reversed(facts: list[Fact]) -> None:
                 break
 
 
+def _cut(text: str, limit: int) -> str:
+    """`text` within `limit` characters, cut at a word and marked with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:") + "…"
+
+
 def _key(text: str) -> str:
     """Near-identical choices share a key: their words, lower-cased, without punctuation or markup."""
     return " ".join(_WORD_RE.findall(text.lower()))[:120]
@@ -199,12 +209,14 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         else:
             score = 55 if e.round == 1 else 45  # the user's own constraints and preferences
             answer = _answer(ctx, e.round, by_index.get(e.message_index))
-            if answer:  # the user asked, stating a preference: the agent's answer is the decision taken
-                text = f"User: “{text if len(text) <= 160 else text[:159] + '…'}” → {answer}"
-        if len(text) > 300:
-            text = text[:297] + "…"
+        full = None
+        if answer:  # the user asked, stating a preference: the agent's answer is the decision taken
+            full = f"User: “{_cut(text, 160)}” → {answer}"
+            text = f"User: “{_cut(text, 70)}” → {_cut(answer, SHORT_ANSWER_CHARS)}"  # tiny budgets: the gist
+        text = _cut(text, 300)
         facts.append(Fact(Section.DECISIONS, text, [e.round], score=score + min(e.round, 500) / 1000,
-                          prose=e.kind is EventKind.DECISION, priority=AHEAD if answer else None))
+                          prose=e.kind is EventKind.DECISION, priority=AHEAD if answer else None,
+                          full_text=full if full != text else None))
     for rnd, text in _reasoned_choices(ctx):
         key = _key(text)
         if key not in seen:
