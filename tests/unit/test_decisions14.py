@@ -128,3 +128,13 @@ def test_a_choice_a_later_one_reverts_says_so_and_an_explanation_does_not_count(
     first = next(v for k, v in facts.items() if "use `lru_cache`" in k)
     assert "(later reversed, r3: I'll revert `lru_cache`" in first
     assert not any("later reversed" in v for k, v in facts.items() if "`maxsize`" in k)
+
+
+def test_a_switch_keeps_the_sentence_that_says_what_was_wrong_with_the_old_way():
+    t = _transcript([
+        Message(0, Role.USER, "is it truly random?"),
+        Message(0, Role.ASSISTANT, "`Math.random()` is a pseudo-random generator, deterministic after seeding. "
+                                   "For fairness, I'll swap to `crypto.getRandomValues()` which pulls from the OS RNG."),
+    ])
+    assert any(f.text.startswith("`Math.random()` is a pseudo-random generator, deterministic after seeding. For "
+                                 "fairness, I'll swap") for f in decision_facts(_ctx(t)))

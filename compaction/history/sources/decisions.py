@@ -70,12 +70,38 @@ def _reasoned_choices(ctx: FactContext) -> list[tuple[int, str]]:
             lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
             if not (any(w in lowered for w in _CHOICE_WORDS) and any(w in lowered for w in _REASON_WORDS)):
                 continue
-            for s in sentences_around(prose(msg.text, 6000), _CHOICE_WORDS):
+            text = prose(msg.text, 6000)
+            for s in sentences_around(text, _CHOICE_WORDS):
                 low = s.lower()
                 if 25 <= len(s) <= 400 and not s.endswith("?") and any(w in low for w in _REASON_WORDS) \
                         and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s):
-                    out.append((rnd.number, s))
+                    before = _premise(text, s) if _SWITCH_RE.search(s) else None
+                    out.append((rnd.number, f"{before} {s}" if before else s))
     return out
+
+
+# A choice that replaces something ("I'll swap to X", "So I'll…") most often follows the sentence that
+# says what was wrong with the old way ("`Math.random()` is a PRNG, deterministic after seeding"):
+# that sentence is its reason.
+_SWITCH_RE = re.compile(r"\b(?:swap|switch|replac|migrat|mov(?:e|ing) (?:to|away)|instead)\w*|^(?:So|Therefore|Thus|"
+                        r"Hence|That's why)\b")
+_LAST_SENTENCE_RE = re.compile(r"(?:^|(?<=[.!?])\s)([A-Z`\"'(][^.!?]*(?:\.(?=\w)[^.!?]*)*[.!])\s*$")
+
+
+def _premise(text: str, sentence: str) -> str | None:
+    """The sentence right before `sentence` in its paragraph of `text`, when it states something
+    (not a question, not a lead-in to a list); None when there is none."""
+    head = sentence[:30]
+    for para in text.split("\n\n"):
+        flat = " ".join(para.split())
+        at = flat.find(head)
+        if at < 0:
+            continue
+        m = _LAST_SENTENCE_RE.search(flat[:at].rstrip())
+        if m and 20 <= len(m.group(1)) <= 250:
+            return m.group(1)
+        return None
+    return None
 
 
 # The user's answer to the agent's question tool: `"Which emoji…?"="💡"` pairs, or the questions (lines
