@@ -103,11 +103,10 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
                     else:
                         found.append(f"{lookup} → {_hits(out, ctx.cwd)}")
                     rounds.add(rnd.number)
-                elif call.kind == ToolKind.OTHER and res is not None and _reported(call.arguments, res.content):
+                elif call.kind == ToolKind.OTHER and res is not None and _reported(call.arguments, res.content) \
+                        and _delegated(call.arguments, rnd.messages):
                     label = call.arguments.get("description") if isinstance(call.arguments.get("description"), str) \
                         else None
-                    if not _delegated(call.arguments, rnd.messages):
-                        continue
                     heads = _report_headings(res.content)
                     delegations.append(f"delegated to a sub-agent ({call.name}{f' “{label}”' if label else ''})")
                     if heads:
