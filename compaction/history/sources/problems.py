@@ -1,24 +1,39 @@
-"""Problems: one line per error-memory record this role is shown (where, the error line); the
-solution stays in the error-memory block, which the engine renders beside this section."""
+"""Problems: one line per error-memory record this role is shown: where, how often, its decisive
+error line(s) with their specifics (the numbers, names and arguments that say what went wrong) and
+what ended it. Why the solution here too: the error-memory block beside this section is held to a
+small ceiling and cuts its texts or drops stale records first, so the line a successor reads to
+learn "what went wrong and how it was fixed" must stand on its own."""
 
 from __future__ import annotations
+
+import re
 
 from compaction.errors.records import ErrorRecord
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 
+DETAIL_CHARS = 180  # one error line: long enough for `[100, 150] … 122`, short enough for one line
+RETRY_CHARS = 100  # a later error line of the same record: only what differs from the one before
+SHORT_CHARS = 150  # the short form's one error line (tight budgets)
+SOLUTION_CHARS = 220
+MAX_DETAILS = 3  # distinct error lines of one record (the retries that failed differently)
+_LEAD_RE = re.compile(r"^[>#*\-|\s]+")
+_NUM_RE = re.compile(r"\d+")
+_ABS_PATH_RE = re.compile(r"(?<![\w.])(?:/|[A-Za-z]:\\\\?|~/)[\w.~@+-]+(?:[/\\\\]+[\w.~@+-]+)+")
+_TARGET_PREFIX = "the target bug, reproduced on purpose; "
+
 
 @fact_source(Section.PROBLEMS)
 def problem_source(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.error_memory:
         return []
-    return problem_facts(ctx.records, ctx.cwd, with_solutions=False)
+    return problem_facts(ctx.records, ctx.cwd, with_solutions=True)
 
 
 def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: bool) -> list[Fact]:
-    """One line per problem: where it happened and the error line; the solution too when the
-    error-memory block (which carries it) is not shown."""
+    """One line per problem: where it happened, the error line(s) and, with `with_solutions`, what
+    ended it; the short form (tight budgets) keeps the latest error line only."""
     out: list[Fact] = []
     for rec in records:
         occ = rec.occurrences[-1] if rec.occurrences else None
@@ -27,15 +42,93 @@ def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: b
         where = ""
         loc = occ.location
         if loc.path:
-            where = f" at `{display_path(loc.path, cwd)}{':' + str(loc.line) if loc.line else ''}`"
-        detail = (occ.detail or occ.evidence.strip().splitlines()[-1] if occ.evidence.strip() else "").strip()
-        if len(detail) > 200:
-            detail = detail[:197] + "…"
+            where = f" at `{_short_path(display_path(loc.path, cwd))}{':' + str(loc.line) if loc.line else ''}`"
+        details = [(_paths(d, cwd), r) for d, r in distinct_details(rec)]
         label = f"{rec.id} (the target bug, reproduced on purpose)" if rec.target_bug else rec.id
-        text = f"{label}{where}: {detail}" if detail else f"{label}{where}"
-        if rec.solution and with_solutions:
-            text += f" — solved: {rec.solution}"
+        if rec.count > 1:
+            label += f" ×{rec.count}"
+        pieces = [(_cut(d, DETAIL_CHARS if i == 0 else RETRY_CHARS), r) for i, (d, r) in enumerate(_differences(details))]
+        said = "; ".join(f"{d} (r{r})" if len(pieces) > 1 else d for d, r in pieces)
+        text = f"{label}{where}: {said}" if said else f"{label}{where}"
+        solution = _paths(_solution(rec.solution), cwd) if with_solutions else ""
+        if solution:
+            text += f" — {solution}"
+        last = details[-1][0] if details else ""
+        short = f"{label}{where}: {_cut(last, SHORT_CHARS)}" if last else f"{label}{where}"
         out.append(Fact(Section.PROBLEMS, f"{text} {cite(rec.rounds)}", rec.rounds,
                         score=40 + rec.count + (5 if rec.target_bug else 0),
-                        short=f"{rec.id}{where} {cite(rec.rounds)}", error_id=rec.id))
+                        short=f"{short} {cite(rec.rounds)}", error_id=rec.id, essential=True))
     return out
+
+
+def distinct_details(rec: ErrorRecord) -> list[tuple[str, int]]:
+    """The record's error lines that differ beyond numbers and quoted values, each with the round it
+    was first seen, oldest first; at most MAX_DETAILS (the first ones and the latest)."""
+    seen: dict[str, tuple[str, int]] = {}
+    for occ in rec.occurrences:
+        line = error_line(occ.detail or occ.evidence)
+        if not line:
+            continue
+        # numbers blanked (line drift, counts), quoted values kept: they tell retries apart
+        # (`unmatched ']'` then `unmatched ')'`)
+        key = _NUM_RE.sub("#", line)
+        if key not in seen:
+            seen[key] = (line, occ.round)
+    found = list(seen.values())
+    if len(found) > MAX_DETAILS:
+        found = [*found[:MAX_DETAILS - 1], found[-1]]
+    return found
+
+
+def error_line(text: str) -> str:
+    """The decisive line of an error's evidence: its last non-blank line (where runners put the
+    message), list and quote marks stripped, whitespace collapsed."""
+    lines = [ln for ln in (text or "").strip().splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    return " ".join(_LEAD_RE.sub("", lines[-1]).split())
+
+
+def _differences(details: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Each error line after the first as only what differs from the one before (`…unmatched ')'`):
+    a retry's error usually repeats its predecessor's words around the one argument that changed."""
+    out = details[:1]
+    for (prev, _), (line, rnd) in zip(details, details[1:], strict=False):
+        a, b = prev.split(" "), line.split(" ")
+        head = 0
+        while head < min(len(a), len(b)) - 1 and a[head] == b[head]:
+            head += 1
+        tail = 0
+        while tail < min(len(a), len(b)) - head - 1 and a[-1 - tail] == b[-1 - tail]:
+            tail += 1
+        middle = " ".join(b[head:len(b) - tail])
+        out.append((("…" if head else "") + middle + ("…" if tail else ""), rnd))
+    return out
+
+
+def _paths(text: str, cwd: str | None) -> str:
+    """Absolute paths as the project sees them (relative to its directory), others by file name
+    when long: the file is named already, its full path only costs tokens."""
+    return _ABS_PATH_RE.sub(lambda m: _short_path(display_path(m.group(0), cwd)), text)
+
+
+def _short_path(path: str) -> str:
+    if len(path) <= 60:
+        return path
+    return re.split(r"[/\\]+", path.rstrip("/\\"))[-1] or path
+
+
+def _solution(solution: str | None) -> str:
+    """What ended the error, as one short clause; nothing when the record says only that nothing did."""
+    text = (solution or "").removeprefix(_TARGET_PREFIX).removeprefix("the target bug, reproduced on purpose")
+    text = " ".join(text.split())
+    return _cut(text, SOLUTION_CHARS) if text else ""
+
+
+def _cut(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    if cut.count("`") % 2:  # never leave a code span open
+        cut = cut[: cut.rfind("`")]
+    return cut.rstrip(" ,;:") + "…"
