@@ -12,6 +12,7 @@ from compaction.errors.records import ErrorRecord
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Message, Role
 
 DETAIL_CHARS = 140  # one error line: long enough for `[100, 150] … 122`, short enough for one line
 RETRY_CHARS = 100  # a later error line of the same record: only what differs from the one before
@@ -28,12 +29,15 @@ _TARGET_PREFIX = "the target bug, reproduced on purpose; "
 def problem_source(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.error_memory:
         return []
-    return problem_facts(ctx.records, ctx.cwd, with_solutions=True)
+    return problem_facts(ctx.records, ctx.cwd, with_solutions=True, messages=ctx.transcript.messages)
 
 
-def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: bool) -> list[Fact]:
+def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: bool,
+                  messages: list[Message] | None = None) -> list[Fact]:
     """One line per problem: where it happened, the error line(s) and, with `with_solutions`, what
-    ended it; the short form (tight budgets) keeps the latest error line only."""
+    ended it; the short form (tight budgets) keeps the latest error line only. With the transcript's
+    `messages`, an error a tool printed in reply to the user's typed command (aider's `/add a b`)
+    names that command: the error line alone may not say what was asked."""
     out: list[Fact] = []
     for rec in records:
         occ = rec.occurrences[-1] if rec.occurrences else None
@@ -43,6 +47,9 @@ def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: b
         loc = occ.location
         if loc.path:
             where = f" at `{_short_path(display_path(loc.path, cwd))}{':' + str(loc.line) if loc.line else ''}`"
+        typed = _typed_command(rec, messages) if messages else ""
+        if typed:
+            where += f" after `{typed}`"
         details = [(_paths(d, cwd), r) for d, r in distinct_details(rec)]
         label = f"{rec.id} (the target bug, reproduced on purpose)" if rec.target_bug else rec.id
         if rec.count > 1:
@@ -59,6 +66,24 @@ def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: b
                         score=40 + rec.count + (5 if rec.target_bug else 0),
                         short=f"{short} {cite(rec.rounds)}", error_id=rec.id, essential=True))
     return out
+
+
+def _typed_command(rec: ErrorRecord, messages: list[Message]) -> str:
+    """The user's own message a tool's text reply answered (its first two lines), when the record's
+    first occurrence was found in such a reply and the message reads as a command (`/add x`)."""
+    occ = rec.occurrences[0]
+    if occ.source != "text" or occ.message is None or not 0 < occ.message < len(messages):
+        return ""
+    found = messages[occ.message]
+    if found.role is not Role.TOOL and not found.harness:
+        return ""
+    before = messages[occ.message - 1]
+    if before.role is not Role.USER or before.harness:
+        return ""
+    lines = [ln.strip() for ln in before.text.strip().splitlines()[:2]]
+    if not lines or not all(ln.startswith(("/", "!")) and "`" not in ln for ln in lines):
+        return ""
+    return _cut(" / ".join(lines), 140).replace("`", "")
 
 
 def distinct_details(rec: ErrorRecord) -> list[tuple[str, int]]:
@@ -154,7 +179,7 @@ PROSE_PRIORITY = 4.6  # after the error records and the findings: what room is l
 def prose_problem_source(ctx: FactContext) -> list[Fact]:
     from compaction.errors.scan import key_change
     from compaction.history.sentences import prose, sentences_around
-    from compaction.model import Role, ToolKind
+    from compaction.model import ToolKind
 
     out: list[Fact] = []
     seen: list[set[str]] = []
