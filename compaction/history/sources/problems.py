@@ -57,7 +57,10 @@ def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: b
         pieces = [(_cut(d, DETAIL_CHARS if i == 0 else RETRY_CHARS), r) for i, (d, r) in enumerate(_differences(details))]
         said = "; ".join(f"{d} (r{r})" if len(pieces) > 1 else d for d, r in pieces)
         text = f"{label}{where}: {said}" if said else f"{label}{where}"
-        solution = _paths(_solution(rec.solution), cwd) if with_solutions else ""
+        solution = _paths(_solution(rec.solution, rec.target_bug), cwd) if with_solutions else ""
+        if solution and loc.path:  # the file is named once: the solution says its base name
+            shown = _short_path(display_path(loc.path, cwd))
+            solution = solution.replace(f"`{shown}`", f"`{_basename(shown)}`")
         if solution:
             text += f" — {solution}"
         last = details[-1][0] if details else ""
@@ -137,15 +140,22 @@ def _paths(text: str, cwd: str | None) -> str:
     return _ABS_PATH_RE.sub(lambda m: _short_path(display_path(m.group(0), cwd)), text)
 
 
+def _basename(path: str) -> str:
+    return re.split(r"[/\\]+", path.rstrip("/\\"))[-1] or path
+
+
 def _short_path(path: str) -> str:
     if len(path) <= 60:
         return path
     return re.split(r"[/\\]+", path.rstrip("/\\"))[-1] or path
 
 
-def _solution(solution: str | None) -> str:
-    """What ended the error, as one short clause; nothing when the record says only that nothing did."""
+def _solution(solution: str | None, target_bug: bool = False) -> str:
+    """What ended the error, as one short clause. A target bug's "cause" is the reproduction's own
+    account ("the script reproduced the bug"): the task states the bug, the line keeps the fix."""
     text = (solution or "").removeprefix(_TARGET_PREFIX).removeprefix("the target bug, reproduced on purpose")
+    if target_bug and "; cause: " in text:
+        text = text.split("; cause: ", 1)[0]
     text = " ".join(text.split())
     return _cut(text, SOLUTION_CHARS) if text else ""
 
