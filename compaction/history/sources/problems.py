@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from compaction import tokens
 from compaction.errors.records import ErrorRecord
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
@@ -18,6 +19,8 @@ DETAIL_CHARS = 140  # one error line: long enough for `[100, 150] … 122`, shor
 RETRY_CHARS = 100  # a later error line of the same record: only what differs from the one before
 SHORT_CHARS = 150  # the short form's one error line (tight budgets)
 SOLUTION_CHARS = 140
+RECORD_PRIORITY = 2.1  # right after the completed actions (the harness counts those), before the rest
+ESSENTIAL_SHARE = 0.10  # of the budget the records' one-line forms may claim before optional facts
 MAX_DETAILS = 3  # distinct error lines of one record (the retries that failed differently)
 _LEAD_RE = re.compile(r"^[>#*\-|\s]+")
 _NUM_RE = re.compile(r"\d+")
@@ -29,7 +32,25 @@ _TARGET_PREFIX = "the target bug, reproduced on purpose; "
 def problem_source(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.error_memory:
         return []
-    return problem_facts(ctx.records, ctx.cwd, with_solutions=True, messages=ctx.transcript.messages)
+    facts = problem_facts(ctx.records, ctx.cwd, with_solutions=True, messages=ctx.transcript.messages)
+    return _essentials(facts, ctx.target_tokens or 0)
+
+
+def _essentials(facts: list[Fact], target: int) -> list[Fact]:
+    """The records kept before any optional fact, most important first, in their one-line short form
+    (the error line with its specifics) while those take at most ESSENTIAL_SHARE of the budget; the
+    whole line (what ended it) is what spare budget buys back: the filler upgrades to `full_text`.
+    A small share: at 5% budgets the completed commands compete for the same room."""
+    used = 0
+    for f in sorted(facts, key=lambda f: -f.score):
+        cost = tokens.count(f.short or f.text) + 6
+        if used + cost > target * ESSENTIAL_SHARE:
+            continue
+        used += cost
+        if f.short:
+            f.full_text, f.text, f.short = f.text, f.short, None
+        f.essential = True
+    return facts
 
 
 def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: bool,
@@ -67,7 +88,7 @@ def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: b
         short = f"{label}{where}: {_cut(last, SHORT_CHARS)}" if last else f"{label}{where}"
         out.append(Fact(Section.PROBLEMS, f"{text} {cite(rec.rounds)}", rec.rounds,
                         score=40 + rec.count + (5 if rec.target_bug else 0),
-                        short=f"{short} {cite(rec.rounds)}", error_id=rec.id, essential=True))
+                        short=f"{short} {cite(rec.rounds)}", error_id=rec.id, priority=RECORD_PRIORITY))
     return out
 
 
