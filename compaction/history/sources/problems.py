@@ -202,6 +202,7 @@ _REMEDY_RE = re.compile(r"\b(?:avoid|eliminat|prevent|guard|handl|need(?:s|ed)? 
                         r"resum|instead|work(?:s|ed)? around|to keep|make sure|ensur|fix)", re.I)
 _NOT_PROBLEM_RE = re.compile(r"^(?:let me|let's|i'll|i will|now)\b", re.I)
 MAX_PROSE = 3
+PROSE_SCAN = 8000  # characters of a reply searched (history.sentences.prose's own limit)
 PROSE_CHARS = 240
 PROSE_PRIORITY = 4.6  # after the error records and the findings: what room is left
 
@@ -218,7 +219,10 @@ def prose_problem_source(ctx: FactContext) -> list[Fact]:
         for msg in rnd.messages:
             if msg.role is not Role.ASSISTANT or not msg.text:
                 continue
-            for sentence in sentences_around(prose(msg.text), _HAZARDS):
+            head = msg.text[:PROSE_SCAN]
+            if not any(map(head.__contains__, _HAZARDS)):
+                continue  # most replies name no hazard (mid-sentence, in lower case): a few finds, no sentence cutting
+            for sentence in sentences_around(prose(head), _HAZARDS):
                 if not _REMEDY_RE.search(sentence) or _NOT_PROBLEM_RE.match(sentence) or len(sentence) < 30:
                     continue
                 words = {w for w in re.findall(r"[a-z]{5,}", sentence.lower())}
