@@ -35,8 +35,9 @@ _REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|i
 _BENIGN_EXIT1 = re.compile(r"^\s*(?:grep|egrep|fgrep|rg|ag|diff|cmp|test|\[|find|git\s+diff|which|command\s+-v)\b")
 _RC_TAG = re.compile(r"<returncode>-?\d+</returncode>|\[The command completed with exit code -?\d+\.\]|"
                      r"[Ee]xit (?:code|status):? -?\d+")
-_CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause) (?:is|was)|this means|caused by|seems|"
-                    r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|failed (?:before|because|with))\b", re.I)
+_CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason) (?:is|was)|this means|caused by|seems|"
+                    r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|turns out|"
+                    r"is split|spans (?:two|several|multiple)|failed (?:before|because|with))\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
 _THOUGHT = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought):\s*")
 
@@ -249,6 +250,41 @@ def _explanation(transcript: Transcript, after_round: int) -> str | None:
     return None
 
 
+_PLAN = re.compile(r"\s*(?:(?:okay|ok|first|now|next|then|so)\b,?\s*)?(?:I will|I'll|let me|let's|I need to|I'm going|I am going)\b",
+                   re.I)  # what it will do next, not what went wrong
+MAX_DIAGNOSES = 8  # occurrences of one unresolved record whose following replies are read
+
+
+def _diagnoses(transcript: Transcript, rec: ErrorRecord) -> list[str]:
+    """A refused edit tried again and again without a fix: what the agent said caused it after each
+    try (one cause-like sentence per reply of the next two rounds), its refrain (the same sentence
+    after several tries: "the old text still doesn't match") left out; at most two, earliest first.
+    The one after the last try alone is often a give-up, not a diagnosis."""
+    found: list[tuple[str, set[str]]] = []
+    seen_rounds: set[int] = set()
+    for occ_round in rec.rounds[:MAX_DIAGNOSES]:
+        for rnd in transcript.rounds[occ_round:occ_round + 2]:
+            if rnd.number in seen_rounds:
+                continue
+            seen_rounds.add(rnd.number)
+            for msg in rnd.messages:
+                if msg.role is not Role.ASSISTANT or not msg.text:
+                    continue
+                text = _THOUGHT.sub("", msg.text.split("```", 1)[0])
+                why = next((x.strip()[:200] for x in _SENTENCE.split(" ".join(text.split()))
+                            if len(x) >= 30 and _CAUSE.search(x) and not _PLAN.match(x)), None)
+                if why:
+                    why = why.replace("`", "") if why.count("`") % 2 else why
+                    found.append((why, set(re.findall(r"[a-z]{4,}", why.lower()))))
+    kept: list[str] = []
+    for i, (why, words) in enumerate(found):
+        repeats = sum(1 for j, (_, other) in enumerate(found) if j != i and other
+                      and len(words & other) * 3 >= 2 * min(len(words), len(other)))
+        if repeats == 0 and why not in kept:
+            kept.append(why.rstrip("."))
+    return kept[:2]
+
+
 _EDIT_REFUSED = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_InvalidArgument", "ERR_TOOL_InvalidRange")
 
 
@@ -272,11 +308,23 @@ def changed_arguments(failed: ToolCall | None, retry: ToolCall) -> str:
     out: list[str] = []
     for key, value in retry.arguments.items():
         old = before.get(key)
-        if old == value or value == retry.command or _short(value) is None:
+        if old == value or value == retry.command:
             continue  # the command line itself is shown already
-        was = _short(old)
-        out.append(f"`{key}: {_short(value)}`" + (f" (was {was})" if was is not None else ""))
+        now, was = _short(value), _short(old)
+        if now is None:  # a multi-line argument (`edit 287:296` + the new text): its first line, when that changed
+            now, was = _head_line(value), _head_line(old)
+            if now is None or now == was:
+                continue
+        out.append(f"`{key}: {now}`" + (f" (was {was})" if was is not None else ""))
     return ", ".join(out[:3])
+
+
+def _head_line(value: object) -> str | None:
+    """A multi-line string's first line, when short (a command with its input below it)."""
+    if not isinstance(value, str) or "\n" not in value:
+        return None
+    head = value.split("\n", 1)[0].strip()
+    return head if 0 < len(head) <= 40 else None
 
 
 def _short(value: object) -> str | None:
@@ -445,6 +493,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f"; then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
         parts.append(text)
     why = _explanation(transcript, last.round)
+    if not fix.round and rec.count > 1 and rec.id in _EDIT_REFUSED:
+        why = "; ".join(_diagnoses(transcript, rec)) or why
     if why:
         parts.append(("cause: " if fix.round else "") + why.rstrip("."))
     retry = None if fix.round else _next_success(transcript, rec, last.round, cache)

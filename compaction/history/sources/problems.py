@@ -1,24 +1,64 @@
-"""Problems: one line per error-memory record this role is shown (where, the error line); the
-solution stays in the error-memory block, which the engine renders beside this section."""
+"""Problems: one line per error-memory record this role is shown: where, how often, its decisive
+error line(s) with their specifics (the numbers, names and arguments that say what went wrong) and
+what ended it. Why the solution here too: the error-memory block beside this section is held to a
+small ceiling and cuts its texts or drops stale records first, so the line a successor reads to
+learn "what went wrong and how it was fixed" must stand on its own."""
 
 from __future__ import annotations
 
+import re
+
+from compaction import tokens
 from compaction.errors.records import ErrorRecord
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Message, Role
+
+DETAIL_CHARS = 140  # one error line: long enough for `[100, 150] … 122`, short enough for one line
+RETRY_CHARS = 100  # a later error line of the same record: only what differs from the one before
+SHORT_CHARS = 150  # the short form's one error line (tight budgets)
+SOLUTION_CHARS = 140
+RECORD_PRIORITY = 2.1  # right after the completed actions (the harness counts those), before the rest
+ESSENTIAL_SHARE = 0.10  # of the budget the records' one-line forms may claim before optional facts
+MAX_DETAILS = 3  # distinct error lines of one record (the retries that failed differently)
+_LEAD_RE = re.compile(r"^[>#*\-|\s]+")
+_NUM_RE = re.compile(r"\d+")
+_ABS_PATH_RE = re.compile(r"(?<![\w.])(?:/|[A-Za-z]:\\\\?|~/)[\w.~@+-]+(?:[/\\\\]+[\w.~@+-]+)+")
+_TARGET_PREFIX = "the target bug, reproduced on purpose; "
 
 
 @fact_source(Section.PROBLEMS)
 def problem_source(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.error_memory:
         return []
-    return problem_facts(ctx.records, ctx.cwd, with_solutions=False)
+    facts = problem_facts(ctx.records, ctx.cwd, with_solutions=True, messages=ctx.transcript.messages)
+    return _essentials(facts, ctx.target_tokens or 0)
 
 
-def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: bool) -> list[Fact]:
-    """One line per problem: where it happened and the error line; the solution too when the
-    error-memory block (which carries it) is not shown."""
+def _essentials(facts: list[Fact], target: int) -> list[Fact]:
+    """The records kept before any optional fact, most important first, in their one-line short form
+    (the error line with its specifics) while those take at most ESSENTIAL_SHARE of the budget; the
+    whole line (what ended it) is what spare budget buys back: the filler upgrades to `full_text`.
+    A small share: at 5% budgets the completed commands compete for the same room."""
+    used = 0
+    for f in sorted(facts, key=lambda f: -f.score):
+        cost = tokens.count(f.short or f.text) + 6
+        if used + cost > target * ESSENTIAL_SHARE:
+            continue
+        used += cost
+        if f.short:
+            f.full_text, f.text, f.short = f.text, f.short, None
+        f.essential = True
+    return facts
+
+
+def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: bool,
+                  messages: list[Message] | None = None) -> list[Fact]:
+    """One line per problem: where it happened, the error line(s) and, with `with_solutions`, what
+    ended it; the short form (tight budgets) keeps the latest error line only. With the transcript's
+    `messages`, an error a tool printed in reply to the user's typed command (aider's `/add a b`)
+    names that command: the error line alone may not say what was asked."""
     out: list[Fact] = []
     for rec in records:
         occ = rec.occurrences[-1] if rec.occurrences else None
@@ -27,15 +67,173 @@ def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: b
         where = ""
         loc = occ.location
         if loc.path:
-            where = f" at `{display_path(loc.path, cwd)}{':' + str(loc.line) if loc.line else ''}`"
-        detail = (occ.detail or occ.evidence.strip().splitlines()[-1] if occ.evidence.strip() else "").strip()
-        if len(detail) > 200:
-            detail = detail[:197] + "…"
+            where = f" at `{_short_path(display_path(loc.path, cwd))}{':' + str(loc.line) if loc.line else ''}`"
+        typed = _typed_command(rec, messages) if messages else ""
+        if typed:
+            where += f" after `{typed}`"
+        details = [(_paths(d, cwd), r) for d, r in distinct_details(rec)]
         label = f"{rec.id} (the target bug, reproduced on purpose)" if rec.target_bug else rec.id
-        text = f"{label}{where}: {detail}" if detail else f"{label}{where}"
-        if rec.solution and with_solutions:
-            text += f" — solved: {rec.solution}"
+        if rec.count > 1:
+            label += f" ×{rec.count}"
+        pieces = [(_cut(d, DETAIL_CHARS if i == 0 else RETRY_CHARS), r) for i, (d, r) in enumerate(_differences(details))]
+        said = "; ".join(f"{d} (r{r})" if len(pieces) > 1 else d for d, r in pieces)
+        text = f"{label}{where}: {said}" if said else f"{label}{where}"
+        solution = _paths(_solution(rec.solution, rec.target_bug), cwd) if with_solutions else ""
+        if solution and loc.path:  # the file is named once: the solution says its base name
+            shown = _short_path(display_path(loc.path, cwd))
+            solution = solution.replace(f"`{shown}`", f"`{_basename(shown)}`")
+        if solution:
+            text += f" — {solution}"
+        last = details[-1][0] if details else ""
+        short = f"{label}{where}: {_cut(last, SHORT_CHARS)}" if last else f"{label}{where}"
         out.append(Fact(Section.PROBLEMS, f"{text} {cite(rec.rounds)}", rec.rounds,
                         score=40 + rec.count + (5 if rec.target_bug else 0),
-                        short=f"{rec.id}{where} {cite(rec.rounds)}", error_id=rec.id))
+                        short=f"{short} {cite(rec.rounds)}", error_id=rec.id, priority=RECORD_PRIORITY))
     return out
+
+
+def _typed_command(rec: ErrorRecord, messages: list[Message]) -> str:
+    """The user's own message a tool's text reply answered (its first two lines), when the record's
+    first occurrence was found in such a reply and the message reads as a command (`/add x`)."""
+    occ = rec.occurrences[0]
+    if occ.source != "text" or occ.message is None or not 0 < occ.message < len(messages):
+        return ""
+    found = messages[occ.message]
+    if found.role is not Role.TOOL and not found.harness:
+        return ""
+    before = messages[occ.message - 1]
+    if before.role is not Role.USER or before.harness:
+        return ""
+    lines = [ln.strip() for ln in before.text.strip().splitlines()[:2]]
+    if not lines or not all(ln.startswith(("/", "!")) and "`" not in ln for ln in lines):
+        return ""
+    return _cut(" / ".join(lines), 140).replace("`", "")
+
+
+def distinct_details(rec: ErrorRecord) -> list[tuple[str, int]]:
+    """The record's error lines that differ beyond numbers and quoted values, each with the round it
+    was first seen, oldest first; at most MAX_DETAILS (the first ones and the latest)."""
+    seen: dict[str, tuple[str, int]] = {}
+    for occ in rec.occurrences:
+        line = error_line(occ.detail or occ.evidence)
+        if not line:
+            continue
+        # numbers blanked (line drift, counts), quoted values kept: they tell retries apart
+        # (`unmatched ']'` then `unmatched ')'`)
+        key = _NUM_RE.sub("#", line)
+        if key not in seen:
+            seen[key] = (line, occ.round)
+    found = list(seen.values())
+    if len(found) > MAX_DETAILS:
+        found = [*found[:MAX_DETAILS - 1], found[-1]]
+    return found
+
+
+def error_line(text: str) -> str:
+    """The decisive line of an error's evidence: its last non-blank line (where runners put the
+    message), list and quote marks stripped, whitespace collapsed."""
+    lines = [ln for ln in (text or "").strip().splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    return " ".join(_LEAD_RE.sub("", lines[-1]).split())
+
+
+def _differences(details: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Each error line after the first as only what differs from the one before (`…unmatched ')'`):
+    a retry's error usually repeats its predecessor's words around the one argument that changed."""
+    out = details[:1]
+    for (prev, _), (line, rnd) in zip(details, details[1:], strict=False):
+        a, b = prev.split(" "), line.split(" ")
+        head = 0
+        while head < min(len(a), len(b)) - 1 and a[head] == b[head]:
+            head += 1
+        tail = 0
+        while tail < min(len(a), len(b)) - head - 1 and a[-1 - tail] == b[-1 - tail]:
+            tail += 1
+        middle = " ".join(b[head:len(b) - tail])
+        out.append((("…" if head else "") + middle + ("…" if tail else ""), rnd))
+    return out
+
+
+def _paths(text: str, cwd: str | None) -> str:
+    """Absolute paths as the project sees them (relative to its directory), others by file name
+    when long: the file is named already, its full path only costs tokens."""
+    return _ABS_PATH_RE.sub(lambda m: _short_path(display_path(m.group(0), cwd)), text)
+
+
+def _basename(path: str) -> str:
+    return re.split(r"[/\\]+", path.rstrip("/\\"))[-1] or path
+
+
+def _short_path(path: str) -> str:
+    if len(path) <= 60:
+        return path
+    return re.split(r"[/\\]+", path.rstrip("/\\"))[-1] or path
+
+
+def _solution(solution: str | None, target_bug: bool = False) -> str:
+    """What ended the error, as one short clause. A target bug's "cause" is the reproduction's own
+    account ("the script reproduced the bug"): the task states the bug, the line keeps the fix."""
+    text = (solution or "").removeprefix(_TARGET_PREFIX).removeprefix("the target bug, reproduced on purpose")
+    if target_bug and "; cause: " in text:
+        text = text.split("; cause: ", 1)[0]
+    text = " ".join(text.split())
+    return _cut(text, SOLUTION_CHARS) if text else ""
+
+
+def _cut(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    if cut.count("`") % 2:  # never leave a code span open
+        cut = cut[: cut.rfind("`")]
+    return cut.rstrip(" ,;:") + "…"
+
+
+# --- problems the agent named and handled in its own words, without a failing tool ----------------
+# A problem noun (a known hazard of the platform or the method) and, in the same sentence, what was
+# done about it: "uses rejection sampling to eliminate modulo bias", "need to resume AudioContext
+# (browsers suspend it until a gesture)". Found by substring search (history.sentences), so a
+# message without one of these words costs one `find` per word.
+_HAZARDS = ("bias", "suspend", "restriction", "gotcha", "pitfall", "caveat", "workaround", "work around",
+            "limitation", "race condition", "edge case", "overflow", "deadlock", "blocked", "not allowed",
+            "until a user", "until the user", "precision", "off-by-one", "injection", "escap")
+_REMEDY_RE = re.compile(r"\b(?:avoid|eliminat|prevent|guard|handl|need(?:s|ed)? to|so (?:that|we|I)|therefore|"
+                        r"resum|instead|work(?:s|ed)? around|to keep|make sure|ensur|fix)", re.I)
+_NOT_PROBLEM_RE = re.compile(r"^(?:let me|let's|i'll|i will|now)\b", re.I)
+MAX_PROSE = 3
+PROSE_SCAN = 8000  # characters of a reply searched (history.sentences.prose's own limit)
+PROSE_CHARS = 240
+PROSE_PRIORITY = 4.6  # after the error records and the findings: what room is left
+
+
+@fact_source(Section.PROBLEMS)
+def prose_problem_source(ctx: FactContext) -> list[Fact]:
+    from compaction.errors.scan import key_change
+    from compaction.history.sentences import prose, sentences_around
+    from compaction.model import ToolKind
+
+    out: list[Fact] = []
+    seen: list[set[str]] = []
+    for rnd in ctx.transcript.rounds:
+        for msg in rnd.messages:
+            if msg.role is not Role.ASSISTANT or not msg.text:
+                continue
+            head = msg.text[:PROSE_SCAN]
+            if not any(map(head.__contains__, _HAZARDS)):
+                continue  # most replies name no hazard (mid-sentence, in lower case): a few finds, no sentence cutting
+            for sentence in sentences_around(prose(head), _HAZARDS):
+                if not _REMEDY_RE.search(sentence) or _NOT_PROBLEM_RE.match(sentence) or len(sentence) < 30:
+                    continue
+                words = {w for w in re.findall(r"[a-z]{5,}", sentence.lower())}
+                if any(len(words & w) >= 3 and len(words & w) * 3 >= min(len(words), len(w)) for w in seen):
+                    continue  # the same problem told again (a closing summary repeats it)
+                seen.append(words)
+                text = _cut(sentence.replace("**", ""), PROSE_CHARS).rstrip(":")
+                edits = [c for c in msg.tool_calls if c.kind is ToolKind.EDIT]
+                change = key_change(edits[0]) if edits else ""
+                if change:  # the edit that handled it, when the same reply made one
+                    text += f" — {_cut(change, 160)}"
+                out.append(Fact(Section.PROBLEMS, f"{text} {cite([rnd.number])}", [rnd.number], score=20,
+                                priority=PROSE_PRIORITY, prose=True, essential=True))
+    return out[-MAX_PROSE:]
