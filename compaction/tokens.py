@@ -210,7 +210,7 @@ def _count_remembered(text: str, enc: str) -> int:
     small = len(text) <= _RECENT_MAX_CHARS
     if small and (known := _RECENT_COUNTS.get(key)) is not None:  # one lookup: another thread may clear
         return known
-    if _CHUNKED_MIN_CHARS < len(text) <= _PIECE_CHARS:
+    if small and len(text) > _CHUNKED_MIN_CHARS:  # a text too long to keep is not kept by chunks either
         n = sum(_count_chunk(c, enc) for c in _chunks(text))
     else:
         counter = _counter(enc)
