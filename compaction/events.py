@@ -595,6 +595,15 @@ def _twin_matches(pattern: re.Pattern[str], lowered: str):
         pos = max(m.end(), m.start() + 1)
 
 
+def count_matches(pattern: re.Pattern[str], text: str) -> int:
+    """How many matches `pattern` (case-insensitive, opening with a branch of words) finds in `text`,
+    found in its lowercase when offsets agree (see `_lowercase_twin`): about twice as fast."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return sum(1 for _ in pattern.finditer(text))
+    return sum(1 for _ in _twin_matches(pattern, lowered))
+
+
 class _Prose:
     """A message's first `limit` characters without code blocks, and their lowercase when its
     offsets agree (a few Unicode letters change length when lowered): made once per message."""

@@ -210,10 +210,44 @@ def _count_remembered(text: str, enc: str) -> int:
     small = len(text) <= _RECENT_MAX_CHARS
     if small and (known := _RECENT_COUNTS.get(key)) is not None:  # one lookup: another thread may clear
         return known
-    counter = _counter(enc)
-    n = counter(text) if len(text) <= _PIECE_CHARS else sum(counter(p) for p in _pieces(text))
+    if small and len(text) > _CHUNKED_MIN_CHARS:  # a text too long to keep is not kept by chunks either
+        n = sum(_count_chunk(c, enc) for c in _chunks(text))
+    else:
+        counter = _counter(enc)
+        n = counter(text) if len(text) <= _PIECE_CHARS else sum(counter(p) for p in _pieces(text))
     if small:
         _remember(key, n)
+    return n
+
+
+# A long text is counted by chunks, each remembered: the same request counted whole, then with its
+# pastes trimmed (the goal's forms), costs the encoding of the changed chunks only. A chunk ends
+# where a text may be cut without changing its count (`_SAFE_CUT_RE`'s rule: before a line that
+# starts with neither whitespace nor `/`), chosen by the content of the line before it, so an edit
+# moves only the cuts next to it.
+_CHUNKED_MIN_CHARS = 4000
+_CHUNK_EVERY = 8  # about one line in this many may end a chunk
+
+
+def _chunks(text: str) -> list[str]:
+    lines = text.split("\n")
+    out: list[str] = []
+    start = 0
+    for i in range(1, len(lines)):
+        first = lines[i][:1]
+        if first and not first.isspace() and first != "/" and hash(lines[i - 1]) % _CHUNK_EVERY == 0:
+            out.append("\n".join(lines[start:i]) + "\n")
+            start = i
+    out.append("\n".join(lines[start:]))
+    return out
+
+
+def _count_chunk(chunk: str, enc: str) -> int:
+    key = (enc, chunk)
+    if (known := _RECENT_COUNTS.get(key)) is not None:
+        return known
+    n = _counter(enc)(chunk)
+    _remember(key, n)
     return n
 
 

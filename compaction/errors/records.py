@@ -153,12 +153,27 @@ class ErrorRecord:
 
 _NUM = re.compile(r"\d+")
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|<[^>\n]*>")
+_DETAIL_CHARS = 160
 
 
 def normalise_detail(text: str) -> str:
     """An error message with numbers and quoted values blanked: line drift and changing values
     (`line 231` vs `line 232`, `<WorkerController gw0>` vs `gw1`) compare equal."""
-    return _NUM.sub("#", _QUOTED.sub("_", text.strip()))[:160]
+    text = text.strip()
+    if len(text) <= _DETAIL_CHARS:
+        return _NUM.sub("#", _QUOTED.sub("_", text))
+    # Neither pattern matches across a newline, so lines blank alone: stop once 160 characters are out
+    # (a detail may be a whole output; its tail is cut anyway).
+    out: list[str] = []
+    size, start = 0, 0
+    while start <= len(text) and size <= _DETAIL_CHARS + 1:  # joined, the lines hold size - 1 characters
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        line = _NUM.sub("#", _QUOTED.sub("_", text[start:end]))
+        out.append(line)
+        size += len(line) + 1
+        start = end + 1
+    return "\n".join(out)[:_DETAIL_CHARS]
 
 
 def root_key(rec: ErrorRecord) -> str:

@@ -347,12 +347,17 @@ def _truncate_tokens(text: str, limit: int) -> str:
     """Head 60% and tail 35% of the tokens; the tail starts at a sentence or line boundary so a
     request's closing sentence survives whole."""
     enc = tokens.encoding()
-    ids = enc.encode_ordinary(text)
-    if len(ids) <= limit:
-        return text
-    head = enc.decode(ids[: int(limit * 0.6)])
-    tail_n = max(1, int(limit * 0.35))
-    start = len(text) - len(enc.decode(ids[-tail_n:]))
+    if tokens.counted_exactly(text):  # its count is remembered (the forms were costed): encode the ends only
+        if tokens.count_many([text])[0] <= limit:
+            return text
+        head_ids, tail_ids = tokens.head_ids(text, int(limit * 0.6)), tokens.tail_ids(text, max(1, int(limit * 0.35)))
+    else:
+        ids = enc.encode_ordinary(text)
+        if len(ids) <= limit:
+            return text
+        head_ids, tail_ids = ids[: int(limit * 0.6)], ids[-max(1, int(limit * 0.35)):]
+    head = enc.decode(head_ids)
+    start = len(text) - len(enc.decode(tail_ids))
     # Start the kept tail where its sentence starts (a few tokens more), so the closing sentence
     # of a request is whole.
     boundary = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start))

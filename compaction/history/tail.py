@@ -28,8 +28,9 @@ class _Piece:
     """A span of verbatim text: prefix/suffix are markup, `text` the verbatim part and `n` its tokens.
 
     Why `ids` may be None: a text whose count `count_messages` already made (a message that carries
-    only this text) is not encoded again; shown whole it is its own rendering, elided only its head
-    and tail are encoded (`tokens.head_ids`/`tail_ids`). Other texts are encoded once, here."""
+    only this text) is not encoded again, and any other is counted without building a list of ids;
+    shown whole it is its own rendering, elided only its head and tail are encoded
+    (`tokens.head_ids`/`tail_ids`). Only a text the counter cannot count exactly keeps its ids."""
 
     prefix: str
     text: str
@@ -67,8 +68,9 @@ class _Piece:
 def _verbatim(prefix: str, text: str, suffix: str, rnd: int, *, known: int | None = None,
               cap_factor: int = 1) -> _Piece:
     """An elidable piece; `known`: the message's token count when the message carries only `text`."""
-    if known is not None and tokens.counted_exactly(text):
-        return _Piece(prefix, text, suffix, rnd, True, cap_factor=cap_factor, n=known)
+    if tokens.counted_exactly(text):  # counted without a list of ids; an elision encodes its ends alone
+        n = known if known is not None else tokens.count_many([text])[0]
+        return _Piece(prefix, text, suffix, rnd, True, cap_factor=cap_factor, n=n)
     ids = tokens.encoding().encode_ordinary(text)
     return _Piece(prefix, text, suffix, rnd, True, cap_factor=cap_factor, n=len(ids), ids=ids)
 

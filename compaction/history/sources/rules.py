@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from compaction.events import results_of_calls
+from compaction.events import count_matches, results_of_calls
 from compaction.history.facts import WS_RE, Fact, split_task
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
@@ -56,7 +56,7 @@ def is_instructions(text: str, named: bool = False) -> bool:
 def _parsed(text: str, named: bool = False) -> list[tuple[str, int, str]] | None:
     """The document's rule lines when it is instruction-shaped, else None. One pass of one regex
     first: most texts (tool outputs, logs) leave here without being split into lines."""
-    if len(_MODAL_RE.findall(text, 0, 5_000)) < (1 if named else 3):
+    if count_matches(_MODAL_RE, text[:5_000]) < (1 if named else 3):
         return None
     rules = _rule_lines(text)
     if named:

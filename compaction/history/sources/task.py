@@ -132,8 +132,8 @@ def shorten_request(text: str, limit: int) -> str:
     used = len(sentences[0])
     if used > limit - 1:
         return text[: limit - 1] + "…"
-    ranked = [i for i in range(1, len(sentences)) if _CONSTRAINT_RE.search(sentences[i])]
-    ranked += [i for i in range(1, len(sentences)) if i not in ranked]
+    constraining = {i for i in range(1, len(sentences)) if _CONSTRAINT_RE.search(sentences[i])}
+    ranked = sorted(constraining) + [i for i in range(1, len(sentences)) if i not in constraining]
     for i in ranked:
         if used + len(sentences[i]) + 3 <= limit - 1:
             keep.append(i)
