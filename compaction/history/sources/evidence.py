@@ -33,11 +33,7 @@ MAX_FILES = 12
 REPORT_CHARS = 480  # a sub-agent report's kept sentences
 MAX_FOUND = 6
 
-# Code-shaped identifiers: dotted names, snake_case, camelCase/PascalCase with an inner capital,
-# names called with parentheses. Plain words are never identifiers.
-_IDENT_RE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|\b[A-Za-z]\w*_\w+|\b_\w{2,}|\b[a-z]+[A-Z]\w*"
-                       r"|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[A-Za-z_]\w{2,}(?=\()")
-_TICK_RE = re.compile(r"`([^`\n]{2,60})`")
+_TOKEN_RE = re.compile(r"[A-Za-z_][\w.]*\w")  # any name, dotted or not: looked up in the named set
 _LINENO_RE = re.compile(r"^\s*(\d{1,6})(?:\t|:\s?|\s*\|\s?|\s*→|\s{2,})")  # `cat -n`, view, `nl`, `N: `, `N→`
 _GREP_RE = re.compile(r"^([\w./\\-]+\.\w+):(\d+)[:-]")  # grep -n: path:line:content
 _PATHISH_RE = re.compile(r"[\w./\\-]*[\w-]+\.[A-Za-z]\w{0,7}\b")
@@ -48,7 +44,6 @@ _STOP = frozenset({"os.path", "e.g", "i.e"})
 # `SKILL.md`, `main.go`: a file's name, not a name in its code (`os.path`, `ds.pop` stay identifiers)
 _FILE_NAME_RE = re.compile(r"\.(?:md|py|pyi|ts|tsx|js|jsx|mjs|cjs|json|go|txt|ya?ml|toml|rs|java|kt|c|h|cc|cpp|hpp|"
                            r"html|css|sh|cfg|ini|lock|xml|rb|php|cs|swift|pony|sql|csv|log)$", re.IGNORECASE)
-_PATH_TOKEN_RE = re.compile(r"\S*[/\\]\S*")  # paths and URLs: their parts are no identifiers the agent reasons with
 
 
 @dataclass(slots=True)
@@ -68,11 +63,20 @@ class _File:
 
 
 def identifiers(text: str) -> set[str]:
-    """The code-shaped identifiers of a text: backticked spans' identifiers and bare code-shaped ones."""
-    text = _PATH_TOKEN_RE.sub(" ", text)
-    out = {m for m in _IDENT_RE.findall(text) if len(m) >= 4 and m not in _STOP and not _FILE_NAME_RE.search(m)}
-    for span in _TICK_RE.findall(text):
-        out.update(w for w in re.findall(r"[A-Za-z_]\w{3,}", span) if not w.islower() or "_" in w)
+    """The code-shaped identifiers of a text (snake_case, camelCase, dotted, called with parentheses,
+    any name in backticks with a capital or an underscore); never a path's or URL's parts nor a file
+    name. One simple token pattern and string tests: no alternation of regexes over the text."""
+    out: set[str] = set()
+    n = len(text)
+    for m in _TOKEN_RE.finditer(text):
+        tok = m.group()
+        a, b = m.start(), m.end()
+        if len(tok) < 4 or (a and text[a - 1] in "/\\") or (b < n and text[b] in "/\\") or tok in _STOP:
+            continue
+        if ("_" in tok or "." in tok or (tok[1:] != tok[1:].lower() and tok != tok.upper())
+                or (b < n and text[b] == "(") or (a and text[a - 1] == "`" and tok != tok.lower())):
+            if not _FILE_NAME_RE.search(tok):
+                out.add(tok)
     return out
 
 
@@ -115,25 +119,33 @@ def is_report(text: str) -> bool:
 
 
 def _source_lines(content: str, path: str | None, rnd: int, named: dict[str, int]) -> list[_Line]:
-    """The output's lines that hold identifiers the assistant names from this round on."""
+    """The output's lines that hold identifiers the assistant names from this round on. One simple
+    token pattern over the whole output and a dict look-up per token; only the lines hit are split out."""
+    text = content[:_OUTPUT_CHARS]
+    hits: dict[int, set[str]] = {}  # line start → identifiers named
+    for m in _TOKEN_RE.finditer(text):
+        tok = m.group()
+        if named.get(tok, 0) >= rnd:
+            start = text.rfind("\n", 0, m.start()) + 1
+            hits.setdefault(start, set()).add(tok)
     out: list[_Line] = []
-    for raw in content[:_OUTPUT_CHARS].splitlines():
-        if len(raw) < _LINE_MIN or len(raw) > _LINE_MAX + 20:
+    for start, ids in hits.items():
+        stop = text.find("\n", start)
+        raw = text[start:stop if stop >= 0 else len(text)]
+        if len(raw) < _LINE_MIN or len(raw) > _LINE_MAX + 20 or "://" in raw:
             continue
-        ids = frozenset(i for i in _IDENT_RE.findall(_PATH_TOKEN_RE.sub(" ", raw)) if named.get(i, 0) >= rnd)
-        if not ids:
-            continue
-        lpath, lineno, text = path, None, raw
+        lpath, lineno, body = path, None, raw
         g = _GREP_RE.match(raw)
         if g:
-            lpath, lineno, text = g.group(1), int(g.group(2)), raw[g.end():]
+            lpath, lineno, body = g.group(1), int(g.group(2)), raw[g.end():]
         else:
             n = _LINENO_RE.match(raw)
             if n:
-                lineno, text = int(n.group(1)), raw[n.end():]
-        text = " ".join(text.split()).replace("`", "'")
-        if len(text) >= _LINE_MIN and " " in text:  # a lone name says nothing the agent did not
-            out.append(_Line(text if len(text) <= _LINE_MAX else text[:_LINE_MAX - 1] + "…", lpath, lineno, rnd, ids))
+                lineno, body = int(n.group(1)), raw[n.end():]
+        body = " ".join(body.split()).replace("`", "'")
+        if len(body) >= _LINE_MIN and " " in body:  # a lone name says nothing the agent did not
+            out.append(_Line(body if len(body) <= _LINE_MAX else body[:_LINE_MAX - 1] + "…", lpath, lineno, rnd,
+                             frozenset(ids)))
     return out
 
 
