@@ -32,12 +32,19 @@ LINES_PER_FILE = 4  # evidence lines a file's fact shows in full (its one-line f
 MAX_FILES = 12
 REPORT_CHARS = 480  # a sub-agent report's kept sentences
 MAX_FOUND = 6
+_OCCURRENCES = 12  # lines per named identifier per output
 
 _TOKEN_RE = re.compile(r"[A-Za-z_][\w.]*\w")  # any name, dotted or not: looked up in the named set
+# A name with its context: a backtick before it, a parenthesis after it; never a part of a path or URL.
+_CONTEXT_TOKEN_RE = re.compile(r"(?<![/\\\w.])(`?)([A-Za-z_][\w.]*\w)(?![/\\\w])(\(?)")
 _LINENO_RE = re.compile(r"^\s*(\d{1,6})(?:\t|:\s?|\s*\|\s?|\s*→|\s{2,})")  # `cat -n`, view, `nl`, `N: `, `N→`
 _GREP_RE = re.compile(r"^([\w./\\-]+\.\w+):(\d+)[:-]")  # grep -n: path:line:content
 _PATHISH_RE = re.compile(r"[\w./\\-]*[\w-]+\.[A-Za-z]\w{0,7}\b")
 _SEARCH_CMD_RE = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:grep|rg|ag|find|fd|ls|git\s+grep|locate|tree)\b")
+# A shell command that shows files (or searches them): its output is read like a file view. Others
+# (builds, test runs, scripts) are outcomes, which the findings timeline keeps.
+_READ_CMD_RE = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:cat|head|tail|sed\s+-n|nl|less|more|awk|grep|rg|ag|"
+                          r"git\s+(?:grep|show|diff|log)|Get-Content|type)\b")
 _CODE_CHARS = frozenset("{};=<>[]()")
 _BULLET_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)]|#{1,4})\s+")
 _STOP = frozenset({"os.path", "e.g", "i.e"})
@@ -65,16 +72,13 @@ class _File:
 def identifiers(text: str) -> set[str]:
     """The code-shaped identifiers of a text (snake_case, camelCase, dotted, called with parentheses,
     any name in backticks with a capital or an underscore); never a path's or URL's parts nor a file
-    name. One simple token pattern and string tests: no alternation of regexes over the text."""
+    name. One findall (its context captured by the pattern), then tests on the distinct tokens only."""
     out: set[str] = set()
-    n = len(text)
-    for m in _TOKEN_RE.finditer(text):
-        tok = m.group()
-        a, b = m.start(), m.end()
-        if len(tok) < 4 or (a and text[a - 1] in "/\\") or (b < n and text[b] in "/\\") or tok in _STOP:
+    for tick, tok, paren in set(_CONTEXT_TOKEN_RE.findall(text)):
+        if len(tok) < 4 or tok in _STOP or tok in out:
             continue
-        if ("_" in tok or "." in tok or (tok[1:] != tok[1:].lower() and tok != tok.upper())
-                or (b < n and text[b] == "(") or (a and text[a - 1] == "`" and tok != tok.lower())):
+        if ("_" in tok or "." in tok or paren or (tok[1:] != tok[1:].lower() and tok != tok.upper())
+                or (tick and tok != tok.lower())):
             if not _FILE_NAME_RE.search(tok):
                 out.add(tok)
     return out
@@ -122,12 +126,15 @@ def _source_lines(content: str, path: str | None, rnd: int, named: dict[str, int
     """The output's lines that hold identifiers the assistant names from this round on. One simple
     token pattern over the whole output and a dict look-up per token; only the lines hit are split out."""
     text = content[:_OUTPUT_CHARS]
+    named_here = [tok for tok in set(_TOKEN_RE.findall(text)) if named.get(tok, 0) >= rnd]
     hits: dict[int, set[str]] = {}  # line start → identifiers named
-    for m in _TOKEN_RE.finditer(text):
-        tok = m.group()
-        if named.get(tok, 0) >= rnd:
-            start = text.rfind("\n", 0, m.start()) + 1
-            hits.setdefault(start, set()).add(tok)
+    for tok in named_here:  # each named token's occurrences, a bounded number
+        at = text.find(tok)
+        for _ in range(_OCCURRENCES):
+            if at < 0:
+                break
+            hits.setdefault(text.rfind("\n", 0, at) + 1, set()).add(tok)
+            at = text.find(tok, at + len(tok))
     out: list[_Line] = []
     for start, ids in hits.items():
         stop = text.find("\n", start)
@@ -178,7 +185,8 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                 if cmd and (call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and _SEARCH_CMD_RE.match(cmd))):
                     _locate(cmd, content, rnd.number, worked, found)
                 path = display_path(call.path, ctx.transcript.cwd) if call.path else None
-                candidates.extend(_source_lines(content, path, rnd.number, named))
+                if call.kind is not ToolKind.SHELL or _READ_CMD_RE.match(cmd):
+                    candidates.extend(_source_lines(content, path, rnd.number, named))
     return reports + _evidence(candidates) + _found_facts(found)
 
 
