@@ -25,7 +25,7 @@ from compaction.history.sources.findings import informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolKind
 
-_MSG_CHARS = 6000  # of an assistant message, read for the identifiers it names
+_MSG_CHARS = 3000  # of an assistant message, read for the identifiers it names
 _OUTPUT_CHARS = 20_000  # of a tool output, scanned for evidence lines
 _LINE_MIN, _LINE_MAX = 8, 220
 LINES_PER_FILE = 4  # evidence lines a file's fact shows in full (its one-line form: the best one)
