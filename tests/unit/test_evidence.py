@@ -74,7 +74,9 @@ def test_lines_of_a_read_the_agent_later_named_are_evidence_with_their_file_and_
     assert "L13: `for opt in spec.options():`" in full
     assert "L15:" in full and "opt.default_value()" in full
     assert "import os" not in full and "a comment" not in full and "Here's the result" not in full
-    assert len(view.rounds) == 1  # the round of the read that showed them
+    # a search hit and a view of the same file are one file's evidence, citing the rounds of both reads
+    assert "L12: `def parse_command(tokens, spec):`" in full
+    assert view.rounds == [1, 2]
 
 
 def test_a_search_that_located_a_file_the_agent_then_read_is_one_line():
