@@ -113,3 +113,41 @@ def test_the_document_shows_the_evidence_section_and_keeps_its_budget():
     doc = compact(t, target_tokens=1200).markdown
     assert "## What the agent read and learned" in doc
     assert "for opt in spec.options():" in doc
+
+
+_QUESTION = """Tool use: **AskUserQuestion**
+**Which emoji would you prefer for the promotional line in the summary?**
+
+Options:
+- **🔍 (search)** - Emphasizes the search capability of the product
+- **💡 (lightbulb)** - Conveys insight and discovery for the reader
+
+**Should the message appear on one line or two separate lines?**
+
+Options:
+- **Two lines (Recommended)** - Text on first line, URL indented on the second line
+- **One line** - Compact format with text and URL on the same line
+
+**Answer:** 💡 (lightbulb), Two lines (Recommended)"""
+
+
+def test_the_users_answer_to_a_question_or_a_plan_is_not_a_sub_agents_report():
+    assert is_report(_QUESTION)
+    msgs = [Message(0, Role.USER, "add the link")]
+    _call(msgs, "q", "Ask", {}, _QUESTION, kind=ToolKind.OTHER)  # the options are listed, one is picked
+    plan = "\n".join(f"- Step {i}: change the summary printer so that it prints the project link {i}" for i in range(6))
+    msgs.append(Message(0, Role.ASSISTANT, "Here is my plan:\n" + plan))
+    _call(msgs, "p", "Approve", {}, "The user approved the plan below, go ahead.\n\n" + plan, kind=ToolKind.OTHER)
+    facts = evidence_facts(_ctx(_transcript(msgs)))
+    assert not [f for f in facts if f.text.startswith("Report of")]
+
+
+def test_a_report_keeps_the_lines_with_the_names_the_agent_then_used_and_relative_paths():
+    report = _REPORT.replace("pkg/utils/project_identity.go", "/repo/pkg/utils/project_identity.go") + (
+        "\n- File: /repo/pkg/cloud/sync.go holds `CloudSyncStats` (lines 103-112).")
+    msgs = [Message(0, Role.USER, "add the project link to the sync summary")]
+    _call(msgs, "t", "Task", {"prompt": "explore"}, report, kind=ToolKind.OTHER)
+    msgs.append(Message(0, Role.ASSISTANT, "I will call `identity.GetProjectID()` after the summary."))
+    (fact,) = [f for f in evidence_facts(_ctx(_transcript(msgs))) if f.text.startswith("Report of")]
+    assert "`GetProjectID` in pkg/utils/project_identity.go returns `git_id`" in fact.text  # a dotted name's part
+    assert "/repo/" not in fact.text and "pkg/cloud/sync.go" in fact.text

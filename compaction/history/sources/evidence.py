@@ -3,18 +3,21 @@ reports of its sub-agents, and the searches that located the files it then worke
 
 A successor asked "how does X decide Y?" needs the line of code the agent saw, not the agent's
 paraphrase alone. Which lines matter is inferred, not guessed: a line of a file view, `cat` or
-`grep` result that holds identifiers the assistant names in its own text AFTER the read (backticked
-or code-shaped: snake_case, camelCase, dotted, called) is evidence; the rarer the identifier across
-outputs, the more it counts. A tool result written by a model (prose: sentences and bullets, not
-code or a log) is a sub-agent's report: its most informative sentences are kept like an answer's.
+`grep` result that holds identifiers the assistant names in its own text or edits AFTER the read
+(code-shaped: snake_case, camelCase, dotted or a dotted name's part; or backticked) is evidence;
+the rarer the identifier across outputs, the more it counts. It is shown as `path` Lnn: the code
+line, cut to the span around those names. A tool result written by a model (prose: sentences and
+bullets, not code or a log) is a sub-agent's report: its lines holding the names the agent went on
+to use, then those locating code or saying how it behaves, are kept (`_digest`).
 
-A tool result that echoes what the assistant itself wrote (its question and options, its plan) is
-the USER's answer to it, not a sub-agent's report: told apart by that shape, not by the tool's name.
+A result that echoes what the assistant itself wrote (its question, its plan) or ends by picking
+one of the options it lists is the USER's answer, not a report: told apart by that shape, not by
+the tool's name.
 
-Bounded work: one pass over the assistant's text notes each name's last round (one plain token
-findall per round, the dict updated in C); one pass over the outputs scans at most `_OUTPUT_CHARS`
-of each, its distinct tokens intersected with the named ones (a set operation), and the code shape
-tested only on that intersection, once per name.
+Bounded work: one pass over the assistant's text notes each word's last round (a bytes translate
+and split per round, the dict updated in C); one pass over the outputs reads at most `_READ_CHARS`
+of each, its words intersected with the named ones (a set operation), the code shape tested once
+per word; only the few lines kept per file are parsed and trimmed.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from compaction.history.sources.findings import informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolCall, ToolKind
 
-_MSG_CHARS = 3000  # of an assistant message, read for the identifiers it names
-_EDIT_CHARS = 1500  # of an edit's argument, likewise
+_MSG_CHARS = 2000  # of an assistant message, read for the identifiers it names
+_EDIT_CHARS = 800  # of an edit's argument, likewise
 _OUTPUT_CHARS = 20_000  # of a tool output read as a report
 _READ_CHARS = 4000  # of a tool output scanned for evidence lines and located files
 _LINE_MIN, _LINE_MAX, _RAW_MAX = 8, 160, 600
@@ -40,12 +43,12 @@ MAX_FILES = 12
 REPORT_CHARS = 600  # a sub-agent report's kept lines
 MAX_FOUND = 6
 _OCCURRENCES = 4  # lines per named identifier per output
-_LINES_PER_OUTPUT = 16  # of an output's lines holding named identifiers, those with the most
+_COMMON = 8  # outputs a name is looked for in, at most
+_LINES_PER_OUTPUT = 10  # of an output's lines holding named identifiers, those with the most
 
 _TOKEN_RE = re.compile(r"[A-Za-z_][\w.]*\w")  # any name, dotted or not: looked up in the named set
 # A name with its context: a backtick before it, a parenthesis after it; never a part of a path or URL.
 _WORD_TABLE = bytes(c if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_.") else 32 for c in range(256))
-_PART_TABLE = _WORD_TABLE.replace(b".", b" ")
 _MARKED_RE = re.compile(r"[A-Za-z_][\w.]*\w(?=[`(])")  # a name called or in backticks
 _LINENO_RE = re.compile(r"^\s*(\d{1,6})(?:\t|:\s?|\s*\|\s?|\s*→|\s{2,})")  # `cat -n`, view, `nl`, `N: `, `N→`
 _GREP_RE = re.compile(r"^([\w./\\-]+\.\w+):(\d+)[:-]")  # grep -n: path:line:content
@@ -103,9 +106,8 @@ def words(text: str, prose: bool = False) -> list[bytes]:
     translate and split where a token regex costs twice as much; non-ASCII parts break words. In
     prose a sentence's final dot is not part of its last word."""
     raw = text.encode("utf-8", "surrogatepass")
-    if prose:  # and a dotted name's parts: `manager.GetProjectID` names `GetProjectID` too
+    if prose:
         raw = raw.replace(b". ", b"  ").replace(b".\n", b"\n")
-        return raw.translate(_WORD_TABLE).split() + raw.translate(_PART_TABLE).split()
     return raw.translate(_WORD_TABLE).split()
 
 
@@ -133,18 +135,31 @@ class _Named:
                         texts.extend(v[:_EDIT_CHARS] for v in call.arguments.values() if isinstance(v, str))
             if texts:
                 self.last.update(dict.fromkeys(words("\n".join(texts), prose=True), rnd.number))
+        for w in [k for k in self.last if b"." in k]:  # a dotted name's parts: `m.GetProjectID` names `GetProjectID`
+            for part in w.split(b"."):
+                if len(part) > 3 and self.last.get(part, 0) < self.last[w]:
+                    self.last[part] = self.last[w]
         self._keys = set(self.last)  # less each word found not code-shaped: each is tested once
+        self._seen: dict[bytes, int] = {}  # outputs each name was found in
+        self._names: dict[bytes, str] = {}  # the words found code-shaped
 
     def named_in(self, found: list[bytes], rnd: int) -> list[str]:
         """The words of an output the assistant names from round `rnd` on, code-shaped."""
         out = []
-        last = self.last
+        last, seen = self.last, self._seen
         for w in self._keys.intersection(found):
-            tok = w.decode()
-            if not (code_shaped(tok) or tok in self.marked):
-                self._keys.discard(w)
-            elif last[w] >= rnd:
+            tok = self._names.get(w)
+            if tok is None:
+                tok = w.decode()
+                if not (code_shaped(tok) or tok in self.marked):
+                    self._keys.discard(w)
+                    continue
+                self._names[w] = tok
+            if last[w] >= rnd:
                 out.append(tok)
+                seen[w] = n = seen.get(w, 0) + 1
+                if n >= _COMMON:  # in every other output: its lines weigh little (1/df), look no further
+                    self._keys.discard(w)
         return out
 
     def echoes(self, text: str, rnd: int) -> bool:
@@ -233,7 +248,8 @@ def _source_lines(content: str, path: str | None, rnd: int, named: _Named) -> li
             hits.setdefault(text.rfind("\n", 0, at) + 1, set()).add(tok)
             at = text.find(tok, at + len(tok))
     out: list[_Hit] = []
-    for start, ids in hits.items():
+    for start, ids in sorted(hits.items(), key=lambda kv: -len(kv[1]))[:_LINES_PER_OUTPUT] if len(hits) > \
+            _LINES_PER_OUTPUT else hits.items():
         stop = text.find("\n", start)
         raw = text[start:stop if stop >= 0 else len(text)]
         if _LINE_MIN <= len(raw) <= _RAW_MAX and "://" not in raw:
@@ -320,7 +336,8 @@ def _digest(body: str, rnd: int, named: _Named, cwd: str | None) -> str | None:
     left to the evidence lines; a "label: value" run (File:/Lines:) reads as one line."""
     text = without_fences(body[:_OUTPUT_CHARS])
     roots = _ABS_PATH_RE.findall(text)
-    root = os.path.commonpath(roots) if len(roots) > 1 and all(r[:1] == "/" for r in roots) else cwd
+    root = cwd if cwd and any(r.startswith(cwd.rstrip("/") + "/") for r in roots) else (
+        os.path.commonpath(roots) if len(roots) > 1 else None)  # the project's root, else the files' common one
     if root and len(root) > 1:  # the project's files as the agent's own paths show them: relative
         text = text.replace(root.rstrip("/") + "/", "")
     units: list[str] = []
