@@ -48,10 +48,12 @@ _LINES_PER_OUTPUT = 10  # of an output's lines holding named identifiers, those 
 
 _TOKEN_RE = re.compile(r"[A-Za-z_][\w.]*\w")  # any name, dotted or not: looked up in the named set
 # A name with its context: a backtick before it, a parenthesis after it; never a part of a path or URL.
-_WORD_TABLE = bytes(c if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_.") else 32 for c in range(256))
+# a path stays one word (`/repo/pkg_x/y.py`), so its parts are never taken for names in the code
+_WORD_TABLE = bytes(c if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_./\\") else 32 for c in range(256))
 _MARKED_RE = re.compile(r"[A-Za-z_][\w.]*\w(?=[`(])")  # a name called or in backticks
+_FILE_RE = re.compile(r"\.\w{1,8}$")
 _LINENO_RE = re.compile(r"^\s*(\d{1,6})(?:\t|:\s?|\s*\|\s?|\s*→|\s{2,})")  # `cat -n`, view, `nl`, `N: `, `N→`
-_GREP_RE = re.compile(r"^([\w./\\-]+\.\w+):(\d+)[:-]")  # grep -n: path:line:content
+_GREP_RE = re.compile(r"^([\w./\\-]+\.\w+):(?:(\d+)[:-])?")  # grep: path:[line:]content
 _NAME_RE = re.compile(r"[\w.-]+")  # a file's name among a search's output
 _SEARCH_CMD_RE = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:grep|rg|ag|find|fd|ls|git\s+grep|locate|tree)\b")
 # A shell command that shows files (or searches them): its output is read like a file view. Others
@@ -151,7 +153,7 @@ class _Named:
             tok = self._names.get(w)
             if tok is None:
                 tok = w.decode()
-                if not (code_shaped(tok) or tok in self.marked):
+                if "/" in tok or "\\" in tok or not (code_shaped(tok) or tok in self.marked):
                     self._keys.discard(w)
                     continue
                 self._names[w] = tok
@@ -264,7 +266,7 @@ def _line(hit: _Hit) -> _Line | None:
     lineno, body = None, raw
     g = _GREP_RE.match(raw)
     if g:
-        lineno, body = int(g.group(2)), raw[g.end():]
+        lineno, body = int(g.group(2)) if g.group(2) else None, raw[g.end():]
     else:
         n = _LINENO_RE.match(raw)
         if n:
@@ -323,7 +325,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                 if cmd and (call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and _SEARCH_CMD_RE.match(cmd))):
                     worked = _worked_on(ctx) if worked is None else worked
                     _locate(cmd, content, rnd.number, worked, found)
-                path = call.path  # shown relative to the project when its lines are kept
+                path = call.path or (_shown_file(cmd) if call.kind is ToolKind.SHELL else None)
                 if call.kind is not ToolKind.SHELL or _READ_CMD_RE.match(cmd):
                     candidates.extend(_source_lines(content, path, rnd.number, named))
     return reports + _evidence(candidates, ctx.transcript.cwd) + _found_facts(found)
@@ -370,6 +372,16 @@ def _digest(body: str, rnd: int, named: _Named, cwd: str | None) -> str | None:
     if not keep:
         return None
     return " · ".join(u if len(u) <= 200 else u[:199] + "…" for u in (units[i] for i in sorted(keep)))
+
+
+def _shown_file(cmd: str) -> str | None:
+    """The one file a read command shows (`cat -n x.py`, `sed -n '1,9p' x.py`): its last argument
+    shaped like a file; None for a search or a pipeline's later stages."""
+    head = cmd.split("|", 1)[0].split("&&")[-1].split()
+    if not head or head[0] in ("grep", "rg", "ag", "find", "ls", "git"):
+        return None
+    last = head[-1].strip("'\"")
+    return last if len(head) > 1 and not last.startswith("-") and _FILE_RE.search(last) else None
 
 
 def _echoes_arguments(call: ToolCall, content: str) -> bool:
