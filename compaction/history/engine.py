@@ -2,9 +2,11 @@
 
 Facts are gathered for every round (so the summary lists every modified file, not only those in the
 verbatim tail) from the registered sources (`sources/`, one per fact kind); the last rounds are kept
-verbatim; then facts are chosen by the seed's priority (`sections.Section`) — goal > completed
-actions > modified files > decisions and constraints (with error memory) > next steps — until the
-budget is spent. Markers and the error-memory block are never dropped. The engine knows no fact
+verbatim (none reserved at a tight target); then facts are chosen by the seed's priority
+(`sections.Section`) — goal > completed actions > modified files > decisions and constraints (with
+error memory) > next steps — except that, when the budget is tight, the sections after the completed
+actions first get each a share (`SHARES`: what a successor asks about most, most) so none is left
+empty. Markers and the error-memory block are never dropped. The engine knows no fact
 kind: it selects, shortens and renders by section.
 """
 
@@ -19,7 +21,7 @@ from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
 from compaction.events import Event, extract_events
 from compaction.history import errors_adapter, facts, fill, fit
-from compaction.history.facts import MIN_FACT_TOKENS, Fact, cite
+from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather
@@ -29,8 +31,6 @@ from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
-
-TIGHT_TARGET = 3000  # below this many tokens the tail and the error memory get smaller shares
 
 
 def default_target(tokens_before: int, window: int) -> int:
@@ -108,12 +108,14 @@ def compact(
     dropped = ""  # the error memory's own notes say what its budget merged or dropped
     fixed_tokens = tokens.count(header) + tokens.count(em_doc) + tokens.count(dropped) + 40
 
-    # --- the verbatim tail gets a share of the budget (smaller when the budget is tight); the summary
-    # gets what the tail leaves. If the real count is still over, the tail shrinks and the summary is
+    # --- the verbatim tail gets a share of the budget, none when the budget is tight (the current work
+    # section says the last words and calls; the filler still adds the last rounds when room is left:
+    # measured on the hand-over exam, a tight tail only repeated what facts say); the summary gets
+    # what the tail leaves. If the real count is still over, the tail shrinks and the summary is
     # chosen again for the room that frees, before optional facts are dropped one by one.
-    share = 0.20 if tight else 0.35
+    share = 0.0 if tight else 0.35
     tail_renderer = TailRenderer(tail_rounds, preset.code, steering)
-    for tail_share in (share, share * 0.6, share * 0.3, 0.0):
+    for tail_share in dict.fromkeys((share, share * 0.6, share * 0.3, 0.0)):  # a tight target tries once
         tail_text, tail_cut = tail_renderer.render(int(target * tail_share))
         shown = tail_rounds[tail_cut:]  # the oldest kept rounds give way first when the tail is tight
         shown_start = shown[0].number if shown else len(rounds) + 1
@@ -213,20 +215,36 @@ def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> lis
     return out
 
 
+# What a successor asks about, by the sections after the completed actions (the hand-over questions:
+# what changed and what failed most, then the findings, the decisions and the requests; the rules and
+# the next step least): each one's share of the room the facts before them leave, when the optional
+# facts do not all fit. A share a section does not use flows on; what is left then goes by priority.
+SHARES: tuple[tuple[Section, float], ...] = (
+    (Section.CHANGES, 0.26), (Section.PROBLEMS, 0.18), (Section.FINDINGS, 0.18), (Section.DECISIONS, 0.14),
+    (Section.GOAL, 0.14), (Section.RULES, 0.05), (Section.NEXT, 0.05),
+)
+
+
 def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -> list[Fact]:
-    """Essentials first (full text, else their short form), then optional facts by priority and score;
-    an optional fact from the rounds the verbatim tail shows (from `tail_start`) would say it twice,
-    except a completed action (the tail may elide a command in the middle of a long output)."""
+    """Essentials first (full text, else their short form); then by priority the optional facts up to
+    the completed actions (the seed's order); then, when the rest do not all fit, every later section
+    its most valuable facts up to its share (`SHARES`), so no kind of question is left without an
+    answer; then the rest by priority and score. An optional fact from the rounds the verbatim tail
+    shows (from `tail_start`) would say it twice, except a completed action (the tail may elide a
+    command in the middle of a long output)."""
     texts = [f.text for f in all_facts]
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
     goal_cap = max(120, int(budget * 0.45))
     chosen: list[Fact] = []
     used = 0
     ordered = sorted(all_facts, key=lambda f: (not f.essential, f.rank(), -f.score))
+    optional: list[Fact] = []
     for f in ordered:
-        if (tail_start is not None and not f.essential and f.section not in (Section.GOAL, Section.COMPLETED)
-                and f.rounds and min(f.rounds) >= tail_start):
-            continue  # the verbatim tail says it (a state-changing command stays listed: it may be elided there)
+        if not f.essential and not f.task and f.section is not Section.MARKED:
+            if not (tail_start is not None and f.section not in (Section.GOAL, Section.COMPLETED)
+                    and f.rounds and min(f.rounds) >= tail_start):
+                optional.append(f)  # else the verbatim tail says it (a state-changing command stays listed)
+            continue
         cost = costs[id(f)]
         if f.section is Section.GOAL and f.task and cost > goal_cap:
             # Over its share: its pastes trimmed first (the prose stays whole), then head and tail.
@@ -247,7 +265,82 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -
                 f.text, f.short = f.short, None  # never lose a modified file or the task: others give way
                 chosen.append(f)
                 used += short_cost
+    # The seed's order up to the completed actions (markers, where the work stands, what was done)
+    # stays by priority; the sections after them share what is left.
+    early = [f for f in optional if f.rank() <= Section.COMPLETED.priority]
+    optional = [f for f in optional if f.rank() > Section.COMPLETED.priority]
+    for f in early:
+        if used + costs[id(f)] <= budget:
+            chosen.append(f)
+            used += costs[id(f)]
+    room = budget - used
+    if sum(costs[id(f)] for f in optional) > room > 0:
+        taken = _shares(optional, costs, room)  # may show some fuller: their costs updated
+        chosen.extend(taken)
+        used += sum(costs[id(f)] for f in taken)
+        picked = set(map(id, taken))
+        optional = [f for f in optional if id(f) not in picked]
+    for f in optional:
+        cost = costs[id(f)]
+        if used + cost <= budget:
+            chosen.append(f)
+            used += cost
     return chosen
+
+
+def _shares(optional: list[Fact], costs: dict[int, int], room: int) -> list[Fact]:
+    """Each section's most valuable optional facts, the section furthest below its share of `room`
+    served next (ties: the larger share first), so every section gets its best fact before any gets a
+    second; a section stops at its share (its first fact excepted) and what it leaves flows on to the
+    by-priority pass. A fact with no round is a note about the document, not an answer: left to it."""
+    queues: dict[Section, list[Fact]] = {}
+    for f in optional:
+        if f.rounds:
+            queues.setdefault(f.section, []).append(f)
+    for q in queues.values():
+        q.sort(key=lambda f: f.score)  # most valuable last: popped first
+    spent = dict.fromkeys(queues, 0)
+    taken: list[Fact] = []
+    total = room
+    while True:
+        best: tuple[float, int, Section] | None = None
+        for i, (section, share) in enumerate(SHARES):
+            q = queues.get(section)
+            while q and costs[id(q[-1])] > room:
+                q.pop()  # does not fit what is left: a smaller one may
+            if not q or (spent[section] and spent[section] + costs[id(q[-1])] > share * total):
+                continue
+            key = (spent[section] / share, i, section)
+            if best is None or key[:2] < best[:2]:
+                best = key
+        if best is None:
+            break
+        f = queues[best[2]].pop()
+        taken.append(f)
+        spent[best[2]] += costs[id(f)]
+        room -= costs[id(f)]
+    # What a section's share still holds shows its chosen facts fuller (a change record's per-edit
+    # lines), most valuable first; the shares of sections with nothing to show fuller, and what a
+    # section leaves, flow on in share order. A request's full text is not among them: the by-priority
+    # pass shows more requests short first, and the filler gives full texts back last.
+    fuller = {f.section for f in taken if f.full_text and f.section is not Section.GOAL}
+    carry = sum(max(0, int(share * total) - spent.get(section, 0)) for section, share in SHARES if section not in fuller)
+    for section, share in SHARES:
+        if section not in fuller:
+            continue
+        allowance = min(room, int(share * total) - spent.get(section, 0) + carry)
+        for f in sorted((f for f in taken if f.section is section and f.full_text), key=lambda f: -f.score):
+            if allowance <= 0:
+                break
+            full_cost = tokens.count(f.full_text) + 6
+            grown = (f.full_text, full_cost) if full_cost - costs[id(f)] <= allowance else \
+                fill.leading_lines(f.full_text, costs[id(f)] + allowance)
+            if grown is not None and grown[1] > costs[id(f)]:
+                allowance -= grown[1] - costs[id(f)]
+                room -= grown[1] - costs[id(f)]
+                f.text, costs[id(f)] = grown
+        carry = max(0, allowance)
+    return taken
 
 
 def _truncate_tokens(text: str, limit: int) -> str:

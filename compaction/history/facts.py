@@ -15,6 +15,7 @@ from compaction.mdsafe import escape_path
 from compaction.transcripts.path_spelling import is_windows_path
 
 MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
+TIGHT_TARGET = 3000  # below this many tokens the budget is tight: no tail share, shorter requests
 _TAG_RE = re.compile(r"</?[a-z_]+>")
 WS_RE = re.compile(r"[ \t]+")
 _BLANKS_RE = re.compile(r"\n{3,}")

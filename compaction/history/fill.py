@@ -1,10 +1,11 @@
 """Spend what the required facts leave of the budget by value (issue 14 item 5).
 
 Once the must-keep facts fit, the room left goes, in order, to what a successor needs most: facts that
-were shortened get their full text back and facts that were dropped come back — the user's requests
-first (all of them, whole), then the other sections by their priority (change records and findings
-included, whatever sources are registered) — then the kept rounds are rendered with larger caps, then
-older rounds join the verbatim tail, until the document is within 90–100% of its target. Steps are
+were shortened get their full text back and facts that were dropped come back — a request not shown
+first, then the other sections by their priority (change records and findings included, whatever
+sources are registered), then the full text of a request shown short (the engine's shares already gave
+every section its part) — then the kept rounds are rendered with larger caps, then older rounds join
+the verbatim tail, until the document is within 90–100% of its target. Steps are
 planned on estimated costs and the plan checked by one real count; a plan that overshoots is made
 again with less room, so a document never leaves here over its target.
 """
@@ -112,7 +113,7 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
             chosen.append(g)
         room -= step.delta
         changed = True
-    if widen and tail.rounds and room > 40:  # the kept rounds at the largest cap the room allows
+    if widen and tail_text and room > 40:  # the kept rounds at the largest cap the room allows
         text, cost = _widened(tail, start, have_tail + room)
         if text is not None and text != tail_text and cost > have_tail:
             room -= cost - have_tail
@@ -128,8 +129,12 @@ def _room(used: int, target: int) -> int:
     return target - used - int(target * _MARGIN) - 8
 
 
-def _value_order(f: Fact) -> tuple[bool, float, float]:
-    return (f.section is not Section.GOAL, f.rank(), -f.score)
+def _value_order(f: Fact, shown: bool) -> tuple[int, float, float]:
+    """A request not shown at all first; then the other sections by priority; a shown request's
+    full text last (its short form already says what was asked: the other sections had their share)."""
+    if f.section is Section.GOAL:
+        return (2 if shown and not f.task and not f.essential else 0, f.rank(), -f.score)
+    return (1, f.rank(), -f.score)
 
 
 @dataclass
@@ -148,22 +153,33 @@ _PARTIAL_TRIES = 40  # facts per pass that may come back in part: bounded counti
 
 
 def _partial(step: _Step, room: int) -> tuple[str, int] | None:
-    """(text, tokens added) for a multi-line fact that does not fit whole: its leading lines that fit,
-    never cut mid-line, with a count of the rest; else its one-line form (`fallback`); else None.
-    Its first line is its one-line form, so any cut still reads whole."""
-    lines = step.full.split("\n")
-    if len(lines) > 2 and step.original.section is not Section.GOAL:
-        costs = tokens.count_many(lines)
-        total, keep = 6 + 8, 0  # the fact's overhead and the "(… n more lines)" line
-        for cost in costs:
-            if total + cost + 1 - step.shown > room:
-                break
-            total, keep = total + cost + 1, keep + 1
-        if keep >= 2:
-            return "\n".join(lines[:keep]) + f"\n  (… {len(lines) - keep} more lines)", total - step.shown
+    """(text, tokens added) for a multi-line fact that does not fit whole: its leading lines that fit
+    (`leading_lines`); else its one-line form (`fallback`); else None."""
+    if step.original.section is not Section.GOAL:
+        cut = leading_lines(step.full, room + step.shown)
+        if cut is not None:
+            return cut[0], cut[1] - step.shown
     if step.fallback is not None and step.fallback[1] <= room:
         return step.fallback
     return None
+
+
+def leading_lines(full: str, budget: int) -> tuple[str, int] | None:
+    """(text, tokens) of a multi-line fact's leading lines within `budget`, never cut mid-line, with
+    a count of the rest; None when fewer than two lines fit. Its first line is its one-line form, so
+    any cut still reads whole."""
+    lines = full.split("\n")
+    if len(lines) <= 2:
+        return None
+    costs = tokens.count_many(lines)
+    total, keep = 6 + 8, 0  # the fact's overhead and the "(… n more lines)" line
+    for cost in costs:
+        if total + cost + 1 > budget:
+            break
+        total, keep = total + cost + 1, keep + 1
+    if keep < 2:
+        return None
+    return "\n".join(lines[:keep]) + f"\n  (… {len(lines) - keep} more lines)", total
 
 
 def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list[_Step]:
@@ -175,7 +191,7 @@ def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list
         full = o.full_text or o.text
         if c is None or c.text != full:
             pending.append((o, c, full))
-    pending.sort(key=lambda s: _value_order(s[0]))
+    pending.sort(key=lambda s: _value_order(s[0], s[1] is not None))
     costs = tokens.count_many([full for _, _, full in pending])
     shown = tokens.count_many([c.text if c is not None else (o.text if o.text != full else "") for o, c, _ in pending])
     return [_Step(o, c, full, cost + 6 - (n + 6 if c is not None else 0), n + 6 if c is not None else 0,

@@ -125,7 +125,9 @@ def test_the_answer_to_a_users_question_is_a_finding_and_a_reasoned_choice_a_dec
     found = [f.text for f in collect(t)]
     assert found[0].startswith("Asked “is it truly random?”: `Math.random()` is a seeded pseudo-random generator")
     decisions = [f.text for f in decision_facts(_ctx(t))]
-    assert any(d.startswith("I'll swap to `crypto.getRandomValues()`, which pulls") for d in decisions)
+    # A switch keeps the sentence that says what was wrong with the old way: its reason.
+    assert any(d.startswith("`Math.random()` is a seeded pseudo-random generator, deterministic after seeding. "
+                            "I'll swap to `crypto.getRandomValues()`, which pulls") for d in decisions)
 
 
 def test_sentences_around_keywords_skip_code_and_stay_whole():

@@ -132,8 +132,11 @@ def test_the_block_carries_the_current_request_first_then_marked_items_and_decis
     assert any("instead of buffering because" in d for d in state.decisions)
     block = ch.build_restore_block(tmp_path, state)
     sections = [ln for ln in block.splitlines() if ln.startswith("## ")]
-    assert sections[0].startswith("## Current request") and "## Marked items" in sections[1:3]
+    assert sections[0].startswith("## Current request") and "## Marked items" in sections[1:4]
     assert sections.index("## Marked items") < sections.index("## Error Memory")
+    # where the session ended comes with the task, before the error memory
+    assert sections.index("## Where the session ended") < sections.index("## Error Memory")
+    assert state.current_work and state.current_work[0].split(" (r")[0] in block
     assert "## Key decisions and constraints" in sections
     request = block.split(sections[0] + "\n", 1)[1]
     assert request.startswith("Now add a --dry-run flag")

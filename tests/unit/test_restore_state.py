@@ -30,6 +30,8 @@ def _result() -> CompactionResult:
         marked=[Item(text="@todo: paginate the index", rounds=[33])],
         errors=[Item(text="KeyError 'choice' in vote(): fixed by get()", rounds=[12, 24])],
         modified_files=[Item(text="`polls/admin.py`: edited (r30)", rounds=[30])],
+        current_work=[Item(text="Last said: the view is next", rounds=[40]),
+                      Item(text="No test run after the last edit (r30)", rounds=[30])],
     )
     return CompactionResult(format="test", transcript="t.jsonl", rounds=41, kept_rounds=[37, 38, 39, 40, 41],
                             compacted=True, cwd="/testbed", markdown="# summary\n", summary=summary,
@@ -66,7 +68,10 @@ def test_state_contents(tmp_path: Path) -> None:
     assert ("polls/tests.py", "error-memory") not in pf  # target bug: provoked on purpose
     assert state.architecture_docs[:2] == ["ARCHITECTURE.md", "docs/adr/0001-sqlite.md"]
     assert state.test_config == ["conftest.py"]
-    assert [t.text for t in state.unfinished_tasks] == ["[pending] add the results view", "@todo: paginate the index"]
+    # where the session ended counts when it leaves something undone (a check not run), not its last words
+    assert [t.text for t in state.unfinished_tasks] == ["[pending] add the results view",
+                                                       "No test run after the last edit (r30)",
+                                                       "@todo: paginate the index"]
     # the compaction's problems-and-solutions section; without a compaction, the solved records
     assert [p.text for p in state.problems] == ["KeyError 'choice' in vote(): fixed by get()"]
     alone = build_restore_state(root, error_records=RECORDS, excerpts=False)

@@ -6,9 +6,10 @@ custom_instructions) compacts the transcript with our rules (honouring the instr
 errors into the workspace error memory and writes `.compaction/latest.md`, `.compaction/restore.md`,
 `.compaction/error-memory.md` and `.compaction/hook-state.json`. `SessionStart` with source `compact`
 (stdin: session_id, transcript_path, cwd, hook_event_name, source) then prints a restore block sized
-to the hook's output limit (10,000 characters by default): the current request and the marked items
-first (each held to a share of the limit), then the complete error-memory block, decisions, modified
-files, unfinished tasks and the restore state's file list, every cut announced.
+to the hook's output limit (10,000 characters by default): the current request, the task, where the
+session ended and the marked items first (each held to a share of the limit), then the complete
+error-memory block, decisions, modified files, what changed in them, unfinished tasks and the restore
+state's file list, every cut announced.
 
 Why JSON output (`hookSpecificOutput.additionalContext`) rather than plain stdout: it is the
 structured form Claude Code documents for SessionStart context, it is not echoed as a hook message,
@@ -76,6 +77,8 @@ class HookState(BaseModel):
     unfinished: list[str] = Field(default_factory=list)
     decisions: list[str] = Field(default_factory=list)  # the agent's choices and the user's constraints
     marked: list[str] = Field(default_factory=list)  # @important/@decision/@warning/@todo lines, verbatim
+    current_work: list[str] = Field(default_factory=list)  # where the session ended: last calls, checks, pending
+    changes: list[str] = Field(default_factory=list)  # per file: what changed, not only which file
 
 
 class PreCompactReport(BaseModel):
@@ -169,7 +172,8 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
         compacted=result.compacted, tokens_before=result.stats.tokens_before, tokens_after=result.stats.tokens_after,
         goal=[i.text for i in result.summary.goal], modified_files=[i.text for i in result.summary.modified_files],
         unfinished=[i.text for i in result.summary.next_steps],
-        decisions=[i.text for i in result.summary.decisions], marked=[i.text for i in result.summary.marked])
+        decisions=[i.text for i in result.summary.decisions], marked=[i.text for i in result.summary.marked],
+        current_work=[i.text for i in result.summary.current_work], changes=[i.text for i in result.summary.changes])
     state_path = statedir.write_text(workspace, STATE_FILE, state.model_dump_json(indent=2) + "\n")
     # The block session-start will print, built now while the engine is loaded (see hook_fastpath) —
     # unless the store is shipped with the repository and not trusted: then session-start takes the
@@ -283,6 +287,7 @@ T = {
         "task": "## Current task", "modified": "## Modified files", "unfinished": "## Unfinished tasks",
         "request": "## Current request (the user's last)",
         "marked": "## Marked items", "decisions": "## Key decisions and constraints",
+        "current": "## Where the session ended", "changes": "## What changed (per file)",
         "files": "## Files to restore (from `.compaction/restore.md`)",
         "em_cut": "_Error memory cut to fit the {limit:,}-character limit: {k} of {n} records shown (recurring first, "
                   "then the most recent); the complete block is in `.compaction/error-memory.md`, the restore state "
@@ -300,6 +305,7 @@ T = {
         "task": "## 当前任务", "modified": "## 修改的文件", "unfinished": "## 未完成的任务",
         "request": "## 当前请求（用户最后的请求）",
         "marked": "## 标记内容", "decisions": "## 关键决策与约束",
+        "current": "## 会话结束时的状态", "changes": "## 具体改动（按文件）",
         "files": "## 需恢复的文件（来自 `.compaction/restore.md`）",
         "em_cut": "_错误记忆已按 {limit:,} 字符上限截断：显示 {n} 条中的 {k} 条（优先重复出现的与最近的）；完整内容见 "
                   "`.compaction/error-memory.md`，恢复状态见 `.compaction/restore.md`。_",
@@ -311,7 +317,7 @@ T = {
 }
 _CUT_RESERVE = 140  # room kept for one cut announcement
 _REQUEST_SHARE = 0.25  # the current request's most of the limit (the rest of it: `.compaction/latest.md`)
-FIRST_SHARE = {"task": 0.2, "marked": 0.12}  # of the limit, at most, for the sections before the error memory
+FIRST_SHARE = {"task": 0.2, "current": 0.1, "marked": 0.12}  # of the limit, at most, for the sections before the error memory
 _CURRENT = "Current request: "
 
 
@@ -425,10 +431,13 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
     if request:  # the current request comes first: when the limit bites, it is never what goes
         header += "\n\n" + _request_section(request, limit, lang)
     if state:
+        # Where the session ended tells the successor what it was doing, so it comes with the task.
         first += [(t["task"], bullets(others), ".compaction/latest.md", FIRST_SHARE["task"]),
+                  (t["current"], bullets(state.current_work), ".compaction/latest.md", FIRST_SHARE["current"]),
                   (t["marked"], bullets(state.marked), ".compaction/latest.md", FIRST_SHARE["marked"])]
         later += [(t["decisions"], bullets(state.decisions), ".compaction/latest.md"),
                   (t["modified"], bullets(state.modified_files, code=True), ".compaction/latest.md"),
+                  (t["changes"], bullets(state.changes), ".compaction/latest.md"),
                   (t["unfinished"], bullets(state.unfinished), ".compaction/latest.md")]
     files = restore_file_sections(restore_text, lang) if restore_text else []
     if files:

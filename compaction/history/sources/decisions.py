@@ -12,8 +12,19 @@ from compaction.history.facts import WS_RE, Fact
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
+from compaction.history.sources.findings import answer_to
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Role
+from compaction.model import Message, Role
+
+ANSWER_CHARS = 260
+SHORT_ANSWER_CHARS = 150
+_WORD_RE = re.compile(r"\w+")
+_NAMES_RE = re.compile(r"`[^`\n]+`|\b[\w/-]+\.[a-zA-Z]{1,5}\b|\b\w+\(\)")
+# The decisions that constrain most (the user's preference with the answer taken, the plan, the path to
+# the edit target) are chosen before the per-file change records: a tiny budget otherwise has no room
+# left for any decision once the requests and changes are in.
+AHEAD = 3.4
+ANSWER_ASK_CHARS = 800  # a user message longer than this is a task or a paste, not a question with a preference
 
 # A choice that gives its reason or its alternative weighs more than a bare "I'll do X".
 _REASON_RE = re.compile(r"\b(?:because|since|so that|in order to|to avoid|to keep|to preserve|instead of|rather than|"
@@ -28,13 +39,16 @@ _CHOICE_RE = re.compile(r"\b(?:I(?:'ll| will)|decid|chose|choose|prefer|the fix|
 
 
 _FIRST_PERSON_CHOICE_RE = re.compile(
-    r"\b(?:I(?:'ll| will|'m going to| am going to| chose| decided| opted)|we(?:'ll| will)|let's)\s+\w+", re.IGNORECASE)
+    r"\b(?:I(?:'ll| will|'m going to| am going to| chose| decided| opted| should)|we(?:'ll| will| should)|let's)"
+    r"\s+\w+|\b(?:interested in|the right place|is relevant|not relevant)\b", re.IGNORECASE)
 _CHOICE_REASON_RE = re.compile(r"\b(?:because|since|so that|instead of|rather than|which (?:pulls|keeps|avoids|gives|"
-                               r"means|makes|lets)|to avoid|no need|without)\b", re.IGNORECASE)
+                               r"means|makes|lets)|to avoid|no need|without|as indicated by|according to|"
+                               r"points? (?:to|at)|pointed (?:to|at)|so (?:I|we|let's))\b", re.IGNORECASE)
 _CHOICE_WORDS = ("i'll", "i will", "i'm going to", "i am going to", "i chose", "i decided", "i opted", "we'll",
-                 "we will", "let's")
+                 "we will", "let's", "i should", "we should", "interested in", "the right place", "is relevant",
+                 "not relevant")
 _REASON_WORDS = ("because", "since", "so that", "instead of", "rather than", "which ", "to avoid", "no need",
-                 "without")
+                 "without", "as indicated by", "according to", "point", "so i ", "so we ", "so let's")
 # A rule about what the work may change (tests, configuration, minimal changes) binds a successor even
 # when a harness states it: it is kept; the harness's procedural rules (one command per reply…) are not.
 SCOPE_RE = re.compile(r"\b(?:do not|don't|never|must not|should not|no need to|not have to)\b[^.\n]{0,60}?"
@@ -56,12 +70,135 @@ def _reasoned_choices(ctx: FactContext) -> list[tuple[int, str]]:
             lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
             if not (any(w in lowered for w in _CHOICE_WORDS) and any(w in lowered for w in _REASON_WORDS)):
                 continue
-            for s in sentences_around(prose(msg.text, 6000), _CHOICE_WORDS):
+            text = prose(msg.text, 6000)
+            for s in sentences_around(text, _CHOICE_WORDS):
                 low = s.lower()
                 if 25 <= len(s) <= 400 and not s.endswith("?") and any(w in low for w in _REASON_WORDS) \
                         and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s):
-                    out.append((rnd.number, s))
+                    before = _premise(text, s) if _SWITCH_RE.search(s) else None
+                    out.append((rnd.number, f"{before} {s}" if before else s))
     return out
+
+
+# A choice that replaces something ("I'll swap to X", "So I'll…") most often follows the sentence that
+# says what was wrong with the old way ("`Math.random()` is a PRNG, deterministic after seeding"):
+# that sentence is its reason.
+_SWITCH_RE = re.compile(r"\b(?:swap|switch|replac|migrat|mov(?:e|ing) (?:to|away)|instead)\w*|^(?:So|Therefore|Thus|"
+                        r"Hence|That's why)\b")
+_LAST_SENTENCE_RE = re.compile(r"(?:^|(?<=[.!?])\s)([A-Z`\"'(][^.!?]*(?:\.(?=\w)[^.!?]*)*[.!])\s*$")
+
+
+def _premise(text: str, sentence: str) -> str | None:
+    """The sentence right before `sentence` in its paragraph of `text`, when it states something
+    (not a question, not a lead-in to a list); None when there is none."""
+    head = sentence[:30]
+    for para in text.split("\n\n"):
+        flat = " ".join(para.split())
+        at = flat.find(head)
+        if at < 0:
+            continue
+        m = _LAST_SENTENCE_RE.search(flat[:at].rstrip())
+        if m and 20 <= len(m.group(1)) <= 250:
+            return m.group(1)
+        return None
+    return None
+
+
+# The user's answer to the agent's question tool: `"Which emoji…?"="💡"` pairs, or the questions (lines
+# ending in "?") then an `Answer: …` line.
+_QA_PAIR_RE = re.compile(r'"([^"\n]{5,200}\?)"\s*=\s*"([^"\n]{1,200})"')
+_ANSWER_LINE_RE = re.compile(r"(?im)^[\W_]*answers?[ \t*_]*[:=][ \t*_]*(.+)$")
+
+
+def _user_choices(ctx: FactContext) -> list[Fact]:
+    """The user's picks among the options the agent offered through a question tool: a decision the
+    user made, with the question it answers."""
+    out: list[Fact] = []
+    for rnd in ctx.transcript.rounds:
+        for msg in rnd.messages:
+            for res in msg.tool_results:
+                content = res.content
+                if content.find("nswer", 0, 6000) < 0 or content.find("?", 0, 6000) < 0:
+                    continue
+                pairs = _QA_PAIR_RE.findall(content[:6000])
+                if not pairs:
+                    m = _ANSWER_LINE_RE.search(content[:6000])
+                    asked = [WS_RE.sub(" ", q.replace("*", "")).strip(" -")
+                             for q in content[:m.start()].splitlines() if q.rstrip().rstrip("*").endswith("?")] if m else []
+                    if not asked:
+                        continue
+                    pairs = [(" / ".join(asked), m.group(1).strip().replace("*", ""))]
+                text = "; ".join(f"{q if len(q) <= 120 else q[:119] + '…'} → {a}" for q, a in pairs[:4])
+                out.append(Fact(Section.DECISIONS, f"User chose: {text}", [rnd.number], score=47 + min(rnd.number, 500) / 1000,
+                                priority=AHEAD))
+    return out
+
+
+# A later choice takes back what the code span right after these words names ("revert `X`", "undo
+# `X`", "no longer use `X`"); "instead of `X`" is not one: it most often explains, not reverses.
+_REVERSAL_RE = re.compile(r"\b(?:revert(?:ed|ing)?|undo|undid|roll(?:ed)? back|no longer (?:use|need)|"
+                          r"(?:switch|go|went) back from|drop(?:ped)?|abandon(?:ed)?)\b[^`.\n]{0,30}`([^`\n]{2,80})`",
+                          re.IGNORECASE)
+_SPAN_RE = re.compile(r"`([^`\n]{2,80})`")
+_PATHLIKE_RE = re.compile(r"[\w.-]+\.[a-zA-Z]{1,5}")
+MAX_REVERSAL_CHECKS = 400  # decisions compared for reversals: bounded work
+
+
+def _mark_reversed(facts: list[Fact]) -> None:
+    """An agent's choice whose code a later choice takes back ("revert `X`", "no longer use `X`") says so
+    and weighs less: a successor must not act on it. Paths are not enough (two choices may edit one
+    file); the identifier taken back must be one the earlier choice chose, not one it rejected."""
+    agent = [f for f in facts[:MAX_REVERSAL_CHECKS] if f.prose and f.rounds]
+    taken_back = [{m.group(1) for m in _REVERSAL_RE.finditer(f.text)} for f in agent]
+    for i, earlier in enumerate(agent):
+        chosen = set(_SPAN_RE.findall(earlier.text)) - taken_back[i]
+        chosen = {x for x in chosen if "/" not in x and not _PATHLIKE_RE.fullmatch(x)}
+        if not chosen:
+            continue
+        for j in range(i + 1, len(agent)):
+            later = agent[j]
+            if later.rounds[0] > earlier.rounds[0] and chosen & taken_back[j]:
+                what = later.text if len(later.text) <= 100 else later.text[:99] + "…"
+                earlier.text = f"{earlier.text} (later reversed, r{later.rounds[0]}: {what})"
+                earlier.score -= 6
+                break
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` within `limit` characters, cut at a word and marked with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:") + "…"
+
+
+def _key(text: str) -> str:
+    """Near-identical choices share a key: their words, lower-cased, without punctuation or markup."""
+    return " ".join(_WORD_RE.findall(text.lower()))[:120]
+
+
+def _named(text: str, reasoned: bool) -> int:
+    """A choice that names what it constrains (a file, a code span, a call) weighs more; a bare one
+    with no reason ("Add the import.") less: it constrains nothing a successor could act on."""
+    if _NAMES_RE.search(text):
+        return 4
+    return 0 if reasoned else -6
+
+
+def _answer(ctx: FactContext, number: int, msg: Message | None) -> str | None:
+    """The agent's answer in round `number` to the user's message `msg` when it asks something
+    ("do we need X? I don't think so"): its most informative sentences (`findings.answer_to`)."""
+    if msg is None or msg.role is not Role.USER or "?" not in msg.text or len(msg.text) > ANSWER_ASK_CHARS \
+            or not 2 <= number <= len(ctx.transcript.rounds):
+        return None  # the task (round 1, or a long paste) asks many things: its round answers none of them
+    replies = [m for m in ctx.transcript.rounds[number - 1].messages
+               if m.role is Role.ASSISTANT and m.text and not m.harness]
+    found = answer_to(msg.text, replies) if replies else None
+    if not found:
+        return None
+    reply = found.split("”: ", 1)[-1]
+    return reply if len(reply) <= ANSWER_CHARS else reply[:ANSWER_CHARS - 1] + "…"
 
 
 @fact_source(Section.DECISIONS)
@@ -76,7 +213,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         if e.kind not in (EventKind.DECISION, EventKind.CONSTRAINT):
             continue
         text = WS_RE.sub(" ", e.text.strip()).lstrip("-*• ").strip()
-        key = text.lower()[:120]
+        key = _key(text)
         if key in seen or len(text) < 15 or text.endswith((":", "?")):
             continue
         seen.add(key)
@@ -91,20 +228,29 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
             continue
         if e.kind is EventKind.DECISION and _DIAGNOSIS_RE.search(text) and not _CHOICE_RE.search(text):
             continue  # the findings timeline carries it
+        answer = None
         if e.kind is EventKind.DECISION:
-            score = 30 + (8 if _REASON_RE.search(text) else 0) + (6 if _RULED_OUT_RE.search(text) else 0)
+            reasoned = _REASON_RE.search(text) is not None
+            score = 30 + (8 if reasoned else 0) + (6 if _RULED_OUT_RE.search(text) else 0) + _named(text, reasoned)
         else:
             score = 55 if e.round == 1 else 45  # the user's own constraints and preferences
-        if len(text) > 300:
-            text = text[:297] + "…"
+            answer = _answer(ctx, e.round, by_index.get(e.message_index))
+        full = None
+        if answer:  # the user asked, stating a preference: the agent's answer is the decision taken
+            full = f"User: “{_cut(text, 160)}” → {answer}"
+            text = f"User: “{_cut(text, 70)}” → {_cut(answer, SHORT_ANSWER_CHARS)}"  # tiny budgets: the gist
+        text = _cut(text, 300)
         facts.append(Fact(Section.DECISIONS, text, [e.round], score=score + min(e.round, 500) / 1000,
-                          prose=e.kind is EventKind.DECISION))
+                          prose=e.kind is EventKind.DECISION, priority=AHEAD if answer else None,
+                          full_text=full if full != text else None))
     for rnd, text in _reasoned_choices(ctx):
-        key = text.lower()[:120]
+        key = _key(text)
         if key not in seen:
             seen.add(key)
             facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [rnd],
-                              score=38 + min(rnd, 500) / 1000, prose=True))
+                              score=38 + _named(text, True) + min(rnd, 500) / 1000, prose=True))
+    _mark_reversed(facts)
+    facts.extend(_user_choices(ctx))
     if elided:
         note = h(ctx.lang, "harness_elided").format(n=elided)
         facts.append(Fact(Section.DECISIONS, note, [], score=5, short=None))

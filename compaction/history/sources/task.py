@@ -8,7 +8,7 @@ import re
 from itertools import islice
 
 from compaction.events import EventKind, is_follow_up_request
-from compaction.history.facts import MIN_FACT_TOKENS, WS_RE, Fact, clean_task, split_task, task_text
+from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
@@ -145,6 +145,15 @@ def shorten_request(text: str, limit: int) -> str:
     return out + (" …" if prev < len(sentences) - 1 else "")
 
 
+_TIGHT_REQUEST_CHARS = 100  # an older request's characters at a tight target
+_WORK = frozenset({EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.MOVE, EventKind.COMMIT})
+
+
+def _work_rounds(ctx: FactContext) -> list[int]:
+    """The rounds that changed files or committed, in order (one pass over the events)."""
+    return sorted({e.round for e in ctx.events if e.kind in _WORK})
+
+
 @fact_source(Section.GOAL)
 def task_facts(ctx: FactContext) -> list[Fact]:
     """The task, the current request and (at most target/MIN_FACT_TOKENS of) the requests in between:
@@ -173,6 +182,11 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     room = None if ctx.target_tokens is None else ctx.target_tokens // MIN_FACT_TOKENS
     first = 0 if room is None else max(0, len(later) - room)
     messages = ctx.transcript.messages
+    worked = _work_rounds(ctx)
+    starts = [r.round for r in later[first:]] + [ctx.n_rounds + 1]
+    # A tight budget shows an older request as its opening and constraint sentences; fill gives the
+    # full text back once the other sections had their share.
+    limit = _TIGHT_REQUEST_CHARS if ctx.target_tokens is not None and ctx.target_tokens < TIGHT_TARGET else 160
     asked: dict[str, Fact] = {}  # a request sent again (a retry, a resend) is one line with its rounds
     for i, req in enumerate(later[first:], first):
         latest = i == len(later) - 1
@@ -188,9 +202,12 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             facts.append(Fact(Section.GOAL, "Current request: " + text, [req.round], score=90, essential=True,
                               short="Current request: " + shorten_request(text, 160)))
         else:  # history: the completed actions carry what was done about it
-            fact = Fact(Section.GOAL, "Then asked: " + shorten_request(text, 160),
-                        [req.round], score=10 + i * 0.01, priority=2.5,
-                        full_text="Then asked: " + text if len(text) > 160 else None)
+            # A request that set work going (files changed, a commit) before the next one outranks a
+            # question answered in chat: the findings carry those answers.
+            led_to_work = any(req.round <= r < starts[i - first + 1] for r in worked)
+            fact = Fact(Section.GOAL, "Then asked: " + shorten_request(text, limit),
+                        [req.round], score=(15 if led_to_work else 10) + i * 0.01, priority=2.5,
+                        full_text="Then asked: " + text if len(text) > limit else None)
             asked[key] = fact
             facts.append(fact)
     return facts

@@ -1,0 +1,173 @@
+"""How the agent explored before its first change: the files it read, the lookups it ran (and which
+found nothing), and the work it delegated to a sub-agent with the headings of the report it got back.
+
+Why a decision: where the agent looked, and where it stopped looking, is the path that led to the
+edit target ("searched src/libponyc, found nothing, then the whole repository"); a successor that
+does not know it repeats it. Built from the events (reads, searches) and the tool results already
+paired by `events.results_of_calls`: no further pass over the transcript's text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compaction.events import EventKind, results_of_calls
+from compaction.history.facts import WS_RE, Fact, cite, display_path, first_line
+from compaction.history.sections import Section
+from compaction.history.sources.decisions import AHEAD
+from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Role, ToolCall, ToolKind
+
+# Shell lines that look things up without changing anything: their empty output is itself a finding.
+_LOOKUP_RE = re.compile(r"^\s*(?:cd \S+ && )?(?:find|grep|rg|ag|fd|ls|git grep|git ls-files|locate|which)\b")
+_HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s+([A-Z0-9].+?)\s*#*$|(?:\d+\.\s+)?\*\*([^*]{3,80})\*\*\s*[-–:]\s*(.*))")
+_FAILED_RE = re.compile(r"No such file|cannot access|not found", re.IGNORECASE)
+_PATH_LINE_RE = re.compile(r"(?m)^\s*\.?/?[\w.@-]+(?:/[\w.@-]+)+\.\w{1,6}(?=[:\s]|$)")
+_QUERY_KEYS = ("action", "pattern", "query", "regex", "glob")
+MAX_READS = 12
+MAX_LOOKUPS = 8
+MAX_HEADINGS = 12
+
+
+def _report_headings(report: str) -> list[str]:
+    """The section headings (and bold-led items) of a sub-agent's report, in order, once each: the
+    report's outline is what it found, without its pages of quoted code."""
+    out: list[str] = []
+    for line in report[:20000].splitlines():  # often wrapped in one fence itself: headings are read anywhere
+        m = _HEADING_RE.match(line)
+        if not m:
+            continue
+        text = m.group(1) or (m.group(2) + (f" – {m.group(3).strip()}" if m.group(3) and m.group(3).strip() else ""))
+        text = WS_RE.sub(" ", text.replace("**", "")).strip(" :")
+        if 3 <= len(text) <= 140 and text not in out:
+            out.append(text)
+        if len(out) >= MAX_HEADINGS:
+            break
+    return out
+
+
+def _first_change_round(ctx: FactContext) -> int | None:
+    """The round of the first change to a file the session did not create: the end of the search
+    for what to change (a reproduction script or a plan written first is part of the search)."""
+    created: set[str] = set()
+    for e in ctx.events:
+        if e.kind is EventKind.WRITE and e.path:
+            created.add(e.path)
+        elif e.kind is EventKind.EDIT and not e.failed and e.path not in created:
+            return e.round
+    return None
+
+
+@fact_source(Section.DECISIONS)
+def exploration_facts(ctx: FactContext) -> list[Fact]:
+    if not ctx.preset.code:
+        return []
+    until = _first_change_round(ctx) or ctx.n_rounds + 1
+    by_index = {m.index: m for m in ctx.transcript.messages}
+    reads: list[str] = []
+    delegated_reads: list[str] = []
+    rounds: set[int] = set()
+    for e in ctx.events:
+        if e.round > until:
+            break
+        if e.kind is EventKind.READ and e.path:
+            p = display_path(e.path, ctx.cwd)
+            msg = by_index.get(e.message_index)
+            target = delegated_reads if msg is not None and msg.harness else reads
+            if p not in target and len(target) < MAX_READS:
+                target.append(p)
+            rounds.add(e.round)
+    found: list[str] = []
+    empty: list[str] = []  # lookups that found nothing, in order
+    delegations: list[str] = []
+    reports: list[str] = []  # the outline of each delegated report: rendered last, the longest part
+    for rnd in ctx.transcript.rounds:
+        if rnd.number > until:
+            break
+        if not any(m.tool_calls for m in rnd.messages):
+            continue
+        results = results_of_calls(rnd.messages)
+        for msg in rnd.messages:
+            if msg.role is not Role.ASSISTANT or msg.harness:
+                continue
+            for call in msg.tool_calls:
+                res = results.get(id(call))
+                lookup = _lookup(call)
+                if lookup is not None:
+                    out = (res.content if res is not None else "").strip()
+                    if out and call.kind == ToolKind.SHELL and call.command.lstrip().startswith("ls") \
+                            and not _FAILED_RE.search(out[:300]):
+                        continue  # a listing browsed: not a search with an outcome
+                    if not out or _FAILED_RE.search(out[:200]) and len(out) < 300:
+                        empty.append(lookup)
+                    else:
+                        found.append(f"{lookup} → {_hits(out, ctx.cwd)}")
+                    rounds.add(rnd.number)
+                elif call.kind == ToolKind.OTHER and res is not None and _reported(call.arguments, res.content) \
+                        and _delegated(call.arguments, rnd.messages):
+                    label = call.arguments.get("description") if isinstance(call.arguments.get("description"), str) \
+                        else None
+                    heads = _report_headings(res.content)
+                    delegations.append(f"delegated to a sub-agent ({call.name}{f' “{label}”' if label else ''})")
+                    if heads:
+                        reports.append("its report: " + "; ".join(heads))
+                    rounds.add(rnd.number)
+    parts: list[str] = []
+    if delegations:
+        if delegated_reads:
+            delegations[0] += ", which read " + ", ".join(delegated_reads)
+        parts.extend(delegations)
+    if empty:
+        more = f" (+{len(empty) - MAX_LOOKUPS} more)" if len(empty) > MAX_LOOKUPS else ""
+        parts.append("found nothing: " + ", ".join(empty[:MAX_LOOKUPS]) + more)
+    if found:
+        parts.append("found: " + "; ".join(found[-MAX_LOOKUPS:]))
+    if reads:
+        parts.append("read " + ", ".join(reads))
+    parts.extend(reports)
+    changed = until <= ctx.n_rounds
+    if len(reads) + len(delegated_reads) + len(empty) + len(found) + 2 * len(delegations) < 2 \
+            or not (changed or delegations or empty):
+        return []  # one file read, or reading with no change it led to: nothing worth retelling
+    head = "Explored before the first change" if changed else "Explored"
+    text = f"{head} {cite(sorted(rounds))}: " + "; ".join(parts)
+    short = text if len(text) <= 400 else text[:399] + "…"
+    return [Fact(Section.DECISIONS, short, sorted(rounds), score=41, priority=AHEAD if empty or delegations else None,
+                 full_text=None if short == text else (text if len(text) <= 1600 else text[:1599] + "…"))]
+
+
+def _lookup(call: ToolCall) -> str | None:
+    """How a look-up call reads (`find src -name "*.pony"`, `find_file "numpy_handler.py"`), or None
+    when the call is no look-up or says too little to retell (a bare tool name)."""
+    if call.kind == ToolKind.SHELL and call.command and _LOOKUP_RE.match(call.command) and "\n" not in call.command.strip():
+        return f"`{first_line(call.command, 100)}`"
+    if call.kind != ToolKind.SEARCH:
+        return None
+    what = call.command or next((v for k in _QUERY_KEYS if isinstance(v := call.arguments.get(k), str) and v), None)
+    if what is None:
+        args = call.arguments.get("args")
+        what = " ".join(map(str, args)) if isinstance(args, list) and args else None
+    return f"`{first_line(what if what.startswith(call.name) else f'{call.name} {what}', 100)}`" if what else None
+
+
+def _hits(output: str, cwd: str | None) -> str:
+    """What a look-up found: the paths it lists (a few, relative), else its first line."""
+    paths = [display_path(m.group(0).split(":", 1)[0], cwd) for m in _PATH_LINE_RE.finditer(output[:4000])]
+    if paths:
+        shown = list(dict.fromkeys(paths))
+        return ", ".join(shown[:4]) + (f" (+{len(shown) - 4})" if len(shown) > 4 else "")
+    return first_line(output, 80)
+
+
+def _reported(arguments: dict, result: str) -> bool:
+    """A call whose result is a report (headings over several sections), not a file or an output."""
+    return len(result) > 1500 and result.count("\n#") >= 3 or (
+        isinstance(arguments.get("prompt"), str) and len(result) > 400)
+
+
+def _delegated(arguments: dict, messages: list) -> bool:
+    """Another agent did the work: the call passed it a prompt, or its own tool calls are echoed in
+    the round (a client that inlines the sub-agent's trace marks those messages as the harness's)."""
+    if isinstance(arguments.get("prompt"), str) and len(arguments["prompt"]) > 40:
+        return True
+    return any(m.harness and m.tool_calls for m in messages)

@@ -1,0 +1,140 @@
+"""Decisions as the agent's choices with their reasons (issue 14): how it explored before the first
+change, its latest plan, the user's answer-backed preferences and picks, reasoned target choices."""
+
+from __future__ import annotations
+
+from compaction.events import extract_events
+from compaction.history.sources import FactContext
+from compaction.history.sources.decisions import AHEAD, decision_facts
+from compaction.history.sources.exploration import exploration_facts
+from compaction.history.sources.plans import plan_facts
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolResult, Transcript, group_rounds
+from compaction.transcripts._agent_tools import make_call
+
+
+def _transcript(msgs: list[Message]) -> Transcript:
+    for i, m in enumerate(msgs):
+        m.index = i
+    t = Transcript("t.jsonl", "test", msgs)
+    t.rounds = group_rounds(msgs)
+    return t
+
+
+def _ctx(t: Transcript, target: int = 4000) -> FactContext:
+    return FactContext(t, extract_events(t), [], role_preset("developer"), "/repo", len(t.rounds), target_tokens=target)
+
+
+def _call(name: str, args: dict, cid: str, out: str) -> list[Message]:
+    return [Message(0, Role.ASSISTANT, "", tool_calls=[make_call(name, args, cid)]),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult(out, cid)])]
+
+
+def test_exploration_tells_dead_ends_hits_and_reads_before_the_first_change():
+    t = _transcript([
+        Message(0, Role.USER, "fix the parser defaults"),
+        *_call("Bash", {"command": 'find src -name "*parser*.pony"'}, "a", ""),
+        *_call("Bash", {"command": 'grep -rl "class CommandParser" .'}, "b", "./packages/cli/command_parser.pony\n"),
+        *_call("Read", {"file_path": "/repo/packages/cli/command_parser.pony"}, "c", "class CommandParser"),
+        *_call("Edit", {"file_path": "/repo/packages/cli/command_parser.pony", "old_string": "a", "new_string": "b"},
+               "d", "The file has been updated."),
+        *_call("Read", {"file_path": "/repo/packages/cli/later.pony"}, "e", "x"),
+    ])
+    [fact] = exploration_facts(_ctx(t))
+    text = fact.full_text or fact.text
+    assert text.startswith("Explored before the first change")
+    assert 'found nothing: `find src -name "*parser*.pony"`' in text
+    assert "→ packages/cli/command_parser.pony" in text
+    assert "read packages/cli/command_parser.pony" in text
+    assert "later.pony" not in text  # read after the first change: not part of the search
+    assert fact.priority == AHEAD  # a dead end: chosen early
+
+
+def test_reading_that_led_to_no_change_is_not_retold():
+    t = _transcript([
+        Message(0, Role.USER, "what does this project do?"),
+        *_call("Read", {"file_path": "/repo/README.md"}, "a", "# Project"),
+        *_call("Read", {"file_path": "/repo/package.json"}, "b", "{}"),
+    ])
+    assert exploration_facts(_ctx(t)) == []
+
+
+def test_a_delegated_report_gives_its_outline():
+    report = "## Analysis\n\n### 1. Output Locations\ntext\n### 2. Data Available\n**Shutdown Handling** - `sync.go` " \
+             "lines 10-20\n" + "detail line\n" * 200
+    t = _transcript([
+        Message(0, Role.USER, "find where the summary is printed"),
+        *_call("Task", {"description": "Explore output", "prompt": "Find where the sync summary is printed " * 3},
+               "a", report),
+        *_call("Edit", {"file_path": "/repo/main.go", "old_string": "a", "new_string": "b"}, "b", "updated"),
+    ])
+    [fact] = exploration_facts(_ctx(t))
+    text = fact.full_text or fact.text
+    assert "delegated to a sub-agent (Task “Explore output”)" in text
+    assert "1. Output Locations" in text and "Shutdown Handling – `sync.go` lines 10-20" in text
+
+
+def test_the_latest_plan_gives_its_title_and_the_lines_that_say_where():
+    plan = ("# Plan: Add the cloud link\n\n## Summary\n\nAdd an enticing link.\n\n## Implementation\n\n"
+            "### File to modify\n\n`main.go` around line 1896 (after the stats block)\n\n```go\nfmt.Println(x)\n```\n")
+    t = _transcript([
+        Message(0, Role.USER, "propose the change"),
+        *_call("Write", {"file_path": "/home/u/.claude/plans/p.md", "content": "# Plan: draft\n\n`old.go` line 1\n"},
+               "a", "ok"),
+        *_call("ExitPlanMode", {"plan": plan}, "b", "approved"),
+    ])
+    [fact] = plan_facts(_ctx(t))
+    assert fact.text.startswith("Plan “Add the cloud link” (r")
+    assert "File to modify: `main.go` around line 1896" in fact.text
+    assert "old.go" not in (fact.full_text or fact.text)  # the draft was superseded
+    assert "fmt.Println" not in (fact.full_text or fact.text)  # code is not a key line
+
+
+def test_a_users_question_with_a_preference_is_paired_with_the_answer_and_picks_are_kept():
+    t = _transcript([
+        Message(0, Role.USER, "build the page"),
+        Message(0, Role.ASSISTANT, "Done."),
+        Message(0, Role.USER, "do we need something for hosting? i don't think we need a Dockerfile"),
+        Message(0, Role.ASSISTANT, "Nope, no Dockerfile needed. Render has a **Static Site** type.\n\n"
+                                   "- **Publish directory:** `.`"),
+        Message(0, Role.USER, "pick the styling"),
+        *_call("AskUserQuestion", {}, "q", "**Which emoji?**\n\nOptions:\n- **🔍**\n- **💡**\n\n**Answer:** 💡 (lightbulb)"),
+    ])
+    facts = decision_facts(_ctx(t))
+    paired = [f for f in facts if f.text.startswith("User: “")]
+    assert paired and "Static Site" in paired[0].text and "→" in paired[0].text
+    assert any(f.text == "User chose: Which emoji? → 💡 (lightbulb)" for f in facts)
+
+
+def test_a_target_chosen_on_evidence_is_a_reasoned_decision():
+    t = _transcript([
+        Message(0, Role.USER, "fix the AttributeError"),
+        Message(0, Role.ASSISTANT, "The file we are interested in is `pkg/handlers/numpy_handler.py`, as indicated by "
+                                   "the traceback from the script execution."),
+    ])
+    assert any("as indicated by the traceback" in f.text for f in decision_facts(_ctx(t)))
+
+
+def test_a_choice_a_later_one_reverts_says_so_and_an_explanation_does_not_count():
+    t = _transcript([
+        Message(0, Role.USER, "fix the cache"),
+        Message(0, Role.ASSISTANT, "I'll use `lru_cache` because the keys are hashable."),
+        Message(0, Role.USER, "go on"),
+        Message(0, Role.ASSISTANT, "I'll keep `maxsize` small since the objects are large, rather than `None`."),
+        Message(0, Role.USER, "it leaks"),
+        Message(0, Role.ASSISTANT, "I'll revert `lru_cache` because it holds references to every instance."),
+    ])
+    facts = {f.text.split(" (later")[0]: f.text for f in decision_facts(_ctx(t))}
+    first = next(v for k, v in facts.items() if "use `lru_cache`" in k)
+    assert "(later reversed, r3: I'll revert `lru_cache`" in first
+    assert not any("later reversed" in v for k, v in facts.items() if "`maxsize`" in k)
+
+
+def test_a_switch_keeps_the_sentence_that_says_what_was_wrong_with_the_old_way():
+    t = _transcript([
+        Message(0, Role.USER, "is it truly random?"),
+        Message(0, Role.ASSISTANT, "`Math.random()` is a pseudo-random generator, deterministic after seeding. "
+                                   "For fairness, I'll swap to `crypto.getRandomValues()` which pulls from the OS RNG."),
+    ])
+    assert any(f.text.startswith("`Math.random()` is a pseudo-random generator, deterministic after seeding. For "
+                                 "fairness, I'll swap") for f in decision_facts(_ctx(t)))
