@@ -162,7 +162,7 @@ class _Named:
                 seen[w] = n = seen.get(w, 0) + 1
                 if n >= _COMMON:  # in every other output: its lines weigh little (1/df), look no further
                     self._keys.discard(w)
-        return out
+        return sorted(out)  # a set's order is not the same from one process to the next
 
     def echoes(self, text: str, rnd: int) -> bool:
         """`text` repeats lines the assistant wrote up to round `rnd` (its question, its plan: in its
@@ -250,8 +250,8 @@ def _source_lines(content: str, path: str | None, rnd: int, named: _Named) -> li
             hits.setdefault(text.rfind("\n", 0, at) + 1, set()).add(tok)
             at = text.find(tok, at + len(tok))
     out: list[_Hit] = []
-    for start, ids in sorted(hits.items(), key=lambda kv: -len(kv[1]))[:_LINES_PER_OUTPUT] if len(hits) > \
-            _LINES_PER_OUTPUT else hits.items():
+    # sorted by their place too: a set's order changes from one process to the next, the document must not
+    for start, ids in sorted(hits.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:_LINES_PER_OUTPUT]:
         stop = text.find("\n", start)
         raw = text[start:stop if stop >= 0 else len(text)]
         if _LINE_MIN <= len(raw) <= _RAW_MAX and "://" not in raw:
@@ -422,7 +422,7 @@ def _locate(cmd: str, content: str, rnd: int, worked: dict[str, tuple[str, int]]
     its path's tail."""
     text = content[:_READ_CHARS]
     slashed = text.replace("\\", "/") if "\\" in text else text
-    for base in set(_NAME_RE.findall(text)) & worked.keys():
+    for base in sorted(set(_NAME_RE.findall(text)) & worked.keys()):
         path, first = worked[base]
         if path in found or first < rnd:
             continue
@@ -457,12 +457,12 @@ def _evidence(candidates: list[_Hit], cwd: str | None) -> list[Fact]:
         seen.add(raw)
         if path not in shown_as:
             shown_as[path] = display_path(path, cwd) if path else "(output)"
-        files.setdefault(shown_as[path], []).append((sum(1.0 / df[i] for i in ids) + 0.2 * len(ids), c))
+        files.setdefault(shown_as[path], []).append((sum(1.0 / df[i] for i in sorted(ids)) + 0.2 * len(ids), c))
     out: list[Fact] = []
     for key, hits in files.items():
         best: list[tuple[float, _Line]] = []
         texts: set[str] = set()
-        for score, hit in sorted(hits, key=lambda x: (-x[0], x[1][2])):
+        for score, hit in sorted(hits, key=lambda x: (-x[0], x[1][2], x[1][0])):
             line = _line(hit)
             if line is not None and line.text not in texts:
                 texts.add(line.text)
