@@ -190,7 +190,7 @@ def _polish(markdown: str, settings: Settings, target: int) -> tuple[str, str | 
 def _steer(all_facts: list[Fact], steering: Steering, preset: RolePreset) -> list[Fact]:
     out = []
     for f in all_facts:
-        if steering.ignore and steering.ignored(f.text):
+        if steering.ignore and (steering.ignored(f.text) or (f.full_text and steering.ignored(f.full_text))):
             if f.section is Section.GOAL and f.task:
                 f.text = ". ".join(s for s in f.text.split(". ") if not steering.ignored(s))
                 if not f.text.strip():

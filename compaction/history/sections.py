@@ -29,6 +29,8 @@ class Section(Enum):
     CHANGES = SectionSpec("changes", 3.5, "changes")
     DECISIONS = SectionSpec("decisions", 4, "decisions")
     FINDINGS = SectionSpec("findings", 4.2, "findings")
+    # What the agent learned from its reads: after the user's requests and the change records, before decisions.
+    EVIDENCE = SectionSpec("evidence", 3.9, "findings")
     PROBLEMS = SectionSpec("problems", 4, "errors")
     MARKED = SectionSpec("marked", 0, "marked")
     CURRENT = SectionSpec("current", 1.5, "current_work")

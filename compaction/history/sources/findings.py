@@ -134,10 +134,21 @@ def answer_to(question: str, replies: Message | list[Message]) -> str | None:
                  None)  # the last question: the one the reply opens with, most often
     if not asked or len(asked) < 8:
         return None
+    reply = informative([msg.text for msg in ([replies] if isinstance(replies, Message) else replies)], ANSWER_CHARS)
+    if reply is None:
+        return None
+    asked = asked if len(asked) <= 100 else "…" + asked[-99:]
+    return f"Asked “{asked}”: {reply}"
+
+
+def informative(texts: list[str], limit: int) -> str | None:
+    """The texts' most informative sentences (backticked identifiers, numbers, reasons, bold) up to
+    `limit` characters, in their order; the opening sentence gets a head start (it most often
+    answers). Shared by the answers to the user and the reports of sub-agents."""
     sentences: list[str] = []
     stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
-    for msg in [replies] if isinstance(replies, Message) else replies:
-        text = _THOUGHT_RE.sub("", without_fences(msg.text[:4000]))
+    for raw_text in texts:
+        text = _THOUGHT_RE.sub("", without_fences(raw_text[:4000]))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
         for raw in _SENTENCE_RE.split(text):
             x = WS_RE.sub(" ", _EMPHASIS_RE.sub("", raw)).strip().lstrip("-*• ")  # "**Build command:**" reads plain
@@ -153,13 +164,12 @@ def answer_to(question: str, replies: Message | list[Message]) -> str | None:
     size = 0
     for i in sorted(range(len(sentences)), key=lambda i: (-score[i], i)):
         n = min(len(sentences[i]), 200)
-        if keep and (size + n > ANSWER_CHARS or not score[i]):  # generic prose only when nothing else
+        if keep and (size + n > limit or not score[i]):  # generic prose only when nothing else
             continue
         keep.append(i)
         size += n + 1
     reply = " ".join(s if len(s) <= 200 else s[:199] + "…" for s in (sentences[i] for i in sorted(keep)))
-    asked = asked if len(asked) <= 100 else "…" + asked[-99:]
-    return f"Asked “{asked}”: {reply if len(reply) <= ANSWER_CHARS else reply[:ANSWER_CHARS - 1] + '…'}"
+    return reply if len(reply) <= limit else reply[:limit - 1] + "…"
 
 
 def statements(msg: Message) -> list[tuple[str, int]]:
