@@ -339,9 +339,17 @@ def _scratch_record(path: str, log: FileLog) -> Fact | None:
     if replay.final is None or not (replay.final.names or replay.final.calls or replay.final.keys):
         return None
     rounds = [e.round for e in events]
-    parts = [p.replace("`", "") for p in _digest_parts(replay.final, True)]
-    text = _join(f"`{path}` (created, later removed)", parts, SHORT_CHARS)
-    return Fact(Section.CHANGES, f"{text} {cite(rounds)}", rounds, score=25, path=path)
+    # A script's calls and imports are what it does (a model made `connection.schema_editor`, a view
+    # called through `RequestFactory`): before its string keys and its length.
+    order = ("defines", "sections", "uses", "imports", "keys")
+    d = _digest_parts(replay.final, True)
+    parts = [p.replace("`", "") for p in sorted(d, key=lambda p: next(
+        (i for i, w in enumerate(order) if p.startswith(w)), len(order)))]
+    text = f"{_join(f'`{path}` (created, later removed)', parts, SHORT_CHARS)} {cite(rounds)}"
+    fuller = _join("", _digest_parts(replay.final, True, full=True), 10**6).lstrip(": ")
+    missing = [p for p in fuller.split("; ") if p.replace("`", "") not in text]
+    full = f"{text}\n  {fuller}" if missing else None
+    return Fact(Section.CHANGES, text, rounds, score=25, path=path, full_text=full)
 
 
 @dataclass(slots=True)
