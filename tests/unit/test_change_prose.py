@@ -39,3 +39,12 @@ def test_an_edit_in_two_functions_says_what_went_where():
     summary = next(ln for ln in text.splitlines() if ln.strip().startswith("r2 "))
     assert "`pick`: `Math.random` → `crypto.getRandomValues`, `Uint8Array`" in summary
     assert "`show`: + `playLand`" in summary
+
+
+def test_an_edit_after_the_user_rejected_a_call_says_what_the_user_said():
+    plan = make_call("ExitPlanMode", {"plan": "show the link at"}, "p")
+    refused = ToolResult("The user doesn't want to proceed with this tool use. The tool use was rejected. "
+                         "To tell you how to proceed, the user said:\nNo colon after at?", "p")
+    edit = make_call("Edit", {"file_path": "plan.md", "old_string": "history at\n", "new_string": "history at:\n"}, "e")
+    (text,) = _changes(_transcript((plan, refused), (edit, ToolResult("ok", "e"))))
+    assert "after the user rejected ExitPlanMode: “No colon after at?”" in text.splitlines()[0]

@@ -68,8 +68,9 @@ def records(ctx: FactContext) -> dict[str, Fact]:
         return memo[3]
     asked = " ".join(e.text for e in ctx.events if e.kind is EventKind.REQUEST).casefold()
     out: dict[str, Fact] = {}
+    notes = _rejection_notes(ctx)
     for path, log in file_logs(ctx.events, ctx.cwd).items():
-        fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked)
+        fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked, notes=notes)
         if fact is not None:
             out[path] = fact
     _MEMO[:] = [(ctx.events, ctx.cwd, ctx.n_rounds, out)]
@@ -106,7 +107,48 @@ def _fewer(part: str, n: int) -> str:
     return f"{m.group(1)}{', '.join(names[:n])} (+{more})"
 
 
-def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "") -> Fact | None:
+# A harness's word that the user turned a call down, and what the user said instead:
+# "The tool use was rejected … the user said:\nNo colon after at?".
+_REJECTED_RE = re.compile(r"\b(?:rejected|denied|declined)\b.{0,300}?\b(?:the user said|user feedback|"
+                          r"user's feedback|reason)\s*:\s*(\S[^\n]{0,160})", re.IGNORECASE | re.DOTALL)
+_NOTE_ROUNDS = 2  # an edit this many rounds after a rejection still answers it
+
+
+def _rejection_notes(ctx: FactContext) -> dict[int, str]:
+    """For the first edit after each call the user rejected with words of their own (a plan turned
+    down, an edit refused): `after the user rejected ExitPlanMode: “No colon after at?”`, by the
+    edit event's id. The edit is what the user asked for; the record says so."""
+    found: list[tuple[int, int, str]] = []  # (round, message index, note)
+    for rnd in ctx.transcript.rounds:
+        names: dict[str, str] = {}
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call.id:
+                    names[call.id] = call.name
+            for res in msg.tool_results:
+                text = res.content
+                if text.find("user") < 0 or not any(text.find(w) >= 0 for w in ("rejected", "denied", "declined")):
+                    continue
+                m = _REJECTED_RE.search(text[:2000])
+                if m:
+                    tool = res.name or names.get(res.call_id or "", "")
+                    said = m.group(1).strip().replace("`", "'")
+                    found.append((rnd.number, msg.index, f"after the user rejected {f'`{tool}`' if tool else 'a call'}"
+                                                         f": “{said}”"))
+    if not found:
+        return {}
+    edits = sorted((e.round, e.message_index, id(e)) for e in ctx.events
+                   if e.kind in (EventKind.EDIT, EventKind.WRITE) and e.hunks)
+    out: dict[int, str] = {}
+    for rnd, index, note in found:
+        nxt = next((x for x in edits if (x[0], x[1]) > (rnd, index)), None)
+        if nxt is not None and nxt[0] - rnd <= _NOTE_ROUNDS and nxt[2] not in out:
+            out[nxt[2]] = note
+    return out
+
+
+def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
+                notes: dict[int, str] | None = None) -> Fact | None:
     """One file's change record from its log (None when nothing it would show is known)."""
     kept = log.kept
     thrown = log.thrown
@@ -115,12 +157,13 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "") 
         return _scratch_record(path, log) if made else None
     if not kept:
         return _thrown_record(path, log) if thrown else None
-    return change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked)
+    return change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
+                         notes=notes)
 
 
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,
                   deleted: bool = False, undone: int = 0, *, thrown: list | None = None, n_rounds: int = 0,
-                  asked: str = "") -> Fact | None:
+                  asked: str = "", notes: dict[int, str] | None = None) -> Fact | None:
     """One file's change record, or None when nothing it shows is known (no payloads, deleted).
     `thrown`: earlier edits reverted or undone (counted and named as not kept, never shown as kept)."""
     if deleted or not events:
@@ -145,6 +188,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     lines, skipped = _diff_lines(events, alive)
     # Final state wins: an edit whose every line a later edit took back (a debug print) is not shown.
     summaries = [(r, w) for o, r, w in replay.summaries if o in alive or not alive]
+    said = [(e.round, note) for e in events if (note := (notes or {}).get(id(e)))]
+    if said:  # the user's correction the edit answers: in the one line, and beside the edit
+        summaries = [(r, f"{w} — {dict(said)[r]}" if r in dict(said) else w) for r, w in summaries]
     parts: list[str] = []  # the one-line form's parts, most telling first
     ranked = sorted((s for _, s in summaries), key=_telling)  # stable: latest first within a rank
     swaps = [s for s in ranked if "→" in s]
@@ -169,6 +215,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     key = _key_line(lines) if lines else ""
     if key and not digested and not any(_telling(p) < 2 for p in ranked[:3]) and key[2:].strip() not in " ".join(parts):
         parts.insert(min(1, len(parts)), key)  # no swap or new definition says it: a line does
+    if said:  # the edit that answers the user's correction leads, with it
+        answer = next((w for _, w in summaries if w.endswith(said[-1][1])), said[-1][1])
+        parts = [answer] + [p for p in parts if p != answer]
     parts = [p.replace("`", "") for p in parts]  # one line, few tokens: identifiers read without ticks
     said = set(_WORD_RE.findall(" ".join(parts)))
     fresh = [t for t in touched if t not in said] if not _DOCUMENT_RE.search(path) else []
@@ -446,8 +495,10 @@ def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False
     bits: list[str] = []
     for h in fragments[:2]:
         new = h.added[0] if h.added else ""
-        if len(h.removed[0]) + len(new) <= 120:
+        if len(h.removed[0]) + len(new) <= 60:
             bits.append(f"`{h.removed[0]}` → `{new}`" if new else f"removed `{h.removed[0]}`")
+        elif len(h.removed[0]) + len(new) <= 240:  # a long shared beginning said once
+            bits.append(_rewrite(h.removed[0], new).replace("'", "`") if new else f"removed `{_trim(h.removed[0])}`")
     if document and whole_lines:
         removed = [ln for h in whole_lines for ln in h.removed]
         added = [ln for h in whole_lines for ln in h.added]
