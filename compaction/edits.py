@@ -40,6 +40,9 @@ _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _CALL_RE = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*\(")
 # A string literal handed to a call (`getItem('random-min')`, `os.environ.get("HOME")`): a key the code uses.
 _KEY_RE = re.compile(r"([\w$.]*[\w$])\(\s*(['\"`])([\w.:/@-]{2,40})\2")
+# A constant's value when it is a short literal: `= 0.4;`, `= "v1"`, `= true`.
+_LITERAL_RE = re.compile(r"(?:[^=\n]{0,40}=(?!=))?\s*(-?\d[\d_.]*(?:e-?\d+)?|'[^'\n]{0,24}'|\"[^\"\n]{0,24}\"|"
+                         r"true|false|True|False|None|null)\s*[;,]?\s*(?:(?://|#).*)?$")
 _COMMENT_RE = re.compile(r"^\s*(?://|#(?!include|define|!)|--|;;|/\*|\*|<!--)")
 _METHOD_RE = re.compile(
     r"^\s*(?:(?:public|private|protected|static|final|override|synchronized|abstract)\s+)+"
@@ -377,6 +380,7 @@ class Digest:
     imports: tuple[str, ...] = ()  # the names it imports (`from x import a, b`, `import {a} from 'x'`)
     document: bool = False  # prose: `names` are its headings
     key_receivers: tuple[str, ...] = ()  # for each key, what it was handed to (`localStorage`), "" unknown
+    values: tuple[tuple[str, str], ...] = ()  # constants' literal values: (`BASE_CONFIDENCE`, `0.4`)
 
 
 def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Digest:
@@ -386,6 +390,7 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     calls: Counter[str] = Counter()
     keys: Counter[str] = Counter()
     key_calls: dict[str, str] = {}  # key -> the receiver of the call it was first handed to
+    values: dict[str, str] = {}  # CONSTANT -> its literal value (`BASE_CONFIDENCE` -> `0.4`)
     def_indents: list[int] = []
     imports: list[str] = []
     title = next((ln.strip() for ln in lines[:40] if re.search(r"\w{3}", ln) and len(ln.strip()) <= 120
@@ -411,6 +416,9 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
         d = _DECL_RE.match(line)
         if d and not (d.group(3) and line.rstrip().endswith((",", "("))):  # not a keyword argument `DEBUG=True,`
             decls.append((len(d.group(1)), d.group(2) or d.group(3)))
+            name = d.group(2) or d.group(3)
+            if name.isupper() and (v := _LITERAL_RE.match(line, d.end())):
+                values.setdefault(name, v.group(1))
         if "(" in line:
             for c in _CALL_RE.findall(line):
                 if not c.startswith(("this.", "self.")):
@@ -433,7 +441,7 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     grouped = tuple(f"{r}.{'/'.join(ms[:4])}" for r, ms in by_receiver.items())
     ranked_keys = sorted(keys, key=lambda k: -min(keys[k], 2))  # keys used twice (read and written) first
     return Digest(tuple(names), grouped, tuple(ranked_keys), len(lines), title, tuple(imports), document,
-                  tuple(key_calls.get(k, "") for k in ranked_keys))
+                  tuple(key_calls.get(k, "") for k in ranked_keys), tuple(values.items()))
 
 
 def _notable(token: str) -> bool:

@@ -318,7 +318,9 @@ def _digest_parts(d: Digest, created: bool, full: bool = False) -> list[str]:
     parts = []
     if d.names:
         verb = "sections" if d.document else ("defines" if created else "now defines")
-        parts.append(f"{verb} " + _ticks(d.names, 16 if full else (4 if d.document or d.keys or d.calls else 6)))
+        values = dict(d.values)  # a constant with its value: `BASE_CONFIDENCE = 0.4` is what a reader asks
+        names = [f"{x} = {values[x]}" if x in values else x for x in d.names]
+        parts.append(f"{verb} " + _ticks(names, 16 if full else (4 if d.document or d.keys or d.calls else 6)))
     if d.keys:
         parts.append("keys " + _keys(d, 6 if full else 3))
     if d.calls:
