@@ -48,7 +48,7 @@ def change_facts(ctx: FactContext) -> list[Fact]:
     # A record that says no more than its file's gist (`LICENSE` (created): “MIT License”) is left to the
     # modified-files line, which carries that gist for fewer tokens. The memo's facts stay as made.
     return [copy.copy(f) for path, f in records(ctx).items()
-            if f.full_text or path not in carried or _body(f.text) != carried[path]]
+            if f.full_text or path not in carried or re.sub(r"; \d+ lines$", "", _body(f.text)) != carried[path]]
 
 
 def _body(text: str) -> str:
@@ -88,6 +88,8 @@ def gists(ctx: FactContext) -> dict[str, str]:
             continue
         body = _body(fact.text).removesuffix(" …")
         parts = [p.strip() for p in body.split("; ") if not re.fullmatch(r"\d+ lines", p.strip())]
+        # A swap's place (`randomInRange: `) mostly repeats a name the gist already gives: the swap alone.
+        parts = [re.sub(r"^[\w$.]+: (?=.*→)", "", p) for p in parts]
         parts = [_fewer(p, 2 if len(parts) > 1 else 4) for p in parts]
         cut = _join("", parts, GIST_CHARS).lstrip(": ")
         if cut and cut != "…":
@@ -286,7 +288,7 @@ def _join(head: str, parts: list[str], limit: int) -> str:
             part = fit
         if len(part) > room and ", " in part and out != head:  # a list of names: its first ones
             at = part.rfind(", ", 0, max(room, 0))
-            if at >= 40:
+            if at >= 20:
                 part = part[:at] + " …"
         if len(part) > room and out != head:
             cut = True
