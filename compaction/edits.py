@@ -39,7 +39,7 @@ _HEADING_RE = re.compile(r"^#{1,4}\s+(\S.{0,70}?)\s*#*\s*$")
 _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _CALL_RE = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*\(")
 # A string literal handed to a call (`getItem('random-min')`, `os.environ.get("HOME")`): a key the code uses.
-_KEY_RE = re.compile(r"([\w$.]*[\w$])\(\s*(['\"`])([\w.:/@-]{2,40})\2")
+_KEY_RE = re.compile(r"(?<![\w$.])([\w$.]*[\w$])\(\s*(['\"`])([\w.:/@-]{2,40})\2")  # from a word's start: linear
 # A constant's value when it is a short literal: `= 0.4;`, `= "v1"`, `= true`.
 _LITERAL_RE = re.compile(r"(?:[^=\n]{0,40}=(?!=))?\s*(-?\d[\d_.]*(?:e-?\d+)?|'[^'\n]{0,24}'|\"[^\"\n]{0,24}\"|"
                          r"true|false|True|False|None|null)\s*[;,]?\s*(?:(?://|#).*)?$")

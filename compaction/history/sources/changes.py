@@ -553,6 +553,7 @@ def _lines_summary(removed: list[str], added: list[str]) -> str:
     return "; ".join(bits)
 
 
+_PAIR_LINES = 40  # removed lines paired with added ones (twice as many) at most, per edit
 PROSE_CHARS = 70  # one side of a prose line's change, trimmed to where it differs
 
 
@@ -565,6 +566,8 @@ def prose_changes(removed: list[str], added: list[str], limit: int = 2) -> list[
     add_set, rem_set = set(add), set(rem)
     rem = [ln for ln in rem if ln not in add_set]
     add = [ln for ln in add if ln not in rem_set]
+    unseen = max(0, len(rem) - _PAIR_LINES) + max(0, len(add) - 2 * _PAIR_LINES)
+    rem, add = rem[:_PAIR_LINES], add[:2 * _PAIR_LINES]  # bounded pairing: a rewrite of a whole file stays cheap
     pairs: dict[int, int] = {}  # removed index -> added index
     used: set[int] = set()
     for i, old in enumerate(rem):
@@ -601,8 +604,8 @@ def prose_changes(removed: list[str], added: list[str], limit: int = 2) -> list[
     out += [f"+ '{_trim(new)}'" for new in fresh]
     # Rewritten lines first (what a reader asks "became what"), then additions, then removals.
     out.sort(key=lambda x: 0 if "→" in x else (1 if x.startswith("+") else 2))
-    if len(out) > limit:
-        out = out[:limit] + [f"(+{len(out) - limit} more lines)"]
+    if len(out) + unseen > limit:
+        out = out[:limit] + [f"(+{len(out) + unseen - limit} more lines)"]
     return out
 
 
