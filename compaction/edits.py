@@ -37,7 +37,7 @@ _IMPORT_RE = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\s+\(?([\w, ]+)|import\s+
 _HEADING_RE = re.compile(r"^#{1,4}\s+(\S.{0,70}?)\s*#*\s*$")
 # Identifiers as a reader names them: dotted chains (`crypto.getRandomValues`) count as one.
 _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
-_CALL_RE = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*\(")
+_CALL_RE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*\(")  # from a word's start: linear
 # A string literal handed to a call (`getItem('random-min')`, `os.environ.get("HOME")`): a key the code uses.
 _KEY_RE = re.compile(r"(?<![\w$.])([\w$.]*[\w$])\(\s*(['\"`])([\w.:/@-]{2,40})\2")  # from a word's start: linear
 # A constant's value when it is a short literal: `= 0.4;`, `= "v1"`, `= true`.
