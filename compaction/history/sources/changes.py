@@ -22,7 +22,7 @@ from compaction.edits import notable_identifiers as _identifiers_of
 from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
-from compaction.history.sources.filelog import FileLog, creates, file_logs
+from compaction.history.sources.filelog import FileLog, creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 
 MAX_LINES = 10  # diff lines shown per file
@@ -69,7 +69,7 @@ def records(ctx: FactContext) -> dict[str, Fact]:
     asked = " ".join(e.text for e in ctx.events if e.kind is EventKind.REQUEST).casefold()
     out: dict[str, Fact] = {}
     notes = _rejection_notes(ctx)
-    for path, log in file_logs(ctx.events, ctx.cwd).items():
+    for path, log in logs_of(ctx).items():
         fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked, notes=notes)
         if fact is not None:
             out[path] = fact
@@ -674,19 +674,30 @@ def _diff_lines(events: list[Event], alive: set[int] | None = None) -> tuple[lis
     its definitions, not its body."""
     entries: list[tuple[int, str, str]] = []  # (edit order, sign, text)
     inserted: dict[str, str] = {}  # "line N" -> the last line inserted there (`sed 'Ni …'`)
-    live: Counter[tuple[str, str]]  # (sign, text) of the entries: most lines have no opposite to cancel
+    # (sign, text) of the entries, kept current at every change of `entries` (not rebuilt per edit, which
+    # was quadratic in a file's edits): most lines have no opposite to cancel, and this says so in O(1).
+    live: Counter[tuple[str, str]] = Counter()
+    rewritten_to: list[tuple[str, str]] = []  # a rewrite's new line counts from the next edit on (as it always did)
     rewrites: list[tuple[int, str]] = []  # (edit order, the line it rewrote in place)
     for order, e in enumerate(events):
         if e.whole and e.hunks:
             entries.clear()  # the file was rewritten whole: what came before is not its state
+            live.clear()
+            rewritten_to.clear()
             continue  # its digest (the record's first line) says what it holds
-        live = Counter((sign, text) for _, sign, text in entries)  # once per edit: hunks below keep it current
+        live.update(rewritten_to)
+        rewritten_to.clear()
         for hunk in e.hunks:
             if hunk.deletes_matching:
                 pattern = hunk.deletes_matching
                 kept = [x for x in entries if not (x[1] == "+" and pattern in x[2])]
                 if len(kept) == len(entries):
                     entries.append((order, "=", f"~ removed lines matching `{pattern}`"))
+                    live[("=", entries[-1][2])] += 1
+                else:
+                    for x in entries:
+                        if x[1] == "+" and pattern in x[2]:
+                            live[("+", x[2])] -= 1
                 entries[:] = kept
                 continue
             if e.whole or hunk.fragment:
@@ -697,6 +708,7 @@ def _diff_lines(events: list[Event], alive: set[int] | None = None) -> tuple[lis
                     back = f"~ `{new}` → `{old}`"
                     undo = next((i for i in range(len(entries) - 1, -1, -1) if entries[i][2].startswith(back)), None)
                     if undo is not None:
+                        live[entries[undo][1:]] -= 1
                         del entries[undo]
                         continue
                     # A line this session added, edited in place: the one inserted at the substitution's
@@ -707,6 +719,8 @@ def _diff_lines(events: list[Event], alive: set[int] | None = None) -> tuple[lis
                         addressed = (hunk.context or "").startswith("line ")  # only that line, if known
                         if sign == "+" and old and old in text and (text == at if addressed else True):
                             entries[i] = (o, sign, text.replace(old, new, -1 if hunk.every else 1))
+                            live[(sign, text)] -= 1
+                            rewritten_to.append((sign, entries[i][2]))
                             rewrites.append((order, entries[i][2]))
                             if text == at:
                                 inserted[hunk.context or ""] = entries[i][2]
@@ -714,6 +728,7 @@ def _diff_lines(events: list[Event], alive: set[int] | None = None) -> tuple[lis
                     if rewritten:
                         continue
                 entries.append((order, "=", line))
+                live[("=", line)] += 1
                 continue
             if hunk.context and hunk.context.startswith("insert at ") and hunk.added:
                 inserted[f"line {hunk.context[10:]}"] = hunk.added[0].strip()

@@ -87,7 +87,7 @@ def _script_check(ctx: FactContext, last_edit: int) -> tuple[str, int] | None:
     for rnd in ctx.transcript.rounds:
         if rnd.number < last_edit:
             continue
-        results = results_of_calls(rnd.messages)
+        results = ctx.results_of(rnd)
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 if call.command and runs_script(call.command):

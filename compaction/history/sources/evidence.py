@@ -26,7 +26,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from compaction.events import EventKind, results_of_calls, without_fences
+from compaction.events import EventKind, without_fences
 from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sources.findings import informative
@@ -174,7 +174,7 @@ class _Named:
             return False
         parts: list[str] = []
         for r in self.ctx.transcript.rounds[:rnd]:
-            results = results_of_calls(r.messages) if r.number == rnd or any(
+            results = self.ctx.results_of(r) if r.number == rnd or any(
                 c.kind in (ToolKind.EDIT, ToolKind.WRITE) for m in r.messages for c in m.tool_calls) else {}
             for msg in r.messages:
                 if msg.role is not Role.ASSISTANT:
@@ -302,7 +302,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
     reports: list[Fact] = []
     found: dict[str, tuple[str, int]] = {}  # path → (the search that located it, its round)
     for rnd in ctx.transcript.rounds:
-        results = results_of_calls(rnd.messages)
+        results = ctx.results_of(rnd)
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 res = results.get(id(call))

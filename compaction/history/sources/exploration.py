@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from compaction.events import EventKind, results_of_calls
+from compaction.events import EventKind
 from compaction.history.facts import WS_RE, Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sources.decisions import AHEAD
@@ -86,7 +86,7 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
             break
         if not any(m.tool_calls for m in rnd.messages):
             continue
-        results = results_of_calls(rnd.messages)
+        results = ctx.results_of(rnd)
         for msg in rnd.messages:
             if msg.role is not Role.ASSISTANT or msg.harness:
                 continue

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind
 from compaction.history.facts import display_path
+from compaction.history.sources.registry import FactContext
 from compaction.shell import first_word, split_commands, words
 
 _CHANGES = (EventKind.WRITE, EventKind.EDIT)
@@ -63,6 +64,11 @@ def _whole_tree_revert(command: str) -> str | None:
         elif verb in {"checkout", "restore"} and [a for a in rest if a != "--"] == ["."]:
             return "revert"
     return None
+
+
+def logs_of(ctx: FactContext) -> OrderedDict[str, FileLog]:
+    """`file_logs` of the compaction's events, made once for the change records and the modified-files list."""
+    return ctx.shared(("file_logs",), lambda: file_logs(ctx.events, ctx.cwd))
 
 
 def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]:

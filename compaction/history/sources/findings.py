@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from compaction.events import Event, EventKind, is_test_command, parse_test_summary, results_of_calls, without_fences
@@ -19,7 +20,7 @@ from compaction.history.facts import WS_RE, Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Message, Role, ToolKind, ToolResult, Transcript
+from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
 
 LEVEL_RATIOS = (0.5, 0.4, 0.25)  # seed 000's hierarchical levels
 SHARE = 0.15  # of the compaction target the timeline may fill before older rounds merge into phases
@@ -88,19 +89,21 @@ class Finding:
 def finding_facts(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.code:
         return []
-    findings = collect(ctx.transcript, ctx.events)
+    findings = collect(ctx.transcript, ctx.events, pair=ctx.results_of)
     budget = int((ctx.target_tokens or 4000) * SHARE)
     return timeline(findings, budget)
 
 
-def collect(transcript: Transcript, events: list[Event] | None = None) -> list[Finding]:
+def collect(transcript: Transcript, events: list[Event] | None = None,
+            pair: Callable[[Round], dict[int, ToolResult | None]] | None = None) -> list[Finding]:
     """Every finding of the transcript in order: statements of the agent, outcomes of its commands.
-    `events`: the transcript's events when the caller has them (their test counts are reused)."""
+    `events`: the transcript's events when the caller has them (their test counts are reused); `pair`:
+    the compaction's shared call/result pairing of a round (`FactContext.results_of`), when there is one."""
     summaries = {(e.round, e.command): e.test_summary for e in events or () if e.kind is EventKind.COMMAND}
     out: list[Finding] = []
     seen: set[str] = set()
     for rnd in transcript.rounds:
-        results = results_of_calls(rnd.messages)
+        results = pair(rnd) if pair is not None else results_of_calls(rnd.messages)
         question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
                          and "?" in m.text), None)
         if question is not None:  # the user asked: the round's replies answer it

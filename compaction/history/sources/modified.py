@@ -13,7 +13,7 @@ from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.changes import gists
-from compaction.history.sources.filelog import creates, file_logs
+from compaction.history.sources.filelog import creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 
 SCRATCH = ("created then removed", "edited, then reverted")
@@ -46,7 +46,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         info.named = info.named or not e.inferred
     facts: list[Fact] = []
     scratch: list[tuple[str, str, list[int]]] = []
-    logs = file_logs(ctx.events, ctx.cwd)  # edits thrown away by a stash, a reset or aider's /undo too
+    logs = logs_of(ctx)  # edits thrown away by a stash, a reset or aider's /undo too
     carried = gists(ctx)  # what each file's change comes to, from its change record
     for path, info in files.items():
         kinds = info.kinds

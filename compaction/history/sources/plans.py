@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from compaction.events import results_of_calls
 from compaction.history.facts import WS_RE, Fact
 from compaction.history.sections import Section
 from compaction.history.sources.decisions import AHEAD
@@ -89,7 +88,7 @@ def _candidates(ctx: FactContext):
                     yield rnd.number, max(args, key=len)
                     continue
                 if results is None:
-                    results = results_of_calls(rnd.messages)
+                    results = ctx.results_of(rnd)
                 res = results.get(id(call))
                 if res is not None and res.content.find("Plan", 0, 3000) >= 0:  # a client that shows the call in its result
                     yield rnd.number, res.content

@@ -9,15 +9,17 @@ engine changes. Sources are gathered in section order, and in registration order
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
 
 from compaction.errors.records import ErrorRecord
-from compaction.events import Event
+from compaction.events import Event, results_of_calls
 from compaction.history.facts import Fact
 from compaction.history.sections import Section
 from compaction.history.steering import RolePreset
-from compaction.model import Transcript
+from compaction.model import Round, ToolResult, Transcript
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +34,25 @@ class FactContext:
     n_rounds: int
     target_tokens: int | None = None  # the document's budget: a source may size its facts to it
     lang: str = "en"  # the document's language (for the fixed phrases a source writes)
+    # What several sources derive alike (each round's call/result pairing, the files' edit logs): made once
+    # per compaction, on first use. Read-only to the sources that share it.
+    _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def shared(self, key: Any, make: Callable[[], T]) -> T:
+        """`make()`, computed once per compaction under `key` (a tuple naming the work and its inputs)."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = make()
+            return value
+
+    def results_of(self, rnd: Round) -> dict[int, ToolResult | None]:
+        """`results_of_calls(rnd.messages)`, paired once per compaction for every source that asks."""
+        key = ("results", id(rnd))
+        found = self._memo.get(key)
+        if found is None:  # the round is kept with its pairing: its id names it while the memo lives
+            found = self._memo[key] = (rnd, results_of_calls(rnd.messages))
+        return found[1]
 
 
 class FactSource(Protocol):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from compaction.events import count_matches, results_of_calls
+from compaction.events import count_matches
 from compaction.history.facts import WS_RE, Fact, split_task
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
@@ -186,7 +186,7 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules]]:
                 if not named and not (call.kind == "read" and call.path and _DOC_SUFFIX_RE.search(call.path)):
                     continue
                 if calls is None:
-                    calls = results_of_calls(rnd.messages)
+                    calls = ctx.results_of(rnd)
                 res = calls.get(id(call))
                 if res is None or res.is_error or not res.content or len(res.content) > _MAX_DOC_CHARS:
                     continue
