@@ -466,17 +466,16 @@ def extract_events(transcript: Transcript, max_requests: int | None = None) -> l
     return events
 
 
-def _argument_strings(value: object, depth: int = 0) -> list[str]:
-    """The string leaves of a tool call's arguments (a todo item, a file's content, a command)."""
+def argument_strings(value: object, depth: int = 0, *, max_depth: int = 8, max_items: int | None = None) -> list[str]:
+    """The string leaves of a tool call's arguments (a todo item, a file's content, a command);
+    `max_depth` and `max_items` (per container) bound the walk for callers that only sample them."""
     if isinstance(value, str):
         return [value]
-    if depth > 8:
+    if depth > max_depth:
         return []
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _argument_strings(v, depth + 1)]
-    if isinstance(value, list | tuple):
-        return [s for v in value for s in _argument_strings(v, depth + 1)]
-    return []
+    items = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list | tuple) else ()
+    return [s for v in items[:max_items] for s in argument_strings(v, depth + 1, max_depth=max_depth,
+                                                                    max_items=max_items)]
 
 
 def _merge_at(events: list[Event], kept: deque[tuple[int, Event]]) -> list[Event]:
@@ -501,7 +500,7 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
     texts += [r.content for r in msg.tool_results if r.content]
     # A marker is kept wherever the model saw it, tool-call arguments included (a todo item, a
     # written file's text, a command's comment).
-    marked = texts + [s for c in msg.tool_calls if c.arguments for s in _argument_strings(c.arguments) if "@" in s]
+    marked = texts + [s for c in msg.tool_calls if c.arguments for s in argument_strings(c.arguments) if "@" in s]
     for text in marked:
         if "@" in text and MARKER_RE.search(text):
             for m in _MARKER_LINE_RE.finditer(text):

@@ -9,25 +9,13 @@ from compaction.history.sources.decisions import AHEAD, decision_facts
 from compaction.history.sources.exploration import exploration_facts
 from compaction.history.sources.plans import plan_facts
 from compaction.history.steering import role_preset
-from compaction.model import Message, Role, ToolResult, Transcript, group_rounds
-from compaction.transcripts._agent_tools import make_call
-
-
-def _transcript(msgs: list[Message]) -> Transcript:
-    for i, m in enumerate(msgs):
-        m.index = i
-    t = Transcript("t.jsonl", "test", msgs)
-    t.rounds = group_rounds(msgs)
-    return t
+from compaction.model import Message, Role, Transcript
+from tests.unit.synthetic import call_pair as _call
+from tests.unit.synthetic import transcript as _transcript
 
 
 def _ctx(t: Transcript, target: int = 4000) -> FactContext:
     return FactContext(t, extract_events(t), [], role_preset("developer"), "/repo", len(t.rounds), target_tokens=target)
-
-
-def _call(name: str, args: dict, cid: str, out: str) -> list[Message]:
-    return [Message(0, Role.ASSISTANT, "", tool_calls=[make_call(name, args, cid)]),
-            Message(0, Role.TOOL, "", tool_results=[ToolResult(out, cid)])]
 
 
 def test_exploration_tells_dead_ends_hits_and_reads_before_the_first_change():

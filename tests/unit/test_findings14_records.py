@@ -12,13 +12,8 @@ from compaction.history.sources import FactContext
 from compaction.history.sources.completed import completed_facts
 from compaction.history.sources.findings import collect, outcome
 from compaction.history.steering import role_preset
-from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
-
-
-def _transcript(msgs: list[Message]) -> Transcript:
-    for i, m in enumerate(msgs):
-        m.index = i
-    return Transcript("t.jsonl", "test", msgs, group_rounds(msgs))
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult
+from tests.unit.synthetic import transcript as _transcript
 
 
 def _call(msgs: list[Message], cid: str, name: str, args: dict, output: str, *, kind: str = ToolKind.SHELL,

@@ -12,18 +12,11 @@ from compaction.history.sources import FactContext
 from compaction.history.sources.decisions import SCOPE_RE, decision_facts
 from compaction.history.sources.findings import Finding, collect, hierarchical_levels, timeline
 from compaction.history.steering import role_preset
-from compaction.model import Message, Role, ToolResult, Transcript, group_rounds
+from compaction.model import Message, Role, ToolResult, Transcript
 from compaction.transcripts import load_transcript
 from compaction.transcripts._agent_tools import make_call
 from tests.conftest import TRANSCRIPTS
-
-
-def _transcript(msgs: list[Message]) -> Transcript:
-    for i, m in enumerate(msgs):
-        m.index = i
-    t = Transcript("t.jsonl", "test", msgs)
-    t.rounds = group_rounds(msgs)
-    return t
+from tests.unit.synthetic import transcript as _transcript
 
 
 def _ctx(t: Transcript, target: int = 4000) -> FactContext:

@@ -8,21 +8,9 @@ from compaction.history import errors_adapter
 from compaction.history.sources import FactContext
 from compaction.history.sources.problems import problem_facts, prose_problem_source
 from compaction.history.steering import role_preset
-from compaction.model import Message, Role, ToolResult, Transcript, group_rounds
-from compaction.transcripts._agent_tools import make_call
-
-
-def _transcript(msgs: list[Message]) -> Transcript:
-    for i, m in enumerate(msgs):
-        m.index = i
-    t = Transcript("t.jsonl", "test", msgs)
-    t.rounds = group_rounds(msgs)
-    return t
-
-
-def _call(name: str, args: dict, cid: str, out: str, is_error: bool = False) -> list[Message]:
-    return [Message(0, Role.ASSISTANT, "", tool_calls=[make_call(name, args, cid)]),
-            Message(0, Role.TOOL, "", tool_results=[ToolResult(out, cid, is_error=is_error)])]
+from compaction.model import Message, Role, Transcript
+from tests.unit.synthetic import call_pair as _call
+from tests.unit.synthetic import transcript as _transcript
 
 
 def _lines(t: Transcript) -> list[str]:

@@ -26,7 +26,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from compaction.events import EventKind, without_fences
+from compaction.events import EventKind, argument_strings, without_fences
 from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sources.findings import informative
@@ -386,22 +386,12 @@ def _shown_file(cmd: str) -> str | None:
 
 def _echoes_arguments(call: ToolCall, content: str) -> bool:
     """The result repeats the call's own text (a question, a plan): the user's answer to it."""
-    for text in _strings(list(call.arguments.values())):
+    for text in argument_strings(list(call.arguments.values()), max_depth=3, max_items=20):
         for line in text[:2000].splitlines():
             line = line.strip(" *-#>`\"'")
             if len(line) >= 30 and line[:60] in content:
                 return True
     return False
-
-
-def _strings(value: object, depth: int = 0) -> list[str]:
-    """The strings of an argument, however nested (questions in a list of dicts), a bounded walk."""
-    if isinstance(value, str):
-        return [value]
-    if depth > 3:
-        return []
-    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-    return [s for v in list(items)[:20] for s in _strings(v, depth + 1)]
 
 
 def _worked_on(ctx: FactContext) -> dict[str, tuple[str, int]]:

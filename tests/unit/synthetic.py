@@ -1,0 +1,19 @@
+"""Small synthetic transcripts for unit tests of the fact sources: messages in, a Transcript with
+its rounds out, and an assistant call paired with its tool result."""
+
+from __future__ import annotations
+
+from compaction.model import Message, Role, ToolResult, Transcript, group_rounds
+from compaction.transcripts._agent_tools import make_call
+
+
+def transcript(msgs: list[Message], path: str = "t.jsonl", cwd: str | None = None) -> Transcript:
+    for i, m in enumerate(msgs):
+        m.index = i
+    return Transcript(path, "test", msgs, group_rounds(msgs), cwd=cwd)
+
+
+def call_pair(name: str, args: dict, cid: str, out: str, *, is_error: bool = False) -> list[Message]:
+    """The assistant's call and the tool's reply to it."""
+    return [Message(0, Role.ASSISTANT, "", tool_calls=[make_call(name, args, cid)]),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult(out, cid, is_error=is_error)])]
