@@ -37,9 +37,12 @@ _IMPORT_RE = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\s+\(?([\w, ]+)|import\s+
 _HEADING_RE = re.compile(r"^#{1,4}\s+(\S.{0,70}?)\s*#*\s*$")
 # Identifiers as a reader names them: dotted chains (`crypto.getRandomValues`) count as one.
 _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
-_CALL_RE = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*\(")
+_CALL_RE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*\(")  # from a word's start: linear
 # A string literal handed to a call (`getItem('random-min')`, `os.environ.get("HOME")`): a key the code uses.
-_KEY_RE = re.compile(r"[\w$]\(\s*(['\"`])([\w.:/@-]{2,40})\1")
+_KEY_RE = re.compile(r"(?<![\w$.])([\w$.]*[\w$])\(\s*(['\"`])([\w.:/@-]{2,40})\2")  # from a word's start: linear
+# A constant's value when it is a short literal: `= 0.4;`, `= "v1"`, `= true`.
+_LITERAL_RE = re.compile(r"(?:[^=\n]{0,40}=(?!=))?\s*(-?\d[\d_.]*(?:e-?\d+)?|'[^'\n]{0,24}'|\"[^\"\n]{0,24}\"|"
+                         r"true|false|True|False|None|null)\s*[;,]?\s*(?:(?://|#).*)?$")
 _COMMENT_RE = re.compile(r"^\s*(?://|#(?!include|define|!)|--|;;|/\*|\*|<!--)")
 _METHOD_RE = re.compile(
     r"^\s*(?:(?:public|private|protected|static|final|override|synchronized|abstract)\s+)+"
@@ -376,6 +379,8 @@ class Digest:
     title: str = ""  # its first informative line (what a text with no definitions is: "MIT License")
     imports: tuple[str, ...] = ()  # the names it imports (`from x import a, b`, `import {a} from 'x'`)
     document: bool = False  # prose: `names` are its headings
+    key_receivers: tuple[str, ...] = ()  # for each key, what it was handed to (`localStorage`), "" unknown
+    values: tuple[tuple[str, str], ...] = ()  # constants' literal values: (`BASE_CONFIDENCE`, `0.4`)
 
 
 def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Digest:
@@ -384,6 +389,8 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     decls: list[tuple[int, str]] = []
     calls: Counter[str] = Counter()
     keys: Counter[str] = Counter()
+    key_calls: dict[str, str] = {}  # key -> the receiver of the call it was first handed to
+    values: dict[str, str] = {}  # CONSTANT -> its literal value (`BASE_CONFIDENCE` -> `0.4`)
     def_indents: list[int] = []
     imports: list[str] = []
     title = next((ln.strip() for ln in lines[:40] if re.search(r"\w{3}", ln) and len(ln.strip()) <= 120
@@ -409,12 +416,17 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
         d = _DECL_RE.match(line)
         if d and not (d.group(3) and line.rstrip().endswith((",", "("))):  # not a keyword argument `DEBUG=True,`
             decls.append((len(d.group(1)), d.group(2) or d.group(3)))
+            name = d.group(2) or d.group(3)
+            if name.isupper() and (v := _LITERAL_RE.match(line, d.end())):
+                values.setdefault(name, v.group(1))
         if "(" in line:
             for c in _CALL_RE.findall(line):
                 if not c.startswith(("this.", "self.")):
                     calls[c] += 1
-            for _, key in _KEY_RE.findall(line):
+            for call, _, key in _KEY_RE.findall(line):
                 keys[key] += 1
+                if "." in call and not call.startswith(("this.", "self.")):
+                    key_calls.setdefault(key, call.rsplit(".", 1)[0])
     if decls:  # CONSTANTS first (configuration a reader asks about), then top-level values last
         top = min([i for i, _ in decls] + def_indents)
         constants = [n for _, n in decls if n.isupper() and n not in names]
@@ -428,7 +440,8 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
         by_receiver.setdefault(receiver, []).append(method)
     grouped = tuple(f"{r}.{'/'.join(ms[:4])}" for r, ms in by_receiver.items())
     ranked_keys = sorted(keys, key=lambda k: -min(keys[k], 2))  # keys used twice (read and written) first
-    return Digest(tuple(names), grouped, tuple(ranked_keys), len(lines), title, tuple(imports), document)
+    return Digest(tuple(names), grouped, tuple(ranked_keys), len(lines), title, tuple(imports), document,
+                  tuple(key_calls.get(k, "") for k in ranked_keys), tuple(values.items()))
 
 
 def _notable(token: str) -> bool:
@@ -466,11 +479,14 @@ def swapped(removed: tuple[str, ...] | list[str], added: tuple[str, ...] | list[
 
     def rank(token: str, other_roots: set[str]) -> int:
         """APIs from a root the other side never used first (`crypto.getRandomValues` before
-        `Math.ceil` when `Math.random` went), then types and other calls, then plain names."""
+        `Math.ceil` when `Math.random` went), then types brought in (`Uint8Array`), then other
+        calls, then plain names."""
         root = token.split(".", 1)[0]
         if "." in token and root not in other_roots:
             return 0
-        return 1 if "." in token or token[0].isupper() else 2
+        if "." not in token and token[0].isupper():
+            return 1  # a type or constructor brought in (`Uint8Array`)
+        return 2 if "." in token else 3
 
     only_old = sorted((t for t in gone if t not in new_set), key=lambda t: rank(t, new_roots))
     only_new = sorted((t for t in new if t not in old_set), key=lambda t: rank(t, old_roots))

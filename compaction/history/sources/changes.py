@@ -28,14 +28,15 @@ from compaction.history.sources.registry import FactContext, fact_source
 MAX_LINES = 10  # diff lines shown per file
 MAX_LINE_CHARS = 200  # a longer line is left out whole (never cut mid-line) and counted
 MAX_EDIT_LINES = 6  # per-edit summary lines in the full record (the rest counted)
-SHORT_CHARS = 180  # the one-line form's length, cut at a part's boundary
+SHORT_CHARS = 200  # the one-line form's length, cut at a part's boundary
 _NOISE_RE = re.compile(r"^[\s{}()\[\];,:.'\"`]*$|^\s*(?:/\*\*?|\*/?|\"\"\"|\'\'\')(?:\s|$)")
 _DOCUMENT_RE = re.compile(r"\.(?:md|markdown|mdx|rst|txt|adoc)$", re.IGNORECASE)
 _WORD_RE = re.compile(r"[\w$]+")
+_CONFIG_EXTS = (".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env")
 _REPLAY_CHARS = 2_000_000  # a file's text is replayed only up to this size: bounded work
 
 
-GIST_CHARS = 120  # the gist the modified-files line is upgraded to
+GIST_CHARS = 90  # the gist the modified-files line is upgraded to
 
 
 @fact_source(Section.CHANGES)
@@ -43,7 +44,16 @@ def change_facts(ctx: FactContext) -> list[Fact]:
     """Each modified file's record: one line (`text`), upgraded to the fuller form (`full_text`)."""
     if not ctx.preset.code:
         return []
-    return [copy.copy(f) for f in records(ctx).values()]  # the memo's facts stay as made: the engine steers its own
+    carried = gists(ctx)
+    # A record that says no more than its file's gist (`LICENSE` (created): “MIT License”) is left to the
+    # modified-files line, which carries that gist for fewer tokens. The memo's facts stay as made.
+    return [copy.copy(f) for path, f in records(ctx).items()
+            if f.full_text or path not in carried or re.sub(r"; \d+ lines$", "", _body(f.text)) != carried[path]]
+
+
+def _body(text: str) -> str:
+    """A one-line record's parts: what follows the file and its counts, without the rounds."""
+    return text.split("): ", 1)[-1].rsplit(" (r", 1)[0]
 
 
 # The last compaction's (events, cwd, n_rounds, records): its two sources (this one and the
@@ -58,8 +68,9 @@ def records(ctx: FactContext) -> dict[str, Fact]:
         return memo[3]
     asked = " ".join(e.text for e in ctx.events if e.kind is EventKind.REQUEST).casefold()
     out: dict[str, Fact] = {}
+    notes = _rejection_notes(ctx)
     for path, log in file_logs(ctx.events, ctx.cwd).items():
-        fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked)
+        fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked, notes=notes)
         if fact is not None:
             out[path] = fact
     _MEMO[:] = [(ctx.events, ctx.cwd, ctx.n_rounds, out)]
@@ -75,8 +86,11 @@ def gists(ctx: FactContext) -> dict[str, str]:
     for path, fact in records(ctx).items():
         if fact.score <= 25 or "): " not in fact.text:  # scratch and reverted files: their own lines
             continue
-        body = fact.text.split("): ", 1)[1].rsplit(" (r", 1)[0].removesuffix(" …")
-        parts = [_fewer(p.strip(), 4) for p in body.split("; ") if not re.fullmatch(r"\d+ lines", p.strip())]
+        body = _body(fact.text).removesuffix(" …")
+        parts = [p.strip() for p in body.split("; ") if not re.fullmatch(r"\d+ lines", p.strip())]
+        # A swap's place (`randomInRange: `) mostly repeats a name the gist already gives: the swap alone.
+        parts = [re.sub(r"^[\w$.]+: (?=.*→)", "", p) for p in parts]
+        parts = [_fewer(p, 2 if len(parts) > 1 else 4) for p in parts]
         cut = _join("", parts, GIST_CHARS).lstrip(": ")
         if cut and cut != "…":
             out[path] = cut
@@ -95,7 +109,48 @@ def _fewer(part: str, n: int) -> str:
     return f"{m.group(1)}{', '.join(names[:n])} (+{more})"
 
 
-def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "") -> Fact | None:
+# A harness's word that the user turned a call down, and what the user said instead:
+# "The tool use was rejected … the user said:\nNo colon after at?".
+_REJECTED_RE = re.compile(r"\b(?:rejected|denied|declined)\b.{0,300}?\b(?:the user said|user feedback|"
+                          r"user's feedback|reason)\s*:\s*(\S[^\n]{0,160})", re.IGNORECASE | re.DOTALL)
+_NOTE_ROUNDS = 2  # an edit this many rounds after a rejection still answers it
+
+
+def _rejection_notes(ctx: FactContext) -> dict[int, str]:
+    """For the first edit after each call the user rejected with words of their own (a plan turned
+    down, an edit refused): `after the user rejected ExitPlanMode: “No colon after at?”`, by the
+    edit event's id. The edit is what the user asked for; the record says so."""
+    found: list[tuple[int, int, str]] = []  # (round, message index, note)
+    for rnd in ctx.transcript.rounds:
+        names: dict[str, str] = {}
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call.id:
+                    names[call.id] = call.name
+            for res in msg.tool_results:
+                text = res.content
+                if text.find("user") < 0 or not any(text.find(w) >= 0 for w in ("rejected", "denied", "declined")):
+                    continue
+                m = _REJECTED_RE.search(text[:2000])
+                if m:
+                    tool = res.name or names.get(res.call_id or "", "")
+                    said = m.group(1).strip().replace("`", "'")
+                    found.append((rnd.number, msg.index, f"after the user rejected {f'`{tool}`' if tool else 'a call'}"
+                                                         f": “{said}”"))
+    if not found:
+        return {}
+    edits = sorted((e.round, e.message_index, id(e)) for e in ctx.events
+                   if e.kind in (EventKind.EDIT, EventKind.WRITE) and e.hunks)
+    out: dict[int, str] = {}
+    for rnd, index, note in found:
+        nxt = next((x for x in edits if (x[0], x[1]) > (rnd, index)), None)
+        if nxt is not None and nxt[0] - rnd <= _NOTE_ROUNDS and nxt[2] not in out:
+            out[nxt[2]] = note
+    return out
+
+
+def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
+                notes: dict[int, str] | None = None) -> Fact | None:
     """One file's change record from its log (None when nothing it would show is known)."""
     kept = log.kept
     thrown = log.thrown
@@ -104,12 +159,13 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "") 
         return _scratch_record(path, log) if made else None
     if not kept:
         return _thrown_record(path, log) if thrown else None
-    return change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked)
+    return change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
+                         notes=notes)
 
 
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,
                   deleted: bool = False, undone: int = 0, *, thrown: list | None = None, n_rounds: int = 0,
-                  asked: str = "") -> Fact | None:
+                  asked: str = "", notes: dict[int, str] | None = None) -> Fact | None:
     """One file's change record, or None when nothing it shows is known (no payloads, deleted).
     `thrown`: earlier edits reverted or undone (counted and named as not kept, never shown as kept)."""
     if deleted or not events:
@@ -128,29 +184,45 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if reverted:
         return Fact(Section.CHANGES, f"`{path}`: {counts}, then reverted (not kept) {cite(rounds)}", rounds,
                     score=20, path=path)
-    replay = _replay(events, document=bool(_DOCUMENT_RE.search(path)))
+    replay = _replay(events, document=bool(_DOCUMENT_RE.search(path)), prose=path.endswith(_CONFIG_EXTS))
     touched = _touched(events, replay)
     alive: set[int] = set()
     lines, skipped = _diff_lines(events, alive)
     # Final state wins: an edit whose every line a later edit took back (a debug print) is not shown.
     summaries = [(r, w) for o, r, w in replay.summaries if o in alive or not alive]
+    said = [(e.round, note) for e in events if (note := (notes or {}).get(id(e)))]
+    if said:  # the user's correction the edit answers: in the one line, and beside the edit
+        summaries = [(r, f"{w} — {dict(said)[r]}" if r in dict(said) else w) for r, w in summaries]
     parts: list[str] = []  # the one-line form's parts, most telling first
     ranked = sorted((s for _, s in summaries), key=_telling)  # stable: latest first within a rank
     swaps = [s for s in ranked if "→" in s]
     digested = replay.final is not None and (created or bool(replay.final.names))
-    if digested and created:
+    prose = bool(_DOCUMENT_RE.search(path)) or path.endswith(_CONFIG_EXTS)
+    if prose and summaries and not created:
+        # A prose file's lines rewritten (old → new) across all its edits first, then lines added:
+        # what the one line can say of every edit, not only of the latest.
+        pieces = [p for _, s in summaries for p in s.split("; ") if not p.startswith("(+")]
+        ranked = sorted(dict.fromkeys(pieces), key=_rewritten)
+        size = []
+        parts += [_shorter(p) for p in ranked]
+    elif digested and created:
         d = _digest_parts(replay.final, created)
         first = [p for p in d if not p.startswith(("uses ", "keys ")) and not p.endswith(" lines")]
-        rest = [p for p in d if p not in first]
+        rest = [p for p in d if p not in first and not (p.endswith(" lines") and len(d) > 1)]
         parts += first + ranked[:1] + rest[:1] + ranked[1:2] + rest[1:]
+        size = [p for p in d if p.endswith(" lines") and len(d) > 1]  # only when all else fits
     else:
+        size = []
         parts += ranked[:3] + (_digest_parts(replay.final, created) if digested else [])
     key = _key_line(lines) if lines else ""
     if key and not digested and not any(_telling(p) < 2 for p in ranked[:3]) and key[2:].strip() not in " ".join(parts):
         parts.insert(min(1, len(parts)), key)  # no swap or new definition says it: a line does
+    if said:  # the edit that answers the user's correction leads, with it
+        answer = next((w for _, w in summaries if w.endswith(said[-1][1])), said[-1][1])
+        parts = [answer] + [p for p in parts if p != answer]
     parts = [p.replace("`", "") for p in parts]  # one line, few tokens: identifiers read without ticks
     said = set(_WORD_RE.findall(" ".join(parts)))
-    fresh = [t for t in touched if t not in said]
+    fresh = [t for t in touched if t not in said] if not _DOCUMENT_RE.search(path) else []
     if fresh:
         parts.append("touched " + ", ".join(f"`{t}`" for t in fresh[:6]))
     if thrown:
@@ -159,6 +231,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         return None
     head = f"`{path}` ({counts})"
     one_line = _join(head, parts, SHORT_CHARS)
+    if size and not one_line.endswith(" …"):
+        one_line = _join(head, parts + size, SHORT_CHARS).removesuffix(" …")
     # The full record: the one line, then lines in value order (a budget may keep only the first few).
     body = [f"r{r} {s}" for r, s in summaries[:MAX_EDIT_LINES]]
     if len(summaries) > MAX_EDIT_LINES:
@@ -170,6 +244,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         said = one_line.replace("`", "")
         if any(p.replace("`", "") not in said for p in fuller.split("; ") if not p.endswith(" lines")):
             body.append(fuller)
+    document = bool(_DOCUMENT_RE.search(path)) or path.endswith(_CONFIG_EXTS)
+    if document and summaries:  # a prose file's edits already show their lines, old → new
+        lines, skipped = [], 0
     body += lines
     if skipped:
         body.append(f"(… {skipped} more changed lines)")
@@ -198,12 +275,38 @@ def _join(head: str, parts: list[str], limit: int) -> str:
     for part in parts:
         if not part:
             continue
-        if len(out) + len(sep) + len(part) > limit and out != head:
+        room = limit - len(out) - len(sep)
+        if len(part) > room and "; " in part:  # a part of parts (an edit's places): as many as fit
+            pieces = part.split("; ")
+            fit = pieces[0]
+            for piece in pieces[1:]:
+                if len(fit) + 2 + len(piece) > room:
+                    break
+                fit += "; " + piece
+            if fit != part:
+                cut = True
+            part = fit
+        if len(part) > room and ", " in part and out != head:  # a list of names: its first ones
+            at = part.rfind(", ", 0, max(room, 0))
+            if at >= 20:
+                part = part[:at] + " …"
+        if len(part) > room and out != head:
             cut = True
             continue
         out += sep + part
         sep = "; "
     return out + (" …" if cut else "")
+
+
+def _keys(d: Digest, n: int) -> str:
+    """The first `n` string keys, each run of keys handed to one receiver followed by it once:
+    `'random-min', 'random-max' (localStorage)` says where the file keeps what."""
+    receivers = d.key_receivers or ("",) * len(d.keys)
+    out: list[str] = []
+    for i, (key, via) in enumerate(zip(d.keys[:n], receivers[:n], strict=False)):
+        nxt = receivers[i + 1] if i + 1 < min(n, len(d.keys)) else None
+        out.append(f"'{key}'" + (f" ({via})" if via and nxt != via else ""))
+    return ", ".join(out)
 
 
 def _ticks(names: tuple[str, ...] | list[str], n: int) -> str:
@@ -217,9 +320,11 @@ def _digest_parts(d: Digest, created: bool, full: bool = False) -> list[str]:
     parts = []
     if d.names:
         verb = "sections" if d.document else ("defines" if created else "now defines")
-        parts.append(f"{verb} " + _ticks(d.names, 16 if full else (4 if d.document else 6)))
+        values = dict(d.values)  # a constant with its value: `BASE_CONFIDENCE = 0.4` is what a reader asks
+        names = [f"{x} = {values[x]}" if x in values else x for x in d.names]
+        parts.append(f"{verb} " + _ticks(names, 16 if full else (4 if d.document or d.keys or d.calls else 6)))
     if d.keys:
-        parts.append("keys " + ", ".join(f"'{x}'" for x in d.keys[:6 if full else 3]))
+        parts.append("keys " + _keys(d, 6 if full else 3))
     if d.calls:
         parts.append("uses " + _ticks(d.calls, 8 if full else 3))
     if d.imports:
@@ -287,9 +392,17 @@ def _scratch_record(path: str, log: FileLog) -> Fact | None:
     if replay.final is None or not (replay.final.names or replay.final.calls or replay.final.keys):
         return None
     rounds = [e.round for e in events]
-    parts = [p.replace("`", "") for p in _digest_parts(replay.final, True)]
-    text = _join(f"`{path}` (created, later removed)", parts, SHORT_CHARS)
-    return Fact(Section.CHANGES, f"{text} {cite(rounds)}", rounds, score=25, path=path)
+    # A script's calls and imports are what it does (a model made `connection.schema_editor`, a view
+    # called through `RequestFactory`): before its string keys and its length.
+    order = ("defines", "sections", "uses", "imports", "keys")
+    d = _digest_parts(replay.final, True)
+    parts = [p.replace("`", "") for p in sorted(d, key=lambda p: next(
+        (i for i, w in enumerate(order) if p.startswith(w)), len(order)))]
+    text = f"{_join(f'`{path}` (created, later removed)', parts, SHORT_CHARS)} {cite(rounds)}"
+    fuller = _join("", _digest_parts(replay.final, True, full=True), 10**6).lstrip(": ")
+    missing = [p for p in fuller.split("; ") if p.replace("`", "") not in text]
+    full = f"{text}\n  {fuller}" if missing else None
+    return Fact(Section.CHANGES, text, rounds, score=25, path=path, full_text=full)
 
 
 @dataclass(slots=True)
@@ -299,7 +412,7 @@ class _Replay:
     contexts: list[str]  # definitions the edits landed in, latest first
 
 
-def _replay(events: list[Event], *, document: bool) -> _Replay:
+def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Replay:
     """Replay the edits on the file's text when a write showed it whole (so an edit's enclosing
     definition is known even when its old text does not show it, and the digest is of the final
     state), and say what each edit did."""
@@ -318,7 +431,7 @@ def _replay(events: list[Event], *, document: bool) -> _Replay:
             if name not in contexts:
                 contexts.append(name)
         if not e.whole and not (e is events[0] and creates(e)):
-            what = _edit_summary(e, where, document)
+            what = _edit_summary(e, where, document or prose)
             if what:
                 summaries = [x for x in summaries if x[2] != what]  # the same change again: latest only
                 summaries.append((order, e.round, what))
@@ -371,51 +484,167 @@ def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str]) -> str 
 
 def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False) -> str:
     """What one edit did, in a line: where (the definitions it landed in) and what — the identifiers
-    it swapped, the definitions it added or dropped, or that it changed comments only."""
-    removed = [ln for h in e.hunks if not h.fragment for ln in h.removed]
-    added = [ln for h in e.hunks if not h.fragment for ln in h.added]
-    names = []
-    for i, h in enumerate(e.hunks):
-        name = (where or {}).get(i) or h.context
-        if name and not name.startswith(("line ", "after ", "insert ", "append ")) and name not in names:
-            names.append(name)
+    it swapped, the definitions it added or dropped, or that it changed comments only; each place
+    apart (one edit touching two functions says what went where, not one pooled list). A prose or
+    config file: its changed lines themselves, old → new."""
     fragments = [h for h in e.hunks if h.fragment and h.removed]
-    bits: list[str] = []
     seen = [h for h in e.hunks if h.shown]
-    if seen and not (removed or added or fragments):  # only the result's view of the file after the edit
+    whole_lines = [h for h in e.hunks if not h.fragment and (h.removed or h.added)]
+    if seen and not (whole_lines or fragments):  # only the result's view of the file after the edit
         h = seen[0]
         defs = definitions(h.shown)
         names = _identifiers_of(h.shown)
         around = ", ".join(f"`{x}`" for x in (defs + [n for n in names if n not in defs])[:6])
         return f"edited {h.context}" + (f" (around {around})" if around else "")
+    bits: list[str] = []
     for h in fragments[:2]:
         new = h.added[0] if h.added else ""
-        if len(h.removed[0]) + len(new) <= 120:
+        if len(h.removed[0]) + len(new) <= 60:
             bits.append(f"`{h.removed[0]}` → `{new}`" if new else f"removed `{h.removed[0]}`")
-    if (removed or added) and not document:
-        if is_comment_only(removed, added):
-            said = next((ln.strip() for ln in (*added, *removed) if re.search(r"\w{3}", ln)), "")
-            bits.append("comment only" + (f": {said}" if said and len(said) <= 100 else ""))
-        else:
-            new_defs = [d for d in definitions(added) if d not in definitions(removed)]
-            gone_defs = [d for d in definitions(removed) if d not in definitions(added)]
-            gone, new = swapped(removed, added)
-            gone = [g for g in gone if g not in gone_defs]
-            new = [x for x in new if x not in new_defs]
-            if new_defs:
-                bits.append("adds " + _ticks(new_defs, 6))
-            if gone_defs:
-                bits.append("drops " + _ticks(gone_defs, 6))
-            if gone and new:
-                bits.append(f"{_ticks(gone, 4)} → {_ticks(new, 5)}")
-            elif new:
-                bits.append("+ " + _ticks(new, 5 if not new_defs else 3))
-            elif gone:
-                bits.append("− " + _ticks(gone, 5))
-    if not bits:
-        return ""
-    where_text = f"{_ticks(names, 2)}: " if names else ""
-    return where_text + "; ".join(bits)
+        elif len(h.removed[0]) + len(new) <= 240:  # a long shared beginning said once
+            bits.append(_rewrite(h.removed[0], new).replace("'", "`") if new else f"removed `{_trim(h.removed[0])}`")
+    if document and whole_lines:
+        removed = [ln for h in whole_lines for ln in h.removed]
+        added = [ln for h in whole_lines for ln in h.added]
+        bits += prose_changes(removed, added)
+        return "; ".join(bits)
+    groups: dict[str, list[int]] = {}  # the place (enclosing definition, "" unknown) -> hunk indexes
+    for i, h in enumerate(e.hunks):
+        if h.fragment or not (h.removed or h.added):
+            continue
+        name = (where or {}).get(i) or h.context or ""
+        if name.startswith(("line ", "after ", "insert ", "append ")):
+            name = ""
+        groups.setdefault(name, []).append(i)
+    placed: list[str] = []
+    for name, idx in groups.items():
+        removed = [ln for i in idx for ln in e.hunks[i].removed]
+        added = [ln for i in idx for ln in e.hunks[i].added]
+        what = _lines_summary(removed, added)
+        if what:
+            placed.append((f"`{name}`: " if name else "") + what)
+    placed.sort(key=lambda x: "→" not in x)  # a swap says most: first
+    if len(placed) == 1 and not bits:
+        return placed[0]
+    return "; ".join(bits + placed[:3])
+
+
+def _lines_summary(removed: list[str], added: list[str]) -> str:
+    """Code lines removed and added at one place, in a few words."""
+    if is_comment_only(removed, added):
+        said = next((ln.strip() for ln in (*added, *removed) if re.search(r"\w{3}", ln)), "")
+        return "comment only" + (f": {said}" if said and len(said) <= 100 else "")
+    bits = []
+    new_defs = [d for d in definitions(added) if d not in definitions(removed)]
+    gone_defs = [d for d in definitions(removed) if d not in definitions(added)]
+    gone, new = swapped(removed, added)
+    gone = [g for g in gone if g not in gone_defs]
+    new = [x for x in new if x not in new_defs]
+    if new_defs:
+        bits.append("adds " + _ticks(new_defs, 6))
+    if gone_defs:
+        bits.append("drops " + _ticks(gone_defs, 6))
+    if gone and new:
+        bits.append(f"{_ticks(gone, 3)} → {_ticks(new, 4)}")
+    elif new:
+        bits.append("+ " + _ticks(new, 4 if not new_defs else 3))
+    elif gone:
+        bits.append("− " + _ticks(gone, 4))
+    return "; ".join(bits)
+
+
+_PAIR_LINES = 40  # removed lines paired with added ones (twice as many) at most, per edit
+PROSE_CHARS = 70  # one side of a prose line's change, trimmed to where it differs
+
+
+def prose_changes(removed: list[str], added: list[str], limit: int = 2) -> list[str]:
+    """A prose or config edit as its lines: each removed line paired with the added line most like it
+    (`'Follow airbnb style' → 'Adhere to ESLint, Oxlint, dprint'`), then the added lines no removed
+    line matches; a pair that differs only in punctuation or spacing says nothing and is left out."""
+    rem = [ln.strip() for ln in removed if _informative(ln)]
+    add = [ln.strip() for ln in added if _informative(ln)]
+    add_set, rem_set = set(add), set(rem)
+    rem = [ln for ln in rem if ln not in add_set]
+    add = [ln for ln in add if ln not in rem_set]
+    unseen = max(0, len(rem) - _PAIR_LINES) + max(0, len(add) - 2 * _PAIR_LINES)
+    rem, add = rem[:_PAIR_LINES], add[:2 * _PAIR_LINES]  # bounded pairing: a rewrite of a whole file stays cheap
+    pairs: dict[int, int] = {}  # removed index -> added index
+    used: set[int] = set()
+    for i, old in enumerate(rem):
+        old_words = set(_WORD_RE.findall(old.casefold()))
+        best, best_score = -1, 0.0
+        for j, new in enumerate(add):
+            if j in used:
+                continue
+            new_words = set(_WORD_RE.findall(new.casefold()))
+            score = len(old_words & new_words) / (len(old_words | new_words) or 1)
+            if score > best_score:
+                best, best_score = j, score
+        if best >= 0 and best_score >= 0.2:
+            pairs[i] = best
+            used.add(best)
+    # A line rewritten in other words (`Name every function` → `Prefer named functions`): the rest
+    # pair up in order, as an edit's replaced lines are.
+    lone = [i for i in range(len(rem)) if i not in pairs]
+    spare = [j for j in range(len(add)) if j not in used]
+    if len(lone) == len(spare) <= 4:  # as many left on each side: one replaced the other
+        for i, j in zip(lone, spare, strict=True):
+            pairs[i] = j
+            used.add(j)
+    out: list[str] = []
+    for i, old in enumerate(rem):
+        if i not in pairs:
+            out.append(f"− '{_trim(old)}'")
+            continue
+        new = add[pairs[i]]
+        if _WORD_RE.findall(old.casefold()) == _WORD_RE.findall(new.casefold()):
+            continue  # punctuation or spacing only
+        out.append(_rewrite(old, new))
+    fresh = [new for j, new in enumerate(add) if j not in used]
+    out += [f"+ '{_trim(new)}'" for new in fresh]
+    # Rewritten lines first (what a reader asks "became what"), then additions, then removals.
+    out.sort(key=lambda x: 0 if "→" in x else (1 if x.startswith("+") else 2))
+    if len(out) + unseen > limit:
+        out = out[:limit] + [f"(+{len(out) + unseen - limit} more lines)"]
+    return out
+
+
+def _rewritten(piece: str) -> tuple[bool, float]:
+    """Rank of a prose piece: lines rewritten first, the most reworded first (`'Name every function'
+    → 'Prefer named functions'` says more than a word added to a line), then lines added."""
+    if " → " not in piece:
+        return True, 0.0
+    old, new = (set(_WORD_RE.findall(x.casefold())) for x in piece.split(" → ", 1))
+    return False, len(old & new) / (len(old | new) or 1)
+
+
+def _shorter(piece: str, side: int = 45) -> str:
+    """A prose piece (`'old' → 'new'`, `+ 'line'`) with each quoted side cut to `side` characters."""
+    return re.sub("'([^']{" + str(side + 2) + ",})'", lambda m: f"'{_trim(m.group(1), side)}'", piece)
+
+
+def _rewrite(old: str, new: str) -> str:
+    """`'old' → 'new'`, a long shared beginning said once: a line extended reads
+    `'Avoid special handling…' → '…; prefer arrow functions'`."""
+    old, new = _trim(old, 10**6), _trim(new, 10**6)
+    n = 0
+    while n < min(len(old), len(new)) and old[n] == new[n]:
+        n += 1
+    cut = old[:n].rfind(" ")
+    if n >= 30 and cut > 0:
+        lead = old[:cut].split()
+        head = " ".join(lead[:3])
+        return f"'{_trim(head + ' …' + old[cut:])}' → '…{_trim(new[cut:])}'"
+    return f"'{_trim(old)}' → '{_trim(new)}'"
+
+
+def _trim(line: str, limit: int = 0) -> str:
+    """A prose line cut to PROSE_CHARS at a word boundary, list markers and ticks dropped."""
+    limit = limit or PROSE_CHARS
+    line = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", line.strip()).replace("`", "").replace("; ", ", ")
+    if len(line) <= limit:
+        return line
+    return line[:limit].rsplit(" ", 1)[0] + "…"
 
 
 def _touched(events: list[Event], replay: _Replay | None = None) -> list[str]:

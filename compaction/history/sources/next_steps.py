@@ -27,7 +27,60 @@ _STOP = {"that", "this", "with", "from", "then", "still", "need", "have", "will"
 def next_step_source(ctx: FactContext) -> list[Fact]:
     said = [(rnd.number, m.text) for rnd in ctx.transcript.rounds for m in rnd.messages
             if m.role is Role.ASSISTANT and m.text]
-    return next_step_facts(ctx.events, ctx.n_rounds, said)
+    return next_step_facts(ctx.events, ctx.n_rounds, said) + unrun_checks(ctx.events)
+
+
+# A written plan's checks: the list items under a heading about verifying or testing.
+_CHECK_HEADING_RE = re.compile(r"^#{1,4}\s+.*\b(?:verif\w*|test\w*|check\w*|validat\w*|qa)\b", re.IGNORECASE)
+_HEADING_RE = re.compile(r"^#{1,4}\s")
+_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]?\]\s*)?(.*\S)")
+_TICKED_RE = re.compile(r"`([^`\n]{3,120})`")
+_PLAN_FILE_RE = re.compile(r"\.(?:md|markdown|txt)$", re.IGNORECASE)
+
+
+def unrun_checks(events: list[Event]) -> list[Fact]:
+    """The checks a plan the agent wrote names as commands (`./app sync --silent`) that no command
+    run after the plan was last written matches: a verification the plan promised and nobody did."""
+    plans: dict[str, tuple[Event, list[str]]] = {}
+    for e in events:
+        if e.kind is EventKind.WRITE and e.path and _PLAN_FILE_RE.search(e.path) and e.hunks and e.whole:
+            plans[e.path] = (e, list(e.hunks[0].added))
+        elif e.kind is EventKind.EDIT and e.path in plans:
+            plans[e.path] = (e, plans[e.path][1])  # edited later: its checks count from the last edit
+    facts: list[Fact] = []
+    for path, (last, lines) in plans.items():
+        checks = _checks(lines)
+        if not checks:
+            continue
+        ran = [set(_words(e.command)) for e in events if e.kind is EventKind.COMMAND and e.command
+               and (e.round, e.message_index) > (last.round, last.message_index)]
+        missed = [item for item, command in checks
+                  if (want := set(_words(command))) and not any(want <= have for have in ran)]
+        if missed:
+            shown = "; ".join(m if len(m) <= 90 else m[:90].rsplit(" ", 1)[0] + "…" for m in missed[:4])
+            text = f"[not done] checks in the plan `{path.rsplit('/', 1)[-1]}` never run: {shown}"
+            facts.append(Fact(Section.NEXT, text, [last.round], score=60))
+    return facts[:4]
+
+
+def _checks(lines: list[str]) -> list[tuple[str, str]]:
+    """(item, its command) for each list item with a command under a verification heading."""
+    out: list[tuple[str, str]] = []
+    inside = False
+    for line in lines:
+        if _HEADING_RE.match(line):
+            inside = bool(_CHECK_HEADING_RE.match(line))
+            continue
+        m = _ITEM_RE.match(line) if inside else None
+        if m:
+            ticked = _TICKED_RE.findall(m.group(1))
+            if ticked:
+                out.append((m.group(1), ticked[-1]))
+    return out
+
+
+def _words(command: str) -> list[str]:
+    return [w.removeprefix("./") for w in command.split() if w not in ("&&", "|", ";")]
 
 
 def _content(text: str) -> set[str]:

@@ -1,0 +1,31 @@
+"""Next steps: the checks a written plan names as commands that no later command ran."""
+
+from __future__ import annotations
+
+from compaction.edits import Hunk
+from compaction.events import Event, EventKind
+from compaction.history.sources.next_steps import unrun_checks
+
+PLAN = ("# Plan", "## Change", "- add the link", "## Verification", "1. Run `go build -o app`",
+        "2. Test silent mode (`./app sync --silent`)", "3. Run tests: `go test ./...`")
+
+
+def _plan(rnd: int) -> Event:
+    return Event(EventKind.WRITE, rnd, 1, path="/home/u/.plans/p.md", hunks=(Hunk((), PLAN),), whole=True)
+
+
+def _ran(rnd: int, command: str) -> Event:
+    return Event(EventKind.COMMAND, rnd, 1, command=command)
+
+
+def test_a_plan_check_no_later_command_ran_is_left_to_do():
+    (fact,) = unrun_checks([_plan(2), _ran(3, "go test ./..."), _ran(4, "go build -o app .")])
+    assert fact.text.startswith("[not done] checks in the plan `p.md` never run:")
+    assert "`./app sync --silent`" in fact.text and "go build" not in fact.text and "go test" not in fact.text
+
+
+def test_checks_run_before_the_plan_was_written_do_not_count_and_all_run_says_nothing():
+    (fact,) = unrun_checks([_ran(1, "go build -o app"), _plan(2)])
+    assert "go build -o app" in fact.text
+    assert unrun_checks([_plan(2), _ran(3, "go build -o app"), _ran(3, "./app sync --silent"),
+                         _ran(3, "go test ./...")]) == []
