@@ -20,7 +20,7 @@ from compaction import tokens
 from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
 from compaction.events import Event, extract_events
-from compaction.history import errors_adapter, facts, fill, fit
+from compaction.history import errors_adapter, facts, fill, fit, overlap
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
@@ -78,7 +78,7 @@ def compact(
     shown_records = errors_adapter.filter_for_role(records, preset)
     ctx = FactContext(transcript=transcript, events=events, records=shown_records, preset=preset, cwd=cwd,
                       n_rounds=len(rounds), target_tokens=target, lang=lang)
-    all_facts = _steer(gather(ctx), steering, preset)
+    all_facts = _said_once(_steer(gather(ctx), steering, preset))
 
     if tokens_before < target:  # the whole session may fit: then it is returned as it is
         text = render_tail(rounds, 10**12, preset.code, Steering())[0]
@@ -169,6 +169,28 @@ def compact(
     return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
                    kept=[r.number for r in shown], compacted=True, note=note, lang=lang, preset=preset,
                    dropped=(outputs_dropped, reads_total, len(head_rounds)), events=events)
+
+
+def _said_once(all_facts: list[Fact]) -> list[Fact]:
+    """Without the optional findings and problem lines whose words a must-keep Problems line of the
+    same round already holds (a failed command's finding beside its error record): one fact, one
+    place, so a tight budget buys something else with that room (`overlap.adds`)."""
+    said: dict[int, list[str]] = {}
+    for f in all_facts:
+        if f.essential and f.section is Section.PROBLEMS:
+            for r in f.rounds:
+                said.setdefault(r, []).append(f.text)
+    if not said:
+        return all_facts
+    out = []
+    for f in all_facts:
+        if (not f.essential and not f.task and f.section in (Section.FINDINGS, Section.EVIDENCE, Section.PROBLEMS)
+                and f.rounds and all(r in said for r in f.rounds)):
+            held = " ".join(t for r in f.rounds for t in said[r]).lower()
+            if not overlap.adds(f.text, held):
+                continue
+        out.append(f)
+    return out
 
 
 def _polish(markdown: str, settings: Settings, target: int) -> tuple[str, str | None]:

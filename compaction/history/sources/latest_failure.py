@@ -5,9 +5,8 @@ out a required fact."""
 
 from __future__ import annotations
 
-import re
-
 from compaction.history.facts import Fact, first_line
+from compaction.history.overlap import adding_lines
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Round, ToolResult
@@ -26,7 +25,7 @@ def latest_failure_facts(ctx: FactContext) -> list[Fact]:
     lines = [ln for ln in result.content.rstrip().splitlines() if ln.strip()][-LAST_LINES:]
     said = [o.evidence for r in ctx.records for o in r.occurrences if o.round == rnd.number and o.evidence]
     if said and any(ev in result.content or ev.strip() in result.content for ev in said):
-        lines = _adding(lines, " ".join([*said, command or ""]))
+        lines = adding_lines(lines, " ".join([*said, command or ""]))
         if not lines:
             return []
     body = "\n".join(lines)
@@ -36,23 +35,6 @@ def latest_failure_facts(ctx: FactContext) -> list[Fact]:
     what = f" of `{first_line(command, 100)}`" if command and ctx.preset.code else ""
     text = f"Latest failing output{what} ({status}, r{rnd.number}):\n" + "\n".join(f"  > {ln}" for ln in body.splitlines())
     return [Fact(Section.PROBLEMS, text, [rnd.number], score=1, priority=PRIORITY)]
-
-
-_WORD_RE = re.compile(r"[A-Za-z_][\w.:/-]*[A-Za-z0-9_]")
-MIN_NEW_WORDS = 4  # a line with fewer new words (a runner's "Exit code: 1", "Wall time: 1.1 seconds") adds nothing
-_NAME_RE = re.compile(r"\w[_.:/]\w|[a-z][A-Z]")  # an identifier (test_dates, a.b, CamelCase): one new is enough
-
-
-def _adding(lines: list[str], known: str) -> list[str]:
-    """The lines that say something the error record and the command do not: not the record's
-    line again, nor a runner's frame around it."""
-    seen = known.lower()  # a word inside it is not new (a path the runner cut short included)
-    out = []
-    for ln in lines:
-        new = {w for w in _WORD_RE.findall(ln) if len(w) >= 3 and w.lower() not in seen}
-        if len(new) >= MIN_NEW_WORDS or any(_NAME_RE.search(w) for w in new):
-            out.append(ln)
-    return out
 
 
 def _last_failure(rounds: list[Round]) -> tuple[Round, ToolResult, str | None] | None:
