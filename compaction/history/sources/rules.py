@@ -15,7 +15,7 @@ import re
 from pathlib import PurePath
 
 from compaction.events import count_matches, results_of_calls
-from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, split_task
+from compaction.history.facts import WS_RE, Fact, split_task
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
@@ -35,7 +35,6 @@ _TAG_RE = re.compile(r"</?[A-Za-z_][\w-]*>")
 _PROTOCOL_RE = re.compile(r"\b(?:your response|each response|one response|responses? (?:should|must)|"
                           r"(?:code|bash|separate) blocks?|"
                           r"THOUGHT|one (?:\w+ )?command|single command|format your)\b", re.IGNORECASE)
-_OPTION_RE = re.compile(r"[A-Z]\)\s")  # "A) Sure" / "B) No thanks": a question's choices, not rules
 _TASK = "Task instructions"
 _DOC_SUFFIX_RE = re.compile(r"(?:\.md|\.mdc|\.txt|/[^./]+)$", re.IGNORECASE)  # prose files, or no suffix
 # A project's instruction document the client injects (its opening line says instructions/rules/…, and it
@@ -89,7 +88,7 @@ def _rule_lines(text: str) -> list[tuple[str, int, str]]:
             continue
         im = _ITEM_RE.match(line)
         body = (im.group(2) if im else line).strip().strip("*").strip()
-        if len(body) < 2 or _PROTOCOL_RE.search(body) or _OPTION_RE.match(body):
+        if len(body) < 2 or _PROTOCOL_RE.search(body):
             continue
         if im or _MODAL_RE.search(body):
             out.append((heading, len(im.group(1)) if im else 0, body))
@@ -120,24 +119,21 @@ class Digest:
         self.strength = [_strength(rule) for _, rule in self.rules]
         self.order = sorted(range(len(self.rules)), key=lambda i: (-self.strength[i], i))
 
-    def render(self, limit: int | None = None, min_strength: int = 0, headings: bool = True) -> str:
+    def render(self, limit: int | None = None, min_strength: int = 0) -> str:
         """`Heading: rule; rule` one line per heading; within `limit` characters the most binding
-        rules are kept (must/never before should before plain items), whole, in the document's order.
-        Without `headings`: the rules alone, on one line (a tight budget's form)."""
+        rules are kept (must/never before should before plain items), whole, in the document's order."""
         keep = set(range(len(self.rules)))
         if limit is not None:
-            keep, size, seen = set(), 0, set()
+            keep, size, headings = set(), 0, set()
             for i in self.order:
                 heading, rule = self.rules[i]
                 if self.strength[i] < min_strength:
                     break
-                cost = len(rule) + 2 + (len(heading) + 3 if heading not in seen and headings else 0)
+                cost = len(rule) + 2 + (len(heading) + 3 if heading not in headings else 0)
                 if size + cost <= limit:
                     keep.add(i)
-                    seen.add(heading)
+                    headings.add(heading)
                     size += cost
-        if not headings:
-            return "; ".join(self.rules[i][1] for i in sorted(keep))
         out: list[tuple[str, list[str]]] = []
         for i in sorted(keep):
             heading, rule = self.rules[i]
@@ -155,20 +151,20 @@ def digest(text: str, limit: int | None = None, min_strength: int = 0) -> str:
 Rules = list[tuple[str, int, str]]
 
 
-def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
-    """(name, round, rule lines, whether its other lines are shown as context) of each instruction
-    document the agent was given or read; a text seen before (a file read twice) is not parsed again."""
-    docs: list[tuple[str, int, Rules, bool]] = []
+def _documents(ctx: FactContext) -> list[tuple[str, int, Rules]]:
+    """(name, round, rule lines) of each instruction document the agent was given or read; a text
+    seen before (a file read twice) is not parsed again."""
+    docs: list[tuple[str, int, Rules]] = []
     seen: set[int] = set()
 
-    def add(name: str, rnd: int, text: str, named: bool, context: bool = False) -> None:
+    def add(name: str, rnd: int, text: str, named: bool) -> None:
         key = hash(text)
         if key in seen:
             return
         seen.add(key)
         rules = _parsed(text, named)
         if rules:
-            docs.append((name, rnd, rules, context))
+            docs.append((name, rnd, rules))
 
     first_user = True
     for rnd in ctx.transcript.rounds:
@@ -183,8 +179,7 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
                     continue
                 named = _NAME_RE.search(msg.text[:300])
                 if (msg.harness or named) and len(msg.text) <= _MAX_DOC_CHARS:
-                    add(_name(named.group(0)) if named else "Instructions given", rnd.number, msg.text, bool(named),
-                        msg.harness and rnd.number <= 3 and _is_project_document(msg.text))
+                    add(_name(named.group(0)) if named else "Instructions given", rnd.number, msg.text, bool(named))
             for call in msg.tool_calls:
                 where = (call.path or call.command or "")[:400]
                 named = _NAME_RE.search(where) if (".md" in where or "rules" in where.lower()) else None
@@ -211,37 +206,26 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
     target = ctx.target_tokens or 8000
     cap = max(300, int(target * 0.5))  # characters of the shown form: about an eighth of the budget
     most = max(600, target)  # characters at most, once the budget has room: about a quarter of it
-    for name, rnd, lines, context in _documents(ctx):
+    for name, rnd, lines in _documents(ctx):
         rules = Digest(lines)
         # A harness's task instructions are mostly generic: only their binding rules, in less room.
         generic = name == _TASK
-        # A project document whose other lines are context facts (below): its plain list items are
-        # among those, so the digest keeps the modal rules only: each item said once.
-        strength = 2 if generic else 1 if context else 0
+        strength = 2 if generic else 0
         full = rules.render(most // 2 if generic else most, strength)
         if not full or full in seen:
             continue
         seen.add(full)
-        short = rules.render(max(160, cap // 3), strength, headings=False)
-        # A tight budget shows one line per file, its most binding rules: the requests, changes and
-        # state need that room more; the digest comes back when the filler has room (full text).
-        tight = target < TIGHT_TARGET
+        shown = rules.render(cap // 2 if generic else cap, strength)
+        short = rules.render(max(160, cap // 3), strength)
         head = f"{name} (r{rnd}), to follow:"
-        text = f"{head} {short}" if tight else f"{head}\n{rules.render(cap // 2 if generic else cap, strength)}"
         # Shown short first; the whole digest comes back only after the work's own facts (priority).
         # A harness's generic instructions are optional, after the work's own facts.
-        fact = Fact(Section.RULES, text, [rnd], score=60, essential=not generic,
-                    short=None if tight else f"{head}\n{short}", priority=4.6 if generic else 4.5)
-        if text != f"{head}\n{full}":
+        fact = Fact(Section.RULES, f"{head}\n{shown}", [rnd], score=60, essential=not generic,
+                    short=f"{head}\n{short}", priority=4.6 if generic else 4.5)
+        if shown != full:
             fact.full_text = f"{head}\n{full}"
         facts.append(fact)
     return facts
-
-
-def _is_project_document(text: str) -> bool:
-    """An injected project instruction document: its opening line says instructions/rules/…, and it has sections."""
-    opening = text.lstrip().split("\n", 1)[0]
-    return bool(_INSTRUCTIONS_RE.search(opening)) and len(_SECTION_RE.findall(text)) >= 2
 
 
 @fact_source(Section.RULES)
@@ -253,9 +237,10 @@ def instruction_context_facts(ctx: FactContext) -> list[Fact]:
         for msg in rnd.messages:
             if msg.role is not Role.USER or not msg.harness or not msg.text:
                 continue
-            if not _is_project_document(msg.text):
-                continue
+            opening = msg.text.lstrip().split("\n", 1)[0]
             heads = list(_SECTION_RE.finditer(msg.text))
+            if not _INSTRUCTIONS_RE.search(opening) or len(heads) < 2:
+                continue
             for i, m in enumerate(heads[:MAX_PROJECT_SECTIONS]):
                 end = heads[i + 1].start() if i + 1 < len(heads) else len(msg.text)
                 body = re.sub(r"</?[A-Za-z_][\w-]*>.*", "", msg.text[m.end():end], flags=re.DOTALL)  # trailing markup
