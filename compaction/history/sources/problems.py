@@ -72,6 +72,11 @@ def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: b
         if typed:
             where += f" after `{typed}`"
         details = [(_paths(d, cwd), r) for d, r in distinct_details(rec)]
+        searched = _searched(rec, messages) if messages else ""
+        if searched and details and searched[:30] not in details[-1][0]:
+            # which text did not match: the fix's own old line may read as it
+            d, r = details[-1]
+            details[-1] = (f"searched `{searched}`, not matched: {d}", r)
         label = f"{rec.id} (the target bug, reproduced on purpose)" if rec.target_bug else rec.id
         if rec.count > 1:
             label += f" ×{rec.count}"
@@ -108,6 +113,43 @@ def _typed_command(rec: ErrorRecord, messages: list[Message]) -> str:
     if not lines or not all(ln.startswith(("/", "!")) and "`" not in ln for ln in lines):
         return ""
     return _cut(" / ".join(lines), 140).replace("`", "")
+
+
+_SEARCH_BLOCK_RE = re.compile(r"^<{5,9} SEARCH[^\n]*\n", re.MULTILINE)
+_OLD_TEXT_KEYS = ("old_str", "old_string", "old_text", "search")
+
+
+def _searched(rec: ErrorRecord, messages: list[Message]) -> str:
+    """The first line of the text a refused edit looked for: the SEARCH block the tool echoed back
+    (aider), else the failing call's old-text argument. Without it a reader takes the later fix's old
+    line for what failed."""
+    occ = rec.occurrences[-1]
+    if occ.message is None or not 0 <= occ.message < len(messages):
+        return ""
+    msg = messages[occ.message]
+    for text in [*(r.content for r in msg.tool_results), msg.text] if "SEARCH" in (occ.detail or "") else []:
+        m = _SEARCH_BLOCK_RE.search(text)
+        if m:
+            return _first_line(text[m.end():])
+    ids = {r.call_id for r in msg.tool_results if r.call_id}
+    for prev in reversed(messages[max(0, occ.message - 3):occ.message + 1]):
+        for call in prev.tool_calls:
+            if call.id in ids and _same_file(call.path, occ.location.path):
+                old = next((v for k, v in call.arguments.items() if k in _OLD_TEXT_KEYS and isinstance(v, str)), "")
+                if old.strip():
+                    return _first_line(old)
+    return ""
+
+
+def _same_file(a: str | None, b: str | None) -> bool:
+    """Whether a call's file is the error's (by base name, either spelling), when both are known: one
+    tool reply may report an edit and an unrelated error together."""
+    return not (a and b) or _basename(a) == _basename(b)
+
+
+def _first_line(text: str) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return _cut(line, 90).replace("`", "'")
 
 
 def distinct_details(rec: ErrorRecord) -> list[tuple[str, int]]:

@@ -1,0 +1,89 @@
+"""Problems and solutions as one line per error record (issue 14 item 3): which text a refused edit
+looked for, and the hazards the agent named and handled in its own words."""
+
+from __future__ import annotations
+
+from compaction.events import extract_events
+from compaction.history import errors_adapter
+from compaction.history.sources import FactContext
+from compaction.history.sources.problems import problem_facts, prose_problem_source
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolResult, Transcript, group_rounds
+from compaction.transcripts._agent_tools import make_call
+
+
+def _transcript(msgs: list[Message]) -> Transcript:
+    for i, m in enumerate(msgs):
+        m.index = i
+    t = Transcript("t.jsonl", "test", msgs)
+    t.rounds = group_rounds(msgs)
+    return t
+
+
+def _call(name: str, args: dict, cid: str, out: str, is_error: bool = False) -> list[Message]:
+    return [Message(0, Role.ASSISTANT, "", tool_calls=[make_call(name, args, cid)]),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult(out, cid, is_error=is_error)])]
+
+
+def _lines(t: Transcript) -> list[str]:
+    records, _ = errors_adapter.scan(t)
+    return [f.full_text or f.text for f in problem_facts(records, "/repo", True, t.messages)]
+
+
+def test_a_refused_edit_names_the_text_it_searched_for():
+    # aider echoes the SEARCH block that did not match; the fix later replaced another line, which a
+    # reader would otherwise take for what failed
+    t = _transcript([
+        Message(0, Role.USER, "switch the imports to SignalScorer"),
+        *_call("edit", {"path": "/repo/cli/invoker.ts", "search": "import { PoIValidator } from './PoIValidator';",
+                        "replace": "import { SignalScorer } from './SignalScorer';"}, "a",
+               "SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in cli/invoker.ts\n"
+               "<<<<<<< SEARCH\nimport { PoIValidator } from './PoIValidator';\n=======\n"
+               "import { SignalScorer } from './SignalScorer';\n>>>>>>> REPLACE\n", is_error=True),
+    ])
+    [line] = [ln for ln in _lines(t) if "EditNotFound" in ln]
+    assert "searched `import { PoIValidator } from './PoIValidator';`, not matched" in line
+
+
+def test_a_refused_edit_call_names_its_old_text_when_the_error_does_not():
+    t = _transcript([
+        Message(0, Role.USER, "fix load"),
+        *_call("Edit", {"file_path": "/repo/app/io.py", "old_string": "def load(path):\n    return x",
+                        "new_string": "def load(path):\n    return y"}, "a",
+               "No replacement was performed, old_str `def load(path):` did not appear verbatim in /repo/app/io.py.",
+               is_error=True),
+    ])
+    lines = _lines(t)
+    assert lines and all("searched" not in ln for ln in lines)  # the error line already quotes it: not twice
+    t2 = _transcript([
+        Message(0, Role.USER, "fix load"),
+        *_call("Edit", {"file_path": "/repo/app/io.py", "old_string": "def load(path):\n    return x",
+                        "new_string": "def load(path):\n    return y"}, "a",
+               "<tool_use_error>String to replace not found in file.</tool_use_error>", is_error=True),
+    ])
+    assert any("searched `def load(path):`" in ln for ln in _lines(t2))
+
+
+def test_an_unrelated_error_in_the_same_reply_does_not_borrow_the_edit():
+    # one reply reports an edit and a missing image: the image's record names no searched text
+    t = _transcript([
+        Message(0, Role.USER, "tidy the module"),
+        *_call("edit", {"path": "/repo/src/a.ts", "search": "} from './b.ts';", "replace": "} from './c.ts';"}, "a",
+               "/repo/img/shot.png: unable to read: [Errno 2] No such file or directory: '/repo/img/shot.png'",
+               is_error=True),
+    ])
+    assert all("searched" not in ln for ln in _lines(t))
+
+
+def test_a_hazard_the_agent_handled_in_prose_is_a_problem_with_its_remedy():
+    t = _transcript([
+        Message(0, Role.USER, "is it truly random?"),
+        Message(0, Role.ASSISTANT, "Math.random is a PRNG. The new version uses rejection sampling to eliminate "
+                                   "modulo bias, so every value in the range is equally likely."),
+        Message(0, Role.USER, "thanks"),
+        Message(0, Role.ASSISTANT, "Let me know if there is an edge case."),
+    ])
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), "/repo", len(t.rounds), target_tokens=4000)
+    facts = prose_problem_source(ctx)
+    assert len(facts) == 1 and "rejection sampling to eliminate modulo bias" in facts[0].text
+    assert facts[0].rounds == [1]
