@@ -20,7 +20,7 @@ from compaction import tokens
 from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
 from compaction.events import Event, extract_events
-from compaction.history import errors_adapter, facts, fill, fit
+from compaction.history import errors_adapter, facts, fill, fit, overlap
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
@@ -78,7 +78,7 @@ def compact(
     shown_records = errors_adapter.filter_for_role(records, preset)
     ctx = FactContext(transcript=transcript, events=events, records=shown_records, preset=preset, cwd=cwd,
                       n_rounds=len(rounds), target_tokens=target, lang=lang)
-    all_facts = _steer(gather(ctx), steering, preset)
+    all_facts = _said_once(_steer(gather(ctx), steering, preset))
 
     if tokens_before < target:  # the whole session may fit: then it is returned as it is
         text = render_tail(rounds, 10**12, preset.code, Steering())[0]
@@ -169,6 +169,28 @@ def compact(
     return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
                    kept=[r.number for r in shown], compacted=True, note=note, lang=lang, preset=preset,
                    dropped=(outputs_dropped, reads_total, len(head_rounds)), events=events)
+
+
+def _said_once(all_facts: list[Fact]) -> list[Fact]:
+    """Without the optional findings and problem lines whose words a must-keep Problems line of the
+    same round already holds (a failed command's finding beside its error record): one fact, one
+    place, so a tight budget buys something else with that room (`overlap.adds`)."""
+    said: dict[int, list[str]] = {}
+    for f in all_facts:
+        if f.essential and f.section is Section.PROBLEMS:
+            for r in f.rounds:
+                said.setdefault(r, []).append(f.text)
+    if not said:
+        return all_facts
+    out = []
+    for f in all_facts:
+        if (not f.essential and not f.task and f.section in (Section.FINDINGS, Section.EVIDENCE, Section.PROBLEMS)
+                and f.rounds and all(r in said for r in f.rounds)):
+            held = " ".join(t for r in f.rounds for t in said[r]).lower()
+            if not overlap.adds(f.text, held):
+                continue
+        out.append(f)
+    return out
 
 
 def _polish(markdown: str, settings: Settings, target: int) -> tuple[str, str | None]:
@@ -275,7 +297,11 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -
             used += costs[id(f)]
     room = budget - used
     if sum(costs[id(f)] for f in optional) > room > 0:
-        taken = _shares(optional, costs, room)  # may show some fuller: their costs updated
+        held: dict[Section, int] = {}  # what the must-keep facts already give each section counts against its share
+        for f in chosen:  # the task and the current request are the seed's goal, outside the shares
+            if f.section is not Section.GOAL:
+                held[f.section] = held.get(f.section, 0) + costs[id(f)]
+        taken = _shares(optional, costs, room, held)  # may show some fuller: their costs updated
         chosen.extend(taken)
         used += sum(costs[id(f)] for f in taken)
         picked = set(map(id, taken))
@@ -288,27 +314,33 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -
     return chosen
 
 
-def _shares(optional: list[Fact], costs: dict[int, int], room: int) -> list[Fact]:
+def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[Section, int] | None = None) -> list[Fact]:
     """Each section's most valuable optional facts, the section furthest below its share of `room`
     served next (ties: the larger share first), so every section gets its best fact before any gets a
     second; a section stops at its share (its first fact excepted) and what it leaves flows on to the
-    by-priority pass. A fact with no round is a note about the document, not an answer: left to it."""
+    by-priority pass. A fact with no round is a note about the document, not an answer: left to it.
+    A share is of the section's whole content: what its must-keep facts already hold (`held`) counts
+    against it, else a section made must-keep (the error records) would leave its whole share unused and
+    that share would flow to another section's fuller texts before the requests got theirs."""
     queues: dict[Section, list[Fact]] = {}
     for f in optional:
         if f.rounds:
             queues.setdefault(f.section, []).append(f)
     for q in queues.values():
         q.sort(key=lambda f: f.score)  # most valuable last: popped first
-    spent = dict.fromkeys(queues, 0)
+    held = held or {}
+    shared = {section for section, _ in SHARES}
+    spent = {section: held.get(section, 0) for section in shared}
     taken: list[Fact] = []
-    total = room
+    total = room + sum(spent.values())
+    got: set[Section] = set()  # sections with an optional fact taken: the first one is taken over the share
     while True:
         best: tuple[float, int, Section] | None = None
         for i, (section, share) in enumerate(SHARES):
             q = queues.get(section)
             while q and costs[id(q[-1])] > room:
                 q.pop()  # does not fit what is left: a smaller one may
-            if not q or (spent[section] and spent[section] + costs[id(q[-1])] > share * total):
+            if not q or (section in got and spent[section] + costs[id(q[-1])] > share * total):
                 continue
             key = (spent[section] / share, i, section)
             if best is None or key[:2] < best[:2]:
@@ -316,6 +348,7 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int) -> list[Fact
         if best is None:
             break
         f = queues[best[2]].pop()
+        got.add(best[2])
         taken.append(f)
         spent[best[2]] += costs[id(f)]
         room -= costs[id(f)]

@@ -195,7 +195,7 @@ def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list
     costs = tokens.count_many([full for _, _, full in pending])
     shown = tokens.count_many([c.text if c is not None else (o.text if o.text != full else "") for o, c, _ in pending])
     return [_Step(o, c, full, cost + 6 - (n + 6 if c is not None else 0), n + 6 if c is not None else 0,
-                  (o.text, n + 6) if c is None and n and o.section is not Section.GOAL else None)
+                  (o.text, n + 6) if c is None and n and not o.task else None)
             for (o, c, full), cost, n in zip(pending, costs, shown, strict=True)]
 
 

@@ -6,6 +6,7 @@ out a required fact."""
 from __future__ import annotations
 
 from compaction.history.facts import Fact, first_line
+from compaction.history.overlap import adding_lines
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Round, ToolResult
@@ -22,6 +23,11 @@ def latest_failure_facts(ctx: FactContext) -> list[Fact]:
         return []
     rnd, result, command = found
     lines = [ln for ln in result.content.rstrip().splitlines() if ln.strip()][-LAST_LINES:]
+    said = [o.evidence for r in ctx.records for o in r.occurrences if o.round == rnd.number and o.evidence]
+    if said and any(ev in result.content or ev.strip() in result.content for ev in said):
+        lines = adding_lines(lines, " ".join([*said, command or ""]))
+        if not lines:
+            return []
     body = "\n".join(lines)
     if len(body) > MAX_CHARS:
         body = "…" + body[-MAX_CHARS:].split("\n", 1)[-1]
