@@ -252,6 +252,8 @@ def _explanation(transcript: Transcript, after_round: int) -> str | None:
 
 _PLAN = re.compile(r"\s*(?:(?:okay|ok|first|now|next|then|so)\b,?\s*)?(?:I will|I'll|let me|let's|I need to|I'm going|I am going)\b",
                    re.I)  # what it will do next, not what went wrong
+_HEDGE = re.compile(r"\b(?:likely|probably|possibly|perhaps|might|maybe|may be|seems?|I think|I suspect|I guess)\b",
+                    re.I)
 MAX_DIAGNOSES = 8  # occurrences of one unresolved record whose following replies are read
 
 
@@ -495,8 +497,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     why = _explanation(transcript, last.round)
     if not fix.round and rec.count > 1 and rec.id in _EDIT_REFUSED:
         why = "; ".join(_diagnoses(transcript, rec)) or why
-    if why:
-        parts.append(("cause: " if fix.round else "") + why.rstrip("."))
+    if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
+        label = "the agent's guess: " if _HEDGE.search(why) else ("cause: " if fix.round else "")
+        parts.append(label + why.rstrip("."))
     retry = None if fix.round else _next_success(transcript, rec, last.round, cache)
     if retry:
         rnd, what, call = retry

@@ -75,3 +75,19 @@ def test_a_hazard_the_agent_handled_in_prose_is_a_problem_with_its_remedy():
     facts = prose_problem_source(ctx)
     assert len(facts) == 1 and "rejection sampling to eliminate modulo bias" in facts[0].text
     assert facts[0].rounds == [1]
+
+
+def test_a_hedged_account_of_an_error_is_labelled_a_guess_not_a_cause():
+    def session(account: str) -> Transcript:
+        return _transcript([
+            Message(0, Role.USER, "rename the loader"),
+            *_call("Edit", {"file_path": "/repo/app/io.py", "old_string": "def load(p):", "new_string": "def read(p):"},
+                   "a", "<tool_use_error>String to replace not found in file.</tool_use_error>", is_error=True),
+            Message(0, Role.USER, "go on"),
+            Message(0, Role.ASSISTANT, account),
+        ])
+
+    guessed, _ = errors_adapter.scan(session("The edit failed, likely because the file uses tabs for indentation."))
+    assert "the agent's guess: The edit failed, likely because the file uses tabs" in guessed[0].solution
+    stated, _ = errors_adapter.scan(session("The edit failed because the function is named load_file, not load."))
+    assert "guess" not in stated[0].solution and "because the function is named load_file" in stated[0].solution
