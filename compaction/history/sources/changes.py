@@ -56,16 +56,13 @@ def _body(text: str) -> str:
     return text.split("): ", 1)[-1].rsplit(" (r", 1)[0]
 
 
-# The last compaction's (events, cwd, n_rounds, records): its two sources (this one and the
-# modified-files list) share the work. One tuple, read and replaced whole: safe across threads.
-_MEMO: list[tuple] = []
-
-
 def records(ctx: FactContext) -> dict[str, Fact]:
-    """Every modified file's full change record (its text the one-line form), by path."""
-    memo = _MEMO[0] if _MEMO else None
-    if memo is not None and memo[0] is ctx.events and memo[1:3] == (ctx.cwd, ctx.n_rounds):
-        return memo[3]
+    """Every modified file's full change record (its text the one-line form), by path; made once per
+    compaction (this source and the modified-files list share it)."""
+    return ctx.shared(("changes", "records"), lambda: _records(ctx))
+
+
+def _records(ctx: FactContext) -> dict[str, Fact]:
     asked = " ".join(e.text for e in ctx.events if e.kind is EventKind.REQUEST).casefold()
     out: dict[str, Fact] = {}
     notes = _rejection_notes(ctx)
@@ -73,7 +70,6 @@ def records(ctx: FactContext) -> dict[str, Fact]:
         fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked, notes=notes)
         if fact is not None:
             out[path] = fact
-    _MEMO[:] = [(ctx.events, ctx.cwd, ctx.n_rounds, out)]
     return out
 
 
@@ -82,6 +78,10 @@ def gists(ctx: FactContext) -> dict[str, str]:
     keys), for the modified-files line: the one thing a tight budget still shows about a file."""
     if not ctx.preset.code:
         return {}
+    return ctx.shared(("changes", "gists"), lambda: _gists(ctx))
+
+
+def _gists(ctx: FactContext) -> dict[str, str]:
     out: dict[str, str] = {}
     for path, fact in records(ctx).items():
         if fact.score <= 25 or "): " not in fact.text:  # scratch and reverted files: their own lines
