@@ -4,7 +4,7 @@ Facts are gathered for every round (so the summary lists every modified file, no
 verbatim tail) from the registered sources (`sources/`, one per fact kind); the last rounds are kept
 verbatim (none reserved at a tight target); then facts are chosen by the seed's priority
 (`sections.Section`) — goal > completed actions > modified files > decisions and constraints (with
-error memory) > next steps — except that, when the budget is tight, the sections after the completed
+error memory) > next steps — except that, when the optional facts do not all fit, the sections after the completed
 actions first get each a share (`SHARES`: what a successor asks about most, most) so none is left
 empty. Markers and the error-memory block are never dropped. The engine knows no fact
 kind: it selects, shortens and renders by section.
