@@ -12,6 +12,7 @@ import re
 
 from compaction.model import Message, Role, ToolKind, Transcript, TranscriptError
 from compaction.transcripts._agent_tools import make_call
+from compaction.transcripts._fences import outside_fences
 from compaction.transcripts._io import read_text
 
 NAME = "cursor-export"
@@ -35,20 +36,10 @@ def load(path: str) -> Transcript:
     lines = read_text(path).replace("\r\n", "\n").split("\n")
     t = Transcript(path=path, format=NAME, messages=[])
     starts: list[tuple[int, str]] = []
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        fm = _FENCE.match(line)
-        if fm:
-            mark = fm.group(1)
-            if fence is None:
-                fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence) and not fm.group(2).strip():
-                fence = None
-            continue
-        if fence is None:
-            sm = _SPEAKER.match(line)
-            if sm:
-                starts.append((i, sm.group(1)))
+    for i, line in outside_fences(lines):  # a speaker line quoted in code is not a turn
+        sm = _SPEAKER.match(line)
+        if sm:
+            starts.append((i, sm.group(1)))
     if not starts:
         raise TranscriptError(path, "no **User** / **Cursor** speaker lines: not a Cursor chat export")
     preamble = "\n".join(lines[:starts[0][0]]).strip()

@@ -3,7 +3,7 @@ its rounds out, and an assistant call paired with its tool result."""
 
 from __future__ import annotations
 
-from compaction.model import Message, Role, ToolResult, Transcript, group_rounds
+from compaction.model import Message, Role, ToolCall, ToolResult, Transcript, group_rounds
 from compaction.transcripts._agent_tools import make_call
 
 
@@ -17,3 +17,18 @@ def call_pair(name: str, args: dict, cid: str, out: str, *, is_error: bool = Fal
     """The assistant's call and the tool's reply to it."""
     return [Message(0, Role.ASSISTANT, "", tool_calls=[make_call(name, args, cid)]),
             Message(0, Role.TOOL, "", tool_results=[ToolResult(out, cid, is_error=is_error)])]
+
+
+def steps_transcript(request: str, *steps: Message | tuple[ToolCall, ToolResult | None]) -> Transcript:
+    """The user's `request`, then each step: a message as it is, or a call with its result (None: no
+    reply seen)."""
+    msgs = [Message(0, Role.USER, request)]
+    for step in steps:
+        if isinstance(step, Message):
+            msgs.append(step)
+            continue
+        call, res = step
+        msgs.append(Message(0, Role.ASSISTANT, "", tool_calls=[call]))
+        if res is not None:
+            msgs.append(Message(0, Role.TOOL, "", tool_results=[res]))
+    return transcript(msgs)

@@ -12,8 +12,9 @@ from compaction.history.sources import FactContext
 from compaction.history.sources.changes import change_facts, records
 from compaction.history.sources.modified import modified_file_facts
 from compaction.history.steering import role_preset
-from compaction.model import Message, Role, ToolCall, ToolResult, Transcript, group_rounds
+from compaction.model import Message, Role, ToolCall, ToolResult, Transcript
 from compaction.transcripts._agent_tools import make_call
+from tests.unit.synthetic import steps_transcript
 
 PAGE = """<!DOCTYPE html>
 <html>
@@ -38,19 +39,7 @@ PAGE = """<!DOCTYPE html>
 
 
 def _run(*steps: Message | tuple[ToolCall, ToolResult | None]) -> Transcript:
-    msgs = [Message(0, Role.USER, "build the page")]
-    for step in steps:
-        if isinstance(step, Message):
-            step.index = len(msgs)
-            msgs.append(step)
-            continue
-        call, res = step
-        msgs.append(Message(len(msgs), Role.ASSISTANT, "", tool_calls=[call]))
-        if res is not None:
-            msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=[res]))
-    t = Transcript("t.jsonl", "test", msgs)
-    t.rounds = group_rounds(msgs)
-    return t
+    return steps_transcript("build the page", *steps)
 
 
 def _ctx(t: Transcript) -> FactContext:

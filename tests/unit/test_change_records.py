@@ -10,21 +10,15 @@ from compaction.history.sections import Section
 from compaction.history.sources import FactContext
 from compaction.history.sources.changes import change_facts, records
 from compaction.history.steering import role_preset
-from compaction.model import Message, Role, ToolCall, ToolResult, Transcript, group_rounds
+from compaction.model import ToolCall, ToolResult, Transcript
 from compaction.transcripts import load_transcript
 from compaction.transcripts._agent_tools import make_call
 from tests.conftest import TRANSCRIPTS
+from tests.unit.synthetic import steps_transcript
 
 
 def _transcript(*turns: tuple[ToolCall, ToolResult | None]) -> Transcript:
-    msgs = [Message(0, Role.USER, "fix the parser")]
-    for call, res in turns:
-        msgs.append(Message(len(msgs), Role.ASSISTANT, "", tool_calls=[call]))
-        if res is not None:
-            msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=[res]))
-    t = Transcript("t.jsonl", "test", msgs)
-    t.rounds = group_rounds(msgs)
-    return t
+    return steps_transcript("fix the parser", *turns)
 
 
 def _facts(t: Transcript) -> list:

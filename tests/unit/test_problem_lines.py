@@ -6,7 +6,8 @@ from __future__ import annotations
 from compaction.events import extract_events
 from compaction.history import errors_adapter
 from compaction.history.sources import FactContext
-from compaction.history.sources.problems import problem_facts, prose_problem_source
+from compaction.history.sources.problems import problem_facts
+from compaction.history.sources.problems_prose import prose_problem_source
 from compaction.history.steering import role_preset
 from compaction.model import Message, Role, Transcript
 from tests.unit.synthetic import call_pair as _call

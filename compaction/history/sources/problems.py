@@ -80,7 +80,7 @@ def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: b
         label = f"{rec.id} (the target bug, reproduced on purpose)" if rec.target_bug else rec.id
         if rec.count > 1:
             label += f" ×{rec.count}"
-        pieces = [(_cut(d, DETAIL_CHARS if i == 0 else RETRY_CHARS), r) for i, (d, r) in enumerate(_differences(details))]
+        pieces = [(cut(d, DETAIL_CHARS if i == 0 else RETRY_CHARS), r) for i, (d, r) in enumerate(_differences(details))]
         said = "; ".join(f"{d} (r{r})" if len(pieces) > 1 else d for d, r in pieces)
         text = f"{label}{where}: {said}" if said else f"{label}{where}"
         solution = _paths(_solution(rec.solution, rec.target_bug), cwd) if with_solutions else ""
@@ -90,7 +90,7 @@ def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: b
         if solution:
             text += f" — {solution}"
         last = details[-1][0] if details else ""
-        short = f"{label}{where}: {_cut(last, SHORT_CHARS)}" if last else f"{label}{where}"
+        short = f"{label}{where}: {cut(last, SHORT_CHARS)}" if last else f"{label}{where}"
         out.append(Fact(Section.PROBLEMS, f"{text} {cite(rec.rounds)}", rec.rounds,
                         score=40 + rec.count + (5 if rec.target_bug else 0),
                         short=f"{short} {cite(rec.rounds)}", error_id=rec.id, priority=RECORD_PRIORITY))
@@ -112,7 +112,7 @@ def _typed_command(rec: ErrorRecord, messages: list[Message]) -> str:
     lines = [ln.strip() for ln in before.text.strip().splitlines()[:2]]
     if not lines or not all(ln.startswith(("/", "!")) and "`" not in ln for ln in lines):
         return ""
-    return _cut(" / ".join(lines), 140).replace("`", "")
+    return cut(" / ".join(lines), 140).replace("`", "")
 
 
 _SEARCH_BLOCK_RE = re.compile(r"^<{5,9} SEARCH[^\n]*\n", re.MULTILINE)
@@ -149,7 +149,7 @@ def _same_file(a: str | None, b: str | None) -> bool:
 
 def _first_line(text: str) -> str:
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return _cut(line, 90).replace("`", "'")
+    return cut(line, 90).replace("`", "'")
 
 
 def distinct_details(rec: ErrorRecord) -> list[tuple[str, int]]:
@@ -220,62 +220,14 @@ def _solution(solution: str | None, target_bug: bool = False) -> str:
     if target_bug and "; cause: " in text:
         text = text.split("; cause: ", 1)[0]
     text = " ".join(text.split())
-    return _cut(text, SOLUTION_CHARS) if text else ""
+    return cut(text, SOLUTION_CHARS) if text else ""
 
 
-def _cut(text: str, width: int) -> str:
+def cut(text: str, width: int) -> str:
+    """`text` within `width` characters, an ellipsis where it was cut, never inside a code span."""
     if len(text) <= width:
         return text
-    cut = text[: width - 1]
-    if cut.count("`") % 2:  # never leave a code span open
-        cut = cut[: cut.rfind("`")]
-    return cut.rstrip(" ,;:") + "…"
-
-
-# --- problems the agent named and handled in its own words, without a failing tool ----------------
-# A problem noun (a known hazard of the platform or the method) and, in the same sentence, what was
-# done about it: "uses rejection sampling to eliminate modulo bias", "need to resume AudioContext
-# (browsers suspend it until a gesture)". Found by substring search (history.sentences), so a
-# message without one of these words costs one `find` per word.
-_HAZARDS = ("bias", "suspend", "restriction", "gotcha", "pitfall", "caveat", "workaround", "work around",
-            "limitation", "race condition", "edge case", "overflow", "deadlock", "blocked", "not allowed",
-            "until a user", "until the user", "precision", "off-by-one", "injection", "escap")
-_REMEDY_RE = re.compile(r"\b(?:avoid|eliminat|prevent|guard|handl|need(?:s|ed)? to|so (?:that|we|I)|therefore|"
-                        r"resum|instead|work(?:s|ed)? around|to keep|make sure|ensur|fix)", re.I)
-_NOT_PROBLEM_RE = re.compile(r"^(?:let me|let's|i'll|i will|now)\b", re.I)
-MAX_PROSE = 3
-PROSE_SCAN = 8000  # characters of a reply searched (history.sentences.prose's own limit)
-PROSE_CHARS = 240
-PROSE_PRIORITY = 4.6  # after the error records and the findings: what room is left
-
-
-@fact_source(Section.PROBLEMS)
-def prose_problem_source(ctx: FactContext) -> list[Fact]:
-    from compaction.errors.scan import key_change
-    from compaction.history.sentences import prose, sentences_around
-    from compaction.model import ToolKind
-
-    out: list[Fact] = []
-    seen: list[set[str]] = []
-    for rnd in ctx.transcript.rounds:
-        for msg in rnd.messages:
-            if msg.role is not Role.ASSISTANT or not msg.text:
-                continue
-            head = msg.text[:PROSE_SCAN]
-            if not any(map(head.__contains__, _HAZARDS)):
-                continue  # most replies name no hazard (mid-sentence, in lower case): a few finds, no sentence cutting
-            for sentence in sentences_around(prose(head), _HAZARDS):
-                if not _REMEDY_RE.search(sentence) or _NOT_PROBLEM_RE.match(sentence) or len(sentence) < 30:
-                    continue
-                words = {w for w in re.findall(r"[a-z]{5,}", sentence.lower())}
-                if any(len(words & w) >= 3 and len(words & w) * 3 >= min(len(words), len(w)) for w in seen):
-                    continue  # the same problem told again (a closing summary repeats it)
-                seen.append(words)
-                text = _cut(sentence.replace("**", ""), PROSE_CHARS).rstrip(":")
-                edits = [c for c in msg.tool_calls if c.kind is ToolKind.EDIT]
-                change = key_change(edits[0]) if edits else ""
-                if change:  # the edit that handled it, when the same reply made one
-                    text += f" — {_cut(change, 160)}"
-                out.append(Fact(Section.PROBLEMS, f"{text} {cite([rnd.number])}", [rnd.number], score=20,
-                                priority=PROSE_PRIORITY, prose=True, essential=True))
-    return out[-MAX_PROSE:]
+    head = text[: width - 1]
+    if head.count("`") % 2:  # never leave a code span open
+        head = head[: head.rfind("`")]
+    return head.rstrip(" ,;:") + "…"
