@@ -62,14 +62,18 @@ def compact(
     keep = settings.keep_recent if keep_recent is None else keep_recent
     window = tokens.context_window(settings.model, settings.context_window)
 
-    tokens_before = tokens.count_messages(transcript.messages)
+    if target_tokens is None:  # the default target is a share of the session: counted first
+        tokens_before = tokens.count_messages(transcript.messages)
+        counted = lambda: tokens_before  # noqa: E731
+    else:  # counted on a second core while the events and facts are read (nothing reads the counts before)
+        counted = tokens.count_messages_meanwhile(transcript.messages)
     rounds = transcript.rounds
-    fact_room = (target_tokens or default_target(tokens_before, window)) // MIN_FACT_TOKENS
+    fact_room = (target_tokens or default_target(counted(), window)) // MIN_FACT_TOKENS
     events = extract_events(transcript, max_requests=fact_room + 1)  # the current request and the room
     records, _ = errors_adapter.scan(transcript)
     cwd = transcript.cwd
 
-    target = target_tokens or default_target(tokens_before, window)
+    target = target_tokens or default_target(counted(), window)
     keep = min(keep, len(rounds))
     head_rounds, tail_rounds = rounds[: len(rounds) - keep], rounds[len(rounds) - keep:]
     tail_start = tail_rounds[0].number if tail_rounds else len(rounds) + 1
@@ -79,6 +83,7 @@ def compact(
     ctx = FactContext(transcript=transcript, events=events, records=shown_records, preset=preset, cwd=cwd,
                       n_rounds=len(rounds), target_tokens=target, lang=lang)
     all_facts = _said_once(_steer(gather(ctx), steering, preset))
+    tokens_before = counted()
 
     if tokens_before < target:  # the whole session may fit: then it is returned as it is
         text = render_tail(rounds, 10**12, preset.code, Steering())[0]

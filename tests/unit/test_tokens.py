@@ -130,3 +130,26 @@ def test_counted_exactly():
     assert tokens.counted_exactly("plain ascii") and tokens.counted_exactly("ünïcödé 漢字")
     assert not tokens.counted_exactly("lone \ud800 surrogate")
     assert not tokens.counted_exactly("x" * (tokens._PIECE_CHARS + 1))
+
+
+def test_counting_meanwhile_gives_count_messages_figures(monkeypatch):
+    """The worker thread's counts are the serial counts, message by message (long ones counted there),
+    and a failure in it reaches the caller."""
+    from compaction.model import Message, Role
+
+    texts = ["short one", "x = f(y)\n" * 2000, "漢字 " * 3000, ""]
+    serial = [Message(i, Role.USER, t) for i, t in enumerate(texts)]
+    meanwhile = [Message(i, Role.USER, t) for i, t in enumerate(texts)]
+    wait = tokens.count_messages_meanwhile(meanwhile)
+    assert wait() == tokens.count_messages(serial) > 0
+    assert [m.tokens for m in meanwhile] == [m.tokens for m in serial]
+
+    def broken(text: str) -> int:
+        if len(text) >= tokens._MEANWHILE_MIN_CHARS:
+            raise ValueError("encoder failed")
+        return 1
+
+    monkeypatch.setattr(tokens, "_counter", lambda enc: broken)
+    wait = tokens.count_messages_meanwhile([Message(0, Role.USER, "y " * 20_000)])
+    with pytest.raises(ValueError, match="encoder failed"):
+        wait()
