@@ -15,7 +15,7 @@ import re
 from pathlib import PurePath
 
 from compaction.events import count_matches
-from compaction.history.facts import WS_RE, Fact, split_task
+from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, split_task
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
@@ -204,9 +204,16 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
     facts: list[Fact] = []
     seen: set[str] = set()
     target = ctx.target_tokens or 8000
-    cap = max(300, int(target * 0.5))  # characters of the shown form: about an eighth of the budget
-    most = max(600, target)  # characters at most, once the budget has room: about a quarter of it
-    for name, rnd, lines in _documents(ctx):
+    docs = _documents(ctx)
+    # Characters of the shown (must-keep) forms together: about an eighth of the budget, shared by the
+    # documents (two instruction files read at a tight budget took a quarter of it, before any finding).
+    own = sum(1 for name, _, _ in docs if name != _TASK) or 1
+    cap = max(300, int(target * 0.5) // own)
+    # characters at most, once the budget has room: about a third of it (the document's list items are
+    # said here only, not again by `instruction_context_facts`)
+    most = max(600, int(target * 1.4))
+    tight = target < TIGHT_TARGET
+    for name, rnd, lines in docs:
         rules = Digest(lines)
         # A harness's task instructions are mostly generic: only their binding rules, in less room.
         generic = name == _TASK
@@ -215,7 +222,10 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
         if not full or full in seen:
             continue
         seen.add(full)
-        shown = rules.render(cap // 2 if generic else cap, strength)
+        # At a tight budget the must-keep form is the binding rules (must/never/should/prefer), not
+        # the document's plain lists: those come back with the full text when room is left.
+        shown = (rules.render(cap, 1) if tight and not generic else "") or \
+            rules.render(cap // 2 if generic else cap, strength)
         short = rules.render(max(160, cap // 3), strength)
         head = f"{name} (r{rnd}), to follow:"
         # Shown short first; the whole digest comes back only after the work's own facts (priority).
@@ -241,10 +251,15 @@ def instruction_context_facts(ctx: FactContext) -> list[Fact]:
             heads = list(_SECTION_RE.finditer(msg.text))
             if not _INSTRUCTIONS_RE.search(opening) or len(heads) < 2:
                 continue
+            # its list items are the digest's (`rule_facts`) when the document is instruction-shaped:
+            # here only its prose lines, else each item was said twice
+            listed = len(msg.text) <= _MAX_DOC_CHARS and _parsed(msg.text, bool(_NAME_RE.search(msg.text[:300])))
             for i, m in enumerate(heads[:MAX_PROJECT_SECTIONS]):
                 end = heads[i + 1].start() if i + 1 < len(heads) else len(msg.text)
                 body = re.sub(r"</?[A-Za-z_][\w-]*>.*", "", msg.text[m.end():end], flags=re.DOTALL)  # trailing markup
-                items = [WS_RE.sub(" ", ln).strip().lstrip("-*•0123456789. ").rstrip(".:") for ln in body.splitlines()]
+                lines = [ln for ln in body.splitlines()
+                         if not (listed and (_ITEM_RE.match(ln) or ln.rstrip().endswith(":")))]  # a list's lead-in too
+                items = [WS_RE.sub(" ", ln).strip().lstrip("-*•0123456789. ").rstrip(".:") for ln in lines]
                 items = [x for x in items if len(x) >= 2 and not _MODAL_RE.search(x)]
                 if not items:
                     continue
