@@ -135,7 +135,8 @@ def compact(
         shown_start = shown[0].number if shown else len(rounds) + 1
         summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
         pool = [copy.copy(f) for f in all_facts]
-        chosen = _choose(pool, summary_budget, shown_start, held_problems=tokens.count(em_doc))
+        chosen = _choose(pool, summary_budget, shown_start, held_problems=tokens.count(em_doc),
+                         records_part=max(0, tokens.count(em_doc) - tokens.count(em_block)))
         markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
         if tokens.count(markdown) <= target:
             break
@@ -261,16 +262,20 @@ SHARES: tuple[tuple[Section, float], ...] = (
 )
 
 
-def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, held_problems: int = 0) -> list[Fact]:
+def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, held_problems: int = 0,
+            records_part: int = 0) -> list[Fact]:
     """Essentials first (full text, else their short form); then by priority the optional facts up to
     the completed actions (the seed's order); then, when the rest do not all fit, every later section
     its most valuable facts up to its share (`SHARES`), so no kind of question is left without an
     answer; then the rest by priority and score. An optional fact from the rounds the verbatim tail
     shows (from `tail_start`) would say it twice, except a completed action (the tail may elide a
-    command in the middle of a long output)."""
+    command in the middle of a long output). `held_problems`: what the error-memory block holds (it
+    counts against the problems' share)."""
     texts = [f.text for f in all_facts]
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
-    goal_cap = max(120, int(budget * 0.45))
+    # the task's cap is of what the summary says, the error records' failures (now in their block,
+    # `records_part`) included, as when they were Problems lines
+    goal_cap = max(120, int((budget + records_part) * 0.45))
     chosen: list[Fact] = []
     used = 0
     ordered = sorted(all_facts, key=lambda f: (not f.essential, f.rank(), -f.score))
