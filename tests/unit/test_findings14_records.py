@@ -161,13 +161,14 @@ def test_an_injected_project_instruction_document_is_context_one_line_per_sectio
     context = instruction_context_facts(ctx)
     assert all(f.section is Section.RULES for f in context)
     texts = [f.text for f in context]
-    # The document's rules and list items are the rules digest's, said once there (whole when room
-    # allows); a section with no other line gives no context line of its own.
+    # The modal rule ("Prefer …") is the rules digest's; the section's other lines are context here.
+    assert "Project instructions, Work Rules: Make small, safe changes" in texts
+    assert ("Project instructions, Search Strategy: Use this order; Find game loop / main update loop; "
+            "Find player tank logic") in texts
+    assert any("server-authoritative" in f.text for f in rule_facts(ctx))
+    # each item said once: the digest of an injected document keeps its rules, its context lines the rest
     digest = " ".join(f.full_text or f.text for f in rule_facts(ctx))
-    for said in ("server-authoritative", "Make small, safe changes", "Find game loop / main update loop",
-                 "Find player tank logic"):
-        assert said in digest
-        assert not any(said in x for x in texts)
+    assert "Make small, safe changes" not in digest and "Find game loop" not in digest
     assert not any("powershell" in x for x in texts)  # the markup after the document is not a rule
     assert not any(f.text.startswith("Project instructions") for f in decision_facts(ctx))  # context, not decisions
     # A harness message without an instructions opening (a checkpoint summary, a template) gives none.
