@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from compaction import tokens
@@ -20,6 +21,8 @@ SHARE = 0.10
 HIGH_WATER = 0.80
 STALE_ROUNDS = 10
 SHORT_WIDTHS = (100, 80, 60, 45, 30)  # the widest that fits: each step keeps more words
+AVOIDANCE_FACTOR = 0.7  # beside an `Error:` line, the advice keeps less than the solution
+DETAIL_FACTOR = 1.6  # an `Error:` line keeps this much more than the solution and avoidance texts
 
 
 @dataclass
@@ -32,6 +35,7 @@ class BudgetResult:
     dropped: list[str] = field(default_factory=list)
     shortened: int = 0  # the width texts were cut to, 0 when untouched
     dropped_lines: dict[str, str] = field(default_factory=dict)  # dropped id -> its identifying error line
+    details: dict[str, str] = field(default_factory=dict)  # id -> its `Error:` line, as shown (with `detail`)
 
     @property
     def notes(self) -> list[str]:
@@ -145,25 +149,62 @@ def _shorten(text: str | None, width: int) -> str | None:
     return best[:cut].rstrip() + "…"
 
 
+def _elide(text: str, width: int) -> str:
+    """`text` within `width` characters by eliding its middle: an error line's specifics are often at
+    its end (`…missing from the dataset: PixelRepresentation`). A code span is never left open."""
+    if len(text) <= width:
+        return text
+    lead = text.find(": ") + 2  # where it happened (`at `file:line`: `) stays, its path by file name
+    if lead >= 2:
+        text = _PATH_RE.sub(r"\1", text[:lead]) + text[lead:]
+        lead = text.find(": ") + 2
+        if len(text) <= width:
+            return text
+    lead = lead if 2 <= lead <= width * 0.6 else 0
+    width -= lead
+    head, tail = text[lead: lead + int(width * 0.55)], text[len(text) - int(width * 0.4):]
+    space = head.rfind(" ")  # whole words: a name cut in two is neither found nor read
+    head = head[:space] if space >= len(head) // 2 else head
+    space = tail.find(" ")
+    tail = tail[space + 1:] if 0 <= space <= len(tail) // 2 else tail
+    if head.count("`") % 2:
+        head = head[: head.rfind("`")]
+    if tail.count("`") % 2:
+        tail = tail[tail.find("`") + 1:]
+    return f"{text[:lead]}{head.rstrip()}…{tail.lstrip()}"
+
+
 def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, context_window: int | None = None,
                current_round: int | None = None, lang: str = "en", protocol: bool = True,
-               allow_empty: bool = False) -> BudgetResult:
-    """Apply the §2.1 budget rules and render the block."""
+               allow_empty: bool = False, detail: Callable[[ErrorRecord], str] | None = None) -> BudgetResult:
+    """Apply the §2.1 budget rules and render the block. With `detail`, each record shown also says
+    what failed and where (its `Error:` line, the hand-over document's form), within the same ceiling:
+    a line too long is shortened with the texts."""
     limit = ceiling_for(context_window, ceiling)
     high = HIGH_WATER * limit
     frame = tokens.count(render_block([], lang, protocol=protocol))
     recs = list(records)
+    details: dict[str, str] = {}
+
+    def said(r: ErrorRecord) -> str | None:
+        if detail is None:
+            return None
+        if r.id not in details:
+            details[r.id] = detail(r)
+        return details[r.id]
 
     def size(rs: list[ErrorRecord]) -> int:
-        return frame + sum(tokens.count(render_record(r, lang)) + 1 for r in rs)
+        return frame + sum(tokens.count(render_record(r, lang, said(r))) + 1 for r in rs)
 
     result = BudgetResult(recs, "", 0, limit)
     if recs and size(recs) > high:
         recs, result.merged = merge_similar(recs)
+        for kept in result.merged:  # a merged record's failure spans its aliases' occurrences too
+            details.pop(kept, None)
         if size(recs) > high:
             now = current_round if current_round is not None else max(r.last_round for r in recs)
             stale = sorted((r for r in recs if now - r.last_round > STALE_ROUNDS), key=lambda r: (r.last_round, r.count))
-            costs = {id(r): tokens.count(render_record(r, lang)) + 1 for r in recs}
+            costs = {id(r): tokens.count(render_record(r, lang, said(r))) + 1 for r in recs}
             total = frame + sum(costs.values())
             for r in stale:
                 if total <= high or (len(recs) == 1 and not allow_empty):
@@ -173,17 +214,24 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
                 result.dropped.append(r.id)
                 result.dropped_lines[r.id] = identifying_line(r)
         originals = recs
+        full = {r.id: said(r) for r in recs} if detail is not None else {}
         for width in SHORT_WIDTHS:  # still over the ceiling: shorten texts, never lose a record for length
             if size(recs) <= limit:
                 break
             recs = [copy.copy(r) for r in originals]
             for r in recs:
-                r.solution, r.avoidance = _shorten(r.solution, width), _shorten(r.avoidance, width)
+                r.solution = _shorten(r.solution, width)
+                # with an `Error:` line the record's substance is what failed and what ended it: the
+                # generic advice gives way first
+                r.avoidance = _shorten(r.avoidance, int(width * AVOIDANCE_FACTOR) if full else width)
+                if full.get(r.id):  # what failed is the record's substance: it keeps more than the advice
+                    details[r.id] = _elide(full[r.id], int(width * DETAIL_FACTOR))
             result.shortened = width
     result.records = recs
-    result.markdown = render_block(recs, lang, protocol=protocol, notes=result.notes)
+    result.details = details
+    result.markdown = render_block(recs, lang, protocol=protocol, notes=result.notes, details=details or None)
     if result.dropped_lines and tokens.count(result.markdown) > limit:  # the ceiling first: ids only
         result.dropped_lines = {}
-        result.markdown = render_block(recs, lang, protocol=protocol, notes=result.notes)
+        result.markdown = render_block(recs, lang, protocol=protocol, notes=result.notes, details=details or None)
     result.tokens = tokens.count(result.markdown)
     return result

@@ -51,22 +51,27 @@ def _ids(rec: ErrorRecord) -> str:
 
 
 def _record_lines(ids: str, count: int, rounds: list[int], recurring: bool, target: bool,
-                  solution: str | None, avoidance: str | None, lang: str) -> str:
+                  solution: str | None, avoidance: str | None, lang: str, detail: str | None = None) -> str:
     tag = "#recurring " if recurring else ""
     if lang == "zh":
         head = f"- {tag}{ids}: 发生{count}次 ({','.join(map(str, rounds))})"
         head += f" {TARGET_ZH}" if target else ""
-        lines = [head, f"  解决: {_one_line(solution)}", f"  规避: {_one_line(avoidance)}"]
+        lines = [head, f"  错误: {_one_line(detail)}", f"  解决: {_one_line(solution)}", f"  规避: {_one_line(avoidance)}"]
     else:
         head = f"- {tag}{ids}: occurrences {count} (rounds {', '.join(map(str, rounds))})"
         head += f" {TARGET_EN}" if target else ""
-        lines = [head, f"  Solution: {_one_line(solution)}", f"  Avoidance: {_one_line(avoidance)}"]
+        lines = [head, f"  Error: {_one_line(detail)}", f"  Solution: {_one_line(solution)}",
+                 f"  Avoidance: {_one_line(avoidance)}"]
+    if not detail:
+        del lines[1]
     return "\n".join(lines)
 
 
-def render_record(rec: ErrorRecord, lang: str = "en") -> str:
+def render_record(rec: ErrorRecord, lang: str = "en", detail: str | None = None) -> str:
+    """One record; with `detail` (the hand-over document's form) an `Error:` line says what failed and
+    where, so the document states each failure once, in its record (parse_block skips that line)."""
     return _record_lines(_ids(rec), rec.count, rec.rounds, rec.recurring, rec.target_bug, rec.solution,
-                         rec.avoidance, lang)
+                         rec.avoidance, lang, detail)
 
 
 def render_out_record(rec: ErrorRecordOut, lang: str = "en") -> str:
@@ -77,14 +82,17 @@ def render_out_record(rec: ErrorRecordOut, lang: str = "en") -> str:
 
 
 def render_block(records: list[ErrorRecord] | list[ErrorRecordOut], lang: str = "en", *, protocol: bool = True,
-                 heading: str = HEADING, notes: list[str] | None = None) -> str:
+                 heading: str = HEADING, notes: list[str] | None = None,
+                 details: dict[str, str] | None = None) -> str:
     """The block: heading, the §2.5 protocol (2 lines), one record per entry, then budget notes.
-    Records may be ErrorRecord or their boundary shape, ErrorRecordOut."""
+    Records may be ErrorRecord or their boundary shape, ErrorRecordOut; `details` (by id) gives
+    records an `Error:` line."""
     parts = [heading]
     if protocol:
         parts.append(PROTOCOL.get(lang, PROTOCOL["en"]))
     if records:
-        parts.append("\n".join(render_out_record(r, lang) if isinstance(r, ErrorRecordOut) else render_record(r, lang)
+        parts.append("\n".join(render_out_record(r, lang) if isinstance(r, ErrorRecordOut)
+                               else render_record(r, lang, (details or {}).get(r.id))
                                for r in records))
     else:
         parts.append("(no errors recorded)" if lang != "zh" else "（无错误记录）")

@@ -24,13 +24,15 @@ from compaction.history import errors_adapter, facts, fill, fit, overlap
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
-from compaction.history.sources import FactContext, gather
+from compaction.history.sources import FactContext, gather, problems
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
 from compaction.history.tail import TailRenderer, render_tail
 from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
 from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
+
+DOC_EM_SHARE = 0.10  # the document's error records also say what failed (once, not again under Problems)
 
 
 def default_target(tokens_before: int, window: int) -> int:
@@ -101,15 +103,22 @@ def compact(
     tight = target < TIGHT_TARGET
     em_share = 0.15 if tight else 0.25
     em_ceiling = max(100, min(int(window * settings.error_memory_share), int(target * em_share)))
-    em_block = ""
+    em_block = em_doc = ""
+    said_by_em: list[Fact] = []  # the Problems lines of the records the document's block shows
     if preset.error_memory:
-        em_block, _ = errors_adapter.render_block(shown_records, lang, em_ceiling, len(rounds),
-                                                        ignored=steering.ignored if steering.ignore else None)
+        ignored = steering.ignored if steering.ignore else None
+        em_block, _ = errors_adapter.render_block(shown_records, lang, em_ceiling, len(rounds), ignored=ignored)
+        if shown_records:  # an error memory with no record is not shown: its protocol would guard nothing
+            doc_ceiling = max(100, min(int(window * settings.error_memory_share), int(target * (em_share + DOC_EM_SHARE))))
+            em_doc, in_block = errors_adapter.document_block(
+                shown_records, lang, doc_ceiling, len(rounds), ignored=ignored,
+                detail=lambda r, brief: problems.record_detail(r, cwd, transcript.messages, brief),
+                clean=lambda r: (problems.record_solution(r, cwd), problems.paths(r.avoidance or "", cwd)))
+            said_by_em = [f for f in all_facts if f.section is Section.PROBLEMS and f.error_id in in_block]
+            all_facts = [f for f in all_facts if not (f.section is Section.PROBLEMS and f.error_id in in_block)]
     reads_total, _ = facts.reads_dropped(events, tail_start)
     outputs_dropped = sum(1 for r in head_rounds for m in r.messages for _ in m.tool_results)
-    # Every line must answer something: the counts of what was summarized live in the stats, and an
-    # error memory with no record is not shown (its protocol would guard nothing).
-    em_doc = em_block if shown_records else ""
+    # Every line must answer something: the counts of what was summarized live in the stats.
     dropped = ""  # the error memory's own notes say what its budget merged or dropped
     fixed_tokens = tokens.count(header) + tokens.count(em_doc) + tokens.count(dropped) + 40
 
@@ -126,7 +135,8 @@ def compact(
         shown_start = shown[0].number if shown else len(rounds) + 1
         summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
         pool = [copy.copy(f) for f in all_facts]
-        chosen = _choose(pool, summary_budget, shown_start)
+        chosen = _choose(pool, summary_budget, shown_start, held_problems=tokens.count(em_doc),
+                         records_part=max(0, tokens.count(em_doc) - tokens.count(em_block)))
         markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
         if tokens.count(markdown) <= target:
             break
@@ -170,7 +180,7 @@ def compact(
         chosen = draft.chosen
         shown = rounds[draft.shown_start - 1:]
     markdown, note = _polish(markdown, settings, target)
-    summary = _summary_model(chosen)
+    summary = _summary_model([*chosen, *said_by_em])  # the records' lines: in the block, still the summary's errors
     return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
                    kept=[r.number for r in shown], compacted=True, note=note, lang=lang, preset=preset,
                    dropped=(outputs_dropped, reads_total, len(head_rounds)), events=events)
@@ -252,16 +262,20 @@ SHARES: tuple[tuple[Section, float], ...] = (
 )
 
 
-def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -> list[Fact]:
+def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, held_problems: int = 0,
+            records_part: int = 0) -> list[Fact]:
     """Essentials first (full text, else their short form); then by priority the optional facts up to
     the completed actions (the seed's order); then, when the rest do not all fit, every later section
     its most valuable facts up to its share (`SHARES`), so no kind of question is left without an
     answer; then the rest by priority and score. An optional fact from the rounds the verbatim tail
     shows (from `tail_start`) would say it twice, except a completed action (the tail may elide a
-    command in the middle of a long output)."""
+    command in the middle of a long output). `held_problems`: what the error-memory block holds (it
+    counts against the problems' share)."""
     texts = [f.text for f in all_facts]
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
-    goal_cap = max(120, int(budget * 0.45))
+    # the task's cap is of what the summary says, the error records' failures (now in their block,
+    # `records_part`) included, as when they were Problems lines
+    goal_cap = max(120, int((budget + records_part) * 0.45))
     chosen: list[Fact] = []
     used = 0
     ordered = sorted(all_facts, key=lambda f: (not f.essential, f.rank(), -f.score))
@@ -302,7 +316,9 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -
             used += costs[id(f)]
     room = budget - used
     if sum(costs[id(f)] for f in optional) > room > 0:
-        held: dict[Section, int] = {}  # what the must-keep facts already give each section counts against its share
+        # what the must-keep facts (and the error records, for the problems) already give each section
+        # counts against its share
+        held: dict[Section, int] = {Section.PROBLEMS: held_problems} if held_problems else {}
         for f in chosen:  # the task and the current request are the seed's goal, outside the shares
             if f.section is not Section.GOAL:
                 held[f.section] = held.get(f.section, 0) + costs[id(f)]

@@ -43,6 +43,47 @@ def render_block(records: list[Any], lang: str, ceiling: int, current_round: int
     return fitted.markdown.rstrip("\n"), "; ".join(fitted.notes)
 
 
+def document_block(records: list[Any], lang: str, ceiling: int, current_round: int, *,
+                   detail: Callable[[Any, bool], str], clean: Callable[[Any], tuple[str, str]],
+                   ignored: Callable[[str], bool] | None = None) -> tuple[str, set[str]]:
+    """The hand-over document's `## Error Memory` block: the same records, protocol and budget rules as
+    `render_block`, each record also saying what failed and where (`detail`: its `Error:` line; brief:
+    the latest error line alone, for an alias merged into it) and its
+    texts as the document words them (`clean`: solution and avoidance), so a failure is told once, in
+    its record, not again under Problems. Returns the block and the ids it shows (aliases included):
+    the Problems lines of those records are not rendered beside it."""
+    import copy
+
+    from compaction.errors import fit_budget, render_block
+    from compaction.errors.budget import STALE_ROUNDS
+    from compaction.errors.render import ids_label
+
+    if ignored is not None:
+        records = [r for r in records if not ignored(_record_text(r))]
+    worded, originals = [], {}
+    for r in records:
+        originals[r.id] = r
+        r = copy.copy(r)
+        r.solution, r.avoidance = clean(r)
+        worded.append(r)
+
+    def said(r: Any) -> str:  # a merged record: its own failure first, then each alias's
+        if not r.merged or r.id not in originals:
+            return detail(r, False)
+        aliases = [f"{a}: {detail(originals[a], True)}" for a in r.merged if a in originals]
+        return "; ".join([detail(originals[r.id], False), *aliases])
+
+    fitted = fit_budget(worded, ceiling=ceiling, current_round=current_round, lang=lang, detail=said)
+    # The head lines name the aliases and the dropped records keep their own Problems lines: the
+    # notes say only which were dropped.
+    dropped = [ids_label(i, [], fitted.merged.get(i, [])) for i in fitted.dropped]  # an alias stays named
+    notes = [f"dropped errors not seen for more than {STALE_ROUNDS} rounds: {', '.join(dropped)}"] if dropped else []
+    notes += [n for n in fitted.notes if n.startswith("texts cut")]
+    markdown = render_block(fitted.records, lang, notes=notes, details=fitted.details)
+    shown = {i for r in fitted.records for i in (r.id, *r.merged)}
+    return markdown.rstrip("\n"), shown
+
+
 def _record_text(record: Any) -> str:
     parts = [record.id, record.solution or "", record.avoidance or ""]
     parts += [o.evidence for o in record.occurrences[:3]]

@@ -166,6 +166,9 @@ def test_an_injected_project_instruction_document_is_context_one_line_per_sectio
     assert ("Project instructions, Search Strategy: Use this order; Find game loop / main update loop; "
             "Find player tank logic") in texts
     assert any("server-authoritative" in f.text for f in rule_facts(ctx))
+    # each item said once: the digest of an injected document keeps its rules, its context lines the rest
+    digest = " ".join(f.full_text or f.text for f in rule_facts(ctx))
+    assert "Make small, safe changes" not in digest and "Find game loop" not in digest
     assert not any("powershell" in x for x in texts)  # the markup after the document is not a rule
     assert not any(f.text.startswith("Project instructions") for f in decision_facts(ctx))  # context, not decisions
     # A harness message without an instructions opening (a checkpoint summary, a template) gives none.

@@ -9,11 +9,17 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind, results_of_calls
+from compaction.history import overlap
 from compaction.history.facts import Fact, cite, first_line
 from compaction.history.sections import Section
+from compaction.history.sources import changes
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Transcript
+
+MAX_RUN = 6  # commits on one line
+HASH_CHARS = 7  # git's own short hash
+COMMAND_CHARS = 100  # a long command's first characters, when the change records tell the rest
 
 
 @dataclass(slots=True)
@@ -32,10 +38,10 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     facts: list[Fact] = []
     folded: OrderedDict[str, _Runs] = OrderedDict()
     outputs: dict[int, dict[str, str]] = {}  # round -> command -> output, paired once per round asked
+    commits: list[Event] = []
     for e in ctx.events:
         if e.kind is EventKind.COMMIT:
-            facts.append(Fact(Section.COMPLETED, f"Commit {(e.commit_hash or '')[:10]} “{e.text}”", [e.round],
-                              score=70))
+            commits.append(e)
         if e.kind is not EventKind.COMMAND or not e.command or e.search:
             continue
         is_test = e.test
@@ -63,6 +69,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             score = 65
         folded[key] = _Runs(Fact(Section.COMPLETED, key, [e.round], score=score, test=bool(is_test)), e.command,
                             outcomes=[(e.round, outcome)] if outcome else [])
+    said = _said_by_changes(ctx)
+    singles: list[Fact] = []  # state-changing commands run once: those of one round share a line
     for key, runs in folded.items():
         f = runs.fact
         times = f" ×{runs.count}" if runs.count > 1 else ""
@@ -70,12 +78,76 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             outcome = "".join(f"{o} (r{r})" for r, o in runs.outcomes[-6:])
         else:
             outcome = runs.outcomes[0][1] if runs.outcomes else ""
-        text = f"`{key}`{times}{outcome}" if code else f"Ran a {'test' if f.test else 'command'}{outcome}"
+        shown = key
+        if len(key) > COMMAND_CHARS and not f.test:  # its tail the change records of its rounds already tell
+            held = " ".join(said.get(r, "") for r in set(f.rounds))
+            if held and not overlap.adds(key[COMMAND_CHARS:], held):
+                shown = first_line(key, COMMAND_CHARS)
+        text = f"`{shown}`{times}{outcome}" if code else f"Ran a {'test' if f.test else 'command'}{outcome}"
         f.text = f"{text} {cite(f.rounds)}"
         f.short = f"`{first_line(runs.command, 80)}` {cite(f.rounds[-1:])}" if code else None
-        facts.append(f)
+        if code and runs.count == 1 and not f.test and not runs.outcomes:
+            singles.append(f)
+        else:
+            facts.append(f)
+    facts.extend(_same_round(singles))
+    facts.extend(_commit_runs(commits, [min(f.rounds) for f in facts], said))
     facts.sort(key=lambda f: min(f.rounds))
     return facts
+
+
+def _same_round(singles: list[Fact]) -> list[Fact]:
+    """Commands run once in the same round, with nothing to report, as one line (`mkdir -p d`;
+    `touch d/a.js`): each keeps its words, the round is cited once."""
+    out: list[Fact] = []
+    for f in singles:
+        prev = out[-1] if out else None
+        if prev is not None and prev.rounds == f.rounds and prev.score == f.score:
+            c = cite(f.rounds)
+            prev.text = f"{prev.text.removesuffix(' ' + c)}; {f.text}"
+            prev.short = None
+        else:
+            out.append(f)
+    return out
+
+
+def _commit_runs(commits: list[Event], others: list[int], said: dict[int, str]) -> list[Fact]:
+    """Commits one line per run: consecutive commits with no other completed action between them, at
+    most MAX_RUN a line (a line is taken whole or not at all). A commit whose message the change
+    records of its round already hold (`said`: their text by round) is its hash alone there."""
+    out: list[Fact] = []
+    run: list[Event] = []
+
+    def close() -> None:
+        if not run:
+            return
+        parts = []
+        for e in run:
+            ref = (e.commit_hash or "")[:HASH_CHARS]
+            held = said.get(e.round, "")
+            parts.append(ref if held and ref and not overlap.adds(e.text, held) else f"{ref} “{e.text}”".strip())
+        rounds = [e.round for e in run]
+        label = "Commit" if len(run) == 1 else "Commits"
+        out.append(Fact(Section.COMPLETED, f"{label} {', '.join(parts)} {cite(rounds)}", rounds, score=70))
+        run.clear()
+
+    for e in commits:
+        if run and (len(run) >= MAX_RUN or any(run[-1].round < r < e.round or r == e.round != run[-1].round
+                                               for r in others)):
+            close()
+        run.append(e)
+    close()
+    return out
+
+
+def _said_by_changes(ctx: FactContext) -> dict[int, str]:
+    """The change records' words by round (lower-cased, with their paths): what a commit message of
+    that round may already be told by (the records are made once per compaction, `changes.records`)."""
+    out: dict[int, list[str]] = {}
+    for path, fact in changes.records(ctx).items():
+        for r in set(fact.rounds):
+            out.setdefault(r, []).extend((path, fact.full_text or fact.text))
+    return {r: " ".join(texts).lower() for r, texts in out.items()}
 
 
 def _summary_of(transcript: Transcript, e: Event, outputs: dict[int, dict[str, str]]) -> str:

@@ -61,40 +61,72 @@ def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: b
     names that command: the error line alone may not say what was asked."""
     out: list[Fact] = []
     for rec in records:
-        occ = rec.occurrences[-1] if rec.occurrences else None
-        if occ is None:
+        said = describe(rec, cwd, messages)
+        if said is None:
             continue
-        where = ""
-        loc = occ.location
-        if loc.path:
-            where = f" at `{_short_path(display_path(loc.path, cwd))}{':' + str(loc.line) if loc.line else ''}`"
-        typed = _typed_command(rec, messages) if messages else ""
-        if typed:
-            where += f" after `{typed}`"
-        details = [(_paths(d, cwd), r) for d, r in distinct_details(rec)]
-        searched = _searched(rec, messages) if messages else ""
-        if searched and details and searched[:30] not in details[-1][0]:
-            # which text did not match: the fix's own old line may read as it
-            d, r = details[-1]
-            details[-1] = (f"searched `{searched}`, not matched: {d}", r)
+        where, detail, last = said
         label = f"{rec.id} (the target bug, reproduced on purpose)" if rec.target_bug else rec.id
         if rec.count > 1:
             label += f" ×{rec.count}"
-        pieces = [(cut(d, DETAIL_CHARS if i == 0 else RETRY_CHARS), r) for i, (d, r) in enumerate(_differences(details))]
-        said = "; ".join(f"{d} (r{r})" if len(pieces) > 1 else d for d, r in pieces)
-        text = f"{label}{where}: {said}" if said else f"{label}{where}"
-        solution = _paths(_solution(rec.solution, rec.target_bug), cwd) if with_solutions else ""
-        if solution and loc.path:  # the file is named once: the solution says its base name
-            shown = _short_path(display_path(loc.path, cwd))
-            solution = solution.replace(f"`{shown}`", f"`{_basename(shown)}`")
+        text = f"{label}{where}: {detail}" if detail else f"{label}{where}"
+        solution = record_solution(rec, cwd) if with_solutions else ""
         if solution:
             text += f" — {solution}"
-        last = details[-1][0] if details else ""
         short = f"{label}{where}: {cut(last, SHORT_CHARS)}" if last else f"{label}{where}"
         out.append(Fact(Section.PROBLEMS, f"{text} {cite(rec.rounds)}", rec.rounds,
                         score=40 + rec.count + (5 if rec.target_bug else 0),
                         short=f"{short} {cite(rec.rounds)}", error_id=rec.id, priority=RECORD_PRIORITY))
     return out
+
+
+def describe(rec: ErrorRecord, cwd: str | None, messages: list[Message] | None = None) -> tuple[str, str, str] | None:
+    """What a record's failure was: ` at `file:line`` (with the user's typed command), its distinct
+    error lines with their specifics (a refused edit's searched text first), and the latest error
+    line alone (the short form); None for a record with no occurrence."""
+    occ = rec.occurrences[-1] if rec.occurrences else None
+    if occ is None:
+        return None
+    where = ""
+    loc = occ.location
+    if loc.path:
+        where = f" at `{_short_path(display_path(loc.path, cwd))}{':' + str(loc.line) if loc.line else ''}`"
+    typed = _typed_command(rec, messages) if messages else ""
+    if typed:
+        where += f" after `{typed}`"
+    details = [(paths(d, cwd), r) for d, r in distinct_details(rec)]
+    searched = _searched(rec, messages) if messages else ""
+    if searched and details and searched[:30] not in details[-1][0]:
+        # which text did not match: the fix's own old line may read as it
+        d, r = details[-1]
+        details[-1] = (f"searched `{searched}`, not matched: {d}", r)
+    pieces = [(cut(d, DETAIL_CHARS if i == 0 else RETRY_CHARS), r) for i, (d, r) in enumerate(_differences(details))]
+    said = "; ".join(f"{d} (r{r})" if len(pieces) > 1 else d for d, r in pieces)
+    return where, said, details[-1][0] if details else ""
+
+
+def record_detail(rec: ErrorRecord, cwd: str | None, messages: list[Message] | None = None,
+                  brief: bool = False) -> str:
+    """The record's failure as the error memory's `Error:` line: where, then what it said (brief: its
+    latest error line alone)."""
+    said = describe(rec, cwd, messages)
+    if said is None:
+        return ""
+    where, detail, last = said
+    if brief:
+        return cut(last, RETRY_CHARS)
+    where = where.strip()
+    return f"{where}: {detail}" if where and detail else (where or detail)
+
+
+def record_solution(rec: ErrorRecord, cwd: str | None) -> str:
+    """What ended the record, paths as the project sees them, its file by base name when the error
+    line names it already."""
+    solution = paths(_solution(rec.solution, rec.target_bug), cwd)
+    occ = rec.occurrences[-1] if rec.occurrences else None
+    if solution and occ is not None and occ.location.path:
+        shown = _short_path(display_path(occ.location.path, cwd))
+        solution = solution.replace(f"`{shown}`", f"`{_basename(shown)}`")
+    return solution
 
 
 def _typed_command(rec: ErrorRecord, messages: list[Message]) -> str:
@@ -197,7 +229,7 @@ def _differences(details: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return out
 
 
-def _paths(text: str, cwd: str | None) -> str:
+def paths(text: str, cwd: str | None) -> str:
     """Absolute paths as the project sees them (relative to its directory), others by file name
     when long: the file is named already, its full path only costs tokens."""
     return _ABS_PATH_RE.sub(lambda m: _short_path(display_path(m.group(0), cwd)), text)

@@ -43,8 +43,10 @@ _DOC_SUFFIX_RE = re.compile(r"(?:\.md|\.mdc|\.txt|/[^./]+)$", re.IGNORECASE)  # 
 _INSTRUCTIONS_RE = re.compile(r"\b(?:instructions|rules|guidelines|conventions)\b", re.IGNORECASE)
 _SECTION_RE = re.compile(r"^#{2,4} +(.+?)\s*$", re.MULTILINE)
 MAX_PROJECT_SECTIONS = 10
+CONTEXT_ROUNDS = 3  # an instruction document injected before or with the first requests
 _MIN_RULES = 3  # a document with fewer rule lines is not an instruction file
 _MAX_DOC_CHARS = 60_000  # bounded work: longer reads are not instruction files
+FULL_ROOM = 2.0  # characters per budget token the full digests may take together (about half the budget)
 
 
 def is_instructions(text: str, named: bool = False) -> bool:
@@ -151,20 +153,20 @@ def digest(text: str, limit: int | None = None, min_strength: int = 0) -> str:
 Rules = list[tuple[str, int, str]]
 
 
-def _documents(ctx: FactContext) -> list[tuple[str, int, Rules]]:
-    """(name, round, rule lines) of each instruction document the agent was given or read; a text
-    seen before (a file read twice) is not parsed again."""
-    docs: list[tuple[str, int, Rules]] = []
+def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
+    """(name, round, rule lines, whether its sections are context lines too) of each instruction
+    document the agent was given or read; a text seen before (a file read twice) is not parsed again."""
+    docs: list[tuple[str, int, Rules, bool]] = []
     seen: set[int] = set()
 
-    def add(name: str, rnd: int, text: str, named: bool) -> None:
+    def add(name: str, rnd: int, text: str, named: bool, context: bool = False) -> None:
         key = hash(text)
         if key in seen:
             return
         seen.add(key)
         rules = _parsed(text, named)
         if rules:
-            docs.append((name, rnd, rules))
+            docs.append((name, rnd, rules, context))
 
     first_user = True
     for rnd in ctx.transcript.rounds:
@@ -179,7 +181,9 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules]]:
                     continue
                 named = _NAME_RE.search(msg.text[:300])
                 if (msg.harness or named) and len(msg.text) <= _MAX_DOC_CHARS:
-                    add(_name(named.group(0)) if named else "Instructions given", rnd.number, msg.text, bool(named))
+                    add(_name(named.group(0)) if named else "Instructions given", rnd.number, msg.text, bool(named),
+                        msg.harness and rnd.number <= CONTEXT_ROUNDS
+                        and 0 < len(_context_sections(msg.text)) <= MAX_PROJECT_SECTIONS)  # every section told
             for call in msg.tool_calls:
                 where = (call.path or call.command or "")[:400]
                 named = _NAME_RE.search(where) if (".md" in where or "rules" in where.lower()) else None
@@ -205,13 +209,18 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
     seen: set[str] = set()
     target = ctx.target_tokens or 8000
     cap = max(300, int(target * 0.5))  # characters of the shown form: about an eighth of the budget
-    most = max(600, target)  # characters at most, once the budget has room: about a quarter of it
-    for name, rnd, lines in _documents(ctx):
+    docs = []
+    for name, rnd, lines, context in _documents(ctx):
         rules = Digest(lines)
-        # A harness's task instructions are mostly generic: only their binding rules, in less room.
+        # A harness's task instructions are mostly generic: only their binding rules, in less room. An
+        # injected project document's other lines are its sections' context lines
+        # (`instruction_context_facts`): here its rules (must/should/prefer…), each item said once.
+        strength = 2 if name == _TASK else 1 if context and rules.render(10**9, 1) else 0
+        docs.append((name, rnd, rules, strength))
+    most = _full_room(docs, max(600, int(target * FULL_ROOM)))
+    for i, (name, rnd, rules, strength) in enumerate(docs):
         generic = name == _TASK
-        strength = 2 if generic else 0
-        full = rules.render(most // 2 if generic else most, strength)
+        full = rules.render(max(600, target) // 2 if generic else most[i], strength)
         if not full or full in seen:
             continue
         seen.add(full)
@@ -228,18 +237,40 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
     return facts
 
 
+def _full_room(docs: list[tuple[str, int, Digest, int]], room: int) -> list[int]:
+    """Characters each document's full digest may take of `room` (by index): shared evenly, what a
+    shorter one leaves going to the longer ones (else the first document's full text takes all the
+    room and the next, a skill the agent was following, stays at its short form). A harness's task
+    instructions have their own smaller room."""
+    out = [0] * len(docs)
+    sizes = sorted((len(d.render(10**9, s)), i) for i, (name, _, d, s) in enumerate(docs) if name != _TASK)
+    for k, (size, i) in enumerate(sizes):
+        out[i] = max(300, min(size, room // (len(sizes) - k)))
+        room -= min(size, out[i])
+    return out
+
+
+def _context_sections(text: str) -> list[re.Match[str]]:
+    """The section headings of an injected project instruction document (its opening line says
+    instructions/rules/…, and it has sections), else none."""
+    opening = text.lstrip().split("\n", 1)[0]
+    if not _INSTRUCTIONS_RE.search(opening):
+        return []
+    heads = list(_SECTION_RE.finditer(text))
+    return heads if len(heads) >= 2 else []
+
+
 @fact_source(Section.RULES)
 def instruction_context_facts(ctx: FactContext) -> list[Fact]:
     """One fact per section of an injected project instruction document: its heading and its lines
     that are not rules (the digest above carries those)."""
     out: list[Fact] = []
-    for rnd in ctx.transcript.rounds[:3]:  # injected before or with the first requests
+    for rnd in ctx.transcript.rounds[:CONTEXT_ROUNDS]:  # injected before or with the first requests
         for msg in rnd.messages:
             if msg.role is not Role.USER or not msg.harness or not msg.text:
                 continue
-            opening = msg.text.lstrip().split("\n", 1)[0]
-            heads = list(_SECTION_RE.finditer(msg.text))
-            if not _INSTRUCTIONS_RE.search(opening) or len(heads) < 2:
+            heads = _context_sections(msg.text)
+            if not heads:
                 continue
             for i, m in enumerate(heads[:MAX_PROJECT_SECTIONS]):
                 end = heads[i + 1].start() if i + 1 < len(heads) else len(msg.text)
