@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from compaction.events import EventKind, argument_strings, without_fences
 from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
+from compaction.history.sources.blocks import Block, blocks, collect_refs
 from compaction.history.sources.findings import informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolCall, ToolKind
@@ -301,6 +302,9 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
     candidates: list[_Hit] = []
     reports: list[Fact] = []
     found: dict[str, tuple[str, int]] = {}  # path → (the search that located it, its round)
+    refs = collect_refs(ctx.transcript)  # the lines the session pointed at by number
+    shown: list[Block] = []
+    done: set[tuple[str, int, bool]] = set()
     for rnd in ctx.transcript.rounds:
         results = ctx.results_of(rnd)
         for msg in rnd.messages:
@@ -328,7 +332,17 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                 path = call.path or (_shown_file(cmd) if call.kind is ToolKind.SHELL else None)
                 if call.kind is not ToolKind.SHELL or _READ_CMD_RE.match(cmd):
                     candidates.extend(_source_lines(content, path, rnd.number, named))
-    return reports + _evidence(candidates, ctx.transcript.cwd) + _found_facts(found)
+                    if path and refs.by_base:
+                        shown.extend(blocks(refs, path, content, rnd.number, done))
+    return reports + _block_facts(shown, ctx.transcript.cwd) + _evidence(candidates, ctx.transcript.cwd) \
+        + _found_facts(found)
+
+
+def _block_facts(shown: list[Block], cwd: str | None) -> list[Fact]:
+    """One fact per referenced block: "`path` L147-165 (r18): `for os in …; if …; …`". A block a
+    sentence pointed at ("on line 147") weighs more than a window the agent chose to view."""
+    return [Fact(Section.EVIDENCE, f"`{display_path(b.path, cwd)}` L{b.lo}{f'-{b.hi}' if b.hi > b.lo else ''} "
+                 f"{cite([b.round])}: `{b.text}`", [b.round], score=80 if b.prose else 60) for b in shown]
 
 
 def _digest(body: str, rnd: int, named: _Named, cwd: str | None) -> str | None:

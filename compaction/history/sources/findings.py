@@ -23,9 +23,12 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
 
 LEVEL_RATIOS = (0.5, 0.4, 0.25)  # seed 000's hierarchical levels
-SHARE = 0.15  # of the compaction target the timeline may fill before older rounds merge into phases
+SHARE = 0.11  # of the compaction target the timeline may fill before older rounds merge into phases
 RECENT_SHARE = 0.3  # of the findings, the most recent stay one line each at every level
 _PHASE_SIZE = 8  # findings per phase at level 0
+# A user's question is asked when it closes the message: one inside a long brief (a step of its
+# instructions: "Do you think the issue has been solved? Write tests…") is no question to answer.
+_ASKED_TAIL = 500
 
 # Diagnosis and conclusion phrasing, strongest first (its weight adds to the score).
 _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p, re.IGNORECASE), w) for p, w in (
@@ -74,6 +77,17 @@ _EMPHASIS_RE = re.compile(r"\*\*|__")
 _BOLD_RE = re.compile(r"\*\*[^*\n]{2,40}\*\*")  # what the reply itself stressed counts as informative too
 ANSWER_CHARS = 360  # an answer's finding: its most informative sentences up to this length
 _NOISE_LINE_RE = re.compile(r"</?\w+>|\[The command completed.*|-+|=+")  # fullmatch: a line that says nothing
+# What a statement establishes: a backticked span, a number, a code-shaped name (snake_case, camelCase,
+# dotted) or a path; a statement with none narrates.
+_SPECIFIC_RE = re.compile(r"`[^`\n]{2,80}`|\b\d[\d.,:]*\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*|\.\w+\(?)|[\w.-]+/[\w./-]+")
+# The agent's intent in the middle of a sentence ("…, so I'll look for…"): what it meant to do, not what it found.
+_INTENT_RE = re.compile(r"\b(?:I'll|I will|I need to|I should|let me|I'm going to|we need to|we should)\b", re.IGNORECASE)
+_WORD_RE = re.compile(r"[a-z_][a-z0-9_.]{3,}")
+_FUNCTION_WORDS = frozenset("this that these those there their them then than they with from have been were will would "
+                            "should could does which what when where while into also only just here means seems "
+                            "still some more".split())
+_SAME = 0.75  # of a statement's words an earlier one already held: it says that again
+_COMPARED = 40  # earlier statements a new one is compared with
 _SCRIPT_RUN_RE = re.compile(r"\b(?:python[0-9.]*|node|ruby|go run|cargo run|java|bash|sh)\s+(?!-m\b|-c\b)\S+\.\w+")
 
 
@@ -102,10 +116,12 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
     summaries = {(e.round, e.command): e.test_summary for e in events or () if e.kind is EventKind.COMMAND}
     out: list[Finding] = []
     seen: set[str] = set()
+    said: list[set[str]] = []  # the words of the statements kept so far
+    named: set[str] = set()  # the identifiers and values they named
     for rnd in transcript.rounds:
         results = pair(rnd) if pair is not None else results_of_calls(rnd.messages)
         question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
-                         and "?" in m.text), None)
+                         and m.text.rfind("?") >= len(m.text) - _ASKED_TAIL), None)
         if question is not None:  # the user asked: the round's replies answer it
             replies = [m for m in rnd.messages if m.role is Role.ASSISTANT and m.text and not m.harness]
             answer = answer_to(question, replies) if replies else None
@@ -118,7 +134,11 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
                     key = text.lower()[:100]
                     if key not in seen:
                         seen.add(key)
-                        out.append(Finding(rnd.number, text, 40 + weight))
+                        bag = set(_WORD_RE.findall(text.lower())) - _FUNCTION_WORDS
+                        if _repeats(bag, said):
+                            continue
+                        said.append(bag)
+                        out.append(Finding(rnd.number, text, 40 + weight + specificity(text, named)))
             for call in msg.tool_calls:
                 res = results.get(id(call))
                 if call.kind == ToolKind.SHELL and call.command:
@@ -127,6 +147,27 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
                     if found:
                         out.append(Finding(rnd.number, found[0], 40 + found[1], outcome=True))
     return out
+
+
+def specificity(text: str, named: set[str] | None = None) -> int:
+    """How much a statement establishes, as a score's bonus: the identifiers, values and paths it is
+    the first to name (up to three; `named`: those earlier statements named, updated); one that says
+    what the agent means to do next narrates and loses to one that names what it found."""
+    spans = set(_SPECIFIC_RE.findall(text))
+    new = spans - named if named is not None else spans
+    if named is not None:
+        named |= spans
+    bare = not spans and len(text) < 60  # "This confirms the issue described.": says that, not what
+    return 3 * min(len(new), 3) - (10 if _INTENT_RE.search(text) else 0) - (8 if bare else 0)
+
+
+def _repeats(bag: set[str], said: list[set[str]]) -> bool:
+    """The statement's words were (mostly) said by one of the recent statements: the agent restating
+    its diagnosis ("The issue is related to…" once a round) is one finding, kept at its first saying."""
+    if len(bag) < 3:
+        return False
+    need = _SAME * len(bag)
+    return any(len(bag & prev) >= need for prev in said[-_COMPARED:])
 
 
 def answer_to(question: str, replies: Message | list[Message]) -> str | None:
@@ -277,11 +318,15 @@ def timeline(findings: list[Finding], budget: int) -> list[Fact]:
     room = max(0, budget - sum(_cost(f.text) for f in recent_facts))
     phases = _phases(older)
     facts: list[Fact] = []
-    for level in range(1, len(LEVEL_RATIOS) + 1):
-        facts = [_phase(group, hierarchical_levels(group)[level]) for group in phases]
-        if sum(_cost(f.text) for f in facts) <= room:
-            break
-    return facts + recent_facts
+    while True:
+        for level in range(1, len(LEVEL_RATIOS) + 1):
+            facts = [_phase(group, hierarchical_levels(group)[level]) for group in phases]
+            if sum(_cost(f.text) for f in facts) <= room:
+                return facts + recent_facts
+        if len(phases) == 1:
+            return facts + recent_facts
+        # Still over: neighbouring phases merge (each phase line costs its heading): fewer, longer phases.
+        phases = [phases[i] + phases[i + 1] if i + 1 < len(phases) else phases[i] for i in range(0, len(phases), 2)]
 
 
 def _phases(findings: list[Finding]) -> list[list[Finding]]:
