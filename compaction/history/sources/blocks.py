@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from compaction.model import Role, ToolCall, ToolKind, Transcript
 
 MAX_REFS = 4  # referenced ranges per file
-MAX_LINES = 9  # of a block a sentence pointed at, shown
+MAX_LINES = 7  # of a block a sentence pointed at, shown
 WINDOW_LINES = 5  # of a window the agent chose to view
+SPAN_LINES = 30  # of a block, read
 LINE_CHARS = 90  # of a block's line
 BLOCK_CHARS = 360  # of a block's whole line
 _SCAN_CHARS = 60_000  # of an output split into numbered lines
@@ -147,7 +148,7 @@ def _span(lines: dict[int, str], ref: _Ref) -> tuple[int, int] | None:
         while n in lines and not lines[n].strip():
             n -= 1
         hi = n
-        while n - 1 in lines and lines[n - 1].strip() and hi - n < MAX_LINES * 2:
+        while n - 1 in lines and lines[n - 1].strip() and hi - n < SPAN_LINES:
             n -= 1
         return (n, hi) if hi in lines and hi >= n else None
     lo = ref.lo
@@ -155,7 +156,7 @@ def _span(lines: dict[int, str], ref: _Ref) -> tuple[int, int] | None:
         return None
     base = _indent(lines[lo]) if lines[lo].strip() else 0
     n = lo
-    while n + 1 in lines and n - lo < MAX_LINES * 2:
+    while n + 1 in lines and n - lo < SPAN_LINES:
         nxt = lines[n + 1]
         if n + 1 <= ref.hi or (nxt.strip() and (_indent(nxt) > base or (_CLOSER_RE.match(nxt.strip())
                                                                          and _indent(nxt) == base))):

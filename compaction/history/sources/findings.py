@@ -23,7 +23,7 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
 
 LEVEL_RATIOS = (0.5, 0.4, 0.25)  # seed 000's hierarchical levels
-SHARE = 0.11  # of the compaction target the timeline may fill before older rounds merge into phases
+SHARE = 0.08  # of the compaction target the timeline may fill before older rounds merge into phases
 RECENT_SHARE = 0.3  # of the findings, the most recent stay one line each at every level
 _PHASE_SIZE = 8  # findings per phase at level 0
 # A user's question is asked when it closes the message: one inside a long brief (a step of its
@@ -127,7 +127,7 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
             answer = answer_to(question, replies) if replies else None
             if answer and answer.lower()[:100] not in seen:
                 seen.add(answer.lower()[:100])
-                out.append(Finding(rnd.number, answer, 62))
+                out.append(Finding(rnd.number, answer, 62 + max(0, specificity(answer, named))))
         for msg in rnd.messages:
             if msg.role is Role.ASSISTANT and msg.text and not msg.harness:
                 for text, weight in statements(msg):
