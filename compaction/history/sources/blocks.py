@@ -224,3 +224,33 @@ def blocks(refs: Refs, path: str, content: str, rnd: int, done: set[tuple[str, i
         if len(text) >= 12:
             out.append(Block(path, span[0], span[1], text, rnd, ref.prose))
     return out
+
+
+def file_kind(content: str) -> tuple[str, int] | None:
+    """What a whole file's view shows when it holds no code: "empty", "a placeholder" (a line or two)
+    or "documentation only" (comments and docstrings); with its line count. None for code, for a
+    partial view (it does not start at line 1) and for an output too long to read whole."""
+    if len(content) > _SCAN_CHARS:
+        return None
+    lines = numbered(content)
+    if not lines or min(lines) != 1:
+        return None
+    code = docs = 0
+    in_doc = False
+    for n in sorted(lines):
+        s = lines[n].strip()
+        quotes = s.count('"""') + s.count("\'\'\'")
+        if in_doc or quotes or s.startswith(("//", "#", "/*", "*", "--", "<!--")):
+            docs += bool(s)
+            in_doc ^= quotes % 2 == 1
+        elif s:
+            code += 1
+    total = max((n for n in lines if lines[n].strip()), default=max(lines))
+    if code + docs == 0:
+        return "empty", total
+    if code == 0:
+        return "documentation only", total
+    if code <= 2 and docs == 0 and total <= 3:
+        return "a placeholder", total
+    return None
+

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from compaction.events import EventKind, argument_strings, without_fences
 from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
-from compaction.history.sources.blocks import Block, blocks, collect_refs
+from compaction.history.sources.blocks import Block, blocks, collect_refs, file_kind
 from compaction.history.sources.findings import informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolCall, ToolKind
@@ -304,6 +304,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
     found: dict[str, tuple[str, int]] = {}  # path → (the search that located it, its round)
     refs = collect_refs(ctx.transcript)  # the lines the session pointed at by number
     shown: list[Block] = []
+    kinds: dict[str, tuple[str, int, int]] = {}  # a file shown whole with no code: what it holds, its lines, round
     done: set[tuple[str, int, bool]] = set()
     for rnd in ctx.transcript.rounds:
         results = ctx.results_of(rnd)
@@ -334,15 +335,27 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                     candidates.extend(_source_lines(content, path, rnd.number, named))
                     if path and refs.by_base:
                         shown.extend(blocks(refs, path, content, rnd.number, done))
-    return reports + _block_facts(shown, ctx.transcript.cwd) + _evidence(candidates, ctx.transcript.cwd) \
-        + _found_facts(found)
+                    if path and path not in kinds and (kind := file_kind(content)):
+                        kinds[path] = (*kind, rnd.number)
+    return reports + _block_facts(shown, ctx.transcript.cwd) + _kind_facts(kinds, ctx.transcript.cwd) \
+        + _evidence(candidates, ctx.transcript.cwd) + _found_facts(found)
+
+
+def _kind_facts(kinds: dict[str, tuple[str, int, int]], cwd: str | None) -> list[Fact]:
+    """A file the agent read whole that holds no code (empty, a placeholder, documentation only) is
+    a finding about it: where the code is not, and what is left to write."""
+    return [Fact(Section.FINDINGS, f"`{display_path(path, cwd)}` {cite([rnd])}: {kind} ({n} lines), no code",
+                 [rnd], score=64) for path, (kind, n, rnd) in list(kinds.items())[:6]]
 
 
 def _block_facts(shown: list[Block], cwd: str | None) -> list[Fact]:
-    """One fact per referenced block: "`path` L147-165 (r18): `for os in …; if …; …`". A block a
-    sentence pointed at ("on line 147") weighs more than a window the agent chose to view."""
-    return [Fact(Section.EVIDENCE, f"`{display_path(b.path, cwd)}` L{b.lo}{f'-{b.hi}' if b.hi > b.lo else ''} "
-                 f"{cite([b.round])}: `{b.text}`", [b.round], score=80 if b.prose else 60) for b in shown]
+    """One fact per referenced block: "`path` L147-165 (r18): `for os in …; if …; …`", a finding of
+    the round it was read in (the timeline is where a successor looks for what the agent learned). A block a
+    sentence pointed at ("on line 147") weighs more than a window the agent chose to view, and a
+    block with more lines of behaviour more than a one-line one."""
+    return [Fact(Section.FINDINGS, f"`{display_path(b.path, cwd)}` L{b.lo}{f'-{b.hi}' if b.hi > b.lo else ''} "
+                 f"{cite([b.round])}: `{b.text}`", [b.round], score=(72 if b.prose else 56) + min(b.text.count("; ") + 1, 8))
+            for b in shown]
 
 
 def _digest(body: str, rnd: int, named: _Named, cwd: str | None) -> str | None:
