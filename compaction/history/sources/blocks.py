@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from compaction.model import Role, ToolCall, ToolKind, Transcript
+
+if TYPE_CHECKING:
+    from compaction.history.sources.registry import FactContext
 
 MAX_REFS = 4  # referenced ranges per file
 MAX_LINES = 7  # of a block a sentence pointed at, shown
@@ -39,6 +43,9 @@ _FLOW = frozenset("if elif else for while match case switch return raise throw y
                   "except catch break continue guard defer await".split())
 _TRAILING_COMMENT_RE = re.compile(r"\s+(?://|#)\s.*$")
 _ASSIGN_RE = re.compile(r"^(?:(?:let|var|val|const|local|my)\s+)?[\w.\[\]'\"]+(?:\s*:\s*[^=]+)?\s*[-+*/|&]?=(?!=)\s*\S")
+_FILE_RE = re.compile(r"\.\w{1,8}$")
+# A shell command that shows one file (`cat -n x.py`, `sed -n '1,9p' x.py`): its output reads like a view.
+_SHOW_CMD_RE = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:cat|head|tail|sed\s+-n|nl|less|more|awk|Get-Content|type)\b")
 _ARG_KEYS = ("line", "start", "end", "line_number", "start_line", "end_line", "lineno")
 
 
@@ -57,7 +64,7 @@ class Block:
     hi: int
     text: str
     round: int
-    prose: bool = False
+    prose: bool = False  # pointed at by a sentence or edited next to: relied on, not only viewed
 
 
 @dataclass(slots=True)
@@ -222,7 +229,7 @@ def blocks(refs: Refs, path: str, content: str, rnd: int, done: set[tuple[str, i
             continue
         text = digest(lines, *span, most=MAX_LINES if ref.prose else WINDOW_LINES)
         if len(text) >= 12:
-            out.append(Block(path, span[0], span[1], text, rnd, ref.prose))
+            out.append(Block(path, span[0], span[1], text, rnd, ref.prose or ref.before))
     return out
 
 
@@ -253,4 +260,44 @@ def file_kind(content: str) -> tuple[str, int] | None:
     if code <= 2 and docs == 0 and total <= 3:
         return "a placeholder", total
     return None
+
+
+def shown_file(cmd: str) -> str | None:
+    """The one file a read command shows (`cat -n x.py`, `sed -n '1,9p' x.py`): its last argument
+    shaped like a file; None for a search or a pipeline's later stages."""
+    head = cmd.split("|", 1)[0].split("&&")[-1].split()
+    if not head or head[0] in ("grep", "rg", "ag", "find", "ls", "git"):
+        return None
+    last = head[-1].strip("'\"")
+    return last if len(head) > 1 and not last.startswith("-") and _FILE_RE.search(last) else None
+
+
+def referenced_blocks(ctx: FactContext) -> list[Block]:
+    """Every referenced block the session's views show, once per compaction (`ctx.shared`): only
+    the outputs of files with a reference are split into lines."""
+    return ctx.shared(("blocks",), lambda: _referenced_blocks(ctx))
+
+
+def _referenced_blocks(ctx: FactContext) -> list[Block]:
+    refs = collect_refs(ctx.transcript)
+    if not refs.by_base:
+        return []
+    out: list[Block] = []
+    done: set[tuple[str, int, bool]] = set()
+    for rnd in ctx.transcript.rounds:
+        results: dict | None = None
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call.kind in (ToolKind.EDIT, ToolKind.WRITE, ToolKind.TODO):
+                    continue
+                path = call.path
+                if call.kind is ToolKind.SHELL:
+                    path = shown_file(call.command) if call.command and _SHOW_CMD_RE.match(call.command) else None
+                if not path or _base(path) not in refs.by_base:
+                    continue
+                results = ctx.results_of(rnd) if results is None else results
+                res = results.get(id(call))
+                if res is not None and res.content and not res.is_error:
+                    out.extend(blocks(refs, path, res.content, rnd.number, done))
+    return out
 

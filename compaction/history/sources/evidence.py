@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from compaction.events import EventKind, argument_strings, without_fences
 from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
-from compaction.history.sources.blocks import Block, blocks, collect_refs, file_kind
+from compaction.history.sources.blocks import file_kind, shown_file
 from compaction.history.sources.findings import informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolCall, ToolKind
@@ -302,10 +302,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
     candidates: list[_Hit] = []
     reports: list[Fact] = []
     found: dict[str, tuple[str, int]] = {}  # path → (the search that located it, its round)
-    refs = collect_refs(ctx.transcript)  # the lines the session pointed at by number
-    shown: list[Block] = []
     kinds: dict[str, tuple[str, int, int]] = {}  # a file shown whole with no code: what it holds, its lines, round
-    done: set[tuple[str, int, bool]] = set()
     for rnd in ctx.transcript.rounds:
         results = ctx.results_of(rnd)
         for msg in rnd.messages:
@@ -330,15 +327,13 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                 if cmd and (call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and _SEARCH_CMD_RE.match(cmd))):
                     worked = _worked_on(ctx) if worked is None else worked
                     _locate(cmd, content, rnd.number, worked, found)
-                path = call.path or (_shown_file(cmd) if call.kind is ToolKind.SHELL else None)
+                path = call.path or (shown_file(cmd) if call.kind is ToolKind.SHELL else None)
                 if call.kind is not ToolKind.SHELL or _READ_CMD_RE.match(cmd):
                     candidates.extend(_source_lines(content, path, rnd.number, named))
-                    if path and refs.by_base:
-                        shown.extend(blocks(refs, path, content, rnd.number, done))
                     if path and path not in kinds and (kind := file_kind(content)):
                         kinds[path] = (*kind, rnd.number)
-    return reports + _block_facts(shown, ctx.transcript.cwd) + _kind_facts(kinds, ctx.transcript.cwd) \
-        + _evidence(candidates, ctx.transcript.cwd) + _found_facts(found)
+    return reports + _kind_facts(kinds, ctx.transcript.cwd) + _evidence(candidates, ctx.transcript.cwd) \
+        + _found_facts(found)
 
 
 def _kind_facts(kinds: dict[str, tuple[str, int, int]], cwd: str | None) -> list[Fact]:
@@ -348,14 +343,11 @@ def _kind_facts(kinds: dict[str, tuple[str, int, int]], cwd: str | None) -> list
                  [rnd], score=64) for path, (kind, n, rnd) in list(kinds.items())[:6]]
 
 
-def _block_facts(shown: list[Block], cwd: str | None) -> list[Fact]:
-    """One fact per referenced block: "`path` L147-165 (r18): `for os in …; if …; …`", a finding of
-    the round it was read in (the timeline is where a successor looks for what the agent learned). A block a
-    sentence pointed at ("on line 147") weighs more than a window the agent chose to view, and a
-    block with more lines of behaviour more than a one-line one."""
-    return [Fact(Section.FINDINGS, f"`{display_path(b.path, cwd)}` L{b.lo}{f'-{b.hi}' if b.hi > b.lo else ''} "
-                 f"{cite([b.round])}: `{b.text}`", [b.round], score=(72 if b.prose else 56) + min(b.text.count("; ") + 1, 8))
-            for b in shown]
+def _kind_facts(kinds: dict[str, tuple[str, int, int]], cwd: str | None) -> list[Fact]:
+    """A file the agent read whole that holds no code (empty, a placeholder, documentation only) is
+    a finding about it: where the code is not, and what is left to write."""
+    return [Fact(Section.FINDINGS, f"`{display_path(path, cwd)}` {cite([rnd])}: {kind} ({n} lines), no code",
+                 [rnd], score=64) for path, (kind, n, rnd) in list(kinds.items())[:6]]
 
 
 def _digest(body: str, rnd: int, named: _Named, cwd: str | None) -> str | None:
@@ -399,16 +391,6 @@ def _digest(body: str, rnd: int, named: _Named, cwd: str | None) -> str | None:
     if not keep:
         return None
     return " · ".join(u if len(u) <= 200 else u[:199] + "…" for u in (units[i] for i in sorted(keep)))
-
-
-def _shown_file(cmd: str) -> str | None:
-    """The one file a read command shows (`cat -n x.py`, `sed -n '1,9p' x.py`): its last argument
-    shaped like a file; None for a search or a pipeline's later stages."""
-    head = cmd.split("|", 1)[0].split("&&")[-1].split()
-    if not head or head[0] in ("grep", "rg", "ag", "find", "ls", "git"):
-        return None
-    last = head[-1].strip("'\"")
-    return last if len(head) > 1 and not last.startswith("-") and _FILE_RE.search(last) else None
 
 
 def _echoes_arguments(call: ToolCall, content: str) -> bool:

@@ -84,6 +84,7 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
     hits: list[tuple[str, list[str], int]] = []  # each lookup with output: the paths it listed, its round
     empty: list[str] = []  # lookups that found nothing, in order
     where: list[str] = []  # the places those searched
+    dead: list[tuple[str, int]] = []  # those look-ups with their rounds
     delegations: list[str] = []
     reports: list[str] = []  # the outline of each delegated report: rendered last, the longest part
     for rnd in ctx.transcript.rounds:
@@ -105,6 +106,7 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
                         continue  # a listing browsed: not a search with an outcome
                     if not out or _FAILED_RE.search(out[:200]) and len(out) < 300:
                         empty.append(lookup)
+                        dead.append((lookup, rnd.number))
                         where.extend(_searched(call.command or "", ctx.cwd))
                     else:
                         found.append(f"{lookup} → {_hits(out, ctx.cwd)}")
@@ -140,20 +142,20 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
     head = "Explored before the first change" if changed else "Explored"
     text = f"{head} {cite(sorted(rounds))}: " + "; ".join(parts)
     text = text if len(text) <= 1600 else text[:1599] + "…"
-    path = _path_line(ctx, until, empty, where, hits, sorted(rounds)) if changed and (empty or hits) else None
+    path, cited = _path_line(ctx, until, dead, where, hits) if changed and (empty or hits) else (None, [])
     short = path or (text if len(text) <= 400 else text[:399] + "…")
     # How the file was found after dead ends is what a successor would otherwise search again: it
     # weighs like the agent's stated decisions.
-    return [Fact(Section.DECISIONS, short, sorted(rounds), score=56 if path and empty else 41,
+    return [Fact(Section.DECISIONS, short, cited or sorted(rounds), score=56 if path and empty else 41,
                  priority=AHEAD if empty or delegations else None, full_text=None if short == text else text)]
 
 
-def _path_line(ctx: FactContext, until: int, empty: list[str], where: list[str],
-               hits: list[tuple[str, list[str], int]], rounds: list[int]) -> str | None:
+def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where: list[str],
+               hits: list[tuple[str, list[str], int]]) -> tuple[str | None, list[int]]:
     """The search as one line: where it found nothing (the places, the last two commands), then each
     look-up whose output named a file the agent went on to read or change, with those files: "Located
     `x.pony` (r2-r17): nothing under src/ (`find src …`, `grep -r … src`, +4) → `find . -name …` →
-    a/cli.pony → `grep -r "class X" .` → a/x.pony"."""
+    a/cli.pony → `grep -r "class X" .` → a/x.pony", and the rounds it spans (the first and the last)."""
     worked: dict[str, int] = {}  # path → first round read or changed
     target = None
     for e in ctx.events:
@@ -163,26 +165,25 @@ def _path_line(ctx: FactContext, until: int, empty: list[str], where: list[str],
             if target is None and e.kind is EventKind.EDIT and e.round == until:
                 target = p
     chain: list[str] = []
-    span = [rounds[0], rounds[0]]
+    cited = [empty[0][1]] if empty else []
     for cmd, listed, rnd in hits:
         used = [p for p in listed if worked.get(p, 0) >= rnd]
         if used:
             more = len(listed) - len(used)
             chain.append(f"{cmd} → {', '.join(used[:2])}{f' (+{more})' if more > 0 else ''}")
-            span[1] = rnd
+            cited.append(rnd)
     if not chain and not empty:
-        return None
+        return None, []
     parts: list[str] = []
     if empty:
         places = _roots(where)
-        shown = empty[-1:]
+        shown = [cmd for cmd, _ in empty[-1:]]
         more = len(empty) - len(shown)
         parts.append(f"nothing{' under ' + ', '.join(places[:3]) if places else ''} "
                      f"({', '.join(shown)}{f', +{more}' if more else ''})")
     parts.extend(chain[-3:])
     head = f"Located `{target}`" if target and chain else "Searched"
-    when = f"(r{span[0]}-r{span[1]})" if span[1] > span[0] else cite([span[0]])
-    return f"{head} {when}: " + " → ".join(parts)
+    return f"{head}: " + " → ".join(parts), sorted({cited[0], cited[-1]})
 
 
 def _searched(command: str, cwd: str | None) -> list[str]:

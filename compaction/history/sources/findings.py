@@ -16,14 +16,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from compaction.events import Event, EventKind, is_test_command, parse_test_summary, results_of_calls, without_fences
-from compaction.history.facts import WS_RE, Fact, cite, first_line
+from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
+from compaction.history.sources.blocks import referenced_blocks
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
 
 LEVEL_RATIOS = (0.5, 0.4, 0.25)  # seed 000's hierarchical levels
-SHARE = 0.08  # of the compaction target the timeline may fill before older rounds merge into phases
+SHARE = 0.15  # of the compaction target the timeline may fill before older rounds merge into phases
+# At a tight target the phases (must-keep) would take the room the code the agent relied on and the
+# other sections need: the timeline merges sooner, its singles then compete by value.
+TIGHT_SHARE = 0.08
 RECENT_SHARE = 0.3  # of the findings, the most recent stay one line each at every level
 _PHASE_SIZE = 8  # findings per phase at level 0
 # A user's question is asked when it closes the message: one inside a long brief (a step of its
@@ -97,6 +101,7 @@ class Finding:
     text: str
     score: float
     outcome: bool = False  # a command's outcome, not a statement
+    code: bool = False  # a block of code the session pointed at (`blocks`): shown whole, never cut
 
 
 @fact_source(Section.FINDINGS)
@@ -104,8 +109,13 @@ def finding_facts(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.code:
         return []
     findings = collect(ctx.transcript, ctx.events, pair=ctx.results_of)
-    budget = int((ctx.target_tokens or 4000) * SHARE)
-    return timeline(findings, budget)
+    code = [Finding(b.round, f"`{display_path(b.path, ctx.cwd)}` L{b.lo}{f'-{b.hi}' if b.hi > b.lo else ''}: "
+                    f"`{b.text}`", (72 if b.prose else 56) + min(b.text.count("; ") + 1, 8), code=True)
+            for b in referenced_blocks(ctx)]
+    if code:  # the code the session pointed at competes with what the agent said about it, in round order
+        findings = sorted(findings + code, key=lambda f: f.round)
+    target = ctx.target_tokens or 4000
+    return timeline(findings, int(target * (TIGHT_SHARE if target < TIGHT_TARGET else SHARE)))
 
 
 def collect(transcript: Transcript, events: list[Event] | None = None,
@@ -342,16 +352,16 @@ def _phases(findings: list[Finding]) -> list[list[Finding]]:
 
 
 def _single(f: Finding) -> Fact:
-    text = f.text if len(f.text) <= 300 else f.text[:299] + "…"
+    text = f.text if len(f.text) <= 300 or f.code else f.text[:299] + "…"
     return Fact(Section.FINDINGS, text, [f.round], score=f.score + f.round / 10000,
-                short=first_line(text, 120) if len(text) > 120 else None, prose=True)
+                short=first_line(text, 120) if len(text) > 120 and not f.code else None, prose=not f.code)
 
 
 def _phase(group: list[Finding], kept: list[Finding]) -> Fact:
     """One phase line: its rounds, how many findings it stands for, the kept ones (with their round)."""
     rounds = sorted({f.round for f in group})
     label = cite(rounds)
-    body = "; ".join(f"{f.text if len(f.text) <= 200 else f.text[:199] + '…'} (r{f.round})" for f in kept)
+    body = "; ".join(f"{f.text if len(f.text) <= 200 or f.code else f.text[:199] + '…'} (r{f.round})" for f in kept)
     text = f"Phase {label}, {len(group)} findings, {len(kept)} shown: {body}"
     best = max(kept, key=lambda f: f.score)
     short = f"Phase {label}, {len(group)} findings: {first_line(best.text, 100)} (r{best.round})"
