@@ -32,10 +32,13 @@ SPAN_LINES = 30  # of a block, read
 LINE_CHARS = 90  # of a block's line
 BLOCK_CHARS = 360  # of a block's whole line
 _SCAN_CHARS = 60_000  # of an output split into numbered lines
+_KIND_CHARS = 20_000  # of a whole file's view read for what it holds
+_DOC_OPENINGS = ('"""', "'''", "//", "#", "/*", "*", "--", "<!--")
 _NEAR = 300  # characters before a "line N" where the file it belongs to is named
 
-_LINE_REF_RE = re.compile(r"\blines?\s+(\d{1,6})(?:\s*(?:-|–|to|through)\s*(\d{1,6}))?", re.IGNORECASE)
-_FILE_MENTION_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}\b")
+# "ine" first: a literal the regex engine searches for fast; the "l"/"L" before it is checked by hand
+_LINE_REF_RE = re.compile(r"ines?[ \t]+(\d{1,6})(?:[ \t]*(?:-|–|to|through)[ \t]*(\d{1,6}))?")
+_FILE_MENTION_RE = re.compile(r"[\w.-]+\.[a-z][a-z0-9]{0,5}\b")
 _GUTTER_RE = re.compile(r"^\s*(\d{1,6})(?:\t|:\s?|\s*\|\s?|\s*→|\s{2,})(.*)$")
 _CLOSER_RE = re.compile(r"^(?:end(?:\s+\w+)?|fi|done|esac|[)\]}]+[;,)]*|:)$")
 _STRING_RE = re.compile(r"^[rbfuRBFU]?[\"'].*[\"'][\s,)+.]*(?:\.format\(.*)?$")
@@ -46,7 +49,7 @@ _ASSIGN_RE = re.compile(r"^(?:(?:let|var|val|const|local|my)\s+)?[\w.\[\]'\"]+(?
 _FILE_RE = re.compile(r"\.\w{1,8}$")
 # A shell command that shows one file (`cat -n x.py`, `sed -n '1,9p' x.py`): its output reads like a view.
 _SHOW_CMD_RE = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:cat|head|tail|sed\s+-n|nl|less|more|awk|Get-Content|type)\b")
-_ARG_KEYS = ("line", "start", "end", "line_number", "start_line", "end_line", "lineno")
+_ARG_KEYS = frozenset({"line", "start", "end", "line_number", "start_line", "end_line", "lineno"})
 
 
 @dataclass(slots=True)
@@ -88,7 +91,10 @@ def prose_refs(text: str, refs: Refs) -> None:
     if "line" not in text and "Line" not in text:
         return
     for m in _LINE_REF_RE.finditer(text):
-        files = _FILE_MENTION_RE.findall(text[max(0, m.start() - _NEAR):m.start()])
+        at = m.start() - 1
+        if at < 0 or text[at] not in "lL" or (at > 0 and (text[at - 1].isalnum() or text[at - 1] == "_")):
+            continue
+        files = _FILE_MENTION_RE.findall(text[max(0, at - _NEAR):at])
         files = [f for f in files if not f[0].isdigit() and not f.endswith(".")]
         if not files:
             continue
@@ -115,7 +121,7 @@ def call_refs(call: ToolCall, refs: Refs) -> None:
         hi = _int(rng[1])
         refs.add(_base(call.path), _Ref(lo, hi if hi and hi >= lo else lo))
         return
-    nums = [n for k in _ARG_KEYS if (n := _int(args.get(k))) is not None and n > 0]
+    nums = [n for k in _ARG_KEYS.intersection(args) if (n := _int(args[k])) is not None and n > 0]
     if nums:
         edit = call.kind in (ToolKind.EDIT, ToolKind.WRITE)
         refs.add(_base(call.path), _Ref(min(nums), max(nums), before=edit))
@@ -126,21 +132,45 @@ def collect_refs(transcript: Transcript) -> Refs:
     for msg in transcript.messages:
         if msg.harness or msg.role not in (Role.USER, Role.ASSISTANT):
             continue
-        if msg.text:
+        if msg.text and ("line" in msg.text or "Line" in msg.text):
             prose_refs(msg.text[:8000], refs)
         for call in msg.tool_calls:
             call_refs(call, refs)
     return refs
 
 
-def numbered(content: str) -> dict[int, str]:
-    """An output's lines by their gutter number (a `cat -n`, a view, an `N:` listing)."""
+def numbered(content: str, most: int | None = None) -> dict[int, str]:
+    """An output's lines by their gutter number (a `cat -n`, a view, an `N:` listing); its first
+    `most` lines only, when given."""
     out: dict[int, str] = {}
-    for ln in content[:_SCAN_CHARS].splitlines():
+    text = content[:_SCAN_CHARS]
+    for ln in (text.split("\n", most)[:most] if most else text.splitlines()):
         m = _GUTTER_RE.match(ln)
         if m:
             out[int(m.group(1))] = m.group(2).expandtabs(4)
     return out
+
+
+def _window(content: str, lo: int, hi: int, first: int) -> dict[int, str]:
+    """The numbered lines lo..hi of an output: found by their first number's gutter, only they parsed
+    (a file's whole view is thousands of lines; a block is a few dozen)."""
+    start = max(lo, first, 1)
+    text = content[:_SCAN_CHARS]
+    m = re.search(rf"(?m)^[ \t]*{start}(?:\t|:|\s*\||\s*→|\s{{2,}})", text)
+    if m is None:
+        return {}
+    return numbered(text[m.start():], hi - start + 1)
+
+
+def _gutter_range(content: str) -> tuple[int | None, int | None]:
+    """The first and last gutter numbers of an output, from a few of its first and last lines (None
+    when it has no gutter there; the last None when its end has none: a long output, cut)."""
+    first = next((int(m.group(1)) for ln in content[:600].splitlines() if (m := _GUTTER_RE.match(ln))), None)
+    if first is None:
+        return None, None
+    tail = content[:_SCAN_CHARS][-600:].splitlines()
+    last = next((int(m.group(1)) for ln in reversed(tail) if (m := _GUTTER_RE.match(ln))), None)
+    return first, last
 
 
 def _indent(s: str) -> int:
@@ -216,11 +246,13 @@ def blocks(refs: Refs, path: str, content: str, rnd: int, done: set[tuple[str, i
     wanted = [r for r in refs.by_base.get(_base(path), ()) if (path, r.lo, r.before) not in done]
     if not wanted:
         return []
-    lines = numbered(content)
-    if not lines:
+    first, last = _gutter_range(content)  # read off its first and last lines: most views miss the lines wanted
+    if first is None or not any(first <= r.lo - (1 if r.before else 0) <= (last or 10**9) for r in wanted):
         return []
     out: list[Block] = []
     for ref in sorted(wanted, key=lambda r: not r.prose):  # a sentence's reference first: a window over it adds little
+        lines = _window(content, *((ref.lo - SPAN_LINES - 1, ref.lo - 1) if ref.before else
+                                   (ref.lo, max(ref.hi, ref.lo + SPAN_LINES + 1))), first)
         span = _span(lines, ref)
         if span is None:
             continue
@@ -237,8 +269,13 @@ def file_kind(content: str) -> tuple[str, int] | None:
     """What a whole file's view shows when it holds no code: "empty", "a placeholder" (a line or two)
     or "documentation only" (comments and docstrings); with its line count. None for code, for a
     partial view (it does not start at line 1) and for an output too long to read whole."""
-    if len(content) > _SCAN_CHARS:
+    if len(content) > _KIND_CHARS:
         return None
+    head = next((m for ln in content[:300].splitlines() if (m := _GUTTER_RE.match(ln))), None)
+    opening = head.group(2).strip() if head else ""
+    if head is None or head.group(1) != "1" or not (len(content) < 400 or not opening
+                                                    or opening.startswith(_DOC_OPENINGS)):
+        return None  # most views: not from line 1, or code from the first line on
     lines = numbered(content)
     if not lines or min(lines) != 1:
         return None

@@ -91,7 +91,7 @@ _FUNCTION_WORDS = frozenset("this that these those there their them then than th
                             "should could does which what when where while into also only just here means seems "
                             "still some more".split())
 _SAME = 0.75  # of a statement's words an earlier one already held: it says that again
-_COMPARED = 40  # earlier statements a new one is compared with
+_COMPARED = 12  # earlier statements a new one is compared with (a restatement follows closely)
 _SCRIPT_RUN_RE = re.compile(r"\b(?:python[0-9.]*|node|ruby|go run|cargo run|java|bash|sh)\s+(?!-m\b|-c\b)\S+\.\w+")
 
 
@@ -177,7 +177,7 @@ def _repeats(bag: set[str], said: list[set[str]]) -> bool:
     if len(bag) < 3:
         return False
     need = _SAME * len(bag)
-    return any(len(bag & prev) >= need for prev in said[-_COMPARED:])
+    return any(len(prev) >= need and len(bag & prev) >= need for prev in said[-_COMPARED:])
 
 
 def answer_to(question: str, replies: Message | list[Message]) -> str | None:
