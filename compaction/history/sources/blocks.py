@@ -31,6 +31,7 @@ WINDOW_LINES = 5  # of a window the agent chose to view
 SPAN_LINES = 30  # of a block, read
 LINE_CHARS = 90  # of a block's line
 BLOCK_CHARS = 360  # of a block's whole line
+_EDIT_CHARS = 2000  # of an edit's argument, read for the code it replaced
 _SCAN_CHARS = 60_000  # of an output split into numbered lines
 _KIND_CHARS = 20_000  # of a whole file's view read for what it holds
 _DOC_OPENINGS = ('"""', "'''", "//", "#", "/*", "*", "--", "<!--")
@@ -75,6 +76,7 @@ class Refs:
     """Referenced line ranges by the file's base name (a sentence names a file by its name only)."""
 
     by_base: dict[str, list[_Ref]] = field(default_factory=dict)
+    edited: str = ""  # what the edits replaced (their arguments' first characters): code shown by the change records
 
     def add(self, base: str, ref: _Ref) -> None:
         refs = self.by_base.setdefault(base, [])
@@ -134,9 +136,25 @@ def collect_refs(transcript: Transcript) -> Refs:
             continue
         if msg.text and ("line" in msg.text or "Line" in msg.text):
             prose_refs(msg.text[:8000], refs)
+        olds: list[str] = []
         for call in msg.tool_calls:
             call_refs(call, refs)
+            if call.kind is ToolKind.EDIT:
+                olds.extend(v[:_EDIT_CHARS] for v in call.arguments.values() if isinstance(v, str))
+        if olds:
+            refs.edited += "\n".join(olds) + "\n"
     return refs
+
+
+def _edited(lines: dict[int, str], lo: int, hi: int, edited: str) -> bool:
+    """The span's code is (nearly) all in what the agent's edits replaced or wrote: the change records
+    and the failed edits already show it."""
+    code = [c for n in range(lo, hi + 1) if n in lines and len((c := " ".join(lines[n].split())).split()) > 1
+            and not _CLOSER_RE.match(c)]  # closers and bare keywords (`try`, `end`) match anything
+    if not code or not edited:
+        return False
+    flat = " ".join(edited.split())
+    return sum(c in flat for c in code) >= 0.8 * len(code)
 
 
 def numbered(content: str, most: int | None = None) -> dict[int, str]:
@@ -257,7 +275,8 @@ def blocks(refs: Refs, path: str, content: str, rnd: int, done: set[tuple[str, i
         if span is None:
             continue
         done.add((path, ref.lo, ref.before))
-        if any(b.lo <= span[0] <= b.hi or span[0] <= b.lo <= span[1] for b in out):
+        if any(b.lo <= span[0] <= b.hi or span[0] <= b.lo <= span[1] for b in out) \
+                or _edited(lines, *span, refs.edited):
             continue
         text = digest(lines, *span, most=MAX_LINES if ref.prose else WINDOW_LINES)
         if len(text) >= 12:

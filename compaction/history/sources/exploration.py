@@ -203,6 +203,7 @@ def _searched(command: str, cwd: str | None) -> list[str]:
             skip = w in _OPTION_ARGS
             continue
         if w[0] in "\"'" or any(c in w for c in "*?[]{}$"):
+            pattern_first = False  # a quoted or glob word is the pattern: the words after it are places
             continue
         if pattern_first and w != "grep":
             pattern_first = False
