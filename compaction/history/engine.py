@@ -260,6 +260,9 @@ SHARES: tuple[tuple[Section, float], ...] = (
     (Section.CHANGES, 0.26), (Section.PROBLEMS, 0.18), (Section.FINDINGS, 0.18), (Section.DECISIONS, 0.14),
     (Section.GOAL, 0.14), (Section.RULES, 0.05), (Section.NEXT, 0.05),
 )
+# What the agent learned from its reads answers the same questions as its findings: one share for both,
+# their facts served by value (their scores say which line says more).
+_SHARE_OF = {Section.EVIDENCE: Section.FINDINGS}
 
 
 def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, held_problems: int = 0,
@@ -321,7 +324,8 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
         held: dict[Section, int] = {Section.PROBLEMS: held_problems} if held_problems else {}
         for f in chosen:  # the task and the current request are the seed's goal, outside the shares
             if f.section is not Section.GOAL:
-                held[f.section] = held.get(f.section, 0) + costs[id(f)]
+                key = _SHARE_OF.get(f.section, f.section)
+                held[key] = held.get(key, 0) + costs[id(f)]
         taken = _shares(optional, costs, room, held)  # may show some fuller: their costs updated
         chosen.extend(taken)
         used += sum(costs[id(f)] for f in taken)
@@ -346,7 +350,7 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
     queues: dict[Section, list[Fact]] = {}
     for f in optional:
         if f.rounds:
-            queues.setdefault(f.section, []).append(f)
+            queues.setdefault(_SHARE_OF.get(f.section, f.section), []).append(f)
     for q in queues.values():
         q.sort(key=lambda f: f.score)  # most valuable last: popped first
     held = held or {}
@@ -377,13 +381,14 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
     # lines), most valuable first; the shares of sections with nothing to show fuller, and what a
     # section leaves, flow on in share order. A request's full text is not among them: the by-priority
     # pass shows more requests short first, and the filler gives full texts back last.
-    fuller = {f.section for f in taken if f.full_text and f.section is not Section.GOAL}
+    fuller = {_SHARE_OF.get(f.section, f.section) for f in taken if f.full_text and f.section is not Section.GOAL}
     carry = sum(max(0, int(share * total) - spent.get(section, 0)) for section, share in SHARES if section not in fuller)
     for section, share in SHARES:
         if section not in fuller:
             continue
         allowance = min(room, int(share * total) - spent.get(section, 0) + carry)
-        for f in sorted((f for f in taken if f.section is section and f.full_text), key=lambda f: -f.score):
+        for f in sorted((f for f in taken if _SHARE_OF.get(f.section, f.section) is section and f.full_text),
+                        key=lambda f: -f.score):
             if allowance <= 0:
                 break
             full_cost = tokens.count(f.full_text) + 6

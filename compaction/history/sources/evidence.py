@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from compaction.events import EventKind, argument_strings, without_fences
 from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
+from compaction.history.sources.blocks import file_kind, shown_file
 from compaction.history.sources.findings import informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolCall, ToolKind
@@ -301,6 +302,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
     candidates: list[_Hit] = []
     reports: list[Fact] = []
     found: dict[str, tuple[str, int]] = {}  # path → (the search that located it, its round)
+    kinds: dict[str, tuple[str, int, int]] = {}  # a file shown whole with no code: what it holds, its lines, round
     for rnd in ctx.transcript.rounds:
         results = ctx.results_of(rnd)
         for msg in rnd.messages:
@@ -325,10 +327,27 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                 if cmd and (call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and _SEARCH_CMD_RE.match(cmd))):
                     worked = _worked_on(ctx) if worked is None else worked
                     _locate(cmd, content, rnd.number, worked, found)
-                path = call.path or (_shown_file(cmd) if call.kind is ToolKind.SHELL else None)
+                path = call.path or (shown_file(cmd) if call.kind is ToolKind.SHELL else None)
                 if call.kind is not ToolKind.SHELL or _READ_CMD_RE.match(cmd):
                     candidates.extend(_source_lines(content, path, rnd.number, named))
-    return reports + _evidence(candidates, ctx.transcript.cwd) + _found_facts(found)
+                    if path and path not in kinds and (kind := file_kind(content)):
+                        kinds[path] = (*kind, rnd.number)
+    return reports + _kind_facts(kinds, ctx.transcript.cwd) + _evidence(candidates, ctx.transcript.cwd) \
+        + _found_facts(found)
+
+
+def _kind_facts(kinds: dict[str, tuple[str, int, int]], cwd: str | None) -> list[Fact]:
+    """A file the agent read whole that holds no code (empty, a placeholder, documentation only) is
+    a finding about it: where the code is not, and what is left to write."""
+    return [Fact(Section.FINDINGS, f"`{display_path(path, cwd)}` {cite([rnd])}: {kind} ({n} lines), no code",
+                 [rnd], score=64) for path, (kind, n, rnd) in list(kinds.items())[:6]]
+
+
+def _kind_facts(kinds: dict[str, tuple[str, int, int]], cwd: str | None) -> list[Fact]:
+    """A file the agent read whole that holds no code (empty, a placeholder, documentation only) is
+    a finding about it: where the code is not, and what is left to write."""
+    return [Fact(Section.FINDINGS, f"`{display_path(path, cwd)}` {cite([rnd])}: {kind} ({n} lines), no code",
+                 [rnd], score=64) for path, (kind, n, rnd) in list(kinds.items())[:6]]
 
 
 def _digest(body: str, rnd: int, named: _Named, cwd: str | None) -> str | None:
@@ -372,16 +391,6 @@ def _digest(body: str, rnd: int, named: _Named, cwd: str | None) -> str | None:
     if not keep:
         return None
     return " · ".join(u if len(u) <= 200 else u[:199] + "…" for u in (units[i] for i in sorted(keep)))
-
-
-def _shown_file(cmd: str) -> str | None:
-    """The one file a read command shows (`cat -n x.py`, `sed -n '1,9p' x.py`): its last argument
-    shaped like a file; None for a search or a pipeline's later stages."""
-    head = cmd.split("|", 1)[0].split("&&")[-1].split()
-    if not head or head[0] in ("grep", "rg", "ag", "find", "ls", "git"):
-        return None
-    last = head[-1].strip("'\"")
-    return last if len(head) > 1 and not last.startswith("-") and _FILE_RE.search(last) else None
 
 
 def _echoes_arguments(call: ToolCall, content: str) -> bool:

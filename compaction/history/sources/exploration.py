@@ -23,6 +23,9 @@ _LOOKUP_RE = re.compile(r"^\s*(?:cd \S+ && )?(?:find|grep|rg|ag|fd|ls|git grep|g
 _HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s+([A-Z0-9].+?)\s*#*$|(?:\d+\.\s+)?\*\*([^*]{3,80})\*\*\s*[-–:]\s*(.*))")
 _FAILED_RE = re.compile(r"No such file|cannot access|not found", re.IGNORECASE)
 _PATH_LINE_RE = re.compile(r"(?m)^\s*\.?/?[\w.@-]+(?:/[\w.@-]+)+\.\w{1,6}(?=[:\s]|$)")
+_FILE_RE = re.compile(r"\.\w{1,8}$")
+_OPTION_ARGS = frozenset({"-name", "-iname", "-path", "-ipath", "-type", "-e", "-g", "--glob", "--include", "--exclude",
+                          "-maxdepth", "-mindepth", "-t", "--type", "-A", "-B", "-C", "-m"})
 _QUERY_KEYS = ("action", "pattern", "query", "regex", "glob")
 MAX_READS = 12
 MAX_LOOKUPS = 8
@@ -78,7 +81,10 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
                 target.append(p)
             rounds.add(e.round)
     found: list[str] = []
+    hits: list[tuple[str, list[str], int]] = []  # each lookup with output: the paths it listed, its round
     empty: list[str] = []  # lookups that found nothing, in order
+    where: list[str] = []  # the places those searched
+    dead: list[tuple[str, int]] = []  # those look-ups with their rounds
     delegations: list[str] = []
     reports: list[str] = []  # the outline of each delegated report: rendered last, the longest part
     for rnd in ctx.transcript.rounds:
@@ -100,8 +106,12 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
                         continue  # a listing browsed: not a search with an outcome
                     if not out or _FAILED_RE.search(out[:200]) and len(out) < 300:
                         empty.append(lookup)
+                        dead.append((lookup, rnd.number))
+                        where.extend(_searched(call.command or "", ctx.cwd))
                     else:
                         found.append(f"{lookup} → {_hits(out, ctx.cwd)}")
+                        listed = _listed(out, ctx.cwd) or _searched(call.command or "", ctx.cwd)  # grep in one file
+                        hits.append((_relative_command(lookup, ctx.cwd), listed, rnd.number))
                     rounds.add(rnd.number)
                 elif call.kind == ToolKind.OTHER and res is not None and _reported(call.arguments, res.content) \
                         and _delegated(call.arguments, rnd.messages):
@@ -131,9 +141,99 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
         return []  # one file read, or reading with no change it led to: nothing worth retelling
     head = "Explored before the first change" if changed else "Explored"
     text = f"{head} {cite(sorted(rounds))}: " + "; ".join(parts)
-    short = text if len(text) <= 400 else text[:399] + "…"
-    return [Fact(Section.DECISIONS, short, sorted(rounds), score=41, priority=AHEAD if empty or delegations else None,
-                 full_text=None if short == text else (text if len(text) <= 1600 else text[:1599] + "…"))]
+    text = text if len(text) <= 1600 else text[:1599] + "…"
+    path, cited = _path_line(ctx, until, dead, where, hits) if changed and (empty or hits) else (None, [])
+    short = path or (text if len(text) <= 400 else text[:399] + "…")
+    # How the file was found after dead ends is what a successor would otherwise search again: it
+    # weighs like the agent's stated decisions.
+    return [Fact(Section.DECISIONS, short, cited or sorted(rounds), score=56 if path and empty else 41,
+                 priority=AHEAD if empty or delegations else None, full_text=None if short == text else text)]
+
+
+def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where: list[str],
+               hits: list[tuple[str, list[str], int]]) -> tuple[str | None, list[int]]:
+    """The search as one line: where it found nothing (the places, the last two commands), then each
+    look-up whose output named a file the agent went on to read or change, with those files: "Located
+    `x.pony` (r2-r17): nothing under src/ (`find src …`, `grep -r … src`, +4) → `find . -name …` →
+    a/cli.pony → `grep -r "class X" .` → a/x.pony", and the rounds it spans (the first and the last)."""
+    worked: dict[str, int] = {}  # path → first round read or changed
+    target = None
+    for e in ctx.events:
+        if e.path and e.kind in (EventKind.READ, EventKind.EDIT, EventKind.WRITE):
+            p = display_path(e.path, ctx.cwd)
+            worked.setdefault(p, e.round)
+            if target is None and e.kind is EventKind.EDIT and e.round == until:
+                target = p
+    chain: list[str] = []
+    cited = [empty[0][1]] if empty else []
+    for cmd, listed, rnd in hits:
+        used = [p for p in listed if worked.get(p, 0) >= rnd]
+        if used:
+            more = len(listed) - len(used)
+            chain.append(f"{cmd} → {', '.join(used[:2])}{f' (+{more})' if more > 0 else ''}")
+            cited.append(rnd)
+    if not chain and not empty:
+        return None, []
+    parts: list[str] = []
+    if empty:
+        places = _roots(where)
+        shown = [cmd for cmd, _ in empty[-1:]]
+        more = len(empty) - len(shown)
+        parts.append(f"nothing{' under ' + ', '.join(places[:3]) if places else ''} "
+                     f"({', '.join(shown)}{f', +{more}' if more else ''})")
+    parts.extend(chain[-3:])
+    head = f"Located `{target}`" if target and chain else "Searched"
+    return f"{head}: " + " → ".join(parts), sorted({cited[0], cited[-1]})
+
+
+def _searched(command: str, cwd: str | None) -> list[str]:
+    """The places a look-up searched: its arguments shaped like paths (not its options, patterns or
+    globs); for grep-like commands the first plain argument is the pattern."""
+    words = command.split("|", 1)[0].split("&&")[-1].split()
+    if not words:
+        return []
+    out: list[str] = []
+    pattern_first = words[0] in ("grep", "rg", "ag", "git")
+    skip = False
+    for w in words[1:]:
+        if skip:
+            skip = False
+            continue
+        if w.startswith("-"):
+            skip = w in _OPTION_ARGS
+            continue
+        if w[0] in "\"'" or any(c in w for c in "*?[]{}$"):
+            pattern_first = False  # a quoted or glob word is the pattern: the words after it are places
+            continue
+        if pattern_first and w != "grep":
+            pattern_first = False
+            if "/" not in w:
+                continue
+        out.append(display_path(w, cwd).rstrip("/") or w)
+    return out
+
+
+def _roots(places: list[str]) -> list[str]:
+    """The places without those inside another one (`src`, not `src/lib` and `src/libponyc`)."""
+    uniq = sorted(set(places), key=len)
+    out: list[str] = []
+    for p in uniq:
+        if not any(p == r or p.startswith(r.rstrip("/") + "/") for r in out):
+            out.append(p)
+    return [p if p in (".", "/") or _FILE_RE.search(p) else p + "/" for p in out]
+
+
+def _relative_command(lookup: str, cwd: str | None) -> str:
+    """A look-up as run, the project's absolute root shown as `.`."""
+    if cwd and len(cwd) > 1 and cwd in lookup:
+        return lookup.replace(cwd.rstrip("/") + "/", "").replace(cwd.rstrip("/"), ".")
+    return lookup
+
+
+def _listed(output: str, cwd: str | None) -> list[str]:
+    """The paths a look-up's output lists (the path of each `path:line:` match), relative, once each."""
+    return list(dict.fromkeys(display_path(m.group(0).split(":", 1)[0].strip(), cwd)
+                              for m in _PATH_LINE_RE.finditer(output[:4000])))
 
 
 def _lookup(call: ToolCall) -> str | None:

@@ -16,16 +16,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from compaction.events import Event, EventKind, is_test_command, parse_test_summary, results_of_calls, without_fences
-from compaction.history.facts import WS_RE, Fact, cite, first_line
+from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
+from compaction.history.sources.blocks import referenced_blocks
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
 
 LEVEL_RATIOS = (0.5, 0.4, 0.25)  # seed 000's hierarchical levels
 SHARE = 0.15  # of the compaction target the timeline may fill before older rounds merge into phases
+# At a tight target the phases (must-keep) would take the room the code the agent relied on and the
+# other sections need: the timeline merges sooner, its singles then compete by value.
+TIGHT_SHARE = 0.08
 RECENT_SHARE = 0.3  # of the findings, the most recent stay one line each at every level
 _PHASE_SIZE = 8  # findings per phase at level 0
+# A user's question is asked when it closes the message: one inside a long brief (a step of its
+# instructions: "Do you think the issue has been solved? Write tests…") is no question to answer.
+_ASKED_TAIL = 500
 
 # Diagnosis and conclusion phrasing, strongest first (its weight adds to the score).
 _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p, re.IGNORECASE), w) for p, w in (
@@ -74,6 +81,17 @@ _EMPHASIS_RE = re.compile(r"\*\*|__")
 _BOLD_RE = re.compile(r"\*\*[^*\n]{2,40}\*\*")  # what the reply itself stressed counts as informative too
 ANSWER_CHARS = 360  # an answer's finding: its most informative sentences up to this length
 _NOISE_LINE_RE = re.compile(r"</?\w+>|\[The command completed.*|-+|=+")  # fullmatch: a line that says nothing
+# What a statement establishes: a backticked span, a number, a code-shaped name (snake_case, camelCase,
+# dotted) or a path; a statement with none narrates.
+_SPECIFIC_RE = re.compile(r"`[^`\n]{2,80}`|\b\d[\d.,:]*\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*|\.\w+\(?)|[\w.-]+/[\w./-]+")
+# The agent's intent in the middle of a sentence ("…, so I'll look for…"): what it meant to do, not what it found.
+_INTENT_RE = re.compile(r"\b(?:I'll|I will|I need to|I should|let me|I'm going to|we need to|we should)\b", re.IGNORECASE)
+_WORD_RE = re.compile(r"[a-z_][a-z0-9_.]{3,}")
+_FUNCTION_WORDS = frozenset("this that these those there their them then than they with from have been were will would "
+                            "should could does which what when where while into also only just here means seems "
+                            "still some more".split())
+_SAME = 0.75  # of a statement's words an earlier one already held: it says that again
+_COMPARED = 12  # earlier statements a new one is compared with (a restatement follows closely)
 _SCRIPT_RUN_RE = re.compile(r"\b(?:python[0-9.]*|node|ruby|go run|cargo run|java|bash|sh)\s+(?!-m\b|-c\b)\S+\.\w+")
 
 
@@ -83,6 +101,7 @@ class Finding:
     text: str
     score: float
     outcome: bool = False  # a command's outcome, not a statement
+    code: bool = False  # a block of code the session pointed at (`blocks`): shown whole, never cut
 
 
 @fact_source(Section.FINDINGS)
@@ -90,8 +109,13 @@ def finding_facts(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.code:
         return []
     findings = collect(ctx.transcript, ctx.events, pair=ctx.results_of)
-    budget = int((ctx.target_tokens or 4000) * SHARE)
-    return timeline(findings, budget)
+    code = [Finding(b.round, f"`{display_path(b.path, ctx.cwd)}` L{b.lo}{f'-{b.hi}' if b.hi > b.lo else ''}: "
+                    f"`{b.text}`", (72 if b.prose else 56) + min(b.text.count("; ") + 1, 8), code=True)
+            for b in referenced_blocks(ctx)]
+    if code:  # the code the session pointed at competes with what the agent said about it, in round order
+        findings = sorted(findings + code, key=lambda f: f.round)
+    target = ctx.target_tokens or 4000
+    return timeline(findings, int(target * (TIGHT_SHARE if target < TIGHT_TARGET else SHARE)))
 
 
 def collect(transcript: Transcript, events: list[Event] | None = None,
@@ -102,23 +126,29 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
     summaries = {(e.round, e.command): e.test_summary for e in events or () if e.kind is EventKind.COMMAND}
     out: list[Finding] = []
     seen: set[str] = set()
+    said: list[set[str]] = []  # the words of the statements kept so far
+    named: set[str] = set()  # the identifiers and values they named
     for rnd in transcript.rounds:
         results = pair(rnd) if pair is not None else results_of_calls(rnd.messages)
         question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
-                         and "?" in m.text), None)
+                         and m.text.rfind("?") >= len(m.text) - _ASKED_TAIL), None)
         if question is not None:  # the user asked: the round's replies answer it
             replies = [m for m in rnd.messages if m.role is Role.ASSISTANT and m.text and not m.harness]
             answer = answer_to(question, replies) if replies else None
             if answer and answer.lower()[:100] not in seen:
                 seen.add(answer.lower()[:100])
-                out.append(Finding(rnd.number, answer, 62))
+                out.append(Finding(rnd.number, answer, 62 + max(0, specificity(answer, named))))
         for msg in rnd.messages:
             if msg.role is Role.ASSISTANT and msg.text and not msg.harness:
                 for text, weight in statements(msg):
                     key = text.lower()[:100]
                     if key not in seen:
                         seen.add(key)
-                        out.append(Finding(rnd.number, text, 40 + weight))
+                        bag = set(_WORD_RE.findall(text.lower())) - _FUNCTION_WORDS
+                        if _repeats(bag, said):
+                            continue
+                        said.append(bag)
+                        out.append(Finding(rnd.number, text, 40 + weight + specificity(text, named)))
             for call in msg.tool_calls:
                 res = results.get(id(call))
                 if call.kind == ToolKind.SHELL and call.command:
@@ -127,6 +157,27 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
                     if found:
                         out.append(Finding(rnd.number, found[0], 40 + found[1], outcome=True))
     return out
+
+
+def specificity(text: str, named: set[str] | None = None) -> int:
+    """How much a statement establishes, as a score's bonus: the identifiers, values and paths it is
+    the first to name (up to three; `named`: those earlier statements named, updated); one that says
+    what the agent means to do next narrates and loses to one that names what it found."""
+    spans = set(_SPECIFIC_RE.findall(text))
+    new = spans - named if named is not None else spans
+    if named is not None:
+        named |= spans
+    bare = not spans and len(text) < 60  # "This confirms the issue described.": says that, not what
+    return 3 * min(len(new), 3) - (10 if _INTENT_RE.search(text) else 0) - (8 if bare else 0)
+
+
+def _repeats(bag: set[str], said: list[set[str]]) -> bool:
+    """The statement's words were (mostly) said by one of the recent statements: the agent restating
+    its diagnosis ("The issue is related to…" once a round) is one finding, kept at its first saying."""
+    if len(bag) < 3:
+        return False
+    need = _SAME * len(bag)
+    return any(len(prev) >= need and len(bag & prev) >= need for prev in said[-_COMPARED:])
 
 
 def answer_to(question: str, replies: Message | list[Message]) -> str | None:
@@ -277,11 +328,15 @@ def timeline(findings: list[Finding], budget: int) -> list[Fact]:
     room = max(0, budget - sum(_cost(f.text) for f in recent_facts))
     phases = _phases(older)
     facts: list[Fact] = []
-    for level in range(1, len(LEVEL_RATIOS) + 1):
-        facts = [_phase(group, hierarchical_levels(group)[level]) for group in phases]
-        if sum(_cost(f.text) for f in facts) <= room:
-            break
-    return facts + recent_facts
+    while True:
+        for level in range(1, len(LEVEL_RATIOS) + 1):
+            facts = [_phase(group, hierarchical_levels(group)[level]) for group in phases]
+            if sum(_cost(f.text) for f in facts) <= room:
+                return facts + recent_facts
+        if len(phases) == 1:
+            return facts + recent_facts
+        # Still over: neighbouring phases merge (each phase line costs its heading): fewer, longer phases.
+        phases = [phases[i] + phases[i + 1] if i + 1 < len(phases) else phases[i] for i in range(0, len(phases), 2)]
 
 
 def _phases(findings: list[Finding]) -> list[list[Finding]]:
@@ -297,16 +352,16 @@ def _phases(findings: list[Finding]) -> list[list[Finding]]:
 
 
 def _single(f: Finding) -> Fact:
-    text = f.text if len(f.text) <= 300 else f.text[:299] + "…"
+    text = f.text if len(f.text) <= 300 or f.code else f.text[:299] + "…"
     return Fact(Section.FINDINGS, text, [f.round], score=f.score + f.round / 10000,
-                short=first_line(text, 120) if len(text) > 120 else None, prose=True)
+                short=first_line(text, 120) if len(text) > 120 and not f.code else None, prose=not f.code)
 
 
 def _phase(group: list[Finding], kept: list[Finding]) -> Fact:
     """One phase line: its rounds, how many findings it stands for, the kept ones (with their round)."""
     rounds = sorted({f.round for f in group})
     label = cite(rounds)
-    body = "; ".join(f"{f.text if len(f.text) <= 200 else f.text[:199] + '…'} (r{f.round})" for f in kept)
+    body = "; ".join(f"{f.text if len(f.text) <= 200 or f.code else f.text[:199] + '…'} (r{f.round})" for f in kept)
     text = f"Phase {label}, {len(group)} findings, {len(kept)} shown: {body}"
     best = max(kept, key=lambda f: f.score)
     short = f"Phase {label}, {len(group)} findings: {first_line(best.text, 100)} (r{best.round})"
