@@ -252,6 +252,12 @@ SHARES: tuple[tuple[Section, float], ...] = (
 )
 
 
+# The task's share of the summary's budget: a longer request is shown condensed (its pastes trimmed,
+# then its best sentences: sources/task.py) and the filler gives its full text back last, when the
+# other sections had their room.
+GOAL_CAP = 0.25
+
+
 def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -> list[Fact]:
     """Essentials first (full text, else their short form); then by priority the optional facts up to
     the completed actions (the seed's order); then, when the rest do not all fit, every later section
@@ -261,7 +267,7 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -
     command in the middle of a long output)."""
     texts = [f.text for f in all_facts]
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
-    goal_cap = max(120, int(budget * 0.45))
+    goal_cap = max(120, int(budget * GOAL_CAP))
     chosen: list[Fact] = []
     used = 0
     ordered = sorted(all_facts, key=lambda f: (not f.essential, f.rank(), -f.score))
@@ -405,13 +411,19 @@ def _truncate_tokens(text: str, limit: int) -> str:
 
 
 def _shrink_task(chosen: list[Fact]) -> bool:
-    """Last resort for tiny budgets: the task keeps a shorter head and tail (never below 40 tokens)."""
+    """Last resort for tiny budgets: the task's next shorter form (`Fact.forms`: pastes trimmed, then
+    condensed), else a shorter head and tail (never below 40 tokens)."""
     for f in chosen:
         if f.task:
+            shorter = [t for t in f.forms if len(t) < len(f.text)]
+            if shorter:
+                f.full_text = f.full_text or f.text
+                f.text = shorter[0]
+                return True
             n = tokens.count(f.text)
             if n <= 40:
                 return False
-            f.text = _truncate_tokens(f.full_text or f.text, max(40, int(n * 0.7)))
+            f.text = _truncate_tokens(f.text, max(40, int(n * 0.7)))
             return True
     return False
 

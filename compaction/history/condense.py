@@ -1,0 +1,289 @@
+"""A user's request said in fewer characters, by extraction: its sentences ranked by what a successor
+asks of a request, the best kept in their order.
+
+What a successor asks: what was asked (the title, the first statement), what is wrong (observed vs
+expected), what the user thinks and suggests, what must or must not be done (files, style, scope) and
+when it is done (the tests to pass). What it never asks: the greeting, the thanks, the pasted code or
+log beyond its first line, a sentence said twice. Sentences are found by structure (lines, list items,
+sentence ends, fences, headings) and ranked by cue words (English and a few other languages: issue
+texts come in many) and by their identifiers (`code`, paths, CamelCase, snake_case): never by a
+session's terms. A list item inherits the cue of the sentence that introduces it ("Two possibilities
+are:" → its items are suggestions); a heading ("**Expected behavior**") gives its cue to what follows
+it and is not shown itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+# A line of a log or a stack: a run of them is a paste (timestamps, frames, deep indentation, tables).
+_LOGLINE_RE = re.compile(r"^(?:\s{4,}\S|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
+_BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|[a-z][.)])\s+")
+_HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{2,80})\*\*:?|__([^_]{2,80})__:?)\s*$")
+# A sentence ends at . ! ? followed by a space (not inside `file.ts`), or at a CJK full stop.
+_SENT_RE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
+_LINK_RE = re.compile(r"\[([^\]\n]{1,120})\]\((\S{1,400}?)\)")
+_LONG_URL = 60  # a Markdown link's target longer than this is left out: its text says what it is
+_WORD_RE = re.compile(r"\w+")
+_MAX_UNITS = 400  # sentences ranked: a request longer than this is condensed from its beginning
+# Identifiers: code spans, paths, dotted names, CamelCase, snake_case, calls.
+_IDENT_RE = re.compile(r"`[^`\n]+`|\b\w+(?:[./]\w+)+\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b\w+_\w+\b|\b\w+\(\)")
+
+# Cue words by what a successor asks of a request (each class counts once per sentence).
+_CUES = {
+    "wrong": re.compile(
+        r"\b(?:expect\w*|actual(?:ly)?|instead|should(?:n'?t)?|but|however|error|exception|fail\w*|crash\w*|wrong|"
+        r"broken|bug|incorrect(?:ly)?|doesn'?t|does not|isn'?t|is not|cannot|can'?t|unable|ignor\w+|missing|"
+        r"print\w*|output\w*|shows?|got|returns?|raises?|throws?|problem\w*|regression|works? in|no longer|"
+        r"when (?:i |you )?run\w*)\b"
+        r"|期望|预期|应该|但是|却|错误|报错|失败|崩溃|实际|問題|エラー|erwartet|sollte|attendu|devrait|esperado|debería",
+        re.IGNORECASE),
+    "idea": re.compile(
+        r"\b(?:i (?:think|believe|guess|suspect|assume)|probably|maybe|perhaps|likely|suspect\w*|hypothes\w+|"
+        r"cause[ds]?|because|due to|suggest\w*|propos\w+|possibilit\w+|option|alternative\w*|could|would|"
+        r"idea|i'?d like|it would be|workaround|approach|fix(?:es|ed)? (?:it|this)|solution)\b"
+        r"|我认为|我觉得|可能|也许|建议|原因|或者|方案|vielleicht|peut-être|quizás",
+        re.IGNORECASE),
+    "rule": re.compile(
+        r"\b(?:must(?:n'?t)?|never|always|only|don'?t|do not|avoid|without|keep|make sure|ensure|minimal|"
+        r"preserve|not (?:modify|change|touch|edit)|non-\w+|style|constraints?)\b|\w-first\b"
+        r"|不要|只|必须|禁止|保持|确保|不能|muss|nicht|ne pas|no debe",
+        re.IGNORECASE),
+    "ask": re.compile(
+        r"\?\s*$|^(?:(?:can|could|would|will) you|please|let'?s|i (?:want|need|would like)|make|add|create|remove|"
+        r"fix|change|update|implement|write|review|refactor|rename|move|delete|run|show|explain|check|scan|find)\b"
+        r"|[吗呢？]\s*$|^(?:请|帮我|能不能|可以)",
+        re.IGNORECASE),
+    "done": re.compile(
+        r"\b(?:tests?|passe?s?|verif\w+|reproduc\w+|acceptance|done when|until|check that|make it work)\b"
+        r"|测试|通过|验证|复现|テスト",
+        re.IGNORECASE),
+}
+# An ask is worth less than the other kinds: every request is one, its opening sentence says it already.
+_WEIGHT = {"ask": 1.5}
+_GREETING_RE = re.compile(
+    r"^\W*(?:hi|hello|hey|dear|thanks?|thank you|thx|cheers|regards|best|greetings|good (?:morning|afternoon|evening)|"
+    r"sorry|你好|您好|谢谢|感谢|こんにちは|ありがとう|hallo|danke|bonjour|merci|hola|gracias)\b[^.!?\n]{0,40}[.!?]?\W*$",
+    re.IGNORECASE)
+
+
+# `name = value` and `key=value` in a trimmed paste: the field values a reproduction sets.
+_ASSIGN_RE = re.compile(r"""(?<![\w=!<>])(?:\w+\.)*(\w+)\s*[:=](?![=])\s*('[^'\n]{0,60}'|"[^"\n]{0,60}"|-?[\w.]+)""")
+_LITERAL_RE = re.compile(r"""^(?:'[^'(+]*'|"[^"(+]*"|-?\d[\w.]*|True|False|None|[\w.]*\d[\w.]*)$""")
+_VALUES_CHARS = 200  # the digest of a trimmed paste's values stays one short line
+
+
+def paste_values(lines: list[str]) -> str:
+    """`BitsAllocated=32, PhotometricInterpretation='MONOCHROME2', dtype=np.float32`: the values set
+    in the lines a trim removes (identifiers and numbers a successor may be asked about), in order,
+    each name once, at most _VALUES_CHARS characters."""
+    out: list[str] = []
+    seen: set[str] = set()
+    size = 0
+    for ln in lines:
+        for name, value in _ASSIGN_RE.findall(ln):
+            if name in seen or name.isdigit() or not _LITERAL_RE.match(value):
+                continue  # a value worth its tokens is a literal: a number, a string, a constant with a digit
+            pair = f"{name}={value}"
+            if size + len(pair) + 2 > _VALUES_CHARS:
+                return ", ".join(out)
+            seen.add(name)
+            out.append(pair)
+            size += len(pair) + 2
+    return ", ".join(out)
+
+
+# A reply's opening reaction ("aha, already nice.", "ok cool"): not what it asks.
+_REACTION_RE = re.compile(r"^\W*(?:a+ha+|o+h+|ok(?:ay)?|cool|nice|wow|great|perfect|awesome|yes|yeah|no|hmm+|well|"
+                          r"好的?|嗯|哦)\b", re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class _Unit:
+    text: str
+    at: int  # position in the request
+    score: float  # without its cues' part: that depends on what is kept already (`condense`)
+    para: int  # the paragraph (block) it belongs to
+    cues: frozenset[str] = frozenset()
+    item: bool = False  # a list item
+
+
+def _cue_classes(text: str) -> set[str]:
+    return {name for name, rx in _CUES.items() if rx.search(text)}
+
+
+def _delink(text: str) -> str:
+    return _LINK_RE.sub(lambda m: m.group(1) if len(m.group(2)) > _LONG_URL else m.group(0), text)
+
+
+def _paste_unit(block: list[str], kind: str, at: int, para: int) -> _Unit:
+    """A pasted block as its first line, its size and the values it sets (`paste_values`). A paste
+    that sets values is a reproduction (what a fix is checked against): worth what a test is."""
+    first = next((ln.strip() for ln in block if ln.strip()), "")
+    if len(first) > 100:
+        first = first[:99] + "…"
+    more = len([ln for ln in block if ln.strip()]) - 1
+    values = paste_values(block[1:])
+    note = f" [+{more} lines of {kind}{'; values: ' + values if values else ''}]" if more > 0 else ""
+    n = values.count("=")
+    return _Unit(f"`{first}`{note}", at, 0.5 + 0.7 * min(n, 3), para, frozenset({"done"} if n >= 2 else ()))
+
+
+def units(text: str) -> list[_Unit]:
+    """The request's sentences, list items and pastes, scored, in order."""
+    lines = text.split("\n")
+    out: list[_Unit] = []
+    i = para = 0
+    lead_cues: set[str] = set()  # the cues of the sentence that introduces a list
+    heading_cues: set[str] = set()
+    first_of_para = True
+    title_due: bool | None = None  # an introducer line was seen: the next statement is the title
+    while i < len(lines):
+        line = lines[i]
+        if _FENCE_RE.match(line):
+            j = next((k for k in range(i + 1, len(lines)) if _FENCE_RE.match(lines[k])), len(lines))
+            if j > i + 1:
+                out.append(_paste_unit(lines[i + 1:j], "code", len(out), para))
+            i, first_of_para = j + 1, False
+            continue
+        j = i
+        while j < len(lines) and _LOGLINE_RE.match(lines[j]):
+            j += 1
+        if j - i >= 3:  # a run of log or stack lines (or indented code)
+            out.append(_paste_unit(lines[i:j], "log", len(out), para))
+            i, first_of_para = j, False
+            continue
+        i += 1
+        stripped = line.strip()
+        if not stripped:  # a list may follow its lead-in after a blank line: the lead's cues stay
+            para, first_of_para = para + 1, True
+            continue
+        head = _HEADING_RE.match(line)
+        if head:  # a heading: its cue goes to what follows it, it is not shown
+            heading_cues = _cue_classes(next(g for g in head.groups() if g))
+            para, first_of_para, lead_cues = para + 1, True, set()
+            continue
+        bullet = _BULLET_RE.match(line)
+        body = _delink(stripped[len(bullet.group(0).strip()):].strip() if bullet else stripped)
+        if not bullet:
+            lead_cues = set()
+        for k, sentence in enumerate(s for s in _SENT_RE.split(body) if s.strip()):
+            sentence = sentence.strip()
+            if _GREETING_RE.match(sentence) or not _WORD_RE.search(sentence):
+                continue  # a greeting, a thanks, a line of punctuation (`/**`, `---`)
+            cues = _cue_classes(sentence) | heading_cues | (lead_cues if bullet else set())
+            idents = len(_IDENT_RE.findall(sentence))
+            score = 1.0 + min(idents, 3) * 0.7 + (1.5 if bullet and lead_cues else 0.0)  # an item of a cued list
+            reaction = not cues and _REACTION_RE.match(sentence) is not None
+            if not out and not reaction:
+                score += 100  # the first statement: what was asked (not a reaction to the last answer)
+            elif reaction:
+                score = 0.0
+            elif first_of_para and k == 0 and (cues or idents):
+                score += 0.5  # a topic sentence
+            if not cues and sentence.endswith(":") and len(sentence) < 100 and idents == 0:
+                score -= 2.5  # a bare introducer ("Here's the issue text:") says nothing on its own
+            introducer = sentence.endswith(":") and len(sentence) < 100 and not bullet
+            if title_due and not introducer:  # the statement a harness's "Here is the issue:" introduces
+                score, title_due = score + 20, False
+                for u in out[1:]:  # what came before it is the harness's preamble
+                    u.score, u.cues = -5.0, frozenset()
+            elif introducer and len(out) < 8 and title_due is None:
+                title_due = True
+            text_ = f"{bullet.group(0).strip()} {sentence}" if bullet and k == 0 else sentence
+            out.append(_Unit(text_, len(out), score, para, frozenset(cues), bool(bullet)))
+            if not bullet and (sentence.endswith(":") or k == 0):
+                lead_cues = _cue_classes(sentence)
+            first_of_para = False
+    for a, b in zip(out, out[1:], strict=False):  # a list's lead-in ("Two ideas:") is said by its items
+        if b.item and not a.item:
+            if a.text.endswith(":") or a.text[-1:].isalpha():
+                a.score, a.cues = -5.0, frozenset()
+    return out
+
+
+def _cue_worth(cues: frozenset[str], covered: dict[str, int]) -> float:
+    """A sentence's worth by the kinds of question it answers: its best kind whole (less when that
+    kind is answered already), a second kind a third of that (one sentence naming a problem and a
+    suggestion is not worth two)."""
+    worth = sorted((_WEIGHT.get(c, 3.0) / (1 + covered.get(c, 0)) for c in cues), reverse=True)
+    return sum(w if i == 0 else w / 3 for i, w in enumerate(worth))
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD_RE.findall(text) if len(w) > 3}
+
+
+def _said(words: set[str], kept: list[set[str]]) -> bool:
+    """A repeat: most of its words are one kept sentence's (the title said again in the body)."""
+    return len(words) >= 4 and any(len(words - k) <= len(words) // 5 for k in kept)
+
+
+def condense(text: str, limit: int, *, always: bool = False) -> str:
+    """`text` within about `limit` characters: its best sentences (see the module's docstring) in
+    their order, a gap marked `…`; a head cut only when even its first statement does not fit. A text
+    within `limit` comes back as it is, unless `always` (then its fillers still go)."""
+    if len(text) <= limit and not always:
+        return text
+    found = units(text)
+    if not found:
+        return text[: limit - 1] + "…"
+    forced = [u for u in found if u.score >= 100]  # the first statement, unless it was a reaction
+    if forced and len(forced[0].text) >= limit:
+        return forced[0].text[: limit - 1] + "…"
+    kept = {u.at for u in forced}
+    used = sum(len(u.text) + 2 for u in forced)
+    said = [_words(u.text) for u in forced]
+    covered: dict[str, int] = {}  # how many kept sentences answer each kind of question
+    for u in forced:
+        for c in u.cues:
+            covered[c] = covered.get(c, 0) + 1
+    pool = [u for u in found[:_MAX_UNITS] if u.at not in kept and (u.cues or u.score > 1.0)]  # else filler
+    while pool:
+        # The next sentence: the best of what is left, a kind of question not yet answered worth more
+        # than a second answer to one that is (each kind gets its sentence before any gets two).
+        best = max(pool, key=lambda u: (u.score + _cue_worth(u.cues, covered) - len(u.text) / 200, -u.at))
+        pool.remove(best)
+        words = _words(best.text)
+        if used + len(best.text) + 2 > limit or _said(words, said):
+            continue
+        kept.add(best.at)
+        used += len(best.text) + 2
+        said.append(words)
+        for c in best.cues:
+            covered[c] = covered.get(c, 0) + 1
+    if not kept:
+        return " ".join(text.split())[: limit - 1] + "…"
+    parts: list[str] = []
+    prev = -1
+    for u in found:
+        if u.at in kept:
+            if parts and u.at != prev + 1:
+                parts.append("…")
+            parts.append(u.text + "." if u.text[-1].isalnum() else u.text)
+            prev = u.at
+    if prev != found[-1].at:
+        parts.append("…")
+    return " ".join(parts)
+
+
+# What a request says besides what it asks: politeness and quoting, not the verbs or the objects.
+_FILLER_RE = re.compile(
+    r"^\s*>\s*|\b(?:please|kindly|just|any|(?:can|could|would) you(?: please)?|i (?:want|need|would like|'d like) you to|"
+    r"help(?: me)?(?= \w+ )|go ahead and)\s+|\s*\b(?:thanks|thank you)\b[^.!?\n]*[.!?]?",
+    re.IGNORECASE)
+
+
+def one_line(text: str, limit: int) -> str:
+    """A request in one line of about `limit` characters (an older request at a tight budget): its
+    politeness gone, then its best sentences (`condense`), so its verbs and identifiers stay."""
+    lines = [_FILLER_RE.sub("", ln).strip() for ln in text.split("\n")]
+    shown = [ln for ln in lines if ln and not _FENCE_RE.match(ln)]
+    flat = " ".join(ln + "." if ln[-1].isalnum() and i < len(shown) - 1 else ln for i, ln in enumerate(shown))
+    if not flat:
+        return " ".join(text.split())[:limit]
+    if len(flat) <= limit // 2:
+        return flat
+    return " ".join(condense("\n".join(lines), limit, always=True).split())
