@@ -121,14 +121,22 @@ def _delink(text: str) -> str:
 def _paste_unit(block: list[str], kind: str, at: int, para: int) -> _Unit:
     """A pasted block as its first line, its size and the values it sets (`paste_values`). A paste
     that sets values is a reproduction (what a fix is checked against): worth what a test is."""
-    first = next((ln.strip() for ln in block if ln.strip()), "")
-    if len(first) > 100:
-        first = first[:99] + "…"
-    more = len([ln for ln in block if ln.strip()]) - 1
-    values = paste_values(block[1:])
-    note = f" [+{more} lines of {kind}{'; values: ' + values if values else ''}]" if more > 0 else ""
+    filled = [ln.strip() for ln in block if ln.strip()]
+    if not filled:
+        return _Unit("", at, -5.0, para)
+    values = paste_values(block)
     n = values.count("=")
-    return _Unit(f"`{first}`{note}", at, 0.5 + 0.7 * min(n, 3), para, frozenset({"done"} if n >= 2 else ()))
+    first, last = (ln if len(ln) <= 100 else ln[:99] + "…" for ln in (filled[0], filled[-1]))
+    # A reproduction (it sets values): its last line (the check) and its values; else its first line,
+    # and its last too when short (a log's final error).
+    if n >= 2:
+        ends = [last]
+    else:
+        ends = [first, last] if len(filled) > 2 and len(filled[-1]) <= 100 else [first]
+    more = len(filled) - len(ends)
+    note = f" [{'+' if n < 2 else ''}{more} lines of {kind}{'; values: ' + values if n >= 2 else ''}]" if more else ""
+    text = " … ".join(f"`{e}`" for e in ends) + note
+    return _Unit(text, at, 0.5 + 0.7 * min(n, 5), para, frozenset({"done"} if n >= 2 else ()))
 
 
 def units(text: str) -> list[_Unit]:

@@ -96,7 +96,7 @@ def shorten_request(text: str, limit: int) -> str:
     return one_line(text, limit)
 
 
-_CONDENSED_CHARS = (1600, 1000, 600, 360)  # the task's condensed forms (`condense`), longest first
+_CONDENSED_CHARS = (1600, 1200, 900, 700, 540, 420, 320)  # the task's condensed forms (`condense`), longest first
 
 
 def _condensed_forms(request: str, rest: str, shortest: int) -> list[str]:
