@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # A line of a log or a stack: a run of them is a paste (timestamps, frames, deep indentation, tables).
@@ -27,6 +28,7 @@ _SENT_RE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
 _LINK_RE = re.compile(r"\[([^\]\n]{1,120})\]\((\S{1,400}?)\)")
 _LONG_URL = 60  # a Markdown link's target longer than this is left out: its text says what it is
 _WORD_RE = re.compile(r"\w+")
+_LAST_CHARS = 240  # a request's closing sentence stays when at most this long
 _MAX_UNITS = 400  # sentences ranked: a request longer than this is condensed from its beginning
 # Identifiers: code spans, paths, dotted names, CamelCase, snake_case, calls.
 _IDENT_RE = re.compile(r"`[^`\n]+`|\b\w+(?:[./]\w+)+\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b\w+_\w+\b|\b\w+\(\)")
@@ -108,6 +110,7 @@ class _Unit:
     para: int  # the paragraph (block) it belongs to
     cues: frozenset[str] = frozenset()
     item: bool = False  # a list item
+    paste: bool = False  # a pasted block (its ends and values)
 
 
 def _cue_classes(text: str) -> set[str]:
@@ -136,11 +139,12 @@ def _paste_unit(block: list[str], kind: str, at: int, para: int) -> _Unit:
     more = len(filled) - len(ends)
     note = f" [{'+' if n < 2 else ''}{more} lines of {kind}{'; values: ' + values if n >= 2 else ''}]" if more else ""
     text = " … ".join(f"`{e}`" for e in ends) + note
-    return _Unit(text, at, 0.5 + 0.7 * min(n, 5), para, frozenset({"done"} if n >= 2 else ()))
+    return _Unit(text, at, 0.5 + 0.7 * min(n, 5), para, frozenset({"done"} if n >= 2 else ()), paste=True)
 
 
-def units(text: str) -> list[_Unit]:
-    """The request's sentences, list items and pastes, scored, in order."""
+def units(text: str, start: bool = True) -> list[_Unit]:
+    """The request's sentences, list items and pastes, scored, in order (`start`: `text` is where the
+    request starts, its first statement is what was asked)."""
     lines = text.split("\n")
     out: list[_Unit] = []
     i = para = 0
@@ -160,7 +164,7 @@ def units(text: str) -> list[_Unit]:
         while j < len(lines) and _LOGLINE_RE.match(lines[j]):
             j += 1
         if j - i >= 3:  # a run of log or stack lines (or indented code)
-            out.append(_paste_unit(lines[i:j], "log", len(out), para))
+            out.append(_paste_unit(lines[i:j], "pasted", len(out), para))
             i, first_of_para = j, False
             continue
         i += 1
@@ -185,7 +189,7 @@ def units(text: str) -> list[_Unit]:
             idents = len(_IDENT_RE.findall(sentence))
             score = 1.0 + min(idents, 3) * 0.7 + (1.5 if bullet and lead_cues else 0.0)  # an item of a cued list
             reaction = not cues and _REACTION_RE.match(sentence) is not None
-            if not out and not reaction:
+            if not out and start and not reaction:
                 score += 100  # the first statement: what was asked (not a reaction to the last answer)
             elif reaction:
                 score = 0.0
@@ -212,6 +216,29 @@ def units(text: str) -> list[_Unit]:
     return out
 
 
+@lru_cache(maxsize=4)
+def _units_of(text: str, start: bool) -> list[_Unit]:
+    """`units`, remembered: the task is condensed at several sizes (never mutated by `condense`)."""
+    return units(text, start)
+
+
+def opening(text: str, chars: int) -> tuple[str, str]:
+    """(the request's opening of at least `chars` characters, whole lines or up to a sentence's end,
+    never into a fenced block; the rest)."""
+    at = 0
+    while at < min(chars, len(text)):
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if _FENCE_RE.match(text[at:end]):
+            break
+        if end - at > chars - at + 200:  # a long line: up to the first sentence end past `chars`
+            m = _SENT_RE.search(text, chars, end)
+            end = m.start() if m else end
+        at = end + 1
+    at = min(at, len(text))
+    return text[:at].rstrip(), text[at:]
+
+
 def _cue_worth(cues: frozenset[str], covered: dict[str, int]) -> float:
     """A sentence's worth by the kinds of question it answers: its best kind whole (less when that
     kind is answered already), a second kind a third of that (one sentence naming a problem and a
@@ -229,18 +256,28 @@ def _said(words: set[str], kept: list[set[str]]) -> bool:
     return len(words) >= 4 and any(len(words - k) <= len(words) // 5 for k in kept)
 
 
-def condense(text: str, limit: int, *, always: bool = False) -> str:
+def condense(text: str, limit: int, *, always: bool = False, lead: int = 0, keep_last: bool = False) -> str:
     """`text` within about `limit` characters: its best sentences (see the module's docstring) in
     their order, a gap marked `…`; a head cut only when even its first statement does not fit. A text
-    within `limit` comes back as it is, unless `always` (then its fillers still go)."""
+    within `limit` comes back as it is, unless `always` (then its fillers still go). `lead`: its
+    opening of that many characters stays verbatim (`opening`: what identifies the request, as it was
+    written); `keep_last`: its closing sentence stays too (where a request says what it wants done)."""
     if len(text) <= limit and not always:
         return text
-    found = units(text)
+    head, body = opening(text, lead) if lead else ("", text)
+    if len(head) >= limit or not body.strip():
+        return head[: limit - 1] + "…" if len(head) >= limit else head
+    found = _units_of(body, not head)
     if not found:
-        return text[: limit - 1] + "…"
+        return (head + " " + body)[: limit - 1] + "…"
+    limit -= len(head)
     forced = [u for u in found if u.score >= 100]  # the first statement, unless it was a reaction
     if forced and len(forced[0].text) >= limit:
-        return forced[0].text[: limit - 1] + "…"
+        return (head + " " if head else "") + forced[0].text[: limit - 1] + "…"
+    last = found[-1]
+    if (keep_last and not last.paste and last.score > -5.0 and last not in forced
+            and len(last.text) <= min(_LAST_CHARS, limit - sum(len(u.text) + 2 for u in forced))):
+        forced.append(last)
     kept = {u.at for u in forced}
     used = sum(len(u.text) + 2 for u in forced)
     said = [_words(u.text) for u in forced]
@@ -263,8 +300,8 @@ def condense(text: str, limit: int, *, always: bool = False) -> str:
         for c in best.cues:
             covered[c] = covered.get(c, 0) + 1
     if not kept:
-        return " ".join(text.split())[: limit - 1] + "…"
-    parts: list[str] = []
+        return head + " …" if head else " ".join(text.split())[: limit - 1] + "…"
+    parts: list[str] = [head] if head else []
     prev = -1
     for u in found:
         if u.at in kept:

@@ -255,7 +255,8 @@ SHARES: tuple[tuple[Section, float], ...] = (
 # The task's share of the summary's budget: a longer request is shown condensed (its pastes trimmed,
 # then its best sentences: sources/task.py) and the filler gives its full text back last, when the
 # other sections had their room.
-GOAL_CAP = 0.25
+GOAL_CAP = 0.3
+GOAL_FLOOR = 160  # tokens: the task's opening, its closing sentence and the harness's first step still fit
 
 
 def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -> list[Fact]:
@@ -267,7 +268,7 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None) -
     command in the middle of a long output)."""
     texts = [f.text for f in all_facts]
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
-    goal_cap = max(120, int(budget * GOAL_CAP))
+    goal_cap = max(GOAL_FLOOR, int(budget * GOAL_CAP))
     chosen: list[Fact] = []
     used = 0
     ordered = sorted(all_facts, key=lambda f: (not f.essential, f.rank(), -f.score))

@@ -1,6 +1,8 @@
-"""The task and every later user message: the first request whole (the harness's boilerplate elided,
-long pastes trimmed to their informative lines), then the later requests with their rounds; a short
-assent ("yes please") carries what it accepts — the assistant's offer it answers."""
+"""The task and every later user message: the first request whole (the harness's boilerplate elided),
+with shorter forms for a tight budget (long pastes trimmed to their informative lines, then the
+request condensed to what a successor asks of it: `history.condense`), then the later requests with
+their rounds, each one line at a tight budget; a short assent ("yes please") carries what it accepts
+— the assistant's offer it answers."""
 
 from __future__ import annotations
 
@@ -99,18 +101,20 @@ def shorten_request(text: str, limit: int) -> str:
 _CONDENSED_CHARS = (1600, 1200, 900, 700, 540, 420, 320)  # the task's condensed forms (`condense`), longest first
 
 
+_OPENING_CHARS = 170  # the request's opening kept verbatim in its condensed forms: what identifies it
+
+
 def _condensed_forms(request: str, rest: str, shortest: int) -> list[str]:
-    """The request said in fewer and fewer characters (its title, what is wrong, the user's ideas,
-    the constraints and the acceptance kept; its pastes and fillers gone), each form shorter than
-    the last; the harness's instructions after it one note (their rules are under Project rules)."""
+    """The request said in fewer and fewer characters, each form shorter than the last: its opening
+    and its closing sentence verbatim, between them its best sentences (what is wrong, the user's
+    ideas, the constraints, the acceptance; `condense`), its pastes and fillers gone; the harness's
+    instructions after it as `task_text` shows them (their opening, their rules under Project rules)."""
     text = clean_task(request)
-    note = f"\n\n[…harness instructions, {len(rest)} characters, elided; binding rules under Project rules…]" \
-        if rest.strip() else ""
     out: list[str] = []
     for limit in _CONDENSED_CHARS:
-        if limit + len(note) >= min(shortest, len(text)) * 0.9:
+        if limit >= min(shortest, len(text)) * 0.9:
             continue  # not shorter than what the request already is
-        form = condense(text, limit) + note
+        form = task_text(condense(text, limit, lead=_OPENING_CHARS, keep_last=True) + "\n\n" + rest)
         if len(form) < (len(out[-1]) if out else shortest):
             out.append(form)
     return out
