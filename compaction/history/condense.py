@@ -14,6 +14,7 @@ it and is not shown itself.
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,39 +31,112 @@ _LONG_URL = 60  # a Markdown link's target longer than this is left out: its tex
 _WORD_RE = re.compile(r"\w+")
 _LAST_CHARS = 240  # a request's closing sentence stays when at most this long
 _MAX_UNITS = 400  # sentences ranked: a request longer than this is condensed from its beginning
-# Identifiers: code spans, paths, dotted names, CamelCase, snake_case, calls.
-_IDENT_RE = re.compile(r"`[^`\n]+`|\b\w+(?:[./]\w+)+\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b\w+_\w+\b|\b\w+\(\)")
+_MAX_CHARS, _TAIL_CHARS = 40_000, 2_000  # of a longer request, its first and last characters are read
+_STRIP = ".,;:!?()[]{}\"'<>*"
 
-# Cue words by what a successor asks of a request (each class counts once per sentence).
-_CUES = {
-    "wrong": re.compile(
-        r"\b(?:expect\w*|actual(?:ly)?|instead|should(?:n'?t)?|but|however|error|exception|fail\w*|crash\w*|wrong|"
-        r"broken|bug|incorrect(?:ly)?|doesn'?t|does not|isn'?t|is not|cannot|can'?t|unable|ignor\w+|missing|"
-        r"print\w*|output\w*|shows?|got|returns?|raises?|throws?|problem\w*|regression|works? in|no longer|"
-        r"when (?:i |you )?run\w*)\b"
-        r"|期望|预期|应该|但是|却|错误|报错|失败|崩溃|实际|問題|エラー|erwartet|sollte|attendu|devrait|esperado|debería",
-        re.IGNORECASE),
-    "idea": re.compile(
-        r"\b(?:i (?:think|believe|guess|suspect|assume)|probably|maybe|perhaps|likely|suspect\w*|hypothes\w+|"
-        r"cause[ds]?|because|due to|suggest\w*|propos\w+|possibilit\w+|option|alternative\w*|could|would|"
-        r"idea|i'?d like|it would be|workaround|approach|fix(?:es|ed)? (?:it|this)|solution)\b"
-        r"|我认为|我觉得|可能|也许|建议|原因|或者|方案|vielleicht|peut-être|quizás",
-        re.IGNORECASE),
-    "rule": re.compile(
-        r"\b(?:must(?:n'?t)?|never|always|only|don'?t|do not|avoid|without|keep|make sure|ensure|minimal|"
-        r"preserve|not (?:modify|change|touch|edit)|non-\w+|style|constraints?)\b|\w-first\b"
-        r"|不要|只|必须|禁止|保持|确保|不能|muss|nicht|ne pas|no debe",
-        re.IGNORECASE),
-    "ask": re.compile(
-        r"\?\s*$|^(?:(?:can|could|would|will) you|please|let'?s|i (?:want|need|would like)|make|add|create|remove|"
-        r"fix|change|update|implement|write|review|refactor|rename|move|delete|run|show|explain|check|scan|find)\b"
-        r"|[吗呢？]\s*$|^(?:请|帮我|能不能|可以)",
-        re.IGNORECASE),
-    "done": re.compile(
-        r"\b(?:tests?|passe?s?|verif\w+|reproduc\w+|acceptance|done when|until|check that|make it work)\b"
-        r"|测试|通过|验证|复现|テスト",
-        re.IGNORECASE),
+
+def _identifiers(sentence: str) -> int:
+    """How many identifiers a sentence names: code spans, paths, dotted names, snake_case, CamelCase,
+    calls (a split and string tests: a regex for these backtracks on every word)."""
+    n = sentence.count("`") // 2
+    for w in sentence.split():
+        if w.endswith("()"):
+            n += 1
+            continue
+        w = w.strip(_STRIP)
+        if len(w) < 3 or "`" in w:
+            continue
+        if "_" in w or "/" in w or "." in w or (any(c.isupper() for c in w[1:]) and any(c.islower() for c in w)):
+            n += 1
+    return n
+
+
+# Cue words by what a successor asks of a request (each kind counts once per sentence): what is wrong
+# (observed vs expected), the user's ideas, the rules of the work, the ask itself, when it is done.
+# Words (a trailing `*`: any word it starts), phrases, and the words of other languages (found as
+# substrings: CJK has no spaces). Looked up by word, not by one regex per kind: a request is read once,
+# but a long one has thousands of sentences.
+_CUE_TABLE: dict[str, tuple[str, str, str]] = {
+    "wrong": ("expect* actual actually instead should shouldn't shouldnt but however error exception fail* crash* "
+              "wrong broken bug incorrect incorrectly doesn't doesnt isn't isnt cannot can't cant unable ignor* "
+              "missing print* output* show shows got return returns raise raises throw throws problem* regression",
+              "does not|is not|works in|work in|no longer|when i run|when you run|when running|when run",
+              "期望|预期|应该|但是|却|错误|报错|失败|崩溃|实际|問題|エラー|erwartet|sollte|attendu|devrait|esperado|debería"),
+    "idea": ("probably maybe perhaps likely suspect* hypothes* cause caused causes because suggest* propos* "
+             "possibilit* option alternative* could would idea workaround approach solution",
+             "i think|i believe|i guess|i suspect|i assume|due to|i'd like|it would be|fix it|fix this|fixes it|"
+             "fixed it", "我认为|我觉得|可能|也许|建议|原因|或者|方案|vielleicht|peut-être|quizás"),
+    "rule": ("must mustn't mustnt never always only don't dont avoid without keep ensure minimal preserve style "
+             "constraint constraints non-* *-first",
+             "do not|make sure|not modify|not change|not touch|not edit",
+             "不要|只|必须|禁止|保持|确保|不能|muss|nicht|ne pas|no debe"),
+    "done": ("test tests pass passes verif* reproduc* acceptance until",
+             "done when|check that|make it work", "测试|通过|验证|复现|テスト"),
 }
+# An ask: a question, or a sentence that opens with a request or an imperative.
+_ASK_RE = re.compile(
+    r"(?:(?:can|could|would|will) you|please|let'?s|i (?:want|need|would like)|make|add|create|remove|"
+    r"fix|change|update|implement|write|review|refactor|rename|move|delete|run|show|explain|check|scan|find)\b"
+    r"|请|帮我|能不能|可以", re.IGNORECASE)
+_QUESTION_ENDS = ("?", "？", "吗", "呢")
+_TOKEN_RE = re.compile(r"[\w'’-]+")
+
+
+def _cue_index() -> tuple[dict[str, set[str]], list[tuple[str, str]], list[tuple[str, str]],
+                          list[tuple[str, str, str]], list[tuple[str, str]]]:
+    words: dict[str, set[str]] = {}
+    prefixes, suffixes, phrases, foreign = [], [], [], []
+    for kind, (ws, ps, fs) in _CUE_TABLE.items():
+        for w in ws.split():
+            if w.endswith("*"):
+                prefixes.append((w[:-1], kind))
+            elif w.startswith("*"):
+                suffixes.append((w[1:], kind))
+            else:
+                words.setdefault(w, set()).add(kind)
+        phrases += [(p.split()[0], f" {p} ", kind) for p in ps.split("|")]
+        foreign += [(f, kind) for f in fs.split("|")]
+    return words, prefixes, suffixes, phrases, foreign
+
+
+_CUE_WORDS, _CUE_PREFIXES, _CUE_SUFFIXES, _CUE_PHRASES, _CUE_FOREIGN = _cue_index()
+_WORD_KINDS: dict[str, frozenset[str]] = {}  # a word's kinds, found once per word
+
+
+def _word_kinds(word: str) -> frozenset[str]:
+    kinds = _WORD_KINDS.get(word)
+    if kinds is None:
+        found = set(_CUE_WORDS.get(word, ()))
+        for part in word.split("-") if "-" in word else ():
+            found |= _CUE_WORDS.get(part, set())
+        found.update(k for p, k in _CUE_PREFIXES if word.startswith(p))
+        found.update(k for x, k in _CUE_SUFFIXES if word.endswith(x))
+        kinds = _WORD_KINDS[word] = frozenset(found)
+        if len(_WORD_KINDS) > 50_000:
+            _WORD_KINDS.clear()  # bounded memory, whatever the vocabulary
+    return kinds
+
+
+def _cue_classes(text: str) -> set[str]:
+    """The kinds of question a sentence answers."""
+    low = text.lower().replace("’", "'")
+    found: set[str] = set()
+    tokens = _TOKEN_RE.findall(low)
+    for w in set(tokens):
+        found |= _word_kinds(w)
+    if len(found) < len(_CUE_TABLE):
+        words = set(tokens)
+        phrases = [(p, k) for first, p, k in _CUE_PHRASES if k not in found and first in words]
+        if phrases:
+            padded = f" {' '.join(tokens)} "
+            found.update(k for p, k in phrases if p in padded)
+    if not low.isascii():
+        found.update(k for f, k in _CUE_FOREIGN if k not in found and f in low)
+    if text.rstrip().endswith(_QUESTION_ENDS) or _ASK_RE.match(text):
+        found.add("ask")
+    return found
+
+
 # An ask is worth less than the other kinds: every request is one, its opening sentence says it already.
 _WEIGHT = {"ask": 1.5}
 _GREETING_RE = re.compile(
@@ -113,10 +187,6 @@ class _Unit:
     paste: bool = False  # a pasted block (its ends and values)
 
 
-def _cue_classes(text: str) -> set[str]:
-    return {name for name, rx in _CUES.items() if rx.search(text)}
-
-
 def _delink(text: str) -> str:
     return _LINK_RE.sub(lambda m: m.group(1) if len(m.group(2)) > _LONG_URL else m.group(0), text)
 
@@ -146,6 +216,9 @@ def units(text: str, start: bool = True) -> list[_Unit]:
     """The request's sentences, list items and pastes, scored, in order (`start`: `text` is where the
     request starts, its first statement is what was asked)."""
     lines = text.split("\n")
+    if len(text) > _MAX_CHARS:  # a very long request: its beginning and its end are ranked
+        head, tail = text[: _MAX_CHARS - _TAIL_CHARS].split("\n"), text[-_TAIL_CHARS:].split("\n")[1:]
+        lines = [*head[:-1], "", *tail] if len(head) > 1 else lines[:1]
     out: list[_Unit] = []
     i = para = 0
     lead_cues: set[str] = set()  # the cues of the sentence that introduces a list
@@ -186,7 +259,7 @@ def units(text: str, start: bool = True) -> list[_Unit]:
             if _GREETING_RE.match(sentence) or not _WORD_RE.search(sentence):
                 continue  # a greeting, a thanks, a line of punctuation (`/**`, `---`)
             cues = _cue_classes(sentence) | heading_cues | (lead_cues if bullet else set())
-            idents = len(_IDENT_RE.findall(sentence))
+            idents = _identifiers(sentence)
             score = 1.0 + min(idents, 3) * 0.7 + (1.5 if bullet and lead_cues else 0.0)  # an item of a cued list
             reaction = not cues and _REACTION_RE.match(sentence) is not None
             if not out and start and not reaction:
@@ -239,6 +312,38 @@ def opening(text: str, chars: int) -> tuple[str, str]:
     return text[:at].rstrip(), text[at:]
 
 
+@lru_cache(maxsize=4)
+def _ranking(text: str, start: bool, last: bool) -> tuple[tuple[int, set[str]], ...]:
+    """The units of `text` (`_units_of`) best first: the next is the best of what is left, a kind of
+    question not yet answered worth more than a second answer to one that is (each kind gets its
+    sentence before any gets two). A unit's worth only falls as others rank before it: a lazy greedy
+    (a popped worth still the best is the best). Filler (no cue, no identifier, no title) is not ranked;
+    the first statement (and with `last` the closing one) is kept anyway (`condense`) and answers its
+    kinds from the start. Each with its words (`_said`)."""
+    found = _units_of(text, start)
+    covered: dict[str, int] = {}
+    for u in [u for u in found if u.score >= 100] + (found[-1:] if last and not found[-1].paste else []):
+        for c in u.cues:
+            covered[c] = covered.get(c, 0) + 1
+
+    def worth(u: _Unit) -> float:
+        return u.score + _cue_worth(u.cues, covered) - len(u.text) / 200
+
+    heap = [(-worth(u), u.at, i) for i, u in enumerate(found[:_MAX_UNITS]) if u.score < 100 and (u.cues or u.score > 1.0)]
+    heapq.heapify(heap)
+    order: list[tuple[int, set[str]]] = []
+    while heap:
+        _, at, i = heapq.heappop(heap)
+        now = worth(found[i])
+        if heap and now < -heap[0][0]:
+            heapq.heappush(heap, (-now, at, i))  # worth less than when ranked: ranked again
+            continue
+        order.append((i, _words(found[i].text)))
+        for c in found[i].cues:
+            covered[c] = covered.get(c, 0) + 1
+    return tuple(order)
+
+
 def _cue_worth(cues: frozenset[str], covered: dict[str, int]) -> float:
     """A sentence's worth by the kinds of question it answers: its best kind whole (less when that
     kind is answered already), a second kind a third of that (one sentence naming a problem and a
@@ -265,6 +370,7 @@ def condense(text: str, limit: int, *, always: bool = False, lead: int = 0, keep
     if len(text) <= limit and not always:
         return text
     head, body = opening(text, lead) if lead else ("", text)
+    head = head[:lead] + _delink(head[lead:])  # past what identifies it, a long link's target goes
     if len(head) >= limit or not body.strip():
         return head[: limit - 1] + "…" if len(head) >= limit else head
     found = _units_of(body, not head)
@@ -281,24 +387,15 @@ def condense(text: str, limit: int, *, always: bool = False, lead: int = 0, keep
     kept = {u.at for u in forced}
     used = sum(len(u.text) + 2 for u in forced)
     said = [_words(u.text) for u in forced]
-    covered: dict[str, int] = {}  # how many kept sentences answer each kind of question
-    for u in forced:
-        for c in u.cues:
-            covered[c] = covered.get(c, 0) + 1
-    pool = [u for u in found[:_MAX_UNITS] if u.at not in kept and (u.cues or u.score > 1.0)]  # else filler
-    while pool:
-        # The next sentence: the best of what is left, a kind of question not yet answered worth more
-        # than a second answer to one that is (each kind gets its sentence before any gets two).
-        best = max(pool, key=lambda u: (u.score + _cue_worth(u.cues, covered) - len(u.text) / 200, -u.at))
-        pool.remove(best)
-        words = _words(best.text)
-        if used + len(best.text) + 2 > limit or _said(words, said):
+    for i, words in _ranking(body, not head, keep_last):  # best first; the same order whatever the limit
+        u = found[i]
+        if u.at in kept or used + len(u.text) + 2 > limit:
             continue
-        kept.add(best.at)
-        used += len(best.text) + 2
+        if _said(words, said):
+            continue
+        kept.add(u.at)
+        used += len(u.text) + 2
         said.append(words)
-        for c in best.cues:
-            covered[c] = covered.get(c, 0) + 1
     if not kept:
         return head + " …" if head else " ".join(text.split())[: limit - 1] + "…"
     parts: list[str] = [head] if head else []
@@ -323,12 +420,12 @@ _FILLER_RE = re.compile(
 
 def one_line(text: str, limit: int) -> str:
     """A request in one line of about `limit` characters (an older request at a tight budget): its
-    politeness gone, then its best sentences (`condense`), so its verbs and identifiers stay."""
-    lines = [_FILLER_RE.sub("", ln).strip() for ln in text.split("\n")]
+    best sentences (`condense`), so its verbs and identifiers stay, then its politeness gone."""
+    lines = [ln.strip().lstrip(">").strip() for ln in text.split("\n")]
     shown = [ln for ln in lines if ln and not _FENCE_RE.match(ln)]
-    flat = " ".join(ln + "." if ln[-1].isalnum() and i < len(shown) - 1 else ln for i, ln in enumerate(shown))
-    if not flat:
+    if not shown:
         return " ".join(text.split())[:limit]
-    if len(flat) <= limit // 2:
-        return flat
-    return " ".join(condense("\n".join(lines), limit, always=True).split())
+    if sum(map(len, shown)) > limit:
+        shown = condense("\n".join(lines), limit, always=True).split("\n")
+    flat = " ".join(ln + "." if ln[-1:].isalnum() and i < len(shown) - 1 else ln for i, ln in enumerate(shown))
+    return " ".join(_FILLER_RE.sub("", flat).split()) or flat

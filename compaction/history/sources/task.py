@@ -104,7 +104,7 @@ _CONDENSED_CHARS = (1600, 1200, 900, 700, 540, 420, 320)  # the task's condensed
 _OPENING_CHARS = 170  # the request's opening kept verbatim in its condensed forms: what identifies it
 
 
-def _condensed_forms(request: str, rest: str, shortest: int) -> list[str]:
+def _condensed_forms(request: str, rest: str, whole: str, shortest: int) -> list[str]:
     """The request said in fewer and fewer characters, each form shorter than the last: its opening
     and its closing sentence verbatim, between them its best sentences (what is wrong, the user's
     ideas, the constraints, the acceptance; `condense`), its pastes and fillers gone; the harness's
@@ -114,7 +114,9 @@ def _condensed_forms(request: str, rest: str, shortest: int) -> list[str]:
     for limit in _CONDENSED_CHARS:
         if limit >= min(shortest, len(text)) * 0.9:
             continue  # not shorter than what the request already is
-        form = task_text(condense(text, limit, lead=_OPENING_CHARS, keep_last=True) + "\n\n" + rest)
+        short = condense(text, limit, lead=_OPENING_CHARS, keep_last=True)
+        # what task_text shows after the request (the harness's first step, the note), made once
+        form = short + whole[len(text):] if whole.startswith(text) else task_text(short + "\n\n" + rest)
         if len(form) < (len(out[-1]) if out else shortest):
             out.append(form)
     return out
@@ -149,7 +151,11 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             form = task_text(trimmed + rest)
             if form != (forms[-1] if forms else whole):
                 forms.append(form)
-    forms.extend(_condensed_forms(request, rest, len(forms[-1] if forms else whole)))
+    # Condensed forms only for a request that may outgrow its share of the budget (at least 160 tokens,
+    # about 0.15 of the target; 2.5 characters a token at worst): the others are never shortened, and
+    # condensing costs a pass over the request's sentences.
+    if ctx.target_tokens is None or len(forms[-1] if forms else whole) > max(400, ctx.target_tokens * 0.375):
+        forms.extend(_condensed_forms(request, rest, whole, len(forms[-1] if forms else whole)))
     facts.append(Fact(Section.GOAL, whole, [task.round], score=100, essential=True, task=True,
                       forms=tuple(forms)))
     # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests.
