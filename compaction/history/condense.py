@@ -419,13 +419,15 @@ _FILLER_RE = re.compile(
 
 
 def one_line(text: str, limit: int) -> str:
-    """A request in one line of about `limit` characters (an older request at a tight budget): its
-    best sentences (`condense`), so its verbs and identifiers stay, then its politeness gone."""
+    """A request in one line of about `limit` characters (an older request at a tight budget): a
+    longer one its best sentences (`condense`), so its verbs and identifiers stay, its politeness gone."""
     lines = [ln.strip().lstrip(">").strip() for ln in text.split("\n")]
     shown = [ln for ln in lines if ln and not _FENCE_RE.match(ln)]
     if not shown:
         return " ".join(text.split())[:limit]
-    if sum(map(len, shown)) > limit:
+    long = sum(map(len, shown)) > limit
+    if long:
         shown = condense("\n".join(lines), limit, always=True).split("\n")
     flat = " ".join(ln + "." if ln[-1:].isalnum() and i < len(shown) - 1 else ln for i, ln in enumerate(shown))
-    return " ".join(_FILLER_RE.sub("", flat).split()) or flat
+    # A request that fits stays in the user's words; a condensed one loses its politeness too.
+    return (" ".join(_FILLER_RE.sub("", flat).split()) or flat) if long else flat
