@@ -265,6 +265,13 @@ SHARES: tuple[tuple[Section, float], ...] = (
 _SHARE_OF = {Section.EVIDENCE: Section.FINDINGS}
 
 
+# The task's share of the summary's budget: a longer request is shown condensed (its pastes trimmed,
+# then its best sentences: sources/task.py) and the filler gives its full text back last, when the
+# other sections had their room.
+GOAL_CAP = 0.3
+GOAL_FLOOR = 160  # tokens: the task's opening, its closing sentence and the harness's first step still fit
+
+
 def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, held_problems: int = 0,
             records_part: int = 0) -> list[Fact]:
     """Essentials first (full text, else their short form); then by priority the optional facts up to
@@ -278,7 +285,7 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
     # the task's cap is of what the summary says, the error records' failures (now in their block,
     # `records_part`) included, as when they were Problems lines
-    goal_cap = max(120, int((budget + records_part) * 0.45))
+    goal_cap = max(GOAL_FLOOR, int((budget + records_part) * GOAL_CAP))
     chosen: list[Fact] = []
     used = 0
     ordered = sorted(all_facts, key=lambda f: (not f.essential, f.rank(), -f.score))
@@ -426,13 +433,19 @@ def _truncate_tokens(text: str, limit: int) -> str:
 
 
 def _shrink_task(chosen: list[Fact]) -> bool:
-    """Last resort for tiny budgets: the task keeps a shorter head and tail (never below 40 tokens)."""
+    """Last resort for tiny budgets: the task's next shorter form (`Fact.forms`: pastes trimmed, then
+    condensed), else a shorter head and tail (never below 40 tokens)."""
     for f in chosen:
         if f.task:
+            shorter = [t for t in f.forms if len(t) < len(f.text)]
+            if shorter:
+                f.full_text = f.full_text or f.text
+                f.text = shorter[0]
+                return True
             n = tokens.count(f.text)
             if n <= 40:
                 return False
-            f.text = _truncate_tokens(f.full_text or f.text, max(40, int(n * 0.7)))
+            f.text = _truncate_tokens(f.text, max(40, int(n * 0.7)))
             return True
     return False
 

@@ -94,6 +94,8 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
                 tail_text, start, have_tail, changed = text, tail.rounds[cut].number, budget, True
     tries = _PARTIAL_TRIES
     for step in steps:  # facts shown whole, facts back, most valuable first
+        if step.copy is None and step.fallback is not None and step.original.section is Section.GOAL:
+            step.full, step.delta = step.fallback  # a request comes back in one line: more of them are seen
         if step.delta > room and tries > 0 and room > 20:
             tries -= 1
             cut = _partial(step, room)  # a fact that does not fit whole: as many of its lines as fit
@@ -130,10 +132,10 @@ def _room(used: int, target: int) -> int:
 
 
 def _value_order(f: Fact, shown: bool) -> tuple[int, float, float]:
-    """A request not shown at all first; then the other sections by priority; a shown request's
-    full text last (its short form already says what was asked: the other sections had their share)."""
+    """A request not shown at all first; then the other sections by priority; a shown request's (and
+    the condensed task's) full text last (its short form already says what was asked: the other sections had their share)."""
     if f.section is Section.GOAL:
-        return (2 if shown and not f.task and not f.essential else 0, f.rank(), -f.score)
+        return (2 if shown and (f.task or not f.essential) else 0, f.rank(), -f.score)
     return (1, f.rank(), -f.score)
 
 
@@ -159,6 +161,11 @@ def _partial(step: _Step, room: int) -> tuple[str, int] | None:
         cut = leading_lines(step.full, room + step.shown)
         if cut is not None:
             return cut[0], cut[1] - step.shown
+    elif step.original.task and step.copy is not None:  # the task condensed: its longest form that fits
+        longer = [t for t in step.original.forms if len(t) > len(step.copy.text)]
+        for t, n in zip(longer, tokens.count_many(longer), strict=True):
+            if n + 6 - step.shown <= room:
+                return t, n + 6 - step.shown
     if step.fallback is not None and step.fallback[1] <= room:
         return step.fallback
     return None

@@ -1,6 +1,8 @@
-"""The task and every later user message: the first request whole (the harness's boilerplate elided,
-long pastes trimmed to their informative lines), then the later requests with their rounds; a short
-assent ("yes please") carries what it accepts — the assistant's offer it answers."""
+"""The task and every later user message: the first request whole (the harness's boilerplate elided),
+with shorter forms for a tight budget (long pastes trimmed to their informative lines, then the
+request condensed to what a successor asks of it: `history.condense`), then the later requests with
+their rounds, each one line at a tight budget; a short assent ("yes please") carries what it accepts
+— the assistant's offer it answers."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import re
 from itertools import islice
 
 from compaction.events import EventKind, is_follow_up_request
+from compaction.history.condense import condense, one_line, paste_values
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
@@ -59,38 +62,12 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
     return "\n".join(out)
 
 
-# `name = value` and `key=value` in a trimmed paste: the field values a reproduction sets.
-_ASSIGN_RE = re.compile(r"""(?<![\w=!<>])(?:\w+\.)*(\w+)\s*[:=](?![=])\s*('[^'\n]{0,60}'|"[^"\n]{0,60}"|-?[\w.]+)""")
-_LITERAL_RE = re.compile(r"""^(?:'[^'(+]*'|"[^"(+]*"|-?\d[\w.]*|True|False|None|[\w.]*\d[\w.]*)$""")
-_VALUES_CHARS = 200  # the digest of a trimmed paste's values stays one short line
-
-
-def _values(lines: list[str]) -> str:
-    """`BitsAllocated=32, PhotometricInterpretation='MONOCHROME2', dtype=np.float32`: the values set
-    in the lines a trim removes (identifiers and numbers a successor may be asked about), in order,
-    each name once, at most _VALUES_CHARS characters."""
-    out: list[str] = []
-    seen: set[str] = set()
-    size = 0
-    for ln in lines:
-        for name, value in _ASSIGN_RE.findall(ln):
-            if name in seen or name.isdigit() or not _LITERAL_RE.match(value):
-                continue  # a value worth its tokens is a literal: a number, a string, a constant with a digit
-            pair = f"{name}={value}"
-            if size + len(pair) + 2 > _VALUES_CHARS:
-                return ", ".join(out)
-            seen.add(name)
-            out.append(pair)
-            size += len(pair) + 2
-    return ", ".join(out)
-
-
 def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
     if len(block) <= max(_PASTE_LINES, head + tail + 2):
         return block
     middle = block[head:len(block) - tail]
     kept = list(islice((ln for ln in middle if _INFORMATIVE_RE.search(ln)), 4))
-    values = _values([ln for ln in middle if ln not in kept])
+    values = paste_values([ln for ln in middle if ln not in kept])
     note = f"[… {len(middle) - len(kept)} lines of pasted {kind} trimmed{'; values: ' + values if values else ''} …]"
     return [*block[:head], note, *kept, *block[len(block) - tail:]]
 
@@ -113,39 +90,39 @@ def accepted_offer(messages: list[Message], index: int) -> str | None:
     return None
 
 
-# Words that make a sentence a constraint on the work (what must, must not, only, instead of).
-_CONSTRAINT_RE = re.compile(r"\b(?:must|never|always|only|don'?t|do not|doesn'?t|without|avoid|instead|rather than|"
-                            r"no|not|should|shouldn'?t|keep|make sure|ensure)\b|\w-first\b", re.IGNORECASE)
-_SENTENCES_RE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
-
-
 def shorten_request(text: str, limit: int) -> str:
-    """A user's request within `limit` characters: its opening sentence, then the sentences that
-    constrain the work ("agent-first", "no hardcoded values"), in order, before any other; a
-    head cut only when even those do not fit."""
-    if len(text) <= limit:
-        return text
-    sentences = [m.group(0).strip() for m in _SENTENCES_RE.finditer(text) if m.group(0).strip()]
-    if len(sentences) < 2:
-        return text[: limit - 1] + "…"
-    keep = [0]
-    used = len(sentences[0])
-    if used > limit - 1:
-        return text[: limit - 1] + "…"
-    constraining = {i for i in range(1, len(sentences)) if _CONSTRAINT_RE.search(sentences[i])}
-    ranked = sorted(constraining) + [i for i in range(1, len(sentences)) if i not in constraining]
-    for i in ranked:
-        if used + len(sentences[i]) + 3 <= limit - 1:
-            keep.append(i)
-            used += len(sentences[i]) + 3
-    out, prev = "", -1
-    for i in sorted(keep):
-        out += (" " if i == prev + 1 else " … ") + sentences[i] if out else sentences[i]
-        prev = i
-    return out + (" …" if prev < len(sentences) - 1 else "")
+    """A user's request in one line within `limit` characters: its opening sentence, then the
+    sentences that say what is wrong, what the user thinks, what must or must not be done and when it
+    is done (`condense.one_line`: "agent-first", "no hardcoded values"); a head cut only when even
+    the opening does not fit."""
+    return one_line(text, limit)
 
 
-_TIGHT_REQUEST_CHARS = 100  # an older request's characters at a tight target
+_CONDENSED_CHARS = (1600, 1200, 900, 700, 540, 420, 320)  # the task's condensed forms (`condense`), longest first
+
+
+_OPENING_CHARS = 170  # the request's opening kept verbatim in its condensed forms: what identifies it
+
+
+def _condensed_forms(request: str, rest: str, whole: str, shortest: int) -> list[str]:
+    """The request said in fewer and fewer characters, each form shorter than the last: its opening
+    and its closing sentence verbatim, between them its best sentences (what is wrong, the user's
+    ideas, the constraints, the acceptance; `condense`), its pastes and fillers gone; the harness's
+    instructions after it as `task_text` shows them (their opening, their rules under Project rules)."""
+    text = clean_task(request)
+    out: list[str] = []
+    for limit in _CONDENSED_CHARS:
+        if limit >= min(shortest, len(text)) * 0.9:
+            continue  # not shorter than what the request already is
+        short = condense(text, limit, lead=_OPENING_CHARS, keep_last=True)
+        # what task_text shows after the request (the harness's first step, the note), made once
+        form = short + whole[len(text):] if whole.startswith(text) else task_text(short + "\n\n" + rest)
+        if len(form) < (len(out[-1]) if out else shortest):
+            out.append(form)
+    return out
+
+
+_TIGHT_REQUEST_CHARS = 120  # an older request's characters at a tight target
 _WORK = frozenset({EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.MOVE, EventKind.COMMIT})
 
 
@@ -174,6 +151,11 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             form = task_text(trimmed + rest)
             if form != (forms[-1] if forms else whole):
                 forms.append(form)
+    # Condensed forms only for a request that may outgrow its share of the budget (at least 160 tokens,
+    # about 0.15 of the target; 2.5 characters a token at worst): the others are never shortened, and
+    # condensing costs a pass over the request's sentences.
+    if ctx.target_tokens is None or len(forms[-1] if forms else whole) > max(400, ctx.target_tokens * 0.375):
+        forms.extend(_condensed_forms(request, rest, whole, len(forms[-1] if forms else whole)))
     facts.append(Fact(Section.GOAL, whole, [task.round], score=100, essential=True, task=True,
                       forms=tuple(forms)))
     # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests.

@@ -1,0 +1,433 @@
+"""A user's request said in fewer characters, by extraction: its sentences ranked by what a successor
+asks of a request, the best kept in their order.
+
+What a successor asks: what was asked (the title, the first statement), what is wrong (observed vs
+expected), what the user thinks and suggests, what must or must not be done (files, style, scope) and
+when it is done (the tests to pass). What it never asks: the greeting, the thanks, the pasted code or
+log beyond its first line, a sentence said twice. Sentences are found by structure (lines, list items,
+sentence ends, fences, headings) and ranked by cue words (English and a few other languages: issue
+texts come in many) and by their identifiers (`code`, paths, CamelCase, snake_case): never by a
+session's terms. A list item inherits the cue of the sentence that introduces it ("Two possibilities
+are:" → its items are suggestions); a heading ("**Expected behavior**") gives its cue to what follows
+it and is not shown itself.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+# A line of a log or a stack: a run of them is a paste (timestamps, frames, deep indentation, tables).
+_LOGLINE_RE = re.compile(r"^(?:\s{4,}\S|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
+_BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|[a-z][.)])\s+")
+_HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{2,80})\*\*:?|__([^_]{2,80})__:?)\s*$")
+# A sentence ends at . ! ? followed by a space (not inside `file.ts`), or at a CJK full stop.
+_SENT_RE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
+_LINK_RE = re.compile(r"\[([^\]\n]{1,120})\]\((\S{1,400}?)\)")
+_LONG_URL = 60  # a Markdown link's target longer than this is left out: its text says what it is
+_WORD_RE = re.compile(r"\w+")
+_LAST_CHARS = 240  # a request's closing sentence stays when at most this long
+_MAX_UNITS = 400  # sentences ranked: a request longer than this is condensed from its beginning
+_MAX_CHARS, _TAIL_CHARS = 40_000, 2_000  # of a longer request, its first and last characters are read
+_STRIP = ".,;:!?()[]{}\"'<>*"
+
+
+def _identifiers(sentence: str) -> int:
+    """How many identifiers a sentence names: code spans, paths, dotted names, snake_case, CamelCase,
+    calls (a split and string tests: a regex for these backtracks on every word)."""
+    n = sentence.count("`") // 2
+    for w in sentence.split():
+        if w.endswith("()"):
+            n += 1
+            continue
+        w = w.strip(_STRIP)
+        if len(w) < 3 or "`" in w:
+            continue
+        if "_" in w or "/" in w or "." in w or (any(c.isupper() for c in w[1:]) and any(c.islower() for c in w)):
+            n += 1
+    return n
+
+
+# Cue words by what a successor asks of a request (each kind counts once per sentence): what is wrong
+# (observed vs expected), the user's ideas, the rules of the work, the ask itself, when it is done.
+# Words (a trailing `*`: any word it starts), phrases, and the words of other languages (found as
+# substrings: CJK has no spaces). Looked up by word, not by one regex per kind: a request is read once,
+# but a long one has thousands of sentences.
+_CUE_TABLE: dict[str, tuple[str, str, str]] = {
+    "wrong": ("expect* actual actually instead should shouldn't shouldnt but however error exception fail* crash* "
+              "wrong broken bug incorrect incorrectly doesn't doesnt isn't isnt cannot can't cant unable ignor* "
+              "missing print* output* show shows got return returns raise raises throw throws problem* regression",
+              "does not|is not|works in|work in|no longer|when i run|when you run|when running|when run",
+              "期望|预期|应该|但是|却|错误|报错|失败|崩溃|实际|問題|エラー|erwartet|sollte|attendu|devrait|esperado|debería"),
+    "idea": ("probably maybe perhaps likely suspect* hypothes* cause caused causes because suggest* propos* "
+             "possibilit* option alternative* could would idea workaround approach solution",
+             "i think|i believe|i guess|i suspect|i assume|due to|i'd like|it would be|fix it|fix this|fixes it|"
+             "fixed it", "我认为|我觉得|可能|也许|建议|原因|或者|方案|vielleicht|peut-être|quizás"),
+    "rule": ("must mustn't mustnt never always only don't dont avoid without keep ensure minimal preserve style "
+             "constraint constraints non-* *-first",
+             "do not|make sure|not modify|not change|not touch|not edit",
+             "不要|只|必须|禁止|保持|确保|不能|muss|nicht|ne pas|no debe"),
+    "done": ("test tests pass passes verif* reproduc* acceptance until",
+             "done when|check that|make it work", "测试|通过|验证|复现|テスト"),
+}
+# An ask: a question, or a sentence that opens with a request or an imperative.
+_ASK_RE = re.compile(
+    r"(?:(?:can|could|would|will) you|please|let'?s|i (?:want|need|would like)|make|add|create|remove|"
+    r"fix|change|update|implement|write|review|refactor|rename|move|delete|run|show|explain|check|scan|find)\b"
+    r"|请|帮我|能不能|可以", re.IGNORECASE)
+_QUESTION_ENDS = ("?", "？", "吗", "呢")
+_TOKEN_RE = re.compile(r"[\w'’-]+")
+
+
+def _cue_index() -> tuple[dict[str, set[str]], list[tuple[str, str]], list[tuple[str, str]],
+                          list[tuple[str, str, str]], list[tuple[str, str]]]:
+    words: dict[str, set[str]] = {}
+    prefixes, suffixes, phrases, foreign = [], [], [], []
+    for kind, (ws, ps, fs) in _CUE_TABLE.items():
+        for w in ws.split():
+            if w.endswith("*"):
+                prefixes.append((w[:-1], kind))
+            elif w.startswith("*"):
+                suffixes.append((w[1:], kind))
+            else:
+                words.setdefault(w, set()).add(kind)
+        phrases += [(p.split()[0], f" {p} ", kind) for p in ps.split("|")]
+        foreign += [(f, kind) for f in fs.split("|")]
+    return words, prefixes, suffixes, phrases, foreign
+
+
+_CUE_WORDS, _CUE_PREFIXES, _CUE_SUFFIXES, _CUE_PHRASES, _CUE_FOREIGN = _cue_index()
+_WORD_KINDS: dict[str, frozenset[str]] = {}  # a word's kinds, found once per word
+
+
+def _word_kinds(word: str) -> frozenset[str]:
+    kinds = _WORD_KINDS.get(word)
+    if kinds is None:
+        found = set(_CUE_WORDS.get(word, ()))
+        for part in word.split("-") if "-" in word else ():
+            found |= _CUE_WORDS.get(part, set())
+        found.update(k for p, k in _CUE_PREFIXES if word.startswith(p))
+        found.update(k for x, k in _CUE_SUFFIXES if word.endswith(x))
+        kinds = _WORD_KINDS[word] = frozenset(found)
+        if len(_WORD_KINDS) > 50_000:
+            _WORD_KINDS.clear()  # bounded memory, whatever the vocabulary
+    return kinds
+
+
+def _cue_classes(text: str) -> set[str]:
+    """The kinds of question a sentence answers."""
+    low = text.lower().replace("’", "'")
+    found: set[str] = set()
+    tokens = _TOKEN_RE.findall(low)
+    for w in set(tokens):
+        found |= _word_kinds(w)
+    if len(found) < len(_CUE_TABLE):
+        words = set(tokens)
+        phrases = [(p, k) for first, p, k in _CUE_PHRASES if k not in found and first in words]
+        if phrases:
+            padded = f" {' '.join(tokens)} "
+            found.update(k for p, k in phrases if p in padded)
+    if not low.isascii():
+        found.update(k for f, k in _CUE_FOREIGN if k not in found and f in low)
+    if text.rstrip().endswith(_QUESTION_ENDS) or _ASK_RE.match(text):
+        found.add("ask")
+    return found
+
+
+# An ask is worth less than the other kinds: every request is one, its opening sentence says it already.
+_WEIGHT = {"ask": 1.5}
+_GREETING_RE = re.compile(
+    r"^\W*(?:hi|hello|hey|dear|thanks?|thank you|thx|cheers|regards|best|greetings|good (?:morning|afternoon|evening)|"
+    r"sorry|你好|您好|谢谢|感谢|こんにちは|ありがとう|hallo|danke|bonjour|merci|hola|gracias)\b[^.!?\n]{0,40}[.!?]?\W*$",
+    re.IGNORECASE)
+
+
+# `name = value` and `key=value` in a trimmed paste: the field values a reproduction sets.
+_ASSIGN_RE = re.compile(r"""(?<![\w=!<>])(?:\w+\.)*(\w+)\s*[:=](?![=])\s*('[^'\n]{0,60}'|"[^"\n]{0,60}"|-?[\w.]+)""")
+_LITERAL_RE = re.compile(r"""^(?:'[^'(+]*'|"[^"(+]*"|-?\d[\w.]*|True|False|None|[\w.]*\d[\w.]*)$""")
+_VALUES_CHARS = 200  # the digest of a trimmed paste's values stays one short line
+
+
+def paste_values(lines: list[str]) -> str:
+    """`BitsAllocated=32, PhotometricInterpretation='MONOCHROME2', dtype=np.float32`: the values set
+    in the lines a trim removes (identifiers and numbers a successor may be asked about), in order,
+    each name once, at most _VALUES_CHARS characters."""
+    out: list[str] = []
+    seen: set[str] = set()
+    size = 0
+    for ln in lines:
+        for name, value in _ASSIGN_RE.findall(ln):
+            if name in seen or name.isdigit() or not _LITERAL_RE.match(value):
+                continue  # a value worth its tokens is a literal: a number, a string, a constant with a digit
+            pair = f"{name}={value}"
+            if size + len(pair) + 2 > _VALUES_CHARS:
+                return ", ".join(out)
+            seen.add(name)
+            out.append(pair)
+            size += len(pair) + 2
+    return ", ".join(out)
+
+
+# A reply's opening reaction ("aha, already nice.", "ok cool"): not what it asks.
+_REACTION_RE = re.compile(r"^\W*(?:a+ha+|o+h+|ok(?:ay)?|cool|nice|wow|great|perfect|awesome|yes|yeah|no|hmm+|well|"
+                          r"好的?|嗯|哦)\b", re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class _Unit:
+    text: str
+    at: int  # position in the request
+    score: float  # without its cues' part: that depends on what is kept already (`condense`)
+    para: int  # the paragraph (block) it belongs to
+    cues: frozenset[str] = frozenset()
+    item: bool = False  # a list item
+    paste: bool = False  # a pasted block (its ends and values)
+
+
+def _delink(text: str) -> str:
+    return _LINK_RE.sub(lambda m: m.group(1) if len(m.group(2)) > _LONG_URL else m.group(0), text)
+
+
+def _paste_unit(block: list[str], kind: str, at: int, para: int) -> _Unit:
+    """A pasted block as its first line, its size and the values it sets (`paste_values`). A paste
+    that sets values is a reproduction (what a fix is checked against): worth what a test is."""
+    filled = [ln.strip() for ln in block if ln.strip()]
+    if not filled:
+        return _Unit("", at, -5.0, para)
+    values = paste_values(block)
+    n = values.count("=")
+    first, last = (ln if len(ln) <= 100 else ln[:99] + "…" for ln in (filled[0], filled[-1]))
+    # A reproduction (it sets values): its last line (the check) and its values; else its first line,
+    # and its last too when short (a log's final error).
+    if n >= 2:
+        ends = [last]
+    else:
+        ends = [first, last] if len(filled) > 2 and len(filled[-1]) <= 100 else [first]
+    more = len(filled) - len(ends)
+    note = f" [{'+' if n < 2 else ''}{more} lines of {kind}{'; values: ' + values if n >= 2 else ''}]" if more else ""
+    text = " … ".join(f"`{e}`" for e in ends) + note
+    return _Unit(text, at, 0.5 + 0.7 * min(n, 5), para, frozenset({"done"} if n >= 2 else ()), paste=True)
+
+
+def units(text: str, start: bool = True) -> list[_Unit]:
+    """The request's sentences, list items and pastes, scored, in order (`start`: `text` is where the
+    request starts, its first statement is what was asked)."""
+    lines = text.split("\n")
+    if len(text) > _MAX_CHARS:  # a very long request: its beginning and its end are ranked
+        head, tail = text[: _MAX_CHARS - _TAIL_CHARS].split("\n"), text[-_TAIL_CHARS:].split("\n")[1:]
+        lines = [*head[:-1], "", *tail] if len(head) > 1 else lines[:1]
+    out: list[_Unit] = []
+    i = para = 0
+    lead_cues: set[str] = set()  # the cues of the sentence that introduces a list
+    heading_cues: set[str] = set()
+    first_of_para = True
+    title_due: bool | None = None  # an introducer line was seen: the next statement is the title
+    while i < len(lines):
+        line = lines[i]
+        if _FENCE_RE.match(line):
+            j = next((k for k in range(i + 1, len(lines)) if _FENCE_RE.match(lines[k])), len(lines))
+            if j > i + 1:
+                out.append(_paste_unit(lines[i + 1:j], "code", len(out), para))
+            i, first_of_para = j + 1, False
+            continue
+        j = i
+        while j < len(lines) and _LOGLINE_RE.match(lines[j]):
+            j += 1
+        if j - i >= 3:  # a run of log or stack lines (or indented code)
+            out.append(_paste_unit(lines[i:j], "pasted", len(out), para))
+            i, first_of_para = j, False
+            continue
+        i += 1
+        stripped = line.strip()
+        if not stripped:  # a list may follow its lead-in after a blank line: the lead's cues stay
+            para, first_of_para = para + 1, True
+            continue
+        head = _HEADING_RE.match(line)
+        if head:  # a heading: its cue goes to what follows it, it is not shown
+            heading_cues = _cue_classes(next(g for g in head.groups() if g))
+            para, first_of_para, lead_cues = para + 1, True, set()
+            continue
+        bullet = _BULLET_RE.match(line)
+        body = _delink(stripped[len(bullet.group(0).strip()):].strip() if bullet else stripped)
+        if not bullet:
+            lead_cues = set()
+        for k, sentence in enumerate(s for s in _SENT_RE.split(body) if s.strip()):
+            sentence = sentence.strip()
+            if _GREETING_RE.match(sentence) or not _WORD_RE.search(sentence):
+                continue  # a greeting, a thanks, a line of punctuation (`/**`, `---`)
+            cues = _cue_classes(sentence) | heading_cues | (lead_cues if bullet else set())
+            idents = _identifiers(sentence)
+            score = 1.0 + min(idents, 3) * 0.7 + (1.5 if bullet and lead_cues else 0.0)  # an item of a cued list
+            reaction = not cues and _REACTION_RE.match(sentence) is not None
+            if not out and start and not reaction:
+                score += 100  # the first statement: what was asked (not a reaction to the last answer)
+            elif reaction:
+                score = 0.0
+            elif first_of_para and k == 0 and (cues or idents):
+                score += 0.5  # a topic sentence
+            if not cues and sentence.endswith(":") and len(sentence) < 100 and idents == 0:
+                score -= 2.5  # a bare introducer ("Here's the issue text:") says nothing on its own
+            introducer = sentence.endswith(":") and len(sentence) < 100 and not bullet
+            if title_due and not introducer:  # the statement a harness's "Here is the issue:" introduces
+                score, title_due = score + 20, False
+                for u in out[1:]:  # what came before it is the harness's preamble
+                    u.score, u.cues = -5.0, frozenset()
+            elif introducer and len(out) < 8 and title_due is None:
+                title_due = True
+            text_ = f"{bullet.group(0).strip()} {sentence}" if bullet and k == 0 else sentence
+            out.append(_Unit(text_, len(out), score, para, frozenset(cues), bool(bullet)))
+            if not bullet and (sentence.endswith(":") or k == 0):
+                lead_cues = _cue_classes(sentence)
+            first_of_para = False
+    for a, b in zip(out, out[1:], strict=False):  # a list's lead-in ("Two ideas:") is said by its items
+        if b.item and not a.item:
+            if a.text.endswith(":") or a.text[-1:].isalpha():
+                a.score, a.cues = -5.0, frozenset()
+    return out
+
+
+@lru_cache(maxsize=4)
+def _units_of(text: str, start: bool) -> list[_Unit]:
+    """`units`, remembered: the task is condensed at several sizes (never mutated by `condense`)."""
+    return units(text, start)
+
+
+def opening(text: str, chars: int) -> tuple[str, str]:
+    """(the request's opening of at least `chars` characters, whole lines or up to a sentence's end,
+    never into a fenced block; the rest)."""
+    at = 0
+    while at < min(chars, len(text)):
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if _FENCE_RE.match(text[at:end]):
+            break
+        if end - at > chars - at + 200:  # a long line: up to the first sentence end past `chars`
+            m = _SENT_RE.search(text, chars, end)
+            end = m.start() if m else end
+        at = end + 1
+    at = min(at, len(text))
+    return text[:at].rstrip(), text[at:]
+
+
+@lru_cache(maxsize=4)
+def _ranking(text: str, start: bool, last: bool) -> tuple[tuple[int, set[str]], ...]:
+    """The units of `text` (`_units_of`) best first: the next is the best of what is left, a kind of
+    question not yet answered worth more than a second answer to one that is (each kind gets its
+    sentence before any gets two). A unit's worth only falls as others rank before it: a lazy greedy
+    (a popped worth still the best is the best). Filler (no cue, no identifier, no title) is not ranked;
+    the first statement (and with `last` the closing one) is kept anyway (`condense`) and answers its
+    kinds from the start. Each with its words (`_said`)."""
+    found = _units_of(text, start)
+    covered: dict[str, int] = {}
+    for u in [u for u in found if u.score >= 100] + (found[-1:] if last and not found[-1].paste else []):
+        for c in u.cues:
+            covered[c] = covered.get(c, 0) + 1
+
+    def worth(u: _Unit) -> float:
+        return u.score + _cue_worth(u.cues, covered) - len(u.text) / 200
+
+    heap = [(-worth(u), u.at, i) for i, u in enumerate(found[:_MAX_UNITS]) if u.score < 100 and (u.cues or u.score > 1.0)]
+    heapq.heapify(heap)
+    order: list[tuple[int, set[str]]] = []
+    while heap:
+        _, at, i = heapq.heappop(heap)
+        now = worth(found[i])
+        if heap and now < -heap[0][0]:
+            heapq.heappush(heap, (-now, at, i))  # worth less than when ranked: ranked again
+            continue
+        order.append((i, _words(found[i].text)))
+        for c in found[i].cues:
+            covered[c] = covered.get(c, 0) + 1
+    return tuple(order)
+
+
+def _cue_worth(cues: frozenset[str], covered: dict[str, int]) -> float:
+    """A sentence's worth by the kinds of question it answers: its best kind whole (less when that
+    kind is answered already), a second kind a third of that (one sentence naming a problem and a
+    suggestion is not worth two)."""
+    worth = sorted((_WEIGHT.get(c, 3.0) / (1 + covered.get(c, 0)) for c in cues), reverse=True)
+    return sum(w if i == 0 else w / 3 for i, w in enumerate(worth))
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD_RE.findall(text) if len(w) > 3}
+
+
+def _said(words: set[str], kept: list[set[str]]) -> bool:
+    """A repeat: most of its words are one kept sentence's (the title said again in the body)."""
+    return len(words) >= 4 and any(len(words - k) <= len(words) // 5 for k in kept)
+
+
+def condense(text: str, limit: int, *, always: bool = False, lead: int = 0, keep_last: bool = False) -> str:
+    """`text` within about `limit` characters: its best sentences (see the module's docstring) in
+    their order, a gap marked `…`; a head cut only when even its first statement does not fit. A text
+    within `limit` comes back as it is, unless `always` (then its fillers still go). `lead`: its
+    opening of that many characters stays verbatim (`opening`: what identifies the request, as it was
+    written); `keep_last`: its closing sentence stays too (where a request says what it wants done)."""
+    if len(text) <= limit and not always:
+        return text
+    head, body = opening(text, lead) if lead else ("", text)
+    head = head[:lead] + _delink(head[lead:])  # past what identifies it, a long link's target goes
+    if len(head) >= limit or not body.strip():
+        return head[: limit - 1] + "…" if len(head) >= limit else head
+    found = _units_of(body, not head)
+    if not found:
+        return (head + " " + body)[: limit - 1] + "…"
+    limit -= len(head)
+    forced = [u for u in found if u.score >= 100]  # the first statement, unless it was a reaction
+    if forced and len(forced[0].text) >= limit:
+        return (head + " " if head else "") + forced[0].text[: limit - 1] + "…"
+    last = found[-1]
+    if (keep_last and not last.paste and last.score > -5.0 and last not in forced
+            and len(last.text) <= min(_LAST_CHARS, limit - sum(len(u.text) + 2 for u in forced))):
+        forced.append(last)
+    kept = {u.at for u in forced}
+    used = sum(len(u.text) + 2 for u in forced)
+    said = [_words(u.text) for u in forced]
+    for i, words in _ranking(body, not head, keep_last):  # best first; the same order whatever the limit
+        u = found[i]
+        if u.at in kept or used + len(u.text) + 2 > limit:
+            continue
+        if _said(words, said):
+            continue
+        kept.add(u.at)
+        used += len(u.text) + 2
+        said.append(words)
+    if not kept:
+        return head + " …" if head else " ".join(text.split())[: limit - 1] + "…"
+    parts: list[str] = [head] if head else []
+    prev = -1
+    for u in found:
+        if u.at in kept:
+            if parts and u.at != prev + 1:
+                parts.append("…")
+            parts.append(u.text + "." if u.text[-1].isalnum() else u.text)
+            prev = u.at
+    if prev != found[-1].at:
+        parts.append("…")
+    return " ".join(parts)
+
+
+# What a request says besides what it asks: politeness and quoting, not the verbs or the objects.
+_FILLER_RE = re.compile(
+    r"^\s*>\s*|\b(?:please|kindly|just|any|(?:can|could|would) you(?: please)?|i (?:want|need|would like|'d like) you to|"
+    r"help(?: me)?(?= \w+ )|go ahead and)\s+|\s*\b(?:thanks|thank you)\b[^.!?\n]*[.!?]?",
+    re.IGNORECASE)
+
+
+def one_line(text: str, limit: int) -> str:
+    """A request in one line of about `limit` characters (an older request at a tight budget): a
+    longer one its best sentences (`condense`), so its verbs and identifiers stay, its politeness gone."""
+    lines = [ln.strip().lstrip(">").strip() for ln in text.split("\n")]
+    shown = [ln for ln in lines if ln and not _FENCE_RE.match(ln)]
+    if not shown:
+        return " ".join(text.split())[:limit]
+    long = sum(map(len, shown)) > limit
+    if long:
+        shown = condense("\n".join(lines), limit, always=True).split("\n")
+    flat = " ".join(ln + "." if ln[-1:].isalnum() and i < len(shown) - 1 else ln for i, ln in enumerate(shown))
+    # A request that fits stays in the user's words; a condensed one loses its politeness too.
+    return (" ".join(_FILLER_RE.sub("", flat).split()) or flat) if long else flat
