@@ -171,7 +171,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if deleted or not events:
         return None
     thrown = thrown or []
-    undone = undone or len(thrown)
+    undone = undone or _count([ed.event for ed in thrown])
     rounds = [e.round for e in events]
     n = _count(events)
     created = events[0].kind is EventKind.WRITE or creates(events[0])
@@ -225,8 +225,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     fresh = [t for t in touched if t not in said] if not _DOCUMENT_RE.search(path) else []
     if fresh:
         parts.append("touched " + ", ".join(f"`{t}`" for t in fresh[:6]))
-    if thrown:
-        parts.append(_thrown_note(thrown))
+    if thrown:  # what was thrown away, and how, before what stays: read as kept, it misleads
+        parts.insert(0, _thrown_note(thrown))
     if not parts and not lines:
         return None
     head = f"`{path}` ({counts})"
@@ -358,8 +358,29 @@ def _telling(summary: str) -> int:
 
 
 def _thrown_note(thrown: list) -> str:
-    hows = list(dict.fromkeys(ed.undone for ed in thrown))
-    return f"{len(thrown)} edit{'s' if len(thrown) != 1 else ''} not kept ({'; '.join(hows[:2])})"
+    """The latest edit thrown away in a few words — where it landed, what it did, how it went
+    (`not kept: r38 unionIterablesAsyncGen: + items.push — undone by /undo of “Collect items…” (r39)`)."""
+    last = next((ed for ed in reversed(thrown) if ed.event.hunks), thrown[-1])
+    what = _thrown_what(last.event)
+    more = _count([ed.event for ed in thrown]) - 1
+    return (f"not kept: r{last.event.round} {what.replace('`', '')}{' ' if what else ''}— {last.undone}"
+            + (f" (+{more} more)" if more > 0 else ""))
+
+
+def _thrown_what(e: Event) -> str:
+    """One thrown-away edit's summary, led by the definition it landed in when the summary does not
+    name one (a SEARCH block's own text says which function it rewrote)."""
+    what = _edit_summary(e, None)
+    if what and not re.match(r"`?[\w$.]+`?: ", what):
+        names = [n for h in e.hunks if h.source for n in definitions(h.source[0].splitlines())]
+        if names:
+            what = f"`{names[0]}`: {what}"
+    return _fewer_parts(what)
+
+
+def _fewer_parts(what: str, n: int = 2) -> str:
+    """A summary's first `n` parts (`; `-separated), its lists of names cut to two."""
+    return "; ".join(_fewer(p, 2) for p in what.split("; ")[:n])
 
 
 def _thrown_lines(thrown: list) -> list[str]:

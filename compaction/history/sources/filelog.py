@@ -101,7 +101,7 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             made = commits.get(e.commit_hash[:7])
             for ed in by_round.get(made, []) if made is not None else []:
                 if ed.undone is None:
-                    ed.undone = f"undone by /undo (r{e.round})"
+                    ed.undone = _undo_how(e)
             continue
         if e.kind not in (*_CHANGES, EventKind.REVERT, EventKind.DELETE) or not e.path or e.git_output:
             continue
@@ -148,6 +148,14 @@ def _restores(log: FileLog, edit: Edit) -> None:
             earlier.undone = f"put back by the edit of r{edit.event.round}"
             edit.undone = f"restores the text before r{earlier.event.round}"
             return
+
+
+def _undo_how(e: Event) -> str:
+    """How an undo threw a commit's edits away, with the commit's own words for what they did: the
+    edit's lines alone seldom say it (`Collect items before yielding unique ones`)."""
+    said = re.sub(r"^\w+(?:\([^)]*\))?!?:\s*", "", (e.text or "").strip())  # `refactor: ` says little
+    said = said if len(said) <= 80 else said[:79] + "…"
+    return f"undone by /undo of “{said}” (r{e.round})" if said else f"undone by /undo (r{e.round})"
 
 
 def _git_words(command: str) -> str:
