@@ -100,7 +100,7 @@ def test_a_refused_edit_says_what_the_file_lacked_and_what_changed_under_it(tmp_
     _, ctx = _ctx(tmp_path)
     [fact] = edit_failure_facts(ctx)
     assert "searched `/* @pure */`, not in the file" in fact.text
-    assert "the user's own edits were auto-committed (“refactor: Remove pure annotations”)" in fact.text
+    assert "(the user's edits “Remove pure annotations” auto-committed)" in fact.text
     assert "applied" in fact.text
 
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from compaction.events import EventKind
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
+from compaction.history.sources.filelog import commit_words
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolCall, ToolKind
 
-LINE_CHARS = 70  # one searched or matched line
+LINE_CHARS = 56  # one searched or matched line
 SAID_CHARS = 200  # the agent's conclusion
 _OLD_KEYS = ("search", "old_str", "old_string", "old_text", "oldText")
 _ACTUAL_RE = re.compile(r"Did you mean to match some of these actual lines[^\n]*\n+(?:```[^\n]*\n)?(.*?)(?:\n```|\Z)",
@@ -94,53 +95,63 @@ def _lines(text: str) -> list[str]:
 
 
 def _fact(run: _Run, own: list[tuple[int, int, str | None, str]], cwd: str | None) -> Fact | None:
+    """The run's line: the latest refusal's missing line and the user's edits under it, then what ended
+    it (`text`); every refusal's in `full_text`."""
     if not run.failures:
         return None
     path = display_path(run.path, cwd)
     fixed_old = set(_lines(run.fix[1])) if run.fix else set()
-    said: list[str] = []
+    pieces: list[str] = []
     known = False  # the run says why: a line the file lacked, the user's edits under it, the agent's conclusion
-    for _rnd, index, old, error in run.failures[-2:]:
+    for rnd, index, old, error in run.failures[-3:]:
         actual = _ACTUAL_RE.search(error)
         held = set(_lines(actual.group(1))) if actual else set()
-        if not (held or fixed_old):
-            missing = _lines(old)[:1]
-            what = f"searched `{_cut(missing[0])}`" if missing else ""
-        else:
+        if held or fixed_old:
             missing = [ln for ln in _lines(old) if ln not in held and ln not in fixed_old]
             what = f"searched `{_cut(missing[0])}`, not in the file" if missing else ""
             known = known or bool(missing)
-        if said and what.startswith(said[-1].split(",")[0]):  # the same line searched again
+        else:
+            missing = _lines(old)[:1]
+            what = f"searched `{_cut(missing[0])}`" if missing else ""
+        if pieces and what and what in pieces[-1]:  # the same line searched again
             what = ""
         # the harness's report right after the call: the user's edits it committed before applying
-        commits = [msg for r, m, p, msg in own if p and _same(p, run.path) and index < m <= index + 2]
+        commits = [msg for _r, m, p, msg in own if p and _same(p, run.path) and index < m <= index + 2]
         if commits:
             known = True
-            what += f"{', ' if what else ''}after the user's own edits were auto-committed (“{_cut(commits[-1])}”)"
-        if what and what not in said:
-            said.append(what)
+            what += f"{' ' if what else ''}(the user's edits “{commit_words(commits[-1], LINE_CHARS)}” auto-committed)"
+        if what:
+            pieces.append(f"r{rnd} {what}")
     n = len(run.failures)
     rounds = sorted({r for r, *_ in run.failures})
     head = f"`{path}`: {n} edit{'s' if n != 1 else ''} refused"
-    end = ""
+    end = short_end = ""
     if run.fix:
         last_old = set(_lines(run.failures[-1][2]))
         new = [ln for ln in _lines(run.fix[1]) if ln not in last_old]
         if new:
             kind = "the comment line " if _COMMENT_RE.match(new[0]) else ""
-            end = f"applied (r{run.fix[0]}) when it searched {kind}`{_cut(new[0])}` instead"
+            end = short_end = f"applied (r{run.fix[0]}) searching {kind}`{_cut(new[0])}` instead"
         else:
             end = f"applied (r{run.fix[0]}) once the old text left those lines out"
+            short_end = f"applied (r{run.fix[0]}) without that line"
         rounds.append(run.fix[0])
     elif run.said:
         known = True
         first = re.split(r"(?<=[.!?])\s", run.said.replace("\n", " "), maxsplit=1)[0]
         end = f"the agent stopped: “{_cut(first, SAID_CHARS)}”"
+        short_end = f"the agent stopped: “{_cut(first, SAID_CHARS // 2)}”"
     if not known:  # "failed, then applied" alone: the error record already says as much
         return None
-    text = head + (": " + "; then ".join(said) if said else "") + (f" — {end}" if end else "")
     rounds = sorted(set(rounds))
-    return Fact(Section.PROBLEMS, f"{text} {cite(rounds)}", rounds, score=34 + min(n, 4), path=path)
+    # The one line names the file by its base name (the change records give the path) and the latest
+    # refusal only: several runs must fit beside the error records.
+    short_head = f"`{path.rsplit('/', 1)[-1]}`: {n} edit{'s' if n != 1 else ''} refused"
+    text = short_head + (f": {pieces[-1].split(' ', 1)[1]}" if pieces else "") + (f" — {short_end}" if short_end else "")
+    full = head + (": " + "; ".join(pieces) if pieces else "") + (f" — {end}" if end else "")
+    reasons = sum(1 for p in pieces if "not in the file" in p) + sum(1 for p in pieces if "auto-committed" in p)
+    return Fact(Section.PROBLEMS, f"{text} {cite(rounds)}", rounds, score=34 + min(n, 4) + min(reasons, 3), path=path,
+                full_text=f"{full} {cite(rounds)}")
 
 
 def _same(a: str, b: str) -> bool:

@@ -42,6 +42,12 @@ class FileLog:
     def thrown(self) -> list[Edit]:
         return [e for e in self.edits if e.undone is not None]
 
+    @property
+    def n_thrown(self) -> int:
+        """Edits thrown away, counted once per call (a payload and the harness's "applied" line are one)."""
+        calls = {(e.event.round, e.event.message_index) for e in self.thrown if e.event.hunks}
+        return len(calls) + len({e.event.round for e in self.thrown if not e.event.hunks} - {r for r, _ in calls})
+
 
 def _whole_tree_revert(command: str) -> str | None:
     """'revert' for a command line that throws away every uncommitted edit, 'restore' for one that
@@ -153,9 +159,15 @@ def _restores(log: FileLog, edit: Edit) -> None:
 def _undo_how(e: Event) -> str:
     """How an undo threw a commit's edits away, with the commit's own words for what they did: the
     edit's lines alone seldom say it (`Collect items before yielding unique ones`)."""
-    said = re.sub(r"^\w+(?:\([^)]*\))?!?:\s*", "", (e.text or "").strip())  # `refactor: ` says little
-    said = said if len(said) <= 80 else said[:79] + "…"
+    said = commit_words(e.text or "")
     return f"undone by /undo of “{said}” (r{e.round})" if said else f"undone by /undo (r{e.round})"
+
+
+def commit_words(message: str, limit: int = 80) -> str:
+    """A commit message as it says what changed: without its conventional-commit type (`refactor: `
+    says little), cut at `limit`."""
+    said = re.sub(r"^\w+(?:\([^)]*\))?!?:\s*", "", message.strip()).replace("`", "'")
+    return said if len(said) <= limit else said[:limit - 1] + "…"
 
 
 def _git_words(command: str) -> str:
