@@ -34,7 +34,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     outputs: dict[int, dict[str, str]] = {}  # round -> command -> output, paired once per round asked
     for e in ctx.events:
         if e.kind is EventKind.COMMIT:
-            own = " (user's edits, auto-committed)" if e.path else ""  # the file changed under the agent
+            own = " (the user's edits)" if e.path else ""  # the file changed under the agent
             facts.append(Fact(Section.COMPLETED, f"Commit {(e.commit_hash or '')[:10]} “{e.text}”{own}", [e.round],
                               score=70))
         if e.kind is not EventKind.COMMAND or not e.command or e.search:
