@@ -115,3 +115,41 @@ def test_a_model_switch_after_provider_errors_is_one_line(tmp_path):
     [fact] = model_facts(ctx)
     assert "`bad-model` failed: LLM Provider NOT provided." in fact.text
     assert "finally `good/model-2`" in fact.text
+
+
+def _edit(rnd: int, path: str, old: str, new: str):
+    from compaction.edits import Hunk
+    from compaction.events import Event, EventKind
+    return Event(EventKind.EDIT, rnd, rnd, path=path, hunks=(Hunk((old,), (new,), None, source=(old, new)),))
+
+
+def _logs(*events):
+    from compaction.history.sources.filelog import file_logs
+    return file_logs(list(events), "/repo")
+
+
+def _git(rnd: int, command: str):
+    from compaction.events import Event, EventKind
+    return Event(EventKind.COMMAND, rnd, rnd, command=command)
+
+
+def _commit(rnd: int, sha: str):
+    from compaction.events import Event, EventKind
+    return Event(EventKind.COMMIT, rnd, rnd, text="work", commit_hash=sha)
+
+
+def test_a_hard_reset_keeps_what_was_committed():
+    log = _logs(_edit(1, "a.py", "x = 1", "x = 2"), _commit(2, "aaaaaaa"), _edit(3, "a.py", "y = 1", "y = 2"),
+                _git(4, "git reset --hard"))["a.py"]
+    assert [e.event.round for e in log.edits if e.undone is None] == [1]
+    assert "git reset --hard" in (log.edits[1].undone or "")
+
+
+def test_git_revert_and_a_reset_to_an_earlier_commit_throw_that_commits_edits_away():
+    events = [_edit(1, "a.py", "x = 1", "x = 2"), _commit(2, "aaaaaaa"), _edit(3, "a.py", "y = 1", "y = 2"),
+              _commit(4, "bbbbbbb")]
+    reverted = _logs(*events, _git(5, "git revert --no-edit aaaaaaa"))["a.py"]
+    assert [e.event.round for e in reverted.edits if e.undone is None] == [3]
+    assert "git revert --no-edit aaaaaaa" in (reverted.edits[0].undone or "")
+    reset = _logs(*events, _git(5, "git reset --hard HEAD~1"))["a.py"]
+    assert [e.event.round for e in reset.edits if e.undone is None] == [1]

@@ -83,19 +83,29 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
     commits: dict[str, int] = {}  # commit hash (7 characters) -> the round it was made in
     by_round: dict[int, list[Edit]] = {}
     stashed: list[tuple[Edit, str]] = []
+    history: list[tuple[str, list[Edit]]] = []  # each commit with the edits made since the one before, oldest first
+    pending: list[Edit] = []  # edits made since the last commit: what a reset or a stash throws away
     for e in events:
         if e.kind is EventKind.COMMIT and e.commit_hash:
             commits[e.commit_hash[:7]] = e.round
+            history.append((e.commit_hash[:7], pending))
+            pending = []
             continue
         if e.kind is EventKind.COMMAND and e.command and not e.failed and "git" in e.command:
             what = _whole_tree_revert(e.command)
+            undone = _commits_undone(e.command, history)
+            if undone is not None:  # `git revert <ref>`, `git reset --hard HEAD~n`: those commits' edits too
+                how = f"reverted by `{_git_words(e.command)}` (r{e.round})"
+                for ed in undone:
+                    if ed.undone is None:
+                        ed.undone = how
             if what == "revert":
                 how = f"reverted by `{_git_words(e.command)}` (r{e.round})"
-                for log in logs.values():
-                    for ed in log.edits:
-                        if ed.undone is None:
-                            ed.undone = how
-                            stashed.append((ed, how))
+                # Only what was not committed: a commit survives a reset to HEAD or a stash.
+                for ed in pending if history else [ed for log in logs.values() for ed in log.edits]:
+                    if ed.undone is None:
+                        ed.undone = how
+                        stashed.append((ed, how))
             elif what == "restore" and stashed:
                 for ed, how in stashed:
                     if ed.undone == how:
@@ -129,9 +139,45 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             edit = Edit(e)
             _restores(log, edit)
             log.edits.append(edit)
+            pending.append(edit)
             by_round.setdefault(e.round, []).append(edit)
             log.deleted = False
     return logs
+
+
+_REF_RE = re.compile(r"^(?:HEAD|@)(?:~(\d*)|(\^+))?$")
+
+
+def _commits_undone(command: str, made: list[tuple[str, list[Edit]]]) -> list[Edit] | None:
+    """The edits of the commits a command line undoes: `git revert <ref>…` (each commit named) and
+    `git reset --hard <ref>` (every commit after it); None for any other line or an unknown ref."""
+    for part in split_commands(command):
+        args = words(part)
+        if first_word(part) != "git" or len(args) < 3:
+            continue
+        verb, refs = args[1], [a for a in args[2:] if not a.startswith("-")]
+        if verb == "revert":
+            out = [ed for ref in refs for ed in _commit_edits(ref, made, whole=False)]
+            return out or None
+        if verb == "reset" and "--hard" in args and refs:
+            return _commit_edits(refs[0], made, whole=True) or None
+    return None
+
+
+def _commit_edits(ref: str, made: list[tuple[str, list[Edit]]], *, whole: bool) -> list[Edit]:
+    """`ref`'s commit edits (`whole`: those of every commit after `ref`, as a hard reset to it drops)."""
+    m = _REF_RE.match(ref)
+    if m:
+        back = int(m.group(1) or 1) if m.group(1) is not None else len(m.group(2) or "")
+        at = len(made) - 1 - back  # the commit `ref` names, counted from the last
+    else:
+        at = next((i for i in range(len(made) - 1, -1, -1)
+                   if len(ref) >= 7 and (made[i][0].startswith(ref[:7]) or ref.startswith(made[i][0]))), None)
+        if at is None:
+            return []
+    if whole:
+        return [ed for _, eds in made[max(0, at + 1):] for ed in eds]
+    return list(made[at][1]) if 0 <= at < len(made) else []
 
 
 def creates(e: Event) -> bool:
