@@ -31,7 +31,7 @@ def model_facts(ctx: FactContext) -> list[Fact]:
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
             model = msg.meta.get("model")
-            if isinstance(model, str) and model and (not periods or periods[-1][0] != model):
+            if isinstance(model, str) and model[:1].isalnum() and (not periods or periods[-1][0] != model):
                 periods.append((model, rnd.number, []))
                 replied = False
             if msg.role is Role.ASSISTANT and msg.text.strip():
