@@ -197,8 +197,8 @@ def load(path: str) -> Transcript:
                 calls = last_assistant.tool_calls if last_assistant else []
                 same = [c for c in calls if c.kind == ToolKind.EDIT and any(_same_path(c.path, f) for f in failed)]
                 # the block whose SEARCH text the report echoes, else the file's first block
-                call = next((c for c in same if str(c.arguments.get("search") or "").strip() in body), None) or \
-                    next(iter(same), None)
+                call = next((c for c in same if (sought := str(c.arguments.get("search") or "").strip())
+                             and sought in body), None) or next(iter(same), None)
                 t.messages.append(Message(idx, Role.TOOL, "", line=line_no, harness=True, meta={"reflection": True},
                                           tool_results=[ToolResult(body, call.id if call else None, "search_replace",
                                                                    is_error=True)]))

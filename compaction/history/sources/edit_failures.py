@@ -24,6 +24,9 @@ _OLD_KEYS = ("search", "old_str", "old_string", "old_text", "oldText")
 _ACTUAL_RE = re.compile(r"Did you mean to match some of these actual lines[^\n]*\n+(?:```[^\n]*\n)?(.*?)(?:\n```|\Z)",
                         re.DOTALL)
 _COMMENT_RE = re.compile(r"^\s*(?://|#|/\*|\*|--|<!--)")
+# A refusal because the old text was not found (not a permission or a syntax check): each tool says it its way.
+_NOT_FOUND_RE = re.compile(r"(?i)not (?:be )?found|(?:failed to|did not|does not|doesn't) (?:exactly )?(?:match|appear|exist)"
+                           r"|no (?:exact )?match|no replacement|could not find|0 occurrences|not unique")
 
 
 @dataclass(slots=True)
@@ -79,7 +82,7 @@ def _runs(ctx: FactContext) -> list[_Run]:
                     res = None  # paired by position with another call's result: not this call's outcome
                 old = _old_text(call)
                 if res is not None and res.is_error:
-                    if old.strip():
+                    if old.strip() and _NOT_FOUND_RE.search((res.content or "")[:2000]):
                         run = open_runs.setdefault(call.path, _Run(call.path))
                         run.failures.append((rnd.number, msg.index, old, res.content or ""))
                         run.said = ""
@@ -155,7 +158,8 @@ def _fact(run: _Run, own: list[tuple[int, int, str | None, str]], cwd: str | Non
 
 
 def _same(a: str, b: str) -> bool:
-    return a.replace("\\", "/").rstrip("/").endswith(b.replace("\\", "/").rsplit("/", 1)[-1])
+    """The same file named two ways (aider reports `src\\a.ts` where the reply wrote `src/a.ts`)."""
+    return a.replace("\\", "/").rsplit("/", 1)[-1] == b.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _cut(text: str, limit: int = LINE_CHARS) -> str:
