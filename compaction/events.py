@@ -44,7 +44,8 @@ class Event:
     """One thing that happened, typed by kind: file events (read/write/edit/delete/revert) carry
     `path` (and `command`, `via_shell` when a shell line did it); commands carry `command`,
     `exit_code`, `failed`, `test`, `test_summary`, `search`, `state_changing`; todos `status`;
-    markers `marker`; commits `commit_hash`; text events (request, decision, constraint) `text`."""
+    markers `marker`; commits `commit_hash` (and `path` when it committed the user's own edits of
+    that file, aider's `Committing f before applying edits`); text events (request, decision, constraint) `text`."""
 
     kind: EventKind
     round: int
@@ -135,6 +136,7 @@ _NEXT_RE = re.compile(
 _TODO_LINE_RE = re.compile(r"^\s*(?:[-*]|\d+\.)\s*\[( |x|X)\]\s+(.+)$", re.MULTILINE)
 _AIDER_APPLIED_RE = re.compile(r"^>?\s*Applied edit to (.+?)\s*$", re.MULTILINE)
 _AIDER_COMMIT_RE = re.compile(r"^>?\s*Commit ([0-9a-f]{7,40}) (.+)$", re.MULTILINE)
+_AIDER_DIRTY_RE = re.compile(r">?\s*Committing (.+?) before applying edits\.[ \t]*\n[> \t]*\Z")
 _AIDER_UNDO_RE = re.compile(r"^>?\s*Removed: ([0-9a-f]{7,40}) (.+)$", re.MULTILINE)
 _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+ (?:\(root-commit\) )?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
 
@@ -514,8 +516,12 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
                     events.append(Event(EventKind.EDIT, rnd, msg.index, path=m.group(1).strip(), tool="aider"))
             if "Commit " in text:
                 for m in _AIDER_COMMIT_RE.finditer(text):
+                    # `Committing f before applying edits.` just above: the user's own edits to f, which
+                    # the harness committed (the file changed under the model): the commit names f.
+                    at = text.rfind("Committing ", max(0, m.start() - 400), m.start())
+                    own = _AIDER_DIRTY_RE.match(text[text.rfind("\n", 0, at) + 1:m.start()]) if at >= 0 else None
                     events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2).strip(),
-                                        commit_hash=m.group(1)))
+                                        commit_hash=m.group(1), path=own.group(1).strip() if own else None))
             if "Removed: " in text:  # aider's `/undo`: that commit's edits are thrown away
                 for m in _AIDER_UNDO_RE.finditer(text):
                     events.append(Event(EventKind.REVERT, rnd, msg.index, text=m.group(2).strip(), commit_hash=m.group(1)))

@@ -36,8 +36,15 @@ _REPLACE = re.compile(r"^>{5,9} REPLACE[^\n]*$", re.M)
 _RUN_CMD = re.compile(r"\A/(?:run|test)\s+(.+)\Z|\A!(.+)\Z", re.S)
 _RUNNING = re.compile(r"^> Running (.+?)\s*$", re.M)
 _APPLIED = re.compile(r"^> Applied edit to (.+?)\s*$", re.M)
+_MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (\S+)", re.M)  # the model a run (or a `/model` switch) uses
 # Aider's own messages that it sends back to the model as unprefixed text (edit failures, lint output).
 _NO_MATCH = re.compile(r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$", re.M)
+# Where aider's failure report ends: a reply the model wrote next follows it after a blank line, in the
+# same unprefixed text; it is the model's message, not part of the tool's report.
+_REFLECTION_END = re.compile(r"^The SEARCH section must exactly match an existing block of lines[^\n]*\n?"
+                             r"(?:\s*# The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully\.[^\n]*\n"
+                             r"Don't re-send them\.[^\n]*\n?)?(?:\s*Just reply with fixed versions? of the blocks? above"
+                             r"[^\n]*\n?)?", re.M)
 _REFLECTION = re.compile(r"\A(?:## SearchReplaceNoExactMatch|# \d+ SEARCH/REPLACE blocks? failed to match|"
                          r"# Fix any errors below)")
 
@@ -181,13 +188,23 @@ def load(path: str) -> Transcript:
             body = "\n".join(lines).strip("\n")
             if _REFLECTION.match(body):
                 # Failed SEARCH/REPLACE blocks: an error result for the matching edit call of the last reply.
+                ends = list(_REFLECTION_END.finditer(body))
+                reply = body[ends[-1].end():] if ends else ""
+                reply_line = line_no + body.count("\n", 0, len(body) - len(reply.lstrip("\n")))
+                if reply.strip():
+                    body = body[:ends[-1].end()].rstrip("\n")
                 failed = [m.group(1).strip() for m in _NO_MATCH.finditer(body)]
                 calls = last_assistant.tool_calls if last_assistant else []
-                call = next((c for c in calls if c.kind == ToolKind.EDIT and c.path in failed), None)
+                same = [c for c in calls if c.kind == ToolKind.EDIT and any(_same_path(c.path, f) for f in failed)]
+                # the block whose SEARCH text the report echoes, else the file's first block
+                call = next((c for c in same if (sought := str(c.arguments.get("search") or "").strip())
+                             and sought in body), None) or next(iter(same), None)
                 t.messages.append(Message(idx, Role.TOOL, "", line=line_no, harness=True, meta={"reflection": True},
                                           tool_results=[ToolResult(body, call.id if call else None, "search_replace",
                                                                    is_error=True)]))
-                continue
+                if not reply.strip():
+                    continue
+                idx, line_no, body = len(t.messages), reply_line, reply.strip("\n")
             msg = Message(idx, Role.ASSISTANT, body, line=line_no, tool_calls=search_replace_calls(body, idx))
             if msg.tool_calls:
                 msg.meta["calls_in_text"] = True  # the SEARCH/REPLACE blocks are also in the text
@@ -196,6 +213,9 @@ def load(path: str) -> Transcript:
         else:  # harness output, verbatim (trailing spaces aside)
             body = "\n".join(s.rstrip() for s in lines).strip("\n")
             msg = Message(idx, Role.TOOL, body, line=line_no, harness=True)
+            model = _MODEL.search(body) if "odel: " in body else None
+            if model:
+                msg.meta["model"] = model.group(1)
             for m in _APPLIED.finditer(body):
                 target = m.group(1)
                 call = next((c for c in (last_assistant.tool_calls if last_assistant else [])

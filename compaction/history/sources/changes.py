@@ -171,7 +171,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if deleted or not events:
         return None
     thrown = thrown or []
-    undone = undone or len(thrown)
+    undone = undone or _count([ed.event for ed in thrown])
     rounds = [e.round for e in events]
     n = _count(events)
     created = events[0].kind is EventKind.WRITE or creates(events[0])
@@ -225,14 +225,15 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     fresh = [t for t in touched if t not in said] if not _DOCUMENT_RE.search(path) else []
     if fresh:
         parts.append("touched " + ", ".join(f"`{t}`" for t in fresh[:6]))
-    if thrown:
-        parts.append(_thrown_note(thrown))
+    note = _thrown_note(thrown) if thrown else ""
+    if note:  # what was thrown away, and how, right after what most tells what stays: read as kept, it misleads
+        parts.insert(1, note)
     if not parts and not lines:
         return None
     head = f"`{path}` ({counts})"
-    one_line = _join(head, parts, SHORT_CHARS)
+    one_line = _join(head, parts, SHORT_CHARS + len(note))
     if size and not one_line.endswith(" …"):
-        one_line = _join(head, parts + size, SHORT_CHARS).removesuffix(" …")
+        one_line = _join(head, parts + size, SHORT_CHARS + len(note)).removesuffix(" …")
     # The full record: the one line, then lines in value order (a budget may keep only the first few).
     body = [f"r{r} {s}" for r, s in summaries[:MAX_EDIT_LINES]]
     if len(summaries) > MAX_EDIT_LINES:
@@ -358,8 +359,31 @@ def _telling(summary: str) -> int:
 
 
 def _thrown_note(thrown: list) -> str:
-    hows = list(dict.fromkeys(ed.undone for ed in thrown))
-    return f"{len(thrown)} edit{'s' if len(thrown) != 1 else ''} not kept ({'; '.join(hows[:2])})"
+    """The latest edit thrown away in a few words — where it landed, what it did, how it went
+    (`not kept: r38 unionIterablesAsyncGen: + items.push — undone by /undo of “Collect items…” (r39)`)."""
+    said = [(ed, w) for ed in thrown if ed.event.hunks and (w := _thrown_what(ed.event))]
+    last, what = said[-1] if said else (thrown[-1], "")
+    if "“" in (last.undone or "") and what.startswith("`"):  # the commit's own words say what it did: the place will do
+        what = what.split(":", 1)[0] + " edit"
+    more = _count([ed.event for ed in thrown]) - 1
+    return (f"not kept: r{last.event.round} {what.replace('`', '')}{' ' if what else ''}— {last.undone}"
+            + (f" (+{more} more)" if more > 0 else ""))
+
+
+def _thrown_what(e: Event) -> str:
+    """One thrown-away edit's summary, led by the definition it landed in when the summary does not
+    name one (a SEARCH block's own text says which function it rewrote)."""
+    what = _edit_summary(e, None)
+    if what and not re.match(r"`?[\w$.]+`?: ", what):
+        names = [n for h in e.hunks if h.source for n in definitions(h.source[0].splitlines())]
+        if names:
+            what = f"`{names[0]}`: {what}"
+    return _fewer_parts(what)
+
+
+def _fewer_parts(what: str, n: int = 2) -> str:
+    """A summary's first `n` parts (`; `-separated), its lists of names cut to two."""
+    return "; ".join(_fewer(p, 2) for p in what.split("; ")[:n])
 
 
 def _thrown_lines(thrown: list) -> list[str]:
@@ -379,7 +403,9 @@ def _thrown_record(path: str, log: FileLog) -> Fact:
     rounds = [ed.event.round for ed in log.thrown]
     n = _count([ed.event for ed in log.thrown])
     hows = list(dict.fromkeys(ed.undone for ed in log.thrown))
-    text = f"`{path}`: {n} edit{'s' if n != 1 else ''}, then reverted (not kept): {'; '.join(hows[:2])} {cite(rounds)}"
+    what = next((w for ed in reversed(log.thrown) if ed.event.hunks and (w := _thrown_what(ed.event))), "")
+    what = f" — {what.replace('`', '')}" if what else ""  # what the edits did: a successor may want it back
+    text = f"`{path}`: {n} edit{'s' if n != 1 else ''}, then reverted (not kept): {'; '.join(hows[:2])}{what} {cite(rounds)}"
     lines = [ln for ln in _thrown_lines(log.thrown) if not ln.endswith(f"edits — {hows[-1]}")]
     full = text + "\n" + "\n".join(f"  {ln}" for ln in lines) if lines else None
     return Fact(Section.CHANGES, text, rounds, score=20, path=path, full_text=full)

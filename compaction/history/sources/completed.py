@@ -125,7 +125,8 @@ def _commit_runs(commits: list[Event], others: list[int], said: dict[int, str]) 
         for e in run:
             ref = (e.commit_hash or "")[:HASH_CHARS]
             held = said.get(e.round, "")
-            parts.append(ref if held and ref and not overlap.adds(e.text, held) else f"{ref} “{e.text}”".strip())
+            own = " (the user's edits)" if e.path else ""  # aider committed the user's own change to e.path
+            parts.append((ref if held and ref and not overlap.adds(e.text, held) else f"{ref} “{e.text}”".strip()) + own)
         rounds = [e.round for e in run]
         label = "Commit" if len(run) == 1 else "Commits"
         out.append(Fact(Section.COMPLETED, f"{label} {', '.join(parts)} {cite(rounds)}", rounds, score=70))

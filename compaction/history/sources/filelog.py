@@ -42,6 +42,12 @@ class FileLog:
     def thrown(self) -> list[Edit]:
         return [e for e in self.edits if e.undone is not None]
 
+    @property
+    def n_thrown(self) -> int:
+        """Edits thrown away, counted once per call (a payload and the harness's "applied" line are one)."""
+        calls = {(e.event.round, e.event.message_index) for e in self.thrown if e.event.hunks}
+        return len(calls) + len({e.event.round for e in self.thrown if not e.event.hunks} - {r for r, _ in calls})
+
 
 def _whole_tree_revert(command: str) -> str | None:
     """'revert' for a command line that throws away every uncommitted edit, 'restore' for one that
@@ -77,19 +83,29 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
     commits: dict[str, int] = {}  # commit hash (7 characters) -> the round it was made in
     by_round: dict[int, list[Edit]] = {}
     stashed: list[tuple[Edit, str]] = []
+    history: list[tuple[str, list[Edit]]] = []  # each commit with the edits made since the one before, oldest first
+    pending: list[Edit] = []  # edits made since the last commit: what a reset or a stash throws away
     for e in events:
         if e.kind is EventKind.COMMIT and e.commit_hash:
             commits[e.commit_hash[:7]] = e.round
+            history.append((e.commit_hash[:7], pending))
+            pending = []
             continue
         if e.kind is EventKind.COMMAND and e.command and not e.failed and "git" in e.command:
             what = _whole_tree_revert(e.command)
+            undone = _commits_undone(e.command, history)
+            if undone is not None:  # `git revert <ref>`, `git reset --hard HEAD~n`: those commits' edits too
+                how = f"reverted by `{_git_words(e.command)}` (r{e.round})"
+                for ed in undone:
+                    if ed.undone is None:
+                        ed.undone = how
             if what == "revert":
                 how = f"reverted by `{_git_words(e.command)}` (r{e.round})"
-                for log in logs.values():
-                    for ed in log.edits:
-                        if ed.undone is None:
-                            ed.undone = how
-                            stashed.append((ed, how))
+                # Only what was not committed: a commit survives a reset to HEAD or a stash.
+                for ed in pending if history else [ed for log in logs.values() for ed in log.edits]:
+                    if ed.undone is None:
+                        ed.undone = how
+                        stashed.append((ed, how))
             elif what == "restore" and stashed:
                 for ed, how in stashed:
                     if ed.undone == how:
@@ -101,7 +117,7 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             made = commits.get(e.commit_hash[:7])
             for ed in by_round.get(made, []) if made is not None else []:
                 if ed.undone is None:
-                    ed.undone = f"undone by /undo (r{e.round})"
+                    ed.undone = _undo_how(e)
             continue
         if e.kind not in (*_CHANGES, EventKind.REVERT, EventKind.DELETE) or not e.path or e.git_output:
             continue
@@ -123,9 +139,45 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             edit = Edit(e)
             _restores(log, edit)
             log.edits.append(edit)
+            pending.append(edit)
             by_round.setdefault(e.round, []).append(edit)
             log.deleted = False
     return logs
+
+
+_REF_RE = re.compile(r"^(?:HEAD|@)(?:~(\d*)|(\^+))?$")
+
+
+def _commits_undone(command: str, made: list[tuple[str, list[Edit]]]) -> list[Edit] | None:
+    """The edits of the commits a command line undoes: `git revert <ref>…` (each commit named) and
+    `git reset --hard <ref>` (every commit after it); None for any other line or an unknown ref."""
+    for part in split_commands(command):
+        args = words(part)
+        if first_word(part) != "git" or len(args) < 3:
+            continue
+        verb, refs = args[1], [a for a in args[2:] if not a.startswith("-")]
+        if verb == "revert":
+            out = [ed for ref in refs for ed in _commit_edits(ref, made, whole=False)]
+            return out or None
+        if verb == "reset" and "--hard" in args and refs:
+            return _commit_edits(refs[0], made, whole=True) or None
+    return None
+
+
+def _commit_edits(ref: str, made: list[tuple[str, list[Edit]]], *, whole: bool) -> list[Edit]:
+    """`ref`'s commit edits (`whole`: those of every commit after `ref`, as a hard reset to it drops)."""
+    m = _REF_RE.match(ref)
+    if m:
+        back = int(m.group(1) or 1) if m.group(1) is not None else len(m.group(2) or "")
+        at = len(made) - 1 - back  # the commit `ref` names, counted from the last
+    else:
+        at = next((i for i in range(len(made) - 1, -1, -1)
+                   if len(ref) >= 7 and (made[i][0].startswith(ref[:7]) or ref.startswith(made[i][0]))), None)
+        if at is None:
+            return []
+    if whole:
+        return [ed for _, eds in made[max(0, at + 1):] for ed in eds]
+    return list(made[at][1]) if 0 <= at < len(made) else []
 
 
 def creates(e: Event) -> bool:
@@ -148,6 +200,20 @@ def _restores(log: FileLog, edit: Edit) -> None:
             earlier.undone = f"put back by the edit of r{edit.event.round}"
             edit.undone = f"restores the text before r{earlier.event.round}"
             return
+
+
+def _undo_how(e: Event) -> str:
+    """How an undo threw a commit's edits away, with the commit's own words for what they did: the
+    edit's lines alone seldom say it (`Collect items before yielding unique ones`)."""
+    said = commit_words(e.text or "")
+    return f"undone by /undo of “{said}” (r{e.round})" if said else f"undone by /undo (r{e.round})"
+
+
+def commit_words(message: str, limit: int = 80) -> str:
+    """A commit message as it says what changed: without its conventional-commit type (`refactor: `
+    says little), cut at `limit`."""
+    said = re.sub(r"^\w+(?:\([^)]*\))?!?:\s*", "", message.strip()).replace("`", "'")
+    return said if len(said) <= limit else said[:limit - 1] + "…"
 
 
 def _git_words(command: str) -> str:

@@ -62,7 +62,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                     later = [e for e in log.kept if e.round != log.kept[0].round or e.hunks and e is not log.kept[0]]
                     what = "created, then edited" if later else "created"
                 if log.thrown:
-                    n = len(log.thrown)
+                    n = log.n_thrown
                     what += f" ({n} edit{'s' if n != 1 else ''} reverted, not kept)"
         if not info.named and what not in SCRATCH:
             what += " (file named by the patch's own content)"

@@ -1,0 +1,167 @@
+"""Why an edit's old text did not match, and what ended it: for each run of refused edits of one
+file, the searched line the file did not hold (beside the file's actual lines the tool showed, or the
+old text the fix finally matched), the user's own edits the harness committed just before (the file
+changed under the agent), then the old text that matched — or, when the agent stopped trying, its
+own conclusion. Why apart from the error record: the record pools every refused edit of the session
+under one id, and a line saying only "failed to match" invites a reader to invent the cause.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from compaction.events import EventKind
+from compaction.history.facts import Fact, cite, display_path
+from compaction.history.sections import Section
+from compaction.history.sources.filelog import commit_words
+from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Role, ToolCall, ToolKind
+
+LINE_CHARS = 56  # one searched or matched line
+SAID_CHARS = 200  # the agent's conclusion
+_OLD_KEYS = ("search", "old_str", "old_string", "old_text", "oldText")
+_ACTUAL_RE = re.compile(r"Did you mean to match some of these actual lines[^\n]*\n+(?:```[^\n]*\n)?(.*?)(?:\n```|\Z)",
+                        re.DOTALL)
+_COMMENT_RE = re.compile(r"^\s*(?://|#|/\*|\*|--|<!--)")
+# A refusal because the old text was not found (not a permission or a syntax check): each tool says it its way.
+_NOT_FOUND_RE = re.compile(r"(?i)not (?:be )?found|(?:failed to|did not|does not|doesn't) (?:exactly )?(?:match|appear|exist)"
+                           r"|no (?:exact )?match|no replacement|could not find|0 occurrences|not unique")
+
+
+@dataclass(slots=True)
+class _Run:
+    path: str
+    failures: list[tuple[int, int, str, str]] = field(default_factory=list)  # (round, message, old text, error)
+    fix: tuple[int, str] | None = None  # (round, old text) of the edit that then applied
+    said: str = ""  # the agent's reply after the last failure, when it made no edit of the file
+
+
+@fact_source(Section.PROBLEMS)
+def edit_failure_facts(ctx: FactContext) -> list[Fact]:
+    if not ctx.preset.error_memory:
+        return []
+    runs = _runs(ctx)
+    if not runs:
+        return []
+    own = [(e.round, e.message_index, e.path, e.text) for e in ctx.events
+           if e.kind is EventKind.COMMIT and e.path]
+    out = []
+    for run in runs:
+        fact = _fact(run, own, ctx.cwd)
+        if fact is not None:
+            out.append(fact)
+    return out
+
+
+def _old_text(call: ToolCall) -> str:
+    return next((v for k, v in (call.arguments or {}).items() if k in _OLD_KEYS and isinstance(v, str)), "")
+
+
+def _runs(ctx: FactContext) -> list[_Run]:
+    """Each file's refused edits up to the edit that applied or the user's next request."""
+    open_runs: dict[str, _Run] = {}
+    done: list[_Run] = []
+    for rnd in ctx.transcript.rounds:
+        results = None
+        for msg in rnd.messages:
+            if msg.role is Role.USER and not msg.harness and open_runs:
+                done += open_runs.values()
+                open_runs = {}
+            if msg.role is Role.ASSISTANT and msg.text.strip():
+                for run in open_runs.values():
+                    if not any(c.kind is ToolKind.EDIT and c.path == run.path for c in msg.tool_calls):
+                        run.said = run.said or msg.text.strip()
+            for call in msg.tool_calls:
+                if call.kind is not ToolKind.EDIT or not call.path:
+                    continue
+                if results is None:
+                    results = ctx.results_of(rnd)
+                res = results.get(id(call))
+                if res is not None and call.id and res.call_id and res.call_id != call.id:
+                    res = None  # paired by position with another call's result: not this call's outcome
+                old = _old_text(call)
+                if res is not None and res.is_error:
+                    if old.strip() and _NOT_FOUND_RE.search((res.content or "")[:2000]):
+                        run = open_runs.setdefault(call.path, _Run(call.path))
+                        run.failures.append((rnd.number, msg.index, old, res.content or ""))
+                        run.said = ""
+                elif call.path in open_runs and res is not None:
+                    run = open_runs.pop(call.path)
+                    run.fix = (rnd.number, old)
+                    done.append(run)
+    return done + list(open_runs.values())
+
+
+def _lines(text: str) -> list[str]:
+    return [ln.strip() for ln in text.splitlines() if len(ln.strip()) > 2]
+
+
+def _fact(run: _Run, own: list[tuple[int, int, str | None, str]], cwd: str | None) -> Fact | None:
+    """The run's line: the latest refusal's missing line and the user's edits under it, then what ended
+    it (`text`); every refusal's in `full_text`."""
+    if not run.failures:
+        return None
+    path = display_path(run.path, cwd)
+    fixed_old = set(_lines(run.fix[1])) if run.fix else set()
+    pieces: list[str] = []
+    known = False  # the run says why: a line the file lacked, the user's edits under it, the agent's conclusion
+    for rnd, index, old, error in run.failures[-3:]:
+        actual = _ACTUAL_RE.search(error)
+        held = set(_lines(actual.group(1))) if actual else set()
+        if held or fixed_old:
+            missing = [ln for ln in _lines(old) if ln not in held and ln not in fixed_old]
+            what = f"searched `{_cut(missing[0])}`, not in the file" if missing else ""
+            known = known or bool(missing)
+        else:
+            missing = _lines(old)[:1]
+            what = f"searched `{_cut(missing[0])}`" if missing else ""
+        if pieces and what and what in pieces[-1]:  # the same line searched again
+            what = ""
+        # the harness's report right after the call: the user's edits it committed before applying
+        commits = [msg for _r, m, p, msg in own if p and _same(p, run.path) and index < m <= index + 2]
+        if commits:
+            known = True
+            what += f"{' ' if what else ''}(the user's edits “{commit_words(commits[-1], LINE_CHARS)}” auto-committed)"
+        if what:
+            pieces.append(f"r{rnd} {what}")
+    n = len(run.failures)
+    rounds = sorted({r for r, *_ in run.failures})
+    head = f"`{path}`: {n} edit{'s' if n != 1 else ''} refused"
+    end = short_end = ""
+    if run.fix:
+        last_old = set(_lines(run.failures[-1][2]))
+        new = [ln for ln in _lines(run.fix[1]) if ln not in last_old]
+        if new:
+            kind = "the comment line " if _COMMENT_RE.match(new[0]) else ""
+            end = short_end = f"applied (r{run.fix[0]}) searching {kind}`{_cut(new[0])}` instead"
+        else:
+            end = f"applied (r{run.fix[0]}) once the old text left those lines out"
+            short_end = f"applied (r{run.fix[0]}) without that line"
+        rounds.append(run.fix[0])
+    elif run.said:
+        known = True
+        first = re.split(r"(?<=[.!?])\s", run.said.replace("\n", " "), maxsplit=1)[0]
+        end = f"the agent stopped: “{_cut(first, SAID_CHARS)}”"
+        short_end = f"the agent stopped: “{_cut(first, SAID_CHARS // 2)}”"
+    if not known:  # "failed, then applied" alone: the error record already says as much
+        return None
+    rounds = sorted(set(rounds))
+    # The one line names the file by its base name (the change records give the path) and the latest
+    # refusal only: several runs must fit beside the error records.
+    short_head = f"`{path.rsplit('/', 1)[-1]}`: {n} edit{'s' if n != 1 else ''} refused"
+    text = short_head + (f": {pieces[-1].split(' ', 1)[1]}" if pieces else "") + (f" — {short_end}" if short_end else "")
+    full = head + (": " + "; ".join(pieces) if pieces else "") + (f" — {end}" if end else "")
+    reasons = sum(1 for p in pieces if "not in the file" in p) + sum(1 for p in pieces if "auto-committed" in p)
+    return Fact(Section.PROBLEMS, f"{text} {cite(rounds)}", rounds, score=34 + min(n, 4) + min(reasons, 3), path=path,
+                full_text=f"{full} {cite(rounds)}")
+
+
+def _same(a: str, b: str) -> bool:
+    """The same file named two ways (aider reports `src\\a.ts` where the reply wrote `src/a.ts`)."""
+    return a.replace("\\", "/").rsplit("/", 1)[-1] == b.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _cut(text: str, limit: int = LINE_CHARS) -> str:
+    text = text.replace("`", "'").strip()
+    return text if len(text) <= limit else text[:limit - 1] + "…"
