@@ -116,7 +116,16 @@ def accepted_offer(messages: list[Message], index: int) -> str | None:
 # Words that make a sentence a constraint on the work (what must, must not, only, instead of).
 _CONSTRAINT_RE = re.compile(r"\b(?:must|never|always|only|don'?t|do not|doesn'?t|without|avoid|instead|rather than|"
                             r"no|not|should|shouldn'?t|keep|make sure|ensure)\b|\w-first\b", re.IGNORECASE)
-_SENTENCES_RE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+# A run of sentence characters and its closing marks, or the text's end (group 1). The run is taken
+# whole (possessive): a line without a closing mark is then skipped in one step, where backtracking
+# into it from each of its characters cost the square of its length.
+_SENTENCES_RE = re.compile(r"[^.!?\n]++(?:[.!?]+|($))?")
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences that end with a mark or the text's end, stripped (a line that ends without one is none)."""
+    return [s for m in _SENTENCES_RE.finditer(text)
+            if (m.group(1) is not None or m.group(0)[-1] in ".!?") and (s := m.group(0).strip())]
 
 
 def shorten_request(text: str, limit: int) -> str:
@@ -125,7 +134,7 @@ def shorten_request(text: str, limit: int) -> str:
     head cut only when even those do not fit."""
     if len(text) <= limit:
         return text
-    sentences = [m.group(0).strip() for m in _SENTENCES_RE.finditer(text) if m.group(0).strip()]
+    sentences = _sentences(text)
     if len(sentences) < 2:
         return text[: limit - 1] + "…"
     keep = [0]
