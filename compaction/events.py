@@ -295,11 +295,19 @@ def _sed_files(args: list[str]) -> list[str]:
     return [f for f in files if f not in {"|", ">"}]
 
 
+_QUOTING = frozenset("'\"\\")  # a first word holding none of these is the program's name as written
+_MAY_READ = _READ_CMDS | {"sed"}
+
+
 def shell_reads(command: str) -> list[str]:
     """Files a read-only command prints (cat/head/tail/nl/sed -n ...p)."""
     paths: list[str] = []
     for part in split_commands(command.split("<<", 1)[0]):
         for piece in part.split("|")[:1]:
+            head = piece.split(None, 1)[:1]
+            if not head or (_QUOTING.isdisjoint(head[0]) and head[0] not in _MAY_READ
+                            and head[0].lower() not in _PS_READ_CMDS):
+                continue  # its program (the first word, when unquoted) prints no file: no words to split
             args = words(piece)
             if not args:
                 continue
