@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from compaction.edits import FileChange, Hunk, call_changes, result_changes
 from compaction.git_output import git_file_changes
+from compaction.literal_heads import Scanner, heads
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
 from compaction.shell import blank_quotes, first_word, split_commands, words
 from compaction.transcripts.path_spelling import PathSpellings
@@ -297,11 +298,19 @@ def _sed_files(args: list[str]) -> list[str]:
     return [f for f in files if f not in {"|", ">"}]
 
 
+_QUOTING = frozenset("'\"\\")  # a first word holding none of these is the program's name as written
+_MAY_READ = _READ_CMDS | {"sed"}
+
+
 def shell_reads(command: str) -> list[str]:
     """Files a read-only command prints (cat/head/tail/nl/sed -n ...p)."""
     paths: list[str] = []
     for part in split_commands(command.split("<<", 1)[0]):
         for piece in part.split("|")[:1]:
+            head = piece.split(None, 1)[:1]
+            if not head or (_QUOTING.isdisjoint(head[0]) and head[0] not in _MAY_READ
+                            and head[0].lower() not in _PS_READ_CMDS):
+                continue  # its program (the first word, when unquoted) prints no file: no words to split
             args = words(piece)
             if not args:
                 continue
@@ -581,17 +590,31 @@ def _lowercase_twin(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool]:
     return re.compile(source, pattern.flags & ~re.IGNORECASE), bounded
 
 
-_LOWER_TWINS: dict[re.Pattern[str], tuple[re.Pattern[str], bool]] = {}
+_LOWER_TWINS: dict[re.Pattern[str], tuple[re.Pattern[str], bool, tuple[str, ...] | None]] = {}
+
+
+def _twin_of(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool, tuple[str, ...] | None]:
+    """The lowercase twin, whether it was bounded, and the literal openings of its matches (made once)."""
+    found = _LOWER_TWINS.get(pattern)
+    if found is None:
+        twin, bounded = _lowercase_twin(pattern)
+        found = _LOWER_TWINS[pattern] = (twin, bounded, heads(twin))
+    return found
 
 
 def _twin_matches(pattern: re.Pattern[str], lowered: str):
-    """The matches `pattern` (case-insensitive) would find in the text whose lowercase is `lowered`."""
-    twin, bounded = _LOWER_TWINS.get(pattern) or _LOWER_TWINS.setdefault(pattern, _lowercase_twin(pattern))
+    """The matches `pattern` (case-insensitive) would find in the text whose lowercase is `lowered`:
+    tried only where one of the twin's literal openings occurs (`literal_heads`), when it has some."""
+    twin, bounded, openings = _twin_of(pattern)
+    search = twin.search if openings is None else Scanner(twin, openings, lowered).search
     if not bounded:
-        yield from twin.finditer(lowered)
+        pos = 0
+        while (m := search(lowered, pos)) is not None:  # finditer's matches: none is empty (they open with text)
+            yield m
+            pos = m.end() if m.end() > m.start() else m.start() + 1
         return
     pos = 0
-    while (m := twin.search(lowered, pos)) is not None:
+    while (m := search(lowered, pos)) is not None:
         before = lowered[m.start() - 1] if m.start() else " "
         if before.isalnum() or before == "_":  # no word boundary here: try one character later
             pos = m.start() + 1

@@ -159,6 +159,8 @@ def paste_values(lines: list[str]) -> str:
     seen: set[str] = set()
     size = 0
     for ln in lines:
+        if "=" not in ln and ":" not in ln:
+            continue  # no assignment without its sign: the pattern, tried at every position, is spared
         for name, value in _ASSIGN_RE.findall(ln):
             if name in seen or name.isdigit() or not _LITERAL_RE.match(value):
                 continue  # a value worth its tokens is a literal: a number, a string, a constant with a digit

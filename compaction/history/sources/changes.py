@@ -561,8 +561,9 @@ def _lines_summary(removed: list[str], added: list[str]) -> str:
         said = next((ln.strip() for ln in (*added, *removed) if re.search(r"\w{3}", ln)), "")
         return "comment only" + (f": {said}" if said and len(said) <= 100 else "")
     bits = []
-    new_defs = [d for d in definitions(added) if d not in definitions(removed)]
-    gone_defs = [d for d in definitions(removed) if d not in definitions(added)]
+    added_defs, removed_defs = definitions(added), definitions(removed)  # once each, not once per name
+    new_defs = [d for d in added_defs if d not in removed_defs]
+    gone_defs = [d for d in removed_defs if d not in added_defs]
     gone, new = swapped(removed, added)
     gone = [g for g in gone if g not in gone_defs]
     new = [x for x in new if x not in new_defs]

@@ -73,6 +73,10 @@ _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|suc
 _SUMMARY_LINE_RE = re.compile(r"\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems) found\b|"
                               r"\b0 (?:issues|errors|problems)\b|\bSuccessfully (?:installed|built|created|compiled|"
                               r"deployed|pushed|tagged)\b|\bcompleted successfully\b|\bBuild succeeded\b|\bResult: ")
+# One of which every _SUMMARY_LINE_RE match holds: a few substring searches spare most outputs the
+# pattern, whose branches open with `\b` and so are tried at every position.
+_SUMMARY_WORDS = (" file", " issues", " errors", " problems", "Successfully ", "completed successfully",
+                  "Build succeeded", "Result: ")
 # What makes an answer's sentence informative: identifiers in backticks, numbers, reasons.
 _INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*\b|\b(?:because|so|means|instead|rather than|ruled out|"
                              r"the problem is|root cause|since|therefore|which)\b|^[A-Z][\w /()-]{1,30}: \S",
@@ -289,7 +293,8 @@ def decisive_line(output: str, failed: bool) -> str:
 def summary_line(output: str) -> str:
     """A succeeded command's closing summary line (files changed, 0 issues, installed…), whole and
     at most 200 characters; "" when its output has none."""
-    if not output or not _SUMMARY_LINE_RE.search(output[-4000:]):
+    tail = output[-4000:]
+    if not any(map(tail.__contains__, _SUMMARY_WORDS)) or not _SUMMARY_LINE_RE.search(tail):
         return ""
     for ln in reversed(output[-4000:].splitlines()):
         ln = ln.strip()
