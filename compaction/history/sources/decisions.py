@@ -62,8 +62,7 @@ _SENTENCES_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
 # A review's verdict ("Based on these changes, the new field is critical and breaking"): the sentence
 # that opens with a concluding phrase and judges (breaking, safe, needed…) is what the review decided.
 CONCLUDED = "Concluded: "
-_CONCLUSION_CUES = ("based on th", "in summary", "in conclusion", "overall,", "to summarize", "in short,",
-                    "conclusion:", "verdict")
+_CONCLUSION_CUES = ("based on th", "in summary", "in conclusion", "overall,")  # few: each is a scan of every reply
 _VERDICT_RE = re.compile(r"\b(?:breaking|critical|safe|unsafe|risky|harmless|correct|incorrect|necessary|needed|"
                          r"required|worth|recommend\w*|regress\w*|(?:in)?compatible|not (?:relevant|needed))\b",
                          re.IGNORECASE)
@@ -80,21 +79,25 @@ def _conclusions(text: str) -> list[str]:
     return out
 
 
-def _reasoned_choices(ctx: FactContext) -> list[tuple[int, str]]:
+def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None) -> list[tuple[int, str]]:
     """The agent's choices that give their reason or alternative ("I'll swap to X, which pulls from…"),
     whatever verb they use: the events' decision phrases name only a few verbs; and the verdicts of
-    its reviews ("Concluded: …")."""
+    its reviews ("Concluded: …"). The texts that trace calls ("`X` calls `Y`") go to `traced`."""
     out: list[tuple[int, str]] = []
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
             if msg.role is not Role.ASSISTANT or not msg.text or msg.harness:
                 continue
             lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
+            if traced is not None and (" calls `" in lowered or "called by `" in lowered):
+                traced.append(msg.text[:6000])
+            text = None
             if any(c in lowered for c in _CONCLUSION_CUES):
-                out.extend((rnd.number, f"{CONCLUDED}{s}") for s in _conclusions(prose(msg.text, 6000)))
+                text = prose(msg.text, 6000)
+                out.extend((rnd.number, f"{CONCLUDED}{s}") for s in _conclusions(text))
             if not (any(w in lowered for w in _CHOICE_WORDS) and any(w in lowered for w in _REASON_WORDS)):
                 continue
-            text = prose(msg.text, 6000)
+            text = text if text is not None else prose(msg.text, 6000)
             for s in sentences_around(text, _CHOICE_WORDS):
                 low = s.lower()
                 if 25 <= len(s) <= 400 and not s.endswith("?") and any(w in low for w in _REASON_WORDS) \
@@ -168,21 +171,16 @@ def _passed_over(ctx: FactContext, number: int, text: str) -> str | None:
 
 # Why a place was chosen for a fix: what calls it ("`build_filter` calls `resolve_lookup_value`"), as
 # the agent traced it: a change there covers every caller.
-_CALL_RE = re.compile(r"`([\w.]+)(?:\(\))?`\s+(?:calls|invokes)\s+`([\w.]+)(?:\(\))?`|"
-                      r"`([\w.]+)(?:\(\))?`\s+is\s+(?:called|invoked)\s+(?:by|from)\s+`([\w.]+)(?:\(\))?`")
+_CALL_RE = re.compile(r"`([\w.]+)(?:\(\))?`\s+calls\s+`([\w.]+)(?:\(\))?`|"
+                      r"`([\w.]+)(?:\(\))?`\s+is\s+called\s+by\s+`([\w.]+)(?:\(\))?`", re.IGNORECASE)
 MAX_CALLERS = 2
 
 
-def _callers(ctx: FactContext) -> dict[str, list[str]]:
-    """Callee → the callers the agent named in its prose, in order of mention (a few each)."""
+def _callers(traced: list[str]) -> dict[str, list[str]]:
+    """Callee → the callers the agent named in its prose (`traced`), in order of mention (a few each)."""
     out: dict[str, list[str]] = {}
-    for msg in ctx.transcript.messages:
-        if msg.role is not Role.ASSISTANT or not msg.text or msg.harness or msg.text.find("` ", 0, 8000) < 0:
-            continue
-        if msg.text.find(" calls `", 0, 8000) < 0 and msg.text.find("ed by `", 0, 8000) < 0 \
-                and msg.text.find("ed from `", 0, 8000) < 0 and msg.text.find(" invokes `", 0, 8000) < 0:
-            continue
-        for m in _CALL_RE.finditer(msg.text[:8000]):
+    for text in traced:
+        for m in _CALL_RE.finditer(text):
             caller, callee = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
             known = out.setdefault(callee, [])
             if caller != callee and caller not in known and len(known) < MAX_CALLERS:
@@ -190,11 +188,11 @@ def _callers(ctx: FactContext) -> dict[str, list[str]]:
     return out
 
 
-def _add_callers(ctx: FactContext, facts: list[Fact]) -> None:
+def _add_callers(traced: list[str], facts: list[Fact]) -> None:
     """The agent's choice of a function to change says what calls it, once per function."""
-    if not any(f.prose and "`" in f.text for f in facts):
+    if not traced or not any(f.prose and "`" in f.text for f in facts):
         return
-    callers = _callers(ctx)
+    callers = _callers(traced)
     if not callers:
         return
     best: dict[str, Fact] = {}  # callee → the choice most likely shown that names it
@@ -363,7 +361,8 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         facts.append(Fact(Section.DECISIONS, text, [e.round], score=score + min(e.round, 500) / 1000,
                           prose=e.kind is EventKind.DECISION, priority=AHEAD if answer else None,
                           full_text=full if full != text else None))
-    for rnd, text in _reasoned_choices(ctx):
+    traced: list[str] = []
+    for rnd, text in _reasoned_choices(ctx, traced):
         key = _key(text)
         if key not in seen:
             seen.add(key)
@@ -378,7 +377,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
             if other:
                 f.text += other
                 f.score += 3  # which of several candidates, and why: what a successor cannot re-derive
-    _add_callers(ctx, facts)
+    _add_callers(traced, facts)
     _mark_reversed(facts)
     facts.extend(_user_choices(ctx))
     if elided:
