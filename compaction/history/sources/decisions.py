@@ -199,10 +199,11 @@ def _add_callers(traced: list[str], facts: list[Fact]) -> None:
     for f in facts:
         if not f.prose or "`" not in f.text:
             continue
-        for span in _SPAN_RE.findall(f.text):
-            name = span.removesuffix("()")
-            if callers.get(name) and (name not in best or f.score > best[name].score):
-                best[name] = f
+        # The choice's subject is its first code name (`modify X to …`); a later one is what it acts on.
+        span = next((x for x in _SPAN_RE.findall(f.text) if "/" not in x and not _PATHLIKE_RE.fullmatch(x)), None)
+        name = span.removesuffix("()") if span else None
+        if name and callers.get(name) and (name not in best or f.score > best[name].score):
+            best[name] = f
     told: set[int] = set()
     for name, f in best.items():
         if id(f) not in told:  # one reason per choice
