@@ -89,7 +89,7 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None) -> list
             if msg.role is not Role.ASSISTANT or not msg.text or msg.harness:
                 continue
             lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
-            if traced is not None and (" calls `" in lowered or "called by `" in lowered):
+            if traced is not None and "` calls `" in lowered:  # one scan: "`X` calls `Y`" only
                 traced.append(msg.text[:6000])
             text = None
             if any(c in lowered for c in _CONCLUSION_CUES):
@@ -171,8 +171,7 @@ def _passed_over(ctx: FactContext, number: int, text: str) -> str | None:
 
 # Why a place was chosen for a fix: what calls it ("`build_filter` calls `resolve_lookup_value`"), as
 # the agent traced it: a change there covers every caller.
-_CALL_RE = re.compile(r"`([\w.]+)(?:\(\))?`\s+calls\s+`([\w.]+)(?:\(\))?`|"
-                      r"`([\w.]+)(?:\(\))?`\s+is\s+called\s+by\s+`([\w.]+)(?:\(\))?`", re.IGNORECASE)
+_CALL_RE = re.compile(r"`([\w.]+)(?:\(\))?` calls `([\w.]+)(?:\(\))?`", re.IGNORECASE)
 MAX_CALLERS = 2
 
 
@@ -180,8 +179,14 @@ def _callers(traced: list[str]) -> dict[str, list[str]]:
     """Callee → the callers the agent named in its prose (`traced`), in order of mention (a few each)."""
     out: dict[str, list[str]] = {}
     for text in traced:
-        for m in _CALL_RE.finditer(text):
-            caller, callee = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        at = text.find("` calls `")
+        while at >= 0:  # the regex only around each "` calls `": a traced text is mostly other prose
+            opening = text.rfind("`", max(0, at - 80), at)  # the caller's opening backtick
+            m = _CALL_RE.match(text, opening, at + 90) if opening >= 0 else None
+            at = text.find("` calls `", at + 9)
+            if m is None:
+                continue
+            caller, callee = m.group(1), m.group(2)
             known = out.setdefault(callee, [])
             if caller != callee and caller not in known and len(known) < MAX_CALLERS:
                 known.append(caller)
