@@ -126,3 +126,38 @@ def test_a_switch_keeps_the_sentence_that_says_what_was_wrong_with_the_old_way()
     ])
     assert any(f.text.startswith("`Math.random()` is a pseudo-random generator, deterministic after seeding. For "
                                  "fairness, I'll swap") for f in decision_facts(_ctx(t)))
+
+
+def test_a_review_verdict_is_a_decision_without_its_lead_in():
+    t = _transcript([
+        Message(0, Role.USER, "review the diff and tell me whether any of this is breaking"),
+        Message(1, Role.ASSISTANT, "The schema gains a `content` field. Based on these changes, the new `content` "
+                                   "field is critical and breaking. Here is a summary of the files:"),
+    ])
+    texts = [f.text for f in decision_facts(_ctx(t))]
+    assert "Concluded: the new `content` field is critical and breaking." in texts
+    assert not any("summary of the files" in x for x in texts)  # no judgement: not a verdict
+
+
+def test_a_path_chosen_among_same_named_candidates_says_which_were_passed_over():
+    listing = "Found 3 matches:\n/repo/pkg/overlays/handler.py\n/repo/pkg/pixel/handler.py\n/repo/pkg/waves/handler.py\n"
+    t = _transcript([
+        Message(0, Role.USER, "fix the crash"),
+        *_call("find_file", {"name": "handler.py"}, "a", listing),
+        Message(3, Role.ASSISTANT, "The file we are interested in is `/repo/pkg/pixel/handler.py`, as indicated by "
+                                   "the traceback."),
+    ])
+    [chosen] = [f for f in decision_facts(_ctx(t)) if "interested in" in f.text]
+    assert chosen.text.endswith("(not overlays/handler.py, waves/handler.py)")
+
+
+def test_a_function_chosen_as_the_place_to_change_says_what_calls_it():
+    t = _transcript([
+        Message(0, Role.USER, "lazy objects crash filters"),
+        Message(1, Role.ASSISTANT, "`add_filter` calls `build_filter`. It seems `build_filter` calls "
+                                   "`resolve_lookup_value`."),
+        Message(2, Role.ASSISTANT, "I suspect `resolve_lookup_value` is the right place, so I'll unwrap it there."),
+    ])
+    texts = [f.text for f in decision_facts(_ctx(t))]
+    assert any("the right place" in x and x.endswith("(`resolve_lookup_value` is called by `build_filter`)")
+               for x in texts), texts

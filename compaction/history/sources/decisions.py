@@ -12,7 +12,7 @@ from compaction.history.facts import WS_RE, Fact
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
-from compaction.history.sources.findings import answer_to
+from compaction.history.sources.findings import answer_to, informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
 
@@ -59,18 +59,45 @@ _MARKUP_RE = re.compile(r"</?[a-z][\w-]*-[\w-]*>")  # a client's tags (`<local-c
 _SENTENCES_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
 
 
-def _reasoned_choices(ctx: FactContext) -> list[tuple[int, str]]:
+# A review's verdict ("Based on these changes, the new field is critical and breaking"): the sentence
+# that opens with a concluding phrase and judges (breaking, safe, needed…) is what the review decided.
+CONCLUDED = "Concluded: "
+_CONCLUSION_CUES = ("based on th", "in summary", "in conclusion", "overall,")  # few: each is a scan of every reply
+_VERDICT_RE = re.compile(r"\b(?:breaking|critical|safe|unsafe|risky|harmless|correct|incorrect|necessary|needed|"
+                         r"required|worth|recommend\w*|regress\w*|(?:in)?compatible|not (?:relevant|needed))\b",
+                         re.IGNORECASE)
+
+
+def _conclusions(text: str) -> list[str]:
+    """The verdict sentences of one assistant text (`_CONCLUSION_CUES` then a judgement word)."""
+    out = []
+    for s in sentences_around(text, _CONCLUSION_CUES):
+        if 25 <= len(s) <= 400 and not s.endswith(("?", ":")) and _VERDICT_RE.search(s):
+            comma = s.find(", ", 0, 40)  # "Based on these changes, the field is breaking": the verdict is after the lead-in
+            lead = s[:comma].lower() if comma > 0 else ""
+            out.append(s[comma + 2:] if lead and any(lead.startswith(c.rstrip(",:")) for c in _CONCLUSION_CUES) else s)
+    return out
+
+
+def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None) -> list[tuple[int, str]]:
     """The agent's choices that give their reason or alternative ("I'll swap to X, which pulls from…"),
-    whatever verb they use: the events' decision phrases name only a few verbs."""
+    whatever verb they use: the events' decision phrases name only a few verbs; and the verdicts of
+    its reviews ("Concluded: …"). The texts that trace calls ("`X` calls `Y`") go to `traced`."""
     out: list[tuple[int, str]] = []
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
             if msg.role is not Role.ASSISTANT or not msg.text or msg.harness:
                 continue
             lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
+            if traced is not None and "` calls `" in lowered:  # one scan: "`X` calls `Y`" only
+                traced.append(msg.text[:6000])
+            text = None
+            if any(c in lowered for c in _CONCLUSION_CUES):
+                text = prose(msg.text, 6000)
+                out.extend((rnd.number, f"{CONCLUDED}{s}") for s in _conclusions(text))
             if not (any(w in lowered for w in _CHOICE_WORDS) and any(w in lowered for w in _REASON_WORDS)):
                 continue
-            text = prose(msg.text, 6000)
+            text = text if text is not None else prose(msg.text, 6000)
             for s in sentences_around(text, _CHOICE_WORDS):
                 low = s.lower()
                 if 25 <= len(s) <= 400 and not s.endswith("?") and any(w in low for w in _REASON_WORDS) \
@@ -102,6 +129,92 @@ def _premise(text: str, sentence: str) -> str | None:
             return m.group(1)
         return None
     return None
+
+
+# A choice among candidates: the path a choice names, when a listing a few rounds before it (a file
+# search, `ls`, `grep -l`) returned several files of that name, says which were passed over.
+_CHOSEN_PATH_RE = re.compile(r"[\w.~-]*/[\w./-]*?([\w.-]+\.[A-Za-z]{1,5})\b")
+LISTING_ROUNDS = 3  # rounds before the choice searched for the listing it chose from
+LISTING_CHARS = 20000
+MAX_PASSED_OVER = 3
+MAX_CANDIDATE_CHECKS = 40  # choices checked for a listing: bounded work
+
+
+def _passed_over(ctx: FactContext, number: int, text: str) -> str | None:
+    """" (not a/x.py, b/x.py)" when the path `text` chose in round `number` was one of several files of
+    its name a listing in that round or the few before it returned; None otherwise."""
+    m = _CHOSEN_PATH_RE.search(text)
+    if m is None:
+        return None
+    chosen, base = m.group(0).strip("./"), m.group(1)
+    rounds = ctx.transcript.rounds
+    for k in range(min(number, len(rounds)), max(0, number - LISTING_ROUNDS - 1), -1):
+        for res in ctx.results_of(rounds[k - 1]).values():
+            if res is None or res.content.find("/" + base, 0, LISTING_CHARS) < 0:
+                continue
+            found = [w.strip() for w in res.content[:LISTING_CHARS].splitlines()
+                     if w.strip().endswith("/" + base) and " " not in w.strip()]
+            others = [x for x in dict.fromkeys(found) if not x.strip("./").endswith(chosen) and not chosen.endswith(x.strip("./"))]
+            if len(others) < 1 or len(found) < 2:
+                continue
+            same = min(len(x) for x in found)
+            prefix = found[0][:same]
+            for x in found[1:]:
+                while not x.startswith(prefix):
+                    prefix = prefix[:-1]
+            cut = prefix.rfind("/") + 1
+            names = [x[cut:] for x in others[:MAX_PASSED_OVER]]
+            more = f" +{len(others) - MAX_PASSED_OVER}" if len(others) > MAX_PASSED_OVER else ""
+            return f" (not {', '.join(names)}{more})"
+    return None
+
+
+# Why a place was chosen for a fix: what calls it ("`build_filter` calls `resolve_lookup_value`"), as
+# the agent traced it: a change there covers every caller.
+_CALL_RE = re.compile(r"`([\w.]+)(?:\(\))?` calls `([\w.]+)(?:\(\))?`", re.IGNORECASE)
+MAX_CALLERS = 2
+
+
+def _callers(traced: list[str]) -> dict[str, list[str]]:
+    """Callee → the callers the agent named in its prose (`traced`), in order of mention (a few each)."""
+    out: dict[str, list[str]] = {}
+    for text in traced:
+        at = text.find("` calls `")
+        while at >= 0:  # the regex only around each "` calls `": a traced text is mostly other prose
+            opening = text.rfind("`", max(0, at - 80), at)  # the caller's opening backtick
+            m = _CALL_RE.match(text, opening, at + 90) if opening >= 0 else None
+            at = text.find("` calls `", at + 9)
+            if m is None:
+                continue
+            caller, callee = m.group(1), m.group(2)
+            known = out.setdefault(callee, [])
+            if caller != callee and caller not in known and len(known) < MAX_CALLERS:
+                known.append(caller)
+    return out
+
+
+def _add_callers(traced: list[str], facts: list[Fact]) -> None:
+    """The agent's choice of a function to change says what calls it, once per function."""
+    if not traced or not any(f.prose and "`" in f.text for f in facts):
+        return
+    callers = _callers(traced)
+    if not callers:
+        return
+    best: dict[str, Fact] = {}  # callee → the choice most likely shown that names it
+    for f in facts:
+        if not f.prose or "`" not in f.text:
+            continue
+        # The choice's subject is its first code name (`modify X to …`); a later one is what it acts on.
+        span = next((x for x in _SPAN_RE.findall(f.text) if "/" not in x and not _PATHLIKE_RE.fullmatch(x)), None)
+        name = span.removesuffix("()") if span else None
+        if name and callers.get(name) and (name not in best or f.score > best[name].score):
+            best[name] = f
+    told: set[int] = set()
+    for name, f in best.items():
+        if id(f) not in told:  # one reason per choice
+            told.add(id(f))
+            f.text += f" (`{name}` is called by {', '.join(f'`{c}`' for c in callers[name])})"
+            f.score += 2  # the choice now says why there
 
 
 # The user's answer to the agent's question tool: `"Which emoji…?"="💡"` pairs, or the questions (lines
@@ -201,6 +314,17 @@ def _answer(ctx: FactContext, number: int, msg: Message | None) -> str | None:
     return reply if len(reply) <= ANSWER_CHARS else reply[:ANSWER_CHARS - 1] + "…"
 
 
+def _short_answer(ctx: FactContext, number: int, answer: str) -> str:
+    """The answer at tiny budgets: its most informative sentences within SHORT_ANSWER_CHARS (the
+    settings, names and numbers a list under a lead-in holds), not its first words cut off."""
+    if len(answer) <= SHORT_ANSWER_CHARS:
+        return answer
+    replies = [m.text for m in ctx.transcript.rounds[number - 1].messages
+               if m.role is Role.ASSISTANT and m.text and not m.harness]
+    short = informative(replies, SHORT_ANSWER_CHARS + 30) if replies else None
+    return short if short and len(short) <= SHORT_ANSWER_CHARS + 60 else _cut(answer, SHORT_ANSWER_CHARS)
+
+
 @fact_source(Section.DECISIONS)
 def decision_facts(ctx: FactContext) -> list[Fact]:
     facts: list[Fact] = []
@@ -238,17 +362,28 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         full = None
         if answer:  # the user asked, stating a preference: the agent's answer is the decision taken
             full = f"User: “{_cut(text, 160)}” → {answer}"
-            text = f"User: “{_cut(text, 70)}” → {_cut(answer, SHORT_ANSWER_CHARS)}"  # tiny budgets: the gist
+            text = f"User: “{_cut(text, 70)}” → {_short_answer(ctx, e.round, answer)}"  # tiny budgets: the gist
         text = _cut(text, 300)
         facts.append(Fact(Section.DECISIONS, text, [e.round], score=score + min(e.round, 500) / 1000,
                           prose=e.kind is EventKind.DECISION, priority=AHEAD if answer else None,
                           full_text=full if full != text else None))
-    for rnd, text in _reasoned_choices(ctx):
+    traced: list[str] = []
+    for rnd, text in _reasoned_choices(ctx, traced):
         key = _key(text)
         if key not in seen:
             seen.add(key)
+            verdict = 6 if text.startswith(CONCLUDED) else 0  # a review's verdict: rare and what the review was for
             facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [rnd],
-                              score=38 + _named(text, True) + min(rnd, 500) / 1000, prose=True))
+                              score=38 + verdict + _named(text, True) + min(rnd, 500) / 1000, prose=True))
+    checked = 0
+    for f in facts:
+        if f.prose and f.rounds and checked < MAX_CANDIDATE_CHECKS and f.text.find("/") >= 0:
+            checked += 1
+            other = _passed_over(ctx, f.rounds[0], f.text)
+            if other:
+                f.text += other
+                f.score += 3  # which of several candidates, and why: what a successor cannot re-derive
+    _add_callers(traced, facts)
     _mark_reversed(facts)
     facts.extend(_user_choices(ctx))
     if elided:
