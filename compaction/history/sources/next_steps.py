@@ -7,7 +7,7 @@ import re
 from collections import OrderedDict
 
 from compaction.events import Event, EventKind
-from compaction.history.facts import WS_RE, Fact
+from compaction.history.facts import WS_RE, Fact, split_task
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
@@ -27,7 +27,79 @@ _STOP = {"that", "this", "with", "from", "then", "still", "need", "have", "will"
 def next_step_source(ctx: FactContext) -> list[Fact]:
     said = [(rnd.number, m.text) for rnd in ctx.transcript.rounds for m in rnd.messages
             if m.role is Role.ASSISTANT and m.text]
-    return next_step_facts(ctx.events, ctx.n_rounds, said) + unrun_checks(ctx.events)
+    return (next_step_facts(ctx.events, ctx.n_rounds, said) + unrun_checks(ctx.events) + asks_not_done(ctx.events)
+            + open_questions(said))
+
+
+_WHY_RE = re.compile(r"^(?:but |so |and |then )?(?:why\b|how come\b)[^?]{3,160}\?$", re.IGNORECASE)
+_BECAUSE_RE = re.compile(r"\b(?:because|since|the reason|due to|that's why|that is why|caused by|explains)\b",
+                         re.IGNORECASE)
+
+
+def open_questions(said: list[tuple[int, str]]) -> list[Fact]:
+    """A why-question the agent asked itself and never answered (no later sentence gives a reason
+    with the question's words): an explanation the session owes, which a successor should not
+    take as settled because the fix around it worked."""
+    asked: list[tuple[int, int, str, set[str]]] = []
+    reasons: list[tuple[int, set[str]]] = []
+    for i, (rnd, text) in enumerate(said):
+        q, b = "?" in text, _BECAUSE_RE.search(text)
+        if not (q or b):
+            continue
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+            sentence = sentence.strip().lstrip("-*#> ")
+            if q and _WHY_RE.match(sentence) and (words := _content(sentence)):
+                asked.append((i, rnd, sentence, words))
+            elif b and _BECAUSE_RE.search(sentence):
+                reasons.append((i, _content(sentence)))
+    open_: dict[str, tuple[int, str]] = {}
+    for i, rnd, sentence, words in asked:
+        if any(j >= i and len(words & content) * 2 >= len(words) for j, content in reasons):
+            continue
+        open_[" ".join(sorted(words))] = (rnd, sentence)  # the same question asked again: its last time
+    return [Fact(Section.NEXT, f"[open question] {sentence} (never answered)", [rnd], score=44 + rnd / 10000)
+            for rnd, sentence in list(open_.values())[-2:]]
+
+
+# A sentence of a request that asks for something: a suggestion, a requirement, an expectation.
+_ASK_RE = re.compile(r"\b(?:should|must|need(?:s|ed)? to|have to|I think|easiest|would (?:be|like)|could|expect\w*|"
+                     r"please|make sure|ensure|add|instead|want)\b", re.IGNORECASE)
+# The code a sentence names: `quoted`, snake_case, dotted.calls, calls().
+_CODE_RE = re.compile(r"`([^`\n]{2,60})`|\b([A-Za-z]\w*_\w+|[A-Za-z]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z_]\w*\(\))")
+_TAG_RE = re.compile(r"</?[A-Za-z_][\w-]*>")  # <issue_description>: markup, not code
+_ASK_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
+_CODE_WORD_RE = re.compile(r"[A-Za-z_]\w{2,}")
+
+
+def asks_not_done(events: list[Event]) -> list[Fact]:
+    """The user's concrete asks (a sentence of the task or of the last request that asks for
+    something and names code) whose code no later edit or command touched: the suggestions a
+    successor still owes, said apart from the request so they do not read as done."""
+    requests = [e for e in events if e.kind is EventKind.REQUEST and e.text.strip()]
+    if not requests:
+        return []
+    facts: list[Fact] = []
+    for req in requests[:1] + requests[1:][-1:]:
+        after = [e for e in events if (e.round, e.message_index) > (req.round, req.message_index)]
+        done = " ".join(
+            [line for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE) for h in e.hunks for line in h.added]
+            + [e.path or "" for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE)]
+            + [e.command or "" for e in after if e.kind is EventKind.COMMAND]).lower()
+        for sentence in _ASK_SPLIT_RE.split(split_task(req.text)[0]):
+            if len(sentence) > 400 or not _ASK_RE.search(sentence):
+                continue
+            names = [a or b for a, b in _CODE_RE.findall(_TAG_RE.sub(" ", sentence) if "<" in sentence else sentence)]
+            words = {w.lower() for n in names for w in _CODE_WORD_RE.findall(n)}
+            missing = [n for n in dict.fromkeys(names)
+                       if (ws := [w.lower() for w in _CODE_WORD_RE.findall(n)]) and not any(w in done for w in ws)]
+            if not words or not missing:
+                continue
+            said = WS_RE.sub(" ", sentence.strip().lstrip("-*0123456789.) "))
+            said = said if len(said) <= 200 else said[:200].rsplit(" ", 1)[0] + "…"
+            shown = ", ".join(f"`{n}`" for n in missing[:3])
+            facts.append(Fact(Section.NEXT, f"[not done] {shown} (asked r{req.round}): {said}", [req.round],
+                              score=62, short=f"[not done] {shown} (asked r{req.round})"))
+    return facts[-4:]
 
 
 # A written plan's checks: the list items under a heading about verifying or testing.
