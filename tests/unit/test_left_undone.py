@@ -33,7 +33,7 @@ def test_a_why_question_without_a_later_reason_stays_open():
     said = [(4, "This means the object is nested?"), (6, "So it WAS nested! But why was it nested? Anyway, "
                                                        "a while loop unwraps it."), (7, "Done.")]
     (fact,) = open_questions(said)
-    assert fact.text == "[open question] But why was it nested? (never answered)" and fact.rounds == [6]
+    assert fact.text == "[open question] Why was it nested? (never answered)" and fact.rounds == [6]
     assert open_questions(said + [(8, "It was nested because the view wraps it twice.")]) == []
 
 

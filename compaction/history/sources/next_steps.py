@@ -31,34 +31,55 @@ def next_step_source(ctx: FactContext) -> list[Fact]:
             + open_questions(said))
 
 
-_WHY_RE = re.compile(r"^(?:but |so |and |then )?(?:why\b|how come\b)[^?]{3,160}\?$", re.IGNORECASE)
-_BECAUSE_RE = re.compile(r"\b(?:because|since|the reason|due to|that's why|that is why|caused by|explains)\b",
-                         re.IGNORECASE)
+# A why-question ("why was it nested?"), found from its literal word (fast) up to its question mark.
+_WHY_RE = re.compile(r"(?:[Ww]hy|WHY|[Hh]ow come) [^?.!\n]{3,160}\?")
+# Words that give a reason, looked up with str.find in the lowercased message (a regex alternation
+# scans long messages far slower).
+_REASONS = ("because", "since ", "the reason", "due to", "that's why", "that is why", "caused by", "explains")
+_REASON_SPAN = 200  # chars each side of a reason word: its sentence, near enough
+
+
+_QUESTIONS = 20  # the last why-questions weighed; each is checked against the messages after it
+
+
+def _gives_reason(text: str, words: set[str], lowered: dict[int, str], j: int) -> bool:
+    """`text` gives a reason (a reason word) near most of the question's words. The words are
+    looked up first (C-speed `in`), the reason words only in a message that holds them."""
+    low = lowered.get(j)
+    if low is None:
+        low = lowered[j] = text.lower()
+    if sum(w in low for w in words) * 2 < len(words):
+        return False
+    for reason in _REASONS:
+        at = low.find(reason)
+        while at >= 0:
+            near = _content(low[max(0, at - _REASON_SPAN): at + _REASON_SPAN])
+            if len(words & near) * 2 >= len(words):
+                return True
+            at = low.find(reason, at + len(reason))
+    return False
 
 
 def open_questions(said: list[tuple[int, str]]) -> list[Fact]:
-    """A why-question the agent asked itself and never answered (no later sentence gives a reason
-    with the question's words): an explanation the session owes, which a successor should not
-    take as settled because the fix around it worked."""
+    """A why-question the agent asked itself and never answered (no reason given at or after it with
+    the question's words): an explanation the session owes, which a successor should not take as
+    settled because the fix around it worked."""
     asked: list[tuple[int, int, str, set[str]]] = []
-    reasons: list[tuple[int, set[str]]] = []
     for i, (rnd, text) in enumerate(said):
-        q, b = "?" in text, _BECAUSE_RE.search(text)
-        if not (q or b):
-            continue
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
-            sentence = sentence.strip().lstrip("-*#> ")
-            if q and _WHY_RE.match(sentence) and (words := _content(sentence)):
-                asked.append((i, rnd, sentence, words))
-            elif b and _BECAUSE_RE.search(sentence):
-                reasons.append((i, _content(sentence)))
-    open_: dict[str, tuple[int, str]] = {}
-    for i, rnd, sentence, words in asked:
-        if any(j >= i and len(words & content) * 2 >= len(words) for j, content in reasons):
-            continue
-        open_[" ".join(sorted(words))] = (rnd, sentence)  # the same question asked again: its last time
+        if text.find("?") >= 0 and (text.find("hy ") >= 0 or text.find("ow come") >= 0):
+            asked += [(i, rnd, q[0].upper() + q[1:], words) for m in _WHY_RE.finditer(text)
+                      if (words := _content(q := m.group(0)))]
+    if not asked:
+        return []
+    lowered: dict[int, str] = {}
+    open_: list[tuple[int, str, set[str]]] = []
+    for i, rnd, sentence, words in reversed(asked[-_QUESTIONS:]):
+        if any(words <= kept or kept <= words for _, _, kept in open_):
+            continue  # the same question asked again (in other words): its last time counts
+        if not any(_gives_reason(said[j][1], words, lowered, j) for j in range(i, len(said))):
+            open_.append((rnd, sentence, words))
     return [Fact(Section.NEXT, f"[open question] {sentence} (never answered)", [rnd], score=44 + rnd / 10000)
-            for rnd, sentence in list(open_.values())[-2:]]
+            for rnd, sentence, _ in reversed(open_[:2])]
 
 
 # A sentence of a request that asks for something: a suggestion, a requirement, an expectation.
@@ -71,6 +92,25 @@ _ASK_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CODE_WORD_RE = re.compile(r"[A-Za-z_]\w{2,}")
 
 
+_ASK_CHARS = 12_000  # asks are the request's prose; a long paste after it holds none
+
+
+def _asks(request: str) -> list[tuple[str, list[str]]]:
+    """(sentence, the code it names) for each sentence of `request` that asks for something."""
+    out: list[tuple[str, list[str]]] = []
+    if request.find("`") < 0 and request.find("_") < 0 and request.find("()") < 0:
+        return out  # names no code the way asks do (quoted, snake_case, a call)
+    for sentence in _ASK_SPLIT_RE.split(request):
+        if len(sentence) > 400 or (sentence.find("`") < 0 and sentence.find("_") < 0 and sentence.find("()") < 0) \
+                or not _ASK_RE.search(sentence):
+            continue
+        names = [a or b for a, b in _CODE_RE.findall(_TAG_RE.sub(" ", sentence) if "<" in sentence else sentence)]
+        names = [n for n in dict.fromkeys(names) if _CODE_WORD_RE.search(n)]
+        if names:
+            out.append((sentence, names))
+    return out
+
+
 def asks_not_done(events: list[Event]) -> list[Fact]:
     """The user's concrete asks (a sentence of the task or of the last request that asks for
     something and names code) whose code no later edit or command touched: the suggestions a
@@ -80,19 +120,17 @@ def asks_not_done(events: list[Event]) -> list[Fact]:
         return []
     facts: list[Fact] = []
     for req in requests[:1] + requests[1:][-1:]:
+        asks = _asks(split_task(req.text[:_ASK_CHARS])[0])
+        if not asks:
+            continue  # the changes are joined only for a request that names code
         after = [e for e in events if (e.round, e.message_index) > (req.round, req.message_index)]
         done = " ".join(
             [line for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE) for h in e.hunks for line in h.added]
             + [e.path or "" for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE)]
             + [e.command or "" for e in after if e.kind is EventKind.COMMAND]).lower()
-        for sentence in _ASK_SPLIT_RE.split(split_task(req.text)[0]):
-            if len(sentence) > 400 or not _ASK_RE.search(sentence):
-                continue
-            names = [a or b for a, b in _CODE_RE.findall(_TAG_RE.sub(" ", sentence) if "<" in sentence else sentence)]
-            words = {w.lower() for n in names for w in _CODE_WORD_RE.findall(n)}
-            missing = [n for n in dict.fromkeys(names)
-                       if (ws := [w.lower() for w in _CODE_WORD_RE.findall(n)]) and not any(w in done for w in ws)]
-            if not words or not missing:
+        for sentence, names in asks:
+            missing = [n for n in names if not any(w in done for w in _CODE_WORD_RE.findall(n.lower()))]
+            if not missing:
                 continue
             said = WS_RE.sub(" ", sentence.strip().lstrip("-*0123456789.) "))
             said = said if len(said) <= 200 else said[:200].rsplit(" ", 1)[0] + "…"
