@@ -62,3 +62,12 @@ def test_a_session_without_any_test_run_says_so_and_names_the_test_file_it_wrote
     assert "test files written, never run: `union.unit.test.ts`" in state
     (state,) = _state(msgs[:1] + [Message(1, Role.ASSISTANT, "Writing.", [src]), msgs[2]])
     assert state.endswith("no test added or changed with the fix")
+
+
+def test_a_comment_failed_edit_or_search_naming_the_code_does_not_do_the_ask():
+    request = Event(EventKind.REQUEST, 1, 0, text=ISSUE)
+    tried = Event(EventKind.EDIT, 2, 1, path="cli/command_parser.pony", failed=True,
+                  hunks=(Hunk((), ("fun options() =>",)),))
+    search = Event(EventKind.COMMAND, 2, 2, command="grep -rn 'options()' cli")
+    facts = asks_not_done([request, tried, search, _edit(3, "// handle the parent options()")])
+    assert [f.text.split(" (", 1)[0] for f in facts] == ["[not done] `options()`", "[not done] `is_set`"]

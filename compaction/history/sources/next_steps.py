@@ -92,6 +92,7 @@ _ASK_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CODE_WORD_RE = re.compile(r"[A-Za-z_]\w{2,}")
 
 
+_COMMENT = ("//", "#", "/*", "* ", "--", ";")
 _ASK_CHARS = 12_000  # asks are the request's prose; a long paste after it holds none
 
 
@@ -123,11 +124,13 @@ def asks_not_done(events: list[Event]) -> list[Fact]:
         asks = _asks(split_task(req.text[:_ASK_CHARS])[0])
         if not asks:
             continue  # the changes are joined only for a request that names code
-        after = [e for e in events if (e.round, e.message_index) > (req.round, req.message_index)]
+        after = [e for e in events if (e.round, e.message_index) > (req.round, req.message_index) and not e.failed]
         done = " ".join(
-            [line for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE) for h in e.hunks for line in h.added]
+            [line for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE) for h in e.hunks for line in h.added
+             if not line.lstrip().startswith(_COMMENT)]  # a comment saying what to do does not do it
             + [e.path or "" for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE)]
-            + [e.command or "" for e in after if e.kind is EventKind.COMMAND]).lower()
+            # a command that changed state or tested; a search for the name is not doing it
+            + [e.command or "" for e in after if e.kind is EventKind.COMMAND and (e.state_changing or e.test)]).lower()
         for sentence, names in asks:
             missing = [n for n in names if not any(w in done for w in _CODE_WORD_RE.findall(n.lower()))]
             if not missing:
