@@ -73,9 +73,12 @@ def open_questions(said: list[tuple[int, str]]) -> list[Fact]:
         return []
     lowered: dict[int, str] = {}
     open_: list[tuple[int, str, set[str]]] = []
-    for i, rnd, sentence, words in reversed(asked[-_QUESTIONS:]):
+    asked = asked[-_QUESTIONS:]
+    for n, (i, rnd, sentence, words) in enumerate(reversed(asked)):
         if any(words <= kept or kept <= words for _, _, kept in open_):
             continue  # the same question asked again (in other words): its last time counts
+        if not any(words <= w or w <= words for *_, w in asked[: len(asked) - 1 - n]):
+            continue  # asked once: a passing thought; a question the agent comes back to is a real one
         if not any(_gives_reason(said[j][1], words, lowered, j) for j in range(i, len(said))):
             open_.append((rnd, sentence, words))
     return [Fact(Section.NEXT, f"[open question] {sentence} (never answered)", [rnd], score=44 + rnd / 10000)
@@ -102,7 +105,7 @@ def _asks(request: str) -> list[tuple[str, list[str]]]:
     if request.find("`") < 0 and request.find("_") < 0 and request.find("()") < 0:
         return out  # names no code the way asks do (quoted, snake_case, a call)
     for sentence in _ASK_SPLIT_RE.split(request):
-        if len(sentence) > 400 or (sentence.find("`") < 0 and sentence.find("_") < 0 and sentence.find("()") < 0) \
+        if len(sentence) > 400 or sentence.count(" ") < 4 or (sentence.find("`") < 0 and sentence.find("_") < 0 and sentence.find("()") < 0) \
                 or not _ASK_RE.search(sentence):
             continue
         names = [a or b for a, b in _CODE_RE.findall(_TAG_RE.sub(" ", sentence) if "<" in sentence else sentence)]
