@@ -30,7 +30,8 @@ def test_an_ask_whose_code_no_later_edit_touched_is_not_done():
 
 
 def test_a_why_question_without_a_later_reason_stays_open():
-    said = [(4, "This means the object is nested? Why would it be nested?"), (6, "So it WAS nested! But why was it nested? Anyway, "
+    said = [(1, "Reading the view."), (2, "Running the script."), (3, "It fails."),
+            (4, "This means the object is nested? Why would it be nested?"), (6, "So it WAS nested! But why was it nested? Anyway, "
                                                        "a while loop unwraps it."), (7, "Done.")]
     (fact,) = open_questions(said)
     assert fact.text == "[open question] Why was it nested? (never answered)" and fact.rounds == [6]

@@ -32,7 +32,8 @@ def next_step_source(ctx: FactContext) -> list[Fact]:
 
 
 # A why-question ("why was it nested?"), found from its literal word (fast) up to its question mark.
-_WHY_RE = re.compile(r"(?:[Ww]hy|WHY|[Hh]ow come) [^?.!\n]{3,160}\?")
+_WHY_RE = re.compile(r"(?:[Ww]hy|[Hh]ow come) [^?.!\n]{3,160}\?")
+_WHY_OPENERS = ("Why ", "why ", "How come ", "how come ")
 # Words that give a reason, looked up with str.find in the lowercased message (a regex alternation
 # scans long messages far slower).
 _REASONS = ("because", "since ", "the reason", "due to", "that's why", "that is why", "caused by", "explains")
@@ -65,10 +66,17 @@ def open_questions(said: list[tuple[int, str]]) -> list[Fact]:
     the question's words): an explanation the session owes, which a successor should not take as
     settled because the fix around it worked."""
     asked: list[tuple[int, int, str, set[str]]] = []
-    for i, (rnd, text) in enumerate(said):
-        if text.find("?") >= 0 and (text.find("hy ") >= 0 or text.find("ow come") >= 0):
-            asked += [(i, rnd, q[0].upper() + q[1:], words) for m in _WHY_RE.finditer(text)
-                      if (words := _content(q := m.group(0)))]
+    for i in range(len(said) // 2, len(said)):  # left open at the end: asked in the second half
+        rnd, text = said[i]
+        if text.find("?") < 0:
+            continue
+        for opener in _WHY_OPENERS:  # str.find to each opener, the pattern matched only there
+            at = text.find(opener)
+            while at >= 0:
+                m = _WHY_RE.match(text, at)
+                if m and (words := _content(q := m.group(0))):
+                    asked.append((i, rnd, q[0].upper() + q[1:], words))
+                at = text.find(opener, at + 4)
     if not asked:
         return []
     lowered: dict[int, str] = {}
@@ -104,8 +112,11 @@ def _asks(request: str) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     if request.find("`") < 0 and request.find("_") < 0 and request.find("()") < 0:
         return out  # names no code the way asks do (quoted, snake_case, a call)
-    for sentence in _ASK_SPLIT_RE.split(request):
-        if len(sentence) > 400 or sentence.count(" ") < 4 or (sentence.find("`") < 0 and sentence.find("_") < 0 and sentence.find("()") < 0) \
+    # Only the lines that name code are split into sentences (a request is mostly prose or paste).
+    lines = [line for line in request.split("\n") if line.find("`") >= 0 or line.find("_") >= 0 or line.find("()") >= 0]
+    for sentence in (s for line in lines for s in _ASK_SPLIT_RE.split(line)):
+        if len(sentence) > 400 or sentence.count(" ") < 4 or (
+                sentence.find("`") < 0 and sentence.find("_") < 0 and sentence.find("()") < 0) \
                 or not _ASK_RE.search(sentence):
             continue
         names = [a or b for a, b in _CODE_RE.findall(_TAG_RE.sub(" ", sentence) if "<" in sentence else sentence)]
