@@ -103,7 +103,7 @@ _ASK_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CODE_WORD_RE = re.compile(r"[A-Za-z_]\w{2,}")
 
 
-_COMMENT = ("//", "#", "/*", "* ", "--", ";")
+_COMMENT_LINE_RE = re.compile(r"^[ \t]*(?://|#|/\*|\* |--|;).*$", re.MULTILINE)
 _ASK_CHARS = 12_000  # asks are the request's prose; a long paste after it holds none
 
 
@@ -139,9 +139,11 @@ def asks_not_done(events: list[Event]) -> list[Fact]:
         if not asks:
             continue  # the changes are joined only for a request that names code
         after = [e for e in events if (e.round, e.message_index) > (req.round, req.message_index) and not e.failed]
+        # the lines the edits added, joined at C speed; a comment saying what to do does not do it
+        added = "\n".join("\n".join(h.added) for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE)
+                           for h in e.hunks)
         done = " ".join(
-            [line for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE) for h in e.hunks for line in h.added
-             if not line.lstrip().startswith(_COMMENT)]  # a comment saying what to do does not do it
+            [_COMMENT_LINE_RE.sub("", added)]
             + [e.path or "" for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE)]
             # a command that changed state or tested; a search for the name is not doing it
             + [e.command or "" for e in after if e.kind is EventKind.COMMAND and (e.state_changing or e.test)]).lower()
