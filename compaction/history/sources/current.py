@@ -52,30 +52,61 @@ def _last_calls(rnd: Round) -> list[str]:
     return out[-_CALLS:]
 
 
+# A test file by its path: a tests/spec dir, or a test_/_test/.test./.spec. name (any language).
+_TEST_PATH_RE = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_|_test\.|\.(?:unit\.)?(?:test|spec)\.",
+                           re.IGNORECASE)
+_PROSE_RE = re.compile(r"\.(?:md|markdown|txt|rst)$", re.IGNORECASE)
+_FILE_KINDS = (EventKind.READ, EventKind.EDIT, EventKind.WRITE)
+
+
+def _names(paths: list[str], limit: int = 3) -> str:
+    shown = [p.rsplit("/", 1)[-1] for p in paths[:limit]]
+    return ", ".join(f"`{p}`" for p in shown) + (f" +{len(paths) - limit}" if len(paths) > limit else "")
+
+
 def _verification(ctx: FactContext) -> Fact | None:
     """Whether the last change was checked: the test runs after the last edit (with their counts),
-    or that none ran; and whether the session ended by submitting (the harness echoed the final diff)."""
-    last_edit = max((e.round for e in ctx.events if e.kind in _CHANGE), default=0)
-    if not last_edit:
-        return None
+    or what ran instead (a reproduction script) and what the project offers that never ran (the
+    test files the session read or wrote); whether a test came with the change; and whether the
+    session ended by submitting (the harness printed the final diff). A successor's first question
+    is what is still unverified, and an empty Next section must not read as "all checked"."""
+    changes = [e for e in ctx.events if e.kind in _CHANGE and e.path]
+    if not changes or all(_PROSE_RE.search(e.path or "") for e in changes):
+        return None  # nothing to verify: no change, or prose only
+    last_edit = max(e.round for e in changes)
     runs = [e for e in ctx.events if e.kind is EventKind.COMMAND and e.test]
     tests = [e for e in runs if e.round >= last_edit]
     submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
-    if not runs and not submitted:
-        return None  # a project without a test run in sight: nothing to say about verification
+    seen: dict[str, None] = {}
+    for e in ctx.events:
+        if e.kind in _FILE_KINDS and e.path and _TEST_PATH_RE.search(e.path):
+            seen.setdefault(e.path, None)
+    changed = {e.path for e in changes}
+    written = [p for p in seen if p in changed]
     if tests:
         t = tests[-1]
         outcome = first_line(t.test_summary, 120) if t.test_summary else (f"exit {t.exit_code}" if t.exit_code is not None else "failed" if t.failed
                                      else "ran")
         text = f"Verified after the last edit (r{last_edit}): `{first_line(t.command or '', 100)}` → {outcome}"
         rounds = [t.round]
-    elif check := _script_check(ctx, last_edit):
-        text, rnd = check  # a script the agent ran is a check too, though not the test suite
-        text = f"Checked after the last edit (r{last_edit}) by running {text}; no test suite run"
-        rounds = [rnd]
     else:
-        text = f"No test run after the last edit (r{last_edit})"
-        rounds = [last_edit]
+        check = _script_check(ctx, last_edit)
+        if check:  # a script the agent ran is a check too, though not the test suite
+            text = f"Checked after the last edit (r{last_edit}) by running {check[0]}; no test suite run"
+            rounds = [check[1]]
+        else:
+            text = f"No test run after the last edit (r{last_edit})"
+            rounds = [last_edit]
+        if runs:
+            text += f"; the last test run was before it (r{runs[-1].round}: `{first_line(runs[-1].command or '', 60)}`)"
+        else:
+            text += " in the whole session" if check else "; no tests run in the whole session"
+        if written:
+            text += f"; test files written, never run: {_names(written)}"
+        elif seen:
+            text += f"; the project's tests it saw never ran: {_names(list(seen))}"
+    if not written:
+        text += "; no test added or changed with the fix"
     if submitted:
         text += "; then submitted (the harness printed the final diff)"
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)

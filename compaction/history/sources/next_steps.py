@@ -7,7 +7,7 @@ import re
 from collections import OrderedDict
 
 from compaction.events import Event, EventKind
-from compaction.history.facts import WS_RE, Fact
+from compaction.history.facts import WS_RE, Fact, split_task
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
@@ -27,7 +27,136 @@ _STOP = {"that", "this", "with", "from", "then", "still", "need", "have", "will"
 def next_step_source(ctx: FactContext) -> list[Fact]:
     said = [(rnd.number, m.text) for rnd in ctx.transcript.rounds for m in rnd.messages
             if m.role is Role.ASSISTANT and m.text]
-    return next_step_facts(ctx.events, ctx.n_rounds, said) + unrun_checks(ctx.events)
+    return (next_step_facts(ctx.events, ctx.n_rounds, said) + unrun_checks(ctx.events) + asks_not_done(ctx.events)
+            + open_questions(said))
+
+
+# A why-question ("why was it nested?"), found from its literal word (fast) up to its question mark.
+_WHY_RE = re.compile(r"(?:[Ww]hy|[Hh]ow come) [^?.!\n]{3,160}\?")
+_WHY_OPENERS = ("Why ", "why ", "How come ", "how come ")
+# Words that give a reason, looked up with str.find in the lowercased message (a regex alternation
+# scans long messages far slower).
+_REASONS = ("because", "since ", "the reason", "due to", "that's why", "that is why", "caused by", "explains")
+_REASON_SPAN = 200  # chars each side of a reason word: its sentence, near enough
+
+
+_QUESTIONS = 20  # the last why-questions weighed; each is checked against the messages after it
+
+
+def _gives_reason(text: str, words: set[str], lowered: dict[int, str], j: int) -> bool:
+    """`text` gives a reason (a reason word) near most of the question's words. The words are
+    looked up first (C-speed `in`), the reason words only in a message that holds them."""
+    low = lowered.get(j)
+    if low is None:
+        low = lowered[j] = text.lower()
+    if sum(w in low for w in words) * 2 < len(words):
+        return False
+    for reason in _REASONS:
+        at = low.find(reason)
+        while at >= 0:
+            near = _content(low[max(0, at - _REASON_SPAN): at + _REASON_SPAN])
+            if len(words & near) * 2 >= len(words):
+                return True
+            at = low.find(reason, at + len(reason))
+    return False
+
+
+def open_questions(said: list[tuple[int, str]]) -> list[Fact]:
+    """A why-question the agent asked itself and never answered (no reason given at or after it with
+    the question's words): an explanation the session owes, which a successor should not take as
+    settled because the fix around it worked."""
+    asked: list[tuple[int, int, str, set[str]]] = []
+    for i in range(len(said) // 2, len(said)):  # left open at the end: asked in the second half
+        rnd, text = said[i]
+        if text.find("?") < 0:
+            continue
+        for opener in _WHY_OPENERS:  # str.find to each opener, the pattern matched only there
+            at = text.find(opener)
+            while at >= 0:
+                m = _WHY_RE.match(text, at)
+                if m and (words := _content(q := m.group(0))):
+                    asked.append((i, rnd, q[0].upper() + q[1:], words))
+                at = text.find(opener, at + 4)
+    if not asked:
+        return []
+    lowered: dict[int, str] = {}
+    open_: list[tuple[int, str, set[str]]] = []
+    asked = asked[-_QUESTIONS:]
+    for n, (i, rnd, sentence, words) in enumerate(reversed(asked)):
+        if any(words <= kept or kept <= words for _, _, kept in open_):
+            continue  # the same question asked again (in other words): its last time counts
+        if not any(words <= w or w <= words for *_, w in asked[: len(asked) - 1 - n]):
+            continue  # asked once: a passing thought; a question the agent comes back to is a real one
+        if not any(_gives_reason(said[j][1], words, lowered, j) for j in range(i, len(said))):
+            open_.append((rnd, sentence, words))
+    return [Fact(Section.NEXT, f"[open question] {sentence} (never answered)", [rnd], score=44 + rnd / 10000)
+            for rnd, sentence, _ in reversed(open_[:2])]
+
+
+# A sentence of a request that asks for something: a suggestion, a requirement, an expectation.
+_ASK_RE = re.compile(r"\b(?:should|must|need(?:s|ed)? to|have to|I think|easiest|would (?:be|like)|could|expect\w*|"
+                     r"please|make sure|ensure|add|instead|want)\b", re.IGNORECASE)
+# The code a sentence names: `quoted`, snake_case, dotted.calls, calls().
+_CODE_RE = re.compile(r"`([^`\n]{2,60})`|\b([A-Za-z]\w*_\w+|[A-Za-z]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z_]\w*\(\))")
+_TAG_RE = re.compile(r"</?[A-Za-z_][\w-]*>")  # <issue_description>: markup, not code
+_ASK_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
+_CODE_WORD_RE = re.compile(r"[A-Za-z_]\w{2,}")
+
+
+_COMMENT_LINE_RE = re.compile(r"^[ \t]*(?://|#|/\*|\* |--|;).*$", re.MULTILINE)
+_ASK_CHARS = 12_000  # asks are the request's prose; a long paste after it holds none
+
+
+def _asks(request: str) -> list[tuple[str, list[str]]]:
+    """(sentence, the code it names) for each sentence of `request` that asks for something."""
+    out: list[tuple[str, list[str]]] = []
+    if request.find("`") < 0 and request.find("_") < 0 and request.find("()") < 0:
+        return out  # names no code the way asks do (quoted, snake_case, a call)
+    # Only the lines that name code are split into sentences (a request is mostly prose or paste).
+    lines = [line for line in request.split("\n") if line.find("`") >= 0 or line.find("_") >= 0 or line.find("()") >= 0]
+    for sentence in (s for line in lines for s in _ASK_SPLIT_RE.split(line)):
+        if len(sentence) > 400 or sentence.count(" ") < 4 or (
+                sentence.find("`") < 0 and sentence.find("_") < 0 and sentence.find("()") < 0) \
+                or not _ASK_RE.search(sentence):
+            continue
+        names = [a or b for a, b in _CODE_RE.findall(_TAG_RE.sub(" ", sentence) if "<" in sentence else sentence)]
+        names = [n for n in dict.fromkeys(names) if _CODE_WORD_RE.search(n)]
+        if names:
+            out.append((sentence, names))
+    return out
+
+
+def asks_not_done(events: list[Event]) -> list[Fact]:
+    """The user's concrete asks (a sentence of the task or of the last request that asks for
+    something and names code) whose code no later edit or command touched: the suggestions a
+    successor still owes, said apart from the request so they do not read as done."""
+    requests = [e for e in events if e.kind is EventKind.REQUEST and e.text.strip()]
+    if not requests:
+        return []
+    facts: list[Fact] = []
+    for req in requests[:1] + requests[1:][-1:]:
+        asks = _asks(split_task(req.text[:_ASK_CHARS])[0])
+        if not asks:
+            continue  # the changes are joined only for a request that names code
+        after = [e for e in events if (e.round, e.message_index) > (req.round, req.message_index) and not e.failed]
+        # the lines the edits added, joined at C speed; a comment saying what to do does not do it
+        added = "\n".join("\n".join(h.added) for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE)
+                           for h in e.hunks)
+        done = " ".join(
+            [_COMMENT_LINE_RE.sub("", added)]
+            + [e.path or "" for e in after if e.kind in (EventKind.EDIT, EventKind.WRITE)]
+            # a command that changed state or tested; a search for the name is not doing it
+            + [e.command or "" for e in after if e.kind is EventKind.COMMAND and (e.state_changing or e.test)]).lower()
+        for sentence, names in asks:
+            missing = [n for n in names if not any(w in done for w in _CODE_WORD_RE.findall(n.lower()))]
+            if not missing:
+                continue
+            said = WS_RE.sub(" ", sentence.strip().lstrip("-*0123456789.) "))
+            said = said if len(said) <= 200 else said[:200].rsplit(" ", 1)[0] + "…"
+            shown = ", ".join(f"`{n}`" for n in missing[:3])
+            facts.append(Fact(Section.NEXT, f"[not done] {shown} (asked r{req.round}): {said}", [req.round],
+                              score=62, short=f"[not done] {shown} (asked r{req.round})"))
+    return facts[-4:]
 
 
 # A written plan's checks: the list items under a heading about verifying or testing.

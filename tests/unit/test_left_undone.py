@@ -1,0 +1,75 @@
+"""What is left undone at the end: the user's asks no later change touched, the why-questions the
+agent raised and never answered, and the verification a change never got."""
+
+from __future__ import annotations
+
+from compaction.edits import Hunk
+from compaction.events import Event, EventKind, extract_events
+from compaction.history.sections import Section
+from compaction.history.sources import FactContext, gather
+from compaction.history.sources.next_steps import asks_not_done, open_questions
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+
+ISSUE = ("The parser drops the parent's defaults.\n"
+         "1. when adding a spec, add a back-reference so that `options()` returns the parent options\n"
+         "I think the easiest is to have an `is_set` on the `Command` class.\n"
+         "Your task is to make the <issue_description> satisfied.")
+
+
+def _edit(rnd: int, *added: str) -> Event:
+    return Event(EventKind.EDIT, rnd, 1, path="cli/command_parser.pony", hunks=(Hunk((), added),))
+
+
+def test_an_ask_whose_code_no_later_edit_touched_is_not_done():
+    request = Event(EventKind.REQUEST, 1, 0, text=ISSUE)
+    facts = asks_not_done([request, _edit(3, "fun options(): Array[Option] =>")])
+    assert [f.text.split(":", 1)[0] for f in facts] == ["[not done] `is_set` (asked r1)"]
+    assert "on the `Command` class" in facts[0].text  # the user's words, and not the markup tag
+    assert asks_not_done([request, _edit(3, "fun options() =>", "fun is_set(name: String): Bool =>")]) == []
+
+
+def test_a_why_question_without_a_later_reason_stays_open():
+    said = [(1, "Reading the view."), (2, "Running the script."), (3, "It fails."),
+            (4, "This means the object is nested? Why would it be nested?"), (6, "So it WAS nested! But why was it nested? Anyway, "
+                                                       "a while loop unwraps it."), (7, "Done.")]
+    (fact,) = open_questions(said)
+    assert fact.text == "[open question] Why was it nested? (never answered)" and fact.rounds == [6]
+    assert open_questions(said + [(8, "It was nested because the view wraps it twice.")]) == []
+    assert open_questions([(4, "Why did it fail? The path was wrong."), (5, "Fixed.")]) == []  # asked once
+
+
+def _transcript(msgs: list[Message]) -> Transcript:
+    for i, m in enumerate(msgs):
+        m.index = i
+    return Transcript("s.jsonl", "test", msgs, group_rounds(msgs))
+
+
+def _state(msgs: list[Message]) -> list[str]:
+    t = _transcript(msgs)
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=2000)
+    return [f.text for f in gather(ctx) if f.section is Section.CURRENT and f.pending]
+
+
+def test_a_session_without_any_test_run_says_so_and_names_the_test_file_it_wrote():
+    src = ToolCall("Write", {"file_path": "src/union.ts"}, "e1", ToolKind.EDIT, path="src/union.ts")
+    spec = ToolCall("Write", {"file_path": "src/union.unit.test.ts"}, "e2", ToolKind.EDIT,
+                    path="src/union.unit.test.ts")
+    msgs = [Message(0, Role.USER, "Add union"),
+            Message(1, Role.ASSISTANT, "Writing.", [src, spec]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("ok", "e1"), ToolResult("ok", "e2")])]
+    (state,) = _state(msgs)
+    assert state.startswith("No test run after the last edit (r1); no tests run in the whole session")
+    assert "test files written, never run: `union.unit.test.ts`" in state
+    (state,) = _state(msgs[:1] + [Message(1, Role.ASSISTANT, "Writing.", [src]), msgs[2]])
+    assert state.endswith("no test added or changed with the fix")
+
+
+def test_a_comment_failed_edit_or_search_naming_the_code_does_not_do_the_ask():
+    request = Event(EventKind.REQUEST, 1, 0, text=ISSUE)
+    tried = Event(EventKind.EDIT, 2, 1, path="cli/command_parser.pony", failed=True,
+                  hunks=(Hunk((), ("fun options() =>",)),))
+    search = Event(EventKind.COMMAND, 2, 2, command="grep -rn 'options()' cli")
+    facts = asks_not_done([request, tried, search, _edit(3, "// handle the parent options()")])
+    assert [f.text.split(" (", 1)[0] for f in facts] == ["[not done] `options()`", "[not done] `is_set`"]
