@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -52,8 +53,6 @@ def document_block(records: list[Any], lang: str, ceiling: int, current_round: i
     texts as the document words them (`clean`: solution and avoidance), so a failure is told once, in
     its record, not again under Problems. Returns the block and the ids it shows (aliases included):
     the Problems lines of those records are not rendered beside it."""
-    import copy
-
     from compaction.errors import fit_budget, render_block
     from compaction.errors.budget import STALE_ROUNDS
     from compaction.errors.render import ids_label
