@@ -237,9 +237,12 @@ def _occ(h: Hit, rnd: int, tid: str, msg: Message, source: str, call: ToolCall |
 
 
 def _explanation(transcript: Transcript, after_round: int) -> str | None:
-    """The assistant's own account of the error: the first cause-like sentence it wrote next."""
+    """The assistant's own account of the error: the first cause-like sentence it wrote next, before
+    the user asked something else (a reply to that answers it, not the error)."""
     for rnd in transcript.rounds[after_round:after_round + 2]:
         for msg in rnd.messages:
+            if _asks_anew(msg):
+                return None
             if msg.role is Role.ASSISTANT and msg.text:
                 text = _THOUGHT.sub("", msg.text.split("```", 1)[0])
                 for sentence in _SENTENCE.split(" ".join(text.split())):
@@ -265,11 +268,15 @@ def _diagnoses(transcript: Transcript, rec: ErrorRecord) -> list[str]:
     found: list[tuple[str, set[str]]] = []
     seen_rounds: set[int] = set()
     for occ_round in rec.rounds[:MAX_DIAGNOSES]:
+        moved_on = False
         for rnd in transcript.rounds[occ_round:occ_round + 2]:
-            if rnd.number in seen_rounds:
+            if moved_on or rnd.number in seen_rounds:
                 continue
             seen_rounds.add(rnd.number)
             for msg in rnd.messages:
+                if _asks_anew(msg):
+                    moved_on = True
+                    break
                 if msg.role is not Role.ASSISTANT or not msg.text:
                     continue
                 text = _THOUGHT.sub("", msg.text.split("```", 1)[0])
@@ -285,6 +292,16 @@ def _diagnoses(transcript: Transcript, rec: ErrorRecord) -> list[str]:
         if repeats == 0 and why not in kept:
             kept.append(why.rstrip("."))
     return kept[:2]
+
+
+NEW_ASK_WORDS = 8  # a user's message this long asks something of its own ("go on", "try again" do not)
+
+
+def _asks_anew(msg: Message) -> bool:
+    """A request the user typed (not a tool's result nor the harness's text) long enough to be a new
+    ask: the replies after it answer that, not the failure before it."""
+    return (msg.role is Role.USER and not msg.harness and not msg.tool_results
+            and len(msg.text.split(None, NEW_ASK_WORDS)) >= NEW_ASK_WORDS)
 
 
 _EDIT_REFUSED = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_InvalidArgument", "ERR_TOOL_InvalidRange")

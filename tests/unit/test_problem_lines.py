@@ -92,3 +92,26 @@ def test_a_hedged_account_of_an_error_is_labelled_a_guess_not_a_cause():
     assert "the agent's guess: The edit failed, likely because the file uses tabs" in guessed[0].solution
     stated, _ = errors_adapter.scan(session("The edit failed because the function is named load_file, not load."))
     assert "guess" not in stated[0].solution and "because the function is named load_file" in stated[0].solution
+
+
+def test_a_reply_to_a_new_request_is_not_the_diagnosis_of_an_earlier_failure():
+    """An edit refused twice, then the user asks something else: the agent's answer to that request
+    ("it should be restored") is not what caused the refusals; after a mere "go on" it still is."""
+    def session(between: str) -> list:
+        refused = "<tool_use_error>String to replace not found in file.</tool_use_error>"
+        return _transcript([
+            Message(0, Role.USER, "rename the loader"),
+            *_call("Edit", {"file_path": "/repo/app/io.py", "old_string": "def load(p):", "new_string": "def read(p):"},
+                   "a", refused, is_error=True),
+            Message(0, Role.USER, "go on"),
+            *_call("Edit", {"file_path": "/repo/app/io.py", "old_string": "def load(p) :", "new_string": "def read(p):"},
+                   "b", refused, is_error=True),
+            Message(0, Role.USER, between),
+            Message(0, Role.ASSISTANT, "The schema file is missing because it was deleted, so it should be restored."),
+        ])
+
+    moved_on, _ = errors_adapter.scan(session("Please show me the current git diff of the schema files and summarise it"))
+    stayed, _ = errors_adapter.scan(session("go on"))
+    refused = [r for r in moved_on if r.id == "ERR_TOOL_EditNotFound"]
+    assert refused and "should be restored" not in (refused[0].solution or "")
+    assert "should be restored" in ([r for r in stayed if r.id == "ERR_TOOL_EditNotFound"][0].solution or "")
