@@ -133,11 +133,10 @@ def test_counted_exactly():
 
 
 def test_counting_meanwhile_gives_count_messages_figures(monkeypatch):
-    """The worker thread's counts are the serial counts, message by message (long ones counted there),
-    and a failure in it reaches the caller."""
+    """The worker thread's counts are the serial counts, and a failure in it reaches the caller."""
     from compaction.model import Message, Role
 
-    texts = ["short one", "x = f(y)\n" * 2000, "漢字 " * 3000, ""]
+    texts = ["short one", "x = f(y)\n" * 2000, "漢字 " * 3000, ""] * 30
     serial = [Message(i, Role.USER, t) for i, t in enumerate(texts)]
     meanwhile = [Message(i, Role.USER, t) for i, t in enumerate(texts)]
     wait = tokens.count_messages_meanwhile(meanwhile)
@@ -145,11 +144,28 @@ def test_counting_meanwhile_gives_count_messages_figures(monkeypatch):
     assert [m.tokens for m in meanwhile] == [m.tokens for m in serial]
 
     def broken(text: str) -> int:
-        if len(text) >= tokens._MEANWHILE_MIN_CHARS:
-            raise ValueError("encoder failed")
-        return 1
+        raise ValueError("encoder failed")
 
     monkeypatch.setattr(tokens, "_counter", lambda enc: broken)
     wait = tokens.count_messages_meanwhile([Message(0, Role.USER, "y " * 20_000)])
     with pytest.raises(ValueError, match="encoder failed"):
         wait()
+
+
+def test_a_session_is_counted_as_its_text():
+    """Runs of short messages are counted as one text, joined by newlines; a long message and the
+    last messages are counted alone and keep their count; counted messages are not counted again."""
+    from compaction.model import Message, Role
+
+    short = [f"step {i}: ran `pytest -q tests/test_{i}.py`, 3 passed." for i in range(200)]
+    long = "def f(x):\n    return x\n" * 4000
+    msgs = [Message(i, Role.ASSISTANT, t) for i, t in enumerate([*short[:100], long, *short[100:]])]
+    total = tokens.count_messages(msgs)
+    joined_head, joined_mid = "\n".join(short[:100]), "\n".join(short[100:200 - tokens._ALONE_AT_END])
+    alone = [long, *short[200 - tokens._ALONE_AT_END:]]
+    assert total == tokens.count(joined_head) + tokens.count(joined_mid) + sum(tokens.count(t) for t in alone)
+    assert msgs[100].tokens == tokens.count(long) and msgs[-1].tokens == tokens.count(short[-1])
+    assert msgs[0].tokens is None  # counted within its run
+    per_message = sum(tokens.count(t) for t in [*short, long])
+    assert abs(total - per_message) <= per_message * 0.02
+    assert tokens.count_messages(msgs) == total  # the kept counts are reused, the runs counted the same
