@@ -102,3 +102,31 @@ def test_what_a_file_turned_out_to_hold_is_a_finding_when_it_names_the_file():
     assert any(s.startswith("The `SignalSchema` in `universal.ts` is the only complete schema") for s in said)
     assert any(s.startswith("The other files (`a.ts`, `b.ts`) are placeholders") for s in said)
     assert not any("The file is empty" in s for s in said)  # which file: unsaid, so no finding
+
+
+HANDLER = "\n".join(f"{n:6}\t{line}" for n, line in enumerate([
+    "def get_pixeldata(ds):",
+    "    keywords = ['PixelData', 'FloatPixelData']",
+    "    px_keyword = [kw for kw in keywords if kw in ds]",
+    "    if len(px_keyword) != 1:",
+    "        raise AttributeError('one of them must be present')",
+    "",
+    "    expected_len = get_expected_length(ds)",
+    "    pixel_data = getattr(ds, px_keyword[0])",
+    "    if ds.BitsAllocated == 1:",
+    "        arr = unpack_bits(pixel_data)",
+    "    else:",
+    "        dtype = pixel_dtype(ds, as_float=('Float' in px_keyword[0]))",
+    "    return arr",
+], start=1))
+
+
+def test_a_block_says_where_the_value_it_computes_goes_next():
+    t = _transcript([
+        Message(0, Role.USER, "In `handler.py`, lines 2-5 pick the keyword. How are floats decoded?"),
+        *_call("Read", {"file_path": "/repo/handler.py"}, "a", HANDLER),
+    ], cwd="/repo")
+    [block] = [f for f in finding_facts(_ctx(t)) if "`handler.py` L" in f.text]
+    assert block.text.startswith("`handler.py` L2-5: `keywords = ")
+    assert block.text.endswith("; then L8 `pixel_data = getattr(ds, px_keyword[0])`, "
+                               "L12 `dtype = pixel_dtype(ds, as_float=('Float' in px_keyword[0]))`")

@@ -35,6 +35,9 @@ _EDIT_CHARS = 2000  # of an edit's argument, read for the code it replaced
 _SCAN_CHARS = 60_000  # of an output split into numbered lines
 _KIND_CHARS = 20_000  # of a whole file's view read for what it holds
 _DOC_OPENINGS = ('"""', "'''", "//", "#", "/*", "*", "--", "<!--")
+USES = 2  # later lines using a value a block computes, shown
+USE_LINES = 120  # of the same view after a block, searched for those uses
+_DEFINES_RE = re.compile(r"^\s*(?:(?:let|var|val|const|local|my)\s+)?([A-Za-z_]\w*)\s*(?::[^=]+)?:?=(?!=)")
 _NEAR = 300  # characters before a "line N" where the file it belongs to is named
 
 # "ine" first: a literal the regex engine searches for fast; the "l"/"L" before it is checked by hand
@@ -69,6 +72,7 @@ class Block:
     text: str
     round: int
     prose: bool = False  # pointed at by a sentence or edited next to: relied on, not only viewed
+    uses: str = ""  # the later lines of the same view that use a value the block computes
 
 
 @dataclass(slots=True)
@@ -328,8 +332,32 @@ def blocks(refs: Refs, path: str, content: str, rnd: int, done: set[tuple[str, i
             continue
         text = digest(lines, *span, most=MAX_LINES if ref.prose else WINDOW_LINES)
         if len(text) >= 12:
-            out.append(Block(path, span[0], span[1], text, rnd, ref.prose or ref.before))
+            uses = _uses(content, lines, span, first) if ref.prose or ref.before else ""
+            out.append(Block(path, span[0], span[1], text, rnd, ref.prose or ref.before, uses))
     return out
+
+
+def _uses(content: str, lines: dict[int, str], span: tuple[int, int], first: int) -> str:
+    """Where the value a block computes goes next (`px_keyword = […]` then, 70 lines down,
+    `pixel_dtype(ds, as_float=('Float' in px_keyword[0]))`): a successor asked how the code decides
+    needs the use as much as the definition. The weightiest `USES` later lines of the same view
+    (within `USE_LINES`) naming a variable the block assigns, in their order."""
+    names = {m.group(1) for n in range(span[0], span[1] + 1)
+             if (m := _DEFINES_RE.match(lines.get(n, ""))) and len(m.group(1)) >= 3}
+    if not names:
+        return ""
+    name_re = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    later = _window(content, span[1] + 1, span[1] + USE_LINES, first)
+    hits = []
+    for n in sorted(later):
+        code = " ".join(later[n].split())
+        defines = _DEFINES_RE.match(code)
+        if name_re.search(code[defines.end() - 1:] if defines else code):  # read, not (re)assigned
+            w = _weight(code)
+            if w >= 2:
+                hits.append((w, n, code if len(code) <= LINE_CHARS else code[:LINE_CHARS - 1] + "…"))
+    best = sorted(sorted(hits, key=lambda h: (-h[0], h[1]))[:USES], key=lambda h: h[1])
+    return ", ".join(f"L{n} `{c.replace('`', chr(39))}`" for _w, n, c in best)
 
 
 def file_kind(content: str) -> tuple[str, int] | None:
