@@ -82,11 +82,12 @@ def test_an_edits_range_points_at_the_paragraph_above_it():
 def test_a_file_read_whole_that_holds_only_documentation_is_a_finding():
     docs = "\n".join(f"{n:6}\t{line}" for n, line in enumerate(['"""', "# CLI Package", "", "Example:", "```pony",
                                                                  "actor Main", "```", '"""', ""], start=1))
-    assert file_kind(docs) == ("documentation only", 8)
+    # what the docs document (their first heading) and that they show examples: what is there instead of code
+    assert file_kind(docs) == ("documentation only: “CLI Package”, with examples", 8)
     assert file_kind(PARSER) is None
     t = _transcript([Message(0, Role.USER, "where is the parser?"),
                      *_call("Read", {"file_path": "/repo/packages/cli/cli.pony"}, "a", docs)], cwd="/repo")
-    assert any(f.text.startswith("`packages/cli/cli.pony` (r") and "documentation only (8 lines), no code" in f.text
+    assert any(f.text.startswith("`packages/cli/cli.pony` (r") and "8 lines, documentation only: “CLI Package”" in f.text
                for f in evidence_facts(_ctx(t)))
 
 

@@ -35,6 +35,9 @@ _EDIT_CHARS = 2000  # of an edit's argument, read for the code it replaced
 _SCAN_CHARS = 60_000  # of an output split into numbered lines
 _KIND_CHARS = 20_000  # of a whole file's view read for what it holds
 _DOC_OPENINGS = ('"""', "'''", "//", "#", "/*", "*", "--", "<!--")
+USES = 2  # later lines using a value a block computes, shown
+USE_LINES = 120  # of the same view after a block, searched for those uses
+_DEFINES_RE = re.compile(r"^\s*(?:(?:let|var|val|const|local|my)\s+)?([A-Za-z_]\w*)\s*(?::[^=]+)?:?=(?!=)")
 _NEAR = 300  # characters before a "line N" where the file it belongs to is named
 
 # "ine" first: a literal the regex engine searches for fast; the "l"/"L" before it is checked by hand
@@ -69,6 +72,7 @@ class Block:
     text: str
     round: int
     prose: bool = False  # pointed at by a sentence or edited next to: relied on, not only viewed
+    uses: str = ""  # the later lines of the same view that use a value the block computes
 
 
 @dataclass(slots=True)
@@ -157,15 +161,15 @@ def _edited(lines: dict[int, str], lo: int, hi: int, edited: str) -> bool:
     return sum(c in flat for c in code) >= 0.8 * len(code)
 
 
-def numbered(content: str, most: int | None = None) -> dict[int, str]:
+def numbered(content: str, most: int | None = None, raw: bool = False) -> dict[int, str]:
     """An output's lines by their gutter number (a `cat -n`, a view, an `N:` listing); its first
-    `most` lines only, when given."""
+    `most` lines only, when given; tabs expanded unless `raw` (a refused edit's cause may be a tab)."""
     out: dict[int, str] = {}
     text = content[:_SCAN_CHARS]
     for ln in (text.split("\n", most)[:most] if most else text.splitlines()):
         m = _GUTTER_RE.match(ln)
         if m:
-            out[int(m.group(1))] = m.group(2).expandtabs(4)
+            out[int(m.group(1))] = m.group(2) if raw else m.group(2).expandtabs(4)
     return out
 
 
@@ -195,6 +199,28 @@ def _indent(s: str) -> int:
     return len(s) - len(s.lstrip())
 
 
+def _opens(lines: dict[int, str], lo: int) -> bool:
+    """The line opens a block: the next non-blank line is indented deeper."""
+    n = lo + 1
+    while n in lines and not lines[n].strip():
+        n += 1
+    return n in lines and _indent(lines[n]) > _indent(lines[lo]) and bool(lines[lo].strip())
+
+
+def _header(lines: dict[int, str], lo: int) -> int:
+    """The branch or loop a leaf line sits in (`if !silent && total > 0 {` above a `fmt.Println()`):
+    the nearest line above indented less, when it is a flow line within `SPAN_LINES`; else `lo`."""
+    own = _indent(lines[lo])
+    n = lo - 1
+    while n in lines and lo - n <= SPAN_LINES:
+        s = lines[n]
+        if s.strip() and _indent(s) < own:
+            head = s.strip().lstrip("}) ").split(None, 1)
+            return n if head and head[0].rstrip(":(") in _FLOW else lo
+        n -= 1
+    return lo
+
+
 def _span(lines: dict[int, str], ref: _Ref) -> tuple[int, int] | None:
     """The lines a reference covers: the block its first line opens (deeper-indented lines after it),
     through its range; an edit's reference: the paragraph just above its range."""
@@ -209,6 +235,8 @@ def _span(lines: dict[int, str], ref: _Ref) -> tuple[int, int] | None:
     lo = ref.lo
     if lo not in lines:
         return None
+    if ref.hi == lo and not _opens(lines, lo):
+        lo = _header(lines, lo)  # a leaf line runs under the branch or loop around it: that block
     base = _indent(lines[lo]) if lines[lo].strip() else 0
     n = lo
     while n + 1 in lines and n - lo < SPAN_LINES:
@@ -221,17 +249,29 @@ def _span(lines: dict[int, str], ref: _Ref) -> tuple[int, int] | None:
     return lo, n
 
 
+_CONDITIONAL = frozenset("if elif while for switch case when unless guard match".split())
+_MESSAGE_RE = re.compile(r"[\"'][^\"']*[A-Za-z]{2,}[ ,.!?:][^\"']*[A-Za-z]{2,}[^\"']*[\"']")  # a literal of words
+_KWARG_RE = re.compile(r"\(.*\b[a-z_]\w*\s?=(?!=)")  # a call given a keyword argument: `pixel_dtype(ds, as_float=…)`
+
+
 def _weight(s: str) -> int:
-    """What a line of code says about behaviour: a branch, loop or exit with its condition or value
-    most; an assignment or a call next; a comment saying what a block does; a bare keyword, a
-    value or a match arm's binding nothing."""
+    """What a line of code says about behaviour: a condition (`if`, `while`, `case` with its test)
+    most; an exit with its value, a message the code prints or raises (the words a user sees, one per
+    arm of a branch) and a call given keyword arguments next; an assignment or a call after them; a
+    comment saying what a block does; a bare keyword (`else`), a value or a match arm's binding
+    nothing."""
     code = _TRAILING_COMMENT_RE.sub("", s).strip()
     if s.startswith(("//", "#", "/*", "*", "--")):
         return 0 if "TODO" in s or "FIXME" in s or len(s) < 12 else 1
-    parts = code.split(None, 1)
+    parts = code.lstrip("}) ").split(None, 1)
     if len(parts) < 2:
         return 0  # `try`, `else`, `return`, `""`
-    if parts[0].rstrip(":(") in _FLOW:
+    head = parts[0].rstrip(":(")
+    if head == "else" and parts[1].startswith("if"):
+        return 4
+    if head in _CONDITIONAL:
+        return 4
+    if head in _FLOW or _MESSAGE_RE.search(code) or _KWARG_RE.search(code):
         return 3
     return 2 if "(" in code or _ASSIGN_RE.match(code) else 0
 
@@ -239,8 +279,10 @@ def _weight(s: str) -> int:
 def digest(lines: dict[int, str], lo: int, hi: int, most: int = MAX_LINES) -> str:
     """The span's lines that carry behaviour (`_weight`), stripped and joined in their order: closers,
     blanks, string continuations and bare keywords go; when more than `most` are left, the weightiest
-    stay. Each line is cut to `LINE_CHARS`."""
+    stay, and an `else` stays between its two kept arms (the alternatives read as such). Each line is
+    cut to `LINE_CHARS`."""
     kept: list[tuple[int, int, str]] = []  # weight, line number, text
+    elses: list[tuple[int, int, str]] = []  # bare `else` lines: kept when both arms around them are
     prev_open = False  # the line before ends inside a call's arguments: a string there continues it
     for n in range(lo, hi + 1):
         s = " ".join(lines.get(n, "").split())
@@ -248,13 +290,22 @@ def digest(lines: dict[int, str], lo: int, hi: int, most: int = MAX_LINES) -> st
             continue
         cont = prev_open and _STRING_RE.match(s) is not None
         prev_open = s.endswith(("(", ",", "+")) or cont
+        if s.lstrip("} ").rstrip(" {:") == "else":
+            elses.append((0, n, "else"))
+            continue
         w = _weight(s)
         if cont or (w == 0 and not s.startswith(("//", "#"))):
             continue
+        if s.endswith(" {") and w == 4:
+            s = s[:-2]  # a condition's brace: the "; " joins say as much
         kept.append((w, n, s if len(s) <= LINE_CHARS else s[:LINE_CHARS - 1] + "…"))
     if len(kept) > most:
         best = set(sorted(kept, key=lambda x: (-x[0], x[1]))[:most])
         kept = [k for k in kept if k in best]
+    for e in elses:
+        if any(k[1] < e[1] for k in kept) and any(k[1] > e[1] for k in kept):
+            kept.append(e)
+    kept.sort(key=lambda k: k[1])
     text = "; ".join(k[2] for k in kept).replace("`", "'")
     return text if len(text) <= BLOCK_CHARS else text[:BLOCK_CHARS - 1] + "…"
 
@@ -270,7 +321,8 @@ def blocks(refs: Refs, path: str, content: str, rnd: int, done: set[tuple[str, i
     out: list[Block] = []
     for ref in sorted(wanted, key=lambda r: not r.prose):  # a sentence's reference first: a window over it adds little
         lines = _window(content, *((ref.lo - SPAN_LINES - 1, ref.lo - 1) if ref.before else
-                                   (ref.lo, max(ref.hi, ref.lo + SPAN_LINES + 1))), first)
+                                   (ref.lo - (SPAN_LINES if ref.hi == ref.lo else 0),
+                                    max(ref.hi, ref.lo + SPAN_LINES + 1))), first)
         span = _span(lines, ref)
         if span is None:
             continue
@@ -280,8 +332,32 @@ def blocks(refs: Refs, path: str, content: str, rnd: int, done: set[tuple[str, i
             continue
         text = digest(lines, *span, most=MAX_LINES if ref.prose else WINDOW_LINES)
         if len(text) >= 12:
-            out.append(Block(path, span[0], span[1], text, rnd, ref.prose or ref.before))
+            uses = _uses(content, lines, span, first) if ref.prose or ref.before else ""
+            out.append(Block(path, span[0], span[1], text, rnd, ref.prose or ref.before, uses))
     return out
+
+
+def _uses(content: str, lines: dict[int, str], span: tuple[int, int], first: int) -> str:
+    """Where the value a block computes goes next (`px_keyword = […]` then, 70 lines down,
+    `pixel_dtype(ds, as_float=('Float' in px_keyword[0]))`): a successor asked how the code decides
+    needs the use as much as the definition. The weightiest `USES` later lines of the same view
+    (within `USE_LINES`) naming a variable the block assigns, in their order."""
+    names = {m.group(1) for n in range(span[0], span[1] + 1)
+             if (m := _DEFINES_RE.match(lines.get(n, ""))) and len(m.group(1)) >= 3}
+    if not names:
+        return ""
+    name_re = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    later = _window(content, span[1] + 1, span[1] + USE_LINES, first)
+    hits = []
+    for n in sorted(later):
+        code = " ".join(later[n].split())
+        defines = _DEFINES_RE.match(code)
+        if name_re.search(code[defines.end() - 1:] if defines else code):  # read, not (re)assigned
+            w = _weight(code)
+            if w >= 2:
+                hits.append((w, n, code if len(code) <= LINE_CHARS else code[:LINE_CHARS - 1] + "…"))
+    best = sorted(sorted(hits, key=lambda h: (-h[0], h[1]))[:USES], key=lambda h: h[1])
+    return ", ".join(f"L{n} `{c.replace('`', chr(39))}`" for _w, n, c in best)
 
 
 def file_kind(content: str) -> tuple[str, int] | None:
@@ -312,10 +388,29 @@ def file_kind(content: str) -> tuple[str, int] | None:
     if code + docs == 0:
         return "empty", total
     if code == 0:
-        return "documentation only", total
+        return f"documentation only{_doc_gist(lines)}", total
     if code <= 2 and docs == 0 and total <= 3:
         return "a placeholder", total
     return None
+
+
+def _doc_gist(lines: dict[int, str]) -> str:
+    """What a documentation-only file documents: its first heading or sentence, and whether it
+    shows examples (the reader looking for code learns what is there instead)."""
+    title = ""
+    examples = False
+    for n in sorted(lines):
+        s = lines[n].strip().strip("\"'/*#-<!> ").strip()
+        if not title and len(s) > 3:
+            title = s
+        low = lines[n].lower()
+        examples = examples or "```" in low or "example" in low
+        if title and examples:
+            break
+    if not title:
+        return ""
+    title = title if len(title) <= 50 else title[:49] + "…"
+    return f": “{title}”{', with examples' if examples else ''}"
 
 
 def shown_file(cmd: str) -> str | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from compaction.events import EventKind
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
+from compaction.history.sources.blocks import numbered
 from compaction.history.sources.filelog import commit_words
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolCall, ToolKind
@@ -23,6 +24,7 @@ SAID_CHARS = 200  # the agent's conclusion
 _OLD_KEYS = ("search", "old_str", "old_string", "old_text", "oldText")
 _ACTUAL_RE = re.compile(r"Did you mean to match some of these actual lines[^\n]*\n+(?:```[^\n]*\n)?(.*?)(?:\n```|\Z)",
                         re.DOTALL)
+_SPACE_RE = re.compile(r"\s+")
 _COMMENT_RE = re.compile(r"^\s*(?://|#|/\*|\*|--|<!--)")
 # A refusal because the old text was not found (not a permission or a syntax check): each tool says it its way.
 _NOT_FOUND_RE = re.compile(r"(?i)not (?:be )?found|(?:failed to|did not|does not|doesn't) (?:exactly )?(?:match|appear|exist)"
@@ -32,7 +34,7 @@ _NOT_FOUND_RE = re.compile(r"(?i)not (?:be )?found|(?:failed to|did not|does not
 @dataclass(slots=True)
 class _Run:
     path: str
-    failures: list[tuple[int, int, str, str]] = field(default_factory=list)  # (round, message, old text, error)
+    failures: list[tuple[int, int, str, str, str]] = field(default_factory=list)  # (round, message, old text, error, cause)
     fix: tuple[int, str] | None = None  # (round, old text) of the edit that then applied
     said: str = ""  # the agent's reply after the last failure, when it made no edit of the file
 
@@ -62,6 +64,7 @@ def _runs(ctx: FactContext) -> list[_Run]:
     """Each file's refused edits up to the edit that applied or the user's next request."""
     open_runs: dict[str, _Run] = {}
     done: list[_Run] = []
+    views: dict[str, str] = {}  # each file's latest view: what its lines really were
     for rnd in ctx.transcript.rounds:
         results = None
         for msg in rnd.messages:
@@ -73,6 +76,11 @@ def _runs(ctx: FactContext) -> list[_Run]:
                     if not any(c.kind is ToolKind.EDIT and c.path == run.path for c in msg.tool_calls):
                         run.said = run.said or msg.text.strip()
             for call in msg.tool_calls:
+                if call.kind is ToolKind.READ and call.path:
+                    results = ctx.results_of(rnd) if results is None else results
+                    seen = results.get(id(call))
+                    if seen is not None and seen.content and not seen.is_error:
+                        views[call.path] = seen.content
                 if call.kind is not ToolKind.EDIT or not call.path:
                     continue
                 if results is None:
@@ -84,13 +92,49 @@ def _runs(ctx: FactContext) -> list[_Run]:
                 if res is not None and res.is_error:
                     if old.strip() and _NOT_FOUND_RE.search((res.content or "")[:2000]):
                         run = open_runs.setdefault(call.path, _Run(call.path))
-                        run.failures.append((rnd.number, msg.index, old, res.content or ""))
+                        run.failures.append((rnd.number, msg.index, old, res.content or "",
+                                             cause(old, views.get(call.path, ""))))
                         run.said = ""
-                elif call.path in open_runs and res is not None:
+                elif call.path in open_runs and res is not None and old.strip():  # an insert fixes no old text
                     run = open_runs.pop(call.path)
                     run.fix = (rnd.number, old)
                     done.append(run)
     return done + list(open_runs.values())
+
+
+def cause(old: str, view: str) -> str:
+    """Why the old text was not found, when its characters say it: literal escapes (`\\n` typed as
+    two characters where the file breaks the line), one line where the file spans two, spaces where
+    the file indents with tabs (or the reverse), other whitespace. `view`: the file's latest view
+    (its lines by their gutter numbers), "" when none was seen. "" when no such cause shows."""
+    flat_old = _SPACE_RE.sub("", old)
+    file_lines = numbered(view, raw=True) if view else {}
+    body = "\n".join(file_lines[n] for n in sorted(file_lines)) if file_lines else view
+    if body and old.strip() and old.strip() in body:
+        return ""  # the text is there: refused for another reason (not unique, a stale read)
+    flat_file = _SPACE_RE.sub("", body)
+    for esc, real, name in (("\\n", "\n", "line breaks"), ("\\t", "\t", "tabs")):
+        if esc not in old or real in old.strip():
+            continue
+        unescaped = _SPACE_RE.sub("", old.replace(esc, ""))
+        if flat_file and unescaped in flat_file and flat_old not in flat_file:
+            n = old.count(esc) + 1
+            spans = f" (the file holds it on {n} lines)" if esc == "\\n" else ""
+            return f"its old text held literal `{esc}` escapes, not {name}{spans}"
+        if not flat_file and re.search(re.escape(esc) + r"[ \t]{2,}", old):  # an escape then indentation
+            return f"its old text held literal `{esc}` escapes, not {name}"
+    if not flat_file or len(flat_old) < 8 or flat_old not in flat_file:
+        return ""
+    first = old.strip().splitlines()[0].strip() if old.strip() else ""
+    if "\n" not in old.strip() and not any(first == ln.strip() for ln in body.splitlines()):
+        return "the file breaks that statement across lines; the old text put it on one"
+    olds = [ln for ln in old.splitlines() if ln.strip()]
+    tabs = sum(ln.startswith("\t") for ln in body.splitlines())
+    if tabs and any(ln.startswith("  ") for ln in olds) and not any(ln.startswith("\t") for ln in olds):
+        return "the file indents with tabs, the old text with spaces"
+    if not tabs and any(ln.startswith("\t") for ln in olds):
+        return "the old text indents with tabs, the file with spaces"
+    return "its whitespace (indentation or line breaks) differs from the file's"
 
 
 def _lines(text: str) -> list[str]:
@@ -105,11 +149,17 @@ def _fact(run: _Run, own: list[tuple[int, int, str | None, str]], cwd: str | Non
     path = display_path(run.path, cwd)
     fixed_old = set(_lines(run.fix[1])) if run.fix else set()
     pieces: list[str] = []
+    causes = 0  # refusals whose old text shows why (an escape, a line break, tabs)
     known = False  # the run says why: a line the file lacked, the user's edits under it, the agent's conclusion
-    for rnd, index, old, error in run.failures[-3:]:
+    for rnd, index, old, error, why in run.failures[-3:]:
         actual = _ACTUAL_RE.search(error)
         held = set(_lines(actual.group(1))) if actual else set()
-        if held or fixed_old:
+        if why:
+            causes += 1
+            missing = _lines(old)[:1]
+            what = f"searched `{_cut(missing[0])}`: {why}" if missing else why
+            known = True
+        elif held or fixed_old:
             missing = [ln for ln in _lines(old) if ln not in held and ln not in fixed_old]
             what = f"searched `{_cut(missing[0])}`, not in the file" if missing else ""
             known = known or bool(missing)
@@ -150,10 +200,16 @@ def _fact(run: _Run, own: list[tuple[int, int, str | None, str]], cwd: str | Non
     # The one line names the file by its base name (the change records give the path) and the latest
     # refusal only: several runs must fit beside the error records.
     short_head = f"`{path.rsplit('/', 1)[-1]}`: {n} edit{'s' if n != 1 else ''} refused"
-    text = short_head + (f": {pieces[-1].split(' ', 1)[1]}" if pieces else "") + (f" — {short_end}" if short_end else "")
+    why = run.failures[-1][4]
+    if why:  # the cause says it: the searched line and the agent's giving up stay in the full text
+        text = short_head + f": {why}" + (f" — {short_end}" if run.fix else "")
+    else:
+        text = short_head + (f": {pieces[-1].split(' ', 1)[1]}" if pieces else "") + (f" — {short_end}" if short_end else "")
     full = head + (": " + "; ".join(pieces) if pieces else "") + (f" — {end}" if end else "")
-    reasons = sum(1 for p in pieces if "not in the file" in p) + sum(1 for p in pieces if "auto-committed" in p)
-    return Fact(Section.PROBLEMS, f"{text} {cite(rounds)}", rounds, score=34 + min(n, 4) + min(reasons, 3), path=path,
+    reasons = sum(1 for p in pieces if "not in the file" in p) + causes + sum(1 for p in pieces if "auto-committed" in p)
+    resolved = 2 if run.fix and short_end.startswith(f"applied (r{run.fix[0]}) searching") else 0  # the retry's text said
+    return Fact(Section.PROBLEMS, f"{text} {cite(rounds)}", rounds, score=34 + min(n, 4) + min(reasons, 3) + resolved,
+                path=path,
                 full_text=f"{full} {cite(rounds)}")
 
 
@@ -163,5 +219,5 @@ def _same(a: str, b: str) -> bool:
 
 
 def _cut(text: str, limit: int = LINE_CHARS) -> str:
-    text = text.replace("`", "'").strip()
+    text = " ".join(text.replace("`", "'").split())
     return text if len(text) <= limit else text[:limit - 1] + "…"

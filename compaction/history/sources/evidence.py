@@ -339,14 +339,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
 def _kind_facts(kinds: dict[str, tuple[str, int, int]], cwd: str | None) -> list[Fact]:
     """A file the agent read whole that holds no code (empty, a placeholder, documentation only) is
     a finding about it: where the code is not, and what is left to write."""
-    return [Fact(Section.FINDINGS, f"`{display_path(path, cwd)}` {cite([rnd])}: {kind} ({n} lines), no code",
-                 [rnd], score=64) for path, (kind, n, rnd) in list(kinds.items())[:6]]
-
-
-def _kind_facts(kinds: dict[str, tuple[str, int, int]], cwd: str | None) -> list[Fact]:
-    """A file the agent read whole that holds no code (empty, a placeholder, documentation only) is
-    a finding about it: where the code is not, and what is left to write."""
-    return [Fact(Section.FINDINGS, f"`{display_path(path, cwd)}` {cite([rnd])}: {kind} ({n} lines), no code",
+    return [Fact(Section.FINDINGS, f"`{display_path(path, cwd)}` {cite([rnd])}: {n} lines, {kind}; no code",
                  [rnd], score=64) for path, (kind, n, rnd) in list(kinds.items())[:6]]
 
 

@@ -46,18 +46,26 @@ _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p
     (r"\bI (?:found|see|notice|noticed|discovered|realized)\b|\bfound (?:that|the)\b|\bthe output shows\b", 10),
     # A failure stated with what the agent does about it: "the runner failed before X started, so I'm rerunning…"
     (r"\bfailed (?:before|because|with|due|on)\b[^.;]*?, so (?:i|we)\b", 14),
+    # What a file read turned out to hold or lack: "is empty", "are placeholders", "the only complete schema"
+    (r"\b(?:is|are|was|were) (?:(?:still |only |just )?(?:empty|a placeholder|placeholders|a stub|stubs))\b"
+     r"|\bthe only (?:complete|defined|existing|implemented)\b"
+     r"|\b(?:does|do|did) not (?:currently |yet )?(?:define|contain|declare|implement)\b|\bcontains? only\b", 21),
 ))
 # Words every finding pattern contains one of: plain substring searches find the candidate sentences
 # (a regex of alternatives is tried at every position of every assistant message, many times slower).
 _KEYWORDS = ("cause", "problem", "issue", "bug", "culprit", "rule", "related", "mean", "confirm", "explain", "show",
              "prove", "turns out", "due to", "reason", "work", "pass", "succeed", "help", "fix", "fail", "broken",
-             "resolved", "found", "i see", "notic", "discover", "realiz", "indicated", "according")  # one in every pattern
+             "resolved", "found", "i see", "notic", "discover", "realiz", "indicated", "according",
+             "empty", "placeholder", "stub", "the only", "not define", "not contain", "contains only",
+             "not currently", "not yet", "not declare", "not implement")  # one in every pattern
 # The same patterns for lower-cased sentences (a case-insensitive search costs several times more), each
 # with words one of which any match holds: a pattern runs only on a sentence holding one of its words.
 _PATTERN_WORDS = (("cause", "problem", "issue", "bug", "culprit"), ("rule", "cause", "issue", "problem", "related"),
                   ("mean", "confirm", "explain", "show", "prove", "turns out"),
                   ("cause", "due to", "reason", "indicated", "shown", "suggested", "according"), ("work", "pass", "succeed", "help", "fix", "fail", "broken", "resolved"),
-                  ("found", "i see", "notic", "discover", "realiz", "show"), ("failed",))
+                  ("found", "i see", "notic", "discover", "realiz", "show"), ("failed",),
+                  ("empty", "placeholder", "stub", "the only", "not define", "not contain", "contains only",
+                   "not currently", "not yet", "not declare", "not implement", "contain only"))
 _LOWER_PATTERNS = tuple((re.compile(rx.pattern.lower()), w, words)
                         for (rx, w), words in zip(_FINDING_PATTERNS, _PATTERN_WORDS, strict=True))
 _PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|now,? (?:let|i)|next,|first,|then,?|"
@@ -83,6 +91,7 @@ _INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*\b|\b(?:because|so|mea
                              re.IGNORECASE)  # the last: a "Label: value" line of a list (Build command: blank)
 _EMPHASIS_RE = re.compile(r"\*\*|__")
 _BOLD_RE = re.compile(r"\*\*[^*\n]{2,40}\*\*")  # what the reply itself stressed counts as informative too
+_HOLDS_WEIGHT = 21  # the weight of what a file turned out to hold: only a statement naming the file or code counts
 ANSWER_CHARS = 360  # an answer's finding: its most informative sentences up to this length
 _NOISE_LINE_RE = re.compile(r"</?\w+>|\[The command completed.*|-+|=+")  # fullmatch: a line that says nothing
 # What a statement establishes: a backticked span, a number, a code-shaped name (snake_case, camelCase,
@@ -114,7 +123,8 @@ def finding_facts(ctx: FactContext) -> list[Fact]:
         return []
     findings = collect(ctx.transcript, ctx.events, pair=ctx.results_of)
     code = [Finding(b.round, f"`{display_path(b.path, ctx.cwd)}` L{b.lo}{f'-{b.hi}' if b.hi > b.lo else ''}: "
-                    f"`{b.text}`", (72 if b.prose else 56) + min(b.text.count("; ") + 1, 8), code=True)
+                    f"`{b.text}`" + (f"; then {b.uses}" if b.uses else ""), (72 if b.prose else 56) + min(b.text.count("; ") + 1, 8),
+                    code=True)
             for b in referenced_blocks(ctx)]
     if code:  # the code the session pointed at competes with what the agent said about it, in round order
         findings = sorted(findings + code, key=lambda f: f.round)
@@ -239,6 +249,8 @@ def statements(msg: Message) -> list[tuple[str, int]]:
             continue
         low = s.lower()
         weight = next((w for rx, w, words in _LOWER_PATTERNS if any(x in low for x in words) and rx.search(low)), 0)
+        if weight == _HOLDS_WEIGHT and not _SPECIFIC_RE.search(s):
+            continue  # "The file is empty": which file it was is the finding
         if weight:
             out.append((s, weight))
     return out
