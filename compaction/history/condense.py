@@ -187,6 +187,8 @@ class _Unit:
     cues: frozenset[str] = frozenset()
     item: bool = False  # a list item
     paste: bool = False  # a pasted block (its ends and values)
+    idents: int = 0  # identifiers it names (`_identifiers`)
+    rule: bool = False  # its own words say what must or must not be done (not its list's lead-in)
 
 
 def _delink(text: str) -> str:
@@ -265,7 +267,8 @@ def units(text: str, start: bool = True) -> list[_Unit]:
             sentence = sentence.strip()
             if _GREETING_RE.match(sentence) or not _WORD_RE.search(sentence):
                 continue  # a greeting, a thanks, a line of punctuation (`/**`, `---`)
-            cues = _cue_classes(sentence) | heading_cues | (lead_cues if bullet else set())
+            own = _cue_classes(sentence)
+            cues = own | heading_cues | (lead_cues if bullet else set())
             idents = _identifiers(sentence)
             score = 1.0 + min(idents, 3) * 0.7 + (1.5 if bullet and lead_cues else 0.0)  # an item of a cued list
             reaction = not cues and _REACTION_RE.match(sentence) is not None
@@ -285,7 +288,8 @@ def units(text: str, start: bool = True) -> list[_Unit]:
             elif introducer and len(out) < 8 and title_due is None:
                 title_due = True
             text_ = f"{bullet.group(0).strip()} {sentence}" if bullet and k == 0 else sentence
-            out.append(_Unit(text_, len(out), score, para, frozenset(cues), bool(bullet)))
+            out.append(_Unit(text_, len(out), score, para, frozenset(cues), bool(bullet), idents=idents,
+                             rule="rule" in own))
             if not bullet and (sentence.endswith(":") or k == 0):
                 lead_cues = _cue_classes(sentence)
             first_of_para = False
@@ -490,7 +494,7 @@ def _rank(u: _Unit) -> int:
     if u.score >= 100:
         return 0
     first = _TOKEN_RE.match(u.text.lstrip("> *_").lower())
-    if u.item or u.cues & _ASK_CUES or _identifiers(u.text) or (first and first.group(0) not in _TELLING):
+    if u.item or u.cues & _ASK_CUES or u.idents or (first and first.group(0) not in _TELLING):
         return 1
     return 2
 
@@ -517,10 +521,16 @@ def _labels(found: list[_Unit]) -> dict[int, str]:
     return out
 
 
+@lru_cache(maxsize=4)
+def _ranks(text: str) -> tuple[int, ...]:
+    """`_rank` of each of `_units_of(text, True)`, found once (a request is counted, then shortened)."""
+    return tuple(_rank(u) for u in _units_of(text, True))
+
+
 def ask_count(text: str) -> int:
     """How many asks a request makes (`_rank` 0 or 1): its opening, its list items, its imperatives
     and constraints. A paste (lines of code or shell at least as many as the rest) makes none."""
-    ranks = [_rank(u) for u in _units_of(text, True)]
+    ranks = _ranks(text)
     asks, code = sum(1 for r in ranks if 0 <= r <= 1), ranks.count(4)
     return 0 if code >= asks + ranks.count(2) else asks
 
@@ -532,8 +542,8 @@ def telegraph(text: str, limit: int, prose: int | None = None) -> str:
     paste, then preamble and explanation, then the latest asks go first; the constraints stay longest).
     `prose`: the length within which explanation may stay (the room beyond it is the asks' only)."""
     flat = " ".join(text.split())
-    if len(flat) <= limit and "\n" not in text.strip():
-        return flat  # one line that fits: the user's words
+    if len(flat) <= limit:
+        return flat  # it fits: the user's words
     found = _units_of(text, True)
     labels = _labels(found)
     by_at = {u.at: u for u in found}
@@ -545,8 +555,11 @@ def telegraph(text: str, limit: int, prose: int | None = None) -> str:
     nth: dict[int, int] = {}  # an item's place in its list (0: the first item, or not an item)
     for a, b in zip(found, found[1:], strict=False):
         nth[b.at] = nth.get(a.at, 0) + 1 if a.item and b.item else 0
-    ranked = sorted(((r, u.at) for u in by_at.values() if (r := _rank(u)) >= 0),
-                    key=lambda p: (p[0], nth.get(p[1], 0), "rule" not in _cue_classes(by_at[p[1]].text), p[1])
+    ranks = dict(zip((u.at for u in found), _ranks(text), strict=True))
+    if found and by_at[found[0].at] is not found[0]:
+        ranks[found[0].at] = 0  # the lead-in made the opening
+    ranked = sorted(((r, at) for at, r in ranks.items() if r >= 0),
+                    key=lambda p: (p[0], nth.get(p[1], 0), not by_at[p[1]].rule, p[1])
                     if p[0] <= 1 else (p[0], -p[1]))
     said = {at: _tele(by_at[at].text) for _, at in ranked}
     seen: set[str] = set()  # a sentence said again (a pasted twice, a repeated line) is one ask

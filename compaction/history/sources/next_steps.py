@@ -41,6 +41,8 @@ _AGENT_ASKS_RE = re.compile(
     r"(?:please (?:provide|share|send|confirm|give|tell me)|(?:could|can) you (?:provide|share|send|confirm|give|"
     r"tell me)|i(?:'ll| will)? need (?:your|you to (?:provide|share|send|confirm|give))|what(?:'s| is) your)"
     r"\b[^.?!\n]{3,160}[.?!]?", re.IGNORECASE)
+_AGENT_WORDS = ("?", "need", "provide", "share", "send", "confirm")
+_LAST_SAID = 3  # the agent's last messages looked at for a question to the user
 _PROSE_DOC_RE = re.compile(r"\.(?:md|mdc|txt|rst)\b", re.IGNORECASE)
 _NEEDS = 5  # values listed
 _NEED_CHARS = 44  # of one value's description
@@ -54,6 +56,9 @@ def needs_from_user(ctx: FactContext) -> list[Fact]:
     users = [(rnd.number, m.index) for rnd in ctx.transcript.rounds for m in rnd.messages
              if m.role is Role.USER and not m.harness and m.text.strip()]
     last_user = users[-1] if users else (0, -1)
+    # the agent's question to the user closes its turn: its last messages (str.find first, the pattern after)
+    said = [m.index for m in ctx.transcript.messages if m.role is Role.ASSISTANT and m.text]
+    last_said = said[-_LAST_SAID] if len(said) >= _LAST_SAID else 0
     needs: dict[str, str] = {}
     where: tuple[str, int] | None = None
     for rnd in ctx.transcript.rounds:
@@ -62,7 +67,7 @@ def needs_from_user(ctx: FactContext) -> list[Fact]:
         for msg in rnd.messages:
             if (rnd.number, msg.index) < last_user:
                 continue
-            if msg.role is Role.ASSISTANT and msg.text and msg.text.find("?") + msg.text.lower().find("need") > -2:
+            if msg.role is Role.ASSISTANT and msg.index >= last_said and any(msg.text.find(w) >= 0 for w in _AGENT_WORDS):
                 for m in _AGENT_ASKS_RE.finditer(msg.text):
                     needs.setdefault(m.group(0).strip().lower()[:40], _clip(m.group(0).strip(), 2 * _NEED_CHARS))
                     where = where or ("the agent's question", rnd.number)

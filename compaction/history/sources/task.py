@@ -105,7 +105,7 @@ _ASK_CHARS = {True: (25, 180), False: (25, 280)}  # tight or not: (characters ea
 def request_room(text: str, limit: int, tight: bool) -> tuple[int, int]:
     """(characters a request's one-line form may take, its asks): `limit` for one ask, more for each
     further ask (an enumerated request keeps each item as a short clause), up to a bound."""
-    asks = ask_count(text)
+    asks = ask_count(text) if len(text) > limit else 1  # a request that fits is shown whole: one ask
     each, most = _ASK_CHARS[tight]
     return max(limit, min(most, limit + each * (asks - 1))), asks
 
