@@ -454,7 +454,7 @@ _TELE_DROP_RE = re.compile(
     r"\b(?:please|kindly|just|(?:can|could|would) you(?: please)?|i (?:want|need|would like|'d like) you to|"
     r"help(?: me)?(?= \w+ )|go ahead and|the|an?|any|that (?:feels?|seems?|looks?))\s+", re.IGNORECASE)
 # A line of code pasted without a fence: it ends like a statement, or opens with a keyword.
-_CODE_LINE_RE = re.compile(r"[;{}(\[,]\s*$|\s//\s|^\W*(?:import|export|from|def|class|const|let|var|function|return|"
+_CODE_LINE_RE = re.compile(r"[;{}(\[]\s*$|\s//\s|^\W*(?:import|export|from|def|class|const|let|var|function|return|"
                            r"async|await|public|private|package|#include|\*|/\*|//)\b|^\s*[}\])]")
 _TELE_OPEN_RE = re.compile(r"^(?:make sure|also|and|then|now|so)\b,?\s*", re.IGNORECASE)  # an ask's connective
 _ROLE_LEAD_RE = re.compile(r"^(?:you are|you're)\s+(?=\w+ing\b)", re.IGNORECASE)  # "You are auditing X": auditing X

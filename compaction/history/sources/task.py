@@ -7,9 +7,10 @@ their rounds, each one line at a tight budget; a short assent ("yes please") car
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import islice
 
-from compaction.events import EventKind, is_follow_up_request
+from compaction.events import Event, EventKind, is_follow_up_request
 from compaction.history.condense import ask_count, condense, one_line, paste_values, telegraph
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
@@ -184,7 +185,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     tight = ctx.target_tokens is not None and ctx.target_tokens < TIGHT_TARGET
     limit = _TIGHT_REQUEST_CHARS if tight else 160
     asked: dict[str, Fact] = {}  # a request sent again (a retry, a resend) is one line with its rounds
-    prev: tuple[Fact, set[str]] | None = None  # the request before: a draft of the next one when it holds it
+    prev: tuple[Fact, set[str], str] | None = None  # the request before: a draft of the next when it holds it
     followed = _followed(later[first:])
     for i, req in enumerate(later[first:], first):
         latest = i == len(later) - 1
@@ -202,6 +203,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             # the request before said again and extended (an edited resend, not a sibling that differs
             # in a number): one line with both rounds
             facts.remove(prev[0])
+            asked.pop(prev[2], None)
             rounds = prev[0].rounds
         else:
             rounds = []
@@ -222,14 +224,14 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             led_to_work = any(req.round <= r < starts[i - first + 1] for r in worked)
             room, asks = request_room(text, limit, tight)
             typed = _is_typed_command(text, ran.get(req.round, ()))
-            score = ((15 if led_to_work else 10) + (-3 if typed else min(asks, 6) * 0.4 + (followed[i - first] * 0.6 if asks else 0))
-                     + i * 0.01)
+            sets_work = followed[i - first] * 0.6 if asks else 0.0
+            score = (15 if led_to_work else 10) + (-3 if typed else min(asks, 6) * 0.4 + sets_work) + i * 0.01
             fact = Fact(Section.GOAL, "Then asked: " + shorten_request(text, room, limit),
                         [*rounds, req.round], score=score, priority=2.5,
                         full_text="Then asked: " + text if len(text) > room else None)
             asked[key] = fact
             facts.append(fact)
-            prev = (fact, words)
+            prev = (fact, words, key)
             continue
         prev = None
     return facts
@@ -240,7 +242,7 @@ _TOPIC_RE = re.compile(r"[A-Za-z][\w.-]{4,}")  # a word long enough to name a to
 _FOLLOWERS = 6  # later requests looked at for a request's topic
 
 
-def _followed(requests: list) -> list[int]:
+def _followed(requests: list[Event]) -> list[int]:
     """For each request that opens a topic, how many of the next _FOLLOWERS requests (at most 3) come
     back to it (three of its long words): a request that set the work of later rounds ("audit X", then
     "continue the audit", "now audit the structure") is worth its asks even when old; a request that
@@ -265,7 +267,12 @@ def _commands_by_round(ctx: FactContext) -> dict[int, list[str]]:
     return out
 
 
-def _is_typed_command(text: str, commands: list[str] | tuple[str, ()]) -> bool:
-    """The request is a command line the tool then ran (aider's user typing `git push` in the chat)."""
+def _is_typed_command(text: str, commands: Sequence[str]) -> bool:
+    """The request is a command line the tool then ran (aider's user typing `git push` in the chat):
+    its first line is one of the round's commands, or one starts the other (8 characters at least)."""
     first = text.strip().lstrip("!$> ").split("\n", 1)[0].strip()
-    return bool(first) and any(first in c or c.strip() in first for c in commands)
+    for c in commands:
+        c = c.strip()
+        if first == c or (min(len(first), len(c)) >= 8 and (first.startswith(c) or c.startswith(first))):
+            return True
+    return False
