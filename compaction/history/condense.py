@@ -589,15 +589,15 @@ def telegraph(text: str, limit: int, prose: int | None = None) -> str:
         break
     if not keep:
         return _cut(flat, limit)
-    parts = []
+    out, prev = "", -2
     for at in sorted(keep):
         s = said[at]
         if cap is not None and len(s) + 2 > cap:
             s = _cut(s, cap - 2 if len(keep) > 1 else cap)  # a lone ask has no separator
-        parts.append(f"{labels[at]} {s}" if at in labels else s)
-    out = parts[0]
-    for s in parts[1:]:
-        out += (" " if out.endswith(":") else "; ") + s
+        if out:  # a lead-in is followed by its own next item, else it ends like any ask
+            out = out + " " if out.endswith(":") and at == prev + 1 and at not in labels else out.rstrip(":") + "; "
+        out += f"{labels[at]} {s}" if at in labels else s
+        prev = at
     return out.rstrip(":")  # a lead-in whose items were left out
 
 
