@@ -33,8 +33,8 @@ def next_step_source(ctx: FactContext) -> list[Fact]:
 
 # What only the user can give: an instruction the agent read says to ask (or remind) the user, or the
 # agent asked the user for a value. Found from their literal words (str.find), read only in the
-# documents the agent opened (a read, a command naming a prose file) and in its own last messages.
-_USER_WORDS = ("sk the user", "emind the user", "sk the User")
+# prose documents the agent opened (a read or a command naming one) and in its own last messages.
+_USER_WORDS = ("the user", "the User")
 _ASK_USER_RE = re.compile(r"\b(?:ask|remind)\s+(?:the\s+)?user\b(?:[^.\n|]|\.(?=\S))*", re.IGNORECASE)
 _FOR_RE = re.compile(r"\b(?:for|to)\s+(?:any\s+|their\s+|the\s+|a\s+)?(.+)", re.IGNORECASE)
 _AGENT_ASKS_RE = re.compile(
@@ -73,8 +73,8 @@ def needs_from_user(ctx: FactContext) -> list[Fact]:
                     where = where or ("the agent's question", rnd.number)
             for call in msg.tool_calls:
                 named = (call.path or call.command or "")[:400]
-                if call.kind != "read" and not _PROSE_DOC_RE.search(named):
-                    continue
+                if not _PROSE_DOC_RE.search(named):
+                    continue  # instructions are prose documents (a skill, a guide), not the code read
                 res = ctx.results_of(rnd).get(id(call))
                 text = res.content if res is not None and not res.is_error else ""
                 if not any(text.find(w) >= 0 for w in _USER_WORDS):

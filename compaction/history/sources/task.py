@@ -178,7 +178,6 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     first = 0 if room is None else max(0, len(later) - room)
     messages = ctx.transcript.messages
     worked = _work_rounds(ctx)
-    ran = _commands_by_round(ctx)
     starts = [r.round for r in later[first:]] + [ctx.n_rounds + 1]
     # A tight budget shows an older request as its opening and constraint sentences; fill gives the
     # full text back once the other sections had their share.
@@ -187,6 +186,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     asked: dict[str, Fact] = {}  # a request sent again (a retry, a resend) is one line with its rounds
     prev: tuple[Fact, set[str], str] | None = None  # the request before: a draft of the next when it holds it
     followed = _followed(later[first:])
+    ran = _commands_by_round(ctx) if len(later) > first + 1 else {}  # an older request may be a typed command
     for i, req in enumerate(later[first:], first):
         latest = i == len(later) - 1
         text = clean_task(trim_pastes(req.text, *_TRIM_LEVELS[-1]))
