@@ -41,6 +41,7 @@ _AGENT_ASKS_RE = re.compile(
     r"(?:please (?:provide|share|send|confirm|give|tell me)|(?:could|can) you (?:provide|share|send|confirm|give|"
     r"tell me)|i(?:'ll| will)? need (?:your|you to (?:provide|share|send|confirm|give))|what(?:'s| is) your)"
     r"\b[^.?!\n]{3,160}[.?!]?", re.IGNORECASE)
+_DOC_NAME_RE = re.compile(r"[/\\\s\"']")  # what ends a path's last name
 _AGENT_WORDS = ("?", "need", "provide", "share", "send", "confirm")
 _LAST_SAID = 3  # the agent's last messages looked at for a question to the user
 _PROSE_DOC_RE = re.compile(r"\.(?:md|mdc|txt|rst)\b", re.IGNORECASE)
@@ -53,43 +54,42 @@ def needs_from_user(ctx: FactContext) -> list[Fact]:
     agent read says to ask the user for (a form's fields, "ask the user for their wallet address") or
     what the agent asked the user, when no user message came after it. A successor must ask for them,
     not invent them."""
-    users = [(rnd.number, m.index) for rnd in ctx.transcript.rounds for m in rnd.messages
-             if m.role is Role.USER and not m.harness and m.text.strip()]
-    last_user = users[-1] if users else (0, -1)
-    # the agent's question to the user closes its turn: its last messages (str.find first, the pattern after)
-    said = [m.index for m in ctx.transcript.messages if m.role is Role.ASSISTANT and m.text]
-    last_said = said[-_LAST_SAID] if len(said) >= _LAST_SAID else 0
+    msgs = ctx.transcript.messages
+    last_user = next((m.index for m in reversed(msgs) if m.role is Role.USER and not m.harness and m.text.strip()), -1)
     needs: dict[str, str] = {}
-    where: tuple[str, int] | None = None
-    for rnd in ctx.transcript.rounds:
-        if rnd.number < last_user[0]:
-            continue  # asked before the user's last message: it may have answered
+    where: list[tuple[str, int]] = []
+    # the prose documents (a skill, a guide) the agent read after it: their instructions to ask the user
+    read = sorted({e.round for e in ctx.events if e.kind is EventKind.READ and e.path and e.message_index > last_user
+                   and _PROSE_DOC_RE.search(e.path)})
+    for rnd in (r for r in ctx.transcript.rounds if r.number in read):
         for msg in rnd.messages:
-            if (rnd.number, msg.index) < last_user:
-                continue
-            if msg.role is Role.ASSISTANT and msg.index >= last_said and any(msg.text.find(w) >= 0 for w in _AGENT_WORDS):
-                for m in _AGENT_ASKS_RE.finditer(msg.text):
-                    needs.setdefault(m.group(0).strip().lower()[:40], _clip(m.group(0).strip(), 2 * _NEED_CHARS))
-                    where = where or ("the agent's question", rnd.number)
             for call in msg.tool_calls:
                 named = (call.path or call.command or "")[:400]
-                if not _PROSE_DOC_RE.search(named):
-                    continue  # instructions are prose documents (a skill, a guide), not the code read
+                doc = _PROSE_DOC_RE.search(named)
+                if not doc:
+                    continue
                 res = ctx.results_of(rnd).get(id(call))
                 text = res.content if res is not None and not res.is_error else ""
                 if not any(text.find(w) >= 0 for w in _USER_WORDS):
                     continue
                 found = _user_values(text)
+                for key, value in found:
+                    needs.setdefault(key, value)
                 if found:
-                    for key, said in found:
-                        needs.setdefault(key, said)
-                    name = _PROSE_DOC_RE.search(named)
-                    doc = re.split(r"[\\/\s\"']", named[: name.end()])[-1] if name else (call.path or "a file")
-                    where = where or (f"`{doc}`", rnd.number)
-    if not needs or where is None:
+                    name = _DOC_NAME_RE.split(named[: doc.end()])[-1]
+                    where.append((f"`{name}`", rnd.number))
+    # the agent's question to the user closes its turn: its last messages after the user's
+    for m in [m for m in msgs[-_LAST_SAID * 4:] if m.index > last_user and m.role is Role.ASSISTANT][-_LAST_SAID:]:
+        if m.text and any(m.text.find(w) >= 0 for w in _AGENT_WORDS):
+            for q in _AGENT_ASKS_RE.finditer(m.text):
+                needs.setdefault(q.group(0).strip().lower()[:40], _clip(q.group(0).strip(), 2 * _NEED_CHARS))
+                rnd_no = next((r.number for r in reversed(ctx.transcript.rounds) if r.messages
+                               and r.messages[0].index <= m.index), 1)
+                where.append(("the agent's question", rnd_no))
+    if not needs:
         return []
     shown = "; ".join(list(needs.values())[:_NEEDS])
-    return [Fact(Section.NEXT, f"[ask the user] not given yet ({where[0]}, r{where[1]}): {shown}", [where[1]],
+    return [Fact(Section.NEXT, f"[ask the user] not given yet ({where[0][0]}, r{where[0][1]}): {shown}", [where[0][1]],
                  score=64, pending=True)]
 
 
