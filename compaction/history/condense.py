@@ -187,6 +187,8 @@ class _Unit:
     cues: frozenset[str] = frozenset()
     item: bool = False  # a list item
     paste: bool = False  # a pasted block (its ends and values)
+    idents: int = 0  # identifiers it names (`_identifiers`)
+    rule: bool = False  # its own words say what must or must not be done (not its list's lead-in)
 
 
 def _delink(text: str) -> str:
@@ -235,6 +237,11 @@ def units(text: str, start: bool = True) -> list[_Unit]:
                 out.append(_paste_unit(lines[i + 1:j], "code", len(out), para))
             i, first_of_para = j + 1, False
             continue
+        if line.lstrip().startswith("/*"):  # a block comment pasted with its code: up to its end
+            j = next((k for k in range(i, len(lines)) if "*/" in lines[k]), len(lines) - 1) + 1
+            out.append(_paste_unit(lines[i:j], "code", len(out), para))
+            i, first_of_para = j, False
+            continue
         j = i
         while j < len(lines) and _LOGLINE_RE.match(lines[j]):
             j += 1
@@ -260,7 +267,8 @@ def units(text: str, start: bool = True) -> list[_Unit]:
             sentence = sentence.strip()
             if _GREETING_RE.match(sentence) or not _WORD_RE.search(sentence):
                 continue  # a greeting, a thanks, a line of punctuation (`/**`, `---`)
-            cues = _cue_classes(sentence) | heading_cues | (lead_cues if bullet else set())
+            own = _cue_classes(sentence)
+            cues = own | heading_cues | (lead_cues if bullet else set())
             idents = _identifiers(sentence)
             score = 1.0 + min(idents, 3) * 0.7 + (1.5 if bullet and lead_cues else 0.0)  # an item of a cued list
             reaction = not cues and _REACTION_RE.match(sentence) is not None
@@ -280,7 +288,8 @@ def units(text: str, start: bool = True) -> list[_Unit]:
             elif introducer and len(out) < 8 and title_due is None:
                 title_due = True
             text_ = f"{bullet.group(0).strip()} {sentence}" if bullet and k == 0 else sentence
-            out.append(_Unit(text_, len(out), score, para, frozenset(cues), bool(bullet)))
+            out.append(_Unit(text_, len(out), score, para, frozenset(cues), bool(bullet), idents=idents,
+                             rule="rule" in own))
             if not bullet and (sentence.endswith(":") or k == 0):
                 lead_cues = _cue_classes(sentence)
             first_of_para = False
@@ -433,3 +442,169 @@ def one_line(text: str, limit: int) -> str:
     flat = " ".join(ln + "." if ln[-1:].isalnum() and i < len(shown) - 1 else ln for i, ln in enumerate(shown))
     # A request that fits stays in the user's words; a condensed one loses its politeness too.
     return (" ".join(_FILLER_RE.sub("", flat).split()) or flat) if long else flat
+
+
+# --- telegraphic form: every ask of a request, each one short clause ---------------------------------
+
+# A role-play preamble ("You are auditing…", "Your job is…"): the frame of a request, not an ask.
+_ROLE_RE = re.compile(r"^\W*(?:you are|you're|your (?:job|task|role|goal|mission) is|act as|as an? [\w -]{2,30},|"
+                      r"imagine you|pretend)\b", re.IGNORECASE)
+# Words a telegraphic ask goes without: articles, politeness, hedges.
+_TELE_DROP_RE = re.compile(
+    r"\b(?:please|kindly|just|(?:can|could|would) you(?: please)?|i (?:want|need|would like|'d like) you to|"
+    r"help(?: me)?(?= \w+ )|go ahead and|the|an?|any|that (?:feels?|seems?|looks?))\s+", re.IGNORECASE)
+# A line of code pasted without a fence: it ends like a statement, or opens with a keyword.
+_CODE_LINE_RE = re.compile(r"[;{}(\[]\s*$|\s//\s|^\W*(?:import|export|from|def|class|const|let|var|function|return|"
+                           r"async|await|public|private|package|#include|\*|/\*|//)\b|^\s*[}\])]")
+_TELE_OPEN_RE = re.compile(r"^(?:make sure|also|and|then|now|so)\b,?\s*", re.IGNORECASE)  # an ask's connective
+_ROLE_LEAD_RE = re.compile(r"^(?:you are|you're)\s+(?=\w+ing\b)", re.IGNORECASE)  # "You are auditing X": auditing X
+# A sentence opening with one of these tells (a subject, a question word, a link): any other opening of a
+# request's sentence is an imperative or a rule ("surface hardcoded values", "Bullet lists use -").
+_TELLING = frozenset("i i'm i've i'd we we're we've it it's this that these those the a an there here my our his her "
+                     "their its he she they what which who whom when where why how if as and but or so because since "
+                     "then some more currently now today yesterday thanks".split())
+_LABEL_FILLER = frozenset("please do the following follows as below these steps here are is this will".split())
+_MIN_CAP = 56  # an ask cut shorter than this says too little: a whole ask goes instead
+_ASK_CUES = frozenset({"ask", "rule", "done", "wrong", "idea"})
+
+
+def _tele(text: str) -> str:
+    """A sentence said telegraphically: its list marker, articles and politeness gone (never inside a
+    `code span`), no closing full stop."""
+    text = _BULLET_RE.sub("", text, count=1) if _BULLET_RE.match(text) else text
+    text = _ROLE_LEAD_RE.sub("", text.lstrip("> "), count=1)
+    parts = text.split("`")
+    parts[::2] = [_TELE_DROP_RE.sub("", p) for p in parts[::2]]
+    out = " ".join("`".join(parts).split())
+    out = _TELE_OPEN_RE.sub(lambda m: "ensure" if m.group(0).lower().startswith("make") else "", out, count=1)
+    return out.rstrip(".。 ") or text.strip()
+
+
+def _rank(u: _Unit) -> int:
+    """0 the request's opening statement, 1 an ask (a list item, an imperative, a constraint, an
+    acceptance, a problem named, a suggestion, or a sentence that names code), 2 explanation prose, 3 a
+    role-play preamble (one that is a task, "You are auditing X", is an ask: "auditing X"), 4 a paste
+    or a line of code; -1 nothing worth showing."""
+    if u.score <= -5 or u.score == 0.0 or not u.text:
+        return -1
+    if u.paste or _CODE_LINE_RE.search(u.text) or _code_marks(u.text) >= 4:
+        return 4
+    if _ROLE_RE.match(u.text) and not _ROLE_LEAD_RE.match(u.text):
+        return 3  # a role ("You are an expert…"); a role that is a task ("You are auditing X") is an ask
+    if u.score >= 100:
+        return 0
+    first = _TOKEN_RE.match(u.text.lstrip("> *_").lower())
+    if u.item or u.cues & _ASK_CUES or u.idents or (first and first.group(0) not in _TELLING):
+        return 1
+    return 2
+
+
+_CODE_MARKS = "(){}[];=<>$|\\"
+
+
+def _code_marks(text: str) -> int:
+    """How many of code's punctuation marks a sentence holds outside `code spans` (a pasted line of
+    code or shell has several; prose a parenthesis or two)."""
+    plain = text.split("`")[::2]
+    return sum(part.count(c) for part in plain for c in _CODE_MARKS)
+
+
+def _labels(found: list[_Unit]) -> dict[int, str]:
+    """The lead-ins of lists ("Objectives:", "Constraints:") by the position of their first item: a
+    label that groups the asks after it, unless it says nothing ("Please do the following:")."""
+    out: dict[int, str] = {}
+    for a, b in zip(found, found[1:], strict=False):
+        if b.item and not a.item and a.text.endswith(":") and len(a.text) <= 80:
+            words = {w.lower() for w in _WORD_RE.findall(a.text)}
+            if words - _LABEL_FILLER:
+                out[b.at] = _tele(a.text.rstrip(":")) + ":"
+    return out
+
+
+@lru_cache(maxsize=4)
+def _ranks(text: str) -> tuple[int, ...]:
+    """`_rank` of each of `_units_of(text, True)`, found once (a request is counted, then shortened)."""
+    return tuple(_rank(u) for u in _units_of(text, True))
+
+
+def ask_count(text: str) -> int:
+    """How many asks a request makes (`_rank` 0 or 1): its opening, its list items, its imperatives
+    and constraints. A paste (lines of code or shell at least as many as the rest) makes none."""
+    ranks = _ranks(text)
+    asks, code = sum(1 for r in ranks if 0 <= r <= 1), ranks.count(4)
+    return 0 if code >= asks + ranks.count(2) else asks
+
+
+def telegraph(text: str, limit: int, prose: int | None = None) -> str:
+    """A request in one line of about `limit` characters that keeps every ask before any explanation:
+    each ask one telegraphic clause (`_tele`), joined by `;`, a list under its label; when even that is
+    too long, the longest asks are cut to the same length (none below _MIN_CAP characters: the latest
+    paste, then preamble and explanation, then the latest asks go first; the constraints stay longest).
+    `prose`: the length within which explanation may stay (the room beyond it is the asks' only)."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat  # it fits: the user's words
+    found = _units_of(text, True)
+    labels = _labels(found)
+    by_at = {u.at: u for u in found}
+    if found and found[0].at + 1 in labels:  # the request opens with a list's lead-in: it is what is asked
+        by_at[found[0].at] = _Unit(labels.pop(found[0].at + 1).rstrip(":"), found[0].at, 100.0, found[0].para)
+    # the opening, then the asks, each list its first item before any list its second, the constraints
+    # (what must or must not be done, by their own words: not an item of "This will ensure:") before
+    # the other asks, then explanation, preamble and pastes (their latest dropped first)
+    nth: dict[int, int] = {}  # an item's place in its list (0: the first item, or not an item)
+    for a, b in zip(found, found[1:], strict=False):
+        nth[b.at] = nth.get(a.at, 0) + 1 if a.item and b.item else 0
+    ranks = dict(zip((u.at for u in found), _ranks(text), strict=True))
+    if found and by_at[found[0].at] is not found[0]:
+        ranks[found[0].at] = 0  # the lead-in made the opening
+    ranked = sorted(((r, at) for at, r in ranks.items() if r >= 0),
+                    key=lambda p: (p[0], nth.get(p[1], 0), not by_at[p[1]].rule, p[1])
+                    if p[0] <= 1 else (p[0], -p[1]))
+    said = {at: _tele(by_at[at].text) for _, at in ranked}
+    seen: set[str] = set()  # a sentence said again (a pasted twice, a repeated line) is one ask
+    keep = [at for _, at in ranked if not (said[at].lower() in seen or seen.add(said[at].lower()))]
+    if prose is not None and sum(len(said[at]) + 2 for at in keep) > prose:
+        keep = [at for r, at in ranked if r <= 1] or keep[:1]  # room for the asks, not for the prose
+    while keep:
+        lens = [len(said[at]) + 2 for at in keep]
+        room = limit - sum(len(labels[at]) + 1 for at in keep if at in labels)
+        if sum(lens) <= room:
+            cap = None
+            break
+        lo, hi = _MIN_CAP, max(lens)
+        if sum(min(n, lo) for n in lens) > room:
+            if len(keep) == 1:
+                cap = room
+                break
+            keep.pop()  # the least worth: the latest paste, then explanation, then the least ask
+            continue
+        while lo < hi:  # the largest cut every ask can take
+            mid = (lo + hi + 1) // 2
+            if sum(min(n, mid) for n in lens) <= room:
+                lo = mid
+            else:
+                hi = mid - 1
+        cap = lo
+        break
+    if not keep:
+        return _cut(flat, limit)
+    out, prev = "", -2
+    for at in sorted(keep):
+        s = said[at]
+        if cap is not None and len(s) + 2 > cap:
+            s = _cut(s, cap - 2 if len(keep) > 1 else cap)  # a lone ask has no separator
+        if out:  # a lead-in is followed by its own next item, else it ends like any ask
+            out = out + " " if out.endswith(":") and at == prev + 1 and at not in labels else out.rstrip(":") + "; "
+        out += f"{labels[at]} {s}" if at in labels else s
+        prev = at
+    return out.rstrip(":")  # a lead-in whose items were left out
+
+
+def _cut(text: str, n: int) -> str:
+    """`text` within `n` characters, cut at a word's end when one is in its second half."""
+    if len(text) <= n:
+        return text
+    head = text[: max(1, n - 1)]
+    space = head.rfind(" ")
+    return (head[:space] if space > n // 2 else head).rstrip(",;: ") + "…"

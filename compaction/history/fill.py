@@ -132,10 +132,10 @@ def _room(used: int, target: int) -> int:
 
 
 def _value_order(f: Fact, shown: bool) -> tuple[int, float, float]:
-    """A request not shown at all first; then the other sections by priority; a shown request's (and
-    the condensed task's) full text last (its short form already says what was asked: the other sections had their share)."""
+    """A request not shown at all first; then the other sections by priority; a shown request's (the
+    condensed task's, the current request's shown by its asks) full text last (its short form already says what was asked: the other sections had their share)."""
     if f.section is Section.GOAL:
-        return (2 if shown and (f.task or not f.essential) else 0, f.rank(), -f.score)
+        return (2 if shown else 0, f.rank(), -f.score)
     return (1, f.rank(), -f.score)
 
 

@@ -85,7 +85,9 @@ def test_older_requests_are_short_at_a_tight_target_and_work_outranks_chat() -> 
 
     tight, roomy = goal(TIGHT_TARGET - 1), goal(TIGHT_TARGET * 2)
     assert all(len(f.text) <= len("Then asked: ") + 100 for f in tight)
-    assert all("Never touch the public API" in f.text for f in tight)  # its constraint sentence stays
+    # its ask and its constraint stay, telegraphic (articles gone); the explanation goes first
+    assert all("add next rule" in f.text and "Never touch public API" in f.text for f in tight)
+    assert not any("background" in f.text for f in tight)
     assert all(f.full_text and f.full_text.endswith("module.") for f in tight)  # fill can give it back whole
     assert all(len(f.text) > len(t_.text) for f, t_ in zip(roomy, tight, strict=True))
     # step 0, 2, 4 set edits going: each outranks the chat-only requests around it

@@ -28,7 +28,95 @@ def next_step_source(ctx: FactContext) -> list[Fact]:
     said = [(rnd.number, m.text) for rnd in ctx.transcript.rounds for m in rnd.messages
             if m.role is Role.ASSISTANT and m.text]
     return (next_step_facts(ctx.events, ctx.n_rounds, said) + unrun_checks(ctx.events) + asks_not_done(ctx.events)
-            + open_questions(said))
+            + open_questions(said) + needs_from_user(ctx))
+
+
+# What only the user can give: an instruction the agent read says to ask (or remind) the user, or the
+# agent asked the user for a value. Found from their literal words (str.find), read only in the
+# prose documents the agent opened (a read or a command naming one) and in its own last messages.
+_USER_WORDS = ("the user", "the User")
+_ASK_USER_RE = re.compile(r"\b(?:ask|remind)\s+(?:the\s+)?user\b(?:[^.\n|]|\.(?=\S))*", re.IGNORECASE)
+_FOR_RE = re.compile(r"\b(?:for|to)\s+(?:any\s+|their\s+|the\s+|a\s+)?(.+)", re.IGNORECASE)
+_AGENT_ASKS_RE = re.compile(
+    r"(?:please (?:provide|share|send|confirm|give|tell me)|(?:could|can) you (?:provide|share|send|confirm|give|"
+    r"tell me)|i(?:'ll| will)? need (?:your|you to (?:provide|share|send|confirm|give))|what(?:'s| is) your)"
+    r"\b[^.?!\n]{3,160}[.?!]?", re.IGNORECASE)
+_DOC_NAME_RE = re.compile(r"[/\\\s\"']")  # what ends a path's last name
+_AGENT_WORDS = ("?", "need", "provide", "share", "send", "confirm")
+_LAST_SAID = 3  # the agent's last messages looked at for a question to the user
+_PROSE_DOC_RE = re.compile(r"\.(?:md|mdc|txt|rst)\b", re.IGNORECASE)
+_NEEDS = 5  # values listed
+_NEED_CHARS = 44  # of one value's description
+
+
+def needs_from_user(ctx: FactContext) -> list[Fact]:
+    """The values the work needs from the user and the user has not given: what an instruction the
+    agent read says to ask the user for (a form's fields, "ask the user for their wallet address") or
+    what the agent asked the user, when no user message came after it. A successor must ask for them,
+    not invent them."""
+    msgs = ctx.transcript.messages
+    last_user = next((m.index for m in reversed(msgs) if m.role is Role.USER and not m.harness and m.text.strip()), -1)
+    needs: dict[str, str] = {}
+    where: list[tuple[str, int]] = []
+    # the prose documents (a skill, a guide) the agent read after it: their instructions to ask the user
+    read = sorted({e.round for e in ctx.events if e.kind is EventKind.READ and e.path and e.message_index > last_user
+                   and _PROSE_DOC_RE.search(e.path)})
+    for rnd in (r for r in ctx.transcript.rounds if r.number in read):
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                named = (call.path or call.command or "")[:400]
+                doc = _PROSE_DOC_RE.search(named)
+                if not doc:
+                    continue
+                res = ctx.results_of(rnd).get(id(call))
+                text = res.content if res is not None and not res.is_error else ""
+                if not any(text.find(w) >= 0 for w in _USER_WORDS):
+                    continue
+                found = _user_values(text)
+                for key, value in found:
+                    needs.setdefault(key, value)
+                if found:
+                    name = _DOC_NAME_RE.split(named[: doc.end()])[-1]
+                    where.append((f"`{name}`", rnd.number))
+    # the agent's question to the user closes its turn: its last messages after the user's
+    for m in [m for m in msgs[-_LAST_SAID * 4:] if m.index > last_user and m.role is Role.ASSISTANT][-_LAST_SAID:]:
+        if m.text and any(m.text.find(w) >= 0 for w in _AGENT_WORDS):
+            for q in _AGENT_ASKS_RE.finditer(m.text):
+                needs.setdefault(q.group(0).strip().lower()[:40], _clip(q.group(0).strip(), 2 * _NEED_CHARS))
+                rnd_no = next((r.number for r in reversed(ctx.transcript.rounds) if r.messages
+                               and r.messages[0].index <= m.index), 1)
+                where.append(("the agent's question", rnd_no))
+    if not needs:
+        return []
+    shown = "; ".join(list(needs.values())[:_NEEDS])
+    return [Fact(Section.NEXT, f"[ask the user] not given yet ({where[0][0]}, r{where[0][1]}): {shown}", [where[0][1]],
+                 score=64, pending=True)]
+
+
+def _clip(text: str, limit: int = _NEED_CHARS) -> str:
+    text = WS_RE.sub(" ", text.split(" (", 1)[0] if text.find(" (") > 8 else text).strip(" .:;-")
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def _user_values(text: str) -> list[tuple[str, str]]:
+    """(key, value described) for each line of an instruction that says to ask or remind the user: a
+    table row by its field ("Wallet Address"), a sentence by what to ask for."""
+    out: list[tuple[str, str]] = []
+    asked: list[tuple[str, str]] = []  # said in a sentence: after a form's fields (which name them one by one)
+    for line in text.splitlines():
+        m = _ASK_USER_RE.search(line) if any(line.find(w) >= 0 for w in _USER_WORDS) else None
+        if not m:
+            continue
+        what = _FOR_RE.search(m.group(0))
+        obj = _clip(what.group(1)) if what else ""
+        if line.lstrip().startswith("|"):  # a form's row: its first cell is the field
+            field = next((c.strip(" *`") for c in line.split("|") if c.strip(" *`")), "")
+            if not field:
+                continue
+            out.append((field.lower(), field))  # the field's name says what to ask for
+        elif obj:
+            asked.append((obj.lower(), obj))
+    return out + asked
 
 
 # A why-question ("why was it nested?"), found from its literal word (fast) up to its question mark.

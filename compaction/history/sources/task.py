@@ -7,10 +7,11 @@ their rounds, each one line at a tight budget; a short assent ("yes please") car
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import islice
 
-from compaction.events import EventKind, is_follow_up_request
-from compaction.history.condense import condense, one_line, paste_values
+from compaction.events import Event, EventKind, is_follow_up_request
+from compaction.history.condense import ask_count, condense, one_line, paste_values, telegraph
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
@@ -90,12 +91,24 @@ def accepted_offer(messages: list[Message], index: int) -> str | None:
     return None
 
 
-def shorten_request(text: str, limit: int) -> str:
-    """A user's request in one line within `limit` characters: its opening sentence, then the
-    sentences that say what is wrong, what the user thinks, what must or must not be done and when it
-    is done (`condense.one_line`: "agent-first", "no hardcoded values"); a head cut only when even
-    the opening does not fit."""
-    return one_line(text, limit)
+def shorten_request(text: str, limit: int, prose: int | None = None) -> str:
+    """A user's request in one line within `limit` characters: every ask in telegraphic form (its
+    opening, list items, imperatives and constraints: "agent-first", "no hardcoded values") before any
+    explanation, the longest asks cut first (`condense.telegraph`)."""
+    if len(text) > limit and ask_count(text) == 0:
+        return one_line(text, limit)  # a paste: its first lines and what it names
+    return telegraph(text, limit, prose)
+
+
+_ASK_CHARS = {True: (25, 180), False: (25, 280)}  # tight or not: (characters each further ask adds, the most)
+
+
+def request_room(text: str, limit: int, tight: bool) -> tuple[int, int]:
+    """(characters a request's one-line form may take, its asks): `limit` for one ask, more for each
+    further ask (an enumerated request keeps each item as a short clause), up to a bound."""
+    asks = ask_count(text) if len(text) > limit else 1  # a request that fits is shown whole: one ask
+    each, most = _ASK_CHARS[tight]
+    return max(limit, min(most, limit + each * (asks - 1))), asks
 
 
 _CONDENSED_CHARS = (1600, 1200, 900, 700, 540, 420, 320)  # the task's condensed forms (`condense`), longest first
@@ -168,8 +181,12 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     starts = [r.round for r in later[first:]] + [ctx.n_rounds + 1]
     # A tight budget shows an older request as its opening and constraint sentences; fill gives the
     # full text back once the other sections had their share.
-    limit = _TIGHT_REQUEST_CHARS if ctx.target_tokens is not None and ctx.target_tokens < TIGHT_TARGET else 160
+    tight = ctx.target_tokens is not None and ctx.target_tokens < TIGHT_TARGET
+    limit = _TIGHT_REQUEST_CHARS if tight else 160
     asked: dict[str, Fact] = {}  # a request sent again (a retry, a resend) is one line with its rounds
+    prev: tuple[Fact, set[str], str] | None = None  # the request before: a draft of the next when it holds it
+    followed = _followed(later[first:])
+    ran = _commands_by_round(ctx) if len(later) > first + 1 else {}  # an older request may be a typed command
     for i, req in enumerate(later[first:], first):
         latest = i == len(later) - 1
         text = clean_task(trim_pastes(req.text, *_TRIM_LEVELS[-1]))
@@ -180,16 +197,82 @@ def task_facts(ctx: FactContext) -> list[Fact]:
         if not latest and key in asked:
             asked[key].rounds.append(req.round)
             continue
+        words = set(_WORDS_RE.findall(key))
+        if (prev is not None and len(prev[1]) >= 6 and len(prev[1] - words) * 10 <= len(prev[1])
+                and len(words - prev[1]) >= 3):
+            # the request before said again and extended (an edited resend, not a sibling that differs
+            # in a number): one line with both rounds
+            facts.remove(prev[0])
+            asked.pop(prev[2], None)
+            rounds = prev[0].rounds
+        else:
+            rounds = []
         if latest:
-            facts.append(Fact(Section.GOAL, "Current request: " + text, [req.round], score=90, essential=True,
-                              short="Current request: " + shorten_request(text, 160)))
+            room, _ = request_room(text, 160, False)
+            short = shorten_request(text, room, 160)
+            # A tight budget shows the current request by its asks; its own words come back when
+            # the other sections had their share (the filler gives a shown request's full text last).
+            shown = short if tight and len(short) < len(text) * 0.8 else text
+            facts.append(Fact(Section.GOAL, "Current request: " + shown, [*rounds, req.round], score=90,
+                              essential=True, short="Current request: " + short if shown is text else None,
+                              full_text="Current request: " + text if shown is not text else None))
         else:  # history: the completed actions carry what was done about it
             # A request that set work going (files changed, a commit) before the next one outranks a
-            # question answered in chat: the findings carry those answers.
+            # question answered in chat: the findings carry those answers; one that asks more (its
+            # list items, its imperatives) outranks one that asks less. A command line the user typed
+            # for the tool to run asks nothing: the completed actions show it.
             led_to_work = any(req.round <= r < starts[i - first + 1] for r in worked)
-            fact = Fact(Section.GOAL, "Then asked: " + shorten_request(text, limit),
-                        [req.round], score=(15 if led_to_work else 10) + i * 0.01, priority=2.5,
-                        full_text="Then asked: " + text if len(text) > limit else None)
+            room, asks = request_room(text, limit, tight)
+            typed = _is_typed_command(text, ran.get(req.round, ()))
+            sets_work = followed[i - first] * 0.6 if asks else 0.0
+            score = (15 if led_to_work else 10) + (-3 if typed else min(asks, 6) * 0.4 + sets_work) + i * 0.01
+            fact = Fact(Section.GOAL, "Then asked: " + shorten_request(text, room, limit),
+                        [*rounds, req.round], score=score, priority=2.5,
+                        full_text="Then asked: " + text if len(text) > room else None)
             asked[key] = fact
             facts.append(fact)
+            prev = (fact, words, key)
+            continue
+        prev = None
     return facts
+
+
+_WORDS_RE = re.compile(r"\w{3,}")
+_TOPIC_RE = re.compile(r"[A-Za-z][\w.-]{4,}")  # a word long enough to name a topic (a module, an audit)
+_FOLLOWERS = 6  # later requests looked at for a request's topic
+
+
+def _followed(requests: list[Event]) -> list[int]:
+    """For each request that opens a topic, how many of the next _FOLLOWERS requests (at most 3) come
+    back to it (three of its long words): a request that set the work of later rounds ("audit X", then
+    "continue the audit", "now audit the structure") is worth its asks even when old; a request that
+    continues an earlier one's topic sets none (0)."""
+    words = [{w.lower() for w in _TOPIC_RE.findall(r.text[:2000])} for r in requests]
+    out = []
+    for i, mine in enumerate(words):
+        if any(len(mine & before) >= 3 and len(before - mine) * 10 > len(before)  # not a draft of it
+               for before in words[max(0, i - _FOLLOWERS):i]):
+            out.append(0)  # a continuation
+        else:
+            out.append(min(3, sum(1 for later in words[i + 1:i + 1 + _FOLLOWERS] if len(mine & later) >= 3)))
+    return out
+
+
+def _commands_by_round(ctx: FactContext) -> dict[int, list[str]]:
+    """The shell commands run in each round (one pass over the events)."""
+    out: dict[int, list[str]] = {}
+    for e in ctx.events:
+        if e.kind is EventKind.COMMAND and e.command:
+            out.setdefault(e.round, []).append(e.command)
+    return out
+
+
+def _is_typed_command(text: str, commands: Sequence[str]) -> bool:
+    """The request is a command line the tool then ran (aider's user typing `git push` in the chat):
+    its first line is one of the round's commands, or one starts the other (8 characters at least)."""
+    first = text.strip().lstrip("!$> ").split("\n", 1)[0].strip()
+    for c in commands:
+        c = c.strip()
+        if first == c or (min(len(first), len(c)) >= 8 and (first.startswith(c) or c.startswith(first))):
+            return True
+    return False

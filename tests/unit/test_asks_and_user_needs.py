@@ -1,0 +1,92 @@
+"""Every ask of a request survives its shortening, and what only the user can give stays open
+(issue 14: task and next questions)."""
+
+from __future__ import annotations
+
+from compaction.events import extract_events
+from compaction.history.condense import ask_count, telegraph
+from compaction.history.sources import FactContext
+from compaction.history.sources.next_steps import needs_from_user
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolResult, Transcript, group_rounds
+
+AUDIT = """You are auditing the payments service to prepare it for release.
+
+Objectives:
+1. Verify the API schema versions
+2. Identify dead code paths
+3. Flag missing migrations (tables, indexes, triggers)
+
+Constraints:
+- Preserve backward compatibility
+- Keep every public endpoint documented
+
+Provide:
+- A prioritized list of issues
+- Safe, incremental changes"""
+
+
+def test_an_enumerated_request_keeps_each_list_and_its_constraints_before_its_preamble() -> None:
+    assert ask_count(AUDIT) >= 8
+    short = telegraph(AUDIT, 240)
+    assert len(short) <= 240 and "\n" not in short
+    # each list gets its first item before any list its second; the constraints are kept
+    assert "Objectives: Verify API schema versions" in short  # telegraphic: no article
+    assert "Constraints: Preserve backward compatibility" in short and "Provide: prioritized list" in short
+    roomy = telegraph(AUDIT, 330)  # shorter than the request: every ask, no article, no list marker
+    assert all(w in roomy for w in ("dead code paths", "missing migrations", "public endpoint", "incremental"))
+    assert roomy.startswith("auditing payments service")  # a role that is a task says the task
+
+
+def test_three_asks_of_one_request_each_stay_as_a_clause() -> None:
+    text = ("> please review Scorer.ts and help clean up any logic that feels brittle or hard to test. "
+            "ensure schema imports are correct and usable with signal_schema. "
+            "surface any hardcoded values or placeholder logic that needs refactoring.")
+    short = telegraph(text, 200)
+    assert short.count(";") == 2 and "hardcoded values" in short and "signal_schema" in short
+    assert "please" not in short and "any " not in short
+    assert ask_count("import { z } from 'zod';\nexport const A = z.object({\n  id: z.string(),\n});") == 0  # a paste
+
+
+def _session(messages: list[Message]) -> Transcript:
+    return Transcript("s.json", "test", messages, group_rounds(messages))
+
+
+def _ctx(t: Transcript) -> FactContext:
+    return FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset(None), cwd=None,
+                       n_rounds=len(t.rounds), target_tokens=2000)
+
+
+SKILL = """# Apply for the grant
+1. Read the README.
+2. Ask the user for any missing required fields (handle, wallet) that cannot be inferred.
+
+| Field | Required | What to fill |
+|---|---|---|
+| **Project Title** | Yes | Infer from the README. |
+| **Wallet Address** | Yes | Ask the user for their payout wallet address. |
+| **Deadline** | Yes | Ask the user for their target shipping deadline. |
+"""
+
+
+def test_values_an_instruction_says_to_ask_the_user_for_stay_open_until_the_user_answers() -> None:
+    call = ToolCall("Read", {"file_path": "skills/grant/SKILL.md"}, "c1", "read", path="skills/grant/SKILL.md")
+    msgs = [Message(0, Role.USER, "help me apply for the grant"),
+            Message(1, Role.ASSISTANT, "Reading the skill.", [call]),
+            Message(2, Role.TOOL, "", tool_results=[ToolResult(SKILL, "c1")]),
+            Message(3, Role.ASSISTANT, "Now reading the README.")]
+    facts = needs_from_user(_ctx(_session(msgs)))
+    assert len(facts) == 1
+    text = facts[0].text
+    assert "`SKILL.md`" in text and "Wallet Address" in text and text.startswith("[ask the user]") and "Deadline" in text
+    assert "Project Title" not in text  # inferred, not asked
+    assert text.index("Deadline") < text.index("missing required fields")  # the form's fields first
+    answered = msgs + [Message(4, Role.USER, "wallet is abc, deadline friday")]
+    assert needs_from_user(_ctx(_session(answered))) == []  # asked before the user's last message
+
+
+def test_a_value_the_agent_asked_the_user_for_is_open() -> None:
+    msgs = [Message(0, Role.USER, "deploy the bot"),
+            Message(1, Role.ASSISTANT, "The config is ready. Could you provide the API token for the staging bot?")]
+    facts = needs_from_user(_ctx(_session(msgs)))
+    assert facts and "API token for the staging bot" in facts[0].text
