@@ -24,7 +24,7 @@ from compaction.history import errors_adapter, facts, fill, fit, overlap
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
-from compaction.history.sources import FactContext, gather, problems
+from compaction.history.sources import FactContext, gather, modified, problems
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
 from compaction.history.tail import TailRenderer, render_tail
 from compaction.history.telegraph import telegraphic
@@ -473,6 +473,8 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
     by_section: dict[Section, list[Fact]] = {s: [] for s in Section}
     for f in chosen:
         by_section[f.section].append(f)
+    by_section[Section.MODIFIED], by_section[Section.CHANGES] = modified.with_changes(
+        by_section[Section.MODIFIED], by_section[Section.CHANGES])  # one line per file, with its change
     parts = [header]
     for section in Section:
         items = by_section[section]
