@@ -316,6 +316,12 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
                 f.text, f.short = f.short, None  # never lose a modified file or the task: others give way
                 chosen.append(f)
                 used += short_cost
+    # A change record takes its file's line in the list when both are shown (modified.with_changes):
+    # it costs what it adds to that line.
+    listed = {f.path: costs[id(f)] for f in chosen if f.section is Section.MODIFIED and f.path}
+    for f in optional:
+        if f.section is Section.CHANGES and f.path in listed:
+            costs[id(f)] = max(6, costs[id(f)] - listed[f.path] + 4)
     # The seed's order up to the completed actions (markers, where the work stands, what was done)
     # stays by priority; the sections after them share what is left.
     early = [f for f in optional if f.rank() <= Section.COMPLETED.priority]
