@@ -45,3 +45,9 @@ def test_with_changes_names_each_file_once():
     mods, left = with_changes([m1, m2], [rec])
     assert [m.text for m in mods] == ["`a.js` (created): defines f (r3)\n  + detail", "`b.js`: edited (r4)"]
     assert left == [] and m1.text == "`a.js`: created (r3)"  # the chosen facts themselves unchanged
+
+
+def test_signature_keyword_dropped():
+    e = Event(EventKind.EDIT, 5, 0, path="u.ts", hunks=(Hunk(
+        removed=("export async function* gen<T>(xs: T[]) {",), added=("export function* gen<T>(xs: T[]) {",)),))
+    assert behaviour.signature_changes([e]) == ["gen signature: − async"]

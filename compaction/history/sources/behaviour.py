@@ -11,8 +11,10 @@ language. Pure and linear in the lines given; no fact source here.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from compaction.edits import definition, enclosing
+from compaction.events import Event
 
 _REEXPORT_RE = re.compile(r"^\s*export\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\})\s+from\s+['\"]([^'\"]+)['\"]")
 # `throw new Error('not yet implemented')`, `raise ValueError("bad")`, `panic!("…")`: a message a stub or a guard gives.
@@ -98,3 +100,33 @@ def callers(lines: list[str], names: list[str]) -> list[str]:
             if caller != name and name not in found.setdefault(caller, []):
                 found[caller].append(name)
     return [f"{', '.join(called)} called in {caller}" for caller, called in list(found.items())[:3]]
+
+
+_WORD_RE = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def signature_changes(events: Iterable[Event]) -> list[str]:
+    """A definition line an edit reworded, by the words it lost or gained (`unionIterablesAsyncGen:
+    − async`): a keyword dropped from a signature that no identifier swap shows. Latest wording wins."""
+    found: dict[str, tuple[list[str], list[str]]] = {}
+    for e in events:
+        for h in e.hunks:
+            if not (h.removed and h.added) or h.fragment:
+                continue
+            old = {m.group(1): ln for ln in h.removed if (m := definition(ln))}
+            if not old:
+                continue
+            for ln in h.added:
+                m = definition(ln)
+                if not m or m.group(1) not in old or old[m.group(1)].strip() == ln.strip():
+                    continue
+                before, after = _WORD_RE.findall(old[m.group(1)]), _WORD_RE.findall(ln)
+                lost = [w for w in before if w not in after]
+                got = [w for w in after if w not in before]
+                if (lost or got) and len(lost) + len(got) <= 4:
+                    found[m.group(1)] = (lost, got)
+    out = []
+    for name, (lost, got) in list(found.items())[-3:]:
+        said = " ".join([f"− {w}" for w in lost] + [f"+ {w}" for w in got])
+        out.append(f"{name} signature: {said}")
+    return out

@@ -30,6 +30,7 @@ MAX_LINES = 10  # diff lines shown per file
 MAX_LINE_CHARS = 200  # a longer line is left out whole (never cut mid-line) and counted
 MAX_EDIT_LINES = 6  # per-edit summary lines in the full record (the rest counted)
 SHORT_CHARS = 200  # the one-line form's length, cut at a part's boundary
+DOES_CHARS = 60  # more of it for a record that says what the code does (behaviour.py)
 _NOISE_RE = re.compile(r"^[\s{}()\[\];,:.'\"`]*$|^\s*(?:/\*\*?|\*/?|\"\"\"|\'\'\')(?:\s|$)")
 _DOCUMENT_RE = re.compile(r"\.(?:md|markdown|mdx|rst|txt|adoc)$", re.IGNORECASE)
 _WORD_RE = re.compile(r"[\w$]+")
@@ -242,14 +243,19 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         called = {n for p in does if " called in " in p for n in p.split(" called in ")[0].split(", ")}
         if called:  # a function said with where it is called is not listed again among the definitions
             first = [_without(p, called) if p.startswith("defines ") else p for p in first]
-        swaps_ = [_fewer_swap(p) for p in ranked[:2] if "→" in p]
+        # an edit's swap alone (its other pieces are in its own line below): room for the keys
+        swaps_ = [_fewer_swap("; ".join(q for q in p.split("; ") if "→" in q)) for p in ranked[:2] if "→" in p]
         keys = [p for p in rest if p.startswith("keys ")]
         parts += first + [p for p in does if p not in sets] + swaps_[:1] + keys
         parts += [p for p in ranked[:2] if "→" not in p] + sets + swaps_[1:] + [p for p in rest if p not in keys]
         size = [p for p in d if p.endswith(" lines") and len(d) > 1]  # only when all else fits
     else:
         size = []
-        parts += ranked[:1] + does + ranked[1:3] + (_digest_parts(replay.final, created) if digested else [])
+        added = [p for p in does if p.startswith("adds ")]
+        if added:  # the definitions every edit added, said once: not again in each edit's summary
+            ranked = [r for r in ("; ".join(q for q in x.split("; ") if not q.startswith("adds ")) for x in ranked) if r]
+        parts += added + ranked[:1] + [p for p in does if p not in added] + ranked[1:3]
+        parts += _digest_parts(replay.final, created) if digested else []
     key = _key_line(lines) if lines else ""
     if key and not digested and not any(_telling(p) < 2 for p in ranked[:3]) and key[2:].strip() not in " ".join(parts):
         parts.insert(min(1, len(parts)), key)  # no swap or new definition says it: a line does
@@ -267,18 +273,19 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if not parts and not lines:
         return None
     head = f"`{path}` ({counts})"
-    one_line = _join(head, parts, SHORT_CHARS + len(note))
+    # Room for what the code does beside its names: the line now stands in its file's list line too.
+    limit = SHORT_CHARS + len(note) + (DOES_CHARS if any(p in parts for p in does) else 0)
+    one_line = _join(head, parts, limit)
     if size and not one_line.endswith(" …"):
-        one_line = _join(head, parts + size, SHORT_CHARS + len(note)).removesuffix(" …")
+        one_line = _join(head, parts + size, limit).removesuffix(" …")
     # The full record: the one line, then lines in value order (a budget may keep only the first few).
-    body = [f"r{r} {s}" for r, s in summaries[:MAX_EDIT_LINES]]
+    # What the text does, when the one line had no room for it: first, it is the distilled part.
+    body = ["; ".join(missed)] if (missed := [p for p in does if p.replace("`", "") not in one_line]) else []
+    body += [f"r{r} {s}" for r, s in summaries[:MAX_EDIT_LINES]]
     if len(summaries) > MAX_EDIT_LINES:
         body.append(f"(… {len(summaries) - MAX_EDIT_LINES} earlier edits)")
     if thrown:
         body += _thrown_lines(thrown)
-    missed = [p for p in does if p.replace("`", "") not in one_line]
-    if missed:  # what the text does, when the one line had no room for it
-        body.append("; ".join(missed))
     if digested:  # the fuller digest, when it says more than the one line's
         fuller = _join("", _digest_parts(replay.final, created, full=True), 10**6).lstrip(": ")
         said = one_line.replace("`", "")
@@ -294,10 +301,11 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     full = text + "\n" + "\n".join(f"  {line}" for line in body if line)
     code = bool(touched or (replay.final and (replay.final.names or replay.final.calls)) or swaps)
     last = max(rounds) / n_rounds if n_rounds else 0.0
+    telling = [p for p in does if not p.startswith("adds ") and " signature: " not in p]
     mentioned = bool(asked) and path.rsplit("/", 1)[-1].casefold() in asked
     # What the code does (its values, re-exports, a stub's throw, where new functions are called) is
     # what a successor asks of a change: a record that says it ranks above one that lists names.
-    score = (40 + min(n, 8) + (8 if code else 0) + (4 if mentioned else 0) + (3 if does or (replay.final and replay.final.values) else 0)
+    score = (40 + min(n, 8) + (8 if code else 0) + (4 if mentioned else 0) + (3 if telling or (replay.final and replay.final.values) else 0)
              + round(6 * last, 2))
     return Fact(Section.CHANGES, text, rounds, score=score, path=path, full_text=full if body else None)
 
@@ -306,11 +314,26 @@ def _does(events: list[Event], replay: _Replay, created: bool) -> list[str]:
     """What the file's text does beyond its definitions (behaviour.py): of a created file its final
     text, of an edited one the lines its edits added; and where the functions later edits added are
     called from."""
-    lines = replay.lines if created and replay.lines is not None else \
-        [ln for e in events for h in e.hunks for ln in h.added]
+    out: list[str] = []
+    if created and replay.lines is not None:
+        lines = replay.lines
+    else:  # the lines the edits added net (a block re-sent whole adds only what it changed)
+        removed = {ln.strip() for e in events for h in e.hunks for ln in h.removed}
+        lines = [ln for e in events for h in e.hunks for ln in h.added if ln.strip() not in removed]
     if not lines:
         return []
-    out: list[str] = []
+    if not created:  # the definitions the edits added and still there, and signatures reworded
+        pre: set[str] = set()  # definitions the file had before the session: removed before any edit added them
+        ours: set[str] = set()
+        for e in events:
+            for h in e.hunks:
+                pre.update(d for d in definitions(h.removed) if d not in ours)
+                ours.update(definitions(h.added))
+        final = set(replay.final.names) if replay.final else None
+        new = [d for d in definitions(lines) if d not in pre and (final is None or d in final)]
+        if len(new) > 1:
+            out.append("adds " + ", ".join(new[:6]) + (f" (+{len(new) - 6})" if len(new) > 6 else ""))
+        out += behaviour.signature_changes(events)
     if mods := behaviour.reexports(lines):
         out.append("re-exports " + ", ".join(mods[:behaviour.MAX_EXPORTS])
                    + (f" (+{len(mods) - behaviour.MAX_EXPORTS})" if len(mods) > behaviour.MAX_EXPORTS else ""))
