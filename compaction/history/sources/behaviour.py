@@ -29,13 +29,13 @@ MAX_EXPORTS = 5
 MAX_THROWS = 2
 MAX_VALUES = 6
 MAX_CALLED = 4
-_SCAN_LINES = 5_000  # bounded work on a very long text
+SCAN_LINES = 5_000  # bounded work on a very long text
 
 
 def reexports(lines: list[str]) -> list[str]:
     """The modules a text re-exports (`export * from './a.js'`), in order."""
     out: list[str] = []
-    for line in lines[:_SCAN_LINES]:
+    for line in lines[:SCAN_LINES]:
         if "export" in line and "from" in line and (m := _REEXPORT_RE.match(line)) and m.group(1) not in out:
             out.append(m.group(1))
     return out
@@ -45,7 +45,7 @@ def throws(lines: list[str]) -> list[str]:
     """What the text throws with a message (`Error('x not yet implemented')`), or a bare `raise
     NotImplementedError`: a stub's behaviour."""
     out: list[str] = []
-    for line in lines[:_SCAN_LINES]:
+    for line in lines[:SCAN_LINES]:
         if "throw" not in line and "raise" not in line and "panic" not in line:
             continue
         m = _THROW_RE.search(line)
@@ -64,7 +64,7 @@ def values(lines: list[str], known: set[str] | frozenset[str] = frozenset()) -> 
     `known`, already said with their values)."""
     out: list[str] = []
     seen: set[str] = set(known)
-    for line in lines[:_SCAN_LINES]:
+    for line in lines[:SCAN_LINES]:
         if "=" not in line or "==" in line.split("=", 1)[0]:
             continue
         m = _ASSIGN_RE.match(line)
@@ -86,16 +86,20 @@ def callers(lines: list[str], names: list[str]) -> list[str]:
         return []
     found: dict[str, list[str]] = {}  # caller -> names it calls
     wanted = names[:MAX_CALLED]
-    for i, line in enumerate(lines[:_SCAN_LINES]):
+    sites: dict[str, int] = dict.fromkeys(wanted, 0)  # call sites placed per name: bounded work
+    for i, line in enumerate(lines[:SCAN_LINES]):
         if "(" not in line:
             continue
         for name in wanted:
+            if sites[name] >= 3:
+                continue
             at = line.find(name + "(")
             if at < 0 or (at > 0 and (line[at - 1].isalnum() or line[at - 1] in "_$")):
                 continue
             d = definition(line)
             if d and d.group(1) == name:
                 continue
+            sites[name] += 1
             caller = enclosing(lines[max(0, i - 400):i], line) or "top level"
             if caller != name and name not in found.setdefault(caller, []):
                 found[caller].append(name)

@@ -341,7 +341,7 @@ def _does(events: list[Event], replay: _Replay, created: bool) -> list[str]:
         out.append("throws " + ", ".join(thrown))
     said = {name for name, _ in replay.final.values} if replay.final else set()
     if replay.lines is not None and replay.born and len(events) > 1:
-        added = [n for n in definitions(replay.lines) if n not in replay.born]
+        added = [n for n in definitions(replay.lines[:behaviour.SCAN_LINES]) if n not in replay.born]
         out += behaviour.callers(replay.lines, added)
     if vals := behaviour.values(lines, said):
         out.append("sets " + ", ".join(vals))
