@@ -49,8 +49,10 @@ def change_facts(ctx: FactContext) -> list[Fact]:
     carried = gists(ctx)
     # A record that says no more than its file's gist (`LICENSE` (created): “MIT License”) is left to the
     # modified-files line, which carries that gist for fewer tokens. The memo's facts stay as made.
+    # Its counts still tell what the list line does not: the failed attempts before the edit took.
     return [copy.copy(f) for path, f in records(ctx).items()
-            if f.full_text or path not in carried or re.sub(r"; \d+ lines$", "", _body(f.text)) != carried[path]]
+            if f.full_text or path not in carried or re.sub(r"; \d+ lines$", "", _body(f.text)) != carried[path]
+            or " failed attempt" in f.text.split("): ", 1)[0]]
 
 
 def _body(text: str) -> str:
@@ -297,6 +299,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     body += lines
     if skipped:
         body.append(f"(… {skipped} more changed lines)")
+    # A detail line the one line already says (an edit's only summary, its only added line) is not repeated.
+    flat = one_line.replace("`", "")
+    body = [ln for ln in body if len(ln) < 12 or ln.replace("`", "").split(" ", 1)[-1] not in flat]
     text = f"{one_line} {cite(rounds)}"
     full = text + "\n" + "\n".join(f"  {line}" for line in body if line)
     code = bool(touched or (replay.final and (replay.final.names or replay.final.calls)) or swaps)
