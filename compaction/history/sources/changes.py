@@ -299,9 +299,6 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     body += lines
     if skipped:
         body.append(f"(… {skipped} more changed lines)")
-    # A detail line the one line already says (an edit's only summary, its only added line) is not repeated.
-    flat = one_line.replace("`", "")
-    body = [ln for ln in body if len(ln) < 12 or ln.replace("`", "").split(" ", 1)[-1] not in flat]
     text = f"{one_line} {cite(rounds)}"
     full = text + "\n" + "\n".join(f"  {line}" for line in body if line)
     code = bool(touched or (replay.final and (replay.final.names or replay.final.calls)) or swaps)
