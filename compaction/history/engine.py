@@ -24,7 +24,7 @@ from compaction.history import errors_adapter, facts, fill, fit, overlap
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
-from compaction.history.sources import FactContext, gather, problems
+from compaction.history.sources import FactContext, gather, modified, problems
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
 from compaction.history.tail import TailRenderer, render_tail
 from compaction.history.telegraph import telegraphic
@@ -316,6 +316,12 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
                 f.text, f.short = f.short, None  # never lose a modified file or the task: others give way
                 chosen.append(f)
                 used += short_cost
+    # A change record takes its file's line in the list when both are shown (modified.with_changes):
+    # it costs what it adds to that line.
+    listed = {f.path: costs[id(f)] for f in chosen if f.section is Section.MODIFIED and f.path}
+    for f in optional:
+        if f.section is Section.CHANGES and f.path in listed:
+            costs[id(f)] = max(6, costs[id(f)] - listed[f.path] + 4)
     # The seed's order up to the completed actions (markers, where the work stands, what was done)
     # stays by priority; the sections after them share what is left.
     early = [f for f in optional if f.rank() <= Section.COMPLETED.priority]
@@ -473,6 +479,8 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
     by_section: dict[Section, list[Fact]] = {s: [] for s in Section}
     for f in chosen:
         by_section[f.section].append(f)
+    by_section[Section.MODIFIED], by_section[Section.CHANGES] = modified.with_changes(
+        by_section[Section.MODIFIED], by_section[Section.CHANGES])  # one line per file, with its change
     parts = [header]
     for section in Section:
         items = by_section[section]

@@ -22,6 +22,7 @@ from compaction.edits import notable_identifiers as _identifiers_of
 from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
+from compaction.history.sources import behaviour
 from compaction.history.sources.filelog import FileLog, creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 
@@ -29,6 +30,7 @@ MAX_LINES = 10  # diff lines shown per file
 MAX_LINE_CHARS = 200  # a longer line is left out whole (never cut mid-line) and counted
 MAX_EDIT_LINES = 6  # per-edit summary lines in the full record (the rest counted)
 SHORT_CHARS = 200  # the one-line form's length, cut at a part's boundary
+DOES_CHARS = 60  # more of it for a record that says what the code does (behaviour.py)
 _NOISE_RE = re.compile(r"^[\s{}()\[\];,:.'\"`]*$|^\s*(?:/\*\*?|\*/?|\"\"\"|\'\'\')(?:\s|$)")
 _DOCUMENT_RE = re.compile(r"\.(?:md|markdown|mdx|rst|txt|adoc)$", re.IGNORECASE)
 _WORD_RE = re.compile(r"[\w$]+")
@@ -47,8 +49,10 @@ def change_facts(ctx: FactContext) -> list[Fact]:
     carried = gists(ctx)
     # A record that says no more than its file's gist (`LICENSE` (created): “MIT License”) is left to the
     # modified-files line, which carries that gist for fewer tokens. The memo's facts stay as made.
+    # Its counts still tell what the list line does not: the failed attempts before the edit took.
     return [copy.copy(f) for path, f in records(ctx).items()
-            if f.full_text or path not in carried or re.sub(r"; \d+ lines$", "", _body(f.text)) != carried[path]]
+            if f.full_text or path not in carried or re.sub(r"; \d+ lines$", "", _body(f.text)) != carried[path]
+            or " failed attempt" in f.text.split("): ", 1)[0]]
 
 
 def _body(text: str) -> str:
@@ -95,6 +99,30 @@ def _gists(ctx: FactContext) -> dict[str, str]:
         if cut and cut != "…":
             out[path] = cut
     return out
+
+
+def _fewer_swap(part: str, n: int = 2) -> str:
+    """A swap's new names cut to `n` (`f: Math.random → crypto.getRandomValues, Uint8Array (+4)`)."""
+    if "; " in part:  # an edit's places: each cut
+        return "; ".join(_fewer_swap(p, n) for p in part.split("; "))
+    m = re.fullmatch(r"(.*? → )(.*?)(?: \(\+(\d+)\))?", part)
+    if not m:
+        return part
+    names = m.group(2).split(", ")
+    if len(names) <= n:
+        return part
+    return f"{m.group(1)}{', '.join(names[:n])} (+{len(names) - n + int(m.group(3) or 0)})"
+
+
+def _without(part: str, names: set[str]) -> str:
+    """`defines a, b, c (+9)` without the names in `names` (said elsewhere in the line)."""
+    m = re.fullmatch(r"(\w+(?: \w+)? )(.*?)(?: \(\+(\d+)\))?", part)
+    if not m:
+        return part
+    kept = [x for x in m.group(2).split(", ") if x.strip("`").split(" = ")[0] not in names]
+    if not kept:
+        return part
+    return m.group(1) + ", ".join(kept) + (f" (+{m.group(3)})" if m.group(3) else "")
 
 
 def _fewer(part: str, n: int) -> str:
@@ -198,6 +226,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     swaps = [s for s in ranked if "→" in s]
     digested = replay.final is not None and (created or bool(replay.final.names))
     prose = bool(_DOCUMENT_RE.search(path)) or path.endswith(_CONFIG_EXTS)
+    does = [] if prose else _does(events, replay, created)
     if prose and summaries and not created:
         # A prose file's lines rewritten (old → new) across all its edits first, then lines added:
         # what the one line can say of every edit, not only of the latest.
@@ -209,11 +238,26 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         d = _digest_parts(replay.final, created)
         first = [p for p in d if not p.startswith(("uses ", "keys ")) and not p.endswith(" lines")]
         rest = [p for p in d if p not in first and not (p.endswith(" lines") and len(d) > 1)]
-        parts += first + ranked[:1] + rest[:1] + ranked[1:2] + rest[1:]
+        # What it does (re-exports, throws, values, callers) and its keys before what an edit swapped.
+        if any(p.startswith("re-exports ") for p in does):  # its first line is one of them
+            first = [p for p in first if not p.startswith("“")]
+        sets = [p for p in does if p.startswith("sets ")]
+        called = {n for p in does if " called in " in p for n in p.split(" called in ")[0].split(", ")}
+        if called:  # a function said with where it is called is not listed again among the definitions
+            first = [_without(p, called) if p.startswith("defines ") else p for p in first]
+        # an edit's swap alone (its other pieces are in its own line below): room for the keys
+        swaps_ = [_fewer_swap("; ".join(q for q in p.split("; ") if "→" in q)) for p in ranked[:2] if "→" in p]
+        keys = [p for p in rest if p.startswith("keys ")]
+        parts += first + [p for p in does if p not in sets] + swaps_[:1] + keys
+        parts += [p for p in ranked[:2] if "→" not in p] + sets + swaps_[1:] + [p for p in rest if p not in keys]
         size = [p for p in d if p.endswith(" lines") and len(d) > 1]  # only when all else fits
     else:
         size = []
-        parts += ranked[:3] + (_digest_parts(replay.final, created) if digested else [])
+        added = [p for p in does if p.startswith("adds ")]
+        if added:  # the definitions every edit added, said once: not again in each edit's summary
+            ranked = [r for r in ("; ".join(q for q in x.split("; ") if not q.startswith("adds ")) for x in ranked) if r]
+        parts += added + ranked[:1] + [p for p in does if p not in added] + ranked[1:3]
+        parts += _digest_parts(replay.final, created) if digested else []
     key = _key_line(lines) if lines else ""
     if key and not digested and not any(_telling(p) < 2 for p in ranked[:3]) and key[2:].strip() not in " ".join(parts):
         parts.insert(min(1, len(parts)), key)  # no swap or new definition says it: a line does
@@ -231,11 +275,15 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if not parts and not lines:
         return None
     head = f"`{path}` ({counts})"
-    one_line = _join(head, parts, SHORT_CHARS + len(note))
+    # Room for what the code does beside its names: the line now stands in its file's list line too.
+    limit = SHORT_CHARS + len(note) + (DOES_CHARS if any(p in parts for p in does) else 0)
+    one_line = _join(head, parts, limit)
     if size and not one_line.endswith(" …"):
-        one_line = _join(head, parts + size, SHORT_CHARS + len(note)).removesuffix(" …")
+        one_line = _join(head, parts + size, limit).removesuffix(" …")
     # The full record: the one line, then lines in value order (a budget may keep only the first few).
-    body = [f"r{r} {s}" for r, s in summaries[:MAX_EDIT_LINES]]
+    # What the text does, when the one line had no room for it: first, it is the distilled part.
+    body = ["; ".join(missed)] if (missed := [p for p in does if p.replace("`", "") not in one_line]) else []
+    body += [f"r{r} {s}" for r, s in summaries[:MAX_EDIT_LINES]]
     if len(summaries) > MAX_EDIT_LINES:
         body.append(f"(… {len(summaries) - MAX_EDIT_LINES} earlier edits)")
     if thrown:
@@ -255,9 +303,51 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     full = text + "\n" + "\n".join(f"  {line}" for line in body if line)
     code = bool(touched or (replay.final and (replay.final.names or replay.final.calls)) or swaps)
     last = max(rounds) / n_rounds if n_rounds else 0.0
+    telling = [p for p in does if not p.startswith("adds ") and " signature: " not in p]
     mentioned = bool(asked) and path.rsplit("/", 1)[-1].casefold() in asked
-    score = 40 + min(n, 8) + (8 if code else 0) + (4 if mentioned else 0) + round(6 * last, 2)
+    # What the code does (its values, re-exports, a stub's throw, where new functions are called) is
+    # what a successor asks of a change: a record that says it ranks above one that lists names.
+    score = (40 + min(n, 8) + (8 if code else 0) + (4 if mentioned else 0) + (3 if telling or (replay.final and replay.final.values) else 0)
+             + round(6 * last, 2))
     return Fact(Section.CHANGES, text, rounds, score=score, path=path, full_text=full if body else None)
+
+
+def _does(events: list[Event], replay: _Replay, created: bool) -> list[str]:
+    """What the file's text does beyond its definitions (behaviour.py): of a created file its final
+    text, of an edited one the lines its edits added; and where the functions later edits added are
+    called from."""
+    out: list[str] = []
+    if created and replay.lines is not None:
+        lines = replay.lines
+    else:  # the lines the edits added net (a block re-sent whole adds only what it changed)
+        removed = {ln.strip() for e in events for h in e.hunks for ln in h.removed}
+        lines = [ln for e in events for h in e.hunks for ln in h.added if ln.strip() not in removed]
+    if not lines:
+        return []
+    if not created:  # the definitions the edits added and still there, and signatures reworded
+        pre: set[str] = set()  # definitions the file had before the session: removed before any edit added them
+        ours: set[str] = set()
+        for e in events:
+            for h in e.hunks:
+                pre.update(d for d in definitions(h.removed) if d not in ours)
+                ours.update(definitions(h.added))
+        final = set(replay.final.names) if replay.final else None
+        new = [d for d in definitions(lines) if d not in pre and (final is None or d in final)]
+        if len(new) > 1:
+            out.append("adds " + ", ".join(new[:6]) + (f" (+{len(new) - 6})" if len(new) > 6 else ""))
+        out += behaviour.signature_changes(events)
+    if mods := behaviour.reexports(lines):
+        out.append("re-exports " + ", ".join(mods[:behaviour.MAX_EXPORTS])
+                   + (f" (+{len(mods) - behaviour.MAX_EXPORTS})" if len(mods) > behaviour.MAX_EXPORTS else ""))
+    if thrown := behaviour.throws(lines):
+        out.append("throws " + ", ".join(thrown))
+    said = {name for name, _ in replay.final.values} if replay.final else set()
+    if replay.lines is not None and replay.born and len(events) > 1:
+        added = [n for n in definitions(replay.lines[:behaviour.SCAN_LINES]) if n not in replay.born]
+        out += behaviour.callers(replay.lines, added)
+    if vals := behaviour.values(lines, said):
+        out.append("sets " + ", ".join(vals))
+    return out
 
 
 def _count(events: list[Event]) -> int:
@@ -296,7 +386,7 @@ def _join(head: str, parts: list[str], limit: int) -> str:
             continue
         out += sep + part
         sep = "; "
-    return out + (" …" if cut else "")
+    return out + (" …" if cut and not out.endswith(" …") else "")
 
 
 def _keys(d: Digest, n: int) -> str:
@@ -436,6 +526,8 @@ class _Replay:
     final: Digest | None  # the file's final text digested, when the session showed all of it
     summaries: list[tuple[int, int, str]]  # (edit order, round, what the edit did), latest first
     contexts: list[str]  # definitions the edits landed in, latest first
+    lines: list[str] | None = None  # the final text's lines, when known
+    born: frozenset[str] = frozenset()  # definitions the file held when its text first became known
 
 
 def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Replay:
@@ -445,12 +537,15 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Rep
     content: str | None = None
     summaries: list[tuple[int, int, str]] = []
     contexts: list[str] = []
+    born: frozenset[str] | None = None
     for order, e in enumerate(events):
         where: dict[int, str] = {}  # hunk index -> enclosing definition found by the replay
         if (e.whole and e.hunks) or (content is None and e is events[0] and creates(e)):
             content = "\n".join(e.hunks[0].added) if e.whole else e.hunks[0].source[1]
             if len(content) > _REPLAY_CHARS:
                 content = None
+            elif born is None:
+                born = frozenset(definitions(content.splitlines()))
         elif content is not None and e.hunks:
             content = _apply(content, e.hunks, where)
         for name in where.values():
@@ -462,15 +557,18 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Rep
                 summaries = [x for x in summaries if x[2] != what]  # the same change again: latest only
                 summaries.append((order, e.round, what))
     final = None
+    lines: list[str] | None = None
     if content is not None:
-        final = digest(content.splitlines(), document=document)
+        lines = content.splitlines()
+        final = digest(lines, document=document)
     else:
         whole = [e for e in events if e.whole and e.hunks]
         if whole and whole[-1] is events[-1]:
-            final = digest(whole[-1].hunks[0].added, document=document)
+            lines = list(whole[-1].hunks[0].added)
+            final = digest(lines, document=document)
     summaries.reverse()
     contexts.reverse()
-    return _Replay(final, summaries, contexts)
+    return _Replay(final, summaries, contexts, lines, born or frozenset())
 
 
 def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str]) -> str | None:

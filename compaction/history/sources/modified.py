@@ -5,6 +5,7 @@ unchanged moves git reports fold into one line each, so a moved folder does not 
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from compaction.history.sources.filelog import creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 
 SCRATCH = ("created then removed", "edited, then reverted")
+_INFERRED = " (file named by the patch's own content)"
 _CHANGES = (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.REVERT)
 
 
@@ -65,7 +67,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                     n = log.n_thrown
                     what += f" ({n} edit{'s' if n != 1 else ''} reverted, not kept)"
         if not info.named and what not in SCRATCH:
-            what += " (file named by the patch's own content)"
+            what += _INFERRED
         n = len(set(info.rounds))
         is_test = bool(re.search(r"(^|/)(tests?|spec)(/|_)|_test\.|\.test\.|\.spec\.|test_", path))
         score = 50 + n + (5 if is_test and ctx.preset.tests_first else 0)
@@ -164,3 +166,31 @@ def _same_file_in(path: str, paths: set[str]) -> bool:
     if path in paths:
         return True
     return any((p.endswith("/" + path) and "/" in path) or (path.endswith("/" + p) and "/" in p) for p in paths)
+
+
+def with_changes(modified: list[Fact], changed: list[Fact]) -> tuple[list[Fact], list[Fact]]:
+    """One line per file: a chosen change record takes its file's place in the modified list (its
+    counts, what changed, its detail lines below it), so no file is named twice and the list still
+    names every file (the harness reads the list; a file without a chosen record keeps its own line).
+    Rendering only: copies, the chosen facts unchanged. Returns (modified lines, records left)."""
+    by_path = {f.path: f for f in changed if f.path}
+    if not by_path:
+        return modified, changed
+    out: list[Fact] = []
+    used: set[int] = set()
+    for m in modified:
+        rec = by_path.get(m.path) if m.path and not m.scratch else None
+        if rec is None or id(rec) in used:
+            out.append(m)
+            continue
+        first, _, rest = rec.text.partition("\n")
+        own = cite(rec.rounds)
+        if first.endswith(own):  # the list's rounds: every change of the file, not only the kept edits
+            first = first[: -len(own)].rstrip() + " " + cite(m.rounds)
+        if _INFERRED in m.text and _INFERRED not in first:
+            first = first.replace(")", f"){_INFERRED}", 1)
+        g = copy.copy(m)
+        g.text = first + ("\n" + rest if rest else "")
+        used.add(id(rec))
+        out.append(g)
+    return out, [f for f in changed if id(f) not in used]

@@ -1,0 +1,53 @@
+"""What a change does, inferred by structure (sources/behaviour.py and the change records that use it):
+an entry file's re-exports, a stub's throw, literal values set by name, where added functions are called."""
+
+from __future__ import annotations
+
+from compaction.edits import Hunk
+from compaction.events import Event, EventKind
+from compaction.history.facts import Fact
+from compaction.history.sections import Section
+from compaction.history.sources import behaviour
+from compaction.history.sources.changes import change_record
+from compaction.history.sources.modified import with_changes
+
+
+def test_reexports_throws_values():
+    lines = ["export * from './validators/index.js';", "export { a, b } from \"./schemas/index.js\";",
+             "export function dag() {", "  throw new Error('dag not yet implemented');", "}",
+             "const totalDuration = 1200;", "let i = 0;", "osc.type = 'square';", "BASE = 0.4", "x == 3"]
+    assert behaviour.reexports(lines) == ["./validators/index.js", "./schemas/index.js"]
+    assert behaviour.throws(lines) == ["Error('dag not yet implemented')"]
+    assert behaviour.values(lines, {"BASE"}) == ["totalDuration = 1200", "osc.type = 'square'"]
+    assert behaviour.throws(["    raise NotImplementedError"]) == ["NotImplementedError"]
+
+
+def test_callers_grouped_by_enclosing_definition():
+    lines = ["function playTick(p) {", "  osc.start();", "}", "function tick(now) {", "  playTick(now);",
+             "  if (done) playLand();", "}", "function playLand() {", "}"]
+    assert behaviour.callers(lines, ["playTick", "playLand"]) == ["playTick, playLand called in tick"]
+
+
+def _write(path: str, text: str, rnd: int) -> Event:
+    return Event(EventKind.WRITE, rnd, 0, path=path, hunks=(Hunk(added=tuple(text.splitlines())),), whole=True)
+
+
+def test_record_says_what_a_created_file_does():
+    e = _write("dist/dag.js", "export function dag() {\n  throw new Error('dag not yet implemented');\n}\n", 3)
+    f = change_record("dist/dag.js", [e])
+    assert f is not None and "throws Error('dag not yet implemented')" in f.text
+
+
+def test_with_changes_names_each_file_once():
+    m1 = Fact(Section.MODIFIED, "`a.js`: created (r3)", [3], path="a.js")
+    m2 = Fact(Section.MODIFIED, "`b.js`: edited (r4)", [4], path="b.js")
+    rec = Fact(Section.CHANGES, "`a.js` (created): defines f (r3)\n  + detail", [3], path="a.js")
+    mods, left = with_changes([m1, m2], [rec])
+    assert [m.text for m in mods] == ["`a.js` (created): defines f (r3)\n  + detail", "`b.js`: edited (r4)"]
+    assert left == [] and m1.text == "`a.js`: created (r3)"  # the chosen facts themselves unchanged
+
+
+def test_signature_keyword_dropped():
+    e = Event(EventKind.EDIT, 5, 0, path="u.ts", hunks=(Hunk(
+        removed=("export async function* gen<T>(xs: T[]) {",), added=("export function* gen<T>(xs: T[]) {",)),))
+    assert behaviour.signature_changes([e]) == ["gen signature: − async"]
