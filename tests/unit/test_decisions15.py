@@ -118,3 +118,23 @@ def test_a_change_made_on_a_condition_is_a_decision_with_what_it_achieves():
     [fact] = [f for f in decision_facts(ctx) if "conditionally include" in f.text]
     assert fact.text.endswith("only if 'PixelData' is present.")
     assert fact.full_text and fact.full_text.endswith("This should allow float data without it.")
+
+
+def test_the_plans_place_says_what_the_delegated_report_found_there():
+    from compaction.history.sources.plans import plan_facts
+    from tests.unit.synthetic import call_pair as _call
+
+    report = ("## Analysis\n\n**Run Command** - `main.go` lines 680-792\n- Calls sync asynchronously\n\n"
+              "**Shutdown Sequence** (`main.go` lines 1837-1904):\n1. Defer function runs on exit\n"
+              "2. Calls `cloud.Shutdown()` - waits up to 120 seconds\n3. Returns CloudSyncStats\n\nMore text.\n")
+    plan = "# Plan: Add the link\n\n### File to modify\n\n`main.go` around line 1896 (after the stats block)\n"
+    t = _transcript([
+        Message(0, Role.USER, "find where the summary is printed and propose the change"),
+        *_call("Task", {"description": "Explore", "prompt": "find the output"}, "a", report),
+        *_call("ExitPlanMode", {"plan": plan}, "b", "approved"),
+    ])
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), "/repo", len(t.rounds), target_tokens=4000)
+    why = [f.text for f in plan_facts(ctx) if f.text.startswith("Why the plan's place")]
+    assert why == ["Why the plan's place (`main.go` line 1896), per the report (r1): Shutdown Sequence (`main.go` "
+                   "lines 1837-1904): Defer function runs on exit; Calls `cloud.Shutdown()` - waits up to 120 seconds; "
+                   "Returns CloudSyncStats"]
