@@ -23,13 +23,17 @@ APPROACH_CHARS = 420
 APPROACH_CUES = ("approach", "involve")
 
 
+CUE_CHARS = 2000
+
+
 def cued(text: str, lowered: str) -> tuple[bool, bool, bool]:
     """Whether a text (`lowered`: its lower-case form) may hold an approach, a bounded change, a stop:
-    a few plain `in` tests, chained (this runs on every assistant message)."""
-    return ("approach" in lowered or "involve" in lowered,
-            "been " in lowered and ("only " in lowered or "conditional" in lowered or "unless" in lowered
-                                    or "instead of" in lowered or "rather than" in lowered),
-            "I can't" in text or "I cannot" in text or "unable to" in lowered)
+    a few bounded `find`s, chained (this runs on every assistant message). An approach or a change
+    report opens a reply: its first CUE_CHARS are searched."""
+    return (lowered.find("approach", 0, CUE_CHARS) >= 0 or lowered.find("involve", 0, CUE_CHARS) >= 0,
+            lowered.find("been ", 0, CUE_CHARS) >= 0 and _BOUNDED_RE.search(lowered, 0, CUE_CHARS) is not None,
+            text.find("I can", 0, 2 * CUE_CHARS) >= 0 or lowered.find("unable to", 0, 2 * CUE_CHARS) >= 0)
+
 
 _LEAD_RE = re.compile(r"(?i)\b(?:the approach (?:will be|is|here is)|this (?:involves|will involve)|the changes? will "
                       r"involve|the idea is|the plan is to|this will be done by|i(?:'ll| will) do this by|"
@@ -62,19 +66,15 @@ def _sentences(para: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END_RE.split(" ".join(para.split())) if s.strip()]
 
 
-def approaches(text: str, lowered: str) -> list[tuple[str, str | None]]:
+def approaches(text: str) -> list[tuple[str, str | None]]:
     """(approach, the choice sentence it carries out or None) for each approach lead-in of `text`
-    (prose without code; `lowered` its lower-case form): the lead-in sentence and the steps after it
+    (prose without code, found to hold a cue by `cued`): the lead-in sentence and the steps after it
     (the items of a list under "This involves:", or the sentences opening with Then/Finally), the
     choice being the sentence right before the lead-in when it says what the agent will do."""
-    if not any(c in lowered for c in APPROACH_CUES):
-        return []
     out: list[tuple[str, str | None]] = []
     paras = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
     for i, para in enumerate(paras):
-        low = para.lower()
-        m = _LEAD_RE.search(para) if "approach" in low or "involve" in low or "idea is" in low or "plan is" in low \
-            or "do this by" in low or "done by" in low or "the following" in low else None
+        m = _LEAD_RE.search(para) if "pproach" in para or "nvolve" in para else None  # APPROACH_CUES, any case
         if m is None:
             continue
         before = para[:m.start()]
@@ -108,18 +108,16 @@ def approaches(text: str, lowered: str) -> list[tuple[str, str | None]]:
 
 # A change the agent reports as made in a bounded way ("updated to include X only if Y", "…conditionally…"):
 # how it was done, with the sentence after it when that says what it achieves ("This should allow…").
-DONE_CUES = ("been ",)  # "has been updated to"
+DONE_CUES = ("been ",)  # "has been updated to" (what `cued` looks for)
 _DONE_RE = re.compile(r"(?i)\b(?:has|have|was|were) been (?:updated|changed|modified|refactored|rewritten|adjusted) to\b")
 _BOUNDED_RE = re.compile(r"(?i)\b(?:only (?:if|when)|conditionally|unless|instead of|rather than|except)\b")
 _EFFECT_RE = re.compile(r"^(?:This|That|It) (?:should|will|would|ensures?|allows?|means|way|keeps?|prevents?|avoids?)\b"
                         r"|^(?:That way|So that)\b")
 
 
-def bounded_changes(text: str, lowered: str) -> list[tuple[str, str]]:
+def bounded_changes(text: str) -> list[tuple[str, str]]:
     """(sentence, sentence with what it achieves) for each sentence of `text` reporting a change made
     in a bounded way; the second adds the sentence after it when that says what the change achieves."""
-    if not any(c in lowered for c in DONE_CUES):
-        return []
     out: list[str] = []
     for para in re.split(r"\n\s*\n", text):
         if "been " not in para or not _DONE_RE.search(para):
@@ -134,19 +132,17 @@ def bounded_changes(text: str, lowered: str) -> list[tuple[str, str]]:
 
 # The agent giving up on an ask ("Therefore, I cannot provide a block for a non-existent section."),
 # with what it concluded just before: why it stopped.
-STOP_CUES = ("cannot", "can't", "unable")
+STOP_CUES = ("I cannot", "I can't", "unable to")  # a stop is said in the first person (`cued`)
 _STOP_RE = re.compile(r"^(?:(?:Therefore|Thus|Hence|So|As a result|Because of this|For this reason),?\s+)?I (?:cannot|"
                       r"can't|can not|am unable to|'m unable to|won't be able to|will not be able to)\b")
 PREMISE_CHARS = 320
 _NEGATION_RE = re.compile(r"(?i)\b(?:not|no|never|missing|absent|doesn't|isn't|aren't|can't|cannot|without)\b")
 
 
-def stops(text: str, lowered: str) -> list[str]:
+def stops(text: str) -> list[str]:
     """"<premise> <stop>" for each sentence of `text` in which the agent says it cannot go on with
     an ask, the premise being the one or two sentences before it in its paragraph (or the paragraph
     before) that state what it found."""
-    if not any(c in lowered for c in STOP_CUES):
-        return []
     out: list[str] = []
     paras = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
     for i, para in enumerate(paras):

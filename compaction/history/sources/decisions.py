@@ -110,19 +110,19 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
             how_cue, done_cue, stop_cue = approach.cued(msg.text, lowered)
             if how_cue:
                 text = text if text is not None else prose(msg.text, 6000)
-                for how, choice in approach.approaches(text, text.lower()):
+                for how, choice in approach.approaches(text):
                     if choice:
                         merged.add(_key(choice))
                     out.append((rnd.number, f"{choice} {APPROACH}{how}" if choice else f"{APPROACH}{how}"))
             if done_cue:
                 text = text if text is not None else prose(msg.text, 6000)
-                for s, full in approach.bounded_changes(text, text.lower()):
+                for s, full in approach.bounded_changes(text):
                     out.append((rnd.number, f"{DONE}{s}"))
                     if fuller is not None and full != s:
                         fuller[f"{DONE}{s}"] = f"{DONE}{full}"
             if stop_cue:
                 text = text if text is not None else prose(msg.text, 6000)
-                for s in approach.stops(text, text.lower()):
+                for s in approach.stops(text):
                     guess = next(((r, g) for r, t, low in reversed(recent) if r < rnd.number
                                   and (g := approach.hedged_guess(t, low)) and approach.shares_term(s, t)), None)
                     told = f" (replaces r{guess[0]}'s guess: {guess[1]})" if guess else ""
@@ -412,13 +412,14 @@ def _constraint_score(text: str, first: bool) -> float:
 REQUEST_CHARS = 12000  # of a request read for options and preferences (its harness template left out)
 
 
-def _requests(ctx: FactContext, known: set[str], detected: harness.HarnessText,
+def _requests(ctx: FactContext, said: list[str], detected: harness.HarnessText,
               by_index: dict[int, Message]) -> tuple[list[Fact], list[tuple[int, int, str]]]:
     """One pass over the user's requests: the alternatives one lays out with the concern it says
     applies to them all (`approach.proposed_options`), and (round, message index, sentence) of the
-    preference sentences the events' constraints do not already hold (`known`: their keys)."""
+    preference sentences the events' constraints (`said`) do not already hold."""
     options: list[Fact] = []
     prefs: list[tuple[int, int, str]] = []
+    known: set[str] | None = None  # the keys of `said`, made when a preference is first found
     for e in ctx.events:
         if e.kind is not EventKind.REQUEST or not e.text or e.message_index in detected.whole:
             continue
@@ -439,7 +440,8 @@ def _requests(ctx: FactContext, known: set[str], detected: harness.HarnessText,
         if found:  # the options' openings only: the request says them whole, the concern is what this adds
             options.append(Fact(Section.DECISIONS, found[1], [e.round], score=57 + min(e.round, 500) / 1000))
         for s in sentences_around(text, _PREFERENCE_WORDS) if pref else ():
-            if 15 <= len(s) <= 400 and not s.endswith("?") and _DIRECTIVE_RE.search(s) and _key(s) not in known:
+            if 15 <= len(s) <= 400 and not s.endswith("?") and _DIRECTIVE_RE.search(s) \
+                    and _key(s) not in (known := known if known is not None else {_key(t) for t in said}):
                 prefs.append((e.round, e.message_index, s))
     return options, prefs
 
@@ -453,9 +455,8 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
     scope = 0
     constraints = [(e.kind, e.round, e.message_index, e.text) for e in ctx.events
                    if e.kind in (EventKind.DECISION, EventKind.CONSTRAINT)]
-    known = {_key(WS_RE.sub(" ", t.strip()).lstrip("-*• ").strip()) for k, _, _, t in constraints
-             if k is EventKind.CONSTRAINT}
-    facts, prefs = _requests(ctx, known, detected, by_index)
+    said = [t for k, _, _, t in constraints if k is EventKind.CONSTRAINT]  # `_key` reads words only
+    facts, prefs = _requests(ctx, said, detected, by_index)
     told = " ".join(f.text for f in facts).replace("…", "")  # a constraint inside a proposed option is told with it
     constraints += [(EventKind.CONSTRAINT, r, i, s) for r, i, s in prefs]
     for kind, round_, index, raw in constraints:
