@@ -5,6 +5,7 @@ decisions (`history.harness`): they are left out, with one line saying how many.
 from __future__ import annotations
 
 import re
+from collections import deque
 
 from compaction.events import EventKind
 from compaction.history import harness
@@ -12,6 +13,7 @@ from compaction.history.facts import WS_RE, Fact
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
+from compaction.history.sources import approach
 from compaction.history.sources.findings import answer_to, informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
@@ -79,11 +81,16 @@ def _conclusions(text: str) -> list[str]:
     return out
 
 
-def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None) -> list[tuple[int, str]]:
+def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
+                      fuller: dict[str, str] | None = None) -> list[tuple[int, str]]:
     """The agent's choices that give their reason or alternative ("I'll swap to X, which pulls from…"),
-    whatever verb they use: the events' decision phrases name only a few verbs; and the verdicts of
-    its reviews ("Concluded: …"). The texts that trace calls ("`X` calls `Y`") go to `traced`."""
+    whatever verb they use: the events' decision phrases name only a few verbs; the verdicts of its
+    reviews ("Concluded: …", with the advice they give on a condition); how it carries a choice out
+    ("Approach: …", `approach.approaches`) or did ("Done: …" when bounded: only if, unless); and why
+    it stopped on an ask ("Stopped: …", with the earlier guess it replaces). The texts that trace
+    calls ("`X` calls `Y`") go to `traced`; a choice's fuller form (with what it achieves) to `fuller`."""
     out: list[tuple[int, str]] = []
+    recent: deque[tuple[int, str, str]] = deque(maxlen=RECENT_TEXTS)  # a stop's earlier guess is in one of these
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
             if msg.role is not Role.ASSISTANT or not msg.text or msg.harness:
@@ -94,17 +101,68 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None) -> list
             text = None
             if any(c in lowered for c in _CONCLUSION_CUES):
                 text = prose(msg.text, 6000)
-                out.extend((rnd.number, f"{CONCLUDED}{s}") for s in _conclusions(text))
+                found = _conclusions(text)
+                advice = _advice(text) if found else None
+                if advice:
+                    found[-1] = f"{found[-1].rstrip('.')}; {advice}"
+                out.extend((rnd.number, f"{CONCLUDED}{s}") for s in found)
+            merged: set[str] = set()  # choice sentences told with their approach
+            how_cue, done_cue, stop_cue = approach.cued(msg.text, lowered)
+            if how_cue:
+                text = text if text is not None else prose(msg.text, 6000)
+                for how, choice in approach.approaches(text):
+                    if choice:
+                        merged.add(_key(choice))
+                    out.append((rnd.number, f"{choice} {APPROACH}{how}" if choice else f"{APPROACH}{how}"))
+            if done_cue:
+                text = text if text is not None else prose(msg.text, 6000)
+                for s, full in approach.bounded_changes(text):
+                    out.append((rnd.number, f"{DONE}{s}"))
+                    if fuller is not None and full != s:
+                        fuller[f"{DONE}{s}"] = f"{DONE}{full}"
+            if stop_cue:
+                text = text if text is not None else prose(msg.text, 6000)
+                for s in approach.stops(text):
+                    guess = next(((r, g) for r, t, low in reversed(recent) if r < rnd.number
+                                  and (g := approach.hedged_guess(t, low)) and approach.shares_term(s, t)), None)
+                    told = f" (replaces r{guess[0]}'s guess: {guess[1]})" if guess else ""
+                    out.append((rnd.number, f"{STOPPED}{s}{told}"))
+            recent.append((rnd.number, msg.text, lowered))
             if not (any(w in lowered for w in _CHOICE_WORDS) and any(w in lowered for w in _REASON_WORDS)):
                 continue
             text = text if text is not None else prose(msg.text, 6000)
             for s in sentences_around(text, _CHOICE_WORDS):
                 low = s.lower()
                 if 25 <= len(s) <= 400 and not s.endswith("?") and any(w in low for w in _REASON_WORDS) \
-                        and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s):
+                        and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s) and _key(s) not in merged:
                     before = _premise(text, s) if _SWITCH_RE.search(s) else None
                     out.append((rnd.number, f"{before} {s}" if before else s))
     return out
+
+
+APPROACH, DONE, STOPPED = "Approach: ", "Done: ", "Stopped: "
+REASONED_CHARS = 380  # a verdict with its advice, a choice with its steps: longer than a bare choice
+_LIST_NUMBER_RE = re.compile(r"^\d+[.)]\s*")
+RECENT_TEXTS = 6  # assistant texts looked back on for the guess a stop replaces
+# The advice a review gives on a condition ("If X is still needed, it should be restored. Otherwise, …").
+_ADVICE_RE = re.compile(r"^If\b[^?!]{5,200}?\b(?:should|must|need(?:s)? to|recommend|it's best|you can)\b[^?]*[.!]$")
+ADVICE_CHARS = 260
+
+
+def _advice(text: str) -> str | None:
+    """The conditional advice of a review's text ("If X is still needed, it should be restored"); its
+    "Otherwise" is implied. The sentence naming something (a code span, a path) is preferred."""
+    if "If " not in text:
+        return None
+    found: list[str] = []
+    for para in text.split("\n\n"):
+        at = para.find("If ")
+        if at < 0:
+            continue
+        flat = " ".join(para[at:].split())
+        found += [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z`])", flat) if _ADVICE_RE.match(s)]
+    found.sort(key=lambda s: _NAMES_RE.search(s) is None)
+    return _cut(found[0], ADVICE_CHARS) if found else None
 
 
 # A choice that replaces something ("I'll swap to X", "So I'll…") most often follows the sentence that
@@ -325,56 +383,133 @@ def _short_answer(ctx: FactContext, number: int, answer: str) -> str:
     return short if short and len(short) <= SHORT_ANSWER_CHARS + 60 else _cut(answer, SHORT_ANSWER_CHARS)
 
 
+# A user's preference stated in a request without the events' constraint words ("Avoid unnecessary
+# implementation logic—focus on scaffolding", "Keep all scaffolding modular", "prefer X"): a reason a
+# successor must know for what the work left out.
+_PREFERENCE_WORDS = ("avoid", "focus on", "keep ", "preserve", "prefer", "stick to", "instead of", "rather than",
+                     "no need to")
+# How binding a user's constraint reads: a prohibition rules out what a successor might do, a limit
+# narrows it, a preservation keeps something; an "ensure/make sure" line is mostly one more ask (the
+# task says it); a descriptive sentence that only holds "never" or "only" binds nothing.
+_PROHIBITION_RE = re.compile(r"(?i)\b(?:do not|don't|never|must not|should not|shouldn't|avoid|without modifying|no need to)\b")
+_LIMIT_RE = re.compile(r"(?i)\b(?:only|focus on|stick to|instead of|rather than|limit)\b")
+_KEEP_RE = re.compile(r"(?i)\b(?:keep|preserve|prefer)\b")
+_DIRECTIVE_RE = re.compile(r"(?i)^(?:[\d.)\s-]*)(?:please\s+|also,?\s+|and\s+)?(?:do not|don't|never|must|only|avoid|keep|"
+                           r"ensure|make sure|focus|prefer|preserve|stick|no\b|without|always|use|leave|limit)\b"
+                           r"|\b(?:you|we) (?:must|should|need to|have to)\b|\b(?:must|should) not\b|\bmust be\b")
+
+
+def _constraint_score(text: str, first: bool) -> float:
+    """A user constraint's weight: in the opening request most; a prohibition over a limit over a
+    preservation over an ask; a sentence that is no directive (an issue's prose) least."""
+    if not _DIRECTIVE_RE.search(text):
+        return 36
+    base = 55 if first else 45
+    return base + (3 if _PROHIBITION_RE.search(text) else 2 if _LIMIT_RE.search(text) else 1 if _KEEP_RE.search(text)
+                   else -3)
+
+
+REQUEST_CHARS = 12000  # of a request read for options and preferences (its harness template left out)
+
+
+def _requests(ctx: FactContext, said: list[str], detected: harness.HarnessText,
+              by_index: dict[int, Message]) -> tuple[list[Fact], list[tuple[int, int, str]]]:
+    """One pass over the user's requests: the alternatives one lays out with the concern it says
+    applies to them all (`approach.proposed_options`), and (round, message index, sentence) of the
+    preference sentences the events' constraints (`said`) do not already hold."""
+    options: list[Fact] = []
+    prefs: list[tuple[int, int, str]] = []
+    known: set[str] | None = None  # the keys of `said`, made when a preference is first found
+    for e in ctx.events:
+        if e.kind is not EventKind.REQUEST or not e.text or e.message_index in detected.whole:
+            continue
+        raw = e.text
+        spans = detected.template.get(e.message_index)
+        msg = by_index.get(e.message_index)
+        if spans and msg is not None and msg.text == raw:  # a harness's opening: the request inside it only
+            raw = raw[spans[0][1]:spans[-1][0]]
+        lowered = raw[:REQUEST_CHARS].lower()
+        pref = ("avoid" in lowered or "focus on" in lowered or "keep " in lowered or "preserve" in lowered
+                or "prefer" in lowered or "stick to" in lowered or "instead of" in lowered or "rather than" in lowered
+                or "no need to" in lowered)  # _PREFERENCE_WORDS, chained: every request is tested
+        concern = ("\n1" in lowered or "\n-" in lowered) and any(c in lowered for c in approach.CONCERN_CUES)
+        if not (pref or concern):
+            continue
+        text = prose(raw, REQUEST_CHARS)
+        found = approach.proposed_options(text, lowered) if concern else None
+        if found:  # the options' openings only: the request says them whole, the concern is what this adds
+            options.append(Fact(Section.DECISIONS, found[1], [e.round], score=57 + min(e.round, 500) / 1000))
+        for s in sentences_around(text, _PREFERENCE_WORDS) if pref else ():
+            if 15 <= len(s) <= 400 and not s.endswith("?") and _DIRECTIVE_RE.search(s) \
+                    and _key(s) not in (known := known if known is not None else {_key(t) for t in said}):
+                prefs.append((e.round, e.message_index, s))
+    return options, prefs
+
+
 @fact_source(Section.DECISIONS)
 def decision_facts(ctx: FactContext) -> list[Fact]:
-    facts: list[Fact] = []
     seen: set[str] = set()
     detected = harness.detect(ctx.transcript)
     by_index = {m.index: m for m in ctx.transcript.messages}
     elided = 0
     scope = 0
-    for e in ctx.events:
-        if e.kind not in (EventKind.DECISION, EventKind.CONSTRAINT):
-            continue
-        text = WS_RE.sub(" ", e.text.strip()).lstrip("-*• ").strip()
+    constraints = [(e.kind, e.round, e.message_index, e.text) for e in ctx.events
+                   if e.kind in (EventKind.DECISION, EventKind.CONSTRAINT)]
+    said = [t for k, _, _, t in constraints if k is EventKind.CONSTRAINT]  # `_key` reads words only
+    facts, prefs = _requests(ctx, said, detected, by_index)
+    told = " ".join(f.text for f in facts).replace("…", "")  # a constraint inside a proposed option is told with it
+    constraints += [(EventKind.CONSTRAINT, r, i, s) for r, i, s in prefs]
+    for kind, round_, index, raw in constraints:
+        text = WS_RE.sub(" ", raw.strip()).lstrip("-*• ").strip()
         key = _key(text)
         if key in seen or len(text) < 15 or text.endswith((":", "?")):
             continue
         seen.add(key)
-        if e.kind is EventKind.CONSTRAINT and (detected.is_harness(by_index.get(e.message_index), e.text.strip())
-                                               or _MARKUP_RE.search(text)):  # markup a client injected, not the user
+        if kind is EventKind.CONSTRAINT and (detected.is_harness(by_index.get(index), raw.strip())
+                                             or _MARKUP_RE.search(text)):  # markup a client injected, not the user
             if scope < MAX_SCOPE and SCOPE_RE.search(text) and not _MARKUP_RE.search(text):
                 scope += 1
-                facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [e.round],
-                                  score=48 + min(e.round, 500) / 1000))
+                facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [round_],
+                                  score=48 + min(round_, 500) / 1000))
                 continue
             elided += 1
             continue
-        if e.kind is EventKind.DECISION and _DIAGNOSIS_RE.search(text) and not _CHOICE_RE.search(text):
+        if kind is EventKind.CONSTRAINT and told and _LIST_NUMBER_RE.sub("", text)[:30] in told:
+            continue
+        if kind is EventKind.DECISION and _DIAGNOSIS_RE.search(text) and not _CHOICE_RE.search(text):
             continue  # the findings timeline carries it
         answer = None
-        if e.kind is EventKind.DECISION:
+        if kind is EventKind.DECISION:
             reasoned = _REASON_RE.search(text) is not None
             score = 30 + (8 if reasoned else 0) + (6 if _RULED_OUT_RE.search(text) else 0) + _named(text, reasoned)
         else:
-            score = 55 if e.round == 1 else 45  # the user's own constraints and preferences
-            answer = _answer(ctx, e.round, by_index.get(e.message_index))
+            score = _constraint_score(text, round_ == 1)  # the user's own constraints and preferences
+            answer = _answer(ctx, round_, by_index.get(index))
+            score = max(score, 45) if answer else score  # a preference the agent's answer settled
         full = None
         if answer:  # the user asked, stating a preference: the agent's answer is the decision taken
             full = f"User: “{_cut(text, 160)}” → {answer}"
-            text = f"User: “{_cut(text, 70)}” → {_short_answer(ctx, e.round, answer)}"  # tiny budgets: the gist
+            text = f"User: “{_cut(text, 70)}” → {_short_answer(ctx, round_, answer)}"  # tiny budgets: the gist
+        elif kind is EventKind.CONSTRAINT:
+            text = f"User: {text}"  # whose reason it is: the user's, not the agent's
         text = _cut(text, 300)
-        facts.append(Fact(Section.DECISIONS, text, [e.round], score=score + min(e.round, 500) / 1000,
-                          prose=e.kind is EventKind.DECISION, priority=AHEAD if answer else None,
+        facts.append(Fact(Section.DECISIONS, text, [round_], score=score + min(round_, 500) / 1000,
+                          prose=kind is EventKind.DECISION, priority=AHEAD if answer else None,
                           full_text=full if full != text else None))
     traced: list[str] = []
-    for rnd, text in _reasoned_choices(ctx, traced):
+    fuller: dict[str, str] = {}
+    for rnd, text in _reasoned_choices(ctx, traced, fuller):
+        full = fuller.get(text)
         key = _key(text)
         if key not in seen:
             seen.add(key)
-            verdict = 6 if text.startswith(CONCLUDED) else 0  # a review's verdict: rare and what the review was for
-            facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [rnd],
-                              score=38 + verdict + _named(text, True) + min(rnd, 500) / 1000, prose=True))
+            # A review's verdict, a stop's reason, how a choice is carried out: rare, and what a "why" or
+            # "how" question asks; a bare reasoned choice less.
+            kind = 8 if text.startswith(STOPPED) else 6 if text.startswith(CONCLUDED) else 4 if text.startswith(DONE) \
+                else (6 if approach.REWORK_RE.search(text) else 1) if APPROACH in text else 0
+            facts.append(Fact(Section.DECISIONS, _cut(text, REASONED_CHARS if kind else 300), [rnd],
+                              score=38 + kind + _named(text, True) + min(rnd, 500) / 1000, prose=True,
+                              full_text=_cut(full, REASONED_CHARS) if full else None))
     checked = 0
     for f in facts:
         if f.prose and f.rounds and checked < MAX_CANDIDATE_CHECKS and f.text.find("/") >= 0:
@@ -385,6 +520,12 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
                 f.score += 3  # which of several candidates, and why: what a successor cannot re-derive
     _add_callers(traced, facts)
     _mark_reversed(facts)
+    root = (ctx.cwd or "").rstrip("/\\")
+    if len(root) > 1:  # the project's own paths as the rest of the document shows them: relative
+        for f in facts:
+            if root in f.text:
+                f.text = f.text.replace(root + "/", "")
+                f.full_text = f.full_text.replace(root + "/", "") if f.full_text else None
     facts.extend(_user_choices(ctx))
     if elided:
         note = h(ctx.lang, "harness_elided").format(n=elided)

@@ -94,6 +94,60 @@ def _candidates(ctx: FactContext):
                     yield rnd.number, res.content
 
 
+# Why the plan's place: a delegated report (a sub-agent's findings) that describes the line range the
+# plan's target line falls in ("**Shutdown Sequence** (`main.go` lines 1837-1904):" and its items) says
+# what happens there, the reason the place was chosen.
+_TARGET_RE = re.compile(r"`?([\w./-]+\.[a-zA-Z]{1,5})`?[^\n`]{0,30}?\blines? (\d+)\b")
+_ITEM_RE = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+(.+)$")
+MAX_WHY_ITEMS = 4
+WHY_ITEM_CHARS = 90
+REPORT_CHARS = 30000
+
+
+def _where(lines: list[str]) -> tuple[str, int] | None:
+    """(file name, line) of the plan's first line naming a line of a file."""
+    for line in lines:
+        m = _TARGET_RE.search(line)
+        if m:
+            return m.group(1).rsplit("/", 1)[-1], int(m.group(2))
+    return None
+
+
+def _why_there(ctx: FactContext, name: str, line: int, until: int) -> tuple[int, str] | None:
+    """(round, "heading: item; item") of the first delegated report before round `until` whose text
+    describes a line range of `name` holding `line`, with the list items under it."""
+    range_re = re.compile(re.escape(name) + r"`?\)?,?\s*\**\s*(?:lines?|L)\s*(\d+)\s*[-–]\s*(\d+)")
+    for rnd in ctx.transcript.rounds[:until]:
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call.kind is not ToolKind.OTHER:
+                    continue
+                res = ctx.results_of(rnd).get(id(call))
+                text = res.content[:REPORT_CHARS] if res is not None and res.content else ""
+                if text.find(name) < 0:
+                    continue
+                for m in range_re.finditer(text):
+                    if not int(m.group(1)) <= line <= int(m.group(2)) or int(m.group(2)) - int(m.group(1)) > 400:
+                        continue
+                    start = text.rfind("\n", 0, m.start()) + 1
+                    rest = text[start:].splitlines()
+                    items: list[str] = []
+                    for ln in rest[1:]:
+                        im = _ITEM_RE.match(ln)
+                        if not im:
+                            if items or ln.strip():
+                                break
+                            continue
+                        item = WS_RE.sub(" ", im.group(1)).strip()
+                        items.append(item if len(item) <= WHY_ITEM_CHARS else item[:WHY_ITEM_CHARS - 1] + "…")
+                        if len(items) >= MAX_WHY_ITEMS:
+                            break
+                    if items:
+                        head = WS_RE.sub(" ", rest[0].replace("**", "")).strip().rstrip(":")
+                        return rnd.number, f"{head}: " + "; ".join(items)
+    return None
+
+
 @fact_source(Section.DECISIONS)
 def plan_facts(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.code:
@@ -114,5 +168,11 @@ def plan_facts(ctx: FactContext) -> list[Fact]:
     rnd, title, lines = latest
     rounds = sorted({first_round or rnd, rnd})
     head = f"Plan{f' “{title}”' if title else ''} (r{rnd})"
-    return [Fact(Section.DECISIONS, f"{head}: {lines[0]}", rounds, score=43, priority=AHEAD,
-                 full_text=head + ":\n" + "\n".join(f"  - {x}" for x in lines) if len(lines) > 1 else None)]
+    out = [Fact(Section.DECISIONS, f"{head}: {lines[0]}", rounds, score=43, priority=AHEAD,
+                full_text=head + ":\n" + "\n".join(f"  - {x}" for x in lines) if len(lines) > 1 else None)]
+    where = _where(lines)
+    why = _why_there(ctx, where[0], where[1], rnd) if where else None
+    if why:
+        out.append(Fact(Section.DECISIONS, f"Why the plan's place (`{where[0]}` line {where[1]}), per the report "
+                                           f"(r{why[0]}): {why[1]}", sorted({why[0], rnd}), score=44))
+    return out
