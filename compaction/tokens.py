@@ -12,6 +12,7 @@ import hashlib
 import marshal
 import os
 import re
+import sys
 import tempfile
 import threading
 from collections.abc import Callable
@@ -345,6 +346,7 @@ def counted_exactly(text: str) -> bool:
 # sees as well). A long message, and the last messages (the verbatim tail renders them with these
 # counts), are counted alone and keep their count in `Message.tokens`.
 _RUN_CHARS = 1 << 16
+_WORKER_SWITCH_INTERVAL = 0.0002  # seconds
 _ALONE_AT_END = 48
 
 
@@ -392,6 +394,29 @@ def count_messages(messages: list[Message], enc: str = DEFAULT_ENCODING) -> int:
     return known + _count_planned(runs, alone, enc)
 
 
+_switch_lock = threading.Lock()
+_switch_users = 0
+_switch_saved = 0.0
+
+
+def _short_switches(on: bool) -> None:
+    """After each encode a worker waits for the GIL until the main thread is asked to drop it: one
+    switch interval (5 ms by default), longer than most encodes. While a worker counts, that wait is
+    made short (the main thread is interrupted only when a worker asks); the last one to finish puts
+    the process's interval back."""
+    global _switch_users, _switch_saved
+    with _switch_lock:
+        if on:
+            if _switch_users == 0:
+                _switch_saved = sys.getswitchinterval()
+                sys.setswitchinterval(min(_switch_saved, _WORKER_SWITCH_INTERVAL))
+            _switch_users += 1
+        else:
+            _switch_users -= 1
+            if _switch_users == 0:
+                sys.setswitchinterval(_switch_saved)
+
+
 def count_messages_meanwhile(messages: list[Message], enc: str = DEFAULT_ENCODING) -> Callable[[], int]:
     """`count_messages` on a worker thread; returns the wait for the total. tiktoken's encoder releases
     the GIL while it encodes, so on a second core the count (most of one encode of the session) runs
@@ -409,9 +434,16 @@ def count_messages_meanwhile(messages: list[Message], enc: str = DEFAULT_ENCODIN
             result.append(_count_planned(runs, alone, enc))
         except BaseException as exc:  # re-raised in the caller's thread by the wait
             failed.append(exc)
+        finally:
+            _short_switches(False)
 
     worker = threading.Thread(target=work, name="count-messages", daemon=True)
-    worker.start()
+    _short_switches(True)
+    try:
+        worker.start()
+    except BaseException:
+        _short_switches(False)
+        raise
 
     def wait() -> int:
         worker.join()

@@ -169,3 +169,16 @@ def test_a_session_is_counted_as_its_text():
     per_message = sum(tokens.count(t) for t in [*short, long])
     assert abs(total - per_message) <= per_message * 0.02
     assert tokens.count_messages(msgs) == total  # the kept counts are reused, the runs counted the same
+
+
+def test_counting_meanwhile_puts_the_switch_interval_back():
+    """The short switch interval lasts while a worker counts; overlapping counts restore it once."""
+    import sys
+
+    from compaction.model import Message, Role
+
+    before = sys.getswitchinterval()
+    waits = [tokens.count_messages_meanwhile([Message(i, Role.USER, "x = 1\n" * 5000) for i in range(3)])
+             for _ in range(3)]
+    assert [w() for w in waits] == [waits[0]()] * 3
+    assert sys.getswitchinterval() == before
