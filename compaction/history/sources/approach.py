@@ -54,7 +54,8 @@ _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
 _CHOICE_HEAD_RE = re.compile(r"(?i)\b(?:I(?:'ll| will|'m going to| am going to)|we(?:'ll| will| need to)|let's)\s+\w+")
 
 
-def _cut(text: str, limit: int) -> str:
+def cut_at_word(text: str, limit: int) -> str:
+    """`text` within `limit` characters, cut at a word and marked with an ellipsis."""
     if len(text) <= limit:
         return text
     head = text[:limit - 1]
@@ -88,12 +89,12 @@ def approaches(text: str) -> list[tuple[str, str | None]]:
         if not steps and lead.rstrip().endswith(":") and i + 1 < len(paras):  # the list is the next paragraph
             steps = [x.group(1).strip() for x in map(_ITEM_RE.match, paras[i + 1].splitlines()) if x]
         if steps:
-            body = "; ".join(_cut(s.rstrip("."), STEP_CHARS) for s in steps if not _CHORE_RE.search(s))
-            approach = _cut(body, APPROACH_CHARS) or None  # the label says what the lead-in ("This involves:") said
+            body = "; ".join(cut_at_word(s.rstrip("."), STEP_CHARS) for s in steps if not _CHORE_RE.search(s))
+            approach = cut_at_word(body, APPROACH_CHARS) or None  # the label says what the lead-in ("This involves:") said
         else:
             sents = _sentences(lead_para)
             chosen = [sents[0]] + [s for s in sents[1:MAX_STEPS + 2] if _STEP_RE.match(s)][:MAX_STEPS - 1]
-            approach = " ".join(_cut(s, 2 * STEP_CHARS) for s in chosen if not _CHORE_RE.search(_STEP_RE.sub("", s)))
+            approach = " ".join(cut_at_word(s, 2 * STEP_CHARS) for s in chosen if not _CHORE_RE.search(_STEP_RE.sub("", s)))
         if not approach or len(approach) < 30:
             continue
         approach = _NAMED_LEAD_RE.sub("", approach, count=1)
@@ -102,7 +103,7 @@ def approaches(text: str) -> list[tuple[str, str | None]]:
         choice = prior[-1] if prior and _CHOICE_HEAD_RE.search(prior[-1]) and not prior[-1].endswith("?") else None
         if choice:  # "…, and then remove the "AI" comment": a chore, not the choice
             choice = _CHORE_TAIL_RE.sub(".", choice)
-        out.append((_cut(approach, APPROACH_CHARS), choice))
+        out.append((cut_at_word(approach, APPROACH_CHARS), choice))
     return out
 
 
@@ -126,7 +127,7 @@ def bounded_changes(text: str) -> list[tuple[str, str]]:
         for k, s in enumerate(sents):
             if _DONE_RE.search(s) and _BOUNDED_RE.search(s) and 30 <= len(s) <= 400:
                 effect = sents[k + 1] if k + 1 < len(sents) and _EFFECT_RE.match(sents[k + 1]) else ""
-                out.append((_cut(s, APPROACH_CHARS), _cut(f"{s} {effect}".strip(), APPROACH_CHARS)))
+                out.append((cut_at_word(s, APPROACH_CHARS), cut_at_word(f"{s} {effect}".strip(), APPROACH_CHARS)))
     return out
 
 
@@ -178,7 +179,7 @@ def hedged_guess(text: str, lowered: str) -> str | None:
                 k = text.find(b, at)
                 if 0 <= k < end:
                     end = k
-            return _cut(" ".join(text[at:end].split()), GUESS_CHARS)
+            return cut_at_word(" ".join(text[at:end].split()), GUESS_CHARS)
     return None
 
 
@@ -228,7 +229,7 @@ def proposed_options(text: str, lowered: str) -> tuple[str, str] | None:
         concern = _sentences(lines[j])[0] if _sentences(lines[j]) else ""
         if not _CONCERN_RE.match(concern):
             continue
-        concern = _cut(concern, 2 * OPTION_CHARS)
-        forms = ["; ".join(f"{k}) {_cut(x.rstrip('.'), n)}" for k, x in enumerate(items, 1)) for n in (OPTION_CHARS, 40)]
+        concern = cut_at_word(concern, 2 * OPTION_CHARS)
+        forms = ["; ".join(f"{k}) {cut_at_word(x.rstrip('.'), n)}" for k, x in enumerate(items, 1)) for n in (OPTION_CHARS, 40)]
         return f"Proposed: {forms[0]} — {concern}", f"Proposed: {forms[1]} — {concern}"
     return None

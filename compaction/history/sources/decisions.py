@@ -14,6 +14,7 @@ from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
 from compaction.history.sources import approach
+from compaction.history.sources.approach import cut_at_word as _cut
 from compaction.history.sources.findings import answer_to, informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
@@ -333,15 +334,6 @@ def _mark_reversed(facts: list[Fact]) -> None:
                 earlier.text = f"{earlier.text} (later reversed, r{later.rounds[0]}: {what})"
                 earlier.score -= 6
                 break
-
-
-def _cut(text: str, limit: int) -> str:
-    """`text` within `limit` characters, cut at a word and marked with an ellipsis."""
-    if len(text) <= limit:
-        return text
-    head = text[:limit - 1]
-    space = head.rfind(" ")
-    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:") + "…"
 
 
 def _key(text: str) -> str:
