@@ -17,6 +17,9 @@ from compaction.transcripts.path_spelling import is_windows_path
 MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
 TIGHT_TARGET = 3000  # below this many tokens the budget is tight: no tail share, shorter requests
 _TAG_RE = re.compile(r"</?[a-z_]+>")
+# A tag named inside a sentence ("ensure the <issue_description> is satisfied") refers to the tagged
+# part: it becomes its name in words, not a gap.
+_TAG_IN_SENTENCE_RE = re.compile(r"(?<=\w )<([a-z_]+)>(?= \w)")
 WS_RE = re.compile(r"[ \t]+")
 _BLANKS_RE = re.compile(r"\n{3,}")
 
@@ -105,7 +108,7 @@ def clean_task(text: str) -> str:
     # Each rewrite only where its pattern can match (one C-speed find each); trailing blanks go line
     # by line (the anchored regex tries every blank of the text).
     if "<" in text:
-        text = _TAG_RE.sub("", text)
+        text = _TAG_RE.sub("", _TAG_IN_SENTENCE_RE.sub(lambda m: m.group(1).replace("_", " "), text))
     if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
         text = "\n".join(line.rstrip(" \t") for line in text.split("\n"))
     if "\n\n\n" in text:

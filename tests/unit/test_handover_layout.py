@@ -195,3 +195,15 @@ def test_a_shortened_request_keeps_its_constraint_sentences() -> None:
     assert named.count("More context here") <= 1  # a sentence said again is said once
     assert shorten_request("short request", 160) == "short request"
     assert shorten_request("x" * 200, 160) == "x" * 159 + "…"
+
+
+def test_a_tag_named_inside_a_sentence_is_said_in_words():
+    """A harness's wrapper tags go, but one its instructions name mid-sentence leaves no gap."""
+    from compaction.history.facts import clean_task
+
+    text = "<issue_description>\nThe parser drops defaults.\n</issue_description>\n" \
+           "Make the minimal changes to ensure the <issue_description> is satisfied."
+    cleaned = clean_task(text)
+    assert "<" not in cleaned
+    assert cleaned.startswith("The parser drops defaults.")
+    assert "ensure the issue description is satisfied" in cleaned
