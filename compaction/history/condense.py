@@ -588,12 +588,12 @@ def telegraph(text: str, limit: int, prose: int | None = None) -> str:
         cap = lo
         break
     if not keep:
-        return _cut(flat, limit)
+        return cut_at_word(flat, limit)
     out, prev = "", -2
     for at in sorted(keep):
         s = said[at]
         if cap is not None and len(s) + 2 > cap:
-            s = _cut(s, cap - 2 if len(keep) > 1 else cap)  # a lone ask has no separator
+            s = cut_at_word(s, cap - 2 if len(keep) > 1 else cap)  # a lone ask has no separator
         if out:  # a lead-in is followed by its own next item, else it ends like any ask
             out = out + " " if out.endswith(":") and at == prev + 1 and at not in labels else out.rstrip(":") + "; "
         out += f"{labels[at]} {s}" if at in labels else s
@@ -601,8 +601,8 @@ def telegraph(text: str, limit: int, prose: int | None = None) -> str:
     return out.rstrip(":")  # a lead-in whose items were left out
 
 
-def _cut(text: str, n: int) -> str:
-    """`text` within `n` characters, cut at a word's end when one is in its second half."""
+def cut_at_word(text: str, n: int) -> str:
+    """`text` within `n` characters, cut at a word's end when one is in its second half, marked `…`."""
     if len(text) <= n:
         return text
     head = text[: max(1, n - 1)]

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from compaction.history.condense import cut_at_word
+
 STEP_CHARS = 90  # one step of an approach, cut at a word
 MAX_STEPS = 3
 APPROACH_CHARS = 420
@@ -52,15 +54,6 @@ REWORK_RE = re.compile(r"(?i)\b(?:refactor|rewrit|restructur|replac|convert|swit
 _CHORE_TAIL_RE = re.compile(r",? and (?:then )?(?:remove|delete) the [^.]{0,30}comment\.?$")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
 _CHOICE_HEAD_RE = re.compile(r"(?i)\b(?:I(?:'ll| will|'m going to| am going to)|we(?:'ll| will| need to)|let's)\s+\w+")
-
-
-def cut_at_word(text: str, limit: int) -> str:
-    """`text` within `limit` characters, cut at a word and marked with an ellipsis."""
-    if len(text) <= limit:
-        return text
-    head = text[:limit - 1]
-    space = head.rfind(" ")
-    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:") + "…"
 
 
 def _sentences(para: str) -> list[str]:
@@ -147,7 +140,7 @@ def stops(text: str) -> list[str]:
     out: list[str] = []
     paras = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
     for i, para in enumerate(paras):
-        if not ("I can't" in para or "I cannot" in para or "unable to" in para):
+        if not any(cue in para for cue in STOP_CUES):
             continue  # a stop is said in the first person
         sents = _sentences(para)
         for k, s in enumerate(sents):

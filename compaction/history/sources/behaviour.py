@@ -65,7 +65,7 @@ def values(lines: list[str], known: set[str] | frozenset[str] = frozenset()) -> 
     out: list[str] = []
     seen: set[str] = set(known)
     for line in lines[:SCAN_LINES]:
-        if "=" not in line or "==" in line.split("=", 1)[0]:
+        if "=" not in line:  # `_ASSIGN_RE` itself rules out comparisons (`=(?!=)`)
             continue
         m = _ASSIGN_RE.match(line)
         if not m or m.group(2) in _TRIVIAL or m.group(1) in seen:

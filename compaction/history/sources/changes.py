@@ -23,7 +23,7 @@ from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources import behaviour
-from compaction.history.sources.filelog import FileLog, creates, logs_of
+from compaction.history.sources.filelog import FileLog, count_edits, creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 
 MAX_LINES = 10  # diff lines shown per file
@@ -199,9 +199,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if deleted or not events:
         return None
     thrown = thrown or []
-    undone = undone or _count([ed.event for ed in thrown])
+    undone = undone or count_edits([ed.event for ed in thrown])
     rounds = [e.round for e in events]
-    n = _count(events)
+    n = count_edits(events)
     created = events[0].kind is EventKind.WRITE or creates(events[0])
     counts = ("created" + (f", then {n - 1} edit{'s' if n != 2 else ''}" if n > 1 else "") if created
               else f"{n} edit{'s' if n != 1 else ''}")
@@ -350,13 +350,6 @@ def _does(events: list[Event], replay: _Replay, created: bool) -> list[str]:
     return out
 
 
-def _count(events: list[Event]) -> int:
-    """Edits counted once per call: a payload's event and the harness's "applied" line are one edit."""
-    with_payload = {(e.round, e.message_index) for e in events if e.hunks}
-    payload_rounds = {r for r, _ in with_payload}
-    return len(with_payload) + len({e.round for e in events if not e.hunks and e.round not in payload_rounds})
-
-
 def _join(head: str, parts: list[str], limit: int) -> str:
     """`head: part; part …` within `limit` characters: a part that does not fit is left out whole
     (a shorter one after it may still fit), and the cut is marked."""
@@ -455,7 +448,7 @@ def _thrown_note(thrown: list) -> str:
     last, what = said[-1] if said else (thrown[-1], "")
     if "“" in (last.undone or "") and what.startswith("`"):  # the commit's own words say what it did: the place will do
         what = what.split(":", 1)[0] + " edit"
-    more = _count([ed.event for ed in thrown]) - 1
+    more = count_edits([ed.event for ed in thrown]) - 1
     return (f"not kept: r{last.event.round} {what.replace('`', '')}{' ' if what else ''}— {last.undone}"
             + (f" (+{more} more)" if more > 0 else ""))
 
@@ -491,7 +484,7 @@ def _thrown_lines(thrown: list) -> list[str]:
 
 def _thrown_record(path: str, log: FileLog) -> Fact:
     rounds = [ed.event.round for ed in log.thrown]
-    n = _count([ed.event for ed in log.thrown])
+    n = count_edits([ed.event for ed in log.thrown])
     hows = list(dict.fromkeys(ed.undone for ed in log.thrown))
     what = next((w for ed in reversed(log.thrown) if ed.event.hunks and (w := _thrown_what(ed.event))), "")
     what = f" — {what.replace('`', '')}" if what else ""  # what the edits did: a successor may want it back

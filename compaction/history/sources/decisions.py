@@ -9,12 +9,12 @@ from collections import deque
 
 from compaction.events import EventKind
 from compaction.history import harness
+from compaction.history.condense import cut_at_word as _cut
 from compaction.history.facts import WS_RE, Fact
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
 from compaction.history.sources import approach
-from compaction.history.sources.approach import cut_at_word as _cut
 from compaction.history.sources.findings import answer_to, informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role

@@ -44,9 +44,15 @@ class FileLog:
 
     @property
     def n_thrown(self) -> int:
-        """Edits thrown away, counted once per call (a payload and the harness's "applied" line are one)."""
-        calls = {(e.event.round, e.event.message_index) for e in self.thrown if e.event.hunks}
-        return len(calls) + len({e.event.round for e in self.thrown if not e.event.hunks} - {r for r, _ in calls})
+        """Edits thrown away, counted once per call (`count_edits`)."""
+        return count_edits([e.event for e in self.thrown])
+
+
+def count_edits(events: list[Event]) -> int:
+    """Edits counted once per call: a payload's event and the harness's "applied" line are one edit."""
+    with_payload = {(e.round, e.message_index) for e in events if e.hunks}
+    payload_rounds = {r for r, _ in with_payload}
+    return len(with_payload) + len({e.round for e in events if not e.hunks and e.round not in payload_rounds})
 
 
 def _whole_tree_revert(command: str) -> str | None:

@@ -13,6 +13,7 @@ import re
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.mdsafe import escape_path
 from compaction.model import Role
 
 ERROR_CHARS = 60  # one provider error, as said
@@ -49,10 +50,10 @@ def model_facts(ctx: FactContext) -> list[Fact]:
             continue
         rounds += [first] + [r for r, _ in errs]
         shown = "; ".join(s for _, s in errs[:MAX_ERRORS])
-        parts.append(f"`{model}` failed: {shown}")
+        parts.append(f"`{escape_path(model)}` failed: {shown}")
     final, first, errs = periods[-1]
     rounds.append(first)
-    last = f"finally `{final}` (from r{first} on" + (f"; errors met: {'; '.join(s for _, s in errs[:2])}" if errs else "") + ")"
+    last = f"finally `{escape_path(final)}` (from r{first} on" + (f"; errors met: {'; '.join(s for _, s in errs[:2])}" if errs else "") + ")"
     text = "Models: " + " → ".join(parts + [last])
     return [Fact(Section.DECISIONS, f"{text} {cite(sorted(set(rounds)))}", sorted(set(rounds)), score=60)]
 

@@ -57,7 +57,7 @@ def needs_from_user(ctx: FactContext) -> list[Fact]:
     msgs = ctx.transcript.messages
     last_user = next((m.index for m in reversed(msgs) if m.role is Role.USER and not m.harness and m.text.strip()), -1)
     needs: dict[str, str] = {}
-    where: list[tuple[str, int]] = []
+    where: tuple[str, int] | None = None  # the first source: the line cites it
     # the prose documents (a skill, a guide) the agent read after it: their instructions to ask the user
     read = sorted({e.round for e in ctx.events if e.kind is EventKind.READ and e.path and e.message_index > last_user
                    and _PROSE_DOC_RE.search(e.path)})
@@ -75,21 +75,22 @@ def needs_from_user(ctx: FactContext) -> list[Fact]:
                 found = _user_values(text)
                 for key, value in found:
                     needs.setdefault(key, value)
-                if found:
-                    name = _DOC_NAME_RE.split(named[: doc.end()])[-1]
-                    where.append((f"`{name}`", rnd.number))
+                if found and where is None:
+                    where = (f"`{_DOC_NAME_RE.split(named[: doc.end()])[-1]}`", rnd.number)
     # the agent's question to the user closes its turn: its last messages after the user's
     for m in [m for m in msgs[-_LAST_SAID * 4:] if m.index > last_user and m.role is Role.ASSISTANT][-_LAST_SAID:]:
         if m.text and any(m.text.find(w) >= 0 for w in _AGENT_WORDS):
-            for q in _AGENT_ASKS_RE.finditer(m.text):
-                needs.setdefault(q.group(0).strip().lower()[:40], _clip(q.group(0).strip(), 2 * _NEED_CHARS))
+            asked = [q.group(0).strip() for q in _AGENT_ASKS_RE.finditer(m.text)]
+            for q in asked:
+                needs.setdefault(q.lower()[:40], _clip(q, 2 * _NEED_CHARS))
+            if asked and where is None:
                 rnd_no = next((r.number for r in reversed(ctx.transcript.rounds) if r.messages
                                and r.messages[0].index <= m.index), 1)
-                where.append(("the agent's question", rnd_no))
-    if not needs:
+                where = ("the agent's question", rnd_no)
+    if not needs or where is None:
         return []
     shown = "; ".join(list(needs.values())[:_NEEDS])
-    return [Fact(Section.NEXT, f"[ask the user] not given yet ({where[0][0]}, r{where[0][1]}): {shown}", [where[0][1]],
+    return [Fact(Section.NEXT, f"[ask the user] not given yet ({where[0]}, r{where[1]}): {shown}", [where[1]],
                  score=64, pending=True)]
 
 
