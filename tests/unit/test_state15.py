@@ -77,7 +77,9 @@ def test_a_refused_edits_cause_is_read_off_its_old_text_and_the_files_lines():
     tabbed = "\n".join(f"{n:6}\t{line}" for n, line in enumerate(["def f():", "\tif x:", "\t\treturn 1"], start=1))
     assert cause("    if x:\n        return 1", tabbed) == "the file indents with tabs, the old text with spaces"
     assert cause("if x:", tabbed) == ""  # the text is there: refused for another reason
-    assert cause('print("a\\n")', "") == ""  # an escape inside a string literal is code, not a mistake
+    # With no view to compare against, only an escape followed by indentation reads as a typed line
+    # break: a string literal's escape (`"a\\n"`) is not one
+    assert cause('print("a\\n")', "") == ""
 
 
 def test_a_refused_edit_with_a_known_cause_says_it_in_one_line():
