@@ -219,10 +219,12 @@ def informative(texts: list[str], limit: int) -> str | None:
         text = _THOUGHT_RE.sub("", without_fences(raw_text[:4000]))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
         for raw in _SENTENCE_RE.split(text):
-            x = WS_RE.sub(" ", _EMPHASIS_RE.sub("", raw)).strip().lstrip("-*• ")  # "**Build command:**" reads plain
+            marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
+            plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
+            x = (WS_RE.sub(" ", plain) if "  " in plain or "\t" in plain else plain).strip().lstrip("-*• ")
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith("?"):
                 sentences.append(x)
-                stressed.append(len(_BOLD_RE.findall(raw)))
+                stressed.append(len(_BOLD_RE.findall(raw)) if marked else 0)
         if len(sentences) >= 40:
             break
     if not sentences:
@@ -248,7 +250,7 @@ def statements(msg: Message) -> list[tuple[str, int]]:
         if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
             continue
         low = s.lower()
-        weight = next((w for rx, w, words in _LOWER_PATTERNS if any(x in low for x in words) and rx.search(low)), 0)
+        weight = next((w for rx, w, words in _LOWER_PATTERNS if any(map(low.__contains__, words)) and rx.search(low)), 0)
         if weight == _HOLDS_WEIGHT and not _SPECIFIC_RE.search(s):
             continue  # "The file is empty": which file it was is the finding
         if weight:
