@@ -81,10 +81,11 @@ _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|suc
 _SUMMARY_LINE_RE = re.compile(r"\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems) found\b|"
                               r"\b0 (?:issues|errors|problems)\b|\bSuccessfully (?:installed|built|created|compiled|"
                               r"deployed|pushed|tagged)\b|\bcompleted successfully\b|\bBuild succeeded\b|\bResult: ")
-# One of which every _SUMMARY_LINE_RE match holds: a few substring searches spare most outputs the
-# pattern, whose branches open with `\b` and so are tried at every position.
-_SUMMARY_WORDS = (" file", " issues", " errors", " problems", "Successfully ", "completed successfully",
-                  "Build succeeded", "Result: ")
+# One of which every _SUMMARY_LINE_RE match holds (each branch's literal core): a few substring searches
+# spare most outputs the pattern, whose branches open with `\b` and so are tried at every position
+# (" file" or " errors" alone let an output of ordinary prose through).
+_SUMMARY_WORDS = (" file changed", " files changed", " issues found", " errors found", " problems found", "0 issues",
+                  "0 errors", "0 problems", "Successfully ", "completed successfully", "Build succeeded", "Result: ")
 # What makes an answer's sentence informative: identifiers in backticks, numbers, reasons.
 _INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*\b|\b(?:because|so|means|instead|rather than|ruled out|"
                              r"the problem is|root cause|since|therefore|which)\b|^[A-Z][\w /()-]{1,30}: \S",
