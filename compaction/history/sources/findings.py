@@ -76,6 +76,10 @@ _THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning):\s*")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
 _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|successfully|All tests|Done|done)\b|"
                              r"\bResult:|\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems)\b")
+# One of which every match of each line pattern holds (none holds a newline: a match is within one line).
+_LINE_WORDS = {_ERROR_LINE_RE: ("Error", "Exception", "FAILED", "FAIL:", "error:", "error[", "assert ", "panic", "fatal"),
+               _RESULT_LINE_RE: ("passed", "failed", "OK", "SUCCESS", "uccess", "All tests", "Done", "done", "Result:",
+                                 " file", " issues", " errors", " problems")}
 # A succeeded command's closing summary worth saying even when the command is routine (a commit's
 # "2 files changed, 393 insertions(+)", a linter's "0 issues", an installer's "Successfully installed").
 _SUMMARY_LINE_RE = re.compile(r"\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems) found\b|"
@@ -297,9 +301,11 @@ def decisive_line(output: str, failed: bool) -> str:
     lines = [ln.strip() for ln in output[-8000:].strip().splitlines()[-60:] if ln.strip()]
     lines = [ln for ln in lines if not _NOISE_LINE_RE.fullmatch(ln)]
     hit = None
+    joined = "\n".join(lines)  # a pattern none of whose words the lines hold is not tried line by line
     order = (_ERROR_LINE_RE, _RESULT_LINE_RE) if failed else (_RESULT_LINE_RE, _ERROR_LINE_RE)
     for rx in order:  # a failure: what went wrong first; a success: the result first
-        hit = hit or next((ln for ln in reversed(lines) if rx.search(ln) and len(ln) <= 200), None)
+        if hit is None and any(map(joined.__contains__, _LINE_WORDS[rx])):
+            hit = next((ln for ln in reversed(lines) if rx.search(ln) and len(ln) <= 200), None)
     if hit is None and failed and lines and len(lines[-1]) <= 200:
         hit = lines[-1]
     return hit or ""
