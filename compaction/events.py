@@ -489,6 +489,26 @@ def argument_strings(value: object, depth: int = 0, *, max_depth: int = 8, max_i
                                                                     max_items=max_items)]
 
 
+def _strings_with_at(calls: list[ToolCall]) -> list[str]:
+    """The string leaves of the calls' arguments that hold an `@` (where a marker may be), in the order
+    `argument_strings` gives them: a flat argument dict (most calls) is read without the recursion."""
+    out: list[str] = []
+    for c in calls:
+        args = c.arguments
+        if not args:
+            continue
+        if not isinstance(args, dict):
+            out.extend(s for s in argument_strings(args) if "@" in s)
+            continue
+        for v in args.values():
+            if isinstance(v, str):
+                if "@" in v:
+                    out.append(v)
+            else:
+                out.extend(s for s in argument_strings(v, 1) if "@" in s)
+    return out
+
+
 def _merge_at(events: list[Event], kept: deque[tuple[int, Event]]) -> list[Event]:
     """`events` with each kept (position, event) put back where it was taken out: positions count
     the events present when it was taken, so later ones shift by the number of those dropped."""
@@ -511,7 +531,7 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
     texts += [r.content for r in msg.tool_results if r.content]
     # A marker is kept wherever the model saw it, tool-call arguments included (a todo item, a
     # written file's text, a command's comment).
-    marked = texts + [s for c in msg.tool_calls if c.arguments for s in argument_strings(c.arguments) if "@" in s]
+    marked = texts + _strings_with_at(msg.tool_calls) if msg.tool_calls else texts
     for text in marked:
         if "@" in text and MARKER_RE.search(text):
             for m in _MARKER_LINE_RE.finditer(text):

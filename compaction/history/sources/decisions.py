@@ -100,7 +100,7 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
             if traced is not None and "` calls `" in lowered:  # one scan: "`X` calls `Y`" only
                 traced.append(msg.text[:6000])
             text = None
-            if any(c in lowered for c in _CONCLUSION_CUES):
+            if any(map(lowered.__contains__, _CONCLUSION_CUES)):
                 text = prose(msg.text, 6000)
                 found = _conclusions(text)
                 advice = _advice(text) if found else None
@@ -129,12 +129,12 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
                     told = f" (replaces r{guess[0]}'s guess: {guess[1]})" if guess else ""
                     out.append((rnd.number, f"{STOPPED}{s}{told}"))
             recent.append((rnd.number, msg.text, lowered))
-            if not (any(w in lowered for w in _CHOICE_WORDS) and any(w in lowered for w in _REASON_WORDS)):
+            if not (any(map(lowered.__contains__, _CHOICE_WORDS)) and any(map(lowered.__contains__, _REASON_WORDS))):
                 continue
             text = text if text is not None else prose(msg.text, 6000)
             for s in sentences_around(text, _CHOICE_WORDS):
                 low = s.lower()
-                if 25 <= len(s) <= 400 and not s.endswith("?") and any(w in low for w in _REASON_WORDS) \
+                if 25 <= len(s) <= 400 and not s.endswith("?") and any(map(low.__contains__, _REASON_WORDS)) \
                         and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s) and _key(s) not in merged:
                     before = _premise(text, s) if _SWITCH_RE.search(s) else None
                     out.append((rnd.number, f"{before} {s}" if before else s))

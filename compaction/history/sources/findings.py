@@ -76,15 +76,20 @@ _THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning):\s*")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
 _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|successfully|All tests|Done|done)\b|"
                              r"\bResult:|\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems)\b")
+# One of which every match of each line pattern holds (none holds a newline: a match is within one line).
+_LINE_WORDS = {_ERROR_LINE_RE: ("Error", "Exception", "FAILED", "FAIL:", "error:", "error[", "assert ", "panic", "fatal"),
+               _RESULT_LINE_RE: ("passed", "failed", "OK", "SUCCESS", "uccess", "All tests", "Done", "done", "Result:",
+                                 " file", " issues", " errors", " problems")}
 # A succeeded command's closing summary worth saying even when the command is routine (a commit's
 # "2 files changed, 393 insertions(+)", a linter's "0 issues", an installer's "Successfully installed").
 _SUMMARY_LINE_RE = re.compile(r"\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems) found\b|"
                               r"\b0 (?:issues|errors|problems)\b|\bSuccessfully (?:installed|built|created|compiled|"
                               r"deployed|pushed|tagged)\b|\bcompleted successfully\b|\bBuild succeeded\b|\bResult: ")
-# One of which every _SUMMARY_LINE_RE match holds: a few substring searches spare most outputs the
-# pattern, whose branches open with `\b` and so are tried at every position.
-_SUMMARY_WORDS = (" file", " issues", " errors", " problems", "Successfully ", "completed successfully",
-                  "Build succeeded", "Result: ")
+# One of which every _SUMMARY_LINE_RE match holds (each branch's literal core): a few substring searches
+# spare most outputs the pattern, whose branches open with `\b` and so are tried at every position
+# (" file" or " errors" alone let an output of ordinary prose through).
+_SUMMARY_WORDS = (" file changed", " files changed", " issues found", " errors found", " problems found", "0 issues",
+                  "0 errors", "0 problems", "Successfully ", "completed successfully", "Build succeeded", "Result: ")
 # What makes an answer's sentence informative: identifiers in backticks, numbers, reasons.
 _INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*\b|\b(?:because|so|means|instead|rather than|ruled out|"
                              r"the problem is|root cause|since|therefore|which)\b|^[A-Z][\w /()-]{1,30}: \S",
@@ -219,10 +224,12 @@ def informative(texts: list[str], limit: int) -> str | None:
         text = _THOUGHT_RE.sub("", without_fences(raw_text[:4000]))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
         for raw in _SENTENCE_RE.split(text):
-            x = WS_RE.sub(" ", _EMPHASIS_RE.sub("", raw)).strip().lstrip("-*• ")  # "**Build command:**" reads plain
+            marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
+            plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
+            x = (WS_RE.sub(" ", plain) if "  " in plain or "\t" in plain else plain).strip().lstrip("-*• ")
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith("?"):
                 sentences.append(x)
-                stressed.append(len(_BOLD_RE.findall(raw)))
+                stressed.append(len(_BOLD_RE.findall(raw)) if marked else 0)
         if len(sentences) >= 40:
             break
     if not sentences:
@@ -248,7 +255,7 @@ def statements(msg: Message) -> list[tuple[str, int]]:
         if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
             continue
         low = s.lower()
-        weight = next((w for rx, w, words in _LOWER_PATTERNS if any(x in low for x in words) and rx.search(low)), 0)
+        weight = next((w for rx, w, words in _LOWER_PATTERNS if any(map(low.__contains__, words)) and rx.search(low)), 0)
         if weight == _HOLDS_WEIGHT and not _SPECIFIC_RE.search(s):
             continue  # "The file is empty": which file it was is the finding
         if weight:
@@ -294,9 +301,11 @@ def decisive_line(output: str, failed: bool) -> str:
     lines = [ln.strip() for ln in output[-8000:].strip().splitlines()[-60:] if ln.strip()]
     lines = [ln for ln in lines if not _NOISE_LINE_RE.fullmatch(ln)]
     hit = None
+    joined = "\n".join(lines)  # a pattern none of whose words the lines hold is not tried line by line
     order = (_ERROR_LINE_RE, _RESULT_LINE_RE) if failed else (_RESULT_LINE_RE, _ERROR_LINE_RE)
     for rx in order:  # a failure: what went wrong first; a success: the result first
-        hit = hit or next((ln for ln in reversed(lines) if rx.search(ln) and len(ln) <= 200), None)
+        if hit is None and any(map(joined.__contains__, _LINE_WORDS[rx])):
+            hit = next((ln for ln in reversed(lines) if rx.search(ln) and len(ln) <= 200), None)
     if hit is None and failed and lines and len(lines[-1]) <= 200:
         hit = lines[-1]
     return hit or ""

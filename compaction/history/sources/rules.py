@@ -35,6 +35,11 @@ _TAG_RE = re.compile(r"</?[A-Za-z_][\w-]*>")
 _PROTOCOL_RE = re.compile(r"\b(?:your response|each response|one response|responses? (?:should|must)|"
                           r"(?:code|bash|separate) blocks?|"
                           r"THOUGHT|one (?:\w+ )?command|single command|format your)\b", re.IGNORECASE)
+# Lower-cased, one of which every match of the pattern holds: an ASCII line (its case folds within ASCII)
+# holding none is passed over by substring checks, most lines of a document hold none.
+_PROTOCOL_WORDS = ("response", "block", "thought", "command", "format your")
+_MODAL_WORDS = ("must", "never", "always", "do not", "don't", "should", "only", "avoid", "prefer", "require", "ensure",
+                "make sure")
 _TASK = "Task instructions"
 _DOC_SUFFIX_RE = re.compile(r"(?:\.md|\.mdc|\.txt|/[^./]+)$", re.IGNORECASE)  # prose files, or no suffix
 # A project's instruction document the client injects (its opening line says instructions/rules/…, and it
@@ -90,11 +95,20 @@ def _rule_lines(text: str) -> list[tuple[str, int, str]]:
             continue
         im = _ITEM_RE.match(line)
         body = (im.group(2) if im else line).strip().strip("*").strip()
-        if len(body) < 2 or _PROTOCOL_RE.search(body):
+        if len(body) < 2 or _holds(_PROTOCOL_RE, _PROTOCOL_WORDS, body):
             continue
-        if im or _MODAL_RE.search(body):
+        if im or _holds(_MODAL_RE, _MODAL_WORDS, body):
             out.append((heading, len(im.group(1)) if im else 0, body))
     return out
+
+
+def _holds(pattern: re.Pattern[str], words: tuple[str, ...], line: str) -> bool:
+    """`pattern` (case-insensitive) finds a match in `line`; an ASCII line holding none of `words` is not searched."""
+    if line.isascii():
+        low = line.lower()
+        if not any(map(low.__contains__, words)):
+            return False
+    return pattern.search(line) is not None
 
 
 _STRONG_RE = re.compile(r"\b(?:must|never|always|do not|don't|only|required?|MODIFY)\b", re.IGNORECASE)

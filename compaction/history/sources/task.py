@@ -23,6 +23,10 @@ _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # Lines worth keeping from the middle of a paste: what failed and where.
 _INFORMATIVE_RE = re.compile(r"(?:error|exception|warning)\b|\b(?:fail(?:ed|ure)?|fatal|panic|denied|not found|"
                              r"traceback|assert\w*)\b", re.IGNORECASE)
+# One of which every match holds, lower-cased: an ASCII line (whose case folds within ASCII) holding none
+# is passed over by plain substring checks; most lines of a paste hold none.
+_INFORMATIVE_WORDS = ("error", "exception", "warning", "fail", "fatal", "panic", "denied", "not found", "traceback",
+                      "assert")
 # Log/stack-shaped lines outside fences: timestamps, stack frames, deep indentation, table rows.
 _LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
 _LOGRUN_RE = re.compile(r"(?:^(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
@@ -67,10 +71,17 @@ def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
     if len(block) <= max(_PASTE_LINES, head + tail + 2):
         return block
     middle = block[head:len(block) - tail]
-    kept = list(islice((ln for ln in middle if _INFORMATIVE_RE.search(ln)), 4))
+    kept = list(islice((ln for ln in middle if _informative(ln)), 4))
     values = paste_values([ln for ln in middle if ln not in kept])
     note = f"[… {len(middle) - len(kept)} lines of pasted {kind} trimmed{'; values: ' + values if values else ''} …]"
     return [*block[:head], note, *kept, *block[len(block) - tail:]]
+
+
+def _informative(line: str) -> bool:
+    """`_INFORMATIVE_RE` finds a match in the line (an ASCII line without its words is not searched)."""
+    if line.isascii() and not any(map(line.lower().__contains__, _INFORMATIVE_WORDS)):
+        return False
+    return _INFORMATIVE_RE.search(line) is not None
 
 
 def accepted_offer(messages: list[Message], index: int) -> str | None:
