@@ -19,8 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from compaction import tokens
-from compaction.shell import norm_command
+from compaction import memo, tokens
 from compaction.transcripts import load_transcript
 
 
@@ -36,7 +35,7 @@ def time_one(path: Path, budget: float = 0.10, repeats: int = 5) -> dict[str, An
     loads, compacts, encodes = [], [], []
     for _ in range(repeats):
         tokens.forget_recent_counts()  # every timed run starts with empty memos, like a first run
-        norm_command.cache_clear()
+        memo.forget_all()
         t0 = time.perf_counter()
         t = load_transcript(str(path))
         t1 = time.perf_counter()

@@ -13,8 +13,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from functools import lru_cache
 
+from compaction.memo import per_text
 from compaction.model import ToolCall
 from compaction.shell import first_word, split_commands, words
 
@@ -239,7 +239,7 @@ def sed_hunks(command: str) -> list[FileChange]:
     return list(_sed_hunks(command))
 
 
-@lru_cache(maxsize=4096)  # events and the error memory's solutions read the same command lines
+@per_text(maxsize=4096)  # events and the error memory's solutions read the same command lines
 def _sed_hunks(command: str) -> tuple[FileChange, ...]:
     out: list[FileChange] = []
     for part in split_commands(command):
@@ -298,7 +298,7 @@ def heredoc_writes(command: str) -> list[FileChange]:
     return list(_heredoc_writes(command))
 
 
-@lru_cache(maxsize=1024)
+@per_text(maxsize=1024)
 def _heredoc_writes(command: str) -> tuple[FileChange, ...]:
     out: list[FileChange] = []
     for m in re.finditer(r"(?:cat|tee)\s+(?:-a\s+)?(?:<<-?\s*(['\"]?)(\w+)\1\s*>{1,2}\s*(\S+)|>{1,2}\s*(\S+)\s*<<-?\s*(['\"]?)(\w+)\5"

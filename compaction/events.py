@@ -12,11 +12,11 @@ import re
 from collections import deque
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 
 from compaction.edits import FileChange, Hunk, call_changes, result_changes
 from compaction.git_output import git_file_changes
 from compaction.literal_heads import Scanner, heads
+from compaction.memo import per_text
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
 from compaction.shell import blank_quotes, first_word, split_commands, words
 from compaction.transcripts.path_spelling import PathSpellings
@@ -147,7 +147,7 @@ def shell_writes(command: str) -> list[tuple[EventKind, str]]:
     return list(_shell_writes(command))
 
 
-@lru_cache(maxsize=4096)
+@per_text(maxsize=4096)
 def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
     out: list[tuple[EventKind, str]] = []
     seen: set[str] = set()

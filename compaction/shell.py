@@ -9,7 +9,8 @@ heredoc's body (the lines after the `<<` line) never analysed as commands.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+
+from compaction.memo import per_text
 
 # --- splitting a command line into simple commands --------------------------------------------
 
@@ -112,7 +113,7 @@ _EDIT_CMD = re.compile(r"\b(?:sed|perl)\s+-[a-z]*i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S
                        r"(?:cat|tee|echo|printf)\b[^>\n]*>{1,2}\s*([\w./\-]+\.\w+)")
 
 
-@lru_cache(maxsize=4096)  # the same command is asked for by every record scanned after it
+@per_text(maxsize=4096)  # the same command is asked for by every record scanned after it
 def norm_command(cmd: str | None) -> str:
     """A command's identity for "same command": the program plus the first file it names (else its
     first argument), from the last command of a chain: `cd x && pytest -n 2 t.py::a` -> `pytest t.py`,

@@ -24,7 +24,7 @@ PACKAGES = ("compaction", "restore", "lsp_server")
 # Bottom first. A unit is a top-level module of `compaction` (`compaction.events`), a sub-package
 # of it (`compaction.history`) or another top-level package (`restore`).
 LAYERS: list[set[str]] = [
-    {"compaction", "compaction.model", "compaction.atomic", "compaction.redact", "compaction.memory_config",
+    {"compaction", "compaction.memo", "compaction.model", "compaction.atomic", "compaction.redact", "compaction.memory_config",
      "compaction.config", "compaction.transcripts", "compaction.trust", "compaction.statedir",
      "compaction.escape", "compaction.mdsafe"},
     {"compaction.shell", "compaction.git_output", "compaction.literal_heads", "compaction.edits", "compaction.events", "compaction.tokens", "compaction.store",

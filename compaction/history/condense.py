@@ -17,7 +17,8 @@ from __future__ import annotations
 import heapq
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+
+from compaction.memo import per_text
 
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # A line of a log or a stack: a run of them is a paste (timestamps, frames, deep indentation, tables).
@@ -300,7 +301,7 @@ def units(text: str, start: bool = True) -> list[_Unit]:
     return out
 
 
-@lru_cache(maxsize=4)
+@per_text(maxsize=4)
 def _units_of(text: str, start: bool) -> list[_Unit]:
     """`units`, remembered: the task is condensed at several sizes (never mutated by `condense`)."""
     return units(text, start)
@@ -323,7 +324,7 @@ def opening(text: str, chars: int) -> tuple[str, str]:
     return text[:at].rstrip(), text[at:]
 
 
-@lru_cache(maxsize=4)
+@per_text(maxsize=4)
 def _ranking(text: str, start: bool, last: bool) -> tuple[tuple[int, set[str]], ...]:
     """The units of `text` (`_units_of`) best first: the next is the best of what is left, a kind of
     question not yet answered worth more than a second answer to one that is (each kind gets its
@@ -521,7 +522,7 @@ def _labels(found: list[_Unit]) -> dict[int, str]:
     return out
 
 
-@lru_cache(maxsize=4)
+@per_text(maxsize=4)
 def _ranks(text: str) -> tuple[int, ...]:
     """`_rank` of each of `_units_of(text, True)`, found once (a request is counted, then shortened)."""
     return tuple(_rank(u) for u in _units_of(text, True))
