@@ -41,6 +41,9 @@ class Fact:
     test: bool = False  # completed actions: a test run
     marker: str | None = None  # marked items: important | decision | warning | todo
     error_id: str | None = None  # problems: the error-memory record's id
+    # problems: the id of the record whose failures this line tells in its own words (a refused edit's
+    # cause and what ended it): said inside that record's `Error:` line when the block shows the record
+    tells: str | None = None
     pending: bool = False  # current work: an unanswered request (shown even beside the verbatim tail)
     prose: bool = False  # the agent's own narration: rendered telegraphically (never the user's words)
 

@@ -1,0 +1,43 @@
+"""Correctness fixes of a code review (fix16): what the hand-over document says must not be wrong nor
+said twice."""
+
+from __future__ import annotations
+
+from compaction.history.engine import compact
+from compaction.model import Message, Role
+from tests.unit.synthetic import call_pair as _call
+from tests.unit.synthetic import transcript as _transcript
+
+SEARCHED = "import { PoIValidator } from './PoIValidator';"
+
+
+def _refused_then_applied() -> list[Message]:
+    return [
+        Message(0, Role.USER, "switch the invoker to SignalScorer"),
+        *_call("edit", {"path": "/repo/cli/invoker.ts", "search": SEARCHED,
+                        "replace": "import { SignalScorer } from './SignalScorer';"}, "a",
+               "SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in cli/invoker.ts\n"
+               "<<<<<<< SEARCH\n" + SEARCHED + "\n=======\nimport { SignalScorer } from './SignalScorer';\n"
+               ">>>>>>> REPLACE\n", is_error=True),
+        *_call("edit", {"path": "/repo/cli/invoker.ts", "search": "// Invokes PoIValidator and the registry",
+                        "replace": "// Invokes SignalScorer and the registry"}, "b", "Applied edit to cli/invoker.ts"),
+    ]
+
+
+def _padding(n: int) -> list[Message]:
+    out = []
+    for i in range(n):
+        out.append(Message(0, Role.USER, f"now explain part {i} of the pipeline in detail please"))
+        out.append(Message(0, Role.ASSISTANT, f"Part {i} of the pipeline reads the signals, scores them and "
+                                              "stores the result; " * 12))
+    return out
+
+
+def test_a_refused_edit_is_told_once_in_the_document():
+    t = _transcript([*_refused_then_applied(), *_padding(14)], cwd="/repo")
+    doc = compact(t, target_tokens=1500).markdown
+    assert "ERR_TOOL_EditNotFound" in doc  # the record is shown
+    told = [ln for ln in doc.splitlines() if SEARCHED in ln and not ln.lstrip().startswith(">")]  # not the quoted output
+    assert len(told) == 1, told
+    assert "applied (r2) searching the comment line" in told[0]  # the Problems line, with its cause and end
+    assert "not matched: SearchReplaceNoExactMatch" not in doc  # the record's `Error:` line does not retell it
