@@ -41,3 +41,15 @@ def test_a_refused_edit_is_told_once_in_the_document():
     assert len(told) == 1, told
     assert "applied (r2) searching the comment line" in told[0]  # the Problems line, with its cause and end
     assert "not matched: SearchReplaceNoExactMatch" not in doc  # the record's `Error:` line does not retell it
+
+
+def test_every_finding_pattern_is_reached_by_the_keyword_search():
+    """The keywords that pick candidate sentences are the patterns' own words: a sentence only the last
+    pattern's `contain only` (or the fourth's `as suggested by`) matches is still a finding."""
+    from compaction.history.sources.findings import statements
+
+    reply = Message(0, Role.ASSISTANT, "The generated `schemas/index.ts` exports contain only the `SignalSchema` re-export.\n"
+                                       "As suggested by the trace in `loader.py`, the `parse` step runs twice.")
+    said = [s for s, _w in statements(reply)]
+    assert any(s.startswith("The generated `schemas/index.ts` exports contain only") for s in said), said
+    assert any(s.startswith("As suggested by the trace") for s in said), said
