@@ -79,6 +79,15 @@ def _relative_path(path: str, cwd: str | None) -> str:
     return p
 
 
+_ABS_IN_TEXT_RE = re.compile(r"(?<![\w./\\~-])(?:[A-Za-z]:[\\/]|/)[^\s`'\"()<>,;|]+")
+
+
+def relative_paths(text: str, cwd: str | None) -> str:
+    """Each absolute path inside prose as the project sees it (`_relative_path`: relative to the
+    recorded cwd, whatever its Windows spelling): a sentence names files as the rest of the document."""
+    return _ABS_IN_TEXT_RE.sub(lambda m: _relative_path(m.group(0), cwd), text) if "/" in text or ":" in text else text
+
+
 def cite(rounds: list[int]) -> str:
     """`(r3)`, `(r3, r7)`, `(r3-r6, r9)`: compact round citations."""
     rs = sorted(set(rounds))

@@ -53,3 +53,26 @@ def test_every_finding_pattern_is_reached_by_the_keyword_search():
     said = [s for s, _w in statements(reply)]
     assert any(s.startswith("The generated `schemas/index.ts` exports contain only") for s in said), said
     assert any(s.startswith("As suggested by the trace") for s in said), said
+
+
+def _decisions(msgs: list[Message], cwd: str) -> list[str]:
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.decisions import decision_facts
+    from compaction.history.steering import role_preset
+
+    t = _transcript(msgs, cwd=cwd)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), cwd, len(t.rounds), target_tokens=4000)
+    return [f.text for f in decision_facts(ctx)]
+
+
+def test_a_decision_names_the_projects_files_relative_whatever_the_cwd_spelling():
+    for cwd, path in (("/home/me/proj", "/home/me/proj/src/union.ts"), ("C:\\Users\\me\\proj", "C:\\Users\\me\\proj\\src\\union.ts"),
+                      ("C:\\Users\\me\\proj", "c:/Users/me/proj/src/union.ts")):
+        texts = _decisions([
+            Message(0, Role.USER, "refactor it"),
+            Message(0, Role.ASSISTANT, f"Okay, I will refactor `{path}` to avoid using `await` inside the loop.\n\n"
+                                       "The approach will be to map each iterable to a promise of its items."),
+        ], cwd)
+        [line] = [x for x in texts if "union.ts" in x]
+        assert "`src/union.ts`" in line, (cwd, line)
