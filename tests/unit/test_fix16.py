@@ -76,3 +76,27 @@ def test_a_decision_names_the_projects_files_relative_whatever_the_cwd_spelling(
         ], cwd)
         [line] = [x for x in texts if "union.ts" in x]
         assert "`src/union.ts`" in line, (cwd, line)
+
+
+def test_what_the_user_gave_after_reading_an_instruction_is_not_asked_again():
+    """A guide the user ran themselves (`!cat SKILL.md`) and then answered, in the same round (a user's
+    own command does not close a round): its 'ask the user for…' is no longer pending."""
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.next_steps import needs_from_user
+    from compaction.history.steering import role_preset
+    from compaction.model import ToolResult
+    from compaction.transcripts._agent_tools import make_call
+
+    guide = "# Setup\nAsk the user for their wallet address before signing.\n"
+    msgs = [Message(0, Role.USER, "set up the signer"), Message(0, Role.ASSISTANT, "Which guide should I follow?"),
+            Message(0, Role.USER, "!cat docs/SKILL.md", tool_calls=[make_call("bash", {"command": "cat docs/SKILL.md"}, "u1")]),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult(guide, "u1")]),
+            Message(0, Role.USER, "my wallet address is 0xabc, go ahead"),
+            Message(0, Role.ASSISTANT, "Signing with it now.",
+                    tool_calls=[make_call("Read", {"file_path": "/repo/docs/NOTES.md"}, "a2")]),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult("# Notes\nSigning takes a minute.\n", "a2")])]
+    t = _transcript(msgs, cwd="/repo")
+    assert len(t.rounds) == 2 and t.rounds[1].messages[-2].text == "Signing with it now."  # the guide, the answer: one round
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), "/repo", len(t.rounds), target_tokens=4000)
+    assert needs_from_user(ctx) == []
