@@ -100,3 +100,11 @@ def test_what_the_user_gave_after_reading_an_instruction_is_not_asked_again():
     assert len(t.rounds) == 2 and t.rounds[1].messages[-2].text == "Signing with it now."  # the guide, the answer: one round
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), "/repo", len(t.rounds), target_tokens=4000)
     assert needs_from_user(ctx) == []
+
+
+def test_a_commit_message_is_cut_at_a_word():
+    from compaction.history.sources.filelog import commit_words
+
+    said = commit_words("feat: add the SignalFinalizationRequestSchema and its type definition", 50)
+    assert said.endswith("…") and len(said) <= 50
+    assert "add the SignalFinalizationRequestSchema and its type definition".startswith(said[:-1] + " "), said

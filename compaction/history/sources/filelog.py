@@ -14,6 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind
+from compaction.history.condense import cut_at_word
 from compaction.history.facts import display_path
 from compaction.history.sources.registry import FactContext
 from compaction.shell import first_word, split_commands, words
@@ -219,7 +220,7 @@ def commit_words(message: str, limit: int = 80) -> str:
     """A commit message as it says what changed: without its conventional-commit type (`refactor: `
     says little), cut at `limit`."""
     said = re.sub(r"^\w+(?:\([^)]*\))?!?:\s*", "", message.strip()).replace("`", "'")
-    return said if len(said) <= limit else said[:limit - 1] + "…"
+    return cut_at_word(said, limit)
 
 
 def _git_words(command: str) -> str:
