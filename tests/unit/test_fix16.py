@@ -108,3 +108,21 @@ def test_a_commit_message_is_cut_at_a_word():
     said = commit_words("feat: add the SignalFinalizationRequestSchema and its type definition", 50)
     assert said.endswith("…") and len(said) <= 50
     assert "add the SignalFinalizationRequestSchema and its type definition".startswith(said[:-1] + " "), said
+
+
+def test_the_inferred_name_note_follows_the_files_own_parenthesis():
+    """A change record's line takes the modified line's note (file named by the patch's content) after
+    its file's counts, never after a `)` inside the path or a signature."""
+    from compaction.history.facts import Fact
+    from compaction.history.sections import Section
+    from compaction.history.sources.modified import _INFERRED, with_changes
+
+    def pair(path: str, first: str) -> str:
+        m = Fact(Section.MODIFIED, f"`{path}`: edited{_INFERRED} (r3)", [3], path=path)
+        c = Fact(Section.CHANGES, f"{first} (r3)", [3], path=path)
+        [line], _ = with_changes([m], [c])
+        return line.text
+
+    assert pair("app/(shop)/page.tsx", "`app/(shop)/page.tsx` (1 edit): defines Page()") == \
+        f"`app/(shop)/page.tsx` (1 edit){_INFERRED}: defines Page() (r3)"
+    assert pair("src/a.py", "`src/a.py`: defines load(path)") == f"`src/a.py`{_INFERRED}: defines load(path) (r3)"

@@ -19,6 +19,7 @@ from compaction.history.sources.registry import FactContext, fact_source
 
 SCRATCH = ("created then removed", "edited, then reverted")
 _INFERRED = " (file named by the patch's own content)"
+_HEAD_RE = re.compile(r"`[^`]*`(?: \([^()]*\))?")  # a change record's file (backticks escaped in it), its counts
 _CHANGES = (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.REVERT)
 
 
@@ -187,8 +188,10 @@ def with_changes(modified: list[Fact], changed: list[Fact]) -> tuple[list[Fact],
         own = cite(rec.rounds)
         if first.endswith(own):  # the list's rounds: every change of the file, not only the kept edits
             first = first[: -len(own)].rstrip() + " " + cite(m.rounds)
-        if _INFERRED in m.text and _INFERRED not in first:
-            first = first.replace(")", f"){_INFERRED}", 1)
+        if _INFERRED in m.text and _INFERRED not in first:  # after the file's code span and its counts
+            head = _HEAD_RE.match(first)
+            if head:
+                first = first[:head.end()] + _INFERRED + first[head.end():]
         g = copy.copy(m)
         g.text = first + ("\n" + rest if rest else "")
         used.add(id(rec))
