@@ -88,6 +88,16 @@ def relative_paths(text: str, cwd: str | None) -> str:
     return _ABS_IN_TEXT_RE.sub(lambda m: _relative_path(m.group(0), cwd), text) if "/" in text or ":" in text else text
 
 
+# A test file by its path: a tests/spec dir, or a test_/_test/.test./.spec. name (any language).
+_TEST_PATH_RE = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_|_(?:test|spec)\.|\.(?:unit\.)?(?:test|spec)\.",
+                           re.IGNORECASE)
+
+
+def is_test_path(path: str) -> bool:
+    """Whether a file is a test by its path (one rule for every section that tells tests apart)."""
+    return bool(_TEST_PATH_RE.search(path))
+
+
 def cite(rounds: list[int]) -> str:
     """`(r3)`, `(r3, r7)`, `(r3-r6, r9)`: compact round citations."""
     rs = sorted(set(rounds))

@@ -126,3 +126,13 @@ def test_the_inferred_name_note_follows_the_files_own_parenthesis():
     assert pair("app/(shop)/page.tsx", "`app/(shop)/page.tsx` (1 edit): defines Page()") == \
         f"`app/(shop)/page.tsx` (1 edit){_INFERRED}: defines Page() (r3)"
     assert pair("src/a.py", "`src/a.py`: defines load(path)") == f"`src/a.py`{_INFERRED}: defines load(path) (r3)"
+
+
+def test_one_test_path_rule_for_the_modified_list_and_the_current_work():
+    from compaction.history.facts import is_test_path
+    from compaction.history.sources import current, modified
+
+    assert all(is_test_path(p) for p in ("tests/test_io.py", "Tests/ParserTests.cs", "src/a.test.ts", "pkg/io_test.go",
+                                         "src/__tests__/a.js", "spec/models/user_spec.rb", "test_io.py"))
+    assert not any(is_test_path(p) for p in ("src/latest_data.py", "contest_rules.md", "src/attest.py"))
+    assert current.is_test_path is modified.is_test_path is is_test_path

@@ -11,7 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind
-from compaction.history.facts import Fact, cite, display_path
+from compaction.history.facts import Fact, cite, display_path, is_test_path
 from compaction.history.sections import Section
 from compaction.history.sources.changes import gists
 from compaction.history.sources.filelog import creates, logs_of
@@ -70,7 +70,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         if not info.named and what not in SCRATCH:
             what += _INFERRED
         n = len(set(info.rounds))
-        is_test = bool(re.search(r"(^|/)(tests?|spec)(/|_)|_test\.|\.test\.|\.spec\.|test_", path))
+        is_test = is_test_path(path)
         score = 50 + n + (5 if is_test and ctx.preset.tests_first else 0)
         if what in SCRATCH:
             scratch.append((path, what, info.rounds))
