@@ -136,3 +136,45 @@ def test_one_test_path_rule_for_the_modified_list_and_the_current_work():
                                          "src/__tests__/a.js", "spec/models/user_spec.rb", "test_io.py"))
     assert not any(is_test_path(p) for p in ("src/latest_data.py", "contest_rules.md", "src/attest.py"))
     assert current.is_test_path is modified.is_test_path is is_test_path
+
+
+def _edit(path: str, rnd: int):
+    from compaction.events import Event, EventKind
+    return Event(EventKind.EDIT, rnd, rnd * 10, path=path)
+
+
+def _commit(h: str, rnd: int):
+    from compaction.events import Event, EventKind
+    return Event(EventKind.COMMIT, rnd, rnd * 10 + 1, commit_hash=h * 7)
+
+
+def _git(command: str, rnd: int):
+    from compaction.events import Event, EventKind
+    return Event(EventKind.COMMAND, rnd, rnd * 10 + 2, command=command)
+
+
+def _kept(events) -> dict[str, bool]:
+    from compaction.history.sources.filelog import file_logs
+    return {p: bool(log.kept) for p, log in file_logs(events, "/repo").items()}
+
+
+def test_a_later_head_ref_counts_from_the_commit_an_undo_left():
+    from compaction.events import Event, EventKind
+    undo = Event(EventKind.REVERT, 3, 30, commit_hash="b" * 7, text="add b")  # aider's /undo of the last commit
+    events = [_edit("a.py", 1), _commit("a", 1), _edit("b.py", 2), _commit("b", 2), undo, _git("git revert HEAD", 4)]
+    assert _kept(events) == {"a.py": False, "b.py": False}  # HEAD was a's commit once b's was undone
+
+
+def test_a_later_head_ref_counts_from_the_commit_a_reset_left():
+    events = [_edit("a.py", 1), _commit("a", 1), _edit("b.py", 2), _commit("b", 2), _edit("c.py", 3), _commit("c", 3),
+              _git("git reset --hard HEAD~1", 4), _git("git revert HEAD", 5)]
+    assert _kept(events) == {"a.py": True, "b.py": False, "c.py": False}
+
+
+def test_a_soft_reset_leaves_the_commits_edits_uncommitted():
+    events = [_edit("a.py", 1), _commit("a", 1), _edit("b.py", 2), _commit("b", 2),
+              _git("git reset HEAD~1", 3), _git("git checkout .", 4)]
+    assert _kept(events) == {"a.py": True, "b.py": False}  # b's edit was in the work tree, then thrown away
+    events = [_edit("a.py", 1), _commit("a", 1), _edit("b.py", 2), _commit("b", 2), _git("git reset HEAD b.py", 3),
+              _git("git checkout .", 4)]
+    assert _kept(events) == {"a.py": True, "b.py": True}  # unstaging a file drops no commit
