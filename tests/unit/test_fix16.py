@@ -178,3 +178,15 @@ def test_a_soft_reset_leaves_the_commits_edits_uncommitted():
     events = [_edit("a.py", 1), _commit("a", 1), _edit("b.py", 2), _commit("b", 2), _git("git reset HEAD b.py", 3),
               _git("git checkout .", 4)]
     assert _kept(events) == {"a.py": True, "b.py": True}  # unstaging a file drops no commit
+
+
+def test_a_file_shown_by_a_shell_line_is_read_by_the_events_rule():
+    """A script written by a heredoc and then run shows its output, not its lines; two files read at
+    once run together: neither is one file's view."""
+    from compaction.history.sources.blocks import shown_file
+
+    assert shown_file("cat -n src/io.py") == "src/io.py"
+    assert shown_file("sed -n '10,40p' src/io.py | head -5") == "src/io.py"
+    assert shown_file("cat <<'EOF' > debug.py\nprint('Found x at 3')\nEOF\npython debug.py") is None
+    assert shown_file("cat a.py b.py") is None
+    assert shown_file("grep -n load src/io.py") is None
