@@ -223,7 +223,7 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
                 r.solution = _shorten(r.solution, width)
                 # with an `Error:` line the record's substance is what failed and what ended it: the
                 # generic advice gives way first
-                r.avoidance = _shorten(r.avoidance, int(width * AVOIDANCE_FACTOR) if full else width)
+                r.avoidance = _shorten(r.avoidance, int(width * AVOIDANCE_FACTOR) if full.get(r.id) else width)
                 if full.get(r.id):  # what failed is the record's substance: it keeps more than the advice
                     details[r.id] = _elide(full[r.id], int(width * DETAIL_FACTOR))
             result.shortened = width

@@ -105,15 +105,20 @@ def compact(
     em_ceiling = max(100, min(int(window * settings.error_memory_share), int(target * em_share)))
     em_block = em_doc = ""
     said_by_em: list[Fact] = []  # the Problems lines of the records the document's block shows
+    in_block: set[str] = set()  # the ids those records go by (aliases included)
     if preset.error_memory:
         ignored = steering.ignored if steering.ignore else None
         em_block, _ = errors_adapter.render_block(shown_records, lang, em_ceiling, len(rounds), ignored=ignored)
         if shown_records:  # an error memory with no record is not shown: its protocol would guard nothing
             doc_ceiling = max(100, min(int(window * settings.error_memory_share), int(target * (em_share + DOC_EM_SHARE))))
-            em_doc, in_block = errors_adapter.document_block(
-                shown_records, lang, doc_ceiling, len(rounds), ignored=ignored,
-                detail=lambda r, brief: problems.record_detail(r, cwd, transcript.messages, brief),
-                clean=lambda r: (problems.record_solution(r, cwd), problems.paths(r.avoidance or "", cwd)))
+
+            def em_document(told: dict[str, list[Fact]]) -> tuple[str, set[str]]:
+                return errors_adapter.document_block(
+                    shown_records, lang, doc_ceiling, len(rounds), ignored=ignored,
+                    detail=lambda r, brief: problems.record_detail(r, cwd, transcript.messages, brief, told.get(r.id, [])),
+                    clean=lambda r: (problems.record_solution(r, cwd), problems.paths(r.avoidance or "", cwd)))
+
+            em_doc, in_block = em_document({})
             said_by_em = [f for f in all_facts if f.section is Section.PROBLEMS and f.error_id in in_block]
             all_facts = [f for f in all_facts if not (f.section is Section.PROBLEMS and f.error_id in in_block)]
     reads_total, _ = facts.reads_dropped(events, tail_start)
@@ -179,6 +184,19 @@ def compact(
                                     tail=tail_renderer, rounds=rounds, code=preset.code, steering=steering)
         chosen = draft.chosen
         shown = rounds[draft.shown_start - 1:]
+        # A refused edit a chosen Problems line tells (its cause, what ended it) is not retold in its
+        # record's `Error:` line: one place. Kept only when it shows the same records and is no longer.
+        told: dict[str, list[Fact]] = {}
+        for f in chosen:
+            if f.section is Section.PROBLEMS and f.tells and f.tells in in_block:
+                told.setdefault(f.tells, []).append(f)
+        if told:
+            em_told, in_told = em_document(told)
+            if in_told == in_block:
+                em_doc, before = em_told, markdown
+                markdown = render_draft(draft)
+                if tokens.count(markdown) > tokens.count(before):
+                    markdown = before
     markdown, note = _polish(markdown, settings, target)
     summary = _summary_model([*chosen, *said_by_em])  # the records' lines: in the block, still the summary's errors
     return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,

@@ -41,6 +41,9 @@ class Fact:
     test: bool = False  # completed actions: a test run
     marker: str | None = None  # marked items: important | decision | warning | todo
     error_id: str | None = None  # problems: the error-memory record's id
+    # problems: the id of the record whose failures this line tells in its own words (a refused edit's
+    # cause and what ended it): said inside that record's `Error:` line when the block shows the record
+    tells: str | None = None
     pending: bool = False  # current work: an unanswered request (shown even beside the verbatim tail)
     prose: bool = False  # the agent's own narration: rendered telegraphically (never the user's words)
 
@@ -74,6 +77,25 @@ def _relative_path(path: str, cwd: str | None) -> str:
     if p.startswith("./"):
         p = p[2:]
     return p
+
+
+_ABS_IN_TEXT_RE = re.compile(r"(?<![\w./\\~-])(?:[A-Za-z]:[\\/]|/)[^\s`'\"()<>,;|]+")
+
+
+def relative_paths(text: str, cwd: str | None) -> str:
+    """Each absolute path inside prose as the project sees it (`_relative_path`: relative to the
+    recorded cwd, whatever its Windows spelling): a sentence names files as the rest of the document."""
+    return _ABS_IN_TEXT_RE.sub(lambda m: _relative_path(m.group(0), cwd), text) if "/" in text or ":" in text else text
+
+
+# A test file by its path: a tests/spec dir, or a test_/_test/.test./.spec. name (any language).
+_TEST_PATH_RE = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_|_(?:test|spec)\.|\.(?:unit\.)?(?:test|spec)\.",
+                           re.IGNORECASE)
+
+
+def is_test_path(path: str) -> bool:
+    """Whether a file is a test by its path (one rule for every section that tells tests apart)."""
+    return bool(_TEST_PATH_RE.search(path))
 
 
 def cite(rounds: list[int]) -> str:

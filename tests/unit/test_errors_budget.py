@@ -120,3 +120,17 @@ def test_shortened_texts_keep_the_identifying_clause():
     assert "numpy_handler.py" in short and "296" in short  # the file name and the key value, not the generic words
     assert "It seems" not in short
     assert _shorten("short", 60) == "short"
+
+
+def test_advice_gives_way_only_beside_an_error_line_the_record_has():
+    """The avoidance text is cut shorter than the solution only for a record that shows an `Error:` line:
+    a record without one keeps its advice at the solution's width."""
+    text = " ".join(f"word{i}" for i in range(60))
+    with_line = ErrorRecord("ERR_PY_TypeError", [Occurrence(1, "t", "x", "x", Location("a.py", 1, None))], text, text)
+    without = ErrorRecord("ERR_PY_KeyError", [Occurrence(2, "t", "y", "y", Location("b.py", 1, None))], text, text)
+    result = fit_budget([with_line, without], ceiling=200, current_round=2,
+                        detail=lambda r: "TypeError: " + text if r is with_line else "")
+    assert result.shortened
+    shown = {r.id: r for r in result.records}
+    assert len(shown["ERR_PY_TypeError"].avoidance) < len(shown["ERR_PY_TypeError"].solution)
+    assert shown["ERR_PY_KeyError"].avoidance == shown["ERR_PY_KeyError"].solution

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from compaction.events import shell_reads
 from compaction.model import Role, ToolCall, ToolKind, Transcript
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ _TRAILING_COMMENT_RE = re.compile(r"\s+(?://|#)\s.*$")
 _ASSIGN_RE = re.compile(r"^(?:(?:let|var|val|const|local|my)\s+)?[\w.\[\]'\"]+(?:\s*:\s*[^=]+)?\s*[-+*/|&]?=(?!=)\s*\S")
 _FILE_RE = re.compile(r"\.\w{1,8}$")
 # A shell command that shows one file (`cat -n x.py`, `sed -n '1,9p' x.py`): its output reads like a view.
-_SHOW_CMD_RE = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:cat|head|tail|sed\s+-n|nl|less|more|awk|Get-Content|type)\b")
 _ARG_KEYS = frozenset({"line", "start", "end", "line_number", "start_line", "end_line", "lineno"})
 
 
@@ -414,13 +414,11 @@ def _doc_gist(lines: dict[int, str]) -> str:
 
 
 def shown_file(cmd: str) -> str | None:
-    """The one file a read command shows (`cat -n x.py`, `sed -n '1,9p' x.py`): its last argument
-    shaped like a file; None for a search or a pipeline's later stages."""
-    head = cmd.split("|", 1)[0].split("&&")[-1].split()
-    if not head or head[0] in ("grep", "rg", "ag", "find", "ls", "git"):
-        return None
-    last = head[-1].strip("'\"")
-    return last if len(head) > 1 and not last.startswith("-") and _FILE_RE.search(last) else None
+    """The one file a read command shows (`cat -n x.py`, `sed -n '1,9p' x.py`), by the events' own
+    rule (`events.shell_reads`); None for a search, or for a line reading several files (their
+    outputs run together: no line of it is known to be one file's)."""
+    read = shell_reads(cmd)
+    return read[0] if len(read) == 1 else None
 
 
 def referenced_blocks(ctx: FactContext) -> list[Block]:
@@ -443,7 +441,7 @@ def _referenced_blocks(ctx: FactContext) -> list[Block]:
                     continue
                 path = call.path
                 if call.kind is ToolKind.SHELL:
-                    path = shown_file(call.command) if call.command and _SHOW_CMD_RE.match(call.command) else None
+                    path = shown_file(call.command) if call.command else None
                 if not path or _base(path) not in refs.by_base:
                     continue
                 results = ctx.results_of(rnd) if results is None else results

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from compaction.events import EventKind, is_follow_up_request, results_of_calls
-from compaction.history.facts import WS_RE, Fact, first_line
+from compaction.history.facts import WS_RE, Fact, first_line, is_test_path
 from compaction.history.sections import Section
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
@@ -52,9 +52,6 @@ def _last_calls(rnd: Round) -> list[str]:
     return out[-_CALLS:]
 
 
-# A test file by its path: a tests/spec dir, or a test_/_test/.test./.spec. name (any language).
-_TEST_PATH_RE = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_|_test\.|\.(?:unit\.)?(?:test|spec)\.",
-                           re.IGNORECASE)
 _PROSE_RE = re.compile(r"\.(?:md|markdown|txt|rst)$", re.IGNORECASE)
 _FILE_KINDS = (EventKind.READ, EventKind.EDIT, EventKind.WRITE)
 
@@ -79,7 +76,7 @@ def _verification(ctx: FactContext) -> Fact | None:
     submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
     seen: dict[str, None] = {}
     for e in ctx.events:
-        if e.kind in _FILE_KINDS and e.path and _TEST_PATH_RE.search(e.path):
+        if e.kind in _FILE_KINDS and e.path and is_test_path(e.path):
             seen.setdefault(e.path, None)
     changed = {e.path for e in changes}
     written = [p for p in seen if p in changed]

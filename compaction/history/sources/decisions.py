@@ -10,7 +10,7 @@ from collections import deque
 from compaction.events import EventKind
 from compaction.history import harness
 from compaction.history.condense import cut_at_word as _cut
-from compaction.history.facts import WS_RE, Fact
+from compaction.history.facts import WS_RE, Fact, relative_paths
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
@@ -512,12 +512,9 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
                 f.score += 3  # which of several candidates, and why: what a successor cannot re-derive
     _add_callers(traced, facts)
     _mark_reversed(facts)
-    root = (ctx.cwd or "").rstrip("/\\")
-    if len(root) > 1:  # the project's own paths as the rest of the document shows them: relative
-        for f in facts:
-            if root in f.text:
-                f.text = f.text.replace(root + "/", "")
-                f.full_text = f.full_text.replace(root + "/", "") if f.full_text else None
+    for f in facts:  # the project's own paths as the rest of the document shows them: relative
+        f.text = relative_paths(f.text, ctx.cwd)
+        f.full_text = relative_paths(f.full_text, ctx.cwd) if f.full_text else None
     facts.extend(_user_choices(ctx))
     if elided:
         note = h(ctx.lang, "harness_elided").format(n=elided)

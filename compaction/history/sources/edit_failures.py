@@ -52,8 +52,26 @@ def edit_failure_facts(ctx: FactContext) -> list[Fact]:
     for run in runs:
         fact = _fact(run, own, ctx.cwd)
         if fact is not None:
+            fact.tells = _record_of(run, ctx.records)
             out.append(fact)
     return out
+
+
+def quotes_search(fact: Fact) -> bool:
+    """Whether a refused-edit line, as the document shows it, quotes the text the edit searched for
+    (the short form of a run whose cause is known says the cause instead): then the record's own
+    `Error:` line need not."""
+    return "searched `" in fact.text
+
+
+def _record_of(run: _Run, records: list) -> str | None:
+    """The error record that holds the run's latest refusal (same round, same file): the document tells
+    the refusal once, in that record's `Error:` line when the block shows it."""
+    last = run.failures[-1][0]
+    for rec in records:
+        if any(o.round == last and (not o.location.path or _same(o.location.path, run.path)) for o in rec.occurrences):
+            return rec.id
+    return None
 
 
 def _old_text(call: ToolCall) -> str:

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind
+from compaction.history.condense import cut_at_word
 from compaction.history.facts import display_path
 from compaction.history.sources.registry import FactContext
 from compaction.shell import first_word, split_commands, words
@@ -105,6 +106,13 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
                 for ed in undone:
                     if ed.undone is None:
                         ed.undone = how
+            reset = _reset_to(e.command, history)
+            if reset is not None:  # the commits after the ref leave the history: a later HEAD~n counts without them
+                kept, hard = reset
+                dropped = [ed for _, eds in history[kept:] for ed in eds]
+                del history[kept:]
+                if not hard:  # a soft or mixed reset leaves their edits in the work tree, uncommitted
+                    pending = dropped + pending
             if what == "revert":
                 how = f"reverted by `{_git_words(e.command)}` (r{e.round})"
                 # Only what was not committed: a commit survives a reset to HEAD or a stash.
@@ -124,6 +132,7 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             for ed in by_round.get(made, []) if made is not None else []:
                 if ed.undone is None:
                     ed.undone = _undo_how(e)
+            history = [c for c in history if c[0] != e.commit_hash[:7]]  # HEAD is the commit before it again
             continue
         if e.kind not in (*_CHANGES, EventKind.REVERT, EventKind.DELETE) or not e.path or e.git_output:
             continue
@@ -136,6 +145,8 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             for ed in log.edits:
                 if ed.undone is None:
                     ed.undone = how
+            thrown = {id(ed) for ed in log.edits}
+            pending = [ed for ed in pending if id(ed) not in thrown]  # thrown away: no later commit holds them
             log.deleted = False
         elif e.kind is EventKind.DELETE:
             log.deleted = True
@@ -170,17 +181,34 @@ def _commits_undone(command: str, made: list[tuple[str, list[Edit]]]) -> list[Ed
     return None
 
 
-def _commit_edits(ref: str, made: list[tuple[str, list[Edit]]], *, whole: bool) -> list[Edit]:
-    """`ref`'s commit edits (`whole`: those of every commit after `ref`, as a hard reset to it drops)."""
+def _reset_to(command: str, made: list[tuple[str, list[Edit]]]) -> tuple[int, bool] | None:
+    """For `git reset [--hard|--soft|--mixed] <ref>`: how many commits of `made` stay, and whether the
+    reset was hard; None for any other line, a ref not found, or a reset of paths (`git reset HEAD f`)."""
+    for part in split_commands(command):
+        args = words(part)
+        if first_word(part) != "git" or len(args) < 3 or args[1] != "reset" or "--" in args:
+            continue
+        refs = [a for a in args[2:] if not a.startswith("-")]
+        at = _commit_index(refs[0], made) if len(refs) == 1 else None
+        return (max(at, -1) + 1, "--hard" in args) if at is not None else None  # past the first seen: none stay
+    return None
+
+
+def _commit_index(ref: str, made: list[tuple[str, list[Edit]]]) -> int | None:
+    """The index in `made` of the commit `ref` names (`HEAD~2`, `HEAD^`, a hash), None when unknown."""
     m = _REF_RE.match(ref)
     if m:
         back = int(m.group(1) or 1) if m.group(1) is not None else len(m.group(2) or "")
-        at = len(made) - 1 - back  # the commit `ref` names, counted from the last
-    else:
-        at = next((i for i in range(len(made) - 1, -1, -1)
-                   if len(ref) >= 7 and (made[i][0].startswith(ref[:7]) or ref.startswith(made[i][0]))), None)
-        if at is None:
-            return []
+        return len(made) - 1 - back  # counted from the last
+    return next((i for i in range(len(made) - 1, -1, -1)
+                 if len(ref) >= 7 and (made[i][0].startswith(ref[:7]) or ref.startswith(made[i][0]))), None)
+
+
+def _commit_edits(ref: str, made: list[tuple[str, list[Edit]]], *, whole: bool) -> list[Edit]:
+    """`ref`'s commit edits (`whole`: those of every commit after `ref`, as a hard reset to it drops)."""
+    at = _commit_index(ref, made)
+    if at is None:
+        return []
     if whole:
         return [ed for _, eds in made[max(0, at + 1):] for ed in eds]
     return list(made[at][1]) if 0 <= at < len(made) else []
@@ -219,7 +247,7 @@ def commit_words(message: str, limit: int = 80) -> str:
     """A commit message as it says what changed: without its conventional-commit type (`refactor: `
     says little), cut at `limit`."""
     said = re.sub(r"^\w+(?:\([^)]*\))?!?:\s*", "", message.strip()).replace("`", "'")
-    return said if len(said) <= limit else said[:limit - 1] + "…"
+    return cut_at_word(said, limit)
 
 
 def _git_words(command: str) -> str:

@@ -11,7 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind
-from compaction.history.facts import Fact, cite, display_path
+from compaction.history.facts import Fact, cite, display_path, is_test_path
 from compaction.history.sections import Section
 from compaction.history.sources.changes import gists
 from compaction.history.sources.filelog import creates, logs_of
@@ -19,6 +19,7 @@ from compaction.history.sources.registry import FactContext, fact_source
 
 SCRATCH = ("created then removed", "edited, then reverted")
 _INFERRED = " (file named by the patch's own content)"
+_HEAD_RE = re.compile(r"`[^`]*`(?: \([^()]*\))?")  # a change record's file (backticks escaped in it), its counts
 _CHANGES = (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.REVERT)
 
 
@@ -69,7 +70,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         if not info.named and what not in SCRATCH:
             what += _INFERRED
         n = len(set(info.rounds))
-        is_test = bool(re.search(r"(^|/)(tests?|spec)(/|_)|_test\.|\.test\.|\.spec\.|test_", path))
+        is_test = is_test_path(path)
         score = 50 + n + (5 if is_test and ctx.preset.tests_first else 0)
         if what in SCRATCH:
             scratch.append((path, what, info.rounds))
@@ -187,8 +188,10 @@ def with_changes(modified: list[Fact], changed: list[Fact]) -> tuple[list[Fact],
         own = cite(rec.rounds)
         if first.endswith(own):  # the list's rounds: every change of the file, not only the kept edits
             first = first[: -len(own)].rstrip() + " " + cite(m.rounds)
-        if _INFERRED in m.text and _INFERRED not in first:
-            first = first.replace(")", f"){_INFERRED}", 1)
+        if _INFERRED in m.text and _INFERRED not in first:  # after the file's code span and its counts
+            head = _HEAD_RE.match(first)
+            if head:
+                first = first[:head.end()] + _INFERRED + first[head.end():]
         g = copy.copy(m)
         g.text = first + ("\n" + rest if rest else "")
         used.add(id(rec))

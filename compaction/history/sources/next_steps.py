@@ -63,6 +63,8 @@ def needs_from_user(ctx: FactContext) -> list[Fact]:
                    and _PROSE_DOC_RE.search(e.path)})
     for rnd in (r for r in ctx.transcript.rounds if r.number in read):
         for msg in rnd.messages:
+            if msg.index <= last_user:  # a round may hold the user's own command, then their answer
+                continue
             for call in msg.tool_calls:
                 named = (call.path or call.command or "")[:400]
                 doc = _PROSE_DOC_RE.search(named)

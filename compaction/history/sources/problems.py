@@ -6,12 +6,14 @@ learn "what went wrong and how it was fixed" must stand on its own."""
 
 from __future__ import annotations
 
+import copy
 import re
 
 from compaction import tokens
 from compaction.errors.records import ErrorRecord
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
+from compaction.history.sources import edit_failures
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
 
@@ -105,9 +107,17 @@ def describe(rec: ErrorRecord, cwd: str | None, messages: list[Message] | None =
 
 
 def record_detail(rec: ErrorRecord, cwd: str | None, messages: list[Message] | None = None,
-                  brief: bool = False) -> str:
+                  brief: bool = False, told: list[Fact] | tuple[Fact, ...] = ()) -> str:
     """The record's failure as the error memory's `Error:` line: where, then what it said (brief: its
-    latest error line alone)."""
+    latest error line alone). `told`: the document's Problems lines that tell some of its failures in
+    their own words (a refused edit's cause and what ended it): those occurrences are not retold here,
+    so the document tells each failure once ("" when they tell them all)."""
+    told = [f for f in told if edit_failures.quotes_search(f)]
+    if told:
+        said = {(r, _basename(f.path or "")) for f in told for r in f.rounds}
+        rest = [o for o in rec.occurrences
+                if (o.round, _basename(o.location.path or "")) not in said and (o.round, "") not in said]
+        return record_detail(_with(rec, rest), cwd, messages, brief) if rest else ""
     said = describe(rec, cwd, messages)
     if said is None:
         return ""
@@ -116,6 +126,12 @@ def record_detail(rec: ErrorRecord, cwd: str | None, messages: list[Message] | N
         return cut(last, RETRY_CHARS)
     where = where.strip()
     return f"{where}: {detail}" if where and detail else (where or detail)
+
+
+def _with(rec: ErrorRecord, occurrences: list) -> ErrorRecord:
+    out = copy.copy(rec)
+    out.occurrences = occurrences
+    return out
 
 
 def record_solution(rec: ErrorRecord, cwd: str | None) -> str:
