@@ -331,6 +331,7 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
             chosen.append(f)
             used += costs[id(f)]
     room = budget - used
+    said = overlap.Held([f.text for f in chosen])  # a line whose words the chosen ones hold only costs room
     if sum(costs[id(f)] for f in optional) > room > 0:
         # what the must-keep facts (and the error records, for the problems) already give each section
         # counts against its share
@@ -339,27 +340,30 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
             if f.section is not Section.GOAL:
                 key = _SHARE_OF.get(f.section, f.section)
                 held[key] = held.get(key, 0) + costs[id(f)]
-        taken = _shares(optional, costs, room, held)  # may show some fuller: their costs updated
+        taken = _shares(optional, costs, room, held, said)  # may show some fuller: their costs updated
         chosen.extend(taken)
         used += sum(costs[id(f)] for f in taken)
         picked = set(map(id, taken))
         optional = [f for f in optional if id(f) not in picked]
     for f in optional:
         cost = costs[id(f)]
-        if used + cost <= budget:
+        if used + cost <= budget and (f.section not in fill.SAID_ONCE or said.adds(f.text)):
             chosen.append(f)
+            said.add(f.text)
             used += cost
     return chosen
 
 
-def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[Section, int] | None = None) -> list[Fact]:
+def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[Section, int] | None = None,
+            said: overlap.Held | None = None) -> list[Fact]:
     """Each section's most valuable optional facts, the section furthest below its share of `room`
     served next (ties: the larger share first), so every section gets its best fact before any gets a
     second; a section stops at its share (its first fact excepted) and what it leaves flows on to the
     by-priority pass. A fact with no round is a note about the document, not an answer: left to it.
     A share is of the section's whole content: what its must-keep facts already hold (`held`) counts
     against it, else a section made must-keep (the error records) would leave its whole share unused and
-    that share would flow to another section's fuller texts before the requests got theirs."""
+    that share would flow to another section's fuller texts before the requests got theirs. A fact
+    whose words the facts taken before it hold (`said`) is passed over: it would only cost room."""
     queues: dict[Section, list[Fact]] = {}
     for f in optional:
         if f.rounds:
@@ -386,6 +390,10 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
         if best is None:
             break
         f = queues[best[2]].pop()
+        if said is not None:
+            if f.section in fill.SAID_ONCE and not said.adds(f.text):
+                continue
+            said.add(f.text)
         got.add(best[2])
         taken.append(f)
         spent[best[2]] += costs[id(f)]
@@ -406,7 +414,7 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
                 break
             full_cost = tokens.count(f.full_text) + 6
             grown = (f.full_text, full_cost) if full_cost - costs[id(f)] <= allowance else \
-                fill.leading_lines(f.full_text, costs[id(f)] + allowance)
+                fill.leading_lines(f.full_text, costs[id(f)] + allowance, f.text)
             if grown is not None and grown[1] > costs[id(f)]:
                 allowance -= grown[1] - costs[id(f)]
                 room -= grown[1] - costs[id(f)]

@@ -26,3 +26,26 @@ def adding_lines(lines: list[str], known: str) -> list[str]:
     """The lines of `lines` that say something `known` does not."""
     held = known.lower()
     return [ln for ln in lines if adds(ln, held)]
+
+
+class Held:
+    """The words of the lines chosen so far, lower-cased, in a set: whether one more line adds to
+    them costs set look-ups, not a scan of the growing document. A line is said already when fewer
+    than half its words (and fewer than MIN_NEW_WORDS) are new and none of them is an identifier (a
+    findings line repeating a next step word for word; a decision quoting the task it follows)."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, texts: list[str] | None = None) -> None:
+        self.words: set[str] = set()
+        for t in texts or ():
+            self.add(t)
+
+    def add(self, text: str) -> None:
+        self.words.update(w.lower() for w in _WORD_RE.findall(text))
+
+    def adds(self, line: str) -> bool:
+        words = {w for w in _WORD_RE.findall(line) if len(w) >= 3}
+        new = [w for w in words if w.lower() not in self.words]
+        return (len(new) >= min(MIN_NEW_WORDS, (len(words) + 1) // 2)
+                or any(_NAME_RE.search(w) for w in new))
