@@ -369,7 +369,7 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
         if f.rounds:
             queues.setdefault(_SHARE_OF.get(f.section, f.section), []).append(f)
     for q in queues.values():
-        q.sort(key=lambda f: f.score)  # most valuable last: popped first
+        q.sort(key=facts.value)  # most valuable last: popped first
     held = held or {}
     shared = {section for section, _ in SHARES}
     spent = {section: held.get(section, 0) for section in shared}
