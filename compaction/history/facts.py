@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from compaction.events import Event, EventKind
 from compaction.history.sections import Section
@@ -174,6 +175,7 @@ SPECIFIC_WEIGHT = 1.5  # score points per distinct specific term, up to SPECIFIC
 SPECIFIC_CAP = 6
 
 
+@lru_cache(maxsize=8192)
 def specifics(text: str) -> int:
     """How many distinct specific terms (identifiers, paths, numbers, quoted values) `text` names."""
     return len(set(_SPECIFIC_RE.findall(text)))

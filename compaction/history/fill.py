@@ -98,6 +98,7 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
                 room += have_tail - budget
                 tail_text, start, have_tail, changed = text, tail.rounds[cut].number, budget, True
     tries = _PARTIAL_TRIES
+    said = overlap.Held([f.text for f in chosen])
     for step in steps:  # facts shown whole, facts back, most valuable first
         if step.copy is None and step.fallback is not None and step.original.section is Section.GOAL:
             step.full, step.delta = step.fallback  # a request comes back in one line: more of them are seen
@@ -111,6 +112,9 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
         rounds_of = step.original.rounds
         if step.copy is None and step.original.section is not Section.GOAL and rounds_of and min(rounds_of) >= start:
             continue  # its rounds are in the verbatim tail already: it would say what the tail shows
+        if step.copy is None and step.original.section in SAID_ONCE and not said.adds(step.full):
+            continue  # the document says it already: it would only cost room
+        said.add(step.full)
         g = copy.copy(step.original)
         g.text, g.short = step.full, None
         origin[id(g)] = step.original  # a later pass sees it as shown whole
@@ -204,13 +208,10 @@ def leading_lines(full: str, budget: int, shown: str = "") -> tuple[str, int] | 
 def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list[_Step]:
     """Every fact not shown whole, most valuable first: the user's requests, then by section priority."""
     kept = {id(origin.get(id(f), f)): f for f in draft.chosen}
-    said = overlap.Held([f.text for f in draft.chosen])
     pending = []
     for o in all_facts:
         c = kept.get(id(o))
         full = o.full_text or o.text
-        if c is None and o.section in SAID_ONCE and not said.adds(full):
-            continue  # the document says it already: it would only cost room
         if c is None or c.text != full:
             pending.append((o, c, full))
     pending.sort(key=lambda s: _value_order(s[0], s[1] is not None))
