@@ -327,6 +327,8 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
     early = [f for f in optional if f.rank() <= Section.COMPLETED.priority]
     optional = [f for f in optional if f.rank() > Section.COMPLETED.priority]
     for f in early:
+        if used + costs[id(f)] > budget:
+            _shorter(f, costs)
         if used + costs[id(f)] <= budget:
             chosen.append(f)
             used += costs[id(f)]
@@ -346,6 +348,8 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
         picked = set(map(id, taken))
         optional = [f for f in optional if id(f) not in picked]
     for f in optional:
+        if used + costs[id(f)] > budget:
+            _shorter(f, costs)
         cost = costs[id(f)]
         if used + cost <= budget and (f.section not in fill.SAID_ONCE or said.adds(f.text)):
             chosen.append(f)
@@ -380,8 +384,10 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
         best: tuple[float, int, Section] | None = None
         for i, (section, share) in enumerate(SHARES):
             q = queues.get(section)
-            while q and costs[id(q[-1])] > room:
-                q.pop()  # does not fit what is left: a smaller one may
+            while q and costs[id(q[-1])] > room and not (_shorter(q[-1], costs) and costs[id(q[-1])] <= room):
+                q.pop()  # does not fit what is left, not even in its short form: a smaller one may
+            if q and section in got and spent[section] + costs[id(q[-1])] > share * total:
+                _shorter(q[-1], costs)  # over the share whole: its short form may be within it
             if not q or (section in got and spent[section] + costs[id(q[-1])] > share * total):
                 continue
             key = (spent[section] / share, i, section)
@@ -421,6 +427,20 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
                 f.text, costs[id(f)] = grown
         carry = max(0, allowance)
     return taken
+
+
+def _shorter(f: Fact, costs: dict[int, int]) -> bool:
+    """Show an optional fact in its short form (`Fact.short`: one clause, the path's base name) when
+    the whole does not fit: a concrete line said shorter answers more than a dropped one. The filler
+    gives the whole back when room is left. False when it has no shorter form."""
+    if not f.short or f.essential:
+        return False
+    n = tokens.count(f.short) + 6
+    if n >= costs[id(f)]:
+        return False
+    f.text, f.short = f.short, None
+    costs[id(f)] = n
+    return True
 
 
 def _truncate_tokens(text: str, limit: int) -> str:
