@@ -136,7 +136,7 @@ def compact(
         summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
         pool = [copy.copy(f) for f in all_facts]
         chosen = _choose(pool, summary_budget, shown_start, held_problems=tokens.count(em_doc),
-                         records_part=max(0, tokens.count(em_doc) - tokens.count(em_block)))
+                         records_part=max(0, tokens.count(em_doc) - tokens.count(em_block)), shown=em_doc)
         markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
         if tokens.count(markdown) <= target:
             break
@@ -273,14 +273,15 @@ GOAL_FLOOR = 160  # tokens: the task's opening, its closing sentence and the har
 
 
 def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, held_problems: int = 0,
-            records_part: int = 0) -> list[Fact]:
+            records_part: int = 0, shown: str = "") -> list[Fact]:
     """Essentials first (full text, else their short form); then by priority the optional facts up to
     the completed actions (the seed's order); then, when the rest do not all fit, every later section
     its most valuable facts up to its share (`SHARES`), so no kind of question is left without an
     answer; then the rest by priority and score. An optional fact from the rounds the verbatim tail
     shows (from `tail_start`) would say it twice, except a completed action (the tail may elide a
     command in the middle of a long output). `held_problems`: what the error-memory block holds (it
-    counts against the problems' share)."""
+    counts against the problems' share); `shown`: the document's other text (the error-memory block),
+    whose words a line need not repeat."""
     texts = [f.text for f in all_facts]
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
     # the task's cap is of what the summary says, the error records' failures (now in their block,
@@ -333,7 +334,7 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
             chosen.append(f)
             used += costs[id(f)]
     room = budget - used
-    said = overlap.Held([f.text for f in chosen])  # a line whose words the chosen ones hold only costs room
+    said = overlap.Held([shown, *(f.text for f in chosen)])  # a line whose words the document holds only costs room
     if sum(costs[id(f)] for f in optional) > room > 0:
         # what the must-keep facts (and the error records, for the problems) already give each section
         # counts against its share

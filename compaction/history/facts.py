@@ -171,7 +171,7 @@ def reads_dropped(events: list[Event], upto_round: int) -> tuple[int, int]:
 # What a successor can act on: a name, a path, a value, a quoted string. A line that names several
 # says more per token than one that retells ("the issue is related to the handling of options").
 _SPECIFIC_RE = re.compile(r"`[^`\n]{2,}`|\"[^\"\n]{2,}\"|\b\w+[_./:]\w[\w./:-]*|\b[A-Za-z]+[a-z][A-Z]\w*|(?<![\w.])\d[\d.,:]*\d|(?<![\w.])\d\b")
-SPECIFIC_WEIGHT = 1.5  # score points per distinct specific term, up to SPECIFIC_CAP of them
+SPECIFIC_WEIGHT = 1.0  # score points per distinct specific term, up to SPECIFIC_CAP of them
 SPECIFIC_CAP = 6
 
 
