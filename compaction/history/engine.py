@@ -328,8 +328,6 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
     early = [f for f in optional if f.rank() <= Section.COMPLETED.priority]
     optional = [f for f in optional if f.rank() > Section.COMPLETED.priority]
     for f in early:
-        if used + costs[id(f)] > budget:
-            _shorter(f, costs)
         if used + costs[id(f)] <= budget:
             chosen.append(f)
             used += costs[id(f)]
