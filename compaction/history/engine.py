@@ -141,7 +141,7 @@ def compact(
         summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
         pool = [copy.copy(f) for f in all_facts]
         chosen = _choose(pool, summary_budget, shown_start, held_problems=tokens.count(em_doc),
-                         records_part=max(0, tokens.count(em_doc) - tokens.count(em_block)))
+                         records_part=max(0, tokens.count(em_doc) - tokens.count(em_block)), shown=em_doc)
         markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
         if tokens.count(markdown) <= target:
             break
@@ -291,14 +291,15 @@ GOAL_FLOOR = 160  # tokens: the task's opening, its closing sentence and the har
 
 
 def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, held_problems: int = 0,
-            records_part: int = 0) -> list[Fact]:
+            records_part: int = 0, shown: str = "") -> list[Fact]:
     """Essentials first (full text, else their short form); then by priority the optional facts up to
     the completed actions (the seed's order); then, when the rest do not all fit, every later section
     its most valuable facts up to its share (`SHARES`), so no kind of question is left without an
     answer; then the rest by priority and score. An optional fact from the rounds the verbatim tail
     shows (from `tail_start`) would say it twice, except a completed action (the tail may elide a
     command in the middle of a long output). `held_problems`: what the error-memory block holds (it
-    counts against the problems' share)."""
+    counts against the problems' share); `shown`: the document's other text (the error-memory block),
+    whose words a line need not repeat."""
     texts = [f.text for f in all_facts]
     costs = dict(zip(map(id, all_facts), (n + 6 for n in tokens.count_many(texts)), strict=False))
     # the task's cap is of what the summary says, the error records' failures (now in their block,
@@ -349,6 +350,7 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
             chosen.append(f)
             used += costs[id(f)]
     room = budget - used
+    said = overlap.Held([shown, *(f.text for f in chosen)])  # a line whose words the document holds only costs room
     if sum(costs[id(f)] for f in optional) > room > 0:
         # what the must-keep facts (and the error records, for the problems) already give each section
         # counts against its share
@@ -357,33 +359,38 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
             if f.section is not Section.GOAL:
                 key = _SHARE_OF.get(f.section, f.section)
                 held[key] = held.get(key, 0) + costs[id(f)]
-        taken = _shares(optional, costs, room, held)  # may show some fuller: their costs updated
+        taken = _shares(optional, costs, room, held, said)  # may show some fuller: their costs updated
         chosen.extend(taken)
         used += sum(costs[id(f)] for f in taken)
         picked = set(map(id, taken))
         optional = [f for f in optional if id(f) not in picked]
     for f in optional:
+        if used + costs[id(f)] > budget:
+            _shorter(f, costs)
         cost = costs[id(f)]
-        if used + cost <= budget:
+        if used + cost <= budget and (f.section not in fill.SAID_ONCE or said.adds(f.text)):
             chosen.append(f)
+            said.add(f.text)
             used += cost
     return chosen
 
 
-def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[Section, int] | None = None) -> list[Fact]:
+def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[Section, int] | None = None,
+            said: overlap.Held | None = None) -> list[Fact]:
     """Each section's most valuable optional facts, the section furthest below its share of `room`
     served next (ties: the larger share first), so every section gets its best fact before any gets a
     second; a section stops at its share (its first fact excepted) and what it leaves flows on to the
     by-priority pass. A fact with no round is a note about the document, not an answer: left to it.
     A share is of the section's whole content: what its must-keep facts already hold (`held`) counts
     against it, else a section made must-keep (the error records) would leave its whole share unused and
-    that share would flow to another section's fuller texts before the requests got theirs."""
+    that share would flow to another section's fuller texts before the requests got theirs. A fact
+    whose words the facts taken before it hold (`said`) is passed over: it would only cost room."""
     queues: dict[Section, list[Fact]] = {}
     for f in optional:
         if f.rounds:
             queues.setdefault(_SHARE_OF.get(f.section, f.section), []).append(f)
     for q in queues.values():
-        q.sort(key=lambda f: f.score)  # most valuable last: popped first
+        q.sort(key=facts.value)  # most valuable last: popped first
     held = held or {}
     shared = {section for section, _ in SHARES}
     spent = {section: held.get(section, 0) for section in shared}
@@ -394,8 +401,10 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
         best: tuple[float, int, Section] | None = None
         for i, (section, share) in enumerate(SHARES):
             q = queues.get(section)
-            while q and costs[id(q[-1])] > room:
-                q.pop()  # does not fit what is left: a smaller one may
+            while q and costs[id(q[-1])] > room and not (_shorter(q[-1], costs) and costs[id(q[-1])] <= room):
+                q.pop()  # does not fit what is left, not even in its short form: a smaller one may
+            if q and section in got and spent[section] + costs[id(q[-1])] > share * total:
+                _shorter(q[-1], costs)  # over the share whole: its short form may be within it
             if not q or (section in got and spent[section] + costs[id(q[-1])] > share * total):
                 continue
             key = (spent[section] / share, i, section)
@@ -404,6 +413,10 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
         if best is None:
             break
         f = queues[best[2]].pop()
+        if said is not None:
+            if f.section in fill.SAID_ONCE and not said.adds(f.text):
+                continue
+            said.add(f.text)
         got.add(best[2])
         taken.append(f)
         spent[best[2]] += costs[id(f)]
@@ -424,13 +437,27 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
                 break
             full_cost = tokens.count(f.full_text) + 6
             grown = (f.full_text, full_cost) if full_cost - costs[id(f)] <= allowance else \
-                fill.leading_lines(f.full_text, costs[id(f)] + allowance)
+                fill.leading_lines(f.full_text, costs[id(f)] + allowance, f.text)
             if grown is not None and grown[1] > costs[id(f)]:
                 allowance -= grown[1] - costs[id(f)]
                 room -= grown[1] - costs[id(f)]
                 f.text, costs[id(f)] = grown
         carry = max(0, allowance)
     return taken
+
+
+def _shorter(f: Fact, costs: dict[int, int]) -> bool:
+    """Show an optional fact in its short form (`Fact.short`: one clause, the path's base name) when
+    the whole does not fit: a concrete line said shorter answers more than a dropped one. The filler
+    gives the whole back when room is left. False when it has no shorter form."""
+    if not f.short or f.essential:
+        return False
+    n = tokens.count(f.short) + 6
+    if n >= costs[id(f)]:
+        return False
+    f.text, f.short = f.short, None
+    costs[id(f)] = n
+    return True
 
 
 def _truncate_tokens(text: str, limit: int) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from compaction.events import Event, EventKind
 from compaction.history.sections import Section
 from compaction.mdsafe import escape_path
+from compaction.memo import per_text
 from compaction.transcripts.path_spelling import is_windows_path
 
 MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
@@ -187,3 +188,25 @@ def reads_dropped(events: list[Event], upto_round: int) -> tuple[int, int]:
                 repeated += 1
             seen.add(e.path or "")
     return total, repeated
+
+
+# What a successor can act on: a name, a path, a value, a quoted string. A line that names several
+# says more per token than one that retells ("the issue is related to the handling of options").
+_SPECIFIC_RE = re.compile(r"`[^`\n]{2,}`|\"[^\"\n]{2,}\"|\b\w+[_./:]\w[\w./:-]*|\b[A-Za-z]+[a-z][A-Z]\w*|(?<![\w.])\d[\d.,:]*\d|(?<![\w.])\d\b")
+SPECIFIC_WEIGHT = 1.0  # score points per distinct specific term, up to SPECIFIC_CAP of them
+SPECIFIC_CAP = 6
+
+
+@per_text(maxsize=8192)
+def specifics(text: str) -> int:
+    """How many distinct specific terms (identifiers, paths, numbers, quoted values) `text` names."""
+    return len(set(_SPECIFIC_RE.findall(text)))
+
+
+def value(f: Fact) -> float:
+    """An optional fact's worth when a section's room is short: its source's score, plus a little for
+    each specific term it names (`specifics`), so a concrete line outranks a vague one of its kind. A
+    request is the user's: its pasted code is no measure of what it asks."""
+    if f.section is Section.GOAL:
+        return f.score
+    return f.score + SPECIFIC_WEIGHT * min(specifics(f.text), SPECIFIC_CAP)

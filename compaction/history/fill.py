@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from compaction import tokens
+from compaction.history import overlap
 from compaction.history.facts import Fact
 from compaction.history.sections import Section
 from compaction.history.steering import Steering
@@ -26,6 +27,10 @@ from compaction.model import Round
 FULL = 0.90  # a document at or above this share of its target is full enough
 TAIL_FLOOR = 0.15  # the verbatim tail's least share of the target when the user's requests need room
 _MARGIN = 0.01  # estimated costs are kept this share (plus a few tokens) under the target
+# The agent's narration (what it found, read and concluded) is offered only when it adds words to the
+# document (`overlap.Held`): it often retells a change, a request or another finding. A request, a
+# change, a rule or a labelled line ("Edited, then reverted: …") says something by its label: kept.
+SAID_ONCE = frozenset({Section.FINDINGS, Section.EVIDENCE, Section.DECISIONS})
 
 
 @dataclass
@@ -93,6 +98,7 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
                 room += have_tail - budget
                 tail_text, start, have_tail, changed = text, tail.rounds[cut].number, budget, True
     tries = _PARTIAL_TRIES
+    said = overlap.Held([f.text for f in chosen])
     for step in steps:  # facts shown whole, facts back, most valuable first
         if step.copy is None and step.fallback is not None and step.original.section is Section.GOAL:
             step.full, step.delta = step.fallback  # a request comes back in one line: more of them are seen
@@ -106,6 +112,9 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
         rounds_of = step.original.rounds
         if step.copy is None and step.original.section is not Section.GOAL and rounds_of and min(rounds_of) >= start:
             continue  # its rounds are in the verbatim tail already: it would say what the tail shows
+        if step.copy is None and step.original.section in SAID_ONCE and not said.adds(step.full):
+            continue  # the document says it already: it would only cost room
+        said.add(step.full)
         g = copy.copy(step.original)
         g.text, g.short = step.full, None
         origin[id(g)] = step.original  # a later pass sees it as shown whole
@@ -158,7 +167,7 @@ def _partial(step: _Step, room: int) -> tuple[str, int] | None:
     """(text, tokens added) for a multi-line fact that does not fit whole: its leading lines that fit
     (`leading_lines`); else its one-line form (`fallback`); else None."""
     if step.original.section is not Section.GOAL:
-        cut = leading_lines(step.full, room + step.shown)
+        cut = leading_lines(step.full, room + step.shown, step.copy.text if step.copy is not None else "")
         if cut is not None:
             return cut[0], cut[1] - step.shown
     elif step.original.task and step.copy is not None:  # the task condensed: its longest form that fits
@@ -171,22 +180,29 @@ def _partial(step: _Step, room: int) -> tuple[str, int] | None:
     return None
 
 
-def leading_lines(full: str, budget: int) -> tuple[str, int] | None:
+def leading_lines(full: str, budget: int, shown: str = "") -> tuple[str, int] | None:
     """(text, tokens) of a multi-line fact's leading lines within `budget`, never cut mid-line, with
     a count of the rest; None when fewer than two lines fit. Its first line is its one-line form, so
-    any cut still reads whole."""
+    any cut still reads whole. The lines its shown one-line form (`shown`) quotes come first, in their
+    place: a fuller form never loses the line a source picked as the best."""
     lines = full.split("\n")
     if len(lines) <= 2:
         return None
     costs = tokens.count_many(lines)
-    total, keep = 6 + 8, 0  # the fact's overhead and the "(… n more lines)" line
-    for cost in costs:
-        if total + cost + 1 > budget:
+    order = range(len(lines))
+    if shown:
+        picked = [i for i in range(1, len(lines)) if len(lines[i].strip(" -")) > 8 and lines[i].strip(" -") in shown]
+        if len(picked) == 1:  # the line a one-line form quotes; several: an excerpt, kept in order
+            order = [0, *picked, *(i for i in range(1, len(lines)) if i not in picked)]
+    total, keep = 6 + 8, []  # the fact's overhead and the "(… n more lines)" line
+    for i in order:
+        if total + costs[i] + 1 > budget:
             break
-        total, keep = total + cost + 1, keep + 1
-    if keep < 2:
+        total = total + costs[i] + 1
+        keep.append(i)
+    if len(keep) < 2:
         return None
-    return "\n".join(lines[:keep]) + f"\n  (… {len(lines) - keep} more lines)", total
+    return "\n".join(lines[i] for i in sorted(keep)) + f"\n  (… {len(lines) - len(keep)} more lines)", total
 
 
 def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list[_Step]:

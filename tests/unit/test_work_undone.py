@@ -153,3 +153,53 @@ def test_git_revert_and_a_reset_to_an_earlier_commit_throw_that_commits_edits_aw
     assert "git revert --no-edit aaaaaaa" in (reverted.edits[0].undone or "")
     reset = _logs(*events, _git(5, "git reset --hard HEAD~1"))["a.py"]
     assert [e.event.round for e in reset.edits if e.undone is None] == [1]
+
+
+RETRY = """# aider chat started at 2025-01-01 10:00:00
+
+#### use the scorer in b.ts
+
+b.ts
+```ts
+<<<<<<< SEARCH
+import { Old } from './Old';
+=======
+import { Scorer } from './Scorer';
+>>>>>>> REPLACE
+```
+
+> # 1 SEARCH/REPLACE block failed to match!
+
+## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in b.ts
+<<<<<<< SEARCH
+import { Old } from './Old';
+=======
+import { Scorer } from './Scorer';
+>>>>>>> REPLACE
+
+The SEARCH section must exactly match an existing block of lines including all white space, comments, indentation, docstrings, etc
+
+b.ts
+```ts
+<<<<<<< SEARCH
+// Invokes Old from core
+=======
+import { Scorer } from './Scorer';
+>>>>>>> REPLACE
+```
+
+> Applied edit to b.ts
+"""
+
+
+def test_a_retry_that_replaced_another_line_says_which_and_by_what(tmp_path):
+    """The retry did not search the refused text again: it replaced a comment line by the import, and
+    the line says so (a reader would otherwise take it for a corrected copy of the same search)."""
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(RETRY)
+    t = load_transcript(str(path))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset(None), cwd=t.cwd,
+                      n_rounds=len(t.rounds), target_tokens=2000)
+    [fact] = edit_failure_facts(ctx)
+    assert "searched `import { Old } from './Old';`" in fact.text
+    assert "replaced the comment line `// Invokes Old from core` with `import { Scorer } from './Scorer';`" in fact.text

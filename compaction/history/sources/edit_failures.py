@@ -22,6 +22,7 @@ from compaction.model import Role, ToolCall, ToolKind
 LINE_CHARS = 56  # one searched or matched line
 SAID_CHARS = 200  # the agent's conclusion
 _OLD_KEYS = ("search", "old_str", "old_string", "old_text", "oldText")
+_NEW_KEYS = ("replace", "new_str", "new_string", "new_text", "newText")
 _ACTUAL_RE = re.compile(r"Did you mean to match some of these actual lines[^\n]*\n+(?:```[^\n]*\n)?(.*?)(?:\n```|\Z)",
                         re.DOTALL)
 _SPACE_RE = re.compile(r"\s+")
@@ -35,7 +36,7 @@ _NOT_FOUND_RE = re.compile(r"(?i)not (?:be )?found|(?:failed to|did not|does not
 class _Run:
     path: str
     failures: list[tuple[int, int, str, str, str]] = field(default_factory=list)  # (round, message, old text, error, cause)
-    fix: tuple[int, str] | None = None  # (round, old text) of the edit that then applied
+    fix: tuple[int, str, str] | None = None  # (round, old text, new text) of the edit that then applied
     said: str = ""  # the agent's reply after the last failure, when it made no edit of the file
 
 
@@ -74,8 +75,8 @@ def _record_of(run: _Run, records: list) -> str | None:
     return None
 
 
-def _old_text(call: ToolCall) -> str:
-    return next((v for k, v in (call.arguments or {}).items() if k in _OLD_KEYS and isinstance(v, str)), "")
+def _old_text(call: ToolCall, keys: tuple[str, ...] = _OLD_KEYS) -> str:
+    return next((v for k, v in (call.arguments or {}).items() if k in keys and isinstance(v, str)), "")
 
 
 def _runs(ctx: FactContext) -> list[_Run]:
@@ -115,7 +116,7 @@ def _runs(ctx: FactContext) -> list[_Run]:
                         run.said = ""
                 elif call.path in open_runs and res is not None and old.strip():  # an insert fixes no old text
                     run = open_runs.pop(call.path)
-                    run.fix = (rnd.number, old)
+                    run.fix = (rnd.number, old, _old_text(call, _NEW_KEYS))
                     done.append(run)
     return done + list(open_runs.values())
 
@@ -201,8 +202,15 @@ def _fact(run: _Run, own: list[tuple[int, int, str | None, str]], cwd: str | Non
         last_old = set(_lines(run.failures[-1][2]))
         new = [ln for ln in _lines(run.fix[1]) if ln not in last_old]
         if new:
+            # what the retry replaced, and by what: a different line than the one searched is the fix
             kind = "the comment line " if _COMMENT_RE.match(new[0]) else ""
-            end = short_end = f"applied (r{run.fix[0]}) searching {kind}`{_cut(new[0])}` instead"
+            put = _lines(run.fix[2])
+            if new[0] in put:  # kept: the retry only anchored on it
+                end = short_end = f"the retry (r{run.fix[0]}) searched {kind}`{_cut(new[0])}` instead"
+            else:
+                by = [ln for ln in put if ln not in set(_lines(run.fix[1])) and len(re.findall(r"\w", ln)) >= 3][:1]
+                by_text = f" with `{_cut(by[0])}`" if by else ""
+                end = short_end = f"the retry (r{run.fix[0]}) replaced {kind}`{_cut(new[0])}`{by_text} instead"
         else:
             end = f"applied (r{run.fix[0]}) once the old text left those lines out"
             short_end = f"applied (r{run.fix[0]}) without that line"
@@ -225,7 +233,7 @@ def _fact(run: _Run, own: list[tuple[int, int, str | None, str]], cwd: str | Non
         text = short_head + (f": {pieces[-1].split(' ', 1)[1]}" if pieces else "") + (f" — {short_end}" if short_end else "")
     full = head + (": " + "; ".join(pieces) if pieces else "") + (f" — {end}" if end else "")
     reasons = sum(1 for p in pieces if "not in the file" in p) + causes + sum(1 for p in pieces if "auto-committed" in p)
-    resolved = 2 if run.fix and short_end.startswith(f"applied (r{run.fix[0]}) searching") else 0  # the retry's text said
+    resolved = 2 if run.fix and short_end.startswith(f"the retry (r{run.fix[0]}) ") else 0  # the retry's text said
     return Fact(Section.PROBLEMS, f"{text} {cite(rounds)}", rounds, score=34 + min(n, 4) + min(reasons, 3) + resolved,
                 path=path,
                 full_text=f"{full} {cite(rounds)}")
