@@ -206,7 +206,8 @@ def specifics(text: str) -> int:
 def value(f: Fact) -> float:
     """An optional fact's worth when a section's room is short: its source's score, plus a little for
     each specific term it names (`specifics`), so a concrete line outranks a vague one of its kind. A
-    request is the user's: its pasted code is no measure of what it asks."""
-    if f.section is Section.GOAL:
+    request is the user's: its pasted code is no measure of what it asks; a decision's worth is its
+    reason, which names few terms (a user's constraint, the concern two proposals share)."""
+    if f.section is Section.GOAL or f.section is Section.DECISIONS:
         return f.score
     return f.score + SPECIFIC_WEIGHT * min(specifics(f.text), SPECIFIC_CAP)

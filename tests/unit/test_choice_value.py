@@ -63,3 +63,13 @@ def test_a_fuller_form_keeps_the_line_its_one_line_form_quoted() -> None:
     full = "`util.py` (r10, r15):\n  - `a = 1`\n  - `b = 2`\n  - `c = 3`\n  - `__class__ = property(proxy)`"
     cut = fill.leading_lines(full, 40, "`util.py` (r10, r15): `__class__ = property(proxy)`")
     assert cut is not None and "__class__ = property(proxy)" in cut[0] and "more lines" in cut[0]
+
+
+def test_a_decision_is_valued_by_its_reason_not_by_the_terms_it_names() -> None:
+    """A user's constraint names no file; a line of choices names many: within the decisions' share
+    neither outranks the other by its count of terms (graded run 9: the constraint gave way)."""
+    constraint = Fact(Section.DECISIONS, "User: Avoid unnecessary implementation logic; focus on scaffolding.", [37],
+                      score=50)
+    named = Fact(Section.DECISIONS, "Chose `src/a.ts` over `src/b.ts` and `lib/c.ts` for `parse()`", [12], score=50)
+    assert specifics(named.text) >= 3
+    assert value(constraint) == constraint.score and value(named) == named.score

@@ -39,7 +39,7 @@ def test_a_refused_edit_is_told_once_in_the_document():
     assert "ERR_TOOL_EditNotFound" in doc  # the record is shown
     told = [ln for ln in doc.splitlines() if SEARCHED in ln and not ln.lstrip().startswith(">")]  # not the quoted output
     assert len(told) == 1, told
-    assert "applied (r2) searching the comment line" in told[0]  # the Problems line, with its cause and end
+    assert "(r2) replaced the comment line" in told[0]  # the Problems line, with its cause and what the retry did
     assert "not matched: SearchReplaceNoExactMatch" not in doc  # the record's `Error:` line does not retell it
 
 
