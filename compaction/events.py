@@ -398,7 +398,10 @@ def results_of_calls(round_messages: list[Message]) -> dict[int, ToolResult | No
             if res.call_id:
                 by_id[res.call_id] = res
             ordered.append(res)
-    positional = iter(ordered)
+    ids = {call.id for msg in round_messages for call in msg.tool_calls if call.id}
+    # A result that names a call of this round is that call's alone: the order gives the others only
+    # what no call claimed (a call whose result never came gets None, not its neighbour's).
+    positional = iter([res for res in ordered if not (res.call_id and res.call_id in ids)])
     out: dict[int, ToolResult | None] = {}
     for msg in round_messages:
         for call in msg.tool_calls:
@@ -465,8 +468,9 @@ def extract_events(transcript: Transcript, max_requests: int | None = None) -> l
                         later.append((i, request))
                 elif i is not None and events[i].text.strip():
                     first_request = False  # the task: always kept
+            applied = _paths_applied(msg, results)
             for call in msg.tool_calls:
-                _call_events(events, rnd.number, msg, call, results.get(id(call)), state)
+                _call_events(events, rnd.number, msg, call, results.get(id(call)), state, applied)
     spell = PathSpellings.for_paths((e.path for e in events), transcript.cwd)
     if spell.windows:  # one spelling per file: `a\\b.ts` and `a/b.ts` are one file
         for e in events:
@@ -720,12 +724,20 @@ def tool_kind(call: ToolCall) -> ToolKind:
     return classify(call).kind
 
 
+def _paths_applied(msg: Message, results: dict[int, ToolResult | None]) -> frozenset[str]:
+    """The files an edit of this message was applied to (a result that is no error)."""
+    return frozenset(call.path for call in msg.tool_calls
+                     if call.path and (res := results.get(id(call))) is not None and not res.is_error)
+
+
 def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None,
-                 state: _CommandState) -> None:
+                 state: _CommandState, applied: frozenset[str] = frozenset()) -> None:
     exit_code = result.exit_code if result else None
     failed = bool(result and (result.is_error or (result.exit_code not in (None, 0))))
     if result is None and call.name == "search_replace":
-        failed = True  # aider prints "Applied edit to X" for every edit it applied; this one it did not
+        # aider prints "Applied edit to X" once per file of a reply, for all its blocks; a block of a file
+        # it never named was not applied (a failed block gets its own error result)
+        failed = call.path not in applied
     call = classify(call)  # an unknown tool's kind, path and command, from its arguments
     kind = tool_kind(call)
     if kind == ToolKind.TODO:
