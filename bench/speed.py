@@ -34,8 +34,7 @@ def time_one(path: Path, budget: float = 0.10, repeats: int = 5) -> dict[str, An
     compact(warm, target_tokens=max(1, int(before * budget)))
     loads, compacts, encodes = [], [], []
     for _ in range(repeats):
-        tokens.forget_recent_counts()  # every timed run starts with empty memos, like a first run
-        memo.forget_all()
+        memo.forget_all()  # every timed run starts with empty memos (token counts too), like a first run
         t0 = time.perf_counter()
         t = load_transcript(str(path))
         t1 = time.perf_counter()

@@ -731,7 +731,7 @@ def _paths_applied(msg: Message, results: dict[int, ToolResult | None]) -> froze
 
 
 def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None,
-                 state: _CommandState, applied: frozenset[str] = frozenset()) -> None:
+                 state: _CommandState, applied: frozenset[str]) -> None:
     exit_code = result.exit_code if result else None
     failed = bool(result and (result.is_error or (result.exit_code not in (None, 0))))
     if result is None and call.name == "search_replace":

@@ -20,6 +20,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from compaction import memo
 from compaction.model import Message
 
 _URLS = {
@@ -267,6 +268,9 @@ def forget_recent_counts() -> None:
     global _recent_total
     _RECENT_COUNTS.clear()
     _recent_total = 0
+
+
+memo.on_forget(forget_recent_counts)
 
 
 def count_many(texts: list[str], enc: str = DEFAULT_ENCODING) -> list[int]:

@@ -181,7 +181,8 @@ def compact(
 
         markdown, draft = fill.fill(render_draft, fill.Draft(chosen, tail_text, shown_start), target=target,
                                     origin=dict(zip(map(id, pool), all_facts, strict=True)), all_facts=all_facts,
-                                    tail=tail_renderer, rounds=rounds, code=preset.code, steering=steering)
+                                    tail=tail_renderer, rounds=rounds, code=preset.code, steering=steering,
+                                    held=em_doc)
         chosen = draft.chosen
         shown = rounds[draft.shown_start - 1:]
         # A refused edit a chosen Problems line tells (its cause, what ended it) is not retold in its

@@ -69,8 +69,8 @@ def document_block(records: list[Any], lang: str, ceiling: int, current_round: i
     def said(r: Any) -> str:  # a merged record: its own failure first, then each alias's
         if not r.merged or r.id not in originals:
             return detail(r, False)
-        aliases = [f"{a}: {detail(originals[a], True)}" for a in r.merged if a in originals]
-        return "; ".join(d for d in [detail(originals[r.id], False), *aliases] if d)  # its own may be told elsewhere
+        aliases = [f"{a}: {d}" for a in r.merged if a in originals and (d := detail(originals[a], True))]
+        return "; ".join(d for d in [detail(originals[r.id], False), *aliases] if d)  # each may be told elsewhere
 
     fitted = fit_budget(worded, ceiling=ceiling, current_round=current_round, lang=lang, detail=said)
     # The head lines name the aliases and the dropped records keep their own Problems lines: the

@@ -47,8 +47,9 @@ Render = Callable[[Draft], str]
 
 
 def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], all_facts: list[Fact],
-         tail: TailRenderer, rounds: list[Round], code: bool, steering: Steering) -> tuple[str, Draft]:
-    """The fuller document and its draft; the draft given back unchanged when nothing fits.
+         tail: TailRenderer, rounds: list[Round], code: bool, steering: Steering, held: str = "") -> tuple[str, Draft]:
+    """The fuller document and its draft; the draft given back unchanged when nothing fits. `held`: what
+    the document says besides its facts (the error records), which a fact need not say again.
 
     Each pass plans every step on estimated costs, then renders and counts once: a plan that
     overshoots is planned again with that much less room; one that falls short of FULL gets one more
@@ -66,7 +67,8 @@ def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], 
         if room <= 0:
             break
         steps = _steps(draft, origin, all_facts)
-        plan = _plan(draft, room, steps, tail, have_tail, rounds, code, steering, target, origin, widen=first_pass)
+        plan = _plan(draft, room, steps, tail, have_tail, rounds, code, steering, target, origin, widen=first_pass,
+                     held=held)
         if plan is None:
             break
         md = render(plan)
@@ -82,7 +84,8 @@ def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], 
 
 
 def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_tail: int, rounds: list[Round],
-          code: bool, steering: Steering, target: int, origin: dict[int, Fact], *, widen: bool) -> Draft | None:
+          code: bool, steering: Steering, target: int, origin: dict[int, Fact], *, widen: bool,
+          held: str = "") -> Draft | None:
     """The draft with the room spent in value order, on estimated costs; None when nothing changes."""
     chosen = list(draft.chosen)
     tail_text, start, extra = draft.tail_text, draft.shown_start, list(draft.extra)
@@ -98,7 +101,7 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
                 room += have_tail - budget
                 tail_text, start, have_tail, changed = text, tail.rounds[cut].number, budget, True
     tries = _PARTIAL_TRIES
-    said = overlap.Held([f.text for f in chosen])
+    said = overlap.Held([held, *(f.text for f in chosen)])
     for step in steps:  # facts shown whole, facts back, most valuable first
         if step.copy is None and step.fallback is not None and step.original.section is Section.GOAL:
             step.full, step.delta = step.fallback  # a request comes back in one line: more of them are seen

@@ -3,6 +3,8 @@ said twice."""
 
 from __future__ import annotations
 
+import re
+
 from compaction.history.engine import compact
 from compaction.model import Message, Role
 from tests.unit.synthetic import call_pair as _call
@@ -190,3 +192,29 @@ def test_a_file_shown_by_a_shell_line_is_read_by_the_events_rule():
     assert shown_file("cat <<'EOF' > debug.py\nprint('Found x at 3')\nEOF\npython debug.py") is None
     assert shown_file("cat a.py b.py") is None
     assert shown_file("grep -n load src/io.py") is None
+
+
+def test_a_retry_that_searched_another_line_does_not_count_as_quoting_the_refusal():
+    from compaction.history.facts import Fact
+    from compaction.history.sections import Section
+    from compaction.history.sources.edit_failures import quotes_search
+
+    quoting = Fact(Section.PROBLEMS, "`a.ts`: 2 edits refused: searched `import x`, not in the file (r3)", [3])
+    cause_only = Fact(Section.PROBLEMS, "`a.ts`: 2 edits refused: tabs, not spaces — the retry (r4) searched "
+                                        "`// anchor` instead (r3, r4)", [3, 4])
+    assert quotes_search(quoting)
+    assert not quotes_search(cause_only)  # the record's own Error: line must still tell the refusal
+
+
+def test_an_alias_whose_failure_is_told_elsewhere_leaves_no_empty_label():
+    from compaction.errors.records import ErrorRecord, Occurrence
+    from compaction.history import errors_adapter
+
+    main = ErrorRecord("ERR_PY_AssertionError", [Occurrence(2, evidence="AssertionError: 1 != 2")], merged=["ERR_B"])
+    alias = ErrorRecord("ERR_B", [Occurrence(2, evidence="b")])
+    block, _ = errors_adapter.document_block(
+        [main, alias], "en", 2000, 3,
+        detail=lambda r, brief: "" if r.id == "ERR_B" else "assert 1 == 2 failed",
+        clean=lambda r: (r.solution or "", r.avoidance or ""))
+    assert "assert 1 == 2 failed" in block
+    assert "ERR_B: ;" not in block and not re.search(r"ERR_B: *$", block, re.M)

@@ -51,7 +51,6 @@ _FLOW = frozenset("if elif else for while match case switch return raise throw y
                   "except catch break continue guard defer await".split())
 _TRAILING_COMMENT_RE = re.compile(r"\s+(?://|#)\s.*$")
 _ASSIGN_RE = re.compile(r"^(?:(?:let|var|val|const|local|my)\s+)?[\w.\[\]'\"]+(?:\s*:\s*[^=]+)?\s*[-+*/|&]?=(?!=)\s*\S")
-_FILE_RE = re.compile(r"\.\w{1,8}$")
 # A shell command that shows one file (`cat -n x.py`, `sed -n '1,9p' x.py`): its output reads like a view.
 _ARG_KEYS = frozenset({"line", "start", "end", "line_number", "start_line", "end_line", "lineno"})
 

@@ -61,8 +61,12 @@ def edit_failure_facts(ctx: FactContext) -> list[Fact]:
 def quotes_search(fact: Fact) -> bool:
     """Whether a refused-edit line, as the document shows it, quotes the text the edit searched for
     (the short form of a run whose cause is known says the cause instead): then the record's own
-    `Error:` line need not."""
-    return "searched `" in fact.text
+    `Error:` line need not. The retry's "(rN) searched `X` instead" quotes what the retry searched, not
+    the refusal."""
+    return _QUOTES_REFUSAL_RE.search(fact.text) is not None
+
+
+_QUOTES_REFUSAL_RE = re.compile(r"(?<!\) )searched `")
 
 
 def _record_of(run: _Run, records: list) -> str | None:
@@ -208,7 +212,7 @@ def _fact(run: _Run, own: list[tuple[int, int, str | None, str]], cwd: str | Non
             if new[0] in put:  # kept: the retry only anchored on it
                 end = short_end = f"the retry (r{run.fix[0]}) searched {kind}`{_cut(new[0])}` instead"
             else:
-                by = [ln for ln in put if ln not in set(_lines(run.fix[1])) and len(re.findall(r"\w", ln)) >= 3][:1]
+                by = [ln for ln in put if ln not in fixed_old and len(re.findall(r"\w", ln)) >= 3][:1]
                 by_text = f" with `{_cut(by[0])}`" if by else ""
                 end = short_end = f"the retry (r{run.fix[0]}) replaced {kind}`{_cut(new[0])}`{by_text} instead"
         else:
