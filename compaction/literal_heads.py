@@ -117,3 +117,14 @@ class Scanner:
             i += 1
         self.i = i
         return None
+
+
+def holds(pattern: re.Pattern[str], words: tuple[str, ...], line: str) -> bool:
+    """`pattern` (case-insensitive) finds a match in `line`; an ASCII line holding none of `words`
+    (lower-case pieces every match of the pattern contains) is not searched. Non-ASCII lines are:
+    case-insensitive matching folds some letters ('ı') that `str.lower` does not."""
+    if line.isascii():
+        low = line.lower()
+        if not any(map(low.__contains__, words)):
+            return False
+    return pattern.search(line) is not None

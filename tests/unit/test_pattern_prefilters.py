@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from compaction.history.sources import findings, rules, task
+from compaction.literal_heads import holds
 
 # One text per branch of each pattern (case varied where the pattern ignores case).
 _ERROR_LINES = ["ValueError: bad", "Exception in thread", "FAILED tests/x.py", "FAIL: test_a", "error: no such file",
@@ -54,8 +55,8 @@ def test_prefiltered_search_agrees_with_the_pattern() -> None:
     lines = _PASTE_LINES + _PROTOCOL_LINES + _MODAL_LINES + ["plain prose line", "ǅungla — naïve faılure", ""]
     for line in lines:
         assert task._informative(line) == bool(task._INFORMATIVE_RE.search(line)), line
-        assert rules._holds(rules._PROTOCOL_RE, rules._PROTOCOL_WORDS, line) == bool(rules._PROTOCOL_RE.search(line))
-        assert rules._holds(rules._MODAL_RE, rules._MODAL_WORDS, line) == bool(rules._MODAL_RE.search(line))
+        assert holds(rules._PROTOCOL_RE, rules._PROTOCOL_WORDS, line) == bool(rules._PROTOCOL_RE.search(line))
+        assert holds(rules._MODAL_RE, rules._MODAL_WORDS, line) == bool(rules._MODAL_RE.search(line))
     # a non-ASCII line is searched as it is: IGNORECASE folds 'ı' to 'i', which a lowercase check would miss
     assert task._informative("kernel faılure") == bool(task._INFORMATIVE_RE.search("kernel faılure"))
 

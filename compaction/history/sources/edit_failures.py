@@ -79,7 +79,8 @@ def _record_of(run: _Run, records: list) -> str | None:
     return None
 
 
-def _old_text(call: ToolCall, keys: tuple[str, ...] = _OLD_KEYS) -> str:
+def _arg_text(call: ToolCall, keys: tuple[str, ...]) -> str:
+    """The call's first string argument under one of `keys` (its old text, or its new one)."""
     return next((v for k, v in (call.arguments or {}).items() if k in keys and isinstance(v, str)), "")
 
 
@@ -111,7 +112,7 @@ def _runs(ctx: FactContext) -> list[_Run]:
                 res = results.get(id(call))
                 if res is not None and call.id and res.call_id and res.call_id != call.id:
                     res = None  # paired by position with another call's result: not this call's outcome
-                old = _old_text(call)
+                old = _arg_text(call, _OLD_KEYS)
                 if res is not None and res.is_error:
                     if old.strip() and _NOT_FOUND_RE.search((res.content or "")[:2000]):
                         run = open_runs.setdefault(call.path, _Run(call.path))
@@ -120,7 +121,7 @@ def _runs(ctx: FactContext) -> list[_Run]:
                         run.said = ""
                 elif call.path in open_runs and res is not None and old.strip():  # an insert fixes no old text
                     run = open_runs.pop(call.path)
-                    run.fix = (rnd.number, old, _old_text(call, _NEW_KEYS))
+                    run.fix = (rnd.number, old, _arg_text(call, _NEW_KEYS))
                     done.append(run)
     return done + list(open_runs.values())
 

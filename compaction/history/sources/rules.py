@@ -18,6 +18,7 @@ from compaction.events import count_matches
 from compaction.history.facts import WS_RE, Fact, split_task
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.literal_heads import holds
 from compaction.model import Role
 
 # Names agents give their instruction files (the content check below finds the others).
@@ -95,20 +96,11 @@ def _rule_lines(text: str) -> list[tuple[str, int, str]]:
             continue
         im = _ITEM_RE.match(line)
         body = (im.group(2) if im else line).strip().strip("*").strip()
-        if len(body) < 2 or _holds(_PROTOCOL_RE, _PROTOCOL_WORDS, body):
+        if len(body) < 2 or holds(_PROTOCOL_RE, _PROTOCOL_WORDS, body):
             continue
-        if im or _holds(_MODAL_RE, _MODAL_WORDS, body):
+        if im or holds(_MODAL_RE, _MODAL_WORDS, body):
             out.append((heading, len(im.group(1)) if im else 0, body))
     return out
-
-
-def _holds(pattern: re.Pattern[str], words: tuple[str, ...], line: str) -> bool:
-    """`pattern` (case-insensitive) finds a match in `line`; an ASCII line holding none of `words` is not searched."""
-    if line.isascii():
-        low = line.lower()
-        if not any(map(low.__contains__, words)):
-            return False
-    return pattern.search(line) is not None
 
 
 _STRONG_RE = re.compile(r"\b(?:must|never|always|do not|don't|only|required?|MODIFY)\b", re.IGNORECASE)

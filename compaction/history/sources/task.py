@@ -15,6 +15,7 @@ from compaction.history.condense import ask_count, condense, one_line, paste_val
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.literal_heads import holds
 from compaction.model import Message, Role
 
 _PASTE_LINES = 12  # a fenced block or an unfenced log run longer than this is trimmed
@@ -78,10 +79,7 @@ def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
 
 
 def _informative(line: str) -> bool:
-    """`_INFORMATIVE_RE` finds a match in the line (an ASCII line without its words is not searched)."""
-    if line.isascii() and not any(map(line.lower().__contains__, _INFORMATIVE_WORDS)):
-        return False
-    return _INFORMATIVE_RE.search(line) is not None
+    return holds(_INFORMATIVE_RE, _INFORMATIVE_WORDS, line)
 
 
 def accepted_offer(messages: list[Message], index: int) -> str | None:
