@@ -402,11 +402,15 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
         best: tuple[float, int, Section] | None = None
         for i, (section, share) in enumerate(SHARES):
             q = queues.get(section)
-            while q and costs[id(q[-1])] > room and not (_shorter(q[-1], costs) and costs[id(q[-1])] <= room):
-                q.pop()  # does not fit what is left, not even in its short form: a smaller one may
+            while q and costs[id(q[-1])] > room:
+                _shorter(q[-1], costs)
+                if costs[id(q[-1])] > room:
+                    q.pop()  # does not fit what is left, not even in its short form: a smaller one may
             if q and section in got and spent[section] + costs[id(q[-1])] > share * total:
                 _shorter(q[-1], costs)  # over the share whole: its short form may be within it
-            if not q or (section in got and spent[section] + costs[id(q[-1])] > share * total):
+                if spent[section] + costs[id(q[-1])] > share * total:
+                    continue
+            if not q:
                 continue
             key = (spent[section] / share, i, section)
             if best is None or key[:2] < best[:2]:
@@ -450,8 +454,9 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
 def _shorter(f: Fact, costs: dict[int, int]) -> bool:
     """Show an optional fact in its short form (`Fact.short`: one clause, the path's base name) when
     the whole does not fit: a concrete line said shorter answers more than a dropped one. The filler
-    gives the whole back when room is left. False when it has no shorter form."""
-    if not f.short or f.essential:
+    gives the whole back when room is left (only optional facts come here). False when it has no
+    shorter form."""
+    if not f.short:
         return False
     n = tokens.count(f.short) + 6
     if n >= costs[id(f)]:
