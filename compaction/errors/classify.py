@@ -119,7 +119,8 @@ _TIMEOUT = re.compile(
     r"no output for \d+ seconds|\bTimeout(?:Error)?: )[^\n]*$", re.M)
 _EDIT_MISS = re.compile(
     r"^[^\n]*?(?:No replacement was performed|String to replace not found|SearchReplaceNoExactMatch|"
-    r"did not appear verbatim|failed to exactly match lines|The SEARCH section must exactly match)[^\n]*$", re.M)
+    r"did not appear verbatim|failed to exactly match lines|The SEARCH section must exactly match|"
+    r"Failed to find expected lines)[^\n]*$", re.M)  # the last: Codex's apply_patch ("verification failed: …")
 _RATE_LIMIT = re.compile(
     r"^[^\n]*?(?:\b429\b[^\n]*?(?:Too Many|[Rr]ate|[Ll]imit)|(?:Too Many|[Rr]ate|[Ll]imit)[^\n]*?\b429\b|"
     r"[Rr]ate[ _-]?[Ll]imit(?:ed|s)?\b[^\n]{0,80}?\b(?:exceeded|reached|hit|error|retry)|"
@@ -412,7 +413,8 @@ _TOOL_TABLE: list[tuple[tuple[str, ...], re.Pattern, str, bool]] = [
     (("nknown tool", "nknown skill", "nknown function", "o such tool", "o such skill", "not a valid tool",
       "ool not found", "kill not found", "' not found", "` not found"), _UNKNOWN_TOOL, "ERR_TOOL_UnknownTool", False),
     (("No replacement was performed", "String to replace not found", "SearchReplaceNoExactMatch",
-      "did not appear verbatim", "failed to exactly match", "SEARCH section must exactly match"),
+      "did not appear verbatim", "failed to exactly match", "SEARCH section must exactly match",
+      "Failed to find expected lines"),
      _EDIT_MISS, "ERR_TOOL_EditNotFound", False),
     # Before the generic rows: a sandbox or a read-only mount says why an operation was refused.
     (("andbox", "CreateProcessAsUser"), _SANDBOX, "ERR_TOOL_SandboxDenied", False),

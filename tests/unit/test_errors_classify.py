@@ -146,6 +146,8 @@ def test_other_languages():
     ("No replacement was performed, old_str `x` did not appear verbatim in /a.py.", "ERR_TOOL_EditNotFound"),
     ("String to replace not found in file.", "ERR_TOOL_EditNotFound"),
     ("## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in a.ts", "ERR_TOOL_EditNotFound"),
+    # Codex's apply_patch, whose result an export may not mark as an error
+    ("apply_patch verification failed: Failed to find expected lines in /r/docs/SUMMARY.md:", "ERR_TOOL_EditNotFound"),
     ("Parameter 'command' is expected to be one of ['view', 'create'].", "ERR_TOOL_InvalidArgument"),
     ("Please always provide EXACTLY ONE action in triple backticks, found 2 actions.", "ERR_TOOL_FormatError"),
 ])
