@@ -10,7 +10,10 @@ tokens at the same budget) and `anchor` (an LLM-written summary in Claude Code's
 the same budget, committed under bench/handover/anchor/). Sessions set aside for the exam
 (bench/holdout/SET_ASIDE.md) are reported apart.
 
-    python -m bench.handover [--budget 0.10] [--write-docs DIR] [--only ID ...]
+    python -m bench.handover [--budget 0.10] [--write-docs DIR] [--only ID ...] [--questions DIR]
+
+`--questions DIR` scores another set of exam questions (`bench/handover/questions-fresh/`: a second exam
+on five sessions the hand-over was not built against, written after the engine was).
 """
 
 from __future__ import annotations
@@ -157,10 +160,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=0.10, help="share of the session's tokens (default 0.10)")
     ap.add_argument("--only", nargs="*", help="session ids")
     ap.add_argument("--write-docs", type=Path, help="write each document under DIR/<kind>/<session>.md")
-    ap.add_argument("--out", type=Path, default=HERE / "results" / "handover_recall.md")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="where the table goes (default bench/results/handover_recall.md for the main set)")
+    ap.add_argument("--questions", type=Path, default=QUESTIONS, help="the exam's question files")
     args = ap.parse_args(argv)
     set_aside = exam_set_aside()
-    files = sorted(QUESTIONS.glob("*.json"))
+    files = sorted(args.questions.glob("*.json"))
+    if args.out is None:
+        name = "handover_recall.md" if args.questions.resolve() == QUESTIONS else f"handover_recall_{args.questions.name}.md"
+        args.out = HERE / "results" / name
     if args.only:
         files = [f for f in files if f.name.split(".")[0] in args.only]
     scores = [score_session(f, args.budget, set_aside, args.write_docs) for f in files]

@@ -20,7 +20,7 @@ from compaction import tokens
 from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
 from compaction.events import Event, extract_events
-from compaction.history import errors_adapter, facts, fill, fit, overlap
+from compaction.history import errors_adapter, facts, fill, fit, overlap, project_root
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
@@ -73,7 +73,8 @@ def compact(
     fact_room = (target_tokens or default_target(counted(), window)) // MIN_FACT_TOKENS
     events = extract_events(transcript, max_requests=fact_room + 1)  # the current request and the room
     records, _ = errors_adapter.scan(transcript)
-    cwd = transcript.cwd
+    # Paths print relative to the recorded cwd, else to the root the session's own commands show (display only)
+    cwd = transcript.cwd or project_root.infer_root(events)
 
     target = target_tokens or default_target(counted(), window)
     keep = min(keep, len(rounds))
@@ -520,7 +521,9 @@ def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str |
     lines = [f"# {h(lang, 'title')}", ""]
     lines.append(f"> Source: `{escape_path(Path(t.path).name)}` ({t.format}), {n_rounds} rounds: facts from every "
                  f"round below; the most recent rounds (from r{tail_start} at most) verbatim at the end.")
-    if cwd and not t.meta.get("cwd_assumed"):  # a caller's stand-in (the hook's workspace) is no record
+    if cwd and cwd != t.cwd:  # inferred (`project_root`): the reader resolves the relative paths with it
+        lines.append(f"> {h(lang, 'root')}: `{escape_path(cwd)}` ({h(lang, 'root_inferred')})")
+    elif cwd and not t.meta.get("cwd_assumed"):  # a caller's stand-in (the hook's workspace) is no record
         lines.append(f"> {h(lang, 'cwd')}: `{escape_path(cwd)}` (recorded in the transcript)")
     return "\n".join(lines)
 

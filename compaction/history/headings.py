@@ -22,6 +22,8 @@ HEADINGS: dict[str, dict[str, str]] = {
         "dropped": "Dropped",
         "recent": "Recent rounds (verbatim)",
         "cwd": "Working directory",
+        "root": "Project root",
+        "root_inferred": "inferred from the agent's commands and paths; file paths below are relative to it",
         "unchanged": "Conversation (unchanged)",
     },
     "zh": {
@@ -43,6 +45,8 @@ HEADINGS: dict[str, dict[str, str]] = {
         "dropped": "已省略",
         "recent": "最近轮次（原文）",
         "cwd": "当前工作目录",
+        "root": "项目根目录",
+        "root_inferred": "由智能体的命令和路径推断；下文文件路径均相对于此目录",
         "unchanged": "对话（未压缩）",
     },
 }

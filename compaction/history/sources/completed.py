@@ -9,7 +9,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind, results_of_calls
-from compaction.history import overlap
+from compaction.history import overlap, project_root
 from compaction.history.facts import Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
@@ -47,7 +47,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         is_test = e.test
         if not (e.state_changing or is_test):
             continue
-        key = first_line(e.command)
+        key = first_line(project_root.without_root_cd(e.command, ctx.cwd))  # the header names the root
         outcome = ""
         if is_test:
             summary = e.test_summary

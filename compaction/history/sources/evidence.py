@@ -315,7 +315,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                 if call.kind is ToolKind.OTHER and is_report(content):
                     if not (picks_an_option(content) or named.echoes(content, rnd.number) or _echoes_arguments(call, content)):
                         body = report_body(content)
-                        text = _digest(body, rnd.number, named, ctx.transcript.cwd) or informative(
+                        text = _digest(body, rnd.number, named, ctx.cwd) or informative(
                             [body[:4000]], REPORT_CHARS)
                         candidates.extend(_source_lines(body, None, rnd.number, named))  # the code it quotes
                         if text:
@@ -331,7 +331,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                     candidates.extend(_source_lines(content, path, rnd.number, named))
                     if path and path not in kinds and (kind := file_kind(content)):
                         kinds[path] = (*kind, rnd.number)
-    return reports + _kind_facts(kinds, ctx.transcript.cwd) + _evidence(candidates, ctx.transcript.cwd) \
+    return reports + _kind_facts(kinds, ctx.cwd) + _evidence(candidates, ctx.cwd) \
         + _found_facts(found)
 
 
@@ -403,7 +403,7 @@ def _worked_on(ctx: FactContext) -> dict[str, tuple[str, int]]:
             base = e.path.replace("\\", "/").rsplit("/", 1)[-1]
             if base not in out:
                 out[base] = (e.path, e.round)
-    return {base: (display_path(p, ctx.transcript.cwd), r) for base, (p, r) in out.items()}
+    return {base: (display_path(p, ctx.cwd), r) for base, (p, r) in out.items()}
 
 
 def _locate(cmd: str, content: str, rnd: int, worked: dict[str, tuple[str, int]],

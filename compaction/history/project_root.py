@@ -1,0 +1,102 @@
+"""The project's root when the transcript recorded no working directory (SpecStory and aider exports):
+inferred from what the agent did, so that the document names files as the project does.
+
+Why: without a root every path is printed whole. A Cursor session under
+`/Users/<name>/Library/CloudStorage/…/github/<repo>/` spent a third of its budget repeating that prefix,
+and a command cut to its first characters showed only its `cd <root> &&`. Two signals, each from the
+session itself, and no guess beyond them:
+- the directory the agent's commands `cd` into first (`cd /abs/dir && git status`), when it holds the
+  files the agent touched by absolute path (or the agent went there more than once);
+- an absolute path that ends with a path the session also names relative to the root (git's output
+  lists `docs/guide.md` while an edit tool wrote `/abs/dir/docs/guide.md`).
+A common prefix of the absolute paths alone is not enough: all edits under `docs/` would make `docs/`
+the root and drop it from every name. This root is for display only: nothing reads files with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from compaction.events import Event, EventKind
+from compaction.shell import words
+from compaction.transcripts.path_spelling import is_windows_path
+
+_FILE_KINDS = frozenset({EventKind.READ, EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.MOVE,
+                         EventKind.REVERT})
+# `cd DIR &&` / `cd DIR;` / `cd /d DIR &&` at the start of a command line (the rest runs in DIR)
+_DRIVE_RE = re.compile(r"[A-Za-z]:[\\/]")
+_LEADING_CD_RE = re.compile(r"^\s*cd\s+(?:/d\s+)?((?:\"[^\"\n]+\"|'[^'\n]+'|(?:\\.|[^\s;&|])+))\s*(?:&&|;)\s*")
+
+
+def leading_cd(command: str) -> tuple[str, str] | None:
+    """(the directory, the rest of the line) of a command line that starts by changing directory."""
+    m = _LEADING_CD_RE.match(command)
+    if m is None:
+        return None
+    raw = m.group(1)
+    if raw[:1] in "\"'":
+        found = [raw[1:-1]]
+    elif _DRIVE_RE.match(raw):  # a Windows path: its backslashes separate, they do not escape
+        found = [raw]
+    else:
+        found = words(raw)
+    if len(found) != 1:
+        return None
+    return found[0].rstrip("/\\") or found[0], command[m.end():]
+
+
+def _is_absolute(path: str) -> bool:
+    return path.startswith("/") or is_windows_path(path)
+
+
+def _norm(path: str) -> str:
+    return path.replace("\\", "/").rstrip("/")
+
+
+def _inside(path: str, root: str) -> bool:
+    p, r = _norm(path), _norm(root)
+    if is_windows_path(root):
+        p, r = p.casefold(), r.casefold()
+    return p.startswith(r + "/")
+
+
+def infer_root(events: Iterable[Event]) -> str | None:
+    """The project root the session's own commands and paths show, else None (see the module's why)."""
+    cds: Counter[str] = Counter()
+    absolute: list[str] = []
+    relative: set[str] = set()
+    for e in events:
+        if e.kind is EventKind.COMMAND and e.command and (cd := leading_cd(e.command)) and _is_absolute(cd[0]):
+            cds[cd[0]] += 1
+        elif e.kind in _FILE_KINDS and e.path:
+            p = e.path.strip()
+            if _is_absolute(p):
+                absolute.append(p)
+            elif "/" in p and not p.startswith(("./", "../", "~")):
+                relative.add(_norm(p))
+    for directory, n in cds.most_common():
+        inside = sum(_inside(p, directory) for p in absolute)
+        if inside * 2 > len(absolute) if absolute else n > 1:
+            return directory
+    votes: Counter[str] = Counter()
+    for p in absolute:
+        norm = _norm(p)
+        for rel in relative:
+            if norm.endswith("/" + rel) and len(norm) > len(rel) + 1:
+                votes[p[: len(norm) - len(rel) - 1]] += 1
+                break
+    if votes:
+        root, n = votes.most_common(1)[0]
+        if n >= 2 or len(absolute) == 1:
+            return root
+    return None
+
+
+def without_root_cd(command: str, root: str | None) -> str:
+    """A command line as run from the root: its leading `cd <root> &&` is said by the document's header."""
+    if not root or not (cd := leading_cd(command)):
+        return command
+    same = _norm(cd[0]).casefold() == _norm(root).casefold() if is_windows_path(root) else _norm(cd[0]) == _norm(root)
+    return cd[1] if same and cd[1].strip() else command
