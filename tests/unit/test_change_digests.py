@@ -158,6 +158,23 @@ def test_a_result_that_says_what_was_replaced_is_read_when_the_arguments_are_not
     assert change.hunks[0].removed == ("history at",) and change.hunks[0].added == ("history at:",)
 
 
+def test_a_diff_the_exporter_shows_as_the_edit_result_is_read_when_the_arguments_are_not():
+    """SpecStory keeps a Cursor or Codex edit's path only; its result shows the change as a ```diff block
+    (Cursor's with a space after each marker)."""
+    call = ToolCall("search_replace", {"path": "/p/rules/101-intent.mdc"}, "x", kind="edit", path="/p/rules/101-intent.mdc")
+    result = ("<details><summary>Edit file: /p/rules/101-intent.mdc</summary>\n\n```diff\n@@ -10,4 +10,6 @@\n"
+              "  ## Phase Objective\n+ \n+ ## Human Roles in This Phase\n- ## AI Facilitation Prompts\n"
+              "+ ## Role-Specific AI Facilitation Prompts\n  \n```\n</details>")
+    (change,) = result_changes(call, result)
+    (hunk,) = change.hunks
+    assert change.path == "/p/rules/101-intent.mdc"
+    assert hunk.removed == ("## AI Facilitation Prompts",)
+    assert hunk.added == ("", "## Human Roles in This Phase", "## Role-Specific AI Facilitation Prompts")
+    codex = "**Update: `docs/S.md`**\n\n```diff\n@@\n ### Challenge 1\n \n+This is the foundation.\n```"
+    (change,) = result_changes(ToolCall("apply_patch", {"path": "docs/S.md"}, "y", kind="edit", path="docs/S.md"), codex)
+    assert change.hunks[0].added == ("This is the foundation.",)
+
+
 def test_a_fact_that_does_not_fit_whole_comes_back_with_the_lines_that_fit():
     full = "`a.py` (3 edits): f: x → y (r1)\n" + "\n".join(f"  + line_{i} = compute({i})" for i in range(40))
     fact = Fact(Section.CHANGES, full.splitlines()[0], [1], full_text=full)
