@@ -24,10 +24,19 @@ def _facts(*steps: tuple) -> list[str]:
 
 def test_a_command_rerun_to_verify_and_a_build_are_checks():
     check = 'LC_ALL=C rg -n "[^ -~]" docs/SUMMARY.md || true'
-    texts = _facts(_bash(check, "a", "12:“quoted”"), _bash(check, "b"), _bash(check, "c"),
+    texts = _facts(_bash(check, "a", "12:“quoted”"), _bash(check, "b", "12:“quoted”"), _bash(check, "c"),
                    _bash("cd /r && pnpm --filter web run build", "d", "Successfully built 3 packages"))
-    assert texts[0].startswith(f"Checked with `{check}` ×3 (r")
+    # what the runs printed each time it changed: the hits, then nothing
+    assert texts[0].startswith(f"Checked with `{check}` ×3: r1 “12:“quoted””; r3 “no output” (r1-r3)")
     assert texts[1].startswith("Checked with `pnpm --filter web run build` → Successfully built 3 packages")
+
+
+def test_a_reproduction_run_again_says_its_output_before_and_after():
+    texts = _facts(_bash("python repro.py", "a", "Alt: 86.32 deg\nDifference: 13234.9 arcsec\n"),
+                   _bash("python repro.py", "b", "Traceback (most recent call last):\n  File \"x.py\"\nKeyError: 'k'"),
+                   _bash("python repro.py", "c", "<returncode>0</returncode>\n<output>\nDifference: 4.7e-09 arcsec\n</output>"))
+    assert "“Alt: 86.32 deg; Difference: 13234.9 arcsec”" in texts[0]
+    assert "KeyError: 'k'”" in texts[0] and "“Difference: 4.7e-09 arcsec”" in texts[0]
 
 
 def test_reads_git_views_and_commands_run_once_are_not_checks():

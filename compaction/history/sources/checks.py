@@ -18,6 +18,8 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.shell import first_word
 
 MAX_CHECKS = 3  # the most repeated ones
+MAX_OUTCOMES = 3  # distinct outputs shown per check: the first and the latest ones
+OUTCOME_CHARS = 120
 MIN_RUNS = 2  # a command run this often is a check (a build is one from its first run)
 SCORE = 52
 COMMAND_CHARS = 120
@@ -29,6 +31,11 @@ _VIEWERS = frozenset({"sed", "nl", "cat", "head", "tail", "less", "more", "ls", 
                       "type", "dir", "get-content", "get-childitem", "get-item", "get-location", "set-location",
                       "test-path", "write-host", "write-output", "select-string", "resolve-path"})  # PowerShell's
 _GIT_VIEWS = re.compile(r"^\s*git\s+(?:status|log|diff|show|branch|remote|rev-parse|ls-files|blame)\b")
+# A tool's frame around an output, not the output: fences, tags, an exporter's run header.
+_CHROME_RE = re.compile(r"^\s*(?:```|~~~|</?[\w-]+>\s*$|<returncode>|Tool use: |(?:Chunk ID|Wall time|Process exited "
+                        r"with code|Original token count|Exit code)\b|[A-Z][\w ]{0,30}:\s*$|\.\.\. \(truncated\)|Status: \*\*\w+\*\*\s*$)")
+_WORD_RE = re.compile(r"\w")  # a line of brackets or punctuation says nothing
+_JSON_KEY_RE = re.compile(r'^\s*"[\w$-]+":')  # an exporter's record of the call, not what it printed
 _CD_PREFIX = re.compile(r"^\s*cd\s+(\"[^\"]+\"|'[^']+'|(?:\\ |[^\s;&|])+)\s*&&\s*")
 
 
@@ -57,9 +64,10 @@ def check_facts(ctx: FactContext) -> list[Fact]:
     kept.sort(key=lambda c: (-len(c.rounds), c.rounds[0]))
     out = []
     for c in kept[:MAX_CHECKS]:
-        last = _last_summary(ctx, c)
+        outputs = _outputs(ctx, c)
+        last = summary_line(outputs[-1][1]) if outputs else ""
         times = f" ×{len(c.rounds)}" if len(c.rounds) > 1 else ""
-        outcome = f" → {last}" if last else ""
+        outcome = f" → {last}" if last else _outcomes(outputs)
         text = f"Checked with `{first_line(c.command, COMMAND_CHARS)}`{times}{outcome} {cite(c.rounds)}"
         out.append(Fact(Section.EVIDENCE, text, sorted(set(c.rounds)), score=SCORE + min(len(c.rounds), 5)))
     return out
@@ -74,16 +82,49 @@ def _shown(command: str, cwd: str | None) -> str:
     return line.strip()
 
 
-def _last_summary(ctx: FactContext, check: _Check) -> str:
-    """The closing summary line ("Successfully built …", "0 errors") of the check's last run, if any."""
-    rnd_no = check.rounds[-1]
-    if not 0 < rnd_no <= len(ctx.transcript.rounds):
+def _outputs(ctx: FactContext, check: _Check) -> list[tuple[int, str]]:
+    """(round, output) of each run of the check whose result was seen, in order."""
+    out: list[tuple[int, str]] = []
+    for rnd_no in dict.fromkeys(check.rounds):
+        if not 0 < rnd_no <= len(ctx.transcript.rounds):
+            continue
+        rnd = ctx.transcript.rounds[rnd_no - 1]
+        results = ctx.results_of(rnd)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                res = results.get(id(call))
+                if call.command and res is not None and _shown(call.command, ctx.cwd) == check.command:
+                    out.append((rnd_no, res.content or ""))
+    return out
+
+
+def _outcomes(outputs: list[tuple[int, str]]) -> str:
+    """What the runs printed, each time it changed (the first run's, then each different one, the last
+    MAX_OUTCOMES at most): a reproduction's numbers before and after the fix, a check's hits then none."""
+    said: list[tuple[int, str]] = []
+    for rnd, output in outputs:
+        what = _outcome(output)
+        if what and (not said or said[-1][1] != what):
+            said.append((rnd, what))
+    if not said:
         return ""
-    rnd = ctx.transcript.rounds[rnd_no - 1]
-    results = ctx.results_of(rnd)
-    for msg in reversed(rnd.messages):
-        for call in msg.tool_calls:
-            res = results.get(id(call))
-            if call.command and res is not None and res.content and _shown(call.command, ctx.cwd) == check.command:
-                return summary_line(res.content)
-    return ""
+    if len(said) > MAX_OUTCOMES:
+        said = [said[0], *said[-(MAX_OUTCOMES - 1):]]
+    return ": " + "; ".join(f"r{r} “{w}”" for r, w in said)
+
+
+def _outcome(output: str) -> str:
+    """A run's output in a few words: its lines when it printed few, else its last line; "no output";
+    "" when the result is an exporter's JSON record of the call (what the command printed is not in it)."""
+    raw = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    if raw and sum(ln[0] in "{}[]\"" for ln in raw) * 2 >= len(raw):
+        return ""
+    lines = [ln.strip() for ln in output.splitlines()
+             if _WORD_RE.search(ln) and not _CHROME_RE.match(ln) and not _JSON_KEY_RE.match(ln)]
+    if not lines:
+        return "no output"
+    joined = "; ".join(lines)
+    if len(lines) <= 3 and len(joined) <= OUTCOME_CHARS:
+        return joined
+    last = lines[-1]
+    return last if len(last) <= OUTCOME_CHARS else last[: OUTCOME_CHARS - 1] + "…"
