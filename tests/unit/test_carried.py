@@ -8,7 +8,6 @@ from compaction.history.sections import Section
 from compaction.history.sources import FactContext
 from compaction.history.sources.carried import carried_facts, summary_parts
 from compaction.history.steering import role_preset
-from compaction.model import Message, Role
 from tests.unit.synthetic import steps_transcript
 
 SUMMARY = """policy rules wired)
