@@ -49,7 +49,7 @@ def shared_transcripts() -> Path:
 def exam_set_aside() -> set[str]:
     """Session ids listed under the hand-over exam's heading of SET_ASIDE.md."""
     text = SET_ASIDE_FILE.read_text(encoding="utf-8")
-    section = text.split("## Issue 14", 1)[-1]
+    section = text.split("## Issue 14", 1)[-1].split("\n## ", 1)[0]  # that heading's section only
     return {Path(m).name.split(".")[0] for m in re.findall(r"`([^`]+\.(?:json|jsonl|md|traj))`", section)}
 
 
