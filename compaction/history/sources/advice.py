@@ -43,7 +43,7 @@ def advice_facts(ctx: FactContext) -> list[Fact]:
             continue
         c = cite([rnd.number])
         out.append(Fact(Section.DECISIONS, f"Advised: {'; '.join(named[:MAX_ITEMS])} {c}", [rnd.number],
-                        score=SCORE, short=f"Advised: {'; '.join(named[:2])} {c}" if len(named) > 2 else None))
+                        score=SCORE + rnd.number / max(1, ctx.n_rounds), short=f"Advised: {'; '.join(named[:2])} {c}" if len(named) > 2 else None))
     return out[-MAX_FACTS:]
 
 
