@@ -107,6 +107,10 @@ _PONY_ERR = re.compile(r"^(\S+\.pony):(\d+):(\d+): ([^\n]*)$", re.M)
 
 # --- tools ----------------------------------------------------------------------------------------
 _NO_SUCH = re.compile(r"^[^\n]*?No such file or directory[^\n]*$", re.M)
+# zsh's own messages, lower-case, after its name or an `(eval):1:` prefix: "zsh: no such file or directory: x"
+_ZSH_NO_SUCH = re.compile(r"^\s*(?:zsh|\(eval\)):(?:\d+:)?\s*no such file or directory: \S[^\n]*$", re.M)
+_ZSH_DENIED = re.compile(r"^\s*(?:zsh|\(eval\)):(?:\d+:)?\s*permission denied: \S[^\n]*$", re.M)
+_AFTER_COLON = re.compile(r": (?:no such file or directory|permission denied): (\S+)")
 _DOES_NOT_EXIST = re.compile(
     r"^[^\n]*?(?:\b(?:[Ff]ile|[Pp]ath|[Dd]irectory|[Ff]older)\b[^\n]{0,200}?\bdoes not exist|"
     r"pathspec '[^'\n]*' did not match any file|[Ff]ile not found|[Cc]annot find the (?:file|path))[^\n]*$",
@@ -422,6 +426,8 @@ _TOOL_TABLE: list[tuple[tuple[str, ...], re.Pattern, str, bool]] = [
     (("E999 ", "E902 "), _LINT_REJECTED, "ERR_TOOL_EditRejected", False),  # an edit tool's linter refused it
     (("view_range", "nvalid range", "nvalid line range"), _INVALID_RANGE, "ERR_TOOL_InvalidRange", False),
     (("No such file or directory",), _NO_SUCH, "ERR_TOOL_FileNotFound", False),
+    (("no such file or directory: ",), _ZSH_NO_SUCH, "ERR_TOOL_FileNotFound", False),
+    (("permission denied: ",), _ZSH_DENIED, "ERR_TOOL_PermissionDenied", False),
     (("does not exist", "did not match any file", "ile not found", "annot find the"), _DOES_NOT_EXIST,
      "ERR_TOOL_FileNotFound", False),
     (("command not found", "is not recognized as an internal"), _CMD_NOT_FOUND, "ERR_TOOL_CommandNotFound", False),
@@ -451,7 +457,8 @@ def _tool(text: str, hits: list[Hit], spans: _Spans, failed: bool) -> None:
             s, e = _cut(text, ls, le)
             path = None
             if err_id in ("ERR_TOOL_FileNotFound", "ERR_TOOL_ReadOnlyFileSystem"):
-                pm = _THE_PATH.search(line) or _QUOTED_PATH.search(line) or _BEFORE_COLON.search(line)
+                pm = (_THE_PATH.search(line) or _QUOTED_PATH.search(line) or _BEFORE_COLON.search(line)
+                      or _AFTER_COLON.search(line))
                 path = pm.group(1) if pm else None
             symbol = None
             if err_id == "ERR_TOOL_CommandNotFound":

@@ -141,6 +141,9 @@ def test_other_languages():
     ("ls: cannot access 'src/lib': No such file or directory", "ERR_TOOL_FileNotFound"),
     ("The path /home/x/JSON.java does not exist. Please provide a valid path.", "ERR_TOOL_FileNotFound"),
     ("bash: line 1: tsc: command not found", "ERR_TOOL_CommandNotFound"),
+    # zsh's own lower-case messages (here a backticked path in a double-quoted argument, run as a command)
+    ("(eval):1: no such file or directory: .cursor/rules/001-004.mdc", "ERR_TOOL_FileNotFound"),
+    ("zsh: permission denied: docs/playbook/", "ERR_TOOL_PermissionDenied"),
     ("zsh: command not found: tsc", "ERR_TOOL_CommandNotFound"),
     ("cp: cannot create regular file '/etc/x': Permission denied", "ERR_TOOL_PermissionDenied"),
     ("No replacement was performed, old_str `x` did not appear verbatim in /a.py.", "ERR_TOOL_EditNotFound"),
