@@ -46,6 +46,7 @@ _GATE_WORDS = (
     "ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", " 429", "nknown tool", "nknown skill",
     "o such tool", "o such skill", "not a valid tool", "nknown function",
     "andbox", "CreateProcessAsUser", "Read-only file system", "Errno 30", "EROFS", "E999 ", "E902 ", "view_range",
+    "no such file",  # zsh's own lower-case message
 )
 _TS_CODE = re.compile(r"TS\d")
 
