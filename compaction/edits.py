@@ -359,6 +359,7 @@ def _arg(args: dict, keys: tuple[str, ...]) -> object:
 
 # --- what a file holds, and what an edit swapped: the words a reader asks about ------------------------
 
+_DIFF_FENCE_RE = re.compile(r"^```diff[^\n]*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 _FENCE_RE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 _SNIPPET_RE = re.compile(r"result of running `cat -n` on a snippet of the edited file:\s*\n((?:[ \t]*\d+(?:→|\t).*\n?)+)")
 _NUMBERED_RE = re.compile(r"^[ \t]*(\d+)(?:→|\t)(.*)$", re.MULTILINE)
@@ -515,9 +516,29 @@ def result_changes(call: ToolCall, result: str) -> list[FileChange]:
         if numbered:
             where = f"lines {numbered[0][0]}-{numbered[-1][0]}"
             return [FileChange(path, (Hunk((), (), where, shown=tuple(text for _, text in numbered)),))]
+    if "```diff" in result:
+        shown = _diff_in_result(path, result)
+        if shown:
+            return shown
     if call.kind == "write":
         blocks = [b.group(2) for b in _FENCE_RE.finditer(result)]
         body = max(blocks, key=len, default="")
         if body.strip():
             return [FileChange(path, (Hunk((), _lines(body)),), whole=True)]
     return []
+
+
+def _diff_in_result(path: str, result: str) -> list[FileChange]:
+    """The hunks of the ```diff blocks an exporter shows as an edit's result (SpecStory's Cursor and
+    Codex exports: `@@ -10,4 +10,15 @@` then the lines), for the call's own file. SpecStory writes a
+    space after each line's marker (`+ text`): when every marked line has it, it is the exporter's."""
+    hunks: list[Hunk] = []
+    for m in _DIFF_FENCE_RE.finditer(result):
+        lines = m.group(1).splitlines()
+        marked = [ln for ln in lines if ln[:1] in ("+", "-") and not ln.startswith(("+++", "---"))]
+        spaced = bool(marked) and all(len(ln) == 1 or ln[1] == " " for ln in marked)
+        if spaced:
+            lines = [ln[0] + ln[2:] if ln[:1] in ("+", "-", " ") and len(ln) > 1 else ln for ln in lines]
+        for change in parse_unified("+++ b/" + path + "\n" + "\n".join(lines)):
+            hunks.extend(change.hunks)
+    return [FileChange(path, tuple(hunks))] if hunks else []

@@ -46,6 +46,7 @@ _GATE_WORDS = (
     "ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", " 429", "nknown tool", "nknown skill",
     "o such tool", "o such skill", "not a valid tool", "nknown function",
     "andbox", "CreateProcessAsUser", "Read-only file system", "Errno 30", "EROFS", "E999 ", "E902 ", "view_range",
+    "no such file",  # zsh's own lower-case message
 )
 _TS_CODE = re.compile(r"TS\d")
 
@@ -107,6 +108,10 @@ _PONY_ERR = re.compile(r"^(\S+\.pony):(\d+):(\d+): ([^\n]*)$", re.M)
 
 # --- tools ----------------------------------------------------------------------------------------
 _NO_SUCH = re.compile(r"^[^\n]*?No such file or directory[^\n]*$", re.M)
+# zsh's own messages, lower-case, after its name or an `(eval):1:` prefix: "zsh: no such file or directory: x"
+_ZSH_NO_SUCH = re.compile(r"^\s*(?:zsh|\(eval\)):(?:\d+:)?\s*no such file or directory: \S[^\n]*$", re.M)
+_ZSH_DENIED = re.compile(r"^\s*(?:zsh|\(eval\)):(?:\d+:)?\s*permission denied: \S[^\n]*$", re.M)
+_AFTER_COLON = re.compile(r": (?:no such file or directory|permission denied): (\S+)")
 _DOES_NOT_EXIST = re.compile(
     r"^[^\n]*?(?:\b(?:[Ff]ile|[Pp]ath|[Dd]irectory|[Ff]older)\b[^\n]{0,200}?\bdoes not exist|"
     r"pathspec '[^'\n]*' did not match any file|[Ff]ile not found|[Cc]annot find the (?:file|path))[^\n]*$",
@@ -119,7 +124,8 @@ _TIMEOUT = re.compile(
     r"no output for \d+ seconds|\bTimeout(?:Error)?: )[^\n]*$", re.M)
 _EDIT_MISS = re.compile(
     r"^[^\n]*?(?:No replacement was performed|String to replace not found|SearchReplaceNoExactMatch|"
-    r"did not appear verbatim|failed to exactly match lines|The SEARCH section must exactly match)[^\n]*$", re.M)
+    r"did not appear verbatim|failed to exactly match lines|The SEARCH section must exactly match|"
+    r"Failed to find expected lines)[^\n]*$", re.M)  # the last: Codex's apply_patch ("verification failed: …")
 _RATE_LIMIT = re.compile(
     r"^[^\n]*?(?:\b429\b[^\n]*?(?:Too Many|[Rr]ate|[Ll]imit)|(?:Too Many|[Rr]ate|[Ll]imit)[^\n]*?\b429\b|"
     r"[Rr]ate[ _-]?[Ll]imit(?:ed|s)?\b[^\n]{0,80}?\b(?:exceeded|reached|hit|error|retry)|"
@@ -412,7 +418,8 @@ _TOOL_TABLE: list[tuple[tuple[str, ...], re.Pattern, str, bool]] = [
     (("nknown tool", "nknown skill", "nknown function", "o such tool", "o such skill", "not a valid tool",
       "ool not found", "kill not found", "' not found", "` not found"), _UNKNOWN_TOOL, "ERR_TOOL_UnknownTool", False),
     (("No replacement was performed", "String to replace not found", "SearchReplaceNoExactMatch",
-      "did not appear verbatim", "failed to exactly match", "SEARCH section must exactly match"),
+      "did not appear verbatim", "failed to exactly match", "SEARCH section must exactly match",
+      "Failed to find expected lines"),
      _EDIT_MISS, "ERR_TOOL_EditNotFound", False),
     # Before the generic rows: a sandbox or a read-only mount says why an operation was refused.
     (("andbox", "CreateProcessAsUser"), _SANDBOX, "ERR_TOOL_SandboxDenied", False),
@@ -420,6 +427,8 @@ _TOOL_TABLE: list[tuple[tuple[str, ...], re.Pattern, str, bool]] = [
     (("E999 ", "E902 "), _LINT_REJECTED, "ERR_TOOL_EditRejected", False),  # an edit tool's linter refused it
     (("view_range", "nvalid range", "nvalid line range"), _INVALID_RANGE, "ERR_TOOL_InvalidRange", False),
     (("No such file or directory",), _NO_SUCH, "ERR_TOOL_FileNotFound", False),
+    (("no such file or directory: ",), _ZSH_NO_SUCH, "ERR_TOOL_FileNotFound", False),
+    (("permission denied: ",), _ZSH_DENIED, "ERR_TOOL_PermissionDenied", False),
     (("does not exist", "did not match any file", "ile not found", "annot find the"), _DOES_NOT_EXIST,
      "ERR_TOOL_FileNotFound", False),
     (("command not found", "is not recognized as an internal"), _CMD_NOT_FOUND, "ERR_TOOL_CommandNotFound", False),
@@ -449,7 +458,8 @@ def _tool(text: str, hits: list[Hit], spans: _Spans, failed: bool) -> None:
             s, e = _cut(text, ls, le)
             path = None
             if err_id in ("ERR_TOOL_FileNotFound", "ERR_TOOL_ReadOnlyFileSystem"):
-                pm = _THE_PATH.search(line) or _QUOTED_PATH.search(line) or _BEFORE_COLON.search(line)
+                pm = (_THE_PATH.search(line) or _QUOTED_PATH.search(line) or _BEFORE_COLON.search(line)
+                      or _AFTER_COLON.search(line))
                 path = pm.group(1) if pm else None
             symbol = None
             if err_id == "ERR_TOOL_CommandNotFound":

@@ -80,8 +80,9 @@ def test_an_edit_names_its_function_and_the_identifiers_it_swapped():
                    "    return Math.floor(min + (buf[0] % (max - min + 1)));"))
     fact = _records(t)["index.html"]
     # The old text does not show the function: replaying the edit on the written page does.
-    assert "r2 `randomInRange`: `Math.random` → `crypto.getRandomValues`" in fact.full_text
-    assert "Math.random → crypto.getRandomValues" in fact.text
+    assert "randomInRange: Math.random → crypto.getRandomValues" in fact.text
+    # the one edit's own line would only say it again (changes._retells)
+    assert "r2 `randomInRange`: `Math.random` → `crypto.getRandomValues`" not in (fact.full_text or "")
 
 
 def test_swapped_ranks_apis_from_a_new_receiver_first():
@@ -155,6 +156,23 @@ def test_a_result_that_says_what_was_replaced_is_read_when_the_arguments_are_not
     call = make_call("Edit", {"file_path": "plan.md"}, "x")
     (change,) = result_changes(call, "All occurrences of 'history at' were successfully replaced with 'history at:'.")
     assert change.hunks[0].removed == ("history at",) and change.hunks[0].added == ("history at:",)
+
+
+def test_a_diff_the_exporter_shows_as_the_edit_result_is_read_when_the_arguments_are_not():
+    """SpecStory keeps a Cursor or Codex edit's path only; its result shows the change as a ```diff block
+    (Cursor's with a space after each marker)."""
+    call = ToolCall("search_replace", {"path": "/p/rules/101-intent.mdc"}, "x", kind="edit", path="/p/rules/101-intent.mdc")
+    result = ("<details><summary>Edit file: /p/rules/101-intent.mdc</summary>\n\n```diff\n@@ -10,4 +10,6 @@\n"
+              "  ## Phase Objective\n+ \n+ ## Human Roles in This Phase\n- ## AI Facilitation Prompts\n"
+              "+ ## Role-Specific AI Facilitation Prompts\n  \n```\n</details>")
+    (change,) = result_changes(call, result)
+    (hunk,) = change.hunks
+    assert change.path == "/p/rules/101-intent.mdc"
+    assert hunk.removed == ("## AI Facilitation Prompts",)
+    assert hunk.added == ("", "## Human Roles in This Phase", "## Role-Specific AI Facilitation Prompts")
+    codex = "**Update: `docs/S.md`**\n\n```diff\n@@\n ### Challenge 1\n \n+This is the foundation.\n```"
+    (change,) = result_changes(ToolCall("apply_patch", {"path": "docs/S.md"}, "y", kind="edit", path="docs/S.md"), codex)
+    assert change.hunks[0].added == ("This is the foundation.",)
 
 
 def test_a_fact_that_does_not_fit_whole_comes_back_with_the_lines_that_fit():

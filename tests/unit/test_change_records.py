@@ -90,7 +90,9 @@ def test_diff_lines_are_never_cut_mid_line_and_overflow_is_counted():
     assert all(ln.startswith("  ") for ln in body)
     assert not any("x" * 50 in ln for ln in body)  # the overlong line is left out whole
     assert "more changed lines" in body[-1]
-    assert sum(1 for ln in body if ln.lstrip().startswith(("+", "-"))) == 10
+    shown = [ln.strip()[2:] for ln in body if ln.lstrip().startswith(("+", "-"))]
+    # ten diff lines at most; those the one line already quotes (its `sets …`) are not shown again
+    assert 0 < len(shown) <= 10 and not any(ln in text.splitlines()[0] for ln in shown)
 
 
 def test_a_written_file_shows_its_definitions_not_its_body():
@@ -127,7 +129,9 @@ def test_change_records_on_real_transcripts(name, path, expected):
     assert path in facts, sorted(facts)
     fact = facts[path]
     full = fact.full_text or fact.text
-    assert fact.section is Section.CHANGES and expected in full
+    # a diff line the one line already quotes (an old → new swap) is not shown again below it
+    said = expected in full or (expected[:2] in ("+ ", "- ") and expected[2:] in fact.text)
+    assert fact.section is Section.CHANGES and said
     assert "DEBUG" not in full
     assert "\n" not in fact.text and full.startswith(fact.text)  # one line, upgraded by the filler
 
@@ -156,3 +160,13 @@ def test_a_sed_session_shows_the_final_state_of_inserted_and_substituted_lines()
     assert "1 earlier edit reverted (not kept)" in text
     assert "+ y = load(b, strict=True)" in text
     assert "compute" not in text and "DEBUG" not in text and "type(b)" not in text
+
+
+def test_a_file_edited_once_does_not_retell_its_one_line_in_the_full_record():
+    """The one edit's summary (`rN …`) and its key diff line repeat what the one line quotes: the full
+    record adds only what the line does not say, else there is no fuller form to spend room on."""
+    call = make_call("Edit", {"file_path": "src/p.py", "old_string": "x = 1\n",
+                              "new_string": "# keep the parent's defaults\nx = 1\n"}, "c1")
+    (fact,) = _facts(_transcript((call, ToolResult("c1", "ok"))))
+    assert "keep the parent's defaults" in fact.text
+    assert fact.full_text is None or "keep the parent's defaults" not in fact.full_text[len(fact.text):]

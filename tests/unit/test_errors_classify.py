@@ -141,11 +141,16 @@ def test_other_languages():
     ("ls: cannot access 'src/lib': No such file or directory", "ERR_TOOL_FileNotFound"),
     ("The path /home/x/JSON.java does not exist. Please provide a valid path.", "ERR_TOOL_FileNotFound"),
     ("bash: line 1: tsc: command not found", "ERR_TOOL_CommandNotFound"),
+    # zsh's own lower-case messages (here a backticked path in a double-quoted argument, run as a command)
+    ("(eval):1: no such file or directory: .cursor/rules/001-004.mdc", "ERR_TOOL_FileNotFound"),
+    ("zsh: permission denied: docs/playbook/", "ERR_TOOL_PermissionDenied"),
     ("zsh: command not found: tsc", "ERR_TOOL_CommandNotFound"),
     ("cp: cannot create regular file '/etc/x': Permission denied", "ERR_TOOL_PermissionDenied"),
     ("No replacement was performed, old_str `x` did not appear verbatim in /a.py.", "ERR_TOOL_EditNotFound"),
     ("String to replace not found in file.", "ERR_TOOL_EditNotFound"),
     ("## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in a.ts", "ERR_TOOL_EditNotFound"),
+    # Codex's apply_patch, whose result an export may not mark as an error
+    ("apply_patch verification failed: Failed to find expected lines in /r/docs/SUMMARY.md:", "ERR_TOOL_EditNotFound"),
     ("Parameter 'command' is expected to be one of ['view', 'create'].", "ERR_TOOL_InvalidArgument"),
     ("Please always provide EXACTLY ONE action in triple backticks, found 2 actions.", "ERR_TOOL_FormatError"),
 ])

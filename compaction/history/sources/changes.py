@@ -299,8 +299,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     body += lines
     if skipped:
         body.append(f"(… {skipped} more changed lines)")
+    body = [line for line in body if line and not _retells(line, one_line)]
     text = f"{one_line} {cite(rounds)}"
-    full = text + "\n" + "\n".join(f"  {line}" for line in body if line)
+    full = text + "\n" + "\n".join(f"  {line}" for line in body)
     code = bool(touched or (replay.final and (replay.final.names or replay.final.calls)) or swaps)
     last = max(rounds) / n_rounds if n_rounds else 0.0
     telling = [p for p in does if not p.startswith("adds ") and " signature: " not in p]
@@ -422,6 +423,18 @@ def _digest_parts(d: Digest, created: bool, full: bool = False) -> list[str]:
 
 _LOGIC_RE = re.compile(r"^[+-] .*(?:\b(?:if|elif|while|return|raise|throw|for|case|switch|assert)\b|\w\()")
 _COMMENT_LINE_RE = re.compile(r"^[+-] (?://|#|/\*|\*|--|<!--)")
+
+
+_LINE_MARK_RE = re.compile(r"^(?:r\d+ |[+-] )")
+
+
+def _retells(line: str, one_line: str) -> bool:
+    """Whether a full record's line (an edit's summary `rN …`, a diff line `+ …`/`- …`) only repeats
+    what the record's one line already quotes word for word (a file edited once: its one edit's
+    summary and key line are the one line): shown twice, it costs the room of another answer."""
+    said = line.replace("`", "")
+    said = said[m.end():] if (m := _LINE_MARK_RE.match(said)) else said
+    return bool(said.strip()) and said.strip() in one_line.replace("`", "")
 
 
 def _key_line(lines: list[str]) -> str:

@@ -28,7 +28,7 @@ _ACTUAL_RE = re.compile(r"Did you mean to match some of these actual lines[^\n]*
 _SPACE_RE = re.compile(r"\s+")
 _COMMENT_RE = re.compile(r"^\s*(?://|#|/\*|\*|--|<!--)")
 # A refusal because the old text was not found (not a permission or a syntax check): each tool says it its way.
-_NOT_FOUND_RE = re.compile(r"(?i)not (?:be )?found|(?:failed to|did not|does not|doesn't) (?:exactly )?(?:match|appear|exist)"
+_NOT_FOUND_RE = re.compile(r"(?i)not (?:be )?found|(?:failed to|did not|does not|doesn't) (?:exactly )?(?:match|appear|exist|find)"
                            r"|no (?:exact )?match|no replacement|could not find|0 occurrences|not unique")
 
 

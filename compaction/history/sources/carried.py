@@ -1,0 +1,166 @@
+"""What an earlier session's summary carries into this one: a user message that holds a summary (an
+agent's own compaction, a progress report pasted to continue the work) is read by its sections — a
+heading, then its bullets ("Next Steps", "Critical Context", "Relevant Files", "4. Errors and fixes:") —
+and each section is one line. Why: such a message is most of a continued session's text, yet as a
+request it is condensed to a few sentences picked for asks, and a harness-marked summary is not read
+at all; its sections are the earlier work's decisions, state and next steps, said by whoever knew them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from compaction.history.facts import WS_RE, Fact, cite
+from compaction.history.sections import Section
+from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Message, Role
+
+MIN_CHARS = 1500  # a message shorter than this is a request, however it is laid out
+LONG_RATIO = 4  # a pasted report: this many times the characters the task section may show
+GOAL_CAP = 0.3  # the task's share of the summary (engine.GOAL_CAP)
+CHARS_PER_TOKEN = 4
+MIN_SECTIONS = 2  # headed bullet lists one after another: a summary's shape, not one list in a request
+ITEM_CHARS = 220  # one bullet, cut at a word
+SECTION_CHARS = 900  # one section's line
+SHORT_ITEMS = 2  # the short form: its first bullets
+# A heading: Markdown's, a numbered title ("4. Errors and fixes:"), or a short title line ("Next Steps").
+_HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,4}\s+(?P<md>[^\n]{2,60}?)\s*#*|\d{1,2}\.\s+(?P<num>[A-Z][^\n:]{2,50}):"
+                         r"|(?P<plain>[A-Z][\w'/&-]*(?: [\w'/&()-]+){0,5}):?)\s*$")
+_BULLET_RE = re.compile(r"^(\s*)(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
+_NEXT_RE = re.compile(r"(?i)\b(?:next|pending|to ?do|remaining|open (?:items|questions))\b")
+_DECIDED_RE = re.compile(r"(?i)\b(?:decision|decided|constraint|instruction|preference|rules?)s?\b")
+
+
+@dataclass(slots=True)
+class _Part:
+    heading: str | None
+    items: list[str] = field(default_factory=list)
+    end: int = 0  # the index of its last line
+
+
+@fact_source(Section.FINDINGS)
+def carried_facts(ctx: FactContext) -> list[Fact]:
+    out: list[Fact] = []
+    for rnd in ctx.transcript.rounds:
+        for msg in rnd.messages:
+            if msg.role is not Role.USER or len(msg.text) < MIN_CHARS or not _carries(msg, ctx.target_tokens):
+                continue
+            for part in summary_parts(msg.text):
+                out.append(_fact(part, rnd.number))
+    return out
+
+
+def _carries(msg: Message, target_tokens: int | None) -> bool:
+    """A summary the agent's harness wrote at a compaction (each loader marks it its way), or a user
+    message far longer than the task section can show (LONG_RATIO times its room): a pasted report
+    of earlier work. A structured request or a harness's instructions, shown as the task, are neither."""
+    if msg.meta.get("compact_summary") or msg.meta.get("compacted") or msg.meta.get("pi_kind") == "compaction":
+        return True
+    room = (target_tokens or 0) * GOAL_CAP * CHARS_PER_TOKEN
+    return not msg.harness and room > 0 and len(msg.text) >= LONG_RATIO * room
+
+
+def summary_parts(text: str) -> list[_Part]:
+    """The first run of at least MIN_SECTIONS headed bullet lists that follow one another (blank lines
+    between them allowed), with the bullets just before its first heading (a summary whose opening
+    was cut off) as a part without a heading."""
+    if text.count("\n") < 2 * MIN_SECTIONS or not any(b in text for b in ("\n- ", "\n* ", "\n• ", "\n1. ")):
+        return []
+    lines = text.split("\n")
+    run: list[_Part] = []
+    i = 0
+    while i < len(lines):
+        part = _part_at(lines, i)
+        if part is None:
+            if len(run) >= MIN_SECTIONS:
+                break
+            if lines[i].strip():
+                run = []
+            i += 1
+            continue
+        run.append(part)
+        i = part.end + 1
+    if len(run) < MIN_SECTIONS:
+        return []
+    parts = run
+    lead = _bullets_before(lines, _start_of(lines, run[0]))
+    if len(lead) >= 2:
+        parts = [_Part(None, lead), *run]
+    return parts
+
+
+def _part_at(lines: list[str], i: int) -> _Part | None:
+    """A heading at line `i` directly followed by bullets (blank lines allowed), else None."""
+    m = _HEADING_RE.match(lines[i])
+    if m is None or _BULLET_RE.match(lines[i]):
+        return None
+    heading = (m.group("md") or m.group("num") or m.group("plain") or "").strip().strip("*").strip()
+    if heading.count("(") != heading.count(")"):  # the tail of a cut-off line, not a title
+        return None
+    j = i + 1
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    items: list[str] = []
+    end = i
+    while j < len(lines):
+        b = _BULLET_RE.match(lines[j])
+        if b is None:
+            if lines[j].strip() and lines[j].startswith((" ", "\t")) and items:  # a bullet's wrapped line
+                items[-1] += " " + lines[j].strip()
+                end = j
+                j += 1
+                continue
+            if not lines[j].strip():
+                j += 1
+                continue
+            break
+        if not b.group(1) or not items:  # nested bullets are read with their parent
+            items.append(b.group(2).strip())
+        else:
+            items[-1] += "; " + b.group(2).strip()
+        end = j
+        j += 1
+    if not items:
+        return None
+    return _Part(heading, items, end)
+
+
+def _start_of(lines: list[str], part: _Part) -> int:
+    """The line of the part's heading (its first bullet's line, less the blank lines and the heading)."""
+    i = part.end
+    while i > 0 and (_BULLET_RE.match(lines[i]) or not lines[i].strip() or lines[i].startswith((" ", "\t"))):
+        i -= 1
+    return i
+
+
+def _bullets_before(lines: list[str], start: int) -> list[str]:
+    items: list[str] = []
+    i = start - 1
+    while i >= 0 and (b := _BULLET_RE.match(lines[i])) is not None and not b.group(1):
+        items.insert(0, b.group(2).strip())
+        i -= 1
+    return items
+
+
+def _fact(part: _Part, rnd: int) -> Fact:
+    items = [_clip(WS_RE.sub(" ", it)) for it in part.items]
+    name = f"Earlier session's summary, {part.heading}" if part.heading else "Earlier session's summary"
+    text = _clip(f"{name}: " + "; ".join(items), SECTION_CHARS)
+    short = _clip(f"{name}: " + "; ".join(items[:SHORT_ITEMS]), SECTION_CHARS)
+    heading = part.heading or ""
+    if _NEXT_RE.search(heading):
+        section, score = Section.NEXT, 66.0
+    elif _DECIDED_RE.search(heading):
+        section, score = Section.DECISIONS, 50.0
+    else:
+        section, score = Section.FINDINGS, 70.0
+    c = cite([rnd])
+    return Fact(section, f"{text} {c}", [rnd], score=score, short=f"{short} {c}" if short != text else None)
+
+
+def _clip(text: str, limit: int = ITEM_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit - 1)
+    return text[: cut if cut > limit // 2 else limit - 1].rstrip(" ;,") + "…"

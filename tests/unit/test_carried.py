@@ -1,0 +1,46 @@
+"""An earlier session's summary carried into a user message (sources/carried.py): its headed bullet
+lists are read as sections, one line each; a structured request the task section shows is not."""
+
+from __future__ import annotations
+
+from compaction.events import extract_events
+from compaction.history.sections import Section
+from compaction.history.sources import FactContext
+from compaction.history.sources.carried import carried_facts, summary_parts
+from compaction.history.steering import role_preset
+from tests.unit.synthetic import steps_transcript
+
+SUMMARY = """policy rules wired)
+- Oracle staleness check deferred: it needs on-chain RPC lookups; oracle_staleness_slots reserved
+- Token authority detection uses the first-byte discriminator
+Next Steps
+- Commit and push all changes with credit to Daemon Tech
+- Tag release for the submission
+Critical Context
+- All 66 tests pass
+- Program ID: BaSZu123
+"""
+LOG = "\n".join(f"$ cargo build step {i}\n   Compiling crate_{i} v0.1.0" for i in range(400))
+
+
+def _facts(text: str, target: int = 500, **meta) -> list:
+    t = steps_transcript(text + LOG + "\nContinue please")
+    t.messages[0].meta.update(meta)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=target)
+    return carried_facts(ctx)
+
+
+def test_a_pasted_report_is_read_by_its_sections_the_cut_off_opening_included():
+    parts = summary_parts(SUMMARY)
+    assert [p.heading for p in parts] == [None, "Next Steps", "Critical Context"]
+    facts = _facts(SUMMARY)
+    by = {f.section: f.text for f in facts}
+    assert by[Section.NEXT].startswith("Earlier session's summary, Next Steps: Commit and push all changes with credit")
+    assert "oracle_staleness_slots reserved" in next(f.text for f in facts if "Oracle" in f.text)
+    assert any("All 66 tests pass; Program ID: BaSZu123" in f.text for f in facts)
+
+
+def test_a_request_the_task_section_can_show_is_not_a_summary():
+    assert _facts(SUMMARY, target=20000) == []  # the message is within what the task shows
+    assert _facts(SUMMARY, target=20000, compact_summary=True)  # a harness's compaction summary always is
+    assert summary_parts("Fix the parser.\nSteps\n- read it\n- fix it\n") == []  # one list: a request's

@@ -1,0 +1,45 @@
+"""The checks the agent ran (sources/checks.py): a command that changes nothing, run again and again,
+or a build/lint/type check, is listed with how often and when; reads and git views are not."""
+
+from __future__ import annotations
+
+from compaction.events import extract_events
+from compaction.history.sources import FactContext
+from compaction.history.sources.checks import check_facts
+from compaction.history.steering import role_preset
+from compaction.model import ToolResult
+from compaction.transcripts._agent_tools import make_call
+from tests.unit.synthetic import steps_transcript
+
+
+def _bash(command: str, cid: str, out: str = "") -> tuple:
+    return make_call("Bash", {"command": command}, cid), ToolResult(out, cid)
+
+
+def _facts(*steps: tuple) -> list[str]:
+    t = steps_transcript("clean the summary of non-ASCII characters", *steps)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), "/r", len(t.rounds))
+    return [f.text for f in check_facts(ctx)]
+
+
+def test_a_command_rerun_to_verify_and_a_build_are_checks():
+    check = 'LC_ALL=C rg -n "[^ -~]" docs/SUMMARY.md || true'
+    texts = _facts(_bash(check, "a", "12:“quoted”"), _bash(check, "b", "12:“quoted”"), _bash(check, "c"),
+                   _bash("cd /r && pnpm --filter web run build", "d", "Successfully built 3 packages"))
+    # what the runs printed each time it changed: the hits, then nothing
+    assert texts[0].startswith(f"Checked with `{check}` ×3: r1 “12:“quoted””; r3 “no output” (r1-r3)")
+    assert texts[1].startswith("Checked with `pnpm --filter web run build` → Successfully built 3 packages")
+
+
+def test_a_reproduction_run_again_says_its_output_before_and_after():
+    texts = _facts(_bash("python repro.py", "a", "Alt: 86.32 deg\nDifference: 13234.9 arcsec\n"),
+                   _bash("python repro.py", "b", "Traceback (most recent call last):\n  File \"x.py\"\nKeyError: 'k'"),
+                   _bash("python repro.py", "c", "<returncode>0</returncode>\n<output>\nDifference: 4.7e-09 arcsec\n</output>"))
+    assert "“Alt: 86.32 deg; Difference: 13234.9 arcsec”" in texts[0]
+    assert "KeyError: 'k'”" in texts[0] and "“Difference: 4.7e-09 arcsec”" in texts[0]
+
+
+def test_reads_git_views_and_commands_run_once_are_not_checks():
+    texts = _facts(_bash("sed -n '1,40p' a.py", "a"), _bash("sed -n '1,40p' a.py", "b"),
+                   _bash("git status -sb", "c"), _bash("git status -sb", "d"), _bash("python -c 'print(1)'", "e"))
+    assert texts == []

@@ -1,0 +1,37 @@
+"""Edits left uncommitted (sources/uncommitted.py): in a session that commits, the files changed after
+its last commit are a must-keep line of where the work stands; a session whose edits are all committed,
+or that never commits, has none."""
+
+from __future__ import annotations
+
+from compaction.events import extract_events
+from compaction.history.sources import FactContext
+from compaction.history.sources.uncommitted import uncommitted_facts
+from compaction.history.steering import role_preset
+from compaction.model import ToolResult
+from compaction.transcripts._agent_tools import make_call
+from tests.unit.synthetic import steps_transcript
+
+
+def _edit(path: str, cid: str) -> tuple:
+    return make_call("Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, cid), ToolResult("ok", cid)
+
+
+COMMIT = (make_call("Bash", {"command": "git commit -am 'feat: playbook'"}, "c"),
+          ToolResult("[main 5dcb696] feat: playbook\n 2 files changed, 10 insertions(+)", "c"))
+
+
+def _lines(*steps: tuple) -> list:
+    t = steps_transcript("write the playbook and commit it", *steps)
+    return uncommitted_facts(FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds)))
+
+
+def test_files_changed_after_the_last_commit_are_said_uncommitted():
+    (fact,) = _lines(_edit("docs/a.md", "e1"), COMMIT, _edit("rules/101-intent.mdc", "e2"), _edit("docs/b.md", "e3"))
+    assert fact.essential and fact.text.startswith(
+        "Uncommitted: 2 files changed after the last commit (5dcb696, r2): `101-intent.mdc`, `b.md`")
+
+
+def test_all_committed_or_never_committing_says_nothing():
+    assert _lines(_edit("docs/a.md", "e1"), COMMIT) == []
+    assert _lines(_edit("docs/a.md", "e1")) == []
