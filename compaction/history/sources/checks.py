@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from compaction.events import EventKind
+from compaction.history import project_root
 from compaction.history.facts import Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sources.findings import summary_line
@@ -36,7 +37,6 @@ _CHROME_RE = re.compile(r"^\s*(?:```|~~~|</?[\w-]+>\s*$|<returncode>|Tool use: |
                         r"with code|Original token count|Exit code)\b|[A-Z][\w ]{0,30}:\s*$|\.\.\. \(truncated\)|Status: \*\*\w+\*\*\s*$)")
 _WORD_RE = re.compile(r"\w")  # a line of brackets or punctuation says nothing
 _JSON_KEY_RE = re.compile(r'^\s*"[\w$-]+":')  # an exporter's record of the call, not what it printed
-_CD_PREFIX = re.compile(r"^\s*cd\s+(\"[^\"]+\"|'[^']+'|(?:\\ |[^\s;&|])+)\s*&&\s*")
 
 
 @dataclass(slots=True)
@@ -75,11 +75,7 @@ def check_facts(ctx: FactContext) -> list[Fact]:
 
 def _shown(command: str, cwd: str | None) -> str:
     """The command's first line, without a leading `cd` into the working directory (it runs there)."""
-    line = first_line(command, 10**6)
-    m = _CD_PREFIX.match(line)
-    if m and cwd and m.group(1).strip("'\"").replace("\\ ", " ").rstrip("/") == cwd.rstrip("/"):
-        line = line[m.end():]
-    return line.strip()
+    return first_line(project_root.without_root_cd(command, cwd), 10**6).strip()
 
 
 def _outputs(ctx: FactContext, check: _Check) -> list[tuple[int, str]]:
