@@ -18,7 +18,7 @@ import heapq
 import re
 from dataclasses import dataclass
 
-from compaction.memo import per_text
+from compaction.memo import on_forget, per_text
 
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # A line of a log or a stack: a run of them is a paste (timestamps, frames, deep indentation, tables).
@@ -114,6 +114,7 @@ _CUE_WORDS, _CUE_PREFIXES, _CUE_SUFFIXES, _CUE_PHRASES, _CUE_FOREIGN = _cue_inde
 _ANY_PREFIX = tuple(p for p, _ in _CUE_PREFIXES)
 _ANY_SUFFIX = tuple(x for x, _ in _CUE_SUFFIXES)
 _WORD_KINDS: dict[str, frozenset[str]] = {}  # a word's kinds, found once per word
+on_forget(_WORD_KINDS.clear)  # a memo like the others: a benchmark's run starts without it
 # The phrases by their first word: a sentence tries only the phrases whose first word it holds.
 _PHRASES_BY_FIRST: dict[str, list[tuple[str, str]]] = {}
 for _first, _phrase, _kind in _CUE_PHRASES:
