@@ -18,7 +18,7 @@ import heapq
 import re
 from dataclasses import dataclass
 
-from compaction.memo import per_text
+from compaction.memo import on_forget, per_text
 
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # A line of a log or a stack: a run of them is a paste (timestamps, frames, deep indentation, tables).
@@ -47,9 +47,18 @@ def _identifiers(sentence: str) -> int:
         w = w.strip(_STRIP)
         if len(w) < 3 or "`" in w:
             continue
-        if "_" in w or "/" in w or "." in w or (any(c.isupper() for c in w[1:]) and any(c.islower() for c in w)):
+        if "_" in w or "/" in w or "." in w or _mixed_case(w):
             n += 1
     return n
+
+
+def _mixed_case(w: str) -> bool:
+    """An upper-case letter after the first and a lower-case one anywhere (CamelCase): of an ASCII word
+    by a comparison with its case changed (in C), of another by its letters one by one."""
+    if w.isascii():
+        rest = w[1:]
+        return rest != rest.lower() and w != w.upper()
+    return any(c.isupper() for c in w[1:]) and any(c.islower() for c in w)
 
 
 # Cue words by what a successor asks of a request (each kind counts once per sentence): what is wrong
@@ -101,7 +110,15 @@ def _cue_index() -> tuple[dict[str, set[str]], list[tuple[str, str]], list[tuple
 
 
 _CUE_WORDS, _CUE_PREFIXES, _CUE_SUFFIXES, _CUE_PHRASES, _CUE_FOREIGN = _cue_index()
+# All the prefixes and suffixes at once: a word that starts (ends) with none, most words, is not tried one by one.
+_ANY_PREFIX = tuple(p for p, _ in _CUE_PREFIXES)
+_ANY_SUFFIX = tuple(x for x, _ in _CUE_SUFFIXES)
 _WORD_KINDS: dict[str, frozenset[str]] = {}  # a word's kinds, found once per word
+on_forget(_WORD_KINDS.clear)  # a memo like the others: a benchmark's run starts without it
+# The phrases by their first word: a sentence tries only the phrases whose first word it holds.
+_PHRASES_BY_FIRST: dict[str, list[tuple[str, str]]] = {}
+for _first, _phrase, _kind in _CUE_PHRASES:
+    _PHRASES_BY_FIRST.setdefault(_first, []).append((_phrase, _kind))
 
 
 def _word_kinds(word: str) -> frozenset[str]:
@@ -110,8 +127,10 @@ def _word_kinds(word: str) -> frozenset[str]:
         found = set(_CUE_WORDS.get(word, ()))
         for part in word.split("-") if "-" in word else ():
             found |= _CUE_WORDS.get(part, set())
-        found.update(k for p, k in _CUE_PREFIXES if word.startswith(p))
-        found.update(k for x, k in _CUE_SUFFIXES if word.endswith(x))
+        if word.startswith(_ANY_PREFIX):
+            found.update(k for p, k in _CUE_PREFIXES if word.startswith(p))
+        if word.endswith(_ANY_SUFFIX):
+            found.update(k for x, k in _CUE_SUFFIXES if word.endswith(x))
         kinds = _WORD_KINDS[word] = frozenset(found)
         if len(_WORD_KINDS) > 50_000:
             _WORD_KINDS.clear()  # bounded memory, whatever the vocabulary
@@ -123,11 +142,12 @@ def _cue_classes(text: str) -> set[str]:
     low = text.lower().replace("’", "'")
     found: set[str] = set()
     tokens = _TOKEN_RE.findall(low)
-    for w in set(tokens):
+    words = set(tokens)
+    for w in words:
         found |= _word_kinds(w)
     if len(found) < len(_CUE_TABLE):
-        words = set(tokens)
-        phrases = [(p, k) for first, p, k in _CUE_PHRASES if k not in found and first in words]
+        phrases = [(p, k) for first in words.intersection(_PHRASES_BY_FIRST) for p, k in _PHRASES_BY_FIRST[first]
+                   if k not in found]
         if phrases:
             padded = f" {' '.join(tokens)} "
             found.update(k for p, k in phrases if p in padded)
@@ -292,7 +312,7 @@ def units(text: str, start: bool = True) -> list[_Unit]:
             out.append(_Unit(text_, len(out), score, para, frozenset(cues), bool(bullet), idents=idents,
                              rule="rule" in own))
             if not bullet and (sentence.endswith(":") or k == 0):
-                lead_cues = _cue_classes(sentence)
+                lead_cues = own  # the sentence's own cues, found above (never changed in place)
             first_of_para = False
     for a, b in zip(out, out[1:], strict=False):  # a list's lead-in ("Two ideas:") is said by its items
         if b.item and not a.item:

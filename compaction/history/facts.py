@@ -53,6 +53,7 @@ class Fact:
         return self.section.priority if self.priority is None else self.priority
 
 
+@per_text(maxsize=8192)  # each file is shown by several sections, most of them many times
 def display_path(path: str, cwd: str | None) -> str:
     """A transcript path as the agent's project sees it: relative to the recorded cwd when inside it,
     with newlines, bidi and other control characters escaped (it is printed inside Markdown)."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction.events import shell_reads
+from compaction.memo import per_text
 from compaction.model import Role, ToolCall, ToolKind, Transcript
 
 if TYPE_CHECKING:
@@ -412,6 +413,7 @@ def _doc_gist(lines: dict[int, str]) -> str:
     return f": “{title}”{', with examples' if examples else ''}"
 
 
+@per_text(maxsize=4096)  # blocks and evidence ask it of every read command
 def shown_file(cmd: str) -> str | None:
     """The one file a read command shows (`cat -n x.py`, `sed -n '1,9p' x.py`), by the events' own
     rule (`events.shell_reads`); None for a search, or for a line reading several files (their

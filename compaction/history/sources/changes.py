@@ -25,6 +25,7 @@ from compaction.history.sections import Section
 from compaction.history.sources import behaviour
 from compaction.history.sources.filelog import FileLog, count_edits, creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.memo import per_text
 
 MAX_LINES = 10  # diff lines shown per file
 MAX_LINE_CHARS = 200  # a longer line is left out whole (never cut mid-line) and counted
@@ -330,8 +331,8 @@ def _does(events: list[Event], replay: _Replay, created: bool) -> list[str]:
         ours: set[str] = set()
         for e in events:
             for h in e.hunks:
-                pre.update(d for d in definitions(h.removed) if d not in ours)
-                ours.update(definitions(h.added))
+                pre.update(d for d in _defs(h.removed) if d not in ours)
+                ours.update(_defs(h.added))
         final = set(replay.final.names) if replay.final else None
         new = [d for d in definitions(lines) if d not in pre and (final is None or d in final)]
         if len(new) > 1:
@@ -778,6 +779,12 @@ def _trim(line: str, limit: int = 0) -> str:
     return line[:limit].rsplit(" ", 1)[0] + "…"
 
 
+@per_text(maxsize=4096)
+def _defs(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """`definitions` of a hunk's lines, found once: `_touched` and `_does` both read every hunk."""
+    return tuple(definitions(lines))
+
+
 def _touched(events: list[Event], replay: _Replay | None = None) -> list[str]:
     """Definitions touched, latest edit first: where the replay placed the edits, hunk contexts, then
     definitions in the changed lines."""
@@ -786,7 +793,7 @@ def _touched(events: list[Event], replay: _Replay | None = None) -> list[str]:
         for hunk in e.hunks:
             names = [hunk.context] if hunk.context and not hunk.context.startswith(("line ", "after ", "insert ",
                                                                                      "append ")) else []
-            names += definitions(hunk.added) + definitions(hunk.removed)
+            names += [*_defs(hunk.added), *_defs(hunk.removed)]
             for name in names:
                 name = name.strip()
                 if name and len(name) <= 60 and name not in out:

@@ -8,14 +8,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from compaction.events import Event, EventKind, results_of_calls
+from compaction.events import Event, EventKind
 from compaction.history import overlap, project_root
 from compaction.history.facts import Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Transcript
 
 MAX_RUN = 6  # commits on one line
 HASH_CHARS = 7  # git's own short hash
@@ -55,7 +54,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         elif e.exit_code not in (None, 0):
             outcome = f" → exit {e.exit_code}"
         elif e.state_changing and not e.failed:
-            line = _summary_of(ctx.transcript, e, outputs)
+            line = _summary_of(ctx, e, outputs)
             outcome = f" → {line}" if line else ""
         if key in folded:
             runs = folded[key]
@@ -151,15 +150,16 @@ def _said_by_changes(ctx: FactContext) -> dict[int, str]:
     return {r: " ".join(texts).lower() for r, texts in out.items()}
 
 
-def _summary_of(transcript: Transcript, e: Event, outputs: dict[int, dict[str, str]]) -> str:
+def _summary_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) -> str:
     """The closing summary line of the output of event `e`'s command (its round's calls paired with
-    their results once, only for rounds with a state-changing command)."""
+    their results by the compaction's shared pairing, only for rounds with a state-changing command)."""
+    transcript = ctx.transcript
     by_command = outputs.get(e.round)
     if by_command is None:
         by_command = outputs[e.round] = {}
         rnd = transcript.rounds[e.round - 1] if 0 < e.round <= len(transcript.rounds) else None
         if rnd is not None and rnd.number == e.round:
-            results = results_of_calls(rnd.messages)
+            results = ctx.results_of(rnd)
             for msg in rnd.messages:
                 for call in msg.tool_calls:
                     res = results.get(id(call))
