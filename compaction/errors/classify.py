@@ -51,10 +51,14 @@ _GATE_WORDS = (
 _TS_CODE = re.compile(r"TS\d")
 
 
-def _may_hold_errors(text: str) -> bool:
+_GATE = needles(*_GATE_WORDS)
+
+
+def _may_hold_errors(trig: Triggers) -> bool:
     """A cheap gate before the patterns: a few substring searches (much faster than one regex of
     alternatives over a long clean output); no pattern can match a text that fails it."""
-    return any(map(text.__contains__, _GATE_WORDS)) or ("TS" in text and _TS_CODE.search(text) is not None)
+    text = trig.text
+    return trig.holds(_GATE) or ("TS" in text and _TS_CODE.search(text) is not None)
 
 
 # --- Python -------------------------------------------------------------------------------------
@@ -486,13 +490,15 @@ def classify(text: str, *, tool_output: bool = True, failed: bool = False) -> li
     the structured patterns (tracebacks, compiler and test-runner lines). `failed`: the producing
     call reported failure (non-zero exit / is_error), which enables the weaker timeout pattern.
     """
-    if not text or not _may_hold_errors(text):
+    if not text:
+        return []
+    trig = Triggers(text)
+    if not _may_hold_errors(trig):
         return []
     hits: list[Hit] = []
     spans = _Spans(text)
     if "Traceback" in text:
         _python_tracebacks(text, hits, spans)
-    trig = Triggers(text)
     _typescript(trig, hits, spans)
     _java(trig, hits, spans)
     _tests(trig, hits, spans)

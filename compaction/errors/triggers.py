@@ -37,7 +37,8 @@ def needles(*words: str) -> Needles:
         if not word or "\n" in word:
             raise ValueError(f"a trigger word is part of one line: {word!r}")
         groups.setdefault(next((r for r in ROOTS if r in word), ""), []).append(word)
-    return Needles(words, tuple((root, tuple(ws)) for root, ws in groups.items()))
+    # The words without a root last: a text holding a word most often holds a shared root's.
+    return Needles(words, tuple(sorted(((root, tuple(ws)) for root, ws in groups.items()), key=lambda g: not g[0])))
 
 
 def lines_with(text: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
@@ -88,20 +89,19 @@ class Triggers:
         found = self._excerpts[root] = "\n".join(parts)
         return found
 
+    def holds(self, family: Needles) -> bool:
+        """Whether the text holds one of the family's words."""
+        if self._whole:
+            return any(map(self.text.__contains__, family.words))
+        excerpts = self._excerpts
+        for root, words in family.by_root:
+            excerpt = excerpts.get(root)
+            if excerpt is None:
+                excerpt = self._excerpt(root)
+            if any(map(excerpt.__contains__, words)):
+                return True
+        return False
+
     def lines_with(self, family: Needles) -> list[tuple[int, int]]:
         """(start, end) of each distinct line holding one of the family's words, in text order."""
-        text = self.text
-        if self._whole:
-            if not any(map(text.__contains__, family.words)):
-                return []
-        else:
-            excerpts = self._excerpts
-            for root, words in family.by_root:
-                excerpt = excerpts.get(root)
-                if excerpt is None:
-                    excerpt = self._excerpt(root)
-                if any(map(excerpt.__contains__, words)):
-                    break
-            else:
-                return []
-        return lines_with(text, family.words)
+        return lines_with(self.text, family.words) if self.holds(family) else []
