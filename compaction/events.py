@@ -168,17 +168,21 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
     # Redirections in the command part (not inside a heredoc body, a quoted script or a python -c
     # string): found where the shell sees them, read from the original text.
     redirect_part = command.split("\n", 1)[0] if "<<" in command else head
-    for m in _unquoted_matches(_HEREDOC_CAT_RE, redirect_part):
-        add(EventKind.WRITE, m.group(2))
-    for m in _unquoted_matches(_REDIRECT_RE, redirect_part):
-        target = m.group(2)
-        if re.fullmatch(r"\d+", target) or target.startswith("$"):
-            continue
-        add(EventKind.WRITE, target)
-    for m in _unquoted_matches(_TEE_RE, command.split("\n", 1)[0]):
-        add(EventKind.WRITE, m.group(2))
+    if ">" in redirect_part:  # both patterns need one (blanking quotes adds none)
+        for m in _unquoted_matches(_HEREDOC_CAT_RE, redirect_part):
+            add(EventKind.WRITE, m.group(2))
+        for m in _unquoted_matches(_REDIRECT_RE, redirect_part):
+            target = m.group(2)
+            if re.fullmatch(r"\d+", target) or target.startswith("$"):
+                continue
+            add(EventKind.WRITE, target)
+    if "tee" in command:
+        for m in _unquoted_matches(_TEE_RE, command.split("\n", 1)[0]):
+            add(EventKind.WRITE, m.group(2))
     for part in split_commands(command):
         word = first_word(part)
+        if word not in _WRITING_PROGRAMS and word.lower() not in _PS_FILE_CMDS:
+            continue  # a program that changes no file by its arguments: its words are not split
         args = words(part)
         if word == "sed" and _SED_I_RE.search(part):
             files = _sed_files(args)
@@ -231,6 +235,7 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
     return tuple(out)
 
 
+_WRITING_PROGRAMS = frozenset({"sed", "perl", "ruby", "rm", "mv", "cp", "touch", "git", "patch"})  # the branches below
 _NULL_DEVICES = {"nul", "nul:", "$null", "con", "con:", "/dev/null"}
 # PowerShell cmdlets (and their aliases) that change the file of their -Path/-FilePath or first argument.
 _PS_FILE_CMDS = {"set-content": EventKind.WRITE, "out-file": EventKind.WRITE, "add-content": EventKind.EDIT,

@@ -33,9 +33,14 @@ def without_heredoc_body(command: str) -> str:
 def split_commands(command: str) -> list[str]:
     """Top-level simple commands of a command line, stripped: split on unquoted `&&`, `||`, `;`,
     `|` and newlines (not escaped ones); a heredoc's body is not analysed."""
+    return list(_split_commands(command))
+
+
+@per_text(maxsize=4096)  # one command is split for its writes, its reads and its state change
+def _split_commands(command: str) -> tuple[str, ...]:
     line = without_heredoc_body(command)
     if "'" not in line and '"' not in line and "\\" not in line:
-        return [p.strip() for p in _UNQUOTED_SPLIT_RE.split(line) if p.strip()]
+        return tuple(p.strip() for p in _UNQUOTED_SPLIT_RE.split(line) if p.strip())
     parts: list[str] = []
     buf: list[str] = []
     for token in _COMMAND_TOKEN_RE.findall(line):
@@ -45,7 +50,7 @@ def split_commands(command: str) -> list[str]:
         else:
             buf.append(" " if token == "\\\n" else token)  # an escaped newline continues the line
     parts.append("".join(buf))
-    return [p.strip() for p in parts if p.strip()]
+    return tuple(p.strip() for p in parts if p.strip())
 
 
 _QUOTED_RE = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from compaction.errors.families import family_of
+from compaction.errors.triggers import Needles, Triggers, needles
 from compaction.errors.tsc_codes import ts_id
 
 MAX_SPAN = 600  # evidence spans are cut to this many characters (still verbatim)
@@ -51,10 +52,14 @@ _GATE_WORDS = (
 _TS_CODE = re.compile(r"TS\d")
 
 
-def _may_hold_errors(text: str) -> bool:
+_GATE = needles(*_GATE_WORDS)
+
+
+def _may_hold_errors(trig: Triggers) -> bool:
     """A cheap gate before the patterns: a few substring searches (much faster than one regex of
     alternatives over a long clean output); no pattern can match a text that fails it."""
-    return any(map(text.__contains__, _GATE_WORDS)) or ("TS" in text and _TS_CODE.search(text) is not None)
+    text = trig.text
+    return trig.holds(_GATE) or ("TS" in text and _TS_CODE.search(text) is not None)
 
 
 # --- Python -------------------------------------------------------------------------------------
@@ -147,6 +152,35 @@ _INVALID_PARAM = re.compile(
     r"^[^\n]*?(?:Parameter ['`]\w+['`] is (?:expected to be one of|required)|Invalid `\w+` parameter|"
     r"Invalid command: \S+|Unknown command: \S+|invalid choice: )[^\n]*$", re.M)
 
+# --- the literal words each family's lines hold (a pattern is tried only on such lines) -------------
+_E_LINE_WORDS = needles("E  ")
+_NO_MODULE_WORDS = needles("No module named")
+_BARE_EXC_WORDS = needles("Error", "Exception")
+_PYTEST_FAILED_WORDS = needles("FAILED ", "ERROR ")
+_PYTEST_SUMMARY_WORDS = needles(" failed", " error")
+_SYMPY_FAIL_WORDS = needles("___ ")
+_SYMPY_SUMMARY_WORDS = needles("tests finished:", "DO *NOT* COMMIT")
+_UNITTEST_FAIL_WORDS = needles("FAIL: ", "ERROR: ")
+_SUREFIRE_WORDS = needles("Tests run:")
+_GO_FAIL_WORDS = needles("--- FAIL")
+_RS_TEST_WORDS = needles("test result: FAILED")
+_ASSERT_MISMATCH_WORDS = needles("assert ", "xpected")
+_TS_ERR_WORDS = needles("error TS", "error\x1b[")
+_TS_BARE_WORDS = needles("error TS")
+_CHECKSTYLE_WORDS = needles("[ERROR] ", "[WARN] ")
+_JAVAC_WORDS = needles(".java:")
+_JAVA_EXC_WORDS = needles("Exception", "Error")
+_MVN_FAIL_WORDS = needles("FAILURE")
+_MVN_GOAL_WORDS = needles("Failed to execute goal")
+_JS_EXC_WORDS = needles("Error")
+_NPM_ERR_WORDS = needles("npm ")
+_GO_PANIC_WORDS = needles("panic: ")
+_GO_BUILD_WORDS = needles(".go:")
+_RS_ERR_WORDS = needles("error[E")
+_C_ERR_WORDS = needles("error: ")
+_C_LD_WORDS = needles("undefined reference")
+_PONY_ERR_WORDS = needles(".pony:")
+
 
 class _Spans:
     """Claimed lines, so a weaker pattern does not re-report what a stronger one already did.
@@ -170,26 +204,11 @@ class _Spans:
         return (self.text.rfind("\n", 0, start) + 1) in self.lines
 
 
-def _lines_with(text: str, needles: tuple[str, ...]):
-    """(start, end) of each distinct line containing one of the needles, found with str.find (fast)."""
-    seen: set[int] = set()
-    for needle in needles:
-        pos = text.find(needle)
-        while pos >= 0:
-            s = text.rfind("\n", 0, pos) + 1
-            e = text.find("\n", pos)
-            e = len(text) if e < 0 else e
-            if s not in seen:
-                seen.add(s)
-                yield s, e
-            pos = text.find(needle, e)
-
-def _iter(rx: re.Pattern, text: str, needles: tuple[str, ...], multiline: bool = False):
-    """Matches of a line-anchored pattern, tried only on lines holding one of the literal needles:
-    linear in the needles' occurrences, not in the text, so a clean 1 MB output costs a few str.find."""
-    if not any(map(text.__contains__, needles)):  # the common case, without a generator and a sort
-        return
-    for ls, le in sorted(_lines_with(text, needles)):
+def _iter(rx: re.Pattern, trig: Triggers, words: Needles, multiline: bool = False):
+    """Matches of a line-anchored pattern, tried only on lines holding one of the family's words:
+    linear in the words' occurrences, not in the text, so a clean 1 MB output costs a few searches."""
+    text = trig.text
+    for ls, le in trig.lines_with(words):
         m = rx.match(text, ls) if multiline else rx.match(text, ls, le)
         if m:
             yield m
@@ -243,20 +262,21 @@ def _python_tracebacks(text: str, hits: list[Hit], spans: _Spans) -> None:
             pos = nl + 1
 
 
-def _python_lines(text: str, hits: list[Hit], spans: _Spans) -> None:
-    for m in _iter(_E_LINE, text, ("E  ",)):
+def _python_lines(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
+    text = trig.text
+    for m in _iter(_E_LINE, trig, _E_LINE_WORDS):
         if spans.covered(m.start(), m.end()):
             continue
         name = m.group(1).rsplit(".", 1)[-1]
         s, e = _cut(text, m.start(), m.end())
         spans.claim(m.start(), m.end())
         hits.append(Hit(f"ERR_PY_{name}", s, e, text[s:e], detail=m.group(0)[:300]))
-    for m in _iter(_NO_MODULE, text, ("No module named",)):
+    for m in _iter(_NO_MODULE, trig, _NO_MODULE_WORDS):
         if not spans.covered(m.start(), m.end()) and "Error" not in m.group(0):
             spans.claim(m.start(), m.end())
             hits.append(Hit("ERR_PY_ModuleNotFoundError", m.start(), m.end(), m.group(0), symbol=m.group(1),
                             detail=m.group(0)[:300]))
-    for m in _iter(_BARE_EXC, text, ("Error", "Exception")):
+    for m in _iter(_BARE_EXC, trig, _BARE_EXC_WORDS):
         if spans.covered(m.start(), m.end()):
             continue
         # a bare "Name: msg" line counts only right after a frame or a caret line (SyntaxError shape)
@@ -273,8 +293,9 @@ def _python_lines(text: str, hits: list[Hit], spans: _Spans) -> None:
                         line=int(f.group(2)) if f else None, detail=m.group(0)[:300]))
 
 
-def _tests(text: str, hits: list[Hit], spans: _Spans) -> None:
-    failed = list(_iter(_PYTEST_FAILED, text, ("FAILED ", "ERROR ")))
+def _tests(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
+    text = trig.text
+    failed = list(_iter(_PYTEST_FAILED, trig, _PYTEST_FAILED_WORDS))
     for m in failed:
         test_id, reason = m.group(2), (m.group(3) or "")
         exc = re.match(r"((?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Failure|Warning))\b", reason)
@@ -287,41 +308,42 @@ def _tests(text: str, hits: list[Hit], spans: _Spans) -> None:
             hits.append(Hit(f"ERR_PY_{exc.group(1).rsplit('.', 1)[-1]}", m.start(), m.end(), m.group(0),
                             path=path, symbol=symbol, detail=reason[:300], tests=[test_id]))
     if not failed:
-        for m in _iter(_PYTEST_SUMMARY, text, (" failed", " error")):
+        for m in _iter(_PYTEST_SUMMARY, trig, _PYTEST_SUMMARY_WORDS):
             hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)[:300]))
-    sympy = [m for m in _iter(_SYMPY_FAIL, text, ("___ ",))]
+    sympy = [m for m in _iter(_SYMPY_FAIL, trig, _SYMPY_FAIL_WORDS)]
     for m in sympy:
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), path=m.group(1).split(":")[0],
                         symbol=m.group(1).rsplit(":", 1)[-1], detail=m.group(0), tests=[m.group(1)]))
     if not sympy:
-        for m in _iter(_SYMPY_SUMMARY, text, ("tests finished:", "DO *NOT* COMMIT")):
+        for m in _iter(_SYMPY_SUMMARY, trig, _SYMPY_SUMMARY_WORDS):
             hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)))
-    for m in _iter(_UNITTEST_FAIL, text, ("FAIL: ", "ERROR: ")):
+    for m in _iter(_UNITTEST_FAIL, trig, _UNITTEST_FAIL_WORDS):
         test_id = f"{m.group(3)}.{m.group(2)}"
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), symbol=m.group(2),
                         detail=m.group(0)[:300], tests=[test_id]))
-    for m in _iter(_SUREFIRE, text, ("Tests run:",)):
+    for m in _iter(_SUREFIRE, trig, _SUREFIRE_WORDS):
         if int(m.group(1)) or int(m.group(2)):
             hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)))
-    for m in _iter(_GO_FAIL, text, ("--- FAIL",)):
+    for m in _iter(_GO_FAIL, trig, _GO_FAIL_WORDS):
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), symbol=m.group(1),
                         detail=m.group(0), tests=[m.group(1)]))
-    for m in _iter(_RS_TEST, text, ("test result: FAILED",)):
+    for m in _iter(_RS_TEST, trig, _RS_TEST_WORDS):
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)))
-    for m in _iter(_ASSERT_MISMATCH, text, ("assert ", "xpected")):
+    for m in _iter(_ASSERT_MISMATCH, trig, _ASSERT_MISMATCH_WORDS):
         s, e = _cut(text, m.start(), m.end())
         hits.append(Hit("ERR_LOGIC_AssertionMismatch", s, e, text[s:e], detail=m.group(0)[:300]))
 
 
-def _typescript(text: str, hits: list[Hit], spans: _Spans) -> None:
+def _typescript(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
+    text = trig.text
     for rx in (_TS_PAREN, _TS_DASH):
-        for m in _iter(rx, text, ("error TS", "error\x1b[")):
+        for m in _iter(rx, trig, _TS_ERR_WORDS):
             code = m.group(4)
             spans.claim(m.start(), m.end())
             s, e = _cut(text, m.start(), m.end())
             hits.append(Hit(ts_id(code), s, e, text[s:e], path=m.group(1).strip(), line=int(m.group(2)),
                             detail=m.group(5)[:300], ts_codes=[code]))
-    for m in _iter(_TS_BARE, text, ("error TS",)):
+    for m in _iter(_TS_BARE, trig, _TS_BARE_WORDS):
         if not spans.covered(m.start(), m.end()):
             spans.claim(m.start(), m.end())
             hits.append(Hit(ts_id(m.group(1)), m.start(), m.end(), m.group(0), detail=m.group(2)[:300],
@@ -342,54 +364,54 @@ _JAVAC_KINDS = (
 )
 
 
-def _java(text: str, hits: list[Hit], spans: _Spans) -> None:
-    for m in _iter(_CHECKSTYLE, text, ("[ERROR] ", "[WARN] ")):
+def _java(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
+    text = trig.text
+    for m in _iter(_CHECKSTYLE, trig, _CHECKSTYLE_WORDS):
         spans.claim(m.start(), m.end())
         hits.append(Hit("ERR_JAVA_CheckstyleViolation", m.start(), m.end(), m.group(0), path=m.group(1),
                         line=int(m.group(2)), symbol=m.group(3), detail=m.group(4)[:300]))
-    if ".java:" in text:
-        for m in _iter(_JAVAC, text, (".java:",)):
-            msg = m.group(4)
-            if spans.covered(m.start(), m.end()) or not (m.group(0).startswith("[ERROR]") or "error:" in m.group(0)):
-                continue
-            kind = next((k for needle, k in _JAVAC_KINDS if needle in msg), "CompileError")
-            spans.claim(m.start(), m.end())
-            sym = re.search(r"symbol:\s+\w+ (\w+)", text[m.end():m.end() + 200]) if kind == "CannotFindSymbol" else None
-            hits.append(Hit(f"ERR_JAVA_{kind}", m.start(), m.end(), m.group(0), path=m.group(1),
-                            line=int(m.group(2) or m.group(3)), symbol=sym.group(1) if sym else None, detail=msg[:300]))
-    for m in (_iter(_JAVA_EXC, text, ("Exception", "Error"), multiline=True) if _STACK_AT.search(text) else ()):
+    for m in _iter(_JAVAC, trig, _JAVAC_WORDS):
+        msg = m.group(4)
+        if spans.covered(m.start(), m.end()) or not (m.group(0).startswith("[ERROR]") or "error:" in m.group(0)):
+            continue
+        kind = next((k for needle, k in _JAVAC_KINDS if needle in msg), "CompileError")
+        spans.claim(m.start(), m.end())
+        sym = re.search(r"symbol:\s+\w+ (\w+)", text[m.end():m.end() + 200]) if kind == "CannotFindSymbol" else None
+        hits.append(Hit(f"ERR_JAVA_{kind}", m.start(), m.end(), m.group(0), path=m.group(1),
+                        line=int(m.group(2) or m.group(3)), symbol=sym.group(1) if sym else None, detail=msg[:300]))
+    for m in (_iter(_JAVA_EXC, trig, _JAVA_EXC_WORDS, multiline=True) if _STACK_AT.search(text) else ()):
         end = m.start() + len(m.group(0).split("\n", 1)[0])
         spans.claim(m.start(), end)
         hits.append(Hit(f"ERR_JAVA_{m.group(2)}", m.start(), end, text[m.start():end], detail=text[m.start():end][:300]))
-    for m in _iter(_MVN_FAIL, text, ("FAILURE",)):
+    for m in _iter(_MVN_FAIL, trig, _MVN_FAIL_WORDS):
         hits.append(Hit("ERR_JAVA_BuildFailure", m.start(), m.end(), m.group(0), detail="BUILD FAILURE"))
-    for m in _iter(_MVN_GOAL, text, ("Failed to execute goal",)):
+    for m in _iter(_MVN_GOAL, trig, _MVN_GOAL_WORDS):
         s, e = _cut(text, m.start(), m.end())
         hits.append(Hit("ERR_JAVA_BuildFailure", s, e, text[s:e], symbol=m.group(1), detail=m.group(0)[:300]))
 
 
-def _others(text: str, hits: list[Hit], spans: _Spans) -> None:
-    for m in (_iter(_JS_EXC, text, ("Error",), multiline=True) if _STACK_AT.search(text) else ()):
+def _others(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
+    text = trig.text
+    for m in (_iter(_JS_EXC, trig, _JS_EXC_WORDS, multiline=True) if _STACK_AT.search(text) else ()):
         if spans.covered(m.start(), m.start() + 1):
             continue
         end = m.start() + len(m.group(0).split("\n", 1)[0])
         spans.claim(m.start(), end)
         hits.append(Hit(f"ERR_JS_{m.group(1)}", m.start(), end, text[m.start():end], detail=m.group(2)[:300]))
-    for m in _iter(_NPM_ERR, text, ("npm ",)):
+    for m in _iter(_NPM_ERR, trig, _NPM_ERR_WORDS):
         hits.append(Hit(f"ERR_JS_Npm{m.group(1).title().replace('_', '')}", m.start(), m.end(), m.group(0),
                         detail=m.group(0)))
-    for m in _iter(_GO_PANIC, text, ("panic: ",)):
+    for m in _iter(_GO_PANIC, trig, _GO_PANIC_WORDS):
         hits.append(Hit("ERR_GO_Panic", m.start(), m.end(), m.group(0), detail=m.group(1)[:300]))
-    if ".go:" in text:
-        for m in _iter(_GO_BUILD, text, (".go:",)):
-            kind = "Undefined" if "undefined:" in m.group(4) else "CompileError"
-            hits.append(Hit(f"ERR_GO_{kind}", m.start(), m.end(), m.group(0), path=m.group(1),
-                            line=int(m.group(2)), detail=m.group(4)[:300]))
-    for m in _iter(_RS_ERR, text, ("error[E",), multiline=True):
+    for m in _iter(_GO_BUILD, trig, _GO_BUILD_WORDS):
+        kind = "Undefined" if "undefined:" in m.group(4) else "CompileError"
+        hits.append(Hit(f"ERR_GO_{kind}", m.start(), m.end(), m.group(0), path=m.group(1),
+                        line=int(m.group(2)), detail=m.group(4)[:300]))
+    for m in _iter(_RS_ERR, trig, _RS_ERR_WORDS, multiline=True):
         s, e = _cut(text, m.start(), m.end())
         hits.append(Hit(f"ERR_RS_{m.group(1)}", s, e, text[s:e], path=m.group(3),
                         line=int(m.group(4)) if m.group(4) else None, detail=m.group(2)[:300]))
-    for m in _iter(_C_ERR, text, ("error: ",)):
+    for m in _iter(_C_ERR, trig, _C_ERR_WORDS):
         msg = m.group(3)
         kind = ("MissingHeader" if "No such file" in msg else "Undeclared" if "undeclared" in msg
                 else "ImplicitDeclaration" if "implicit declaration" in msg else "SyntaxError" if "expected" in msg
@@ -397,14 +419,13 @@ def _others(text: str, hits: list[Hit], spans: _Spans) -> None:
         spans.claim(m.start(), m.end())
         hits.append(Hit(f"ERR_C_{kind}", m.start(), m.end(), m.group(0), path=m.group(1), line=int(m.group(2)),
                         detail=msg[:300]))
-    for m in _iter(_C_LD, text, ("undefined reference",)):
+    for m in _iter(_C_LD, trig, _C_LD_WORDS):
         hits.append(Hit("ERR_C_UndefinedReference", m.start(), m.end(), m.group(0), symbol=m.group(1),
                         detail=m.group(0)[:300]))
-    if ".pony:" in text:
-        for m in _iter(_PONY_ERR, text, (".pony:",)):
-            if "rror" in text[max(0, m.start() - 10):m.start()] or m.group(4)[:1].isupper():
-                hits.append(Hit("ERR_PONY_CompileError", m.start(), m.end(), m.group(0), path=m.group(1),
-                                line=int(m.group(2)), detail=m.group(4)[:300]))
+    for m in _iter(_PONY_ERR, trig, _PONY_ERR_WORDS):
+        if "rror" in text[max(0, m.start() - 10):m.start()] or m.group(4)[:1].isupper():
+            hits.append(Hit("ERR_PONY_CompileError", m.start(), m.end(), m.group(0), path=m.group(1),
+                            line=int(m.group(2)), detail=m.group(4)[:300]))
 
 
 _THE_PATH = re.compile(r"[Tt]he path (\S+) does not exist")
@@ -412,43 +433,47 @@ _QUOTED_PATH = re.compile(r"['\"`]([^'\"`\s]*[/.][^'\"`\s]*)['\"`]")
 _BEFORE_COLON = re.compile(r"([^\s:'\"`]+[/.][^\s:'\"`]+): (?:No such file|[Ff]ile not found|does not exist)")
 
 
-_TOOL_TABLE: list[tuple[tuple[str, ...], re.Pattern, str, bool]] = [
-    (("ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", "429 Too", "code 429", "code\": 429",
-      "status 429", "Error 429", "Error: 429"), _RATE_LIMIT, "ERR_TOOL_RateLimited", False),
-    (("nknown tool", "nknown skill", "nknown function", "o such tool", "o such skill", "not a valid tool",
-      "ool not found", "kill not found", "' not found", "` not found"), _UNKNOWN_TOOL, "ERR_TOOL_UnknownTool", False),
-    (("No replacement was performed", "String to replace not found", "SearchReplaceNoExactMatch",
-      "did not appear verbatim", "failed to exactly match", "SEARCH section must exactly match",
-      "Failed to find expected lines"),
+_TOOL_TABLE: list[tuple[Needles, re.Pattern, str, bool]] = [
+    (needles("ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", "429 Too", "code 429",
+             "code\": 429", "status 429", "Error 429", "Error: 429"), _RATE_LIMIT, "ERR_TOOL_RateLimited", False),
+    (needles("nknown tool", "nknown skill", "nknown function", "o such tool", "o such skill", "not a valid tool",
+             "ool not found", "kill not found", "' not found", "` not found"), _UNKNOWN_TOOL, "ERR_TOOL_UnknownTool",
+     False),
+    (needles("No replacement was performed", "String to replace not found", "SearchReplaceNoExactMatch",
+             "did not appear verbatim", "failed to exactly match", "SEARCH section must exactly match",
+             "Failed to find expected lines"),
      _EDIT_MISS, "ERR_TOOL_EditNotFound", False),
     # Before the generic rows: a sandbox or a read-only mount says why an operation was refused.
-    (("andbox", "CreateProcessAsUser"), _SANDBOX, "ERR_TOOL_SandboxDenied", False),
-    (("Read-only file system", "Errno 30", "EROFS"), _READ_ONLY, "ERR_TOOL_ReadOnlyFileSystem", False),
-    (("E999 ", "E902 "), _LINT_REJECTED, "ERR_TOOL_EditRejected", False),  # an edit tool's linter refused it
-    (("view_range", "nvalid range", "nvalid line range"), _INVALID_RANGE, "ERR_TOOL_InvalidRange", False),
-    (("No such file or directory",), _NO_SUCH, "ERR_TOOL_FileNotFound", False),
-    (("no such file or directory: ",), _ZSH_NO_SUCH, "ERR_TOOL_FileNotFound", False),
-    (("permission denied: ",), _ZSH_DENIED, "ERR_TOOL_PermissionDenied", False),
-    (("does not exist", "did not match any file", "ile not found", "annot find the"), _DOES_NOT_EXIST,
+    (needles("andbox", "CreateProcessAsUser"), _SANDBOX, "ERR_TOOL_SandboxDenied", False),
+    (needles("Read-only file system", "Errno 30", "EROFS"), _READ_ONLY, "ERR_TOOL_ReadOnlyFileSystem", False),
+    (needles("E999 ", "E902 "), _LINT_REJECTED, "ERR_TOOL_EditRejected", False),  # an edit tool's linter refused it
+    (needles("view_range", "nvalid range", "nvalid line range"), _INVALID_RANGE, "ERR_TOOL_InvalidRange", False),
+    (needles("No such file or directory"), _NO_SUCH, "ERR_TOOL_FileNotFound", False),
+    (needles("no such file or directory: "), _ZSH_NO_SUCH, "ERR_TOOL_FileNotFound", False),
+    (needles("permission denied: "), _ZSH_DENIED, "ERR_TOOL_PermissionDenied", False),
+    (needles("does not exist", "did not match any file", "ile not found", "annot find the"), _DOES_NOT_EXIST,
      "ERR_TOOL_FileNotFound", False),
-    (("command not found", "is not recognized as an internal"), _CMD_NOT_FOUND, "ERR_TOOL_CommandNotFound", False),
-    (("Permission denied", "Operation not permitted", "EACCES"), _PERM, "ERR_TOOL_PermissionDenied", False),
-    (("output of your last command was too long",), _TOO_LONG, "ERR_TOOL_OutputTooLong", False),
-    (("EXACTLY ONE action",), _FORMAT, "ERR_TOOL_FormatError", False),
-    (("is expected to be one of", "is required for command", "parameter", "Invalid command:", "Unknown command:", "invalid choice:"),
-     _INVALID_PARAM, "ERR_TOOL_InvalidArgument", False),
-    (("timed out", "TimeoutExpired", "ook too long", "no output for", "Timeout: ", "TimeoutError: "), _TIMEOUT, "ERR_TOOL_Timeout", True),
+    (needles("command not found", "is not recognized as an internal"), _CMD_NOT_FOUND, "ERR_TOOL_CommandNotFound",
+     False),
+    (needles("Permission denied", "Operation not permitted", "EACCES"), _PERM, "ERR_TOOL_PermissionDenied", False),
+    (needles("output of your last command was too long"), _TOO_LONG, "ERR_TOOL_OutputTooLong", False),
+    (needles("EXACTLY ONE action"), _FORMAT, "ERR_TOOL_FormatError", False),
+    (needles("is expected to be one of", "is required for command", "parameter", "Invalid command:", "Unknown command:",
+             "invalid choice:"), _INVALID_PARAM, "ERR_TOOL_InvalidArgument", False),
+    (needles("timed out", "TimeoutExpired", "ook too long", "no output for", "Timeout: ", "TimeoutError: "), _TIMEOUT,
+     "ERR_TOOL_Timeout", True),
 ]
 
 
 _GUTTER = re.compile(r"^\s+\| \S")  # PowerShell prints an error's message in a `     | ` gutter
 
 
-def _tool(text: str, hits: list[Hit], spans: _Spans, failed: bool) -> None:
-    for needles, rx, err_id, needs_failure in _TOOL_TABLE:
-        if needs_failure and not failed or not any(map(text.__contains__, needles)):
-            continue  # most outputs hold none of a family's words: no generator and sort for nothing
-        for ls, le in sorted(_lines_with(text, needles)):
+def _tool(trig: Triggers, hits: list[Hit], spans: _Spans, failed: bool) -> None:
+    text = trig.text
+    for words, rx, err_id, needs_failure in _TOOL_TABLE:
+        if needs_failure and not failed:
+            continue
+        for ls, le in trig.lines_with(words):
             line = text[ls:le]
             if not rx.match(line) or spans.covered(ls, le):
                 continue
@@ -475,18 +500,21 @@ def classify(text: str, *, tool_output: bool = True, failed: bool = False) -> li
     the structured patterns (tracebacks, compiler and test-runner lines). `failed`: the producing
     call reported failure (non-zero exit / is_error), which enables the weaker timeout pattern.
     """
-    if not text or not _may_hold_errors(text):
+    if not text:
+        return []
+    trig = Triggers(text)
+    if not _may_hold_errors(trig):
         return []
     hits: list[Hit] = []
     spans = _Spans(text)
     if "Traceback" in text:
         _python_tracebacks(text, hits, spans)
-    _typescript(text, hits, spans)
-    _java(text, hits, spans)
-    _tests(text, hits, spans)
-    _python_lines(text, hits, spans)
-    _others(text, hits, spans)
+    _typescript(trig, hits, spans)
+    _java(trig, hits, spans)
+    _tests(trig, hits, spans)
+    _python_lines(trig, hits, spans)
+    _others(trig, hits, spans)
     if tool_output:
-        _tool(text, hits, spans, failed)
+        _tool(trig, hits, spans, failed)
     hits.sort(key=lambda h: h.start)
     return hits
