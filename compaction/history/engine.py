@@ -327,8 +327,8 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
         if f.section is Section.GOAL and f.task and cost > goal_cap:
             # Over its share: its pastes trimmed first (the prose stays whole), then head and tail.
             f.full_text = f.text
-            fitting = [t for t in f.forms if tokens.count(t) + 6 <= goal_cap]
-            f.text = fitting[0] if fitting else _truncate_tokens(f.forms[-1] if f.forms else f.text, goal_cap)
+            fitting = next((t for t in f.forms if tokens.count(t) + 6 <= goal_cap), None)  # the longest: no more counted
+            f.text = fitting if fitting is not None else _truncate_tokens(f.forms[-1] if f.forms else f.text, goal_cap)
             cost = min(goal_cap, tokens.count(f.text) + 6)
         if used + cost <= budget or f.section is Section.MARKED or f.task:
             chosen.append(f)
