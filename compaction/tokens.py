@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from compaction import memo
 from compaction.model import Message
@@ -421,41 +422,70 @@ def _short_switches(on: bool) -> None:
                 sys.setswitchinterval(_switch_saved)
 
 
-def count_messages_meanwhile(messages: list[Message], enc: str = DEFAULT_ENCODING) -> Callable[[], int]:
+T = TypeVar("T")
+
+
+class Counting(Generic[T]):
+    """A session's count made on a worker thread (`count_messages_meanwhile`): calling it waits for
+    the total; `then()` waits for the work the worker did after it, and gives its result."""
+
+    def __init__(self, known: int, runs: list[list[str]], alone: list[tuple[Message, str]], enc: str,
+                 then: Callable[[], T] | None) -> None:
+        self._total: list[int] = []
+        self._after: list[T] = []
+        self._failed: list[BaseException] = []
+        self._counted = threading.Event()
+        self._then = then
+        if not runs and not alone and then is None:  # every count known: no worker
+            self._total.append(known)
+            self._counted.set()
+            return
+
+        def work() -> None:
+            try:
+                self._total.append(known + _count_planned(runs, alone, enc))
+                self._counted.set()
+                if then is not None:
+                    self._after.append(then())
+            except BaseException as exc:  # re-raised in the caller's thread by the wait
+                self._failed.append(exc)
+            finally:
+                self._counted.set()
+                _short_switches(False)
+
+        self._worker = threading.Thread(target=work, name="count-messages", daemon=True)
+        _short_switches(True)
+        try:
+            self._worker.start()
+        except BaseException:
+            _short_switches(False)
+            raise
+
+    def __call__(self) -> int:
+        self._counted.wait()
+        if not self._total:
+            raise self._failed[0]
+        return self._total[0]
+
+    def then(self) -> T:
+        """The result of the work given as `then` (a `ValueError` when none was given)."""
+        if self._then is None:
+            raise ValueError("no work was given to do after the count")
+        self._worker.join()
+        if self._failed:
+            raise self._failed[0]
+        return self._after[0]
+
+
+def count_messages_meanwhile(messages: list[Message], enc: str = DEFAULT_ENCODING,
+                             then: Callable[[], T] | None = None) -> Counting[T]:
     """`count_messages` on a worker thread; returns the wait for the total. tiktoken's encoder releases
     the GIL while it encodes, so on a second core the count (most of one encode of the session) runs
     beside the Python work of reading the events and gathering the facts instead of before it; the
     runs make it a few long encodes, not a GIL hand-over per message. Nothing may read
-    `Message.tokens` before the wait returns."""
-    known, runs, alone = _count_plan(messages)
-    if not runs and not alone:
-        return lambda: known
-    result: list[int] = []
-    failed: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            result.append(_count_planned(runs, alone, enc))
-        except BaseException as exc:  # re-raised in the caller's thread by the wait
-            failed.append(exc)
-        finally:
-            _short_switches(False)
-
-    worker = threading.Thread(target=work, name="count-messages", daemon=True)
-    _short_switches(True)
-    try:
-        worker.start()
-    except BaseException:
-        _short_switches(False)
-        raise
-
-    def wait() -> int:
-        worker.join()
-        if failed:
-            raise failed[0]
-        return known + result[0]
-
-    return wait
+    `Message.tokens` before the wait returns, except `then`: more work for the worker once the counts
+    are made (the verbatim tail's pieces, which read them), its result given by `Counting.then`."""
+    return Counting(*_count_plan(messages), enc, then)
 
 
 def utilization(tokens: int, window: int) -> float:

@@ -29,13 +29,18 @@ DETAIL_FACTOR = 1.6  # an `Error:` line keeps this much more than the solution a
 class BudgetResult:
     records: list[ErrorRecord]
     markdown: str
-    tokens: int
     ceiling: int
     merged: dict[str, list[str]] = field(default_factory=dict)  # kept id -> ids folded into it
     dropped: list[str] = field(default_factory=list)
     shortened: int = 0  # the width texts were cut to, 0 when untouched
     dropped_lines: dict[str, str] = field(default_factory=dict)  # dropped id -> its identifying error line
     details: dict[str, str] = field(default_factory=dict)  # id -> its `Error:` line, as shown (with `detail`)
+
+    @property
+    def tokens(self) -> int:
+        """The block's tokens, counted when asked: the engine places the block in its document and
+        counts it there, so counting it here as well encoded it twice."""
+        return tokens.count(self.markdown)
 
     @property
     def notes(self) -> list[str]:
@@ -196,7 +201,7 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
     def size(rs: list[ErrorRecord]) -> int:
         return frame + sum(tokens.count(render_record(r, lang, said(r))) + 1 for r in rs)
 
-    result = BudgetResult(recs, "", 0, limit)
+    result = BudgetResult(recs, "", limit)
     if recs and size(recs) > high:
         recs, result.merged = merge_similar(recs)
         for kept in result.merged:  # a merged record's failure spans its aliases' occurrences too
@@ -233,5 +238,4 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
     if result.dropped_lines and tokens.count(result.markdown) > limit:  # the ceiling first: ids only
         result.dropped_lines = {}
         result.markdown = render_block(recs, lang, protocol=protocol, notes=result.notes, details=details or None)
-    result.tokens = tokens.count(result.markdown)
     return result

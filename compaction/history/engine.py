@@ -64,12 +64,22 @@ def compact(
     keep = settings.keep_recent if keep_recent is None else keep_recent
     window = tokens.context_window(settings.model, settings.context_window)
 
+    rounds = transcript.rounds
+    keep = min(keep, len(rounds))
+    head_rounds, tail_rounds = rounds[: len(rounds) - keep], rounds[len(rounds) - keep:]
+    tail_start = tail_rounds[0].number if tail_rounds else len(rounds) + 1
+
+    def tail_pieces() -> TailRenderer:  # the kept rounds' pieces, counted (they read the messages' counts)
+        return TailRenderer(tail_rounds, preset.code, steering)
+
     if target_tokens is None:  # the default target is a share of the session: counted first
         tokens_before = tokens.count_messages(transcript.messages)
         counted = lambda: tokens_before  # noqa: E731
-    else:  # counted on a second core while the events and facts are read (nothing reads the counts before)
-        counted = tokens.count_messages_meanwhile(transcript.messages)
-    rounds = transcript.rounds
+        tail_made = tail_pieces
+    else:  # counted on a second core while the events and facts are read (nothing reads the counts
+        # before), then the verbatim tail's pieces are counted there too
+        counting = tokens.count_messages_meanwhile(transcript.messages, then=tail_pieces)
+        counted, tail_made = counting, counting.then
     fact_room = (target_tokens or default_target(counted(), window)) // MIN_FACT_TOKENS
     events = extract_events(transcript, max_requests=fact_room + 1)  # the current request and the room
     records, _ = errors_adapter.scan(transcript)
@@ -77,9 +87,6 @@ def compact(
     cwd = transcript.cwd or project_root.infer_root(events)
 
     target = target_tokens or default_target(counted(), window)
-    keep = min(keep, len(rounds))
-    head_rounds, tail_rounds = rounds[: len(rounds) - keep], rounds[len(rounds) - keep:]
-    tail_start = tail_rounds[0].number if tail_rounds else len(rounds) + 1
 
     # --- facts: every registered source (compaction.history.sources), in section order ----------
     shown_records = errors_adapter.filter_for_role(records, preset)
@@ -134,7 +141,7 @@ def compact(
     # what the tail leaves. If the real count is still over, the tail shrinks and the summary is
     # chosen again for the room that frees, before optional facts are dropped one by one.
     share = 0.0 if tight else 0.35
-    tail_renderer = TailRenderer(tail_rounds, preset.code, steering)
+    tail_renderer = tail_made()
     for tail_share in dict.fromkeys((share, share * 0.6, share * 0.3, 0.0)):  # a tight target tries once
         tail_text, tail_cut = tail_renderer.render(int(target * tail_share))
         shown = tail_rounds[tail_cut:]  # the oldest kept rounds give way first when the tail is tight
@@ -321,8 +328,8 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
         if f.section is Section.GOAL and f.task and cost > goal_cap:
             # Over its share: its pastes trimmed first (the prose stays whole), then head and tail.
             f.full_text = f.text
-            fitting = [t for t in f.forms if tokens.count(t) + 6 <= goal_cap]
-            f.text = fitting[0] if fitting else _truncate_tokens(f.forms[-1] if f.forms else f.text, goal_cap)
+            fitting = next((t for t in f.forms if tokens.count(t) + 6 <= goal_cap), None)  # the longest: no more counted
+            f.text = fitting if fitting is not None else _truncate_tokens(f.forms[-1] if f.forms else f.text, goal_cap)
             cost = min(goal_cap, tokens.count(f.text) + 6)
         if used + cost <= budget or f.section is Section.MARKED or f.task:
             chosen.append(f)

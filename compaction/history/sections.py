@@ -36,17 +36,12 @@ class Section(Enum):
     CURRENT = SectionSpec("current", 1.5, "current_work")
     NEXT = SectionSpec("next", 5, "next_steps")
 
-    @property
-    def key(self) -> str:
-        return self.value.key
-
-    @property
-    def priority(self) -> float:
-        return self.value.priority
-
-    @property
-    def summary_field(self) -> str:
-        return self.value.summary_field
+    def __init__(self, spec: SectionSpec) -> None:
+        # Plain member attributes: `Enum.value` is a descriptor call, and the selection sorts every
+        # fact by priority several times per compaction (measured: 3% of the engine's selection).
+        self.key = spec.key
+        self.priority = spec.priority
+        self.summary_field = spec.summary_field
 
     def heading(self, lang: str) -> str:
-        return h(lang, self.value.key)
+        return h(lang, self.key)

@@ -115,6 +115,14 @@ class TailRenderer:
         self.per_round = [[p for msg in r.messages
                            for p in (_pieces(msg, r.number, code, steering) + [_Piece("\n\n", "", "", r.number, False)])]
                           for r in rounds]
+        self._round_costs: dict[int | None, list[int]] = {}
+
+    def round_costs(self, cap: int | None) -> list[int]:
+        """Each kept round's estimated tokens at `cap`, its heading included: summed once per cap,
+        not again for every budget and every number of rounds dropped."""
+        if cap not in self._round_costs:
+            self._round_costs[cap] = [sum(p.cost(cap) for p in pieces) + 8 for pieces in self.per_round]
+        return self._round_costs[cap]
 
     def render(self, budget: int) -> tuple[str, int]:
         """(text within `budget` tokens, number of oldest rounds dropped to fit)."""
@@ -124,8 +132,7 @@ class TailRenderer:
         for start in range(len(rounds)):
             kept = self.per_round[start:]
             for cap in CAPS:
-                cost = sum(p.cost(cap) for pieces in kept for p in pieces) + 8 * len(kept)
-                if cost <= budget:
+                if sum(self.round_costs(cap)[start:]) <= budget:
                     parts = [f"### r{rnd.number}\n\n" + "".join(p.render(cap) for p in pieces).rstrip()
                              for rnd, pieces in zip(rounds[start:], kept, strict=True)]
                     return "\n\n".join(parts), start

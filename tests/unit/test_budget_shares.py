@@ -101,3 +101,21 @@ def test_a_tight_target_with_no_tail_share_is_kept_and_filled() -> None:
     result = compact(t, target_tokens=400)
     assert result.stats.tokens_after <= 400
     assert result.stats.tokens_after >= 0.9 * 400
+
+
+def test_a_fact_copy_is_shallow_and_independent():
+    """`copy.copy` of a fact (the engine copies its pool per selection) copies every field, and
+    setting one on the copy leaves the original alone."""
+    import copy
+    import dataclasses
+
+    from compaction.history.facts import Fact
+    from compaction.history.sections import Section
+
+    f = Fact(Section.GOAL, "the task", [1, 2], short="task", task=True, forms=("t",), error_id="E", pending=True)
+    g = copy.copy(f)
+    assert g == f and g is not f and g.rounds is f.rounds
+    assert [getattr(g, x.name) for x in dataclasses.fields(Fact)] == [getattr(f, x.name) for x in dataclasses.fields(Fact)]
+    g.text, g.short = g.short, None
+    assert (f.text, f.short) == ("the task", "task")
+    assert Section.EVIDENCE.priority == 3.9 and Section.PROBLEMS.summary_field == "errors"

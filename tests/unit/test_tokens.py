@@ -182,3 +182,24 @@ def test_counting_meanwhile_puts_the_switch_interval_back():
              for _ in range(3)]
     assert [w() for w in waits] == [waits[0]()] * 3
     assert sys.getswitchinterval() == before
+
+
+def test_counting_meanwhile_then_runs_after_the_counts():
+    """`then` runs on the worker once every message's count is made; its result (or its failure)
+    reaches the caller through `Counting.then`, the total through the call."""
+    from compaction.model import Message, Role
+
+    msgs = [Message(i, Role.USER, "x = f(y)\n" * 50) for i in range(5)]
+    counting = tokens.count_messages_meanwhile(msgs, then=lambda: [m.tokens for m in msgs])
+    assert counting.then() == [tokens.count("x = f(y)\n" * 50)] * 5
+    assert counting() == tokens.count_messages([Message(i, Role.USER, "x = f(y)\n" * 50) for i in range(5)])
+
+    def broken() -> int:
+        raise ValueError("then failed")
+
+    counting = tokens.count_messages_meanwhile([Message(0, Role.USER, "y")], then=broken)
+    assert counting() == 1
+    with pytest.raises(ValueError, match="then failed"):
+        counting.then()
+    with pytest.raises(ValueError):
+        tokens.count_messages_meanwhile([]).then()  # no work was given
