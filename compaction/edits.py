@@ -500,6 +500,23 @@ def is_comment_only(removed: tuple[str, ...] | list[str], added: tuple[str, ...]
     return bool(changed) and all(_COMMENT_RE.match(ln) for ln in changed)
 
 
+# What edit tools print when they refuse an edit because its old text is not in the file, each its way
+# (Codex's apply_patch: "verification failed: Failed to find expected lines"). One list for the error
+# memory's classifier and for the events: an export that does not mark the refusal as an error must
+# not have the refused edit counted as applied.
+EDIT_REFUSALS = ("No replacement was performed", "String to replace not found", "SearchReplaceNoExactMatch",
+                 "did not appear verbatim", "failed to exactly match lines", "The SEARCH section must exactly match",
+                 "Failed to find expected lines")
+# A refusal is the tool's own line: near the start of a line that is not a diff's (` `, `+`, `-`, `@@`), since
+# an export may show the refused patch first and the tool's answer after it (SpecStory's Codex).
+_REFUSED_RE = re.compile(r"^[^\s+\-@][^\n]{0,60}?(?:" + "|".join(map(re.escape, EDIT_REFUSALS)) + ")", re.M)
+
+
+def refused(result: str) -> bool:
+    """Whether an edit tool's result says it refused the edit (its old text not found)."""
+    return any(w in result for w in EDIT_REFUSALS) and _REFUSED_RE.search(result) is not None
+
+
 def result_changes(call: ToolCall, result: str) -> list[FileChange]:
     """A write or edit whose arguments carry no payload (an exporter kept only the result): what the
     result shows it did — a written file's content echoed in a fenced block, or an editor's
@@ -528,17 +545,33 @@ def result_changes(call: ToolCall, result: str) -> list[FileChange]:
     return []
 
 
+def _same_file(a: str, b: str) -> bool:
+    """Two spellings of one file: one path ends with the other, at a folder boundary."""
+    x, y = a.replace("\\", "/").strip("/"), b.replace("\\", "/").strip("/")
+    if len(x) < len(y):
+        x, y = y, x
+    return x == y or x.endswith("/" + y)
+
+
 def _diff_in_result(path: str, result: str) -> list[FileChange]:
     """The hunks of the ```diff blocks an exporter shows as an edit's result (SpecStory's Cursor and
-    Codex exports: `@@ -10,4 +10,15 @@` then the lines), for the call's own file. SpecStory writes a
-    space after each line's marker (`+ text`): when every marked line has it, it is the exporter's."""
+    Codex exports: `@@ -10,4 +10,15 @@` then the lines), for the call's own file (a block that names
+    its files keeps those of the call's). SpecStory writes a space after each line's marker (`+ text`,
+    `  context`): when every marked and context line has it, it is the exporter's, not the code's."""
     hunks: list[Hunk] = []
     for m in _DIFF_FENCE_RE.finditer(result):
         lines = m.group(1).splitlines()
-        marked = [ln for ln in lines if ln[:1] in ("+", "-") and not ln.startswith(("+++", "---"))]
-        spaced = bool(marked) and all(len(ln) == 1 or ln[1] == " " for ln in marked)
+        headers = ("+++", "---")
+        marked = [ln for ln in lines if ln[:1] in ("+", "-") and not ln.startswith(headers)]
+        context = [ln for ln in lines if ln[:1] == " " and len(ln) > 1]
+        spaced = bool(marked) and all(len(ln) == 1 or ln[1] == " " for ln in marked) and all(
+            ln[1] == " " for ln in context)
         if spaced:
-            lines = [ln[0] + ln[2:] if ln[:1] in ("+", "-", " ") and len(ln) > 1 else ln for ln in lines]
-        for change in parse_unified("+++ b/" + path + "\n" + "\n".join(lines)):
-            hunks.extend(change.hunks)
+            lines = [ln[0] + ln[2:] if ln[:1] in ("+", "-", " ") and len(ln) > 1 and not ln.startswith(headers) else ln
+                     for ln in lines]
+        named = any(ln.startswith("+++ ") for ln in lines)
+        body = "\n".join(lines) if named else "+++ b/" + path + "\n" + "\n".join(lines)
+        for change in parse_unified(body):
+            if not named or _same_file(change.path, path):
+                hunks.extend(change.hunks)
     return [FileChange(path, tuple(hunks))] if hunks else []

@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass
 from enum import StrEnum
 
-from compaction.edits import FileChange, Hunk, call_changes, result_changes
+from compaction.edits import FileChange, Hunk, call_changes, refused, result_changes
 from compaction.git_output import git_file_changes
 from compaction.literal_heads import Scanner, heads
 from compaction.memo import per_text
@@ -184,6 +184,8 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
         if word not in _WRITING_PROGRAMS and word.lower() not in _PS_FILE_CMDS:
             continue  # a program that changes no file by its arguments: its words are not split
         args = words(part)
+        if args and args[0] != word and word in args:  # `sudo rm x`, `time mv a b`: the program's own arguments
+            args = args[args.index(word):]
         if word == "sed" and _SED_I_RE.search(part):
             files = _sed_files(args)
             for f in files:
@@ -754,6 +756,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         if call.path and call.path not in paths:
             paths.insert(0, call.path)
         event_kind = _FILE_EVENT[kind]
+        if kind != ToolKind.READ and not failed and result is not None and result.content and refused(result.content):
+            failed = True  # an export that does not mark an edit's refusal as an error (Codex's apply_patch in SpecStory)
         inferred = False
         if not paths and kind != ToolKind.READ:
             named = _named_by_content(events, result.content if result and not failed else "")

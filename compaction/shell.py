@@ -101,6 +101,28 @@ def words(segment: str) -> list[str]:
     return out
 
 
+# `cd DIR &&` / `cd DIR;` / `cd /d DIR &&` at the start of a command line (the rest runs in DIR)
+DRIVE_RE = re.compile(r"[A-Za-z]:[\\/]")
+_LEADING_CD_RE = re.compile(r"^\s*cd\s+(?:/d\s+)?((?:\"[^\"\n]+\"|'[^'\n]+'|(?:\\.|[^\s;&|])+))\s*(?:&&|;)\s*")
+
+
+def leading_cd(command: str) -> tuple[str, str] | None:
+    """(the directory, the rest of the line) of a command line that starts by changing directory."""
+    m = _LEADING_CD_RE.match(command)
+    if m is None:
+        return None
+    raw = m.group(1)
+    if raw[:1] in "\"'":
+        found = [raw[1:-1]]
+    elif DRIVE_RE.match(raw):  # a Windows path: its backslashes separate, they do not escape
+        found = [raw]
+    else:
+        found = words(raw)
+    if len(found) != 1:
+        return None
+    return found[0].rstrip("/\\") or found[0], command[m.end():]
+
+
 def first_word(cmd: str) -> str:
     """The program a simple command runs (`cd` for a `cd …`; past `(`, `time`, `sudo`, `env`)."""
     cmd = cmd.strip()

@@ -185,6 +185,7 @@ _RECENT_MAX_CHARS = 200_000  # a longer text is counted, never kept
 _RECENT_MAX_ENTRIES = 4096
 _RECENT_MAX_TOTAL = 4_000_000  # characters the memo holds at most
 _recent_total = 0
+_remember_lock = threading.Lock()
 
 # Where a document may be cut without changing its count: before a Markdown heading line. Both
 # encodings' pre-tokenizers split text into pieces that BPE never merges across, and no piece runs from
@@ -257,18 +258,20 @@ def _count_chunk(chunk: str, enc: str) -> int:
 
 def _remember(key: tuple[str, str], n: int) -> None:
     global _recent_total
-    if len(_RECENT_COUNTS) >= _RECENT_MAX_ENTRIES or _recent_total + len(key[1]) > _RECENT_MAX_TOTAL:
-        _RECENT_COUNTS.clear()
-        _recent_total = 0
-    _RECENT_COUNTS[key] = n
-    _recent_total += len(key[1])
+    with _remember_lock:  # the counting worker remembers too: the total's read-modify-write is not atomic
+        if len(_RECENT_COUNTS) >= _RECENT_MAX_ENTRIES or _recent_total + len(key[1]) > _RECENT_MAX_TOTAL:
+            _RECENT_COUNTS.clear()
+            _recent_total = 0
+        _RECENT_COUNTS[key] = n
+        _recent_total += len(key[1])
 
 
 def forget_recent_counts() -> None:
     """Empty the memo (benchmarks time each run as a first run)."""
     global _recent_total
-    _RECENT_COUNTS.clear()
-    _recent_total = 0
+    with _remember_lock:
+        _RECENT_COUNTS.clear()
+        _recent_total = 0
 
 
 memo.on_forget(forget_recent_counts)
@@ -442,16 +445,20 @@ class Counting(Generic[T]):
             return
 
         def work() -> None:
+            switched = True
             try:
                 self._total.append(known + _count_planned(runs, alone, enc))
                 self._counted.set()
+                _short_switches(False)  # the encodes are done: `then` is Python work, at the process's interval
+                switched = False
                 if then is not None:
                     self._after.append(then())
             except BaseException as exc:  # re-raised in the caller's thread by the wait
                 self._failed.append(exc)
             finally:
                 self._counted.set()
-                _short_switches(False)
+                if switched:
+                    _short_switches(False)
 
         self._worker = threading.Thread(target=work, name="count-messages", daemon=True)
         _short_switches(True)

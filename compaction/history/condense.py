@@ -18,7 +18,7 @@ import heapq
 import re
 from dataclasses import dataclass
 
-from compaction.memo import on_forget, per_text
+from compaction.memo import per_text
 
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # A line of a log or a stack: a run of them is a paste (timestamps, frames, deep indentation, tables).
@@ -113,28 +113,23 @@ _CUE_WORDS, _CUE_PREFIXES, _CUE_SUFFIXES, _CUE_PHRASES, _CUE_FOREIGN = _cue_inde
 # All the prefixes and suffixes at once: a word that starts (ends) with none, most words, is not tried one by one.
 _ANY_PREFIX = tuple(p for p, _ in _CUE_PREFIXES)
 _ANY_SUFFIX = tuple(x for x, _ in _CUE_SUFFIXES)
-_WORD_KINDS: dict[str, frozenset[str]] = {}  # a word's kinds, found once per word
-on_forget(_WORD_KINDS.clear)  # a memo like the others: a benchmark's run starts without it
 # The phrases by their first word: a sentence tries only the phrases whose first word it holds.
 _PHRASES_BY_FIRST: dict[str, list[tuple[str, str]]] = {}
 for _first, _phrase, _kind in _CUE_PHRASES:
     _PHRASES_BY_FIRST.setdefault(_first, []).append((_phrase, _kind))
 
 
+@per_text(maxsize=50_000)
 def _word_kinds(word: str) -> frozenset[str]:
-    kinds = _WORD_KINDS.get(word)
-    if kinds is None:
-        found = set(_CUE_WORDS.get(word, ()))
-        for part in word.split("-") if "-" in word else ():
-            found |= _CUE_WORDS.get(part, set())
-        if word.startswith(_ANY_PREFIX):
-            found.update(k for p, k in _CUE_PREFIXES if word.startswith(p))
-        if word.endswith(_ANY_SUFFIX):
-            found.update(k for x, k in _CUE_SUFFIXES if word.endswith(x))
-        kinds = _WORD_KINDS[word] = frozenset(found)
-        if len(_WORD_KINDS) > 50_000:
-            _WORD_KINDS.clear()  # bounded memory, whatever the vocabulary
-    return kinds
+    """A word's kinds, found once per word (the vocabulary of a session repeats)."""
+    found = set(_CUE_WORDS.get(word, ()))
+    for part in word.split("-") if "-" in word else ():
+        found |= _CUE_WORDS.get(part, set())
+    if word.startswith(_ANY_PREFIX):
+        found.update(k for p, k in _CUE_PREFIXES if word.startswith(p))
+    if word.endswith(_ANY_SUFFIX):
+        found.update(k for x, k in _CUE_SUFFIXES if word.endswith(x))
+    return frozenset(found)
 
 
 def _cue_classes(text: str) -> set[str]:

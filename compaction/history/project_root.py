@@ -15,40 +15,25 @@ the root and drop it from every name. This root is for display only: nothing rea
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 
 from compaction.events import Event, EventKind
-from compaction.shell import words
+from compaction.shell import DRIVE_RE as _DRIVE_RE
+from compaction.shell import leading_cd
 from compaction.transcripts.path_spelling import is_windows_path
 
 _FILE_KINDS = frozenset({EventKind.READ, EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.MOVE,
                          EventKind.REVERT})
-# `cd DIR &&` / `cd DIR;` / `cd /d DIR &&` at the start of a command line (the rest runs in DIR)
-_DRIVE_RE = re.compile(r"[A-Za-z]:[\\/]")
-_LEADING_CD_RE = re.compile(r"^\s*cd\s+(?:/d\s+)?((?:\"[^\"\n]+\"|'[^'\n]+'|(?:\\.|[^\s;&|])+))\s*(?:&&|;)\s*")
-
-
-def leading_cd(command: str) -> tuple[str, str] | None:
-    """(the directory, the rest of the line) of a command line that starts by changing directory."""
-    m = _LEADING_CD_RE.match(command)
-    if m is None:
-        return None
-    raw = m.group(1)
-    if raw[:1] in "\"'":
-        found = [raw[1:-1]]
-    elif _DRIVE_RE.match(raw):  # a Windows path: its backslashes separate, they do not escape
-        found = [raw]
-    else:
-        found = words(raw)
-    if len(found) != 1:
-        return None
-    return found[0].rstrip("/\\") or found[0], command[m.end():]
 
 
 def _is_absolute(path: str) -> bool:
-    return path.startswith("/") or is_windows_path(path)
+    return path.startswith(("/", "\\\\")) or _DRIVE_RE.match(path) is not None
+
+
+def _deep_enough(directory: str) -> bool:
+    """A root names a folder: `/` or `C:\\` would make every absolute path one of its files."""
+    return any(p and not p.endswith(":") for p in _norm(directory).split("/"))
 
 
 def _norm(path: str) -> str:
@@ -74,22 +59,24 @@ def infer_root(events: Iterable[Event]) -> str | None:
             p = e.path.strip()
             if _is_absolute(p):
                 absolute.append(p)
-            elif "/" in p and not p.startswith(("./", "../", "~")):
+            elif "/" in _norm(p) and not p.startswith(("./", "../", ".\\", "..\\", "~")):
                 relative.add(_norm(p))
     for directory, n in cds.most_common():
+        if not _deep_enough(directory):
+            continue
         inside = sum(_inside(p, directory) for p in absolute)
         if inside * 2 > len(absolute) if absolute else n > 1:
             return directory
     votes: Counter[str] = Counter()
     for p in absolute:
         norm = _norm(p)
-        for rel in relative:
+        for rel in sorted(relative, key=lambda r: (-len(r), r)):  # the longest: the shallowest root, every run
             if norm.endswith("/" + rel) and len(norm) > len(rel) + 1:
                 votes[p[: len(norm) - len(rel) - 1]] += 1
                 break
     if votes:
-        root, n = votes.most_common(1)[0]
-        if n >= 2 or len(absolute) == 1:
+        root, n = min(votes.items(), key=lambda v: (-v[1], v[0]))
+        if _deep_enough(root) and (n >= 2 or len(absolute) == 1):
             return root
     return None
 

@@ -35,3 +35,9 @@ def test_a_round_with_tool_calls_or_a_plain_list_gives_none():
     call = (make_call("Bash", {"command": "npm view pkg versions"}, "a"), ToolResult("[]", "a"))
     assert _facts(call, Message(0, Role.ASSISTANT, ANSWER)) == []  # a report after tool work
     assert _facts(Message(0, Role.ASSISTANT, "You can:\n- wait\n- retry later\n")) == []
+
+
+def test_a_list_inside_a_code_block_is_code_not_advice():
+    diff = ("Remove the two flags:\n```diff\n- parser.add_argument(\"--legacy-mode\")\n"
+            "- parser.add_argument(\"--fast\")\n```\n")
+    assert _facts(Message(0, Role.ASSISTANT, diff)) == []

@@ -198,3 +198,18 @@ def test_the_modified_files_line_is_upgraded_to_the_file_s_gist():
     assert mod.short == "`index.html` (r2)"  # tight budgets: the path alone
     (rec,) = change_facts(ctx)
     assert "\n" not in rec.text and "crypto.getRandomValues" in rec.full_text
+
+
+def test_a_diff_block_in_a_result_keeps_its_code_and_its_file() -> None:
+    """A real unified diff of indented code is not taken for SpecStory's spaced markers, and a block naming
+    several files gives the call's file only its own hunks."""
+    call = ToolCall("apply_patch", {"path": "p.py"}, "c1", kind="edit", path="p.py")
+    real = "```diff\n@@ -1,3 +1,3 @@\n def parse(x):\n-    return x\n+    return x.strip()\n```"
+    assert [(h.removed, h.added) for c in result_changes(call, real) for h in c.hunks] == [
+        (("    return x",), ("    return x.strip()",))]
+    spaced = "```diff\n@@ -1,3 +1,3 @@\n  def parse(x):\n-     return x\n+     return x.strip()\n```"
+    assert [(h.removed, h.added) for c in result_changes(call, spaced) for h in c.hunks] == [
+        (("    return x",), ("    return x.strip()",))]
+    two = ("```diff\n--- a/p.py\n+++ b/p.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+           "--- a/q.py\n+++ b/q.py\n@@ -1 +1 @@\n-b = 1\n+b = 2\n```")
+    assert [(h.removed, h.added) for c in result_changes(call, two) for h in c.hunks] == [(("a = 1",), ("a = 2",))]

@@ -167,6 +167,6 @@ def test_a_file_edited_once_does_not_retell_its_one_line_in_the_full_record():
     record adds only what the line does not say, else there is no fuller form to spend room on."""
     call = make_call("Edit", {"file_path": "src/p.py", "old_string": "x = 1\n",
                               "new_string": "# keep the parent's defaults\nx = 1\n"}, "c1")
-    (fact,) = _facts(_transcript((call, ToolResult("c1", "ok"))))
+    (fact,) = _facts(_transcript((call, ToolResult("ok", "c1"))))
     assert "keep the parent's defaults" in fact.text
     assert fact.full_text is None or "keep the parent's defaults" not in fact.full_text[len(fact.text):]

@@ -43,3 +43,12 @@ def test_reads_git_views_and_commands_run_once_are_not_checks():
     texts = _facts(_bash("sed -n '1,40p' a.py", "a"), _bash("sed -n '1,40p' a.py", "b"),
                    _bash("git status -sb", "c"), _bash("git status -sb", "d"), _bash("python -c 'print(1)'", "e"))
     assert texts == []
+
+
+def test_a_search_naming_build_and_different_scripts_are_not_one_check():
+    """A check is its whole command (two heredoc scripts are two), and a build by its program's words,
+    not by its arguments' text (`grep 'def build'` is a search)."""
+    script = "python3 - <<'PY'\nprint({n})\nPY"
+    texts = _facts(_bash(script.format(n=1), "a", "1"), _bash(script.format(n=2), "b", "2"),
+                   _bash("grep -rn 'def build' src", "c", "src/x.py:3:def build():"))
+    assert texts == []

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from compaction import memo
-from compaction.history import condense
 from compaction.history.condense import _cue_classes, _identifiers, _mixed_case, _word_kinds
 
 
@@ -29,6 +28,6 @@ def test_cue_kinds_of_words_prefixes_suffixes_and_phrases() -> None:
 
 def test_forget_all_empties_the_word_memo() -> None:
     _word_kinds("suspected")
-    assert condense._WORD_KINDS
+    assert _word_kinds.cache_info().currsize
     memo.forget_all()
-    assert not condense._WORD_KINDS
+    assert not _word_kinds.cache_info().currsize

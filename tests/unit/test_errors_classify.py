@@ -177,3 +177,22 @@ def test_timeout_needs_a_failed_call_and_source_lines_are_not_messages():
 def test_prose_gets_no_tool_patterns_and_clean_text_nothing():
     assert ids("The file does not exist yet, I will create it.", tool_output=False) == []
     assert classify("all 12 tests passed\n") == []
+
+
+def test_each_tool_familys_line_is_found_alone() -> None:
+    """The gate holds every family's words: a line is classified whatever the other lines say."""
+    for line, err_id in [("The system cannot find the path specified.", "ERR_TOOL_FileNotFound"),
+                         ("Command produced no output for 300 seconds and was killed", "ERR_TOOL_Timeout"),
+                         ("(eval):cd:1: no such file or directory: agent", "ERR_TOOL_FileNotFound"),
+                         ("[WARN] /a/src/B.java:[3,4] (javadoc) MissingJavadocMethod: Missing a Javadoc comment.",
+                          "ERR_JAVA_CheckstyleViolation")]:
+        alone = [h.id for h in classify(line, failed=True)]
+        assert alone == [h.id for h in classify(line + "\nerror", failed=True)][:len(alone)]
+        assert err_id in alone, line
+
+
+def test_zsh_names_the_path_after_its_message() -> None:
+    assert [(h.id, h.path) for h in classify("zsh:cd:1: no such file or directory: My Project/x.py")] == [
+        ("ERR_TOOL_FileNotFound", "My Project/x.py")]
+    assert [(h.id, h.path) for h in classify("(eval):1: permission denied: docs/playbook/")] == [
+        ("ERR_TOOL_PermissionDenied", "docs/playbook/")]

@@ -32,4 +32,6 @@ def test_lines_are_those_a_whole_text_search_finds():
 
 def test_a_root_on_most_lines_falls_back_to_the_whole_text():
     text = "\n".join(["error everywhere"] * 200 + ["error TS1005: ';' expected"])
-    assert Triggers(text).lines_with(needles("error TS")) == [(len(text) - 26, len(text))]
+    trig = Triggers(text)
+    assert trig.lines_with(needles("error TS")) == [(len(text) - 26, len(text))]
+    assert trig._excerpts["rror"] is text  # the root's lines were most of the text: the text itself is searched

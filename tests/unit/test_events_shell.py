@@ -79,3 +79,10 @@ def test_decision_sentences_are_cut_whole_and_skip_code():
         "Instead of patching xdist, I will fix pytest.",
         "The root cause is in reports.py: it drops the chain.",
     ]
+
+
+def test_a_prefixed_program_reads_its_own_arguments() -> None:
+    """`sudo`, `time` and `env` run the program after them: its arguments, not the prefix's, name the files."""
+    assert shell_writes("sudo rm -rf build") == [(EventKind.DELETE, "build")]
+    assert shell_writes("time mv a.py b.py") == [(EventKind.WRITE, "b.py"), (EventKind.DELETE, "a.py")]
+    assert shell_writes("sudo git checkout src/a.py") == [(EventKind.REVERT, "src/a.py")]

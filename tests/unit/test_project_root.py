@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from compaction.events import Event, EventKind
-from compaction.history.project_root import infer_root, leading_cd, without_root_cd
+from compaction.history.project_root import infer_root, without_root_cd
+from compaction.shell import leading_cd
 
 ROOT = "/Users/dev/Library/CloudStorage/My Drive/github/shop"
 
@@ -52,3 +53,20 @@ def test_without_root_cd_drops_only_the_roots_cd() -> None:
     assert without_root_cd("cd /tmp && git push", ROOT) == "cd /tmp && git push"
     assert without_root_cd("git push", ROOT) == "git push"
     assert without_root_cd(r"cd C:\Repos\X && dir", "c:/repos/x") == "dir"
+
+
+def test_the_filesystem_root_is_no_project_root() -> None:
+    assert infer_root([_cmd("cd / && ls"), _file(EventKind.EDIT, "/home/u/repo/a.py")]) is None
+
+
+def test_a_relative_windows_path_is_not_absolute_and_votes() -> None:
+    events = [_file(EventKind.EDIT, r"C:\Repo\src\main.py"), _file(EventKind.EDIT, r"C:\Repo\lib\util.py"),
+              _file(EventKind.READ, r"src\main.py"), _file(EventKind.READ, r"lib\util.py")]
+    assert infer_root(events) == r"C:\Repo"
+    assert infer_root([_file(EventKind.EDIT, r"src\app\main.py"), _file(EventKind.READ, "app/main.py")]) is None
+
+
+def test_the_longest_relative_spelling_decides_whatever_the_hash_seed() -> None:
+    events = [_file(EventKind.EDIT, "/x/proj/src/a/b.py"), _file(EventKind.READ, "src/a/b.py"),
+              _file(EventKind.READ, "a/b.py")]
+    assert infer_root(events) == "/x/proj"

@@ -35,3 +35,11 @@ def test_files_changed_after_the_last_commit_are_said_uncommitted():
 def test_all_committed_or_never_committing_says_nothing():
     assert _lines(_edit("docs/a.md", "e1"), COMMIT) == []
     assert _lines(_edit("docs/a.md", "e1")) == []
+
+
+def test_a_reverted_or_stashed_edit_is_not_uncommitted():
+    revert = (make_call("Bash", {"command": "git checkout -- docs/b.md"}, "r"), ToolResult("", "r"))
+    (fact,) = _lines(COMMIT, _edit("docs/a.md", "e1"), _edit("docs/b.md", "e2"), revert)
+    assert "`a.md`" in fact.text and "b.md" not in fact.text
+    stash = (make_call("Bash", {"command": "git stash"}, "s"), ToolResult("Saved working directory", "s"))
+    assert _lines(COMMIT, _edit("docs/a.md", "e1"), stash) == []

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from compaction.events import without_fences
+from compaction.history.condense import cut_at_word
 from compaction.history.facts import WS_RE, Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
@@ -26,8 +28,6 @@ _NAMES_RE = re.compile(r"`[^`\n]{2,80}`|(?<![\w-])--[a-z][\w-]+")  # something t
 
 @fact_source(Section.DECISIONS)
 def advice_facts(ctx: FactContext) -> list[Fact]:
-    if ctx.transcript.meta.get("sessions") is not None:  # aider: its edits ride in its answers' text
-        return []
     out: list[Fact] = []
     for rnd in ctx.transcript.rounds:
         # the user asked and the agent answered in words only (a report after tool work is not advice)
@@ -37,8 +37,9 @@ def advice_facts(ctx: FactContext) -> list[Fact]:
         answer = "\n".join(m.text for m in rnd.messages if m.role is Role.ASSISTANT and m.text and not m.harness)
         if "`" not in answer and "--" not in answer:
             continue
-        items = [WS_RE.sub(" ", i.group(1)).strip() for i in _ITEM_RE.finditer(answer)]
-        named = [_clip(i) for i in items if _NAMES_RE.search(i)]
+        # a list inside a code block is code (a diff's removed lines), not options
+        items = [WS_RE.sub(" ", i.group(1)).strip() for i in _ITEM_RE.finditer(without_fences(answer))]
+        named = [cut_at_word(i, ITEM_CHARS) for i in items if _NAMES_RE.search(i)]
         if len(named) < 2:  # one item is a remark, not a set of options
             continue
         c = cite([rnd.number])
@@ -46,9 +47,3 @@ def advice_facts(ctx: FactContext) -> list[Fact]:
                         score=SCORE + rnd.number / max(1, ctx.n_rounds), short=f"Advised: {'; '.join(named[:2])} {c}" if len(named) > 2 else None))
     return out[-MAX_FACTS:]
 
-
-def _clip(text: str) -> str:
-    if len(text) <= ITEM_CHARS:
-        return text
-    cut = text.rfind(" ", 0, ITEM_CHARS - 1)
-    return text[: cut if cut > ITEM_CHARS // 2 else ITEM_CHARS - 1].rstrip(" ,;") + "…"

@@ -429,13 +429,18 @@ _COMMENT_LINE_RE = re.compile(r"^[+-] (?://|#|/\*|\*|--|<!--)")
 _LINE_MARK_RE = re.compile(r"^(?:r\d+ |[+-] )")
 
 
+RETOLD_MIN_CHARS = 8
+
+
 def _retells(line: str, one_line: str) -> bool:
     """Whether a full record's line (an edit's summary `rN …`, a diff line `+ …`/`- …`) only repeats
     what the record's one line already quotes word for word (a file edited once: its one edit's
     summary and key line are the one line): shown twice, it costs the room of another answer."""
     said = line.replace("`", "")
-    said = said[m.end():] if (m := _LINE_MARK_RE.match(said)) else said
-    return bool(said.strip()) and said.strip() in one_line.replace("`", "")
+    said = (said[m.end():] if (m := _LINE_MARK_RE.match(said)) else said).strip()
+    if len(said) < RETOLD_MIN_CHARS:  # `}`, `return`: a short line is in most one-liners by chance
+        return False
+    return re.search(rf"(?<!\w){re.escape(said)}(?!\w)", one_line.replace("`", "")) is not None
 
 
 def _key_line(lines: list[str]) -> str:

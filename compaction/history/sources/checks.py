@@ -16,7 +16,7 @@ from compaction.history.facts import Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import first_word
+from compaction.shell import first_word, split_commands, words
 
 MAX_CHECKS = 3  # the most repeated ones
 MAX_OUTCOMES = 3  # distinct outputs shown per check: the first and the latest ones
@@ -43,7 +43,6 @@ _JSON_KEY_RE = re.compile(r'^\s*"[\w$-]+":')  # an exporter's record of the call
 class _Check:
     command: str
     rounds: list[int] = field(default_factory=list)
-    last_output: str = ""
 
 
 @fact_source(Section.EVIDENCE)
@@ -54,11 +53,12 @@ def check_facts(ctx: FactContext) -> list[Fact]:
     for e in ctx.events:
         if e.kind is not EventKind.COMMAND or not e.command or e.search or e.test or e.state_changing:
             continue
-        line = _shown(e.command, ctx.cwd)
-        if not line or first_word(line).casefold() in _VIEWERS or _GIT_VIEWS.match(line):
+        command = _shown(e.command, ctx.cwd)
+        runs = _program(command)
+        if not runs or runs[0].casefold() in _VIEWERS or _GIT_VIEWS.match(" ".join(runs)):
             continue
-        checks.setdefault(line, _Check(line)).rounds.append(e.round)
-    kept = [c for c in checks.values() if len(c.rounds) >= MIN_RUNS or _BUILD_RE.search(c.command)]
+        checks.setdefault(command, _Check(command)).rounds.append(e.round)
+    kept = [c for c in checks.values() if len(c.rounds) >= MIN_RUNS or _BUILD_RE.search(" ".join(_program(c.command)))]
     if not kept:
         return []
     kept.sort(key=lambda c: (-len(c.rounds), c.rounds[0]))
@@ -74,8 +74,19 @@ def check_facts(ctx: FactContext) -> list[Fact]:
 
 
 def _shown(command: str, cwd: str | None) -> str:
-    """The command's first line, without a leading `cd` into the working directory (it runs there)."""
-    return first_line(project_root.without_root_cd(command, cwd), 10**6).strip()
+    """The command without a leading `cd` into the working directory (it runs there); whole, so that two
+    heredoc scripts with the same first line are two commands."""
+    return project_root.without_root_cd(command, cwd).strip()
+
+
+def _program(command: str) -> list[str]:
+    """The program a command line runs and its plain words (no option, nothing quoted with spaces), past a
+    `cd`: what says whether it builds or checks (`npm run build`, `npx tsc`), not its arguments' text."""
+    for part in split_commands(command):
+        if first_word(part) == "cd":
+            continue
+        return [w for w in words(part)[:8] if w and not w.startswith("-") and " " not in w][:4]
+    return []
 
 
 def _outputs(ctx: FactContext, check: _Check) -> list[tuple[int, str]]:

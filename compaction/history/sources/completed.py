@@ -46,7 +46,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         is_test = e.test
         if not (e.state_changing or is_test):
             continue
-        key = first_line(project_root.without_root_cd(e.command, ctx.cwd))  # the header names the root
+        command = project_root.without_root_cd(e.command, ctx.cwd)  # the header names the root
+        key = first_line(command)
         outcome = ""
         if is_test:
             summary = e.test_summary
@@ -66,7 +67,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         score = 60 if e.state_changing else 45
         if is_test and e.test_summary:
             score = 65
-        folded[key] = _Runs(Fact(Section.COMPLETED, key, [e.round], score=score, test=bool(is_test)), e.command,
+        folded[key] = _Runs(Fact(Section.COMPLETED, key, [e.round], score=score, test=bool(is_test)), command,
                             outcomes=[(e.round, outcome)] if outcome else [])
     said = _said_by_changes(ctx)
     singles: list[Fact] = []  # state-changing commands run once: those of one round share a line

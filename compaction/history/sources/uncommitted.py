@@ -6,13 +6,17 @@ to compare their rounds, and a successor that pushes believes it pushes everythi
 
 from __future__ import annotations
 
+import re
+
 from compaction.events import EventKind
 from compaction.history.facts import Fact, display_path
 from compaction.history.sections import Section
+from compaction.history.sources.completed import HASH_CHARS
 from compaction.history.sources.registry import FactContext, fact_source
 
 SHOWN = 4  # files named; the rest counted
 SCORE = 74
+_STASH_RE = re.compile(r"^\s*(?:cd \S+ && )?git\s+stash(?:\s+(?:push|save)\b|\s*$|\s+-)")
 
 
 @fact_source(Section.CURRENT)
@@ -23,16 +27,25 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
     last = commits[-1]
     after: dict[str, int] = {}
     for e in ctx.events:
-        if e.kind in (EventKind.EDIT, EventKind.WRITE, EventKind.DELETE) and e.path and not e.failed \
-                and not e.git_output and e.message_index > last.message_index:
-            after[display_path(e.path, ctx.cwd)] = e.round
+        if e.message_index <= last.message_index:
+            continue
+        if e.kind is EventKind.COMMAND and e.command and _STASH_RE.match(e.command):
+            after.clear()  # set aside: nothing is left to commit until it is popped
+        elif e.kind is EventKind.REVERT and e.path:
+            after.pop(display_path(e.path, ctx.cwd), None)  # back to the committed text
+        elif e.kind in (EventKind.EDIT, EventKind.WRITE, EventKind.DELETE) and e.path and not e.failed \
+                and not e.git_output:
+            shown = display_path(e.path, ctx.cwd)
+            if ctx.cwd and shown.startswith(("/", "~")):  # outside the project (a scratch file in /tmp)
+                continue
+            after[shown] = e.round
     if not after:
         return []
     paths = list(after)
     # base names: the modified-files list has the paths
     named = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in paths[:SHOWN])
     named += f" +{len(paths) - SHOWN}" if len(paths) > SHOWN else ""
-    ref = (last.commit_hash or "")[:7]
+    ref = last.commit_hash[:HASH_CHARS]
     head = f"Uncommitted: {len(paths)} file{'s' if len(paths) > 1 else ''} changed after the last commit ({ref}, r{last.round})"
     rounds = sorted(set(after.values()))
     c = f"(r{rounds[-1]})"
