@@ -21,7 +21,7 @@ from compaction.history import overlap
 from compaction.history.facts import Fact
 from compaction.history.sections import Section
 from compaction.history.steering import Steering
-from compaction.history.tail import TailRenderer, _Piece, _pieces
+from compaction.history.tail import ROUND_HEADING_TOKENS, TailRenderer, _Piece, _pieces, render_rounds
 from compaction.model import Round
 
 FULL = 0.90  # a document at or above this share of its target is full enough
@@ -231,12 +231,11 @@ def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, i
     first = numbers.index(start) if start in numbers else len(numbers) - 1
     kept = tail.per_round[first:]
     pieces = [p for round_pieces in kept for p in round_pieces]
-    overhead = 8 * len(kept)
+    overhead = ROUND_HEADING_TOKENS * len(kept)
     cap = _largest_cap(pieces, budget, overhead=overhead)
     if cap is False:
         return None, 0
-    text = "\n\n".join(f"### r{rnd.number}\n\n" + "".join(p.render(cap) for p in round_pieces).rstrip()
-                       for rnd, round_pieces in zip(tail.rounds[first:], kept, strict=True))
+    text = render_rounds(tail.rounds[first:], kept, cap)
     return text, sum(p.cost(cap) for p in pieces) + overhead
 
 

@@ -106,6 +106,15 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering) -> list[_Pie
     return out
 
 
+ROUND_HEADING_TOKENS = 8  # a kept round's `### rN` heading and the blank lines around it
+
+
+def render_rounds(rounds: list[Round], per_round: list[list[_Piece]], cap: int | None) -> str:
+    """Rounds under their headings, each piece at `cap` (the tail, and the filler widening it)."""
+    return "\n\n".join(f"### r{rnd.number}\n\n" + "".join(p.render(cap) for p in pieces).rstrip()
+                       for rnd, pieces in zip(rounds, per_round, strict=True))
+
+
 class TailRenderer:
     """Renders the kept rounds under any budget; every piece is encoded once, whatever the number
     of budgets tried."""
@@ -121,7 +130,8 @@ class TailRenderer:
         """Each kept round's estimated tokens at `cap`, its heading included: summed once per cap,
         not again for every budget and every number of rounds dropped."""
         if cap not in self._round_costs:
-            self._round_costs[cap] = [sum(p.cost(cap) for p in pieces) + 8 for pieces in self.per_round]
+            self._round_costs[cap] = [sum(p.cost(cap) for p in pieces) + ROUND_HEADING_TOKENS
+                                      for pieces in self.per_round]
         return self._round_costs[cap]
 
     def render(self, budget: int) -> tuple[str, int]:
@@ -133,9 +143,7 @@ class TailRenderer:
             kept = self.per_round[start:]
             for cap in CAPS:
                 if sum(self.round_costs(cap)[start:]) <= budget:
-                    parts = [f"### r{rnd.number}\n\n" + "".join(p.render(cap) for p in pieces).rstrip()
-                             for rnd, pieces in zip(rounds[start:], kept, strict=True)]
-                    return "\n\n".join(parts), start
+                    return render_rounds(rounds[start:], kept, cap), start
         return "", len(rounds)
 
 
