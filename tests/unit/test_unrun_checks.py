@@ -29,3 +29,11 @@ def test_checks_run_before_the_plan_was_written_do_not_count_and_all_run_says_no
     assert "go build -o app" in fact.text
     assert unrun_checks([_plan(2), _ran(3, "go build -o app"), _ran(3, "./app sync --silent"),
                          _ran(3, "go test ./...")]) == []
+
+
+def test_code_names_under_a_checks_heading_are_not_commands():
+    doc = ("# Guide", "### Simulation Checks", "- `NoErrorCheck`: must simulate without errors",
+           "- `MaxUnitsCheck`: under 1,400,000 units", "## Testing", "- Run `pytest`")
+    event = Event(EventKind.WRITE, 2, 1, path="SKILL.md", hunks=(Hunk((), doc),), whole=True)
+    (fact,) = unrun_checks([event])
+    assert "`pytest`" in fact.text and "NoErrorCheck" not in fact.text

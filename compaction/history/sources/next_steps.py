@@ -255,6 +255,9 @@ _CHECK_HEADING_RE = re.compile(r"^#{1,4}\s+.*\b(?:verif\w*|test\w*|check\w*|vali
 _HEADING_RE = re.compile(r"^#{1,4}\s")
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]?\]\s*)?(.*\S)")
 _TICKED_RE = re.compile(r"`([^`\n]{3,120})`")
+# A code name in backticks (`NoErrorCheck`, `Config.load`): what a check is about, not a command to run
+# (a command has arguments, a path, or is a lower-case program name: `pytest`).
+_IDENT_RE = re.compile(r"[A-Za-z_][\w.]*[A-Z][\w.]*")
 _PLAN_FILE_RE = re.compile(r"\.(?:md|markdown|txt)$", re.IGNORECASE)
 
 
@@ -293,7 +296,7 @@ def _checks(lines: list[str]) -> list[tuple[str, str]]:
             continue
         m = _ITEM_RE.match(line) if inside else None
         if m:
-            ticked = _TICKED_RE.findall(m.group(1))
+            ticked = [t for t in _TICKED_RE.findall(m.group(1)) if not _IDENT_RE.fullmatch(t)]
             if ticked:
                 out.append((m.group(1), ticked[-1]))
     return out
