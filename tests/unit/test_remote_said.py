@@ -2,10 +2,10 @@
 
 from compaction.history.sources.completed import remote_said
 
-PUSH = """remote: 
-remote: GitHub found 19 vulnerabilities on o/r's default branch (2 high, 8 moderate, 9 low). To find out more, visit:        
-remote:      https://github.com/o/r/security/dependabot        
-remote: 
+PUSH = """remote:
+remote: GitHub found 19 vulnerabilities on o/r's default branch (2 high, 8 moderate, 9 low). To find out more, visit:
+remote:      https://github.com/o/r/security/dependabot
+remote:
 To https://github.com/o/r.git
    f11a9bd..ec4b1d8  main -> main"""
 
