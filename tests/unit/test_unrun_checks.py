@@ -37,3 +37,18 @@ def test_code_names_under_a_checks_heading_are_not_commands():
     event = Event(EventKind.WRITE, 2, 1, path="SKILL.md", hunks=(Hunk((), doc),), whole=True)
     (fact,) = unrun_checks([event])
     assert "`pytest`" in fact.text and "NoErrorCheck" not in fact.text
+
+
+def test_the_todo_tool_named_in_prose_is_not_an_open_todo():
+    from compaction.history.sources.next_steps import _OPEN_TODO_RE
+
+    assert _OPEN_TODO_RE.search("Let me update the todo list and summarize") is None
+    assert _OPEN_TODO_RE.search("TODO: wire the parser") and _OPEN_TODO_RE.search("still need to add tests")
+
+
+def test_a_whole_suite_run_covers_the_test_files_seen():
+    from compaction.history.sources.current import _covers
+
+    assert _covers("cargo test 2>&1 | tail -30", "tests/simulation_checks.rs")  # no path: the whole suite
+    assert _covers("pytest tests/unit", "tests/unit/test_b.py") and _covers("go test ./pkg/...", "pkg/x_test.go")
+    assert not _covers("pytest tests/unit/test_a.py", "tests/unit/test_b.py")  # another file of the folder

@@ -13,8 +13,9 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
 
 _DONE = {"completed", "done", "complete", "finished"}
-# A todo the agent wrote down for later (not "now I'll…", which the next round acts on).
-_OPEN_TODO_RE = re.compile(r"\b(?:TODO|still need to|still have to|remaining|left to do|still to do|later|"
+# A todo the agent wrote down for later (not "now I'll…", which the next round acts on). TODO in capitals only:
+# "let me update the todo list" names the agent's tool, not work left.
+_OPEN_TODO_RE = re.compile(r"\b(?:(?-i:TODO)|still need to|still have to|remaining|left to do|still to do|later|"
                            r"not yet|haven't yet|have not yet|follow[- ]up)\b", re.IGNORECASE)
 _DONE_WORDS_RE = re.compile(r"\b(?:done|completed?|finished|fixed|implemented|added|updated|resolved|works|"
                             r"passes|passing|verified|removed|cleaned up)\b", re.IGNORECASE)
