@@ -174,6 +174,8 @@ def expand(msg: Message) -> list[Message] | None:
         if request:
             out.append(Message(0, Role.USER, request, timestamp=msg.timestamp, line=msg.line))
         out.extend(_assistant_turn(chunk[first:], msg.line))
+    if out:  # the paste as it was stays with the turns read from it: footers, fold marks and prefixes
+        out[0].meta["pasted_log"] = msg.text  # are not text, but nothing the user sent is thrown away
     return out
 
 

@@ -52,3 +52,12 @@ def test_a_whole_suite_run_covers_the_test_files_seen():
     assert _covers("cargo test 2>&1 | tail -30", "tests/simulation_checks.rs")  # no path: the whole suite
     assert _covers("pytest tests/unit", "tests/unit/test_b.py") and _covers("go test ./pkg/...", "pkg/x_test.go")
     assert not _covers("pytest tests/unit/test_a.py", "tests/unit/test_b.py")  # another file of the folder
+
+
+def test_a_next_steps_heading_is_told_with_its_list():
+    from compaction.history.sources.next_steps import next_step_facts
+
+    said = [(3, "Done.\n\n### Next steps\n1. Review the PR on GitHub\n2. Test the rules\n\nReady.")]
+    e = Event(EventKind.TODO, 3, 1, text="### Next steps", status="next")
+    (fact,) = next_step_facts([e], 3, said)
+    assert fact.text == "Next steps: Review the PR on GitHub; Test the rules"

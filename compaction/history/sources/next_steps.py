@@ -337,6 +337,38 @@ def _done_later(item: Event, said: list[tuple[int, str]], split: dict[int, list[
     return False
 
 
+_HEADING_ONLY_RE = re.compile(r"^(?:#{1,6}\s+|\*\*)?([^\n]{3,40}?)(?:\*\*)?:?\s*$")
+_LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
+HEADING_ITEMS = 4  # a stated plan's heading is told with this many of its items
+
+
+def _with_items(e: Event, said: list[tuple[int, str]]) -> str:
+    """A stated next step that is only a heading ("### Next steps") with the list under it in the
+    agent's message ("### Next steps: Review the PR; Test the rules; …"). Why: the heading alone tells a
+    successor nothing; the list is the plan."""
+    m = _HEADING_ONLY_RE.match(e.text.strip())
+    if m is None:
+        return e.text
+    head = e.text.strip()
+    for rnd, text in said:
+        if rnd != e.round or head not in text:
+            continue
+        lines = text[text.index(head) + len(head):].split("\n")[1:]
+        items: list[str] = []
+        for line in lines:
+            item = _LIST_ITEM_RE.match(line)
+            if item is None:
+                if line.strip() or items:
+                    break
+                continue
+            said_item = item.group(1).strip()
+            items.append(said_item if len(said_item) <= 100 else said_item[:99] + "…")
+        if items:
+            more = f" (+{len(items) - HEADING_ITEMS})" if len(items) > HEADING_ITEMS else ""
+            return f"{m.group(1).strip()}: " + "; ".join(items[:HEADING_ITEMS]) + more
+    return e.text
+
+
 def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, str]] | None = None) -> list[Fact]:
     todos: OrderedDict[str, Event] = OrderedDict()
     stated: list[Event] = []
@@ -371,7 +403,7 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
     recent = [e for e in stated if e.round > last_round - 5]
     seen: set[str] = set()
     for e in recent[-6:]:
-        text = WS_RE.sub(" ", e.text.strip())
+        text = WS_RE.sub(" ", _with_items(e, said or []).strip())
         if text.lower() in seen:
             continue
         seen.add(text.lower())
