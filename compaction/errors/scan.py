@@ -484,6 +484,24 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
     return None
 
 
+def _reread(transcript: Transcript, after: int, until: int, path: str | None) -> str | None:
+    """How the agent looked at the file again between a refused edit and the edit that worked
+    (`nl -ba x.md | sed -n '40,80p'` (r41)), or None. Why: a refused edit's old text did not match the
+    file as it is; the look that showed its real lines (their padding, their line breaks) is the
+    recovery a successor repeats, and "edited x" alone does not say it."""
+    if not path:
+        return None
+    name = _basename(path)
+    for rnd in transcript.rounds[after:until - 1]:  # the rounds after the refusal, before the fix's
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call.kind is ToolKind.READ and call.path and _basename(call.path) == name:
+                    return f"`{call.name} {call.path}` (r{rnd.number})"
+                if call.kind is ToolKind.SHELL and call.command and name in call.command:
+                    return f"`{_as_run(call.command)}` (r{rnd.number})"
+    return None
+
+
 def _as_run(command: str) -> str:
     """A command as it was run: its first line, whole when short enough."""
     line = command.strip().split("\n", 1)[0]
@@ -503,6 +521,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     fix = _fix_after(transcript, rec, last.round, cache)
     if fix.round:
         text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
+        reread = _reread(transcript, last.round, fix.round, fix.path) if rec.id in _EDIT_REFUSED else None
+        if reread:  # the record's location names the file
+            text = f"re-read it with {reread}, then edited it (r{fix.round})"
         changed = changed_arguments(failed_call, fix.call) if fix.call is not None else ""
         if changed:
             text += f" with {changed}"

@@ -16,6 +16,8 @@ from types import ModuleType
 from compaction.model import Transcript, TranscriptError, compact_messages, group_rounds
 from compaction.redact import map_strings, redact_transcript
 from compaction.transcripts._io import read_head
+from compaction.transcripts.leaked_calls import tell_leaked_calls
+from compaction.transcripts.pasted_log import expand_pasted_logs
 from compaction.transcripts.terminal import clean_transcript
 
 _MODULES = [
@@ -119,8 +121,10 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
         if STRICT:
             raise
         raise TranscriptError(str(path), f"unexpected shape ({type(exc).__name__}: {exc})") from exc
-    if not transcript.rounds:
+    if not transcript.rounds:  # a format that groups its own rounds has no pasted TUI logs to read
+        transcript.messages = expand_pasted_logs(transcript.messages)
         transcript.rounds = group_rounds(transcript.messages)
+    tell_leaked_calls(transcript.messages)  # calls printed in a model's raw call tokens: not its words
     _scrub_surrogates(transcript)
     clean_transcript(transcript)  # colours and carriage returns out, before extraction and rendering
     if redact:

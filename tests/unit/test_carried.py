@@ -44,3 +44,18 @@ def test_a_request_the_task_section_can_show_is_not_a_summary():
     assert _facts(SUMMARY, target=20000) == []  # the message is within what the task shows
     assert _facts(SUMMARY, target=20000, compact_summary=True)  # a harness's compaction summary always is
     assert summary_parts("Fix the parser.\nSteps\n- read it\n- fix it\n") == []  # one list: a request's
+
+
+def test_a_carried_next_step_a_later_command_did_is_not_open():
+    from compaction.model import ToolCall, ToolResult
+
+    text = SUMMARY + LOG + "\nContinue please"
+    commit = ToolCall("bash", {"command": 'git commit -m "feat: x\nCo-authored-by: Daemon Tech"'}, "c1", "shell",
+                      command='git commit -m "feat: x\nCo-authored-by: Daemon Tech"')
+    tag = ToolCall("bash", {}, "c2", "shell", command='git tag -a v1 -m "release for the submission"')
+    t = steps_transcript(text, (commit, ToolResult("[main 1] feat", "c1")), (tag, ToolResult("", "c2")))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=500)
+    facts = carried_facts(ctx)
+    steps = next(f for f in facts if "Next Steps" in f.text)
+    assert steps.section is Section.FINDINGS  # all done since: what the session was asked, not open work
+    assert "Daemon Tech (done since, r1)" in steps.text and "submission (done since, r2)" in steps.text

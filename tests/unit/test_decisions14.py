@@ -161,3 +161,10 @@ def test_a_function_chosen_as_the_place_to_change_says_what_calls_it():
     texts = [f.text for f in decision_facts(_ctx(t))]
     assert any("the right place" in x and x.endswith("(`resolve_lookup_value` is called by `build_filter`)")
                for x in texts), texts
+
+
+def test_a_search_s_redirections_are_not_places_searched():
+    from compaction.history.sources.exploration import _searched
+
+    assert _searched("rg '^#\\[test\\]' -c tests/ src/simulation.rs 2>/dev/null", None) == ["tests", "src/simulation.rs"]
+    assert _searched("grep -rn foo src 2>&1 > out.txt", None) == ["src"]

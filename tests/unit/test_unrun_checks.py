@@ -29,3 +29,35 @@ def test_checks_run_before_the_plan_was_written_do_not_count_and_all_run_says_no
     assert "go build -o app" in fact.text
     assert unrun_checks([_plan(2), _ran(3, "go build -o app"), _ran(3, "./app sync --silent"),
                          _ran(3, "go test ./...")]) == []
+
+
+def test_code_names_under_a_checks_heading_are_not_commands():
+    doc = ("# Guide", "### Simulation Checks", "- `NoErrorCheck`: must simulate without errors",
+           "- `MaxUnitsCheck`: under 1,400,000 units", "## Testing", "- Run `pytest`")
+    event = Event(EventKind.WRITE, 2, 1, path="SKILL.md", hunks=(Hunk((), doc),), whole=True)
+    (fact,) = unrun_checks([event])
+    assert "`pytest`" in fact.text and "NoErrorCheck" not in fact.text
+
+
+def test_the_todo_tool_named_in_prose_is_not_an_open_todo():
+    from compaction.history.sources.next_steps import _OPEN_TODO_RE
+
+    assert _OPEN_TODO_RE.search("Let me update the todo list and summarize") is None
+    assert _OPEN_TODO_RE.search("TODO: wire the parser") and _OPEN_TODO_RE.search("still need to add tests")
+
+
+def test_a_whole_suite_run_covers_the_test_files_seen():
+    from compaction.history.sources.current import _covers
+
+    assert _covers("cargo test 2>&1 | tail -30", "tests/simulation_checks.rs")  # no path: the whole suite
+    assert _covers("pytest tests/unit", "tests/unit/test_b.py") and _covers("go test ./pkg/...", "pkg/x_test.go")
+    assert not _covers("pytest tests/unit/test_a.py", "tests/unit/test_b.py")  # another file of the folder
+
+
+def test_a_next_steps_heading_is_told_with_its_list():
+    from compaction.history.sources.next_steps import next_step_facts
+
+    said = [(3, "Done.\n\n### Next steps\n1. Review the PR on GitHub\n2. Test the rules\n\nReady.")]
+    e = Event(EventKind.TODO, 3, 1, text="### Next steps", status="next")
+    (fact,) = next_step_facts([e], 3, said)
+    assert fact.text == "Next steps: Review the PR on GitHub; Test the rules"

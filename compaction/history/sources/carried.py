@@ -29,6 +29,7 @@ _HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,4}\s+(?P<md>[^\n]{2,60}?)\s*#*|\d{1,2}
                          r"|(?P<plain>[A-Z][\w'/&-]*(?: [\w'/&()-]+){0,5}):?)\s*$")
 _BULLET_RE = re.compile(r"^(\s*)(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
 _NEXT_RE = re.compile(r"(?i)\b(?:next|pending|to ?do|remaining|open (?:items|questions))\b")
+_FILES_RE = re.compile(r"(?i)\bfiles?\b")
 _DECIDED_RE = re.compile(r"(?i)\b(?:decision|decided|constraint|instruction|preference|rules?)s?\b")
 
 
@@ -47,8 +48,40 @@ def carried_facts(ctx: FactContext) -> list[Fact]:
             if msg.role is not Role.USER or len(msg.text) < MIN_CHARS or not _carries(msg, ctx.target_tokens):
                 continue
             for part in summary_parts(msg.text):
-                out.append(_fact(part, rnd.number))
+                done = _done_later(part, rnd.number, ctx) if _NEXT_RE.search(part.heading or "") else {}
+                out.append(_fact(part, rnd.number, done))
     return out
+
+
+_WORD_RE = re.compile(r"[a-z][a-z0-9_-]{2,}")
+_STOP = frozenset("and the for all with from into that this then when will must should any are was were its "
+                  "our their them they new now not use using also each".split())
+MIN_WORDS_DONE = 2  # a step shares at least this many of its words with the command that did it
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD_RE.findall(text.lower()) if w not in _STOP}
+
+
+def _done_later(part: _Part, rnd: int, ctx: FactContext) -> dict[int, int]:
+    """{item index: round} for the carried next steps a later round's command did. Why: a summary's
+    "Next Steps" are the work this session opened with; shown as still open once the agent ran them
+    (a commit whose message says what the step said, a tag named as the step named it), a successor
+    would do them twice. A step is done by a command that holds at least half of its words (and
+    MIN_WORDS_DONE of them), in the summary's round or later: the agent's own command, never prose."""
+    commands = [(r.number, _words(c.command)) for r in ctx.transcript.rounds if r.number >= rnd
+                for m in r.messages if m.role is Role.ASSISTANT for c in m.tool_calls if c.command]
+    done: dict[int, int] = {}
+    for k, item in enumerate(part.items):
+        want = _words(item)
+        if len(want) < MIN_WORDS_DONE:
+            continue
+        for number, have in commands:
+            shared = len(want & have)
+            if shared >= MIN_WORDS_DONE and 2 * shared >= len(want):
+                done[k] = number
+                break
+    return done
 
 
 def _carries(msg: Message, target_tokens: int | None) -> bool:
@@ -143,16 +176,22 @@ def _bullets_before(lines: list[str], start: int) -> list[str]:
     return items
 
 
-def _fact(part: _Part, rnd: int) -> Fact:
-    items = [_clip(WS_RE.sub(" ", it)) for it in part.items]
+def _fact(part: _Part, rnd: int, done: dict[int, int] | None = None) -> Fact:
+    done = done or {}
+    items = [_clip(WS_RE.sub(" ", it)) + (f" (done since, r{done[k]})" if k in done else "")
+             for k, it in enumerate(part.items)]
     name = f"Earlier session's summary, {part.heading}" if part.heading else "Earlier session's summary"
     text = _clip(f"{name}: " + "; ".join(items), SECTION_CHARS)
     short = _clip(f"{name}: " + "; ".join(items[:SHORT_ITEMS]), SECTION_CHARS)
     heading = part.heading or ""
-    if _NEXT_RE.search(heading):
+    if _NEXT_RE.search(heading) and len(done) == len(part.items):  # all done since: what it was asked, not open
+        section, score = Section.FINDINGS, 66.0
+    elif _NEXT_RE.search(heading):
         section, score = Section.NEXT, 66.0
     elif _DECIDED_RE.search(heading):
         section, score = Section.DECISIONS, 50.0
+    elif _FILES_RE.search(heading):  # a list of files: the document's own file sections say most of it
+        section, score = Section.FINDINGS, 50.0
     else:
         section, score = Section.FINDINGS, 70.0
     c = cite([rnd])

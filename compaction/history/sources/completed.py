@@ -167,4 +167,21 @@ def _summary_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) 
                     if call.command and res is not None and res.content:
                         by_command[call.command.strip()] = res.content
     output = by_command.get((e.command or "").strip())
-    return summary_line(output) if output else ""
+    return (summary_line(output) or remote_said(output)) if output else ""
+
+
+REMOTE_CHARS = 160
+
+
+def remote_said(output: str) -> str:
+    """The first thing a git remote said in a push's or fetch's output (`remote: GitHub found 19
+    vulnerabilities…`, `remote: Create a pull request for 'x' on GitHub by visiting: …`), clipped; "" when
+    it said nothing. Why: the remote's words are the one thing a push tells that the commits do not
+    (a security alert, a PR link, a hook that refused), and the push's own lines carry no summary."""
+    if "remote:" not in output:
+        return ""
+    for line in output.splitlines():
+        said = line.strip()
+        if said.startswith("remote:") and len(said := said[len("remote:"):].strip()) > 3:
+            return "remote: " + (said if len(said) <= REMOTE_CHARS else said[:REMOTE_CHARS].rsplit(" ", 1)[0] + "…")
+    return ""

@@ -61,6 +61,24 @@ def _names(paths: list[str], limit: int = 3) -> str:
     return ", ".join(f"`{p}`" for p in shown) + (f" +{len(paths) - limit}" if len(paths) > limit else "")
 
 
+_NAMES_PATH_RE = re.compile(r"[\w.-]+/|\.\w{1,5}\b")  # a directory or a file named on the command line
+
+
+def _covers(command: str, path: str) -> bool:
+    """Did a test run take in the test file at `path`: it names the file (its stem), a folder the file
+    is in, or no path at all (`cargo test`, `npm test`: the whole suite)? Why: "never ran" said of a
+    file a whole-suite run did run is a false alarm a successor acts on (it reruns, or distrusts, them)."""
+    line = command.split("|", 1)[0]
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    if stem and stem in line:
+        return True
+    parts = path.split("/")[:-1]
+    for i in range(len(parts)):  # a folder the file is in, named whole (`pytest tests/unit`, `go test ./pkg/...`)
+        if re.search(rf"(?<![\w-]){re.escape('/'.join(parts[i:]))}/?(?:\.\.\.)?(?=\s|$)", line):
+            return True
+    return not _NAMES_PATH_RE.search(line.split(" 2>", 1)[0].split(" >", 1)[0])
+
+
 def _verification(ctx: FactContext) -> Fact | None:
     """Whether the last change was checked: the test runs after the last edit (with their counts),
     or what ran instead (a reproduction script) and what the project offers that never ran (the
@@ -100,8 +118,8 @@ def _verification(ctx: FactContext) -> Fact | None:
             text += " in the whole session" if check else "; no tests run in the whole session"
         if written:
             text += f"; test files written, never run: {_names(written)}"
-        elif seen:
-            text += f"; the project's tests it saw never ran: {_names(list(seen))}"
+        elif unrun := [p for p in seen if not any(_covers(r.command or "", p) for r in runs)]:
+            text += f"; the project's tests it saw never ran: {_names(unrun)}"
     if not written:
         text += "; no test added or changed with the fix"
     if submitted:

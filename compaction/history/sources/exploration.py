@@ -186,6 +186,9 @@ def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where
     return f"{head}: " + " → ".join(parts), sorted({cited[0], cited[-1]})
 
 
+_REDIRECT_RE = re.compile(r"^(?:\d|&)?(?:>>?|<)")
+
+
 def _searched(command: str, cwd: str | None) -> list[str]:
     """The places a look-up searched: its arguments shaped like paths (not its options, patterns or
     globs); for grep-like commands the first plain argument is the pattern."""
@@ -201,6 +204,9 @@ def _searched(command: str, cwd: str | None) -> list[str]:
             continue
         if w.startswith("-"):
             skip = w in _OPTION_ARGS
+            continue
+        if _REDIRECT_RE.match(w):  # `2>&1`, `2>/dev/null`, `> out`: where output goes, not a place searched
+            skip = w.rstrip("&|") in (">", ">>", "<", "1>", "2>", "&>")
             continue
         if w[0] in "\"'" or any(c in w for c in "*?[]{}$"):
             pattern_first = False  # a quoted or glob word is the pattern: the words after it are places

@@ -13,8 +13,9 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
 
 _DONE = {"completed", "done", "complete", "finished"}
-# A todo the agent wrote down for later (not "now I'll…", which the next round acts on).
-_OPEN_TODO_RE = re.compile(r"\b(?:TODO|still need to|still have to|remaining|left to do|still to do|later|"
+# A todo the agent wrote down for later (not "now I'll…", which the next round acts on). TODO in capitals only:
+# "let me update the todo list" names the agent's tool, not work left.
+_OPEN_TODO_RE = re.compile(r"\b(?:(?-i:TODO)|still need to|still have to|remaining|left to do|still to do|later|"
                            r"not yet|haven't yet|have not yet|follow[- ]up)\b", re.IGNORECASE)
 _DONE_WORDS_RE = re.compile(r"\b(?:done|completed?|finished|fixed|implemented|added|updated|resolved|works|"
                             r"passes|passing|verified|removed|cleaned up)\b", re.IGNORECASE)
@@ -255,6 +256,9 @@ _CHECK_HEADING_RE = re.compile(r"^#{1,4}\s+.*\b(?:verif\w*|test\w*|check\w*|vali
 _HEADING_RE = re.compile(r"^#{1,4}\s")
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]?\]\s*)?(.*\S)")
 _TICKED_RE = re.compile(r"`([^`\n]{3,120})`")
+# A code name in backticks (`NoErrorCheck`, `Config.load`): what a check is about, not a command to run
+# (a command has arguments, a path, or is a lower-case program name: `pytest`).
+_IDENT_RE = re.compile(r"[A-Za-z_][\w.]*[A-Z][\w.]*")
 _PLAN_FILE_RE = re.compile(r"\.(?:md|markdown|txt)$", re.IGNORECASE)
 
 
@@ -293,7 +297,7 @@ def _checks(lines: list[str]) -> list[tuple[str, str]]:
             continue
         m = _ITEM_RE.match(line) if inside else None
         if m:
-            ticked = _TICKED_RE.findall(m.group(1))
+            ticked = [t for t in _TICKED_RE.findall(m.group(1)) if not _IDENT_RE.fullmatch(t)]
             if ticked:
                 out.append((m.group(1), ticked[-1]))
     return out
@@ -333,6 +337,38 @@ def _done_later(item: Event, said: list[tuple[int, str]], split: dict[int, list[
     return False
 
 
+_HEADING_ONLY_RE = re.compile(r"^(?:#{1,6}\s+|\*\*)?([^\n]{3,40}?)(?:\*\*)?:?\s*$")
+_LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
+HEADING_ITEMS = 4  # a stated plan's heading is told with this many of its items
+
+
+def _with_items(e: Event, said: list[tuple[int, str]]) -> str:
+    """A stated next step that is only a heading ("### Next steps") with the list under it in the
+    agent's message ("### Next steps: Review the PR; Test the rules; …"). Why: the heading alone tells a
+    successor nothing; the list is the plan."""
+    m = _HEADING_ONLY_RE.match(e.text.strip())
+    if m is None:
+        return e.text
+    head = e.text.strip()
+    for rnd, text in said:
+        if rnd != e.round or head not in text:
+            continue
+        lines = text[text.index(head) + len(head):].split("\n")[1:]
+        items: list[str] = []
+        for line in lines:
+            item = _LIST_ITEM_RE.match(line)
+            if item is None:
+                if line.strip() or items:
+                    break
+                continue
+            said_item = item.group(1).strip()
+            items.append(said_item if len(said_item) <= 100 else said_item[:99] + "…")
+        if items:
+            more = f" (+{len(items) - HEADING_ITEMS})" if len(items) > HEADING_ITEMS else ""
+            return f"{m.group(1).strip()}: " + "; ".join(items[:HEADING_ITEMS]) + more
+    return e.text
+
+
 def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, str]] | None = None) -> list[Fact]:
     todos: OrderedDict[str, Event] = OrderedDict()
     stated: list[Event] = []
@@ -367,7 +403,7 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
     recent = [e for e in stated if e.round > last_round - 5]
     seen: set[str] = set()
     for e in recent[-6:]:
-        text = WS_RE.sub(" ", e.text.strip())
+        text = WS_RE.sub(" ", _with_items(e, said or []).strip())
         if text.lower() in seen:
             continue
         seen.add(text.lower())

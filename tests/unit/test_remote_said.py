@@ -1,0 +1,16 @@
+"""A push's outcome in Completed key actions is what the remote said (completed.remote_said)."""
+
+from compaction.history.sources.completed import remote_said
+
+PUSH = """remote:
+remote: GitHub found 19 vulnerabilities on o/r's default branch (2 high, 8 moderate, 9 low). To find out more, visit:
+remote:      https://github.com/o/r/security/dependabot
+remote:
+To https://github.com/o/r.git
+   f11a9bd..ec4b1d8  main -> main"""
+
+
+def test_the_remote_s_first_words_are_the_push_s_outcome() -> None:
+    assert remote_said(PUSH).startswith("remote: GitHub found 19 vulnerabilities on o/r's default branch")
+    assert remote_said("To https://github.com/o/r.git\n   a..b  main -> main") == ""
+    assert len(remote_said("remote: " + "word " * 100)) <= 170
