@@ -21,7 +21,7 @@ from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
 from compaction.events import Event, extract_events
 from compaction.history import errors_adapter, facts, fill, fit, overlap, project_root
-from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
+from compaction.history.facts import GOAL_CAP, MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather, modified, problems
@@ -292,10 +292,9 @@ SHARES: tuple[tuple[Section, float], ...] = (
 _SHARE_OF = {Section.EVIDENCE: Section.FINDINGS}
 
 
-# The task's share of the summary's budget: a longer request is shown condensed (its pastes trimmed,
-# then its best sentences: sources/task.py) and the filler gives its full text back last, when the
-# other sections had their room.
-GOAL_CAP = 0.3
+# The task's share of the summary's budget is facts.GOAL_CAP: a longer request is shown condensed (its
+# pastes trimmed, then its best sentences: sources/task.py) and the filler gives its full text back
+# last, when the other sections had their room.
 GOAL_FLOOR = 160  # tokens: the task's opening, its closing sentence and the harness's first step still fit
 
 

@@ -16,6 +16,7 @@ from compaction.memo import per_text
 from compaction.transcripts.path_spelling import is_windows_path
 
 MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
+GOAL_CAP = 0.3  # the task's share of the summary's budget at most (the engine's choice; a source sizes to it)
 TIGHT_TARGET = 3000  # below this many tokens the budget is tight: no tail share, shorter requests
 _TAG_RE = re.compile(r"</?[a-z_]+>")
 # A tag named inside a sentence ("ensure the <issue_description> is satisfied") refers to the tagged

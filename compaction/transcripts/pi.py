@@ -54,7 +54,8 @@ def load(path: str) -> Transcript:
             _message(t, msg, ts, lineno)
         elif kind in ("compaction", "branch_summary") and isinstance(rec.get("summary"), str):
             label = "compaction summary" if kind == "compaction" else "branch summary"
-            _add(t, Role.USER, f"[{label}]\n{rec['summary']}", ts, lineno, harness=True, kind=kind)
+            summary = _add(t, Role.USER, f"[{label}]\n{rec['summary']}", ts, lineno, harness=True, kind=kind)
+            summary.meta["compact_summary"] = True  # an earlier part's summary: read by its sections
         elif kind == "custom_message":
             _add(t, Role.USER, content_text(rec.get("content")), ts, lineno, harness=True, kind=kind)
         elif kind in _SETTINGS:
@@ -95,7 +96,8 @@ def _message(t: Transcript, msg: dict[str, Any], ts: str | None, line: int) -> N
     elif role in ("custom", "hookMessage"):
         _add(t, Role.USER, content_text(content), ts, line, harness=True, kind=str(role))
     elif role in ("branchSummary", "compactionSummary"):
-        _add(t, Role.USER, as_text(msg.get("summary")), ts, line, harness=True, kind=str(role))
+        summary = _add(t, Role.USER, as_text(msg.get("summary")), ts, line, harness=True, kind=str(role))
+        summary.meta["compact_summary"] = True  # an earlier part's summary: read by its sections
     else:
         t.skip(f"message:{role}")
 

@@ -59,3 +59,21 @@ def test_a_carried_next_step_a_later_command_did_is_not_open():
     steps = next(f for f in facts if "Next Steps" in f.text)
     assert steps.section is Section.FINDINGS  # all done since: what the session was asked, not open work
     assert "Daemon Tech (done since, r1)" in steps.text and "submission (done since, r2)" in steps.text
+
+
+CLAUDE_LAYOUT = ("Summary:\n1. Primary Request and Intent:\n   - Ship the parser fix\n   - Keep the public API\n\n"
+                 "2. Key Technical Concepts:\n   - tokenizer states\n   - lookahead\n"
+                 "3. Errors and fixes:\n   - off-by-one in the lexer: fixed by reading the next byte\n"
+                 "4. Pending Tasks:\n   - Commit the change\n   - Tag the release\n")
+
+
+def test_claude_codes_numbered_summary_is_read_by_its_sections():
+    parts = summary_parts(CLAUDE_LAYOUT)
+    assert [p.heading for p in parts] == ["Primary Request and Intent", "Key Technical Concepts",
+                                          "Errors and fixes", "Pending Tasks"]
+    assert parts[-1].items == ["Commit the change", "Tag the release"]
+
+
+def test_bold_headings_are_headings():
+    parts = summary_parts("**Done:**\n- parser fixed\n- tests pass\n\n**Next Steps:**\n- tag v1.2\n- push\n")
+    assert [p.heading for p in parts] == ["Done", "Next Steps"]

@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from compaction.history.facts import WS_RE, Fact, cite
+from compaction.history.condense import cut_at_word
+from compaction.history.facts import GOAL_CAP, WS_RE, Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
 
 MIN_CHARS = 1500  # a message shorter than this is a request, however it is laid out
 LONG_RATIO = 4  # a pasted report: this many times the characters the task section may show
-GOAL_CAP = 0.3  # the task's share of the summary (engine.GOAL_CAP)
 CHARS_PER_TOKEN = 4
 MIN_SECTIONS = 2  # headed bullet lists one after another: a summary's shape, not one list in a request
 ITEM_CHARS = 220  # one bullet, cut at a word
@@ -28,9 +28,9 @@ SHORT_ITEMS = 2  # the short form: its first bullets
 _HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,4}\s+(?P<md>[^\n]{2,60}?)\s*#*|\d{1,2}\.\s+(?P<num>[A-Z][^\n:]{2,50}):"
                          r"|(?P<plain>[A-Z][\w'/&-]*(?: [\w'/&()-]+){0,5}):?)\s*$")
 _BULLET_RE = re.compile(r"^(\s*)(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
-_NEXT_RE = re.compile(r"(?i)\b(?:next|pending|to ?do|remaining|open (?:items|questions))\b")
+_NEXT_RE = re.compile(r"(?i)\b(?:next|pending|to ?do|remaining|open (?:items|questions))\b|下一步|待办|后续|未完成")
 _FILES_RE = re.compile(r"(?i)\bfiles?\b")
-_DECIDED_RE = re.compile(r"(?i)\b(?:decision|decided|constraint|instruction|preference|rules?)s?\b")
+_DECIDED_RE = re.compile(r"(?i)\b(?:decision|decided|constraint|instruction|preference|rules?)s?\b|决策|约束|决定")
 
 
 @dataclass(slots=True)
@@ -45,7 +45,9 @@ def carried_facts(ctx: FactContext) -> list[Fact]:
     out: list[Fact] = []
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
-            if msg.role is not Role.USER or len(msg.text) < MIN_CHARS or not _carries(msg, ctx.target_tokens):
+            # a user message, or a summary a harness put in another role (Codex's `compacted` is a system one)
+            if not (msg.role is Role.USER or msg.meta.get("compact_summary")) or len(msg.text) < MIN_CHARS \
+                    or not _carries(msg, ctx.target_tokens):
                 continue
             for part in summary_parts(msg.text):
                 done = _done_later(part, rnd.number, ctx) if _NEXT_RE.search(part.heading or "") else {}
@@ -88,7 +90,7 @@ def _carries(msg: Message, target_tokens: int | None) -> bool:
     """A summary the agent's harness wrote at a compaction (each loader marks it its way), or a user
     message far longer than the task section can show (LONG_RATIO times its room): a pasted report
     of earlier work. A structured request or a harness's instructions, shown as the task, are neither."""
-    if msg.meta.get("compact_summary") or msg.meta.get("compacted") or msg.meta.get("pi_kind") == "compaction":
+    if msg.meta.get("compact_summary"):  # set by the loaders of Claude Code, Codex, pi and a pasted log
         return True
     room = (target_tokens or 0) * GOAL_CAP * CHARS_PER_TOKEN
     return not msg.harness and room > 0 and len(msg.text) >= LONG_RATIO * room
@@ -123,10 +125,23 @@ def summary_parts(text: str) -> list[_Part]:
     return parts
 
 
+def _heading(line: str) -> re.Match[str] | None:
+    """A section's heading (`**bold**` too); a numbered title ("4. Errors and fixes:") though it reads as a
+    list item, Claude Code's own summary's layout."""
+    m = _HEADING_RE.match(line.replace("**", ""))
+    if m is None or (_BULLET_RE.match(line) and not m.group("num")):
+        return None
+    return m
+
+
+def _numbered_heading(line: str) -> bool:
+    return not line.startswith((" ", "\t")) and (m := _heading(line)) is not None and m.group("num") is not None
+
+
 def _part_at(lines: list[str], i: int) -> _Part | None:
     """A heading at line `i` directly followed by bullets (blank lines allowed), else None."""
-    m = _HEADING_RE.match(lines[i])
-    if m is None or _BULLET_RE.match(lines[i]):
+    m = _heading(lines[i])
+    if m is None:
         return None
     heading = (m.group("md") or m.group("num") or m.group("plain") or "").strip().strip("*").strip()
     if heading.count("(") != heading.count(")"):  # the tail of a cut-off line, not a title
@@ -135,8 +150,10 @@ def _part_at(lines: list[str], i: int) -> _Part | None:
     while j < len(lines) and not lines[j].strip():
         j += 1
     items: list[str] = []
-    end = i
+    end, base = i, 0
     while j < len(lines):
+        if _numbered_heading(lines[j]):  # the next numbered section, not one more item
+            break
         b = _BULLET_RE.match(lines[j])
         if b is None:
             if lines[j].strip() and lines[j].startswith((" ", "\t")) and items:  # a bullet's wrapped line
@@ -148,7 +165,9 @@ def _part_at(lines: list[str], i: int) -> _Part | None:
                 j += 1
                 continue
             break
-        if not b.group(1) or not items:  # nested bullets are read with their parent
+        if not items:
+            base = len(b.group(1).expandtabs(4))  # the section's own bullets (Claude Code indents them)
+        if len(b.group(1).expandtabs(4)) <= base:  # a deeper bullet is read with its parent
             items.append(b.group(2).strip())
         else:
             items[-1] += "; " + b.group(2).strip()
@@ -162,7 +181,8 @@ def _part_at(lines: list[str], i: int) -> _Part | None:
 def _start_of(lines: list[str], part: _Part) -> int:
     """The line of the part's heading (its first bullet's line, less the blank lines and the heading)."""
     i = part.end
-    while i > 0 and (_BULLET_RE.match(lines[i]) or not lines[i].strip() or lines[i].startswith((" ", "\t"))):
+    while i > 0 and not _numbered_heading(lines[i]) and (
+            _BULLET_RE.match(lines[i]) or not lines[i].strip() or lines[i].startswith((" ", "\t"))):
         i -= 1
     return i
 
@@ -178,11 +198,11 @@ def _bullets_before(lines: list[str], start: int) -> list[str]:
 
 def _fact(part: _Part, rnd: int, done: dict[int, int] | None = None) -> Fact:
     done = done or {}
-    items = [_clip(WS_RE.sub(" ", it)) + (f" (done since, r{done[k]})" if k in done else "")
+    items = [cut_at_word(WS_RE.sub(" ", it), ITEM_CHARS) + (f" (done since, r{done[k]})" if k in done else "")
              for k, it in enumerate(part.items)]
     name = f"Earlier session's summary, {part.heading}" if part.heading else "Earlier session's summary"
-    text = _clip(f"{name}: " + "; ".join(items), SECTION_CHARS)
-    short = _clip(f"{name}: " + "; ".join(items[:SHORT_ITEMS]), SECTION_CHARS)
+    text = cut_at_word(f"{name}: " + "; ".join(items), SECTION_CHARS)
+    short = cut_at_word(f"{name}: " + "; ".join(items[:SHORT_ITEMS]), SECTION_CHARS)
     heading = part.heading or ""
     if _NEXT_RE.search(heading) and len(done) == len(part.items):  # all done since: what it was asked, not open
         section, score = Section.FINDINGS, 66.0
@@ -197,9 +217,3 @@ def _fact(part: _Part, rnd: int, done: dict[int, int] | None = None) -> Fact:
     c = cite([rnd])
     return Fact(section, f"{text} {c}", [rnd], score=score, short=f"{short} {c}" if short != text else None)
 
-
-def _clip(text: str, limit: int = ITEM_CHARS) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", 0, limit - 1)
-    return text[: cut if cut > limit // 2 else limit - 1].rstrip(" ;,") + "…"
