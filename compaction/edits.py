@@ -513,8 +513,18 @@ _REFUSED_RE = re.compile(r"^[^\s+\-@][^\n]{0,60}?(?:" + "|".join(map(re.escape, 
 
 
 def refused(result: str) -> bool:
-    """Whether an edit tool's result says it refused the edit (its old text not found)."""
-    return any(w in result for w in EDIT_REFUSALS) and _REFUSED_RE.search(result) is not None
+    """Whether an edit tool's result says it refused the edit (its old text not found): in the tool's
+    own words, not in the file's text or the patch it echoes (a fence with a language, Cline's
+    `<final_file_content>`)."""
+    if not any(w in result for w in EDIT_REFUSALS):
+        return False
+    said = _TAGGED_FENCE_RE.sub(" ", result.split("<final_file_content", 1)[0])
+    return _REFUSED_RE.search(said) is not None
+
+
+# A fenced block with a language (```diff, ```python): the patch or the file's text, not the tool's answer
+# (an exporter shows that in a plain fence: SpecStory's Codex puts the refusal there).
+_TAGGED_FENCE_RE = re.compile(r"```[^\s`]+\n.*?(?:```|\Z)", re.DOTALL)
 
 
 def result_changes(call: ToolCall, result: str) -> list[FileChange]:

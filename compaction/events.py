@@ -92,6 +92,7 @@ _STATE_CMDS = re.compile(
     r"^(?:sudo\s+)?(?:pip3?|python3? -m pip|uv pip|poetry|npm|yarn|pnpm|cargo|go|mvn|gradle|apt-get|apt|brew|conda)"
     r"\s+(?:install|add|remove|uninstall|update|upgrade|get|mod)\b"
     r"|^(?:git\s+(?:commit|apply|am|checkout|switch|reset|revert|merge|rebase|stash|add|rm|mv|restore|cherry-pick|push|pull|clone|init))\b"
+    r"|^git\s+tag\s+(?!-l\b|--list\b|-n\d*\b|--contains\b|--points-at\b)\S"  # a tag made or deleted, not listed
     r"|^(?:mv|cp|rm|mkdir|rmdir|touch|chmod|chown|ln|patch|unzip|tar\s+-?x)\b"
     r"|^(?:make|cmake|npm run build|tsc\b(?!.*--noEmit))"
 )

@@ -18,7 +18,7 @@ from compaction.errors.classify import Hit, classify
 from compaction.errors.families import FAMILIES
 from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
-from compaction.events import parse_test_summary, results_of_calls
+from compaction.events import parse_test_summary, results_of_calls, shell_reads
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.shell import first_word, norm_command
 
@@ -497,7 +497,8 @@ def _reread(transcript: Transcript, after: int, until: int, path: str | None) ->
             for call in msg.tool_calls:
                 if call.kind is ToolKind.READ and call.path and _basename(call.path) == name:
                     return f"`{call.name} {call.path}` (r{rnd.number})"
-                if call.kind is ToolKind.SHELL and call.command and name in call.command:
+                if call.kind is ToolKind.SHELL and call.command and name in call.command and any(
+                        _basename(p) == name for p in shell_reads(call.command)):  # a look at it, not a run
                     return f"`{_as_run(call.command)}` (r{rnd.number})"
     return None
 

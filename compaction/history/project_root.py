@@ -68,9 +68,10 @@ def infer_root(events: Iterable[Event]) -> str | None:
         if inside * 2 > len(absolute) if absolute else n > 1:
             return directory
     votes: Counter[str] = Counter()
+    spellings = sorted(relative, key=lambda r: (-len(r), r))  # the longest first: the shallowest root, every run
     for p in absolute:
         norm = _norm(p)
-        for rel in sorted(relative, key=lambda r: (-len(r), r)):  # the longest: the shallowest root, every run
+        for rel in spellings:
             if norm.endswith("/" + rel) and len(norm) > len(rel) + 1:
                 votes[p[: len(norm) - len(rel) - 1]] += 1
                 break

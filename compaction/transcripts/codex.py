@@ -115,7 +115,7 @@ def load(path: str) -> Transcript:
         if rtype == "compacted":
             text = as_text(payload.get("message") or "")
             msgs.append(Message(len(msgs), Role.SYSTEM, text, timestamp=ts, line=lineno, harness=True,
-                                meta={"compacted": True, "compact_summary": True}))
+                                meta={"compacted": True, "carried_summary": True}))
             current = None
             continue
         current = _item(t, payload, current, reasoning, names, ts, lineno)

@@ -53,6 +53,12 @@ def _agent_line(lines: list[str], i: int) -> bool:
     return line.startswith("# ") and i + 1 < len(lines) and lines[i + 1].startswith("$ ")
 
 
+def _double_quotes(line: str) -> int:
+    """The double quotes a line opens or closes: not escaped ones, nor those inside single quotes
+    (`sed -i 's/"//g' f` opens nothing)."""
+    return len(re.findall(r'(?<!\\)"', re.sub(r"'[^'\n]*'", "''", line)))
+
+
 def _command_end(lines: list[str], i: int) -> int:
     """The index after the last line of the command that starts at line i (`$ …`): a heredoc runs to
     its terminator, an open double quote to the line that closes it."""
@@ -63,10 +69,10 @@ def _command_end(lines: list[str], i: int) -> int:
             if lines[j].strip() == here.group(1):
                 return j + 1
         return i + 1
-    quotes = len(re.findall(r'(?<!\\)"', first))
+    quotes = _double_quotes(first)
     j = i + 1
     while quotes % 2 and j < len(lines):
-        quotes += len(re.findall(r'(?<!\\)"', lines[j]))
+        quotes += _double_quotes(lines[j])
         j += 1
     return j if quotes % 2 == 0 else i + 1
 
@@ -84,10 +90,11 @@ def _output(lines: list[str], i: int) -> tuple[str, int]:
 class _Turn:
     """The messages of one pasted assistant turn, built line by line."""
 
-    def __init__(self, line: int | None) -> None:
+    def __init__(self, line: int | None, turn: int) -> None:
         self.out: list[Message] = []
         self.text: list[str] = []
         self.line = line
+        self.turn = turn  # its place in the paste: call ids are the same every run
 
     def flush(self) -> None:
         if self.text:
@@ -98,16 +105,16 @@ class _Turn:
 
     def call(self, name: str, args: dict, result: str, *, error: bool = False) -> None:
         self.flush()
-        call_id = f"pasted-{id(self)}-{len(self.out)}"
+        call_id = f"pasted-{self.line}-{self.turn}-{len(self.out)}"
         call = make_call(name, args, call_id)
         self.out.append(Message(0, Role.ASSISTANT, "", tool_calls=[call], line=self.line))
         self.out.append(Message(0, Role.TOOL, "", line=self.line, tool_results=[
             ToolResult(content=result, call_id=call_id, name=name, is_error=error)]))
 
 
-def _assistant_turn(lines: list[str], line: int | None) -> list[Message]:
+def _assistant_turn(lines: list[str], line: int | None, k: int) -> list[Message]:
     """One pasted assistant turn's text, calls and their results, in order."""
-    turn = _Turn(line)
+    turn = _Turn(line, k)
     i = 0
     while i < len(lines):
         cur = lines[i]
@@ -152,19 +159,21 @@ def expand(msg: Message) -> list[Message] | None:
     holds none (fewer than two footers: one could be quoted text)."""
     if msg.role is not Role.USER or msg.harness:
         return None
-    marks = footers(msg.text)
+    text = msg.text.replace("\r\n", "\n")  # a paste from a Windows terminal: its lines are read without \r
+    marks = footers(text)
     if len(marks) < 2:
         return None
-    lines = msg.text.split("\n")
+    lines = text.split("\n")
     out: list[Message] = []
     head = "\n".join(lines[:marks[0]]).strip()
     if head:
         first = Message(0, Role.USER, head, timestamp=msg.timestamp, line=msg.line)
-        if _FOOTER_RE.match(lines[marks[0]]) and _mode(lines[marks[0]]) == "compaction":
-            # the turn the first footer closes was the agent's compaction: the head is its summary,
-            # marked as each loader marks its harness's own (read by its sections, not as a request)
+        if _mode(lines[marks[0]]) == "compaction":
+            # the turn the first footer closes was the pasted session's compaction: the head is its
+            # summary, read by its sections, not as a request (`carried_summary`: not this agent's own
+            # compaction, whose flag tells the watcher where the live context starts)
             first.harness = True
-            first.meta["compact_summary"] = True
+            first.meta["carried_summary"] = True
         out.append(first)
     for k, at in enumerate(marks):
         stop = marks[k + 1] if k + 1 < len(marks) else len(lines)
@@ -173,7 +182,7 @@ def expand(msg: Message) -> list[Message] | None:
         request = "\n".join(chunk[:first]).strip()
         if request:
             out.append(Message(0, Role.USER, request, timestamp=msg.timestamp, line=msg.line))
-        out.extend(_assistant_turn(chunk[first:], msg.line))
+        out.extend(_assistant_turn(chunk[first:], msg.line, k))
     if out:  # the paste as it was stays with the turns read from it: footers, fold marks and prefixes
         out[0].meta["pasted_log"] = msg.text  # are not text, but nothing the user sent is thrown away
     return out

@@ -55,7 +55,7 @@ def load(path: str) -> Transcript:
         elif kind in ("compaction", "branch_summary") and isinstance(rec.get("summary"), str):
             label = "compaction summary" if kind == "compaction" else "branch summary"
             summary = _add(t, Role.USER, f"[{label}]\n{rec['summary']}", ts, lineno, harness=True, kind=kind)
-            summary.meta["compact_summary"] = True  # an earlier part's summary: read by its sections
+            summary.meta["carried_summary"] = True  # an earlier part's summary: read by its sections
         elif kind == "custom_message":
             _add(t, Role.USER, content_text(rec.get("content")), ts, lineno, harness=True, kind=kind)
         elif kind in _SETTINGS:
@@ -97,7 +97,7 @@ def _message(t: Transcript, msg: dict[str, Any], ts: str | None, line: int) -> N
         _add(t, Role.USER, content_text(content), ts, line, harness=True, kind=str(role))
     elif role in ("branchSummary", "compactionSummary"):
         summary = _add(t, Role.USER, as_text(msg.get("summary")), ts, line, harness=True, kind=str(role))
-        summary.meta["compact_summary"] = True  # an earlier part's summary: read by its sections
+        summary.meta["carried_summary"] = True  # an earlier part's summary: read by its sections
     else:
         t.skip(f"message:{role}")
 

@@ -77,3 +77,22 @@ def test_claude_codes_numbered_summary_is_read_by_its_sections():
 def test_bold_headings_are_headings():
     parts = summary_parts("**Done:**\n- parser fixed\n- tests pass\n\n**Next Steps:**\n- tag v1.2\n- push\n")
     assert [p.heading for p in parts] == ["Done", "Next Steps"]
+
+
+def test_numbered_items_under_a_markdown_heading_are_its_list():
+    text = ("## Decisions\n- Use sqlite\n- Keep API stable\n\n## Next Steps\n1. Update the config:\n"
+            "   - set the timeout to 30s\n2. Run the tests:\n   - pytest tests/unit\n")
+    parts = summary_parts(text)
+    assert [p.heading for p in parts] == ["Decisions", "Next Steps"]
+    assert len(parts[1].items) == 2
+
+
+def test_reading_a_steps_file_does_not_do_the_step():
+    from compaction.model import ToolCall, ToolResult
+
+    text = SUMMARY + LOG + "\nContinue please"
+    read = ToolCall("bash", {}, "c1", "shell", command="cat release/credits.md tag/submission.txt Daemon Tech")
+    t = steps_transcript(text, (read, ToolResult("...", "c1")))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=500)
+    steps = next(f for f in carried_facts(ctx) if "Next Steps" in f.text)
+    assert "done since" not in steps.text

@@ -86,3 +86,12 @@ def test_a_prefixed_program_reads_its_own_arguments() -> None:
     assert shell_writes("sudo rm -rf build") == [(EventKind.DELETE, "build")]
     assert shell_writes("time mv a.py b.py") == [(EventKind.WRITE, "b.py"), (EventKind.DELETE, "a.py")]
     assert shell_writes("sudo git checkout src/a.py") == [(EventKind.REVERT, "src/a.py")]
+
+
+def test_an_edit_refusal_is_the_tools_own_words_not_the_files_text() -> None:
+    from compaction.edits import refused
+
+    assert refused("```diff\n@@\n+x\n```\n\n```\napply_patch verification failed: Failed to find expected lines in a.md\n```")
+    assert not refused('saved to tools/edit.py.\n\n<final_file_content path="tools/edit.py">\n'
+                       'MSG = "String to replace not found in file"\n</final_file_content>')
+    assert not refused('Wrote tools/edit.py:\n```python\nNo replacement was performed = 1\n```')

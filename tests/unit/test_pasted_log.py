@@ -41,7 +41,7 @@ Continue please"""
 def test_pasted_log_turns() -> None:
     msgs = expand(Message(0, Role.USER, PASTE))
     assert msgs is not None
-    assert msgs[0].role is Role.USER and msgs[0].meta.get("compact_summary") and msgs[0].harness
+    assert msgs[0].role is Role.USER and msgs[0].meta.get("carried_summary") and msgs[0].harness
     calls = [c for m in msgs for c in m.tool_calls]
     assert [c.kind for c in calls] == [ToolKind.SHELL, ToolKind.READ, ToolKind.SHELL, ToolKind.SHELL,
                                        ToolKind.SEARCH, ToolKind.EDIT, ToolKind.WRITE]

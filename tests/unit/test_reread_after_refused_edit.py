@@ -18,3 +18,12 @@ def test_the_look_between_the_refusal_and_the_fix_is_named() -> None:
     assert _reread(t, 1, 4, "docs/S.md") == "`nl -ba docs/S.md | sed -n '38,120p'` (r3)"
     assert _reread(t, 1, 3, "docs/S.md") is None  # nothing between
     assert _reread(t, 1, 4, None) is None
+
+
+def test_running_or_naming_the_file_is_no_look_at_it() -> None:
+    t = steps_transcript("fix the api",
+                         _call(1, "edit", path="src/api.py"),
+                         _call(2, "shell", command="pytest tests/test_api.py -x"),  # runs a test naming it
+                         _call(3, "shell", command="cat docs/api.py.md"),  # another file
+                         _call(4, "edit", path="src/api.py"))
+    assert _reread(t, 1, 4, "src/api.py") is None

@@ -43,3 +43,10 @@ def test_a_reverted_or_stashed_edit_is_not_uncommitted():
     assert "`a.md`" in fact.text and "b.md" not in fact.text
     stash = (make_call("Bash", {"command": "git stash"}, "s"), ToolResult("Saved working directory", "s"))
     assert _lines(COMMIT, _edit("docs/a.md", "e1"), stash) == []
+
+
+def test_a_popped_stash_is_uncommitted_again():
+    stash = (make_call("Bash", {"command": "git stash"}, "s"), ToolResult("Saved working directory", "s"))
+    pop = (make_call("Bash", {"command": "cd /r && git stash pop"}, "p"), ToolResult("On branch main", "p"))
+    (fact,) = _lines(COMMIT, _edit("docs/a.md", "e1"), stash, pop)
+    assert "`a.md`" in fact.text

@@ -61,3 +61,11 @@ def test_a_next_steps_heading_is_told_with_its_list():
     e = Event(EventKind.TODO, 3, 1, text="### Next steps", status="next")
     (fact,) = next_step_facts([e], 3, said)
     assert fact.text == "Next steps: Review the PR on GitHub; Test the rules"
+
+
+def test_go_whole_suite_a_leading_cd_and_a_longer_stem() -> None:
+    from compaction.history.sources.current import _covers
+
+    assert _covers("go test ./...", "pkg/foo/foo_test.go")  # Go's whole suite
+    assert _covers("cd /work/repo && pytest", "tests/test_utils.py")  # the cd names no test
+    assert not _covers("pytest tests/test_utils_extra.py", "tests/test_utils.py")  # another file

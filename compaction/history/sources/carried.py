@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from compaction.events import EventKind
 from compaction.history.condense import cut_at_word
 from compaction.history.facts import GOAL_CAP, WS_RE, Fact, cite
 from compaction.history.sections import Section
@@ -38,6 +39,7 @@ class _Part:
     heading: str | None
     items: list[str] = field(default_factory=list)
     end: int = 0  # the index of its last line
+    numbered: bool = False  # its heading is a numbered title: the next one ends it
 
 
 @fact_source(Section.FINDINGS)
@@ -46,7 +48,7 @@ def carried_facts(ctx: FactContext) -> list[Fact]:
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
             # a user message, or a summary a harness put in another role (Codex's `compacted` is a system one)
-            if not (msg.role is Role.USER or msg.meta.get("compact_summary")) or len(msg.text) < MIN_CHARS \
+            if not (msg.role is Role.USER or msg.meta.get("carried_summary")) or len(msg.text) < MIN_CHARS \
                     or not _carries(msg, ctx.target_tokens):
                 continue
             for part in summary_parts(msg.text):
@@ -71,8 +73,8 @@ def _done_later(part: _Part, rnd: int, ctx: FactContext) -> dict[int, int]:
     (a commit whose message says what the step said, a tag named as the step named it), a successor
     would do them twice. A step is done by a command that holds at least half of its words (and
     MIN_WORDS_DONE of them), in the summary's round or later: the agent's own command, never prose."""
-    commands = [(r.number, _words(c.command)) for r in ctx.transcript.rounds if r.number >= rnd
-                for m in r.messages if m.role is Role.ASSISTANT for c in m.tool_calls if c.command]
+    commands = [(e.round, _words(e.command)) for e in ctx.events  # a read of the step's file does not do it
+                if e.kind is EventKind.COMMAND and e.command and e.round >= rnd and (e.state_changing or e.test)]
     done: dict[int, int] = {}
     for k, item in enumerate(part.items):
         want = _words(item)
@@ -90,7 +92,7 @@ def _carries(msg: Message, target_tokens: int | None) -> bool:
     """A summary the agent's harness wrote at a compaction (each loader marks it its way), or a user
     message far longer than the task section can show (LONG_RATIO times its room): a pasted report
     of earlier work. A structured request or a harness's instructions, shown as the task, are neither."""
-    if msg.meta.get("compact_summary"):  # set by the loaders of Claude Code, Codex, pi and a pasted log
+    if msg.meta.get("compact_summary") or msg.meta.get("carried_summary"):  # set by the loaders
         return True
     room = (target_tokens or 0) * GOAL_CAP * CHARS_PER_TOKEN
     return not msg.harness and room > 0 and len(msg.text) >= LONG_RATIO * room
@@ -144,6 +146,8 @@ def _part_at(lines: list[str], i: int) -> _Part | None:
     if m is None:
         return None
     heading = (m.group("md") or m.group("num") or m.group("plain") or "").strip().strip("*").strip()
+    numbered = m.group("num") is not None  # its sections are numbered titles (Claude Code's layout)
+    in_markdown = m.group("md") is not None  # under a `##` heading a numbered line is an item of its list
     if heading.count("(") != heading.count(")"):  # the tail of a cut-off line, not a title
         return None
     j = i + 1
@@ -152,7 +156,7 @@ def _part_at(lines: list[str], i: int) -> _Part | None:
     items: list[str] = []
     end, base = i, 0
     while j < len(lines):
-        if _numbered_heading(lines[j]):  # the next numbered section, not one more item
+        if not in_markdown and _numbered_heading(lines[j]):  # the next numbered section, not one more item
             break
         b = _BULLET_RE.match(lines[j])
         if b is None:
@@ -175,13 +179,13 @@ def _part_at(lines: list[str], i: int) -> _Part | None:
         j += 1
     if not items:
         return None
-    return _Part(heading, items, end)
+    return _Part(heading, items, end, numbered)
 
 
 def _start_of(lines: list[str], part: _Part) -> int:
     """The line of the part's heading (its first bullet's line, less the blank lines and the heading)."""
     i = part.end
-    while i > 0 and not _numbered_heading(lines[i]) and (
+    while i > 0 and not (part.numbered and _numbered_heading(lines[i])) and (
             _BULLET_RE.match(lines[i]) or not lines[i].strip() or lines[i].startswith((" ", "\t"))):
         i -= 1
     return i

@@ -31,6 +31,8 @@ _VIEWERS = frozenset({"sed", "nl", "cat", "head", "tail", "less", "more", "ls", 
                       "tree", "find", "which", "cd", "true", "clear", "stat", "file", "du", "df", "date", "env",
                       "type", "dir", "get-content", "get-childitem", "get-item", "get-location", "set-location",
                       "test-path", "write-host", "write-output", "select-string", "resolve-path"})  # PowerShell's
+_PREFIXES = frozenset({"sudo", "time", "env", "nohup"})  # run the program after them
+_ASSIGNMENT_RE = re.compile(r"[A-Za-z_]\w*=\S*")
 _GIT_VIEWS = re.compile(r"^\s*git\s+(?:status|log|diff|show|branch|remote|rev-parse|ls-files|blame)\b")
 # A tool's frame around an output, not the output: fences, tags, an exporter's run header.
 _CHROME_RE = re.compile(r"^\s*(?:```|~~~|</?[\w-]+>\s*$|<returncode>|Tool use: |(?:Chunk ID|Wall time|Process exited "
@@ -85,7 +87,10 @@ def _program(command: str) -> list[str]:
     for part in split_commands(command):
         if first_word(part) == "cd":
             continue
-        return [w for w in words(part)[:8] if w and not w.startswith("-") and " " not in w][:4]
+        said = words(part)
+        while said and (said[0] in _PREFIXES or _ASSIGNMENT_RE.fullmatch(said[0])):  # `sudo`, `env X=1`: the program after
+            said = said[1:]
+        return [w for w in said[:8] if w and not w.startswith("-") and " " not in w][:4]
     return []
 
 

@@ -5,11 +5,13 @@ succeeded says its closing summary line when it prints one ("2 files changed, 39
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from compaction.events import Event, EventKind
 from compaction.history import overlap, project_root
+from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
@@ -180,8 +182,15 @@ def remote_said(output: str) -> str:
     (a security alert, a PR link, a hook that refused), and the push's own lines carry no summary."""
     if "remote:" not in output:
         return ""
-    for line in output.splitlines():
-        said = line.strip()
-        if said.startswith("remote:") and len(said := said[len("remote:"):].strip()) > 3:
-            return "remote: " + (said if len(said) <= REMOTE_CHARS else said[:REMOTE_CHARS].rsplit(" ", 1)[0] + "…")
+    said_lines = [said for line in output.splitlines()
+                  if (said := line.strip()).startswith("remote:") and len(said := said[len("remote:"):].strip()) > 3]
+    for k, said in enumerate(said_lines):
+        if _GIT_PROGRESS_RE.match(said):  # git's own counting, not the remote's words
+            continue
+        if said.endswith(":") and k + 1 < len(said_lines):  # "… by visiting:" and the link on the next line
+            said = f"{said} {said_lines[k + 1]}"
+        return "remote: " + cut_at_word(said, REMOTE_CHARS)
     return ""
+
+
+_GIT_PROGRESS_RE = re.compile(r"(?:Enumerating|Counting|Compressing|Resolving|Total|Writing)\b")

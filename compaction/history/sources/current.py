@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from compaction import shell
 from compaction.events import EventKind, is_follow_up_request, results_of_calls
 from compaction.history.facts import WS_RE, Fact, first_line, is_test_path
 from compaction.history.sections import Section
@@ -68,15 +69,17 @@ def _covers(command: str, path: str) -> bool:
     """Did a test run take in the test file at `path`: it names the file (its stem), a folder the file
     is in, or no path at all (`cargo test`, `npm test`: the whole suite)? Why: "never ran" said of a
     file a whole-suite run did run is a false alarm a successor acts on (it reruns, or distrusts, them)."""
-    line = command.split("|", 1)[0]
+    cd = shell.leading_cd(command)
+    line = (cd[1] if cd else command).split("|", 1)[0]
     stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
-    if stem and stem in line:
+    if stem and re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", line):
         return True
     parts = path.split("/")[:-1]
     for i in range(len(parts)):  # a folder the file is in, named whole (`pytest tests/unit`, `go test ./pkg/...`)
         if re.search(rf"(?<![\w-]){re.escape('/'.join(parts[i:]))}/?(?:\.\.\.)?(?=\s|$)", line):
             return True
-    return not _NAMES_PATH_RE.search(line.split(" 2>", 1)[0].split(" >", 1)[0])
+    named = line.split(" 2>", 1)[0].split(" >", 1)[0].replace("./...", " ")  # Go's whole suite names no path
+    return not _NAMES_PATH_RE.search(named)
 
 
 def _verification(ctx: FactContext) -> Fact | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from compaction import shell
 from compaction.events import EventKind
 from compaction.history.facts import Fact, display_path
 from compaction.history.sections import Section
@@ -16,7 +17,7 @@ from compaction.history.sources.registry import FactContext, fact_source
 
 SHOWN = 4  # files named; the rest counted
 SCORE = 74
-_STASH_RE = re.compile(r"^\s*(?:cd \S+ && )?git\s+stash(?:\s+(?:push|save)\b|\s*$|\s+-)")
+_STASH_RE = re.compile(r"^\s*git\s+stash(?:\s+(push|save|pop|apply)\b|\s*(?:$|;|&&)|\s+-)")
 
 
 @fact_source(Section.CURRENT)
@@ -26,11 +27,17 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
         return []
     last = commits[-1]
     after: dict[str, int] = {}
+    stashed: dict[str, int] = {}
     for e in ctx.events:
         if e.message_index <= last.message_index:
             continue
-        if e.kind is EventKind.COMMAND and e.command and _STASH_RE.match(e.command):
-            after.clear()  # set aside: nothing is left to commit until it is popped
+        stash = _stash(e.command) if e.kind is EventKind.COMMAND and e.command else None
+        if stash in ("pop", "apply"):
+            after.update(stashed)  # back from the stash: uncommitted again
+            stashed.clear()
+        elif stash is not None:
+            stashed.update(after)  # set aside: nothing is left to commit until it is popped
+            after.clear()
         elif e.kind is EventKind.REVERT and e.path:
             after.pop(display_path(e.path, ctx.cwd), None)  # back to the committed text
         elif e.kind in (EventKind.EDIT, EventKind.WRITE, EventKind.DELETE) and e.path and not e.failed \
@@ -52,3 +59,10 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
     # must-keep, as whether the last change was tested: what a successor would push, or lose, next
     return [Fact(Section.CURRENT, f"{head}: {named} {c}", rounds, score=SCORE, priority=1.5, pending=True,
                  essential=True, short=f"{head} {c}")]
+
+
+def _stash(command: str) -> str | None:
+    """What a `git stash` command line does ("" for a plain stash, "pop", "apply", "push"…), else None."""
+    cd = shell.leading_cd(command)
+    m = _STASH_RE.match(cd[1] if cd else command)
+    return (m.group(1) or "") if m else None
