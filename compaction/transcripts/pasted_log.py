@@ -170,9 +170,9 @@ def expand(msg: Message) -> list[Message] | None:
         first = Message(0, Role.USER, head, timestamp=msg.timestamp, line=msg.line)
         if _mode(lines[marks[0]]) == "compaction":
             # the turn the first footer closes was the pasted session's compaction: the head is its
-            # summary, read by its sections, not as a request (`carried_summary`: not this agent's own
-            # compaction, whose flag tells the watcher where the live context starts)
-            first.harness = True
+            # summary, read by its sections too (`carried_summary`: not this agent's own compaction,
+            # whose flag tells the watcher where the live context starts). It stays the user's: what
+            # they pasted first opens the task, as it did before the paste was read back.
             first.meta["carried_summary"] = True
         out.append(first)
     for k, at in enumerate(marks):

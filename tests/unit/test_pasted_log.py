@@ -41,7 +41,8 @@ Continue please"""
 def test_pasted_log_turns() -> None:
     msgs = expand(Message(0, Role.USER, PASTE))
     assert msgs is not None
-    assert msgs[0].role is Role.USER and msgs[0].meta.get("carried_summary") and msgs[0].harness
+    # the pasted summary stays the user's (it opens the task) and is read by its sections
+    assert msgs[0].role is Role.USER and msgs[0].meta.get("carried_summary") and not msgs[0].harness
     calls = [c for m in msgs for c in m.tool_calls]
     assert [c.kind for c in calls] == [ToolKind.SHELL, ToolKind.READ, ToolKind.SHELL, ToolKind.SHELL,
                                        ToolKind.SEARCH, ToolKind.EDIT, ToolKind.WRITE]
@@ -54,7 +55,7 @@ def test_pasted_log_turns() -> None:
     assert results[calls[2].id].content == ""  # "(no output)"
     assert calls[6].path == "docs/GUIDE.md" and calls[6].arguments["content"] == "# Guide\ntext"
     users = [m.text for m in msgs if m.role is Role.USER and not m.harness]
-    assert users == ["Why does it still say V2?", "Continue please"]
+    assert users == [msgs[0].text, "Why does it still say V2?", "Continue please"]
     thinking = [m.text for m in msgs if m.role is Role.ASSISTANT and m.text]
     assert thinking[0] == "The user wants me to go on."  # the agent's words, not the user's
     assert len(group_rounds(expand_pasted_logs([Message(0, Role.USER, PASTE)]))) > 3
