@@ -458,19 +458,18 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
     return taken
 
 
-def _shorter(f: Fact, costs: dict[int, int]) -> bool:
+def _shorter(f: Fact, costs: dict[int, int]) -> None:
     """Show an optional fact in its short form (`Fact.short`: one clause, the path's base name) when
     the whole does not fit: a concrete line said shorter answers more than a dropped one. The filler
-    gives the whole back when room is left (only optional facts come here). False when it has no
-    shorter form."""
+    gives the whole back when room is left (only optional facts come here). Its cost in `costs` says
+    whether it changed (a fact without a shorter form keeps its own)."""
     if not f.short:
-        return False
+        return
     n = tokens.count(f.short) + 6
     if n >= costs[id(f)]:
-        return False
+        return
     f.text, f.short = f.short, None
     costs[id(f)] = n
-    return True
 
 
 def _truncate_tokens(text: str, limit: int) -> str:

@@ -427,8 +427,6 @@ _COMMENT_LINE_RE = re.compile(r"^[+-] (?://|#|/\*|\*|--|<!--)")
 
 
 _LINE_MARK_RE = re.compile(r"^(?:r\d+ |[+-] )")
-
-
 RETOLD_MIN_CHARS = 8
 
 

@@ -206,7 +206,7 @@ def _searched(command: str, cwd: str | None) -> list[str]:
             skip = w in _OPTION_ARGS
             continue
         if _REDIRECT_RE.match(w):  # `2>&1`, `2>/dev/null`, `> out`: where output goes, not a place searched
-            skip = re.fullmatch(r"(?:\d|&)?(?:>>?|<)", w.rstrip("&|")) is not None  # its target is the next word
+            skip = _REDIRECT_RE.fullmatch(w.rstrip("&|")) is not None  # a bare `>`: its target is the next word
             continue
         if w[0] in "\"'" or any(c in w for c in "*?[]{}$"):
             pattern_first = False  # a quoted or glob word is the pattern: the words after it are places
