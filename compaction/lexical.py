@@ -123,3 +123,22 @@ def normalise(scores: Sequence[float], top: float = 100.0) -> list[float]:
     """Scale scores so the best is `top` (all zeros stay zeros)."""
     best = max(scores, default=0.0)
     return [top * s / best for s in scores] if best > 0 else [0.0 for _ in scores]
+
+
+def holds_word(text: str, word: str, joiners: str = "") -> bool:
+    """Whether `word` occurs in `text` with no word character (nor one of `joiners`) on either side:
+    `(?<!\\w)word(?!\\w)` without compiling a pattern per word (needles vary per session, so a
+    pattern per needle misses re's cache and costs a compile each time)."""
+    if not word:
+        return False
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        if not (start and _joins(text[start - 1], joiners)) and not (end < len(text) and _joins(text[end], joiners)):
+            return True
+        start = text.find(word, start + 1)
+    return False
+
+
+def _joins(ch: str, joiners: str) -> bool:
+    return ch.isalnum() or ch == "_" or ch in joiners

@@ -25,6 +25,7 @@ from compaction.history.sections import Section
 from compaction.history.sources import behaviour
 from compaction.history.sources.filelog import FileLog, count_edits, creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.lexical import holds_word
 from compaction.memo import per_text
 
 MAX_LINES = 10  # diff lines shown per file
@@ -438,7 +439,7 @@ def _retells(line: str, one_line: str) -> bool:
     said = (said[m.end():] if (m := _LINE_MARK_RE.match(said)) else said).strip()
     if len(said) < RETOLD_MIN_CHARS:  # `}`, `return`: a short line is in most one-liners by chance
         return False
-    return re.search(rf"(?<!\w){re.escape(said)}(?!\w)", one_line.replace("`", "")) is not None
+    return holds_word(one_line.replace("`", ""), said)
 
 
 def _key_line(lines: list[str]) -> str:

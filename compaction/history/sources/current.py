@@ -12,6 +12,7 @@ from compaction.history.facts import WS_RE, Fact, first_line, is_test_path
 from compaction.history.sections import Section
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.lexical import holds_word
 from compaction.model import Role, Round
 
 _CHANGE = (EventKind.EDIT, EventKind.WRITE)
@@ -72,7 +73,7 @@ def _covers(command: str, path: str) -> bool:
     cd = shell.leading_cd(command)
     line = (cd[1] if cd else command).split("|", 1)[0]
     stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
-    if stem and re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", line):
+    if stem and holds_word(line, stem, "-"):
         return True
     parts = path.split("/")[:-1]
     for i in range(len(parts)):  # a folder the file is in, named whole (`pytest tests/unit`, `go test ./pkg/...`)
