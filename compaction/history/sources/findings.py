@@ -68,7 +68,10 @@ _LOWER_PATTERNS = tuple((re.compile(rx.pattern.lower()), w, words)
                         for (rx, w), words in zip(_FINDING_PATTERNS, _PATTERN_WORDS, strict=True))
 _PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|now,? (?:let|i)|next,|first,|then,?|"
                             r"to (?:fix|do|check|verify)|we need to|i'm going to)\b", re.IGNORECASE)
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
+# A sentence ends at `.!?` before a capital, at a full-width `。！？` (Chinese and Japanese need no space), or a line.
+# A colon followed by a gap closes a sentence too: an exporter joins the prose around a tool call with
+# spaces ("Let me read the config:  The file sets…").
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[。！？])\s*|(?<=：)\s+|(?<=:)\s{2,}|\n+")
 _TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 _THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning):\s*")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
@@ -96,6 +99,10 @@ _EMPHASIS_RE = re.compile(r"\*\*|__")
 _BOLD_RE = re.compile(r"\*\*[^*\n]{2,40}\*\*")  # what the reply itself stressed counts as informative too
 _HOLDS_WEIGHT = 21  # the weight of what a file turned out to hold: only a statement naming the file or code counts
 ANSWER_CHARS = 360  # an answer's finding: its most informative sentences up to this length
+REPORT_CHARS = 300  # a request's report: its most informative sentences up to this length (half in CJK)
+REPORT_READ = 3000  # characters of the closing messages a report is chosen from
+REPORT_SCORE = 58  # below an answer to a question (62): a report is what the agent says it did
+REQUEST_HEAD_CHARS = 40
 _NOISE_LINE_RE = re.compile(r"</?\w+>|\[The command completed.*|-+|=+")  # fullmatch: a line that says nothing
 # What a statement establishes: a backticked span, a number, a code-shaped name (snake_case, camelCase,
 # dotted) or a path; a statement with none narrates.
@@ -132,7 +139,11 @@ def finding_facts(ctx: FactContext) -> list[Fact]:
     if code:  # the code the session pointed at competes with what the agent said about it, in round order
         findings = sorted(findings + code, key=lambda f: f.round)
     target = ctx.target_tokens or 4000
-    return timeline(findings, int(target * (TIGHT_SHARE if target < TIGHT_TARGET else SHARE)))
+    # The reports stand apart from the timeline (its share sized for what the cues find): each competes
+    # for the section's room by its value, so a session whose findings fill the timeline keeps them.
+    reports = request_reports(ctx.transcript, told={f.round for f in findings if not (f.outcome or f.code)})
+    return (timeline(findings, int(target * (TIGHT_SHARE if target < TIGHT_TARGET else SHARE)))
+            + [_single(r) for r in reports])
 
 
 def collect(transcript: Transcript, events: list[Event] | None = None,
@@ -148,7 +159,7 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
     for rnd in transcript.rounds:
         results = pair(rnd) if pair is not None else results_of_calls(rnd.messages)
         question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
-                         and m.text.rfind("?") >= len(m.text) - _ASKED_TAIL), None)
+                         and asks(m.text)), None)
         if question is not None:  # the user asked: the round's replies answer it
             replies = [m for m in rnd.messages if m.role is Role.ASSISTANT and m.text and not m.harness]
             answer = answer_to(question, replies) if replies else None
@@ -176,6 +187,56 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
     return out
 
 
+def asks(text: str) -> bool:
+    """The user's message closes on a question (`?` or a full-width `？`) the replies answer."""
+    at = max(text.rfind("?"), text.rfind("？"))
+    return at >= 0 and at >= len(text) - _ASKED_TAIL
+
+
+def request_reports(transcript: Transcript, told: set[int] | frozenset[int] = frozenset()) -> list[Finding]:
+    """What the agent reported back on each request of the user that was no question (a question's
+    answer is `answer_to`'s): the most informative sentences of its closing messages, which say what it
+    found and did ("now uses a `nodeElements` Map to cache the DOM elements…"), in whatever language
+    it writes. Only for a request none of whose rounds holds a statement (`told`: the rounds that do):
+    the cue phrases find an English agent's findings; the report stands in where they find none (the
+    agent writes in another language, or states without a cue). Only where the user made several
+    requests: a one-task session's closing report is the agent's findings and outcomes, told above."""
+    turns: list[tuple[int, str, list[tuple[int, str]]]] = []  # (round, request, [(round, reply)])
+    for rnd in transcript.rounds:
+        for m in rnd.messages:
+            if m.role is Role.USER and not m.harness and m.text.strip():
+                turns.append((rnd.number, m.text, []))
+            elif m.role is Role.ASSISTANT and m.text and not m.harness and turns:
+                turns[-1][2].append((rnd.number, m.text))
+    if len(turns) < 2:
+        return []
+    out: list[Finding] = []
+    for number, request, replies in turns:
+        if not replies or asks(request) or any(r in told for r in range(number, replies[-1][0] + 1)):
+            continue
+        report = report_of([text for _, text in replies])
+        if report:
+            head = first_line(request, REQUEST_HEAD_CHARS)
+            out.append(Finding(replies[-1][0], f"Reported on r{number} “{head}”: {report}",
+                               REPORT_SCORE + specificity(report)))
+    return out
+
+
+def report_of(replies: list[str]) -> str | None:
+    """The closing messages' most informative sentences: the agent's last words on a request (its
+    summary of what it did and found) are read back from the end until about REPORT_READ characters."""
+    chosen: list[str] = []
+    size = 0
+    for text in reversed(replies):
+        chosen.append(text)
+        size += len(text)
+        if size >= REPORT_READ:
+            break
+    chosen.reverse()
+    wide = sum(1 for ch in chosen[-1][:400] if ord(ch) > 0x2E80)  # CJK: a character says about what a word does
+    return informative(chosen, REPORT_CHARS // 2 if wide > 100 else REPORT_CHARS, closing=True)
+
+
 def specificity(text: str, named: set[str] | None = None) -> int:
     """How much a statement establishes, as a score's bonus: the identifiers, values and paths it is
     the first to name (up to three; `named`: those earlier statements named, updated); one that says
@@ -201,7 +262,8 @@ def answer_to(question: str, replies: Message | list[Message]) -> str | None:
     """`Asked “…?”: <the replies' most informative sentences>` — what the user learnt from the agent.
     The sentences dense in specifics (backticked identifiers, numbers, reasons) win over the generic
     ones, the opening sentence gets a head start (it most often answers), and they keep their order."""
-    asked = next((q.strip() for q in reversed(re.split(r"(?<=[.!?])\s+|\n+", question)) if q.strip().endswith("?")),
+    asked = next((q.strip() for q in reversed(re.split(r"(?<=[.!?])\s+|(?<=[。！？])|\n+", question))
+                  if q.strip().endswith(("?", "？"))),
                  None)  # the last question: the one the reply opens with, most often
     if not asked or len(asked) < 8:
         return None
@@ -212,10 +274,12 @@ def answer_to(question: str, replies: Message | list[Message]) -> str | None:
     return f"Asked “{asked}”: {reply}"
 
 
-def informative(texts: list[str], limit: int) -> str | None:
+def informative(texts: list[str], limit: int, closing: bool = False) -> str | None:
     """The texts' most informative sentences (backticked identifiers, numbers, reasons, bold) up to
     `limit` characters, in their order; the opening sentence gets a head start (it most often
-    answers). Shared by the answers to the user and the reports of sub-agents."""
+    answers), or with `closing` the last third of them (a report closes on what was done). A sentence
+    ending with a colon announces what follows (a tool call, a list) and says nothing itself. Shared
+    by the answers to the user, the reports on requests and those of sub-agents."""
     sentences: list[str] = []
     stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
     for raw_text in texts:
@@ -225,14 +289,15 @@ def informative(texts: list[str], limit: int) -> str | None:
             marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
             plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
             x = (WS_RE.sub(" ", plain) if "  " in plain or "\t" in plain else plain).strip().lstrip("-*• ")
-            if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith("?"):
+            if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")):
                 sentences.append(x)
                 stressed.append(len(_BOLD_RE.findall(raw)) if marked else 0)
         if len(sentences) >= 40:
             break
     if not sentences:
         return None
-    score = [len(_INFORMATIVE_RE.findall(x)) + stressed[i] + (2 if i == 0 else 0) for i, x in enumerate(sentences)]
+    lead = range(len(sentences) - max(1, len(sentences) // 3), len(sentences)) if closing else range(1)
+    score = [len(_INFORMATIVE_RE.findall(x)) + stressed[i] + (2 if i in lead else 0) for i, x in enumerate(sentences)]
     keep: list[int] = []
     size = 0
     for i in sorted(range(len(sentences)), key=lambda i: (-score[i], i)):

@@ -1,0 +1,60 @@
+"""The agent's report on each request of the user, in any language: where the cue phrases find no
+finding (an agent writing Chinese, or stating what it did without a cue word), the closing sentences
+of its reply say what it found and did."""
+
+from __future__ import annotations
+
+from compaction.events import extract_events
+from compaction.history.sections import Section
+from compaction.history.sources import FactContext
+from compaction.history.sources.findings import asks, finding_facts, informative, request_reports
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolResult, Transcript
+from compaction.transcripts._agent_tools import make_call
+from tests.unit.synthetic import transcript as _transcript
+
+
+def _session(replies: list[str]) -> Transcript:
+    msgs: list[Message] = []
+    for i, reply in enumerate(replies):
+        msgs.append(Message(0, Role.USER, f"请求 {i + 1}：修一下 tree 组件" if i else "写一个 tree 的 vanilla 示例"))
+        msgs.append(Message(0, Role.ASSISTANT, "让我查看文件：", tool_calls=[make_call("read_file", {"path": "Tree.ts"}, f"c{i}")]))
+        msgs.append(Message(0, Role.TOOL, "", tool_results=[ToolResult("class TreeExample {}", f"c{i}")]))
+        msgs.append(Message(0, Role.ASSISTANT, reply))
+    return _transcript(msgs)
+
+
+REWRITE = ("代码看起来不错。我修改了实现方式，现在使用 `nodeElements` Map 来缓存已创建的 DOM 元素。"
+           "现在选中和折叠操作应该可以正常工作了。")
+
+
+def test_a_chinese_reply_is_reported_by_its_informative_closing_sentences():
+    t = _session(["我创建了 `Tree.ts` 和 `Tree.astro` 两个文件。", REWRITE])
+    reports = request_reports(t)
+    assert [r.round for r in reports] == [2, 4]
+    assert "`nodeElements` Map" in reports[1].text
+    assert reports[1].text.startswith("Reported on r3 “请求 2：修一下 tree 组件”: ")
+    assert "让我查看文件" not in reports[1].text  # a sentence closing on a colon announces a tool call
+
+
+def test_a_one_request_session_has_no_report_and_a_question_is_left_to_its_answer():
+    assert request_reports(_session([REWRITE])) == []
+    t = _session(["我创建了 `Tree.ts`。", REWRITE])
+    t.rounds[2].messages[0].text = "为什么不能选中？"
+    assert [r.round for r in request_reports(t)] == [2]
+    assert asks("为什么不能选中？") and asks("why?") and not asks("写一个示例")
+
+
+def test_a_request_whose_rounds_hold_a_cued_statement_is_not_reported_again():
+    t = _session(["I created `Tree.ts`.", "The root cause is that `render` clears `innerHTML`, so the handlers are lost."])
+    assert [r.round for r in request_reports(t, told={4})] == [2]
+    facts = finding_facts(FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds),
+                                      target_tokens=4000))
+    assert all(f.section is Section.FINDINGS for f in facts)
+    assert sum("Reported on" in f.text for f in facts) == 1 and any("root cause" in f.text for f in facts)
+
+
+def test_closing_sentences_lead_a_report_and_full_width_stops_end_sentences():
+    text = "我发现了 `a` 和 `b` 的问题。中间的说明没有什么内容但是很长很长很长。最后我修改了 `render` 方法。"
+    assert informative([text], 30, closing=True) == "最后我修改了 `render` 方法。"
+    assert informative([text], 30).startswith("我发现了 `a` 和 `b` 的问题。")
