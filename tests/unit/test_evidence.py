@@ -151,3 +151,19 @@ def test_a_report_keeps_the_lines_with_the_names_the_agent_then_used_and_relativ
     (fact,) = [f for f in evidence_facts(_ctx(_transcript(msgs))) if f.text.startswith("Report of")]
     assert "`GetProjectID` in pkg/utils/project_identity.go returns `git_id`" in fact.text  # a dotted name's part
     assert "/repo/" not in fact.text and "pkg/cloud/sync.go" in fact.text
+
+
+def test_an_exporters_lines_about_the_call_are_no_evidence():
+    """A SpecStory-style result opens with lines about the call itself (the tool's name, its arguments
+    as `"key": "value"`): they name what the agent used, yet say nothing it learned."""
+    msgs = [Message(0, Role.USER, "why can't I select nodes?")]
+    output = ("Tool use: **findTextInFiles** • searching 'getBranchProps'\n"
+              '  "relativeWorkspacePath": "connect.ts",\n'
+              "src/connect.ts:42: getBranchProps(node) { return { onClick: () => send('SELECT', node) } }")
+    _call(msgs, "f", "findTextInFiles", {"query": "getBranchProps", "relativeWorkspacePath": "connect.ts"}, output,
+          kind=ToolKind.SEARCH)
+    msgs.append(Message(0, Role.ASSISTANT, "`getBranchProps` returns the `onClick` handler, so `render` must keep "
+                                           "the elements it bound it to."))
+    texts = " ".join(f.text for f in evidence_facts(_ctx(_transcript(msgs))))
+    assert "send('SELECT', node)" in texts
+    assert "Tool use" not in texts and "relativeWorkspacePath" not in texts

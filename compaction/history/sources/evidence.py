@@ -236,10 +236,11 @@ def report_body(content: str) -> str:
     return content[nl + 1:end] if 0 <= nl < end else content
 
 
-def _source_lines(content: str, path: str | None, rnd: int, named: _Named) -> list[_Hit]:
+def _source_lines(content: str, path: str | None, rnd: int, named: _Named, call: ToolCall | None = None) -> list[_Hit]:
     """The output's lines that hold identifiers the assistant names from this round on: its words
     intersected with the named ones, then each one's first occurrences by str.find. Lines are only
-    sliced here; the few kept per file are parsed and trimmed at the end (`_line`)."""
+    sliced here; the few kept per file are parsed and trimmed at the end (`_line`). A line that only
+    echoes the `call` (its tool's name, or one of its arguments with little else) is left out."""
     text = content[:_READ_CHARS]
     hits: dict[int, set[str]] = {}  # line start → identifiers named
     for tok in named.named_in(words(text), rnd):  # each one's occurrences, bounded
@@ -254,7 +255,7 @@ def _source_lines(content: str, path: str | None, rnd: int, named: _Named) -> li
     for start, ids in sorted(hits.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:_LINES_PER_OUTPUT]:
         stop = text.find("\n", start)
         raw = text[start:stop if stop >= 0 else len(text)]
-        if _LINE_MIN <= len(raw) <= _RAW_MAX and "://" not in raw:
+        if _LINE_MIN <= len(raw) <= _RAW_MAX and "://" not in raw and not (call and _echoes_call(raw, call)):
             g = _GREP_RE.match(raw) if path is None else None  # grep -n: the line's own file
             out.append((raw, g.group(1) if g else path, rnd, frozenset(ids)))
     return out
@@ -328,7 +329,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                     _locate(cmd, content, rnd.number, worked, found)
                 path = call.path or (shown_file(cmd) if call.kind is ToolKind.SHELL else None)
                 if call.kind is not ToolKind.SHELL or _READ_CMD_RE.match(cmd):
-                    candidates.extend(_source_lines(content, path, rnd.number, named))
+                    candidates.extend(_source_lines(content, path, rnd.number, named, call))
                     if path and path not in kinds and (kind := file_kind(content)):
                         kinds[path] = (*kind, rnd.number)
     return reports + _kind_facts(kinds, ctx.cwd) + _evidence(candidates, ctx.cwd) \
@@ -383,6 +384,23 @@ def _digest(body: str, rnd: int, named: _Named, cwd: str | None) -> str | None:
     if not keep:
         return None
     return " · ".join(u if len(u) <= 200 else u[:199] + "…" for u in (units[i] for i in sorted(keep)))
+
+
+_ECHO_REST = 24  # characters a line may hold besides an argument it repeats and still only echo it
+
+
+def _echoes_call(line: str, call: ToolCall) -> bool:
+    """An exporter's line about the call, not its output: one naming the tool itself (`Tool use:
+    **copilot_findTextInFiles** • searching 'x'`), one holding an argument's name and value, or one
+    repeating an argument with little else (`src/a.ts:`): what it says, the call already said."""
+    if call.name and len(call.name) > 3 and call.name in line:
+        return True
+    if any(isinstance(v, str) and v and k in line and v in line for k, v in call.arguments.items()):
+        return True  # the argument's name and value: `"relativeWorkspacePath": "src"`
+    for value in argument_strings(list(call.arguments.values()), max_depth=2, max_items=8):
+        if len(value) >= 6 and value in line and len(line) - len(value) <= _ECHO_REST:
+            return True
+    return False
 
 
 def _echoes_arguments(call: ToolCall, content: str) -> bool:
