@@ -176,7 +176,7 @@ def compact(
     if over > 0:  # the budget wins: must-keep items one line each, nothing dropped
         markdown = fit.squeeze(lambda hd, facts_, em, dr: _render(lang, hd, facts_, em, dr, "", 0, len(rounds)),
                                chosen, shown_records if preset.error_memory else [], lang=lang,
-                               source=Path(transcript.path).name, target=target)
+                               source=Path(transcript.path).name, target=target, block=em_doc)
         shown = []
     else:  # the required facts fit: spend the rest by value
         def render_draft(d: fill.Draft) -> str:
@@ -560,7 +560,8 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
         if section is Section.PROBLEMS and em_block:
             parts.append(f"{em_block}\n\n{dropped}" if dropped else em_block)
     if tail:
-        parts.append(f"## {h(lang, 'recent')} (r{tail_start}-r{n_rounds})\n\n{tail}")
+        span = f"r{tail_start}-r{n_rounds}" if tail_start <= n_rounds else f"the end of r{n_rounds}"  # `last_messages`
+        parts.append(f"## {h(lang, 'recent')} ({span})\n\n{tail}")
     return "\n\n".join(parts) + "\n"
 
 

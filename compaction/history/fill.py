@@ -21,7 +21,7 @@ from compaction.history import overlap
 from compaction.history.facts import Fact
 from compaction.history.sections import Section
 from compaction.history.steering import Steering
-from compaction.history.tail import ROUND_HEADING_TOKENS, TailRenderer, _Piece, _pieces, render_rounds
+from compaction.history.tail import ROUND_HEADING_TOKENS, TailRenderer, _Piece, _pieces, last_messages, render_rounds
 from compaction.model import Round
 
 FULL = 0.90  # a document at or above this share of its target is full enough
@@ -136,6 +136,13 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     if older:
         extra = older + extra
         start, changed = first, True
+    elif widen and not tail_text and not extra and room > _PARTIAL_TAIL_ROOM:
+        # Not even the newest round fits whole: its last messages, the facts of its rounds all kept
+        # (`start` stays past the last round: nothing of it is taken as shown).
+        text, cost = last_messages(tail, room)
+        if text:
+            room -= cost
+            tail_text, changed = text, True
     return Draft(chosen, tail_text, start, extra) if changed else None
 
 
@@ -164,6 +171,7 @@ class _Step:
 
 
 _PARTIAL_TRIES = 40  # facts per pass that may come back in part: bounded counting
+_PARTIAL_TAIL_ROOM = 80  # tokens left before the newest round's last messages are worth showing
 
 
 def _partial(step: _Step, room: int) -> tuple[str, int] | None:

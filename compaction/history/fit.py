@@ -20,6 +20,8 @@ from compaction.history.headings import h
 from compaction.history.sections import Section
 
 WIDTHS = (160, 100, 60, 36, 20)  # characters per must-keep line, widest first
+BISECT_CHARS = 6  # the widest fitting width is looked for to within this many characters
+_FOLDED_WIDTHS = tuple(w for w in WIDTHS if w <= 60)  # once the files fold into one line
 _MARKER_RE = re.compile(r"@(?:important|decision|warning|todo)\b", re.IGNORECASE)
 
 Render = Callable[[str, list[Fact], str, str], str]  # (header, facts, error block, dropped text) -> document
@@ -48,6 +50,20 @@ def one_line(text: str, width: int) -> str:
     return ("…" if start else "") + cut + "…"
 
 
+def path_end(path: str, width: int) -> str:
+    """A path within `width` characters by its last parts (`…/handlers/x_069.go`): a file is told from
+    its neighbours by its name, which a cut at the end would lose. The name stays whole."""
+    if len(path) <= width:
+        return path
+    parts = path.replace("\\", "/").split("/")
+    kept = parts[-1]
+    for part in reversed(parts[:-1]):
+        if len(kept) + len(part) + 3 > width:
+            break
+        kept = f"{part}/{kept}"
+    return f"…/{kept}"
+
+
 def error_lines(records: list[Any], lang: str, brief: bool | str = False) -> str:
     """The error memory as one line per record: id, count and rounds (brief: the last round only);
     the full block is in the workspace's error memory and in the transcript."""
@@ -70,29 +86,58 @@ def pointer_header(lang: str, source: str, target: int) -> str:
 
 
 def squeeze(render: Render, chosen: list[Fact], records: list[Any], *, lang: str, source: str,
-            target: int) -> str:
-    """The document within `target` tokens: must-keep items one line each (narrowing), then a cut."""
+            target: int, block: str = "") -> str:
+    """The document within `target` tokens: must-keep items one line each (narrowing), then a cut.
+    `block`: the error memory's own block, tried before its one-line form while the items are still
+    wide (the budget may hold the records' solutions once the other items are one line each)."""
     keep = [f for f in chosen if must_keep(f)]
     header = pointer_header(lang, source, target)
-    markdown = ""
+    last = ""
+
+    def attempt(items: list[Fact], fold: bool | str, width: int, latest: bool) -> str | None:
+        nonlocal last
+        shrunk = []
+        for f in items:
+            g = copy.copy(f)
+            room = width * 2 if g.section is Section.MODIFIED and fold is True else width
+            text = f.text.replace(f.path, path_end(f.path, room - 12), 1) if f.path and f.path in f.text else f.text
+            g.text = one_line(text, room)
+            if latest:
+                g.rounds = f.rounds[-1:]
+            shrunk.append(g)
+        brief: bool | str = "inline" if fold == "inline" else width <= 60
+        fuller = [block] if block and not fold and width == WIDTHS[0] and not latest else []
+        for em in fuller + [error_lines(records, lang, brief=brief)]:
+            last = render(header, shrunk, em, "")
+            if tokens.count(last) <= target:
+                return last
+        return None
+
     # First every item on its own narrowing line; then the modified files (not a must-keep kind: the
     # summary's file list and the transcript hold them) fold into one line, so markers, errors, the
-    # task and todos keep theirs.
+    # task and todos keep theirs. Before a line narrows, its rounds go (the latest is pointer enough):
+    # words answer, a list of rounds only points; at 60 characters and below the latest round alone.
     for fold in (False, True, "inline"):
         items = _fold_files(keep) if fold else keep
-        for width in WIDTHS[2:] if fold else WIDTHS:
-            shrunk = []
-            for f in items:
-                g = copy.copy(f)
-                g.text = one_line(f.text, width * 2 if g.section is Section.MODIFIED and fold is True else width)
-                if width <= 60:
-                    g.rounds = f.rounds[-1:]  # the latest round is pointer enough
-                shrunk.append(g)
-            brief: bool | str = "inline" if fold == "inline" else width <= 60
-            markdown = render(header, shrunk, error_lines(records, lang, brief=brief), "")
-            if tokens.count(markdown) <= target:
-                return markdown
-    return cut(markdown, target, source)
+        widths = _FOLDED_WIDTHS if fold else WIDTHS
+        over: int | None = None  # the narrowest width tried that did not fit, with the latest round only
+        for width, latest in [(w, latest) for w in widths for latest in ((False, True) if w > 60 else (True,))]:
+            fitting = attempt(items, fold, width, latest)
+            if fitting is None:
+                over = width if latest else over
+                continue
+            # Between the width that fits and the one that did not, the widest that fits: a step
+            # from 100 to 60 characters would leave a fifth of a budget of long paths unspent.
+            lo, hi = width, over
+            while hi is not None and latest and hi - lo > BISECT_CHARS:
+                mid = (lo + hi) // 2
+                wider = attempt(items, fold, mid, True)
+                if wider is None:
+                    hi = mid
+                else:
+                    lo, fitting = mid, wider
+            return fitting
+    return cut(last, target, source)
 
 
 def _fold_files(keep: list[Fact]) -> list[Fact]:

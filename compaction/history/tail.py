@@ -147,6 +147,47 @@ class TailRenderer:
         return "", len(rounds)
 
 
+MIN_LAST_MESSAGES = 3  # a round's end shown in part: at least its last few messages, at the largest cap that holds them
+
+
+def last_messages(tail: TailRenderer, budget: int) -> tuple[str, int]:
+    """(text, estimated tokens) of the newest round's last messages within `budget`, for a document
+    whose newest round does not fit even at the smallest cap (one request the agent worked on for
+    dozens of steps): the successor still reads where the work stopped, in the agent's own words.
+    The largest cap that shows MIN_LAST_MESSAGES of them (or all, when fewer), else the most
+    messages the smallest cap shows; ("", 0) when not even one fits."""
+    if not tail.rounds or budget <= 0:
+        return "", 0
+    messages: list[list[_Piece]] = [[]]
+    for p in tail.per_round[-1]:
+        messages[-1].append(p)
+        if not p.elidable and p.prefix == "\n\n" and not p.text:  # the blank line closing a message
+            messages.append([])
+    messages = [m for m in messages if m]
+    want = min(MIN_LAST_MESSAGES, len(messages))
+    heading = ROUND_HEADING_TOKENS + _NOTE_COST
+    best: tuple[int, int | None, int] = (0, None, 0)  # (messages shown, cap, cost)
+    for cap in CAPS:
+        used, shown = heading, 0
+        for m in reversed(messages):
+            cost = sum(p.cost(cap) for p in m)
+            if used + cost > budget:
+                break
+            used, shown = used + cost, shown + 1
+        if shown >= want:
+            best = (shown, cap, used)
+            break
+        if shown > best[0]:
+            best = (shown, cap, used)
+    shown, cap, used = best
+    if not shown:
+        return "", 0
+    number = tail.rounds[-1].number
+    pieces = [p for m in messages[len(messages) - shown:] for p in m]
+    note = f"its last {shown} of {len(messages)} messages; what came before is told above"
+    return f"### r{number} ({note})\n\n" + "".join(p.render(cap) for p in pieces).rstrip(), used
+
+
 def render_tail(rounds: list[Round], budget: int, code: bool, steering: Steering) -> tuple[str, int]:
     """Render rounds verbatim within `budget` tokens; return (text, rounds dropped to fit)."""
     return TailRenderer(rounds, code, steering).render(budget)

@@ -1,0 +1,56 @@
+"""Budgets spent to 90-100% where the document's usual fillers cannot: a newest round too big for the
+verbatim tail even at its smallest cap (one request worked on for dozens of steps), and must-keep items
+squeezed to one line each (dozens of modified files)."""
+
+from __future__ import annotations
+
+from compaction import tokens
+from compaction.history import compact
+from compaction.history.fit import path_end
+from compaction.model import Message, Role
+from compaction.transcripts._agent_tools import make_call
+from tests.unit.synthetic import transcript
+
+
+def _long_turns(steps: int) -> list[Message]:
+    """Two requests, each answered by `steps` steps with no tool message between them: two rounds."""
+    msgs: list[Message] = []
+    for turn in (1, 2):
+        msgs.append(Message(0, Role.USER, f"request {turn}: build the importer, part {turn}"))
+        for i in range(steps):
+            text = f"Step {turn}.{i}: checked `module_{turn}_{i}` and its callers. " + "Detail of the step. " * 25
+            msgs.append(Message(0, Role.ASSISTANT, text, tool_calls=[
+                make_call("read_file", {"path": f"src/pkg/module_{turn}_{i}.py"}, f"c{turn}-{i}")]))
+    msgs.append(Message(0, Role.ASSISTANT, "All parts are in place; the last step wired `module_2_final`."))
+    return msgs
+
+
+def test_a_newest_round_too_big_for_the_tail_shows_its_last_messages():
+    t = transcript(_long_turns(60))
+    assert len(t.rounds) == 2
+    target = tokens.count_messages(t.messages) // 10
+    md = compact(t, target_tokens=target).markdown
+    used = tokens.count(md)
+    assert 0.9 * target <= used <= target
+    assert "the end of r2" in md and "what came before is told above" in md
+    assert "the last step wired `module_2_final`" in md  # where the work stopped, in the agent's words
+
+
+def test_squeezed_items_narrow_in_small_steps_so_the_budget_is_used():
+    msgs = [Message(0, Role.USER, "scaffold the service")]
+    for i in range(70):
+        path = f"services/backend/internal/handlers/generated/v2/resources/resource_handler_number_{i:03d}.go"
+        msgs.append(Message(0, Role.ASSISTANT, "", tool_calls=[
+            make_call("write_file", {"path": path, "content": f"package handlers\n// handler {i}\n"}, f"w{i}")]))
+    t = transcript(msgs)
+    for target in (1300, 1700):  # 70 lines of 100-character paths: over 2000 tokens unsqueezed
+        md = compact(t, target_tokens=target).markdown
+        used = tokens.count(md)
+        assert 0.9 * target <= used <= target, (target, used)
+        assert "resource_handler_number_069.go`" in md  # a path narrows from its start: the name stays
+
+
+def test_a_path_narrows_to_its_last_parts_and_keeps_its_name_whole():
+    assert path_end("a/b/c.py", 40) == "a/b/c.py"
+    assert path_end("services/backend/internal/handlers/x_069.go", 24) == "…/handlers/x_069.go"
+    assert path_end("services/backend/a_very_long_file_name_indeed.go", 10) == "…/a_very_long_file_name_indeed.go"
