@@ -110,4 +110,16 @@ def advise(rec: ErrorRecord) -> str:
                                                                                  if codes else "")
     if template is None:
         template = advice_for(rec.family)
+    if "pytest {test}" in template and not _python_test(rec):
+        # A test of another runner (vitest, jest, go test…): the command that ran it, else no command at all.
+        ran = any(o.location.command for o in rec.occurrences)
+        template = "re-run `{command}` after every change" if ran else "re-run `{test}` after every change"
+        template += ", negative tests included" if rec.id == "ERR_LOGIC_TestFailed" else ""
     return _fill(template, rec)
+
+
+def _python_test(rec: ErrorRecord) -> bool:
+    """The record's latest test is pytest's (`path.py::name`) or has no file: a pytest command fits."""
+    test = rec.tests[-1] if rec.tests else ""
+    path = test.split("::", 1)[0].split(" > ", 1)[0]
+    return "::" in test or not path or path.endswith(".py")

@@ -102,6 +102,13 @@ _NPM_ERR = re.compile(r"^npm (?:ERR!|error) code (\w+)[^\n]*$", re.M)
 _GO_PANIC = re.compile(r"^panic: ([^\n]*)$", re.M)
 _GO_BUILD = re.compile(r"^(\S+\.go):(\d+):(\d+): ([^\n]*)$", re.M)
 _GO_FAIL = re.compile(r"^--- FAIL: (\S+)[^\n]*$", re.M)
+# vitest/jest: ` FAIL  src/a.test.ts > suite > test` (vitest, a browser project's name first), ` FAIL  src/a.test.js`
+# (jest); their summaries `Tests  1 failed | 38 passed (39)` and `Tests:       1 failed, 38 passed, 39 total`.
+_JS_TEST_FAIL = re.compile(r"^[ \t]*FAIL[ \t]+(?:[\w-]+ \([^)\n]*\)[ \t]+)?(\S+\.(?:[cm]?[jt]sx?|vue|svelte|astro))"
+                           r"(?:[ \t]+>[ \t]+([^\n]+?))?[ \t]*$", re.M)
+_JS_TEST_SUMMARY = re.compile(r"^[ \t]*Tests:?[ \t]+(\d+) failed\b[^\n]*$", re.M)
+_JS_EXC_NAME = re.compile(r"([A-Z]\w*(?:Error|Exception)):")
+_JS_TEST_REASON = re.compile(r"^[ \t]*(?:[A-Z]\w*(?:Error|Exception)\b|expected\b|Expected\b)[^\n]*", re.M)
 _RS_ERR = re.compile(r"^error\[(E\d{4})\]: ([^\n]*)(?:\n\s*--> ([^\s:]+):(\d+):\d+)?", re.M)
 _RS_TEST = re.compile(r"^test result: FAILED\.[^\n]*$", re.M)
 _C_ERR = re.compile(r"^(\S+\.(?:c|h|cc|cpp|cxx|hpp|hh|m)):(\d+):(?:\d+:)? (?:fatal )?error: ([^\n]*)$", re.M)
@@ -158,6 +165,8 @@ _SYMPY_SUMMARY_WORDS = needles("tests finished:", "DO *NOT* COMMIT")
 _UNITTEST_FAIL_WORDS = needles("FAIL: ", "ERROR: ")
 _SUREFIRE_WORDS = needles("Tests run:")
 _GO_FAIL_WORDS = needles("--- FAIL")
+_JS_TEST_FAIL_WORDS = needles("FAIL ")
+_JS_TEST_SUMMARY_WORDS = needles(" failed")
 _RS_TEST_WORDS = needles("test result: FAILED")
 _ASSERT_MISMATCH_WORDS = needles("assert ", "xpected")
 _TS_ERR_WORDS = needles("error TS", "error\x1b[")
@@ -324,9 +333,34 @@ def _tests(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
                         detail=m.group(0), tests=[m.group(1)]))
     for m in _iter(_RS_TEST, trig, _RS_TEST_WORDS):
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)))
+    _js_tests(trig, hits)
     for m in _iter(_ASSERT_MISMATCH, trig, _ASSERT_MISMATCH_WORDS):
         s, e = _cut(text, m.start(), m.end())
         hits.append(Hit("ERR_LOGIC_AssertionMismatch", s, e, text[s:e], detail=m.group(0)[:300]))
+
+
+def _js_tests(trig: Triggers, hits: list[Hit]) -> None:
+    """vitest's and jest's failed tests, each with the reason on the lines after it (`TimeoutError:
+    locator.click: Timeout 29873ms exceeded.`); their summary line when no test is named."""
+    text = trig.text
+    named = 0
+    for m in _iter(_JS_TEST_FAIL, trig, _JS_TEST_FAIL_WORDS):
+        path, test = m.group(1), (m.group(2) or "").strip()
+        reason = _JS_TEST_REASON.search(text, m.end(), min(len(text), m.end() + 400))
+        detail = (f"{test}: " if test else "") + (reason.group(0).strip() if reason else "")
+        tests = [f"{path} > {test}" if test else path]
+        symbol = test.rsplit(" > ", 1)[-1] or None
+        hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), path=path, symbol=symbol,
+                        detail=(detail or m.group(0))[:300], tests=tests))
+        exc = _JS_EXC_NAME.match(reason.group(0).strip()) if reason else None
+        if exc:  # the exception that failed it: the record's primary id, the test failure its alias
+            hits.append(Hit(f"ERR_JS_{exc.group(1)}", m.start(), m.end(), m.group(0), path=path, symbol=symbol,
+                            detail=reason.group(0).strip()[:300], tests=tests))
+        named += 1
+    if not named:
+        for m in _iter(_JS_TEST_SUMMARY, trig, _JS_TEST_SUMMARY_WORDS):
+            if int(m.group(1)):
+                hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0).strip()))
 
 
 def _typescript(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:

@@ -21,7 +21,15 @@ from compaction.history import overlap
 from compaction.history.facts import Fact
 from compaction.history.sections import Section
 from compaction.history.steering import Steering
-from compaction.history.tail import ROUND_HEADING_TOKENS, TailRenderer, _Piece, _pieces, last_messages, render_rounds
+from compaction.history.tail import (
+    ROUND_HEADING_TOKENS,
+    TailRenderer,
+    _Piece,
+    _pieces,
+    calls_by_id,
+    last_messages,
+    render_rounds,
+)
 from compaction.model import Round
 
 FULL = 0.90  # a document at or above this share of its target is full enough
@@ -256,7 +264,8 @@ def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Ste
     added: list[_Added] = []  # newest first
     while at >= 1 and room > 40 and budget_chars > 0:
         rnd = rounds[at - 1]
-        pieces = [p for msg in rnd.messages for p in _pieces(msg, rnd.number, code, steering)]
+        calls = calls_by_id(rnd)
+        pieces = [p for msg in rnd.messages for p in _pieces(msg, rnd.number, code, steering, calls)]
         budget_chars -= sum(len(m.text) + sum(len(r.content) for r in m.tool_results) for m in rnd.messages)
         cap = _largest_cap(pieces, room)
         if cap is False:

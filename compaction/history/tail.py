@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compaction import tokens
+from compaction.history.echo import only_echo
 from compaction.history.steering import Steering, strip_code
 from compaction.mdsafe import escape_path
-from compaction.model import Message, Role, Round
+from compaction.model import Message, Role, Round, ToolCall
 
 _ROLE_LABEL = {Role.SYSTEM: "system", Role.USER: "user", Role.ASSISTANT: "assistant", Role.TOOL: "tool"}
 CAPS: tuple[int | None, ...] = (None, 2000, 1000, 500, 250, 120, 60, 30)
@@ -75,7 +76,11 @@ def _verbatim(prefix: str, text: str, suffix: str, rnd: int, *, known: int | Non
     return _Piece(prefix, text, suffix, rnd, True, cap_factor=cap_factor, n=len(ids), ids=ids)
 
 
-def _pieces(msg: Message, rnd: int, code: bool, steering: Steering) -> list[_Piece]:
+def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
+            calls: dict[str, ToolCall] | None = None) -> list[_Piece]:
+    """A message's pieces: its text, its calls (a command, else the tool and its path), its results.
+    `calls`: the round's calls by id; a result that only echoes its call shows nothing the call's
+    line does not (an export of Copilot Chat keeps a read's summary line, never the file)."""
     label = _ROLE_LABEL[msg.role] + (" (harness)" if msg.harness else "")
     text = msg.text if code else strip_code(msg.text)
     if msg.meta.get("final_patch_echo"):
@@ -98,12 +103,18 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering) -> list[_Pie
             out.append(_Piece(f"\n→ {escape_path(call.name)}{target}", "", "", rnd, False))
     result_known = msg.tokens if alone and not msg.text and len(msg.tool_results) == 1 else None
     for res in msg.tool_results:
+        if calls and res.call_id and only_echo(res.content, calls.get(res.call_id), res.name):
+            continue
         status = f" (exit {res.exit_code})" if res.exit_code is not None else (" (error)" if res.is_error else "")
         if res.content:
             out.append(_verbatim(f"\n```text{status}\n", res.content, "\n```", rnd, known=result_known))
         else:
             out.append(_Piece(f"\n(no output){status}", "", "", rnd, False))
     return out
+
+
+def calls_by_id(rnd: Round) -> dict[str, ToolCall]:
+    return {c.id: c for m in rnd.messages for c in m.tool_calls if c.id}
 
 
 ROUND_HEADING_TOKENS = 8  # a kept round's `### rN` heading and the blank lines around it
@@ -122,7 +133,8 @@ class TailRenderer:
     def __init__(self, rounds: list[Round], code: bool, steering: Steering) -> None:
         self.rounds = rounds
         self.per_round = [[p for msg in r.messages
-                           for p in (_pieces(msg, r.number, code, steering) + [_Piece("\n\n", "", "", r.number, False)])]
+                           for p in (_pieces(msg, r.number, code, steering, calls_by_id(r))
+                                     + [_Piece("\n\n", "", "", r.number, False)])]
                           for r in rounds]
         self._round_costs: dict[int | None, list[int]] = {}
 

@@ -100,7 +100,7 @@ def test_change_log_prefers_copilots_own_tool_call_rounds():
 
 
 def test_events_errors_and_compaction_of_each_shape():
-    for path, error, edited in ((JSON, "ERR_PY_AssertionError", "invoice.py"), (LOG, "ERR_TOOL_NonZeroExit", "src/total.ts")):
+    for path, error, edited in ((JSON, "ERR_PY_AssertionError", "invoice.py"), (LOG, "ERR_JS_TypeError", "src/total.ts")):
         t = load_transcript(path)
         events = extract_events(t)
         assert any(e.kind == EventKind.EDIT and e.path and e.path.endswith(edited) for e in events), path

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 
 from compaction.events import EventKind, argument_strings, without_fences
+from compaction.history.echo import echoes_call
 from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sources.blocks import file_kind, shown_file
@@ -255,7 +256,7 @@ def _source_lines(content: str, path: str | None, rnd: int, named: _Named, call:
     for start, ids in sorted(hits.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:_LINES_PER_OUTPUT]:
         stop = text.find("\n", start)
         raw = text[start:stop if stop >= 0 else len(text)]
-        if _LINE_MIN <= len(raw) <= _RAW_MAX and "://" not in raw and not (call and _echoes_call(raw, call)):
+        if _LINE_MIN <= len(raw) <= _RAW_MAX and "://" not in raw and not (call and echoes_call(raw, call)):
             g = _GREP_RE.match(raw) if path is None else None  # grep -n: the line's own file
             out.append((raw, g.group(1) if g else path, rnd, frozenset(ids)))
     return out
@@ -384,23 +385,6 @@ def _digest(body: str, rnd: int, named: _Named, cwd: str | None) -> str | None:
     if not keep:
         return None
     return " · ".join(u if len(u) <= 200 else u[:199] + "…" for u in (units[i] for i in sorted(keep)))
-
-
-_ECHO_REST = 24  # characters a line may hold besides an argument it repeats and still only echo it
-
-
-def _echoes_call(line: str, call: ToolCall) -> bool:
-    """An exporter's line about the call, not its output: one naming the tool itself (`Tool use:
-    **copilot_findTextInFiles** • searching 'x'`), one holding an argument's name and value, or one
-    repeating an argument with little else (`src/a.ts:`): what it says, the call already said."""
-    if call.name and len(call.name) > 3 and call.name in line:
-        return True
-    if any(isinstance(v, str) and v and k in line and v in line for k, v in call.arguments.items()):
-        return True  # the argument's name and value: `"relativeWorkspacePath": "src"`
-    for value in argument_strings(list(call.arguments.values()), max_depth=2, max_items=8):
-        if len(value) >= 6 and value in line and len(line) - len(value) <= _ECHO_REST:
-            return True
-    return False
 
 
 def _echoes_arguments(call: ToolCall, content: str) -> bool:

@@ -1,0 +1,67 @@
+"""An exporter's lines about a call are no output (the tail and the evidence leave them out), and the
+failures of JavaScript's test runners (vitest, jest) become error records with their reason."""
+
+from __future__ import annotations
+
+from compaction.errors.advice import advise
+from compaction.errors.classify import classify
+from compaction.errors.scan import scan_transcript
+from compaction.history.echo import echoes_call, only_echo
+from compaction.history.steering import Steering
+from compaction.history.tail import TailRenderer
+from compaction.model import Message, Role, ToolCall, ToolResult
+from tests.unit.synthetic import transcript
+
+READ = ToolCall("copilot_readFile", {"path": "/repo/src/tree.ts#200-200"}, "r1", "read", path="/repo/src/tree.ts#200-200")
+ECHO = ("Tool use: **copilot_readFile** • 正在读取 [](file:///repo/src/tree.ts#200-200)，行 200 到 328\n\n\n"
+        "读取 [](file:///repo/src/tree.ts#200-200)，行 200 到 328\n")
+
+
+def test_a_result_of_lines_about_its_call_only_is_an_echo_and_a_search_hit_is_not():
+    assert only_echo(ECHO, READ, "copilot_readFile")
+    assert not only_echo(ECHO + "export function renderNode(node) {}\n", READ)
+    search = ToolCall("grep_search", {"query": "def parse_command"}, "s1", "search")
+    assert not echoes_call("pkg/parser.py:12:def parse_command():", search)  # the pattern found is the output
+    assert echoes_call('  "query": "def parse_command",', search)
+
+
+def test_the_verbatim_tail_leaves_out_a_result_that_only_echoes_its_call():
+    t = transcript([Message(0, Role.USER, "why can't I select nodes?"),
+                    Message(0, Role.ASSISTANT, "Reading the tree.", tool_calls=[READ]),
+                    Message(0, Role.TOOL, tool_results=[ToolResult(ECHO, "r1", "copilot_readFile")]),
+                    Message(0, Role.ASSISTANT, "`render` clears `innerHTML`, so the handlers are lost.")])
+    text, _ = TailRenderer(t.rounds, True, Steering()).render(10_000)
+    assert "→ copilot_readFile" in text and "正在读取" not in text
+    assert "clears `innerHTML`" in text
+
+
+VITEST = """ ❯  browser (chromium)  packages/tree/test/tree.spec.ts (39 tests | 6 failed) 180508ms
+⎯⎯⎯⎯⎯⎯ Failed Tests 6 ⎯⎯⎯⎯⎯⎯
+
+ FAIL   browser (chromium)  packages/tree/test/tree.spec.ts > tree > selection > should deselect in single mode
+TimeoutError: locator.click: Timeout 29873ms exceeded.
+Call log:
+  - waiting for locator('[data-part="item"]')
+
+ Test Files  1 failed (1)
+      Tests  6 failed | 33 passed (39)
+"""
+
+
+def test_vitest_and_jest_failures_are_test_failures_with_their_reason():
+    hits = classify(VITEST, tool_output=False)
+    assert [h.id for h in hits] == ["ERR_LOGIC_TestFailed", "ERR_JS_TimeoutError"]
+    assert hits[0].path == "packages/tree/test/tree.spec.ts"
+    assert hits[0].detail == "tree > selection > should deselect in single mode: TimeoutError: locator.click: Timeout 29873ms exceeded."
+    jest = "FAIL src/sum.test.js\n  ● sum › adds\n    expect(received).toBe(expected)\n\nTests:       1 failed, 3 passed, 4 total\n"
+    assert [h.path for h in classify(jest)] == ["src/sum.test.js"]
+    assert [h.detail for h in classify("Tests:       2 failed, 3 passed, 5 total\n")] == ["Tests:       2 failed, 3 passed, 5 total"]
+
+
+def test_a_javascript_tests_advice_names_no_pytest_command():
+    failing = VITEST.replace("TimeoutError: locator.click: Timeout 29873ms exceeded.", "expected 2 to be 3")
+    t = transcript([Message(0, Role.USER, "these fail:\n" + failing), Message(0, Role.ASSISTANT, "Fixing the test.")])
+    rec = scan_transcript(t)[0]
+    assert rec.id == "ERR_LOGIC_TestFailed"
+    assert "pytest" not in advise(rec)
+    assert "tree.spec.ts > tree > selection > should deselect in single mode" in advise(rec)
