@@ -110,6 +110,7 @@ _PYTEST_SUMMARY_RE = re.compile(
 _UNITTEST_RE = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*\n+\s*(OK(?: \([^)]*\))?|FAILED \([^)]*\))", re.MULTILINE)
 _MAVEN_RE = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)(?!,\s*Time)")
 _JEST_RE = re.compile(r"^Tests:\s+(.*\d+ total)$", re.MULTILINE)
+_VITEST_RE = re.compile(r"^[ \t]*Tests[ \t]{2,}((?:\d+ \w+ \| )*\d+ \w+ \(\d+\))[ \t]*$", re.MULTILINE)  # vitest
 _CARGO_RE = re.compile(r"^test result: (ok|FAILED)\. (\d+ passed; \d+ failed[^\n]*)$", re.MULTILINE)
 _SYMPY_RE = re.compile(r"tests finished: ([^=\n]*?), in [\d.]+ seconds")
 _GO_RE = re.compile(r"^(ok|FAIL)\s+(\S+)\s+[\d.]+s$", re.MULTILINE)
@@ -386,6 +387,9 @@ def parse_test_summary(output: str) -> str | None:
         if hits:
             h = hits[-1]
             return " ".join(h) if isinstance(h, tuple) else h
+    hits = _VITEST_RE.findall(output) if "Tests  " in output else []
+    if hits:
+        return hits[-1]
     hits = _GO_RE.findall(output) if has_line_starting(output, "ok", "FAIL") else []
     if hits:
         return ", ".join(f"{a} {b}" for a, b in hits[-5:])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from compaction import shell
-from compaction.events import EventKind, is_follow_up_request, results_of_calls
+from compaction.events import EventKind, is_follow_up_request, parse_test_summary, results_of_calls
 from compaction.history.facts import WS_RE, Fact, first_line, is_test_path
 from compaction.history.sections import Section
 from compaction.history.sources.findings import outcome, runs_script
@@ -102,7 +102,12 @@ def _verification(ctx: FactContext) -> Fact | None:
             seen.setdefault(e.path, None)
     changed = {e.path for e in changes}
     written = [p for p in seen if p in changed]
-    if tests:
+    reported = _reported_runs(ctx)  # the user ran the tests and pasted the result: a run too
+    after = [r for r in reported if r[0] > last_edit]  # a request opens its round: before that round's edits
+    if not tests and after:
+        text = f"Checked by the user after the last edit (r{last_edit}): they reported {after[-1][1]} (r{after[-1][0]})"
+        rounds = [after[-1][0]]
+    elif tests:
         t = tests[-1]
         outcome = first_line(t.test_summary, 120) if t.test_summary else (f"exit {t.exit_code}" if t.exit_code is not None else "failed" if t.failed
                                      else "ran")
@@ -118,9 +123,11 @@ def _verification(ctx: FactContext) -> Fact | None:
             rounds = [last_edit]
         if runs:
             text += f"; the last test run was before it (r{runs[-1].round}: `{first_line(runs[-1].command or '', 60)}`)"
+        elif reported:
+            text += f"; the last run the user reported was before it (r{reported[-1][0]}: {reported[-1][1]})"
         else:
             text += " in the whole session" if check else "; no tests run in the whole session"
-        if written:
+        if written and not reported:
             text += f"; test files written, never run: {_names(written)}"
         elif unrun := [p for p in seen if not any(_covers(r.command or "", p) for r in runs)]:
             text += f"; the project's tests it saw never ran: {_names(unrun)}"
@@ -129,6 +136,16 @@ def _verification(ctx: FactContext) -> Fact | None:
     if submitted:
         text += "; then submitted (the harness printed the final diff)"
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
+
+
+def _reported_runs(ctx: FactContext) -> list[tuple[int, str]]:
+    """(round, counts) of the test runs the user pasted (`Tests  1 failed | 38 passed (39)`)."""
+    out = []
+    for rnd in ctx.transcript.rounds:
+        for m in rnd.messages:
+            if m.role is Role.USER and not m.harness and m.text and (summary := parse_test_summary(m.text)):
+                out.append((rnd.number, first_line(summary, 100)))
+    return out
 
 
 def _script_check(ctx: FactContext, last_edit: int) -> tuple[str, int] | None:

@@ -1,0 +1,42 @@
+"""A test run the user made and pasted counts as a run: vitest's summary is parsed, and where the
+session ended says the user checked the change (or when they last did)."""
+
+from __future__ import annotations
+
+from compaction.events import extract_events, parse_test_summary
+from compaction.history.sources import FactContext
+from compaction.history.sources.current import current_work
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role
+from compaction.transcripts._agent_tools import make_call
+from tests.unit.synthetic import transcript
+
+PASTE = " ❯ src/tree.spec.ts (39 tests | 1 failed)\n\n Test Files  1 failed (1)\n      Tests  1 failed | 38 passed (39)\n"
+
+
+def test_vitests_closing_counts_are_a_test_summary():
+    assert parse_test_summary(PASTE) == "1 failed | 38 passed (39)"
+
+
+def _facts(msgs: list[Message]) -> list[str]:
+    t = transcript(msgs)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=4000)
+    return [f.text for f in current_work(ctx)]
+
+
+def _edit(cid: str) -> Message:
+    return Message(0, Role.ASSISTANT, "Fixing it.", tool_calls=[make_call(
+        "Edit", {"file_path": "src/tree.ts", "old_string": "a()", "new_string": "b()"}, cid)])
+
+
+def test_a_run_the_user_pasted_after_the_last_edit_checks_it():
+    texts = _facts([Message(0, Role.USER, "fix the tree"), _edit("e1"), Message(0, Role.TOOL, ""),
+                    Message(0, Role.USER, "still failing:\n" + PASTE), Message(0, Role.ASSISTANT, "I see.")])
+    assert any(x.startswith("Checked by the user after the last edit (r1): they reported 1 failed | 38 passed (39)")
+               for x in texts), texts
+
+
+def test_a_run_the_user_pasted_before_the_last_edit_is_named_as_the_last_run():
+    texts = _facts([Message(0, Role.USER, "these fail:\n" + PASTE), _edit("e1"), Message(0, Role.TOOL, "")])
+    assert any("No test run after the last edit (r1); the last run the user reported was before it (r1: 1 failed"
+               in x for x in texts), texts
