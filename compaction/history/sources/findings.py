@@ -103,6 +103,7 @@ REPORT_CHARS = 300  # a request's report: its most informative sentences up to t
 REPORT_READ = 3000  # characters of the closing messages a report is chosen from
 REPORT_SCORE = 58  # below an answer to a question (62): a report is what the agent says it did
 REQUEST_HEAD_CHARS = 40
+MAX_REPORTS = 40  # the latest requests' reports
 _NOISE_LINE_RE = re.compile(r"</?\w+>|\[The command completed.*|-+|=+")  # fullmatch: a line that says nothing
 # What a statement establishes: a backticked span, a number, a code-shaped name (snake_case, camelCase,
 # dotted) or a path; a statement with none narrates.
@@ -201,25 +202,30 @@ def request_reports(transcript: Transcript, told: set[int] | frozenset[int] = fr
     the cue phrases find an English agent's findings; the report stands in where they find none (the
     agent writes in another language, or states without a cue). Only where the user made several
     requests: a one-task session's closing report is the agent's findings and outcomes, told above."""
-    turns: list[tuple[int, str, list[tuple[int, str]]]] = []  # (round, request, [(round, reply)])
-    for rnd in transcript.rounds:
-        for m in rnd.messages:
-            if m.role is Role.USER and not m.harness and m.text.strip():
-                turns.append((rnd.number, m.text, []))
-            elif m.role is Role.ASSISTANT and m.text and not m.harness and turns:
-                turns[-1][2].append((rnd.number, m.text))
-    if len(turns) < 2:
-        return []
+    # Read from the end, the latest requests first: a session of a million one-line requests gives
+    # MAX_REPORTS reports, not a million (older ones would only merge into phases anyway).
     out: list[Finding] = []
-    for number, request, replies in turns:
-        if not replies or asks(request) or any(r in told for r in range(number, replies[-1][0] + 1)):
-            continue
-        report = report_of([text for _, text in replies])
-        if report:
-            head = first_line(request, REQUEST_HEAD_CHARS)
-            out.append(Finding(replies[-1][0], f"Reported on r{number} “{head}”: {report}",
-                               REPORT_SCORE + specificity(report)))
-    return out
+    replies: list[tuple[int, str]] = []  # the latest request's replies, newest first
+    requests = 0
+    for rnd in reversed(transcript.rounds):
+        for m in reversed(rnd.messages):
+            if m.role is Role.ASSISTANT and m.text and not m.harness:
+                if sum(len(t) for _, t in replies) < REPORT_READ:  # what report_of reads, no more
+                    replies.append((rnd.number, m.text))
+            elif m.role is Role.USER and not m.harness and m.text.strip():
+                requests += 1
+                if replies and not asks(m.text) and not any(r in told for r in range(rnd.number, replies[0][0] + 1)):
+                    report = report_of([text for _, text in reversed(replies)])
+                    if report:
+                        head = first_line(m.text, REQUEST_HEAD_CHARS)
+                        out.append(Finding(replies[0][0], f"Reported on r{rnd.number} “{head}”: {report}",
+                                           REPORT_SCORE + specificity(report)))
+                replies = []
+                if len(out) >= MAX_REPORTS:
+                    break
+        if len(out) >= MAX_REPORTS:
+            break
+    return out[::-1] if requests >= 2 else []
 
 
 def report_of(replies: list[str]) -> str | None:
