@@ -1,0 +1,270 @@
+"""Why each change was made: the agent's own reason for an edit, found by where it writes it, not by
+its wording. An agent states why right before the call (the same message, or the texts before it in
+its round: a refused attempt's text, a plan a few steps back) or in its report right after. Of that
+prose, the sentences that name what the edit touched (its identifiers, its file) and say more than
+the edit itself (other names, numbers, a causal clause) are its reason: "`DraggableBase` already has
+`disconnect`. It would be symmetric to have `connect`." for a rename of `_connect`.
+
+Why by position and names rather than cue phrases ("because", "I'll"): an agent writing in Chinese,
+or stating a reason without a cue word, still writes it beside the call and still names the code.
+Cue words in two languages only weigh a sentence up; they never decide alone.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from compaction.events import EventKind
+from compaction.history.facts import Fact, display_path, relative_paths
+from compaction.history.sections import Section
+from compaction.history.sentences import prose
+from compaction.history.sources.filelog import logs_of
+from compaction.history.sources.registry import FactContext, fact_source
+from compaction.memo import per_text
+from compaction.model import Role
+
+BEFORE = 10  # assistant texts before an edit's own read for its reason (a plan often precedes it by a few steps)
+TEXT_CHARS = 6000  # of each text read
+MAX_FILES = 12  # files given a reason (the most recently edited first): bounded work
+EDITS_PER_FILE = 2  # a file's latest edits given a reason each, latest first
+MAX_SENTENCES = 2
+SHORT_CHARS = 150  # the one-line form: its best sentence
+FULL_CHARS = 320  # with room: its two best sentences
+MIN_CHARS, MAX_CHARS = 20, 400  # a sentence's length to be read as one
+MIN_WORDS = 4  # of prose, outside its code names
+MIN_VALUE = 3.5  # a name of the edit and a cause, or a name of it and two more: less says nothing of why
+# Sentence ends in both scripts: a Latin stop needs a space after it (`a.b()` is a name, not an end).
+# A full-width colon before a space ends a step's lead-in ("让我查看…： "): the call followed it.
+_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|(?<=：)\s+|\n+")
+_THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning)\s*:\s*")
+_SPAN_RE = re.compile(r"`([^`\n]{1,80})`")
+# A name as code writes it: dotted, snake_case, camelCase, a call — outside code spans too.
+_CODE_NAME_RE = re.compile(r"\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|\b_*[A-Za-z][\w$]*_[\w$]*|\b[a-z]+[A-Z][\w$]*"
+                           r"|\b[A-Za-z_$][\w$]*(?=\()|[\w.-]+\.[A-Za-z]{1,5}\b")
+_IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
+# What a sentence naming code or a number holds (a backtick, `_`, a call, a dot inside a word, a capital
+# inside a word, a digit): one search, before the dearer reading of its names.
+_CODE_HINT_RE = re.compile(r"[`_(\d]|\w\.\w|[a-z][A-Z]")
+_ANY_SPAN_RE = re.compile(r"`[^`\n]*`")
+_WORD_RE = re.compile(r"\b[^\W\d_]{2,}\b")
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\b")
+# Words every language's code shares, which name nothing the edit is about.
+_STOP = frozenset("self this none null true false return if else elif for while def class function const let var "
+                  "import from not and or is in new the int str bool void public private static async await "
+                  "end then do try except catch finally raise throw pass with as".split())
+# A causal or contrastive clause, in the two languages the sessions are written in. A weight only.
+_CAUSE_RE = re.compile(r"\b(?:because|since|so that|otherwise|which means|means that|implies|ensures?|in order to|"
+                       r"to avoid|instead of|rather than|would (?:be|work|break|fail|ensure)|(?:doesn't|does not|won't|"
+                       r"can't|cannot) (?:work|help|know)|only helps)|因为|由于|所以|因此|为了|否则|导致|"
+                       r"意味着|而不是|这样|以便|确保", re.IGNORECASE)
+
+
+@fact_source(Section.DECISIONS)
+def reason_facts(ctx: FactContext) -> list[Fact]:
+    """For each kept file's latest edits, the agent's reason for it, one fact per reason (the files
+    one reason covers named together)."""
+    if not ctx.preset.code:
+        return []
+    edits = _kept_edits(ctx)
+    if not edits:
+        return []
+    texts = _assistant_texts(ctx)
+    if not texts:
+        return []
+    at = [t[0] for t in texts]
+    asked = sorted(e.message_index for e in ctx.events if e.kind is EventKind.REQUEST)
+    found: dict[int, tuple[list[str], list[int], float, str, str]] = {}  # the call's message -> paths, rounds, …
+    used: set[str] = set()  # sentences one edit's reason took: another's reason is something else
+    for path, rank, events, fences in edits:
+        e = events[0]
+        if e.message_index in found:  # one call edited several files: one reason for them all
+            found[e.message_index][0].append(path)
+            continue
+        terms = _edit_terms(path, events)
+        # Not past the user's request the edit answers: what came before it answered another one.
+        request = asked[i - 1] if (i := bisect.bisect_right(asked, e.message_index)) else -1
+        fences = (max(fences[0], request), fences[1])
+        got = _reason(texts, at, e.message_index, e.round, fences, terms, used) if terms else None
+        if got is not None:
+            short, full, score, source = got
+            found[e.message_index] = ([path], [e.round, source], score - rank, short, full)
+    out: list[Fact] = []
+    for paths, rounds, score, short, full in found.values():
+        shown = [display_path(p, ctx.cwd) for p in dict.fromkeys(paths)]
+        base = [p.rsplit("/", 1)[-1] for p in shown]
+        if len(shown) > 1 and len(set(base)) == len(base):  # several files: their names (the list has their folders)
+            shown = base
+        names = ", ".join(f"`{p}`" for p in shown)
+        edited, source = rounds
+        head = f"Why {names} changed (edit r{edited}): "
+        text = relative_paths(head + short, ctx.cwd)
+        whole = relative_paths(head + full, ctx.cwd) if full != short else None
+        out.append(Fact(Section.DECISIONS, text, [source], score=score, prose=True,
+                        full_text=whole))
+    return out
+
+
+def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]]:
+    """(path, rank among its file's edits, the call's events, the message indexes bounding its
+    prose) of each kept file's latest edits, the most recently edited files first. The bounds: the
+    file's previous edit before it (its prose is that edit's reason) and its next one after it."""
+    files = []
+    for path, log in logs_of(ctx).items():
+        kept = log.kept
+        if not kept or log.deleted:
+            continue
+        calls: dict[tuple[int, int], list] = {}
+        for e in kept:
+            if e.kind in (EventKind.EDIT, EventKind.WRITE):
+                calls.setdefault((e.round, e.message_index), []).append(e)
+        if calls:
+            files.append((max(calls), path, calls))
+    files.sort(reverse=True)
+    out = []
+    for _, path, calls in files[:MAX_FILES]:
+        order = sorted(calls)
+        for rank, key in enumerate(reversed(order[-EDITS_PER_FILE:])):
+            i = order.index(key)
+            lo = order[i - 1][1] if i > 0 else -1
+            hi = order[i + 1][1] if i + 1 < len(order) else 1 << 30
+            out.append((path, rank, calls[key], (lo, hi)))
+    return out
+
+
+def _assistant_texts(ctx: FactContext) -> list[tuple[int, int, str]]:
+    """(message index, round, prose) of every assistant message with words, in order."""
+    def make() -> list[tuple[int, int, str]]:
+        out = []
+        for rnd in ctx.transcript.rounds:
+            for msg in rnd.messages:
+                if msg.role is Role.ASSISTANT and msg.text and not msg.harness:
+                    text = _THOUGHT_RE.sub("", prose(msg.text, TEXT_CHARS))
+                    if text.strip():
+                        out.append((msg.index, rnd.number, text))
+        return out
+    return ctx.shared(("reasons", "texts"), make)
+
+
+def _names(text: str) -> set[str]:
+    """The code names a text holds (code spans and code-shaped words), lower-cased, each dotted name
+    with its parts, leading underscores dropped (`_connect` and `connect` are one name to compare)."""
+    found = [m.group(1) for m in _SPAN_RE.finditer(text)] + _CODE_NAME_RE.findall(_SPAN_RE.sub(" ", text))
+    out: set[str] = set()
+    for name in found:
+        if "/" in name:  # a path names its file: its folders say nothing of the change
+            name = name.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        for ident in _IDENT_RE.findall(name):
+            ident = ident.lower().lstrip("_$")
+            if len(ident) >= 3 and ident not in _STOP:
+                out.add(ident)
+    return out
+
+
+def _edit_terms(path: str, events: list) -> set[str]:
+    """What an edit is about: the identifiers of the lines it removed and added, where it landed,
+    and its file's name."""
+    out: set[str] = set()
+    stem = path.rsplit("/", 1)[-1]
+    out.update(x.lower() for x in _IDENT_RE.findall(stem) if len(x) >= 3)
+    for e in events:
+        for h in e.hunks:
+            lines = [*h.removed[:40], *h.added[:40], h.context or ""]
+            for line in lines:
+                for ident in _IDENT_RE.findall(line[:300]):
+                    ident = ident.lower().lstrip("_$")
+                    if len(ident) >= 3 and ident not in _STOP:
+                        out.add(ident)
+    out.discard(stem.rsplit(".", 1)[-1].lower())  # `py`, `ts`: an extension names nothing
+    return out
+
+
+def _reason(texts: list[tuple[int, int, str]], at: list[int], index: int, round_: int, fences: tuple[int, int],
+            terms: set[str], used: set[str]) -> tuple[str, str, float, int] | None:
+    """(best sentence, best two, score, round it came from) of the prose around the edit's call at
+    message `index`: its own text and up to BEFORE before it (not past the file's previous edit),
+    and the first text after it (not past the file's next edit)."""
+    lo, hi = fences
+    k = bisect.bisect_right(at, index)  # texts[:k] are at or before the call
+    # (text, how many texts back, whether it is the call's own: the nearest text, in the call's round)
+    window = [(texts[j], k - 1 - j, j == k - 1 and texts[j][1] == round_)
+              for j in range(k - 1, max(-1, k - 1 - BEFORE), -1) if texts[j][0] > lo]
+    if k < len(texts) and texts[k][0] < hi and texts[k][1] == round_:
+        window.append((texts[k], 0, True))  # its report, in its round
+    scored: list[tuple[float, int, int, str]] = []
+    for (_, rnd, text), distance, own in window:
+        for pos, said in enumerate(_statements(text)):
+            if said.text in used:
+                continue
+            value = _value(said, terms, own)
+            if value > 0:
+                scored.append((value - 0.4 * distance, rnd, pos, said.text))
+    if not scored:
+        return None
+    scored.sort(key=lambda x: -x[0])
+    best = scored[:MAX_SENTENCES]
+    if len(best) > 1 and best[1][0] < best[0][0] - 3:  # a far weaker second says little
+        best = best[:1]
+    best.sort(key=lambda x: (x[1], x[2]))  # in the order the agent wrote them
+    used.update(x[3] for x in best)
+    short = _cut(scored[0][3], SHORT_CHARS)
+    full = _cut(" ".join(x[3] for x in best), FULL_CHARS)
+    return short, full, 40 + min(scored[0][0], 8), scored[0][1]
+
+
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    """A sentence of the agent's prose, read once: the windows of several edits share a text."""
+
+    text: str
+    names: frozenset[str]
+    numbers: int
+    cause: bool
+
+
+@per_text(maxsize=2048)
+def _statements(text: str) -> tuple[_Statement, ...]:
+    """The sentences of a text that could state a reason: of a readable length, not a question or
+    a lead-in, with words of prose beside their code (not a command, a path list, an output line)."""
+    out = []
+    for s in _SPLIT_RE.split(text):
+        s = " ".join(s.replace("**", "").split()).lstrip("-*•>#0123456789.) ").strip()
+        if MIN_CHARS <= len(s) <= MAX_CHARS and not s.endswith(("?", "？", ":", "：")) and _CODE_HINT_RE.search(s):
+            out.append(_Statement(s, frozenset(_names(s)), len(_NUMBER_RE.findall(s)), _CAUSE_RE.search(s) is not None))
+    return tuple(out)
+
+
+def _value(said: _Statement, terms: set[str], own: bool) -> float:
+    """How much a sentence says of why the edit was made: the names it shares with the edit (it is
+    about this edit), the names, numbers and causal clause it adds (it says more than the edit). A
+    sentence naming only what the edit changed restates it; one naming nothing of it is about
+    something else (unless written with the call and giving a cause)."""
+    shared = len(said.names & terms)
+    if not shared and not own:
+        return 0.0
+    cause = said.cause
+    novel = len(said.names - terms) + said.numbers
+    if not (shared or own and cause and novel) or not (cause or shared >= 2 and novel >= 2):
+        return 0.0  # about something else, or no more than a list of what changed
+    value = 1.5 * min(shared, 2) + min(novel, 3) + (4.0 if cause else 0.0)
+    # Last, being the dearest: a command, a path list, a quoted output line is not a statement.
+    return value if value >= MIN_VALUE and _words(said.text) >= MIN_WORDS else 0.0
+
+
+@per_text(maxsize=4096)
+def _words(sentence: str) -> int:
+    """The sentence's words outside its code: Latin words of two letters or more, and a word per two
+    characters of CJK text."""
+    rest = _CODE_NAME_RE.sub(" ", _ANY_SPAN_RE.sub(" ", sentence))
+    cjk = len(_CJK_RE.findall(rest))
+    return len(_WORD_RE.findall(rest)) + cjk // 2
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut) + "…"
