@@ -195,8 +195,10 @@ def _reason(texts: list[tuple[int, int, str]], at: list[int], index: int, round_
         window.append((texts[k], 0, True))  # its report, in its round
     scored: list[tuple[float, int, int, str]] = []
     for (_, rnd, text), distance, own in window:
-        for pos, said in enumerate(_statements(text)):
-            if said.text in used:
+        read = _read(text)
+        for pos in read.candidates(terms, own):
+            said = read.statement(pos)
+            if said is None or said.text in used:
                 continue
             value = _value(said, terms, own)
             if value > 0:
@@ -224,16 +226,61 @@ class _Statement:
     cause: bool
 
 
-@per_text(maxsize=2048)
-def _statements(text: str) -> tuple[_Statement, ...]:
-    """The sentences of a text that could state a reason: of a readable length, not a question or
-    a lead-in, with words of prose beside their code (not a command, a path list, an output line)."""
-    out = []
-    for s in _SPLIT_RE.split(text):
-        s = " ".join(s.replace("**", "").split()).lstrip("-*•>#0123456789.) ").strip()
+class _Prose:
+    """One assistant text, read for reasons: its sentences' bounds once, then only the sentences
+    where an edit's names occur (a plain substring search), each analysed once (the windows of
+    several edits share a text). Reading every sentence of every text cost several times more."""
+
+    __slots__ = ("text", "lowered", "ends", "said", "caused")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        lowered = text.lower()
+        self.lowered = lowered if len(lowered) == len(text) else text  # offsets must match the text's
+        self.ends = [m.end() for m in _SPLIT_RE.finditer(text)] + [len(text)]
+        self.said: dict[int, _Statement | None] = {}
+        self.caused: list[int] | None = None
+
+    def candidates(self, terms: set[str], own: bool) -> list[int]:
+        """The sentences holding one of `terms`, and (in the call's own text) those with a cause."""
+        found: set[int] = set()
+        for term in _searched(terms):
+            at = self.lowered.find(term)
+            while at >= 0:
+                found.add(bisect.bisect_right(self.ends, at))
+                at = self.lowered.find(term, at + len(term))
+        if own:
+            if self.caused is None:
+                self.caused = [bisect.bisect_right(self.ends, m.start()) for m in _CAUSE_RE.finditer(self.text)]
+            found.update(self.caused)
+        return sorted(i for i in found if i < len(self.ends))
+
+    def statement(self, i: int) -> _Statement | None:
+        """Sentence `i` analysed, or None when it cannot state a reason (too short or long, a
+        question or a lead-in, no code named and no number)."""
+        if i in self.said:
+            return self.said[i]
+        raw = self.text[self.ends[i - 1] if i else 0:self.ends[i]]
+        s = " ".join(raw.replace("**", "").split()).lstrip("-*•>#0123456789.) ").strip()
+        said = None
         if MIN_CHARS <= len(s) <= MAX_CHARS and not s.endswith(("?", "？", ":", "：")) and _CODE_HINT_RE.search(s):
-            out.append(_Statement(s, frozenset(_names(s)), len(_NUMBER_RE.findall(s)), _CAUSE_RE.search(s) is not None))
-    return tuple(out)
+            said = _Statement(s, frozenset(_names(s)), len(_NUMBER_RE.findall(s)), _CAUSE_RE.search(s) is not None)
+        self.said[i] = said
+        return said
+
+
+SEARCHED_TERMS = 24  # an edit's names searched for in each text, the longest (most specific) first
+
+
+def _searched(terms: set[str]) -> list[str]:
+    """The edit's names worth a search: of four letters or more (`box`, `run` occur in any prose),
+    the longest first, a bounded few."""
+    return sorted((t for t in terms if len(t) >= 4), key=len, reverse=True)[:SEARCHED_TERMS]
+
+
+@per_text(maxsize=2048)
+def _read(text: str) -> _Prose:
+    return _Prose(text)
 
 
 def _value(said: _Statement, terms: set[str], own: bool) -> float:
