@@ -30,6 +30,7 @@ TEXT_CHARS = 6000  # of each text read
 MAX_FILES = 12  # files given a reason (the most recently edited first): bounded work
 EDITS_PER_FILE = 2  # a file's latest edits given a reason each, latest first
 MAX_SENTENCES = 2
+BASE_SCORE = 40  # plus the reason's value: beside the agent's reasoned choices (38-46)
 SHORT_CHARS = 150  # the one-line form: its best sentence
 FULL_CHARS = 320  # with room: its two best sentences
 MIN_CHARS, MAX_CHARS = 20, 400  # a sentence's length to be read as one
@@ -62,26 +63,35 @@ _CAUSE_RE = re.compile(r"\b(?:because|since|so that|otherwise|which means|means 
                        r"意味着|而不是|这样|以便|确保", re.IGNORECASE)
 
 
-@fact_source(Section.DECISIONS)
-def reason_facts(ctx: FactContext) -> list[Fact]:
-    """For each kept file's latest edits, the agent's reason for it, one fact per reason (the files
-    one reason covers named together)."""
+@dataclass(slots=True)
+class Reason:
+    """The agent's reason for one call's edits: the files it changed, the round of the edit and of
+    the prose, its best sentence (`short`) and best two (`full`), and how telling it is."""
+
+    paths: list[str]
+    edited: int
+    source: int
+    score: float
+    short: str
+    full: str
+
+
+def reasons(ctx: FactContext) -> list[Reason]:
+    """Each kept file's latest edits' reasons, the most recently edited files first."""
     if not ctx.preset.code:
         return []
     edits = _kept_edits(ctx)
-    if not edits:
-        return []
-    texts = _assistant_texts(ctx)
+    texts = _assistant_texts(ctx) if edits else []
     if not texts:
         return []
     at = [t[0] for t in texts]
     asked = sorted(e.message_index for e in ctx.events if e.kind is EventKind.REQUEST)
-    found: dict[int, tuple[list[str], list[int], float, str, str]] = {}  # the call's message -> paths, rounds, …
+    found: dict[int, Reason] = {}  # the call's message -> its reason
     used: set[str] = set()  # sentences one edit's reason took: another's reason is something else
     for path, rank, events, fences in edits:
         e = events[0]
         if e.message_index in found:  # one call edited several files: one reason for them all
-            found[e.message_index][0].append(path)
+            found[e.message_index].paths.append(path)
             continue
         terms = _edit_terms(path, events)
         # Not past the user's request the edit answers: what came before it answered another one.
@@ -90,21 +100,32 @@ def reason_facts(ctx: FactContext) -> list[Fact]:
         got = _reason(texts, at, e.message_index, e.round, fences, terms, used) if terms else None
         if got is not None:
             short, full, score, source = got
-            found[e.message_index] = ([path], [e.round, source], score - rank, short, full)
+            found[e.message_index] = Reason([path], e.round, source, score - rank, short, full)
+    return list(found.values())
+
+
+@fact_source(Section.DECISIONS)
+def reason_facts(ctx: FactContext) -> list[Fact]:
+    """For each kept file's latest edits, the agent's reason for it, one fact per reason (the files
+    one reason covers named together)."""
     out: list[Fact] = []
-    for paths, rounds, score, short, full in found.values():
-        shown = [display_path(p, ctx.cwd) for p in dict.fromkeys(paths)]
-        base = [p.rsplit("/", 1)[-1] for p in shown]
-        if len(shown) > 1 and len(set(base)) == len(base):  # several files: their names (the list has their folders)
-            shown = base
+    for r in reasons(ctx):
+        shown = [_tail(display_path(p, ctx.cwd)) for p in dict.fromkeys(r.paths)]
         names = ", ".join(f"`{p}`" for p in shown)
-        edited, source = rounds
-        head = f"Why {names} changed (edit r{edited}): "
-        text = relative_paths(head + short, ctx.cwd)
-        whole = relative_paths(head + full, ctx.cwd) if full != short else None
-        out.append(Fact(Section.DECISIONS, text, [source], score=score, prose=True,
-                        full_text=whole))
+        head = f"Why {names} changed (edit r{r.edited}): "
+        text = relative_paths(head + r.short, ctx.cwd)
+        whole = relative_paths(head + r.full, ctx.cwd) if r.full != r.short else None
+        out.append(Fact(Section.DECISIONS, text, [r.source], score=r.score, prose=True, full_text=whole))
     return out
+
+
+PATH_PARTS = 2  # a file named by its last parts: the modified-files list has it whole
+
+
+def _tail(path: str) -> str:
+    """`test/tree.spec.ts` for `/Users/me/repo/packages/tree/test/tree.spec.ts`: enough to find it in
+    the file list, for a fraction of the tokens."""
+    return "/".join(path.split("/")[-PATH_PARTS:])
 
 
 def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]]:
@@ -213,7 +234,7 @@ def _reason(texts: list[tuple[int, int, str]], at: list[int], index: int, round_
     used.update(x[3] for x in best)
     short = _cut(scored[0][3], SHORT_CHARS)
     full = _cut(" ".join(x[3] for x in best), FULL_CHARS)
-    return short, full, 40 + min(scored[0][0], 8), scored[0][1]
+    return short, full, BASE_SCORE + min(scored[0][0], 8), scored[0][1]
 
 
 @dataclass(frozen=True, slots=True)
