@@ -38,7 +38,7 @@ MIN_WORDS = 4  # of prose, outside its code names
 MIN_VALUE = 3.5  # a name of the edit and a cause, or a name of it and two more: less says nothing of why
 # Sentence ends in both scripts: a Latin stop needs a space after it (`a.b()` is a name, not an end).
 # A full-width colon before a space ends a step's lead-in ("让我查看…： "): the call followed it.
-_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|(?<=：)\s+|\n+")
+_SPLIT_RE = re.compile(r"[.!?]\s+|[。！？]\s*|：\s+|\n+")  # a match ends where the next sentence starts
 _THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning)\s*:\s*")
 _SPAN_RE = re.compile(r"`([^`\n]{1,80})`")
 # A name as code writes it: dotted, snake_case, camelCase, a call — outside code spans too.
@@ -156,17 +156,10 @@ def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]
 
 
 def _assistant_texts(ctx: FactContext) -> list[tuple[int, int, str]]:
-    """(message index, round, prose) of every assistant message with words, in order."""
-    def make() -> list[tuple[int, int, str]]:
-        out = []
-        for rnd in ctx.transcript.rounds:
-            for msg in rnd.messages:
-                if msg.role is Role.ASSISTANT and msg.text and not msg.harness:
-                    text = _THOUGHT_RE.sub("", prose(msg.text, TEXT_CHARS))
-                    if text.strip():
-                        out.append((msg.index, rnd.number, text))
-        return out
-    return ctx.shared(("reasons", "texts"), make)
+    """(message index, round, text) of every assistant message with words, in order; its prose is
+    read (`_read`) only when an edit's window reaches it."""
+    return [(msg.index, rnd.number, msg.text) for rnd in ctx.transcript.rounds for msg in rnd.messages
+            if msg.role is Role.ASSISTANT and msg.text and not msg.harness and not msg.text.isspace()]
 
 
 def _names(text: str) -> set[str]:
@@ -190,14 +183,11 @@ def _edit_terms(path: str, events: list) -> set[str]:
     out: set[str] = set()
     stem = path.rsplit("/", 1)[-1]
     out.update(x.lower() for x in _IDENT_RE.findall(stem) if len(x) >= 3)
-    for e in events:
-        for h in e.hunks:
-            lines = [*h.removed[:40], *h.added[:40], h.context or ""]
-            for line in lines:
-                for ident in _IDENT_RE.findall(line[:300]):
-                    ident = ident.lower().lstrip("_$")
-                    if len(ident) >= 3 and ident not in _STOP:
-                        out.add(ident)
+    lines = [line[:300] for e in events for h in e.hunks for line in (*h.removed[:40], *h.added[:40], h.context or "")]
+    for ident in set(_IDENT_RE.findall("\n".join(lines))):
+        ident = ident.lower().lstrip("_$")
+        if len(ident) >= 3 and ident not in _STOP:
+            out.add(ident)
     out.discard(stem.rsplit(".", 1)[-1].lower())  # `py`, `ts`: an extension names nothing
     return out
 
@@ -301,7 +291,8 @@ def _searched(terms: set[str]) -> list[str]:
 
 @per_text(maxsize=2048)
 def _read(text: str) -> _Prose:
-    return _Prose(text)
+    """A message's text read for reasons: its prose (fenced code left out), `THOUGHT:` dropped."""
+    return _Prose(_THOUGHT_RE.sub("", prose(text, TEXT_CHARS)))
 
 
 def _value(said: _Statement, terms: set[str], own: bool) -> float:
