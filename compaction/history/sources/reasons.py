@@ -27,7 +27,7 @@ from compaction.model import Role
 
 BEFORE = 10  # assistant texts before an edit's own read for its reason (a plan often precedes it by a few steps)
 TEXT_CHARS = 6000  # of each text read
-MAX_FILES = 12  # files given a reason (the most recently edited first): bounded work
+MAX_FILES = 8  # files given a reason (the most recently edited first): bounded work
 EDITS_PER_FILE = 2  # a file's latest edits given a reason each, latest first
 MAX_SENTENCES = 2
 BASE_SCORE = 40  # plus the reason's value: beside the agent's reasoned choices (38-46)
@@ -253,13 +253,19 @@ class _Prose:
         self.caused: list[int] | None = None
 
     def candidates(self, terms: set[str], own: bool) -> list[int]:
-        """The sentences holding one of `terms`, and (in the call's own text) those with a cause."""
-        found: set[int] = set()
+        """The sentences holding two of `terms` (one is mostly a common word: `text`, `value`), and
+        in the call's own text those holding one, or a cause."""
+        hits: dict[int, int] = {}  # sentence -> terms found in it
         for term in _searched(terms):
             at = self.lowered.find(term)
+            last = -1
             while at >= 0:
-                found.add(bisect.bisect_right(self.ends, at))
+                i = bisect.bisect_right(self.ends, at)
+                if i != last:
+                    hits[i] = hits.get(i, 0) + 1
+                    last = i
                 at = self.lowered.find(term, at + len(term))
+        found = {i for i, n in hits.items() if n >= 2 or own}
         if own:
             if self.caused is None:
                 self.caused = [bisect.bisect_right(self.ends, m.start()) for m in _CAUSE_RE.finditer(self.text)]
