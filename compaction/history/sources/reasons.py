@@ -25,6 +25,7 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.memo import per_text
 from compaction.model import Role
 
+NEAR = 2  # texts this close to the call may tie a sentence to it by one shared name; farther, by two
 BEFORE = 10  # assistant texts before an edit's own read for its reason (a plan often precedes it by a few steps)
 TEXT_CHARS = 6000  # of each text read
 MAX_FILES = 8  # files given a reason (the most recently edited first): bounded work
@@ -207,7 +208,7 @@ def _reason(texts: list[tuple[int, int, str]], at: list[int], index: int, round_
     scored: list[tuple[float, int, int, str]] = []
     for (_, rnd, text), distance, own in window:
         read = _read(text)
-        for pos in read.candidates(terms, own):
+        for pos in read.candidates(terms, own, distance <= NEAR):
             said = read.statement(pos)
             if said is None or said.text in used:
                 continue
@@ -252,9 +253,10 @@ class _Prose:
         self.said: dict[int, _Statement | None] = {}
         self.caused: list[int] | None = None
 
-    def candidates(self, terms: set[str], own: bool) -> list[int]:
-        """The sentences holding two of `terms` (one is mostly a common word: `text`, `value`), and
-        in the call's own text those holding one, or a cause."""
+    def candidates(self, terms: set[str], own: bool, near: bool) -> list[int]:
+        """The sentences holding one of `terms` in a text near the call; farther back, two of them
+        (one alone is mostly a common word there: `text`, `value`); in the call's own text, also
+        those with a cause."""
         hits: dict[int, int] = {}  # sentence -> terms found in it
         for term in _searched(terms):
             at = self.lowered.find(term)
@@ -265,7 +267,7 @@ class _Prose:
                     hits[i] = hits.get(i, 0) + 1
                     last = i
                 at = self.lowered.find(term, at + len(term))
-        found = {i for i, n in hits.items() if n >= 2 or own}
+        found = {i for i, n in hits.items() if n >= 2 or near}
         if own:
             if self.caused is None:
                 self.caused = [bisect.bisect_right(self.ends, m.start()) for m in _CAUSE_RE.finditer(self.text)]
