@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from compaction.events import EventKind
 from compaction.history.facts import Fact, display_path, relative_paths
+from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose
 from compaction.history.sources.filelog import logs_of
@@ -113,7 +114,7 @@ def reason_facts(ctx: FactContext) -> list[Fact]:
     for r in reasons(ctx):
         shown = [_tail(display_path(p, ctx.cwd)) for p in dict.fromkeys(r.paths)]
         names = ", ".join(f"`{p}`" for p in shown)
-        head = f"Why {names} changed (edit r{r.edited}): "
+        head = h(ctx.lang, "change_reason").format(files=names, n=r.edited)
         text = relative_paths(head + r.short, ctx.cwd)
         whole = relative_paths(head + r.full, ctx.cwd) if r.full != r.short else None
         out.append(Fact(Section.DECISIONS, text, [r.source], score=r.score, prose=True, full_text=whole))
