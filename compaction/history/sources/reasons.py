@@ -30,7 +30,8 @@ NEAR = 2  # texts this close to the call may tie a sentence to it by one shared 
 BEFORE = 10  # assistant texts before an edit's own read for its reason (a plan often precedes it by a few steps)
 TEXT_CHARS = 6000  # of each text read
 MAX_FILES = 8  # files given a reason (the most recently edited first): bounded work
-EDITS_PER_FILE = 2  # a file's latest edits given a reason each, latest first
+EDITS_PER_FILE = 4  # a file's latest edits given a reason each, latest first
+MAX_EDITS = 12  # edits given a reason in all: bounded work
 MAX_SENTENCES = 2
 BASE_SCORE = 40  # plus the reason's value: beside the agent's reasoned choices (38-46)
 SHORT_CHARS = 150  # the one-line form: its best sentence
@@ -154,7 +155,8 @@ def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]
             lo = order[i - 1][1] if i > 0 else -1
             hi = order[i + 1][1] if i + 1 < len(order) else 1 << 30
             out.append((path, rank, calls[key], (lo, hi)))
-    return out
+    out.sort(key=lambda x: x[1])  # every file's latest edit before any file's earlier ones (stable: recent files first)
+    return out[:MAX_EDITS]
 
 
 def _assistant_texts(ctx: FactContext) -> list[tuple[int, int, str]]:
