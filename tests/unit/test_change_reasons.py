@@ -61,3 +61,13 @@ def test_prose_answering_an_earlier_request_is_not_a_later_edits_reason() -> Non
         Message(1, Role.USER, "now something else"),
         _edit("def parse(s):\n    return s.split()\n", "def parse(s):\n    return shlex.split(s)\n", "lib/p.py"))
     assert _reasons(t) == []
+
+
+def test_the_report_right_after_the_edit_gives_its_reason_and_sentences_join_readably() -> None:
+    t = steps_transcript(
+        "quoted options break",
+        _edit("def parse(s):\n    return s.split()\n", "def parse(s):\n    return shlex.split(s)\n", "lib/p.py"),
+        Message(0, Role.ASSISTANT, "- `parse` now calls `shlex.split`, because `str.split` kept the quotes of a value\n"
+                                   "- `shlex.split` also handles escaped spaces in `parse` (`test_quoted`, 2 cases)"))
+    (reason,) = _reasons(t)
+    assert "because `str.split` kept the quotes" in reason and "value; `shlex.split` also" in reason

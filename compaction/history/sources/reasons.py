@@ -84,7 +84,7 @@ def reasons(ctx: FactContext) -> list[Reason]:
     if not ctx.preset.code:
         return []
     edits = _kept_edits(ctx)
-    texts = _assistant_texts(ctx) if edits else []
+    texts, closing = _assistant_texts(ctx) if edits else ([], set())
     if not texts:
         return []
     at = [t[0] for t in texts]
@@ -98,9 +98,10 @@ def reasons(ctx: FactContext) -> list[Reason]:
             continue
         terms = _edit_terms(path, events)
         # Not past the user's request the edit answers: what came before it answered another one.
-        request = asked[i - 1] if (i := bisect.bisect_right(asked, e.message_index)) else -1
-        fences = (max(fences[0], request), fences[1])
-        got = _reason(texts, at, e.message_index, e.round, fences, terms, used) if terms else None
+        # Nor past the next one: what follows it answers that one.
+        i = bisect.bisect_right(asked, e.message_index)
+        fences = (max(fences[0], asked[i - 1] if i else -1), min(fences[1], asked[i] if i < len(asked) else 1 << 30))
+        got = _reason(texts, closing, at, e.message_index, e.round, fences, terms, used) if terms else None
         if got is not None:
             short, full, score, source = got
             found[e.message_index] = Reason([path], e.round, source, score - rank, short, full)
@@ -159,11 +160,18 @@ def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]
     return out[:MAX_EDITS]
 
 
-def _assistant_texts(ctx: FactContext) -> list[tuple[int, int, str]]:
-    """(message index, round, text) of every assistant message with words, in order; its prose is
-    read (`_read`) only when an edit's window reaches it."""
-    return [(msg.index, rnd.number, msg.text) for rnd in ctx.transcript.rounds for msg in rnd.messages
-            if msg.role is Role.ASSISTANT and msg.text and not msg.harness and not msg.text.isspace()]
+def _assistant_texts(ctx: FactContext) -> tuple[list[tuple[int, int, str]], set[int]]:
+    """(message index, round, text) of every assistant message with words, in order (its prose is
+    read, `_read`, only when an edit's window reaches it); and which of them call no tool."""
+    texts: list[tuple[int, int, str]] = []
+    closing: set[int] = set()
+    for rnd in ctx.transcript.rounds:
+        for msg in rnd.messages:
+            if msg.role is Role.ASSISTANT and msg.text and not msg.harness and not msg.text.isspace():
+                if not msg.tool_calls:
+                    closing.add(len(texts))
+                texts.append((msg.index, rnd.number, msg.text))
+    return texts, closing
 
 
 def _names(text: str) -> set[str]:
@@ -196,18 +204,21 @@ def _edit_terms(path: str, events: list) -> set[str]:
     return out
 
 
-def _reason(texts: list[tuple[int, int, str]], at: list[int], index: int, round_: int, fences: tuple[int, int],
+def _reason(texts: list[tuple[int, int, str]], closing: set[int], at: list[int], index: int, round_: int, fences: tuple[int, int],
             terms: set[str], used: set[str]) -> tuple[str, str, float, int] | None:
     """(best sentence, best two, score, round it came from) of the prose around the edit's call at
-    message `index`: its own text and up to BEFORE before it (not past the file's previous edit),
-    and the first text after it (not past the file's next edit)."""
+    message `index`: its own text and up to BEFORE before it (not past the file's previous edit nor
+    the user's request it answers), and the report after it (not past the file's next edit nor the
+    user's next request)."""
     lo, hi = fences
     k = bisect.bisect_right(at, index)  # texts[:k] are at or before the call
     # (text, how many texts back, whether it is the call's own: the nearest text, in the call's round)
     window = [(texts[j], k - 1 - j, j == k - 1 and texts[j][1] == round_)
               for j in range(k - 1, max(-1, k - 1 - BEFORE), -1) if texts[j][0] > lo]
-    if k < len(texts) and texts[k][0] < hi and texts[k][1] == round_:
-        window.append((texts[k], 0, True))  # its report, in its round
+    # Its report: the next text in its round (an exporter's merged response), or a closing text that
+    # calls nothing (a step-wise agent's next text with a call plans the next step; it is no report).
+    if k < len(texts) and texts[k][0] < hi and (texts[k][1] == round_ or k in closing):
+        window.append((texts[k], 0, True))
     scored: list[tuple[float, int, int, str]] = []
     for (_, rnd, text), distance, own in window:
         read = _read(text)
@@ -227,7 +238,7 @@ def _reason(texts: list[tuple[int, int, str]], at: list[int], index: int, round_
     best.sort(key=lambda x: (x[1], x[2]))  # in the order the agent wrote them
     used.update(x[3] for x in best)
     short = _cut(scored[0][3], SHORT_CHARS)
-    full = _cut(" ".join(x[3] for x in best), FULL_CHARS)
+    full = _cut(_joined([x[3] for x in best]), FULL_CHARS)
     return short, full, BASE_SCORE + min(scored[0][0], 8), scored[0][1]
 
 
@@ -330,6 +341,14 @@ def _words(sentence: str) -> int:
     rest = _CODE_NAME_RE.sub(" ", _ANY_SPAN_RE.sub(" ", sentence))
     cjk = len(_CJK_RE.findall(rest))
     return len(_WORD_RE.findall(rest)) + cjk // 2
+
+
+def _joined(sentences: list[str]) -> str:
+    """Sentences one after another; one that ended at a line, not a stop (a list item), gets a `;`."""
+    out = sentences[0]
+    for s in sentences[1:]:
+        out += (" " if out.endswith((".", "!", "。", "！", ")", "）")) else "; ") + s
+    return out
 
 
 def _cut(text: str, limit: int) -> str:
