@@ -1,9 +1,10 @@
 """Why each change was made: the agent's own reason for an edit, found by where it writes it, not by
-its wording. An agent states why right before the call (the same message, or the texts before it in
-its round: a refused attempt's text, a plan a few steps back) or in its report right after. Of that
-prose, the sentences that name what the edit touched (its identifiers, its file) and say more than
-the edit itself (other names, numbers, a causal clause) are its reason: "`DraggableBase` already has
-`disconnect`. It would be symmetric to have `connect`." for a rename of `_connect`.
+its wording. An agent states why right before the call (the same message, or the texts before it
+since the user's request: a refused attempt's text, a plan a few steps back) or in its report right
+after. Of that prose, the sentences that name what the edit touched (its identifiers, its file) and
+say more than the edit itself (other names, numbers, a causal clause) are its reason: "Since
+`OffsetBox` doesn't know about `DraggableOffsetBox`, it won't call `_connect` in `draw`." for a rename
+of `_connect` written after a refused attempt.
 
 Why by position and names rather than cue phrases ("because", "I'll"): an agent writing in Chinese,
 or stating a reason without a cue word, still writes it beside the call and still names the code.
