@@ -25,7 +25,7 @@ from compaction.history.sentences import prose
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.memo import per_text
-from compaction.model import Role
+from compaction.model import Message, Role
 
 NEAR = 2  # texts this close to the call may tie a sentence to it by one shared name; farther, by two
 BEFORE = 10  # assistant texts before an edit's own read for its reason (a plan often precedes it by a few steps)
@@ -85,10 +85,8 @@ def reasons(ctx: FactContext) -> list[Reason]:
     if not ctx.preset.code:
         return []
     edits = _kept_edits(ctx)
-    texts, closing = _assistant_texts(ctx) if edits else ([], set())
-    if not texts:
+    if not edits:
         return []
-    at = [t[0] for t in texts]
     asked = sorted(e.message_index for e in ctx.events if e.kind is EventKind.REQUEST)
     found: dict[int, Reason] = {}  # the call's message -> its reason
     used: set[str] = set()  # sentences one edit's reason took: another's reason is something else
@@ -102,7 +100,7 @@ def reasons(ctx: FactContext) -> list[Reason]:
         # Nor past the next one: what follows it answers that one.
         i = bisect.bisect_right(asked, e.message_index)
         fences = (max(fences[0], asked[i - 1] if i else -1), min(fences[1], asked[i] if i < len(asked) else 1 << 30))
-        got = _reason(texts, closing, at, e.message_index, e.round, fences, terms, used) if terms else None
+        got = _reason(_window(ctx, e.message_index, e.round, fences), terms, used) if terms else None
         if got is not None:
             short, full, score, source = got
             found[e.message_index] = Reason([path], e.round, source, score - rank, short, full)
@@ -161,18 +159,47 @@ def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]
     return out[:MAX_EDITS]
 
 
-def _assistant_texts(ctx: FactContext) -> tuple[list[tuple[int, int, str]], set[int]]:
-    """(message index, round, text) of every assistant message with words, in order (its prose is
-    read, `_read`, only when an edit's window reaches it); and which of them call no tool."""
-    texts: list[tuple[int, int, str]] = []
-    closing: set[int] = set()
-    for rnd in ctx.transcript.rounds:
-        for msg in rnd.messages:
-            if msg.role is Role.ASSISTANT and msg.text and not msg.harness and not msg.text.isspace():
-                if not msg.tool_calls:
-                    closing.add(len(texts))
-                texts.append((msg.index, rnd.number, msg.text))
-    return texts, closing
+SCAN_BACK, SCAN_AHEAD = 400, 100  # messages walked from an edit's call for its texts: bounded work
+
+
+def _window(ctx: FactContext, index: int, round_: int, fences: tuple[int, int]
+            ) -> list[tuple[tuple[int, int, str], int, bool]]:
+    """The texts around the edit's call at message `index`, as ((message index, round, text), how
+    many texts back, whether it is the call's own): its own text and up to BEFORE before it (not
+    past `fences[0]`: the file's previous edit, the request it answers), and its report after it
+    (before `fences[1]`): the next text in its round (an exporter's merged response), or a closing
+    text that calls nothing (a step-wise agent's next text with a call plans its next step). Walked
+    from the call, not listed for the whole session: a million-record session stays cheap."""
+    lo, hi = fences
+    msgs = ctx.transcript.messages
+    at = bisect.bisect_right(msgs, index, key=lambda m: m.index)  # msgs[:at] are at or before the call
+    out: list[tuple[tuple[int, int, str], int, bool]] = []
+    j = at - 1
+    while j >= max(0, at - SCAN_BACK) and len(out) < BEFORE and msgs[j].index > lo:
+        if _is_text(msgs[j]):
+            rnd = _round_of(ctx, msgs[j].index)
+            out.append(((msgs[j].index, rnd, msgs[j].text), len(out), not out and rnd == round_))
+        j -= 1
+    for m in msgs[at:at + SCAN_AHEAD]:
+        if m.index >= hi:
+            break
+        if _is_text(m):
+            rnd = _round_of(ctx, m.index)
+            if rnd == round_ or not m.tool_calls:
+                out.append(((m.index, rnd, m.text), 0, True))
+            break
+    return out
+
+
+def _is_text(msg: Message) -> bool:
+    return msg.role is Role.ASSISTANT and bool(msg.text) and not msg.harness and not msg.text.isspace()
+
+
+def _round_of(ctx: FactContext, index: int) -> int:
+    """The number of the round holding message `index`."""
+    rounds = ctx.transcript.rounds
+    at = bisect.bisect_right(rounds, index, key=lambda r: r.messages[0].index)
+    return rounds[at - 1].number if at else 0
 
 
 def _names(text: str) -> set[str]:
@@ -205,21 +232,10 @@ def _edit_terms(path: str, events: list) -> set[str]:
     return out
 
 
-def _reason(texts: list[tuple[int, int, str]], closing: set[int], at: list[int], index: int, round_: int, fences: tuple[int, int],
-            terms: set[str], used: set[str]) -> tuple[str, str, float, int] | None:
-    """(best sentence, best two, score, round it came from) of the prose around the edit's call at
-    message `index`: its own text and up to BEFORE before it (not past the file's previous edit nor
-    the user's request it answers), and the report after it (not past the file's next edit nor the
-    user's next request)."""
-    lo, hi = fences
-    k = bisect.bisect_right(at, index)  # texts[:k] are at or before the call
-    # (text, how many texts back, whether it is the call's own: the nearest text, in the call's round)
-    window = [(texts[j], k - 1 - j, j == k - 1 and texts[j][1] == round_)
-              for j in range(k - 1, max(-1, k - 1 - BEFORE), -1) if texts[j][0] > lo]
-    # Its report: the next text in its round (an exporter's merged response), or a closing text that
-    # calls nothing (a step-wise agent's next text with a call plans the next step; it is no report).
-    if k < len(texts) and texts[k][0] < hi and (texts[k][1] == round_ or k in closing):
-        window.append((texts[k], 0, True))
+def _reason(window: list[tuple[tuple[int, int, str], int, bool]], terms: set[str], used: set[str]
+            ) -> tuple[str, str, float, int] | None:
+    """(best sentence, best two, score, round it came from) of the texts around an edit's call
+    (`_window`), for the edit's names `terms`; sentences in `used` are another edit's reason."""
     scored: list[tuple[float, int, int, str]] = []
     for (_, rnd, text), distance, own in window:
         read = _read(text)
