@@ -1,0 +1,376 @@
+"""Why each change was made: the agent's own reason for an edit, found by where it writes it, not by
+its wording. An agent states why right before the call (the same message, or the texts before it
+since the user's request: a refused attempt's text, a plan a few steps back) or in its report right
+after. Of that prose, the sentences that name what the edit touched (its identifiers, its file) and
+say more than the edit itself (other names, numbers, a causal clause) are its reason: "Since
+`OffsetBox` doesn't know about `DraggableOffsetBox`, it won't call `_connect` in `draw`." for a rename
+of `_connect` written after a refused attempt.
+
+Why by position and names rather than cue phrases ("because", "I'll"): an agent writing in Chinese,
+or stating a reason without a cue word, still writes it beside the call and still names the code.
+Cue words in two languages only weigh a sentence up; they never decide alone.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from compaction.events import EventKind
+from compaction.history.facts import Fact, display_path, relative_paths
+from compaction.history.headings import h
+from compaction.history.sections import Section
+from compaction.history.sentences import prose
+from compaction.history.sources.filelog import logs_of
+from compaction.history.sources.registry import FactContext, fact_source
+from compaction.memo import per_text
+from compaction.model import Message, Role
+
+NEAR = 2  # texts this close to the call may tie a sentence to it by one shared name; farther, by two
+BEFORE = 10  # assistant texts before an edit's own read for its reason (a plan often precedes it by a few steps)
+TEXT_CHARS = 6000  # of each text read
+MAX_FILES = 8  # files given a reason (the most recently edited first): bounded work
+EDITS_PER_FILE = 4  # a file's latest edits given a reason each, latest first
+MAX_EDITS = 12  # edits given a reason in all: bounded work
+MAX_SENTENCES = 2
+BASE_SCORE = 40  # plus the reason's value: beside the agent's reasoned choices (38-46)
+SHORT_CHARS = 150  # the one-line form: its best sentence
+FULL_CHARS = 320  # with room: its two best sentences
+MIN_CHARS, MAX_CHARS = 20, 400  # a sentence's length to be read as one
+MIN_WORDS = 4  # of prose, outside its code names
+MIN_VALUE = 3.5  # a name of the edit and a cause, or a name of it and two more: less says nothing of why
+# Sentence ends in both scripts: a Latin stop needs a space after it (`a.b()` is a name, not an end).
+# A full-width colon before a space ends a step's lead-in ("让我查看…： "): the call followed it.
+_SPLIT_RE = re.compile(r"[.!?]\s+|[。！？]\s*|：\s+|\n+")  # a match ends where the next sentence starts
+_THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning)\s*:\s*")
+_SPAN_RE = re.compile(r"`([^`\n]{1,80})`")
+# A name as code writes it: dotted, snake_case, camelCase, a call — outside code spans too.
+_CODE_NAME_RE = re.compile(r"\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|\b_*[A-Za-z][\w$]*_[\w$]*|\b[a-z]+[A-Z][\w$]*"
+                           r"|\b[A-Za-z_$][\w$]*(?=\()|[\w.-]+\.[A-Za-z]{1,5}\b")
+_IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
+# What a sentence naming code or a number holds (a backtick, `_`, a call, a dot inside a word, a capital
+# inside a word, a digit): one search, before the dearer reading of its names.
+_CODE_HINT_RE = re.compile(r"[`_(\d]|\w\.\w|[a-z][A-Z]")
+_ANY_SPAN_RE = re.compile(r"`[^`\n]*`")
+_WORD_RE = re.compile(r"\b[^\W\d_]{2,}\b")
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\b")
+# Words every language's code shares, which name nothing the edit is about.
+_STOP = frozenset("self this none null true false return if else elif for while def class function const let var "
+                  "import from not and or is in new the int str bool void public private static async await "
+                  "end then do try except catch finally raise throw pass with as".split())
+# A causal or contrastive clause, in the two languages the sessions are written in. A weight only.
+_CAUSE_RE = re.compile(r"\b(?:because|since|so that|otherwise|which means|means that|implies|ensures?|in order to|"
+                       r"to avoid|instead of|rather than|would (?:be|work|break|fail|ensure)|(?:doesn't|does not|won't|"
+                       r"can't|cannot) (?:work|help|know)|only helps)|因为|由于|所以|因此|为了|否则|导致|"
+                       r"意味着|而不是|这样|以便|确保", re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class Reason:
+    """The agent's reason for one call's edits: the files it changed, the round of the edit and of
+    the prose, its best sentence (`short`) and best two (`full`), and how telling it is."""
+
+    paths: list[str]
+    edited: int
+    source: int
+    score: float
+    short: str
+    full: str
+
+
+def reasons(ctx: FactContext) -> list[Reason]:
+    """Each kept file's latest edits' reasons, the most recently edited files first."""
+    if not ctx.preset.code:
+        return []
+    edits = _kept_edits(ctx)
+    if not edits:
+        return []
+    asked = sorted(e.message_index for e in ctx.events if e.kind is EventKind.REQUEST)
+    found: dict[int, Reason] = {}  # the call's message -> its reason
+    used: set[str] = set()  # sentences one edit's reason took: another's reason is something else
+    for path, rank, events, fences in edits:
+        e = events[0]
+        if e.message_index in found:  # one call edited several files: one reason for them all
+            found[e.message_index].paths.append(path)
+            continue
+        terms = _edit_terms(path, events)
+        # Not past the user's request the edit answers: what came before it answered another one.
+        # Nor past the next one: what follows it answers that one.
+        i = bisect.bisect_right(asked, e.message_index)
+        fences = (max(fences[0], asked[i - 1] if i else -1), min(fences[1], asked[i] if i < len(asked) else 1 << 30))
+        got = _reason(_window(ctx, e.message_index, e.round, fences), terms, used) if terms else None
+        if got is not None:
+            short, full, score, source = got
+            found[e.message_index] = Reason([path], e.round, source, score - rank, short, full)
+    return list(found.values())
+
+
+@fact_source(Section.DECISIONS)
+def reason_facts(ctx: FactContext) -> list[Fact]:
+    """For each kept file's latest edits, the agent's reason for it, one fact per reason (the files
+    one reason covers named together)."""
+    out: list[Fact] = []
+    for r in reasons(ctx):
+        shown = [_tail(display_path(p, ctx.cwd)) for p in dict.fromkeys(r.paths)]
+        names = ", ".join(f"`{p}`" for p in shown)
+        head = h(ctx.lang, "change_reason").format(files=names, n=r.edited)
+        text = relative_paths(head + r.short, ctx.cwd)
+        whole = relative_paths(head + r.full, ctx.cwd) if r.full != r.short else None
+        out.append(Fact(Section.DECISIONS, text, [r.source], score=r.score, prose=True, full_text=whole))
+    return out
+
+
+PATH_PARTS = 2  # a file named by its last parts: the modified-files list has it whole
+
+
+def _tail(path: str) -> str:
+    """`test/tree.spec.ts` for `/Users/me/repo/packages/tree/test/tree.spec.ts`: enough to find it in
+    the file list, for a fraction of the tokens."""
+    return "/".join(path.split("/")[-PATH_PARTS:])
+
+
+def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]]:
+    """(path, rank among its file's edits, the call's events, the message indexes bounding its
+    prose) of each kept file's latest edits, the most recently edited files first. The bounds: the
+    file's previous edit before it (its prose is that edit's reason) and its next one after it."""
+    files = []
+    for path, log in logs_of(ctx).items():
+        kept = log.kept
+        if not kept or log.deleted:
+            continue
+        calls: dict[tuple[int, int], list] = {}
+        for e in kept:
+            if e.kind in (EventKind.EDIT, EventKind.WRITE):
+                calls.setdefault((e.round, e.message_index), []).append(e)
+        if calls:
+            files.append((max(calls), path, calls))
+    files.sort(reverse=True)
+    out = []
+    for _, path, calls in files[:MAX_FILES]:
+        order = sorted(calls)
+        for rank, key in enumerate(reversed(order[-EDITS_PER_FILE:])):
+            i = order.index(key)
+            lo = order[i - 1][1] if i > 0 else -1
+            hi = order[i + 1][1] if i + 1 < len(order) else 1 << 30
+            out.append((path, rank, calls[key], (lo, hi)))
+    out.sort(key=lambda x: x[1])  # every file's latest edit before any file's earlier ones (stable: recent files first)
+    return out[:MAX_EDITS]
+
+
+SCAN_BACK, SCAN_AHEAD = 400, 100  # messages walked from an edit's call for its texts: bounded work
+
+
+def _window(ctx: FactContext, index: int, round_: int, fences: tuple[int, int]
+            ) -> list[tuple[tuple[int, int, str], int, bool]]:
+    """The texts around the edit's call at message `index`, as ((message index, round, text), how
+    many texts back, whether it is the call's own): its own text and up to BEFORE before it (not
+    past `fences[0]`: the file's previous edit, the request it answers), and its report after it
+    (before `fences[1]`): the next text in its round (an exporter's merged response), or a closing
+    text that calls nothing (a step-wise agent's next text with a call plans its next step). Walked
+    from the call, not listed for the whole session: a million-record session stays cheap."""
+    lo, hi = fences
+    msgs = ctx.transcript.messages
+    at = bisect.bisect_right(msgs, index, key=lambda m: m.index)  # msgs[:at] are at or before the call
+    out: list[tuple[tuple[int, int, str], int, bool]] = []
+    j = at - 1
+    while j >= max(0, at - SCAN_BACK) and len(out) < BEFORE and msgs[j].index > lo:
+        if _is_text(msgs[j]):
+            rnd = _round_of(ctx, msgs[j].index)
+            out.append(((msgs[j].index, rnd, msgs[j].text), len(out), not out and rnd == round_))
+        j -= 1
+    for m in msgs[at:at + SCAN_AHEAD]:
+        if m.index >= hi:
+            break
+        if _is_text(m):
+            rnd = _round_of(ctx, m.index)
+            if rnd == round_ or not m.tool_calls:
+                out.append(((m.index, rnd, m.text), 0, True))
+            break
+    return out
+
+
+def _is_text(msg: Message) -> bool:
+    return msg.role is Role.ASSISTANT and bool(msg.text) and not msg.harness and not msg.text.isspace()
+
+
+def _round_of(ctx: FactContext, index: int) -> int:
+    """The number of the round holding message `index`."""
+    rounds = ctx.transcript.rounds
+    at = bisect.bisect_right(rounds, index, key=lambda r: r.messages[0].index)
+    return rounds[at - 1].number if at else 0
+
+
+def _names(text: str) -> set[str]:
+    """The code names a text holds (code spans and code-shaped words), lower-cased, each dotted name
+    with its parts, leading underscores dropped (`_connect` and `connect` are one name to compare)."""
+    found = [m.group(1) for m in _SPAN_RE.finditer(text)] + _CODE_NAME_RE.findall(_SPAN_RE.sub(" ", text))
+    out: set[str] = set()
+    for name in found:
+        if "/" in name:  # a path names its file: its folders say nothing of the change
+            name = name.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        for ident in _IDENT_RE.findall(name):
+            ident = ident.lower().lstrip("_$")
+            if len(ident) >= 3 and ident not in _STOP:
+                out.add(ident)
+    return out
+
+
+def _edit_terms(path: str, events: list) -> set[str]:
+    """What an edit is about: the identifiers of the lines it removed and added, where it landed,
+    and its file's name."""
+    out: set[str] = set()
+    stem = path.rsplit("/", 1)[-1]
+    out.update(x.lower() for x in _IDENT_RE.findall(stem) if len(x) >= 3)
+    lines = [line[:300] for e in events for h in e.hunks for line in (*h.removed[:40], *h.added[:40], h.context or "")]
+    for ident in set(_IDENT_RE.findall("\n".join(lines))):
+        ident = ident.lower().lstrip("_$")
+        if len(ident) >= 3 and ident not in _STOP:
+            out.add(ident)
+    out.discard(stem.rsplit(".", 1)[-1].lower())  # `py`, `ts`: an extension names nothing
+    return out
+
+
+def _reason(window: list[tuple[tuple[int, int, str], int, bool]], terms: set[str], used: set[str]
+            ) -> tuple[str, str, float, int] | None:
+    """(best sentence, best two, score, round it came from) of the texts around an edit's call
+    (`_window`), for the edit's names `terms`; sentences in `used` are another edit's reason."""
+    scored: list[tuple[float, int, int, str]] = []
+    for (_, rnd, text), distance, own in window:
+        read = _read(text)
+        for pos in read.candidates(terms, own, distance <= NEAR):
+            said = read.statement(pos)
+            if said is None or said.text in used:
+                continue
+            value = _value(said, terms, own)
+            if value > 0:
+                scored.append((value - 0.4 * distance, rnd, pos, said.text))
+    if not scored:
+        return None
+    scored.sort(key=lambda x: -x[0])
+    best = scored[:MAX_SENTENCES]
+    if len(best) > 1 and best[1][0] < best[0][0] - 3:  # a far weaker second says little
+        best = best[:1]
+    best.sort(key=lambda x: (x[1], x[2]))  # in the order the agent wrote them
+    used.update(x[3] for x in best)
+    short = _cut(scored[0][3], SHORT_CHARS)
+    full = _cut(_joined([x[3] for x in best]), FULL_CHARS)
+    return short, full, BASE_SCORE + min(scored[0][0], 8), scored[0][1]
+
+
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    """A sentence of the agent's prose, read once: the windows of several edits share a text."""
+
+    text: str
+    names: frozenset[str]
+    numbers: int
+    cause: bool
+
+
+class _Prose:
+    """One assistant text, read for reasons: its sentences' bounds once, then only the sentences
+    where an edit's names occur (a plain substring search), each analysed once (the windows of
+    several edits share a text). Reading every sentence of every text cost several times more."""
+
+    __slots__ = ("text", "lowered", "ends", "said", "caused")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        lowered = text.lower()
+        self.lowered = lowered if len(lowered) == len(text) else text  # offsets must match the text's
+        self.ends = [m.end() for m in _SPLIT_RE.finditer(text)] + [len(text)]
+        self.said: dict[int, _Statement | None] = {}
+        self.caused: list[int] | None = None
+
+    def candidates(self, terms: set[str], own: bool, near: bool) -> list[int]:
+        """The sentences holding one of `terms` in a text near the call; farther back, two of them
+        (one alone is mostly a common word there: `text`, `value`); in the call's own text, also
+        those with a cause."""
+        hits: dict[int, int] = {}  # sentence -> terms found in it
+        for term in _searched(terms):
+            at = self.lowered.find(term)
+            last = -1
+            while at >= 0:
+                i = bisect.bisect_right(self.ends, at)
+                if i != last:
+                    hits[i] = hits.get(i, 0) + 1
+                    last = i
+                at = self.lowered.find(term, at + len(term))
+        found = {i for i, n in hits.items() if n >= 2 or near}
+        if own:
+            if self.caused is None:
+                self.caused = [bisect.bisect_right(self.ends, m.start()) for m in _CAUSE_RE.finditer(self.text)]
+            found.update(self.caused)
+        return sorted(i for i in found if i < len(self.ends))
+
+    def statement(self, i: int) -> _Statement | None:
+        """Sentence `i` analysed, or None when it cannot state a reason (too short or long, a
+        question or a lead-in, no code named and no number)."""
+        if i in self.said:
+            return self.said[i]
+        raw = self.text[self.ends[i - 1] if i else 0:self.ends[i]]
+        s = " ".join(raw.replace("**", "").split()).lstrip("-*•>#0123456789.) ").strip()
+        said = None
+        if MIN_CHARS <= len(s) <= MAX_CHARS and not s.endswith(("?", "？", ":", "：")) and _CODE_HINT_RE.search(s):
+            said = _Statement(s, frozenset(_names(s)), len(_NUMBER_RE.findall(s)), _CAUSE_RE.search(s) is not None)
+        self.said[i] = said
+        return said
+
+
+SEARCHED_TERMS = 24  # an edit's names searched for in each text, the longest (most specific) first
+
+
+def _searched(terms: set[str]) -> list[str]:
+    """The edit's names worth a search: of four letters or more (`box`, `run` occur in any prose),
+    the longest first, a bounded few."""
+    return sorted((t for t in terms if len(t) >= 4), key=len, reverse=True)[:SEARCHED_TERMS]
+
+
+@per_text(maxsize=2048)
+def _read(text: str) -> _Prose:
+    """A message's text read for reasons: its prose (fenced code left out), `THOUGHT:` dropped."""
+    return _Prose(_THOUGHT_RE.sub("", prose(text, TEXT_CHARS)))
+
+
+def _value(said: _Statement, terms: set[str], own: bool) -> float:
+    """How much a sentence says of why the edit was made: the names it shares with the edit (it is
+    about this edit), the names, numbers and causal clause it adds (it says more than the edit). A
+    sentence naming only what the edit changed restates it; one naming nothing of it is about
+    something else (unless written with the call and giving a cause)."""
+    shared = len(said.names & terms)
+    if not shared and not own:
+        return 0.0
+    cause = said.cause
+    novel = len(said.names - terms) + said.numbers
+    if not (shared or own and cause and novel) or not (cause or shared >= 2 and novel >= 2):
+        return 0.0  # about something else, or no more than a list of what changed
+    value = 1.5 * min(shared, 2) + min(novel, 3) + (4.0 if cause else 0.0)
+    # Last, being the dearest: a command, a path list, a quoted output line is not a statement.
+    return value if value >= MIN_VALUE and _words(said.text) >= MIN_WORDS else 0.0
+
+
+@per_text(maxsize=4096)
+def _words(sentence: str) -> int:
+    """The sentence's words outside its code: Latin words of two letters or more, and a word per two
+    characters of CJK text."""
+    rest = _CODE_NAME_RE.sub(" ", _ANY_SPAN_RE.sub(" ", sentence))
+    cjk = len(_CJK_RE.findall(rest))
+    return len(_WORD_RE.findall(rest)) + cjk // 2
+
+
+def _joined(sentences: list[str]) -> str:
+    """Sentences one after another; one that ended at a line, not a stop (a list item), gets a `;`."""
+    out = sentences[0]
+    for s in sentences[1:]:
+        out += (" " if out.endswith((".", "!", "。", "！", ")", "）")) else "; ") + s
+    return out
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut) + "…"
