@@ -10,10 +10,21 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from compaction.edits import FileChange, Hunk, call_changes, refused, result_changes
+from compaction.edit_owner import in_language, owner
+from compaction.edits import (
+    FileChange,
+    Hunk,
+    anchored_change,
+    call_changes,
+    new_text,
+    refused,
+    replay,
+    result_changes,
+    shown_text,
+)
 from compaction.git_output import git_file_changes
 from compaction.literal_heads import Scanner, heads
 from compaction.memo import per_text
@@ -704,6 +715,7 @@ def _sentences_matching(prose: _Prose, pattern: re.Pattern[str]) -> list[str]:
 class _CommandState:
     last_command: Event | None = None
     unnamed_changes: int = 0  # write/edit calls so far that named no file (Cursor's bare `write`)
+    read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> outputs of its reads, for `_owner`
 
 
 def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolResult | None,
@@ -759,16 +771,24 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         event_kind = _FILE_EVENT[kind]
         if kind != ToolKind.READ and not failed and result is not None and result.content and refused(result.content):
             failed = True  # an export that does not mark an edit's refusal as an error (Codex's apply_patch in SpecStory)
+        if kind == ToolKind.READ and result is not None and result.content and not failed and call.path:
+            state.read_text.setdefault(call.path.split("#", 1)[0], []).append(result.content)
         inferred = False
         if not paths and kind != ToolKind.READ:
             named = _named_by_content(events, result.content if result and not failed else "")
+            named = named or (None if failed else _owner(events, state, call, result))
             if named:
                 paths, inferred = [named], True
+                call = replace(call, path=named)  # a copy: the loader's call stays as the export had it
             else:
                 state.unnamed_changes += 1
         changes = _changes_by_path(call) if kind != ToolKind.READ else {}
         if not changes and kind != ToolKind.READ and result and result.content and not failed:
             changes = {c.path: c for c in result_changes(call, result.content)}  # an exporter kept only the result
+            if kind == ToolKind.EDIT and len(paths) == 1 and not new_text(call):
+                anchored = _anchored(events, paths[0], result.content)
+                if anchored:
+                    changes = {paths[0]: anchored}
         for path in paths:
             change = changes.get(path)
             events.append(Event(event_kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed,
@@ -838,7 +858,7 @@ def _named_by_content(events: list[Event], content: str) -> str | None:
     lang = fence.group(1).lower() if fence else ""
     if lang:
         read = {e.path.split("#", 1)[0] for e in events if e.kind is EventKind.READ and e.path}
-        hits = {p for p in read if p.lower().endswith("." + lang)}
+        hits = {p for p in read if in_language(p, lang)}
         if len(hits) == 1:
             return hits.pop()
     return None
@@ -846,6 +866,42 @@ def _named_by_content(events: list[Event], content: str) -> str | None:
 
 _GIT_CHANGE = {"created": EventKind.WRITE, "modified": EventKind.EDIT, "deleted": EventKind.DELETE,
                "moved": EventKind.MOVE}
+
+
+def _owner(events: list[Event], state: _CommandState, call: ToolCall, result: ToolResult | None) -> str | None:
+    """The file a change that names none went to, by its own text (`edit_owner.owner`): the one file
+    whose text seen so far (written content, earlier edits' new lines, read output) shares its lines
+    or the names it declares."""
+    text = new_text(call) or (shown_text(result.content) if result and result.content else "")
+    if not text.strip():
+        return None
+    known: dict[str, list[str]] = {path: list(texts) for path, texts in state.read_text.items()}
+    for e in events:
+        if e.path and e.kind in (EventKind.WRITE, EventKind.EDIT) and not e.failed and e.hunks:
+            known.setdefault(e.path.split("#", 1)[0], []).extend("\n".join(h.added) for h in e.hunks if h.added)
+    return owner(text, known)
+
+
+def _anchored(events: list[Event], path: str, result: str) -> FileChange | None:
+    """An edit whose export kept only its new text (`edits.shown_text`), as the replacement it was:
+    its old text found in the file's text as the session knows it (`_file_text`)."""
+    shown = shown_text(result)
+    content = _file_text(events, path) if shown else None
+    return anchored_change(path, content, shown) if content else None
+
+
+def _file_text(events: list[Event], path: str) -> str | None:
+    """The file's text after the session's changes so far: its last whole write, then each later edit
+    replayed (`edits.replay`); None when no write showed it whole or an edit lost track of it."""
+    content: str | None = None
+    for e in events:
+        if e.path != path or e.failed or e.kind not in (EventKind.WRITE, EventKind.EDIT):
+            continue
+        if e.whole and e.hunks:
+            content = "\n".join(e.hunks[0].added)
+        elif content is not None:
+            content = replay(content, e.hunks)
+    return content
 
 
 def _git_reported(events: list[Event], rnd: int, msg: Message, call: ToolCall, cmd: str, output: str) -> None:
