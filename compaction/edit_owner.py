@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 
 from compaction.edits import definitions
+from compaction.memo import per_text
 
 # A fence's language -> the extensions of files written in it (a language not listed is its own extension).
 _EXTENSIONS: dict[str, tuple[str, ...]] = {
@@ -37,34 +38,42 @@ def extensions(language: str) -> tuple[str, ...]:
 
 
 def in_language(path: str, language: str) -> bool:
-    """Whether `path` is a file of `language` (by its extension)."""
-    name = re.split(r"[/\\]", path)[-1].lower()
-    return any(name.endswith("." + ext) or name == ext for ext in extensions(language))
+    """Whether `path` is a file of `language` (by its extension, or its whole name: `Dockerfile`)."""
+    ends = _endings(language)
+    return bool(ends) and ("/" + path.replace("\\", "/").lower()).endswith(ends)
+
+
+@per_text(64)
+def _endings(language: str) -> tuple[str, ...]:
+    """`.ext` and `/ext` (a whole name) for each extension of `language`; memoized: every file the
+    session read is checked against one language."""
+    return tuple(x for ext in extensions(language) for x in ("." + ext, "/" + ext))
 
 
 _MIN_LINE = 16  # shorter lines (`}`, `return x`, `else:`) recur in any file: no evidence
 _WORD_RE = re.compile(r"[A-Za-z_$][\w$]{2,}")
 # A test's name as its runner declares it: `it('does x', …)`, `test("x")`, `describe('x')`.
-_TEST_NAME_RE = re.compile(r"^\s*(?:it|test|describe|context|suite)(?:\.\w+)?\s*\(\s*(['\"`])(.{4,200}?)\1")
+_TEST_NAME_RE = re.compile(r"^[ \t]*(?:it|test|describe|context|suite)(?:\.\w+)?[ \t]*\([ \t]*(['\"`])(.{4,200}?)\1",
+                           re.MULTILINE)
 _GENERIC_NAMES = frozenset({"constructor", "init", "main", "setup", "teardown", "render", "run", "test", "__init__"})
 
 
-def evidence(text: str) -> set[str]:
+# A line that may declare something (`edits.definition` decides): its first word opens a definition.
+_DECLARING_RE = re.compile(r"^[ \t]*(?:export|default|pub|async|static|def|class|fn|func|function|interface|struct|"
+                           r"enum|trait|impl|type|module|actor|primitive|public|private|protected|final|override|"
+                           r"synchronized|abstract)\b[^\n]*", re.MULTILINE)
+
+
+@per_text(1024)
+def evidence(text: str) -> frozenset[str]:
     """What in a change's or a file's text can tell one file from another: its long lines (stripped)
-    and the names it declares (classes, functions, tests), the latter marked so a line never equals one."""
-    found: set[str] = set()
-    lines = text.splitlines()
-    for line in lines:
-        stripped = line.strip()
-        if len(stripped) >= _MIN_LINE and _WORD_RE.search(stripped):
-            found.add(stripped)
-        m = _TEST_NAME_RE.match(line)
-        if m:
-            found.add("\0test " + m.group(2))
-    for name in definitions(lines):
-        if len(name) >= 4 and name not in _GENERIC_NAMES:
-            found.add("\0def " + name)
-    return found
+    and the names it declares (classes, functions, tests), the latter marked so a line never equals one.
+    Memoized: a file's known texts are compared with each path-less change that follows."""
+    found = {s for line in text.splitlines() if len(s := line.strip()) >= _MIN_LINE and _WORD_RE.search(s)}
+    found.update("\0test " + m.group(2) for m in _TEST_NAME_RE.finditer(text))
+    found.update("\0def " + name for name in definitions([m.group(0) for m in _DECLARING_RE.finditer(text)])
+                 if len(name) >= 4 and name not in _GENERIC_NAMES)
+    return frozenset(found)
 
 
 def owner(text: str, known: dict[str, Iterable[str]], language: str = "") -> str | None:
@@ -77,7 +86,7 @@ def owner(text: str, known: dict[str, Iterable[str]], language: str = "") -> str
         return None
     holders: dict[str, list[str]] = {}
     for path, texts in known.items():
-        held = set().union(*(evidence(t) & mine for t in texts)) if texts else set()
+        held = frozenset().union(*(evidence(t) & mine for t in texts))
         for item in held:
             holders.setdefault(item, []).append(path)
     score: dict[str, int] = {}

@@ -580,11 +580,13 @@ _LANG_FENCE_RE = re.compile(r"^```([\w+#.-]+)[ \t]*\n(.*?)^```[ \t]*$", re.MULTI
 _EDIT_TEXT_KEYS = ("textEditContent",)
 
 
+@per_text(256)
 def shown_text(result: str) -> str:
     """The text an edit put in its file when its export kept it only in the result: a JSON result's
     `textEditContent` (Copilot Chat; its `content` field holds the same text in a fence and keeps the
     breaks between a multi-replace's pieces), else the one code block with a language (not a diff, not
-    the exporter's labelled metadata) the result shows. New text only: such exports keep no old text."""
+    the exporter's labelled metadata) the result shows. New text only: such exports keep no old text.
+    Memoized: the change's hunks, its file and its old text are each found from it."""
     if any(key in result for key in _EDIT_TEXT_KEYS):
         for block in _FENCE_RE.finditer(result):
             found = _json_edit_text(block.group(2))
@@ -592,7 +594,7 @@ def shown_text(result: str) -> str:
                 return found
     if "```" not in result:
         return ""
-    bare = _LABELLED_FENCE_RE.sub("", result) if ":" in result else result
+    bare = without_labelled_blocks(result)
     fences = [f for f in _LANG_FENCE_RE.finditer(bare) if f.group(1).lower() != "diff"]
     return fences[0].group(2).rstrip("\n") if len(fences) == 1 and fences[0].group(2).strip() else ""
 
@@ -656,6 +658,12 @@ def replay(content: str, hunks: tuple[Hunk, ...]) -> str | None:
             return None
         content = content[:at] + new + content[at + len(old):]
     return content
+
+
+def without_labelled_blocks(text: str) -> str:
+    """`text` without an exporter's labelled blocks (`Parameters:` then a fenced block): what is left
+    is the tool's output and the code it showed."""
+    return _LABELLED_FENCE_RE.sub("", text) if ":" in text and "```" in text else text
 
 
 def _json_edit_text(text: str) -> str:

@@ -107,7 +107,8 @@ def test_owner_needs_evidence_only_one_file_holds_and_a_matching_language() -> N
 def test_fence_languages_map_to_extensions_in_one_place() -> None:
     assert "tsx" in extensions("typescript") and "mjs" in extensions("JavaScript") and extensions("python")[0] == "py"
     assert in_language("src/App.tsx", "typescript") and not in_language("src/app.py", "typescript")
-    assert extensions("astro") == ("astro",)
+    assert extensions("astro") == ("astro",) and in_language("docker/Dockerfile", "dockerfile")
+    assert not in_language("notes.txt", "text")  # a language naming no extension names no file
 
 
 def test_anchoring_fails_safe_and_replay_follows_old_new_pairs() -> None:
@@ -116,3 +117,9 @@ def test_anchoring_fails_safe_and_replay_follows_old_new_pairs() -> None:
     assert change is not None and change.hunks[0].source is not None
     after = replay(TREE, change.hunks)
     assert after is not None and "this.ready = true" in after and "this.labelEl = rootEl" in after
+
+
+def test_an_exporters_labelled_json_block_does_not_say_the_edits_language() -> None:
+    read = ToolCall("readFile", {"path": "package.json"}, "r1", ToolKind.READ, path="package.json")
+    msgs = [*_call("r1", read, "{\n  \"name\": \"x\"\n}"), *_replace("e1", "export const answer = computeTheAnswer(42)")]
+    assert _edits(msgs) == []  # `Result:` then ```json is the tool's metadata, not a JSON edit of package.json
