@@ -604,10 +604,11 @@ _ANCHOR_MIN = 8  # a shorter line (`}`, `end`, `return`) is no evidence of where
 
 def anchored_change(path: str, content: str, new: str) -> FileChange | None:
     """A replacement whose old text the export dropped (`shown_text`), found in the file's known
-    `content`: replacing text keeps lines around the change, so the span between the first and the
-    line of the new text that the content holds exactly once (widened by the equal lines next to it) is
-    the old text; lines the rewrite moved inside it are its change. None when fewer than two such lines
-    are found or the span is far longer than the new text (pieces of a multi-replace, not one place)."""
+    `content`: a replacing text keeps lines around its change, so the old text is the file's span
+    from the first to the last of its lines that the new text holds and the file holds exactly once
+    (widened to the new text's outer lines, `_edge`); lines the rewrite moved inside it are its change.
+    None when fewer than two such lines are found or the span is far longer than the new text (the
+    pieces of a multi-replace, not one place)."""
     lines, new_lines = content.splitlines(), new.splitlines()
     counts = Counter(ln.strip() for ln in lines)
     where = {ln.strip(): i for i, ln in enumerate(lines) if counts[ln.strip()] == 1 and len(ln.strip()) >= _ANCHOR_MIN}

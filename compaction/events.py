@@ -716,7 +716,7 @@ def _sentences_matching(prose: _Prose, pattern: re.Pattern[str]) -> list[str]:
 class _CommandState:
     last_command: Event | None = None
     unnamed_changes: int = 0  # write/edit calls so far that named no file (Cursor's bare `write`)
-    read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> outputs of its reads, for `_owner`
+    read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
 
 
 def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolResult | None,
@@ -846,9 +846,9 @@ def _named_by_content(events: list[Event], content: str, text: str = "",
     its content says so unambiguously: its first line names the file in a comment and exactly one
     file of that name was seen so far; else its new `text` shares lines or declared names with exactly
     one file the session showed text of (`edit_owner.owner`; `read_text`: its reads' outputs by path);
-    else its code block's language is the
-    extension of exactly one file the agent had read. Else None: a guess between several files is no
-    record."""
+    else its code block's language is the extension of exactly one file the agent had read (an
+    exporter's labelled metadata block says no language). Else None: a guess between several files is
+    no record."""
     if not content:
         return None
     fence = _FENCE_OPEN_RE.search(bare := without_labelled_blocks(content), 0, 2000)

@@ -123,3 +123,13 @@ def test_an_exporters_labelled_json_block_does_not_say_the_edits_language() -> N
     read = ToolCall("readFile", {"path": "package.json"}, "r1", ToolKind.READ, path="package.json")
     msgs = [*_call("r1", read, "{\n  \"name\": \"x\"\n}"), *_replace("e1", "export const answer = computeTheAnswer(42)")]
     assert _edits(msgs) == []  # `Result:` then ```json is the tool's metadata, not a JSON edit of package.json
+
+
+def test_a_reads_output_is_known_text_of_its_file() -> None:
+    read = ToolCall("readFile", {"path": "src/loader.py"}, "r1", ToolKind.READ, path="src/loader.py")
+    other = ToolCall("readFile", {"path": "src/saver.py"}, "r2", ToolKind.READ, path="src/saver.py")
+    source = "def load_config(path):\n    with open(path) as handle:\n        return parse_config(handle.read())\n"
+    new = "def load_config(path):\n    with open(path, encoding='utf-8') as handle:\n        return parse_config(handle.read())"
+    msgs = [*_call("r1", read, source), *_call("r2", other, "def save_config(path, data):\n    pass\n"),
+            *_call("e1", ToolCall("edit", {}, "e1", ToolKind.EDIT), f"```python\n{new}\n```")]
+    assert [e.path for e in _edits(msgs)] == ["src/loader.py"]
