@@ -133,3 +133,11 @@ def test_a_reads_output_is_known_text_of_its_file() -> None:
     msgs = [*_call("r1", read, source), *_call("r2", other, "def save_config(path, data):\n    pass\n"),
             *_call("e1", ToolCall("edit", {}, "e1", ToolKind.EDIT), f"```python\n{new}\n```")]
     assert [e.path for e in _edits(msgs)] == ["src/loader.py"]
+
+
+def test_the_error_memorys_key_change_reads_a_result_only_edit() -> None:
+    from compaction.errors.scan import key_change
+    call = ToolCall("copilot_replaceString", {}, "e1", ToolKind.EDIT)
+    assert key_change(call) == ""
+    assert key_change(call, ToolResult(_copilot_result("class TreeExample extends Component {"), "e1")) == \
+        "new text of `TreeExample`"
