@@ -576,6 +576,9 @@ def result_changes(call: ToolCall, result: str) -> list[FileChange]:
 # metadata, not the file's text.
 _LABELLED_FENCE_RE = re.compile(r"^[^\n`]{1,40}:[ \t]*\n+```[^\n]*\n.*?^```[ \t]*$", re.MULTILINE | re.DOTALL)
 _LANG_FENCE_RE = re.compile(r"^```([\w+#.-]+)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+# Block languages that say the block is not a file's text: a diff (`_diff_in_result` reads it), a tool's output.
+_NOT_FILE_TEXT = frozenset({"diff", "patch", "text", "txt", "plaintext", "console", "output", "log", "terminal",
+                            "shell-session", "ansi"})
 # A JSON result's field holding the text an edit put in its file (Copilot Chat's `textEditContent`).
 _EDIT_TEXT_KEYS = ("textEditContent",)
 
@@ -595,7 +598,7 @@ def shown_text(result: str) -> str:
     if "```" not in result:
         return ""
     bare = without_labelled_blocks(result)
-    fences = [f for f in _LANG_FENCE_RE.finditer(bare) if f.group(1).lower() != "diff"]
+    fences = [f for f in _LANG_FENCE_RE.finditer(bare) if f.group(1).lower() not in _NOT_FILE_TEXT]
     return fences[0].group(2).rstrip("\n") if len(fences) == 1 and fences[0].group(2).strip() else ""
 
 

@@ -69,6 +69,7 @@ def test_the_result_keeps_the_text_of_an_edit_whose_arguments_are_empty() -> Non
     # an exporter's labelled metadata fence is not the file's text; the one code block is
     assert shown_text("Parameters:\n\n```json\n{\"a\": 1}\n```\n\n```python\nx = 1\n```") == "x = 1"
     assert shown_text("```python\nx = 1\n```\n```python\ny = 2\n```") == ""  # two blocks: which one is unknown
+    assert shown_text("```text\nEdit applied.\n```") == ""  # a tool's output, not the file's text
 
 
 def test_a_pathless_edit_goes_to_the_one_file_whose_text_it_shares_with_its_old_text_recovered() -> None:
