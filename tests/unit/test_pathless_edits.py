@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from compaction.edit_owner import extensions, in_language, owner
 from compaction.edits import anchored_change, replay, shown_text
 from compaction.events import EventKind, extract_events
@@ -142,3 +145,18 @@ def test_the_error_memorys_key_change_reads_a_result_only_edit() -> None:
     assert key_change(call) == ""
     assert key_change(call, ToolResult(_copilot_result("class TreeExample extends Component {"), "e1")) == \
         "new text of `TreeExample`"
+
+
+_LINES = st.lists(st.sampled_from(["}", "", "  return value", "def alpha(x):", "class Beta:", "    gamma = compute(x)",
+                                   "    delta = other(y, z)", "import os", "    return gamma + delta"]), max_size=14)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(_LINES, _LINES)
+def test_an_anchored_change_always_replays_to_a_text_holding_the_new_text(file_lines, new_lines) -> None:
+    content, new = "\n".join(file_lines), "\n".join(new_lines)
+    change = anchored_change("f.py", content, new)
+    if change is not None and any(h.source for h in change.hunks):
+        after = replay(content, change.hunks)
+        assert after is not None and new in after
+    assert owner(new, {"f.py": [content], "g.py": [new[::-1]]}) in (None, "f.py", "g.py")
