@@ -9,6 +9,7 @@ read edit payloads the same way. Best effort and pure: nothing here executes or 
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -350,6 +351,19 @@ def call_changes(call: ToolCall) -> list[FileChange]:
     return out
 
 
+def new_text(call: ToolCall) -> str:
+    """The text a write or edit puts in its file, from its arguments (each piece of a multi-edit on its
+    own lines): what a change that names no file still says about which file it was."""
+    args = call.arguments if isinstance(call.arguments, dict) else {}
+    edits = args.get("edits")
+    if isinstance(edits, list):
+        return "\n".join(t for e in edits if isinstance(e, dict) and isinstance(t := _arg(e, _NEW_KEYS), str))
+    found = _arg(args, _NEW_KEYS)
+    if found is None:
+        found = _arg(args, _CONTENT_KEYS)
+    return found if isinstance(found, str) else ""
+
+
 def _arg(args: dict, keys: tuple[str, ...]) -> object:
     for key in keys:
         if key in args and isinstance(args[key], str):
@@ -547,12 +561,128 @@ def result_changes(call: ToolCall, result: str) -> list[FileChange]:
         shown = _diff_in_result(path, result)
         if shown:
             return shown
+    shown = shown_text(result)
+    if shown:
+        return [FileChange(path, (Hunk((), _lines(shown)),), whole=call.kind == "write")]
     if call.kind == "write":
         blocks = [b.group(2) for b in _FENCE_RE.finditer(result)]
         body = max(blocks, key=len, default="")
         if body.strip():
             return [FileChange(path, (Hunk((), _lines(body)),), whole=True)]
     return []
+
+
+# An exporter's labelled block (`Parameters:`, `Result:`, `Additional data:` then a fence): the tool's
+# metadata, not the file's text.
+_LABELLED_FENCE_RE = re.compile(r"^[^\n`]{1,40}:[ \t]*\n+```[^\n]*\n.*?^```[ \t]*$", re.MULTILINE | re.DOTALL)
+_LANG_FENCE_RE = re.compile(r"^```([\w+#.-]+)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+# Block languages that say the block is not a file's text: a diff (`_diff_in_result` reads it), a tool's output.
+_NOT_FILE_TEXT = frozenset({"diff", "patch", "text", "txt", "plaintext", "console", "output", "log", "terminal",
+                            "shell-session", "ansi"})
+# A JSON result's field holding the text an edit put in its file (Copilot Chat's `textEditContent`).
+_EDIT_TEXT_KEYS = ("textEditContent",)
+
+
+@per_text(256)
+def shown_text(result: str) -> str:
+    """The text an edit put in its file when its export kept it only in the result: a JSON result's
+    `textEditContent` (Copilot Chat; its `content` field holds the same text in a fence and keeps the
+    breaks between a multi-replace's pieces), else the one code block with a language (not a diff, not
+    the exporter's labelled metadata) the result shows. New text only: such exports keep no old text.
+    Memoized: the change's hunks, its file and its old text are each found from it."""
+    if any(key in result for key in _EDIT_TEXT_KEYS):
+        for block in _FENCE_RE.finditer(result):
+            found = _json_edit_text(block.group(2))
+            if found:
+                return found
+    if "```" not in result:
+        return ""
+    bare = without_labelled_blocks(result)
+    fences = [f for f in _LANG_FENCE_RE.finditer(bare) if f.group(1).lower() not in _NOT_FILE_TEXT]
+    return fences[0].group(2).rstrip("\n") if len(fences) == 1 and fences[0].group(2).strip() else ""
+
+
+_ANCHOR_MIN = 8  # a shorter line (`}`, `end`, `return`) is no evidence of where a text sits
+
+
+def anchored_change(path: str, content: str, new: str) -> FileChange | None:
+    """A replacement whose old text the export dropped (`shown_text`), found in the file's known
+    `content`: a replacing text keeps lines around its change, so the old text is the file's span
+    from the first to the last of its lines that the new text holds and the file holds exactly once
+    (widened to the new text's outer lines, `_edge`); lines the rewrite moved inside it are its change.
+    None when fewer than two such lines are found or the span is far longer than the new text (the
+    pieces of a multi-replace, not one place)."""
+    lines, new_lines = content.splitlines(), new.splitlines()
+    counts = Counter(ln.strip() for ln in lines)
+    where = {ln.strip(): i for i, ln in enumerate(lines) if counts[ln.strip()] == 1 and len(ln.strip()) >= _ANCHOR_MIN}
+    anchors = [(j, where[ln.strip()]) for j, ln in enumerate(new_lines) if ln.strip() in where]
+    if len(anchors) < 2:
+        return None
+    (j0, a), (j1, b) = min(anchors, key=lambda x: x[1]), max(anchors, key=lambda x: x[1])
+    a = _edge(lines, [ln.strip() for ln in reversed(new_lines[:j0])], a, -1)
+    b = _edge(lines, [ln.strip() for ln in new_lines[j1 + 1:]], b, 1)
+    if b - a + 1 > 2 * len(new_lines) + 20:
+        return None
+    old = "\n".join(lines[a:b + 1])
+    found = [h for h in pair_hunks(old, new) if not h.empty]
+    return FileChange(path, tuple(found)) if found else None
+
+
+def _edge(lines: list[str], beyond: list[str], at: int, step: int) -> int:
+    """Where the old text ends past its last anchor `at` (`step` 1; its start before the first with -1),
+    given the new text's lines `beyond` that anchor, nearest first: a text ends on context it kept (a
+    closing `}`), so at the nearest line of the file equal to the new text's outermost line, within
+    about as many lines as the new text has there (further when the line inside it matches too); else
+    at the anchor, widened by the lines both texts share next to it."""
+    if not beyond:
+        return at
+    outer, inner = beyond[-1], beyond[-2] if len(beyond) > 1 else None
+    for i in range(at + step, at + step * (len(beyond) + 21), step):
+        if not 0 <= i < len(lines):
+            break
+        if lines[i].strip() != outer:
+            continue
+        near = abs(i - at) <= len(beyond) + 2
+        if near or inner is None or (0 <= i - step < len(lines) and lines[i - step].strip() == inner):
+            return i
+    while beyond and 0 <= at + step < len(lines) and lines[at + step].strip() == beyond[0]:
+        at, beyond = at + step, beyond[1:]
+    return at
+
+
+def replay(content: str, hunks: tuple[Hunk, ...]) -> str | None:
+    """`content` after an edit whose old/new pair its hunks carry (`Hunk.source`); None when the edit
+    has no pair or its old text is not in `content` (the file's text is no longer known)."""
+    pairs = [h.source for h in hunks if h.source is not None]
+    if not pairs:
+        return None
+    for old, new in pairs:
+        at = content.find(old) if old else -1
+        if at < 0:
+            return None
+        content = content[:at] + new + content[at + len(old):]
+    return content
+
+
+def without_labelled_blocks(text: str) -> str:
+    """`text` without an exporter's labelled blocks (`Parameters:` then a fenced block): what is left
+    is the tool's output and the code it showed."""
+    return _LABELLED_FENCE_RE.sub("", text) if ":" in text and "```" in text else text
+
+
+def _json_edit_text(text: str) -> str:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return ""
+    if not isinstance(value, dict):
+        return ""
+    fenced = value.get("content")
+    inner = _LANG_FENCE_RE.search(fenced) if isinstance(fenced, str) else None
+    if inner and inner.group(2).strip():
+        return inner.group(2).rstrip("\n")
+    found = next((value[k] for k in _EDIT_TEXT_KEYS if isinstance(value.get(k), str)), "")
+    return found.rstrip("\n") if found.strip() else ""
 
 
 def _same_file(a: str, b: str) -> bool:

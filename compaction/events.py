@@ -10,10 +10,22 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from compaction.edits import FileChange, Hunk, call_changes, refused, result_changes
+from compaction.edit_owner import in_language, owner
+from compaction.edits import (
+    FileChange,
+    Hunk,
+    anchored_change,
+    call_changes,
+    new_text,
+    refused,
+    replay,
+    result_changes,
+    shown_text,
+    without_labelled_blocks,
+)
 from compaction.git_output import git_file_changes
 from compaction.literal_heads import Scanner, heads
 from compaction.memo import per_text
@@ -708,6 +720,7 @@ def _sentences_matching(prose: _Prose, pattern: re.Pattern[str]) -> list[str]:
 class _CommandState:
     last_command: Event | None = None
     unnamed_changes: int = 0  # write/edit calls so far that named no file (Cursor's bare `write`)
+    read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
 
 
 def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolResult | None,
@@ -763,16 +776,25 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         event_kind = _FILE_EVENT[kind]
         if kind != ToolKind.READ and not failed and result is not None and result.content and refused(result.content):
             failed = True  # an export that does not mark an edit's refusal as an error (Codex's apply_patch in SpecStory)
+        if kind == ToolKind.READ and result is not None and result.content and not failed and call.path:
+            state.read_text.setdefault(call.path.split("#", 1)[0], []).append(result.content)
         inferred = False
         if not paths and kind != ToolKind.READ:
-            named = _named_by_content(events, result.content if result and not failed else "")
+            content = result.content if result and not failed else ""
+            text = (new_text(call) or shown_text(content)) if content else ""
+            named = _named_by_content(events, content, text, state.read_text)
             if named:
                 paths, inferred = [named], True
+                call = replace(call, path=named)  # a copy: the loader's call stays as the export had it
             else:
                 state.unnamed_changes += 1
         changes = _changes_by_path(call) if kind != ToolKind.READ else {}
         if not changes and kind != ToolKind.READ and result and result.content and not failed:
             changes = {c.path: c for c in result_changes(call, result.content)}  # an exporter kept only the result
+            if kind == ToolKind.EDIT and len(paths) == 1 and not new_text(call):
+                anchored = _anchored(events, paths[0], result.content)
+                if anchored:
+                    changes = {paths[0]: anchored}
         for path in paths:
             change = changes.get(path)
             events.append(Event(event_kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed,
@@ -822,34 +844,76 @@ _SELF_NAMED_RE = re.compile(r"^\s*(?:/\*+|//|#|<!--|--|;)\s*(?:\S*[/\\])?([\w.-]
 _FENCE_OPEN_RE = re.compile(r"^\s*```([\w+-]*)[ \t]*$", re.MULTILINE)
 
 
-def _named_by_content(events: list[Event], content: str) -> str | None:
+def _named_by_content(events: list[Event], content: str, text: str = "",
+                      read_text: dict[str, list[str]] | None = None) -> str | None:
     """The file a change that names none (an exporter kept only the patch's text) was made to, when
     its content says so unambiguously: its first line names the file in a comment and exactly one
-    file of that name was seen so far, or its code block's language is the extension of exactly one
-    file the agent had read. Else None: a guess between several files is no record."""
+    file of that name was seen so far; else its new `text` shares lines or declared names with exactly
+    one file the session showed text of (`edit_owner.owner`; `read_text`: its reads' outputs by path);
+    else its code block's language is the extension of exactly one file the agent had read (an
+    exporter's labelled metadata block says no language). Else None: a guess between several files is
+    no record."""
     if not content:
         return None
-    fence = _FENCE_OPEN_RE.search(content, 0, 2000)
-    body = content[fence.end():] if fence else content
+    fence = _FENCE_OPEN_RE.search(bare := without_labelled_blocks(content), 0, 2000)
+    body = bare[fence.end():] if fence else content
     first = next((ln for ln in body[:2000].splitlines() if ln.strip()), "")
-    seen = {e.path.split("#", 1)[0] for e in events if e.path and e.kind in (EventKind.READ, EventKind.WRITE,
-                                                                             EventKind.EDIT)}
     named = _SELF_NAMED_RE.match(first)
     if named:
+        seen = {e.path.split("#", 1)[0] for e in events if e.path and e.kind in (EventKind.READ, EventKind.WRITE,
+                                                                                 EventKind.EDIT)}
         hits = {p for p in seen if re.split(r"[/\\]", p)[-1] == named.group(1)}
         if len(hits) == 1:
             return hits.pop()
     lang = fence.group(1).lower() if fence else ""
-    if lang:
-        read = {e.path.split("#", 1)[0] for e in events if e.kind is EventKind.READ and e.path}
-        hits = {p for p in read if p.lower().endswith("." + lang)}
-        if len(hits) == 1:
-            return hits.pop()
-    return None
+    found = owner(text, _known_texts(events, read_text or {}), lang) if text.strip() else None
+    if found or not lang:
+        return found
+    read = {e.path.split("#", 1)[0] for e in events if e.kind is EventKind.READ and e.path}
+    hits = {p for p in read if in_language(p, lang)}
+    return hits.pop() if len(hits) == 1 else None
 
 
 _GIT_CHANGE = {"created": EventKind.WRITE, "modified": EventKind.EDIT, "deleted": EventKind.DELETE,
                "moved": EventKind.MOVE}
+
+
+def _known_texts(events: list[Event], read_text: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Each file's text the session showed so far, for `edit_owner.owner`: what its reads output
+    and the new lines of its writes and edits."""
+    known: dict[str, list[str]] = {path: list(texts) for path, texts in read_text.items()}
+    for e in events:
+        if e.path and e.kind in (EventKind.WRITE, EventKind.EDIT) and not e.failed and e.hunks:
+            known.setdefault(e.path.split("#", 1)[0], []).extend("\n".join(h.added) for h in e.hunks if h.added)
+    return known
+
+
+def _anchored(events: list[Event], path: str, result: str) -> FileChange | None:
+    """An edit whose export kept only its new text (`edits.shown_text`), as the replacement it was:
+    its old text found in the file's text as the session knows it (`_file_text`)."""
+    shown = shown_text(result)
+    content = _file_text(events, path) if shown else None
+    return anchored_change(path, content, shown) if content else None
+
+
+def _file_text(events: list[Event], path: str) -> str | None:
+    """The file's text as far as the session showed it: its last whole write with each later edit
+    replayed (`edits.replay`); where an edit cannot be replayed (no write showed the file, its old text
+    is not found), only the new text that edit put there, which is all that is still known of it.
+    A part of the file serves: an old text is found near the new one."""
+    content: str | None = None
+    for e in events:
+        if e.path != path or e.failed or e.kind not in (EventKind.WRITE, EventKind.EDIT) or not e.hunks:
+            continue
+        if e.whole:
+            content = "\n".join(e.hunks[0].added)
+            continue
+        replayed = replay(content, e.hunks) if content is not None else None
+        if replayed is None:
+            new = [h.source[1] if h.source else "\n".join(h.added) for h in e.hunks if h.source or h.added]
+            replayed = "\n".join(new) or None
+        content = replayed
+    return content
 
 
 def _git_reported(events: list[Event], rnd: int, msg: Message, call: ToolCall, cmd: str, output: str) -> None:

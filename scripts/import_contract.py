@@ -27,7 +27,7 @@ LAYERS: list[set[str]] = [
     {"compaction", "compaction.memo", "compaction.model", "compaction.atomic", "compaction.redact", "compaction.memory_config",
      "compaction.config", "compaction.transcripts", "compaction.trust", "compaction.statedir",
      "compaction.escape", "compaction.mdsafe"},
-    {"compaction.shell", "compaction.git_output", "compaction.literal_heads", "compaction.edits", "compaction.events", "compaction.tokens", "compaction.store",
+    {"compaction.shell", "compaction.git_output", "compaction.literal_heads", "compaction.edits", "compaction.edit_owner", "compaction.events", "compaction.tokens", "compaction.store",
      "compaction.cache",
      "compaction.lexical", "compaction.budget", "compaction.llm", "compaction.shipped", "compaction.discovery",
      "compaction.confine", "compaction.agent_compaction"},

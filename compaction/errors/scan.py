@@ -12,7 +12,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from compaction.edits import call_changes, definitions
+from compaction.edits import call_changes, definitions, result_changes, shown_text
 from compaction.errors.advice import advise
 from compaction.errors.classify import Hit, classify
 from compaction.errors.families import FAMILIES
@@ -377,13 +377,22 @@ class Fix:
     passed_command: str | None = None
 
 
-def key_change(call: ToolCall) -> str:
+def key_change(call: ToolCall, result: ToolResult | None = None) -> str:
     """The edit's key change in one short line: its first informative removed and added lines (whole
-    lines only; a longer one is named by its definition or left out)."""
+    lines only; a longer one is named by its definition or left out). An edit whose export kept its
+    text only in the `result` (`edits.result_changes`, `edits.shown_text`) is told by that text."""
     try:
         changes = call_changes(call)
     except (ValueError, TypeError, re.error):
         return ""
+    if not changes and result is not None and result.content and not result.is_error:
+        changes = result_changes(call, result.content) if call.path else []
+        shown = shown_text(result.content) if not changes else ""
+        if shown:  # the new text, its file and old text unknown here: named by what it defines, or its first line
+            names = definitions(shown.splitlines())
+            first = next((ln.strip() for ln in shown.splitlines() if len(ln.strip()) > 2), "")
+            return (f"new text of `{names[0]}`" if names else f"new text `{first}`" if first and len(first) <= 100
+                    else "")
     for change in changes:
         for hunk in change.hunks:
             if change.whole:
@@ -434,7 +443,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     last = rec.occurrences[-1]
     cmd_key = _norm_command(last.location.command)
     want = _basename(last.location.path) if last.location.path else None
-    edits: list[tuple[int, str, ToolCall]] = []
+    edits: list[tuple[int, str, ToolCall, ToolResult | None]] = []
     reruns: list[tuple[int, str, bool]] = []
     for rnd in transcript.rounds[start:start + 10]:
         results = _round_results(rnd, cache)
@@ -446,15 +455,15 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                     # A file tool's failed edit changed nothing; a shell line's edit ran even when a later
                     # part of the line (the build it chains) failed.
                     if call.command or not _failed(res):
-                        edits.append((rnd.number, path, call))
+                        edits.append((rnd.number, path, call, res))
                 elif cmd_key and _norm_command(call.command) == cmd_key:
                     reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
     same = [e for e in edits if want and _basename(e[1]) == want]
     near = [e for e in edits if e[0] <= start + 2]  # another file, but right after the error
     if not (same or near):
         return Fix()
-    edit_round, edit_path, call = (same or near)[0]
-    fix = Fix(None if edit_path == "?" else edit_path, edit_round, key_change(call), call=call)
+    edit_round, edit_path, call, res = (same or near)[0]
+    fix = Fix(None if edit_path == "?" else edit_path, edit_round, key_change(call, res), call=call)
     passed = next(((r, c) for r, c, ok in reruns if r >= edit_round and ok), None)
     if passed:
         fix.passed_round, fix.passed_command = passed
