@@ -8,7 +8,8 @@ root (`FAILED `, `FAIL: `, `--- FAIL` all hold `FAIL`; `error TS`, `error: `, `E
 `rror`). The lines holding a root are found in one pass and joined into an excerpt; a word holding
 that root can only occur on those lines, so whether the text holds it is asked of the excerpt (a
 few lines) instead of the text. Only a family whose word is there is then searched line by line
-through the text, as before: the lines found are exactly those of a whole-text search.
+through the text, as before: the lines found are exactly those of a whole-text search. A short text
+has no excerpts, but a root still spares its words: they are looked for only when it holds the root.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # Parts shared by several words (case as written); a word's root is the first of these it holds.
-ROOTS = ("FAIL", "ERROR", "rror", "xception", "ail", "429", "nknown ", " not ", "o such ", "Timeout", "E9", "nvalid ",
-         "match", "xpected")
+ROOTS = ("FAIL", "ERROR", "rror", "xception", "ail", "429", "nknown ", "not ", "o such ", "Timeout", "E9", "nvalid",
+         "match", "xpected", "imit", "oo long", "arameter", "No ", "denied", "COMMIT", "panic", "undefined")
 MIN_EXCERPT_TEXT = 600  # a shorter text is searched whole: its excerpts would cost about what they save
 MAX_EXCERPT_SHARE = 4  # an excerpt longer than a 4th of the text: its words are looked for in the text
 
@@ -91,8 +92,9 @@ class Triggers:
 
     def holds(self, family: Needles) -> bool:
         """Whether the text holds one of the family's words."""
-        if self._whole:
-            return any(map(self.text.__contains__, family.words))
+        if self._whole:  # a short text: a word is looked for only when its root is there
+            text = self.text
+            return any(any(map(text.__contains__, words)) for root, words in family.by_root if root in text)
         excerpts = self._excerpts
         for root, words in family.by_root:
             excerpt = excerpts.get(root)
