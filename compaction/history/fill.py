@@ -60,15 +60,14 @@ def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], 
     the document says besides its facts (the error records), which a fact need not say again.
 
     Each pass plans every step on estimated costs, then renders and counts once: a plan that
-    overshoots is planned again with that much less room; one that falls short of FULL gets more
-    passes (facts and older rounds) with the exact room left, while they add to it (estimated costs
-    run above the real ones). A few counts in all, whatever the steps."""
+    overshoots is planned again with that much less room; one that falls short of FULL gets one more
+    pass (facts and older rounds) with the exact room left. A few counts in all, whatever the steps."""
     markdown = render(draft)
     used = tokens.count(markdown)  # the engine counted this very text: a memo hit
     if used > target:
         return markdown, draft
     have_tail = tokens.count(draft.tail_text) if draft.tail_text else 0
-    best, best_n = (markdown, draft), used
+    best = (markdown, draft)
     shrink = 0
     first_pass = True
     for _ in range(4):
@@ -85,11 +84,10 @@ def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], 
         if n > target:
             shrink += (n - target) + int(target * _MARGIN)
             continue
-        if n > best_n:  # never give back a smaller document than one already made
-            best, best_n = (md, plan), n
-        if n >= FULL * target or (not first_pass and n <= used):
+        best = (md, plan)
+        if n >= FULL * target or not first_pass:
             break
-        draft, used, shrink, first_pass = plan, n, 0, False  # short of FULL: another pass, exact room
+        draft, used, shrink, first_pass = plan, n, 0, False  # short of FULL: one more pass, exact room
     return best
 
 
