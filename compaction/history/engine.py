@@ -190,7 +190,7 @@ def compact(
         markdown, draft = fill.fill(render_draft, fill.Draft(chosen, tail_text, shown_start), target=target,
                                     origin=dict(zip(map(id, pool), all_facts, strict=True)), all_facts=all_facts,
                                     tail=tail_renderer, rounds=rounds, code=preset.code, steering=steering,
-                                    held=em_doc)
+                                    held=em_doc, lang=lang)
         chosen = draft.chosen
         shown = rounds[draft.shown_start - 1:]
         # A refused edit a chosen Problems line tells (its cause, what ended it) is not retold in its
@@ -560,7 +560,7 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
         if section is Section.PROBLEMS and em_block:
             parts.append(f"{em_block}\n\n{dropped}" if dropped else em_block)
     if tail:
-        span = f"r{tail_start}-r{n_rounds}" if tail_start <= n_rounds else f"the end of r{n_rounds}"  # `last_messages`
+        span = f"r{tail_start}-r{n_rounds}" if tail_start <= n_rounds else h(lang, "recent_end").format(n=n_rounds)
         parts.append(f"## {h(lang, 'recent')} ({span})\n\n{tail}")
     return "\n\n".join(parts) + "\n"
 

@@ -55,7 +55,8 @@ Render = Callable[[Draft], str]
 
 
 def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], all_facts: list[Fact],
-         tail: TailRenderer, rounds: list[Round], code: bool, steering: Steering, held: str = "") -> tuple[str, Draft]:
+         tail: TailRenderer, rounds: list[Round], code: bool, steering: Steering, held: str = "",
+         lang: str = "en") -> tuple[str, Draft]:
     """The fuller document and its draft; the draft given back unchanged when nothing fits. `held`: what
     the document says besides its facts (the error records), which a fact need not say again.
 
@@ -76,7 +77,7 @@ def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], 
             break
         steps = _steps(draft, origin, all_facts)
         plan = _plan(draft, room, steps, tail, have_tail, rounds, code, steering, target, origin, widen=first_pass,
-                     held=held)
+                     held=held, lang=lang)
         if plan is None:
             break
         md = render(plan)
@@ -93,7 +94,7 @@ def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], 
 
 def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_tail: int, rounds: list[Round],
           code: bool, steering: Steering, target: int, origin: dict[int, Fact], *, widen: bool,
-          held: str = "") -> Draft | None:
+          held: str = "", lang: str = "en") -> Draft | None:
     """The draft with the room spent in value order, on estimated costs; None when nothing changes."""
     chosen = list(draft.chosen)
     tail_text, start, extra = draft.tail_text, draft.shown_start, list(draft.extra)
@@ -147,7 +148,7 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     elif widen and not tail_text and not extra and room > _PARTIAL_TAIL_ROOM:
         # Not even the newest round fits whole: its last messages, the facts of its rounds all kept
         # (`start` stays past the last round: nothing of it is taken as shown).
-        text, cost = last_messages(tail, room)
+        text, cost = last_messages(tail, room, lang)
         if text:
             room -= cost
             tail_text, changed = text, True

@@ -26,6 +26,9 @@ HEADINGS: dict[str, dict[str, str]] = {
         "root": "Project root",
         "root_inferred": "inferred from the agent's commands and paths; file paths below are relative to it",
         "unchanged": "Conversation (unchanged)",
+        "recent_end": "the end of r{n}",
+        "last_messages": "its last {shown} of {total} messages; what came before is told above",
+        "request_report": "Reported on r{n} “{head}”: ",
     },
     "zh": {
         "title": "压缩后的对话",
@@ -50,6 +53,9 @@ HEADINGS: dict[str, dict[str, str]] = {
         "root": "项目根目录",
         "root_inferred": "由智能体的命令和路径推断；下文文件路径均相对于此目录",
         "unchanged": "对话（未压缩）",
+        "recent_end": "r{n} 的结尾",
+        "last_messages": "其最后 {shown}/{total} 条消息；之前的内容见上文",
+        "request_report": "对 r{n}「{head}」的汇报：",
     },
 }
 

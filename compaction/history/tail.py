@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from compaction import tokens
 from compaction.history.echo import only_echo
+from compaction.history.headings import h
 from compaction.history.steering import Steering, strip_code
 from compaction.mdsafe import escape_path
 from compaction.model import Message, Role, Round, ToolCall
@@ -103,7 +104,7 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
             out.append(_Piece(f"\n→ {escape_path(call.name)}{target}", "", "", rnd, False))
     result_known = msg.tokens if alone and not msg.text and len(msg.tool_results) == 1 else None
     for res in msg.tool_results:
-        if calls and res.call_id and only_echo(res.content, calls.get(res.call_id), res.name):
+        if calls and res.call_id and only_echo(res, calls.get(res.call_id)):
             continue
         status = f" (exit {res.exit_code})" if res.exit_code is not None else (" (error)" if res.is_error else "")
         if res.content:
@@ -162,7 +163,7 @@ class TailRenderer:
 MIN_LAST_MESSAGES = 3  # a round's end shown in part: at least its last few messages, at the largest cap that holds them
 
 
-def last_messages(tail: TailRenderer, budget: int) -> tuple[str, int]:
+def last_messages(tail: TailRenderer, budget: int, lang: str = "en") -> tuple[str, int]:
     """(text, estimated tokens) of the newest round's last messages within `budget`, for a document
     whose newest round does not fit even at the smallest cap (one request the agent worked on for
     dozens of steps): the successor still reads where the work stopped, in the agent's own words.
@@ -196,7 +197,7 @@ def last_messages(tail: TailRenderer, budget: int) -> tuple[str, int]:
         return "", 0
     number = tail.rounds[-1].number
     pieces = [p for m in messages[len(messages) - shown:] for p in m]
-    note = f"its last {shown} of {len(messages)} messages; what came before is told above"
+    note = h(lang, "last_messages").format(shown=shown, total=len(messages))
     return f"### r{number} ({note})\n\n" + "".join(p.render(cap) for p in pieces).rstrip(), used
 
 

@@ -18,7 +18,7 @@ def _long_turns(steps: int) -> list[Message]:
     for turn in (1, 2):
         msgs.append(Message(0, Role.USER, f"request {turn}: build the importer, part {turn}"))
         for i in range(steps):
-            text = f"Step {turn}.{i}: checked `module_{turn}_{i}` and its callers. " + "Detail of the step. " * 25
+            text = f"Step {turn}.{i}: checked `module_{turn}_{i}` and its callers. " + "Detail of the step. " * 8
             msgs.append(Message(0, Role.ASSISTANT, text, tool_calls=[
                 make_call("read_file", {"path": f"src/pkg/module_{turn}_{i}.py"}, f"c{turn}-{i}")]))
     msgs.append(Message(0, Role.ASSISTANT, "All parts are in place; the last step wired `module_2_final`."))
@@ -26,7 +26,7 @@ def _long_turns(steps: int) -> list[Message]:
 
 
 def test_a_newest_round_too_big_for_the_tail_shows_its_last_messages():
-    t = transcript(_long_turns(60))
+    t = transcript(_long_turns(150))
     assert len(t.rounds) == 2
     target = tokens.count_messages(t.messages) // 10
     md = compact(t, target_tokens=target).markdown
@@ -34,6 +34,8 @@ def test_a_newest_round_too_big_for_the_tail_shows_its_last_messages():
     assert 0.9 * target <= used <= target
     assert "the end of r2" in md and "what came before is told above" in md
     assert "the last step wired `module_2_final`" in md  # where the work stopped, in the agent's words
+    zh = compact(t, target_tokens=target, lang="zh").markdown
+    assert "r2 的结尾" in zh and "之前的内容见上文" in zh and "the end of" not in zh
 
 
 def test_squeezed_items_narrow_in_small_steps_so_the_budget_is_used():

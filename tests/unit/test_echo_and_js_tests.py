@@ -18,11 +18,20 @@ ECHO = ("Tool use: **copilot_readFile** • 正在读取 [](file:///repo/src/tre
 
 
 def test_a_result_of_lines_about_its_call_only_is_an_echo_and_a_search_hit_is_not():
-    assert only_echo(ECHO, READ, "copilot_readFile")
-    assert not only_echo(ECHO + "export function renderNode(node) {}\n", READ)
-    search = ToolCall("grep_search", {"query": "def parse_command"}, "s1", "search")
+    assert only_echo(ToolResult(ECHO, "r1", "copilot_readFile"), READ)
+    assert not only_echo(ToolResult(ECHO + "export function renderNode(node) {}\n", "r1"), READ)
+    search = ToolCall("grep_search", {"query": "def parse_command", "path": "src"}, "s1", "search")
     assert not echoes_call("pkg/parser.py:12:def parse_command():", search)  # the pattern found is the output
+    assert not echoes_call("src/paths.py:12: def resolve_path(p):", search)  # "path" and "src", apart
     assert echoes_call('  "query": "def parse_command",', search)
+
+
+def test_a_failed_call_or_a_line_that_merely_holds_the_tools_name_is_output():
+    bash = ToolCall("Bash", {"command": "pytest"}, "b1", "shell", command="pytest")
+    assert not only_echo(ToolResult("bash: pytest: command not found", "b1", exit_code=127), bash)
+    read = ToolCall("read_file", {"absolute_path": "/repo/src/app.py"}, "r2", "read", path="/repo/src/app.py")
+    assert not only_echo(ToolResult("File not found: /repo/src/app.py", "r2", is_error=True), read)
+    assert not echoes_call("class ReadError(Exception): pass", ToolCall("Read", {"path": "/x/y.py"}, "r3", "read"))
 
 
 def test_the_verbatim_tail_leaves_out_a_result_that_only_echoes_its_call():

@@ -5,9 +5,8 @@ of its reply say what it found and did."""
 from __future__ import annotations
 
 from compaction.events import extract_events
-from compaction.history.sections import Section
 from compaction.history.sources import FactContext
-from compaction.history.sources.findings import asks, finding_facts, informative, request_reports
+from compaction.history.sources.findings import asks, finding_facts, informative, report_of, request_reports
 from compaction.history.steering import role_preset
 from compaction.model import Message, Role, ToolResult, Transcript
 from compaction.transcripts._agent_tools import make_call
@@ -35,6 +34,7 @@ def test_a_chinese_reply_is_reported_by_its_informative_closing_sentences():
     assert "`nodeElements` Map" in reports[1].text
     assert reports[1].text.startswith("Reported on r3 “请求 2：修一下 tree 组件”: ")
     assert "让我查看文件" not in reports[1].text  # a sentence closing on a colon announces a tool call
+    assert request_reports(t, lang="zh")[1].text.startswith("对 r3「请求 2：修一下 tree 组件」的汇报：")
 
 
 def test_a_one_request_session_has_no_report_and_a_question_is_left_to_its_answer():
@@ -50,8 +50,13 @@ def test_a_request_whose_rounds_hold_a_cued_statement_is_not_reported_again():
     assert [r.round for r in request_reports(t, told={4})] == [2]
     facts = finding_facts(FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds),
                                       target_tokens=4000))
-    assert all(f.section is Section.FINDINGS for f in facts)
     assert sum("Reported on" in f.text for f in facts) == 1 and any("root cause" in f.text for f in facts)
+
+
+def test_a_long_report_is_read_from_its_end():
+    older = "\n".join(f"- checked `mod_{i}.py` for the cache key" for i in range(60))
+    report = report_of([older, "Fixed: `TreeView.render` now reuses `nodeElements`, so 39 of 39 tests pass."])
+    assert "39 of 39 tests pass" in report
 
 
 def test_closing_sentences_lead_a_report_and_full_width_stops_end_sentences():

@@ -330,7 +330,8 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                     _locate(cmd, content, rnd.number, worked, found)
                 path = call.path or (shown_file(cmd) if call.kind is ToolKind.SHELL else None)
                 if call.kind is not ToolKind.SHELL or _READ_CMD_RE.match(cmd):
-                    candidates.extend(_source_lines(content, path, rnd.number, named, call))
+                    echoing = call if res.exit_code in (None, 0) else None  # a failure's lines are its error
+                    candidates.extend(_source_lines(content, path, rnd.number, named, echoing))
                     if path and path not in kinds and (kind := file_kind(content)):
                         kinds[path] = (*kind, rnd.number)
     return reports + _kind_facts(kinds, ctx.cwd) + _evidence(candidates, ctx.cwd) \

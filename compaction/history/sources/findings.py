@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from compaction.events import Event, EventKind, is_test_command, parse_test_summary, results_of_calls, without_fences
 from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, cite, display_path, first_line
+from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
 from compaction.history.sources.blocks import referenced_blocks
@@ -142,7 +143,7 @@ def finding_facts(ctx: FactContext) -> list[Fact]:
     target = ctx.target_tokens or 4000
     # The reports stand apart from the timeline (its share sized for what the cues find): each competes
     # for the section's room by its value, so a session whose findings fill the timeline keeps them.
-    reports = request_reports(ctx.transcript, told={f.round for f in findings if not (f.outcome or f.code)})
+    reports = request_reports(ctx.transcript, told={f.round for f in findings if not (f.outcome or f.code)}, lang=ctx.lang)
     return (timeline(findings, int(target * (TIGHT_SHARE if target < TIGHT_TARGET else SHARE)))
             + [_single(r) for r in reports])
 
@@ -194,7 +195,8 @@ def asks(text: str) -> bool:
     return at >= 0 and at >= len(text) - _ASKED_TAIL
 
 
-def request_reports(transcript: Transcript, told: set[int] | frozenset[int] = frozenset()) -> list[Finding]:
+def request_reports(transcript: Transcript, told: set[int] | frozenset[int] = frozenset(),
+                    lang: str = "en") -> list[Finding]:
     """What the agent reported back on each request of the user that was no question (a question's
     answer is `answer_to`'s): the most informative sentences of its closing messages, which say what it
     found and did ("now uses a `nodeElements` Map to cache the DOM elements…"), in whatever language
@@ -218,7 +220,7 @@ def request_reports(transcript: Transcript, told: set[int] | frozenset[int] = fr
                     report = report_of([text for _, text in reversed(replies)])
                     if report:
                         head = first_line(m.text, REQUEST_HEAD_CHARS)
-                        out.append(Finding(replies[0][0], f"Reported on r{rnd.number} “{head}”: {report}",
+                        out.append(Finding(replies[0][0], h(lang, "request_report").format(n=rnd.number, head=head) + report,
                                            REPORT_SCORE + specificity(report)))
                 replies = []
                 if len(out) >= MAX_REPORTS:
@@ -289,7 +291,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     sentences: list[str] = []
     stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
     for raw_text in texts:
-        text = _THOUGHT_RE.sub("", without_fences(raw_text[:4000]))
+        text = _THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000]))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
         for raw in _SENTENCE_RE.split(text):
             marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
@@ -298,8 +300,10 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")):
                 sentences.append(x)
                 stressed.append(len(_BOLD_RE.findall(raw)) if marked else 0)
-        if len(sentences) >= 40:
+        if len(sentences) >= 40 and not closing:
             break
+    if closing and len(sentences) > 40:  # a report closes on what was done: its last sentences count
+        sentences, stressed = sentences[-40:], stressed[-40:]
     if not sentences:
         return None
     lead = range(len(sentences) - max(1, len(sentences) // 3), len(sentences)) if closing else range(1)

@@ -176,12 +176,14 @@ def _window(ctx: FactContext, index: int, round_: int, fences: tuple[int, int]
     out: list[tuple[tuple[int, int, str], int, bool]] = []
     j = at - 1
     while j >= max(0, at - SCAN_BACK) and len(out) < BEFORE and msgs[j].index > lo:
+        if _is_request(msgs[j]):  # the request events are bounded on long sessions: the messages say it too
+            break
         if _is_text(msgs[j]):
             rnd = _round_of(ctx, msgs[j].index)
             out.append(((msgs[j].index, rnd, msgs[j].text), len(out), not out and rnd == round_))
         j -= 1
     for m in msgs[at:at + SCAN_AHEAD]:
-        if m.index >= hi:
+        if m.index >= hi or _is_request(m):
             break
         if _is_text(m):
             rnd = _round_of(ctx, m.index)
@@ -189,6 +191,10 @@ def _window(ctx: FactContext, index: int, round_: int, fences: tuple[int, int]
                 out.append(((m.index, rnd, m.text), 0, True))
             break
     return out
+
+
+def _is_request(msg: Message) -> bool:
+    return msg.role is Role.USER and not msg.harness and bool(msg.text) and not msg.text.isspace()
 
 
 def _is_text(msg: Message) -> bool:
@@ -311,7 +317,7 @@ class _Prose:
         if i in self.said:
             return self.said[i]
         raw = self.text[self.ends[i - 1] if i else 0:self.ends[i]]
-        s = " ".join(raw.replace("**", "").split()).lstrip("-*•>#0123456789.) ").strip()
+        s = _LIST_MARK_RE.sub("", " ".join(raw.replace("**", "").split())).strip()
         said = None
         if MIN_CHARS <= len(s) <= MAX_CHARS and not s.endswith(("?", "？", ":", "：")) and _CODE_HINT_RE.search(s):
             said = _Statement(s, frozenset(_names(s)), len(_NUMBER_RE.findall(s)), _CAUSE_RE.search(s) is not None)
@@ -319,13 +325,14 @@ class _Prose:
         return said
 
 
+_LIST_MARK_RE = re.compile(r"^(?:[-*•>#]+|\d+[.)])\s*")  # a list item's marker, not a number the sentence opens with
 SEARCHED_TERMS = 24  # an edit's names searched for in each text, the longest (most specific) first
 
 
 def _searched(terms: set[str]) -> list[str]:
     """The edit's names worth a search: of four letters or more (`box`, `run` occur in any prose),
     the longest first, a bounded few."""
-    return sorted((t for t in terms if len(t) >= 4), key=len, reverse=True)[:SEARCHED_TERMS]
+    return sorted((t for t in terms if len(t) >= 4), key=lambda t: (-len(t), t))[:SEARCHED_TERMS]  # ties by name: one order every run
 
 
 @per_text(maxsize=2048)
