@@ -574,7 +574,10 @@ def result_changes(call: ToolCall, result: str) -> list[FileChange]:
 
 # An exporter's labelled block (`Parameters:`, `Result:`, `Additional data:` then a fence): the tool's
 # metadata, not the file's text.
-_LABELLED_FENCE_RE = re.compile(r"^[^\n`]{1,40}:[ \t]*\n+```[^\n]*\n.*?^```[ \t]*$", re.MULTILINE | re.DOTALL)
+# The label is one to three capitalised words alone on its line and the block is JSON or bare, as exporters
+# write them: prose ending in a colon ("The file now reads:") introduces the file's text, not metadata.
+_LABELLED_FENCE_RE = re.compile(r"^[A-Z][a-z]*(?: [A-Za-z]+){0,2}:[ \t]*\n+```(?:json)?[ \t]*\n.*?^```[ \t]*$",
+                                re.MULTILINE | re.DOTALL)
 _LANG_FENCE_RE = re.compile(r"^```([\w+#.-]+)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 # Block languages that say the block is not a file's text: a diff (`_diff_in_result` reads it), a tool's output.
 _NOT_FILE_TEXT = frozenset({"diff", "patch", "text", "txt", "plaintext", "console", "output", "log", "terminal",
@@ -673,7 +676,7 @@ def without_labelled_blocks(text: str) -> str:
 def _json_edit_text(text: str) -> str:
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return ""
     if not isinstance(value, dict):
         return ""

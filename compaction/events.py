@@ -781,7 +781,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         inferred = False
         if not paths and kind != ToolKind.READ:
             content = result.content if result and not failed else ""
-            text = (new_text(call) or shown_text(content)) if content else ""
+            # By shared text only an edit: a new file's write shares boilerplate (imports) with files read
+            text = (new_text(call) or shown_text(content)) if content and kind == ToolKind.EDIT else ""
             named = _named_by_content(events, content, text, state.read_text)
             if named:
                 paths, inferred = [named], True
@@ -881,11 +882,20 @@ _GIT_CHANGE = {"created": EventKind.WRITE, "modified": EventKind.EDIT, "deleted"
 def _known_texts(events: list[Event], read_text: dict[str, list[str]]) -> dict[str, list[str]]:
     """Each file's text the session showed so far, for `edit_owner.owner`: what its reads output
     and the new lines of its writes and edits."""
-    known: dict[str, list[str]] = {path: list(texts) for path, texts in read_text.items()}
-    for e in events:
+    known: dict[str, list[str]] = {path: list(texts[-_KNOWN_PER_READ:]) for path, texts in read_text.items()}
+    taken = 0
+    for e in reversed(events):  # the latest first, a bounded number: every path-less edit asks again
+        if taken >= _KNOWN_TEXTS:
+            break
         if e.path and e.kind in (EventKind.WRITE, EventKind.EDIT) and not e.failed and e.hunks:
-            known.setdefault(e.path.split("#", 1)[0], []).extend("\n".join(h.added) for h in e.hunks if h.added)
+            texts = ["\n".join(h.added) for h in e.hunks if h.added]
+            known.setdefault(e.path.split("#", 1)[0], []).extend(texts)
+            taken += len(texts)
     return known
+
+
+_KNOWN_TEXTS = 256  # of the latest writes' and edits' texts a path-less edit is matched against
+_KNOWN_PER_READ = 4  # of a file's read outputs, the latest
 
 
 def _anchored(events: list[Event], path: str, result: str) -> FileChange | None:

@@ -113,7 +113,7 @@ def advise(rec: ErrorRecord) -> str:
     if "pytest {test}" in template and not _python_test(rec):
         # A test of another runner (vitest, jest, go test…): the command that ran it, else no command at all.
         ran = any(o.location.command for o in rec.occurrences)
-        template = "re-run `{command}` after every change" if ran else "re-run `{test}` after every change"
+        template = "re-run `{command}` after every change" if ran else "re-run the test {test} after every change"
         template += ", negative tests included" if rec.id == "ERR_LOGIC_TestFailed" else ""
     return _fill(template, rec)
 

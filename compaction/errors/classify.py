@@ -104,11 +104,12 @@ _GO_BUILD = re.compile(r"^(\S+\.go):(\d+):(\d+): ([^\n]*)$", re.M)
 _GO_FAIL = re.compile(r"^--- FAIL: (\S+)[^\n]*$", re.M)
 # vitest/jest: ` FAIL  src/a.test.ts > suite > test` (vitest, a browser project's name first), ` FAIL  src/a.test.js`
 # (jest); their summaries `Tests  1 failed | 38 passed (39)` and `Tests:       1 failed, 38 passed, 39 total`.
-_JS_TEST_FAIL = re.compile(r"^[ \t]*FAIL[ \t]+(?:[\w-]+ \([^)\n]*\)[ \t]+)?(\S+\.(?:[cm]?[jt]sx?|vue|svelte|astro))"
+_JS_TEST_FAIL = re.compile(r"^[ \t]*FAIL[ \t]+(?:\|?[\w-]+(?: \([^)\n]*\))?\|?[ \t]+(?=\S+\.\w+))?"
+                           r"(\S+\.(?:[cm]?[jt]sx?|vue|svelte|astro))"
                            r"(?:[ \t]+>[ \t]+([^\n]+?))?[ \t]*$", re.M)
 _JS_TEST_SUMMARY = re.compile(r"^[ \t]*Tests:?[ \t]+(\d+) failed\b[^\n]*$", re.M)
-_JS_EXC_NAME = re.compile(r"([A-Z]\w*(?:Error|Exception)):")
-_JS_TEST_REASON = re.compile(r"^[ \t]*(?:[A-Z]\w*(?:Error|Exception)\b|expected\b|Expected\b)[^\n]*", re.M)
+_JS_EXC_NAME = re.compile(r"((?:[A-Z]\w*)?(?:Error|Exception)):")
+_JS_TEST_REASON = re.compile(r"^[ \t]*(?:(?:[A-Z]\w*)?(?:Error|Exception)\b|expected\b|Expected\b)[^\n]*", re.M)
 _RS_ERR = re.compile(r"^error\[(E\d{4})\]: ([^\n]*)(?:\n\s*--> ([^\s:]+):(\d+):\d+)?", re.M)
 _RS_TEST = re.compile(r"^test result: FAILED\.[^\n]*$", re.M)
 _C_ERR = re.compile(r"^(\S+\.(?:c|h|cc|cpp|cxx|hpp|hh|m)):(\d+):(?:\d+:)? (?:fatal )?error: ([^\n]*)$", re.M)
@@ -344,10 +345,12 @@ def _js_tests(trig: Triggers, hits: list[Hit]) -> None:
     locator.click: Timeout 29873ms exceeded.`); their summary line when no test is named."""
     text = trig.text
     named = 0
-    for m in _iter(_JS_TEST_FAIL, trig, _JS_TEST_FAIL_WORDS):
+    failed = list(_iter(_JS_TEST_FAIL, trig, _JS_TEST_FAIL_WORDS))
+    for i, m in enumerate(failed):
         path, test = m.group(1), (m.group(2) or "").strip()
-        reason = _JS_TEST_REASON.search(text, m.end(), min(len(text), m.end() + 400))
-        detail = (f"{test}: " if test else "") + (reason.group(0).strip() if reason else "")
+        stop = min(len(text), m.end() + 400, failed[i + 1].start() if i + 1 < len(failed) else len(text))
+        reason = _JS_TEST_REASON.search(text, m.end(), stop)  # its own block's, never the next test's
+        detail = ": ".join(p for p in (test, reason.group(0).strip() if reason else "") if p)
         tests = [f"{path} > {test}" if test else path]
         symbol = test.rsplit(" > ", 1)[-1] or None
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), path=path, symbol=symbol,

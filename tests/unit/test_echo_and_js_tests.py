@@ -67,6 +67,18 @@ def test_vitest_and_jest_failures_are_test_failures_with_their_reason():
     assert [h.detail for h in classify("Tests:       2 failed, 3 passed, 5 total\n")] == ["Tests:       2 failed, 3 passed, 5 total"]
 
 
+def test_each_failed_test_keeps_its_own_reason_and_a_projects_label_may_have_no_parentheses():
+    text = (" FAIL  src/a.test.ts > s > t1\nError: config file missing\n ❯ src/a.ts:3:9\n\n"
+            " FAIL  src/b.test.ts > s > t2\nTypeError: x is not a function\n")
+    details = [(h.id, h.detail) for h in classify(text)]
+    assert details == [("ERR_LOGIC_TestFailed", "s > t1: Error: config file missing"),
+                       ("ERR_JS_Error", "Error: config file missing"),
+                       ("ERR_LOGIC_TestFailed", "s > t2: TypeError: x is not a function"),
+                       ("ERR_JS_TypeError", "TypeError: x is not a function")]
+    assert [h.path for h in classify(" FAIL   unit  src/a.test.ts > suite > adds\nTypeError: boom\n")][:1] == ["src/a.test.ts"]
+    assert [h.detail for h in classify(" FAIL  src/a.test.ts > s > t1\n")] == ["s > t1"]
+
+
 def test_a_javascript_tests_advice_names_no_pytest_command():
     failing = VITEST.replace("TimeoutError: locator.click: Timeout 29873ms exceeded.", "expected 2 to be 3")
     t = transcript([Message(0, Role.USER, "these fail:\n" + failing), Message(0, Role.ASSISTANT, "Fixing the test.")])

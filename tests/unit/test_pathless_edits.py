@@ -159,4 +159,20 @@ def test_an_anchored_change_always_replays_to_a_text_holding_the_new_text(file_l
     if change is not None and any(h.source for h in change.hunks):
         after = replay(content, change.hunks)
         assert after is not None and new in after
-    assert owner(new, {"f.py": [content], "g.py": [new[::-1]]}) in (None, "f.py", "g.py")
+    assert owner(new, {"f.py": [content], "g.py": [content]}) is None  # evidence both hold names no one
+
+
+def test_a_pathless_write_is_not_given_a_file_it_only_shares_boilerplate_with() -> None:
+    from compaction.events import EventKind, extract_events
+    from compaction.model import Message, Role, ToolCall, ToolResult
+    from tests.unit.synthetic import transcript
+    head = "import { describe, it, expect } from 'vitest'\nimport { render } from '../src/render'\n"
+    msgs = [Message(0, Role.USER, "add tests"),
+            Message(0, Role.ASSISTANT, "", tool_calls=[ToolCall("read", {"path": "test/a.spec.ts"}, "r", "read",
+                                                               path="test/a.spec.ts")]),
+            Message(0, Role.TOOL, tool_results=[ToolResult(head + "describe('a', () => {})\n", "r")]),
+            Message(0, Role.ASSISTANT, "", tool_calls=[ToolCall("write", {"content": head + "describe('b', () => {})\n"},
+                                                               "w", "write")]),
+            Message(0, Role.TOOL, tool_results=[ToolResult("Wrote file.", "w")])]
+    writes = [e for e in extract_events(transcript(msgs)) if e.kind is EventKind.WRITE]
+    assert all(e.path != "test/a.spec.ts" for e in writes)
