@@ -882,7 +882,8 @@ _GIT_CHANGE = {"created": EventKind.WRITE, "modified": EventKind.EDIT, "deleted"
 def _known_texts(events: list[Event], read_text: dict[str, list[str]]) -> dict[str, list[str]]:
     """Each file's text the session showed so far, for `edit_owner.owner`: what its reads output
     and the new lines of its writes and edits."""
-    known: dict[str, list[str]] = {path: list(texts[-_KNOWN_PER_READ:]) for path, texts in read_text.items()}
+    read = list(read_text.items())[-_KNOWN_READ_FILES:]  # the files read last (the dict keeps read order)
+    known: dict[str, list[str]] = {path: list(texts[-_KNOWN_PER_READ:]) for path, texts in read}
     taken = 0
     for e in reversed(events):  # the latest first, a bounded number: every path-less edit asks again
         if taken >= _KNOWN_TEXTS:
@@ -894,8 +895,12 @@ def _known_texts(events: list[Event], read_text: dict[str, list[str]]) -> dict[s
     return known
 
 
-_KNOWN_TEXTS = 256  # of the latest writes' and edits' texts a path-less edit is matched against
-_KNOWN_PER_READ = 4  # of a file's read outputs, the latest
+# What a path-less edit is matched against, bounded (every such edit asks again, and the texts' evidence
+# is memoized per text: together well under that memo's 1,024 entries): the latest 256 written texts, the
+# 128 files read last with their 2 latest outputs.
+_KNOWN_TEXTS = 256
+_KNOWN_READ_FILES = 128
+_KNOWN_PER_READ = 2
 
 
 def _anchored(events: list[Event], path: str, result: str) -> FileChange | None:
