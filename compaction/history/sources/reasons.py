@@ -306,7 +306,7 @@ class _Prose:
     where an edit's names occur (a plain substring search), each analysed once (the windows of
     several edits share a text). Reading every sentence of every text cost several times more."""
 
-    __slots__ = ("text", "lowered", "_ends", "said", "caused", "hits")
+    __slots__ = ("text", "lowered", "_ends", "said", "caused")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -315,7 +315,6 @@ class _Prose:
         self._ends: list[int] | None = None  # split on first need: most texts hold none of an edit's names
         self.said: dict[int, _Statement | None] = {}
         self.caused: list[int] | None = None
-        self.hits: dict[str, list[int]] = {}  # term -> the sentences holding it: windows overlap, names recur
 
     @property
     def ends(self) -> list[int]:
@@ -324,30 +323,24 @@ class _Prose:
             self._ends = [m.end() for m in _SPLIT_RE.finditer(self.text)] + [len(self.text)]
         return self._ends
 
-    def _sentences_of(self, term: str) -> list[int]:
-        """The sentences holding `term`, each once, in order: searched once per text."""
-        got = self.hits.get(term)
-        if got is None:
-            got = []
-            at = self.lowered.find(term)
-            if at >= 0:
-                ends = self.ends
-                while at >= 0:
-                    i = bisect.bisect_right(ends, at)
-                    if not got or got[-1] != i:
-                        got.append(i)
-                    at = self.lowered.find(term, at + len(term))
-            self.hits[term] = got
-        return got
-
     def candidates(self, searched: list[str], own: bool, near: bool) -> list[int]:
         """The sentences holding one of the `searched` names (`_searched`) in a text near the call;
         farther back, two of them (one alone is mostly a common word there: `text`, `value`); in the
         call's own text, also those with a cause."""
         hits: dict[int, int] = {}  # sentence -> terms found in it
+        lowered = self.lowered
         for term in searched:
-            for i in self._sentences_of(term):
-                hits[i] = hits.get(i, 0) + 1
+            at = lowered.find(term)
+            if at < 0:  # most names are in none of the texts: no split, no counting
+                continue
+            ends = self.ends
+            last = -1
+            while at >= 0:
+                i = bisect.bisect_right(ends, at)
+                if i != last:
+                    hits[i] = hits.get(i, 0) + 1
+                    last = i
+                at = lowered.find(term, at + len(term))
         found = {i for i, n in hits.items() if n >= 2 or near}
         if own:
             if self.caused is None:
@@ -378,7 +371,8 @@ SEARCHED_TERMS = 24  # an edit's names searched for in each text, the longest (m
 def _searched(terms: set[str]) -> list[str]:
     """The edit's names worth a search: of four letters or more (`box`, `run` occur in any prose),
     the longest first, a bounded few."""
-    return sorted((t for t in terms if len(t) >= 4), key=lambda t: (-len(t), t))[:SEARCHED_TERMS]  # ties by name: one order every run
+    # Ties by name: one order every run (a reversed sort keeps the order of equals).
+    return sorted(sorted(t for t in terms if len(t) >= 4), key=len, reverse=True)[:SEARCHED_TERMS]
 
 
 @per_text(maxsize=2048)
