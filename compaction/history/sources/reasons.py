@@ -66,20 +66,25 @@ _STOP = frozenset("self this none null true false return if else elif for while 
                   "import from not and or is in new the int str bool void public private static async await "
                   "end then do try except catch finally raise throw pass with as".split())
 # A causal or contrastive clause, in the two languages the sessions are written in. A weight only.
-_CAUSE_RE = re.compile(r"\b(?:because|since|so that|otherwise|which means|means that|implies|ensures?|in order to|"
-                       r"to avoid|instead of|rather than|would (?:be|work|break|fail|ensure)|(?:doesn't|does not|won't|"
-                       r"can't|cannot) (?:work|help|know)|only helps)|因为|由于|所以|因此|为了|否则|导致|"
-                       r"意味着|而不是|这样|以便|确保", re.IGNORECASE)
-# The same, case-sensitive, for lower-cased text: about twice as fast. Exact where the text holds none of
-# the four characters IGNORECASE folds onto an ASCII letter that `str.lower` does not (`ſ`, `K`, `ı`, `İ`).
-_CAUSE_LOWER_RE = re.compile(_CAUSE_RE.pattern)
+_CAUSE_LATIN = (r"\b(?:because|since|so that|otherwise|which means|means that|implies|ensures?|in order to|"
+                r"to avoid|instead of|rather than|would (?:be|work|break|fail|ensure)|(?:doesn't|does not|won't|"
+                r"can't|cannot) (?:work|help|know)|only helps)")
+_CAUSE_CJK = "因为|由于|所以|因此|为了|否则|导致|意味着|而不是|这样|以便|确保"
+_CAUSE_RE = re.compile(f"{_CAUSE_LATIN}|{_CAUSE_CJK}", re.IGNORECASE)
+# The same for lower-cased text, case-sensitive and in two searches (their matches cannot overlap: Latin
+# words, CJK ones): a third of the time. Exact where the text holds none of the four characters
+# IGNORECASE folds onto an ASCII letter that `str.lower` does not (`ſ`, `K`, `ı`, `İ`).
+_CAUSE_LATIN_RE = re.compile(_CAUSE_LATIN)
+_CAUSE_CJK_RE = re.compile(_CAUSE_CJK)
 _FOLDS_RE = re.compile("[\u0130\u0131\u017f\u212a]")
 
 
 def _causes(text: str, lowered: str) -> list[int]:
-    """Where `_CAUSE_RE` matches in `text` (`lowered`: its lower case, when of the same length)."""
+    """Where `_CAUSE_RE` matches in `text` (`lowered`: its lower case, when of the same length), in order."""
     if lowered is not text and len(lowered) == len(text) and _FOLDS_RE.search(text) is None:
-        return [m.start() for m in _CAUSE_LOWER_RE.finditer(lowered)]
+        latin = [m.start() for m in _CAUSE_LATIN_RE.finditer(lowered)]
+        cjk = [m.start() for m in _CAUSE_CJK_RE.finditer(lowered)]
+        return sorted(latin + cjk) if cjk else latin
     return [m.start() for m in _CAUSE_RE.finditer(text)]
 
 
