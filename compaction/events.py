@@ -845,8 +845,8 @@ _SELF_NAMED_RE = re.compile(r"^\s*(?:/\*+|//|#|<!--|--|;)\s*(?:\S*[/\\])?([\w.-]
 _FENCE_OPEN_RE = re.compile(r"^\s*```([\w+-]*)[ \t]*$", re.MULTILINE)
 
 
-def _named_by_content(events: list[Event], content: str, text: str = "",
-                      read_text: dict[str, list[str]] | None = None) -> str | None:
+def _named_by_content(events: list[Event], content: str, text: str,
+                      read_text: dict[str, list[str]]) -> str | None:
     """The file a change that names none (an exporter kept only the patch's text) was made to, when
     its content says so unambiguously: its first line names the file in a comment and exactly one
     file of that name was seen so far; else its new `text` shares lines or declared names with exactly
@@ -867,7 +867,7 @@ def _named_by_content(events: list[Event], content: str, text: str = "",
         if len(hits) == 1:
             return hits.pop()
     lang = fence.group(1).lower() if fence else ""
-    found = owner(text, _known_texts(events, read_text or {}), lang) if text.strip() else None
+    found = owner(text, _known_texts(events, read_text), lang) if text.strip() else None
     if found or not lang:
         return found
     read = {e.path.split("#", 1)[0] for e in events if e.kind is EventKind.READ and e.path}

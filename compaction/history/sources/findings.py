@@ -208,12 +208,14 @@ def request_reports(transcript: Transcript, told: set[int] | frozenset[int] = fr
     # MAX_REPORTS reports, not a million (older ones would only merge into phases anyway).
     out: list[Finding] = []
     replies: list[tuple[int, str]] = []  # the latest request's replies, newest first
+    read = 0  # their characters: report_of reads REPORT_READ of them, no more
     requests = 0
     for rnd in reversed(transcript.rounds):
         for m in reversed(rnd.messages):
             if m.role is Role.ASSISTANT and m.text and not m.harness:
-                if sum(len(t) for _, t in replies) < REPORT_READ:  # what report_of reads, no more
+                if read < REPORT_READ:
                     replies.append((rnd.number, m.text))
+                    read += len(m.text)
             elif m.role is Role.USER and not m.harness and m.text.strip():
                 requests += 1
                 if replies and not asks(m.text) and not any(r in told for r in range(rnd.number, replies[0][0] + 1)):
@@ -222,7 +224,7 @@ def request_reports(transcript: Transcript, told: set[int] | frozenset[int] = fr
                         head = first_line(m.text, REQUEST_HEAD_CHARS)
                         out.append(Finding(replies[0][0], h(lang, "request_report").format(n=rnd.number, head=head) + report,
                                            REPORT_SCORE + specificity(report)))
-                replies = []
+                replies, read = [], 0
                 if len(out) >= MAX_REPORTS:
                     break
         if len(out) >= MAX_REPORTS:
