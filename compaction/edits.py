@@ -19,9 +19,12 @@ from compaction.memo import per_text
 from compaction.model import ToolCall
 from compaction.shell import first_word, split_commands, words
 
-_OLD_KEYS = ("old_string", "old_str", "old_text", "search", "old", "original", "find")
-_NEW_KEYS = ("new_string", "new_str", "new_text", "replace", "new", "replacement", "updated")
-_CONTENT_KEYS = ("content", "file_text", "contents", "text", "code")
+# Argument names as `_key` spells them (lower case, no `_` or `-`: `old_string`, `oldString` and `TargetContent`
+# are one shape each), first match wins.
+_OLD_KEYS = ("oldstring", "oldstr", "oldtext", "search", "old", "original", "find", "targetcontent")
+_NEW_KEYS = ("newstring", "newstr", "newtext", "replace", "new", "replacement", "updated", "replacementcontent")
+_CONTENT_KEYS = ("content", "filetext", "contents", "text", "code", "codecontent", "filecontent")
+_EDIT_LIST_KEYS = ("edits", "replacementchunks", "chunks")
 _PATCH_KEYS = ("patch", "diff", "input", "raw")
 _SEARCH_REPLACE_RE = re.compile(
     r"^<{5,9} SEARCH\s*\n(.*?)^={5,9}\s*\n(.*?)^>{5,9} REPLACE\s*$", re.MULTILINE | re.DOTALL)
@@ -328,7 +331,7 @@ def call_changes(call: ToolCall) -> list[FileChange]:
             out.append(FileChange(path, tuple(parse_search_replace(value))))
     if out:
         return out
-    edits = args.get("edits")
+    edits = _arg(args, _EDIT_LIST_KEYS, list)
     if isinstance(edits, list) and path:
         hunks = [h for e in edits if isinstance(e, dict)
                  for h in pair_hunks(_arg(e, _OLD_KEYS), _arg(e, _NEW_KEYS))]
@@ -355,7 +358,7 @@ def new_text(call: ToolCall) -> str:
     """The text a write or edit puts in its file, from its arguments (each piece of a multi-edit on its
     own lines): what a change that names no file still says about which file it was."""
     args = call.arguments if isinstance(call.arguments, dict) else {}
-    edits = args.get("edits")
+    edits = _arg(args, _EDIT_LIST_KEYS, list)
     if isinstance(edits, list):
         return "\n".join(t for e in edits if isinstance(e, dict) and isinstance(t := _arg(e, _NEW_KEYS), str))
     found = _arg(args, _NEW_KEYS)
@@ -364,11 +367,41 @@ def new_text(call: ToolCall) -> str:
     return found if isinstance(found, str) else ""
 
 
-def _arg(args: dict, keys: tuple[str, ...]) -> object:
+def _key(name: object) -> str:
+    return str(name).lower().replace("_", "").replace("-", "")
+
+
+def _arg(args: dict, keys: tuple[str, ...], kind: type = str) -> object:
+    """The first of `keys` (as `_key` spells them) the arguments hold with a value of `kind`; a string
+    decoded once when the agent double-encoded it (see `_unquoted`)."""
+    named = {}
+    for name, value in args.items():
+        named.setdefault(_key(name), value)
     for key in keys:
-        if key in args and isinstance(args[key], str):
-            return args[key]
+        value = named.get(key)
+        if isinstance(value, kind):
+            return _unquoted(value) if isinstance(value, str) else value
     return None
+
+
+_ESCAPE_RE = re.compile(r'\\(["\\/bfnrt])')
+_UNESCAPED = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unquoted(value: str) -> str:
+    """Some agents (Antigravity's write_to_file) send a file's text as a JSON string literal inside the
+    argument, `"import re\\nimport json…"`: quoted, its line breaks escaped, on one line (an exporter may add
+    a real line after it: `<truncated 2593 bytes>`). Its lines are what the file holds, and definitions and
+    change records are read from them, so that literal is decoded once."""
+    head, sep, rest = value.partition("\n")
+    if len(head) < 2 or head[0] != '"' or head.count("\\n") < 2:
+        return value
+    body = head[1:-1] if head.endswith('"') and not head.endswith('\\"') else head[1:]
+    try:
+        text = json.loads(f'"{body}"')
+    except ValueError:  # cut inside an escape, or a stray quote: the common escapes by hand
+        text = _ESCAPE_RE.sub(lambda m: _UNESCAPED[m.group(1)], body)
+    return text + sep + rest
 
 
 # --- what a file holds, and what an edit swapped: the words a reader asks about ------------------------

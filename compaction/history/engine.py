@@ -33,6 +33,7 @@ from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
 DOC_EM_SHARE = 0.10  # the document's error records also say what failed (once, not again under Problems)
+TAIL_SHARE = 0.35  # the verbatim tail's share of a target that is not tight
 
 
 def default_target(tokens_before: int, window: int) -> int:
@@ -84,7 +85,8 @@ def compact(
     events = extract_events(transcript, max_requests=fact_room + 1)  # the current request and the room
     records, _ = errors_adapter.scan(transcript)
     # Paths print relative to the recorded cwd, else to the root the session's own commands show (display only)
-    cwd = transcript.cwd or project_root.infer_root(events)
+    cwd = transcript.cwd or project_root.infer_root(
+        events, lambda: (m.full_text() for m in transcript.messages if m.role == "assistant"))
 
     target = target_tokens or default_target(counted(), window)
 
@@ -140,7 +142,7 @@ def compact(
     # measured on the hand-over exam, a tight tail only repeated what facts say); the summary gets
     # what the tail leaves. If the real count is still over, the tail shrinks and the summary is
     # chosen again for the room that frees, before optional facts are dropped one by one.
-    share = 0.0 if tight else 0.35
+    share = 0.0 if tight else TAIL_SHARE
     tail_renderer = tail_made()
     for tail_share in dict.fromkeys((share, share * 0.6, share * 0.3, 0.0)):  # a tight target tries once
         tail_text, tail_cut = tail_renderer.render(int(target * tail_share))

@@ -15,8 +15,9 @@ the root and drop it from every name. This root is for display only: nothing rea
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from compaction.events import Event, EventKind
 from compaction.shell import DRIVE_RE as _DRIVE_RE
@@ -47,8 +48,10 @@ def _inside(path: str, root: str) -> bool:
     return p.startswith(r + "/")
 
 
-def infer_root(events: Iterable[Event]) -> str | None:
-    """The project root the session's own commands and paths show, else None (see the module's why)."""
+def infer_root(events: Iterable[Event], texts: Callable[[], Iterable[str]] | None = None) -> str | None:
+    """The project root the session's own commands and paths show, else None (see the module's why).
+    `texts`: the agent's words, read only when the events show no root (an agent that names its files
+    relatively in its prose and absolutely in its tool calls: Antigravity's "Create backend/jobs/views.py.")."""
     cds: Counter[str] = Counter()
     absolute: list[str] = []
     relative: set[str] = set()
@@ -67,12 +70,25 @@ def infer_root(events: Iterable[Event]) -> str | None:
         inside = sum(_inside(p, directory) for p in absolute)
         if inside * 2 > len(absolute) if absolute else n > 1:
             return directory
+    root = _voted_root(absolute, relative)
+    if root is None and texts is not None and len(absolute) >= 2:
+        root = _voted_root(absolute, {_norm(m) for text in texts() for m in _RELATIVE_RE.findall(text)})
+    return root
+
+
+# A relative file path in prose: two or more parts, the last with an extension, not inside a longer path.
+_RELATIVE_RE = re.compile(r"(?<![\w./\\:~-])((?:[\w.@-]+/)+[\w.@-]+\.\w+)")
+
+
+def _voted_root(absolute: list[str], relative: set[str]) -> str | None:
+    """The folder most absolute paths are a relative spelling's parent of (two at least, or the only one)."""
     votes: Counter[str] = Counter()
-    spellings = sorted(relative, key=lambda r: (-len(r), r))  # the longest first: the shallowest root, every run
     for p in absolute:
         norm = _norm(p)
-        for rel in spellings:
-            if norm.endswith("/" + rel) and len(norm) > len(rel) + 1:
+        parts = norm.split("/")
+        for i in range(1, len(parts) - 1):  # the longest spelling first: the shallowest root, every run
+            rel = "/".join(parts[i:])
+            if rel in relative:
                 votes[p[: len(norm) - len(rel) - 1]] += 1
                 break
     if votes:

@@ -170,3 +170,36 @@ def test_a_file_edited_once_does_not_retell_its_one_line_in_the_full_record():
     (fact,) = _facts(_transcript((call, ToolResult("ok", "c1"))))
     assert "keep the parent's defaults" in fact.text
     assert fact.full_text is None or "keep the parent's defaults" not in fact.full_text[len(fact.text):]
+
+
+def _inferred(kind: str, path: str, args: dict) -> ToolCall:
+    """A call as the generic reader makes it: kind and path inferred from the argument names."""
+    return ToolCall(name="unknown_tool", arguments=args, id=None, kind=kind, path=path)
+
+
+def test_argument_names_are_matched_by_shape_whatever_their_case():
+    """pi's `oldText`/`newText`, Antigravity's `CodeContent` and `ReplacementChunks`: the same change records as
+    Claude Code's `old_string`/`content`."""
+    (pi,) = call_changes(make_call("edit", {"path": "a.py", "oldText": "A = 1", "newText": "A = 2"}))
+    assert pi.hunks[0].removed == ("A = 1",) and pi.hunks[0].added == ("A = 2",)
+    (write,) = call_changes(_inferred("write", "b.py", {"TargetFile": "b.py", "CodeContent": "def go():\n    pass\n"}))
+    assert write.whole and write.hunks[0].added == ("def go():", "    pass")
+    chunks = {"TargetFile": "c.py", "ReplacementChunks": [{"TargetContent": "x = 1", "ReplacementContent": "x = 2"}]}
+    (c,) = call_changes(_inferred("edit", "c.py", chunks))
+    assert c.hunks[0].removed == ("x = 1",) and c.hunks[0].added == ("x = 2",)
+
+
+def test_a_file_text_sent_as_a_json_string_literal_is_decoded_once():
+    """Antigravity's write_to_file: `"import re\\ndef go():…"` quoted, escaped, and an exporter's truncation note
+    on a real line after it."""
+    literal = '"import re\\n\\ndef parse(text: str) -> int:\\n    return len(re.findall(r\'\\\\d\', text))\\n'
+    (write,) = call_changes(_inferred("write", "m.py", {"TargetFile": "m.py",
+                                                        "CodeContent": literal + "\n<truncated 120 bytes>"}))
+    added = write.hunks[0].added
+    assert added[:4] == ("import re", "", "def parse(text: str) -> int:", "    return len(re.findall(r'\\d', text))")
+    assert added[-1] == "<truncated 120 bytes>"
+    (whole,) = call_changes(_inferred("write", "n.py", {"TargetFile": "n.py", "CodeContent": '"a = 1\\nb = 2\\n"'}))
+    assert whole.hunks[0].added == ("a = 1", "b = 2")
+    # a file whose text merely starts with a quote keeps its lines as they are
+    (plain,) = call_changes(make_call("Write", {"file_path": "s.txt", "content": '"quoted" first line\nsecond\n'}))
+    assert plain.hunks[0].added == ('"quoted" first line', "second")

@@ -70,3 +70,25 @@ def test_the_longest_relative_spelling_decides_whatever_the_hash_seed() -> None:
     events = [_file(EventKind.EDIT, "/x/proj/src/a/b.py"), _file(EventKind.READ, "src/a/b.py"),
               _file(EventKind.READ, "a/b.py")]
     assert infer_root(events) == "/x/proj"
+
+
+def test_root_from_the_relative_paths_the_agent_names_in_its_words() -> None:
+    """Antigravity writes by absolute path and says "Create backend/jobs/views.py." in its words."""
+    win = r"C:\Users\B. Dev\.gemini\antigravity\scratch\shop"
+    events = [_file(EventKind.WRITE, win + r"\backend\jobs\views.py"), _file(EventKind.WRITE, win + r"\frontend\src\App.tsx"),
+              _file(EventKind.WRITE, r"C:\Users\B. Dev\.gemini\antigravity\brain\42\task.md")]
+    words = ["Create backend/jobs/views.py.", "I will now write `frontend/src/App.tsx` with the layout."]
+    assert infer_root(events) is None  # the events alone show no root
+    assert infer_root(events, lambda: words) == win
+    assert infer_root(events, lambda: ["Create views.py."]) is None  # a bare file name is no evidence
+    # a folder the words name as a path's parent inside a longer path is not read as relative
+    assert infer_root(events, lambda: ["see /opt/backend/jobs/views.py and /opt/frontend/src/App.tsx"]) is None
+
+
+def test_the_agents_words_are_not_read_when_the_events_show_the_root() -> None:
+    events = [_file(EventKind.EDIT, f"{ROOT}/docs/guide.md"), _file(EventKind.EDIT, f"{ROOT}/src/app.ts"),
+              _file(EventKind.WRITE, "docs/guide.md"), _file(EventKind.WRITE, "src/app.ts")]
+
+    def unread() -> list[str]:
+        raise AssertionError("read")
+    assert infer_root(events, unread) == ROOT
