@@ -370,3 +370,34 @@ def load_json_items(path: str, keys: tuple[str, ...] = ("messages",)) -> tuple[d
     if items is None:
         raise TranscriptError(path, f"unexpected shape: no list under {' / '.join(repr(k) for k in keys)}", 1)
     return top, items
+
+
+# Argument names under which a call carries words for the user, not an operation's input.
+_SPEECH_KEYS = ("response", "result", "question", "answer", "message", "reply")
+_SPEECH_MIN_CHARS = 40
+
+
+def speech(call: ToolCall) -> tuple[str, str] | None:
+    """(argument name, words) when a call says something to the user rather than does something: Cline's
+    `plan_mode_respond` (the plan), `attempt_completion` (the final report), `ask_followup_question`.
+    Judged by shape: no known kind, no path or command, prose under a speech name. Those words are the
+    agent's reply; left inside a call, the plan and report were invisible to what reads replies (the
+    findings, decisions and reports on each request)."""
+    if call.kind != ToolKind.OTHER or call.path or call.command or not isinstance(call.arguments, dict):
+        return None
+    for key in _SPEECH_KEYS:
+        value = call.arguments.get(key)
+        if isinstance(value, str) and len(value) >= _SPEECH_MIN_CHARS and " " in value.strip():
+            return key, value
+    return None
+
+
+def said_as_text(call: ToolCall, *, drop: tuple[str, ...] = ()) -> str | None:
+    """The words of a speech call (`speech`), moved out of its arguments (with `drop`, other arguments that
+    repeat them: a rendering of the call) so the message counts them once, in its text; None otherwise."""
+    found = speech(call)
+    if found is None:
+        return None
+    key, words = found
+    call.arguments = {k: v for k, v in call.arguments.items() if k != key and k not in drop}
+    return words.strip()

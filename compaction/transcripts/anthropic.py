@@ -25,6 +25,7 @@ from compaction.transcripts._agent_tools import (
     load_json_items,
     looks_jsonl,
     make_call,
+    said_as_text,
 )
 from compaction.transcripts._io import content_text, expect
 
@@ -122,6 +123,7 @@ def _xml_calls(text: str) -> tuple[str, list[ToolCall], dict[str, Any]]:
     calls: list[ToolCall] = []
     if "<" not in text:
         return text.strip(), calls, meta
+    said: list[str] = []  # per call tag, what replaces it in the text: a speech call's words, else nothing
     for m in _TOOL_XML.finditer(text):
         name, body = m.group(1), m.group(2)
         args = {k: html.unescape(v.strip("\n")) for k, v in _PARAM_XML.findall(body)}
@@ -133,12 +135,15 @@ def _xml_calls(text: str) -> tuple[str, list[ToolCall], dict[str, Any]]:
         call = make_call(name, args)
         if name == "execute_command" and "command" in args:
             call.command = args["command"]
+        words = said_as_text(call)
+        said.append(f"\n{words}\n" if words else "")
         calls.append(call)
         if args.get("task_progress"):
             todos = checklist_todos(args["task_progress"])
             calls.append(make_call("task_progress", {"todos": todos, "raw": args["task_progress"]}))
     if calls:
-        text = _TOOL_XML.sub("", text)
+        replacement = iter(said)
+        text = _TOOL_XML.sub(lambda _: next(replacement), text)
     return text.strip(), calls, meta
 
 
@@ -167,7 +172,9 @@ def _assistant(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
                 texts.append(text)
         elif btype == "tool_use":
             args = block.get("input") if isinstance(block.get("input"), dict) else {}
-            calls.append(make_call(str(block.get("name") or "unknown"), args, block.get("id")))
+            calls.append(make_call(str(block.get("name") or "unknown"), dict(args), block.get("id")))
+            if words := said_as_text(calls[-1]):
+                texts.append(words)
         elif btype in ("thinking", "redacted_thinking"):
             meta.setdefault("thinking", []).append(block.get("thinking") or "")
     index = len(t.messages)

@@ -21,7 +21,15 @@ from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, TranscriptError
 from compaction.transcripts import anthropic
-from compaction.transcripts._agent_tools import as_text, exit_code_for, kind_of, make_call, parse_arguments, renumber
+from compaction.transcripts._agent_tools import (
+    as_text,
+    exit_code_for,
+    kind_of,
+    make_call,
+    parse_arguments,
+    renumber,
+    said_as_text,
+)
 from compaction.transcripts._fences import outside_fences
 from compaction.transcripts._io import iter_json_records, read_text
 from compaction.transcripts._speakers import (
@@ -433,6 +441,7 @@ def _load_markdown(path: str, text: str) -> Transcript:
 def _md_section(t: Transcript, role: str, body: str, line: int) -> None:
     if role == "assistant":
         calls: list[ToolCall] = []
+        said: list[str] = []  # per `[Tool Use: x]` block, what replaces it in the text: a speech call's words
         for m in _TOOL_USE.finditer(body):
             args = {}
             for kv in m.group(2).split("\n"):
@@ -447,7 +456,10 @@ def _md_section(t: Transcript, role: str, body: str, line: int) -> None:
                 kind = infer_kind(args)[0]
             args["raw"] = m.group(0).rstrip("\n")  # Cline's `[Tool Use: x]` rendering, as the reader saw it
             calls.append(make_call(m.group(1).strip(), args, f"md-{line}-{len(calls)}", kind))
-        text = _TOOL_USE.sub("", body) if calls else body
+            words = said_as_text(calls[-1], drop=("raw",))
+            said.append(f"{words}\n" if words else "")
+        replacement = iter(said)
+        text = _TOOL_USE.sub(lambda _: next(replacement), body) if calls else body
         anthropic._assistant(t, [{"type": "text", "text": text}], None, line)
         t.messages[-1].tool_calls.extend(calls)
     elif role == "user":

@@ -715,6 +715,30 @@ def test_cline_xml_call_left_open_at_the_end_keeps_its_parameter(tmp_path):
     p = tmp_path / "api_conversation_history.json"
     p.write_text(json.dumps(history))
     t = load_transcript(p)
-    (call,) = [c for m in t.messages for c in m.tool_calls]
-    assert call.name == "attempt_completion"
-    assert "console script entry point" in call.arguments.get("result", "")
+    (reply,) = [m for m in t.messages if m.tool_calls]
+    assert reply.tool_calls[0].name == "attempt_completion"
+    assert "console script entry point" in reply.text  # its report is the agent's reply (`_agent_tools.speech`)
+
+
+def test_a_call_that_speaks_to_the_user_is_the_agents_reply(tmp_path):
+    """Cline's plan_mode_respond (the plan) and attempt_completion (the report) are words for the user: they
+    read as the agent's text, in place, counted once; the call stays (its result is paired by order)."""
+    plan = "Plan: split the script into a package with `cli.py`, add setup.cfg and MANIFEST.in, then test."
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>Make it pip-installable</task>"}]},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": f"First the plan.\n<plan_mode_respond>\n<response>{plan}</response>\n"
+                                     "</plan_mode_respond>\nThen I wait."},
+            {"type": "tool_use", "id": "t1", "name": "attempt_completion",
+             "input": {"result": "Done: the package installs with pip install -e . and runs as `sd-run`."}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "thanks"}]},
+    ]
+    p = tmp_path / "api_conversation_history.json"
+    p.write_text(json.dumps(history))
+    t = load_transcript(p)
+    reply = t.messages[1]
+    assert reply.text.index("First the plan.") < reply.text.index("MANIFEST.in") < reply.text.index("Then I wait.")
+    assert "sd-run" in reply.text
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("plan_mode_respond", {}), ("attempt_completion", {})]
+    assert reply.full_text().count("MANIFEST.in") == 1
+    assert t.messages[2].tool_results[0].call_id == "t1"

@@ -143,6 +143,9 @@ def test_markdown_cline_export_from_public_source():
     assert [r.call_id for r in results] == [c.id for c in calls[:3]]
     assert t.messages[0].text == "Add a health endpoint to server.js\n@important it must not require auth"
     assert "@decision health is registered before auth" in calls[1].arguments["diff"]
+    # the completion's report is the agent's reply, in its text (`_agent_tools.speech`), counted once
+    (done,) = [m for m in t.messages if calls[3] in m.tool_calls]
+    assert "/health answers without auth. @todo add it to the README" in done.text and calls[3].arguments == {}
 
 
 def test_a_loader_that_claims_but_finds_nothing_lets_the_next_try(tmp_path):
@@ -218,3 +221,19 @@ def test_arguments_json_encoded_twice_read_as_the_agent_meant_them(tmp_path):
     (call,) = _calls(t)
     assert call.arguments["TargetFile"] == "C:\\proj\\app.py" and call.arguments["CodeContent"] == "x = 1\n"
     assert call.path and call.path.endswith("app.py") and '"' not in call.path
+
+
+def test_a_cline_export_tool_use_block_that_speaks_is_the_agents_text(tmp_path):
+    """`[Tool Use: plan_mode_respond]` with a `Response:` in an exported task: the plan is the reply's text, in
+    place, once (not also in the block's rendering)."""
+    p = tmp_path / "cline_task.md"
+    p.write_text("**User:**\n\nMake it pip-installable\n\n---\n\n**Assistant:**\n\nHere is my plan.\n\n"
+                 "[Tool Use: plan_mode_respond]\nResponse: 1. Move the code into image_sd/core.py\n"
+                 "2. Add setup.cfg and MANIFEST.in with the model files\n\n---\n\n"
+                 "**User:**\n\n[plan_mode_respond] Result:\nACT MODE now\n", encoding="utf-8")
+    t = load_transcript(p)
+    reply = next(m for m in t.messages if m.role is Role.ASSISTANT)
+    assert reply.text.startswith("Here is my plan.") and "Add setup.cfg and MANIFEST.in" in reply.text
+    assert reply.full_text().count("MANIFEST.in") == 1
+    (call,) = reply.tool_calls
+    assert call.name == "plan_mode_respond" and "raw" not in call.arguments
