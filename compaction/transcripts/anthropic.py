@@ -172,7 +172,7 @@ def _assistant(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
                 texts.append(text)
         elif btype == "tool_use":
             args = block.get("input") if isinstance(block.get("input"), dict) else {}
-            calls.append(make_call(str(block.get("name") or "unknown"), dict(args), block.get("id")))
+            calls.append(make_call(str(block.get("name") or "unknown"), args, block.get("id")))
             if words := said_as_text(calls[-1]):
                 texts.append(words)
         elif btype in ("thinking", "redacted_thinking"):
