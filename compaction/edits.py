@@ -39,6 +39,10 @@ _DECL_RE = re.compile(r"^(\s*)(?:export\s+)?(?:(?:const|let|var|val)\s+([A-Za-z_
 _IMPORT_RE = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\s+\(?([\w, ]+)|import\s+(?:type\s+)?\{([^}]*)\}\s+from"
                         r"|import\s+([\w.]+)\s*(?:$|as\b|;))")
 _HEADING_RE = re.compile(r"^#{1,4}\s+(\S.{0,70}?)\s*#*\s*$")
+# A configuration file's sections are its headings: TOML/INI `[project.scripts]`, `[[tool.mypy.overrides]]`.
+_SECTION_RE = re.compile(r"^\s*(\[\[?\s*[A-Za-z_][^\[\]\n=]{0,60}?\s*\]\]?)\s*(?:#.*)?$")
+# A pinned requirement (`ollama==0.5.3`, `requests[socks]>=2.31`): what a requirements file says.
+_PIN_RE = re.compile(r"^\s*([A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=)\s*[\w.*+!\-]+)\s*(?:[;#].*)?$")
 # Identifiers as a reader names them: dotted chains (`crypto.getRandomValues`) count as one.
 _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _CALL_RE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*\(")  # from a word's start: linear
@@ -429,6 +433,7 @@ class Digest:
     document: bool = False  # prose: `names` are its headings
     key_receivers: tuple[str, ...] = ()  # for each key, what it was handed to (`localStorage`), "" unknown
     values: tuple[tuple[str, str], ...] = ()  # constants' literal values: (`BASE_CONFIDENCE`, `0.4`)
+    pins: tuple[str, ...] = ()  # a document's pinned requirements (`ollama==0.5.3`)
 
 
 def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Digest:
@@ -443,7 +448,16 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     imports: list[str] = []
     title = next((ln.strip() for ln in lines[:40] if re.search(r"\w{3}", ln) and len(ln.strip()) <= 120
                   and not ln.startswith("#!")), "")
+    pins: list[str] = []
+    sections: list[str] = []  # a configuration file's `[section]` lines, its headings
     for line in lines:
+        if line[:1] == "[" or (line[:1] == " " and line.lstrip()[:1] == "["):
+            if (m := _SECTION_RE.match(line)) and m.group(1) not in sections:
+                sections.append(m.group(1))
+                continue
+        elif "=" in line and len(pins) < 40 and (pin := _PIN_RE.match(line)):
+            pins.append(re.sub(r"\s+", "", pin.group(1)))
+            continue
         if document:
             m = _HEADING_RE.match(line)
             if m and m.group(1) not in names:
@@ -475,7 +489,9 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
                 keys[key] += 1
                 if "." in call and not call.startswith(("this.", "self.")):
                     key_calls.setdefault(key, call.rsplit(".", 1)[0])
-    if decls:  # CONSTANTS first (configuration a reader asks about), then top-level values last
+    if sections and not names:  # TOML/INI: its sections say what it configures, as a document's headings
+        names, document = sections, True
+    if decls and not document:  # CONSTANTS first (configuration a reader asks about), then top-level values last
         top = min([i for i, _ in decls] + def_indents)
         constants = [n for _, n in decls if n.isupper() and n not in names]
         names = list(dict.fromkeys(constants)) + names
@@ -489,7 +505,7 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     grouped = tuple(f"{r}.{'/'.join(ms[:4])}" for r, ms in by_receiver.items())
     ranked_keys = sorted(keys, key=lambda k: -min(keys[k], 2))  # keys used twice (read and written) first
     return Digest(tuple(names), grouped, tuple(ranked_keys), len(lines), title, tuple(imports), document,
-                  tuple(key_calls.get(k, "") for k in ranked_keys), tuple(values.items()))
+                  tuple(key_calls.get(k, "") for k in ranked_keys), tuple(values.items()), tuple(pins))
 
 
 def _notable(token: str) -> bool:

@@ -213,3 +213,17 @@ def test_a_diff_block_in_a_result_keeps_its_code_and_its_file() -> None:
     two = ("```diff\n--- a/p.py\n+++ b/p.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
            "--- a/q.py\n+++ b/q.py\n@@ -1 +1 @@\n-b = 1\n+b = 2\n```")
     assert [(h.removed, h.added) for c in result_changes(call, two) for h in c.hunks] == [(("a = 1",), ("a = 2",))]
+
+
+def test_a_configuration_files_sections_and_a_requirements_files_pins_say_what_it_holds():
+    """A written pyproject.toml was `created — “[build-system]”` (its first line): its sections say what it
+    configures; a requirements file's pins say what it installs."""
+    toml = ["[build-system]", 'requires = ["setuptools"]', "", "[project]", 'name = "sd"',
+            "[project.scripts]", 'sd = "sd.core:main"', "  [[tool.mypy.overrides]]  # strict"]
+    d = digest(toml)
+    assert d.document and d.names == ("[build-system]", "[project]", "[project.scripts]", "[[tool.mypy.overrides]]")
+    reqs = digest(["# runtime", "ollama==0.5.3", 'requests[socks] >= 2.31 ; python_version > "3.8"', "numpy",
+                   "-r base.txt"], document=True)
+    assert reqs.pins == ("ollama==0.5.3", "requests[socks]>=2.31") and reqs.names == ("runtime",)
+    code = digest(["MAX_X = [1, 2]", "def f(a):", "    if a == 1:", "        return [a]", "    [b] = g()"])
+    assert code.names == ("MAX_X", "f") and not code.pins and not code.document  # code keeps its definitions

@@ -410,6 +410,8 @@ def _digest_parts(d: Digest, created: bool, full: bool = False) -> list[str]:
         values = dict(d.values)  # a constant with its value: `BASE_CONFIDENCE = 0.4` is what a reader asks
         names = [f"{x} = {values[x]}" if x in values else x for x in d.names]
         parts.append(f"{verb} " + _ticks(names, 16 if full else (4 if d.document or d.keys or d.calls else 6)))
+    if d.pins:
+        parts.append("pins " + _ticks(d.pins, 16 if full else 6))
     if d.keys:
         parts.append("keys " + _keys(d, 6 if full else 3))
     if d.calls:
