@@ -64,12 +64,17 @@ def infer_root(events: Iterable[Event], texts: Callable[[], Iterable[str]] | Non
                 absolute.append(p)
             elif "/" in _norm(p) and not p.startswith(("./", "../", ".\\", "..\\", "~")):
                 relative.add(_norm(p))
+    # The cd target holding most of the touched files (more than half), the most visited first among
+    # equals: a session that works in `repo/frontend` and edits `repo/.github/ci.yml` is rooted at `repo`.
+    held: list[tuple[int, int, str]] = []
     for directory, n in cds.most_common():
         if not _deep_enough(directory):
             continue
         inside = sum(_inside(p, directory) for p in absolute)
         if inside * 2 > len(absolute) if absolute else n > 1:
-            return directory
+            held.append((inside, n, directory))
+    if held:
+        return max(held, key=lambda h: (h[0], h[1]))[2]
     root = _voted_root(absolute, relative)
     if root is None and texts is not None and len(absolute) >= 2:
         root = _voted_root(absolute, {_norm(m) for text in texts() for m in _RELATIVE_RE.findall(text)})
@@ -104,3 +109,4 @@ def without_root_cd(command: str, root: str | None) -> str:
         return command
     same = _norm(cd[0]).casefold() == _norm(root).casefold() if is_windows_path(root) else _norm(cd[0]) == _norm(root)
     return cd[1] if same and cd[1].strip() else command
+

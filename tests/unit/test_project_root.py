@@ -92,3 +92,12 @@ def test_the_agents_words_are_not_read_when_the_events_show_the_root() -> None:
     def unread() -> list[str]:
         raise AssertionError("read")
     assert infer_root(events, unread) == ROOT
+
+
+def test_the_cd_target_holding_more_of_the_touched_files_is_the_root() -> None:
+    """The agent works in `repo/frontend` (most cds) and also edits `repo/.github/ci.yml`: the root is `repo`."""
+    front = f"{ROOT}/frontend"
+    events = [_cmd(f"cd '{front}' && npm run build"), _cmd(f"cd '{front}' && npm test"), _cmd(f"cd '{ROOT}' && git status"),
+              _file(EventKind.EDIT, f"{front}/lib/db.ts"), _file(EventKind.EDIT, f"{front}/lib/api.ts"),
+              _file(EventKind.EDIT, f"{ROOT}/.github/workflows/ci.yml")]
+    assert infer_root(events) == ROOT
