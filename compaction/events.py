@@ -143,6 +143,9 @@ _CONSTRAINT_RE = re.compile(
     r"you (?:need|have) to|requirement|constraint|禁止|必须|不要)\b",
     re.IGNORECASE,
 )
+# A line that opens with a timestamp is output the user pasted (a CI log), not their words: its
+# `--local`, `must` or `only` are no constraint of theirs.
+_STAMPED_RE = re.compile(r"\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 _NEXT_RE = re.compile(
     r"\b(?:next,? I(?:'ll| will)|next step|next steps|then I(?:'ll| will)|now I(?:'ll| will| need to)|"
     r"I still need to|remaining|TODO\b|still to do|left to do|I should now|let me now|下一步|待办)",
@@ -586,7 +589,7 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
         for sentence in _sentences_matching(_Prose(msg.text, 30000), _CONSTRAINT_RE):
-            if len(sentence) < 400:
+            if len(sentence) < 400 and not _STAMPED_RE.match(sentence):
                 events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
         return
     if msg.role is Role.ASSISTANT and msg.text:

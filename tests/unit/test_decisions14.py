@@ -168,3 +168,13 @@ def test_a_search_s_redirections_are_not_places_searched():
 
     assert _searched("rg '^#\\[test\\]' -c tests/ src/simulation.rs 2>/dev/null", None) == ["tests", "src/simulation.rs"]
     assert _searched("grep -rn foo src 2>&1 > out.txt", None) == ["src"]
+
+
+def test_a_pasted_ci_logs_lines_are_no_constraint_of_the_users():
+    """`…Z [command]/usr/bin/git config --local …` in a pasted GitHub Actions log was a user decision."""
+    log = "\n".join(f"2025-10-02T19:23:42.76{i}Z [command]/usr/bin/git config --local --name-only --get-regexp core.sshCommand"
+                    for i in range(3))
+    t = _transcript([Message(0, Role.USER, f"Now I'm seeing this error:\n{log}\nYou must keep the Node 20 matrix.")])
+    texts = [f.text for f in decision_facts(_ctx(t))]
+    assert not any("git config" in x for x in texts)
+    assert any("must keep the Node 20 matrix" in x for x in texts)  # the user's own words still count

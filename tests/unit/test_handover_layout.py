@@ -207,3 +207,18 @@ def test_a_tag_named_inside_a_sentence_is_said_in_words():
     assert "<" not in cleaned
     assert cleaned.startswith("The parser drops defaults.")
     assert "ensure the issue description is satisfied" in cleaned
+
+
+def test_a_pasted_ci_log_keeps_one_timestamp_and_its_values_none():
+    """GitHub Actions stamps every line: the stamps were a quarter of the request's tokens and its trimmed
+    values read `25T22=44`. The first line keeps its stamp (when the run was)."""
+    stamp = "2025-09-25T22:44:{:02d}.0442684Z "
+    log = [stamp.format(i) + f"step {i}: npm ci --retries={i}" for i in range(30)]
+    log[20] = stamp.format(20) + "##[error]Process completed with exit code 1."
+    out = trim_pastes("Why did this workflow fail?\n" + "\n".join(log) + "\nPlease fix it.")
+    lines = out.splitlines()
+    assert lines[1].startswith("2025-09-25T22:44:00") and sum("2025-09-25T" in ln for ln in lines) == 1
+    assert "##[error]Process completed with exit code 1." in out and out.endswith("Please fix it.")
+    assert "retries=" in out and "25T22" not in out.split("values:", 1)[-1]
+    few = "Seen twice:\n" + "\n".join(log[:3])
+    assert trim_pastes(few) == few  # a short paste is the user's words as they are

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from itertools import islice
 
 from compaction.events import Event, EventKind, is_follow_up_request
-from compaction.history.condense import ask_count, condense, one_line, paste_values, telegraph
+from compaction.history.condense import TIMESTAMP_RE, ask_count, condense, one_line, paste_values, telegraph
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
@@ -29,6 +29,7 @@ _INFORMATIVE_RE = re.compile(r"(?:error|exception|warning)\b|\b(?:fail(?:ed|ure)
 _INFORMATIVE_WORDS = ("error", "exception", "warning", "fail", "fatal", "panic", "denied", "not found", "traceback",
                       "assert")
 # Log/stack-shaped lines outside fences: timestamps, stack frames, deep indentation, table rows.
+_STAMPED_RE = re.compile(r"^\s*" + TIMESTAMP_RE.pattern + r"\s?")
 _LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
 _LOGRUN_RE = re.compile(r"(?:^(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
                         rf"[^\n]*\n){{{_PASTE_LINES + 1},}}", re.MULTILINE)
@@ -65,7 +66,7 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
         else:
             out.append(lines[i])
             i += 1
-    return "\n".join(out)
+    return "\n".join(_unstamped(out, lines))
 
 
 def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
@@ -76,6 +77,19 @@ def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
     values = paste_values([ln for ln in middle if ln not in kept])
     note = f"[… {len(middle) - len(kept)} lines of pasted {kind} trimmed{'; values: ' + values if values else ''} …]"
     return [*block[:head], note, *kept, *block[len(block) - tail:]]
+
+
+def _unstamped(lines: list[str], pasted: list[str]) -> list[str]:
+    """A pasted CI log stamps every line (`2025-09-25T22:44:30.0442684Z ##[error]…`): a quarter of its
+    tokens, none of them asked about. When the paste held more than _PASTE_LINES stamped lines, only the
+    first line shown keeps its stamp (when the run was)."""
+    if sum(1 for ln in pasted if _STAMPED_RE.match(ln)) <= _PASTE_LINES:
+        return lines
+    stamped = [i for i, ln in enumerate(lines) if _STAMPED_RE.match(ln)]
+    out = list(lines)
+    for i in stamped[1:]:
+        out[i] = _STAMPED_RE.sub("", out[i], count=1)
+    return out
 
 
 def _informative(line: str) -> bool:
