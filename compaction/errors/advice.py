@@ -52,6 +52,8 @@ _BY_ID: dict[str, str] = {
     "ERR_TOOL_UnknownTool": "call only the tools and skills the session lists; check the exact name first",
     "ERR_TOOL_FormatError": "exactly one ```bash block per reply; quote other code in plain text",
     "ERR_LOGIC_TestFailed": "re-run `{test}` after every change (`pytest {test} -x -q`), negative tests included",
+    "ERR_LOGIC_FixtureError": "list the fixtures the run offers (`pytest --fixtures`): install the plugin that "
+                              "provides `{symbol}` or define it in conftest.py before running the tests",
     "ERR_LOGIC_AssertionMismatch": "print expected and actual before asserting; add the case as a regression test",
     "ERR_JAVA_CannotFindSymbol": "compile after each edit (`mvn -q compile` / `javac`) and check imports of {symbol}",
     "ERR_JAVA_PackageDoesNotExist": "compile with the project classpath (`mvn -q compile`, `-cp target/classes`)",

@@ -69,6 +69,9 @@ _E_LINE = re.compile(r"^E {1,}((?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Inter
 _BARE_EXC = re.compile(
     r"^(?:Sorry: )?((?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::[ \t]?(.*))?$", re.M)
 _PYTEST_FAILED = re.compile(r"^(FAILED|ERROR) ([^\s:]+::[^\n]*?)(?: - ([^\n]*))?$", re.M)
+# pytest's setup errors: a fixture no plugin or conftest provides, one that depends on itself, a scope clash.
+_PYTEST_FIXTURE = re.compile(r"^E\s+(?:fixture '([^'\n]+)' not found|recursive dependency involving fixture '([^'\n]+)' "
+                             r"detected|ScopeMismatch: [^\n]*?fixture '?([\w\[\]-]+)?[^\n]*)[ \t]*$", re.M)
 _PYTEST_SUMMARY = re.compile(r"^=+ (?:[^\n=]*?\b)?(\d+) (failed|errors?)\b[^\n]*=+[ \t]*$", re.M)
 _UNITTEST_FAIL = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)[^\n]*$", re.M)
 _SYMPY_FAIL = re.compile(r"^_{3,} (\S+\.py:\w+) _{3,}$", re.M)
@@ -161,6 +164,7 @@ _NO_MODULE_WORDS = needles("No module named")
 _BARE_EXC_WORDS = needles("Error", "Exception")
 _PYTEST_FAILED_WORDS = needles("FAILED ", "ERROR ")
 _PYTEST_SUMMARY_WORDS = needles(" failed", " error")
+_PYTEST_FIXTURE_WORDS = needles("fixture '", "ScopeMismatch")
 _SYMPY_FAIL_WORDS = needles("___ ")
 _SYMPY_SUMMARY_WORDS = needles("tests finished:", "DO *NOT* COMMIT")
 _UNITTEST_FAIL_WORDS = needles("FAIL: ", "ERROR: ")
@@ -312,6 +316,13 @@ def _tests(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
         if exc:
             hits.append(Hit(f"ERR_PY_{exc.group(1).rsplit('.', 1)[-1]}", m.start(), m.end(), m.group(0),
                             path=path, symbol=symbol, detail=reason[:300], tests=[test_id]))
+    fixtures: set[str] = set()
+    for m in _iter(_PYTEST_FIXTURE, trig, _PYTEST_FIXTURE_WORDS):
+        name = next((g for g in m.groups() if g), None)
+        if name not in fixtures:  # one record a fixture, however many tests it failed to set up
+            fixtures.add(name or "")
+            hits.append(Hit("ERR_LOGIC_FixtureError", m.start(), m.end(), m.group(0), symbol=name,
+                            detail=m.group(0)[1:].strip()[:300]))
     if not failed:
         for m in _iter(_PYTEST_SUMMARY, trig, _PYTEST_SUMMARY_WORDS):
             hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)[:300]))

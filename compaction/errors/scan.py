@@ -305,6 +305,11 @@ def _asks_anew(msg: Message) -> bool:
 
 
 _EDIT_REFUSED = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_InvalidArgument", "ERR_TOOL_InvalidRange")
+# Failures of the agent's own reply or call, not of the code: an edit of some file made next did not end them
+# (a "provide EXACTLY ONE action" complaint was "solved" by editing requests/models.py); the next well-formed
+# call did.
+_ENDED_BY_THE_NEXT_CALL = ("ERR_TOOL_FormatError", "ERR_TOOL_OutputTooLong", "ERR_TOOL_UnknownTool",
+                           "ERR_TOOL_RateLimited")
 
 
 def _failed(res: ToolResult | None) -> bool:
@@ -459,7 +464,8 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                 elif cmd_key and _norm_command(call.command) == cmd_key:
                     reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
     same = [e for e in edits if want and _basename(e[1]) == want]
-    near = [e for e in edits if e[0] <= start + 2]  # another file, but right after the error
+    # another file, but right after the error (not for a malformed reply or call: no edit ends those)
+    near = [] if rec.id in _ENDED_BY_THE_NEXT_CALL else [e for e in edits if e[0] <= start + 2]
     if not (same or near):
         return Fix()
     edit_round, edit_path, call, res = (same or near)[0]
@@ -542,7 +548,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         if fix.passed_round and fix.passed_command:
             text += f"; then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
         parts.append(text)
-    why = _explanation(transcript, last.round)
+    # the agent's words after a malformed reply or call are about its work, not about that failure
+    why = None if rec.id in _ENDED_BY_THE_NEXT_CALL else _explanation(transcript, last.round)
     if not fix.round and rec.count > 1 and rec.id in _EDIT_REFUSED:
         why = "; ".join(_diagnoses(transcript, rec)) or why
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact

@@ -140,3 +140,35 @@ def test_hovers_show_the_aliases_and_compiler_codes_beside_the_id():
     assert line == "#recurring ERR_PY_RuntimeError (+ERR_LOGIC_TestFailed): occurrences 2 (rounds 3, 7)"
     ts = headline({"id": "ERR_TS_TypeNotAssignable", "count": 1, "rounds": [4], "codes": ["TS2322"]})
     assert ts == "ERR_TS_TypeNotAssignable (TS2322): occurrences 1 (rounds 4)"
+
+
+def test_a_malformed_reply_is_not_solved_by_the_next_edit_of_some_file():
+    """mini-swe-agent's "provide EXACTLY ONE action" complaint read `Solution: edited requests/models.py`."""
+    msgs = [Message(0, Role.USER, "fix the host check")]
+    msgs.append(Message(1, Role.ASSISTANT, "Two commands:\n```bash\nls\n```\n```bash\npwd\n```"))
+    msgs.append(Message(2, Role.USER, "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
+                        harness=True))
+    msgs.append(Message(3, Role.ASSISTANT, "", tool_calls=[ToolCall(
+        "Edit", {"file_path": "/repo/models.py", "old_string": "a", "new_string": "b"}, "e", ToolKind.EDIT,
+        path="/repo/models.py")]))
+    msgs.append(Message(4, Role.TOOL, tool_results=[ToolResult("ok", "e", "Edit")]))
+    (rec,) = [r for r in scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs)))
+              if r.id == "ERR_TOOL_FormatError"]
+    assert "models.py" not in (rec.solution or "")
+
+
+def test_a_pytest_fixture_error_is_one_record_per_fixture_with_its_advice():
+    out = ("____ ERROR at setup of TestRequests.test_a ____\n"
+           "E       recursive dependency involving fixture 'httpbin' detected\n"
+           "____ ERROR at setup of TestRequests.test_b ____\n"
+           "E       recursive dependency involving fixture 'httpbin' detected\n"
+           "E       fixture 'mocker' not found\n"
+           "=== 158 errors in 2.10s ===\n")
+    hits = [h for h in classify(out, failed=True) if h.id == "ERR_LOGIC_FixtureError"]
+    assert [(h.symbol, h.detail) for h in hits] == [
+        ("httpbin", "recursive dependency involving fixture 'httpbin' detected"), ("mocker", "fixture 'mocker' not found")]
+    msgs = [Message(0, Role.USER, "run the tests")]
+    _shell(msgs, "a", "pytest tests/test_requests.py -q", out, 1)
+    (rec,) = [r for r in scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs)))
+              if r.id == "ERR_LOGIC_FixtureError"]
+    assert "pytest --fixtures" in rec.avoidance
