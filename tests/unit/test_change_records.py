@@ -203,3 +203,14 @@ def test_a_file_text_sent_as_a_json_string_literal_is_decoded_once():
     # a file whose text merely starts with a quote keeps its lines as they are
     (plain,) = call_changes(make_call("Write", {"file_path": "s.txt", "content": '"quoted" first line\nsecond\n'}))
     assert plain.hunks[0].added == ('"quoted" first line', "second")
+
+
+def test_a_long_substitution_keeps_the_codes_quotes():
+    """`sed -i "s/…u'\\*'):/…u'*') or '..' in host:/"`: its record read `.. in host` (quotes made ticks, ticks
+    dropped); the code is shown as written."""
+    old = "        elif host.startswith(u'*'):"
+    new = "        elif host.startswith(u'*') or host.startswith(u'.') or '..' in host:"
+    t = _transcript((make_call("bash", {"command": f'sed -i "s/{old.strip()}/{new.strip()}/" requests/models.py'},
+                               "a"), ToolResult("", "a", exit_code=0)))
+    (fact,) = _facts(t)
+    assert "'..' in host" in fact.text and "u'.'" in fact.text

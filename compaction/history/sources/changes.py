@@ -639,7 +639,7 @@ def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False
         if len(h.removed[0]) + len(new) <= 60:
             bits.append(f"`{h.removed[0]}` → `{new}`" if new else f"removed `{h.removed[0]}`")
         elif len(h.removed[0]) + len(new) <= 240:  # a long shared beginning said once
-            bits.append(_rewrite(h.removed[0], new).replace("'", "`") if new else f"removed `{_trim(h.removed[0])}`")
+            bits.append(_code_rewrite(h.removed[0], new) if new else f"removed `{_trim(h.removed[0])}`")
     if document and whole_lines:
         removed = [ln for h in whole_lines for ln in h.removed]
         added = [ln for h in whole_lines for ln in h.added]
@@ -774,6 +774,24 @@ def _rewrite(old: str, new: str) -> str:
         head = " ".join(lead[:3])
         return f"'{_trim(head + ' …' + old[cut:])}' → '…{_trim(new[cut:])}'"
     return f"'{_trim(old)}' → '{_trim(new)}'"
+
+
+def _code_rewrite(old: str, new: str) -> str:
+    """`` `old` → `new` `` for a code line changed inside it (a `sed s/…/…/`), a long shared beginning said
+    once; the code as written: its quotes are code (`'..' in host` had read `.. in host`)."""
+    old, new = old.strip(), new.strip()
+    n = 0
+    while n < min(len(old), len(new)) and old[n] == new[n]:
+        n += 1
+    cut = old[:n].rfind(" ")
+    if n >= 30 and cut > 0:
+        old, new = "…" + old[cut:], "…" + new[cut:]
+    return f"{_code(old)} → {_code(new)}"
+
+
+def _code(text: str) -> str:
+    """A code span around `text`, a longer fence when it holds backticks (`` a`b ``)."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
 def _trim(line: str, limit: int = 0) -> str:
