@@ -143,9 +143,10 @@ _CONSTRAINT_RE = re.compile(
     r"you (?:need|have) to|requirement|constraint|禁止|必须|不要)\b",
     re.IGNORECASE,
 )
-# A line that opens with a timestamp is output the user pasted (a CI log), not their words: its
-# `--local`, `must` or `only` are no constraint of theirs.
-_STAMPED_RE = re.compile(r"\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+# A timestamp (`2025-09-25T22:44:30.0442684Z`, `[2025-09-25 22:44]`). A line that opens with one is output the
+# user pasted (a CI log), not their words: its `--name-only` or `must` is no constraint of theirs.
+TIMESTAMP_RE = re.compile(r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\]?")
+_STAMPED_RE = re.compile(r"\s*" + TIMESTAMP_RE.pattern)
 _NEXT_RE = re.compile(
     r"\b(?:next,? I(?:'ll| will)|next step|next steps|then I(?:'ll| will)|now I(?:'ll| will| need to)|"
     r"I still need to|remaining|TODO\b|still to do|left to do|I should now|let me now|下一步|待办)",

@@ -319,7 +319,7 @@ def _tests(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
     fixtures: set[str] = set()
     for m in _iter(_PYTEST_FIXTURE, trig, _PYTEST_FIXTURE_WORDS):
         name = next((g for g in m.groups() if g), None)
-        if name not in fixtures:  # one record a fixture, however many tests it failed to set up
+        if (name or "") not in fixtures:  # one record a fixture, however many tests it failed to set up
             fixtures.add(name or "")
             hits.append(Hit("ERR_LOGIC_FixtureError", m.start(), m.end(), m.group(0), symbol=name,
                             detail=m.group(0)[1:].strip()[:300]))

@@ -18,6 +18,7 @@ import heapq
 import re
 from dataclasses import dataclass
 
+from compaction.events import TIMESTAMP_RE
 from compaction.memo import per_text
 
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
@@ -164,8 +165,6 @@ _GREETING_RE = re.compile(
 # `name = value` and `key=value` in a trimmed paste: the field values a reproduction sets.
 _ASSIGN_RE = re.compile(r"""(?<![\w=!<>])(?:\w+\.)*(\w+)\s*[:=](?![=])\s*('[^'\n]{0,60}'|"[^"\n]{0,60}"|-?[\w.]+)""")
 _LITERAL_RE = re.compile(r"""^(?:'[^'(+]*'|"[^"(+]*"|-?\d[\w.]*|True|False|None|[\w.]*\d[\w.]*)$""")
-# A timestamp (`2025-09-25T22:44:30.0442684Z`): its `25T22:44` is no value a successor is asked about.
-TIMESTAMP_RE = re.compile(r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\]?")
 _VALUES_CHARS = 200  # the digest of a trimmed paste's values stays one short line
 
 
@@ -179,7 +178,7 @@ def paste_values(lines: list[str]) -> str:
     for ln in lines:
         if "=" not in ln and ":" not in ln:
             continue  # no assignment without its sign: the pattern, tried at every position, is spared
-        if "-" in ln:
+        if "-" in ln:  # a timestamp's `25T22:44` is no value a successor is asked about
             ln = TIMESTAMP_RE.sub(" ", ln)
         for name, value in _ASSIGN_RE.findall(ln):
             if name in seen or name.isdigit() or not _LITERAL_RE.match(value):

@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from compaction.events import Event, EventKind, is_follow_up_request
-from compaction.history.condense import TIMESTAMP_RE, ask_count, condense, one_line, paste_values, telegraph
+from compaction.events import TIMESTAMP_RE, Event, EventKind, is_follow_up_request
+from compaction.history.condense import ask_count, condense, one_line, paste_values, telegraph
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
