@@ -159,8 +159,18 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+# The first two letters of every word a definition can open with (`_DEF_RE`'s modifiers and keywords,
+# `_METHOD_RE`'s modifiers): both patterns start `^\s*` then one of those words, and `str.lstrip` strips
+# the same whitespace as `\s`. Most lines of a hunk open with none of them (`return`, `self.x =`, `}`):
+# a set lookup answers for them instead of two regex matches (7 in 8 lines on the real sessions).
+_DEF_HEADS = frozenset(("ex", "de", "pu", "as", "st", "cl", "fn", "in", "en", "tr", "im", "ty", "mo", "ac", "pr", "fu",
+                        "fi", "ov", "sy", "ab"))
+
+
 def definition(line: str) -> re.Match[str] | None:
     """The definition a line opens (`def f`, `class C`, `function g`, a Java method), if any."""
+    if line.lstrip()[:2] not in _DEF_HEADS:
+        return None
     return _DEF_RE.match(line) or _METHOD_RE.match(line)
 
 

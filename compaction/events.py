@@ -29,7 +29,7 @@ from compaction.edits import (
 from compaction.git_output import git_file_changes
 from compaction.literal_heads import Scanner, heads
 from compaction.memo import per_text
-from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
+from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript
 from compaction.shell import blank_quotes, first_word, split_commands, words
 from compaction.transcripts.path_spelling import PathSpellings
 from compaction.transcripts.tool_shapes import classify
@@ -470,8 +470,16 @@ def is_follow_up_request(text: str) -> bool:
     return len(stripped) > 3 and not _SLASH_RE.match(stripped) and not _WRAPPED_RE.fullmatch(stripped)
 
 
-def extract_events(transcript: Transcript, max_requests: int | None = None) -> list[Event]:
+Pairings = dict[int, tuple[Round, dict[int, ToolResult | None]]]  # id(round) -> (the round, results_of_calls)
+
+
+def extract_events(transcript: Transcript, max_requests: int | None = None,
+                   pairings: Pairings | None = None) -> list[Event]:
     """All events of a transcript in order. Pure; safe to call more than once.
+
+    `pairings`, when given, gets each round's call/result pairing (`results_of_calls`) by `id(round)`,
+    the round kept beside it: the fact sources pair the same rounds again (`FactContext.results_of`),
+    and a compaction hands them these instead.
 
     `max_requests` keeps the first REQUEST event (the task) and only the last `max_requests`
     follow-up requests (`is_follow_up_request`) of the others: a compaction can show no more than
@@ -483,6 +491,8 @@ def extract_events(transcript: Transcript, max_requests: int | None = None) -> l
     first_request = True
     for rnd in transcript.rounds:
         results = results_of_calls(rnd.messages)
+        if pairings is not None:
+            pairings[id(rnd)] = (rnd, results)
         for msg in rnd.messages:
             if msg.meta.get("final_patch_echo"):
                 continue  # the harness's diff of the final state: not evidence of an edit

@@ -19,7 +19,7 @@ from pathlib import Path
 from compaction import tokens
 from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
-from compaction.events import Event, extract_events
+from compaction.events import Event, Pairings, extract_events
 from compaction.history import errors_adapter, facts, fill, fit, overlap, project_root
 from compaction.history.facts import GOAL_CAP, MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
@@ -82,7 +82,8 @@ def compact(
         counting = tokens.count_messages_meanwhile(transcript.messages, then=tail_pieces)
         counted, tail_made = counting, counting.then
     fact_room = (target_tokens or default_target(counted(), window)) // MIN_FACT_TOKENS
-    events = extract_events(transcript, max_requests=fact_room + 1)  # the current request and the room
+    pairings: Pairings = {}  # each round's calls paired with their results: once, for the events and the sources
+    events = extract_events(transcript, max_requests=fact_room + 1, pairings=pairings)  # the current request and the room
     records, _ = errors_adapter.scan(transcript)
     # Paths print relative to the recorded cwd, else to the root the session's own commands show (display only)
     cwd = transcript.cwd or project_root.infer_root(
@@ -93,7 +94,7 @@ def compact(
     # --- facts: every registered source (compaction.history.sources), in section order ----------
     shown_records = errors_adapter.filter_for_role(records, preset)
     ctx = FactContext(transcript=transcript, events=events, records=shown_records, preset=preset, cwd=cwd,
-                      n_rounds=len(rounds), target_tokens=target, lang=lang)
+                      n_rounds=len(rounds), target_tokens=target, lang=lang, pairings=pairings)
     all_facts = _said_once(_steer(gather(ctx), steering, preset))
     tokens_before = counted()
 

@@ -69,3 +69,21 @@ def test_decisive_and_summary_lines_unchanged_on_samples() -> None:
     assert findings.decisive_line("plain\nlines only", False) == ""
     assert findings.summary_line("x\n2 files changed, 3 insertions(+)\n") == "2 files changed, 3 insertions(+)"
     assert findings.summary_line("1 file was read, 2 errors seen") == ""
+
+
+_DEFINITION_LINES = ["def f(x):", "  class C:", "export default async function* gen() {", "pub(crate) fn run() {",
+                     "\tinterface Shape {", "struct Point {", "enum Kind {", "trait Draw {", "impl Foo {",
+                     "type Alias = int", "module M", "actor Main", "primitive None_", "func (s *S) Do() {",
+                     "static async def g():", "    public static void main(String[] args) {",
+                     "private final int count(int a) {", "protected List<String> names() {",
+                     "final Foo make() {", "override fun draw() {", "synchronized void run() {",
+                     "abstract int size() {", "\u00a0def spaced():"]
+
+
+@pytest.mark.parametrize("line", _DEFINITION_LINES)
+def test_definition_heads_hold_every_definition(line: str) -> None:
+    """`edits.definition`'s two-letter heads spare only lines neither pattern can match."""
+    from compaction import edits
+    assert edits._DEF_RE.match(line) or edits._METHOD_RE.match(line), line
+    assert line.lstrip()[:2] in edits._DEF_HEADS
+    assert edits.definition(line) is not None

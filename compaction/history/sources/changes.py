@@ -708,13 +708,14 @@ def prose_changes(removed: list[str], added: list[str], limit: int = 2) -> list[
     rem, add = rem[:_PAIR_LINES], add[:2 * _PAIR_LINES]  # bounded pairing: a rewrite of a whole file stays cheap
     pairs: dict[int, int] = {}  # removed index -> added index
     used: set[int] = set()
+    # Each added line's words, read once: every removed line is compared with every added line.
+    add_words = [set(_WORD_RE.findall(new.casefold())) for new in add]
     for i, old in enumerate(rem):
         old_words = set(_WORD_RE.findall(old.casefold()))
         best, best_score = -1, 0.0
-        for j, new in enumerate(add):
+        for j, new_words in enumerate(add_words):
             if j in used:
                 continue
-            new_words = set(_WORD_RE.findall(new.casefold()))
             score = len(old_words & new_words) / (len(old_words | new_words) or 1)
             if score > best_score:
                 best, best_score = j, score

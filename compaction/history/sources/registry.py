@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from compaction.errors.records import ErrorRecord
-from compaction.events import Event, results_of_calls
+from compaction.events import Event, Pairings, results_of_calls
 from compaction.history.facts import Fact
 from compaction.history.sections import Section
 from compaction.history.steering import RolePreset
@@ -34,9 +34,12 @@ class FactContext:
     n_rounds: int
     target_tokens: int | None = None  # the document's budget: a source may size its facts to it
     lang: str = "en"  # the document's language (for the fixed phrases a source writes)
-    # What several sources derive alike (each round's call/result pairing, the files' edit logs): made once
+    # What several sources derive alike (the files' edit logs, their change records): made once
     # per compaction, on first use. Read-only to the sources that share it.
     _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    # Each round's call/result pairing by id(round), the round kept beside it: filled by `results_of`, or
+    # handed over by the event extraction that paired the same rounds (`extract_events(pairings=…)`).
+    pairings: Pairings = field(default_factory=dict, compare=False, repr=False)
 
     def shared(self, key: Any, make: Callable[[], T]) -> T:
         """`make()`, computed once per compaction under `key` (a tuple naming the work and its inputs)."""
@@ -48,10 +51,9 @@ class FactContext:
 
     def results_of(self, rnd: Round) -> dict[int, ToolResult | None]:
         """`results_of_calls(rnd.messages)`, paired once per compaction for every source that asks."""
-        key = ("results", id(rnd))
-        found = self._memo.get(key)
-        if found is None:  # the round is kept with its pairing: its id names it while the memo lives
-            found = self._memo[key] = (rnd, results_of_calls(rnd.messages))
+        found = self.pairings.get(id(rnd))
+        if found is None or found[0] is not rnd:  # the round is kept with its pairing: its id names it
+            found = self.pairings[id(rnd)] = (rnd, results_of_calls(rnd.messages))
         return found[1]
 
 
