@@ -356,7 +356,7 @@ def call_changes(call: ToolCall) -> list[FileChange]:
             return [FileChange(path, (Hunk((), _lines(new), f"after line {args['insert_line']}"),))]
         found = [h for h in pair_hunks(old, new) if not h.empty]
         return [FileChange(path, tuple(found))] if found else []
-    content = _arg(args, _CONTENT_KEYS)
+    content = _content(args)
     if path and isinstance(content, str) and call.kind in ("write", "edit"):
         return [FileChange(path, (Hunk((), _lines(content)),), whole=True)]
     if command and ("\n@@" in command or "*** Begin Patch" in command) and ("apply" in command or "patch" in command):
@@ -377,7 +377,7 @@ def new_text(call: ToolCall) -> str:
         return "\n".join(t for e in edits if isinstance(e, dict) and isinstance(t := _arg(e, _NEW_KEYS), str))
     found = _arg(args, _NEW_KEYS)
     if found is None:
-        found = _arg(args, _CONTENT_KEYS)
+        found = _content(args)
     return found if isinstance(found, str) else ""
 
 
@@ -386,36 +386,50 @@ def _key(name: object) -> str:
 
 
 def _arg(args: dict, keys: tuple[str, ...], kind: type = str) -> object:
-    """The first of `keys` (as `_key` spells them) the arguments hold with a value of `kind`; a string
-    decoded once when the agent double-encoded it (see `_unquoted`)."""
+    """The first of `keys` (as `_key` spells them) the arguments hold with a value of `kind`."""
     named = {}
     for name, value in args.items():
         named.setdefault(_key(name), value)
     for key in keys:
         value = named.get(key)
         if isinstance(value, kind):
-            return _unquoted(value) if isinstance(value, str) else value
+            return value
     return None
 
 
-_ESCAPE_RE = re.compile(r'\\(["\\/bfnrt])')
-_UNESCAPED = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+def _content(args: dict) -> object:
+    """A written file's text; decoded once when the agent double-encoded it (`_unquoted`)."""
+    value = _arg(args, _CONTENT_KEYS)
+    return _unquoted(value) if isinstance(value, str) else value
+
+
+_TRUNCATED_RE = re.compile(r"<truncated \d+ (?:bytes|characters|chars)>\s*")
 
 
 def _unquoted(value: str) -> str:
     """Some agents (Antigravity's write_to_file) send a file's text as a JSON string literal inside the
-    argument, `"import re\\nimport json…"`: quoted, its line breaks escaped, on one line (an exporter may add
-    a real line after it: `<truncated 2593 bytes>`). Its lines are what the file holds, and definitions and
-    change records are read from them, so that literal is decoded once."""
+    argument, `"import re\\nimport json…"`: quoted, its line breaks escaped, on one line, an exporter's
+    `<truncated N bytes>` note perhaps on a line after it. Its lines are what the file holds, and
+    definitions and change records are read from them, so it is decoded once: only when the quoted line
+    is a whole JSON string (a cut one when the truncation note follows), never by guesswork (a C format
+    string `"Usage: %s\\n"` stays as written)."""
     head, sep, rest = value.partition("\n")
     if len(head) < 2 or head[0] != '"' or head.count("\\n") < 2:
         return value
-    body = head[1:-1] if head.endswith('"') and not head.endswith('\\"') else head[1:]
-    try:
-        text = json.loads(f'"{body}"')
-    except ValueError:  # cut inside an escape, or a stray quote: the common escapes by hand
-        text = _ESCAPE_RE.sub(lambda m: _UNESCAPED[m.group(1)], body)
-    return text + sep + rest
+    if not sep:
+        candidates = [head]
+    elif _TRUNCATED_RE.fullmatch(rest):
+        candidates = [head + '"', head[:-1] + '"']  # cut after a backslash: its escape goes
+    else:
+        return value
+    for literal in candidates:
+        try:
+            decoded = json.loads(literal)
+        except ValueError:
+            continue
+        if isinstance(decoded, str):
+            return decoded + sep + rest
+    return value
 
 
 # --- what a file holds, and what an edit swapped: the words a reader asks about ------------------------
@@ -444,6 +458,17 @@ class Digest:
     key_receivers: tuple[str, ...] = ()  # for each key, what it was handed to (`localStorage`), "" unknown
     values: tuple[tuple[str, str], ...] = ()  # constants' literal values: (`BASE_CONFIDENCE`, `0.4`)
     pins: tuple[str, ...] = ()  # a document's pinned requirements (`ollama==0.5.3`)
+
+
+_SETTING_RE = re.compile(r"""^\s*[\w.\-"']+\s*(?:=(?!=)|:(?!:))""")
+
+
+def _config_shaped(lines: tuple[str, ...] | list[str]) -> bool:
+    """Whether most top-level lines that are not blank, comments, `[sections]` or closing brackets set a key
+    (`name = "x"`, `a: 1`): a TOML/INI file, not code whose `[attribute]` or `[a, b]` lines only look like
+    sections. An array's items (indented) say nothing either way."""
+    top = [ln for ln in lines[:400] if ln[:1] not in ("", " ", "\t", "#", ";", "[", "]", "}", ")")]
+    return sum(1 for ln in top if _SETTING_RE.match(ln)) * 2 >= len(top)
 
 
 def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Digest:
@@ -499,8 +524,10 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
                 keys[key] += 1
                 if "." in call and not call.startswith(("this.", "self.")):
                     key_calls.setdefault(key, call.rsplit(".", 1)[0])
-    if sections and not names:  # TOML/INI: its sections say what it configures, as a document's headings
+    if sections and not names and _config_shaped(lines):  # TOML/INI: its sections are its headings
         names, document = sections, True
+    if not document:
+        pins = []  # `a === b;` in code is no requirement
     if decls and not document:  # CONSTANTS first (configuration a reader asks about), then top-level values last
         top = min([i for i, _ in decls] + def_indents)
         constants = [n for _, n in decls if n.isupper() and n not in names]

@@ -146,7 +146,8 @@ _CONSTRAINT_RE = re.compile(
 # A timestamp (`2025-09-25T22:44:30.0442684Z`, `[2025-09-25 22:44]`). A line that opens with one is output the
 # user pasted (a CI log), not their words: its `--name-only` or `must` is no constraint of theirs.
 TIMESTAMP_RE = re.compile(r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\]?")
-_STAMPED_RE = re.compile(r"\s*" + TIMESTAMP_RE.pattern)
+STAMPED_LINE_RE = re.compile(r"^[ \t]*" + TIMESTAMP_RE.pattern + r"[ \t]?", re.M)  # a line's opening stamp
+_STAMPED_LINES_RE = re.compile(STAMPED_LINE_RE.pattern + r".*\n?", re.M)  # such lines whole
 _NEXT_RE = re.compile(
     r"\b(?:next,? I(?:'ll| will)|next step|next steps|then I(?:'ll| will)|now I(?:'ll| will| need to)|"
     r"I still need to|remaining|TODO\b|still to do|left to do|I should now|let me now|下一步|待办)",
@@ -599,8 +600,11 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
         return
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
-        for sentence in _sentences_matching(_Prose(msg.text, 30000), _CONSTRAINT_RE):
-            if len(sentence) < 400 and not _STAMPED_RE.match(sentence):
+        said = msg.text
+        if "-" in said and STAMPED_LINE_RE.search(said):  # a pasted log's lines are output, not the user's words
+            said = _STAMPED_LINES_RE.sub("", said)
+        for sentence in _sentences_matching(_Prose(said, 30000), _CONSTRAINT_RE):
+            if len(sentence) < 400:
                 events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
         return
     if msg.role is Role.ASSISTANT and msg.text:

@@ -48,6 +48,7 @@ _GATE_WORDS = (
     "EXACTLY ONE", "No module", "COMMIT", "ERROR", "Parameter", "undefined", " 429",
     "no such file",  # zsh's own lower-case message
     "[WARN] ",  # checkstyle's violations
+    "fixture '", "ScopeMismatch",  # pytest's fixture setup errors
 )
 _TS_CODE = re.compile(r"TS\d")
 
@@ -70,8 +71,10 @@ _BARE_EXC = re.compile(
     r"^(?:Sorry: )?((?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::[ \t]?(.*))?$", re.M)
 _PYTEST_FAILED = re.compile(r"^(FAILED|ERROR) ([^\s:]+::[^\n]*?)(?: - ([^\n]*))?$", re.M)
 # pytest's setup errors: a fixture no plugin or conftest provides, one that depends on itself, a scope clash.
-_PYTEST_FIXTURE = re.compile(r"^E\s+(?:fixture '([^'\n]+)' not found|recursive dependency involving fixture '([^'\n]+)' "
-                             r"detected|ScopeMismatch: [^\n]*?fixture '?([\w\[\]-]+)?[^\n]*)[ \t]*$", re.M)
+# (pytest prints the first two under `E`, a scope mismatch on a line of its own)
+_PYTEST_FIXTURE = re.compile(r"^(?:E\s+(?:fixture '([^'\n]+)' not found|recursive dependency involving fixture "
+                             r"'([^'\n]+)' detected)|(?:E\s+)?ScopeMismatch: [^\n]*?fixture '?([\w\[\]-]+)?[^\n]*)"
+                             r"[ \t]*$", re.M)
 _PYTEST_SUMMARY = re.compile(r"^=+ (?:[^\n=]*?\b)?(\d+) (failed|errors?)\b[^\n]*=+[ \t]*$", re.M)
 _UNITTEST_FAIL = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)[^\n]*$", re.M)
 _SYMPY_FAIL = re.compile(r"^_{3,} (\S+\.py:\w+) _{3,}$", re.M)
@@ -322,7 +325,7 @@ def _tests(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
         if (name or "") not in fixtures:  # one record a fixture, however many tests it failed to set up
             fixtures.add(name or "")
             hits.append(Hit("ERR_LOGIC_FixtureError", m.start(), m.end(), m.group(0), symbol=name,
-                            detail=m.group(0)[1:].strip()[:300]))
+                            detail=re.sub(r"^E\s+", "", m.group(0)).strip()[:300]))
     if not failed:
         for m in _iter(_PYTEST_SUMMARY, trig, _PYTEST_SUMMARY_WORDS):
             hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)[:300]))

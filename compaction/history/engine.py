@@ -29,7 +29,7 @@ from compaction.history.steering import RolePreset, Steering, parse_instructions
 from compaction.history.tail import TailRenderer, render_tail
 from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
-from compaction.model import Transcript
+from compaction.model import Role, Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
 DOC_EM_SHARE = 0.10  # the document's error records also say what failed (once, not again under Problems)
@@ -87,7 +87,7 @@ def compact(
     records, _ = errors_adapter.scan(transcript)
     # Paths print relative to the recorded cwd, else to the root the session's own commands show (display only)
     cwd = transcript.cwd or project_root.infer_root(
-        events, lambda: (m.full_text() for m in transcript.messages if m.role == "assistant"))
+        events, lambda: (m.full_text() for m in transcript.messages if m.role is Role.ASSISTANT))
 
     target = target_tokens or default_target(counted(), window)
 

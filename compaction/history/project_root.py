@@ -50,8 +50,9 @@ def _inside(path: str, root: str) -> bool:
 
 def infer_root(events: Iterable[Event], texts: Callable[[], Iterable[str]] | None = None) -> str | None:
     """The project root the session's own commands and paths show, else None (see the module's why).
-    `texts`: the agent's words, read only when the events show no root (an agent that names its files
-    relatively in its prose and absolutely in its tool calls: Antigravity's "Create backend/jobs/views.py.")."""
+    `texts`: the agent's messages (its words and its calls' arguments), read only when the events show no root:
+    an agent may name its files relatively there and absolutely in its file tools (Antigravity's write_to_file
+    says "Create backend/jobs/views.py." in its description and `C:\\Users\\…\\views.py` as its target)."""
     cds: Counter[str] = Counter()
     absolute: list[str] = []
     relative: set[str] = set()
@@ -64,17 +65,21 @@ def infer_root(events: Iterable[Event], texts: Callable[[], Iterable[str]] | Non
                 absolute.append(p)
             elif "/" in _norm(p) and not p.startswith(("./", "../", ".\\", "..\\", "~")):
                 relative.add(_norm(p))
-    # The cd target holding most of the touched files (more than half), the most visited first among
-    # equals: a session that works in `repo/frontend` and edits `repo/.github/ci.yml` is rooted at `repo`.
-    held: list[tuple[int, int, str]] = []
+    # The most visited cd target holding more than half of the touched files; a parent of it at most two
+    # levels up that holds more of them wins (a session that works in `repo/frontend` and edits
+    # `repo/.github/ci.yml` is rooted at `repo`), a broader one never (`cd ~ && ls` is no project).
+    held: list[tuple[int, str]] = []  # (files inside, directory), most visited first
     for directory, n in cds.most_common():
         if not _deep_enough(directory):
             continue
         inside = sum(_inside(p, directory) for p in absolute)
         if inside * 2 > len(absolute) if absolute else n > 1:
-            held.append((inside, n, directory))
+            held.append((inside, directory))
     if held:
-        return max(held, key=lambda h: (h[0], h[1]))[2]
+        inside, best = held[0]
+        near = [(k, d) for k, d in held[1:] if k > inside and _inside(best, d)
+                and _norm(best).count("/") - _norm(d).count("/") <= 2]
+        return max(near)[1] if near else best
     root = _voted_root(absolute, relative)
     if root is None and texts is not None and len(absolute) >= 2:
         root = _voted_root(absolute, {_norm(m) for text in texts() for m in _RELATIVE_RE.findall(text)})

@@ -372,23 +372,28 @@ def load_json_items(path: str, keys: tuple[str, ...] = ("messages",)) -> tuple[d
     return top, items
 
 
-# Argument names under which a call carries words for the user, not an operation's input.
+# Argument names under which a call carries words for the user, not an operation's input; and the
+# arguments that may ride beside them (a question's choices, Cline's progress list, a demo command).
 _SPEECH_KEYS = ("response", "result", "question", "answer", "message", "reply")
+_BESIDE_SPEECH = frozenset({"options", "task_progress", "command", "raw"})
 _SPEECH_MIN_CHARS = 40
 
 
 def speech(call: ToolCall) -> tuple[str, str] | None:
     """(argument name, words) when a call says something to the user rather than does something: Cline's
     `plan_mode_respond` (the plan), `attempt_completion` (the final report), `ask_followup_question`.
-    Judged by shape: no known kind, no path or command, prose under a speech name. Those words are the
-    agent's reply; left inside a call, the plan and report were invisible to what reads replies (the
-    findings, decisions and reports on each request)."""
+    Judged by shape: no known kind, no path or command, and prose under a speech name as its only argument
+    but for the few that ride beside one (`_BESIDE_SPEECH`): a commit's or an e-mail's `message` comes with
+    a repository or an addressee, and stays the action's. Those words are the agent's reply; left inside a
+    call, the plan and the report were invisible to what reads replies (findings, decisions, reports)."""
     if call.kind != ToolKind.OTHER or call.path or call.command or not isinstance(call.arguments, dict):
         return None
-    for key in _SPEECH_KEYS:
-        value = call.arguments.get(key)
-        if isinstance(value, str) and len(value) >= _SPEECH_MIN_CHARS and " " in value.strip():
-            return key, value
+    spoken = [k for k in call.arguments if k not in _BESIDE_SPEECH]
+    if len(spoken) != 1 or spoken[0] not in _SPEECH_KEYS:
+        return None
+    value = call.arguments[spoken[0]]
+    if isinstance(value, str) and len(value) >= _SPEECH_MIN_CHARS and " " in value.strip():
+        return spoken[0], value
     return None
 
 

@@ -227,3 +227,8 @@ def test_a_configuration_files_sections_and_a_requirements_files_pins_say_what_i
     assert reqs.pins == ("ollama==0.5.3", "requests[socks]>=2.31") and reqs.names == ("runtime",)
     code = digest(["MAX_X = [1, 2]", "def f(a):", "    if a == 1:", "        return [a]", "    [b] = g()"])
     assert code.names == ("MAX_X", "f") and not code.pins and not code.document  # code keeps its definitions
+
+
+def test_attribute_lines_in_code_are_no_configuration_sections():
+    code = digest(['[HttpGet("{id}")]', "public int Get(int id) => id;", "if (x === y) return;", "[Fact]"])
+    assert not code.document and not code.pins and '[Fact]' not in code.names

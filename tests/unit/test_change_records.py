@@ -214,3 +214,16 @@ def test_a_long_substitution_keeps_the_codes_quotes():
                                "a"), ToolResult("", "a", exit_code=0)))
     (fact,) = _facts(t)
     assert "'..' in host" in fact.text and "u'.'" in fact.text
+
+
+def test_only_a_whole_json_string_literal_is_decoded():
+    """An edit's text that merely starts with a quote and holds `\\n` escapes is code, kept as written."""
+    fmt = '"Usage: %s [opts]\\n\\n", argv[0]);'
+    (c,) = call_changes(make_call("Edit", {"file_path": "m.c", "old_string": fmt, "new_string": fmt + " exit(1);"}))
+    assert c.hunks[0].removed == (fmt,)
+    csv = '"a\\nb","c\\nd"\nrow 2'
+    (w,) = call_changes(make_call("Write", {"file_path": "t.csv", "content": csv}))
+    assert w.hunks[0].added == ('"a\\nb","c\\nd"', "row 2")
+    cut = '"x = 1\\ny = 2\\nz = \\' + "\n<truncated 40 bytes>"  # cut after a backslash, the exporter's note after
+    (t,) = call_changes(_inferred("write", "m.py", {"TargetFile": "m.py", "CodeContent": cut}))
+    assert t.hunks[0].added == ("x = 1", "y = 2", "z = ", "<truncated 40 bytes>")

@@ -178,3 +178,12 @@ def test_a_pasted_ci_logs_lines_are_no_constraint_of_the_users():
     texts = [f.text for f in decision_facts(_ctx(t))]
     assert not any("git config" in x for x in texts)
     assert any("must keep the Node 20 matrix" in x for x in texts)  # the user's own words still count
+
+
+def test_a_sentence_inside_a_pasted_log_line_is_no_constraint_either():
+    log = "\n".join(f"2025-10-02T19:23:4{i}.1Z ##[error]Build failed. You must set NODE_ENV before running."
+                    for i in range(3))
+    t = _transcript([Message(0, Role.USER, f"CI says:\n{log}\nPlease fix it; do not touch the lockfile.")])
+    texts = [f.text for f in decision_facts(_ctx(t))]
+    assert not any("NODE_ENV" in x for x in texts)
+    assert any("do not touch the lockfile" in x for x in texts)

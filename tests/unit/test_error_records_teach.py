@@ -172,3 +172,10 @@ def test_a_pytest_fixture_error_is_one_record_per_fixture_with_its_advice():
     (rec,) = [r for r in scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs)))
               if r.id == "ERR_LOGIC_FixtureError"]
     assert "pytest --fixtures" in rec.avoidance
+
+
+def test_a_scope_mismatch_printed_on_its_own_line_is_a_fixture_error():
+    out = ("ScopeMismatch: You tried to access the 'function' scoped fixture 'tmp_path' with a 'module' scoped "
+           "request object, involved factories\ntests/conftest.py:12:  def db(tmp_path)\n")
+    (hit,) = [h for h in classify(out, failed=True) if h.id == "ERR_LOGIC_FixtureError"]
+    assert hit.symbol == "tmp_path" and hit.detail.startswith("ScopeMismatch: You tried")

@@ -101,3 +101,12 @@ def test_the_cd_target_holding_more_of_the_touched_files_is_the_root() -> None:
               _file(EventKind.EDIT, f"{front}/lib/db.ts"), _file(EventKind.EDIT, f"{front}/lib/api.ts"),
               _file(EventKind.EDIT, f"{ROOT}/.github/workflows/ci.yml")]
     assert infer_root(events) == ROOT
+
+
+def test_a_broad_cd_does_not_beat_the_project() -> None:
+    """`cd ~ && ls` once and a read of `~/.zshrc`: the project the agent works in stays the root."""
+    app = "/Users/ann/dev/github/app"
+    events = [*(_cmd(f"cd {app} && make") for _ in range(5)), _cmd("cd /Users/ann && ls"),
+              _file(EventKind.EDIT, f"{app}/a.py"), _file(EventKind.EDIT, f"{app}/b.py"),
+              _file(EventKind.READ, "/Users/ann/.zshrc")]
+    assert infer_root(events) == app

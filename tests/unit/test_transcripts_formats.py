@@ -742,3 +742,14 @@ def test_a_call_that_speaks_to_the_user_is_the_agents_reply(tmp_path):
     assert [(c.name, c.arguments) for c in reply.tool_calls] == [("plan_mode_respond", {}), ("attempt_completion", {})]
     assert reply.full_text().count("MANIFEST.in") == 1
     assert t.messages[2].tool_results[0].call_id == "t1"
+
+
+def test_a_call_whose_message_goes_somewhere_is_an_action_not_speech():
+    """A commit's or an e-mail's `message` rides with a repository or an addressee: the call keeps it."""
+    from compaction.transcripts._agent_tools import make_call, speech
+    words = "Fix the parser defaults so that sub-commands inherit the parent's options."
+    assert speech(make_call("mcp__git__git_commit", {"repo_path": "/repo", "message": words})) is None
+    assert speech(make_call("send_email", {"to": "a@b.c", "message": words})) is None
+    assert speech(make_call("attempt_completion", {"result": words, "command": "open index.html"})) == ("result", words)
+    assert speech(make_call("ask_followup_question", {"question": words + "?", "options": ["a", "b"]})) is not None
+    assert speech(make_call("attempt_completion", {"result": "Done."})) is None  # too short to be a report

@@ -13,6 +13,7 @@ identifiers) so tight budgets still say what changed; `full_text` is the fuller 
 from __future__ import annotations
 
 import copy
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -637,7 +638,7 @@ def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False
     for h in fragments[:2]:
         new = h.added[0] if h.added else ""
         if len(h.removed[0]) + len(new) <= 60:
-            bits.append(f"`{h.removed[0]}` → `{new}`" if new else f"removed `{h.removed[0]}`")
+            bits.append(f"{_code(h.removed[0])} → {_code(new)}" if new else f"removed {_code(h.removed[0])}")
         elif len(h.removed[0]) + len(new) <= 240:  # a long shared beginning said once
             bits.append(_code_rewrite(h.removed[0], new) if new else f"removed `{_trim(h.removed[0])}`")
     if document and whole_lines:
@@ -766,13 +767,9 @@ def _rewrite(old: str, new: str) -> str:
     """`'old' → 'new'`, a long shared beginning said once: a line extended reads
     `'Avoid special handling…' → '…; prefer arrow functions'`."""
     old, new = _trim(old, 10**6), _trim(new, 10**6)
-    n = 0
-    while n < min(len(old), len(new)) and old[n] == new[n]:
-        n += 1
-    cut = old[:n].rfind(" ")
-    if n >= 30 and cut > 0:
-        lead = old[:cut].split()
-        head = " ".join(lead[:3])
+    cut = _shared_head(old, new)
+    if cut:
+        head = " ".join(old[:cut].split()[:3])
         return f"'{_trim(head + ' …' + old[cut:])}' → '…{_trim(new[cut:])}'"
     return f"'{_trim(old)}' → '{_trim(new)}'"
 
@@ -781,13 +778,17 @@ def _code_rewrite(old: str, new: str) -> str:
     """`` `old` → `new` `` for a code line changed inside it (a `sed s/…/…/`), a long shared beginning said
     once; the code as written: its quotes are code (`'..' in host` had read `.. in host`)."""
     old, new = old.strip(), new.strip()
-    n = 0
-    while n < min(len(old), len(new)) and old[n] == new[n]:
-        n += 1
-    cut = old[:n].rfind(" ")
-    if n >= 30 and cut > 0:
+    cut = _shared_head(old, new)
+    if cut:
         old, new = "…" + old[cut:], "…" + new[cut:]
     return f"{_code(old)} → {_code(new)}"
+
+
+def _shared_head(old: str, new: str) -> int:
+    """Where a long (30+ characters) shared beginning of two lines ends, at a space; 0 when they share less."""
+    n = len(os.path.commonprefix([old, new]))
+    cut = old[:n].rfind(" ")
+    return cut if n >= 30 and cut > 0 else 0
 
 
 def _code(text: str) -> str:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from compaction.events import TIMESTAMP_RE, Event, EventKind, is_follow_up_request
+from compaction.events import STAMPED_LINE_RE, Event, EventKind, is_follow_up_request
 from compaction.history.condense import ask_count, condense, one_line, paste_values, telegraph
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
@@ -29,7 +29,6 @@ _INFORMATIVE_RE = re.compile(r"(?:error|exception|warning)\b|\b(?:fail(?:ed|ure)
 _INFORMATIVE_WORDS = ("error", "exception", "warning", "fail", "fatal", "panic", "denied", "not found", "traceback",
                       "assert")
 # Log/stack-shaped lines outside fences: timestamps, stack frames, deep indentation, table rows.
-_STAMPED_RE = re.compile(r"^\s*" + TIMESTAMP_RE.pattern + r"\s?")
 _LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
 _LOGRUN_RE = re.compile(r"(?:^(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
                         rf"[^\n]*\n){{{_PASTE_LINES + 1},}}", re.MULTILINE)
@@ -46,6 +45,12 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
     if text.count("\n") <= _PASTE_LINES or ("```" not in text and "~~~" not in text and not _LOGRUN_RE.search(text)):
         return text  # no fence and no long run of log lines: nothing to trim (one C-speed scan)
     lines = text.split("\n")
+    # A pasted CI log stamps every line (`2025-09-25T22:44:30.0442684Z ##[error]…`): a quarter of its tokens,
+    # none of them asked about. In a message with more than _PASTE_LINES stamped lines, each run of log lines
+    # loses its stamps but the first log's first one and a later long log's (when each began); fenced blocks
+    # stay as written.
+    many = sum(1 for ln in lines if STAMPED_LINE_RE.match(ln)) > _PASTE_LINES
+    first_run = True  # no stamped run seen yet
     out: list[str] = []
     i = 0
     while i < len(lines):
@@ -57,16 +62,20 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
         j = i
         while j < len(lines) and _LOGLINE_RE.match(lines[j]):
             j += 1
+        run = lines[i:j]
+        if many and j > i:  # the first log keeps its first stamp, and so does any later long one
+            run = _unstamped(run, keep_first=first_run or j - i > _PASTE_LINES)
+            first_run = first_run and not any(STAMPED_LINE_RE.match(ln) for ln in lines[i:j])
         if j - i > _PASTE_LINES:
-            out.extend(_trim(lines[i:j], "log", head, tail))
+            out.extend(_trim(run, "log", head, tail))
             i = j
         elif j > i:  # a short run stays as it is (and is not scanned again)
-            out.extend(lines[i:j])
+            out.extend(run)
             i = j
         else:
             out.append(lines[i])
             i += 1
-    return "\n".join(_unstamped(out, lines))
+    return "\n".join(out)
 
 
 def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
@@ -79,16 +88,16 @@ def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
     return [*block[:head], note, *kept, *block[len(block) - tail:]]
 
 
-def _unstamped(lines: list[str], pasted: list[str]) -> list[str]:
-    """A pasted CI log stamps every line (`2025-09-25T22:44:30.0442684Z ##[error]…`): a quarter of its
-    tokens, none of them asked about. When the paste held more than _PASTE_LINES stamped lines, only the
-    first line shown keeps its stamp (when the run was)."""
-    if sum(1 for ln in pasted if _STAMPED_RE.match(ln)) <= _PASTE_LINES:
-        return lines
-    stamped = [i for i, ln in enumerate(lines) if _STAMPED_RE.match(ln)]
-    out = list(lines)
-    for i in stamped[1:]:
-        out[i] = _STAMPED_RE.sub("", out[i], count=1)
+def _unstamped(run: list[str], *, keep_first: bool) -> list[str]:
+    """A run of log lines without their stamps, but its first stamped line's when `keep_first`."""
+    out: list[str] = []
+    keep = keep_first
+    for ln in run:
+        if STAMPED_LINE_RE.match(ln):
+            if not keep:
+                ln = STAMPED_LINE_RE.sub("", ln, count=1)
+            keep = False
+        out.append(ln)
     return out
 
 
