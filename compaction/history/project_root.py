@@ -82,8 +82,23 @@ def infer_root(events: Iterable[Event], texts: Callable[[], Iterable[str]] | Non
         return max(near)[1] if near else best
     root = _voted_root(absolute, relative)
     if root is None and texts is not None and len(absolute) >= 2:
-        root = _voted_root(absolute, {_norm(m) for text in texts() for m in _RELATIVE_RE.findall(text)})
+        root = _voted_root(absolute, _relative_spellings(texts()))
     return root
+
+
+TEXT_CHARS = 2_000_000  # of the agent's messages read for relative paths: bounded work on a huge session
+
+
+def _relative_spellings(texts: Iterable[str]) -> set[str]:
+    """The relative file paths the texts name, read up to TEXT_CHARS characters in all."""
+    out: set[str] = set()
+    left = TEXT_CHARS
+    for text in texts:
+        out.update(_norm(m) for m in _RELATIVE_RE.findall(text[:left]))
+        left -= len(text)
+        if left <= 0:
+            break
+    return out
 
 
 # A relative file path in prose: two or more parts, the last with an extension, not inside a longer path.

@@ -5,7 +5,12 @@ character per pattern; most messages hold none of the keywords."""
 
 from __future__ import annotations
 
+import re
+
 from compaction.events import without_fences
+
+# The label some harnesses make the agent open its reply with (mini-swe-agent's `THOUGHT:`): no words of its own.
+THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning)\s*:\s*")
 
 _BOUNDARIES = (". ", "! ", "? ", "\n")
 WINDOW = 500  # characters searched for a sentence boundary on either side of a keyword

@@ -19,7 +19,7 @@ from compaction.events import Event, EventKind, is_test_command, parse_test_summ
 from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, cite, display_path, first_line
 from compaction.history.headings import h
 from compaction.history.sections import Section
-from compaction.history.sentences import prose, sentences_around
+from compaction.history.sentences import THOUGHT_RE, prose, sentences_around
 from compaction.history.sources.blocks import referenced_blocks
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
@@ -74,7 +74,6 @@ _PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|no
 # spaces ("Let me read the config:  The file sets…").
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[。！？])\s*|(?<=：)\s+|(?<=:)\s{2,}|\n+")
 _TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
-_THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning):\s*")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
 _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|successfully|All tests|Done|done)\b|"
                              r"\bResult:|\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems)\b")
@@ -293,7 +292,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     sentences: list[str] = []
     stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
     for raw_text in texts:
-        text = _THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000]))
+        text = THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000]))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
         for raw in _SENTENCE_RE.split(text):
             marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
@@ -326,7 +325,7 @@ def statements(msg: Message) -> list[tuple[str, int]]:
     """The diagnosis/conclusion sentences of one assistant message (code blocks excluded): the
     sentences around a keyword, weighed by the patterns (strongest first: the first that matches)."""
     out: list[tuple[str, int]] = []
-    for s in sentences_around(_THOUGHT_RE.sub("", prose(msg.text)), _KEYWORDS):
+    for s in sentences_around(THOUGHT_RE.sub("", prose(msg.text)), _KEYWORDS):
         if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
             continue
         low = s.lower()

@@ -21,7 +21,7 @@ from compaction.events import EventKind
 from compaction.history.facts import Fact, display_path, relative_paths
 from compaction.history.headings import h
 from compaction.history.sections import Section
-from compaction.history.sentences import prose
+from compaction.history.sentences import THOUGHT_RE, prose
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.memo import per_text
@@ -43,7 +43,6 @@ MIN_VALUE = 3.5  # a name of the edit and a cause, or a name of it and two more:
 # Sentence ends in both scripts: a Latin stop needs a space after it (`a.b()` is a name, not an end).
 # A full-width colon before a space ends a step's lead-in ("让我查看…： "): the call followed it.
 _SPLIT_RE = re.compile(r"[.!?]\s+|[。！？]\s*|：\s+|\n+")  # a match ends where the next sentence starts
-_THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning)\s*:\s*")
 _SPAN_RE = re.compile(r"`([^`\n]{1,80})`")
 # A name as code writes it: dotted, snake_case, camelCase, a call — outside code spans too.
 _CODE_NAME_RE = re.compile(r"\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|\b_*[A-Za-z][\w$]*_[\w$]*|\b[a-z]+[A-Z][\w$]*"
@@ -383,7 +382,7 @@ def _searched(terms: set[str]) -> list[str]:
 @per_text(maxsize=2048)
 def _read(text: str) -> _Prose:
     """A message's text read for reasons: its prose (fenced code left out), `THOUGHT:` dropped."""
-    return _Prose(_THOUGHT_RE.sub("", prose(text, TEXT_CHARS)))
+    return _Prose(THOUGHT_RE.sub("", prose(text, TEXT_CHARS)))
 
 
 def _value(said: _Statement, terms: set[str], own: bool) -> float:
@@ -422,6 +421,8 @@ def _joined(sentences: list[str]) -> str:
 
 
 def _cut(text: str, limit: int) -> str:
+    """`condense.cut_at_word` without its trimming of the punctuation before the cut (a reason's clause
+    keeps its comma): one character less than `limit`, then `…`."""
     if len(text) <= limit:
         return text
     cut = text[:limit - 1]
