@@ -91,11 +91,19 @@ def group_of(row: dict[str, Any]) -> str:
     return held[0] if held else DEVELOPMENT
 
 
+_HOME_RE = re.compile(r"/(?:Users|home)/[^/]+/")
+
+
 def file_kept(path: str, document: str, all_paths: list[str]) -> bool:
     """Kept when the path appears in the document, or its basename does and no other file of the
-    session shares it (Windows separators in the document count as slashes)."""
+    session shares it (Windows separators in the document count as slashes). A file under a home
+    directory may be spelled from `~` as the session's commands wrote it (`~/Library/x.plist` is
+    `/Users/me/Library/x.plist`)."""
     doc = document.replace("\\", "/")
     if path in doc:
+        return True
+    home = _HOME_RE.match(path)
+    if home and re.search(rf"~/{re.escape(path[home.end():])}(?!\.?[\w\-])", doc):
         return True
     base = path.rsplit("/", 1)[-1]
     if sum(1 for p in all_paths if p.rsplit("/", 1)[-1] == base) != 1:

@@ -30,7 +30,7 @@ from compaction.git_output import git_file_changes
 from compaction.literal_heads import Scanner, heads
 from compaction.memo import per_text
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript
-from compaction.shell import blank_quotes, first_word, split_commands, words
+from compaction.shell import blank_quotes, first_word, split_commands, without_heredoc_body, words
 from compaction.transcripts.path_spelling import PathSpellings
 from compaction.transcripts.tool_shapes import classify
 
@@ -185,8 +185,9 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
     head = command.split("<<", 1)[0] if "<<" in command else command
     body = command[len(head):]
     # Redirections in the command part (not inside a heredoc body, a quoted script or a python -c
-    # string): found where the shell sees them, read from the original text.
-    redirect_part = command.split("\n", 1)[0] if "<<" in command else head
+    # string): found where the shell sees them, read from the original text. The lines before a
+    # heredoc's are commands too (`# make the agent\ncat > f <<EOF`).
+    redirect_part = without_heredoc_body(command)
     if ">" in redirect_part:  # both patterns need one (blanking quotes adds none)
         for m in _unquoted_matches(_HEREDOC_CAT_RE, redirect_part):
             add(EventKind.WRITE, m.group(2))
@@ -196,7 +197,7 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
                 continue
             add(EventKind.WRITE, target)
     if "tee" in command:
-        for m in _unquoted_matches(_TEE_RE, command.split("\n", 1)[0]):
+        for m in _unquoted_matches(_TEE_RE, redirect_part):
             add(EventKind.WRITE, m.group(2))
     for part in split_commands(command):
         word = first_word(part)
@@ -324,6 +325,7 @@ def _sed_files(args: list[str]) -> list[str]:
     return [f for f in files if f not in {"|", ">"}]
 
 
+_OUTPUT_REDIRECT_RE = re.compile(r"[0-9&]?>{1,2}")
 _QUOTING = frozenset("'\"\\")  # a first word holding none of these is the program's name as written
 _MAY_READ = _READ_CMDS | {"sed"}
 
@@ -346,7 +348,9 @@ def shell_reads(command: str) -> list[str]:
                     paths.append(target)
                 continue
             if word in _READ_CMDS or (word == "sed" and "-n" in args and not _SED_I_RE.search(piece)):
-                for a in args[1:]:
+                for before, a in zip(args, args[1:], strict=False):
+                    if _OUTPUT_REDIRECT_RE.fullmatch(before):  # `cat > f <<EOF` writes f, reads none
+                        continue
                     if a.startswith("-") or re.fullmatch(r"[\d,]+p?|'.*'|\d+", a) or a.endswith("p") and "," in a:
                         continue
                     if re.search(r"[\w]\.[\w]+$|/", a) and not a.startswith(("$", "<", ">")):

@@ -20,6 +20,13 @@ def test_file_kept_by_path_windows_spelling_or_unambiguous_basename():
     assert not file_kept("docs/guide.md", "- myguide.md.bak", files)
 
 
+def test_file_kept_under_a_home_directory_spelled_from_tilde():
+    files = ["/Users/me/Library/LaunchAgents/com.x.plist", "/Users/me/proj/com.x.plist"]
+    assert file_kept(files[0], "- `~/Library/LaunchAgents/com.x.plist`: created", files)
+    assert not file_kept(files[0], "- `~/Library/LaunchAgents/com.x.plist.bak`", files)
+    assert not file_kept(files[1], "- `~/Library/LaunchAgents/com.x.plist`: created", files)
+
+
 def test_task_opening_is_matched_in_order_whatever_the_formatting():
     opening = opening_words("Fix the **parser** so that `--strict` rejects tabs")
     assert task_kept(opening, "> Fix the parser so that\n> --strict rejects tabs.")

@@ -24,6 +24,13 @@ def test_cat_redirect_before_heredoc_marker():
     assert _paths("cat > src/app.py <<EOF\nx = 1\nEOF", EventKind.WRITE) == ["src/app.py"]
 
 
+def test_lines_before_a_heredoc_are_commands_and_its_target_is_not_a_read():
+    cmd = "# Create the agent\ncat > ~/Library/LaunchAgents/a.plist << 'EOF'\n<plist>\ncat b.txt > c.txt\nEOF"
+    assert shell_writes(cmd) == [(EventKind.WRITE, "~/Library/LaunchAgents/a.plist")]  # the body's line is data
+    assert shell_reads(cmd) == []
+    assert shell_reads("cat notes.md 2> err.log") == ["notes.md"]
+
+
 def test_redirections_tee_mv_rm_touch():
     assert _paths("echo hi > notes.txt", EventKind.WRITE) == ["notes.txt"]
     assert _paths("python run.py 2>&1 | tee log.txt", EventKind.WRITE) == ["log.txt"]
