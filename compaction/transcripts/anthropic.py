@@ -48,11 +48,16 @@ _NESTED_PATH = re.compile(r"<path>(.*?)</path>", re.S)
 _ROO_TODO = re.compile(r"^\s*(?:[-*]\s*)?\[([ xX-])\]\s*(.+?)\s*$", re.M)
 _THINKING = re.compile(r"<thinking>(.*?)</thinking>\s*", re.S)
 _RESULT_HEAD = re.compile(r"^\[([a-z_]+)(?: for '(.*?)')?(?:[^\]\n]*)\] Result:\s*", re.S)
+_LATER_RESULT_HEAD = re.compile(r"(?<=\n)\[[a-z_]+(?: for '[^'\n]*')?[^\]\n]*\] Result:")
 _ENV = re.compile(r"\s*<environment_details>.*?(?:</environment_details>|\Z)\s*", re.S)
 _ERROR_RESULT = re.compile(r"\A\s*(?:The tool execution failed with the following error|"
                            r"The user denied this operation|Missing value for required parameter)")
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
 _HARNESS_USER = re.compile(r"^\s*\[ERROR\] You did not use a tool|^\s*\[TASK RESUMPTION\]", re.M)
+# Where Cline puts the user's own words inside the text it sends: the task, the instructions typed when a
+# task resumes, the feedback given on a denied operation or a completion. Around them is its harness
+# text (a resumption notice, a todo-list recommendation): context, not a request.
+_USER_WORDS = re.compile(r"<(task|user_message|feedback)>\s*(.*?)\s*</\1>\n?", re.S)
 
 
 def sniff(head: str, path: str) -> int:
@@ -201,7 +206,7 @@ def _user(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
     cline = False
     pending: ToolResult | None = None  # a Cline "[x] Result:" block collects the text blocks after it
     names = {c.id: c.name for m in t.messages[-4:] for c in m.tool_calls if c.id}
-    for block in blocks:
+    for block in _results_apart(blocks):
         if not isinstance(block, dict):
             continue
         btype = block.get("type")
@@ -238,13 +243,60 @@ def _user(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
                 r.call_id = r.call_id or call.id
     meta = {"environment_details": env} if env else {}
     if results:
-        t.messages.append(Message(len(t.messages), Role.TOOL, "\n".join(texts), tool_results=results,
+        feedback = [words for r in results for words in _take_user_words(r)]
+        said, around = _user_words("\n".join(texts))  # an export may put the feedback before the result
+        t.messages.append(Message(len(t.messages), Role.TOOL, around, tool_results=results,
                                   timestamp=ts, line=line, meta=meta))
+        feedback = said + feedback
+        if feedback:  # the user's answer to a denied edit or a completion: their next request
+            _add_user_words(t, feedback, ts, line, {})
         return cline
     text = "\n".join(texts)
-    task = re.fullmatch(r"\s*<task>\s*(.*?)\s*</task>\s*", text, re.S)
-    if task:
-        text, cline = task.group(1), True
+    said, around = _user_words(text)
+    if said:  # Cline's user words in their tags, its harness text around them kept apart
+        _add_user_words(t, said, ts, line, meta)
+        if around:
+            t.messages.append(Message(len(t.messages), Role.USER, around, timestamp=ts, line=line, harness=True))
+        return True
     t.messages.append(Message(len(t.messages), Role.USER, text, timestamp=ts, line=line, meta=meta,
                               harness=bool(_HARNESS_USER.match(text))))
     return cline
+
+
+def _results_apart(blocks: list) -> list:
+    """The blocks, a text block holding a Cline result head after other text cut in two there: an
+    export may put the user's feedback first and the `[x] Result:` it belongs to after it."""
+    out = []
+    for block in blocks:
+        text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else None
+        at = _LATER_RESULT_HEAD.search(text) if isinstance(text, str) and "] Result:" in text else None
+        if at is None:
+            out.append(block)
+            continue
+        out += [{"type": "text", "text": text[:at.start()]}, {"type": "text", "text": text[at.start():]}]
+    return out
+
+
+def _user_words(text: str) -> tuple[list[str], str]:
+    """(the words inside each `<task>`/`<user_message>`/`<feedback>`, the text around them)."""
+    if "</" not in text:
+        return [], text
+    said = [m.group(2) for m in _USER_WORDS.finditer(text) if m.group(2)]
+    return (said, _USER_WORDS.sub("", text).strip()) if said else ([], text)
+
+
+def _add_user_words(t: Transcript, said: list[str], ts: str | None, line: int, meta: dict[str, Any]) -> None:
+    """The user's words as their message; a piece they already sent (the task again, when a task
+    resumes) is no new request: alone, the message is the harness's."""
+    asked = {m.text for m in t.messages if m.role is Role.USER and not m.harness}
+    new = [words for words in said if words not in asked]
+    t.messages.append(Message(len(t.messages), Role.USER, "\n\n".join(new or said), timestamp=ts, line=line,
+                              meta=meta, harness=not new))
+
+
+def _take_user_words(result: ToolResult) -> list[str]:
+    """The feedback a Cline result carries, taken out of it (the result keeps the harness's words)."""
+    said, around = _user_words(result.content)
+    if said:
+        result.content = around
+    return said

@@ -403,13 +403,18 @@ _TOOL_ANSWER = re.compile(r"^\[Tool( \(Error\))?\]\n?", re.M)
 
 
 def _md_markers(text: str) -> list[tuple[str, int]]:
-    """(role, line index) of every speaker marker outside fenced code."""
+    """(role, line index) of every speaker marker outside fenced code (a marker after a `---`
+    separator ends a fence the export left open)."""
     out: list[tuple[str, int]] = []
-    for i, line in outside_fences(text.split("\n")):
-        m = _HEAD_MARK.match(line) or _LABEL_MARK.match(line)
+    for i, line in outside_fences(text.split("\n"), boundary=_speaker_mark):
+        m = _speaker_mark(line)
         if m:
             out.append((_MD_WORDS[m.group(1).lower()], i))
     return out
+
+
+def _speaker_mark(line: str) -> re.Match[str] | None:
+    return _HEAD_MARK.match(line) or _LABEL_MARK.match(line)
 
 
 def _load_markdown(path: str, text: str) -> Transcript:

@@ -397,7 +397,7 @@ def test_gemini_checkpoint_contents(tmp_path):
 def test_cline_shape_and_tools():
     t = load("cline_api_conversation_history.json")
     assert t.meta["dialect"] == "cline" and t.cwd == "/Users/sam/code/todo-app"
-    assert len(t.messages) == 21 and len(t.rounds) == 10
+    assert len(t.messages) == 22 and len(t.rounds) == 10  # the feedback is a user message (it opens the round the next call opened)
     task = t.messages[0]
     assert task.role is Role.USER and task.text.startswith('Add a "Clear completed" button')
     assert "<environment_details>" not in task.text and "ACT MODE" in task.meta["environment_details"][0]
@@ -424,8 +424,10 @@ def test_cline_shape_and_tools():
     npm = tool_msgs[5].tool_results[0]
     assert npm.name == "execute_command" and npm.exit_code is None  # Cline does not report exit codes
     assert all(r.call_id for m in tool_msgs for r in m.tool_results)
-    feedback = tool_msgs[7].tool_results[0]  # user feedback rides on the attempt_completion result
-    assert "disable the button" in feedback.content
+    completion = tool_msgs[7]  # the user's feedback rides on the attempt_completion result: their next request
+    assert "<feedback>" not in completion.tool_results[0].content
+    asked = t.messages[completion.index + 1]
+    assert asked.role is Role.USER and not asked.harness and asked.text == "Also disable the button when nothing is completed."
 
 
 def test_cline_events():

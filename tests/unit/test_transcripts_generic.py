@@ -237,3 +237,31 @@ def test_a_cline_export_tool_use_block_that_speaks_is_the_agents_text(tmp_path):
     assert reply.full_text().count("MANIFEST.in") == 1
     (call,) = reply.tool_calls
     assert call.name == "plan_mode_respond" and "raw" not in call.arguments
+
+
+def test_a_cline_export_fence_left_open_ends_at_the_next_speaker_and_the_users_words_are_requests(tmp_path):
+    """Cline's export leaves a ```tool_use fence open before `---` / `**User:**`: the next message is still a
+    message. The user's words ride inside its tags (`<task>`, a resumption's `<user_message>`, a completion's
+    `<feedback>`): they are requests; the harness text around them is not, nor the task sent again."""
+    todo = "# TODO LIST RECOMMENDED\nWhen starting a new task, it is recommended to create a todo list.\n"
+    p = tmp_path / "cline_task.md"
+    p.write_text(
+        f"**User:**\n\n<task>\nAdd a --json flag\n</task>\n\n\n{todo}\n---\n\n"
+        "**Assistant:**\n\nReading it.\n\n```tool_use\n<read_file>\n<path>cli.py</path>\n</read_file>\n\n---\n\n"
+        "**User:**\n\n[read_file for 'cli.py'] Result:\nimport argparse\n\n---\n\n"
+        "**Assistant:**\n\nDone.\n\n```tool_use\n<attempt_completion>\n<result>\nAdded.\n</result>\n"
+        "</attempt_completion>\n\n---\n\n"
+        "**User:**\n\n[attempt_completion] Result:\nThe user has provided feedback on the results.\n"
+        "<feedback>\nAlso document it in the README\n</feedback>\n\n---\n\n"
+        "**Assistant:**\n\nDocumented.\n\n---\n\n"
+        "**User:**\n\n[TASK RESUMPTION] This task was interrupted 1 minute ago.\n"
+        "<task>\nAdd a --json flag\n</task>\nNew instructions for task continuation:\n"
+        f"<user_message>\nName the flag --format json instead\n</user_message>\n\n{todo}\n---\n\n"
+        "**Assistant:**\n\nRenamed.\n", encoding="utf-8")
+    t = load_transcript(p)
+    assert [r.content for m in t.messages for r in m.tool_results][0] == "import argparse"
+    asked = [m.text for m in t.messages if m.role is Role.USER and not m.harness]
+    assert asked == ["Add a --json flag", "Also document it in the README", "Name the flag --format json instead"]
+    harness = [m.text for m in t.messages if m.role is Role.USER and m.harness]
+    assert any(text.startswith("# TODO LIST RECOMMENDED") for text in harness)
+    assert len(t.rounds) == 4
