@@ -54,10 +54,6 @@ _ERROR_RESULT = re.compile(r"\A\s*(?:The tool execution failed with the followin
                            r"The user denied this operation|Missing value for required parameter)")
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
 _HARNESS_USER = re.compile(r"^\s*\[ERROR\] You did not use a tool|^\s*\[TASK RESUMPTION\]", re.M)
-# Where Cline puts the user's own words inside the text it sends: the task, the instructions typed when a
-# task resumes, the feedback given on a denied operation or a completion. Around them is its harness
-# text (a resumption notice, a todo-list recommendation): context, not a request.
-_USER_WORDS = re.compile(r"<(task|user_message|feedback)>\s*(.*?)\s*</\1>\n?", re.S)
 
 
 def sniff(head: str, path: str) -> int:
@@ -242,22 +238,14 @@ def _user(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
             for call, r in zip([c for c in prev.tool_calls if c.name != "task_progress"], results, strict=False):
                 r.call_id = r.call_id or call.id
     meta = {"environment_details": env} if env else {}
-    if results:
-        feedback = [words for r in results for words in _take_user_words(r)]
-        said, around = _user_words("\n".join(texts))  # an export may put the feedback before the result
-        t.messages.append(Message(len(t.messages), Role.TOOL, around, tool_results=results,
+    if results:  # (the user's feedback in them is taken apart after loading: user_feedback.py)
+        t.messages.append(Message(len(t.messages), Role.TOOL, "\n".join(texts), tool_results=results,
                                   timestamp=ts, line=line, meta=meta))
-        feedback = said + feedback
-        if feedback:  # the user's answer to a denied edit or a completion: their next request
-            _add_user_words(t, feedback, ts, line, {})
         return cline
     text = "\n".join(texts)
-    said, around = _user_words(text)
-    if said:  # Cline's user words in their tags, its harness text around them kept apart
-        _add_user_words(t, said, ts, line, meta)
-        if around:
-            t.messages.append(Message(len(t.messages), Role.USER, around, timestamp=ts, line=line, harness=True))
-        return True
+    task = re.fullmatch(r"\s*<task>\s*(.*?)\s*</task>\s*", text, re.S)
+    if task:
+        text, cline = task.group(1), True
     t.messages.append(Message(len(t.messages), Role.USER, text, timestamp=ts, line=line, meta=meta,
                               harness=bool(_HARNESS_USER.match(text))))
     return cline
@@ -275,28 +263,3 @@ def _results_apart(blocks: list) -> list:
             continue
         out += [{"type": "text", "text": text[:at.start()]}, {"type": "text", "text": text[at.start():]}]
     return out
-
-
-def _user_words(text: str) -> tuple[list[str], str]:
-    """(the words inside each `<task>`/`<user_message>`/`<feedback>`, the text around them)."""
-    if "</" not in text:
-        return [], text
-    said = [m.group(2) for m in _USER_WORDS.finditer(text) if m.group(2)]
-    return (said, _USER_WORDS.sub("", text).strip()) if said else ([], text)
-
-
-def _add_user_words(t: Transcript, said: list[str], ts: str | None, line: int, meta: dict[str, Any]) -> None:
-    """The user's words as their message; a piece they already sent (the task again, when a task
-    resumes) is no new request: alone, the message is the harness's."""
-    asked = {m.text for m in t.messages if m.role is Role.USER and not m.harness}
-    new = [words for words in said if words not in asked]
-    t.messages.append(Message(len(t.messages), Role.USER, "\n\n".join(new or said), timestamp=ts, line=line,
-                              meta=meta, harness=not new))
-
-
-def _take_user_words(result: ToolResult) -> list[str]:
-    """The feedback a Cline result carries, taken out of it (the result keeps the harness's words)."""
-    said, around = _user_words(result.content)
-    if said:
-        result.content = around
-    return said

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from compaction.edits import Digest, Hunk, definitions, digest, enclosing, is_comment_only, swapped
 from compaction.edits import notable_identifiers as _identifiers_of
 from compaction.events import Event, EventKind
+from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources import behaviour
@@ -28,6 +29,7 @@ from compaction.history.sources.filelog import FileLog, count_edits, creates, lo
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
 from compaction.memo import per_text
+from compaction.model import Message, Role
 
 MAX_LINES = 10  # diff lines shown per file
 MAX_LINE_CHARS = 200  # a longer line is left out whole (never cut mid-line) and counted
@@ -163,9 +165,10 @@ def _rejection_notes(ctx: FactContext) -> dict[int, str]:
                 if text.find("user") < 0 or not any(text.find(w) >= 0 for w in ("rejected", "denied", "declined")):
                     continue
                 m = _REJECTED_RE.search(text[:2000])
-                if m:
+                words = _words_after(ctx.transcript.messages, msg.index) or (m.group(1) if m else "")
+                if words:
                     tool = res.name or names.get(res.call_id or "", "")
-                    said = m.group(1).strip().replace("`", "'")
+                    said = words.strip().replace("`", "'")
                     found.append((rnd.number, msg.index, f"after the user rejected {f'`{tool}`' if tool else 'a call'}"
                                                          f": “{said}”"))
     if not found:
@@ -178,6 +181,15 @@ def _rejection_notes(ctx: FactContext) -> dict[int, str]:
         if nxt is not None and nxt[0] - rnd <= _NOTE_ROUNDS and nxt[2] not in out:
             out[nxt[2]] = note
     return out
+
+
+def _words_after(messages: list[Message], index: int) -> str:
+    """The first line of the user's words right after a result (what the loader set apart from it:
+    transcripts/user_feedback.py), else ""."""
+    after = messages[index + 1] if index + 1 < len(messages) else None
+    if after is None or after.role is not Role.USER or after.harness or not after.text.strip():
+        return ""
+    return cut_at_word(after.text.strip().split("\n", 1)[0], 160)
 
 
 def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
