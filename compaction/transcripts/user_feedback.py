@@ -1,7 +1,8 @@
 """The user's own words where a harness wraps them: inside a tool's result when they rejected a call
 (Claude Code: "…To tell you how to proceed, the user said:" and their words) or answered a completion
 (Cline: a `<feedback>` block), and inside tags of the text it sends for them (Cline: `<task>`, a resumed
-task's `<user_message>`), beside its own notices (a resumption notice, a todo-list recommendation).
+task's `<user_message>`; Antigravity: `<USER_REQUEST>`), beside its own notices (a resumption notice, a
+todo-list recommendation, the local time).
 
 Why after loading, for every format: those words are the user's next request. Left in a tool's output,
 a successor reads a correction as a tool's report; left inside the harness's text, the request is
@@ -16,7 +17,9 @@ import re
 
 from compaction.model import Message, Role
 
-_TAGGED = re.compile(r"<(task|user_message|feedback)>\s*(.*?)\s*</\1>\n?", re.S)
+# The tags agents wrap the user's words in (Cline's task, message and feedback; Antigravity's request;
+# Cursor's query), whatever their case.
+_TAGGED = re.compile(r"<(task|user_message|user_request|user_query|feedback)>\s*(.*?)\s*</\1>\n?", re.S | re.I)
 _TAGS_IN_RESULTS = frozenset({"user_message", "feedback"})  # a `<task>` in a result is the task sent again
 # The harness's sentence that hands over to the user's words, which run to the result's end.
 _CLOSING_FENCE = re.compile(r"\n[`~]{3,}\s*\Z")
@@ -24,10 +27,11 @@ _SAID = re.compile(r"(?:the user said|the user provided the following feedback):
 
 
 def words_apart(text: str, tags: frozenset[str] | None = None, *, result: bool = False) -> tuple[list[str], str]:
-    """(the user's words `text` carries, `text` without them); `tags`: the tags read (all by default);
+    """(the user's words `text` carries, `text` without them); `tags`: the tags read (all by default, in
+    lower case);
     `result`: a tool's result, where the harness may also hand over to them in a sentence."""
     if "</" in text:
-        found = [m for m in _TAGGED.finditer(text) if m.group(2) and (tags is None or m.group(1) in tags)]
+        found = [m for m in _TAGGED.finditer(text) if m.group(2) and (tags is None or m.group(1).lower() in tags)]
         if found:
             rest = "".join(text[a:b] for a, b in _gaps(found, len(text))).strip()
             return [m.group(2) for m in found], rest

@@ -20,6 +20,8 @@ def test_tagged_words_and_the_harness_text_around_them():
     text = "[TASK RESUMPTION] Interrupted.\n<user_message>\nRename the flag\n</user_message>\n\n# TODO LIST"
     assert words_apart(text) == (["Rename the flag"], "[TASK RESUMPTION] Interrupted.\n\n# TODO LIST")
     assert words_apart("<task>\nAdd it\n</task>", frozenset({"feedback"})) == ([], "<task>\nAdd it\n</task>")
+    antigravity = "<USER_REQUEST>\nBuild it\n</USER_REQUEST>\n<ADDITIONAL_METADATA>\nlocal time\n</ADDITIONAL_METADATA>"
+    assert words_apart(antigravity) == (["Build it"], "<ADDITIONAL_METADATA>\nlocal time\n</ADDITIONAL_METADATA>")
 
 
 def test_messages_are_split_renumbered_and_a_task_sent_again_is_no_request():
