@@ -39,6 +39,7 @@ _BY_ID: dict[str, str] = {
     "ERR_TOOL_EditNotFound": "view the exact lines first (`sed -n 'a,bp' {path}` / view) and copy the old text "
                              "verbatim, whitespace included",
     "ERR_TOOL_ToolError": "check the tool's parameters against its schema before calling it",
+    "ERR_TOOL_UserRejected": "the user turned this call down: do what they said instead before proposing it again",
     "ERR_TOOL_InvalidArgument": "use only the commands and parameters the tool lists (its usage or `--help`), "
                                 "spelled as listed",
     "ERR_TOOL_SandboxDenied": "rerun a command the sandbox refused with the escalation the harness offers",

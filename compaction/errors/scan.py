@@ -156,8 +156,8 @@ def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
     lines = [(s, e) for s, e in lines if not re.fullmatch(r"\s*</?\w+>\s*", content[s:e])]
     if err_id == "ERR_TOOL_ToolError" and lines:
         s, e = lines[0]
-        if e - s < 10 and len(lines) > 1:  # a bare "ERROR:" banner: take the line that says what
-            e = lines[1][1]
+        if (e - s < 10 or content[s:e].endswith(":")) and len(lines) > 1:  # a bare "ERROR:" banner, or a line
+            e = lines[1][1]  # announcing the error ("…failed with the following error:"): the line that says what
     elif lines:
         s, e = lines[-1]
     elif m:
@@ -524,6 +524,16 @@ def _as_run(command: str) -> str:
     return line if len(line) <= 160 else line[:159] + "…"
 
 
+def _user_said_after(transcript: Transcript, index: int | None) -> str:
+    """The first line of the user's words right after the message at `index` (a rejected call's
+    result: transcripts/user_feedback.py sets them apart), else ""."""
+    after = transcript.messages[index + 1] if index is not None and index + 1 < len(transcript.messages) else None
+    if after is None or after.role is not Role.USER or after.harness:
+        return ""
+    line = after.text.strip().split("\n", 1)[0]
+    return line if len(line) <= 160 else line[:159].rsplit(" ", 1)[0] + "…"
+
+
 def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,
                    failed_call: ToolCall | None = None) -> str:
     """What ended the error — the edit that followed (file, key change; what its arguments changed
@@ -534,6 +544,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if rec.target_bug:
         parts.append("the target bug, reproduced on purpose")
     final_round = transcript.rounds[-1].number if transcript.rounds else last.round
+    if rec.id == "ERR_TOOL_UserRejected" and (said := _user_said_after(transcript, last.message)):
+        parts.append(f"the user said: “{said}”")
     fix = _fix_after(transcript, rec, last.round, cache)
     if fix.round:
         text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"

@@ -90,6 +90,22 @@ def test_tool_failures_by_kind_become_err_tool_records():
     assert classify("The API has a rate limit of 100 calls, documented in README.") == []
 
 
+def test_a_call_the_user_turned_down_is_taught_by_their_words_not_by_a_schema_check():
+    assert [h.id for h in classify("The user denied this operation. The file was not updated.")] == [
+        "ERR_TOOL_UserRejected"]
+    assert [h.id for h in classify("The user doesn't want to proceed with this tool use. The tool use was rejected.",
+                                   failed=True)] == ["ERR_TOOL_UserRejected"]
+    assert classify("If the user rejected the plan, ask again.") == []
+    edit = ToolCall("write_to_file", {"path": "cli.py", "content": "x = 1\n"}, "w1", ToolKind.WRITE, path="cli.py")
+    msgs = [Message(0, Role.USER, "Add a --json flag"), Message(1, Role.ASSISTANT, "", tool_calls=[edit]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("The user denied this operation.", "w1", "write_to_file",
+                                                           is_error=True)]),
+            Message(3, Role.USER, "Name it --format json instead"), Message(4, Role.ASSISTANT, "Renamed.")]
+    t = Transcript(path="t.json", format="test", messages=msgs, rounds=group_rounds(msgs))
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_TOOL_UserRejected"]
+    assert rec.solution.startswith("the user said: “Name it --format json instead”")
+
+
 def test_real_session_solutions_name_edits_not_error_text():
     t = load_transcript(TRANSCRIPTS / "mini-pytest-5787.traj.json")
     records = scan_transcript(t)
