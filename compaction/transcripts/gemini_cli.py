@@ -41,6 +41,26 @@ def sniff(head: str, path: str) -> int:
 
 
 def load(path: str) -> Transcript:
+    return _snapshots_marked(_load(path))
+
+
+def _snapshots_marked(t: Transcript) -> Transcript:
+    """Gemini CLI opens a chat with a `<session_context>` user message (the date, the OS, the folders) and
+    compresses a long one into a `<state_snapshot>` user message, its summary of the earlier turns (read by
+    its sections as carried work): the harness's words, not requests of the user's."""
+    for msg in t.messages:
+        if msg.role is not Role.USER:
+            continue
+        opening = msg.text.lstrip()[:20]
+        if opening.startswith("<state_snapshot>"):
+            msg.harness = True
+            msg.meta["carried_summary"] = True
+        elif opening.startswith("<session_context>"):
+            msg.harness = True
+    return t
+
+
+def _load(path: str) -> Transcript:
     with open_binary(path) as fh:
         first = fh.read(4096).lstrip()
     if first.startswith(b"["):

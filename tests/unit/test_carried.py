@@ -96,3 +96,49 @@ def test_reading_a_steps_file_does_not_do_the_step():
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=500)
     steps = next(f for f in carried_facts(ctx) if "Next Steps" in f.text)
     assert "done since" not in steps.text
+
+
+SNAPSHOT = """<state_snapshot>
+    <overall_goal>
+        Ship the "Agent Teams" feature.
+    </overall_goal>
+    <active_constraints>
+        <constraint>Keep Apache-2.0 headers.</constraint>
+        <constraint>Team selection MUST persist in .gemini/settings.json.</constraint>
+    </active_constraints>
+    <task_state>
+        <!-- the plan -->
+        <step status="DONE">Team registry</step>
+        <step status="TODO">Wizard tests</step>
+    </task_state>
+</state_snapshot>"""
+
+
+def test_an_xml_summary_is_read_by_its_elements():
+    """Gemini CLI's <state_snapshot>: each element a section, its child elements its items (attributes first)."""
+    parts = summary_parts(SNAPSHOT)
+    assert [(p.heading, p.items) for p in parts] == [
+        ("Overall goal", ['Ship the "Agent Teams" feature.']),
+        ("Active constraints", ["Keep Apache-2.0 headers.", "Team selection MUST persist in .gemini/settings.json."]),
+        ("Task state", ["[DONE] Team registry", "[TODO] Wizard tests"])]
+    facts = _facts(SNAPSHOT + "\n", target=20000, carried_summary=True)
+    by = {f.section: f.text for f in facts}
+    assert "<constraint>" not in " ".join(f.text for f in facts)
+    assert by[Section.DECISIONS].startswith("Earlier session's summary, Active constraints: Keep Apache-2.0 headers.")
+
+
+def test_gemini_clis_session_context_and_snapshot_are_the_harness_words(tmp_path):
+    import json
+
+    from compaction.transcripts import load_transcript
+
+    messages = [{"id": "1", "type": "user", "content": "<session_context>\nToday's date is Monday.\n</session_context>"},
+                {"id": "2", "type": "user", "content": SNAPSHOT},
+                {"id": "3", "type": "gemini", "content": "Got it. Thanks for the additional context!"},
+                {"id": "4", "type": "user", "content": "agent teams shouldn't persist"},
+                {"id": "5", "type": "gemini", "content": "Done."}]
+    p = tmp_path / "session-1.json"
+    p.write_text(json.dumps({"sessionId": "s", "projectHash": "h", "messages": messages}), encoding="utf-8")
+    t = load_transcript(p)
+    users = [m for m in t.messages if m.text.startswith(("<session_context>", "<state_snapshot>", "agent teams"))]
+    assert [(m.harness, bool(m.meta.get("carried_summary"))) for m in users] == [(True, False), (True, True), (False, False)]

@@ -101,7 +101,11 @@ def _carries(msg: Message, target_tokens: int | None) -> bool:
 def summary_parts(text: str) -> list[_Part]:
     """The first run of at least MIN_SECTIONS headed bullet lists that follow one another (blank lines
     between them allowed), with the bullets just before its first heading (a summary whose opening
-    was cut off) as a part without a heading."""
+    was cut off) as a part without a heading; or the sections of an XML-shaped summary."""
+    if text.lstrip().startswith("<"):
+        xml = xml_parts(text)
+        if xml:
+            return xml
     if text.count("\n") < 2 * MIN_SECTIONS or not any(b in text for b in ("\n- ", "\n* ", "\n• ", "\n1. ")):
         return []
     lines = text.split("\n")
@@ -125,6 +129,37 @@ def summary_parts(text: str) -> list[_Part]:
     if len(lead) >= 2:
         parts = [_Part(None, lead), *run]
     return parts
+
+
+_ELEMENT_RE = re.compile(r"<([A-Za-z][\w-]*)((?:\s[^<>]*)?)>(.*?)</\1>", re.S)
+_ATTRIBUTE_VALUE_RE = re.compile(r"=\s*[\"']([^\"']*)[\"']")
+_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+_TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
+
+
+def xml_parts(text: str) -> list[_Part]:
+    """The sections of a summary written as XML (Gemini CLI's `<state_snapshot>`: `<overall_goal>`,
+    `<active_constraints>` of `<constraint>` items…): one part per element inside the outer one, named by
+    its tag, its items its child elements' texts (or its own text). Read with patterns, not a parser: a
+    summary is model-written and need not be well-formed XML."""
+    outer = _ELEMENT_RE.search(text)
+    if outer is None:
+        return []
+    parts: list[_Part] = []
+    for section in _ELEMENT_RE.finditer(outer.group(3)):
+        inner = _COMMENT_RE.sub("", section.group(3))
+        items = [_item(m) for m in _ELEMENT_RE.finditer(inner)] or [inner]
+        items = [WS_RE.sub(" ", _TAG_RE.sub(" ", it)).strip() for it in items]
+        if any(items):
+            heading = section.group(1).replace("_", " ").replace("-", " ")
+            parts.append(_Part(heading[:1].upper() + heading[1:], [it for it in items if it]))
+    return parts if len(parts) >= MIN_SECTIONS else []
+
+
+def _item(element: re.Match[str]) -> str:
+    """An item's text, its attributes' values first (`<step status="DONE">Build it</step>`: `[DONE] Build it`)."""
+    said = _ATTRIBUTE_VALUE_RE.findall(element.group(2))
+    return f"[{', '.join(said)}] {element.group(3)}" if said else element.group(3)
 
 
 def _heading(line: str) -> re.Match[str] | None:
