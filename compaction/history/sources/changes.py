@@ -16,7 +16,8 @@ import copy
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 
 from compaction.edits import Digest, Hunk, definitions, digest, enclosing, is_comment_only, swapped
 from compaction.edits import notable_identifiers as _identifiers_of
@@ -203,14 +204,15 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
     if not kept:
         return _thrown_record(path, log) if thrown else None
     return change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
-                         notes=notes)
+                         notes=notes, renamed_from=log.renamed_from)
 
 
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,
                   deleted: bool = False, undone: int = 0, *, thrown: list | None = None, n_rounds: int = 0,
-                  asked: str = "", notes: dict[int, str] | None = None) -> Fact | None:
+                  asked: str = "", notes: dict[int, str] | None = None, renamed_from: str | None = None) -> Fact | None:
     """One file's change record, or None when nothing it shows is known (no payloads, deleted).
-    `thrown`: earlier edits reverted or undone (counted and named as not kept, never shown as kept)."""
+    `thrown`: earlier edits reverted or undone (counted and named as not kept, never shown as kept);
+    `renamed_from`: the path the edits were made under, before a `mv`."""
     if deleted or not events:
         return None
     thrown = thrown or []
@@ -224,6 +226,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         counts += f", {failed} failed attempt{'s' if failed != 1 else ''}"
     if undone:
         counts += f", {undone} earlier edit{'s' if undone != 1 else ''} reverted (not kept)"
+    if renamed_from:
+        counts += f", renamed from `{renamed_from}`"
     if reverted:
         return Fact(Section.CHANGES, f"`{path}`: {counts}, then reverted (not kept) {cite(rounds)}", rounds,
                     score=20, path=path)
@@ -566,6 +570,10 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Rep
     born: frozenset[str] | None = None
     for order, e in enumerate(events):
         where: dict[int, str] = {}  # hunk index -> enclosing definition found by the replay
+        if e.whole and e.hunks and content is not None:  # a file written whole again: what the rewrite changed
+            what = _rewrite_summary(e, content, document or prose)
+            if what:
+                summaries.append((order, e.round, what))
         if (e.whole and e.hunks) or (content is None and e is events[0] and creates(e)):
             content = "\n".join(e.hunks[0].added) if e.whole else e.hunks[0].source[1]
             if len(content) > _REPLAY_CHARS:
@@ -595,6 +603,22 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Rep
     summaries.reverse()
     contexts.reverse()
     return _Replay(final, summaries, contexts, lines, born or frozenset())
+
+
+MAX_REWRITE_HUNKS = 6  # a rewrite that changes more places than this is told by its first ones
+
+
+def _rewrite_summary(e: Event, before: str, document: bool) -> str:
+    """What a whole write changed in a text the replay knew: its lines diffed with the text before,
+    then said as an edit's would be (a rewrite's summary was only "created" again)."""
+    old, new = before.splitlines(), list(e.hunks[0].added)
+    changed = [op for op in SequenceMatcher(None, old, new, autojunk=False).get_opcodes() if op[0] != "equal"]
+    hunks = tuple(Hunk(tuple(old[i1:i2]), tuple(new[j1:j2])) for _, i1, i2, j1, j2 in changed[:MAX_REWRITE_HUNKS])
+    what = _edit_summary(replace(e, hunks=hunks, whole=False), None, document) if hunks else ""
+    if hunks and not what:  # no name came or went: the line it added says what changed
+        line = next((ln for h in hunks for ln in h.added if _informative(ln)), "")
+        what = f"+ {_code(_trim(line, 100))}" if line else ""
+    return what
 
 
 def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str]) -> str | None:

@@ -34,6 +34,7 @@ class FileLog:
     edits: list[Edit] = field(default_factory=list)
     failed: int = 0  # failed attempts (a tool's error), counted, never shown
     deleted: bool = False  # the last thing that happened to it was a deletion
+    renamed_from: str | None = None  # the path its edits were made under, before a `mv` (display path)
 
     @property
     def kept(self) -> list[Event]:
@@ -92,6 +93,7 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
     stashed: list[tuple[Edit, str]] = []
     history: list[tuple[str, list[Edit]]] = []  # each commit with the edits made since the one before, oldest first
     pending: list[Edit] = []  # edits made since the last commit: what a reset or a stash throws away
+    renamed: set[tuple[int, str]] = set()  # (round, source) of each `mv` that carried a log to its destination
     for e in events:
         if e.kind is EventKind.COMMIT and e.commit_hash:
             commits[e.commit_hash[:7]] = e.round
@@ -139,6 +141,16 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
         path = display_path(e.path, cwd)
         if not path or path.startswith(_SCRATCH_ROOTS):
             continue
+        move = moved(e, cwd)
+        if move is not None:  # `mv a b`: b holds a's text, with a's edits; a is not a file deleted
+            src, dst = move
+            if e.kind is EventKind.DELETE and (e.round, src) in renamed:
+                continue
+            if e.kind is EventKind.WRITE and src in logs and src != dst:
+                before = logs.pop(src)
+                logs[dst] = FileLog(before.edits, before.failed, before.deleted, before.renamed_from or src)
+                renamed.add((e.round, src))
+                continue
         log = logs.setdefault(path, FileLog())
         if e.kind is EventKind.REVERT:  # back to the committed state: the edits so far no longer apply
             how = f"reverted by `{_git_words(e.command or '')}` (r{e.round})" if e.command else f"reverted (r{e.round})"
@@ -160,6 +172,27 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             by_round.setdefault(e.round, []).append(edit)
             log.deleted = False
     return logs
+
+
+def moved(e: Event, cwd: str | None) -> tuple[str, str] | None:
+    """(source, destination), as display paths, when `e` is one side of a `mv SRC DST` command line (the
+    write of DST or the deletion of SRC that the shell parser reads it as), else None."""
+    if e.kind not in (EventKind.WRITE, EventKind.DELETE) or not e.command or "mv" not in e.command or not e.path:
+        return None
+    path = display_path(e.path, cwd)
+    for part in split_commands(e.command):
+        if first_word(part) != "mv":
+            continue
+        args = [a for a in words(part)[1:] if not a.startswith("-") and a != "mv"]
+        if len(args) != 2:
+            continue
+        src, dst = args
+        if dst.endswith("/"):  # into a folder: the file keeps its name
+            dst += src.rsplit("/", 1)[-1]
+        pair = (display_path(src, cwd), display_path(dst, cwd))
+        if path in pair:
+            return pair
+    return None
 
 
 _REF_RE = re.compile(r"^(?:HEAD|@)(?:~(\d*)|(\^+))?$")

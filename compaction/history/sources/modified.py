@@ -14,7 +14,7 @@ from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite, display_path, is_test_path
 from compaction.history.sections import Section
 from compaction.history.sources.changes import gists
-from compaction.history.sources.filelog import creates, logs_of
+from compaction.history.sources.filelog import creates, logs_of, moved
 from compaction.history.sources.registry import FactContext, fact_source
 
 SCRATCH = ("created then removed", "edited, then reverted")
@@ -29,11 +29,13 @@ class _FileHistory:
     kinds: list[EventKind] = field(default_factory=list)
     last: int = 0
     named: bool = False  # some change to it named the file (not only inferred from a patch's content)
+    renamed_from: str | None = None  # the path it was changed under before a `mv` moved it here
 
 
 @fact_source(Section.MODIFIED)
 def modified_file_facts(ctx: FactContext) -> list[Fact]:
     files: OrderedDict[str, _FileHistory] = OrderedDict()
+    renamed: set[tuple[int, str]] = set()  # (round, source) of each `mv` that carried a history to its destination
     for e in ctx.events:
         if e.kind not in _CHANGES or not e.path or e.git_output:
             continue
@@ -41,6 +43,16 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
             continue
         path = display_path(e.path, ctx.cwd)
         if not path or path.endswith("/") or path.startswith(("/tmp/", "/dev/", "/proc/")):
+            continue
+        move = moved(e, ctx.cwd)  # `mv a b`: b is a's file, under a new name (as the file logs read it)
+        if move is not None and e.kind is EventKind.DELETE and (e.round, move[0]) in renamed:
+            continue
+        if move is not None and e.kind is EventKind.WRITE and move[0] in files and move[0] != move[1]:
+            info = files[path] = files.pop(move[0])
+            info.renamed_from = info.renamed_from or move[0]
+            info.rounds.append(e.round)
+            info.last = e.round
+            renamed.add((e.round, move[0]))
             continue
         info = files.setdefault(path, _FileHistory())
         info.rounds.append(e.round)
@@ -69,6 +81,8 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                     what += f" ({n} edit{'s' if n != 1 else ''} reverted, not kept)"
         if not info.named and what not in SCRATCH:
             what += _INFERRED
+        if info.renamed_from and what not in SCRATCH:
+            what += f", renamed from `{info.renamed_from}`"
         n = len(set(info.rounds))
         is_test = is_test_path(path)
         score = 50 + n + (5 if is_test and ctx.preset.tests_first else 0)
