@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from compaction.events import extract_events
 from compaction.history.sources import FactContext
-from compaction.history.sources.checks import check_facts
+from compaction.history.sources.checks import check_facts, runs_own_file
 from compaction.history.steering import role_preset
 from compaction.model import ToolResult
 from compaction.transcripts._agent_tools import make_call
@@ -52,3 +52,13 @@ def test_a_search_naming_build_and_different_scripts_are_not_one_check():
     texts = _facts(_bash(script.format(n=1), "a", "1"), _bash(script.format(n=2), "b", "2"),
                    _bash("grep -rn 'def build' src", "c", "src/x.py:3:def build():"))
     assert texts == []
+
+
+def test_running_a_file_the_session_wrote_is_a_check_from_its_first_run_reading_it_is_not():
+    write = make_call("Write", {"file_path": "describer.py", "content": "print('Description written')\n"}, "w")
+    texts = _facts((write, ToolResult("File created", "w")),
+                   _bash("python describer.py 012.png out.txt", "a", "Description written to out.txt"),
+                   _bash("grep -n print describer.py", "b", "1:print('Description written')"))
+    assert texts == ["Checked with `python describer.py 012.png out.txt`: r2 “Description written to out.txt” (r2)"]
+    assert runs_own_file("cd /r && ./describer.py", frozenset({"describer.py"}))
+    assert not runs_own_file("cat describer.py", frozenset({"describer.py"}))

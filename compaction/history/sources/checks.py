@@ -14,6 +14,7 @@ from compaction.events import EventKind
 from compaction.history import project_root
 from compaction.history.facts import Fact, cite, first_line
 from compaction.history.sections import Section
+from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.shell import first_word, split_commands, words
@@ -60,7 +61,9 @@ def check_facts(ctx: FactContext) -> list[Fact]:
         if not runs or runs[0].casefold() in _VIEWERS or _GIT_VIEWS.match(" ".join(runs)):
             continue
         checks.setdefault(command, _Check(command)).rounds.append(e.round)
-    kept = [c for c in checks.values() if len(c.rounds) >= MIN_RUNS or _BUILD_RE.search(" ".join(_program(c.command)))]
+    own = own_file_names(ctx) if checks else frozenset()
+    kept = [c for c in checks.values() if len(c.rounds) >= MIN_RUNS or _BUILD_RE.search(" ".join(_program(c.command)))
+            or runs_own_file(c.command, own)]
     if not kept:
         return []
     kept.sort(key=lambda c: (-len(c.rounds), c.rounds[0]))
@@ -73,6 +76,40 @@ def check_facts(ctx: FactContext) -> list[Fact]:
         text = f"Checked with `{first_line(c.command, COMMAND_CHARS)}`{times}{outcome} {cite(c.rounds)}"
         out.append(Fact(Section.EVIDENCE, text, sorted(set(c.rounds)), score=SCORE + min(len(c.rounds), 5)))
     return out
+
+
+def own_file_names(ctx: FactContext) -> frozenset[str]:
+    """The names of the files the session wrote or edited (under their earlier names too)."""
+    logs = logs_of(ctx)
+    paths = [*logs, *(log.renamed_from for log in logs.values() if log.renamed_from)]
+    return frozenset(p.rsplit("/", 1)[-1] for p in paths)
+
+
+_INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "bash", "sh", "zsh", "deno", "bun", "php", "perl",
+                           "pwsh", "powershell"})
+
+
+def runs_own_file(command: str, own: frozenset[str]) -> bool:
+    """Whether the command runs a file the session wrote (`python image_describer2.py 012.png`,
+    `./build.sh`): it tries the work itself, a check from its first run (`grep f.py` only reads it)."""
+    if not own:
+        return False
+    for part in split_commands(command):
+        said = words(part)
+        while said and (said[0] in _PREFIXES or _ASSIGNMENT_RE.fullmatch(said[0])):
+            said = said[1:]
+        if not said:
+            continue
+        program = said[0].rsplit("/", 1)[-1]
+        if said[0].startswith("./"):
+            script = said[0]
+        elif program in _INTERPRETERS or re.fullmatch(r"python\d[\d.]*", program):
+            script = next((w for w in said[1:] if not w.startswith("-")), "")
+        else:
+            continue
+        if script.rsplit("/", 1)[-1] in own:
+            return True
+    return False
 
 
 def _shown(command: str, cwd: str | None) -> str:

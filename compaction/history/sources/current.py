@@ -10,6 +10,7 @@ from compaction import shell
 from compaction.events import EventKind, is_follow_up_request, parse_test_summary, results_of_calls
 from compaction.history.facts import WS_RE, Fact, first_line, is_test_path
 from compaction.history.sections import Section
+from compaction.history.sources.checks import own_file_names, runs_own_file
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
@@ -114,7 +115,8 @@ def _verification(ctx: FactContext) -> Fact | None:
         text = f"Verified after the last edit (r{last_edit}): `{first_line(t.command or '', 100)}` → {outcome}"
         rounds = [t.round]
     else:
-        check = _script_check(ctx, last_edit)
+        own = own_file_names(ctx)
+        check = _script_check(ctx, last_edit, own)
         if check:  # a script the agent ran is a check too, though not the test suite
             text = f"Checked after the last edit (r{last_edit}) by running {check[0]}; no test suite run"
             rounds = [check[1]]
@@ -127,9 +129,16 @@ def _verification(ctx: FactContext) -> Fact | None:
             text += f"; the last run the user reported was before it (r{reported[-1][0]}: {reported[-1][1]})"
         else:
             text += " in the whole session" if check else "; no tests run in the whole session"
-        if written and not reported:
-            text += f"; test files written, never run: {_names(written)}"
-        elif unrun := [p for p in seen if not any(_covers(r.command or "", p) for r in runs)]:
+            earlier = None if check else _script_check(ctx, 0, own)
+            if earlier:  # the work was tried before the last edit: said, so it does not read as never tried
+                text += f"; a program was last run at r{earlier[1]}: {earlier[0]}"
+        commands = [e.command for e in ctx.events if e.kind is EventKind.COMMAND and e.command]
+        as_script = {p for p in seen  # a test file run as a script (`python test_x.py`) ran
+                     if any(runs_own_file(c, frozenset({p.rsplit("/", 1)[-1]})) for c in commands)}
+        never = [p for p in written if p not in as_script]
+        if never and not reported:
+            text += f"; test files written, never run: {_names(never)}"
+        elif unrun := [p for p in seen if p not in as_script and not any(_covers(r.command or "", p) for r in runs)]:
             text += f"; the project's tests it saw never ran: {_names(unrun)}"
     if not written:
         text += "; no test added or changed with the fix"
@@ -148,8 +157,9 @@ def _reported_runs(ctx: FactContext) -> list[tuple[int, str]]:
     return out
 
 
-def _script_check(ctx: FactContext, last_edit: int) -> tuple[str, int] | None:
-    """The last program the agent ran after its last edit, with its outcome line."""
+def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozenset()) -> tuple[str, int] | None:
+    """The last program the agent ran after its last edit, with its outcome line; with `own` (the
+    session's files), a run of one of them also with the last line it printed when it had no outcome."""
     found = None
     for rnd in ctx.transcript.rounds:
         if rnd.number < last_edit:
@@ -158,10 +168,19 @@ def _script_check(ctx: FactContext, last_edit: int) -> tuple[str, int] | None:
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 if call.command and runs_script(call.command):
-                    said = outcome(call.command, results.get(id(call)))
+                    res = results.get(id(call))
+                    said = outcome(call.command, res)
                     if said:
                         found = (said[0], rnd.number)
+                    elif res is not None and runs_own_file(call.command, own) and (last := _last_line(res.content)):
+                        found = (f"`{first_line(call.command, 100)}` → {last}", rnd.number)
     return found
+
+
+def _last_line(output: str | None, limit: int = 160) -> str:
+    """A run's last printed line, whole and short, else ""."""
+    line = next((ln.strip() for ln in reversed((output or "")[-2000:].splitlines()) if ln.strip()), "")
+    return line if len(line) <= limit else ""
 
 
 @fact_source(Section.CURRENT)
