@@ -131,7 +131,7 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
         g.text, g.short = step.full, None
         origin[id(g)] = step.original  # a later pass sees it as shown whole
         if step.copy is not None:
-            chosen[chosen.index(step.copy)] = g
+            chosen[_index(chosen, step.copy)] = g
         else:
             chosen.append(g)
         room -= step.delta
@@ -153,6 +153,12 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
             room -= cost
             tail_text, changed = text, True
     return Draft(chosen, tail_text, start, extra) if changed else None
+
+
+def _index(facts: list[Fact], fact: Fact) -> int:
+    """`facts.index(fact)`: the first fact equal to it. Its text compared first: `list.index` calls the
+    dataclass's `__eq__`, which builds two tuples of every field, for each fact before it."""
+    return next(i for i, f in enumerate(facts) if f is fact or (f.text == fact.text and f == fact))
 
 
 def _room(used: int, target: int) -> int:
