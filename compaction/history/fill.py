@@ -56,15 +56,18 @@ Render = Callable[[Draft], str]
 
 def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], all_facts: list[Fact],
          tail: TailRenderer, rounds: list[Round], code: bool, steering: Steering, held: str = "",
-         lang: str = "en") -> tuple[str, Draft]:
+         lang: str = "en", rendered: tuple[str, int] | None = None) -> tuple[str, Draft]:
     """The fuller document and its draft; the draft given back unchanged when nothing fits. `held`: what
     the document says besides its facts (the error records), which a fact need not say again.
+    `rendered`: the draft's Markdown and its count, when the caller has them (not rendered again).
 
     Each pass plans every step on estimated costs, then renders and counts once: a plan that
     overshoots is planned again with that much less room; one that falls short of FULL gets one more
     pass (facts and older rounds) with the exact room left. A few counts in all, whatever the steps."""
-    markdown = render(draft)
-    used = tokens.count(markdown)  # the engine counted this very text: a memo hit
+    if rendered is None:
+        markdown = render(draft)
+        rendered = markdown, tokens.count(markdown)
+    markdown, used = rendered
     if used > target:
         return markdown, draft
     have_tail = tokens.count(draft.tail_text) if draft.tail_text else 0
