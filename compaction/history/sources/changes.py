@@ -148,6 +148,7 @@ def _fewer(part: str, n: int) -> str:
 _REJECTED_RE = re.compile(r"\b(?:rejected|denied|declined)\b.{0,300}?\b(?:the user said|user feedback|"
                           r"user's feedback|reason)\s*:\s*(\S[^\n]{0,160})", re.IGNORECASE | re.DOTALL)
 _NOTE_ROUNDS = 2  # an edit this many rounds after a rejection still answers it
+_REJECTION_WORDS = ("rejected", "denied", "declined")
 
 
 def _rejection_notes(ctx: FactContext) -> dict[int, str]:
@@ -163,9 +164,12 @@ def _rejection_notes(ctx: FactContext) -> dict[int, str]:
                     names[call.id] = call.name
             for res in msg.tool_results:
                 text = res.content
-                if text.find("user") < 0 or not any(text.find(w) >= 0 for w in ("rejected", "denied", "declined")):
+                head = text[:2000]  # what the pattern reads: an ASCII head without a rejection word cannot match
+                if head.isascii() and not any(map(head.lower().__contains__, _REJECTION_WORDS)):
+                    continue  # (checked before the whole output is scanned below: most outputs leave here)
+                if text.find("user") < 0 or not any(text.find(w) >= 0 for w in _REJECTION_WORDS):
                     continue
-                m = _REJECTED_RE.search(text[:2000])
+                m = _REJECTED_RE.search(head)
                 words = _words_after(ctx.transcript.messages, msg.index) or (m.group(1) if m else "")
                 if words:
                     tool = res.name or names.get(res.call_id or "", "")
@@ -362,7 +366,7 @@ def _does(events: list[Event], replay: _Replay, created: bool) -> list[str]:
     if thrown := behaviour.throws(lines):
         out.append("throws " + ", ".join(thrown))
     said = {name for name, _ in replay.final.values} if replay.final else set()
-    if replay.lines is not None and replay.born and len(events) > 1:
+    if replay.lines is not None and len(events) > 1 and replay.born:
         added = [n for n in definitions(replay.lines[:behaviour.SCAN_LINES]) if n not in replay.born]
         out += behaviour.callers(replay.lines, added)
     if vals := behaviour.values(lines, said):
@@ -557,7 +561,13 @@ class _Replay:
     summaries: list[tuple[int, int, str]]  # (edit order, round, what the edit did), latest first
     contexts: list[str]  # definitions the edits landed in, latest first
     lines: list[str] | None = None  # the final text's lines, when known
-    born: frozenset[str] = frozenset()  # definitions the file held when its text first became known
+    first: str | None = None  # the file's text when it first became known
+
+    @property
+    def born(self) -> frozenset[str]:
+        """The definitions the file held when its text first became known: read only when asked (a
+        record of several edits asks), not for every file replayed."""
+        return frozenset(definitions(self.first.splitlines())) if self.first is not None else frozenset()
 
 
 def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Replay:
@@ -567,7 +577,7 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Rep
     content: str | None = None
     summaries: list[tuple[int, int, str]] = []
     contexts: list[str] = []
-    born: frozenset[str] | None = None
+    first: str | None = None
     for order, e in enumerate(events):
         where: dict[int, str] = {}  # hunk index -> enclosing definition found by the replay
         if e.whole and e.hunks and content is not None:  # a file written whole again: what the rewrite changed
@@ -578,8 +588,8 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Rep
             content = "\n".join(e.hunks[0].added) if e.whole else e.hunks[0].source[1]
             if len(content) > _REPLAY_CHARS:
                 content = None
-            elif born is None:
-                born = frozenset(definitions(content.splitlines()))
+            elif first is None:
+                first = content
         elif content is not None and e.hunks:
             content = _apply(content, e.hunks, where)
         for name in where.values():
@@ -602,7 +612,7 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Rep
             final = digest(lines, document=document)
     summaries.reverse()
     contexts.reverse()
-    return _Replay(final, summaries, contexts, lines, born or frozenset())
+    return _Replay(final, summaries, contexts, lines, first)
 
 
 MAX_REWRITE_HUNKS = 6  # a rewrite that changes more places than this is told by its first ones
@@ -751,9 +761,10 @@ def prose_changes(removed: list[str], added: list[str], limit: int = 2) -> list[
         old_words = set(_WORD_RE.findall(old.casefold()))
         best, best_score = -1, 0.0
         for j, new_words in enumerate(add_words):
-            if j in used:
+            shared = len(old_words & new_words)
+            if not shared or j in used:  # no word in common scores 0: never the best
                 continue
-            score = len(old_words & new_words) / (len(old_words | new_words) or 1)
+            score = shared / (len(old_words) + len(new_words) - shared)  # the union's size: no third set per pair
             if score > best_score:
                 best, best_score = j, score
         if best >= 0 and best_score >= 0.2:

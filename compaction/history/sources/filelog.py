@@ -17,6 +17,7 @@ from compaction.events import Event, EventKind
 from compaction.history.condense import cut_at_word
 from compaction.history.facts import display_path
 from compaction.history.sources.registry import FactContext
+from compaction.memo import per_text
 from compaction.shell import first_word, split_commands, words
 
 _CHANGES = (EventKind.WRITE, EventKind.EDIT)
@@ -57,13 +58,18 @@ def count_edits(events: list[Event]) -> int:
     return len(with_payload) + len({e.round for e in events if not e.hunks and e.round not in payload_rounds})
 
 
+@per_text(maxsize=1024)
+def _git_calls(command: str) -> tuple[tuple[str, ...], ...]:
+    """The words of each part of a command line that runs git: split and unquoted once for the three
+    readers of a git line (`_whole_tree_revert`, `_commits_undone`, `_reset_to`), not once each."""
+    return tuple(tuple(words(part)) for part in split_commands(command) if first_word(part) == "git")
+
+
 def _whole_tree_revert(command: str) -> str | None:
     """'revert' for a command line that throws away every uncommitted edit, 'restore' for one that
     brings the last stash back, else None."""
-    for part in split_commands(command):
-        if first_word(part) != "git":
-            continue
-        args = [a for a in words(part)[1:] if not a.startswith("-") or a in {"--hard", "--", "-u"}]
+    for called in _git_calls(command):
+        args = [a for a in called[1:] if not a.startswith("-") or a in {"--hard", "--", "-u"}]
         if not args:
             continue
         verb, rest = args[0], args[1:]
@@ -201,9 +207,8 @@ _REF_RE = re.compile(r"^(?:HEAD|@)(?:~(\d*)|(\^+))?$")
 def _commits_undone(command: str, made: list[tuple[str, list[Edit]]]) -> list[Edit] | None:
     """The edits of the commits a command line undoes: `git revert <ref>…` (each commit named) and
     `git reset --hard <ref>` (every commit after it); None for any other line or an unknown ref."""
-    for part in split_commands(command):
-        args = words(part)
-        if first_word(part) != "git" or len(args) < 3:
+    for args in _git_calls(command):
+        if len(args) < 3:
             continue
         verb, refs = args[1], [a for a in args[2:] if not a.startswith("-")]
         if verb == "revert":
@@ -217,9 +222,8 @@ def _commits_undone(command: str, made: list[tuple[str, list[Edit]]]) -> list[Ed
 def _reset_to(command: str, made: list[tuple[str, list[Edit]]]) -> tuple[int, bool] | None:
     """For `git reset [--hard|--soft|--mixed] <ref>`: how many commits of `made` stay, and whether the
     reset was hard; None for any other line, a ref not found, or a reset of paths (`git reset HEAD f`)."""
-    for part in split_commands(command):
-        args = words(part)
-        if first_word(part) != "git" or len(args) < 3 or args[1] != "reset" or "--" in args:
+    for args in _git_calls(command):
+        if len(args) < 3 or args[1] != "reset" or "--" in args:
             continue
         refs = [a for a in args[2:] if not a.startswith("-")]
         at = _commit_index(refs[0], made) if len(refs) == 1 else None
