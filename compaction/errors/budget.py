@@ -66,14 +66,14 @@ def ceiling_for(context_window: int | None = None, ceiling: int | None = None, s
 def merge_similar(records: list[ErrorRecord]) -> tuple[list[ErrorRecord], dict[str, list[str]]]:
     """Fold records that share family and root cause into the most frequent one (copies; the
     inputs are not changed). Order follows each group's first member."""
+    keys = [root_key(rec) for rec in records]  # once a record: each blanks every occurrence's message
     groups: dict[str, list[ErrorRecord]] = {}
-    for rec in records:
-        groups.setdefault(root_key(rec), []).append(rec)
+    for rec, key in zip(records, keys, strict=True):
+        groups.setdefault(key, []).append(rec)
     out: list[ErrorRecord] = []
     merged: dict[str, list[str]] = {}
     done: set[str] = set()
-    for rec in records:
-        key = root_key(rec)
+    for rec, key in zip(records, keys, strict=True):
         if key in done:
             continue
         done.add(key)
