@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from compaction import tokens
 from compaction.errors.records import ErrorRecord, root_key
-from compaction.errors.render import render_block, render_record
+from compaction.errors.render import assemble_block, render_block, render_record
 
 SHARE = 0.10
 HIGH_WATER = 0.80
@@ -35,6 +35,7 @@ class BudgetResult:
     shortened: int = 0  # the width texts were cut to, 0 when untouched
     dropped_lines: dict[str, str] = field(default_factory=dict)  # dropped id -> its identifying error line
     details: dict[str, str] = field(default_factory=dict)  # id -> its `Error:` line, as shown (with `detail`)
+    texts: list[str] = field(default_factory=list)  # each record of `records`, rendered as in `markdown`
 
     @property
     def tokens(self) -> int:
@@ -65,14 +66,14 @@ def ceiling_for(context_window: int | None = None, ceiling: int | None = None, s
 def merge_similar(records: list[ErrorRecord]) -> tuple[list[ErrorRecord], dict[str, list[str]]]:
     """Fold records that share family and root cause into the most frequent one (copies; the
     inputs are not changed). Order follows each group's first member."""
+    keys = [root_key(rec) for rec in records]  # once a record: each blanks every occurrence's message
     groups: dict[str, list[ErrorRecord]] = {}
-    for rec in records:
-        groups.setdefault(root_key(rec), []).append(rec)
+    for rec, key in zip(records, keys, strict=True):
+        groups.setdefault(key, []).append(rec)
     out: list[ErrorRecord] = []
     merged: dict[str, list[str]] = {}
     done: set[str] = set()
-    for rec in records:
-        key = root_key(rec)
+    for rec, key in zip(records, keys, strict=True):
         if key in done:
             continue
         done.add(key)
@@ -198,18 +199,32 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
             details[r.id] = detail(r)
         return details[r.id]
 
-    def size(rs: list[ErrorRecord]) -> int:
-        return frame + sum(tokens.count(render_record(r, lang, said(r))) + 1 for r in rs)
+    rendered: dict[int, tuple[ErrorRecord, str]] = {}  # id(record) -> (the record, kept alive: its id stays its own)
+
+    def text(r: ErrorRecord) -> str:
+        """The record rendered once: it is counted, maybe counted again, then shown."""
+        got = rendered.get(id(r))
+        if got is None or got[0] is not r:
+            got = rendered[id(r)] = (r, render_record(r, lang, said(r)))
+        return got[1]
+
+    def over(rs: list[ErrorRecord], bound: float) -> bool:
+        """Whether the block of `rs` is over `bound` tokens. A token is at least one byte of UTF-8: a
+        block whose bytes are within the bound is within it without being encoded."""
+        texts = [text(r) for r in rs]
+        if frame + sum(len(t.encode()) + 1 for t in texts) <= bound:
+            return False
+        return frame + sum(tokens.count(t) + 1 for t in texts) > bound
 
     result = BudgetResult(recs, "", limit)
-    if recs and size(recs) > high:
+    if recs and over(recs, high):
         recs, result.merged = merge_similar(recs)
         for kept in result.merged:  # a merged record's failure spans its aliases' occurrences too
             details.pop(kept, None)
-        if size(recs) > high:
+        if over(recs, high):
             now = current_round if current_round is not None else max(r.last_round for r in recs)
             stale = sorted((r for r in recs if now - r.last_round > STALE_ROUNDS), key=lambda r: (r.last_round, r.count))
-            costs = {id(r): tokens.count(render_record(r, lang, said(r))) + 1 for r in recs}
+            costs = {id(r): tokens.count(text(r)) + 1 for r in recs}
             total = frame + sum(costs.values())
             for r in stale:
                 if total <= high or (len(recs) == 1 and not allow_empty):
@@ -221,7 +236,7 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
         originals = recs
         full = {r.id: said(r) for r in recs} if detail is not None else {}
         for width in SHORT_WIDTHS:  # still over the ceiling: shorten texts, never lose a record for length
-            if size(recs) <= limit:
+            if not over(recs, limit):
                 break
             recs = [copy.copy(r) for r in originals]
             for r in recs:
@@ -234,8 +249,9 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
             result.shortened = width
     result.records = recs
     result.details = details
-    result.markdown = render_block(recs, lang, protocol=protocol, notes=result.notes, details=details or None)
+    result.texts = [text(r) for r in recs]
+    result.markdown = assemble_block(result.texts, lang, protocol=protocol, notes=result.notes)
     if result.dropped_lines and tokens.count(result.markdown) > limit:  # the ceiling first: ids only
         result.dropped_lines = {}
-        result.markdown = render_block(recs, lang, protocol=protocol, notes=result.notes, details=details or None)
+        result.markdown = assemble_block(result.texts, lang, protocol=protocol, notes=result.notes)
     return result

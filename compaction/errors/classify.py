@@ -17,6 +17,7 @@ from compaction.edits import EDIT_REFUSALS
 from compaction.errors.families import family_of
 from compaction.errors.triggers import Needles, Triggers, needles
 from compaction.errors.tsc_codes import ts_id
+from compaction.memo import per_text
 
 MAX_SPAN = 600  # evidence spans are cut to this many characters (still verbatim)
 
@@ -555,11 +556,17 @@ def classify(text: str, *, tool_output: bool = True, failed: bool = False) -> li
     the structured patterns (tracebacks, compiler and test-runner lines). `failed`: the producing
     call reported failure (non-zero exit / is_error), which enables the weaker timeout pattern.
     """
-    if not text:
-        return []
+    return list(_classified(text, tool_output, failed)) if text else []
+
+
+@per_text(maxsize=1024)
+def _classified(text: str, tool_output: bool, failed: bool) -> tuple[Hit, ...]:
+    """`classify`'s hits, remembered by text: a session repeats outputs word for word (the harness's
+    format complaint, `(no output)`, an edit tool's reply) and the solutions read again the opening
+    of results the walk classified. Never mutated: `classify` hands out a new list of them."""
     trig = Triggers(text)
     if not _may_hold_errors(trig):
-        return []
+        return ()
     hits: list[Hit] = []
     spans = _Spans(text)
     if "Traceback" in text:
@@ -572,4 +579,4 @@ def classify(text: str, *, tool_output: bool = True, failed: bool = False) -> li
     if tool_output:
         _tool(trig, hits, spans, failed)
     hits.sort(key=lambda h: h.start)
-    return hits
+    return tuple(hits)

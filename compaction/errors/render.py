@@ -87,13 +87,20 @@ def render_block(records: list[ErrorRecord] | list[ErrorRecordOut], lang: str = 
     """The block: heading, the §2.5 protocol (2 lines), one record per entry, then budget notes.
     Records may be ErrorRecord or their boundary shape, ErrorRecordOut; `details` (by id) gives
     records an `Error:` line."""
+    texts = [render_out_record(r, lang) if isinstance(r, ErrorRecordOut)
+             else render_record(r, lang, (details or {}).get(r.id)) for r in records]
+    return assemble_block(texts, lang, protocol=protocol, heading=heading, notes=notes)
+
+
+def assemble_block(texts: list[str], lang: str = "en", *, protocol: bool = True, heading: str = HEADING,
+                   notes: list[str] | None = None) -> str:
+    """`render_block` of records already rendered (`texts`, one a record): the budget renders each
+    record once to count it and puts the same texts in its block, not renders them again."""
     parts = [heading]
     if protocol:
         parts.append(PROTOCOL.get(lang, PROTOCOL["en"]))
-    if records:
-        parts.append("\n".join(render_out_record(r, lang) if isinstance(r, ErrorRecordOut)
-                               else render_record(r, lang, (details or {}).get(r.id))
-                               for r in records))
+    if texts:
+        parts.append("\n".join(texts))
     else:
         parts.append("(no errors recorded)" if lang != "zh" else "（无错误记录）")
     for note in notes or []:

@@ -124,17 +124,16 @@ def _can_be_target(err_id: str) -> bool:
     return (fam is not None and fam.can_be_target) or err_id == "ERR_TOOL_NonZeroExit"
 
 
-def _calls_for(msgs: list[Message], idx: int) -> dict[int, ToolCall | None]:
-    """Map each tool result of message `idx` to its call: by id, else by position among the
-    round's calls so far not yet answered."""
-    calls = [c for m in msgs[:idx + 1] for c in m.tool_calls]
-    by_id = {c.id: c for c in calls if c.id}
+def _calls_for(msg: Message, calls: list[ToolCall], by_id: dict[str, ToolCall]) -> dict[int, ToolCall | None]:
+    """Map each tool result of `msg` to its call: by id, else by position among the round's calls so
+    far (`calls`, up to and including `msg`'s own; `by_id` the same calls by id, the last one of an id
+    winning). The walk grows both a message at a time: rebuilt for each message, a round of many
+    one-call messages cost the square of its length."""
     out: dict[int, ToolCall | None] = {}
-    pending = [c for c in calls]
-    for i, res in enumerate(msgs[idx].tool_results):
+    for i, res in enumerate(msg.tool_results):
         call = by_id.get(res.call_id) if res.call_id else None
-        if call is None and pending:
-            call = pending[-1] if len(pending) == 1 else pending[min(i, len(pending) - 1)]
+        if call is None and calls:
+            call = calls[-1] if len(calls) == 1 else calls[min(i, len(calls) - 1)]
         out[i] = call
     return out
 
@@ -152,8 +151,7 @@ def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
     else:
         return None
     m = _RC_TAG.search(content)
-    lines = [(mm.start(), mm.end()) for mm in re.finditer(r"[^\n]*\S[^\n]*", content)]
-    lines = [(s, e) for s, e in lines if not re.fullmatch(r"\s*</?\w+>\s*", content[s:e])]
+    lines = _said_lines(content, last=err_id != "ERR_TOOL_ToolError")
     if err_id == "ERR_TOOL_ToolError" and lines:
         s, e = lines[0]
         if (e - s < 10 or content[s:e].endswith(":")) and len(lines) > 1:  # a bare "ERROR:" banner, or a line
@@ -166,6 +164,36 @@ def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
         return None
     e = min(e, s + 300)
     return Hit(err_id, s, e, content[s:e], detail=content[s:e])
+
+
+_TAG_LINE = re.compile(r"\s*</?\w+>\s*")
+
+
+def _said_lines(content: str, last: bool) -> list[tuple[int, int]]:
+    """(start, end) of the output's first two lines that say something (not blank, not a bare
+    `<tag>`), or of its last such line when `last`: what the fallback quotes, found from the end it
+    reads instead of listing every line of a long output first."""
+    out: list[tuple[int, int]] = []
+    if last:
+        end = len(content)
+        while not out:
+            nl = content.rfind("\n", 0, end)
+            if content[nl + 1:end].strip() and not _TAG_LINE.fullmatch(content, nl + 1, end):
+                out.append((nl + 1, end))
+            if nl < 0:
+                break
+            end = nl
+        return out
+    start = 0
+    while len(out) < 2:
+        nl = content.find("\n", start)
+        end = len(content) if nl < 0 else nl
+        if content[start:end].strip() and not _TAG_LINE.fullmatch(content, start, end):
+            out.append((start, end))
+        if nl < 0:
+            break
+        start = nl + 1
+    return out
 
 
 def _hits_of_result(res: ToolResult, call: ToolCall | None) -> list[Hit]:
@@ -191,14 +219,17 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
         transcript.rounds = group_rounds(transcript.messages)
     for rnd in transcript.rounds:
         round_hits: list[tuple[Hit, Occurrence]] = []
-        msgs = rnd.messages
-        for idx, msg in enumerate(msgs):
+        round_calls: list[ToolCall] = []  # the round's calls so far, a system message's too
+        calls_by_id: dict[str, ToolCall] = {}
+        for msg in rnd.messages:
+            round_calls += msg.tool_calls
+            calls_by_id.update((c.id, c) for c in msg.tool_calls if c.id)
             if msg.role is Role.SYSTEM:
                 continue
             for call in msg.tool_calls:
                 state.note_call(call)
             if msg.tool_results:
-                calls = _calls_for(msgs, idx)
+                calls = _calls_for(msg, round_calls, calls_by_id)
                 for i, res in enumerate(msg.tool_results):
                     call = calls.get(i)
                     repro = state.is_repro(call)

@@ -53,9 +53,9 @@ def document_block(records: list[Any], lang: str, ceiling: int, current_round: i
     texts as the document words them (`clean`: solution and avoidance), so a failure is told once, in
     its record, not again under Problems. Returns the block and the ids it shows (aliases included):
     the Problems lines of those records are not rendered beside it."""
-    from compaction.errors import fit_budget, render_block
+    from compaction.errors import fit_budget
     from compaction.errors.budget import STALE_ROUNDS
-    from compaction.errors.render import ids_label
+    from compaction.errors.render import assemble_block, ids_label
 
     if ignored is not None:
         records = [r for r in records if not ignored(_record_text(r))]
@@ -78,7 +78,7 @@ def document_block(records: list[Any], lang: str, ceiling: int, current_round: i
     dropped = [ids_label(i, [], fitted.merged.get(i, [])) for i in fitted.dropped]  # an alias stays named
     notes = [f"dropped errors not seen for more than {STALE_ROUNDS} rounds: {', '.join(dropped)}"] if dropped else []
     notes += [n for n in fitted.notes if n.startswith("texts cut")]
-    markdown = render_block(fitted.records, lang, notes=notes, details=fitted.details)
+    markdown = assemble_block(fitted.texts, lang, notes=notes)  # the records as the budget rendered them
     shown = {i for r in fitted.records for i in (r.id, *r.merged)}
     return markdown.rstrip("\n"), shown
 

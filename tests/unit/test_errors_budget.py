@@ -8,6 +8,7 @@ from compaction import tokens
 from compaction.errors import fit_budget, render_block, scan_transcript
 from compaction.errors.budget import ceiling_for
 from compaction.errors.records import ErrorRecord, Location, Occurrence, root_key
+from compaction.errors.render import render_record
 from compaction.transcripts import load_transcript
 from tests.conftest import TRANSCRIPTS, real_transcripts
 
@@ -134,3 +135,22 @@ def test_advice_gives_way_only_beside_an_error_line_the_record_has():
     shown = {r.id: r for r in result.records}
     assert len(shown["ERR_PY_TypeError"].avoidance) < len(shown["ERR_PY_TypeError"].solution)
     assert shown["ERR_PY_KeyError"].avoidance == shown["ERR_PY_KeyError"].solution
+
+
+@pytest.mark.parametrize("ceiling", [100_000, 400, 150])
+def test_the_block_holds_the_records_as_they_were_counted(ceiling):
+    """Each record is rendered once, counted, and the same text shown: the block is what
+    `render_block` makes of the records kept, whether the ceiling merged, dropped or cut them."""
+    recs = many()
+    res = fit_budget(recs, ceiling=ceiling, current_round=100, detail=lambda r: f"{r.id} failed in {r.rounds}")
+    assert res.markdown == render_block(res.records, notes=res.notes, details=res.details)
+    assert res.texts == [render_record(r, "en", res.details.get(r.id)) for r in res.records]
+
+
+def test_a_block_whose_bytes_fit_is_under_the_ceiling_without_being_counted():
+    """A token is at least one byte: the budget skips encoding a block whose UTF-8 bytes fit."""
+    recs = many()[:3]
+    block = render_block(recs)
+    assert tokens.count(block) <= len(block.encode())
+    res = fit_budget(recs, ceiling=int(len(block.encode()) / 0.8) + 10)
+    assert [r.id for r in res.records] == [r.id for r in recs] and not res.shortened

@@ -133,3 +133,35 @@ def test_records_to_out_boundary_model():
     (out,) = records_to_out(scan_transcript(t))
     assert out.id == "ERR_TS_TypeNotAssignable" and out.rounds == [1] and not out.recurring
     assert out.locations == [{"path": "src/a.ts", "line": 1, "symbol": None, "command": "tsc"}]
+
+
+def test_the_fallback_quotes_the_lines_a_listing_of_every_line_would():
+    """The fallback's lines are found from the end it reads: the same as listing every line that says
+    something (not blank, not a bare `<tag>`) and taking the first two or the last."""
+    import random
+    import re
+
+    from compaction.errors.scan import _said_lines
+
+    def listed(text: str) -> list[tuple[int, int]]:
+        spans = [(m.start(), m.end()) for m in re.finditer(r"[^\n]*\S[^\n]*", text)]
+        return [(s, e) for s, e in spans if not re.fullmatch(r"\s*</?\w+>\s*", text[s:e])]
+
+    rnd = random.Random(5)
+    pieces = ["\n", " ", "\t", "\r", "\x0b", "\x1c", "\u00a0", "ERROR:", "<output>", "</x>", "ok", "\n\n", "é"]
+    for _ in range(3000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 12)))
+        assert _said_lines(text, last=True) == listed(text)[-1:]
+        assert _said_lines(text, last=False) == listed(text)[:2]
+
+
+def test_results_pair_with_their_calls_by_id_else_by_position():
+    """The walk hands each result message the round's calls so far: a result names its call by id,
+    else takes the call at its position among them (the last when it is past them)."""
+    from compaction.errors.scan import _calls_for
+
+    a, b = (ToolCall("bash", {"command": c}, c, ToolKind.SHELL, c) for c in ("ls", "pwd"))
+    msg = Message(3, Role.TOOL, tool_results=[ToolResult("x", "ls", "bash"), ToolResult("y", None, "bash"),
+                                              ToolResult("z", None, "bash")])
+    assert _calls_for(msg, [a, b], {"ls": a, "pwd": b}) == {0: a, 1: b, 2: b}
+    assert _calls_for(msg, [a], {}) == {0: a, 1: a, 2: a}
