@@ -27,7 +27,7 @@ from compaction.edits import (
     without_labelled_blocks,
 )
 from compaction.git_output import git_file_changes
-from compaction.literal_heads import Scanner, heads
+from compaction.literal_heads import Scanner, heads, line_starts, matches_at, positions
 from compaction.memo import per_text
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript
 from compaction.shell import blank_quotes, first_word, split_commands, without_heredoc_body, words
@@ -94,6 +94,7 @@ _REDIRECT_RE = re.compile(r"(?<![0-9&<>=-])>{1,2}\s*(['\"]?)([^\s'\";&|<>()]+)\1
 _HEREDOC_CAT_RE = re.compile(r"\bcat\s+(?:<<-?\s*['\"]?\w+['\"]?\s*)?>{1,2}\s*(['\"]?)([^\s'\";&|<>]+)\1")
 _TEE_RE = re.compile(r"\btee\s+(?:-a\s+)?(['\"]?)([^\s'\";&|<>-][^\s'\";&|<>]*)\1")
 _SED_I_RE = re.compile(r"\bsed\s+(?:-[a-zA-Z]*\s+)*-i")
+_PY_INLINE_RE = re.compile(r"\bpython[0-9.]*\s+(?:-\s*<<|-c\b)")  # a python script given inline
 _PY_OPEN_W_RE = re.compile(r"open\(\s*['\"]([^'\"]+)['\"]\s*,\s*['\"][wa]")
 _WRITE_TEXT_RE = re.compile(r"Path\(\s*['\"]([^'\"]+)['\"]\s*\)\.write_text")
 _PATCH_FILE_RE = re.compile(r"^(?:\+\+\+ b/|\*\*\* (?:Update|Add) File: )(\S+)", re.MULTILINE)
@@ -189,15 +190,15 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
     # heredoc's are commands too (`# make the agent\ncat > f <<EOF`).
     redirect_part = without_heredoc_body(command)
     if ">" in redirect_part:  # both patterns need one (blanking quotes adds none)
-        for m in _unquoted_matches(_HEREDOC_CAT_RE, redirect_part):
+        for m in _unquoted_matches(_HEREDOC_CAT_RE, redirect_part, "cat"):
             add(EventKind.WRITE, m.group(2))
-        for m in _unquoted_matches(_REDIRECT_RE, redirect_part):
+        for m in _unquoted_matches(_REDIRECT_RE, redirect_part, ">"):
             target = m.group(2)
             if re.fullmatch(r"\d+", target) or target.startswith("$"):
                 continue
             add(EventKind.WRITE, target)
     if "tee" in command:
-        for m in _unquoted_matches(_TEE_RE, redirect_part):
+        for m in _unquoted_matches(_TEE_RE, redirect_part, "tee"):
             add(EventKind.WRITE, m.group(2))
     for part in split_commands(command):
         word = first_word(part)
@@ -244,7 +245,7 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
         elif word == "patch":
             for m in _PATCH_FILE_RE.finditer(body):
                 add(EventKind.EDIT, m.group(1))
-    if re.search(r"\bpython[0-9.]*\s+(?:-\s*<<|-c\b)", command):
+    if "python" in command and _PY_INLINE_RE.search(command):  # the literal first: a `\b` pattern is tried everywhere
         for m in _PY_OPEN_W_RE.finditer(command):
             add(EventKind.WRITE, m.group(1))
         for m in _WRITE_TEXT_RE.finditer(command):
@@ -294,10 +295,11 @@ def ps_path(args: list[str]) -> str | None:
     return None
 
 
-def _unquoted_matches(pattern: re.Pattern[str], text: str):
-    """`pattern`'s matches where the shell would see them (outside quotes), read from `text` itself."""
+def _unquoted_matches(pattern: re.Pattern[str], text: str, opening: str):
+    """`pattern`'s matches where the shell would see them (outside quotes), read from `text` itself;
+    every match opens with `opening`, so only its places are tried (`literal_heads.matches_at`)."""
     blanked = blank_quotes(text)
-    for m in pattern.finditer(blanked):
+    for m in matches_at(pattern, positions(blanked, (opening,)), blanked):
         original = pattern.match(text, m.start())
         if original is not None:
             yield original
@@ -328,10 +330,18 @@ def _sed_files(args: list[str]) -> list[str]:
 _OUTPUT_REDIRECT_RE = re.compile(r"[0-9&]?>{1,2}")
 _QUOTING = frozenset("'\"\\")  # a first word holding none of these is the program's name as written
 _MAY_READ = _READ_CMDS | {"sed"}
+_PS_READ_PATH_RE = re.compile(r"\w\.\w+$|[/\\]")
+_SED_RANGE_RE = re.compile(r"[\d,]+p?|'.*'|\d+")  # a line range or a quoted script: no file
+_READ_PATH_RE = re.compile(r"[\w]\.[\w]+$|/")
 
 
 def shell_reads(command: str) -> list[str]:
     """Files a read-only command prints (cat/head/tail/nl/sed -n ...p)."""
+    return list(_shell_reads(command))
+
+
+@per_text(maxsize=4096)  # the events, the file blocks and the error memory read the same command lines
+def _shell_reads(command: str) -> tuple[str, ...]:
     paths: list[str] = []
     for part in split_commands(command.split("<<", 1)[0]):
         for piece in part.split("|")[:1]:
@@ -344,18 +354,18 @@ def shell_reads(command: str) -> list[str]:
                 continue
             word = args[0]
             if word.lower() in _PS_READ_CMDS and (target := ps_path(ps_words(piece))):
-                if re.search(r"\w\.\w+$|[/\\]", target):
+                if _PS_READ_PATH_RE.search(target):
                     paths.append(target)
                 continue
             if word in _READ_CMDS or (word == "sed" and "-n" in args and not _SED_I_RE.search(piece)):
                 for before, a in zip(args, args[1:], strict=False):
                     if _OUTPUT_REDIRECT_RE.fullmatch(before):  # `cat > f <<EOF` writes f, reads none
                         continue
-                    if a.startswith("-") or re.fullmatch(r"[\d,]+p?|'.*'|\d+", a) or a.endswith("p") and "," in a:
+                    if a.startswith("-") or _SED_RANGE_RE.fullmatch(a) or a.endswith("p") and "," in a:
                         continue
-                    if re.search(r"[\w]\.[\w]+$|/", a) and not a.startswith(("$", "<", ">")):
+                    if _READ_PATH_RE.search(a) and not a.startswith(("$", "<", ">")):
                         paths.append(a)
-    return paths
+    return tuple(paths)
 
 
 def is_state_changing(command: str) -> bool:
@@ -376,11 +386,17 @@ def is_test_command(command: str) -> bool:
 _SUMMARY_HINTS = ("passed", "failed", "Tests run:", "tests finished", "test result:", "Ran ", "error", "FAIL", "ok ")
 
 
-def has_line_starting(text: str, *prefixes: str) -> bool:
-    """Whether a line of `text` starts with one of `prefixes`: the literal a `^`-anchored MULTILINE
-    pattern needs, found by str.find. Why: such a pattern has no literal prefix for the regex engine
-    to search for, so it is tried at every position of the text; most outputs hold no such line."""
-    return text.startswith(prefixes) or any(f"\n{p}" in text for p in prefixes)
+def _line_matches(pattern: re.Pattern[str], text: str, *prefixes: str):
+    """`pattern.finditer(text)` for a `^`-anchored MULTILINE pattern whose lines open with one of
+    `prefixes`: tried only at such lines' starts (`literal_heads.line_starts`), not at every position."""
+    return matches_at(pattern, line_starts(text, prefixes), text)
+
+
+def _line_findall(pattern: re.Pattern[str], text: str, *prefixes: str) -> list:
+    """`pattern.findall(text)` as `_line_matches` finds them (its group, or its groups' tuple)."""
+    if pattern.groups == 1:
+        return [m.group(1) for m in _line_matches(pattern, text, *prefixes)]
+    return [m.groups("") for m in _line_matches(pattern, text, *prefixes)]
 
 
 def parse_test_summary(output: str) -> str | None:
@@ -388,12 +404,11 @@ def parse_test_summary(output: str) -> str | None:
     if not any(map(output.__contains__, _SUMMARY_HINTS)):
         return None
     found = None
-    if has_line_starting(output, "="):
-        for m in _PYTEST_SUMMARY_RE.finditer(output):
-            found = m.group(1).strip().rstrip(",")
+    for m in _line_matches(_PYTEST_SUMMARY_RE, output, "="):
+        found = m.group(1).strip().rstrip(",")
     if found:
         return found
-    unittest_runs = list(_UNITTEST_RE.finditer(output)) if has_line_starting(output, "Ran ") else []
+    unittest_runs = list(_line_matches(_UNITTEST_RE, output, "Ran "))
     if unittest_runs:
         m = unittest_runs[-1]
         return f"Ran {m.group(1)} tests: {m.group(2)}"
@@ -404,14 +419,14 @@ def parse_test_summary(output: str) -> str | None:
     if sympy:
         return sympy[-1]
     for rx, line_start in ((_JEST_RE, "Tests:"), (_CARGO_RE, "test result: ")):
-        hits = rx.findall(output) if has_line_starting(output, line_start) else []
+        hits = _line_findall(rx, output, line_start)
         if hits:
             h = hits[-1]
             return " ".join(h) if isinstance(h, tuple) else h
     hits = _VITEST_RE.findall(output) if "Tests  " in output else []
     if hits:
         return hits[-1]
-    hits = _GO_RE.findall(output) if has_line_starting(output, "ok", "FAIL") else []
+    hits = _line_findall(_GO_RE, output, "ok", "FAIL")
     if hits:
         return ", ".join(f"{a} {b}" for a, b in hits[-5:])
     return None
@@ -851,8 +866,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                                     whole=bool(change and change.whole)))
         for path in shell_reads(cmd):
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
-        if output and "] " in output and has_line_starting(output, "["):
-            for m in _GIT_COMMIT_OUT_RE.finditer(output):
+        if output and "] " in output:
+            for m in _line_matches(_GIT_COMMIT_OUT_RE, output, "["):
                 events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), commit_hash=m.group(1)))
         if output and state.unnamed_changes:
             _git_reported(events, rnd, msg, call, cmd, output)

@@ -93,13 +93,7 @@ class Scanner:
 
     def __init__(self, pattern: re.Pattern[str], openings: tuple[str, ...], text: str) -> None:
         self.pattern = pattern
-        starts: set[int] = set()
-        for head in openings:
-            at = text.find(head)
-            while at >= 0:
-                starts.add(at)
-                at = text.find(head, at + 1)
-        self.starts = sorted(starts)
+        self.starts = positions(text, openings)
         self.i = 0
 
     def search(self, text: str, pos: int) -> re.Match[str] | None:
@@ -117,6 +111,40 @@ class Scanner:
             i += 1
         self.i = i
         return None
+
+
+def matches_at(pattern: re.Pattern[str], starts: list[int], text: str):
+    """`pattern.finditer(text)`'s matches, given (in ascending order) every position where one could
+    start: `pattern.match` at each, past the previous match. Why: a pattern that opens with `\\b`, a
+    lookbehind or a `^` has no literal prefix for the regex engine, which then tries it at every
+    position of the text; the few positions a str.find names are all that can start one. Zero-width
+    checks before a position (`\\b`, a lookbehind, a MULTILINE `^`) see the text before it, as in a search."""
+    end = 0
+    for at in starts:
+        if at < end:
+            continue
+        m = pattern.match(text, at)
+        if m is not None:
+            yield m
+            end = max(m.end(), at + 1)
+
+
+def positions(text: str, openings: tuple[str, ...]) -> list[int]:
+    """Where any of `openings` occurs in `text`, ascending (str.find passes)."""
+    found: set[int] = set()
+    for head in openings:
+        at = text.find(head)
+        while at >= 0:
+            found.add(at)
+            at = text.find(head, at + 1)
+    return sorted(found)
+
+
+def line_starts(text: str, prefixes: tuple[str, ...]) -> list[int]:
+    """Where a line of `text` starts with one of `prefixes`, ascending: the only places a `^`-anchored
+    MULTILINE pattern opening with one of them can match (`matches_at`)."""
+    found = [at + 1 for at in positions(text, tuple("\n" + p for p in prefixes))]
+    return [0, *found] if text.startswith(prefixes) else found
 
 
 def holds(pattern: re.Pattern[str], words: tuple[str, ...], line: str) -> bool:

@@ -3,7 +3,7 @@
 import random
 import re
 
-from compaction.literal_heads import Scanner, heads
+from compaction.literal_heads import Scanner, heads, line_starts, matches_at, positions
 
 
 def _all(pattern: re.Pattern[str], text: str, openings: tuple[str, ...]) -> list[tuple[int, int]]:
@@ -37,3 +37,20 @@ def test_same_matches_as_finditer_on_random_texts():
     for _ in range(3000):
         text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 25)))
         assert _all(pattern, text, openings) == [m.span() for m in pattern.finditer(text)]
+
+
+def test_matches_at_the_openings_and_line_starts_as_finditer():
+    """A `\\b`-, lookbehind- or `^`-led pattern tried only where its opening is finds what finditer finds."""
+    cases = [
+        (re.compile(r"\bcat\s+>{1,2}\s*(\S+)"), lambda t: positions(t, ("cat",))),
+        (re.compile(r"(?<![0-9&<>=-])>{1,2}\s*(\S+)"), lambda t: positions(t, (">",))),
+        (re.compile(r"^(ok|FAIL)\s+(\S+)$", re.MULTILINE), lambda t: line_starts(t, ("ok", "FAIL"))),
+        (re.compile(r"^Ran (\d+)\s*\n+\s*(OK|FAILED)", re.MULTILINE), lambda t: line_starts(t, ("Ran ",))),
+    ]
+    rng = random.Random(11)
+    words = ["cat", "xcat", ">", ">>", "2>", "=>", "f.py", "ok", "FAIL", "Ran", "3", "OK", "FAILED", " ", "\n", "\n\n"]
+    for _ in range(3000):
+        text = "".join(rng.choice(words) + rng.choice(["", " "]) for _ in range(rng.randint(0, 20)))
+        for pattern, starts in cases:
+            assert [m.span() for m in matches_at(pattern, starts(text), text)] == [
+                m.span() for m in pattern.finditer(text)], (pattern.pattern, text)
