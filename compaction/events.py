@@ -402,6 +402,7 @@ _GO_LINES = LinePattern(_GO_RE)
 _GIT_COMMIT_OUT_LINES = LinePattern(_GIT_COMMIT_OUT_RE)
 
 
+@per_text(maxsize=4096)  # the events, the error memory and the current-work source read the same outputs
 def parse_test_summary(output: str) -> str | None:
     """The test runner's closing counts, verbatim (e.g. '3 failed, 14 passed')."""
     if not any(map(output.__contains__, _SUMMARY_HINTS)):
@@ -529,7 +530,8 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
                         later.append((i, request))
                 elif i is not None and events[i].text.strip():
                     first_request = False  # the task: always kept
-            applied = _paths_applied(msg, results)
+            # only aider's blocks ask (a `search_replace` call without a result of its own)
+            applied = _paths_applied(msg, results) if any(c.name == "search_replace" for c in msg.tool_calls) else _NONE
             for call in msg.tool_calls:
                 _call_events(events, rnd.number, msg, call, results.get(id(call)), state, applied)
     spell = PathSpellings.for_paths((e.path for e in events), transcript.cwd)
@@ -678,15 +680,19 @@ def _lowercase_twin(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool]:
     return re.compile(source, pattern.flags & ~re.IGNORECASE), bounded
 
 
-_LOWER_TWINS: dict[re.Pattern[str], tuple[re.Pattern[str], bool, tuple[str, ...] | None]] = {}
+# By the pattern's identity (the pattern kept beside its twin, so that a reused id is seen): hashing a
+# compiled pattern walks its whole compiled code, microseconds per message for `_DECISION_RE`.
+_LOWER_TWINS: dict[int, tuple[re.Pattern[str], tuple[re.Pattern[str], bool, tuple[str, ...] | None]]] = {}
 
 
 def _twin_of(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool, tuple[str, ...] | None]:
     """The lowercase twin, whether it was bounded, and the literal openings of its matches (made once)."""
-    found = _LOWER_TWINS.get(pattern)
-    if found is None:
-        twin, bounded = _lowercase_twin(pattern)
-        found = _LOWER_TWINS[pattern] = (twin, bounded, heads(twin))
+    known = _LOWER_TWINS.get(id(pattern))
+    if known is not None and known[0] is pattern:
+        return known[1]
+    twin, bounded = _lowercase_twin(pattern)
+    found = (twin, bounded, heads(twin))
+    _LOWER_TWINS[id(pattern)] = (pattern, found)
     return found
 
 
@@ -789,6 +795,9 @@ def tool_kind(call: ToolCall) -> ToolKind:
     return classify(call).kind
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 def _paths_applied(msg: Message, results: dict[int, ToolResult | None]) -> frozenset[str]:
     """The files an edit of this message was applied to (a result that is no error)."""
     return frozenset(call.path for call in msg.tool_calls
@@ -804,7 +813,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         # it never named was not applied (a failed block gets its own error result)
         failed = call.path not in applied
     call = classify(call)  # an unknown tool's kind, path and command, from its arguments
-    kind = tool_kind(call)
+    kind = call.kind  # `tool_kind`'s answer: classifying a classified call again gives it back
     if kind == ToolKind.TODO:
         for status, text in _todo_items(call):
             events.append(Event(EventKind.TODO, rnd, msg.index, text=text, tool=call.name, status=status))
