@@ -374,11 +374,14 @@ def _shell_reads(command: str) -> tuple[str, ...]:
     return tuple(paths)
 
 
+_LEADING_CD_AND_RE = re.compile(r"^(?:cd\s+\S+\s*&&\s*)")
+
+
 def is_state_changing(command: str) -> bool:
     if shell_writes(command):
         return True
     for part in split_commands(command):
-        stripped = re.sub(r"^(?:cd\s+\S+\s*&&\s*)", "", part.strip())
+        stripped = _LEADING_CD_AND_RE.sub("", part.strip())
         if _STATE_CMDS.search(stripped):
             return True
     return False
