@@ -160,6 +160,7 @@ _NEXT_RE = re.compile(
 )
 _TODO_LINE_RE = re.compile(r"^\s*(?:[-*]|\d+\.)\s*\[( |x|X)\]\s+(.+)$", re.MULTILINE)
 _TODO_LINES = LinePattern(_TODO_LINE_RE)  # tried at line breaks, not at every position of a long message
+_BOX_RE = re.compile(r"\[[ xX]\]")  # "[ ]", "[x]" or "[X]": one scan for "[" (three 3-letter finds cost ten times more)
 _STAMPED_LINE = LinePattern(STAMPED_LINE_RE)
 _AIDER_APPLIED_RE = re.compile(r"^>?\s*Applied edit to (.+?)\s*$", re.MULTILINE)
 _AIDER_COMMIT_RE = re.compile(r"^>?\s*Commit ([0-9a-f]{7,40}) (.+)$", re.MULTILINE)
@@ -635,7 +636,7 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
                 events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
         return
     if msg.role is Role.ASSISTANT and msg.text:
-        boxed = any(map(msg.text.__contains__, ("[ ]", "[x]", "[X]")))  # a todo line's box: most texts have none
+        boxed = _BOX_RE.search(msg.text) is not None  # a todo line's box: most texts have none
         todo_lines = _TODO_LINES.findall(msg.text) if boxed else []
         for status, item in ((("done" if c.strip() else "pending"), t) for c, t in todo_lines):
             events.append(Event(EventKind.TODO, rnd, msg.index, text=item.strip(), status=status))
