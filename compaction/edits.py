@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+from compaction.literal_heads import LinePattern
 from compaction.memo import per_text
 from compaction.model import ToolCall
 from compaction.shell import first_word, split_commands, words
@@ -345,18 +346,19 @@ def call_changes(call: ToolCall) -> list[FileChange]:
             out.append(FileChange(path, tuple(parse_search_replace(value))))
     if out:
         return out
-    edits = _arg(args, _EDIT_LIST_KEYS, list)
+    spelled = _spelled(args)  # once for every key asked below
+    edits = _pick(spelled, _EDIT_LIST_KEYS, list)
     if isinstance(edits, list) and path:
         hunks = [h for e in edits if isinstance(e, dict)
-                 for h in pair_hunks(_arg(e, _OLD_KEYS), _arg(e, _NEW_KEYS))]
+                 for h in pair_hunks(*_old_new(_spelled(e)))]
         return [FileChange(path, tuple(h for h in hunks if not h.empty))]
-    old, new = _arg(args, _OLD_KEYS), _arg(args, _NEW_KEYS)
+    old, new = _old_new(spelled)
     if path and (isinstance(old, str) or isinstance(new, str)) and call.kind != "write":
         if isinstance(args.get("insert_line"), int) and not old:
             return [FileChange(path, (Hunk((), _lines(new), f"after line {args['insert_line']}"),))]
         found = [h for h in pair_hunks(old, new) if not h.empty]
         return [FileChange(path, tuple(found))] if found else []
-    content = _content(args)
+    content = _content(args, spelled)
     if path and isinstance(content, str) and call.kind in ("write", "edit"):
         return [FileChange(path, (Hunk((), _lines(content)),), whole=True)]
     if command and ("\n@@" in command or "*** Begin Patch" in command) and ("apply" in command or "patch" in command):
@@ -387,9 +389,19 @@ def _key(name: object) -> str:
 
 def _arg(args: dict, keys: tuple[str, ...], kind: type = str) -> object:
     """The first of `keys` (as `_key` spells them) the arguments hold with a value of `kind`."""
-    named = {}
+    return _pick(_spelled(args), keys, kind)
+
+
+def _spelled(args: dict) -> dict[str, object]:
+    """The arguments by `_key`'s spelling of their names (the first of a spelling wins)."""
+    named: dict[str, object] = {}
     for name, value in args.items():
         named.setdefault(_key(name), value)
+    return named
+
+
+def _pick(named: dict[str, object], keys: tuple[str, ...], kind: type = str) -> object:
+    """`_arg` of arguments already spelled (`_spelled`): a call's keys are spelled once, not per key asked."""
     for key in keys:
         value = named.get(key)
         if isinstance(value, kind):
@@ -397,9 +409,13 @@ def _arg(args: dict, keys: tuple[str, ...], kind: type = str) -> object:
     return None
 
 
-def _content(args: dict) -> object:
+def _old_new(named: dict[str, object]) -> tuple[object, object]:
+    return _pick(named, _OLD_KEYS), _pick(named, _NEW_KEYS)
+
+
+def _content(args: dict, spelled: dict[str, object] | None = None) -> object:
     """A written file's text; decoded once when the agent double-encoded it (`_unquoted`)."""
-    value = _arg(args, _CONTENT_KEYS)
+    value = _pick(spelled if spelled is not None else _spelled(args), _CONTENT_KEYS)
     return _unquoted(value) if isinstance(value, str) else value
 
 
@@ -651,7 +667,7 @@ def result_changes(call: ToolCall, result: str) -> list[FileChange]:
     if shown:
         return [FileChange(path, (Hunk((), _lines(shown)),), whole=call.kind == "write")]
     if call.kind == "write":
-        blocks = [b.group(2) for b in _FENCE_RE.finditer(result)]
+        blocks = [b.group(2) for b in _FENCE_LINES.finditer(result)]
         body = max(blocks, key=len, default="")
         if body.strip():
             return [FileChange(path, (Hunk((), _lines(body)),), whole=True)]
@@ -665,6 +681,11 @@ def result_changes(call: ToolCall, result: str) -> list[FileChange]:
 _LABELLED_FENCE_RE = re.compile(r"^[A-Z][a-z]*(?: [A-Za-z]+){0,2}:[ \t]*\n+```(?:json)?[ \t]*\n.*?^```[ \t]*$",
                                 re.MULTILINE | re.DOTALL)
 _LANG_FENCE_RE = re.compile(r"^```([\w+#.-]+)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+# The fence patterns searched by their line breaks (`literal_heads.LinePattern`), not tried at every position of a result.
+_FENCE_LINES = LinePattern(_FENCE_RE)
+_DIFF_FENCE_LINES = LinePattern(_DIFF_FENCE_RE)
+_LABELLED_FENCE_LINES = LinePattern(_LABELLED_FENCE_RE)
+_LANG_FENCE_LINES = LinePattern(_LANG_FENCE_RE)
 # Block languages that say the block is not a file's text: a diff (`_diff_in_result` reads it), a tool's output.
 _NOT_FILE_TEXT = frozenset({"diff", "patch", "text", "txt", "plaintext", "console", "output", "log", "terminal",
                             "shell-session", "ansi"})
@@ -680,14 +701,14 @@ def shown_text(result: str) -> str:
     the exporter's labelled metadata) the result shows. New text only: such exports keep no old text.
     Memoized: the change's hunks, its file and its old text are each found from it."""
     if any(key in result for key in _EDIT_TEXT_KEYS):
-        for block in _FENCE_RE.finditer(result):
+        for block in _FENCE_LINES.finditer(result):
             found = _json_edit_text(block.group(2))
             if found:
                 return found
     if "```" not in result:
         return ""
     bare = without_labelled_blocks(result)
-    fences = [f for f in _LANG_FENCE_RE.finditer(bare) if f.group(1).lower() not in _NOT_FILE_TEXT]
+    fences = [f for f in _LANG_FENCE_LINES.finditer(bare) if f.group(1).lower() not in _NOT_FILE_TEXT]
     return fences[0].group(2).rstrip("\n") if len(fences) == 1 and fences[0].group(2).strip() else ""
 
 
@@ -702,9 +723,10 @@ def anchored_change(path: str, content: str, new: str) -> FileChange | None:
     None when fewer than two such lines are found or the span is far longer than the new text (the
     pieces of a multi-replace, not one place)."""
     lines, new_lines = content.splitlines(), new.splitlines()
-    counts = Counter(ln.strip() for ln in lines)
-    where = {ln.strip(): i for i, ln in enumerate(lines) if counts[ln.strip()] == 1 and len(ln.strip()) >= _ANCHOR_MIN}
-    anchors = [(j, where[ln.strip()]) for j, ln in enumerate(new_lines) if ln.strip() in where]
+    stripped = [ln.strip() for ln in lines]  # once: a file's lines are counted and indexed
+    counts = Counter(stripped)
+    where = {ln: i for i, ln in enumerate(stripped) if counts[ln] == 1 and len(ln) >= _ANCHOR_MIN}
+    anchors = [(j, where[key]) for j, ln in enumerate(new_lines) if (key := ln.strip()) in where]
     if len(anchors) < 2:
         return None
     (j0, a), (j1, b) = min(anchors, key=lambda x: x[1]), max(anchors, key=lambda x: x[1])
@@ -756,7 +778,7 @@ def replay(content: str, hunks: tuple[Hunk, ...]) -> str | None:
 def without_labelled_blocks(text: str) -> str:
     """`text` without an exporter's labelled blocks (`Parameters:` then a fenced block): what is left
     is the tool's output and the code it showed."""
-    return _LABELLED_FENCE_RE.sub("", text) if ":" in text and "```" in text else text
+    return _LABELLED_FENCE_LINES.removed(text) if ":" in text and "```" in text else text
 
 
 def _json_edit_text(text: str) -> str:
@@ -767,7 +789,7 @@ def _json_edit_text(text: str) -> str:
     if not isinstance(value, dict):
         return ""
     fenced = value.get("content")
-    inner = _LANG_FENCE_RE.search(fenced) if isinstance(fenced, str) else None
+    inner = _LANG_FENCE_LINES.search(fenced) if isinstance(fenced, str) else None
     if inner and inner.group(2).strip():
         return inner.group(2).rstrip("\n")
     found = next((value[k] for k in _EDIT_TEXT_KEYS if isinstance(value.get(k), str)), "")
@@ -788,7 +810,7 @@ def _diff_in_result(path: str, result: str) -> list[FileChange]:
     its files keeps those of the call's). SpecStory writes a space after each line's marker (`+ text`,
     `  context`): when every marked and context line has it, it is the exporter's, not the code's."""
     hunks: list[Hunk] = []
-    for m in _DIFF_FENCE_RE.finditer(result):
+    for m in _DIFF_FENCE_LINES.finditer(result):
         lines = m.group(1).splitlines()
         headers = ("+++", "---")
         marked = [ln for ln in lines if ln[:1] in ("+", "-") and not ln.startswith(headers)]

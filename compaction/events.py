@@ -27,7 +27,7 @@ from compaction.edits import (
     without_labelled_blocks,
 )
 from compaction.git_output import git_file_changes
-from compaction.literal_heads import Scanner, heads
+from compaction.literal_heads import LinePattern, Scanner, heads, matches_at, positions
 from compaction.memo import per_text
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript
 from compaction.shell import blank_quotes, first_word, split_commands, without_heredoc_body, words
@@ -94,6 +94,7 @@ _REDIRECT_RE = re.compile(r"(?<![0-9&<>=-])>{1,2}\s*(['\"]?)([^\s'\";&|<>()]+)\1
 _HEREDOC_CAT_RE = re.compile(r"\bcat\s+(?:<<-?\s*['\"]?\w+['\"]?\s*)?>{1,2}\s*(['\"]?)([^\s'\";&|<>]+)\1")
 _TEE_RE = re.compile(r"\btee\s+(?:-a\s+)?(['\"]?)([^\s'\";&|<>-][^\s'\";&|<>]*)\1")
 _SED_I_RE = re.compile(r"\bsed\s+(?:-[a-zA-Z]*\s+)*-i")
+_PY_INLINE_RE = re.compile(r"\bpython[0-9.]*\s+(?:-\s*<<|-c\b)")  # a python script given inline
 _PY_OPEN_W_RE = re.compile(r"open\(\s*['\"]([^'\"]+)['\"]\s*,\s*['\"][wa]")
 _WRITE_TEXT_RE = re.compile(r"Path\(\s*['\"]([^'\"]+)['\"]\s*\)\.write_text")
 _PATCH_FILE_RE = re.compile(r"^(?:\+\+\+ b/|\*\*\* (?:Update|Add) File: )(\S+)", re.MULTILINE)
@@ -130,12 +131,16 @@ _GO_RE = re.compile(r"^(ok|FAIL)\s+(\S+)\s+[\d.]+s$", re.MULTILINE)
 # --- text analysis ----------------------------------------------------------------------------
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+(?=[A-Z`\"'(\[]|[\u4e00-\u9fff])|\n{1,}")
+# Its phrases grouped by first letter (`I…`, `the…`/`to…`, `r…`): the regex engine tries each alternative of a
+# branch at every position, and alternatives opening with different letters exclude each other, so grouping them
+# finds the same matches with a third fewer tries (the pattern has too many openings for `literal_heads`).
 _DECISION_RE = re.compile(
-    r"\b(?:I(?:'ll| will) (?:use|go with|keep|switch|implement|change|modify|add|avoid|not)|"
-    r"I (?:decided|chose|choose|prefer)|we (?:decided|should|must|will use|need to keep)|decid(?:e|ed|ing) to|"
-    r"instead of|rather than|the (?:best|right|correct|cleanest|simplest|proper) (?:fix|approach|solution|way|place)|"
-    r"the fix (?:is|should|will)|the root cause|root cause is|the issue is (?:that|caused)|the problem is (?:that|caused)|"
-    r"to (?:preserve|maintain|keep) (?:backward|compatib)|backward[- ]compatib|approach:|plan:|strategy:)",
+    r"\b(?:I(?:(?:'ll| will) (?:use|go with|keep|switch|implement|change|modify|add|avoid|not)|"
+    r" (?:decided|chose|choose|prefer)|nstead of)|we (?:decided|should|must|will use|need to keep)|decid(?:e|ed|ing) to|"
+    r"r(?:ather than|oot cause is)|"
+    r"t(?:he (?:(?:best|right|correct|cleanest|simplest|proper) (?:fix|approach|solution|way|place)|"
+    r"fix (?:is|should|will)|root cause|issue is (?:that|caused)|problem is (?:that|caused))|"
+    r"o (?:preserve|maintain|keep) (?:backward|compatib))|backward[- ]compatib|approach:|plan:|strategy:)",
     re.IGNORECASE,
 )
 _CONSTRAINT_RE = re.compile(
@@ -154,6 +159,9 @@ _NEXT_RE = re.compile(
     re.IGNORECASE,
 )
 _TODO_LINE_RE = re.compile(r"^\s*(?:[-*]|\d+\.)\s*\[( |x|X)\]\s+(.+)$", re.MULTILINE)
+_TODO_LINES = LinePattern(_TODO_LINE_RE)  # tried at line breaks, not at every position of a long message
+_BOX_RE = re.compile(r"\[[ xX]\]")  # "[ ]", "[x]" or "[X]": one scan for "[" (three 3-letter finds cost ten times more)
+_STAMPED_LINE = LinePattern(STAMPED_LINE_RE)
 _AIDER_APPLIED_RE = re.compile(r"^>?\s*Applied edit to (.+?)\s*$", re.MULTILINE)
 _AIDER_COMMIT_RE = re.compile(r"^>?\s*Commit ([0-9a-f]{7,40}) (.+)$", re.MULTILINE)
 _AIDER_DIRTY_RE = re.compile(r">?\s*Committing (.+?) before applying edits\.[ \t]*\n[> \t]*\Z")
@@ -189,15 +197,15 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
     # heredoc's are commands too (`# make the agent\ncat > f <<EOF`).
     redirect_part = without_heredoc_body(command)
     if ">" in redirect_part:  # both patterns need one (blanking quotes adds none)
-        for m in _unquoted_matches(_HEREDOC_CAT_RE, redirect_part):
+        for m in _unquoted_matches(_HEREDOC_CAT_RE, redirect_part, "cat"):
             add(EventKind.WRITE, m.group(2))
-        for m in _unquoted_matches(_REDIRECT_RE, redirect_part):
+        for m in _unquoted_matches(_REDIRECT_RE, redirect_part, ">"):
             target = m.group(2)
             if re.fullmatch(r"\d+", target) or target.startswith("$"):
                 continue
             add(EventKind.WRITE, target)
     if "tee" in command:
-        for m in _unquoted_matches(_TEE_RE, redirect_part):
+        for m in _unquoted_matches(_TEE_RE, redirect_part, "tee"):
             add(EventKind.WRITE, m.group(2))
     for part in split_commands(command):
         word = first_word(part)
@@ -244,7 +252,7 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
         elif word == "patch":
             for m in _PATCH_FILE_RE.finditer(body):
                 add(EventKind.EDIT, m.group(1))
-    if re.search(r"\bpython[0-9.]*\s+(?:-\s*<<|-c\b)", command):
+    if "python" in command and _PY_INLINE_RE.search(command):  # the literal first: a `\b` pattern is tried everywhere
         for m in _PY_OPEN_W_RE.finditer(command):
             add(EventKind.WRITE, m.group(1))
         for m in _WRITE_TEXT_RE.finditer(command):
@@ -294,10 +302,11 @@ def ps_path(args: list[str]) -> str | None:
     return None
 
 
-def _unquoted_matches(pattern: re.Pattern[str], text: str):
-    """`pattern`'s matches where the shell would see them (outside quotes), read from `text` itself."""
+def _unquoted_matches(pattern: re.Pattern[str], text: str, opening: str):
+    """`pattern`'s matches where the shell would see them (outside quotes), read from `text` itself;
+    every match opens with `opening`, so only its places are tried (`literal_heads.matches_at`)."""
     blanked = blank_quotes(text)
-    for m in pattern.finditer(blanked):
+    for m in matches_at(pattern, positions(blanked, (opening,)), blanked):
         original = pattern.match(text, m.start())
         if original is not None:
             yield original
@@ -328,10 +337,18 @@ def _sed_files(args: list[str]) -> list[str]:
 _OUTPUT_REDIRECT_RE = re.compile(r"[0-9&]?>{1,2}")
 _QUOTING = frozenset("'\"\\")  # a first word holding none of these is the program's name as written
 _MAY_READ = _READ_CMDS | {"sed"}
+_PS_READ_PATH_RE = re.compile(r"\w\.\w+$|[/\\]")
+_SED_RANGE_RE = re.compile(r"[\d,]+p?|'.*'|\d+")  # a line range or a quoted script: no file
+_READ_PATH_RE = re.compile(r"[\w]\.[\w]+$|/")
 
 
 def shell_reads(command: str) -> list[str]:
     """Files a read-only command prints (cat/head/tail/nl/sed -n ...p)."""
+    return list(_shell_reads(command))
+
+
+@per_text(maxsize=4096)  # the events, the file blocks and the error memory read the same command lines
+def _shell_reads(command: str) -> tuple[str, ...]:
     paths: list[str] = []
     for part in split_commands(command.split("<<", 1)[0]):
         for piece in part.split("|")[:1]:
@@ -344,25 +361,28 @@ def shell_reads(command: str) -> list[str]:
                 continue
             word = args[0]
             if word.lower() in _PS_READ_CMDS and (target := ps_path(ps_words(piece))):
-                if re.search(r"\w\.\w+$|[/\\]", target):
+                if _PS_READ_PATH_RE.search(target):
                     paths.append(target)
                 continue
             if word in _READ_CMDS or (word == "sed" and "-n" in args and not _SED_I_RE.search(piece)):
                 for before, a in zip(args, args[1:], strict=False):
                     if _OUTPUT_REDIRECT_RE.fullmatch(before):  # `cat > f <<EOF` writes f, reads none
                         continue
-                    if a.startswith("-") or re.fullmatch(r"[\d,]+p?|'.*'|\d+", a) or a.endswith("p") and "," in a:
+                    if a.startswith("-") or _SED_RANGE_RE.fullmatch(a) or a.endswith("p") and "," in a:
                         continue
-                    if re.search(r"[\w]\.[\w]+$|/", a) and not a.startswith(("$", "<", ">")):
+                    if _READ_PATH_RE.search(a) and not a.startswith(("$", "<", ">")):
                         paths.append(a)
-    return paths
+    return tuple(paths)
+
+
+_LEADING_CD_AND_RE = re.compile(r"^(?:cd\s+\S+\s*&&\s*)")
 
 
 def is_state_changing(command: str) -> bool:
     if shell_writes(command):
         return True
     for part in split_commands(command):
-        stripped = re.sub(r"^(?:cd\s+\S+\s*&&\s*)", "", part.strip())
+        stripped = _LEADING_CD_AND_RE.sub("", part.strip())
         if _STATE_CMDS.search(stripped):
             return True
     return False
@@ -376,24 +396,27 @@ def is_test_command(command: str) -> bool:
 _SUMMARY_HINTS = ("passed", "failed", "Tests run:", "tests finished", "test result:", "Ran ", "error", "FAIL", "ok ")
 
 
-def has_line_starting(text: str, *prefixes: str) -> bool:
-    """Whether a line of `text` starts with one of `prefixes`: the literal a `^`-anchored MULTILINE
-    pattern needs, found by str.find. Why: such a pattern has no literal prefix for the regex engine
-    to search for, so it is tried at every position of the text; most outputs hold no such line."""
-    return text.startswith(prefixes) or any(f"\n{p}" in text for p in prefixes)
+# The `^`-anchored patterns searched by their line breaks (`literal_heads.LinePattern`): tried only at a line's
+# start, not at every position of an output.
+_PYTEST_SUMMARY_LINES = LinePattern(_PYTEST_SUMMARY_RE)
+_UNITTEST_LINES = LinePattern(_UNITTEST_RE)
+_JEST_LINES = LinePattern(_JEST_RE)
+_CARGO_LINES = LinePattern(_CARGO_RE)
+_GO_LINES = LinePattern(_GO_RE)
+_GIT_COMMIT_OUT_LINES = LinePattern(_GIT_COMMIT_OUT_RE)
 
 
+@per_text(maxsize=4096)  # the events, the error memory and the current-work source read the same outputs
 def parse_test_summary(output: str) -> str | None:
     """The test runner's closing counts, verbatim (e.g. '3 failed, 14 passed')."""
     if not any(map(output.__contains__, _SUMMARY_HINTS)):
         return None
     found = None
-    if has_line_starting(output, "="):
-        for m in _PYTEST_SUMMARY_RE.finditer(output):
-            found = m.group(1).strip().rstrip(",")
+    for m in _PYTEST_SUMMARY_LINES.finditer(output):
+        found = m.group(1).strip().rstrip(",")
     if found:
         return found
-    unittest_runs = list(_UNITTEST_RE.finditer(output)) if has_line_starting(output, "Ran ") else []
+    unittest_runs = list(_UNITTEST_LINES.finditer(output))
     if unittest_runs:
         m = unittest_runs[-1]
         return f"Ran {m.group(1)} tests: {m.group(2)}"
@@ -403,15 +426,15 @@ def parse_test_summary(output: str) -> str | None:
     sympy = _SYMPY_RE.findall(output)
     if sympy:
         return sympy[-1]
-    for rx, line_start in ((_JEST_RE, "Tests:"), (_CARGO_RE, "test result: ")):
-        hits = rx.findall(output) if has_line_starting(output, line_start) else []
+    for rx in (_JEST_LINES, _CARGO_LINES):
+        hits = rx.findall(output)
         if hits:
             h = hits[-1]
             return " ".join(h) if isinstance(h, tuple) else h
     hits = _VITEST_RE.findall(output) if "Tests  " in output else []
     if hits:
         return hits[-1]
-    hits = _GO_RE.findall(output) if has_line_starting(output, "ok", "FAIL") else []
+    hits = _GO_LINES.findall(output)
     if hits:
         return ", ".join(f"{a} {b}" for a, b in hits[-5:])
     return None
@@ -511,7 +534,8 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
                         later.append((i, request))
                 elif i is not None and events[i].text.strip():
                     first_request = False  # the task: always kept
-            applied = _paths_applied(msg, results)
+            # only aider's blocks ask (a `search_replace` call without a result of its own)
+            applied = _paths_applied(msg, results) if any(c.name == "search_replace" for c in msg.tool_calls) else _NONE
             for call in msg.tool_calls:
                 _call_events(events, rnd.number, msg, call, results.get(id(call)), state, applied)
     spell = PathSpellings.for_paths((e.path for e in events), transcript.cwd)
@@ -605,15 +629,15 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
         said = msg.text
-        if "-" in said and STAMPED_LINE_RE.search(said):  # a pasted log's lines are output, not the user's words
+        if "-" in said and _STAMPED_LINE.search(said):  # a pasted log's lines are output, not the user's words
             said = _STAMPED_LINES_RE.sub("", said)
         for sentence in _sentences_matching(_Prose(said, 30000), _CONSTRAINT_RE):
             if len(sentence) < 400:
                 events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
         return
     if msg.role is Role.ASSISTANT and msg.text:
-        boxed = any(map(msg.text.__contains__, ("[ ]", "[x]", "[X]")))  # a todo line's box: most texts have none
-        todo_lines = _TODO_LINE_RE.findall(msg.text) if boxed else []
+        boxed = _BOX_RE.search(msg.text) is not None  # a todo line's box: most texts have none
+        todo_lines = _TODO_LINES.findall(msg.text) if boxed else []
         for status, item in ((("done" if c.strip() else "pending"), t) for c, t in todo_lines):
             events.append(Event(EventKind.TODO, rnd, msg.index, text=item.strip(), status=status))
         prose = _Prose(msg.text, 6000)  # decisions and next steps read the same prose: cut and lowered once
@@ -660,15 +684,19 @@ def _lowercase_twin(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool]:
     return re.compile(source, pattern.flags & ~re.IGNORECASE), bounded
 
 
-_LOWER_TWINS: dict[re.Pattern[str], tuple[re.Pattern[str], bool, tuple[str, ...] | None]] = {}
+# By the pattern's identity (the pattern kept beside its twin, so that a reused id is seen): hashing a
+# compiled pattern walks its whole compiled code, microseconds per message for `_DECISION_RE`.
+_LOWER_TWINS: dict[int, tuple[re.Pattern[str], tuple[re.Pattern[str], bool, tuple[str, ...] | None]]] = {}
 
 
 def _twin_of(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool, tuple[str, ...] | None]:
     """The lowercase twin, whether it was bounded, and the literal openings of its matches (made once)."""
-    found = _LOWER_TWINS.get(pattern)
-    if found is None:
-        twin, bounded = _lowercase_twin(pattern)
-        found = _LOWER_TWINS[pattern] = (twin, bounded, heads(twin))
+    known = _LOWER_TWINS.get(id(pattern))
+    if known is not None and known[0] is pattern:
+        return known[1]
+    twin, bounded = _lowercase_twin(pattern)
+    found = (twin, bounded, heads(twin))
+    _LOWER_TWINS[id(pattern)] = (pattern, found)
     return found
 
 
@@ -771,6 +799,9 @@ def tool_kind(call: ToolCall) -> ToolKind:
     return classify(call).kind
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 def _paths_applied(msg: Message, results: dict[int, ToolResult | None]) -> frozenset[str]:
     """The files an edit of this message was applied to (a result that is no error)."""
     return frozenset(call.path for call in msg.tool_calls
@@ -786,7 +817,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         # it never named was not applied (a failed block gets its own error result)
         failed = call.path not in applied
     call = classify(call)  # an unknown tool's kind, path and command, from its arguments
-    kind = tool_kind(call)
+    kind = call.kind  # `tool_kind`'s answer: classifying a classified call again gives it back
     if kind == ToolKind.TODO:
         for status, text in _todo_items(call):
             events.append(Event(EventKind.TODO, rnd, msg.index, text=text, tool=call.name, status=status))
@@ -851,8 +882,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                                     whole=bool(change and change.whole)))
         for path in shell_reads(cmd):
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
-        if output and "] " in output and has_line_starting(output, "["):
-            for m in _GIT_COMMIT_OUT_RE.finditer(output):
+        if output and "] " in output:
+            for m in _GIT_COMMIT_OUT_LINES.finditer(output):
                 events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), commit_hash=m.group(1)))
         if output and state.unnamed_changes:
             _git_reported(events, rnd, msg, call, cmd, output)

@@ -93,13 +93,7 @@ class Scanner:
 
     def __init__(self, pattern: re.Pattern[str], openings: tuple[str, ...], text: str) -> None:
         self.pattern = pattern
-        starts: set[int] = set()
-        for head in openings:
-            at = text.find(head)
-            while at >= 0:
-                starts.add(at)
-                at = text.find(head, at + 1)
-        self.starts = sorted(starts)
+        self.starts = positions(text, openings)
         self.i = 0
 
     def search(self, text: str, pos: int) -> re.Match[str] | None:
@@ -117,6 +111,89 @@ class Scanner:
             i += 1
         self.i = i
         return None
+
+
+def matches_at(pattern: re.Pattern[str], starts: list[int], text: str):
+    """`pattern.finditer(text)`'s matches, given (in ascending order) every position where one could
+    start: `pattern.match` at each, past the previous match. Why: a pattern that opens with `\\b`, a
+    lookbehind or a `^` has no literal prefix for the regex engine, which then tries it at every
+    position of the text; the few positions a str.find names are all that can start one. Zero-width
+    checks before a position (`\\b`, a lookbehind, a MULTILINE `^`) see the text before it, as in a search."""
+    end = 0
+    for at in starts:
+        if at < end:
+            continue
+        m = pattern.match(text, at)
+        if m is not None:
+            yield m
+            end = max(m.end(), at + 1)
+
+
+def positions(text: str, openings: tuple[str, ...]) -> list[int]:
+    """Where any of `openings` occurs in `text`, ascending (str.find passes)."""
+    found: set[int] = set()
+    for head in openings:
+        at = text.find(head)
+        while at >= 0:
+            found.add(at)
+            at = text.find(head, at + 1)
+    return sorted(found)
+
+
+class LinePattern:
+    """A `^`-anchored MULTILINE pattern searched by the line break before each match: the regex engine
+    finds a literal prefix (`\\n`, `\\n[`, `\\n=`) in C and tries the rest only there, where a pattern
+    opening with `^` has no prefix and is tried at every position of the text. The matches are the
+    pattern's, the same groups in the same order; a match after the text's first line opens at its
+    line break (callers read groups, not spans; `removed` cuts the pattern's own spans). Exact when no
+    match ends with a line break, or the pattern ends with `$` and no match starts with one: a next
+    match then always has its line break left to be found by."""
+
+    __slots__ = ("first", "later", "groups")
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        body = pattern.pattern
+        assert body.startswith("^") and pattern.flags & re.MULTILINE and _whole_line_anchor(pattern), body
+        self.first = re.compile(body[1:], pattern.flags)  # the match at the text's start, if any
+        self.later = re.compile("\n(?:" + body[1:] + ")", pattern.flags)
+        self.groups = pattern.groups
+
+    def finditer(self, text: str):
+        """`pattern.finditer(text)`'s matches (as to their groups)."""
+        first = self.first.match(text)
+        if first is not None:
+            yield first
+        yield from self.later.finditer(text, first.end() if first is not None else 0)
+
+    def findall(self, text: str) -> list:
+        """`pattern.findall(text)` for a pattern with groups (its group, or its groups' tuple)."""
+        assert self.groups, "a match's whole text opens at its line break"
+        if self.groups == 1:
+            return [m.group(1) for m in self.finditer(text)]
+        return [m.groups("") for m in self.finditer(text)]
+
+    def search(self, text: str) -> re.Match[str] | None:
+        """`pattern.search(text)` (as to its groups)."""
+        return self.first.match(text) or self.later.search(text)
+
+    def removed(self, text: str) -> str:
+        """`pattern.sub("", text)`: each match's own span (past the line break it was found by) cut out."""
+        kept: list[str] = []
+        pos = 0
+        for m in self.finditer(text):
+            start = m.start() + 1 if m.re is self.later else m.start()
+            kept.append(text[pos:start])
+            pos = m.end()
+        kept.append(text[pos:])
+        return "".join(kept)
+
+
+def _whole_line_anchor(pattern: re.Pattern[str]) -> bool:
+    """Whether the pattern's `^` anchors all of it (no top-level `|` leaves a branch unanchored)."""
+    if _sre_parser is None:  # pragma: no cover
+        return True
+    parsed = list(_sre_parser.parse(pattern.pattern, pattern.flags))  # a top-level `|` parses as one BRANCH
+    return bool(parsed) and parsed[0] == (_sre_constants.AT, _sre_constants.AT_BEGINNING)
 
 
 def holds(pattern: re.Pattern[str], words: tuple[str, ...], line: str) -> bool:

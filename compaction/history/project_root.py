@@ -94,7 +94,8 @@ def _relative_spellings(texts: Iterable[str]) -> set[str]:
     out: set[str] = set()
     left = TEXT_CHARS
     for text in texts:
-        out.update(_norm(m) for m in _RELATIVE_RE.findall(text[:left]))
+        if "/" in text:  # every relative path holds one; the lookbehind-led pattern is tried at every position
+            out.update(_norm(m) for m in _RELATIVE_RE.findall(text[:left]))
         left -= len(text)
         if left <= 0:
             break
