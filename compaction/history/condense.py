@@ -28,6 +28,11 @@ _BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|[a-z][.)])\s+")
 _HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{2,80})\*\*:?|__([^_]{2,80})__:?)\s*$")
 # A sentence ends at . ! ? followed by a space (not inside `file.ts`), or at a CJK full stop.
 _SENT_RE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
+# The same split for a text without `。！？；` (whose branch matches empty), opening on the whitespace it
+# consumes: a pattern that opens with a character class is scanned for it in C, where one opening with a
+# lookbehind is tried at every position.
+_SENT_WS_RE = re.compile(r"\s(?<=[.!?]\s)\s*(?=\S)")
+_CJK_STOPS = ("。", "！", "？", "；")
 _LINK_RE = re.compile(r"\[([^\]\n]{1,120})\]\((\S{1,400}?)\)")
 _LONG_URL = 60  # a Markdown link's target longer than this is left out: its text says what it is
 _WORD_RE = re.compile(r"\w+")
@@ -178,9 +183,7 @@ def paste_values(lines: list[str]) -> str:
     for ln in lines:
         if "=" not in ln and ":" not in ln:
             continue  # no assignment without its sign: the pattern, tried at every position, is spared
-        if "-" in ln:  # a timestamp's `25T22:44` is no value a successor is asked about
-            ln = TIMESTAMP_RE.sub(" ", ln)
-        for name, value in _ASSIGN_RE.findall(ln):
+        for name, value in _assignments(ln):
             if name in seen or name.isdigit() or not _LITERAL_RE.match(value):
                 continue  # a value worth its tokens is a literal: a number, a string, a constant with a digit
             pair = f"{name}={value}"
@@ -190,6 +193,15 @@ def paste_values(lines: list[str]) -> str:
             out.append(pair)
             size += len(pair) + 2
     return ", ".join(out)
+
+
+@per_text(maxsize=8192)
+def _assignments(line: str) -> tuple[tuple[str, str], ...]:
+    """The `name = value` pairs of a line holding `=` or `:`, found once (a paste is trimmed at several
+    levels, each reading most of its lines again)."""
+    if "-" in line:  # a timestamp's `25T22:44` is no value a successor is asked about
+        line = TIMESTAMP_RE.sub(" ", line)
+    return tuple(_ASSIGN_RE.findall(line))
 
 
 # A reply's opening reaction ("aha, already nice.", "ok cool"): not what it asks.
@@ -282,7 +294,8 @@ def units(text: str, start: bool = True) -> list[_Unit]:
         body = _delink(stripped[len(bullet.group(0).strip()):].strip() if bullet else stripped)
         if not bullet:
             lead_cues = set()
-        for k, sentence in enumerate(s for s in _SENT_RE.split(body) if s.strip()):
+        split = _SENT_RE.split if any(map(body.__contains__, _CJK_STOPS)) else _SENT_WS_RE.split
+        for k, sentence in enumerate(s for s in split(body) if s.strip()):
             sentence = sentence.strip()
             if _GREETING_RE.match(sentence) or not _WORD_RE.search(sentence):
                 continue  # a greeting, a thanks, a line of punctuation (`/**`, `---`)
