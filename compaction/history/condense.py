@@ -119,6 +119,9 @@ _CUE_WORDS, _CUE_PREFIXES, _CUE_SUFFIXES, _CUE_PHRASES, _CUE_FOREIGN = _cue_inde
 # All the prefixes and suffixes at once: a word that starts (ends) with none, most words, is not tried one by one.
 _ANY_PREFIX = tuple(p for p, _ in _CUE_PREFIXES)
 _ANY_SUFFIX = tuple(x for x, _ in _CUE_SUFFIXES)
+# The other languages' cue words of each kind as one pattern of literals: one search a kind, not one per word.
+_FOREIGN_BY_KIND = tuple((kind, re.compile("|".join(re.escape(f) for f, k in _CUE_FOREIGN if k == kind)))
+                         for kind in _CUE_TABLE)
 # The phrases by their first word: a sentence tries only the phrases whose first word it holds.
 _PHRASES_BY_FIRST: dict[str, list[tuple[str, str]]] = {}
 for _first, _phrase, _kind in _CUE_PHRASES:
@@ -141,11 +144,9 @@ def _word_kinds(word: str) -> frozenset[str]:
 def _cue_classes(text: str) -> set[str]:
     """The kinds of question a sentence answers."""
     low = text.lower().replace("’", "'")
-    found: set[str] = set()
     tokens = _TOKEN_RE.findall(low)
     words = set(tokens)
-    for w in words:
-        found |= _word_kinds(w)
+    found: set[str] = set().union(*map(_word_kinds, words))  # one C-level union, no loop per word
     if len(found) < len(_CUE_TABLE):
         phrases = [(p, k) for first in words.intersection(_PHRASES_BY_FIRST) for p, k in _PHRASES_BY_FIRST[first]
                    if k not in found]
@@ -153,7 +154,7 @@ def _cue_classes(text: str) -> set[str]:
             padded = f" {' '.join(tokens)} "
             found.update(k for p, k in phrases if p in padded)
     if not low.isascii():
-        found.update(k for f, k in _CUE_FOREIGN if k not in found and f in low)
+        found.update(k for k, rx in _FOREIGN_BY_KIND if k not in found and rx.search(low))
     if text.rstrip().endswith(_QUESTION_ENDS) or _ASK_RE.match(text):
         found.add("ask")
     return found

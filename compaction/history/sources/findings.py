@@ -78,6 +78,7 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[。！？])\s*|(?<=
 # it in C, where one opening with a lookbehind is tried at every position (3-4 times slower).
 _SENTENCE_WS_RE = re.compile(r"\s(?:(?<=[.!?]\s)\s*(?=[A-Z`\"'(])|(?<=：\s)\s*|(?<=:\s)\s+|(?<=\n)\n*)")
 _CJK_STOPS = ("。", "！", "？")
+_WIDE_RE = re.compile("[\u2e81-\U0010ffff]")  # a character past U+2E80 (CJK and after)
 _TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
 _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|successfully|All tests|Done|done)\b|"
@@ -247,7 +248,8 @@ def report_of(replies: list[str]) -> str | None:
         if size >= REPORT_READ:
             break
     chosen.reverse()
-    wide = sum(1 for ch in chosen[-1][:400] if ord(ch) > 0x2E80)  # CJK: a character says about what a word does
+    opening = chosen[-1][:400]  # CJK: a character says about what a word does (counted in C, not char by char)
+    wide = 0 if opening.isascii() else len(_WIDE_RE.findall(opening))
     return informative(chosen, REPORT_CHARS // 2 if wide > 100 else REPORT_CHARS, closing=True)
 
 
@@ -334,12 +336,25 @@ def statements(msg: Message) -> list[tuple[str, int]]:
         if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
             continue
         low = s.lower()
-        weight = next((w for rx, w, words in _LOWER_PATTERNS if any(map(low.__contains__, words)) and rx.search(low)), 0)
+        weight = _weight(low)
         if weight == _HOLDS_WEIGHT and not _SPECIFIC_RE.search(s):
             continue  # "The file is empty": which file it was is the finding
         if weight:
             out.append((s, weight))
     return out
+
+
+def _weight(low: str) -> int:
+    """The weight of the first (strongest) pattern matching the lower-cased sentence, 0 for none; a
+    pattern is tried only on a sentence holding one of its words (plain loops: a generator and `any`
+    per pattern cost more than the substring tests)."""
+    for rx, weight, words in _LOWER_PATTERNS:
+        for word in words:
+            if word in low:
+                if rx.search(low):
+                    return weight
+                break
+    return 0
 
 
 def runs_script(command: str) -> bool:
