@@ -7,6 +7,7 @@ their rounds, each one line at a tight budget; a short assent ("yes please") car
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import islice
 
@@ -188,6 +189,13 @@ _TIGHT_REQUEST_CHARS = 120  # an older request's characters at a tight target
 _WORK = frozenset({EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.MOVE, EventKind.COMMIT})
 
 
+def _worked_between(worked: list[int], lo: int, hi: int) -> bool:
+    """A round of `worked` (sorted) in [lo, hi): one bisection, not a scan of every work round per
+    request (a long session has hundreds of both)."""
+    k = bisect_left(worked, lo)
+    return k < len(worked) and worked[k] < hi
+
+
 def _work_rounds(ctx: FactContext) -> list[int]:
     """The rounds that changed files or committed, in order (one pass over the events)."""
     return sorted({e.round for e in ctx.events if e.kind in _WORK})
@@ -270,7 +278,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             # question answered in chat: the findings carry those answers; one that asks more (its
             # list items, its imperatives) outranks one that asks less. A command line the user typed
             # for the tool to run asks nothing: the completed actions show it.
-            led_to_work = any(req.round <= r < starts[i - first + 1] for r in worked)
+            led_to_work = _worked_between(worked, req.round, starts[i - first + 1])
             room, asks = request_room(text, limit, tight)
             typed = _is_typed_command(text, ran.get(req.round, ()))
             sets_work = followed[i - first] * 0.6 if asks else 0.0
