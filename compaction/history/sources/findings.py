@@ -125,6 +125,20 @@ _COMPARED = 12  # earlier statements a new one is compared with (a restatement f
 _SCRIPT_RUN_RE = re.compile(r"\b(?:python[0-9.]*|node|ruby|go run|cargo run|java|bash|sh)\s+(?!-m\b|-c\b)\S+\.\w+")
 
 
+def _ascii_twin(rx: re.Pattern[str]) -> re.Pattern[str]:
+    """`rx` for ASCII-only text, 2-5 times faster (no Unicode case folding or category lookup at every
+    position) and with the same matches there: \\w, \\d, \\b and case folding agree on ASCII characters;
+    `\\S` is spelled out, as Unicode's \\s also holds \\x1c-\\x1f (no pattern twinned uses \\s)."""
+    if r"\s" in rx.pattern:
+        raise ValueError("an ASCII twin of a pattern using \\s")
+    return re.compile(rx.pattern.replace(r"\S", r"[^\s\x1c-\x1f]"), rx.flags & ~re.UNICODE | re.ASCII)
+
+
+_INFORMATIVE_ASCII_RE = _ascii_twin(_INFORMATIVE_RE)
+_INTENT_ASCII_RE = _ascii_twin(_INTENT_RE)
+_LOWER_ASCII_PATTERNS = tuple((_ascii_twin(rx), w, words) for rx, w, words in _LOWER_PATTERNS)
+
+
 @dataclass(slots=True)
 class Finding:
     round: int
@@ -262,7 +276,8 @@ def specificity(text: str, named: set[str] | None = None) -> int:
     if named is not None:
         named |= spans
     bare = not spans and len(text) < 60  # "This confirms the issue described.": says that, not what
-    return 3 * min(len(new), 3) - (10 if _INTENT_RE.search(text) else 0) - (8 if bare else 0)
+    intent = (_INTENT_ASCII_RE if text.isascii() else _INTENT_RE).search(text)
+    return 3 * min(len(new), 3) - (10 if intent else 0) - (8 if bare else 0)
 
 
 def _repeats(bag: set[str], said: list[set[str]]) -> bool:
@@ -315,7 +330,8 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     if not sentences:
         return None
     lead = range(len(sentences) - max(1, len(sentences) // 3), len(sentences)) if closing else range(1)
-    score = [len(_INFORMATIVE_RE.findall(x)) + stressed[i] + (2 if i in lead else 0) for i, x in enumerate(sentences)]
+    score = [len((_INFORMATIVE_ASCII_RE if x.isascii() else _INFORMATIVE_RE).findall(x)) + stressed[i]
+             + (2 if i in lead else 0) for i, x in enumerate(sentences)]
     keep: list[int] = []
     size = 0
     for i in sorted(range(len(sentences)), key=lambda i: (-score[i], i)):
@@ -348,7 +364,7 @@ def _weight(low: str) -> int:
     """The weight of the first (strongest) pattern matching the lower-cased sentence, 0 for none; a
     pattern is tried only on a sentence holding one of its words (plain loops: a generator and `any`
     per pattern cost more than the substring tests)."""
-    for rx, weight, words in _LOWER_PATTERNS:
+    for rx, weight, words in _LOWER_ASCII_PATTERNS if low.isascii() else _LOWER_PATTERNS:
         for word in words:
             if word in low:
                 if rx.search(low):
