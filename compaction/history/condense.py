@@ -28,6 +28,11 @@ _BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|[a-z][.)])\s+")
 _HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{2,80})\*\*:?|__([^_]{2,80})__:?)\s*$")
 # A sentence ends at . ! ? followed by a space (not inside `file.ts`), or at a CJK full stop.
 _SENT_RE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
+# The same split for a text without `。！？；` (whose branch matches empty), opening on the whitespace it
+# consumes: a pattern that opens with a character class is scanned for it in C, where one opening with a
+# lookbehind is tried at every position.
+_SENT_WS_RE = re.compile(r"\s(?<=[.!?]\s)\s*(?=\S)")
+_CJK_STOPS = ("。", "！", "？", "；")
 _LINK_RE = re.compile(r"\[([^\]\n]{1,120})\]\((\S{1,400}?)\)")
 _LONG_URL = 60  # a Markdown link's target longer than this is left out: its text says what it is
 _WORD_RE = re.compile(r"\w+")
@@ -114,6 +119,9 @@ _CUE_WORDS, _CUE_PREFIXES, _CUE_SUFFIXES, _CUE_PHRASES, _CUE_FOREIGN = _cue_inde
 # All the prefixes and suffixes at once: a word that starts (ends) with none, most words, is not tried one by one.
 _ANY_PREFIX = tuple(p for p, _ in _CUE_PREFIXES)
 _ANY_SUFFIX = tuple(x for x, _ in _CUE_SUFFIXES)
+# The other languages' cue words of each kind as one pattern of literals: one search a kind, not one per word.
+_FOREIGN_BY_KIND = tuple((kind, re.compile("|".join(re.escape(f) for f, k in _CUE_FOREIGN if k == kind)))
+                         for kind in _CUE_TABLE)
 # The phrases by their first word: a sentence tries only the phrases whose first word it holds.
 _PHRASES_BY_FIRST: dict[str, list[tuple[str, str]]] = {}
 for _first, _phrase, _kind in _CUE_PHRASES:
@@ -136,11 +144,9 @@ def _word_kinds(word: str) -> frozenset[str]:
 def _cue_classes(text: str) -> set[str]:
     """The kinds of question a sentence answers."""
     low = text.lower().replace("’", "'")
-    found: set[str] = set()
     tokens = _TOKEN_RE.findall(low)
     words = set(tokens)
-    for w in words:
-        found |= _word_kinds(w)
+    found: set[str] = set().union(*map(_word_kinds, words))  # one C-level union, no loop per word
     if len(found) < len(_CUE_TABLE):
         phrases = [(p, k) for first in words.intersection(_PHRASES_BY_FIRST) for p, k in _PHRASES_BY_FIRST[first]
                    if k not in found]
@@ -148,7 +154,7 @@ def _cue_classes(text: str) -> set[str]:
             padded = f" {' '.join(tokens)} "
             found.update(k for p, k in phrases if p in padded)
     if not low.isascii():
-        found.update(k for f, k in _CUE_FOREIGN if k not in found and f in low)
+        found.update(k for k, rx in _FOREIGN_BY_KIND if k not in found and rx.search(low))
     if text.rstrip().endswith(_QUESTION_ENDS) or _ASK_RE.match(text):
         found.add("ask")
     return found
@@ -178,9 +184,7 @@ def paste_values(lines: list[str]) -> str:
     for ln in lines:
         if "=" not in ln and ":" not in ln:
             continue  # no assignment without its sign: the pattern, tried at every position, is spared
-        if "-" in ln:  # a timestamp's `25T22:44` is no value a successor is asked about
-            ln = TIMESTAMP_RE.sub(" ", ln)
-        for name, value in _ASSIGN_RE.findall(ln):
+        for name, value in _assignments(ln):
             if name in seen or name.isdigit() or not _LITERAL_RE.match(value):
                 continue  # a value worth its tokens is a literal: a number, a string, a constant with a digit
             pair = f"{name}={value}"
@@ -190,6 +194,15 @@ def paste_values(lines: list[str]) -> str:
             out.append(pair)
             size += len(pair) + 2
     return ", ".join(out)
+
+
+@per_text(maxsize=8192)
+def _assignments(line: str) -> tuple[tuple[str, str], ...]:
+    """The `name = value` pairs of a line holding `=` or `:`, found once (a paste is trimmed at several
+    levels, each reading most of its lines again)."""
+    if "-" in line:  # a timestamp's `25T22:44` is no value a successor is asked about
+        line = TIMESTAMP_RE.sub(" ", line)
+    return tuple(_ASSIGN_RE.findall(line))
 
 
 # A reply's opening reaction ("aha, already nice.", "ok cool"): not what it asks.
@@ -282,7 +295,8 @@ def units(text: str, start: bool = True) -> list[_Unit]:
         body = _delink(stripped[len(bullet.group(0).strip()):].strip() if bullet else stripped)
         if not bullet:
             lead_cues = set()
-        for k, sentence in enumerate(s for s in _SENT_RE.split(body) if s.strip()):
+        split = _SENT_RE.split if any(map(body.__contains__, _CJK_STOPS)) else _SENT_WS_RE.split
+        for k, sentence in enumerate(s for s in split(body) if s.strip()):
             sentence = sentence.strip()
             if _GREETING_RE.match(sentence) or not _WORD_RE.search(sentence):
                 continue  # a greeting, a thanks, a line of punctuation (`/**`, `---`)

@@ -73,6 +73,12 @@ _PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|no
 # A colon followed by a gap closes a sentence too: an exporter joins the prose around a tool call with
 # spaces ("Let me read the config:  The file sets…").
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[。！？])\s*|(?<=：)\s+|(?<=:)\s{2,}|\n+")
+# The same split for a text without `。！？` (its one branch that may match empty never does there), each
+# branch opening on the whitespace it consumes: a pattern that opens with a character class is scanned for
+# it in C, where one opening with a lookbehind is tried at every position (3-4 times slower).
+_SENTENCE_WS_RE = re.compile(r"\s(?:(?<=[.!?]\s)\s*(?=[A-Z`\"'(])|(?<=：\s)\s*|(?<=:\s)\s+|(?<=\n)\n*)")
+_CJK_STOPS = ("。", "！", "？")
+_WIDE_RE = re.compile("[\u2e81-\U0010ffff]")  # a character past U+2E80 (CJK and after)
 _TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
 _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|successfully|All tests|Done|done)\b|"
@@ -117,6 +123,20 @@ _FUNCTION_WORDS = frozenset("this that these those there their them then than th
 _SAME = 0.75  # of a statement's words an earlier one already held: it says that again
 _COMPARED = 12  # earlier statements a new one is compared with (a restatement follows closely)
 _SCRIPT_RUN_RE = re.compile(r"\b(?:python[0-9.]*|node|ruby|go run|cargo run|java|bash|sh)\s+(?!-m\b|-c\b)\S+\.\w+")
+
+
+def _ascii_twin(rx: re.Pattern[str]) -> re.Pattern[str]:
+    """`rx` for ASCII-only text, 2-5 times faster (no Unicode case folding or category lookup at every
+    position) and with the same matches there: \\w, \\d, \\b and case folding agree on ASCII characters;
+    `\\S` is spelled out, as Unicode's \\s also holds \\x1c-\\x1f (no pattern twinned uses \\s)."""
+    if r"\s" in rx.pattern:
+        raise ValueError("an ASCII twin of a pattern using \\s")
+    return re.compile(rx.pattern.replace(r"\S", r"[^\s\x1c-\x1f]"), rx.flags & ~re.UNICODE | re.ASCII)
+
+
+_INFORMATIVE_ASCII_RE = _ascii_twin(_INFORMATIVE_RE)
+_INTENT_ASCII_RE = _ascii_twin(_INTENT_RE)
+_LOWER_ASCII_PATTERNS = tuple((_ascii_twin(rx), w, words) for rx, w, words in _LOWER_PATTERNS)
 
 
 @dataclass(slots=True)
@@ -242,7 +262,8 @@ def report_of(replies: list[str]) -> str | None:
         if size >= REPORT_READ:
             break
     chosen.reverse()
-    wide = sum(1 for ch in chosen[-1][:400] if ord(ch) > 0x2E80)  # CJK: a character says about what a word does
+    opening = chosen[-1][:400]  # CJK: a character says about what a word does (counted in C, not char by char)
+    wide = 0 if opening.isascii() else len(_WIDE_RE.findall(opening))
     return informative(chosen, REPORT_CHARS // 2 if wide > 100 else REPORT_CHARS, closing=True)
 
 
@@ -255,7 +276,8 @@ def specificity(text: str, named: set[str] | None = None) -> int:
     if named is not None:
         named |= spans
     bare = not spans and len(text) < 60  # "This confirms the issue described.": says that, not what
-    return 3 * min(len(new), 3) - (10 if _INTENT_RE.search(text) else 0) - (8 if bare else 0)
+    intent = (_INTENT_ASCII_RE if text.isascii() else _INTENT_RE).search(text)
+    return 3 * min(len(new), 3) - (10 if intent else 0) - (8 if bare else 0)
 
 
 def _repeats(bag: set[str], said: list[set[str]]) -> bool:
@@ -294,7 +316,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     for raw_text in texts:
         text = THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000]))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
-        for raw in _SENTENCE_RE.split(text):
+        for raw in (_SENTENCE_RE if any(map(text.__contains__, _CJK_STOPS)) else _SENTENCE_WS_RE).split(text):
             marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
             plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
             x = (WS_RE.sub(" ", plain) if "  " in plain or "\t" in plain else plain).strip().lstrip("-*• ")
@@ -308,7 +330,8 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     if not sentences:
         return None
     lead = range(len(sentences) - max(1, len(sentences) // 3), len(sentences)) if closing else range(1)
-    score = [len(_INFORMATIVE_RE.findall(x)) + stressed[i] + (2 if i in lead else 0) for i, x in enumerate(sentences)]
+    score = [len((_INFORMATIVE_ASCII_RE if x.isascii() else _INFORMATIVE_RE).findall(x)) + stressed[i]
+             + (2 if i in lead else 0) for i, x in enumerate(sentences)]
     keep: list[int] = []
     size = 0
     for i in sorted(range(len(sentences)), key=lambda i: (-score[i], i)):
@@ -329,12 +352,25 @@ def statements(msg: Message) -> list[tuple[str, int]]:
         if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
             continue
         low = s.lower()
-        weight = next((w for rx, w, words in _LOWER_PATTERNS if any(map(low.__contains__, words)) and rx.search(low)), 0)
+        weight = _weight(low)
         if weight == _HOLDS_WEIGHT and not _SPECIFIC_RE.search(s):
             continue  # "The file is empty": which file it was is the finding
         if weight:
             out.append((s, weight))
     return out
+
+
+def _weight(low: str) -> int:
+    """The weight of the first (strongest) pattern matching the lower-cased sentence, 0 for none; a
+    pattern is tried only on a sentence holding one of its words (plain loops: a generator and `any`
+    per pattern cost more than the substring tests)."""
+    for rx, weight, words in _LOWER_ASCII_PATTERNS if low.isascii() else _LOWER_PATTERNS:
+        for word in words:
+            if word in low:
+                if rx.search(low):
+                    return weight
+                break
+    return 0
 
 
 def runs_script(command: str) -> bool:

@@ -311,11 +311,16 @@ def _content(text: str) -> set[str]:
     return {w for w in _WORD_RE.findall(text.lower()) if w not in _STOP}
 
 
+# `(?<=[.!?])\s+|\n+` with each branch opening on the whitespace it consumes: a pattern that opens with a
+# character class is scanned for it in C, where one opening with a lookbehind is tried at every position.
+_SENTENCE_RE = re.compile(r"\s(?:(?<=[.!?]\s)\s*|(?<=\n)\n*)")
+
+
 def _done_sentences(text: str) -> list[set[str]]:
     """The content words of each sentence of `text` that holds a done-word."""
     if not _DONE_WORDS_RE.search(text):
         return []
-    return [_content(sentence) for sentence in re.split(r"(?<=[.!?])\s+|\n+", text) if _DONE_WORDS_RE.search(sentence)]
+    return [_content(sentence) for sentence in _SENTENCE_RE.split(text) if _DONE_WORDS_RE.search(sentence)]
 
 
 def _done_later(item: Event, said: list[tuple[int, str]], split: dict[int, list[set[str]]] | None = None) -> bool:

@@ -7,6 +7,7 @@ their rounds, each one line at a tight budget; a short assent ("yes please") car
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import islice
 
@@ -16,6 +17,7 @@ from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact,
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.literal_heads import holds
+from compaction.memo import per_text
 from compaction.model import Message, Role
 
 _PASTE_LINES = 12  # a fenced block or an unfenced log run longer than this is trimmed
@@ -44,38 +46,52 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
     was trimmed."""
     if text.count("\n") <= _PASTE_LINES or ("```" not in text and "~~~" not in text and not _LOGRUN_RE.search(text)):
         return text  # no fence and no long run of log lines: nothing to trim (one C-speed scan)
+    out: list[str] = []
+    for kind, lines in _pieces(text):
+        if kind == "code":  # its opening fence, its body, its closing fence (or last line)
+            out.extend([lines[0], *_trim(lines[1:-1], "code", head, tail), lines[-1]] if len(lines) > 1 else lines)
+        elif kind == "log" and len(lines) > _PASTE_LINES:
+            out.extend(_trim(lines, "log", head, tail))
+        else:  # prose, or a short run that stays as it is
+            out.extend(lines)
+    return "\n".join(out)
+
+
+@per_text(maxsize=4)
+def _pieces(text: str) -> tuple[tuple[str, list[str]], ...]:
+    """The message's lines as its fenced blocks ("code": the fences with their body), its runs of log
+    lines ("log", their stamps already gone where `trim_pastes` drops them) and its other lines
+    ("text"), in order: the same at every trim level, so found once (the task is trimmed at three)."""
     lines = text.split("\n")
     # A pasted CI log stamps every line (`2025-09-25T22:44:30.0442684Z ##[error]…`): a quarter of its tokens,
     # none of them asked about. In a message with more than _PASTE_LINES stamped lines, each run of log lines
     # loses its stamps but the first log's first one and a later long log's (when each began); fenced blocks
-    # stay as written.
-    many = sum(1 for ln in lines if STAMPED_LINE_RE.match(ln)) > _PASTE_LINES
+    # stay as written. (A stamp opens a line and never holds a newline: its matches are the stamped lines.)
+    many = len(STAMPED_LINE_RE.findall(text)) > _PASTE_LINES
     first_run = True  # no stamped run seen yet
-    out: list[str] = []
+    out: list[tuple[str, list[str]]] = []  # never changed once made: the memo hands them out again
     i = 0
     while i < len(lines):
         if _FENCE_RE.match(lines[i]):  # a fenced block: from its opening fence to its closing one
             j = next((k for k in range(i + 1, len(lines)) if _FENCE_RE.match(lines[k])), len(lines) - 1)
-            out.extend([lines[i], *_trim(lines[i + 1:j], "code", head, tail), lines[j]] if j > i else [lines[i]])
+            out.append(("code", lines[i:j + 1] if j > i else [lines[i]]))
             i = j + 1
             continue
         j = i
         while j < len(lines) and _LOGLINE_RE.match(lines[j]):
             j += 1
-        run = lines[i:j]
-        if many and j > i:  # the first log keeps its first stamp, and so does any later long one
-            run = _unstamped(run, keep_first=first_run or j - i > _PASTE_LINES)
-            first_run = first_run and not any(STAMPED_LINE_RE.match(ln) for ln in lines[i:j])
-        if j - i > _PASTE_LINES:
-            out.extend(_trim(run, "log", head, tail))
-            i = j
-        elif j > i:  # a short run stays as it is (and is not scanned again)
-            out.extend(run)
-            i = j
-        else:
-            out.append(lines[i])
+        if j == i:
+            out.append(("text", [lines[i]]))
             i += 1
-    return "\n".join(out)
+            continue
+        run = lines[i:j]
+        if many:  # the first log keeps its first stamp, and so does any later long one
+            stamped = any(STAMPED_LINE_RE.match(ln) for ln in run)
+            run = _unstamped(run, keep_first=first_run or j - i > _PASTE_LINES)
+            first_run = first_run and not stamped
+        out.append(("log", run))
+        i = j
+    return tuple(out)
 
 
 def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
@@ -101,7 +117,9 @@ def _unstamped(run: list[str], *, keep_first: bool) -> list[str]:
     return out
 
 
+@per_text(maxsize=8192)
 def _informative(line: str) -> bool:
+    """A line worth keeping from a paste's middle: remembered, the task is trimmed at three levels."""
     return holds(_INFORMATIVE_RE, _INFORMATIVE_WORDS, line)
 
 
@@ -169,6 +187,13 @@ def _condensed_forms(request: str, rest: str, whole: str, shortest: int) -> list
 
 _TIGHT_REQUEST_CHARS = 120  # an older request's characters at a tight target
 _WORK = frozenset({EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.MOVE, EventKind.COMMIT})
+
+
+def _worked_between(worked: list[int], lo: int, hi: int) -> bool:
+    """A round of `worked` (sorted) in [lo, hi): one bisection, not a scan of every work round per
+    request (a long session has hundreds of both)."""
+    k = bisect_left(worked, lo)
+    return k < len(worked) and worked[k] < hi
 
 
 def _work_rounds(ctx: FactContext) -> list[int]:
@@ -253,7 +278,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             # question answered in chat: the findings carry those answers; one that asks more (its
             # list items, its imperatives) outranks one that asks less. A command line the user typed
             # for the tool to run asks nothing: the completed actions show it.
-            led_to_work = any(req.round <= r < starts[i - first + 1] for r in worked)
+            led_to_work = _worked_between(worked, req.round, starts[i - first + 1])
             room, asks = request_room(text, limit, tight)
             typed = _is_typed_command(text, ran.get(req.round, ()))
             sets_work = followed[i - first] * 0.6 if asks else 0.0
