@@ -482,12 +482,11 @@ _BEFORE_COLON = re.compile(r"([^\s:'\"`]+[/.][^\s:'\"`]+): (?:No such file|[Ff]i
 
 # The user turned the call down (Cline: "The user denied this operation."; Claude Code: "The user doesn't
 # want to proceed with this tool use."): no fault of the call's, their words after it say what instead.
-_USER_REJECTED = re.compile(r"^\W{0,3}(?:The user (?:denied this operation|doesn't want to proceed with this tool use|"
-                            r"rejected|declined)|User (?:rejected|denied|declined))\b")
+_USER_REJECTED = re.compile(r"^\W{0,3}The user (?:denied this operation|doesn't want to proceed with this tool use)\b")
 
 _TOOL_TABLE: list[tuple[Needles, re.Pattern, str, bool]] = [
-    (needles("user denied", "user doesn't want to proceed", "user rejected", "user declined", "User rejected",
-             "User denied", "User declined"), _USER_REJECTED, "ERR_TOOL_UserRejected", False),
+    (needles("user denied this operation", "user doesn't want to proceed"), _USER_REJECTED, "ERR_TOOL_UserRejected",
+     False),
     (needles("ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", "429 Too", "code 429",
              "code\": 429", "status 429", "Error 429", "Error: 429"), _RATE_LIMIT, "ERR_TOOL_RateLimited", False),
     (needles("nknown tool", "nknown skill", "nknown function", "o such tool", "o such skill", "not a valid tool",

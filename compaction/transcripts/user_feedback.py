@@ -19,7 +19,8 @@ from compaction.model import Message, Role
 
 # The tags agents wrap the user's words in (Cline's task, message and feedback; Antigravity's request;
 # Cursor's query), whatever their case.
-_TAGGED = re.compile(r"<(task|user_message|user_request|user_query|feedback)>\s*(.*?)\s*</\1>\n?", re.S | re.I)
+_TAGGED = re.compile(r"<(task|user_message|user_request|user_query|feedback)>(.*?)</\1>\n?", re.S | re.I)  # no \s* around
+# the group: on a long run of spaces that backtracks in cubic time; the words are stripped in Python
 _TAGS_IN_RESULTS = frozenset({"user_message", "feedback"})  # a `<task>` in a result is the task sent again
 # The harness's sentence that hands over to the user's words, which run to the result's end.
 _CLOSING_FENCE = re.compile(r"\n[`~]{3,}\s*\Z")
@@ -31,10 +32,10 @@ def words_apart(text: str, tags: frozenset[str] | None = None, *, result: bool =
     lower case);
     `result`: a tool's result, where the harness may also hand over to them in a sentence."""
     if "</" in text:
-        found = [m for m in _TAGGED.finditer(text) if m.group(2) and (tags is None or m.group(1).lower() in tags)]
+        found = [m for m in _TAGGED.finditer(text) if m.group(2).strip() and (tags is None or m.group(1).lower() in tags)]
         if found:
             rest = "".join(text[a:b] for a, b in _gaps(found, len(text))).strip()
-            return [m.group(2) for m in found], rest
+            return [m.group(2).strip() for m in found], rest
     if result and ("user said:" in text or "following feedback:" in text):  # the pattern's words, found at C speed first
         m = _SAID.search(text)
         if m:

@@ -147,6 +147,8 @@ def _fewer(part: str, n: int) -> str:
 # "The tool use was rejected … the user said:\nNo colon after at?".
 _REJECTED_RE = re.compile(r"\b(?:rejected|denied|declined)\b.{0,300}?\b(?:the user said|user feedback|"
                           r"user's feedback|reason)\s*:\s*(\S[^\n]{0,160})", re.IGNORECASE | re.DOTALL)
+# The harness's own rejection sentences, whose user words now follow in a message of their own.
+_REJECTED_SAYING_RE = re.compile(r"The user (?:denied this operation|doesn't want to proceed with this tool use)")
 _NOTE_ROUNDS = 2  # an edit this many rounds after a rejection still answers it
 _REJECTION_WORDS = ("rejected", "denied", "declined")
 
@@ -170,7 +172,7 @@ def _rejection_notes(ctx: FactContext) -> dict[int, str]:
                 if text.find("user") < 0 or not any(text.find(w) >= 0 for w in _REJECTION_WORDS):
                     continue
                 m = _REJECTED_RE.search(head)
-                words = _words_after(ctx.transcript.messages, msg.index) or (m.group(1) if m else "")
+                words = (_words_after(ctx.transcript.messages, msg.index) or m.group(1)) if m or _REJECTED_SAYING_RE.search(head) else ""
                 if words:
                     tool = res.name or names.get(res.call_id or "", "")
                     said = words.strip().replace("`", "'")
@@ -366,8 +368,9 @@ def _does(events: list[Event], replay: _Replay, created: bool) -> list[str]:
     if thrown := behaviour.throws(lines):
         out.append("throws " + ", ".join(thrown))
     said = {name for name, _ in replay.final.values} if replay.final else set()
-    if replay.lines is not None and len(events) > 1 and replay.born:
-        added = [n for n in definitions(replay.lines[:behaviour.SCAN_LINES]) if n not in replay.born]
+    born = replay.born if replay.lines is not None and len(events) > 1 else frozenset()  # computed once: a property
+    if born:
+        added = [n for n in definitions(replay.lines[:behaviour.SCAN_LINES]) if n not in born]
         out += behaviour.callers(replay.lines, added)
     if vals := behaviour.values(lines, said):
         out.append("sets " + ", ".join(vals))
@@ -615,6 +618,7 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Rep
     return _Replay(final, summaries, contexts, lines, first)
 
 
+MAX_REWRITE_LINES = 1500  # the two versions' lines diffed at most
 MAX_REWRITE_HUNKS = 6  # a rewrite that changes more places than this is told by its first ones
 
 
@@ -622,6 +626,8 @@ def _rewrite_summary(e: Event, before: str, document: bool) -> str:
     """What a whole write changed in a text the replay knew: its lines diffed with the text before,
     then said as an edit's would be (a rewrite's summary was only "created" again)."""
     old, new = before.splitlines(), list(e.hunks[0].added)
+    if len(old) + len(new) > MAX_REWRITE_LINES:  # difflib is quadratic or worse on long files with repeated lines
+        return ""
     changed = [op for op in SequenceMatcher(None, old, new, autojunk=False).get_opcodes() if op[0] != "equal"]
     hunks = tuple(Hunk(tuple(old[i1:i2]), tuple(new[j1:j2])) for _, i1, i2, j1, j2 in changed[:MAX_REWRITE_HUNKS])
     what = _edit_summary(replace(e, hunks=hunks, whole=False), None, document) if hunks else ""
