@@ -21,6 +21,7 @@ from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.events import parse_test_summary, results_of_calls, shell_reads
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.shell import first_word, norm_command
+from compaction.transcripts.user_feedback import words_after
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
 
@@ -556,12 +557,8 @@ def _as_run(command: str) -> str:
 
 
 def _user_said_after(transcript: Transcript, index: int | None) -> str:
-    """The first line of the user's words right after the message at `index` (a rejected call's
-    result: transcripts/user_feedback.py sets them apart), else ""."""
-    after = transcript.messages[index + 1] if index is not None and index + 1 < len(transcript.messages) else None
-    if after is None or after.role is not Role.USER or after.harness:
-        return ""
-    line = after.text.strip().split("\n", 1)[0]
+    """What the user said after a rejected call (`words_after`), within 160 characters."""
+    line = words_after(transcript.messages, index)
     return line if len(line) <= 160 else line[:159].rsplit(" ", 1)[0] + "…"
 
 

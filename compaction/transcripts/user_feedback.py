@@ -22,15 +22,14 @@ from compaction.model import Message, Role
 _TAGGED = re.compile(r"<(task|user_message|user_request|user_query|feedback)>(.*?)</\1>\n?", re.S | re.I)  # no \s* around
 # the group: on a long run of spaces that backtracks in cubic time; the words are stripped in Python
 _TAGS_IN_RESULTS = frozenset({"user_message", "feedback"})  # a `<task>` in a result is the task sent again
-# The harness's sentence that hands over to the user's words, which run to the result's end.
 _CLOSING_FENCE = re.compile(r"\n[`~]{3,}\s*\Z")
+# The harness's sentence that hands over to the user's words, which run to the result's end.
 _SAID = re.compile(r"(?:the user said|the user provided the following feedback):[ \t]*\n(.*\S)\s*\Z", re.S | re.I)
 
 
 def words_apart(text: str, tags: frozenset[str] | None = None, *, result: bool = False) -> tuple[list[str], str]:
-    """(the user's words `text` carries, `text` without them); `tags`: the tags read (all by default, in
-    lower case);
-    `result`: a tool's result, where the harness may also hand over to them in a sentence."""
+    """(the user's words `text` carries, `text` without them). `tags`: the tags read (all by default, in
+    lower case); `result`: a tool's result, where the harness may also hand over to them in a sentence."""
     if "</" in text:
         found = [m for m in _TAGGED.finditer(text) if m.group(2).strip() and (tags is None or m.group(1).lower() in tags)]
         if found:
@@ -48,6 +47,7 @@ def words_apart(text: str, tags: frozenset[str] | None = None, *, result: bool =
 
 
 def _gaps(found: list[re.Match[str]], end: int) -> list[tuple[int, int]]:
+    """The (start, end) spans of the text between the matches: what stays once their words are taken."""
     spans, at = [], 0
     for m in found:
         spans.append((at, m.start()))
@@ -95,3 +95,12 @@ def user_words_apart(messages: list[Message]) -> list[Message]:
     for i, msg in enumerate(out):
         msg.index = i
     return out
+
+
+def words_after(messages: list[Message], index: int | None) -> str:
+    """The first line of the user's words right after the message at `index` (a rejected call's result,
+    whose words this module set apart), whole; "" when no user message follows it."""
+    after = messages[index + 1] if index is not None and index + 1 < len(messages) else None
+    if after is None or after.role is not Role.USER or after.harness:
+        return ""
+    return after.text.strip().split("\n", 1)[0]

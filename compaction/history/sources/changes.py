@@ -30,7 +30,7 @@ from compaction.history.sources.filelog import FileLog, count_edits, creates, lo
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
 from compaction.memo import per_text
-from compaction.model import Message, Role
+from compaction.transcripts.user_feedback import words_after
 
 MAX_LINES = 10  # diff lines shown per file
 MAX_LINE_CHARS = 200  # a longer line is left out whole (never cut mid-line) and counted
@@ -172,7 +172,9 @@ def _rejection_notes(ctx: FactContext) -> dict[int, str]:
                 if text.find("user") < 0 or not any(text.find(w) >= 0 for w in _REJECTION_WORDS):
                     continue
                 m = _REJECTED_RE.search(head)
-                words = (_words_after(ctx.transcript.messages, msg.index) or m.group(1)) if m or _REJECTED_SAYING_RE.search(head) else ""
+                rejected = m is not None or _REJECTED_SAYING_RE.search(head) is not None
+                after = cut_at_word(words_after(ctx.transcript.messages, msg.index), 160) if rejected else ""
+                words = after or (m.group(1) if m else "")
                 if words:
                     tool = res.name or names.get(res.call_id or "", "")
                     said = words.strip().replace("`", "'")
@@ -188,15 +190,6 @@ def _rejection_notes(ctx: FactContext) -> dict[int, str]:
         if nxt is not None and nxt[0] - rnd <= _NOTE_ROUNDS and nxt[2] not in out:
             out[nxt[2]] = note
     return out
-
-
-def _words_after(messages: list[Message], index: int) -> str:
-    """The first line of the user's words right after a result (what the loader set apart from it:
-    transcripts/user_feedback.py), else ""."""
-    after = messages[index + 1] if index + 1 < len(messages) else None
-    if after is None or after.role is not Role.USER or after.harness or not after.text.strip():
-        return ""
-    return cut_at_word(after.text.strip().split("\n", 1)[0], 160)
 
 
 def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",

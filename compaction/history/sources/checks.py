@@ -92,8 +92,12 @@ _INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "bash", "sh", "z
 def runs_own_file(command: str, own: frozenset[str]) -> bool:
     """Whether the command runs a file the session wrote (`python image_describer2.py 012.png`,
     `./build.sh`): it tries the work itself, a check from its first run (`grep f.py` only reads it)."""
-    if not own:
-        return False
+    return bool(own) and not own.isdisjoint(scripts_run(command))
+
+
+def scripts_run(command: str) -> set[str]:
+    """The names of the script files a command line runs: an interpreter's first argument, or `./file`."""
+    names: set[str] = set()
     for part in split_commands(command):
         said = words(part)
         while said and (said[0] in _PREFIXES or _ASSIGNMENT_RE.fullmatch(said[0])):
@@ -107,9 +111,9 @@ def runs_own_file(command: str, own: frozenset[str]) -> bool:
             script = next((w for w in said[1:] if not w.startswith("-")), "")
         else:
             continue
-        if script.rsplit("/", 1)[-1] in own:
-            return True
-    return False
+        if script:
+            names.add(script.rsplit("/", 1)[-1])
+    return names
 
 
 def _shown(command: str, cwd: str | None) -> str:

@@ -10,7 +10,7 @@ from compaction import shell
 from compaction.events import EventKind, is_follow_up_request, parse_test_summary, results_of_calls
 from compaction.history.facts import WS_RE, Fact, first_line, is_test_path
 from compaction.history.sections import Section
-from compaction.history.sources.checks import own_file_names, runs_own_file
+from compaction.history.sources.checks import own_file_names, runs_own_file, scripts_run
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
@@ -132,9 +132,8 @@ def _verification(ctx: FactContext) -> Fact | None:
             earlier = None if check else _script_check(ctx, 0, own)
             if earlier:  # the work was tried before the last edit: said, so it does not read as never tried
                 text += f"; a program was last run at r{earlier[1]}: {earlier[0]}"
-        commands = [e.command for e in ctx.events if e.kind is EventKind.COMMAND and e.command]
-        as_script = {p for p in seen  # a test file run as a script (`python test_x.py`) ran
-                     if any(runs_own_file(c, frozenset({p.rsplit("/", 1)[-1]})) for c in commands)}
+        ran = {name for e in ctx.events if e.kind is EventKind.COMMAND and e.command for name in scripts_run(e.command)}
+        as_script = {p for p in seen if p.rsplit("/", 1)[-1] in ran}  # a test file run as a script (`python test_x.py`)
         never = [p for p in written if p not in as_script]
         if never and not reported:
             text += f"; test files written, never run: {_names(never)}"
