@@ -33,7 +33,8 @@ _RUNNER = re.compile(r"\b(?:python\d?(?:\.\d+)?|pytest|node|ts-node|tsx|deno|jav
 _SCRIPT_EXT = re.compile(r"[\w/]\.(?:py|js|mjs|cjs|ts|sh|java|go|rb|pl)$")
 _REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|issue\w*|test_issue\w*|demo\w*)"
                          r"\.\w+$", re.I)
-_BENIGN_EXIT1 = re.compile(r"^\s*(?:grep|egrep|fgrep|rg|ag|diff|cmp|test|\[|find|git\s+diff|which|command\s+-v)\b")
+# (pgrep, pkill and killall exit 1 when no process matched: a look-up that found nothing, not a failure)
+_BENIGN_EXIT1 = re.compile(r"^\s*(?:grep|egrep|fgrep|rg|ag|diff|cmp|test|\[|find|git\s+diff|which|command\s+-v|pgrep|pkill|killall)\b")
 _RC_TAG = re.compile(r"<returncode>-?\d+</returncode>|\[The command completed with exit code -?\d+\.\]|"
                      r"[Ee]xit (?:code|status):? -?\d+")
 _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason) (?:is|was)|this means|caused by|seems|"

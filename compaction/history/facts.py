@@ -48,6 +48,9 @@ class Fact:
     tells: str | None = None
     pending: bool = False  # current work: an unanswered request (shown even beside the verbatim tail)
     prose: bool = False  # the agent's own narration: rendered telegraphically (never the user's words)
+    # goal: a later request shown short whose full text is the user's own asks (no paste): given back
+    # before the other sections' fuller texts, not after them like a paste or the condensed task
+    asks_whole: bool = False
 
     def rank(self) -> float:
         """The selection priority: the section's, unless the source set its own."""

@@ -169,11 +169,13 @@ def _room(used: int, target: int) -> int:
 
 
 def _value_order(f: Fact, shown: bool) -> tuple[int, float, float]:
-    """A request not shown at all first; then the other sections by priority; a shown request's (the
-    condensed task's, the current request's shown by its asks) full text last (its short form already says what was asked: the other sections had their share)."""
+    """A request not shown at all first; then a shown request's full text when it is the user's own
+    asks (`asks_whole`: the details a one-line form drops, "AirPods", "the last 10", are what the user
+    will check); then the other sections by priority; a shown paste's or the condensed task's full text
+    last (its short form already says what was asked: the other sections had their share)."""
     if f.section is Section.GOAL:
-        return (2 if shown else 0, f.rank(), -f.score)
-    return (1, f.rank(), -f.score)
+        return ((1 if f.asks_whole else 3) if shown else 0, f.rank(), -f.score)
+    return (2, f.rank(), -f.score)
 
 
 @dataclass

@@ -227,3 +227,13 @@ def test_only_a_whole_json_string_literal_is_decoded():
     cut = '"x = 1\\ny = 2\\nz = \\' + "\n<truncated 40 bytes>"  # cut after a backslash, the exporter's note after
     (t,) = call_changes(_inferred("write", "m.py", {"TargetFile": "m.py", "CodeContent": cut}))
     assert t.hunks[0].added == ("x = 1", "y = 2", "z = ", "<truncated 40 bytes>")
+
+
+def test_a_file_written_with_a_stand_in_for_its_rest_is_said_incomplete():
+    body = "#!/bin/bash\nDEV_MODE=0\nrun() {\n  echo run\n}\n\n--- (truncated for brevity) ---\n"
+    t = _transcript((make_call("Write", {"file_path": "bin/tool", "content": body}, "a"), ToolResult("ok", "a")))
+    (text,) = _changes(t)
+    assert "left incomplete: “--- (truncated for brevity) ---” (line 7 of 7)" in text.splitlines()[0]
+    whole = "def a():\n    return 1  # the rest of the code is tested below\n"  # words, not a stand-in line
+    t = _transcript((make_call("Write", {"file_path": "a.py", "content": whole}, "a"), ToolResult("ok", "a")))
+    assert "incomplete" not in _changes(t)[0]

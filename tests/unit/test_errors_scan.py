@@ -165,3 +165,16 @@ def test_results_pair_with_their_calls_by_id_else_by_position():
                                               ToolResult("z", None, "bash")])
     assert _calls_for(msg, [a, b], {"ls": a, "pwd": b}) == {0: a, 1: b, 2: b}
     assert _calls_for(msg, [a], {}) == {0: a, 1: a, 2: a}
+
+
+def test_a_process_lookup_that_matched_nothing_is_no_error():
+    """pgrep/pkill exit 1 when no process matched (the last command of the line decides the status)."""
+    t = build([
+        ("user", "x"),
+        ("shell", "pgrep -la -i whisper 2>/dev/null; pgrep -la -i openwhisper 2>/dev/null", "Exit code 1\n9621 whisper-server", 1),
+        ("shell", "pkill -f open-wispr", "", 1),
+        ("shell", "make build", "make: *** [Makefile:3: build] Error 2", 2),
+    ])
+    (rec,) = scan_transcript(t)
+    assert rec.id == "ERR_TOOL_NonZeroExit"
+    assert rec.count == 1 and "Error 2" in rec.occurrences[0].evidence

@@ -176,3 +176,17 @@ def test_an_injected_project_instruction_document_is_context_one_line_per_sectio
                               harness=True), Message(0, Role.USER, "go on"), Message(0, Role.ASSISTANT, "ok")])
     ctx2 = FactContext(t2, extract_events(t2), [], role_preset("developer"), None, len(t2.rounds), target_tokens=4000)
     assert not instruction_context_facts(ctx2)
+
+
+def test_a_conclusion_reached_in_the_agents_reasoning_is_a_finding_weighed_below_its_words():
+    """Gemini's thought parts and Claude's thinking blocks (message meta "thinking") often hold the
+    only statement of what the agent found; it is read like the agent's text, weighed a little less."""
+    said = "The problem is the recorder never listens for audio device changes, so AirPods are missed."
+    thought = ("**Diagnosing Audio Input** The problem is the engine is created once at launch, so a device that "
+               "connects later is never used by the recorder.")
+    t = _transcript([Message(0, Role.USER, "why are my AirPods ignored?"),
+                     Message(0, Role.ASSISTANT, said, meta={"thinking": [thought]})])
+    found = {f.text: f.score for f in collect(t) if not f.text.startswith("Asked")}
+    reasoned = next(text for text in found if "created once at launch" in text)
+    assert "Diagnosing" not in reasoned  # the thought's title is not part of the sentence
+    assert found[reasoned] < found[said]

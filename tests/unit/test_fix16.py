@@ -52,7 +52,7 @@ def test_every_finding_pattern_is_reached_by_the_keyword_search():
 
     reply = Message(0, Role.ASSISTANT, "The generated `schemas/index.ts` exports contain only the `SignalSchema` re-export.\n"
                                        "As suggested by the trace in `loader.py`, the `parse` step runs twice.")
-    said = [s for s, _w in statements(reply)]
+    said = [s for s, _w in statements(reply.text)]
     assert any(s.startswith("The generated `schemas/index.ts` exports contain only") for s in said), said
     assert any(s.startswith("As suggested by the trace") for s in said), said
 

@@ -100,7 +100,7 @@ def test_what_a_file_turned_out_to_hold_is_a_finding_when_it_names_the_file():
     reply = Message(0, Role.ASSISTANT, "- **Fields**: The file is empty, indicating it is a placeholder.\n"
                                        "The `SignalSchema` in `universal.ts` is the only complete schema.\n"
                                        "The other files (`a.ts`, `b.ts`) are placeholders and do not define any schemas.")
-    said = [s for s, _w in statements(reply)]
+    said = [s for s, _w in statements(reply.text)]
     assert any(s.startswith("The `SignalSchema` in `universal.ts` is the only complete schema") for s in said)
     assert any(s.startswith("The other files (`a.ts`, `b.ts`) are placeholders") for s in said)
     assert not any("The file is empty" in s for s in said)  # which file: unsaid, so no finding

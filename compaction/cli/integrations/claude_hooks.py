@@ -410,6 +410,25 @@ def _section(heading: str, lines: list[str], room: int, limit: int, where: str, 
     return "\n".join(out), True
 
 
+_LEAST_LINE = 160  # a line's least characters when lines share a section's room (its head says what it is)
+
+
+def _fair_cap(lengths: list[int], room: int) -> int:
+    """The largest length every line may keep so that all of them fit `room` (each line and its newline),
+    never below _LEAST_LINE: a long request gives way before a short one vanishes (a long one keeps its
+    head, never vanishes either)."""
+    if sum(n + 1 for n in lengths) <= room:
+        return max(lengths, default=_LEAST_LINE)
+    lo, hi = _LEAST_LINE, max(lengths, default=_LEAST_LINE)
+    while lo < hi:  # the sum grows with the cap: the largest that fits
+        mid = (lo + hi + 1) // 2
+        if sum(min(n, mid) + 1 for n in lengths) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def build_restore_block(workspace: Path, state: HookState | None, *, limit: int = DEFAULT_LIMIT,
                         lang: str | None = None, note: str | None = None) -> str:
     """The text injected after compaction, never longer than `limit` characters."""
@@ -451,7 +470,7 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
     omitted: list[str] = []
     for heading, lines, where, share in first:
         room = int(limit * share)
-        cap = max(80, room - len(heading) - _CUT_RESERVE - 2)  # a long request keeps its head, never vanishes
+        cap = _fair_cap([len(ln) for ln in lines], room - len(heading) - _CUT_RESERVE - 2)
         lines = [ln if len(ln) <= cap else ln[: cap - 45].rstrip() + f" … (whole: `{where}`)" for ln in lines]
         text, ok = _section(heading, lines, room, limit, where, lang)
         if text:

@@ -287,6 +287,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     fresh = [t for t in touched if t not in said] if not _DOCUMENT_RE.search(path) else []
     if fresh:
         parts.append("touched " + ", ".join(f"`{t}`" for t in fresh[:6]))
+    gap = _placeholder(replay.lines)
+    if gap:  # a file written with a stand-in for what the agent did not write out: it is not done
+        parts.insert(0, gap)
     note = _thrown_note(thrown) if thrown else ""
     if note:  # what was thrown away, and how, right after what most tells what stays: read as kept, it misleads
         parts.insert(1, note)
@@ -609,6 +612,24 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Rep
     summaries.reverse()
     contexts.reverse()
     return _Replay(final, summaries, contexts, lines, first)
+
+
+# A line an agent writes in place of text it did not write out ("--- (truncated for brevity) ---",
+# "# rest of the file unchanged"): the file on disk holds that line, not the rest.
+_PLACEHOLDER_RE = re.compile(r"(?:truncated|omitted|abbreviated|shortened|elided) for (?:brevity|space)|"
+                             r"\b(?:rest|remainder) of (?:the )?(?:code|file|script|content|implementation) "
+                             r"(?:is |remains |stays )?(?:unchanged|omitted|the same|as before)|"
+                             r"^\W*(?:\.\.\.|…)\W*(?:the )?(?:rest|remainder) of (?:the )?(?:code|file|script)\W*$",
+                             re.IGNORECASE)
+
+
+def _placeholder(lines: list[str] | None) -> str:
+    """"left incomplete: “line” (line n of m)" when the file's final text (known whole) holds a
+    stand-in line; "" otherwise (an edit's own "… existing code …" marks are its tool's format, not read)."""
+    for i, line in enumerate(lines or ()):
+        if len(line) <= 200 and _PLACEHOLDER_RE.search(line):
+            return f"left incomplete: “{line.strip()}” (line {i + 1} of {len(lines or ())})"
+    return ""
 
 
 MAX_REWRITE_LINES = 1500  # the two versions' lines diffed at most

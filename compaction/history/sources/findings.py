@@ -188,8 +188,8 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
                 seen.add(answer.lower()[:100])
                 out.append(Finding(rnd.number, answer, 62 + max(0, specificity(answer, named))))
         for msg in rnd.messages:
-            if msg.role is Role.ASSISTANT and msg.text and not msg.harness:
-                for text, weight in statements(msg):
+            if msg.role is Role.ASSISTANT and not msg.harness and (msg.text or msg.meta.get("thinking")):
+                for text, weight in _statements_with_thinking(msg):
                     key = text.lower()[:100]
                     if key not in seen:
                         seen.add(key)
@@ -344,11 +344,27 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     return reply if len(reply) <= limit else reply[:limit - 1] + "…"
 
 
-def statements(msg: Message) -> list[tuple[str, int]]:
-    """The diagnosis/conclusion sentences of one assistant message (code blocks excluded): the
+_THOUGHT_WEIGHT = -6  # a conclusion the agent reached in its reasoning, not said to the user: weighs less
+
+
+def _statements_with_thinking(msg: Message) -> list[tuple[str, int]]:
+    """The message's statements, then its reasoning's (Gemini's thought parts, Claude's thinking
+    blocks): what the agent weighed and ruled out is often said only there."""
+    out = statements(msg.text) if msg.text else []
+    for thought in msg.meta.get("thinking") or ():
+        if isinstance(thought, str) and thought.strip():
+            out += [(s, w + _THOUGHT_WEIGHT) for s, w in statements(_BOLD_HEAD_RE.sub("", thought))]
+    return out
+
+
+_BOLD_HEAD_RE = re.compile(r"\*\*[^*\n]{3,80}\*\*\s*")  # a thought's title ("**Refining Persistence Strategy**")
+
+
+def statements(text: str) -> list[tuple[str, int]]:
+    """The diagnosis/conclusion sentences of one assistant text (code blocks excluded): the
     sentences around a keyword, weighed by the patterns (strongest first: the first that matches)."""
     out: list[tuple[str, int]] = []
-    for s in sentences_around(THOUGHT_RE.sub("", prose(msg.text)), _KEYWORDS):
+    for s in sentences_around(THOUGHT_RE.sub("", prose(text)), _KEYWORDS):
         if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
             continue
         low = s.lower()

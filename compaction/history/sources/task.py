@@ -34,6 +34,8 @@ _INFORMATIVE_WORDS = ("error", "exception", "warning", "fail", "fatal", "panic",
 _LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
 _LOGRUN_RE = re.compile(r"(?:^(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
                         rf"[^\n]*\n){{{_PASTE_LINES + 1},}}", re.MULTILINE)
+# A line that warns (a deprecation, a warning's hint) rather than says what failed.
+_WARNING_ONLY_RE = re.compile(r"\bwarn(?:ing|ings)?\b|Warning\b|deprecat", re.IGNORECASE)
 _ASSENT_RE = re.compile(r"^\s*(?:(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|do it|go ahead|go for it|sounds good|"
                         r"great|perfect|lgtm|let'?s do (?:it|that)|that works|please do|好的?|可以|行|是的|对)[\s,.!]*)+"
                         r"(?:please|thanks?(?: you)?|那就这样)?[\s.!]*$", re.IGNORECASE)
@@ -98,7 +100,12 @@ def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
     if len(block) <= max(_PASTE_LINES, head + tail + 2):
         return block
     middle = block[head:len(block) - tail]
-    kept = list(islice((ln for ln in middle if _informative(ln)), 4))
+    informative = [ln for ln in middle if _informative(ln)]
+    # the lines that say what failed before those that only warn (a CI log's deprecation notices come
+    # first, its "Type error: … is not a module" last): four of them, in their order
+    failing = [ln for ln in informative if not _WARNING_ONLY_RE.search(ln)]
+    chosen = set(map(id, islice((*failing, *(ln for ln in informative if _WARNING_ONLY_RE.search(ln))), 4)))
+    kept = [ln for ln in informative if id(ln) in chosen]
     values = paste_values([ln for ln in middle if ln not in kept])
     note = f"[… {len(middle) - len(kept)} lines of pasted {kind} trimmed{'; values: ' + values if values else ''} …]"
     return [*block[:head], note, *kept, *block[len(block) - tail:]]
@@ -272,7 +279,8 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             shown = short if tight and len(short) < len(text) * 0.8 else text
             facts.append(Fact(Section.GOAL, "Current request: " + shown, [*rounds, req.round], score=90,
                               essential=True, short="Current request: " + short if shown is text else None,
-                              full_text="Current request: " + text if shown is not text else None))
+                              full_text="Current request: " + text if shown is not text else None,
+                              asks_whole=shown is not text and _own_asks(text)))
         else:  # history: the completed actions carry what was done about it
             # A request that set work going (files changed, a commit) before the next one outranks a
             # question answered in chat: the findings carry those answers; one that asks more (its
@@ -285,13 +293,26 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             score = (15 if led_to_work else 10) + (-3 if typed else min(asks, 6) * 0.4 + sets_work) + i * 0.01
             fact = Fact(Section.GOAL, "Then asked: " + shorten_request(text, room, limit),
                         [*rounds, req.round], score=score, priority=2.5,
-                        full_text="Then asked: " + text if len(text) > room else None)
+                        full_text="Then asked: " + text if len(text) > room else None,
+                        asks_whole=len(text) > room and _own_asks(text))
             asked[key] = fact
             facts.append(fact)
             prev = (fact, words, key)
             continue
         prev = None
     return facts
+
+
+_OWN_ASKS_CHARS = 1500  # a longer request is a brief or a paste: its asks are what its short form keeps
+
+
+def _own_asks(text: str) -> bool:
+    """Whether a request is the user's own words asking things (not a pasted log or code, already
+    trimmed with a note, or a brief): its details are what a short form drops and the user checks."""
+    if len(text) > _OWN_ASKS_CHARS or "[… " in text:
+        return False
+    pasted = sum(len(lines) for kind, lines in _pieces(text) if kind != "text")  # fenced, log or stack lines
+    return pasted <= 2 and ask_count(text) > 0
 
 
 _WORDS_RE = re.compile(r"\w{3,}")
