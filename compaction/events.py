@@ -30,7 +30,16 @@ from compaction.git_output import git_file_changes
 from compaction.literal_heads import LinePattern, Scanner, heads, matches_at, positions
 from compaction.memo import per_text
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript
-from compaction.shell import blank_quotes, first_word, split_commands, without_heredoc_body, words
+from compaction.shell import (
+    blank_quotes,
+    first_word,
+    made_dirs,
+    split_commands,
+    transfer,
+    transfers,
+    without_heredoc_body,
+    words,
+)
 from compaction.transcripts.path_spelling import PathSpellings
 from compaction.transcripts.tool_shapes import classify
 
@@ -83,6 +92,7 @@ class Event:
     commit_hash: str | None = None  # commits
     hunks: tuple[Hunk, ...] = ()  # writes/edits: the lines removed and added, when the payload shows them
     whole: bool = False  # writes/edits: `hunks` hold the file's entire new content
+    moved: tuple[str, str] | None = None  # a `mv`/`git mv`'s write and deletion: (source, destination)
 
 
 MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
@@ -226,12 +236,11 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
             for a in args[1:]:
                 if not a.startswith("-"):
                     add(EventKind.DELETE, a)
-        elif word in {"mv", "cp"}:
-            rest = [a for a in args[1:] if not a.startswith("-")]
-            if len(rest) >= 2:
-                add(EventKind.WRITE, rest[-1])
-                if word == "mv":
-                    add(EventKind.DELETE, rest[0])
+        elif word in {"mv", "cp", "git"} and (moved := transfer(args)) is not None:
+            for source, destination in moved.pairs():  # `mv f dir/`: dir/f
+                add(EventKind.WRITE, destination)
+                if moved.moves:
+                    add(EventKind.DELETE, source)
         elif word == "touch":
             for a in args[1:]:
                 if not a.startswith("-"):
@@ -514,7 +523,7 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
     its budget holds, so memory follows what is kept, not the number of user messages read — a
     session of 500,000 requests would otherwise hold 500,000 events that no summary can show."""
     events: list[Event] = []
-    state = _CommandState()
+    state = _CommandState(cwd=transcript.cwd)
     later: deque[tuple[int, Event]] | None = None if max_requests is None else deque(maxlen=max(0, max_requests))
     first_request = True
     for rnd in transcript.rounds:
@@ -543,6 +552,8 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
         for e in events:
             if e.path:
                 e.path = spell(e.path)
+            if e.moved:
+                e.moved = (spell(e.moved[0]), spell(e.moved[1]))
     if later:  # requests carry no path: the kept ones go back in their places after the respelling
         return _merge_at(events, later)
     return events
@@ -768,6 +779,7 @@ def _sentences_matching(prose: _Prose, pattern: re.Pattern[str]) -> list[str]:
 
 @dataclass(slots=True)
 class _CommandState:
+    cwd: str | None = None  # the transcript's working directory
     last_command: Event | None = None
     unnamed_changes: int = 0  # write/edit calls so far that named no file (Cursor's bare `write`)
     read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
@@ -875,11 +887,12 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                                 tool=call.name))
         if not failed:
             changes = _changes_by_path(call) if writes else {}
+            writes, moves = _moves(cmd, writes, events, state.cwd) if "mv" in cmd or "cp" in cmd else (writes, {})
             for write_kind, path in writes:
                 change = changes.get(path)
                 events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=failed,
                                     via_shell=True, hunks=change.hunks if change else (),
-                                    whole=bool(change and change.whole)))
+                                    whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
         for path in shell_reads(cmd):
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
         if output and "] " in output:
@@ -891,6 +904,33 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
     if kind == ToolKind.SEARCH:
         events.append(Event(EventKind.COMMAND, rnd, msg.index, command=call.command or _describe(call),
                             exit_code=exit_code, tool=call.name, failed=failed, search=True))
+
+
+def _moves(cmd: str, writes: list[tuple[EventKind, str]], events: list[Event], cwd: str | None,
+           ) -> tuple[list[tuple[EventKind, str]], dict[tuple[EventKind, str], tuple[str, str]]]:
+    """`writes` with a move or copy into a directory the session knows (`mv f lib` after `mkdir lib`)
+    landing there under its own name, and each move's (source, destination) by its write and its
+    deletion: the file logs follow a file's history to its new name."""
+    sides: dict[tuple[EventKind, str], tuple[str, str]] = {}
+    for moved in transfers(cmd):
+        pairs = moved.pairs()
+        if not moved.into and _known_dir(events, moved.target, cwd):
+            pairs = moved.pairs(into=True)
+            writes = [(k, pairs[0][1]) if (k, p) == (EventKind.WRITE, moved.target) else (k, p) for k, p in writes]
+        for pair in pairs if moved.moves else ():
+            sides[(EventKind.WRITE, pair[1])] = sides[(EventKind.DELETE, pair[0])] = pair
+    return writes, sides
+
+
+def _known_dir(events: list[Event], path: str, cwd: str | None) -> bool:
+    """Whether the session has shown `path` to be a directory: a `mkdir` made it, or a file under it was named."""
+    path = path.removeprefix("./").rstrip("/")
+    if not path:
+        return False
+    under = (f"{path}/", f"./{path}/", *([f"{cwd.rstrip('/')}/{path}/"] if cwd and not path.startswith("/") else []))
+    return any(e.path and e.path.startswith(under)
+               or e.kind is EventKind.COMMAND and e.command and "mkdir" in e.command and path in made_dirs(e.command)
+               for e in events)
 
 
 # A file's own name in a comment on its first line (`/* use-actor.svelte.js generated by Svelte */`).

@@ -9,6 +9,8 @@ heredoc's body (the lines after the `<<` line) never analysed as commands.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
 
 from compaction.memo import per_text
 
@@ -133,6 +135,125 @@ def first_word(cmd: str) -> str:
             return "cd"
         cmd = cmd.split(None, 1)[1] if " " in cmd else ""
     return cmd.split(None, 1)[0] if cmd else ""
+
+
+# --- options and operands ----------------------------------------------------------------------
+
+def options(args: list[str], valued: Collection[str]) -> Iterator[tuple[str, str]]:
+    """A program's arguments as getopt reads them: (option, its value or "") for each option, ("", word)
+    for each operand. `valued`: the options that take a value, the next word unless attached (`-t dir`,
+    `-tdir`, `--target-directory=dir`); short ones cluster (`-vt dir`); all after `--` are operands.
+    Why: an option's value read as an operand is a wrong file (`python -W ignore f.py` runs f.py)."""
+    rest = iter(args)
+    for w in rest:
+        if w == "--":
+            yield from (("", x) for x in rest)
+            return
+        if w == "-" or not w.startswith("-"):
+            yield "", w
+        elif w.startswith("--"):
+            name, eq, value = w.partition("=")
+            yield name, value if eq or name not in valued else next(rest, "")
+        else:
+            for k, flag in enumerate(w[1:], 2):
+                if f"-{flag}" in valued:
+                    yield f"-{flag}", w[k:] or next(rest, "")
+                    break
+                yield f"-{flag}", ""
+
+
+# --- moves and copies ---------------------------------------------------------------------------
+
+_TRANSFER_VALUED = frozenset({"-t", "--target-directory", "-S", "--suffix"})  # mv's and cp's (GNU)
+_TARGET_DIR = frozenset({"-t", "--target-directory"})
+_NO_TARGET_DIR = frozenset({"-T", "--no-target-directory"})
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """The files of a `mv`, `git mv` or `cp`: `into` when the target is a directory by the command's own
+    words (a trailing slash, several sources, `-t DIR`, `.`), where each source keeps its name."""
+
+    program: str  # "mv", "git mv" or "cp"
+    sources: tuple[str, ...]
+    target: str
+    into: bool
+
+    @property
+    def moves(self) -> bool:
+        """Whether the sources leave their places (a copy leaves them)."""
+        return self.program != "cp"
+
+    def pairs(self, into: bool | None = None) -> list[tuple[str, str]]:
+        """(source, destination) of each source; `into` True when the caller knows the target is a
+        directory (`mv f lib` after `mkdir lib`)."""
+        inside = self.into if into is None else into
+        return [(s, joined(self.target, s) if inside else self.target) for s in self.sources]
+
+
+def joined(directory: str, source: str) -> str:
+    """Where `source` lands when moved into `directory`: the directory joined with its base name (a
+    directory's trailing slash kept, so it stays told apart from a file)."""
+    name = source.rstrip("/").rsplit("/", 1)[-1] + ("/" if source.endswith("/") else "")
+    if directory in (".", "./"):
+        return name
+    return f"{directory.rstrip('/')}/{name}" if directory.rstrip("/") else f"/{name}"
+
+
+def _is_dir_word(path: str) -> bool:
+    """A target that is a directory by its spelling alone (`dir/`, `.`, `..`, `~`)."""
+    return path.endswith(("/", "/.", "/..")) or path in (".", "..", "~")
+
+
+def transfer(said: list[str]) -> Transfer | None:
+    """A `mv`, `git mv` or `cp` simple command's files, from its words (the program first), else None."""
+    if said[:2] == ["git", "mv"]:
+        program, args = "git mv", said[2:]
+    elif said[:1] in (["mv"], ["cp"]):
+        program, args = said[0], said[1:]
+    else:
+        return None
+    paths: list[str] = []
+    target_dir, exact = "", False
+    for name, value in options(args, _TRANSFER_VALUED):
+        if not name:
+            paths.append(value)
+        elif name in _TARGET_DIR:
+            target_dir = value
+        exact = exact or name in _NO_TARGET_DIR
+    if target_dir:
+        return Transfer(program, tuple(paths), target_dir, True) if paths else None
+    if len(paths) < 2:
+        return None
+    into = not exact and (len(paths) > 2 or _is_dir_word(paths[-1]))
+    return Transfer(program, tuple(paths[:-1]), paths[-1], into)
+
+
+def transfers(command: str) -> list[Transfer]:
+    """The moves and copies of a command line (`sudo mv …` too)."""
+    out = []
+    for part in split_commands(command):
+        word = first_word(part)
+        if word not in ("mv", "cp", "git"):
+            continue
+        said = words(part)
+        found = transfer(said[said.index(word):] if word in said else said)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def made_dirs(command: str) -> set[str]:
+    """The directories a command line's `mkdir`s make, with their parents (which exist, or `-p` makes them)."""
+    out: set[str] = set()
+    for part in split_commands(command):
+        said = words(part)
+        if first_word(part) != "mkdir" or "mkdir" not in said:
+            continue
+        for name, path in options(said[said.index("mkdir") + 1:], {"-m", "--mode"}):
+            parts = path.rstrip("/").split("/") if not name else []
+            out.update("/".join(parts[:i]) for i in range(1, len(parts) + 1) if parts[:i] != [""])
+    return out
 
 
 # --- a command's identity and the files it edits (the error memory's keys) ---------------------

@@ -62,3 +62,17 @@ def test_running_a_file_the_session_wrote_is_a_check_from_its_first_run_reading_
     assert texts == ["Checked with `python describer.py 012.png out.txt`: r2 “Description written to out.txt” (r2)"]
     assert runs_own_file("cd /r && ./describer.py", frozenset({"describer.py"}))
     assert not runs_own_file("cat describer.py", frozenset({"describer.py"}))
+
+
+def test_an_interpreters_option_values_are_not_its_script():
+    from compaction.history.sources.checks import scripts_run
+
+    assert scripts_run("node --require x.js app.js") == {"app.js"}
+    assert scripts_run("node -r ts-node/register src/app.ts") == {"app.ts"}
+    assert scripts_run("python -W ignore foo.py") == {"foo.py"}
+    assert scripts_run("python3 -X dev -u tools/run.py --fast") == {"run.py"}
+    assert scripts_run("python -m pytest tests/test_a.py") == set()  # a module, not a script file
+    assert scripts_run('python -c "import foo; foo.main()"') == set()
+    assert scripts_run('node -e "require(\'./a.js\')" b.js') == set()
+    assert scripts_run('bash -lc "./build.sh"') == set()  # -c: the program is the string
+    assert scripts_run("sh ./build.sh && ./run.sh") == {"build.sh", "run.sh"}

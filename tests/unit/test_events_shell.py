@@ -1,6 +1,7 @@
 """What shell command lines write, edit, delete and read — without running them."""
 
 from compaction.events import EventKind, is_state_changing, parse_test_summary, shell_reads, shell_writes
+from compaction.shell import made_dirs, options
 
 
 def _paths(cmd: str, kind: EventKind) -> list[str]:
@@ -102,3 +103,26 @@ def test_an_edit_refusal_is_the_tools_own_words_not_the_files_text() -> None:
     assert not refused('saved to tools/edit.py.\n\n<final_file_content path="tools/edit.py">\n'
                        'MSG = "String to replace not found in file"\n</final_file_content>')
     assert not refused('Wrote tools/edit.py:\n```python\nNo replacement was performed = 1\n```')
+
+
+def test_a_move_into_a_directory_lands_under_the_sources_own_name():
+    assert _paths("mv f.py pkg/", EventKind.WRITE) == ["pkg/f.py"]
+    assert _paths("mv a.py b.py c.py pkg", EventKind.WRITE) == ["pkg/a.py", "pkg/b.py", "pkg/c.py"]
+    assert _paths("mv a.py b.py c.py pkg", EventKind.DELETE) == ["a.py", "b.py", "c.py"]
+    assert _paths("mv -t pkg -f a.py", EventKind.WRITE) == ["pkg/a.py"]
+    assert _paths("cp /tmp/x.py .", EventKind.WRITE) == ["x.py"]
+    assert _paths("mv -T old.py new.py", EventKind.WRITE) == ["new.py"]  # -T: a rename, never into
+
+
+def test_git_mv_is_a_move():
+    assert _paths("git mv -f a.py lib/b.py", EventKind.WRITE) == ["lib/b.py"]
+    assert _paths("git mv -f a.py lib/b.py", EventKind.DELETE) == ["a.py"]
+    assert _paths("git mv a.py b.py lib", EventKind.WRITE) == ["lib/a.py", "lib/b.py"]
+
+
+def test_options_are_read_with_their_values_as_getopt_does():
+    said = ["-vt", "dir", "-Sbak", "--target-directory=lib", "--suffix", "~", "a", "--", "-b"]
+    assert list(options(said, {"-t", "-S", "--target-directory", "--suffix"})) == [
+        ("-v", ""), ("-t", "dir"), ("-S", "bak"), ("--target-directory", "lib"), ("--suffix", "~"), ("", "a"),
+        ("", "-b")]
+    assert made_dirs("mkdir -m 755 -p src/pkg && mkdir /opt/x") == {"src", "src/pkg", "/opt", "/opt/x"}

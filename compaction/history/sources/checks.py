@@ -17,7 +17,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import first_word, split_commands, words
+from compaction.shell import first_word, options, split_commands, words
 
 MAX_CHECKS = 3  # the most repeated ones
 MAX_OUTCOMES = 3  # distinct outputs shown per check: the first and the latest ones
@@ -87,6 +87,18 @@ def own_file_names(ctx: FactContext) -> frozenset[str]:
 
 _INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "bash", "sh", "zsh", "deno", "bun", "php", "perl",
                            "pwsh", "powershell"})
+# Per interpreter, from its documented options: those that take a value (the next word unless attached), and
+# those that give the program inline or as a module (`-c`, `-m`, `-e`): then no script file runs.
+_VALUED_NONE: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+_SCRIPT_OPTIONS = {
+    "python": (frozenset({"-W", "-X", "--check-hash-based-pycs"}), frozenset({"-c", "-m"})),
+    "node": (frozenset({"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions",
+                        "--input-type", "--title"}), frozenset({"-e", "--eval", "-p", "--print"})),
+    "ruby": (frozenset({"-r", "-I", "-C", "-E"}), frozenset({"-e"})),
+    "perl": (frozenset({"-I", "-M", "-m"}), frozenset({"-e", "-E"})),
+    "php": (frozenset({"-c", "-d", "-z"}), frozenset({"-r"})),
+    "sh": (frozenset({"-o", "-O"}), frozenset({"-c"})),  # bash and zsh alike
+}
 
 
 def runs_own_file(command: str, own: frozenset[str]) -> bool:
@@ -108,12 +120,25 @@ def scripts_run(command: str) -> set[str]:
         if said[0].startswith("./"):
             script = said[0]
         elif program in _INTERPRETERS or re.fullmatch(r"python\d[\d.]*", program):
-            script = next((w for w in said[1:] if not w.startswith("-")), "")
+            script = _script(program, said[1:])
         else:
             continue
         if script:
             names.add(script.rsplit("/", 1)[-1])
     return names
+
+
+def _script(program: str, args: list[str]) -> str:
+    """The script file an interpreter's arguments run: its first operand, options' values skipped (`python
+    -W ignore f.py`: f.py); "" when an option gives the program inline or as a module (`-c`, `-m`, `-e`)."""
+    family = "python" if program.startswith("python") else "sh" if program in ("bash", "zsh") else program
+    valued, inline = _SCRIPT_OPTIONS.get(family, _VALUED_NONE)
+    for name, value in options(args, valued | inline):
+        if name in inline:
+            return ""
+        if not name:
+            return "" if value == "-" else value  # `python -`: the script comes on stdin
+    return ""
 
 
 def _shown(command: str, cwd: str | None) -> str:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 from compaction.events import Event, EventKind
 from compaction.history.condense import cut_at_word
@@ -147,16 +149,8 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
         path = display_path(e.path, cwd)
         if not path or path.startswith(_SCRATCH_ROOTS):
             continue
-        move = moved(e, cwd)
-        if move is not None:  # `mv a b`: b holds a's text, with a's edits; a is not a file deleted
-            src, dst = move
-            if e.kind is EventKind.DELETE and (e.round, src) in renamed:
-                continue
-            if e.kind is EventKind.WRITE and src in logs and src != dst:
-                before = logs.pop(src)
-                logs[dst] = FileLog(before.edits, before.failed, before.deleted, before.renamed_from or src)
-                renamed.add((e.round, src))
-                continue
+        if follow_move(e, cwd, logs, renamed):  # `mv a b`: b holds a's text, with a's edits; a is not a file deleted
+            continue
         log = logs.setdefault(path, FileLog())
         if e.kind is EventKind.REVERT:  # back to the committed state: the edits so far no longer apply
             how = f"reverted by `{_git_words(e.command or '')}` (r{e.round})" if e.command else f"reverted (r{e.round})"
@@ -181,24 +175,36 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
 
 
 def moved(e: Event, cwd: str | None) -> tuple[str, str] | None:
-    """(source, destination), as display paths, when `e` is one side of a `mv SRC DST` command line (the
-    write of DST or the deletion of SRC that the shell parser reads it as), else None."""
-    if e.kind not in (EventKind.WRITE, EventKind.DELETE) or not e.command or "mv" not in e.command or not e.path:
-        return None
-    path = display_path(e.path, cwd)
-    for part in split_commands(e.command):
-        if first_word(part) != "mv":
-            continue
-        args = [a for a in words(part)[1:] if not a.startswith("-") and a != "mv"]
-        if len(args) != 2:
-            continue
-        src, dst = args
-        if dst.endswith("/"):  # into a folder: the file keeps its name
-            dst += src.rsplit("/", 1)[-1]
-        pair = (display_path(src, cwd), display_path(dst, cwd))
-        if path in pair:
-            return pair
-    return None
+    """(source, destination), as display paths, when `e` is the write or the deletion of a `mv SRC DST`
+    (or `git mv`), else None."""
+    return None if e.moved is None else (display_path(e.moved[0], cwd), display_path(e.moved[1], cwd))
+
+
+class _Renamed(Protocol):
+    renamed_from: str | None
+
+
+R = TypeVar("R", bound=_Renamed)
+
+
+def follow_move(e: Event, cwd: str | None, records: MutableMapping[str, R], carried: set[tuple[int, str]]) -> bool:
+    """Whether `e` is one side of a move that `records` (per file, by display path) follow: the write of
+    `mv a b` when `a` has a record (it goes to `b`, `renamed_from` its first name), or then the deletion
+    of `a` (`carried` holds (round, source) of each record carried). One reading for the file logs and the
+    modified-files list, so both name a moved file alike."""
+    move = moved(e, cwd)
+    if move is None:
+        return False
+    src, dst = move
+    if e.kind is EventKind.DELETE:
+        return (e.round, src) in carried
+    if src not in records or src == dst:
+        return False
+    record = records.pop(src)
+    record.renamed_from = record.renamed_from or src
+    records[dst] = record
+    carried.add((e.round, src))
+    return True
 
 
 _REF_RE = re.compile(r"^(?:HEAD|@)(?:~(\d*)|(\^+))?$")

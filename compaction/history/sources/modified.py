@@ -14,7 +14,7 @@ from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite, display_path, is_test_path
 from compaction.history.sections import Section
 from compaction.history.sources.changes import gists
-from compaction.history.sources.filelog import creates, logs_of, moved
+from compaction.history.sources.filelog import creates, follow_move, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 
 SCRATCH = ("created then removed", "edited, then reverted")
@@ -44,15 +44,10 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         path = display_path(e.path, ctx.cwd)
         if not path or path.endswith("/") or path.startswith(("/tmp/", "/dev/", "/proc/")):
             continue
-        move = moved(e, ctx.cwd)  # `mv a b`: b is a's file, under a new name (as the file logs read it)
-        if move is not None and e.kind is EventKind.DELETE and (e.round, move[0]) in renamed:
-            continue
-        if move is not None and e.kind is EventKind.WRITE and move[0] in files and move[0] != move[1]:
-            info = files[path] = files.pop(move[0])
-            info.renamed_from = info.renamed_from or move[0]
-            info.rounds.append(e.round)
-            info.last = e.round
-            renamed.add((e.round, move[0]))
+        if follow_move(e, ctx.cwd, files, renamed):  # `mv a b`: b is a's file, under a new name
+            if e.kind is EventKind.WRITE:  # the move itself is a round of the file's
+                files[path].rounds.append(e.round)
+                files[path].last = e.round
             continue
         info = files.setdefault(path, _FileHistory())
         info.rounds.append(e.round)
