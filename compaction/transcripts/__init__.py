@@ -19,7 +19,7 @@ from compaction.transcripts._io import read_head
 from compaction.transcripts.leaked_calls import tell_leaked_calls
 from compaction.transcripts.pasted_log import expand_pasted_logs
 from compaction.transcripts.terminal import clean_transcript
-from compaction.transcripts.user_feedback import user_words_apart
+from compaction.transcripts.user_feedback import reads_tags, user_words_apart
 
 _MODULES = [
     "mini_swe_agent",
@@ -123,7 +123,7 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
             raise
         raise TranscriptError(str(path), f"unexpected shape ({type(exc).__name__}: {exc})") from exc
     if not transcript.rounds:  # a format that groups its own rounds has no pasted TUI logs to read
-        transcript.messages = user_words_apart(expand_pasted_logs(transcript.messages))
+        transcript.messages = user_words_apart(expand_pasted_logs(transcript.messages), tagged=reads_tags(transcript))
         transcript.rounds = group_rounds(transcript.messages)
     tell_leaked_calls(transcript.messages)  # calls printed in a model's raw call tokens: not its words
     _scrub_surrogates(transcript)

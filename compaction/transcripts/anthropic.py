@@ -49,6 +49,7 @@ _ROO_TODO = re.compile(r"^\s*(?:[-*]\s*)?\[([ xX-])\]\s*(.+?)\s*$", re.M)
 _THINKING = re.compile(r"<thinking>(.*?)</thinking>\s*", re.S)
 _RESULT_HEAD = re.compile(r"^\[([a-z_]+)(?: for '(.*?)')?(?:[^\]\n]*)\] Result:\s*", re.S)
 _LATER_RESULT_HEAD = re.compile(r"(?<=\n)\[[a-z_]+(?: for '[^'\n]*')?[^\]\n]*\] Result:")
+_FEEDBACK_LAST = re.compile(r"^<feedback>[ \t\r]*\n.*^</feedback>\s*\Z", re.S | re.M | re.I)  # before a result head
 _ENV = re.compile(r"\s*<environment_details>.*?(?:</environment_details>|\Z)\s*", re.S)
 _ERROR_RESULT = re.compile(r"\A\s*(?:The tool execution failed with the following error|"
                            r"The user denied this operation|Missing value for required parameter)")
@@ -103,7 +104,7 @@ def load(path: str) -> Transcript:
         elif role == "system":
             t.messages.append(Message(len(t.messages), Role.SYSTEM, content_text(content), timestamp=ts, line=line))
         else:
-            cline = _user(t, blocks, ts, line) or cline
+            cline = _user(t, blocks, ts, line, cline) or cline
     if cline:
         t.meta["dialect"] = "cline"
         for msg in t.messages:  # Cline names its working directory inside <environment_details>
@@ -195,14 +196,16 @@ def _cline_result(name: str, target: str | None, body: str) -> ToolResult:
     return ToolResult(content=body.strip(), name=name, is_error=is_error, exit_code=code)
 
 
-def _user(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
+def _user(t: Transcript, blocks: list, ts: str | None, line: int, cline: bool = False) -> bool:
+    """Append the user turn `blocks` make (a TOOL message when they hold results); whether it is Cline's.
+    `cline`: the conversation is known to be Cline's already."""
     results: list[ToolResult] = []
     texts: list[str] = []
     env: list[str] = []
-    cline = False
+    known, cline = cline, False
     pending: ToolResult | None = None  # a Cline "[x] Result:" block collects the text blocks after it
     names = {c.id: c.name for m in t.messages[-4:] for c in m.tool_calls if c.id}
-    for block in _results_apart(blocks):
+    for block in _results_apart(blocks, known):
         if not isinstance(block, dict):
             continue
         btype = block.get("type")
@@ -251,14 +254,16 @@ def _user(t: Transcript, blocks: list, ts: str | None, line: int) -> bool:
     return cline
 
 
-def _results_apart(blocks: list) -> list:
+def _results_apart(blocks: list, cline: bool) -> list:
     """The blocks, a text block holding a Cline result head after other text cut in two there: an
-    export may put the user's feedback first and the `[x] Result:` it belongs to after it."""
+    export may put the user's feedback first and the `[x] Result:` it belongs to after it. Only in
+    Cline's content (`cline`: the conversation is known to be Cline's; else the text before the head
+    must be Cline's feedback block): elsewhere such a line is the user's, pasted."""
     out = []
     for block in blocks:
         text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else None
         at = _LATER_RESULT_HEAD.search(text) if isinstance(text, str) and "] Result:" in text else None
-        if at is None:
+        if at is None or not (cline or _FEEDBACK_LAST.search(text, 0, at.start())):
             out.append(block)
             continue
         out += [{"type": "text", "text": text[:at.start()]}, {"type": "text", "text": text[at.start():]}]

@@ -400,13 +400,14 @@ _LABEL_MARK = re.compile(r"^[ \t]*(?:_\*\*|\*\*_?|__)(?:[^\w\s*_]{1,4}[ \t]*)?("
                          r"(?:[ \t]*\([^)\n]*\))?[ \t]*:?[ \t]*(?:\*\*_|_?\*\*|__)[ \t]*:?[ \t]?(.*)$", re.I)
 _TOOL_USE = re.compile(r"^\[Tool Use: ([^\]\n]+)\]\n((?:[A-Z][\w ]*: .*(?:\n(?!\[Tool).*)*)?)", re.M)
 _TOOL_ANSWER = re.compile(r"^\[Tool( \(Error\))?\]\n?", re.M)
+_UNCLOSED = ("tool_use",)  # the fences an export leaves open before the next speaker (Cline's ```tool_use)
 
 
 def _md_markers(text: str) -> list[tuple[str, int]]:
     """(role, line index) of every speaker marker outside fenced code (a marker after a `---`
-    separator ends a fence the export left open)."""
+    separator ends a tool block's fence the export left open)."""
     out: list[tuple[str, int]] = []
-    for i, line in outside_fences(text.split("\n"), boundary=_speaker_mark):
+    for i, line in outside_fences(text.split("\n"), boundary=_speaker_mark, unclosed_info=_UNCLOSED):
         m = _speaker_mark(line)
         if m:
             out.append((_MD_WORDS[m.group(1).lower()], i))

@@ -34,6 +34,7 @@ _TOOL_CLOSE = re.compile(r"</tool-use>[ \t]*$", re.M)
 _DETAILS_CLOSE = re.compile(r"^</details>[ \t]*$", re.M)
 _PLAIN_OPEN = re.compile(r"^Tool use: \*\*([^*\n]+)\*\*[^\n]*$", re.M)
 _RULE = re.compile(r"^---[ \t]*$", re.M)
+_SESSION = re.compile(r"^<!-- (\w[\w .-]*?) Session\b", re.M)  # the agent SpecStory recorded: `<!-- cursor Session …`
 _FILE_LINE = re.compile(r"^[ \t]*(?:<details>\s*)?(?:<summary>)?[ \t]*(?:Read|Edit|Create|Created|Write|Delete|Deleted)"
                         r"[ \t]+file:[ \t]*(.+?)[ \t]*(?:</summary>)?[ \t]*$", re.M)
 _SUMMARY = re.compile(r"<summary>Tool use: \*\*([^*]+)\*\*(.*?)</summary>", re.S)
@@ -67,6 +68,9 @@ def load(path: str) -> Transcript:
     if not heads:
         raise TranscriptError(path, "no `_**User**_` / `_**Agent**_` speaker lines: not a SpecStory export")
     preamble = text[:heads[0].start()].strip()
+    agent = _SESSION.search(preamble)
+    if agent:  # whose harness wrote the messages (user_feedback.reads_tags)
+        t.meta["agent"] = agent.group(1).lower()
     if preamble:
         t.messages.append(Message(0, Role.SYSTEM, preamble, line=1, harness=True))
     for i, head in enumerate(heads):

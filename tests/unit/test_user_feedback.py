@@ -34,7 +34,7 @@ def test_messages_are_split_renumbered_and_a_task_sent_again_is_no_request():
         Message(4, Role.USER, "[TASK RESUMPTION]\n<task>\nAdd a --json flag\n</task>", harness=True),
         Message(5, Role.ASSISTANT, "Nothing left."),
     ]
-    out = user_words_apart(messages)
+    out = user_words_apart(messages, tagged=True)
     assert [m.index for m in out] == list(range(len(out)))
     assert [(m.role, m.text, m.harness) for m in out if m.role is Role.USER] == [
         (Role.USER, "Add a --json flag", False), (Role.USER, "# TODO LIST RECOMMENDED", True),
