@@ -137,6 +137,20 @@ def first_word(cmd: str) -> str:
     return cmd.split(None, 1)[0] if cmd else ""
 
 
+# --- exit status -------------------------------------------------------------------------------
+
+# Programs whose exit status 1 means "no match" or "they differ", not a failure (grep, diff, test, find
+# in some forms, which, pgrep/pkill/killall when no process matched).
+_NO_MATCH_RE = re.compile(r"^\s*(?:grep|egrep|fgrep|rg|ag|diff|cmp|test|\[|find|git\s+diff|which|command\s+-v|"
+                          r"pgrep|pkill|killall)\b")
+
+
+def found_nothing(command: str, exit_code: int | None) -> bool:
+    """Whether a command line's exit status says its look-up found nothing: 1 from a line whose last
+    command is one of the no-match programs (`pgrep -l x; pgrep -l y` exits with the second's status)."""
+    return exit_code == 1 and bool(command) and bool(_NO_MATCH_RE.match(re.split(r"&&|;|\|", command)[-1]))
+
+
 # --- options and operands ----------------------------------------------------------------------
 
 def options(args: list[str], valued: Collection[str]) -> Iterator[tuple[str, str]]:

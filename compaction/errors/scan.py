@@ -20,7 +20,7 @@ from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.events import parse_test_summary, results_of_calls, shell_reads
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
-from compaction.shell import first_word, norm_command
+from compaction.shell import first_word, found_nothing, norm_command
 from compaction.transcripts.user_feedback import words_after
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
@@ -33,8 +33,6 @@ _RUNNER = re.compile(r"\b(?:python\d?(?:\.\d+)?|pytest|node|ts-node|tsx|deno|jav
 _SCRIPT_EXT = re.compile(r"[\w/]\.(?:py|js|mjs|cjs|ts|sh|java|go|rb|pl)$")
 _REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|issue\w*|test_issue\w*|demo\w*)"
                          r"\.\w+$", re.I)
-# (pgrep, pkill and killall exit 1 when no process matched: a look-up that found nothing, not a failure)
-_BENIGN_EXIT1 = re.compile(r"^\s*(?:grep|egrep|fgrep|rg|ag|diff|cmp|test|\[|find|git\s+diff|which|command\s+-v|pgrep|pkill|killall)\b")
 _RC_TAG = re.compile(r"<returncode>-?\d+</returncode>|\[The command completed with exit code -?\d+\.\]|"
                      r"[Ee]xit (?:code|status):? -?\d+")
 _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason) (?:is|was)|this means|caused by|seems|"
@@ -145,7 +143,7 @@ def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
     content = res.content or ""
     if res.exit_code not in (None, 0):
         cmd = (call.command if call else "") or ""
-        if res.exit_code == 1 and _BENIGN_EXIT1.match(re.split(r"&&|;|\|", cmd)[-1] if cmd else ""):
+        if found_nothing(cmd, res.exit_code):
             return None
         err_id = "ERR_TOOL_NonZeroExit"
     elif res.is_error:

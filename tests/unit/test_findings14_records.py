@@ -190,3 +190,10 @@ def test_a_conclusion_reached_in_the_agents_reasoning_is_a_finding_weighed_below
     reasoned = next(text for text in found if "created once at launch" in text)
     assert "Diagnosing" not in reasoned  # the thought's title is not part of the sentence
     assert found[reasoned] < found[said]
+
+
+def test_a_look_up_that_matched_nothing_is_told_as_such_not_as_a_failure():
+    found = outcome("grep -rn debug-env frontend/", ToolResult("", "a", exit_code=1))
+    assert found is not None and found[0] == "`grep -rn debug-env frontend/` → nothing found"
+    failed = outcome("npm run build", ToolResult("Type error: x is not a module", "b", exit_code=1))
+    assert failed is not None and "exit 1" in failed[0] and failed[1] > found[1]

@@ -222,3 +222,20 @@ def test_a_pasted_ci_log_keeps_one_timestamp_and_its_values_none():
     assert "retries=" in out and "25T22" not in out.split("values:", 1)[-1]
     few = "Seen twice:\n" + "\n".join(log[:3])
     assert trim_pastes(few) == few  # a short paste is the user's words as they are
+
+
+def test_a_pasted_ci_log_is_one_paste_and_keeps_what_failed_before_what_warned():
+    """Its unstamped lines (a group's name, a wrapped value) are part of the log, not the user's words
+    between two logs; its middle keeps the lines that say what failed before its warnings."""
+    from compaction.history.sources.task import trim_pastes
+
+    log = ["Now I'm seeing this error... Can you help me fix this please?", ""]
+    for i in range(40):
+        log.append(f"2025-10-02T19:23:{i:02d}.4786472Z step {i}")
+        log.append("##[group]Run something" if i % 2 else "  with: value")
+    log[30] = "2025-10-02T19:23:14.4786472Z npm warn deprecated node-domexception@1.0.0: use DOMException"
+    log[60] = "Type error: File 'frontend/app/api/debug-env/route.ts' is not a module."
+    trimmed = trim_pastes("\n".join(log), 4, 2)
+    assert len(trimmed.splitlines()) < 15
+    assert trimmed.startswith("Now I'm seeing this error")
+    assert "is not a module" in trimmed and "lines of pasted log trimmed" in trimmed

@@ -46,8 +46,9 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
     """The message with each long paste (a fenced block, a run of log or stack lines) cut to its
     `head` lines, its informative lines (errors, failures) and its `tail` lines, with a note of what
     was trimmed."""
-    if text.count("\n") <= _PASTE_LINES or ("```" not in text and "~~~" not in text and not _LOGRUN_RE.search(text)):
-        return text  # no fence and no long run of log lines: nothing to trim (one C-speed scan)
+    if text.count("\n") <= _PASTE_LINES or ("```" not in text and "~~~" not in text and not _LOGRUN_RE.search(text)
+                                             and len(STAMPED_LINE_RE.findall(text)) <= _PASTE_LINES):
+        return text  # no fence, no long run of log lines, no CI log: nothing to trim (C-speed scans)
     out: list[str] = []
     for kind, lines in _pieces(text):
         if kind == "code":  # its opening fence, its body, its closing fence (or last line)
@@ -71,6 +72,13 @@ def _pieces(text: str) -> tuple[tuple[str, list[str]], ...]:
     # stay as written. (A stamp opens a line and never holds a newline: its matches are the stamped lines.)
     many = len(STAMPED_LINE_RE.findall(text)) > _PASTE_LINES
     first_run = True  # no stamped run seen yet
+    # A pasted CI log is one paste from its first stamped line to its last: its unstamped lines (a group's
+    # name, a wrapped value) are part of it, not the user's words between runs.
+    last_stamp = -1
+    if many:
+        first = next(k for k, ln in enumerate(lines) if STAMPED_LINE_RE.match(ln))
+        last_stamp = max(k for k, ln in enumerate(lines) if STAMPED_LINE_RE.match(ln))
+        last_stamp = last_stamp if last_stamp > first else -1
     out: list[tuple[str, list[str]]] = []  # never changed once made: the memo hands them out again
     i = 0
     while i < len(lines):
@@ -80,7 +88,7 @@ def _pieces(text: str) -> tuple[tuple[str, list[str]], ...]:
             i = j + 1
             continue
         j = i
-        while j < len(lines) and _LOGLINE_RE.match(lines[j]):
+        while j < len(lines) and (_LOGLINE_RE.match(lines[j]) or i <= j < last_stamp and not _FENCE_RE.match(lines[j])):
             j += 1
         if j == i:
             out.append(("text", [lines[i]]))
