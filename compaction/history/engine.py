@@ -324,7 +324,7 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
     optional: list[Fact] = []
     for f in ordered:
         if not f.essential and not f.task and f.section is not Section.MARKED:
-            if not (tail_start is not None and f.section not in (Section.GOAL, Section.COMPLETED)
+            if not (tail_start is not None and f.section not in (Section.GOAL, Section.COMPLETED) and not f.pending
                     and f.rounds and min(f.rounds) >= tail_start):
                 optional.append(f)  # else the verbatim tail says it (a state-changing command stays listed)
             continue

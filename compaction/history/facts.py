@@ -46,7 +46,7 @@ class Fact:
     # problems: the id of the record whose failures this line tells in its own words (a refused edit's
     # cause and what ended it): said inside that record's `Error:` line when the block shows the record
     tells: str | None = None
-    pending: bool = False  # current work: an unanswered request (shown even beside the verbatim tail)
+    pending: bool = False  # current work shown even beside the verbatim tail (an unanswered request, a state it does not show)
     prose: bool = False  # the agent's own narration: rendered telegraphically (never the user's words)
     # goal: a later request shown short whose full text is the user's own asks (no paste): given back
     # before the other sections' fuller texts, not after them like a paste or the condensed task

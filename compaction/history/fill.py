@@ -125,7 +125,8 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
         if step.delta > room:
             continue
         rounds_of = step.original.rounds
-        if step.copy is None and step.original.section is not Section.GOAL and rounds_of and min(rounds_of) >= start:
+        if step.copy is None and step.original.section is not Section.GOAL and not step.original.pending \
+                and rounds_of and min(rounds_of) >= start:
             continue  # its rounds are in the verbatim tail already: it would say what the tail shows
         if step.copy is None and step.original.section in SAID_ONCE and not said.adds(step.full):
             continue  # the document says it already: it would only cost room
