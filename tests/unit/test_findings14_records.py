@@ -197,3 +197,11 @@ def test_a_look_up_that_matched_nothing_is_told_as_such_not_as_a_failure():
     assert found is not None and found[0] == "`grep -rn debug-env frontend/` → nothing found"
     failed = outcome("npm run build", ToolResult("Type error: x is not a module", "b", exit_code=1))
     assert failed is not None and "exit 1" in failed[0] and failed[1] > found[1]
+
+
+def test_a_report_of_courtesy_alone_is_no_report_and_apologies_never_make_one():
+    from compaction.history.sources.findings import report_of
+
+    assert report_of(["I am so sorry for the repeated mistakes. I am still learning to use the tools correctly."]) is None
+    said = report_of(["My apologies for the confusion. The `model_name` is now a constant in `main`, set to `llava`."])
+    assert said is not None and "apolog" not in said.lower() and "`model_name`" in said

@@ -306,6 +306,12 @@ def answer_to(question: str, replies: Message | list[Message]) -> str | None:
     return f"Asked “{asked}”: {reply}"
 
 
+# A sentence of courtesy (an apology, thanks, agreeing): it says nothing a successor acts on.
+_COURTESY_RE = re.compile(r"(?:I(?:'m| am) (?:so |very |truly |really )?sorry|(?:my )?apologies|I apologi[sz]e|sorry\b|"
+                          r"thanks?\b|thank you|you(?:'re| are) (?:absolutely |completely )?(?:right|correct)|"
+                          r"got it\b|understood\b)", re.IGNORECASE)
+
+
 def informative(texts: list[str], limit: int, closing: bool = False) -> str | None:
     """The texts' most informative sentences (backticked identifiers, numbers, reasons, bold) up to
     `limit` characters, in their order; the opening sentence gets a head start (it most often
@@ -321,7 +327,8 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
             plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
             x = (WS_RE.sub(" ", plain) if "  " in plain or "\t" in plain else plain).strip().lstrip("-*• ")
-            if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")):
+            if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")) \
+                    and not _COURTESY_RE.match(x):
                 sentences.append(x)
                 stressed.append(len(_BOLD_RE.findall(raw)) if marked else 0)
         if len(sentences) >= 40 and not closing:
@@ -331,8 +338,11 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     if not sentences:
         return None
     lead = range(len(sentences) - max(1, len(sentences) // 3), len(sentences)) if closing else range(1)
-    score = [len((_INFORMATIVE_ASCII_RE if x.isascii() else _INFORMATIVE_RE).findall(x)) + stressed[i]
-             + (2 if i in lead else 0) for i, x in enumerate(sentences)]
+    said = [len((_INFORMATIVE_ASCII_RE if x.isascii() else _INFORMATIVE_RE).findall(x)) + stressed[i]
+            for i, x in enumerate(sentences)]
+    if closing and not any(said):  # a report naming nothing ("I am still learning the tools"): no report
+        return None
+    score = [n + (2 if i in lead else 0) for i, n in enumerate(said)]
     keep: list[int] = []
     size = 0
     for i in sorted(range(len(sentences)), key=lambda i: (-score[i], i)):
