@@ -383,7 +383,7 @@ def statements(text: str) -> list[tuple[str, int]]:
         if weight == _HOLDS_WEIGHT and not _SPECIFIC_RE.search(s):
             continue  # "The file is empty": which file it was is the finding
         if weight:
-            out.append((s, weight))
+            out.append((s.replace("**", "") if "**" in s else s, weight))  # a bold span cut by the sentence split
     return out
 
 
