@@ -53,6 +53,11 @@ _KEY_RE = re.compile(r"(?<![\w$.])([\w$.]*[\w$])\(\s*(['\"`])([\w.:/@-]{2,40})\2
 _LITERAL_RE = re.compile(r"(?:[^=\n]{0,40}=(?!=))?\s*(-?\d[\d_.]*(?:e-?\d+)?|'[^'\n]{0,24}'|\"[^\"\n]{0,24}\"|"
                          r"true|false|True|False|None|null)\s*[;,]?\s*(?:(?://|#).*)?$")
 _COMMENT_RE = re.compile(r"^\s*(?://|#(?!include|define|!)|--|;;|/\*|\*|<!--)")
+# The first character `_COMMENT_RE` and `_DECL_RE` can match after the leading whitespace (both open
+# `^\s*`, which `str.lstrip` strips the same way): `digest` tries them only on lines opening with one,
+# and `_KEY_RE` only on lines holding a quote. Most lines of a file open otherwise (`return`, `self.x`).
+_COMMENT_HEADS = frozenset("/#-;*<")
+_DECL_HEADS = frozenset("eclvABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _METHOD_RE = re.compile(
     r"^\s*(?:(?:public|private|protected|static|final|override|synchronized|abstract)\s+)+"
     r"(?:<[^>]*>\s*)?[\w<>\[\], ?.]+\s+([A-Za-z_]\w*)\s*\([^;]*$")
@@ -514,7 +519,8 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
             if m and m.group(1) not in names:
                 names.append(m.group(1))
             continue
-        if not line.strip() or _COMMENT_RE.match(line):
+        head = line.lstrip()[:1]  # what `\\s*` leaves: the patterns below need one of a few characters there
+        if not head or (head in _COMMENT_HEADS and _COMMENT_RE.match(line)):
             continue
         m = definition(line)
         if m and m.group(1) not in _NOT_NAMES:
@@ -526,17 +532,19 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
                 if name and name not in ("as", "type") and name not in imports:
                     imports.append(name)
             continue
-        d = _DECL_RE.match(line)
+        d = _DECL_RE.match(line) if head in _DECL_HEADS else None
         if d and not (d.group(3) and line.rstrip().endswith((",", "("))):  # not a keyword argument `DEBUG=True,`
             decls.append((len(d.group(1)), d.group(2) or d.group(3)))
             name = d.group(2) or d.group(3)
             if name.isupper() and (v := _LITERAL_RE.match(line, d.end())):
                 values.setdefault(name, v.group(1))
         if "(" in line:
-            for c in _CALL_RE.findall(line):
-                if not c.startswith(("this.", "self.")):
-                    calls[c] += 1
-            for call, _, key in _KEY_RE.findall(line):
+            if "." in line:  # a call on a receiver (`_CALL_RE`) names one
+                for c in _CALL_RE.findall(line):
+                    if not c.startswith(("this.", "self.")):
+                        calls[c] += 1
+            quoted = "'" in line or '"' in line or "`" in line  # a key is a string literal (`_KEY_RE`)
+            for call, _, key in (_KEY_RE.findall(line) if quoted else ()):
                 keys[key] += 1
                 if "." in call and not call.startswith(("this.", "self.")):
                     key_calls.setdefault(key, call.rsplit(".", 1)[0])

@@ -94,15 +94,23 @@ def words(segment: str) -> list[str]:
     reject (an unclosed quote, a trailing backslash) is split at whitespace."""
     if "'" not in segment and '"' not in segment and "\\" not in segment:  # nothing quoted or escaped: whitespace splitting
         return segment.split()
-    out, pos = [], 0
+    return list(_quoted_words(segment))
+
+
+@per_text(maxsize=4096)
+def _quoted_words(segment: str) -> tuple[str, ...]:
+    """`words` of a segment that quotes or escapes, remembered: one command is split into words for
+    its writes, its reads, the scripts it runs and its program (four readers, one parse)."""
+    out: list[str] = []
+    pos = 0
     for m in _SHELL_WORD.finditer(segment):
         if segment[pos:m.start()].strip(_BLANK):
-            return segment.split()  # a quote left open or a lone backslash
+            return tuple(segment.split())  # a quote left open or a lone backslash
         out.append(_unquote(m.group()))
         pos = m.end()
     if segment[pos:].strip(_BLANK):
-        return segment.split()
-    return out
+        return tuple(segment.split())
+    return tuple(out)
 
 
 # `cd DIR &&` / `cd DIR;` / `cd /d DIR &&` at the start of a command line (the rest runs in DIR)

@@ -91,18 +91,22 @@ class Triggers:
         return found
 
     def holds(self, family: Needles) -> bool:
-        """Whether the text holds one of the family's words."""
-        if self._whole:  # a short text: a word is looked for only when its root is there
-            text = self.text
-            return any(any(map(text.__contains__, words)) for root, words in family.by_root if root in text)
+        """Whether the text holds one of the family's words. A root is looked for once per text (its
+        excerpt, or for a short text the text itself or "" when the root is not there), not once per
+        family: some forty families share about twenty roots."""
         excerpts = self._excerpts
         for root, words in family.by_root:
             excerpt = excerpts.get(root)
             if excerpt is None:
-                excerpt = self._excerpt(root)
-            if any(map(excerpt.__contains__, words)):
+                excerpt = self._root_in_short(root) if self._whole else self._excerpt(root)
+            if excerpt and any(map(excerpt.__contains__, words)):
                 return True
         return False
+
+    def _root_in_short(self, root: str) -> str:
+        """A short text's stand-in for an excerpt: the text when it holds the root, else ""."""
+        found = self._excerpts[root] = self.text if root in self.text else ""
+        return found
 
     def lines_with(self, family: Needles) -> list[tuple[int, int]]:
         """(start, end) of each distinct line holding one of the family's words, in text order."""

@@ -7,7 +7,8 @@ choice. The sources that make facts are in `compaction.history.sources`, one mod
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 
 from compaction.events import Event, EventKind
 from compaction.history.sections import Section
@@ -57,12 +58,15 @@ class Fact:
         return self.section.priority if self.priority is None else self.priority
 
     def __copy__(self) -> Fact:
-        """A shallow copy, slot by slot: `copy.copy`'s generic reduce protocol costs several times
-        more, and the engine copies the whole fact pool for each selection it tries."""
-        new = object.__new__(type(self))
-        for name in self.__slots__:
-            object.__setattr__(new, name, getattr(self, name))
-        return new
+        """A shallow copy: every field read at once (`_FIELD_VALUES`, in C) and handed to the
+        constructor, which sets them in its own order (a loop of getattr/setattr over the slots cost
+        four times more, `copy.copy`'s generic protocol more still); the engine copies the whole fact
+        pool for each selection it tries."""
+        return type(self)(*_FIELD_VALUES(self))
+
+
+# Every field of a Fact, in the constructor's order (a Fact's slots are its fields: a shallow copy)
+_FIELD_VALUES = attrgetter(*(f.name for f in fields(Fact)))
 
 
 @per_text(maxsize=8192)  # each file is shown by several sections, most of them many times
