@@ -182,14 +182,15 @@ def test_a_conclusion_reached_in_the_agents_reasoning_is_a_finding_weighed_below
     """Gemini's thought parts and Claude's thinking blocks (message meta "thinking") often hold the
     only statement of what the agent found; it is read like the agent's text, weighed a little less."""
     said = "The problem is the recorder never listens for audio device changes, so AirPods are missed."
-    thought = ("**Diagnosing Audio Input** The problem is the engine is created once at launch, so a device that "
-               "connects later is never used by the recorder.")
+    thought = ("**Diagnosing Audio Input** The problem is the `AVAudioEngine` is created once at launch, so a device "
+               "that connects later is never used by the recorder. Ah, I see the issue now, I noticed it before.")
     t = _transcript([Message(0, Role.USER, "why are my AirPods ignored?"),
                      Message(0, Role.ASSISTANT, said, meta={"thinking": [thought]})])
     found = {f.text: f.score for f in collect(t) if not f.text.startswith("Asked")}
     reasoned = next(text for text in found if "created once at launch" in text)
     assert "Diagnosing" not in reasoned  # the thought's title is not part of the sentence
     assert found[reasoned] < found[said]
+    assert not any("I see the issue now" in text for text in found)  # thinking aloud, naming nothing: no finding
 
 
 def test_a_look_up_that_matched_nothing_is_told_as_such_not_as_a_failure():

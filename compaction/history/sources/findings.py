@@ -356,6 +356,9 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
 
 
 _THOUGHT_WEIGHT = -6  # a conclusion the agent reached in its reasoning, not said to the user: weighs less
+# Reasoning thinks aloud ("I see it now", "because I jumped the gun"): only its diagnoses and verdicts (a
+# cause, a thing ruled out, what a result means) that name what they are about count as findings.
+_THOUGHT_LEAST = 18
 
 
 def _statements_with_thinking(msg: Message) -> list[tuple[str, int]]:
@@ -364,7 +367,8 @@ def _statements_with_thinking(msg: Message) -> list[tuple[str, int]]:
     out = statements(msg.text) if msg.text else []
     for thought in msg.meta.get("thinking") or ():
         if isinstance(thought, str) and thought.strip():
-            out += [(s, w + _THOUGHT_WEIGHT) for s, w in statements(_BOLD_HEAD_RE.sub("", thought))]
+            out += [(s, w + _THOUGHT_WEIGHT) for s, w in statements(_BOLD_HEAD_RE.sub("", thought))
+                    if w >= _THOUGHT_LEAST and _SPECIFIC_RE.search(s)]
     return out
 
 
