@@ -19,14 +19,8 @@ from compaction.literal_heads import LinePattern
 from compaction.memo import per_text
 from compaction.model import ToolCall
 from compaction.shell import first_word, split_commands, words
+from compaction.transcripts.arg_names import NAMES, ArgRole, arg_value, pick, spelled
 
-# Argument names as `_key` spells them (lower case, no `_` or `-`: `old_string`, `oldString` and `TargetContent`
-# are one shape each), first match wins.
-_OLD_KEYS = ("oldstring", "oldstr", "oldtext", "search", "old", "original", "find", "targetcontent")
-_NEW_KEYS = ("newstring", "newstr", "newtext", "replace", "new", "replacement", "updated", "replacementcontent")
-_CONTENT_KEYS = ("content", "filetext", "contents", "text", "code", "codecontent", "filecontent")
-_EDIT_LIST_KEYS = ("edits", "replacementchunks", "chunks")
-_PATCH_KEYS = ("patch", "diff", "input", "raw")
 _SEARCH_REPLACE_RE = re.compile(
     r"^<{5,9} SEARCH\s*\n(.*?)^={5,9}\s*\n(.*?)^>{5,9} REPLACE\s*$", re.MULTILINE | re.DOTALL)
 _DEF_RE = re.compile(
@@ -342,8 +336,9 @@ def call_changes(call: ToolCall) -> list[FileChange]:
     path = call.path or ""
     out: list[FileChange] = []
     command = call.command or (args.get("command") if isinstance(args.get("command"), str) else "") or ""
-    for key in _PATCH_KEYS:
-        value = args.get(key)
+    spelled_args = spelled(args)  # once for every role asked below
+    for key in NAMES[ArgRole.PATCH]:  # every patch argument, not the first: each may name its own files
+        value = spelled_args.get(key)
         if isinstance(value, str) and ("\n@@" in value or "*** Begin Patch" in value or value.startswith("@@")):
             out += parse_unified(value if "\n+++ " in value or "*** " in value or not path
                                  else f"+++ b/{path}\n{value}")
@@ -351,19 +346,18 @@ def call_changes(call: ToolCall) -> list[FileChange]:
             out.append(FileChange(path, tuple(parse_search_replace(value))))
     if out:
         return out
-    spelled = _spelled(args)  # once for every key asked below
-    edits = _pick(spelled, _EDIT_LIST_KEYS, list)
+    edits = pick(spelled_args, ArgRole.EDIT_LIST, list)
     if isinstance(edits, list) and path:
         hunks = [h for e in edits if isinstance(e, dict)
-                 for h in pair_hunks(*_old_new(_spelled(e)))]
+                 for h in pair_hunks(*_old_new(spelled(e)))]
         return [FileChange(path, tuple(h for h in hunks if not h.empty))]
-    old, new = _old_new(spelled)
+    old, new = _old_new(spelled_args)
     if path and (isinstance(old, str) or isinstance(new, str)) and call.kind != "write":
         if isinstance(args.get("insert_line"), int) and not old:
             return [FileChange(path, (Hunk((), _lines(new), f"after line {args['insert_line']}"),))]
         found = [h for h in pair_hunks(old, new) if not h.empty]
         return [FileChange(path, tuple(found))] if found else []
-    content = _content(args, spelled)
+    content = _content(args, spelled_args)
     if path and isinstance(content, str) and call.kind in ("write", "edit"):
         return [FileChange(path, (Hunk((), _lines(content)),), whole=True)]
     if command and ("\n@@" in command or "*** Begin Patch" in command) and ("apply" in command or "patch" in command):
@@ -379,48 +373,22 @@ def new_text(call: ToolCall) -> str:
     """The text a write or edit puts in its file, from its arguments (each piece of a multi-edit on its
     own lines): what a change that names no file still says about which file it was."""
     args = call.arguments if isinstance(call.arguments, dict) else {}
-    edits = _arg(args, _EDIT_LIST_KEYS, list)
+    edits = arg_value(args, ArgRole.EDIT_LIST, list)
     if isinstance(edits, list):
-        return "\n".join(t for e in edits if isinstance(e, dict) and isinstance(t := _arg(e, _NEW_KEYS), str))
-    found = _arg(args, _NEW_KEYS)
+        return "\n".join(t for e in edits if isinstance(e, dict) and isinstance(t := arg_value(e, ArgRole.NEW), str))
+    found = arg_value(args, ArgRole.NEW)
     if found is None:
         found = _content(args)
     return found if isinstance(found, str) else ""
 
 
-def _key(name: object) -> str:
-    return str(name).lower().replace("_", "").replace("-", "")
-
-
-def _arg(args: dict, keys: tuple[str, ...], kind: type = str) -> object:
-    """The first of `keys` (as `_key` spells them) the arguments hold with a value of `kind`."""
-    return _pick(_spelled(args), keys, kind)
-
-
-def _spelled(args: dict) -> dict[str, object]:
-    """The arguments by `_key`'s spelling of their names (the first of a spelling wins)."""
-    named: dict[str, object] = {}
-    for name, value in args.items():
-        named.setdefault(_key(name), value)
-    return named
-
-
-def _pick(named: dict[str, object], keys: tuple[str, ...], kind: type = str) -> object:
-    """`_arg` of arguments already spelled (`_spelled`): a call's keys are spelled once, not per key asked."""
-    for key in keys:
-        value = named.get(key)
-        if isinstance(value, kind):
-            return value
-    return None
-
-
 def _old_new(named: dict[str, object]) -> tuple[object, object]:
-    return _pick(named, _OLD_KEYS), _pick(named, _NEW_KEYS)
+    return pick(named, ArgRole.OLD), pick(named, ArgRole.NEW)
 
 
-def _content(args: dict, spelled: dict[str, object] | None = None) -> object:
+def _content(args: dict, named: dict[str, object] | None = None) -> object:
     """A written file's text; decoded once when the agent double-encoded it (`_unquoted`)."""
-    value = _pick(spelled if spelled is not None else _spelled(args), _CONTENT_KEYS)
+    value = pick(named if named is not None else spelled(args), ArgRole.CONTENT)
     return _unquoted(value) if isinstance(value, str) else value
 
 

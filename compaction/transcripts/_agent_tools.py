@@ -14,6 +14,7 @@ from typing import Any
 
 from compaction.model import Message, ToolCall, ToolKind, TranscriptError
 from compaction.transcripts._io import read_text
+from compaction.transcripts.arg_names import ArgRole, arg_text, arg_value
 
 # Tool name (lower-cased) -> kind. Covers Claude Code, Codex, Gemini CLI, Cline, OpenHands-like and
 # common OpenAI function names; unknown names are OTHER.
@@ -53,9 +54,6 @@ KIND_BY_NAME: dict[str, str] = {
     "copilot_listdirectory": ToolKind.SEARCH, "copilot_searchcodebase": ToolKind.SEARCH,
 }
 
-PATH_KEYS = ("file_path", "path", "absolute_path", "notebook_path", "filepath", "filename", "file",
-             "target_file", "target")
-COMMAND_KEYS = ("command", "cmd", "commands", "script")
 
 
 def looks_jsonl(head: str) -> bool:
@@ -92,10 +90,10 @@ def join_command(value: Any) -> str | None:
 
 
 def first_path(args: dict[str, Any]) -> str | None:
-    for key in PATH_KEYS:
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            return value
+    """The file a call is about: its first non-empty path argument (`arg_names`), else the first of a path list."""
+    value = arg_text(args, ArgRole.PATH, blank=False)
+    if value is not None:
+        return value
     paths = args.get("paths") or args.get("file_paths")
     if isinstance(paths, list) and paths and isinstance(paths[0], str):
         return paths[0]
@@ -214,10 +212,7 @@ def make_call(name: str, args: dict[str, Any], call_id: str | None = None, kind:
         kind = {"view": ToolKind.READ, "create": ToolKind.WRITE}.get(op, ToolKind.EDIT)
         return ToolCall(name=name, arguments=args, id=call_id, kind=kind, path=first_path(args))
     if kind == ToolKind.SHELL:
-        for key in COMMAND_KEYS:
-            if key in args:
-                command = join_command(args[key])
-                break
+        command = join_command(arg_value(args, ArgRole.COMMAND, object))
         if command and "*** Begin Patch" in command:
             paths = patch_paths(command)
             args = {**args, "paths": paths}

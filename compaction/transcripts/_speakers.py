@@ -12,6 +12,15 @@ import re
 from typing import Any
 
 from compaction.model import ToolKind
+from compaction.transcripts.arg_names import (
+    EDIT_MARKS,
+    GENERIC_COMMAND,
+    GENERIC_CONTENT,
+    GENERIC_SEARCH,
+    NAMES,
+    ArgRole,
+    spell,
+)
 
 # order matters: "tool_result" must be a tool before "user" could match a "user_tool_result"
 _SPEAKER_WORDS: list[tuple[str, tuple[str, ...]]] = [
@@ -64,20 +73,18 @@ def toolish(value: Any) -> bool:
     return isinstance(value, str) and any(w in _TOOLISH or w.rstrip("s") in _TOOLISH for w in _words(value))
 
 
-_PATH = {"path", "file", "filepath", "filename", "absolutepath", "uri", "targetfile",
-         "abspath", "relativepath", "notebookpath"}
-_CONTENT = {"content", "contents", "text", "filecontent", "filetext", "codecontent", "code", "data", "newfile"}
-_EDIT = {"old", "new", "oldtext", "newtext", "oldstring", "newstring", "oldstr", "newstr", "diff", "patch",
-         "search", "replace", "replacement", "edits", "replacementchunks", "targetcontent", "replacementcontent",
-         "instruction", "codeedit", "chunks", "unifieddiff"}
-_COMMAND = {"command", "cmd", "commandline", "script", "shell", "proposedcommand"}
-_QUERY = {"pattern", "query", "regex", "glob", "searchpattern", "include", "searchpath"}
+# The shared argument names (`arg_names`), as sets: keys are tested one by one, in the record's order.
+_PATH = frozenset(NAMES[ArgRole.PATH])  # and any key ending in path, uri or file (`infer_kind`)
+_CONTENT = frozenset(GENERIC_CONTENT)
+_EDIT = frozenset(EDIT_MARKS)
+_COMMAND = frozenset(GENERIC_COMMAND)
+_QUERY = frozenset(GENERIC_SEARCH)
 
 
 def _leaf_keys(args: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in args.items():
-        last = str(key).rsplit(".", 1)[-1].lower().replace("_", "").replace("-", "")
+        last = spell(str(key).rsplit(".", 1)[-1])
         out.setdefault(last, value)
     return out
 

@@ -40,6 +40,7 @@ from compaction.model import (
 )
 from compaction.transcripts._agent_tools import as_text, exit_code_for, load_json_items, make_call, parse_arguments
 from compaction.transcripts._io import expect, iter_jsonl, open_binary
+from compaction.transcripts.arg_names import COPILOT_PATH, arg_value
 
 NAME = "copilot-chat"
 DESCRIPTION = "GitHub Copilot Chat sessions from VS Code's chatSessions/ (*.json serialized model, *.jsonl change log)"
@@ -70,7 +71,6 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 def _canonical(name: str) -> str:
     """`copilot_readFile` -> `read_file`, `run_in_terminal` unchanged."""
     return _CAMEL.sub("_", name.removeprefix("copilot_")).lower()
-_PATH_ARGS = ("filePath", "file_path", "path", "uri", "dirPath")
 
 
 def sniff(head: str, path: str) -> int:
@@ -220,7 +220,7 @@ def _call(name: str, args: dict[str, Any], call_id: str | None) -> ToolCall:
     kind = _KINDS.get(_canonical(name))
     if "todoList" in args and "todos" not in args:
         args = {**args, "todos": _todos(args["todoList"])}
-    path = next((_uri_path(args[k]) for k in _PATH_ARGS if k in args), None)
+    path = _uri_path(arg_value(args, COPILOT_PATH, object))
     if path and "path" not in args:
         args = {**args, "path": path}
     return make_call(name, args, call_id, kind)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 
 from compaction.model import Message, Role
+from compaction.transcripts.arg_names import ArgRole, is_name
 
 _BLOCK_RE = re.compile(r"(?:<｜tool▁calls▁begin｜>)?<｜tool▁call▁begin｜>(.*?)(?:<｜tool▁call▁end｜>|\Z)"
                        r"(?:\s*<｜tool▁calls▁end｜>)?", re.DOTALL)
 _SEP = "<｜tool▁sep｜>"
-_PATH_KEYS = ("file_path", "target_file", "path", "filename")
 
 
 def _told(block: str) -> str:
@@ -26,7 +26,7 @@ def _told(block: str) -> str:
     path = ""
     for arg in args:
         key, _, value = arg.partition("\n")
-        if key.strip() in _PATH_KEYS and value.strip():
+        if is_name(key.strip(), ArgRole.PATH) and value.strip():
             path = " " + value.strip().split("\n", 1)[0]
             break
     return f"[a `{name}` call written as text, not run:{path}]"

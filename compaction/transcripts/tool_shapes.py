@@ -8,6 +8,7 @@ table in `_agent_tools.KIND_BY_NAME` (the hints, in one place) does not know is 
   - a command/cmd/script string (or argv list): a shell command;
   - a pattern or query (with or without a path), or a folder: a search; a path alone: a read.
 `events.tool_kind` is the one place that asks; loaders keep naming what they know.
+Which argument is the old text, the path or the command is `arg_names`'s to say, for every reader alike.
 """
 
 from __future__ import annotations
@@ -16,27 +17,15 @@ import re
 from typing import Any
 
 from compaction.model import ToolCall, ToolKind
-from compaction.transcripts._agent_tools import COMMAND_KEYS, first_path, join_command, patch_paths
+from compaction.transcripts._agent_tools import first_path, join_command, patch_paths
+from compaction.transcripts.arg_names import NAMES, ArgRole, arg_text, arg_value, pick, spelled
 
-_OLD_KEYS = ("old_string", "old_str", "old_text", "old", "search", "find", "original", "before", "old_content")
-_NEW_KEYS = ("new_string", "new_str", "new_text", "new", "replace", "replacement", "after", "new_content")
-_CONTENT_KEYS = ("content", "contents", "file_text", "text", "body", "data", "code", "file_content", "source")
-_EDIT_LIST_KEYS = ("edits", "changes", "replacements", "hunks")
-_PATTERN_KEYS = ("pattern", "query", "regex", "glob", "search_term", "keyword", "include", "name_pattern")
 _EDITOR_OPS = {"view": ToolKind.READ, "create": ToolKind.WRITE, "str_replace": ToolKind.EDIT,
                "insert": ToolKind.EDIT, "undo_edit": ToolKind.EDIT}  # str_replace_editor-style operations
 
 _DIFF_FILE_RE = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.MULTILINE)
 _HUNK_RE = re.compile(r"^@@ ", re.MULTILINE)
 _SEARCH_REPLACE_RE = re.compile(r"^<{5,9} SEARCH\s*$.*?^={5,9}\s*$.*?^>{5,9} REPLACE\s*$", re.MULTILINE | re.DOTALL)
-
-
-def _str(args: dict[str, Any], keys: tuple[str, ...]) -> str | None:
-    for key in keys:
-        value = args.get(key)
-        if isinstance(value, str):
-            return value
-    return None
 
 
 def _patch_in(args: dict[str, Any]) -> tuple[str, list[str]] | None:
@@ -56,12 +45,21 @@ def _has_search_replace(args: dict[str, Any]) -> bool:
 
 
 def _edit_list(args: dict[str, Any]) -> bool:
-    for key in _EDIT_LIST_KEYS:
-        items = args.get(key)
+    """Whether an edit-list argument holds old/new pairs (any list of dicts will not do: `changes`
+    and `hunks` name other lists too)."""
+    named = spelled(args)
+    for key in NAMES[ArgRole.EDIT_LIST]:
+        items = named.get(key)
         if isinstance(items, list) and items and all(isinstance(i, dict) for i in items):
-            if any(_str(i, _OLD_KEYS) is not None and _str(i, _NEW_KEYS) is not None for i in items):
+            if any(_old_new(i) for i in items):
                 return True
     return False
+
+
+def _old_new(args: dict[str, Any]) -> bool:
+    """Whether the arguments hold both an old and a new text (either may be empty)."""
+    named = spelled(args)
+    return pick(named, ArgRole.OLD) is not None and pick(named, ArgRole.NEW) is not None
 
 
 def kind_by_shape(args: dict[str, Any]) -> str:
@@ -72,17 +70,17 @@ def kind_by_shape(args: dict[str, Any]) -> str:
         return ToolKind.EDIT
     path = first_path(args)
     if path and (_has_search_replace(args) or _edit_list(args)
-                 or (_str(args, _OLD_KEYS) is not None and _str(args, _NEW_KEYS) is not None)):
+                 or _old_new(args)):
         return ToolKind.EDIT
-    if path and _str(args, _CONTENT_KEYS) is not None:
+    if path and arg_text(args, ArgRole.CONTENT) is not None:
         return ToolKind.WRITE
-    command = next((args[k] for k in COMMAND_KEYS if k in args), None)
+    command = arg_value(args, ArgRole.COMMAND, object)
     if path and isinstance(command, str) and command in _EDITOR_OPS:
         return _EDITOR_OPS[command]
     if isinstance(command, str) and command.strip() or (
             isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
         return ToolKind.SHELL
-    if _str(args, _PATTERN_KEYS):
+    if arg_text(args, ArgRole.PATTERN):
         return ToolKind.SEARCH
     if path:
         return ToolKind.SEARCH if path.endswith(("/", "\\")) or path in (".", "..") else ToolKind.READ
@@ -106,5 +104,5 @@ def classify(call: ToolCall) -> ToolCall:
             args = {**args, "paths": patch[1]}
             path = path or patch[1][0]
     elif kind == ToolKind.SHELL:
-        command = join_command(next(args[k] for k in COMMAND_KEYS if k in args))
+        command = join_command(arg_value(args, ArgRole.COMMAND, object))
     return ToolCall(name=call.name, arguments=args, id=call.id, kind=kind, command=command, path=path)

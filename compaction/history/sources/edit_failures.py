@@ -18,11 +18,10 @@ from compaction.history.sources.blocks import numbered
 from compaction.history.sources.filelog import commit_words
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolCall, ToolKind
+from compaction.transcripts.arg_names import ArgRole, arg_text
 
 LINE_CHARS = 56  # one searched or matched line
 SAID_CHARS = 200  # the agent's conclusion
-_OLD_KEYS = ("search", "old_str", "old_string", "old_text", "oldText")
-_NEW_KEYS = ("replace", "new_str", "new_string", "new_text", "newText")
 _ACTUAL_RE = re.compile(r"Did you mean to match some of these actual lines[^\n]*\n+(?:```[^\n]*\n)?(.*?)(?:\n```|\Z)",
                         re.DOTALL)
 _SPACE_RE = re.compile(r"\s+")
@@ -79,9 +78,10 @@ def _record_of(run: _Run, records: list) -> str | None:
     return None
 
 
-def _arg_text(call: ToolCall, keys: tuple[str, ...]) -> str:
-    """The call's first string argument under one of `keys` (its old text, or its new one)."""
-    return next((v for k, v in (call.arguments or {}).items() if k in keys and isinstance(v, str)), "")
+def _arg_text(call: ToolCall, role: ArgRole) -> str:
+    """The call's old text or new one, "" when it has none (an insert, a write): the names are the
+    ones every reader of edits shares (`arg_names`), so a refusal is found whatever the tool calls it."""
+    return arg_text(call.arguments, role) or ""
 
 
 def _runs(ctx: FactContext) -> list[_Run]:
@@ -112,7 +112,7 @@ def _runs(ctx: FactContext) -> list[_Run]:
                 res = results.get(id(call))
                 if res is not None and call.id and res.call_id and res.call_id != call.id:
                     res = None  # paired by position with another call's result: not this call's outcome
-                old = _arg_text(call, _OLD_KEYS)
+                old = _arg_text(call, ArgRole.OLD)
                 if res is not None and res.is_error:
                     if old.strip() and _NOT_FOUND_RE.search((res.content or "")[:2000]):
                         run = open_runs.setdefault(call.path, _Run(call.path))
@@ -121,7 +121,7 @@ def _runs(ctx: FactContext) -> list[_Run]:
                         run.said = ""
                 elif call.path in open_runs and res is not None and old.strip():  # an insert fixes no old text
                     run = open_runs.pop(call.path)
-                    run.fix = (rnd.number, old, _arg_text(call, _NEW_KEYS))
+                    run.fix = (rnd.number, old, _arg_text(call, ArgRole.NEW))
                     done.append(run)
     return done + list(open_runs.values())
 

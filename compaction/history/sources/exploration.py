@@ -17,6 +17,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.decisions import AHEAD
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolCall, ToolKind
+from compaction.transcripts.arg_names import LOOKUP, arg_text
 
 # Shell lines that look things up without changing anything: their empty output is itself a finding.
 _LOOKUP_RE = re.compile(r"^\s*(?:cd \S+ && )?(?:find|grep|rg|ag|fd|ls|git grep|git ls-files|locate|which)\b")
@@ -26,7 +27,6 @@ _PATH_LINE_RE = re.compile(r"(?m)^\s*\.?/?[\w.@-]+(?:/[\w.@-]+)+\.\w{1,6}(?=[:\s
 _FILE_RE = re.compile(r"\.\w{1,8}$")
 _OPTION_ARGS = frozenset({"-name", "-iname", "-path", "-ipath", "-type", "-e", "-g", "--glob", "--include", "--exclude",
                           "-maxdepth", "-mindepth", "-t", "--type", "-A", "-B", "-C", "-m"})
-_QUERY_KEYS = ("action", "pattern", "query", "regex", "glob")
 MAX_READS = 12
 MAX_LOOKUPS = 8
 MAX_HEADINGS = 12
@@ -249,7 +249,7 @@ def _lookup(call: ToolCall) -> str | None:
         return f"`{first_line(call.command, 100)}`"
     if call.kind != ToolKind.SEARCH:
         return None
-    what = call.command or next((v for k in _QUERY_KEYS if isinstance(v := call.arguments.get(k), str) and v), None)
+    what = call.command or arg_text(call.arguments, LOOKUP, blank=False)
     if what is None:
         args = call.arguments.get("args")
         what = " ".join(map(str, args)) if isinstance(args, list) and args else None

@@ -16,6 +16,7 @@ from compaction.history.sections import Section
 from compaction.history.sources import edit_failures
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
+from compaction.transcripts.arg_names import ArgRole, arg_text
 
 DETAIL_CHARS = 140  # one error line: long enough for `[100, 150] … 122`, short enough for one line
 RETRY_CHARS = 100  # a later error line of the same record: only what differs from the one before
@@ -164,7 +165,6 @@ def _typed_command(rec: ErrorRecord, messages: list[Message]) -> str:
 
 
 _SEARCH_BLOCK_RE = re.compile(r"^<{5,9} SEARCH[^\n]*\n", re.MULTILINE)
-_OLD_TEXT_KEYS = ("old_str", "old_string", "old_text", "search")
 
 
 def _searched(rec: ErrorRecord, messages: list[Message]) -> str:
@@ -183,7 +183,7 @@ def _searched(rec: ErrorRecord, messages: list[Message]) -> str:
     for prev in reversed(messages[max(0, occ.message - 3):occ.message + 1]):
         for call in prev.tool_calls:
             if call.id in ids and _same_file(call.path, occ.location.path):
-                old = next((v for k, v in call.arguments.items() if k in _OLD_TEXT_KEYS and isinstance(v, str)), "")
+                old = arg_text(call.arguments, ArgRole.OLD) or ""
                 if old.strip():
                     return _first_line(old)
     return ""
