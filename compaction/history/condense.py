@@ -25,6 +25,14 @@ _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # A line of a log or a stack: a run of them is a paste (timestamps, frames, deep indentation, tables).
 _LOGLINE_RE = re.compile(r"^(?:\s{4,}\S|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
 _BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|[a-z][.)])\s+")
+# A label over the work still to do ("Next Steps", "## TODO", "**Remaining tasks:**"): a pasted summary's
+# or plan's items under it are what the user wants done now, whatever else the paste says.
+_NEXT_WORK_RE = re.compile(r"^\s*(?:#{1,6}\s+|\*\*|__)?(?:next steps?|to[ -]?dos?|remaining(?: work| tasks| steps)?|"
+                           r"action items|pending(?: tasks| work)?|what(?:'s| is)? left)\s*(?:\*\*|__)?:?(?:\*\*|__)?\s*$",
+                           re.IGNORECASE)
+_NEXT_WORK_LINE_RE = re.compile(_NEXT_WORK_RE.pattern, re.IGNORECASE | re.MULTILINE)  # found anywhere in a text
+_NEXT_WORK_LEAD = 60  # the opening kept verbatim when a "Next Steps" label says what is asked
+_NEXT_WORK_SCORE = 30.0  # below the first statement's 100: above any other sentence's worth
 _HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{2,80})\*\*:?|__([^_]{2,80})__:?)\s*$")
 # A sentence ends at . ! ? followed by a space (not inside `file.ts`), or at a CJK full stop.
 _SENT_RE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
@@ -261,6 +269,7 @@ def units(text: str, start: bool = True) -> list[_Unit]:
     heading_cues: set[str] = set()
     first_of_para = True
     title_due: bool | None = None  # an introducer line was seen: the next statement is the title
+    next_work = False  # the lines are the items under a "Next Steps" label
     while i < len(lines):
         line = lines[i]
         if _FENCE_RE.match(line):
@@ -286,6 +295,9 @@ def units(text: str, start: bool = True) -> list[_Unit]:
         if not stripped:  # a list may follow its lead-in after a blank line: the lead's cues stay
             para, first_of_para = para + 1, True
             continue
+        if _NEXT_WORK_RE.match(line):  # its items are the work asked for; it is not shown
+            para, first_of_para, lead_cues, next_work = para + 1, True, set(), True
+            continue
         head = _HEADING_RE.match(line)
         if head:  # a heading: its cue goes to what follows it, it is not shown
             heading_cues = _cue_classes(next(g for g in head.groups() if g))
@@ -294,7 +306,7 @@ def units(text: str, start: bool = True) -> list[_Unit]:
         bullet = _BULLET_RE.match(line)
         body = _delink(stripped[len(bullet.group(0).strip()):].strip() if bullet else stripped)
         if not bullet:
-            lead_cues = set()
+            lead_cues, next_work = set(), False
         split = _SENT_RE.split if any(map(body.__contains__, _CJK_STOPS)) else _SENT_WS_RE.split
         for k, sentence in enumerate(s for s in split(body) if s.strip()):
             sentence = sentence.strip()
@@ -304,6 +316,8 @@ def units(text: str, start: bool = True) -> list[_Unit]:
             cues = own | heading_cues | (lead_cues if bullet else set())
             idents = _identifiers(sentence)
             score = 1.0 + min(idents, 3) * 0.7 + (1.5 if bullet and lead_cues else 0.0)  # an item of a cued list
+            if next_work:
+                score, cues = score + _NEXT_WORK_SCORE, cues | {"ask"}
             reaction = not cues and _REACTION_RE.match(sentence) is not None
             if not out and start and not reaction:
                 score += 100  # the first statement: what was asked (not a reaction to the last answer)
@@ -413,6 +427,8 @@ def condense(text: str, limit: int, *, always: bool = False, lead: int = 0, keep
     written); `keep_last`: its closing sentence stays too (where a request says what it wants done)."""
     if len(text) <= limit and not always:
         return text
+    if (lead or keep_last) and _NEXT_WORK_LINE_RE.search(text):  # a pasted summary or plan: its "Next Steps"
+        lead, keep_last = min(lead, _NEXT_WORK_LEAD), False  # items are the ask, not its opening or its end
     head, body = opening(text, lead) if lead else ("", text)
     head = head[:lead] + _delink(head[lead:])  # past what identifies it, a long link's target goes
     if len(head) >= limit or not body.strip():

@@ -116,3 +116,20 @@ def test_at_a_tight_budget_the_task_is_condensed_and_whole_when_room_is_left() -
     assert "More detail number 29" in goal  # and its closing sentence
     roomy = compact(_session(long_issue), target_tokens=4000)
     assert roomy.compacted and "More detail number 29" in _goal(roomy.markdown)  # room left: the request whole
+
+
+def test_the_items_under_a_next_steps_label_are_the_ask_of_a_pasted_summary():
+    """A session that starts from a pasted summary: its opening and its end are context; the items under
+    "Next Steps" are what the user wants done, kept before anything else."""
+    from compaction.history.condense import condense
+
+    summary = ("ION_ON_CHAIN env var)\n- Installed the skills via npx for development-time expertise; they are "
+               "agent instructions, not runtime libraries\n"
+               + "".join(f"- Policy rule {i} implemented as a struct extension with its own checks and defaults\n"
+                         for i in range(8))
+               + "Next Steps\n- Commit and push all changes with credit to Daemon Tech\n- Tag release for the submission\n"
+               "Critical Context\n- All 66 tests pass\n- tests/battery.rs: fixed tests for the paginated format\n")
+    short = condense(summary, 320, lead=170, keep_last=True)
+    assert "Commit and push all changes with credit to Daemon Tech" in short
+    assert "Tag release for the submission" in short
+    assert "Next Steps" not in short
