@@ -147,16 +147,33 @@ def first_word(cmd: str) -> str:
 
 # --- exit status -------------------------------------------------------------------------------
 
-# Programs whose exit status 1 means "no match" or "they differ", not a failure (grep, diff, test, find
-# in some forms, which, pgrep/pkill/killall when no process matched).
-_NO_MATCH_RE = re.compile(r"^\s*(?:grep|egrep|fgrep|rg|ag|diff|cmp|test|\[|find|git\s+diff|which|command\s+-v|"
-                          r"pgrep|pkill|killall)\b")
+# Look-ups whose exit status 1 means "no match", not a failure (grep, find in some forms, which, and
+# pgrep/pkill/killall when no process matched).
+_LOOKUP_RE = re.compile(r"(?:grep|egrep|fgrep|rg|ag|find|which|command\s+-v|pgrep|pkill|killall)(?=\s|$)")
+# Comparisons whose exit status 1 means "they differ" or "false": no failure either, but no look-up.
+_COMPARE_RE = re.compile(r"(?:diff|cmp|git\s+diff|test|\[)(?=\s|$)")
+
+
+def _last_command(command: str) -> str:
+    """The last simple command of a line, which gives the line its exit status (`a; b`, `a && b`,
+    `a | b`), found by the shared splitter (quotes respected); "" for none."""
+    parts = split_commands(command)
+    return parts[-1] if parts else ""
 
 
 def found_nothing(command: str, exit_code: int | None) -> bool:
     """Whether a command line's exit status says its look-up found nothing: 1 from a line whose last
-    command is one of the no-match programs (`pgrep -l x; pgrep -l y` exits with the second's status)."""
-    return exit_code == 1 and bool(command) and bool(_NO_MATCH_RE.match(re.split(r"&&|;|\|", command)[-1]))
+    command is a look-up (`pgrep -l x; pgrep -l y` exits with the second's status)."""
+    return exit_code == 1 and bool(command) and bool(_LOOKUP_RE.match(_last_command(command)))
+
+
+def benign_exit(command: str, exit_code: int | None) -> bool:
+    """Whether a command line's exit status 1 is no failure: a look-up that found nothing, or a
+    comparison whose answer is "they differ" or "false" (`diff a b`, `cmp`, `[ -f x ]`)."""
+    if exit_code != 1 or not command:
+        return False
+    last = _last_command(command)
+    return bool(_LOOKUP_RE.match(last) or _COMPARE_RE.match(last))
 
 
 # --- options and operands ----------------------------------------------------------------------
@@ -273,7 +290,7 @@ def made_dirs(command: str) -> set[str]:
         if first_word(part) != "mkdir" or "mkdir" not in said:
             continue
         for name, path in options(said[said.index("mkdir") + 1:], {"-m", "--mode"}):
-            parts = path.rstrip("/").split("/") if not name else []
+            parts = path.removeprefix("./").rstrip("/").split("/") if not name else []  # `./lib` is `lib`
             out.update("/".join(parts[:i]) for i in range(1, len(parts) + 1) if parts[:i] != [""])
     return out
 

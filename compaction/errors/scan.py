@@ -20,7 +20,7 @@ from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.events import parse_test_summary, results_of_calls, shell_reads
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
-from compaction.shell import first_word, found_nothing, norm_command
+from compaction.shell import benign_exit, first_word, norm_command
 from compaction.transcripts.user_feedback import words_after
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
@@ -143,7 +143,7 @@ def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
     content = res.content or ""
     if res.exit_code not in (None, 0):
         cmd = (call.command if call else "") or ""
-        if found_nothing(cmd, res.exit_code):
+        if benign_exit(cmd, res.exit_code):
             return None
         err_id = "ERR_TOOL_NonZeroExit"
     elif res.is_error:

@@ -299,9 +299,9 @@ def units(text: str, start: bool = True) -> list[_Unit]:
             para, first_of_para, lead_cues, next_work = para + 1, True, set(), True
             continue
         head = _HEADING_RE.match(line)
-        if head:  # a heading: its cue goes to what follows it, it is not shown
+        if head:  # a heading: its cue goes to what follows it, it is not shown (a "Next Steps" list ends)
             heading_cues = _cue_classes(next(g for g in head.groups() if g))
-            para, first_of_para, lead_cues = para + 1, True, set()
+            para, first_of_para, lead_cues, next_work = para + 1, True, set(), False
             continue
         bullet = _BULLET_RE.match(line)
         body = _delink(stripped[len(bullet.group(0).strip()):].strip() if bullet else stripped)

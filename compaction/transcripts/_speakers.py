@@ -74,7 +74,9 @@ def toolish(value: Any) -> bool:
 
 
 # The shared argument names (`arg_names`), as sets: keys are tested one by one, in the record's order.
-_PATH = frozenset(NAMES[ArgRole.PATH])  # and any key ending in path, uri or file (`infer_kind`)
+# and any key ending in path, uri or file (`infer_kind`); not a bare `target`, which an unknown tool uses
+# as often for a deploy environment or a build target as for a file (a named agent's tools keep it)
+_PATH = frozenset(NAMES[ArgRole.PATH]) - {"target"}
 _CONTENT = frozenset(GENERIC_CONTENT)
 _EDIT = frozenset(EDIT_MARKS)
 _COMMAND = frozenset(GENERIC_COMMAND)

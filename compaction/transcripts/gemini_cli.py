@@ -256,8 +256,9 @@ def _session_message(t: Transcript, rec: dict, line: int) -> None:
             msgs.append(Message(len(msgs), Role.USER, text, timestamp=ts, line=line))
     elif mtype == "gemini":
         msg = Message(len(msgs), Role.ASSISTANT, text, timestamp=ts, line=line)
-        if rec.get("thoughts"):
-            msg.meta["thinking"] = rec["thoughts"]
+        thoughts = _thought_texts(rec.get("thoughts"))
+        if thoughts:  # the reasoning as text, like every loader's "thinking"
+            msg.meta["thinking"] = thoughts
         msgs.append(msg)
         for p in parts:  # functionCall parts (the API's form), when the record has no toolCalls
             if isinstance(p, dict) and isinstance(p.get("functionCall"), dict) and not rec.get("toolCalls"):
@@ -334,3 +335,17 @@ def _load_contents(path: str) -> Transcript:
         else:
             raise TranscriptError(path, f"unexpected shape: content role {role!r}", line)
     return t
+
+
+def _thought_texts(thoughts: object) -> list[str]:
+    """A recording's thoughts ({"subject", "description"} records, or strings) as "subject: description"
+    texts: the findings read a message's reasoning as text."""
+    out: list[str] = []
+    for t in thoughts if isinstance(thoughts, list) else ():
+        if isinstance(t, str) and t.strip():
+            out.append(t)
+        elif isinstance(t, dict):
+            said = [str(t[k]).strip() for k in ("subject", "description") if isinstance(t.get(k), str) and t[k].strip()]
+            if said:
+                out.append(": ".join(said))
+    return out

@@ -234,6 +234,7 @@ def test_a_file_written_with_a_stand_in_for_its_rest_is_said_incomplete():
     t = _transcript((make_call("Write", {"file_path": "bin/tool", "content": body}, "a"), ToolResult("ok", "a")))
     (text,) = _changes(t)
     assert "left incomplete: “--- (truncated for brevity) ---” (line 7 of 7)" in text.splitlines()[0]
-    whole = "def a():\n    return 1  # the rest of the code is tested below\n"  # words, not a stand-in line
+    whole = ("def a():\n    return 1  # the rest of the code is tested below\n"  # words, not a stand-in line
+             '    print("(output truncated for brevity)")\n')  # a string the program prints
     t = _transcript((make_call("Write", {"file_path": "a.py", "content": whole}, "a"), ToolResult("ok", "a")))
     assert "incomplete" not in _changes(t)[0]

@@ -133,3 +133,11 @@ def test_the_items_under_a_next_steps_label_are_the_ask_of_a_pasted_summary():
     assert "Commit and push all changes with credit to Daemon Tech" in short
     assert "Tag release for the submission" in short
     assert "Next Steps" not in short
+
+
+def test_a_heading_ends_the_next_steps_list():
+    from compaction.history.condense import units
+
+    found = {u.text: u.score for u in units("Summary of work.\n## Next Steps\n- Tag the release\n## Known issues\n"
+                                            "- The cache leaks on reload\n", start=False)}
+    assert found["- Tag the release"] > 30 > found["- The cache leaks on reload"]

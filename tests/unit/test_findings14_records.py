@@ -201,8 +201,11 @@ def test_a_look_up_that_matched_nothing_is_told_as_such_not_as_a_failure():
 
 
 def test_a_report_of_courtesy_alone_is_no_report_and_apologies_never_make_one():
+    """Courtesy at a sentence's start followed by its end or a pause; 'Thanks to the cache…' says something."""
     from compaction.history.sources.findings import report_of
 
-    assert report_of(["I am so sorry for the repeated mistakes. I am still learning to use the tools correctly."]) is None
+    assert report_of(["I am so sorry for the repeated mistakes. Thank you for your patience!"]) is None
     said = report_of(["My apologies for the confusion. The `model_name` is now a constant in `main`, set to `llava`."])
     assert said is not None and "apolog" not in said.lower() and "`model_name`" in said
+    kept = report_of(["Thanks to the cache in `utils.py` the run takes 2 s. Got it working by pinning numpy to 1.26."])
+    assert kept is not None and "Thanks to the cache" in kept and "Got it working" in kept

@@ -229,13 +229,15 @@ def test_a_pasted_ci_log_is_one_paste_and_keeps_what_failed_before_what_warned()
     between two logs; its middle keeps the lines that say what failed before its warnings."""
     from compaction.history.sources.task import trim_pastes
 
-    log = ["Now I'm seeing this error... Can you help me fix this please?", ""]
+    intro = ["Now I'm seeing this error... Can you help me fix this please?", "It started after the merge.",
+             "The unit tests pass locally.", "Only the build step fails on CI.", "Here is the log:"]
+    log = [*intro, ""]
     for i in range(40):
         log.append(f"2025-10-02T19:23:{i:02d}.4786472Z step {i}")
         log.append("##[group]Run something" if i % 2 else "  with: value")
-    log[30] = "2025-10-02T19:23:14.4786472Z npm warn deprecated node-domexception@1.0.0: use DOMException"
-    log[60] = "Type error: File 'frontend/app/api/debug-env/route.ts' is not a module."
+    log[34] = "2025-10-02T19:23:14.4786472Z npm warn deprecated node-domexception@1.0.0: use DOMException"
+    log[64] = "Type error: File 'frontend/app/api/debug-env/route.ts' is not a module."
     trimmed = trim_pastes("\n".join(log), 4, 2)
-    assert len(trimmed.splitlines()) < 15
-    assert trimmed.startswith("Now I'm seeing this error")
+    assert len(trimmed.splitlines()) < 20
+    assert trimmed.startswith("\n".join(intro))  # the user's words before the log are not part of it
     assert "is not a module" in trimmed and "lines of pasted log trimmed" in trimmed

@@ -32,6 +32,16 @@ def test_the_last_report_is_the_state_at_the_end():
                          "open tabs: `src/app.py`, `README.md`")
 
 
+def test_a_fork_s_heading_and_an_empty_list_are_read_as_such():
+    report = ("<environment_details>\n# Cursor Visible Files\n(No visible files)\n\n# Cursor Open Tabs\nsrc/a.py\n\n"
+              "# Current Mode\nACT MODE\n</environment_details>")
+    t = transcript([Message(0, Role.USER, "go on", meta={"environment_details": [report]}),
+                    Message(0, Role.ASSISTANT, "Done.")])
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    (fact,) = harness_state_facts(ctx)
+    assert fact.text == "Harness state at the end (r1): ACT MODE; open tabs: `src/a.py`"
+
+
 def test_it_is_shown_beside_the_verbatim_tail():
     t = transcript(_session())
     md = compact(t, target_tokens=tokens.count_messages(t.messages) // 2).markdown

@@ -7,7 +7,7 @@ import pytest
 
 from compaction.events import Event, EventKind, extract_events
 from compaction.history import compact
-from compaction.history.sources import filelog, modified
+from compaction.history.sources import filelog
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 
 V1 = "def describe(path, model):\n    text = run(model, path)\n    return text\n"
@@ -64,8 +64,7 @@ def test_a_rename_onto_an_unknown_name_stays_a_rename():
     assert [e.path for e in events if e.kind is EventKind.WRITE and e.via_shell] == ["pkg"]
 
 
-def test_the_file_logs_and_the_modified_list_follow_moves_by_one_function():
-    assert modified.follow_move is filelog.follow_move
+def test_a_move_carries_the_file_log_to_its_destination():
     write = Event(EventKind.WRITE, 3, 5, path="lib/a.py", command="mv a.py lib/", via_shell=True,
                   moved=("a.py", "lib/a.py"))
     delete = Event(EventKind.DELETE, 3, 5, path="a.py", command="mv a.py lib/", via_shell=True,

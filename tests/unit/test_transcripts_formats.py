@@ -755,3 +755,9 @@ def test_a_call_whose_message_goes_somewhere_is_an_action_not_speech():
     assert speech(make_call("attempt_completion", {"result": words, "command": "open index.html"})) == ("result", words)
     assert speech(make_call("ask_followup_question", {"question": words + "?", "options": ["a", "b"]})) is not None
     assert speech(make_call("attempt_completion", {"result": "Done."})) is None  # too short to be a report
+
+
+def test_gemini_thought_records_are_read_as_text():
+    """A recording's thoughts are {"subject", "description"} records: the findings read them as text."""
+    assert gemini_cli._thought_texts([{"subject": "Reading", "description": "Open cli.py", "timestamp": "t"},
+                                      "plain", {"timestamp": "t"}, 3]) == ["Reading: Open cli.py", "plain"]

@@ -287,17 +287,17 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     fresh = [t for t in touched if t not in said] if not _DOCUMENT_RE.search(path) else []
     if fresh:
         parts.append("touched " + ", ".join(f"`{t}`" for t in fresh[:6]))
-    gap = _placeholder(replay.lines)
-    if gap:  # a file written with a stand-in for what the agent did not write out: it is not done
-        parts.insert(0, gap)
     note = _thrown_note(thrown) if thrown else ""
     if note:  # what was thrown away, and how, right after what most tells what stays: read as kept, it misleads
         parts.insert(1, note)
+    gap = _placeholder(replay.lines)
+    if gap:  # a file written with a stand-in for what the agent did not write out: it is not done
+        parts.insert(0, gap)
     if not parts and not lines:
         return None
     head = f"`{path}` ({counts})"
     # Room for what the code does beside its names: the line now stands in its file's list line too.
-    limit = SHORT_CHARS + len(note) + (DOES_CHARS if any(p in parts for p in does) else 0)
+    limit = SHORT_CHARS + len(note) + len(gap) + (DOES_CHARS if any(p in parts for p in does) else 0)
     one_line = _join(head, parts, limit)
     if size and not one_line.endswith(" …"):
         one_line = _join(head, parts + size, limit).removesuffix(" …")
@@ -616,19 +616,25 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Rep
 
 # A line an agent writes in place of text it did not write out ("--- (truncated for brevity) ---",
 # "# rest of the file unchanged"): the file on disk holds that line, not the rest.
-_PLACEHOLDER_RE = re.compile(r"(?:truncated|omitted|abbreviated|shortened|elided) for (?:brevity|space)|"
-                             r"\b(?:rest|remainder) of (?:the )?(?:code|file|script|content|implementation) "
-                             r"(?:is |remains |stays )?(?:unchanged|omitted|the same|as before)|"
-                             r"^\W*(?:\.\.\.|…)\W*(?:the )?(?:rest|remainder) of (?:the )?(?:code|file|script)\W*$",
-                             re.IGNORECASE)
+_MARKS = r"[\s#/*;<>!\-–—=.…()\[\]{}]*"  # comment leaders, rules, ellipses, brackets: what frames a stand-in
+_PLACEHOLDER_RE = re.compile(
+    rf"^{_MARKS}(?:(?:code|content|output|text|lines?|section|rest)\s+)?(?:truncated|omitted|abbreviated|shortened"
+    rf"|elided)(?: here)? for (?:brevity|space){_MARKS}$|"
+    rf"^{_MARKS}(?:the )?(?:rest|remainder) of (?:the )?(?:code|file|script|content|implementation)"
+    rf"(?: (?:is |remains |stays )?(?:unchanged|omitted|the same|as before))?{_MARKS}$", re.IGNORECASE)
+_PLACEHOLDER_CHARS = 60  # the stand-in line as quoted
 
 
 def _placeholder(lines: list[str] | None) -> str:
-    """"left incomplete: “line” (line n of m)" when the file's final text (known whole) holds a
-    stand-in line; "" otherwise (an edit's own "… existing code …" marks are its tool's format, not read)."""
+    """"left incomplete: “line” (line n of m)" when the file's final text (known whole) holds a line
+    that is only a stand-in (framed by comment marks, rules or brackets, nothing else: a string that
+    says "truncated for brevity" is code); "" otherwise (an edit's own "… existing code …" marks are
+    its tool's format, not read)."""
     for i, line in enumerate(lines or ()):
-        if len(line) <= 200 and _PLACEHOLDER_RE.search(line):
-            return f"left incomplete: “{line.strip()}” (line {i + 1} of {len(lines or ())})"
+        if len(line) <= 200 and _PLACEHOLDER_RE.match(line):
+            said = line.strip()
+            said = said if len(said) <= _PLACEHOLDER_CHARS else said[:_PLACEHOLDER_CHARS - 1] + "…"
+            return f"left incomplete: “{said}” (line {i + 1} of {len(lines or ())})"
     return ""
 
 

@@ -307,9 +307,12 @@ def answer_to(question: str, replies: Message | list[Message]) -> str | None:
 
 
 # A sentence of courtesy (an apology, thanks, agreeing): it says nothing a successor acts on.
-_COURTESY_RE = re.compile(r"(?:I(?:'m| am) (?:so |very |truly |really )?sorry|(?:my )?apologies|I apologi[sz]e|sorry\b|"
-                          r"thanks?\b|thank you|you(?:'re| are) (?:absolutely |completely )?(?:right|correct)|"
-                          r"got it\b|understood\b)", re.IGNORECASE)
+# Matched at a sentence's start, followed by its end or a pause: "Got it working by…", "Thanks to the
+# cache…" and "Understood the cause: …" say something.
+_COURTESY_RE = re.compile(r"(?:(?:I(?:'m| am) (?:so |very |truly |really )?sorry|(?:my )?apologies|I apologi[sz]e|sorry)"
+                          r"(?: for\b[^.!]*)?|(?:thanks?|thank you)\b(?! to\b)[^.!]*|"
+                          r"you(?:'re| are) (?:absolutely |completely )?(?:right|correct)|got it|understood)"
+                          r"(?=\s*(?:[,.!;:—–-]|$))", re.IGNORECASE)
 
 
 def informative(texts: list[str], limit: int, closing: bool = False) -> str | None:
@@ -338,11 +341,8 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     if not sentences:
         return None
     lead = range(len(sentences) - max(1, len(sentences) // 3), len(sentences)) if closing else range(1)
-    said = [len((_INFORMATIVE_ASCII_RE if x.isascii() else _INFORMATIVE_RE).findall(x)) + stressed[i]
-            for i, x in enumerate(sentences)]
-    if closing and not any(said):  # a report naming nothing ("I am still learning the tools"): no report
-        return None
-    score = [n + (2 if i in lead else 0) for i, n in enumerate(said)]
+    score = [len((_INFORMATIVE_ASCII_RE if x.isascii() else _INFORMATIVE_RE).findall(x)) + stressed[i]
+             + (2 if i in lead else 0) for i, x in enumerate(sentences)]
     keep: list[int] = []
     size = 0
     for i in sorted(range(len(sentences)), key=lambda i: (-score[i], i)):

@@ -17,8 +17,10 @@ from compaction.history.sources.registry import FactContext, fact_source
 
 # A report's `# Heading` and the lines under it, up to the next heading.
 _PART_RE = re.compile(r"^#[ \t]+([^\n]+)\n((?:(?!#[ \t])[^\n]*\n?)*)", re.MULTILINE)
-# The parts a successor acts on, in the order told: (heading, label).
-_SHOWN = (("current mode", "mode"), ("vscode visible files", "visible"), ("vscode open tabs", "open tabs"))
+# The parts a successor acts on, in the order told: (heading's ending, label); the editor's name opens the
+# heading ("VSCode Open Tabs", "Cursor Open Tabs" in a fork).
+_SHOWN = (("current mode", "mode"), ("visible files", "visible"), ("open tabs", "open tabs"))
+_NONE_RE = re.compile(r"^\(.*\)$")  # "(No visible files)", "(No open tabs)": the harness says there are none
 _MAX_FILES = 5
 
 
@@ -37,8 +39,9 @@ def harness_state_facts(ctx: FactContext) -> list[Fact]:
                 continue
             parts = report_parts(reports[-1])
             said = []
-            for heading, label in _SHOWN:
-                lines = parts.get(heading) or []
+            for ending, label in _SHOWN:
+                lines = next((v for k, v in parts.items() if k.endswith(ending)), [])
+                lines = [ln for ln in lines if not _NONE_RE.match(ln)]
                 if not lines:
                     continue
                 if label == "mode":

@@ -32,6 +32,7 @@ _INFORMATIVE_WORDS = ("error", "exception", "warning", "fail", "fatal", "panic",
                       "assert")
 # Log/stack-shaped lines outside fences: timestamps, stack frames, deep indentation, table rows.
 _LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
+_ANY_LOGLINE_RE = re.compile(_LOGLINE_RE.pattern, re.MULTILINE)  # a log-shaped line anywhere in a text
 _LOGRUN_RE = re.compile(r"(?:^(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
                         rf"[^\n]*\n){{{_PASTE_LINES + 1},}}", re.MULTILINE)
 # A line that warns (a deprecation, a warning's hint) rather than says what failed.
@@ -74,11 +75,10 @@ def _pieces(text: str) -> tuple[tuple[str, list[str]], ...]:
     first_run = True  # no stamped run seen yet
     # A pasted CI log is one paste from its first stamped line to its last: its unstamped lines (a group's
     # name, a wrapped value) are part of it, not the user's words between runs.
-    last_stamp = -1
+    first_stamp = last_stamp = -1
     if many:
-        first = next(k for k, ln in enumerate(lines) if STAMPED_LINE_RE.match(ln))
-        last_stamp = max(k for k, ln in enumerate(lines) if STAMPED_LINE_RE.match(ln))
-        last_stamp = last_stamp if last_stamp > first else -1
+        stamped = [k for k, ln in enumerate(lines) if STAMPED_LINE_RE.match(ln)]
+        first_stamp, last_stamp = stamped[0], stamped[-1]
     out: list[tuple[str, list[str]]] = []  # never changed once made: the memo hands them out again
     i = 0
     while i < len(lines):
@@ -88,7 +88,8 @@ def _pieces(text: str) -> tuple[tuple[str, list[str]], ...]:
             i = j + 1
             continue
         j = i
-        while j < len(lines) and (_LOGLINE_RE.match(lines[j]) or i <= j < last_stamp and not _FENCE_RE.match(lines[j])):
+        while j < len(lines) and (_LOGLINE_RE.match(lines[j])
+                                  or first_stamp <= j < last_stamp and not _FENCE_RE.match(lines[j])):
             j += 1
         if j == i:
             out.append(("text", [lines[i]]))
@@ -108,13 +109,13 @@ def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
     if len(block) <= max(_PASTE_LINES, head + tail + 2):
         return block
     middle = block[head:len(block) - tail]
-    informative = [ln for ln in middle if _informative(ln)]
+    informative = [k for k, ln in enumerate(middle) if _informative(ln)]
     # the lines that say what failed before those that only warn (a CI log's deprecation notices come
     # first, its "Type error: … is not a module" last): four of them, in their order
-    failing = [ln for ln in informative if not _WARNING_ONLY_RE.search(ln)]
-    chosen = set(map(id, islice((*failing, *(ln for ln in informative if _WARNING_ONLY_RE.search(ln))), 4)))
-    kept = [ln for ln in informative if id(ln) in chosen]
-    values = paste_values([ln for ln in middle if ln not in kept])
+    warns = [k for k in informative if _WARNING_ONLY_RE.search(middle[k])]
+    chosen = set(islice((*(k for k in informative if k not in warns), *warns), 4))
+    kept = [middle[k] for k in informative if k in chosen]
+    values = paste_values([ln for k, ln in enumerate(middle) if k not in chosen])
     note = f"[… {len(middle) - len(kept)} lines of pasted {kind} trimmed{'; values: ' + values if values else ''} …]"
     return [*block[:head], note, *kept, *block[len(block) - tail:]]
 
@@ -319,8 +320,10 @@ def _own_asks(text: str) -> bool:
     trimmed with a note, or a brief): its details are what a short form drops and the user checks."""
     if len(text) > _OWN_ASKS_CHARS or "[… " in text:
         return False
-    pasted = sum(len(lines) for kind, lines in _pieces(text) if kind != "text")  # fenced, log or stack lines
-    return pasted <= 2 and ask_count(text) > 0
+    if "```" in text or "~~~" in text or _ANY_LOGLINE_RE.search(text):  # else no piece is a paste: not split
+        if sum(len(lines) for kind, lines in _pieces(text) if kind != "text") > 2:  # fenced, log or stack lines
+            return False
+    return ask_count(text) > 0
 
 
 _WORDS_RE = re.compile(r"\w{3,}")
