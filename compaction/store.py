@@ -122,8 +122,10 @@ def _where(conn: sqlite3.Connection) -> str:
 def check_version(conn: sqlite3.Connection) -> None:
     """Refuse a foreign or newer store with one line naming the file; stamp an unversioned one of ours."""
     where = _where(conn)
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    # Both header fields in one statement, one snapshot: read apart, another process's stamp (both in
+    # one transaction) could fall between them and a store being created would read as foreign.
+    app_id, version = conn.execute("SELECT a.application_id, v.user_version "
+                                   "FROM pragma_application_id() AS a, pragma_user_version() AS v").fetchone()
     names = [r[0] for r in conn.execute(
         "SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%'")]
     foreign = sorted(n for n in names if not n.startswith(OWN_PREFIXES))
