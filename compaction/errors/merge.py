@@ -14,6 +14,11 @@ from compaction.errors.records import ErrorRecord
 
 # Test-runner and assertion records a traceback's exception can cause.
 CONSEQUENCES = ("ERR_LOGIC_TestFailed", "ERR_LOGIC_AssertionMismatch")
+# What a build tool prints around the error that stopped it ("npm error code 1", node's "Error: Command
+# failed: tsc --build"): the same failure said again by the wrapper, never its cause. A plain `Error:`
+# is a wrapper's only when it says a command failed (else it is a test's or a program's own error).
+_WRAPPER_PREFIXES = ("ERR_JS_Npm",)
+_COMMAND_FAILED = ("ERR_JS_Error", "Command failed")
 
 
 def _is_exception(err_id: str) -> bool:
@@ -21,25 +26,47 @@ def _is_exception(err_id: str) -> bool:
     return fam is not None and fam.named_exceptions
 
 
+def _is_wrapper(err_id: str, said: str = "") -> bool:
+    """Whether the record (`said`: an occurrence's text, when known) is a build wrapper's line."""
+    return err_id.startswith(_WRAPPER_PREFIXES) or (err_id == _COMMAND_FAILED[0] and _COMMAND_FAILED[1] in said)
+
+
+def _is_cause(err_id: str) -> bool:
+    """A record that says what failed: an exception or a compiler's error, not a wrapper's line, a test
+    runner's count or a tool's own failure."""
+    return not (_is_wrapper(err_id) or err_id in CONSEQUENCES or err_id.startswith("ERR_TOOL_"))
+
+
 def merge_consequences(records: list[ErrorRecord]) -> list[ErrorRecord]:
     """Fold each test-failure/assertion occurrence into the exception record of the same output (same
-    transcript, round, message and source); a record left without occurrences goes, its id kept as
-    an alias of the exception's. Returns the records in their original order."""
+    transcript, round, message and source), and each build wrapper's line into the record of the
+    error it wraps there (a compiler's or an exception's); a record left without occurrences goes, its
+    id kept as an alias of the one it folded into. Returns the records in their original order."""
     places: dict[tuple, ErrorRecord] = {}
+    causes: dict[tuple, ErrorRecord] = {}
     for rec in records:
-        if _is_exception(rec.id):
-            for o in rec.occurrences:
-                places.setdefault((o.transcript, o.round, o.message, o.source), rec)
-    if not places:
+        exception, cause = _is_exception(rec.id), _is_cause(rec.id)
+        for o in rec.occurrences if exception or cause else ():
+            key = (o.transcript, o.round, o.message, o.source)
+            if exception:
+                places.setdefault(key, rec)
+            if cause and not _is_wrapper(rec.id, o.detail or o.evidence):
+                causes.setdefault(key, rec)
+    if not places and not causes:
         return records
     out: list[ErrorRecord] = []
     for rec in records:
-        if rec.id not in CONSEQUENCES:
+        consequence = rec.id in CONSEQUENCES
+        if not consequence and not any(_is_wrapper(rec.id, o.detail or o.evidence) for o in rec.occurrences):
             out.append(rec)
             continue
         kept = []
         for o in rec.occurrences:
-            primary = places.get((o.transcript, o.round, o.message, o.source))
+            key = (o.transcript, o.round, o.message, o.source)
+            primary = places.get(key) if consequence else causes.get(key) if _is_wrapper(
+                rec.id, o.detail or o.evidence) else None
+            if primary is rec:
+                primary = None
             if primary is None:
                 kept.append(o)
                 continue

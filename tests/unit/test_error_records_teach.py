@@ -195,3 +195,23 @@ def test_a_scope_mismatch_printed_on_its_own_line_is_a_fixture_error():
            "request object, involved factories\ntests/conftest.py:12:  def db(tmp_path)\n")
     (hit,) = [h for h in classify(out, failed=True) if h.id == "ERR_LOGIC_FixtureError"]
     assert hit.symbol == "tmp_path" and hit.detail.startswith("ScopeMismatch: You tried")
+
+
+TSC_OUT = ("> tsc --build\n\nsrc/ui/Wizard.tsx(724,13): error TS2322: Type '{ marginTop: number; }' is not assignable "
+           "to type 'IntrinsicAttributes & Props'.\nnpm error code 1\nnpm error path /repo\n"
+           "Error: Command failed: tsc --build\n    at checkExecSyncError (node:child_process:890:11)\n"
+           "    at execSync (node:child_process:962:15)\n")
+
+
+def test_a_build_wrappers_lines_are_aliases_of_the_compiler_error_they_wrap():
+    """npm's "npm error code 1" and node's "Error: Command failed: tsc --build" say the compiler's failure
+    again: one record, theirs as aliases. A test's own `Error:` in another output stays its own record."""
+    msgs = [Message(0, Role.USER, "build it")]
+    _shell(msgs, "a", "npm run build", TSC_OUT, 1)
+    _shell(msgs, "b", "npx vitest run", "FAIL test/tree.spec.ts\nError: expect(element).toHaveAttribute(\"x\")\n"
+                                        "    at test/tree.spec.ts:12:5\n", 1)
+    records = scan_transcript(Transcript("s.jsonl", "test", msgs, group_rounds(msgs)))
+    (ts,) = [r for r in records if r.id.startswith("ERR_TS_")]
+    assert "ERR_JS_Npm1" in ts.merged and "ERR_JS_Error" in ts.merged
+    assert not any(r.id == "ERR_JS_Npm1" for r in records)
+    assert any(r.id == "ERR_JS_Error" and r.rounds == [2] for r in records)  # the test's own error
