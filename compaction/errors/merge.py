@@ -47,10 +47,12 @@ def merge_consequences(records: list[ErrorRecord]) -> list[ErrorRecord]:
     for rec in records:
         exception, cause = _is_exception(rec.id), _is_cause(rec.id)
         for o in rec.occurrences if exception or cause else ():
+            if _is_wrapper(rec.id, o.detail or o.evidence):
+                continue  # it folds into a cause itself: nothing folds into it
             key = (o.transcript, o.round, o.message, o.source)
             if exception:
                 places.setdefault(key, rec)
-            if cause and not _is_wrapper(rec.id, o.detail or o.evidence):
+            if cause:
                 causes.setdefault(key, rec)
     if not places and not causes:
         return records
