@@ -269,17 +269,9 @@ def transfer(said: list[str]) -> Transfer | None:
 
 
 def transfers(command: str) -> list[Transfer]:
-    """The moves and copies of a command line (`sudo mv …` too)."""
-    out = []
-    for part in split_commands(command):
-        word = first_word(part)
-        if word not in ("mv", "cp", "git"):
-            continue
-        said = words(part)
-        found = transfer(said[said.index(word):] if word in said else said)
-        if found is not None:
-            out.append(found)
-    return out
+    """The moves and copies of a command line's simple commands."""
+    found = (transfer(words(part)) for part in split_commands(command) if first_word(part) in ("mv", "cp", "git"))
+    return [t for t in found if t is not None]
 
 
 def made_dirs(command: str) -> set[str]:

@@ -482,7 +482,8 @@ _BEFORE_COLON = re.compile(r"([^\s:'\"`]+[/.][^\s:'\"`]+): (?:No such file|[Ff]i
 
 # The user turned the call down (Cline: "The user denied this operation."; Claude Code: "The user doesn't
 # want to proceed with this tool use."): no fault of the call's, their words after it say what instead.
-_USER_REJECTED = re.compile(r"^\W{0,3}The user (?:denied this operation|doesn't want to proceed with this tool use)\b")
+USER_REJECTED_SENTENCE = r"The user (?:denied this operation|doesn't want to proceed with this tool use)"
+_USER_REJECTED = re.compile(rf"^\W{{0,3}}{USER_REJECTED_SENTENCE}\b")
 
 _TOOL_TABLE: list[tuple[Needles, re.Pattern, str, bool]] = [
     (needles("user denied this operation", "user doesn't want to proceed"), _USER_REJECTED, "ERR_TOOL_UserRejected",

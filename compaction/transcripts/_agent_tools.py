@@ -55,7 +55,6 @@ KIND_BY_NAME: dict[str, str] = {
 }
 
 
-
 def looks_jsonl(head: str) -> bool:
     """True when the head is JSON Lines: a complete object on the first line and another after it."""
     first, _, rest = head.lstrip().partition("\n")

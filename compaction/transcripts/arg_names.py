@@ -98,12 +98,14 @@ def is_name(name: object, names: Names) -> bool:
     return spell(name) in _names(names)
 
 
-def pick(named: Mapping[str, object], names: Names, kind: type | tuple[type, ...] = str) -> object:
+def pick(named: Mapping[str, object], names: Names, kind: type | tuple[type, ...] = str, *,
+         blank: bool = True) -> object:
     """The value of the first of `names` that already-spelled arguments (`spelled`) hold as a `kind`;
-    None when none does. `kind=object`: the first one present, whatever its value."""
+    None when none does. `kind=object`: the first one present, whatever its value; `blank=False` passes
+    over empty strings."""
     for key in _names(names):
         value = named.get(key)
-        if key in named and isinstance(value, kind):
+        if key in named and isinstance(value, kind) and (blank or value != ""):
             return value
     return None
 
@@ -116,11 +118,5 @@ def arg_value(args: Mapping[str, object] | None, names: Names, kind: type | tupl
 def arg_text(args: Mapping[str, object] | None, names: Names, *, blank: bool = True) -> str | None:
     """The call's text for a role: the first of the role's names it holds as a string, in the table's
     order. `blank=False` passes over empty strings (a path must name something)."""
-    if not isinstance(args, Mapping):
-        return None
-    named = spelled(args)
-    for key in _names(names):
-        value = named.get(key)
-        if isinstance(value, str) and (blank or value):
-            return value
-    return None
+    found = pick(spelled(args), names, str, blank=blank) if isinstance(args, Mapping) else None
+    return found if isinstance(found, str) else None

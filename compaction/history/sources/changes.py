@@ -21,6 +21,7 @@ from difflib import SequenceMatcher
 
 from compaction.edits import Digest, Hunk, definitions, digest, enclosing, is_comment_only, swapped
 from compaction.edits import notable_identifiers as _identifiers_of
+from compaction.errors.classify import USER_REJECTED_SENTENCE
 from compaction.events import Event, EventKind
 from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite
@@ -147,8 +148,8 @@ def _fewer(part: str, n: int) -> str:
 # "The tool use was rejected … the user said:\nNo colon after at?".
 _REJECTED_RE = re.compile(r"\b(?:rejected|denied|declined)\b.{0,300}?\b(?:the user said|user feedback|"
                           r"user's feedback|reason)\s*:\s*(\S[^\n]{0,160})", re.IGNORECASE | re.DOTALL)
-# The harness's own rejection sentences, whose user words now follow in a message of their own.
-_REJECTED_SAYING_RE = re.compile(r"The user (?:denied this operation|doesn't want to proceed with this tool use)")
+# The harness's own rejection sentences (the error memory's), whose user words follow in a message of their own.
+_REJECTED_SAYING_RE = re.compile(USER_REJECTED_SENTENCE)
 _NOTE_ROUNDS = 2  # an edit this many rounds after a rejection still answers it
 _REJECTION_WORDS = ("rejected", "denied", "declined")
 
