@@ -339,3 +339,55 @@ def edited_files(cmd: str | None) -> list[str]:
         if m:
             out.append(m.group(1) or m.group(2))
     return out
+
+
+COMMAND_PREFIXES = frozenset({"sudo", "time", "env", "nohup"})  # run the program after them
+ASSIGNMENT_RE = re.compile(r"[A-Za-z_]\w*=\S*")
+_INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "bash", "sh", "zsh", "deno", "bun", "php", "perl",
+                           "pwsh", "powershell"})
+# Per interpreter, from its documented options: those that take a value (the next word unless attached), and
+# those that give the program inline or as a module (`-c`, `-m`, `-e`): then no script file runs.
+_VALUED_NONE: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+_SCRIPT_OPTIONS = {
+    "python": (frozenset({"-W", "-X", "--check-hash-based-pycs"}), frozenset({"-c", "-m"})),
+    "node": (frozenset({"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions",
+                        "--input-type", "--title"}), frozenset({"-e", "--eval", "-p", "--print"})),
+    "ruby": (frozenset({"-r", "-I", "-C", "-E"}), frozenset({"-e"})),
+    "perl": (frozenset({"-I", "-M", "-m"}), frozenset({"-e", "-E"})),
+    "php": (frozenset({"-c", "-d", "-z"}), frozenset({"-r"})),
+    "sh": (frozenset({"-o", "-O"}), frozenset({"-c"})),  # bash and zsh alike
+}
+
+
+def scripts_run(command: str) -> set[str]:
+    """The names of the script files a command line runs: an interpreter's first argument, or `./file`."""
+    names: set[str] = set()
+    for part in split_commands(command):
+        said = words(part)
+        while said and (said[0] in COMMAND_PREFIXES or ASSIGNMENT_RE.fullmatch(said[0])):
+            said = said[1:]
+        if not said:
+            continue
+        program = said[0].rsplit("/", 1)[-1]
+        if said[0].startswith("./"):
+            script = said[0]
+        elif program in _INTERPRETERS or re.fullmatch(r"python\d[\d.]*", program):
+            script = _script(program, said[1:])
+        else:
+            continue
+        if script:
+            names.add(script.rsplit("/", 1)[-1])
+    return names
+
+
+def _script(program: str, args: list[str]) -> str:
+    """The script file an interpreter's arguments run: its first operand, options' values skipped (`python
+    -W ignore f.py`: f.py); "" when an option gives the program inline or as a module (`-c`, `-m`, `-e`)."""
+    family = "python" if program.startswith("python") else "sh" if program in ("bash", "zsh") else program
+    valued, inline = _SCRIPT_OPTIONS.get(family, _VALUED_NONE)
+    for name, value in options(args, valued | inline):
+        if name in inline:
+            return ""
+        if not name:
+            return "" if value == "-" else value  # `python -`: the script comes on stdin
+    return ""

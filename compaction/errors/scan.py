@@ -18,9 +18,9 @@ from compaction.errors.classify import Hit, classify
 from compaction.errors.families import FAMILIES
 from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
-from compaction.events import parse_test_summary, results_of_calls, shell_reads
+from compaction.events import EventKind, parse_test_summary, results_of_calls, shell_reads, shell_writes
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
-from compaction.shell import benign_exit, first_word, norm_command
+from compaction.shell import benign_exit, first_word, norm_command, scripts_run
 from compaction.transcripts.user_feedback import words_after
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
@@ -394,10 +394,22 @@ def _short(value: object) -> str | None:
 
 
 def _edit_path(call: ToolCall) -> str | None:
+    """The file a call edits: a file tool's path, else the first file a shell line edits in place
+    (`sed -i -e … f`, `perl -pi`; the shared shell parser, events.shell_writes)."""
     if call.kind in (ToolKind.EDIT, ToolKind.WRITE):
         return call.path or "?"
-    m = _SED_I.search(call.command or "")
-    return m.group(1) if m else None
+    if not call.command:
+        return None
+    return next((path for kind, path in shell_writes(call.command) if kind is EventKind.EDIT), None)
+
+
+def _written_paths(call: ToolCall) -> list[str]:
+    """Files a shell line writes whole from text it carries (`cat <<'EOF' > fix.py`, a script that
+    opens a file for writing): an edit of that file when it is the one that failed. Not a redirect of
+    a run's output (`pytest > log.txt`): only a line with a heredoc carries the text it writes."""
+    if not call.command or "<<" not in call.command:
+        return []
+    return [path for kind, path in shell_writes(call.command) if kind is EventKind.WRITE]
 
 
 @dataclass(slots=True)
@@ -478,9 +490,14 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     (a later unrelated edit did not end this error)."""
     last = rec.occurrences[-1]
     cmd_key = _norm_command(last.location.command)
-    want = _basename(last.location.path) if last.location.path else None
+    # A run whose own script failed names that script (not for a malformed reply or call: its form failed)
+    ended_by_next = rec.id in _ENDED_BY_THE_NEXT_CALL
+    scripts = set() if ended_by_next or last.location.path else scripts_run(last.location.command or "")
+    want = _basename(last.location.path) if last.location.path else next(iter(scripts)) if len(scripts) == 1 else None
     edits: list[tuple[int, str, ToolCall, ToolResult | None]] = []
+    rewrites: list[tuple[int, str, ToolCall, ToolResult | None]] = []  # files written whole by a shell line
     reruns: list[tuple[int, str, bool]] = []
+    as_run = " ".join((last.location.command or "").split())
     for rnd in transcript.rounds[start:start + 10]:
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
@@ -494,9 +511,15 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                         edits.append((rnd.number, path, call, res))
                 elif cmd_key and _norm_command(call.command) == cmd_key:
                     reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
-    same = [e for e in edits if want and _basename(e[1]) == want]
+                else:
+                    rewrites += [(rnd.number, p, call, results.get(id(call))) for p in _written_paths(call)]
+    same = sorted((e for e in edits + rewrites if want and _basename(e[1]) == want), key=lambda e: e[0])
     # another file, but right after the error (not for a malformed reply or call: no edit ends those)
-    near = [] if rec.id in _ENDED_BY_THE_NEXT_CALL else [e for e in edits if e[0] <= start + 2]
+    near = [] if ended_by_next else [e for e in edits if e[0] <= start + 2]
+    again = next((r for r, c, ok in reruns if ok and " ".join(c.split()) == as_run), None)
+    if not (same or near) and again and not ended_by_next:
+        # The very command that failed passed later: the last edit before that run ended it.
+        near = [e for e in reversed(edits + rewrites) if e[0] <= again][:1]
     if not (same or near):
         return Fix()
     edit_round, edit_path, call, res = (same or near)[0]
@@ -592,7 +615,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if not fix.round and rec.count > 1 and rec.id in _EDIT_REFUSED:
         why = "; ".join(_diagnoses(transcript, rec)) or why
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
-        label = "the agent's guess: " if _HEDGE.search(why) else ("cause: " if fix.round else "")
+        hedged = _HEDGE.search(why) is not None or why.rstrip().endswith("?")  # a question is a guess too
+        label = "the agent's guess: " if hedged else ("cause: " if fix.round else "")
         parts.append(label + why.rstrip("."))
     retry = None if fix.round else _next_success(transcript, rec, last.round, cache)
     if retry:

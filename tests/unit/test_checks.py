@@ -65,7 +65,7 @@ def test_running_a_file_the_session_wrote_is_a_check_from_its_first_run_reading_
 
 
 def test_an_interpreters_option_values_are_not_its_script():
-    from compaction.history.sources.checks import scripts_run
+    from compaction.shell import scripts_run
 
     assert scripts_run("node --require x.js app.js") == {"app.js"}
     assert scripts_run("node -r ts-node/register src/app.ts") == {"app.ts"}

@@ -215,3 +215,42 @@ def test_a_build_wrappers_lines_are_aliases_of_the_compiler_error_they_wrap():
     assert "ERR_JS_Npm1" in ts.merged and "ERR_JS_Error" in ts.merged
     assert not any(r.id == "ERR_JS_Npm1" for r in records)
     assert any(r.id == "ERR_JS_Error" and r.rounds == [2] for r in records)  # the test's own error
+
+
+def _say(msgs: list[Message], text: str) -> None:
+    msgs.append(Message(len(msgs), Role.ASSISTANT, text))
+
+
+def test_a_script_that_failed_is_the_file_whose_rewrite_ended_its_error():
+    """`python fix.py` exits 1 with its own message (no traceback, no location): the error is the script's;
+    rewriting it with a heredoc (not only a file tool or `sed -i`) and running it again is the fix."""
+    msgs = [Message(0, Role.USER, "update the module")]
+    _shell(msgs, "a", "python update_module.py", "Could not find disconnect or save_offset", 1)
+    _say(msgs, "This is because I'm searching the wrong list?")
+    _shell(msgs, "b", "cat <<'EOF' > debug.py\nprint(1)\nEOF\npython debug.py", "1", 0)
+    _shell(msgs, "c", "cat <<'EOF' > update_module.py\nimport sys\nprint('done')\nEOF", "", 0)
+    _shell(msgs, "d", "python update_module.py", "done", 0)
+    (rec,) = [r for r in scan_transcript(Transcript("s.jsonl", "t", msgs, group_rounds(msgs)))
+              if "NonZeroExit" in r.id]
+    assert "edited `update_module.py` (r3)" in rec.solution and "debug.py" not in rec.solution
+    assert "then `python update_module.py` passed (r4)" in rec.solution
+    assert "the agent's guess: This is because I'm searching the wrong list?" in rec.solution  # a question: a guess
+
+
+def test_when_the_failing_command_passes_later_the_last_edit_before_it_ended_the_error():
+    """A test run fails with no file named; four rounds later, after a `sed -i -e … -e …` edit, the very same
+    command passes: that edit is the fix, though it came more than two rounds after the failure."""
+    msgs = [Message(0, Role.USER, "make the tests pass")]
+    _shell(msgs, "a", "pytest tests/test_domain.py", "E   AssertionError: node is not 'int': 'x'\n"
+                                                      "=== 1 failed, 44 passed in 1s ===", 1)
+    _shell(msgs, "b", "sed -n '940,960p' tests/test_domain.py", "assert_node(...)", 0)
+    _shell(msgs, "c", "git status", "clean", 0)
+    _shell(msgs, "d", "grep -n literal tests/test_domain.py", "12: literal", 0)
+    _shell(msgs, "e", "sed -i -e 's/literal, \"\\[\"/punct, \"[\"/g' \\\n  -e 's/literal, \"]\"/punct, \"]\"/g' "
+                      "tests/test_domain.py", "", 0)
+    _shell(msgs, "f", "pytest tests/test_domain.py", "=== 45 passed in 1s ===", 0)
+    (rec,) = [r for r in scan_transcript(Transcript("s.jsonl", "t", msgs, group_rounds(msgs)))
+              if r.id == "ERR_PY_AssertionError"]
+    assert "edited `tests/test_domain.py` (r5)" in rec.solution
+    assert "then `pytest tests/test_domain.py` passed (r6)" in rec.solution
+    assert "no fix seen" not in rec.solution

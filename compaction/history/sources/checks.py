@@ -17,7 +17,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import first_word, options, split_commands, words
+from compaction.shell import ASSIGNMENT_RE, COMMAND_PREFIXES, first_word, scripts_run, split_commands, words
 
 MAX_CHECKS = 3  # the most repeated ones
 MAX_OUTCOMES = 3  # distinct outputs shown per check: the first and the latest ones
@@ -32,8 +32,6 @@ _VIEWERS = frozenset({"sed", "nl", "cat", "head", "tail", "less", "more", "ls", 
                       "tree", "find", "which", "cd", "true", "clear", "stat", "file", "du", "df", "date", "env",
                       "type", "dir", "get-content", "get-childitem", "get-item", "get-location", "set-location",
                       "test-path", "write-host", "write-output", "select-string", "resolve-path"})  # PowerShell's
-_PREFIXES = frozenset({"sudo", "time", "env", "nohup"})  # run the program after them
-_ASSIGNMENT_RE = re.compile(r"[A-Za-z_]\w*=\S*")
 _GIT_VIEWS = re.compile(r"^\s*git\s+(?:status|log|diff|show|branch|remote|rev-parse|ls-files|blame)\b")
 # A tool's frame around an output, not the output: fences, tags, an exporter's run header.
 _CHROME_RE = re.compile(r"^\s*(?:```|~~~|</?[\w-]+>\s*$|<returncode>|Tool use: |(?:Chunk ID|Wall time|Process exited "
@@ -85,60 +83,10 @@ def own_file_names(ctx: FactContext) -> frozenset[str]:
     return frozenset(p.rsplit("/", 1)[-1] for p in paths)
 
 
-_INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "bash", "sh", "zsh", "deno", "bun", "php", "perl",
-                           "pwsh", "powershell"})
-# Per interpreter, from its documented options: those that take a value (the next word unless attached), and
-# those that give the program inline or as a module (`-c`, `-m`, `-e`): then no script file runs.
-_VALUED_NONE: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
-_SCRIPT_OPTIONS = {
-    "python": (frozenset({"-W", "-X", "--check-hash-based-pycs"}), frozenset({"-c", "-m"})),
-    "node": (frozenset({"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions",
-                        "--input-type", "--title"}), frozenset({"-e", "--eval", "-p", "--print"})),
-    "ruby": (frozenset({"-r", "-I", "-C", "-E"}), frozenset({"-e"})),
-    "perl": (frozenset({"-I", "-M", "-m"}), frozenset({"-e", "-E"})),
-    "php": (frozenset({"-c", "-d", "-z"}), frozenset({"-r"})),
-    "sh": (frozenset({"-o", "-O"}), frozenset({"-c"})),  # bash and zsh alike
-}
-
-
 def runs_own_file(command: str, own: frozenset[str]) -> bool:
     """Whether the command runs a file the session wrote (`python image_describer2.py 012.png`,
     `./build.sh`): it tries the work itself, a check from its first run (`grep f.py` only reads it)."""
     return bool(own) and not own.isdisjoint(scripts_run(command))
-
-
-def scripts_run(command: str) -> set[str]:
-    """The names of the script files a command line runs: an interpreter's first argument, or `./file`."""
-    names: set[str] = set()
-    for part in split_commands(command):
-        said = words(part)
-        while said and (said[0] in _PREFIXES or _ASSIGNMENT_RE.fullmatch(said[0])):
-            said = said[1:]
-        if not said:
-            continue
-        program = said[0].rsplit("/", 1)[-1]
-        if said[0].startswith("./"):
-            script = said[0]
-        elif program in _INTERPRETERS or re.fullmatch(r"python\d[\d.]*", program):
-            script = _script(program, said[1:])
-        else:
-            continue
-        if script:
-            names.add(script.rsplit("/", 1)[-1])
-    return names
-
-
-def _script(program: str, args: list[str]) -> str:
-    """The script file an interpreter's arguments run: its first operand, options' values skipped (`python
-    -W ignore f.py`: f.py); "" when an option gives the program inline or as a module (`-c`, `-m`, `-e`)."""
-    family = "python" if program.startswith("python") else "sh" if program in ("bash", "zsh") else program
-    valued, inline = _SCRIPT_OPTIONS.get(family, _VALUED_NONE)
-    for name, value in options(args, valued | inline):
-        if name in inline:
-            return ""
-        if not name:
-            return "" if value == "-" else value  # `python -`: the script comes on stdin
-    return ""
 
 
 def _shown(command: str, cwd: str | None) -> str:
@@ -154,7 +102,7 @@ def _program(command: str) -> list[str]:
         if first_word(part) == "cd":
             continue
         said = words(part)
-        while said and (said[0] in _PREFIXES or _ASSIGNMENT_RE.fullmatch(said[0])):  # `sudo`, `env X=1`: the program after
+        while said and (said[0] in COMMAND_PREFIXES or ASSIGNMENT_RE.fullmatch(said[0])):  # `sudo`, `env X=1`: the program after
             said = said[1:]
         return [w for w in said[:8] if w and not w.startswith("-") and " " not in w][:4]
     return []

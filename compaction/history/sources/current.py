@@ -10,11 +10,12 @@ from compaction import shell
 from compaction.events import EventKind, is_follow_up_request, parse_test_summary, results_of_calls
 from compaction.history.facts import WS_RE, Fact, first_line, is_test_path
 from compaction.history.sections import Section
-from compaction.history.sources.checks import own_file_names, runs_own_file, scripts_run
+from compaction.history.sources.checks import own_file_names, runs_own_file
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
 from compaction.model import Role, Round
+from compaction.shell import scripts_run
 
 _CHANGE = (EventKind.EDIT, EventKind.WRITE)
 _SAID_CHARS = 360  # of the assistant's last words
