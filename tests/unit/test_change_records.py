@@ -8,7 +8,8 @@ from compaction.edits import call_changes, parse_search_replace, parse_unified, 
 from compaction.events import EventKind, extract_events
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext
-from compaction.history.sources.changes import change_facts, records
+from compaction.history.sources.changes import MAX_LINES, change_facts, file_record, final_diff, records
+from compaction.history.sources.filelog import file_logs
 from compaction.history.steering import role_preset
 from compaction.model import ToolCall, ToolResult, Transcript
 from compaction.transcripts import load_transcript
@@ -238,3 +239,29 @@ def test_a_file_written_with_a_stand_in_for_its_rest_is_said_incomplete():
              '    print("(output truncated for brevity)")\n')  # a string the program prints
     t = _transcript((make_call("Write", {"file_path": "a.py", "content": whole}, "a"), ToolResult("ok", "a")))
     assert "incomplete" not in _changes(t)[0]
+
+
+def test_a_harness_final_diff_says_what_an_edit_without_a_payload_changed():
+    """mini-sweagent's sphinx session splices `snippet.py` into the module with `sed '351r snippet.py'`:
+    the edit shows nothing; the submission's diff is the file's net change, and its lines are shown,
+    a definition of each hunk first (the `make_xrefs` hunk is not hidden behind a longer one)."""
+    t = load_transcript(TRANSCRIPTS / "mini-sphinx-9258.traj.json")
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), t.cwd, len(t.rounds))
+    fact = records(ctx)["sphinx/domains/python.py"]
+    full = fact.full_text or ""
+    assert "+ elif isinstance(node, ast.Call):" in full and "+ if not rolename:" in full
+    assert "+ def make_xrefs(self, rolename: str, domain: str, target: str," in full
+    assert "`PyTypedField`" in fact.text  # the diff's places are named as touched
+
+
+def test_a_final_diff_is_shared_fairly_between_its_hunks_and_says_a_line_once():
+    hunks = "".join(f"@@ -{i},3 +{i},3 @@ class C{i}:\n-    x = {i}\n+    return NotImplemented\n" for i in range(12))
+    net = final_diff("diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n" + hunks)["m.py"]
+    t = _transcript((make_call("Edit", {"file_path": "m.py", "old_string": "a", "new_string": "b"}, "a"),
+                     ToolResult("ok", "a")))
+    (log,) = file_logs(extract_events(t), None).values()
+    full = file_record("m.py", log, net=net).full_text or ""
+    shown = [ln.strip() for ln in full.splitlines()[1:] if ln.strip()[:2] in ("+ ", "- ")]
+    assert shown.count("+ return NotImplemented") <= 1 and "return NotImplemented" in full  # said once
+    assert "- x = 1" in shown and "- x = 9" in shown  # the hunks share the room: not the first hunk's only
+    assert len(shown) <= MAX_LINES and "more changed lines" in full

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
-from compaction.edits import Digest, Hunk, definitions, digest, enclosing, is_comment_only, swapped
+from compaction.edits import Digest, Hunk, definitions, digest, enclosing, is_comment_only, parse_unified, swapped
 from compaction.edits import notable_identifiers as _identifiers_of
 from compaction.errors.classify import USER_REJECTED_SENTENCE
 from compaction.events import Event, EventKind
@@ -77,8 +77,9 @@ def _records(ctx: FactContext) -> dict[str, Fact]:
     asked = " ".join(e.text for e in ctx.events if e.kind is EventKind.REQUEST).casefold()
     out: dict[str, Fact] = {}
     notes = _rejection_notes(ctx)
+    final = final_diff(ctx.transcript.meta.get("final_patch"))
     for path, log in logs_of(ctx).items():
-        fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked, notes=notes)
+        fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked, notes=notes, net=_net_of(final, path))
         if fact is not None:
             out[path] = fact
     return out
@@ -193,9 +194,29 @@ def _rejection_notes(ctx: FactContext) -> dict[int, str]:
     return out
 
 
+def final_diff(patch: object) -> dict[str, tuple[Hunk, ...]]:
+    """The hunks of the diff a harness printed of the final state (SWE-agent's and mini-swe-agent's
+    submission, OpenHands' `git_patch`), by repository path. Why: an edit made by a script, by
+    `sed 'Nr snippet.py'` or by a heredoc splice shows nothing of what it changed; the final diff
+    shows the net change of every file, which is what a successor asks of it."""
+    if not isinstance(patch, str) or not patch.strip():
+        return {}
+    return {change.path: change.hunks for change in parse_unified(patch[:_REPLAY_CHARS]) if change.hunks}
+
+
+def _net_of(final: dict[str, tuple[Hunk, ...]], path: str) -> tuple[Hunk, ...]:
+    """The final diff's hunks of `path` (absolute, or relative to another root than the diff's)."""
+    if not final:
+        return ()
+    if path in final:
+        return final[path]
+    return next((hunks for rel, hunks in final.items() if path.endswith("/" + rel)), ())
+
+
 def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
-                notes: dict[int, str] | None = None) -> Fact | None:
-    """One file's change record from its log (None when nothing it would show is known)."""
+                notes: dict[int, str] | None = None, net: tuple[Hunk, ...] = ()) -> Fact | None:
+    """One file's change record from its log (None when nothing it would show is known); `net`: the
+    file's hunks in the harness's final diff, when it printed one."""
     kept = log.kept
     thrown = log.thrown
     if log.deleted:  # created, then removed: what it held (a reproduction script), marked as gone
@@ -204,15 +225,17 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
     if not kept:
         return _thrown_record(path, log) if thrown else None
     return change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
-                         notes=notes, renamed_from=log.renamed_from)
+                         notes=notes, renamed_from=log.renamed_from, net=net)
 
 
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,
                   deleted: bool = False, undone: int = 0, *, thrown: list | None = None, n_rounds: int = 0,
-                  asked: str = "", notes: dict[int, str] | None = None, renamed_from: str | None = None) -> Fact | None:
+                  asked: str = "", notes: dict[int, str] | None = None, renamed_from: str | None = None,
+                  net: tuple[Hunk, ...] = ()) -> Fact | None:
     """One file's change record, or None when nothing it shows is known (no payloads, deleted).
     `thrown`: earlier edits reverted or undone (counted and named as not kept, never shown as kept);
-    `renamed_from`: the path the edits were made under, before a `mv`."""
+    `renamed_from`: the path the edits were made under, before a `mv`; `net`: the file's hunks in the
+    final diff, whose lines stand for the edits' own (the final state, exactly) in an edited file."""
     if deleted or not events:
         return None
     thrown = thrown or []
@@ -232,9 +255,17 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         return Fact(Section.CHANGES, f"`{path}`: {counts}, then reverted (not kept) {cite(rounds)}", rounds,
                     score=20, path=path)
     replay = _replay(events, document=bool(_DOCUMENT_RE.search(path)), prose=path.endswith(_CONFIG_EXTS))
-    touched = _touched(events, replay)
     alive: set[int] = set()
     lines, skipped = _diff_lines(events, alive)
+    if net and not created:
+        # a diff header's context that is not a definition's name (`import py`) places nothing
+        placed = tuple(h if h.context and _WORD_RE.fullmatch(h.context.replace(".", "")) else replace(h, context=None)
+                       for h in net)
+        final = Event(EventKind.EDIT, rounds[-1], events[-1].message_index, path=path, hunks=placed)
+        touched = _touched([*events, final], replay)  # the final diff's places first
+        lines, skipped = _net_lines(placed)
+    else:
+        touched = _touched(events, replay)
     # Final state wins: an edit whose every line a later edit took back (a debug print) is not shown.
     summaries = [(r, w) for o, r, w in replay.summaries if o in alive or not alive]
     said = [(e.round, note) for e in events if (note := (notes or {}).get(id(e)))]
@@ -1005,6 +1036,31 @@ def _diff_lines(events: list[Event], alive: set[int] | None = None) -> tuple[lis
         final = {text for _, _, text in entries}
         alive.update(o for o, text in rewrites if text in final)
     return out, skipped
+
+
+def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
+    """A final diff's informative lines, at most MAX_LINES, shared fairly between its hunks (one long
+    hunk must not hide the others' changes); within a hunk a definition first, then what it added,
+    then what it removed, shown in the diff's order."""
+    per_hunk: list[list[tuple[int, int, str]]] = []  # (rank, place, line) of each hunk
+    seen: set[str] = set()  # a line said once (`+ return NotImplemented` in forty hunks)
+    for hunk in net:
+        lines = [f"{sign} {ln.strip()}" for sign, side in (("-", hunk.removed), ("+", hunk.added)) for ln in side
+                 if _informative(ln)]
+        said = [x for x in dict.fromkeys(lines) if x not in seen]
+        seen.update(said)
+        if said:
+            per_hunk.append(sorted(((0 if definitions([x[2:]]) else 1 if x[0] == "+" else 2), i, x)
+                                   for i, x in enumerate(said)))
+    room = [0] * len(per_hunk)
+    left = MAX_LINES
+    while left and any(room[i] < len(ranked) for i, ranked in enumerate(per_hunk)):
+        for i, ranked in enumerate(per_hunk):
+            if left and room[i] < len(ranked):
+                room[i] += 1
+                left -= 1
+    shown = [x for i, ranked in enumerate(per_hunk) for _, _, x in sorted(ranked[:room[i]], key=lambda r: r[1])]
+    return shown, sum(len(ranked) for ranked in per_hunk) - len(shown)
 
 
 def _summary_line(hunk: Hunk, whole: bool) -> str:
