@@ -519,7 +519,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     again = next((r for r, c, ok in reruns if ok and " ".join(c.split()) == as_run), None)
     if not (same or near) and again and not ended_by_next:
         # The very command that failed passed later: the last edit before that run ended it.
-        near = [e for e in reversed(edits + rewrites) if e[0] <= again][:1]
+        near = [e for e in sorted(edits + rewrites, key=lambda e: e[0], reverse=True) if e[0] <= again][:1]
     if not (same or near):
         return Fix()
     edit_round, edit_path, call, res = (same or near)[0]
