@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from compaction.errors import ErrorMemory, render_block, scan_transcript
 from compaction.errors.classify import classify
+from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.errors.render import parse_block, render_record
 from compaction.history.errors_adapter import filter_for_role
+from compaction.history.sources.problems import record_solution
 from compaction.history.steering import role_preset
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.transcripts import load_transcript
@@ -254,3 +256,15 @@ def test_when_the_failing_command_passes_later_the_last_edit_before_it_ended_the
     assert "edited `tests/test_domain.py` (r5)" in rec.solution
     assert "then `pytest tests/test_domain.py` passed (r6)" in rec.solution
     assert "no fix seen" not in rec.solution
+
+
+def test_a_solution_names_the_failing_file_by_base_name_whatever_root_each_path_has():
+    """The build failed at `src/ui/x.tsx:724` (relative to the package), the fix edited
+    `packages/cli/src/ui/x.tsx` (relative to the repository): one file; its long path would spend the
+    solution's room that the change itself needs."""
+    occ = Occurrence(33, location=Location(path="src/ui/components/TeamCreatorWizard.tsx", line=724))
+    rec = ErrorRecord("ERR_TS_TypeNotAssignable", [occ], solution=(
+        "edited `packages/cli/src/ui/components/TeamCreatorWizard.tsx` (r34): `<Text marginTop={1}>` → "
+        "`<Box marginTop={1}>`; then `npm run build` passed (r35)"))
+    said = record_solution(rec, None)
+    assert said.startswith("edited `TeamCreatorWizard.tsx` (r34): `<Text marginTop={1}>` → `<Box marginTop={1}>`")

@@ -137,13 +137,13 @@ def _with(rec: ErrorRecord, occurrences: list) -> ErrorRecord:
 
 def record_solution(rec: ErrorRecord, cwd: str | None) -> str:
     """What ended the record, paths as the project sees them, its file by base name when the error
-    line names it already."""
-    solution = paths(_solution(rec.solution, rec.target_bug), cwd)
+    line names it already (before the clause is cut: the change it made is worth more than the path)."""
+    text = paths(rec.solution or "", cwd)
     occ = rec.occurrences[-1] if rec.occurrences else None
-    if solution and occ is not None and occ.location.path:
-        shown = _short_path(display_path(occ.location.path, cwd))
-        solution = solution.replace(f"`{shown}`", f"`{_basename(shown)}`")
-    return solution
+    if text and occ is not None and occ.location.path:
+        name = _basename(occ.location.path)  # `packages/cli/src/x.tsx` edited, `src/x.tsx:724` failed
+        text = re.sub(r"`([^`\s]*[/\\])?" + re.escape(name) + "`", f"`{name}`", text)
+    return _solution(text, rec.target_bug)
 
 
 def _typed_command(rec: ErrorRecord, messages: list[Message]) -> str:
