@@ -460,6 +460,10 @@ def _config_shaped(lines: tuple[str, ...] | list[str]) -> bool:
     return sum(1 for ln in top if _SETTING_RE.match(ln)) * 2 >= len(top)
 
 
+SHORT_TEXT_LINES = 6
+SHORT_TEXT_CHARS = 160
+
+
 def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Digest:
     """`document`: prose (Markdown, text), whose headings are its definitions."""
     names: list[str] = []
@@ -472,6 +476,9 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     imports: list[str] = []
     title = next((ln.strip() for ln in lines[:40] if re.search(r"\w{3}", ln) and len(ln.strip()) <= 120
                   and not ln.startswith("#!")), "")
+    said = [ln.strip() for ln in lines if re.search(r"\w", ln) and not ln.lstrip().startswith("#")]
+    if 1 < len(said) <= SHORT_TEXT_LINES and sum(map(len, said)) <= SHORT_TEXT_CHARS:
+        title = " · ".join(said)  # a short text (an ignore list, a two-line config) is said whole: it is its gist
     pins: list[str] = []
     sections: list[str] = []  # a configuration file's `[section]` lines, its headings
     for line in lines:

@@ -147,9 +147,18 @@ def test_a_comment_only_change_says_so():
 def test_a_markdown_file_is_digested_by_its_headings_and_a_license_by_its_first_line():
     d = digest("# Plan\n\n## Current State\ntext\n## Proposed Change\nmore".splitlines(), document=True)
     assert d.names == ("Plan", "Current State", "Proposed Change")
-    lic = _records(_run((make_call("Write", {"file_path": "LICENSE", "content": "MIT License\n\nCopyright 2026"}, "w"),
+    text = "MIT License\n\nCopyright 2026 A. Author\n\n" + "Permission is hereby granted, free of charge, to any person\n" * 12
+    lic = _records(_run((make_call("Write", {"file_path": "LICENSE", "content": text}, "w"),
                          ToolResult("ok", "w"))))["LICENSE"]
     assert "“MIT License”" in lic.text
+
+
+def test_a_short_text_without_definitions_is_said_whole():
+    """An ignore list's first line (`target/`) hides the line that matters (the keypair it keeps out)."""
+    content = "target/\nprograms/audit/target/\nprograms/audit/audit-keypair.json\n*.pen\n"
+    rec = _records(_run((make_call("Write", {"file_path": ".gitignore", "content": content}, "w"),
+                         ToolResult("ok", "w"))))[".gitignore"]
+    assert "target/ · programs/audit/target/ · programs/audit/audit-keypair.json · *.pen" in (rec.full_text or rec.text)
 
 
 def test_a_result_that_says_what_was_replaced_is_read_when_the_arguments_are_not():
