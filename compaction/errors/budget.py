@@ -56,6 +56,14 @@ class BudgetResult:
         return out
 
 
+_TEACHES_RE = re.compile(r"\bedited\b| passed \(r\d+\)")
+
+
+def teaches(rec: ErrorRecord) -> bool:
+    """Whether the record's solution says what ended the error (an edit, a command that then passed)."""
+    return bool(rec.solution) and _TEACHES_RE.search(rec.solution) is not None
+
+
 def ceiling_for(context_window: int | None = None, ceiling: int | None = None, share: float = SHARE) -> int:
     """The block's ceiling: an explicit one, else `share` of the context window (model default)."""
     if ceiling:
@@ -223,7 +231,10 @@ def fit_budget(records: list[ErrorRecord], *, ceiling: int | None = None, contex
             details.pop(kept, None)
         if over(recs, high):
             now = current_round if current_round is not None else max(r.last_round for r in recs)
-            stale = sorted((r for r in recs if now - r.last_round > STALE_ROUNDS), key=lambda r: (r.last_round, r.count))
+            # Oldest first, but a record whose solution teaches (the edit that ended it, the command that then
+            # passed) after those that only say it went unresolved or that the next call worked.
+            stale = sorted((r for r in recs if now - r.last_round > STALE_ROUNDS),
+                           key=lambda r: (teaches(r), r.last_round, r.count))
             costs = {id(r): tokens.count(text(r)) + 1 for r in recs}
             total = frame + sum(costs.values())
             for r in stale:

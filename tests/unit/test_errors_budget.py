@@ -154,3 +154,17 @@ def test_a_block_whose_bytes_fit_is_under_the_ceiling_without_being_counted():
     assert tokens.count(block) <= len(block.encode())
     res = fit_budget(recs, ceiling=int(len(block.encode()) / 0.8) + 10)
     assert [r.id for r in res.records] == [r.id for r in recs] and not res.shortened
+
+
+def test_among_stale_records_those_whose_solution_teaches_are_dropped_last():
+    """Both records are stale; the older one says what ended it (the edit, the command that then passed),
+    the newer one only that the next call worked: the newer goes first, the teaching one stays."""
+    teaching = rec("ERR_TOOL_EditNotFound", [21], path="cli/invoker.ts")
+    teaching.solution = "edited `invoker.ts` (r22): `// Invokes X` → `import { Y } from './Y'`"
+    bare = rec("ERR_TOOL_FileNotFound", [24], path="schemas/a.mjs")
+    bare.solution = "then the next reply succeeded (r25)"
+    recent = rec("ERR_PY_TypeError", [58], path="src/r.py")
+    both = fit_budget([teaching, bare, recent], ceiling=10**6, current_round=60)
+    res = fit_budget([teaching, bare, recent], ceiling=int((both.tokens - 20) / 0.8), current_round=60)
+    assert res.dropped == ["ERR_TOOL_FileNotFound"]
+    assert [r.id for r in res.records] == ["ERR_TOOL_EditNotFound", "ERR_PY_TypeError"]
