@@ -163,6 +163,8 @@ _CONSTRAINT_RE = re.compile(
 TIMESTAMP_RE = re.compile(r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\]?")
 STAMPED_LINE_RE = re.compile(r"^[ \t]*" + TIMESTAMP_RE.pattern + r"[ \t]?", re.M)  # a line's opening stamp
 _STAMPED_LINES_RE = re.compile(STAMPED_LINE_RE.pattern + r".*\n?", re.M)  # such lines whole
+_BOX_CHAR_RE = re.compile("[\u2500-\u257f]")  # box drawing: a terminal UI's frame
+_FRAMED_LINES_RE = re.compile("^[ \t]*[\u2500-\u257f][^\n]*\n?", re.MULTILINE)
 _NEXT_RE = re.compile(
     r"\b(?:next,? I(?:'ll| will)|next step|next steps|then I(?:'ll| will)|now I(?:'ll| will| need to)|"
     r"I still need to|remaining|TODO\b|still to do|left to do|I should now|let me now|下一步|待办)",
@@ -639,10 +641,7 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
         return
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
-        said = msg.text
-        if "-" in said and _STAMPED_LINE.search(said):  # a pasted log's lines are output, not the user's words
-            said = _STAMPED_LINES_RE.sub("", said)
-        for sentence in _sentences_matching(_Prose(said, 30000), _CONSTRAINT_RE):
+        for sentence in _sentences_matching(_Prose(users_words(msg.text), 30000), _CONSTRAINT_RE):
             if len(sentence) < 400:
                 events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
         return
@@ -659,6 +658,17 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
         for sentence in _sentences_matching(prose, _NEXT_RE):
             if len(sentence) <= 500 and sentence not in decisions and not sentence.startswith("    "):
                 events.append(Event(EventKind.TODO, rnd, msg.index, text=sentence, status="next"))
+
+
+def users_words(text: str) -> str:
+    """A user's message without the lines they pasted rather than wrote: a log's stamped lines and a
+    terminal screen's framed ones (`│ Step 2: Team Roster │`). Their sentences are output, not the
+    user's constraints or preferences."""
+    if "-" in text and _STAMPED_LINE.search(text):
+        text = _STAMPED_LINES_RE.sub("", text)
+    if _BOX_CHAR_RE.search(text):
+        text = _FRAMED_LINES_RE.sub("", text)
+    return text
 
 
 def without_fences(text: str) -> str:

@@ -23,7 +23,7 @@ from compaction.memo import per_text
 
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # A line of a log or a stack: a run of them is a paste (timestamps, frames, deep indentation, tables).
-_LOGLINE_RE = re.compile(r"^(?:\s{4,}\S|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
+_LOGLINE_RE = re.compile(r"^(?:\s{4,}\S|\t|\s*at |\s*File \"|\s*[|\u2500-\u257f]|\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
 _BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|[a-z][.)])\s+")
 # A label over the work still to do ("Next Steps", "## TODO", "**Remaining tasks:**"): a pasted summary's
 # or plan's items under it are what the user wants done now, whatever else the paste says.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from compaction.events import EventKind
+from compaction.events import EventKind, users_words
 from compaction.history import harness
 from compaction.history.condense import cut_at_word as _cut
 from compaction.history.facts import WS_RE, Fact, relative_paths
@@ -420,6 +420,7 @@ def _requests(ctx: FactContext, said: list[str], detected: harness.HarnessText,
         msg = by_index.get(e.message_index)
         if spans and msg is not None and msg.text == raw:  # a harness's opening: the request inside it only
             raw = raw[spans[0][1]:spans[-1][0]]
+        raw = users_words(raw)  # what they pasted (a log, a terminal screen) states no preference of theirs
         lowered = raw[:REQUEST_CHARS].lower()
         pref = ("avoid" in lowered or "focus on" in lowered or "keep " in lowered or "preserve" in lowered
                 or "prefer" in lowered or "stick to" in lowered or "instead of" in lowered or "rather than" in lowered

@@ -31,9 +31,10 @@ _INFORMATIVE_RE = re.compile(r"(?:error|exception|warning)\b|\b(?:fail(?:ed|ure)
 _INFORMATIVE_WORDS = ("error", "exception", "warning", "fail", "fatal", "panic", "denied", "not found", "traceback",
                       "assert")
 # Log/stack-shaped lines outside fences: timestamps, stack frames, deep indentation, table rows.
-_LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
+# A terminal UI's frame (`│ Step 2: Team Roster │`, `╭──╮`): a screen pasted, not the user's words.
+_LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*[|\u2500-\u257f]|\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
 _ANY_LOGLINE_RE = re.compile(_LOGLINE_RE.pattern, re.MULTILINE)  # a log-shaped line anywhere in a text
-_LOGRUN_RE = re.compile(r"(?:^(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
+_LOGRUN_RE = re.compile(r"(?:^(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*[|\u2500-\u257f]|\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
                         rf"[^\n]*\n){{{_PASTE_LINES + 1},}}", re.MULTILINE)
 # A line that warns (a deprecation, a warning's hint) rather than says what failed.
 _WARNING_ONLY_RE = re.compile(r"\bwarn(?:ing|ings)?\b|Warning\b|deprecat", re.IGNORECASE)
