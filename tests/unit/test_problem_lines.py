@@ -3,10 +3,11 @@ looked for, and the hazards the agent named and handled in its own words."""
 
 from __future__ import annotations
 
+from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.events import extract_events
 from compaction.history import errors_adapter
 from compaction.history.sources import FactContext
-from compaction.history.sources.problems import problem_facts
+from compaction.history.sources.problems import describe, problem_facts
 from compaction.history.sources.problems_prose import prose_problem_source
 from compaction.history.steering import role_preset
 from compaction.model import Message, Role, Transcript
@@ -115,3 +116,17 @@ def test_a_reply_to_a_new_request_is_not_the_diagnosis_of_an_earlier_failure():
     refused = [r for r in moved_on if r.id == "ERR_TOOL_EditNotFound"]
     assert refused and "should be restored" not in (refused[0].solution or "")
     assert "should be restored" in ([r for r in stayed if r.id == "ERR_TOOL_EditNotFound"][0].solution or "")
+
+
+def test_a_count_tells_two_failures_apart_and_is_shown_with_its_words_a_place_does_not():
+    """`found 0 actions` (no command) and `found 2 actions` (two) are two failures, said as such
+    (`…found 2 actions.`, not `…2…`); `line 12` and `line 15` of one error are the same failure drifting."""
+    def rec(*lines: str) -> ErrorRecord:
+        return ErrorRecord("ERR_X", [Occurrence(r, detail=d, location=Location()) for r, d in enumerate(lines, 1)])
+
+    _, said, _ = describe(rec("Please provide EXACTLY ONE action, found 0 actions.",
+                              "Please provide EXACTLY ONE action, found 2 actions."), None)
+    assert said == "Please provide EXACTLY ONE action, found 0 actions. (r1); …found 2 actions. (r2)"
+    _, said, _ = describe(rec("SyntaxError: invalid syntax at line 12", "SyntaxError: invalid syntax at line 15",
+                              "E999 unmatched ']' (file.py:231:7)", "E999 unmatched ']' (file.py:244:3)"), None)
+    assert said == "SyntaxError: invalid syntax at line 12 (r1); E999 unmatched ']' (file.py:231:7) (r3)"

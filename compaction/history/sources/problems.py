@@ -26,7 +26,11 @@ RECORD_PRIORITY = 2.1  # right after the completed actions (the harness counts t
 ESSENTIAL_SHARE = 0.10  # of the budget the records' one-line forms may claim before optional facts
 MAX_DETAILS = 3  # distinct error lines of one record (the retries that failed differently)
 _LEAD_RE = re.compile(r"^[>#*\-|\s]+")
-_NUM_RE = re.compile(r"\d+")
+# A number that only places the error (a line, a column, a position, `file:12:5`) or a long one (an id, a
+# size): it drifts between retries. A lone digit that counts (`found 0 actions` against `found 2 actions`)
+# tells two failures apart and stays.
+_DRIFT_RE = re.compile(r"(?<=[:(\[])\d+|\b(?:line|lines|col|column|position|pos|offset|at|char|index)\s+\d+|\d{2,}",
+                       re.IGNORECASE)
 _ABS_PATH_RE = re.compile(r"(?<![\w.])(?:/|[A-Za-z]:\\\\?|~/)[\w.~@+-]+(?:[/\\\\]+[\w.~@+-]+)+")
 _TARGET_PREFIX = "the target bug, reproduced on purpose; "
 
@@ -210,7 +214,7 @@ def distinct_details(rec: ErrorRecord) -> list[tuple[str, int]]:
             continue
         # numbers blanked (line drift, counts), quoted values kept: they tell retries apart
         # (`unmatched ']'` then `unmatched ')'`)
-        key = _NUM_RE.sub("#", line)
+        key = _DRIFT_RE.sub("#", line)
         if key not in seen:
             seen[key] = (line, occ.round)
     found = list(seen.values())
@@ -240,6 +244,8 @@ def _differences(details: list[tuple[str, int]]) -> list[tuple[str, int]]:
         tail = 0
         while tail < min(len(a), len(b)) - head - 1 and a[-1 - tail] == b[-1 - tail]:
             tail += 1
+        if len(" ".join(b[head:len(b) - tail])) <= 3:  # a count alone (`…2…`) says nothing: its words around it
+            head, tail = max(0, head - 1), max(0, tail - 1)
         middle = " ".join(b[head:len(b) - tail])
         out.append((("…" if head else "") + middle + ("…" if tail else ""), rnd))
     return out
