@@ -175,8 +175,11 @@ def _load_session_jsonl(t: Transcript, lineno: int, meta: dict, records: Any) ->
             t.meta.update({k: v for k, v in update.items() if k != "messages"})
             t.skip("$set")
         elif isinstance(rec.get("id"), str):
-            first_line = order[rec["id"]][0] if rec["id"] in order else line
-            order[rec["id"]] = (first_line, rec)
+            if rec["id"] in order:  # an update of a message: a field it leaves out (its thoughts) is still the earlier's
+                first_line, earlier = order[rec["id"]]
+                order[rec["id"]] = (first_line, {**earlier, **rec})
+            else:
+                order[rec["id"]] = (line, rec)
         elif "sessionId" in rec:
             t.meta.update({k: v for k, v in rec.items() if k != "messages"})
         else:

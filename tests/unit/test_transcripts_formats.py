@@ -356,6 +356,7 @@ def test_gemini_session_jsonl_replays_updates_and_rewinds():
     assert not any("build folder" in m.text for m in t.messages)  # rewound away
     assert t.messages[1].tool_calls[0].path == "/home/lin/work/weather-cli/weather/cli.py"  # later record won
     assert t.messages[1].line == 3  # first appearance of the id
+    assert t.messages[1].meta["thinking"] == ["Reading: Open cli.py"]  # the update left its thoughts out: kept
     assert t.skipped_kinds == {"$set": 1, "$rewindTo": 1} and t.meta["lastUpdated"] == "2025-11-04T10:00:06.000Z"
     assert len(t.rounds) == 3
     res = results(t)
