@@ -264,8 +264,10 @@ def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, i
     cap = _largest_cap(pieces, budget, overhead=overhead)
     if cap is False:
         return None, 0
-    text = render_rounds(tail.rounds[first:], kept, cap)
-    return text, sum(p.cost(cap) for p in pieces) + overhead
+    cost = sum(p.cost(cap) for p in pieces) + overhead
+    if first == 0 and cap is None and (fuller := tail.with_written(budget - cost)) is not None:
+        return fuller[0], cost + fuller[1]  # the whole session uncut, and room for what its file tools wrote
+    return render_rounds(tail.rounds[first:], kept, cap), cost
 
 
 def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Steering) -> tuple[list[str], int]:

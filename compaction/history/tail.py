@@ -8,14 +8,16 @@ oldest of the kept rounds give way first (the newest round is what the assistant
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from compaction import tokens
+from compaction.edits import call_changes
 from compaction.history.echo import only_echo
 from compaction.history.headings import h
 from compaction.history.steering import Steering, strip_code
 from compaction.mdsafe import escape_path
-from compaction.model import Message, Role, Round, ToolCall
+from compaction.model import Message, Role, Round, ToolCall, ToolKind
 
 _ROLE_LABEL = {Role.SYSTEM: "system", Role.USER: "user", Role.ASSISTANT: "assistant", Role.TOOL: "tool"}
 CAPS: tuple[int | None, ...] = (None, 2000, 1000, 500, 250, 120, 60, 30)
@@ -42,6 +44,7 @@ class _Piece:
     cap_factor: int = 1  # of the cap: user text 4, assistant prose 2, tool output 1
     n: int = 0
     ids: list[int] | None = None
+    call: ToolCall | None = None  # a file tool's `→ tool path` line: the call, whose writing may follow it
 
     def cost(self, cap: int | None) -> int:
         limit = None if cap is None or not self.elidable else cap * self.cap_factor
@@ -101,7 +104,7 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
             out.append(_verbatim("\n```\n$ ", call.command, "\n```", rnd))
         elif not call.command:
             target = f" {escape_path(call.path)}" if call.path else ""  # a recorded path: no structure, no bidi
-            out.append(_Piece(f"\n→ {escape_path(call.name)}{target}", "", "", rnd, False))
+            out.append(_Piece(f"\n→ {escape_path(call.name)}{target}", "", "", rnd, False, call=call))
     result_known = msg.tokens if alone and not msg.text and len(msg.tool_results) == 1 else None
     for res in msg.tool_results:
         if calls and res.call_id and only_echo(res, calls.get(res.call_id)):
@@ -112,6 +115,27 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
         else:
             out.append(_Piece(f"\n(no output){status}", "", "", rnd, False))
     return out
+
+
+def _written(call: ToolCall, rnd: int) -> _Piece | None:
+    """What a file tool wrote (a write's text, an edit's removed and added lines) as an elidable piece,
+    None for any other call: the tail shows such a call as `→ tool path`, and only a document that
+    already holds the whole session spends its spare room on this (`TailRenderer.render`)."""
+    if call.command or call.kind not in (ToolKind.WRITE, ToolKind.EDIT):
+        return None
+    lines: list[str] = []
+    for change in call_changes(call):
+        for hunk in change.hunks:
+            lines += list(hunk.added) if change.whole else [*(f"- {ln}" for ln in hunk.removed),
+                                                             *(f"+ {ln}" for ln in hunk.added)]
+    if not lines:
+        return None
+    text = "\n".join(lines)
+    fence = "`" * max(3, max((len(r) for r in _TICKS_RE.findall(text)), default=0) + 1)
+    return _verbatim(f"\n{fence}\n", text, f"\n{fence}", rnd)
+
+
+_TICKS_RE = re.compile(r"`+")
 
 
 def calls_by_id(rnd: Round) -> dict[str, ToolCall]:
@@ -138,6 +162,7 @@ class TailRenderer:
                                      + [_Piece("\n\n", "", "", r.number, False)])]
                           for r in rounds]
         self._round_costs: dict[int | None, list[int]] = {}
+        self._written: dict[int, _Piece] | None = None  # by the id of a call's line: what it wrote (made when asked)
 
     def round_costs(self, cap: int | None) -> list[int]:
         """Each kept round's estimated tokens at `cap`, its heading included: summed once per cap,
@@ -155,9 +180,30 @@ class TailRenderer:
         for start in range(len(rounds)):
             kept = self.per_round[start:]
             for cap in CAPS:
-                if sum(self.round_costs(cap)[start:]) <= budget:
+                used = sum(self.round_costs(cap)[start:])
+                if used <= budget:
+                    if start == 0 and cap is None:  # the whole session, uncut: the room left shows what it wrote
+                        fuller = self.with_written(budget - used)
+                        return (fuller[0] if fuller else render_rounds(rounds, kept, None)), 0
                     return render_rounds(rounds[start:], kept, cap), start
         return "", len(rounds)
+
+    def with_written(self, room: int) -> tuple[str, int] | None:
+        """Every round whole, each file tool's call followed by what it wrote, at the largest cap that fits
+        in `room`: (text, the writings' estimated tokens); None when nothing was written, or not even the
+        smallest cap fits. For a document that holds the whole session and has room to spare."""
+        if self._written is None:
+            self._written = {id(p): w for ps in self.per_round for p in ps
+                             if p.call is not None and (w := _written(p.call, p.round_no)) is not None}
+        if not self._written:
+            return None
+        for cap in CAPS:
+            cost = sum(p.cost(cap) for p in self._written.values())
+            if cost <= room:
+                return "\n\n".join(f"### r{rnd.number}\n\n" + "".join(
+                    p.render(None) + (self._written[id(p)].render(cap) if id(p) in self._written else "")
+                    for p in pieces).rstrip() for rnd, pieces in zip(self.rounds, self.per_round, strict=True)), cost
+        return None
 
 
 MIN_LAST_MESSAGES = 3  # a round's end shown in part: at least its last few messages, at the largest cap that holds them

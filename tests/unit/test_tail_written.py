@@ -1,0 +1,44 @@
+"""A document that holds the whole session verbatim and still has room shows what the file tools wrote
+(the tail shows such a call as `→ tool path` only): the budget holds the whole session, as issue 14 asks.
+A tight budget never pays for it."""
+
+from __future__ import annotations
+
+from compaction import tokens
+from compaction.history import compact
+from compaction.model import Message, Role, ToolResult
+from compaction.transcripts._agent_tools import make_call
+from tests.unit.synthetic import transcript
+
+BODY = "\n".join(f"def handler_{i}(event):\n    return route(event, weight={i})" for i in range(60))
+
+
+def _session():
+    return transcript([
+        Message(0, Role.USER, "Write the event handlers module."),
+        Message(0, Role.ASSISTANT, "Writing it.", tool_calls=[make_call("Write", {"file_path": "handlers.py",
+                                                                                 "content": BODY}, "w")]),
+        Message(0, Role.TOOL, "", tool_results=[ToolResult("File created", "w")]),
+        Message(0, Role.ASSISTANT, "Done: 60 handlers in handlers.py."),
+        Message(0, Role.USER, "Now rename route to dispatch in the first one."),
+        Message(0, Role.ASSISTANT, "", tool_calls=[make_call("Edit", {
+            "file_path": "handlers.py", "old_string": "return route(event, weight=0)",
+            "new_string": "return dispatch(event, weight=0)"}, "e")]),
+        Message(0, Role.TOOL, "", tool_results=[ToolResult("ok", "e")]),
+    ])
+
+
+def test_room_left_after_the_whole_session_shows_what_was_written():
+    t = _session()
+    n = tokens.count_messages(t.messages)
+    md = compact(t, target_tokens=n * 3).markdown
+    assert "def handler_59(event):" in md  # the write's text, after its `→ Write handlers.py` line
+    assert "- return route(event, weight=0)\n+ return dispatch(event, weight=0)" in md
+    assert tokens.count(md) <= n * 3
+
+
+def test_a_tight_budget_does_not_pay_for_what_was_written():
+    t = _session()
+    target = max(200, tokens.count_messages(t.messages) // 5)
+    md = compact(t, target_tokens=target).markdown
+    assert "def handler_59(event):" not in md and tokens.count(md) <= target
