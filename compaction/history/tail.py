@@ -48,13 +48,13 @@ class _Piece:
 
     def cost(self, cap: int | None) -> int:
         limit = None if cap is None or not self.elidable else cap * self.cap_factor
-        n = self.n if limit is None or self.n <= limit else limit + _NOTE_COST
+        n = self.n if limit is None or self.n <= limit + _NOTE_COST else limit + _NOTE_COST
         return n + _PIECE_OVERHEAD
 
     def render(self, cap: int | None) -> str:
         enc = tokens.encoding()
         limit = None if cap is None or not self.elidable else max(cap * self.cap_factor, 16)
-        if limit is None or self.n <= limit:
+        if limit is None or self.n <= limit + _NOTE_COST:  # eliding less than its note costs: shown whole
             return f"{self.prefix}{self.text if self.ids is None else enc.decode(self.ids)}{self.suffix}"
         head_n = limit * 2 // 3
         tail_n = limit - head_n
