@@ -34,8 +34,11 @@ _INFORMATIVE_WORDS = ("error", "exception", "warning", "fail", "fatal", "panic",
 # A terminal UI's frame (`│ Step 2: Team Roster │`, `╭──╮`): a screen pasted, not the user's words.
 _LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*[|\u2500-\u257f]|\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
 _ANY_LOGLINE_RE = re.compile(_LOGLINE_RE.pattern, re.MULTILINE)  # a log-shaped line anywhere in a text
-_LOGRUN_RE = re.compile(r"(?:^(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*[|\u2500-\u257f]|\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
-                        rf"[^\n]*\n){{{_PASTE_LINES + 1},}}", re.MULTILINE)
+# Each line matched atomically (`(?>…)`): a line is taken whole or not at all, so a failed run never tries
+# the other ways its lines' leading blanks could split between the alternatives (exponential on a paste
+# of deeply indented lines: 80 s on one aider history).
+_LOGRUN_RE = re.compile(r"(?:^(?>(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*[|\u2500-\u257f]|\[?\d{2,4}[-:/]\d{2}[-:/T ]|"
+                        rf"[ \t]*\d+[ \t]*\|)[^\n]*\n)){{{_PASTE_LINES + 1},}}", re.MULTILINE)
 # A line that warns (a deprecation, a warning's hint) rather than says what failed.
 _WARNING_ONLY_RE = re.compile(r"\bwarn(?:ing|ings)?\b|Warning\b|deprecat", re.IGNORECASE)
 _ASSENT_RE = re.compile(r"^\s*(?:(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|do it|go ahead|go for it|sounds good|"
