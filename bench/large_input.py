@@ -167,6 +167,32 @@ def hostile(tmp: Path) -> list[dict]:
     return out
 
 
+PASTE_TIMEOUT_S = 60
+
+
+def pasted_indentation(tmp: Path) -> dict:
+    """A session whose requests paste runs of indented lines broken by plain ones (a stack of nested
+    output): a pattern that once backtracked exponentially in the pasted-log detector (depth 8 took
+    minutes). Load + compact in a fresh process, which must finish well inside PASTE_TIMEOUT_S."""
+    block = "\n".join(" " * 8 + f"frame {i}: value {i * 7}" for i in range(12)) + "\nplain words between runs\n"
+    path = tmp / "indented-pastes.jsonl"
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(20):
+            f.write(_rec("user", 2 * i, {"role": "user", "content": f"Here is the output, why does it fail?\n{block * 12}"}))
+            f.write(_rec("assistant", 2 * i + 1, {"role": "assistant", "content": [{"type": "text", "text": "Looking."}]}))
+    code = ("import sys, time\nfrom compaction.transcripts import load_transcript\nfrom compaction.history import compact\n"
+            "t0 = time.perf_counter()\ncompact(load_transcript(sys.argv[1]), target_tokens=2000)\n"
+            "print(round(time.perf_counter() - t0, 3))")
+    try:
+        proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                              timeout=PASTE_TIMEOUT_S, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    except subprocess.TimeoutExpired:
+        return {"case": path.name, "outcome": f"TIMEOUT after {PASTE_TIMEOUT_S} s"}
+    if proc.returncode != 0:
+        return {"case": path.name, "outcome": f"CRASH: {proc.stderr.strip().splitlines()[-1:]}"}
+    return {"case": path.name, "outcome": "compacted", "seconds": float(proc.stdout.strip().splitlines()[-1])}
+
+
 def tiny_records(records: int) -> dict:
     """1,000,000 tiny records: peak RSS and time of load + compaction in a fresh process."""
     with tempfile.TemporaryDirectory() as d:
@@ -196,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"load only:        {json.dumps(load)}", flush=True)
         full = measure(path, "compact")
         print(f"load + compact:   {json.dumps(full)}", flush=True)
-        bad = hostile(tmp)
+        bad = hostile(tmp) + [pasted_indentation(tmp)]
         for row in bad:
             print(f"hostile {row['case']:26} {row['outcome']}  "
                   f"{row.get('seconds', '?')} s  peak {row.get('peak_rss_mb', '?')} MB", flush=True)
@@ -205,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tiny records:     {tiny['records']:,} records, {tiny['bytes'] / 2**20:.1f} MB: "
               f"{json.dumps({k: v for k, v in tiny.items() if k not in ('records', 'bytes')})}", flush=True)
     peak = max(load.get("peak_rss_mb", 1e9), full.get("peak_rss_mb", 1e9), tiny.get("peak_rss_mb", 0) if tiny else 0)
-    ok = peak < LIMIT_MB and not full.get("secret_in_output", True) and all("CRASH" not in r["outcome"] for r in bad)
+    ok = peak < LIMIT_MB and not full.get("secret_in_output", True) and all("CRASH" not in r["outcome"] and "TIMEOUT" not in r["outcome"] for r in bad)
     print(f"\npeak memory {peak} MB for a {info['bytes'] / 2**20:.0f} MB transcript (limit {LIMIT_MB} MB): "
           f"{'OK' if ok else 'FAIL'}")
     if not args.no_write:
