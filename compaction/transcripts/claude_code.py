@@ -86,6 +86,14 @@ def load(path: str) -> Transcript:
             text = f"run ended: {rec.get('subtype') or 'error'}\n{as_text(rec.get('result') or '')}".strip()
             msgs.append(Message(len(msgs), Role.SYSTEM, text, timestamp=ts, line=lineno, harness=True))
             continue
+        if kind == "attachment":  # what the harness attached to the model's next turn (2.1.x)
+            text = _attachment_text(rec.get("attachment"))
+            if text:
+                own = _typed_by_user(rec.get("attachment"), text)  # a prompt the user typed while the agent worked
+                msgs.append(Message(len(msgs), Role.USER, text, timestamp=ts, line=lineno, harness=not own))
+            else:
+                t.skip("attachment")
+            continue
         if kind not in ("user", "assistant"):
             t.skip(str(kind) if kind else "untyped")
             continue
@@ -151,12 +159,48 @@ def _assistant(t: Transcript, by_id: dict[str, Message], message: dict, content:
     msg.text = "\n".join(x for x in texts if x)
 
 
+# Attachment fields that tag or place what is attached, not text the model reads.
+_ATTACHMENT_TAGS = frozenset({"type", "commandMode", "displayPath", "status"})
+
+
+def _attachment_text(attachment: Any) -> str:
+    """The text of an attachment the harness hands the model with its next turn (a queued prompt, a
+    background task's notification, a file's text, the skills or tools now available): its string
+    values in order, tags and places left out. Read by shape: every new kind is text too."""
+    if not isinstance(attachment, dict):
+        return ""
+    out: list[str] = []
+
+    def walk(value: Any, key: str = "") -> None:
+        if isinstance(value, str):
+            if value.strip() and key not in _ATTACHMENT_TAGS:
+                out.append(value)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, k)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, key)
+
+    walk(attachment)
+    return "\n".join(out).strip()
+
+
+def _typed_by_user(attachment: Any, text: str) -> bool:
+    """A queued prompt the user typed (not a task's notification or a reminder the harness wrote)."""
+    return isinstance(attachment, dict) and attachment.get("type") == "queued_command" \
+        and attachment.get("commandMode") in (None, "prompt") and not text.lstrip().startswith("<")
+
+
 def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -> bool:
     """Append the user record's messages; True when it was a real (round-opening) user message."""
     msgs = t.messages
+    # a record the harness wrote in the user's place (a background task's notification): `origin.kind`
+    origin = rec.get("origin") if isinstance(rec.get("origin"), dict) else {}
+    written_by_harness = bool(rec.get("isMeta")) or bool(rec.get("isCompactSummary")) or origin.get("kind") not in (None, "user")
     if isinstance(content, str) or content is None:
         text = content or ""
-        harness = bool(rec.get("isMeta")) or bool(rec.get("isCompactSummary")) or bool(_HARNESS_TEXT.match(text))
+        harness = written_by_harness or bool(_HARNESS_TEXT.match(text))
         msg = Message(len(msgs), Role.USER, text, timestamp=ts, line=lineno, harness=harness)
         if rec.get("isCompactSummary"):
             msg.meta["compact_summary"] = True
@@ -180,7 +224,7 @@ def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -
         msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=results, timestamp=ts, line=lineno))
     text = "\n".join(texts)
     if text or not results:
-        harness = bool(rec.get("isMeta")) or bool(rec.get("isCompactSummary")) or bool(_HARNESS_TEXT.match(text))
+        harness = written_by_harness or bool(_HARNESS_TEXT.match(text))
         # "[Request interrupted by user for tool use]" rides along with results: the harness wrote it
         if results and text.startswith("[Request interrupted"):
             harness = True

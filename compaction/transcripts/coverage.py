@@ -93,6 +93,13 @@ EXCLUSIONS: tuple[Exclusion, ...] = (
     Exclusion(("claude-code",), "trigger", "compaction bookkeeping"),
     Exclusion(("claude-code",), "source", "image source descriptor (base64)", subtree=True),
     Exclusion(("claude-code",), "progress", "hook and tool progress records for the UI", record=True),
+    Exclusion(("claude-code",), "queue-operation", "the prompt queue's bookkeeping: a queued prompt reaches the model "
+              "as a queued_command attachment or a user record, both read", record=True),
+    Exclusion(("claude-code",), "last-prompt", "the UI's memory of the last prompt (the prompt itself is read)", record=True),
+    Exclusion(("claude-code",), "origin", "what wrote a user record (a task notification): kept as the message's "
+              "harness flag", subtree=True),
+    Exclusion(("claude-code",), "commandMode", "how a queued prompt was typed (prompt / bash): a tag"),
+    Exclusion(("claude-code",), "displayPath", "a file's path as the UI shows it (its full path is read)"),
     Exclusion(("claude-code",), "toolUseID", "id pairing a result with its call (the pairing is kept)"),
     Exclusion(("claude-code",), "parentToolUseID", "id pairing a result with its call (the pairing is kept)"),
     Exclusion(("claude-code",), "sourceToolAssistantUUID", "record tree link (parent / child ids)"),

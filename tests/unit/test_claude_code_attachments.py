@@ -1,0 +1,57 @@
+"""Claude Code 2.1.x hands the model more than user and assistant records: `attachment` records (a prompt
+the user queued while the agent worked, a background task's notification, a file's text, the skills or
+tools now available) and user records a task notification wrote (`origin.kind`). What the model read is
+read; the prompt queue's own bookkeeping (`queue-operation`) is not, and coverage says why."""
+
+from __future__ import annotations
+
+import json
+
+from compaction.model import Role
+from compaction.transcripts import load_transcript
+from compaction.transcripts.coverage import measure
+
+NOTE = ("<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n"
+        "<summary>Background command \"Run data fetcher\" completed (exit code 0)</summary>\n</task-notification>")
+
+
+def _rec(kind: str, i: int, **extra) -> str:
+    return json.dumps({"type": kind, "uuid": f"u{i}", "parentUuid": f"u{i - 1}", "sessionId": "s", "cwd": "/w",
+                       "isSidechain": False, "userType": "external", "timestamp": "2026-04-26T22:16:12Z", **extra})
+
+
+def _session(tmp_path):
+    lines = [
+        _rec("user", 1, message={"role": "user", "content": "Build the impact dashboard."}),
+        _rec("assistant", 2, message={"id": "m1", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "python fetch.py &"}}]}),
+        _rec("queue-operation", 3, operation="enqueue", content="also add a weekly chart please"),
+        _rec("user", 4, message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                                               "content": "started"}]}),
+        _rec("attachment", 5, attachment={"type": "queued_command", "prompt": "also add a weekly chart please",
+                                          "commandMode": "prompt"}),
+        _rec("attachment", 6, attachment={"type": "queued_command", "prompt": NOTE, "commandMode": "task-notification"}),
+        _rec("attachment", 7, attachment={"type": "file", "filename": "/w/app.py", "content": {
+            "type": "text", "file": {"filePath": "/w/app.py", "content": "import streamlit as st\nst.title('Impact')"}}}),
+        _rec("user", 8, origin={"kind": "task-notification"}, message={"role": "user", "content": NOTE}),
+        _rec("assistant", 9, message={"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Done."}]}),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_attachments_are_read_and_a_queued_prompt_is_the_users(tmp_path):
+    t = load_transcript(str(_session(tmp_path)))
+    users = [(m.text, m.harness) for m in t.messages if m.role is Role.USER]
+    assert ("also add a weekly chart please", False) in users  # typed while the agent worked: theirs
+    assert any("Run data fetcher" in text and harness for text, harness in users)  # the harness's notification
+    assert any("st.title('Impact')" in text and harness for text, harness in users)  # a file's text, attached
+    noted = [m for m in t.messages if m.role is Role.USER and m.text == NOTE and m.line == 8]
+    assert noted and noted[0].harness  # a user record a task notification wrote (`origin.kind`)
+
+
+def test_the_queue_bookkeeping_is_excluded_and_the_rest_is_covered(tmp_path):
+    path = _session(tmp_path)
+    report = measure(str(path), load_transcript(str(path)))
+    assert report.coverage >= 0.99
