@@ -99,7 +99,10 @@ def search_replace_calls(text: str, msg_index: int) -> list[ToolCall]:
     return calls
 
 
-_AIDER_OWN = re.compile(r"^> (?:Applied edit to |Tokens: |Commit [0-9a-f]{7} |Did not apply edit)")
+# aider's own lines that end a reply whose fence was never closed: its reports, an interrupt (`^C`), and a
+# new session's header (the process was restarted)
+_AIDER_OWN = re.compile(r"^(?:> (?:Applied edit to |Tokens: |Commit [0-9a-f]{7} |Did not apply edit|\^C )|"
+                        r"# aider chat started at )")
 
 
 def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
@@ -176,6 +179,11 @@ def load(path: str) -> Transcript:
                 t.messages.append(Message(idx, Role.TOOL, body, line=line_no, harness=True,
                                           meta={"prompt_answer": True}))
                 continue
+            if last_assistant is not None and _echoes(body, last_assistant.text):
+                # architect mode: the architect's reply handed to the editor model as its prompt, not the user's
+                t.messages.append(Message(idx, Role.USER, body, line=line_no, harness=True,
+                                          meta={"architect_handoff": True}))
+                continue
             msg = Message(idx, Role.USER, body, line=line_no)
             run = _RUN_CMD.match(body.strip())
             if run:
@@ -245,6 +253,16 @@ def load(path: str) -> Transcript:
     t.meta["sessions"] = sessions
     t.rounds = _rounds_by_session(t.messages)
     return t
+
+
+_ECHO_CHARS = 300  # of a prompt compared with the reply before it
+
+
+def _echoes(prompt: str, reply: str) -> bool:
+    """The prompt is the reply before it, sent on (aider's architect mode logs the hand-off to its editor
+    model as a `####` prompt): the same opening and about the same length, whitespace aside."""
+    a, b = " ".join(prompt.split()), " ".join(reply.split())
+    return len(a) >= 40 and a[:_ECHO_CHARS] == b[:_ECHO_CHARS] and 0.8 <= len(a) / max(len(b), 1) <= 1.25
 
 
 def _same_path(a: str | None, b: str) -> bool:
