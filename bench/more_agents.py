@@ -95,8 +95,9 @@ _HOME_RE = re.compile(r"/(?:Users|home)/[^/]+/")
 
 
 def file_kept(path: str, document: str, all_paths: list[str]) -> bool:
-    """Kept when the path appears in the document, or its basename does and no other file of the
-    session shares it (Windows separators in the document count as slashes). A file under a home
+    """Kept when the path appears in the document, or a trailing part of it (its last components, its
+    basename) does and no other file of the session ends the same way (Windows separators in the
+    document count as slashes). A file under a home
     directory may be spelled from `~` as the session's commands wrote it (`~/Library/x.plist` is
     `/Users/me/Library/x.plist`)."""
     doc = document.replace("\\", "/")
@@ -105,10 +106,18 @@ def file_kept(path: str, document: str, all_paths: list[str]) -> bool:
     home = _HOME_RE.match(path)
     if home and re.search(rf"~/{re.escape(path[home.end():])}(?!\.?[\w\-])", doc):
         return True
-    base = path.rsplit("/", 1)[-1]
-    if sum(1 for p in all_paths if p.rsplit("/", 1)[-1] == base) != 1:
-        return False
-    return re.search(rf"(?<![\w.\-/]){re.escape(base)}(?![\w\-])", doc) is not None
+    # A trailing part of the path (`backend/pom.xml` of `repo/backend/pom.xml`: the document names files from
+    # the project root, the ground truth may from its parent), down to the bare basename, when no other
+    # file of the session ends the same way.
+    parts = path.split("/")
+    for k in range(1, len(parts)):
+        tail = "/".join(parts[k:])
+        if sum(1 for p in all_paths if p == tail or p.endswith("/" + tail)) != 1:
+            continue
+        lead = r"(?<![\w.\-/])" if k == len(parts) - 1 else r"(?<![\w.\-])"  # a base name alone, not inside a path
+        if re.search(rf"{lead}{re.escape(tail)}(?!\.?[\w\-])", doc):
+            return True
+    return False
 
 
 def opening_words(task_excerpt: str, limit: int = OPENING_WORDS) -> list[str]:

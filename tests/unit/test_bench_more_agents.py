@@ -252,3 +252,12 @@ def test_markers_of_an_unreadable_session_count_as_lost_and_a_bad_file_is_not_pl
         assert res["groups"]["development"]["markers_planted"] == len(by_name["ag.jsonl"]["planted"])
     assert by_name["bad.json"]["planting_notes"][0].startswith("not planted: JSONDecodeError")
     assert by_name["bad.json"]["read"] is False and "bad.json" in by_name["bad.json"]["error"]
+
+
+def test_a_file_is_kept_when_the_document_names_it_from_the_project_root():
+    """The ground truth spells `repo/backend/pom.xml` from the project's parent, the document `backend/pom.xml`
+    from the root: one file. A trailing part another file shares is no evidence."""
+    files = ["repo/backend/pom.xml", "repo/frontend/pom.xml", "repo/backend/app/Main.java"]
+    doc = "- `backend/pom.xml` (created)\n- `app/Main.java`: edited"
+    assert file_kept(files[0], doc, files) and file_kept(files[2], doc, files)
+    assert not file_kept(files[1], doc, files)
