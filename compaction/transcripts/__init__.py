@@ -34,6 +34,7 @@ _MODULES = [
     "cursor_export",
     "gemini_cli",
     "copilot_chat",
+    "copilot_cli",
     "anthropic",
     "openai_chat",
     "markdown",

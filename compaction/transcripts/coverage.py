@@ -106,6 +106,22 @@ EXCLUSIONS: tuple[Exclusion, ...] = (
     Exclusion(("claude-code",), "promptId", "prompt identifier"),
     Exclusion(("claude-code",), "messageId", "message identifier"),
     Exclusion(("claude-code",), "hookInfos", "which hooks ran (their commands); not sent", subtree=True),
+    # GitHub Copilot CLI session events
+    Exclusion(("copilot-cli",), "hook.start", "a hook the CLI ran: its input repeats the prompt or the call", record=True),
+    Exclusion(("copilot-cli",), "hook.end", "a hook the CLI ran: its outcome is the CLI's", record=True),
+    Exclusion(("copilot-cli",), "tool.execution_start", "a tool's start: its arguments are the call's, read from the "
+              "assistant's message", record=True),
+    Exclusion(("copilot-cli",), "session.start", "the session's metadata (start time, branch, commits); its working "
+              "directory is kept as the transcript's", record=True),
+    Exclusion(("copilot-cli",), "session.model_change", "a change of model or reasoning effort: settings", record=True),
+    Exclusion(("copilot-cli",), "reasoningOpaque", "encrypted reasoning: unreadable"),
+    Exclusion(("copilot-cli",), "detailedContent", "the UI's fuller rendering of a result; the model got its content"),
+    Exclusion(("copilot-cli",), "intentionSummary", "the UI's label of a call"),
+    Exclusion(("copilot-cli",), "toolTelemetry", "usage telemetry", subtree=True),
+    Exclusion(("copilot-cli",), "shellToolInfo", "the CLI's analysis of a shell command for permissions", subtree=True),
+    Exclusion(("copilot-cli",), r"interactionId|hookInvocationId|clientRequestId|serviceRequestId|messageId|apiCallId|"
+              r"turnId|producer|copilotVersion|parentAgentTaskId|delivery", "identifiers, the writer's version and delivery "
+              r"tags", pattern=True),
     # Codex
     Exclusion(("codex",), "turn_context", "per-turn settings (sandbox, approval policy, model)", record=True),
     Exclusion(("codex",), "event_msg", "UI events echoing response items, which are counted", record=True),

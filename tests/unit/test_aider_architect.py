@@ -18,7 +18,7 @@ Here is a fix for the contract:
 function approve(address who) public {
     require(hasRole(ADMIN, msg.sender));
 
->  
+>
 > ^C KeyboardInterrupt
 
 # aider chat started at 2025-12-22 01:31:47
