@@ -101,6 +101,7 @@ def file_kept(path: str, document: str, all_paths: list[str]) -> bool:
     directory may be spelled from `~` as the session's commands wrote it (`~/Library/x.plist` is
     `/Users/me/Library/x.plist`)."""
     doc = document.replace("\\", "/")
+    path, all_paths = path.replace("\\", "/"), [p.replace("\\", "/") for p in all_paths]
     if path in doc:
         return True
     home = _HOME_RE.match(path)

@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from itertools import islice
 
 from compaction.literal_heads import LinePattern
 from compaction.memo import per_text
@@ -441,7 +442,7 @@ class Digest:
     calls: tuple[str, ...] = ()
     keys: tuple[str, ...] = ()
     lines: int = 0
-    title: str = ""  # its first informative line (what a text with no definitions is: "MIT License")
+    title: str = ""  # its first informative line ("MIT License"); a short text's lines, whole (an ignore list)
     imports: tuple[str, ...] = ()  # the names it imports (`from x import a, b`, `import {a} from 'x'`)
     document: bool = False  # prose: `names` are its headings
     key_receivers: tuple[str, ...] = ()  # for each key, what it was handed to (`localStorage`), "" unknown
@@ -476,7 +477,8 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     imports: list[str] = []
     title = next((ln.strip() for ln in lines[:40] if re.search(r"\w{3}", ln) and len(ln.strip()) <= 120
                   and not ln.startswith("#!")), "")
-    said = [ln.strip() for ln in lines if re.search(r"\w", ln) and not ln.lstrip().startswith("#")]
+    said = list(islice((ln.strip() for ln in lines if re.search(r"\w", ln) and not ln.lstrip().startswith("#")),
+                       SHORT_TEXT_LINES + 1))  # enough to tell a short text: a long file is not listed whole
     if 1 < len(said) <= SHORT_TEXT_LINES and sum(map(len, said)) <= SHORT_TEXT_CHARS:
         title = " · ".join(said)  # a short text (an ignore list, a two-line config) is said whole: it is its gist
     pins: list[str] = []

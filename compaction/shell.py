@@ -294,17 +294,45 @@ _EDIT_CMD = re.compile(r"\b(?:sed|perl)\s+-[a-z]*i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S
                        r"(?:cat|tee|echo|printf)\b[^>\n]*>{1,2}\s*([\w./\-]+\.\w+)")
 
 
+# Programs that run the command after them, with their options that take a value (`sudo -u me`,
+# `timeout -s KILL 60 cmd`): what runs is the program past them.
+_PREFIX_OPTIONS: dict[str, frozenset[str]] = {
+    "sudo": frozenset({"-u", "-g", "-C", "-h", "-p", "-U", "--user", "--group"}),
+    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "time": frozenset({"-f", "-o", "--format", "--output"}),
+    "nohup": frozenset(),
+}
+ASSIGNMENT_RE = re.compile(r"[A-Za-z_]\w*=\S*")
+
+
+def past_prefixes(said: list[str]) -> list[str]:
+    """A simple command's words from the program it runs: past `X=1` assignments and the programs
+    that run the rest (`sudo -E`, `env -i`, `time`, `nohup`, `timeout 60s`), their options skipped."""
+    i = 0
+    while i < len(said):
+        word = said[i]
+        if ASSIGNMENT_RE.fullmatch(word):
+            i += 1
+            continue
+        valued = _PREFIX_OPTIONS.get(word)
+        if valued is None:
+            break
+        i += 1
+        while i < len(said) and said[i].startswith("-") and said[i] != "-":
+            i += 2 if said[i] in valued else 1
+        if word == "timeout" and i < len(said):
+            i += 1  # the duration
+    return said[i:]
+
+
 @per_text(maxsize=4096)  # the same command is asked for by every record scanned after it
 def norm_command(cmd: str | None) -> str:
     """A command's identity for "same command": the program plus the first file it names (else its
     first argument), from the last command of a chain: `cd x && pytest -n 2 t.py::a` -> `pytest t.py`,
     `python -c "import idna; …"` -> `python -c idna`, `python -m pytest` -> `python -m pytest`."""
     segments = first_line_commands(cmd)
-    ws = words(segments[-1]) if segments else []
-    while ws and ("=" in ws[0] or ws[0] in ("sudo", "env", "time", "timeout", "nohup")):
-        ws = ws[1:]
-        if ws and ws[0].isdigit():
-            ws = ws[1:]
+    ws = past_prefixes(words(segments[-1])) if segments else []
     if not ws:
         return ""
     prog = ws[0].rsplit("/", 1)[-1]
@@ -341,8 +369,6 @@ def edited_files(cmd: str | None) -> list[str]:
     return out
 
 
-COMMAND_PREFIXES = frozenset({"sudo", "time", "env", "nohup"})  # run the program after them
-ASSIGNMENT_RE = re.compile(r"[A-Za-z_]\w*=\S*")
 _INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "bash", "sh", "zsh", "deno", "bun", "php", "perl",
                            "pwsh", "powershell"})
 # Per interpreter, from its documented options: those that take a value (the next word unless attached), and
@@ -364,8 +390,7 @@ def scripts_run(command: str) -> set[str]:
     names: set[str] = set()
     for part in split_commands(command):
         said = words(part)
-        while said and (said[0] in COMMAND_PREFIXES or ASSIGNMENT_RE.fullmatch(said[0])):
-            said = said[1:]
+        said = past_prefixes(said)
         if not said:
             continue
         program = said[0].rsplit("/", 1)[-1]

@@ -1,7 +1,8 @@
 """Hold the error-memory block to its token ceiling (seed §2.1: 10% of the context budget).
 
 Above 80% of the ceiling, in this order: merge similar records (same family and same root cause),
-then drop records not seen for more than 10 rounds, oldest first, until back under 80%. The block
+then drop records not seen for more than 10 rounds until back under 80%: those whose solution does not
+say what ended them first, oldest first within each kind (a record that teaches is the last to go). The block
 is never emptied unless asked, and every merge and drop is reported. If it is still over the
 ceiling after that, solution/avoidance texts are shortened (no record is lost for length alone).
 """
@@ -56,12 +57,17 @@ class BudgetResult:
         return out
 
 
-_TEACHES_RE = re.compile(r"\bedited\b| passed \(r\d+\)")
+# A solution's clause that says what ended the error: the edit (`edited x (r5)`, `an edit (r5)`, `re-read it
+# with …, then edited it`) or the command that then passed. Its account of the cause, a guess or the user's
+# words are not.
+_FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with )|^then .* passed \(r\d+\)$")
+_ACCOUNT_PREFIXES = ("cause: ", "the agent's guess: ", "the user said: ")
 
 
 def teaches(rec: ErrorRecord) -> bool:
     """Whether the record's solution says what ended the error (an edit, a command that then passed)."""
-    return bool(rec.solution) and _TEACHES_RE.search(rec.solution) is not None
+    return any(_FIX_CLAUSE_RE.search(clause) for clause in (rec.solution or "").split("; ")
+               if not clause.startswith(_ACCOUNT_PREFIXES))
 
 
 def ceiling_for(context_window: int | None = None, ceiling: int | None = None, share: float = SHARE) -> int:

@@ -28,7 +28,6 @@ READ_HEAD = 1500  # a file view can only fail in its first lines; its body is so
 _CREATE = re.compile(
     r"(?:cat\s*(?:<<-?\s*['\"]?\w+['\"]?\s*)?>\s*|tee\s+|^create\s+|touch\s+|>\s*)([\w./\-]+\.\w+)", re.M)
 _CREATE_LITERALS = (">", "tee", "create", "touch")  # one of which every _CREATE match holds
-_SED_I = re.compile(r"\bsed\s+-i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+([\w./\-]+)")
 _RUNNER = re.compile(r"\b(?:python\d?(?:\.\d+)?|pytest|node|ts-node|tsx|deno|javac|java|go|bash|sh|ruby|perl)\b")
 _SCRIPT_EXT = re.compile(r"[\w/]\.(?:py|js|mjs|cjs|ts|sh|java|go|rb|pl)$")
 _REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|issue\w*|test_issue\w*|demo\w*)"
@@ -98,9 +97,9 @@ class _State:
         if cmd:  # each pattern only where its literal is (a long heredoc body is not scanned for nothing)
             for m in (_CREATE.finditer(cmd) if any(map(cmd.__contains__, _CREATE_LITERALS)) else ()):
                 self.created.add(_basename(m.group(1)))
-            for m in (_SED_I.finditer(cmd) if "sed" in cmd else ()):
-                if _basename(m.group(1)) not in self.created:
-                    self.fix_started = True
+            for kind, path in shell_writes(cmd) if ("sed" in cmd or "perl" in cmd) else ():
+                if kind is EventKind.EDIT and _basename(path) not in self.created:
+                    self.fix_started = True  # an in-place edit (`sed -i -e … -e … f`) of a file it did not create
 
     def is_repro(self, call: ToolCall | None) -> bool:
         if call is None:
@@ -486,8 +485,10 @@ def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolRes
 
 def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _ResultsCache | None = None) -> Fix:
     """The edit and the passing re-run that ended the error, looking at most 10 rounds past its last
-    occurrence: an edit of the erroring file, else an edit of another file within the next two rounds
-    (a later unrelated edit did not end this error)."""
+    occurrence: an edit of the erroring file (the file its location names, else the one script its
+    command ran; a heredoc that rewrites it counts), else an in-place edit of another file within the
+    next two rounds (a later unrelated edit did not end this error), else, when the very command that
+    failed passed later, the last edit before that run."""
     last = rec.occurrences[-1]
     cmd_key = _norm_command(last.location.command)
     # A run whose own script failed names that script (not for a malformed reply or call: its form failed)

@@ -22,8 +22,12 @@ from compaction.events import TIMESTAMP_RE
 from compaction.memo import per_text
 
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
-# A line of a log or a stack: a run of them is a paste (timestamps, frames, deep indentation, tables).
-_LOGLINE_RE = re.compile(r"^(?:\s{4,}\S|\t|\s*at |\s*File \"|\s*[|\u2500-\u257f]|\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
+# How a line of a log, a stack or a screen opens (a tab, a frame's `at`/`File "`, a table's `|`, a terminal
+# UI's box drawing, a timestamp, a numbered source line): a run of such lines is a paste. One list, read by
+# this module and by the task's paste trimming (sources/task.py), each adding its own deep-indentation rule.
+LOG_LINE_LEADS = (r"\t|[ \t]*at |[ \t]*File \"|[ \t]*[|\u2500-\u257f]|\[?\d{2,4}[-:/]\d{2}[-:/T ]|"
+                  r"[ \t]*\d+[ \t]*\|")
+_LOGLINE_RE = re.compile(rf"^(?:\s{{4,}}\S|{LOG_LINE_LEADS})")
 _BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|[a-z][.)])\s+")
 # A label over the work still to do ("Next Steps", "## TODO", "**Remaining tasks:**"): a pasted summary's
 # or plan's items under it are what the user wants done now, whatever else the paste says.

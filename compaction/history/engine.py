@@ -26,7 +26,7 @@ from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather, modified, problems
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
-from compaction.history.tail import TailRenderer, render_tail
+from compaction.history.tail import TailRenderer
 from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
 from compaction.model import Role, Transcript
@@ -99,10 +99,17 @@ def compact(
     tokens_before = counted()
 
     if tokens_before < target:  # the whole session may fit: then it is returned as it is
-        text = render_tail(rounds, 10**12, preset.code, Steering())[0]
+        whole = TailRenderer(rounds, preset.code, steering)  # what the user asked to ignore stays out
+        text = whole.render(10**12)[0]
         note = f"{len(rounds)} rounds, {tokens_before} tokens: within the {target}-token target, returned unchanged"
         markdown = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{text}\n"
-        if tokens.count(markdown) <= target:
+        used = tokens.count(markdown)
+        fuller = whole.with_written(target - used - 16) if used <= target else None
+        if fuller:  # what the file tools wrote, too, when it fits: the session as the model saw it
+            written = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{fuller[0]}\n"
+            if tokens.count(written) <= target:
+                markdown, used = written, tokens.count(written)
+        if used <= target:
             return _result(transcript, markdown, _summary_model(all_facts), records, "", tokens_before, started,
                            target_tokens, kept=[r.number for r in rounds], compacted=False, note=note, lang=lang,
                            preset=preset, events=events)

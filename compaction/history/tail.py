@@ -162,6 +162,7 @@ class TailRenderer:
                                      + [_Piece("\n\n", "", "", r.number, False)])]
                           for r in rounds]
         self._round_costs: dict[int | None, list[int]] = {}
+        self.steering = steering
         self._written: dict[int, _Piece] | None = None  # by the id of a call's line: what it wrote (made when asked)
 
     def round_costs(self, cap: int | None) -> list[int]:
@@ -182,19 +183,24 @@ class TailRenderer:
             for cap in CAPS:
                 used = sum(self.round_costs(cap)[start:])
                 if used <= budget:
-                    if start == 0 and cap is None:  # the whole session, uncut: the room left shows what it wrote
-                        fuller = self.with_written(budget - used)
-                        return (fuller[0] if fuller else render_rounds(rounds, kept, None)), 0
                     return render_rounds(rounds[start:], kept, cap), start
         return "", len(rounds)
+
+    def holds_session(self) -> bool:
+        """Whether the kept rounds are the whole session (from its first round): only then may the room
+        left after everything else go to what the file tools wrote."""
+        return bool(self.rounds) and self.rounds[0].number == 1
 
     def with_written(self, room: int) -> tuple[str, int] | None:
         """Every round whole, each file tool's call followed by what it wrote, at the largest cap that fits
         in `room`: (text, the writings' estimated tokens); None when nothing was written, or not even the
-        smallest cap fits. For a document that holds the whole session and has room to spare."""
+        smallest cap fits. Only for a renderer that `holds_session`, the last thing a budget buys; what
+        the steering ignores is not shown."""
         if self._written is None:
+            ignored = self.steering.ignored if self.steering.ignore else None
             self._written = {id(p): w for ps in self.per_round for p in ps
-                             if p.call is not None and (w := _written(p.call, p.round_no)) is not None}
+                             if p.call is not None and (w := _written(p.call, p.round_no)) is not None
+                             and not (ignored and ignored(w.text))}
         if not self._written:
             return None
         for cap in CAPS:
@@ -245,8 +251,3 @@ def last_messages(tail: TailRenderer, budget: int, lang: str = "en") -> tuple[st
     pieces = [p for m in messages[len(messages) - shown:] for p in m]
     note = h(lang, "last_messages").format(shown=shown, total=len(messages))
     return f"### r{number} ({note})\n\n" + "".join(p.render(cap) for p in pieces).rstrip(), used
-
-
-def render_tail(rounds: list[Round], budget: int, code: bool, steering: Steering) -> tuple[str, int]:
-    """Render rounds verbatim within `budget` tokens; return (text, rounds dropped to fit)."""
-    return TailRenderer(rounds, code, steering).render(budget)

@@ -99,10 +99,10 @@ def search_replace_calls(text: str, msg_index: int) -> list[ToolCall]:
     return calls
 
 
-# aider's own lines that end a reply whose fence was never closed: its reports, an interrupt (`^C`), and a
-# new session's header (the process was restarted)
-_AIDER_OWN = re.compile(r"^(?:> (?:Applied edit to |Tokens: |Commit [0-9a-f]{7} |Did not apply edit|\^C )|"
-                        r"# aider chat started at )")
+# aider's own lines that end a reply whose fence was never closed: its reports; and, right after a blank or
+# a `>` line (not inside a quoted history), an interrupt (`^C`) or a new session's header (a restart)
+_AIDER_OWN = re.compile(r"^> (?:Applied edit to |Tokens: |Commit [0-9a-f]{7} |Did not apply edit)")
+_AIDER_BREAK = re.compile(r"^(?:> \^C |# aider chat started at )")
 
 
 def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
@@ -120,8 +120,9 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
 
     for n, line in enumerate(lines, 1):
         if kind == "assistant" and in_fence:
-            if _AIDER_OWN.match(line):  # aider's own report: the reply's fence was never closed
-                in_fence = False
+            before = lines[n - 2] if n >= 2 else ""
+            if _AIDER_OWN.match(line) or (_AIDER_BREAK.match(line) and (not before.strip() or before.startswith(">"))):
+                in_fence = False  # aider's own line: the reply's fence was never closed
             else:
                 cur.append(line)
                 fence_line = line.strip()

@@ -159,6 +159,9 @@ def _assistant(t: Transcript, by_id: dict[str, Message], message: dict, content:
     msg.text = "\n".join(x for x in texts if x)
 
 
+# What wrote a user record in the user's place (`origin.kind`): a background task's notification. Only the
+# kinds known to be the harness's: an unknown kind may be the user's own input.
+_HARNESS_ORIGINS = frozenset({"task-notification"})
 # Attachment fields that tag or place what is attached, not text the model reads.
 _ATTACHMENT_TAGS = frozenset({"type", "commandMode", "displayPath", "status"})
 
@@ -197,7 +200,7 @@ def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -
     msgs = t.messages
     # a record the harness wrote in the user's place (a background task's notification): `origin.kind`
     origin = rec.get("origin") if isinstance(rec.get("origin"), dict) else {}
-    written_by_harness = bool(rec.get("isMeta")) or bool(rec.get("isCompactSummary")) or origin.get("kind") not in (None, "user")
+    written_by_harness = bool(rec.get("isMeta")) or bool(rec.get("isCompactSummary")) or origin.get("kind") in _HARNESS_ORIGINS
     if isinstance(content, str) or content is None:
         text = content or ""
         harness = written_by_harness or bool(_HARNESS_TEXT.match(text))

@@ -1,5 +1,6 @@
-"""GitHub Copilot CLI session events (JSONL: `~/.copilot/session-state/<id>.jsonl`, or each event wrapped
-by a tool that saved the stream as `{"role", "content", "raw": <event>}`).
+"""GitHub Copilot CLI session events (JSONL: `~/.copilot/session-state/<id>/events.jsonl`, earlier
+`session-state/<id>.jsonl`; or each event wrapped by a tool that saved the stream as `{"role", "content",
+"raw": <event>}`).
 
 Each line is an event `{"type", "data", "id", "parentId", "timestamp"}`: `session.start` (its context
 holds the working directory), `system.message`, `user.message` (the user's words; `transformedContent`
@@ -72,14 +73,19 @@ def load(path: str) -> Transcript:
 
 def _user(t: Transcript, data: dict[str, Any], ts: str | None, lineno: int) -> None:
     """The user's words; what the harness wrapped around them for the model (the time, reminders) beside
-    them as the harness's own message."""
-    text = as_text(data.get("content"))
-    t.messages.append(Message(len(t.messages), Role.USER, text, timestamp=ts, line=lineno))
+    them as the harness's own message: the prompt sent with the user's words, where they stand whole on
+    their own lines, taken out."""
+    text = as_text(data.get("content")).strip()
+    if text:
+        t.messages.append(Message(len(t.messages), Role.USER, text, timestamp=ts, line=lineno))
     sent = data.get("transformedContent")
-    if isinstance(sent, str) and sent.strip() and sent.strip() != text.strip():
-        added = sent.replace(text, "", 1).strip() if text else sent.strip()
-        if added:
-            t.messages.append(Message(len(t.messages), Role.USER, added, timestamp=ts, line=lineno, harness=True))
+    if not isinstance(sent, str) or not sent.strip() or sent.strip() == text:
+        return
+    sent = sent.strip()
+    own = re.search(r"(?:^|\n)" + re.escape(text) + r"(?=\n|$)", sent) if text else None
+    added = (sent[:own.start()] + sent[own.end():]).strip() if own else sent
+    if added:
+        t.messages.append(Message(len(t.messages), Role.USER, added, timestamp=ts, line=lineno, harness=True))
 
 
 def _assistant(t: Transcript, data: dict[str, Any], ts: str | None, lineno: int, names: dict[str, str]) -> None:

@@ -52,3 +52,14 @@ def test_an_architect_hand_off_is_the_harness_and_an_interrupted_fence_ends(tmp_
                      ("To analyse why the admin cannot approve the role requests, check three things:", True)]
     sessions = [m for m in t.messages if m.meta.get("session_start")]
     assert len(sessions) == 2  # the second header is not swallowed by the interrupted reply's fence
+
+
+def test_a_quoted_history_inside_a_closed_fence_stays_the_replys(tmp_path):
+    quoted = ("# aider chat started at 2025-12-22 01:00:00\n\n#### fix the parser\n\n"
+              "Here is how a history looks:\n\n```markdown\nsome text\n# aider chat started at 2025-12-22 02:00:00\n"
+              "#### a quoted prompt\n```\n\nThat is all.\n")
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(quoted, encoding="utf-8")
+    t = load_transcript(str(path))
+    assert [m.text for m in t.messages if m.role is Role.USER] == ["fix the parser"]
+    assert len([m for m in t.messages if m.meta.get("session_start")]) == 1

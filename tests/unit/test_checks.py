@@ -76,3 +76,13 @@ def test_an_interpreters_option_values_are_not_its_script():
     assert scripts_run('node -e "require(\'./a.js\')" b.js') == set()
     assert scripts_run('bash -lc "./build.sh"') == set()  # -c: the program is the string
     assert scripts_run("sh ./build.sh && ./run.sh") == {"build.sh", "run.sh"}
+
+
+def test_the_script_a_command_runs_is_found_past_the_programs_that_run_it():
+    from compaction.shell import norm_command, scripts_run
+    assert scripts_run("timeout 60 python fix.py") == {"fix.py"}  # SWE-agent's usual form
+    assert scripts_run("timeout -s KILL 10s node c.js") == {"c.js"}
+    assert scripts_run("sudo -E -u me python a.py") == {"a.py"}
+    assert scripts_run("env -i X=1 python b.py") == {"b.py"}
+    assert norm_command("timeout 60s pytest t.py::x") == "pytest t.py"
+    assert norm_command("time -f %e make all") == "make all"

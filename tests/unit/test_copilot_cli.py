@@ -5,6 +5,8 @@ left out of coverage with its reason."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from compaction.events import EventKind, extract_events
@@ -35,3 +37,20 @@ def test_copilot_cli_events_are_read(name):
     assert measure(str(DATA / name), t).coverage >= 0.99
     md = compact(t, target_tokens=600).markdown
     assert "ledger.py" in md and "round(sum(items), 2)" in md
+
+
+def test_the_users_words_are_taken_out_of_the_sent_prompt_only_where_they_stand_whole(tmp_path):
+    """A prompt `1` must not be cut out of the harness's `2026-07-15` around it; an event with no words of
+    the user's (only the harness's wrapping) adds no empty user message."""
+    sent = "<current_datetime>2026-07-15T21:31:05+02:00</current_datetime>\n\n1\n\n<system_reminder>x</system_reminder>"
+    events = [{"type": "user.message", "data": {"content": "1", "transformedContent": sent}, "id": "e1"},
+              {"type": "user.message", "data": {"content": "", "transformedContent": "<reminder>todo</reminder>"},
+               "id": "e2"},
+              {"type": "assistant.message", "data": {"content": "ok", "toolRequests": []}, "id": "e3"}]
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    t = load_transcript(str(path))
+    users = [(m.text, m.harness) for m in t.messages if m.role is Role.USER]
+    assert users[0] == ("1", False)
+    assert users[1][1] and "2026-07-15T21:31:05" in users[1][0] and "\n1\n" not in users[1][0]
+    assert users[2] == ("<reminder>todo</reminder>", True) and len(users) == 3

@@ -268,3 +268,9 @@ def test_a_solution_names_the_failing_file_by_base_name_whatever_root_each_path_
         "`<Box marginTop={1}>`; then `npm run build` passed (r35)"))
     said = record_solution(rec, None)
     assert said.startswith("edited `TeamCreatorWizard.tsx` (r34): `<Text marginTop={1}>` → `<Box marginTop={1}>`")
+
+
+def test_a_solution_keeps_the_path_of_another_file_with_the_same_name():
+    occ = Occurrence(5, location=Location(path="src/a/index.ts", line=3))
+    rec = ErrorRecord("ERR_TS_X", [occ], solution="edited `src/b/index.ts` (r6): `x` → `y`")
+    assert record_solution(rec, None).startswith("edited `src/b/index.ts` (r6)")

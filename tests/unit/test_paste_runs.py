@@ -5,9 +5,27 @@ every split of the lines' leading blanks and never finished."""
 
 from __future__ import annotations
 
+import signal
+
+import pytest
+
 from compaction.history.sources.task import trim_pastes
 
 SHORT_RUNS = ("\n".join(" " * 8 + f"frame {i}: value {i * 7}" for i in range(12)) + "\nplain words between runs\n") * 12
+
+
+@pytest.fixture(autouse=True)
+def _no_hang():
+    """A guard, not a timing: a detector that backtracks again never returns; this makes it a failure."""
+    def stop(*_):
+        raise TimeoutError("the pasted-log detector did not finish")
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
 LONG_RUN = "\n".join(" " * 8 + f"frame {i}: value {i * 7}" for i in range(20)) + "\nplain words after\n"
 
 

@@ -42,3 +42,34 @@ def test_a_tight_budget_does_not_pay_for_what_was_written():
     target = max(200, tokens.count_messages(t.messages) // 5)
     md = compact(t, target_tokens=target).markdown
     assert "def handler_59(event):" not in md and tokens.count(md) <= target
+
+
+def _long_session(rounds: int = 42):
+    msgs = [Message(0, Role.USER, "Write the event handlers module.")]
+    msgs += [Message(0, Role.ASSISTANT, "Writing it.", tool_calls=[make_call("Write", {"file_path": "handlers.py",
+                                                                                      "content": BODY}, "w")]),
+             Message(0, Role.TOOL, "", tool_results=[ToolResult("File created", "w")])]
+    for i in range(rounds):
+        msgs += [Message(0, Role.USER, f"Step {i}: check the handlers again and report what you see in detail."),
+                 Message(0, Role.ASSISTANT, f"Checked step {i}: " + "the handlers route every event. " * 12)]
+    return transcript(msgs)
+
+
+def test_what_was_written_never_displaces_older_rounds():
+    """Only a document that holds every round verbatim shows the writes: a long session's tail keeps
+    as many rounds as it would without them."""
+    t = _long_session()
+    md = compact(t, target_tokens=3000).markdown
+    assert "def handler_59(event):" not in md and tokens.count(md) <= 3000
+
+
+def test_what_the_steering_ignores_is_not_shown_among_the_writes():
+    msgs = [Message(0, Role.USER, "Write the payroll export."),
+            Message(0, Role.ASSISTANT, "Writing it.", tool_calls=[make_call("Write", {
+                "file_path": "export.py", "content": "def payroll_export(rows):\n    return rows\n" * 30}, "w")]),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult("File created", "w")]),
+            Message(0, Role.USER, "Now the summary."), Message(0, Role.ASSISTANT, "Done.")]
+    t = transcript(msgs)
+    n = tokens.count_messages(t.messages)
+    md = compact(t, target_tokens=n * 3, instructions="ignore payroll").markdown
+    assert "return rows" not in md

@@ -79,7 +79,8 @@ def _records(ctx: FactContext) -> dict[str, Fact]:
     notes = _rejection_notes(ctx)
     final = final_diff(ctx.transcript.meta.get("final_patch"))
     for path, log in logs_of(ctx).items():
-        fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked, notes=notes, net=_net_of(final, path))
+        fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked, notes=notes,
+                           net=_net_of(final, path, ctx.cwd))
         if fact is not None:
             out[path] = fact
     return out
@@ -204,13 +205,21 @@ def final_diff(patch: object) -> dict[str, tuple[Hunk, ...]]:
     return {change.path: change.hunks for change in parse_unified(patch[:_REPLAY_CHARS]) if change.hunks}
 
 
-def _net_of(final: dict[str, tuple[Hunk, ...]], path: str) -> tuple[Hunk, ...]:
-    """The final diff's hunks of `path` (absolute, or relative to another root than the diff's)."""
+def _net_of(final: dict[str, tuple[Hunk, ...]], path: str, cwd: str | None = None) -> tuple[Hunk, ...]:
+    """The final diff's hunks of `path`: the diff names files from the repository root, the session from
+    its working directory or absolutely. Relative to the working directory, the same path; else the
+    longest diff path `path` ends with, when no other diff path of that length does (`conftest.py` is
+    not `tests/conftest.py`)."""
     if not final:
         return ()
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        path = path[len(cwd.rstrip("/")) + 1:]
     if path in final:
         return final[path]
-    return next((hunks for rel, hunks in final.items() if path.endswith("/" + rel)), ())
+    ends = sorted((rel for rel in final if path.endswith("/" + rel)), key=len, reverse=True)
+    if not ends or (len(ends) > 1 and len(ends[1]) == len(ends[0])):
+        return ()
+    return final[ends[0]]
 
 
 def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",

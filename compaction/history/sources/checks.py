@@ -17,7 +17,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import ASSIGNMENT_RE, COMMAND_PREFIXES, first_word, scripts_run, split_commands, words
+from compaction.shell import first_word, past_prefixes, scripts_run, split_commands, words
 
 MAX_CHECKS = 3  # the most repeated ones
 MAX_OUTCOMES = 3  # distinct outputs shown per check: the first and the latest ones
@@ -101,9 +101,7 @@ def _program(command: str) -> list[str]:
     for part in split_commands(command):
         if first_word(part) == "cd":
             continue
-        said = words(part)
-        while said and (said[0] in COMMAND_PREFIXES or ASSIGNMENT_RE.fullmatch(said[0])):  # `sudo`, `env X=1`: the program after
-            said = said[1:]
+        said = past_prefixes(words(part))  # `sudo`, `env X=1`, `timeout 60`: the program after
         return [w for w in said[:8] if w and not w.startswith("-") and " " not in w][:4]
     return []
 

@@ -145,8 +145,15 @@ def record_solution(rec: ErrorRecord, cwd: str | None) -> str:
     text = paths(rec.solution or "", cwd)
     occ = rec.occurrences[-1] if rec.occurrences else None
     if text and occ is not None and occ.location.path:
-        name = _basename(occ.location.path)  # `packages/cli/src/x.tsx` edited, `src/x.tsx:724` failed
-        text = re.sub(r"`([^`\s]*[/\\])?" + re.escape(name) + "`", f"`{name}`", text)
+        failed = occ.location.path.replace("\\", "/")
+        name = _basename(failed)
+
+        def same_file(m: re.Match[str]) -> str:  # `packages/cli/src/x.tsx` edited, `src/x.tsx:724` failed
+            edited = m.group(1).replace("\\", "/")
+            one = edited == failed or edited.endswith("/" + failed.lstrip("/")) or failed.endswith("/" + edited)
+            return f"`{name}`" if one else m.group(0)
+
+        text = re.sub(r"`([^`\s]*" + re.escape(name) + ")`", same_file, text)
     return _solution(text, rec.target_bug)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from itertools import islice
 
 from compaction.events import STAMPED_LINE_RE, Event, EventKind, is_follow_up_request
-from compaction.history.condense import ask_count, condense, one_line, paste_values, telegraph
+from compaction.history.condense import LOG_LINE_LEADS, ask_count, condense, one_line, paste_values, telegraph
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
@@ -30,15 +30,14 @@ _INFORMATIVE_RE = re.compile(r"(?:error|exception|warning)\b|\b(?:fail(?:ed|ure)
 # is passed over by plain substring checks; most lines of a paste hold none.
 _INFORMATIVE_WORDS = ("error", "exception", "warning", "fail", "fatal", "panic", "denied", "not found", "traceback",
                       "assert")
-# Log/stack-shaped lines outside fences: timestamps, stack frames, deep indentation, table rows.
-# A terminal UI's frame (`│ Step 2: Team Roster │`, `╭──╮`): a screen pasted, not the user's words.
-_LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*[|\u2500-\u257f]|\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
+# Log/stack-shaped lines outside fences (`condense.LOG_LINE_LEADS`, a terminal UI's frame among them: a
+# screen pasted, not the user's words), or deeply indented ones.
+_LOGLINE_RE = re.compile(rf"^(?:\s{{4,}}|{LOG_LINE_LEADS})")
 _ANY_LOGLINE_RE = re.compile(_LOGLINE_RE.pattern, re.MULTILINE)  # a log-shaped line anywhere in a text
 # Each line matched atomically (`(?>…)`): a line is taken whole or not at all, so a failed run never tries
 # the other ways its lines' leading blanks could split between the alternatives (exponential on a paste
-# of deeply indented lines: 80 s on one aider history).
-_LOGRUN_RE = re.compile(r"(?:^(?>(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*[|\u2500-\u257f]|\[?\d{2,4}[-:/]\d{2}[-:/T ]|"
-                        rf"[ \t]*\d+[ \t]*\|)[^\n]*\n)){{{_PASTE_LINES + 1},}}", re.MULTILINE)
+# of deeply indented lines: 80–90 s on one aider history).
+_LOGRUN_RE = re.compile(rf"(?:^(?>(?:[ \t]{{4,}}|{LOG_LINE_LEADS})[^\n]*\n)){{{_PASTE_LINES + 1},}}", re.MULTILINE)
 # A line that warns (a deprecation, a warning's hint) rather than says what failed.
 _WARNING_ONLY_RE = re.compile(r"\bwarn(?:ing|ings)?\b|Warning\b|deprecat", re.IGNORECASE)
 _ASSENT_RE = re.compile(r"^\s*(?:(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|do it|go ahead|go for it|sounds good|"
