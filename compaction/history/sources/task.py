@@ -33,8 +33,19 @@ _INFORMATIVE_WORDS = ("error", "exception", "warning", "fail", "fatal", "panic",
 # Log/stack-shaped lines outside fences: timestamps, stack frames, deep indentation, table rows.
 _LOGLINE_RE = re.compile(r"^(?:\s{4,}|\t|\s*at |\s*File \"|\s*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|\s*\d+\s*\|)")
 _ANY_LOGLINE_RE = re.compile(_LOGLINE_RE.pattern, re.MULTILINE)  # a log-shaped line anywhere in a text
-_LOGRUN_RE = re.compile(r"(?:^(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
-                        rf"[^\n]*\n){{{_PASTE_LINES + 1},}}", re.MULTILINE)
+# A run of more than _PASTE_LINES such lines (each ending with its line break): found at the text's start,
+# else by the line break before it (a pattern opening with `^` is tried at every position of the text,
+# one opening with `\n` only at line breaks).
+_LOGRUN_HEAD = r"(?:[ \t]{4,}|\t|[ \t]*at |[ \t]*File \"|[ \t]*\||\[?\d{2,4}[-:/]\d{2}[-:/T ]|[ \t]*\d+[ \t]*\|)"
+_LOGRUN_FIRST_RE = re.compile(rf"(?:{_LOGRUN_HEAD}[^\n]*\n){{{_PASTE_LINES + 1},}}")
+_LOGRUN_LATER_RE = re.compile(rf"\n(?:{_LOGRUN_HEAD}[^\n]*\n){{{_PASTE_LINES + 1},}}")
+
+
+def _has_log_run(text: str) -> bool:
+    """Whether a run of log-shaped lines starts at one of the text's line starts."""
+    return _LOGRUN_FIRST_RE.match(text) is not None or _LOGRUN_LATER_RE.search(text) is not None
+
+
 # A line that warns (a deprecation, a warning's hint) rather than says what failed.
 _WARNING_ONLY_RE = re.compile(r"\bwarn(?:ing|ings)?\b|Warning\b|deprecat", re.IGNORECASE)
 _ASSENT_RE = re.compile(r"^\s*(?:(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|do it|go ahead|go for it|sounds good|"
@@ -47,7 +58,7 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
     """The message with each long paste (a fenced block, a run of log or stack lines) cut to its
     `head` lines, its informative lines (errors, failures) and its `tail` lines, with a note of what
     was trimmed."""
-    if text.count("\n") <= _PASTE_LINES or ("```" not in text and "~~~" not in text and not _LOGRUN_RE.search(text)
+    if text.count("\n") <= _PASTE_LINES or ("```" not in text and "~~~" not in text and not _has_log_run(text)
                                              and len(STAMPED_LINE_RE.findall(text)) <= _PASTE_LINES):
         return text  # no fence, no long run of log lines, no CI log: nothing to trim (C-speed scans)
     out: list[str] = []
