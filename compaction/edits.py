@@ -463,6 +463,7 @@ def _config_shaped(lines: tuple[str, ...] | list[str]) -> bool:
 
 SHORT_TEXT_LINES = 6
 SHORT_TEXT_CHARS = 160
+_WORDY_RE = re.compile(r"\w{3}")
 
 
 def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Digest:
@@ -475,7 +476,7 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     values: dict[str, str] = {}  # CONSTANT -> its literal value (`BASE_CONFIDENCE` -> `0.4`)
     def_indents: list[int] = []
     imports: list[str] = []
-    title = next((ln.strip() for ln in lines[:40] if re.search(r"\w{3}", ln) and len(ln.strip()) <= 120
+    title = next((ln.strip() for ln in lines[:40] if _WORDY_RE.search(ln) and len(ln.strip()) <= 120
                   and not ln.startswith("#!")), "")
     said = list(islice((ln.strip() for ln in lines if re.search(r"\w", ln) and not ln.lstrip().startswith("#")),
                        SHORT_TEXT_LINES + 1))  # enough to tell a short text: a long file is not listed whole
@@ -546,22 +547,29 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
                   tuple(key_calls.get(k, "") for k in ranked_keys), tuple(values.items()), tuple(pins))
 
 
+_INNER_MARK_RE = re.compile(r"[A-Z0-9_]")
+_STRING_LITERAL_RE = re.compile(r"(['\"`])(?:\\.|(?!\1).)*\1")
+
+
 def _notable(token: str) -> bool:
     """An identifier worth naming: a dotted chain, or one with inner capitals, digits or underscores."""
     if len(token) < 3 or token.startswith("$"):
         return False
-    return "." in token or bool(re.search(r"[A-Z0-9_]", token[1:]))
+    return "." in token or _INNER_MARK_RE.search(token, 1) is not None
 
 
 def _identifiers(lines: tuple[str, ...] | list[str]) -> list[str]:
+    """(A line without a quote has no literal to blank, and a token met before is not weighed again:
+    most tokens of a hunk repeat.)"""
     out: dict[str, None] = {}
     for line in lines:
         if not line.strip() or _COMMENT_RE.match(line):
             continue
-        code = re.sub(r"(['\"`])(?:\\.|(?!\1).)*\1", " ", line)  # not the words inside string literals
+        quoted = "'" in line or '"' in line or "`" in line
+        code = _STRING_LITERAL_RE.sub(" ", line) if quoted else line  # not the words inside string literals
         for token in _IDENT_RE.findall(code):
-            if _notable(token):
-                out.setdefault(token, None)
+            if token not in out and _notable(token):
+                out[token] = None
     return list(out)
 
 

@@ -393,7 +393,8 @@ def is_state_changing(command: str) -> bool:
     if shell_writes(command):
         return True
     for part in split_commands(command):
-        stripped = _LEADING_CD_AND_RE.sub("", part.strip())
+        stripped = part.strip()
+        stripped = _LEADING_CD_AND_RE.sub("", stripped) if stripped.startswith("cd") else stripped
         if _STATE_CMDS.search(stripped):
             return True
     return False
@@ -431,10 +432,10 @@ def parse_test_summary(output: str) -> str | None:
     if unittest_runs:
         m = unittest_runs[-1]
         return f"Ran {m.group(1)} tests: {m.group(2)}"
-    maven = list(_MAVEN_RE.finditer(output))
+    maven = list(_MAVEN_RE.finditer(output)) if "Tests run: " in output else []  # its literal opening first
     if maven:
         return maven[-1].group(0)
-    sympy = _SYMPY_RE.findall(output)
+    sympy = _SYMPY_RE.findall(output) if "tests finished: " in output else []
     if sympy:
         return sympy[-1]
     for rx in (_JEST_LINES, _CARGO_LINES):

@@ -411,7 +411,7 @@ _JAVAC_KINDS = (
 )
 
 
-def _java(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
+def _java(trig: Triggers, hits: list[Hit], spans: _Spans, stack: bool) -> None:
     text = trig.text
     for m in _iter(_CHECKSTYLE, trig, _CHECKSTYLE_WORDS):
         spans.claim(m.start(), m.end())
@@ -426,7 +426,7 @@ def _java(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
         sym = re.search(r"symbol:\s+\w+ (\w+)", text[m.end():m.end() + 200]) if kind == "CannotFindSymbol" else None
         hits.append(Hit(f"ERR_JAVA_{kind}", m.start(), m.end(), m.group(0), path=m.group(1),
                         line=int(m.group(2) or m.group(3)), symbol=sym.group(1) if sym else None, detail=msg[:300]))
-    for m in (_iter(_JAVA_EXC, trig, _JAVA_EXC_WORDS, multiline=True) if _STACK_AT.search(text) else ()):
+    for m in (_iter(_JAVA_EXC, trig, _JAVA_EXC_WORDS, multiline=True) if stack else ()):
         end = m.start() + len(m.group(0).split("\n", 1)[0])
         spans.claim(m.start(), end)
         hits.append(Hit(f"ERR_JAVA_{m.group(2)}", m.start(), end, text[m.start():end], detail=text[m.start():end][:300]))
@@ -437,9 +437,9 @@ def _java(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
         hits.append(Hit("ERR_JAVA_BuildFailure", s, e, text[s:e], symbol=m.group(1), detail=m.group(0)[:300]))
 
 
-def _others(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
+def _others(trig: Triggers, hits: list[Hit], spans: _Spans, stack: bool) -> None:
     text = trig.text
-    for m in (_iter(_JS_EXC, trig, _JS_EXC_WORDS, multiline=True) if _STACK_AT.search(text) else ()):
+    for m in (_iter(_JS_EXC, trig, _JS_EXC_WORDS, multiline=True) if stack else ()):
         if spans.covered(m.start(), m.start() + 1):
             continue
         end = m.start() + len(m.group(0).split("\n", 1)[0])
@@ -572,10 +572,11 @@ def _classified(text: str, tool_output: bool, failed: bool) -> tuple[Hit, ...]:
     if "Traceback" in text:
         _python_tracebacks(text, hits, spans)
     _typescript(trig, hits, spans)
-    _java(trig, hits, spans)
+    stack = _STACK_AT.search(text) is not None  # a stack frame line: both exception patterns need one
+    _java(trig, hits, spans, stack)
     _tests(trig, hits, spans)
     _python_lines(trig, hits, spans)
-    _others(trig, hits, spans)
+    _others(trig, hits, spans, stack)
     if tool_output:
         _tool(trig, hits, spans, failed)
     hits.sort(key=lambda h: h.start)

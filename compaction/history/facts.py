@@ -22,7 +22,9 @@ TIGHT_TARGET = 3000  # below this many tokens the budget is tight: no tail share
 _TAG_RE = re.compile(r"</?[a-z_]+>")
 # A tag named inside a sentence ("ensure the <issue_description> is satisfied") refers to the tagged
 # part: it becomes its name in words, not a gap.
-_TAG_IN_SENTENCE_RE = re.compile(r"(?<=\w )<([a-z_]+)>(?= \w)")
+# (Its `<` first, the word and space before it looked behind from there: a pattern opening with a
+# lookbehind is tried at every position of the text, one opening with a literal only where it occurs.)
+_TAG_IN_SENTENCE_RE = re.compile(r"<(?<=\w <)([a-z_]+)>(?= \w)")
 WS_RE = re.compile(r"[ \t]+")
 _BLANKS_RE = re.compile(r"\n{3,}")
 

@@ -44,7 +44,9 @@ class HarnessText:
 
 
 def norm(text: str) -> str:
-    return _WS_RE.sub(" ", text).strip().lower()
+    """Whitespace runs made one space, the ends stripped, lower-cased (`str.split` splits on the
+    whitespace `\\s` matches: the same text as a regex substitution, in one C pass)."""
+    return " ".join(text.split()).lower()
 
 
 def shouting(sentence: str) -> bool:

@@ -666,11 +666,27 @@ _PLACEHOLDER_RE = re.compile(
 _PLACEHOLDER_CHARS = 60  # the stand-in line as quoted
 
 
+_PLACEHOLDER_WORDS = ("for brevity", "for space", "rest of ", "remainder of ")  # one of them in every match
+
+
+def _may_hold_placeholder(lines: list[str]) -> bool:
+    """Whether a line may be a stand-in: an ASCII text (where `_PLACEHOLDER_RE`'s IGNORECASE is plain
+    lower-casing) lacking all of its words holds none, found by a few searches instead of a match per
+    line (files run to thousands of lines, and hardly any holds one)."""
+    text = "\n".join(lines)
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(w in low for w in _PLACEHOLDER_WORDS)
+
+
 def _placeholder(lines: list[str] | None) -> str:
     """"left incomplete: “line” (line n of m)" when the file's final text (known whole) holds a line
     that is only a stand-in (framed by comment marks, rules or brackets, nothing else: a string that
     says "truncated for brevity" is code); "" otherwise (an edit's own "… existing code …" marks are
     its tool's format, not read)."""
+    if lines and not _may_hold_placeholder(lines):
+        return ""
     for i, line in enumerate(lines or ()):
         if len(line) <= 200 and _PLACEHOLDER_RE.match(line):
             said = line.strip()

@@ -30,6 +30,14 @@ _MODAL_RE = re.compile(r"\b(?:must|never|always|do not|don't|should|only|avoid|p
 _ITEM_RE = re.compile(r"^(\s*)(?:[-*•]|\d+[.)])\s+(.*)$")
 _HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{2,60}?):?\*\*:?)\s*$")
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
+
+
+def _may_name(text: str) -> bool:
+    """Whether `_NAME_RE` may match: every name it knows holds `.md` or `rule` in any case (letters with
+    no Unicode case fold beyond their capitals), so a text lacking both names none; the pattern, which
+    opens with a branch and ignores case, is tried at every position."""
+    low = text.lower()
+    return ".md" in low or "rule" in low
 _EXAMPLE_RE = re.compile(r"<(\w*example\w*)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _TAG_RE = re.compile(r"</?[A-Za-z_][\w-]*>")
 # Rules about the exchange with the harness itself, not about the work.
@@ -185,7 +193,8 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
                     if boilerplate:
                         add(_TASK, rnd.number, boilerplate, True)
                     continue
-                named = _NAME_RE.search(msg.text[:300])
+                opening = msg.text[:300]
+                named = _NAME_RE.search(opening) if _may_name(opening) else None
                 if (msg.harness or named) and len(msg.text) <= _MAX_DOC_CHARS:
                     add(_name(named.group(0)) if named else "Instructions given", rnd.number, msg.text, bool(named),
                         msg.harness and rnd.number <= CONTEXT_ROUNDS

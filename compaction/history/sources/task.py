@@ -34,10 +34,21 @@ _INFORMATIVE_WORDS = ("error", "exception", "warning", "fail", "fatal", "panic",
 # screen pasted, not the user's words), or deeply indented ones.
 _LOGLINE_RE = re.compile(rf"^(?:\s{{4,}}|{LOG_LINE_LEADS})")
 _ANY_LOGLINE_RE = re.compile(_LOGLINE_RE.pattern, re.MULTILINE)  # a log-shaped line anywhere in a text
-# Each line matched atomically (`(?>…)`): a line is taken whole or not at all, so a failed run never tries
-# the other ways its lines' leading blanks could split between the alternatives (exponential on a paste
-# of deeply indented lines: 80–90 s on one aider history).
-_LOGRUN_RE = re.compile(rf"(?:^(?>(?:[ \t]{{4,}}|{LOG_LINE_LEADS})[^\n]*\n)){{{_PASTE_LINES + 1},}}", re.MULTILINE)
+# A run of more than _PASTE_LINES such lines (each ending with its line break): found at the text's start,
+# else by the line break before it (a pattern opening with `^` is tried at every position of the text,
+# one opening with `\n` only at line breaks). Each line is matched atomically (`(?>…)`): taken whole or not
+# at all, so a failed run never tries the other ways its lines' leading blanks could split between the
+# alternatives (exponential on a paste of deeply indented lines: 80–90 s on one aider history).
+_LOGRUN_HEAD = rf"(?:[ \t]{{4,}}|{LOG_LINE_LEADS})"
+_LOGRUN_FIRST_RE = re.compile(rf"(?:(?>{_LOGRUN_HEAD}[^\n]*\n)){{{_PASTE_LINES + 1},}}")
+_LOGRUN_LATER_RE = re.compile(rf"\n(?:(?>{_LOGRUN_HEAD}[^\n]*\n)){{{_PASTE_LINES + 1},}}")
+
+
+def _has_log_run(text: str) -> bool:
+    """Whether a run of log-shaped lines starts at one of the text's line starts."""
+    return _LOGRUN_FIRST_RE.match(text) is not None or _LOGRUN_LATER_RE.search(text) is not None
+
+
 # A line that warns (a deprecation, a warning's hint) rather than says what failed.
 _WARNING_ONLY_RE = re.compile(r"\bwarn(?:ing|ings)?\b|Warning\b|deprecat", re.IGNORECASE)
 _ASSENT_RE = re.compile(r"^\s*(?:(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|do it|go ahead|go for it|sounds good|"
@@ -50,7 +61,7 @@ def trim_pastes(text: str, head: int = 4, tail: int = 2) -> str:
     """The message with each long paste (a fenced block, a run of log or stack lines) cut to its
     `head` lines, its informative lines (errors, failures) and its `tail` lines, with a note of what
     was trimmed."""
-    if text.count("\n") <= _PASTE_LINES or ("```" not in text and "~~~" not in text and not _LOGRUN_RE.search(text)
+    if text.count("\n") <= _PASTE_LINES or ("```" not in text and "~~~" not in text and not _has_log_run(text)
                                              and len(STAMPED_LINE_RE.findall(text)) <= _PASTE_LINES):
         return text  # no fence, no long run of log lines, no CI log: nothing to trim (C-speed scans)
     out: list[str] = []
