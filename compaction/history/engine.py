@@ -107,8 +107,8 @@ def compact(
         fuller = whole.with_written(target - used - 16) if used <= target else None
         if fuller:  # what the file tools wrote, too, when it fits: the session as the model saw it
             written = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{fuller[0]}\n"
-            if tokens.count(written) <= target:
-                markdown, used = written, tokens.count(written)
+            if (n := tokens.count(written)) <= target:
+                markdown, used = written, n
         if used <= target:
             return _result(transcript, markdown, _summary_model(all_facts), records, "", tokens_before, started,
                            target_tokens, kept=[r.number for r in rounds], compacted=False, note=note, lang=lang,
