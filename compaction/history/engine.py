@@ -99,17 +99,10 @@ def compact(
     tokens_before = counted()
 
     if tokens_before < target:  # the whole session may fit: then it is returned as it is
-        whole = TailRenderer(rounds, preset.code, steering)  # what the user asked to ignore stays out
-        text = whole.render(10**12)[0]
+        text = TailRenderer(rounds, preset.code, steering).render(10**12)[0]  # what the user asked to ignore stays out
         note = f"{len(rounds)} rounds, {tokens_before} tokens: within the {target}-token target, returned unchanged"
         markdown = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{text}\n"
-        used = tokens.count(markdown)
-        fuller = whole.with_written(target - used - 16) if used <= target else None
-        if fuller:  # what the file tools wrote, too, when it fits: the session as the model saw it
-            written = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{fuller[0]}\n"
-            if (n := tokens.count(written)) <= target:
-                markdown, used = written, n
-        if used <= target:
+        if tokens.count(markdown) <= target:
             return _result(transcript, markdown, _summary_model(all_facts), records, "", tokens_before, started,
                            target_tokens, kept=[r.number for r in rounds], compacted=False, note=note, lang=lang,
                            preset=preset, events=events)

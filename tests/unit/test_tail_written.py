@@ -1,11 +1,15 @@
-"""A document that holds the whole session verbatim and still has room shows what the file tools wrote
+"""A compaction that holds the whole session verbatim and still has room shows what the file tools wrote
 (the tail shows such a call as `→ tool path` only): the budget holds the whole session, as issue 14 asks.
-A tight budget never pays for it."""
+A tight budget never pays for it, nor does a tail that holds only the latest rounds, nor what the steering
+ignores. A session within its budget comes back unchanged: its messages as they were."""
 
 from __future__ import annotations
 
 from compaction import tokens
 from compaction.history import compact
+from compaction.history.fill import _widened
+from compaction.history.steering import Steering, parse_instructions
+from compaction.history.tail import TailRenderer
 from compaction.model import Message, Role, ToolResult
 from compaction.transcripts._agent_tools import make_call
 from tests.unit.synthetic import transcript
@@ -30,11 +34,30 @@ def _session():
 
 def test_room_left_after_the_whole_session_shows_what_was_written():
     t = _session()
+    tail = TailRenderer(list(t.rounds), True, Steering())
+    assert tail.holds_session()
+    text, cost = _widened(tail, t.rounds[0].number, 10_000)
+    assert text is not None and "def handler_59(event):" in text  # after its `→ Write handlers.py` line
+    assert text.index("→ Write handlers.py") < text.index("def handler_0(event):")
+    assert "- return route(event, weight=0)\n+ return dispatch(event, weight=0)" in text
+    plain = sum(tail.round_costs(None))  # the rounds whole, no room left for the writes: without them
+    bare, bare_cost = _widened(tail, t.rounds[0].number, plain)
+    assert bare is not None and "def handler_" not in bare and bare_cost == plain < cost
+
+
+def test_a_tail_of_the_latest_rounds_only_never_shows_them():
+    t = _session()
+    latest = TailRenderer(list(t.rounds[1:]), True, Steering())
+    assert not latest.holds_session()
+    text, _ = _widened(latest, t.rounds[1].number, 10_000)
+    assert text is not None and "+ return dispatch" not in text
+
+
+def test_a_session_within_its_budget_comes_back_unchanged():
+    t = _session()
     n = tokens.count_messages(t.messages)
     md = compact(t, target_tokens=n * 3).markdown
-    assert "def handler_59(event):" in md  # the write's text, after its `→ Write handlers.py` line
-    assert "- return route(event, weight=0)\n+ return dispatch(event, weight=0)" in md
-    assert tokens.count(md) <= n * 3
+    assert "returned unchanged" in md and "def handler_59(event):" not in md
 
 
 def test_a_tight_budget_does_not_pay_for_what_was_written():
@@ -70,6 +93,8 @@ def test_what_the_steering_ignores_is_not_shown_among_the_writes():
             Message(0, Role.TOOL, "", tool_results=[ToolResult("File created", "w")]),
             Message(0, Role.USER, "Now the summary."), Message(0, Role.ASSISTANT, "Done.")]
     t = transcript(msgs)
-    n = tokens.count_messages(t.messages)
-    md = compact(t, target_tokens=n * 3, instructions="ignore payroll").markdown
-    assert "return rows" not in md
+    tail = TailRenderer(list(t.rounds), True, parse_instructions("ignore payroll"))
+    text, _ = _widened(tail, t.rounds[0].number, 10_000)
+    assert text is not None and "return rows" not in text
+    shown, _ = _widened(TailRenderer(list(t.rounds), True, Steering()), t.rounds[0].number, 10_000)
+    assert shown is not None and "return rows" in shown  # without the instruction it is shown

@@ -36,8 +36,10 @@ export function compactedMessage(stats: CompactStats | undefined, note?: string 
   const ms = stats?.elapsedMs ?? stats?.elapsed_ms;
   let msg = 'Compacted';
   if (typeof before === 'number' && typeof after === 'number') {
-    const saved = before > 0 ? Math.round((1 - after / before) * 100) : 0;
-    msg += ` ${before.toLocaleString('en-US')} → ${after.toLocaleString('en-US')} tokens (−${saved}%)`;
+    const change = before > 0 ? Math.round((after / before - 1) * 100) : 0;
+    // a document that grew (a short session returned whole, with its headings) says so: "+6%", not "−-6%"
+    const sign = change > 0 ? '+' : change < 0 ? '−' : '±';
+    msg += ` ${before.toLocaleString('en-US')} → ${after.toLocaleString('en-US')} tokens (${sign}${Math.abs(change)}%)`;
   }
   if (typeof ms === 'number') msg += ` in ${Math.round(ms)} ms`;
   msg += '. Summary and restore state opened.';

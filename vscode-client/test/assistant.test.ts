@@ -15,6 +15,12 @@ describe('compactedMessage', () => {
     expect(compactedMessage({ tokens_before: 48210, tokens_after: 3120, elapsed_ms: 85.2 })).toBe(msg);
   });
 
+  it('says a document that grew grew, with a plus sign', () => {
+    expect(compactedMessage({ tokensBefore: 1112, tokensAfter: 1178 })).toBe(
+      'Compacted 1,112 → 1,178 tokens (+6%). Summary and restore state opened.',
+    );
+  });
+
   it('appends the server note (e.g. too few rounds)', () => {
     expect(compactedMessage(undefined, 'Only 4 rounds: returned unchanged.')).toBe(
       'Compacted. Summary and restore state opened. Only 4 rounds: returned unchanged.',
