@@ -11,6 +11,9 @@ import pytest
 
 from compaction.events import EventKind, extract_events
 from compaction.history import compact
+from compaction.history.sources import FactContext
+from compaction.history.sources.changes import records
+from compaction.history.steering import role_preset
 from compaction.model import Role
 from compaction.transcripts import load_transcript
 from compaction.transcripts.coverage import measure
@@ -35,8 +38,10 @@ def test_copilot_cli_events_are_read(name):
     failed = [e for e in events if e.kind is EventKind.COMMAND and e.failed]
     assert [e.command for e in failed] == ["python -m pytest -q"]
     assert measure(str(DATA / name), t).coverage >= 0.99
-    md = compact(t, target_tokens=600).markdown
-    assert "ledger.py" in md and "round(sum(items), 2)" in md
+    ctx = FactContext(t, events, [], role_preset("developer"), t.cwd, len(t.rounds))
+    record = next(f for path, f in records(ctx).items() if path.endswith("ledger.py") and "tests/" not in path)
+    assert "round(sum(items), 2)" in (record.full_text or record.text)  # the edit's arguments, read
+    assert "returned unchanged" in compact(t, target_tokens=600).markdown  # a session this small comes back whole
 
 
 def test_the_users_words_are_taken_out_of_the_sent_prompt_only_where_they_stand_whole(tmp_path):
