@@ -464,6 +464,7 @@ def _config_shaped(lines: tuple[str, ...] | list[str]) -> bool:
 SHORT_TEXT_LINES = 6
 SHORT_TEXT_CHARS = 160
 _WORDY_RE = re.compile(r"\w{3}")
+_WORD_CHAR_RE = re.compile(r"\w")
 
 
 def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Digest:
@@ -478,7 +479,7 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     imports: list[str] = []
     title = next((ln.strip() for ln in lines[:40] if _WORDY_RE.search(ln) and len(ln.strip()) <= 120
                   and not ln.startswith("#!")), "")
-    said = list(islice((ln.strip() for ln in lines if re.search(r"\w", ln) and not ln.lstrip().startswith("#")),
+    said = list(islice((ln.strip() for ln in lines if _WORD_CHAR_RE.search(ln) and not ln.lstrip().startswith("#")),
                        SHORT_TEXT_LINES + 1))  # enough to tell a short text: a long file is not listed whole
     if 1 < len(said) <= SHORT_TEXT_LINES and sum(map(len, said)) <= SHORT_TEXT_CHARS:
         title = " · ".join(said)  # a short text (an ignore list, a two-line config) is said whole: it is its gist

@@ -495,8 +495,9 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     ended_by_next = rec.id in _ENDED_BY_THE_NEXT_CALL
     scripts = set() if ended_by_next or last.location.path else scripts_run(last.location.command or "")
     want = _basename(last.location.path) if last.location.path else next(iter(scripts)) if len(scripts) == 1 else None
-    edits: list[tuple[int, str, ToolCall, ToolResult | None]] = []
-    rewrites: list[tuple[int, str, ToolCall, ToolResult | None]] = []  # files written whole by a shell line
+    # (round, file, call, result, in place) of each change to a file, in the order the calls were made: an
+    # in-place edit or a file tool's, or a whole file a shell line wrote from text it carries (a heredoc)
+    changes: list[tuple[int, str, ToolCall, ToolResult | None, bool]] = []
     reruns: list[tuple[int, str, bool]] = []
     as_run = " ".join((last.location.command or "").split())
     for rnd in transcript.rounds[start:start + 10]:
@@ -509,21 +510,21 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                     # A file tool's failed edit changed nothing; a shell line's edit ran even when a later
                     # part of the line (the build it chains) failed.
                     if call.command or not _failed(res):
-                        edits.append((rnd.number, path, call, res))
+                        changes.append((rnd.number, path, call, res, True))
                 elif cmd_key and _norm_command(call.command) == cmd_key:
                     reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
                 else:
-                    rewrites += [(rnd.number, p, call, results.get(id(call))) for p in _written_paths(call)]
-    same = sorted((e for e in edits + rewrites if want and _basename(e[1]) == want), key=lambda e: e[0])
+                    changes += [(rnd.number, p, call, results.get(id(call)), False) for p in _written_paths(call)]
+    same = [c for c in changes if want and _basename(c[1]) == want]
     # another file, but right after the error (not for a malformed reply or call: no edit ends those)
-    near = [] if ended_by_next else [e for e in edits if e[0] <= start + 2]
+    near = [] if ended_by_next else [c for c in changes if c[4] and c[0] <= start + 2]
     again = next((r for r, c, ok in reruns if ok and " ".join(c.split()) == as_run), None)
     if not (same or near) and again and not ended_by_next:
-        # The very command that failed passed later: the last edit before that run ended it.
-        near = [e for e in sorted(edits + rewrites, key=lambda e: e[0], reverse=True) if e[0] <= again][:1]
+        # The very command that failed passed later: the last change before that run ended it.
+        near = [c for c in reversed(changes) if c[0] <= again][:1]
     if not (same or near):
         return Fix()
-    edit_round, edit_path, call, res = (same or near)[0]
+    edit_round, edit_path, call, res, _ = (same or near)[0]
     fix = Fix(None if edit_path == "?" else edit_path, edit_round, key_change(call, res), call=call)
     passed = next(((r, c) for r, c, ok in reruns if r >= edit_round and ok), None)
     if passed:

@@ -120,7 +120,8 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
 def _written(call: ToolCall, rnd: int) -> _Piece | None:
     """What a file tool wrote (a write's text, an edit's removed and added lines) as an elidable piece,
     None for any other call: the tail shows such a call as `→ tool path`, and only a document that
-    already holds the whole session spends its spare room on this (`TailRenderer.render`)."""
+    already holds the whole session spends its spare room on this (`TailRenderer.with_written`, asked
+    by the filler's `_widened`)."""
     if call.command or call.kind not in (ToolKind.WRITE, ToolKind.EDIT):
         return None
     lines: list[str] = []
@@ -145,9 +146,15 @@ def calls_by_id(rnd: Round) -> dict[str, ToolCall]:
 ROUND_HEADING_TOKENS = 8  # a kept round's `### rN` heading and the blank lines around it
 
 
-def render_rounds(rounds: list[Round], per_round: list[list[_Piece]], cap: int | None) -> str:
-    """Rounds under their headings, each piece at `cap` (the tail, and the filler widening it)."""
-    return "\n\n".join(f"### r{rnd.number}\n\n" + "".join(p.render(cap) for p in pieces).rstrip()
+def render_rounds(rounds: list[Round], per_round: list[list[_Piece]], cap: int | None,
+                  written: dict[int, _Piece] | None = None, written_cap: int | None = None) -> str:
+    """Rounds under their headings, each piece at `cap` (the tail, and the filler widening it); with
+    `written`, a file tool's line followed by what it wrote (by the line's id), at `written_cap`."""
+    def shown(p: _Piece) -> str:
+        after = written.get(id(p)) if written else None
+        return p.render(cap) + (after.render(written_cap) if after is not None else "")
+
+    return "\n\n".join(f"### r{rnd.number}\n\n" + "".join(shown(p) for p in pieces).rstrip()
                        for rnd, pieces in zip(rounds, per_round, strict=True))
 
 
@@ -181,8 +188,7 @@ class TailRenderer:
         for start in range(len(rounds)):
             kept = self.per_round[start:]
             for cap in CAPS:
-                used = sum(self.round_costs(cap)[start:])
-                if used <= budget:
+                if sum(self.round_costs(cap)[start:]) <= budget:
                     return render_rounds(rounds[start:], kept, cap), start
         return "", len(rounds)
 
@@ -206,9 +212,7 @@ class TailRenderer:
         for cap in CAPS:
             cost = sum(p.cost(cap) for p in self._written.values())
             if cost <= room:
-                return "\n\n".join(f"### r{rnd.number}\n\n" + "".join(
-                    p.render(None) + (self._written[id(p)].render(cap) if id(p) in self._written else "")
-                    for p in pieces).rstrip() for rnd, pieces in zip(self.rounds, self.per_round, strict=True)), cost
+                return render_rounds(self.rounds, self.per_round, None, self._written, cap), cost
         return None
 
 
