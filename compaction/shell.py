@@ -136,13 +136,13 @@ def leading_cd(command: str) -> tuple[str, str] | None:
 
 
 def first_word(cmd: str) -> str:
-    """The program a simple command runs (`cd` for a `cd …`; past `(`, `time`, `sudo`, `env`)."""
-    cmd = cmd.strip()
-    while cmd.startswith(("cd ", "(", "time ", "sudo ", "env ")):
-        if cmd.startswith("cd "):
-            return "cd"
-        cmd = cmd.split(None, 1)[1] if " " in cmd else ""
-    return cmd.split(None, 1)[0] if cmd else ""
+    """The program a simple command runs (`cd` for a `cd …`; past `(` and `past_prefixes`: `X=1`,
+    `time`, `sudo`, `env`…), as it was spelled (`/usr/bin/pnpm` stays whole)."""
+    cmd = cmd.strip().lstrip("( ")
+    if cmd.startswith("cd "):
+        return "cd"
+    ws = past_prefixes(cmd.split())
+    return ws[0] if ws else ""
 
 
 # --- exit status -------------------------------------------------------------------------------
@@ -161,19 +161,37 @@ def _last_command(command: str) -> str:
     return parts[-1] if parts else ""
 
 
-def found_nothing(command: str, exit_code: int | None) -> bool:
+def found_nothing(command: str, exit_code: int | None, silent: bool = False) -> bool:
     """Whether a command line's exit status says its look-up found nothing: 1 from a line whose last
-    command is a look-up (`pgrep -l x; pgrep -l y` exits with the second's status)."""
-    return exit_code == 1 and bool(command) and bool(_LOOKUP_RE.match(_last_command(command)))
-
-
-def benign_exit(command: str, exit_code: int | None) -> bool:
-    """Whether a command line's exit status 1 is no failure: a look-up that found nothing, or a
-    comparison whose answer is "they differ" or "false" (`diff a b`, `cmp`, `[ -f x ]`)."""
+    command is a look-up (`pgrep -l x; pgrep -l y` exits with the second's status), or, when the line
+    printed nothing (`silent`), whose first command is (`grep -q x f && echo found` stopped at grep)."""
     if exit_code != 1 or not command:
         return False
-    last = _last_command(command)
-    return bool(_LOOKUP_RE.match(last) or _COMPARE_RE.match(last))
+    return bool(_LOOKUP_RE.match(_last_command(command)) or silent and _LOOKUP_RE.match(_first_command(command)))
+
+
+def benign_exit(command: str, exit_code: int | None, silent: bool = False) -> bool:
+    """Whether a command line's exit status 1 is no failure: a look-up that found nothing
+    (`found_nothing`), or a comparison whose answer is "they differ" or "false" (`diff a b`, `cmp`,
+    `[ -f x ]`)."""
+    if exit_code != 1 or not command:
+        return False
+    return found_nothing(command, exit_code, silent) or bool(_COMPARE_RE.match(_last_command(command)))
+
+
+# How a harness tells a command's exit status inside its output (mini-swe-agent, OpenHands, Claude Code).
+EXIT_TAG_RE = re.compile(r"<returncode>-?\d+</returncode>|\[The command completed with exit code -?\d+\.\]|"
+                         r"[Ee]xit (?:code|status):? -?\d+")
+
+
+def printed_nothing(output: str) -> bool:
+    """Whether a command's output is empty but for the harness's exit-status tag."""
+    return not EXIT_TAG_RE.sub("", output).strip()
+
+
+def _first_command(command: str) -> str:
+    parts = split_commands(command)
+    return parts[0] if parts else ""
 
 
 # --- options and operands ----------------------------------------------------------------------

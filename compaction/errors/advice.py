@@ -49,6 +49,8 @@ _BY_ID: dict[str, str] = {
                              "whole statements (`python -m py_compile {path}`)",
     "ERR_TOOL_InvalidRange": "check the file's length (`wc -l {path}`) before viewing a line range",
     "ERR_TOOL_OutputTooLong": "never dump whole files or test logs: pipe through `| tail -n 40` or `| grep -m5 Error`",
+    "ERR_TOOL_ContextOverflow": "keep the request inside the model's context: drop files from the chat, clear "
+                                "or compact the history, or ask about one file at a time",
     "ERR_TOOL_RateLimited": "wait before retrying (back off: 1 s, 2 s, 4 s…) and batch work into fewer calls",
     "ERR_TOOL_UnknownTool": "call only the tools and skills the session lists; check the exact name first",
     "ERR_TOOL_FormatError": "exactly one ```bash block per reply; quote other code in plain text",
@@ -84,6 +86,13 @@ _TS_BY_NAME: dict[str, str] = {
     "NotAllCodePathsReturn": "add `default: exhaustiveCheck(x)` / a final `return` (`noImplicitReturns`)",
 }
 
+def _cut(command: str, limit: int = 80) -> str:
+    """A command within `limit` characters, cut between words (a cut word reads as a real one)."""
+    if len(command) <= limit:
+        return command
+    return command[:limit].rsplit(" ", 1)[0] + " …"
+
+
 def _fill(template: str, rec: ErrorRecord) -> str:
     loc = next(iter(rec.locations()), None)
     path = (loc.path if loc else None) or ""
@@ -91,7 +100,7 @@ def _fill(template: str, rec: ErrorRecord) -> str:
     symbol = next((o.location.symbol for o in reversed(rec.occurrences) if o.location.symbol), "") or ""
     test = rec.tests[-1] if rec.tests else ""
     values = {
-        "path": path or "<file>", "dir": posixpath.dirname(path) or ".", "command": command[:80] or "<command>",
+        "path": path or "<file>", "dir": posixpath.dirname(path) or ".", "command": _cut(command) or "<command>",
         "symbol": symbol or "<name>", "test": test or "<test>",
     }
     out = template

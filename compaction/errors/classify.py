@@ -110,10 +110,12 @@ _GO_PANIC = re.compile(r"^panic: ([^\n]*)$", re.M)
 _GO_BUILD = re.compile(r"^(\S+\.go):(\d+):(\d+): ([^\n]*)$", re.M)
 _GO_FAIL = re.compile(r"^--- FAIL: (\S+)[^\n]*$", re.M)
 # vitest/jest: ` FAIL  src/a.test.ts > suite > test` (vitest, a browser project's name first), ` FAIL  src/a.test.js`
-# (jest); their summaries `Tests  1 failed | 38 passed (39)` and `Tests:       1 failed, 38 passed, 39 total`.
+# (jest, with its run time when slow: `(5.831 s)`); their summaries `Tests  1 failed | 38 passed (39)` and `Tests:       1 failed, 38 passed, 39 total`.
 _JS_TEST_FAIL = re.compile(r"^[ \t]*FAIL[ \t]+(?:\|?[\w-]+(?: \([^)\n]*\))?\|?[ \t]+(?=\S+\.\w+))?"
                            r"(\S+\.(?:[cm]?[jt]sx?|vue|svelte|astro))"
-                           r"(?:[ \t]+>[ \t]+([^\n]+?))?[ \t]*$", re.M)
+                           r"(?:[ \t]+>[ \t]+([^\n]+?))?(?:[ \t]+\(\d[\d.]*[ \t]*m?s\))?[ \t]*$", re.M)
+# jest names each failed test under its file's FAIL line: `  ● suite › test`.
+_JEST_TEST = re.compile(r"^[ \t]*● ([^\n]+?)[ \t]*$", re.M)
 _JS_TEST_SUMMARY = re.compile(r"^[ \t]*Tests:?[ \t]+(\d+) failed\b[^\n]*$", re.M)
 _JS_EXC_NAME = re.compile(r"((?:[A-Z]\w*)?(?:Error|Exception)):")
 _JS_TEST_REASON = re.compile(r"^[ \t]*(?:(?:[A-Z]\w*)?(?:Error|Exception)\b|expected\b|Expected\b)[^\n]*", re.M)
@@ -157,6 +159,10 @@ _INVALID_RANGE = re.compile(
     r"^[^\n]*?(?:[Ii]nvalid `?view_range`?|`?view_range`?[^\n]*?\b(?:should|must|invalid|out of)\b|"
     r"[Ii]nvalid (?:line )?range\b)[^\n]*$", re.M)
 _TOO_LONG = re.compile(r"^[^\n]*The output of your last command was too long[^\n]*$", re.M)
+# The model's request outgrew its context window (litellm/OpenAI-compatible servers, Anthropic, aider).
+_CONTEXT_FULL = re.compile(r"^[^\n]*?(?:exceeds? the (?:available|maximum) context (?:size|length|window)|"
+                           r"maximum context length is \d+|context_length_exceeded|prompt is too long: \d+|"
+                           r"has hit a token limit!)[^\n]*$", re.M)
 _FORMAT = re.compile(r"^[^\n]*Please always provide EXACTLY ONE action[^\n]*$", re.M)
 _INVALID_PARAM = re.compile(
     r"^[^\n]*?(?:Parameter ['`]\w+['`] is (?:expected to be one of|required)|Invalid `\w+` parameter|"
@@ -364,6 +370,8 @@ def _js_tests(trig: Triggers, hits: list[Hit]) -> None:
     for i, m in enumerate(failed):
         path, test = m.group(1), (m.group(2) or "").strip()
         stop = min(len(text), m.end() + 400, failed[i + 1].start() if i + 1 < len(failed) else len(text))
+        if not test and (named_by_jest := _JEST_TEST.search(text, m.end(), stop)):
+            test = named_by_jest.group(1).replace(" › ", " > ")
         reason = _JS_TEST_REASON.search(text, m.end(), stop)  # its own block's, never the next test's
         detail = ": ".join(p for p in (test, reason.group(0).strip() if reason else "") if p)
         tests = [f"{path} > {test}" if test else path]
@@ -508,6 +516,8 @@ _TOOL_TABLE: list[tuple[Needles, re.Pattern, str, bool]] = [
      False),
     (needles("Permission denied", "Operation not permitted", "EACCES"), _PERM, "ERR_TOOL_PermissionDenied", False),
     (needles("output of your last command was too long"), _TOO_LONG, "ERR_TOOL_OutputTooLong", False),
+    (needles("context size", "context length", "context window", "context_length", "prompt is too long",
+             "hit a token limit"), _CONTEXT_FULL, "ERR_TOOL_ContextOverflow", False),
     (needles("EXACTLY ONE action"), _FORMAT, "ERR_TOOL_FormatError", False),
     (needles("is expected to be one of", "is required for command", "parameter", "Invalid command:", "Unknown command:",
              "invalid choice:"), _INVALID_PARAM, "ERR_TOOL_InvalidArgument", False),

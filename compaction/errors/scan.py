@@ -20,7 +20,16 @@ from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.events import EventKind, parse_test_summary, results_of_calls, shell_reads, shell_writes
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
-from compaction.shell import benign_exit, first_word, norm_command, scripts_run
+from compaction.shell import (
+    EXIT_TAG_RE,
+    benign_exit,
+    first_word,
+    norm_command,
+    past_prefixes,
+    printed_nothing,
+    scripts_run,
+    split_commands,
+)
 from compaction.transcripts.user_feedback import words_after
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
@@ -32,8 +41,6 @@ _RUNNER = re.compile(r"\b(?:python\d?(?:\.\d+)?|pytest|node|ts-node|tsx|deno|jav
 _SCRIPT_EXT = re.compile(r"[\w/]\.(?:py|js|mjs|cjs|ts|sh|java|go|rb|pl)$")
 _REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|issue\w*|test_issue\w*|demo\w*)"
                          r"\.\w+$", re.I)
-_RC_TAG = re.compile(r"<returncode>-?\d+</returncode>|\[The command completed with exit code -?\d+\.\]|"
-                     r"[Ee]xit (?:code|status):? -?\d+")
 _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason) (?:is|was)|this means|caused by|seems|"
                     r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|turns out|"
                     r"is split|spans (?:two|several|multiple)|failed (?:before|because|with))\b", re.I)
@@ -61,7 +68,8 @@ def legacy_transcript_id(transcript: Transcript) -> str:
 
 
 def _basename(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1]
+    """A path's file name, in POSIX or Windows spelling (`c:\\repo\\a.ts` and `src/a.ts` are one)."""
+    return re.split(r"[/\\]", path.rstrip("/\\"))[-1]
 
 
 def _norm_command(cmd: str | None) -> str:
@@ -142,14 +150,14 @@ def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
     content = res.content or ""
     if res.exit_code not in (None, 0):
         cmd = (call.command if call else "") or ""
-        if benign_exit(cmd, res.exit_code):
+        if benign_exit(cmd, res.exit_code, printed_nothing(content)):
             return None
         err_id = "ERR_TOOL_NonZeroExit"
     elif res.is_error:
         err_id = "ERR_TOOL_ToolError"
     else:
         return None
-    m = _RC_TAG.search(content)
+    m = EXIT_TAG_RE.search(content)
     lines = _said_lines(content, last=err_id != "ERR_TOOL_ToolError")
     if err_id == "ERR_TOOL_ToolError" and lines:
         s, e = lines[0]
@@ -339,7 +347,7 @@ _EDIT_REFUSED = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_Inv
 # (a "provide EXACTLY ONE action" complaint was "solved" by editing requests/models.py); the next well-formed
 # call did.
 _ENDED_BY_THE_NEXT_CALL = ("ERR_TOOL_FormatError", "ERR_TOOL_OutputTooLong", "ERR_TOOL_UnknownTool",
-                           "ERR_TOOL_RateLimited")
+                           "ERR_TOOL_RateLimited", "ERR_TOOL_ContextOverflow")
 
 
 def _failed(res: ToolResult | None) -> bool:
@@ -359,11 +367,14 @@ def changed_arguments(failed: ToolCall | None, retry: ToolCall) -> str:
     if failed is None or failed.name != retry.name or not isinstance(retry.arguments, dict):
         return ""
     before = failed.arguments if isinstance(failed.arguments, dict) else {}
+    new_command = retry.command != failed.command
     out: list[str] = []
     for key, value in retry.arguments.items():
         old = before.get(key)
         if old == value or value == retry.command:
             continue  # the command line itself is shown already
+        if new_command and isinstance(value, str) and _LABEL.fullmatch(value):
+            continue  # a new command's caption (`description: Find next config`): the command is the change
         now, was = _short(value), _short(old)
         if now is None:  # a multi-line argument (`edit 287:296` + the new text): its first line, when that changed
             now, was = _head_line(value), _head_line(old)
@@ -371,6 +382,10 @@ def changed_arguments(failed: ToolCall | None, retry: ToolCall) -> str:
                 continue
         out.append(f"`{key}: {now}`" + (f" (was {was})" if was is not None else ""))
     return ", ".join(out[:3])
+
+
+# Words only, two or more: a caption a person reads, not a setting the tool acts on.
+_LABEL = re.compile(r"[A-Za-z][\w'’,.()-]*(?: [\w'’,.()/-]+)+")
 
 
 def _head_line(value: object) -> str | None:
@@ -484,11 +499,11 @@ def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolRes
 
 
 def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _ResultsCache | None = None) -> Fix:
-    """The edit and the passing re-run that ended the error, looking at most 10 rounds past its last
-    occurrence: an edit of the erroring file (the file its location names, else the one script its
-    command ran; a heredoc that rewrites it counts), else an in-place edit of another file within the
-    next two rounds (a later unrelated edit did not end this error), else, when the very command that
-    failed passed later, the last edit before that run."""
+    """The edit and the passing re-run that ended the error: an edit of the erroring file (the file its
+    location names, else the one script its command ran; a heredoc that rewrites it counts) within 20
+    rounds of its last occurrence (an agent may look around for a dozen rounds first), else an in-place
+    edit of another file within the next two rounds (a later unrelated edit did not end this error),
+    else, when the very command that failed passed within ten rounds, the last edit before that run."""
     last = rec.occurrences[-1]
     cmd_key = _norm_command(last.location.command)
     # A run whose own script failed names that script (not for a malformed reply or call: its form failed)
@@ -500,7 +515,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     changes: list[tuple[int, str, ToolCall, ToolResult | None, bool]] = []
     reruns: list[tuple[int, str, bool]] = []
     as_run = " ".join((last.location.command or "").split())
-    for rnd in transcript.rounds[start:start + 10]:
+    for rnd in transcript.rounds[start:start + 20]:
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for call in msg.tool_calls:
@@ -518,7 +533,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     same = [c for c in changes if want and _basename(c[1]) == want]
     # another file, but right after the error (not for a malformed reply or call: no edit ends those)
     near = [] if ended_by_next else [c for c in changes if c[4] and c[0] <= start + 2]
-    again = next((r for r, c, ok in reruns if ok and " ".join(c.split()) == as_run), None)
+    again = next((r for r, c, ok in reruns if ok and r <= start + 10 and " ".join(c.split()) == as_run), None)
     if not (same or near) and again and not ended_by_next:
         # The very command that failed passed later: the last change before that run ended it.
         near = [c for c in reversed(changes) if c[0] <= again][:1]
@@ -535,24 +550,84 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
 def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
                   cache: _ResultsCache | None = None) -> tuple[int, str, ToolCall | None] | None:
     """Without an edit that ended it: the first run, within three rounds, of the same program (`ls`,
-    `mvn`, `python`…) that succeeded — the corrected path, the retry; for a failure without a command
-    line (a file tool, the model's API), the next read or command that succeeded, or the next reply."""
-    command = rec.occurrences[-1].location.command
-    program = first_word(command) if command else None
-    for rnd in transcript.rounds[start:start + 3]:
+    `mvn`, `python`…) that succeeded — the corrected path, the retry — or within six, of the same
+    program and first argument (`COREPACK_ENABLE_PROJECT_SPEC=0 pnpm --version` after looking around);
+    for a failure without a command line (a file tool, the model's API), the next read or command that
+    succeeded, or the next reply. A run that prints the error again did not succeed, whatever its status."""
+    last = rec.occurrences[-1]
+    command = last.location.command
+    program = _program(command) if command else None
+    said = _said_again(last)
+    call_of = _program_call(command) if command else None
+    for rnd in transcript.rounds[start:start + 6]:
+        near = rnd.number <= start + 3
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for call in msg.tool_calls:
-                if not _succeeded(results.get(id(call))):
+                res = results.get(id(call))
+                if not _succeeded(res) or said and said in (res.content or ""):  # a pipe hid its status
                     continue
-                if program and call.command and first_word(call.command) == program:
+                if program and call.command and (_program(call.command) == program if near
+                                                 else _program_call(call.command) == call_of):
                     return rnd.number, f"`{_as_run(call.command)}`", call
-                if not program and call.kind in (ToolKind.READ, ToolKind.SEARCH, ToolKind.SHELL):
+                if near and not program and call.kind in (ToolKind.READ, ToolKind.SEARCH, ToolKind.SHELL):
                     what = call.command or " ".join(x for x in (call.name, call.path) if x)
                     return rnd.number, f"`{_as_run(what)}`", call
+            if not near:
+                continue
             if not program and msg.role is Role.ASSISTANT and msg.text.strip() and not msg.tool_calls:
                 return rnd.number, "the next reply", None  # a failed model or tool call: the session went on
     return None
+
+
+def _program(command: str) -> str:
+    """The program a command line runs first, by its file name (`/opt/bin/pnpm` and `pnpm` are one)."""
+    return first_word(command).rsplit("/", 1)[-1]
+
+
+def _program_call(command: str) -> tuple[str, ...]:
+    """The program a line runs first with its first argument (`pnpm --version`): a run a few rounds
+    later that matches it retries the very call, not just the program."""
+    first = split_commands(command)[:1]
+    said = past_prefixes(first[0].split()) if first else []
+    return (said[0].rsplit("/", 1)[-1], *said[1:2]) if said else ()
+
+
+def _said_again(occ: Occurrence) -> str:
+    """The error's message line, when long enough to tell that a later run printed it again: a run
+    whose status says success (`pnpm -v 2>&1 | head -5` exits with head's 0) failed the same way."""
+    line = (occ.detail or occ.evidence).strip().split("\n", 1)[0].strip()
+    return line if len(line) >= 24 and not EXIT_TAG_RE.fullmatch(line) else ""
+
+
+def _intent(transcript: Transcript, fix: Fix, occ: Occurrence) -> str:
+    """What the agent said it was doing just before an edit whose change the export does not show
+    (“Adding a `matchMedia` mock so the HarmonyShell test can run”): in the last reply of the fix's
+    round or the one before that names the error's words (`window.matchMedia is not a function`), the
+    first sentence or list item that does, unhedged."""
+    detail = occ.detail or occ.evidence
+    names = {w.lower() for w in re.findall(r"[A-Za-z_]\w{4,}", detail) if not w.endswith(("Error", "Exception"))}
+    names -= _PLAIN_WORDS
+    if not names or fix.round is None:
+        return ""
+    found = ""
+    for rnd in transcript.rounds[max(0, fix.round - 2):fix.round]:
+        for msg in rnd.messages:
+            if msg.role is Role.ASSISTANT and msg.text:  # a reply's words come before its calls
+                text = _THOUGHT.sub("", msg.text.split("```", 1)[0])
+                sentences = (x.strip() for line in text.splitlines() for x in _SENTENCE.split(line))
+                found = next((x.rstrip(".") for x in sentences
+                              if 30 <= len(x) <= 200 and not _HEDGE.search(x) and not x.endswith("?")
+                              and names & {w.lower() for w in re.findall(r"\w+", x)}), found)
+            if fix.call is not None and any(c is fix.call for c in msg.tool_calls):
+                return found  # only what was said up to the edit
+    return found
+
+
+# Words of an error message that name nothing of the project.
+_PLAIN_WORDS = frozenset({"function", "undefined", "object", "cannot", "property", "properties", "reading",
+                          "expected", "received", "found", "module", "named", "value", "called", "argument",
+                          "arguments", "instance", "which", "there", "defined", "valid", "string", "number"})
 
 
 def _reread(transcript: Transcript, after: int, until: int, path: str | None) -> str | None:
@@ -575,8 +650,8 @@ def _reread(transcript: Transcript, after: int, until: int, path: str | None) ->
 
 
 def _as_run(command: str) -> str:
-    """A command as it was run: its first line, whole when short enough."""
-    line = command.strip().split("\n", 1)[0]
+    """A command as it was run: its first line (continued lines joined), whole when short enough."""
+    line = re.sub(r"[ \t]*\\\n[ \t]*", " ", command.strip()).split("\n", 1)[0]
     return line if len(line) <= 160 else line[:159] + "…"
 
 
@@ -599,6 +674,10 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if rec.id == "ERR_TOOL_UserRejected" and (said := _user_said_after(transcript, last.message)):
         parts.append(f"the user said: “{said}”")
     fix = _fix_after(transcript, rec, last.round, cache)
+    # the agent's words after a malformed reply or call are about its work, not about that failure
+    why = None if rec.id in _ENDED_BY_THE_NEXT_CALL else _explanation(transcript, last.round)
+    if not fix.round and rec.count > 1 and rec.id in _EDIT_REFUSED:
+        why = "; ".join(_diagnoses(transcript, rec)) or why
     if fix.round:
         text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
         reread = _reread(transcript, last.round, fix.round, fix.path) if rec.id in _EDIT_REFUSED else None
@@ -609,13 +688,11 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f" with {changed}"
         if fix.change:
             text += f": {fix.change}"
+        elif not why and (said := _intent(transcript, fix, last)):  # what it did, said in its words
+            text += f" — “{said}”"
         if fix.passed_round and fix.passed_command:
             text += f"; then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
         parts.append(text)
-    # the agent's words after a malformed reply or call are about its work, not about that failure
-    why = None if rec.id in _ENDED_BY_THE_NEXT_CALL else _explanation(transcript, last.round)
-    if not fix.round and rec.count > 1 and rec.id in _EDIT_REFUSED:
-        why = "; ".join(_diagnoses(transcript, rec)) or why
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
         hedged = _HEDGE.search(why) is not None or why.rstrip().endswith("?")  # a question is a guess too
         label = "the agent's guess: " if hedged else ("cause: " if fix.round else "")

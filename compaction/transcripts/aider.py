@@ -100,9 +100,10 @@ def search_replace_calls(text: str, msg_index: int) -> list[ToolCall]:
 
 
 # aider's own lines that end a reply whose fence was never closed: its reports; and, right after a blank or
-# a `>` line (not inside a quoted history), an interrupt (`^C`) or a new session's header (a restart)
+# a `>` line (not inside a quoted history), an interrupt (`^C`), the model's token limit that cut the reply,
+# or a new session's header (a restart)
 _AIDER_OWN = re.compile(r"^> (?:Applied edit to |Tokens: |Commit [0-9a-f]{7} |Did not apply edit)")
-_AIDER_BREAK = re.compile(r"^(?:> \^C |# aider chat started at )")
+_AIDER_BREAK = re.compile(r"^(?:> \^C |> Model \S+ has hit a token limit!|# aider chat started at )")
 
 
 def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:

@@ -23,7 +23,7 @@ from compaction.history.sentences import THOUGHT_RE, prose, sentences_around
 from compaction.history.sources.blocks import referenced_blocks
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
-from compaction.shell import found_nothing
+from compaction.shell import found_nothing, printed_nothing
 
 LEVEL_RATIOS = (0.5, 0.4, 0.25)  # seed 000's hierarchical levels
 SHARE = 0.15  # of the compaction target the timeline may fill before older rounds merge into phases
@@ -418,7 +418,7 @@ def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> 
     content = res.content or ""
     cmd = first_line(command, 100)
     failed = res.is_error or res.exit_code not in (None, 0)
-    if failed and found_nothing(command, res.exit_code):  # a look-up that matched nothing: no failure
+    if failed and found_nothing(command, res.exit_code, printed_nothing(content)):  # a look-up that matched nothing: no failure
         return f"`{cmd}` → nothing found", 8
     if summary == "?":
         summary = parse_test_summary(content) if content else None

@@ -1,0 +1,136 @@
+"""What ended an error, found in the shapes real sessions take: a retry with an environment prefix some
+rounds later, a rerun whose pipe hid its failure, a fix a dozen rounds on in a Windows path, an edit
+whose text the export left out (told by the agent's words), a look-up that found nothing (no error),
+jest's slow-test FAIL line, and the model's context window overflowing (issue 14 item 3)."""
+
+from __future__ import annotations
+
+from compaction.errors import scan_transcript
+from compaction.errors.advice import advise
+from compaction.errors.classify import classify
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+from compaction.shell import benign_exit, first_word, found_nothing, printed_nothing
+from compaction.transcripts import load_transcript
+
+COREPACK_REFUSAL = 'This project is configured to use yarn because /home/u/package.json has a "packageManager" field'
+
+
+def _shell(msgs: list[Message], cid: str, command: str, output: str, code: int, *, say: str = "",
+           description: str | None = None) -> None:
+    args = {"command": command, **({"description": description} if description else {})}
+    msgs.append(Message(len(msgs), Role.ASSISTANT, say, tool_calls=[ToolCall("Bash", args, cid, ToolKind.SHELL,
+                                                                             command)]))
+    msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(output, cid, "Bash", is_error=code != 0,
+                                                                       exit_code=code or None)]))
+
+
+def _edit(msgs: list[Message], cid: str, path: str, *, say: str = "", args: dict | None = None) -> None:
+    msgs.append(Message(len(msgs), Role.ASSISTANT, say, tool_calls=[ToolCall("edit_file", args or {"path": path},
+                                                                             cid, ToolKind.EDIT, path=path)]))
+    msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult("ok", cid, "edit_file")]))
+
+
+def _records(msgs: list[Message]) -> dict[str, str]:
+    return {r.id: r.solution or "" for r in scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs)))}
+
+
+def test_a_retry_with_an_environment_prefix_rounds_later_ends_the_error_and_a_masked_failure_does_not():
+    msgs = [Message(0, Role.USER, "build the app with pnpm")]
+    _shell(msgs, "a", "pnpm --version 2>&1", f"Exit code 1\n{COREPACK_REFUSAL}", 1)
+    _shell(msgs, "b", "cat /home/u/package.json | head -5", '{"packageManager": "yarn@1"}', 0)
+    _shell(msgs, "c", "ls -la | grep lock", "pnpm-lock.yaml", 0)
+    _shell(msgs, "d", "which pnpm corepack", "/usr/bin/pnpm\n/usr/bin/corepack", 0)
+    _shell(msgs, "e", "/usr/bin/pnpm --version 2>&1 | head -5", COREPACK_REFUSAL, 0)  # head's status, pnpm's error
+    _shell(msgs, "f", "COREPACK_ENABLE_PROJECT_SPEC=0 pnpm --version 2>&1 | tail -3", "10.33.2", 0)
+    solution = _records(msgs)["ERR_TOOL_NonZeroExit"]
+    assert solution == "then `COREPACK_ENABLE_PROJECT_SPEC=0 pnpm --version 2>&1 | tail -3` succeeded (r6)"
+
+
+def test_a_later_run_of_another_command_of_the_same_program_is_no_retry_past_three_rounds():
+    msgs = [Message(0, Role.USER, "build it")]
+    _shell(msgs, "a", "pnpm build", "Exit code 1\nerror: missing script: build in this package", 1)
+    for i in range(4):
+        _shell(msgs, f"l{i}", f"ls dir{i}", "a.txt", 0)
+    _shell(msgs, "z", "pnpm install", "done", 0)
+    assert _records(msgs)["ERR_TOOL_NonZeroExit"].startswith("no fix seen after r1")
+
+
+def test_a_look_up_that_printed_nothing_is_no_failure_even_when_later_commands_of_its_chain_did_not_run():
+    command = 'grep -E "packageManager" package.json && echo "---" && ls .npmrc'
+    assert printed_nothing("Exit code 1") and printed_nothing("") and not printed_nothing("Exit code 1\nls: x")
+    assert found_nothing(command, 1, silent=True) and benign_exit(command, 1, silent=True)
+    assert not benign_exit(command, 1) and not found_nothing(command, 1)  # its output unknown: ls may have failed
+    assert not found_nothing("make -s && echo built", 1, silent=True)  # a silent failure of a build is one
+    msgs = [Message(0, Role.USER, "check the config")]
+    _shell(msgs, "a", command, "Exit code 1", 1)
+    assert "ERR_TOOL_NonZeroExit" not in _records(msgs)
+
+
+def test_the_program_of_a_line_is_found_past_assignments_and_wrappers():
+    assert first_word("COREPACK_ENABLE_PROJECT_SPEC=0 pnpm --version") == "pnpm"
+    assert first_word("sudo -u app env -i /usr/bin/python3 x.py") == "/usr/bin/python3"
+    assert first_word("(cd x && make)") == "cd"
+    assert first_word("  time  pytest -q") == "pytest"
+
+
+def test_an_edit_of_the_failing_test_file_a_dozen_rounds_on_in_windows_spelling_ends_the_error():
+    jest = ("FAIL src/__tests__/Shell.test.tsx (5.831 s)\n"
+            "  ● Shell › passes canPin=false to MessageList\n\n"
+            "    TypeError: window.matchMedia is not a function\n\n"
+            "      at getViewportSnapshot (src/components/Shell.tsx:49:42)\n\n"
+            "Tests:       1 failed, 1 passed, 2 total\n")
+    msgs = [Message(0, Role.USER, "run the frontend tests")]
+    _shell(msgs, "t", "npm test -- src/__tests__/Shell.test.tsx", jest, 1)
+    for i in range(11):
+        _shell(msgs, f"r{i}", f"rg -n canPin src/part{i}", "src/x.tsx:1: canPin", 0)
+    _edit(msgs, "e", "c:\\Users\\me\\app\\src\\__tests__\\Shell.test.tsx",
+          say="Env files are there now.\nAdding a `matchMedia` mock so the Shell test can run under jsdom.")
+    _shell(msgs, "t2", "npm test -- src/__tests__/Shell.test.tsx", "Tests:       2 passed, 2 total", 0)
+    records = _records(msgs)
+    assert list(records) == ["ERR_JS_TypeError"]  # the exception is the record, the test failure its alias
+    assert records["ERR_JS_TypeError"] == (
+        "edited `c:\\Users\\me\\app\\src\\__tests__\\Shell.test.tsx` (r13) — “Adding a `matchMedia` mock so the "
+        "Shell test can run under jsdom”; then `npm test -- src/__tests__/Shell.test.tsx` passed (r14)")
+
+
+def test_jest_names_the_slow_failed_test_from_its_bullet_line():
+    out = ("FAIL src/a.test.tsx (12.5 s)\n  ● Suite › renders the list\n\n    Error: expected 3 rows\n")
+    hits = [h for h in classify(out, tool_output=True) if h.id == "ERR_LOGIC_TestFailed"]
+    assert hits and hits[0].path == "src/a.test.tsx" and hits[0].tests == ["src/a.test.tsx > Suite > renders the list"]
+
+
+def test_a_new_commands_caption_is_not_told_as_what_the_retry_changed():
+    msgs = [Message(0, Role.USER, "find the lint config")]
+    _shell(msgs, "a", "ls .eslintignore", "Exit code 1\nls: .eslintignore: No such file or directory", 1,
+           description="Find ESLint config")
+    _shell(msgs, "b", "ls next.config*", "next.config.ts", 0, description="Find next config")
+    assert _records(msgs)["ERR_TOOL_FileNotFound"] == "then `ls next.config*` succeeded (r2)"
+
+
+def test_the_models_context_window_overflowing_is_a_tool_record_of_its_own():
+    line = ("litellm.BadRequestError: OpenAIException - request (10259 tokens) exceeds the available context size "
+            "(10240 tokens), try increasing it")
+    assert [h.id for h in classify(line, tool_output=True)] == ["ERR_TOOL_ContextOverflow"]
+    assert [h.id for h in classify("Error: prompt is too long: 212000 tokens > 200000 maximum")] == [
+        "ERR_TOOL_ContextOverflow"]
+    assert classify("The context window of this model is 128k tokens.") == []
+    msgs = [Message(0, Role.USER, "analyse deploy.sh"), Message(1, Role.TOOL, "> " + line)]
+    (rec,) = scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs)))
+    assert rec.id == "ERR_TOOL_ContextOverflow" and "context" in advise(rec)
+
+
+def test_an_aider_reply_cut_by_the_token_limit_inside_a_fence_ends_there(tmp_path):
+    history = tmp_path / ".aider.chat.history.md"
+    history.write_text(
+        "# aider chat started at 2025-01-01 10:00:00\n\n"
+        "#### improve Counter.sol  \n\n"
+        "Here is the improved contract:\n\n```solidity\ncontract Counter {\n    uint public number;\n\n\n"
+        ">  \n> Model openai/qwen has hit a token limit!  \n> Token counts below are approximate.  \n\n"
+        "#### analyse deploy_anvil.sh  \n"
+        "> litellm.BadRequestError: OpenAIException - request (10259 tokens) exceeds the available context size "
+        "(10240 tokens), try increasing it  \n", encoding="utf-8")
+    t = load_transcript(str(history))
+    users = [m.text.strip() for m in t.messages if m.role is Role.USER]
+    assert users == ["improve Counter.sol", "analyse deploy_anvil.sh"]
+    assert not any("deploy_anvil" in m.text for m in t.messages if m.role is Role.ASSISTANT)
+    assert "ERR_TOOL_ContextOverflow" in {r.id for r in scan_transcript(t)}
