@@ -184,6 +184,31 @@ EXIT_TAG_RE = re.compile(r"<returncode>-?\d+</returncode>|\[The command complete
                          r"[Ee]xit (?:code|status):? -?\d+")
 
 
+# A harness's bookkeeping lines around a command's output (Gemini CLI's `Error: (none)`, `Exit Code: 1`,
+# `Signal: 0`, `Background PIDs: (none)`, `Process Group PGID: 7`, `Directory: (root)`; a fence; a bare tag):
+# fullmatch on a stripped line. They say nothing of what went wrong.
+STATUS_LINE_RE = re.compile(r"`{3,}\w*|</?\w+>|\[The command completed[^\n]*|[A-Z][\w ]{0,30}: \(none\)|"
+                            r"(?:Exit [Cc]ode|Signal|Process Group PGID|Background PIDs|Directory):[^\n]*")
+# Gradle's account of a failed build: the lines after `* What went wrong:`.
+_WENT_WRONG_RE = re.compile(r"^\* What went wrong:[ \t]*\r?\n((?:[^\n]*\S[^\n]*(?:\n|$)){1,2})", re.M)
+
+
+def went_wrong(output: str) -> tuple[int, int] | None:
+    """(start, end) of what a build tool said went wrong, at most two lines (`Problem configuring task
+    :app:test from command line.` / `> Unknown command-line option '--tests'.`), else None."""
+    if "went wrong:" not in output:
+        return None
+    m = _WENT_WRONG_RE.search(output)
+    if m is None:
+        return None
+    block = m.group(1)
+    lines = [ln for ln in block.split("\n") if ln.strip()]
+    end = m.start(1) + len(block.rstrip())
+    if len(lines) > 1 and not lines[1].lstrip().startswith(">"):  # a second line only when it details the first
+        end = m.start(1) + len(block.split("\n", 1)[0].rstrip())
+    return m.start(1), end
+
+
 def printed_nothing(output: str) -> bool:
     """Whether a command's output is empty but for the harness's exit-status tag."""
     return not EXIT_TAG_RE.sub("", output).strip()

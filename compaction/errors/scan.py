@@ -22,6 +22,7 @@ from compaction.events import EventKind, parse_test_summary, results_of_calls, s
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.shell import (
     EXIT_TAG_RE,
+    STATUS_LINE_RE,
     benign_exit,
     first_word,
     norm_command,
@@ -29,6 +30,7 @@ from compaction.shell import (
     printed_nothing,
     scripts_run,
     split_commands,
+    went_wrong,
 )
 from compaction.transcripts.user_feedback import words_after
 
@@ -158,7 +160,8 @@ def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
     else:
         return None
     m = EXIT_TAG_RE.search(content)
-    lines = _said_lines(content, last=err_id != "ERR_TOOL_ToolError")
+    wrong = went_wrong(content)
+    lines = [wrong] if wrong else _said_lines(content, last=err_id != "ERR_TOOL_ToolError")
     if err_id == "ERR_TOOL_ToolError" and lines:
         s, e = lines[0]
         if (e - s < 10 or content[s:e].endswith(":")) and len(lines) > 1:  # a bare "ERROR:" banner, or a line
@@ -173,19 +176,18 @@ def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
     return Hit(err_id, s, e, content[s:e], detail=content[s:e])
 
 
-_TAG_LINE = re.compile(r"\s*</?\w+>\s*")
 
 
 def _said_lines(content: str, last: bool) -> list[tuple[int, int]]:
     """(start, end) of the output's first two lines that say something (not blank, not a bare
-    `<tag>`), or of its last such line when `last`: what the fallback quotes, found from the end it
+    `<tag>` or a harness's status line, `shell.STATUS_LINE_RE`), or of its last such line when `last`: what the fallback quotes, found from the end it
     reads instead of listing every line of a long output first."""
     out: list[tuple[int, int]] = []
     if last:
         end = len(content)
         while not out:
             nl = content.rfind("\n", 0, end)
-            if content[nl + 1:end].strip() and not _TAG_LINE.fullmatch(content, nl + 1, end):
+            if content[nl + 1:end].strip() and not STATUS_LINE_RE.fullmatch(content[nl + 1:end].strip()):
                 out.append((nl + 1, end))
             if nl < 0:
                 break
@@ -195,7 +197,7 @@ def _said_lines(content: str, last: bool) -> list[tuple[int, int]]:
     while len(out) < 2:
         nl = content.find("\n", start)
         end = len(content) if nl < 0 else nl
-        if content[start:end].strip() and not _TAG_LINE.fullmatch(content, start, end):
+        if content[start:end].strip() and not STATUS_LINE_RE.fullmatch(content[start:end].strip()):
             out.append((start, end))
         if nl < 0:
             break
@@ -650,8 +652,11 @@ def _reread(transcript: Transcript, after: int, until: int, path: str | None) ->
 
 
 def _as_run(command: str) -> str:
-    """A command as it was run: its first line (continued lines joined), whole when short enough."""
-    line = re.sub(r"[ \t]*\\\n[ \t]*", " ", command.strip()).split("\n", 1)[0]
+    """A command as it was run: its first line, whole when short enough (a line it continues on the
+    next, `… && \\`, ends in "…")."""
+    line = command.strip().split("\n", 1)[0]
+    if line.endswith("\\") and "\n" in command.strip():
+        line = line[:-1].rstrip() + " …"
     return line if len(line) <= 160 else line[:159] + "…"
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, TranscriptError
-from compaction.transcripts._agent_tools import first_path, kind_of, make_call, patch_paths
+from compaction.transcripts._agent_tools import exit_code_for, first_path, kind_of, make_call, patch_paths
 from compaction.transcripts._fences import outside_fences
 from compaction.transcripts._io import read_text
 
@@ -160,7 +160,9 @@ def _agent(t: Transcript, body: str, ts: str | None, line: int, *, sidechain: bo
         block = body[start:end]
         call = _call(block, ttype, tname, f"ss-{line}-{len(calls)}")
         calls.append(call)
-        results.append(ToolResult(_block_text(block), call.id, call.name))
+        text = _block_text(block)
+        code = exit_code_for(call.name, text)  # a shell tool's block states it (`Exit Code: 1`)
+        results.append(ToolResult(text, call.id, call.name, is_error=bool(code), exit_code=code))
         pos = end
     texts.append(body[pos:])
     prose = "\n".join(x.strip() for x in texts if x.strip())

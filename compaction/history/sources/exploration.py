@@ -12,18 +12,14 @@ from __future__ import annotations
 import re
 
 from compaction.events import EventKind
-from compaction.history.facts import WS_RE, Fact, cite, display_path, first_line
+from compaction.history.facts import WS_RE, Fact, cite, display_path
+from compaction.history.lookups import FAILED_RE, PATH_LINE_RE, found_nothing_in, lookup_hits, lookup_text
 from compaction.history.sections import Section
 from compaction.history.sources.decisions import AHEAD
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Role, ToolCall, ToolKind
-from compaction.transcripts.arg_names import LOOKUP, arg_text
+from compaction.model import Role, ToolKind
 
-# Shell lines that look things up without changing anything: their empty output is itself a finding.
-_LOOKUP_RE = re.compile(r"^\s*(?:cd \S+ && )?(?:find|grep|rg|ag|fd|ls|git grep|git ls-files|locate|which)\b")
 _HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s+([A-Z0-9].+?)\s*#*$|(?:\d+\.\s+)?\*\*([^*]{3,80})\*\*\s*[-–:]\s*(.*))")
-_FAILED_RE = re.compile(r"No such file|cannot access|not found", re.IGNORECASE)
-_PATH_LINE_RE = re.compile(r"(?m)^\s*\.?/?[\w.@-]+(?:/[\w.@-]+)+\.\w{1,6}(?=[:\s]|$)")
 _FILE_RE = re.compile(r"\.\w{1,8}$")
 _OPTION_ARGS = frozenset({"-name", "-iname", "-path", "-ipath", "-type", "-e", "-g", "--glob", "--include", "--exclude",
                           "-maxdepth", "-mindepth", "-t", "--type", "-A", "-B", "-C", "-m"})
@@ -98,18 +94,18 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
                 continue
             for call in msg.tool_calls:
                 res = results.get(id(call))
-                lookup = _lookup(call)
+                lookup = lookup_text(call)
                 if lookup is not None:
                     out = (res.content if res is not None else "").strip()
                     if out and call.kind == ToolKind.SHELL and call.command.lstrip().startswith("ls") \
-                            and not _FAILED_RE.search(out[:300]):
+                            and not FAILED_RE.search(out[:300]):
                         continue  # a listing browsed: not a search with an outcome
-                    if not out or _FAILED_RE.search(out[:200]) and len(out) < 300:
+                    if found_nothing_in(out) or FAILED_RE.search(out[:200]) and len(out) < 300:
                         empty.append(lookup)
                         dead.append((lookup, rnd.number))
                         where.extend(_searched(call.command or "", ctx.cwd))
                     else:
-                        found.append(f"{lookup} → {_hits(out, ctx.cwd)}")
+                        found.append(f"{lookup} → {lookup_hits(out, ctx.cwd)}")
                         listed = _listed(out, ctx.cwd) or _searched(call.command or "", ctx.cwd)  # grep in one file
                         hits.append((_relative_command(lookup, ctx.cwd), listed, rnd.number))
                     rounds.add(rnd.number)
@@ -239,30 +235,7 @@ def _relative_command(lookup: str, cwd: str | None) -> str:
 def _listed(output: str, cwd: str | None) -> list[str]:
     """The paths a look-up's output lists (the path of each `path:line:` match), relative, once each."""
     return list(dict.fromkeys(display_path(m.group(0).split(":", 1)[0].strip(), cwd)
-                              for m in _PATH_LINE_RE.finditer(output[:4000])))
-
-
-def _lookup(call: ToolCall) -> str | None:
-    """How a look-up call reads (`find src -name "*.pony"`, `find_file "numpy_handler.py"`), or None
-    when the call is no look-up or says too little to retell (a bare tool name)."""
-    if call.kind == ToolKind.SHELL and call.command and _LOOKUP_RE.match(call.command) and "\n" not in call.command.strip():
-        return f"`{first_line(call.command, 100)}`"
-    if call.kind != ToolKind.SEARCH:
-        return None
-    what = call.command or arg_text(call.arguments, LOOKUP, blank=False)
-    if what is None:
-        args = call.arguments.get("args")
-        what = " ".join(map(str, args)) if isinstance(args, list) and args else None
-    return f"`{first_line(what if what.startswith(call.name) else f'{call.name} {what}', 100)}`" if what else None
-
-
-def _hits(output: str, cwd: str | None) -> str:
-    """What a look-up found: the paths it lists (a few, relative), else its first line."""
-    paths = [display_path(m.group(0).split(":", 1)[0], cwd) for m in _PATH_LINE_RE.finditer(output[:4000])]
-    if paths:
-        shown = list(dict.fromkeys(paths))
-        return ", ".join(shown[:4]) + (f" (+{len(shown) - 4})" if len(shown) > 4 else "")
-    return first_line(output, 80)
+                              for m in PATH_LINE_RE.finditer(output[:4000])))
 
 
 def _reported(arguments: dict, result: str) -> bool:

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from compaction.events import Event, EventKind, is_test_command, parse_test_summary, results_of_calls, without_fences
 from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, cite, display_path, first_line
 from compaction.history.headings import h
+from compaction.history.lookups import found_nothing_in, lookup_hits, lookup_text
 from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE, prose, sentences_around
 from compaction.history.sources.blocks import referenced_blocks
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
-from compaction.shell import found_nothing, printed_nothing
+from compaction.shell import STATUS_LINE_RE, found_nothing, printed_nothing, went_wrong
 
 LEVEL_RATIOS = (0.5, 0.4, 0.25)  # seed 000's hierarchical levels
 SHARE = 0.15  # of the compaction target the timeline may fill before older rounds merge into phases
@@ -111,7 +112,7 @@ REPORT_READ = 3000  # characters of the closing messages a report is chosen from
 REPORT_SCORE = 58  # below an answer to a question (62): a report is what the agent says it did
 REQUEST_HEAD_CHARS = 40
 MAX_REPORTS = 40  # the latest requests' reports
-_NOISE_LINE_RE = re.compile(r"</?\w+>|\[The command completed.*|-+|=+")  # fullmatch: a line that says nothing
+_NOISE_LINE_RE = re.compile(r"-+|=+")  # fullmatch: a rule line says nothing (nor a status line, STATUS_LINE_RE)
 # What a statement establishes: a backticked span, a number, a code-shaped name (snake_case, camelCase,
 # dotted) or a path; a statement with none narrates.
 _SPECIFIC_RE = re.compile(r"`[^`\n]{2,80}`|\b\d[\d.,:]*\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*|\.\w+\(?)|[\w.-]+/[\w./-]+")
@@ -178,6 +179,7 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
     seen: set[str] = set()
     said: list[set[str]] = []  # the words of the statements kept so far
     named: set[str] = set()  # the identifiers and values they named
+    missed: tuple[int, str] | None = None  # the last search that found nothing: (round, how it read)
     for rnd in transcript.rounds:
         results = pair(rnd) if pair is not None else results_of_calls(rnd.messages)
         question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
@@ -206,7 +208,22 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
                     found = outcome(call.command, res, known)
                     if found:
                         out.append(Finding(rnd.number, found[0], 40 + found[1], outcome=True))
+                elif call.kind is ToolKind.SEARCH and res is not None and (lookup := lookup_text(call)):
+                    missed = _search_again(out, missed, rnd.number, lookup, res.content or "")
     return out
+
+
+def _search_again(out: list[Finding], missed: tuple[int, str] | None, rnd: int, lookup: str,
+                  output: str) -> tuple[int, str] | None:
+    """A search tool's call: one that found nothing is remembered; the next one, within two rounds,
+    that found something becomes a finding with it (“`grep Bastion V2` → nothing; `grep V2|v2` →
+    README.md”): how the agent found what its first words missed. Returns what to remember."""
+    if found_nothing_in(output):
+        return missed if missed and missed[0] >= rnd - 2 else (rnd, lookup)
+    if missed and missed[0] >= rnd - 2:
+        out.append(Finding(rnd, f"{missed[1]} → nothing; then {lookup} → {lookup_hits(output, None)}", 48,
+                           outcome=True))
+    return None
 
 
 def asks(text: str) -> bool:
@@ -441,8 +458,11 @@ def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> 
 def decisive_line(output: str, failed: bool) -> str:
     """The output line that says what happened: the last error/exception/result line, else (for a
     failure) the last non-empty line. Whole, at most 200 characters (else left out)."""
+    wrong = went_wrong(output) if failed else None
+    if wrong and (said := " ".join(output[wrong[0]:wrong[1]].split())) and len(said) <= 200:
+        return said  # the build tool said what went wrong
     lines = [ln.strip() for ln in output[-8000:].strip().splitlines()[-60:] if ln.strip()]
-    lines = [ln for ln in lines if not _NOISE_LINE_RE.fullmatch(ln)]
+    lines = [ln for ln in lines if not (_NOISE_LINE_RE.fullmatch(ln) or STATUS_LINE_RE.fullmatch(ln))]
     hit = None
     joined = "\n".join(lines)  # a pattern none of whose words the lines hold is not tried line by line
     order = (_ERROR_LINE_RE, _RESULT_LINE_RE) if failed else (_RESULT_LINE_RE, _ERROR_LINE_RE)
