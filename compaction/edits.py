@@ -448,6 +448,7 @@ class Digest:
     key_receivers: tuple[str, ...] = ()  # for each key, what it was handed to (`localStorage`), "" unknown
     values: tuple[tuple[str, str], ...] = ()  # constants' literal values: (`BASE_CONFIDENCE`, `0.4`)
     pins: tuple[str, ...] = ()  # a document's pinned requirements (`ollama==0.5.3`)
+    notes: tuple[str, ...] = ()  # what the code says of itself: docstrings, then comments atop definitions
 
 
 _SETTING_RE = re.compile(r"""^\s*[\w.\-"']+\s*(?:=(?!=)|:(?!:))""")
@@ -485,7 +486,13 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
         title = " · ".join(said)  # a short text (an ignore list, a two-line config) is said whole: it is its gist
     pins: list[str] = []
     sections: list[str] = []  # a configuration file's `[section]` lines, its headings
-    for line in lines:
+    docs: list[str] = []  # docstrings' first lines
+    comments: list[str] = []  # the first line of the comment above a definition, or atop the file
+    pending = ""  # the comment block read since the last line of code
+    code_seen = False
+    lines_after = iter(lines)  # advanced with the loop: a docstring's opening quotes alone ask for its next line
+    open_doc: str | None = None  # the quotes of the docstring the loop is in
+    for line in lines_after:
         if line[:1] == "[" or (line[:1] == " " and line.lstrip()[:1] == "["):
             if (m := _SECTION_RE.match(line)) and m.group(1) not in sections:
                 sections.append(m.group(1))
@@ -499,9 +506,29 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
                 names.append(m.group(1))
             continue
         head = line.lstrip()[:1]  # what `\\s*` leaves: the patterns below need one of a few characters there
-        if not head or (head in _COMMENT_HEADS and _COMMENT_RE.match(line)):
+        if not head:
             continue
+        if head in _COMMENT_HEADS and (c := _COMMENT_RE.match(line)):
+            if not pending and (note := _note(line[c.end():])):  # a comment block's first line of prose
+                pending = note
+            continue
+        if head in "\"'" and (quote := line.lstrip()[:3]) in ('"""', "'''"):
+            rest = line.strip()[3:]
+            if open_doc == quote:  # its closing quotes
+                open_doc = None
+                continue
+            if quote not in rest:  # it opens a docstring of several lines: its text is on this line or the next
+                open_doc = quote
+                rest = rest or next(lines_after, "")
+            if len(docs) < MAX_NOTES and (note := _note(rest.split(quote, 1)[0])):
+                docs.append(note)
+            continue
+        if not code_seen and line.startswith("#!"):
+            continue  # a script's interpreter line: its header comment follows
         m = definition(line)
+        if pending and (m or not code_seen) and len(comments) < MAX_NOTES:
+            comments.append(pending)  # the comment documents what follows it, or the file (its header)
+        pending, code_seen = "", True
         if m and m.group(1) not in _NOT_NAMES:
             def_indents.append(_indent(line))
             if m.group(1) not in names:
@@ -544,8 +571,26 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
         by_receiver.setdefault(receiver, []).append(method)
     grouped = tuple(f"{r}.{'/'.join(ms[:4])}" for r, ms in by_receiver.items())
     ranked_keys = sorted(keys, key=lambda k: -min(keys[k], 2))  # keys used twice (read and written) first
+    notes = () if document else tuple(dict.fromkeys(docs + comments))[:MAX_NOTES]
     return Digest(tuple(names), grouped, tuple(ranked_keys), len(lines), title, tuple(imports), document,
-                  tuple(key_calls.get(k, "") for k in ranked_keys), tuple(values.items()), tuple(pins))
+                  tuple(key_calls.get(k, "") for k in ranked_keys), tuple(values.items()), tuple(pins), notes)
+
+
+MAX_NOTES = 3
+# A comment that is no prose: a directive (`eslint-disable`, `type: ignore`, `noqa`, `@ts-…`, an encoding), a
+# licence line, commented-out code (it ends like a statement or opens like one) or a rule of dashes.
+_NOT_PROSE_RE = re.compile(r"(?:eslint|prettier|type:|noqa|pylint|@ts-|-\*-|pragma|region|MARK:|SPDX|[Cc]opyright)|"
+                           r"[;{}(=,]\s*$|^\s*(?:if|for|return|import|from|const|let|var|def|class|print|console)\b|^[\W_]+$")
+_PROSE_RE = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}")  # two words at least
+
+
+def _note(text: str) -> str:
+    """A comment's or docstring's prose, cleaned (`* `, `*/`, `-->` stripped), when it says something
+    in words: at most 100 characters, else ""."""
+    said = text.strip().lstrip("*!/#-< ").rstrip("*/-> ").strip()
+    if not (8 <= len(said) <= 100) or not _PROSE_RE.search(said) or _NOT_PROSE_RE.search(said):
+        return ""
+    return said
 
 
 _INNER_MARK_RE = re.compile(r"[A-Z0-9_]")

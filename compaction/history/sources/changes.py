@@ -295,7 +295,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         parts += [_shorter(p) for p in ranked]
     elif digested and created:
         d = _digest_parts(replay.final, created)
-        first = [p for p in d if not p.startswith(("uses ", "keys ")) and not p.endswith(" lines")]
+        first = [p for p in d if not p.startswith(("uses ", "keys ", "imports ", "notes ")) and not p.endswith(" lines")]
         rest = [p for p in d if p not in first and not (p.endswith(" lines") and len(d) > 1)]
         # What it does (re-exports, throws, values, callers) and its keys before what an edit swapped.
         if any(p.startswith("re-exports ") for p in does):  # its first line is one of them
@@ -306,7 +306,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
             first = [_without(p, called) if p.startswith("defines ") else p for p in first]
         # an edit's swap alone (its other pieces are in its own line below): room for the keys
         swaps_ = [_fewer_swap("; ".join(q for q in p.split("; ") if "→" in q)) for p in ranked[:2] if "→" in p]
-        keys = [p for p in rest if p.startswith("keys ")]
+        keys = sorted((p for p in rest if p.startswith(("keys ", "notes "))), key=lambda p: p.startswith("notes "))
+        # (its keys, then what it says it does)
         parts += first + [p for p in does if p not in sets] + swaps_[:1] + keys
         parts += [p for p in ranked[:2] if "→" not in p] + sets + swaps_[1:] + [p for p in rest if p not in keys]
         size = [p for p in d if p.endswith(" lines") and len(d) > 1]  # only when all else fits
@@ -463,8 +464,8 @@ def _ticks(names: tuple[str, ...] | list[str], n: int) -> str:
 
 
 def _digest_parts(d: Digest, created: bool, full: bool = False) -> list[str]:
-    """A digest as record parts: definitions, string keys, APIs used, length (a text with none of
-    these: its first line)."""
+    """A digest as record parts: definitions, what its comments and docstrings say, string keys, APIs
+    used, length (a text with none of these: its first line)."""
     parts = []
     if d.names:
         verb = "sections" if d.document else ("defines" if created else "now defines")
@@ -473,6 +474,8 @@ def _digest_parts(d: Digest, created: bool, full: bool = False) -> list[str]:
         parts.append(f"{verb} " + _ticks(names, 16 if full else (4 if d.document or d.keys or d.calls else 6)))
     if d.pins:
         parts.append("pins " + _ticks(d.pins, 16 if full else 6))
+    if d.notes:  # what the code says it does (“Attempts providers in order of fallback”), in its own words
+        parts.append("notes " + " · ".join(f"“{n}”" for n in d.notes[:3 if full else 1]))
     if d.keys:
         parts.append("keys " + _keys(d, 6 if full else 3))
     if d.calls:
