@@ -153,6 +153,12 @@ _DECISION_RE = re.compile(
     r"o (?:preserve|maintain|keep) (?:backward|compatib))|backward[- ]compatib|approach:|plan:|strategy:)",
     re.IGNORECASE,
 )
+# An offer to the user ("If you'd rather move it, say the word and I'll…", "Want me to…", "Let me know
+# if…"): what the agent would do if asked, never a choice it made nor the reason for one.
+OFFER_RE = re.compile(r"^(?:If you(?:'d| would)? (?:rather|prefer|like|want)|Want me to|Would you like|Shall I|"
+                      r"Should I|Let me know|Happy to)\b|\b(?:say the word|let me know (?:if|whether)|if you'd like)\b",
+                      re.IGNORECASE)
+
 _CONSTRAINT_RE = re.compile(
     r"\b(?:do not|don't|never|must not|must|should not|shouldn't|only|make sure|ensure|without modifying|"
     r"you (?:need|have) to|requirement|constraint|禁止|必须|不要)\b",
@@ -654,7 +660,7 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
         prose = _Prose(msg.text, 6000)  # decisions and next steps read the same prose: cut and lowered once
         decisions = _sentences_matching(prose, _DECISION_RE)
         for sentence in decisions:
-            if len(sentence) <= 500 and not sentence.startswith("    "):
+            if len(sentence) <= 500 and not sentence.startswith("    ") and not OFFER_RE.search(sentence):
                 events.append(Event(EventKind.DECISION, rnd, msg.index, text=sentence))
         for sentence in _sentences_matching(prose, _NEXT_RE):
             if len(sentence) <= 500 and sentence not in decisions and not sentence.startswith("    "):

@@ -60,3 +60,4 @@ def test_a_doc_comment_above_a_definition_counts_and_directives_and_inner_commen
 
 def test_a_document_has_no_notes_its_headings_say_it():
     assert digest(["# Title", "", "<!-- a comment of the page -->", "## Usage"], document=True).notes == ()
+

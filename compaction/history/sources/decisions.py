@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from compaction.events import EventKind, users_words
+from compaction.events import OFFER_RE, EventKind, users_words
 from compaction.history import harness
 from compaction.history.condense import cut_at_word as _cut
 from compaction.history.facts import WS_RE, Fact, relative_paths
@@ -135,7 +135,8 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
             for s in sentences_around(text, _CHOICE_WORDS):
                 low = s.lower()
                 if 25 <= len(s) <= 400 and not s.endswith("?") and any(map(low.__contains__, _REASON_WORDS)) \
-                        and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s) and _key(s) not in merged:
+                        and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s) and _key(s) not in merged \
+                        and not OFFER_RE.search(s):  # "If you'd rather…, I'll…" offers, it does not choose
                     before = _premise(text, s) if _SWITCH_RE.search(s) else None
                     out.append((rnd.number, f"{before} {s}" if before else s))
     return out

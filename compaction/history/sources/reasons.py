@@ -17,7 +17,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from compaction.events import EventKind
+from compaction.events import OFFER_RE, EventKind
 from compaction.history.facts import Fact, display_path, relative_paths
 from compaction.history.headings import h
 from compaction.history.sections import Section
@@ -356,13 +356,14 @@ class _Prose:
 
     def statement(self, i: int) -> _Statement | None:
         """Sentence `i` analysed, or None when it cannot state a reason (too short or long, a
-        question or a lead-in, no code named and no number)."""
+        question, a lead-in or an offer to the user, no code named and no number)."""
         if i in self.said:
             return self.said[i]
         raw = self.text[self.ends[i - 1] if i else 0:self.ends[i]]
         s = _LIST_MARK_RE.sub("", " ".join(raw.replace("**", "").split())).strip()
         said = None
-        if MIN_CHARS <= len(s) <= MAX_CHARS and not s.endswith(("?", "？", ":", "：")) and _CODE_HINT_RE.search(s):
+        if MIN_CHARS <= len(s) <= MAX_CHARS and not s.endswith(("?", "？", ":", "：")) and _CODE_HINT_RE.search(s) \
+                and not OFFER_RE.search(s):
             said = _Statement(s, frozenset(_names(s)), len(_NUMBER_RE.findall(s)), bool(_causes(s, s.lower())))
         self.said[i] = said
         return said
