@@ -10,11 +10,12 @@ failed command.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
 from compaction.edits import EDIT_REFUSALS
-from compaction.errors.families import family_of
+from compaction.errors.families import BY_EXTENSION, family_of
 from compaction.errors.triggers import Needles, Triggers, needles
 from compaction.errors.tsc_codes import ts_id
 from compaction.memo import per_text
@@ -588,6 +589,82 @@ def _classified(text: str, tool_output: bool, failed: bool) -> tuple[Hit, ...]:
     _python_lines(trig, hits, spans)
     _others(trig, hits, spans, stack)
     if tool_output:
+        if '"message"' in text and any(map(text.__contains__, _DIAGNOSTIC_WORDS)):
+            hits += json_diagnostics(text)
         _tool(trig, hits, spans, failed)
     hits.sort(key=lambda h: h.start)
     return tuple(hits)
+
+
+# --- an editor's diagnostics, as JSON (Cursor's read_lints, Claude Code's IDE getDiagnostics) -------------
+_DIAGNOSTIC_WORDS = ('"severity"', '"Severity"', '"errors"', '"diagnostics"')  # beside a `"message"` key
+_JSON_START = re.compile(r"^[\[{]", re.M)  # a document opens at a line's start (an indented brace is inside one)
+_PATH_KEYS = ("relativeWorkspacePath", "filePath", "path", "file", "fileName", "uri")
+_WARNING_RE = re.compile(r"warn|info|hint", re.I)
+MAX_DIAGNOSTICS = 20
+
+
+def json_diagnostics(text: str) -> list[Hit]:
+    """The errors an editor reported for files, read from the JSON documents in a tool's output: each
+    object with a `message` under an `errors`/`diagnostics` list or with an error severity, the file
+    of the object around it, its start line. Named by the file's family (`ERR_TS_Diagnostic` for a
+    `.tsx`); warnings and hints are not errors."""
+    hits: list[Hit] = []
+    for doc, offset in _json_documents(text):
+        for message, path, line in _walk_diagnostics(doc, None, False):
+            if len(hits) >= MAX_DIAGNOSTICS:
+                return hits
+            name = re.split(r"[/\\]", path)[-1] if path else ""
+            ext = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+            family_code = BY_EXTENSION.get(ext, "TOOL")
+            start = text.find(message[:60], offset)
+            start = start if start >= 0 else offset
+            hits.append(Hit(f"ERR_{family_code}_Diagnostic", start, start + min(len(message), MAX_SPAN),
+                            message[:MAX_SPAN], path=path, line=line, detail=message[:300]))
+    return hits
+
+
+def _json_documents(text: str) -> list[tuple[object, int]]:
+    """The JSON values a text holds whole (a fenced block, or the output itself), with their offsets."""
+    out: list[tuple[object, int]] = []
+    decoder = json.JSONDecoder()
+    pos = 0
+    for m in _JSON_START.finditer(text):
+        if m.start() < pos:
+            continue
+        at = m.end() - 1
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except ValueError:
+            continue
+        if isinstance(value, (dict, list)):
+            out.append((value, at))
+        pos = end
+    return out
+
+
+def _walk_diagnostics(value: object, path: str | None, listed: bool) -> list[tuple[str, str | None, int | None]]:
+    """(message, file, line) of each diagnostic object in a JSON value: `listed` when the value sits in
+    an `errors`/`diagnostics` list; `path` the file of the nearest object around it that names one."""
+    out: list[tuple[str, str | None, int | None]] = []
+    if isinstance(value, list):
+        for item in value[:200]:
+            out += _walk_diagnostics(item, path, listed)
+        return out
+    if not isinstance(value, dict):
+        return out
+    own = next((v for k in _PATH_KEYS if isinstance(v := value.get(k), str) and v), None)
+    path = own.removeprefix("file://") if own else path
+    message, severity = value.get("message"), value.get("severity")
+    if isinstance(message, str) and message.strip():
+        said = str(severity) if severity is not None else ""
+        error = "ERROR" in said.upper() or severity == 1 or (listed and not _WARNING_RE.search(said))
+        if error:
+            rng = value.get("range") if isinstance(value.get("range"), dict) else {}
+            start = rng.get("startPosition") or rng.get("start") or {}
+            line = start.get("line") if isinstance(start, dict) else value.get("line")
+            out.append((" ".join(message.split()), path, line if isinstance(line, int) else None))
+    for key, inner in value.items():
+        if isinstance(inner, (list, dict)) and key not in ("range", "relatedInformation"):
+            out += _walk_diagnostics(inner, path, listed or key in ("errors", "diagnostics"))
+    return out

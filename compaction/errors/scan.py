@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from compaction.edits import call_changes, definitions, result_changes, shown_text
 from compaction.errors.advice import advise
-from compaction.errors.classify import Hit, classify
+from compaction.errors.classify import Hit, classify, json_diagnostics
 from compaction.errors.families import FAMILIES
 from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
@@ -209,7 +209,9 @@ def _hits_of_result(res: ToolResult, call: ToolCall | None) -> list[Hit]:
     failed = res.is_error or res.exit_code not in (None, 0)
     text = res.content or ""
     if call is not None and call.kind == ToolKind.READ and not failed:
-        text = text[:READ_HEAD]
+        # an editor's diagnostics look like a read (a tool given paths): their errors anywhere in it
+        listed = json_diagnostics(text) if len(text) > READ_HEAD and "severity" in text.lower() else []
+        return listed or classify(text[:READ_HEAD], tool_output=True)
     hits = classify(text, tool_output=True, failed=failed)
     if not hits:
         fb = _fallback_hit(res, call)
@@ -559,6 +561,8 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
     last = rec.occurrences[-1]
     command = last.location.command
     program = _program(command) if command else None
+    if program is None and rec.family != "TOOL":
+        return None  # an error in the code (an editor's diagnostic) ends with an edit, not with the next read
     said = _said_again(last)
     call_of = _program_call(command) if command else None
     for rnd in transcript.rounds[start:start + 6]:

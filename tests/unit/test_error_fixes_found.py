@@ -220,3 +220,62 @@ def test_a_search_that_found_nothing_then_one_that_found_is_a_finding():
         msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(output, f"g{i}", "Grep")]))
     found = [f.text for f in collect(Transcript("t.json", "test", msgs, group_rounds(msgs)))]
     assert "`Grep Bastion V2` → nothing; then `Grep V2|v2` → README.md:24: Bastion v2" in found
+
+
+CURSOR_LINTS = """Tool use: **read_lints**
+
+Parameters:
+
+```json
+{
+  "paths": ["c:\\\\app\\\\src\\\\Shell.test.tsx"]
+}
+```
+Result:
+
+```json
+{
+  "linterErrorsByFile": [
+    {"relativeWorkspacePath": "c:\\\\app\\\\tests\\\\setup-env.ts"},
+    {
+      "errors": [
+        {"message": "Property 'div' does not exist on type 'JSX.IntrinsicElements'.",
+         "range": {"startPosition": {"line": 37, "column": 5}, "endPosition": {"line": 37, "column": 80}},
+         "severity": "DIAGNOSTIC_SEVERITY_ERROR", "source": "ts"},
+        {"message": "'x' is declared but never used.", "severity": "DIAGNOSTIC_SEVERITY_WARNING"}
+      ],
+      "relativeWorkspacePath": "c:\\\\app\\\\src\\\\Shell.test.tsx"
+    }
+  ]
+}
+```
+"""
+
+IDE_DIAGNOSTICS = ('[{"uri": "file:///repo/app.py", "diagnostics": [{"message": "\\"foo\\" is not defined", '
+                   '"severity": "Error", "range": {"start": {"line": 3, "character": 0}}}, '
+                   '{"message": "Import \\"os\\" is not accessed", "severity": "Hint"}]}]')
+
+
+def test_an_editors_diagnostics_are_errors_of_their_files_family_warnings_are_not():
+    (hit,) = classify(CURSOR_LINTS, tool_output=True)
+    assert (hit.id, hit.path, hit.line) == ("ERR_TS_Diagnostic", "c:\\app\\src\\Shell.test.tsx", 37)
+    assert hit.detail == "Property 'div' does not exist on type 'JSX.IntrinsicElements'."
+    (hit,) = classify(IDE_DIAGNOSTICS, tool_output=True)
+    assert (hit.id, hit.path, hit.line, hit.detail) == ("ERR_PY_Diagnostic", "/repo/app.py", 3, '"foo" is not defined')
+    assert classify('{"errors": [], "message": "ok"}', tool_output=True) == []
+
+
+def test_diagnostics_a_lint_tool_reads_for_paths_stay_open_until_an_edit():
+    msgs = [Message(0, Role.USER, "check the lints")]
+    call = ToolCall("read_lints", {"paths": ["c:\\app\\src\\Shell.test.tsx"]}, "l", ToolKind.READ,
+                    path="c:\\app\\src\\Shell.test.tsx")
+    msgs.append(Message(1, Role.ASSISTANT, "", tool_calls=[call]))
+    msgs.append(Message(2, Role.TOOL, tool_results=[ToolResult(CURSOR_LINTS + " " * 2000, "l", "read_lints")]))
+    read = ToolCall("read_file", {"path": "c:\\app\\src\\Shell.test.tsx"}, "r", ToolKind.READ,
+                    path="c:\\app\\src\\Shell.test.tsx")
+    msgs.append(Message(3, Role.ASSISTANT, "", tool_calls=[read]))
+    msgs.append(Message(4, Role.TOOL, tool_results=[ToolResult("export {}", "r", "read_file")]))
+    msgs.append(Message(5, Role.USER, "thanks, that is all"))
+    records = _records(msgs)
+    assert list(records) == ["ERR_TS_Diagnostic"]
+    assert not records["ERR_TS_Diagnostic"].startswith("then ")  # a read is no fix of the code
