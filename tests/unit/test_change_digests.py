@@ -131,6 +131,11 @@ def test_a_stash_reverts_every_edited_file_and_a_pop_brings_the_edits_back():
     assert "Edited, then reverted" in mod.text
     popped = _records(_run(edit, stash, pop))["app.py"]
     assert "reverted" not in popped.text and "debug = True" in popped.full_text
+    # one line that stashes, runs the tests on the committed tree and pops: the edits stay
+    command = "git stash && go test ./internal/... 2>&1 | tail -30; git stash pop"
+    aside = (make_call("Bash", {"command": command}, "t"), ToolResult("ok", "t", exit_code=0))
+    kept = _records(_run(edit, aside))["app.py"]
+    assert "reverted" not in kept.text and "debug = True" in (kept.full_text or kept.text)
 
 
 def test_an_edit_that_puts_the_old_text_back_is_not_shown_as_kept():

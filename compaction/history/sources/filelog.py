@@ -69,7 +69,10 @@ def _git_calls(command: str) -> tuple[tuple[str, ...], ...]:
 
 def _whole_tree_revert(command: str) -> str | None:
     """'revert' for a command line that throws away every uncommitted edit, 'restore' for one that
-    brings the last stash back, else None."""
+    brings the last stash back, else None. A line that stashes and pops again (`git stash && go test …;
+    git stash pop`: the tests run on the committed tree) leaves the edits where they were."""
+    net: str | None = None
+    before_stash: str | None = None  # what the line had done before its own stash
     for called in _git_calls(command):
         args = [a for a in called[1:] if not a.startswith("-") or a in {"--hard", "--", "-u"}]
         if not args:
@@ -78,14 +81,13 @@ def _whole_tree_revert(command: str) -> str | None:
         if verb == "stash":
             sub = rest[0] if rest else "push"
             if sub in {"pop", "apply"}:
-                return "restore"
-            if sub in {"push", "save", "-u", "--"}:
-                return "revert"
-        elif verb == "reset" and "--hard" in rest:
-            return "revert"
-        elif verb in {"checkout", "restore"} and [a for a in rest if a != "--"] == ["."]:
-            return "revert"
-    return None
+                net, before_stash = (before_stash, None) if net == "stashed" else ("restore", None)
+            elif sub in {"push", "save", "-u", "--"}:
+                before_stash, net = net, "stashed"
+        elif verb == "reset" and "--hard" in rest or \
+                verb in {"checkout", "restore"} and [a for a in rest if a != "--"] == ["."]:
+            net, before_stash = "revert", None
+    return "revert" if net == "stashed" else net
 
 
 def logs_of(ctx: FactContext) -> OrderedDict[str, FileLog]:
