@@ -162,6 +162,7 @@ def _assistant(t: Transcript, by_id: dict[str, Message], message: dict, content:
 # What wrote a user record in the user's place (`origin.kind`): a background task's notification. Only the
 # kinds known to be the harness's: an unknown kind may be the user's own input.
 _HARNESS_ORIGINS = frozenset({"task-notification"})
+MAX_ATTACHMENT_DEPTH = 32  # real attachments nest a few levels; a deeper one must not exhaust the stack
 # Attachment fields that tag or place what is attached, not text the model reads.
 _ATTACHMENT_TAGS = frozenset({"type", "commandMode", "displayPath", "status"})
 
@@ -174,16 +175,18 @@ def _attachment_text(attachment: Any) -> str:
         return ""
     out: list[str] = []
 
-    def walk(value: Any, key: str = "") -> None:
+    def walk(value: Any, key: str = "", depth: int = 0) -> None:
         if isinstance(value, str):
             if value.strip() and key not in _ATTACHMENT_TAGS:
                 out.append(value)
+        elif depth >= MAX_ATTACHMENT_DEPTH:  # a record nested past any real attachment: not walked further
+            return
         elif isinstance(value, dict):
             for k, v in value.items():
-                walk(v, k)
+                walk(v, k, depth + 1)
         elif isinstance(value, list):
             for v in value:
-                walk(v, key)
+                walk(v, key, depth + 1)
 
     walk(attachment)
     return "\n".join(out).strip()

@@ -55,3 +55,18 @@ def test_the_queue_bookkeeping_is_excluded_and_the_rest_is_covered(tmp_path):
     path = _session(tmp_path)
     report = measure(str(path), load_transcript(str(path)))
     assert report.coverage >= 0.99
+
+
+def test_an_attachment_nested_deeper_than_any_real_one_is_read_to_a_bound(tmp_path):
+    nested: dict = {"type": "odd", "content": "the first words"}
+    inner = nested
+    for _ in range(900):  # json reads it; walking it whole would exhaust the stack
+        inner["next"] = {}
+        inner = inner["next"]
+    inner["content"] = "too deep to be an attachment"
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join([_rec("user", 1, message={"role": "user", "content": "go"}),
+                               _rec("attachment", 2, attachment=nested)]) + "\n", encoding="utf-8")
+    t = load_transcript(str(path))
+    said = "\n".join(m.text for m in t.messages)
+    assert "the first words" in said and "too deep" not in said
