@@ -592,11 +592,15 @@ def _program(command: str) -> str:
 
 
 def _program_call(command: str) -> tuple[str, ...]:
-    """The program a line runs first with its first argument (`pnpm --version`): a run a few rounds
-    later that matches it retries the very call, not just the program."""
+    """The program a line runs first with its first operand, else its first option (`pnpm build`,
+    `pnpm --version`; `sed -i 's/a/b/' f` by its expression, not by `-i`): a run a few rounds later that
+    matches it retries the very call, not just the program."""
     first = split_commands(command)[:1]
     said = past_prefixes(first[0].split()) if first else []
-    return (said[0].rsplit("/", 1)[-1], *said[1:2]) if said else ()
+    if not said:
+        return ()
+    operand = next((w for w in said[1:] if not w.startswith("-")), None)
+    return (said[0].rsplit("/", 1)[-1], operand if operand is not None else " ".join(said[1:2]))
 
 
 def _said_again(occ: Occurrence) -> str:
