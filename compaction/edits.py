@@ -580,7 +580,8 @@ MAX_NOTES = 3
 # A comment that is no prose: a directive (`eslint-disable`, `type: ignore`, `noqa`, `@ts-…`, an encoding), a
 # licence line, commented-out code (it ends like a statement or opens like one) or a rule of dashes.
 _NOT_PROSE_RE = re.compile(r"(?:eslint|prettier|type:|noqa|pylint|@ts-|-\*-|pragma|region|MARK:|SPDX|[Cc]opyright)|"
-                           r"[;{}(=,]\s*$|^\s*(?:if|for|return|import|from|const|let|var|def|class|print|console)\b|^[\W_]+$")
+                           r"[;{}(=,]\s*$|^[\W_]+$|"
+                           r"^\s*(?:if|for|return|import|from|const|let|var|def|class|print|console)\b")
 _PROSE_RE = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}")  # two words at least
 
 

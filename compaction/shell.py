@@ -190,7 +190,7 @@ EXIT_TAG_RE = re.compile(r"<returncode>-?\d+</returncode>|\[The command complete
 STATUS_LINE_RE = re.compile(r"`{3,}\w*|</?\w+>|\[The command completed[^\n]*|[A-Z][\w ]{0,30}: \(none\)|"
                             r"(?:Exit [Cc]ode|Signal|Process Group PGID|Background PIDs|Directory):[^\n]*")
 # Gradle's account of a failed build: the lines after `* What went wrong:`.
-_WENT_WRONG_RE = re.compile(r"^\* What went wrong:[ \t]*\r?\n((?:[^\n]*\S[^\n]*(?:\n|$)){1,2})", re.M)
+_WENT_WRONG_RE = re.compile(r"^\* What went wrong:[ \t]*\r?\n((?:[ \t]*\S[^\n]*(?:\n|$)){1,2})", re.M)
 
 
 def went_wrong(output: str) -> tuple[int, int] | None:

@@ -111,7 +111,8 @@ _GO_PANIC = re.compile(r"^panic: ([^\n]*)$", re.M)
 _GO_BUILD = re.compile(r"^(\S+\.go):(\d+):(\d+): ([^\n]*)$", re.M)
 _GO_FAIL = re.compile(r"^--- FAIL: (\S+)[^\n]*$", re.M)
 # vitest/jest: ` FAIL  src/a.test.ts > suite > test` (vitest, a browser project's name first), ` FAIL  src/a.test.js`
-# (jest, with its run time when slow: `(5.831 s)`); their summaries `Tests  1 failed | 38 passed (39)` and `Tests:       1 failed, 38 passed, 39 total`.
+# (jest, with its run time when slow: `(5.831 s)`);
+# their summaries `Tests  1 failed | 38 passed (39)` and `Tests:       1 failed, 38 passed, 39 total`.
 _JS_TEST_FAIL = re.compile(r"^[ \t]*FAIL[ \t]+(?:\|?[\w-]+(?: \([^)\n]*\))?\|?[ \t]+(?=\S+\.\w+))?"
                            r"(\S+\.(?:[cm]?[jt]sx?|vue|svelte|astro))"
                            r"(?:[ \t]+>[ \t]+([^\n]+?))?(?:[ \t]+\(\d[\d.]*[ \t]*m?s\))?[ \t]*$", re.M)
@@ -602,6 +603,7 @@ _JSON_START = re.compile(r"^[\[{]", re.M)  # a document opens at a line's start 
 _PATH_KEYS = ("relativeWorkspacePath", "filePath", "path", "file", "fileName", "uri")
 _WARNING_RE = re.compile(r"warn|info|hint", re.I)
 MAX_DIAGNOSTICS = 20
+MAX_JSON_DEPTH = 32
 
 
 def json_diagnostics(text: str) -> list[Hit]:
@@ -643,13 +645,17 @@ def _json_documents(text: str) -> list[tuple[object, int]]:
     return out
 
 
-def _walk_diagnostics(value: object, path: str | None, listed: bool) -> list[tuple[str, str | None, int | None]]:
+def _walk_diagnostics(value: object, path: str | None, listed: bool,
+                      depth: int = 0) -> list[tuple[str, str | None, int | None]]:
     """(message, file, line) of each diagnostic object in a JSON value: `listed` when the value sits in
-    an `errors`/`diagnostics` list; `path` the file of the nearest object around it that names one."""
+    an `errors`/`diagnostics` list; `path` the file of the nearest object around it that names one.
+    Walked to a bound: real diagnostics nest a few levels, a deeper document must not exhaust the stack."""
     out: list[tuple[str, str | None, int | None]] = []
+    if depth > MAX_JSON_DEPTH:
+        return out
     if isinstance(value, list):
         for item in value[:200]:
-            out += _walk_diagnostics(item, path, listed)
+            out += _walk_diagnostics(item, path, listed, depth + 1)
         return out
     if not isinstance(value, dict):
         return out
@@ -666,5 +672,5 @@ def _walk_diagnostics(value: object, path: str | None, listed: bool) -> list[tup
             out.append((" ".join(message.split()), path, line if isinstance(line, int) else None))
     for key, inner in value.items():
         if isinstance(inner, (list, dict)) and key not in ("range", "relatedInformation"):
-            out += _walk_diagnostics(inner, path, listed or key in ("errors", "diagnostics"))
+            out += _walk_diagnostics(inner, path, listed or key in ("errors", "diagnostics"), depth + 1)
     return out

@@ -176,12 +176,10 @@ def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
     return Hit(err_id, s, e, content[s:e], detail=content[s:e])
 
 
-
-
 def _said_lines(content: str, last: bool) -> list[tuple[int, int]]:
-    """(start, end) of the output's first two lines that say something (not blank, not a bare
-    `<tag>` or a harness's status line, `shell.STATUS_LINE_RE`), or of its last such line when `last`: what the fallback quotes, found from the end it
-    reads instead of listing every line of a long output first."""
+    """(start, end) of the output's first two lines that say something (not blank, not a bare `<tag>`
+    nor a harness's status line, `shell.STATUS_LINE_RE`), or of its last such line when `last`: what the
+    fallback quotes, found from the end it reads instead of listing every line of a long output first."""
     out: list[tuple[int, int]] = []
     if last:
         end = len(content)

@@ -179,7 +179,7 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
     seen: set[str] = set()
     said: list[set[str]] = []  # the words of the statements kept so far
     named: set[str] = set()  # the identifiers and values they named
-    missed: tuple[int, str] | None = None  # the last search that found nothing: (round, how it read)
+    missed: tuple[int, str] | None = None  # a search that found nothing, two rounds back at most: (round, how it read)
     for rnd in transcript.rounds:
         results = pair(rnd) if pair is not None else results_of_calls(rnd.messages)
         question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
@@ -435,7 +435,7 @@ def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> 
     content = res.content or ""
     cmd = first_line(command, 100)
     failed = res.is_error or res.exit_code not in (None, 0)
-    if failed and found_nothing(command, res.exit_code, printed_nothing(content)):  # a look-up that matched nothing: no failure
+    if failed and found_nothing(command, res.exit_code, printed_nothing(content)):  # a look-up that matched nothing
         return f"`{cmd}` → nothing found", 8
     if summary == "?":
         summary = parse_test_summary(content) if content else None
