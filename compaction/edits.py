@@ -491,7 +491,7 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     pending = ""  # the comment block read since the last line of code
     code_seen = False
     lines_after = iter(lines)  # advanced with the loop: a docstring's opening quotes alone ask for its next line
-    open_doc: str | None = None  # the quotes of the docstring the loop is in
+    open_doc: str | None = None  # the quotes of the triple-quoted string the loop is in (a docstring or not)
     for line in lines_after:
         if line[:1] == "[" or (line[:1] == " " and line.lstrip()[:1] == "["):
             if (m := _SECTION_RE.match(line)) and m.group(1) not in sections:
@@ -512,17 +512,22 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
             if not pending and (note := _note(line[c.end():])):  # a comment block's first line of prose
                 pending = note
             continue
-        if head in "\"'" and (quote := line.lstrip()[:3]) in ('"""', "'''"):
-            rest = line.strip()[3:]
-            if open_doc == quote:  # its closing quotes
+        if open_doc is not None:  # inside a triple-quoted string: a line with its quotes closes it
+            if line.count(open_doc) % 2:
                 open_doc = None
-                continue
-            if quote not in rest:  # it opens a docstring of several lines: its text is on this line or the next
+        elif head in "\"'" and (quote := line.lstrip()[:3]) in ('"""', "'''"):  # a docstring opens the line
+            rest = line.strip()[3:]
+            if quote not in rest:  # of several lines: its text is on this line or the next
                 open_doc = quote
-                rest = rest or next(lines_after, "")
+                if not rest:
+                    rest = next(lines_after, "")
+                    if quote in rest:  # that line closes it too
+                        open_doc = None
             if len(docs) < MAX_NOTES and (note := _note(rest.split(quote, 1)[0])):
                 docs.append(note)
             continue
+        elif ('"""' in line or "'''" in line) and (quote := _opened_quote(line)):
+            open_doc = quote  # a string opened after code (`QUERY = """`): its closing line is no docstring
         if not code_seen and line.startswith("#!"):
             continue  # a script's interpreter line: its header comment follows
         m = definition(line)
@@ -583,6 +588,11 @@ _NOT_PROSE_RE = re.compile(r"(?:eslint|prettier|type:|noqa|pylint|@ts-|-\*-|prag
                            r"[;{}(=,]\s*$|^[\W_]+$|"
                            r"^\s*(?:if|for|return|import|from|const|let|var|def|class|print|console)\b")
 _PROSE_RE = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}")  # two words at least
+
+
+def _opened_quote(line: str) -> str | None:
+    """The triple quote a line leaves open (an odd count of it), else None."""
+    return next((q for q in ('"""', "'''") if line.count(q) % 2), None)
 
 
 def _note(text: str) -> str:

@@ -155,8 +155,8 @@ _DECISION_RE = re.compile(
 )
 # An offer to the user ("If you'd rather move it, say the word and I'll…", "Want me to…", "Let me know
 # if…"): what the agent would do if asked, never a choice it made nor the reason for one.
-OFFER_RE = re.compile(r"^(?:If you(?:'d| would)? (?:rather|prefer|like|want)|Want me to|Would you like|Shall I|"
-                      r"Should I|Let me know|Happy to)\b|\b(?:say the word|let me know (?:if|whether)|if you'd like)\b",
+OFFER_RE = re.compile(r"^(?:If you(?:['’]d| would)? (?:rather|prefer|like|want)|Want me to|Would you like|Shall I|"
+                      r"Should I|Let me know|Happy to)\b|\b(?:say the word|let me know (?:if|whether)|if you['’]d like)\b",
                       re.IGNORECASE)
 
 _CONSTRAINT_RE = re.compile(

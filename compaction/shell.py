@@ -184,11 +184,12 @@ EXIT_TAG_RE = re.compile(r"<returncode>-?\d+</returncode>|\[The command complete
                          r"[Ee]xit (?:code|status):? -?\d+")
 
 
-# A harness's bookkeeping lines around a command's output (Gemini CLI's `Error: (none)`, `Exit Code: 1`,
-# `Signal: 0`, `Background PIDs: (none)`, `Process Group PGID: 7`, `Directory: (root)`; a fence; a bare tag):
+# A harness's bookkeeping lines around a command's output (Gemini CLI's `Command: …`, `Output: (empty)`,
+# `Error: (none)`, `Exit Code: 1`, `Signal: 0`, `Background PIDs: (none)`, `Process Group PGID: 7`,
+# `Directory: (root)`; a fence; a bare tag):
 # fullmatch on a stripped line. They say nothing of what went wrong.
-STATUS_LINE_RE = re.compile(r"`{3,}\w*|</?\w+>|\[The command completed[^\n]*|[A-Z][\w ]{0,30}: \(none\)|"
-                            r"(?:Exit [Cc]ode|Signal|Process Group PGID|Background PIDs|Directory):[^\n]*")
+STATUS_LINE_RE = re.compile(r"`{3,}\w*|</?\w+>|\[The command completed[^\n]*|[A-Z][\w ]{0,30}: \((?:none|empty)\)|"
+                            r"(?:Exit [Cc]ode|Signal|Process Group PGID|Background PIDs|Directory|Command):[^\n]*")
 # Gradle's account of a failed build: the lines after `* What went wrong:`.
 _WENT_WRONG_RE = re.compile(r"^\* What went wrong:[ \t]*\r?\n((?:[ \t]*\S[^\n]*(?:\n|$)){1,2})", re.M)
 
@@ -210,8 +211,9 @@ def went_wrong(output: str) -> tuple[int, int] | None:
 
 
 def printed_nothing(output: str) -> bool:
-    """Whether a command's output is empty but for the harness's exit-status tag."""
-    return not EXIT_TAG_RE.sub("", output).strip()
+    """Whether a command's output is empty but for the harness's exit-status tag and status lines."""
+    rest = EXIT_TAG_RE.sub("", output)
+    return all(STATUS_LINE_RE.fullmatch(ln.strip()) for ln in rest.splitlines() if ln.strip())
 
 
 def _first_command(command: str) -> str:

@@ -161,8 +161,9 @@ _INVALID_RANGE = re.compile(
     r"^[^\n]*?(?:[Ii]nvalid `?view_range`?|`?view_range`?[^\n]*?\b(?:should|must|invalid|out of)\b|"
     r"[Ii]nvalid (?:line )?range\b)[^\n]*$", re.M)
 _TOO_LONG = re.compile(r"^[^\n]*The output of your last command was too long[^\n]*$", re.M)
-# The model's request outgrew its context window (litellm/OpenAI-compatible servers, Anthropic, aider).
-_CONTEXT_FULL = re.compile(r"^[^\n]*?(?:exceeds? the (?:available|maximum) context (?:size|length|window)|"
+# The model's request outgrew its context window (litellm/OpenAI-compatible servers, Anthropic, aider); not a
+# search's hit on the words (`src/llm.py:42: if code == "context_length_exceeded":`).
+_CONTEXT_FULL = re.compile(r"^(?![^\s:]+:\d+[:-])[^\n]*?(?:exceeds? the (?:available|maximum) context (?:size|length|window)|"
                            r"maximum context length is \d+|context_length_exceeded|prompt is too long: \d+|"
                            r"has hit a token limit!)[^\n]*$", re.M)
 _FORMAT = re.compile(r"^[^\n]*Please always provide EXACTLY ONE action[^\n]*$", re.M)
@@ -606,16 +607,42 @@ MAX_DIAGNOSTICS = 20
 MAX_JSON_DEPTH = 32
 
 
-def json_diagnostics(text: str) -> list[Hit]:
+def _is_error(value: dict, severity: object, listed: bool) -> bool:
+    """A diagnostic's severity, by what it says (`"Error"`, `DIAGNOSTIC_SEVERITY_ERROR`) or by number in
+    the shape that gives it: an LSP diagnostic (it has a `range`) counts 1 as an error, an ESLint message
+    (it has a `ruleId`) 2. No severity at all: an error when listed under `errors`/`diagnostics`."""
+    if isinstance(severity, int) and not isinstance(severity, bool):
+        return severity == 2 if "ruleId" in value else severity == 1 and "range" in value
+    said = str(severity) if severity is not None else ""
+    return "ERROR" in said.upper() or (listed and not _WARNING_RE.search(said))
+
+
+def _line_of(value: dict) -> int | None:
+    """A diagnostic's line, 1-based: an LSP range's start is 0-based (`range.start.line`); Cursor's
+    `startPosition` and a flat `line` are as the editor shows them."""
+    rng = value.get("range") if isinstance(value.get("range"), dict) else {}
+    start, zero_based = rng.get("startPosition"), False
+    if not isinstance(start, dict):
+        start, zero_based = rng.get("start"), True
+    line = start.get("line") if isinstance(start, dict) else value.get("line")
+    if not isinstance(line, int) or isinstance(line, bool):
+        return None
+    return line + 1 if zero_based and isinstance(start, dict) else line
+
+
+def json_diagnostics(text: str, *, named: bool = False) -> list[Hit]:
     """The errors an editor reported for files, read from the JSON documents in a tool's output: each
     object with a `message` under an `errors`/`diagnostics` list or with an error severity, the file
     of the object around it, its start line. Named by the file's family (`ERR_TS_Diagnostic` for a
-    `.tsx`); warnings and hints are not errors."""
+    `.tsx`); warnings and hints are not errors. `named`: only those whose file is named (a report
+    an editor made, not a JSON file that happens to hold messages)."""
     hits: list[Hit] = []
     for doc, offset in _json_documents(text):
         for message, path, line in _walk_diagnostics(doc, None, False):
             if len(hits) >= MAX_DIAGNOSTICS:
                 return hits
+            if named and not path:
+                continue
             name = re.split(r"[/\\]", path)[-1] if path else ""
             ext = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
             family_code = BY_EXTENSION.get(ext, "TOOL")
@@ -662,14 +689,8 @@ def _walk_diagnostics(value: object, path: str | None, listed: bool,
     own = next((v for k in _PATH_KEYS if isinstance(v := value.get(k), str) and v), None)
     path = own.removeprefix("file://") if own else path
     message, severity = value.get("message"), value.get("severity")
-    if isinstance(message, str) and message.strip():
-        said = str(severity) if severity is not None else ""
-        error = "ERROR" in said.upper() or severity == 1 or (listed and not _WARNING_RE.search(said))
-        if error:
-            rng = value.get("range") if isinstance(value.get("range"), dict) else {}
-            start = rng.get("startPosition") or rng.get("start") or {}
-            line = start.get("line") if isinstance(start, dict) else value.get("line")
-            out.append((" ".join(message.split()), path, line if isinstance(line, int) else None))
+    if isinstance(message, str) and message.strip() and _is_error(value, severity, listed):
+        out.append((" ".join(message.split()), path, _line_of(value)))
     for key, inner in value.items():
         if isinstance(inner, (list, dict)) and key not in ("range", "relatedInformation"):
             out += _walk_diagnostics(inner, path, listed or key in ("errors", "diagnostics"), depth + 1)

@@ -24,13 +24,13 @@ from compaction.shell import (
     EXIT_TAG_RE,
     STATUS_LINE_RE,
     benign_exit,
-    first_word,
     norm_command,
     past_prefixes,
     printed_nothing,
     scripts_run,
     split_commands,
     went_wrong,
+    words,
 )
 from compaction.transcripts.user_feedback import words_after
 
@@ -208,7 +208,7 @@ def _hits_of_result(res: ToolResult, call: ToolCall | None) -> list[Hit]:
     text = res.content or ""
     if call is not None and call.kind == ToolKind.READ and not failed:
         # an editor's diagnostics look like a read (a tool given paths): their errors anywhere in it
-        listed = json_diagnostics(text) if len(text) > READ_HEAD and "severity" in text.lower() else []
+        listed = json_diagnostics(text, named=True) if len(text) > READ_HEAD and "severity" in text.lower() else []
         return listed or classify(text[:READ_HEAD], tool_output=True)
     hits = classify(text, tool_output=True, failed=failed)
     if not hits:
@@ -326,9 +326,9 @@ def _diagnoses(transcript: Transcript, rec: ErrorRecord) -> list[str]:
                     why = why.replace("`", "") if why.count("`") % 2 else why
                     found.append((why, set(re.findall(r"[a-z]{4,}", why.lower()))))
     kept: list[str] = []
-    for i, (why, words) in enumerate(found):
+    for i, (why, said) in enumerate(found):
         repeats = sum(1 for j, (_, other) in enumerate(found) if j != i and other
-                      and len(words & other) * 3 >= 2 * min(len(words), len(other)))
+                      and len(said & other) * 3 >= 2 * min(len(said), len(other)))
         if repeats == 0 and why not in kept:
             kept.append(why.rstrip("."))
     return kept[:2]
@@ -554,11 +554,12 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
     """Without an edit that ended it: the first run, within three rounds, of the same program (`ls`,
     `mvn`, `python`…) that succeeded — the corrected path, the retry — or within six, of the same
     program and first argument (`COREPACK_ENABLE_PROJECT_SPEC=0 pnpm --version` after looking around);
-    for a failure without a command line (a file tool, the model's API), the next read or command that
-    succeeded, or the next reply. A run that prints the error again did not succeed, whatever its status."""
+    for a tool's failure without a command line (a file tool, the model's API), the next read or command
+    that succeeded, or the next reply (an error in the code ends with an edit: none of these). A run that
+    prints the error again did not succeed, whatever its status."""
     last = rec.occurrences[-1]
     command = last.location.command
-    program = _program(command) if command else None
+    program = (_program(command) or None) if command else None
     if program is None and rec.family != "TOOL":
         return None  # an error in the code (an editor's diagnostic) ends with an edit, not with the next read
     said = _said_again(last)
@@ -584,21 +585,35 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
     return None
 
 
+def _run_words(command: str) -> list[str]:
+    """The words of the first command a line runs past its `cd`s and prefixes (`cd /repo && X=1 make
+    all` -> `make all`): every line of a session that works in one directory opens with the same `cd`."""
+    for part in split_commands(command):
+        said = past_prefixes(words(part))
+        if said and said[0] != "cd":
+            return said
+    return []
+
+
 def _program(command: str) -> str:
-    """The program a command line runs first, by its file name (`/opt/bin/pnpm` and `pnpm` are one)."""
-    return first_word(command).rsplit("/", 1)[-1]
+    """The program a command line runs, by its file name (`/opt/bin/pnpm` and `pnpm` are one)."""
+    said = _run_words(command)
+    return said[0].rsplit("/", 1)[-1] if said else ""
 
 
 def _program_call(command: str) -> tuple[str, ...]:
-    """The program a line runs first with its first operand, else its first option (`pnpm build`,
-    `pnpm --version`; `sed -i 's/a/b/' f` by its expression, not by `-i`): a run a few rounds later that
-    matches it retries the very call, not just the program."""
-    first = split_commands(command)[:1]
-    said = past_prefixes(first[0].split()) if first else []
+    """The program a line runs with its first operand, else its first option (`pnpm build`, `pnpm
+    --version`; `sed -i 's/a/b/' f` by its expression, not by `-i`; `python -c CODE` by its code): a run
+    a few rounds later that matches it retries the very call, not just the program."""
+    said = _run_words(command)
     if not said:
         return ()
+    said = [w for w in said if not _REDIRECT.match(w)]  # `2>&1`, `> out.log`: where output goes, not what runs
     operand = next((w for w in said[1:] if not w.startswith("-")), None)
     return (said[0].rsplit("/", 1)[-1], operand if operand is not None else " ".join(said[1:2]))
+
+
+_REDIRECT = re.compile(r"\d*[<>]|&>")
 
 
 def _said_again(occ: Occurrence) -> str:
@@ -614,8 +629,8 @@ def _intent(transcript: Transcript, fix: Fix, occ: Occurrence) -> str:
     round or the one before that names the error's words (`window.matchMedia is not a function`), the
     first sentence or list item that does, unhedged."""
     detail = occ.detail or occ.evidence
-    names = {w.lower() for w in re.findall(r"[A-Za-z_]\w{4,}", detail) if not w.endswith(("Error", "Exception"))}
-    names -= _PLAIN_WORDS
+    # the names the message gives in code's shapes (`matchMedia`, `max_model_len`), not its plain words
+    names = {w for w in _CODE_SHAPED.findall(detail) if not w.endswith(("Error", "Exception"))}
     if not names or fix.round is None:
         return ""
     found = ""
@@ -626,16 +641,15 @@ def _intent(transcript: Transcript, fix: Fix, occ: Occurrence) -> str:
                 sentences = (x.strip() for line in text.splitlines() for x in _SENTENCE.split(line))
                 found = next((x.rstrip(".") for x in sentences
                               if 30 <= len(x) <= 200 and not _HEDGE.search(x) and not x.endswith("?")
-                              and names & {w.lower() for w in re.findall(r"\w+", x)}), found)
+                              and names & set(_CODE_SHAPED.findall(x))), found)
             if fix.call is not None and any(c is fix.call for c in msg.tool_calls):
                 return found  # only what was said up to the edit
     return found
 
 
-# Words of an error message that name nothing of the project.
-_PLAIN_WORDS = frozenset({"function", "undefined", "object", "cannot", "property", "properties", "reading",
-                          "expected", "received", "found", "module", "named", "value", "called", "argument",
-                          "arguments", "instance", "which", "there", "defined", "valid", "string", "number"})
+# An identifier as code writes it: camelCase, snake_case or CapWords with a second capital (`matchMedia`,
+# `max_model_len`, `HTMLElement`), four characters at least.
+_CODE_SHAPED = re.compile(r"\b(?=\w{4,})(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+|[A-Z]+[a-z]+[A-Z]\w*|[A-Z]{2,}[a-z]\w*)\b")
 
 
 def _reread(transcript: Transcript, after: int, until: int, path: str | None) -> str | None:

@@ -61,3 +61,11 @@ def test_a_doc_comment_above_a_definition_counts_and_directives_and_inner_commen
 def test_a_document_has_no_notes_its_headings_say_it():
     assert digest(["# Title", "", "<!-- a comment of the page -->", "## Usage"], document=True).notes == ()
 
+
+
+def test_a_triple_quoted_string_that_is_no_docstring_hides_no_definition():
+    query = 'QUERY = """\nSELECT 1\n"""\ndef run():\n    """Runs the query."""\n    pass\n'
+    d = digest(query.splitlines())
+    assert d.names == ("QUERY", "run") and d.notes == ("Runs the query.",)
+    two = 'def a():\n    """First line of a\n    across lines."""\n    return 1\n\ndef b():\n    """Docstring of b says so."""\n'
+    assert digest(two.splitlines()).notes == ("First line of a", "Docstring of b says so.")

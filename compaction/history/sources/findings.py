@@ -179,7 +179,7 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
     seen: set[str] = set()
     said: list[set[str]] = []  # the words of the statements kept so far
     named: set[str] = set()  # the identifiers and values they named
-    missed: tuple[int, str] | None = None  # a search that found nothing, two rounds back at most: (round, how it read)
+    missed: tuple[int, str] | None = None  # the latest search that found nothing: (round, how it read)
     for rnd in transcript.rounds:
         results = pair(rnd) if pair is not None else results_of_calls(rnd.messages)
         question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
@@ -216,14 +216,22 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
 def _search_again(out: list[Finding], missed: tuple[int, str] | None, rnd: int, lookup: str,
                   output: str) -> tuple[int, str] | None:
     """A search tool's call: one that found nothing is remembered; the next one, within two rounds,
-    that found something becomes a finding with it (“`grep Bastion V2` → nothing; `grep V2|v2` →
+    that found something and looks for a term of it becomes a finding with it (“`grep Bastion V2` → nothing; `grep V2|v2` →
     README.md”): how the agent found what its first words missed. Returns what to remember."""
     if found_nothing_in(output):
-        return missed if missed and missed[0] >= rnd - 2 else (rnd, lookup)
-    if missed and missed[0] >= rnd - 2:
+        return rnd, lookup  # the latest miss: the search the next one corrects
+    if missed and missed[0] >= rnd - 2 and _shared_terms(missed[1], lookup):
         out.append(Finding(rnd, f"{missed[1]} → nothing; then {lookup} → {lookup_hits(output, None)}", 48,
                            outcome=True))
     return None
+
+
+def _shared_terms(first: str, then: str) -> bool:
+    """Whether two searches look for the same thing: a term of two characters or more in both, past the
+    tool's name (`grep Bastion V2`, `grep V2|v2`)."""
+    def terms(lookup: str) -> set[str]:
+        return {w.lower() for w in re.findall(r"[A-Za-z0-9_]{2,}", lookup)[1:]}
+    return bool(terms(first) & terms(then))
 
 
 def asks(text: str) -> bool:
