@@ -216,6 +216,19 @@ def printed_nothing(output: str) -> bool:
     return all(STATUS_LINE_RE.fullmatch(ln.strip()) for ln in rest.splitlines() if ln.strip())
 
 
+def run_words(command: str) -> list[str]:
+    """The words of the first command a line runs past its `cd`s and prefixes (`cd /repo && X=1 make
+    all` -> `make all`): every line of a session that works in one directory opens with the same `cd`."""
+    for part in split_commands(command):
+        if first_word(part) != "cd":
+            return past_prefixes(words(part))
+    return []
+
+
+# A word that redirects (`2>&1`, `>>log`, `&>out`, `<in`): where output goes, not what runs nor a place read.
+REDIRECT_WORD_RE = re.compile(r"^(?:\d|&)?(?:>>?|<)")
+
+
 def _first_command(command: str) -> str:
     parts = split_commands(command)
     return parts[0] if parts else ""

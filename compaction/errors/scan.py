@@ -22,15 +22,14 @@ from compaction.events import EventKind, parse_test_summary, results_of_calls, s
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.shell import (
     EXIT_TAG_RE,
+    REDIRECT_WORD_RE,
     STATUS_LINE_RE,
     benign_exit,
     norm_command,
-    past_prefixes,
     printed_nothing,
+    run_words,
     scripts_run,
-    split_commands,
     went_wrong,
-    words,
 )
 from compaction.transcripts.user_feedback import words_after
 
@@ -152,7 +151,7 @@ def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
     content = res.content or ""
     if res.exit_code not in (None, 0):
         cmd = (call.command if call else "") or ""
-        if benign_exit(cmd, res.exit_code, printed_nothing(content)):
+        if benign_exit(cmd, res.exit_code, res.exit_code == 1 and printed_nothing(content)):  # only 1 can be benign
             return None
         err_id = "ERR_TOOL_NonZeroExit"
     elif res.is_error:
@@ -585,19 +584,9 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
     return None
 
 
-def _run_words(command: str) -> list[str]:
-    """The words of the first command a line runs past its `cd`s and prefixes (`cd /repo && X=1 make
-    all` -> `make all`): every line of a session that works in one directory opens with the same `cd`."""
-    for part in split_commands(command):
-        said = past_prefixes(words(part))
-        if said and said[0] != "cd":
-            return said
-    return []
-
-
 def _program(command: str) -> str:
     """The program a command line runs, by its file name (`/opt/bin/pnpm` and `pnpm` are one)."""
-    said = _run_words(command)
+    said = run_words(command)
     return said[0].rsplit("/", 1)[-1] if said else ""
 
 
@@ -605,15 +594,11 @@ def _program_call(command: str) -> tuple[str, ...]:
     """The program a line runs with its first operand, else its first option (`pnpm build`, `pnpm
     --version`; `sed -i 's/a/b/' f` by its expression, not by `-i`; `python -c CODE` by its code): a run
     a few rounds later that matches it retries the very call, not just the program."""
-    said = _run_words(command)
+    said = [w for w in run_words(command) if not REDIRECT_WORD_RE.match(w)]  # `2>&1`: where output goes
     if not said:
         return ()
-    said = [w for w in said if not _REDIRECT.match(w)]  # `2>&1`, `> out.log`: where output goes, not what runs
     operand = next((w for w in said[1:] if not w.startswith("-")), None)
     return (said[0].rsplit("/", 1)[-1], operand if operand is not None else " ".join(said[1:2]))
-
-
-_REDIRECT = re.compile(r"\d*[<>]|&>")
 
 
 def _said_again(occ: Occurrence) -> str:

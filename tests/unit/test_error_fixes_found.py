@@ -6,6 +6,8 @@ shell block's exit code and a harness's status lines, and a search retried until
 
 from __future__ import annotations
 
+import pytest
+
 from compaction.errors import scan_transcript
 from compaction.errors.advice import advise
 from compaction.errors.classify import classify
@@ -49,21 +51,19 @@ def test_a_retry_with_an_environment_prefix_rounds_later_ends_the_error_and_a_ma
     assert solution == "then `COREPACK_ENABLE_PROJECT_SPEC=0 pnpm --version 2>&1 | tail -3` succeeded (r6)"
 
 
-def test_a_line_that_only_opens_with_the_same_cd_is_no_retry():
-    msgs = [Message(0, Role.USER, "build the release")]
-    _shell(msgs, "a", "cd /testbed && make release", "Exit code 2\nmake: *** No rule to make target 'release'", 2)
-    for i in range(3):
-        _shell(msgs, f"l{i}", f"cd /testbed && cat part{i}.mk", "all:", 0)
-    _shell(msgs, "s", "cd /testbed && git status", "nothing to commit", 0)
-    assert _records(msgs)["ERR_TOOL_NonZeroExit"].startswith("no fix seen after r1")
-
-
-def test_a_later_run_of_another_command_of_the_same_program_is_no_retry_past_three_rounds():
+@pytest.mark.parametrize(("failed", "code", "looks", "later"), [
+    # a line that only opens with the same `cd` as the failed one
+    ("cd /testbed && make release", 2, [f"cd /testbed && cat part{i}.mk" for i in range(3)],
+     "cd /testbed && git status"),
+    # another command of the same program, past three rounds
+    ("pnpm build", 1, [f"ls dir{i}" for i in range(4)], "pnpm install"),
+])
+def test_a_later_success_that_is_no_retry_of_the_failed_call_ends_nothing(failed, code, looks, later):
     msgs = [Message(0, Role.USER, "build it")]
-    _shell(msgs, "a", "pnpm build", "Exit code 1\nerror: missing script: build in this package", 1)
-    for i in range(4):
-        _shell(msgs, f"l{i}", f"ls dir{i}", "a.txt", 0)
-    _shell(msgs, "z", "pnpm install", "done", 0)
+    _shell(msgs, "a", failed, f"Exit code {code}\nmake: *** No rule to make target 'release'", code)
+    for i, look in enumerate(looks):
+        _shell(msgs, f"l{i}", look, "all:", 0)
+    _shell(msgs, "z", later, "done", 0)
     assert _records(msgs)["ERR_TOOL_NonZeroExit"].startswith("no fix seen after r1")
 
 

@@ -17,7 +17,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import first_word, past_prefixes, scripts_run, split_commands, words
+from compaction.shell import run_words, scripts_run
 
 MAX_CHECKS = 3  # the most repeated ones
 MAX_OUTCOMES = 3  # distinct outputs shown per check: the first and the latest ones
@@ -98,12 +98,8 @@ def _shown(command: str, cwd: str | None) -> str:
 def _program(command: str) -> list[str]:
     """The program a command line runs and its plain words (no option, nothing quoted with spaces), past a
     `cd`: what says whether it builds or checks (`npm run build`, `npx tsc`), not its arguments' text."""
-    for part in split_commands(command):
-        if first_word(part) == "cd":
-            continue
-        said = past_prefixes(words(part))  # `sudo`, `env X=1`, `timeout 60`: the program after
-        return [w for w in said[:8] if w and not w.startswith("-") and " " not in w][:4]
-    return []
+    said = run_words(command)  # past `cd`, `sudo`, `env X=1`, `timeout 60`: the program after
+    return [w for w in said[:8] if w and not w.startswith("-") and " " not in w][:4]
 
 
 def _outputs(ctx: FactContext, check: _Check) -> list[tuple[int, str]]:

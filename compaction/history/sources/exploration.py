@@ -18,6 +18,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.decisions import AHEAD
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolKind
+from compaction.shell import REDIRECT_WORD_RE
 
 _HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s+([A-Z0-9].+?)\s*#*$|(?:\d+\.\s+)?\*\*([^*]{3,80})\*\*\s*[-–:]\s*(.*))")
 _FILE_RE = re.compile(r"\.\w{1,8}$")
@@ -182,7 +183,6 @@ def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where
     return f"{head}: " + " → ".join(parts), sorted({cited[0], cited[-1]})
 
 
-_REDIRECT_RE = re.compile(r"^(?:\d|&)?(?:>>?|<)")
 
 
 def _searched(command: str, cwd: str | None) -> list[str]:
@@ -201,8 +201,8 @@ def _searched(command: str, cwd: str | None) -> list[str]:
         if w.startswith("-"):
             skip = w in _OPTION_ARGS
             continue
-        if _REDIRECT_RE.match(w):  # `2>&1`, `2>/dev/null`, `> out`: where output goes, not a place searched
-            skip = _REDIRECT_RE.fullmatch(w.rstrip("&|")) is not None  # a bare `>`: its target is the next word
+        if REDIRECT_WORD_RE.match(w):  # `2>&1`, `2>/dev/null`, `> out`: where output goes, not a place searched
+            skip = REDIRECT_WORD_RE.fullmatch(w.rstrip("&|")) is not None  # a bare `>`: its target is the next word
             continue
         if w[0] in "\"'" or any(c in w for c in "*?[]{}$"):
             pattern_first = False  # a quoted or glob word is the pattern: the words after it are places

@@ -443,7 +443,7 @@ def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> 
     content = res.content or ""
     cmd = first_line(command, 100)
     failed = res.is_error or res.exit_code not in (None, 0)
-    if failed and found_nothing(command, res.exit_code, printed_nothing(content)):  # a look-up that matched nothing
+    if failed and found_nothing(command, res.exit_code, res.exit_code == 1 and printed_nothing(content)):  # no match
         return f"`{cmd}` → nothing found", 8
     if summary == "?":
         summary = parse_test_summary(content) if content else None
