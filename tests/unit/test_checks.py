@@ -86,3 +86,28 @@ def test_the_script_a_command_runs_is_found_past_the_programs_that_run_it():
     assert scripts_run("env -i X=1 python b.py") == {"b.py"}
     assert norm_command("timeout 60s pytest t.py::x") == "pytest t.py"
     assert norm_command("time -f %e make all") == "make all"
+
+
+def test_one_check_spelled_two_ways_is_one_and_a_probe_is_none():
+    """`node c.mjs X 2>&1 | head` then `node c.mjs X; echo $?` run one check: the runs are counted together
+    and what each printed is told; `pnpm --version` asks the tool about itself and checks no work."""
+    texts = _facts(_bash('node c.mjs FAKE 2>&1 | head -10; echo "exit=$?"', "a", "error: zerion not found\nexit=0"),
+                   _bash('node c.mjs FAKE; echo "exit=$?"', "b", "error: zerion not found\nexit=2"),
+                   _bash("pnpm --version 2>&1", "c", "10.3"), _bash("pnpm --version", "d", "10.3"))
+    assert texts == ['Checked with `node c.mjs FAKE; echo "exit=$?"` ×2: r1 “error: zerion not found; exit=0”; '
+                     'r2 “error: zerion not found; exit=2” (r1, r2)']
+
+
+def test_a_build_says_its_verdict_and_warnings_and_outranks_a_rerun_search():
+    """A build's last line is most often a table's: its verdict line and its distinct warnings (each place
+    one more) say how it went; a build is the gate a successor passes again, ahead of a search run twice."""
+    build = ("Creating an optimized production build ...\n ✓ Compiled successfully in 17.3s\n\n./app/page.tsx\n"
+             "357:70  Warning: Unused eslint-disable directive.\n./components/dialog.tsx\n"
+             "171:31  Warning: Unused eslint-disable directive.\nRoute (app)   Size\n└ ○ /icon.png   0 B\n"
+             "○  (Static)   prerendered as static content")
+    search = 'rg -n "TODO" src'
+    texts = _facts(_bash(search, "a", "src/a.ts:3: TODO"), _bash(search, "b", "src/a.ts:3: TODO"),
+                   _bash("pnpm build 2>&1 | tail -60", "c", build))
+    assert texts[0] == ("Checked with `pnpm build 2>&1 | tail -60`: r3 “✓ Compiled successfully in 17.3s; "
+                        "2× Warning: Unused eslint-disable directive.” (r3)")
+    assert texts[1].startswith(f"Checked with `{search}` ×2")

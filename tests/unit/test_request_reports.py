@@ -63,3 +63,12 @@ def test_closing_sentences_lead_a_report_and_full_width_stops_end_sentences():
     text = "我发现了 `a` 和 `b` 的问题。中间的说明没有什么内容但是很长很长很长。最后我修改了 `render` 方法。"
     assert informative([text], 30, closing=True) == "最后我修改了 `render` 方法。"
     assert informative([text], 30).startswith("我发现了 `a` 和 `b` 的问题。")
+
+
+def test_a_reports_verdict_heading_outweighs_a_table_row():
+    """"### Colocate mode — ✅ 3 steps in 37.7s" says how a run went; a table's row read without its
+    header ("| step_time | 18.1 → 8.7 |") says less."""
+    reply = ("## Smoke tests\n\nAll done.\n\n### Colocate mode — ✅ 3 steps in 37.7s\n\n| Metric | Value |\n|---|---|\n"
+             "| step_time | 18.1 → 8.7 → 7.3 |\n| reward | 0.125 → 0.0 → 0.0 |\n\nRan it.")
+    found = informative([reply], 60, closing=True)
+    assert found == "Colocate mode — ✅ 3 steps in 37.7s"

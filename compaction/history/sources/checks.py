@@ -17,7 +17,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import run_words, scripts_run
+from compaction.shell import REDIRECT_WORD_RE, run_words, scripts_run
 
 MAX_CHECKS = 3  # the most repeated ones
 MAX_OUTCOMES = 3  # distinct outputs shown per check: the first and the latest ones
@@ -42,8 +42,9 @@ _JSON_KEY_RE = re.compile(r'^\s*"[\w$-]+":')  # an exporter's record of the call
 
 @dataclass(slots=True)
 class _Check:
-    command: str
+    command: str  # as last run: what a successor runs again
     rounds: list[int] = field(default_factory=list)
+    commands: set[str] = field(default_factory=set)  # every spelling run (a pipe to `head` or not)
 
 
 @fact_source(Section.EVIDENCE)
@@ -56,23 +57,27 @@ def check_facts(ctx: FactContext) -> list[Fact]:
             continue
         command = _shown(e.command, ctx.cwd)
         runs = _program(command)
-        if not runs or runs[0].casefold() in _VIEWERS or _GIT_VIEWS.match(" ".join(runs)):
+        if not runs or runs[0].casefold() in _VIEWERS or _GIT_VIEWS.match(" ".join(runs)) or _probes(command):
             continue
-        checks.setdefault(command, _Check(command)).rounds.append(e.round)
+        check = checks.setdefault(_identity(command), _Check(command))
+        check.command = command
+        check.commands.add(command)
+        check.rounds.append(e.round)
     own = own_file_names(ctx) if checks else frozenset()
-    kept = [c for c in checks.values() if len(c.rounds) >= MIN_RUNS or _BUILD_RE.search(" ".join(_program(c.command)))
-            or runs_own_file(c.command, own)]
+    kept = [c for c in checks.values() if len(c.rounds) >= MIN_RUNS or _builds(c) or runs_own_file(c.command, own)]
     if not kept:
         return []
-    kept.sort(key=lambda c: (-len(c.rounds), c.rounds[0]))
+    # A build, a lint or a type check is the gate a successor passes again: it counts as BUILD_WEIGHT runs more.
+    kept.sort(key=lambda c: (-len(c.rounds) - (BUILD_WEIGHT if _builds(c) else 0), c.rounds[0]))
     out = []
     for c in kept[:MAX_CHECKS]:
         outputs = _outputs(ctx, c)
         last = summary_line(outputs[-1][1]) if outputs else ""
         times = f" ×{len(c.rounds)}" if len(c.rounds) > 1 else ""
-        outcome = f" → {last}" if last else _outcomes(outputs)
+        outcome = f" → {last}" if last else _outcomes(outputs, build=_builds(c))
         text = f"Checked with `{first_line(c.command, COMMAND_CHARS)}`{times}{outcome} {cite(c.rounds)}"
-        out.append(Fact(Section.EVIDENCE, text, sorted(set(c.rounds)), score=SCORE + min(len(c.rounds), 5)))
+        weight = len(c.rounds) + (BUILD_WEIGHT if _builds(c) else 0)
+        out.append(Fact(Section.EVIDENCE, text, sorted(set(c.rounds)), score=SCORE + min(weight, 5)))
     return out
 
 
@@ -89,6 +94,31 @@ def runs_own_file(command: str, own: frozenset[str]) -> bool:
     return bool(own) and not own.isdisjoint(scripts_run(command))
 
 
+BUILD_WEIGHT = 2
+
+
+def _builds(check: _Check) -> bool:
+    return bool(_BUILD_RE.search(" ".join(_program(check.command))))
+
+
+_PROBE_WORDS = frozenset({"--version", "-v", "-V", "--help", "-h", "version", "help"})
+
+
+def _probes(command: str) -> bool:
+    """`pnpm --version`, `node -v`: asks the tool about itself (is it there, which one), checks no work."""
+    said = [w for w in run_words(command)[1:] if not REDIRECT_WORD_RE.match(w)]
+    return bool(said) and all(w in _PROBE_WORDS for w in said)
+
+
+def _identity(command: str) -> str:
+    """What makes two runs one check: the words of the first command the line runs, redirections left out
+    (`node check.mjs X 2>&1 | head` and `node check.mjs X; echo $?` check the same; two searches for two
+    patterns are two), unless it runs code written inline (a heredoc), where the whole line is the check."""
+    if "<<" in command:
+        return command
+    return "\0".join(w for w in run_words(command) if not REDIRECT_WORD_RE.match(w))
+
+
 def _shown(command: str, cwd: str | None) -> str:
     """The command without a leading `cd` into the working directory (it runs there); whole, so that two
     heredoc scripts with the same first line are two commands."""
@@ -99,7 +129,7 @@ def _program(command: str) -> list[str]:
     """The program a command line runs and its plain words (no option, nothing quoted with spaces), past a
     `cd`: what says whether it builds or checks (`npm run build`, `npx tsc`), not its arguments' text."""
     said = run_words(command)  # past `cd`, `sudo`, `env X=1`, `timeout 60`: the program after
-    return [w for w in said[:8] if w and not w.startswith("-") and " " not in w][:4]
+    return [w for w in said[:8] if w and not w.startswith("-") and " " not in w and not REDIRECT_WORD_RE.match(w)][:4]
 
 
 def _outputs(ctx: FactContext, check: _Check) -> list[tuple[int, str]]:
@@ -113,17 +143,18 @@ def _outputs(ctx: FactContext, check: _Check) -> list[tuple[int, str]]:
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 res = results.get(id(call))
-                if call.command and res is not None and _shown(call.command, ctx.cwd) == check.command:
+                if call.command and res is not None and _shown(call.command, ctx.cwd) in check.commands:
                     out.append((rnd_no, res.content or ""))
     return out
 
 
-def _outcomes(outputs: list[tuple[int, str]]) -> str:
+def _outcomes(outputs: list[tuple[int, str]], build: bool = False) -> str:
     """What the runs printed, each time it changed (the first run's, then each different one, the last
-    MAX_OUTCOMES at most): a reproduction's numbers before and after the fix, a check's hits then none."""
+    MAX_OUTCOMES at most): a reproduction's numbers before and after the fix, a check's hits then none;
+    a build's verdict and warnings (its last line is most often a table's)."""
     said: list[tuple[int, str]] = []
     for rnd, output in outputs:
-        what = _outcome(output)
+        what = (build and _build_outcome(output)) or _outcome(output)
         if what and (not said or said[-1][1] != what):
             said.append((rnd, what))
     if not said:
@@ -148,3 +179,29 @@ def _outcome(output: str) -> str:
         return joined
     last = lines[-1]
     return last if len(last) <= OUTCOME_CHARS else last[: OUTCOME_CHARS - 1] + "…"
+
+
+# A build's verdict on the whole run ("✓ Compiled successfully in 17.3s", "BUILD SUCCESSFUL in 5s", "Finished
+# dev target(s) in 2.1s", "built in 1.2s"), and a line that warns ("171:31  Warning: Unused eslint-disable").
+_VERDICT_RE = re.compile(r"\b(?:success\w*|succeeded|compiled|built|finished|passed|done)\b", re.IGNORECASE)
+_TROUBLE_RE = re.compile(r"\b(?:fail\w*|errors?|warn\w*)\b", re.IGNORECASE)
+_WARNING_RE = re.compile(r"\bwarn(?:ing)?\b", re.IGNORECASE)
+_WHERE_RE = re.compile(r"^(?:\S*?:)?\d+(?::\d+)?\s+")  # the warning's place (`171:31  `): each place is one more
+MAX_WARNINGS = 2
+
+
+def _build_outcome(output: str) -> str:
+    """A build's last verdict line, then its distinct warnings counted ("2× Warning: Unused eslint-disable
+    directive"); "" when it printed no verdict (then its output is read as any other check's)."""
+    lines = [ln.strip() for ln in output[-8000:].splitlines() if ln.strip()]
+    verdict = next((ln for ln in reversed(lines) if len(ln) <= OUTCOME_CHARS and _VERDICT_RE.search(ln)
+                    and not _TROUBLE_RE.search(ln)), "")
+    if not verdict:
+        return ""
+    warned: dict[str, int] = {}
+    for ln in lines:
+        if _WARNING_RE.search(ln):
+            said = _WHERE_RE.sub("", ln)
+            warned[said] = warned.get(said, 0) + 1
+    shown = [f"{n}× {w}" if n > 1 else w for w, n in list(warned.items())[:MAX_WARNINGS]]
+    return "; ".join([verdict, *(w if len(w) <= OUTCOME_CHARS else w[:OUTCOME_CHARS - 1] + "…" for w in shown)])

@@ -30,8 +30,9 @@ AHEAD = 3.4
 ANSWER_ASK_CHARS = 800  # a user message longer than this is a task or a paste, not a question with a preference
 
 # A choice that gives its reason or its alternative weighs more than a bare "I'll do X".
-_REASON_RE = re.compile(r"\b(?:because|since|so that|in order to|to avoid|to keep|to preserve|instead of|rather than|"
+_REASON_RE = re.compile(r"\b(?:because|since|so that|in order to|if (?:I|we) (?:want|need) to|to avoid|to keep|to preserve|instead of|rather than|"
                         r"over|as it|as this|which (?:keeps|avoids|preserves)|otherwise)\b", re.IGNORECASE)
+_REASON_CJK_RE = re.compile("因为|因為|原因|所以|避免|以免|否则|否則|为了|為了")  # the same, said in Chinese
 _RULED_OUT_RE = re.compile(r"\b(?:ruled? out|won't work|will not work|doesn't work|does not work|not (?:a )?viable|"
                            r"abandon|give up on|drop(?:ped)? (?:the|this) (?:idea|approach)|instead of|rather than)\b",
                            re.IGNORECASE)
@@ -189,6 +190,36 @@ def _premise(text: str, sentence: str) -> str | None:
             return m.group(1)
         return None
     return None
+
+
+# A sentence that gives the reason for the choice just before it ("I should use `_parse_annotation`. It
+# already handles `|` (BitOr)…", "I'll keep the cache. That way the second call is free."): its opening says so.
+_REASON_AFTER_RE = re.compile(r"^(?:(?:It|This|That|They)(?: one)? (?:already|avoids?|keeps?|ensures?|preserves?|"
+                              r"handles?|guarantees?|lets|allows|works|supports?|covers?|is (?:because|why|safer|simpler))|"
+                              r"(?:This|That) way|Because|Since|Otherwise|That's (?:because|why)|This is (?:because|why))\b")
+REASON_AFTER_CHARS = 200
+
+
+def _reason_after(text: str, sentence: str) -> str | None:
+    """The sentence right after `sentence` in its paragraph of `text` when it opens as a reason for it."""
+    head = sentence[:30]
+    for para in text.split("\n\n"):
+        flat = " ".join(para.split())
+        at = flat.find(head)
+        if at < 0:
+            continue
+        end = flat.find(sentence[-20:], at)
+        if end < 0:
+            return None
+        rest = flat[end + len(sentence[-20:]):].lstrip()
+        m = _NEXT_SENTENCE_RE.match(rest)
+        if m and _REASON_AFTER_RE.match(m.group(1)) and len(m.group(1)) <= REASON_AFTER_CHARS:
+            return m.group(1)
+        return None
+    return None
+
+
+_NEXT_SENTENCE_RE = re.compile(r"([A-Z`\"'(][^.!?]*(?:\.(?=\w)[^.!?]*)*[.!])(?=\s|$)")
 
 
 # A choice among candidates: the path a choice names, when a listing a few rounds before it (a file
@@ -474,7 +505,11 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
             continue  # the findings timeline carries it
         answer = None
         if kind is EventKind.DECISION:
-            reasoned = _REASON_RE.search(text) is not None
+            said = by_index.get(index)
+            why = _reason_after(said.text, raw.strip()) if said is not None and said.text else None
+            text = f"{text} {why}" if why else text
+            reasoned = why is not None or _REASON_RE.search(text) is not None or \
+                (not text.isascii() and _REASON_CJK_RE.search(text) is not None)
             score = 30 + (8 if reasoned else 0) + (6 if _RULED_OUT_RE.search(text) else 0) + _named(text, reasoned)
         else:
             score = _constraint_score(text, round_ == 1)  # the user's own constraints and preferences

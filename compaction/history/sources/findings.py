@@ -100,11 +100,15 @@ _SUMMARY_LINE_RE = re.compile(r"\b\d+ files? changed\b|\b(?:0|no) (?:issues|erro
 _SUMMARY_WORDS = (" file changed", " files changed", " issues found", " errors found", " problems found", "0 issues",
                   "0 errors", "0 problems", "Successfully ", "completed successfully", "Build succeeded", "Result: ")
 # What makes an answer's sentence informative: identifiers in backticks, numbers, reasons.
-_INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*\b|\b(?:because|so|means|instead|rather than|ruled out|"
+_INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*(?:[a-z]{1,2}\b|%|\b)|\b(?:because|so|means|instead|rather than|ruled out|"
                              r"the problem is|root cause|since|therefore|which)\b|^[A-Z][\w /()-]{1,30}: \S",
                              re.IGNORECASE)  # the last: a "Label: value" line of a list (Build command: blank)
 _EMPHASIS_RE = re.compile(r"\*\*|__")
 _BOLD_RE = re.compile(r"\*\*[^*\n]{2,40}\*\*")  # what the reply itself stressed counts as informative too
+HEADING_STRESS = 2  # a heading of the reply stresses more than one bold span
+# A heading that states a result: a status mark or a verdict word (not "Phase 1: Intent Capture").
+_VERDICT_HEAD_RE = re.compile(r"[✅❌✓✗⚠]|\b(?:pass(?:ed|es)?|fail(?:ed|s|ing)?|succeeded|fixed|broken)\b", re.IGNORECASE)
+TABLE_ROW_PENALTY = 2  # a table's row read without its header row: cells whose meaning is in the columns' names
 _HOLDS_WEIGHT = 21  # the weight of what a file turned out to hold: only a statement naming the file or code counts
 ANSWER_CHARS = 360  # an answer's finding: its most informative sentences up to this length
 REPORT_CHARS = 300  # a request's report: its most informative sentences up to this length (half in CJK)
@@ -355,10 +359,14 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
             plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
             x = (WS_RE.sub(" ", plain) if "  " in plain or "\t" in plain else plain).strip().lstrip("-*• ")
+            # A report's heading that gives a verdict ("### Colocate mode — ✅ 3 steps in 37.7s"), not a title.
+            heading = x.startswith("#") and _VERDICT_HEAD_RE.search(x) is not None
+            x = x.lstrip("# ") if heading else x
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")) \
                     and not _COURTESY_RE.match(x):
                 sentences.append(x)
-                stressed.append(len(_BOLD_RE.findall(raw)) if marked else 0)
+                stressed.append((len(_BOLD_RE.findall(raw)) if marked else 0) + (HEADING_STRESS if heading else 0)
+                                - (TABLE_ROW_PENALTY if x.startswith("|") else 0))
         if len(sentences) >= 40 and not closing:
             break
     if closing and len(sentences) > 40:  # a report closes on what was done: its last sentences count
@@ -366,8 +374,8 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     if not sentences:
         return None
     lead = range(len(sentences) - max(1, len(sentences) // 3), len(sentences)) if closing else range(1)
-    score = [len((_INFORMATIVE_ASCII_RE if x.isascii() else _INFORMATIVE_RE).findall(x)) + stressed[i]
-             + (2 if i in lead else 0) for i, x in enumerate(sentences)]
+    score = [max(0, len((_INFORMATIVE_ASCII_RE if x.isascii() else _INFORMATIVE_RE).findall(x)) + stressed[i]
+                 + (2 if i in lead else 0)) for i, x in enumerate(sentences)]
     keep: list[int] = []
     size = 0
     for i in sorted(range(len(sentences)), key=lambda i: (-score[i], i)):

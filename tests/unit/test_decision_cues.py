@@ -1,0 +1,45 @@
+"""What the events read as the agent's choices (issue 14 item 4): a choice and the reason said right after
+it, a mini-swe-agent's "I should use X", and the same choices said in Chinese, the seed's language."""
+
+from __future__ import annotations
+
+from compaction.events import EventKind, extract_events
+from compaction.model import Message, Role, Transcript, group_rounds
+
+
+def test_a_choice_keeps_the_reason_said_right_after_it():
+    """"I should use X. It already handles Y." — the second sentence is why: it goes with the choice
+    (a mini-swe-agent thought; "I should check …" is no choice)."""
+    from compaction.history.sources.decisions import decision_facts
+    from compaction.history.sources.registry import FactContext
+    from compaction.history.steering import role_preset
+
+    said = ("I should use `_parse_annotation` which I saw earlier. It already handles `|` (BitOr) and returns "
+            "a list of nodes.\n\nI should check the tests next.")
+    msgs = [Message(0, Role.USER, "support `bytes | str` in :type: fields"), Message(1, Role.ASSISTANT, said)]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    events = extract_events(t)
+    assert [e.text for e in events if e.kind is EventKind.DECISION] == [
+        "I should use `_parse_annotation` which I saw earlier."]
+    ctx = FactContext(t, events, [], role_preset("developer"), None, len(t.rounds))
+    texts = [f.text for f in decision_facts(ctx)]
+    assert any("`_parse_annotation`" in x and x.endswith("It already handles `|` (BitOr) and returns a list of nodes.")
+               for x in texts), texts
+
+
+
+def test_a_choice_said_in_chinese_is_a_decision_with_its_reason():
+    from compaction.history.sources.decisions import decision_facts
+    from compaction.history.sources.registry import FactContext
+    from compaction.history.steering import role_preset
+
+    said = ("### 5. Bot 过滤三层\n你对。\n- 砍掉 LLM counterfactual narrative，因为 LLM 会 sycophantic，而且不可验证。\n"
+            "- 全选按钮放在右上角")
+    msgs = [Message(0, Role.USER, "看一下这个方案"), Message(1, Role.ASSISTANT, said)]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    events = extract_events(t)
+    decided = [e.text for e in events if e.kind is EventKind.DECISION]
+    assert decided == ["- 砍掉 LLM counterfactual narrative，因为 LLM 会 sycophantic，而且不可验证。"]
+    ctx = FactContext(t, events, [], role_preset("developer"), None, len(t.rounds))
+    fact = next(f for f in decision_facts(ctx) if "砍掉" in f.text)
+    assert fact.score >= 38  # a reasoned choice (因为): above a bare one
