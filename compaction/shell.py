@@ -384,6 +384,28 @@ def past_prefixes(said: list[str]) -> list[str]:
     return said[i:]
 
 
+# Programs that run another one named next (`npx tsc`, `pnpm exec eslint`, `python -m pytest`): the program a
+# line runs is that one (`npx tsc` and `npx jest` run two programs).
+_RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx"})
+_RUNNER_VERBS = {"pnpm": ("exec", "dlx"), "yarn": ("exec", "dlx"), "bun": ("x",), "uv": ("run",), "pipx": ("run",)}
+
+
+def program_run(said: list[str]) -> str:
+    """The file name of the program a simple command's words run, past a package runner (`npx tsc` ->
+    `tsc`, `pnpm exec eslint` -> `eslint`, `python3 -m pytest` -> `pytest`); "" for no words."""
+    if not said:
+        return ""
+    prog = said[0].rsplit("/", 1)[-1]
+    rest = said[1:]
+    verb = bool(rest) and rest[0] in _RUNNER_VERBS.get(prog, ())
+    if verb or prog in _RUNNERS:
+        named = next((w for w in rest[1 if verb else 0:] if not w.startswith("-")), "")
+        return named.rsplit("/", 1)[-1] or prog
+    if prog.startswith("python") and len(rest) > 1 and rest[0] == "-m":
+        return rest[1]
+    return prog
+
+
 @per_text(maxsize=4096)  # the same command is asked for by every record scanned after it
 def norm_command(cmd: str | None) -> str:
     """A command's identity for "same command": the program plus the first file it names (else its

@@ -27,6 +27,7 @@ from compaction.shell import (
     benign_exit,
     norm_command,
     printed_nothing,
+    program_run,
     run_words,
     scripts_run,
     went_wrong,
@@ -585,9 +586,9 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
 
 
 def _program(command: str) -> str:
-    """The program a command line runs, by its file name (`/opt/bin/pnpm` and `pnpm` are one)."""
-    said = run_words(command)
-    return said[0].rsplit("/", 1)[-1] if said else ""
+    """The program a command line runs, by its file name (`/opt/bin/pnpm` and `pnpm` are one), past a
+    package runner (`npx tsc` and `npx jest` are two)."""
+    return program_run(run_words(command))
 
 
 def _program_call(command: str) -> tuple[str, ...]:

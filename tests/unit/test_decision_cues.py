@@ -43,3 +43,20 @@ def test_a_choice_said_in_chinese_is_a_decision_with_its_reason():
     ctx = FactContext(t, events, [], role_preset("developer"), None, len(t.rounds))
     fact = next(f for f in decision_facts(ctx) if "砍掉" in f.text)
     assert fact.score >= 38  # a reasoned choice (因为): above a bare one
+
+
+def test_a_reasoned_choice_said_only_in_the_agents_reasoning_is_a_decision():
+    """Claude's thinking blocks, Gemini's thoughts: what the agent chose and why is often said only there
+    ("I should copy, not move, the JSONL since Claude Code is still writing it")."""
+    from compaction.history.sources.decisions import decision_facts
+    from compaction.history.sources.registry import FactContext
+    from compaction.history.steering import role_preset
+
+    reply = Message(1, Role.ASSISTANT, "Moving the source now.")
+    reply.meta["thinking"] = ["The user wants it in the workbench. I should copy the JSONL rather than move it, "
+                              "since Claude Code is still writing to it."]
+    msgs = [Message(0, Role.USER, "move openwisprmod into ~/Code/workbench"), reply]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    assert "I should copy the JSONL rather than move it, since Claude Code is still writing to it." in \
+        [f.text for f in decision_facts(ctx)]

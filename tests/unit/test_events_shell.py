@@ -126,3 +126,17 @@ def test_options_are_read_with_their_values_as_getopt_does():
         ("-v", ""), ("-t", "dir"), ("-S", "bak"), ("--target-directory", "lib"), ("--suffix", "~"), ("", "a"),
         ("", "-b")]
     assert made_dirs("mkdir -m 755 -p src/pkg && mkdir /opt/x") == {"src", "src/pkg", "/opt", "/opt/x"}
+
+
+def test_the_program_a_line_runs_is_read_past_a_package_runner():
+    """`npx tsc` and `npx jest` run two programs: a retry of the one is no retry of the other."""
+    from compaction.shell import program_run
+
+    assert program_run(["npx", "tsc", "--noEmit"]) == "tsc"
+    assert program_run(["npx", "--yes", "prettier", "."]) == "prettier"
+    assert program_run(["pnpm", "exec", "eslint", "."]) == "eslint"
+    assert program_run(["uv", "run", "pytest"]) == "pytest"
+    assert program_run(["python3", "-m", "pytest", "-q"]) == "pytest"
+    assert program_run(["pnpm", "build"]) == "pnpm"  # a package script: pnpm runs it
+    assert program_run(["/usr/bin/node", "a.js"]) == "node"
+    assert program_run([]) == ""

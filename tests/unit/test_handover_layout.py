@@ -115,6 +115,29 @@ def test_a_script_run_after_the_last_edit_is_a_check_not_a_missing_verification(
     assert "no test suite run" in state[0]
 
 
+def test_a_submitted_diff_names_its_files_new_ones_and_those_no_edit_made() -> None:
+    """The harness's echo of the final diff says what was submitted: a scratch file the agent created
+    (`parse_annotation.py`) and a file the environment changed (`setup.py`) are in the patch too."""
+    edit = ToolCall("Edit", {"file_path": "/testbed/sphinx/domains/python.py"}, "e1", ToolKind.EDIT,
+                    path="/testbed/sphinx/domains/python.py")
+    test = ToolCall("Bash", {"command": "pytest -q"}, "t1", ToolKind.SHELL, command="pytest -q")
+    diff = ("diff --git a/parse_annotation.py b/parse_annotation.py\nnew file mode 100644\n--- /dev/null\n"
+            "+++ b/parse_annotation.py\n@@ -0,0 +1 @@\n+x = 1\n"
+            "diff --git a/setup.py b/setup.py\n--- a/setup.py\n+++ b/setup.py\n@@ -1 +1 @@\n-a\n+b\n"
+            "diff --git a/sphinx/domains/python.py b/sphinx/domains/python.py\n--- a/sphinx/domains/python.py\n"
+            "+++ b/sphinx/domains/python.py\n@@ -1 +1 @@\n-c\n+d\n")
+    echo = Message(6, Role.TOOL, diff, harness=True)
+    echo.meta["final_patch_echo"] = True
+    msgs = [Message(0, Role.USER, "Fix the type field"),
+            Message(1, Role.ASSISTANT, "Editing.", [edit]), Message(2, Role.TOOL, tool_results=[ToolResult("ok", "e1")]),
+            Message(3, Role.ASSISTANT, "Testing.", [test]),
+            Message(4, Role.TOOL, tool_results=[ToolResult("3 passed in 0.1s", "t1", exit_code=0)]),
+            Message(5, Role.ASSISTANT, "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"), echo]
+    state = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
+    assert state and state[0].endswith("then submitted (the harness printed the final diff: new `parse_annotation.py`, "
+                                       "`setup.py` (no edit seen), `sphinx/domains/python.py`)"), state
+
+
 def test_long_pastes_are_trimmed_to_head_informative_lines_and_tail() -> None:
     body = [f"line {i}" for i in range(30)]
     body[15] = "ValueError: bad input"
@@ -241,3 +264,19 @@ def test_a_pasted_ci_log_is_one_paste_and_keeps_what_failed_before_what_warned()
     assert len(trimmed.splitlines()) < 20
     assert trimmed.startswith("\n".join(intro))  # the user's words before the log are not part of it
     assert "is not a module" in trimmed and "lines of pasted log trimmed" in trimmed
+
+
+def test_a_run_the_harness_stopped_says_so() -> None:
+    """OpenHands records "Agent reached maximum iteration" beside the events: the agent never saw it, yet
+    it is why the work stops mid-way; a submitted run says nothing of the kind."""
+    msgs = [Message(0, Role.USER, "Fix the builder lookup"), Message(1, Role.ASSISTANT, "Let's proceed with this.")]
+    t = _transcript(msgs)
+    t.meta["error"] = "RuntimeError: Agent reached maximum iteration. Current iteration: 50, max iteration: 50"
+    state = [f.text for f in _facts(t) if f.section is Section.CURRENT]
+    assert "The harness stopped the run: RuntimeError: Agent reached maximum iteration. Current iteration: 50, " \
+           "max iteration: 50" in state
+    t.meta.pop("error")
+    t.meta["exit_status"] = "Submitted"
+    assert not any("harness stopped" in x for x in (f.text for f in _facts(t)))
+    t.meta["exit_status"] = "exit_cost"
+    assert "The harness stopped the run: exit status `exit_cost`" in [f.text for f in _facts(t)]

@@ -143,8 +143,36 @@ def _verification(ctx: FactContext) -> Fact | None:
     if not written:
         text += "; no test added or changed with the fix"
     if submitted:
-        text += "; then submitted (the harness printed the final diff)"
+        files = _submitted_files(ctx.transcript.messages[-3:], changed)
+        text += f"; then submitted (the harness printed the final diff{': ' + files if files else ''})"
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
+
+
+_DIFF_FILE_RE = re.compile(r"^diff --git a/(\S+) b/(\S+)\n(new file mode|deleted file mode)?", re.MULTILINE)
+MAX_SUBMITTED = 8  # files of the final diff named; the rest counted
+
+
+def _submitted_files(messages: list, changed: set[str | None]) -> str:
+    """The files the final diff holds, as a successor must see them: a file the session created for
+    itself (`reproduce.py`) or never edited (`setup.py`, changed by the environment) is in the patch too,
+    and a test file edited against a "do not modify tests" rule is. New and deleted files are marked,
+    and a changed file no edit of the session named; "" when the echo holds no git diff."""
+    echo = next((m for m in reversed(messages) if m.meta.get("final_patch_echo")), None)
+    if echo is None:
+        return ""
+    text = echo.text + "".join(r.content for r in echo.tool_results)
+    edited = {p.replace("\\", "/").lstrip("./") for p in changed if p}
+
+    def ours(path: str) -> bool:
+        return any(e == path or e.endswith("/" + path) for e in edited)
+
+    named = []
+    for m in _DIFF_FILE_RE.finditer(text):
+        path, mode = m.group(2), m.group(3)
+        mark = "new " if mode and mode.startswith("new") else "deleted " if mode else ""
+        named.append(f"{mark}`{path}`" + ("" if mark or ours(path) else " (no edit seen)"))
+    more = f" +{len(named) - MAX_SUBMITTED} more" if len(named) > MAX_SUBMITTED else ""
+    return ", ".join(named[:MAX_SUBMITTED]) + more
 
 
 def _reported_runs(ctx: FactContext) -> list[tuple[int, str]]:
@@ -183,6 +211,27 @@ def _last_line(output: str | None, limit: int = 160) -> str:
     return line if len(line) <= limit else ""
 
 
+_ENDED_WELL = ("submitted", "exit_submitted", "finished", "completed", "success")
+
+
+def _run_end(ctx: FactContext) -> Fact | None:
+    """How the harness ended the run when it was not by submitting: the error it recorded (OpenHands'
+    "Agent reached maximum iteration") or its exit status (SWE-agent's `exit_cost`). The agent never saw
+    it, yet it is why the work stops mid-way: a successor must not read the last step as the plan's end."""
+    meta = ctx.transcript.meta
+    error = meta.get("error")
+    status = meta.get("exit_status")
+    if isinstance(error, str) and error.strip():
+        said = first_line(error, 200)
+    elif isinstance(status, str) and status.strip() and status.strip().lower() not in _ENDED_WELL:
+        said = f"exit status `{first_line(status, 80)}`"
+    else:
+        return None
+    last = ctx.transcript.rounds[-1].number
+    return Fact(Section.CURRENT, f"The harness stopped the run: {said}", [last], score=84,
+                essential=True, pending=True)
+
+
 @fact_source(Section.CURRENT)
 def current_work(ctx: FactContext) -> list[Fact]:
     """Three facts at most: the last words, the last calls (both left out of the document when the
@@ -205,6 +254,9 @@ def current_work(ctx: FactContext) -> list[Fact]:
     check = _verification(ctx)
     if check:
         facts.append(check)
+    stopped = _run_end(ctx)
+    if stopped:
+        facts.append(stopped)
     requests = [e for e in ctx.events if e.kind is EventKind.REQUEST and e.text.strip()
                 and is_follow_up_request(e.text)]
     last = requests[-1] if requests else None

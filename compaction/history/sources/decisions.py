@@ -95,7 +95,12 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
     recent: deque[tuple[int, str, str]] = deque(maxlen=RECENT_TEXTS)  # a stop's earlier guess is in one of these
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
-            if msg.role is not Role.ASSISTANT or not msg.text or msg.harness:
+            if msg.role is not Role.ASSISTANT or msg.harness:
+                continue
+            for thought in msg.meta.get("thinking") or ():  # its reasoning: "I'll copy rather than move it, since…"
+                if isinstance(thought, str) and thought.strip():
+                    out.extend((rnd.number, c) for c in _choices(thought, thought[:6000].lower(), None, set()))
+            if not msg.text:
                 continue
             lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
             if traced is not None and "` calls `" in lowered:  # one scan: "`X` calls `Y`" only
@@ -130,16 +135,25 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
                     told = f" (replaces r{guess[0]}'s guess: {guess[1]})" if guess else ""
                     out.append((rnd.number, f"{STOPPED}{s}{told}"))
             recent.append((rnd.number, msg.text, lowered))
-            if not (any(map(lowered.__contains__, _CHOICE_WORDS)) and any(map(lowered.__contains__, _REASON_WORDS))):
-                continue
-            text = text if text is not None else prose(msg.text, 6000)
-            for s in sentences_around(text, _CHOICE_WORDS):
-                low = s.lower()
-                if 25 <= len(s) <= 400 and not s.endswith("?") and any(map(low.__contains__, _REASON_WORDS)) \
-                        and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s) and _key(s) not in merged \
-                        and not OFFER_RE.search(s):  # "If you'd rather…, I'll…" offers, it does not choose
-                    before = _premise(text, s) if _SWITCH_RE.search(s) else None
-                    out.append((rnd.number, f"{before} {s}" if before else s))
+            out.extend((rnd.number, c) for c in _choices(msg.text, lowered, text, merged))
+    return out
+
+
+def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list[str]:
+    """The first-person choices of one text that give their reason or alternative, with the sentence
+    before a switch ("So I'll swap to X") that says what was wrong with the old way. `text`: its prose
+    when already made; `merged`: the keys of choices already told with their approach."""
+    if not (any(map(lowered.__contains__, _CHOICE_WORDS)) and any(map(lowered.__contains__, _REASON_WORDS))):
+        return []
+    text = text if text is not None else prose(raw, 6000)
+    out = []
+    for s in sentences_around(text, _CHOICE_WORDS):
+        low = s.lower()
+        if 25 <= len(s) <= 400 and not s.endswith("?") and any(map(low.__contains__, _REASON_WORDS)) \
+                and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s) and _key(s) not in merged \
+                and not OFFER_RE.search(s):  # "If you'd rather…, I'll…" offers, it does not choose
+            before = _premise(text, s) if _SWITCH_RE.search(s) else None
+            out.append(f"{before} {s}" if before else s)
     return out
 
 

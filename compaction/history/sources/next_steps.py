@@ -6,11 +6,15 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 
+from compaction.errors.budget import teaches
+from compaction.errors.records import ErrorRecord
 from compaction.events import Event, EventKind
 from compaction.history.facts import WS_RE, Fact, split_task
 from compaction.history.sections import Section
+from compaction.history.sources.problems import cut, describe
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
+from compaction.shell import program_run, run_words
 
 _DONE = {"completed", "done", "complete", "finished"}
 # A todo the agent wrote down for later (not "now I'll…", which the next round acts on). TODO in capitals only:
@@ -29,7 +33,43 @@ def next_step_source(ctx: FactContext) -> list[Fact]:
     said = [(rnd.number, m.text) for rnd in ctx.transcript.rounds for m in rnd.messages
             if m.role is Role.ASSISTANT and m.text]
     return (next_step_facts(ctx.events, ctx.n_rounds, said) + unrun_checks(ctx.events) + asks_not_done(ctx.events)
-            + open_questions(said) + needs_from_user(ctx))
+            + open_questions(said) + needs_from_user(ctx) + unfixed_errors(ctx))
+
+
+def _reruns(rec: ErrorRecord, command: str) -> bool:
+    """Whether a test run checks what the record failed on: it names the failing file, or runs the
+    program whose run failed (a passing run of another suite fixes nothing here)."""
+    loc = rec.occurrences[-1].location
+    name = (loc.path or "").replace("\\", "/").rsplit("/", 1)[-1]
+    failed = program_run(run_words(loc.command or ""))
+    return bool(name and name in command) or bool(failed and program_run(run_words(command)) == failed)
+
+
+LATE_ROUNDS = 5  # an error this close to the session's end (or within its last tenth) is work left
+UNFIXED_CHARS = 160
+
+
+def unfixed_errors(ctx: FactContext) -> list[Fact]:
+    """The errors in the code the session's last rounds raised and nothing ended: no edit after them, no
+    passing run of the command, and no test run that passed later. The error memory lists them among the
+    old ones; the next step is where a successor looks for the work left (a lint error in a test file
+    the session wrote, never fixed). A tool's failures (a path not found, a rate limit) are not work left."""
+    last = ctx.n_rounds
+    late = last - max(LATE_ROUNDS, last // 10)
+    passed = [(e.round, e.command or "") for e in ctx.events if e.kind is EventKind.COMMAND and e.test
+              and not e.failed and e.exit_code in (None, 0)]
+    out: list[Fact] = []
+    for rec in ctx.records:
+        if rec.target_bug or rec.family == "TOOL" or rec.last_round < late or teaches(rec) \
+                or any(r > rec.last_round and _reruns(rec, command) for r, command in passed):
+            continue
+        said = describe(rec, ctx.cwd)
+        if said is None:
+            continue
+        where, _, line = said
+        text = f"[no fix seen] {rec.id}{where} (r{rec.last_round}): {cut(line, UNFIXED_CHARS)}"
+        out.append(Fact(Section.NEXT, text, [rec.last_round], score=68, error_id=rec.id))
+    return out
 
 
 # What only the user can give: an instruction the agent read says to ask (or remind) the user, or the

@@ -1,0 +1,41 @@
+"""An error in the code the session's last rounds raised and nothing ended is work left: a next step
+(issue 14: "what failed and how it was fixed" — and what was not); a tool's failure is not, nor an error
+a later run of the same check passed."""
+
+from __future__ import annotations
+
+from compaction.errors.scan import scan_transcript
+from compaction.events import extract_events
+from compaction.history.sources import FactContext
+from compaction.history.sources.next_steps import unfixed_errors
+from compaction.history.steering import role_preset
+from compaction.model import ToolResult
+from compaction.transcripts._agent_tools import make_call
+from tests.unit.synthetic import steps_transcript
+
+TSC_ERROR = "src/pin.test.tsx(37,5): error TS2339: Property 'div' does not exist on type 'JSX.IntrinsicElements'."
+
+
+def _bash(command: str, cid: str, out: str, code: int = 0) -> tuple:
+    return make_call("Bash", {"command": command}, cid), ToolResult(out, cid, exit_code=code)
+
+
+def _next(*steps: tuple) -> list[str]:
+    t = steps_transcript("make pinning depend on membership", *steps)
+    ctx = FactContext(t, extract_events(t), scan_transcript(t), role_preset("developer"), None, len(t.rounds))
+    return [f.text for f in unfixed_errors(ctx)]
+
+
+def test_a_type_error_raised_at_the_end_and_never_fixed_is_a_next_step():
+    """`npx tsc` failed, then `npx jest` of another suite passed: another program (past the runner), not a fix."""
+    found = _next(_bash("npm test -- pin.test.tsx", "a", "Tests: 2 passed, 2 total"),
+                  _bash("npx tsc --noEmit", "b", TSC_ERROR, 2),
+                  _bash("npx jest backend/pin.http.test.ts", "c", "Tests: 1 passed, 1 total"))
+    assert found == ["[no fix seen] ERR_TS_PropertyDoesNotExist at `src/pin.test.tsx:37` (r2): Property 'div' does "
+                     "not exist on type 'JSX.IntrinsicElements'."]
+
+
+def test_a_later_passing_run_of_the_check_or_a_tool_failure_is_no_work_left():
+    assert _next(_bash("npx tsc --noEmit", "b", TSC_ERROR, 2), _bash("npx tsc --noEmit && npm test -- pin.test.tsx", "c",
+                                                                   "Tests: 2 passed, 2 total")) == []
+    assert _next(_bash("cat missing.txt", "a", "cat: missing.txt: No such file or directory", 1)) == []
