@@ -111,3 +111,14 @@ def test_a_build_says_its_verdict_and_warnings_and_outranks_a_rerun_search():
     assert texts[0] == ("Checked with `pnpm build 2>&1 | tail -60`: r3 “✓ Compiled successfully in 17.3s; "
                         "2× Warning: Unused eslint-disable directive.” (r3)")
     assert texts[1].startswith(f"Checked with `{search}` ×2")
+
+
+def test_two_commands_after_the_same_setup_are_two_checks():
+    """`source venv && pytest a.py` and `source venv && python b.py` share their opening, not their work."""
+    from compaction.history.sources.checks import _identity
+
+    assert _identity("source .venv/bin/activate && pytest tests/a.py") != \
+        _identity("source .venv/bin/activate && python b.py")
+    assert _identity("cd /r && node c.mjs X 2>&1 | head -10") == _identity('node c.mjs X; echo "exit=$?"')
+    heredoc = "python3 - <<'PY'\nprint(1)\nPY"
+    assert _identity(heredoc) == heredoc

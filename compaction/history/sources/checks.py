@@ -17,7 +17,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import REDIRECT_WORD_RE, run_words, scripts_run
+from compaction.shell import REDIRECT_WORD_RE, past_prefixes, run_words, scripts_run, split_commands, words
 
 MAX_CHECKS = 3  # the most repeated ones
 MAX_OUTCOMES = 3  # distinct outputs shown per check: the first and the latest ones
@@ -111,12 +111,21 @@ def _probes(command: str) -> bool:
 
 
 def _identity(command: str) -> str:
-    """What makes two runs one check: the words of the first command the line runs, redirections left out
-    (`node check.mjs X 2>&1 | head` and `node check.mjs X; echo $?` check the same; two searches for two
-    patterns are two), unless it runs code written inline (a heredoc), where the whole line is the check."""
+    """What makes two runs one check: the commands of the line that do the work, each by its words,
+    redirections and plumbing left out (`node check.mjs X 2>&1 | head` and `node check.mjs X; echo $?` check
+    the same; two searches for two patterns are two; `source venv && pytest a.py` and `… && python b.py`
+    two), unless it runs code written inline (a heredoc), where the whole line is the check."""
     if "<<" in command:
         return command
-    return "\0".join(w for w in run_words(command) if not REDIRECT_WORD_RE.match(w))
+    parts = []
+    for part in split_commands(command):
+        said = [w for w in past_prefixes(words(part)) if not REDIRECT_WORD_RE.match(w)]
+        if said and said[0].casefold() not in _VIEWERS and said[0] not in _PLUMBING:
+            parts.append("\0".join(said))
+    return "\n".join(parts) or command
+
+
+_PLUMBING = frozenset({"source", ".", "export", "set", "unset", "false"})  # besides the viewers: no work done
 
 
 def _shown(command: str, cwd: str | None) -> str:
