@@ -99,7 +99,8 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
                 continue
             for thought in msg.meta.get("thinking") or ():  # its reasoning: "I'll copy rather than move it, since…"
                 if isinstance(thought, str) and thought.strip():
-                    out.extend((rnd.number, c) for c in _choices(thought, thought[:6000].lower(), None, set()))
+                    out.extend((rnd.number, c) for c in _choices(thought, thought[:6000].lower(), None, set())
+                               if _PICKS_RE.search(c))
             if not msg.text:
                 continue
             lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
@@ -157,6 +158,10 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
     return out
 
 
+# Reasoning thinks aloud ("I should verify…", "I should clarify whether…"): a choice there picks one thing
+# over another, with a verb that says so.
+_PICKS_RE = re.compile(r"\b(?:use|using|go with|choose|chose|keep|switch|replace|prefer|stick (?:to|with)|avoid|skip|"
+                       r"rather than|instead of|not going to|copy|move)\b", re.IGNORECASE)
 APPROACH, DONE, STOPPED = "Approach: ", "Done: ", "Stopped: "
 REASONED_CHARS = 380  # a verdict with its advice, a choice with its steps: longer than a bare choice
 _LIST_NUMBER_RE = re.compile(r"^\d+[.)]\s*")
