@@ -195,20 +195,23 @@ _SWITCH_RE = re.compile(r"\b(?:swap|switch|replac|migrat|mov(?:e|ing) (?:to|away
 _LAST_SENTENCE_RE = re.compile(r"(?:^|(?<=[.!?])\s)([A-Z`\"'(][^.!?]*(?:\.(?=\w)[^.!?]*)*[.!])\s*$")
 
 
-def _premise(text: str, sentence: str) -> str | None:
-    """The sentence right before `sentence` in its paragraph of `text`, when it states something
-    (not a question, not a lead-in to a list); None when there is none."""
+def _in_paragraph(text: str, sentence: str) -> tuple[str, int] | None:
+    """The paragraph of `text` holding `sentence`, its whitespace collapsed, and where the sentence opens in it."""
     head = sentence[:30]
     for para in text.split("\n\n"):
         flat = " ".join(para.split())
         at = flat.find(head)
-        if at < 0:
-            continue
-        m = _LAST_SENTENCE_RE.search(flat[:at].rstrip())
-        if m and 20 <= len(m.group(1)) <= 250:
-            return m.group(1)
-        return None
+        if at >= 0:
+            return flat, at
     return None
+
+
+def _premise(text: str, sentence: str) -> str | None:
+    """The sentence right before `sentence` in its paragraph of `text`, when it states something
+    (not a question, not a lead-in to a list); None when there is none."""
+    found = _in_paragraph(text, sentence)
+    m = _LAST_SENTENCE_RE.search(found[0][:found[1]].rstrip()) if found else None
+    return m.group(1) if m and 20 <= len(m.group(1)) <= 250 else None
 
 
 # A sentence that gives the reason for the choice just before it ("I should use `_parse_annotation`. It
@@ -221,20 +224,14 @@ REASON_AFTER_CHARS = 200
 
 def _reason_after(text: str, sentence: str) -> str | None:
     """The sentence right after `sentence` in its paragraph of `text` when it opens as a reason for it."""
-    head = sentence[:30]
-    for para in text.split("\n\n"):
-        flat = " ".join(para.split())
-        at = flat.find(head)
-        if at < 0:
-            continue
-        end = flat.find(sentence[-20:], at)
-        if end < 0:
-            return None
-        rest = flat[end + len(sentence[-20:]):].lstrip()
-        m = _NEXT_SENTENCE_RE.match(rest)
-        if m and _REASON_AFTER_RE.match(m.group(1)) and len(m.group(1)) <= REASON_AFTER_CHARS:
-            return m.group(1)
+    found = _in_paragraph(text, sentence)
+    if found is None:
         return None
+    flat, at = found
+    end = flat.find(sentence[-20:], at)
+    m = _NEXT_SENTENCE_RE.match(flat[end + len(sentence[-20:]):].lstrip()) if end >= 0 else None
+    if m and _REASON_AFTER_RE.match(m.group(1)) and len(m.group(1)) <= REASON_AFTER_CHARS:
+        return m.group(1)
     return None
 
 
