@@ -146,7 +146,7 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+(?=[A-Z`\"'(\[]|[\u4e00-\u9fff
 # finds the same matches with a third fewer tries (the pattern has too many openings for `literal_heads`).
 _DECISION_RE = re.compile(
     r"\b(?:I(?:(?:'ll| will) (?:use|go with|keep|switch|implement|change|modify|add|avoid|not)|"
-    r" should(?: probably| just)? (?:use|override|implement|change|modify|keep|replace|switch|avoid|not)\b|"
+    r" should(?: probably| just)? (?:use|override|implement|change|modify|keep|replace|switch|avoid|not(?! have))\b|"
     r" (?:decided|chose|choose|prefer)|nstead of)|we (?:decided|should|must|will use|need to keep)|decid(?:e|ed|ing) to|"
     r"r(?:ather than|oot cause is)|"
     r"t(?:he (?:(?:best|right|correct|cleanest|simplest|proper) (?:fix|approach|solution|way|place)|"
@@ -154,9 +154,10 @@ _DECISION_RE = re.compile(
     r"o (?:preserve|maintain|keep) (?:backward|compatib))|backward[- ]compatib|approach:|plan:|strategy:)",
     re.IGNORECASE,
 )
-# The same choices said in Chinese (decided, change to, switch to, cut, give up, adopt, rather than): the seed's
-# own language. Apart from `_DECISION_RE`: its word boundary is no boundary between two CJK characters.
-_DECISION_CJK_RE = re.compile(r"决定|決定|改成|改为|改為|改用|砍掉|放弃|放棄|采用|採用|而不是|而非|不再使用")
+# The same choices said in Chinese (decided, change to, switch to, cut, give up, adopt): the seed's own language.
+# Not 而不是 ("rather than"): most often it contrasts in an explanation ("returns `false`, not the string").
+# Apart from `_DECISION_RE`: its word boundary is no boundary between two CJK characters.
+_DECISION_CJK_RE = re.compile(r"决定|決定|改成|改为|改為|改用|砍掉|放弃|放棄|采用|採用|不再使用")
 # An offer to the user ("If you'd rather move it, say the word and I'll…", "Want me to…", "Let me know
 # if…"): what the agent would do if asked, never a choice it made nor the reason for one.
 OFFER_RE = re.compile(r"^(?:If you(?:['’]d| would)? (?:rather|prefer|like|want)|Want me to|Would you like|Shall I|"

@@ -384,23 +384,29 @@ def past_prefixes(said: list[str]) -> list[str]:
     return said[i:]
 
 
-# Programs that run another one named next (`npx tsc`, `pnpm exec eslint`, `python -m pytest`): the program a
-# line runs is that one (`npx tsc` and `npx jest` run two programs).
+# Programs that run another one named next (`npx tsc`, `pnpm exec eslint`, `uv run pytest`, `python -m pytest`):
+# the program a line runs is that one (`npx tsc` and `npx jest` run two programs).
 _RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx"})
-_RUNNER_VERBS = {"pnpm": ("exec", "dlx"), "yarn": ("exec", "dlx"), "bun": ("x",), "uv": ("run",), "pipx": ("run",)}
+_RUNNER_VERBS = {"pnpm": ("exec", "dlx"), "yarn": ("exec", "dlx"), "npm": ("exec", "x"), "bun": ("x",), "uv": ("run",),
+                 "pipx": ("run",), "poetry": ("run",), "bundle": ("exec",)}
+_RUNNER_VALUED = frozenset({"-p", "--package", "--with", "--from", "-c", "--call"})  # a runner's options with a value
 
 
 def program_run(said: list[str]) -> str:
-    """The file name of the program a simple command's words run, past a package runner (`npx tsc` ->
-    `tsc`, `pnpm exec eslint` -> `eslint`, `python3 -m pytest` -> `pytest`); "" for no words."""
+    """The file name of the program a simple command's words run, past a package runner and its options
+    (`npx -p typescript tsc` -> `tsc`, `pnpm exec eslint` -> `eslint`, `uv run python -m pytest` ->
+    `pytest`); "" for no words."""
     if not said:
         return ""
-    prog = said[0].rsplit("/", 1)[-1]
+    prog = said[0].replace("\\", "/").rsplit("/", 1)[-1]
     rest = said[1:]
     verb = bool(rest) and rest[0] in _RUNNER_VERBS.get(prog, ())
     if verb or prog in _RUNNERS:
-        named = next((w for w in rest[1 if verb else 0:] if not w.startswith("-")), "")
-        return named.rsplit("/", 1)[-1] or prog
+        rest = rest[1:] if verb else rest
+        i = 0
+        while i < len(rest) and rest[i].startswith("-"):
+            i += 2 if rest[i] in _RUNNER_VALUED else 1
+        return program_run(rest[i:]) or prog
     if prog.startswith("python") and len(rest) > 1 and rest[0] == "-m":
         return rest[1]
     return prog

@@ -114,11 +114,33 @@ def test_a_build_says_its_verdict_and_warnings_and_outranks_a_rerun_search():
 
 
 def test_two_commands_after_the_same_setup_are_two_checks():
-    """`source venv && pytest a.py` and `source venv && python b.py` share their opening, not their work."""
+    """`source venv && pytest a.py` and `source venv && python b.py` share their opening, not their work;
+    a build in another directory is another check."""
     from compaction.history.sources.checks import _identity
 
     assert _identity("source .venv/bin/activate && pytest tests/a.py") != \
         _identity("source .venv/bin/activate && python b.py")
-    assert _identity("cd /r && node c.mjs X 2>&1 | head -10") == _identity('node c.mjs X; echo "exit=$?"')
+    assert _identity("node c.mjs X 2>&1 | head -10") == _identity('node c.mjs X; echo "exit=$?"')
+    assert _identity("cd web && pnpm build") != _identity("cd ../api && pnpm build")  # one build, two places
+    assert _identity("node c.mjs > out.txt") == _identity("node c.mjs >/tmp/o.txt")  # where its output went
     heredoc = "python3 - <<'PY'\nprint(1)\nPY"
     assert _identity(heredoc) == heredoc
+
+
+def test_a_build_that_failed_after_compiling_or_a_probe_beside_work_is_read_as_it_is():
+    """"✓ Compiled successfully" then a type error is no success; a failed run has no verdict; a verdict word
+    in an argument or a code frame is none; `node --version && npm test` runs the tests."""
+    from compaction.history.sources.checks import _build_outcome, _probes
+
+    failed = " ✓ Compiled successfully in 9s\nLinting and checking validity of types ...\nFailed to compile.\n" \
+             "./app/page.tsx:3:5\nType error: Property 'x' does not exist."
+    assert _build_outcome(failed) == ""
+    assert _build_outcome("src/a.ts(3,5): error TS2339: Property 'x'.\nFound 1 error.\nDone in 2.1s.") == ""
+    assert _build_outcome("ruff: F841 unused\n404 |     session.add_action(name, success=True)\n    |") == ""
+    assert _build_outcome("404 |     add(success=True)\nAll checks passed!") == "All checks passed!"
+    assert _build_outcome("vite v5\n✓ built in 1.20s\n(!) Some chunks are larger than 500 kB") == "✓ built in 1.20s"
+    assert _probes("node --version") and _probes("pnpm --version 2>&1")
+    assert not _probes("node --version && npm test") and not _probes("./check.sh -v")
+    texts = _facts((make_call("Bash", {"command": "pnpm build"}, "b"),
+                    ToolResult("✓ Compiled successfully\nCollecting page data\nGenerating pages\nexited", "b", exit_code=1)))
+    assert texts == ["Checked with `pnpm build`: r1 “exited” (r1)"]  # it failed: no verdict, its last line

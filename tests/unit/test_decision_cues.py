@@ -9,13 +9,13 @@ from compaction.model import Message, Role, Transcript, group_rounds
 
 def test_a_choice_keeps_the_reason_said_right_after_it():
     """"I should use X. It already handles Y." — the second sentence is why: it goes with the choice
-    (a mini-swe-agent thought; "I should check …" is no choice)."""
+    (a mini-swe-agent thought; "I should check …" is no choice, "I should not have …" a regret)."""
     from compaction.history.sources.decisions import decision_facts
     from compaction.history.sources.registry import FactContext
     from compaction.history.steering import role_preset
 
     said = ("I should use `_parse_annotation` which I saw earlier. It already handles `|` (BitOr) and returns "
-            "a list of nodes.\n\nI should check the tests next.")
+            "a list of nodes.\n\nI should check the tests next.\n\nI should not have started without the design docs.")
     msgs = [Message(0, Role.USER, "support `bytes | str` in :type: fields"), Message(1, Role.ASSISTANT, said)]
     t = Transcript("t.json", "test", msgs, group_rounds(msgs))
     events = extract_events(t)
@@ -25,7 +25,6 @@ def test_a_choice_keeps_the_reason_said_right_after_it():
     texts = [f.text for f in decision_facts(ctx)]
     assert any("`_parse_annotation`" in x and x.endswith("It already handles `|` (BitOr) and returns a list of nodes.")
                for x in texts), texts
-
 
 
 def test_a_choice_said_in_chinese_is_a_decision_with_its_reason():

@@ -139,4 +139,8 @@ def test_the_program_a_line_runs_is_read_past_a_package_runner():
     assert program_run(["python3", "-m", "pytest", "-q"]) == "pytest"
     assert program_run(["pnpm", "build"]) == "pnpm"  # a package script: pnpm runs it
     assert program_run(["/usr/bin/node", "a.js"]) == "node"
+    assert program_run(["npx", "-p", "typescript", "tsc"]) == "tsc"  # an option's value is no program
+    assert program_run(["uv", "run", "python", "-m", "pytest"]) == "pytest"
+    assert program_run(["poetry", "run", "mypy", "."]) == "mypy"
+    assert program_run(["C:\\tools\\node.exe", "a.js"]) == "node.exe"
     assert program_run([]) == ""

@@ -136,6 +136,12 @@ def test_a_submitted_diff_names_its_files_new_ones_and_those_no_edit_made() -> N
     state = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
     assert state and state[0].endswith("then submitted (the harness printed the final diff: new `parse_annotation.py`, "
                                        "`setup.py` (no edit seen), `sphinx/domains/python.py`)"), state
+    from compaction.history.sources.current import _submitted_files
+
+    dotted = Message(0, Role.TOOL, 'diff --git a/.gitignore b/.gitignore\n--- a\n+++ b\n'
+                                   'diff --git "a/docs/my notes.md" "b/docs/my notes.md"\nnew file mode 100644\n')
+    dotted.meta["final_patch_echo"] = True
+    assert _submitted_files([dotted], {"./.gitignore"}) == "`.gitignore`, new `docs/my notes.md`"
 
 
 def test_long_pastes_are_trimmed_to_head_informative_lines_and_tail() -> None:

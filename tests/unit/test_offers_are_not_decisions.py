@@ -40,4 +40,3 @@ def test_the_decisions_section_and_an_edits_reason_leave_the_offer_out():
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
     assert not [f for f in decision_facts(ctx) if "say the word" in f.text]
     assert not [r for r in reasons(ctx) if "say the word" in r.full]
-

@@ -72,7 +72,7 @@ def check_facts(ctx: FactContext) -> list[Fact]:
     out = []
     for c in kept[:MAX_CHECKS]:
         outputs = _outputs(ctx, c)
-        last = summary_line(outputs[-1][1]) if outputs else ""
+        last = summary_line(outputs[-1][1]) if outputs and not outputs[-1][2] else ""
         times = f" ×{len(c.rounds)}" if len(c.rounds) > 1 else ""
         outcome = f" → {last}" if last else _outcomes(outputs, build=_builds(c))
         text = f"Checked with `{first_line(c.command, COMMAND_CHARS)}`{times}{outcome} {cite(c.rounds)}"
@@ -98,34 +98,56 @@ BUILD_WEIGHT = 2
 
 
 def _builds(check: _Check) -> bool:
-    return bool(_BUILD_RE.search(" ".join(_program(check.command))))
+    """A build, a lint or a type check by its program's and subcommands' names, not by a path it runs
+    (`/opt/whisper/build/bin/server` builds nothing)."""
+    return bool(_BUILD_RE.search(" ".join(w.replace("\\", "/").rsplit("/", 1)[-1] for w in _program(check.command))))
 
 
-_PROBE_WORDS = frozenset({"--version", "-v", "-V", "--help", "-h", "version", "help"})
+_PROBE_WORDS = frozenset({"--version", "-V", "--help", "version", "help"})
+_SHORT_PROBES = frozenset({"-v", "-h"})  # a tool's own, not a script's (`./check.sh -v` is verbose)
 
 
 def _probes(command: str) -> bool:
-    """`pnpm --version`, `node -v`: asks the tool about itself (is it there, which one), checks no work."""
-    said = [w for w in run_words(command)[1:] if not REDIRECT_WORD_RE.match(w)]
-    return bool(said) and all(w in _PROBE_WORDS for w in said)
+    """`pnpm --version`, `node -v`: every command of the line asks a tool about itself (is it there, which
+    one) and checks no work (`node --version && npm test` runs the tests)."""
+    parts = _working_parts(command)
+    return bool(parts) and all(len(said) > 1 and all(w in _PROBE_WORDS or (w in _SHORT_PROBES and "/" not in said[0]
+                                                                          and "." not in said[0]) for w in said[1:])
+                               for said in parts)
+
+
+def _working_parts(command: str) -> list[list[str]]:
+    """The words of each command of the line that does work: past prefixes, without redirections (an
+    operator's target too: `> out.txt`), plumbing and viewers left out; a `cd` is kept (the working
+    directory's own is taken off before: `_shown`), so one build in two directories is two checks."""
+    parts = []
+    for part in split_commands(command):
+        said: list[str] = []
+        skip = False
+        for w in past_prefixes(words(part)):
+            if skip:
+                skip = False
+            elif REDIRECT_WORD_RE.match(w):
+                skip = _BARE_REDIRECT_RE.fullmatch(w) is not None  # `>` alone: its target is the next word
+            else:
+                said.append(w)
+        if said and (said[0] == "cd" or (said[0].casefold() not in _VIEWERS and said[0] not in _PLUMBING)):
+            parts.append(said)
+    return parts
 
 
 def _identity(command: str) -> str:
-    """What makes two runs one check: the commands of the line that do the work, each by its words,
-    redirections and plumbing left out (`node check.mjs X 2>&1 | head` and `node check.mjs X; echo $?` check
-    the same; two searches for two patterns are two; `source venv && pytest a.py` and `… && python b.py`
-    two), unless it runs code written inline (a heredoc), where the whole line is the check."""
+    """What makes two runs one check: the commands of the line that do the work, each by its words
+    (`node check.mjs X 2>&1 | head` and `node check.mjs X; echo $?` check the same; two searches for two
+    patterns are two; `source venv && pytest a.py` and `… && python b.py` two), unless it runs code
+    written inline (a heredoc), where the whole line is the check."""
     if "<<" in command:
         return command
-    parts = []
-    for part in split_commands(command):
-        said = [w for w in past_prefixes(words(part)) if not REDIRECT_WORD_RE.match(w)]
-        if said and said[0].casefold() not in _VIEWERS and said[0] not in _PLUMBING:
-            parts.append("\0".join(said))
-    return "\n".join(parts) or command
+    return "\n".join("\0".join(said) for said in _working_parts(command)) or command
 
 
 _PLUMBING = frozenset({"source", ".", "export", "set", "unset", "false"})  # besides the viewers: no work done
+_BARE_REDIRECT_RE = re.compile(r"(?:\d|&)?(?:>>?|<)")
 
 
 def _shown(command: str, cwd: str | None) -> str:
@@ -141,9 +163,9 @@ def _program(command: str) -> list[str]:
     return [w for w in said[:8] if w and not w.startswith("-") and " " not in w and not REDIRECT_WORD_RE.match(w)][:4]
 
 
-def _outputs(ctx: FactContext, check: _Check) -> list[tuple[int, str]]:
-    """(round, output) of each run of the check whose result was seen, in order."""
-    out: list[tuple[int, str]] = []
+def _outputs(ctx: FactContext, check: _Check) -> list[tuple[int, str, bool]]:
+    """(round, output, whether it failed) of each run of the check whose result was seen, in order."""
+    out: list[tuple[int, str, bool]] = []
     for rnd_no in dict.fromkeys(check.rounds):
         if not 0 < rnd_no <= len(ctx.transcript.rounds):
             continue
@@ -153,17 +175,17 @@ def _outputs(ctx: FactContext, check: _Check) -> list[tuple[int, str]]:
             for call in msg.tool_calls:
                 res = results.get(id(call))
                 if call.command and res is not None and _shown(call.command, ctx.cwd) in check.commands:
-                    out.append((rnd_no, res.content or ""))
+                    out.append((rnd_no, res.content or "", res.is_error or res.exit_code not in (None, 0)))
     return out
 
 
-def _outcomes(outputs: list[tuple[int, str]], build: bool = False) -> str:
+def _outcomes(outputs: list[tuple[int, str, bool]], build: bool = False) -> str:
     """What the runs printed, each time it changed (the first run's, then each different one, the last
     MAX_OUTCOMES at most): a reproduction's numbers before and after the fix, a check's hits then none;
     a build's verdict and warnings (its last line is most often a table's)."""
     said: list[tuple[int, str]] = []
-    for rnd, output in outputs:
-        what = (build and _build_outcome(output)) or _outcome(output)
+    for rnd, output, failed in outputs:
+        what = (build and not failed and _build_outcome(output)) or _outcome(output)
         if what and (not said or said[-1][1] != what):
             said.append((rnd, what))
     if not said:
@@ -192,8 +214,14 @@ def _outcome(output: str) -> str:
 
 # A build's verdict on the whole run ("✓ Compiled successfully in 17.3s", "BUILD SUCCESSFUL in 5s", "Finished
 # dev target(s) in 2.1s", "built in 1.2s"), and a line that warns ("171:31  Warning: Unused eslint-disable").
-_VERDICT_RE = re.compile(r"\b(?:success\w*|succeeded|compiled|built|finished|passed|done)\b", re.IGNORECASE)
+# A verdict word is no argument (`success=True`) and no line of a code frame (`404 | add(…)`).
+_VERDICT_RE = re.compile(r"\b(?:success\w*|succeeded|compiled|built|finished|passed|done)\b(?![=(])", re.IGNORECASE)
 _TROUBLE_RE = re.compile(r"\b(?:fail\w*|errors?|warn\w*)\b", re.IGNORECASE)
+_CODE_FRAME_RE = re.compile(r"^\s*\d+\s*[|│]")
+# What says the build failed after all, before or after its "Compiled successfully" (a type check's error, a
+# count of errors): the verdict is then not the build's (a warning such as "Failed to load bindings" is not).
+_FAILED_RE = re.compile(r"(?i)\b(?:failed to compile|build failed|compilation failed)\b|\berror(?:\[\w+\])?:|"
+                              r"\berror TS\d+|\bfound [1-9]\d* errors?\b|\bERR!")
 _WARNING_RE = re.compile(r"\bwarn(?:ing)?\b", re.IGNORECASE)
 _WHERE_RE = re.compile(r"^(?:\S*?:)?\d+(?::\d+)?\s+")  # the warning's place (`171:31  `): each place is one more
 MAX_WARNINGS = 2
@@ -201,11 +229,12 @@ MAX_WARNINGS = 2
 
 def _build_outcome(output: str) -> str:
     """A build's last verdict line, then its distinct warnings counted ("2× Warning: Unused eslint-disable
-    directive"); "" when it printed no verdict (then its output is read as any other check's)."""
+    directive"); "" when it printed no verdict or an error (then its output is read as any other check's)."""
     lines = [ln.strip() for ln in output[-8000:].splitlines() if ln.strip()]
-    verdict = next((ln for ln in reversed(lines) if len(ln) <= OUTCOME_CHARS and _VERDICT_RE.search(ln)
-                    and not _TROUBLE_RE.search(ln)), "")
-    if not verdict:
+    at = next((i for i in range(len(lines) - 1, -1, -1) if len(lines[i]) <= OUTCOME_CHARS
+               and _VERDICT_RE.search(lines[i]) and not _TROUBLE_RE.search(lines[i])
+               and not _CODE_FRAME_RE.match(lines[i])), None)
+    if at is None or any(_FAILED_RE.search(ln) for ln in lines):
         return ""
     warned: dict[str, int] = {}
     for ln in lines:
@@ -213,4 +242,4 @@ def _build_outcome(output: str) -> str:
             said = _WHERE_RE.sub("", ln)
             warned[said] = warned.get(said, 0) + 1
     shown = [f"{n}× {w}" if n > 1 else w for w, n in list(warned.items())[:MAX_WARNINGS]]
-    return "; ".join([verdict, *(w if len(w) <= OUTCOME_CHARS else w[:OUTCOME_CHARS - 1] + "…" for w in shown)])
+    return "; ".join([lines[at], *(w if len(w) <= OUTCOME_CHARS else w[:OUTCOME_CHARS - 1] + "…" for w in shown)])

@@ -148,7 +148,17 @@ def _verification(ctx: FactContext) -> Fact | None:
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
 
 
-_DIFF_FILE_RE = re.compile(r"^diff --git a/(\S+) b/(\S+)\n(new file mode|deleted file mode)?", re.MULTILINE)
+# A diff's file header, its paths bare or quoted as git quotes them (spaces, non-ASCII: `"b/docs/\303\251.md"`).
+def _plain(path: str) -> str:
+    """A path with forward slashes and without leading `./` (a dotfile keeps its dot: `.gitignore`)."""
+    path = path.replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+_DIFF_FILE_RE = re.compile(r'^diff --git (?:a/\S+|"a/[^"\n]+") (?:b/(\S+)|"b/([^"\n]+)")\n(new file mode|deleted file mode)?',
+                           re.MULTILINE)
 MAX_SUBMITTED = 8  # files of the final diff named; the rest counted
 
 
@@ -161,14 +171,14 @@ def _submitted_files(messages: list, changed: set[str | None]) -> str:
     if echo is None:
         return ""
     text = echo.text + "".join(r.content for r in echo.tool_results)
-    edited = {p.replace("\\", "/").lstrip("./") for p in changed if p}
+    edited = {_plain(p) for p in changed if p}
 
     def ours(path: str) -> bool:
         return any(e == path or e.endswith("/" + path) for e in edited)
 
     named = []
     for m in _DIFF_FILE_RE.finditer(text):
-        path, mode = m.group(2), m.group(3)
+        path, mode = m.group(1) or m.group(2), m.group(3)
         mark = "new " if mode and mode.startswith("new") else "deleted " if mode else ""
         named.append(f"{mark}`{path}`" + ("" if mark or ours(path) else " (no edit seen)"))
     more = f" +{len(named) - MAX_SUBMITTED} more" if len(named) > MAX_SUBMITTED else ""
@@ -234,8 +244,9 @@ def _run_end(ctx: FactContext) -> Fact | None:
 
 @fact_source(Section.CURRENT)
 def current_work(ctx: FactContext) -> list[Fact]:
-    """Three facts at most: the last words, the last calls (both left out of the document when the
-    verbatim tail shows their round) and the user's last request when nothing answered it yet."""
+    """The last words, the last calls (both left out of the document when the verbatim tail shows their
+    round), whether the last change was checked, how the harness stopped the run, and the user's last
+    request when nothing answered it yet."""
     rounds = ctx.transcript.rounds
     if not rounds:
         return []

@@ -158,8 +158,8 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
     return out
 
 
-# Reasoning thinks aloud ("I should verify…", "I should clarify whether…"): a choice there picks one thing
-# over another, with a verb that says so.
+# Reasoning thinks aloud ("I should verify…", "I should clarify whether…"): a choice there says what it takes
+# up, keeps or leaves, with a verb that says so (use, keep, switch, rather than…).
 _PICKS_RE = re.compile(r"\b(?:use|using|go with|choose|chose|keep|switch|replace|prefer|stick (?:to|with)|avoid|skip|"
                        r"rather than|instead of|not going to|copy|move)\b", re.IGNORECASE)
 APPROACH, DONE, STOPPED = "Approach: ", "Done: ", "Stopped: "
@@ -217,7 +217,7 @@ def _premise(text: str, sentence: str) -> str | None:
 # A sentence that gives the reason for the choice just before it ("I should use `_parse_annotation`. It
 # already handles `|` (BitOr)…", "I'll keep the cache. That way the second call is free."): its opening says so.
 _REASON_AFTER_RE = re.compile(r"^(?:(?:It|This|That|They)(?: one)? (?:already|avoids?|keeps?|ensures?|preserves?|"
-                              r"handles?|guarantees?|lets|allows|works|supports?|covers?|is (?:because|why|safer|simpler))|"
+                              r"handles?|guarantees?|lets|allows|supports?|covers?|is (?:because|why|safer|simpler))|"
                               r"(?:This|That) way|Because|Since|Otherwise|That's (?:because|why)|This is (?:because|why))\b")
 REASON_AFTER_CHARS = 200
 
@@ -524,8 +524,8 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
             said = by_index.get(index)
             why = _reason_after(said.text, raw.strip()) if said is not None and said.text else None
             text = f"{text} {why}" if why else text
-            reasoned = why is not None or _REASON_RE.search(text) is not None or \
-                (not text.isascii() and _REASON_CJK_RE.search(text) is not None)
+            reasoned = why is not None or _REASON_RE.search(text) is not None or _CHOICE_REASON_RE.search(text) \
+                is not None or (not text.isascii() and _REASON_CJK_RE.search(text) is not None)
             score = 30 + (8 if reasoned else 0) + (6 if _RULED_OUT_RE.search(text) else 0) + _named(text, reasoned)
         else:
             score = _constraint_score(text, round_ == 1)  # the user's own constraints and preferences

@@ -106,8 +106,16 @@ _INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*(?:[a-z]{1,2}\b|%|\b)|
 _EMPHASIS_RE = re.compile(r"\*\*|__")
 _BOLD_RE = re.compile(r"\*\*[^*\n]{2,40}\*\*")  # what the reply itself stressed counts as informative too
 HEADING_STRESS = 2  # a heading of the reply stresses more than one bold span
-# A heading that states a result: a status mark or a verdict word (not "Phase 1: Intent Capture").
-_VERDICT_HEAD_RE = re.compile(r"[✅❌✓✗⚠]|\b(?:pass(?:ed|es)?|fail(?:ed|s|ing)?|succeeded|fixed|broken)\b", re.IGNORECASE)
+# A heading that states a result: a status mark, or a verdict word with a figure ("## 45 tests passed"), not a
+# section's title ("Phase 1: Intent Capture", "## Failed approaches"); `#123 fixed it` is an issue, no heading.
+_HEADING_RE = re.compile(r"#{1,6}\s")
+_STATUS_MARK_RE = re.compile("[✅❌✓✗⚠]")
+_VERDICT_WORD_RE = re.compile(r"\b(?:pass(?:ed|es)?|fail(?:ed|s|ing)?|succeeded|fixed|broken)\b", re.IGNORECASE)
+
+
+def _verdict_heading(heading: str) -> bool:
+    return _STATUS_MARK_RE.search(heading) is not None or (
+        _VERDICT_WORD_RE.search(heading) is not None and any(c.isdigit() for c in heading))
 TABLE_ROW_PENALTY = 2  # a table's row read without its header row: cells whose meaning is in the columns' names
 _HOLDS_WEIGHT = 21  # the weight of what a file turned out to hold: only a statement naming the file or code counts
 ANSWER_CHARS = 360  # an answer's finding: its most informative sentences up to this length
@@ -360,7 +368,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
             x = (WS_RE.sub(" ", plain) if "  " in plain or "\t" in plain else plain).strip().lstrip("-*• ")
             # A report's heading that gives a verdict ("### Colocate mode — ✅ 3 steps in 37.7s"), not a title.
-            heading = x.startswith("#") and _VERDICT_HEAD_RE.search(x) is not None
+            heading = _HEADING_RE.match(x) is not None and _verdict_heading(x)
             x = x.lstrip("# ") if heading else x
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")) \
                     and not _COURTESY_RE.match(x):

@@ -38,7 +38,7 @@ def next_step_source(ctx: FactContext) -> list[Fact]:
 
 def _reruns(rec: ErrorRecord, command: str) -> bool:
     """Whether a test run checks what the record failed on: it names the failing file, or runs the
-    program whose run failed (a passing run of another suite fixes nothing here)."""
+    program whose run failed (a passing run of another program fixes nothing here)."""
     loc = rec.occurrences[-1].location
     name = (loc.path or "").replace("\\", "/").rsplit("/", 1)[-1]
     failed = program_run(run_words(loc.command or ""))
@@ -47,20 +47,42 @@ def _reruns(rec: ErrorRecord, command: str) -> bool:
 
 LATE_ROUNDS = 5  # an error this close to the session's end (or within its last tenth) is work left
 UNFIXED_CHARS = 160
+# A solution that says the error ended (a run that then passed or succeeded), or the agent's account that
+# it is not the work's (a failure there before the change, in another part, of the environment).
+_ENDED_RE = re.compile(r"\bthen .+ (?:passed|succeeded) \(r\d+\)")
+_NOT_OURS_RE = re.compile(r"(?i)\bunrelated\b|\bpre-?existing\b|\bbefore (?:my|the|our|these|this) change|"
+                          r"\b(?:was|were) (?:already )?(?:failing|present|broken) before\b")
+_ENVIRONMENT_RE = re.compile(r"site-packages|node_modules|/lib/python\d|[\\/]dist-packages[\\/]")
+
+
+def _called_not_ours(ctx: FactContext, rec: ErrorRecord) -> bool:
+    """The agent's words in the round of the error's last occurrence and the two after it call it older than
+    its change or unrelated ("the 2 exceptions … were present before my changes")."""
+    rounds = ctx.transcript.rounds[rec.last_round - 1:rec.last_round + 2]
+    return any(m.role is Role.ASSISTANT and m.text and _NOT_OURS_RE.search(m.text[:4000])
+               for rnd in rounds for m in rnd.messages)
 
 
 def unfixed_errors(ctx: FactContext) -> list[Fact]:
     """The errors in the code the session's last rounds raised and nothing ended: no edit after them, no
-    passing run of the command, and no test run that passed later. The error memory lists them among the
-    old ones; the next step is where a successor looks for the work left (a lint error in a test file
-    the session wrote, never fixed). A tool's failures (a path not found, a rate limit) are not work left."""
+    run of the command that then passed or succeeded, and no test run that passed later naming its file
+    or running its program. Not a failure there before the session's first change (pre-existing), nor one
+    the agent called unrelated or older than its change, nor one in installed packages (the environment's).
+    The error memory lists them among the old ones; the next step is where a successor looks for the work
+    left (a lint error in a test file the session wrote, never fixed). A tool's failures are not work left."""
     last = ctx.n_rounds
     late = last - max(LATE_ROUNDS, last // 10)
+    # the first change to a file that was there (a reproduction script written first changes nothing yet)
+    first_change = min((e.round for e in ctx.events if e.kind is EventKind.EDIT), default=None)
     passed = [(e.round, e.command or "") for e in ctx.events if e.kind is EventKind.COMMAND and e.test
               and not e.failed and e.exit_code in (None, 0)]
     out: list[Fact] = []
     for rec in ctx.records:
+        solution = rec.solution or ""
         if rec.target_bug or rec.family == "TOOL" or rec.last_round < late or teaches(rec) \
+                or _ENDED_RE.search(solution) or _NOT_OURS_RE.search(solution) \
+                or first_change is None or rec.occurrences[0].round < first_change \
+                or _ENVIRONMENT_RE.search(rec.occurrences[-1].location.path or "") or _called_not_ours(ctx, rec) \
                 or any(r > rec.last_round and _reruns(rec, command) for r, command in passed):
             continue
         said = describe(rec, ctx.cwd)
