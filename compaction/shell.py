@@ -135,11 +135,16 @@ def leading_cd(command: str) -> tuple[str, str] | None:
     return found[0].rstrip("/\\") or found[0], command[m.end():]
 
 
+# What changes the working directory and runs nothing: `cd`, `pushd`, cmd's `chdir`, PowerShell's `Set-Location`.
+_CHANGE_DIR_RE = re.compile(r"(?:cd|pushd|chdir|set-location|sl|push-location)\s", re.IGNORECASE)
+
+
 def first_word(cmd: str) -> str:
-    """The program a simple command runs (`cd` for a `cd …`; past `(` and `past_prefixes`: `X=1`,
-    `time`, `sudo`, `env`…), as it was spelled (`/usr/bin/pnpm` stays whole)."""
+    """The program a simple command runs (`cd` for a `cd …` or any other change of directory: `pushd`,
+    `Set-Location`; past `(` and `past_prefixes`: `X=1`, `time`, `sudo`, `env`…), as it was spelled
+    (`/usr/bin/pnpm` stays whole)."""
     cmd = cmd.strip().lstrip("( ")
-    if cmd.startswith("cd "):
+    if _CHANGE_DIR_RE.match(cmd):
         return "cd"
     ws = past_prefixes(cmd.split())
     return ws[0] if ws else ""

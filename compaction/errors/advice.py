@@ -32,6 +32,8 @@ _BY_ID: dict[str, str] = {
     "ERR_PY_OperationalError": "create/migrate the database before querying (`manage.py migrate`)",
     "ERR_PY_ImproperlyConfigured": "set `DJANGO_SETTINGS_MODULE` / call `settings.configure()` before importing models",
     "ERR_TOOL_FileNotFound": "list the directory (`ls {dir}`) before opening a guessed path",
+    "ERR_TOOL_ShellSyntaxError": "write for the shell that runs the command: Windows PowerShell 5.1 has no `&&` "
+                                 "or `||` (separate with `;`, guard with `if ($?) {…}`)",
     "ERR_TOOL_CommandNotFound": "check with `command -v {symbol}` before use; install it or use the project's runner",
     "ERR_TOOL_PermissionDenied": "check permissions with `ls -l {path}`; do not write outside the workspace",
     "ERR_TOOL_Timeout": "run long commands with a timeout (`timeout 120 …`) and narrow the selection (`-k`, one file)",

@@ -562,6 +562,33 @@ def _tool(trig: Triggers, hits: list[Hit], spans: _Spans, failed: bool) -> None:
             hits.append(Hit(err_id, s, e, text[s:e], path=path, symbol=symbol, detail=line[:300]))
 
 
+# PowerShell's error record: the message, then `+ CategoryInfo : <Category>: (…) [], <Exception>` and
+# `+ FullyQualifiedErrorId : <Id>`. Its category names the failure, whatever the command; `NotSpecified …
+# RemoteException` wraps a native program's stderr line (`npx` writing progress) and is none.
+_PS_RECORD = re.compile(r"^\s*\+ CategoryInfo\s*:\s*(\w+):[^\n]*?(\w+)\s*$", re.M)
+_PS_IDS = {"ParserError": "ERR_TOOL_ShellSyntaxError", "PermissionDenied": "ERR_TOOL_PermissionDenied"}
+_PS_NOT_FOUND = {"CommandNotFoundException": "ERR_TOOL_CommandNotFound", "ItemNotFoundException": "ERR_TOOL_FileNotFound",
+                 "DriveNotFoundException": "ERR_TOOL_FileNotFound"}
+
+
+def _powershell(text: str, hits: list[Hit], spans: _Spans) -> None:
+    """PowerShell's error records by their category (`ParserError`: `&&` in Windows PowerShell 5), the
+    message being the last line above the record that is not its `+ …` code echo or `~~~` marker."""
+    for m in _PS_RECORD.finditer(text):
+        err_id = _PS_IDS.get(m.group(1)) or (_PS_NOT_FOUND.get(m.group(2)) if m.group(1) == "ObjectNotFound" else None)
+        if err_id is None:
+            continue
+        above = text[max(0, m.start() - 2000):m.start()].rstrip("\n").split("\n")
+        message = next((ln.strip() for ln in reversed(above) if ln.strip() and not ln.lstrip().startswith(("+", "~"))
+                        and not ln.startswith("At ")), "")
+        if not message or spans.covered(m.start(), m.end()):
+            continue
+        at = text.rfind(message, max(0, m.start() - 2000), m.start())
+        start = at if at >= 0 else m.start()
+        spans.claim(start, m.end())
+        hits.append(Hit(err_id, start, m.end(), text[start:m.end()], detail=message[:300]))
+
+
 def classify(text: str, *, tool_output: bool = True, failed: bool = False) -> list[Hit]:
     """All error hits in one string, in text order.
 
@@ -593,6 +620,8 @@ def _classified(text: str, tool_output: bool, failed: bool) -> tuple[Hit, ...]:
     if tool_output:
         if '"message"' in text and any(map(text.__contains__, _DIAGNOSTIC_WORDS)):
             hits += json_diagnostics(text)
+        if "CategoryInfo" in text:
+            _powershell(text, hits, spans)
         _tool(trig, hits, spans, failed)
     hits.sort(key=lambda h: h.start)
     return tuple(hits)

@@ -51,3 +51,13 @@ def test_signature_keyword_dropped():
     e = Event(EventKind.EDIT, 5, 0, path="u.ts", hunks=(Hunk(
         removed=("export async function* gen<T>(xs: T[]) {",), added=("export function* gen<T>(xs: T[]) {",)),))
     assert behaviour.signature_changes([e]) == ["gen signature: − async"]
+
+
+def test_a_value_set_then_stepped_by_literals_says_its_steps():
+    """A score's rules are its steps: `rule_score = 50`, then `+= 15`, `+= 5`, `-= 10` on conditions."""
+    from compaction.history.sources.behaviour import values
+
+    lines = ["    rule_score = 50  # base", "    if cand >= req:", "        rule_score += 15", "    elif cand >= req - 2:",
+             "        rule_score += 5", "    else:", "        rule_score -= 10", "    for x in xs:", "        i += 1",
+             "TIMEOUT = 30"]
+    assert values(lines) == ["rule_score = 50 (+= 15, += 5, -= 10)", "TIMEOUT = 30"]

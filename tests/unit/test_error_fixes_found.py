@@ -310,3 +310,22 @@ def test_diagnostics_a_lint_tool_reads_for_paths_stay_open_until_an_edit():
     msgs.append(Message(5, Role.USER, "thanks, that is all"))
     records = _records(msgs)
     assert records == {"ERR_TS_Diagnostic": "no fix seen after r1"}  # a read is no fix of the code
+
+
+def test_a_powershell_parser_error_is_a_record_and_set_location_is_a_cd():
+    """Windows PowerShell 5.1 refuses `&&` with an error record (`+ CategoryInfo : ParserError`); the retry
+    `Set-Location "…"; npx jest …` changes directory first like `cd`, so it is the same run, and it passed."""
+    from compaction.errors.classify import classify
+    from compaction.shell import first_word
+
+    record = ("At C:\\Users\\t\\ps-script.ps1:7 char:51\n+ cd \"c:\\h\\backend\" && npx jest tests/pin.test.ts ...\n"
+              "+                                                   ~~\n"
+              "The token '&&' is not a valid statement separator in this version.\n"
+              "    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\n"
+              "    + FullyQualifiedErrorId : InvalidEndOfLine\n")
+    hits = classify(record, tool_output=True)
+    assert [(h.id, h.detail) for h in hits] == [
+        ("ERR_TOOL_ShellSyntaxError", "The token '&&' is not a valid statement separator in this version.")]
+    noise = "npx : jest progress\n    + CategoryInfo          : NotSpecified: (jest progress:String) [], RemoteException\n"
+    assert classify(noise, tool_output=True) == []  # a native program's stderr line, wrapped: no failure
+    assert first_word('Set-Location "c:\\h\\backend"') == "cd" and first_word("pushd src") == "cd"

@@ -25,6 +25,9 @@ _ASSIGN_RE = re.compile(r"^\s*(?:export\s+)?(?:(?:const|let|var|val|static|final
                         r"([A-Za-z_$][\w$.]*)\s*(?::\s*[\w<>\[\]|. ]{1,30})?\s*=(?!=)\s*"
                         r"(-?\d[\d_.]*(?:e-?\d+)?|'[^'\n]{1,60}'|\"[^\"\n]{1,60}\")\s*[;,]?\s*(?:(?://|#).*)?$")
 _TRIVIAL = frozenset({"0", "1", "-1", "0.0", "1.0", "''", '""'})
+# A step by a literal: `rule_score += 15`, `delay *= 2` (not `i += 1` alone: no value set before it is said).
+_STEP_RE = re.compile(r"^\s*([A-Za-z_$][\w$.]*)\s*([-+*/])=\s*(\d[\d_.]*)\s*;?\s*(?:(?://|#).*)?$")
+MAX_STEPS = 4
 MAX_EXPORTS = 5
 MAX_THROWS = 2
 MAX_VALUES = 6
@@ -61,19 +64,29 @@ def throws(lines: list[str]) -> list[str]:
 
 def values(lines: list[str], known: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """`name = literal` for the literals the text sets by name (not 0, 1, empty strings; not names in
-    `known`, already said with their values)."""
+    `known`, already said with their values), with the steps it then adds or takes away by literals
+    (`rule_score = 50 (+= 15, += 5, -= 10)`: a score's rules are its steps)."""
     out: list[str] = []
     seen: set[str] = set(known)
+    steps: dict[str, list[str]] = {}
     for line in lines[:SCAN_LINES]:
         if "=" not in line:  # `_ASSIGN_RE` itself rules out comparisons (`=(?!=)`)
             continue
         m = _ASSIGN_RE.match(line)
-        if not m or m.group(2) in _TRIVIAL or m.group(1) in seen:
+        if not m:
+            if (a := _STEP_RE.match(line)) and a.group(1) not in known:
+                said = steps.setdefault(a.group(1), [])
+                step = f"{a.group(2)}= {a.group(3)}"
+                if step not in said and len(said) < MAX_STEPS:
+                    said.append(step)
+            continue
+        if m.group(2) in _TRIVIAL or m.group(1) in seen:
             continue
         seen.add(m.group(1))
         out.append(f"{m.group(1)} = {m.group(2)}")
         if len(out) >= 2 * MAX_VALUES:
             break
+    out = [f"{v} ({', '.join(steps[n])})" if (n := v.split(" = ", 1)[0]) in steps else v for v in out]
     # A name's own value first (`totalDuration = 1200`), an attribute's (`osc.type = 'square'`) after.
     out.sort(key=lambda v: "." in v.split(" = ", 1)[0])
     return out[:MAX_VALUES]
