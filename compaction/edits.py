@@ -449,6 +449,7 @@ class Digest:
     values: tuple[tuple[str, str], ...] = ()  # constants' literal values: (`BASE_CONFIDENCE`, `0.4`)
     pins: tuple[str, ...] = ()  # a document's pinned requirements (`ollama==0.5.3`)
     notes: tuple[str, ...] = ()  # what the code says of itself: docstrings, then comments atop definitions
+    settings: tuple[str, ...] = ()  # a file without definitions: its lines that hold values (URLs, paths, images)
 
 
 _SETTING_RE = re.compile(r"""^\s*[\w.\-"']+\s*(?:=(?!=)|:(?!:))""")
@@ -482,7 +483,8 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
                   and not ln.startswith("#!")), "")
     said = list(islice((ln.strip() for ln in lines if _WORD_CHAR_RE.search(ln) and not ln.lstrip().startswith("#")),
                        SHORT_TEXT_LINES + 1))  # enough to tell a short text: a long file is not listed whole
-    if 1 < len(said) <= SHORT_TEXT_LINES and sum(map(len, said)) <= SHORT_TEXT_CHARS:
+    short = 1 < len(said) <= SHORT_TEXT_LINES and sum(map(len, said)) <= SHORT_TEXT_CHARS
+    if short:
         title = " · ".join(said)  # a short text (an ignore list, a two-line config) is said whole: it is its gist
     pins: list[str] = []
     sections: list[str] = []  # a configuration file's `[section]` lines, its headings
@@ -577,8 +579,41 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     grouped = tuple(f"{r}.{'/'.join(ms[:4])}" for r, ms in by_receiver.items())
     ranked_keys = sorted(keys, key=lambda k: -min(keys[k], 2))  # keys used twice (read and written) first
     notes = () if document else tuple(dict.fromkeys(docs + comments))[:MAX_NOTES]
+    settings = () if names or document or short else valued_lines(lines)
     return Digest(tuple(names), grouped, tuple(ranked_keys), len(lines), title, tuple(imports), document,
-                  tuple(key_calls.get(k, "") for k in ranked_keys), tuple(values.items()), tuple(pins), notes)
+                  tuple(key_calls.get(k, "") for k in ranked_keys), tuple(values.items()), tuple(pins), notes,
+                  settings)
+
+
+# What makes a line of a configuration (nginx, a Dockerfile, a POM, YAML) worth quoting: the values it sets,
+# a URL, a path, an image with its tag, a version, a port, scored in that order. Markup's tags are no paths.
+_URL_RE = re.compile(r"\w+://\S+")
+_PATH_TOKEN_RE = re.compile(r"(?<![\w<])[\w.*~-]*/[\w./*~-]+")
+_IMAGE_OR_PORT_RE = re.compile(r"\b[a-z][\w.-]*:\d[\w.-]*\b|:\d{2,5}\b")
+_VERSION_RE = re.compile(r"\b\d+\.\d+(?:\.\d+)*\b")
+_TAG_RE = re.compile(r"</?[\w:.-]+(?:\s[^>]*)?/?>")
+_BOILERPLATE_RE = re.compile(r"<\?xml|xmlns|schemaLocation|<!DOCTYPE|<modelVersion>", re.IGNORECASE)
+MAX_SETTINGS = 4
+SETTING_CHARS = 100
+
+
+def valued_lines(lines: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """A configuration's lines that set values, the most telling first (a URL, then a path, an image or a
+    port, then a version; ties in the file's order): `proxy_pass http://backend:8080;`, `FROM node:18-alpine
+    AS build`, `<sourceDirectory>../backend/src/main/java</sourceDirectory>`."""
+    scored: list[tuple[int, int, str]] = []
+    for i, raw in enumerate(lines[:400]):
+        line = raw.strip()
+        if not line or len(line) > SETTING_CHARS or line.startswith(("#", "//", "<!--", ";")) \
+                or _BOILERPLATE_RE.search(line):
+            continue
+        bare = _TAG_RE.sub(" ", line) if "<" in line else line
+        score = (3 if _URL_RE.search(bare) else 0) + (2 if _PATH_TOKEN_RE.search(_URL_RE.sub(" ", bare)) else 0) \
+            + (2 if _IMAGE_OR_PORT_RE.search(bare) else 0) + (1 if _VERSION_RE.search(bare) else 0)
+        if score:  # without its statement end (`;`, ` {`): the record's parts are separated by "; "
+            scored.append((score, i, line.rstrip(" ;{") or line))
+    best = sorted(scored, key=lambda x: (-x[0], x[1]))[:MAX_SETTINGS]
+    return tuple(dict.fromkeys(line for _, _, line in best))
 
 
 MAX_NOTES = 3

@@ -61,3 +61,20 @@ def test_a_value_set_then_stepped_by_literals_says_its_steps():
              "        rule_score += 5", "    else:", "        rule_score -= 10", "    for x in xs:", "        i += 1",
              "TIMEOUT = 30"]
     assert values(lines) == ["rule_score = 50 (+= 15, += 5, -= 10)", "TIMEOUT = 30"]
+
+
+def test_a_configuration_without_definitions_says_the_lines_that_set_its_values():
+    """nginx, a Dockerfile, a POM define nothing: their gist is the lines that hold a URL, a path, an image with
+    its tag, a version (a URL first), not their first line (`server {`, `<?xml …?>`)."""
+    from compaction.edits import digest, valued_lines
+
+    nginx = ["server {", "    listen 80;", "    server_name localhost;", "    root /usr/share/nginx/html;",
+             "    index index.html;", "    gzip on;", "    location /api/ {", "        proxy_pass http://backend:8080;",
+             "        proxy_set_header Host $host;", "    }", "}"]
+    assert valued_lines(nginx)[:2] == ("proxy_pass http://backend:8080", "root /usr/share/nginx/html")
+    pom = ['<?xml version="1.0" encoding="UTF-8"?>', '<project xmlns="http://maven.apache.org/POM/4.0.0">',
+           "  <modelVersion>4.0.0</modelVersion>", "  <version>3.2.3</version>",
+           "  <sourceDirectory>../backend/src/main/java</sourceDirectory>", "</project>"]
+    assert valued_lines(pom) == ("<sourceDirectory>../backend/src/main/java</sourceDirectory>", "<version>3.2.3</version>")
+    assert digest(nginx).settings[0] == "proxy_pass http://backend:8080"
+    assert digest(["def f():", "    return 'http://x.org/a'"]).settings == ()  # code: its definitions say it

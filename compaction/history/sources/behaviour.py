@@ -80,7 +80,7 @@ def values(lines: list[str], known: set[str] | frozenset[str] = frozenset()) -> 
                 if step not in said and len(said) < MAX_STEPS:
                     said.append(step)
             continue
-        if m.group(2) in _TRIVIAL or m.group(1) in seen:
+        if m.group(2) in _TRIVIAL or m.group(1) in seen or m.group(1) == "xmlns":  # a namespace: markup, no value
             continue
         seen.add(m.group(1))
         out.append(f"{m.group(1)} = {m.group(2)}")

@@ -19,7 +19,17 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
-from compaction.edits import Digest, Hunk, definitions, digest, enclosing, is_comment_only, parse_unified, swapped
+from compaction.edits import (
+    MAX_SETTINGS,
+    Digest,
+    Hunk,
+    definitions,
+    digest,
+    enclosing,
+    is_comment_only,
+    parse_unified,
+    swapped,
+)
 from compaction.edits import notable_identifiers as _identifiers_of
 from compaction.errors.classify import USER_REJECTED_SENTENCE
 from compaction.events import Event, EventKind
@@ -482,6 +492,8 @@ def _digest_parts(d: Digest, created: bool, full: bool = False) -> list[str]:
         parts.append("uses " + _ticks(d.calls, 8 if full else 3))
     if d.imports:
         parts.append("imports " + _ticks(d.imports, 10 if full else 4))
+    if not parts and d.settings:  # a configuration: the lines that set its values
+        parts.append("holds " + " · ".join(f"`{x}`" for x in d.settings[:MAX_SETTINGS if full else 1]))
     if not parts and d.title:
         parts.append(f"“{d.title}”")
     if full or created:
