@@ -567,8 +567,8 @@ def _tool(trig: Triggers, hits: list[Hit], spans: _Spans, failed: bool) -> None:
 # RemoteException` wraps a native program's stderr line (`npx` writing progress) and is none.
 _PS_RECORD = re.compile(r"^\s*\+ CategoryInfo\s*:\s*(\w+):[^\n]*?(\w+)\s*$", re.M)
 _PS_IDS = {"ParserError": "ERR_TOOL_ShellSyntaxError", "PermissionDenied": "ERR_TOOL_PermissionDenied"}
-_PS_NOT_FOUND = {"CommandNotFoundException": "ERR_TOOL_CommandNotFound", "ItemNotFoundException": "ERR_TOOL_FileNotFound",
-                 "DriveNotFoundException": "ERR_TOOL_FileNotFound"}
+_PS_NOT_FOUND = {"CommandNotFoundException": "ERR_TOOL_CommandNotFound",
+                 "ItemNotFoundException": "ERR_TOOL_FileNotFound", "DriveNotFoundException": "ERR_TOOL_FileNotFound"}
 
 
 def _powershell(text: str, hits: list[Hit], spans: _Spans) -> None:

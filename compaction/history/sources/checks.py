@@ -221,7 +221,7 @@ _CODE_FRAME_RE = re.compile(r"^\s*\d+\s*[|│]")
 # What says the build failed after all, before or after its "Compiled successfully" (a type check's error, a
 # count of errors): the verdict is then not the build's (a warning such as "Failed to load bindings" is not).
 _FAILED_RE = re.compile(r"(?i)\b(?:failed to compile|build failed|compilation failed)\b|\berror(?:\[\w+\])?:|"
-                              r"\berror TS\d+|\bfound [1-9]\d* errors?\b|\bERR!")
+                        r"\berror TS\d+|\bfound [1-9]\d* errors?\b|\bERR!")
 _WARNING_RE = re.compile(r"\bwarn(?:ing)?\b", re.IGNORECASE)
 _WHERE_RE = re.compile(r"^(?:\S*?:)?\d+(?::\d+)?\s+")  # the warning's place (`171:31  `): each place is one more
 MAX_WARNINGS = 2

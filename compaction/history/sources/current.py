@@ -14,7 +14,7 @@ from compaction.history.sources.checks import own_file_names, runs_own_file
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
-from compaction.model import Role, Round
+from compaction.model import Message, Role, Round
 from compaction.shell import scripts_run
 
 _CHANGE = (EventKind.EDIT, EventKind.WRITE)
@@ -148,7 +148,6 @@ def _verification(ctx: FactContext) -> Fact | None:
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
 
 
-# A diff's file header, its paths bare or quoted as git quotes them (spaces, non-ASCII: `"b/docs/\303\251.md"`).
 def _plain(path: str) -> str:
     """A path with forward slashes and without leading `./` (a dotfile keeps its dot: `.gitignore`)."""
     path = path.replace("\\", "/")
@@ -157,12 +156,13 @@ def _plain(path: str) -> str:
     return path
 
 
-_DIFF_FILE_RE = re.compile(r'^diff --git (?:a/\S+|"a/[^"\n]+") (?:b/(\S+)|"b/([^"\n]+)")\n(new file mode|deleted file mode)?',
-                           re.MULTILINE)
+# A diff's file header, its paths bare or quoted as git quotes them (spaces, non-ASCII: `"b/docs/\303\251.md"`).
+_DIFF_FILE_RE = re.compile(r'^diff --git (?:a/\S+|"a/[^"\n]+") (?:b/(\S+)|"b/([^"\n]+)")\n'
+                           r"(new file mode|deleted file mode)?", re.MULTILINE)
 MAX_SUBMITTED = 8  # files of the final diff named; the rest counted
 
 
-def _submitted_files(messages: list, changed: set[str | None]) -> str:
+def _submitted_files(messages: list[Message], changed: set[str | None]) -> str:
     """The files the final diff holds, as a successor must see them: a file the session created for
     itself (`reproduce.py`) or never edited (`setup.py`, changed by the environment) is in the patch too,
     and a test file edited against a "do not modify tests" rule is. New and deleted files are marked,

@@ -30,8 +30,9 @@ AHEAD = 3.4
 ANSWER_ASK_CHARS = 800  # a user message longer than this is a task or a paste, not a question with a preference
 
 # A choice that gives its reason or its alternative weighs more than a bare "I'll do X".
-_REASON_RE = re.compile(r"\b(?:because|since|so that|in order to|if (?:I|we) (?:want|need) to|to avoid|to keep|to preserve|instead of|rather than|"
-                        r"over|as it|as this|which (?:keeps|avoids|preserves)|otherwise)\b", re.IGNORECASE)
+_REASON_RE = re.compile(r"\b(?:because|since|so that|in order to|if (?:I|we) (?:want|need) to|to avoid|to keep|"
+                        r"to preserve|instead of|rather than|over|as it|as this|which (?:keeps|avoids|preserves)|"
+                        r"otherwise)\b", re.IGNORECASE)
 _REASON_CJK_RE = re.compile("因为|因為|原因|所以|避免|以免|否则|否則|为了|為了")  # the same, said in Chinese
 _RULED_OUT_RE = re.compile(r"\b(?:ruled? out|won't work|will not work|doesn't work|does not work|not (?:a )?viable|"
                            r"abandon|give up on|drop(?:ped)? (?:the|this) (?:idea|approach)|instead of|rather than)\b",
@@ -218,8 +219,10 @@ def _premise(text: str, sentence: str) -> str | None:
 # already handles `|` (BitOr)…", "I'll keep the cache. That way the second call is free."): its opening says so.
 _REASON_AFTER_RE = re.compile(r"^(?:(?:It|This|That|They)(?: one)? (?:already|avoids?|keeps?|ensures?|preserves?|"
                               r"handles?|guarantees?|lets|allows|supports?|covers?|is (?:because|why|safer|simpler))|"
-                              r"(?:This|That) way|Because|Since|Otherwise|That's (?:because|why)|This is (?:because|why))\b")
+                              r"(?:This|That) way|Because|Since|Otherwise|That's (?:because|why)|"
+                              r"This is (?:because|why))\b")
 REASON_AFTER_CHARS = 200
+_NEXT_SENTENCE_RE = re.compile(r"([A-Z`\"'(][^.!?]*(?:\.(?=\w)[^.!?]*)*[.!])(?=\s|$)")
 
 
 def _reason_after(text: str, sentence: str) -> str | None:
@@ -234,8 +237,6 @@ def _reason_after(text: str, sentence: str) -> str | None:
         return m.group(1)
     return None
 
-
-_NEXT_SENTENCE_RE = re.compile(r"([A-Z`\"'(][^.!?]*(?:\.(?=\w)[^.!?]*)*[.!])(?=\s|$)")
 
 
 # A choice among candidates: the path a choice names, when a listing a few rounds before it (a file

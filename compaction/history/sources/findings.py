@@ -100,7 +100,8 @@ _SUMMARY_LINE_RE = re.compile(r"\b\d+ files? changed\b|\b(?:0|no) (?:issues|erro
 _SUMMARY_WORDS = (" file changed", " files changed", " issues found", " errors found", " problems found", "0 issues",
                   "0 errors", "0 problems", "Successfully ", "completed successfully", "Build succeeded", "Result: ")
 # What makes an answer's sentence informative: identifiers in backticks, numbers, reasons.
-_INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*(?:[a-z]{1,2}\b|%|\b)|\b(?:because|so|means|instead|rather than|ruled out|"
+_INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*(?:[a-z]{1,2}\b|%|\b)|"  # a figure, with its unit (37.7s)
+                             r"\b(?:because|so|means|instead|rather than|ruled out|"
                              r"the problem is|root cause|since|therefore|which)\b|^[A-Z][\w /()-]{1,30}: \S",
                              re.IGNORECASE)  # the last: a "Label: value" line of a list (Build command: blank)
 _EMPHASIS_RE = re.compile(r"\*\*|__")
