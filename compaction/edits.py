@@ -604,9 +604,9 @@ def valued_lines(lines: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     scored: list[tuple[int, int, str]] = []
     for i, raw in enumerate(lines[:400]):
         line = raw.strip()
-        if not line or len(line) > SETTING_CHARS or line.startswith(("#", "//", "<!--", ";")) \
-                or _BOILERPLATE_RE.search(line):
-            continue
+        if not line or len(line) > SETTING_CHARS or line.startswith(("#", "//", "/*", "*", "<!--", ";")) \
+                or _BOILERPLATE_RE.search(line) or (" " not in line and "<" not in line):
+            continue  # a comment, boilerplate, or a lone word (an ignore list's pattern sets nothing)
         bare = _TAG_RE.sub(" ", line) if "<" in line else line
         score = (3 if _URL_RE.search(bare) else 0) + (2 if _PATH_TOKEN_RE.search(_URL_RE.sub(" ", bare)) else 0) \
             + (2 if _IMAGE_OR_PORT_RE.search(bare) else 0) + (1 if _VERSION_RE.search(bare) else 0)

@@ -78,3 +78,7 @@ def test_a_configuration_without_definitions_says_the_lines_that_set_its_values(
     assert valued_lines(pom) == ("<sourceDirectory>../backend/src/main/java</sourceDirectory>", "<version>3.2.3</version>")
     assert digest(nginx).settings[0] == "proxy_pass http://backend:8080"
     assert digest(["def f():", "    return 'http://x.org/a'"]).settings == ()  # code: its definitions say it
+    ignore = ["# Logs", "logs", "*.log", "build/Release", ".vuepress/dist", ".yarn/cache", "node_modules/", "dist/"]
+    assert valued_lines(ignore) == ()  # an ignore list's patterns set nothing
+    assert valued_lines(["{", '  "compilerOptions": {', "    /* Bundler mode */", '    "outDir": "./dist",', "  }"]) == \
+        ('"outDir": "./dist",',)  # a comment is none
