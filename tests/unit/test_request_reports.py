@@ -46,8 +46,9 @@ def test_a_one_request_session_has_no_report_and_a_question_is_left_to_its_answe
 
 
 def test_a_request_whose_rounds_hold_a_cued_statement_is_not_reported_again():
-    t = _session(["I created `Tree.ts`.", "The root cause is that `render` clears `innerHTML`, so the handlers are lost."])
-    assert [r.round for r in request_reports(t, told={4})] == [2]
+    said = "The root cause is that `render` clears `innerHTML`, so the handlers are lost."
+    t = _session(["I created `Tree.ts`.", said])
+    assert [r.round for r in request_reports(t, told={4: said})] == [2]
     facts = finding_facts(FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds),
                                       target_tokens=4000))
     assert sum("Reported on" in f.text for f in facts) == 1 and any("root cause" in f.text for f in facts)
@@ -72,3 +73,13 @@ def test_a_reports_verdict_heading_outweighs_a_table_row():
              "| step_time | 18.1 → 8.7 → 7.3 |\n| reward | 0.125 → 0.0 → 0.0 |\n\nRan it.")
     found = informative([reply], 60, closing=True)
     assert found == "Colocate mode — ✅ 3 steps in 37.7s"
+
+
+def test_a_report_that_names_results_the_statements_do_not_is_made_beside_them():
+    """The rounds stated a diagnosis; the closing report gives the results ("3 steps in 37.7s", "79.4s",
+    `weight_sync`): three things the statements never named, so it is reported too."""
+    said = "The issue is that background processes in bash tool don't persist between calls."
+    closing = "Both smoke tests passed: colocate mode ran 3 steps in 37.7s; server mode 3 steps in 79.4s with `weight_sync`."
+    t = _session(["I created `Tree.ts`.", closing])
+    assert [r.round for r in request_reports(t, told={4: said})] == [2, 4]
+    assert [r.round for r in request_reports(t, told={4: said + " " + closing})] == [2]

@@ -177,7 +177,11 @@ def finding_facts(ctx: FactContext) -> list[Fact]:
     target = ctx.target_tokens or 4000
     # The reports stand apart from the timeline (its share sized for what the cues find): each competes
     # for the section's room by its value, so a session whose findings fill the timeline keeps them.
-    reports = request_reports(ctx.transcript, told={f.round for f in findings if not (f.outcome or f.code)}, lang=ctx.lang)
+    told: dict[int, str] = {}
+    for f in findings:
+        if not (f.outcome or f.code):
+            told[f.round] = f"{told.get(f.round, '')} {f.text}"
+    reports = request_reports(ctx.transcript, told=told, lang=ctx.lang)
     return (timeline(findings, int(target * (TIGHT_SHARE if target < TIGHT_TARGET else SHARE)))
             + [_single(r) for r in reports])
 
@@ -253,17 +257,20 @@ def asks(text: str) -> bool:
     return at >= 0 and at >= len(text) - _ASKED_TAIL
 
 
-def request_reports(transcript: Transcript, told: set[int] | frozenset[int] = frozenset(),
+def request_reports(transcript: Transcript, told: dict[int, str] | None = None,
                     lang: str = "en") -> list[Finding]:
     """What the agent reported back on each request of the user that was no question (a question's
     answer is `answer_to`'s): the most informative sentences of its closing messages, which say what it
     found and did ("now uses a `nodeElements` Map to cache the DOM elements…"), in whatever language
-    it writes. Only for a request none of whose rounds holds a statement (`told`: the rounds that do):
-    the cue phrases find an English agent's findings; the report stands in where they find none (the
-    agent writes in another language, or states without a cue). Only where the user made several
-    requests: a one-task session's closing report is the agent's findings and outcomes, told above."""
+    it writes. For a request none of whose rounds holds a statement (`told`: the statements' text by
+    round), or whose report names NEW_SPECIFICS things they do not: the cue phrases find an English
+    agent's findings; the report stands in where they find none (the agent writes in another language,
+    or states without a cue) and adds the results a closing report gives beside the diagnoses. Only
+    where the user made several requests: a one-task session's closing report is the agent's findings
+    and outcomes, told above."""
     # Read from the end, the latest requests first: a session of a million one-line requests gives
     # MAX_REPORTS reports, not a million (older ones would only merge into phases anyway).
+    told = told or {}
     out: list[Finding] = []
     replies: list[tuple[int, str]] = []  # the latest request's replies, newest first
     read = 0  # their characters: report_of reads REPORT_READ of them, no more
@@ -276,8 +283,11 @@ def request_reports(transcript: Transcript, told: set[int] | frozenset[int] = fr
                     read += len(m.text)
             elif m.role is Role.USER and not m.harness and m.text.strip():
                 requests += 1
-                if replies and not asks(m.text) and not any(r in told for r in range(rnd.number, replies[0][0] + 1)):
+                if replies and not asks(m.text):
+                    span = [told[r] for r in range(rnd.number, replies[0][0] + 1) if r in told]
                     report = report_of([text for _, text in reversed(replies)])
+                    if report and span and not _adds(report, " ".join(span)):
+                        report = None
                     if report:
                         head = first_line(m.text, REQUEST_HEAD_CHARS)
                         out.append(Finding(replies[0][0], h(lang, "request_report").format(n=rnd.number, head=head) + report,
@@ -288,6 +298,15 @@ def request_reports(transcript: Transcript, told: set[int] | frozenset[int] = fr
         if len(out) >= MAX_REPORTS:
             break
     return out[::-1] if requests >= 2 else []
+
+
+NEW_SPECIFICS = 3  # a report beside the request's own statements: it names this many things they do not
+
+
+def _adds(report: str, said: str) -> bool:
+    """Whether a report names things (figures, code, paths) its request's statements do not: the results
+    a closing report gives ("3 steps in 37.7s") beside the diagnoses the rounds stated."""
+    return sum(1 for x in set(_SPECIFIC_RE.findall(report)) if x not in said) >= NEW_SPECIFICS
 
 
 def report_of(replies: list[str]) -> str | None:
