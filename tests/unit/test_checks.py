@@ -130,7 +130,8 @@ def test_two_commands_after_the_same_setup_are_two_checks():
 def test_a_build_that_failed_after_compiling_or_a_probe_beside_work_is_read_as_it_is():
     """"✓ Compiled successfully" then a type error is no success; a failed run has no verdict; a verdict word
     in an argument or a code frame is none; `node --version && npm test` runs the tests."""
-    from compaction.history.sources.checks import _build_outcome, _probes
+    from compaction.history.sources.checks import _probes
+    from compaction.history.sources.checks import build_outcome as _build_outcome
 
     failed = " ✓ Compiled successfully in 9s\nLinting and checking validity of types ...\nFailed to compile.\n" \
              "./app/page.tsx:3:5\nType error: Property 'x' does not exist."
@@ -144,3 +145,16 @@ def test_a_build_that_failed_after_compiling_or_a_probe_beside_work_is_read_as_i
     texts = _facts((make_call("Bash", {"command": "pnpm build"}, "b"),
                     ToolResult("✓ Compiled successfully\nCollecting page data\nGenerating pages\nexited", "b", exit_code=1)))
     assert texts == ["Checked with `pnpm build`: r1 “exited” (r1)"]  # it failed: no verdict, its last line
+
+
+def test_a_build_listed_among_the_actions_says_its_verdict_past_a_harness_status_line():
+    """`npm run build` writes its output: a completed action, which says how it went ("✓ built in 7.35s"), a
+    Gemini CLI status line (`Error: (none)`) being no error of the build's."""
+    from compaction.history.sources.completed import completed_facts
+
+    out = ("Command: npm run build\nOutput: \n> vite build\n\nvite v6.4.1 building for production...\n"
+           "✓ 1595 modules transformed.\ndist/assets/index.js   250.84 kB\n✓ built in 7.35s\nError: (none)\n"
+           "Exit Code: 0\nSignal: 0")
+    t = steps_transcript("build it", (make_call("Bash", {"command": "npm run build"}, "b"), ToolResult(out, "b", exit_code=0)))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), "/r", len(t.rounds))
+    assert "`npm run build` → ✓ built in 7.35s (r1)" in [f.text for f in completed_facts(ctx)]

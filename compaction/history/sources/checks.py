@@ -17,7 +17,15 @@ from compaction.history.sections import Section
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import REDIRECT_WORD_RE, past_prefixes, run_words, scripts_run, split_commands, words
+from compaction.shell import (
+    REDIRECT_WORD_RE,
+    STATUS_LINE_RE,
+    past_prefixes,
+    run_words,
+    scripts_run,
+    split_commands,
+    words,
+)
 
 MAX_CHECKS = 3  # the most repeated ones
 MAX_OUTCOMES = 3  # distinct outputs shown per check: the first and the latest ones
@@ -98,9 +106,13 @@ BUILD_WEIGHT = 2
 
 
 def _builds(check: _Check) -> bool:
+    return builds(check.command)
+
+
+def builds(command: str) -> bool:
     """A build, a lint or a type check by its program's and subcommands' names, not by a path it runs
     (`/opt/whisper/build/bin/server` builds nothing)."""
-    return bool(_BUILD_RE.search(" ".join(w.replace("\\", "/").rsplit("/", 1)[-1] for w in _program(check.command))))
+    return bool(_BUILD_RE.search(" ".join(w.replace("\\", "/").rsplit("/", 1)[-1] for w in _program(command))))
 
 
 _PROBE_WORDS = frozenset({"--version", "-V", "--help", "version", "help"})
@@ -185,7 +197,7 @@ def _outcomes(outputs: list[tuple[int, str, bool]], build: bool = False) -> str:
     a build's verdict and warnings (its last line is most often a table's)."""
     said: list[tuple[int, str]] = []
     for rnd, output, failed in outputs:
-        what = (build and not failed and _build_outcome(output)) or _outcome(output)
+        what = (build and not failed and build_outcome(output)) or _outcome(output)
         if what and (not said or said[-1][1] != what):
             said.append((rnd, what))
     if not said:
@@ -227,10 +239,11 @@ _WHERE_RE = re.compile(r"^(?:\S*?:)?\d+(?::\d+)?\s+")  # the warning's place (`1
 MAX_WARNINGS = 2
 
 
-def _build_outcome(output: str) -> str:
+def build_outcome(output: str) -> str:
     """A build's last verdict line, then its distinct warnings counted ("2× Warning: Unused eslint-disable
     directive"); "" when it printed no verdict or an error (then its output is read as any other check's)."""
-    lines = [ln.strip() for ln in output[-8000:].splitlines() if ln.strip()]
+    # a harness's status lines (Gemini CLI's `Error: (none)`, `Exit Code: 0`) are not the build's
+    lines = [ln.strip() for ln in output[-8000:].splitlines() if ln.strip() and not STATUS_LINE_RE.fullmatch(ln.strip())]
     at = next((i for i in range(len(lines) - 1, -1, -1) if len(lines[i]) <= OUTCOME_CHARS
                and _VERDICT_RE.search(lines[i]) and not _TROUBLE_RE.search(lines[i])
                and not _CODE_FRAME_RE.match(lines[i])), None)

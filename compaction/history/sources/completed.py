@@ -15,6 +15,7 @@ from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
+from compaction.history.sources.checks import build_outcome, builds
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
 
@@ -155,7 +156,8 @@ def _said_by_changes(ctx: FactContext) -> dict[int, str]:
 
 def _summary_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) -> str:
     """The closing summary line of the output of event `e`'s command (its round's calls paired with
-    their results by the compaction's shared pairing, only for rounds with a state-changing command)."""
+    their results by the compaction's shared pairing, only for rounds with a state-changing command); a
+    build's verdict when it printed no summary line."""
     transcript = ctx.transcript
     by_command = outputs.get(e.round)
     if by_command is None:
@@ -169,7 +171,10 @@ def _summary_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) 
                     if call.command and res is not None and res.content:
                         by_command[call.command.strip()] = res.content
     output = by_command.get((e.command or "").strip())
-    return (summary_line(output) or remote_said(output)) if output else ""
+    if not output:
+        return ""
+    # a build the actions list (it writes its output): its verdict ("✓ built in 7.35s"), as the checks say it
+    return summary_line(output) or remote_said(output) or (build_outcome(output) if builds(e.command or "") else "")
 
 
 REMOTE_CHARS = 160
