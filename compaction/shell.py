@@ -13,6 +13,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from compaction.memo import per_text
+from compaction.transcripts.path_spelling import file_name
 
 # --- splitting a command line into simple commands --------------------------------------------
 
@@ -403,7 +404,7 @@ def program_run(said: list[str]) -> str:
     `pytest`); "" for no words."""
     if not said:
         return ""
-    prog = said[0].replace("\\", "/").rsplit("/", 1)[-1]
+    prog = file_name(said[0])
     rest = said[1:]
     verb = bool(rest) and rest[0] in _RUNNER_VERBS.get(prog, ())
     if verb or prog in _RUNNERS:
@@ -415,6 +416,11 @@ def program_run(said: list[str]) -> str:
     if prog.startswith("python") and len(rest) > 1 and rest[0] == "-m":
         return rest[1]
     return prog
+
+
+def program_of(command: str) -> str:
+    """The program a command line runs past its `cd`s, prefixes and package runner (`cd r && npx tsc` -> `tsc`)."""
+    return program_run(run_words(command))
 
 
 @per_text(maxsize=4096)  # the same command is asked for by every record scanned after it

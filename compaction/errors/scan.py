@@ -27,11 +27,12 @@ from compaction.shell import (
     benign_exit,
     norm_command,
     printed_nothing,
-    program_run,
+    program_of,
     run_words,
     scripts_run,
     went_wrong,
 )
+from compaction.transcripts.path_spelling import file_name
 from compaction.transcripts.user_feedback import words_after
 
 READ_HEAD = 1500  # a file view can only fail in its first lines; its body is source, not output
@@ -69,9 +70,7 @@ def legacy_transcript_id(transcript: Transcript) -> str:
     return hashlib.sha1(f"{transcript.path}\0{_head(transcript)}".encode()).hexdigest()[:16]
 
 
-def _basename(path: str) -> str:
-    """A path's file name, in POSIX or Windows spelling (`c:\\repo\\a.ts` and `src/a.ts` are one)."""
-    return re.split(r"[/\\]", path.rstrip("/\\"))[-1]
+_basename = file_name  # `c:\\repo\\a.ts` and `src/a.ts` are one file name
 
 
 def _norm_command(cmd: str | None) -> str:
@@ -585,10 +584,7 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
     return None
 
 
-def _program(command: str) -> str:
-    """The program a command line runs, by its file name (`/opt/bin/pnpm` and `pnpm` are one), past a
-    package runner (`npx tsc` and `npx jest` are two)."""
-    return program_run(run_words(command))
+_program = program_of  # by its file name (`/opt/bin/pnpm` and `pnpm` are one), past a runner (`npx tsc`, `npx jest`)
 
 
 def _program_call(command: str) -> tuple[str, ...]:

@@ -15,6 +15,11 @@ _DRIVE_RE = re.compile(r"^[A-Za-z]:[\\/]")
 _BACKSLASH_PATH_RE = re.compile(r"^[\w.~$-][^\\/\s]*\\[^\\\s]")  # `dir\file`: a separator, not an escape
 
 
+def file_name(path: str) -> str:
+    """A path's last name in POSIX or Windows spelling (`c:\\repo\\a.ts` and `src/a.ts` end in one)."""
+    return re.split(r"[/\\]+", path.rstrip("/\\"))[-1]
+
+
 def is_windows_path(path: str | None) -> bool:
     return bool(path) and bool(_DRIVE_RE.match(path) or ("/" not in path and _BACKSLASH_PATH_RE.match(path)))
 

@@ -136,3 +136,10 @@ def test_codex_windows_session_has_no_escape_leftovers():
 ])
 def test_terminal_text_is_cleaned(raw, shown):
     assert clean_text(raw) == shown
+
+
+def test_a_file_name_is_read_in_either_spelling():
+    from compaction.transcripts.path_spelling import file_name
+
+    assert file_name("c:\\Users\\t\\harmony\\src\\a.test.tsx") == file_name("src/a.test.tsx") == "a.test.tsx"
+    assert file_name("/opt/bin/pnpm") == "pnpm" and file_name("dir/") == "dir"

@@ -26,6 +26,7 @@ from compaction.shell import (
     split_commands,
     words,
 )
+from compaction.transcripts.path_spelling import file_name
 
 MAX_CHECKS = 3  # the most repeated ones
 MAX_OUTCOMES = 3  # distinct outputs shown per check: the first and the latest ones
@@ -112,7 +113,7 @@ def _builds(check: _Check) -> bool:
 def builds(command: str) -> bool:
     """A build, a lint or a type check by its program's and subcommands' names, not by a path it runs
     (`/opt/whisper/build/bin/server` builds nothing)."""
-    return bool(_BUILD_RE.search(" ".join(w.replace("\\", "/").rsplit("/", 1)[-1] for w in _program(command))))
+    return bool(_BUILD_RE.search(" ".join(file_name(w) for w in _program(command))))
 
 
 _PROBE_WORDS = frozenset({"--version", "-V", "--help", "version", "help"})
@@ -140,7 +141,7 @@ def _working_parts(command: str) -> list[list[str]]:
             if skip:
                 skip = False
             elif REDIRECT_WORD_RE.match(w):
-                skip = _BARE_REDIRECT_RE.fullmatch(w) is not None  # `>` alone: its target is the next word
+                skip = REDIRECT_WORD_RE.fullmatch(w) is not None  # `>` alone: its target is the next word
             else:
                 said.append(w)
         if said and (said[0] == "cd" or (said[0].casefold() not in _VIEWERS and said[0] not in _PLUMBING)):
@@ -159,7 +160,6 @@ def _identity(command: str) -> str:
 
 
 _PLUMBING = frozenset({"source", ".", "export", "set", "unset", "false"})  # besides the viewers: no work done
-_BARE_REDIRECT_RE = re.compile(r"(?:\d|&)?(?:>>?|<)")
 
 
 def _shown(command: str, cwd: str | None) -> str:

@@ -14,6 +14,7 @@ from compaction.history.sources.checks import own_file_names, runs_own_file
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
+from compaction.mdsafe import escape_path
 from compaction.model import Message, Role, Round
 from compaction.shell import scripts_run
 
@@ -180,7 +181,7 @@ def _submitted_files(messages: list[Message], changed: set[str | None]) -> str:
     for m in _DIFF_FILE_RE.finditer(text):
         path, mode = m.group(1) or m.group(2), m.group(3)
         mark = "new " if mode and mode.startswith("new") else "deleted " if mode else ""
-        named.append(f"{mark}`{path}`" + ("" if mark or ours(path) else " (no edit seen)"))
+        named.append(f"{mark}`{escape_path(path)}`" + ("" if mark or ours(path) else " (no edit seen)"))
     more = f" +{len(named) - MAX_SUBMITTED} more" if len(named) > MAX_SUBMITTED else ""
     return ", ".join(named[:MAX_SUBMITTED]) + more
 

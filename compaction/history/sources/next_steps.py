@@ -14,7 +14,8 @@ from compaction.history.sections import Section
 from compaction.history.sources.problems import cut, describe
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
-from compaction.shell import program_run, run_words
+from compaction.shell import program_of
+from compaction.transcripts.path_spelling import file_name
 
 _DONE = {"completed", "done", "complete", "finished"}
 # A todo the agent wrote down for later (not "now I'll…", which the next round acts on). TODO in capitals only:
@@ -40,9 +41,9 @@ def _reruns(rec: ErrorRecord, command: str) -> bool:
     """Whether a test run checks what the record failed on: it names the failing file, or runs the
     program whose run failed (a passing run of another program fixes nothing here)."""
     loc = rec.occurrences[-1].location
-    name = (loc.path or "").replace("\\", "/").rsplit("/", 1)[-1]
-    failed = program_run(run_words(loc.command or ""))
-    return bool(name and name in command) or bool(failed and program_run(run_words(command)) == failed)
+    name = file_name(loc.path or "")
+    failed = program_of(loc.command or "")
+    return bool(name and name in command) or bool(failed and program_of(command) == failed)
 
 
 LATE_ROUNDS = 5  # an error this close to the session's end (or within its last tenth) is work left

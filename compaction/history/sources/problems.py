@@ -17,6 +17,7 @@ from compaction.history.sources import edit_failures
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
 from compaction.transcripts.arg_names import ArgRole, arg_text
+from compaction.transcripts.path_spelling import file_name
 
 DETAIL_CHARS = 140  # one error line: long enough for `[100, 150] … 122`, short enough for one line
 RETRY_CHARS = 100  # a later error line of the same record: only what differs from the one before
@@ -265,7 +266,7 @@ def paths(text: str, cwd: str | None) -> str:
 
 
 def _basename(path: str) -> str:
-    return re.split(r"[/\\]+", path.rstrip("/\\"))[-1] or path
+    return file_name(path) or path
 
 
 def _short_path(path: str) -> str:
