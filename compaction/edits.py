@@ -450,6 +450,7 @@ class Digest:
     pins: tuple[str, ...] = ()  # a document's pinned requirements (`ollama==0.5.3`)
     notes: tuple[str, ...] = ()  # what the code says of itself: docstrings, then comments atop definitions
     settings: tuple[str, ...] = ()  # a file without definitions: its lines that hold values (URLs, paths, images)
+    leaves: tuple[tuple[str, str], ...] = ()  # a data file's settings (data_leaves): set by whoever knows its name
 
 
 _SETTING_RE = re.compile(r"""^\s*[\w.\-"']+\s*(?:=(?!=)|:(?!:))""")

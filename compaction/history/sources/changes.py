@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
+from compaction import data_leaves
 from compaction.edits import (
     MAX_SETTINGS,
     Digest,
@@ -47,6 +48,10 @@ MAX_LINES = 10  # diff lines shown per file
 MAX_LINE_CHARS = 200  # a longer line is left out whole (never cut mid-line) and counted
 MAX_EDIT_LINES = 6  # per-edit summary lines in the full record (the rest counted)
 SHORT_CHARS = 200  # the one-line form's length, cut at a part's boundary
+LEAVES_CHARS = 120  # a data file's settings in the one line (the rest in the full record): a session
+# writes many configurations, and a code file's line says more
+LEAVES_MIN_CHARS = 60  # however long its path
+LEAVES_FULL_CHARS = 600  # and in the full record
 DOES_CHARS = 60  # more of it for a record that says what the code does (behaviour.py)
 _NOISE_RE = re.compile(r"^[\s{}()\[\];,:.'\"`]*$|^\s*(?:/\*\*?|\*/?|\"\"\"|\'\'\')(?:\s|$)")
 _DOCUMENT_RE = re.compile(r"\.(?:md|markdown|mdx|rst|txt|adoc)$", re.IGNORECASE)
@@ -273,7 +278,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if reverted:
         return Fact(Section.CHANGES, f"`{path}`: {counts}, then reverted (not kept) {cite(rounds)}", rounds,
                     score=20, path=path)
-    replay = _replay(events, document=bool(_DOCUMENT_RE.search(path)), prose=path.endswith(_CONFIG_EXTS))
+    replay = _replay(events, document=bool(_DOCUMENT_RE.search(path)), prose=path.endswith(_CONFIG_EXTS), path=path)
     alive: set[int] = set()
     lines, skipped = _diff_lines(events, alive)
     if net and not created:
@@ -304,7 +309,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         size = []
         parts += [_shorter(p) for p in ranked]
     elif digested and created:
-        d = _digest_parts(replay.final, created)
+        # a data file's settings: as many as the line's room holds
+        room = max(min(SHORT_CHARS - len(f"`{path}` ({counts}): sets "), LEAVES_CHARS), LEAVES_MIN_CHARS)
+        d = _digest_parts(replay.final, created, room=room)
         first = [p for p in d if not p.startswith(("uses ", "keys ", "imports ", "notes ")) and not p.endswith(" lines")]
         rest = [p for p in d if p not in first and not (p.endswith(" lines") and len(d) > 1)]
         # What it does (re-exports, throws, values, callers) and its keys before what an edit swapped.
@@ -315,7 +322,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         if called:  # a function said with where it is called is not listed again among the definitions
             first = [_without(p, called) if p.startswith("defines ") else p for p in first]
         # an edit's swap alone (its other pieces are in its own line below): room for the keys
-        swaps_ = [_fewer_swap("; ".join(q for q in p.split("; ") if "→" in q)) for p in ranked[:2] if "→" in p]
+        swaps_ = [_fewer_swap("; ".join(q for q in p.split("; ") if "→" in q)) for p in ranked[:2] if "→" in p
+                  and not replay.final.leaves]  # a data file's settings say each changed value (was …)
         keys = sorted((p for p in rest if p.startswith(("keys ", "notes "))), key=lambda p: p.startswith("notes "))
         # (its keys, then what it says it does)
         parts += first + [p for p in does if p not in sets] + swaps_[:1] + keys
@@ -473,10 +481,15 @@ def _ticks(names: tuple[str, ...] | list[str], n: int) -> str:
     return shown + (f" (+{len(names) - n})" if len(names) > n else "")
 
 
-def _digest_parts(d: Digest, created: bool, full: bool = False) -> list[str]:
+def _digest_parts(d: Digest, created: bool, full: bool = False, room: int = LEAVES_CHARS) -> list[str]:
     """A digest as record parts: definitions, what its comments and docstrings say, string keys, APIs
-    used, length (a text with none of these: its first line)."""
+    used, length (a text with none of these: its first line). A data file: the values it sets, within
+    `room` characters (more in the full form)."""
     parts = []
+    if d.leaves:
+        parts.append("sets " + data_leaves.render(list(d.leaves), LEAVES_FULL_CHARS if full else room,
+                                                  tables=d.document))  # TOML: its tables by their headers
+        return parts + ([f"{d.lines} lines"] if full or created else [])
     if d.names:
         verb = "sections" if d.document else ("defines" if created else "now defines")
         values = dict(d.values)  # a constant with its value: `BASE_CONFIDENCE = 0.4` is what a reader asks
@@ -593,7 +606,7 @@ def _thrown_record(path: str, log: FileLog) -> Fact:
 def _scratch_record(path: str, log: FileLog) -> Fact | None:
     """A file created then removed (a reproduction script): what it held, marked as gone."""
     events = log.kept or [ed.event for ed in log.edits]
-    replay = _replay(events, document=bool(_DOCUMENT_RE.search(path)))
+    replay = _replay(events, document=bool(_DOCUMENT_RE.search(path)), path=path)
     if replay.final is None or not (replay.final.names or replay.final.calls or replay.final.keys):
         return None
     rounds = [e.round for e in events]
@@ -625,10 +638,10 @@ class _Replay:
         return frozenset(definitions(self.first.splitlines())) if self.first is not None else frozenset()
 
 
-def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Replay:
+def _replay(events: list[Event], *, document: bool, prose: bool = False, path: str = "") -> _Replay:
     """Replay the edits on the file's text when a write showed it whole (so an edit's enclosing
     definition is known even when its old text does not show it, and the digest is of the final
-    state), and say what each edit did."""
+    state), and say what each edit did. `path` names a data file whose settings the digest then holds."""
     content: str | None = None
     summaries: list[tuple[int, int, str]] = []
     contexts: list[str] = []
@@ -665,6 +678,10 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False) -> _Rep
         if whole and whole[-1] is events[-1]:
             lines = list(whole[-1].hunks[0].added)
             final = digest(lines, document=document)
+    if final is not None and lines is not None and data_leaves.kind_of(path) \
+            and (found := data_leaves.leaves(path, "\n".join(lines))):
+        was = dict(data_leaves.leaves(path, first)) if first is not None and first != content else {}
+        final = replace(final, leaves=tuple((k, f"{v} (was {was[k]})" if was.get(k, v) != v else v) for k, v in found))
     summaries.reverse()
     contexts.reverse()
     return _Replay(final, summaries, contexts, lines, first)

@@ -1,0 +1,229 @@
+"""A data file's settings as `path=value` leaves (`hotkey.keyCode=63`, `app.notification.queue-backlog-threshold=100`):
+what a configuration the agent wrote holds, which its first line (`"hotkey" : {`) never says. JSON (with
+comments and trailing commas), YAML block mappings, TOML, and `key = value` files (INI, .env, .properties).
+Inferred from the text; a file that does not parse as its kind gives nothing (the caller falls back)."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Iterator
+from typing import Any
+
+MAX_LEAVES = 200  # a lock file holds thousands: the first ones are read, the rest is not a setting anyone asks
+MAX_TEXT_CHARS = 200_000
+VALUE_CHARS = 48  # a value longer than this is cut: a setting says its value, not a paragraph
+LIST_ITEMS = 4
+HIDDEN = "…"  # a secret's value is never repeated
+_SECRET_KEY_RE = re.compile(r"pass(?:word|wd)?$|secret|token|api[_-]?key|private[_-]?key|credential", re.IGNORECASE)
+
+_JSON_EXTS = (".json", ".jsonc", ".json5")
+_YAML_EXTS = (".yaml", ".yml")
+_KEY_VALUE_EXTS = (".ini", ".cfg", ".conf", ".properties", ".env")
+
+
+def kind_of(path: str) -> str | None:
+    """The data kind a path's name says (`.env.local` is a .env file), else None."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if name.endswith(_JSON_EXTS):
+        return "json"
+    if name.endswith(_YAML_EXTS):
+        return "yaml"
+    if name.endswith(".toml"):
+        return "toml"
+    if name.endswith(_KEY_VALUE_EXTS) or name.startswith(".env"):
+        return "keyvalue"
+    return None
+
+
+def leaves(path: str, text: str) -> list[tuple[str, str]]:
+    """The file's scalar settings in file order, as (dotted path, value); [] when it is not data of its kind."""
+    kind = kind_of(path)
+    if kind is None or not text.strip() or len(text) > MAX_TEXT_CHARS:
+        return []
+    if kind == "json":
+        data = _json(text)
+        return list(_flatten(data)) if isinstance(data, dict | list) else []
+    if kind == "toml":
+        try:
+            return list(_flatten(tomllib.loads(text)))
+        except (tomllib.TOMLDecodeError, ValueError):
+            return []
+    if kind == "yaml":
+        return _yaml(text)
+    return _key_values(text)
+
+
+def render(found: list[tuple[str, str]], room: int, *, tables: bool = False) -> str:
+    """Leaves within `room` characters, each run under one parent said once: `app.notification:
+    default-reminder-minutes=10, missed-checkin-minutes=5` (`tables`: TOML's `[tool.ruff] line-length=120`);
+    `(+N)` for what did not fit, within the room too."""
+    room -= len(f" (+{len(found)})")
+    out, parent, shown = "", None, 0  # parent: None before the first leaf, "" at the top level
+    for key, value in found:
+        head, _, last = key.rpartition(".")
+        if head == parent:  # a sibling (top-level ones too)
+            piece = f", {last}={value}"
+        else:
+            named = (f"[{head}] " if tables else f"{head}: ") if head else ""
+            piece = ("; " if out else "") + f"{named}{last}={value}"
+        if len(out) + len(piece) > room:
+            continue  # a long value (a URL) leaves room for shorter ones after it
+        out += piece
+        parent, shown = head, shown + 1
+    if shown < len(found):
+        out += f" (+{len(found) - shown})"
+    return out
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    # JSONC (tsconfig, VS Code settings): comments and trailing commas, outside strings
+    cleaned = re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', lambda m: m.group(1) or "", text, flags=re.DOTALL)
+    cleaned = re.sub(r",(\s*[}\]])", r"\1", cleaned)
+    try:
+        return json.loads(cleaned)
+    except ValueError:
+        return None
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    text = str(value)
+    return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
+
+
+def _shown(key: str, value: str) -> str:
+    last = key.rsplit(".", 1)[-1]
+    return HIDDEN if value and _SECRET_KEY_RE.search(last) and not value.startswith("${") else value
+
+
+def _flatten(data: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Scalars of nested mappings; a list of scalars is one leaf (`[a, b, …]`), a list of mappings is
+    indexed (`routes[0].path`)."""
+    count = 0
+    stack: list[tuple[str, Any]] = [(prefix, data)]
+    while stack and count < MAX_LEAVES:
+        key, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(reversed([(f"{key}.{k}" if key else str(k), v) for k, v in value.items()]))
+        elif isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+            stack.extend(reversed([(f"{key}[{i}]", v) for i, v in enumerate(value)]))
+        elif isinstance(value, list):
+            items = [_scalar(v) for v in value[:LIST_ITEMS]]
+            count += 1
+            yield key, "[" + ", ".join(items) + (", …" if len(value) > LIST_ITEMS else "") + "]"
+        elif key:
+            count += 1
+            yield key, _shown(key, _scalar(value))
+
+
+_YAML_KEY_RE = re.compile(r"""^(-\s+)?(["']?)([^"'#:{}\[\]][^:#]*?)\2\s*:(?:\s+(.*?))?\s*$""")
+_YAML_ITEM_RE = re.compile(r"^-\s+(.*?)\s*$")
+_COMMENT_TAIL_RE = re.compile(r"\s+#(?!\w{6}\b).*$")  # `# note`, not a colour `#ddddff`
+
+
+def _yaml(text: str) -> list[tuple[str, str]]:
+    """Block mappings and sequences by indentation: enough for compose files, CI workflows, Spring's
+    application.yml. A block scalar (`|`, `>`) is one leaf of its first line; anchors and flow
+    collections are kept as written. Most lines must fit the shape, else nothing."""
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[int, str, bool]] = []  # (indent, path, opened by a key) of open mappings
+    items: dict[str, int] = {}  # a sequence's path -> its next index
+    lists: dict[str, list[str]] = {}  # a sequence of scalars' path -> its items
+    block_indent: int | None = None  # inside a block scalar deeper than this
+    block_at = -1  # the leaf a block scalar's first line fills
+    read = fitted = 0
+    for raw in text.splitlines():
+        if not raw.strip() or raw.lstrip().startswith("#") or raw.startswith(("---", "...", "%")):
+            continue
+        indent = len(raw) - len(raw.lstrip(" "))
+        if block_indent is not None:
+            if indent > block_indent:
+                if block_at >= 0:  # its first line says it (`run: |` then `pytest -q`)
+                    key, mark = out[block_at]
+                    out[block_at] = (key, _scalar(raw.strip()))
+                    block_at = -1
+                elif not out[-1][1].endswith("…"):
+                    out[-1] = (out[-1][0], out[-1][1] + " …")
+                continue
+            block_indent = None
+        read += 1
+        line = _COMMENT_TAIL_RE.sub("", raw.strip())
+        dash = line[:2] == "- " or line == "-"
+        # a key's sequence may sit at the key's own indent (`steps:` then `- uses: …`)
+        while stack and (stack[-1][0] > indent or stack[-1][0] == indent and not (dash and stack[-1][2])):
+            stack.pop()
+        parent = stack[-1][1] if stack else ""
+        m = _YAML_KEY_RE.match(line)
+        if m and not (m.group(4) or "").startswith(("//",)):
+            fitted += 1
+            key, value = m.group(3).strip(), (m.group(4) or "").strip()
+            if m.group(1):  # `- key: value`: a new mapping in the parent's sequence
+                index = items.get(parent, 0)
+                items[parent] = index + 1
+                parent = f"{parent}[{index}]"
+                stack.append((indent, parent, False))
+                indent += len(m.group(1))
+            path = f"{parent}.{key}" if parent else key
+            if not value or value.startswith(("&", "!")) and " " not in value:
+                stack.append((indent, path, True))
+            elif value[:1] in "|>":
+                block_indent, block_at = indent, len(out)
+                out.append((path, value))
+            else:
+                out.append((path, _shown(path, _scalar(value.strip("\"'")))))
+        elif (item := _YAML_ITEM_RE.match(line)) and parent:
+            fitted += 1
+            lists.setdefault(parent, []).append(_scalar(item.group(1).strip("\"'")))
+            if len(lists[parent]) == 1:
+                out.append((parent, ""))  # placed where the sequence starts; filled below
+        if len(out) >= MAX_LEAVES:
+            break
+    if not read or fitted * 10 < read * 8:
+        return []
+    return [(k, _list(lists[k]) if not v and k in lists else v) for k, v in out]
+
+
+def _list(values: list[str]) -> str:
+    return "[" + ", ".join(values[:LIST_ITEMS]) + (", …" if len(values) > LIST_ITEMS else "") + "]"
+
+
+_KEY_VALUE_RE = re.compile(r"^(?:export\s+)?([\w.\-/]+)\s*[=:]\s*(.*?)\s*$")
+_SECTION_RE = re.compile(r"^\[([^\]]+)\]\s*$")
+
+
+def _key_values(text: str) -> list[tuple[str, str]]:
+    """`key = value` lines under `[section]` headers (INI, .cfg, .properties, .env); most lines must be
+    such, else nothing (an nginx or Apache .conf is no key-value file)."""
+    out: list[tuple[str, str]] = []
+    section = ""
+    read = fitted = 0
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";", "//")):
+            continue
+        read += 1
+        if s := _SECTION_RE.match(line):
+            section, fitted = s.group(1).strip(), fitted + 1
+            continue
+        if raw[:1] in " \t" and out:  # a continuation of the previous value (INI)
+            fitted += 1
+            continue
+        m = _KEY_VALUE_RE.match(line)
+        if m:
+            fitted += 1
+            key = f"{section}.{m.group(1)}" if section else m.group(1)
+            out.append((key, _shown(key, _scalar(m.group(2).strip("\"'")))))
+            if len(out) >= MAX_LEAVES:
+                break
+    if not read or fitted * 10 < read * 8:
+        return []
+    return out

@@ -1,0 +1,95 @@
+"""A data file the agent wrote says what it sets (`modelSize=small.en (was base.en)`), not its first line
+(`"hotkey" : {`): JSON (with comments), YAML, TOML and key-value files, flattened to dotted leaves."""
+
+from __future__ import annotations
+
+from compaction import data_leaves
+from compaction.events import extract_events
+from compaction.history.sources import FactContext
+from compaction.history.sources.changes import records
+from compaction.history.steering import role_preset
+from compaction.model import ToolResult, Transcript
+from compaction.transcripts._agent_tools import make_call
+from tests.unit.synthetic import steps_transcript
+
+CONFIG = '{\n  "hotkey" : {\n    "modifiers" : [],\n    "keyCode" : 63\n  },\n  "modelSize" : "base.en",\n' \
+         '  "language" : "en",\n  "spokenPunctuation" : true,\n  "maxRecordings" : 30\n}\n'
+
+SPRING = """server:
+  port: ${SERVER_PORT:8080}   # overridable
+spring:
+  datasource:
+    password: hunter2
+app:
+  notification:
+    queue-backlog-threshold: 100
+    api-p95-threshold-ms: 500
+jobs:
+  test:
+    steps:
+    - uses: actions/checkout@v4
+    - name: Test
+      run: |
+        pytest -q
+        echo done
+  hosts:
+    - a.example
+    - b.example
+"""
+
+
+def test_json_with_comments_and_trailing_commas_flattens_to_dotted_leaves() -> None:
+    found = data_leaves.leaves("tsconfig.json", '{\n // strict\n "compilerOptions": {"target": "ES2020", '
+                                                '/* x */ "strict": true,},\n "include": ["src"]}')
+    assert found == [("compilerOptions.target", "ES2020"), ("compilerOptions.strict", "true"), ("include", "[src]")]
+    assert data_leaves.render(found, 200) == "compilerOptions: target=ES2020, strict=true; include=[src]"
+
+
+def test_yaml_block_mappings_sequences_and_block_scalars() -> None:
+    found = dict(data_leaves.leaves("application.yml", SPRING))
+    assert found["server.port"] == "${SERVER_PORT:8080}"  # the comment after it is not its value
+    assert found["app.notification.queue-backlog-threshold"] == "100"
+    assert found["jobs.test.steps[0].uses"] == "actions/checkout@v4"
+    assert found["jobs.test.steps[1].run"] == "pytest -q …"  # a block scalar: its first line, and more
+    assert found["jobs.hosts"] == "[a.example, b.example]"  # back out of the sequence, by indent
+    assert found["spring.datasource.password"] == "…"  # a secret's value is never repeated
+
+
+def test_toml_tables_and_env_files() -> None:
+    toml = data_leaves.leaves("pyproject.toml", '[project]\nname = "sd"\ndependencies = ["a", "b"]\n'
+                                                '[project.scripts]\nsd = "sd.core:main"\n')
+    assert data_leaves.render(toml, 200, tables=True) == \
+        "[project] name=sd, dependencies=[a, b]; [project.scripts] sd=sd.core:main"
+    env = data_leaves.leaves(".env.example", "# keys\nOPENAI_API_KEY=sk-abc\nexport PORT=3000\n")
+    assert env == [("OPENAI_API_KEY", "…"), ("PORT", "3000")]
+
+
+def test_what_is_not_data_of_its_kind_gives_nothing() -> None:
+    assert data_leaves.leaves("nginx.conf", "server {\n  listen 80;\n  location / { proxy_pass http://b; }\n}") == []
+    assert data_leaves.leaves("broken.json", '{"a": ') == []
+    assert data_leaves.leaves("notes.yaml", "Some prose here\nand more prose\nwithout keys at all\n") == []
+    assert data_leaves.leaves("main.py", "x = 1\n") == []
+
+
+def test_render_keeps_to_its_room_and_counts_the_rest() -> None:
+    found = [("a", "1"), ("url", "https://example.com/a/very/long/path/to/somewhere"), ("b", "2"), ("c", "3")]
+    shown = data_leaves.render(found, 30)
+    assert shown == "a=1, b=2, c=3 (+1)"  # a long value leaves room for the shorter ones after it
+    assert len(shown) <= 30
+
+
+def _records(t: Transcript) -> dict:
+    return records(FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds)))
+
+
+def test_a_written_configuration_record_says_its_settings_and_what_an_edit_changed() -> None:
+    path = "/home/u/.config/app/config.json"
+    t = steps_transcript(
+        "set the model up",
+        (make_call("Write", {"file_path": path, "content": CONFIG}, "w1"), ToolResult("ok", "w1")),
+        (make_call("Edit", {"file_path": path, "old_string": '"modelSize" : "base.en",',
+                            "new_string": '"modelSize" : "small.en",'}, "e1"), ToolResult("ok", "e1")))
+    record = _records(t)[path]
+    assert "sets hotkey: modifiers=[], keyCode=63; modelSize=small.en (was base.en)" in record.text
+    assert '"hotkey" : {' not in record.text  # no longer its first line
+    assert "maxRecordings=30" in (record.full_text or "")  # the full record holds every setting
