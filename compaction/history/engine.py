@@ -440,10 +440,15 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
         room -= costs[id(f)]
     # What a section's share still holds shows its chosen facts fuller (a change record's per-edit
     # lines), most valuable first; the shares of sections with nothing to show fuller, and what a
-    # section leaves, flow on in share order. A request's full text is not among them: the by-priority
-    # pass shows more requests short first, and the filler gives full texts back last.
+    # section leaves, flow on in share order, less what the facts not taken cost in their lines: those
+    # come first, in the by-priority pass (a session that wrote sixty files keeps each file's line; given
+    # to the fuller records, that room left 29 files as bare names). A request's full text is not among
+    # them: the by-priority pass shows more requests short first, and the filler gives full texts back last.
     fuller = {_SHARE_OF.get(f.section, f.section) for f in taken if f.full_text and f.section is not Section.GOAL}
-    carry = sum(max(0, int(share * total) - spent.get(section, 0)) for section, share in SHARES if section not in fuller)
+    picked = set(map(id, taken))
+    waiting = sum(costs[id(f)] for f in optional if id(f) not in picked)
+    carry = max(0, sum(max(0, int(share * total) - spent.get(section, 0)) for section, share in SHARES
+                       if section not in fuller) - waiting)
     for section, share in SHARES:
         if section not in fuller:
             continue

@@ -119,3 +119,19 @@ def test_a_fact_copy_is_shallow_and_independent():
     g.text, g.short = g.short, None
     assert (f.text, f.short) == ("the task", "task")
     assert Section.EVIDENCE.priority == 3.9 and Section.PROBLEMS.summary_field == "errors"
+
+
+def test_records_waiting_for_the_by_priority_pass_get_their_lines_before_any_is_shown_fuller() -> None:
+    """antigravity-applysense wrote sixty files: the other sections' unused shares went to the first
+    records' full forms, and 29 files were left as bare names. The facts not taken are served first."""
+    def record(i: int) -> Fact:
+        line = f"`src/module_{i}.py` (created): defines handler_{i}, parse_{i}, render_{i}; 40 lines"
+        body = "\n".join(f"  + def helper_{i}_{j}(value): return transform_{j}(value)" for j in range(12))
+        return Fact(Section.CHANGES, line, [2], score=50 - i * 0.1, full_text=f"{line}\n{body}")
+    files = [record(i) for i in range(30)]
+    found = [Fact(Section.FINDINGS, f"The parser number {i} drops the last token of every quoted string", [3 + i],
+                  score=40) for i in range(10)]
+    facts = [Fact(Section.GOAL, "Build the app", [1], score=100, essential=True, task=True), *files, *found]
+    chosen = _choose(facts, 1100)  # the thirty lines fit, beside most findings; the shares alone take nine
+    shown = [f for f in chosen if f.section is Section.CHANGES]
+    assert len(shown) == 30  # every file in its line (eight, when the unused shares went to full records first)
