@@ -59,7 +59,14 @@ def render(found: list[tuple[str, str]], room: int, *, tables: bool = False) -> 
     """Leaves within `room` characters, each run under one parent said once: `app.notification:
     default-reminder-minutes=10, missed-checkin-minutes=5` (`tables`: TOML's `[tool.ruff] line-length=120`);
     `(+N)` for what did not fit, within the room too."""
-    room -= len(f" (+{len(found)})")
+    out, shown = _rendered(found, room, tables)
+    if shown < len(found):
+        out, shown = _rendered(found, room - len(f" (+{len(found)})"), tables)
+        out += f" (+{len(found) - shown})"
+    return out
+
+
+def _rendered(found: list[tuple[str, str]], room: int, tables: bool) -> tuple[str, int]:
     out, parent, shown = "", None, 0  # parent: None before the first leaf, "" at the top level
     for key, value in found:
         head, _, last = key.rpartition(".")
@@ -72,9 +79,7 @@ def render(found: list[tuple[str, str]], room: int, *, tables: bool = False) -> 
             continue  # a long value (a URL) leaves room for shorter ones after it
         out += piece
         parent, shown = head, shown + 1
-    if shown < len(found):
-        out += f" (+{len(found) - shown})"
-    return out
+    return out, shown
 
 
 def _json(text: str) -> Any:
@@ -163,7 +168,7 @@ def _yaml(text: str) -> list[tuple[str, str]]:
             stack.pop()
         parent = stack[-1][1] if stack else ""
         m = _YAML_KEY_RE.match(line)
-        if m and not (m.group(4) or "").startswith(("//",)):
+        if m:
             fitted += 1
             key, value = m.group(3).strip(), (m.group(4) or "").strip()
             if m.group(1):  # `- key: value`: a new mapping in the parent's sequence
