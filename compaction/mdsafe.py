@@ -22,3 +22,29 @@ def escape_path(text: str) -> str:
     if not _UNSAFE.search(text):
         return text
     return _UNSAFE.sub(lambda m: _NAMED.get(m.group(), f"\\u{ord(m.group()):04x}"), text)
+
+
+_HEADING_RE = re.compile(r"^(#{1,6})(?=[ \t])", re.MULTILINE)
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+DEEPEST = 6  # Markdown has six heading levels
+
+
+def demoted(text: str, below: int) -> str:
+    """`text` (a message shown verbatim) with its headings pushed below level `below`, code blocks
+    untouched: an assistant's `## Run Command` inside round r75 would otherwise read as one of the
+    document's own sections, a successor taking the message's part for the document's structure."""
+    if "#" not in text or not _HEADING_RE.search(text):
+        return text
+    out: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        if m := _FENCE_RE.match(line):
+            mark = m.group(1)
+            if not fence:
+                fence = mark
+            elif mark[0] == fence[0] and len(mark) >= len(fence):
+                fence = ""
+        elif not fence and (h := _HEADING_RE.match(line)):
+            line = "#" * min(DEEPEST, len(h.group(1)) + below) + line[h.end():]
+        out.append(line)
+    return "\n".join(out)

@@ -16,10 +16,11 @@ from compaction.edits import call_changes
 from compaction.history.echo import only_echo
 from compaction.history.headings import h
 from compaction.history.steering import Steering, strip_code
-from compaction.mdsafe import escape_path
+from compaction.mdsafe import demoted, escape_path
 from compaction.model import Message, Role, Round, ToolCall, ToolKind
 
 _ROLE_LABEL = {Role.SYSTEM: "system", Role.USER: "user", Role.ASSISTANT: "assistant", Role.TOOL: "tool"}
+ROUND_HEADING_LEVEL = 3  # `### rN`: a shown message's own headings go below it
 CAPS: tuple[int | None, ...] = (None, 2000, 1000, 500, 250, 120, 60, 30)
 # The user's words outlast the assistant's prose, which outlasts tool output, when a cap elides.
 _CAP_FACTOR = {Role.USER: 4, Role.ASSISTANT: 2}
@@ -86,7 +87,8 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
     `calls`: the round's calls by id; a result that only echoes its call shows nothing the call's
     line does not (an export of Copilot Chat keeps a read's summary line, never the file)."""
     label = _ROLE_LABEL[msg.role] + (" (harness)" if msg.harness else "")
-    text = msg.text if code else strip_code(msg.text)
+    # its headings below the round's own (`### rN`): never read as the document's sections
+    text = demoted(msg.text if code else strip_code(msg.text), ROUND_HEADING_LEVEL)
     if msg.meta.get("final_patch_echo"):
         text = "[final diff printed by the harness]"
     whole = [text] + ([c.command or "" for c in msg.tool_calls] + [r.content for r in msg.tool_results] if code else [])
