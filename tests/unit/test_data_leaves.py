@@ -92,4 +92,13 @@ def test_a_written_configuration_record_says_its_settings_and_what_an_edit_chang
     record = _records(t)[path]
     assert "sets hotkey: modifiers=[], keyCode=63; modelSize=small.en (was base.en)" in record.text
     assert '"hotkey" : {' not in record.text  # no longer its first line
-    assert "maxRecordings=30" in (record.full_text or "")  # the full record holds every setting
+    assert "maxRecordings=30" in record.text  # a small file's every setting, in its one line
+
+
+def test_a_large_configurations_line_keeps_its_length_and_its_full_record_the_rest() -> None:
+    text = "\n".join(f"setting_{i}: value_{i}" for i in range(40))
+    t = steps_transcript("configure", (make_call("Write", {"file_path": "app.yml", "content": text}, "w1"),
+                                       ToolResult("ok", "w1")))
+    record = _records(t)["app.yml"]
+    assert "setting_0=value_0" in record.text and "(+" in record.text and len(record.text) < 230
+    assert "setting_20=value_20" in (record.full_text or "")

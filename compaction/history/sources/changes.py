@@ -296,6 +296,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if said:  # the user's correction the edit answers: in the one line, and beside the edit
         summaries = [(r, f"{w} — {dict(said)[r]}" if r in dict(said) else w) for r, w in summaries]
     parts: list[str] = []  # the one-line form's parts, most telling first
+    every_setting = False  # a small data file's settings all in the one line
     ranked = sorted((s for _, s in summaries), key=_telling)  # stable: latest first within a rank
     swaps = [s for s in ranked if "→" in s]
     digested = replay.final is not None and (created or bool(replay.final.names))
@@ -309,8 +310,12 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         size = []
         parts += [_shorter(p) for p in ranked]
     elif digested and created:
-        # a data file's settings: as many as the line's room holds
-        room = max(min(SHORT_CHARS - len(f"`{path}` ({counts}): sets "), LEAVES_CHARS), LEAVES_MIN_CHARS)
+        # a data file's settings: as many as the line's room holds; a small one's all, if they fit the
+        # room a record that says what its code does gets
+        head_room = SHORT_CHARS - len(f"`{path}` ({counts}): sets ")
+        room = max(min(head_room, LEAVES_CHARS), LEAVES_MIN_CHARS)
+        if replay.final.leaves and len(data_leaves.render(list(replay.final.leaves), 10**6)) <= head_room + DOES_CHARS:
+            room, every_setting = head_room + DOES_CHARS, True
         d = _digest_parts(replay.final, created, room=room)
         first = [p for p in d if not p.startswith(("uses ", "keys ", "imports ", "notes ")) and not p.endswith(" lines")]
         rest = [p for p in d if p not in first and not (p.endswith(" lines") and len(d) > 1)]
@@ -357,7 +362,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         return None
     head = f"`{path}` ({counts})"
     # Room for what the code does beside its names: the line now stands in its file's list line too.
-    limit = SHORT_CHARS + len(note) + len(gap) + (DOES_CHARS if any(p in parts for p in does) else 0)
+    limit = SHORT_CHARS + len(note) + len(gap) + (DOES_CHARS if every_setting or any(p in parts for p in does) else 0)
     one_line = _join(head, parts, limit)
     if size and not one_line.endswith(" …"):
         one_line = _join(head, parts + size, limit).removesuffix(" …")
