@@ -158,3 +158,15 @@ def test_a_build_listed_among_the_actions_says_its_verdict_past_a_harness_status
     t = steps_transcript("build it", (make_call("Bash", {"command": "npm run build"}, "b"), ToolResult(out, "b", exit_code=0)))
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), "/r", len(t.rounds))
     assert "`npm run build` → ✓ built in 7.35s (r1)" in [f.text for f in completed_facts(ctx)]
+
+
+def test_a_runs_verdict_outranks_a_teardown_warning_printed_after_it():
+    """pi-trl-grpo-smoke: the smoke test's check said the NCCL teardown warning, not its result."""
+    out = ("{'train_runtime': '37.59'}\n" + "=" * 60 + "\n✅ GRPO SMOKE TEST PASSED — 3 steps in 37.7s\n" + "=" * 60 +
+           "\n[rank0]:[W527 09:57:08] ProcessGroupNCCL.cpp:1575 Warning: destroy_process_group() was not called\n")
+    texts = _facts(_bash("python /tmp/smoke.py 2>&1 | tail -80", "a", "Traceback\nRuntimeError: OOM\nline\nline"),
+                   _bash("python /tmp/smoke.py 2>&1 | tail -80", "b", out))
+    assert "r2 “✅ GRPO SMOKE TEST PASSED — 3 steps in 37.7s”" in texts[0]
+    warned_only = _facts(_bash("python w.py", "a", "a\nb\nc\nDeprecationWarning: x is old"),
+                         _bash("python w.py", "b", "a\nb\nc\nDeprecationWarning: x is old"))
+    assert "DeprecationWarning: x is old" in warned_only[0]  # no verdict before it: the warning is what it said

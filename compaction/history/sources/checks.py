@@ -221,6 +221,9 @@ def _outcome(output: str) -> str:
     if len(lines) <= 3 and len(joined) <= OUTCOME_CHARS:
         return joined
     last = lines[-1]
+    if _WARNING_RE.search(last):  # a teardown's warning after the verdict ("✅ … PASSED — 3 steps in 37.7s")
+        last = next((ln for ln in reversed(lines[-VERDICT_LINES:-1]) if _VERDICT_RE.search(ln)
+                     and not _TROUBLE_RE.search(ln)), last)
     return last if len(last) <= OUTCOME_CHARS else last[: OUTCOME_CHARS - 1] + "…"
 
 
@@ -237,6 +240,7 @@ _FAILED_RE = re.compile(r"(?i)\b(?:failed to compile|build failed|compilation fa
 _WARNING_RE = re.compile(r"\bwarn(?:ing)?\b", re.IGNORECASE)
 _WHERE_RE = re.compile(r"^(?:\S*?:)?\d+(?::\d+)?\s+")  # the warning's place (`171:31  `): each place is one more
 MAX_WARNINGS = 2
+VERDICT_LINES = 10  # the closing lines a verdict is looked for in, when a warning printed last
 
 
 def build_outcome(output: str) -> str:
