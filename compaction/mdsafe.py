@@ -48,3 +48,16 @@ def demoted(text: str, below: int) -> str:
             line = "#" * min(DEEPEST, len(h.group(1)) + below) + line[h.end():]
         out.append(line)
     return "\n".join(out)
+
+
+_FENCE_LINE_RE = re.compile(r"^ {0,3}(`{3,})", re.MULTILINE)
+
+
+def fence_for(text: str) -> str:
+    """A backtick fence longer than any that opens a line of `text`: a tool's output or a command that
+    holds a fenced block (a heredoc writing Markdown) would otherwise close the block around it, and
+    what follows would be read as the document's own Markdown."""
+    if "```" not in text:
+        return "```"
+    longest = max((len(m.group(1)) for m in _FENCE_LINE_RE.finditer(text)), default=0)
+    return "`" * max(3, longest + 1)

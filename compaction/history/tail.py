@@ -16,7 +16,7 @@ from compaction.edits import call_changes
 from compaction.history.echo import only_echo
 from compaction.history.headings import h
 from compaction.history.steering import Steering, strip_code
-from compaction.mdsafe import demoted, escape_path
+from compaction.mdsafe import demoted, escape_path, fence_for
 from compaction.model import Message, Role, Round, ToolCall, ToolKind
 
 _ROLE_LABEL = {Role.SYSTEM: "system", Role.USER: "user", Role.ASSISTANT: "assistant", Role.TOOL: "tool"}
@@ -103,7 +103,8 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
         return out
     for call in msg.tool_calls:
         if call.command and call.command not in msg.text:
-            out.append(_verbatim("\n```\n$ ", call.command, "\n```", rnd))
+            fence = fence_for(call.command)
+            out.append(_verbatim(f"\n{fence}\n$ ", call.command, f"\n{fence}", rnd))
         elif not call.command:
             target = f" {escape_path(call.path)}" if call.path else ""  # a recorded path: no structure, no bidi
             out.append(_Piece(f"\n→ {escape_path(call.name)}{target}", "", "", rnd, False, call=call))
@@ -113,7 +114,8 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
             continue
         status = f" (exit {res.exit_code})" if res.exit_code is not None else (" (error)" if res.is_error else "")
         if res.content:
-            out.append(_verbatim(f"\n```text{status}\n", res.content, "\n```", rnd, known=result_known))
+            fence = fence_for(res.content)
+            out.append(_verbatim(f"\n{fence}text{status}\n", res.content, f"\n{fence}", rnd, known=result_known))
         else:
             out.append(_Piece(f"\n(no output){status}", "", "", rnd, False))
     return out
