@@ -708,7 +708,7 @@ def is_comment_only(removed: tuple[str, ...] | list[str], added: tuple[str, ...]
 # not have the refused edit counted as applied.
 EDIT_REFUSALS = ("No replacement was performed", "String to replace not found", "SearchReplaceNoExactMatch",
                  "did not appear verbatim", "failed to exactly match lines", "The SEARCH section must exactly match",
-                 "Failed to find expected lines")
+                 "Failed to find expected lines", "0 occurrences found for old_string")
 # A refusal is the tool's own line: near the start of a line that is not a diff's (` `, `+`, `-`, `@@`), since
 # an export may show the refused patch first and the tool's answer after it (SpecStory's Codex).
 _REFUSED_RE = re.compile(r"^[^\s+\-@][^\n]{0,60}?(?:" + "|".join(map(re.escape, EDIT_REFUSALS)) + ")", re.M)

@@ -5,6 +5,7 @@ offline, and the same identifier recurs across projects."""
 from __future__ import annotations
 
 import posixpath
+import re
 
 from compaction.errors.families import advice_for
 from compaction.errors.records import ErrorRecord
@@ -111,9 +112,28 @@ def _fill(template: str, rec: ErrorRecord) -> str:
     return out
 
 
+# A tool's error that says what to do ("File has not been read yet. Read it first before writing to it.",
+# "Please retry with complete response."): for an error of no better-known kind, its own words advise best.
+_INSTRUCTION_RE = re.compile(
+    r"(?:^|(?<=[.!]\s))((?:Please\s+)?(?:Read|Use|Call|Provide|Make sure|Ensure|Run|Check|Specify|Pass|Include|Retry|"
+    r"Try|Wait|Remove|Add|View|Open|Select|Install|Do not|Don't)\b[^.!?\n<]{3,120}[.!]?)")
+_TAG_RE = re.compile(r"</?[\w-]+>")
+_SAID_BY_TOOL = frozenset({"ERR_TOOL_ToolError"})
+
+
+def _tool_instruction(rec: ErrorRecord) -> str | None:
+    """The instruction the tool's latest error gave, when it gave one."""
+    said = next((o.detail or o.evidence for o in reversed(rec.occurrences) if o.detail or o.evidence), "")
+    m = _INSTRUCTION_RE.search(_TAG_RE.sub(" ", said))
+    return m.group(1).strip() if m else None
+
+
 def advise(rec: ErrorRecord) -> str:
     """Avoidance for a record: its id's entry, else a TS-name or family entry, filled with the
-    record's own file/command/symbol/test so it can be run as-is."""
+    record's own file/command/symbol/test so it can be run as-is; a tool error of no known kind that
+    says what to do: that, in the tool's words."""
+    if rec.id in _SAID_BY_TOOL and (told := _tool_instruction(rec)):
+        return f"do as the tool said: “{told}”"
     template = _BY_ID.get(rec.id)
     if template is None and rec.family == "TS":
         name = rec.id.removeprefix("ERR_TS_")

@@ -1,0 +1,26 @@
+"""A tool's refusal or error says what it wants in its own words: Gemini CLI's "0 occurrences found for
+old_string" is an edit whose old text was not found (it was a generic tool error, and the edit counted as
+made), and Claude Code's "File has not been read yet. Read it first before writing to it." is the advice."""
+
+from __future__ import annotations
+
+from compaction.edits import refused
+from compaction.errors.advice import advise
+from compaction.errors.classify import classify
+from compaction.errors.records import ErrorRecord, Occurrence
+
+GEMINI = ("Failed to edit, 0 occurrences found for old_string in packages/cli/src/ui/Wizard.tsx. No edits made. "
+          "Ensure you're not escaping content incorrectly and check whitespace, indentation, and context.")
+
+
+def test_an_edit_whose_old_text_was_not_found_is_refused_and_classified_so() -> None:
+    assert refused(GEMINI)
+    assert [h.id for h in classify(GEMINI, failed=True)] == ["ERR_TOOL_EditNotFound"]
+
+
+def test_a_tool_error_that_says_what_to_do_is_its_own_advice() -> None:
+    said = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
+    rec = ErrorRecord("ERR_TOOL_ToolError", [Occurrence(round=3, evidence=said, detail=said)])
+    assert advise(rec) == "do as the tool said: “Read it first before writing to it.”"
+    silent = ErrorRecord("ERR_TOOL_ToolError", [Occurrence(round=3, evidence="Command aborted", detail="Command aborted")])
+    assert advise(silent) == "check the tool's parameters against its schema before calling it"
