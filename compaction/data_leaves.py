@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,6 +35,8 @@ def kind_of(path: str) -> str | None:
         return "toml"
     if name.endswith(_KEY_VALUE_EXTS) or name.startswith(".env"):
         return "keyvalue"
+    if name == "dockerfile" or name.startswith("dockerfile.") or name.endswith(".dockerfile"):
+        return "dockerfile"
     return None
 
 
@@ -52,7 +55,19 @@ def leaves(path: str, text: str) -> list[tuple[str, str]]:
             return []
     if kind == "yaml":
         return _yaml(text)
+    if kind == "dockerfile":
+        return _dockerfile(text)
     return _key_values(text)
+
+
+def changed(before: list[tuple[str, str]], after: list[tuple[str, str]]) -> dict[str, str]:
+    """Each setting whose value changed: its old value, by a key each side sets once (a Dockerfile's
+    two `FROM` are no one setting)."""
+    once = [k for k, n in Counter(k for k, _ in before).items() if n == 1]
+    twice = {k for k, n in Counter(k for k, _ in after).items() if n > 1}
+    old = dict(before)
+    new = dict(after)
+    return {k: old[k] for k in once if k in new and k not in twice and new[k] != old[k]}
 
 
 def render(found: list[tuple[str, str]], room: int, *, tables: bool = False) -> str:
@@ -70,11 +85,12 @@ def _rendered(found: list[tuple[str, str]], room: int, tables: bool) -> tuple[st
     out, parent, shown = "", None, 0  # parent: None before the first leaf, "" at the top level
     for key, value in found:
         head, _, last = key.rpartition(".")
+        said = f"{last}{value}" if last.endswith(" ") else f"{last}={value}"  # an instruction: `FROM node:18`
         if head == parent:  # a sibling (top-level ones too)
-            piece = f", {last}={value}"
+            piece = f", {said}"
         else:
             named = (f"[{head}] " if tables else f"{head}: ") if head else ""
-            piece = ("; " if out else "") + f"{named}{last}={value}"
+            piece = ("; " if out else "") + f"{named}{said}"
         if len(out) + len(piece) > room:
             continue  # a long value (a URL) leaves room for shorter ones after it
         out += piece
@@ -232,3 +248,22 @@ def _key_values(text: str) -> list[tuple[str, str]]:
     if not read or fitted * 10 < read * 8:
         return []
     return out
+
+
+# What a Dockerfile sets: its stages' images and what the image runs with, not its build steps (RUN, COPY).
+_DOCKER_SETTINGS = frozenset({"FROM", "EXPOSE", "ENV", "ARG", "WORKDIR", "USER", "CMD", "ENTRYPOINT", "HEALTHCHECK"})
+_INSTRUCTION_RE = re.compile(r"^([A-Za-z]+)\s+(.+?)\s*$")
+
+
+def _dockerfile(text: str) -> list[tuple[str, str]]:
+    """Each setting instruction with its arguments, in order (`FROM=node:18-alpine AS build`, then the
+    next stage's `FROM=nginx:1.25-alpine`); a line continued with `\\` is read whole."""
+    out: list[tuple[str, str]] = []
+    joined = re.sub(r"\\\n\s*", " ", text)
+    for raw in joined.splitlines():
+        m = _INSTRUCTION_RE.match(raw.strip())
+        if m and m.group(1).upper() in _DOCKER_SETTINGS:
+            out.append((m.group(1).upper() + " ", _scalar(m.group(2))))  # said as written: `EXPOSE 80`
+            if len(out) >= MAX_LEAVES:
+                break
+    return out if any(k == "FROM " for k, _ in out) else []

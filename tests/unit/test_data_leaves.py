@@ -102,3 +102,18 @@ def test_a_large_configurations_line_keeps_its_length_and_its_full_record_the_re
     record = _records(t)["app.yml"]
     assert "setting_0=value_0" in record.text and "(+" in record.text and len(record.text) < 230
     assert "setting_20=value_20" in (record.full_text or "")
+
+
+def test_a_dockerfile_says_its_stages_images_and_what_it_runs_with() -> None:
+    text = ("# build\nFROM node:18-alpine AS build\nWORKDIR /app\nCOPY . .\nRUN npm ci && \\\n    npm run build\n"
+            "FROM nginx:1.25-alpine\nEXPOSE 80\nCMD [\"nginx\", \"-g\", \"daemon off;\"]\n")
+    found = data_leaves.leaves("frontend/Dockerfile", text)
+    assert data_leaves.render(found, 200) == ('FROM node:18-alpine AS build, WORKDIR /app, FROM nginx:1.25-alpine, '
+                                              'EXPOSE 80, CMD ["nginx", "-g", "daemon off;"]')
+    assert data_leaves.leaves("Dockerfile", "RUN make\n") == []  # no image: no Dockerfile's settings
+
+
+def test_a_changed_value_is_known_by_a_key_set_once_on_each_side() -> None:
+    before = [("FROM ", "maven:3.9"), ("FROM ", "temurin:17"), ("modelSize", "base.en"), ("port", "80")]
+    after = [("FROM ", "maven:3.9"), ("FROM ", "temurin:21"), ("modelSize", "small.en"), ("port", "80")]
+    assert data_leaves.changed(before, after) == {"modelSize": "base.en"}

@@ -685,8 +685,9 @@ def _replay(events: list[Event], *, document: bool, prose: bool = False, path: s
             final = digest(lines, document=document)
     if final is not None and lines is not None and data_leaves.kind_of(path) \
             and (found := data_leaves.leaves(path, "\n".join(lines))):
-        was = dict(data_leaves.leaves(path, first)) if first is not None and first != content else {}
-        final = replace(final, leaves=tuple((k, f"{v} (was {was[k]})" if was.get(k, v) != v else v) for k, v in found))
+        was = data_leaves.changed(data_leaves.leaves(path, first), found) if first is not None and first != content \
+            else {}
+        final = replace(final, leaves=tuple((k, f"{v} (was {was[k]})" if k in was else v) for k, v in found))
     summaries.reverse()
     contexts.reverse()
     return _Replay(final, summaries, contexts, lines, first)
