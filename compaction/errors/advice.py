@@ -128,12 +128,26 @@ def _tool_instruction(rec: ErrorRecord) -> str | None:
     return m.group(1).strip() if m else None
 
 
+def _substituted(rec: ErrorRecord) -> str | None:
+    """The name a "command not found" ran when the failing command held it in backticks inside double
+    quotes (a commit message quoting `startTimeColor`): the shell substituted it, nobody meant to run it."""
+    for o in reversed(rec.occurrences):
+        name, command = o.location.symbol or "", o.location.command or ""
+        at = command.find(f"`{name}") if name else -1
+        if at > 0 and command.count('"', 0, at) % 2 == 1:
+            return name
+    return None
+
+
 def advise(rec: ErrorRecord) -> str:
     """Avoidance for a record: its id's entry, else a TS-name or family entry, filled with the
     record's own file/command/symbol/test so it can be run as-is; a tool error of no known kind that
     says what to do: that, in the tool's words."""
     if rec.id in _SAID_BY_TOOL and (told := _tool_instruction(rec)):
         return f"do as the tool said: “{told}”"
+    if rec.id == "ERR_TOOL_CommandNotFound" and (name := _substituted(rec)):
+        return (f"backticks inside a double-quoted argument ran `{name}` as a command: quote such text with single "
+                "quotes, escape its backticks (\\`), or pass it in a file (`git commit -F msg.txt`)")
     template = _BY_ID.get(rec.id)
     if template is None and rec.family == "TS":
         name = rec.id.removeprefix("ERR_TS_")

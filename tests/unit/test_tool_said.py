@@ -7,7 +7,7 @@ from __future__ import annotations
 from compaction.edits import refused
 from compaction.errors.advice import advise
 from compaction.errors.classify import classify
-from compaction.errors.records import ErrorRecord, Occurrence
+from compaction.errors.records import ErrorRecord, Location, Occurrence
 
 GEMINI = ("Failed to edit, 0 occurrences found for old_string in packages/cli/src/ui/Wizard.tsx. No edits made. "
           "Ensure you're not escaping content incorrectly and check whitespace, indentation, and context.")
@@ -24,3 +24,15 @@ def test_a_tool_error_that_says_what_to_do_is_its_own_advice() -> None:
     assert advise(rec) == "do as the tool said: “Read it first before writing to it.”"
     silent = ErrorRecord("ERR_TOOL_ToolError", [Occurrence(round=3, evidence="Command aborted", detail="Command aborted")])
     assert advise(silent) == "check the tool's parameters against its schema before calling it"
+
+
+def test_a_name_the_shell_substituted_from_backticks_in_double_quotes_is_no_missing_command() -> None:
+    """cal-date-widget: seven commit messages quoting `startTimeColor` in double quotes, each 'command not found'."""
+    command = 'git commit -m "fix: default color\\n\\nUpdated the default `startTimeColor` in `PrefsManager.kt`"'
+    rec = ErrorRecord("ERR_TOOL_CommandNotFound", [Occurrence(
+        round=5, evidence="bash: startTimeColor: command not found",
+        location=Location(command=command, symbol="startTimeColor"))])
+    assert advise(rec).startswith("backticks inside a double-quoted argument ran `startTimeColor` as a command")
+    missing = ErrorRecord("ERR_TOOL_CommandNotFound", [Occurrence(
+        round=5, evidence="zsh: command not found: shard-sd", location=Location(command="shard-sd -h", symbol="shard-sd"))])
+    assert advise(missing).startswith("check with `command -v shard-sd` before use")
