@@ -44,6 +44,14 @@ _BOLD_PATH = re.compile(r"^\*\*(?:Add|Update|Delete|Create|Edit|Move)[^:*]*: `([
 _NOTE_PATH = re.compile(r"\b(?:file|File|path|Path)\b[^:\n]{0,20}:\s*`?([^`\s]+)`?")
 _UPDATED = re.compile(r"The file (\S+) has been (?:updated|created)")
 _CREATED = re.compile(r"File created successfully at: (\S+)")
+# Gemini CLI's file tools as SpecStory renders them: `Path: \`…\``, the text in a fence (a write's whole file,
+# a `replace`'s new text), then the tool's answer ("Successfully modified file: …", "…wrote to new file: …").
+_PATH_LINE = re.compile(r"^Path:[ \t]*`([^`\n]+)`[ \t]*$", re.M)
+_WROTE = re.compile(r"^Result: Successfully (?:modified|overwrote|created and wrote to new) file: (\S+?)(?: \(|\.?$)", re.M)
+_UNIFIED = re.compile(r"^(?:@@|[+-](?![+-]))", re.M)
+# A rendered file tool's answer that is not a success ("Result: File path must be within one of the workspace
+# directories: …"): the write did not happen.
+_REFUSED = re.compile(r"^Result: (?!Successfully)\S", re.M)
 _TICK_LINE = re.compile(r"^[ \t]*`([^`\n]+)`[ \t]*$", re.M)
 _PARAMS = re.compile(r"^Parameters:\s*\n+```json\n(.*?)\n```", re.M | re.S)
 _INLINE_CMD = re.compile(r"`([^`\n]+)`")
@@ -162,7 +170,8 @@ def _agent(t: Transcript, body: str, ts: str | None, line: int, *, sidechain: bo
         calls.append(call)
         text = _block_text(block)
         code = exit_code_for(call.name, text)  # a shell tool's block states it (`Exit Code: 1`)
-        results.append(ToolResult(text, call.id, call.name, is_error=bool(code), exit_code=code))
+        refused = call.kind in (ToolKind.EDIT, ToolKind.WRITE) and bool(_REFUSED.search(text))
+        results.append(ToolResult(text, call.id, call.name, is_error=bool(code) or refused, exit_code=code))
         pos = end
     texts.append(body[pos:])
     prose = "\n".join(x.strip() for x in texts if x.strip())
@@ -227,6 +236,9 @@ def _call(block: str, ttype: str, tname: str, cid: str) -> ToolCall:
     if kind == ToolKind.TODO:
         return make_call(name, {**args, "todos": _todos(rest)}, cid, kind)
     path = first_path(args) or _path(note, rest)
+    if (shown := _PATH_LINE.search(rest)) and kind in (ToolKind.EDIT, ToolKind.WRITE) and not args:
+        path = path or shown.group(1)
+        _written_text(args, kind, rest[shown.end():])
     if kind == ToolKind.EDIT and "*** Begin Patch" in rest:
         paths = patch_paths(rest)
         path = path or (paths[0] if paths else None)
@@ -235,6 +247,19 @@ def _call(block: str, ttype: str, tname: str, cid: str) -> ToolCall:
     call = make_call(name, args, cid, kind)
     call.path = call.path or path
     return call
+
+
+def _written_text(args: dict[str, Any], kind: str, after: str) -> None:
+    """The text a rendered file tool wrote, from the fence after its `Path:` line: a write's whole file
+    (`content`), an edit's new text (`new_string`); a unified diff is left to the diff readers."""
+    fence = _FIRST_FENCE.search(after)
+    if fence is None or after[:fence.start()].strip():
+        return
+    text = fence.group(2)
+    if kind == ToolKind.WRITE:
+        args["content"] = text
+    elif not _UNIFIED.search(text):
+        args["new_string"] = text
 
 
 _TODO_LINE = re.compile(r"^\s*[-*]\s*\[([ xX⚡~-])\]\s*(.+?)\s*$", re.M)
@@ -266,7 +291,8 @@ def _command(args: dict[str, Any], note: str, rest: str) -> str | None:
 
 
 def _path(note: str, rest: str) -> str | None:
-    for pattern, where in ((_FILE_URL, note), (_FILE_LINE, note), (_NOTE_PATH, note), (_FILE_LINE, rest), (_BOLD_PATH, rest), (_UPDATED, rest), (_CREATED, rest), (_FILE_URL, rest)):
+    for pattern, where in ((_FILE_URL, note), (_FILE_LINE, note), (_NOTE_PATH, note), (_FILE_LINE, rest), (_BOLD_PATH, rest),
+                           (_UPDATED, rest), (_CREATED, rest), (_WROTE, rest), (_FILE_URL, rest)):
         m = pattern.search(where)
         if m:
             return m.group(1)
