@@ -8,7 +8,7 @@ from collections import OrderedDict
 
 from compaction.errors.budget import teaches
 from compaction.errors.records import ErrorRecord
-from compaction.events import Event, EventKind
+from compaction.events import REMAINING_WORK, Event, EventKind
 from compaction.history.facts import WS_RE, Fact, split_task
 from compaction.history.sections import Section
 from compaction.history.sources.problems import cut, describe
@@ -18,13 +18,19 @@ from compaction.shell import program_of
 from compaction.transcripts.path_spelling import file_name
 
 _DONE = {"completed", "done", "complete", "finished"}
-# A todo the agent wrote down for later (not "now I'll…", which the next round acts on). TODO in capitals only:
-# "let me update the todo list" names the agent's tool, not work left.
-_OPEN_TODO_RE = re.compile(r"\b(?:(?-i:TODO)|still need to|still have to|remaining|left to do|still to do|later|"
-                           r"not yet|haven't yet|have not yet|follow[- ]up)\b", re.IGNORECASE)
+# A todo the agent wrote down for later (not "now I'll…", which the next round acts on). A TODO only in a code
+# comment: "let me update the TODO list" names the agent's list, not work left.
+_LATER_RE = re.compile(r"\b(?:still need to|still have to|left to do|still to do|later|not yet|haven't yet|"
+                       r"have not yet|follow[- ]up)\b", re.IGNORECASE)
+# "The remaining failures", "the remaining services": work left when it names it, else narration of the moment
+# ("then continue with the remaining work").
+_REMAINING_RE = re.compile(r"\b(?:" + REMAINING_WORK + r")\b", re.IGNORECASE)
 _DONE_WORDS_RE = re.compile(r"\b(?:done|completed?|finished|fixed|implemented|added|updated|resolved|works|"
                             r"passes|passing|verified|removed|cleaned up)\b", re.IGNORECASE)
 _WORD_RE = re.compile(r"[a-z_][a-z0-9_]{3,}")
+# A todo marked as one (`TODO: wire the parser`, a stub's `# TODO`), not "the TODO list" the agent keeps.
+_TODO_MARK_RE = re.compile(r"\bTODO\s*[:(]|(?:#|//|--|/\*)\s*TODO\b")
+_NAMES_WORK_RE = re.compile(r"`[^`\n]{2,80}`|\b\d+\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*)|[\w.-]+/[\w./-]+|\b\w+\.[a-z]{1,4}\b")
 _STOP = {"that", "this", "with", "from", "then", "still", "need", "have", "will", "should", "also", "remaining",
          "todo", "later", "left", "which", "into", "them", "they", "there", "these", "those", "what", "when"}
 
@@ -437,6 +443,14 @@ def _with_items(e: Event, said: list[tuple[int, str]]) -> str:
     return e.text
 
 
+def _still_open(text: str) -> bool:
+    """A todo written down for later: said so ("still need to", `TODO:`; not "the TODO list"), or
+    work said to remain that it names (a file, a name in code, a number)."""
+    if _LATER_RE.search(text) or _TODO_MARK_RE.search(text):
+        return True
+    return bool(_REMAINING_RE.search(text) and _NAMES_WORK_RE.search(text))
+
+
 def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, str]] | None = None) -> list[Fact]:
     todos: OrderedDict[str, Event] = OrderedDict()
     stated: list[Event] = []
@@ -462,7 +476,7 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
     # Immediate plans ("now I'll…") older than five rounds were acted on or dropped; a todo written down
     # for later stays open until a later message says it is done.
     split: dict[int, list[set[str]]] = {}
-    kept_open = [e for e in stated if e.round <= last_round - 5 and _OPEN_TODO_RE.search(e.text)
+    kept_open = [e for e in stated if e.round <= last_round - 5 and _still_open(e.text)
                  and not _done_later(e, said or [], split)]
     for e in kept_open[-6:]:
         text = WS_RE.sub(" ", e.text.strip())
