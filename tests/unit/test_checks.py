@@ -157,7 +157,8 @@ def test_a_build_listed_among_the_actions_says_its_verdict_past_a_harness_status
            "Exit Code: 0\nSignal: 0")
     t = steps_transcript("build it", (make_call("Bash", {"command": "npm run build"}, "b"), ToolResult(out, "b", exit_code=0)))
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), "/r", len(t.rounds))
-    assert "`npm run build` → ✓ built in 7.35s (r1)" in [f.text for f in completed_facts(ctx)]
+    assert "`npm run build` → ✓ built in 7.35s; ✓ 1595 modules transformed.; dist/assets/index.js 250.84 kB (r1)" \
+        in [f.text for f in completed_facts(ctx)]
 
 
 def test_a_runs_verdict_outranks_a_teardown_warning_printed_after_it():
@@ -170,3 +171,14 @@ def test_a_runs_verdict_outranks_a_teardown_warning_printed_after_it():
     warned_only = _facts(_bash("python w.py", "a", "a\nb\nc\nDeprecationWarning: x is old"),
                          _bash("python w.py", "b", "a\nb\nc\nDeprecationWarning: x is old"))
     assert "DeprecationWarning: x is old" in warned_only[0]  # no verdict before it: the warning is what it said
+
+
+def test_a_build_says_what_it_built_counted_and_its_largest_output():
+    from compaction.history.sources.checks import build_outcome
+
+    out = ("> vite build\n\nvite v6.4.1 building for production...\n✓ 1595 modules transformed.\n"
+           "dist/index.html                   0.40 kB │ gzip:  0.28 kB\n"
+           "dist/assets/index-DOJ9Ez_p.css   22.33 kB │ gzip:  5.02 kB\n"
+           "dist/assets/index-BoMYDrw0.js   250.84 kB │ gzip: 78.80 kB\n✓ built in 7.35s\nError: (none)\nExit Code: 0")
+    assert build_outcome(out) == "✓ built in 7.35s; ✓ 1595 modules transformed.; dist/assets/index-BoMYDrw0.js 250.84 kB"
+    assert build_outcome("Compiling app v0.1\nFinished dev target(s) in 2.1s") == "Finished dev target(s) in 2.1s"

@@ -259,4 +259,23 @@ def build_outcome(output: str) -> str:
             said = _WHERE_RE.sub("", ln)
             warned[said] = warned.get(said, 0) + 1
     shown = [f"{n}× {w}" if n > 1 else w for w, n in list(warned.items())[:MAX_WARNINGS]]
-    return "; ".join([lines[at], *(w if len(w) <= OUTCOME_CHARS else w[:OUTCOME_CHARS - 1] + "…" for w in shown)])
+    # what it built, counted (`✓ 1595 modules transformed.`), and its largest output with its size
+    counted = next((ln for ln in lines[:at] if _MARKED_COUNT_RE.match(ln) and len(ln) <= OUTCOME_CHARS), None)
+    sizes = [(_size(m), f"{m.group(1)} {m.group(2)}") for ln in lines if (m := _SIZED_RE.match(ln))]
+    largest = max(sizes)[1] if sizes else None
+    return "; ".join([lines[at], *filter(None, (counted, largest)),
+                      *(w if len(w) <= OUTCOME_CHARS else w[:OUTCOME_CHARS - 1] + "…" for w in shown)])
+
+
+_MARKED_COUNT_RE = re.compile(r"^[✓✔√]\s+\d[\d,]*\s+\w")
+_SIZED_RE = re.compile(r"^(\S+\.\w+)\s+([\d.]+\s?[kKMG]i?B)\b")
+_UNIT = {"k": 1e3, "m": 1e6, "g": 1e9}
+
+
+def _size(m: re.Match[str]) -> float:
+    number = re.match(r"[\d.]+", m.group(2))
+    unit = m.group(2).replace(" ", "").rstrip("Bb").rstrip("i")[-1:].lower()
+    try:
+        return float(number.group(0) if number else 0) * _UNIT.get(unit, 1)
+    except ValueError:
+        return 0.0
