@@ -177,8 +177,8 @@ _STAMPED_LINES_RE = re.compile(STAMPED_LINE_RE.pattern + r".*\n?", re.M)  # such
 _BOX_CHAR_RE = re.compile("[\u2500-\u257f]")  # box drawing: a terminal UI's frame
 _FRAMED_LINES_RE = re.compile("^[ \t]*[\u2500-\u257f][^\n]*\n?", re.MULTILINE)
 # Work left ("the remaining failures", "two tasks remaining"), not a quantity ("the remaining height").
-REMAINING_WORK = (r"remaining\s+(?:\w+\s+)?(?:work|tasks?|steps?|items?|issues?|todos?|errors?|failures?|tests?|bugs?|"
-                  r"problems?|fixes|changes|files|questions)|(?:work|tasks?|steps?|items?|issues?|todos?) remaining")
+_WORK_NOUNS = r"(?:work|tasks?|steps?|items?|issues?|todos?|errors?|failures?|tests?|bugs?|problems?|fixes|changes|files|questions)"
+REMAINING_WORK = rf"remaining\s+(?:(?!(?:in|of|to|on|at|for)\b)\w+\s+)?{_WORK_NOUNS}\b|\b{_WORK_NOUNS}\s+remaining\b"
 _NEXT_RE = re.compile(
     r"\b(?:next,? I(?:'ll| will)|next step|next steps|then I(?:'ll| will)|now I(?:'ll| will| need to)|"
     r"I still need to|" + REMAINING_WORK + r"|TODO\b|still to do|left to do|I should now|let me now|下一步|待办)",

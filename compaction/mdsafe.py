@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from compaction.transcripts._fences import outside_fences
+
 # C0 and C1 controls, DEL, the bidi embeddings/overrides/isolates and marks, zero-width characters,
 # line/paragraph separators, the BOM; and the backtick, which would close the code span around a path.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff`]")
@@ -24,28 +26,28 @@ def escape_path(text: str) -> str:
     return _UNSAFE.sub(lambda m: _NAMED.get(m.group(), f"\\u{ord(m.group()):04x}"), text)
 
 
-_HEADING_RE = re.compile(r"^(#{1,6})(?=[ \t])", re.MULTILINE)
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_HEADING_RE = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
+_SETEXT_RE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")  # under a line of text: that line is a heading
 DEEPEST = 6  # Markdown has six heading levels
 
 
 def demoted(text: str, below: int) -> str:
     """`text` (a message shown verbatim) with its headings pushed below level `below`, code blocks
     untouched: an assistant's `## Run Command` inside round r75 would otherwise read as one of the
-    document's own sections, a successor taking the message's part for the document's structure."""
-    if "#" not in text or not _HEADING_RE.search(text):
+    document's own sections, a successor taking the message's part for the document's structure. A
+    setext underline (`Results` over `===`) is parted from its text by a blank line: no heading then."""
+    if "#" not in text and "==" not in text and "--" not in text:
         return text
+    lines = text.split("\n")
+    outside = {i for i, _ in outside_fences(lines)}
     out: list[str] = []
-    fence = ""
-    for line in text.split("\n"):
-        if m := _FENCE_RE.match(line):
-            mark = m.group(1)
-            if not fence:
-                fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence):
-                fence = ""
-        elif not fence and (h := _HEADING_RE.match(line)):
-            line = "#" * min(DEEPEST, len(h.group(1)) + below) + line[h.end():]
+    for i, line in enumerate(lines):
+        if i in outside:
+            if h := _HEADING_RE.match(line):
+                line = h.group(1) + "#" * min(DEEPEST, len(h.group(2)) + below) + line[h.end():]
+            elif _SETEXT_RE.match(line) and (not out or out[-1].strip() and i - 1 in outside
+                                             and not _SETEXT_RE.match(out[-1])):
+                out.append("")  # first, it would underline the speaker's label the text is shown after
         out.append(line)
     return "\n".join(out)
 

@@ -296,6 +296,11 @@ def _secret_name(name: str) -> str | None:
     return None
 
 
+def secret_name(name: str) -> bool:
+    """Whether a setting's name says its value is a secret (`DB_PASSWORD`, `api_key`; not `max_tokens`)."""
+    return _secret_name(name) is not None
+
+
 _REFERENCE = re.compile(r"""^(?:[\$%]\{?[\w.\-:?]*\}?|\$\(.*\)|%[\w]+%|<[^>]*>|\{\{?[^}]*\}\}?|\[[A-Z_\- ]+\])$""")
 _MASK = re.compile(r"^(?:\*+|x{3,}.*|X{3,}.*|\.{3,}|…|•+|-+|_+|\[REDACTED.*|REDACTED.*)$")
 # Stock placeholders, compared case-insensitively with `-`/`_` removed: words nobody uses as a real value

@@ -115,8 +115,9 @@ def _fill(template: str, rec: ErrorRecord) -> str:
 # A tool's error that says what to do ("File has not been read yet. Read it first before writing to it.",
 # "Please retry with complete response."): for an error of no better-known kind, its own words advise best.
 _INSTRUCTION_RE = re.compile(
-    r"(?:^|(?<=[.!]\s))((?:Please\s+)?(?:Read|Use|Call|Provide|Make sure|Ensure|Run|Check|Specify|Pass|Include|Retry|"
-    r"Try|Wait|Remove|Add|View|Open|Select|Install|Do not|Don't)\b[^.!?\n<]{3,120}[.!]?)")
+    r"(?:^|(?<=[.!]\s))((?:[Pp]lease\s+)?(?i:read|use|call|provide|make sure|ensure|run|check|specify|pass|include|"
+    r"retry|try|wait|remove|add|view|open|select|install|do not|don't)\b(?!\s+(?:failed|error))"
+    r"(?:[^.!?\n<]|[.!?](?!\s|$)){3,160}[.!]?)")
 _TAG_RE = re.compile(r"</?[\w-]+>")
 _SAID_BY_TOOL = frozenset({"ERR_TOOL_ToolError"})
 
@@ -134,9 +135,27 @@ def _substituted(rec: ErrorRecord) -> str | None:
     for o in reversed(rec.occurrences):
         name, command = o.location.symbol or "", o.location.command or ""
         at = command.find(f"`{name}") if name else -1
-        if at > 0 and command.count('"', 0, at) % 2 == 1:
+        if at > 0 and _quote_at(command, at) == '"':
             return name
     return None
+
+
+def _quote_at(command: str, at: int) -> str:
+    """The quote (`"`, `'`) open at position `at` of a shell command, "" when none: single quotes hold
+    everything literally, a backslash escapes outside them."""
+    quote, i = "", 0
+    while i < at:
+        c = command[i]
+        if c == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        i += 1
+    return quote
 
 
 def advise(rec: ErrorRecord) -> str:

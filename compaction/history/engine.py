@@ -445,10 +445,10 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
     # to the fuller records, that room left 29 files as bare names). A request's full text is not among
     # them: the by-priority pass shows more requests short first, and the filler gives full texts back last.
     fuller = {_SHARE_OF.get(f.section, f.section) for f in taken if f.full_text and f.section is not Section.GOAL}
-    picked = set(map(id, taken))
-    waiting = sum(costs[id(f)] for f in optional if id(f) not in picked)
-    carry = max(0, sum(max(0, int(share * total) - spent.get(section, 0)) for section, share in SHARES
-                       if section not in fuller) - waiting)
+    picked = set(map(id, taken))  # waiting: what the facts not taken that fit the room left cost
+    waiting = sum(c for f in optional if id(f) not in picked and f.rounds and (c := costs[id(f)]) <= room)
+    unused = sum(max(0, int(share * total) - spent.get(section, 0)) for section, share in SHARES if section not in fuller)
+    carry = max(0, min(unused, room - waiting))
     for section, share in SHARES:
         if section not in fuller:
             continue

@@ -48,10 +48,10 @@ _CREATED = re.compile(r"File created successfully at: (\S+)")
 # a `replace`'s new text), then the tool's answer ("Successfully modified file: …", "…wrote to new file: …").
 _PATH_LINE = re.compile(r"^Path:[ \t]*`([^`\n]+)`[ \t]*$", re.M)
 _WROTE = re.compile(r"^Result: Successfully (?:modified|overwrote|created and wrote to new) file: (\S+?)(?: \(|\.?$)", re.M)
-_UNIFIED = re.compile(r"^(?:@@|[+-](?![+-]))", re.M)
-# A rendered file tool's answer that is not a success ("Result: File path must be within one of the workspace
-# directories: …"): the write did not happen.
-_REFUSED = re.compile(r"^Result: (?!Successfully)\S", re.M)
+_HUNK_LINE = re.compile(r"^@@ ", re.M)  # a unified diff's hunk header: a diff, not new text
+# A rendered file tool's answer, its last `Result:` line: not a success ("File path must be within one of the
+# workspace directories: …"), the write did not happen.
+_RESULT_LINE = re.compile(r"^Result: (.*)$", re.M)
 _TICK_LINE = re.compile(r"^[ \t]*`([^`\n]+)`[ \t]*$", re.M)
 _PARAMS = re.compile(r"^Parameters:\s*\n+```json\n(.*?)\n```", re.M | re.S)
 _INLINE_CMD = re.compile(r"`([^`\n]+)`")
@@ -170,7 +170,8 @@ def _agent(t: Transcript, body: str, ts: str | None, line: int, *, sidechain: bo
         calls.append(call)
         text = _block_text(block)
         code = exit_code_for(call.name, text)  # a shell tool's block states it (`Exit Code: 1`)
-        refused = call.kind in (ToolKind.EDIT, ToolKind.WRITE) and bool(_REFUSED.search(text))
+        answers = _RESULT_LINE.findall(text) if call.kind in (ToolKind.EDIT, ToolKind.WRITE) else []
+        refused = bool(answers) and not answers[-1].startswith("Successfully")  # the tool's last word, not the file's
         results.append(ToolResult(text, call.id, call.name, is_error=bool(code) or refused, exit_code=code))
         pos = end
     texts.append(body[pos:])
@@ -258,8 +259,15 @@ def _written_text(args: dict[str, Any], kind: str, after: str) -> None:
     text = fence.group(2)
     if kind == ToolKind.WRITE:
         args["content"] = text
-    elif not _UNIFIED.search(text):
+    elif not _HUNK_LINE.search(text) and not _all_diff_lines(text):
         args["new_string"] = text
+
+
+def _all_diff_lines(text: str) -> bool:
+    """Every line a diff's (` `, `+`, `-`), with both an addition and a removal: a diff without its header."""
+    lines = [ln for ln in text.split("\n") if ln]
+    return bool(lines) and all(ln[0] in " +-" for ln in lines) and any(ln[0] == "+" for ln in lines) \
+        and any(ln[0] == "-" for ln in lines)
 
 
 _TODO_LINE = re.compile(r"^\s*[-*]\s*\[([ xX⚡~-])\]\s*(.+?)\s*$", re.M)

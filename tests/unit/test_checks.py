@@ -171,6 +171,9 @@ def test_a_runs_verdict_outranks_a_teardown_warning_printed_after_it():
     warned_only = _facts(_bash("python w.py", "a", "a\nb\nc\nDeprecationWarning: x is old"),
                          _bash("python w.py", "b", "a\nb\nc\nDeprecationWarning: x is old"))
     assert "DeprecationWarning: x is old" in warned_only[0]  # no verdict before it: the warning is what it said
+    broke = "Downloading model... done\nTraceback (most recent call last):\nKeyError: 'cfg'\nwarning: leaked semaphore"
+    failed_after = _facts(_bash("python run.py", "a", broke), _bash("python run.py", "b", broke))
+    assert "warning: leaked semaphore" in failed_after[0] and "done”" not in failed_after[0]  # not the verdict
 
 
 def test_a_build_says_what_it_built_counted_and_its_largest_output():

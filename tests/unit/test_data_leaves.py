@@ -117,3 +117,26 @@ def test_a_changed_value_is_known_by_a_key_set_once_on_each_side() -> None:
     before = [("FROM ", "maven:3.9"), ("FROM ", "temurin:17"), ("modelSize", "base.en"), ("port", "80")]
     after = [("FROM ", "maven:3.9"), ("FROM ", "temurin:21"), ("modelSize", "small.en"), ("port", "80")]
     assert data_leaves.changed(before, after) == {"modelSize": "base.en"}
+
+
+def test_deep_nesting_and_long_lines_give_nothing_or_their_settings_without_failing() -> None:
+    assert data_leaves.leaves("a.json", "[" * 1000) == []  # RecursionError is caught, as a parse error
+    assert data_leaves.leaves("a.toml", "a = " + "[" * 1000) == []
+    assert data_leaves.leaves("a.json", "/* " * 2000) == []  # unclosed comments: one pass, nothing left
+    assert data_leaves.leaves("a.yaml", "a" + " " * 40000 + "b\nkey: value\n") == [("key", "value")]
+    assert data_leaves.leaves("a.json", '{"msg": "a, }", "b": 1,}') == [("msg", "a, }"), ("b", "1")]  # strings kept
+
+
+def test_secrets_are_hidden_in_lists_block_scalars_and_dockerfile_assignments() -> None:
+    compose = ("services:\n  db:\n    environment:\n      - POSTGRES_PASSWORD=hunter2\n      - POSTGRES_DB=app\n"
+               "    password: >\n      hunter2\n    note: 'hello #world'\n    color: \"#ddddff\" # a colour\n")
+    found = dict(data_leaves.leaves("compose.yml", compose))
+    assert found == {"services.db.environment": "[POSTGRES_PASSWORD=…, POSTGRES_DB=app]",
+                     "services.db.password": "…", "services.db.note": "hello #world", "services.db.color": "#ddddff"}
+    docker = data_leaves.leaves("Dockerfile", "FROM x\nENV API_KEY=sk-abc123 PORT=80\nARG GITHUB_TOKEN=ghp_x\n"
+                                              "ENV SECRET_KEY value\n")
+    assert [v for _, v in docker[1:]] == ["API_KEY=… PORT=80", "GITHUB_TOKEN=…", "SECRET_KEY …"]
+    assert dict(data_leaves.leaves("a.json", '{"api_keys": ["sk-abc"], "max_tokens": 5}')) == \
+        {"api_keys": "[…]", "max_tokens": "5"}  # a count named like a token is no secret
+    assert data_leaves.kind_of("docs/Dockerfile.md") is None and data_leaves.kind_of("Dockerfile.dev") == "dockerfile"
+    assert data_leaves.render([("a_long_key", "a_long_value")], 10) == "1 settings"

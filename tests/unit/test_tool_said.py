@@ -36,3 +36,17 @@ def test_a_name_the_shell_substituted_from_backticks_in_double_quotes_is_no_miss
     missing = ErrorRecord("ERR_TOOL_CommandNotFound", [Occurrence(
         round=5, evidence="zsh: command not found: shard-sd", location=Location(command="shard-sd -h", symbol="shard-sd"))])
     assert advise(missing).startswith("check with `command -v shard-sd` before use")
+
+
+def test_the_tools_words_are_read_whole_and_only_as_an_instruction() -> None:
+    from compaction.errors.advice import _INSTRUCTION_RE, _quote_at
+
+    def said(text: str) -> str | None:
+        m = _INSTRUCTION_RE.search(text)
+        return m.group(1) if m else None
+
+    assert said("Missing value. Please retry with complete response.") == "Please retry with complete response."
+    assert said("Use file_path.absolute instead of the name.") == "Use file_path.absolute instead of the name."
+    assert said("Check failed: x != y") is None  # a report, not an instruction
+    command = "echo 'it\"s' \"`foo`\" '`bar`'"
+    assert _quote_at(command, command.find("`foo")) == '"' and _quote_at(command, command.find("`bar")) == "'"

@@ -342,6 +342,19 @@ Path: `/Users/other/app/src/Provider.kt`
 
 Result: File path must be within one of the workspace directories: /w
 </details></tool-use>
+
+_**Agent (gemini-2.5-flash 2025-12-04 21:38:43Z)**_
+
+<tool-use data-tool-type="write" data-tool-name="write_file"><details><summary>Tool use: **WriteFile**</summary>
+
+Path: `notes.md`
+
+```md
+Result: 3 of 4 cases pass
+```
+
+Result: Successfully created and wrote to new file: /w/notes.md.
+</details></tool-use>
 """
 
 
@@ -350,12 +363,13 @@ def test_specstory_gemini_file_tools_give_their_path_text_and_refusal(tmp_path):
     p = tmp_path / "gemini.md"
     p.write_text(GEMINI_SPECSTORY, encoding="utf-8")
     t = load_transcript(p)
-    edit, write, outside = _calls(t)
+    edit, write, outside, notes = _calls(t)
     assert (edit.kind, edit.path) == (ToolKind.EDIT, "/w/app/src/Provider.kt")
     assert "48f" in edit.arguments["new_string"]
     assert (write.kind, write.path) == (ToolKind.WRITE, "/w/app/src/Event.kt")  # as the tool answered
     assert write.arguments["content"].startswith("data class Event")
     results = [r for m in t.messages for r in m.tool_results]
-    assert [r.is_error for r in results] == [False, False, True]  # the path outside the workspace was refused
+    # the path outside the workspace was refused; the file's own "Result:" line is no answer of the tool's
+    assert [r.is_error for r in results] == [False, False, True, False]
     made = {e.path for e in extract_events(t) if e.kind in (EventKind.EDIT, EventKind.WRITE) and not e.failed}
-    assert made == {"/w/app/src/Provider.kt", "/w/app/src/Event.kt"}
+    assert made == {"/w/app/src/Provider.kt", "/w/app/src/Event.kt", "/w/notes.md"}

@@ -50,3 +50,10 @@ def test_an_output_holding_a_fenced_block_stays_inside_its_own() -> None:
     assert not any(line.startswith("## Usage") for line in md.split("````text")[0].splitlines())
     inside = md.split("````text\nSaved README.md:")[1].split("\n````")[0]
     assert "## Usage" in inside  # the output's heading is inside the block, not a section of the document
+
+
+def test_setext_and_indented_headings_and_a_fence_with_an_info_string_inside_one() -> None:
+    text = "Results\n=======\n  ## indented\n```\nx\n```python\ny\n```\n## after\ntext\n---"
+    assert demoted(text, 3) == ("Results\n\n=======\n  ##### indented\n```\nx\n```python\ny\n```\n##### after\n"
+                                "text\n\n---")
+    assert demoted("---\n---\nmore", 3) == "\n---\n---\nmore"  # not under the speaker's label; a rule after a rule

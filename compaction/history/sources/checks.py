@@ -222,8 +222,12 @@ def _outcome(output: str) -> str:
         return joined
     last = lines[-1]
     if _WARNING_RE.search(last):  # a teardown's warning after the verdict ("✅ … PASSED — 3 steps in 37.7s")
-        last = next((ln for ln in reversed(lines[-VERDICT_LINES:-1]) if _VERDICT_RE.search(ln)
-                     and not _TROUBLE_RE.search(ln)), last)
+        closing = lines[-VERDICT_LINES:-1]
+        at = next((i for i in range(len(closing) - 1, -1, -1) if _VERDICT_RE.search(closing[i])
+                   and not _TROUBLE_RE.search(closing[i])), None)
+        # not when something went wrong after it ("… done", then a traceback, then the warning)
+        if at is not None and not any(_FAILED_AFTER_RE.search(ln) for ln in closing[at + 1:]):
+            last = closing[at]
     return last if len(last) <= OUTCOME_CHARS else last[: OUTCOME_CHARS - 1] + "…"
 
 
@@ -237,10 +241,11 @@ _CODE_FRAME_RE = re.compile(r"^\s*\d+\s*[|│]")
 # count of errors): the verdict is then not the build's (a warning such as "Failed to load bindings" is not).
 _FAILED_RE = re.compile(r"(?i)\b(?:failed to compile|build failed|compilation failed)\b|\berror(?:\[\w+\])?:|"
                         r"\berror TS\d+|\bfound [1-9]\d* errors?\b|\bERR!")
-_WARNING_RE = re.compile(r"\bwarn(?:ing)?\b", re.IGNORECASE)
+_WARNING_RE = re.compile(r"(?:\b|(?<=[a-z]))warn(?:ing)?\b", re.IGNORECASE)  # `DeprecationWarning` too
 _WHERE_RE = re.compile(r"^(?:\S*?:)?\d+(?::\d+)?\s+")  # the warning's place (`171:31  `): each place is one more
 MAX_WARNINGS = 2
 VERDICT_LINES = 10  # the closing lines a verdict is looked for in, when a warning printed last
+_FAILED_AFTER_RE = re.compile(r"\b(?:Traceback|Error|Exception|FAILED|failed|fatal)\b")
 
 
 def build_outcome(output: str) -> str:

@@ -30,7 +30,8 @@ _DONE_WORDS_RE = re.compile(r"\b(?:done|completed?|finished|fixed|implemented|ad
 _WORD_RE = re.compile(r"[a-z_][a-z0-9_]{3,}")
 # A todo marked as one (`TODO: wire the parser`, a stub's `# TODO`), not "the TODO list" the agent keeps.
 _TODO_MARK_RE = re.compile(r"\bTODO\s*[:(]|(?:#|//|--|/\*)\s*TODO\b")
-_NAMES_WORK_RE = re.compile(r"`[^`\n]{2,80}`|\b\d+\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*)|[\w.-]+/[\w./-]+|\b\w+\.[a-z]{1,4}\b")
+_NAMES_WORK_RE = re.compile(r"`[^`\n]{2,80}`|\b\d+\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*)|[\w.-]+/[\w./-]+|"
+                            r"\b\w{2,}\.[a-z]{1,4}\b")  # a file name (`app.py`), not "i.e"
 _STOP = {"that", "this", "with", "from", "then", "still", "need", "have", "will", "should", "also", "remaining",
          "todo", "later", "left", "which", "into", "them", "they", "there", "these", "those", "what", "when"}
 
