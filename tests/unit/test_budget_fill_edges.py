@@ -56,3 +56,15 @@ def test_a_path_narrows_to_its_last_parts_and_keeps_its_name_whole():
     assert path_end("a/b/c.py", 40) == "a/b/c.py"
     assert path_end("services/backend/internal/handlers/x_069.go", 24) == "…/handlers/x_069.go"
     assert path_end("services/backend/a_very_long_file_name_indeed.go", 10) == "…/a_very_long_file_name_indeed.go"
+
+
+def test_a_real_session_short_of_the_mark_after_two_passes_gets_another():
+    """specstory-copilot-destyler-tree-vanilla at 10%: its elided outputs cost less than planned, and two
+    passes left it at 88% of its budget; the filler plans again while it is short, four passes at most."""
+    from compaction.transcripts import load_transcript
+    from tests.conftest import TRANSCRIPTS
+
+    t = load_transcript(TRANSCRIPTS / "more-agents" / "specstory-copilot-destyler-tree-vanilla.md")
+    target = tokens.count_messages(t.messages) // 10
+    used = tokens.count(compact(t, target_tokens=target).markdown)
+    assert 0.9 * target <= used <= target, (target, used)
