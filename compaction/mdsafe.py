@@ -41,15 +41,17 @@ def demoted(text: str, below: int) -> str:
     lines = text.split("\n")
     outside = {i for i, _ in outside_fences(lines)}
     out: list[str] = []
+    changed = False
     for i, line in enumerate(lines):
         if i in outside:
             if h := _HEADING_RE.match(line):
-                line = h.group(1) + "#" * min(DEEPEST, len(h.group(2)) + below) + line[h.end():]
+                line, changed = h.group(1) + "#" * min(DEEPEST, len(h.group(2)) + below) + line[h.end():], True
             elif _SETEXT_RE.match(line) and (not out or out[-1].strip() and i - 1 in outside
                                              and not _SETEXT_RE.match(out[-1])):
                 out.append("")  # first, it would underline the speaker's label the text is shown after
+                changed = True
         out.append(line)
-    return "\n".join(out)
+    return "\n".join(out) if changed else text  # unchanged: the same string (its token count is remembered)
 
 
 _FENCE_LINE_RE = re.compile(r"^ {0,3}(`{3,})", re.MULTILINE)
