@@ -48,6 +48,8 @@ _BY_ID: dict[str, str] = {
     "ERR_TOOL_SandboxDenied": "rerun a command the sandbox refused with the escalation the harness offers",
     "ERR_TOOL_ReadOnlyFileSystem": "write only inside the workspace; check the target path (`{path}`) is not a "
                                    "stray argument taken for a file name",
+    "ERR_TOOL_OutsideWorkspace": "write inside the workspace: build a path from the working directory the session "
+                                 "shows, not from a root typed from memory",
     "ERR_TOOL_EditRejected": "keep the edit's line range and brackets balanced: view the lines first and replace "
                              "whole statements (`python -m py_compile {path}`)",
     "ERR_TOOL_InvalidRange": "check the file's length (`wc -l {path}`) before viewing a line range",

@@ -156,6 +156,11 @@ _SANDBOX = re.compile(
     r"^[^\n]*?(?:\b[Ss]andbox(?:ed|ing)?\b[^\n]*?\b(?:error|denied|failed|failure|blocked|not permitted|violation|"
     r"refused)|CreateProcessAsUserW? failed|[Ss]andbox(?:Denied|Violation|Error)\b)[^\n]*$", re.M)
 _READ_ONLY = re.compile(r"^[^\n]*?(?:Read-only file system|\[Errno 30\]|\bEROFS\b)[^\n]*$", re.M)
+# A harness that confines file tools to the workspace ("File path must be within one of the workspace
+# directories: /w", "path is outside the allowed working directory"): the path's root was wrong.
+_OUTSIDE = re.compile(r"^[^\n]*?(?:must be within (?:one of )?the (?:workspace|project|allowed)|"
+                      r"(?:is )?outside (?:of )?(?:the )?(?:allowed |current )?(?:workspace|working director|project root))"
+                      r"[^\n]*$", re.M)
 _LINT_REJECTED = re.compile(r"^[^\n]*?\bE9\d\d (?:SyntaxError|IndentationError|TabError|TokenError)\b[^\n]*$", re.M)
 _INVALID_RANGE = re.compile(
     r"^[^\n]*?(?:[Ii]nvalid `?view_range`?|`?view_range`?[^\n]*?\b(?:should|must|invalid|out of)\b|"
@@ -508,6 +513,7 @@ _TOOL_TABLE: list[tuple[Needles, re.Pattern, str, bool]] = [
     # Before the generic rows: a sandbox or a read-only mount says why an operation was refused.
     (needles("andbox", "CreateProcessAsUser"), _SANDBOX, "ERR_TOOL_SandboxDenied", False),
     (needles("Read-only file system", "Errno 30", "EROFS"), _READ_ONLY, "ERR_TOOL_ReadOnlyFileSystem", False),
+    (needles("must be within", "outside the", "outside of the"), _OUTSIDE, "ERR_TOOL_OutsideWorkspace", False),
     (needles("E999 ", "E902 "), _LINT_REJECTED, "ERR_TOOL_EditRejected", False),  # an edit tool's linter refused it
     (needles("view_range", "nvalid range", "nvalid line range"), _INVALID_RANGE, "ERR_TOOL_InvalidRange", False),
     (needles("No such file or directory"), _NO_SUCH, "ERR_TOOL_FileNotFound", False),

@@ -50,3 +50,14 @@ def test_the_tools_words_are_read_whole_and_only_as_an_instruction() -> None:
     assert said("Check failed: x != y") is None  # a report, not an instruction
     command = "echo 'it\"s' \"`foo`\" '`bar`'"
     assert _quote_at(command, command.find("`foo")) == '"' and _quote_at(command, command.find("`bar")) == "'"
+
+
+def test_a_path_outside_the_workspace_is_its_own_refusal() -> None:
+    """cal-date-widget r123: an edit to /Users/dcar/… (the home directory misspelt) in /Users/dancar/…'s workspace."""
+    said = "Result: File path must be within one of the workspace directories: /Users/dancar/github/cal-date-widget"
+    assert [h.id for h in classify(said, failed=True)] == ["ERR_TOOL_OutsideWorkspace"]
+    assert [h.id for h in classify("Error: /etc/x is outside the allowed working directory", failed=True)] == \
+        ["ERR_TOOL_OutsideWorkspace"]
+    assert classify("We must be within budget; the file is outside the scope", failed=True) == []
+    rec = ErrorRecord("ERR_TOOL_OutsideWorkspace", [Occurrence(round=3, evidence=said, detail=said)])
+    assert advise(rec).startswith("write inside the workspace")
