@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from compaction.redact import secret_name
+from compaction.transcripts.path_spelling import file_name
 
 MAX_LEAVES = 200  # a lock file holds thousands: the first ones are read, the rest is not a setting anyone asks
 MAX_TEXT_CHARS = 200_000
@@ -30,7 +31,7 @@ _PROSE_EXTS = (".md", ".markdown", ".txt", ".rst", ".adoc")
 
 def kind_of(path: str) -> str | None:
     """The data kind a path's name says (`.env.local` is a .env file), else None."""
-    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    name = file_name(path).lower()
     if name.endswith(_JSON_EXTS):
         return "json"
     if name.endswith(_YAML_EXTS):
@@ -153,8 +154,12 @@ def _scalar(value: Any) -> str:
         return "true" if value else "false"
     if value is None:
         return "null"
-    text = str(value)
+    text = " ".join(str(value).split())  # one line: a value's newline would end the record's line in the document
     return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
+
+
+def _one_line(key: Any) -> str:
+    return " ".join(str(key).split())
 
 
 def _secret(name: str) -> bool:
@@ -192,7 +197,7 @@ def _flatten(data: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
     while stack and count < MAX_LEAVES:
         key, value = stack.pop()
         if isinstance(value, dict):
-            stack.extend(reversed([(f"{key}.{k}" if key else str(k), v) for k, v in value.items()]))
+            stack.extend(reversed([(f"{key}.{_one_line(k)}" if key else _one_line(k), v) for k, v in value.items()]))
         elif isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
             stack.extend(reversed([(f"{key}[{i}]", v) for i, v in enumerate(value)]))
         elif isinstance(value, list):

@@ -29,6 +29,7 @@ def escape_path(text: str) -> str:
 _HEADING_RE = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
 _SETEXT_RE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")  # under a line of text: that line is a heading
 DEEPEST = 6  # Markdown has six heading levels
+_MAYBE_HEADING_RE = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|(?:=+|-+)[ \t]*$)", re.MULTILINE)
 
 
 def demoted(text: str, below: int) -> str:
@@ -36,7 +37,7 @@ def demoted(text: str, below: int) -> str:
     untouched: an assistant's `## Run Command` inside round r75 would otherwise read as one of the
     document's own sections, a successor taking the message's part for the document's structure. A
     setext underline (`Results` over `===`) is parted from its text by a blank line: no heading then."""
-    if "#" not in text and "==" not in text and "--" not in text:
+    if not _MAYBE_HEADING_RE.search(text):  # most messages: one scan, no fence reading
         return text
     lines = text.split("\n")
     outside = {i for i, _ in outside_fences(lines)}

@@ -70,9 +70,6 @@ def legacy_transcript_id(transcript: Transcript) -> str:
     return hashlib.sha1(f"{transcript.path}\0{_head(transcript)}".encode()).hexdigest()[:16]
 
 
-_basename = file_name  # `c:\\repo\\a.ts` and `src/a.ts` are one file name
-
-
 def _norm_command(cmd: str | None) -> str:
     return norm_command(cmd)
 
@@ -98,16 +95,16 @@ class _State:
 
     def note_call(self, call: ToolCall) -> None:
         if call.kind == ToolKind.WRITE and call.path:
-            self.created.add(_basename(call.path))
-        elif call.kind == ToolKind.EDIT and call.path and _basename(call.path) not in self.created:
+            self.created.add(file_name(call.path))
+        elif call.kind == ToolKind.EDIT and call.path and file_name(call.path) not in self.created:
             if not _REPRO_NAME.search(call.path):
                 self.fix_started = True
         cmd = call.command or ""
         if cmd:  # each pattern only where its literal is (a long heredoc body is not scanned for nothing)
             for m in (_CREATE.finditer(cmd) if any(map(cmd.__contains__, _CREATE_LITERALS)) else ()):
-                self.created.add(_basename(m.group(1)))
+                self.created.add(file_name(m.group(1)))
             for kind, path in shell_writes(cmd) if ("sed" in cmd or "perl" in cmd) else ():
-                if kind is EventKind.EDIT and _basename(path) not in self.created:
+                if kind is EventKind.EDIT and file_name(path) not in self.created:
                     self.fix_started = True  # an in-place edit (`sed -i -e … -e … f`) of a file it did not create
 
     def is_repro(self, call: ToolCall | None) -> bool:
@@ -116,7 +113,7 @@ class _State:
         script = _script_of(call.command) or (call.path if call.kind == ToolKind.SHELL else None)
         if not script:
             return False
-        return bool(_REPRO_NAME.search(script)) or _basename(script) in self.created
+        return bool(_REPRO_NAME.search(script)) or file_name(script) in self.created
 
 
 _NEVER_TARGET = re.compile(r"SyntaxError|IndentationError|TabError|CannotFindSymbol|PackageDoesNotExist|CompileError|"
@@ -510,7 +507,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     # A run whose own script failed names that script (not for a malformed reply or call: its form failed)
     ended_by_next = rec.id in _ENDED_BY_THE_NEXT_CALL
     scripts = set() if ended_by_next or last.location.path else scripts_run(last.location.command or "")
-    want = _basename(last.location.path) if last.location.path else next(iter(scripts)) if len(scripts) == 1 else None
+    want = file_name(last.location.path) if last.location.path else next(iter(scripts)) if len(scripts) == 1 else None
     # (round, file, call, result, in place) of each change to a file, in the order the calls were made: an
     # in-place edit or a file tool's, or a whole file a shell line wrote from text it carries (a heredoc)
     changes: list[tuple[int, str, ToolCall, ToolResult | None, bool]] = []
@@ -531,7 +528,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                     reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
                 else:
                     changes += [(rnd.number, p, call, results.get(id(call)), False) for p in _written_paths(call)]
-    same = [c for c in changes if want and _basename(c[1]) == want]
+    same = [c for c in changes if want and file_name(c[1]) == want]
     # another file, but right after the error (not for a malformed reply or call: no edit ends those)
     near = [] if ended_by_next else [c for c in changes if c[4] and c[0] <= start + 2]
     again = next((r for r, c, ok in reruns if ok and r <= start + 10 and " ".join(c.split()) == as_run), None)
@@ -558,7 +555,7 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
     prints the error again did not succeed, whatever its status."""
     last = rec.occurrences[-1]
     command = last.location.command
-    program = (_program(command) or None) if command else None
+    program = (program_of(command) or None) if command else None
     if program is None and rec.family != "TOOL":
         return None  # an error in the code (an editor's diagnostic) ends with an edit, not with the next read
     said = _said_again(last)
@@ -571,7 +568,7 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
                 res = results.get(id(call))
                 if not _succeeded(res) or said and said in (res.content or ""):  # a pipe hid its status
                     continue
-                if program and call.command and (_program(call.command) == program if near
+                if program and call.command and (program_of(call.command) == program if near
                                                  else _program_call(call.command) == call_of):
                     return rnd.number, f"`{_as_run(call.command)}`", call
                 if near and not program and call.kind in (ToolKind.READ, ToolKind.SEARCH, ToolKind.SHELL):
@@ -582,9 +579,6 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
             if not program and msg.role is Role.ASSISTANT and msg.text.strip() and not msg.tool_calls:
                 return rnd.number, "the next reply", None  # a failed model or tool call: the session went on
     return None
-
-
-_program = program_of  # by its file name (`/opt/bin/pnpm` and `pnpm` are one), past a runner (`npx tsc`, `npx jest`)
 
 
 def _program_call(command: str) -> tuple[str, ...]:
@@ -641,14 +635,14 @@ def _reread(transcript: Transcript, after: int, until: int, path: str | None) ->
     recovery a successor repeats, and "edited x" alone does not say it."""
     if not path:
         return None
-    name = _basename(path)
+    name = file_name(path)
     for rnd in transcript.rounds[after:until - 1]:  # the rounds after the refusal, before the fix's
         for msg in rnd.messages:
             for call in msg.tool_calls:
-                if call.kind is ToolKind.READ and call.path and _basename(call.path) == name:
+                if call.kind is ToolKind.READ and call.path and file_name(call.path) == name:
                     return f"`{call.name} {call.path}` (r{rnd.number})"
                 if call.kind is ToolKind.SHELL and call.command and name in call.command and any(
-                        _basename(p) == name for p in shell_reads(call.command)):  # a look at it, not a run
+                        file_name(p) == name for p in shell_reads(call.command)):  # a look at it, not a run
                     return f"`{_as_run(call.command)}` (r{rnd.number})"
     return None
 

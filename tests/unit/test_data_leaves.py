@@ -140,3 +140,10 @@ def test_secrets_are_hidden_in_lists_block_scalars_and_dockerfile_assignments() 
         {"api_keys": "[…]", "max_tokens": "5"}  # a count named like a token is no secret
     assert data_leaves.kind_of("docs/Dockerfile.md") is None and data_leaves.kind_of("Dockerfile.dev") == "dockerfile"
     assert data_leaves.render([("a_long_key", "a_long_value")], 10) == "1 settings"
+
+
+def test_a_value_or_key_holding_a_newline_stays_on_one_line() -> None:
+    """A string with a newline would end the record's line and open a heading of the file's choosing."""
+    assert data_leaves.leaves("a.json", r'{"note": "line one\n# evil heading", "k\nx": 1}') == \
+        [("note", "line one # evil heading"), ("k x", "1")]
+    assert data_leaves.leaves("a.toml", 'note = """a\n## b"""') == [("note", "a ## b")]

@@ -73,19 +73,20 @@ def check_facts(ctx: FactContext) -> list[Fact]:
         check.commands.add(command)
         check.rounds.append(e.round)
     own = own_file_names(ctx) if checks else frozenset()
-    kept = [c for c in checks.values() if len(c.rounds) >= MIN_RUNS or _builds(c) or runs_own_file(c.command, own)]
+    build = {id(c): builds(c.command) for c in checks.values()}
+    kept = [c for c in checks.values() if len(c.rounds) >= MIN_RUNS or build[id(c)] or runs_own_file(c.command, own)]
     if not kept:
         return []
     # A build, a lint or a type check is the gate a successor passes again: it counts as BUILD_WEIGHT runs more.
-    kept.sort(key=lambda c: (-len(c.rounds) - (BUILD_WEIGHT if _builds(c) else 0), c.rounds[0]))
+    kept.sort(key=lambda c: (-len(c.rounds) - (BUILD_WEIGHT if build[id(c)] else 0), c.rounds[0]))
     out = []
     for c in kept[:MAX_CHECKS]:
         outputs = _outputs(ctx, c)
         last = summary_line(outputs[-1][1]) if outputs and not outputs[-1][2] else ""
         times = f" ×{len(c.rounds)}" if len(c.rounds) > 1 else ""
-        outcome = f" → {last}" if last else _outcomes(outputs, build=_builds(c))
+        outcome = f" → {last}" if last else _outcomes(outputs, build=build[id(c)])
         text = f"Checked with `{first_line(c.command, COMMAND_CHARS)}`{times}{outcome} {cite(c.rounds)}"
-        weight = len(c.rounds) + (BUILD_WEIGHT if _builds(c) else 0)
+        weight = len(c.rounds) + (BUILD_WEIGHT if build[id(c)] else 0)
         out.append(Fact(Section.EVIDENCE, text, sorted(set(c.rounds)), score=SCORE + min(weight, 5)))
     return out
 
@@ -104,10 +105,6 @@ def runs_own_file(command: str, own: frozenset[str]) -> bool:
 
 
 BUILD_WEIGHT = 2
-
-
-def _builds(check: _Check) -> bool:
-    return builds(check.command)
 
 
 def builds(command: str) -> bool:
@@ -266,21 +263,13 @@ def build_outcome(output: str) -> str:
     shown = [f"{n}× {w}" if n > 1 else w for w, n in list(warned.items())[:MAX_WARNINGS]]
     # what it built, counted (`✓ 1595 modules transformed.`), and its largest output with its size
     counted = next((ln for ln in lines[:at] if _MARKED_COUNT_RE.match(ln) and len(ln) <= OUTCOME_CHARS), None)
-    sizes = [(_size(m), f"{m.group(1)} {m.group(2)}") for ln in lines if (m := _SIZED_RE.match(ln))]
+    sizes = [(float(m.group(3)) * _UNIT.get(m.group(4).lower(), 1), f"{m.group(1)} {m.group(2)}")
+             for ln in lines if (m := _SIZED_RE.match(ln))]
     largest = max(sizes)[1] if sizes else None
     return "; ".join([lines[at], *filter(None, (counted, largest)),
                       *(w if len(w) <= OUTCOME_CHARS else w[:OUTCOME_CHARS - 1] + "…" for w in shown)])
 
 
 _MARKED_COUNT_RE = re.compile(r"^[✓✔√]\s+\d[\d,]*\s+\w")
-_SIZED_RE = re.compile(r"^(\S+\.\w+)\s+([\d.]+\s?[kKMG]i?B)\b")
+_SIZED_RE = re.compile(r"^(\S+\.\w+)\s+((\d+(?:\.\d+)?)\s?([kKMG]?)i?B)\b")  # `dist/index.js   250.84 kB`
 _UNIT = {"k": 1e3, "m": 1e6, "g": 1e9}
-
-
-def _size(m: re.Match[str]) -> float:
-    number = re.match(r"[\d.]+", m.group(2))
-    unit = m.group(2).replace(" ", "").rstrip("Bb").rstrip("i")[-1:].lower()
-    try:
-        return float(number.group(0) if number else 0) * _UNIT.get(unit, 1)
-    except ValueError:
-        return 0.0

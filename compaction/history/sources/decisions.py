@@ -238,7 +238,6 @@ def _reason_after(text: str, sentence: str) -> str | None:
     return None
 
 
-
 # A choice among candidates: the path a choice names, when a listing a few rounds before it (a file
 # search, `ls`, `grep -l`) returned several files of that name, says which were passed over.
 _CHOSEN_PATH_RE = re.compile(r"[\w.~-]*/[\w./-]*?([\w.-]+\.[A-Za-z]{1,5})\b")

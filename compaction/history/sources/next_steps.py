@@ -18,8 +18,8 @@ from compaction.shell import program_of
 from compaction.transcripts.path_spelling import file_name
 
 _DONE = {"completed", "done", "complete", "finished"}
-# A todo the agent wrote down for later (not "now I'll…", which the next round acts on). A TODO only in a code
-# comment: "let me update the TODO list" names the agent's list, not work left.
+# A todo the agent wrote down for later (not "now I'll…", which the next round acts on). A TODO only as a marker
+# (`_TODO_MARK_RE`): "let me update the TODO list" names the agent's list, not work left.
 _LATER_RE = re.compile(r"\b(?:still need to|still have to|left to do|still to do|later|not yet|haven't yet|"
                        r"have not yet|follow[- ]up)\b", re.IGNORECASE)
 # "The remaining failures", "the remaining services": work left when it names it, else narration of the moment
