@@ -66,7 +66,7 @@ def _clean_path(line: str) -> str | None:
     if p.startswith("#"):
         p = p.lstrip("#").strip()
     p = p.rstrip(":").strip().strip("`*").strip()
-    if not p or p.startswith("```") or (" " in p and "/" not in p and "." not in p):
+    if not p or p.startswith("```") or _FENCE_OPEN.match(p) or (" " in p and "/" not in p and "." not in p):
         return None
     return p
 
@@ -231,10 +231,11 @@ def load(path: str) -> Transcript:
                 call = next((c for c in (last_assistant.tool_calls if last_assistant else [])
                              if c.kind == ToolKind.EDIT and _same_path(c.path, target)), None)
                 if call is None and last_assistant is not None:
-                    # whole-file or diff edit formats carry no SEARCH/REPLACE block we parse: aider's own
-                    # report is then the only record that the reply edited this file
+                    # whole-file or diff edit formats carry no SEARCH/REPLACE block: the reply's fence for
+                    # this file says what was written, else aider's report is the only record of the edit
                     n_calls += 1
-                    call = ToolCall("applied_edit", {"path": target}, f"applied-{n_calls}", ToolKind.EDIT, path=target)
+                    call = ToolCall("applied_edit", {"path": target, **_fenced_edit(last_assistant.text, target)},
+                                    f"applied-{n_calls}", ToolKind.EDIT, path=target)
                     last_assistant.tool_calls.append(call)
                 msg.tool_results.append(ToolResult(m.group(0)[2:], call.id if call else None, "search_replace"))
             for m in _RUNNING.finditer(body):
@@ -265,6 +266,40 @@ def _echoes(prompt: str, reply: str) -> bool:
     model as a `####` prompt): the same opening and about the same length, whitespace aside."""
     a, b = " ".join(prompt.split()), " ".join(reply.split())
     return len(a) >= 40 and a[:_ECHO_CHARS] == b[:_ECHO_CHARS] and 0.8 <= len(a) / max(len(b), 1) <= 1.25
+
+
+# aider's fences: backticks, or a tag on its own line for models that write Markdown in code (`<source>`)
+_FENCE_OPEN = re.compile(r"^(?:(`{3,}|~{3,})[\w+-]*|<(source|code|pre|codeblock|sourcecode)>)[ \t\r]*$")
+_DIFF_TARGET = re.compile(r"^\+\+\+ (?:b/)?(.+?)\s*$", re.M)
+
+
+def _fenced_edit(reply: str, target: str) -> dict[str, str]:
+    """What a reply in aider's other edit formats wrote to `target`: the fenced block right after a
+    line naming the file (the `whole` format: the file's new content), or a fenced unified diff whose
+    `+++` names it (`udiff`). Empty when the reply holds neither."""
+    lines = reply.split("\n")
+    for i, line in enumerate(lines[:-1]):
+        opening = _FENCE_OPEN.match(lines[i + 1])
+        named = _same_path(_clean_path(line), target) if line.strip() and not _FENCE_OPEN.match(line) else False
+        if opening and named:
+            body = _fence_body(lines, i + 2, opening.group(1) or f"</{opening.group(2)}>")
+            return {"diff": body} if _is_diff_for(body, target) else {"content": body}
+    for i, line in enumerate(lines):
+        opening = _FENCE_OPEN.match(line)
+        if opening and "+++ " in reply:
+            body = _fence_body(lines, i + 1, opening.group(1) or f"</{opening.group(2)}>")
+            if _is_diff_for(body, target):
+                return {"diff": body}
+    return {}
+
+
+def _fence_body(lines: list[str], start: int, fence: str) -> str:
+    end = next((k for k in range(start, len(lines)) if lines[k].strip() == fence), len(lines))
+    return "\n".join(line.rstrip("\r") for line in lines[start:end]) + "\n"
+
+
+def _is_diff_for(body: str, target: str) -> bool:
+    return "\n@@" in body and any(_same_path(m.group(1), target) for m in _DIFF_TARGET.finditer(body))
 
 
 def _same_path(a: str | None, b: str) -> bool:

@@ -170,6 +170,18 @@ def test_a_search_s_redirections_are_not_places_searched():
     assert _searched("grep -rn foo src 2>&1 > out.txt", None) == ["src"]
 
 
+def test_each_command_of_a_list_names_its_own_places():
+    """`which fileicon 2>/dev/null; ls …/*.icns` had read `ls` and `;` as places searched (cc-speakfree):
+    every look-up of a list is read alone, the first stage of each pipeline; a `cd`, an `echo` after
+    `||` and a quoted pattern's words are no places."""
+    from compaction.history.sources.exploration import _searched
+
+    assert _searched("cd repo && grep -rn 'a|b;c' src | head -5; find lib -name x.py", None) == ["src", "lib"]
+    assert _searched("which fileicon 2>/dev/null; ls /opt/app/Resources/*.icns", None) == []
+    assert _searched('ls /root/hub/ | grep -i qwen 2>/dev/null || echo "No Qwen model cached"', None) == ["/root/hub"]
+    assert _searched('grep -rn "def foo bar" src/pkg', None) == ["src/pkg"]
+
+
 def test_a_pasted_ci_logs_lines_are_no_constraint_of_the_users():
     """`…Z [command]/usr/bin/git config --local …` in a pasted GitHub Actions log was a user decision."""
     log = "\n".join(f"2025-10-02T19:23:42.76{i}Z [command]/usr/bin/git config --local --name-only --get-regexp core.sshCommand"
@@ -187,3 +199,41 @@ def test_a_sentence_inside_a_pasted_log_line_is_no_constraint_either():
     texts = [f.text for f in decision_facts(_ctx(t))]
     assert not any("NODE_ENV" in x for x in texts)
     assert any("do not touch the lockfile" in x for x in texts)
+
+
+def test_a_recommendation_is_a_decision_with_its_reason():
+    """cc-speakfree r47: "Given you're dictating long pieces … — **small.en** is the move." was in no section."""
+    t = _transcript([
+        Message(0, Role.USER, "which whisper model should I use?"),
+        Message(1, Role.ASSISTANT, "**Model sizes:**\n\n- **tiny.en** (75 MB) — sloppy.\n- **small.en** (466 MB) — "
+                "Meaningfully better. This is probably the right upgrade for you.\n\nGiven you're dictating long "
+                "pieces and that's when it degrades — **small.en** is the move. Want to use that?"),
+        Message(2, Role.USER, "ok"),
+        Message(3, Role.ASSISTANT, "I'd go with `fastjson` for the parser. It already handles the streaming case. "
+                "If I go with the dict approach, I need to update `_get_output_config`. "
+                "I recommend setting `C:\\Users\\B. Akhilesh\\work` as the workspace."),
+    ])
+    texts = [f.text for f in decision_facts(_ctx(t))]
+    assert "Recommended: Given you're dictating long pieces and that's when it degrades — small.en is the move." in texts
+    assert "Recommended: I'd go with `fastjson` for the parser. It already handles the streaming case." in texts
+    assert not any("right upgrade" in x for x in texts)  # "This is…": names nothing on its own
+    assert not any("If I go with" in x for x in texts)  # a condition, not advice
+    assert not any("Akhilesh" in x or "C:\\Users\\B." in x for x in texts)  # cut inside a code span
+
+
+def test_a_choice_gives_the_reason_the_next_sentence_states():
+    """Gemini CLI's reasoning (figma r8): the choice in one sentence, "This should help me avoid rate limits…"
+    in the next; "I've decided against X, as Y" too."""
+    t = _transcript([
+        Message(0, Role.USER, "export the frames"),
+        Message(1, Role.ASSISTANT, "", meta={"thinking": [
+            'Next Steps: I\'m focusing on "Dashboard # 1" and "Dashboard # 2" for the initial frames. This should help '
+            "me avoid rate limits and time-outs. I'm focusing on the styling.",
+            "I've decided against introducing a new setting for persistence, as the non-persistent behavior is the "
+            "standard requirement."]}),
+    ])
+    texts = [f.text for f in decision_facts(_ctx(t))]
+    assert any(x.endswith('"Dashboard # 2" for the initial frames. This should help me avoid rate limits and time-outs.')
+               for x in texts), texts
+    assert any("decided against introducing a new setting for persistence, as the" in x for x in texts), texts
+    assert not any("the styling" in x for x in texts)  # no reason given: narration, not a choice

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from compaction.edits import call_changes
 from compaction.events import EventKind, extract_events
 from compaction.model import Role, ToolKind
 from compaction.transcripts import load_transcript
@@ -217,6 +218,44 @@ def test_aider_applied_edit_without_parsed_block_is_an_edit(tmp_path):
     assert [(c.name, c.path) for c in edits] == [("applied_edit", "web\\banner.txt")]
     result = next(r for m in t.messages for r in m.tool_results if r.content.startswith("Applied edit"))
     assert result.call_id == edits[0].id
+    assert edits[0].arguments["content"] == "hello\n"  # the whole format's fence: what was written
+
+
+AIDER_OTHER_FORMATS = """# aider chat started at 2026-01-06 09:00:00
+
+#### add the node and fix the flag
+
+backend/nodes.py\r
+<source>\r
+class GetSchema(Node):\r
+    pass\r
+</source>\r
+
+```diff
+--- a/backend/settings.py
++++ b/backend/settings.py
+@@ -1,2 +1,2 @@
+-DEBUG = True
++DEBUG = False
+```
+
+> Tokens: 1k sent, 90 received.
+> Applied edit to backend/nodes.py
+> Applied edit to backend/settings.py
+"""
+
+
+def test_aider_whole_file_in_a_tag_fence_and_a_udiff_say_what_they_wrote(tmp_path):
+    """aider-pocketflow's 68 edits were written as `path` + `<source>` blocks (a model that writes Markdown
+    in code), aider-supplychaintracker's as whole files and unified diffs: all were path-only edits."""
+    p = tmp_path / "h.md"
+    p.write_text(AIDER_OTHER_FORMATS, encoding="utf-8")
+    t = load_transcript(p)
+    edits = {c.path: c.arguments for c in _calls(t) if c.kind == ToolKind.EDIT}
+    assert edits["backend/nodes.py"]["content"] == "class GetSchema(Node):\n    pass\n"
+    assert edits["backend/settings.py"]["diff"].startswith("--- a/backend/settings.py\n+++ b/backend/settings.py\n@@")
+    changes = {c.path: c for call in _calls(t) for c in call_changes(call)}
+    assert changes["backend/settings.py"].hunks[0].added == ("DEBUG = False",)
 
 
 def test_aider_unclosed_fence_does_not_swallow_aider_reports(tmp_path):

@@ -44,16 +44,18 @@ _CHOICE_RE = re.compile(r"\b(?:I(?:'ll| will)|decid|chose|choose|prefer|the fix|
 
 
 _FIRST_PERSON_CHOICE_RE = re.compile(
-    r"\b(?:I(?:'ll| will|'m going to| am going to| chose| decided| opted| should)|we(?:'ll| will| should)|let's)"
-    r"\s+\w+|\b(?:interested in|the right place|is relevant|not relevant)\b", re.IGNORECASE)
+    r"\b(?:I(?:'ll| will|'m going to| am going to| chose| decided| opted| should|(?:'ve| have) (?:decided|chosen|opted)|"
+    r"'m focusing on)|we(?:'ll| will| should)|let's)\s+[\w\"'`*]|\b(?:interested in|the right place|is relevant|not relevant)\b", re.IGNORECASE)
 _CHOICE_REASON_RE = re.compile(r"\b(?:because|since|so that|instead of|rather than|which (?:pulls|keeps|avoids|gives|"
                                r"means|makes|lets)|to avoid|no need|without|as indicated by|according to|"
-                               r"points? (?:to|at)|pointed (?:to|at)|so (?:I|we|let's))\b", re.IGNORECASE)
+                               r"points? (?:to|at)|pointed (?:to|at)|so (?:I|we|let's))\b|, as\b", re.IGNORECASE)
 _CHOICE_WORDS = ("i'll", "i will", "i'm going to", "i am going to", "i chose", "i decided", "i opted", "we'll",
                  "we will", "let's", "i should", "we should", "interested in", "the right place", "is relevant",
-                 "not relevant")
+                 "not relevant", "i've decided", "i have decided", "i've chosen", "i have chosen", "i've opted",
+                 "i'm focusing on")
 _REASON_WORDS = ("because", "since", "so that", "instead of", "rather than", "which ", "to avoid", "no need",
-                 "without", "as indicated by", "according to", "point", "so i ", "so we ", "so let's")
+                 "without", "as indicated by", "according to", "point", "so i ", "so we ", "so let's", ", as ",
+                 "should help", "will help", "this way", "that way")
 # A rule about what the work may change (tests, configuration, minimal changes) binds a successor even
 # when a harness states it: it is kept; the harness's procedural rules (one command per reply…) are not.
 SCOPE_RE = re.compile(r"\b(?:do not|don't|never|must not|should not|no need to|not have to)\b[^.\n]{0,60}?"
@@ -84,6 +86,33 @@ def _conclusions(text: str) -> list[str]:
     return out
 
 
+# A recommendation ("Given you're dictating long pieces — **small.en** is the move", "I'd recommend X,
+# since…"): what the agent advised taking, with its reason when it gives one in the sentence or the next.
+RECOMMENDED = "Recommended: "
+_RECOMMEND_CUES = ("recommend", "the move", "the way to go", "the right ", "best bet", "best option", "best choice",
+                   "go with")
+_RECOMMEND_RE = re.compile(r"\b(?:I(?:'d| would)(?: strongly)? (?:recommend|go with)|I (?:strongly )?recommend|my recommendation (?:is|would be)|"
+                           r"(?:is|'s) (?:probably |likely |clearly )?the (?:move|way to go|right (?:call|choice|upgrade|"
+                           r"option|approach|fit|tool)|best (?:option|choice|bet|fit|approach))|best bet is)\b",
+                           re.IGNORECASE)
+_UNSAID_RE = re.compile(r"^(?:This|That|It|These|Those|If)\b")  # names nothing on its own; a condition, no advice
+
+
+def _recommendations(text: str) -> list[str]:
+    """The recommendation sentences of one assistant text (not an offer, not a lead-in to a list, not
+    one whose subject is a pronoun, not a condition, not one cut inside a code span), each with the next
+    sentence when that is its reason."""
+    out = []
+    for s in sentences_around(text, _RECOMMEND_CUES):
+        if not (20 <= len(s) <= 400) or s.endswith(("?", ":")) or _UNSAID_RE.match(s) or s.count("`") % 2 \
+                or not _RECOMMEND_RE.search(s) or OFFER_RE.search(s):
+            continue
+        low = s.lower()
+        why = None if "given " in low or any(map(low.__contains__, _REASON_WORDS)) else _reason_after(text, s)
+        out.append(f"{s} {why}".replace("**", "") if why else s.replace("**", ""))
+    return out
+
+
 def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
                       fuller: dict[str, str] | None = None) -> list[tuple[int, str]]:
     """The agent's choices that give their reason or alternative ("I'll swap to X, which pulls from…"),
@@ -108,6 +137,7 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
             if traced is not None and "` calls `" in lowered:  # one scan: "`X` calls `Y`" only
                 traced.append(msg.text[:6000])
             text = None
+            found: list[str] = []
             if any(map(lowered.__contains__, _CONCLUSION_CUES)):
                 text = prose(msg.text, 6000)
                 found = _conclusions(text)
@@ -115,6 +145,10 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
                 if advice:
                     found[-1] = f"{found[-1].rstrip('.')}; {advice}"
                 out.extend((rnd.number, f"{CONCLUDED}{s}") for s in found)
+            if any(map(lowered.__contains__, _RECOMMEND_CUES)):
+                text = text if text is not None else prose(msg.text, 6000)
+                out.extend((rnd.number, f"{RECOMMENDED}{s}") for s in _recommendations(text)
+                           if not any(c[:60] in s for c in found))  # a verdict that recommends is told once
             merged: set[str] = set()  # choice sentences told with their approach
             how_cue, done_cue, stop_cue = approach.cued(msg.text, lowered)
             if how_cue:
@@ -150,19 +184,22 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
     text = text if text is not None else prose(raw, 6000)
     out = []
     for s in sentences_around(text, _CHOICE_WORDS):
+        if not (25 <= len(s) <= 400) or s.endswith(("?", ":")) or not _FIRST_PERSON_CHOICE_RE.search(s) \
+                or _key(s) in merged or OFFER_RE.search(s):  # "If you'd rather…, I'll…" offers, it does not choose
+            continue
         low = s.lower()
-        if 25 <= len(s) <= 400 and not s.endswith("?") and any(map(low.__contains__, _REASON_WORDS)) \
-                and _FIRST_PERSON_CHOICE_RE.search(s) and _CHOICE_REASON_RE.search(s) and _key(s) not in merged \
-                and not OFFER_RE.search(s):  # "If you'd rather…, I'll…" offers, it does not choose
+        if any(map(low.__contains__, _REASON_WORDS)) and _CHOICE_REASON_RE.search(s):
             before = _premise(text, s) if _SWITCH_RE.search(s) else None
             out.append(f"{before} {s}" if before else s)
+        elif len(s) <= 300 and (why := _reason_after(text, s)):  # "I'm focusing on X. This should help avoid…"
+            out.append(f"{s} {why}")
     return out
 
 
 # Reasoning thinks aloud ("I should verify…", "I should clarify whether…"): a choice there says what it takes
 # up, keeps or leaves, with a verb that says so (use, keep, switch, rather than…).
-_PICKS_RE = re.compile(r"\b(?:use|using|go with|choose|chose|keep|switch|replace|prefer|stick (?:to|with)|avoid|skip|"
-                       r"rather than|instead of|not going to|copy|move)\b", re.IGNORECASE)
+_PICKS_RE = re.compile(r"\b(?:use|using|go with|choose|chose|chosen|opted|decided (?:against|to|on)|keep|switch|replace|"
+                       r"prefer|stick (?:to|with)|avoid|skip|rather than|instead of|not going to|copy|move)\b", re.IGNORECASE)
 APPROACH, DONE, STOPPED = "Approach: ", "Done: ", "Stopped: "
 REASONED_CHARS = 380  # a verdict with its advice, a choice with its steps: longer than a bare choice
 _LIST_NUMBER_RE = re.compile(r"^\d+[.)]\s*")
@@ -218,7 +255,8 @@ def _premise(text: str, sentence: str) -> str | None:
 # A sentence that gives the reason for the choice just before it ("I should use `_parse_annotation`. It
 # already handles `|` (BitOr)…", "I'll keep the cache. That way the second call is free."): its opening says so.
 _REASON_AFTER_RE = re.compile(r"^(?:(?:It|This|That|They)(?: one)? (?:already|avoids?|keeps?|ensures?|preserves?|"
-                              r"handles?|guarantees?|lets|allows|supports?|covers?|is (?:because|why|safer|simpler))|"
+                              r"handles?|guarantees?|lets|allows|supports?|covers?|is (?:because|why|safer|simpler)|"
+                              r"(?:should|will|would) (?:help|let|allow|avoid|keep))|"
                               r"(?:This|That) way|Because|Since|Otherwise|That's (?:because|why)|"
                               r"This is (?:because|why))\b")
 REASON_AFTER_CHARS = 200
@@ -550,7 +588,8 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
             seen.add(key)
             # A review's verdict, a stop's reason, how a choice is carried out: rare, and what a "why" or
             # "how" question asks; a bare reasoned choice less.
-            kind = 8 if text.startswith(STOPPED) else 6 if text.startswith(CONCLUDED) else 4 if text.startswith(DONE) \
+            kind = 8 if text.startswith(STOPPED) else 6 if text.startswith((CONCLUDED, RECOMMENDED)) \
+                else 4 if text.startswith(DONE) \
                 else (6 if approach.REWORK_RE.search(text) else 1) if APPROACH in text else 0
             facts.append(Fact(Section.DECISIONS, _cut(text, REASONED_CHARS if kind else 300), [rnd],
                               score=38 + kind + _named(text, True) + min(rnd, 500) / 1000, prose=True,

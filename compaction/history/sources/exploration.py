@@ -13,12 +13,12 @@ import re
 
 from compaction.events import EventKind
 from compaction.history.facts import WS_RE, Fact, cite, display_path
-from compaction.history.lookups import FAILED_RE, PATH_LINE_RE, found_nothing_in, lookup_hits, lookup_text
+from compaction.history.lookups import FAILED_RE, LOOKUP_RE, PATH_LINE_RE, found_nothing_in, lookup_hits, lookup_text
 from compaction.history.sections import Section
 from compaction.history.sources.decisions import AHEAD
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolKind
-from compaction.shell import REDIRECT_WORD_RE
+from compaction.shell import REDIRECT_WORD_RE, blank_quotes, without_heredoc_body
 
 _HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s+([A-Z0-9].+?)\s*#*$|(?:\d+\.\s+)?\*\*([^*]{3,80})\*\*\s*[-–:]\s*(.*))")
 _FILE_RE = re.compile(r"\.\w{1,8}$")
@@ -185,11 +185,31 @@ def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where
 
 
 
+_LIST_SEPARATOR_RE = re.compile(r"&&|\|\||;|\n")  # between the commands of a list (`|` joins a pipeline's stages)
+_RAW_WORD_RE = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|\S)+""")  # a word with its quotes kept: `"a b"` is one
+
+
 def _searched(command: str, cwd: str | None) -> list[str]:
-    """The places a look-up searched: its arguments shaped like paths (not its options, patterns or
-    globs); for grep-like commands the first plain argument is the pattern."""
-    words = command.split("|", 1)[0].split("&&")[-1].split()
-    if not words:
+    """The places a look-up searched: in each look-up of the line (`which x; ls dir/*.icns`, not an
+    `echo` after `||`), the arguments of its pipeline's first stage shaped like paths (not options,
+    patterns or globs)."""
+    line = without_heredoc_body(command)
+    plain = blank_quotes(line)  # the operators the shell reads, not a quoted pattern's `|` or `;`
+    out: list[str] = []
+    start = 0
+    for m in _LIST_SEPARATOR_RE.finditer(plain + ";"):
+        pipe = plain.find("|", start, m.start())
+        stage = line[start:pipe if pipe >= 0 else m.start()]
+        if LOOKUP_RE.match(stage):
+            out += _places(_RAW_WORD_RE.findall(stage), cwd)
+        start = m.end()
+    return out
+
+
+def _places(words: list[str], cwd: str | None) -> list[str]:
+    """The place arguments of one simple command's words; for grep-like commands the first plain
+    argument is the pattern."""
+    if not words or words[0] == "which":  # `which` searches PATH for the programs it names
         return []
     out: list[str] = []
     pattern_first = words[0] in ("grep", "rg", "ag", "git")
