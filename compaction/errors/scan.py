@@ -289,6 +289,34 @@ def _explanation(transcript: Transcript, after_round: int) -> str | None:
     return None
 
 
+_WORKAROUND = re.compile(r"\b(?:circumvent\w*|work(?:ed|ing)? around|workaround|bypass\w*|sidestep\w*|"
+                         r"without (?:needing|calling|using))\b", re.I)
+WORKAROUND_CHARS = 200
+_STEP_TITLE = re.compile(r"^[A-Z][\w'-]*(?: [A-Za-z][\w'-]*){0,5}: (?=[A-Z])")  # a reasoning step's title ("Bypassing the Block: ")
+
+
+def _workaround(transcript: Transcript, after_round: int) -> str | None:
+    """The agent's account of how it did without a failed tool ("I've circumvented the rate limit. A
+    successful call to `get_page_visual_overview` provided the frame data"): in its replies or its
+    reasoning of the failing round and the next, the sentence that says so, with the next one when
+    it alone says little."""
+    for rnd in transcript.rounds[max(0, after_round - 1):after_round + 1]:
+        for msg in rnd.messages:
+            if msg.role is not Role.ASSISTANT:
+                continue
+            for text in (*(t for t in msg.meta.get("thinking") or () if isinstance(t, str)), msg.text or ""):
+                if _WORKAROUND.search(text, 0, 8000) is None:
+                    continue
+                sentences = _SENTENCE.split(" ".join(text[:8000].split()))
+                k = next(i for i, x in enumerate(sentences) if _WORKAROUND.search(x))
+                said = _STEP_TITLE.sub("", sentences[k])
+                if len(said) < 60 and k + 1 < len(sentences):
+                    said += " " + sentences[k + 1]
+                said = said if len(said) <= WORKAROUND_CHARS else said[:WORKAROUND_CHARS - 1] + "…"
+                return said.replace("`", "") if said.count("`") % 2 else said
+    return None
+
+
 _PLAN = re.compile(r"\s*(?:(?:okay|ok|first|now|next|then|so)\b,?\s*)?(?:I will|I'll|let me|let's|I need to|I'm going|I am going)\b",
                    re.I)  # what it will do next, not what went wrong
 _HEDGE = re.compile(r"\b(?:likely|probably|possibly|perhaps|might|maybe|may be|seems?|I think|I suspect|I guess)\b",
@@ -698,7 +726,10 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         hedged = _HEDGE.search(why) is not None or why.rstrip().endswith("?")  # a question is a guess too
         label = "the agent's guess: " if hedged else ("cause: " if fix.round else "")
         parts.append(label + why.rstrip("."))
-    retry = None if fix.round else _next_success(transcript, rec, last.round, cache)
+    around = None if fix.round or last.location.command or rec.family != "TOOL" else _workaround(transcript, last.round)
+    retry = None if fix.round or around else _next_success(transcript, rec, last.round, cache)
+    if around:  # a tool that failed and was not called again: how the agent did without it, in its words
+        parts.append(f"worked around it: “{around}”")
     if retry:
         rnd, what, call = retry
         changed = changed_arguments(failed_call, call) if call is not None else ""
@@ -706,7 +737,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             what = "the same call" if call.command is None else "the same command"  # only its arguments changed
         parts.insert(len(parts) - (1 if why else 0),
                      f"then {what}{f' rerun with {changed}' if changed else ''} succeeded (r{rnd})")
-    elif not fix.round:
+    elif not fix.round and not around:
         parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                      else f"no fix seen after r{last.round}")
     return "; ".join(parts)

@@ -274,3 +274,30 @@ def test_a_solution_keeps_the_path_of_another_file_with_the_same_name():
     occ = Occurrence(5, location=Location(path="src/a/index.ts", line=3))
     rec = ErrorRecord("ERR_TS_X", [occ], solution="edited `src/b/index.ts` (r6): `x` → `y`")
     assert record_solution(rec, None).startswith("edited `src/b/index.ts` (r6)")
+
+
+def test_a_failed_tool_call_is_named_and_its_workaround_told_in_the_agents_words():
+    """figma r6: `get_node_tree` hit a 429 and was never called again; the record said neither which call
+    failed nor how the agent went on ("then `mkdir -p ground_truth` succeeded")."""
+    from compaction.history.sources.problems import record_detail
+
+    msgs = [Message(0, Role.USER, "export the frames"),
+            Message(1, Role.ASSISTANT, "", tool_calls=[
+                ToolCall("get_page_overview", {"page": "0:1"}, "c1", ToolKind.OTHER),
+                ToolCall("get_node_tree", {"node_id": "0:1", "depth": 1, "api_token": "sk-secret-123"}, "c2",
+                         ToolKind.OTHER)]),
+            Message(2, Role.TOOL, "", tool_results=[
+                ToolResult('{"status":"success","frames":["Dashboard #1"]}', "c1", "get_page_overview"),
+                ToolResult('{"status":"error","error":"Figma API error: 429 - Rate limit exceeded"}', "c2",
+                           "get_node_tree", is_error=True)]),
+            Message(3, Role.ASSISTANT, "", meta={"thinking": [
+                "Bypassing the Block: I've circumvented the rate limit. A successful call to `get_page_overview` "
+                "provided the frame data. This is great."]},
+                tool_calls=[ToolCall("run", {"command": "mkdir -p out"}, "c3", ToolKind.SHELL, command="mkdir -p out")]),
+            Message(4, Role.TOOL, "", tool_results=[ToolResult("", "c3", "run")])]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_TOOL_RateLimited"]
+    assert rec.solution == ("worked around it: “I've circumvented the rate limit. A successful call to "
+                            "`get_page_overview` provided the frame data.”")
+    detail = record_detail(rec, None, msgs)
+    assert detail.startswith("in `get_node_tree(node_id=0:1, depth=1)`: ")  # the secret's value is not repeated

@@ -94,6 +94,25 @@ def test_verification_state_says_whether_tests_ran_after_the_last_edit() -> None
     assert unchecked and unchecked[0].startswith("No test run after the last edit (r3)")
 
 
+def test_a_build_after_the_last_code_edit_is_its_check_and_a_notes_edit_needs_none() -> None:
+    """cc-fundwise: `pnpm build` passed after the feature, then STATUS.md was updated; "Current work" read
+    "No test run after the last edit (r66)" with an older script's failure as the last run."""
+    edit = ToolCall("Write", {"file_path": "scripts/ready.mjs", "content": "x"}, "e1", ToolKind.WRITE, path="scripts/ready.mjs")
+    build = ToolCall("Bash", {"command": "pnpm build 2>&1 | tail -60"}, "b1", ToolKind.SHELL, command="pnpm build 2>&1 | tail -60")
+    notes = ToolCall("Edit", {"file_path": "STATUS.md"}, "e2", ToolKind.EDIT, path="STATUS.md")
+    msgs = [Message(0, Role.USER, "Add the readiness script and build"),
+            Message(1, Role.ASSISTANT, "Writing.", [edit]), Message(2, Role.TOOL, tool_results=[ToolResult("ok", "e1")]),
+            Message(3, Role.USER, "build it"),
+            Message(4, Role.ASSISTANT, "Building.", [build]),
+            Message(5, Role.TOOL, tool_results=[ToolResult("   Creating an optimized production build ...\n"
+                                                           " ✓ Compiled successfully in 17.3s\n", "b1")]),
+            Message(6, Role.USER, "update the status"),
+            Message(7, Role.ASSISTANT, "Updating.", [notes]), Message(8, Role.TOOL, tool_results=[ToolResult("ok", "e2")])]
+    state = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
+    assert state and state[0].startswith("Checked after the last edit (r1) by running `pnpm build 2>&1 | tail -60` → "
+                                         "✓ Compiled successfully in 17.3s"), state
+
+
 def test_a_script_run_after_the_last_edit_is_a_check_not_a_missing_verification() -> None:
     """A reproduction script rerun after the fix is a check (the graded exam's confident-wrong answer
     came from "No test run after the last edit" when the agent had rerun its script)."""

@@ -10,7 +10,7 @@ from compaction import shell
 from compaction.events import EventKind, is_follow_up_request, parse_test_summary, results_of_calls
 from compaction.history.facts import WS_RE, Fact, first_line, is_test_path
 from compaction.history.sections import Section
-from compaction.history.sources.checks import own_file_names, runs_own_file
+from compaction.history.sources.checks import build_outcome, builds, own_file_names, runs_own_file
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
@@ -95,7 +95,7 @@ def _verification(ctx: FactContext) -> Fact | None:
     changes = [e for e in ctx.events if e.kind in _CHANGE and e.path]
     if not changes or all(_PROSE_RE.search(e.path or "") for e in changes):
         return None  # nothing to verify: no change, or prose only
-    last_edit = max(e.round for e in changes)
+    last_edit = max(e.round for e in changes if not _PROSE_RE.search(e.path or ""))  # notes need no check
     runs = [e for e in ctx.events if e.kind is EventKind.COMMAND and e.test]
     tests = [e for e in runs if e.round >= last_edit]
     submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
@@ -197,8 +197,9 @@ def _reported_runs(ctx: FactContext) -> list[tuple[int, str]]:
 
 
 def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozenset()) -> tuple[str, int] | None:
-    """The last program the agent ran after its last edit, with its outcome line; with `own` (the
-    session's files), a run of one of them also with the last line it printed when it had no outcome."""
+    """The last program or build the agent ran after its last edit, with its outcome line (a build's
+    verdict); with `own` (the session's files), a run of one of them also with the last line it printed
+    when it had no outcome."""
     found = None
     for rnd in ctx.transcript.rounds:
         if rnd.number < last_edit:
@@ -206,7 +207,13 @@ def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozen
         results = ctx.results_of(rnd)
         for msg in rnd.messages:
             for call in msg.tool_calls:
-                if call.command and runs_script(call.command):
+                if call.command and builds(call.command) and not runs_script(call.command):
+                    res = results.get(id(call))
+                    built = build_outcome(res.content) if res is not None and res.content else ""
+                    said = (f"`{first_line(call.command, 100)}` → {built}", 0) if built else outcome(call.command, res)
+                    if said:
+                        found = (said[0], rnd.number)
+                elif call.command and runs_script(call.command):
                     res = results.get(id(call))
                     said = outcome(call.command, res)
                     if said:

@@ -237,7 +237,7 @@ def _places(words: list[str], cwd: str | None) -> list[str]:
 
 def _roots(places: list[str]) -> list[str]:
     """The places without those inside another one (`src`, not `src/lib` and `src/libponyc`)."""
-    uniq = sorted(set(places), key=len)
+    uniq = sorted(dict.fromkeys(places), key=len)  # first seen first among equals: the same line every run
     out: list[str] = []
     for p in uniq:
         if not any(p == r or p.startswith(r.rstrip("/") + "/") for r in out):

@@ -10,12 +10,13 @@ import copy
 import re
 
 from compaction import tokens
-from compaction.errors.records import ErrorRecord
+from compaction.errors.records import ErrorRecord, Occurrence
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources import edit_failures
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Message, Role
+from compaction.model import Message, Role, ToolKind
+from compaction.redact import secret_name
 from compaction.transcripts.arg_names import ArgRole, arg_text
 from compaction.transcripts.path_spelling import file_name
 
@@ -101,6 +102,10 @@ def describe(rec: ErrorRecord, cwd: str | None, messages: list[Message] | None =
     typed = _typed_command(rec, messages) if messages else ""
     if typed:
         where += f" after `{typed}`"
+    elif not loc.path and not loc.command and messages:
+        calls = [_failed_tool_call(o, messages) for o in rec.occurrences[-MAX_DETAILS:]]
+        if calls[-1] and len({c.split("(", 1)[0] for c in calls}) == 1:  # one tool's failures, not several tools'
+            where += f" in `{calls[-1]}`"
     details = [(paths(d, cwd), r) for d, r in distinct_details(rec)]
     searched = _searched(rec, messages) if messages else ""
     if searched and details and searched[:30] not in details[-1][0]:
@@ -174,6 +179,36 @@ def _typed_command(rec: ErrorRecord, messages: list[Message]) -> str:
     if not lines or not all(ln.startswith(("/", "!")) and "`" not in ln for ln in lines):
         return ""
     return cut(" / ".join(lines), 140).replace("`", "")
+
+
+CALL_ARGS = 3  # a failed tool call's arguments shown: the few short ones that say what it asked for
+CALL_ARG_CHARS = 40
+CALL_LOOKBACK = 30  # messages searched back from a result for the call it answers
+
+
+def _failed_tool_call(occ: Occurrence, messages: list[Message]) -> str:
+    """`get_node_tree(node_id=0:1, depth=1)`: the tool call whose result held the error, when
+    the call is neither a command nor a file operation (which the record places already): a 429 or a
+    refusal says little without the call it answered. Its short scalar arguments, never a secret's."""
+    if occ.message is None or not occ.source.startswith("result:") or not 0 <= occ.message < len(messages):
+        return ""
+    results = messages[occ.message].tool_results
+    k = int(occ.source.split(":", 1)[1]) if occ.source[7:].isdigit() else -1
+    call_id = results[k].call_id if 0 <= k < len(results) else None
+    if not call_id:
+        return ""
+    for msg in reversed(messages[max(0, occ.message - CALL_LOOKBACK):occ.message + 1]):
+        call = next((c for c in msg.tool_calls if c.id == call_id), None)
+        if call is None:
+            continue
+        if call.command or call.path or call.kind == ToolKind.SHELL:
+            return ""
+        args = call.arguments if isinstance(call.arguments, dict) else {}
+        shown = [f"{k}={' '.join(str(v).split())}" for k, v in args.items()
+                 if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()
+                 and len(str(v)) <= CALL_ARG_CHARS and not secret_name(k)][:CALL_ARGS]
+        return f"{call.name}({', '.join(shown)})".replace("`", "'")  # one code span, whatever the values hold
+    return ""
 
 
 _SEARCH_BLOCK_RE = re.compile(r"^<{5,9} SEARCH[^\n]*\n", re.MULTILINE)
