@@ -50,3 +50,19 @@ def test_an_edit_after_the_user_rejected_a_call_says_what_the_user_said():
     edit = make_call("Edit", {"file_path": "plan.md", "old_string": "history at\n", "new_string": "history at:\n"}, "e")
     (text,) = _changes(_transcript((plan, refused), (edit, ToolResult("ok", "e"))))
     assert "after the user rejected ExitPlanMode: “No colon after at?”" in text.splitlines()[0]
+
+
+def test_a_markdown_record_says_which_sections_were_added_renamed_and_removed():
+    """cc-fundwise: ROADMAP.md's record showed two reworded lines; the question asked how it was restructured
+    (a new top section, Phase 2 renamed, a new Phase 4, the old Phase 4 moved to Phase 5)."""
+    edits = [("## Intro\n", "## Intro\n\n## GTM and product order\n\nOrder is locked.\n"),
+             ("## Phase 2 - Fund Mode MVP\n", "## Phase 2 - Fund Mode MVP (invite-only closed beta)\n"),
+             ("## Phase 4 - Post-hackathon expansion\nOnly later.\n",
+              "## Phase 4 - Fundy companion agent\nA bot.\n\n## Phase 5 - Post-hackathon expansion\nOnly later.\n"),
+             ("## Appendix\nold notes\n", "")]
+    calls = [(make_call("Edit", {"file_path": "ROADMAP.md", "old_string": o, "new_string": n}, f"c{i}"),
+              ToolResult("ok", f"c{i}")) for i, (o, n) in enumerate(edits)]
+    (text,) = _changes(_transcript(*calls))
+    assert ("sections + 'GTM and product order', 'Phase 2 - Fund Mode MVP' → 'Phase 2 - Fund Mode MVP (invite-only "
+            "closed beta)', 'Phase 4 - Post-hackathon expansion' → 'Phase 4 - Fundy companion agent', "
+            "+ 'Phase 5 - Post-hackathon expansion', − 'Appendix'") in text.splitlines()[0], text

@@ -308,6 +308,10 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         pieces = [p for _, s in summaries for p in s.split("; ") if not p.startswith("(+")]
         ranked = sorted(dict.fromkeys(pieces), key=_rewritten)
         size = []
+        outline = _outline_changes(events) if _MARKDOWN_RE.search(path) else ""
+        if outline:  # its sections added, renamed, removed: the document's shape, each heading said once
+            parts.append(outline)
+            ranked = [p for p in ranked if not _HEADING_PIECE_RE.search(p)]
         parts += [_shorter(p) for p in ranked]
     elif digested and created:
         # a data file's settings: as many as the line's room holds; a small one's all, if they fit the
@@ -342,7 +346,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         parts += added + ranked[:1] + [p for p in does if p not in added] + ranked[1:3]
         parts += _digest_parts(replay.final, created) if digested else []
     key = _key_line(lines) if lines else ""
-    if key and not digested and not any(_telling(p) < 2 for p in ranked[:3]) and key[2:].strip() not in " ".join(parts):
+    if key and not digested and not any(_telling(p) < 2 for p in ranked[:3]) \
+            and key[2:].strip().lstrip("#").strip() not in " ".join(parts):  # a heading the outline names
         parts.insert(min(1, len(parts)), key)  # no swap or new definition says it: a line does
     if said:  # the edit that answers the user's correction leads, with it
         answer = next((w for _, w in summaries if w.endswith(said[-1][1])), said[-1][1])
@@ -915,6 +920,43 @@ def prose_changes(removed: list[str], added: list[str], limit: int = 2) -> list[
     if len(out) + unseen > limit:
         out = out[:limit] + [f"(+{len(out) + unseen - limit} more lines)"]
     return out
+
+
+_MD_HEADING_RE = re.compile(r"^(#{1,6})\s+(\S.*?)\s*#*\s*$")
+_MARKDOWN_RE = re.compile(r"\.(?:md|markdown|mdx)$", re.IGNORECASE)
+_HEADING_PIECE_RE = re.compile(r"(?:^|→ |\+ |− )'#{1,6} ")  # a prose piece that rewrites or adds a heading line
+MAX_OUTLINE = 6  # headings said in a document's record line
+OUTLINE_CHARS = 60
+
+
+def _outline_changes(events: list[Event]) -> str:
+    """"sections + 'GTM and product order', 'Phase 4 - Post-hackathon…' → 'Phase 4 - Fundy…'": the
+    Markdown headings the edits added, renamed (in one hunk, at the same level, sharing their first
+    word) and removed; the lines around them say the rest. "" when no edit touched a heading."""
+    added: list[tuple[str, str]] = []
+    removed: list[tuple[str, str]] = []
+    for e in events:
+        for h in e.hunks:
+            new = [(m.group(1), m.group(2)) for ln in h.added if ln.startswith("#") and (m := _MD_HEADING_RE.match(ln))]
+            old = [(m.group(1), m.group(2)) for ln in h.removed if ln.startswith("#") and (m := _MD_HEADING_RE.match(ln))]
+            added += [x for x in new if x not in old]
+            removed += [x for x in old if x not in new]
+    gone = [x for x in removed if x not in added]
+    added = [x for x in dict.fromkeys(added) if x not in removed]
+    out: list[str] = []
+    for level, title in added:
+        was = next((r for r in gone if r[0] == level and r[1].split()[:1] == title.split()[:1]
+                    and r[1].split()[:2] == title.split()[:2]), None)
+        if was is not None:
+            gone.remove(was)
+            out.append(f"'{_trim(was[1], OUTLINE_CHARS)}' → '{_trim(title, OUTLINE_CHARS)}'")
+        else:
+            out.append(f"+ '{_trim(title, OUTLINE_CHARS)}'")
+    out += [f"− '{_trim(title, OUTLINE_CHARS)}'" for _, title in dict.fromkeys(gone)]
+    if not out:
+        return ""
+    more = f" (+{len(out) - MAX_OUTLINE})" if len(out) > MAX_OUTLINE else ""
+    return "sections " + ", ".join(out[:MAX_OUTLINE]) + more
 
 
 def _rewritten(piece: str) -> tuple[bool, float]:
