@@ -185,3 +185,20 @@ def test_a_build_says_what_it_built_counted_and_its_largest_output():
            "dist/assets/index-BoMYDrw0.js   250.84 kB │ gzip: 78.80 kB\n✓ built in 7.35s\nError: (none)\nExit Code: 0")
     assert build_outcome(out) == "✓ built in 7.35s; ✓ 1595 modules transformed.; dist/assets/index-BoMYDrw0.js 250.84 kB"
     assert build_outcome("Compiling app v0.1\nFinished dev target(s) in 2.1s") == "Finished dev target(s) in 2.1s"
+
+
+def test_a_dashboard_drawn_in_boxes_is_said_by_its_counts_not_its_last_wrapped_line():
+    """munsellspace r38: `task-master list` printed boxes; the check line quoted "│ as complete │", the tail of
+    a wrapped hint in the last box."""
+    from compaction.history.sources.checks import _outcome
+
+    output = "\n".join([
+        "🏷  tag: dev", "╭──────────────────────────────╮", "│   Project Dashboard            │",
+        "│   Tasks Progress: ░░░░░░░░ 0% 0/2 │", "│   Done: 0  Cancelled: 0  Deferred: 0 │",
+        "│   In Progress: 0  Review: 0  Pending: 2  Blocked: 0 │", "│   Subtasks Progress: ░░░ 0% 0/0 │",
+        "│   Completed: 0/0  Cancelled: 0 │", "╰──────────────────────────────╯",
+        "╭──────────────────────────────╮", "│   3. Run task-master set-status --id=<id> to mark a task │",
+        "│   as complete                  │", "╰──────────────────────────────╯"])
+    assert _outcome(output) == ("Tasks Progress: 0% 0/2; Done: 0 Cancelled: 0 Deferred: 0; "
+                                "In Progress: 0 Review: 0 Pending: 2 Blocked: 0")
+    assert _outcome("╭────╮\n│  ⚠️ No tasks found matching the criteria.  │\n╰────╯") == "⚠️ No tasks found matching the criteria."

@@ -214,6 +214,9 @@ def _outcome(output: str) -> str:
              if _WORD_RE.search(ln) and not _CHROME_RE.match(ln) and not _JSON_KEY_RE.match(ln)]
     if not lines:
         return "no output"
+    framed = [ln for ln in lines if ln[0] in _FRAME_CHARS]
+    if len(framed) * 2 >= len(lines) and (panel := _panel_summary(framed)):
+        return panel  # a dashboard drawn in boxes: its last line is a box's wrapped text, its counts say more
     joined = "; ".join(lines)
     if len(lines) <= 3 and len(joined) <= OUTCOME_CHARS:
         return joined
@@ -226,6 +229,34 @@ def _outcome(output: str) -> str:
         if at is not None and not any(_FAILED_AFTER_RE.search(ln) for ln in closing[at + 1:]):
             last = closing[at]
     return last if len(last) <= OUTCOME_CHARS else last[: OUTCOME_CHARS - 1] + "…"
+
+
+# A CLI dashboard drawn in boxes (task-master, some package managers): its lines framed by box-drawing
+# characters, its state in `Key: value` pairs ("Done: 0  Cancelled: 0", "Pending: 2  Blocked: 0").
+_FRAME_CHARS = frozenset("│┃║╭╮╰╯┌┐└┘├┤┬┴┼─━═╔╗╚╝╟╢")
+_PAIR_RE = re.compile(r"\b[A-Z][\w-]*(?: [A-Za-z][\w-]*){0,2}: ?[\w#%./-]+")
+_BAR_RE = re.compile(r"[░▒▓█▏▎▍▌▋▊▉]+\s*")  # a progress bar's cells
+_PROGRESS_RE = re.compile(r"\d%|\b\d+/\d+\b")
+
+
+def _panel_summary(framed: list[str]) -> str:
+    """The first box's counts: the first framed line holding two `Key: value` pairs or more, the line
+    before it when that is a progress line ("Tasks Progress: 0% 0/2") and the line after it when it
+    holds counts too, frames and progress bars stripped; else the framed text when only one line said
+    something ("⚠️ No tasks found"); "" when neither."""
+    texts = [" ".join(_BAR_RE.sub("", "".join(c for c in ln if c not in _FRAME_CHARS)).split()) for ln in framed]
+    texts = [t for t in texts if _WORD_RE.search(t)]
+    pairs = [len(_PAIR_RE.findall(t)) for t in texts]
+    k = next((i for i, n in enumerate(pairs) if n >= 2), None)
+    if k is None:
+        return texts[0] if len(texts) == 1 and len(texts[0]) <= OUTCOME_CHARS else ""
+    shown = [texts[k]]
+    if k > 0 and pairs[k - 1] and _PROGRESS_RE.search(texts[k - 1]):
+        shown.insert(0, texts[k - 1])
+    if k + 1 < len(texts) and pairs[k + 1] >= 2:
+        shown.append(texts[k + 1])
+    said = "; ".join(shown)
+    return said if len(said) <= OUTCOME_CHARS else said[: OUTCOME_CHARS - 1] + "…"
 
 
 # A build's verdict on the whole run ("✓ Compiled successfully in 17.3s", "BUILD SUCCESSFUL in 5s", "Finished
