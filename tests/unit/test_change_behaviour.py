@@ -82,3 +82,15 @@ def test_a_configuration_without_definitions_says_the_lines_that_set_its_values(
     assert valued_lines(ignore) == ()  # an ignore list's patterns set nothing
     assert valued_lines(["{", '  "compilerOptions": {', "    /* Bundler mode */", '    "outDir": "./dist",', "  }"]) == \
         ('"outDir": "./dist",',)  # a comment is none
+
+
+def test_an_object_literal_of_numbers_set_by_name_is_a_value():
+    """codex-rtchess: `state.cooldowns[move.to] = { until: now + 10000, duration: 10000 }` was the answer to
+    "how are cooldowns set"; only `name = literal` had been read."""
+    from compaction.history.sources.behaviour import values
+
+    said = values(["  state.cooldowns[move.to] = { until: now + 10000, duration: 10000 };",
+                   "const opts = { retries: 3 };", "const style = { color: red };"])
+    assert said == ["state.cooldowns[move.to] = { until: now + 10000, duration: 10000 }"]  # one-digit counts, no numbers: not said
+    assert values(['next.board[61] = "R";', "MATERIAL = { p: 100, n: 320 };", "DEPTH = 3"]) == [
+        "DEPTH = 3", "MATERIAL = { p: 100, n: 320 }"]  # an element's content is no setting; scalars first

@@ -202,3 +202,5 @@ def test_a_dashboard_drawn_in_boxes_is_said_by_its_counts_not_its_last_wrapped_l
     assert _outcome(output) == ("Tasks Progress: 0% 0/2; Done: 0 Cancelled: 0 Deferred: 0; "
                                 "In Progress: 0 Review: 0 Pending: 2 Blocked: 0")
     assert _outcome("╭────╮\n│  ⚠️ No tasks found matching the criteria.  │\n╰────╯") == "⚠️ No tasks found matching the criteria."
+    # a box among plain lines: its line without the frame
+    assert _outcome("🏷 tag: dev\nListing tasks from: a.json\n╭───╮\n│   ⚠️ No tasks found.   │\n╰───╯\nmore\n│  done  │") == "done"

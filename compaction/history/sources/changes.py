@@ -471,7 +471,7 @@ def _join(head: str, parts: list[str], limit: int) -> str:
             cut = True
             continue
         out += sep + part
-        sep = "; "
+        sep = "; " if not part.endswith(";") else " "  # a code line's own `;` separates it already
     return out + (" …" if cut and not out.endswith(" …") else "")
 
 

@@ -228,12 +228,14 @@ def _outcome(output: str) -> str:
         # not when something went wrong after it ("… done", then a traceback, then the warning)
         if at is not None and not any(_FAILED_AFTER_RE.search(ln) for ln in closing[at + 1:]):
             last = closing[at]
+    last = " ".join(last.translate(_UNFRAME).split()) if last[0] in _FRAME_CHARS else last  # a box's line, unframed
     return last if len(last) <= OUTCOME_CHARS else last[: OUTCOME_CHARS - 1] + "…"
 
 
 # A CLI dashboard drawn in boxes (task-master, some package managers): its lines framed by box-drawing
 # characters, its state in `Key: value` pairs ("Done: 0  Cancelled: 0", "Pending: 2  Blocked: 0").
-_FRAME_CHARS = frozenset("│┃║╭╮╰╯┌┐└┘├┤┬┴┼─━═╔╗╚╝╟╢")
+_FRAME_CHARS = "│┃║╭╮╰╯┌┐└┘├┤┬┴┼─━═╔╗╚╝╟╢"
+_UNFRAME = str.maketrans(dict.fromkeys(_FRAME_CHARS))
 _PAIR_RE = re.compile(r"\b[A-Z][\w-]*(?: [A-Za-z][\w-]*){0,2}: ?[\w#%./-]+")
 _BAR_RE = re.compile(r"[░▒▓█▏▎▍▌▋▊▉]+\s*")  # a progress bar's cells
 _PROGRESS_RE = re.compile(r"\d%|\b\d+/\d+\b")
@@ -244,7 +246,7 @@ def _panel_summary(framed: list[str]) -> str:
     before it when that is a progress line ("Tasks Progress: 0% 0/2") and the line after it when it
     holds counts too, frames and progress bars stripped; else the framed text when only one line said
     something ("⚠️ No tasks found"); "" when neither."""
-    texts = [" ".join(_BAR_RE.sub("", "".join(c for c in ln if c not in _FRAME_CHARS)).split()) for ln in framed]
+    texts = [" ".join(_BAR_RE.sub("", ln.translate(_UNFRAME)).split()) for ln in framed]
     texts = [t for t in texts if _WORD_RE.search(t)]
     pairs = [len(_PAIR_RE.findall(t)) for t in texts]
     k = next((i for i, n in enumerate(pairs) if n >= 2), None)
