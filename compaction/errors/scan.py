@@ -295,20 +295,40 @@ WORKAROUND_CHARS = 200
 _STEP_TITLE = re.compile(r"^[A-Z][\w'-]*(?: [A-Za-z][\w'-]*){0,5}: (?=[A-Z])")  # a reasoning step's title ("Bypassing the Block: ")
 
 
-def _workaround(transcript: Transcript, after_round: int) -> str | None:
+def _same_tool_success(transcript: Transcript, last: Occurrence, tool: str,
+                       cache: _ResultsCache | None) -> tuple[int, ToolCall] | None:
+    """(round, call) of the next successful call of the tool that failed, within three rounds after it."""
+    for rnd in transcript.rounds[max(0, last.round - 1):last.round + 3]:
+        results = _round_results(rnd, cache)
+        for msg in rnd.messages:
+            if last.message is not None and msg.index <= last.message:
+                continue
+            for call in msg.tool_calls:
+                if call.name == tool and _succeeded(results.get(id(call))):
+                    return rnd.number, call
+    return None
+
+
+def _workaround(transcript: Transcript, after_round: int, after_message: int | None) -> str | None:
     """The agent's account of how it did without a failed tool ("I've circumvented the rate limit. A
     successful call to `get_page_visual_overview` provided the frame data"): in its replies or its
-    reasoning of the failing round and the next, the sentence that says so, with the next one when
-    it alone says little."""
+    reasoning after the failure (`after_message`), in the failing round and the next, until the user
+    asks anew, the sentence that says so, with the next one when it alone says little."""
     for rnd in transcript.rounds[max(0, after_round - 1):after_round + 1]:
         for msg in rnd.messages:
+            if after_message is not None and msg.index <= after_message:
+                continue  # written before the failure: a plan, not how it went on
+            if _asks_anew(msg):
+                return None
             if msg.role is not Role.ASSISTANT:
                 continue
             for text in (*(t for t in msg.meta.get("thinking") or () if isinstance(t, str)), msg.text or ""):
                 if _WORKAROUND.search(text, 0, 8000) is None:
                     continue
                 sentences = _SENTENCE.split(" ".join(text[:8000].split()))
-                k = next(i for i, x in enumerate(sentences) if _WORKAROUND.search(x))
+                k = next((i for i, x in enumerate(sentences) if _WORKAROUND.search(x)), None)
+                if k is None:  # the match spanned a cut the sentence split made
+                    continue
                 said = _STEP_TITLE.sub("", sentences[k])
                 if len(said) < 60 and k + 1 < len(sentences):
                     said += " " + sentences[k + 1]
@@ -726,10 +746,19 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         hedged = _HEDGE.search(why) is not None or why.rstrip().endswith("?")  # a question is a guess too
         label = "the agent's guess: " if hedged else ("cause: " if fix.round else "")
         parts.append(label + why.rstrip("."))
-    around = None if fix.round or last.location.command or rec.family != "TOOL" else _workaround(transcript, last.round)
-    retry = None if fix.round or around else _next_success(transcript, rec, last.round, cache)
+    retry = None if fix.round else _next_success(transcript, rec, last.round, cache)
+    tool = failed_call.name if failed_call is not None and not (failed_call.command or last.location.command) else None
+    around = None
+    if tool and rec.family == "TOOL" and not fix.round:
+        again = _same_tool_success(transcript, last, tool, cache)
+        if again is not None:  # the tool itself, called again, did what failed: that ended it
+            call = again[1]
+            retry = (again[0], f"`{_as_run(call.command)}`" if call.command else "the same call", call)
+        else:
+            around = _workaround(transcript, last.round, last.message)
     if around:  # a tool that failed and was not called again: how the agent did without it, in its words
         parts.append(f"worked around it: “{around}”")
+        retry = None
     if retry:
         rnd, what, call = retry
         changed = changed_arguments(failed_call, call) if call is not None else ""

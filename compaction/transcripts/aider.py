@@ -270,36 +270,38 @@ def _echoes(prompt: str, reply: str) -> bool:
 
 # aider's fences: backticks, or a tag on its own line for models that write Markdown in code (`<source>`)
 _FENCE_OPEN = re.compile(r"^(?:(`{3,}|~{3,})[\w+-]*|<(source|code|pre|codeblock|sourcecode)>)[ \t\r]*$")
-_DIFF_TARGET = re.compile(r"^\+\+\+ (?:b/)?(.+?)\s*$", re.M)
+_DIFF_TARGET = re.compile(r"^\+\+\+ (?:b/)?([^\n]+)", re.M)
 
 
 def _fenced_edit(reply: str, target: str) -> dict[str, str]:
     """What a reply in aider's other edit formats wrote to `target`: the fenced block right after a
     line naming the file (the `whole` format: the file's new content), or a fenced unified diff whose
-    `+++` names it (`udiff`). Empty when the reply holds neither."""
+    `+++` names it (`udiff`). Empty when the reply holds neither, or the block never closes (the rest
+    of the reply is no file's content)."""
     lines = reply.split("\n")
-    for i, line in enumerate(lines[:-1]):
-        opening = _FENCE_OPEN.match(lines[i + 1])
-        named = _same_path(_clean_path(line), target) if line.strip() and not _FENCE_OPEN.match(line) else False
-        if opening and named:
-            body = _fence_body(lines, i + 2, opening.group(1) or f"</{opening.group(2)}>")
-            return {"diff": body} if _is_diff_for(body, target) else {"content": body}
-    for i, line in enumerate(lines):
-        opening = _FENCE_OPEN.match(line)
-        if opening and "+++ " in reply:
-            body = _fence_body(lines, i + 1, opening.group(1) or f"</{opening.group(2)}>")
-            if _is_diff_for(body, target):
-                return {"diff": body}
+    diffs = "+++ " in reply
+    i = 0
+    while i < len(lines):  # one pass, outside fences: a closing fence never opens a block
+        opening = _FENCE_OPEN.match(lines[i])
+        if opening is None:
+            i += 1
+            continue
+        close = opening.group(1) or f"</{opening.group(2)}>"
+        end = next((k for k in range(i + 1, len(lines)) if lines[k].strip() == close), None)
+        if end is None:
+            return {}
+        body = "\n".join(line.rstrip("\r") for line in lines[i + 1:end]) + "\n"
+        named = i > 0 and lines[i - 1].strip() and _same_path(_clean_path(lines[i - 1]), target)
+        if diffs and _is_diff_for(body, target):
+            return {"diff": body}
+        if named:
+            return {"content": body}
+        i = end + 1
     return {}
 
 
-def _fence_body(lines: list[str], start: int, fence: str) -> str:
-    end = next((k for k in range(start, len(lines)) if lines[k].strip() == fence), len(lines))
-    return "\n".join(line.rstrip("\r") for line in lines[start:end]) + "\n"
-
-
 def _is_diff_for(body: str, target: str) -> bool:
-    return "\n@@" in body and any(_same_path(m.group(1), target) for m in _DIFF_TARGET.finditer(body))
+    return "\n@@" in body and any(_same_path(m.group(1).strip(), target) for m in _DIFF_TARGET.finditer(body))
 
 
 def _same_path(a: str | None, b: str) -> bool:

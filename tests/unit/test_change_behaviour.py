@@ -90,7 +90,7 @@ def test_an_object_literal_of_numbers_set_by_name_is_a_value():
     from compaction.history.sources.behaviour import values
 
     said = values(["  state.cooldowns[move.to] = { until: now + 10000, duration: 10000 };",
-                   "const opts = { retries: 3 };", "const style = { color: red };"])
-    assert said == ["state.cooldowns[move.to] = { until: now + 10000, duration: 10000 }"]  # one-digit counts, no numbers: not said
+                   "const opts = { retries: 3 };", "const style = { color: red };", "users[id] = { age: 42 };"])
+    assert said == ["opts = { retries: 3 }", "state.cooldowns[move.to] = { until: now + 10000, duration: 10000 }"]
     assert values(['next.board[61] = "R";', "MATERIAL = { p: 100, n: 320 };", "DEPTH = 3"]) == [
         "DEPTH = 3", "MATERIAL = { p: 100, n: 320 }"]  # an element's content is no setting; scalars first

@@ -63,6 +63,13 @@ def test_a_markdown_record_says_which_sections_were_added_renamed_and_removed():
     calls = [(make_call("Edit", {"file_path": "ROADMAP.md", "old_string": o, "new_string": n}, f"c{i}"),
               ToolResult("ok", f"c{i}")) for i, (o, n) in enumerate(edits)]
     (text,) = _changes(_transcript(*calls))
-    assert ("sections + 'GTM and product order', 'Phase 2 - Fund Mode MVP' → 'Phase 2 - Fund Mode MVP (invite-only "
-            "closed beta)', 'Phase 4 - Post-hackathon expansion' → 'Phase 4 - Fundy companion agent', "
-            "+ 'Phase 5 - Post-hackathon expansion', − 'Appendix'") in text.splitlines()[0], text
+    assert ("sections + 'GTM and product order', 'Phase 4 - Post-hackathon expansion' moved to 'Phase 5 - "
+            "Post-hackathon expansion', + 'Phase 4 - Fundy companion agent', 'Phase 2 - Fund Mode MVP' → 'Phase 2 - "
+            "Fund Mode MVP (invite-only closed beta)', − 'Appendix'") in text.splitlines()[0], text
+
+
+def test_an_outline_reads_headings_not_comments_in_code_and_keeps_a_titles_own_hash():
+    edit = ("## Setup\n", "## Setup\n\n```bash\n# Install dependencies\npip install x\n```\n\n## Using C#\n")
+    call = make_call("Edit", {"file_path": "README.md", "old_string": edit[0], "new_string": edit[1]}, "c1")
+    (text,) = _changes(_transcript((call, ToolResult("ok", "c1"))))
+    assert "sections + 'Using C#'" in text.splitlines()[0] and "Install dependencies" not in text.splitlines()[0]

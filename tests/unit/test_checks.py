@@ -204,3 +204,6 @@ def test_a_dashboard_drawn_in_boxes_is_said_by_its_counts_not_its_last_wrapped_l
     assert _outcome("╭────╮\n│  ⚠️ No tasks found matching the criteria.  │\n╰────╯") == "⚠️ No tasks found matching the criteria."
     # a box among plain lines: its line without the frame
     assert _outcome("🏷 tag: dev\nListing tasks from: a.json\n╭───╮\n│   ⚠️ No tasks found.   │\n╰───╯\nmore\n│  done  │") == "done"
+    # an error printed after a box (an update notice) is not hidden by the box
+    notice = "╭──────╮\n│  Update available 9.1 → 10.0  │\n│  Run npm i -g npm: now  │\n╰──────╯\nError: Cannot find module x"
+    assert "Cannot find module x" in _outcome(notice)

@@ -177,7 +177,8 @@ def test_each_command_of_a_list_names_its_own_places():
     from compaction.history.sources.exploration import _searched
 
     assert _searched("cd repo && grep -rn 'a|b;c' src | head -5; find lib -name x.py", None) == ["src", "lib"]
-    assert _searched("which fileicon 2>/dev/null; ls /opt/app/Resources/*.icns", None) == []
+    assert _searched("which fileicon 2>/dev/null; ls /opt/app/Resources", None) == ["/opt/app/Resources"]
+    assert _searched("find src -name '*.py' -exec grep -l foo {} \\;", None) == ["src"]
     assert _searched('ls /root/hub/ | grep -i qwen 2>/dev/null || echo "No Qwen model cached"', None) == ["/root/hub"]
     assert _searched('grep -rn "def foo bar" src/pkg', None) == ["src/pkg"]
 
@@ -237,3 +238,7 @@ def test_a_choice_gives_the_reason_the_next_sentence_states():
                for x in texts), texts
     assert any("decided against introducing a new setting for persistence, as the" in x for x in texts), texts
     assert not any("the styling" in x for x in texts)  # no reason given: narration, not a choice
+    t = _transcript([Message(0, Role.USER, "fix it"), Message(1, Role.ASSISTANT,
+                     "I'll run the test suite now. This will help confirm the fix works. I'll check the logs next, "
+                     "as shown in the README. I'll update the login handler, as well as the signup form.")])
+    assert decision_facts(_ctx(t)) == []  # narration: no pick with its reason

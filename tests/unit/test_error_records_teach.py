@@ -300,4 +300,12 @@ def test_a_failed_tool_call_is_named_and_its_workaround_told_in_the_agents_words
     assert rec.solution == ("worked around it: “I've circumvented the rate limit. A successful call to "
                             "`get_page_overview` provided the frame data.”")
     detail = record_detail(rec, None, msgs)
-    assert detail.startswith("in `get_node_tree(node_id=0:1, depth=1)`: ")  # the secret's value is not repeated
+    assert detail.startswith("in `get_node_tree(node_id=0:1, depth=1)`: ")
+    assert "sk-secret-123" not in detail + rec.solution  # a secret argument's value is not repeated
+    # the same tool called again and succeeding: that retry ended it, not the words around it
+    retry = [Message(5, Role.ASSISTANT, "", tool_calls=[ToolCall("get_node_tree", {"node_id": "0:1", "depth": 0}, "c4",
+                                                                 ToolKind.OTHER)]),
+             Message(6, Role.TOOL, "", tool_results=[ToolResult('{"status":"success"}', "c4", "get_node_tree")])]
+    t = Transcript("t.json", "test", msgs + retry, group_rounds(msgs + retry))
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_TOOL_RateLimited"]
+    assert "worked around" not in rec.solution and "succeeded" in rec.solution, rec.solution

@@ -21,10 +21,11 @@ _REEXPORT_RE = re.compile(r"^\s*export\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}
 _THROW_RE = re.compile(r"\b(?:throw\s+(?:new\s+)?([\w.]+)|raise\s+([\w.]+)|(panic)!?)\s*\(\s*[fr]?(['\"`])(.{3,70}?)\4")
 _RAISE_BARE_RE = re.compile(r"^\s*raise\s+(NotImplementedError|NotImplemented)\b")
 # `const totalDuration = 1200;`, `self.timeout = 30`, `BASE_URL: str = "https://…"`: a literal set by name.
-# An object literal whose members hold numbers (`cooldowns[move.to] = { until: now + 10000, duration: 10000 }`) too.
+# An object literal whose members hold numbers (`cooldowns[move.to] = { until: now + 10000, duration: 10000 }`) too;
+# an element by index or plain key (`board[61] = "R"`, `users[id] = {…}`) is content, not a setting.
 _ASSIGN_RE = re.compile(r"^\s*(?:export\s+)?(?:(?:const|let|var|val|static|final|private|public|readonly)\s+)*"
                         r"([A-Za-z_$][\w$.]*(?:\[[\w$.]{1,30}\])?)\s*(?::\s*[\w<>\[\]|. ]{1,30})?\s*=(?!=)\s*"
-                        r"(-?\d[\d_.]*(?:e-?\d+)?|'[^'\n]{1,60}'|\"[^\"\n]{1,60}\"|\{[^{}\n]{0,70}?\b\d{2,}[^{}\n]{0,70}\})"
+                        r"(-?\d[\d_.]*(?:e-?\d+)?|'[^'\n]{1,60}'|\"[^\"\n]{1,60}\"|\{[^{}\n]{0,70}?\b\d[^{}\n]{0,70}\})"
                         r"\s*[;,]?\s*(?:(?://|#).*)?$")
 _TRIVIAL = frozenset({"0", "1", "-1", "0.0", "1.0", "''", '""'})
 # A step by a literal: `rule_score += 15`, `delay *= 2` (not `i += 1` alone: no value set before it is said).
@@ -84,15 +85,15 @@ def values(lines: list[str], known: set[str] | frozenset[str] = frozenset()) -> 
             continue
         if m.group(2) in _TRIVIAL or m.group(1) in seen or m.group(1) == "xmlns":  # a namespace: markup, no value
             continue
-        if "[" in m.group(1) and m.group(2)[0] != "{":  # `board[61] = "R"`: an element's content, not a setting
-            continue
+        if "[" in m.group(1) and not (m.group(2)[0] == "{" and "." in m.group(1).split("[", 1)[1]):
+            continue  # `board[61] = "R"`, `users[id] = {…}`: an element's content; `cooldowns[move.to] = {…}` is set by rule
         seen.add(m.group(1))
         out.append(f"{m.group(1)} = {' '.join(m.group(2).split())}")
         if len(out) >= 2 * MAX_VALUES:
             break
     out = [f"{v} ({', '.join(steps[n])})" if (n := v.split(" = ", 1)[0]) in steps else v for v in out]
-    # A name's own value first (`totalDuration = 1200`), an attribute's (`osc.type = 'square'`) after, and
-    # an object literal (longer) after the scalars.
+    # A name's own value first (`totalDuration = 1200`), an attribute's (`osc.type = 'square'`) after; within
+    # each, an object literal (longer) after the scalars.
     out.sort(key=lambda v: ("." in (n := v.split(" = ", 1))[0], n[1].startswith("{")))
     return out[:MAX_VALUES]
 

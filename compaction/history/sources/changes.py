@@ -922,41 +922,95 @@ def prose_changes(removed: list[str], added: list[str], limit: int = 2) -> list[
     return out
 
 
-_MD_HEADING_RE = re.compile(r"^(#{1,6})\s+(\S.*?)\s*#*\s*$")
+_MD_HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(\S[^\n]*)$")  # no lazy group before `\s*$`: linear on any line
 _MARKDOWN_RE = re.compile(r"\.(?:md|markdown|mdx)$", re.IGNORECASE)
 _HEADING_PIECE_RE = re.compile(r"(?:^|→ |\+ |− )'#{1,6} ")  # a prose piece that rewrites or adds a heading line
+_COUNTER_RE = re.compile(r"^(?:(?:phase|step|part|chapter|section|stage)\s+)?\d+[.:)]?\s*(?:[-–—:]\s*)?", re.IGNORECASE)
+_FENCE_LINE_RE = re.compile(r"^\s*(?:`{3,}|~{3,})")
 MAX_OUTLINE = 6  # headings said in a document's record line
+MAX_MOVES_SAID = 2  # renumbered headings said one by one
 OUTLINE_CHARS = 60
 
 
+def _heading(line: str) -> tuple[str, str] | None:
+    """(level, title) of a Markdown heading line, its closing `#`s dropped (not a title's own: `## C#`)."""
+    m = _MD_HEADING_RE.match(line)
+    if m is None:
+        return None
+    title = m.group(2).rstrip()
+    bare = title.rstrip("#")
+    if bare != title and bare[-1:] in (" ", "\t"):
+        title = bare.rstrip()
+    return (m.group(1), title) if title else None
+
+
+def _headings(lines: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The headings among a hunk's lines, not a `#` comment inside a fenced block the hunk holds."""
+    out: list[tuple[str, str]] = []
+    fenced = False
+    for ln in lines:
+        if _FENCE_LINE_RE.match(ln):
+            fenced = not fenced
+        elif not fenced and ln.startswith("#") and (h := _heading(ln)):
+            out.append(h)
+    return out
+
+
 def _outline_changes(events: list[Event]) -> str:
-    """"sections + 'GTM and product order', 'Phase 4 - Post-hackathon…' → 'Phase 4 - Fundy…'": the
-    Markdown headings the edits added, renamed (in one hunk, at the same level, sharing their first
-    word) and removed; the lines around them say the rest. "" when no edit touched a heading."""
+    """"sections + 'GTM', 'Phase 4 - Later' moved to 'Phase 5 - Later', 'Intro' → 'Intro (beta)'": the Markdown
+    headings the edits added, moved (the same title under another number), renamed (the same level and
+    opening words, in one hunk) and removed; the lines around them say the rest. "" when no edit
+    touched a heading."""
     added: list[tuple[str, str]] = []
     removed: list[tuple[str, str]] = []
+    reworded: list[tuple[tuple[str, str], tuple[str, str]]] = []  # (was, now) in one hunk
     for e in events:
         for h in e.hunks:
-            new = [(m.group(1), m.group(2)) for ln in h.added if ln.startswith("#") and (m := _MD_HEADING_RE.match(ln))]
-            old = [(m.group(1), m.group(2)) for ln in h.removed if ln.startswith("#") and (m := _MD_HEADING_RE.match(ln))]
-            added += [x for x in new if x not in old]
-            removed += [x for x in old if x not in new]
-    gone = [x for x in removed if x not in added]
+            new, old = _headings(h.added), _headings(h.removed)
+            new, old = [x for x in new if x not in old], [x for x in old if x not in new]
+            for x in list(new):  # a title reworded in place: same level, same first two words
+                was = next((r for r in old if r[0] == x[0] and r[1].split()[:2] == x[1].split()[:2]
+                            and _COUNTER_RE.sub("", r[1]) != _COUNTER_RE.sub("", x[1])), None)
+                if was is not None:
+                    old.remove(was)
+                    new.remove(x)
+                    reworded.append((was, x))
+            added += new
+            removed += old
+    renamed: list[tuple[str, str]] = []
+    moved_titles = {_COUNTER_RE.sub("", t) for _, t in added}
+    for was, x in reworded:  # a title that reappears under another number moved; its old place was reused
+        if _COUNTER_RE.sub("", was[1]) in moved_titles:
+            added.append(x)
+            removed.append(was)
+        else:
+            renamed.append((was[1], x[1]))
+    gone = [x for x in dict.fromkeys(removed) if x not in added]
     added = [x for x in dict.fromkeys(added) if x not in removed]
     out: list[str] = []
-    for level, title in added:
-        was = next((r for r in gone if r[0] == level and r[1].split()[:1] == title.split()[:1]
-                    and r[1].split()[:2] == title.split()[:2]), None)
+    renumbered = 0
+    for level, title in added:  # the same title under another number: moved, not new
+        was = next((r for r in gone if r[0] == level and r[1] != title
+                    and _COUNTER_RE.sub("", r[1]) == _COUNTER_RE.sub("", title)), None)
         if was is not None:
             gone.remove(was)
-            out.append(f"'{_trim(was[1], OUTLINE_CHARS)}' → '{_trim(title, OUTLINE_CHARS)}'")
-        else:
-            out.append(f"+ '{_trim(title, OUTLINE_CHARS)}'")
-    out += [f"− '{_trim(title, OUTLINE_CHARS)}'" for _, title in dict.fromkeys(gone)]
+            renumbered += 1
+            if renumbered > MAX_MOVES_SAID:  # a list of sections shifted by one insertion: counted
+                continue
+        out.append(f"'{_title(was[1])}' moved to '{_title(title)}'" if was else f"+ '{_title(title)}'")
+    out += [f"'{_title(a)}' → '{_title(b)}'" for a, b in renamed]
+    out += [f"− '{_title(title)}'" for _, title in gone]
     if not out:
         return ""
     more = f" (+{len(out) - MAX_OUTLINE})" if len(out) > MAX_OUTLINE else ""
-    return "sections " + ", ".join(out[:MAX_OUTLINE]) + more
+    moved = f" ({renumbered - MAX_MOVES_SAID} more renumbered)" if renumbered > MAX_MOVES_SAID else ""
+    return "sections " + ", ".join(out[:MAX_OUTLINE]) + more + moved
+
+
+def _title(title: str) -> str:
+    """A heading's title cut to OUTLINE_CHARS at a word boundary, its own number kept (`2. Start Small`)."""
+    title = title.replace("`", "").replace("; ", ", ")
+    return title if len(title) <= OUTLINE_CHARS else title[:OUTLINE_CHARS].rsplit(" ", 1)[0] + "…"
 
 
 def _rewritten(piece: str) -> tuple[bool, float]:

@@ -215,7 +215,8 @@ def _outcome(output: str) -> str:
     if not lines:
         return "no output"
     framed = [ln for ln in lines if ln[0] in _FRAME_CHARS]
-    if len(framed) * 2 >= len(lines) and (panel := _panel_summary(framed)):
+    if len(framed) * 2 >= len(lines) and not any(_FAILED_AFTER_RE.search(ln) for ln in lines if ln[0] not in _FRAME_CHARS) \
+            and (panel := _panel_summary(framed, alone=len(framed) == len(lines))):
         return panel  # a dashboard drawn in boxes: its last line is a box's wrapped text, its counts say more
     joined = "; ".join(lines)
     if len(lines) <= 3 and len(joined) <= OUTCOME_CHARS:
@@ -241,17 +242,18 @@ _BAR_RE = re.compile(r"[░▒▓█▏▎▍▌▋▊▉]+\s*")  # a progress b
 _PROGRESS_RE = re.compile(r"\d%|\b\d+/\d+\b")
 
 
-def _panel_summary(framed: list[str]) -> str:
+def _panel_summary(framed: list[str], alone: bool) -> str:
     """The first box's counts: the first framed line holding two `Key: value` pairs or more, the line
     before it when that is a progress line ("Tasks Progress: 0% 0/2") and the line after it when it
-    holds counts too, frames and progress bars stripped; else the framed text when only one line said
-    something ("⚠️ No tasks found"); "" when neither."""
+    holds counts too, frames and progress bars stripped; else, when the output is the box `alone`, its
+    one line of text ("⚠️ No tasks found"); "" when neither (an error printed outside a box is read by
+    the caller, never hidden by one)."""
     texts = [" ".join(_BAR_RE.sub("", ln.translate(_UNFRAME)).split()) for ln in framed]
     texts = [t for t in texts if _WORD_RE.search(t)]
     pairs = [len(_PAIR_RE.findall(t)) for t in texts]
     k = next((i for i, n in enumerate(pairs) if n >= 2), None)
     if k is None:
-        return texts[0] if len(texts) == 1 and len(texts[0]) <= OUTCOME_CHARS else ""
+        return texts[0] if alone and len(texts) == 1 and len(texts[0]) <= OUTCOME_CHARS else ""
     shown = [texts[k]]
     if k > 0 and pairs[k - 1] and _PROGRESS_RE.search(texts[k - 1]):
         shown.insert(0, texts[k - 1])

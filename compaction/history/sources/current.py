@@ -58,6 +58,7 @@ def _last_calls(rnd: Round) -> list[str]:
 
 
 _PROSE_RE = re.compile(r"\.(?:md|markdown|txt|rst)$", re.IGNORECASE)
+_NOTES_RE = re.compile(r"\.(?:md|markdown|rst)$", re.IGNORECASE)  # not `.txt`: `requirements.txt`, `CMakeLists.txt` build
 _FILE_KINDS = (EventKind.READ, EventKind.EDIT, EventKind.WRITE)
 
 
@@ -95,7 +96,7 @@ def _verification(ctx: FactContext) -> Fact | None:
     changes = [e for e in ctx.events if e.kind in _CHANGE and e.path]
     if not changes or all(_PROSE_RE.search(e.path or "") for e in changes):
         return None  # nothing to verify: no change, or prose only
-    last_edit = max(e.round for e in changes if not _PROSE_RE.search(e.path or ""))  # notes need no check
+    last_edit = max(e.round for e in changes if not _NOTES_RE.search(e.path or ""))  # notes need no check
     runs = [e for e in ctx.events if e.kind is EventKind.COMMAND and e.test]
     tests = [e for e in runs if e.round >= last_edit]
     submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
@@ -209,7 +210,8 @@ def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozen
             for call in msg.tool_calls:
                 if call.command and builds(call.command) and not runs_script(call.command):
                     res = results.get(id(call))
-                    built = build_outcome(res.content) if res is not None and res.content else ""
+                    failed = res is None or res.is_error or res.exit_code not in (None, 0)
+                    built = build_outcome(res.content) if not failed and res.content else ""
                     said = (f"`{first_line(call.command, 100)}` → {built}", 0) if built else outcome(call.command, res)
                     if said:
                         found = (said[0], rnd.number)

@@ -48,7 +48,9 @@ _FIRST_PERSON_CHOICE_RE = re.compile(
     r"'m focusing on)|we(?:'ll| will| should)|let's)\s+[\w\"'`*]|\b(?:interested in|the right place|is relevant|not relevant)\b", re.IGNORECASE)
 _CHOICE_REASON_RE = re.compile(r"\b(?:because|since|so that|instead of|rather than|which (?:pulls|keeps|avoids|gives|"
                                r"means|makes|lets)|to avoid|no need|without|as indicated by|according to|"
-                               r"points? (?:to|at)|pointed (?:to|at)|so (?:I|we|let's))\b|, as\b", re.IGNORECASE)
+                               r"points? (?:to|at)|pointed (?:to|at)|so (?:I|we|let's))\b|, as\b(?! (?:well|long|soon|far|much|many|if|though|"
+                               r"shown|described|mentioned|expected|requested|needed|follows|usual|before|a result)\b)",
+                               re.IGNORECASE)
 _CHOICE_WORDS = ("i'll", "i will", "i'm going to", "i am going to", "i chose", "i decided", "i opted", "we'll",
                  "we will", "let's", "i should", "we should", "interested in", "the right place", "is relevant",
                  "not relevant", "i've decided", "i have decided", "i've chosen", "i have chosen", "i've opted",
@@ -191,14 +193,14 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
         if any(map(low.__contains__, _REASON_WORDS)) and _CHOICE_REASON_RE.search(s):
             before = _premise(text, s) if _SWITCH_RE.search(s) else None
             out.append(f"{before} {s}" if before else s)
-        elif len(s) <= 300 and (why := _reason_after(text, s)):  # "I'm focusing on X. This should help avoid…"
-            out.append(f"{s} {why}")
+        elif len(s) <= 300 and _PICKS_RE.search(s) and (why := _reason_after(text, s)):
+            out.append(f"{s} {why}")  # "I'm focusing on X. This should help avoid…": a pick, then its reason
     return out
 
 
 # Reasoning thinks aloud ("I should verify…", "I should clarify whether…"): a choice there says what it takes
 # up, keeps or leaves, with a verb that says so (use, keep, switch, rather than…).
-_PICKS_RE = re.compile(r"\b(?:use|using|go with|choose|chose|chosen|opted|decided (?:against|to|on)|keep|switch|replace|"
+_PICKS_RE = re.compile(r"\b(?:use|using|go with|choose|chose|chosen|opted|decided (?:against|to|on)|focusing on|keep|switch|replace|"
                        r"prefer|stick (?:to|with)|avoid|skip|rather than|instead of|not going to|copy|move)\b", re.IGNORECASE)
 APPROACH, DONE, STOPPED = "Approach: ", "Done: ", "Stopped: "
 REASONED_CHARS = 380  # a verdict with its advice, a choice with its steps: longer than a bare choice

@@ -185,7 +185,7 @@ def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where
 
 
 
-_LIST_SEPARATOR_RE = re.compile(r"&&|\|\||;|\n")  # between the commands of a list (`|` joins a pipeline's stages)
+_LIST_SEPARATOR_RE = re.compile(r"&&|\|\||(?<!\\);|\n")  # between a list's commands (not `find -exec … \;`)
 _RAW_WORD_RE = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|\S)+""")  # a word with its quotes kept: `"a b"` is one
 
 
@@ -215,6 +215,8 @@ def _places(words: list[str], cwd: str | None) -> list[str]:
     pattern_first = words[0] in ("grep", "rg", "ag", "git")
     skip = False
     for w in words[1:]:
+        if w in ("-exec", "-execdir", "-ok", "-okdir"):  # the command `find` runs on what it found: no place
+            break
         if skip:
             skip = False
             continue

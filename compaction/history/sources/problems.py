@@ -16,7 +16,7 @@ from compaction.history.sections import Section
 from compaction.history.sources import edit_failures
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, ToolKind
-from compaction.redact import secret_name
+from compaction.redact import redact_text, secret_name
 from compaction.transcripts.arg_names import ArgRole, arg_text
 from compaction.transcripts.path_spelling import file_name
 
@@ -89,7 +89,8 @@ def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: b
 
 
 def describe(rec: ErrorRecord, cwd: str | None, messages: list[Message] | None = None) -> tuple[str, str, str] | None:
-    """What a record's failure was: ` at `file:line`` (with the user's typed command), its distinct
+    """What a record's failure was: ` at `file:line`` (with the user's typed command, or ` in `tool(args)``
+    for a failed tool call that is neither a command nor a file operation), its distinct
     error lines with their specifics (a refused edit's searched text first), and the latest error
     line alone (the short form); None for a record with no occurrence."""
     occ = rec.occurrences[-1] if rec.occurrences else None
@@ -184,6 +185,13 @@ def _typed_command(rec: ErrorRecord, messages: list[Message]) -> str:
 CALL_ARGS = 3  # a failed tool call's arguments shown: the few short ones that say what it asked for
 CALL_ARG_CHARS = 40
 CALL_LOOKBACK = 30  # messages searched back from a result for the call it answers
+_PRIVATE_NAME_RE = re.compile(r"auth|cookie|session|otp|passcode|\bpin\b|credential|signature", re.IGNORECASE)
+
+
+def _private(name: str, value: str) -> bool:
+    """An argument never repeated: a secret's name, a name for what proves identity (`authorization`,
+    `cookie`, `otp`), or a value the redaction rules would mask."""
+    return secret_name(name) or _PRIVATE_NAME_RE.search(name) is not None or redact_text(value) != value
 
 
 def _failed_tool_call(occ: Occurrence, messages: list[Message]) -> str:
@@ -193,8 +201,8 @@ def _failed_tool_call(occ: Occurrence, messages: list[Message]) -> str:
     if occ.message is None or not occ.source.startswith("result:") or not 0 <= occ.message < len(messages):
         return ""
     results = messages[occ.message].tool_results
-    k = int(occ.source.split(":", 1)[1]) if occ.source[7:].isdigit() else -1
-    call_id = results[k].call_id if 0 <= k < len(results) else None
+    i = int(occ.source[7:]) if occ.source[7:].isdigit() else -1
+    call_id = results[i].call_id if 0 <= i < len(results) else None
     if not call_id:
         return ""
     for msg in reversed(messages[max(0, occ.message - CALL_LOOKBACK):occ.message + 1]):
@@ -206,7 +214,7 @@ def _failed_tool_call(occ: Occurrence, messages: list[Message]) -> str:
         args = call.arguments if isinstance(call.arguments, dict) else {}
         shown = [f"{k}={' '.join(str(v).split())}" for k, v in args.items()
                  if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()
-                 and len(str(v)) <= CALL_ARG_CHARS and not secret_name(k)][:CALL_ARGS]
+                 and len(str(v)) <= CALL_ARG_CHARS and not _private(k, str(v))][:CALL_ARGS]
         return f"{call.name}({', '.join(shown)})".replace("`", "'")  # one code span, whatever the values hold
     return ""
 
