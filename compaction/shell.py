@@ -22,6 +22,7 @@ _UNQUOTED_SPLIT_RE = re.compile(r"&&|\|\||[;\n|]")
 _COMMAND_TOKEN_RE = re.compile(
     r"""'[^']*'?|"(?:\\.|[^"\\])*(?:\\\Z)?"?|\\\n|\\.|&&|\|\||[;\n|]|[^'"\\;|&\n]+|[&\\]""", re.DOTALL)
 _COMMAND_SEPARATORS = frozenset({"&&", "||", ";", "\n", "|"})
+_LIST_SEPARATORS = _COMMAND_SEPARATORS - {"|"}  # between a list's commands; `|` joins a pipeline's stages
 
 
 def without_heredoc_body(command: str) -> str:
@@ -67,6 +68,43 @@ def blank_quotes(command: str) -> str:
     return _QUOTED_RE.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], command)
 
 
+def pipeline_heads(command: str) -> list[str]:
+    """The first stage of each command of a list (`cd a && grep -r x src | head; ls b` -> `cd a`,
+    `grep -r x src`, `ls b`): what each command reads from, not what a pipe feeds on; quotes and
+    escapes respected (`find … -exec grep x {} \\;` is one command), a heredoc's body not read."""
+    heads: list[str] = []
+    buf: list[str] = []
+    piped = False
+    for token in _COMMAND_TOKEN_RE.findall(without_heredoc_body(command)):
+        if token in _LIST_SEPARATORS:
+            heads.append("".join(buf))
+            buf, piped = [], False
+        elif token == "|":
+            piped = True
+        elif not piped:
+            buf.append(" " if token == "\\\n" else token)
+    heads.append("".join(buf))
+    return [h.strip() for h in heads if h.strip()]
+
+
+def quote_at(command: str, at: int) -> str:
+    """The quote (`"`, `'`) open at position `at` of a shell command, "" when none: single quotes hold
+    everything literally, a backslash escapes outside them."""
+    quote, i = "", 0
+    while i < at:
+        c = command[i]
+        if c == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        i += 1
+    return quote
+
+
 def first_line_commands(command: str | None) -> list[str]:
     """The simple commands of a command's first line (what the error memory keys commands by)."""
     text = (command or "").strip()
@@ -88,6 +126,12 @@ def _unquote(word: str) -> str:
     for single, double, escaped, plain in _SHELL_PIECE.findall(word):
         out.append(plain or single or escaped or _DQ_ESCAPE.sub(r"\1", double))
     return "".join(out)
+
+
+def raw_words(segment: str) -> list[str]:
+    """A simple command's words as written, quotes kept (`grep "a b" src` -> `grep`, `"a b"`, `src`):
+    which word is a quoted pattern shows."""
+    return _SHELL_WORD.findall(segment)
 
 
 def words(segment: str) -> list[str]:

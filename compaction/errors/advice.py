@@ -9,6 +9,7 @@ import re
 
 from compaction.errors.families import advice_for
 from compaction.errors.records import ErrorRecord
+from compaction.shell import quote_at
 
 _BY_ID: dict[str, str] = {
     "ERR_PY_SyntaxError": "run `python -m py_compile {path}` (or `ruff check` rule E999) after every edit",
@@ -137,27 +138,9 @@ def _substituted(rec: ErrorRecord) -> str | None:
     for o in reversed(rec.occurrences):
         name, command = o.location.symbol or "", o.location.command or ""
         at = command.find(f"`{name}") if name else -1
-        if at > 0 and _quote_at(command, at) == '"':
+        if at > 0 and quote_at(command, at) == '"':
             return name
     return None
-
-
-def _quote_at(command: str, at: int) -> str:
-    """The quote (`"`, `'`) open at position `at` of a shell command, "" when none: single quotes hold
-    everything literally, a backslash escapes outside them."""
-    quote, i = "", 0
-    while i < at:
-        c = command[i]
-        if c == "\\" and quote != "'":
-            i += 2
-            continue
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        i += 1
-    return quote
 
 
 def advise(rec: ErrorRecord) -> str:

@@ -746,19 +746,18 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         hedged = _HEDGE.search(why) is not None or why.rstrip().endswith("?")  # a question is a guess too
         label = "the agent's guess: " if hedged else ("cause: " if fix.round else "")
         parts.append(label + why.rstrip("."))
-    retry = None if fix.round else _next_success(transcript, rec, last.round, cache)
-    tool = failed_call.name if failed_call is not None and not (failed_call.command or last.location.command) else None
-    around = None
-    if tool and rec.family == "TOOL" and not fix.round:
-        again = _same_tool_success(transcript, last, tool, cache)
-        if again is not None:  # the tool itself, called again, did what failed: that ended it
-            call = again[1]
-            retry = (again[0], f"`{_as_run(call.command)}`" if call.command else "the same call", call)
-        else:
-            around = _workaround(transcript, last.round, last.message)
-    if around:  # a tool that failed and was not called again: how the agent did without it, in its words
+    # A tool that failed (not a command): the same tool called again and succeeding ended it, else the
+    # agent's own account of doing without it, else the next success of any kind.
+    tool = failed_call.name if failed_call is not None and not (failed_call.command or last.location.command) \
+        and rec.family == "TOOL" and not fix.round else None
+    again = _same_tool_success(transcript, last, tool, cache) if tool else None
+    around = _workaround(transcript, last.round, last.message) if tool and again is None else None
+    if again is not None:
+        retry = (again[0], f"`{_as_run(again[1].command)}`" if again[1].command else "the same call", again[1])
+    else:
+        retry = None if fix.round or around else _next_success(transcript, rec, last.round, cache)
+    if around:
         parts.append(f"worked around it: “{around}”")
-        retry = None
     if retry:
         rnd, what, call = retry
         changed = changed_arguments(failed_call, call) if call is not None else ""

@@ -226,6 +226,7 @@ def load(path: str) -> Transcript:
             model = _MODEL.search(body) if "odel: " in body else None
             if model:
                 msg.meta["model"] = model.group(1)
+            blocks: list[tuple[str, str]] | None = None
             for m in _APPLIED.finditer(body):
                 target = m.group(1)
                 call = next((c for c in (last_assistant.tool_calls if last_assistant else [])
@@ -234,7 +235,9 @@ def load(path: str) -> Transcript:
                     # whole-file or diff edit formats carry no SEARCH/REPLACE block: the reply's fence for
                     # this file says what was written, else aider's report is the only record of the edit
                     n_calls += 1
-                    call = ToolCall("applied_edit", {"path": target, **_fenced_edit(last_assistant.text, target)},
+                    if blocks is None:  # the reply's fences, read once for all the files it edited
+                        blocks = _fence_blocks(last_assistant.text)
+                    call = ToolCall("applied_edit", {"path": target, **_fenced_edit(blocks, target)},
                                     f"applied-{n_calls}", ToolKind.EDIT, path=target)
                     last_assistant.tool_calls.append(call)
                 msg.tool_results.append(ToolResult(m.group(0)[2:], call.id if call else None, "search_replace"))
@@ -273,15 +276,14 @@ _FENCE_OPEN = re.compile(r"^(?:(`{3,}|~{3,})[\w+-]*|<(source|code|pre|codeblock|
 _DIFF_TARGET = re.compile(r"^\+\+\+ (?:b/)?([^\n]+)", re.M)
 
 
-def _fenced_edit(reply: str, target: str) -> dict[str, str]:
-    """What a reply in aider's other edit formats wrote to `target`: the fenced block right after a
-    line naming the file (the `whole` format: the file's new content), or a fenced unified diff whose
-    `+++` names it (`udiff`). Empty when the reply holds neither, or the block never closes (the rest
-    of the reply is no file's content)."""
+def _fence_blocks(reply: str) -> list[tuple[str, str]]:
+    """(the line before it, its text) of each fenced block of a reply, in order, read in one pass outside
+    fences (a closing fence never opens a block); none from an unclosed one on (the rest of the reply is
+    no file's content)."""
     lines = reply.split("\n")
-    diffs = "+++ " in reply
+    out: list[tuple[str, str]] = []
     i = 0
-    while i < len(lines):  # one pass, outside fences: a closing fence never opens a block
+    while i < len(lines):
         opening = _FENCE_OPEN.match(lines[i])
         if opening is None:
             i += 1
@@ -289,14 +291,21 @@ def _fenced_edit(reply: str, target: str) -> dict[str, str]:
         close = opening.group(1) or f"</{opening.group(2)}>"
         end = next((k for k in range(i + 1, len(lines)) if lines[k].strip() == close), None)
         if end is None:
-            return {}
-        body = "\n".join(line.rstrip("\r") for line in lines[i + 1:end]) + "\n"
-        named = i > 0 and lines[i - 1].strip() and _same_path(_clean_path(lines[i - 1]), target)
-        if diffs and _is_diff_for(body, target):
-            return {"diff": body}
-        if named:
-            return {"content": body}
+            break
+        out.append((lines[i - 1] if i > 0 else "", "\n".join(line.rstrip("\r") for line in lines[i + 1:end]) + "\n"))
         i = end + 1
+    return out
+
+
+def _fenced_edit(blocks: list[tuple[str, str]], target: str) -> dict[str, str]:
+    """What a reply in aider's other edit formats wrote to `target`: the first of its fenced `blocks`
+    that is a unified diff whose `+++` names it (`udiff`) or that follows a line naming it (the `whole`
+    format: the file's new content). Empty when none is."""
+    for before, body in blocks:
+        if "+++ " in body and _is_diff_for(body, target):
+            return {"diff": body}
+        if before.strip() and _same_path(_clean_path(before), target):
+            return {"content": body}
     return {}
 
 

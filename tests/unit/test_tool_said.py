@@ -39,7 +39,8 @@ def test_a_name_the_shell_substituted_from_backticks_in_double_quotes_is_no_miss
 
 
 def test_the_tools_words_are_read_whole_and_only_as_an_instruction() -> None:
-    from compaction.errors.advice import _INSTRUCTION_RE, _quote_at
+    from compaction.errors.advice import _INSTRUCTION_RE
+    from compaction.shell import quote_at as _quote_at
 
     def said(text: str) -> str | None:
         m = _INSTRUCTION_RE.search(text)

@@ -42,6 +42,7 @@ from compaction.history.sources.filelog import FileLog, count_edits, creates, lo
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
 from compaction.memo import per_text
+from compaction.transcripts._fences import outside_fences
 from compaction.transcripts.user_feedback import words_after
 
 MAX_LINES = 10  # diff lines shown per file
@@ -926,7 +927,6 @@ _MD_HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(\S[^\n]*)$")  # no lazy group befo
 _MARKDOWN_RE = re.compile(r"\.(?:md|markdown|mdx)$", re.IGNORECASE)
 _HEADING_PIECE_RE = re.compile(r"(?:^|→ |\+ |− )'#{1,6} ")  # a prose piece that rewrites or adds a heading line
 _COUNTER_RE = re.compile(r"^(?:(?:phase|step|part|chapter|section|stage)\s+)?\d+[.:)]?\s*(?:[-–—:]\s*)?", re.IGNORECASE)
-_FENCE_LINE_RE = re.compile(r"^\s*(?:`{3,}|~{3,})")
 MAX_OUTLINE = 6  # headings said in a document's record line
 MAX_MOVES_SAID = 2  # renumbered headings said one by one
 OUTLINE_CHARS = 60
@@ -946,14 +946,7 @@ def _heading(line: str) -> tuple[str, str] | None:
 
 def _headings(lines: tuple[str, ...]) -> list[tuple[str, str]]:
     """The headings among a hunk's lines, not a `#` comment inside a fenced block the hunk holds."""
-    out: list[tuple[str, str]] = []
-    fenced = False
-    for ln in lines:
-        if _FENCE_LINE_RE.match(ln):
-            fenced = not fenced
-        elif not fenced and ln.startswith("#") and (h := _heading(ln)):
-            out.append(h)
-    return out
+    return [h for _, ln in outside_fences(lines) if ln.startswith("#") and (h := _heading(ln))]
 
 
 def _outline_changes(events: list[Event]) -> str:

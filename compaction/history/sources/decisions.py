@@ -177,6 +177,17 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
     return out
 
 
+def _kind_weight(text: str) -> int:
+    """A review's verdict, a recommendation, a stop's reason, how a choice is carried out: rare, and what
+    a "why" or "how" question asks; a bare reasoned choice (0) less."""
+    for prefix, weight in ((STOPPED, 8), (CONCLUDED, 6), (RECOMMENDED, 6), (DONE, 4)):
+        if text.startswith(prefix):
+            return weight
+    if APPROACH in text:
+        return 6 if approach.REWORK_RE.search(text) else 1
+    return 0
+
+
 def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list[str]:
     """The first-person choices of one text that give their reason or alternative, with the sentence
     before a switch ("So I'll swap to X") that says what was wrong with the old way. `text`: its prose
@@ -588,11 +599,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         key = _key(text)
         if key not in seen:
             seen.add(key)
-            # A review's verdict, a stop's reason, how a choice is carried out: rare, and what a "why" or
-            # "how" question asks; a bare reasoned choice less.
-            kind = 8 if text.startswith(STOPPED) else 6 if text.startswith((CONCLUDED, RECOMMENDED)) \
-                else 4 if text.startswith(DONE) \
-                else (6 if approach.REWORK_RE.search(text) else 1) if APPROACH in text else 0
+            kind = _kind_weight(text)
             facts.append(Fact(Section.DECISIONS, _cut(text, REASONED_CHARS if kind else 300), [rnd],
                               score=38 + kind + _named(text, True) + min(rnd, 500) / 1000, prose=True,
                               full_text=_cut(full, REASONED_CHARS) if full else None))

@@ -18,7 +18,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.decisions import AHEAD
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolKind
-from compaction.shell import REDIRECT_WORD_RE, blank_quotes, without_heredoc_body
+from compaction.shell import REDIRECT_WORD_RE, pipeline_heads, raw_words
 
 _HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s+([A-Z0-9].+?)\s*#*$|(?:\d+\.\s+)?\*\*([^*]{3,80})\*\*\s*[-–:]\s*(.*))")
 _FILE_RE = re.compile(r"\.\w{1,8}$")
@@ -185,25 +185,11 @@ def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where
 
 
 
-_LIST_SEPARATOR_RE = re.compile(r"&&|\|\||(?<!\\);|\n")  # between a list's commands (not `find -exec … \;`)
-_RAW_WORD_RE = re.compile(r"""(?:'[^']*'|"(?:\\.|[^"\\])*"|\S)+""")  # a word with its quotes kept: `"a b"` is one
-
-
 def _searched(command: str, cwd: str | None) -> list[str]:
     """The places a look-up searched: in each look-up of the line (`which x; ls dir/*.icns`, not an
     `echo` after `||`), the arguments of its pipeline's first stage shaped like paths (not options,
     patterns or globs)."""
-    line = without_heredoc_body(command)
-    plain = blank_quotes(line)  # the operators the shell reads, not a quoted pattern's `|` or `;`
-    out: list[str] = []
-    start = 0
-    for m in _LIST_SEPARATOR_RE.finditer(plain + ";"):
-        pipe = plain.find("|", start, m.start())
-        stage = line[start:pipe if pipe >= 0 else m.start()]
-        if LOOKUP_RE.match(stage):
-            out += _places(_RAW_WORD_RE.findall(stage), cwd)
-        start = m.end()
-    return out
+    return [p for head in pipeline_heads(command) if LOOKUP_RE.match(head) for p in _places(raw_words(head), cwd)]
 
 
 def _places(words: list[str], cwd: str | None) -> list[str]:

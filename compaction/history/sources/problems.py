@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterator
 
 from compaction import tokens
 from compaction.errors.records import ErrorRecord, Occurrence
@@ -15,7 +16,7 @@ from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources import edit_failures
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Message, Role, ToolKind
+from compaction.model import Message, Role, ToolCall, ToolKind
 from compaction.redact import redact_text, secret_name
 from compaction.transcripts.arg_names import ArgRole, arg_text
 from compaction.transcripts.path_spelling import file_name
@@ -205,18 +206,14 @@ def _failed_tool_call(occ: Occurrence, messages: list[Message]) -> str:
     call_id = results[i].call_id if 0 <= i < len(results) else None
     if not call_id:
         return ""
-    for msg in reversed(messages[max(0, occ.message - CALL_LOOKBACK):occ.message + 1]):
-        call = next((c for c in msg.tool_calls if c.id == call_id), None)
-        if call is None:
-            continue
-        if call.command or call.path or call.kind == ToolKind.SHELL:
-            return ""
-        args = call.arguments if isinstance(call.arguments, dict) else {}
-        shown = [f"{k}={' '.join(str(v).split())}" for k, v in args.items()
-                 if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()
-                 and len(str(v)) <= CALL_ARG_CHARS and not _private(k, str(v))][:CALL_ARGS]
-        return f"{call.name}({', '.join(shown)})".replace("`", "'")  # one code span, whatever the values hold
-    return ""
+    call = next(_calls_answered(messages, occ.message, {call_id}, CALL_LOOKBACK), None)
+    if call is None or call.command or call.path or call.kind == ToolKind.SHELL:
+        return ""
+    args = call.arguments if isinstance(call.arguments, dict) else {}
+    shown = [f"{k}={' '.join(str(v).split())}" for k, v in args.items()
+             if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()
+             and len(str(v)) <= CALL_ARG_CHARS and not _private(k, str(v))][:CALL_ARGS]
+    return f"{call.name}({', '.join(shown)})".replace("`", "'")  # one code span, whatever the values hold
 
 
 _SEARCH_BLOCK_RE = re.compile(r"^<{5,9} SEARCH[^\n]*\n", re.MULTILINE)
@@ -235,13 +232,19 @@ def _searched(rec: ErrorRecord, messages: list[Message]) -> str:
         if m:
             return _first_line(text[m.end():])
     ids = {r.call_id for r in msg.tool_results if r.call_id}
-    for prev in reversed(messages[max(0, occ.message - 3):occ.message + 1]):
-        for call in prev.tool_calls:
-            if call.id in ids and _same_file(call.path, occ.location.path):
-                old = arg_text(call.arguments, ArgRole.OLD) or ""
-                if old.strip():
-                    return _first_line(old)
+    for call in _calls_answered(messages, occ.message, ids, 3):
+        if _same_file(call.path, occ.location.path):
+            old = arg_text(call.arguments, ArgRole.OLD) or ""
+            if old.strip():
+                return _first_line(old)
     return ""
+
+
+def _calls_answered(messages: list[Message], at: int, ids: set[str], back: int) -> Iterator[ToolCall]:
+    """The calls whose results message `at` holds (by id), found in it or the `back` messages before it,
+    latest message first."""
+    for msg in reversed(messages[max(0, at - back):at + 1]):
+        yield from (c for c in msg.tool_calls if c.id in ids)
 
 
 def _same_file(a: str | None, b: str | None) -> bool:
