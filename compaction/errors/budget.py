@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from compaction import tokens
 from compaction.errors.records import ErrorRecord, root_key
 from compaction.errors.render import assemble_block, render_block, render_record
+from compaction.errors.shorten import fit
 
 SHARE = 0.10
 HIGH_WATER = 0.80
@@ -135,38 +136,18 @@ _PATH_RE = re.compile(r"(?<![\w.])(?:[\w.~-]+/)+([\w.-]+\.\w+)")
 _INFO_RE = re.compile(r"`[^`]+`|\b\w*\d\w*\b|\b\w+\.\w+\b|\b[a-z]+_\w+|\b[A-Z][a-z]+[A-Z]\w*|(?i:errno|error)")
 
 
-def _info(clause: str) -> int:
+def solution_info(clause: str) -> int:
     """How many identifiers, numbers, code spans and error words a clause holds."""
     return len(_INFO_RE.findall(clause))
 
 
 def _shorten(text: str | None, width: int) -> str | None:
-    """`text` within `width` characters keeping what identifies: paths become their file names, the
-    clauses with the most identifiers and numbers are kept (in their order) before generic ones, and
-    a cut never splits a code span when it can fall before it."""
+    """`text` within `width` characters keeping what identifies: paths become their file names, then
+    `shorten.fit` (a change's shared words and long code's middles go before whole clauses, and the
+    clauses with the most identifiers and numbers are kept before generic ones)."""
     if not text or len(text) <= width:
         return text
-    text = _PATH_RE.sub(r"\1", text)
-    if len(text) <= width:
-        return text
-    clauses = [c for c in re.split(r";\s+", text) if c.strip()]
-    ranked = sorted(range(len(clauses)), key=lambda i: (-_info(clauses[i]), i))
-    keep: list[int] = []
-    used = 0
-    for i in ranked:  # a generic clause never stands in for an informative one that does not fit
-        if used + len(clauses[i]) + 2 > width - 1:
-            break
-        keep.append(i)
-        used += len(clauses[i]) + 2
-    if keep:
-        return "; ".join(clauses[i] for i in sorted(keep)) + "…"
-    best = clauses[ranked[0]]
-    cut = width - 1
-    if best[:cut].count("`") % 2:  # the cut is inside a code span: fall before it when that keeps 3/4
-        start = best.rfind("`", 0, cut)
-        if start >= width * 3 // 4:
-            cut = start
-    return best[:cut].rstrip() + "…"
+    return fit(_PATH_RE.sub(r"\1", text), width, solution_info)
 
 
 def _elide(text: str, width: int) -> str:

@@ -18,6 +18,7 @@ from compaction.errors.classify import Hit, classify, json_diagnostics
 from compaction.errors.families import FAMILIES
 from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
+from compaction.errors.shorten import cut
 from compaction.events import EventKind, parse_test_summary, results_of_calls, shell_reads, shell_writes
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.shell import (
@@ -281,14 +282,19 @@ def _explanation(transcript: Transcript, after_round: int) -> str | None:
                 return None
             if msg.role is Role.ASSISTANT and msg.text:
                 text = _THOUGHT.sub("", msg.text.split("```", 1)[0])
-                for sentence in _SENTENCE.split(" ".join(text.split())):
+                sentences = _SENTENCE.split(" ".join(text.split()))
+                for i, sentence in enumerate(sentences):
                     if _CAUSE.search(sentence):
-                        sentence = sentence.strip()[:200]
+                        if i + 1 < len(sentences) and _REFUTED.match(sentences[i + 1]):
+                            continue  # "This is because …? No, …": the agent's own answer rules it out
+                        sentence = cut(sentence.strip(), 200)
                         return sentence.replace("`", "") if sentence.count("`") % 2 else sentence
                 return None
     return None
 
 
+# The agent answering its own question in the negative: the cause it asked about is ruled out
+_REFUTED = re.compile(r"\s*(?:no|nope|not quite|actually,? no|wait,? no|that(?:'s| is) not it)\s*[,.!;:—]", re.I)
 _WORKAROUND = re.compile(r"\b(?:circumvent\w*|work(?:ed|ing)? around|workaround|bypass\w*|sidestep\w*|"
                          r"without (?:needing|calling|using))\b", re.I)
 WORKAROUND_CHARS = 200
@@ -364,7 +370,7 @@ def _diagnoses(transcript: Transcript, rec: ErrorRecord) -> list[str]:
                 if msg.role is not Role.ASSISTANT or not msg.text:
                     continue
                 text = _THOUGHT.sub("", msg.text.split("```", 1)[0])
-                why = next((x.strip()[:200] for x in _SENTENCE.split(" ".join(text.split()))
+                why = next((cut(x.strip(), 200) for x in _SENTENCE.split(" ".join(text.split()))
                             if len(x) >= 30 and _CAUSE.search(x) and not _PLAN.match(x)), None)
                 if why:
                     why = why.replace("`", "") if why.count("`") % 2 else why
@@ -406,10 +412,11 @@ def _failed(res: ToolResult | None) -> bool:
     return any(h.id in _EDIT_REFUSED for h in classify((res.content or "")[:400], tool_output=True))
 
 
-def changed_arguments(failed: ToolCall | None, retry: ToolCall) -> str:
+def changed_arguments(failed: ToolCall | None, retry: ToolCall, said: str = "") -> str:
     """What the call that worked did differently from the one that failed, when it is the same tool:
     its short arguments that were added or changed (`end: 296` (was 295), `sandbox_permissions:
-    require_escalated`), at most three; "" when nothing short differs."""
+    require_escalated`), at most three, but not a text the change `said` shows already; "" when
+    nothing short differs."""
     if failed is None or failed.name != retry.name or not isinstance(retry.arguments, dict):
         return ""
     before = failed.arguments if isinstance(failed.arguments, dict) else {}
@@ -426,6 +433,8 @@ def changed_arguments(failed: ToolCall | None, retry: ToolCall) -> str:
             now, was = _head_line(value), _head_line(old)
             if now is None or now == was:
                 continue
+        if said and now in said:
+            continue  # the old or new text of an edit its key change quotes
         out.append(f"`{key}: {now}`" + (f" (was {was})" if was is not None else ""))
     return ", ".join(out[:3])
 
@@ -732,7 +741,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         reread = _reread(transcript, last.round, fix.round, fix.path) if rec.id in _EDIT_REFUSED else None
         if reread:  # the record's location names the file
             text = f"re-read it with {reread}, then edited it (r{fix.round})"
-        changed = changed_arguments(failed_call, fix.call) if fix.call is not None else ""
+        changed = changed_arguments(failed_call, fix.call, fix.change or "") if fix.call is not None else ""
         if changed:
             text += f" with {changed}"
         if fix.change:

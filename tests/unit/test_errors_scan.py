@@ -178,3 +178,27 @@ def test_a_process_lookup_that_matched_nothing_is_no_error():
     (rec,) = scan_transcript(t)
     assert rec.id == "ERR_TOOL_NonZeroExit"
     assert rec.count == 1 and "Error 2" in rec.occurrences[0].evidence
+
+
+def test_a_cause_the_agent_answers_no_to_is_not_its_account():
+    t = build([
+        ("user", "run it"),
+        ("shell", "python update.py", "Could not find disconnect", 1),
+        ("say", "THOUGHT: It failed. This is because I'm searching in lines which I already modified in place? "
+                "No, the slice assignment modifies the list. The failure is because the first match is a docstring."),
+        ("edit", "update.py"),
+        ("shell", "python update.py", "done", 0),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.occurrences[0].location.command == "python update.py"]
+    assert "modified in place" not in rec.solution
+    assert "the first match is a docstring" in rec.solution
+
+
+def test_a_retried_edit_is_told_by_its_change_not_its_arguments_again():
+    from compaction.errors.scan import changed_arguments
+    failed = ToolCall("replace", {"file_path": "a.tsx", "old_string": "{x && (", "new_string": "<Box>"}, "c1",
+                      ToolKind.EDIT, path="a.tsx")
+    retry = ToolCall("replace", {"file_path": "a.tsx", "old_string": "{y && (", "new_string": "<Box m={1}>"}, "c2",
+                     ToolKind.EDIT, path="a.tsx")
+    assert changed_arguments(failed, retry) == "`old_string: {y && (` (was {x && (), `new_string: <Box m={1}>` (was <Box>)"
+    assert changed_arguments(failed, retry, "`{y && (` → `<Box m={1}>`") == ""

@@ -11,7 +11,9 @@ import re
 from collections.abc import Iterator
 
 from compaction import tokens
+from compaction.errors.budget import solution_info
 from compaction.errors.records import ErrorRecord, Occurrence
+from compaction.errors.shorten import cut, fit
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources import edit_failures
@@ -24,7 +26,7 @@ from compaction.transcripts.path_spelling import file_name
 DETAIL_CHARS = 140  # one error line: long enough for `[100, 150] … 122`, short enough for one line
 RETRY_CHARS = 100  # a later error line of the same record: only what differs from the one before
 SHORT_CHARS = 150  # the short form's one error line (tight budgets)
-SOLUTION_CHARS = 140
+SOLUTION_CHARS = 200
 RECORD_PRIORITY = 2.1  # right after the completed actions (the harness counts those), before the rest
 ESSENTIAL_SHARE = 0.10  # of the budget the records' one-line forms may claim before optional facts
 MAX_DETAILS = 3  # distinct error lines of one record (the retries that failed differently)
@@ -328,14 +330,6 @@ def _solution(solution: str | None, target_bug: bool = False) -> str:
     if target_bug and "; cause: " in text:
         text = text.split("; cause: ", 1)[0]
     text = " ".join(text.split())
-    return cut(text, SOLUTION_CHARS) if text else ""
+    return fit(text, SOLUTION_CHARS, solution_info) if text else ""
 
 
-def cut(text: str, width: int) -> str:
-    """`text` within `width` characters, an ellipsis where it was cut, never inside a code span."""
-    if len(text) <= width:
-        return text
-    head = text[: width - 1]
-    if head.count("`") % 2:  # never leave a code span open
-        head = head[: head.rfind("`")]
-    return head.rstrip(" ,;:") + "…"

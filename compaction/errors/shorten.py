@@ -1,0 +1,181 @@
+"""A record's solution or advice within a width, keeping what a successor acts on.
+
+Why: the error memory's texts are cut to fit (a clause budget in the document, less when the block is
+over its ceiling), and a cut at the end loses what matters most: the new side of a change
+(`` `A` →… ``), the command that then passed (`then…`). Here a text gives up, in this order: the words
+both sides of a change share, the middles of its long code, the agent's guess, its code down to a few
+words and its commands' middles, the clauses that do not say what ended the error (least telling
+first), and only then its end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+ELLIPSIS = "…"
+ROOMY_SPAN = 40  # the first pass leaves a code span this long
+TIGHT_SPAN = 22  # the last pass, before clauses go
+CONTEXT_WORDS = 1  # shared words kept on each side of what a change changed
+
+_SPAN_RE = re.compile(r"`[^`\n]+`")
+_PAIR_RE = re.compile(r"`([^`\n]+)` → `([^`\n]+)`")
+# A clause that says what ended the error: the edit, the re-read before it, the command that then passed
+_FIX_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |then .* (?:passed|succeeded) \(r\d+\)$)")
+_CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix
+_GUESS = "the agent's guess: "
+# A span that is a path or a file name (`src/app.py`, `README.md`, `~/.zshrc`): never elided
+_PATH_SPAN_RE = re.compile(r"`(?:[\w.~-]*[/\\])*[\w.-]+\.\w+[/\\]?`|`[\w.~-]*(?:[/\\][\w.-]+)+[/\\]?`")
+
+
+def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
+    """`text` within `width` characters. Its clauses (`; `-separated, never inside code or a quote)
+    keep their order; `info` ranks the clauses that may go (the least telling goes first). A path is
+    never elided: a file cut in two is neither found nor read."""
+    if len(text) <= width:
+        return text
+    clauses = [_compress_pairs(c) for c in split_clauses(text)]
+    steps: tuple[Callable[[list[str], int], list[str]], ...] = (
+        lambda cs, excess: _shrink(cs, excess, _content_spans, ROOMY_SPAN),
+        lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_GUESS), info),
+        lambda cs, excess: _shrink(cs, excess, _command_spans, ROOMY_SPAN),
+        lambda cs, excess: _drop(cs, width, lambda c: not _FIX_RE.search(c), info),
+        lambda cs, excess: _shrink(cs, excess, _content_spans, TIGHT_SPAN),
+        lambda cs, excess: _shrink(cs, excess, _command_spans, TIGHT_SPAN),
+        lambda cs, excess: _drop(cs, width, lambda c: _CHECK_RE.search(c) is not None, info),
+    )
+    for step in steps:
+        if _length(clauses) <= width:
+            break
+        clauses = step(clauses, _length(clauses) - width)
+    return cut("; ".join(clauses), width)
+
+
+def cut(text: str, width: int) -> str:
+    """`text` within `width` characters, an ellipsis where it was cut, never inside a code span."""
+    if len(text) <= width:
+        return text
+    head = text[: width - 1]
+    if head.count("`") % 2:  # never leave a code span open
+        head = head[: head.rfind("`")]
+    elif text[width - 1: width].strip() and (space := head.rfind(" ")) >= width * 3 // 4:
+        head = head[:space]  # whole words: a word cut in two is neither found nor read
+    return head.rstrip(" ,;:") + ELLIPSIS
+
+
+def split_clauses(text: str) -> list[str]:
+    """The text's `; `-separated clauses; a `;` inside a code span or a “quote” separates nothing."""
+    out: list[str] = []
+    start = 0
+    in_code = in_quote = False
+    for i, ch in enumerate(text):
+        if ch == "`":
+            in_code = not in_code
+        elif ch == "“" and not in_code:
+            in_quote = True
+        elif ch == "”" and not in_code:
+            in_quote = False
+        elif ch == ";" and not in_code and not in_quote and text.startswith("; ", i):
+            out.append(text[start:i])
+            start = i + 2
+    out.append(text[start:])
+    return [c for c in out if c.strip()]
+
+
+def _length(clauses: list[str]) -> int:
+    return sum(map(len, clauses)) + 2 * max(0, len(clauses) - 1)
+
+
+def _compress_pairs(clause: str) -> str:
+    """`` `A` → `B` `` with the words both sides share elided, one kept on each side of the change:
+    `` `<Text color={x} marginTop={n > 0 ? 0 : 1}>` → `<Box marginTop={n > 0 ? 0 : 1}>` `` reads
+    `` `<Text color={x} marginTop={n …` → `<Box marginTop={n …` ``."""
+    def compress(m: re.Match[str]) -> str:
+        old, new = m.group(1).split(), m.group(2).split()
+        head = 0
+        while head < min(len(old), len(new)) and old[head] == new[head]:
+            head += 1
+        tail = 0
+        while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+            tail += 1
+        if head <= CONTEXT_WORDS and tail <= CONTEXT_WORDS:
+            return m.group(0)
+        lead = max(0, head - CONTEXT_WORDS)
+        trail = max(0, tail - CONTEXT_WORDS)
+
+        def side(words: list[str]) -> str:
+            kept = " ".join(words[lead: len(words) - trail]) or ELLIPSIS
+            return (f"{ELLIPSIS} " if lead else "") + kept + (f" {ELLIPSIS}" if trail else "")
+
+        return f"`{side(old)}` → `{side(new)}`"
+
+    return _PAIR_RE.sub(compress, clause)
+
+
+def _content_spans(clause: str) -> list[re.Match[str]]:
+    """The code a clause quotes as content (a change's sides, the lines added or removed), not the
+    paths it names nor the commands it ran."""
+    if clause.startswith(("then ", "re-read it with ")):
+        return []
+    return [m for m in _SPAN_RE.finditer(clause) if not _PATH_SPAN_RE.fullmatch(m.group(0))]
+
+
+def _command_spans(clause: str) -> list[re.Match[str]]:
+    """The commands a clause names: what then passed, what re-read the file."""
+    if not clause.startswith(("then ", "re-read it with ")):
+        return []
+    return [m for m in _SPAN_RE.finditer(clause) if not _PATH_SPAN_RE.fullmatch(m.group(0))]
+
+
+def _shrink(clauses: list[str], excess: int, spans: Callable[[str], list[re.Match[str]]], floor: int) -> list[str]:
+    """The clauses with the spans `spans` picks elided to a common length (never below `floor`),
+    the longest first, until `excess` characters are saved or none can be."""
+    found = [(i, m) for i, c in enumerate(clauses) for m in spans(c)]
+    lengths = sorted((len(m.group(0)) for _, m in found), reverse=True)
+    if excess <= 0 or not lengths or lengths[0] <= floor:
+        return clauses
+    limit = lengths[0]  # the level every span is cut to: lowered until the saving covers the excess
+    while limit > floor and sum(max(0, n - limit) for n in lengths) < excess:
+        limit -= 1
+    return [_shrink_spans(c, [m for j, m in found if j == i], limit) for i, c in enumerate(clauses)]
+
+
+def _shrink_spans(clause: str, spans: list[re.Match[str]], limit: int) -> str:
+    """The clause with each of `spans` longer than `limit` elided in its middle to `limit`."""
+    out, last = [], 0
+    for m in spans:
+        span = m.group(0)
+        out.append(clause[last:m.start()])
+        out.append(_elide_span(span, limit) if len(span) > limit else span)
+        last = m.end()
+    out.append(clause[last:])
+    return "".join(out)
+
+
+def _elide_span(span: str, width: int) -> str:
+    """A code span within `width`: its head kept at a word boundary, then its tail unless the span
+    already ends elided (a change's shared words), its middle elided."""
+    body = span[1:-1]
+    room = max(4, width - 3)
+    if body.endswith(f" {ELLIPSIS}"):
+        head, tail = body[: room - 1], ""
+    else:
+        head, tail = body[: int(room * 0.7)], body[len(body) - int(room * 0.3):] if room >= 12 else ""
+    space = head.rfind(" ")
+    head = head[:space] if space >= len(head) // 2 else head
+    space = tail.find(" ")
+    tail = tail[space + 1:] if 0 <= space <= len(tail) // 2 else tail
+    return f"`{head.rstrip()}{ELLIPSIS}{tail.lstrip()}`"
+
+
+def _drop(clauses: list[str], width: int, may_go: Callable[[str], bool],
+          info: Callable[[str], int]) -> list[str]:
+    """Clauses that may go are dropped, least telling and latest first, until the rest fit; one is
+    always kept."""
+    ranked = sorted((i for i, c in enumerate(clauses) if may_go(c)), key=lambda i: (info(clauses[i]), -i))
+    gone: set[int] = set()
+    for i in ranked:
+        if _length([c for j, c in enumerate(clauses) if j not in gone]) <= width or len(gone) + 1 >= len(clauses):
+            break
+        gone.add(i)
+    return [c for j, c in enumerate(clauses) if j not in gone]
