@@ -34,7 +34,7 @@ _DECL_RE = re.compile(r"^(\s*)(?:export\s+)?(?:(?:const|let|var|val)\s+([A-Za-z_
                       r"|([A-Z][A-Z0-9_]{2,})\s*(?::[^=]{1,40})?=(?!=))")
 _IMPORT_RE = re.compile(r"^\s*(?:from\s+[\w.]+\s+import\s+\(?([\w, ]+)|import\s+(?:type\s+)?\{([^}]*)\}\s+from"
                         r"|import\s+([\w.]+)\s*(?:$|as\b|;))")
-_HEADING_RE = re.compile(r"^#{1,4}\s+(\S.{0,70}?)\s*#*\s*$")
+_HEADING_RE = re.compile(r"^#{1,4}\s++(\S.{0,70}?)\s*+#*+\s*+$")  # possessive tails: linear on a line of spaces
 # A configuration file's sections are its headings: TOML/INI `[project.scripts]`, `[[tool.mypy.overrides]]`.
 _SECTION_RE = re.compile(r"^\s*(\[\[?\s*[A-Za-z_][^\[\]\n=]{0,60}?\s*\]\]?)\s*(?:#.*)?$")
 # A pinned requirement (`ollama==0.5.3`, `requests[socks]>=2.31`): what a requirements file says.

@@ -133,7 +133,7 @@ _NO_SUCH = re.compile(r"^[^\n]*?No such file or directory[^\n]*$", re.M)
 # (a builtin's error names it too: "zsh:cd:1: no such file or directory: x", "(eval):cd:1: …")
 _ZSH_NO_SUCH = re.compile(r"^\s*(?:zsh|\(eval\))(?::[\w-]+)?:(?:\d+:)?\s*no such file or directory: \S[^\n]*$", re.M)
 _ZSH_DENIED = re.compile(r"^\s*(?:zsh|\(eval\))(?::[\w-]+)?:(?:\d+:)?\s*permission denied: \S[^\n]*$", re.M)
-_AFTER_COLON = re.compile(r": (?:no such file or directory|permission denied): (.+?)\s*$")  # zsh: the rest is the path
+_AFTER_COLON = re.compile(r": (?:no such file or directory|permission denied): (.*\S)\s*$")  # zsh: the rest is the path
 _DOES_NOT_EXIST = re.compile(
     r"^[^\n]*?(?:\b(?:[Ff]ile|[Pp]ath|[Dd]irectory|[Ff]older)\b[^\n]{0,200}?\bdoes not exist|"
     r"pathspec '[^'\n]*' did not match any file|[Ff]ile not found|[Cc]annot find the (?:file|path))[^\n]*$",

@@ -37,7 +37,7 @@ _NEXT_WORK_RE = re.compile(r"^\s*(?:#{1,6}\s+|\*\*|__)?(?:next steps?|to[ -]?dos
 _NEXT_WORK_LINE_RE = re.compile(_NEXT_WORK_RE.pattern, re.IGNORECASE | re.MULTILINE)  # found anywhere in a text
 _NEXT_WORK_LEAD = 60  # the opening kept verbatim when a "Next Steps" label says what is asked
 _NEXT_WORK_SCORE = 30.0  # below the first statement's 100: above any other sentence's worth
-_HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{2,80})\*\*:?|__([^_]{2,80})__:?)\s*$")
+_HEADING_RE = re.compile(r"^\s*+(?:#{1,6}\s++(.*\S)|\*\*([^*]{2,80})\*\*:?|__([^_]{2,80})__:?)\s*$")  # no lazy title: linear
 # A sentence ends at . ! ? followed by a space (not inside `file.ts`), or at a CJK full stop.
 _SENT_RE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
 # The same split for a text without `。！？；` (whose branch matches empty), opening on the whitespace it

@@ -99,7 +99,7 @@ def first_path(args: dict[str, Any]) -> str | None:
     return None
 
 
-_PATCH_FILE = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
+_PATCH_FILE = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.*\S)\s*$|^\*\*\* Move to: (.*\S)\s*$", re.M)
 
 
 def patch_paths(text: str) -> list[str]:
@@ -164,7 +164,7 @@ def normalise_todos(items: Any) -> list[dict[str, Any]]:
     return out
 
 
-_CHECKBOX = re.compile(r"^\s*[-*]\s*\[([ xX])\]\s*(.+?)\s*$", re.M)
+_CHECKBOX = re.compile(r"^\s*[-*]\s*\[([ xX])\]\s*+(.*\S)\s*$", re.M)
 
 
 def checklist_todos(text: str) -> list[dict[str, Any]]:

@@ -34,8 +34,8 @@ _SEARCH = re.compile(r"^<{5,9} SEARCH[^\n]*$", re.M)
 _DIVIDER = re.compile(r"^={5,9}[ \t]*$", re.M)
 _REPLACE = re.compile(r"^>{5,9} REPLACE[^\n]*$", re.M)
 _RUN_CMD = re.compile(r"\A/(?:run|test)\s+(.+)\Z|\A!(.+)\Z", re.S)
-_RUNNING = re.compile(r"^> Running (.+?)\s*$", re.M)
-_APPLIED = re.compile(r"^> Applied edit to (.+?)\s*$", re.M)
+_RUNNING = re.compile(r"^> Running (.*\S)\s*$", re.M)
+_APPLIED = re.compile(r"^> Applied edit to (.*\S)\s*$", re.M)
 _MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (\S+)", re.M)  # the model a run (or a `/model` switch) uses
 # Aider's own messages that it sends back to the model as unprefixed text (edit failures, lint output).
 _NO_MATCH = re.compile(r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$", re.M)

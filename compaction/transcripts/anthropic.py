@@ -45,7 +45,7 @@ CLINE_TOOLS = (
 _TOOL_XML = re.compile(r"<(" + "|".join(CLINE_TOOLS) + r")>(.*?)(?:</\1>|\Z)", re.S)
 _PARAM_XML = re.compile(r"<([a-z_]+)>(.*?)(?:</\1>|\Z)", re.S)  # a cut-off export may leave the last one open
 _NESTED_PATH = re.compile(r"<path>(.*?)</path>", re.S)
-_ROO_TODO = re.compile(r"^\s*(?:[-*]\s*)?\[([ xX-])\]\s*(.+?)\s*$", re.M)
+_ROO_TODO = re.compile(r"^\s*(?:[-*]\s*)?\[([ xX-])\]\s*+(.*\S)\s*$", re.M)
 _THINKING = re.compile(r"<thinking>(.*?)</thinking>\s*", re.S)
 _RESULT_HEAD = re.compile(r"^\[([a-z_]+)(?: for '(.*?)')?(?:[^\]\n]*)\] Result:\s*", re.S)
 _LATER_RESULT_HEAD = re.compile(r"(?<=\n)\[[a-z_]+(?: for '[^'\n]*')?[^\]\n]*\] Result:")
@@ -246,9 +246,9 @@ def _user(t: Transcript, blocks: list, ts: str | None, line: int, cline: bool = 
                                   timestamp=ts, line=line, meta=meta))
         return cline
     text = "\n".join(texts)
-    task = re.fullmatch(r"\s*<task>\s*(.*?)\s*</task>\s*", text, re.S)
-    if task:
-        text, cline = task.group(1), True
+    body = text.strip()  # not a lazy regex group before `\s*</task>`: quadratic on a long run of spaces
+    if len(body) >= len("<task></task>") and body.startswith("<task>") and body.endswith("</task>"):
+        text, cline = body[len("<task>"):-len("</task>")].strip(), True
     t.messages.append(Message(len(t.messages), Role.USER, text, timestamp=ts, line=line, meta=meta,
                               harness=bool(_HARNESS_USER.match(text))))
     return cline

@@ -26,8 +26,8 @@ ITEM_CHARS = 220  # one bullet, cut at a word
 SECTION_CHARS = 900  # one section's line
 SHORT_ITEMS = 2  # the short form: its first bullets
 # A heading: Markdown's, a numbered title ("4. Errors and fixes:"), or a short title line ("Next Steps").
-_HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,4}\s+(?P<md>[^\n]{2,60}?)\s*#*|\d{1,2}\.\s+(?P<num>[A-Z][^\n:]{2,50}):"
-                         r"|(?P<plain>[A-Z][\w'/&-]*(?: [\w'/&()-]+){0,5}):?)\s*$")
+_HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,4}\s+(?P<md>[^\n]{2,60}?)\s*+#*+|\d{1,2}\.\s+(?P<num>[A-Z][^\n:]{2,50}):"
+                         r"|(?P<plain>[A-Z][\w'/&-]*(?: [\w'/&()-]+){0,5}):?)\s*+$")  # possessive tails: linear
 _BULLET_RE = re.compile(r"^(\s*)(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
 _NEXT_RE = re.compile(r"(?i)\b(?:next|pending|to ?do|remaining|open (?:items|questions))\b|下一步|待办|后续|未完成")
 _FILES_RE = re.compile(r"(?i)\bfiles?\b")

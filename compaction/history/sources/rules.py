@@ -28,7 +28,7 @@ _NAME_RE = re.compile(r"(?:^|[/\\\s\"'])(AGENTS|CLAUDE|GEMINI|CONVENTIONS|SKILL|
 _MODAL_RE = re.compile(r"\b(?:must|never|always|do not|don't|should|only|avoid|prefer|required?|ensure|make sure)\b",
                        re.IGNORECASE)
 _ITEM_RE = re.compile(r"^(\s*)(?:[-*•]|\d+[.)])\s+(.*)$")
-_HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s+(.+?)|\*\*([^*]{2,60}?):?\*\*:?)\s*$")
+_HEADING_RE = re.compile(r"^\s*+(?:#{1,6}\s++(.*\S)|\*\*([^*]{2,60}?):?\*\*:?)\s*$")  # no lazy title: linear
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -55,7 +55,7 @@ _DOC_SUFFIX_RE = re.compile(r"(?:\.md|\.mdc|\.txt|/[^./]+)$", re.IGNORECASE)  # 
 # has sections): what its sections say besides their rules (the project's overview, goal, architecture),
 # one line per section, as context; harness boilerplate has no such opening or no sections.
 _INSTRUCTIONS_RE = re.compile(r"\b(?:instructions|rules|guidelines|conventions)\b", re.IGNORECASE)
-_SECTION_RE = re.compile(r"^#{2,4} +(.+?)\s*$", re.MULTILINE)
+_SECTION_RE = re.compile(r"^#{2,4} ++(.*\S)\s*$", re.MULTILINE)
 MAX_PROJECT_SECTIONS = 10
 CONTEXT_ROUNDS = 3  # an instruction document injected before or with the first requests
 _MIN_RULES = 3  # a document with fewer rule lines is not an instruction file
