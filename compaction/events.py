@@ -848,6 +848,13 @@ def _paths_applied(msg: Message, results: dict[int, ToolResult | None]) -> froze
                      if call.path and (res := results.get(id(call))) is not None and not res.is_error)
 
 
+def unapplied_block(msg: Message, call: ToolCall, results: dict[int, ToolResult | None]) -> bool:
+    """An aider SEARCH/REPLACE block without a result of its own, of a file the reply's report never
+    said it applied (a reply in /ask or architect mode, an interrupted one): it changed nothing."""
+    return call.name == "search_replace" and results.get(id(call)) is None \
+        and call.path not in _paths_applied(msg, results)
+
+
 def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None,
                  state: _CommandState, applied: frozenset[str]) -> None:
     exit_code = result.exit_code if result else None

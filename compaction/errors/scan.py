@@ -19,7 +19,14 @@ from compaction.errors.families import FAMILIES
 from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.errors.shorten import cut
-from compaction.events import EventKind, parse_test_summary, results_of_calls, shell_reads, shell_writes
+from compaction.events import (
+    EventKind,
+    parse_test_summary,
+    results_of_calls,
+    shell_reads,
+    shell_writes,
+    unapplied_block,
+)
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.shell import (
     EXIT_TAG_RE,
@@ -577,9 +584,9 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                 path = _edit_path(call)
                 if path:
                     res = results.get(id(call))
-                    # A file tool's failed edit changed nothing; a shell line's edit ran even when a later
-                    # part of the line (the build it chains) failed.
-                    if call.command or not _failed(res):
+                    # A file tool's failed edit changed nothing (nor a block aider never applied); a shell
+                    # line's edit ran even when a later part of the line (the build it chains) failed.
+                    if call.command or not (_failed(res) or unapplied_block(msg, call, results)):
                         changes.append((rnd.number, path, call, res, True))
                 elif cmd_key and _norm_command(call.command) == cmd_key:
                     reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))

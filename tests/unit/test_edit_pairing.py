@@ -53,3 +53,24 @@ def test_a_block_of_a_file_aider_never_named_failed(tmp_path: Path) -> None:
     t = load_transcript(str(_aider(tmp_path, reply, "> Tokens: 1.2k sent, 80 received.")))
     blocks = [e for e in extract_events(t) if e.kind is EventKind.EDIT and e.tool == "search_replace"]
     assert len(blocks) == 1 and blocks[0].failed
+
+
+def test_a_block_aider_never_applied_does_not_end_an_error(tmp_path: Path) -> None:
+    """An error's solution is the edit that followed it: a proposed block aider never reported applied
+    (a reply in /ask mode, an interrupted one) changed nothing, so it ended nothing."""
+    from compaction.errors import scan_transcript
+
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "# aider chat started at 2025-01-01 10:00:00\n\n#### /run python a.py\n\n"
+        "> Running python a.py\n> Traceback (most recent call last):\n>   File \"a.py\", line 2, in <module>\n"
+        ">     f()\n> NameError: name 'f' is not defined\n\n"
+        "#### what failed?\n\n`f` is not defined.\n\n"
+        "#### fix it\n\nDefine it:\n\n" + _block("x = 1", "def f():\n    return 2\nx = 1") + "\n"
+        "> Tokens: 1.2k sent, 80 received.\n\n"
+        "#### try again\n\nDefine it:\n\n" + _block("x = 1", "def f():\n    return 3\nx = 1") + "\n"
+        "> Applied edit to a.py\n", encoding="utf-8")
+    t = load_transcript(str(path))
+    (rec,) = [r for r in scan_transcript(t) if r.id.startswith("ERR_PY_NameError")]
+    last_round = t.rounds[-1].number
+    assert rec.solution.startswith(f"edited `a.py` (r{last_round})")  # the applied block, not the proposal
