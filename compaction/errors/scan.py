@@ -8,6 +8,7 @@ what came after (the edit and the passing re-run that ended an error).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 from dataclasses import dataclass
@@ -501,10 +502,12 @@ class Fix:
     passed_command: str | None = None
 
 
-def key_change(call: ToolCall, result: ToolResult | None = None) -> str:
+def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[str, ...] | None = None) -> str:
     """The edit's key change in one short line: its first informative removed and added lines (whole
     lines only; a longer one is named by its definition or left out). An edit whose export kept its
-    text only in the `result` (`edits.result_changes`, `edits.shown_text`) is told by that text."""
+    text only in the `result` (`edits.result_changes`, `edits.shown_text`) is told by that text. A whole
+    file written again over content the session showed (`before`, its last whole write) is told by what
+    the rewrite changed (`vllm_max_model_length=768` added), not by the definitions both versions hold."""
     try:
         changes = call_changes(call)
     except (ValueError, TypeError, re.error):
@@ -520,24 +523,100 @@ def key_change(call: ToolCall, result: ToolResult | None = None) -> str:
     for change in changes:
         for hunk in change.hunks:
             if change.whole:
+                if before is not None and (rewritten := _rewrite_change(before, hunk.added)):
+                    return rewritten
                 names = definitions(hunk.added)
                 return f"wrote {', '.join(f'`{n}`' for n in names[:4])}" if names else ""
             if hunk.deletes_matching:
                 return f"deleted the lines matching `{hunk.deletes_matching}`"
             if hunk.removed[:1] and hunk.removed[0].startswith("<line(s) "):
                 return f"deleted line(s) {hunk.removed[0][9:-1]}"
-            old = next((ln.strip() for ln in hunk.removed if len(ln.strip()) > 2), "")
-            new = next((ln.strip() for ln in hunk.added if len(ln.strip()) > 2), "")
-            if len(old) > 100 or len(new) > 100:
-                names = definitions(hunk.added) or ([hunk.context] if hunk.context else [])
-                return f"changed `{names[0]}`" if names else ""
-            if old and new:
-                return f"`{old}` → `{new}`"
-            if new:
-                return f"added `{new}`"
-            if old:
-                return f"removed `{old}`"
+            return _line_pair(hunk.removed, hunk.added, hunk.context)
     return ""
+
+
+def _line_pair(removed: tuple[str, ...], added: tuple[str, ...], context: str | None = None) -> str:
+    """`old` → `new`, `added new` or `removed old`: the first informative line of each side; a side
+    too long to quote names the definition it is in instead."""
+    old = next((ln.strip() for ln in removed if len(ln.strip()) > 2), "")
+    new = next((ln.strip() for ln in added if len(ln.strip()) > 2), "")
+    if len(old) > 100 or len(new) > 100:
+        names = definitions(added) or ([context] if context else [])
+        return f"changed `{names[0]}`" if names else ""
+    if old and new:
+        return f"`{old}` → `{new}`"
+    if new:
+        return f"added `{new}`"
+    if old:
+        return f"removed `{old}`"
+    return ""
+
+
+REWRITE_DIFF_LINES = 4000  # a longer file's rewrite is told by its definitions: the diff is not worth its time
+
+
+def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...]) -> str:
+    """What a file's rewrite changed, said as `_line_pair` says an edit: a line it changed before a line
+    it added (a debug print last), before a line it removed. A line that only moved is no change."""
+    if not before or len(before) + len(after) > REWRITE_DIFF_LINES or before == after:
+        return ""
+    old_keys, new_keys = [ln.strip() for ln in before], [ln.strip() for ln in after]
+    kept_old, kept_new = set(old_keys), set(new_keys)
+    best: tuple[int, int, str] | None = None
+    matcher = difflib.SequenceMatcher(None, old_keys, new_keys, autojunk=False)
+    for order, (tag, i1, i2, j1, j2) in enumerate(matcher.get_opcodes()):
+        if tag == "equal":
+            continue
+        removed = tuple(ln for ln in before[i1:i2] if ln.strip() not in kept_new)
+        added = tuple(ln for ln in after[j1:j2] if ln.strip() not in kept_old)
+        said = _line_pair(removed, _closest_first(removed, added))
+        if not said:
+            continue
+        rank = 0 if said.startswith("`") else 2 if said.startswith("removed") else \
+            3 if all(_DEBUG_LINE.match(ln) or len(ln.strip()) <= 2 for ln in added) else 1
+        if best is None or (rank, order) < best[:2]:
+            best = (rank, order, said)
+    return best[2] if best else ""
+
+
+def _closest_first(removed: tuple[str, ...], added: tuple[str, ...]) -> tuple[str, ...]:
+    """`added` with the line most like the first informative removed one first (a condition rewritten
+    among debug prints the rewrite added around it), when it is alike enough to be its new form."""
+    old = next((ln.strip() for ln in removed if len(ln.strip()) > 2), "")
+    if not old or len(added) < 2:
+        return added
+    ratios = [difflib.SequenceMatcher(None, old, ln.strip(), autojunk=False).ratio() for ln in added[:SIMILAR_LINES]]
+    best = max(range(len(ratios)), key=lambda i: (ratios[i], -i))
+    if best == 0 or ratios[best] < SIMILAR_RATIO:
+        return added
+    return (added[best], *added[:best], *added[best + 1:])
+
+
+SIMILAR_LINES = 40  # added lines compared with the removed one
+SIMILAR_RATIO = 0.6
+
+
+_DEBUG_LINE = re.compile(r"\s*(?:print\(|console\.(?:log|debug)\(|echo |puts |fmt\.Print|System\.out\.print)")
+
+
+def earlier_content(transcript: Transcript, path: str, call: ToolCall) -> tuple[str, ...] | None:
+    """The whole content the session last wrote to `path` before `call` (a write, a heredoc), when no
+    in-place edit of it came in between; None when unknown."""
+    name = file_name(path)
+    content: tuple[str, ...] | None = None
+    for msg in transcript.messages:
+        for c in msg.tool_calls:
+            if c is call:
+                return content
+            edited = _edit_path(c) or next(iter(_written_paths(c)), None)
+            if not edited or file_name(edited) != name:
+                continue
+            try:
+                whole = [ch for ch in call_changes(c) if ch.whole and ch.hunks]
+            except (ValueError, TypeError, re.error):
+                whole = []
+            content = whole[-1].hunks[0].added if whole else None
+    return None
 
 
 def _succeeded(res: ToolResult | None) -> bool:
@@ -602,7 +681,8 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     if not (same or near):
         return Fix()
     edit_round, edit_path, call, res, _ = (same or near)[0]
-    fix = Fix(None if edit_path == "?" else edit_path, edit_round, key_change(call, res), call=call)
+    before = earlier_content(transcript, edit_path, call) if edit_path != "?" else None
+    fix = Fix(None if edit_path == "?" else edit_path, edit_round, key_change(call, res, before), call=call)
     passed = next(((r, c) for r, c, ok in reruns if r >= edit_round and ok), None)
     if passed:
         fix.passed_round, fix.passed_command = passed

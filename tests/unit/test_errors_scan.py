@@ -202,3 +202,22 @@ def test_a_retried_edit_is_told_by_its_change_not_its_arguments_again():
                      ToolKind.EDIT, path="a.tsx")
     assert changed_arguments(failed, retry) == "`old_string: {y && (` (was {x && (), `new_string: <Box m={1}>` (was <Box>)"
     assert changed_arguments(failed, retry, "`{y && (` → `<Box m={1}>`") == ""
+
+
+def test_a_script_written_again_is_told_by_what_the_rewrite_changed():
+    """Not by the definitions both versions hold: the condition it fixed, among the prints it added."""
+    first = ("import sys\n\ndef find(lines):\n    start = -1\n    for i, line in enumerate(lines):\n"
+             "        if 'def save' in line and i > start:\n            return i\n    return -1\n\nsys.exit(find([]))\n")
+    second = first.replace("        if 'def save' in line and i > start:\n",
+                           "        print(f'line {i}')\n        if 'def save' in line and start != -1 and i > start:\n")
+    t = build([
+        ("user", "patch it"),
+        ("shell", f"cat > patch.py <<'EOF'\n{first}EOF", "", 0),
+        ("shell", "python patch.py", 'Traceback (most recent call last):\n  File "patch.py", line 10, in <module>\n'
+                                     "    sys.exit(find([]))\nRuntimeError: Could not find save\n", 1),
+        ("shell", f"cat > patch.py <<'EOF'\n{second}EOF", "", 0),
+        ("shell", "python patch.py", "done", 0),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_RuntimeError"]
+    assert "→ `if 'def save' in line and start != -1 and i > start:`" in rec.solution
+    assert "wrote `find`" not in rec.solution
