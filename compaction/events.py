@@ -415,8 +415,19 @@ def is_state_changing(command: str) -> bool:
 
 
 def is_test_command(command: str) -> bool:
-    """A test runner's command line (pytest, jest, go test, mvn test…), its heredoc body aside."""
-    return bool(_TEST_CMD_RE.search(command.split("<<", 1)[0]))
+    """A test runner's command line (pytest, jest, go test, mvn test…), its heredoc body aside; not a
+    package manager installing one (`pip install pytest-xdist`, `npm i -D vitest`): that runs no test."""
+    line = command.split("<<", 1)[0]
+    if _INSTALL_RE.search(line):
+        line = _INSTALL_RE.sub(" ", line)
+    return bool(_TEST_CMD_RE.search(line))
+
+
+# A package manager's install (`pip install x`, `uv add x`, `npm i -D x`, `apt-get install x`) up to the
+# end of its command: the packages it names are not programs it runs.
+_INSTALL_RE = re.compile(
+    r"\b(?:pip3?|uv(?: pip)?|poetry|pipx|conda|mamba|micromamba|npm|pnpm|yarn|bun|apt(?:-get)?|brew|gem|cargo|go)"
+    r"\s+(?:install|add|i|get)\b[^;&|\n]*")
 
 
 _SUMMARY_HINTS = ("passed", "failed", "Tests run:", "tests finished", "test result:", "Ran ", "error", "FAIL", "ok ")
@@ -910,7 +921,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         cmd = call.command.strip()
         output = result.content if result else ""
         summary = parse_test_summary(output) if output else None
-        is_test = bool(_TEST_CMD_RE.search(cmd.split("<<", 1)[0])) or summary is not None
+        is_test = is_test_command(cmd) or summary is not None
         writes = shell_writes(cmd)
         command_event = Event(EventKind.COMMAND, rnd, msg.index, command=cmd, exit_code=exit_code, tool=call.name,
                               state_changing=bool(writes) or is_state_changing(cmd),

@@ -41,3 +41,24 @@ def test_a_list_inside_a_code_block_is_code_not_advice():
     diff = ("Remove the two flags:\n```diff\n- parser.add_argument(\"--legacy-mode\")\n"
             "- parser.add_argument(\"--fast\")\n```\n")
     assert _facts(Message(0, Role.ASSISTANT, diff)) == []
+
+
+def test_an_option_labeled_as_one_counts_though_it_names_nothing_to_run():
+    """The preferred option is often the one with nothing in backticks ("更稳妥：bump the version"); a
+    label that says safer or recommended weighs the answer as a recommendation."""
+    answer = ("可能是之前的发布把条目写进了 tlog。针对这种情况：\n"
+              "- 先用 `npm view pkg versions --json` 确认这个版本确实不存在。\n"
+              "- 临时绕过：加 `--provenance=false` 重新发布。\n"
+              "- 更稳妥：改一个新的版本号再发。\n"
+              "- Purpose: explain the error.\n")
+    t = steps_transcript("npm publish fails", Message(0, Role.ASSISTANT, answer))
+    (fact,) = advice_facts(FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds)))
+    assert "更稳妥：改一个新的版本号再发。" in fact.text and "Purpose" not in fact.text
+    assert fact.score >= 44
+
+
+def test_an_items_closing_lead_into_a_nested_list_is_dropped():
+    answer = ("- 如果确实没有，说明之前的 `npm publish` 失败了。针对这种情况：\n"
+              "  - 临时绕过：加 `--provenance=false` 重新发布。\n")
+    (text,) = _facts(Message(0, Role.ASSISTANT, answer))
+    assert "失败了。;" in text and "针对这种情况" not in text

@@ -1,6 +1,15 @@
 """What shell command lines write, edit, delete and read — without running them."""
 
-from compaction.events import EventKind, is_state_changing, parse_test_summary, shell_reads, shell_writes
+import pytest
+
+from compaction.events import (
+    EventKind,
+    is_state_changing,
+    is_test_command,
+    parse_test_summary,
+    shell_reads,
+    shell_writes,
+)
 from compaction.shell import made_dirs, options
 
 
@@ -144,3 +153,17 @@ def test_the_program_a_line_runs_is_read_past_a_package_runner():
     assert program_run(["poetry", "run", "mypy", "."]) == "mypy"
     assert program_run(["C:\\tools\\node.exe", "a.js"]) == "node.exe"
     assert program_run([]) == ""
+
+
+@pytest.mark.parametrize("command, is_test", [
+    ("pip install pytest-xdist", False),
+    ("pip install -e . && pip install pytest-xdist==1.34.0", False),
+    ("npm i -D vitest @vitest/coverage-v8", False),
+    ("uv add --dev pytest", False),
+    ("pip install pytest && pytest -q", True),
+    ("npx vitest run", True),
+    ("uv run pytest tests/unit", True),
+    ("go get ./... && go test ./...", True),
+])
+def test_installing_a_test_runner_runs_no_test(command: str, is_test: bool) -> None:
+    assert is_test_command(command) is is_test

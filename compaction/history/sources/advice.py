@@ -24,6 +24,16 @@ MAX_FACTS = 6  # per session: the latest answers
 SCORE = 30.0  # below the decisions with a reason: it fills the room they leave
 _ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$", re.MULTILINE)
 _NAMES_RE = re.compile(r"`[^`\n]{2,80}`|(?<![\w-])--[a-z][\w-]+")  # something to run or set
+# An option the answer labels as one ("**Quick workaround:** publish with…", "Option B: …", "更稳妥：改一个新的
+#版本号…"): an option though it names nothing in backticks. Not any label ("Purpose: …", "Backend: …"): the
+# short label before the colon says option, way, fix, workaround, or which is safer or preferred.
+_LABELED_RE = re.compile(r"^\**(?=[^:：`\n]{1,24}\**\s*[:：])[^:：`\n]*?(?:(?i:option\b|alternative|approach|way\b|fix|"
+                         r"workaround|safer|safest|preferred|recommended|quick|temporary|long[- ]term)|方案|办法|方法|"
+                         r"绕过|临时|稳妥|推荐|建议|选项|长期)")
+# A label or words that say which option the agent prefers: that answer is a choice, not only a list
+_PREFERRED_RE = re.compile(r"(?i)\b(?:recommend\w*|preferred|safer|safest|best|better)\b|推荐|建议|更稳妥|最稳妥|首选|更好|最好")
+_LEAD_TAIL_RE = re.compile(r"(?<=[.。!！?？;；,，])\s*[^.。!！?？:：\n]{1,20}[:：]$")
+PREFERRED_BONUS = 14.0  # which option it prefers: weighs as a recommendation does (decisions.py: 38 + 6)
 
 
 @fact_source(Section.DECISIONS)
@@ -39,11 +49,15 @@ def advice_facts(ctx: FactContext) -> list[Fact]:
             continue
         # a list inside a code block is code (a diff's removed lines), not options
         items = [WS_RE.sub(" ", i.group(1)).strip() for i in _ITEM_RE.finditer(without_fences(answer))]
-        named = [cut_at_word(i, ITEM_CHARS) for i in items if _NAMES_RE.search(i)]
+        # an item's closing lead into a nested list ("… So:", "针对这种情况：") says nothing of its own
+        named = [cut_at_word(_LEAD_TAIL_RE.sub("", i) or i, ITEM_CHARS) for i in items
+                 if _NAMES_RE.search(i) or _LABELED_RE.match(i)]
         if len(named) < 2:  # one item is a remark, not a set of options
             continue
         c = cite([rnd.number])
+        preferred = any(_PREFERRED_RE.search(i[:40]) for i in named[:MAX_ITEMS])
         out.append(Fact(Section.DECISIONS, f"Advised: {'; '.join(named[:MAX_ITEMS])} {c}", [rnd.number],
-                        score=SCORE + rnd.number / max(1, ctx.n_rounds), short=f"Advised: {'; '.join(named[:2])} {c}" if len(named) > 2 else None))
+                        score=SCORE + (PREFERRED_BONUS if preferred else 0) + rnd.number / max(1, ctx.n_rounds),
+                        short=f"Advised: {'; '.join(named[:2])} {c}" if len(named) > 2 else None))
     return out[-MAX_FACTS:]
 
