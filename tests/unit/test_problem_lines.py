@@ -130,3 +130,15 @@ def test_a_count_tells_two_failures_apart_and_is_shown_with_its_words_a_place_do
     _, said, _ = describe(rec("SyntaxError: invalid syntax at line 12", "SyntaxError: invalid syntax at line 15",
                               "E999 unmatched ']' (file.py:231:7)", "E999 unmatched ']' (file.py:244:3)"), None)
     assert said == "SyntaxError: invalid syntax at line 12 (r1); E999 unmatched ']' (file.py:231:7) (r3)"
+
+
+def test_a_refused_edit_nothing_fixed_says_the_change_it_meant_to_make():
+    def refused(n: int) -> list[Message]:
+        return _call("str_replace_editor", {"command": "str_replace", "path": "/repo/cli.pony",
+                                            "old_str": "return CommandParser._sub(cs, this)._parse_command(t)",
+                                            "new_str": "_parse_command(t)"}, f"c{n}",
+                     "No replacement was performed, old_str `return CommandParser._sub(cs, this)._parse_command(t)`"
+                     " did not appear verbatim in /repo/cli.pony.", is_error=True)
+    t = _transcript([Message(0, Role.USER, "stop returning from the sub-command parse"), *refused(1), *refused(2)])
+    [line] = [ln for ln in _lines(t) if "EditNotFound" in ln]
+    assert "tried `return CommandParser._sub(cs, this)._parse_command(t)` → `_parse_command(t)`" in line

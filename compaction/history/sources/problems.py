@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from compaction import tokens
-from compaction.errors.budget import solution_info
+from compaction.errors.budget import solution_info, teaches
 from compaction.errors.records import ErrorRecord, Occurrence
 from compaction.errors.shorten import cut, fit
 from compaction.history.facts import Fact, cite, display_path
@@ -27,6 +27,7 @@ DETAIL_CHARS = 140  # one error line: long enough for `[100, 150] … 122`, shor
 RETRY_CHARS = 100  # a later error line of the same record: only what differs from the one before
 SHORT_CHARS = 150  # the short form's one error line (tight budgets)
 SOLUTION_CHARS = 200
+TRIED_CHARS = 140  # the change a refused edit meant to make, when nothing made it
 RECORD_PRIORITY = 2.1  # right after the completed actions (the harness counts those), before the rest
 ESSENTIAL_SHARE = 0.10  # of the budget the records' one-line forms may claim before optional facts
 MAX_DETAILS = 3  # distinct error lines of one record (the retries that failed differently)
@@ -111,13 +112,19 @@ def describe(rec: ErrorRecord, cwd: str | None, messages: list[Message] | None =
         if calls[-1] and len({c.split("(", 1)[0] for c in calls}) == 1:  # one tool's failures, not several tools'
             where += f" in `{calls[-1]}`"
     details = [(paths(d, cwd), r) for d, r in distinct_details(rec)]
-    searched = _searched(rec, messages) if messages else ""
+    searched = _searched(rec, rec.occurrences[-1], messages)[0] if messages else ""
     if searched and details and searched[:30] not in details[-1][0]:
         # which text did not match: the fix's own old line may read as it
         d, r = details[-1]
         details[-1] = (f"searched `{searched}`, not matched: {d}", r)
     pieces = [(cut(d, DETAIL_CHARS if i == 0 else RETRY_CHARS), r) for i, (d, r) in enumerate(_differences(details))]
     said = "; ".join(f"{d} (r{r})" if len(pieces) > 1 else d for d, r in pieces)
+    if messages and details and not teaches(rec):
+        # no edit ended it: the change the edits meant to make is the one the next attempt must still make
+        tried = next(((old, new) for o in reversed(rec.occurrences)
+                      if all(pair := _searched(rec, o, messages)) for old, new in [pair] if old != new), None)
+        if tried:
+            said = f"{fit(f'tried `{tried[0]}` → `{tried[1]}`', TRIED_CHARS)}; {said}"
     return where, said, details[-1][0] if details else ""
 
 
@@ -221,25 +228,31 @@ def _failed_tool_call(occ: Occurrence, messages: list[Message]) -> str:
 _SEARCH_BLOCK_RE = re.compile(r"^<{5,9} SEARCH[^\n]*\n", re.MULTILINE)
 
 
-def _searched(rec: ErrorRecord, messages: list[Message]) -> str:
-    """The first line of the text a refused edit looked for: the SEARCH block the tool echoed back
-    (aider), else the failing call's old-text argument. Without it a reader takes the later fix's old
-    line for what failed."""
-    occ = rec.occurrences[-1]
+def _searched(rec: ErrorRecord, occ: Occurrence, messages: list[Message]) -> tuple[str, str]:
+    """The first lines of the text a refused edit looked for and of the text it meant to write: the
+    SEARCH/REPLACE block the tool echoed back (aider), else the failing call's old- and new-text
+    arguments (of occurrence `occ`). Without the searched line a reader takes the later fix's old line
+    for what failed."""
     if occ.message is None or not 0 <= occ.message < len(messages):
-        return ""
+        return "", ""
     msg = messages[occ.message]
     for text in [*(r.content for r in msg.tool_results), msg.text] if "SEARCH" in (occ.detail or "") else []:
         m = _SEARCH_BLOCK_RE.search(text)
         if m:
-            return _first_line(text[m.end():])
+            block = text[m.end():]
+            divider = _DIVIDER_RE.search(block)
+            return _first_line(block[:divider.start()] if divider else block), \
+                _first_line(block[divider.end():]) if divider else ""
     ids = {r.call_id for r in msg.tool_results if r.call_id}
     for call in _calls_answered(messages, occ.message, ids, 3):
         if _same_file(call.path, occ.location.path):
             old = arg_text(call.arguments, ArgRole.OLD) or ""
             if old.strip():
-                return _first_line(old)
-    return ""
+                return _first_line(old), _first_line(arg_text(call.arguments, ArgRole.NEW) or "")
+    return "", ""
+
+
+_DIVIDER_RE = re.compile(r"^={5,9}[ \t]*\n", re.MULTILINE)
 
 
 def _calls_answered(messages: list[Message], at: int, ids: set[str], back: int) -> Iterator[ToolCall]:
