@@ -418,9 +418,9 @@ def is_test_command(command: str) -> bool:
     """A test runner's command line (pytest, jest, go test, mvn test…), its heredoc body aside; not a
     package manager installing one (`pip install pytest-xdist`, `npm i -D vitest`): that runs no test."""
     line = command.split("<<", 1)[0]
-    if _INSTALL_RE.search(line):
-        line = _INSTALL_RE.sub(" ", line)
-    return bool(_TEST_CMD_RE.search(line))
+    if not _TEST_CMD_RE.search(line):
+        return False
+    return not _INSTALL_RE.search(line) or bool(_TEST_CMD_RE.search(_INSTALL_RE.sub(" ", line)))
 
 
 # A package manager's install (`pip install x`, `uv add x`, `npm i -D x`, `apt-get install x`) up to the

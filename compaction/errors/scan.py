@@ -41,6 +41,7 @@ from compaction.shell import (
     scripts_run,
     went_wrong,
 )
+from compaction.transcripts.arg_names import ArgRole, arg_text
 from compaction.transcripts.path_spelling import file_name
 from compaction.transcripts.user_feedback import words_after
 
@@ -562,21 +563,22 @@ def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...]) -> str:
         return ""
     old_keys, new_keys = [ln.strip() for ln in before], [ln.strip() for ln in after]
     kept_old, kept_new = set(old_keys), set(new_keys)
-    best: tuple[int, int, str] | None = None
+    best: tuple[int, int, tuple[str, ...], tuple[str, ...]] | None = None
     matcher = difflib.SequenceMatcher(None, old_keys, new_keys, autojunk=False)
     for order, (tag, i1, i2, j1, j2) in enumerate(matcher.get_opcodes()):
         if tag == "equal":
             continue
         removed = tuple(ln for ln in before[i1:i2] if ln.strip() not in kept_new)
         added = tuple(ln for ln in after[j1:j2] if ln.strip() not in kept_old)
-        said = _line_pair(removed, _closest_first(removed, added))
+        said = _line_pair(removed, added)
         if not said:
             continue
         rank = 0 if said.startswith("`") else 2 if said.startswith("removed") else \
             3 if all(_DEBUG_LINE.match(ln) or len(ln.strip()) <= 2 for ln in added) else 1
         if best is None or (rank, order) < best[:2]:
-            best = (rank, order, said)
-    return best[2] if best else ""
+            best = (rank, order, removed, added)
+    # the chosen run's new form: the added line most like the removed one (compared once, for it alone)
+    return _line_pair(best[2], _closest_first(best[2], best[3])) if best else ""
 
 
 def _closest_first(removed: tuple[str, ...], added: tuple[str, ...]) -> tuple[str, ...]:
@@ -585,9 +587,17 @@ def _closest_first(removed: tuple[str, ...], added: tuple[str, ...]) -> tuple[st
     old = next((ln.strip() for ln in removed if len(ln.strip()) > 2), "")
     if not old or len(added) < 2:
         return added
-    ratios = [difflib.SequenceMatcher(None, old, ln.strip(), autojunk=False).ratio() for ln in added[:SIMILAR_LINES]]
-    best = max(range(len(ratios)), key=lambda i: (ratios[i], -i))
-    if best == 0 or ratios[best] < SIMILAR_RATIO:
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(old)  # what it learns of the removed line is kept for every candidate
+    best, best_ratio = 0, -1.0
+    for i, line in enumerate(added[:SIMILAR_LINES]):
+        matcher.set_seq1(line.strip())
+        if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
+            continue  # the bounds say it cannot beat the best so far
+        ratio = matcher.ratio()
+        if ratio > best_ratio:
+            best, best_ratio = i, ratio
+    if best == 0 or best_ratio < SIMILAR_RATIO:
         return added
     return (added[best], *added[:best], *added[best + 1:])
 
@@ -608,8 +618,13 @@ def earlier_content(transcript: Transcript, path: str, call: ToolCall) -> tuple[
         for c in msg.tool_calls:
             if c is call:
                 return content
+            if not _may_name(c, name):
+                continue
             edited = _edit_path(c) or next(iter(_written_paths(c)), None)
             if not edited or file_name(edited) != name:
+                continue
+            if isinstance(c.arguments, dict) and arg_text(c.arguments, ArgRole.OLD):
+                content = None  # an in-place edit (old text → new): the whole content is no longer known
                 continue
             try:
                 whole = [ch for ch in call_changes(c) if ch.whole and ch.hunks]
@@ -617,6 +632,15 @@ def earlier_content(transcript: Transcript, path: str, call: ToolCall) -> tuple[
                 whole = []
             content = whole[-1].hunks[0].added if whole else None
     return None
+
+
+def _may_name(call: ToolCall, name: str) -> bool:
+    """Whether a call can be about the file `name`: its path, its command or one of its text arguments
+    holds the name (a quick test before the command is parsed)."""
+    if name in (call.path or "") or name in (call.command or ""):
+        return True
+    args = call.arguments
+    return isinstance(args, dict) and any(isinstance(v, str) and name in v for v in args.values())
 
 
 def _succeeded(res: ToolResult | None) -> bool:
