@@ -621,7 +621,7 @@ def earlier_content(transcript: Transcript, path: str, call: ToolCall) -> tuple[
             if not _may_name(c, name):
                 continue
             edited = _edit_path(c) or next(iter(_written_paths(c)), None)
-            if not edited or file_name(edited) != name:
+            if not edited or not _one_file(edited, path):
                 continue
             if isinstance(c.arguments, dict) and arg_text(c.arguments, ArgRole.OLD):
                 content = None  # an in-place edit (old text → new): the whole content is no longer known
@@ -632,6 +632,13 @@ def earlier_content(transcript: Transcript, path: str, call: ToolCall) -> tuple[
                 whole = []
             content = whole[-1].hunks[0].added if whole else None
     return None
+
+
+def _one_file(a: str, b: str) -> bool:
+    """Whether two spellings name one file: the same path, or one the other's tail (`src/x.py` and
+    `/repo/src/x.py`); two `index.ts` of two folders are two files."""
+    a, b = a.replace("\\", "/"), b.replace("\\", "/")
+    return a == b or a.endswith("/" + b.lstrip("./")) or b.endswith("/" + a.lstrip("./"))
 
 
 def _may_name(call: ToolCall, name: str) -> bool:

@@ -221,3 +221,16 @@ def test_a_script_written_again_is_told_by_what_the_rewrite_changed():
     (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_RuntimeError"]
     assert "→ `if 'def save' in line and start != -1 and i > start:`" in rec.solution
     assert "wrote `find`" not in rec.solution
+
+
+def test_a_rewrite_is_diffed_with_its_own_file_not_a_namesake_in_another_folder():
+    from compaction.errors.scan import earlier_content
+    t = build([
+        ("user", "write both"),
+        ("shell", "cat > tools/run.py <<'EOF'\nprint('tools')\nEOF", "", 0),
+        ("shell", "cat > app/run.py <<'EOF'\nprint('app')\nEOF", "", 0),
+        ("shell", "cat > app/run.py <<'EOF'\nprint('app v2')\nEOF", "", 0),
+    ])
+    calls = [c for m in t.messages for c in m.tool_calls]
+    assert earlier_content(t, "app/run.py", calls[2]) == ("print('app')",)
+    assert earlier_content(t, "app/run.py", calls[1]) is None  # tools/run.py is another file
