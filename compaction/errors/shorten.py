@@ -174,8 +174,10 @@ def _drop(clauses: list[str], width: int, may_go: Callable[[str], bool],
     always kept."""
     ranked = sorted((i for i, c in enumerate(clauses) if may_go(c)), key=lambda i: (info(clauses[i]), -i))
     gone: set[int] = set()
+    length = _length(clauses)
     for i in ranked:
-        if _length([c for j, c in enumerate(clauses) if j not in gone]) <= width or len(gone) + 1 >= len(clauses):
+        if length <= width or len(gone) + 1 >= len(clauses):
             break
         gone.add(i)
+        length -= len(clauses[i]) + 2  # the clause and its separator
     return [c for j, c in enumerate(clauses) if j not in gone]
