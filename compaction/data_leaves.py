@@ -208,7 +208,7 @@ def _flatten(data: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
             yield key, _shown(key, _scalar(value))
 
 
-_YAML_KEY_RE = re.compile(r"""(-\s+)?(["']?)([^"'#:{}\[\]][^:#]*?)\2\s*:(?:\s+(.*))?$""")
+_YAML_KEY_RE = re.compile(r"""(-(?>\s+)|-(?:\s(?=\s\s))*+\s(?=\s))?(["']?)([^"'#:{}\[\]](?:[^:#\s]|\s+(?=[^:#\s]))*?)\2\s*:(?:\s+(.*))?$""")
 _YAML_ITEM_RE = re.compile(r"-\s+(.*)$")
 
 

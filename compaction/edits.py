@@ -54,8 +54,8 @@ _COMMENT_RE = re.compile(r"^\s*(?://|#(?!include|define|!)|--|;;|/\*|\*|<!--)")
 _COMMENT_HEADS = frozenset("/#-;*<")
 _DECL_HEADS = frozenset("eclvABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _METHOD_RE = re.compile(
-    r"^\s*(?:(?:public|private|protected|static|final|override|synchronized|abstract)\s+)+"
-    r"(?:<[^>]*>\s*)?[\w<>\[\], ?.]+\s+([A-Za-z_]\w*)\s*\([^;]*$")
+    r"^\s*(?:(?:public|private|protected|static|final|override|synchronized|abstract)\s++){1,8}"
+    r"(?:<[^>]*>\s*)?[\w<>\[\], ?.]+?(?<! )\s+([A-Za-z_]\w*)\s*\([^;]*$")
 _HUNK_HEADER_RE = re.compile(r"^@@[^@]*@@\s*(.*)$")
 _SED_SUBST_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)?\s*s(.)(.*?)(?<!\\)\2(.*?)(?<!\\)\2([gIip0-9]*)$", re.DOTALL)
 _SED_LINE_OP_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)\s*([dia])\\?\s*(.*)$", re.DOTALL)

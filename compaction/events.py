@@ -130,7 +130,7 @@ _PYTEST_SUMMARY_RE = re.compile(
     r"(?: in [\d.]+s(?: \([\d:]+\))?)? =+$",
     re.MULTILINE,
 )
-_UNITTEST_RE = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*\n+\s*(OK(?: \([^)]*\))?|FAILED \([^)]*\))", re.MULTILINE)
+_UNITTEST_RE = re.compile(r"^Ran (\d+) tests? in [\d.]+s[^\S\n]*\n\s*+(OK(?: \([^)]*\))?|FAILED \([^)]*\))", re.MULTILINE)
 _MAVEN_RE = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)(?!,\s*Time)")
 _JEST_RE = re.compile(r"^Tests:\s+(.*\d+ total)$", re.MULTILINE)
 _VITEST_RE = re.compile(r"^[ \t]*Tests[ \t]{2,}((?:\d+ \w+ \| )*\d+ \w+ \(\d+\))[ \t]*$", re.MULTILINE)  # vitest

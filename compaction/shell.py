@@ -160,7 +160,7 @@ def _quoted_words(segment: str) -> tuple[str, ...]:
 
 # `cd DIR &&` / `cd DIR;` / `cd /d DIR &&` at the start of a command line (the rest runs in DIR)
 DRIVE_RE = re.compile(r"[A-Za-z]:[\\/]")
-_LEADING_CD_RE = re.compile(r"^\s*cd\s+(?:/d\s+)?((?:\"[^\"\n]+\"|'[^'\n]+'|(?:\\.|[^\s;&|])+))\s*(?:&&|;)\s*")
+_LEADING_CD_RE = re.compile(r"^\s*cd\s+(?:/d\s+)?((?:\"[^\"\n]+\"|'[^'\n]+'|(?:\\.|[^\s;&|\\])++))\s*(?:&&|;)\s*")
 
 
 def leading_cd(command: str) -> tuple[str, str] | None:

@@ -493,7 +493,8 @@ def _others(trig: Triggers, hits: list[Hit], spans: _Spans, stack: bool) -> None
 
 _THE_PATH = re.compile(r"[Tt]he path (\S+) does not exist")
 _QUOTED_PATH = re.compile(r"['\"`]([^'\"`\s]*[/.][^'\"`\s]*)['\"`]")
-_BEFORE_COLON = re.compile(r"([^\s:'\"`]+[/.][^\s:'\"`]+): (?:No such file|[Ff]ile not found|does not exist)")
+_BEFORE_COLON = re.compile(r"(?<![^\s:'\"`])(?=[^\s:'\"`]+[/.][^\s:'\"`])([^\s:'\"`]++): "
+                           r"(?:No such file|[Ff]ile not found|does not exist)")
 
 
 # The user turned the call down (Cline: "The user denied this operation."; Claude Code: "The user doesn't

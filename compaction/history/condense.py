@@ -34,7 +34,10 @@ _BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|[a-z][.)])\s+")
 _NEXT_WORK_RE = re.compile(r"^\s*(?:#{1,6}\s+|\*\*|__)?(?:next steps?|to[ -]?dos?|remaining(?: work| tasks| steps)?|"
                            r"action items|pending(?: tasks| work)?|what(?:'s| is)? left)\s*(?:\*\*|__)?:?(?:\*\*|__)?\s*$",
                            re.IGNORECASE)
-_NEXT_WORK_LINE_RE = re.compile(_NEXT_WORK_RE.pattern, re.IGNORECASE | re.MULTILINE)  # found anywhere in a text
+# found anywhere in a text: spaces, not line breaks, around the label (a run of blank lines is not rescanned from
+# every line start)
+_NEXT_WORK_LINE_RE = re.compile(_NEXT_WORK_RE.pattern.replace(r"^\s*", r"^[^\S\n]*").replace(r"\s*(?:\*\*", r"[^\S\n]*+(?:\*\*")
+                                .replace(r"\s*$", r"[^\S\n]*+$"), re.IGNORECASE | re.MULTILINE)
 _NEXT_WORK_LEAD = 60  # the opening kept verbatim when a "Next Steps" label says what is asked
 _NEXT_WORK_SCORE = 30.0  # below the first statement's 100: above any other sentence's worth
 _HEADING_RE = re.compile(r"^\s*+(?:#{1,6}\s++(.*\S)|\*\*([^*]{2,80})\*\*:?|__([^_]{2,80})__:?)\s*$")  # no lazy title: linear

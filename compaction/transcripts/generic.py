@@ -394,8 +394,8 @@ _MD_WORDS = {
     "function result": "tool", "output": "tool",
 }
 _WORD_RE = "|".join(sorted((re.escape(w) for w in _MD_WORDS), key=len, reverse=True))
-_HEAD_MARK = re.compile(r"^#{1,6}[ \t]+(?:[^\w\s*_#]{1,4}[ \t]*)?[*_]*(" + _WORD_RE + r")[*_]*"
-                        r"[ \t]*(?:\([^)\n]*\))?[ \t]*:?[ \t]*$", re.I)
+_HEAD_MARK = re.compile(r"^#{1,6}[ \t]++(?:[^\w\s*_#]{1,4}[ \t]*)?[*_]*(" + _WORD_RE + r")[*_]*"
+                        r"[ \t]*+(?:\([^)\n]*\)[ \t]*+)?(?::[ \t]*+)?$", re.I)
 _LABEL_MARK = re.compile(r"^[ \t]*(?:_\*\*|\*\*_?|__)(?:[^\w\s*_]{1,4}[ \t]*)?(" + _WORD_RE + r")"
                          r"(?:[ \t]*\([^)\n]*\))?[ \t]*:?[ \t]*(?:\*\*_|_?\*\*|__)[ \t]*:?[ \t]?(.*)$", re.I)
 _TOOL_USE = re.compile(r"^\[Tool Use: ([^\]\n]+)\]\n((?:[A-Z][\w ]*: .*(?:\n(?!\[Tool).*)*)?)", re.M)

@@ -27,7 +27,7 @@ _ROLE_WORDS = {
 }
 _HEADING = re.compile(
     r"^(#{1,4})[ \t]+\**(" + "|".join(sorted((re.escape(w) for w in _ROLE_WORDS), key=len, reverse=True))
-    + r")\**[ \t]*(?:[:(\-–—|][ \t]*(.*?))?[ \t]*\)?[ \t]*$",
+    + r")\**[ \t]*+(?:[:(\-–—|][ \t]*+((?:.*?(?<![ \t]))??))?[ \t]*+\)?[ \t]*+$",
     re.I | re.M,
 )
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")

@@ -53,3 +53,53 @@ def test_a_short_heading_followed_by_spaces_and_closing_marks_is_read(pattern) -
     m = pattern.match("## Plan" + RUN + "##" + RUN)
     assert m is not None and m.group(1) == "Plan"
     assert pattern.match("## Plan" + RUN + "x") is None
+
+
+# The worst inputs an audit of every pattern found for the patterns it rewrote (prefix, a piece pumped to
+# 100,000 characters, a suffix that makes the match fail): each took more than five seconds at 2,000
+# characters before (nested or adjacent quantifiers over the same characters), and now reads them in one pass.
+_WORST = [
+    ("compaction.data_leaves", "_YAML_KEY_RE", "match", "-", " ", "\x00"),
+    ("compaction.edits", "_METHOD_RE", "match", "final", " ", "\x00"),
+    ("compaction.errors.classify", "_BEFORE_COLON", "search", "", "/a", ""),
+    ("compaction.events", "_UNITTEST_RE", "search", "Ran 77 tests in 7.s", "\n", ""),
+    ("compaction.history.sources.blocks", "_ASSIGN_RE", "match", "7:", " ", "\x00"),
+    ("compaction.history.sources.blocks", "_MESSAGE_RE", "search", '"', "ab ", "\x00"),
+    ("compaction.history.sources.plans", "_TARGET_RE", "search", "", "a.", "\x00"),
+    ("compaction.memory", "_CMD_BLOCK", "search", "~~~shell", "\n", "\x00"),
+    ("compaction.shell", "_LEADING_CD_RE", "match", "cd ", "\\", "\x00"),
+    ("compaction.transcripts.generic", "_HEAD_MARK", "match", "#\tquestion", " ", "\x00"),
+    ("compaction.transcripts.markdown", "_HEADING", "search", "#### ai", " ", "\x00"),
+]
+
+
+@pytest.mark.parametrize("module, name, method, head, pump, tail", _WORST)
+def test_the_audits_worst_inputs_are_read_in_one_pass(module: str, name: str, method: str, head: str, pump: str,
+                                                      tail: str) -> None:
+    import importlib
+    pattern = getattr(importlib.import_module(module), name)
+    assert getattr(pattern, method)(head + pump * (100_000 // len(pump)) + tail) is None  # nothing to find, found fast
+
+
+def test_the_rewritten_patterns_still_read_ordinary_lines() -> None:
+    from compaction.data_leaves import _YAML_KEY_RE
+    from compaction.edits import _METHOD_RE
+    from compaction.errors.classify import _BEFORE_COLON
+    from compaction.events import _UNITTEST_RE
+    from compaction.history.sources.blocks import _ASSIGN_RE, _MESSAGE_RE
+    from compaction.history.sources.plans import _TARGET_RE
+    from compaction.memory import _CMD_BLOCK
+    from compaction.shell import _LEADING_CD_RE
+    from compaction.transcripts.generic import _HEAD_MARK
+    from compaction.transcripts.markdown import _HEADING
+    assert _YAML_KEY_RE.match("- name: build").groups() == ("- ", "", "name", "build")
+    assert _METHOD_RE.match("    public static List<String> parseAll(String text) {").group(1) == "parseAll"
+    assert _BEFORE_COLON.search("cat: src/app.py: No such file or directory").group(1) == "src/app.py"
+    assert _UNITTEST_RE.search("Ran 12 tests in 0.31s\n\nOK").groups() == ("12", "OK")
+    assert _ASSIGN_RE.match("const retries: number = 3")
+    assert _MESSAGE_RE.search("raise ValueError('the port is not a number')")
+    assert _TARGET_RE.search("edit `src/app.py` around line 42").groups() == ("src/app.py", "42")
+    assert _CMD_BLOCK.search("```bash\nmake test\n```").group(2) == "make test\n"
+    assert _LEADING_CD_RE.match('cd "my dir" && make').group(1) == '"my dir"'
+    assert _HEAD_MARK.match("## 🤖 Assistant:").group(1) == "Assistant"
+    assert _HEADING.search("### Tool result: bash (exit 1)").group(2) == "Tool result"

@@ -51,7 +51,7 @@ _STRING_RE = re.compile(r"^[rbfuRBFU]?[\"'].*[\"'][\s,)+.]*(?:\.format\(.*)?$")
 _FLOW = frozenset("if elif else for while match case switch return raise throw yield when unless loop try "
                   "except catch break continue guard defer await".split())
 _TRAILING_COMMENT_RE = re.compile(r"\s+(?://|#)\s.*$")
-_ASSIGN_RE = re.compile(r"^(?:(?:let|var|val|const|local|my)\s+)?[\w.\[\]'\"]+(?:\s*:\s*[^=]+)?\s*[-+*/|&]?=(?!=)\s*\S")
+_ASSIGN_RE = re.compile(r"^(?:(?:let|var|val|const|local|my)\s+)?[\w.\[\]'\"]++(?:\s*+:[^=]++|\s*+[-+*/|&]?)=(?!=)\s*+\S")
 # A shell command that shows one file (`cat -n x.py`, `sed -n '1,9p' x.py`): its output reads like a view.
 _ARG_KEYS = frozenset({"line", "start", "end", "line_number", "start_line", "end_line", "lineno"})
 
@@ -250,7 +250,7 @@ def _span(lines: dict[int, str], ref: _Ref) -> tuple[int, int] | None:
 
 
 _CONDITIONAL = frozenset("if elif while for switch case when unless guard match".split())
-_MESSAGE_RE = re.compile(r"[\"'][^\"']*[A-Za-z]{2,}[ ,.!?:][^\"']*[A-Za-z]{2,}[^\"']*[\"']")  # a literal of words
+_MESSAGE_RE = re.compile(r"[\"'](?>[^\"']*?[A-Za-z]{2}[ ,.!?:])(?>[^\"']*?[A-Za-z]{2})[^\"']*+[\"']")  # a literal of words
 _KWARG_RE = re.compile(r"\(.*\b[a-z_]\w*\s?=(?!=)")  # a call given a keyword argument: `pixel_dtype(ds, as_float=…)`
 
 

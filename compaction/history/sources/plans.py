@@ -97,7 +97,7 @@ def _candidates(ctx: FactContext):
 # Why the plan's place: a delegated report (a sub-agent's findings) that describes the line range the
 # plan's target line falls in ("**Shutdown Sequence** (`main.go` lines 1837-1904):" and its items) says
 # what happens there, the reason the place was chosen.
-_TARGET_RE = re.compile(r"`?([\w./-]+\.[a-zA-Z]{1,5})`?[^\n`]{0,30}?\blines? (\d+)\b")
+_TARGET_RE = re.compile(r"`?(?<![\w./-])([\w./-]+\.[a-zA-Z]{1,5})`?[^\n`]{0,30}?\blines? (\d+)\b")
 _ITEM_RE = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+(.+)$")
 MAX_WHY_ITEMS = 4
 WHY_ITEM_CHARS = 90
