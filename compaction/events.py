@@ -184,14 +184,14 @@ _NEXT_RE = re.compile(
     r"I still need to|" + REMAINING_WORK + r"|TODO\b|still to do|left to do|I should now|let me now|下一步|待办)",
     re.IGNORECASE,
 )
-_TODO_LINE_RE = re.compile(r"^\s*(?:[-*]|\d+\.)\s*\[( |x|X)\]\s+(.+)$", re.MULTILINE)
+_TODO_LINE_RE = re.compile(r"^[^\S\n]*(?:[-*]|\d+\.)\s*\[( |x|X)\]\s+(.+)$", re.MULTILINE)
 _TODO_LINES = LinePattern(_TODO_LINE_RE)  # tried at line breaks, not at every position of a long message
 _BOX_RE = re.compile(r"\[[ xX]\]")  # "[ ]", "[x]" or "[X]": one scan for "[" (three 3-letter finds cost ten times more)
 _STAMPED_LINE = LinePattern(STAMPED_LINE_RE)
-_AIDER_APPLIED_RE = re.compile(r"^>?\s*Applied edit to (.*\S)\s*$", re.MULTILINE)
-_AIDER_COMMIT_RE = re.compile(r"^>?\s*Commit ([0-9a-f]{7,40}) (.+)$", re.MULTILINE)
+_AIDER_APPLIED_RE = re.compile(r"^>?[^\S\n]*Applied edit to (.*\S)\s*$", re.MULTILINE)
+_AIDER_COMMIT_RE = re.compile(r"^>?[^\S\n]*Commit ([0-9a-f]{7,40}) (.+)$", re.MULTILINE)
 _AIDER_DIRTY_RE = re.compile(r">?\s*Committing (.+?) before applying edits\.[ \t]*\n[> \t]*\Z")
-_AIDER_UNDO_RE = re.compile(r"^>?\s*Removed: ([0-9a-f]{7,40}) (.+)$", re.MULTILINE)
+_AIDER_UNDO_RE = re.compile(r"^>?[^\S\n]*Removed: ([0-9a-f]{7,40}) (.+)$", re.MULTILINE)
 _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+ (?:\(root-commit\) )?([0-9a-f]{7,40})\] (.+)$", re.MULTILINE)
 
 

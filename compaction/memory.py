@@ -56,7 +56,7 @@ def _now_default() -> float:
 # ---------------------------------------------------------------------------------------------
 # Offline extraction
 
-_KV_LINE = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z][\w .()/-]{1,40}?)\s*:\s+(\S[^\n]{0,200})$", re.M)
+_KV_LINE = re.compile(r"^[^\S\n]*(?:[-*]\s+)?([A-Za-z][\w .()/-]{1,40}?)\s*:\s+(\S[^\n]{0,200})$", re.M)
 _CMD_BLOCK = re.compile(r"^[^\S\n]*(```|~~~)(?:bash|sh|shell|console)(?>\s*\n)(.*?)^[^\S\n]*\1", re.S | re.M)
 FACT_VALUE_CHARS = 200
 _NOT_KEYS = {"thought", "note", "output", "error", "warning", "example", "description", "result", "step", "answer"}

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from compaction import tokens
 from compaction.errors.records import ErrorRecord, root_key
 from compaction.errors.render import assemble_block, render_block, render_record
-from compaction.errors.shorten import fit
+from compaction.errors.shorten import FIX_CLAUSE_RE, fit, split_clauses
 
 SHARE = 0.10
 HIGH_WATER = 0.80
@@ -58,16 +58,12 @@ class BudgetResult:
         return out
 
 
-# A solution's clause that says what ended the error: the edit (`edited x (r5)`, `an edit (r5)`, `re-read it
-# with …, then edited it`) or the command that then passed. Its account of the cause, a guess or the user's
-# words are not.
-_FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with )|^then .* passed \(r\d+\)$")
 _ACCOUNT_PREFIXES = ("cause: ", "the agent's guess: ", "the user said: ")
 
 
 def teaches(rec: ErrorRecord) -> bool:
     """Whether the record's solution says what ended the error (an edit, a command that then passed)."""
-    return any(_FIX_CLAUSE_RE.search(clause) for clause in (rec.solution or "").split("; ")
+    return any(FIX_CLAUSE_RE.search(clause) for clause in split_clauses(rec.solution or "")
                if not clause.startswith(_ACCOUNT_PREFIXES))
 
 

@@ -296,8 +296,8 @@ def _explanation(transcript: Transcript, after_round: int) -> str | None:
                     if _CAUSE.search(sentence):
                         if i + 1 < len(sentences) and _REFUTED.match(sentences[i + 1]):
                             continue  # "This is because …? No, …": the agent's own answer rules it out
-                        sentence = cut(sentence.strip(), 200)
-                        return sentence.replace("`", "") if sentence.count("`") % 2 else sentence
+                        sentence = sentence.strip()
+                        return cut(sentence.replace("`", "") if sentence.count("`") % 2 else sentence, 200)
                 return None
     return None
 
@@ -379,10 +379,10 @@ def _diagnoses(transcript: Transcript, rec: ErrorRecord) -> list[str]:
                 if msg.role is not Role.ASSISTANT or not msg.text:
                     continue
                 text = _THOUGHT.sub("", msg.text.split("```", 1)[0])
-                why = next((cut(x.strip(), 200) for x in _SENTENCE.split(" ".join(text.split()))
+                why = next((x.strip() for x in _SENTENCE.split(" ".join(text.split()))
                             if len(x) >= 30 and _CAUSE.search(x) and not _PLAN.match(x)), None)
                 if why:
-                    why = why.replace("`", "") if why.count("`") % 2 else why
+                    why = cut(why.replace("`", "") if why.count("`") % 2 else why, 200)
                     found.append((why, set(re.findall(r"[a-z]{4,}", why.lower()))))
     kept: list[str] = []
     for i, (why, said) in enumerate(found):
@@ -403,7 +403,7 @@ def _asks_anew(msg: Message) -> bool:
             and len(msg.text.split(None, NEW_ASK_WORDS)) >= NEW_ASK_WORDS)
 
 
-_EDIT_REFUSED = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_InvalidArgument", "ERR_TOOL_InvalidRange")
+EDIT_REFUSED = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_InvalidArgument", "ERR_TOOL_InvalidRange")
 # Failures of the agent's own reply or call, not of the code: an edit of some file made next did not end them
 # (a "provide EXACTLY ONE action" complaint was "solved" by editing requests/models.py); the next well-formed
 # call did.
@@ -418,7 +418,7 @@ def _failed(res: ToolResult | None) -> bool:
         return False
     if res.is_error or res.exit_code not in (None, 0):
         return True
-    return any(h.id in _EDIT_REFUSED for h in classify((res.content or "")[:400], tool_output=True))
+    return any(h.id in EDIT_REFUSED for h in classify((res.content or "")[:400], tool_output=True))
 
 
 def changed_arguments(failed: ToolCall | None, retry: ToolCall, said: str = "") -> str:
@@ -442,7 +442,7 @@ def changed_arguments(failed: ToolCall | None, retry: ToolCall, said: str = "") 
             now, was = _head_line(value), _head_line(old)
             if now is None or now == was:
                 continue
-        if said and now in said:
+        if said and f"`{now}`" in said:
             continue  # the old or new text of an edit its key change quotes
         out.append(f"`{key}: {now}`" + (f" (was {was})" if was is not None else ""))
     return ", ".join(out[:3])
@@ -554,6 +554,10 @@ def _line_pair(removed: tuple[str, ...], added: tuple[str, ...], context: str | 
 
 
 REWRITE_DIFF_LINES = 4000  # a longer file's rewrite is told by its definitions: the diff is not worth its time
+REWRITE_DIFF_CELLS = 250_000  # changed lines × changed lines compared at most (difflib is quadratic in them)
+SIMILAR_LINES = 40  # added lines compared with the removed one
+SIMILAR_CHARS = 200  # a longer added line is no line `_line_pair` would quote
+SIMILAR_RATIO = 0.6
 
 
 def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...]) -> str:
@@ -563,13 +567,22 @@ def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...]) -> str:
         return ""
     old_keys, new_keys = [ln.strip() for ln in before], [ln.strip() for ln in after]
     kept_old, kept_new = set(old_keys), set(new_keys)
+    head = 0  # the lines both versions open and close with are no change: only the middles are compared
+    while head < min(len(old_keys), len(new_keys)) and old_keys[head] == new_keys[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old_keys), len(new_keys)) - head and old_keys[-1 - tail] == new_keys[-1 - tail]:
+        tail += 1
+    old_mid, new_mid = old_keys[head:len(old_keys) - tail], new_keys[head:len(new_keys) - tail]
+    if len(old_mid) * len(new_mid) > REWRITE_DIFF_CELLS:  # a rewrite of everything: its definitions tell it
+        return ""
     best: tuple[int, int, tuple[str, ...], tuple[str, ...]] | None = None
-    matcher = difflib.SequenceMatcher(None, old_keys, new_keys, autojunk=False)
+    matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
     for order, (tag, i1, i2, j1, j2) in enumerate(matcher.get_opcodes()):
         if tag == "equal":
             continue
-        removed = tuple(ln for ln in before[i1:i2] if ln.strip() not in kept_new)
-        added = tuple(ln for ln in after[j1:j2] if ln.strip() not in kept_old)
+        removed = tuple(ln for ln in before[head + i1:head + i2] if ln.strip() not in kept_new)
+        added = tuple(ln for ln in after[head + j1:head + j2] if ln.strip() not in kept_old)
         said = _line_pair(removed, added)
         if not said:
             continue
@@ -591,6 +604,8 @@ def _closest_first(removed: tuple[str, ...], added: tuple[str, ...]) -> tuple[st
     matcher.set_seq2(old)  # what it learns of the removed line is kept for every candidate
     best, best_ratio = 0, -1.0
     for i, line in enumerate(added[:SIMILAR_LINES]):
+        if len(line) > SIMILAR_CHARS:
+            continue
         matcher.set_seq1(line.strip())
         if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
             continue  # the bounds say it cannot beat the best so far
@@ -601,9 +616,6 @@ def _closest_first(removed: tuple[str, ...], added: tuple[str, ...]) -> tuple[st
         return added
     return (added[best], *added[:best], *added[best + 1:])
 
-
-SIMILAR_LINES = 40  # added lines compared with the removed one
-SIMILAR_RATIO = 0.6
 
 
 _DEBUG_LINE = re.compile(r"\s*(?:print\(|console\.(?:log|debug)\(|echo |puts |fmt\.Print|System\.out\.print)")
@@ -620,25 +632,34 @@ def earlier_content(transcript: Transcript, path: str, call: ToolCall) -> tuple[
                 return content
             if not _may_name(c, name):
                 continue
-            edited = _edit_path(c) or next(iter(_written_paths(c)), None)
-            if not edited or not _one_file(edited, path):
+            edited = _edit_path(c)
+            named = [edited] if edited else _written_paths(c)
+            heredocs = bool(c.command and "<<" in c.command)  # a line may write several files, each its own text
+            if not heredocs and not any(_one_file(p, path) for p in named):
                 continue
-            if isinstance(c.arguments, dict) and arg_text(c.arguments, ArgRole.OLD):
-                content = None  # an in-place edit (old text → new): the whole content is no longer known
+            if isinstance(c.arguments, dict) and arg_text(c.arguments, ArgRole.OLD) or c.command and any(
+                    _one_file(m.group(1), path) for m in _APPENDS_RE.finditer(c.command)):
+                content = None  # an in-place edit or an append: the whole content is no longer known
                 continue
             try:
-                whole = [ch for ch in call_changes(c) if ch.whole and ch.hunks]
+                mine = [ch for ch in call_changes(c) if _one_file(ch.path or (named[0] if named else ""), path)]
             except (ValueError, TypeError, re.error):
-                whole = []
+                mine = []
+            if not mine and not any(_one_file(p, path) for p in named):
+                continue  # the line wrote other files
+            whole = [ch for ch in mine if ch.whole and ch.hunks]
             content = whole[-1].hunks[0].added if whole else None
     return None
+
+
+_APPENDS_RE = re.compile(r">>\s*['\"]?([^\s'\";&|]+)")  # `cat >> notes.md <<EOF`: adds to it, does not write it whole
 
 
 def _one_file(a: str, b: str) -> bool:
     """Whether two spellings name one file: the same path, or one the other's tail (`src/x.py` and
     `/repo/src/x.py`); two `index.ts` of two folders are two files."""
-    a, b = a.replace("\\", "/"), b.replace("\\", "/")
-    return a == b or a.endswith("/" + b.lstrip("./")) or b.endswith("/" + a.lstrip("./"))
+    a, b = (x.replace("\\", "/").removeprefix("./") for x in (a, b))
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
 
 
 def _may_name(call: ToolCall, name: str) -> bool:
@@ -852,11 +873,11 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     fix = _fix_after(transcript, rec, last.round, cache)
     # the agent's words after a malformed reply or call are about its work, not about that failure
     why = None if rec.id in _ENDED_BY_THE_NEXT_CALL else _explanation(transcript, last.round)
-    if not fix.round and rec.count > 1 and rec.id in _EDIT_REFUSED:
+    if not fix.round and rec.count > 1 and rec.id in EDIT_REFUSED:
         why = "; ".join(_diagnoses(transcript, rec)) or why
     if fix.round:
         text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
-        reread = _reread(transcript, last.round, fix.round, fix.path) if rec.id in _EDIT_REFUSED else None
+        reread = _reread(transcript, last.round, fix.round, fix.path) if rec.id in EDIT_REFUSED else None
         if reread:  # the record's location names the file
             text = f"re-read it with {reread}, then edited it (r{fix.round})"
         changed = changed_arguments(failed_call, fix.call, fix.change or "") if fix.call is not None else ""

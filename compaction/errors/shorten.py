@@ -14,18 +14,34 @@ import re
 from collections.abc import Callable
 
 ELLIPSIS = "…"
-ROOMY_SPAN = 40  # the first pass leaves a code span this long
+ROOMY_SPAN = 40  # the first pass leaves a code span this long; a change's side no longer than it is kept whole
 TIGHT_SPAN = 22  # the last pass, before clauses go
 CONTEXT_WORDS = 1  # shared words kept on each side of what a change changed
 
 _SPAN_RE = re.compile(r"`[^`\n]+`")
 _PAIR_RE = re.compile(r"`([^`\n]+)` → `([^`\n]+)`")
-# A clause that says what ended the error: the edit, the re-read before it, the command that then passed
-_FIX_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |then .* (?:passed|succeeded) \(r\d+\)$)")
-_CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix
+# A clause that says what ended the error: the edit (`edited x (r5)`, `an edit (r5)`, `re-read it with …, then
+# edited it`) or the command that then passed. Its account of the cause, a guess or the user's words are not.
+FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with )|^then .* passed \(r\d+\)$")
+_CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix, or the retry
 _GUESS = "the agent's guess: "
-# A span that is a path or a file name (`src/app.py`, `README.md`, `~/.zshrc`): never elided
-_PATH_SPAN_RE = re.compile(r"`(?:[\w.~-]*[/\\])*[\w.-]+\.\w+[/\\]?`|`[\w.~-]*(?:[/\\][\w.-]+)+[/\\]?`")
+# What a path never holds: code's brackets, operators, quotes, separators of a command line
+_CODE_CHARS_RE = re.compile(r"[(){}\[\]=;,<>|&$\"'*?!]")
+_EXTENSION_RE = re.compile(r"\.\w{1,8}$")
+_ROOTED_RE = re.compile(r"(?:[A-Za-z]:)?[/\\~.]")
+
+
+def _is_path(span: str) -> bool:
+    """Whether a code span is a path (`src/app.py`, `README.md`, `~/.zshrc`, `C:\\repo\\x.tsx`, `/Users/me/My
+    Projects/x.py`): never elided. No code characters; a separator or an extension; spaces only in a
+    path that starts at a root (a folder name with a space), not in a command's words."""
+    body = span[1:-1]
+    if not body or _CODE_CHARS_RE.search(body) or body[0] == "-":
+        return False
+    separated = "/" in body or "\\" in body
+    if " " in body:
+        return separated and _ROOTED_RE.match(body) is not None and body.count(" ") <= 3
+    return separated or _EXTENSION_RE.search(body) is not None
 
 
 def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
@@ -39,7 +55,7 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
         lambda cs, excess: _shrink(cs, excess, _content_spans, ROOMY_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_GUESS), info),
         lambda cs, excess: _shrink(cs, excess, _command_spans, ROOMY_SPAN),
-        lambda cs, excess: _drop(cs, width, lambda c: not _FIX_RE.search(c), info),
+        lambda cs, excess: _drop(cs, width, lambda c: not (FIX_CLAUSE_RE.search(c) or _CHECK_RE.search(c)), info),
         lambda cs, excess: _shrink(cs, excess, _content_spans, TIGHT_SPAN),
         lambda cs, excess: _shrink(cs, excess, _command_spans, TIGHT_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: _CHECK_RE.search(c) is not None, info),
@@ -52,14 +68,15 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
 
 
 def cut(text: str, width: int) -> str:
-    """`text` within `width` characters, an ellipsis where it was cut, never inside a code span."""
+    """`text` within `width` characters, an ellipsis where it was cut: between words when one is near,
+    never inside a code span."""
     if len(text) <= width:
         return text
-    head = text[: width - 1]
+    head = text[: max(0, width - 1)]
+    if text[len(head): len(head) + 1].strip() and (space := head.rfind(" ")) >= width * 3 // 4:
+        head = head[:space]  # whole words: a word cut in two is neither found nor read
     if head.count("`") % 2:  # never leave a code span open
         head = head[: head.rfind("`")]
-    elif text[width - 1: width].strip() and (space := head.rfind(" ")) >= width * 3 // 4:
-        head = head[:space]  # whole words: a word cut in two is neither found nor read
     return head.rstrip(" ,;:") + ELLIPSIS
 
 
@@ -89,7 +106,8 @@ def _length(clauses: list[str]) -> int:
 def _compress_pairs(clause: str) -> str:
     """`` `A` → `B` `` with the words both sides share elided, one kept on each side of the change:
     `` `<Text color={x} marginTop={n > 0 ? 0 : 1}>` → `<Box marginTop={n > 0 ? 0 : 1}>` `` reads
-    `` `<Text color={x} marginTop={n …` → `<Box marginTop={n …` ``."""
+    `` `<Text color={x} marginTop={n …` → `<Box marginTop={n …` ``. A change whose sides are short is read
+    whole, and an assignment keeps the name it sets."""
     def compress(m: re.Match[str]) -> str:
         old, new = m.group(1).split(), m.group(2).split()
         head = 0
@@ -98,9 +116,11 @@ def _compress_pairs(clause: str) -> str:
         tail = 0
         while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
             tail += 1
-        if head <= CONTEXT_WORDS and tail <= CONTEXT_WORDS:
-            return m.group(0)
+        if head <= CONTEXT_WORDS and tail <= CONTEXT_WORDS or max(len(m.group(1)), len(m.group(2))) <= ROOMY_SPAN:
+            return m.group(0)  # nothing shared to elide, or a short change read whole
         lead = max(0, head - CONTEXT_WORDS)
+        if any(w.endswith("=") for w in old[:lead]):
+            lead = 0  # what an assignment sets is named on its left: `MAX_RETRIES = 3` keeps its name
         trail = max(0, tail - CONTEXT_WORDS)
 
         def side(words: list[str]) -> str:
@@ -114,30 +134,41 @@ def _compress_pairs(clause: str) -> str:
 
 def _content_spans(clause: str) -> list[re.Match[str]]:
     """The code a clause quotes as content (a change's sides, the lines added or removed), not the
-    paths it names nor the commands it ran."""
-    if clause.startswith(("then ", "re-read it with ")):
+    paths it names nor the commands it ran (a check's, the re-read's before the edit)."""
+    if clause.startswith("then "):
         return []
-    return [m for m in _SPAN_RE.finditer(clause) if not _PATH_SPAN_RE.fullmatch(m.group(0))]
+    spans = [m for m in _SPAN_RE.finditer(clause) if not _is_path(m.group(0))]
+    return spans[1:] if clause.startswith("re-read it with ") else spans
 
 
 def _command_spans(clause: str) -> list[re.Match[str]]:
     """The commands a clause names: what then passed, what re-read the file."""
     if not clause.startswith(("then ", "re-read it with ")):
         return []
-    return [m for m in _SPAN_RE.finditer(clause) if not _PATH_SPAN_RE.fullmatch(m.group(0))]
+    spans = [m for m in _SPAN_RE.finditer(clause) if not _is_path(m.group(0))]
+    return spans if clause.startswith("then ") else spans[:1]
 
 
 def _shrink(clauses: list[str], excess: int, spans: Callable[[str], list[re.Match[str]]], floor: int) -> list[str]:
     """The clauses with the spans `spans` picks elided to a common length (never below `floor`),
     the longest first, until `excess` characters are saved or none can be."""
-    found = [(i, m) for i, c in enumerate(clauses) for m in spans(c)]
-    lengths = sorted((len(m.group(0)) for _, m in found), reverse=True)
+    found = [spans(c) for c in clauses]
+    lengths = sorted((len(m.group(0)) for ms in found for m in ms), reverse=True)
     if excess <= 0 or not lengths or lengths[0] <= floor:
         return clauses
-    limit = lengths[0]  # the level every span is cut to: lowered until the saving covers the excess
-    while limit > floor and sum(max(0, n - limit) for n in lengths) < excess:
-        limit -= 1
-    return [_shrink_spans(c, [m for j, m in found if j == i], limit) for i, c in enumerate(clauses)]
+    # the highest common length whose cuts save the excess (or the floor): from the longest spans down,
+    # each level between two lengths saves linearly more
+    limit, saved, i = lengths[0], 0, 0
+    while limit > floor:
+        while i < len(lengths) and lengths[i] >= limit:
+            i += 1
+        nxt = max(floor, lengths[i] if i < len(lengths) else floor)
+        if saved + i * (limit - nxt) >= excess:
+            limit -= -(-(excess - saved) // i)  # the fewest characters off each of the i longest
+            break
+        saved += i * (limit - nxt)
+        limit = nxt
+    return [_shrink_spans(c, ms, limit) if ms else c for c, ms in zip(clauses, found, strict=True)]
 
 
 def _shrink_spans(clause: str, spans: list[re.Match[str]], limit: int) -> str:
@@ -162,9 +193,9 @@ def _elide_span(span: str, width: int) -> str:
     else:
         head, tail = body[: int(room * 0.7)], body[len(body) - int(room * 0.3):] if room >= 12 else ""
     space = head.rfind(" ")
-    head = head[:space] if space >= len(head) // 2 else head
+    head = head[:space] if space >= len(head) * 3 // 4 else head  # a whole word when one ends near the cut
     space = tail.find(" ")
-    tail = tail[space + 1:] if 0 <= space <= len(tail) // 2 else tail
+    tail = tail[space + 1:] if 0 <= space <= len(tail) // 4 else tail
     return f"`{head.rstrip()}{ELLIPSIS}{tail.lstrip()}`"
 
 

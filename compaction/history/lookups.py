@@ -12,7 +12,7 @@ from compaction.transcripts.arg_names import LOOKUP, arg_text
 # Shell lines that look things up without changing anything: their empty output is itself a finding.
 LOOKUP_RE = re.compile(r"^\s*(?:cd \S+ && )?(?:find|grep|rg|ag|fd|ls|git grep|git ls-files|locate|which)\b")
 FAILED_RE = re.compile(r"No such file|cannot access|not found", re.IGNORECASE)
-PATH_LINE_RE = re.compile(r"(?m)^\s*\.?/?[\w.@-]+(?:/[\w.@-]+)+\.\w{1,6}(?=[:\s]|$)")  # `path:line:` of a match
+PATH_LINE_RE = re.compile(r"(?m)^[^\S\n]*\.?/?[\w.@-]+(?:/[\w.@-]+)+\.\w{1,6}(?=[:\s]|$)")  # `path:line:` of a match
 # A search tool's own "nothing": `No matches found`, `Found 0 files`, Cursor's `**0** results`.
 _NOTHING_RE = re.compile(r"\b(?:No (?:matches|results|files)(?: found)?|Found 0\b|0 (?:matches|results|files)\b)|"
                          r"\*\*0\*\* results")

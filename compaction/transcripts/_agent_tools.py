@@ -113,9 +113,9 @@ def patch_paths(text: str) -> list[str]:
 
 
 _EXIT_PATTERNS = [
-    re.compile(r"^\s*(?:Error:\s*)?Exit code:?\s*(-?\d+)\b", re.M | re.I),
+    re.compile(r"^[^\S\n]*(?:Error:\s*)?Exit code:?\s*(-?\d+)\b", re.M | re.I),
     re.compile(r"Process exited with code (-?\d+)", re.I),
-    re.compile(r"^\s*Exit Code:\s*(-?\d+)\b", re.M),
+    re.compile(r"^[^\S\n]*Exit Code:\s*(-?\d+)\b", re.M),
     re.compile(r"exited with (?:exit )?code (-?\d+)", re.I),
 ]
 
@@ -164,7 +164,7 @@ def normalise_todos(items: Any) -> list[dict[str, Any]]:
     return out
 
 
-_CHECKBOX = re.compile(r"^\s*[-*]\s*\[([ xX])\]\s*+(.*\S)\s*$", re.M)
+_CHECKBOX = re.compile(r"^[^\S\n]*[-*]\s*\[([ xX])\]\s*+(.*\S)\s*$", re.M)
 
 
 def checklist_todos(text: str) -> list[dict[str, Any]]:

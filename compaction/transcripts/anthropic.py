@@ -45,7 +45,7 @@ CLINE_TOOLS = (
 _TOOL_XML = re.compile(r"<(" + "|".join(CLINE_TOOLS) + r")>(.*?)(?:</\1>|\Z)", re.S)
 _PARAM_XML = re.compile(r"<([a-z_]+)>(.*?)(?:</\1>|\Z)", re.S)  # a cut-off export may leave the last one open
 _NESTED_PATH = re.compile(r"<path>(.*?)</path>", re.S)
-_ROO_TODO = re.compile(r"^\s*(?:[-*]\s*)?\[([ xX-])\]\s*+(.*\S)\s*$", re.M)
+_ROO_TODO = re.compile(r"^[^\S\n]*(?:[-*]\s*)?\[([ xX-])\]\s*+(.*\S)\s*$", re.M)
 _THINKING = re.compile(r"<thinking>(.*?)</thinking>\s*", re.S)
 _RESULT_HEAD = re.compile(r"^\[([a-z_]+)(?: for '(.*?)')?(?:[^\]\n]*)\] Result:\s*", re.S)
 _LATER_RESULT_HEAD = re.compile(r"(?<=\n)\[[a-z_]+(?: for '[^'\n]*')?[^\]\n]*\] Result:")

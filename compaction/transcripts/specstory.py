@@ -270,7 +270,7 @@ def _all_diff_lines(text: str) -> bool:
         and any(ln[0] == "-" for ln in lines)
 
 
-_TODO_LINE = re.compile(r"^\s*[-*]\s*\[([ xX⚡~-])\]\s*+(.*\S)\s*$", re.M)
+_TODO_LINE = re.compile(r"^[^\S\n]*[-*]\s*\[([ xX⚡~-])\]\s*+(.*\S)\s*$", re.M)
 _TODO_STATUS = {"x": "completed", "X": "completed", "⚡": "in_progress", "~": "in_progress", "-": "in_progress"}
 
 

@@ -62,3 +62,12 @@ def test_an_items_closing_lead_into_a_nested_list_is_dropped():
               "  - 临时绕过：加 `--provenance=false` 重新发布。\n")
     (text,) = _facts(Message(0, Role.ASSISTANT, answer))
     assert "失败了。;" in text and "针对这种情况" not in text
+
+
+def test_a_described_layout_is_no_set_of_options():
+    answer = ("Here is how the `auth` service is laid out:\n- Gateway: routes `/login` to the service.\n"
+              "- Hotfix: the branch `hotfix/auth` holds the patch.\n- Quick summary: tokens live in `redis`.\n"
+              "- Not recommended: restart `auth` by hand.\n")
+    t = steps_transcript("how is auth laid out?", Message(0, Role.ASSISTANT, answer))
+    (fact,) = advice_facts(FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds)))
+    assert fact.score < 44  # lists what is, prefers nothing

@@ -234,3 +234,28 @@ def test_a_rewrite_is_diffed_with_its_own_file_not_a_namesake_in_another_folder(
     calls = [c for m in t.messages for c in m.tool_calls]
     assert earlier_content(t, "app/run.py", calls[2]) == ("print('app')",)
     assert earlier_content(t, "app/run.py", calls[1]) is None  # tools/run.py is another file
+
+
+def test_a_changed_argument_is_said_unless_the_change_quotes_it_whole():
+    from compaction.errors.scan import changed_arguments
+    failed = ToolCall("str_replace_editor", {"command": "insert", "path": "a.py", "insert_line": 11, "new_str": "x"},
+                      "c1", ToolKind.EDIT, path="a.py")
+    retry = ToolCall("str_replace_editor", {"command": "insert", "path": "a.py", "insert_line": 12, "new_str": "x"},
+                     "c2", ToolKind.EDIT, path="a.py")
+    assert changed_arguments(failed, retry, "added `TIMEOUT = 120`") == "`insert_line: 12` (was 11)"
+
+
+def test_an_append_or_another_file_of_the_same_command_is_no_earlier_content():
+    from compaction.errors.scan import _one_file, earlier_content
+    t = build([
+        ("user", "write them"),
+        ("shell", "cat > app/a.py <<'EOF'\nprint('a')\nEOF\ncat > app/b.py <<'EOF'\nprint('b')\nEOF", "", 0),
+        ("shell", "cat >> app/a.py <<'EOF'\nprint('more')\nEOF", "", 0),
+        ("shell", "cat > app/b.py <<'EOF'\nprint('b2')\nEOF", "", 0),
+        ("shell", "cat > app/a.py <<'EOF'\nprint('a2')\nEOF", "", 0),
+    ])
+    calls = [c for m in t.messages for c in m.tool_calls]
+    assert earlier_content(t, "app/b.py", calls[2]) == ("print('b')",)  # its own file's text, not a.py's
+    assert earlier_content(t, "app/a.py", calls[3]) is None  # appended to since it was written
+    assert _one_file(".env", "/repo/.env") and _one_file(".github/ci.yml", "/repo/.github/ci.yml")
+    assert not _one_file(".env", "/repo/env")

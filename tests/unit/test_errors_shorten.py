@@ -57,3 +57,25 @@ def test_semicolons_inside_code_or_quotes_separate_nothing() -> None:
 def test_a_cut_falls_between_words_and_outside_code() -> None:
     assert cut("Simplified the reader into a minimal parser of sessions", 40) == "Simplified the reader into a minimal…"
     assert cut("edited `a.py`: added `some_long_function_name(argument)`", 30) == "edited `a.py`: added…"
+
+
+def test_a_short_change_is_read_whole_and_an_assignment_keeps_its_name() -> None:
+    text = ("edited `config.py` (r3): `MAX_RETRIES = 3` → `MAX_RETRIES = 5`; then `pytest tests/test_config.py -q "
+            "--maxfail=1` passed (r4); cause: the retries ran out before the service came up")
+    assert "`MAX_RETRIES = 3` → `MAX_RETRIES = 5`" in fit(text, 110, solution_info)
+    long_pair = ("edited `a.py` (r2): `self.timeout_seconds = compute_timeout(base, attempts, jitter=True)` → "
+                 "`self.timeout_seconds = compute_timeout(base, attempts, jitter=False)`")
+    assert "self.timeout_seconds" in fit(long_pair, 120, solution_info)
+
+
+@pytest.mark.parametrize("path", ["C:\\Users\\me\\source\\repos\\app\\src\\WizardDialog.tsx",
+                                  "/Users/me/My Projects/app/src/components/Wizard Dialog.tsx",
+                                  "packages/cli/src/ui/components/TeamCreatorWizard.tsx", ".github/workflows/ci.yml"])
+def test_windows_paths_and_paths_with_a_space_are_never_elided(path: str) -> None:
+    text = f"re-read it with `cat {path}` (r4), then edited `{path}` (r5): `const a = 1;` → `const a = 2;`"
+    assert f"`{path}`" in fit(text, len(text) - 10, solution_info)
+
+
+def test_a_word_cut_never_leaves_a_code_span_open() -> None:
+    short = cut("worked around it: “ran `git stash pop`, then rebuilt the index from scratch”", 39)
+    assert short.count("`") % 2 == 0 and short.endswith("…")

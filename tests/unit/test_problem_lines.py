@@ -142,3 +142,17 @@ def test_a_refused_edit_nothing_fixed_says_the_change_it_meant_to_make():
     t = _transcript([Message(0, Role.USER, "stop returning from the sub-command parse"), *refused(1), *refused(2)])
     [line] = [ln for ln in _lines(t) if "EditNotFound" in ln]
     assert "tried `return CommandParser._sub(cs, this)._parse_command(t)` → `_parse_command(t)`" in line
+
+
+def test_a_refused_aider_block_with_an_empty_replace_meant_to_delete():
+    from compaction.history.sources.problems import _searched
+    t = _transcript([
+        Message(0, Role.USER, "drop the debug print"),
+        *_call("edit", {"path": "/repo/app.py", "search": "debug_print(x)", "replace": ""}, "a",
+               "SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in app.py\n"
+               "<<<<<<< SEARCH\ndebug_print(x)\n=======\n>>>>>>> REPLACE\n\n"
+               "<<<<<<< SEARCH\nother()\n=======\nanother()\n>>>>>>> REPLACE\n", is_error=True),
+    ])
+    records, _ = errors_adapter.scan(t)
+    (rec,) = [r for r in records if r.id == "ERR_TOOL_EditNotFound"]
+    assert _searched(rec.occurrences[-1], t.messages) == ("debug_print(x)", "")

@@ -22,16 +22,19 @@ MAX_ITEMS = 4  # per answer
 ITEM_CHARS = 150
 MAX_FACTS = 6  # per session: the latest answers
 SCORE = 30.0  # below the decisions with a reason: it fills the room they leave
-_ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$", re.MULTILINE)
+_ITEM_RE = re.compile(r"^[^\S\n]*(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$", re.MULTILINE)
 _NAMES_RE = re.compile(r"`[^`\n]{2,80}`|(?<![\w-])--[a-z][\w-]+")  # something to run or set
 # An option the answer labels as one ("**Quick workaround:** publish with…", "Option B: …", "更稳妥：改一个新的
-#版本号…"): an option though it names nothing in backticks. Not any label ("Purpose: …", "Backend: …"): the
-# short label before the colon says option, way, fix, workaround, or which is safer or preferred.
-_LABELED_RE = re.compile(r"^\**(?=[^:：`\n]{1,24}\**\s*[:：])[^:：`\n]*?(?:(?i:option\b|alternative|approach|way\b|fix|"
-                         r"workaround|safer|safest|preferred|recommended|quick|temporary|long[- ]term)|方案|办法|方法|"
-                         r"绕过|临时|稳妥|推荐|建议|选项|长期)")
-# A label or words that say which option the agent prefers: that answer is a choice, not only a list
-_PREFERRED_RE = re.compile(r"(?i)\b(?:recommend\w*|preferred|safer|safest|best|better)\b|推荐|建议|更稳妥|最稳妥|首选|更好|最好")
+# 版本号…"): an option though it names nothing in backticks. Not any label ("Purpose: …", "Hotfix: …", "Quick
+# summary: …"): the short label before the colon says option, alternative, workaround, a fix or way of a kind,
+# or which is safer or preferred, as whole words.
+_LABELED_RE = re.compile(r"^\**(?=[^:：`\n]{1,24}\**\s*[:：])[^:：`\n]*?(?:(?i:\b(?:options?|alternatives?|approach|"
+                         r"workaround|(?:quick|temporary|simple|proper|long[- ]term|short[- ]term) (?:fix|way|solution)|"
+                         r"fix|safer|safest|preferred|recommended)\b)|方案|办法|绕过|稳妥|推荐|选项)")
+# Words that say which option the agent prefers: that answer is a choice, not only a list ("not recommended" is
+# no preference, nor "不推荐"; "建议：" only means "suggestion:")
+_PREFERRED_RE = re.compile(r"(?i)(?<!not )\b(?:recommend\w*|preferred|safer|safest|best|better)\b|(?<!不)推荐|更稳妥|最稳妥|"
+                           r"首选|更好|最好")
 _LEAD_TAIL_RE = re.compile(r"(?<=[.。!！?？;；,，])\s*[^.。!！?？:：\n]{1,20}[:：]$")
 PREFERRED_BONUS = 14.0  # which option it prefers: weighs as a recommendation does (decisions.py: 38 + 6)
 

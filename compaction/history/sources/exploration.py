@@ -20,7 +20,7 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolKind
 from compaction.shell import REDIRECT_WORD_RE, pipeline_heads, raw_words
 
-_HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s++([A-Z0-9](?:.*[^\s#])?)\s*+#*+$|(?:\d+\.\s+)?\*\*([^*]{3,80})\*\*\s*[-–:]\s*(.*))")
+_HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s++([A-Z0-9](?:.*[^\s#])?)\s*+#*+\s*+$|(?:\d+\.\s+)?\*\*([^*]{3,80})\*\*\s*[-–:]\s*(.*))")
 _FILE_RE = re.compile(r"\.\w{1,8}$")
 _OPTION_ARGS = frozenset({"-name", "-iname", "-path", "-ipath", "-type", "-e", "-g", "--glob", "--include", "--exclude",
                           "-maxdepth", "-mindepth", "-t", "--type", "-A", "-B", "-C", "-m"})

@@ -8,10 +8,11 @@ from collections import OrderedDict
 
 from compaction.errors.budget import teaches
 from compaction.errors.records import ErrorRecord
+from compaction.errors.shorten import cut
 from compaction.events import REMAINING_WORK, Event, EventKind
 from compaction.history.facts import WS_RE, Fact, split_task
 from compaction.history.sections import Section
-from compaction.history.sources.problems import cut, describe
+from compaction.history.sources.problems import describe
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
 from compaction.shell import program_of

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from compaction import tokens
 from compaction.errors.budget import solution_info, teaches
 from compaction.errors.records import ErrorRecord, Occurrence
+from compaction.errors.scan import EDIT_REFUSED
 from compaction.errors.shorten import cut, fit
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
@@ -112,17 +113,16 @@ def describe(rec: ErrorRecord, cwd: str | None, messages: list[Message] | None =
         if calls[-1] and len({c.split("(", 1)[0] for c in calls}) == 1:  # one tool's failures, not several tools'
             where += f" in `{calls[-1]}`"
     details = [(paths(d, cwd), r) for d, r in distinct_details(rec)]
-    searched = _searched(rec, rec.occurrences[-1], messages)[0] if messages else ""
+    searched = _searched(rec.occurrences[-1], messages)[0] if messages else ""
     if searched and details and searched[:30] not in details[-1][0]:
         # which text did not match: the fix's own old line may read as it
         d, r = details[-1]
         details[-1] = (f"searched `{searched}`, not matched: {d}", r)
     pieces = [(cut(d, DETAIL_CHARS if i == 0 else RETRY_CHARS), r) for i, (d, r) in enumerate(_differences(details))]
     said = "; ".join(f"{d} (r{r})" if len(pieces) > 1 else d for d, r in pieces)
-    if messages and details and not teaches(rec):
-        # no edit ended it: the change the edits meant to make is the one the next attempt must still make
-        tried = next(((old, new) for o in reversed(rec.occurrences)
-                      if all(pair := _searched(rec, o, messages)) for old, new in [pair] if old != new), None)
+    if messages and details and not teaches(rec) and {rec.id, *rec.merged} & set(EDIT_REFUSED):
+        # a refused edit no edit ended: the change it meant to make is the one the next attempt must make
+        tried = _meant(rec, messages)
         if tried:
             said = f"{fit(f'tried `{tried[0]}` → `{tried[1]}`', TRIED_CHARS)}; {said}"
     return where, said, details[-1][0] if details else ""
@@ -228,7 +228,16 @@ def _failed_tool_call(occ: Occurrence, messages: list[Message]) -> str:
 _SEARCH_BLOCK_RE = re.compile(r"^<{5,9} SEARCH[^\n]*\n", re.MULTILINE)
 
 
-def _searched(rec: ErrorRecord, occ: Occurrence, messages: list[Message]) -> tuple[str, str]:
+def _meant(rec: ErrorRecord, messages: list[Message]) -> tuple[str, str] | None:
+    """The (old, new) first lines of the latest refused attempt that said both and changed something."""
+    for occ in reversed(rec.occurrences):
+        old, new = _searched(occ, messages)
+        if old and new and old != new:
+            return old, new
+    return None
+
+
+def _searched(occ: Occurrence, messages: list[Message]) -> tuple[str, str]:
     """The first lines of the text a refused edit looked for and of the text it meant to write: the
     SEARCH/REPLACE block the tool echoed back (aider), else the failing call's old- and new-text
     arguments (of occurrence `occ`). Without the searched line a reader takes the later fix's old line
@@ -239,7 +248,8 @@ def _searched(rec: ErrorRecord, occ: Occurrence, messages: list[Message]) -> tup
     for text in [*(r.content for r in msg.tool_results), msg.text] if "SEARCH" in (occ.detail or "") else []:
         m = _SEARCH_BLOCK_RE.search(text)
         if m:
-            block = text[m.end():]
+            end = _REPLACE_END_RE.search(text, m.end())
+            block = text[m.end():end.start() if end else len(text)]  # this block's lines, not the next one's
             divider = _DIVIDER_RE.search(block)
             return _first_line(block[:divider.start()] if divider else block), \
                 _first_line(block[divider.end():]) if divider else ""
@@ -252,7 +262,8 @@ def _searched(rec: ErrorRecord, occ: Occurrence, messages: list[Message]) -> tup
     return "", ""
 
 
-_DIVIDER_RE = re.compile(r"^={5,9}[ \t]*\n", re.MULTILINE)
+_DIVIDER_RE = re.compile(r"^={5,9}[ \t]*$", re.MULTILINE)
+_REPLACE_END_RE = re.compile(r"^>{5,9} REPLACE", re.MULTILINE)
 
 
 def _calls_answered(messages: list[Message], at: int, ids: set[str], back: int) -> Iterator[ToolCall]:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 
 from compaction.errors.scan import key_change
+from compaction.errors.shorten import cut
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
-from compaction.history.sources.problems import cut
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolKind
 
