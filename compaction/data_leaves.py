@@ -326,7 +326,7 @@ def _key_values(text: str) -> list[tuple[str, str]]:
 # What a Dockerfile sets: its stages' images and what the image runs with, not its build steps (RUN, COPY).
 _DOCKER_SETTINGS = frozenset({"FROM", "EXPOSE", "ENV", "ARG", "WORKDIR", "USER", "CMD", "ENTRYPOINT", "HEALTHCHECK"})
 _INSTRUCTION_RE = re.compile(r"([A-Za-z]+)\s+(.+)$")
-_ASSIGNMENT_RE = re.compile(r"([\w.-]+)=(\"[^\"]*\"|'[^']*'|\S*)")
+_ASSIGNMENT_RE = re.compile(r"""(?<![\w.-])([\w.-]++)=(\"[^\"]*\"|'[^']*'|\S*)""")
 
 
 def _dockerfile(text: str) -> list[tuple[str, str]]:

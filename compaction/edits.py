@@ -23,7 +23,7 @@ from compaction.shell import first_word, split_commands, words
 from compaction.transcripts.arg_names import NAMES, ArgRole, arg_value, pick, spelled
 
 _SEARCH_REPLACE_RE = re.compile(
-    r"^<{5,9} SEARCH\s*\n(.*?)^={5,9}\s*\n(.*?)^>{5,9} REPLACE\s*$", re.MULTILINE | re.DOTALL)
+    r"^<{5,9} SEARCH(?>\s*\n)(.*?)^={5,9}(?>\s*\n)(.*?)^>{5,9} REPLACE\s*$", re.MULTILINE | re.DOTALL)
 _DEF_RE = re.compile(
     r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\(\w+\))?\s+)?(?:async\s+)?(?:static\s+)?"
     r"(?:(?:def|class|fn|interface|struct|enum|trait|impl|type|module|actor|primitive)\s+|function\s*\*?\s*"
@@ -45,8 +45,7 @@ _CALL_RE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*\
 # A string literal handed to a call (`getItem('random-min')`, `os.environ.get("HOME")`): a key the code uses.
 _KEY_RE = re.compile(r"(?<![\w$.])([\w$.]*[\w$])\(\s*(['\"`])([\w.:/@-]{2,40})\2")  # from a word's start: linear
 # A constant's value when it is a short literal: `= 0.4;`, `= "v1"`, `= true`.
-_LITERAL_RE = re.compile(r"(?:[^=\n]{0,40}=(?!=))?\s*(-?\d[\d_.]*(?:e-?\d+)?|'[^'\n]{0,24}'|\"[^\"\n]{0,24}\"|"
-                         r"true|false|True|False|None|null)\s*[;,]?\s*(?:(?://|#).*)?$")
+_LITERAL_RE = re.compile(r"""(?:[^=\n]{0,40}=(?!=))?\s*+(-?\d[\d_.]*+(?:e-?\d+)?|'[^'\n]{0,24}'|\"[^\"\n]{0,24}\"|true|false|True|False|None|null)\s*+(?:[;,]\s*+)?(?:(?://|#).*)?$""")
 _COMMENT_RE = re.compile(r"^\s*(?://|#(?!include|define|!)|--|;;|/\*|\*|<!--)")
 # The first character `_COMMENT_RE` and `_DECL_RE` can match after the leading whitespace (both open
 # `^\s*`, which `str.lstrip` strips the same way): `digest` tries them only on lines opening with one,
@@ -57,7 +56,7 @@ _METHOD_RE = re.compile(
     r"^\s*(?:(?:public|private|protected|static|final|override|synchronized|abstract)\s++){1,8}"
     r"(?:<[^>]*>\s*)?[\w<>\[\], ?.]+?(?<! )\s+([A-Za-z_]\w*)\s*\([^;]*$")
 _HUNK_HEADER_RE = re.compile(r"^@@[^@]*@@\s*(.*)$")
-_SED_SUBST_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)?\s*s(.)(.*?)(?<!\\)\2(.*?)(?<!\\)\2([gIip0-9]*)$", re.DOTALL)
+_SED_SUBST_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)?\s*s(.)(?>(.*?)(?<!\\)\2)(.*?)(?<!\\)\2([gIip0-9]*)$", re.DOTALL)
 _SED_LINE_OP_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)\s*([dia])\\?\s*(.*)$", re.DOTALL)
 
 
@@ -588,7 +587,7 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
 
 # What makes a line of a configuration (nginx, a Dockerfile, a POM, YAML) worth quoting: the values it sets,
 # a URL, a path, an image with its tag, a version, a port, scored in that order. Markup's tags are no paths.
-_URL_RE = re.compile(r"\w+://\S+")
+_URL_RE = re.compile(r"(?<!\w)\w++://\S+")
 _PATH_TOKEN_RE = re.compile(r"(?<![\w<])[\w.*~-]*/[\w./*~-]+")
 _IMAGE_OR_PORT_RE = re.compile(r"\b[a-z][\w.-]*:\d[\w.-]*\b|:\d{2,5}\b")
 _VERSION_RE = re.compile(r"\b\d+\.\d+(?:\.\d+)*\b")

@@ -96,7 +96,7 @@ class Event:
 
 
 MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
-_MARKER_LINE_RE = re.compile(r"[^\n]*@(?:important|decision|warning|todo)\b[^\n]*", re.IGNORECASE)
+_MARKER_LINE_RE = re.compile(r"(?m)^[^\n]*@(?:important|decision|warning|todo)\b[^\n]*", re.IGNORECASE)
 
 # --- shell command analysis -------------------------------------------------------------------
 
@@ -132,7 +132,7 @@ _PYTEST_SUMMARY_RE = re.compile(
 )
 _UNITTEST_RE = re.compile(r"^Ran (\d+) tests? in [\d.]+s[^\S\n]*\n\s*+(OK(?: \([^)]*\))?|FAILED \([^)]*\))", re.MULTILINE)
 _MAVEN_RE = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)(?!,\s*Time)")
-_JEST_RE = re.compile(r"^Tests:\s+(.*\d+ total)$", re.MULTILINE)
+_JEST_RE = re.compile(r"^Tests:\s++(.*\d total)$", re.MULTILINE)
 _VITEST_RE = re.compile(r"^[ \t]*Tests[ \t]{2,}((?:\d+ \w+ \| )*\d+ \w+ \(\d+\))[ \t]*$", re.MULTILINE)  # vitest
 _CARGO_RE = re.compile(r"^test result: (ok|FAILED)\. (\d+ passed; \d+ failed[^\n]*)$", re.MULTILINE)
 _SYMPY_RE = re.compile(r"tests finished: ([^=\n]*?), in [\d.]+ seconds")

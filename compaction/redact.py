@@ -553,7 +553,7 @@ def _assignment_spans(text: str, low: str | None) -> list[tuple[int, int]]:
 
 _K8S_KIND = re.compile(r"""(?m)^[>\s]*["']?kind["']?\s*:\s*["']?Secret\b""")
 _K8S_DATA_YAML = re.compile(r"(?m)^(?P<ind>[> \t]*)(?:data|stringData):[ \t]*\n(?P<body>(?:(?P=ind)[ \t]+\S.*(?:\n|\Z))+)")
-_K8S_ENTRY_YAML = re.compile(r"(?m)^[> \t]*[ \t][\w.\-]+:[ \t]*[|>]?[-+]?[ \t]*(?P<value>\S[^\n]*)$")
+_K8S_ENTRY_YAML = re.compile(r"(?m)^[> \t]*[ \t][\w.\-]++:[ \t]*+[|>]?[-+]?[ \t]*+(?P<value>\S[^\n]*)$")
 _K8S_DATA_JSON = re.compile(r'"(?:data|stringData)"\s*:\s*\{(?P<body>[^{}]*)\}')
 _K8S_ENTRY_JSON = re.compile(r'"[\w.\-]+"\s*:\s*"(?P<value>[^"]*)"')
 

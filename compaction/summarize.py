@@ -215,8 +215,7 @@ IDENT_RE = re.compile(r"`[^`\n]{2,60}`|\b[a-z]+(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z]\w
 NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.])")
 MARKER_RE = re.compile(r"@(?:important|decision|warning|todo)\b", re.I)
 ERROR_LINE_RE = re.compile(
-    r"Traceback \(most recent call last\)|^\s*[A-Z]\w*(?:Error|Exception)\b|\bFAILED\b|\berror[:\[]|\bERROR\b|"
-    r"No such file|not found|exit code [1-9]|returncode>[1-9]",
+    r"Traceback \(most recent call last\)|^[^\S\n]*[A-Z]\w*(?:Error|Exception)\b|\bFAILED\b|\berror[:\[]|\bERROR\b|No such file|not found|exit code [1-9]|returncode>[1-9]",
     re.I | re.M,
 )
 

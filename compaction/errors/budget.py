@@ -128,7 +128,7 @@ def identifying_line(rec: ErrorRecord, width: int = DROPPED_LINE_CHARS) -> str:
     return ""
 
 
-_PATH_RE = re.compile(r"(?<![\w.])(?:[\w.~-]+/)+([\w.-]+\.\w+)")
+_PATH_RE = re.compile(r"(?<![\w.~-])(?<![\w.~-]/)(?:[\w.~-]+/)+([\w.-]+\.\w+)")
 _INFO_RE = re.compile(r"`[^`]+`|\b\w*\d\w*\b|\b\w+\.\w+\b|\b[a-z]+_\w+|\b[A-Z][a-z]+[A-Z]\w*|(?i:errno|error)")
 
 

@@ -66,7 +66,7 @@ def _may_hold_errors(trig: Triggers) -> bool:
 _TB_HEAD = re.compile(r"Traceback \(most recent call last\):[ \t]*\r?$", re.M)
 _FRAME = re.compile(r'^\s*File "([^"\n]+)", line (\d+)(?:, in (\S+))?')
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::[ \t]?(.*))?$")
-_PY_EXC_NAME = re.compile(r"^_*[A-Z]\w*[a-z]\w*$")  # CamelCase: not log levels (DEBUG) or cut-off text
+_PY_EXC_NAME = re.compile(r"^_*+[A-Z](?=\w*?[a-z])\w*+$")  # CamelCase: not log levels (DEBUG) or cut-off text
 _NOT_EXC = {"During", "The", "Traceback", "Exception", "Error"}
 _E_LINE = re.compile(r"^E {1,}((?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure))(?::[ \t]?(.*))?$", re.M)
 _BARE_EXC = re.compile(
@@ -77,7 +77,7 @@ _PYTEST_FAILED = re.compile(r"^(FAILED|ERROR) ([^\s:]+::[^\n]*?)(?: - ([^\n]*))?
 _PYTEST_FIXTURE = re.compile(r"^(?:E\s+(?:fixture '([^'\n]+)' not found|recursive dependency involving fixture "
                              r"'([^'\n]+)' detected)|(?:E\s+)?ScopeMismatch: [^\n]*?fixture '?([\w\[\]-]+)?[^\n]*)"
                              r"[ \t]*$", re.M)
-_PYTEST_SUMMARY = re.compile(r"^=+ (?:[^\n=]*?\b)?(\d+) (failed|errors?)\b[^\n]*=+[ \t]*$", re.M)
+_PYTEST_SUMMARY = re.compile(r"^=++ (?:[^\n=]*?\b)?(\d+) (failed|errors?)\b[^\n]*=[ \t]*+$", re.M)
 _UNITTEST_FAIL = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)[^\n]*$", re.M)
 _SYMPY_FAIL = re.compile(r"^_{3,} (\S+\.py:\w+) _{3,}$", re.M)
 _SYMPY_SUMMARY = re.compile(r"^(?:tests finished: [^\n]*\b\d+ (?:failed|exceptions?)\b[^\n]*|DO \*NOT\* COMMIT!)$", re.M)
@@ -139,7 +139,7 @@ _DOES_NOT_EXIST = re.compile(
     r"pathspec '[^'\n]*' did not match any file|[Ff]ile not found|[Cc]annot find the (?:file|path))[^\n]*$",
     re.M)
 _CMD_NOT_FOUND = re.compile(r"^[^\n]*(?:command not found|is not recognized as an internal)[^\n]*$")
-_CMD_NAME = re.compile(r"([^\s:]+): command not found|command not found: (\S+)|'([^'\s]+)' is not recognized")
+_CMD_NAME = re.compile(r"(?<![^\s:])([^\s:]++): command not found|command not found: (\S+)|'([^'\s]+)' is not recognized")
 _PERM = re.compile(r"^[^\n]*?(?:Permission denied|Operation not permitted|EACCES)[^\n]*$", re.M)
 _TIMEOUT = re.compile(
     r"^[^\n]*?(?:[Cc]ommand timed out|timed out after|TimeoutExpired|[Tt]ook too long|"
@@ -492,7 +492,7 @@ def _others(trig: Triggers, hits: list[Hit], spans: _Spans, stack: bool) -> None
 
 
 _THE_PATH = re.compile(r"[Tt]he path (\S+) does not exist")
-_QUOTED_PATH = re.compile(r"['\"`]([^'\"`\s]*[/.][^'\"`\s]*)['\"`]")
+_QUOTED_PATH = re.compile(r"""['"`](?=[^'"`\s]*[/.])([^'"`\s]*+)['"`]""")
 _BEFORE_COLON = re.compile(r"(?<![^\s:'\"`])(?=[^\s:'\"`]+[/.][^\s:'\"`])([^\s:'\"`]++): "
                            r"(?:No such file|[Ff]ile not found|does not exist)")
 
@@ -572,7 +572,7 @@ def _tool(trig: Triggers, hits: list[Hit], spans: _Spans, failed: bool) -> None:
 # PowerShell's error record: the message, then `+ CategoryInfo : <Category>: (…) [], <Exception>` and
 # `+ FullyQualifiedErrorId : <Id>`. Its category names the failure, whatever the command; `NotSpecified …
 # RemoteException` wraps a native program's stderr line (`npx` writing progress) and is none.
-_PS_RECORD = re.compile(r"^\s*\+ CategoryInfo\s*:\s*(\w+):[^\n]*?(\w+)\s*$", re.M)
+_PS_RECORD = re.compile(r"^[^\S\n]*\+ CategoryInfo\s*:\s*(\w+):[^\n]*?(?<!\w)(\w++)\s*$", re.M)
 _PS_IDS = {"ParserError": "ERR_TOOL_ShellSyntaxError", "PermissionDenied": "ERR_TOOL_PermissionDenied"}
 _PS_NOT_FOUND = {"CommandNotFoundException": "ERR_TOOL_CommandNotFound",
                  "ItemNotFoundException": "ERR_TOOL_FileNotFound", "DriveNotFoundException": "ERR_TOOL_FileNotFound"}

@@ -185,7 +185,7 @@ _GREETING_RE = re.compile(
 
 # `name = value` and `key=value` in a trimmed paste: the field values a reproduction sets.
 _ASSIGN_RE = re.compile(r"""(?<![\w=!<>])(?:\w+\.)*(\w+)\s*[:=](?![=])\s*('[^'\n]{0,60}'|"[^"\n]{0,60}"|-?[\w.]+)""")
-_LITERAL_RE = re.compile(r"""^(?:'[^'(+]*'|"[^"(+]*"|-?\d[\w.]*|True|False|None|[\w.]*\d[\w.]*)$""")
+_LITERAL_RE = re.compile(r"""^(?:'[^'(+]*'|"[^"(+]*"|-?\d[\w.]*+|True|False|None|(?=[\w.]*?\d)[\w.]*+)$""")
 _VALUES_CHARS = 200  # the digest of a trimmed paste's values stays one short line
 
 

@@ -145,7 +145,7 @@ def _cite(rounds: tuple[int, ...]) -> str:
 # Where an agent harness's generic instructions begin inside a task message (mini-swe-agent,
 # SWE-agent, OpenHands): the request before it is the user's; the rest is boilerplate.
 _BOILERPLATE_RE = re.compile(
-    r"^\s*(?:#+\s*Task Instructions\b|<instructions>|INSTRUCTIONS:|Follow these steps to resolve the issue)",
+    r"^[^\S\n]*(?:#+\s*Task Instructions\b|<instructions>|INSTRUCTIONS:|Follow these steps to resolve the issue)",
     re.MULTILINE,
 )
 _FIRST_SENTENCE_RE = re.compile(r"^.{0,400}?(?:[.!?](?=\s)|\n\n)", re.DOTALL)
@@ -166,9 +166,16 @@ def clean_task(text: str) -> str:
 def split_task(text: str) -> tuple[str, str]:
     """(the request, the harness's generic instructions after it) of a task message."""
     m = _BOILERPLATE_RE.search(text)
-    if not m or m.start() < 40:
+    if not m:
         return text, ""
-    return text[: m.start()], text[m.start():]
+    # the instructions begin with the blank lines before their first line (the pattern starts at that line
+    # alone: a `^\s*` over blank lines rescanned them from every line start)
+    last = len(text[: m.start()].rstrip())
+    newline = text.find("\n", last, m.start())
+    start = newline + 1 if newline >= 0 else m.start()
+    if start < 40:
+        return text, ""
+    return text[:start], text[start:]
 
 
 def task_text(raw: str) -> str:

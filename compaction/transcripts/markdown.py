@@ -36,7 +36,7 @@ _FIRST_FENCE = re.compile(r"^```[ \t]*([\w+-]*)[ \t]*\n(.*?)^```", re.M | re.S)
 _SHELL_NAMES = {"bash", "shell", "sh", "terminal", "run", "execute_command", "command", "run_command", "exec"}
 _SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh", "powershell", "cmd"}
 _WHOLE_FENCE = re.compile(r"\A```[^\n]*\n(.*?)\n?```\Z", re.S)
-_EXIT = re.compile(r"\bexit(?:[ _]code)?[ \t]*[:=]?[ \t]*(-?\d+)\b", re.I)
+_EXIT = re.compile(r"\bexit(?:[ _]code)?[ \t]*+(?:[:=][ \t]*+)?(-?\d+)\b", re.I)
 
 
 def sniff(head: str, path: str) -> int:

@@ -21,7 +21,7 @@ DESCRIPTION = "mini-swe-agent trajectory (.traj.json): messages with ```bash act
 
 # The agent's own action regex (v1 DefaultAgent.action_regex; v2 text models use mswea_bash_command):
 # exactly one match = one action, anything else earns a format complaint.
-_ACTION = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
+_ACTION = re.compile(r"```(?:bash|mswea_bash_command)(?:(?>\s*\n)(?=.*?\n```)|\s*\n(?=[^\S\n]*\n```))(.*?)\n```", re.S)
 _RETURNCODE = re.compile(r"\A\s*<returncode>\s*(-?\d+)\s*</returncode>\s*")
 _WARNING = re.compile(r"<warning>(.*?)</warning>", re.S)
 _OUTPUT = re.compile(r"<output>\n?(.*?)</output>", re.S)

@@ -23,7 +23,7 @@ from compaction.model import Message, Role, ToolResult
 from compaction.transcripts._agent_tools import make_call
 
 # The footer the TUI prints under each finished assistant turn: mode, model and duration.
-_FOOTER_RE = re.compile(r"^▣\s+[^·\n]{1,40}·[^·\n]{1,80}·\s*[\dhms. ]{1,20}\s*$")
+_FOOTER_RE = re.compile(r"^▣\s+[^·\n]{1,40}·[^·\n]{1,80}·(?:\s*+[\dhms.][\dhms. ]{0,19}\s*+|[^\S ]*+ \s*+)$")
 _READ_RE = re.compile(r"^→ Read (\S+)(?:\s+\[(.*)\])?\s*$")
 _EDIT_RE = re.compile(r"^← (Edit|Write) (\S+)\s*$")
 _WROTE_RE = re.compile(r"^# Wrote (\S+)\s*$")

@@ -25,7 +25,7 @@ _EDITOR_OPS = {"view": ToolKind.READ, "create": ToolKind.WRITE, "str_replace": T
 
 _DIFF_FILE_RE = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.MULTILINE)
 _HUNK_RE = re.compile(r"^@@ ", re.MULTILINE)
-_SEARCH_REPLACE_RE = re.compile(r"^<{5,9} SEARCH\s*$.*?^={5,9}\s*$.*?^>{5,9} REPLACE\s*$", re.MULTILINE | re.DOTALL)
+_SEARCH_REPLACE_RE = re.compile(r"^<{5,9} SEARCH(?>\s*$).*?^={5,9}(?>\s*$).*?^>{5,9} REPLACE\s*$", re.MULTILINE | re.DOTALL)
 
 
 def _patch_in(args: dict[str, Any]) -> tuple[str, list[str]] | None:

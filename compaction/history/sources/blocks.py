@@ -46,11 +46,11 @@ _NEAR = 300  # characters before a "line N" where the file it belongs to is name
 _LINE_REF_RE = re.compile(r"ines?[ \t]+(\d{1,6})(?:[ \t]*(?:-|–|to|through)[ \t]*(\d{1,6}))?")
 _FILE_MENTION_RE = re.compile(r"[\w.-]+\.[a-z][a-z0-9]{0,5}\b")
 _GUTTER_RE = re.compile(r"^\s*(\d{1,6})(?:\t|:\s?|\s*\|\s?|\s*→|\s{2,})(.*)$")
-_CLOSER_RE = re.compile(r"^(?:end(?:\s+\w+)?|fi|done|esac|[)\]}]+[;,)]*|:)$")
+_CLOSER_RE = re.compile(r"^(?:end(?:\s+\w+)?|fi|done|esac|[)\]}]++[;,)]*+|:)$")
 _STRING_RE = re.compile(r"^[rbfuRBFU]?[\"'].*[\"'][\s,)+.]*(?:\.format\(.*)?$")
 _FLOW = frozenset("if elif else for while match case switch return raise throw yield when unless loop try "
                   "except catch break continue guard defer await".split())
-_TRAILING_COMMENT_RE = re.compile(r"\s+(?://|#)\s.*$")
+_TRAILING_COMMENT_RE = re.compile(r"(?<!\s)\s++(?://|#)\s.*$")
 _ASSIGN_RE = re.compile(r"^(?:(?:let|var|val|const|local|my)\s+)?[\w.\[\]'\"]++(?:\s*+:[^=]++|\s*+[-+*/|&]?)=(?!=)\s*+\S")
 # A shell command that shows one file (`cat -n x.py`, `sed -n '1,9p' x.py`): its output reads like a view.
 _ARG_KEYS = frozenset({"line", "start", "end", "line_number", "start_line", "end_line", "lineno"})
@@ -251,7 +251,7 @@ def _span(lines: dict[int, str], ref: _Ref) -> tuple[int, int] | None:
 
 _CONDITIONAL = frozenset("if elif while for switch case when unless guard match".split())
 _MESSAGE_RE = re.compile(r"[\"'](?>[^\"']*?[A-Za-z]{2}[ ,.!?:])(?>[^\"']*?[A-Za-z]{2})[^\"']*+[\"']")  # a literal of words
-_KWARG_RE = re.compile(r"\(.*\b[a-z_]\w*\s?=(?!=)")  # a call given a keyword argument: `pixel_dtype(ds, as_float=…)`
+_KWARG_RE = re.compile(r"^[^(]*\(.*\b[a-z_]\w*\s?=(?!=)")  # a call given a keyword argument: `pixel_dtype(ds, as_float=…)`
 
 
 def _weight(s: str) -> int:

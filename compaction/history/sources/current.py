@@ -67,7 +67,7 @@ def _names(paths: list[str], limit: int = 3) -> str:
     return ", ".join(f"`{p}`" for p in shown) + (f" +{len(paths) - limit}" if len(paths) > limit else "")
 
 
-_NAMES_PATH_RE = re.compile(r"[\w.-]+/|\.\w{1,5}\b")  # a directory or a file named on the command line
+_NAMES_PATH_RE = re.compile(r"(?<![\w.-])[\w.-]++/|\.\w{1,5}\b")  # a directory or a file named on the command line
 
 
 def _covers(command: str, path: str) -> bool:

@@ -22,7 +22,7 @@ from compaction.model import Message, Role
 ANSWER_CHARS = 260
 SHORT_ANSWER_CHARS = 150
 _WORD_RE = re.compile(r"\w+")
-_NAMES_RE = re.compile(r"`[^`\n]+`|\b[\w/-]+\.[a-zA-Z]{1,5}\b|\b\w+\(\)")
+_NAMES_RE = re.compile(r"`[^`\n]+`|(?<![\w/-])[/-]*+\w[\w/-]*+\.[a-zA-Z]{1,5}\b|\b\w+\(\)")
 # The decisions that constrain most (the user's preference with the answer taken, the plan, the path to
 # the edit target) are chosen before the per-file change records: a tiny budget otherwise has no room
 # left for any decision once the requests and changes are in.
@@ -64,7 +64,7 @@ SCOPE_RE = re.compile(r"\b(?:do not|don't|never|must not|should not|no need to|n
                        r"\b(?:modify|change|edit|touch|delete|install)\b|\bminimal changes\b|\bnon-test files\b",
                        re.IGNORECASE)
 MAX_SCOPE = 3  # scope rules kept from harness text (the rest are counted with the elided ones)
-_MARKUP_RE = re.compile(r"</?[a-z][\w-]*-[\w-]*>")  # a client's tags (`<local-command-caveat>`), not prose
+_MARKUP_RE = re.compile(r"</?[a-z](?=[\w-]*?-)[\w-]*+>")  # a client's tags (`<local-command-caveat>`), not prose
 _SENTENCES_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
 
 
@@ -291,7 +291,7 @@ def _reason_after(text: str, sentence: str) -> str | None:
 
 # A choice among candidates: the path a choice names, when a listing a few rounds before it (a file
 # search, `ls`, `grep -l`) returned several files of that name, says which were passed over.
-_CHOSEN_PATH_RE = re.compile(r"[\w.~-]*/[\w./-]*?([\w.-]+\.[A-Za-z]{1,5})\b")
+_CHOSEN_PATH_RE = re.compile(r"(?<![\w.~/-])[\w.~-]*+/(?:[\w.~-]*+/)*?([\w.-]+\.[A-Za-z]{1,5})\b")
 LISTING_ROUNDS = 3  # rounds before the choice searched for the listing it chose from
 LISTING_CHARS = 20000
 MAX_PASSED_OVER = 3
@@ -378,7 +378,7 @@ def _add_callers(traced: list[str], facts: list[Fact]) -> None:
 # The user's answer to the agent's question tool: `"Which emoji…?"="💡"` pairs, or the questions (lines
 # ending in "?") then an `Answer: …` line.
 _QA_PAIR_RE = re.compile(r'"([^"\n]{5,200}\?)"\s*=\s*"([^"\n]{1,200})"')
-_ANSWER_LINE_RE = re.compile(r"(?im)^[\W_]*answers?[ \t*_]*[:=][ \t*_]*(.+)$")
+_ANSWER_LINE_RE = re.compile(r"(?im)^(?:[^\w\n]|_)*+answers?[ \t*_]*+[:=][ \t*_]*(.+)$")
 
 
 def _user_choices(ctx: FactContext) -> list[Fact]:

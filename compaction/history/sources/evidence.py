@@ -52,7 +52,7 @@ _TOKEN_RE = re.compile(r"[A-Za-z_][\w.]*\w")  # any name, dotted or not: looked 
 # A name with its context: a backtick before it, a parenthesis after it; never a part of a path or URL.
 # a path stays one word (`/repo/pkg_x/y.py`), so its parts are never taken for names in the code
 _WORD_TABLE = bytes(c if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_./\\") else 32 for c in range(256))
-_MARKED_RE = re.compile(r"[A-Za-z_][\w.]*\w(?=[`(])")  # a name called or in backticks
+_MARKED_RE = re.compile(r"(?<![\w.])[\d.]*+([A-Za-z_][\w.]*\w)(?=[`(])")  # a name called or in backticks
 _LINENO_RE = re.compile(r"^\s*(\d{1,6})(?:\t|:\s?|\s*\|\s?|\s*→|\s{2,})")  # `cat -n`, view, `nl`, `N: `, `N→`
 _GREP_RE = re.compile(r"^([\w./\\-]+\.\w+):(?:(\d+)[:-])?")  # grep: path:[line:]content
 _NAME_RE = re.compile(r"[\w.-]+")  # a file's name among a search's output

@@ -31,8 +31,7 @@ _DONE_WORDS_RE = re.compile(r"\b(?:done|completed?|finished|fixed|implemented|ad
 _WORD_RE = re.compile(r"[a-z_][a-z0-9_]{3,}")
 # A todo marked as one (`TODO: wire the parser`, a stub's `# TODO`), not "the TODO list" the agent keeps.
 _TODO_MARK_RE = re.compile(r"\bTODO\s*[:(]|(?:#|//|--|/\*)\s*TODO\b")
-_NAMES_WORK_RE = re.compile(r"`[^`\n]{2,80}`|\b\d+\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*)|[\w.-]+/[\w./-]+|"
-                            r"\b\w{2,}\.[a-z]{1,4}\b")  # a file name (`app.py`), not "i.e"
+_NAMES_WORK_RE = re.compile(r"`[^`\n]{2,80}`|\b\d+\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*)|(?<![\w.-])[\w.-]++/[\w./-]+|\b\w{2,}\.[a-z]{1,4}\b")  # a file name (`app.py`), not "i.e"
 _STOP = {"that", "this", "with", "from", "then", "still", "need", "have", "will", "should", "also", "remaining",
          "todo", "later", "left", "which", "into", "them", "they", "there", "these", "those", "what", "when"}
 
@@ -323,9 +322,9 @@ def asks_not_done(events: list[Event]) -> list[Fact]:
 
 
 # A written plan's checks: the list items under a heading about verifying or testing.
-_CHECK_HEADING_RE = re.compile(r"^#{1,4}\s+.*\b(?:verif\w*|test\w*|check\w*|validat\w*|qa)\b", re.IGNORECASE)
+_CHECK_HEADING_RE = re.compile(r"^#{1,4}\s++.*\b(?:verif\w*|test\w*|check\w*|validat\w*|qa)\b", re.IGNORECASE)
 _HEADING_RE = re.compile(r"^#{1,4}\s")
-_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]?\]\s*)?(.*\S)")
+_ITEM_RE = re.compile(r"^\s*+(?:[-*+]|\d+[.)])\s++(?:\[[ xX]?\]\s*+)?(.*\S)")
 _TICKED_RE = re.compile(r"`([^`\n]{3,120})`")
 # A code name in backticks (`NoErrorCheck`, `Config.load`): what a check is about, not a command to run
 # (a command has arguments, a path, or is a lower-case program name: `pytest`).

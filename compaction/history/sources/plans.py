@@ -20,7 +20,7 @@ from compaction.model import Role, ToolKind
 # A plan's title: a Markdown heading whose first or second word is "Plan" ("# Plan: …", "## Approved Plan:").
 _TITLE_RE = re.compile(r"(?m)^#{1,3}[ \t]+(?:[\w-]+[ \t]+)?Plan\b[:\t ]*(.*)$")
 # A line that says where: a code span, a path with an extension, a line number.
-_WHERE_RE = re.compile(r"`[^`\n]+`|\b[\w./-]+\.[a-zA-Z]{1,5}\b|\blines? \d+")
+_WHERE_RE = re.compile(r"`[^`\n]+`|(?<![\w./-])[./-]*+\b[\w./-]+\.[a-zA-Z]{1,5}\b|\blines? \d+")
 _FENCE = "```"
 MAX_LINES = 8
 LINE_CHARS = 160
