@@ -3,9 +3,9 @@
 Why: the error memory's texts are cut to fit (a clause budget in the document, less when the block is
 over its ceiling), and a cut at the end loses what matters most: the new side of a change
 (`` `A` →… ``), the command that then passed (`then…`). Here a text gives up, in this order: the words
-both sides of a change share, the middles of its long code, the agent's guess, its code down to a few
-words and its commands' middles, the clauses that do not say what ended the error (least telling
-first), and only then its end.
+both sides of a long change share, the middles of its long code, the agent's guess, its commands'
+middles, the clauses that do not say what ended the error (least telling first), its code down to a few
+words, the check that followed, and only then its end. Paths are never elided.
 """
 
 from __future__ import annotations
