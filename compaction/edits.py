@@ -247,6 +247,12 @@ def parse_unified(text: str) -> list[FileChange]:
     return out
 
 
+def first_search_replace(text: str) -> tuple[str, str] | None:
+    """The searched and replacing texts of a text's first whole `SEARCH` / `=======` / `REPLACE` block."""
+    m = _SEARCH_REPLACE_RE.search(text)
+    return (m.group(1), m.group(2)) if m else None
+
+
 def parse_search_replace(text: str) -> list[Hunk]:
     """aider's and Cline's `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE` blocks."""
     return [h for m in _SEARCH_REPLACE_RE.finditer(text) for h in pair_hunks(m.group(1), m.group(2))]
@@ -881,9 +887,10 @@ def _json_edit_text(text: str) -> str:
     return found.rstrip("\n") if found.strip() else ""
 
 
-def _same_file(a: str, b: str) -> bool:
-    """Two spellings of one file: one path ends with the other, at a folder boundary."""
-    x, y = a.replace("\\", "/").strip("/"), b.replace("\\", "/").strip("/")
+def same_file(a: str, b: str) -> bool:
+    """Two spellings of one file: one path ends with the other, at a folder boundary (`src/x.py`,
+    `./src/x.py` and `/repo/src/x.py`); two `index.ts` of two folders are two files."""
+    x, y = (p.replace("\\", "/").removeprefix("./").strip("/") for p in (a, b))
     if len(x) < len(y):
         x, y = y, x
     return x == y or x.endswith("/" + y)
@@ -908,6 +915,6 @@ def _diff_in_result(path: str, result: str) -> list[FileChange]:
         named = any(ln.startswith("+++ ") for ln in lines)
         body = "\n".join(lines) if named else "+++ b/" + path + "\n" + "\n".join(lines)
         for change in parse_unified(body):
-            if not named or _same_file(change.path, path):
+            if not named or same_file(change.path, path):
                 hunks.extend(change.hunks)
     return [FileChange(path, tuple(hunks))] if hunks else []

@@ -111,8 +111,11 @@ _PATCH_FILE_RE = re.compile(r"^(?:\+\+\+ b/|\*\*\* (?:Update|Add) File: )(\S+)",
 _PATCH_DELETE_RE = re.compile(r"^\*\*\* Delete File: (\S+)", re.MULTILINE)
 _READ_CMDS = {"cat", "head", "tail", "nl", "less", "more", "bat", "view"}
 _SEARCH_CMDS = {"grep", "rg", "ag", "find", "ls", "tree", "fd", "git grep", "locate", "wc"}
+# The package managers a command line runs to install or remove packages (one list for both uses below)
+_PACKAGE_MANAGERS = (r"(?:pip3?|python3? -m pip|uv(?: pip)?|poetry|pipx|npm|yarn|pnpm|bun|cargo|go|mvn|gradle|apt-get|"
+                     r"apt|brew|gem|conda|mamba|micromamba)")
 _STATE_CMDS = re.compile(
-    r"^(?:sudo\s+)?(?:pip3?|python3? -m pip|uv pip|poetry|npm|yarn|pnpm|cargo|go|mvn|gradle|apt-get|apt|brew|conda)"
+    rf"^(?:sudo\s+)?{_PACKAGE_MANAGERS}"
     r"\s+(?:install|add|remove|uninstall|update|upgrade|get|mod)\b"
     r"|^(?:git\s+(?:commit|apply|am|checkout|switch|reset|revert|merge|rebase|stash|add|rm|mv|restore|cherry-pick|push|pull|clone|init))\b"
     r"|^git\s+tag\s+(?!-l\b|--list\b|-n\d*\b|--contains\b|--points-at\b)\S"  # a tag made or deleted, not listed
@@ -425,9 +428,7 @@ def is_test_command(command: str) -> bool:
 
 # A package manager's install (`pip install x`, `uv add x`, `npm i -D x`, `apt-get install x`) up to the
 # end of its command: the packages it names are not programs it runs.
-_INSTALL_RE = re.compile(
-    r"\b(?:pip3?|uv(?: pip)?|poetry|pipx|conda|mamba|micromamba|npm|pnpm|yarn|bun|apt(?:-get)?|brew|gem|cargo|go)"
-    r"\s+(?:install|add|i|get)\b[^;&|\n]*")
+_INSTALL_RE = re.compile(rf"\b{_PACKAGE_MANAGERS}\s+(?:install|add|i|get)\b[^;&|\n]*")
 
 
 _SUMMARY_HINTS = ("passed", "failed", "Tests run:", "tests finished", "test result:", "Ran ", "error", "FAIL", "ok ")

@@ -13,7 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from compaction.edits import call_changes, definitions, result_changes, shown_text
+from compaction.edits import call_changes, definitions, result_changes, same_file, shown_text
 from compaction.errors.advice import advise
 from compaction.errors.classify import Hit, classify, json_diagnostics
 from compaction.errors.families import FAMILIES
@@ -347,8 +347,7 @@ def _workaround(transcript: Transcript, after_round: int, after_message: int | N
                 said = _STEP_TITLE.sub("", sentences[k])
                 if len(said) < 60 and k + 1 < len(sentences):
                     said += " " + sentences[k + 1]
-                said = said if len(said) <= WORKAROUND_CHARS else said[:WORKAROUND_CHARS - 1] + "…"
-                return said.replace("`", "") if said.count("`") % 2 else said
+                return cut(said.replace("`", "") if said.count("`") % 2 else said, WORKAROUND_CHARS)
     return None
 
 
@@ -617,7 +616,6 @@ def _closest_first(removed: tuple[str, ...], added: tuple[str, ...]) -> tuple[st
     return (added[best], *added[:best], *added[best + 1:])
 
 
-
 _DEBUG_LINE = re.compile(r"\s*(?:print\(|console\.(?:log|debug)\(|echo |puts |fmt\.Print|System\.out\.print)")
 
 
@@ -635,17 +633,17 @@ def earlier_content(transcript: Transcript, path: str, call: ToolCall) -> tuple[
             edited = _edit_path(c)
             named = [edited] if edited else _written_paths(c)
             heredocs = bool(c.command and "<<" in c.command)  # a line may write several files, each its own text
-            if not heredocs and not any(_one_file(p, path) for p in named):
+            if not heredocs and not any(same_file(p, path) for p in named):
                 continue
             if isinstance(c.arguments, dict) and arg_text(c.arguments, ArgRole.OLD) or c.command and any(
-                    _one_file(m.group(1), path) for m in _APPENDS_RE.finditer(c.command)):
+                    same_file(m.group(1), path) for m in _APPENDS_RE.finditer(c.command)):
                 content = None  # an in-place edit or an append: the whole content is no longer known
                 continue
             try:
-                mine = [ch for ch in call_changes(c) if _one_file(ch.path or (named[0] if named else ""), path)]
+                mine = [ch for ch in call_changes(c) if same_file(ch.path or (named[0] if named else ""), path)]
             except (ValueError, TypeError, re.error):
                 mine = []
-            if not mine and not any(_one_file(p, path) for p in named):
+            if not mine and not any(same_file(p, path) for p in named):
                 continue  # the line wrote other files
             whole = [ch for ch in mine if ch.whole and ch.hunks]
             content = whole[-1].hunks[0].added if whole else None
@@ -653,13 +651,6 @@ def earlier_content(transcript: Transcript, path: str, call: ToolCall) -> tuple[
 
 
 _APPENDS_RE = re.compile(r">>\s*['\"]?([^\s'\";&|]+)")  # `cat >> notes.md <<EOF`: adds to it, does not write it whole
-
-
-def _one_file(a: str, b: str) -> bool:
-    """Whether two spellings name one file: the same path, or one the other's tail (`src/x.py` and
-    `/repo/src/x.py`); two `index.ts` of two folders are two files."""
-    a, b = (x.replace("\\", "/").removeprefix("./") for x in (a, b))
-    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
 
 
 def _may_name(call: ToolCall, name: str) -> bool:

@@ -31,13 +31,13 @@ _LOGLINE_RE = re.compile(rf"^(?:\s{{4,}}\S|{LOG_LINE_LEADS})")
 _BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)]|[a-z][.)])\s+")
 # A label over the work still to do ("Next Steps", "## TODO", "**Remaining tasks:**"): a pasted summary's
 # or plan's items under it are what the user wants done now, whatever else the paste says.
-_NEXT_WORK_RE = re.compile(r"^\s*(?:#{1,6}\s+|\*\*|__)?(?:next steps?|to[ -]?dos?|remaining(?: work| tasks| steps)?|"
-                           r"action items|pending(?: tasks| work)?|what(?:'s| is)? left)\s*(?:\*\*|__)?:?(?:\*\*|__)?\s*$",
-                           re.IGNORECASE)
+_NEXT_WORK_LABEL = (r"(?:#{1,6}\s+|\*\*|__)?(?:next steps?|to[ -]?dos?|remaining(?: work| tasks| steps)?|"
+                    r"action items|pending(?: tasks| work)?|what(?:'s| is)? left)")
+_NEXT_WORK_RE = re.compile(rf"^\s*{_NEXT_WORK_LABEL}\s*(?:\*\*|__)?:?(?:\*\*|__)?\s*$", re.IGNORECASE)
 # found anywhere in a text: spaces, not line breaks, around the label (a run of blank lines is not rescanned from
 # every line start)
-_NEXT_WORK_LINE_RE = re.compile(_NEXT_WORK_RE.pattern.replace(r"^\s*", r"^[^\S\n]*").replace(r"\s*(?:\*\*", r"[^\S\n]*+(?:\*\*")
-                                .replace(r"\s*$", r"[^\S\n]*+$"), re.IGNORECASE | re.MULTILINE)
+_NEXT_WORK_LINE_RE = re.compile(rf"^[^\S\n]*{_NEXT_WORK_LABEL}[^\S\n]*+(?:\*\*|__)?:?(?:\*\*|__)?[^\S\n]*+$",
+                                re.IGNORECASE | re.MULTILINE)
 _NEXT_WORK_LEAD = 60  # the opening kept verbatim when a "Next Steps" label says what is asked
 _NEXT_WORK_SCORE = 30.0  # below the first statement's 100: above any other sentence's worth
 _HEADING_RE = re.compile(r"^\s*+(?:#{1,6}\s++(.*\S)|\*\*([^*]{2,80})\*\*:?|__([^_]{2,80})__:?)\s*$")  # no lazy title: linear

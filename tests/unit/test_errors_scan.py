@@ -246,7 +246,8 @@ def test_a_changed_argument_is_said_unless_the_change_quotes_it_whole():
 
 
 def test_an_append_or_another_file_of_the_same_command_is_no_earlier_content():
-    from compaction.errors.scan import _one_file, earlier_content
+    from compaction.edits import same_file
+    from compaction.errors.scan import earlier_content
     t = build([
         ("user", "write them"),
         ("shell", "cat > app/a.py <<'EOF'\nprint('a')\nEOF\ncat > app/b.py <<'EOF'\nprint('b')\nEOF", "", 0),
@@ -257,5 +258,5 @@ def test_an_append_or_another_file_of_the_same_command_is_no_earlier_content():
     calls = [c for m in t.messages for c in m.tool_calls]
     assert earlier_content(t, "app/b.py", calls[2]) == ("print('b')",)  # its own file's text, not a.py's
     assert earlier_content(t, "app/a.py", calls[3]) is None  # appended to since it was written
-    assert _one_file(".env", "/repo/.env") and _one_file(".github/ci.yml", "/repo/.github/ci.yml")
-    assert not _one_file(".env", "/repo/env")
+    assert same_file(".env", "/repo/.env") and same_file(".github/ci.yml", "/repo/.github/ci.yml")
+    assert not same_file(".env", "/repo/env")

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 
 from compaction import tokens
+from compaction.edits import first_search_replace
 from compaction.errors.budget import solution_info, teaches
 from compaction.errors.records import ErrorRecord, Occurrence
 from compaction.errors.scan import EDIT_REFUSED
@@ -246,13 +247,12 @@ def _searched(occ: Occurrence, messages: list[Message]) -> tuple[str, str]:
         return "", ""
     msg = messages[occ.message]
     for text in [*(r.content for r in msg.tool_results), msg.text] if "SEARCH" in (occ.detail or "") else []:
+        block = first_search_replace(text)
+        if block:
+            return _first_line(block[0]), _first_line(block[1])
         m = _SEARCH_BLOCK_RE.search(text)
-        if m:
-            end = _REPLACE_END_RE.search(text, m.end())
-            block = text[m.end():end.start() if end else len(text)]  # this block's lines, not the next one's
-            divider = _DIVIDER_RE.search(block)
-            return _first_line(block[:divider.start()] if divider else block), \
-                _first_line(block[divider.end():]) if divider else ""
+        if m:  # an echo cut before its divider or its end: what it searched, nothing of what it meant
+            return _first_line(text[m.end():]), ""
     ids = {r.call_id for r in msg.tool_results if r.call_id}
     for call in _calls_answered(messages, occ.message, ids, 3):
         if _same_file(call.path, occ.location.path):
@@ -260,10 +260,6 @@ def _searched(occ: Occurrence, messages: list[Message]) -> tuple[str, str]:
             if old.strip():
                 return _first_line(old), _first_line(arg_text(call.arguments, ArgRole.NEW) or "")
     return "", ""
-
-
-_DIVIDER_RE = re.compile(r"^={5,9}[ \t]*$", re.MULTILINE)
-_REPLACE_END_RE = re.compile(r"^>{5,9} REPLACE", re.MULTILINE)
 
 
 def _calls_answered(messages: list[Message], at: int, ids: set[str], back: int) -> Iterator[ToolCall]:
