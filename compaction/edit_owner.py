@@ -31,6 +31,17 @@ _EXTENSIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+_PROSE_LANGUAGES = frozenset({"markdown", "md", "text", "plaintext"})
+_CODE_EXTENSIONS = frozenset(ext for lang, exts in _EXTENSIONS.items() if lang not in _PROSE_LANGUAGES for ext in exts)
+
+
+def known_code(path: str) -> bool:
+    """Whether `path`'s extension (or whole name: `Dockerfile`) is one a programming or data language's
+    files use: its `#` lines are comments, not headings."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name.rsplit(".", 1)[-1] in _CODE_EXTENSIONS
+
+
 def extensions(language: str) -> tuple[str, ...]:
     """The file extensions a fence's language stands for (`typescript` -> ts, tsx, …); () when it names none."""
     lang = language.strip().lower()

@@ -29,7 +29,7 @@ from compaction.history.steering import RolePreset, Steering, parse_instructions
 from compaction.history.tail import TailRenderer
 from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
-from compaction.model import Role, Transcript
+from compaction.model import Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
 DOC_EM_SHARE = 0.10  # the document's error records also say what failed (once, not again under Problems)
@@ -87,7 +87,7 @@ def compact(
     records, _ = errors_adapter.scan(transcript)
     # Paths print relative to the recorded cwd, else to the root the session's own commands show (display only)
     cwd = transcript.cwd or project_root.infer_root(
-        events, lambda: (m.full_text() for m in transcript.messages if m.role is Role.ASSISTANT))
+        events, lambda: (m.full_text() for m in transcript.messages))
 
     target = target_tokens or default_target(counted(), window)
 
@@ -145,6 +145,7 @@ def compact(
     # chosen again for the room that frees, before optional facts are dropped one by one.
     share = 0.0 if tight else TAIL_SHARE
     tail_renderer = tail_made()
+    tail_renderer.relative_to(cwd)
     for tail_share in dict.fromkeys((share, share * 0.6, share * 0.3, 0.0)):  # a tight target tries once
         tail_text, tail_cut = tail_renderer.render(int(target * tail_share))
         shown = tail_rounds[tail_cut:]  # the oldest kept rounds give way first when the tail is tight

@@ -94,6 +94,8 @@ def _relative_path(path: str, cwd: str | None) -> str:
                 if "__" in first or "." not in first:
                     return tail if "__" in first else rest
             return rest
+    if cwd and cwd.startswith("/") and p.startswith(cwd.strip("/") + "/"):  # an export that dropped the leading `/`
+        return p[len(cwd.strip("/")) + 1:]
     if p.startswith("./"):
         p = p[2:]
     return p

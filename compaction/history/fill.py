@@ -33,6 +33,7 @@ from compaction.history.tail import (
 from compaction.model import Round
 
 FULL = 0.90  # a document at or above this share of its target is full enough
+ROOMY = 0.97  # below this share another pass spends the exact room left (a fact the estimate left out)
 TAIL_FLOOR = 0.15  # the verbatim tail's least share of the target when the user's requests need room
 _MARGIN = 0.01  # estimated costs are kept this share (plus a few tokens) under the target
 # The agent's narration (what it found, read and concluded) is offered only when it adds words to the
@@ -90,9 +91,9 @@ def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], 
             shrink += (n - target) + int(target * _MARGIN)
             continue
         best = (md, plan)
-        if n >= FULL * target:
+        if n >= ROOMY * target:
             break
-        draft, used, shrink, first_pass = plan, n, 0, False  # short of FULL: another pass, exact room
+        draft, used, shrink, first_pass = plan, n, 0, False  # room left: another pass, exact room
     return best
 
 
@@ -146,7 +147,7 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
         if text is not None and text != tail_text and cost > have_tail:
             room -= cost - have_tail
             tail_text, changed = text, True
-    older, first = _older(rounds, start, room, code, steering)
+    older, first = _older(rounds, start, room, code, steering, tail.cwd)
     if older:
         extra = older + extra
         start, changed = first, True
@@ -271,7 +272,8 @@ def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, i
     return render_rounds(tail.rounds[first:], kept, cap), cost
 
 
-def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Steering) -> tuple[list[str], int]:
+def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Steering,
+           cwd: str | None = None) -> tuple[list[str], int]:
     """Rounds before round `start` joining the verbatim tail, newest first, each with the largest
     standard cap that fits; room still left then widens their caps, newest first. (texts oldest
     first, the first round shown)."""
@@ -281,7 +283,7 @@ def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Ste
     while at >= 1 and room > 40 and budget_chars > 0:
         rnd = rounds[at - 1]
         calls = calls_by_id(rnd)
-        pieces = [p for msg in rnd.messages for p in _pieces(msg, rnd.number, code, steering, calls)]
+        pieces = [p for msg in rnd.messages for p in _pieces(msg, rnd.number, code, steering, calls, cwd)]
         budget_chars -= sum(len(m.text) + sum(len(r.content) for r in m.tool_results) for m in rnd.messages)
         cap = _largest_cap(pieces, room)
         if cap is False:

@@ -50,8 +50,9 @@ def _inside(path: str, root: str) -> bool:
 
 def infer_root(events: Iterable[Event], texts: Callable[[], Iterable[str]] | None = None) -> str | None:
     """The project root the session's own commands and paths show, else None (see the module's why).
-    `texts`: the agent's messages (its words and its calls' arguments), read only when the events show no root:
-    an agent may name its files relatively there and absolutely in its file tools (Antigravity's write_to_file
+    `texts`: the session's messages (the agent's words and calls, their output, a log the user pasted), read only
+    when the events show no root: they may name files relatively (a test runner's report) that the agent's file
+    tools name absolutely (Antigravity's write_to_file
     says "Create backend/jobs/views.py." in its description and `C:\\Users\\…\\views.py` as its target)."""
     cds: Counter[str] = Counter()
     absolute: list[str] = []
@@ -114,8 +115,8 @@ def _voted_root(absolute: list[str], relative: set[str]) -> str | None:
         parts = norm.split("/")
         for i in range(1, len(parts) - 1):  # the longest spelling first: the shallowest root, every run
             rel = "/".join(parts[i:])
-            if rel in relative:
-                votes[p[: len(norm) - len(rel) - 1]] += 1
+            if rel in relative and _deep_enough(root := p[: len(norm) - len(rel) - 1]):
+                votes[root] += 1  # (an export that drops a path's leading `/` spells it whole: no root)
                 break
     if votes:
         root, n = min(votes.items(), key=lambda v: (-v[1], v[0]))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from compaction import tokens
 from compaction.edits import call_changes
 from compaction.history.echo import only_echo
+from compaction.history.facts import display_path
 from compaction.history.headings import h
 from compaction.history.steering import Steering, strip_code
 from compaction.mdsafe import demoted, escape_path, fence_for
@@ -24,7 +25,7 @@ ROUND_HEADING_LEVEL = 3  # `### rN`: a shown message's own headings go below it
 CAPS: tuple[int | None, ...] = (None, 2000, 1000, 500, 250, 120, 60, 30)
 # The user's words outlast the assistant's prose, which outlasts tool output, when a cap elides.
 _CAP_FACTOR = {Role.USER: 4, Role.ASSISTANT: 2}
-_NOTE_COST = 16  # tokens of an elision note
+_NOTE_COST = 10  # tokens of an elision note
 _PIECE_OVERHEAD = 6  # fences, labels, separators
 
 
@@ -48,6 +49,8 @@ class _Piece:
     call: ToolCall | None = None  # a file tool's `→ tool path` line: the call, whose writing may follow it
 
     def cost(self, cap: int | None) -> int:
+        if self.call is not None:  # a file tool's line: its own count (`_call_line`)
+            return self.n
         limit = None if cap is None or not self.elidable else cap * self.cap_factor
         n = self.n if limit is None or self.n <= limit + _NOTE_COST else limit + _NOTE_COST
         return n + _PIECE_OVERHEAD
@@ -67,7 +70,7 @@ class _Piece:
         if "\n" in tail:
             tail = tail[tail.find("\n") + 1:]
         elided = self.n - limit
-        note = f"\n[… about {elided} tokens of output elided from round {self.round_no} …]\n"
+        note = f"\n[… {elided} tokens elided …]\n"  # its round is the heading above it
         return f"{self.prefix}{head}{note}{tail}{self.suffix}"
 
 
@@ -81,8 +84,17 @@ def _verbatim(prefix: str, text: str, suffix: str, rnd: int, *, known: int | Non
     return _Piece(prefix, text, suffix, rnd, True, cap_factor=cap_factor, n=len(ids), ids=ids)
 
 
+def _call_line(call: ToolCall, rnd: int, cwd: str | None) -> _Piece:
+    """A file tool's `→ tool path` line, its path as the document's other sections print it (relative to
+    the project root, when known), counted: an absolute path costs tens of tokens a line. A recorded
+    path is escaped: no structure, no bidi."""
+    target = f" {display_path(call.path, cwd) if cwd else escape_path(call.path)}" if call.path else ""
+    line = f"\n→ {escape_path(call.name)}{target}"
+    return _Piece(line, "", "", rnd, False, n=tokens.count(line), call=call)
+
+
 def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
-            calls: dict[str, ToolCall] | None = None) -> list[_Piece]:
+            calls: dict[str, ToolCall] | None = None, cwd: str | None = None) -> list[_Piece]:
     """A message's pieces: its text, its calls (a command, else the tool and its path), its results.
     `calls`: the round's calls by id; a result that only echoes its call shows nothing the call's
     line does not (an export of Copilot Chat keeps a read's summary line, never the file)."""
@@ -106,8 +118,7 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
             fence = fence_for(call.command)
             out.append(_verbatim(f"\n{fence}\n$ ", call.command, f"\n{fence}", rnd))
         elif not call.command:
-            target = f" {escape_path(call.path)}" if call.path else ""  # a recorded path: no structure, no bidi
-            out.append(_Piece(f"\n→ {escape_path(call.name)}{target}", "", "", rnd, False, call=call))
+            out.append(_call_line(call, rnd, cwd))
     result_known = msg.tokens if alone and not msg.text and len(msg.tool_results) == 1 else None
     for res in msg.tool_results:
         if calls and res.call_id and only_echo(res, calls.get(res.call_id)):
@@ -175,6 +186,20 @@ class TailRenderer:
         self._round_costs: dict[int | None, list[int]] = {}
         self.steering = steering
         self._written: dict[int, _Piece] | None = None  # by the id of a call's line: what it wrote (made when asked)
+        self.cwd: str | None = None  # the project root the file tools' lines print paths relative to
+
+    def relative_to(self, cwd: str | None) -> None:
+        """File tools' lines with their paths relative to the project root, known only once the events
+        are read (the pieces are made meanwhile); older rounds the filler adds use it too (`cwd`)."""
+        self.cwd = cwd
+        if not cwd:
+            return
+        for pieces in self.per_round:
+            for i, p in enumerate(pieces):
+                if p.call is not None:
+                    pieces[i] = _call_line(p.call, p.round_no, cwd)
+        self._round_costs.clear()
+        self._written = None
 
     def round_costs(self, cap: int | None) -> list[int]:
         """Each kept round's estimated tokens at `cap`, its heading included: summed once per cap,

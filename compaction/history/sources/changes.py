@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from compaction import data_leaves
+from compaction.edit_owner import known_code
 from compaction.edits import (
     MAX_SETTINGS,
     Digest,
@@ -35,9 +36,9 @@ from compaction.edits import notable_identifiers as _identifiers_of
 from compaction.errors.classify import USER_REJECTED_SENTENCE
 from compaction.events import Event, EventKind
 from compaction.history.condense import cut_at_word
-from compaction.history.facts import Fact, cite
+from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
-from compaction.history.sources import behaviour
+from compaction.history.sources import behaviour, derived
 from compaction.history.sources.filelog import FileLog, count_edits, creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
@@ -98,8 +99,34 @@ def _records(ctx: FactContext) -> dict[str, Fact]:
         fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked, notes=notes,
                            net=_net_of(final, path, ctx.cwd))
         if fact is not None:
-            out[path] = fact
+            out[path] = _with_source(fact, path, log, ctx)
     return out
+
+
+DERIVED_CHARS = 160  # what a copy changed from the file it was made from, in the record's line
+
+
+def _with_source(fact: Fact, path: str, log: FileLog, ctx: FactContext) -> Fact:
+    """A created file's record with the read file it was copied from and what the copy changed
+    (`derived.source_of`), first in its line: the copy's definitions are the source's, not new code."""
+    kept = log.kept
+    if not kept or not (kept[0].kind is EventKind.WRITE or creates(kept[0])) or "): " not in fact.text:
+        return fact
+    whole = [e for e in kept if e.whole and e.hunks and e.hunks[0].added]
+    if not whole:
+        return fact
+    src = derived.source_of(path, whole[-1].hunks[0].added, whole[-1].round, derived.read_texts(ctx))
+    if src is None:
+        return fact
+    document = reads_as_markdown(path, kept) or bool(_DOCUMENT_RE.search(path))
+    copy_edit = Event(EventKind.EDIT, whole[-1].round, whole[-1].message_index, path=path, hunks=src.hunks)
+    what = _edit_summary(copy_edit, None, document).replace("`", "") if src.hunks else "unchanged"
+    said = f"from `{display_path(src.path, ctx.cwd)}` ({round(100 * src.share)}% of lines alike)"
+    said += f": {cut_at_word(what, DERIVED_CHARS)};" if what else ";"
+    fact.text = fact.text.replace("): ", f"): {said} ", 1)
+    if fact.full_text:
+        fact.full_text = fact.full_text.replace("): ", f"): {said} ", 1)
+    return fact
 
 
 def gists(ctx: FactContext) -> dict[str, str]:
@@ -279,7 +306,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if reverted:
         return Fact(Section.CHANGES, f"`{path}`: {counts}, then reverted (not kept) {cite(rounds)}", rounds,
                     score=20, path=path)
-    replay = _replay(events, document=bool(_DOCUMENT_RE.search(path)), prose=path.endswith(_CONFIG_EXTS), path=path)
+    markdown = reads_as_markdown(path, events)
+    document = markdown or bool(_DOCUMENT_RE.search(path))
+    replay = _replay(events, document=document, prose=path.endswith(_CONFIG_EXTS), path=path)
     alive: set[int] = set()
     lines, skipped = _diff_lines(events, alive)
     if net and not created:
@@ -301,7 +330,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     ranked = sorted((s for _, s in summaries), key=_telling)  # stable: latest first within a rank
     swaps = [s for s in ranked if "→" in s]
     digested = replay.final is not None and (created or bool(replay.final.names))
-    prose = bool(_DOCUMENT_RE.search(path)) or path.endswith(_CONFIG_EXTS)
+    prose = document or path.endswith(_CONFIG_EXTS)
     does = [] if prose else _does(events, replay, created)
     if prose and summaries and not created:
         # A prose file's lines rewritten (old → new) across all its edits first, then lines added:
@@ -309,7 +338,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         pieces = [p for _, s in summaries for p in s.split("; ") if not p.startswith("(+")]
         ranked = sorted(dict.fromkeys(pieces), key=_rewritten)
         size = []
-        outline = _outline_changes(events) if _MARKDOWN_RE.search(path) else ""
+        outline = _outline_changes(events) if markdown else ""
         if outline:  # its sections added, renamed, removed: the document's shape, each heading said once
             parts.append(outline)
             ranked = [p for p in ranked if not _HEADING_PIECE_RE.search(p)]
@@ -355,7 +384,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         parts = [answer] + [p for p in parts if p != answer]
     parts = [p.replace("`", "") for p in parts]  # one line, few tokens: identifiers read without ticks
     said = set(_WORD_RE.findall(" ".join(parts)))
-    fresh = [t for t in touched if t not in said] if not _DOCUMENT_RE.search(path) else []
+    fresh = [t for t in touched if t not in said] if not document else []
     if fresh:
         parts.append("touched " + ", ".join(f"`{t}`" for t in fresh[:6]))
     note = _thrown_note(thrown) if thrown else ""
@@ -385,8 +414,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         said = one_line.replace("`", "")
         if any(p.replace("`", "") not in said for p in fuller.split("; ") if not p.endswith(" lines")):
             body.append(fuller)
-    document = bool(_DOCUMENT_RE.search(path)) or path.endswith(_CONFIG_EXTS)
-    if document and summaries:  # a prose file's edits already show their lines, old → new
+    if prose and summaries:  # a prose file's edits already show their lines, old → new
         lines, skipped = [], 0
     body += lines
     if skipped:
@@ -617,7 +645,7 @@ def _thrown_record(path: str, log: FileLog) -> Fact:
 def _scratch_record(path: str, log: FileLog) -> Fact | None:
     """A file created then removed (a reproduction script): what it held, marked as gone."""
     events = log.kept or [ed.event for ed in log.edits]
-    replay = _replay(events, document=bool(_DOCUMENT_RE.search(path)), path=path)
+    replay = _replay(events, document=reads_as_markdown(path, events) or bool(_DOCUMENT_RE.search(path)), path=path)
     if replay.final is None or not (replay.final.names or replay.final.calls or replay.final.keys):
         return None
     rounds = [e.round for e in events]
@@ -930,6 +958,24 @@ _COUNTER_RE = re.compile(r"^(?:(?:phase|step|part|chapter|section|stage)\s+)?\d+
 MAX_OUTLINE = 6  # headings said in a document's record line
 MAX_MOVES_SAID = 2  # renumbered headings said one by one
 OUTLINE_CHARS = 60
+
+
+# A line of code, not of prose: a statement's end, a block's brace, a keyword opening it, an assignment.
+_CODE_LINE_RE = re.compile(r"[;{}][ \t]*$|^[ \t]*(?:def|class|import|from|function|const|let|var|return|if|for|while)\b|"
+                           r"\w[ \t]*=[ \t]*\S")
+
+
+def reads_as_markdown(path: str, events: list[Event]) -> bool:
+    """A Markdown file by its name, or one whose name no language claims (Cursor's `.mdc` rules) and
+    whose edited lines read as Markdown: a heading below the title, few lines of code."""
+    if _MARKDOWN_RE.search(path):
+        return True
+    if known_code(path) or path.endswith(_CONFIG_EXTS) or _DOCUMENT_RE.search(path):
+        return False
+    body = [ln for _, ln in outside_fences([ln for e in events for h in e.hunks for ln in (*h.added, *h.removed)])
+            if ln.strip()]
+    headings = sum(1 for ln in body if ln.startswith("##") and _heading(ln))
+    return headings > 0 and 5 * sum(1 for ln in body if _CODE_LINE_RE.search(ln)) < len(body)
 
 
 def _heading(line: str) -> tuple[str, str] | None:

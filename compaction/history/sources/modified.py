@@ -117,6 +117,7 @@ def _what_happened(kinds: list[EventKind]) -> str:
 
 
 _SHOWN_MOVES = 6
+GROUPED_FILES = 3  # files git's output names alike (same change, same rounds) said in one line from this many
 
 
 def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) -> list[Fact]:
@@ -143,6 +144,7 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
         info.last = e.round
     facts: list[Fact] = []
     deleted: list[tuple[str, list[int]]] = []
+    alike: OrderedDict[tuple[str, tuple[int, ...]], list[tuple[str, _FileHistory]]] = OrderedDict()
     for path, info in files.items():
         if info.kinds[-1] is EventKind.DELETE:
             deleted.append((path, info.rounds))
@@ -151,9 +153,22 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
         # Each report is a snapshot against the last commit, not a further change: untracked in
         # `git status`, then `rename … (53%)` in the commit's summary, is one file the session created.
         what = "created" if EventKind.WRITE in info.kinds else "edited"
-        facts.append(Fact(Section.MODIFIED, f"`{path}`: {what} (from git output) {cite(info.rounds)}", info.rounds,
-                          score=45 + len(set(info.rounds)), essential=True, short=f"`{path}` {cite([info.last])}",
-                          path=path))
+        alike.setdefault((what, tuple(sorted(set(info.rounds)))), []).append((path, info))
+    for (what, rounds), group in alike.items():
+        if len(group) < GROUPED_FILES:
+            facts += [Fact(Section.MODIFIED, f"`{path}`: {what} (from git output) {cite(info.rounds)}", info.rounds,
+                           score=45 + len(rounds), essential=True, short=f"`{path}` {cite([info.last])}", path=path)
+                      for path, info in group]
+            continue
+        # Files one report named alike (a commit's new rules and templates): one line, by folder.
+        folders: OrderedDict[str, list[str]] = OrderedDict()
+        for path, _ in group:
+            folder, _, name = path.rpartition("/")
+            folders.setdefault(folder, []).append(name)
+        names = "; ".join((f"`{folder}/` " if folder else "") + ", ".join(ns) for folder, ns in folders.items())
+        label = f"{what.capitalize()} (from git output): {len(group)} files"
+        facts.append(Fact(Section.MODIFIED, f"{label}: {names} {cite(list(rounds))}", list(rounds),
+                          score=45 + len(rounds), essential=True, short=f"{label} {cite(list(rounds))}"))
     if deleted:
         rounds = sorted({r for _, rs in deleted for r in rs})
         names = ", ".join(f"`{p}`" for p, _ in deleted)

@@ -1,0 +1,139 @@
+"""What a 10% document spends its room on: no path prefix repeated line after line, no file listed one by
+one when git named a dozen alike, a Markdown file told by its sections whatever its extension, a copy told
+by what it changed from the file it was made from, and the room left filled past 90% when facts still fit."""
+
+from __future__ import annotations
+
+from compaction import tokens
+from compaction.edits import Hunk
+from compaction.events import Event, EventKind, extract_events
+from compaction.history import compact
+from compaction.history.facts import display_path
+from compaction.history.project_root import infer_root
+from compaction.history.sources.changes import reads_as_markdown, records
+from compaction.history.sources.modified import modified_file_facts
+from compaction.history.sources.registry import FactContext
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolResult
+from compaction.transcripts.specstory import _path
+from tests.unit.synthetic import call_pair, transcript
+
+ROOT = "/Users/dev/Library/CloudStorage/My Drive/github/shop"
+
+
+def _ctx(msgs: list[Message], cwd: str | None = None) -> FactContext:
+    t = transcript(msgs, cwd=cwd)
+    return FactContext(t, extract_events(t), [], role_preset("developer"), cwd, len(t.rounds))
+
+
+def _edit(path: str, added: tuple[str, ...], removed: tuple[str, ...] = ()) -> Event:
+    return Event(EventKind.EDIT, 1, 0, path=path, hunks=(Hunk(removed=removed, added=added),))
+
+
+def test_a_file_no_language_claims_reads_as_markdown_by_its_headings() -> None:
+    rules = _edit(".cursor/rules/101-intent.mdc", ("", "## Human Roles in This Phase", "**Primary Roles:**",
+                                                   "- **Product Manager**: problem definition"))
+    assert reads_as_markdown(".cursor/rules/101-intent.mdc", [rules])
+    assert reads_as_markdown("docs/guide.md", [])  # by its name alone
+    # A `##` comment in code is no heading; nor is a file of statements under an unknown extension.
+    assert not reads_as_markdown("tools/build.py", [_edit("tools/build.py", ("## Section", "x = 1"))])
+    code = _edit("app.vue2", ("## Setup", "const a = 1;", "let b = a + 1;", "function f() {", "return b;", "}"))
+    assert not reads_as_markdown("app.vue2", [code])
+
+
+def test_an_mdc_rule_file_is_told_by_the_sections_its_edit_added() -> None:
+    path = f"{ROOT}/.cursor/rules/101-intent.mdc"
+    old = "## 🎯 Phase Objective\nClearly define the project vision"
+    new = old + "\n\n## 👥 Human Roles in This Phase\n**Primary Roles:**\n- **Product Manager**: problem definition"
+    msgs = [Message(0, Role.USER, "add the human roles to each phase rule"),
+            *call_pair("Edit", {"file_path": path, "old_string": old, "new_string": new}, "e1", "ok")]
+    (record,) = records(_ctx(msgs, ROOT)).values()
+    assert "sections + '👥 Human Roles in This Phase'" in record.text
+
+
+def test_file_tool_lines_of_the_verbatim_tail_print_paths_relative_to_the_root() -> None:
+    msgs = [Message(0, Role.USER, "look at the parser")]
+    for i in range(30):
+        msgs += call_pair("read_file", {"path": f"{ROOT}/src/parser_{i}.py"}, f"r{i}", "x = 1\n" * 40)
+    msgs.append(Message(0, Role.ASSISTANT, "The parser is fine."))
+    t = transcript(msgs, cwd=ROOT)
+    md = compact(t, target_tokens=tokens.count_messages(t.messages) // 2).markdown
+    assert "→ read_file src/parser_29.py" in md
+    assert f"→ read_file {ROOT}" not in md
+
+
+def test_a_file_url_names_its_file_not_its_line_range() -> None:
+    note = " • 正在读取 [](file:///Users/dev/shop/src/tree%20view/Tree.ts#200-200)，行 200 到 328"
+    assert _path(note, "") == "/Users/dev/shop/src/tree view/Tree.ts"
+
+
+def test_root_from_a_pasted_log_that_names_files_relative_to_it() -> None:
+    events = [Event(EventKind.READ, 1, 0, path=f"{ROOT}/packages/tree/test/tree.spec.ts"),
+              Event(EventKind.READ, 1, 0, path=f"{ROOT}/packages/tree/src/machine.ts"),
+              # an export that dropped the leading `/` spells the path whole: no root of its own
+              Event(EventKind.READ, 1, 0, path=f"{ROOT[1:]}/packages/tree/src/machine.ts")]
+    log = "❯ browser (chromium)  packages/tree/test/tree.spec.ts (39 tests | 6 failed)\n" \
+          "FAIL packages/tree/src/machine.ts > selection"
+    assert infer_root(events, lambda: [log]) == ROOT
+    assert display_path(f"{ROOT[1:]}/packages/tree/src/machine.ts", ROOT) == "packages/tree/src/machine.ts"
+
+
+def test_files_git_reported_alike_are_one_line_by_folder() -> None:
+    created = "".join(f" create mode 100644 .cursor/rules/{i:03d}-rule.mdc\n" for i in range(1, 6))
+    created += " create mode 100644 docs/templates/intent-template.md\n create mode 100644 src/only.py\n"
+    out = "[feature/playbook 5dcb696] feat: rules\n 7 files changed, 300 insertions(+)\n" + created
+    msgs = [Message(0, Role.USER, "commit the rules"),
+            Message(0, Role.ASSISTANT, "", tool_calls=[ToolCall("write", {}, "w1", kind="write")]),
+            *call_pair("run_terminal_cmd", {"command": 'git commit -m "feat: rules"'}, "s1", out)]
+    lines = [f.text for f in modified_file_facts(_ctx(msgs))]
+    (grouped,) = [line for line in lines if line.startswith("Created (from git output): 7 files")]
+    assert "`.cursor/rules/` 001-rule.mdc, 002-rule.mdc" in grouped and "`docs/templates/` intent-template.md" in grouped
+    assert not any(line.startswith("`.cursor/rules/001-rule.mdc`") for line in lines)
+
+
+def test_a_small_group_keeps_a_line_per_file() -> None:
+    out = "[main 1a2b3c4] two\n 2 files changed\n create mode 100644 a/x.py\n create mode 100644 a/y.py\n"
+    msgs = [Message(0, Role.USER, "commit"),
+            Message(0, Role.ASSISTANT, "", tool_calls=[ToolCall("write", {}, "w1", kind="write")]),
+            *call_pair("run_terminal_cmd", {"command": "git commit -am two"}, "s1", out)]
+    lines = [f.text for f in modified_file_facts(_ctx(msgs))]
+    assert "`a/x.py`: created (from git output) (r1)" in lines and "`a/y.py`: created (from git output) (r1)" in lines
+
+
+ORIGINAL = """import subprocess
+import sys
+import pathlib
+WORDCOUNT=1000
+def describe_mixed_situtations(files):
+    proc=subprocess.Popen(['ollama','run',MODEL],stdin=subprocess.PIPE)
+    return proc.communicate(files)
+def safe_name(path):
+    return ''.join(c if c.isalnum() else '_' for c in path)
+def is_valid_type(path):
+    return path.endswith(('.jpg','.png','.md'))
+def main():
+    args=sys.argv[1:]
+    print(describe_mixed_situtations(args))"""
+
+
+def test_a_file_made_from_one_the_session_read_says_so_and_what_the_copy_changed() -> None:
+    copy = (ORIGINAL.replace("=", " = ").replace("import pathlib\n", "")
+            .replace("describe_mixed_situtations", "describe_mixed_situations").replace("Popen", "run"))
+    msgs = [Message(0, Role.USER, "make this a pip package with core.py as its module"),
+            *call_pair("read_file", {"path": "simple_reverse_diffusion.py"}, "r1", ORIGINAL),
+            Message(0, Role.ASSISTANT, "", tool_calls=[ToolCall(
+                "write_to_file", {"path": "pkg/core.py", "content": copy}, "w1", kind="write", path="pkg/core.py")]),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult("saved", "w1")])]
+    (record,) = records(_ctx(msgs)).values()
+    assert "from `simple_reverse_diffusion.py` (" in record.text
+    assert "describe_mixed_situations" in record.text and "describe_mixed_situtations" in record.text
+
+
+def test_a_new_file_unlike_anything_read_names_no_source() -> None:
+    fresh = "\n".join(f"def handler_{i}(request):\n    return render(request, 'page_{i}.html')" for i in range(8))
+    msgs = [Message(0, Role.USER, "add the handlers"),
+            *call_pair("read_file", {"path": "simple_reverse_diffusion.py"}, "r1", ORIGINAL),
+            Message(0, Role.ASSISTANT, "", tool_calls=[ToolCall(
+                "write_to_file", {"path": "views.py", "content": fresh}, "w1", kind="write", path="views.py")])]
+    (record,) = records(_ctx(msgs)).values()
+    assert " from `" not in record.text
