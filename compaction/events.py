@@ -27,6 +27,7 @@ from compaction.edits import (
     without_labelled_blocks,
 )
 from compaction.git_output import git_file_changes
+from compaction.lexical import holds_word
 from compaction.literal_heads import LinePattern, Scanner, heads, matches_at, positions
 from compaction.memo import per_text
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript
@@ -895,7 +896,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             content = result.content if result and not failed else ""
             # By shared text only an edit: a new file's write shares boilerplate (imports) with files read
             text = (new_text(call) or shown_text(content)) if content and kind == ToolKind.EDIT else ""
-            named = _named_by_content(events, content, text, state.read_text)
+            named = _named_by_content(events, content, text, state.read_text,
+                                      msg.text if msg.role is Role.ASSISTANT else "")
             if named:
                 paths, inferred = [named], True
                 call = replace(call, path=named)  # a copy: the loader's call stays as the export had it
@@ -989,14 +991,14 @@ _FENCE_OPEN_RE = re.compile(r"^\s*```([\w+-]*)[ \t]*$", re.MULTILINE)
 
 
 def _named_by_content(events: list[Event], content: str, text: str,
-                      read_text: dict[str, list[str]]) -> str | None:
+                      read_text: dict[str, list[str]], prose: str = "") -> str | None:
     """The file a change that names none (an exporter kept only the patch's text) was made to, when
     its content says so unambiguously: its first line names the file in a comment and exactly one
     file of that name was seen so far; else its new `text` shares lines or declared names with exactly
     one file the session showed text of (`edit_owner.owner`; `read_text`: its reads' outputs by path);
     else its code block's language is the extension of exactly one file the agent had read (an
-    exporter's labelled metadata block says no language). Else None: a guess between several files is
-    no record."""
+    exporter's labelled metadata block says no language), or of exactly one such file the agent's
+    `prose` around the call names. Else None: a guess between several files is no record."""
     if not content:
         return None
     fence = _FENCE_OPEN_RE.search(bare := without_labelled_blocks(content), 0, 2000)
@@ -1015,6 +1017,8 @@ def _named_by_content(events: list[Event], content: str, text: str,
         return found
     read = {e.path.split("#", 1)[0] for e in events if e.kind is EventKind.READ and e.path}
     hits = {p for p in read if in_language(p, lang)}
+    if len(hits) > 1 and prose:  # the agent says which (`compile-runes.mjs` now rewrites the import)
+        hits = {p for p in hits if holds_word(prose, re.split(r"[/\\]", p)[-1])}
     return hits.pop() if len(hits) == 1 else None
 
 

@@ -137,3 +137,33 @@ def test_a_new_file_unlike_anything_read_names_no_source() -> None:
                 "write_to_file", {"path": "views.py", "content": fresh}, "w1", kind="write", path="views.py")])]
     (record,) = records(_ctx(msgs)).values()
     assert " from `" not in record.text
+
+
+def _pathless_patch(code: str, cid: str, said: str) -> list[Message]:
+    """Copilot Chat's `applyPatch` as SpecStory exports it: no path, the new text in a fenced block; the
+    agent's words of the same turn beside it."""
+    return [Message(0, Role.ASSISTANT, said, tool_calls=[ToolCall("copilot_applyPatch", {}, cid, kind="edit")]),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult(f"```javascript\n{code}\n```", cid)])]
+
+
+def test_a_pathless_patch_goes_to_the_one_file_read_in_its_language_the_agent_names() -> None:
+    code = "function sanitizeSvelteInternal(code) {\n  return code.replace(/\\$\\./g, 'svelteInternal.')\n}"
+    msgs = [Message(0, Role.USER, "fix the docs build"),
+            *call_pair("copilot_readFile", {"filePath": "/repo/scripts/compile-runes.mjs"}, "r1", ""),
+            *call_pair("copilot_readFile", {"filePath": "/repo/dist/index.js"}, "r2", ""),
+            *_pathless_patch(code, "p1", "`compile-runes.mjs` now rewrites the import to `svelteInternal`.")]
+    edits = [e for e in extract_events(transcript(msgs)) if e.kind is EventKind.EDIT]
+    assert [e.path for e in edits] == ["/repo/scripts/compile-runes.mjs"] and edits[0].inferred
+    # Without the agent naming one of them, two files of the language read: no guess.
+    msgs[-2:] = _pathless_patch(code, "p1", "Fixed the import.")
+    assert not [e for e in extract_events(transcript(msgs)) if e.kind is EventKind.EDIT and e.path]
+
+
+def test_a_file_edited_then_deleted_keeps_what_the_edit_did_marked_not_kept() -> None:
+    old, new = "export const a = 1", "export const a = 1\nexport function sanitize(code) { return code }"
+    msgs = [Message(0, Role.USER, "fix the build"),
+            *call_pair("Edit", {"file_path": "scripts/compile.mjs", "old_string": old, "new_string": new}, "e1", "ok"),
+            *call_pair("Bash", {"command": "rm scripts/compile.mjs"}, "b1", "")]
+    (record,) = records(_ctx(msgs)).values()
+    assert record.text.startswith("`scripts/compile.mjs`: 1 edit, then deleted (not kept) — ")
+    assert "sanitize" in record.text

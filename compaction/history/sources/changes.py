@@ -273,7 +273,7 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
     thrown = log.thrown
     if log.deleted:  # created, then removed: what it held (a reproduction script), marked as gone
         made = kept and (kept[0].kind is EventKind.WRITE or creates(kept[0]))
-        return _scratch_record(path, log) if made else None
+        return _scratch_record(path, log) if made else _deleted_record(path, log)
     if not kept:
         return _thrown_record(path, log) if thrown else None
     return change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
@@ -640,6 +640,20 @@ def _thrown_record(path: str, log: FileLog) -> Fact:
     lines = [ln for ln in _thrown_lines(log.thrown) if not ln.endswith(f"edits — {hows[-1]}")]
     full = text + "\n" + "\n".join(f"  {ln}" for ln in lines) if lines else None
     return Fact(Section.CHANGES, text, rounds, score=20, path=path, full_text=full)
+
+
+def _deleted_record(path: str, log: FileLog) -> Fact | None:
+    """A file the session edited, then deleted: what the edits had made of it (the first fix a later
+    approach replaced), marked as gone. None when no edit showed what it changed."""
+    edited = [e for e in log.kept if e.kind is EventKind.EDIT and e.hunks]
+    what = next((w for e in reversed(edited) if (w := _thrown_what(e))), "")
+    if not what:
+        return None
+    rounds = sorted({e.round for e in log.kept})
+    n = count_edits(edited)
+    text = (f"`{path}`: {n} edit{'s' if n != 1 else ''}, then deleted (not kept) — {what.replace('`', '')} "
+            f"{cite(rounds)}")
+    return Fact(Section.CHANGES, text, rounds, score=20, path=path)
 
 
 def _scratch_record(path: str, log: FileLog) -> Fact | None:
