@@ -29,7 +29,7 @@ from compaction.history.steering import RolePreset, Steering, parse_instructions
 from compaction.history.tail import TailRenderer
 from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
-from compaction.model import Transcript
+from compaction.model import Role, Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
 
 DOC_EM_SHARE = 0.10  # the document's error records also say what failed (once, not again under Problems)
@@ -86,8 +86,9 @@ def compact(
     events = extract_events(transcript, max_requests=fact_room + 1, pairings=pairings)  # the current request and the room
     records, _ = errors_adapter.scan(transcript)
     # Paths print relative to the recorded cwd, else to the root the session's own commands show (display only)
-    cwd = transcript.cwd or project_root.infer_root(
-        events, lambda: (m.full_text() for m in transcript.messages))
+    cwd = transcript.cwd or project_root.infer_root(events, lambda: (
+        (m.full_text() for m in transcript.messages if m.role is Role.ASSISTANT),
+        (m.full_text() for role in (Role.USER, Role.TOOL, Role.SYSTEM) for m in transcript.messages if m.role is role)))
 
     target = target_tokens or default_target(counted(), window)
 

@@ -48,11 +48,12 @@ def _inside(path: str, root: str) -> bool:
     return p.startswith(r + "/")
 
 
-def infer_root(events: Iterable[Event], texts: Callable[[], Iterable[str]] | None = None) -> str | None:
+def infer_root(events: Iterable[Event],
+               texts: Callable[[], tuple[Iterable[str], Iterable[str]]] | None = None) -> str | None:
     """The project root the session's own commands and paths show, else None (see the module's why).
-    `texts`: the session's messages (the agent's words and calls, their output, a log the user pasted), read only
-    when the events show no root: they may name files relatively (a test runner's report) that the agent's file
-    tools name absolutely (Antigravity's write_to_file
+    `texts`: the agent's messages (its words and its calls' arguments), then the others' (tools' output, a log the
+    user pasted), read only when the events show no root: they may name files relatively (a test runner's report)
+    that the agent's file tools name absolutely (Antigravity's write_to_file
     says "Create backend/jobs/views.py." in its description and `C:\\Users\\…\\views.py` as its target)."""
     cds: Counter[str] = Counter()
     absolute: list[str] = []
@@ -83,17 +84,21 @@ def infer_root(events: Iterable[Event], texts: Callable[[], Iterable[str]] | Non
         return max(near)[1] if near else best
     root = _voted_root(absolute, relative)
     if root is None and texts is not None and len(absolute) >= 2:
-        root = _voted_root(absolute, _relative_spellings(texts()))
+        agent, others = texts()
+        root = _voted_root(absolute, _relative_spellings(agent))
+        if root is None:  # a pasted log, a tool's report: read less of them, most sessions have no root at all
+            root = _voted_root(absolute, _relative_spellings(others, OTHER_TEXT_CHARS))
     return root
 
 
 TEXT_CHARS = 2_000_000  # of the agent's messages read for relative paths: bounded work on a huge session
+OTHER_TEXT_CHARS = 100_000  # of the other messages (the user's first), read only when the agent's named no root
 
 
-def _relative_spellings(texts: Iterable[str]) -> set[str]:
-    """The relative file paths the texts name, read up to TEXT_CHARS characters in all."""
+def _relative_spellings(texts: Iterable[str], limit: int = TEXT_CHARS) -> set[str]:
+    """The relative file paths the texts name, read up to `limit` characters in all."""
     out: set[str] = set()
-    left = TEXT_CHARS
+    left = limit
     for text in texts:
         if "/" in text:  # every relative path holds one; the lookbehind-led pattern is tried at every position
             out.update(_norm(m) for m in _RELATIVE_RE.findall(text[:left]))

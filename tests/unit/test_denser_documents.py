@@ -74,7 +74,7 @@ def test_root_from_a_pasted_log_that_names_files_relative_to_it() -> None:
               Event(EventKind.READ, 1, 0, path=f"{ROOT[1:]}/packages/tree/src/machine.ts")]
     log = "❯ browser (chromium)  packages/tree/test/tree.spec.ts (39 tests | 6 failed)\n" \
           "FAIL packages/tree/src/machine.ts > selection"
-    assert infer_root(events, lambda: [log]) == ROOT
+    assert infer_root(events, lambda: ([], [log])) == ROOT
     assert display_path(f"{ROOT[1:]}/packages/tree/src/machine.ts", ROOT) == "packages/tree/src/machine.ts"
 
 
@@ -167,3 +167,17 @@ def test_a_file_edited_then_deleted_keeps_what_the_edit_did_marked_not_kept() ->
     (record,) = records(_ctx(msgs)).values()
     assert record.text.startswith("`scripts/compile.mjs`: 1 edit, then deleted (not kept) — ")
     assert "sanitize" in record.text
+
+
+def test_an_edit_that_renames_a_definition_says_so() -> None:
+    old = "def describe_mixed_situtations(files):\n    return run(files)"
+    new = "def describe_mixed_situations(files):\n    return run(files)"
+    msgs = [Message(0, Role.USER, "fix the typo in the name"),
+            *call_pair("Edit", {"file_path": "core.py", "old_string": old, "new_string": new}, "e1", "ok")]
+    (record,) = records(_ctx(msgs)).values()
+    assert "renames describe_mixed_situtations → describe_mixed_situations" in record.text
+    # Two unlike names are an added and a dropped definition, not a rename.
+    new = "def score_signal(files):\n    return run(files)"
+    msgs[-2:] = call_pair("Edit", {"file_path": "core.py", "old_string": old, "new_string": new}, "e1", "ok")
+    (record,) = records(_ctx(msgs)).values()
+    assert "renames" not in record.text and "score_signal" in record.text

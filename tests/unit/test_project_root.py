@@ -79,17 +79,17 @@ def test_root_from_the_relative_paths_the_agent_names_in_its_words() -> None:
               _file(EventKind.WRITE, r"C:\Users\B. Dev\.gemini\antigravity\brain\42\task.md")]
     words = ["Create backend/jobs/views.py.", "I will now write `frontend/src/App.tsx` with the layout."]
     assert infer_root(events) is None  # the events alone show no root
-    assert infer_root(events, lambda: words) == win
-    assert infer_root(events, lambda: ["Create views.py."]) is None  # a bare file name is no evidence
+    assert infer_root(events, lambda: (words, [])) == win
+    assert infer_root(events, lambda: (["Create views.py."], [])) is None  # a bare file name is no evidence
     # a folder the words name as a path's parent inside a longer path is not read as relative
-    assert infer_root(events, lambda: ["see /opt/backend/jobs/views.py and /opt/frontend/src/App.tsx"]) is None
+    assert infer_root(events, lambda: (["see /opt/backend/jobs/views.py and /opt/frontend/src/App.tsx"], [])) is None
 
 
 def test_the_agents_words_are_not_read_when_the_events_show_the_root() -> None:
     events = [_file(EventKind.EDIT, f"{ROOT}/docs/guide.md"), _file(EventKind.EDIT, f"{ROOT}/src/app.ts"),
               _file(EventKind.WRITE, "docs/guide.md"), _file(EventKind.WRITE, "src/app.ts")]
 
-    def unread() -> list[str]:
+    def unread() -> tuple[list[str], list[str]]:
         raise AssertionError("read")
     assert infer_root(events, unread) == ROOT
 

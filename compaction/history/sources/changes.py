@@ -894,6 +894,11 @@ def _lines_summary(removed: list[str], added: list[str]) -> str:
     gone, new = swapped(removed, added)
     gone = [g for g in gone if g not in gone_defs]
     new = [x for x in new if x not in new_defs]
+    renamed = _renames(gone_defs, new_defs)
+    if renamed:  # a definition dropped and one of a like name added: one renamed
+        bits.append("renames " + ", ".join(f"`{a}` → `{b}`" for a, b in renamed[:3]))
+        new_defs = [d for d in new_defs if d not in {b for _, b in renamed}]
+        gone_defs = [d for d in gone_defs if d not in {a for a, _ in renamed}]
     if new_defs:
         bits.append("adds " + _ticks(new_defs, 6))
     if gone_defs:
@@ -905,6 +910,36 @@ def _lines_summary(removed: list[str], added: list[str]) -> str:
     elif gone:
         bits.append("− " + _ticks(gone, 4))
     return "; ".join(bits)
+
+
+RENAME_RATIO = 0.8  # a dropped and an added definition this alike (or equal but for case and `_`) are one renamed
+
+
+def _renames(gone: list[str], new: list[str]) -> list[tuple[str, str]]:
+    """(old, new) pairs of definitions an edit renamed (`describe_mixed_situtations` →
+    `describe_mixed_situations`, `PoIValidator` → `SignalScorer` is no rename): each paired once, the most
+    alike first; a few of each side compared."""
+    if not gone or not new:
+        return []
+    matcher = SequenceMatcher(autojunk=False)
+    scored: list[tuple[float, str, str]] = []
+    for b in new[:12]:
+        matcher.set_seq2(b)
+        for a in gone[:12]:
+            if a.replace("_", "").casefold() == b.replace("_", "").casefold():
+                scored.append((2.0, a, b))
+                continue
+            matcher.set_seq1(a)
+            if matcher.real_quick_ratio() >= RENAME_RATIO and matcher.quick_ratio() >= RENAME_RATIO \
+                    and (ratio := matcher.ratio()) >= RENAME_RATIO:
+                scored.append((ratio, a, b))
+    out: list[tuple[str, str]] = []
+    used: set[str] = set()
+    for _, a, b in sorted(scored, key=lambda x: -x[0]):
+        if a not in used and b not in used:
+            used.update((a, b))
+            out.append((a, b))
+    return out
 
 
 _PAIR_LINES = 40  # removed lines paired with added ones (twice as many) at most, per edit

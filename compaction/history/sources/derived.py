@@ -47,12 +47,22 @@ def _unnumbered(text: str) -> list[str]:
     return lines
 
 
-def read_texts(ctx: FactContext) -> list[tuple[int, str, list[str]]]:
-    """(round, path, lines) of every read the session saw the output of, in order."""
+@dataclass(slots=True)
+class Read:
+    """A read's output as lines, and as one string without whitespace (what a probe line is looked for in)."""
+
+    round: int
+    path: str
+    lines: list[str]
+    squeezed: str
+
+
+def read_texts(ctx: FactContext) -> list[Read]:
+    """Every read the session saw the output of, in order."""
     return ctx.shared(("derived", "reads"), lambda: list(_reads(ctx)))
 
 
-def _reads(ctx: FactContext) -> Iterable[tuple[int, str, list[str]]]:
+def _reads(ctx: FactContext) -> Iterable[Read]:
     for rnd in ctx.transcript.rounds:
         results = None
         for msg in rnd.messages:
@@ -66,24 +76,31 @@ def _reads(ctx: FactContext) -> Iterable[tuple[int, str, list[str]]]:
                     continue
                 lines = _unnumbered(res.content)
                 if MIN_LINES <= len(lines) <= MAX_LINES:
-                    yield rnd.number, call.path, lines
+                    yield Read(rnd.number, call.path, lines, "".join("".join(lines).split()))
 
 
-def source_of(path: str, written: tuple[str, ...], before: int, reads: list[tuple[int, str, list[str]]]) -> Source | None:
+PROBES = 12  # of a written file's lines, looked for in each read before its lines are compared
+
+
+def source_of(path: str, written: tuple[str, ...], before: int, reads: list[Read]) -> Source | None:
     """The file read before round `before` whose lines most of `written` repeats (another file than
-    `path`), with the copy's changes as hunks of the source's lines; None when no read holds half."""
+    `path`), with the copy's changes as hunks of the source's lines; None when no read holds half.
+    A read holding fewer than half of a few of the file's longest lines is not compared line by line."""
     if len(written) > MAX_LINES:
         return None
     mine = {k for ln in written if len(k := _key(ln)) >= _MIN_KEY}
     if len(mine) < MIN_LINES:
         return None
+    probes = sorted(mine, key=len, reverse=True)[:PROBES]
     best: tuple[float, str, list[str]] | None = None
-    for rnd, src, lines in reads:
-        if rnd > before or same_file(src, path):
+    for read in reads:
+        if read.round > before or same_file(read.path, path):
             continue
-        share = len(mine.intersection(_key(ln) for ln in lines)) / len(mine)
+        if 2 * sum(p in read.squeezed for p in probes) < len(probes):
+            continue
+        share = len(mine.intersection(_key(ln) for ln in read.lines)) / len(mine)
         if share >= MIN_SHARE and (best is None or share > best[0]):
-            best = (share, src, lines)
+            best = (share, read.path, read.lines)
     if best is None:
         return None
     share, src, lines = best
