@@ -132,11 +132,17 @@ def _tool_instruction(rec: ErrorRecord) -> str | None:
     return m.group(1).strip() if m else None
 
 
+# Errors a shell gives for a word it ran: not found as a command, or run as a path (zsh: "no such file or
+# directory: docs/x.md", "permission denied: docs/").
+_RUN_AS_COMMAND = frozenset({"ERR_TOOL_CommandNotFound", "ERR_TOOL_FileNotFound", "ERR_TOOL_PermissionDenied"})
+
+
 def _substituted(rec: ErrorRecord) -> str | None:
-    """The name a "command not found" ran when the failing command held it in backticks inside double
-    quotes (a commit message quoting `startTimeColor`): the shell substituted it, nobody meant to run it."""
+    """The word a "command not found" (or zsh's "no such file", "permission denied") ran when the failing
+    command held it in backticks inside double quotes (a commit message quoting `startTimeColor`, a PR
+    body quoting `docs/playbook/`): the shell substituted it, nobody meant to run it."""
     for o in reversed(rec.occurrences):
-        name, command = o.location.symbol or "", o.location.command or ""
+        name, command = o.location.symbol or o.location.path or "", o.location.command or ""
         at = command.find(f"`{name}") if name else -1
         if at > 0 and quote_at(command, at) == '"':
             return name
@@ -149,9 +155,10 @@ def advise(rec: ErrorRecord) -> str:
     says what to do: that, in the tool's words."""
     if rec.id in _SAID_BY_TOOL and (told := _tool_instruction(rec)):
         return f"do as the tool said: “{told}”"
-    if rec.id == "ERR_TOOL_CommandNotFound" and (name := _substituted(rec)):
+    if rec.id in _RUN_AS_COMMAND and (name := _substituted(rec)):
         return (f"backticks inside a double-quoted argument ran `{name}` as a command: quote such text with single "
-                "quotes, escape its backticks (\\`), or pass it in a file (`git commit -F msg.txt`)")
+                "quotes, escape its backticks (\\`), or pass it in a file (`git commit -F msg.txt`, "
+                "`gh pr create --body-file`)")
     template = _BY_ID.get(rec.id)
     if template is None and rec.family == "TS":
         name = rec.id.removeprefix("ERR_TS_")

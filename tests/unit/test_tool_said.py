@@ -38,6 +38,22 @@ def test_a_name_the_shell_substituted_from_backticks_in_double_quotes_is_no_miss
     assert advise(missing).startswith("check with `command -v shard-sd` before use")
 
 
+def test_a_path_zsh_ran_from_backticks_in_a_double_quoted_pr_body_is_no_missing_file() -> None:
+    """chefchopsky: `gh pr create --body "… `.cursor/rules/001-004.mdc` …"`; zsh ran the quoted paths."""
+    command = 'gh pr create --title "feat: playbook" --body "Adds `.cursor/rules/001-004.mdc` and `docs/playbook/`"'
+    for err_id, said, path in (
+            ("ERR_TOOL_FileNotFound", "(eval):1: no such file or directory: .cursor/rules/001-004.mdc",
+             ".cursor/rules/001-004.mdc"),
+            ("ERR_TOOL_PermissionDenied", "(eval):1: permission denied: docs/playbook/", "docs/playbook/")):
+        rec = ErrorRecord(err_id, [Occurrence(round=13, evidence=said, location=Location(path=path, command=command))])
+        assert advise(rec).startswith(f"backticks inside a double-quoted argument ran `{path}` as a command")
+        assert "--body-file" in advise(rec)
+    read = ErrorRecord("ERR_TOOL_FileNotFound", [Occurrence(
+        round=2, evidence="cat: docs/x.md: No such file or directory",
+        location=Location(path="docs/x.md", command="cat docs/x.md"))])
+    assert advise(read).startswith("list the directory")
+
+
 def test_the_tools_words_are_read_whole_and_only_as_an_instruction() -> None:
     from compaction.errors.advice import _INSTRUCTION_RE
     from compaction.shell import quote_at as _quote_at
