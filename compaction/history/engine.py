@@ -100,7 +100,9 @@ def compact(
     tokens_before = counted()
 
     if tokens_before < target:  # the whole session may fit: then it is returned as it is
-        text = TailRenderer(rounds, preset.code, steering).render(10**12)[0]  # what the user asked to ignore stays out
+        whole = TailRenderer(rounds, preset.code, steering)
+        whole.relative_to(cwd)
+        text = whole.render(10**12)[0]  # what the user asked to ignore stays out
         note = f"{len(rounds)} rounds, {tokens_before} tokens: within the {target}-token target, returned unchanged"
         markdown = f"# {h(lang, 'unchanged')}\n\n> {note}\n\n{text}\n"
         if tokens.count(markdown) <= target:

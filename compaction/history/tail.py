@@ -47,6 +47,7 @@ class _Piece:
     n: int = 0
     ids: list[int] | None = None
     call: ToolCall | None = None  # a file tool's `→ tool path` line: the call, whose writing may follow it
+    also: tuple[ToolCall, ...] = ()  # the same tool on the same path right after it: one line, `(×n)`
 
     def cost(self, cap: int | None) -> int:
         if self.call is not None:  # a file tool's line: its own count (`_call_line`)
@@ -84,13 +85,13 @@ def _verbatim(prefix: str, text: str, suffix: str, rnd: int, *, known: int | Non
     return _Piece(prefix, text, suffix, rnd, True, cap_factor=cap_factor, n=len(ids), ids=ids)
 
 
-def _call_line(call: ToolCall, rnd: int, cwd: str | None) -> _Piece:
+def _call_line(call: ToolCall, rnd: int, cwd: str | None, also: tuple[ToolCall, ...] = ()) -> _Piece:
     """A file tool's `→ tool path` line, its path as the document's other sections print it (relative to
     the project root, when known), counted: an absolute path costs tens of tokens a line. A recorded
-    path is escaped: no structure, no bidi."""
+    path is escaped: no structure, no bidi. `also`: the same calls that followed it, counted `(×n)`."""
     target = f" {display_path(call.path, cwd) if cwd else escape_path(call.path)}" if call.path else ""
-    line = f"\n→ {escape_path(call.name)}{target}"
-    return _Piece(line, "", "", rnd, False, n=tokens.count(line), call=call)
+    line = f"\n→ {escape_path(call.name)}{target}" + (f" (×{len(also) + 1})" if also else "")
+    return _Piece(line, "", "", rnd, False, n=tokens.count(line), call=call, also=also)
 
 
 def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
@@ -118,7 +119,11 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
             fence = fence_for(call.command)
             out.append(_verbatim(f"\n{fence}\n$ ", call.command, f"\n{fence}", rnd))
         elif not call.command:
-            out.append(_call_line(call, rnd, cwd))
+            last = out[-1].call
+            if last is not None and call.path and (last.name, last.path) == (call.name, call.path):
+                out[-1] = _call_line(last, rnd, cwd, (*out[-1].also, call))  # two edits of one file in a row
+            else:
+                out.append(_call_line(call, rnd, cwd))
     result_known = msg.tokens if alone and not msg.text and len(msg.tool_results) == 1 else None
     for res in msg.tool_results:
         if calls and res.call_id and only_echo(res, calls.get(res.call_id)):
@@ -132,18 +137,19 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
     return out
 
 
-def _written(call: ToolCall, rnd: int) -> _Piece | None:
-    """What a file tool wrote (a write's text, an edit's removed and added lines) as an elidable piece,
-    None for any other call: the tail shows such a call as `→ tool path`, and only a document that
-    already holds the whole session spends its spare room on this (`TailRenderer.with_written`, asked
-    by the filler's `_widened`)."""
-    if call.command or call.kind not in (ToolKind.WRITE, ToolKind.EDIT):
-        return None
+def _written(calls: tuple[ToolCall, ...], rnd: int) -> _Piece | None:
+    """What a file tool's line's calls wrote (a write's text, an edit's removed and added lines) as an
+    elidable piece, None for any other call: the tail shows such calls as `→ tool path`, and only a
+    document that already holds the whole session spends its spare room on this
+    (`TailRenderer.with_written`, asked by the filler's `_widened`)."""
     lines: list[str] = []
-    for change in call_changes(call):
-        for hunk in change.hunks:
-            lines += list(hunk.added) if change.whole else [*(f"- {ln}" for ln in hunk.removed),
-                                                             *(f"+ {ln}" for ln in hunk.added)]
+    for call in calls:
+        if call.command or call.kind not in (ToolKind.WRITE, ToolKind.EDIT):
+            continue
+        for change in call_changes(call):
+            for hunk in change.hunks:
+                lines += list(hunk.added) if change.whole else [*(f"- {ln}" for ln in hunk.removed),
+                                                                 *(f"+ {ln}" for ln in hunk.added)]
     if not lines:
         return None
     text = "\n".join(lines)
@@ -197,7 +203,7 @@ class TailRenderer:
         for pieces in self.per_round:
             for i, p in enumerate(pieces):
                 if p.call is not None:
-                    pieces[i] = _call_line(p.call, p.round_no, cwd)
+                    pieces[i] = _call_line(p.call, p.round_no, cwd, p.also)
         self._round_costs.clear()
         self._written = None
 
@@ -234,7 +240,7 @@ class TailRenderer:
         if self._written is None:
             ignored = self.steering.ignored if self.steering.ignore else None
             self._written = {id(p): w for ps in self.per_round for p in ps
-                             if p.call is not None and (w := _written(p.call, p.round_no)) is not None
+                             if p.call is not None and (w := _written((p.call, *p.also), p.round_no)) is not None
                              and not (ignored and ignored(w.text))}
         if not self._written:
             return None

@@ -181,3 +181,15 @@ def test_an_edit_that_renames_a_definition_says_so() -> None:
     msgs[-2:] = call_pair("Edit", {"file_path": "core.py", "old_string": old, "new_string": new}, "e1", "ok")
     (record,) = records(_ctx(msgs)).values()
     assert "renames" not in record.text and "score_signal" in record.text
+
+
+def test_the_same_tool_on_the_same_file_twice_in_a_row_is_one_tail_line() -> None:
+    msgs = [Message(0, Role.USER, "add the roles to the phase rules")]
+    calls = [ToolCall("search_replace", {"file_path": f"{ROOT}/rules/101.mdc", "old_string": f"a{i}",
+                                         "new_string": f"b{i}"}, f"e{i}", kind="edit", path=f"{ROOT}/rules/101.mdc")
+             for i in range(2)]
+    msgs.append(Message(0, Role.ASSISTANT, "Updated the rule.", tool_calls=calls))
+    msgs.append(Message(0, Role.TOOL, "", tool_results=[ToolResult("ok", c.id) for c in calls]))
+    msgs += [Message(0, Role.USER, "thanks"), Message(0, Role.ASSISTANT, "Done.")]
+    md = compact(transcript(msgs, cwd=ROOT), target_tokens=10_000, keep_recent=2).markdown
+    assert "→ search_replace rules/101.mdc (×2)" in md
