@@ -105,10 +105,20 @@ def quote_at(command: str, at: int) -> str:
     return quote
 
 
+def code_line(command: str) -> str:
+    """A multi-line command's first line that runs something: the comments an agent opens a script with
+    (`# Kill any existing vLLM processes`) say what it means to do, its first command what it did."""
+    text = command.strip()
+    first, _, rest = text.partition("\n")
+    if not first.startswith("#") or not rest:
+        return first
+    return next((ln.strip() for ln in rest.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), first)
+
+
 def first_line_commands(command: str | None) -> list[str]:
     """The simple commands of a command's first line (what the error memory keys commands by)."""
     text = (command or "").strip()
-    return split_commands(text.splitlines()[0]) if text else []
+    return split_commands(code_line(text)) if text else []
 
 
 # --- words ------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from compaction.shell import (
     REDIRECT_WORD_RE,
     STATUS_LINE_RE,
     benign_exit,
+    code_line,
     norm_command,
     printed_nothing,
     program_of,
@@ -837,7 +838,7 @@ def _reread(transcript: Transcript, after: int, until: int, path: str | None) ->
 def _as_run(command: str) -> str:
     """A command as it was run: its first line, whole when short enough (a line it continues on the
     next, `… && \\`, ends in "…")."""
-    line = command.strip().split("\n", 1)[0]
+    line = code_line(command)
     if line.endswith("\\") and "\n" in command.strip():
         line = line[:-1].rstrip() + " …"
     return line if len(line) <= 160 else line[:159] + "…"

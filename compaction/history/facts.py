@@ -14,6 +14,7 @@ from compaction.events import Event, EventKind
 from compaction.history.sections import Section
 from compaction.mdsafe import escape_path
 from compaction.memo import per_text
+from compaction.shell import code_line
 from compaction.transcripts.path_spelling import is_windows_path
 
 MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
@@ -201,7 +202,8 @@ def task_text(raw: str) -> str:
 
 
 def first_line(command: str, limit: int = 160) -> str:
-    line = command.strip().split("\n", 1)[0]
+    """A command's first line that runs something (`shell.code_line`), "…" when more follows."""
+    line = code_line(command)
     more = "\n" in command.strip()
     if len(line) > limit:
         line = line[: limit - 1] + "…"

@@ -193,3 +193,15 @@ def test_the_same_tool_on_the_same_file_twice_in_a_row_is_one_tail_line() -> Non
     msgs += [Message(0, Role.USER, "thanks"), Message(0, Role.ASSISTANT, "Done.")]
     md = compact(transcript(msgs, cwd=ROOT), target_tokens=10_000, keep_recent=2).markdown
     assert "→ search_replace rules/101.mdc (×2)" in md
+
+
+def test_a_command_opened_by_comments_is_told_by_its_first_command() -> None:
+    from compaction.history.facts import first_line
+    from compaction.shell import code_line, first_line_commands
+
+    script = "# Kill any existing vLLM processes\n# then start over\npkill -f vllm 2>/dev/null || true\nsleep 2"
+    assert code_line(script) == "pkill -f vllm 2>/dev/null || true"
+    assert first_line(script) == "pkill -f vllm 2>/dev/null || true …"
+    assert first_line_commands(script) == ["pkill -f vllm 2>/dev/null", "true"]
+    assert code_line("# only a comment") == "# only a comment"  # nothing runs: the line itself
+    assert code_line("ls -la\n# then this") == "ls -la"
