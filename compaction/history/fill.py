@@ -25,10 +25,9 @@ from compaction.history.tail import (
     ROUND_HEADING_TOKENS,
     TailRenderer,
     _Piece,
-    _pieces,
-    calls_by_id,
     last_messages,
     render_rounds,
+    round_pieces,
 )
 from compaction.model import Round
 
@@ -261,7 +260,7 @@ def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, i
     numbers = [r.number for r in tail.rounds]
     first = numbers.index(start) if start in numbers else len(numbers) - 1
     kept = tail.per_round[first:]
-    pieces = [p for round_pieces in kept for p in round_pieces]
+    pieces = [p for each in kept for p in each]
     overhead = ROUND_HEADING_TOKENS * len(kept)
     cap = _largest_cap(pieces, budget, overhead=overhead)
     if cap is False:
@@ -282,8 +281,7 @@ def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Ste
     added: list[_Added] = []  # newest first
     while at >= 1 and room > 40 and budget_chars > 0:
         rnd = rounds[at - 1]
-        calls = calls_by_id(rnd)
-        pieces = [p for msg in rnd.messages for p in _pieces(msg, rnd.number, code, steering, calls, cwd)]
+        pieces = round_pieces(rnd, code, steering, cwd)  # each message closed by a blank line
         budget_chars -= sum(len(m.text) + sum(len(r.content) for r in m.tool_results) for m in rnd.messages)
         cap = _largest_cap(pieces, room)
         if cap is False:

@@ -26,6 +26,7 @@ CAPS: tuple[int | None, ...] = (None, 2000, 1000, 500, 250, 120, 60, 30)
 # The user's words outlast the assistant's prose, which outlasts tool output, when a cap elides.
 _CAP_FACTOR = {Role.USER: 4, Role.ASSISTANT: 2}
 _NOTE_COST = 10  # tokens of an elision note
+HARNESS_NOTICE_TOKENS = 40  # of a harness's notice in the user's turn, shown at most (the user's words are apart)
 _PIECE_OVERHEAD = 6  # fences, labels, separators
 
 
@@ -48,17 +49,25 @@ class _Piece:
     ids: list[int] | None = None
     call: ToolCall | None = None  # a file tool's `→ tool path` line: the call, whose writing may follow it
     also: tuple[ToolCall, ...] = ()  # the same tool on the same path right after it: one line, `(×n)`
+    most: int | None = None  # tokens shown at most whatever the cap (a harness's notice: its opening)
 
     def cost(self, cap: int | None) -> int:
         if self.call is not None:  # a file tool's line: its own count (`_call_line`)
             return self.n
-        limit = None if cap is None or not self.elidable else cap * self.cap_factor
-        n = self.n if limit is None or self.n <= limit + _NOTE_COST else limit + _NOTE_COST
+        n = self.n if (limit := self._limit(cap)) is None or self.n <= limit + _NOTE_COST else limit + _NOTE_COST
         return n + _PIECE_OVERHEAD
+
+    def _limit(self, cap: int | None) -> int | None:
+        """Tokens shown at `cap` (None: all): the cap times the piece's factor, never under 16, never
+        over `most`."""
+        limit = None if cap is None or not self.elidable else max(cap * self.cap_factor, 16)
+        if self.most is not None:
+            limit = self.most if limit is None else min(limit, self.most)
+        return limit
 
     def render(self, cap: int | None) -> str:
         enc = tokens.encoding()
-        limit = None if cap is None or not self.elidable else max(cap * self.cap_factor, 16)
+        limit = self._limit(cap)
         if limit is None or self.n <= limit + _NOTE_COST:  # eliding less than its note costs: shown whole
             return f"{self.prefix}{self.text if self.ids is None else enc.decode(self.ids)}{self.suffix}"
         head_n = limit * 2 // 3
@@ -112,6 +121,8 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
     text_known = msg.tokens if alone and not msg.tool_results and text is msg.text else None
     out = [_verbatim(f"**{label}**:\n", text, "", rnd, known=text_known,
                      cap_factor=_CAP_FACTOR.get(msg.role, 1) if not msg.harness else 1)]
+    if msg.harness and msg.role is Role.USER:  # a harness's notice in the user's turn (Cline's "[ERROR] You did
+        out[0].most = HARNESS_NOTICE_TOKENS    # not use a tool…" and its reminder): its opening says which
     if not code or msg.meta.get("final_patch_echo"):
         return out
     for call in msg.tool_calls:
@@ -164,6 +175,13 @@ def calls_by_id(rnd: Round) -> dict[str, ToolCall]:
     return {c.id: c for m in rnd.messages for c in m.tool_calls if c.id}
 
 
+def round_pieces(rnd: Round, code: bool, steering: Steering, cwd: str | None = None) -> list[_Piece]:
+    """A round's pieces, each message's followed by the blank line that closes it."""
+    calls = calls_by_id(rnd)
+    return [p for msg in rnd.messages
+            for p in (*_pieces(msg, rnd.number, code, steering, calls, cwd), _Piece("\n\n", "", "", rnd.number, False))]
+
+
 ROUND_HEADING_TOKENS = 8  # a kept round's `### rN` heading and the blank lines around it
 
 
@@ -185,10 +203,7 @@ class TailRenderer:
 
     def __init__(self, rounds: list[Round], code: bool, steering: Steering) -> None:
         self.rounds = rounds
-        self.per_round = [[p for msg in r.messages
-                           for p in (_pieces(msg, r.number, code, steering, calls_by_id(r))
-                                     + [_Piece("\n\n", "", "", r.number, False)])]
-                          for r in rounds]
+        self.per_round = [round_pieces(r, code, steering) for r in rounds]
         self._round_costs: dict[int | None, list[int]] = {}
         self.steering = steering
         self._written: dict[int, _Piece] | None = None  # by the id of a call's line: what it wrote (made when asked)

@@ -205,3 +205,26 @@ def test_a_command_opened_by_comments_is_told_by_its_first_command() -> None:
     assert first_line_commands(script) == ["pkill -f vllm 2>/dev/null", "true"]
     assert code_line("# only a comment") == "# only a comment"  # nothing runs: the line itself
     assert code_line("ls -la\n# then this") == "ls -la"
+
+
+def test_older_rounds_the_filler_adds_keep_each_message_on_its_own_lines() -> None:
+    msgs: list[Message] = []
+    for i in range(20):  # over the tight budget's 3,000 tokens at 90%: a verbatim tail, then older rounds
+        msgs += [Message(0, Role.USER, f"step {i}: rename the helper in module_{i}.py"),
+                 Message(0, Role.ASSISTANT, f"Renamed it in module_{i}.py and ran the tests: all pass. "
+                                            + f"Checked caller_{i}_a, caller_{i}_b and their imports. " * 12)]
+    t = transcript(msgs)
+    md = compact(t, target_tokens=tokens.count_messages(t.messages) * 9 // 10, keep_recent=2).markdown
+    assert md.count("### r") > 2  # older rounds joined the kept ones
+    assert "**user**:" in md and all(line.startswith("**") for line in md.splitlines() if "**user**:" in line
+                                     or "**assistant**:" in line)
+
+
+def test_a_harness_notice_in_the_users_turn_shows_its_opening_only() -> None:
+    notice = ("[ERROR] You did not use a tool in your previous response! Please retry with a tool use.\n\n"
+              + "Reminder: tool uses are formatted using XML-style tags. " * 40)
+    msgs = [Message(0, Role.USER, "package the project"), Message(0, Role.ASSISTANT, "Done."),
+            Message(0, Role.USER, notice, harness=True), Message(0, Role.ASSISTANT, "Completed.")]
+    md = compact(transcript(msgs), target_tokens=100_000, keep_recent=2).markdown
+    assert "[ERROR] You did not use a tool in your previous response!" in md
+    assert md.count("XML-style tags") < 5 and "tokens elided" in md
