@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from copy import copy
 from dataclasses import dataclass, field
 
 from compaction.edits import EDIT_REFUSALS
@@ -69,8 +70,8 @@ _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::[ \t]?(.*))?$")
 _PY_EXC_NAME = re.compile(r"^_*+[A-Z](?=\w*?[a-z])\w*+$")  # CamelCase: not log levels (DEBUG) or cut-off text
 _NOT_EXC = {"During", "The", "Traceback", "Exception", "Error"}
 _E_LINE = re.compile(r"^E {1,}((?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure))(?::[ \t]?(.*))?$", re.M)
-_BARE_EXC = re.compile(
-    r"^(?:Sorry: )?((?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::[ \t]?(.*))?$", re.M)
+_BARE_EXC = re.compile(  # `Exception` itself too (`raise Exception(…)`): only right after a frame, as the rest
+    r"^(?:Sorry: )?((?:[a-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception))(?::[ \t]?(.*))?$", re.M)
 _PYTEST_FAILED = re.compile(r"^(FAILED|ERROR) ([^\s:]+::[^\n]*?)(?: - ([^\n]*))?$", re.M)
 # pytest's setup errors: a fixture no plugin or conftest provides, one that depends on itself, a scope clash.
 # (pytest prints the first two under `E`, a scope mismatch on a line of its own)
@@ -606,11 +607,58 @@ def classify(text: str, *, tool_output: bool = True, failed: bool = False) -> li
     return list(_classified(text, tool_output, failed)) if text else []
 
 
+# A process's tag before each line of a log several processes write (vLLM's `(APIServer pid=7309) `, Ray's
+# `(RayWorker pid=81) `, docker compose's `web-1  | `): a traceback under it is still one.
+_LOG_TAG_RE = re.compile(r"^(?:\([^()\n]{1,40}\) |[\w.-]{1,30} +\| )", re.M)
+_LOG_TAG_PROBE = 2000  # characters of an output looked at for tags first (most outputs have none)
+
+
+def _untagged(text: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """The text without its lines' process tags, with each stripped line's (start, characters removed
+    before it and on it), when at least half the lines and three at least carry a tag; else None."""
+    probe = text[:_LOG_TAG_PROBE]
+    if len(_LOG_TAG_RE.findall(probe)) < min(3, probe.count("\n") + 1):
+        return None
+    lines = text.split("\n")
+    tags = [len(m.group(0)) if (m := _LOG_TAG_RE.match(ln)) else 0 for ln in lines]
+    tagged = sum(1 for n in tags if n)
+    if tagged < 3 or 2 * tagged < len(lines):
+        return None
+    out, where, removed, at = [], [], 0, 0
+    for ln, n in zip(lines, tags, strict=True):
+        removed += n
+        where.append((at, removed))
+        out.append(ln[n:])
+        at += len(ln) - n + 1
+    return "\n".join(out), where
+
+
+def _retagged(hit: Hit, where: list[tuple[int, int]]) -> Hit:
+    """A hit on the untagged text, its span moved back onto the tagged text it came from."""
+    def back(pos: int) -> int:
+        lo, hi = 0, len(where) - 1
+        while lo < hi:  # the last stripped line starting at or before pos
+            mid = (lo + hi + 1) // 2
+            if where[mid][0] <= pos:
+                lo = mid
+            else:
+                hi = mid - 1
+        return pos + where[lo][1]
+    hit.start, hit.end = back(hit.start), back(hit.end)
+    return hit
+
+
 @per_text(maxsize=1024)
 def _classified(text: str, tool_output: bool, failed: bool) -> tuple[Hit, ...]:
     """`classify`'s hits, remembered by text: a session repeats outputs word for word (the harness's
     format complaint, `(no output)`, an edit tool's reply) and the solutions read again the opening
-    of results the walk classified. Never mutated: `classify` hands out a new list of them."""
+    of results the walk classified. Never mutated: `classify` hands out a new list of them. A log
+    whose lines carry a process's tag is read without them (`_untagged`); the spans are the log's."""
+    if "(" in text[:_LOG_TAG_PROBE] or "|" in text[:_LOG_TAG_PROBE]:
+        untagged = _untagged(text)
+        if untagged is not None:
+            bare, where = untagged
+            return tuple(_retagged(copy(h), where) for h in _classified(bare, tool_output, failed))
     trig = Triggers(text)
     if not _may_hold_errors(trig):
         return ()
