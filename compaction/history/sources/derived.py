@@ -64,17 +64,14 @@ def read_texts(ctx: FactContext) -> list[Read]:
 
 def _reads(ctx: FactContext) -> Iterable[Read]:
     for rnd in ctx.transcript.rounds:
-        results = None
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 if call.kind != ToolKind.READ or not call.path:
                     continue
-                if results is None:
-                    results = ctx.results_of(rnd)
-                res = results.get(id(call))
-                if res is None or res.is_error or not res.content or len(res.content) > MAX_READ_CHARS:
+                output = ctx.output_of(rnd, call, MAX_READ_CHARS)
+                if output is None:
                     continue
-                lines = _unnumbered(res.content)
+                lines = _unnumbered(output)
                 if MIN_LINES <= len(lines) <= MAX_LINES:
                     yield Read(rnd.number, call.path, lines, "".join("".join(lines).split()))
 

@@ -17,7 +17,7 @@ from compaction.events import Event, Pairings, results_of_calls
 from compaction.history.facts import Fact
 from compaction.history.sections import Section
 from compaction.history.steering import RolePreset
-from compaction.model import Round, ToolResult, Transcript
+from compaction.model import Round, ToolCall, ToolResult, Transcript
 
 T = TypeVar("T")
 
@@ -55,6 +55,14 @@ class FactContext:
         if found is None or found[0] is not rnd:  # the round is kept with its pairing: its id names it
             found = self.pairings[id(rnd)] = (rnd, results_of_calls(rnd.messages))
         return found[1]
+
+    def output_of(self, rnd: Round, call: ToolCall, limit: int) -> str | None:
+        """What `call` of round `rnd` printed, when it succeeded with some output of at most `limit`
+        characters (a file read, an instruction document); else None."""
+        res = self.results_of(rnd).get(id(call))
+        if res is None or res.is_error or not res.content or len(res.content) > limit:
+            return None
+        return res.content
 
 
 class FactSource(Protocol):

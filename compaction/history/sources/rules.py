@@ -184,7 +184,6 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
 
     first_user = True
     for rnd in ctx.transcript.rounds:
-        calls = None
         for msg in rnd.messages:
             if msg.role is Role.USER and msg.text:
                 if first_user and not msg.harness:
@@ -204,13 +203,10 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
                 named = _NAME_RE.search(where) if (".md" in where or "rules" in where.lower()) else None
                 if not named and not (call.kind == "read" and call.path and _DOC_SUFFIX_RE.search(call.path)):
                     continue
-                if calls is None:
-                    calls = ctx.results_of(rnd)
-                res = calls.get(id(call))
-                if res is None or res.is_error or not res.content or len(res.content) > _MAX_DOC_CHARS:
-                    continue
-                add(_name(named.group(0)) if named else PurePath(call.path or "file").name, rnd.number,
-                    res.content, bool(named))
+                output = ctx.output_of(rnd, call, _MAX_DOC_CHARS)
+                if output is not None:
+                    add(_name(named.group(0)) if named else PurePath(call.path or "file").name, rnd.number,
+                        output, bool(named))
     return docs
 
 
