@@ -27,7 +27,9 @@ _EXTENSIONS: dict[str, tuple[str, ...]] = {
     "cpp": ("cpp", "cc", "cxx", "hpp", "hh", "h"), "c": ("c", "h"), "csharp": ("cs",), "c#": ("cs",),
     "kotlin": ("kt", "kts"), "html": ("html", "htm"), "powershell": ("ps1", "psm1"), "perl": ("pl", "pm"),
     "objective-c": ("m", "h"), "scala": ("scala", "sc"), "haskell": ("hs",), "elixir": ("ex", "exs"),
-    "erlang": ("erl",), "dockerfile": ("dockerfile",), "makefile": ("mk", "makefile"), "text": (), "plaintext": (),
+    "erlang": ("erl",), "dockerfile": ("dockerfile",), "makefile": ("mk", "makefile"), "java": ("java",),
+    "swift": ("swift",), "sql": ("sql",), "r": ("r",), "cmake": ("cmake",), "php": ("php",), "lua": ("lua",),
+    "dart": ("dart",), "text": (), "plaintext": (),
 }
 
 

@@ -105,14 +105,22 @@ def quote_at(command: str, at: int) -> str:
     return quote
 
 
+_PREAMBLE_RE = re.compile(r"#|set [-+]\w")  # a comment, a shebang, the shell's options (`set -euo pipefail`)
+
+
+def code_lines(command: str) -> list[str]:
+    """A command's lines that run something, stripped: the comments an agent opens a script with (`# Kill
+    any existing vLLM processes`) say what it means to do, its commands what it did; its first line alone
+    when it has no other."""
+    lines = [ln.strip() for ln in command.strip().splitlines() if ln.strip()]
+    ran = [ln for ln in lines if not _PREAMBLE_RE.match(ln)]
+    return ran or lines[:1]
+
+
 def code_line(command: str) -> str:
-    """A multi-line command's first line that runs something: the comments an agent opens a script with
-    (`# Kill any existing vLLM processes`) say what it means to do, its first command what it did."""
-    text = command.strip()
-    first, _, rest = text.partition("\n")
-    if not first.startswith("#") or not rest:
-        return first
-    return next((ln.strip() for ln in rest.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), first)
+    """A command's first line that runs something (`code_lines`)."""
+    lines = code_lines(command)
+    return lines[0] if lines else ""
 
 
 def first_line_commands(command: str | None) -> list[str]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from copy import copy
-from dataclasses import dataclass, field
+from bisect import bisect_right
+from dataclasses import dataclass, field, replace
 
 from compaction.edits import EDIT_REFUSALS
 from compaction.errors.families import BY_EXTENSION, family_of
@@ -68,7 +68,7 @@ _TB_HEAD = re.compile(r"Traceback \(most recent call last\):[ \t]*\r?$", re.M)
 _FRAME = re.compile(r'^\s*File "([^"\n]+)", line (\d+)(?:, in (\S+))?')
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::[ \t]?(.*))?$")
 _PY_EXC_NAME = re.compile(r"^_*+[A-Z](?=\w*?[a-z])\w*+$")  # CamelCase: not log levels (DEBUG) or cut-off text
-_NOT_EXC = {"During", "The", "Traceback", "Exception", "Error"}
+_NOT_EXC = {"During", "The", "Traceback", "Error"}  # (`Exception` itself is raised: `raise Exception(…)`)
 _E_LINE = re.compile(r"^E {1,}((?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure))(?::[ \t]?(.*))?$", re.M)
 _BARE_EXC = re.compile(  # `Exception` itself too (`raise Exception(…)`): only right after a frame, as the rest
     r"^(?:Sorry: )?((?:[a-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception))(?::[ \t]?(.*))?$", re.M)
@@ -616,8 +616,7 @@ _LOG_TAG_PROBE = 2000  # characters of an output looked at for tags first (most 
 def _untagged(text: str) -> tuple[str, list[tuple[int, int]]] | None:
     """The text without its lines' process tags, with each stripped line's (start, characters removed
     before it and on it), when at least half the lines and three at least carry a tag; else None."""
-    probe = text[:_LOG_TAG_PROBE]
-    if len(_LOG_TAG_RE.findall(probe)) < min(3, probe.count("\n") + 1):
+    if len(_LOG_TAG_RE.findall(text[:_LOG_TAG_PROBE])) < 3:
         return None
     lines = text.split("\n")
     tags = [len(m.group(0)) if (m := _LOG_TAG_RE.match(ln)) else 0 for ln in lines]
@@ -634,18 +633,13 @@ def _untagged(text: str) -> tuple[str, list[tuple[int, int]]] | None:
 
 
 def _retagged(hit: Hit, where: list[tuple[int, int]]) -> Hit:
-    """A hit on the untagged text, its span moved back onto the tagged text it came from."""
-    def back(pos: int) -> int:
-        lo, hi = 0, len(where) - 1
-        while lo < hi:  # the last stripped line starting at or before pos
-            mid = (lo + hi + 1) // 2
-            if where[mid][0] <= pos:
-                lo = mid
-            else:
-                hi = mid - 1
-        return pos + where[lo][1]
-    hit.start, hit.end = back(hit.start), back(hit.end)
-    return hit
+    """A hit on the untagged text, its span moved back onto the tagged text it came from (its end by
+    the line of its last character: an end at a line's start is the previous line's end)."""
+    starts = [at for at, _ in where]
+
+    def back(pos: int) -> int:  # by the last stripped line starting at or before pos
+        return pos + where[max(0, bisect_right(starts, pos) - 1)][1]
+    return replace(hit, start=back(hit.start), end=back(hit.end - 1) + 1 if hit.end > hit.start else back(hit.end))
 
 
 @per_text(maxsize=1024)
@@ -653,15 +647,22 @@ def _classified(text: str, tool_output: bool, failed: bool) -> tuple[Hit, ...]:
     """`classify`'s hits, remembered by text: a session repeats outputs word for word (the harness's
     format complaint, `(no output)`, an edit tool's reply) and the solutions read again the opening
     of results the walk classified. Never mutated: `classify` hands out a new list of them. A log
-    whose lines carry a process's tag is read without them (`_untagged`); the spans are the log's."""
+    whose lines carry a process's tag is read without them (`_untagged`, one level of tags: a tag
+    removed adds no error word, so a log with none is never split); the spans are the log's."""
+    trig = Triggers(text)
+    if not _may_hold_errors(trig):
+        return ()
     if "(" in text[:_LOG_TAG_PROBE] or "|" in text[:_LOG_TAG_PROBE]:
         untagged = _untagged(text)
         if untagged is not None:
             bare, where = untagged
-            return tuple(_retagged(copy(h), where) for h in _classified(bare, tool_output, failed))
-    trig = Triggers(text)
-    if not _may_hold_errors(trig):
-        return ()
+            return tuple(_retagged(h, where) for h in _hits(Triggers(bare), tool_output, failed))
+    return _hits(trig, tool_output, failed)
+
+
+def _hits(trig: Triggers, tool_output: bool, failed: bool) -> tuple[Hit, ...]:
+    """Every family's hits in a text that may hold errors, in text order."""
+    text = trig.text
     hits: list[Hit] = []
     spans = _Spans(text)
     if "Traceback" in text:

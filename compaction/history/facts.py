@@ -14,7 +14,7 @@ from compaction.events import Event, EventKind
 from compaction.history.sections import Section
 from compaction.mdsafe import escape_path
 from compaction.memo import per_text
-from compaction.shell import code_line
+from compaction.shell import code_lines
 from compaction.transcripts.path_spelling import is_windows_path
 
 MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
@@ -95,7 +95,9 @@ def _relative_path(path: str, cwd: str | None) -> str:
                 if "__" in first or "." not in first:
                     return tail if "__" in first else rest
             return rest
-    if cwd and cwd.startswith("/") and p.startswith(cwd.strip("/") + "/"):  # an export that dropped the leading `/`
+    # An export that dropped an absolute path's leading `/` (`Users/dev/shop/src/a.ts`): only under a root two
+    # folders deep at least, a `/app` root's own relative `app/main.py` being no such path.
+    if cwd and cwd.startswith("/") and "/" in cwd.strip("/") and p.startswith(cwd.strip("/") + "/"):
         return p[len(cwd.strip("/")) + 1:]
     if p.startswith("./"):
         p = p[2:]
@@ -202,9 +204,10 @@ def task_text(raw: str) -> str:
 
 
 def first_line(command: str, limit: int = 160) -> str:
-    """A command's first line that runs something (`shell.code_line`), "…" when more follows."""
-    line = code_line(command)
-    more = "\n" in command.strip()
+    """A command's first line that runs something (`shell.code_lines`), "…" when another follows."""
+    lines = code_lines(command)
+    line = lines[0] if lines else ""
+    more = len(lines) > 1
     if len(line) > limit:
         line = line[: limit - 1] + "…"
     elif more:

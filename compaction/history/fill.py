@@ -5,7 +5,8 @@ were shortened get their full text back and facts that were dropped come back �
 first, then the other sections by their priority (change records and findings included, whatever
 sources are registered), then the full text of a request shown short (the engine's shares already gave
 every section its part) — then the kept rounds are rendered with larger caps, then older rounds join
-the verbatim tail, until the document is within 90–100% of its target. Steps are
+the verbatim tail, until the document holds 97–100% of its target (90% at least when nothing left fits
+the rest). Steps are
 planned on estimated costs and the plan checked by one real count; a plan that overshoots is made
 again with less room, so a document never leaves here over its target.
 """
@@ -31,8 +32,7 @@ from compaction.history.tail import (
 )
 from compaction.model import Round
 
-FULL = 0.90  # a document at or above this share of its target is full enough
-ROOMY = 0.97  # below this share another pass spends the exact room left (a fact the estimate left out)
+ROOMY = 0.97  # below this share of its target another pass spends the exact room left (a fact the estimate left out)
 TAIL_FLOOR = 0.15  # the verbatim tail's least share of the target when the user's requests need room
 _MARGIN = 0.01  # estimated costs are kept this share (plus a few tokens) under the target
 # The agent's narration (what it found, read and concluded) is offered only when it adds words to the
@@ -62,7 +62,7 @@ def fill(render: Render, draft: Draft, *, target: int, origin: dict[int, Fact], 
     `rendered`: the draft's Markdown and its count, when the caller has them (not rendered again).
 
     Each pass plans every step on estimated costs, then renders and counts once: a plan that
-    overshoots is planned again with that much less room; one that falls short of FULL gets another
+    overshoots is planned again with that much less room; one that falls short of ROOMY gets another
     pass (facts and older rounds) with the exact room left, four passes in all at most (estimated costs
     can overstate what a pass spends: tree-vanilla stayed at 88% after two). A few counts in all."""
     if rendered is None:

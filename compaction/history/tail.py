@@ -94,6 +94,13 @@ def _verbatim(prefix: str, text: str, suffix: str, rnd: int, *, known: int | Non
     return _Piece(prefix, text, suffix, rnd, True, cap_factor=cap_factor, n=len(ids), ids=ids)
 
 
+def _notice(msg: Message) -> bool:
+    """A harness's own words in the user's turn: not what it passes through in tags (a `!` command's
+    `<bash-stdout>`, a memory note) nor a message it marks as more (an earlier compaction's summary, an
+    architect's hand-off)."""
+    return msg.harness and msg.role is Role.USER and not msg.meta and not msg.text.lstrip().startswith("<")
+
+
 def _call_line(call: ToolCall, rnd: int, cwd: str | None, also: tuple[ToolCall, ...] = ()) -> _Piece:
     """A file tool's `→ tool path` line, its path as the document's other sections print it (relative to
     the project root, when known), counted: an absolute path costs tens of tokens a line. A recorded
@@ -121,8 +128,8 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
     text_known = msg.tokens if alone and not msg.tool_results and text is msg.text else None
     out = [_verbatim(f"**{label}**:\n", text, "", rnd, known=text_known,
                      cap_factor=_CAP_FACTOR.get(msg.role, 1) if not msg.harness else 1)]
-    if msg.harness and msg.role is Role.USER:  # a harness's notice in the user's turn (Cline's "[ERROR] You did
-        out[0].most = HARNESS_NOTICE_TOKENS    # not use a tool…" and its reminder): its opening says which
+    if _notice(msg):  # a harness's notice in the user's turn (Cline's "[ERROR] You did not use a tool…" and
+        out[0].most = HARNESS_NOTICE_TOKENS  # its reminder): its opening says which
     if not code or msg.meta.get("final_patch_echo"):
         return out
     for call in msg.tool_calls:

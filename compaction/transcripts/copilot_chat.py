@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from compaction.model import (
     Message,
@@ -41,6 +40,7 @@ from compaction.model import (
 from compaction.transcripts._agent_tools import as_text, exit_code_for, load_json_items, make_call, parse_arguments
 from compaction.transcripts._io import expect, iter_jsonl, open_binary
 from compaction.transcripts.arg_names import COPILOT_PATH, arg_value
+from compaction.transcripts.path_spelling import file_url_path
 
 NAME = "copilot-chat"
 DESCRIPTION = "GitHub Copilot Chat sessions from VS Code's chatSessions/ (*.json serialized model, *.jsonl change log)"
@@ -304,7 +304,7 @@ def _invocation(part: dict) -> tuple[ToolCall, ToolResult | None]:
     if not args:  # "Read [](file:///…/app.py)": the file is only in the message's link
         link = _FILE_LINK.search(_md(part.get("pastTenseMessage")) or _md(part.get("invocationMessage")))
         if link:
-            args = {"filePath": unquote(link.group(1).removeprefix("file://"))}
+            args = {"filePath": file_url_path(link.group(1))}
     call = _call(name, args, call_id)
     if call.kind == ToolKind.OTHER and isinstance(data.get("kind"), str) and data["kind"] == "terminal":
         call = make_call("run_in_terminal", args, call_id, ToolKind.SHELL)

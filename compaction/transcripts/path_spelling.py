@@ -10,9 +10,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from urllib.parse import unquote
 
 _DRIVE_RE = re.compile(r"^[A-Za-z]:[\\/]")
 _BACKSLASH_PATH_RE = re.compile(r"^[\w.~$-][^\\/\s]*\\[^\\\s]")  # `dir\file`: a separator, not an escape
+
+
+_LINE_RANGE = re.compile(r"#L?\d+(?:[-:]L?\d+)?$")  # a file URL's lines (`Tree.ts#200-200`, `#L10-L20`)
+_DRIVE_AFTER_SLASH = re.compile(r"/[A-Za-z]:[/\\]")
+
+
+def file_url_path(url: str) -> str:
+    """The path a `file://` URL names: its line range dropped before decoding (an encoded `%23` is a
+    name's own `#`), decoded, a Windows drive's leading `/` dropped (`file:///c%3A/x` is `c:/x`)."""
+    path = unquote(_LINE_RANGE.sub("", url.removeprefix("file://")))
+    return path[1:] if _DRIVE_AFTER_SLASH.match(path) else path
 
 
 def file_name(path: str) -> str:

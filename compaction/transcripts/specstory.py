@@ -18,12 +18,12 @@ import json
 import re
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import unquote
 
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, TranscriptError
 from compaction.transcripts._agent_tools import exit_code_for, first_path, kind_of, make_call, patch_paths
 from compaction.transcripts._fences import outside_fences
 from compaction.transcripts._io import read_text
+from compaction.transcripts.path_spelling import file_url_path
 
 NAME = "specstory"
 DESCRIPTION = "SpecStory Markdown export (.specstory/history/*.md) of Claude Code, Codex, Cursor, Copilot"
@@ -41,7 +41,6 @@ _FILE_LINE = re.compile(r"^[ \t]*(?:<details>\s*)?(?:<summary>)?[ \t]*(?:Read|Ed
 _SUMMARY = re.compile(r"<summary>Tool use: \*\*([^*]+)\*\*(.*?)</summary>", re.S)
 _THINK = re.compile(r"<think>\s*<details>\s*<summary>Thought Process</summary>(.*?)</details>\s*</think>", re.S)
 _FILE_URL = re.compile(r"\(file://([^)\s]+)\)")
-_LINE_RANGE = re.compile(r"#L?\d+(?:-L?\d+)?$")  # a file URL's lines (`Tree.ts#200-200`), not its file's name
 _BOLD_PATH = re.compile(r"^\*\*(?:Add|Update|Delete|Create|Edit|Move)[^:*]*: `([^`]+)`\*\*", re.M)
 _NOTE_PATH = re.compile(r"\b(?:file|File|path|Path)\b[^:\n]{0,20}:\s*`?([^`\s]+)`?")
 _UPDATED = re.compile(r"The file (\S+) has been (?:updated|created)")
@@ -305,7 +304,7 @@ def _path(note: str, rest: str) -> str | None:
                            (_UPDATED, rest), (_CREATED, rest), (_WROTE, rest), (_FILE_URL, rest)):
         m = pattern.search(where)
         if m:
-            return _LINE_RANGE.sub("", unquote(m.group(1))) if pattern is _FILE_URL else m.group(1)
+            return file_url_path(m.group(1)) if pattern is _FILE_URL else m.group(1)
     for m in _TICK_LINE.finditer(rest[:600]):
         candidate = m.group(1).strip()
         if _PATHISH.match(candidate):

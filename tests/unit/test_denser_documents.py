@@ -39,6 +39,9 @@ def test_a_file_no_language_claims_reads_as_markdown_by_its_headings() -> None:
     assert not reads_as_markdown("tools/build.py", [_edit("tools/build.py", ("## Section", "x = 1"))])
     code = _edit("app.vue2", ("## Setup", "const a = 1;", "let b = a + 1;", "function f() {", "return b;", "}"))
     assert not reads_as_markdown("app.vue2", [code])
+    script = _edit("analysis.rx", ("## Load the data", "df <- read.csv('data.csv')", "## Fit", "fit <- lm(y ~ x, df)"))
+    assert not reads_as_markdown("analysis.rx", [script])  # comments over R statements, no Markdown mark
+    assert not reads_as_markdown("cmake/deps.cmake", [_edit("cmake/deps.cmake", ("## Deps", "- find_package(X)"))])
 
 
 def test_an_mdc_rule_file_is_told_by_the_sections_its_edit_added() -> None:
@@ -87,7 +90,7 @@ def test_files_git_reported_alike_are_one_line_by_folder() -> None:
             *call_pair("run_terminal_cmd", {"command": 'git commit -m "feat: rules"'}, "s1", out)]
     lines = [f.text for f in modified_file_facts(_ctx(msgs))]
     (grouped,) = [line for line in lines if line.startswith("Created (from git output): 7 files")]
-    assert "`.cursor/rules/` 001-rule.mdc, 002-rule.mdc" in grouped and "`docs/templates/` intent-template.md" in grouped
+    assert "`.cursor/rules/` `001-rule.mdc`, `002-rule.mdc`" in grouped and "`docs/templates/` `intent-template.md`" in grouped
     assert not any(line.startswith("`.cursor/rules/001-rule.mdc`") for line in lines)
 
 
@@ -205,6 +208,8 @@ def test_a_command_opened_by_comments_is_told_by_its_first_command() -> None:
     assert first_line_commands(script) == ["pkill -f vllm 2>/dev/null", "true"]
     assert code_line("# only a comment") == "# only a comment"  # nothing runs: the line itself
     assert code_line("ls -la\n# then this") == "ls -la"
+    assert first_line("# Kill old\r\npkill -f vllm") == "pkill -f vllm"  # nothing runs after it: no "…"
+    assert code_line("#!/bin/bash\nset -euo pipefail\npython train.py") == "python train.py"
 
 
 def test_older_rounds_the_filler_adds_keep_each_message_on_its_own_lines() -> None:
@@ -228,3 +233,72 @@ def test_a_harness_notice_in_the_users_turn_shows_its_opening_only() -> None:
     md = compact(transcript(msgs), target_tokens=100_000, keep_recent=2).markdown
     assert "[ERROR] You did not use a tool in your previous response!" in md
     assert md.count("XML-style tags") < 5 and "tokens elided" in md
+
+
+def _copy_record(reads: list[tuple[str, str]], path: str, content: str) -> str:
+    msgs = [Message(0, Role.USER, "split the module")]
+    for i, (src, out) in enumerate(reads):
+        msgs += call_pair("Read", {"file_path": src}, f"r{i}", out)
+    msgs += [Message(0, Role.ASSISTANT, "", tool_calls=[ToolCall(
+        "Write", {"file_path": path, "content": content}, "w1", kind="write", path=path)]),
+        Message(0, Role.TOOL, "", tool_results=[ToolResult("ok", "w1")])]
+    (record,) = records(_ctx(msgs)).values()
+    return record.text
+
+
+HANDLERS = [f"def handler_{i}(request):\n    payload = request.payload_{i}\n    return render_page_{i}(compute_{i}(payload))"
+            for i in range(12)]
+
+
+def test_a_module_split_out_of_a_file_drops_nothing_the_file_keeps() -> None:
+    text = _copy_record([("views.py", "\n".join(HANDLERS))], "views_a.py", "\n".join(HANDLERS[:4]))
+    assert "from `views.py`" in text and "drops" not in text and "handler_5" not in text
+
+
+def test_claude_codes_numbered_read_is_compared_without_its_gutter() -> None:
+    numbered = "\n".join(f"{i + 1:>6}→{ln}" for i, ln in enumerate("\n".join(HANDLERS[:4]).splitlines()))
+    assert "from `views.py`" in _copy_record([("views.py", numbered)], "views_a.py", "\n".join(HANDLERS[:4]))
+
+
+def test_a_shared_licence_header_or_shared_imports_make_no_copy() -> None:
+    header = "\n".join(f"// Copyright 2024 The Authors. Licensed under the Apache License, line {i}." for i in range(12))
+    imports = "\n".join(f"import module_number_{i}" for i in range(10))
+    source = f"{header}\n{imports}\nfunc Schedule(pod string) error {{\n    return schedulePod(pod, defaultQueue)\n}}"
+    other = f"{imports}\nfunc Other() {{}}"
+    fresh = f"{header}\n{imports}\nfunc TestQueue(t *testing.T) {{\n    q := newQueue()\n    q.Push(1)\n}}"
+    text = _copy_record([("schedule.go", source), ("other.go", other)], "queue_test.go", fresh)
+    assert " from `" not in text
+
+
+def test_a_one_folder_roots_own_relative_path_is_no_dropped_slash() -> None:
+    assert display_path("app/main.py", "/app") == "app/main.py"
+    assert display_path("/app/app/main.py", "/app") == "app/main.py"
+
+
+def test_what_a_harness_passes_through_or_marks_is_shown_whole() -> None:
+    stdout = "<bash-stdout>" + "result line of the user's own command\n" * 60 + "</bash-stdout>"
+    summary = Message(0, Role.USER, "Summary of the earlier conversation. " * 60, harness=True,
+                      meta={"compact_summary": True})
+    msgs = [Message(0, Role.USER, "check the build"), Message(0, Role.ASSISTANT, "Done."),
+            Message(0, Role.USER, stdout, harness=True), summary, Message(0, Role.ASSISTANT, "Noted.")]
+    md = compact(transcript(msgs), target_tokens=100_000, keep_recent=2).markdown
+    assert md.count("result line of the user's own command") == 60
+    assert md.count("Summary of the earlier conversation.") >= 60
+
+
+def test_a_big_commit_names_some_of_its_files_and_counts_the_rest() -> None:
+    created = "".join(f" create mode 100644 src/gen/file_{i:03d}.py\n" for i in range(40))
+    out = "[main 1a2b3c4] generate\n 40 files changed\n" + created
+    msgs = [Message(0, Role.USER, "generate the files"),
+            Message(0, Role.ASSISTANT, "", tool_calls=[ToolCall("write", {}, "w1", kind="write")]),
+            *call_pair("run_terminal_cmd", {"command": "git commit -am generate"}, "s1", out)]
+    (line,) = [f.text for f in modified_file_facts(_ctx(msgs)) if "from git output" in f.text]
+    assert line.startswith("Created (from git output): 40 files: `src/gen/` `file_000.py`")
+    assert "and 24 more" in line and "file_016.py" not in line
+
+
+def test_a_file_url_is_decoded_after_its_line_range_and_a_windows_drive_keeps_no_slash() -> None:
+    from compaction.transcripts.path_spelling import file_url_path
+
+    assert file_url_path("file:///c%3A/Users/dev/app/Tree.ts#L10-L20") == "c:/Users/dev/app/Tree.ts"
+    assert file_url_path("file:///Users/d/a%20b/x%23y.ts#200-200") == "/Users/d/a b/x#y.ts"

@@ -43,3 +43,23 @@ def test_a_bare_exception_line_needs_a_frame_above_it() -> None:
 def test_maven_brackets_are_no_process_tags() -> None:
     out = "[INFO] Scanning\n[ERROR] Failed to execute goal on project core: Compilation failure\n[INFO] done\n"
     assert [h.id for h in classify(out)] == [h.id for h in classify(out.replace("[INFO] done\n", ""))]
+
+
+def test_a_traceback_ending_in_exception_itself_names_the_project_frame() -> None:
+    tb = ('Traceback (most recent call last):\n  File "/app/main.py", line 3, in <module>\n    run()\n'
+          '  File "/usr/lib/python3.12/site-packages/lib/x.py", line 9, in run\n    raise Exception("boom")\n'
+          'Exception: boom\n')
+    (hit,) = classify(tb)
+    assert (hit.id, hit.path, hit.line) == ("ERR_PY_Exception", "/app/main.py", 3)
+
+
+def test_a_span_ending_at_a_line_break_is_mapped_back_without_the_next_tag() -> None:
+    from compaction.errors.classify import Hit, _retagged, _untagged
+
+    text = "(a) x\n(b) y\n(c) z\n"
+    bare, where = _untagged(text)
+    assert bare == "x\ny\nz\n"
+    hit = _retagged(Hit("X", 0, 2, bare[0:2]), where)  # "x\n" in the bare text
+    assert text[hit.start:hit.end] == "x\n"
+    hit = _retagged(Hit("X", 2, 5, bare[2:5]), where)  # "y\nz"
+    assert text[hit.start:hit.end] == "y\n(c) z"

@@ -45,7 +45,7 @@ _NEAR = 300  # characters before a "line N" where the file it belongs to is name
 # "ine" first: a literal the regex engine searches for fast; the "l"/"L" before it is checked by hand
 _LINE_REF_RE = re.compile(r"ines?[ \t]+(\d{1,6})(?:[ \t]*(?:-|–|to|through)[ \t]*(\d{1,6}))?")
 _FILE_MENTION_RE = re.compile(r"[\w.-]+\.[a-z][a-z0-9]{0,5}\b")
-_GUTTER_RE = re.compile(r"^\s*(\d{1,6})(?:\t|:\s?|\s*\|\s?|\s*→|\s{2,})(.*)$")
+GUTTER_RE = re.compile(r"^\s*(\d{1,6})(?:\t|:\s?|\s*\|\s?|\s*→|\s{2,})(.*)$")
 _CLOSER_RE = re.compile(r"^(?:end(?:\s+\w+)?|fi|done|esac|[)\]}]++[;,)]*+|:)$")
 _STRING_RE = re.compile(r"^[rbfuRBFU]?[\"'].*[\"'][\s,)+.]*(?:\.format\(.*)?$")
 _FLOW = frozenset("if elif else for while match case switch return raise throw yield when unless loop try "
@@ -167,7 +167,7 @@ def numbered(content: str, most: int | None = None, raw: bool = False) -> dict[i
     out: dict[int, str] = {}
     text = content[:_SCAN_CHARS]
     for ln in (text.split("\n", most)[:most] if most else text.splitlines()):
-        m = _GUTTER_RE.match(ln)
+        m = GUTTER_RE.match(ln)
         if m:
             out[int(m.group(1))] = m.group(2) if raw else m.group(2).expandtabs(4)
     return out
@@ -187,11 +187,11 @@ def _window(content: str, lo: int, hi: int, first: int) -> dict[int, str]:
 def _gutter_range(content: str) -> tuple[int | None, int | None]:
     """The first and last gutter numbers of an output, from a few of its first and last lines (None
     when it has no gutter there; the last None when its end has none: a long output, cut)."""
-    first = next((int(m.group(1)) for ln in content[:600].splitlines() if (m := _GUTTER_RE.match(ln))), None)
+    first = next((int(m.group(1)) for ln in content[:600].splitlines() if (m := GUTTER_RE.match(ln))), None)
     if first is None:
         return None, None
     tail = content[:_SCAN_CHARS][-600:].splitlines()
-    last = next((int(m.group(1)) for ln in reversed(tail) if (m := _GUTTER_RE.match(ln))), None)
+    last = next((int(m.group(1)) for ln in reversed(tail) if (m := GUTTER_RE.match(ln))), None)
     return first, last
 
 
@@ -366,7 +366,7 @@ def file_kind(content: str) -> tuple[str, int] | None:
     partial view (it does not start at line 1) and for an output too long to read whole."""
     if len(content) > _KIND_CHARS:
         return None
-    head = next((m for ln in content[:300].splitlines() if (m := _GUTTER_RE.match(ln))), None)
+    head = next((m for ln in content[:300].splitlines() if (m := GUTTER_RE.match(ln))), None)
     opening = head.group(2).strip() if head else ""
     if head is None or head.group(1) != "1" or not (len(content) < 400 or not opening
                                                     or opening.startswith(_DOC_OPENINGS)):

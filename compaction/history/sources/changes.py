@@ -915,17 +915,25 @@ def _lines_summary(removed: list[str], added: list[str]) -> str:
 RENAME_RATIO = 0.8  # a dropped and an added definition this alike (or equal but for case and `_`) are one renamed
 
 
+_FIRST_WORD_RE = re.compile(r"_*[A-Za-z][a-z]*|\d+")  # `get` of `get_user`/`getUser`, `Signal` of `SignalScorer`
+
+
 def _renames(gone: list[str], new: list[str]) -> list[tuple[str, str]]:
     """(old, new) pairs of definitions an edit renamed (`describe_mixed_situtations` →
-    `describe_mixed_situations`, `PoIValidator` → `SignalScorer` is no rename): each paired once, the most
-    alike first; a few of each side compared."""
+    `describe_mixed_situations`): alike names that open with the same word and differ in more than
+    digits (`get_user` → `set_user`, `test_case_1` → `test_case_2` are two definitions); each paired
+    once, the most alike first; a few of each side compared."""
     if not gone or not new:
         return []
     matcher = SequenceMatcher(autojunk=False)
     scored: list[tuple[float, str, str]] = []
     for b in new[:12]:
         matcher.set_seq2(b)
+        head = _FIRST_WORD_RE.match(b)
         for a in gone[:12]:
+            if head is None or not a.startswith(head.group(0)) or a.strip("0123456789") == b.strip("0123456789") \
+                    or "".join(c for c in a if not c.isdigit()) == "".join(c for c in b if not c.isdigit()):
+                continue
             if a.replace("_", "").casefold() == b.replace("_", "").casefold():
                 scored.append((2.0, a, b))
                 continue
@@ -1011,12 +1019,15 @@ OUTLINE_CHARS = 60
 
 # A line of code, not of prose: a statement's end, a block's brace, a keyword opening it, an assignment.
 _CODE_LINE_RE = re.compile(r"[;{}][ \t]*$|^[ \t]*(?:def|class|import|from|function|const|let|var|return|if|for|while)\b|"
-                           r"\w[ \t]*=[ \t]*\S")
+                           r"\w[ \t]*(?:=|<-)[ \t]*\S")
+# Markdown's own marks: a list item, emphasis, a link, a table row.
+_MARKDOWN_MARK_RE = re.compile(r"^[ \t]*(?:[-*+] \S|\d+\. \S|\|)|\*\*\S|\]\(")
 
 
 def reads_as_markdown(path: str, events: list[Event]) -> bool:
     """A Markdown file by its name, or one whose name no language claims (Cursor's `.mdc` rules) and
-    whose edited lines read as Markdown: a heading below the title, few lines of code."""
+    whose edited lines read as Markdown: a heading below the title, Markdown's own marks (a list item,
+    emphasis, a link), few lines of code (an R script's `## Load the data` is a comment)."""
     if _MARKDOWN_RE.search(path):
         return True
     if known_code(path) or path.endswith(_CONFIG_EXTS) or _DOCUMENT_RE.search(path):
@@ -1024,7 +1035,8 @@ def reads_as_markdown(path: str, events: list[Event]) -> bool:
     body = [ln for _, ln in outside_fences([ln for e in events for h in e.hunks for ln in (*h.added, *h.removed)])
             if ln.strip()]
     headings = sum(1 for ln in body if ln.startswith("##") and _heading(ln))
-    return headings > 0 and 5 * sum(1 for ln in body if _CODE_LINE_RE.search(ln)) < len(body)
+    return headings > 0 and any(_MARKDOWN_MARK_RE.search(ln) for ln in body) \
+        and 5 * sum(1 for ln in body if _CODE_LINE_RE.search(ln)) < len(body)
 
 
 def _heading(line: str) -> tuple[str, str] | None:

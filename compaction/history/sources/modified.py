@@ -118,6 +118,7 @@ def _what_happened(kinds: list[EventKind]) -> str:
 
 _SHOWN_MOVES = 6
 GROUPED_FILES = 3  # files git's output names alike (same change, same rounds) said in one line from this many
+GROUPED_SHOWN = 16  # of them, named at most
 
 
 def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) -> list[Fact]:
@@ -165,7 +166,14 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
         for path, _ in group:
             folder, _, name = path.rpartition("/")
             folders.setdefault(folder, []).append(name)
-        names = "; ".join((f"`{folder}/` " if folder else "") + ", ".join(ns) for folder, ns in folders.items())
+        shown, names = 0, []
+        for folder, ns in folders.items():  # at most GROUPED_SHOWN names: a 400-file commit is not one long line
+            ns = ns[:max(0, GROUPED_SHOWN - shown)]
+            shown += len(ns)
+            if ns:
+                names.append((f"`{folder}/` " if folder else "") + ", ".join(f"`{n}`" for n in ns))
+        more = f" and {len(group) - shown} more" if shown < len(group) else ""
+        names = "; ".join(names) + more
         label = f"{what.capitalize()} (from git output): {len(group)} files"
         facts.append(Fact(Section.MODIFIED, f"{label}: {names} {cite(list(rounds))}", list(rounds),
                           score=45 + len(rounds), essential=True, short=f"{label} {cite(list(rounds))}"))
