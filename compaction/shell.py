@@ -108,13 +108,21 @@ def quote_at(command: str, at: int) -> str:
 _PREAMBLE_RE = re.compile(r"#|set [-+]\w")  # a comment, a shebang, the shell's options (`set -euo pipefail`)
 
 
-def code_lines(command: str) -> list[str]:
-    """A command's lines that run something, stripped: the comments an agent opens a script with (`# Kill
-    any existing vLLM processes`) say what it means to do, its commands what it did; its first line alone
-    when it has no other."""
-    lines = [ln.strip() for ln in command.strip().splitlines() if ln.strip()]
-    ran = [ln for ln in lines if not _PREAMBLE_RE.match(ln)]
-    return ran or lines[:1]
+def code_lines(command: str, most: int = 2) -> list[str]:
+    """A command's first `most` lines that run something, stripped: the comments an agent opens a script
+    with (`# Kill any existing vLLM processes`) say what it means to do, its commands what it did; its
+    first line alone when it has no other (a heredoc's hundred lines are not all looked at)."""
+    first, ran = "", []
+    for ln in command.strip().splitlines():
+        ln = ln.strip()
+        if not ln:
+            continue
+        first = first or ln
+        if not _PREAMBLE_RE.match(ln):
+            ran.append(ln)
+            if len(ran) >= most:
+                break
+    return ran or ([first] if first else [])
 
 
 def code_line(command: str) -> str:

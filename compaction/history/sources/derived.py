@@ -39,23 +39,25 @@ class Source:
     hunks: tuple[Hunk, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Read:
-    """A read's output as the file's lines, and the keys of its informative lines."""
+    """A read's output as the file's lines, as one string without whitespace (where a probe line is
+    looked for), and its informative lines' keys, made when a written file asks."""
 
     round: int
     path: str
     lines: tuple[str, ...]
-    keys: frozenset[str]
+    squeezed: str
+    _keys: frozenset[str] | None = None
+
+    @property
+    def keys(self) -> frozenset[str]:
+        if self._keys is None:
+            self._keys = _keys(self.lines)
+        return self._keys
 
 
-@dataclass(frozen=True, slots=True)
-class Reads:
-    """Every distinct read the session saw the output of, in order, and which reads hold each line key."""
-
-    reads: tuple[Read, ...]
-    holders: dict[str, tuple[int, ...]]  # key -> indexes of the reads holding it
-    files: dict[str, frozenset[str]]  # key -> the files (by name) holding it
+PROBES = 12  # of a written file's longest distinctive lines, looked for in each read first
 
 
 def _key(line: str) -> str:
@@ -88,13 +90,13 @@ def _read_path(call: ToolCall) -> str | None:
     return None
 
 
-def read_texts(ctx: FactContext) -> Reads:
-    """The session's reads, indexed once per compaction for every created file that asks."""
-    return ctx.shared(("derived", "reads"), lambda: _index(_reads(ctx)))
+def read_texts(ctx: FactContext) -> list[Read]:
+    """Every distinct read the session saw the output of, in order: made once per compaction."""
+    return ctx.shared(("derived", "reads"), lambda: list(_reads(ctx)))
 
 
 def _reads(ctx: FactContext) -> Iterable[Read]:
-    seen: set[tuple[str, frozenset[str]]] = set()  # a file read again unchanged is one read
+    seen: set[tuple[str, str]] = set()  # a file read again unchanged is one read
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
             for call in msg.tool_calls:
@@ -105,48 +107,47 @@ def _reads(ctx: FactContext) -> Iterable[Read]:
                 lines = _unnumbered(output)
                 if not MIN_LINES <= len(lines) <= MAX_LINES:
                     continue
-                keys = _keys(lines)
-                if (path, keys) not in seen:
-                    seen.add((path, keys))
-                    yield Read(rnd.number, path, tuple(lines), keys)
-
-
-def _index(reads: Iterable[Read]) -> Reads:
-    listed = tuple(reads)
-    holders: dict[str, list[int]] = {}
-    names: dict[str, set[str]] = {}
-    for i, read in enumerate(listed):
-        name = _name(read.path)
-        for k in read.keys:
-            holders.setdefault(k, []).append(i)
-            names.setdefault(k, set()).add(name)
-    return Reads(listed, {k: tuple(v) for k, v in holders.items()}, {k: frozenset(v) for k, v in names.items()})
+                squeezed = _key("".join(lines))
+                if (path, squeezed) not in seen:
+                    seen.add((path, squeezed))
+                    yield Read(rnd.number, path, tuple(lines), squeezed)
 
 
 def _name(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def source_of(path: str, written: tuple[str, ...], before: int, reads: Reads) -> Source | None:
+def source_of(path: str, written: tuple[str, ...], before: int, reads: list[Read]) -> Source | None:
     """The file read before round `before` whose lines most of `written`'s distinctive lines repeat
     (another file than `path`), with the copy's changes as hunks of the part of the source it covers
-    (a module split out of a file does not drop the rest of it); None when no read holds half."""
+    (a module split out of a file does not drop the rest of it); None when no read holds enough. Only a
+    read holding a quarter of a few of the file's longest lines is compared line by line (one substring test
+    each, in C); a line two of those files hold (`path` read back aside) is boilerplate, no evidence."""
     if len(written) > MAX_LINES:
         return None
-    own = frozenset((_name(path),))  # the file read back after it was written holds its own lines
-    mine = [k for k in _keys(written) if len(reads.files.get(k, own) - own) <= 1]  # in two files: boilerplate
+    keys = _keys(written)
+    if len(keys) < MIN_LINES:
+        return None
+    probes = sorted(keys, key=len, reverse=True)[:PROBES]
+    # (a quarter of them: the longest lines are the likeliest to be rewrapped or rewritten by a reformatting copy)
+    candidates = [r for r in reads if r.round <= before and 4 * sum(p in r.squeezed for p in probes) >= len(probes)]
+    if not candidates:
+        return None
+    by_file: dict[str, frozenset[str]] = {}
+    for r in candidates:
+        if _name(r.path) != _name(path):  # the file read back after it was written holds its own lines
+            by_file[_name(r.path)] = by_file.get(_name(r.path), frozenset()) | r.keys
+    shared = Counter(k for held in by_file.values() for k in held)
+    mine = [k for k in keys if shared[k] <= 1]
     if len(mine) < MIN_LINES:
         return None
-    votes: Counter[int] = Counter(i for k in mine for i in reads.holders.get(k, ()))
     best: tuple[float, Read] | None = None
-    for i, n in votes.most_common():
-        read = reads.reads[i]
-        share = n / len(mine)
-        if share < MIN_SHARE:
-            break
-        if read.round <= before and not same_file(read.path.removeprefix("~/"), path.removeprefix("~/")):
+    for read in candidates:
+        if same_file(read.path.removeprefix("~/"), path.removeprefix("~/")):
+            continue
+        share = len(read.keys.intersection(mine)) / len(mine)
+        if share >= MIN_SHARE and (best is None or share > best[0]):
             best = (share, read)
-            break
     if best is None:
         return None
     share, read = best
