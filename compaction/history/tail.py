@@ -94,11 +94,16 @@ def _verbatim(prefix: str, text: str, suffix: str, rnd: int, *, known: int | Non
     return _Piece(prefix, text, suffix, rnd, True, cap_factor=cap_factor, n=len(ids), ids=ids)
 
 
+# What the loaders mark a harness's message as when it carries more than a notice: an earlier compaction's
+# summary (Claude Code, Gemini CLI, a pasted one), an architect's hand-off (aider).
+_MORE_THAN_A_NOTICE = ("compact_summary", "carried_summary", "architect_handoff")
+
+
 def _notice(msg: Message) -> bool:
     """A harness's own words in the user's turn: not what it passes through in tags (a `!` command's
-    `<bash-stdout>`, a memory note) nor a message it marks as more (an earlier compaction's summary, an
-    architect's hand-off)."""
-    return msg.harness and msg.role is Role.USER and not msg.meta and not msg.text.lstrip().startswith("<")
+    `<bash-stdout>`, a memory note) nor a message it marks as more (`_MORE_THAN_A_NOTICE`)."""
+    return (msg.harness and msg.role is Role.USER and not msg.text.lstrip().startswith("<")
+            and not any(k in msg.meta for k in _MORE_THAN_A_NOTICE))
 
 
 def _call_line(call: ToolCall, rnd: int, cwd: str | None, also: tuple[ToolCall, ...] = ()) -> _Piece:

@@ -229,7 +229,8 @@ def test_a_harness_notice_in_the_users_turn_shows_its_opening_only() -> None:
     notice = ("[ERROR] You did not use a tool in your previous response! Please retry with a tool use.\n\n"
               + "Reminder: tool uses are formatted using XML-style tags. " * 40)
     msgs = [Message(0, Role.USER, "package the project"), Message(0, Role.ASSISTANT, "Done."),
-            Message(0, Role.USER, notice, harness=True), Message(0, Role.ASSISTANT, "Completed.")]
+            Message(0, Role.USER, notice, harness=True, meta={"environment_details": ["<environment_details>…"]}),
+            Message(0, Role.ASSISTANT, "Completed.")]
     md = compact(transcript(msgs), target_tokens=100_000, keep_recent=2).markdown
     assert "[ERROR] You did not use a tool in your previous response!" in md
     assert md.count("XML-style tags") < 5 and "tokens elided" in md

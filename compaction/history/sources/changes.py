@@ -916,6 +916,7 @@ RENAME_RATIO = 0.8  # a dropped and an added definition this alike (or equal but
 
 
 _FIRST_WORD_RE = re.compile(r"_*[A-Za-z][a-z]*|\d+")  # `get` of `get_user`/`getUser`, `Signal` of `SignalScorer`
+_NO_DIGITS = str.maketrans("", "", "0123456789")
 
 
 def _renames(gone: list[str], new: list[str]) -> list[tuple[str, str]]:
@@ -931,8 +932,7 @@ def _renames(gone: list[str], new: list[str]) -> list[tuple[str, str]]:
         matcher.set_seq2(b)
         head = _FIRST_WORD_RE.match(b)
         for a in gone[:12]:
-            if head is None or not a.startswith(head.group(0)) or a.strip("0123456789") == b.strip("0123456789") \
-                    or "".join(c for c in a if not c.isdigit()) == "".join(c for c in b if not c.isdigit()):
+            if head is None or not a.startswith(head.group(0)) or a.translate(_NO_DIGITS) == b.translate(_NO_DIGITS):
                 continue
             if a.replace("_", "").casefold() == b.replace("_", "").casefold():
                 scored.append((2.0, a, b))
