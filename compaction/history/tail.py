@@ -106,12 +106,17 @@ def _notice(msg: Message) -> bool:
             and not any(k in msg.meta for k in _MORE_THAN_A_NOTICE))
 
 
-def _call_line(call: ToolCall, rnd: int, cwd: str | None, also: tuple[ToolCall, ...] = ()) -> _Piece:
+def _call_text(call: ToolCall, cwd: str | None, also: tuple[ToolCall, ...] = ()) -> str:
     """A file tool's `→ tool path` line, its path as the document's other sections print it (relative to
-    the project root, when known), counted: an absolute path costs tens of tokens a line. A recorded
-    path is escaped: no structure, no bidi. `also`: the same calls that followed it, counted `(×n)`."""
+    the project root, when known). A recorded path is escaped: no structure, no bidi. `also`: the same
+    calls that followed it, counted `(×n)`."""
     target = f" {display_path(call.path, cwd) if cwd else escape_path(call.path)}" if call.path else ""
-    line = f"\n→ {escape_path(call.name)}{target}" + (f" (×{len(also) + 1})" if also else "")
+    return f"\n→ {escape_path(call.name)}{target}" + (f" (×{len(also) + 1})" if also else "")
+
+
+def _call_line(call: ToolCall, rnd: int, cwd: str | None, also: tuple[ToolCall, ...] = ()) -> _Piece:
+    """A file tool's line as a piece, counted: an absolute path costs tens of tokens a line."""
+    line = _call_text(call, cwd, also)
     return _Piece(line, "", "", rnd, False, n=tokens.count(line), call=call, also=also)
 
 
@@ -229,7 +234,7 @@ class TailRenderer:
             return
         for pieces in self.per_round:
             for i, p in enumerate(pieces):
-                if p.call is not None:
+                if p.call is not None and _call_text(p.call, cwd, p.also) != p.prefix:  # a path the root shortens
                     pieces[i] = _call_line(p.call, p.round_no, cwd, p.also)
         self._round_costs.clear()
         self._written = None

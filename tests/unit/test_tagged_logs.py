@@ -41,8 +41,11 @@ def test_a_bare_exception_line_needs_a_frame_above_it() -> None:
 
 
 def test_maven_brackets_are_no_process_tags() -> None:
+    from compaction.errors.classify import _untagged
+
     out = "[INFO] Scanning\n[ERROR] Failed to execute goal on project core: Compilation failure\n[INFO] done\n"
-    assert [h.id for h in classify(out)] == [h.id for h in classify(out.replace("[INFO] done\n", ""))]
+    assert _untagged(out) is None
+    assert [h.id for h in classify(out)] == ["ERR_JAVA_BuildFailure"]
 
 
 def test_a_traceback_ending_in_exception_itself_names_the_project_frame() -> None:

@@ -21,6 +21,7 @@ from compaction.events import shell_reads
 from compaction.history.sources.blocks import GUTTER_RE
 from compaction.history.sources.registry import FactContext
 from compaction.model import ToolCall, ToolKind
+from compaction.transcripts.path_spelling import file_name
 
 MIN_LINES = 8  # distinctive lines a written file needs before it can be called a copy
 MIN_SHARE = 0.4  # of them, the share a read file must hold (a reformatted copy keeps about half)
@@ -113,10 +114,6 @@ def _reads(ctx: FactContext) -> Iterable[Read]:
                     yield Read(rnd.number, path, tuple(lines), squeezed)
 
 
-def _name(path: str) -> str:
-    return path.replace("\\", "/").rsplit("/", 1)[-1]
-
-
 def source_of(path: str, written: tuple[str, ...], before: int, reads: list[Read]) -> Source | None:
     """The file read before round `before` whose lines most of `written`'s distinctive lines repeat
     (another file than `path`), with the copy's changes as hunks of the part of the source it covers
@@ -135,8 +132,8 @@ def source_of(path: str, written: tuple[str, ...], before: int, reads: list[Read
         return None
     by_file: dict[str, frozenset[str]] = {}
     for r in candidates:
-        if _name(r.path) != _name(path):  # the file read back after it was written holds its own lines
-            by_file[_name(r.path)] = by_file.get(_name(r.path), frozenset()) | r.keys
+        if file_name(r.path) != file_name(path):  # the file read back after it was written holds its own lines
+            by_file[file_name(r.path)] = by_file.get(file_name(r.path), frozenset()) | r.keys
     shared = Counter(k for held in by_file.values() for k in held)
     mine = [k for k in keys if shared[k] <= 1]
     if len(mine) < MIN_LINES:
