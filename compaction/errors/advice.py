@@ -167,6 +167,8 @@ def advise(rec: ErrorRecord) -> str:
             codes = ", ".join(rec.ts_codes)
             template = "run `npx tsc --noEmit` after each edit to `{path}`" + (f" and fix {codes} at its first report"
                                                                                  if codes else "")
+    if template is None and rec.id.startswith(_NPM_PREFIX):
+        template = _NPM_ADVICE
     if template is None:
         template = advice_for(rec.family)
     if "pytest {test}" in template and not _python_test(rec):
@@ -175,6 +177,13 @@ def advise(rec: ErrorRecord) -> str:
         template = "re-run `{command}` after every change" if ran else "re-run the test {test} after every change"
         template += ", negative tests included" if rec.id == "ERR_LOGIC_TestFailed" else ""
     return _fill(template, rec)
+
+
+# npm's own failures (`npm error code TLOG_CREATE_ENTRY_ERROR`, `ELIFECYCLE`): the registry, the version, a script;
+# a linter or a test of the code never catches them, so the JS family's advice would mislead.
+_NPM_PREFIX = "ERR_JS_Npm"
+_NPM_ADVICE = ("npm's failure, not the code's: act on its first `npm error` line and the debug log it names; an "
+               "`ELIFECYCLE` only says a script failed (fix the first error above it)")
 
 
 def _python_test(rec: ErrorRecord) -> bool:

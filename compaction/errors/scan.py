@@ -13,6 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from compaction.answer_options import labeled_first, options_in
 from compaction.edits import call_changes, definitions, result_changes, same_file, shown_text
 from compaction.errors.advice import advise
 from compaction.errors.classify import Hit, classify, json_diagnostics
@@ -283,15 +284,20 @@ def _occ(h: Hit, rnd: int, tid: str, msg: Message, source: str, call: ToolCall |
                       detail=h.detail, ts_codes=list(h.ts_codes), tests=list(h.tests))
 
 
-def _explanation(transcript: Transcript, after_round: int) -> str | None:
+def _explanation(transcript: Transcript, after_round: int, after_message: int | None = None) -> str | None:
     """The assistant's own account of the error: the first cause-like sentence it wrote next, before
-    the user asked something else (a reply to that answers it, not the error)."""
-    for rnd in transcript.rounds[after_round:after_round + 2]:
+    the user asked something else (a reply to that answers it, not the error). `after_message`: the
+    message that showed the error, when it was the user's (a pasted log): the reply of its own round
+    answers it."""
+    first = after_round - 1 if after_message is not None else after_round
+    for rnd in transcript.rounds[max(0, first):after_round + 2]:
         for msg in rnd.messages:
+            if after_message is not None and msg.index <= after_message:
+                continue
             if _asks_anew(msg):
                 return None
             if msg.role is Role.ASSISTANT and msg.text:
-                text = _THOUGHT.sub("", msg.text.split("```", 1)[0])
+                text = _TITLE_LINE.sub("", _THOUGHT.sub("", msg.text.split("```", 1)[0]))
                 sentences = _SENTENCE.split(" ".join(text.split()))
                 for i, sentence in enumerate(sentences):
                     if _CAUSE.search(sentence):
@@ -301,6 +307,17 @@ def _explanation(transcript: Transcript, after_round: int) -> str | None:
                         return cut(sentence.replace("`", "") if sentence.count("`") % 2 else sentence, 200)
                 return None
     return None
+
+
+_TITLE_LINE = re.compile(r"^[ \t]*\*\*[^*\n]+\*\*[ \t]*$", re.M)  # a bold title alone on its line: no sentence of the account
+
+
+def _users(transcript: Transcript, occ: Occurrence) -> bool:
+    """Whether the occurrence is in the user's own words (a log they pasted), not a tool's output."""
+    if occ.message is None or occ.source != "text" or not 0 <= occ.message < len(transcript.messages):
+        return False
+    msg = transcript.messages[occ.message]
+    return msg.index == occ.message and msg.role is Role.USER and not msg.harness
 
 
 # The agent answering its own question in the negative: the cause it asked about is ruled out
@@ -864,7 +881,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         parts.append(f"the user said: “{said}”")
     fix = _fix_after(transcript, rec, last.round, cache)
     # the agent's words after a malformed reply or call are about its work, not about that failure
-    why = None if rec.id in _ENDED_BY_THE_NEXT_CALL else _explanation(transcript, last.round)
+    why = None if rec.id in _ENDED_BY_THE_NEXT_CALL else \
+        _explanation(transcript, last.round, last.message if _users(transcript, last) else None)
     if not fix.round and rec.count > 1 and rec.id in EDIT_REFUSED:
         why = "; ".join(_diagnoses(transcript, rec)) or why
     if fix.round:
@@ -906,6 +924,43 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         parts.insert(len(parts) - (1 if why else 0),
                      f"then {what}{f' rerun with {changed}' if changed else ''} succeeded (r{rnd})")
     elif not fix.round and not around:
+        advised = _advised(transcript, last) if _users(transcript, last) else None
+        if advised:
+            parts.append(advised)
         parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                      else f"no fix seen after r{last.round}")
     return "; ".join(parts)
+
+
+ADVISED_OPTIONS = 3  # of an answer's options, told in a record
+ADVISED_CHARS = 90  # each: its first sentence, cut
+
+
+def _advised(transcript: Transcript, occ: Occurrence) -> str | None:
+    """What the agent advised doing about an error the user pasted, when it answered in words only (no
+    edit followed): the options of its latest such answer before the user asked something new ("advised
+    (r3): publish with `--provenance=false`; bump the version…"). A short follow-up ("I never published
+    this version") is no new ask: the answer to it refines the advice."""
+    found: tuple[int, list[str]] | None = None
+    for rnd in transcript.rounds[max(0, occ.round - 1):occ.round + 2]:
+        if any(m.tool_calls for m in rnd.messages):
+            break  # the agent went to work: what it did is the fix, or there is none
+        for msg in rnd.messages:
+            if msg.index <= (occ.message or 0):
+                continue
+            if _asks_anew(msg):
+                return _told(found)
+            if msg.role is Role.ASSISTANT and msg.text and not msg.harness and (options := options_in(msg.text)):
+                found = (rnd.number, options)
+    return _told(found)
+
+
+def _told(found: tuple[int, list[str]] | None) -> str | None:
+    if found is None:
+        return None
+    rnd, options = found
+    return f"advised (r{rnd}): " + "; ".join(cut(_FIRST_SENTENCE.match(o).group(0).rstrip("。.;；"), ADVISED_CHARS)  # type: ignore[union-attr]
+                                             for o in labeled_first(options)[:ADVISED_OPTIONS])
+
+
+_FIRST_SENTENCE = re.compile(r".+?(?:[.!?](?=\s|$)|[。！？]|$)")  # an option's first sentence says it

@@ -16,6 +16,7 @@ from types import ModuleType
 from compaction.model import Transcript, TranscriptError, compact_messages, group_rounds
 from compaction.redact import map_strings, redact_transcript
 from compaction.transcripts._io import read_head
+from compaction.transcripts.glued_titles import unglue_transcript
 from compaction.transcripts.leaked_calls import tell_leaked_calls
 from compaction.transcripts.pasted_log import expand_pasted_logs
 from compaction.transcripts.terminal import clean_transcript
@@ -129,6 +130,7 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
     tell_leaked_calls(transcript.messages)  # calls printed in a model's raw call tokens: not its words
     _scrub_surrogates(transcript)
     clean_transcript(transcript)  # colours and carriage returns out, before extraction and rendering
+    unglue_transcript(transcript)  # an exporter's bold titles glued to the sentence after them, apart
     if redact:
         redact_transcript(transcript)
     compact_messages(transcript.messages)  # loading is over: nothing appends to them any more

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from compaction.model import Transcript
 from compaction.transcripts._io import read_text, split_records
+from compaction.transcripts.glued_titles import unglue
 from compaction.transcripts.terminal import clean_text
 
 
@@ -388,7 +389,7 @@ class _Tally:
         line = _norm(raw)
         if not line:
             return
-        if ex is None and not self.parsed.has(line):
+        if ex is None and not self.parsed.has(line) and not self._reached_apart(raw):
             ex = next((rule for rx, rule in self.patterns if rx.fullmatch(raw.strip()) or rx.fullmatch(line)), None)
             if ex is None:
                 self.seen += len(line)
@@ -400,6 +401,12 @@ class _Tally:
             return
         self.seen += len(line)
         self.reached += len(line)
+
+
+    def _reached_apart(self, raw: str) -> bool:
+        """A line whose glued titles the loading put apart (`glued_titles`): reached when each part is."""
+        apart = unglue(raw)
+        return apart != raw and all(self.parsed.has(p) for p in map(_norm, apart.split("\n")) if p)
 
 
 def measure(path: str | Path, transcript: Transcript) -> Coverage:

@@ -176,7 +176,7 @@ def _agent(t: Transcript, body: str, ts: str | None, line: int, *, sidechain: bo
         results.append(ToolResult(text, call.id, call.name, is_error=bool(code) or refused, exit_code=code))
         pos = end
     texts.append(body[pos:])
-    prose = "\n".join(x.strip() for x in texts if x.strip())
+    prose = "\n\n".join(x for x in map(_unframed, texts) if x)
     for m in _THINK.finditer(prose):
         thinking.append(m.group(1).strip())
     prose = _THINK.sub("", prose).strip()
@@ -192,6 +192,15 @@ def _agent(t: Transcript, body: str, ts: str | None, line: int, *, sidechain: bo
                               meta=meta))
     if results:
         t.messages.append(Message(len(t.messages), Role.TOOL, "", tool_results=results, timestamp=ts, line=line))
+
+
+_EDGE_RULES = re.compile(r"\A(?:\s*---[ \t]*\n)+|(?:\n[ \t]*---[ \t]*)+\s*\Z")
+
+
+def _unframed(text: str) -> str:
+    """A piece of prose between tool blocks without the `---` lines at its edges: the exporter's
+    separators around each block (Cursor and Copilot exports put one after every call), not the agent's."""
+    return _EDGE_RULES.sub("", "\n" + text.strip() + "\n").strip()
 
 
 def _block_text(block: str) -> str:

@@ -444,6 +444,12 @@ def _with_items(e: Event, said: list[tuple[int, str]]) -> str:
     return e.text
 
 
+def _bare_heading(text: str) -> bool:
+    """A Markdown heading or a bold title alone: it names a step, it says none."""
+    stripped = text.strip()
+    return stripped.startswith(("#", "**")) and _HEADING_ONLY_RE.match(stripped) is not None
+
+
 def _still_open(text: str) -> bool:
     """A todo written down for later: said so ("still need to", `TODO:`; not "the TODO list"), or
     work said to remain that it names (a file, a name in code, a number)."""
@@ -486,7 +492,10 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
     recent = [e for e in stated if e.round > last_round - 5]
     seen: set[str] = set()
     for e in recent[-6:]:
-        text = WS_RE.sub(" ", _with_items(e, said or []).strip())
+        told = _with_items(e, said or [])
+        if told is e.text and _bare_heading(told):
+            continue  # "**Summarizing modifications and next steps**": a title, with no list under it
+        text = WS_RE.sub(" ", told.strip())
         if text.lower() in seen:
             continue
         seen.add(text.lower())
