@@ -112,7 +112,8 @@ def test_a_commit_and_a_script_say_their_decisive_output_line():
     t = _transcript(msgs)
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=4000)
     texts = [f.text for f in completed_facts(ctx)]
-    assert any("git commit" in x and "→ 2 files changed, 393 insertions(+)" in x for x in texts), texts
+    # the commit's own line says it: the command that only staged and committed is not told again
+    assert texts == ["Commit e2aec0d “Initial commit” → 2 files changed, 393 insertions(+) (r1)"], texts
 
 
 def test_a_harness_rule_about_what_may_change_is_a_constraint_and_client_markup_is_not():

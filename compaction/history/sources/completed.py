@@ -18,6 +18,7 @@ from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.shell import past_prefixes, split_commands, words
 
 MAX_RUN = 6  # commits on one line
 HASH_CHARS = 7  # git's own short hash
@@ -73,8 +74,11 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         folded[key] = _Runs(Fact(Section.COMPLETED, key, [e.round], score=score, test=bool(is_test)), command,
                             outcomes=[(e.round, outcome)] if outcome else [])
     said = _said_by_changes(ctx)
+    told = _told_by_commits(folded, commits)
     singles: list[Fact] = []  # state-changing commands run once: those of one round share a line
     for key, runs in folded.items():
+        if key in told:
+            continue
         f = runs.fact
         times = f" ×{runs.count}" if runs.count > 1 else ""
         if len(runs.outcomes) > 1:  # every distinct result of a re-run command, each with its round
@@ -94,7 +98,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         else:
             facts.append(f)
     facts.extend(_same_round(singles))
-    facts.extend(_commit_runs(commits, [min(f.rounds) for f in facts], said))
+    facts.extend(_commit_runs(commits, [min(f.rounds) for f in facts], said, told))
     facts.sort(key=lambda f: min(f.rounds))
     return facts
 
@@ -114,12 +118,40 @@ def _same_round(singles: list[Fact]) -> list[Fact]:
     return out
 
 
-def _commit_runs(commits: list[Event], others: list[int], said: dict[int, str]) -> list[Fact]:
+_STAGING = frozenset({("git", "add"), ("git", "commit"), ("git", "stage")})
+
+
+def _told_by_commits(folded: OrderedDict[str, _Runs], commits: list[Event]) -> dict[str, tuple[int, str]]:
+    """The command lines a commit's own line tells: run once, in a round with one commit, doing nothing
+    but stage and commit (`git add a b && git commit -m "…"`, a `cd` before, a push after: said after the
+    outcome). Their key → their round and
+    outcome (" → 2 files changed, 393 insertions(+)"), which the commit's line says instead: the message and the
+    files were told twice (`Commit e2aec0d “Initial commit…”` and `git commit -m "Initial commit…"`)."""
+    per_round: dict[int, int] = {}
+    for e in commits:
+        per_round[e.round] = per_round.get(e.round, 0) + 1
+    out: dict[str, tuple[int, str]] = {}
+    for key, runs in folded.items():
+        if runs.count != 1 or runs.fact.test or per_round.get(runs.fact.rounds[0]) != 1:
+            continue
+        parts = [(part, past_prefixes(words(part))) for part in split_commands(runs.command)]
+        programs = [(part, tuple(w[:2])) for part, w in parts if w and w[0] != "cd"]
+        pushes = [part for part, p in programs if p == ("git", "push")]
+        if ("git", "commit") in (p for _, p in programs) and all(p in _STAGING or part in pushes for part, p in programs):
+            outcome = runs.outcomes[0][1] if runs.outcomes else ""
+            out[key] = (runs.fact.rounds[0], outcome + "".join(f", then `{part}`" for part in pushes))
+    return out
+
+
+def _commit_runs(commits: list[Event], others: list[int], said: dict[int, str],
+                 told: dict[str, tuple[int, str]] | None = None) -> list[Fact]:
     """Commits one line per run: consecutive commits with no other completed action between them, at
     most MAX_RUN a line (a line is taken whole or not at all). A commit whose message the change
-    records of its round already hold (`said`: their text by round) is its hash alone there."""
+    records of its round already hold (`said`: their text by round) is its hash alone there. `told`:
+    the outcomes of the commit commands the commits' lines tell (`_told_by_commits`), by round."""
     out: list[Fact] = []
     run: list[Event] = []
+    by_round = {r: outcome for r, outcome in (told or {}).values()}
 
     def close() -> None:
         if not run:
@@ -129,10 +161,12 @@ def _commit_runs(commits: list[Event], others: list[int], said: dict[int, str]) 
             ref = (e.commit_hash or "")[:HASH_CHARS]
             held = said.get(e.round, "")
             own = " (the user's edits)" if e.path else ""  # aider committed the user's own change to e.path
-            parts.append((ref if held and ref and not overlap.adds(e.text, held) else f"{ref} “{e.text}”".strip()) + own)
+            parts.append((ref if held and ref and not overlap.adds(e.text, held) else f"{ref} “{e.text}”".strip()) + own
+                         + by_round.get(e.round, ""))
         rounds = [e.round for e in run]
         label = "Commit" if len(run) == 1 else "Commits"
-        out.append(Fact(Section.COMPLETED, f"{label} {', '.join(parts)} {cite(rounds)}", rounds, score=70))
+        joint = "; " if any(e.round in by_round for e in run) else ", "  # an outcome's own commas
+        out.append(Fact(Section.COMPLETED, f"{label} {joint.join(parts)} {cite(rounds)}", rounds, score=70))
         run.clear()
 
     for e in commits:
