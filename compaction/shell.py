@@ -110,19 +110,105 @@ _PREAMBLE_RE = re.compile(r"#|set [-+]\w")  # a comment, a shebang, the shell's 
 
 def code_lines(command: str, most: int = 2) -> list[str]:
     """A command's first `most` lines that run something, stripped: the comments an agent opens a script
-    with (`# Kill any existing vLLM processes`) say what it means to do, its commands what it did; its
-    first line alone when it has no other (a heredoc's hundred lines are not all looked at)."""
-    first, ran = "", []
-    for ln in command.strip().splitlines():
-        ln = ln.strip()
+    with (`# Kill any existing vLLM processes`) say what it means to do, its commands what it did, and the
+    clearing up before the work (`pkill -f vllm; sleep 2`, `rm -f /tmp/run.log`, `echo "=== Start ==="`,
+    `export X=1`) is not what it did either; its first line alone when it has no other (a heredoc's
+    hundred lines are not all looked at)."""
+    first, ran, chores = "", [], []
+    lines = command.strip().splitlines()
+    for ln in _logical_lines(lines):
         if not ln:
             continue
         first = first or ln
-        if not _PREAMBLE_RE.match(ln):
-            ran.append(ln)
-            if len(ran) >= most:
-                break
-    return ran or ([first] if first else [])
+        if _PREAMBLE_RE.match(ln):
+            continue
+        if not ran and len(lines) > 1 and len(chores) < MAX_CHORES and _chore(ln):
+            chores.append(ln)
+            continue
+        ran.append(ln)
+        if len(ran) >= most:
+            break
+    return ran or chores[:most] or ([first] if first else [])
+
+
+def _logical_lines(lines: list[str]) -> Iterator[str]:
+    """The lines stripped, joined as the shell reads them: a line continued with a trailing backslash
+    (`NCCL_P2P_DISABLE=1 \\` then `  nohup vllm serve …`) and a quote left open (`python -c "` then its
+    script's lines, joined by `; `) are one command; of a quote open for more than QUOTED_LINES lines, the
+    opening only (nothing after it is read as a command of its own)."""
+    held, quote, joined = "", "", 0
+    for raw in lines:
+        ln = raw.strip()
+        if quote:
+            if not ln:
+                continue
+            held += ("; " if not held.endswith(("(", "[", "{", quote)) else "") + ln
+            joined += 1
+            quote = _open_quote(ln, quote)
+            if not quote:
+                yield held
+                held, joined = "", 0
+            elif joined >= QUOTED_LINES:  # a script in quotes: its opening says it, the rest is inside it
+                yield held + " …"
+                return
+            continue
+        if ln.endswith("\\") and not ln.startswith("#"):
+            held += ln[:-1].rstrip() + " "
+            continue
+        ln = held + ln
+        held = ""
+        quote = _open_quote(ln, "") if ('"' in ln or "'" in ln) and not ln.startswith("#") else ""
+        if quote:
+            held = ln
+            continue
+        yield ln
+    if held:
+        yield held.rstrip()
+
+
+QUOTED_LINES = 6
+
+
+def _open_quote(text: str, quote: str) -> str:
+    """The quote still open at the end of `text` when `quote` was open at its start ("" for none)."""
+    escaped = False
+    for ch in text:
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+    return quote
+
+
+MAX_CHORES = 8  # lines of clearing up skipped before a command's work; past them, the line is its work
+# What clears up or narrates before the work: stopping processes, waiting, saying, setting the environment.
+_CHORES = frozenset({"kill", "pkill", "killall", "sleep", "wait", "true", "echo", "printf", "export", "unset", "clear"})
+
+
+def _chore(line: str) -> bool:
+    """A line that only clears up before the work: each of its commands stops a process, waits, says
+    something (to the terminal, not into a file), sets the environment, or removes temporary files."""
+    for part in split_commands(line):
+        said = words(part)
+        if any(REDIRECT_WORD_RE.match(w) and not w.endswith("/dev/null") and w not in ("2>&1", ">&2") for w in said):
+            return False  # `echo x > notes.txt` writes a file
+        run = [w for w in said if not REDIRECT_WORD_RE.match(w)]
+        if not run:
+            return False
+        if run[0] == "rm":
+            if not all(w.startswith("-") or w.startswith(_TEMP_DIRS) for w in run[1:]):
+                return False
+        elif run[0] not in _CHORES:
+            return False
+    return True
+
+
+_TEMP_DIRS = ("/tmp/", "/var/tmp/", "$TMPDIR/")
 
 
 def code_line(command: str) -> str:

@@ -42,3 +42,45 @@ def test_a_command_doing_more_than_committing_keeps_its_line() -> None:
     assert sorted(lines) == ["Commit e2aec0d “Initial commit: pixel art” (r1)",
                              '`npm run build && git commit -am "Initial commit: pixel art"` → 2 files changed, '
                              '393 insertions(+) (r1)']
+
+
+# --- a command told by its work ------------------------------------------------------------------
+
+
+def test_a_command_is_told_by_its_work_not_by_the_clearing_up_before_it() -> None:
+    from compaction.shell import code_line
+
+    launch = ('# Kill any existing vLLM processes\npkill -f "vllm serve" 2>/dev/null || true\nsleep 2\n'
+              'echo "=== Starting ==="\nexport NCCL_P2P_DISABLE=1\n'
+              'NCCL_SHM_DISABLE=1 \\\n  nohup vllm serve Qwen/Qwen3-4B \\\n    --port 8000 > /tmp/vllm.log 2>&1 &')
+    assert code_line(launch) == "NCCL_SHM_DISABLE=1 nohup vllm serve Qwen/Qwen3-4B --port 8000 > /tmp/vllm.log 2>&1 &"
+    assert code_line("rm -f /tmp/run2.log\ncd /root/trl && script -qfc 'python smoke.py' /tmp/run2.log &") \
+        == "cd /root/trl && script -qfc 'python smoke.py' /tmp/run2.log &"
+    assert code_line("echo done > notes.txt\npython a.py") == "echo done > notes.txt"  # a write is work
+    assert code_line("rm -rf build\nmake") == "rm -rf build"  # removing the project's files is work
+    assert code_line("pkill -f vllm") == "pkill -f vllm"  # nothing else: the clearing up was the work
+
+
+def test_a_quote_left_open_is_read_to_its_end() -> None:
+    from compaction.shell import code_line
+
+    assert code_line('python -c "\nimport torch\nprint(torch.__version__)"\necho ok') \
+        == 'python -c "import torch; print(torch.__version__)"'
+    assert code_line('git commit -m "fix: a\n\nlonger body"') == 'git commit -m "fix: a; longer body"'
+    script = 'python -c "\n' + "\n".join(f"x{i} = {i}" for i in range(20)) + '"'
+    assert code_line(script) == 'python -c "x0 = 0; x1 = 1; x2 = 2; x3 = 3; x4 = 4; x5 = 5 …'
+
+
+def test_one_program_run_many_times_in_a_line_is_its_first_run_and_a_count() -> None:
+    seds = " && ".join(f"sed -i '{n}s/raise TypeError.*/return NotImplemented/' sympy/core/numbers.py"
+                       for n in (700, 708, 716))
+    assert _completed((seds, "")) == ["`sed -i '700s/raise TypeError.*/return NotImplemented/' sympy/core/numbers.py` "
+                                      "and 2 more `sed` (r1)"]
+    two = "pip install -e . && pip install pytest-xdist==1.34.0"
+    assert _completed((two, "")) == [f"`{two}` (r1)"]  # two short runs cost less than saying so
+
+
+def test_a_run_again_with_other_prefixes_is_the_same_run() -> None:
+    lines = _completed(("NCCL_P2P_DISABLE=1 nohup vllm serve Qwen/Qwen3-4B --port 8000 > /tmp/a.log 2>&1 &", ""),
+                       ("vllm serve Qwen/Qwen3-4B --port 8000 > /tmp/b.log", ""))
+    assert lines == ["`NCCL_P2P_DISABLE=1 nohup vllm serve Qwen/Qwen3-4B --port 8000 > /tmp/a.log 2>&1 &` ×2 (r1, r2)"]

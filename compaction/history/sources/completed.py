@@ -15,10 +15,10 @@ from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
-from compaction.history.sources.checks import build_outcome, builds
+from compaction.history.sources.checks import build_outcome, builds, run_identity
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import past_prefixes, split_commands, words
+from compaction.shell import code_line, past_prefixes, split_commands, words
 
 MAX_RUN = 6  # commits on one line
 HASH_CHARS = 7  # git's own short hash
@@ -51,7 +51,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if not (e.state_changing or is_test):
             continue
         command = project_root.without_root_cd(e.command, ctx.cwd)  # the header names the root
-        key = first_line(command)
+        key = project_root.without_root_cd(first_line(command), ctx.cwd)  # a line after clearing up may cd too
         outcome = ""
         if is_test:
             summary = e.test_summary
@@ -61,8 +61,10 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         elif e.state_changing and not e.failed:
             line = _summary_of(ctx, e, outputs)
             outcome = f" → {line}" if line else ""
-        if key in folded:
-            runs = folded[key]
+        # `nohup`, `X=1` prefixes, redirections and a `| tail` aside: the same run (its whole first command)
+        ident = run_identity(project_root.without_root_cd(code_line(command), ctx.cwd))
+        if ident in folded:
+            runs = folded[ident]
             runs.fact.rounds.append(e.round)
             runs.count += 1
             if outcome and (not runs.outcomes or runs.outcomes[-1][1] != outcome):
@@ -71,25 +73,26 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         score = 60 if e.state_changing else 45
         if is_test and e.test_summary:
             score = 65
-        folded[key] = _Runs(Fact(Section.COMPLETED, key, [e.round], score=score, test=bool(is_test)), command,
+        folded[ident] = _Runs(Fact(Section.COMPLETED, key, [e.round], score=score, test=bool(is_test)), command,
                             outcomes=[(e.round, outcome)] if outcome else [])
     said = _said_by_changes(ctx)
     told = _told_by_commits(folded, commits)
     singles: list[Fact] = []  # state-changing commands run once: those of one round share a line
-    for key, runs in folded.items():
-        if key in told:
+    for ident, runs in folded.items():
+        if ident in told:
             continue
         f = runs.fact
+        key = f.text  # as first run
         times = f" ×{runs.count}" if runs.count > 1 else ""
         if len(runs.outcomes) > 1:  # every distinct result of a re-run command, each with its round
             outcome = "".join(f"{o} (r{r})" for r, o in runs.outcomes[-6:])
         else:
             outcome = runs.outcomes[0][1] if runs.outcomes else ""
-        shown = key
-        if len(key) > COMMAND_CHARS and not f.test:  # its tail the change records of its rounds already tell
+        shown = _chain_head(key, runs.command)
+        if len(shown) > COMMAND_CHARS and not f.test:  # its tail the change records of its rounds already tell
             held = " ".join(said.get(r, "") for r in set(f.rounds))
-            if held and not overlap.adds(key[COMMAND_CHARS:], held):
-                shown = first_line(key, COMMAND_CHARS)
+            if held and not overlap.adds(shown[COMMAND_CHARS:], held):
+                shown = first_line(shown, COMMAND_CHARS)
         text = f"`{shown}`{times}{outcome}" if code else f"Ran a {'test' if f.test else 'command'}{outcome}"
         f.text = f"{text} {cite(f.rounds)}"
         f.short = f"`{first_line(runs.command, 80)}` {cite(f.rounds[-1:])}" if code else None
@@ -101,6 +104,21 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     facts.extend(_commit_runs(commits, [min(f.rounds) for f in facts], said, told))
     facts.sort(key=lambda f: min(f.rounds))
     return facts
+
+
+def _chain_head(key: str, command: str) -> str:
+    """A line running one program several times (`sed -i '251s/…/' a.py && sed -i '273s/…/' a.py && …`)
+    as its first run and how many more: the others differ in what the change records tell (the lines
+    edited), and each costs as much as the first. `key`: the line as shown; `command`: the whole command."""
+    if "&&" not in key:
+        return key
+    parts = split_commands(code_line(command))
+    if len(parts) < (2 if len(key) > COMMAND_CHARS else 3) or not key.startswith(parts[0]):
+        return key  # two short runs cost less than saying so
+    programs = {tuple(past_prefixes(words(p))[:1]) for p in parts}
+    if len(programs) != 1 or not next(iter(programs)):
+        return key
+    return f"{parts[0]}` and {len(parts) - 1} more `{next(iter(programs))[0]}"
 
 
 def _same_round(singles: list[Fact]) -> list[Fact]:
