@@ -116,7 +116,7 @@ def test_a_build_says_its_verdict_and_warnings_and_outranks_a_rerun_search():
 def test_two_commands_after_the_same_setup_are_two_checks():
     """`source venv && pytest a.py` and `source venv && python b.py` share their opening, not their work;
     a build in another directory is another check."""
-    from compaction.history.sources.checks import run_identity as _identity
+    from compaction.history.sources.checks import _identity
 
     assert _identity("source .venv/bin/activate && pytest tests/a.py") != \
         _identity("source .venv/bin/activate && python b.py")

@@ -84,3 +84,10 @@ def test_a_run_again_with_other_prefixes_is_the_same_run() -> None:
     lines = _completed(("NCCL_P2P_DISABLE=1 nohup vllm serve Qwen/Qwen3-4B --port 8000 > /tmp/a.log 2>&1 &", ""),
                        ("vllm serve Qwen/Qwen3-4B --port 8000 > /tmp/b.log", ""))
     assert lines == ["`NCCL_P2P_DISABLE=1 nohup vllm serve Qwen/Qwen3-4B --port 8000 > /tmp/a.log 2>&1 &` ×2 (r1, r2)"]
+
+
+def test_two_files_written_by_the_same_kind_of_command_stay_two_runs() -> None:
+    lines = _completed(("cat <<'EOF' > example.py\nx = 1\nEOF", ""), ("cat <<'EOF' > snippet.py\ny = 2\nEOF", ""),
+                       ("echo 1 > a.txt", ""), ("echo 1 > b.txt", ""))
+    assert lines == ["`cat <<'EOF' > example.py …` (r1)", "`cat <<'EOF' > snippet.py …` (r2)", "`echo 1 > a.txt` (r3)",
+                     "`echo 1 > b.txt` (r4)"]

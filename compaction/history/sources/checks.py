@@ -68,7 +68,7 @@ def check_facts(ctx: FactContext) -> list[Fact]:
         runs = _program(command)
         if not runs or runs[0].casefold() in _VIEWERS or _GIT_VIEWS.match(" ".join(runs)) or _probes(command):
             continue
-        check = checks.setdefault(run_identity(command), _Check(command))
+        check = checks.setdefault(_identity(command), _Check(command))
         check.command = command
         check.commands.add(command)
         check.rounds.append(e.round)
@@ -139,14 +139,14 @@ def _working_parts(command: str) -> list[list[str]]:
                 skip = False
             elif REDIRECT_WORD_RE.match(w):
                 skip = REDIRECT_WORD_RE.fullmatch(w) is not None  # `>` alone: its target is the next word
-            elif w != "&":  # run in the background or not, the same work
+            else:
                 said.append(w)
         if said and (said[0] == "cd" or (said[0].casefold() not in _VIEWERS and said[0] not in _PLUMBING)):
             parts.append(said)
     return parts
 
 
-def run_identity(command: str) -> str:
+def _identity(command: str) -> str:
     """What makes two runs one check: the commands of the line that do the work, each by its words
     (`node check.mjs X 2>&1 | head` and `node check.mjs X; echo $?` check the same; two searches for two
     patterns are two; `source venv && pytest a.py` and `… && python b.py` two), unless it runs code

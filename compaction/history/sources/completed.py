@@ -15,10 +15,10 @@ from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
-from compaction.history.sources.checks import build_outcome, builds, run_identity
+from compaction.history.sources.checks import build_outcome, builds
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import code_line, past_prefixes, split_commands, words
+from compaction.shell import REDIRECT_WORD_RE, code_line, past_prefixes, split_commands, words
 
 MAX_RUN = 6  # commits on one line
 HASH_CHARS = 7  # git's own short hash
@@ -61,8 +61,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         elif e.state_changing and not e.failed:
             line = _summary_of(ctx, e, outputs)
             outcome = f" → {line}" if line else ""
-        # `nohup`, `X=1` prefixes, redirections and a `| tail` aside: the same run (its whole first command)
-        ident = run_identity(project_root.without_root_cd(code_line(command), ctx.cwd))
+        ident = _identity(project_root.without_root_cd(code_line(command), ctx.cwd)) + key[-2:] * key.endswith(" …")
         if ident in folded:
             runs = folded[ident]
             runs.fact.rounds.append(e.round)
@@ -106,6 +105,35 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     return facts
 
 
+_TRIMMERS = frozenset({"head", "tail"})  # what only shortens a command's output for the reader
+_WRITERS = frozenset({"cat", "echo", "printf", "tee"})  # what writes a file by its redirection
+
+
+def _identity(line: str) -> str:
+    """What makes two runs of a command one: its words past `X=1`, `nohup`, `sudo` prefixes, without
+    redirections, a trailing `&` or a `| tail -20` (`nohup vllm serve m > a.log 2>&1 &` and `vllm serve m`
+    are one run, said ×2); where a command writes a file by its redirection (`echo x > a.txt`), or a
+    script inline, the target is the work."""
+    if "<<" in line:  # a script written inline: the whole line is the run
+        return line
+    parts = []
+    for part in split_commands(line):
+        said: list[str] = []
+        target = False  # the word after a bare `>` is where the output went
+        run = past_prefixes(words(part))
+        writes = bool(run) and run[0] in _WRITERS  # `echo x > a.txt`: the target is the work
+        for w in run:
+            if target:
+                target = False
+            elif REDIRECT_WORD_RE.match(w) and not writes:
+                target = REDIRECT_WORD_RE.fullmatch(w) is not None
+            elif w != "&":
+                said.append(w)
+        if said and said[0] not in _TRIMMERS:
+            parts.append("\0".join(said))
+    return "\n".join(parts) or line
+
+
 def _chain_head(key: str, command: str) -> str:
     """A line running one program several times (`sed -i '251s/…/' a.py && sed -i '273s/…/' a.py && …`)
     as its first run and how many more: the others differ in what the change records tell (the lines
@@ -115,10 +143,19 @@ def _chain_head(key: str, command: str) -> str:
     parts = split_commands(code_line(command))
     if len(parts) < (2 if len(key) > COMMAND_CHARS else 3) or not key.startswith(parts[0]):
         return key  # two short runs cost less than saying so
-    programs = {tuple(past_prefixes(words(p))[:1]) for p in parts}
+    programs = {_program(p) for p in parts}
     if len(programs) != 1 or not next(iter(programs)):
         return key
-    return f"{parts[0]}` and {len(parts) - 1} more `{next(iter(programs))[0]}"
+    return f"{parts[0]}` and {len(parts) - 1} more `{next(iter(programs))}"
+
+
+def _program(part: str) -> str:
+    """The program a simple command runs, with its subcommand when it has one (`git add`, `npm run`; not
+    an option, a path or a value: `sed -i` is `sed`)."""
+    said = past_prefixes(words(part))
+    if len(said) > 1 and said[1][:1].isalpha() and not any(c in said[1] for c in "./=:'\""):
+        return f"{said[0]} {said[1]}"
+    return said[0] if said else ""
 
 
 def _same_round(singles: list[Fact]) -> list[Fact]:
