@@ -207,3 +207,16 @@ def test_a_dashboard_drawn_in_boxes_is_said_by_its_counts_not_its_last_wrapped_l
     # an error printed after a box (an update notice) is not hidden by the box
     notice = "╭──────╮\n│  Update available 9.1 → 10.0  │\n│  Run npm i -g npm: now  │\n╰──────╯\nError: Cannot find module x"
     assert "Cannot find module x" in _outcome(notice)
+
+
+def test_a_run_of_the_sessions_own_script_with_a_verdict_outranks_a_rerun_check():
+    """The session's own smoke script saying it passed is the work's result: it weighs above a command
+    re-run to look at something, which it did not before (they scored alike)."""
+    write = make_call("Write", {"file_path": "smoke.py", "content": "print('SMOKE TEST PASSED')\n"}, "w")
+    t = steps_transcript("run the smoke test", (write, ToolResult("File created", "w")),
+                         _bash("python smoke.py", "a", "step 3/3\n✅ SMOKE TEST PASSED — 3 steps in 37.7s"),
+                         _bash("nvidia-smi -L", "b", "GPU 0: NVIDIA A10G"), _bash("nvidia-smi -L", "c", "GPU 0: NVIDIA A10G"))
+    facts = check_facts(FactContext(t, extract_events(t), [], role_preset("developer"), "/r", len(t.rounds)))
+    smoke = next(f for f in facts if "smoke.py" in f.text)
+    probe = next(f for f in facts if "nvidia-smi" in f.text)
+    assert "3 steps in 37.7s" in smoke.text and smoke.score > probe.score

@@ -74,7 +74,8 @@ def check_facts(ctx: FactContext) -> list[Fact]:
         check.rounds.append(e.round)
     own = own_file_names(ctx) if checks else frozenset()
     build = {id(c): builds(c.command) for c in checks.values()}
-    kept = [c for c in checks.values() if len(c.rounds) >= MIN_RUNS or build[id(c)] or runs_own_file(c.command, own)]
+    ours = {id(c): runs_own_file(c.command, own) for c in checks.values()}
+    kept = [c for c in checks.values() if len(c.rounds) >= MIN_RUNS or build[id(c)] or ours[id(c)]]
     if not kept:
         return []
     # A build, a lint or a type check is the gate a successor passes again: it counts as BUILD_WEIGHT runs more.
@@ -87,7 +88,10 @@ def check_facts(ctx: FactContext) -> list[Fact]:
         outcome = f" → {last}" if last else _outcomes(outputs, build=build[id(c)])
         text = f"Checked with `{first_line(c.command, COMMAND_CHARS)}`{times}{outcome} {cite(c.rounds)}"
         weight = len(c.rounds) + (BUILD_WEIGHT if build[id(c)] else 0)
-        out.append(Fact(Section.EVIDENCE, text, sorted(set(c.rounds)), score=SCORE + min(weight, 5)))
+        # A run of the session's own script that printed a verdict is the work's result ("✅ GRPO SMOKE
+        # TEST PASSED — 3 steps in 37.7s"): it weighs as a test run's counts do, above the commands around it.
+        result = OWN_RUN_BONUS if ours[id(c)] and (last or outcome) else 0
+        out.append(Fact(Section.EVIDENCE, text, sorted(set(c.rounds)), score=SCORE + min(weight, 5) + result))
     return out
 
 
@@ -105,6 +109,7 @@ def runs_own_file(command: str, own: frozenset[str]) -> bool:
 
 
 BUILD_WEIGHT = 2
+OWN_RUN_BONUS = 8
 
 
 def builds(command: str) -> bool:
