@@ -190,6 +190,13 @@ MAX_CHORES = 8  # lines of clearing up skipped before a command's work; past the
 _CHORES = frozenset({"kill", "pkill", "killall", "sleep", "wait", "true", "echo", "printf", "export", "unset", "clear"})
 
 
+def only_chores(command: str) -> bool:
+    """Whether every line of a command only clears up (`_chore`): `pkill -f vllm; sleep 2`, `rm -f
+    /tmp/run.log`. No key action: what it changed nobody carries on from."""
+    lines = [ln for ln in _logical_lines(command.strip().splitlines()[:MAX_CHORES]) if ln and not _PREAMBLE_RE.match(ln)]
+    return bool(lines) and len(command.strip().splitlines()) <= MAX_CHORES and all(map(_chore, lines))
+
+
 def _chore(line: str) -> bool:
     """A line that only clears up before the work: each of its commands stops a process, waits, says
     something (to the terminal, not into a file), sets the environment, or removes temporary files."""

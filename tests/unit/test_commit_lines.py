@@ -91,3 +91,8 @@ def test_two_files_written_by_the_same_kind_of_command_stay_two_runs() -> None:
                        ("echo 1 > a.txt", ""), ("echo 1 > b.txt", ""))
     assert lines == ["`cat <<'EOF' > example.py …` (r1)", "`cat <<'EOF' > snippet.py …` (r2)", "`echo 1 > a.txt` (r3)",
                      "`echo 1 > b.txt` (r4)"]
+
+
+def test_clearing_up_is_no_key_action() -> None:
+    lines = _completed(("rm /tmp/debug_cls.txt", ""), ('pkill -f "vllm serve"; sleep 2', ""), ("rm -rf build", ""))
+    assert lines == ["`rm -rf build` (r3)"]  # the project's own files removed: that is work

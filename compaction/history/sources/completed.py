@@ -18,7 +18,7 @@ from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import REDIRECT_WORD_RE, code_line, past_prefixes, split_commands, words
+from compaction.shell import REDIRECT_WORD_RE, code_line, only_chores, past_prefixes, split_commands, words
 
 MAX_RUN = 6  # commits on one line
 HASH_CHARS = 7  # git's own short hash
@@ -48,8 +48,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if e.kind is not EventKind.COMMAND or not e.command or e.search:
             continue
         is_test = e.test
-        if not (e.state_changing or is_test):
-            continue
+        if not (e.state_changing or is_test) or (not is_test and only_chores(e.command)):
+            continue  # clearing up (`pkill -f vllm`, `rm -f /tmp/run.log`) is no key action
         command = project_root.without_root_cd(e.command, ctx.cwd)  # the header names the root
         key = project_root.without_root_cd(first_line(command), ctx.cwd)  # a line after clearing up may cd too
         outcome = ""
