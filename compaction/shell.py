@@ -108,7 +108,8 @@ def quote_at(command: str, at: int) -> str:
 _PREAMBLE_RE = re.compile(r"#|set [-+]\w")  # a comment, a shebang, the shell's options (`set -euo pipefail`)
 
 
-def code_lines(command: str, most: int = 2) -> list[str]:
+@per_text(maxsize=8192)  # a command is shown in several sections and keyed by the error memory
+def code_lines(command: str, most: int = 2) -> tuple[str, ...]:
     """A command's first `most` lines that run something, stripped: the comments an agent opens a script
     with (`# Kill any existing vLLM processes`) say what it means to do, its commands what it did, and the
     clearing up before the work (`pkill -f vllm; sleep 2`, `rm -f /tmp/run.log`, `echo "=== Start ==="`,
@@ -128,7 +129,7 @@ def code_lines(command: str, most: int = 2) -> list[str]:
         ran.append(ln)
         if len(ran) >= most:
             break
-    return ran or chores[:most] or ([first] if first else [])
+    return tuple(ran or chores[:most] or ([first] if first else []))
 
 
 def _logical_lines(lines: list[str]) -> Iterator[str]:
