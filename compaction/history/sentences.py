@@ -55,5 +55,19 @@ def sentences_around(text: str, keywords: tuple[str, ...]) -> list[str]:
         done_until = end
         s = " ".join(text[start:end].split()).lstrip("-*• ").strip()
         if s:
-            out.append(s)
+            out.append(row_text(s) if s[0] == "|" else s)
     return out
+
+
+def row_text(line: str) -> str:
+    """A Markdown table's row as the words it holds (`| run_benchmark.sh | Fixed kill_vllm |` →
+    `run_benchmark.sh: Fixed kill_vllm`): its pipes are layout, a reader of one row wants its cells;
+    a separator row (`|---|---|`) is "". Any other line is itself."""
+    stripped = line.strip()
+    if not (stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1):
+        return line
+    cells = [c.strip() for c in stripped[1:-1].split("|")]
+    cells = [c for c in cells if c and c.strip(":- ")]
+    if not cells:
+        return ""
+    return cells[0] + (": " + " — ".join(cells[1:]) if len(cells) > 1 else "")

@@ -138,3 +138,22 @@ def test_npm_failures_are_not_advised_as_lint_problems() -> None:
     (rec,) = _pasted(("agent", "It was published before."))
     assert rec.id.startswith("ERR_JS_Npm")
     assert "eslint" not in advise(rec) and "`npm error`" in advise(rec)
+
+
+def test_a_table_row_is_read_as_its_cells_and_chooses_nothing() -> None:
+    from compaction.history.sentences import row_text, sentences_around
+    from compaction.history.sources.decisions import decision_facts
+    from compaction.history.sources.registry import FactContext
+    from compaction.history.steering import role_preset
+
+    assert row_text("| `run_benchmark.sh` | Fixed `kill_vllm` to match `vllm.entrypoints` |") \
+        == "`run_benchmark.sh`: Fixed `kill_vllm` to match `vllm.entrypoints`"
+    assert row_text("|---|:---:|") == "" and row_text("a | b") == "a | b"
+    assert sentences_around("| a.sh | the issue is fixed |\n", ("issue",)) == ["a.sh: the issue is fixed"]
+    t = transcript([Message(0, Role.USER, "what settings are there?"),
+                    Message(0, Role.ASSISTANT, "| Setting | Default | Meaning |\n|---|---|---|\n"
+                            "| `toggleMode` | `false` | `true` = tap to start/stop instead of hold |\n\n"
+                            "I'll keep `maxRecordings` at 10 because the disk is small.")])
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    texts = [f.text for f in decision_facts(ctx)]
+    assert not any("toggleMode" in x for x in texts) and any("maxRecordings" in x for x in texts), texts

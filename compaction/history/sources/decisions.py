@@ -554,8 +554,8 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
     for kind, round_, index, raw in constraints:
         text = WS_RE.sub(" ", raw.strip()).lstrip("-*• ").strip()
         key = _key(text)
-        if key in seen or len(text) < 15 or text.endswith((":", "?")):
-            continue
+        if key in seen or len(text) < 15 or text.endswith((":", "?")) or text.startswith("|"):
+            continue  # a table's row lists (options, settings), it chooses nothing
         seen.add(key)
         if kind is EventKind.CONSTRAINT and (detected.is_harness(by_index.get(index), raw.strip())
                                              or _MARKUP_RE.search(text)):  # markup a client injected, not the user
