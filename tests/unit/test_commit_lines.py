@@ -27,13 +27,14 @@ COMMITTED = "[main (root-commit) e2aec0d] Initial commit: pixel art\n 2 files ch
 
 def test_a_stage_and_commit_command_is_told_by_its_commit_line() -> None:
     lines = _completed(('git add index.html LICENSE && git commit -m "Initial commit: pixel art"', COMMITTED))
-    assert lines == ["Commit e2aec0d “Initial commit: pixel art” → 2 files changed, 393 insertions(+) (r1)"]
+    assert lines == ["Commit e2aec0d “Initial commit: pixel art” of `index.html`, `LICENSE` → 2 files changed, "
+                     "393 insertions(+) (r1)"]
 
 
 def test_a_push_after_the_commit_is_said_after_its_outcome() -> None:
     lines = _completed(('git add a.py && git commit -m "Initial commit: pixel art" && git push origin main',
                         COMMITTED + "To github.com:me/app.git\n"))
-    assert lines == ["Commit e2aec0d “Initial commit: pixel art” → 2 files changed, 393 insertions(+), "
+    assert lines == ["Commit e2aec0d “Initial commit: pixel art” of `a.py` → 2 files changed, 393 insertions(+), "
                      "then `git push origin main` (r1)"]
 
 

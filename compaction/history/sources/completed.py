@@ -174,14 +174,15 @@ def _same_round(singles: list[Fact]) -> list[Fact]:
 
 
 _STAGING = frozenset({("git", "add"), ("git", "commit"), ("git", "stage")})
+STAGED_SHOWN = 4  # files a commit's line names from the `git add` before it
 
 
 def _told_by_commits(folded: OrderedDict[str, _Runs], commits: list[Event]) -> dict[str, tuple[int, str]]:
     """The command lines a commit's own line tells: run once, in a round with one commit, doing nothing
-    but stage and commit (`git add a b && git commit -m "…"`, a `cd` before, a push after: said after the
-    outcome). Their key → their round and
-    outcome (" → 2 files changed, 393 insertions(+)"), which the commit's line says instead: the message and the
-    files were told twice (`Commit e2aec0d “Initial commit…”` and `git commit -m "Initial commit…"`)."""
+    but stage and commit (`git add a b && git commit -m "…"`, a `cd` before, a push after). Their key →
+    their round and what the commit's line says of them instead (" of `a`, `b` → 2 files changed, 393
+    insertions(+), then `git push`"): the message was told twice (`Commit e2aec0d “Initial commit…”` and
+    `git commit -m "Initial commit…"`), the files it staged and its outcome once."""
     per_round: dict[int, int] = {}
     for e in commits:
         per_round[e.round] = per_round.get(e.round, 0) + 1
@@ -194,7 +195,11 @@ def _told_by_commits(folded: OrderedDict[str, _Runs], commits: list[Event]) -> d
         pushes = [part for part, p in programs if p == ("git", "push")]
         if ("git", "commit") in (p for _, p in programs) and all(p in _STAGING or part in pushes for part, p in programs):
             outcome = runs.outcomes[0][1] if runs.outcomes else ""
-            out[key] = (runs.fact.rounds[0], outcome + "".join(f", then `{part}`" for part in pushes))
+            staged = [w for _, said in parts if tuple(said[:2]) in (("git", "add"), ("git", "stage"))
+                      for w in said[2:] if not w.startswith("-") and w != "."]
+            files = (" of " + ", ".join(f"`{w}`" for w in staged[:STAGED_SHOWN])
+                     + (f" (+{len(staged) - STAGED_SHOWN})" if len(staged) > STAGED_SHOWN else "")) if staged else ""
+            out[key] = (runs.fact.rounds[0], files + outcome + "".join(f", then `{part}`" for part in pushes))
     return out
 
 
