@@ -202,10 +202,18 @@ def _chore(line: str) -> bool:
     """A line that only clears up before the work: each of its commands stops a process, waits, says
     something (to the terminal, not into a file), sets the environment, or removes temporary files."""
     for part in split_commands(line):
-        said = words(part)
-        if any(REDIRECT_WORD_RE.match(w) and not w.endswith("/dev/null") and w not in ("2>&1", ">&2") for w in said):
-            return False  # `echo x > notes.txt` writes a file
-        run = [w for w in said if not REDIRECT_WORD_RE.match(w)]
+        run: list[str] = []
+        target = False  # the word after a bare `>` is where the output goes
+        for w in words(part):
+            if target or REDIRECT_WORD_RE.match(w):
+                if REDIRECT_WORD_RE.fullmatch(w):
+                    target = True
+                    continue
+                if not w.endswith(("/dev/null", "&1", "&2")):
+                    return False  # `echo x > notes.txt` writes a file
+                target = False
+            else:
+                run.append(w)
         if not run:
             return False
         if run[0] == "rm":

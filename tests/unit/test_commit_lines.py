@@ -97,3 +97,9 @@ def test_two_files_written_by_the_same_kind_of_command_stay_two_runs() -> None:
 def test_clearing_up_is_no_key_action() -> None:
     lines = _completed(("rm /tmp/debug_cls.txt", ""), ('pkill -f "vllm serve"; sleep 2', ""), ("rm -rf build", ""))
     assert lines == ["`rm -rf build` (r3)"]  # the project's own files removed: that is work
+
+
+def test_a_long_chain_is_cut_in_its_first_run_its_count_kept_and_its_code_spans_closed() -> None:
+    first = "sed -i '274s/def set_output(self, \\*, transform=None):/def set_output(self, *, transform=None, **kwargs):/' a.py"
+    (line,) = _completed((" && ".join([first, first.replace("274", "280"), first.replace("274", "290")]), ""))
+    assert line.endswith(" and 2 more `sed` (r1)") and line.count("`") % 2 == 0, line

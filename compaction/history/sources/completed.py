@@ -61,7 +61,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         elif e.state_changing and not e.failed:
             line = _summary_of(ctx, e, outputs)
             outcome = f" → {line}" if line else ""
-        ident = _identity(project_root.without_root_cd(code_line(command), ctx.cwd)) + key[-2:] * key.endswith(" …")
+        # a command with more lines than its first is not the same run as its first line alone
+        ident = _identity(project_root.without_root_cd(code_line(command), ctx.cwd)) + (" …" if key.endswith(" …") else "")
         if ident in folded:
             runs = folded[ident]
             runs.fact.rounds.append(e.round)
@@ -87,12 +88,13 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             outcome = "".join(f"{o} (r{r})" for r, o in runs.outcomes[-6:])
         else:
             outcome = runs.outcomes[0][1] if runs.outcomes else ""
-        shown = _chain_head(key, runs.command)
+        chain = _chain(key, runs.command)
+        shown, more = chain if chain else (key, "")
         if len(shown) > COMMAND_CHARS and not f.test:  # its tail the change records of its rounds already tell
             held = " ".join(said.get(r, "") for r in set(f.rounds))
             if held and not overlap.adds(shown[COMMAND_CHARS:], held):
                 shown = first_line(shown, COMMAND_CHARS)
-        text = f"`{shown}`{times}{outcome}" if code else f"Ran a {'test' if f.test else 'command'}{outcome}"
+        text = f"`{shown}`{more}{times}{outcome}" if code else f"Ran a {'test' if f.test else 'command'}{outcome}"
         f.text = f"{text} {cite(f.rounds)}"
         f.short = f"`{first_line(runs.command, 80)}` {cite(f.rounds[-1:])}" if code else None
         if code and runs.count == 1 and not f.test and not runs.outcomes:
@@ -134,19 +136,20 @@ def _identity(line: str) -> str:
     return "\n".join(parts) or line
 
 
-def _chain_head(key: str, command: str) -> str:
+def _chain(key: str, command: str) -> tuple[str, str] | None:
     """A line running one program several times (`sed -i '251s/…/' a.py && sed -i '273s/…/' a.py && …`)
-    as its first run and how many more: the others differ in what the change records tell (the lines
-    edited), and each costs as much as the first. `key`: the line as shown; `command`: the whole command."""
+    as its first run and how many more (" and 2 more `sed`"): the others differ in what the change records
+    tell (the lines edited), and each costs as much as the first. None for any other line. `key`: the
+    line as shown; `command`: the whole command."""
     if "&&" not in key:
-        return key
+        return None
     parts = split_commands(code_line(command))
     if len(parts) < (2 if len(key) > COMMAND_CHARS else 3) or not key.startswith(parts[0]):
-        return key  # two short runs cost less than saying so
+        return None  # two short runs cost less than saying so
     programs = {_program(p) for p in parts}
     if len(programs) != 1 or not next(iter(programs)):
-        return key
-    return f"{parts[0]}` and {len(parts) - 1} more `{next(iter(programs))}"
+        return None
+    return parts[0], f" and {len(parts) - 1} more `{next(iter(programs))}`"
 
 
 def _program(part: str) -> str:
