@@ -402,7 +402,6 @@ class _Tally:
         self.seen += len(line)
         self.reached += len(line)
 
-
     def _reached_apart(self, raw: str) -> bool:
         """A line whose glued titles the loading put apart (`glued_titles`): reached when each part is."""
         apart = unglue(raw)

@@ -15,7 +15,8 @@ import re
 
 from compaction.model import Role, Transcript
 
-_GLUED_RE = re.compile(r"\*\*([A-Z][A-Za-z0-9 ,'’/()&+-]{1,80}?[A-Za-z0-9)])\*\*(?=\*\*[A-Z]|[A-Z][a-z]|[\u3040-\u30ff\u3400-\u9fff])")
+_GLUED_RE = re.compile(r"\*\*([A-Z][A-Za-z0-9 ,'’/()&+-]{1,80}?[A-Za-z0-9)])\*\*"
+                       r"(?=\*\*[A-Z]|[A-Z][a-z]|[\u3040-\u30ff\u3400-\u9fff])")
 
 
 def unglue(text: str) -> str:
