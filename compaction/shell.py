@@ -143,7 +143,9 @@ def _logical_lines(lines: list[str]) -> Iterator[str]:
         if quote:
             if not ln:
                 continue
-            held += ("; " if not held.endswith(("(", "[", "{", quote)) else "") + ln
+            # a script's lines in one line: `; ` between statements, a space after a block's opening
+            held += ("" if held.endswith(("(", "[", "{", quote)) or ln.startswith(quote)
+                     else " " if held.endswith(":") else "; ") + ln
             joined += 1
             quote = _open_quote(ln, quote)
             if not quote:
@@ -171,8 +173,10 @@ QUOTED_LINES = 6
 
 
 def _open_quote(text: str, quote: str) -> str:
-    """The quote still open at the end of `text` when `quote` was open at its start ("" for none)."""
+    """The quote still open at the end of `text` when `quote` was open at its start ("" for none). A `#`
+    opening a word outside quotes starts a comment: its apostrophes (`# kill what's left`) open nothing."""
     escaped = False
+    prev = " "
     for ch in text:
         if escaped:
             escaped = False
@@ -181,8 +185,11 @@ def _open_quote(text: str, quote: str) -> str:
         elif quote:
             if ch == quote:
                 quote = ""
+        elif ch == "#" and prev in " \t;&|(":
+            return ""
         elif ch in "\"'":
             quote = ch
+        prev = ch
     return quote
 
 
@@ -192,10 +199,17 @@ _CHORES = frozenset({"kill", "pkill", "killall", "sleep", "wait", "true", "echo"
 
 
 def only_chores(command: str) -> bool:
-    """Whether every line of a command only clears up (`_chore`): `pkill -f vllm; sleep 2`, `rm -f
-    /tmp/run.log`. No key action: what it changed nobody carries on from."""
-    lines = [ln for ln in _logical_lines(command.strip().splitlines()[:MAX_CHORES]) if ln and not _PREAMBLE_RE.match(ln)]
-    return bool(lines) and len(command.strip().splitlines()) <= MAX_CHORES and all(map(_chore, lines))
+    """Whether every line of a command only clears up (`_chore`) and stops nothing: `sleep 2`, `rm -f
+    /tmp/run.log`, `echo done`. No key action: what it changed nobody carries on from. A process stopped
+    on its own (`pkill -f "vllm serve"`) is: the server the actions started is no longer running."""
+    raw = command.strip().splitlines()
+    if len(raw) > MAX_CHORES:
+        return False
+    lines = [ln for ln in _logical_lines(raw) if ln and not _PREAMBLE_RE.match(ln)]
+    return bool(lines) and all(_chore(ln) and not _STOPS_RE.search(ln) for ln in lines)
+
+
+_STOPS_RE = re.compile(r"(?:^|[;&|]\s*)(?:kill|pkill|killall)\b")
 
 
 def _chore(line: str) -> bool:
@@ -216,15 +230,15 @@ def _chore(line: str) -> bool:
                 run.append(w)
         if not run:
             return False
-        if run[0] == "rm":
-            if not all(w.startswith("-") or w.startswith(_TEMP_DIRS) for w in run[1:]):
+        if run[0] == "rm":  # a temporary file, not a tree under /tmp (a project cloned there)
+            if not all(w.startswith("-") or _TEMP_FILE_RE.match(w) for w in run[1:]):
                 return False
         elif run[0] not in _CHORES:
             return False
     return True
 
 
-_TEMP_DIRS = ("/tmp/", "/var/tmp/", "$TMPDIR/")
+_TEMP_FILE_RE = re.compile(r"(?:/tmp|/var/tmp|\$TMPDIR)/[^/\s]+$")  # a file right in a temporary directory
 
 
 def code_line(command: str) -> str:

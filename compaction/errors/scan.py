@@ -309,7 +309,8 @@ def _explanation(transcript: Transcript, after_round: int, after_message: int | 
     return None
 
 
-_TITLE_LINE = re.compile(r"^[ \t]*\*\*[^*\n]+\*\*[ \t]*$", re.M)  # a bold title alone on its line: no sentence of the account
+# a bold title alone on its line: no sentence of the account
+_TITLE_LINE = re.compile(r"^[ \t]*\*\*[^*\n]+\*\*[ \t]*$", re.M)
 
 
 def _users(transcript: Transcript, occ: Occurrence) -> bool:
@@ -411,13 +412,18 @@ def _diagnoses(transcript: Transcript, rec: ErrorRecord) -> list[str]:
 
 
 NEW_ASK_WORDS = 8  # a user's message this long asks something of its own ("go on", "try again" do not)
+_WIDE_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")  # kana, CJK ideographs, hangul
 
 
 def _asks_anew(msg: Message) -> bool:
     """A request the user typed (not a tool's result nor the harness's text) long enough to be a new
     ask: the replies after it answer that, not the failure before it."""
-    return (msg.role is Role.USER and not msg.harness and not msg.tool_results
-            and len(msg.text.split(None, NEW_ASK_WORDS)) >= NEW_ASK_WORDS)
+    if msg.role is not Role.USER or msg.harness or msg.tool_results:
+        return False
+    if len(msg.text.split(None, NEW_ASK_WORDS)) >= NEW_ASK_WORDS:
+        return True
+    # written without spaces (Chinese, Japanese): two characters say about what a word does
+    return not msg.text.isascii() and len(_WIDE_RE.findall(msg.text[:200])) >= 2 * NEW_ASK_WORDS
 
 
 EDIT_REFUSED = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_InvalidArgument", "ERR_TOOL_InvalidRange")
@@ -959,8 +965,13 @@ def _told(found: tuple[int, list[str]] | None) -> str | None:
     if found is None:
         return None
     rnd, options = found
-    return f"advised (r{rnd}): " + "; ".join(cut(_FIRST_SENTENCE.match(o).group(0).rstrip("。.;；"), ADVISED_CHARS)  # type: ignore[union-attr]
-                                             for o in labeled_first(options)[:ADVISED_OPTIONS])
+    said = [cut(_first_sentence(o), ADVISED_CHARS) for o in labeled_first(options)[:ADVISED_OPTIONS]]
+    return f"advised (r{rnd}): " + "; ".join(said)
 
 
-_FIRST_SENTENCE = re.compile(r".+?(?:[.!?](?=\s|$)|[。！？]|$)")  # an option's first sentence says it
+def _first_sentence(option: str) -> str:
+    """An option's first sentence: it says the option ("临时绕过：加 `--provenance=false` 重新发布")."""
+    return _SENTENCE_END.split(option, 1)[0].rstrip("。.;；")
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])")

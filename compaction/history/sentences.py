@@ -54,8 +54,9 @@ def sentences_around(text: str, keywords: tuple[str, ...]) -> list[str]:
                 end = k + 1
         done_until = end
         s = " ".join(text[start:end].split()).lstrip("-*• ").strip()
+        s = row_text(s) if s[:1] == "|" else s
         if s:
-            out.append(row_text(s) if s[0] == "|" else s)
+            out.append(s)
     return out
 
 

@@ -76,7 +76,7 @@ def test_one_program_run_many_times_in_a_line_is_its_first_run_and_a_count() -> 
     seds = " && ".join(f"sed -i '{n}s/raise TypeError.*/return NotImplemented/' sympy/core/numbers.py"
                        for n in (700, 708, 716))
     assert _completed((seds, "")) == ["`sed -i '700s/raise TypeError.*/return NotImplemented/' sympy/core/numbers.py` "
-                                      "and 2 more `sed` (r1)"]
+                                      "and 2 more `sed -i` (r1)"]
     two = "pip install -e . && pip install pytest-xdist==1.34.0"
     assert _completed((two, "")) == [f"`{two}` (r1)"]  # two short runs cost less than saying so
 
@@ -102,4 +102,41 @@ def test_clearing_up_is_no_key_action() -> None:
 def test_a_long_chain_is_cut_in_its_first_run_its_count_kept_and_its_code_spans_closed() -> None:
     first = "sed -i '274s/def set_output(self, \\*, transform=None):/def set_output(self, *, transform=None, **kwargs):/' a.py"
     (line,) = _completed((" && ".join([first, first.replace("274", "280"), first.replace("274", "290")]), ""))
-    assert line.endswith(" and 2 more `sed` (r1)") and line.count("`") % 2 == 0, line
+    assert line.endswith(" and 2 more `sed -i` (r1)") and line.count("`") % 2 == 0, line
+
+
+# --- what a review found (each was told wrong before its mend) -----------------------------------
+
+
+def test_an_apostrophe_in_a_comment_opens_no_quote() -> None:
+    lines = _completed(("pkill -f vllm  # kill what's left\nsleep 2\npython train.py --epochs 3 > /tmp/t.log", ""))
+    assert lines == ["`python train.py --epochs 3 > /tmp/t.log` (r1)"]
+
+
+def test_only_an_editors_runs_joined_by_and_are_counted() -> None:
+    work = "python -m pip install -e . && python -m pytest tests/ -q && python -m build > /tmp/b.log"
+    assert _completed((work, "")) == [f"`{work}` (r1)"]  # three kinds of work: told whole
+    either = "sed -i 1d a.py && sed -i 2d b.py || sed -i 3d c.py"
+    assert _completed((either, "")) == [f"`{either}` (r1)"]  # the third ran only if the others failed
+
+
+def test_a_commit_command_that_failed_is_told_as_run() -> None:
+    msgs = [Message(0, Role.USER, "commit and push")]
+    msgs += call_pair("bash", {"command": 'git add a.py && git commit -m "fix: x" && git push'}, "c0",
+                      "[main 1a2b3c4] fix: x\n 1 file changed\n ! [rejected] main -> main (fetch first)", is_error=True)
+    msgs[-1].tool_results[0].exit_code = 1
+    t = transcript(msgs)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    lines = [f.text for f in completed_facts(ctx)]
+    assert any(x.startswith('`git add a.py && git commit -m "fix: x" && git push` → exit 1') for x in lines), lines
+
+
+def test_what_a_command_reads_in_or_writes_out_is_its_work() -> None:
+    lines = _completed(("sqlite3 app.db < migrations/001.sql", ""), ("sqlite3 app.db < migrations/002.sql", ""),
+                       ("python gen.py | head -5 > out.txt", ""), ("python gen.py > /tmp/g.log", ""))
+    assert not any("×2" in x for x in lines), lines
+
+
+def test_a_process_stopped_on_its_own_and_a_tree_under_tmp_are_work() -> None:
+    lines = _completed(('pkill -f "vllm serve"; rm -f /tmp/vllm.log', ""), ("rm -rf /tmp/proj/src/old_module", ""))
+    assert lines == ['`pkill -f "vllm serve"; rm -f /tmp/vllm.log` (r1)', "`rm -rf /tmp/proj/src/old_module` (r2)"]

@@ -5,12 +5,15 @@ cause and the options the agent's answer gave, with advice that fits npm's own f
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from compaction.answer_options import labeled_first, options_in
 from compaction.errors import scan_transcript
 from compaction.errors.advice import advise
+from compaction.errors.records import ErrorRecord
 from compaction.events import extract_events
 from compaction.history.sources.next_steps import next_step_facts
-from compaction.model import Message, Role
+from compaction.model import Message, Role, Transcript
 from compaction.transcripts import load_transcript
 from compaction.transcripts.coverage import measure
 from compaction.transcripts.glued_titles import unglue
@@ -56,7 +59,7 @@ and the text after it.
 """
 
 
-def _load(tmp_path, text: str):
+def _load(tmp_path: Path, text: str) -> tuple[Path, Transcript]:
     p = tmp_path / "export.md"
     p.write_text(text, encoding="utf-8")
     return p, load_transcript(p, redact=False)
@@ -83,6 +86,8 @@ def test_bold_that_is_emphasis_stays_glued() -> None:
     assert unglue("it **must**not fail") == "it **must**not fail"
     assert unglue("**Note**: read it") == "**Note**: read it"  # spaced: nothing glued
     assert unglue("**Why this helps**已经把文件删掉") == "**Why this helps**\n已经把文件删掉"
+    assert unglue("请在**GitHub Actions**中配置密钥。") == "请在**GitHub Actions**中配置密钥。"  # a term inside prose
+    assert unglue("the best fix.**Renaming the alias**Then") == "the best fix.\n**Renaming the alias**\nThen"
 
 
 def test_a_bold_title_alone_is_no_next_step() -> None:
@@ -94,13 +99,16 @@ def test_a_bold_title_alone_is_no_next_step() -> None:
     steps = [f.text for f in next_step_facts(extract_events(t), t.rounds[-1].number, said)]
     assert not any("Summarizing" in s for s in steps)
     assert any("run `pnpm lint`" in s for s in steps)  # a title with its list is the plan
+    t = transcript([Message(0, Role.USER, "ship it"), Message(0, Role.ASSISTANT, "**Next step: run the migration on prod**")])
+    said = [(r.number, m.text) for r in t.rounds for m in r.messages if m.role is Role.ASSISTANT]
+    assert any("run the migration" in f.text for f in next_step_facts(extract_events(t), 1, said))
 
 
 TLOG = ("npm error code TLOG_CREATE_ENTRY_ERROR\n"
         "npm error error creating tlog entry - (409) an equivalent entry already exists in the transparency log")
 
 
-def _pasted(*replies: tuple[str, str]) -> list:
+def _pasted(*replies: tuple[str, str]) -> list[ErrorRecord]:
     msgs = [Message(0, Role.USER, f"what is this?\n```\n{TLOG}\n```")]
     for who, text in replies:
         msgs.append(Message(0, Role.USER if who == "user" else Role.ASSISTANT, text))
@@ -126,6 +134,10 @@ def test_a_pasted_error_keeps_the_options_of_the_latest_answer_before_a_new_ask(
     assert "advised (r2): 临时绕过：加 `--provenance=false` 重新发布; 更稳妥：改一个新的版本号再发" in rec.solution
     assert "vite.config.ts" not in rec.solution  # the answer to a new ask is not about this error
     assert "先用" not in rec.solution  # labeled options first: a step to check is not one of them
+    (rec,) = _pasted(("agent", "- 先用 `npm view pkg` 确认\n- 再用 `--provenance=false` 发布"),
+                     ("user", "现在请帮我修复文档构建，它因为保留名称报错而失败了，我需要今天发布"),  # a new ask, no spaces
+                     ("agent", "- 运行 `pnpm docs:build`\n- 检查 `vite.config.ts`"))
+    assert "npm view" in rec.solution and "vite.config.ts" not in rec.solution
 
 
 def test_options_need_two_items_naming_something_to_run_or_set() -> None:

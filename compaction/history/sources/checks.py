@@ -78,8 +78,9 @@ def check_facts(ctx: FactContext) -> list[Fact]:
     kept = [c for c in checks.values() if len(c.rounds) >= MIN_RUNS or build[id(c)] or ours[id(c)]]
     if not kept:
         return []
-    # A build, a lint or a type check is the gate a successor passes again: it counts as BUILD_WEIGHT runs more.
-    kept.sort(key=lambda c: (-len(c.rounds) - (BUILD_WEIGHT if build[id(c)] else 0), c.rounds[0]))
+    # A build, a lint or a type check is the gate a successor passes again, a run of the session's own script
+    # its work's result: each counts as BUILD_WEIGHT runs more.
+    kept.sort(key=lambda c: (-len(c.rounds) - BUILD_WEIGHT * (build[id(c)] + ours[id(c)]), c.rounds[0]))
     out = []
     for c in kept[:MAX_CHECKS]:
         outputs = _outputs(ctx, c)
@@ -88,9 +89,10 @@ def check_facts(ctx: FactContext) -> list[Fact]:
         outcome = f" → {last}" if last else _outcomes(outputs, build=build[id(c)])
         text = f"Checked with `{first_line(c.command, COMMAND_CHARS)}`{times}{outcome} {cite(c.rounds)}"
         weight = len(c.rounds) + (BUILD_WEIGHT if build[id(c)] else 0)
-        # A run of the session's own script that printed a verdict is the work's result ("✅ GRPO SMOKE
-        # TEST PASSED — 3 steps in 37.7s"): it weighs as a test run's counts do, above the commands around it.
-        result = OWN_RUN_BONUS if ours[id(c)] and (last or outcome) else 0
+        # A run of the session's own script whose last run succeeded and said something is the work's result
+        # ("✅ GRPO SMOKE TEST PASSED — 3 steps in 37.7s"): it weighs as a test run's counts do, above the
+        # commands around it. A crash is not a result to carry on from.
+        result = OWN_RUN_BONUS if ours[id(c)] and outputs and not outputs[-1][2] and outcome else 0
         out.append(Fact(Section.EVIDENCE, text, sorted(set(c.rounds)), score=SCORE + min(weight, 5) + result))
     return out
 

@@ -27,7 +27,7 @@ COMMAND_CHARS = 100  # a long command's first characters, when the change record
 
 @dataclass(slots=True)
 class _Runs:
-    """One command line's runs, while they are folded."""
+    """One command's runs (by `_identity`: the same work, whatever its prefixes), while they are folded."""
 
     fact: Fact
     command: str
@@ -62,7 +62,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             line = _summary_of(ctx, e, outputs)
             outcome = f" → {line}" if line else ""
         # a command with more lines than its first is not the same run as its first line alone
-        ident = _identity(project_root.without_root_cd(code_line(command), ctx.cwd)) + (" …" if key.endswith(" …") else "")
+        ident = _identity(project_root.without_root_cd(code_line(command), ctx.cwd))
+        ident += " …" if key.endswith(" …") else ""
         if ident in folded:
             runs = folded[ident]
             runs.fact.rounds.append(e.round)
@@ -113,9 +114,9 @@ _WRITERS = frozenset({"cat", "echo", "printf", "tee"})  # what writes a file by 
 
 def _identity(line: str) -> str:
     """What makes two runs of a command one: its words past `X=1`, `nohup`, `sudo` prefixes, without
-    redirections, a trailing `&` or a `| tail -20` (`nohup vllm serve m > a.log 2>&1 &` and `vllm serve m`
-    are one run, said ×2); where a command writes a file by its redirection (`echo x > a.txt`), or a
-    script inline, the target is the work."""
+    output redirections, a trailing `&` or a `| tail -20` (`nohup vllm serve m > a.log 2>&1 &` and `vllm
+    serve m` are one run, said ×2); where a command writes a file by its redirection (`echo x > a.txt`), or
+    a script inline, the target is the work, and so is what it reads in (`sqlite3 app.db < 002.sql`)."""
     if "<<" in line:  # a script written inline: the whole line is the run
         return line
     parts = []
@@ -124,41 +125,41 @@ def _identity(line: str) -> str:
         target = False  # the word after a bare `>` is where the output went
         run = past_prefixes(words(part))
         writes = bool(run) and run[0] in _WRITERS  # `echo x > a.txt`: the target is the work
+        redirected = False
         for w in run:
             if target:
                 target = False
-            elif REDIRECT_WORD_RE.match(w) and not writes:
+            elif REDIRECT_WORD_RE.match(w) and not writes and not w.startswith("<"):  # what goes in is the work
                 target = REDIRECT_WORD_RE.fullmatch(w) is not None
+                redirected = redirected or not w.endswith(("/dev/null", "&1", "&2"))
             elif w != "&":
                 said.append(w)
-        if said and said[0] not in _TRIMMERS:
+        if said and not (said[0] in _TRIMMERS and not redirected):  # `| head -5 > out.txt` writes a file
             parts.append("\0".join(said))
     return "\n".join(parts) or line
 
 
 def _chain(key: str, command: str) -> tuple[str, str] | None:
-    """A line running one program several times (`sed -i '251s/…/' a.py && sed -i '273s/…/' a.py && …`)
-    as its first run and how many more (" and 2 more `sed`"): the others differ in what the change records
-    tell (the lines edited), and each costs as much as the first. None for any other line. `key`: the
-    line as shown; `command`: the whole command."""
+    """A line running one in-place editor several times, each run after the last succeeded (`sed -i
+    '251s/…/' a.py && sed -i '273s/…/' a.py && …`), as its first run and how many more (" and 2 more
+    `sed -i`"): the others differ in the lines they edit, which the change records tell, and each costs
+    as much as the first. None for any other line (`python -m pip … && python -m pytest …` is two kinds
+    of work; `a || b` runs b only when a failed). `key`: the line as shown; `command`: the whole command."""
     if "&&" not in key:
         return None
-    parts = split_commands(code_line(command))
+    line = code_line(command)
+    parts = split_commands(line)
     if len(parts) < (2 if len(key) > COMMAND_CHARS else 3) or not key.startswith(parts[0]):
         return None  # two short runs cost less than saying so
-    programs = {_program(p) for p in parts}
-    if len(programs) != 1 or not next(iter(programs)):
+    if len(line.split("&&")) != len(parts):
+        return None  # joined by more than `&&` (`;`, `||`, a pipe) or an `&&` inside a quote: told whole
+    editor = _IN_PLACE_RE.match(parts[0])
+    if editor is None or not all(_IN_PLACE_RE.match(p) for p in parts[1:]):
         return None
-    return parts[0], f" and {len(parts) - 1} more `{next(iter(programs))}`"
+    return parts[0], f" and {len(parts) - 1} more `{editor.group(1)}`"
 
 
-def _program(part: str) -> str:
-    """The program a simple command runs, with its subcommand when it has one (`git add`, `npm run`; not
-    an option, a path or a value: `sed -i` is `sed`)."""
-    said = past_prefixes(words(part))
-    if len(said) > 1 and said[1][:1].isalpha() and not any(c in said[1] for c in "./=:'\""):
-        return f"{said[0]} {said[1]}"
-    return said[0] if said else ""
+_IN_PLACE_RE = re.compile(r"(sed -i|perl -pi)\b")  # an editor that changes a file where it is
 
 
 def _same_round(singles: list[Fact]) -> list[Fact]:
@@ -190,19 +191,28 @@ def _told_by_commits(folded: OrderedDict[str, _Runs], commits: list[Event]) -> d
     for e in commits:
         per_round[e.round] = per_round.get(e.round, 0) + 1
     out: dict[str, tuple[int, str]] = {}
+    folding: dict[int, list[str]] = {}  # round -> the commit commands of that round
     for key, runs in folded.items():
         if runs.count != 1 or runs.fact.test or per_round.get(runs.fact.rounds[0]) != 1:
             continue
+        if runs.outcomes and runs.outcomes[0][1].startswith(" → exit "):
+            continue  # it failed somewhere (a push refused): told as run, not as the commit's outcome
         parts = [(part, past_prefixes(words(part))) for part in split_commands(runs.command)]
         programs = [(part, tuple(w[:2])) for part, w in parts if w and w[0] != "cd"]
         pushes = [part for part, p in programs if p == ("git", "push")]
-        if ("git", "commit") in (p for _, p in programs) and all(p in _STAGING or part in pushes for part, p in programs):
+        commits_only = all(p in _STAGING or part in pushes for part, p in programs)
+        if ("git", "commit") in (p for _, p in programs) and commits_only:
             outcome = runs.outcomes[0][1] if runs.outcomes else ""
             staged = [w for _, said in parts if tuple(said[:2]) in (("git", "add"), ("git", "stage"))
                       for w in said[2:] if not w.startswith("-") and w != "."]
             files = (" of " + ", ".join(f"`{w}`" for w in staged[:STAGED_SHOWN])
                      + (f" (+{len(staged) - STAGED_SHOWN})" if len(staged) > STAGED_SHOWN else "")) if staged else ""
             out[key] = (runs.fact.rounds[0], files + outcome + "".join(f", then `{part}`" for part in pushes))
+            folding.setdefault(runs.fact.rounds[0], []).append(key)
+    for keys in folding.values():
+        if len(keys) > 1:  # two commit commands, one commit: which made it is not known, both stay told
+            for key in keys:
+                del out[key]
     return out
 
 
@@ -211,7 +221,8 @@ def _commit_runs(commits: list[Event], others: list[int], said: dict[int, str],
     """Commits one line per run: consecutive commits with no other completed action between them, at
     most MAX_RUN a line (a line is taken whole or not at all). A commit whose message the change
     records of its round already hold (`said`: their text by round) is its hash alone there. `told`:
-    the outcomes of the commit commands the commits' lines tell (`_told_by_commits`), by round."""
+    the commit commands the commits' lines tell (`_told_by_commits`: by identity, their round and what
+    the line says of them)."""
     out: list[Fact] = []
     run: list[Event] = []
     by_round = {r: outcome for r, outcome in (told or {}).values()}
@@ -224,8 +235,8 @@ def _commit_runs(commits: list[Event], others: list[int], said: dict[int, str],
             ref = (e.commit_hash or "")[:HASH_CHARS]
             held = said.get(e.round, "")
             own = " (the user's edits)" if e.path else ""  # aider committed the user's own change to e.path
-            parts.append((ref if held and ref and not overlap.adds(e.text, held) else f"{ref} “{e.text}”".strip()) + own
-                         + by_round.get(e.round, ""))
+            named = ref if held and ref and not overlap.adds(e.text, held) else f"{ref} “{e.text}”".strip()
+            parts.append(named + own + by_round.get(e.round, ""))
         rounds = [e.round for e in run]
         label = "Commit" if len(run) == 1 else "Commits"
         joint = "; " if any(e.round in by_round for e in run) else ", "  # an outcome's own commas

@@ -447,6 +447,8 @@ def _with_items(e: Event, said: list[tuple[int, str]]) -> str:
 def _bare_heading(text: str) -> bool:
     """A Markdown heading or a bold title alone: it names a step, it says none."""
     stripped = text.strip()
+    if ":" in stripped.rstrip(":*# "):
+        return False  # "**Next: run the migration on prod**" says its step
     return stripped.startswith(("#", "**")) and _HEADING_ONLY_RE.match(stripped) is not None
 
 
