@@ -132,9 +132,14 @@ def code_lines(command: str, most: int = 2) -> tuple[str, ...]:
     return tuple(ran or chores[:most] or ([first] if first else []))
 
 
+def unbroken(line: str) -> str:
+    """A logical line (`code_lines`) as the shell reads it: its continuations' backslashes gone."""
+    return line.replace("\\ ", " ") if "\\ " in line else line
+
+
 def _logical_lines(lines: list[str]) -> Iterator[str]:
     """The lines stripped, joined as the shell reads them: a line continued with a trailing backslash
-    (`NCCL_P2P_DISABLE=1 \\` then `  nohup vllm serve …`) and a quote left open (`python -c "` then its
+    (`NCCL_P2P_DISABLE=1 \\` then `  nohup vllm serve …`, its backslash kept) and a quote left open (`python -c "` then its
     script's lines, joined by `; `) are one command; of a quote open for more than QUOTED_LINES lines, the
     opening only (nothing after it is read as a command of its own)."""
     held, quote, joined = "", "", 0
@@ -156,7 +161,7 @@ def _logical_lines(lines: list[str]) -> Iterator[str]:
                 return
             continue
         if ln.endswith("\\") and not ln.startswith("#"):
-            held += ln[:-1].rstrip() + " "
+            held += ln + " "  # shown as run, its backslash kept: `unbroken` reads it as one line
             continue
         ln = held + ln
         held = ""
@@ -198,24 +203,10 @@ MAX_CHORES = 8  # lines of clearing up skipped before a command's work; past the
 _CHORES = frozenset({"kill", "pkill", "killall", "sleep", "wait", "true", "echo", "printf", "export", "unset", "clear"})
 
 
-def only_chores(command: str) -> bool:
-    """Whether every line of a command only clears up (`_chore`) and stops nothing: `sleep 2`, `rm -f
-    /tmp/run.log`, `echo done`. No key action: what it changed nobody carries on from. A process stopped
-    on its own (`pkill -f "vllm serve"`) is: the server the actions started is no longer running."""
-    raw = command.strip().splitlines()
-    if len(raw) > MAX_CHORES:
-        return False
-    lines = [ln for ln in _logical_lines(raw) if ln and not _PREAMBLE_RE.match(ln)]
-    return bool(lines) and all(_chore(ln) and not _STOPS_RE.search(ln) for ln in lines)
-
-
-_STOPS_RE = re.compile(r"(?:^|[;&|]\s*)(?:kill|pkill|killall)\b")
-
-
 def _chore(line: str) -> bool:
     """A line that only clears up before the work: each of its commands stops a process, waits, says
     something (to the terminal, not into a file), sets the environment, or removes temporary files."""
-    for part in split_commands(line):
+    for part in split_commands(unbroken(line)):
         run: list[str] = []
         target = False  # the word after a bare `>` is where the output goes
         for w in words(part):

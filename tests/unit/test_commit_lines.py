@@ -54,7 +54,8 @@ def test_a_command_is_told_by_its_work_not_by_the_clearing_up_before_it() -> Non
     launch = ('# Kill any existing vLLM processes\npkill -f "vllm serve" 2>/dev/null || true\nsleep 2\n'
               'echo "=== Starting ==="\nexport NCCL_P2P_DISABLE=1\n'
               'NCCL_SHM_DISABLE=1 \\\n  nohup vllm serve Qwen/Qwen3-4B \\\n    --port 8000 > /tmp/vllm.log 2>&1 &')
-    assert code_line(launch) == "NCCL_SHM_DISABLE=1 nohup vllm serve Qwen/Qwen3-4B --port 8000 > /tmp/vllm.log 2>&1 &"
+    # as run (its continuations' backslashes kept), one line
+    assert code_line(launch) == "NCCL_SHM_DISABLE=1 \\ nohup vllm serve Qwen/Qwen3-4B \\ --port 8000 > /tmp/vllm.log 2>&1 &"
     assert code_line("rm -f /tmp/run2.log\ncd /root/trl && script -qfc 'python smoke.py' /tmp/run2.log &") \
         == "cd /root/trl && script -qfc 'python smoke.py' /tmp/run2.log &"
     assert code_line("echo done > notes.txt\npython a.py") == "echo done > notes.txt"  # a write is work
@@ -72,13 +73,15 @@ def test_a_quote_left_open_is_read_to_its_end() -> None:
     assert code_line(script) == 'python -c "x0 = 0; x1 = 1; x2 = 2; x3 = 3; x4 = 4; x5 = 5 …'
 
 
-def test_one_program_run_many_times_in_a_line_is_its_first_run_and_a_count() -> None:
+def test_one_editor_run_many_times_in_a_line_is_its_opening_and_a_count() -> None:
     seds = " && ".join(f"sed -i '{n}s/raise TypeError.*/return NotImplemented/' sympy/core/numbers.py"
                        for n in (700, 708, 716))
-    assert _completed((seds, "")) == ["`sed -i '700s/raise TypeError.*/return NotImplemented/' sympy/core/numbers.py` "
-                                      "and 2 more `sed -i` (r1)"]
+    (line,) = _completed((seds, ""))
+    # the opening as run (what a reader searches for), cut, then how many runs
+    assert line.startswith("`sed -i '700s/raise TypeError.*/return NotImplemented/' sympy/core/numbers.py && sed")
+    assert line.endswith("…` (3 runs of `sed -i`) (r1)") and len(line) < 140, line
     two = "pip install -e . && pip install pytest-xdist==1.34.0"
-    assert _completed((two, "")) == [f"`{two}` (r1)"]  # two short runs cost less than saying so
+    assert _completed((two, "")) == [f"`{two}` (r1)"]  # short enough: told whole
 
 
 def test_a_run_again_with_other_prefixes_is_the_same_run() -> None:
@@ -94,18 +97,16 @@ def test_two_files_written_by_the_same_kind_of_command_stay_two_runs() -> None:
                      "`echo 1 > b.txt` (r4)"]
 
 
-def test_clearing_up_is_no_key_action() -> None:
-    lines = _completed(("rm /tmp/debug_cls.txt", ""), ('pkill -f "vllm serve"; sleep 2', ""), ("rm -rf build", ""))
-    assert lines == ["`rm -rf build` (r3)"]  # the project's own files removed: that is work
+def test_clearing_up_is_still_an_action_but_not_how_a_command_is_told() -> None:
+    lines = _completed(("rm /tmp/debug_cls.txt", ""), ("rm -f /tmp/run.log\nmake build > /tmp/b.log", ""))
+    # every state change stays listed (the evaluation's ground truth counts it); a command is told by its work
+    assert lines == ["`rm /tmp/debug_cls.txt` (r1)", "`make build > /tmp/b.log` (r2)"]
 
 
 def test_a_long_chain_is_cut_in_its_first_run_its_count_kept_and_its_code_spans_closed() -> None:
     first = "sed -i '274s/def set_output(self, \\*, transform=None):/def set_output(self, *, transform=None, **kwargs):/' a.py"
     (line,) = _completed((" && ".join([first, first.replace("274", "280"), first.replace("274", "290")]), ""))
-    assert line.endswith(" and 2 more `sed -i` (r1)") and line.count("`") % 2 == 0, line
-
-
-# --- what a review found (each was told wrong before its mend) -----------------------------------
+    assert line.endswith(" (3 runs of `sed -i`) (r1)") and line.count("`") % 2 == 0, line
 
 
 def test_an_apostrophe_in_a_comment_opens_no_quote() -> None:

@@ -18,7 +18,7 @@ from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import REDIRECT_WORD_RE, code_line, only_chores, past_prefixes, split_commands, words
+from compaction.shell import REDIRECT_WORD_RE, code_line, past_prefixes, split_commands, unbroken, words
 
 MAX_RUN = 6  # commits on one line
 HASH_CHARS = 7  # git's own short hash
@@ -48,8 +48,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if e.kind is not EventKind.COMMAND or not e.command or e.search:
             continue
         is_test = e.test
-        if not (e.state_changing or is_test) or (not is_test and only_chores(e.command)):
-            continue  # clearing up (`pkill -f vllm`, `rm -f /tmp/run.log`) is no key action
+        if not (e.state_changing or is_test):
+            continue
         command = project_root.without_root_cd(e.command, ctx.cwd)  # the header names the root
         key = project_root.without_root_cd(first_line(command), ctx.cwd)  # a line after clearing up may cd too
         outcome = ""
@@ -120,7 +120,7 @@ def _identity(line: str) -> str:
     if "<<" in line:  # a script written inline: the whole line is the run
         return line
     parts = []
-    for part in split_commands(line):
+    for part in split_commands(unbroken(line)):
         said: list[str] = []
         target = False  # the word after a bare `>` is where the output went
         run = past_prefixes(words(part))
@@ -141,22 +141,23 @@ def _identity(line: str) -> str:
 
 def _chain(key: str, command: str) -> tuple[str, str] | None:
     """A line running one in-place editor several times, each run after the last succeeded (`sed -i
-    '251s/…/' a.py && sed -i '273s/…/' a.py && …`), as its first run and how many more (" and 2 more
-    `sed -i`"): the others differ in the lines they edit, which the change records tell, and each costs
-    as much as the first. None for any other line (`python -m pip … && python -m pytest …` is two kinds
-    of work; `a || b` runs b only when a failed). `key`: the line as shown; `command`: the whole command."""
+    '251s/…/' a.py && sed -i '273s/…/' a.py && …`): its opening as run, cut at COMMAND_CHARS, and how
+    many runs (" (18 runs of `sed -i`)"): the others differ in the lines they edit, which the change
+    records tell, and each costs as much as the first. None for any other line (`python -m pip … &&
+    python -m pytest …` is two kinds of work; `a || b` runs b only when a failed). `key`: the line as
+    shown; `command`: the whole command."""
     if "&&" not in key:
         return None
-    line = code_line(command)
+    line = unbroken(code_line(command))
     parts = split_commands(line)
-    if len(parts) < (2 if len(key) > COMMAND_CHARS else 3) or not key.startswith(parts[0]):
-        return None  # two short runs cost less than saying so
+    if len(parts) < 2 or len(key) <= COMMAND_CHARS:
+        return None  # short enough told whole
     if len(line.split("&&")) != len(parts):
         return None  # joined by more than `&&` (`;`, `||`, a pipe) or an `&&` inside a quote: told whole
     editor = _IN_PLACE_RE.match(parts[0])
     if editor is None or not all(_IN_PLACE_RE.match(p) for p in parts[1:]):
         return None
-    return parts[0], f" and {len(parts) - 1} more `{editor.group(1)}`"
+    return first_line(key, COMMAND_CHARS), f" ({len(parts)} runs of `{editor.group(1)}`)"
 
 
 _IN_PLACE_RE = re.compile(r"(sed -i|perl -pi)\b")  # an editor that changes a file where it is
