@@ -139,9 +139,9 @@ def unbroken(line: str) -> str:
 
 def _logical_lines(lines: list[str]) -> Iterator[str]:
     """The lines stripped, joined as the shell reads them: a line continued with a trailing backslash
-    (`NCCL_P2P_DISABLE=1 \\` then `  nohup vllm serve …`, its backslash kept) and a quote left open (`python -c "` then its
-    script's lines, joined by `; `) are one command; of a quote open for more than QUOTED_LINES lines, the
-    opening only (nothing after it is read as a command of its own)."""
+    (`NCCL_P2P_DISABLE=1 \\` then `  nohup vllm serve …`, its backslash kept) and a quote left open
+    (`python -c "` then its script's lines, joined by `; `) are one command; of a quote open for more
+    than QUOTED_LINES lines, the opening only (nothing after it is read as a command of its own)."""
     held, quote, joined = "", "", 0
     for raw in lines:
         ln = raw.strip()
