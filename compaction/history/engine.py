@@ -191,10 +191,11 @@ def compact(
         def render_draft(d: fill.Draft) -> str:
             tail = "\n\n".join([*d.extra, d.tail_text] if d.tail_text else d.extra)
             hdr = header
+            first_shown = d.partial or d.shown_start  # a round shown by its end is the first shown, in part
             if d.extra:  # older rounds joined the verbatim ones: the header says from where
-                hdr = _header(transcript, lang, len(rounds), d.shown_start, cwd)
+                hdr = _header(transcript, lang, len(rounds), first_shown, cwd)
                 hdr = hdr if preset.code else hdr.replace("`", "")
-            return _render(lang, hdr, d.chosen, em_doc, dropped, tail, d.shown_start, len(rounds))
+            return _render(lang, hdr, d.chosen, em_doc, dropped, tail, d.shown_start, len(rounds), first_shown)
 
         markdown, draft = fill.fill(render_draft, fill.Draft(chosen, tail_text, shown_start), target=target,
                                     origin=dict(zip(map(id, pool), all_facts, strict=True)), all_facts=all_facts,
@@ -548,7 +549,7 @@ def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str |
 
 
 def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: str, tail: str,
-            tail_start: int, n_rounds: int) -> str:
+            tail_start: int, n_rounds: int, span_start: int | None = None) -> str:
     by_section: dict[Section, list[Fact]] = {s: [] for s in Section}
     for f in chosen:
         by_section[f.section].append(f)
@@ -574,7 +575,8 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
         if section is Section.PROBLEMS and em_block:
             parts.append(f"{em_block}\n\n{dropped}" if dropped else em_block)
     if tail:
-        span = f"r{tail_start}-r{n_rounds}" if tail_start <= n_rounds else h(lang, "recent_end").format(n=n_rounds)
+        first = span_start or tail_start  # facts from `tail_start` on are the tail's; the tail may show an older end
+        span = f"r{first}-r{n_rounds}" if first <= n_rounds else h(lang, "recent_end").format(n=n_rounds)
         parts.append(f"## {h(lang, 'recent')} ({span})\n\n{tail}")
     return "\n\n".join(parts) + "\n"
 

@@ -26,8 +26,8 @@ from compaction.history.tail import (
     ROUND_HEADING_TOKENS,
     TailRenderer,
     _Piece,
-    last_messages,
     render_rounds,
+    round_end,
     round_pieces,
 )
 from compaction.model import Round
@@ -49,6 +49,7 @@ class Draft:
     tail_text: str
     shown_start: int
     extra: list[str] = field(default_factory=list)  # older rounds rendered for the tail, oldest first
+    partial: int = 0  # the older round shown by its last messages (the oldest of `extra`), 0: none
 
 
 Render = Callable[[Draft], str]
@@ -101,7 +102,7 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
           held: str = "", lang: str = "en") -> Draft | None:
     """The draft with the room spent in value order, on estimated costs; None when nothing changes."""
     chosen = list(draft.chosen)
-    tail_text, start, extra = draft.tail_text, draft.shown_start, list(draft.extra)
+    tail_text, start, extra, partial = draft.tail_text, draft.shown_start, list(draft.extra), draft.partial
     changed = False
     # The user's requests whole come before the verbatim tail's default share: the tail gives way for
     # them, down to TAIL_FLOOR of the target (the newest rounds stay).
@@ -146,18 +147,16 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
         if text is not None and text != tail_text and cost > have_tail:
             room -= cost - have_tail
             tail_text, changed = text, True
-    older, first = _older(rounds, start, room, code, steering, tail.cwd)
+    # Older rounds join the tail (none past a round shown in part). Once the room is known exactly (a
+    # later pass: the first one's estimates may overstate), or when nothing else would be added, the
+    # round that fits no more, or a newest round that never fitted, shows its last messages; its facts
+    # stay told above.
+    older, first, end_of = (_older(rounds, start, room, code, steering, tail.cwd, lang, ends=not (widen and changed))
+                            if not partial else ([], start, 0))
     if older:
         extra = older + extra
-        start, changed = first, True
-    elif widen and not tail_text and not extra and room > _PARTIAL_TAIL_ROOM:
-        # Not even the newest round fits whole: its last messages, the facts of its rounds all kept
-        # (`start` stays past the last round: nothing of it is taken as shown).
-        text, cost = last_messages(tail, room, lang)
-        if text:
-            room -= cost
-            tail_text, changed = text, True
-    return Draft(chosen, tail_text, start, extra) if changed else None
+        start, partial, changed = first, end_of, True
+    return Draft(chosen, tail_text, start, extra, partial) if changed else None
 
 
 def _index(facts: list[Fact], fact: Fact) -> int:
@@ -193,7 +192,7 @@ class _Step:
 
 
 _PARTIAL_TRIES = 40  # facts per pass that may come back in part: bounded counting
-_PARTIAL_TAIL_ROOM = 80  # tokens left before the newest round's last messages are worth showing
+_PARTIAL_TAIL_ROOM = 80  # tokens left before a round's last messages are worth showing
 
 
 def _partial(step: _Step, room: int) -> tuple[str, int] | None:
@@ -272,19 +271,23 @@ def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, i
 
 
 def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Steering,
-           cwd: str | None = None) -> tuple[list[str], int]:
+           cwd: str | None = None, lang: str = "en", *, ends: bool = True) -> tuple[list[str], int, int]:
     """Rounds before round `start` joining the verbatim tail, newest first, each with the largest
-    standard cap that fits; room still left then widens their caps, newest first. (texts oldest
-    first, the first round shown)."""
+    standard cap that fits; room still left then widens their caps, newest first; then, with `ends`,
+    the round that did not fit even at the smallest cap shows its last messages (`round_end`) in what
+    is left.
+    (texts oldest first, the oldest round shown whole or `start`, the round shown in part or 0)."""
     budget_chars = max(room * 64, 1_000_000)  # bounded work: never encode far more text than the room shows
     at = start - 1  # round numbers are 1-based: rounds[at - 1] is the round before
     added: list[_Added] = []  # newest first
+    too_big: list[_Piece] | None = None
     while at >= 1 and room > 40 and budget_chars > 0:
         rnd = rounds[at - 1]
         pieces = round_pieces(rnd, code, steering, cwd)  # each message closed by a blank line
         budget_chars -= sum(len(m.text) + sum(len(r.content) for r in m.tool_results) for m in rnd.messages)
         cap = _largest_cap(pieces, room)
         if cap is False:
+            too_big = pieces
             break
         one = _Added(rnd.number, pieces, cap)
         added.append(one)
@@ -298,9 +301,13 @@ def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Ste
         if cap is not False and (cap is None or cap > one.cap):
             one.cap = cap
             room -= one.cost() - before
-    if not added:
-        return [], start
-    return [a.render() for a in reversed(added)], added[-1].number
+    texts = [a.render() for a in reversed(added)]
+    first = added[-1].number if added else start
+    if ends and too_big is not None and room > _PARTIAL_TAIL_ROOM:
+        end, _ = round_end(at, too_big, room, lang)
+        if end:
+            return [end, *texts], first, at
+    return texts, first, 0
 
 
 @dataclass

@@ -28,6 +28,7 @@ HEADINGS: dict[str, dict[str, str]] = {
         "unchanged": "Conversation (unchanged)",
         "recent_end": "the end of r{n}",
         "last_messages": "its last {shown} of {total} messages; what came before is told above",
+        "earlier_parts": "{n} earlier parts of this message elided",
         "request_report": "Reported on r{n} “{head}”: ",
     },
     "zh": {
@@ -55,6 +56,7 @@ HEADINGS: dict[str, dict[str, str]] = {
         "unchanged": "对话（未压缩）",
         "recent_end": "r{n} 的结尾",
         "last_messages": "其最后 {shown}/{total} 条消息；之前的内容见上文",
+        "earlier_parts": "此消息之前的 {n} 部分已省略",
         "request_report": "对 r{n}「{head}」的汇报：",
     },
 }

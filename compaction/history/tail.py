@@ -286,39 +286,52 @@ class TailRenderer:
 MIN_LAST_MESSAGES = 3  # a round's end shown in part: at least its last few messages, at the largest cap that holds them
 
 
-def last_messages(tail: TailRenderer, budget: int, lang: str = "en") -> tuple[str, int]:
-    """(text, estimated tokens) of the newest round's last messages within `budget`, for a document
-    whose newest round does not fit even at the smallest cap (one request the agent worked on for
-    dozens of steps): the successor still reads where the work stopped, in the agent's own words.
-    The largest cap that shows MIN_LAST_MESSAGES of them (or all, when fewer), else the most
-    messages the smallest cap shows; ("", 0) when not even one fits."""
-    if not tail.rounds or budget <= 0:
+def round_end(number: int, of_round: list[_Piece], budget: int, lang: str = "en") -> tuple[str, int]:
+    """(text, estimated tokens) of round `number`'s last messages within `budget`, for a round that does
+    not fit even at the smallest cap (one request the agent worked on for dozens of steps): the
+    successor still reads where that work stopped, in the agent's own words. Under its heading with a
+    note of how many are shown: the largest cap that shows MIN_LAST_MESSAGES of them (or all,
+    when fewer), else the most messages the smallest cap shows; ("", 0) when not even one fits."""
+    if budget <= 0:
         return "", 0
     messages: list[list[_Piece]] = [[]]
-    for p in tail.per_round[-1]:
+    for p in of_round:
         messages[-1].append(p)
         if not p.elidable and p.prefix == "\n\n" and not p.text:  # the blank line closing a message
             messages.append([])
     messages = [m for m in messages if m]
-    want = min(MIN_LAST_MESSAGES, len(messages))
     heading = ROUND_HEADING_TOKENS + _NOTE_COST
-    best: tuple[int, int | None, int] = (0, None, 0)  # (messages shown, cap, cost)
+    shown, cap, used = _trailing(messages, budget, heading, min(MIN_LAST_MESSAGES, len(messages)))
+    note = h(lang, "last_messages").format(shown=shown, total=len(messages))
+    if shown:
+        pieces = [p for m in messages[len(messages) - shown:] for p in m]
+        return f"### r{number} ({note})\n\n" + "".join(p.render(cap) for p in pieces).rstrip(), used
+    # Not even its last message fits (one turn of dozens of tool blocks): that message's label and
+    # its last parts, with a line saying how many came before.
+    label, parts = messages[-1][0], [[p] for p in messages[-1][1:]]
+    shown, cap, used = _trailing(parts, budget, heading + label.cost(CAPS[-1]) + _NOTE_COST, MIN_LAST_MESSAGES)
+    if not shown:
+        return "", 0
+    note = h(lang, "last_messages").format(shown=1, total=len(messages))
+    gap = h(lang, "earlier_parts").format(n=len(parts) - shown)
+    return (f"### r{number} ({note})\n\n" + label.render(CAPS[-1]) + f"\n[… {gap} …]"
+            + "".join(p.render(cap) for [p] in parts[len(parts) - shown:]).rstrip(), used)
+
+
+def _trailing(units: list[list[_Piece]], budget: int, heading: int, want: int) -> tuple[int, int | None, int]:
+    """(units shown from the end, cap, cost) within `budget`: the largest cap that shows `want` of
+    them (or all, when fewer), else the most the smallest cap shows; (0, None, 0) when none fits."""
+    want = min(want, len(units))
+    best: tuple[int, int | None, int] = (0, None, 0)
     for cap in CAPS:
         used, shown = heading, 0
-        for m in reversed(messages):
-            cost = sum(p.cost(cap) for p in m)
+        for unit in reversed(units):
+            cost = sum(p.cost(cap) for p in unit)
             if used + cost > budget:
                 break
             used, shown = used + cost, shown + 1
         if shown >= want:
-            best = (shown, cap, used)
-            break
+            return shown, cap, used
         if shown > best[0]:
             best = (shown, cap, used)
-    shown, cap, used = best
-    if not shown:
-        return "", 0
-    number = tail.rounds[-1].number
-    pieces = [p for m in messages[len(messages) - shown:] for p in m]
-    note = h(lang, "last_messages").format(shown=shown, total=len(messages))
-    return f"### r{number} ({note})\n\n" + "".join(p.render(cap) for p in pieces).rstrip(), used
+    return best

@@ -7,7 +7,7 @@ from __future__ import annotations
 from compaction import tokens
 from compaction.history import compact
 from compaction.history.fit import path_end
-from compaction.model import Message, Role
+from compaction.model import Message, Role, ToolResult
 from compaction.transcripts._agent_tools import make_call
 from tests.unit.synthetic import transcript
 
@@ -32,10 +32,40 @@ def test_a_newest_round_too_big_for_the_tail_shows_its_last_messages():
     md = compact(t, target_tokens=target).markdown
     used = tokens.count(md)
     assert 0.9 * target <= used <= target
-    assert "the end of r2" in md and "what came before is told above" in md
+    assert "(verbatim) (r2-r2)" in md and "### r2 (its last " in md and "what came before is told above" in md
     assert "the last step wired `module_2_final`" in md  # where the work stopped, in the agent's words
     zh = compact(t, target_tokens=target, lang="zh").markdown
-    assert "r2 的结尾" in zh and "之前的内容见上文" in zh and "the end of" not in zh
+    assert "### r2 (其最后 " in zh and "之前的内容见上文" in zh and "its last" not in zh
+
+
+def _one_long_message(parts: int) -> list[Message]:
+    """A request answered by one message of `parts` command outputs (an exported chat's turn of dozens
+    of tool blocks), then a short exchange: three rounds, the middle one too big for any cap."""
+    calls = [make_call("run_command", {"command": f"npm run step{i}"}, f"s{i}") for i in range(parts)]
+    results = [ToolResult(f"step {i} output\n" + f"line {i} of the build log. " * 60, f"s{i}") for i in range(parts)]
+    results[-1] = ToolResult("The build passes now: `npm run build` exits 0.", f"s{parts - 1}")
+    return [Message(0, Role.USER, "first: look at the repository layout"),
+            Message(0, Role.ASSISTANT, "The repository has `frontend/` and `agent/`."),
+            Message(0, Role.USER, "second: fix the failing build"),
+            Message(0, Role.ASSISTANT, "Running every step.", tool_calls=calls),
+            Message(0, Role.TOOL, "", tool_results=results),
+            Message(0, Role.USER, "third: thanks, open the pull request"),
+            Message(0, Role.ASSISTANT, "Opened the pull request.")]
+
+
+def test_an_older_round_too_big_for_any_cap_shows_its_end_when_room_is_left():
+    """specstory-cursor-chefchopsky-e2e at 20% stayed at 85%: its middle round, one message of dozens of
+    tool blocks, fitted at no cap, and nothing else was left to add. Its end now fills the room."""
+    t = transcript(_one_long_message(120))
+    assert len(t.rounds) == 3
+    target = tokens.count_messages(t.messages) // 20
+    md = compact(t, target_tokens=target).markdown
+    used = tokens.count(md)
+    assert 0.9 * target <= used <= target, (target, used)
+    assert "(verbatim) (r2-r3)" in md and "### r2 (its last 1 of 3 messages" in md
+    assert "earlier parts of this message elided" in md
+    assert "`npm run build` exits 0" in md  # where that round's work stopped
+    assert md.index("### r2 (") < md.index("### r3")  # oldest first
 
 
 def test_squeezed_items_narrow_in_small_steps_so_the_budget_is_used():
