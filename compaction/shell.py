@@ -9,7 +9,7 @@ heredoc's body (the lines after the `<<` line) never analysed as commands.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from compaction.memo import per_text
@@ -207,18 +207,9 @@ def _chore(line: str) -> bool:
     """A line that only clears up before the work: each of its commands stops a process, waits, says
     something (to the terminal, not into a file), sets the environment, or removes temporary files."""
     for part in split_commands(unbroken(line)):
-        run: list[str] = []
-        target = False  # the word after a bare `>` is where the output goes
-        for w in words(part):
-            if target or REDIRECT_WORD_RE.match(w):
-                if REDIRECT_WORD_RE.fullmatch(w):
-                    target = True
-                    continue
-                if not w.endswith(("/dev/null", "&1", "&2")):
-                    return False  # `echo x > notes.txt` writes a file
-                target = False
-            else:
-                run.append(w)
+        run, redirections = unredirected(words(part))
+        if not all(map(discarded, redirections)):
+            return False  # `echo x > notes.txt` writes a file, `< in` reads one
         if not run:
             return False
         if run[0] == "rm":  # a temporary file, not a tree under /tmp (a project cloned there)
@@ -410,6 +401,28 @@ def run_words(command: str) -> list[str]:
 
 # A word that redirects (`2>&1`, `>>log`, `&>out`, `<in`): where output goes, not what runs nor a place read.
 REDIRECT_WORD_RE = re.compile(r"^(?:\d|&)?(?:>>?|<)")
+
+
+def unredirected(said: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(a simple command's words without its redirections, each redirection with its target: `>out.txt`,
+    `2>&1`, `<in.sql`). Why one place: where output goes is no part of what runs, nor a place searched,
+    and a bare `>`'s target is the next word; runs, chores, checks and searches are all told by it."""
+    kept: list[str] = []
+    redirections: list[str] = []
+    rest = iter(said)
+    for w in rest:
+        if not REDIRECT_WORD_RE.match(w):
+            kept.append(w)
+        elif REDIRECT_WORD_RE.fullmatch(w.rstrip("&|")):  # a bare `>`, `2>`, `<`: its target follows
+            redirections.append(w + next(rest, ""))
+        else:
+            redirections.append(w)
+    return kept, redirections
+
+
+def discarded(redirection: str) -> bool:
+    """Whether a redirection only drops or merges output (`2>/dev/null`, `2>&1`): no file is written."""
+    return redirection.endswith(("/dev/null", "&1", "&2"))
 
 
 def _first_command(command: str) -> str:

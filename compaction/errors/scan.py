@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from compaction.answer_options import labeled_first, options_in
@@ -32,7 +33,6 @@ from compaction.events import (
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.shell import (
     EXIT_TAG_RE,
-    REDIRECT_WORD_RE,
     STATUS_LINE_RE,
     benign_exit,
     code_line,
@@ -41,6 +41,7 @@ from compaction.shell import (
     program_of,
     run_words,
     scripts_run,
+    unredirected,
     went_wrong,
 )
 from compaction.transcripts.arg_names import ArgRole, arg_text
@@ -285,28 +286,36 @@ def _occ(h: Hit, rnd: int, tid: str, msg: Message, source: str, call: ToolCall |
 
 
 def _explanation(transcript: Transcript, after_round: int, after_message: int | None = None) -> str | None:
-    """The assistant's own account of the error: the first cause-like sentence it wrote next, before
-    the user asked something else (a reply to that answers it, not the error). `after_message`: the
-    message that showed the error, when it was the user's (a pasted log): the reply of its own round
-    answers it."""
+    """The assistant's own account of the error: the first cause-like sentence it wrote next (`_replies`).
+    `after_message`: the message that showed the error, when it was the user's (a pasted log): the reply
+    of its own round answers it."""
     first = after_round - 1 if after_message is not None else after_round
+    for _, msg in _replies(transcript, first, after_round, after_message):
+        if msg.role is Role.ASSISTANT and msg.text:
+            text = _TITLE_LINE.sub("", _THOUGHT.sub("", msg.text.split("```", 1)[0]))
+            sentences = _SENTENCE.split(" ".join(text.split()))
+            for i, sentence in enumerate(sentences):
+                if _CAUSE.search(sentence):
+                    if i + 1 < len(sentences) and _REFUTED.match(sentences[i + 1]):
+                        continue  # "This is because …? No, …": the agent's own answer rules it out
+                    sentence = sentence.strip()
+                    return cut(sentence.replace("`", "") if sentence.count("`") % 2 else sentence, 200)
+            return None
+    return None
+
+
+def _replies(transcript: Transcript, first: int, after_round: int,
+             after_message: int | None) -> Iterator[tuple[Round, Message]]:
+    """The messages that may answer an error: from the round at index `first` to the one after round
+    `after_round`, past message `after_message`, until the user asks something else (a reply to that
+    answers it, not the error)."""
     for rnd in transcript.rounds[max(0, first):after_round + 2]:
         for msg in rnd.messages:
             if after_message is not None and msg.index <= after_message:
                 continue
             if _asks_anew(msg):
-                return None
-            if msg.role is Role.ASSISTANT and msg.text:
-                text = _TITLE_LINE.sub("", _THOUGHT.sub("", msg.text.split("```", 1)[0]))
-                sentences = _SENTENCE.split(" ".join(text.split()))
-                for i, sentence in enumerate(sentences):
-                    if _CAUSE.search(sentence):
-                        if i + 1 < len(sentences) and _REFUTED.match(sentences[i + 1]):
-                            continue  # "This is because …? No, …": the agent's own answer rules it out
-                        sentence = sentence.strip()
-                        return cut(sentence.replace("`", "") if sentence.count("`") % 2 else sentence, 200)
-                return None
-    return None
+                return
+            yield rnd, msg
 
 
 # a bold title alone on its line: no sentence of the account
@@ -796,7 +805,7 @@ def _program_call(command: str) -> tuple[str, ...]:
     """The program a line runs with its first operand, else its first option (`pnpm build`, `pnpm
     --version`; `sed -i 's/a/b/' f` by its expression, not by `-i`; `python -c CODE` by its code): a run
     a few rounds later that matches it retries the very call, not just the program."""
-    said = [w for w in run_words(command) if not REDIRECT_WORD_RE.match(w)]  # `2>&1`: where output goes
+    said, _ = unredirected(run_words(command))  # `2>&1`: where output goes
     if not said:
         return ()
     operand = next((w for w in said[1:] if not w.startswith("-")), None)
@@ -948,16 +957,14 @@ def _advised(transcript: Transcript, occ: Occurrence) -> str | None:
     (r3): publish with `--provenance=false`; bump the version…"). A short follow-up ("I never published
     this version") is no new ask: the answer to it refines the advice."""
     found: tuple[int, list[str]] | None = None
-    for rnd in transcript.rounds[max(0, occ.round - 1):occ.round + 2]:
-        if any(m.tool_calls for m in rnd.messages):
-            break  # the agent went to work: what it did is the fix, or there is none
-        for msg in rnd.messages:
-            if msg.index <= (occ.message or 0):
-                continue
-            if _asks_anew(msg):
-                return _told(found)
-            if msg.role is Role.ASSISTANT and msg.text and not msg.harness and (options := options_in(msg.text)):
-                found = (rnd.number, options)
+    seen: Round | None = None
+    for rnd, msg in _replies(transcript, occ.round - 1, occ.round, occ.message or 0):
+        if rnd is not seen:
+            seen = rnd
+            if any(m.tool_calls for m in rnd.messages):
+                break  # the agent went to work: what it did is the fix, or there is none
+        if msg.role is Role.ASSISTANT and msg.text and not msg.harness and (options := options_in(msg.text)):
+            found = (rnd.number, options)
     return _told(found)
 
 

@@ -10,7 +10,7 @@ from compaction.events import (
     shell_reads,
     shell_writes,
 )
-from compaction.shell import made_dirs, options
+from compaction.shell import code_lines, discarded, made_dirs, options, unredirected
 
 
 def _paths(cmd: str, kind: EventKind) -> list[str]:
@@ -167,3 +167,18 @@ def test_the_program_a_line_runs_is_read_past_a_package_runner():
 ])
 def test_installing_a_test_runner_runs_no_test(command: str, is_test: bool) -> None:
     assert is_test_command(command) is is_test
+
+
+def test_redirections_are_set_apart_with_their_targets():
+    """One reading of where output goes, for runs, chores, checks and searches: a bare `>` takes the next
+    word as its target; `2>&1` and `>/dev/null` write no file."""
+    said, redirections = unredirected(["pytest", "-q", ">", "out.txt", "2>&1", "<in.sql", "tests/"])
+    assert said == ["pytest", "-q", "tests/"]
+    assert redirections == [">out.txt", "2>&1", "<in.sql"]
+    assert [discarded(r) for r in redirections] == [False, True, False]
+    assert unredirected(["grep", "-r", "x", "src", "2>/dev/null"]) == (["grep", "-r", "x", "src"], ["2>/dev/null"])
+
+
+def test_clearing_up_before_the_work_is_skipped_but_a_file_written_is_work():
+    assert code_lines("pkill -f server > /dev/null 2>&1\npython train.py") == ("python train.py",)
+    assert code_lines("echo started > notes.txt\npython train.py")[0] == "echo started > notes.txt"

@@ -24,6 +24,7 @@ from compaction.shell import (
     run_words,
     scripts_run,
     split_commands,
+    unredirected,
     words,
 )
 from compaction.transcripts.path_spelling import file_name
@@ -139,15 +140,7 @@ def _working_parts(command: str) -> list[list[str]]:
     directory's own is taken off before: `_shown`), so one build in two directories is two checks."""
     parts = []
     for part in split_commands(command):
-        said: list[str] = []
-        skip = False
-        for w in past_prefixes(words(part)):
-            if skip:
-                skip = False
-            elif REDIRECT_WORD_RE.match(w):
-                skip = REDIRECT_WORD_RE.fullmatch(w) is not None  # `>` alone: its target is the next word
-            else:
-                said.append(w)
+        said, _ = unredirected(past_prefixes(words(part)))
         if said and (said[0] == "cd" or (said[0].casefold() not in _VIEWERS and said[0] not in _PLUMBING)):
             parts.append(said)
     return parts

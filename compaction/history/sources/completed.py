@@ -18,7 +18,7 @@ from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import REDIRECT_WORD_RE, code_line, past_prefixes, split_commands, unbroken, words
+from compaction.shell import code_line, discarded, past_prefixes, split_commands, unbroken, unredirected, words
 
 MAX_RUN = 6  # commits on one line
 HASH_CHARS = 7  # git's own short hash
@@ -121,19 +121,16 @@ def _identity(line: str) -> str:
         return line
     parts = []
     for part in split_commands(unbroken(line)):
-        said: list[str] = []
-        target = False  # the word after a bare `>` is where the output went
         run = past_prefixes(words(part))
-        writes = bool(run) and run[0] in _WRITERS  # `echo x > a.txt`: the target is the work
-        redirected = False
-        for w in run:
-            if target:
-                target = False
-            elif REDIRECT_WORD_RE.match(w) and not writes and not w.startswith("<"):  # what goes in is the work
-                target = REDIRECT_WORD_RE.fullmatch(w) is not None
-                redirected = redirected or not w.endswith(("/dev/null", "&1", "&2"))
-            elif w != "&":
-                said.append(w)
+        outputs: list[str] = []
+        if run and run[0] in _WRITERS:  # `echo x > a.txt`: the target is the work
+            said = run
+        else:
+            said, redirections = unredirected(run)
+            said += [r for r in redirections if r.startswith("<")]  # what goes in is the work
+            outputs = [r for r in redirections if not r.startswith("<")]
+        said = [w for w in said if w != "&"]
+        redirected = not all(map(discarded, outputs))
         if said and not (said[0] in _TRIMMERS and not redirected):  # `| head -5 > out.txt` writes a file
             parts.append("\0".join(said))
     return "\n".join(parts) or line

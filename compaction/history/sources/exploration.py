@@ -18,7 +18,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.decisions import AHEAD
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolKind
-from compaction.shell import REDIRECT_WORD_RE, pipeline_heads, raw_words
+from compaction.shell import pipeline_heads, raw_words, unredirected
 
 _HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s++([A-Z0-9](?:.*[^\s#])?)\s*+#*+\s*+$|(?:\d+\.\s+)?\*\*([^*]{3,80})\*\*\s*[-–:]\s*(.*))")
 _FILE_RE = re.compile(r"\.\w{1,8}$")
@@ -200,7 +200,7 @@ def _places(words: list[str], cwd: str | None) -> list[str]:
     out: list[str] = []
     pattern_first = words[0] in ("grep", "rg", "ag", "git")
     skip = False
-    for w in words[1:]:
+    for w in unredirected(words[1:])[0]:  # where output goes is not a place searched
         if w in ("-exec", "-execdir", "-ok", "-okdir"):  # the command `find` runs on what it found: no place
             break
         if skip:
@@ -208,9 +208,6 @@ def _places(words: list[str], cwd: str | None) -> list[str]:
             continue
         if w.startswith("-"):
             skip = w in _OPTION_ARGS
-            continue
-        if REDIRECT_WORD_RE.match(w):  # `2>&1`, `2>/dev/null`, `> out`: where output goes, not a place searched
-            skip = REDIRECT_WORD_RE.fullmatch(w.rstrip("&|")) is not None  # a bare `>`: its target is the next word
             continue
         if w[0] in "\"'" or any(c in w for c in "*?[]{}$"):
             pattern_first = False  # a quoted or glob word is the pattern: the words after it are places
