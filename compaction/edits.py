@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from itertools import islice
 
@@ -58,6 +59,7 @@ _METHOD_RE = re.compile(
 _HUNK_HEADER_RE = re.compile(r"^@@[^@]*@@\s*(.*)$")
 _SED_SUBST_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)?\s*s(.)(?>(.*?)(?<!\\)\2)(.*?)(?<!\\)\2([gIip0-9]*)$", re.DOTALL)
 _SED_LINE_OP_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)\s*([dia])\\?\s*(.*)$", re.DOTALL)
+_SED_READ_RE = re.compile(r"^(\d+|/[^/]*/|\$)\s*r\s*(\S+)$")  # `351r snippet.py`: that file's lines after line 351
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,8 @@ class Hunk:
     # Lines around the change as the tool's result showed the file after it (`cat -n` of a snippet),
     # when the payload itself is unknown: where the edit landed, not what it added.
     shown: tuple[str, ...] = ()
+    # `sed '351r snippet.py'`: the lines added are that file's, as the session last wrote it (`read_in`)
+    reads_in: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -299,6 +303,10 @@ def _sed_hunks(command: str) -> tuple[FileChange, ...]:
                     where = f"line {m.group(1)}" if m.group(1) and m.group(1)[0].isdigit() else None
                     hunks.append(Hunk((old,), (new,) if new else (), where, fragment=True, every="g" in m.group(5)))
                     continue
+                read = _SED_READ_RE.match(expr)
+                if read:
+                    hunks.append(Hunk((), (), f"append at {read.group(1)}", reads_in=read.group(2).strip("'\"")))
+                    continue
                 op = _SED_LINE_OP_RE.match(expr)
                 if op:
                     verb = {"d": "delete", "i": "insert", "a": "append"}[op.group(2)]
@@ -315,6 +323,16 @@ def _sed_hunks(command: str) -> tuple[FileChange, ...]:
             if hunks:
                 out.append(FileChange(f, tuple(hunks)))
     return tuple(out)
+
+
+def read_in(change: FileChange, written: Callable[[str], tuple[str, ...] | None]) -> FileChange:
+    """`change` with each hunk that reads a file in (`sed '351r snippet.py'`) adding that file's lines,
+    when `written(path)` knows them (a file the session wrote whole: a heredoc, a write tool)."""
+    if not any(h.reads_in for h in change.hunks):
+        return change
+    hunks = tuple(replace(h, added=lines, reads_in=None) if h.reads_in and (lines := written(h.reads_in)) else h
+                  for h in change.hunks)
+    return replace(change, hunks=hunks)
 
 
 def heredoc_writes(command: str) -> list[FileChange]:

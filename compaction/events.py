@@ -20,6 +20,7 @@ from compaction.edits import (
     anchored_change,
     call_changes,
     new_text,
+    read_in,
     refused,
     replay,
     result_changes,
@@ -41,7 +42,7 @@ from compaction.shell import (
     without_heredoc_body,
     words,
 )
-from compaction.transcripts.path_spelling import PathSpellings
+from compaction.transcripts.path_spelling import PathSpellings, file_name
 from compaction.transcripts.tool_shapes import classify
 
 
@@ -207,17 +208,17 @@ def shell_writes(command: str) -> list[tuple[EventKind, str]]:
 @per_text(maxsize=4096)
 def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
     out: list[tuple[EventKind, str]] = []
-    seen: set[str] = set()
+    seen: set[tuple[EventKind, str]] = set()  # a file written, then moved away by the same line: both
 
     def add(kind: EventKind, path: str) -> None:
         path = path.strip().strip("'\"")
-        if not path or path in seen or path.startswith(("/dev/", "&")) or path in {"-", "/dev/null"}:
+        if not path or (kind, path) in seen or path.startswith(("/dev/", "&")) or path in {"-", "/dev/null"}:
             return
         if path.lower() in _NULL_DEVICES:  # Windows' `2>nul`, PowerShell's `> $null`
             return
         if not re.search(r"[\w]", path):
             return
-        seen.add(path)
+        seen.add((kind, path))
         out.append((kind, path))
 
     head = command.split("<<", 1)[0] if "<<" in command else command
@@ -379,7 +380,7 @@ def shell_reads(command: str) -> list[str]:
 @per_text(maxsize=4096)  # the events, the file blocks and the error memory read the same command lines
 def _shell_reads(command: str) -> tuple[str, ...]:
     paths: list[str] = []
-    for part in split_commands(command.split("<<", 1)[0]):
+    for part in split_commands(command):  # a heredoc's body is data: not read
         for piece in part.split("|")[:1]:
             head = piece.split(None, 1)[:1]
             if not head or (_QUOTING.isdisjoint(head[0]) and head[0] not in _MAY_READ
@@ -824,6 +825,7 @@ class _CommandState:
     last_command: Event | None = None
     unnamed_changes: int = 0  # write/edit calls so far that named no file (Cursor's bare `write`)
     read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
+    written: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path -> its lines, last written whole
 
 
 def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolResult | None,
@@ -903,7 +905,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 call = replace(call, path=named)  # a copy: the loader's call stays as the export had it
             else:
                 state.unnamed_changes += 1
-        changes = _changes_by_path(call) if kind != ToolKind.READ else {}
+        changes = _with_reads_in(_changes_by_path(call), state) if kind != ToolKind.READ else {}
         if not changes and kind != ToolKind.READ and result and result.content and not failed:
             changes = {c.path: c for c in result_changes(call, result.content)}  # an exporter kept only the result
             if kind == ToolKind.EDIT and len(paths) == 1 and not new_text(call):
@@ -937,7 +939,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             events.append(Event(EventKind.TEST, rnd, msg.index, command=cmd, exit_code=exit_code, text=summary,
                                 tool=call.name))
         if not failed:
-            changes = _changes_by_path(call) if writes else {}
+            changes = _with_reads_in(_changes_by_path(call), state) if writes else {}
             writes, moves = _moves(cmd, writes, events, state) if "mv" in cmd or "cp" in cmd else (writes, {})
             for write_kind, path in writes:
                 change = changes.get(path)
@@ -1094,6 +1096,16 @@ def _changes_by_path(call: ToolCall) -> dict[str, FileChange]:
         return {c.path: c for c in call_changes(call)}
     except (ValueError, TypeError, re.error):  # a malformed payload loses its hunks, never the event
         return {}
+
+
+def _with_reads_in(changes: dict[str, FileChange], state: _CommandState) -> dict[str, FileChange]:
+    """The call's changes, a file written whole remembered (in call order: a heredoc before the `sed
+    '351r snippet.py'` of the same line counts) and a file read into another (`read_in`) given its lines."""
+    for path, change in changes.items():
+        if change.whole:
+            state.written[path] = state.written[file_name(path)] = tuple(ln for h in change.hunks for ln in h.added)
+    return {path: read_in(change, lambda p: state.written.get(p) or state.written.get(file_name(p)))
+            for path, change in changes.items()}
 
 
 def _describe(call: ToolCall) -> str:

@@ -26,12 +26,29 @@ _LIST_SEPARATORS = _COMMAND_SEPARATORS - {"|"}  # between a list's commands; `|`
 
 
 def without_heredoc_body(command: str) -> str:
-    """The command line up to the end of the line holding its first `<<` (the body is data)."""
+    """The command line without its heredocs' bodies (data): the line holding a `<<` stays, and so do
+    the lines after the word that closes its body (`cat > t.py <<'EOF' … EOF` then `python t.py`). A body
+    never closed, or a `<<` without a word, takes the rest of the text."""
     at = command.find("<<")
     if at < 0:
         return command
-    end = command.find("\n", at)
-    return command if end < 0 else command[:end]
+    kept: list[str] = []
+    pos = 0
+    while at >= 0:
+        end = command.find("\n", at)
+        if end < 0:
+            break
+        kept.append(command[pos:end])
+        opened = _HEREDOC_OPEN_RE.match(command, at)
+        closed = opened and re.compile(rf"^[ \t]*{re.escape(opened.group(2))}[ \t]*$", re.M).search(command, end + 1)
+        if not closed:
+            return "".join(kept)
+        pos = closed.end()  # the newline after the closing word starts what follows
+        at = command.find("<<", pos)
+    return "".join(kept) + command[pos:]
+
+
+_HEREDOC_OPEN_RE = re.compile(r"<<-?[ \t]*(['\"]?)([\w.-]+)\1")
 
 
 def split_commands(command: str) -> list[str]:

@@ -241,17 +241,19 @@ def test_a_file_written_with_a_stand_in_for_its_rest_is_said_incomplete():
     assert "incomplete" not in _changes(t)[0]
 
 
-def test_a_harness_final_diff_says_what_an_edit_without_a_payload_changed():
-    """mini-sweagent's sphinx session splices `snippet.py` into the module with `sed '351r snippet.py'`:
-    the edit shows nothing; the submission's diff is the file's net change, and its lines are shown,
-    a definition of each hunk first (the `make_xrefs` hunk is not hidden behind a longer one)."""
+def test_a_snippet_spliced_in_by_sed_says_what_each_attempt_added():
+    """mini-sweagent's sphinx session splices `snippet.py` (written by a heredoc) into the module with
+    `sed '351r snippet.py'`: each edit adds the snippet's lines, the reverted attempts included, and the
+    submission's diff still gives the file's net lines, a definition of each hunk first (the
+    `make_xrefs` hunk is not hidden behind a longer one)."""
     t = load_transcript(TRANSCRIPTS / "mini-sphinx-9258.traj.json")
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), t.cwd, len(t.rounds))
     fact = records(ctx)["sphinx/domains/python.py"]
     full = fact.full_text or ""
     assert "+ elif isinstance(node, ast.Call):" in full and "+ if not rolename:" in full
     assert "+ def make_xrefs(self, rolename: str, domain: str, target: str," in full
-    assert "`PyTypedField`" in fact.text  # the diff's places are named as touched
+    assert "adds make_xrefs" in fact.text  # the last splice, read from the snippet the session wrote
+    assert "NOT KEPT (r71) adds `make_xrefs`" in full  # an attempt a `git checkout` threw away
 
 
 def test_a_final_diff_is_shared_fairly_between_its_hunks_and_says_a_line_once():

@@ -10,7 +10,7 @@ from compaction.events import (
     shell_reads,
     shell_writes,
 )
-from compaction.shell import code_lines, discarded, made_dirs, options, unredirected
+from compaction.shell import code_lines, discarded, made_dirs, options, split_commands, unredirected
 
 
 def _paths(cmd: str, kind: EventKind) -> list[str]:
@@ -182,3 +182,57 @@ def test_redirections_are_set_apart_with_their_targets():
 def test_clearing_up_before_the_work_is_skipped_but_a_file_written_is_work():
     assert code_lines("pkill -f server > /dev/null 2>&1\npython train.py") == ("python train.py",)
     assert code_lines("echo started > notes.txt\npython train.py")[0] == "echo started > notes.txt"
+
+
+def test_a_file_read_in_by_sed_adds_the_lines_the_session_wrote_it_with():
+    """mini-swe-agent's one-command turns write a snippet, then insert it by line number (`sed -i '351r
+    snippet.py' python.py`): the edit adds the snippet's lines, in the same line or a later call."""
+    from compaction.events import extract_events
+    from compaction.model import Message, Role
+    from tests.unit.synthetic import call_pair, transcript
+
+    snippet = "cat <<'EOF' > snippet.py\n    def make_xrefs(self, rolename):\n        if not rolename:\n            return []\nEOF"
+    msgs = [Message(0, Role.USER, "fix the xrefs"),
+            *call_pair("bash", {"command": snippet}, "c1", ""),
+            *call_pair("bash", {"command": "sed -i '351r snippet.py' sphinx/domains/python.py"}, "c2", ""),
+            *call_pair("bash", {"command": "cat > s2.py <<'EOF'\nimport os\nEOF\nsed -i '1r s2.py' c.py"}, "c3", ""),
+            *call_pair("bash", {"command": "sed -i '5r never_written.py' b.py"}, "c4", "")]
+    edits = {e.path: e for e in extract_events(transcript(msgs)) if e.kind is EventKind.EDIT}
+    [hunk] = edits["sphinx/domains/python.py"].hunks
+    assert hunk.added == ("    def make_xrefs(self, rolename):", "        if not rolename:", "            return []")
+    assert hunk.context == "append at 351" and hunk.reads_in is None
+    assert edits["c.py"].hunks[0].added == ("import os",)  # written by the same line
+    [unknown] = edits["b.py"].hunks  # a file the session never wrote: where, not what
+    assert unknown.added == () and unknown.reads_in == "never_written.py"
+
+
+def test_the_lines_after_a_heredoc_are_commands_again():
+    """A script written and run in one call: the body is data, the line after its closing word runs."""
+    cmd = "cat <<'EOF' > check.py\nprint(1 << 2)\nEOF\npython3 check.py < cases.txt > out.txt && cat out.txt"
+    assert shell_writes(cmd) == [(EventKind.WRITE, "check.py"), (EventKind.WRITE, "out.txt")]
+    assert shell_reads(cmd) == ["out.txt"]
+    assert split_commands("cat > t.sh <<-END\n\techo hi\n\tEND\nbash t.sh") == ["cat > t.sh <<-END", "bash t.sh"]
+    assert shell_writes("cat > a.txt <<EOF\nnever closed\nrm important.py") == [(EventKind.WRITE, "a.txt")]
+
+
+def test_a_temporary_file_moved_over_a_file_replaces_it():
+    """`python3 fix.py < basic.py > basic.py.tmp && mv basic.py.tmp basic.py` (mini-swe-agent's sympy):
+    the temporary file is written, then moved away; the file keeps its own history first, one more edit."""
+    from compaction.events import extract_events
+    from compaction.history.sources.changes import records
+    from compaction.history.sources.registry import FactContext
+    from compaction.history.steering import role_preset
+    from compaction.model import Message, Role
+    from tests.unit.synthetic import call_pair, transcript
+
+    cmd = "python3 fix.py < sympy/core/basic.py > sympy/core/basic.py.tmp && mv sympy/core/basic.py.tmp sympy/core/basic.py"
+    assert shell_writes(cmd) == [(EventKind.WRITE, "sympy/core/basic.py.tmp"), (EventKind.WRITE, "sympy/core/basic.py"),
+                                 (EventKind.DELETE, "sympy/core/basic.py.tmp")]
+    msgs = [Message(0, Role.USER, "make __ne__ return NotImplemented"),
+            *call_pair("bash", {"command": "sed -i 's/return False/return NotImplemented/' sympy/core/basic.py"}, "c1", ""),
+            *call_pair("bash", {"command": cmd}, "c2", "")]
+    t = transcript(msgs)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), t.cwd, len(t.rounds))
+    text = records(ctx)["sympy/core/basic.py"].text
+    assert "2 edits, renamed from `sympy/core/basic.py.tmp`" in text and "created" not in text
+    assert "return False` → `return NotImplemented" in text or "return False → return NotImplemented" in text

@@ -13,7 +13,7 @@ import re
 from collections import OrderedDict
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Protocol, Self, TypeVar
 
 from compaction.events import Event, EventKind
 from compaction.history.condense import cut_at_word
@@ -42,6 +42,10 @@ class FileLog:
     @property
     def kept(self) -> list[Event]:
         return [e.event for e in self.edits if e.undone is None]
+
+    def follows(self, earlier: FileLog) -> None:
+        self.edits[:0] = earlier.edits
+        self.failed += earlier.failed
 
     @property
     def thrown(self) -> list[Edit]:
@@ -185,6 +189,9 @@ def moved(e: Event, cwd: str | None) -> tuple[str, str] | None:
 class _Renamed(Protocol):
     renamed_from: str | None
 
+    def follows(self, earlier: Self) -> None:
+        """Take `earlier`'s history (the file a move replaced) as what came before its own."""
+
 
 R = TypeVar("R", bound=_Renamed)
 
@@ -192,8 +199,9 @@ R = TypeVar("R", bound=_Renamed)
 def follow_move(e: Event, cwd: str | None, records: MutableMapping[str, R], carried: set[tuple[int, str]]) -> bool:
     """Whether `e` is one side of a move that `records` (per file, by display path) follow: the write of
     `mv a b` when `a` has a record (it goes to `b`, `renamed_from` its first name), or then the deletion
-    of `a` (`carried` holds (round, source) of each record carried). One reading for the file logs and the
-    modified-files list, so both name a moved file alike."""
+    of `a` (`carried` holds (round, source) of each record carried). A `b` the session changed before
+    keeps that history first (`mv b.tmp b` replaced a file the session edited). One reading for the file
+    logs and the modified-files list, so both name a moved file alike."""
     move = moved(e, cwd)
     if move is None:
         return False
@@ -204,6 +212,8 @@ def follow_move(e: Event, cwd: str | None, records: MutableMapping[str, R], carr
         return False
     record = records.pop(src)
     record.renamed_from = record.renamed_from or src
+    if dst in records:
+        record.follows(records[dst])
     records[dst] = record
     carried.add((e.round, src))
     return True

@@ -31,6 +31,11 @@ class _FileHistory:
     named: bool = False  # some change to it named the file (not only inferred from a patch's content)
     renamed_from: str | None = None  # the path it was changed under before a `mv` moved it here
 
+    def follows(self, earlier: _FileHistory) -> None:
+        self.rounds[:0] = earlier.rounds
+        self.kinds[:0] = earlier.kinds
+        self.named = self.named or earlier.named
+
 
 @fact_source(Section.MODIFIED)
 def modified_file_facts(ctx: FactContext) -> list[Fact]:
