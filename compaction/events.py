@@ -208,17 +208,19 @@ def shell_writes(command: str) -> list[tuple[EventKind, str]]:
 @per_text(maxsize=4096)
 def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
     out: list[tuple[EventKind, str]] = []
-    seen: set[tuple[EventKind, str]] = set()  # a file written, then moved away by the same line: both
+    seen: set[str] = set()
 
-    def add(kind: EventKind, path: str) -> None:
+    def add(kind: EventKind, path: str, moved_away: bool = False) -> None:
+        """Each file once, but a file written then moved away by the same line (`> b.tmp && mv b.tmp b`)."""
         path = path.strip().strip("'\"")
-        if not path or (kind, path) in seen or path.startswith(("/dev/", "&")) or path in {"-", "/dev/null"}:
+        again = moved_away and (EventKind.WRITE, path) in out and (EventKind.DELETE, path) not in out
+        if not path or (path in seen and not again) or path.startswith(("/dev/", "&")) or path in {"-", "/dev/null"}:
             return
         if path.lower() in _NULL_DEVICES:  # Windows' `2>nul`, PowerShell's `> $null`
             return
         if not re.search(r"[\w]", path):
             return
-        seen.add((kind, path))
+        seen.add(path)
         out.append((kind, path))
 
     head = command.split("<<", 1)[0] if "<<" in command else command
@@ -261,7 +263,7 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
             for source, destination in moved.pairs():  # `mv f dir/`: dir/f
                 add(EventKind.WRITE, destination)
                 if moved.moves:
-                    add(EventKind.DELETE, source)
+                    add(EventKind.DELETE, source, moved_away=True)
         elif word == "touch":
             for a in args[1:]:
                 if not a.startswith("-"):
@@ -422,7 +424,7 @@ def is_state_changing(command: str) -> bool:
 def is_test_command(command: str) -> bool:
     """A test runner's command line (pytest, jest, go test, mvn test…), its heredoc body aside; not a
     package manager installing one (`pip install pytest-xdist`, `npm i -D vitest`): that runs no test."""
-    line = command.split("<<", 1)[0]
+    line = without_heredoc_body(command)
     if not _TEST_CMD_RE.search(line):
         return False
     return not _INSTALL_RE.search(line) or bool(_TEST_CMD_RE.search(_INSTALL_RE.sub(" ", line)))
@@ -826,6 +828,7 @@ class _CommandState:
     unnamed_changes: int = 0  # write/edit calls so far that named no file (Cursor's bare `write`)
     read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
     written: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path -> its lines, last written whole
+    written_as: dict[str, str | None] = field(default_factory=dict)  # file name -> its one path written (None: several)
 
 
 def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolResult | None,
@@ -905,7 +908,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 call = replace(call, path=named)  # a copy: the loader's call stays as the export had it
             else:
                 state.unnamed_changes += 1
-        changes = _with_reads_in(_changes_by_path(call), state) if kind != ToolKind.READ else {}
+        changes = {} if kind == ToolKind.READ else _changes_by_path(call) if failed else \
+            _with_reads_in(_changes_by_path(call), state)
         if not changes and kind != ToolKind.READ and result and result.content and not failed:
             changes = {c.path: c for c in result_changes(call, result.content)}  # an exporter kept only the result
             if kind == ToolKind.EDIT and len(paths) == 1 and not new_text(call):
@@ -1099,13 +1103,25 @@ def _changes_by_path(call: ToolCall) -> dict[str, FileChange]:
 
 
 def _with_reads_in(changes: dict[str, FileChange], state: _CommandState) -> dict[str, FileChange]:
-    """The call's changes, a file written whole remembered (in call order: a heredoc before the `sed
-    '351r snippet.py'` of the same line counts) and a file read into another (`read_in`) given its lines."""
+    """The call's changes, a file read into another (`sed '351r snippet.py'`, `read_in`) given the lines
+    the session last wrote it with: a file written whole is remembered (a heredoc before the `sed` of the
+    same line counts), one edited in part forgotten (its lines are no longer known). By its path, else
+    by its name when one path of that name was written."""
     for path, change in changes.items():
         if change.whole:
-            state.written[path] = state.written[file_name(path)] = tuple(ln for h in change.hunks for ln in h.added)
-    return {path: read_in(change, lambda p: state.written.get(p) or state.written.get(file_name(p)))
-            for path, change in changes.items()}
+            state.written[path] = tuple(ln for h in change.hunks for ln in h.added)
+            name = file_name(path)
+            state.written_as[name] = path if state.written_as.get(name, path) == path else None
+        else:
+            state.written.pop(path, None)
+
+    def lines_of(path: str) -> tuple[str, ...] | None:
+        found = state.written.get(path)
+        if found is None and (same_name := state.written_as.get(file_name(path))):
+            found = state.written.get(same_name)
+        return found
+
+    return {path: read_in(change, lines_of) for path, change in changes.items()}
 
 
 def _describe(call: ToolCall) -> str:

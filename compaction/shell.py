@@ -3,7 +3,7 @@
 
 Best effort and without execution: POSIX quoting rules (`words` gives what `shlex.split` gives,
 many times faster), top-level splitting on unquoted `&&`, `||`, `;`, `|` and newlines, and a
-heredoc's body (the lines after the `<<` line) never analysed as commands.
+heredoc's body (from the line after its `<<` to its closing word) never analysed as commands.
 """
 
 from __future__ import annotations
@@ -26,29 +26,32 @@ _LIST_SEPARATORS = _COMMAND_SEPARATORS - {"|"}  # between a list's commands; `|`
 
 
 def without_heredoc_body(command: str) -> str:
-    """The command line without its heredocs' bodies (data): the line holding a `<<` stays, and so do
-    the lines after the word that closes its body (`cat > t.py <<'EOF' … EOF` then `python t.py`). A body
-    never closed, or a `<<` without a word, takes the rest of the text."""
-    at = command.find("<<")
-    if at < 0:
-        return command
+    """The command line without its heredocs' bodies (data): a line opening heredocs stays, each body is
+    skipped in turn up to its closing line (the word alone; tabs before it for `<<-`), and the lines
+    after the last body are commands again (`cat > t.py <<'EOF' … EOF` then `python t.py`). A `<<`
+    without a word, or a body never closed, takes the rest of the text; a here-string (`<<<`) opens none."""
     kept: list[str] = []
     pos = 0
-    while at >= 0:
-        end = command.find("\n", at)
+    while (first := _HEREDOC_AT_RE.search(command, pos)) is not None:
+        end = command.find("\n", first.start())
         if end < 0:
             break
         kept.append(command[pos:end])
-        opened = _HEREDOC_OPEN_RE.match(command, at)
-        closed = opened and re.compile(rf"^[ \t]*{re.escape(opened.group(2))}[ \t]*$", re.M).search(command, end + 1)
-        if not closed:
-            return "".join(kept)
-        pos = closed.end()  # the newline after the closing word starts what follows
-        at = command.find("<<", pos)
+        pos = end
+        for opener in _HEREDOC_AT_RE.finditer(command, first.start(), end):
+            word = _HEREDOC_OPEN_RE.match(command, opener.start())
+            if word is None:
+                return "".join(kept)
+            indent = "\t*" if word.group(1) else ""
+            closed = re.compile(rf"^{indent}{re.escape(word.group(3))}\r?$", re.M).search(command, pos + 1)
+            if closed is None:
+                return "".join(kept)
+            pos = closed.end()  # the newline after the closing line starts what follows
     return "".join(kept) + command[pos:]
 
 
-_HEREDOC_OPEN_RE = re.compile(r"<<-?[ \t]*(['\"]?)([\w.-]+)\1")
+_HEREDOC_AT_RE = re.compile(r"(?<!<)<<(?!<)")  # a heredoc's `<<`, not a here-string's `<<<`
+_HEREDOC_OPEN_RE = re.compile(r"<<(-?)[ \t]*(['\"]?)([\w.-]+)\2")
 
 
 def split_commands(command: str) -> list[str]:
@@ -417,7 +420,7 @@ def run_words(command: str) -> list[str]:
 
 
 # A word that redirects (`2>&1`, `>>log`, `&>out`, `<in`): where output goes, not what runs nor a place read.
-REDIRECT_WORD_RE = re.compile(r"^(?:\d|&)?(?:>>?|<)")
+REDIRECT_WORD_RE = re.compile(r"^(?:\d|&)?(?:>>?|<<<|<<-?|<)")
 
 
 def unredirected(said: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -805,7 +805,7 @@ def _program_call(command: str) -> tuple[str, ...]:
     """The program a line runs with its first operand, else its first option (`pnpm build`, `pnpm
     --version`; `sed -i 's/a/b/' f` by its expression, not by `-i`; `python -c CODE` by its code): a run
     a few rounds later that matches it retries the very call, not just the program."""
-    said, _ = unredirected(run_words(command))  # `2>&1`: where output goes
+    said = [w for w in unredirected(run_words(command))[0] if w != "&"]  # `2>&1`: where output goes; `&`: how
     if not said:
         return ()
     operand = next((w for w in said[1:] if not w.startswith("-")), None)

@@ -576,7 +576,7 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
             parts.append(f"{em_block}\n\n{dropped}" if dropped else em_block)
     if tail:
         first = span_start or tail_start  # facts from `tail_start` on are the tail's; the tail may show an older end
-        span = f"r{first}-r{n_rounds}" if first <= n_rounds else h(lang, "recent_end").format(n=n_rounds)
+        span = f"r{first}-r{n_rounds}"
         parts.append(f"## {h(lang, 'recent')} ({span})\n\n{tail}")
     return "\n\n".join(parts) + "\n"
 

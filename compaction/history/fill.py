@@ -147,10 +147,10 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
         if text is not None and text != tail_text and cost > have_tail:
             room -= cost - have_tail
             tail_text, changed = text, True
-    # Older rounds join the tail (none past a round shown in part). Once the room is known exactly (a
-    # later pass: the first one's estimates may overstate), or when nothing else would be added, the
-    # round that fits no more, or a newest round that never fitted, shows its last messages; its facts
-    # stay told above.
+    # Older rounds join the tail (none past a round shown in part). The newest round, when it never fitted
+    # (where the work stopped), shows its last messages at once; an older round that fits no more does
+    # once the room is known exactly (a later pass: the first one's estimates may overstate) or when
+    # nothing else would be added. Their facts stay told above.
     older, first, end_of = (_older(rounds, start, room, code, steering, tail.cwd, lang, ends=not (widen and changed))
                             if not partial else ([], start, 0))
     if older:
@@ -273,9 +273,9 @@ def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, i
 def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Steering,
            cwd: str | None = None, lang: str = "en", *, ends: bool = True) -> tuple[list[str], int, int]:
     """Rounds before round `start` joining the verbatim tail, newest first, each with the largest
-    standard cap that fits; room still left then widens their caps, newest first; then, with `ends`,
-    the round that did not fit even at the smallest cap shows its last messages (`round_end`) in what
-    is left.
+    standard cap that fits; room still left then widens their caps, newest first; then the round that
+    did not fit even at the smallest cap shows its last messages (`round_end`) in what is left: the
+    newest round always, an older one with `ends`.
     (texts oldest first, the oldest round shown whole or `start`, the round shown in part or 0)."""
     budget_chars = max(room * 64, 1_000_000)  # bounded work: never encode far more text than the room shows
     at = start - 1  # round numbers are 1-based: rounds[at - 1] is the round before
@@ -303,7 +303,7 @@ def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Ste
             room -= one.cost() - before
     texts = [a.render() for a in reversed(added)]
     first = added[-1].number if added else start
-    if ends and too_big is not None and room > _PARTIAL_TAIL_ROOM:
+    if too_big is not None and room > _PARTIAL_TAIL_ROOM and (ends or at == len(rounds)):
         end, _ = round_end(at, too_big, room, lang)
         if end:
             return [end, *texts], first, at

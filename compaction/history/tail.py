@@ -297,7 +297,7 @@ def round_end(number: int, of_round: list[_Piece], budget: int, lang: str = "en"
     messages: list[list[_Piece]] = [[]]
     for p in of_round:
         messages[-1].append(p)
-        if not p.elidable and p.prefix == "\n\n" and not p.text:  # the blank line closing a message
+        if _closing(p):
             messages.append([])
     messages = [m for m in messages if m]
     heading = ROUND_HEADING_TOKENS + _NOTE_COST
@@ -308,7 +308,8 @@ def round_end(number: int, of_round: list[_Piece], budget: int, lang: str = "en"
         return f"### r{number} ({note})\n\n" + "".join(p.render(cap) for p in pieces).rstrip(), used
     # Not even its last message fits (one turn of dozens of tool blocks): that message's label and
     # its last parts, with a line saying how many came before.
-    label, parts = messages[-1][0], [[p] for p in messages[-1][1:]]
+    label, *rest = messages[-1]
+    parts = [[p] for p in rest if not _closing(p)]  # the blank line closing the message is no part of it
     shown, cap, used = _trailing(parts, budget, heading + label.cost(CAPS[-1]) + _NOTE_COST, MIN_LAST_MESSAGES)
     if not shown:
         return "", 0
@@ -316,6 +317,11 @@ def round_end(number: int, of_round: list[_Piece], budget: int, lang: str = "en"
     gap = h(lang, "earlier_parts").format(n=len(parts) - shown)
     return (f"### r{number} ({note})\n\n" + label.render(CAPS[-1]) + f"\n[… {gap} …]"
             + "".join(p.render(cap) for [p] in parts[len(parts) - shown:]).rstrip(), used)
+
+
+def _closing(p: _Piece) -> bool:
+    """Whether `p` is the blank line closing a message (`round_pieces`)."""
+    return not p.elidable and p.prefix == "\n\n" and not p.text
 
 
 def _trailing(units: list[list[_Piece]], budget: int, heading: int, want: int) -> tuple[int, int | None, int]:

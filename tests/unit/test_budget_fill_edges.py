@@ -4,6 +4,8 @@ squeezed to one line each (dozens of modified files)."""
 
 from __future__ import annotations
 
+import re
+
 from compaction import tokens
 from compaction.history import compact
 from compaction.history.fit import path_end
@@ -63,7 +65,10 @@ def test_an_older_round_too_big_for_any_cap_shows_its_end_when_room_is_left():
     used = tokens.count(md)
     assert 0.9 * target <= used <= target, (target, used)
     assert "(verbatim) (r2-r3)" in md and "### r2 (its last 1 of 3 messages" in md
-    assert "earlier parts of this message elided" in md
+    gap = re.search(r"\[… (\d+) earlier parts of this message elided …\]", md)
+    assert gap is not None
+    after = md[gap.end():md.index("### r3")]
+    assert int(gap.group(1)) + len(re.findall(r"step \d+ output", after)) + 1 == 120  # every part counted once
     assert "`npm run build` exits 0" in md  # where that round's work stopped
     assert md.index("### r2 (") < md.index("### r3")  # oldest first
 

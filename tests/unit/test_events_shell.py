@@ -236,3 +236,36 @@ def test_a_temporary_file_moved_over_a_file_replaces_it():
     text = records(ctx)["sympy/core/basic.py"].text
     assert "2 edits, renamed from `sympy/core/basic.py.tmp`" in text and "created" not in text
     assert "return False` → `return NotImplemented" in text or "return False → return NotImplemented" in text
+
+
+def test_heredoc_bodies_are_skipped_one_by_one_to_their_own_closing_line():
+    """Several heredocs on one line, a tab-indented `<<-` inside a script written with `<<`, a here-string:
+    no line of a body is ever read as a command."""
+    two = "cat <<A > a.txt; cat <<B > b.txt\nalpha\nA\nrm -rf important.py\nB\nls"
+    assert split_commands(two) == ["cat <<A > a.txt", "cat <<B > b.txt", "ls"]
+    assert (EventKind.DELETE, "important.py") not in shell_writes(two)
+    nested = "cat > deploy.sh <<'EOF'\nsetup() {\n\tcat > app.conf <<-EOF\n\tport=80\n\tEOF\n\trm -rf build\n}\nEOF\nbash deploy.sh"
+    assert split_commands(nested) == ["cat > deploy.sh <<'EOF'", "bash deploy.sh"]
+    assert split_commands('grep x <<< "$v"\nrm c.py') == ['grep x <<< "$v"', "rm c.py"]
+    assert split_commands("cat > .gitignore << 'IGNORE'\n*.log\nIGNORE\ngit add .gitignore")[-1] == "git add .gitignore"
+    assert unredirected(["cat", ">", ".gitignore", "<<", "'IGNORE'"]) == (["cat"], [">.gitignore", "<<'IGNORE'"])
+
+
+def test_a_snippet_is_read_in_only_with_lines_the_session_still_knows():
+    """Two files of one name: the name alone picks neither; a snippet edited in part since it was written
+    is no longer known whole."""
+    from compaction.events import extract_events
+    from compaction.model import Message, Role
+    from tests.unit.synthetic import call_pair, transcript
+
+    msgs = [Message(0, Role.USER, "splice the snippets"),
+            *call_pair("bash", {"command": "cat > snippet.py <<'EOF'\nA = 1\nEOF"}, "c1", ""),
+            *call_pair("bash", {"command": "cat > lib/snippet.py <<'EOF'\nB = 2\nEOF"}, "c2", ""),
+            *call_pair("bash", {"command": "sed -i '3r snippet.py' main.py"}, "c3", ""),
+            *call_pair("bash", {"command": "sed -i '3r other/snippet.py' two.py"}, "c4", ""),
+            *call_pair("bash", {"command": "sed -i 's/A = 1/A = 9/' snippet.py"}, "c5", ""),
+            *call_pair("bash", {"command": "sed -i '4r snippet.py' three.py"}, "c6", "")]
+    edits = {e.path: e for e in extract_events(transcript(msgs)) if e.kind is EventKind.EDIT}
+    assert edits["main.py"].hunks[0].added == ("A = 1",)  # its own path
+    assert edits["two.py"].hunks[0].added == ()  # by name: two files are called so
+    assert edits["three.py"].hunks[0].added == () and edits["three.py"].hunks[0].reads_in == "snippet.py"

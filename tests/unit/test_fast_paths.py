@@ -98,9 +98,8 @@ def test_quoted_chain_split_like_the_character_scanner(line: str) -> None:
 
 
 def _split_commands_char_by_char(command: str) -> list[str]:
-    # A heredoc's body (the lines after the one holding `<<`) is data, not commands.
-    head, sep, rest = command.partition("<<")
-    line = head + sep + rest.split("\n", 1)[0] if sep else command
+    # A heredoc's body is data, not commands (`without_heredoc_body` has tests of its own).
+    line = shell.without_heredoc_body(command)
     parts: list[str] = []
     buf: list[str] = []
     quote = ""

@@ -24,7 +24,7 @@ from compaction.history.sentences import THOUGHT_RE, prose, sentences_around
 from compaction.history.sources.blocks import referenced_blocks
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
-from compaction.shell import STATUS_LINE_RE, found_nothing, printed_nothing, went_wrong
+from compaction.shell import STATUS_LINE_RE, found_nothing, printed_nothing, went_wrong, without_heredoc_body
 
 LEVEL_RATIOS = (0.5, 0.4, 0.25)  # seed 000's hierarchical levels
 SHARE = 0.15  # of the compaction target the timeline may fill before older rounds merge into phases
@@ -467,7 +467,7 @@ def _weight(low: str) -> int:
 
 def runs_script(command: str) -> bool:
     """The command runs a program file (`python repro.py`, `node check.js`): a check of its own."""
-    return bool(_SCRIPT_RUN_RE.search(command.split("<<", 1)[0]))
+    return bool(_SCRIPT_RUN_RE.search(without_heredoc_body(command)))
 
 
 def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> tuple[str, int] | None:
