@@ -140,7 +140,8 @@ _DOES_NOT_EXIST = re.compile(
     r"pathspec '[^'\n]*' did not match any file|[Ff]ile not found|[Cc]annot find the (?:file|path))[^\n]*$",
     re.M)
 _CMD_NOT_FOUND = re.compile(r"^[^\n]*(?:command not found|is not recognized as an internal)[^\n]*$")
-_CMD_NAME = re.compile(r"(?<![^\s:])([^\s:]++): command not found|command not found: (\S+)|'([^'\s]+)' is not recognized")
+# bash's `bash: foo: command not found`, zsh's `zsh: command not found: foo` (the shell's name is no command)
+_CMD_NAME = re.compile(r"(?<![^\s:])([^\s:]++): command not found(?!: )|command not found: (\S+)|'([^'\s]+)' is not recognized")
 _PERM = re.compile(r"^[^\n]*?(?:Permission denied|Operation not permitted|EACCES)[^\n]*$", re.M)
 _TIMEOUT = re.compile(
     r"^[^\n]*?(?:[Cc]ommand timed out|timed out after|TimeoutExpired|[Tt]ook too long|"

@@ -196,3 +196,18 @@ def test_zsh_names_the_path_after_its_message() -> None:
         ("ERR_TOOL_FileNotFound", "My Project/x.py")]
     assert [(h.id, h.path) for h in classify("(eval):1: permission denied: docs/playbook/")] == [
         ("ERR_TOOL_PermissionDenied", "docs/playbook/")]
+
+
+def test_the_missing_command_is_named_not_the_shell_that_says_so():
+    """zsh puts its own name first (`zsh: command not found: shard-sd`), bash the command's (`bash: foo:
+    command not found`): the advice checks the command (cline-export-pip-module advised `command -v zsh`)."""
+    from compaction.errors.advice import advise
+    from compaction.errors.records import ErrorRecord, Location, Occurrence
+
+    for text, name in (("zsh: command not found: shard-sd", "shard-sd"), ("bash: foo: command not found", "foo")):
+        [hit] = [h for h in classify(text) if h.id == "ERR_TOOL_CommandNotFound"]
+        assert hit.symbol == name
+    rec = ErrorRecord("ERR_TOOL_CommandNotFound")
+    rec.add(Occurrence(round=12, transcript="t", evidence="zsh: command not found: shard-sd",
+                       location=Location(command="shard-sd -h", symbol="shard-sd")))
+    assert "`command -v shard-sd`" in advise(rec)

@@ -42,11 +42,11 @@ _EXAMPLE_RE = re.compile(r"<(\w*example\w*)>.*?</\1>", re.DOTALL | re.IGNORECASE
 _TAG_RE = re.compile(r"</?[A-Za-z_][\w-]*>")
 # Rules about the exchange with the harness itself, not about the work.
 _PROTOCOL_RE = re.compile(r"\b(?:your response|each response|one response|responses? (?:should|must)|"
-                          r"(?:code|bash|separate) blocks?|"
+                          r"(?:code|bash|separate) blocks?|tool (?:use|call)s?|use the \w+_\w+ tool|"
                           r"THOUGHT|one (?:\w+ )?command|single command|format your)\b", re.IGNORECASE)
 # Lower-cased, one of which every match of the pattern holds: an ASCII line (its case folds within ASCII)
 # holding none is passed over by substring checks, most lines of a document hold none.
-_PROTOCOL_WORDS = ("response", "block", "thought", "command", "format your")
+_PROTOCOL_WORDS = ("response", "block", "thought", "command", "format your", "tool")
 _MODAL_WORDS = ("must", "never", "always", "do not", "don't", "should", "only", "avoid", "prefer", "require", "ensure",
                 "make sure")
 _TASK = "Task instructions"
