@@ -61,6 +61,8 @@ _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason
                     r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|turns out|"
                     r"is split|spans (?:two|several|multiple)|failed (?:before|because|with))\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
+# A sentence that only opens a list ("I need to handle: 1."): what it says is in the items, not in it
+_LIST_OPENER = re.compile(r":\s*(?:\d{1,2}[.)])?$")
 _THOUGHT = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought):\s*")
 
 
@@ -295,7 +297,7 @@ def _explanation(transcript: Transcript, after_round: int, after_message: int | 
             text = _TITLE_LINE.sub("", _THOUGHT.sub("", msg.text.split("```", 1)[0]))
             sentences = _SENTENCE.split(" ".join(text.split()))
             for i, sentence in enumerate(sentences):
-                if _CAUSE.search(sentence):
+                if _CAUSE.search(sentence) and not _LIST_OPENER.search(sentence):
                     if i + 1 < len(sentences) and _REFUTED.match(sentences[i + 1]):
                         continue  # "This is because …? No, …": the agent's own answer rules it out
                     sentence = sentence.strip()

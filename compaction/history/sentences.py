@@ -17,9 +17,10 @@ WINDOW = 500  # characters searched for a sentence boundary on either side of a 
 
 
 def prose(text: str, limit: int = 8000) -> str:
-    """The text without its fenced code blocks (an unclosed one runs to the end), at most `limit`
-    chars: the same fence rule as the events' (compaction.events.without_fences)."""
-    return without_fences(text[:limit])
+    """The text without its fenced code blocks (an unclosed one runs to the end) and without a harness's
+    label opening it (mini-swe-agent's `THOUGHT:`), at most `limit` chars: the same fence rule as the
+    events' (compaction.events.without_fences)."""
+    return THOUGHT_RE.sub("", without_fences(text[:limit]))
 
 
 def sentences_around(text: str, keywords: tuple[str, ...]) -> list[str]:

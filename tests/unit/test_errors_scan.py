@@ -260,3 +260,17 @@ def test_an_append_or_another_file_of_the_same_command_is_no_earlier_content():
     assert earlier_content(t, "app/a.py", calls[3]) is None  # appended to since it was written
     assert same_file(".env", "/repo/.env") and same_file(".github/ci.yml", "/repo/.github/ci.yml")
     assert not same_file(".env", "/repo/env")
+
+
+def test_a_sentence_that_only_opens_a_list_is_no_explanation():
+    """"I need to handle: 1." says nothing by itself (mini-requests told "— I need to handle: 1")."""
+    t = build([
+        ("user", "run it"),
+        ("shell", "cat src/app/mian.py", "cat: src/app/mian.py: No such file or directory", 1),
+        ("say", "THOUGHT: I need to handle: 1. IPv6 literals 2. Punycode. The file does not exist because the name is "
+                "misspelled."),
+        ("edit", "src/app/main.py"),
+        ("shell", "python src/app/main.py", "hello", 0),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_TOOL_FileNotFound"]
+    assert "misspelled" in rec.solution and "handle: 1" not in rec.solution

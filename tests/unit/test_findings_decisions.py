@@ -133,3 +133,13 @@ def test_sentences_around_keywords_skip_code_and_stay_whole():
     text = prose("Intro line.\n```\nthe bug is in code\n```\nSo the bug is a race. Next we go. Unclosed ```x bug")
     assert "in code" not in text and "Unclosed" in text and "x bug" not in text
     assert sentences_around(text, ("bug",)) == ["So the bug is a race."]
+
+
+def test_a_harness_label_opening_a_reply_is_no_part_of_its_prose():
+    """mini-swe-agent's replies open with `THOUGHT:`; a decision or the last words quoted from one read
+    "Stopped: THOUGHT: `idna` rejects IPv6 literals…" (mini-requests)."""
+    from compaction.history.sentences import prose
+
+    text = "THOUGHT: `idna` rejects IPv6 literals. I cannot apply it blindly.\n\n```bash\ngit status\n```\n"
+    assert prose(text).startswith("`idna` rejects IPv6 literals.") and "git status" not in prose(text)
+    assert prose("The THOUGHT: section is required.") == "The THOUGHT: section is required."  # only an opening label

@@ -10,6 +10,7 @@ from compaction import shell
 from compaction.events import EventKind, is_follow_up_request, parse_test_summary, results_of_calls
 from compaction.history.facts import WS_RE, Fact, first_line, is_test_path
 from compaction.history.sections import Section
+from compaction.history.sentences import THOUGHT_RE
 from compaction.history.sources.checks import build_outcome, builds, own_file_names, runs_own_file
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
@@ -25,8 +26,9 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 
 
 def _said(text: str, limit: int) -> str:
-    """The text on one line, whole sentences from its start and its last one, within `limit`."""
-    flat = WS_RE.sub(" ", " ".join(text.split()))
+    """The text on one line, whole sentences from its start and its last one, within `limit`; a harness's
+    label opening it (`THOUGHT:`) left out."""
+    flat = WS_RE.sub(" ", " ".join(THOUGHT_RE.sub("", text).split()))
     if len(flat) <= limit:
         return flat
     sentences = _SENTENCE_RE.split(flat)

@@ -440,7 +440,7 @@ def statements(text: str) -> list[tuple[str, int]]:
     """The diagnosis/conclusion sentences of one assistant text (code blocks excluded): the
     sentences around a keyword, weighed by the patterns (strongest first: the first that matches)."""
     out: list[tuple[str, int]] = []
-    for s in sentences_around(THOUGHT_RE.sub("", prose(text)), _KEYWORDS):
+    for s in sentences_around(prose(text), _KEYWORDS):
         if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
             continue
         low = s.lower()

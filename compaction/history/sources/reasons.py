@@ -21,7 +21,7 @@ from compaction.events import OFFER_RE, EventKind
 from compaction.history.facts import Fact, display_path, relative_paths
 from compaction.history.headings import h
 from compaction.history.sections import Section
-from compaction.history.sentences import THOUGHT_RE, prose
+from compaction.history.sentences import prose
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.memo import per_text
@@ -383,7 +383,7 @@ def _searched(terms: set[str]) -> list[str]:
 @per_text(maxsize=2048)
 def _read(text: str) -> _Prose:
     """A message's text read for reasons: its prose (fenced code left out), `THOUGHT:` dropped."""
-    return _Prose(THOUGHT_RE.sub("", prose(text, TEXT_CHARS)))
+    return _Prose(prose(text, TEXT_CHARS))
 
 
 def _value(said: _Statement, terms: set[str], own: bool) -> float:
