@@ -380,10 +380,11 @@ EXIT_TAG_RE = re.compile(r"<returncode>-?\d+</returncode>|\[The command complete
 
 # A harness's bookkeeping lines around a command's output (Gemini CLI's `Command: …`, `Output: (empty)`,
 # `Error: (none)`, `Exit Code: 1`, `Signal: 0`, `Background PIDs: (none)`, `Process Group PGID: 7`,
-# `Directory: (root)`; a fence; a bare tag):
+# `Directory: (root)`; Claude Code's `Shell cwd was reset to /repo`; a fence; a bare tag):
 # fullmatch on a stripped line. They say nothing of what went wrong.
 STATUS_LINE_RE = re.compile(r"`{3,}\w*|</?\w+>|\[The command completed[^\n]*|[A-Z][\w ]{0,30}: \((?:none|empty)\)|"
-                            r"(?:Exit [Cc]ode|Signal|Process Group PGID|Background PIDs|Directory|Command):[^\n]*")
+                            r"(?:Exit [Cc]ode|Signal|Process Group PGID|Background PIDs|Directory|Command):[^\n]*|"
+                            r"Shell cwd was reset to [^\n]*")
 # Gradle's account of a failed build: the lines after `* What went wrong:`.
 _WENT_WRONG_RE = re.compile(r"^\* What went wrong:[ \t]*\r?\n((?:[ \t]*\S[^\n]*(?:\n|$)){1,2})", re.M)
 

@@ -919,7 +919,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         parts.append(text)
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
         hedged = _HEDGE.search(why) is not None or why.rstrip().endswith("?")  # a question is a guess too
-        label = "the agent's guess: " if hedged else ("cause: " if fix.round else "")
+        label = "the agent's guess: " if hedged else "cause: "  # told as what it is: no fix of its own
         parts.append(label + why.rstrip("."))
     # A tool that failed (not a command): the same tool called again and succeeding ended it, else the
     # agent's own account of doing without it, else the next success of any kind.
@@ -944,7 +944,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         advised = _advised(transcript, last) if _users(transcript, last) else None
         if advised:
             parts.append(advised)
-        parts.append(f"unresolved at r{last.round}" if last.round >= final_round
+        parts.insert(0, f"unresolved at r{last.round}" if last.round >= final_round  # first: the cause is not a fix
                      else f"no fix seen after r{last.round}")
     return "; ".join(parts)
 

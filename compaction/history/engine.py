@@ -13,6 +13,7 @@ kind: it selects, shortens and renders by section.
 from __future__ import annotations
 
 import copy
+import re
 import time
 from pathlib import Path
 
@@ -540,7 +541,7 @@ def _shorten_essentials(chosen: list[Fact]) -> bool:
 def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str | None) -> str:
     lines = [f"# {h(lang, 'title')}", ""]
     lines.append(f"> Source: `{escape_path(Path(t.path).name)}` ({t.format}), {n_rounds} rounds: facts from every "
-                 f"round below; the most recent rounds (from r{tail_start} at most) verbatim at the end.")
+                 f"round below{_TAIL_CLAUSE.format(n=tail_start)}.")
     if cwd and cwd != t.cwd:  # inferred (`project_root`): the reader resolves the relative paths with it
         lines.append(f"> {h(lang, 'root')}: `{escape_path(cwd)}` ({h(lang, 'root_inferred')})")
     elif cwd and not t.meta.get("cwd_assumed"):  # a caller's stand-in (the hook's workspace) is no record
@@ -548,8 +549,14 @@ def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str |
     return "\n".join(lines)
 
 
+_TAIL_CLAUSE = "; the most recent rounds (from r{n} at most) verbatim at the end"
+_TAIL_CLAUSE_RE = re.compile(re.escape(_TAIL_CLAUSE).replace(r"\{n\}", r"\d+"))
+
+
 def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: str, tail: str,
             tail_start: int, n_rounds: int, span_start: int | None = None) -> str:
+    if not tail:  # no round is shown verbatim: the header promises none
+        header = _TAIL_CLAUSE_RE.sub("", header, count=1)
     by_section: dict[Section, list[Fact]] = {s: [] for s in Section}
     for f in chosen:
         by_section[f.section].append(f)

@@ -198,6 +198,12 @@ def _typed_by_user(attachment: Any, text: str) -> bool:
         and attachment.get("commandMode") in (None, "prompt") and not text.lstrip().startswith("<")
 
 
+# A text block that is one tagged element (`<ide_opened_file>The user opened the file … in the IDE. This may or
+# may not be related to the current task.</ide_opened_file>`, `<ide_selection>…`): the VS Code extension's
+# context, sent beside the user's own words in blocks of their own.
+_CONTEXT_BLOCK_RE = re.compile(r"\s*<([a-z][\w-]*)>.*</\1>\s*", re.DOTALL)
+
+
 def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -> bool:
     """Append the user record's messages; True when it was a real (round-opening) user message."""
     msgs = t.messages
@@ -228,6 +234,10 @@ def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -
             texts.append(block["text"])
     if results:
         msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=results, timestamp=ts, line=lineno))
+    context = [x for x in texts if _CONTEXT_BLOCK_RE.fullmatch(x)]
+    if context and len(context) < len(texts):  # the client's context beside the user's words: the harness's
+        msgs.append(Message(len(msgs), Role.USER, "\n".join(context), timestamp=ts, line=lineno, harness=True))
+        texts = [x for x in texts if not _CONTEXT_BLOCK_RE.fullmatch(x)]
     text = "\n".join(texts)
     if text or not results:
         harness = written_by_harness or bool(_HARNESS_TEXT.match(text))

@@ -168,5 +168,8 @@ def test_spare_budget_buys_the_latest_failing_output(tmp_path):
     total = tokens.count_messages(t.messages)
     roomy = compact(t, target_tokens=total // 3).markdown
     assert "Latest failing output" in roomy and "dates differ by one hour (DST)" in roomy
-    tight = compact(t, target_tokens=300)
-    assert tokens.count(tight.markdown) <= 300 and "Latest failing output" not in tight.markdown
+    tight = compact(t, target_tokens=280)
+    assert tokens.count(tight.markdown) <= 280 and "Latest failing output" not in tight.markdown
+    # the header promises the last rounds verbatim only when some are shown
+    assert "## Recent rounds" in roomy and "verbatim at the end." in roomy
+    assert "## Recent rounds" not in tight.markdown and "15 rounds: facts from every round below.\n" in tight.markdown

@@ -220,3 +220,13 @@ def test_a_run_of_the_sessions_own_script_with_a_verdict_outranks_a_rerun_check(
     smoke = next(f for f in facts if "smoke.py" in f.text)
     probe = next(f for f in facts if "nvidia-smi" in f.text)
     assert "3 steps in 37.7s" in smoke.text and smoke.score > probe.score
+
+
+def test_a_harnesss_closing_note_is_no_outcome():
+    """Claude Code closes a command's output with `Shell cwd was reset to …` when the command left the
+    project: the build's own verdict is its outcome (cc-speakfree's `swift build` read as the note)."""
+    from compaction.history.sources.checks import _outcome
+
+    out = "Building for production...\n[3/5] Compiling\nBuild complete! (12.25s)\nShell cwd was reset to /Users/m/Dropbox"
+    assert _outcome(out).endswith("Build complete! (12.25s)") and "Shell cwd" not in _outcome(out)
+    assert _outcome(out + "\n" + "log line\n" * 5 + "Shell cwd was reset to /Users/m/Dropbox") == "log line"

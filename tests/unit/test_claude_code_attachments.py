@@ -70,3 +70,23 @@ def test_an_attachment_nested_deeper_than_any_real_one_is_read_to_a_bound(tmp_pa
     t = load_transcript(str(path))
     said = "\n".join(m.text for m in t.messages)
     assert "the first words" in said and "too deep" not in said
+
+
+def test_the_extensions_context_block_beside_the_users_words_is_the_harnesss(tmp_path):
+    """The VS Code extension sends `<ide_opened_file>The user opened the file … in the IDE. This may or may
+    not be related to the current task.</ide_opened_file>` as a text block beside the user's words: it is
+    read (coverage), as the harness's, and the request is the user's words alone."""
+    ide = ("<ide_opened_file>The user opened the file /w/top_300_contacts.csv in the IDE. This may or may not be "
+           "related to the current task.</ide_opened_file>")
+    lines = [_rec("user", 1, message={"role": "user", "content": [{"type": "text", "text": ide},
+                                                                   {"type": "text", "text": "Restart openwhisper"}]}),
+             _rec("assistant", 2, message={"id": "m1", "role": "assistant", "content": [
+                 {"type": "text", "text": "Restarted."}]}),
+             _rec("user", 3, message={"role": "user", "content": [{"type": "text", "text": ide}]})]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    t = load_transcript(str(path))
+    users = [(m.text, m.harness) for m in t.messages if m.role is Role.USER]
+    assert users[:2] == [(ide, True), ("Restart openwhisper", False)]
+    assert users[2] == (ide, False)  # alone, it is what the user sent: nothing is taken from it
+    assert measure(str(path), t).coverage >= 0.99

@@ -210,8 +210,8 @@ def _outcome(output: str) -> str:
     raw = [ln.strip() for ln in output.splitlines() if ln.strip()]
     if raw and sum(ln[0] in "{}[]\"" for ln in raw) * 2 >= len(raw):
         return ""
-    lines = [ln.strip() for ln in output.splitlines()
-             if _WORD_RE.search(ln) and not _CHROME_RE.match(ln) and not _JSON_KEY_RE.match(ln)]
+    lines = [ln.strip() for ln in output.splitlines() if _WORD_RE.search(ln) and not _CHROME_RE.match(ln)
+             and not _JSON_KEY_RE.match(ln) and not STATUS_LINE_RE.fullmatch(ln.strip())]  # a harness's own lines
     if not lines:
         return "no output"
     framed = [ln for ln in lines if ln[0] in _FRAME_CHARS]
