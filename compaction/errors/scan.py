@@ -944,7 +944,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         advised = _advised(transcript, last) if _users(transcript, last) else None
         if advised:
             parts.append(advised)
-        parts.insert(0, f"unresolved at r{last.round}" if last.round >= final_round  # first: the cause is not a fix
+        parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                      else f"no fix seen after r{last.round}")
     return "; ".join(parts)
 

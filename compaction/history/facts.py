@@ -20,12 +20,12 @@ from compaction.transcripts.path_spelling import is_windows_path
 MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
 GOAL_CAP = 0.3  # the task's share of the summary's budget at most (the engine's choice; a source sizes to it)
 TIGHT_TARGET = 3000  # below this many tokens the budget is tight: no tail share, shorter requests
-_TAG_RE = re.compile(r"</?[a-z_]+>")
-# A tag named inside a sentence ("ensure the <issue_description> is satisfied") refers to the tagged
-# part: it becomes its name in words, not a gap.
+_TAG_NAME_RE = re.compile(r"</?([A-Za-z_][\w-]*)>")
+# A tag named inside a sentence ("ensure the <issue_description> is satisfied", "described in the
+# <issue_description>.") refers to the tagged part: it becomes its name in words, not a gap.
 # (Its `<` first, the word and space before it looked behind from there: a pattern opening with a
 # lookbehind is tried at every position of the text, one opening with a literal only where it occurs.)
-_TAG_IN_SENTENCE_RE = re.compile(r"<(?<=\w <)([a-z_]+)>(?= \w)")
+_TAG_IN_SENTENCE_RE = re.compile(r"<(?<=\w <)([A-Za-z_][\w-]*)>(?=[ .,;:!?)]|$)", re.MULTILINE)
 WS_RE = re.compile(r"[ \t]+")
 _BLANKS_RE = re.compile(r"\n{3,}")
 
@@ -156,11 +156,21 @@ _BOILERPLATE_RE = re.compile(
 _FIRST_SENTENCE_RE = re.compile(r"^.{0,400}?(?:[.!?](?=\s)|\n\n)", re.DOTALL)
 
 
+def without_tags(text: str) -> str:
+    """The markup a harness wraps text in (`<pr_description>…</pr_description>`) left out, a tag named
+    in a sentence said in words; a tag that never closes is text (a placeholder: `gccli event <id>`)."""
+    if "</" not in text:
+        return text
+    closed = {m.group(1) for m in _TAG_NAME_RE.finditer(text) if m.group(0)[1] == "/"}
+    text = _TAG_IN_SENTENCE_RE.sub(lambda m: m.group(1).replace("_", " ") if m.group(1) in closed else m.group(0),
+                                   text)
+    return _TAG_NAME_RE.sub(lambda m: "" if m.group(1) in closed else m.group(0), text)
+
+
 def clean_task(text: str) -> str:
     # Each rewrite only where its pattern can match (one C-speed find each); trailing blanks go line
     # by line (the anchored regex tries every blank of the text).
-    if "<" in text:
-        text = _TAG_RE.sub("", _TAG_IN_SENTENCE_RE.sub(lambda m: m.group(1).replace("_", " "), text))
+    text = without_tags(text)
     if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
         text = "\n".join(line.rstrip(" \t") for line in text.split("\n"))
     if "\n\n\n" in text:

@@ -143,3 +143,14 @@ def test_a_harness_label_opening_a_reply_is_no_part_of_its_prose():
     text = "THOUGHT: `idna` rejects IPv6 literals. I cannot apply it blindly.\n\n```bash\ngit status\n```\n"
     assert prose(text).startswith("`idna` rejects IPv6 literals.") and "git status" not in prose(text)
     assert prose("The THOUGHT: section is required.") == "The THOUGHT: section is required."  # only an opening label
+
+
+def test_markup_is_left_out_but_a_tag_that_never_closes_is_text():
+    """A harness's wrapper tags go, a tag named in a sentence is said in words; a placeholder (`<id>`) or a
+    type argument (`MachineContext<any>`) never closes: it is the text's own."""
+    from compaction.history.facts import without_tags
+
+    text = "<issue_description>\nBug\n</issue_description>\nthe files described in the <issue_description>. Done"
+    assert without_tags(text) == "\nBug\n\nthe files described in the issue description. Done"
+    assert without_tags("Run `gccli event <id>` </b>") == "Run `gccli event <id>` "
+    assert without_tags("基类“Component<UserDefinedContext, MachineContext<any>>”") == "基类“Component<UserDefinedContext, MachineContext<any>>”"

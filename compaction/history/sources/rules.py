@@ -15,7 +15,7 @@ import re
 from pathlib import PurePath
 
 from compaction.events import count_matches
-from compaction.history.facts import WS_RE, Fact, split_task
+from compaction.history.facts import WS_RE, Fact, split_task, without_tags
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.literal_heads import holds
@@ -39,7 +39,6 @@ def _may_name(text: str) -> bool:
     low = text.lower()
     return ".md" in low or "rule" in low
 _EXAMPLE_RE = re.compile(r"<(\w*example\w*)>.*?</\1>", re.DOTALL | re.IGNORECASE)
-_TAG_RE = re.compile(r"</?[A-Za-z_][\w-]*>")
 # Rules about the exchange with the harness itself, not about the work.
 _PROTOCOL_RE = re.compile(r"\b(?:your response|each response|one response|responses? (?:should|must)|"
                           r"(?:code|bash|separate) blocks?|tool (?:use|call)s?|use the \w+_\w+ tool|"
@@ -85,7 +84,7 @@ def _parsed(text: str, named: bool = False) -> list[tuple[str, int, str]] | None
 def _rule_lines(text: str) -> list[tuple[str, int, str]]:
     """(heading, indent, rule) of a document's rules: its list items and modal sentences outside
     code and examples, harness-protocol rules left out."""
-    text = _EXAMPLE_RE.sub("", text)
+    text = without_tags(_EXAMPLE_RE.sub("", text))
     out: list[tuple[str, int, str]] = []
     heading = ""
     fenced = False
@@ -95,7 +94,7 @@ def _rule_lines(text: str) -> list[tuple[str, int, str]]:
             continue
         if fenced or raw.lstrip().startswith("|"):
             continue
-        line = _TAG_RE.sub("", raw).rstrip()
+        line = raw.rstrip()
         if not line.strip():
             continue
         hm = _HEADING_RE.match(line)
