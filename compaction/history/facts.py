@@ -114,8 +114,9 @@ def relative_paths(text: str, cwd: str | None) -> str:
 
 
 # A test file by its path: a tests/spec dir, or a test_/_test/.test./.spec. name (any language).
-_TEST_PATH_RE = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_|_(?:test|spec)\.|\.(?:unit\.)?(?:test|spec)\.",
-                           re.IGNORECASE)
+# a tests folder, `test_x.py`, `x_test.go`, `x.test.ts`; Django's `tests.py`; JUnit's `PersonMappingTest.java`
+_TEST_PATH_RE = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_|_(?:test|spec)\.|\.(?:unit\.)?(?:test|spec)\.|"
+                           r"(?:^|/)tests?\.py$|(?-i:[a-z0-9]Tests?\.(?:java|kt|scala|cs|groovy)$)", re.IGNORECASE)
 
 
 def is_test_path(path: str) -> bool:

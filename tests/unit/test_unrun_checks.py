@@ -82,3 +82,15 @@ def test_go_whole_suite_a_leading_cd_and_a_longer_stem() -> None:
     assert _covers("go test ./...", "pkg/foo/foo_test.go")  # Go's whole suite
     assert _covers("cd /work/repo && pytest", "tests/test_utils.py")  # the cd names no test
     assert not _covers("pytest tests/test_utils_extra.py", "tests/test_utils.py")  # another file
+
+
+def test_tests_by_a_frameworks_own_names_and_told_apart_by_their_folders():
+    """Django's `tests.py` and JUnit's `PersonMappingTest.java` are tests; three `tests.py` of three apps
+    are named by their folders (antigravity's "never run: `tests.py`, `tests.py`, `tests.py`")."""
+    from compaction.history.facts import is_test_path
+    from compaction.history.sources.current import _names
+
+    assert is_test_path("backend/jobs/tests.py") and is_test_path("src/test/java/x/PersonMappingTest.java")
+    assert not any(map(is_test_path, ("contest.py", "src/Latest.java", "src/Manifest.java", "attest.py")))
+    paths = ["backend/authentication/tests.py", "backend/resumes/tests.py", "backend/jobs/tests.py", "a/b.py"]
+    assert _names(paths) == "`authentication/tests.py`, `resumes/tests.py`, `jobs/tests.py` +1"

@@ -65,8 +65,19 @@ _FILE_KINDS = (EventKind.READ, EventKind.EDIT, EventKind.WRITE)
 
 
 def _names(paths: list[str], limit: int = 3) -> str:
-    shown = [p.rsplit("/", 1)[-1] for p in paths[:limit]]
+    """Each file by its name, or by as many of its last folders as tell it from the others (Django's
+    `jobs/tests.py`, `resumes/tests.py`)."""
+    shown = [_distinct_end(p, paths) for p in paths[:limit]]
     return ", ".join(f"`{p}`" for p in shown) + (f" +{len(paths) - limit}" if len(paths) > limit else "")
+
+
+def _distinct_end(path: str, paths: list[str]) -> str:
+    parts = path.split("/")
+    for k in range(1, len(parts) + 1):
+        end = "/".join(parts[-k:])
+        if not any(q != path and (q == end or q.endswith("/" + end)) for q in paths):
+            return end
+    return path
 
 
 _NAMES_PATH_RE = re.compile(r"(?<![\w.-])[\w.-]++/|\.\w{1,5}\b")  # a directory or a file named on the command line
