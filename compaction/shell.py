@@ -382,9 +382,10 @@ EXIT_TAG_RE = re.compile(r"<returncode>-?\d+</returncode>|\[The command complete
 # `Error: (none)`, `Exit Code: 1`, `Signal: 0`, `Background PIDs: (none)`, `Process Group PGID: 7`,
 # `Directory: (root)`; Claude Code's `Shell cwd was reset to /repo`; a fence; a bare tag):
 # fullmatch on a stripped line. They say nothing of what went wrong.
+CWD_RESET_RE = re.compile(r"Shell cwd was reset to [^\n]*")  # Claude Code's note after a command that left the project
 STATUS_LINE_RE = re.compile(r"`{3,}\w*|</?\w+>|\[The command completed[^\n]*|[A-Z][\w ]{0,30}: \((?:none|empty)\)|"
                             r"(?:Exit [Cc]ode|Signal|Process Group PGID|Background PIDs|Directory|Command):[^\n]*|"
-                            r"Shell cwd was reset to [^\n]*")
+                            + CWD_RESET_RE.pattern)
 # Gradle's account of a failed build: the lines after `* What went wrong:`.
 _WENT_WRONG_RE = re.compile(r"^\* What went wrong:[ \t]*\r?\n((?:[ \t]*\S[^\n]*(?:\n|$)){1,2})", re.M)
 

@@ -62,7 +62,7 @@ _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason
                     r"is split|spans (?:two|several|multiple)|failed (?:before|because|with))\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
 # A sentence that only opens a list ("I need to handle: 1."): what it says is in the items, not in it
-_LIST_OPENER = re.compile(r":\s*(?:\d{1,2}[.)])?$")
+_LIST_OPENER = re.compile(r":\s*\d{1,2}[.)]$")
 _THOUGHT = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought):\s*")
 
 
@@ -919,7 +919,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         parts.append(text)
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
         hedged = _HEDGE.search(why) is not None or why.rstrip().endswith("?")  # a question is a guess too
-        label = "the agent's guess: " if hedged else "cause: "  # told as what it is: no fix of its own
+        label = "the agent's guess: " if hedged else "cause: "  # told as what it is, fix or none
         parts.append(label + why.rstrip("."))
     # A tool that failed (not a command): the same tool called again and succeeding ended it, else the
     # agent's own account of doing without it, else the next success of any kind.

@@ -20,12 +20,12 @@ from compaction.transcripts.path_spelling import is_windows_path
 MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
 GOAL_CAP = 0.3  # the task's share of the summary's budget at most (the engine's choice; a source sizes to it)
 TIGHT_TARGET = 3000  # below this many tokens the budget is tight: no tail share, shorter requests
-_TAG_NAME_RE = re.compile(r"</?([A-Za-z_][\w-]*)>")
+_TAG_NAME_RE = re.compile(r"</?([a-z][a-z0-9_-]*)>")  # lower case: a harness's (`<Foo>` is a JSX component)
 # A tag named inside a sentence ("ensure the <issue_description> is satisfied", "described in the
 # <issue_description>.") refers to the tagged part: it becomes its name in words, not a gap.
 # (Its `<` first, the word and space before it looked behind from there: a pattern opening with a
 # lookbehind is tried at every position of the text, one opening with a literal only where it occurs.)
-_TAG_IN_SENTENCE_RE = re.compile(r"<(?<=\w <)([A-Za-z_][\w-]*)>(?=[ .,;:!?)]|$)", re.MULTILINE)
+_TAG_IN_SENTENCE_RE = re.compile(r"<(?<=\w <)([a-z][a-z0-9_-]*)>(?=[ .,;:!?)]|$)", re.MULTILINE)
 WS_RE = re.compile(r"[ \t]+")
 _BLANKS_RE = re.compile(r"\n{3,}")
 
@@ -114,9 +114,10 @@ def relative_paths(text: str, cwd: str | None) -> str:
 
 
 # A test file by its path: a tests/spec dir, or a test_/_test/.test./.spec. name (any language).
-# a tests folder, `test_x.py`, `x_test.go`, `x.test.ts`; Django's `tests.py`; JUnit's `PersonMappingTest.java`
+# a tests folder, `test_x.py`, `x_test.go`, `x.test.ts`; Django's `tests.py` (not a scratch `test.py`);
+# JUnit's `PersonMappingTest.java`, `HTTPTest.java`
 _TEST_PATH_RE = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_|_(?:test|spec)\.|\.(?:unit\.)?(?:test|spec)\.|"
-                           r"(?:^|/)tests?\.py$|(?-i:[a-z0-9]Tests?\.(?:java|kt|scala|cs|groovy)$)", re.IGNORECASE)
+                           r"(?:^|/)tests\.py$|(?-i:[A-Za-z0-9]Tests?\.(?:java|kt|scala|cs|groovy)$)", re.IGNORECASE)
 
 
 def is_test_path(path: str) -> bool:
@@ -159,13 +160,18 @@ _FIRST_SENTENCE_RE = re.compile(r"^.{0,400}?(?:[.!?](?=\s)|\n\n)", re.DOTALL)
 
 def without_tags(text: str) -> str:
     """The markup a harness wraps text in (`<pr_description>…</pr_description>`) left out, a tag named
-    in a sentence said in words; a tag that never closes is text (a placeholder: `gccli event <id>`)."""
-    if "</" not in text:
+    in a sentence said in words. Markup: a tag that closes in the text, or a name made of words joined by
+    `_` (a harness's, though the piece read holds only its mention); else the tag is the text's own (a
+    placeholder: `gccli event <id>`)."""
+    if "<" not in text:
         return text
     closed = {m.group(1) for m in _TAG_NAME_RE.finditer(text) if m.group(0)[1] == "/"}
-    text = _TAG_IN_SENTENCE_RE.sub(lambda m: m.group(1).replace("_", " ") if m.group(1) in closed else m.group(0),
-                                   text)
-    return _TAG_NAME_RE.sub(lambda m: "" if m.group(1) in closed else m.group(0), text)
+
+    def markup(name: str) -> bool:
+        return name in closed or "_" in name
+
+    text = _TAG_IN_SENTENCE_RE.sub(lambda m: m.group(1).replace("_", " ") if markup(m.group(1)) else m.group(0), text)
+    return _TAG_NAME_RE.sub(lambda m: "" if markup(m.group(1)) else m.group(0), text)
 
 
 def clean_task(text: str) -> str:

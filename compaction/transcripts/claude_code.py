@@ -201,7 +201,7 @@ def _typed_by_user(attachment: Any, text: str) -> bool:
 # A text block that is one tagged element (`<ide_opened_file>The user opened the file … in the IDE. This may or
 # may not be related to the current task.</ide_opened_file>`, `<ide_selection>…`): the VS Code extension's
 # context, sent beside the user's own words in blocks of their own.
-_CONTEXT_BLOCK_RE = re.compile(r"\s*<([a-z][\w-]*)>.*</\1>\s*", re.DOTALL)
+_CONTEXT_BLOCK_RE = re.compile(r"\s*<([a-z]+[_-][a-z_-]+)>(?:(?!</?\1>).)*</\1>\s*", re.DOTALL)
 
 
 def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -> bool:
@@ -235,9 +235,9 @@ def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -
     if results:
         msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=results, timestamp=ts, line=lineno))
     context = [x for x in texts if _CONTEXT_BLOCK_RE.fullmatch(x)]
-    if context and len(context) < len(texts):  # the client's context beside the user's words: the harness's
-        msgs.append(Message(len(msgs), Role.USER, "\n".join(context), timestamp=ts, line=lineno, harness=True))
-        texts = [x for x in texts if not _CONTEXT_BLOCK_RE.fullmatch(x)]
+    if len(context) == len(texts):  # alone, it is what the user sent
+        context = []
+    texts = [x for x in texts if x not in context]
     text = "\n".join(texts)
     if text or not results:
         harness = written_by_harness or bool(_HARNESS_TEXT.match(text))
@@ -245,5 +245,7 @@ def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -
         if results and text.startswith("[Request interrupted"):
             harness = True
         msgs.append(Message(len(msgs), Role.USER, text, timestamp=ts, line=lineno, harness=harness))
+        if context:  # the client's context beside the user's words: the harness's, in the round they open
+            msgs.append(Message(len(msgs), Role.USER, "\n".join(context), timestamp=ts, line=lineno, harness=True))
         return not harness
     return False

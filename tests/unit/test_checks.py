@@ -230,3 +230,4 @@ def test_a_harnesss_closing_note_is_no_outcome():
     out = "Building for production...\n[3/5] Compiling\nBuild complete! (12.25s)\nShell cwd was reset to /Users/m/Dropbox"
     assert _outcome(out).endswith("Build complete! (12.25s)") and "Shell cwd" not in _outcome(out)
     assert _outcome(out + "\n" + "log line\n" * 5 + "Shell cwd was reset to /Users/m/Dropbox") == "log line"
+    assert _outcome("Signal: SIGSEGV (Address boundary error)") == "Signal: SIGSEGV (Address boundary error)"

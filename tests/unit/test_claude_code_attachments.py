@@ -87,6 +87,7 @@ def test_the_extensions_context_block_beside_the_users_words_is_the_harnesss(tmp
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     t = load_transcript(str(path))
     users = [(m.text, m.harness) for m in t.messages if m.role is Role.USER]
-    assert users[:2] == [(ide, True), ("Restart openwhisper", False)]
+    assert users[:2] == [("Restart openwhisper", False), (ide, True)]  # in the round the request opens
+    assert [m.text for m in t.rounds[0].messages][:2] == ["Restart openwhisper", ide]
     assert users[2] == (ide, False)  # alone, it is what the user sent: nothing is taken from it
     assert measure(str(path), t).coverage >= 0.99

@@ -274,3 +274,15 @@ def test_a_sentence_that_only_opens_a_list_is_no_explanation():
     ])
     (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_TOOL_FileNotFound"]
     assert "misspelled" in rec.solution and "handle: 1" not in rec.solution
+
+
+def test_a_cause_that_introduces_code_with_a_colon_is_still_the_cause():
+    t = build([
+        ("user", "run it"),
+        ("shell", "cat src/app/mian.py", "cat: src/app/mian.py: No such file or directory", 1),
+        ("say", "THOUGHT: The file does not exist because the module was renamed to main:"),
+        ("edit", "src/app/main.py"),
+        ("shell", "python src/app/main.py", "hello", 0),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_TOOL_FileNotFound"]
+    assert "renamed to main" in rec.solution

@@ -168,15 +168,3 @@ def test_an_exporters_lines_about_the_call_are_no_evidence():
     assert "send('SELECT', node)" in texts
     assert "Tool use" not in texts and "relativeWorkspacePath" not in texts
 
-
-def test_an_exporters_metadata_flags_are_no_evidence():
-    """SpecStory writes Copilot's `"isHidden": false` beside each tool block: a key the agent later names
-    (`isHidden`) does not make a flag line something it learned."""
-    msgs = [Message(0, Role.USER, "why are some nodes hidden?")]
-    output = ("Tool use: **copilot_listDirectory**\nAdditional data:\n```json\n{\n"
-              '  "vscodeToolId": "copilot_listDirectory",\n  "isHidden": false\n}\n```\n'
-              "src/tree.ts:12: if (node.isHidden) return renderCollapsed(node)")
-    _call(msgs, "f", "copilot_listDirectory", {"path": "src"}, output, kind=ToolKind.SEARCH)
-    msgs.append(Message(0, Role.ASSISTANT, "`isHidden` nodes go through `renderCollapsed`, so the branch is skipped."))
-    texts = " ".join(f.text for f in evidence_facts(_ctx(_transcript(msgs))))
-    assert "renderCollapsed(node)" in texts and '"isHidden": false' not in texts

@@ -169,3 +169,18 @@ def test_a_table_row_is_read_as_its_cells_and_chooses_nothing() -> None:
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
     texts = [f.text for f in decision_facts(ctx)]
     assert not any("toggleMode" in x for x in texts) and any("maxRecordings" in x for x in texts), texts
+
+
+def test_a_harness_notices_tool_rules_are_protocol_but_a_projects_are_its_rules():
+    """Cline's "[ERROR] You did not use a tool…" reminder ("Always adhere to this format for all tool uses",
+    "use the ask_followup_question tool") is how to talk to the harness; a project's "All tool calls in
+    agent/ must go through ToolRegistry.dispatch()" is a rule of the work."""
+    from compaction.history.sources.rules import _rule_lines
+
+    text = ("# Reminder: Instructions for Tool Use\n- Always adhere to this format for all tool uses.\n"
+            "- If you need more, you must use the ask_followup_question tool.\n"
+            "- All tool calls in agent/ must go through ToolRegistry.dispatch().\n- Never edit generated files.\n")
+    notice = [rule for _, _, rule in _rule_lines(text, notice=True)]
+    project = [rule for _, _, rule in _rule_lines(text)]
+    assert notice == ["Never edit generated files."]
+    assert "All tool calls in agent/ must go through ToolRegistry.dispatch()." in project

@@ -154,3 +154,7 @@ def test_markup_is_left_out_but_a_tag_that_never_closes_is_text():
     assert without_tags(text) == "\nBug\n\nthe files described in the issue description. Done"
     assert without_tags("Run `gccli event <id>` </b>") == "Run `gccli event <id>` "
     assert without_tags("基类“Component<UserDefinedContext, MachineContext<any>>”") == "基类“Component<UserDefinedContext, MachineContext<any>>”"
+    # a harness's snake_case tag is markup though the piece read holds only its mention (SWE-agent's boilerplate)
+    assert without_tags("read code relevant to the <pr_description>. Then") == "read code relevant to the pr description. Then"
+    jsx = "The `<DatePicker>` closes early:\n<DatePicker open>\n</DatePicker>"
+    assert without_tags(jsx) == jsx  # a JSX component is code, whatever closes

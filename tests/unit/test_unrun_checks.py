@@ -91,6 +91,7 @@ def test_tests_by_a_frameworks_own_names_and_told_apart_by_their_folders():
     from compaction.history.sources.current import _names
 
     assert is_test_path("backend/jobs/tests.py") and is_test_path("src/test/java/x/PersonMappingTest.java")
-    assert not any(map(is_test_path, ("contest.py", "src/Latest.java", "src/Manifest.java", "attest.py")))
+    assert is_test_path("src/HTTPTest.java")
+    assert not any(map(is_test_path, ("contest.py", "src/Latest.java", "src/Manifest.java", "attest.py", "test.py")))
     paths = ["backend/authentication/tests.py", "backend/resumes/tests.py", "backend/jobs/tests.py", "a/b.py"]
     assert _names(paths) == "`authentication/tests.py`, `resumes/tests.py`, `jobs/tests.py` +1"

@@ -18,6 +18,7 @@ from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.shell import (
+    CWD_RESET_RE,
     REDIRECT_WORD_RE,
     STATUS_LINE_RE,
     past_prefixes,
@@ -211,7 +212,7 @@ def _outcome(output: str) -> str:
     if raw and sum(ln[0] in "{}[]\"" for ln in raw) * 2 >= len(raw):
         return ""
     lines = [ln.strip() for ln in output.splitlines() if _WORD_RE.search(ln) and not _CHROME_RE.match(ln)
-             and not _JSON_KEY_RE.match(ln) and not STATUS_LINE_RE.fullmatch(ln.strip())]  # a harness's own lines
+             and not _JSON_KEY_RE.match(ln) and not CWD_RESET_RE.fullmatch(ln.strip())]  # the harness's own note
     if not lines:
         return "no output"
     framed = [ln for ln in lines if ln[0] in _FRAME_CHARS]

@@ -41,11 +41,14 @@ def _may_name(text: str) -> bool:
 _EXAMPLE_RE = re.compile(r"<(\w*example\w*)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 # Rules about the exchange with the harness itself, not about the work.
 _PROTOCOL_RE = re.compile(r"\b(?:your response|each response|one response|responses? (?:should|must)|"
-                          r"(?:code|bash|separate) blocks?|tool (?:use|call)s?|use the \w+_\w+ tool|"
+                          r"(?:code|bash|separate) blocks?|"
                           r"THOUGHT|one (?:\w+ )?command|single command|format your)\b", re.IGNORECASE)
 # Lower-cased, one of which every match of the pattern holds: an ASCII line (its case folds within ASCII)
 # holding none is passed over by substring checks, most lines of a document hold none.
-_PROTOCOL_WORDS = ("response", "block", "thought", "command", "format your", "tool")
+_PROTOCOL_WORDS = ("response", "block", "thought", "command", "format your")
+# In a harness's own notice (Cline's "[ERROR] You did not use a tool…" reminder), how to use its tools is
+# protocol too; a project's document may make its own rules of tools ("all tool calls go through X").
+_TOOL_USE_RE = re.compile(r"\btool (?:use|call)s?\b|\buse the [a-z0-9]+(?:_[a-z0-9]+)+ tool\b", re.IGNORECASE)
 _MODAL_WORDS = ("must", "never", "always", "do not", "don't", "should", "only", "avoid", "prefer", "require", "ensure",
                 "make sure")
 _TASK = "Task instructions"
@@ -68,12 +71,13 @@ def is_instructions(text: str, named: bool = False) -> bool:
     return _parsed(text, named) is not None
 
 
-def _parsed(text: str, named: bool = False) -> list[tuple[str, int, str]] | None:
+def _parsed(text: str, named: bool = False, notice: bool = False) -> list[tuple[str, int, str]] | None:
     """The document's rule lines when it is instruction-shaped, else None. One pass of one regex
-    first: most texts (tool outputs, logs) leave here without being split into lines."""
+    first: most texts (tool outputs, logs) leave here without being split into lines. `notice`: a
+    harness's message that names no document (`_TOOL_USE_RE`)."""
     if count_matches(_MODAL_RE, text[:5_000]) < (1 if named else 3):
         return None
-    rules = _rule_lines(text)
+    rules = _rule_lines(text, notice)
     if named:
         return rules if len(rules) >= 2 else None
     lines = sum(1 for ln in text.splitlines() if ln.strip())
@@ -81,7 +85,7 @@ def _parsed(text: str, named: bool = False) -> list[tuple[str, int, str]] | None
     return rules if len(rules) >= _MIN_RULES and modal >= 3 and modal * 6 >= lines else None
 
 
-def _rule_lines(text: str) -> list[tuple[str, int, str]]:
+def _rule_lines(text: str, notice: bool = False) -> list[tuple[str, int, str]]:
     """(heading, indent, rule) of a document's rules: its list items and modal sentences outside
     code and examples, harness-protocol rules left out."""
     text = without_tags(_EXAMPLE_RE.sub("", text))
@@ -103,7 +107,7 @@ def _rule_lines(text: str) -> list[tuple[str, int, str]]:
             continue
         im = _ITEM_RE.match(line)
         body = (im.group(2) if im else line).strip().strip("*").strip()
-        if len(body) < 2 or holds(_PROTOCOL_RE, _PROTOCOL_WORDS, body):
+        if len(body) < 2 or holds(_PROTOCOL_RE, _PROTOCOL_WORDS, body) or (notice and _TOOL_USE_RE.search(body)):
             continue
         if im or holds(_MODAL_RE, _MODAL_WORDS, body):
             out.append((heading, len(im.group(1)) if im else 0, body))
@@ -172,12 +176,12 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
     docs: list[tuple[str, int, Rules, bool]] = []
     seen: set[int] = set()
 
-    def add(name: str, rnd: int, text: str, named: bool, context: bool = False) -> None:
+    def add(name: str, rnd: int, text: str, named: bool, context: bool = False, notice: bool = False) -> None:
         key = hash(text)
         if key in seen:
             return
         seen.add(key)
-        rules = _parsed(text, named)
+        rules = _parsed(text, named, notice)
         if rules:
             docs.append((name, rnd, rules, context))
 
@@ -196,7 +200,8 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
                 if (msg.harness or named) and len(msg.text) <= _MAX_DOC_CHARS:
                     add(_name(named.group(0)) if named else "Instructions given", rnd.number, msg.text, bool(named),
                         msg.harness and rnd.number <= CONTEXT_ROUNDS
-                        and 0 < len(_context_sections(msg.text)) <= MAX_PROJECT_SECTIONS)  # every section told
+                        and 0 < len(_context_sections(msg.text)) <= MAX_PROJECT_SECTIONS,  # every section told
+                        notice=msg.harness and not named)
             for call in msg.tool_calls:
                 where = (call.path or call.command or "")[:400]
                 named = _NAME_RE.search(where) if (".md" in where or "rules" in where.lower()) else None
