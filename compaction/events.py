@@ -39,6 +39,7 @@ from compaction.shell import (
     split_commands,
     transfer,
     transfers,
+    unredirected,
     without_heredoc_body,
     words,
 )
@@ -388,7 +389,7 @@ def _shell_reads(command: str) -> tuple[str, ...]:
             if not head or (_QUOTING.isdisjoint(head[0]) and head[0] not in _MAY_READ
                             and head[0].lower() not in _PS_READ_CMDS):
                 continue  # its program (the first word, when unquoted) prints no file: no words to split
-            args = words(piece)
+            args, _ = unredirected(words(piece))  # `cat a 2>/dev/null`: where output goes is no file read
             if not args:
                 continue
             word = args[0]

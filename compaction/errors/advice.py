@@ -111,8 +111,14 @@ def _fill(template: str, rec: ErrorRecord) -> str:
     }
     out = template
     for k, v in values.items():
+        if v.startswith("<"):  # unknown: in prose it is said in words (`<file>` in a command is its usage)
+            out = out.replace("`{" + k + "}`", _UNKNOWN_IN_PROSE[k])
         out = out.replace("{" + k + "}", v)
     return out
+
+
+_UNKNOWN_IN_PROSE = {"path": "the file", "dir": "its folder", "command": "the command", "symbol": "the name",
+                     "test": "the failing test"}
 
 
 # A tool's error that says what to do ("File has not been read yet. Read it first before writing to it.",

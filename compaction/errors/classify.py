@@ -501,11 +501,14 @@ _BEFORE_COLON = re.compile(r"(?<![^\s:'\"`])(?=[^\s:'\"`]+[/.][^\s:'\"`])([^\s:'
 
 # The user turned the call down (Cline: "The user denied this operation."; Claude Code: "The user doesn't
 # want to proceed with this tool use."): no fault of the call's, their words after it say what instead.
-USER_REJECTED_SENTENCE = r"The user (?:denied this operation|doesn't want to proceed with this tool use)"
+# Claude Code's and Cline's words, and Gemini CLI's `[Operation Cancelled] Reason: User denied execution.`
+USER_REJECTED_SENTENCE = (r"(?:The user (?:denied this operation|doesn't want to proceed with this tool use)|"
+                          r"Operation Cancelled\] Reason: User denied execution)")
 _USER_REJECTED = re.compile(rf"^\W{{0,3}}{USER_REJECTED_SENTENCE}\b")
 
 _TOOL_TABLE: list[tuple[Needles, re.Pattern, str, bool]] = [
-    (needles("user denied this operation", "user doesn't want to proceed"), _USER_REJECTED, "ERR_TOOL_UserRejected",
+    (needles("user denied this operation", "user doesn't want to proceed", "User denied execution"), _USER_REJECTED,
+     "ERR_TOOL_UserRejected",
      False),
     (needles("ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", "429 Too", "code 429",
              "code\": 429", "status 429", "Error 429", "Error: 429"), _RATE_LIMIT, "ERR_TOOL_RateLimited", False),

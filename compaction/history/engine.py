@@ -502,6 +502,9 @@ def _truncate_tokens(text: str, limit: int) -> str:
             return text
         head_ids, tail_ids = ids[: int(limit * 0.6)], ids[-max(1, int(limit * 0.35)):]
     head = enc.decode(head_ids)
+    end = max(head.rfind("\n"), head.rfind(" "))
+    if end > len(head) * 0.8:  # the head ends at a word's end, not inside a name (`return _wra […]`)
+        head = head[:end]
     start = len(text) - len(enc.decode(tail_ids))
     # Start the kept tail where its sentence starts (a few tokens more), so the closing sentence
     # of a request is whole.

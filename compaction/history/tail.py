@@ -77,8 +77,12 @@ class _Piece:
         tail = enc.decode(ids[len(ids) - tail_n:] if ids is not None else tokens.tail_ids(self.text, tail_n))
         if "\n" in head:  # cut at line boundaries: no line is split mid-way
             head = head[: head.rfind("\n")]
+        elif " " in head[len(head) // 2:]:  # one long line: at a word's end, not inside a name
+            head = head[: head.rfind(" ")]
         if "\n" in tail:
             tail = tail[tail.find("\n") + 1:]
+        elif " " in tail[: len(tail) // 2]:
+            tail = tail[tail.find(" ") + 1:]
         elided = self.n - limit
         note = f"\n[… {elided} tokens elided …]\n"  # its round is the heading above it
         return f"{self.prefix}{head}{note}{tail}{self.suffix}"

@@ -103,3 +103,19 @@ def test_a_real_session_short_of_the_mark_after_two_passes_gets_another():
     target = tokens.count_messages(t.messages) // 10
     used = tokens.count(compact(t, target_tokens=target).markdown)
     assert 0.9 * target <= used <= target, (target, used)
+
+
+def test_a_cut_text_ends_at_a_words_end_not_inside_a_name():
+    """A head cut by tokens ended inside a name (sklearn's `return _wra […]`); a piece of the verbatim tail
+    holding one long line too."""
+    from compaction.history.engine import _truncate_tokens
+    from compaction.history.tail import _verbatim
+
+    words = ["alphabetical", "betamaxing", "gammaraying", "deltaforce"] * 500
+    text = " ".join(words)
+    head = _truncate_tokens(text, 100).split(" […] ")[0]
+    assert head.split()[-1] in words
+    piece = _verbatim("", text, "", 1)
+    shown = piece.render(60)
+    before, after = shown.split("\n[… ")[0], shown.split(" elided …]\n")[1]
+    assert before.split()[-1] in words and after.split()[0] in words

@@ -145,6 +145,8 @@ def test_other_languages():
     ("(eval):1: no such file or directory: .cursor/rules/001-004.mdc", "ERR_TOOL_FileNotFound"),
     ("zsh: permission denied: docs/playbook/", "ERR_TOOL_PermissionDenied"),
     ("zsh: command not found: tsc", "ERR_TOOL_CommandNotFound"),
+    # Gemini CLI's words for a call the user turned down
+    ("[Operation Cancelled] Reason: User denied execution.", "ERR_TOOL_UserRejected"),
     ("cp: cannot create regular file '/etc/x': Permission denied", "ERR_TOOL_PermissionDenied"),
     ("No replacement was performed, old_str `x` did not appear verbatim in /a.py.", "ERR_TOOL_EditNotFound"),
     ("String to replace not found in file.", "ERR_TOOL_EditNotFound"),
@@ -211,3 +213,14 @@ def test_the_missing_command_is_named_not_the_shell_that_says_so():
     rec.add(Occurrence(round=12, transcript="t", evidence="zsh: command not found: shard-sd",
                        location=Location(command="shard-sd -h", symbol="shard-sd")))
     assert "`command -v shard-sd`" in advise(rec)
+
+
+def test_advice_says_an_unknown_file_in_words_not_as_a_placeholder():
+    """oh-fastjson2's exception carried no file: "after each edit to `<file>`" read as a path to open."""
+    from compaction.errors.advice import advise
+    from compaction.errors.records import ErrorRecord, Occurrence
+
+    rec = ErrorRecord("ERR_JAVA_JSONException")
+    rec.add(Occurrence(round=12, transcript="t", evidence="com.alibaba.fastjson2.JSONException: not support type"))
+    said = advise(rec)
+    assert "<file>" not in said and "the file" in said

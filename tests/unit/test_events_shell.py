@@ -269,3 +269,9 @@ def test_a_snippet_is_read_in_only_with_lines_the_session_still_knows():
     assert edits["main.py"].hunks[0].added == ("A = 1",)  # its own path
     assert edits["two.py"].hunks[0].added == ()  # by name: two files are called so
     assert edits["three.py"].hunks[0].added == () and edits["three.py"].hunks[0].reads_in == "snippet.py"
+
+
+def test_where_output_goes_is_no_file_read():
+    """cc-bastion's `cat .gitignore .git/info/exclude 2>/dev/null` listed `2>/dev/null` among the files read."""
+    assert "2>/dev/null" not in shell_reads("cat .git/info/exclude 2>/dev/null")
+    assert shell_reads("head -5 src/a.py > out.txt") == ["src/a.py"]

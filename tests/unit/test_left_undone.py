@@ -63,7 +63,7 @@ def test_a_session_without_any_test_run_says_so_and_names_the_test_file_it_wrote
     assert state.startswith("No test run after the last edit (r1); no tests run in the whole session")
     assert "test files written, never run: `union.unit.test.ts`" in state
     (state,) = _state(msgs[:1] + [Message(1, Role.ASSISTANT, "Writing.", [src]), msgs[2]])
-    assert state.endswith("no test added or changed with the fix")
+    assert state.endswith("no test added or changed")
 
 
 def test_a_comment_failed_edit_or_search_naming_the_code_does_not_do_the_ask():

@@ -59,8 +59,8 @@ def _last_calls(rnd: Round) -> list[str]:
     return out[-_CALLS:]
 
 
-_PROSE_RE = re.compile(r"\.(?:md|markdown|txt|rst)$", re.IGNORECASE)
-_NOTES_RE = re.compile(r"\.(?:md|markdown|rst)$", re.IGNORECASE)  # not `.txt`: `requirements.txt`, `CMakeLists.txt` build
+_PROSE_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|txt|rst|adoc)$", re.IGNORECASE)  # Cursor's rules are `.mdc`
+_NOTES_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|rst|adoc)$", re.IGNORECASE)  # not `.txt`: `requirements.txt`, `CMakeLists.txt` build
 _FILE_KINDS = (EventKind.READ, EventKind.EDIT, EventKind.WRITE)
 
 
@@ -156,7 +156,7 @@ def _verification(ctx: FactContext) -> Fact | None:
         elif unrun := [p for p in seen if p not in as_script and not any(_covers(r.command or "", p) for r in runs)]:
             text += f"; the project's tests it saw never ran: {_names(unrun)}"
     if not written:
-        text += "; no test added or changed with the fix"
+        text += "; no test added or changed"
     if submitted:
         files = _submitted_files(ctx.transcript.messages[-3:], changed)
         text += f"; then submitted (the harness printed the final diff{': ' + files if files else ''})"
