@@ -117,8 +117,7 @@ def _fill(template: str, rec: ErrorRecord) -> str:
     return out
 
 
-_UNKNOWN_IN_PROSE = {"path": "the file", "dir": "its folder", "command": "the command", "symbol": "the name",
-                     "test": "the failing test"}
+_UNKNOWN_IN_PROSE = {"path": "the file", "command": "the command", "symbol": "the name", "test": "the failing test"}
 
 
 # A tool's error that says what to do ("File has not been read yet. Read it first before writing to it.",
