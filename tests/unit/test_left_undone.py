@@ -73,3 +73,22 @@ def test_a_comment_failed_edit_or_search_naming_the_code_does_not_do_the_ask():
     search = Event(EventKind.COMMAND, 2, 2, command="grep -rn 'options()' cli")
     facts = asks_not_done([request, tried, search, _edit(3, "// handle the parent options()")])
     assert [f.text.split(" (", 1)[0] for f in facts] == ["[not done] `options()`", "[not done] `is_set`"]
+
+
+def test_the_last_edit_to_check_is_the_works_not_a_scratch_scripts():
+    """sklearn's session wrote a scratch script after its last change to the library, ran it, and removed
+    it: "Checked after the last edit (r38)" named the script's writing; the work's last edit was earlier."""
+    def call(cid: str, command: str) -> ToolCall:
+        return ToolCall("bash", {"command": command}, cid, ToolKind.SHELL, command=command)
+
+    steps = [("c1", "sed -i 's/a = 1/a = 2/' src/app.py", ""),
+             ("c2", "cat > check_app.py <<'EOF'\nimport app\nprint(app.a)\nEOF", ""),
+             ("c3", "python check_app.py", "2"),
+             ("c4", "rm check_app.py", "")]
+    msgs: list[Message] = []
+    for i, (cid, command, out) in enumerate(steps):  # a request per step: a round each
+        msgs += [Message(0, Role.USER, "make a two" if i == 0 else f"go on ({i})"),
+                 Message(0, Role.ASSISTANT, f"step {i}", [call(cid, command)]),
+                 Message(0, Role.TOOL, tool_results=[ToolResult(out, cid, exit_code=0)])]
+    (state,) = _state(msgs)
+    assert state.startswith("Checked after the last edit (r1) by running `python check_app.py`"), state

@@ -8,10 +8,11 @@ import re
 
 from compaction import shell
 from compaction.events import EventKind, is_follow_up_request, parse_test_summary, results_of_calls
-from compaction.history.facts import WS_RE, Fact, first_line, is_test_path
+from compaction.history.facts import WS_RE, Fact, display_path, first_line, is_test_path
 from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE
 from compaction.history.sources.checks import build_outcome, builds, own_file_names, runs_own_file
+from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
@@ -109,7 +110,10 @@ def _verification(ctx: FactContext) -> Fact | None:
     changes = [e for e in ctx.events if e.kind in _CHANGE and e.path]
     if not changes or all(_PROSE_RE.search(e.path or "") for e in changes):
         return None  # nothing to verify: no change, or prose only
-    last_edit = max(e.round for e in changes if not _NOTES_RE.search(e.path or ""))  # notes need no check
+    edits = [e for e in changes if not _NOTES_RE.search(e.path or "")]  # notes need no check
+    gone = {path for path, log in logs_of(ctx).items() if log.deleted}  # scratch files: no work to check
+    work = [e for e in edits if display_path(e.path or "", ctx.cwd) not in gone]
+    last_edit = max(e.round for e in (work or edits))
     runs = [e for e in ctx.events if e.kind is EventKind.COMMAND and e.test]
     tests = [e for e in runs if e.round >= last_edit]
     submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
