@@ -281,9 +281,11 @@ async function editorText(page, group) {
     await palette(page, 'Compaction: Run Agent Integration Checks (test)');
     await page.keyboard.press('Enter');
     const until = Date.now() + 90000;
-    while (!existsSync(checksFile) && Date.now() < until) await page.waitForTimeout(250);
-    expect(existsSync(checksFile), 'the agent checks ran');
-    const checks = JSON.parse(readFileSync(checksFile, 'utf8'));
+    // the file may be seen while it is being written: read it once it parses
+    const parsed = () => { try { return JSON.parse(readFileSync(checksFile, 'utf8')); } catch { return null; } };
+    let checks = null;
+    while (!(checks = existsSync(checksFile) ? parsed() : null) && Date.now() < until) await page.waitForTimeout(250);
+    expect(checks !== null, 'the agent checks ran');
     const names = checks.tools.map((t) => t.name).sort();
     expect(names.join(',') === 'compaction_compact,compaction_errorMemory,compaction_restore', `vscode.lm.tools lists ours: ${names.join(', ')}`);
     for (const t of checks.tools) log('tool', t.name, 'schema:', JSON.stringify(t.inputSchema));

@@ -75,7 +75,9 @@ export function registerE2eCommands(handler: vscode.ChatRequestHandler): vscode.
       const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       if (root) {
         await fs.mkdir(path.join(root, '.compaction'), { recursive: true });
-        await fs.writeFile(path.join(root, '.compaction', 'e2e-agent-checks.json'), JSON.stringify(checks, null, 2));
+        const out = path.join(root, '.compaction', 'e2e-agent-checks.json');  // whole or not at all: the test polls it
+        await fs.writeFile(`${out}.tmp`, JSON.stringify(checks, null, 2));
+        await fs.rename(`${out}.tmp`, out);
       }
       const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: report(checks) });
       await vscode.window.showTextDocument(doc, { preview: false });
