@@ -306,8 +306,8 @@ def round_end(number: int, of_round: list[_Piece], budget: int, lang: str = "en"
     messages = [m for m in messages if m]
     heading = ROUND_HEADING_TOKENS + _NOTE_COST
     shown, cap, used = _trailing(messages, budget, heading, min(MIN_LAST_MESSAGES, len(messages)))
-    note = h(lang, "last_messages").format(shown=shown, total=len(messages))
     if shown:
+        note = h(lang, "last_messages").format(shown=shown, total=len(messages))
         pieces = [p for m in messages[len(messages) - shown:] for p in m]
         return f"### r{number} ({note})\n\n" + "".join(p.render(cap) for p in pieces).rstrip(), used
     # Not even its last message fits (one turn of dozens of tool blocks): that message's label and

@@ -235,9 +235,10 @@ def _user(t: Transcript, rec: dict, content: Any, ts: str | None, lineno: int) -
     if results:
         msgs.append(Message(len(msgs), Role.TOOL, "", tool_results=results, timestamp=ts, line=lineno))
     context = [x for x in texts if _CONTEXT_BLOCK_RE.fullmatch(x)]
-    if len(context) == len(texts):  # alone, it is what the user sent
+    if len(context) < len(texts):  # beside the user's words; alone, it is what the user sent
+        texts = [x for x in texts if not _CONTEXT_BLOCK_RE.fullmatch(x)]
+    else:
         context = []
-    texts = [x for x in texts if x not in context]
     text = "\n".join(texts)
     if text or not results:
         harness = written_by_harness or bool(_HARNESS_TEXT.match(text))
