@@ -60,6 +60,8 @@ _REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|i
 _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason) (?:is|was)|this means|caused by|seems|"
                     r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|turns out|"
                     r"is split|spans (?:two|several|multiple)|failed (?:before|because|with))\b", re.I)
+# A lead-in to code or a list ("So the logic should be:") states a cause only with a causal word of its own
+_BECAUSE = re.compile(r"\b(?:because|since|caused by|the (?:issue|problem|error|cause|reason) (?:is|was))\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
 # A sentence that only opens a list ("I need to handle: 1."): what it says is in the items, not in it
 _LIST_OPENER = re.compile(r":\s*\d{1,2}[.)]$")
@@ -287,23 +289,52 @@ def _occ(h: Hit, rnd: int, tid: str, msg: Message, source: str, call: ToolCall |
                       detail=h.detail, ts_codes=list(h.ts_codes), tests=list(h.tests))
 
 
-def _explanation(transcript: Transcript, after_round: int, after_message: int | None = None) -> str | None:
+def _explanation(transcript: Transcript, after_round: int, after_message: int | None = None,
+                 about: frozenset[str] = frozenset()) -> str | None:
     """The assistant's own account of the error: the first cause-like sentence it wrote next (`_replies`).
     `after_message`: the message that showed the error, when it was the user's (a pasted log): the reply
-    of its own round answers it."""
+    of its own round answers it. `about`: the error's own words; when given, a sentence naming none of
+    them explains something else (why a debug print showed nothing), not this error."""
     first = after_round - 1 if after_message is not None else after_round
     for _, msg in _replies(transcript, first, after_round, after_message):
         if msg.role is Role.ASSISTANT and msg.text:
             text = _TITLE_LINE.sub("", _THOUGHT.sub("", msg.text.split("```", 1)[0]))
             sentences = _SENTENCE.split(" ".join(text.split()))
             for i, sentence in enumerate(sentences):
-                if _CAUSE.search(sentence) and not _LIST_OPENER.search(sentence):
+                if _CAUSE.search(sentence) and not _LIST_OPENER.search(sentence) \
+                        and not (sentence.rstrip().endswith(":") and not _BECAUSE.search(sentence)) \
+                        and (not about or _names_any(sentence, about)):
                     if i + 1 < len(sentences) and _REFUTED.match(sentences[i + 1]):
                         continue  # "This is because …? No, …": the agent's own answer rules it out
                     sentence = sentence.strip()
                     return cut(sentence.replace("`", "") if sentence.count("`") % 2 else sentence, 200)
             return None
     return None
+
+
+_TERM_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+_PLAIN_TERMS = frozenset({"error", "errors", "file", "line", "lines", "with", "that", "this", "from", "have", "none",
+                          "most", "last", "call", "recent", "traceback", "takes", "given", "failed", "expected",
+                          "true", "false", "self", "test", "tests"})
+
+
+def error_terms(rec: ErrorRecord) -> frozenset[str]:
+    """The words of an error's last message (its identifiers, the names it quotes), lower-cased, without
+    the words every traceback says."""
+    last = rec.occurrences[-1]
+    text = f"{last.detail or ''} {last.evidence or ''} {last.location.path or ''}"[:2000]
+    words = [t.lower() for t in _TERM_RE.findall(text)]
+    words += [p for w in words if "_" in w for p in w.split("_") if len(p) >= 4]  # TLOG_CREATE_ENTRY_ERROR: entry
+    return frozenset(w for w in words if w not in _PLAIN_TERMS)
+
+
+def _names_any(sentence: str, terms: frozenset[str]) -> bool:
+    """Whether `sentence` says one of `terms` (a word, or part of a dotted or snake-cased name); a sentence
+    in another script is taken as naming them: its words are not comparable."""
+    if not sentence.isascii():
+        return True
+    return any(w.lower() in terms or any(p in terms for p in w.lower().split("_"))
+               for w in _TERM_RE.findall(sentence))
 
 
 def _replies(transcript: Transcript, first: int, after_round: int,
@@ -733,6 +764,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     # in-place edit or a file tool's, or a whole file a shell line wrote from text it carries (a heredoc)
     changes: list[tuple[int, str, ToolCall, ToolResult | None, bool]] = []
     reruns: list[tuple[int, str, bool]] = []
+    runs: dict[int, ToolResult | None] = {}  # each change (by its place in `changes`) → the output of the next run
     as_run = " ".join((last.location.command or "").split())
     for rnd in transcript.rounds[start:start + 20]:
         results = _round_results(rnd, cache)
@@ -745,10 +777,18 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                     # line's edit ran even when a later part of the line (the build it chains) failed.
                     if call.command or not (_failed(res) or unapplied_block(msg, call, results)):
                         changes.append((rnd.number, path, call, res, True))
-                elif cmd_key and _norm_command(call.command) == cmd_key:
+                    continue
+                if call.command and call.kind is ToolKind.SHELL:
+                    for k in range(len(changes) - 1, -1, -1):  # the changes no run has followed yet
+                        if k in runs:
+                            break
+                        runs[k] = results.get(id(call))
+                if cmd_key and _norm_command(call.command) == cmd_key:
                     reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
                 else:
                     changes += [(rnd.number, p, call, results.get(id(call)), False) for p in _written_paths(call)]
+    said = _said_again(last)
+    changes = [c for k, c in enumerate(changes) if not _failed_attempt(c[1], runs.get(k), said)] or changes
     same = [c for c in changes if want and file_name(c[1]) == want]
     # another file, but right after the error (not for a malformed reply or call: no edit ends those)
     near = [] if ended_by_next else [c for c in changes if c[4] and c[0] <= start + 2]
@@ -765,6 +805,22 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     if passed:
         fix.passed_round, fix.passed_command = passed
     return fix
+
+
+# A run's output that says the file an edit just touched no longer parses: that edit broke it.
+_BROKEN_FILE_RE = re.compile(r"\b(?:SyntaxError|IndentationError|TabError|ParseError|error TS1\d{3})\b")
+
+
+def _failed_attempt(path: str, after: ToolResult | None, said: str) -> bool:
+    """An edit the next run showed did not end the error: that run printed the error again, or said
+    the edited file no longer parses (a splice at the wrong line). Its fix is a later edit."""
+    if after is None or not after.content:
+        return False
+    content = after.content
+    if said and said in content:
+        return True
+    name = file_name(path)
+    return bool(name) and name in content and _BROKEN_FILE_RE.search(content) is not None
 
 
 def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
@@ -899,7 +955,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     fix = _fix_after(transcript, rec, last.round, cache)
     # the agent's words after a malformed reply or call are about its work, not about that failure
     why = None if rec.id in _ENDED_BY_THE_NEXT_CALL else \
-        _explanation(transcript, last.round, last.message if _users(transcript, last) else None)
+        _explanation(transcript, last.round, last.message if _users(transcript, last) else None,
+                     frozenset() if rec.family == "TOOL" else error_terms(rec))
     if not fix.round and rec.count > 1 and rec.id in EDIT_REFUSED:
         why = "; ".join(_diagnoses(transcript, rec)) or why
     if fix.round:

@@ -281,3 +281,47 @@ def test_a_sentence_that_only_opens_a_list_is_no_explanation(said, kept, dropped
     ])
     (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_TOOL_FileNotFound"]
     assert kept in rec.solution and (dropped is None or dropped not in rec.solution)
+
+
+def test_an_edit_that_broke_the_file_is_no_fix_the_next_edit_is():
+    # pytest-5787: a splice left the file unparsable (the next run said SyntaxError in it); the edit
+    # that ended the TypeError is the one after, not the first edit of the file
+    t = build([
+        ("user", "fix the app"),
+        ("shell", "python app.py", tb("TypeError", 5), 1),
+        ("edit", "/repo/app.py"),
+        ("shell", "python app.py", '  File "/repo/app.py", line 7\n    def f(:\n         ^\nSyntaxError: invalid syntax\n', 1),
+        ("edit", "/repo/app.py"),
+        ("shell", "python app.py", "ok", 0),
+    ])
+    edits = [r.number for r in t.rounds for m in r.messages for c in m.tool_calls if c.kind is ToolKind.EDIT]
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_TypeError"]
+    assert f"(r{edits[1]})" in rec.solution and f"(r{edits[0]})" not in rec.solution
+
+
+def test_a_cause_naming_nothing_of_the_error_explains_something_else():
+    # pytest-5787 gave "cause: This is because `pytest` captures stdout/stderr" (why a debug print showed
+    # nothing) to a TypeError; the sentence that names the error's words is its cause
+    t = build([
+        ("user", "fix the app"),
+        ("shell", "python app.py", tb("KeyError", 3), 1),
+        ("say", "THOUGHT: The debug print shows nothing because output is captured. "
+                "The KeyError is raised because the config lacks the port entry."),
+        ("edit", "/repo/app.py"),
+        ("shell", "python app.py", "ok", 0),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_KeyError"]
+    assert "config lacks the port entry" in rec.solution and "captured" not in rec.solution
+
+
+def test_a_lead_in_to_code_is_no_cause():
+    # mini-requests told "cause: So the logic should be:" (the line before the code it planned)
+    t = build([
+        ("user", "fix the app"),
+        ("shell", "python app.py", tb("KeyError", 3), 1),
+        ("say", "THOUGHT: So the KeyError logic should be:"),
+        ("edit", "/repo/app.py"),
+        ("shell", "python app.py", "ok", 0),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_KeyError"]
+    assert "should be" not in rec.solution
