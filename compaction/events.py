@@ -24,6 +24,7 @@ from compaction.edits import (
     refused,
     replay,
     result_changes,
+    same_file,
     shown_text,
     without_labelled_blocks,
 )
@@ -36,6 +37,7 @@ from compaction.shell import (
     blank_quotes,
     first_word,
     made_dirs,
+    scripts_run,
     split_commands,
     transfer,
     transfers,
@@ -951,6 +953,10 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=failed,
                                     via_shell=True, hunks=change.hunks if change else (),
                                     whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
+            if state.written and "/" not in cmd.split(None, 1)[0]:
+                for path in _script_edits(cmd, events, state):
+                    events.append(Event(EventKind.EDIT, rnd, msg.index, path=path, command=cmd, tool=call.name,
+                                        via_shell=True))
         for path in shell_reads(cmd):
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
         if output and "] " in output:
@@ -962,6 +968,30 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
     if kind == ToolKind.SEARCH:
         events.append(Event(EventKind.COMMAND, rnd, msg.index, command=call.command or _describe(call),
                             exit_code=exit_code, tool=call.name, failed=failed, search=True))
+
+
+_JS_WRITE_RE = re.compile(r"\bwriteFile(?:Sync)?\(\s*['\"]([^'\"]+)['\"]")
+
+
+def _script_edits(cmd: str, events: list[Event], state: _CommandState) -> list[str]:
+    """The project files a run of the session's own script rewrites (`python update_offsetbox.py`, whose
+    text opens `lib/matplotlib/offsetbox.py` for writing): an edit of each, by running it. Only files
+    the session named before (read, searched, edited): a script's own output (`out.png`) is no change."""
+    found: list[str] = []
+    for name in scripts_run(cmd):
+        path = state.written_as.get(name)
+        lines = state.written.get(path) if path else None
+        if not lines:
+            continue
+        text = "\n".join(lines)
+        if "open(" not in text and "write" not in text:
+            continue
+        targets = [m.group(1) for rx in (_PY_OPEN_W_RE, _WRITE_TEXT_RE, _JS_WRITE_RE) for m in rx.finditer(text)]
+        for target in dict.fromkeys(t.removeprefix("./") for t in targets):
+            if target not in found and any(e.path and e.kind is not EventKind.WRITE and same_file(e.path, target)
+                                           for e in events):
+                found.append(target)
+    return found
 
 
 def _moves(cmd: str, writes: list[tuple[EventKind, str]], events: list[Event], state: _CommandState,

@@ -313,6 +313,7 @@ def _explanation(transcript: Transcript, after_round: int, after_message: int | 
 
 
 _TERM_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+_PATH_WORD_RE = re.compile(r"[^\s\"'`()]*[/\\][^\s\"'`()]*")
 _PLAIN_TERMS = frozenset({"error", "errors", "file", "line", "lines", "with", "that", "this", "from", "have", "none",
                           "most", "last", "call", "recent", "traceback", "takes", "given", "failed", "expected",
                           "true", "false", "self", "test", "tests"})
@@ -322,8 +323,10 @@ def error_terms(rec: ErrorRecord) -> frozenset[str]:
     """The words of an error's last message (its identifiers, the names it quotes), lower-cased, without
     the words every traceback says."""
     last = rec.occurrences[-1]
-    text = f"{last.detail or ''} {last.evidence or ''} {last.location.path or ''}"[:2000]
+    text = _PATH_WORD_RE.sub(" ", f"{last.detail or ''} {last.evidence or ''}"[:2000])  # not its traceback's paths
     words = [t.lower() for t in _TERM_RE.findall(text)]
+    if last.location.path:  # the erroring file by its name (`reports`), not by its folders (`_pytest`)
+        words.append(file_name(last.location.path).rsplit(".", 1)[0].lower())
     words += [p for w in words if "_" in w for p in w.split("_") if len(p) >= 4]  # TLOG_CREATE_ENTRY_ERROR: entry
     return frozenset(w for w in words if w not in _PLAIN_TERMS)
 
@@ -555,6 +558,20 @@ def _written_paths(call: ToolCall) -> list[str]:
     return [path for kind, path in shell_writes(call.command) if kind is EventKind.WRITE]
 
 
+def _restored_paths(call: ToolCall) -> list[str]:
+    """Files a shell line puts back as git has them (`git checkout -- f`, `git restore f`): a change of
+    that file, the one that ends an error its broken edit caused."""
+    if not call.command or "git" not in call.command:
+        return []
+    return [path for kind, path in shell_writes(call.command) if kind is EventKind.REVERT]
+
+
+# The errors an edit itself causes (a splice that broke the file's syntax, an import it cut away)
+_EDIT_BREAKS_RE = re.compile(r"SyntaxError|IndentationError|TabError|ImportError|ParseError|CompileError")
+# A file an error's message names, with its folder (`(/testbed/lib/matplotlib/offsetbox.py)`)
+_NAMED_FILE_RE = re.compile(r"(?<![\w.])(?:[\w.-]+/)+[\w-]+\.[A-Za-z]{1,5}\b")
+
+
 @dataclass(slots=True)
 class Fix:
     """What ended an error: the edit that followed (file, round, its key change) and the first run
@@ -566,6 +583,8 @@ class Fix:
     call: ToolCall | None = None
     passed_round: int | None = None
     passed_command: str | None = None
+    restored: bool = False  # the edit put the file back as git has it (`git checkout -- f`)
+    redone_round: int | None = None  # after a restore: the edit that made the change again
 
 
 def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[str, ...] | None = None) -> str:
@@ -760,6 +779,9 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     ended_by_next = rec.id in _ENDED_BY_THE_NEXT_CALL
     scripts = set() if ended_by_next or last.location.path else scripts_run(last.location.command or "")
     want = file_name(last.location.path) if last.location.path else next(iter(scripts)) if len(scripts) == 1 else None
+    # the files its message names count as its own (`cannot import name 'X' from 'm' (/repo/m.py)`)
+    wanted = {want, *(file_name(p) for p in _NAMED_FILE_RE.findall(last.detail or ""))} - {None}
+    broke = _EDIT_BREAKS_RE.search(rec.id) is not None
     # (round, file, call, result, in place) of each change to a file, in the order the calls were made: an
     # in-place edit or a file tool's, or a whole file a shell line wrote from text it carries (a heredoc)
     changes: list[tuple[int, str, ToolCall, ToolResult | None, bool]] = []
@@ -787,9 +809,11 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                     reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
                 else:
                     changes += [(rnd.number, p, call, results.get(id(call)), False) for p in _written_paths(call)]
+                    if broke:  # an error an edit caused: putting the file back ends it
+                        changes += [(rnd.number, p, call, results.get(id(call)), True) for p in _restored_paths(call)]
     said = _said_again(last)
     changes = [c for k, c in enumerate(changes) if not _failed_attempt(c[1], runs.get(k), said)] or changes
-    same = [c for c in changes if want and file_name(c[1]) == want]
+    same = [c for c in changes if file_name(c[1]) in wanted]
     # another file, but right after the error (not for a malformed reply or call: no edit ends those)
     near = [] if ended_by_next else [c for c in changes if c[4] and c[0] <= start + 2]
     again = next((r for r, c, ok in reruns if ok and r <= start + 10 and " ".join(c.split()) == as_run), None)
@@ -800,10 +824,18 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
         return Fix()
     edit_round, edit_path, call, res, _ = (same or near)[0]
     before = earlier_content(transcript, edit_path, call) if edit_path != "?" else None
-    fix = Fix(None if edit_path == "?" else edit_path, edit_round, key_change(call, res, before), call=call)
+    restored = edit_path in _restored_paths(call)
+    fix = Fix(None if edit_path == "?" else edit_path, edit_round, "" if restored else key_change(call, res, before),
+              call=call, restored=restored)
     passed = next(((r, c) for r, c, ok in reruns if r >= edit_round and ok), None)
     if passed:
         fix.passed_round, fix.passed_command = passed
+    if restored:  # put back, then the change made again properly: both are the fix
+        redo = next((c for c in changes if c[2] is not call and c[0] >= edit_round and c[4] and file_name(c[1]) ==
+                     file_name(edit_path) and (not passed or c[0] <= passed[0])), None)
+        if redo is not None:
+            fix.redone_round = redo[0]
+            fix.change = key_change(redo[2], redo[3], earlier_content(transcript, redo[1], redo[2]))
     return fix
 
 
@@ -961,6 +993,10 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         why = "; ".join(_diagnoses(transcript, rec)) or why
     if fix.round:
         text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
+        if fix.restored and fix.call is not None:
+            text = f"restored `{fix.path}` from git with `{_as_run(fix.call.command or '')}` (r{fix.round})"
+            if fix.redone_round:
+                text += f", then edited it again (r{fix.redone_round})"
         reread = _reread(transcript, last.round, fix.round, fix.path) if rec.id in EDIT_REFUSED else None
         if reread:  # the record's location names the file
             text = f"re-read it with {reread}, then edited it (r{fix.round})"

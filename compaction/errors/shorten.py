@@ -21,8 +21,8 @@ CONTEXT_WORDS = 1  # shared words kept on each side of what a change changed
 _SPAN_RE = re.compile(r"`[^`\n]+`")
 _PAIR_RE = re.compile(r"`([^`\n]+)` → `([^`\n]+)`")
 # A clause that says what ended the error: the edit (`edited x (r5)`, `an edit (r5)`, `re-read it with …, then
-# edited it`) or the command that then passed. Its account of the cause, a guess or the user's words are not.
-FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with )|^then .* passed \(r\d+\)$")
+# edited it`, `restored x from git with …`) or the command that then passed. Its account of the cause, a guess or the user's words are not.
+FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored )|^then .* passed \(r\d+\)$")
 _CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix, or the retry
 _GUESS = "the agent's guess: "
 # What a path never holds: code's brackets, operators, quotes, separators of a command line
@@ -132,18 +132,21 @@ def _compress_pairs(clause: str) -> str:
     return _PAIR_RE.sub(compress, clause)
 
 
+_LOOKED_FIRST = ("re-read it with ", "restored ")  # a clause whose first command span is how, not what changed
+
+
 def _content_spans(clause: str) -> list[re.Match[str]]:
     """The code a clause quotes as content (a change's sides, the lines added or removed), not the
     paths it names nor the commands it ran (a check's, the re-read's before the edit)."""
     if clause.startswith("then "):
         return []
     spans = [m for m in _SPAN_RE.finditer(clause) if not _is_path(m.group(0))]
-    return spans[1:] if clause.startswith("re-read it with ") else spans
+    return spans[1:] if clause.startswith(_LOOKED_FIRST) else spans
 
 
 def _command_spans(clause: str) -> list[re.Match[str]]:
     """The commands a clause names: what then passed, what re-read the file."""
-    if not clause.startswith(("then ", "re-read it with ")):
+    if not clause.startswith(("then ", *_LOOKED_FIRST)):
         return []
     spans = [m for m in _SPAN_RE.finditer(clause) if not _is_path(m.group(0))]
     return spans if clause.startswith("then ") else spans[:1]

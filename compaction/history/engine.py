@@ -571,7 +571,10 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
         if section is Section.CURRENT:  # what the verbatim tail shows is not said twice
             items = [f for f in items if f.pending or not f.rounds or min(f.rounds) < tail_start or not tail]
         if items:
-            items.sort(key=lambda f: (min(f.rounds) if f.rounds else 0))
+            # by round; the current request last among its round's messages (pi's "stop doing shit!" then
+            # "just write a little poem": one round, the latest is the request)
+            items.sort(key=lambda f: (min(f.rounds) if f.rounds else 0,
+                                      section is Section.GOAL and f.essential and not f.task))
             lines = [f"## {section.heading(lang)}"]
             for f in items:
                 c = cite(f.rounds)

@@ -325,3 +325,29 @@ def test_a_lead_in_to_code_is_no_cause():
     ])
     (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_KeyError"]
     assert "should be" not in rec.solution
+
+
+def test_a_file_put_back_from_git_ends_the_error_its_broken_edit_caused():
+    # matplotlib-25311: a script cut offsetbox.py short (ImportError from legend.py, naming offsetbox.py);
+    # `git checkout` put it back; django-13297 restored query.py then made its change again
+    t = build([
+        ("user", "fix it"),
+        ("shell", "python repro.py", 'Traceback (most recent call last):\n  File "/repo/lib/legend.py", line 4, in <module>\n'
+                                     "ImportError: cannot import name 'Box' from 'lib.box' (/repo/lib/box.py)\n", 1),
+        ("shell", "git checkout lib/box.py", "Updated 1 path from the index", 0),
+        ("edit", "/repo/lib/box.py"),
+        ("shell", "python repro.py", "ok", 0),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_ImportError"]
+    assert "restored `lib/box.py` from git with `git checkout lib/box.py` (r2)" in rec.solution, rec.solution
+    assert ", then edited it again (r" in rec.solution and "python repro.py` passed" in rec.solution
+    # an error no edit caused (a wrong value) is not ended by putting a file back: the edit after is its fix
+    t = build([
+        ("user", "fix it"),
+        ("shell", "python repro.py", tb("KeyError", 3), 1),
+        ("shell", "git checkout app.py", "Updated 1 path from the index", 0),
+        ("edit", "/repo/app.py"),
+        ("shell", "python repro.py", "ok", 0),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_KeyError"]
+    assert "edited `/repo/app.py`" in rec.solution and "restored" not in rec.solution, rec.solution

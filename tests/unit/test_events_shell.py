@@ -275,3 +275,22 @@ def test_where_output_goes_is_no_file_read():
     """cc-bastion's `cat .gitignore .git/info/exclude 2>/dev/null` listed `2>/dev/null` among the files read."""
     assert "2>/dev/null" not in shell_reads("cat .git/info/exclude 2>/dev/null")
     assert shell_reads("head -5 src/a.py > out.txt") == ["src/a.py"]
+
+
+def test_running_the_sessions_own_script_that_rewrites_a_project_file_edits_it():
+    """matplotlib-25311 changed `offsetbox.py` by running `python update_offsetbox.py`, a script it wrote
+    that opens the module for writing: an edit of the module, by running the script. A file the script
+    writes that the session never named (its output) is no change of the project."""
+    from compaction.events import extract_events
+    from compaction.model import Message, Role
+    from tests.unit.synthetic import call_pair, transcript
+
+    script = ("cat <<'EOF' > update_box.py\nwith open('lib/box.py') as f:\n    text = f.read()\n"
+              "with open('lib/box.py', 'w') as f:\n    f.write(text.replace('a', 'b'))\n"
+              "open('out.txt', 'w').write('done')\nEOF")
+    msgs = [Message(0, Role.USER, "fix the box"),
+            *call_pair("bash", {"command": "cat lib/box.py"}, "c1", "a = 1"),
+            *call_pair("bash", {"command": script}, "c2", ""),
+            *call_pair("bash", {"command": "python update_box.py"}, "c3", "")]
+    edits = [(e.path, e.command) for e in extract_events(transcript(msgs)) if e.kind is EventKind.EDIT]
+    assert edits == [("lib/box.py", "python update_box.py")]

@@ -92,3 +92,40 @@ def test_the_last_edit_to_check_is_the_works_not_a_scratch_scripts():
                  Message(0, Role.TOOL, tool_results=[ToolResult(out, cid, exit_code=0)])]
     (state,) = _state(msgs)
     assert state.startswith("Checked after the last edit (r1) by running `python check_app.py`"), state
+
+
+def test_a_check_that_passed_quietly_after_the_last_edit_is_a_check():
+    """pi's `npm run check` passed after the last edit with no verdict line: the state said "No test run
+    after the last edit (r173) … a program was last run at r101 → exit 2", the run that had failed."""
+    def call(cid: str, command: str) -> ToolCall:
+        return ToolCall("bash", {"command": command}, cid, ToolKind.SHELL, command=command)
+
+    steps = [("c1", "npm run check", "npm error Lifecycle script `check` failed", 2),
+             ("c2", "sed -i 's/a = 1/a = 2/' src/app.ts", "", 0),
+             ("c3", "npm run check", "> check\n> tsc --noEmit\n", 0)]
+    msgs: list[Message] = []
+    for i, (cid, command, out, status) in enumerate(steps):
+        msgs += [Message(0, Role.USER, "fix it" if i == 0 else f"go on ({i})"),
+                 Message(0, Role.ASSISTANT, f"step {i}", [call(cid, command)]),
+                 Message(0, Role.TOOL, tool_results=[ToolResult(out, cid, exit_code=status, is_error=status != 0)])]
+    (state,) = _state(msgs)
+    assert state.startswith("Checked after the last edit (r2) by running `npm run check` → exit 0"), state
+
+
+def test_the_current_request_comes_after_the_earlier_message_of_its_round():
+    """pi's session ended with "stop doing shit!" then "just write a little poem" in one round: the
+    document showed the current request (the poem) first, then "Then asked: stop…", as if said last."""
+    from compaction.history import compact
+
+    filler = " ".join(f"word{i}" for i in range(400))
+    msgs = [Message(0, Role.USER, "build the parser for the config files please"),
+            Message(0, Role.ASSISTANT, f"Done with the parser. {filler}"),
+            Message(0, Role.USER, "now add a test for the parser"),
+            Message(0, Role.ASSISTANT, f"Added. {filler}"),
+            Message(0, Role.USER, "stop changing the other files!"),
+            Message(0, Role.USER, "just write a little poem about parsers"),
+            Message(0, Role.ASSISTANT, f"A poem. {filler}")]
+    msgs = [Message(i, m.role, m.text) for i, m in enumerate(msgs)]
+    doc = compact(Transcript("x.json", "test", msgs, group_rounds(msgs)), target_tokens=400).markdown
+    stop, poem = doc.find("stop changing the other files"), doc.find("Current request: just write a little poem")
+    assert 0 <= stop < poem, doc

@@ -230,6 +230,8 @@ def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozen
                     failed = res is None or res.is_error or res.exit_code not in (None, 0)
                     built = build_outcome(res.content) if not failed and res.content else ""
                     said = (f"`{first_line(call.command, 100)}` → {built}", 0) if built else outcome(call.command, res)
+                    if said is None and res is not None and not failed:  # a check that passed quietly (`npm run check`)
+                        said = (f"`{first_line(call.command, 100)}` → {'exit 0' if res.exit_code == 0 else 'no error'}", 0)
                     if said:
                         found = (said[0], rnd.number)
                 elif call.command and runs_script(call.command):
