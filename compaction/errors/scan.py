@@ -306,8 +306,10 @@ def _explanation(transcript: Transcript, after_round: int, after_message: int | 
                         and (not about or _names_any(sentence, about)):
                     if i + 1 < len(sentences) and _REFUTED.match(sentences[i + 1]):
                         continue  # "This is because …? No, …": the agent's own answer rules it out
-                    sentence = sentence.strip()
-                    return cut(sentence.replace("`", "") if sentence.count("`") % 2 else sentence, 200)
+                    sentence = cut(_balanced(sentence.strip()), 200)
+                    before = _balanced(sentences[i - 1].strip()) if i and _PRONOUN_OPENS.match(sentence) else ""
+                    # "It fails because …": what "it" is, the sentence before says (the failing test's name)
+                    return f"{before} {sentence}" if before and len(before) <= 160 else sentence
             return None
     return None
 
@@ -338,6 +340,19 @@ def _names_any(sentence: str, terms: frozenset[str]) -> bool:
         return True
     return any(w.lower() in terms or any(p in terms for p in w.lower().split("_"))
                for w in _TERM_RE.findall(sentence))
+
+
+_PRONOUN_OPENS = re.compile(r"(?:It|This|That)(?:'s)? (?!is because|means)")  # "This is because X": X names it
+
+
+def _balanced(sentence: str) -> str:
+    """A sentence whose code spans a split cut in two, without its backticks; a test's node id by its
+    test (`test_bad_url`, not its file, class and parameters: a cut would keep those, not the name)."""
+    sentence = _NODE_ID_RE.sub(r"\1", sentence)
+    return sentence.replace("`", "") if sentence.count("`") % 2 else sentence
+
+
+_NODE_ID_RE = re.compile(r"(?<![\w/.-])[\w/.-]+\.py::(?:\w+::)*(\w+)(?:\[[^\]\s`]*\])?")
 
 
 def _replies(transcript: Transcript, first: int, after_round: int,
@@ -1011,7 +1026,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f"; then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
         parts.append(text)
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
-        hedged = _HEDGE.search(why) is not None or why.rstrip().endswith("?")  # a question is a guess too
+        said = _SENTENCE.split(why)[-1]  # the account itself, not the sentence before that says what "it" is
+        hedged = _HEDGE.search(said) is not None or said.rstrip().endswith("?")  # a question is a guess too
         label = "the agent's guess: " if hedged else "cause: "  # told as what it is, fix or none
         parts.append(label + why.rstrip("."))
     # A tool that failed (not a command): the same tool called again and succeeding ended it, else the

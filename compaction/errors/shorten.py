@@ -132,6 +132,8 @@ def _compress_pairs(clause: str) -> str:
     return _PAIR_RE.sub(compress, clause)
 
 
+# A name alone (`test_redirecting_to_bad_url`, `Legend.draw`): cut in its middle, nobody could search for it
+_NAME_SPAN_RE = re.compile(r"`[A-Za-z_][\w.:]{0,59}`")
 _LOOKED_FIRST = ("re-read it with ", "restored ")  # a clause whose first command span is how, not what changed
 
 
@@ -140,7 +142,7 @@ def _content_spans(clause: str) -> list[re.Match[str]]:
     paths it names nor the commands it ran (a check's, the re-read's before the edit)."""
     if clause.startswith("then "):
         return []
-    spans = [m for m in _SPAN_RE.finditer(clause) if not _is_path(m.group(0))]
+    spans = [m for m in _SPAN_RE.finditer(clause) if not _is_path(m.group(0)) and not _NAME_SPAN_RE.fullmatch(m.group(0))]
     return spans[1:] if clause.startswith(_LOOKED_FIRST) else spans
 
 

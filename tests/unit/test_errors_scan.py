@@ -351,3 +351,27 @@ def test_a_file_put_back_from_git_ends_the_error_its_broken_edit_caused():
     ])
     (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_KeyError"]
     assert "edited `/repo/app.py`" in rec.solution and "restored" not in rec.solution, rec.solution
+
+
+def test_a_cause_that_opens_with_it_keeps_the_sentence_that_says_what_it_is():
+    # mini-requests: "The failure `tests/…::test_redirecting_to_bad_url[…]` seems unrelated to my changes. It
+    # fails because `httpbin` crashes with `ValueError: Port out of range`": "it" is that test, by its name
+    t = build([
+        ("user", "fix the app"),
+        ("shell", "pytest tests", tb("ValueError", 3).replace("boom", "Port out of range 0-65535"), 1),
+        ("say", "THOUGHT: The failure `tests/test_requests.py::TestURLs::test_redirecting_to_bad_url[http://x:-1]` "
+                "seems unrelated to my changes. It fails because `httpbin` crashes with `ValueError: Port out of "
+                "range 0-65535` when redirecting."),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_ValueError"]
+    assert "cause: The failure `test_redirecting_to_bad_url` seems unrelated to my changes. It fails because" \
+        in rec.solution, rec.solution  # a firm account, though the sentence naming the test hedges
+
+
+def test_a_name_in_a_shortened_solution_is_kept_whole():
+    from compaction.errors.shorten import fit
+
+    text = ("cause: The failure `test_redirecting_to_bad_url` seems unrelated. It fails because `httpbin` crashes with "
+            "`ValueError: Port out of range 0-65535 raised deep in the url parser of the standard library`")
+    short = fit(text, 130, lambda clause: 1)
+    assert "`test_redirecting_to_bad_url`" in short and len(short) <= 130, short
