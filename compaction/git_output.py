@@ -61,7 +61,7 @@ def git_file_changes(command: str, output: str) -> list[GitFileChange]:
     `git commit`, `git status` or `git diff` (anything else: none)."""
     if "git" not in command or not output:
         return []
-    runs = _git_runs(command)
+    runs = git_runs(command)
     if not runs:
         return []
     found: list[GitFileChange] = []
@@ -90,7 +90,7 @@ def git_file_changes(command: str, output: str) -> list[GitFileChange]:
     return out
 
 
-def _git_runs(command: str) -> list[tuple[str, list[str]]]:
+def git_runs(command: str) -> list[tuple[str, list[str]]]:
     """(subcommand, its arguments) of each `git …` simple command of a command line."""
     runs: list[tuple[str, list[str]]] = []
     for part in split_commands(command):

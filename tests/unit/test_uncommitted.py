@@ -50,3 +50,19 @@ def test_a_popped_stash_is_uncommitted_again():
     pop = (make_call("Bash", {"command": "cd /r && git stash pop"}, "p"), ToolResult("On branch main", "p"))
     (fact,) = _lines(COMMIT, _edit("docs/a.md", "e1"), stash, pop)
     assert "`a.md`" in fact.text
+
+
+def _status(output: str, cid: str = "st") -> tuple:
+    return make_call("Bash", {"command": "cd /r && git status"}, cid), ToolResult(output, cid)
+
+
+def test_what_git_status_then_printed_outranks_the_sessions_own_edits():
+    """pi's session edited four files after its last commit; the user committed them outside the session,
+    and `git status` then listed one other file: "4 files changed after the last commit" was wrong."""
+    told = ("On branch main\nChanges not staged for commit:\n  (use \"git add <file>...\" to update)\n"
+            "\tmodified:   src/core/session.ts\n\nUntracked files:\n\tscratch.txt\n\n")
+    (fact,) = _lines(COMMIT, _edit("docs/a.md", "e1"), _status(told), _edit("docs/b.md", "e2"))
+    assert fact.text.startswith("Uncommitted: 2 files (`git status`, r3, and edits after it): `session.ts`, `b.md`")
+    assert "a.md`" not in fact.text and "scratch" not in fact.text  # an untracked file the session never wrote
+    (fact,) = _lines(COMMIT, _edit("docs/a.md", "e1"), _status("On branch main\nnothing to commit, working tree clean\n"))
+    assert fact.text == "Nothing left to commit: `git status` printed a clean work tree (r3)"

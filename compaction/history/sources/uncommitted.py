@@ -7,9 +7,11 @@ to compare their rounds, and a successor that pushes believes it pushes everythi
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from compaction import shell
 from compaction.events import EventKind
+from compaction.git_output import git_file_changes, git_runs
 from compaction.history.facts import Fact, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.completed import HASH_CHARS
@@ -26,10 +28,41 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
     if not commits:
         return []
     last = commits[-1]
+    status = _last_status(ctx, last.message_index)
+    after = _changed_after(ctx, last.message_index)  # the session's own changes since its last commit
+    if status is not None:  # what git then said is uncommitted (the session's doing or not), then the changes after it
+        later = _changed_after(ctx, status.message_index)
+        told = {display_path(c.path, ctx.cwd): status.round for c in status.changes
+                if not c.untracked or display_path(c.path, ctx.cwd) in after}  # a scratch file is no work to commit
+        after = {**told, **later}
+    if not after:
+        if status is None:
+            return []
+        return [Fact(Section.CURRENT, f"Nothing left to commit: `git status` printed a clean work tree (r{status.round})",
+                     [status.round], score=SCORE, priority=1.5, pending=True, essential=True)]
+    paths = list(after)
+    # base names: the modified-files list has the paths
+    named = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in paths[:SHOWN])
+    named += f" +{len(paths) - SHOWN}" if len(paths) > SHOWN else ""
+    ref = last.commit_hash[:HASH_CHARS]
+    files = f"{len(paths)} file{'s' if len(paths) > 1 else ''}"
+    if status is None:
+        head = f"Uncommitted: {files} changed after the last commit ({ref}, r{last.round})"
+    else:
+        head = f"Uncommitted: {files} (`git status`, r{status.round}{', and edits after it' if later else ''})"
+    rounds = sorted(set(after.values()))
+    c = f"(r{rounds[-1]})"
+    # must-keep, as whether the last change was tested: what a successor would push, or lose, next
+    return [Fact(Section.CURRENT, f"{head}: {named} {c}", rounds, score=SCORE, priority=1.5, pending=True,
+                 essential=True, short=f"{head} {c}")]
+
+
+def _changed_after(ctx: FactContext, index: int) -> dict[str, int]:
+    """The files the session changed after message `index` and did not put back or stash (path → round)."""
     after: dict[str, int] = {}
     stashed: dict[str, int] = {}
     for e in ctx.events:
-        if e.message_index <= last.message_index:
+        if e.message_index <= index:
             continue
         stash = _stash(e.command) if e.kind is EventKind.COMMAND and e.command else None
         if stash in ("pop", "apply"):
@@ -46,19 +79,66 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
             if ctx.cwd and shown.startswith(("/", "~")):  # outside the project (a scratch file in /tmp)
                 continue
             after[shown] = e.round
-    if not after:
-        return []
-    paths = list(after)
-    # base names: the modified-files list has the paths
-    named = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in paths[:SHOWN])
-    named += f" +{len(paths) - SHOWN}" if len(paths) > SHOWN else ""
-    ref = last.commit_hash[:HASH_CHARS]
-    head = f"Uncommitted: {len(paths)} file{'s' if len(paths) > 1 else ''} changed after the last commit ({ref}, r{last.round})"
-    rounds = sorted(set(after.values()))
-    c = f"(r{rounds[-1]})"
-    # must-keep, as whether the last change was tested: what a successor would push, or lose, next
-    return [Fact(Section.CURRENT, f"{head}: {named} {c}", rounds, score=SCORE, priority=1.5, pending=True,
-                 essential=True, short=f"{head} {c}")]
+    return after
+
+
+@dataclass(frozen=True, slots=True)
+class _Status:
+    """The work tree as the last `git status` after the last commit printed it."""
+
+    message_index: int
+    round: int
+    changes: tuple[_Reported, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Reported:
+    path: str
+    change: str
+    untracked: bool
+
+
+def _last_status(ctx: FactContext, after_index: int) -> _Status | None:
+    """The last `git status` the session ran after message `after_index`, with what it reported: what
+    git says is uncommitted outranks what the session's own edits suggest (a commit the user made
+    outside the session, a file a tool changed). Untracked files are kept apart: a scratch file is
+    not work left to commit."""
+    found = None
+    for rnd in ctx.transcript.rounds:
+        if rnd.messages and rnd.messages[-1].index <= after_index:
+            continue
+        results = None
+        for msg in rnd.messages:
+            if msg.index <= after_index:
+                continue
+            for call in msg.tool_calls:
+                command = call.command or ""
+                if "status" not in command or not any(sub == "status" for sub, _ in git_runs(command)):
+                    continue
+                results = results if results is not None else ctx.results_of(rnd)
+                res = results.get(id(call))
+                if res is None or not res.content or res.is_error:
+                    continue
+                reported = git_file_changes(command, res.content)
+                clean = "nothing to commit" in res.content or "working tree clean" in res.content
+                if reported or clean:
+                    untracked = _untracked(res.content)
+                    found = _Status(msg.index, rnd.number, tuple(
+                        _Reported(c.path, c.change, c.path in untracked) for c in reported))
+    return found
+
+
+def _untracked(output: str) -> set[str]:
+    """The paths a status lists as untracked (`?? f`, or under "Untracked files:")."""
+    out = {line[3:].strip() for line in output.splitlines() if line.startswith("?? ")}
+    section = output.split("Untracked files:", 1)
+    if len(section) == 2:
+        for line in section[1].splitlines()[1:]:
+            if not line.strip():
+                break
+            if line.startswith("\t"):
+                out.add(line.strip())
+    return out
 
 
 def _stash(command: str) -> str | None:
