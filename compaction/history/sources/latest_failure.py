@@ -38,11 +38,19 @@ def latest_failure_facts(ctx: FactContext) -> list[Fact]:
 
 
 def _last_failure(rounds: list[Round]) -> tuple[Round, ToolResult, str | None] | None:
+    """The last failed call whose command did not pass later: a test that failed, then passed after a
+    fix, is no longer what went wrong (matplotlib's `test_fix_annotation.py`, failing at r57, passing at r61)."""
+    passed_later: set[str] = set()
     for rnd in reversed(rounds):
         for msg in reversed(rnd.messages):
             for result in reversed(msg.tool_results):
+                command = _command_of(rnd, result)
+                said = " ".join(command.split()) if command else None
                 if (result.is_error or result.exit_code not in (None, 0)) and result.content.strip():
-                    return rnd, result, _command_of(rnd, result)
+                    if said not in passed_later:
+                        return rnd, result, command
+                elif said:
+                    passed_later.add(said)
     return None
 
 
