@@ -129,3 +129,11 @@ def test_the_current_request_comes_after_the_earlier_message_of_its_round():
     doc = compact(Transcript("x.json", "test", msgs, group_rounds(msgs)), target_tokens=400).markdown
     stop, poem = doc.find("stop changing the other files"), doc.find("Current request: just write a little poem")
     assert 0 <= stop < poem, doc
+
+
+def test_a_why_question_answered_by_what_it_means_is_not_open():
+    said = [(1, "Reading."), (2, "Running."), (3, "It fails."),
+            (4, "Why is the value lazy? Why is the value lazy here?"), (5, "Unwrapping."),
+            (6, "So the value is still lazy after unwrapping. This means the value is wrapped twice."), (7, "Done.")]
+    assert open_questions(said) == []
+    assert open_questions(said[:5] + [(6, "Unwrapping twice."), (7, "Done.")]) != []

@@ -198,7 +198,8 @@ _WHY_RE = re.compile(r"(?:[Ww]hy|[Hh]ow come) [^?.!\n]{3,160}\?")
 _WHY_OPENERS = ("Why ", "why ", "How come ", "how come ")
 # Words that give a reason, looked up with str.find in the lowercased message (a regex alternation
 # scans long messages far slower).
-_REASONS = ("because", "since ", "the reason", "due to", "that's why", "that is why", "caused by", "explains")
+_REASONS = ("because", "since ", "the reason", "due to", "that's why", "that is why", "caused by", "explains",
+            "this means", "that means", "turns out", "the problem was", "the issue was", "which is why")
 _REASON_SPAN = 200  # chars each side of a reason word: its sentence, near enough
 
 
