@@ -207,11 +207,33 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
                 named = _NAME_RE.search(where) if (".md" in where or "rules" in where.lower()) else None
                 if not named and not (call.kind == "read" and call.path and _DOC_SUFFIX_RE.search(call.path)):
                     continue
+                if _foreign(where, ctx.cwd):
+                    continue  # another checkout's or a download's instructions: read as material, not the rules here
                 output = ctx.output_of(rnd, call, _MAX_DOC_CHARS)
                 if output is not None:
                     add(_name(named.group(0)) if named else PurePath(call.path or "file").name, rnd.number,
                         output, bool(named))
     return docs
+
+
+_ABSOLUTE_RE = re.compile(r"(?<![\w.~-])(?:/|~/|[A-Za-z]:[\\/])[^\s'\"`;|&]*")
+_SCRATCH_ROOTS = ("/tmp/", "/var/tmp/", "/private/tmp/")
+
+
+def _foreign(where: str, cwd: str | None) -> bool:
+    """Whether an instruction file a call read lies outside the project and outside any agent's own
+    settings (a hidden folder such as `~/.claude/skills`, `.agents`): a clone in /tmp, a sibling checkout
+    (pi's `find ../pi-skills -name SKILL.md -exec cat`) holds another project's rules, read as material."""
+    paths = [m.group(0).replace("\\", "/") for m in _ABSOLUTE_RE.finditer(where)]
+    if not paths:
+        return False  # a relative path: inside the project
+    for path in paths:
+        if path.startswith(_SCRATCH_ROOTS):
+            continue
+        if "/." in path or not cwd or path.startswith(cwd.replace("\\", "/").rstrip("/") + "/") \
+                or path.rstrip("/") == cwd.replace("\\", "/").rstrip("/"):
+            return False
+    return True
 
 
 def _name(match: str) -> str:
