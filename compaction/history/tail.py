@@ -15,6 +15,7 @@ from compaction import tokens
 from compaction.edits import call_changes
 from compaction.history.echo import only_echo
 from compaction.history.facts import display_path
+from compaction.history.fold import folded
 from compaction.history.headings import h
 from compaction.history.steering import Steering, strip_code
 from compaction.mdsafe import demoted, escape_path, fence_for
@@ -162,8 +163,10 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
             continue
         status = f" (exit {res.exit_code})" if res.exit_code is not None else (" (error)" if res.is_error else "")
         if res.content:
-            fence = fence_for(res.content)
-            out.append(_verbatim(f"\n{fence}text{status}\n", res.content, f"\n{fence}", rnd, known=result_known))
+            content = folded(res.content)
+            fence = fence_for(content)
+            out.append(_verbatim(f"\n{fence}text{status}\n", content, f"\n{fence}", rnd,
+                                 known=result_known if content is res.content else None))
         else:
             out.append(_Piece(f"\n(no output){status}", "", "", rnd, False))
     return out

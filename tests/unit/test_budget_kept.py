@@ -156,8 +156,9 @@ def test_spare_budget_buys_the_latest_failing_output(tmp_path):
     msgs = [Message(0, Role.USER, "make the exporter pass its tests")]
     for i in range(1, 16):
         failing = i == 3
-        call = ToolCall("Bash", {"command": "pytest -q tests/test_export.py"}, id=f"c{i}", kind="shell",
-                        command="pytest -q tests/test_export.py")
+        # the failing test is never run again (a test that passed later no longer stands as what went wrong)
+        command = "pytest -q tests/test_export.py" if failing else f"python tools/report.py --part {i}"
+        call = ToolCall("Bash", {"command": command}, id=f"c{i}", kind="shell", command=command)
         out = ("tests/test_export.py::test_dates FAILED\nE   AssertionError: dates differ by one hour (DST)\n"
                "1 failed, 3 passed") if failing else "narrative " * 400
         msgs.append(Message(2 * i - 1, Role.ASSISTANT, f"step {i} " + "thinking " * 150, tool_calls=[call]))

@@ -1,0 +1,29 @@
+"""Runs of look-alike log lines folded in the verbatim tail (history/fold.py)."""
+
+from __future__ import annotations
+
+from compaction.history.fold import folded
+
+
+def test_a_run_of_one_shape_keeps_its_first_and_last_lines_and_a_count():
+    table = [f"19{y:02d}-{m:02d}-01      +08:00" for y in range(13, 20) for m in range(1, 13)]  # 84 rows
+    text = "\n".join(["Picked up JAVA_TOOL_OPTIONS", *table, "[INFO] BUILD SUCCESS"])
+    out = folded(text).split("\n")
+    assert out[:3] == ["Picked up JAVA_TOOL_OPTIONS", table[0], table[1]]
+    assert out[3] == "[… 81 more lines like these …]" and out[4:] == [table[-1], "[INFO] BUILD SUCCESS"]
+
+
+def test_two_shapes_alternating_are_one_run_and_a_different_line_ends_it():
+    pairs = [ln for i in range(30) for ln in (f"[INFO] Running com.x.T{i}",
+                                              f"[INFO] Tests run: {i % 3 + 1}, Failures: 0, Errors: 0 -- in com.x.T{i}")]
+    pairs.insert(31, "@important: the cache test is flaky")  # a line of its own ends a run (two folds): shown
+    out = folded("\n".join(pairs))
+    assert "@important: the cache test is flaky" in out
+    assert out.count("more lines like these") == 2 and "[INFO] Running com.x.T0" in out and "com.x.T29" in out
+
+
+def test_short_runs_and_nested_data_are_left_whole():
+    files = "\n".join(f" delete mode 100644 frontend/app/api/r{i}/route.ts" for i in range(11))
+    assert folded(files) == files  # a commit's list of files is read whole
+    nested = "\n".join("\t" * 8 + f'"{k}":{i},' for i, k in enumerate("abcdefghijklmnopqrstuvwxyz"))
+    assert folded(nested) == nested  # one indent, different keys: not one shape
