@@ -8,28 +8,30 @@ build's verdict, an error, a marked line) ends the run, so it is always shown.
 
 from __future__ import annotations
 
-import re
-
 RUN_MIN = 20  # lines a run must have to be folded: a list of files or matches this short is read whole
+MAX_CHARS = 200_000  # a longer output is shown by its head and tail at any cap (`tail._Piece`): not folded
 SHAPE_CHARS = 20  # of a line's opening past its indent, digits made alike: with the indent, its shape
-_DIGITS_RE = re.compile(r"\d+")
+_ZEROS = str.maketrans("123456789", "000000000")  # digits alike
 
 
-def _shape(line: str) -> str:
-    """A line's indent and opening words, digits made alike (`8:at org.junit.platfo`); "" for a blank
-    line. The indent apart: deeply nested data is not one run for its tabs."""
-    text = line.lstrip()
-    return f"{len(line) - len(text)}:{_DIGITS_RE.sub('0', text[:40])[:SHAPE_CHARS]}" if text else ""
+def _shapes(text: str) -> list[tuple[int, str] | None]:
+    """Each line's indent and opening, digits made alike (`(8, "at org.junit.platfo")`); None for a
+    blank line. The indent apart: deeply nested data is not one run for its tabs."""
+    out: list[tuple[int, str] | None] = []
+    for line in text.split("\n"):
+        opening = line.lstrip()
+        out.append((len(line) - len(opening), opening[:SHAPE_CHARS].translate(_ZEROS)) if opening else None)
+    return out
 
 
 def folded(text: str) -> str:
     """`text` with each run of at least RUN_MIN lines of one shape, or of two shapes alternating (a
     `Running X` line then its result), kept as its first two rows and its last one around
     "[… N more lines like these …]"; `text` itself when it has none."""
-    if text.count("\n") < RUN_MIN:
+    if len(text) > MAX_CHARS or text.count("\n") < RUN_MIN:
         return text
     lines = text.split("\n")
-    shapes = [_shape(ln) for ln in lines]
+    shapes = _shapes(text)
     out: list[str] = []
     i, n = 0, len(lines)
     while i < n:
