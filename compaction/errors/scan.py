@@ -41,6 +41,7 @@ from compaction.shell import (
     program_of,
     run_words,
     scripts_run,
+    split_commands,
     unredirected,
     went_wrong,
 )
@@ -600,6 +601,7 @@ class Fix:
     passed_command: str | None = None
     restored: bool = False  # the edit put the file back as git has it (`git checkout -- f`)
     redone_round: int | None = None  # after a restore: the edit that made the change again
+    rerun: bool = False  # no edit: the same program run with other arguments no longer printed the error
 
 
 def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[str, ...] | None = None) -> str:
@@ -803,10 +805,14 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     reruns: list[tuple[int, str, bool]] = []
     runs: dict[int, ToolResult | None] = {}  # each change (by its place in `changes`) → the output of the next run
     as_run = " ".join((last.location.command or "").split())
+    file_runs = _file_runs(last.location.command) if last.location.command and not ended_by_next else frozenset()
+    variants: list[tuple[int, int, ToolCall, ToolResult | None]] = []  # the same program run otherwise: (order, round, …)
+    order: dict[int, int] = {}  # each call (by id) → its place among the calls
     for rnd in transcript.rounds[start:start + 20]:
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for call in msg.tool_calls:
+                order[id(call)] = len(order)
                 path = _edit_path(call)
                 if path:
                     res = results.get(id(call))
@@ -820,6 +826,9 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                         if k in runs:
                             break
                         runs[k] = results.get(id(call))
+                if file_runs and call.command and " ".join(call.command.split()) != as_run \
+                        and _runs_again(file_runs, _file_runs(call.command)):
+                    variants.append((order[id(call)], rnd.number, call, results.get(id(call))))
                 if cmd_key and _norm_command(call.command) == cmd_key:
                     reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
                 else:
@@ -835,6 +844,12 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     if not (same or near) and again and not ended_by_next:
         # The very command that failed passed later: the last change before that run ended it.
         near = [c for c in reversed(changes) if c[0] <= again][:1]
+    first_edit = order[id((same or near)[0][2])] if same or near else len(order)
+    said_before = said or (last.detail or "").strip()
+    rerun = next((v for v in variants if v[0] < first_edit and v[3] is not None and v[3].content.strip()
+                  and said_before and said_before not in v[3].content), None)
+    if rerun is not None:  # run again otherwise (`javac -cp classes` for a missing jar), it no longer said it
+        return Fix(None, rerun[1], "", call=rerun[2], rerun=True, passed_round=rerun[1] if _succeeded(rerun[3]) else None)
     if not (same or near):
         return Fix()
     edit_round, edit_path, call, res, _ = (same or near)[0]
@@ -852,6 +867,28 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
             fix.redone_round = redo[0]
             fix.change = key_change(redo[2], redo[3], earlier_content(transcript, redo[1], redo[2]))
     return fix
+
+
+_OPERAND_FILE_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}$")
+
+
+def _file_runs(command: str | None) -> frozenset[tuple[str, frozenset[str]]]:
+    """(program, the names of the files it works on) of each simple command of a line that names files
+    (`javac -cp x.jar -d out Repro.java`: `("javac", {"Repro.java"})`); not a look at a file (`sed -n`,
+    `cat`): looking again fixes nothing."""
+    out = set()
+    for part in split_commands(command or ""):
+        said = unredirected(run_words(part))[0]
+        files = frozenset(file_name(w) for w in said[1:] if not w.startswith("-") and _OPERAND_FILE_RE.search(w))
+        if files and not files <= {file_name(p) for p in shell_reads(part)}:
+            out.add((said[0].rsplit("/", 1)[-1], files))
+    return frozenset(out)
+
+
+def _runs_again(failed: frozenset[tuple[str, frozenset[str]]], later: frozenset[tuple[str, frozenset[str]]]) -> bool:
+    """Whether a later line runs a program of the failed line on a file it worked on (with other options,
+    another classpath: the failed line itself is told apart by the caller)."""
+    return any(p == q and not files.isdisjoint(others) for p, files in failed for q, others in later)
 
 
 # A run's output that says the file an edit just touched no longer parses: that edit broke it.
@@ -1006,7 +1043,12 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
                      frozenset() if rec.family == "TOOL" else error_terms(rec))
     if not fix.round and rec.count > 1 and rec.id in EDIT_REFUSED:
         why = "; ".join(_diagnoses(transcript, rec)) or why
-    if fix.round:
+    if fix.rerun and fix.call is not None:
+        changed = changed_arguments(failed_call, fix.call) if failed_call is not None else ""
+        outcome = "succeeded" if fix.passed_round else "no longer printed it"
+        parts.append(f"then `{_as_run(fix.call.command or '')}`{f' (rerun with {changed})' if changed else ''} "
+                     f"{outcome} (r{fix.round})")
+    elif fix.round:
         text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
         if fix.restored and fix.call is not None:
             text = f"restored `{fix.path}` from git with `{_as_run(fix.call.command or '')}` (r{fix.round})"

@@ -375,3 +375,21 @@ def test_a_name_in_a_shortened_solution_is_kept_whole():
             "`ValueError: Port out of range 0-65535 raised deep in the url parser of the standard library`")
     short = fit(text, 130, lambda clause: 1)
     assert "`test_redirecting_to_bad_url`" in short and len(short) <= 130, short
+
+
+def test_the_same_program_run_on_the_same_file_otherwise_ends_an_error_no_edit_ended():
+    # fastjson2-2775: `javac -cp <a jar never built>` failed ("package … does not exist"); the next line
+    # compiled the same file against target/classes and only another error was left; the later edit of
+    # the file fixed that other error, not this one
+    t = build([
+        ("user", "reproduce it"),
+        ("shell", "javac -cp core/target/app.jar -d /home /home/Repro.java",
+         "/home/Repro.java:1: error: package com.alibaba.fastjson2 does not exist\nimport com.alibaba.fastjson2.JSON;\n1 error", 1),
+        ("shell", "javac -cp core/target/classes -d /home /home/Repro.java",
+         "/home/Repro.java:33: error: reference to parseObject is ambiguous\n1 error", 1),
+        ("edit", "/home/Repro.java"),
+        ("shell", "javac -cp core/target/classes -d /home /home/Repro.java", "", 0),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_JAVA_PackageDoesNotExist"]
+    assert rec.solution.startswith("then `javac -cp core/target/classes -d /home /home/Repro.java` no longer printed it"), \
+        rec.solution
