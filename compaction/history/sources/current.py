@@ -231,7 +231,7 @@ def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozen
                     built = build_outcome(res.content) if not failed and res.content else ""
                     said = (f"`{first_line(call.command, 100)}` → {built}", 0) if built else outcome(call.command, res)
                     if said is None and res is not None and not failed:  # a check that passed quietly (`npm run check`)
-                        said = (f"`{first_line(call.command, 100)}` → {'exit 0' if res.exit_code == 0 else 'no error shown'}", 0)
+                        said = (f"`{first_line(call.command, 100)}` → {'exit 0' if res.exit_code == 0 else 'no exit status recorded'}", 0)
                     if said:
                         found = (said[0], rnd.number)
                 elif call.command and runs_script(call.command):
