@@ -12,7 +12,7 @@ import difflib
 import hashlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from compaction.answer_options import labeled_first, options_in
 from compaction.edits import call_changes, definitions, result_changes, same_file, shown_text
@@ -604,7 +604,13 @@ class Fix:
     rerun: bool = False  # no edit: the same program run with other arguments no longer printed the error
 
 
-def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[str, ...] | None = None) -> str:
+def _touches(names: frozenset[str], *sides: tuple[str, ...]) -> bool:
+    """Whether a change's lines name one of an error's names (`get_draggable`)."""
+    return any(name in ln for lines in sides for ln in lines for name in names)
+
+
+def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[str, ...] | None = None,
+               names: frozenset[str] = frozenset()) -> str:
     """The edit's key change in one short line: its first informative removed and added lines (whole
     lines only; a longer one is named by its definition or left out). An edit whose export kept its
     text only in the `result` (`edits.result_changes`, `edits.shown_text`) is told by that text. A whole
@@ -622,10 +628,13 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
             first = next((ln.strip() for ln in shown.splitlines() if len(ln.strip()) > 2), "")
             return (f"new text of `{names[0]}`" if names else f"new text `{first}`" if first and len(first) <= 100
                     else "")
+    if names:  # the hunk that touches the error's names first (`ann2.get_draggable()` among three)
+        changes = [replace(c, hunks=tuple(sorted(c.hunks, key=lambda h: not _touches(names, h.removed, h.added))))
+                   for c in changes]
     for change in changes:
         for hunk in change.hunks:
             if change.whole:
-                if before is not None and (rewritten := _rewrite_change(before, hunk.added)):
+                if before is not None and (rewritten := _rewrite_change(before, hunk.added, names)):
                     return rewritten
                 names = definitions(hunk.added)
                 return f"wrote {', '.join(f'`{n}`' for n in names[:4])}" if names else ""
@@ -661,9 +670,10 @@ SIMILAR_CHARS = 200  # a longer added line is no line `_line_pair` would quote
 SIMILAR_RATIO = 0.6
 
 
-def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...]) -> str:
-    """What a file's rewrite changed, said as `_line_pair` says an edit: a line it changed before a line
-    it added (a debug print last), before a line it removed. A line that only moved is no change."""
+def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...], names: frozenset[str] = frozenset()) -> str:
+    """What a file's rewrite changed, said as `_line_pair` says an edit: a change that touches one of the
+    error's `names` first, then a line it changed before a line it added (a debug print last), before a
+    line it removed. A line that only moved is no change."""
     if not before or len(before) + len(after) > REWRITE_DIFF_LINES or before == after:
         return ""
     old_keys, new_keys = [ln.strip() for ln in before], [ln.strip() for ln in after]
@@ -689,6 +699,8 @@ def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...]) -> str:
             continue
         rank = 0 if said.startswith("`") else 2 if said.startswith("removed") else \
             3 if all(_DEBUG_LINE.match(ln) or len(ln.strip()) <= 2 for ln in added) else 1
+        if names and _touches(names, removed, added):
+            rank -= 4
         if best is None or (rank, order) < best[:2]:
             best = (rank, order, removed, added)
     # the chosen run's new form: the added line most like the removed one (compared once, for it alone)
@@ -855,8 +867,9 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     edit_round, edit_path, call, res, _ = (same or near)[0]
     before = earlier_content(transcript, edit_path, call) if edit_path != "?" else None
     restored = edit_path in _restored_paths(call)
-    fix = Fix(None if edit_path == "?" else edit_path, edit_round, "" if restored else key_change(call, res, before),
-              call=call, restored=restored)
+    names = frozenset(w for w in _CODE_SHAPED.findall(last.detail or "") if not w.endswith(("Error", "Exception")))
+    fix = Fix(None if edit_path == "?" else edit_path, edit_round,
+              "" if restored else key_change(call, res, before, names), call=call, restored=restored)
     passed = next(((r, c) for r, c, ok in reruns if r >= edit_round and ok), None)
     if passed:
         fix.passed_round, fix.passed_command = passed

@@ -393,3 +393,17 @@ def test_the_same_program_run_on_the_same_file_otherwise_ends_an_error_no_edit_e
     (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_JAVA_PackageDoesNotExist"]
     assert rec.solution.startswith("then `javac -cp core/target/classes -d /home /home/Repro.java` no longer printed it"), \
         rec.solution
+
+
+def test_a_fix_is_told_by_the_change_that_touches_the_errors_name():
+    # matplotlib-25311: "no attribute 'get_draggable'" was ended by a rewrite whose first change was
+    # `ann.draggable()` → `ann.draggable(True)`; the line that names `get_draggable` is the fix
+    from compaction.errors.scan import key_change
+    from compaction.transcripts._agent_tools import make_call
+
+    before = ("import io", "ann.draggable()", "if not ann2.get_draggable():", "    raise SystemExit(1)", "print('ok')")
+    after = ("import io", "ann.draggable(True)", "if ann2._draggable is None:", "    raise SystemExit(1)", "print('ok')")
+    call = make_call("Write", {"file_path": "t.py", "content": "\n".join(after)}, "w")
+    assert key_change(call, None, before) == "`ann.draggable()` → `ann.draggable(True)`"
+    assert key_change(call, None, before, frozenset({"get_draggable"})) == \
+        "`if not ann2.get_draggable():` → `if ann2._draggable is None:`"
