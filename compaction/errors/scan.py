@@ -694,6 +694,8 @@ def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...], names: froz
             continue
         removed = tuple(ln for ln in before[head + i1:head + i2] if ln.strip() not in kept_new)
         added = tuple(ln for ln in after[head + j1:head + j2] if ln.strip() not in kept_old)
+        if names and _touches(names, removed):  # the removed line naming the error first: its new form follows
+            removed = tuple(sorted(removed, key=lambda ln: not _touches(names, (ln,))))
         said = _line_pair(removed, added)
         if not said:
             continue
