@@ -59,3 +59,16 @@ def test_a_reasoned_choice_said_only_in_the_agents_reasoning_is_a_decision():
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
     assert "I should copy the JSONL rather than move it, since Claude Code is still writing to it." in \
         [f.text for f in decision_facts(ctx)]
+
+
+def test_an_alternative_weighed_with_its_downside_is_a_decision():
+    """mini-swe-agent's reasoning weighs ways and rules them out by their consequence ("If I modify
+    `TypedField` in `sphinx/util/docfields.py`, it will affect all domains using `TypedField`."): the answer
+    to "why there, not in TypedField"; a way weighed as a fix ("that might fix it") rules nothing out."""
+    from compaction.history.sources.decisions import _weighed
+
+    text = ("The `TypedField` class seems generic. If I modify `TypedField` in `sphinx/util/docfields.py`, it will "
+            "affect all domains using `TypedField`. If I modify `resolve_lookup_value` to force evaluation, that "
+            "might fix it. If you want, I can also add tests.")
+    assert _weighed(text) == ["If I modify `TypedField` in `sphinx/util/docfields.py`, it will affect all domains "
+                              "using `TypedField`."]

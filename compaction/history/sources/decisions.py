@@ -151,6 +151,9 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
                 text = text if text is not None else prose(msg.text, 6000)
                 out.extend((rnd.number, f"{RECOMMENDED}{s}") for s in _recommendations(text)
                            if not any(c[:60] in s for c in found))  # a verdict that recommends is told once
+            if "if i " in lowered or "if we " in lowered:
+                text = text if text is not None else prose(msg.text, 6000)
+                out.extend((rnd.number, f"{WEIGHED}{s}") for s in _weighed(text))
             merged: set[str] = set()  # choice sentences told with their approach
             how_cue, done_cue, stop_cue = approach.cued(msg.text, lowered)
             if how_cue:
@@ -177,9 +180,24 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
     return out
 
 
+# An alternative weighed and found wanting ("If I modify `TypedField` in `docfields.py`, it will affect all
+# domains using it"): the consequence that rules a way out, which a "why not there" question asks.
+WEIGHED = "Weighed: "
+_WEIGHED_RE = re.compile(r"^If (?:I|we) (?:modify|change|edit|use|add|remove|move|put|replace|patch|touch|switch|"
+                         r"implement|make|keep|delete|override|subclass)\b[^?!]{3,200}?, (?:it|this|that|then|I|we|"
+                         r"the [\w`]+|[\w`.]+)\b[^?!]{0,60}?\b(?:will|would|might|could|may)\b[^?!]{5,220}[.!]$")
+_DOWNSIDE_RE = re.compile(r"\b(?:affect|break|lose|side effects?|too (?:heavy|slow|broad)|not help|missing|conflict|"
+                          r"regress|won't|wouldn't|cannot|can't|fail)\w*", re.IGNORECASE)
+
+
+def _weighed(text: str) -> list[str]:
+    """The sentences of `text` that weigh a way and name its downside (`_WEIGHED_RE`, `_DOWNSIDE_RE`)."""
+    return [s for s in sentences_around(text, ("if i ", "if we ")) if _WEIGHED_RE.match(s) and _DOWNSIDE_RE.search(s)]
+
+
 def _kind_weight(text: str) -> int:
     """A review's verdict, a recommendation, a stop's reason, how a choice is carried out: rare, and what
-    a "why" or "how" question asks; a bare reasoned choice (0) less."""
+    a "why" or "how" question asks; a bare reasoned choice or an alternative weighed (0) less."""
     for prefix, weight in ((STOPPED, 8), (CONCLUDED, 6), (RECOMMENDED, 6), (DONE, 4)):
         if text.startswith(prefix):
             return weight
