@@ -162,6 +162,18 @@ def test_only_the_last_todo_list_counts():
     assert texts == ["[in_progress] add tests", "[pending] update the docs"]
 
 
+def test_a_prose_checklist_before_a_todo_tools_last_list_is_its_draft():
+    """cline-export-image-describer2: the r1 checklist (no tool) stayed "[pending]" though Cline's
+    task_progress lists ticked its items and the last list (all ticked) was a new plan."""
+    from compaction.events import Event, EventKind
+    from compaction.history.sources.next_steps import next_step_facts
+
+    events = [Event(EventKind.TODO, 1, 1, text="Analyze the describer", status="pending"),
+              Event(EventKind.TODO, 9, 20, text="Create requirements.txt", tool="task_progress", status="completed"),
+              Event(EventKind.TODO, 12, 30, text="Add a footer", status="pending")]  # a prose item after it
+    assert [f.text for f in next_step_facts(events, last_round=12)] == ["[pending] Add a footer"]
+
+
 def test_instruction_terms_match_by_content_words():
     from compaction.history.steering import parse_instructions
 

@@ -470,11 +470,16 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
     for e in events:
         if e.kind is EventKind.TODO and e.tool:
             last_list[e.tool] = max(last_list.get(e.tool, (0, -1)), (e.round, e.message_index))
+    # A checklist written in prose before a todo tool's last list is that list's draft: the tool's
+    # list is the plan since (Cline ticks its task_progress items; the prose list of r1 stays unticked).
+    latest = max(last_list.values(), default=None)
     for e in events:
         if e.kind is not EventKind.TODO:
             continue
         if e.status == "next":
             stated.append(e)
+        elif e.tool is None and latest is not None and (e.round, e.message_index) < latest:
+            continue
         elif e.tool is None or (e.round, e.message_index) == last_list[e.tool]:
             todos[e.text.strip().lower()] = e
     facts: list[Fact] = []
