@@ -91,7 +91,7 @@ def test_the_last_edit_to_check_is_the_works_not_a_scratch_scripts():
                  Message(0, Role.ASSISTANT, f"step {i}", [call(cid, command)]),
                  Message(0, Role.TOOL, tool_results=[ToolResult(out, cid, exit_code=0)])]
     (state,) = _state(msgs)
-    assert state.startswith("Checked after the last edit (r1) by running `python check_app.py`"), state
+    assert state.startswith("Checked after the last edit of the work (r1) by running `python check_app.py`"), state
 
 
 def test_a_check_that_passed_quietly_after_the_last_edit_is_a_check():

@@ -114,6 +114,8 @@ def _verification(ctx: FactContext) -> Fact | None:
     gone = {path for path, log in logs_of(ctx).items() if log.deleted}  # scratch files: no work to check
     work = [e for e in edits if display_path(e.path or "", ctx.cwd) not in gone]
     last_edit = max(e.round for e in (work or edits))
+    # the edits after it are notes or scratch files: "the last edit" would read as the session's last one
+    edit = "the last edit" if last_edit >= max(e.round for e in changes) else "the last edit of the work"
     runs = [e for e in ctx.events if e.kind is EventKind.COMMAND and e.test]
     tests = [e for e in runs if e.round >= last_edit]
     submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
@@ -126,22 +128,22 @@ def _verification(ctx: FactContext) -> Fact | None:
     reported = _reported_runs(ctx)  # the user ran the tests and pasted the result: a run too
     after = [r for r in reported if r[0] > last_edit]  # a request opens its round: before that round's edits
     if not tests and after:
-        text = f"Checked by the user after the last edit (r{last_edit}): they reported {after[-1][1]} (r{after[-1][0]})"
+        text = f"Checked by the user after {edit} (r{last_edit}): they reported {after[-1][1]} (r{after[-1][0]})"
         rounds = [after[-1][0]]
     elif tests:
         t = tests[-1]
         outcome = first_line(t.test_summary, 120) if t.test_summary else (f"exit {t.exit_code}" if t.exit_code is not None else "failed" if t.failed
                                      else "ran")
-        text = f"Verified after the last edit (r{last_edit}): `{first_line(t.command or '', 100)}` → {outcome}"
+        text = f"Verified after {edit} (r{last_edit}): `{first_line(t.command or '', 100)}` → {outcome}"
         rounds = [t.round]
     else:
         own = own_file_names(ctx)
         check = _script_check(ctx, last_edit, own)
         if check:  # a script the agent ran is a check too, though not the test suite
-            text = f"Checked after the last edit (r{last_edit}) by running {check[0]}; no test suite run"
+            text = f"Checked after {edit} (r{last_edit}) by running {check[0]}; no test suite run"
             rounds = [check[1]]
         else:
-            text = f"No test run after the last edit (r{last_edit})"
+            text = f"No test run after {edit} (r{last_edit})"
             rounds = [last_edit]
         if runs:
             text += f"; the last test run was before it (r{runs[-1].round}: `{first_line(runs[-1].command or '', 60)}`)"
