@@ -166,6 +166,7 @@ def load(path: str) -> Transcript:
     last_user: Message | None = None
     last_assistant: Message | None = None
     n_calls = 0
+    watched = False  # aider saw an `AI!` comment in a watched file and is answering it (no `####` prompt)
     for kind, line_no, lines in _blocks(text.split("\n")):
         idx = len(t.messages)
         if kind == "session":
@@ -176,6 +177,7 @@ def load(path: str) -> Transcript:
                                       meta={"session_start": sessions[-1]["started"]}))
             last_user = last_assistant = None
         elif kind == "user":
+            watched = False
             body = "\n".join(s[5:].rstrip() if len(s) > 4 else "" for s in lines).strip("\n")
             if len(lines) == 1 and _PROMPT_ANSWER.search(body):
                 t.messages.append(Message(idx, Role.TOOL, body, line=line_no, harness=True,
@@ -215,6 +217,11 @@ def load(path: str) -> Transcript:
                 if not reply.strip():
                     continue
                 idx, line_no, body = len(t.messages), reply_line, reply.strip("\n")
+            if watched and (asked := _ai_comments(body)):
+                # the request the user wrote in the code: its own message, before the reply that carries it out
+                t.messages.append(Message(idx, Role.USER, asked, line=line_no, meta={"ai_comment": True}))
+                idx = len(t.messages)
+            watched = False
             msg = Message(idx, Role.ASSISTANT, body, line=line_no, tool_calls=search_replace_calls(body, idx))
             if msg.tool_calls:
                 msg.meta["calls_in_text"] = True  # the SEARCH/REPLACE blocks are also in the text
@@ -222,6 +229,7 @@ def load(path: str) -> Transcript:
             last_assistant = msg
         else:  # harness output, verbatim (trailing spaces aside)
             body = "\n".join(s.rstrip() for s in lines).strip("\n")
+            watched = watched or _PROCESSING in body
             msg = Message(idx, Role.TOOL, body, line=line_no, harness=True)
             model = _MODEL.search(body) if "odel: " in body else None
             if model:
@@ -259,6 +267,35 @@ def load(path: str) -> Transcript:
     t.meta["sessions"] = sessions
     t.rounds = _rounds_by_session(t.messages)
     return t
+
+
+# aider's watch mode: an `AI!` comment in a watched file starts a reply with no `####` prompt logged; the
+# reply's SEARCH blocks quote the comment they remove (`// AI! Reorganize this!`)
+_PROCESSING = "Processing your request..."
+_AI_COMMENT = re.compile(r"^\s*(?://|#|--|;|/?\*)\s*(?:AI!\s*(.+?)|(.+?)\s*AI!)\s*(?:\*/)?\s*$")
+
+
+def _ai_comments(reply: str) -> str:
+    """The `AI!` comments a watch-mode reply's SEARCH blocks remove, as the user's request: their words,
+    each with its file (`Reorganize this! (an AI! comment in packages/module/es/src/index.ts)`); "" when
+    the reply quotes none."""
+    found: list[str] = []
+    path = None
+    searching = False
+    before = ""  # the line before a SEARCH marker: the block's file
+    for line in reply.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("<<<<<<< SEARCH"):
+            searching, path = True, _clean_path(before)
+        elif stripped.startswith("======="):
+            searching = False
+        elif searching and (m := _AI_COMMENT.match(line)) and (words := (m.group(1) or m.group(2)).strip()):
+            said = f"{words} (an AI! comment in {path or 'a watched file'})"
+            if said not in found:
+                found.append(said)
+        if stripped:
+            before = line
+    return "\n".join(found)
 
 
 _ECHO_CHARS = 300  # of a prompt compared with the reply before it
