@@ -174,6 +174,19 @@ def test_a_prose_checklist_before_a_todo_tools_last_list_is_its_draft():
     assert [f.text for f in next_step_facts(events, last_round=12)] == ["[pending] Add a footer"]
 
 
+def test_a_next_step_the_agent_proposed_is_overtaken_by_a_new_ask():
+    """chefchopsky-ai-playbook kept "Next steps: Review the PR on GitHub; …" (r13) as what was next,
+    though the user asked for other work at r14; a go-ahead ("yes please") overtakes nothing."""
+    from compaction.events import Event, EventKind
+    from compaction.history.sources.next_steps import next_step_facts
+
+    proposed = Event(EventKind.TODO, 13, 40, text="Next steps: Review the PR on GitHub", status="next")
+    go_ahead = Event(EventKind.REQUEST, 14, 42, text="yes please")
+    new_ask = Event(EventKind.REQUEST, 14, 42, text="Now define the human roles for each phase of the playbook")
+    assert [f.text for f in next_step_facts([proposed, go_ahead], last_round=16)] == ["Next steps: Review the PR on GitHub"]
+    assert next_step_facts([proposed, new_ask], last_round=16) == []
+
+
 def test_instruction_terms_match_by_content_words():
     from compaction.history.steering import parse_instructions
 

@@ -461,6 +461,9 @@ def _still_open(text: str) -> bool:
     return bool(_REMAINING_RE.search(text) and _NAMES_WORK_RE.search(text))
 
 
+NEW_ASK_WORDS = 8  # a request this long asks something of its own ("go on", "yes please" do not)
+
+
 def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, str]] | None = None) -> list[Fact]:
     todos: OrderedDict[str, Event] = OrderedDict()
     stated: list[Event] = []
@@ -497,7 +500,10 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
         text = WS_RE.sub(" ", e.text.strip())
         facts.append(Fact(Section.NEXT, f"[open] {text[:300]}", [e.round], score=40 + e.round / 10000,
                           short=f"[open] {text[:120]}"))
-    recent = [e for e in stated if e.round > last_round - 5]
+    # A next step the agent proposed is overtaken by a new ask of the user's after it (not a go-ahead):
+    # "Review the PR; test the rules" (r13) is stale once the user asked for other work (r14).
+    asks = [e.round for e in events if e.kind is EventKind.REQUEST and e.text and len(e.text.split()) >= NEW_ASK_WORDS]
+    recent = [e for e in stated if e.round > last_round - 5 and not any(r > e.round for r in asks)]
     seen: set[str] = set()
     for e in recent[-6:]:
         told = _with_items(e, said or [])
