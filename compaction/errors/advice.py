@@ -71,6 +71,9 @@ _BY_ID: dict[str, str] = {
     "ERR_JAVA_NullPointerException": "null-check (`Objects.requireNonNull`) before dereferencing",
     "ERR_JS_TypeError": "guard with optional chaining (`obj?.prop`) and enable `strictNullChecks`",
     "ERR_JS_ReferenceError": "enable ESLint `no-undef`",
+    "ERR_JS_LintError": "run the linter on what you touch before handing over (`npx eslint {path}`); rule `{symbol}`",
+    "ERR_JS_BuildFailed": "run the build after each change to what it bundles, and read its first `file:line:col` "
+                          "message (`{path}`)",
     "ERR_GO_Panic": "check errors and nil before use (`if err != nil`); run `go vet ./...`",
     "ERR_RS_E0382": "borrow (`&x`) or clone instead of moving; run `cargo check` after each edit",
     "ERR_C_ImplicitDeclaration": "include the header that declares it; compile with `-Werror=implicit-function-declaration`",

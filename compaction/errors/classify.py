@@ -108,6 +108,12 @@ _SUREFIRE = re.compile(r"^(?:\[ERROR\] )?Tests run: \d+, Failures: (\d+), Errors
 # --- JS, Go, Rust, C, Pony -------------------------------------------------------------------------
 _JS_EXC = re.compile(r"^(?:Uncaught )?((?:[A-Z]\w*)?Error)(?: \[\w+\])?: ([^\n]*)\n\s+at ", re.M)
 _NPM_ERR = re.compile(r"^npm (?:ERR!|error) code (\w+)[^\n]*$", re.M)
+# ESLint's stylish report: the file alone on its line, then `  18:5  error  Message  rule-name` under it
+_LINT_LINE = re.compile(r"^[ \t]+(\d+):(\d+)[ \t]+error[ \t]+(.+?)[ \t]{2,}(@?[\w-]+(?:/[\w-]+)*)[ \t]*$", re.M)
+_LINT_FILE = re.compile(r"^(\S[^\n]*\.\w{1,6})[ \t]*$", re.M)
+# A bundler's failed build (Vite, Rollup): its verdict line, and the `file:line:col message` that says why
+_BUILD_FAILED = re.compile(r"^[^\n]*(?:\[vite\][^\n]*Build failed|error during build:|\[!\] RollupError:)[^\n]*$", re.M)
+_BUILD_CAUSE = re.compile(r"^(?:[^\n]*? )?(/?[\w.@/-]+\.\w{1,6}):(\d+):(\d+):? ([^\n]{8,300})$", re.M)
 _GO_PANIC = re.compile(r"^panic: ([^\n]*)$", re.M)
 _GO_BUILD = re.compile(r"^(\S+\.go):(\d+):(\d+): ([^\n]*)$", re.M)
 _GO_FAIL = re.compile(r"^--- FAIL: (\S+)[^\n]*$", re.M)
@@ -203,6 +209,8 @@ _MVN_FAIL_WORDS = needles("FAILURE")
 _MVN_GOAL_WORDS = needles("Failed to execute goal")
 _JS_EXC_WORDS = needles("Error")
 _NPM_ERR_WORDS = needles("npm ")
+_LINT_WORDS = needles("  error  ")
+_BUILD_FAILED_WORDS = needles("Build failed", "error during build:", "RollupError")
 _GO_PANIC_WORDS = needles("panic: ")
 _GO_BUILD_WORDS = needles(".go:")
 _RS_ERR_WORDS = needles("error[E")
@@ -466,6 +474,23 @@ def _others(trig: Triggers, hits: list[Hit], spans: _Spans, stack: bool) -> None
     for m in _iter(_NPM_ERR, trig, _NPM_ERR_WORDS):
         hits.append(Hit(f"ERR_JS_Npm{m.group(1).title().replace('_', '')}", m.start(), m.end(), m.group(0),
                         detail=m.group(0)))
+    for m in _iter(_LINT_LINE, trig, _LINT_WORDS):
+        if spans.covered(m.start(), m.end()):
+            continue
+        spans.claim(m.start(), m.end())
+        files = list(_LINT_FILE.finditer(text, max(0, m.start() - 4000), m.start()))
+        hits.append(Hit("ERR_JS_LintError", m.start(), m.end(), m.group(0).strip(),
+                        path=files[-1].group(1).strip() if files else None, line=int(m.group(1)), symbol=m.group(4),
+                        detail=f"{m.group(3)} ({m.group(4)})"[:300]))
+    for m in _iter(_BUILD_FAILED, trig, _BUILD_FAILED_WORDS):
+        if spans.covered(m.start(), m.end()):
+            continue
+        cause = _BUILD_CAUSE.search(text, m.end(), m.end() + 2000)
+        end = cause.end() if cause else m.end()
+        spans.claim(m.start(), end)
+        hits.append(Hit("ERR_JS_BuildFailed", m.start(), end, text[m.start():end][:600],
+                        path=cause.group(1) if cause else None, line=int(cause.group(2)) if cause else None,
+                        detail=(cause.group(4) if cause else m.group(0).strip())[:300]))
     for m in _iter(_GO_PANIC, trig, _GO_PANIC_WORDS):
         hits.append(Hit("ERR_GO_Panic", m.start(), m.end(), m.group(0), detail=m.group(1)[:300]))
     for m in _iter(_GO_BUILD, trig, _GO_BUILD_WORDS):

@@ -1051,10 +1051,11 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     final_round = transcript.rounds[-1].number if transcript.rounds else last.round
     if rec.id == "ERR_TOOL_UserRejected" and (said := _user_said_after(transcript, last.message)):
         parts.append(f"the user said: “{said}”")
-    fix = _fix_after(transcript, rec, last.round, cache)
+    pasted = _users(transcript, last)  # the user's paste opens its round: the reply of that round may fix it
+    fix = _fix_after(transcript, rec, last.round - 1 if pasted else last.round, cache)
     # the agent's words after a malformed reply or call are about its work, not about that failure
     why = None if rec.id in _ENDED_BY_THE_NEXT_CALL else \
-        _explanation(transcript, last.round, last.message if _users(transcript, last) else None,
+        _explanation(transcript, last.round, last.message if pasted else None,
                      frozenset() if rec.family == "TOOL" else error_terms(rec))
     if not fix.round and rec.count > 1 and rec.id in EDIT_REFUSED:
         why = "; ".join(_diagnoses(transcript, rec)) or why
@@ -1081,6 +1082,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f" — “{said}”"
         if fix.passed_round and fix.passed_command:
             text += f"; then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
+        elif fix.round >= final_round and not fix.restored:
+            text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         parts.append(text)
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
         said = _SENTENCE.split(why)[-1]  # the account itself, not the sentence before that says what "it" is
@@ -1107,7 +1110,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         parts.insert(len(parts) - (1 if why else 0),
                      f"then {what}{f' rerun with {changed}' if changed else ''} succeeded (r{rnd})")
     elif not fix.round and not around:
-        advised = _advised(transcript, last) if _users(transcript, last) else None
+        advised = _advised(transcript, last) if pasted else None
         if advised:
             parts.append(advised)
         parts.append(f"unresolved at r{last.round}" if last.round >= final_round

@@ -73,4 +73,4 @@ def test_a_block_aider_never_applied_does_not_end_an_error(tmp_path: Path) -> No
     t = load_transcript(str(path))
     (rec,) = [r for r in scan_transcript(t) if r.id.startswith("ERR_PY_NameError")]
     last_round = t.rounds[-1].number
-    assert rec.solution.startswith(f"edited `a.py` (r{last_round})")  # the applied block, not the proposal
+    assert f"edited `a.py` (r{last_round})" in rec.solution  # the applied block, not the proposal (never checked after)

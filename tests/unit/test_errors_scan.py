@@ -407,3 +407,41 @@ def test_a_fix_is_told_by_the_change_that_touches_the_errors_name():
     assert key_change(call, None, before) == "`ann.draggable()` → `ann.draggable(True)`"
     assert key_change(call, None, before, frozenset({"get_draggable"})) == \
         "`if not ann2.get_draggable():` → `if ann2._draggable is None:`"
+
+
+def test_eslint_and_vite_reports_are_errors_with_their_file_and_line():
+    from compaction.errors.classify import classify
+
+    lint = ("/repo/pnpm-workspace.yaml\n"
+            '   18:5  error  Catalog item "vite:build" is not used in any package.json   pnpm/yaml-no-unused-catalog-item\n'
+            "   20:1  warning  Unexpected console statement  no-console\n\n✖ 1 problem (1 error, 0 warnings)\n")
+    (hit,) = classify(lint)
+    assert (hit.id, hit.path, hit.line, hit.symbol) == ("ERR_JS_LintError", "/repo/pnpm-workspace.yaml", 18,
+                                                        "pnpm/yaml-no-unused-catalog-item")
+    vite = ("20:13:42 [ERROR] [vite] ✗ Build failed in 4.06s\n[vite-plugin-svelte:compile-module] ../dist/hooks/a.svelte.js "
+            "(2:12): /repo/dist/hooks/a.svelte.js:2:12 The $ name is reserved, and cannot be used for variables\n")
+    (hit,) = classify(vite, tool_output=False)  # pasted by the user: still an error
+    assert (hit.id, hit.path, hit.line) == ("ERR_JS_BuildFailed", "/repo/dist/hooks/a.svelte.js", 2)
+    assert hit.detail == "The $ name is reserved, and cannot be used for variables"
+
+
+def test_an_error_the_user_pasted_may_be_fixed_by_the_reply_of_its_own_round():
+    # destyler: the user pasted the linter's report, and the reply of that round edited the file; "unresolved"
+    # was wrong. An attempt in the session's last round, never checked, is told as such.
+    lint = "/repo/app.js\n   3:1  error  Unexpected var, use let or const instead   no-var\n"
+    t = build([
+        ("user", "set up the app"),
+        ("write", "/repo/app.js"),
+        ("user", f"fix this please\n```\n{lint}```"),
+        ("edit", "/repo/app.js"),
+        ("shell", "npx eslint app.js", "", 0),
+        ("user", "thanks, now add a test for the parser"),
+        ("write", "/repo/test_app.js"),
+    ])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_JS_LintError"]
+    pasted = rec.occurrences[-1].round
+    assert f"edited `/repo/app.js` (r{pasted})" in rec.solution and "never checked" not in rec.solution, rec.solution
+    t = build([("user", "set up the app"), ("write", "/repo/app.js"),
+               ("user", f"fix this please\n```\n{lint}```"), ("edit", "/repo/app.js")])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_JS_LintError"]
+    assert "tried, never checked (the session ends): edited `/repo/app.js`" in rec.solution, rec.solution
