@@ -953,7 +953,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=failed,
                                     via_shell=True, hunks=change.hunks if change else (),
                                     whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
-            if state.written and "/" not in cmd.split(None, 1)[0]:
+            if state.written and any(name in cmd for name in state.written_as):  # runs a file it wrote, maybe
                 for path in _script_edits(cmd, events, state):
                     events.append(Event(EventKind.EDIT, rnd, msg.index, path=path, command=cmd, tool=call.name,
                                         via_shell=True))

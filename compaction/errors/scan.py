@@ -30,6 +30,7 @@ from compaction.events import (
     shell_writes,
     unapplied_block,
 )
+from compaction.memo import per_text
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.shell import (
     EXIT_TAG_RE,
@@ -887,12 +888,13 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
 _OPERAND_FILE_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}$")
 
 
-def _file_runs(command: str | None) -> frozenset[tuple[str, frozenset[str]]]:
+@per_text(maxsize=1024)
+def _file_runs(command: str) -> frozenset[tuple[str, frozenset[str]]]:
     """(program, the names of the files it works on) of each simple command of a line that names files
     (`javac -cp x.jar -d out Repro.java`: `("javac", {"Repro.java"})`); not a look at a file (`sed -n`,
     `cat`): looking again fixes nothing."""
     out = set()
-    for part in split_commands(command or ""):
+    for part in split_commands(command):
         said = unredirected(run_words(part))[0]
         files = frozenset(file_name(w) for w in said[1:] if not w.startswith("-") and _OPERAND_FILE_RE.search(w))
         if files and not files <= {file_name(p) for p in shell_reads(part)}:
