@@ -24,7 +24,6 @@ from compaction.edits import (
     refused,
     replay,
     result_changes,
-    same_file,
     shown_text,
     without_labelled_blocks,
 )
@@ -954,7 +953,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                                     via_shell=True, hunks=change.hunks if change else (),
                                     whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
             if state.written and any(name in cmd for name in state.written_as):  # runs a file it wrote, maybe
-                for path in _script_edits(cmd, events, state):
+                for path in _script_edits(cmd, state):
                     events.append(Event(EventKind.EDIT, rnd, msg.index, path=path, command=cmd, tool=call.name,
                                         via_shell=True))
         for path in shell_reads(cmd):
@@ -973,10 +972,15 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
 _JS_WRITE_RE = re.compile(r"\bwriteFile(?:Sync)?\(\s*['\"]([^'\"]+)['\"]")
 
 
-def _script_edits(cmd: str, events: list[Event], state: _CommandState) -> list[str]:
-    """The project files a run of the session's own script rewrites (`python update_offsetbox.py`, whose
-    text opens `lib/matplotlib/offsetbox.py` for writing): an edit of each, by running it. Only files
-    the session named before (read, searched, edited): a script's own output (`out.png`) is no change."""
+# What a script reads: `open('f')`, `open('f', 'r')`, `Path('f').read_text()`, `readFileSync('f')`
+_SCRIPT_READ_RE = re.compile(r"open\(\s*['\"]([^'\"]+)['\"]\s*(?:\)|,\s*['\"]r)|Path\(\s*['\"]([^'\"]+)['\"]\s*\)\.read_text"
+                             r"|\breadFile(?:Sync)?\(\s*['\"]([^'\"]+)['\"]")
+
+
+def _script_edits(cmd: str, state: _CommandState) -> list[str]:
+    """The files a run of the session's own script rewrites in place (`python update_offsetbox.py`, whose
+    text reads `lib/matplotlib/offsetbox.py` and opens it again for writing): an edit of each, by
+    running it. A file the script only writes (its report, `out.png`) is its output, no change of the work."""
     found: list[str] = []
     for name in scripts_run(cmd):
         path = state.written_as.get(name)
@@ -986,10 +990,10 @@ def _script_edits(cmd: str, events: list[Event], state: _CommandState) -> list[s
         text = "\n".join(lines)
         if "open(" not in text and "write" not in text:
             continue
+        read = {next(g for g in m.groups() if g).removeprefix("./") for m in _SCRIPT_READ_RE.finditer(text)}
         targets = [m.group(1) for rx in (_PY_OPEN_W_RE, _WRITE_TEXT_RE, _JS_WRITE_RE) for m in rx.finditer(text)]
         for target in dict.fromkeys(t.removeprefix("./") for t in targets):
-            if target not in found and any(e.path and e.kind is not EventKind.WRITE and same_file(e.path, target)
-                                           for e in events):
+            if target in read and target not in found:
                 found.append(target)
     return found
 

@@ -36,6 +36,7 @@ from compaction.shell import (
     EXIT_TAG_RE,
     STATUS_LINE_RE,
     benign_exit,
+    blank_quotes,
     code_line,
     norm_command,
     printed_nothing,
@@ -338,7 +339,7 @@ def error_terms(rec: ErrorRecord) -> frozenset[str]:
 def _names_any(sentence: str, terms: frozenset[str]) -> bool:
     """Whether `sentence` says one of `terms` (a word, or part of a dotted or snake-cased name); a sentence
     in another script is taken as naming them: its words are not comparable."""
-    if not sentence.isascii():
+    if _WIDE_RE.search(sentence):
         return True
     return any(w.lower() in terms or any(p in terms for p in w.lower().split("_"))
                for w in _TERM_RE.findall(sentence))
@@ -861,8 +862,9 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
         near = [c for c in reversed(changes) if c[0] <= again][:1]
     first_edit = order[id((same or near)[0][2])] if same or near else len(order)
     said_before = said or (last.detail or "").strip()
-    rerun = next((v for v in variants if v[0] < first_edit and v[3] is not None and v[3].content.strip()
-                  and said_before and said_before not in v[3].content), None)
+    rerun = None if _ENDS_ITSELF_RE.search(rec.id) else next(
+        (v for v in variants if v[0] < first_edit and _printed(v[3]) and said_before
+         and said_before not in v[3].content and _runs_whole(v[2].command or "")), None)
     if rerun is not None:  # run again otherwise (`javac -cp classes` for a missing jar), it no longer said it
         return Fix(None, rerun[1], "", call=rerun[2], rerun=True, passed_round=rerun[1] if _succeeded(rerun[3]) else None)
     if not (same or near):
@@ -877,7 +879,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     if passed:
         fix.passed_round, fix.passed_command = passed
     if restored:  # put back, then the change made again properly: both are the fix
-        redo = next((c for c in changes if c[2] is not call and c[0] >= edit_round and c[4] and file_name(c[1]) ==
+        redo = next((c for c in changes if order[id(c[2])] > order[id(call)] and c[4] and file_name(c[1]) ==
                      file_name(edit_path) and (not passed or c[0] <= passed[0])), None)
         if redo is not None:
             fix.redone_round = redo[0]
@@ -886,6 +888,23 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
 
 
 _OPERAND_FILE_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}$")
+
+
+# Errors a rerun's absence does not show ended: a timeout, a kill (the next run may simply be shorter)
+_ENDS_ITSELF_RE = re.compile(r"Timeout|TimedOut|Killed|Interrupted")
+_NO_OUTPUT = ("", "(no output)")
+
+
+def _printed(res: ToolResult | None) -> bool:
+    """Whether a run printed anything of its own (not an export's "(no output)")."""
+    return res is not None and res.content.strip() not in _NO_OUTPUT
+
+
+def _runs_whole(command: str) -> bool:
+    """A run whose output is all there to read: not cut by a pipe (`| head -6` hides the error), not sent
+    to a file, not sent to the background (`nohup … &` prints nothing of the run)."""
+    plain = blank_quotes(command).replace("2>&1", "")  # stderr joined to the output is still read
+    return "|" not in plain and ">" not in plain and not plain.rstrip().endswith("&")
 
 
 @per_text(maxsize=1024)
@@ -898,7 +917,10 @@ def _file_runs(command: str) -> frozenset[tuple[str, frozenset[str]]]:
         said = unredirected(run_words(part))[0]
         files = frozenset(file_name(w) for w in said[1:] if not w.startswith("-") and _OPERAND_FILE_RE.search(w))
         if files and not files <= {file_name(p) for p in shell_reads(part)}:
-            out.add((said[0].rsplit("/", 1)[-1], files))
+            program = said[0].rsplit("/", 1)[-1]
+            if "-m" in said[1:-1]:  # `python -m pytest t.py` and `python t.py` are two programs
+                program += " -m " + said[said.index("-m") + 1]
+            out.add((program, files))
     return frozenset(out)
 
 
@@ -1084,7 +1106,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f" — “{said}”"
         if fix.passed_round and fix.passed_command:
             text += f"; then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
-        elif fix.round >= final_round and not fix.restored:
+        elif fix.round >= final_round and not fix.restored and rec.family != "TOOL":
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         parts.append(text)
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact

@@ -22,7 +22,8 @@ _SPAN_RE = re.compile(r"`[^`\n]+`")
 _PAIR_RE = re.compile(r"`([^`\n]+)` → `([^`\n]+)`")
 # A clause that says what ended the error: the edit (`edited x (r5)`, `an edit (r5)`, `re-read it with …, then
 # edited it`, `restored x from git with …`) or the command that then passed. Its account of the cause, a guess or the user's words are not.
-FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored )|^then .* passed \(r\d+\)$")
+FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored )"
+                           r"|^then .* (?:passed|no longer printed it) \(r\d+\)$")
 _CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix, or the retry
 _GUESS = "the agent's guess: "
 # What a path never holds: code's brackets, operators, quotes, separators of a command line

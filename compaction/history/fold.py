@@ -8,7 +8,8 @@ build's verdict, an error, a marked line) ends the run, so it is always shown.
 
 from __future__ import annotations
 
-RUN_MIN = 20  # lines a run must have to be folded: a list of files or matches this short is read whole
+RUN_MIN = 40  # lines a run must have to be folded: a listing of files or matches this short is read whole
+RUN_MIN_CHARS = 4000  # and characters: a long listing of short lines (`ls -la` of a folder) stays whole
 MAX_CHARS = 200_000  # a longer output is shown by its head and tail at any cap (`tail._Piece`): not folded
 SHAPE_CHARS = 20  # of a line's opening past its indent, digits made alike: with the indent, its shape
 _ZEROS = str.maketrans("123456789", "000000000")  # digits alike
@@ -25,7 +26,7 @@ def _shapes(text: str) -> list[tuple[int, str] | None]:
 
 
 def folded(text: str) -> str:
-    """`text` with each run of at least RUN_MIN lines of one shape, or of two shapes alternating (a
+    """`text` with each run of at least RUN_MIN lines (RUN_MIN_CHARS characters) of one shape, or of two shapes alternating (a
     `Running X` line then its result), kept as its first two rows and its last one around
     "[… N more lines like these …]"; `text` itself when it has none."""
     if len(text) > MAX_CHARS or text.count("\n") < RUN_MIN:
@@ -40,7 +41,7 @@ def folded(text: str) -> str:
             j = i + period
             while j < n and shapes[j] and shapes[j] == shapes[j - period]:
                 j += 1
-            if shapes[i] and j - i >= RUN_MIN and j - i > end - i:
+            if shapes[i] and j - i >= RUN_MIN and j - i > end - i and sum(map(len, lines[i:j])) >= RUN_MIN_CHARS:
                 best, end = period, j
         if best:
             run = end - i

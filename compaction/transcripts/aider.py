@@ -293,7 +293,7 @@ def _ai_comments(reply: str) -> str:
             said = f"{words} (an AI! comment in {path or 'a watched file'})"
             if said not in found:
                 found.append(said)
-        if stripped:
+        if stripped and not stripped.startswith("```"):  # aider's own format: the path, a fence, then SEARCH
             before = line
     return "\n".join(found)
 

@@ -20,8 +20,8 @@ Okay, I will add them.
 
 Okay, I will reorganize the exports in `src/index.ts` as instructed.
 
-```typescript
 src/index.ts
+```typescript
 <<<<<<< SEARCH
 export * from './b.ts';
 export * from './a.ts';
@@ -37,6 +37,7 @@ export * from './b.ts';
 
 
 def test_an_ai_comment_the_reply_removes_is_the_users_request(tmp_path):
+    """The block's file is named before its fence or inside it (aider writes either)."""
     path = tmp_path / ".aider.chat.history.md"
     path.write_text(HISTORY, encoding="utf-8")
     t = load_transcript(str(path))

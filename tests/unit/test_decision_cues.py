@@ -72,3 +72,12 @@ def test_an_alternative_weighed_with_its_downside_is_a_decision():
             "might fix it. If you want, I can also add tests.")
     assert _weighed(text) == ["If I modify `TypedField` in `sphinx/util/docfields.py`, it will affect all domains "
                               "using `TypedField`."]
+
+
+def test_a_way_weighed_as_working_is_no_downside():
+    from compaction.history.sources.decisions import _weighed
+
+    assert _weighed("If I add the missing import to utils.py, it will work again. If we change the default timeout, "
+                    "the tests will no longer fail. If I use the cache here, it would not break anything.") == []
+    assert _weighed("If I change line 401 to always try IDNA encoding, it might be too heavy or have side effects.") \
+        == ["If I change line 401 to always try IDNA encoding, it might be too heavy or have side effects."]

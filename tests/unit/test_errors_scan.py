@@ -445,3 +445,19 @@ def test_an_error_the_user_pasted_may_be_fixed_by_the_reply_of_its_own_round():
                ("user", f"fix this please\n```\n{lint}```"), ("edit", "/repo/app.js")])
     (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_JS_LintError"]
     assert "tried, never checked (the session ends): edited `/repo/app.js`" in rec.solution, rec.solution
+
+
+def test_a_rerun_whose_output_was_cut_or_sent_away_ends_nothing():
+    # a run piped to `head` hides the error it may still raise; one sent to the background prints nothing
+    frames = "".join(f'  File "/repo/m{i}.py", line {i}, in f{i}\n    g()\n' for i in range(12))
+    boom = f"Traceback (most recent call last):\n{frames}KeyError: 'the configuration key is missing'\n"
+    for later in ("python repro.py 2>&1 | head -6", "nohup python repro.py > run.log 2>&1 &"):
+        t = build([
+            ("user", "fix it"),
+            ("shell", "python repro.py", boom, 1),
+            ("shell", later, "Traceback (most recent call last):\n", 0),
+            ("edit", "/repo/m11.py"),
+            ("shell", "python repro.py", "ok", 0),
+        ])
+        (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_KeyError"]
+        assert "edited `/repo/m11.py`" in rec.solution and "no longer printed" not in rec.solution, rec.solution

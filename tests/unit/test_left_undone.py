@@ -137,3 +137,13 @@ def test_a_why_question_answered_by_what_it_means_is_not_open():
             (6, "So the value is still lazy after unwrapping. This means the value is wrapped twice."), (7, "Done.")]
     assert open_questions(said) == []
     assert open_questions(said[:5] + [(6, "Unwrapping twice."), (7, "Done.")]) != []
+
+
+def test_a_quiet_runs_last_own_line_is_its_outcome_not_an_exports_framing():
+    from compaction.history.sources.current import _last_said
+
+    assert _last_said("Checked 26 files in 23ms. No fixes applied.\n\n> pkg@1.0 check\n> tsc --noEmit\n\n") == \
+        "Checked 26 files in 23ms. No fixes applied."
+    assert _last_said("Build complete! (6.38s)\nShell cwd was reset to /Users/me\n") == "Build complete! (6.38s)"
+    copilot = 'Tool use: **run_in_terminal**\n\nAdditional data:\n\n```json\n{\n  "content": ""\n}\n```\nStatus: **completed**'
+    assert _last_said(copilot) == ""  # an export that kept no output: nothing said

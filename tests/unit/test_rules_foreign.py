@@ -19,3 +19,11 @@ def test_the_projects_own_files_and_an_agents_settings_are_its_rules():
     assert not _foreign("cat ~/.claude/skills/release/SKILL.md", CWD)
     assert not _foreign("C:\\Users\\me\\.agents\\skills\\apply-grant\\SKILL.md", "C:\\work\\grant")
     assert not _foreign("/opt/team/AGENTS.md", None)  # no known project: nothing to compare with
+
+
+def test_what_a_call_sends_output_to_or_discards_is_not_where_it_read():
+    assert not _foreign("cat CLAUDE.md 2>/dev/null", CWD)
+    assert not _foreign('sed -n "1,/^## Testing/p" CLAUDE.md', CWD)
+    assert not _foreign("head -50 CLAUDE.md > /tmp/x.txt", CWD)
+    assert not _foreign("c:/work/grant/AGENTS.md", "C:\\work\\grant")  # a drive letter in either case
+    assert not _foreign("cat /Users/me/workspaces/AGENTS.md", CWD)  # a folder above the project: its agents load it

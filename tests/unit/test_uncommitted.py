@@ -21,9 +21,9 @@ COMMIT = (make_call("Bash", {"command": "git commit -am 'feat: playbook'"}, "c")
           ToolResult("[main 5dcb696] feat: playbook\n 2 files changed, 10 insertions(+)", "c"))
 
 
-def _lines(*steps: tuple) -> list:
+def _lines(*steps: tuple, cwd: str | None = None) -> list:
     t = steps_transcript("write the playbook and commit it", *steps)
-    return uncommitted_facts(FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds)))
+    return uncommitted_facts(FactContext(t, extract_events(t), [], role_preset("developer"), cwd, len(t.rounds)))
 
 
 def test_files_changed_after_the_last_commit_are_said_uncommitted():
@@ -66,3 +66,20 @@ def test_what_git_status_then_printed_outranks_the_sessions_own_edits():
     assert "a.md`" not in fact.text and "scratch" not in fact.text  # an untracked file the session never wrote
     (fact,) = _lines(COMMIT, _edit("docs/a.md", "e1"), _status("On branch main\nnothing to commit, working tree clean\n"))
     assert fact.text == "Nothing left to commit: `git status` printed a clean work tree (r3)"
+
+
+def test_a_status_of_a_part_or_of_another_repository_says_nothing_of_this_one_and_a_stash_after_it_counts():
+    told = "On branch main\nChanges not staged for commit:\n\tmodified:   src/a.py\n\tmodified:   src/b.py\n\n"
+    stash = (make_call("Bash", {"command": "git stash"}, "s"), ToolResult("Saved working directory", "s"))
+    assert _lines(COMMIT, _edit("src/a.py", "e1"), _edit("src/b.py", "e2"), _status(told), stash) == []
+    for command in ("git status | head -4", "git -C ../lib status", "cd /tmp/upstream && git status", "git status src/"):
+        other = (make_call("Bash", {"command": command}, "o"), ToolResult("nothing to commit, working tree clean", "o"))
+        (fact,) = _lines(COMMIT, _edit("docs/a.md", "e1"), other, cwd="/repo")
+        assert fact.text.startswith("Uncommitted: 1 file changed after the last commit"), (command, fact.text)
+
+
+def test_a_new_folder_git_lists_whole_holds_the_sessions_new_files():
+    told = "?? src/feat/\n M src/x.py\n"
+    short = (make_call("Bash", {"command": "git status --short"}, "st"), ToolResult(told, "st"))
+    (fact,) = _lines(COMMIT, _edit("src/feat/a.py", "e1"), _edit("src/x.py", "e2"), short)
+    assert "`a.py`" in fact.text and "`x.py`" in fact.text, fact.text

@@ -18,7 +18,7 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
 from compaction.mdsafe import escape_path
 from compaction.model import Message, Role, Round
-from compaction.shell import scripts_run
+from compaction.shell import STATUS_LINE_RE, scripts_run
 
 _CHANGE = (EventKind.EDIT, EventKind.WRITE)
 _SAID_CHARS = 360  # of the assistant's last words
@@ -233,7 +233,9 @@ def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozen
                     built = build_outcome(res.content) if not failed and res.content else ""
                     said = (f"`{first_line(call.command, 100)}` → {built}", 0) if built else outcome(call.command, res)
                     if said is None and res is not None and not failed:  # a check that passed quietly (`npm run check`)
-                        said = (f"`{first_line(call.command, 100)}` → {'exit 0' if res.exit_code == 0 else 'no exit status recorded'}", 0)
+                        last = _last_said(res.content) if res.exit_code is None else ""
+                        shown = "exit 0" if res.exit_code == 0 else last or "no exit status recorded"
+                        said = (f"`{first_line(call.command, 100)}` → {shown}", 0)
                     if said:
                         found = (said[0], rnd.number)
                 elif call.command and runs_script(call.command):
@@ -244,6 +246,21 @@ def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozen
                     elif res is not None and runs_own_file(call.command, own) and (last := _last_line(res.content)):
                         found = (f"`{first_line(call.command, 100)}` → {last}", rnd.number)
     return found
+
+
+# Not the run's own words: an export's framing of the call (`Status: **completed**`, a fence, its JSON), and the
+# `> script` lines npm prints before each script it runs, a SpecStory export's `Tool use: **x**` heading
+_NOT_SAID = ("Status:", "```", "{", "}", "[", "]", '"', "> ", "Result:", "Tool use:")
+
+
+def _last_said(output: str, limit: int = 160) -> str:
+    """The last line a quiet run printed of its own ("Checked 26 files in 23ms. No fixes applied."), whole and
+    short, else ""."""
+    for line in reversed(output[-2000:].splitlines()):
+        line = line.strip()
+        if line and not line.startswith(_NOT_SAID) and not line.endswith(":") and not STATUS_LINE_RE.fullmatch(line):
+            return line if len(line) <= limit else ""  # (a label, "Additional data:", or the shell's own notice)
+    return ""
 
 
 def _last_line(output: str | None, limit: int = 160) -> str:

@@ -187,12 +187,22 @@ _WEIGHED_RE = re.compile(r"^If (?:I|we) (?:modify|change|edit|use|add|remove|mov
                          r"implement|make|keep|delete|override|subclass)\b[^?!]{3,200}?, (?:it|this|that|then|I|we|"
                          r"the [\w`]+|[\w`.]+)\b[^?!]{0,60}?\b(?:will|would|might|could|may)\b[^?!]{5,220}[.!]$")
 _DOWNSIDE_RE = re.compile(r"\b(?:affect|break|lose|side effects?|too (?:heavy|slow|broad)|not help|missing|conflict|"
-                          r"regress|won't|wouldn't|cannot|can't|fail)\w*", re.IGNORECASE)
+                          r"regress|(?:won't|wouldn't|will not|would not) work|cannot|can't|fail)\w*", re.IGNORECASE)
+_NEGATED_RE = re.compile(r"(?:\bnot|\bno longer|\bnever|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)  # "not break", "no longer fail"
 
 
 def _weighed(text: str) -> list[str]:
-    """The sentences of `text` that weigh a way and name its downside (`_WEIGHED_RE`, `_DOWNSIDE_RE`)."""
-    return [s for s in sentences_around(text, ("if i ", "if we ")) if _WEIGHED_RE.match(s) and _DOWNSIDE_RE.search(s)]
+    """The sentences of `text` that weigh a way and name its downside in what follows the condition
+    (`_WEIGHED_RE`; "it will affect all domains", not "the tests will no longer fail")."""
+    out = []
+    for s in sentences_around(text, ("if i ", "if we ")):
+        if not _WEIGHED_RE.match(s):
+            continue
+        then = s[s.find(", ") + 2:]
+        if any(m.group(0).lower().startswith(("not help", "won't", "wouldn't", "will not", "would not", "cannot", "can't"))
+               or not _NEGATED_RE.search(then[:m.start()]) for m in _DOWNSIDE_RE.finditer(then)):
+            out.append(s)
+    return out
 
 
 def _kind_weight(text: str) -> int:

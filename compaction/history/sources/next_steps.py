@@ -57,7 +57,7 @@ LATE_ROUNDS = 5  # an error this close to the session's end (or within its last 
 UNFIXED_CHARS = 160
 # A solution that says the error ended (a run that then passed or succeeded), or the agent's account that
 # it is not the work's (a failure there before the change, in another part, of the environment).
-_ENDED_RE = re.compile(r"\bthen .+ (?:passed|succeeded) \(r\d+\)")
+_ENDED_RE = re.compile(r"\bthen .+ (?:passed|succeeded|no longer printed it) \(r\d+\)")
 _NOT_OURS_RE = re.compile(r"(?i)\bunrelated\b|\bpre-?existing\b|\bbefore (?:my|the|our|these|this) change|"
                           r"\b(?:was|were) (?:already )?(?:failing|present|broken) before\b")
 _ENVIRONMENT_RE = re.compile(r"site-packages|node_modules|/lib/python\d|[\\/]dist-packages[\\/]")
@@ -462,6 +462,9 @@ def _still_open(text: str) -> bool:
 
 
 NEW_ASK_WORDS = 8  # a request this long asks something of its own ("go on", "yes please" do not)
+# a go-ahead however long ("Sounds good, but also make sure the tests cover the edge case"): the plan stands
+_GO_AHEAD_RE = re.compile(r"(?i)\s*(?:yes|yep|yeah|ok(?:ay)?|sure|sounds good|great|perfect|go ahead|do it|please do|"
+                          r"lgtm|looks good|agreed|go for it)\b")
 
 
 def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, str]] | None = None) -> list[Fact]:
@@ -502,7 +505,8 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
                           short=f"[open] {text[:120]}"))
     # A next step the agent proposed is overtaken by a new ask of the user's after it (not a go-ahead):
     # "Review the PR; test the rules" (r13) is stale once the user asked for other work (r14).
-    asks = [e.round for e in events if e.kind is EventKind.REQUEST and e.text and len(e.text.split()) >= NEW_ASK_WORDS]
+    asks = [e.round for e in events if e.kind is EventKind.REQUEST and e.text and len(e.text.split()) >= NEW_ASK_WORDS
+            and not _GO_AHEAD_RE.match(e.text)]
     recent = [e for e in stated if e.round > last_round - 5 and not any(r > e.round for r in asks)]
     seen: set[str] = set()
     for e in recent[-6:]:

@@ -216,24 +216,34 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
     return docs
 
 
-_ABSOLUTE_RE = re.compile(r"(?<![\w.~-])(?:/|~/|[A-Za-z]:[\\/])[^\s'\"`;|&]*")
+_ABSOLUTE_RE = re.compile(r"(?<![\w.~>-])(?:/|~/|[A-Za-z]:[\\/])[\w.~-][^\s'\"`;|&>]*")
 _SCRATCH_ROOTS = ("/tmp/", "/var/tmp/", "/private/tmp/")
+_REDIRECT_TARGET_RE = re.compile(r"\d?>>?\s*\S+")
 
 
 def _foreign(where: str, cwd: str | None) -> bool:
-    """Whether an instruction file a call read lies outside the project and outside any agent's own
-    settings (a hidden folder such as `~/.claude/skills`, `.agents`): a clone in /tmp, a sibling checkout
-    (pi's `find ../pi-skills -name SKILL.md -exec cat`) holds another project's rules, read as material."""
-    paths = [m.group(0).replace("\\", "/") for m in _ABSOLUTE_RE.finditer(where)]
+    """Whether an instruction file a call read lies outside the project, its parent folders and any
+    agent's own settings (a hidden folder such as `~/.claude/skills`, `.agents`): a clone in /tmp, a
+    sibling checkout (pi's `find ../pi-skills -name SKILL.md -exec cat`) holds another project's rules,
+    read as material. Only the paths the call reads count (not `/dev/null`, not where it sends output)."""
+    paths = [m.group(0).replace("\\", "/") for m in _ABSOLUTE_RE.finditer(_REDIRECT_TARGET_RE.sub(" ", where))]
+    paths = [p for p in paths if not p.startswith("/dev/")]
     if not paths:
         return False  # a relative path: inside the project
+    root = cwd.replace("\\", "/").rstrip("/") if cwd else None
+    fold = (lambda x: x.lower()) if root and _DRIVE_RE.match(root) else (lambda x: x)
     for path in paths:
         if path.startswith(_SCRATCH_ROOTS):
             continue
-        if "/." in path or not cwd or path.startswith(cwd.replace("\\", "/").rstrip("/") + "/") \
-                or path.rstrip("/") == cwd.replace("\\", "/").rstrip("/"):
+        here = fold(path.rstrip("/"))
+        folder = here.rsplit("/", 1)[0] if "." in here.rsplit("/", 1)[-1] else here  # a file's folder, or the folder
+        if "/." in path or not root or here == fold(root) or here.startswith(fold(root) + "/") \
+                or fold(root).startswith(folder + "/"):  # the project, or a folder above it
             return False
     return True
+
+
+_DRIVE_RE = re.compile(r"^[A-Za-z]:/")
 
 
 def _name(match: str) -> str:

@@ -31,13 +31,15 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
     status = _last_status(ctx, last.message_index)
     after = _changed_after(ctx, last.message_index)  # the session's own changes since its last commit
     if status is not None:  # what git then said is uncommitted (the session's doing or not), then the changes after it
-        later = _changed_after(ctx, status.message_index)
         told = {display_path(c.path, ctx.cwd): status.round for c in status.changes
                 if not c.untracked or display_path(c.path, ctx.cwd) in after}  # a scratch file is no work to commit
-        after = {**told, **later}
+        # a new folder git lists whole (`?? src/feat/`): the session's files in it
+        told.update({p: r for p, r in after.items() if any(p.startswith(d) for d in status.folders)})
+        later = _changed_after(ctx, status.message_index)
+        after = _changed_after(ctx, status.message_index, told)  # a stash or a checkout after it counts too
     if not after:
-        if status is None:
-            return []
+        if status is None or status.changes or status.folders:
+            return []  # set aside or put back since: nothing to say of it
         return [Fact(Section.CURRENT, f"Nothing left to commit: `git status` printed a clean work tree (r{status.round})",
                      [status.round], score=SCORE, priority=1.5, pending=True, essential=True)]
     paths = list(after)
@@ -57,9 +59,10 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
                  essential=True, short=f"{head} {c}")]
 
 
-def _changed_after(ctx: FactContext, index: int) -> dict[str, int]:
-    """The files the session changed after message `index` and did not put back or stash (path → round)."""
-    after: dict[str, int] = {}
+def _changed_after(ctx: FactContext, index: int, start: dict[str, int] | None = None) -> dict[str, int]:
+    """The files the session changed after message `index` and did not put back or stash (path → round),
+    beginning with `start` (what a status said was uncommitted then)."""
+    after: dict[str, int] = dict(start or {})
     stashed: dict[str, int] = {}
     for e in ctx.events:
         if e.message_index <= index:
@@ -89,6 +92,7 @@ class _Status:
     message_index: int
     round: int
     changes: tuple[_Reported, ...]
+    folders: tuple[str, ...] = ()  # new folders it lists whole (`src/feat/`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +117,7 @@ def _last_status(ctx: FactContext, after_index: int) -> _Status | None:
                 continue
             for call in msg.tool_calls:
                 command = call.command or ""
-                if "status" not in command or not any(sub == "status" for sub, _ in git_runs(command)):
+                if "status" not in command or not _whole_status(command, ctx.cwd):
                     continue
                 results = results if results is not None else ctx.results_of(rnd)
                 res = results.get(id(call))
@@ -124,8 +128,26 @@ def _last_status(ctx: FactContext, after_index: int) -> _Status | None:
                 if reported or clean:
                     untracked = _untracked(res.content)
                     found = _Status(msg.index, rnd.number, tuple(
-                        _Reported(c.path, c.change, c.path in untracked) for c in reported))
+                        _Reported(c.path, c.change, c.path in untracked) for c in reported),
+                        tuple(u for u in untracked if u.endswith("/")))
     return found
+
+
+def _whole_status(command: str, cwd: str | None) -> bool:
+    """A `git status` of the whole work tree of this project: not piped (`| head -4` shows a part), not
+    limited to a path, not of another repository (`git -C ../lib status`, `cd /tmp/upstream && git status`)."""
+    if "|" in shell.blank_quotes(command) or "git -C" in command:
+        return False
+    cd = shell.leading_cd(command)
+    where = cd[0].replace("\\", "/").rstrip("/") if cd else ""
+    if where.startswith(".."):
+        return False  # a sibling checkout
+    if where.startswith(("/", "~")) and cwd:
+        root = cwd.replace("\\", "/").rstrip("/")
+        if not (where == root or where.startswith(root + "/") or root.startswith(where + "/")):
+            return False  # another repository
+    runs = [args for sub, args in git_runs(command) if sub == "status"]
+    return bool(runs) and all(a.startswith("-") for args in runs for a in args)
 
 
 def _untracked(output: str) -> set[str]:
