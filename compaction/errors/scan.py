@@ -626,9 +626,9 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
         changes = result_changes(call, result.content) if call.path else []
         shown = shown_text(result.content) if not changes else ""
         if shown:  # the new text, its file and old text unknown here: named by what it defines, or its first line
-            names = definitions(shown.splitlines())
+            defined = definitions(shown.splitlines())
             first = next((ln.strip() for ln in shown.splitlines() if len(ln.strip()) > 2), "")
-            return (f"new text of `{names[0]}`" if names else f"new text `{first}`" if first and len(first) <= 100
+            return (f"new text of `{defined[0]}`" if defined else f"new text `{first}`" if first and len(first) <= 100
                     else "")
     if names:  # the hunk that touches the error's names first (`ann2.get_draggable()` among three)
         changes = [replace(c, hunks=tuple(sorted(c.hunks, key=lambda h: not _touches(names, h.removed, h.added))))
@@ -638,8 +638,8 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
             if change.whole:
                 if before is not None and (rewritten := _rewrite_change(before, hunk.added, names)):
                     return rewritten
-                names = definitions(hunk.added)
-                return f"wrote {', '.join(f'`{n}`' for n in names[:4])}" if names else ""
+                defined = definitions(hunk.added)
+                return f"wrote {', '.join(f'`{n}`' for n in defined[:4])}" if defined else ""
             if hunk.deletes_matching:
                 return f"deleted the lines matching `{hunk.deletes_matching}`"
             if hunk.removed[:1] and hunk.removed[0].startswith("<line(s) "):
@@ -1110,8 +1110,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         parts.append(text)
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
-        said = _SENTENCE.split(why)[-1]  # the account itself, not the sentence before that says what "it" is
-        hedged = _HEDGE.search(said) is not None or said.rstrip().endswith("?")  # a question is a guess too
+        account = _SENTENCE.split(why)[-1]  # the account itself, not the sentence before that says what "it" is
+        hedged = _HEDGE.search(account) is not None or account.rstrip().endswith("?")  # a question is a guess too
         label = "the agent's guess: " if hedged else "cause: "  # told as what it is, fix or none
         parts.append(label + why.rstrip("."))
     # A tool that failed (not a command): the same tool called again and succeeding ended it, else the
