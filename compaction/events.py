@@ -973,7 +973,8 @@ _JS_WRITE_RE = re.compile(r"\bwriteFile(?:Sync)?\(\s*['\"]([^'\"]+)['\"]")
 
 
 # What a script reads: `open('f')`, `open('f', 'r')`, `Path('f').read_text()`, `readFileSync('f')`
-_SCRIPT_READ_RE = re.compile(r"open\(\s*['\"]([^'\"]+)['\"]\s*(?:\)|,\s*['\"]r)|Path\(\s*['\"]([^'\"]+)['\"]\s*\)\.read_text"
+_SCRIPT_READ_RE = re.compile(r"open\(\s*['\"]([^'\"]+)['\"]\s*(?:\)|,\s*(?:mode\s*=\s*)?['\"]r|,\s*(?:encoding|errors|newline)\s*=)"
+                             r"|Path\(\s*['\"]([^'\"]+)['\"]\s*\)\.read_text"
                              r"|\breadFile(?:Sync)?\(\s*['\"]([^'\"]+)['\"]")
 
 

@@ -26,9 +26,9 @@ def _shapes(text: str) -> list[tuple[int, str] | None]:
 
 
 def folded(text: str) -> str:
-    """`text` with each run of at least RUN_MIN lines (RUN_MIN_CHARS characters) of one shape, or of two shapes alternating (a
-    `Running X` line then its result), kept as its first two rows and its last one around
-    "[… N more lines like these …]"; `text` itself when it has none."""
+    """`text` with each run of at least RUN_MIN lines (and RUN_MIN_CHARS characters) of one shape, or of
+    two shapes alternating (a `Running X` line then its result), kept as its first two rows and its last
+    one around "[… N more lines like these …]"; `text` itself when it has none."""
     if len(text) > MAX_CHARS or text.count("\n") < RUN_MIN:
         return text
     lines = text.split("\n")
@@ -36,13 +36,18 @@ def folded(text: str) -> str:
     out: list[str] = []
     i, n = 0, len(lines)
     while i < n:
-        best, end = 0, i + 1
+        best, end, seen = 0, i + 1, i + 1  # `seen`: past a run too short in characters, read whole at once
         for period in (1, 2):
             j = i + period
             while j < n and shapes[j] and shapes[j] == shapes[j - period]:
                 j += 1
-            if shapes[i] and j - i >= RUN_MIN and j - i > end - i and sum(map(len, lines[i:j])) >= RUN_MIN_CHARS:
-                best, end = period, j
+            if shapes[i] and j - i >= RUN_MIN and j - i > end - i:
+                if sum(map(len, lines[i:j])) >= RUN_MIN_CHARS:
+                    best, end = period, j
+                else:
+                    seen = max(seen, j)
+        if not best:
+            end = max(end, seen)
         if best:
             run = end - i
             head, tail = 2 * best, best + (run % best)

@@ -81,3 +81,12 @@ def test_a_way_weighed_as_working_is_no_downside():
                     "the tests will no longer fail. If I use the cache here, it would not break anything.") == []
     assert _weighed("If I change line 401 to always try IDNA encoding, it might be too heavy or have side effects.") \
         == ["If I change line 401 to always try IDNA encoding, it might be too heavy or have side effects."]
+
+
+def test_a_downside_is_told_apart_from_one_denied():
+    from compaction.history.sources.decisions import _weighed
+
+    said = ["If I change the schema, it will mean old configs won't load.",
+            "If I change the parser, it will not only break the CLI but the API."]
+    denied = ["If I change it, it will have no side effects.", "If I change it, it will work without breaking callers."]
+    assert [s for s in said + denied if _weighed(s)] == said

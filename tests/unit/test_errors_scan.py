@@ -461,3 +461,10 @@ def test_a_rerun_whose_output_was_cut_or_sent_away_ends_nothing():
         ])
         (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_KeyError"]
         assert "edited `/repo/m11.py`" in rec.solution and "no longer printed" not in rec.solution, rec.solution
+
+
+def test_a_failed_builds_fix_in_the_last_round_is_told_as_tried():
+    # ERR_TOOL_NonZeroExit is a failed build or test run: an edit after it, never checked, is an attempt
+    t = build([("user", "build it"), ("shell", "npm run build", "npm run build exited", 2), ("edit", "/repo/build.js")])
+    recs = [r for r in scan_transcript(t) if r.id == "ERR_TOOL_NonZeroExit"]
+    assert recs and all(r.solution.startswith("tried, never checked") for r in recs), recs

@@ -195,3 +195,12 @@ def test_instruction_terms_match_by_content_words():
     assert s.ignored("Ran it with XDIST workers") and s.ignored("CSS tweaks applied to the header")
     assert not s.ignored("tweaked the css")  # every content word of a multi-word term must be there
     assert s.kept("the serialization decisions made in r12") and not s.kept("serialization only")
+
+
+def test_a_new_ask_that_opens_with_ok_still_overtakes_a_proposed_step():
+    from compaction.events import Event, EventKind
+    from compaction.history.sources.next_steps import next_step_facts
+
+    proposed = Event(EventKind.TODO, 13, 40, text="Next steps: Review the PR on GitHub", status="next")
+    ask = Event(EventKind.REQUEST, 14, 42, text="ok now verify the benchmark scripts and fix what is broken in them")
+    assert next_step_facts([proposed, ask], last_round=16) == []

@@ -143,7 +143,8 @@ def test_a_quiet_runs_last_own_line_is_its_outcome_not_an_exports_framing():
     from compaction.history.sources.current import _last_said
 
     assert _last_said("Checked 26 files in 23ms. No fixes applied.\n\n> pkg@1.0 check\n> tsc --noEmit\n\n") == \
-        "Checked 26 files in 23ms. No fixes applied."
+        "Checked 26 files in 23ms. No fixes applied"
+    assert _last_said("[INFO] BUILD SUCCESS\n<exited with exit code 0>\n") == "[INFO] BUILD SUCCESS"
     assert _last_said("Build complete! (6.38s)\nShell cwd was reset to /Users/me\n") == "Build complete! (6.38s)"
     copilot = 'Tool use: **run_in_terminal**\n\nAdditional data:\n\n```json\n{\n  "content": ""\n}\n```\nStatus: **completed**'
     assert _last_said(copilot) == ""  # an export that kept no output: nothing said

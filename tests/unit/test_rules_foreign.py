@@ -27,3 +27,8 @@ def test_what_a_call_sends_output_to_or_discards_is_not_where_it_read():
     assert not _foreign("head -50 CLAUDE.md > /tmp/x.txt", CWD)
     assert not _foreign("c:/work/grant/AGENTS.md", "C:\\work\\grant")  # a drive letter in either case
     assert not _foreign("cat /Users/me/workspaces/AGENTS.md", CWD)  # a folder above the project: its agents load it
+
+
+def test_a_pattern_is_no_path():
+    for command in ("sed -n '/## Testing/,/^## /p' AGENTS.md", "sed -n 1,/Usage/p CLAUDE.md", "grep -A5 '/review' CLAUDE.md"):
+        assert not _foreign(command, CWD), command

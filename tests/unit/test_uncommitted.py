@@ -83,3 +83,10 @@ def test_a_new_folder_git_lists_whole_holds_the_sessions_new_files():
     short = (make_call("Bash", {"command": "git status --short"}, "st"), ToolResult(told, "st"))
     (fact,) = _lines(COMMIT, _edit("src/feat/a.py", "e1"), _edit("src/x.py", "e2"), short)
     assert "`a.py`" in fact.text and "`x.py`" in fact.text, fact.text
+
+
+def test_a_status_with_its_output_joined_is_a_status():
+    told = "On branch main\nChanges not staged for commit:\n\tmodified:   src/x.py\n\n"
+    status = (make_call("Bash", {"command": "git status 2>&1"}, "st"), ToolResult(told, "st"))
+    (fact,) = _lines(COMMIT, _edit("src/x.py", "e1"), _edit("src/y.py", "e2"), status)
+    assert "`x.py`" in fact.text and "y.py" not in fact.text, fact.text

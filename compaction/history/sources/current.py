@@ -250,7 +250,8 @@ def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozen
 
 # Not the run's own words: an export's framing of the call (`Status: **completed**`, a fence, its JSON), and the
 # `> script` lines npm prints before each script it runs, a SpecStory export's `Tool use: **x**` heading
-_NOT_SAID = ("Status:", "```", "{", "}", "[", "]", '"', "> ", "Result:", "Tool use:")
+_NOT_SAID = ("Status:", "```", '"', "> ", "Result:", "Tool use:", "<exited", "Wall time:", "Exit code:", "(no output)", "---")
+_BRACKETS = frozenset({"{", "}", "[", "]", "{}", "[]", "},", "],"})  # a JSON wrapper's lines
 
 
 def _last_said(output: str, limit: int = 160) -> str:
@@ -258,8 +259,9 @@ def _last_said(output: str, limit: int = 160) -> str:
     short, else ""."""
     for line in reversed(output[-2000:].splitlines()):
         line = line.strip()
-        if line and not line.startswith(_NOT_SAID) and not line.endswith(":") and not STATUS_LINE_RE.fullmatch(line):
-            return line if len(line) <= limit else ""  # (a label, "Additional data:", or the shell's own notice)
+        if line and line not in _BRACKETS and not line.startswith(_NOT_SAID) and not line.endswith(":") \
+                and not STATUS_LINE_RE.fullmatch(line):  # (a label, "Additional data:", or the shell's own notice)
+            return line.rstrip(".;") if len(line) <= limit else ""
     return ""
 
 

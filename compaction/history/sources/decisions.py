@@ -187,22 +187,32 @@ _WEIGHED_RE = re.compile(r"^If (?:I|we) (?:modify|change|edit|use|add|remove|mov
                          r"implement|make|keep|delete|override|subclass)\b[^?!]{3,200}?, (?:it|this|that|then|I|we|"
                          r"the [\w`]+|[\w`.]+)\b[^?!]{0,60}?\b(?:will|would|might|could|may)\b[^?!]{5,220}[.!]$")
 _DOWNSIDE_RE = re.compile(r"\b(?:affect|break|lose|side effects?|too (?:heavy|slow|broad)|not help|missing|conflict|"
-                          r"regress|(?:won't|wouldn't|will not|would not) work|cannot|can't|fail)\w*", re.IGNORECASE)
-_NEGATED_RE = re.compile(r"(?:\bnot|\bno longer|\bnever|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)  # "not break", "no longer fail"
+                          r"regress|cannot|can't|fail)\w*|\b(?:won't|wouldn't|will not|would not)\b", re.IGNORECASE)
+# a downside said not to happen ("it would not break anything", "no side effects", "without breaking callers")
+_NEGATED_RE = re.compile(r"(?:\b(?:not|no longer|never|no|without)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_NOT_ONLY_RE = re.compile(r"\bnot only\s+(?:\w+\s+)?$", re.IGNORECASE)
+_HARM_RE = re.compile(r"\s*(?:\w+\s+)?(?:affect|break|lose|fail|conflict|regress|hurt|change)", re.IGNORECASE)
+
+
+def _downside(then: str) -> bool:
+    """Whether a consequence names a downside that it does not deny: "it will affect all domains", "old
+    configs won't load"; not "the tests will no longer fail", "it would not break anything"."""
+    for m in _DOWNSIDE_RE.finditer(then):
+        said = m.group(0).lower()
+        if said in ("won't", "wouldn't", "will not", "would not"):
+            if not _HARM_RE.match(then, m.end()):  # "won't load": a downside; "won't break": a denied one
+                return True
+        elif said.startswith(("not help", "cannot", "can't")) or _NOT_ONLY_RE.search(then[:m.start()]) \
+                or not _NEGATED_RE.search(then[:m.start()]):
+            return True
+    return False
 
 
 def _weighed(text: str) -> list[str]:
     """The sentences of `text` that weigh a way and name its downside in what follows the condition
     (`_WEIGHED_RE`; "it will affect all domains", not "the tests will no longer fail")."""
-    out = []
-    for s in sentences_around(text, ("if i ", "if we ")):
-        if not _WEIGHED_RE.match(s):
-            continue
-        then = s[s.find(", ") + 2:]
-        if any(m.group(0).lower().startswith(("not help", "won't", "wouldn't", "will not", "would not", "cannot", "can't"))
-               or not _NEGATED_RE.search(then[:m.start()]) for m in _DOWNSIDE_RE.finditer(then)):
-            out.append(s)
-    return out
+    return [s for s in sentences_around(text, ("if i ", "if we ")) if _WEIGHED_RE.match(s)
+            and _downside(s[s.find(", ") + 2:])]
 
 
 def _kind_weight(text: str) -> int:

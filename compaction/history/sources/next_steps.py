@@ -462,9 +462,9 @@ def _still_open(text: str) -> bool:
 
 
 NEW_ASK_WORDS = 8  # a request this long asks something of its own ("go on", "yes please" do not)
-# a go-ahead however long ("Sounds good, but also make sure the tests cover the edge case"): the plan stands
-_GO_AHEAD_RE = re.compile(r"(?i)\s*(?:yes|yep|yeah|ok(?:ay)?|sure|sounds good|great|perfect|go ahead|do it|please do|"
-                          r"lgtm|looks good|agreed|go for it)\b")
+# a go-ahead's opening ("Sounds good, …"): what follows it, not it, must ask something of its own
+_GO_AHEAD_RE = re.compile(r"(?i)^\s*(?:yes|yep|yeah|ok(?:ay)?|sure|sounds good|great|perfect|go ahead|do it|please do|"
+                          r"lgtm|looks good|agreed|go for it)\b[\s,.!:;-]*")
 
 
 def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, str]] | None = None) -> list[Fact]:
@@ -505,8 +505,8 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
                           short=f"[open] {text[:120]}"))
     # A next step the agent proposed is overtaken by a new ask of the user's after it (not a go-ahead):
     # "Review the PR; test the rules" (r13) is stale once the user asked for other work (r14).
-    asks = [e.round for e in events if e.kind is EventKind.REQUEST and e.text and len(e.text.split()) >= NEW_ASK_WORDS
-            and not _GO_AHEAD_RE.match(e.text)]
+    asks = [e.round for e in events if e.kind is EventKind.REQUEST and e.text
+            and len(_GO_AHEAD_RE.sub("", e.text, count=1).split()) >= NEW_ASK_WORDS]
     recent = [e for e in stated if e.round > last_round - 5 and not any(r > e.round for r in asks)]
     seen: set[str] = set()
     for e in recent[-6:]:

@@ -216,9 +216,11 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
     return docs
 
 
-_ABSOLUTE_RE = re.compile(r"(?<![\w.~>-])(?:/|~/|[A-Za-z]:[\\/])[\w.~-][^\s'\"`;|&>]*")
+_ABSOLUTE_RE = re.compile(r"(?<![\w.~>,-])(?:/|~/|[A-Za-z]:[\\/])[\w.~-][^\s'\"`;|&>]*")
 _SCRATCH_ROOTS = ("/tmp/", "/var/tmp/", "/private/tmp/")
 _REDIRECT_TARGET_RE = re.compile(r"\d?>>?\s*\S+")
+_QUOTED_RE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+_PATTERN_CHARS_RE = re.compile(r"[\^$*,]")  # a sed address or a regex, not a path (`/Usage/,/^$/p`)
 
 
 def _foreign(where: str, cwd: str | None) -> bool:
@@ -226,8 +228,9 @@ def _foreign(where: str, cwd: str | None) -> bool:
     agent's own settings (a hidden folder such as `~/.claude/skills`, `.agents`): a clone in /tmp, a
     sibling checkout (pi's `find ../pi-skills -name SKILL.md -exec cat`) holds another project's rules,
     read as material. Only the paths the call reads count (not `/dev/null`, not where it sends output)."""
-    paths = [m.group(0).replace("\\", "/") for m in _ABSOLUTE_RE.finditer(_REDIRECT_TARGET_RE.sub(" ", where))]
-    paths = [p for p in paths if not p.startswith("/dev/")]
+    plain = _REDIRECT_TARGET_RE.sub(" ", _QUOTED_RE.sub(" ", where))  # a quoted word is a pattern (`'/## Usage/,/^$/p'`)
+    paths = [m.group(0).replace("\\", "/") for m in _ABSOLUTE_RE.finditer(plain)]
+    paths = [p for p in paths if not p.startswith("/dev/") and not _PATTERN_CHARS_RE.search(p)]
     if not paths:
         return False  # a relative path: inside the project
     root = cwd.replace("\\", "/").rstrip("/") if cwd else None

@@ -146,7 +146,7 @@ def _whole_status(command: str, cwd: str | None) -> bool:
         root = cwd.replace("\\", "/").rstrip("/")
         if not (where == root or where.startswith(root + "/") or root.startswith(where + "/")):
             return False  # another repository
-    runs = [args for sub, args in git_runs(command) if sub == "status"]
+    runs = [shell.unredirected(args)[0] for sub, args in git_runs(command) if sub == "status"]  # `2>&1`: not a path
     return bool(runs) and all(a.startswith("-") for args in runs for a in args)
 
 
