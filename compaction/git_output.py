@@ -15,7 +15,7 @@ elsewhere.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from compaction.shell import split_commands, words
@@ -31,6 +31,7 @@ class GitFileChange:
     change: Change
     path: str
     source: str | None = None
+    untracked: bool = field(default=False, compare=False)  # a status's untracked file (`?? f`, "Untracked files:")
 
 
 # `git commit`'s summary: " create mode 100644 a/b.py", " delete mode 100644 x",
@@ -140,7 +141,7 @@ def _long_status(output: str) -> list[GitFileChange]:
                 out.append(GitFileChange({"new file": "created", "deleted": "deleted"}.get(what, "modified"),
                                          _unquote(rest)))
         elif untracked and line.startswith("\t") and line.strip():
-            out.append(GitFileChange("created", _unquote(line.strip())))
+            out.append(GitFileChange("created", _unquote(line.strip()), untracked=True))
         elif not line.strip():
             untracked = False
     return out
@@ -160,8 +161,17 @@ def _short_status(output: str) -> list[GitFileChange]:
             continue
         code = x if x != " " else y
         if code in _STATUS_CODES:
-            out.append(GitFileChange(_STATUS_CODES[code], _unquote(rest)))
+            out.append(GitFileChange(_STATUS_CODES[code], _unquote(rest), untracked=code == "?"))
     return out
+
+
+def untracked_folders(output: str) -> tuple[str, ...]:
+    """The new folders a status lists whole (`?? src/feat/`, or `src/feat/` under "Untracked files:"):
+    `git_file_changes` reports files only."""
+    short = [_unquote(m.group(3)) for m in _SHORT_RE.finditer(output) if m.group(1) == "?"]
+    section = output.split("Untracked files:", 1)[1].split("\n\n", 1)[0] if "Untracked files:" in output else ""
+    long = [_unquote(line.strip()) for line in section.splitlines() if line.startswith("\t")]
+    return tuple(p for p in dict.fromkeys(short + long) if p.endswith("/"))
 
 
 def _name_status(output: str) -> list[GitFileChange]:

@@ -15,11 +15,11 @@ SHAPE_CHARS = 20  # of a line's opening past its indent, digits made alike: with
 _ZEROS = str.maketrans("123456789", "000000000")  # digits alike
 
 
-def _shapes(text: str) -> list[tuple[int, str] | None]:
+def _shapes(lines: list[str]) -> list[tuple[int, str] | None]:
     """Each line's indent and opening, digits made alike (`(8, "at org.junit.platfo")`); None for a
     blank line. The indent apart: deeply nested data is not one run for its tabs."""
     out: list[tuple[int, str] | None] = []
-    for line in text.split("\n"):
+    for line in lines:
         opening = line.lstrip()
         out.append((len(line) - len(opening), opening[:SHAPE_CHARS].translate(_ZEROS)) if opening else None)
     return out
@@ -32,7 +32,7 @@ def folded(text: str) -> str:
     if len(text) > MAX_CHARS or text.count("\n") < RUN_MIN:
         return text
     lines = text.split("\n")
-    shapes = _shapes(text)
+    shapes = _shapes(lines)
     out: list[str] = []
     i, n = 0, len(lines)
     while i < n:

@@ -217,12 +217,14 @@ def load(path: str) -> Transcript:
                 if not reply.strip():
                     continue
                 idx, line_no, body = len(t.messages), reply_line, reply.strip("\n")
-            if watched and (asked := _ai_comments(body)):
+            calls = search_replace_calls(body, idx)
+            if watched and (asked := _ai_comments(calls)):
                 # the request the user wrote in the code: its own message, before the reply that carries it out
                 t.messages.append(Message(idx, Role.USER, asked, line=line_no, meta={"ai_comment": True}))
                 idx = len(t.messages)
+                calls = search_replace_calls(body, idx)  # the calls' ids name their message
             watched = False
-            msg = Message(idx, Role.ASSISTANT, body, line=line_no, tool_calls=search_replace_calls(body, idx))
+            msg = Message(idx, Role.ASSISTANT, body, line=line_no, tool_calls=calls)
             if msg.tool_calls:
                 msg.meta["calls_in_text"] = True  # the SEARCH/REPLACE blocks are also in the text
             t.messages.append(msg)
@@ -275,26 +277,18 @@ _PROCESSING = "Processing your request..."
 _AI_COMMENT = re.compile(r"^\s*(?://|#|--|;|/?\*)\s*(?:AI!\s*(.+?)|(.+?)\s*AI!)\s*(?:\*/)?\s*$")
 
 
-def _ai_comments(reply: str) -> str:
+def _ai_comments(calls: list[ToolCall]) -> str:
     """The `AI!` comments a watch-mode reply's SEARCH blocks remove, as the user's request: their words,
-    each with its file (`Reorganize this! (an AI! comment in packages/module/es/src/index.ts)`); "" when
-    the reply quotes none."""
+    each with its block's file (`Reorganize this! (an AI! comment in packages/module/es/src/index.ts)`);
+    "" when the reply quotes none."""
     found: list[str] = []
-    path = None
-    searching = False
-    before = ""  # the line before a SEARCH marker: the block's file
-    for line in reply.split("\n"):
-        stripped = line.strip()
-        if stripped.startswith("<<<<<<< SEARCH"):
-            searching, path = True, _clean_path(before)
-        elif stripped.startswith("======="):
-            searching = False
-        elif searching and (m := _AI_COMMENT.match(line)) and (words := (m.group(1) or m.group(2)).strip()):
-            said = f"{words} (an AI! comment in {path or 'a watched file'})"
-            if said not in found:
+    for call in calls:
+        for line in str(call.arguments.get("search") or "").split("\n"):
+            m = _AI_COMMENT.match(line)
+            words = (m.group(1) or m.group(2)).strip() if m else ""
+            said = f"{words} (an AI! comment in {call.path or 'a watched file'})" if words else ""
+            if said and said not in found:
                 found.append(said)
-        if stripped and not stripped.startswith("```"):  # aider's own format: the path, a fence, then SEARCH
-            before = line
     return "\n".join(found)
 
 

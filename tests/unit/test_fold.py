@@ -24,7 +24,9 @@ def test_two_shapes_alternating_are_one_run_and_a_different_line_ends_it():
 
 
 def test_short_runs_and_nested_data_are_left_whole():
-    files = "\n".join(f" delete mode 100644 frontend/app/api/r{i}/route.ts" for i in range(11))
+    # 45 lines of one shape, but fewer than RUN_MIN_CHARS characters: the listing is read whole
+    files = "\n".join(f" delete mode 100644 frontend/app/api/r{i}/route.ts" for i in range(45))
     assert folded(files) == files  # a commit's list of files is read whole
-    nested = "\n".join("\t" * 8 + f'"{k}":{i},' for i, k in enumerate("abcdefghijklmnopqrstuvwxyz"))
+    keys = [a + b for a in "abcdefg" for b in "hijklmn"]  # 49 lines, long enough to fold if they were one shape
+    nested = "\n".join("\t" * 8 + f'"{k}_{"x" * 90}":{i},' for i, k in enumerate(keys))
     assert folded(nested) == nested  # one indent, different keys: not one shape

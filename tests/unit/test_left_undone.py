@@ -140,7 +140,10 @@ def test_a_why_question_answered_by_what_it_means_is_not_open():
 
 
 def test_a_quiet_runs_last_own_line_is_its_outcome_not_an_exports_framing():
-    from compaction.history.sources.current import _last_said
+    from compaction.history.sources.current import _last_line
+
+    def _last_said(output: str) -> str:
+        return _last_line(output, own=True)
 
     assert _last_said("Checked 26 files in 23ms. No fixes applied.\n\n> pkg@1.0 check\n> tsc --noEmit\n\n") == \
         "Checked 26 files in 23ms. No fixes applied"

@@ -233,7 +233,7 @@ def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozen
                     built = build_outcome(res.content) if not failed and res.content else ""
                     said = (f"`{first_line(call.command, 100)}` → {built}", 0) if built else outcome(call.command, res)
                     if said is None and res is not None and not failed:  # a check that passed quietly (`npm run check`)
-                        last = _last_said(res.content) if res.exit_code is None else ""
+                        last = _last_line(res.content, own=True) if res.exit_code is None else ""
                         shown = "exit 0" if res.exit_code == 0 else last or "no exit status recorded"
                         said = (f"`{first_line(call.command, 100)}` → {shown}", 0)
                     if said:
@@ -254,21 +254,20 @@ _NOT_SAID = ("Status:", "```", '"', "> ", "Result:", "Tool use:", "<exited", "Wa
 _BRACKETS = frozenset({"{", "}", "[", "]", "{}", "[]", "},", "],"})  # a JSON wrapper's lines
 
 
-def _last_said(output: str, limit: int = 160) -> str:
-    """The last line a quiet run printed of its own ("Checked 26 files in 23ms. No fixes applied."), whole and
-    short, else ""."""
-    for line in reversed(output[-2000:].splitlines()):
+def _last_line(output: str | None, limit: int = 160, own: bool = False) -> str:
+    """A run's last printed line, whole and short, else "". `own`: the last line the run printed of its
+    own ("Checked 26 files in 23ms. No fixes applied"), past an export's framing, labels and the shell's notices."""
+    for line in reversed((output or "")[-2000:].splitlines()):
         line = line.strip()
-        if line and line not in _BRACKETS and not line.startswith(_NOT_SAID) and not line.endswith(":") \
-                and not STATUS_LINE_RE.fullmatch(line):  # (a label, "Additional data:", or the shell's own notice)
-            return line.rstrip(".;") if len(line) <= limit else ""
+        if not line:
+            continue
+        if own and (line in _BRACKETS or line.startswith(_NOT_SAID) or line.endswith(":")
+                    or STATUS_LINE_RE.fullmatch(line)):
+            continue
+        if len(line) > limit:
+            return ""
+        return line.rstrip(".;") if own else line
     return ""
-
-
-def _last_line(output: str | None, limit: int = 160) -> str:
-    """A run's last printed line, whole and short, else ""."""
-    line = next((ln.strip() for ln in reversed((output or "")[-2000:].splitlines()) if ln.strip()), "")
-    return line if len(line) <= limit else ""
 
 
 _ENDED_WELL = ("submitted", "exit_submitted", "finished", "completed", "success")

@@ -20,6 +20,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.literal_heads import holds
 from compaction.model import Role
+from compaction.shell import DRIVE_RE, blank_quotes
 
 # Names agents give their instruction files (the content check below finds the others).
 _NAME_RE = re.compile(r"(?:^|[/\\\s\"'])(AGENTS|CLAUDE|GEMINI|CONVENTIONS|SKILL|QWEN|CRUSH)\.md\b|\.cursorrules\b|"
@@ -219,7 +220,6 @@ def _documents(ctx: FactContext) -> list[tuple[str, int, Rules, bool]]:
 _ABSOLUTE_RE = re.compile(r"(?<![\w.~>,-])(?:/|~/|[A-Za-z]:[\\/])[\w.~-][^\s'\"`;|&>]*")
 _SCRATCH_ROOTS = ("/tmp/", "/var/tmp/", "/private/tmp/")
 _REDIRECT_TARGET_RE = re.compile(r"\d?>>?\s*\S+")
-_QUOTED_RE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 _PATTERN_CHARS_RE = re.compile(r"[\^$*,]")  # a sed address or a regex, not a path (`/Usage/,/^$/p`)
 
 
@@ -228,13 +228,13 @@ def _foreign(where: str, cwd: str | None) -> bool:
     agent's own settings (a hidden folder such as `~/.claude/skills`, `.agents`): a clone in /tmp, a
     sibling checkout (pi's `find ../pi-skills -name SKILL.md -exec cat`) holds another project's rules,
     read as material. Only the paths the call reads count (not `/dev/null`, not where it sends output)."""
-    plain = _REDIRECT_TARGET_RE.sub(" ", _QUOTED_RE.sub(" ", where))  # a quoted word is a pattern (`'/## Usage/,/^$/p'`)
+    plain = _REDIRECT_TARGET_RE.sub(" ", blank_quotes(where))  # a quoted word is a pattern (`'/## Usage/,/^$/p'`)
     paths = [m.group(0).replace("\\", "/") for m in _ABSOLUTE_RE.finditer(plain)]
     paths = [p for p in paths if not p.startswith("/dev/") and not _PATTERN_CHARS_RE.search(p)]
     if not paths:
         return False  # a relative path: inside the project
     root = cwd.replace("\\", "/").rstrip("/") if cwd else None
-    fold = (lambda x: x.lower()) if root and _DRIVE_RE.match(root) else (lambda x: x)
+    fold = (lambda x: x.lower()) if root and DRIVE_RE.match(root) else (lambda x: x)
     for path in paths:
         if path.startswith(_SCRATCH_ROOTS):
             continue
@@ -244,9 +244,6 @@ def _foreign(where: str, cwd: str | None) -> bool:
                 or fold(root).startswith(folder + "/"):  # the project, or a folder above it
             return False
     return True
-
-
-_DRIVE_RE = re.compile(r"^[A-Za-z]:/")
 
 
 def _name(match: str) -> str:

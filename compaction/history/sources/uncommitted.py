@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from compaction import shell
 from compaction.events import EventKind
-from compaction.git_output import git_file_changes, git_runs
+from compaction.git_output import GitFileChange, git_file_changes, git_runs, untracked_folders
 from compaction.history.facts import Fact, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.completed import HASH_CHARS
@@ -91,15 +91,8 @@ class _Status:
 
     message_index: int
     round: int
-    changes: tuple[_Reported, ...]
+    changes: tuple[GitFileChange, ...]
     folders: tuple[str, ...] = ()  # new folders it lists whole (`src/feat/`)
-
-
-@dataclass(frozen=True, slots=True)
-class _Reported:
-    path: str
-    change: str
-    untracked: bool
 
 
 def _last_status(ctx: FactContext, after_index: int) -> _Status | None:
@@ -126,10 +119,7 @@ def _last_status(ctx: FactContext, after_index: int) -> _Status | None:
                 reported = git_file_changes(command, res.content)
                 clean = "nothing to commit" in res.content or "working tree clean" in res.content
                 if reported or clean:
-                    untracked = _untracked(res.content)
-                    found = _Status(msg.index, rnd.number, tuple(
-                        _Reported(c.path, c.change, c.path in untracked) for c in reported),
-                        tuple(u for u in untracked if u.endswith("/")))
+                    found = _Status(msg.index, rnd.number, tuple(reported), untracked_folders(res.content))
     return found
 
 
@@ -148,19 +138,6 @@ def _whole_status(command: str, cwd: str | None) -> bool:
             return False  # another repository
     runs = [shell.unredirected(args)[0] for sub, args in git_runs(command) if sub == "status"]  # `2>&1`: not a path
     return bool(runs) and all(a.startswith("-") for args in runs for a in args)
-
-
-def _untracked(output: str) -> set[str]:
-    """The paths a status lists as untracked (`?? f`, or under "Untracked files:")."""
-    out = {line[3:].strip() for line in output.splitlines() if line.startswith("?? ")}
-    section = output.split("Untracked files:", 1)
-    if len(section) == 2:
-        for line in section[1].splitlines()[1:]:
-            if not line.strip():
-                break
-            if line.startswith("\t"):
-                out.add(line.strip())
-    return out
 
 
 def _stash(command: str) -> str | None:
