@@ -79,6 +79,9 @@ class ErrorRecord:
     merged: list[str] = field(default_factory=list)  # other ids folded in by the budget's merge step
     resolved: bool = False
     target_override: bool | None = None  # set by import / the user; None = derive from occurrences
+    # the failures of this id that ended before its last one: (their rounds and the fix's, what ended each);
+    # told by the hand-over document, not stored (the solution is the last failure's)
+    earlier: list[tuple[tuple[int, ...], str]] = field(default_factory=list, compare=False)
     _by_key: dict[tuple[str, int], Occurrence] = field(default_factory=dict, init=False, repr=False, compare=False)
     _indexed: list[Occurrence] | None = field(default=None, init=False, repr=False, compare=False)
     _indexed_len: int = field(default=0, init=False, repr=False, compare=False)
@@ -90,7 +93,7 @@ class ErrorRecord:
     def __deepcopy__(self, memo: dict[int, Any]) -> ErrorRecord:
         """What `copy.deepcopy` makes (see `Occurrence.__deepcopy__`), its index included."""
         new = ErrorRecord(self.id, deepcopy(self.occurrences, memo), self.solution, self.avoidance,
-                          deepcopy(self.merged, memo), self.resolved, self.target_override)
+                          deepcopy(self.merged, memo), self.resolved, self.target_override, list(self.earlier))
         new._by_key = deepcopy(self._by_key, memo)
         new._indexed = deepcopy(self._indexed, memo)
         new._indexed_len = self._indexed_len

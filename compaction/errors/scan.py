@@ -11,13 +11,14 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from compaction.answer_options import labeled_first, options_in
-from compaction.edits import call_changes, definitions, result_changes, same_file, shown_text
+from compaction.edits import call_changes, definitions, read_in, result_changes, same_file, shown_text
 from compaction.errors.advice import advise
 from compaction.errors.classify import Hit, classify, json_diagnostics
+from compaction.errors.episodes import earlier_episodes, label_of_test
 from compaction.errors.families import FAMILIES
 from compaction.errors.merge import merge_consequences
 from compaction.errors.records import ErrorRecord, Location, Occurrence
@@ -279,6 +280,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     cache: _ResultsCache = {}  # each round's calls and results, paired once for every record's solution
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])))
+        rec.earlier = earlier_fixes(rec, transcript, cache)
         rec.avoidance = advise(rec)
     return out
 
@@ -611,17 +613,29 @@ def _touches(names: frozenset[str], *sides: tuple[str, ...]) -> bool:
     return any(name in ln for lines in sides for ln in lines for name in names)
 
 
+def _change_touches(call: ToolCall, names: frozenset[str]) -> bool:
+    """Whether an edit's removed or added lines name one of an error's names."""
+    try:
+        return any(_touches(names, h.removed, h.added) for c in call_changes(call) for h in c.hunks)
+    except (ValueError, TypeError, re.error):
+        return False
+
+
 def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[str, ...] | None = None,
-               names: frozenset[str] = frozenset()) -> str:
+               names: frozenset[str] = frozenset(),
+               reads: Callable[[str], tuple[str, ...] | None] | None = None) -> str:
     """The edit's key change in one short line: its first informative removed and added lines (whole
     lines only; a longer one is named by its definition or left out). An edit whose export kept its
     text only in the `result` (`edits.result_changes`, `edits.shown_text`) is told by that text. A whole
     file written again over content the session showed (`before`, its last whole write) is told by what
-    the rewrite changed (`vllm_max_model_length=768` added), not by the definitions both versions hold."""
+    the rewrite changed (`vllm_max_model_length=768` added), not by the definitions both versions hold.
+    `reads`: a file's lines as the session wrote it, for a file read in (`sed '369r snippet.py'`)."""
     try:
         changes = call_changes(call)
     except (ValueError, TypeError, re.error):
         return ""
+    if reads is not None:
+        changes = tuple(read_in(c, reads) for c in changes)
     if not changes and result is not None and result.content and not result.is_error:
         changes = result_changes(call, result.content) if call.path else []
         shown = shown_text(result.content) if not changes else ""
@@ -800,12 +814,14 @@ def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolRes
     return found
 
 
-def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _ResultsCache | None = None) -> Fix:
+def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _ResultsCache | None = None,
+               until: tuple[int, int | None] | None = None) -> Fix:
     """The edit and the passing re-run that ended the error: an edit of the erroring file (the file its
     location names, else the one script its command ran; a heredoc that rewrites it counts) within 20
     rounds of its last occurrence (an agent may look around for a dozen rounds first), else an in-place
     edit of another file within the next two rounds (a later unrelated edit did not end this error),
-    else, when the very command that failed passed within ten rounds, the last edit before that run."""
+    else, when the very command that failed passed within ten rounds, the last edit before that run.
+    `until`: (round, message) where the next failure showed: an earlier failure's fix came before it."""
     last = rec.occurrences[-1]
     cmd_key = _norm_command(last.location.command)
     # A run whose own script failed names that script (not for a malformed reply or call: its form failed)
@@ -824,9 +840,11 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     file_runs = _file_runs(last.location.command) if last.location.command and not ended_by_next else frozenset()
     variants: list[tuple[int, int, ToolCall, ToolResult | None]] = []  # the same program run otherwise: (order, round, …)
     order: dict[int, int] = {}  # each call (by id) → its place among the calls
-    for rnd in transcript.rounds[start:start + 20]:
+    for rnd in transcript.rounds[start:start + 20 if until is None else min(start + 20, until[0])]:
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
+            if until is not None and until[1] is not None and msg.index >= until[1]:
+                break
             for call in msg.tool_calls:
                 order[id(call)] = len(order)
                 path = _edit_path(call)
@@ -867,14 +885,19 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
          and said_before not in v[3].content and _runs_whole(v[2].command or "")), None)
     if rerun is not None:  # run again otherwise (`javac -cp classes` for a missing jar), it no longer said it
         return Fix(None, rerun[1], "", call=rerun[2], rerun=True, passed_round=rerun[1] if _succeeded(rerun[3]) else None)
+    names = frozenset(w for w in _CODE_SHAPED.findall(last.detail or "") if not w.endswith(("Error", "Exception")))
+    if until is not None:  # an earlier failure: the change before the next one showed that touches its names, else the last
+        pool = same or [c for c in changes if c[4]]
+        near = [next((c for c in reversed(pool) if names and _change_touches(c[2], names)), pool[-1])] if pool else []
+        same = []
     if not (same or near):
         return Fix()
     edit_round, edit_path, call, res, _ = (same or near)[0]
     before = earlier_content(transcript, edit_path, call) if edit_path != "?" else None
     restored = edit_path in _restored_paths(call)
-    names = frozenset(w for w in _CODE_SHAPED.findall(last.detail or "") if not w.endswith(("Error", "Exception")))
     fix = Fix(None if edit_path == "?" else edit_path, edit_round,
-              "" if restored else key_change(call, res, before, names), call=call, restored=restored)
+              "" if restored else key_change(call, res, before, names, lambda p: earlier_content(transcript, p, call)),
+              call=call, restored=restored)
     passed = next(((r, c) for r, c, ok in reruns if r >= edit_round and ok), None)
     if passed:
         fix.passed_round, fix.passed_command = passed
@@ -1140,6 +1163,48 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                      else f"no fix seen after r{last.round}")
     return "; ".join(parts)
+
+
+EARLIER_SHOWN = 2  # a record's earlier failures told with their fix, the first ones
+EARLIER_SAID_CHARS = 100
+
+
+def earlier_fixes(rec: ErrorRecord, transcript: Transcript,
+                  cache: _ResultsCache | None = None) -> list[tuple[tuple[int, ...], str]]:
+    """What ended each of the record's earlier failures, when an edit or a passing run did before the
+    next one showed: (the failure's rounds and the fix's, "`AssertionError: The node[reftarget] is not
+    'int': 'x'` — edited `sphinx/domains/python.py` (r95): …, then `test_domain_py_xrefs` no longer
+    failed (r97)"). The last failure's fix is the record's solution. An edit is told only with what it
+    changed, or when a test it was followed by no longer failed: a bare "edited x" may be anything."""
+    if rec.family == "TOOL":  # a tool's failures end by calling it otherwise, not by the edit that came next
+        return []
+    out: list[tuple[tuple[int, ...], str]] = []
+    for ep in earlier_episodes(rec.occurrences):
+        last = ep.occurrences[-1]
+        part = ErrorRecord(rec.id, list(ep.occurrences))
+        fix = _fix_after(transcript, part, last.round - 1 if _users(transcript, last) else last.round, cache,
+                         until=(ep.next_round, ep.next_message))
+        if fix.rerun and fix.call is not None:
+            text = f"then `{_as_run(fix.call.command or '')}` no longer printed it (r{fix.round})"
+        elif fix.round and (fix.change or ep.tests):
+            text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
+            if fix.restored and fix.call is not None:
+                text = f"restored `{fix.path}` with `{_as_run(fix.call.command or '')}` (r{fix.round})"
+            if fix.change:
+                text += f": {fix.change}"
+        else:
+            continue
+        if ep.tests:
+            text += f", then `{label_of_test(ep.tests[0])}` no longer failed (r{ep.next_round})"
+        elif fix.passed_round and fix.passed_command:
+            text += f", then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
+        quoted = cut(ep.said, EARLIER_SAID_CHARS)
+        said = (f"“{quoted}”" if "`" in quoted else f"`{quoted}`") if quoted else "a failure"
+        rounds = tuple(sorted({o.round for o in ep.occurrences} | {fix.round or 0} - {0}))
+        out.append((rounds, f"{said} — {text}"))
+        if len(out) == EARLIER_SHOWN:
+            break
+    return out
 
 
 ADVISED_OPTIONS = 3  # of an answer's options, told in a record

@@ -13,9 +13,10 @@ def test_a_copied_record_equals_its_original_and_shares_no_list():
     occ = Occurrence(4, "t1", "E boom", 7, "result:0", 3, 9, Location("a.py", 12, "f", "pytest a.py"), 2, True,
                      "boom", ["TS2322"], ["tests/test_a.py::t"])
     rec = ErrorRecord("ERR_PY_ValueError", [occ], "edited `a.py` (r5)", "check inputs", ["ERR_LOGIC_TestFailed"],
-                      True, False)
+                      True, False, [((2, 3), "`boom` — edited `a.py` (r3)")])
     twin = copy.deepcopy(rec)
-    assert twin == rec and twin.occurrences[0] == occ
+    assert twin == rec and twin.occurrences[0] == occ and twin.earlier == rec.earlier
+    assert twin.earlier is not rec.earlier
     assert twin.occurrences is not rec.occurrences and twin.occurrences[0].tests is not occ.tests
     assert twin.merged is not rec.merged and twin.occurrences[0].location == occ.location
 
@@ -28,4 +29,4 @@ def test_the_copies_know_every_field():
                                                     "tests"]
     assert [f.name for f in fields(Location)] == ["path", "line", "symbol", "command"]
     assert [f.name for f in fields(ErrorRecord) if f.init] == ["id", "occurrences", "solution", "avoidance", "merged",
-                                                                 "resolved", "target_override"]
+                                                                 "resolved", "target_override", "earlier"]

@@ -31,6 +31,7 @@ SHORT_CHARS = 150  # the short form's one error line (tight budgets)
 SOLUTION_CHARS = 200
 TRIED_CHARS = 140  # the change a refused edit meant to make, when nothing made it
 RECORD_PRIORITY = 2.1  # right after the completed actions (the harness counts those), before the rest
+EARLIER_PRIORITY = 4.7  # a record's earlier failures: after the findings and the prose problems
 ESSENTIAL_SHARE = 0.10  # of the budget the records' one-line forms may claim before optional facts
 MAX_DETAILS = 3  # distinct error lines of one record (the retries that failed differently)
 _LEAD_RE = re.compile(r"^[>#*\-|\s]+")
@@ -48,7 +49,15 @@ def problem_source(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.error_memory:
         return []
     facts = problem_facts(ctx.records, ctx.cwd, with_solutions=True, messages=ctx.transcript.messages)
-    return _essentials(facts, ctx.target_tokens or 0)
+    return _essentials(facts, ctx.target_tokens or 0) + earlier_facts(ctx.records, ctx.cwd)
+
+
+def earlier_facts(records: list[ErrorRecord], cwd: str | None) -> list[Fact]:
+    """What ended a record's earlier failures (`ErrorRecord.earlier`): each its own line, chosen with
+    the room the records and findings leave (a successor asks how the first failure was fixed too)."""
+    return [Fact(Section.PROBLEMS, f"{rec.id}, an earlier failure: {paths(text, cwd)} {cite(list(rounds))}",
+                 list(rounds), score=30 + rec.count, priority=EARLIER_PRIORITY)
+            for rec in records for rounds, text in rec.earlier]
 
 
 def _essentials(facts: list[Fact], target: int) -> list[Fact]:

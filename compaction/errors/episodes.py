@@ -1,0 +1,122 @@
+"""A recurring record's earlier failures: the stretches of its occurrences that ended before its last one.
+
+Why: a record is one identifier, but one identifier can name several failures in turn (an
+AssertionError about `reftarget`, fixed, then another about `desc_sig_punctuation`; a bundler's
+"The $ name is reserved", fixed, then "Imports of svelte/internal/* are forbidden"). The record's
+solution tells what ended the last one; what ended each earlier one is lost unless it is told apart.
+
+Two signals split them, neither a table of names:
+- tests: a test that failed, then was run again (a run that selects no single test, or names it)
+  without failing, ended there;
+- messages: the next occurrence says something else (numbers and quoted values aside; a message the
+  tool cut short, "The no...", is the same as any it begins).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from compaction.errors.records import Occurrence, normalise_detail
+
+_CUT_RE = re.compile(r"(?:\.\.\.|…)\s*$")
+_MARK_RE = re.compile(r"^(?:E\s+)+|^_{3,}\s*|\s*_{3,}$")  # pytest's `E   ` marks, its `____ test ____` rules
+_SELECTS_RE = re.compile(r"::|\s-k\s|\s--grep\s|\s-t\s")  # a run that picks its tests
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """One earlier failure: its occurrences, the round where the record's next failure showed, and
+    the failure in its own words (`said`: its message; `tests`: the tests that stopped failing).
+    `next_message`: the message of that round the next failure is in (a fix came before it)."""
+
+    occurrences: tuple[Occurrence, ...]
+    next_round: int
+    next_message: int | None
+    said: str
+    tests: tuple[str, ...] = ()
+
+
+_TEST_PART_RE = re.compile(r"::| > |(?<=\.py):")
+
+
+def label_of_test(test: str) -> str:
+    """A test id's own name (`test_domain_py_xrefs` of `tests/test_domain_py.py::test_domain_py_xrefs`,
+    the last title of vitest's `tree.spec.ts > tree > should hide …`)."""
+    return _TEST_PART_RE.split(test)[-1].strip()
+
+
+def said_of(occ: Occurrence) -> str:
+    """The occurrence's message line without pytest's `E` marks."""
+    line = (occ.detail or occ.evidence or "").strip().split("\n", 1)[0].strip()
+    return _MARK_RE.sub("", line)
+
+
+def _cut_short(text: str) -> bool:
+    return _CUT_RE.search(text) is not None
+
+
+def _same(a: str, b: str) -> bool:
+    """Two messages of one failure: equal once numbers and quoted values are blanked, or one cut short
+    where the other goes on."""
+    if not a or not b:
+        return True
+    if _cut_short(a) or _cut_short(b):
+        x, y = (_CUT_RE.sub("", s).rstrip() for s in (a, b))
+        return x.startswith(y) or y.startswith(x)
+    return normalise_detail(a) == normalise_detail(b)
+
+
+def _best_said(occs: list[Occurrence]) -> str:
+    """The fullest message of a stretch: not cut short, the longest."""
+    said = [s for s in (said_of(o) for o in occs) if s]
+    whole = [s for s in said if not _cut_short(s)]
+    return max(whole or said, key=len, default="")
+
+
+def _by_tests(occs: list[Occurrence]) -> list[Episode]:
+    """Tests that stopped failing, grouped by the occurrence they last failed in."""
+    final = _best_said([occs[-1]])
+    last_at: dict[str, int] = {}
+    for i, o in enumerate(occs):
+        for t in o.tests:
+            last_at[t] = i
+    out: list[Episode] = []
+    for i in sorted(set(last_at.values())):
+        later = next((o for o in occs[i + 1:] if o.tests), None)
+        if later is None:
+            continue
+        command = later.location.command or ""
+        ended = [t for t, k in last_at.items() if k == i and (
+            not _SELECTS_RE.search(command) or label_of_test(t) in command)]
+        if not ended:
+            continue
+        mine = [o for o in occs[:i + 1] if set(o.tests) & set(ended)]
+        only = [o for o in mine if set(o.tests) <= set(ended)]
+        said = _best_said(only or mine)
+        if not _same(said, final):  # the same message in other tests is the same failure, not an earlier one
+            out.append(Episode(tuple(mine), occs[i + 1].round, occs[i + 1].message, said, tuple(ended)))
+    return out
+
+
+def _by_message(occs: list[Occurrence]) -> list[Episode]:
+    """Stretches of occurrences that say the same thing, each ended by one that says another."""
+    out: list[Episode] = []
+    start = 0
+    for i in range(1, len(occs)):
+        here = [said_of(o) for o in occs[start:i]]
+        if all(_same(s, said_of(occs[i])) for s in here):
+            continue
+        out.append(Episode(tuple(occs[start:i]), occs[i].round, occs[i].message, _best_said(list(occs[start:i]))))
+        start = i
+    return out
+
+
+def earlier_episodes(occurrences: list[Occurrence]) -> list[Episode]:
+    """The failures of a record that ended before its last occurrence, in order (none for a record
+    seen once). By tests when its occurrences name tests, else by message."""
+    if len(occurrences) < 2:
+        return []
+    if any(o.tests for o in occurrences):
+        return _by_tests(occurrences)
+    return _by_message(occurrences)
