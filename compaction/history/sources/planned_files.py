@@ -1,0 +1,114 @@
+"""Files a plan meant to create that the session never wrote: work the plan left undone.
+
+Why: an agent that plans a layout ("create `cli.py`, `setup.cfg`, `MANIFEST.in`"), then writes some of
+it, leaves the rest silently: the change records list what was written, the plan what was meant, and
+neither says what is missing. A successor asked to finish the work needs that difference.
+
+A plan is the agent's text (or a file it wrote) that calls itself one in its opening lines. A file it
+means to create is named in a layout tree (a code block of `├──`/`│` lines, or of indented names under
+a folder line) or on a line that says create/add/new. Only names the session had not seen before the
+plan count (a layout lists existing files too: a README, a LICENSE), and only a plan the session acted
+on (it wrote at least one of the files) is compared: an unapproved plan is the next step as a whole.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compaction.events import EventKind
+from compaction.history.facts import Fact
+from compaction.history.sections import Section
+from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Role
+from compaction.transcripts.path_spelling import file_name
+
+_PLAN_RE = re.compile(r"\bplan\b", re.IGNORECASE)
+PLAN_HEAD = 300  # a plan calls itself one in its opening characters
+_FILE_RE = re.compile(r"(?<![\w./-])((?:[\w-]+/)*[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/-])")
+_TREE_LINE_RE = re.compile(r"^[\s│├└─|`+\\-]*[├└│]")  # a line of a drawn tree
+_CREATE_RE = re.compile(r"\b(?:create|creating|add|adding|new|write|writing|generate|scaffold)\b", re.IGNORECASE)
+_FENCE_RE = re.compile(r"^\s*```")
+MAX_NAMED = 6
+SCORE = 58  # beside the other work left: after failing checks and unfinished asks, before open questions
+
+
+def _planned(text: str) -> list[str]:
+    """The file names the plan means to create: in a drawn tree or an indented layout in a code block, or
+    on a line outside code that says create/add/new. In order, once each."""
+    out: list[str] = []
+    in_code = False
+    block: list[str] = []
+    for line in text.splitlines():
+        if _FENCE_RE.match(line):
+            if in_code:
+                out += _layout_names(block)
+                block = []
+            in_code = not in_code
+            continue
+        if in_code:
+            block.append(line)
+        elif _CREATE_RE.search(line):
+            out += [m.group(1) for m in _FILE_RE.finditer(line)]
+    return list(dict.fromkeys(file_name(n) or n for n in out))
+
+
+def _layout_names(block: list[str]) -> list[str]:
+    """The names of a layout block: a drawn tree, or a folder line (`pkg/`) with indented names under it.
+    Not code: a line of code holds more than a name and a comment."""
+    drawn = any(_TREE_LINE_RE.match(ln) for ln in block)
+    folder = any(ln.strip().endswith("/") and " " not in ln.strip() for ln in block)
+    if not (drawn or folder):
+        return []
+    names: list[str] = []
+    for ln in block:
+        body = re.sub(r"^[\s│├└─|`+\\-]+", "", ln).split("#", 1)[0].strip()
+        m = _FILE_RE.fullmatch(body)
+        if m:
+            names.append(m.group(1))
+    return names
+
+
+def _seen_before(ctx: FactContext, until_message: int, names: set[str]) -> set[str]:
+    """Which of `names` the session's messages before the plan mention (a listing, the user's words, a
+    read, a client's file list beside a message): those files existed or were known, not planned new."""
+    seen: set[str] = set()
+    for msg in ctx.transcript.messages[:until_message]:
+        texts = [msg.text or ""] + [r.content or "" for r in msg.tool_results]
+        texts += [str(v) for c in msg.tool_calls for v in c.arguments.values() if isinstance(v, str)]
+        for value in msg.meta.values():  # what a client showed beside the message (Cline's environment details)
+            texts += [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] \
+                if isinstance(value, (list, tuple)) else []
+        for text in texts:
+            seen.update(n for n in names - seen if n in text)
+        if seen == names:
+            break
+    return seen
+
+
+@fact_source(Section.NEXT)
+def planned_files_source(ctx: FactContext) -> list[Fact]:
+    plans: list[tuple[int, int, list[str]]] = []  # (round, message, names) of each plan that names files
+    for rnd in ctx.transcript.rounds:
+        for msg in rnd.messages:
+            if msg.role is Role.ASSISTANT and not msg.harness and msg.text \
+                    and _PLAN_RE.search(msg.text[:PLAN_HEAD]) and (names := _planned(msg.text)):
+                plans.append((rnd.number, msg.index, names))
+    if not plans:
+        return []
+    touched = [(e.message_index, file_name(e.path)) for e in ctx.events
+               if e.kind in (EventKind.WRITE, EventKind.EDIT, EventKind.MOVE) and e.path]
+    for rnd_no, index, names in reversed(plans):  # the newest plan the session acted on
+        written = {name for at, name in touched if at > index}
+        if not written & set(names):
+            continue
+        missing = [n for n in names if n not in written]
+        missing = [n for n in missing if n not in _seen_before(ctx, index, set(missing))]
+        read = {file_name(e.path) for e in ctx.events if e.kind is EventKind.READ and e.path}
+        missing = [n for n in missing if n not in read]
+        if not missing:
+            return []
+        more = f" (+{len(missing) - MAX_NAMED} more)" if len(missing) > MAX_NAMED else ""
+        listed = ", ".join(f"`{n}`" for n in missing[:MAX_NAMED])
+        return [Fact(Section.NEXT, f"[planned, never written] {listed}{more} (plan r{rnd_no}; its other files were "
+                                   "written)", [rnd_no], score=SCORE)]
+    return []
