@@ -32,6 +32,7 @@ from compaction.transcripts._agent_tools import (
 )
 from compaction.transcripts._fences import outside_fences
 from compaction.transcripts._io import iter_json_records, read_text
+from compaction.transcripts.arg_names import ArgRole, is_name
 from compaction.transcripts._speakers import (
     SPEAKER_KEYS,
     STRONG_SPEAKER_KEYS,
@@ -309,8 +310,16 @@ class _Builder:
         self.attach(call, line)
 
     def operation(self, rec: dict[str, Any], op: str, line: int | None) -> None:
-        """A record naming an operation (RUN_COMMAND, view_file): one call and the output it recorded."""
+        """A record naming an operation (RUN_COMMAND, view_file): one call and the output it recorded; or,
+        right after a reply whose call has no result yet, that call's output (Antigravity's SEARCH_WEB
+        step after the planner's `search_web` call)."""
         leaves = _flatten(rec)
+        pending = self.pending_call()
+        if pending is not None and (output := _output_only(leaves)):
+            self.add(Role.TOOL, "", line, results=[ToolResult(output, pending.id, pending.name,
+                                                              exit_code=exit_code_for(pending.name, output))])
+            self.speaker_keys["type(operation result)"] += 1
+            return
         out_keys = [k for k in leaves if re.search(r"(?:output|result|stdout|stderr|observation|response)", k, re.I)]
         args = {k: v for k, v in leaves.items() if k not in out_keys and v not in (None, "")
                 and not _SKIP_LEAVES.search(k.rsplit(".", 1)[-1]) and k not in ("type", "kind", "action")}
@@ -326,6 +335,13 @@ class _Builder:
             self.add(Role.TOOL, "", line, results=[ToolResult(output, call.id, call.name, is_error=bool(code),
                                                                exit_code=code)])
         self.speaker_keys["type(operation)"] += 1
+
+    def pending_call(self) -> ToolCall | None:
+        """The first call of the last message, when that is a reply whose calls have no result yet."""
+        last = self.t.messages[-1] if self.t.messages else None
+        if last is None or last.role is not Role.ASSISTANT:
+            return None
+        return next((c for c in last.tool_calls if c in self.unanswered), None)
 
     def attach(self, call: ToolCall, line: int | None) -> None:
         last = self.t.messages[-1] if self.t.messages else None
@@ -348,6 +364,26 @@ class _Builder:
         msg = Message(len(self.t.messages), role, text, tool_calls=calls or [], tool_results=results or [], line=line)
         self.t.messages.append(msg)
         return msg
+
+
+# What an operation record carries as what the call did, not as what it was asked: none of these
+_ASKED_ROLES = (ArgRole.PATH, ArgRole.COMMAND, ArgRole.PATTERN, ArgRole.OLD, ArgRole.NEW, ArgRole.PATCH,
+                ArgRole.EDIT_LIST)
+
+
+def _output_only(leaves: dict[str, Any]) -> str:
+    """The text of a record that holds only an outcome (its text, who made it, when, its status), not a
+    call's arguments (a path, a command, a pattern, an edit): "" when it names an argument or has no text."""
+    texts: list[str] = []
+    for key, value in leaves.items():
+        last = key.rsplit(".", 1)[-1]
+        if last in TEXT_KEYS and isinstance(value, str):
+            texts.append(value)
+        elif last in SPEAKER_KEYS or _SKIP_LEAVES.search(last) or last.endswith("_at") or value in (None, ""):
+            continue
+        elif any(is_name(last, role) for role in _ASKED_ROLES):
+            return ""
+    return "\n".join(t for t in texts if t.strip())
 
 
 def _first_str(d: Any, keys: tuple[str, ...]) -> str | None:
