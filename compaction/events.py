@@ -8,6 +8,7 @@ message (markers, decisions, todos, test counts) into one flat, ordered list of 
 
 from __future__ import annotations
 
+import os
 import re
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -143,7 +144,9 @@ _JEST_RE = re.compile(r"^Tests:\s++(.*\d total)$", re.MULTILINE)
 _VITEST_RE = re.compile(r"^[ \t]*Tests[ \t]{2,}((?:\d+ \w+ \| )*\d+ \w+ \(\d+\))[ \t]*$", re.MULTILINE)  # vitest
 _CARGO_RE = re.compile(r"^test result: (ok|FAILED)\. (\d+ passed; \d+ failed[^\n]*)$", re.MULTILINE)
 _SYMPY_RE = re.compile(r"tests finished: ([^=\n]*?), in [\d.]+ seconds")
-_GO_RE = re.compile(r"^(ok|FAIL)\s+(\S+)\s+[\d.]+s$", re.MULTILINE)
+# `go test`'s line per package: its time, or `(cached)` when the result was reused (it passed all the same)
+_GO_RE = re.compile(r"^(ok|FAIL)\s+(\S+)\s+(?:[\d.]+s|\(cached\))(?:\s+coverage:[^\n]*)?$", re.MULTILINE)
+GO_NAMED = 4  # packages named in a summary
 
 # --- text analysis ----------------------------------------------------------------------------
 
@@ -480,8 +483,24 @@ def parse_test_summary(output: str) -> str | None:
         return hits[-1]
     hits = _GO_LINES.findall(output)
     if hits:
-        return ", ".join(f"{a} {b}" for a, b in hits[-5:])
+        return _go_summary(hits)
     return None
+
+
+def _go_summary(lines: list[tuple[str, str]]) -> str:
+    """`go test ./...`'s packages in one line: the failed ones by name, then how many passed, named
+    below their common prefix ("FAIL pkg/cloud; ok 9 packages: ., pkg/spi, pkg/utils, …"): every
+    package counts, its result reused (`(cached)`) or not."""
+    names = [pkg for _, pkg in lines]
+    prefix = os.path.commonpath(names) if len(names) > 1 else ""
+    short = {pkg: (pkg[len(prefix):].lstrip("/") or ".") if prefix else pkg for pkg in names}
+    failed = [short[p] for status, p in lines if status == "FAIL"]
+    passed = [short[p] for status, p in lines if status == "ok"]
+    parts = [f"FAIL {', '.join(failed)}"] if failed else []
+    if passed:
+        listed = ", ".join(passed[:GO_NAMED]) + (", …" if len(passed) > GO_NAMED else "")
+        parts.append(f"ok {len(passed)} package{'s' if len(passed) != 1 else ''}: {listed}")
+    return "; ".join(parts)
 
 
 # --- extraction ---------------------------------------------------------------------------------

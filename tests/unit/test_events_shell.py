@@ -294,3 +294,12 @@ def test_running_the_sessions_own_script_that_rewrites_a_project_file_edits_it()
             *call_pair("bash", {"command": "python update_box.py"}, "c3", "")]
     edits = [(e.path, e.command) for e in extract_events(transcript(msgs)) if e.kind is EventKind.EDIT]
     assert edits == [("lib/box.py", "python update_box.py")]
+
+
+def test_go_tests_every_package_counts_a_cached_result_too_and_failures_come_first():
+    out = ("ok  \tgithub.com/x/cli\t0.256s\n?   \tgithub.com/x/cli/pkg/a\t[no test files]\n"
+           "ok  \tgithub.com/x/cli/pkg/cloud\t(cached)\nFAIL\tgithub.com/x/cli/pkg/spi\t0.753s\n"
+           "ok  \tgithub.com/x/cli/pkg/utils\t0.876s  coverage: 81.2% of statements\n")
+    assert parse_test_summary(out) == "FAIL pkg/spi; ok 3 packages: ., pkg/cloud, pkg/utils"
+    many = "".join(f"ok  \texample.com/m/p{i}\t(cached)\n" for i in range(6))
+    assert parse_test_summary(many) == "ok 6 packages: p0, p1, p2, p3, …"
