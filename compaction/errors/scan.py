@@ -644,9 +644,11 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
             first = next((ln.strip() for ln in shown.splitlines() if len(ln.strip()) > 2), "")
             return (f"new text of `{defined[0]}`" if defined else f"new text `{first}`" if first and len(first) <= 100
                     else "")
-    if names:  # the hunk that touches the error's names first (`ann2.get_draggable()` among three)
-        changes = [replace(c, hunks=tuple(sorted(c.hunks, key=lambda h: not _touches(names, h.removed, h.added))))
-                   for c in changes]
+    # the hunk that touches the error's names first (`ann2.get_draggable()` among three), then a hunk of code
+    # before one of comments only (`// MapStruct Mapper definition` removed above the interface that went)
+    changes = [replace(c, hunks=tuple(sorted(c.hunks, key=lambda h: (not _touches(names, h.removed, h.added),
+                                                                      not _codes(h.removed + h.added)))))
+               for c in changes]
     for change in changes:
         for hunk in change.hunks:
             if change.whole:
@@ -665,8 +667,7 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
 def _line_pair(removed: tuple[str, ...], added: tuple[str, ...], context: str | None = None) -> str:
     """`old` → `new`, `added new` or `removed old`: the first informative line of each side; a side
     too long to quote names the definition it is in instead."""
-    old = next((ln.strip() for ln in removed if len(ln.strip()) > 2), "")
-    new = next((ln.strip() for ln in added if len(ln.strip()) > 2), "")
+    old, new = _first_informative(removed), _first_informative(added)
     if len(old) > 100 or len(new) > 100:
         names = definitions(added) or ([context] if context else [])
         return f"changed `{names[0]}`" if names else ""
@@ -677,6 +678,22 @@ def _line_pair(removed: tuple[str, ...], added: tuple[str, ...], context: str | 
     if old:
         return f"removed `{old}`"
     return ""
+
+
+# A line that is only a comment (`// MapStruct Mapper definition`): the code beside it is the change. `#` is
+# left out: a Markdown heading is the change of a document.
+_COMMENT_LINE_RE = re.compile(r"^(?://|/\*|\*/?(?:\s|$)|<!--|--\s)")
+
+
+def _codes(lines: tuple[str, ...]) -> bool:
+    """Whether a hunk's lines hold a line of code, not only comments and short lines."""
+    return any(len(ln.strip()) > 2 and not _COMMENT_LINE_RE.match(ln.strip()) for ln in lines)
+
+
+def _first_informative(lines: tuple[str, ...]) -> str:
+    """A side's first line longer than two characters that is code, else its first such line."""
+    said = [ln.strip() for ln in lines if len(ln.strip()) > 2]
+    return next((ln for ln in said if not _COMMENT_LINE_RE.match(ln)), said[0] if said else "")
 
 
 REWRITE_DIFF_LINES = 4000  # a longer file's rewrite is told by its definitions: the diff is not worth its time

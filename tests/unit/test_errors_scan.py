@@ -468,3 +468,15 @@ def test_a_failed_builds_fix_in_the_last_round_is_told_as_tried():
     t = build([("user", "build it"), ("shell", "npm run build", "npm run build exited", 2), ("edit", "/repo/build.js")])
     recs = [r for r in scan_transcript(t) if r.id == "ERR_TOOL_NonZeroExit"]
     assert recs and all(r.solution.startswith("tried, never checked") for r in recs), recs
+
+
+def test_a_key_change_is_told_by_its_code_not_by_the_comment_above_it():
+    from compaction.errors.scan import key_change
+    old = "record Dto(String n) {}\n\n// Mapper definition\n@Mapper\ninterface M {\n    P map(Dto d);\n}\n"
+    new = "record Dto(String n) {}\n\n"
+    call = ToolCall("str_replace_editor", {"command": "str_replace", "path": "/r/T.java", "old_str": old,
+                                           "new_str": new}, "c1", ToolKind.EDIT, path="/r/T.java")
+    assert key_change(call) == "removed `@Mapper`"
+    both = ToolCall("Edit", {"file_path": "/r/a.js", "old_string": "// old way\nrun(a);",
+                             "new_string": "// new way\nrun(a, b);"}, "c2", ToolKind.EDIT, path="/r/a.js")
+    assert key_change(both) == "`run(a);` → `run(a, b);`"
