@@ -200,6 +200,8 @@ def parse_unified(text: str) -> list[FileChange]:
     removed: list[str] = []
     added: list[str] = []
     context: str | None = None
+    header_context: str | None = None  # what the `@@` line names
+    inner: tuple[str, int] | None = None  # (name, indentation) of a definition the hunk's context lines opened
     whole = False
 
     def close_hunk() -> None:
@@ -237,7 +239,8 @@ def parse_unified(text: str) -> list[FileChange]:
             close_hunk()
             header = (m.group(1) if m else line[2:]).strip()
             found = definition(header) if header else None
-            context = found.group(1) if found else (header or None)
+            context = header_context = found.group(1) if found else (header or None)
+            inner = None
             continue
         if path is None:
             continue
@@ -245,8 +248,23 @@ def parse_unified(text: str) -> list[FileChange]:
             added.append(line[1:])
         elif line.startswith("-") and not line.startswith("---"):
             removed.append(line[1:])
-        elif removed or added:
-            close_hunk()
+        else:
+            if removed or added:
+                close_hunk()
+            # git's `@@` header names the definition above the hunk's first line, context included: one its
+            # context lines open (`protected boolean isBuildMethod(…) {` two lines above the change) encloses
+            # a change indented deeper than it; a line back at its indentation closed it
+            body = line[1:] if line.startswith(" ") else ""
+            opened = definition(body) if body.strip() else None
+            if opened:
+                inner = (opened.group(1), _indent(body))
+            elif inner is not None and body.strip() and _indent(body) <= inner[1]:
+                inner = None
+            continue
+        if len(removed) + len(added) == 1:  # the hunk's first changed line
+            changed = (removed or added)[0]
+            context = inner[0] if inner is not None and changed.strip() and _indent(changed) > inner[1] \
+                else header_context
     close_file()
     return out
 

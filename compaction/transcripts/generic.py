@@ -32,7 +32,6 @@ from compaction.transcripts._agent_tools import (
 )
 from compaction.transcripts._fences import outside_fences
 from compaction.transcripts._io import iter_json_records, read_text
-from compaction.transcripts.arg_names import ArgRole, is_name
 from compaction.transcripts._speakers import (
     SPEAKER_KEYS,
     STRONG_SPEAKER_KEYS,
@@ -43,6 +42,7 @@ from compaction.transcripts._speakers import (
     speaker_of,
     toolish,
 )
+from compaction.transcripts.arg_names import ArgRole, is_name
 
 NAME = "generic"
 DESCRIPTION = "Any JSON / JSONL / Markdown conversation with speakers and text (inferred; last resort)"

@@ -267,3 +267,27 @@ def test_a_final_diff_is_shared_fairly_between_its_hunks_and_says_a_line_once():
     assert shown.count("+ return NotImplemented") <= 1 and "return NotImplemented" in full  # said once
     assert "- x = 1" in shown and "- x = 9" in shown  # the hunks share the room: not the first hunk's only
     assert len(shown) <= MAX_LINES and "more changed lines" in full
+
+
+def test_a_definition_the_hunks_context_opens_encloses_the_change_not_the_one_gits_header_names():
+    from compaction.edits import parse_unified
+    diff = ("--- a/A.java\n+++ b/A.java\n"
+            "@@ -272,8 +272,8 @@ protected Collection<ExecutableElement> findBuildMethods(TypeElement e\n"
+            "      */\n     protected boolean isBuildMethod(ExecutableElement m, TypeElement t) {\n"
+            "         return m.getParameters().isEmpty() &&\n"
+            "-            m.getModifiers().contains( Modifier.PUBLIC )\n"
+            "+            (m.getModifiers().contains( Modifier.PUBLIC ) || m.getModifiers().isEmpty())\n"
+            "     }\n"
+            "@@ -300,3 +300,4 @@ protected Collection<ExecutableElement> findBuildMethods(TypeElement e\n"
+            "     int a;\n+    int b;\n"
+            "@@ -400,6 +401,6 @@ class FunctionTransformer:\n"
+            "     def _more_tags(self):\n         return {}\n \n"
+            "     def set_output(self, transform=None):\n         if x:\n"
+            "-            super().set_output(transform=transform)\n+            super().set_output(transform=transform, **kw)\n"
+            "@@ -500,6 +501,6 @@ class FunctionTransformer:\n"
+            "     def _more_tags(self):\n         return {}\n \n"
+            "-    x = 1\n+    x = 2\n")
+    [change] = parse_unified(diff)
+    # a definition closed before the change (back at its indentation) encloses nothing
+    assert [h.context for h in change.hunks] == ["isBuildMethod", "findBuildMethods", "set_output",
+                                                 "FunctionTransformer"]
