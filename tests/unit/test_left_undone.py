@@ -151,3 +151,13 @@ def test_a_quiet_runs_last_own_line_is_its_outcome_not_an_exports_framing():
     assert _last_said("Build complete! (6.38s)\nShell cwd was reset to /Users/me\n") == "Build complete! (6.38s)"
     copilot = 'Tool use: **run_in_terminal**\n\nAdditional data:\n\n```json\n{\n  "content": ""\n}\n```\nStatus: **completed**'
     assert _last_said(copilot) == ""  # an export that kept no output: nothing said
+
+
+def test_the_submission_the_harness_answered_with_the_final_diff_is_no_call_without_a_result():
+    from compaction.history.sources.current import _last_calls
+    from compaction.transcripts import load_transcript
+    from tests.conftest import TRANSCRIPTS
+    t = load_transcript(str(TRANSCRIPTS / "mini-matplotlib-25311.traj.json"))
+    said = _last_calls(t.rounds[-1])
+    assert said and said[-1].endswith("(submitted: the harness printed the final diff)")
+    assert "no result seen" not in " ".join(said)

@@ -44,13 +44,17 @@ def _said(text: str, limit: int) -> str:
 
 def _last_calls(rnd: Round) -> list[str]:
     results = results_of_calls(rnd.messages)
+    # the harness answered the submission with the final diff (its echo is the harness's, no result)
+    echoed = any(m.meta.get("final_patch_echo") for m in rnd.messages)
     out = []
     for msg in rnd.messages:
         for call in msg.tool_calls:
             what = f"`{first_line(call.command, 100)}`" if call.command else \
                 f"{call.name} `{call.path}`" if call.path else call.name
             res = results.get(id(call))
-            if res is None:
+            if res is None and echoed:
+                status = "submitted: the harness printed the final diff"
+            elif res is None:
                 status = "no result seen"
             elif res.exit_code is not None:
                 status = f"exit {res.exit_code}"
