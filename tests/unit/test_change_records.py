@@ -254,6 +254,10 @@ def test_a_snippet_spliced_in_by_sed_says_what_each_attempt_added():
     assert "+ def make_xrefs(self, rolename: str, domain: str, target: str," in full
     assert "adds make_xrefs" in fact.text  # the last splice, read from the snippet the session wrote
     assert "NOT KEPT (r71) adds `make_xrefs`" in full  # an attempt a `git checkout` threw away
+    # the final diff's lines are said as such, before what was thrown away: read under it, they would not be
+    lines = full.splitlines()
+    final = next(i for i, ln in enumerate(lines) if ln.strip().startswith("final diff: + "))
+    assert final < next(i for i, ln in enumerate(lines) if "NOT KEPT" in ln)
 
 
 def test_a_final_diff_is_shared_fairly_between_its_hunks_and_says_a_line_once():

@@ -407,7 +407,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     body += [f"r{r} {s}" for r, s in summaries[:MAX_EDIT_LINES]]
     if len(summaries) > MAX_EDIT_LINES:
         body.append(f"(… {len(summaries) - MAX_EDIT_LINES} earlier edits)")
-    if thrown:
+    netted = bool(net) and not created  # the lines below are the harness's final diff: the net change
+    if thrown and not netted:
         body += _thrown_lines(thrown)
     if digested:  # the fuller digest, when it says more than the one line's
         fuller = _join("", _digest_parts(replay.final, created, full=True), 10**6).lstrip(": ")
@@ -416,9 +417,13 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
             body.append(fuller)
     if prose and summaries:  # a prose file's edits already show their lines, old → new
         lines, skipped = [], 0
+    if netted and lines:  # said as the final state, before what was thrown away: read under it, it misleads
+        lines = [f"final diff: {lines[0]}", *lines[1:]]
     body += lines
     if skipped:
         body.append(f"(… {skipped} more changed lines)")
+    if thrown and netted:
+        body += _thrown_lines(thrown)
     body = [line for line in body if line and not _retells(line, one_line)]
     text = f"{one_line} {cite(rounds)}"
     full = text + "\n" + "\n".join(f"  {line}" for line in body)
