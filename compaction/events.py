@@ -473,11 +473,13 @@ def parse_test_summary(output: str) -> str | None:
     sympy = _SYMPY_RE.findall(output) if "tests finished: " in output else []
     if sympy:
         return sympy[-1]
-    for rx in (_JEST_LINES, _CARGO_LINES):
-        hits = rx.findall(output)
-        if hits:
-            h = hits[-1]
-            return " ".join(h) if isinstance(h, tuple) else h
+    hits = _JEST_LINES.findall(output)
+    if hits:
+        h = hits[-1]
+        return " ".join(h) if isinstance(h, tuple) else h
+    hits = _CARGO_LINES.findall(output)
+    if hits:
+        return _cargo_summary(hits)
     hits = _VITEST_RE.findall(output) if "Tests  " in output else []
     if hits:
         return hits[-1]
@@ -485,6 +487,23 @@ def parse_test_summary(output: str) -> str | None:
     if hits:
         return _go_summary(hits)
     return None
+
+
+_CARGO_COUNT_RE = re.compile(r"(\d+) (passed|failed|ignored)")
+
+
+def _cargo_summary(results: list[tuple[str, str]]) -> str:
+    """`cargo test`'s `test result:` lines, one per test binary, added up ("ok 66 passed; 0 failed in 5
+    test binaries"): the last binary's alone (`simulation_checks`' 15) is not the suite's count."""
+    if len(results) == 1:
+        return " ".join(results[0])
+    counts = {"passed": 0, "failed": 0, "ignored": 0}
+    for _, said in results:
+        for n, what in _CARGO_COUNT_RE.findall(said):
+            counts[what] += int(n)
+    status = "FAILED" if any(s == "FAILED" for s, _ in results) else "ok"
+    ignored = f"; {counts['ignored']} ignored" if counts["ignored"] else ""
+    return f"{status} {counts['passed']} passed; {counts['failed']} failed{ignored} in {len(results)} test binaries"
 
 
 def _go_summary(lines: list[tuple[str, str]]) -> str:

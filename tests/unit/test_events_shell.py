@@ -303,3 +303,11 @@ def test_go_tests_every_package_counts_a_cached_result_too_and_failures_come_fir
     assert parse_test_summary(out) == "FAIL pkg/spi; ok 3 packages: ., pkg/cloud, pkg/utils"
     many = "".join(f"ok  \texample.com/m/p{i}\t(cached)\n" for i in range(6))
     assert parse_test_summary(many) == "ok 6 packages: p0, p1, p2, p3, …"
+
+
+def test_cargo_tests_binaries_are_added_up_not_the_last_ones_alone():
+    one = "test result: ok. 15 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n"
+    assert parse_test_summary(one) == "ok 15 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s"
+    many = ("test result: ok. 21 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.2s\n"
+            "test result: FAILED. 7 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.1s\n" + one)
+    assert parse_test_summary(many) == "FAILED 43 passed; 1 failed; 1 ignored in 3 test binaries"
