@@ -141,3 +141,15 @@ def test_what_a_command_reads_in_or_writes_out_is_its_work() -> None:
 def test_a_process_stopped_on_its_own_and_a_tree_under_tmp_are_work() -> None:
     lines = _completed(('pkill -f "vllm serve"; rm -f /tmp/vllm.log', ""), ("rm -rf /tmp/proj/src/old_module", ""))
     assert lines == ['`pkill -f "vllm serve"; rm -f /tmp/vllm.log` (r1)', "`rm -rf /tmp/proj/src/old_module` (r2)"]
+
+
+def test_a_command_the_user_turned_down_never_ran_and_is_no_action() -> None:
+    msgs = [Message(0, Role.USER, "build and commit")]
+    msgs += call_pair("bash", {"command": "npm run build && git commit -am wip"}, "c0", "npm ERR! exit 1", is_error=True)
+    msgs.append(Message(0, Role.USER, "next"))
+    msgs += call_pair("bash", {"command": "npm run build && git commit -am wip"}, "c1",
+                      "[Operation Cancelled] Reason: User denied execution.", is_error=True)
+    t = transcript(msgs)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    lines = [f.text for f in completed_facts(ctx)]
+    assert len(lines) == 1 and "×2" not in lines[0] and lines[0].endswith("(r1)")

@@ -9,6 +9,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from compaction.errors.classify import USER_REJECTED_SENTENCE
 from compaction.events import Event, EventKind
 from compaction.history import overlap, project_root
 from compaction.history.condense import cut_at_word
@@ -48,8 +49,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if e.kind is not EventKind.COMMAND or not e.command or e.search:
             continue
         is_test = e.test
-        if not (e.state_changing or is_test):
-            continue
+        if not (e.state_changing or is_test) or _refused(ctx, e, outputs):
+            continue  # a command the user turned down never ran: the error memory tells the refusal
         command = project_root.without_root_cd(e.command, ctx.cwd)  # the header names the root
         key = project_root.without_root_cd(first_line(command), ctx.cwd)  # a line after clearing up may cd too
         outcome = ""
@@ -108,6 +109,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     return facts
 
 
+_REFUSED_RE = re.compile(r"\W{0,3}" + USER_REJECTED_SENTENCE)
 _TRIMMERS = frozenset({"head", "tail"})  # what only shortens a command's output for the reader
 _WRITERS = frozenset({"cat", "echo", "printf", "tee"})  # what writes a file by its redirection
 
@@ -264,6 +266,20 @@ def _summary_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) 
     """The closing summary line of the output of event `e`'s command (its round's calls paired with
     their results by the compaction's shared pairing, only for rounds with a state-changing command); a
     build's verdict when it printed no summary line."""
+    output = _output_of(ctx, e, outputs)
+    if not output:
+        return ""
+    # a build the actions list (it writes its output): its verdict ("✓ built in 7.35s"), as the checks say it
+    return summary_line(output) or remote_said(output) or (build_outcome(output) if builds(e.command or "") else "")
+
+
+def _refused(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) -> bool:
+    """Whether the user turned the command down (it never ran): its output is the client's refusal."""
+    return e.failed and _REFUSED_RE.match(_output_of(ctx, e, outputs)[:200].lstrip()) is not None
+
+
+def _output_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) -> str:
+    """What event `e`'s command printed (its round's calls paired with their results once, on first ask)."""
     transcript = ctx.transcript
     by_command = outputs.get(e.round)
     if by_command is None:
@@ -276,11 +292,7 @@ def _summary_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) 
                     res = results.get(id(call))
                     if call.command and res is not None and res.content:
                         by_command[call.command.strip()] = res.content
-    output = by_command.get((e.command or "").strip())
-    if not output:
-        return ""
-    # a build the actions list (it writes its output): its verdict ("✓ built in 7.35s"), as the checks say it
-    return summary_line(output) or remote_said(output) or (build_outcome(output) if builds(e.command or "") else "")
+    return by_command.get((e.command or "").strip(), "")
 
 
 REMOTE_CHARS = 160
