@@ -329,3 +329,11 @@ def test_a_powershell_parser_error_is_a_record_and_set_location_is_a_cd():
     noise = "npx : jest progress\n    + CategoryInfo          : NotSpecified: (jest progress:String) [], RemoteException\n"
     assert classify(noise, tool_output=True) == []  # a native program's stderr line, wrapped: no failure
     assert first_word('Set-Location "c:\\h\\backend"') == "cd" and first_word("pushd src") == "cd"
+
+
+def test_a_failed_builds_decisive_line_is_the_compilers_located_error_not_the_wrappers_last_words():
+    out = ("> cli build\n\nsrc/ui/Wizard.tsx:171:9 - error TS6133: 'teamProviders' is declared but its value is "
+           "never read.\n\nFound 1 error.\n\nError: Command failed: tsc --build\n    at execSync (node:child_process:954:15)\n"
+           "npm error command failed\n*** gpkg: Exceptions are available: http://go/airlock#request-exception\n")
+    assert decisive_line(out, True) == ("src/ui/Wizard.tsx:171:9 - error TS6133: 'teamProviders' is declared but "
+                                        "its value is never read.")

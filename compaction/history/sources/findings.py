@@ -82,7 +82,10 @@ _SENTENCE_WS_RE = re.compile(r"\s(?:(?<=[.!?]\s)\s*(?=[A-Z`\"'(])|(?<=：\s)\s*|
 _CJK_STOPS = ("。", "！", "？")
 _WIDE_RE = re.compile("[\u2e81-\U0010ffff]")  # a character past U+2E80 (CJK and after)
 _TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
-_ERROR_LINE_RE = re.compile(r"(?:Error|Exception|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
+_ERROR_LINE_RE = re.compile(r"(?:Error|Exception\b|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
+# A compiler's or linter's error at a place (`src/x.tsx:171:9 - error TS6133: …`, `a.rs:3:5: error[E0425]`, `x.c:4:
+# error: …`): what went wrong, before the wrapper's and the tool's own lines printed after it.
+_LOCATED_ERROR_RE = re.compile(r"^\S+?[:(]\d+(?:[:,]\d+)?\)?:?\s*(?:-\s*)?(?:fatal )?error\b", re.IGNORECASE)
 _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|successfully|All tests|Done|done)\b|"
                              r"\bResult:|\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems)\b")
 # One of which every match of each line pattern holds (none holds a newline: a match is within one line).
@@ -507,7 +510,8 @@ def decisive_line(output: str, failed: bool) -> str:
         return said  # the build tool said what went wrong
     lines = [ln.strip() for ln in output[-8000:].strip().splitlines()[-60:] if ln.strip()]
     lines = [ln for ln in lines if not (_NOISE_LINE_RE.fullmatch(ln) or STATUS_LINE_RE.fullmatch(ln))]
-    hit = None
+    hit = next((ln for ln in lines if len(ln) <= 200 and _LOCATED_ERROR_RE.match(ln)), None) \
+        if failed and "rror" in output else None
     joined = "\n".join(lines)  # a pattern none of whose words the lines hold is not tried line by line
     order = (_ERROR_LINE_RE, _RESULT_LINE_RE) if failed else (_RESULT_LINE_RE, _ERROR_LINE_RE)
     for rx in order:  # a failure: what went wrong first; a success: the result first
