@@ -1217,7 +1217,7 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript,
             text += f", then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
         quoted = cut(ep.said, EARLIER_SAID_CHARS)
         said = (f"“{quoted}”" if "`" in quoted else f"`{quoted}`") if quoted else "a failure"
-        rounds = tuple(sorted({o.round for o in ep.occurrences} | {fix.round or 0} - {0}))
+        rounds = tuple(sorted({o.round for o in ep.occurrences} | ({fix.round} if fix.round else set())))
         out.append((rounds, f"{said} — {text}"))
         if len(out) == EARLIER_SHOWN:
             break
