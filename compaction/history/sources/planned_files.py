@@ -14,16 +14,18 @@ on (it wrote at least one of the files) is compared: an unapproved plan is the n
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from compaction.events import EventKind
 from compaction.history.facts import Fact
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Role
+from compaction.model import Message, Role
 from compaction.transcripts.path_spelling import file_name
 
 _PLAN_RE = re.compile(r"\bplan\b", re.IGNORECASE)
 PLAN_HEAD = 300  # a plan calls itself one in its opening characters
+PLAN_CHARS = 20_000  # and names its files within these (a 200 KB reply holding a script is no longer read whole)
 _FILE_RE = re.compile(r"(?<![\w./-])((?:[\w-]+/)*[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/-])")
 _TREE_LINE_RE = re.compile(r"^[\s│├└─|`+\\-]*[├└│]")  # a line of a drawn tree
 _CREATE_RE = re.compile(r"\b(?:create|creating|add|adding|new|write|writing|generate|scaffold)\b", re.IGNORECASE)
@@ -47,7 +49,7 @@ def _planned(text: str) -> list[str]:
             continue
         if in_code:
             block.append(line)
-        elif _CREATE_RE.search(line):
+        elif "." in line and _CREATE_RE.search(line):  # a file name holds a dot: most lines need no search
             out += [m.group(1) for m in _FILE_RE.finditer(line)]
     return list(dict.fromkeys(file_name(n) or n for n in out))
 
@@ -73,16 +75,27 @@ def _seen_before(ctx: FactContext, until_message: int, names: set[str]) -> set[s
     read, a client's file list beside a message): those files existed or were known, not planned new."""
     seen: set[str] = set()
     for msg in ctx.transcript.messages[:until_message]:
-        texts = [msg.text or ""] + [r.content or "" for r in msg.tool_results]
-        texts += [str(v) for c in msg.tool_calls for v in c.arguments.values() if isinstance(v, str)]
-        for value in msg.meta.values():  # what a client showed beside the message (Cline's environment details)
-            texts += [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] \
-                if isinstance(value, (list, tuple)) else []
-        for text in texts:
+        for text in _texts(msg):
             seen.update(n for n in names - seen if n in text)
         if seen == names:
             break
     return seen
+
+
+def _texts(msg: Message) -> Iterator[str]:
+    """Every text of a message: its own, its results', its calls' string arguments, and what a client
+    showed beside it (Cline's environment details)."""
+    if msg.text:
+        yield msg.text
+    for r in msg.tool_results:
+        yield r.content or ""
+    for c in msg.tool_calls:
+        yield from (v for v in c.arguments.values() if isinstance(v, str))
+    for value in msg.meta.values() if msg.meta else ():
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from (v for v in value if isinstance(v, str))
 
 
 @fact_source(Section.NEXT)
@@ -91,7 +104,7 @@ def planned_files_source(ctx: FactContext) -> list[Fact]:
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
             if msg.role is Role.ASSISTANT and not msg.harness and msg.text \
-                    and _PLAN_RE.search(msg.text[:PLAN_HEAD]) and (names := _planned(msg.text)):
+                    and _PLAN_RE.search(msg.text[:PLAN_HEAD]) and (names := _planned(msg.text[:PLAN_CHARS])):
                 plans.append((rnd.number, msg.index, names))
     if not plans:
         return []
@@ -101,10 +114,11 @@ def planned_files_source(ctx: FactContext) -> list[Fact]:
         written = {name for at, name in touched if at > index}
         if not written & set(names):
             continue
-        missing = [n for n in names if n not in written]
-        missing = [n for n in missing if n not in _seen_before(ctx, index, set(missing))]
         read = {file_name(e.path) for e in ctx.events if e.kind is EventKind.READ and e.path}
-        missing = [n for n in missing if n not in read]
+        missing = [n for n in names if n not in written and n not in read]
+        if missing:
+            seen = _seen_before(ctx, index, set(missing))
+            missing = [n for n in missing if n not in seen]
         if not missing:
             return []
         more = f" (+{len(missing) - MAX_NAMED} more)" if len(missing) > MAX_NAMED else ""
