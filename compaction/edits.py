@@ -227,7 +227,7 @@ def parse_unified(text: str) -> list[FileChange]:
             raw = raw.split("\t", 1)[0].strip()
             path = raw[2:] if raw.startswith(("a/", "b/")) else raw
             whole = line.startswith("*** Add File: ")
-            context = None
+            context = header_context = inner = None  # a file's places are its own
             continue
         if line.startswith(("--- ", "diff --git", "index ", "*** Begin Patch", "*** End Patch", "*** Delete File")):
             if line.startswith(("diff --git", "*** Delete File")):

@@ -511,7 +511,10 @@ def _go_summary(lines: list[tuple[str, str]]) -> str:
     below their common prefix ("FAIL pkg/cloud; ok 9 packages: ., pkg/spi, pkg/utils, …"): every
     package counts, its result reused (`(cached)`) or not."""
     names = [pkg for _, pkg in lines]
-    prefix = os.path.commonpath(names) if len(names) > 1 else ""
+    try:
+        prefix = os.path.commonpath(names) if len(names) > 1 else ""
+    except ValueError:  # absolute and relative names mixed: no common prefix
+        prefix = ""
     short = {pkg: (pkg[len(prefix):].lstrip("/") or ".") if prefix else pkg for pkg in names}
     failed = [short[p] for status, p in lines if status == "FAIL"]
     passed = [short[p] for status, p in lines if status == "ok"]

@@ -6,10 +6,10 @@ AssertionError about `reftarget`, fixed, then another about `desc_sig_punctuatio
 solution tells what ended the last one; what ended each earlier one is lost unless it is told apart.
 
 Two signals split them, neither a table of names:
-- tests: a test that failed, then was run again (a run that selects no single test, or names it)
-  without failing, ended there;
+- tests: a test that failed, then was run again (a run that names its file, or the whole suite) without
+  failing, ended there;
 - messages: the next occurrence says something else (numbers and quoted values aside; a message the
-  tool cut short, "The no...", is the same as any it begins).
+  tool cut short, "The no...", is the same as any it begins), and that message does not come back.
 """
 
 from __future__ import annotations
@@ -21,7 +21,10 @@ from compaction.errors.records import Occurrence, normalise_detail
 
 _CUT_RE = re.compile(r"(?:\.\.\.|…)\s*$")
 _MARK_RE = re.compile(r"^(?:E\s+)+|^_{3,}\s*|\s*_{3,}$")  # pytest's `E   ` marks, its `____ test ____` rules
-_SELECTS_RE = re.compile(r"::|\s-k\s|\s--grep\s|\s-t\s")  # a run that picks its tests
+# A run that picks its tests by name (pytest's `::`/`-k`, mocha's `--grep`, jest's `-t`, go's `-run`, cargo's filter
+# after `--`) runs no other test; one that names test files runs those files only.
+_PICKS_RE = re.compile(r"::|\s-k\s|\s--grep\b|\s-t\s|\s-run\b|\s--filter\b|\s--testNamePattern\b")
+_TEST_FILE_RE = re.compile(r"[\w./-]*(?:test|spec)[\w.-]*\.\w+|[\w./-]+\.(?:py|js|ts|tsx|jsx|rs|go|rb|java)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,20 @@ def _best_said(occs: list[Occurrence]) -> str:
     return max(whole or said, key=len, default="")
 
 
+def _reruns(test: str, command: str) -> bool:
+    """Whether a later run ran `test` again: it names the test's file (and, when it picks tests by name,
+    the test's own name as a whole word), or names no test file and picks no test (the whole suite)."""
+    name = label_of_test(test)
+    picks = _PICKS_RE.search(command) is not None
+    if picks and not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", command):
+        return False
+    parts = _TEST_PART_RE.split(test)
+    own_file = parts[0].rsplit("/", 1)[-1] if len(parts) > 1 else ""
+    if own_file and own_file in command:
+        return True
+    return not picks and not _TEST_FILE_RE.search(command.split(None, 1)[1] if " " in command else "")
+
+
 def _by_tests(occs: list[Occurrence]) -> list[Episode]:
     """Tests that stopped failing, grouped by the occurrence they last failed in."""
     final = _best_said([occs[-1]])
@@ -87,8 +104,7 @@ def _by_tests(occs: list[Occurrence]) -> list[Episode]:
         if later is None:
             continue
         command = later.location.command or ""
-        ended = [t for t, k in last_at.items() if k == i and (
-            not _SELECTS_RE.search(command) or label_of_test(t) in command)]
+        ended = [t for t, k in last_at.items() if k == i and _reruns(t, command)]
         if not ended:
             continue
         mine = [o for o in occs[:i + 1] if set(o.tests) & set(ended)]
@@ -99,16 +115,32 @@ def _by_tests(occs: list[Occurrence]) -> list[Episode]:
     return out
 
 
+def _key(text: str) -> str:
+    """What a message is compared by: numbers and quoted values blanked (a message cut short keeps its
+    text: it is compared by what it begins with)."""
+    return "…" + _CUT_RE.sub("", text).rstrip() if _cut_short(text) else normalise_detail(text)
+
+
 def _by_message(occs: list[Occurrence]) -> list[Episode]:
-    """Stretches of occurrences that say the same thing, each ended by one that says another."""
+    """Stretches of occurrences that say the same thing, each ended by one that says another; not a
+    message that comes back later (it did not end). Each message is compared with the stretch's distinct
+    messages (a record repeated a thousand times with changing numbers is one comparison a time)."""
+    said = [said_of(o) for o in occs]
+    keys = [_key(s) for s in said]
+    last_at = {k: i for i, k in enumerate(keys)}  # where each message is said for the last time
+    cut_last = [j for k, j in last_at.items() if k.startswith("…")]  # …of those the tool cut short
     out: list[Episode] = []
     start = 0
+    distinct: dict[str, str] = {keys[0]: said[0]}  # the stretch's distinct messages by key
     for i in range(1, len(occs)):
-        here = [said_of(o) for o in occs[start:i]]
-        if all(_same(s, said_of(occs[i])) for s in here):
+        if keys[i] in distinct or all(_same(s, said[i]) for s in distinct.values()):
+            distinct.setdefault(keys[i], said[i])
             continue
-        out.append(Episode(tuple(occs[start:i]), occs[i].round, occs[i].message, _best_said(list(occs[start:i]))))
-        start = i
+        best = _best_said(list(occs[start:i]))
+        if last_at.get(_key(best), -1) < i and not any(  # said again later, whole or cut short: it did not end
+                _same(best, said[j]) for j in cut_last if j >= i):
+            out.append(Episode(tuple(occs[start:i]), occs[i].round, occs[i].message, best))
+        start, distinct = i, {keys[i]: said[i]}
     return out
 
 

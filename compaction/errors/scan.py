@@ -832,13 +832,15 @@ def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolRes
 
 
 def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _ResultsCache | None = None,
-               until: tuple[int, int | None] | None = None) -> Fix:
+               until: tuple[int, int | None] | None = None, latest: bool = False) -> Fix:
     """The edit and the passing re-run that ended the error: an edit of the erroring file (the file its
     location names, else the one script its command ran; a heredoc that rewrites it counts) within 20
     rounds of its last occurrence (an agent may look around for a dozen rounds first), else an in-place
     edit of another file within the next two rounds (a later unrelated edit did not end this error),
     else, when the very command that failed passed within ten rounds, the last edit before that run.
-    `until`: (round, message) where the next failure showed: an earlier failure's fix came before it."""
+    `until`: (round, message) where the next failure showed: an earlier failure's fix came before it;
+    `latest`: the run there passed the failing test, so the edits up to it are candidates, the one touching
+    the error's names first, else the last (the one the passing run followed)."""
     last = rec.occurrences[-1]
     cmd_key = _norm_command(last.location.command)
     # A run whose own script failed names that script (not for a malformed reply or call: its form failed)
@@ -903,7 +905,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     if rerun is not None:  # run again otherwise (`javac -cp classes` for a missing jar), it no longer said it
         return Fix(None, rerun[1], "", call=rerun[2], rerun=True, passed_round=rerun[1] if _succeeded(rerun[3]) else None)
     names = frozenset(w for w in _CODE_SHAPED.findall(last.detail or "") if not w.endswith(("Error", "Exception")))
-    if until is not None:  # an earlier failure: the change before the next one showed that touches its names, else the last
+    if until is not None and latest:  # a test that then passed: the change before that run touching its names, else the last
         pool = same or [c for c in changes if c[4]]
         near = [next((c for c in reversed(pool) if names and _change_touches(c[2], names)), pool[-1])] if pool else []
         same = []
@@ -1200,7 +1202,7 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript,
         last = ep.occurrences[-1]
         part = ErrorRecord(rec.id, list(ep.occurrences))
         fix = _fix_after(transcript, part, last.round - 1 if _users(transcript, last) else last.round, cache,
-                         until=(ep.next_round, ep.next_message))
+                         until=(ep.next_round, ep.next_message), latest=bool(ep.tests))
         if fix.rerun and fix.call is not None:
             text = f"then `{_as_run(fix.call.command or '')}` no longer printed it (r{fix.round})"
         elif fix.round and (fix.change or ep.tests):

@@ -337,11 +337,14 @@ class _Builder:
         self.speaker_keys["type(operation)"] += 1
 
     def pending_call(self) -> ToolCall | None:
-        """The first call of the last message, when that is a reply whose calls have no result yet."""
-        last = self.t.messages[-1] if self.t.messages else None
-        if last is None or last.role is not Role.ASSISTANT:
-            return None
-        return next((c for c in last.tool_calls if c in self.unanswered), None)
+        """The first call without a result of the last reply, when only results followed it (a reply's
+        parallel calls are answered one record each, in order)."""
+        for msg in reversed(self.t.messages):
+            if msg.role is Role.ASSISTANT:
+                return next((c for c in msg.tool_calls if c in self.unanswered), None)
+            if msg.role is not Role.TOOL:
+                return None
+        return None
 
     def attach(self, call: ToolCall, line: int | None) -> None:
         last = self.t.messages[-1] if self.t.messages else None

@@ -267,7 +267,7 @@ def test_a_final_diff_is_shared_fairly_between_its_hunks_and_says_a_line_once():
                      ToolResult("ok", "a")))
     (log,) = file_logs(extract_events(t), None).values()
     full = file_record("m.py", log, net=net).full_text or ""
-    shown = [ln.strip() for ln in full.splitlines()[1:] if ln.strip()[:2] in ("+ ", "- ")]
+    shown = [s for ln in full.splitlines()[1:] if (s := ln.strip().removeprefix("final diff: "))[:2] in ("+ ", "- ")]
     assert shown.count("+ return NotImplemented") <= 1 and "return NotImplemented" in full  # said once
     assert "- x = 1" in shown and "- x = 9" in shown  # the hunks share the room: not the first hunk's only
     assert len(shown) <= MAX_LINES and "more changed lines" in full

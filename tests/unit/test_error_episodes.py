@@ -103,3 +103,23 @@ def test_a_test_ids_own_name_is_told():
     assert label_of_test("tests/test_x.py::TestA::test_b[1]") == "test_b[1]"
     assert label_of_test("src/tree.spec.ts > tree > should hide content") == "should hide content"
     assert label_of_test("sympy/core/tests/test_expr.py:test_leadterm") == "test_leadterm"
+
+
+def test_a_message_that_comes_back_did_not_end_and_another_test_file_ran_no_test_of_this_one():
+    back = [Occurrence(1, detail="TypeError: 'NoneType' object is not iterable"),
+            Occurrence(3, detail="TypeError: unsupported operand type(s) for +"),
+            Occurrence(5, detail="TypeError: 'NoneType' object is not iterable"),
+            Occurrence(7, detail="TypeError: unsupported operand type(s) for +")]
+    # the first NoneType and the first operand error came back: only the last NoneType ended (at r7)
+    assert [(ep.occurrences[0].round, ep.next_round) for ep in earlier_episodes(back)] == [(5, 7)]
+    other = [Occurrence(1, detail="AssertionError: a", tests=["tests/test_a.py::test_one"],
+                        location=Location(command="pytest tests/test_a.py")),
+             Occurrence(3, detail="AssertionError: b", tests=["tests/test_b.py::test_two"],
+                        location=Location(command="pytest tests/test_b.py"))]
+    assert earlier_episodes(other) == []
+    other[1].location.command = "pytest tests/test_a.py tests/test_b.py"
+    assert [ep.tests for ep in earlier_episodes(other)] == [("tests/test_a.py::test_one",)]
+    picked = [Occurrence(1, detail="AssertionError: a", tests=["t.py::test_a"]),
+              Occurrence(3, detail="AssertionError: b", tests=["t.py::test_ab"], location=Location(
+                  command="pytest t.py::test_ab"))]
+    assert earlier_episodes(picked) == []  # `test_a` is no word of `test_ab`

@@ -337,3 +337,5 @@ def test_a_failed_builds_decisive_line_is_the_compilers_located_error_not_the_wr
            "npm error command failed\n*** gpkg: Exceptions are available: http://go/airlock#request-exception\n")
     assert decisive_line(out, True) == ("src/ui/Wizard.tsx:171:9 - error TS6133: 'teamProviders' is declared but "
                                         "its value is never read.")
+    assert decisive_line("12:00:01 ERROR worker started\nValueError: SECRET_KEY must be set\n", True) == \
+        "ValueError: SECRET_KEY must be set"  # a log line's time is no file's place

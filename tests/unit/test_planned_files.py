@@ -65,3 +65,10 @@ def test_a_plan_not_acted_on_is_no_missing_file_and_a_complete_one_says_nothing(
     assert _facts(_session()) == []
     assert _facts(_session(*(f"/repo/{n}" for n in ("image_sd/__init__.py", "image_sd/core.py", "image_sd/cli.py",
                                                      "setup.cfg", "pyproject.toml", "MANIFEST.in")))) == []
+
+
+def test_prose_abbreviations_calls_and_values_are_no_planned_files():
+    from compaction.history.sources.planned_files import _planned
+    said = ("Plan: add a helper (e.g., `x.js`) using `os.path.join(a, b)` and `np.float64`; "
+            "Node.js will create `e.g` and `src/util.ts`.")
+    assert _planned(said) == ["x.js", "util.ts"]

@@ -265,3 +265,26 @@ def test_a_cline_export_fence_left_open_ends_at_the_next_speaker_and_the_users_w
     harness = [m.text for m in t.messages if m.role is Role.USER and m.harness]
     assert any(text.startswith("# TODO LIST RECOMMENDED") for text in harness)
     assert len(t.rounds) == 4
+
+
+def test_a_step_holding_only_an_outcome_is_the_result_of_the_call_its_reply_made(tmp_path):
+    """Antigravity's shape: the planner's reply names its calls; each later step of the model, typed by what
+    it did (SEARCH_WEB, CODE_ACTION) and holding only its text, is the next call's output, in order."""
+    steps = [
+        {"source": "USER_EXPLICIT", "type": "USER_INPUT", "content": "find the repo and its layout"},
+        {"source": "MODEL", "type": "PLANNER_RESPONSE", "content": "I will search twice.",
+         "tool_calls": [{"name": "search_web", "args": {"query": "x"}}, {"name": "search_web", "args": {"query": "y"}}]},
+        {"source": "MODEL", "type": "SEARCH_WEB", "status": "DONE", "created_at": "2026-06-09T07:14:32Z",
+         "content": "Results for X: a CLI on Claude Code"},
+        {"source": "MODEL", "type": "SEARCH_WEB", "status": "DONE", "content": "Results for Y: config/profile.yml"},
+        {"source": "MODEL", "type": "VIEW_FILE", "AbsolutePath": "/w/a.py", "content": "print(1)"},
+    ]
+    path = tmp_path / "steps.jsonl"
+    path.write_text("\n".join(json.dumps(s) for s in steps))
+    t = load_transcript(path)
+    results = [(r.name, r.content) for m in t.messages for r in m.tool_results]
+    assert results[:2] == [("search_web", "Results for X: a CLI on Claude Code"),
+                           ("search_web", "Results for Y: config/profile.yml")]
+    calls = _calls(t)
+    assert [c.name for c in calls][:2] == ["search_web", "search_web"] and "SEARCH_WEB" not in [c.name for c in calls]
+    assert any(c.path == "/w/a.py" for c in calls)  # a step naming its own path is a call of its own

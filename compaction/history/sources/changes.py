@@ -417,14 +417,14 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
             body.append(fuller)
     if prose and summaries:  # a prose file's edits already show their lines, old → new
         lines, skipped = [], 0
-    if netted and lines:  # said as the final state, before what was thrown away: read under it, it misleads
-        lines = [f"final diff: {lines[0]}", *lines[1:]]
     body += lines
     if skipped:
         body.append(f"(… {skipped} more changed lines)")
-    if thrown and netted:
+    if thrown and netted:  # after the final state: read under a NOT KEPT line, the final lines read as thrown away
         body += _thrown_lines(thrown)
     body = [line for line in body if line and not _retells(line, one_line)]
+    if netted and (first := next((i for i, line in enumerate(body) if line in lines), None)) is not None:
+        body[first] = f"final diff: {body[first]}"  # labelled once kept: a label hides a line the one line retells
     text = f"{one_line} {cite(rounds)}"
     full = text + "\n" + "\n".join(f"  {line}" for line in body)
     code = bool(touched or (replay.final and (replay.final.names or replay.final.calls)) or swaps)

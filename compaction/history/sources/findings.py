@@ -84,8 +84,10 @@ _WIDE_RE = re.compile("[\u2e81-\U0010ffff]")  # a character past U+2E80 (CJK and
 _TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception\b|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
 # A compiler's or linter's error at a place (`src/x.tsx:171:9 - error TS6133: …`, `a.rs:3:5: error[E0425]`, `x.c:4:
-# error: …`): what went wrong, before the wrapper's and the tool's own lines printed after it.
-_LOCATED_ERROR_RE = re.compile(r"^\S+?[:(]\d+(?:[:,]\d+)?\)?:?\s*(?:-\s*)?(?:fatal )?error\b", re.IGNORECASE)
+# error: …`): what went wrong, before the wrapper's and the tool's own lines printed after it. The place is a
+# file's (a name with an extension), not a log line's time (`12:00:01 ERROR …`).
+_LOCATED_ERROR_RE = re.compile(r"^[\w./\\-]*\w\.[A-Za-z]\w{0,7}[:(]\d+(?:[:,]\d+)?\)?:?\s*(?:-\s*)?(?:fatal )?error\b",
+                               re.IGNORECASE)
 _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|successfully|All tests|Done|done)\b|"
                              r"\bResult:|\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems)\b")
 # One of which every match of each line pattern holds (none holds a newline: a match is within one line).
@@ -503,8 +505,9 @@ def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> 
 
 
 def decisive_line(output: str, failed: bool) -> str:
-    """The output line that says what happened: the last error/exception/result line, else (for a
-    failure) the last non-empty line. Whole, at most 200 characters (else left out)."""
+    """The output line that says what happened: for a failure, what the build tool said went wrong, else
+    the first compiler's error at a file's line, else the last error/exception line; for a success, the
+    last result line; else (a failure) the last non-empty line. Whole, at most 200 characters (else left out)."""
     wrong = went_wrong(output) if failed else None
     if wrong and (said := " ".join(output[wrong[0]:wrong[1]].split())) and len(said) <= 200:
         return said  # the build tool said what went wrong

@@ -4,9 +4,10 @@ Why: an agent that plans a layout ("create `cli.py`, `setup.cfg`, `MANIFEST.in`"
 it, leaves the rest silently: the change records list what was written, the plan what was meant, and
 neither says what is missing. A successor asked to finish the work needs that difference.
 
-A plan is the agent's text (or a file it wrote) that calls itself one in its opening lines. A file it
-means to create is named in a layout tree (a code block of `├──`/`│` lines, or of indented names under
-a folder line) or on a line that says create/add/new. Only names the session had not seen before the
+A plan is the agent's reply that calls itself one in its opening lines. A file it means to create is
+named in a layout tree (a code block of `├──`/`│` lines, or of indented names under a folder line), or as a
+whole code span (`cli.py`) on a line that says create/add/new: prose's "e.g." or "Node.js", a call's
+`os.path.join(…)` and a value's `np.float64` are no files. Only names the session had not seen before the
 plan count (a layout lists existing files too: a README, a LICENSE), and only a plan the session acted
 on (it wrote at least one of the files) is compared: an unapproved plan is the next step as a whole.
 """
@@ -27,6 +28,8 @@ _PLAN_RE = re.compile(r"\bplan\b", re.IGNORECASE)
 PLAN_HEAD = 300  # a plan calls itself one in its opening characters
 PLAN_CHARS = 20_000  # and names its files within these (a 200 KB reply holding a script is no longer read whole)
 _FILE_RE = re.compile(r"(?<![\w./-])((?:[\w-]+/)*[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/-])")
+# On a line of prose, a file is a whole code span whose extension is letters (`setup.cfg`, `MANIFEST.in`)
+_SPAN_FILE_RE = re.compile(r"`((?:[\w.-]+/)*[\w][\w.-]*\.[A-Za-z]{1,8})`(?!\s*\()")
 _TREE_LINE_RE = re.compile(r"^[\s│├└─|`+\\-]*[├└│]")  # a line of a drawn tree
 _CREATE_RE = re.compile(r"\b(?:create|creating|add|adding|new|write|writing|generate|scaffold)\b", re.IGNORECASE)
 _FENCE_RE = re.compile(r"^\s*```")
@@ -49,9 +52,15 @@ def _planned(text: str) -> list[str]:
             continue
         if in_code:
             block.append(line)
-        elif "." in line and _CREATE_RE.search(line):  # a file name holds a dot: most lines need no search
-            out += [m.group(1) for m in _FILE_RE.finditer(line)]
+        elif "`" in line and "." in line and _CREATE_RE.search(line):  # most lines need no search
+            out += [n for m in _SPAN_FILE_RE.finditer(line) if not _abbreviation(n := m.group(1))]
     return list(dict.fromkeys(file_name(n) or n for n in out))
+
+
+def _abbreviation(name: str) -> bool:
+    """`e.g`, `i.e`: a letter, a dot, a letter."""
+    stem, _, ext = name.rpartition(".")
+    return len(stem) <= 1 and len(ext) <= 1
 
 
 def _layout_names(block: list[str]) -> list[str]:
