@@ -142,3 +142,17 @@ def test_gemini_clis_session_context_and_snapshot_are_the_harness_words(tmp_path
     t = load_transcript(p)
     users = [m for m in t.messages if m.text.startswith(("<session_context>", "<state_snapshot>", "agent teams"))]
     assert [(m.harness, bool(m.meta.get("carried_summary"))) for m in users] == [(True, False), (True, True), (False, False)]
+
+
+def test_a_carried_rule_the_user_later_denied_is_marked_overturned_first():
+    from compaction.model import Message, Role
+    summary = ("Active constraints\n- Keep the Apache-2.0 headers.\n- Team selection MUST persist in settings.json.\n"
+               "- Always run the linter before a commit.\nNext Steps\n- Polish the wizard\n")
+    t = steps_transcript(summary + LOG, Message(0, Role.ASSISTANT, "Continuing."),
+                         Message(0, Role.USER, "agent teams shouldn't persist, ask me every boot"),
+                         Message(0, Role.ASSISTANT, "Done."))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=500)
+    rules = next(f.text for f in carried_facts(ctx) if f.section is Section.DECISIONS)
+    assert rules.startswith("Earlier session's summary, Active constraints: OVERTURNED by the user (r2: “agent teams "
+                            "shouldn't persist, ask me every boot”): Team selection MUST persist")
+    assert rules.count("OVERTURNED") == 1  # the linter rule stands: nothing denied it

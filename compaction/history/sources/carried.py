@@ -53,7 +53,35 @@ def carried_facts(ctx: FactContext) -> list[Fact]:
                 continue
             for part in summary_parts(msg.text):
                 done = _done_later(part, rnd.number, ctx) if _NEXT_RE.search(part.heading or "") else {}
+                if _DECIDED_RE.search(part.heading or ""):
+                    done = _overturned_later(part, msg, ctx)
                 out.append(_fact(part, rnd.number, done))
+    return out
+
+
+# A rule's verb ("Active team selection MUST persist…", "always run the linter"), and the user's later words
+# that deny it ("agent teams shouldn't persist", "don't run the linter", "non-persistent")
+_RULE_VERB_RE = re.compile(r"\b(?:MUST|[Mm]ust|[Ss]hould|[Aa]lways|[Ss]hall)\s+([A-Za-z]{4,})\b")
+_DENIAL = r"(?:n't|\bnot|\bnever|\bno longer|\bstop|\bnon-?)\s*(?:\w+\s+){{0,2}}?{stem}"
+USER_SAID_CHARS = 80
+
+
+def _overturned_later(part: _Part, summary: Message, ctx: FactContext) -> dict[int, tuple[int, str]]:
+    """{item index: (round, the user's words)} for the carried rules a later message of the user denies
+    ("agent teams shouldn't persist" against "selection MUST persist"). Why: a carried constraint shown
+    as active after the user reversed it is one a successor would restore."""
+    later = [(rnd.number, m.text) for rnd in ctx.transcript.rounds for m in rnd.messages
+             if m.index > summary.index and m.role is Role.USER and not m.harness and m.text
+             and len(m.text) < MIN_CHARS]
+    out: dict[int, tuple[int, str]] = {}
+    for k, item in enumerate(part.items):
+        m = _RULE_VERB_RE.search(item)
+        if m is None or m.group(1).lower() in ("not", "never", "only", "also", "have", "keep", "stay", "remain"):
+            continue
+        denial = re.compile(_DENIAL.format(stem=re.escape(m.group(1).lower())), re.IGNORECASE)
+        found = next(((number, text) for number, text in later if denial.search(text)), None)
+        if found:
+            out[k] = (found[0], cut_at_word(WS_RE.sub(" ", found[1]), USER_SAID_CHARS))
     return out
 
 
@@ -235,10 +263,19 @@ def _bullets_before(lines: list[str], start: int) -> list[str]:
     return items
 
 
-def _fact(part: _Part, rnd: int, done: dict[int, int] | None = None) -> Fact:
+def _fact(part: _Part, rnd: int, done: dict[int, int] | dict[int, tuple[int, str]] | None = None) -> Fact:
+    """One section's line; `done`: its next steps done since (by round), or its rules the user overturned
+    since (round, their words)."""
     done = done or {}
-    items = [cut_at_word(WS_RE.sub(" ", it), ITEM_CHARS) + (f" (done since, r{done[k]})" if k in done else "")
-             for k, it in enumerate(part.items)]
+
+    items: list[str] = []
+    for k, it in enumerate(part.items):
+        item = cut_at_word(WS_RE.sub(" ", it), ITEM_CHARS)
+        said = done.get(k)
+        if isinstance(said, tuple):  # first, and marked before its words: a line cut to fit keeps the reversal
+            items.insert(0, f"OVERTURNED by the user (r{said[0]}: “{said[1]}”): {item}")
+        else:
+            items.append(item + (f" (done since, r{said})" if said is not None else ""))
     name = f"Earlier session's summary, {part.heading}" if part.heading else "Earlier session's summary"
     text = cut_at_word(f"{name}: " + "; ".join(items), SECTION_CHARS)
     short = cut_at_word(f"{name}: " + "; ".join(items[:SHORT_ITEMS]), SECTION_CHARS)
