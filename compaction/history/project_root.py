@@ -42,10 +42,20 @@ def _norm(path: str) -> str:
 
 
 def _inside(path: str, root: str) -> bool:
-    p, r = _norm(path), _norm(root)
-    if is_windows_path(root):
-        p, r = p.casefold(), r.casefold()
+    p, r = _folded(path, root)
     return p.startswith(r + "/")
+
+
+def on_path(path: str, root: str) -> bool:
+    """Whether `path` is the project `root`, lies inside it, or is a folder above it (a Windows root's
+    paths compared case-folded): a `cd` there or a file read there is this project's, not another's."""
+    p, r = _folded(path, root)
+    return p == r or p.startswith(r + "/") or r.startswith(p + "/")
+
+
+def _folded(path: str, root: str) -> tuple[str, str]:
+    p, r = _norm(path), _norm(root)
+    return (p.casefold(), r.casefold()) if is_windows_path(root) else (p, r)
 
 
 def infer_root(events: Iterable[Event],

@@ -53,9 +53,8 @@ def carried_facts(ctx: FactContext) -> list[Fact]:
                 continue
             for part in summary_parts(msg.text):
                 done = _done_later(part, rnd.number, ctx) if _NEXT_RE.search(part.heading or "") else {}
-                if _DECIDED_RE.search(part.heading or ""):
-                    done = _overturned_later(part, msg, ctx)
-                out.append(_fact(part, rnd.number, done))
+                overturned = _overturned_later(part, msg, ctx) if _DECIDED_RE.search(part.heading or "") else {}
+                out.append(_fact(part, rnd.number, done, overturned))
     return out
 
 
@@ -263,19 +262,19 @@ def _bullets_before(lines: list[str], start: int) -> list[str]:
     return items
 
 
-def _fact(part: _Part, rnd: int, done: dict[int, int] | dict[int, tuple[int, str]] | None = None) -> Fact:
-    """One section's line; `done`: its next steps done since (by round), or its rules the user overturned
-    since (round, their words)."""
-    done = done or {}
-
+def _fact(part: _Part, rnd: int, done: dict[int, int] | None = None,
+          overturned: dict[int, tuple[int, str]] | None = None) -> Fact:
+    """One section's line; `done`: its next steps done since (by round); `overturned`: its rules the user
+    denied since (round, their words)."""
+    done, overturned = done or {}, overturned or {}
     items: list[str] = []
     for k, it in enumerate(part.items):
         item = cut_at_word(WS_RE.sub(" ", it), ITEM_CHARS)
-        said = done.get(k)
-        if isinstance(said, tuple):  # first, and marked before its words: a line cut to fit keeps the reversal
-            items.insert(0, f"OVERTURNED by the user (r{said[0]}: “{said[1]}”): {item}")
+        if k in overturned:  # first, and marked before its words: a line cut to fit keeps the reversal
+            said_at, said = overturned[k]
+            items.insert(0, f"OVERTURNED by the user (r{said_at}: “{said}”): {item}")
         else:
-            items.append(item + (f" (done since, r{said})" if said is not None else ""))
+            items.append(item + (f" (done since, r{done[k]})" if k in done else ""))
     name = f"Earlier session's summary, {part.heading}" if part.heading else "Earlier session's summary"
     text = cut_at_word(f"{name}: " + "; ".join(items), SECTION_CHARS)
     short = cut_at_word(f"{name}: " + "; ".join(items[:SHORT_ITEMS]), SECTION_CHARS)

@@ -15,12 +15,13 @@ import re
 from pathlib import PurePath
 
 from compaction.events import count_matches
+from compaction.history import project_root
 from compaction.history.facts import WS_RE, Fact, split_task, without_tags
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.literal_heads import holds
 from compaction.model import Role
-from compaction.shell import DRIVE_RE, blank_quotes
+from compaction.shell import blank_quotes
 
 # Names agents give their instruction files (the content check below finds the others).
 _NAME_RE = re.compile(r"(?:^|[/\\\s\"'])(AGENTS|CLAUDE|GEMINI|CONVENTIONS|SKILL|QWEN|CRUSH)\.md\b|\.cursorrules\b|"
@@ -233,15 +234,12 @@ def _foreign(where: str, cwd: str | None) -> bool:
     paths = [p for p in paths if not p.startswith("/dev/") and not _PATTERN_CHARS_RE.search(p)]
     if not paths:
         return False  # a relative path: inside the project
-    root = cwd.replace("\\", "/").rstrip("/") if cwd else None
-    fold = (lambda x: x.lower()) if root and DRIVE_RE.match(root) else (lambda x: x)
     for path in paths:
         if path.startswith(_SCRATCH_ROOTS):
             continue
-        here = fold(path.rstrip("/"))
+        here = path.rstrip("/")
         folder = here.rsplit("/", 1)[0] if "." in here.rsplit("/", 1)[-1] else here  # a file's folder, or the folder
-        if "/." in path or not root or here == fold(root) or here.startswith(fold(root) + "/") \
-                or fold(root).startswith(folder + "/"):  # the project, or a folder above it
+        if "/." in path or not cwd or project_root.on_path(folder, cwd):  # the project, or a folder above it
             return False
     return True
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from compaction import shell
 from compaction.events import EventKind
 from compaction.git_output import GitFileChange, git_file_changes, git_runs, untracked_folders
+from compaction.history import project_root
 from compaction.history.facts import Fact, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.completed import HASH_CHARS
@@ -132,10 +133,8 @@ def _whole_status(command: str, cwd: str | None) -> bool:
     where = cd[0].replace("\\", "/").rstrip("/") if cd else ""
     if where.startswith(".."):
         return False  # a sibling checkout
-    if where.startswith(("/", "~")) and cwd:
-        root = cwd.replace("\\", "/").rstrip("/")
-        if not (where == root or where.startswith(root + "/") or root.startswith(where + "/")):
-            return False  # another repository
+    if where.startswith(("/", "~")) and cwd and not project_root.on_path(where, cwd):
+        return False  # another repository
     runs = [shell.unredirected(args)[0] for sub, args in git_runs(command) if sub == "status"]  # `2>&1`: not a path
     return bool(runs) and all(a.startswith("-") for args in runs for a in args)
 
