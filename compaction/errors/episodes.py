@@ -9,7 +9,10 @@ Two signals split them, neither a table of names:
 - tests: a test that failed, then was run again (a run that names its file, or the whole suite) without
   failing, ended there;
 - messages: the next occurrence says something else (numbers and quoted values aside; a message the
-  tool cut short, "The no...", is the same as any it begins), and that message does not come back.
+  tool cut short, "The no...", is the same as any it begins), and that message does not come back;
+- files, for an edit tool's refusals: the next refusal is of another file, and this one's never comes back
+  (str_replace failing nine times on a test, then twice on the class it tests: two failures, each ended
+  by the edit of its own file that went through).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class Episode:
     next_message: int | None
     said: str
     tests: tuple[str, ...] = ()
+    file: str = ""  # the file an edit tool refused to edit, for a stretch split by file
 
 
 _TEST_PART_RE = re.compile(r"::| > |(?<=\.py):")
@@ -144,11 +148,36 @@ def _by_message(occs: list[Occurrence]) -> list[Episode]:
     return out
 
 
-def earlier_episodes(occurrences: list[Occurrence]) -> list[Episode]:
+def _file_of(occ: Occurrence) -> str:
+    return (occ.location.path or "").replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _by_file(occs: list[Occurrence]) -> list[Episode]:
+    """Stretches of refusals of one file, each ended by a refusal of another; not a file refused again
+    later (its edits did not go through yet). A refusal naming no file belongs to the stretch it is in."""
+    files = [_file_of(o) for o in occs]
+    last_at = {f: i for i, f in enumerate(files) if f}
+    out: list[Episode] = []
+    start, current = 0, files[0]
+    for i in range(1, len(occs)):
+        if not files[i] or not current or files[i] == current:
+            current = current or files[i]
+            continue
+        if last_at[current] < i:
+            stretch = occs[start:i]
+            out.append(Episode(tuple(stretch), occs[i].round, occs[i].message, _best_said(list(stretch)), file=current))
+        start, current = i, files[i]
+    return out
+
+
+def earlier_episodes(occurrences: list[Occurrence], *, by_file: bool = False) -> list[Episode]:
     """The failures of a record that ended before its last occurrence, in order (none for a record
-    seen once). By tests when its occurrences name tests, else by message."""
+    seen once). By file for an edit tool's refusals (`by_file`), by tests when its occurrences name
+    tests, else by message."""
     if len(occurrences) < 2:
         return []
+    if by_file:
+        return _by_file(occurrences)
     if any(o.tests for o in occurrences):
         return _by_tests(occurrences)
     return _by_message(occurrences)

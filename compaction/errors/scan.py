@@ -279,8 +279,9 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     out = merge_consequences(list(records.values()))
     cache: _ResultsCache = {}  # each round's calls and results, paired once for every record's solution
     for rec in out:
-        rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])))
-        rec.earlier = earlier_fixes(rec, transcript, cache)
+        rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
+                                      escaped=_escaped_breaks(rec, calls_of))
+        rec.earlier = earlier_fixes(rec, transcript, cache, calls_of)
         rec.avoidance = advise(rec)
     return out
 
@@ -1105,11 +1106,30 @@ def _user_said_after(transcript: Transcript, index: int | None) -> str:
     return line if len(line) <= 160 else line[:159].rsplit(" ", 1)[0] + "…"
 
 
+def _escaped_breaks(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int]:
+    """The rounds where an edit tool refused an old text that spells its line breaks as `\\n` (a
+    backslash and an n) and holds no real one: the file has a line break there, so it can never match.
+    Only the refusals of the file the last one is of: the record's solution is about that failure."""
+    if rec.id not in EDIT_REFUSED:
+        return []
+    out: list[int] = []
+    last = file_name(rec.occurrences[-1].location.path or "")
+    for occ in rec.occurrences:  # of the file the record's last refusal is of: an earlier file's ended apart
+        call = calls_of.get(id(occ))
+        if file_name(occ.location.path or "") != last:
+            continue
+        old = arg_text(call.arguments, ArgRole.OLD) if call is not None and isinstance(call.arguments, dict) else None
+        if old and "\\n" in old and "\n" not in old and occ.round not in out:
+            out.append(occ.round)
+    return out
+
+
 def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,
-                   failed_call: ToolCall | None = None) -> str:
+                   failed_call: ToolCall | None = None, escaped: list[int] | None = None) -> str:
     """What ended the error — the edit that followed (file, key change; what its arguments changed
     from `failed_call`, the call that failed) and the command that then passed — with the
-    assistant's own account of the cause; never the error text again."""
+    assistant's own account of the cause; never the error text again. `escaped`: the rounds whose
+    refused old text spelled its line breaks as `\\n` (`_escaped_breaks`), a cause read off the calls."""
     last = rec.occurrences[-1]
     parts: list[str] = []
     if rec.target_bug:
@@ -1151,6 +1171,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         elif fix.round >= final_round and not fix.restored and (rec.family != "TOOL" or rec.id == "ERR_TOOL_NonZeroExit"):
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         parts.append(text)
+    if escaped:  # seen in the calls themselves: told before the agent's own account, which may miss it
+        parts.append(f"cause: the old text spelled its line breaks as `\\n` (a backslash and an n), never a real "
+                     f"line break, so it could not match (r{', r'.join(map(str, escaped[:6]))}{', …' if len(escaped) > 6 else ''})")
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
         account = _SENTENCE.split(why)[-1]  # the account itself, not the sentence before that says what "it" is
         hedged = _HEDGE.search(account) is not None or account.rstrip().endswith("?")  # a question is a guess too
@@ -1188,17 +1211,19 @@ EARLIER_SHOWN = 2  # a record's earlier failures told with their fix, the first 
 EARLIER_SAID_CHARS = 100
 
 
-def earlier_fixes(rec: ErrorRecord, transcript: Transcript,
-                  cache: _ResultsCache | None = None) -> list[tuple[tuple[int, ...], str]]:
+def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,
+                  calls_of: dict[int, ToolCall] | None = None) -> list[tuple[tuple[int, ...], str]]:
     """What ended each of the record's earlier failures, when an edit or a passing run did before the
     next one showed: (the failure's rounds and the fix's, "`AssertionError: The node[reftarget] is not
     'int': 'x'` — edited `sphinx/domains/python.py` (r95): …, then `test_domain_py_xrefs` no longer
     failed (r97)"). The last failure's fix is the record's solution. An edit is told only with what it
-    changed, or when a test it was followed by no longer failed: a bare "edited x" may be anything."""
-    if rec.family == "TOOL":  # a tool's failures end by calling it otherwise, not by the edit that came next
+    changed, or when a test it was followed by no longer failed: a bare "edited x" may be anything.
+    `calls_of`: each occurrence's failing call (by id), to tell what the edit that went through did otherwise."""
+    refused = rec.id in EDIT_REFUSED  # an edit tool's refusals of one file end with an edit of it that went through
+    if rec.family == "TOOL" and not refused:  # a tool's other failures end by calling it otherwise, not by an edit
         return []
     out: list[tuple[tuple[int, ...], str]] = []
-    for ep in earlier_episodes(rec.occurrences):
+    for ep in earlier_episodes(rec.occurrences, by_file=refused):
         last = ep.occurrences[-1]
         part = ErrorRecord(rec.id, list(ep.occurrences))
         fix = _fix_after(transcript, part, last.round - 1 if _users(transcript, last) else last.round, cache,
@@ -1209,16 +1234,23 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript,
             text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
             if fix.restored and fix.call is not None:
                 text = f"restored `{fix.path}` with `{_as_run(fix.call.command or '')}` (r{fix.round})"
+            if ep.file and fix.call is not None and (calls_of or {}).get(id(last)) is not None:
+                changed = changed_arguments((calls_of or {})[id(last)], fix.call, fix.change or "")
+                text += f" with {changed}" if changed else ""
             if fix.change:
                 text += f": {fix.change}"
         else:
             continue
+        if ep.file and (not fix.path or file_name(fix.path) != ep.file):
+            continue  # a refused file's failure ends with an edit of that file, not of another one nearby
         if ep.tests:
             text += f", then `{label_of_test(ep.tests[0])}` no longer failed (r{ep.next_round})"
         elif fix.passed_round and fix.passed_command:
             text += f", then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
         quoted = cut(ep.said, EARLIER_SAID_CHARS)
         said = (f"“{quoted}”" if "`" in quoted else f"`{quoted}`") if quoted else "a failure"
+        if ep.file:  # what failed is the edits of that file; the record's Error line quotes the refusals
+            said = f"{len(ep.occurrences)} refused edit(s) of `{ep.file}`"
         rounds = tuple(sorted({o.round for o in ep.occurrences} | ({fix.round} if fix.round else set())))
         out.append((rounds, f"{said} — {text}"))
         if len(out) == EARLIER_SHOWN:

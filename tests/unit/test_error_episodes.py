@@ -123,3 +123,32 @@ def test_a_message_that_comes_back_did_not_end_and_another_test_file_ran_no_test
               Occurrence(3, detail="AssertionError: b", tests=["t.py::test_ab"], location=Location(
                   command="pytest t.py::test_ab"))]
     assert earlier_episodes(picked) == []  # `test_a` is no word of `test_ab`
+
+
+def _refused_edit(msgs: list[Message], cid: str, path: str, old: str) -> None:
+    args = {"command": "str_replace", "path": path, "old_str": old, "new_str": "x"}
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "", tool_calls=[
+        ToolCall("str_replace_editor", args, cid, ToolKind.EDIT, path=path)]))
+    msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(
+        f"ERROR:\nNo replacement was performed, old_str `{old}` did not appear verbatim in {path}.", cid,
+        "str_replace_editor", is_error=True)]))
+
+
+def test_an_edit_tools_refusals_of_one_file_end_with_the_edit_of_that_file_that_went_through():
+    msgs = [Message(0, Role.USER, "remove the mapper")]
+    _refused_edit(msgs, "a", "/repo/T.java", "@Mapper\\n interface M {}")
+    _refused_edit(msgs, "b", "/repo/T.java", "@Mapper interface M {}")
+    _edit(msgs, "c", "/repo/T.java", "@Mapper\ninterface M {}", "interface M {}")
+    _edit(msgs, "d", "/repo/Other.java", "int a;", "int b;")  # right after: not the refused file's fix
+    _refused_edit(msgs, "e", "/repo/P.java", "return x;")
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_TOOL_EditNotFound")
+    [(rounds, text)] = rec.earlier
+    assert text.startswith("2 refused edit(s) of `T.java` — edited `/repo/T.java` (r3): removed `@Mapper`")
+    assert rounds == (1, 2, 3)
+    # the first call spelled its line break as backslash-n: a cause read off the call itself
+    assert "line breaks as `\\n` (a backslash and an n)" not in (rec.solution or "")  # the last refusal did not
+    msgs2 = [Message(0, Role.USER, "remove the mapper")]
+    _refused_edit(msgs2, "a", "/repo/T.java", "@Mapper\\n interface M {}")
+    rec2 = next(r for r in scan_transcript(_transcript(msgs2)) if r.id == "ERR_TOOL_EditNotFound")
+    assert "cause: the old text spelled its line breaks as `\\n` (a backslash and an n)" in (rec2.solution or "")
+    assert "(r1)" in (rec2.solution or "")
