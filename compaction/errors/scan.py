@@ -1171,14 +1171,14 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         elif fix.round >= final_round and not fix.restored and (rec.family != "TOOL" or rec.id == "ERR_TOOL_NonZeroExit"):
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         parts.append(text)
-    if escaped:  # seen in the calls themselves: told before the agent's own account, which may miss it
-        parts.append(f"cause: the old text spelled its line breaks as `\\n` (a backslash and an n), never a real "
-                     f"line break, so it could not match (r{', r'.join(map(str, escaped[:6]))}{', …' if len(escaped) > 6 else ''})")
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
         account = _SENTENCE.split(why)[-1]  # the account itself, not the sentence before that says what "it" is
         hedged = _HEDGE.search(account) is not None or account.rstrip().endswith("?")  # a question is a guess too
         label = "the agent's guess: " if hedged else "cause: "  # told as what it is, fix or none
         parts.append(label + why.rstrip("."))
+    if escaped:  # seen in the calls themselves, beside the agent's own account
+        more = ", …" if len(escaped) > 4 else ""
+        parts.append(f"its old text had `\\n` typed out, not a line break (r{', r'.join(map(str, escaped[:4]))}{more})")
     # A tool that failed (not a command): the same tool called again and succeeding ended it, else the
     # agent's own account of doing without it, else the next success of any kind.
     tool = failed_call.name if failed_call is not None and not (failed_call.command or last.location.command) \

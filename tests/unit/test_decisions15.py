@@ -138,3 +138,31 @@ def test_the_plans_place_says_what_the_delegated_report_found_there():
     assert why == ["Why the plan's place (`main.go` line 1896), per the report (r1): Shutdown Sequence (`main.go` "
                    "lines 1837-1904): Defer function runs on exit; Calls `cloud.Shutdown()` - waits up to 120 seconds; "
                    "Returns CloudSyncStats"]
+
+
+def test_options_the_agent_lays_out_for_itself_are_told_with_what_it_then_did():
+    same_message = _transcript([
+        Message(0, Role.USER, "the CI build fails"),
+        Message(0, Role.ASSISTANT, "`app/api/debug-env/route.ts` is empty, causing the \"not a module\" error. Options:\n"
+                                   "- Delete the file if unused\n- Implement a minimal API route if needed\n\n"
+                                   "Checking for references to `debug-env` to decide.\n\nNo references found. "
+                                   "Deleting the empty file.\n\nTesting the build locally."),
+    ])
+    [weighed] = [t for t in _facts(same_message) if t.startswith("Weighed: ")]
+    assert weighed == ("Weighed: `app/api/debug-env/route.ts` is empty, causing the \"not a module\" error: 1) Delete "
+                       "the file if unused; 2) Implement a minimal API route if needed — then (r1): “Checking for "
+                       "references to `debug-env` to decide. No references found. Deleting the empty file.”")
+    offered = _transcript([  # options the user is asked to pick from: the user's answer is the choice
+        Message(0, Role.USER, "the CI build fails"),
+        Message(0, Role.ASSISTANT, "Options:\n- Delete the file\n- Implement the route\n\nWhich do you prefer?"),
+        Message(0, Role.USER, "delete it"),
+        Message(0, Role.ASSISTANT, "Deleting it now."),
+    ])
+    assert not [t for t in _facts(offered) if t.startswith("Weighed: ")]
+    next_message = _transcript([
+        Message(0, Role.USER, "the CI build fails"),
+        Message(0, Role.ASSISTANT, "Two ways to fix the import are:\n1. Pin the package\n2. Vendor the module"),
+        Message(0, Role.ASSISTANT, "Pinning is smaller. I'll pin it to 2.1."),
+    ])
+    [weighed] = [t for t in _facts(next_message) if t.startswith("Weighed: ")]
+    assert weighed.endswith("1) Pin the package; 2) Vendor the module — then (r1): “Pinning is smaller. I'll pin it to 2.1.”")

@@ -146,9 +146,9 @@ def test_an_edit_tools_refusals_of_one_file_end_with_the_edit_of_that_file_that_
     assert text.startswith("2 refused edit(s) of `T.java` — edited `/repo/T.java` (r3): removed `@Mapper`")
     assert rounds == (1, 2, 3)
     # the first call spelled its line break as backslash-n: a cause read off the call itself
-    assert "line breaks as `\\n` (a backslash and an n)" not in (rec.solution or "")  # the last refusal did not
+    assert "typed out" not in (rec.solution or "")  # the last refusal did not
     msgs2 = [Message(0, Role.USER, "remove the mapper")]
     _refused_edit(msgs2, "a", "/repo/T.java", "@Mapper\\n interface M {}")
     rec2 = next(r for r in scan_transcript(_transcript(msgs2)) if r.id == "ERR_TOOL_EditNotFound")
-    assert "cause: the old text spelled its line breaks as `\\n` (a backslash and an n)" in (rec2.solution or "")
+    assert "its old text had `\\n` typed out, not a line break (r1)" in (rec2.solution or "")
     assert "(r1)" in (rec2.solution or "")

@@ -191,18 +191,17 @@ _OPTIONS_LEAD_RE = re.compile(r"(?i)\b(?:possibilit(?:y|ies)|options|approaches|
 _CONCERN_RE = re.compile(r"(?i)^(?:both|either|all (?:of )?(?:these|them|the above|three|four)|each of (?:these|them)|"
                          r"neither|none of (?:these|them)|in (?:both|all|either) cases?|these (?:two|three|"
                          r"approaches|options|suggestions))\b")
+# the lead-in's words (`_OPTIONS_LEAD_RE`), as lower-case substrings: a cheap check before the lines are read
+OPTIONS_CUES = ("possibilit", "option", "approach", "alternative", "suggestion", "ways", "solution", "ideas",
+                "choices", "fixes")
 OPTION_CHARS = 80
 MAX_OPTIONS = 4
 
 
-def proposed_options(text: str, lowered: str) -> tuple[str, str] | None:
-    """("Proposed: 1) …; 2) … — <the concern that applies to them all>", the same with the options'
-    openings only) when `text` lists two to four alternatives under a lead-in ("Two possibilities
-    which spring to mind are") and the next paragraph says what applies to them all ("both
-    suggestions raise questions…"); else None. The short form leaves the options to the request."""
-    if not any(c in lowered for c in CONCERN_CUES):
-        return None
-    lines = text.replace("\r", "").splitlines()
+def _option_lists(lines: list[str]) -> list[tuple[list[str], int, int]]:
+    """Each list of two to four alternatives under a lead-in line ("Options:", "Two possibilities which
+    spring to mind are"): (its items, the index of the first non-blank line after it, of its lead-in)."""
+    out: list[tuple[list[str], int, int]] = []
     for i, line in enumerate(lines):
         if not _OPTIONS_LEAD_RE.search(line.strip()):
             continue
@@ -217,7 +216,41 @@ def proposed_options(text: str, lowered: str) -> tuple[str, str] | None:
             j += 1
         while j < len(lines) and not lines[j].strip():
             j += 1
-        if not 2 <= len(items) <= MAX_OPTIONS or j >= len(lines):
+        if 2 <= len(items) <= MAX_OPTIONS:
+            out.append((items, j, i))
+    return out
+
+
+def own_options(text: str) -> tuple[str, str] | None:
+    """The alternatives the agent lays out for itself ("Options: - Delete the file if unused - Implement a
+    minimal API route"), their openings on one line, and the text after the list (where it says what it
+    did about them); not ones it offers the user (its text ends asking)."""
+    if text.rstrip().endswith("?"):
+        return None
+    lines = text.replace("\r", "").splitlines()
+    found = _option_lists(lines)
+    if not found:
+        return None
+    items, after, lead = found[0]
+    listed = "; ".join(f"{k}) {cut_at_word(x.rstrip('.'), OPTION_CHARS)}" for k, x in enumerate(items, 1))
+    # what they are options for: the lead-in's sentence before its "Options:" ("`route.ts` is empty, …")
+    context = _OPTIONS_LEAD_RE.sub("", lines[lead]).strip()
+    context = _sentences(context)[-1] if _sentences(context) else ""
+    if len(context) >= 12:
+        listed = f"{cut_at_word(context.rstrip('.:'), 2 * OPTION_CHARS)}: {listed}"
+    return listed, "\n".join(lines[after:])
+
+
+def proposed_options(text: str, lowered: str) -> tuple[str, str] | None:
+    """("Proposed: 1) …; 2) … — <the concern that applies to them all>", the same with the options'
+    openings only) when `text` lists two to four alternatives under a lead-in ("Two possibilities
+    which spring to mind are") and the next paragraph says what applies to them all ("both
+    suggestions raise questions…"); else None. The short form leaves the options to the request."""
+    if not any(c in lowered for c in CONCERN_CUES):
+        return None
+    lines = text.replace("\r", "").splitlines()
+    for items, j, _ in _option_lists(lines):
+        if j >= len(lines):
             continue
         concern = _sentences(lines[j])[0] if _sentences(lines[j]) else ""
         if not _CONCERN_RE.match(concern):

@@ -125,10 +125,18 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
     calls ("`X` calls `Y`") go to `traced`; a choice's fuller form (with what it achieves) to `fuller`."""
     out: list[tuple[int, str]] = []
     recent: deque[tuple[int, str, str]] = deque(maxlen=RECENT_TEXTS)  # a stop's earlier guess is in one of these
+    laid_out: tuple[int, str] | None = None  # the agent's own options, waiting for what it said next
     for rnd in ctx.transcript.rounds:
+        if laid_out is not None and rnd.number > laid_out[0] + OPTIONS_ANSWERED_WITHIN:
+            laid_out = None
         for msg in rnd.messages:
+            if msg.role is Role.USER and not msg.harness:
+                laid_out = None  # the user answers them: the user's choice is told as such
             if msg.role is not Role.ASSISTANT or msg.harness:
                 continue
+            if laid_out is not None and msg.text.strip():  # what it went on to say is what it chose
+                _tell_pick(out, laid_out, msg.text, rnd.number)
+                laid_out = None
             for thought in msg.meta.get("thinking") or ():  # its reasoning: "I'll copy rather than move it, since…"
                 if isinstance(thought, str) and thought.strip():
                     out.extend((rnd.number, c) for c in _choices(thought, thought[:6000].lower(), None, set())
@@ -136,6 +144,12 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
             if not msg.text:
                 continue
             lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
+            if (":\n" in lowered or " are\n" in lowered) and any(map(lowered.__contains__, approach.OPTIONS_CUES)) \
+                    and (options := approach.own_options(msg.text)):
+                laid_out = (rnd.number, options[0])
+                if options[1].strip():  # it goes on in the same message
+                    _tell_pick(out, laid_out, options[1], rnd.number)
+                    laid_out = None
             if traced is not None and "` calls `" in lowered:  # one scan: "`X` calls `Y`" only
                 traced.append(msg.text[:6000])
             text = None
@@ -178,6 +192,25 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
             recent.append((rnd.number, msg.text, lowered))
             out.extend((rnd.number, c) for c in _choices(msg.text, lowered, text, merged))
     return out
+
+
+OPTIONS_ANSWERED_WITHIN = 2  # rounds: what the agent says after that is no longer its pick among them
+PICK_CHARS = 200
+PICK_SENTENCES = 3  # "Checking for references to decide. None found. Deleting the file."
+
+
+def _tell_pick(out: list[tuple[int, str]], laid_out: tuple[int, str], text: str, round_: int) -> None:
+    """The options with what the agent said next about them: its first sentences, within PICK_CHARS."""
+    said = ""
+    for sentence in _SENTENCE_SPLIT_RE.split(" ".join(prose(text, 2 * PICK_CHARS).split()))[:PICK_SENTENCES]:
+        if said and len(said) + len(sentence) > PICK_CHARS:
+            break
+        said = f"{said} {sentence}".strip()
+    if said:
+        out.append((laid_out[0], f"{WEIGHED}{laid_out[1]} — then (r{round_}): “{_cut(said, PICK_CHARS)}”"))
+
+
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!:])\s+(?=[A-Z`])")
 
 
 # An alternative weighed and found wanting ("If I modify `TypedField` in `docfields.py`, it will affect all
