@@ -73,3 +73,16 @@ def test_each_request_keeps_its_last_recap_the_latest_request_first():
     msgs.append(Message(len(msgs), Role.ASSISTANT, "Changes:\n- Removed `x`\n- Wrote `y`\n- Kept `z`"))
     latest, earlier = _facts(msgs)
     assert "Removed `x`" in latest.text and "Added `a2`" in earlier.text and latest.score > earlier.score
+
+
+def test_a_list_under_words_that_say_the_work_is_done_is_a_recap_and_one_of_changes_needed_is_not():
+    msgs = [Message(0, Role.USER, "a dice page")]
+    _edit(msgs, "a", "/repo/index.html")
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "Done. Single `index.html` with:\n- **Pixel art font** and scanlines\n"
+                                                  "- **Min/Max inputs** kept in `localStorage`\n- **Generate button** with a "
+                                                  "scramble that slows down before landing"))
+    [fact] = _facts(msgs)
+    assert "Pixel art font and scanlines; Min/Max inputs kept in `localStorage`; Generate button" in fact.text
+    msgs[-1] = Message(msgs[-1].index, Role.ASSISTANT, "Here are the specific changes needed:\n- **Font** swap\n"
+                                                       "- **Inputs** persist\n- **Button** animation")
+    assert _facts(msgs) == []

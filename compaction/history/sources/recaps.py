@@ -56,12 +56,30 @@ def _done(item: str) -> bool:
     return bool(_DONE_RE.match(item) or ((m := _LABEL_RE.match(item)) and _DONE_RE.match(item[m.end():])))
 
 
+# The words before the list say the work is done ("Done. Single `index.html` with:", "Here's what I
+# changed:", "Summary of changes:"), not that it is to come ("I will", "Next steps:", "Plan:").
+_LEAD_DONE_RE = re.compile(r"(?i)\b(?:done|finished|completed?|summary|changes|all set|I(?:'ve| have)|we(?:'ve| have)|"
+                           r"here(?:'s| is) what)\b")
+_LEAD_TO_COME_RE = re.compile(r"(?i)\b(?:will|plan\w*|next|let me|let's|going to|should|would|could|need\w*|required|"
+                              r"todo|recommend\w*|propos\w*|suggest\w*)\b")
+
+
+def _lead(text: str) -> str:
+    """The message's words before its first list item (its last 300 characters)."""
+    m = re.search(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+\S", text, re.M)
+    return text[:m.start()][-300:] if m else ""
+
+
 def _recap(msg: Message, changed: set[str]) -> list[tuple[int, str]] | None:
-    """The items of a recap: at least three; most of the top-level ones done or naming a changed file,
-    one at least done (a list of files alone is an inventory)."""
+    """The items of a recap: at least three, under words that say the work is done; or most of the
+    top-level ones done or naming a changed file, one at least done (a list of files alone is an
+    inventory)."""
     items = _items(msg.text)
     if len(items) < MIN_ITEMS:
         return None
+    lead = _lead(msg.text)
+    if _LEAD_DONE_RE.search(lead) and not _LEAD_TO_COME_RE.search(lead):
+        return items
     top = min(i for i, _ in items)
     heads = [t for i, t in items if i == top]
     done = sum(_done(t) for _, t in items)
