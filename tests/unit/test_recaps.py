@@ -47,7 +47,7 @@ def test_the_recap_after_the_edits_is_told_with_its_nesting_and_code_spans_and_w
     _edit(msgs, "b", "/repo/lib/legend.py")
     msgs.append(Message(len(msgs), Role.ASSISTANT, RECAP))
     [fact] = _facts(msgs)
-    assert fact.text.startswith("The agent's own account (r3): Modified `lib/offsetbox.py`: Updated "
+    assert fact.text.startswith("The agent's own account (r3): Summary of changes: Modified `lib/offsetbox.py`: Updated "
                                 "`DraggableBase.__init__` to set `canvas` to `None`")
     assert "exclude `canvas`, `cids` and `_c1` from pickling; Modified `lib/legend.py`: Updated" in fact.text
     assert "not an item" not in fact.text and "nor this" not in fact.text

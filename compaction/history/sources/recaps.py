@@ -90,6 +90,21 @@ def _recap(msg: Message, changed: set[str]) -> list[tuple[int, str]] | None:
     return items
 
 
+LEAD_CHARS = 160
+
+
+def _lead_line(text: str) -> str:
+    """What the list is of: the last line before it, when it introduces it ("the roster list now names each
+    agent's provider:"), its last sentence, without heading marks and bold, within LEAD_CHARS; else ""."""
+    lines = [_MARKUP_RE.sub("", ln).lstrip("#").strip() for ln in _lead(text).splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith("```")]
+    if not lines or not lines[-1].endswith(":"):
+        return ""
+    line = lines[-1]
+    line = re.split(r"(?<=[.!?])\s+(?=[A-Z`])", line)[-1]
+    return line if len(line) <= LEAD_CHARS else "…" + line[-(LEAD_CHARS - 1):]
+
+
 def _join(items: list[tuple[int, str]], limit: int) -> str:
     """The items on one line: a nested item after its parent's colon, siblings by "; ", cut at an item."""
     top = min(i for i, _ in items)
@@ -125,8 +140,9 @@ def recap_facts(ctx: FactContext) -> list[Fact]:
                 found.append((rnd.number, msg, items))
                 opened = True
     facts = []
-    for k, (number, _, items) in enumerate(reversed(found[-MAX_RECAPS:])):
-        head = f"The agent's own account {cite([number])}: "
+    for k, (number, msg, items) in enumerate(reversed(found[-MAX_RECAPS:])):
+        lead = _lead_line(msg.text)
+        head = f"The agent's own account {cite([number])}: " + (f"{lead} " if lead else "")
         text = head + _join(items, TEXT_CHARS)
         full = head + _join(items, FULL_CHARS)
         short = head + _join(items[:SHORT_ITEMS], TEXT_CHARS // 2)
