@@ -295,3 +295,14 @@ def test_a_definition_the_hunks_context_opens_encloses_the_change_not_the_one_gi
     # a definition closed before the change (back at its indentation) encloses nothing
     assert [h.context for h in change.hunks] == ["isBuildMethod", "findBuildMethods", "set_output",
                                                  "FunctionTransformer"]
+
+
+def test_an_insert_says_the_line_its_code_went_after():
+    """fastjson2 r6: `insert` at line 1283 carries no old text: the record names the line, else nothing
+    in it says where the new method is."""
+    t = _transcript((make_call("str_replace_editor", {
+        "command": "insert", "path": "/repo/src/JSON.java", "insert_line": 1283,
+        "new_str": "    static <T> T parseObject(String text, Type type, Context context) {\n        return null;\n    }"},
+        "c1"), None))
+    [record] = _changes(t)
+    assert "inserted after line 1283" in record.split("\n", 1)[0]

@@ -374,6 +374,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         if added:  # the definitions every edit added, said once: not again in each edit's summary
             ranked = [r for r in ("; ".join(q for q in x.split("; ") if not q.startswith("adds ")) for x in ranked) if r]
         parts += added + ranked[:1] + [p for p in does if p not in added] + ranked[1:3]
+        places = _insert_places(events)
+        if places and not created:  # where new code went (an insert names a line, no neighbouring text)
+            parts.insert(len(added), f"inserted after line {places}")
         parts += _digest_parts(replay.final, created) if digested else []
     key = _key_line(lines) if lines else ""
     if key and not digested and not any(_telling(p) < 2 for p in ranked[:3]) \
@@ -1325,6 +1328,14 @@ def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
                 left -= 1
     shown = [x for i, ranked in enumerate(per_hunk) for _, _, x in sorted(ranked[:room[i]], key=lambda r: r[1])]
     return shown, sum(len(ranked) for ranked in per_hunk) - len(shown)
+
+
+def _insert_places(events: list[Event]) -> str:
+    """The lines an edit tool's inserts went after ("1283", "40, 96"), from their hunks' `after line N`
+    places: an insert carries no old text, so nothing else in the record says where the code went."""
+    lines = [h.context[len("after line "):] for e in events for h in e.hunks or ()
+             if h.context and h.context.startswith("after line ")]
+    return ", ".join(dict.fromkeys(lines[:3])) + (" …" if len(set(lines)) > 3 else "") if lines else ""
 
 
 def _summary_line(hunk: Hunk, whole: bool) -> str:
