@@ -53,6 +53,8 @@ _BY_ID: dict[str, str] = {
                                  "shows, not from a root typed from memory",
     "ERR_TOOL_EditRejected": "keep the edit's line range and brackets balanced: view the lines first and replace "
                              "whole statements (`python -m py_compile {path}`)",
+    "ERR_TOOL_ReadFirst": "read `{path}` with the file tool before writing or editing it: the tool refuses a write to "
+                          "a file it has not read in this session",
     "ERR_TOOL_InvalidRange": "check the file's length (`wc -l {path}`) before viewing a line range",
     "ERR_TOOL_OutputTooLong": "never dump whole files or test logs: pipe through `| tail -n 40` or `| grep -m5 Error`",
     "ERR_TOOL_ContextOverflow": "keep the request inside the model's context: drop files from the chat, clear "

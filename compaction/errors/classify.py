@@ -174,6 +174,10 @@ _INVALID_RANGE = re.compile(
     r"^[^\n]*?(?:[Ii]nvalid `?view_range`?|`?view_range`?[^\n]*?\b(?:should|must|invalid|out of)\b|"
     r"[Ii]nvalid (?:line )?range\b)[^\n]*$", re.M)
 _TOO_LONG = re.compile(r"^[^\n]*The output of your last command was too long[^\n]*$", re.M)
+# A file tool that writes only files it has read this session (Claude Code's "File has not been read yet.
+# Read it first before writing to it.")
+_READ_FIRST = re.compile(r"^[^\n]*?(?:has not been read yet|[Rr]ead it first|must (?:first )?read (?:the|this|that) "
+                         r"file)[^\n]*$", re.M)
 # The model's request outgrew its context window (litellm/OpenAI-compatible servers, Anthropic, aider); not a
 # search's hit on the words (`src/llm.py:42: if code == "context_length_exceeded":`).
 _CONTEXT_FULL = re.compile(r"^(?![^\s:]+:\d+[:-])[^\n]*?(?:exceeds? the (?:available|maximum) context (?:size|length|window)|"
@@ -541,6 +545,8 @@ _TOOL_TABLE: list[tuple[Needles, re.Pattern, str, bool]] = [
              "ool not found", "kill not found", "' not found", "` not found"), _UNKNOWN_TOOL, "ERR_TOOL_UnknownTool",
      False),
     (needles(*EDIT_REFUSALS), _EDIT_MISS, "ERR_TOOL_EditNotFound", False),
+    (needles("has not been read yet", "ead it first", "read the file", "read this file", "read that file"), _READ_FIRST,
+     "ERR_TOOL_ReadFirst", False),
     # Before the generic rows: a sandbox or a read-only mount says why an operation was refused.
     (needles("andbox", "CreateProcessAsUser"), _SANDBOX, "ERR_TOOL_SandboxDenied", False),
     (needles("Read-only file system", "Errno 30", "EROFS"), _READ_ONLY, "ERR_TOOL_ReadOnlyFileSystem", False),

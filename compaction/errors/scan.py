@@ -492,7 +492,8 @@ def _asks_anew(msg: Message) -> bool:
     return not msg.text.isascii() and len(_WIDE_RE.findall(msg.text[:200])) >= 2 * NEW_ASK_WORDS
 
 
-EDIT_REFUSED = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_InvalidArgument", "ERR_TOOL_InvalidRange")
+EDIT_REFUSED = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_InvalidArgument", "ERR_TOOL_InvalidRange",
+                "ERR_TOOL_ReadFirst")
 # Failures of the agent's own reply or call, not of the code: an edit of some file made next did not end them
 # (a "provide EXACTLY ONE action" complaint was "solved" by editing requests/models.py); the next well-formed
 # call did.
@@ -1250,7 +1251,8 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
         quoted = cut(ep.said, EARLIER_SAID_CHARS)
         said = (f"“{quoted}”" if "`" in quoted else f"`{quoted}`") if quoted else "a failure"
         if ep.file:  # what failed is the edits of that file; the record's Error line quotes the refusals
-            said = f"{len(ep.occurrences)} refused edit(s) of `{ep.file}`"
+            n = len(ep.occurrences)
+            said = f"{n} refused edit{'s' if n > 1 else ''} of `{ep.file}`"
         rounds = tuple(sorted({o.round for o in ep.occurrences} | ({fix.round} if fix.round else set())))
         out.append((rounds, f"{said} — {text}"))
         if len(out) == EARLIER_SHOWN:

@@ -143,7 +143,7 @@ def test_an_edit_tools_refusals_of_one_file_end_with_the_edit_of_that_file_that_
     _refused_edit(msgs, "e", "/repo/P.java", "return x;")
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_TOOL_EditNotFound")
     [(rounds, text)] = rec.earlier
-    assert text.startswith("2 refused edit(s) of `T.java` — edited `/repo/T.java` (r3): removed `@Mapper`")
+    assert text.startswith("2 refused edits of `T.java` — edited `/repo/T.java` (r3): removed `@Mapper`")
     assert rounds == (1, 2, 3)
     # the first call spelled its line break as backslash-n: a cause read off the call itself
     assert "typed out" not in (rec.solution or "")  # the last refusal did not

@@ -78,3 +78,13 @@ def test_a_path_outside_the_workspace_is_its_own_refusal() -> None:
     assert classify("We must be within budget; the file is outside the scope", failed=True) == []
     rec = ErrorRecord("ERR_TOOL_OutsideWorkspace", [Occurrence(round=3, evidence=said, detail=said)])
     assert advise(rec).startswith("write inside the workspace")
+
+
+def test_a_write_refused_until_the_file_is_read_is_its_own_refusal_ended_by_reading_it() -> None:
+    """speakfree r50-r63: Claude Code's Write refuses a file the session has not read; reading it ends that."""
+    said = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
+    assert [h.id for h in classify(said, failed=True)] == ["ERR_TOOL_ReadFirst"]
+    assert classify("I read the file and it looks fine", failed=True) == []
+    rec = ErrorRecord("ERR_TOOL_ReadFirst", [Occurrence(round=3, evidence=said, detail=said,
+                                                        location=Location(path="/repo/config.json"))])
+    assert advise(rec).startswith("read `/repo/config.json` with the file tool before writing")
