@@ -149,24 +149,25 @@ def _by_message(occs: list[Occurrence]) -> list[Episode]:
 
 
 def _file_of(occ: Occurrence) -> str:
-    return (occ.location.path or "").replace("\\", "/").rsplit("/", 1)[-1]
+    """The refused file by its whole path, one spelling (`a\\b.py` and `a/b.py` are one file; the
+    `__init__.py` of two packages are two)."""
+    return (occ.location.path or "").replace("\\", "/").removeprefix("./").rstrip("/")
 
 
 def _by_file(occs: list[Occurrence]) -> list[Episode]:
-    """Stretches of refusals of one file, each ended by a refusal of another; not a file refused again
-    later (its edits did not go through yet). A refusal naming no file belongs to the stretch it is in."""
+    """The refusals of each file that ended before the last one: a file whose refusals stopped when
+    another file's began and never came back (its edit went through), each with all its refusals so
+    far (`A A B A C`: B's one, then A's three). A refusal naming no file belongs to the file before it."""
     files = [_file_of(o) for o in occs]
+    for i in range(1, len(files)):
+        files[i] = files[i] or files[i - 1]
     last_at = {f: i for i, f in enumerate(files) if f}
     out: list[Episode] = []
-    start, current = 0, files[0]
     for i in range(1, len(occs)):
-        if not files[i] or not current or files[i] == current:
-            current = current or files[i]
-            continue
-        if last_at[current] < i:
-            stretch = occs[start:i]
-            out.append(Episode(tuple(stretch), occs[i].round, occs[i].message, _best_said(list(stretch)), file=current))
-        start, current = i, files[i]
+        ended = files[i - 1]
+        if ended and files[i] != ended and last_at[ended] == i - 1:
+            mine = [o for o, f in zip(occs[:i], files[:i], strict=True) if f == ended]
+            out.append(Episode(tuple(mine), occs[i].round, occs[i].message, _best_said(mine), file=ended))
     return out
 
 

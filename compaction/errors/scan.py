@@ -494,6 +494,9 @@ def _asks_anew(msg: Message) -> bool:
 
 EDIT_REFUSED = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_InvalidArgument", "ERR_TOOL_InvalidRange",
                 "ERR_TOOL_ReadFirst")
+# Of those, the refusals of an edit itself, which end file by file with the edit that went through (not
+# a view's bad range, nor an argument the tool did not take)
+REFUSED_BY_FILE = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_ReadFirst")
 # Failures of the agent's own reply or call, not of the code: an edit of some file made next did not end them
 # (a "provide EXACTLY ONE action" complaint was "solved" by editing requests/models.py); the next well-formed
 # call did.
@@ -1107,22 +1110,26 @@ def _user_said_after(transcript: Transcript, index: int | None) -> str:
     return line if len(line) <= 160 else line[:159].rsplit(" ", 1)[0] + "…"
 
 
+_TYPED_BREAK_RE = re.compile(r"\\n[ \t]{2,}\S")  # `.\n    _parse(…)`: a break typed out, then the next line's indent
+
+
 def _escaped_breaks(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int]:
     """The rounds where an edit tool refused an old text that spells its line breaks as `\\n` (a
-    backslash and an n) and holds no real one: the file has a line break there, so it can never match.
+    backslash and an n, then the next line's indentation) and holds no real one: the file has a line
+    break there, so it can never match. A string's own escape (`print("done\\n")`) is no such break.
     Only the refusals of the file the last one is of: the record's solution is about that failure."""
-    if rec.id not in EDIT_REFUSED:
+    if rec.id not in REFUSED_BY_FILE:
         return []
-    out: list[int] = []
+    out: dict[int, None] = {}
     last = file_name(rec.occurrences[-1].location.path or "")
     for occ in rec.occurrences:  # of the file the record's last refusal is of: an earlier file's ended apart
-        call = calls_of.get(id(occ))
-        if file_name(occ.location.path or "") != last:
+        if file_name(occ.location.path or "") != last or (call := calls_of.get(id(occ))) is None \
+                or not isinstance(call.arguments, dict):
             continue
-        old = arg_text(call.arguments, ArgRole.OLD) if call is not None and isinstance(call.arguments, dict) else None
-        if old and "\\n" in old and "\n" not in old and occ.round not in out:
-            out.append(occ.round)
-    return out
+        old = arg_text(call.arguments, ArgRole.OLD)
+        if old and "\n" not in old and _TYPED_BREAK_RE.search(old):
+            out[occ.round] = None
+    return list(out)
 
 
 def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,
@@ -1220,9 +1227,10 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
     failed (r97)"). The last failure's fix is the record's solution. An edit is told only with what it
     changed, or when a test it was followed by no longer failed: a bare "edited x" may be anything.
     `calls_of`: each occurrence's failing call (by id), to tell what the edit that went through did otherwise."""
-    refused = rec.id in EDIT_REFUSED  # an edit tool's refusals of one file end with an edit of it that went through
+    refused = rec.id in REFUSED_BY_FILE  # an edit tool's refusals of one file end with an edit of it that went through
     if rec.family == "TOOL" and not refused:  # a tool's other failures end by calling it otherwise, not by an edit
         return []
+    calls = calls_of or {}
     out: list[tuple[tuple[int, ...], str]] = []
     for ep in earlier_episodes(rec.occurrences, by_file=refused):
         last = ep.occurrences[-1]
@@ -1235,24 +1243,25 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
             text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
             if fix.restored and fix.call is not None:
                 text = f"restored `{fix.path}` with `{_as_run(fix.call.command or '')}` (r{fix.round})"
-            if ep.file and fix.call is not None and (calls_of or {}).get(id(last)) is not None:
-                changed = changed_arguments((calls_of or {})[id(last)], fix.call, fix.change or "")
+            if ep.file and fix.call is not None and (failed := calls.get(id(last))) is not None:
+                changed = changed_arguments(failed, fix.call, fix.change or "")
                 text += f" with {changed}" if changed else ""
             if fix.change:
                 text += f": {fix.change}"
         else:
             continue
-        if ep.file and (not fix.path or file_name(fix.path) != ep.file):
+        if ep.file and (not fix.path or not same_file(fix.path, ep.file)):
             continue  # a refused file's failure ends with an edit of that file, not of another one nearby
         if ep.tests:
             text += f", then `{label_of_test(ep.tests[0])}` no longer failed (r{ep.next_round})"
         elif fix.passed_round and fix.passed_command:
             text += f", then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
-        quoted = cut(ep.said, EARLIER_SAID_CHARS)
-        said = (f"“{quoted}”" if "`" in quoted else f"`{quoted}`") if quoted else "a failure"
         if ep.file:  # what failed is the edits of that file; the record's Error line quotes the refusals
             n = len(ep.occurrences)
-            said = f"{n} refused edit{'s' if n > 1 else ''} of `{ep.file}`"
+            said = f"{n} refused edit{'s' if n > 1 else ''} of `{file_name(ep.file)}`"
+        else:
+            quoted = cut(ep.said, EARLIER_SAID_CHARS)
+            said = (f"“{quoted}”" if "`" in quoted else f"`{quoted}`") if quoted else "a failure"
         rounds = tuple(sorted({o.round for o in ep.occurrences} | ({fix.round} if fix.round else set())))
         out.append((rounds, f"{said} — {text}"))
         if len(out) == EARLIER_SHOWN:

@@ -166,3 +166,14 @@ def test_options_the_agent_lays_out_for_itself_are_told_with_what_it_then_did():
     ])
     [weighed] = [t for t in _facts(next_message) if t.startswith("Weighed: ")]
     assert weighed.endswith("1) Pin the package; 2) Vendor the module — then (r1): “Pinning is smaller. I'll pin it to 2.1.”")
+
+
+def test_options_put_to_the_user_fixes_applied_and_a_code_blocks_list_are_not_weighed():
+    def weighed(text: str) -> list[str]:
+        t = _transcript([Message(0, Role.USER, "the build fails"), Message(0, Role.ASSISTANT, text)])
+        return [x for x in _facts(t) if x.startswith("Weighed: ")]
+    assert weighed("Options:\n- Delete the file\n- Implement the route\n\nLet me know which one you want.") == []
+    assert weighed("Applied two fixes:\n1. Pinned `lodash`\n2. Removed the cache\n\nAll green now.") == []
+    assert weighed("```yaml\noptions:\n  - --debug\n  - --verbose\n```\ntarget: web") == []
+    [one] = weighed("There are a couple of possible approaches here:\r\n- Pin it\r\n- Vendor it\r\n\r\nPinning it.")
+    assert one.startswith("Weighed: 1) Pin it; 2) Vendor it — then (r1):")  # no half-cut lead-in as context

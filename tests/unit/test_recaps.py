@@ -86,3 +86,45 @@ def test_a_list_under_words_that_say_the_work_is_done_is_a_recap_and_one_of_chan
     msgs[-1] = Message(msgs[-1].index, Role.ASSISTANT, "Here are the specific changes needed:\n- **Font** swap\n"
                                                        "- **Inputs** persist\n- **Button** animation")
     assert _facts(msgs) == []
+
+
+def test_lists_of_work_to_come_or_findings_a_second_list_and_an_answer_without_edits_are_no_recap():
+    msgs = [Message(0, Role.USER, "fix it")]
+    _edit(msgs, "a", "/repo/lib/offsetbox.py")
+    for lead in ("I'll make the following changes:", "Changes still to make:", "Here's what's left to do:",
+                 "I've found three problems:"):
+        msgs.append(Message(len(msgs), Role.ASSISTANT, f"{lead}\n- Added `a`\n- Updated `b`\n- Renamed `c`"))
+        assert _facts(msgs) == [], lead
+        msgs.pop()
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "To finish:\n1. Set the `DEBUG` env var\n2. Split `a.py`\n3. Need a "
+                                                  "guard in `b.py`"))
+    assert _facts(msgs) == []
+    msgs[-1] = Message(msgs[-1].index, Role.ASSISTANT, "Summary of changes:\n- Added `x`\n- Removed `y`\n- Renamed `z`"
+                                                       "\n\nNext steps:\n- Add tests for `y`\n- Update the docs")
+    [fact] = _facts(msgs)
+    assert "Renamed `z`" in fact.text and "Add tests" not in fact.text
+    msgs.append(Message(len(msgs), Role.USER, "what does parse do?"))
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "Here's what `parse` does:\n- Reads the file\n- Splits lines\n"
+                                                  "- Returns the rows"))
+    [fact] = _facts(msgs)  # the answer edited nothing: the first request's recap only
+    assert "Renamed `z`" in fact.text
+
+
+def test_the_lead_of_a_huge_message_is_read_in_linear_time():
+    msgs = [Message(0, Role.USER, "fix it")]
+    _edit(msgs, "a", "/repo/lib/offsetbox.py")
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "intro" + "\n" * 200_000 + "Done:\n- Added `a`\n- Fixed `b`\n- Kept `c`"))
+    [fact] = _facts(msgs)  # quadratic scanning would take minutes here
+    assert "Added `a`; Fixed `b`; Kept `c`" in fact.text
+
+
+def test_a_merged_messages_own_edits_count_and_reasoning_glued_before_the_heading_does_not():
+    """SpecStory merges a turn's text and calls into one message; its exporter glues the agent's reasoning
+    ("I'll deliver this as a list.") to the heading that opens the recap."""
+    args = {"path": "/repo/a.py", "old_str": "a = 1", "new_str": "a = 2", "command": "str_replace"}
+    msgs = [Message(0, Role.USER, "fix it"),
+            Message(1, Role.ASSISTANT, "I'll deliver this clearly in a list.**Result**\n- Added `a`\n- Fixed `b`\n- Kept `c`",
+                    tool_calls=[ToolCall("str_replace_editor", args, "a", ToolKind.EDIT, path="/repo/a.py")]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("edited", "a", "str_replace_editor")])]
+    [fact] = _facts(msgs)
+    assert "Added `a`; Fixed `b`; Kept `c`" in fact.text

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from compaction.events import without_fences
 from compaction.history.condense import cut_at_word
 
 STEP_CHARS = 90  # one step of an approach, cut at a word
@@ -221,21 +222,31 @@ def _option_lists(lines: list[str]) -> list[tuple[list[str], int, int]]:
     return out
 
 
+# Options put to the user (its answer is the choice, told as the user's), wherever the text says so
+_OFFERED_RE = re.compile(r"(?i)\b(?:let me know|which (?:one|of these|do you|would you)|(?:do|would) you (?:like|want|"
+                         r"prefer)|you prefer|want me to|shall I|should I|your call|up to you)\b")
+_PAST_ITEM_RE = re.compile(r"^(?:\*\*)?\w+(?<!e)ed\b")  # "Pinned `lodash`": a fix applied, not an option
+
+
 def own_options(text: str) -> tuple[str, str] | None:
     """The alternatives the agent lays out for itself ("Options: - Delete the file if unused - Implement a
     minimal API route"), their openings on one line, and the text after the list (where it says what it
-    did about them); not ones it offers the user (its text ends asking)."""
-    if text.rstrip().endswith("?"):
+    did about them). Not options it offers the user, nor fixes already applied (past-tense items), nor a
+    list inside a code block."""
+    if text.rstrip().endswith("?") or _OFFERED_RE.search(text):
         return None
-    lines = text.replace("\r", "").splitlines()
+    lines = without_fences(text.replace("\r", "")).splitlines()
     found = _option_lists(lines)
     if not found:
         return None
     items, after, lead = found[0]
+    if sum(bool(_PAST_ITEM_RE.match(x)) for x in items) * 2 > len(items):
+        return None
     listed = "; ".join(f"{k}) {cut_at_word(x.rstrip('.'), OPTION_CHARS)}" for k, x in enumerate(items, 1))
-    # what they are options for: the lead-in's sentence before its "Options:" ("`route.ts` is empty, …")
-    context = _OPTIONS_LEAD_RE.sub("", lines[lead]).strip()
-    context = _sentences(context)[-1] if _sentences(context) else ""
+    # what they are options for: the lead-in's sentence before the one that says "Options:"
+    # ("`route.ts` is empty, causing the error. Options:"); none when the lead-in is one sentence
+    said = _sentences(lines[lead])
+    context = said[-2] if len(said) >= 2 else ""
     if len(context) >= 12:
         listed = f"{cut_at_word(context.rstrip('.:'), 2 * OPTION_CHARS)}: {listed}"
     return listed, "\n".join(lines[after:])

@@ -144,8 +144,7 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
             if not msg.text:
                 continue
             lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
-            if (":\n" in lowered or " are\n" in lowered) and any(map(lowered.__contains__, approach.OPTIONS_CUES)) \
-                    and (options := approach.own_options(msg.text)):
+            if any(map(lowered.__contains__, approach.OPTIONS_CUES)) and (options := approach.own_options(msg.text)):
                 laid_out = (rnd.number, options[0])
                 if options[1].strip():  # it goes on in the same message
                     _tell_pick(out, laid_out, options[1], rnd.number)

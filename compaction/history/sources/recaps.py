@@ -14,41 +14,82 @@ session changed. A plan is a list too, but in the imperative and before the edit
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from compaction.events import EventKind
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
+from compaction.transcripts.path_spelling import file_name
 
 MIN_ITEMS = 3
 TEXT_CHARS = 700  # the line as first shown
 FULL_CHARS = 1600  # what the filler may give back
 SHORT_ITEMS = 3
 MAX_RECAPS = 3  # the latest request's, then earlier requests' (each its last)
-SCORE = 58
+SCORE = 50
+LEAD_CHARS = 160
+LEAD_READ = 300  # characters before a list read for the words that say what it is
 
-_ITEM_RE = re.compile(r"^(\s*)(?:[-*•+]|\d{1,2}[.)])\s+(.+)$")
+_ITEM_RE = re.compile(r"^([ \t]*)(?:[-*•+]|\d{1,2}[.)])[ \t]+(\S.*)$")
 _MARKUP_RE = re.compile(r"\*\*")  # bold; code spans stay: they say what is code
-# The item's first word, past tense: a regular "-ed" verb, or one of English's common irregular ones.
-_DONE_RE = re.compile(r"^(?:\w+ed|made|wrote|rewrote|built|rebuilt|kept|left|set|put|split|moved|ran|"
-                      r"took|gave|found|got|removed|fixed)\b", re.I)
+# The item's first word, past tense: a regular "-ed" verb (not "need", "proceed", nor a "Failed:" label),
+# or one of English's common irregular ones that is no imperative as well.
+_DONE_RE = re.compile(r"^(?!fail)(?:\w+(?<!e)ed|made|wrote|rewrote|built|rebuilt|kept|moved|ran|took|gave|got)\b",
+                      re.I)
 _LABEL_RE = re.compile(r"^[^:]{1,80}:\s+")  # "`offsetbox.py`: Added …", "**Pickling**: Added …"
 _NAME_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}\b")
+# The words before the list say the work is done ("Done. Single `index.html` with:", "Here's what I
+# changed:", "Summary of changes:"), not that it is to come or is a finding ("I'll make the following
+# changes", "Next steps:", "Changes still to make:", "I've found three problems:").
+_LEAD_DONE_RE = re.compile(r"(?i)\b(?:done|finished|completed?|summary|changes|all set|I(?:'ve| have)|we(?:'ve| have)|"
+                           r"here(?:'s| is) what)\b")
+_LEAD_TO_COME_RE = re.compile(r"(?i)\b(?:will|plan\w*|next|let me|let's|going to|should|would|could|can|need\w*|"
+                              r"required|todo|to (?:do|make|finish|fix|add)|left|remaining|still|recommend\w*|"
+                              r"propos\w*|suggest\w*|found|problems?)\b|\b(?:I|we)'ll\b")
 
 
-def _items(text: str) -> list[tuple[int, str]]:
-    """The message's list items outside code blocks: (indent, text without markup)."""
-    out: list[tuple[int, str]] = []
+@dataclass(frozen=True, slots=True)
+class _List:
+    lead: str  # the text before it, its last LEAD_READ characters
+    items: tuple[tuple[int, str], ...]  # (indent, text without bold)
+
+
+def _lists(text: str) -> list[_List]:
+    """The message's lists outside code blocks, each with the text before it. A list goes on over blank
+    lines and its items' indented continuations; a line of prose at the margin ends it."""
+    out: list[_List] = []
+    items: list[tuple[int, str]] = []
+    before: list[str] = []  # the lines since the last list
     fenced = False
     for line in text.splitlines():
-        if line.lstrip().startswith("```"):
+        if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
             continue
         m = None if fenced else _ITEM_RE.match(line)
         if m:
-            out.append((len(m.group(1).expandtabs(4)), " ".join(_MARKUP_RE.sub("", m.group(2)).split())))
+            items.append((len(m.group(1).expandtabs(4)), " ".join(_MARKUP_RE.sub("", m.group(2)).split())))
+        elif items and (not line.strip() or line[:1] in " \t"):
+            continue  # a blank line or an item's continuation
+        else:
+            if items:
+                out.append(_List("\n".join(before)[-LEAD_READ:], tuple(items)))
+                items, before = [], []
+            if not fenced:
+                before.append(line)
+                if len(before) > 8:
+                    before = before[-8:]
+    if items:
+        out.append(_List("\n".join(before)[-LEAD_READ:], tuple(items)))
     return out
+
+
+def _last_sentence(lead: str) -> str:
+    """The sentence that introduces the list: the last of the lead's last line (an exporter may glue the
+    agent's reasoning, "I'll deliver this as a list.", to the heading that follows it)."""
+    lines = [ln for ln in lead.splitlines() if ln.strip()]
+    return re.split(r"(?<=[.!?])(?=\S)|(?<=[.!?])\s+", lines[-1])[-1] if lines else ""
 
 
 def _done(item: str) -> bool:
@@ -56,56 +97,38 @@ def _done(item: str) -> bool:
     return bool(_DONE_RE.match(item) or ((m := _LABEL_RE.match(item)) and _DONE_RE.match(item[m.end():])))
 
 
-# The words before the list say the work is done ("Done. Single `index.html` with:", "Here's what I
-# changed:", "Summary of changes:"), not that it is to come ("I will", "Next steps:", "Plan:").
-_LEAD_DONE_RE = re.compile(r"(?i)\b(?:done|finished|completed?|summary|changes|all set|I(?:'ve| have)|we(?:'ve| have)|"
-                           r"here(?:'s| is) what)\b")
-_LEAD_TO_COME_RE = re.compile(r"(?i)\b(?:will|plan\w*|next|let me|let's|going to|should|would|could|need\w*|required|"
-                              r"todo|recommend\w*|propos\w*|suggest\w*)\b")
+def _recap(msg: Message, changed: set[str]) -> _List | None:
+    """The message's first list that recaps work: at least three items, under words that say nothing is
+    still to come; and either those words say the work is done, or most of its top-level items are done
+    or name a changed file, one at least done (a list of files alone is an inventory)."""
+    for lst in _lists(msg.text):
+        items = lst.items
+        if len(items) < MIN_ITEMS or _LEAD_TO_COME_RE.search(_last_sentence(lst.lead)):
+            continue
+        if _LEAD_DONE_RE.search(lst.lead):
+            return lst
+        top = min(i for i, _ in items)
+        heads = [t for i, t in items if i == top]
+        done = sum(_done(t) for _, t in items)
+        naming = sum(any(n in changed for n in _NAME_RE.findall(t)) for t in heads)
+        telling = sum(_done(t) or any(n in changed for n in _NAME_RE.findall(t)) for t in heads)
+        if done and telling * 2 >= len(heads) and (naming or done * 2 >= len(items)):
+            return lst
+    return None
 
 
-def _lead(text: str) -> str:
-    """The message's words before its first list item (its last 300 characters)."""
-    m = re.search(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+\S", text, re.M)
-    return text[:m.start()][-300:] if m else ""
-
-
-def _recap(msg: Message, changed: set[str]) -> list[tuple[int, str]] | None:
-    """The items of a recap: at least three, under words that say the work is done; or most of the
-    top-level ones done or naming a changed file, one at least done (a list of files alone is an
-    inventory)."""
-    items = _items(msg.text)
-    if len(items) < MIN_ITEMS:
-        return None
-    lead = _lead(msg.text)
-    if _LEAD_DONE_RE.search(lead) and not _LEAD_TO_COME_RE.search(lead):
-        return items
-    top = min(i for i, _ in items)
-    heads = [t for i, t in items if i == top]
-    done = sum(_done(t) for _, t in items)
-    naming = sum(any(n in changed for n in _NAME_RE.findall(t)) for t in heads)
-    telling = sum(_done(t) or any(n in changed for n in _NAME_RE.findall(t)) for t in heads)
-    if not done or telling * 2 < len(heads) or (not naming and done * 2 < len(items)):
-        return None
-    return items
-
-
-LEAD_CHARS = 160
-
-
-def _lead_line(text: str) -> str:
+def _lead_line(lead: str) -> str:
     """What the list is of: the last line before it, when it introduces it ("the roster list now names each
     agent's provider:"), its last sentence, without heading marks and bold, within LEAD_CHARS; else ""."""
-    lines = [_MARKUP_RE.sub("", ln).lstrip("#").strip() for ln in _lead(text).splitlines()]
-    lines = [ln for ln in lines if ln and not ln.startswith("```")]
+    lines = [_MARKUP_RE.sub("", ln).lstrip("#").strip() for ln in lead.splitlines()]
+    lines = [ln for ln in lines if ln]
     if not lines or not lines[-1].endswith(":"):
         return ""
-    line = lines[-1]
-    line = re.split(r"(?<=[.!?])\s+(?=[A-Z`])", line)[-1]
+    line = re.split(r"(?<=[.!?])\s+(?=[A-Z`])", lines[-1])[-1]
     return line if len(line) <= LEAD_CHARS else "…" + line[-(LEAD_CHARS - 1):]
 
 
-def _join(items: list[tuple[int, str]], limit: int) -> str:
+def _join(items: tuple[tuple[int, str], ...], limit: int) -> str:
     """The items on one line: a nested item after its parent's colon, siblings by "; ", cut at an item."""
     top = min(i for i, _ in items)
     out = ""
@@ -120,32 +143,35 @@ def _join(items: list[tuple[int, str]], limit: int) -> str:
 
 @fact_source(Section.CHANGES)
 def recap_facts(ctx: FactContext) -> list[Fact]:
-    """The last recap of each request, the latest request's first; only one written after an edit."""
-    edits = [e for e in ctx.events if e.kind in (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE) and e.path
-             and not e.failed]
+    """The last recap of each request that edited something, the latest request's first: only a recap
+    written after an edit of its own request (an answer about code, with nothing edited, recaps nothing)."""
+    edits = sorted((e.message_index, e.path) for e in ctx.events
+                   if e.kind in (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE) and e.path and not e.failed)
     if not edits:
         return []
-    first_edit = min(e.message_index for e in edits)
-    changed = {e.path.replace("\\", "/").rsplit("/", 1)[-1] for e in edits if e.path}
-    found: list[tuple[int, Message, list[tuple[int, str]]]] = []  # the last recap of each request, in order
-    opened = False  # the current request has a recap already: a later one replaces it
+    changed = {file_name(p) for _, p in edits}
+    found: list[tuple[int, Message, _List]] = []  # the last recap of each request, in order
+    k = 0  # the next edit not yet passed
+    edited = opened = False  # the current request edited something; has a recap already (a later one replaces it)
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
+            while k < len(edits) and edits[k][0] <= msg.index:  # a merged message's own edits come before its text
+                edited, k = True, k + 1
             if msg.role is Role.USER and not msg.harness and msg.text.strip():
-                opened = False
-            elif msg.role is Role.ASSISTANT and not msg.harness and msg.index > first_edit and msg.text \
-                    and (items := _recap(msg, changed)):
+                edited = opened = False
+            elif edited and msg.role is Role.ASSISTANT and not msg.harness and msg.text \
+                    and (lst := _recap(msg, changed)):
                 if opened:
                     found.pop()
-                found.append((rnd.number, msg, items))
+                found.append((rnd.number, msg, lst))
                 opened = True
     facts = []
-    for k, (number, msg, items) in enumerate(reversed(found[-MAX_RECAPS:])):
-        lead = _lead_line(msg.text)
+    for n, (number, _, lst) in enumerate(reversed(found[-MAX_RECAPS:])):
+        lead = _lead_line(lst.lead)
         head = f"The agent's own account {cite([number])}: " + (f"{lead} " if lead else "")
-        text = head + _join(items, TEXT_CHARS)
-        full = head + _join(items, FULL_CHARS)
-        short = head + _join(items[:SHORT_ITEMS], TEXT_CHARS // 2)
-        facts.append(Fact(Section.CHANGES, text, [number], score=SCORE - 8 * k, short=short,
+        text = head + _join(lst.items, TEXT_CHARS)
+        full = head + _join(lst.items, FULL_CHARS)
+        short = head + _join(lst.items[:SHORT_ITEMS], TEXT_CHARS // 2)
+        facts.append(Fact(Section.CHANGES, text, [number], score=SCORE - 8 * n, short=short,
                           full_text=full if full != text else None, prose=True))
     return facts
