@@ -95,3 +95,12 @@ def test_tests_by_a_frameworks_own_names_and_told_apart_by_their_folders():
     assert not any(map(is_test_path, ("contest.py", "src/Latest.java", "src/Manifest.java", "attest.py", "test.py")))
     paths = ["backend/authentication/tests.py", "backend/resumes/tests.py", "backend/jobs/tests.py", "a/b.py"]
     assert _names(paths) == "`authentication/tests.py`, `resumes/tests.py`, `jobs/tests.py` +1"
+
+
+def test_a_plan_stated_before_the_session_submitted_its_work_is_not_left_open():
+    """requests r34 "I still need to catch the invalid label case" was done at r41 and submitted at r50."""
+    from compaction.history.sources.next_steps import next_step_facts
+
+    e = Event(EventKind.TODO, 4, 1, text="But I still need to catch the invalid label case `.example.com`", status="next")
+    assert any(f.text.startswith("[open] But I still need") for f in next_step_facts([e], 20, []))
+    assert not any(f.text.startswith("[open]") for f in next_step_facts([e], 20, [], submitted=True))

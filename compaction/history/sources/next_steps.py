@@ -40,7 +40,10 @@ _STOP = {"that", "this", "with", "from", "then", "still", "need", "have", "will"
 def next_step_source(ctx: FactContext) -> list[Fact]:
     said = [(rnd.number, m.text) for rnd in ctx.transcript.rounds for m in rnd.messages
             if m.role is Role.ASSISTANT and m.text]
-    return (next_step_facts(ctx.events, ctx.n_rounds, said) + unrun_checks(ctx.events) + asks_not_done(ctx.events)
+    # the harness took the agent's final diff (it submitted): the plans it stated before were done or dropped
+    submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
+    return (next_step_facts(ctx.events, ctx.n_rounds, said, submitted=submitted) + unrun_checks(ctx.events)
+            + asks_not_done(ctx.events)
             + open_questions(said) + needs_from_user(ctx) + unfixed_errors(ctx))
 
 
@@ -467,7 +470,10 @@ _GO_AHEAD_RE = re.compile(r"(?i)^\s*(?:yes|yep|yeah|ok(?:ay)?|sure|sounds good|g
                           r"lgtm|looks good|agreed|go for it)\b[\s,.!:;-]*")
 
 
-def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, str]] | None = None) -> list[Fact]:
+def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, str]] | None = None, *,
+                    submitted: bool = False) -> list[Fact]:
+    """The todos still open, the plans the agent stated and did not say it did, its latest stated plans.
+    `submitted`: the session ended by submitting the work, so a plan stated before then is not open."""
     todos: OrderedDict[str, Event] = OrderedDict()
     stated: list[Event] = []
     # A todo tool (TodoWrite, update_plan, task_tracking…) sends the whole list each time: only its
@@ -497,8 +503,8 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
     # Immediate plans ("now I'll…") older than five rounds were acted on or dropped; a todo written down
     # for later stays open until a later message says it is done.
     split: dict[int, list[set[str]]] = {}
-    kept_open = [e for e in stated if e.round <= last_round - 5 and _still_open(e.text)
-                 and not _done_later(e, said or [], split)]
+    kept_open = [] if submitted else [e for e in stated if e.round <= last_round - 5 and _still_open(e.text)
+                                      and not _done_later(e, said or [], split)]
     for e in kept_open[-6:]:
         text = WS_RE.sub(" ", e.text.strip())
         facts.append(Fact(Section.NEXT, f"[open] {text[:300]}", [e.round], score=40 + e.round / 10000,
