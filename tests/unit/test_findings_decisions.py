@@ -158,3 +158,12 @@ def test_markup_is_left_out_but_a_tag_that_never_closes_is_text():
     assert without_tags("read code relevant to the <pr_description>. Then") == "read code relevant to the pr description. Then"
     jsx = "The `<DatePicker>` closes early:\n<DatePicker open>\n</DatePicker>"
     assert without_tags(jsx) == jsx  # a JSX component is code, whatever closes
+
+
+def test_a_kept_line_without_its_own_stop_is_ended_apart_from_the_next():
+    """chefchopsky-playbook r11: "Could not find file" then "`docs/x.md` — deleted" read as "Could not find file
+    `docs/x.md` — deleted", the opposite of what happened."""
+    from compaction.history.sources.findings import informative
+
+    said = informative(["Could not find file\n\n- `docs/playbook/org.md` — deleted\n- `.cursorrules` — already removed"], 400)
+    assert said == "Could not find file; `docs/playbook/org.md` — deleted; `.cursorrules` — already removed"

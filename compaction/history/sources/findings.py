@@ -80,6 +80,7 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[。！？])\s*|(?<=
 # it in C, where one opening with a lookbehind is tried at every position (3-4 times slower).
 _SENTENCE_WS_RE = re.compile(r"\s(?:(?<=[.!?]\s)\s*(?=[A-Z`\"'(])|(?<=：\s)\s*|(?<=:\s)\s+|(?<=\n)\n*)")
 _CJK_STOPS = ("。", "！", "？")
+_STOPS = (".", "!", "?", ":", ";", "…", *_CJK_STOPS)
 _WIDE_RE = re.compile("[\u2e81-\U0010ffff]")  # a character past U+2E80 (CJK and after)
 _TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception\b|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
@@ -417,7 +418,10 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             continue
         keep.append(i)
         size += n + 1
-    reply = " ".join(s if len(s) <= 200 else s[:199] + "…" for s in (sentences[i] for i in sorted(keep)))
+    shown = [s if len(s) <= 200 else s[:199] + "…" for s in (sentences[i] for i in sorted(keep))]
+    # a line without its own stop ("Could not find file", a list item) is ended apart: run into the next
+    # kept one it would read as one sentence ("Could not find file `b.md` — deleted")
+    reply = " ".join(s if k == len(shown) - 1 or s.endswith(_STOPS) else s + ";" for k, s in enumerate(shown))
     return reply if len(reply) <= limit else reply[:limit - 1] + "…"
 
 
