@@ -167,3 +167,19 @@ def test_a_kept_line_without_its_own_stop_is_ended_apart_from_the_next():
 
     said = informative(["Could not find file\n\n- `docs/playbook/org.md` — deleted\n- `.cursorrules` — already removed"], 400)
     assert said == "Could not find file; `docs/playbook/org.md` — deleted; `.cursorrules` — already removed"
+
+
+def test_a_types_parameters_are_no_markup_to_strip():
+    """aider-monochromatic r33: `Promise<Set<unknown>>` read as `Promise<Set >`."""
+    from compaction.history.sources.findings import informative
+
+    said = informative(["<thinking>plan</thinking>It returns `Promise<Set<unknown>>` from MaybeAsyncIterable<unknown>[] input."], 400)
+    assert "Promise<Set<unknown>>" in said and "MaybeAsyncIterable<unknown>[]" in said and "thinking" not in said
+
+
+def test_a_new_file_in_the_submission_named_like_the_removed_scratch_files_is_flagged():
+    from compaction.history.sources.current import _scratch_kin
+
+    assert _scratch_kin("reproduce_ne.py", {"reproduce_issue.py", "check_ne.py"}) == "reproduce_issue.py"
+    assert _scratch_kin("sympy/core/numbers.py", {"reproduce_issue.py"}) is None
+    assert _scratch_kin("reproduce_ne.sh", {"reproduce_issue.py"}) is None  # another kind of file

@@ -19,6 +19,7 @@ from compaction.lexical import holds_word
 from compaction.mdsafe import escape_path
 from compaction.model import Message, Role, Round
 from compaction.shell import STATUS_LINE_RE, scripts_run
+from compaction.transcripts.path_spelling import file_name
 
 _CHANGE = (EventKind.EDIT, EventKind.WRITE)
 _SAID_CHARS = 360  # of the assistant's last words
@@ -168,7 +169,7 @@ def _verification(ctx: FactContext) -> Fact | None:
     if not written:
         text += "; no test added or changed"
     if submitted:
-        files = _submitted_files(ctx.transcript.messages[-3:], changed)
+        files = _submitted_files(ctx.transcript.messages[-3:], changed, {file_name(p) for p in gone})
         text += f"; then submitted (the harness printed the final diff{': ' + files if files else ''})"
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
 
@@ -187,11 +188,13 @@ _DIFF_FILE_RE = re.compile(r'^diff --git (?:a/\S+|"a/[^"\n]+") (?:b/(\S+)|"b/([^
 MAX_SUBMITTED = 8  # files of the final diff named; the rest counted
 
 
-def _submitted_files(messages: list[Message], changed: set[str | None]) -> str:
+def _submitted_files(messages: list[Message], changed: set[str | None], removed: set[str] = frozenset()) -> str:
     """The files the final diff holds, as a successor must see them: a file the session created for
     itself (`reproduce.py`) or never edited (`setup.py`, changed by the environment) is in the patch too,
     and a test file edited against a "do not modify tests" rule is. New and deleted files are marked,
-    and a changed file no edit of the session named; "" when the echo holds no git diff."""
+    and a changed file no edit of the session named; "" when the echo holds no git diff. `removed`: the
+    names of the files the session created and removed again (its scratch files): a new file named like
+    them (`reproduce_ne.py` beside a removed `reproduce_issue.py`) was most likely left in by mistake."""
     echo = next((m for m in reversed(messages) if m.meta.get("final_patch_echo")), None)
     if echo is None:
         return ""
@@ -205,9 +208,24 @@ def _submitted_files(messages: list[Message], changed: set[str | None]) -> str:
     for m in _DIFF_FILE_RE.finditer(text):
         path, mode = m.group(1) or m.group(2), m.group(3)
         mark = "new " if mode and mode.startswith("new") else "deleted " if mode else ""
-        named.append(f"{mark}`{escape_path(path)}`" + ("" if mark or ours(path) else " (no edit seen)"))
+        note = "" if mark or ours(path) else " (no edit seen)"
+        if mark == "new " and (kin := _scratch_kin(path, removed)):
+            note = f" (named like the scratch files it removed, `{kin}`: left in the patch?)"
+        named.append(f"{mark}`{escape_path(path)}`{note}")
     more = f" +{len(named) - MAX_SUBMITTED} more" if len(named) > MAX_SUBMITTED else ""
     return ", ".join(named[:MAX_SUBMITTED]) + more
+
+
+def _scratch_kin(path: str, removed: set[str]) -> str | None:
+    """A removed scratch file whose name opens with the same word and has the same extension as `path`'s
+    (`reproduce_ne.py`, `reproduce_issue.py`), or None."""
+    name = file_name(path)
+    stem, _, ext = name.rpartition(".")
+    word = re.split(r"[_.-]", stem, maxsplit=1)[0].lower()
+    if not ext or len(word) < 3:
+        return None
+    return next((r for r in sorted(removed) if r != name and r.endswith("." + ext)
+                 and re.split(r"[_.-]", r, maxsplit=1)[0].lower() == word), None)
 
 
 def _reported_runs(ctx: FactContext) -> list[tuple[int, str]]:

@@ -82,7 +82,8 @@ _SENTENCE_WS_RE = re.compile(r"\s(?:(?<=[.!?]\s)\s*(?=[A-Z`\"'(])|(?<=：\s)\s*|
 _CJK_STOPS = ("。", "！", "？")
 _STOPS = (".", "!", "?", ":", ";", "…", *_CJK_STOPS)
 _WIDE_RE = re.compile("[\u2e81-\U0010ffff]")  # a character past U+2E80 (CJK and after)
-_TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
+# markup a reply is wrapped in (`<thinking>`, `<br/>`), not a type's parameters (`Set<unknown>`, `Promise<T>`)
+_TAG_RE = re.compile(r"(?<![\w$.\]>])<[A-Za-z][\w-]*(?:\s[^<>]*)?>|</[A-Za-z][\w-]*\s*>")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception\b|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
 # A compiler's or linter's error at a place (`src/x.tsx:171:9 - error TS6133: …`, `a.rs:3:5: error[E0425]`, `x.c:4:
 # error: …`): what went wrong, before the wrapper's and the tool's own lines printed after it. The place is a
