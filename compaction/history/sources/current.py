@@ -164,7 +164,9 @@ def _verification(ctx: FactContext) -> Fact | None:
         never = [p for p in written if p not in as_script]
         if never and not reported:
             text += f"; test files written, never run: {_names(never)}"
-        elif unrun := [p for p in seen if p not in as_script and not any(_covers(r.command or "", p) for r in runs)]:
+        # a run the user reported may have covered them (its command is not known): not said to be unrun then
+        elif not reported and (unrun := [p for p in seen if p not in as_script
+                                         and not any(_covers(r.command or "", p) for r in runs)]):
             text += f"; the project's tests it saw never ran: {_names(unrun)}"
     if not written:
         text += "; no test added or changed"
@@ -210,7 +212,7 @@ def _submitted_files(messages: list[Message], changed: set[str | None], removed:
         mark = "new " if mode and mode.startswith("new") else "deleted " if mode else ""
         note = "" if mark or ours(path) else " (no edit seen)"
         if mark == "new " and (kin := _scratch_kin(path, removed)):
-            note = f" (named like the scratch files it removed, `{kin}`: left in the patch?)"
+            note = f" (left in? named like its removed scratch `{kin}`)"
         named.append(f"{mark}`{escape_path(path)}`{note}")
     more = f" +{len(named) - MAX_SUBMITTED} more" if len(named) > MAX_SUBMITTED else ""
     return ", ".join(named[:MAX_SUBMITTED]) + more
