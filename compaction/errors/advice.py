@@ -179,6 +179,11 @@ def advise(rec: ErrorRecord) -> str:
                                                                                  if codes else "")
     if template is None and rec.id.startswith(_NPM_PREFIX):
         template = _NPM_ADVICE
+    if template is None and rec.tests and rec.family != "LOGIC":
+        # a failure a test run showed (vitest's TimeoutError in a browser test): that test, run again, is the
+        # check, not the family's linter or compiler the session may never have used
+        template = "re-run `{command}` after every change" if any(o.location.command for o in rec.occurrences) \
+            else "re-run the test {test} after every change"
     if template is None:
         template = advice_for(rec.family)
     if "pytest {test}" in template and not _python_test(rec):

@@ -88,3 +88,14 @@ def test_a_write_refused_until_the_file_is_read_is_its_own_refusal_ended_by_read
     rec = ErrorRecord("ERR_TOOL_ReadFirst", [Occurrence(round=3, evidence=said, detail=said,
                                                         location=Location(path="/repo/config.json"))])
     assert advise(rec).startswith("read `/repo/config.json` with the file tool before writing")
+
+
+def test_a_failure_a_test_run_showed_is_advised_that_test_not_the_familys_linter() -> None:
+    """tree-vanilla r5: vitest's TimeoutError in a browser test was advised `npx eslint …`, a tool the session never
+    used; the check is the test run again."""
+    occ = Occurrence(round=5, detail="TimeoutError: locator.click", evidence="TimeoutError",
+                     location=Location(path="src/tree.spec.ts"), tests=["src/tree.spec.ts > selection > deselects"])
+    assert advise(ErrorRecord("ERR_JS_TimeoutError", [occ])) == \
+        "re-run the test src/tree.spec.ts > selection > deselects after every change"
+    occ.location.command = "npx vitest run src/tree.spec.ts"
+    assert advise(ErrorRecord("ERR_JS_TimeoutError", [occ])) == "re-run `npx vitest run src/tree.spec.ts` after every change"
