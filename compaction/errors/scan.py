@@ -1095,6 +1095,37 @@ def _reread(transcript: Transcript, after: int, until: int, path: str | None) ->
     return None
 
 
+# Failures of the model's provider, not of a call: a session gets past them by waiting or by another model
+_MODEL_SIDE = ("ERR_TOOL_RateLimited", "ERR_TOOL_ContextOverflow")
+# The model a harness names as it starts (aider's "Main model: gemini/gemini-2.5-pro with diff edit format")
+_MODEL_LINE_RE = re.compile(r"^\W{0,3}(?:Main )?[Mm]odel: ([\w./@:-]+)", re.M)
+
+
+def _model_named(msg: Message) -> str | None:
+    """The model a message says is in use: its record's own `model` field, or a harness's model line."""
+    if msg.text and msg.role is not Role.ASSISTANT and (found := _MODEL_LINE_RE.findall(msg.text[:3000])):
+        return found[-1]
+    model = msg.meta.get("model")
+    return model if isinstance(model, str) and model else None
+
+
+def _model_switch(transcript: Transcript, failed: Occurrence, until: int) -> tuple[int, str] | None:
+    """(round, model) where another model than the one in use at the failure was named after it, up to
+    round `until`, the reply that then succeeded; else None (the same model got past it: it waited)."""
+    at = failed.message if failed.message is not None else -1
+    before = None
+    for rnd in transcript.rounds[:until]:
+        for msg in rnd.messages:
+            model = _model_named(msg)
+            if not model:
+                continue
+            if msg.index <= at or (at < 0 and rnd.number <= failed.round):
+                before = model
+            elif before and model != before:
+                return rnd.number, model
+    return None
+
+
 def _as_run(command: str) -> str:
     """A command as it was run: its first line, whole when short enough (a line it continues on the
     next, `… && \\`, ends in "…")."""
@@ -1204,6 +1235,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         changed = changed_arguments(failed_call, call) if call is not None else ""
         if changed and failed_call is not None and call is not None and call.command == failed_call.command:
             what = "the same call" if call.command is None else "the same command"  # only its arguments changed
+        if call is None and rec.id in _MODEL_SIDE and (switch := _model_switch(transcript, last, rnd)):
+            what = f"the model was switched to `{switch[1]}` (r{switch[0]}), and the next reply"
         parts.insert(len(parts) - (1 if why else 0),
                      f"then {what}{f' rerun with {changed}' if changed else ''} succeeded (r{rnd})")
     elif not fix.round and not around:

@@ -99,3 +99,19 @@ def test_a_failure_a_test_run_showed_is_advised_that_test_not_the_familys_linter
         "re-run the test src/tree.spec.ts > selection > deselects after every change"
     occ.location.command = "npx vitest run src/tree.spec.ts"
     assert advise(ErrorRecord("ERR_JS_TimeoutError", [occ])) == "re-run `npx vitest run src/tree.spec.ts` after every change"
+
+
+def test_a_rate_limit_the_user_got_past_by_switching_models_says_so() -> None:
+    """aider-monochromatic r10-r12: Vertex's 429 quota errors ended when aider restarted on Gemini, not by waiting."""
+    from compaction.errors import scan_transcript
+    from compaction.model import Message, Role, Transcript, group_rounds
+
+    said = "litellm.RateLimitError: VertexAIException - code 429 Quota exceeded\nThe API provider has rate limited you."
+    msgs = [Message(0, Role.USER, "> Main model: vertex_ai/claude-sonnet-4 with diff edit format", harness=True),
+            Message(1, Role.USER, "what's this repo?"), Message(2, Role.ASSISTANT, "It"),
+            Message(3, Role.USER, said, harness=True),
+            Message(4, Role.USER, "> Main model: gemini/gemini-2.5-pro with diff edit format", harness=True),
+            Message(5, Role.USER, "what's this repo?"), Message(6, Role.ASSISTANT, "A monorepo of TypeScript modules.")]
+    t = Transcript("t.md", "test", msgs, group_rounds(msgs))
+    rec = next(r for r in scan_transcript(t) if r.id == "ERR_TOOL_RateLimited")
+    assert rec.solution.startswith("then the model was switched to `gemini/gemini-2.5-pro` (r")
