@@ -1105,8 +1105,8 @@ def _model_named(msg: Message) -> str | None:
     """The model a message says is in use: its record's own `model` field, or a harness's model line."""
     if msg.text and msg.role is not Role.ASSISTANT and (found := _MODEL_LINE_RE.findall(msg.text[:3000])):
         return found[-1]
-    model = msg.meta.get("model")
-    return model if isinstance(model, str) and model else None
+    model = msg.meta.get("model")  # not Claude Code's `<synthetic>`, the harness's own error message
+    return model if isinstance(model, str) and model and not model.startswith("<") else None
 
 
 def _model_switch(transcript: Transcript, failed: Occurrence, until: int) -> tuple[int, str] | None:
