@@ -52,3 +52,17 @@ def test_test_files_read_are_not_said_unrun_when_the_user_reported_a_run():
     texts = _facts([Message(0, Role.USER, "fix it"), read, Message(0, Role.TOOL, "it('x')"), _edit("e1"),
                     Message(0, Role.TOOL, "")])
     assert any("the project's tests it saw never ran: `combobox.spec.ts`" in x for x in texts), texts
+
+
+def test_the_last_calls_keep_a_script_run_among_many_reads():
+    """codex-battle r5: the escalated `bash export-session.sh .` was dropped for four reads that followed it."""
+    from compaction.history.sources.current import _last_calls
+    from compaction.model import group_rounds
+
+    calls = [make_call("shell_command", {"command": c}, f"c{i}") for i, c in enumerate(
+        ['bash "C:\\skills\\export-session.sh" .', "Get-Content -Path package.json", "Get-Content -Path README.md",
+         "git log --oneline -20", "git remote -v"])]
+    [rnd] = group_rounds([Message(0, Role.USER, "apply"), Message(1, Role.ASSISTANT, "Running it.", tool_calls=calls)])
+    said = _last_calls(rnd)
+    assert said[0].startswith("`bash \"C:\\skills\\export-session.sh\" .` (no result seen)")
+    assert said[-1] == "+1 more" and len(said) == 5 and "`Get-Content -Path package.json`" not in " ".join(said)

@@ -44,10 +44,12 @@ def _said(text: str, limit: int) -> str:
 
 
 def _last_calls(rnd: Round) -> list[str]:
+    """The round's calls with what came of each, at most _CALLS: when there are more, the ones that run a
+    script first (codex's escalated `bash export-session.sh .` beside four reads), then the latest."""
     results = results_of_calls(rnd.messages)
     # the harness answered the submission with the final diff (its echo is the harness's, no result)
     echoed = any(m.meta.get("final_patch_echo") for m in rnd.messages)
-    out = []
+    out: list[tuple[bool, str]] = []  # (it runs a script, what and its outcome)
     for msg in rnd.messages:
         for call in msg.tool_calls:
             what = f"`{first_line(call.command, 100)}`" if call.command else \
@@ -61,8 +63,11 @@ def _last_calls(rnd: Round) -> list[str]:
                 status = f"exit {res.exit_code}"
             else:
                 status = "error" if res.is_error else "done"
-            out.append(f"{what} ({status})")
-    return out[-_CALLS:]
+            out.append((bool(call.command and scripts_run(call.command)), f"{what} ({status})"))
+    if len(out) <= _CALLS:
+        return [said for _, said in out]
+    keep = sorted(range(len(out)), key=lambda i: (not out[i][0], -i))[:_CALLS]
+    return [out[i][1] for i in sorted(keep)] + [f"+{len(out) - _CALLS} more"]
 
 
 _PROSE_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|txt|rst|adoc)$", re.IGNORECASE)  # Cursor's rules are `.mdc`
