@@ -179,19 +179,31 @@ def advise(rec: ErrorRecord) -> str:
                                                                                  if codes else "")
     if template is None and rec.id.startswith(_NPM_PREFIX):
         template = _NPM_ADVICE
+    if rec.id in _MODEL_SIDE and "the model was switched to" in (rec.solution or ""):
+        return "when the provider keeps refusing, switch to another model or provider, as this session did"
     if template is None and rec.tests and rec.family != "LOGIC":
         # a failure a test run showed (vitest's TimeoutError in a browser test): that test, run again, is the
         # check, not the family's linter or compiler the session may never have used
-        template = "re-run `{command}` after every change" if any(o.location.command for o in rec.occurrences) \
-            else "re-run the test {test} after every change"
+        return _fill(_rerun_tests(rec), rec)
     if template is None:
         template = advice_for(rec.family)
     if "pytest {test}" in template and not _python_test(rec):
         # A test of another runner (vitest, jest, go test…): the command that ran it, else no command at all.
-        ran = any(o.location.command for o in rec.occurrences)
-        template = "re-run `{command}` after every change" if ran else "re-run the test {test} after every change"
-        template += ", negative tests included" if rec.id == "ERR_LOGIC_TestFailed" else ""
+        template = _rerun_tests(rec) + (", negative tests included" if rec.id == "ERR_LOGIC_TestFailed" else "")
     return _fill(template, rec)
+
+
+_MODEL_SIDE = ("ERR_TOOL_RateLimited", "ERR_TOOL_ContextOverflow")  # the provider's failures, not a call's
+
+
+def _rerun_tests(rec: ErrorRecord) -> str:
+    """Run again what failed: the command that ran it, else its tests' one file, else its last test."""
+    if any(o.location.command for o in rec.occurrences):
+        return "re-run `{command}` after every change"
+    files = {re.split(r"::| > ", t, maxsplit=1)[0] for t in rec.tests}
+    if len(files) == 1 and len(rec.tests) > 1:
+        return f"re-run the {len(rec.tests)} failing tests of `{next(iter(files))}` after every change"
+    return "re-run the test `{test}` after every change"
 
 
 # npm's own failures (`npm error code TLOG_CREATE_ENTRY_ERROR`, `ELIFECYCLE`): the registry, the version, a script;

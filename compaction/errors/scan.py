@@ -1102,8 +1102,9 @@ _MODEL_LINE_RE = re.compile(r"^\W{0,3}(?:Main )?[Mm]odel: ([\w./@:-]+)", re.M)
 
 
 def _model_named(msg: Message) -> str | None:
-    """The model a message says is in use: its record's own `model` field, or a harness's model line."""
-    if msg.text and msg.role is not Role.ASSISTANT and (found := _MODEL_LINE_RE.findall(msg.text[:3000])):
+    """The model a message says is in use: its record's own `model` field, or a harness's model line (not a
+    user's paste or a tool's output: a config they show names a model that is not in use)."""
+    if msg.text and msg.harness and msg.role is not Role.ASSISTANT and (found := _MODEL_LINE_RE.findall(msg.text[:3000])):
         return found[-1]
     model = msg.meta.get("model")  # not Claude Code's `<synthetic>`, the harness's own error message
     return model if isinstance(model, str) and model and not model.startswith("<") else None
@@ -1236,7 +1237,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         if changed and failed_call is not None and call is not None and call.command == failed_call.command:
             what = "the same call" if call.command is None else "the same command"  # only its arguments changed
         if call is None and rec.id in _MODEL_SIDE and (switch := _model_switch(transcript, last, rnd)):
-            what = f"the model was switched to `{switch[1]}` (r{switch[0]}), and the next reply"
+            at = f" (r{switch[0]})" if switch[0] != rnd else ""
+            what = f"the model was switched to `{switch[1]}`{at}, and the next reply"
         parts.insert(len(parts) - (1 if why else 0),
                      f"then {what}{f' rerun with {changed}' if changed else ''} succeeded (r{rnd})")
     elif not fix.round and not around:

@@ -44,11 +44,12 @@ def test_a_run_the_user_pasted_before_the_last_edit_is_named_as_the_last_run():
 
 def test_test_files_read_are_not_said_unrun_when_the_user_reported_a_run():
     """tree-vanilla r8: the user's pasted run covered 93 test files; "the project's tests it saw never ran:
-    combobox.spec.ts…" was false."""
+    combobox.spec.ts…" was false. Only the agent's own runs are known to have missed them."""
     read = Message(0, Role.ASSISTANT, "Reading.", tool_calls=[make_call("Read", {"file_path": "src/combobox.spec.ts"}, "r1")])
     texts = _facts([Message(0, Role.USER, "these fail:\n" + PASTE), read, Message(0, Role.TOOL, "it('x')"),
                     _edit("e1"), Message(0, Role.TOOL, "")])
-    assert not any("never ran" in x for x in texts), texts
+    assert any("the agent never ran the project's tests it saw (`combobox.spec.ts`); the user's reported run may "
+               "have covered them" in x for x in texts), texts
     texts = _facts([Message(0, Role.USER, "fix it"), read, Message(0, Role.TOOL, "it('x')"), _edit("e1"),
                     Message(0, Role.TOOL, "")])
     assert any("the project's tests it saw never ran: `combobox.spec.ts`" in x for x in texts), texts

@@ -96,7 +96,10 @@ def test_a_failure_a_test_run_showed_is_advised_that_test_not_the_familys_linter
     occ = Occurrence(round=5, detail="TimeoutError: locator.click", evidence="TimeoutError",
                      location=Location(path="src/tree.spec.ts"), tests=["src/tree.spec.ts > selection > deselects"])
     assert advise(ErrorRecord("ERR_JS_TimeoutError", [occ])) == \
-        "re-run the test src/tree.spec.ts > selection > deselects after every change"
+        "re-run the test `src/tree.spec.ts > selection > deselects` after every change"
+    two = Occurrence(round=5, detail="Error: not selected", location=Location(path="src/tree.spec.ts"),
+                     tests=["src/tree.spec.ts > selection > deselects", "src/tree.spec.ts > a11y > aria-selected"])
+    assert advise(ErrorRecord("ERR_JS_Error", [two])) == "re-run the 2 failing tests of `src/tree.spec.ts` after every change"
     occ.location.command = "npx vitest run src/tree.spec.ts"
     assert advise(ErrorRecord("ERR_JS_TimeoutError", [occ])) == "re-run `npx vitest run src/tree.spec.ts` after every change"
 
@@ -114,4 +117,9 @@ def test_a_rate_limit_the_user_got_past_by_switching_models_says_so() -> None:
             Message(5, Role.USER, "what's this repo?"), Message(6, Role.ASSISTANT, "A monorepo of TypeScript modules.")]
     t = Transcript("t.md", "test", msgs, group_rounds(msgs))
     rec = next(r for r in scan_transcript(t) if r.id == "ERR_TOOL_RateLimited")
-    assert rec.solution.startswith("then the model was switched to `gemini/gemini-2.5-pro` (r")
+    assert rec.solution.startswith("then the model was switched to `gemini/gemini-2.5-pro` (r1), and the next reply succeeded (r2)")
+    assert rec.avoidance.startswith("when the provider keeps refusing, switch to another model or provider")
+    msgs[4] = Message(4, Role.USER, "my config:\nmodel: gpt-4o-mini\nretries: 3")  # a paste names a model not in use
+    t = Transcript("t.md", "test", msgs, group_rounds(msgs))
+    rec = next(r for r in scan_transcript(t) if r.id == "ERR_TOOL_RateLimited")
+    assert "switched" not in rec.solution

@@ -5,6 +5,7 @@ state a successor resumes from, kept even when the verbatim tail has no room."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from compaction import shell
 from compaction.events import EventKind, is_follow_up_request, parse_test_summary, results_of_calls
@@ -44,8 +45,8 @@ def _said(text: str, limit: int) -> str:
 
 
 def _last_calls(rnd: Round) -> list[str]:
-    """The round's calls with what came of each, at most _CALLS: when there are more, the ones that run a
-    script first (codex's escalated `bash export-session.sh .` beside four reads), then the latest."""
+    """The round's calls with what came of each, _CALLS of them and how many more: when there are more, the
+    ones that run a script first (codex's escalated `bash export-session.sh .` beside four reads), then the latest."""
     results = results_of_calls(rnd.messages)
     # the harness answered the submission with the final diff (its echo is the harness's, no result)
     echoed = any(m.meta.get("final_patch_echo") for m in rnd.messages)
@@ -169,14 +170,16 @@ def _verification(ctx: FactContext) -> Fact | None:
         never = [p for p in written if p not in as_script]
         if never and not reported:
             text += f"; test files written, never run: {_names(never)}"
-        # a run the user reported may have covered them (its command is not known): not said to be unrun then
-        elif not reported and (unrun := [p for p in seen if p not in as_script
-                                         and not any(_covers(r.command or "", p) for r in runs)]):
-            text += f"; the project's tests it saw never ran: {_names(unrun)}"
+        elif unrun := [p for p in seen if p not in as_script and not any(_covers(r.command or "", p) for r in runs)]:
+            # a run the user reported may have covered them: its command is not known
+            text += (f"; the agent never ran the project's tests it saw ({_names(unrun)}); the user's reported run "
+                     "may have covered them" if reported else f"; the project's tests it saw never ran: {_names(unrun)}")
     if not written:
         text += "; no test added or changed"
     if submitted:
-        files = _submitted_files(ctx.transcript.messages[-3:], changed, {file_name(p) for p in gone})
+        scratch = {file_name(path) for path, log in logs_of(ctx).items()  # created by the session, then removed
+                   if log.deleted and log.edits and log.edits[0].event.kind is EventKind.WRITE}
+        files = _submitted_files(ctx.transcript.messages[-3:], changed, scratch)
         text += f"; then submitted (the harness printed the final diff{': ' + files if files else ''})"
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
 
@@ -195,7 +198,7 @@ _DIFF_FILE_RE = re.compile(r'^diff --git (?:a/\S+|"a/[^"\n]+") (?:b/(\S+)|"b/([^
 MAX_SUBMITTED = 8  # files of the final diff named; the rest counted
 
 
-def _submitted_files(messages: list[Message], changed: set[str | None], removed: set[str] = frozenset()) -> str:
+def _submitted_files(messages: list[Message], changed: set[str | None], removed: AbstractSet[str] = frozenset()) -> str:
     """The files the final diff holds, as a successor must see them: a file the session created for
     itself (`reproduce.py`) or never edited (`setup.py`, changed by the environment) is in the patch too,
     and a test file edited against a "do not modify tests" rule is. New and deleted files are marked,
@@ -223,16 +226,19 @@ def _submitted_files(messages: list[Message], changed: set[str | None], removed:
     return ", ".join(named[:MAX_SUBMITTED]) + more
 
 
-def _scratch_kin(path: str, removed: set[str]) -> str | None:
+def _scratch_kin(path: str, removed: AbstractSet[str]) -> str | None:
     """A removed scratch file whose name opens with the same word and has the same extension as `path`'s
-    (`reproduce_ne.py`, `reproduce_issue.py`), or None."""
+    (`reproduce_ne.py`, `reproduce_issue.py`), or None. Not by "test": a test the work adds shares it."""
     name = file_name(path)
     stem, _, ext = name.rpartition(".")
     word = re.split(r"[_.-]", stem, maxsplit=1)[0].lower()
-    if not ext or len(word) < 3:
+    if not ext or len(word) < 3 or word in _TEST_WORDS:
         return None
     return next((r for r in sorted(removed) if r != name and r.endswith("." + ext)
                  and re.split(r"[_.-]", r, maxsplit=1)[0].lower() == word), None)
+
+
+_TEST_WORDS = frozenset({"test", "tests", "spec", "specs"})
 
 
 def _reported_runs(ctx: FactContext) -> list[tuple[int, str]]:

@@ -80,10 +80,10 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[。！？])\s*|(?<=
 # it in C, where one opening with a lookbehind is tried at every position (3-4 times slower).
 _SENTENCE_WS_RE = re.compile(r"\s(?:(?<=[.!?]\s)\s*(?=[A-Z`\"'(])|(?<=：\s)\s*|(?<=:\s)\s+|(?<=\n)\n*)")
 _CJK_STOPS = ("。", "！", "？")
-_STOPS = (".", "!", "?", ":", ";", "…", *_CJK_STOPS)
 _WIDE_RE = re.compile("[\u2e81-\U0010ffff]")  # a character past U+2E80 (CJK and after)
-# markup a reply is wrapped in (`<thinking>`, `<br/>`), not a type's parameters (`Set<unknown>`, `Promise<T>`)
-_TAG_RE = re.compile(r"(?<![\w$.\]>])<[A-Za-z][\w-]*(?:\s[^<>]*)?>|</[A-Za-z][\w-]*\s*>")
+# markup a reply is wrapped in (`<thinking>`, `<br/>`, `</answer>`), not a type's parameters, which follow the
+# type's name (`Set<unknown>`, `Promise<T>`, `Item[]<T>`)
+_TAG_RE = re.compile(r"(?<![\w$\]])<[A-Za-z][\w-]*(?:\s[^<>]*)?/?>|</[A-Za-z][\w-]*\s*>")
 _ERROR_LINE_RE = re.compile(r"(?:Error|Exception\b|FAILED|FAIL:|error:|error\[|AssertionError|assert |panic|fatal)")
 # A compiler's or linter's error at a place (`src/x.tsx:171:9 - error TS6133: …`, `a.rs:3:5: error[E0425]`, `x.c:4:
 # error: …`): what went wrong, before the wrapper's and the tool's own lines printed after it. The place is a
@@ -418,12 +418,17 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
         if keep and (size + n > limit or not score[i]):  # generic prose only when nothing else
             continue
         keep.append(i)
-        size += n + 1
+        size += n + (2 if _unended(sentences[i]) else 1)  # the separator, with the stop an unended line gets
     shown = [s if len(s) <= 200 else s[:199] + "…" for s in (sentences[i] for i in sorted(keep))]
-    # a line without its own stop ("Could not find file", a list item) is ended apart: run into the next
-    # kept one it would read as one sentence ("Could not find file `b.md` — deleted")
-    reply = " ".join(s if k == len(shown) - 1 or s.endswith(_STOPS) else s + ";" for k, s in enumerate(shown))
+    reply = " ".join(s if k == len(shown) - 1 or not _unended(s) else s + ";" for k, s in enumerate(shown))
     return reply if len(reply) <= limit else reply[:limit - 1] + "…"
+
+
+def _unended(line: str) -> bool:
+    """A line of words that ends without a stop ("Could not find file", "`b.md` — deleted"): run into the
+    next kept line it would read as one sentence with it ("Could not find file `b.md` — deleted"), so it is
+    ended apart. Not a line of code or one cut at a comma or a bracket (`if (x) {`), nor wide text."""
+    return (line[-1:].isalnum() or line[-1:] in "`'\")") and not _WIDE_RE.search(line)
 
 
 _THOUGHT_WEIGHT = -6  # a conclusion the agent reached in its reasoning, not said to the user: weighs less
