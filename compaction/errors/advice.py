@@ -179,7 +179,7 @@ def advise(rec: ErrorRecord) -> str:
                                                                                  if codes else "")
     if template is None and rec.id.startswith(_NPM_PREFIX):
         template = _NPM_ADVICE
-    if rec.id in _MODEL_SIDE and "the model was switched to" in (rec.solution or ""):
+    if rec.id in MODEL_SIDE and "the model was switched to" in (rec.solution or ""):
         return "when the provider keeps refusing, switch to another model or provider, as this session did"
     if template is None and rec.tests and rec.family != "LOGIC":
         # a failure a test run showed (vitest's TimeoutError in a browser test): that test, run again, is the
@@ -193,7 +193,8 @@ def advise(rec: ErrorRecord) -> str:
     return _fill(template, rec)
 
 
-_MODEL_SIDE = ("ERR_TOOL_RateLimited", "ERR_TOOL_ContextOverflow")  # the provider's failures, not a call's
+# Failures of the model's provider, not of a call: a session gets past them by waiting or by another model
+MODEL_SIDE = ("ERR_TOOL_RateLimited", "ERR_TOOL_ContextOverflow")
 
 
 def _rerun_tests(rec: ErrorRecord) -> str:

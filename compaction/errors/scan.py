@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from compaction.answer_options import labeled_first, options_in
 from compaction.edits import call_changes, definitions, read_in, result_changes, same_file, shown_text
-from compaction.errors.advice import advise
+from compaction.errors.advice import MODEL_SIDE, advise
 from compaction.errors.classify import Hit, classify, json_diagnostics
 from compaction.errors.episodes import earlier_episodes, label_of_test
 from compaction.errors.families import FAMILIES
@@ -1095,8 +1095,6 @@ def _reread(transcript: Transcript, after: int, until: int, path: str | None) ->
     return None
 
 
-# Failures of the model's provider, not of a call: a session gets past them by waiting or by another model
-_MODEL_SIDE = ("ERR_TOOL_RateLimited", "ERR_TOOL_ContextOverflow")
 # The model a harness names as it starts (aider's "Main model: gemini/gemini-2.5-pro with diff edit format")
 _MODEL_LINE_RE = re.compile(r"^\W{0,3}(?:Main )?[Mm]odel: ([\w./@:-]+)", re.M)
 
@@ -1236,7 +1234,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         changed = changed_arguments(failed_call, call) if call is not None else ""
         if changed and failed_call is not None and call is not None and call.command == failed_call.command:
             what = "the same call" if call.command is None else "the same command"  # only its arguments changed
-        if call is None and rec.id in _MODEL_SIDE and (switch := _model_switch(transcript, last, rnd)):
+        if call is None and rec.id in MODEL_SIDE and (switch := _model_switch(transcript, last, rnd)):
             at = f" (r{switch[0]})" if switch[0] != rnd else ""
             what = f"the model was switched to `{switch[1]}`{at}, and the next reply"
         parts.insert(len(parts) - (1 if why else 0),

@@ -150,7 +150,7 @@ def recap_facts(ctx: FactContext) -> list[Fact]:
     if not edits:
         return []
     changed = {file_name(p) for _, p in edits}
-    found: list[tuple[int, Message, _List]] = []  # the last recap of each request, in order
+    found: list[tuple[int, _List]] = []  # (round, list): the last recap of each request, in order
     k = 0  # the next edit not yet passed
     edited = opened = False  # the current request edited something; has a recap already (a later one replaces it)
     for rnd in ctx.transcript.rounds:
@@ -163,10 +163,10 @@ def recap_facts(ctx: FactContext) -> list[Fact]:
                     and (lst := _recap(msg, changed)):
                 if opened:
                     found.pop()
-                found.append((rnd.number, msg, lst))
+                found.append((rnd.number, lst))
                 opened = True
     facts = []
-    for n, (number, _, lst) in enumerate(reversed(found[-MAX_RECAPS:])):
+    for n, (number, lst) in enumerate(reversed(found[-MAX_RECAPS:])):
         lead = _lead_line(lst.lead)
         head = f"The agent's own account {cite([number])}: " + (f"{lead} " if lead else "")
         text = head + _join(lst.items, TEXT_CHARS)
