@@ -140,15 +140,17 @@ def test_the_plans_place_says_what_the_delegated_report_found_there():
                    "Returns CloudSyncStats"]
 
 
+def _weighed(*replies: str) -> list[str]:
+    """The Weighed decisions of a session where the user reports a failing build and the agent replies."""
+    t = _transcript([Message(0, Role.USER, "the CI build fails"), *(Message(0, Role.ASSISTANT, r) for r in replies)])
+    return [x for x in _facts(t) if x.startswith("Weighed: ")]
+
+
 def test_options_the_agent_lays_out_for_itself_are_told_with_what_it_then_did():
-    same_message = _transcript([
-        Message(0, Role.USER, "the CI build fails"),
-        Message(0, Role.ASSISTANT, "`app/api/debug-env/route.ts` is empty, causing the \"not a module\" error. Options:\n"
-                                   "- Delete the file if unused\n- Implement a minimal API route if needed\n\n"
-                                   "Checking for references to `debug-env` to decide.\n\nNo references found. "
-                                   "Deleting the empty file.\n\nTesting the build locally."),
-    ])
-    [weighed] = [t for t in _facts(same_message) if t.startswith("Weighed: ")]
+    [weighed] = _weighed("`app/api/debug-env/route.ts` is empty, causing the \"not a module\" error. Options:\n"
+                         "- Delete the file if unused\n- Implement a minimal API route if needed\n\n"
+                         "Checking for references to `debug-env` to decide.\n\nNo references found. "
+                         "Deleting the empty file.\n\nTesting the build locally.")
     assert weighed == ("Weighed: `app/api/debug-env/route.ts` is empty, causing the \"not a module\" error: 1) Delete "
                        "the file if unused; 2) Implement a minimal API route if needed — then (r1): “Checking for "
                        "references to `debug-env` to decide. No references found. Deleting the empty file.”")
@@ -159,21 +161,14 @@ def test_options_the_agent_lays_out_for_itself_are_told_with_what_it_then_did():
         Message(0, Role.ASSISTANT, "Deleting it now."),
     ])
     assert not [t for t in _facts(offered) if t.startswith("Weighed: ")]
-    next_message = _transcript([
-        Message(0, Role.USER, "the CI build fails"),
-        Message(0, Role.ASSISTANT, "Two ways to fix the import are:\n1. Pin the package\n2. Vendor the module"),
-        Message(0, Role.ASSISTANT, "Pinning is smaller. I'll pin it to 2.1."),
-    ])
-    [weighed] = [t for t in _facts(next_message) if t.startswith("Weighed: ")]
+    [weighed] = _weighed("Two ways to fix the import are:\n1. Pin the package\n2. Vendor the module",
+                         "Pinning is smaller. I'll pin it to 2.1.")
     assert weighed.endswith("1) Pin the package; 2) Vendor the module — then (r1): “Pinning is smaller. I'll pin it to 2.1.”")
 
 
 def test_options_put_to_the_user_fixes_applied_and_a_code_blocks_list_are_not_weighed():
-    def weighed(text: str) -> list[str]:
-        t = _transcript([Message(0, Role.USER, "the build fails"), Message(0, Role.ASSISTANT, text)])
-        return [x for x in _facts(t) if x.startswith("Weighed: ")]
-    assert weighed("Options:\n- Delete the file\n- Implement the route\n\nLet me know which one you want.") == []
-    assert weighed("Applied two fixes:\n1. Pinned `lodash`\n2. Removed the cache\n\nAll green now.") == []
-    assert weighed("```yaml\noptions:\n  - --debug\n  - --verbose\n```\ntarget: web") == []
-    [one] = weighed("There are a couple of possible approaches here:\r\n- Pin it\r\n- Vendor it\r\n\r\nPinning it.")
+    assert _weighed("Options:\n- Delete the file\n- Implement the route\n\nLet me know which one you want.") == []
+    assert _weighed("Applied two fixes:\n1. Pinned `lodash`\n2. Removed the cache\n\nAll green now.") == []
+    assert _weighed("```yaml\noptions:\n  - --debug\n  - --verbose\n```\ntarget: web") == []
+    [one] = _weighed("There are a couple of possible approaches here:\r\n- Pin it\r\n- Vendor it\r\n\r\nPinning it.")
     assert one.startswith("Weighed: 1) Pin it; 2) Vendor it — then (r1):")  # no half-cut lead-in as context
