@@ -102,16 +102,26 @@ def _by_tests(occs: list[Occurrence]) -> list[Episode]:
     for i, o in enumerate(occs):
         for t in o.tests:
             last_at[t] = i
+    ending: dict[int, list[str]] = {}  # each occurrence → the tests that fail there for the last time
+    for t, k in last_at.items():
+        ending.setdefault(k, []).append(t)
+    next_run: list[Occurrence | None] = [None] * len(occs)  # each occurrence → the next one that names tests
+    for i in range(len(occs) - 2, -1, -1):
+        next_run[i] = occs[i + 1] if occs[i + 1].tests else next_run[i + 1]
+    where: dict[str, list[int]] = {}  # each test → the occurrences it fails in
+    for i, o in enumerate(occs):
+        for t in dict.fromkeys(o.tests):
+            where.setdefault(t, []).append(i)
     out: list[Episode] = []
-    for i in sorted(set(last_at.values())):
-        later = next((o for o in occs[i + 1:] if o.tests), None)
+    for i in sorted(ending):
+        later = next_run[i]
         if later is None:
             continue
         command = later.location.command or ""
-        ended = [t for t, k in last_at.items() if k == i and _reruns(t, command)]
+        ended = [t for t in ending[i] if _reruns(t, command)]
         if not ended:
             continue
-        mine = [o for o in occs[:i + 1] if set(o.tests) & set(ended)]
+        mine = [occs[j] for j in sorted({j for t in ended for j in where[t]})]
         only = [o for o in mine if set(o.tests) <= set(ended)]
         said = _best_said(only or mine)
         if not _same(said, final):  # the same message in other tests is the same failure, not an earlier one
@@ -162,11 +172,14 @@ def _by_file(occs: list[Occurrence]) -> list[Episode]:
     for i in range(1, len(files)):
         files[i] = files[i] or files[i - 1]
     last_at = {f: i for i, f in enumerate(files) if f}
+    of_file: dict[str, list[Occurrence]] = {}  # each file → its refusals, gathered once
+    for o, f in zip(occs, files, strict=True):
+        of_file.setdefault(f, []).append(o)
     out: list[Episode] = []
     for i in range(1, len(occs)):
         ended = files[i - 1]
-        if ended and files[i] != ended and last_at[ended] == i - 1:
-            mine = [o for o, f in zip(occs[:i], files[:i], strict=True) if f == ended]
+        if ended and files[i] != ended and last_at[ended] == i - 1:  # its refusals all came before i
+            mine = of_file[ended]
             out.append(Episode(tuple(mine), occs[i].round, occs[i].message, _best_said(mine), file=ended))
     return out
 

@@ -1189,7 +1189,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         parts.append(f"then `{_as_run(fix.call.command or '')}`{f' (rerun with {changed})' if changed else ''} "
                      f"{outcome} (r{fix.round})")
     elif fix.round:
-        text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
+        text = _edited(fix)
         if fix.restored and fix.call is not None:
             text = f"restored `{fix.path}` from git with `{_as_run(fix.call.command or '')}` (r{fix.round})"
             if fix.redone_round:
@@ -1248,6 +1248,11 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     return "; ".join(parts)
 
 
+def _edited(fix: Fix) -> str:
+    """The fix's edit by its file and round ("edited `a.py` (r12)"), or by its round alone."""
+    return f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
+
+
 EARLIER_SHOWN = 2  # a record's earlier failures told with their fix, the first ones
 EARLIER_SAID_CHARS = 100
 
@@ -1273,7 +1278,7 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
         if fix.rerun and fix.call is not None:
             text = f"then `{_as_run(fix.call.command or '')}` no longer printed it (r{fix.round})"
         elif fix.round and (fix.change or ep.tests):
-            text = f"edited `{fix.path}` (r{fix.round})" if fix.path else f"an edit (r{fix.round})"
+            text = _edited(fix)
             if fix.restored and fix.call is not None:
                 text = f"restored `{fix.path}` with `{_as_run(fix.call.command or '')}` (r{fix.round})"
             if ep.file and fix.call is not None and (failed := calls.get(id(last))) is not None:

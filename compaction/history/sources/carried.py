@@ -51,9 +51,13 @@ def carried_facts(ctx: FactContext) -> list[Fact]:
             if not (msg.role is Role.USER or msg.meta.get("carried_summary")) or len(msg.text) < MIN_CHARS \
                     or not _carries(msg, ctx.target_tokens):
                 continue
+            later: list[tuple[int, str]] | None = None  # the user's short messages after it, read once
             for part in summary_parts(msg.text):
                 done = _done_later(part, rnd.number, ctx) if _NEXT_RE.search(part.heading or "") else {}
-                overturned = _overturned_later(part, msg, ctx) if _DECIDED_RE.search(part.heading or "") else {}
+                overturned: dict[int, tuple[int, str]] = {}
+                if _DECIDED_RE.search(part.heading or ""):
+                    later = _users_after(msg, ctx) if later is None else later
+                    overturned = _overturned_later(part, later)
                 out.append(_fact(part, rnd.number, done, overturned))
     return out
 
@@ -65,13 +69,18 @@ _DENIAL = r"(?:n't|\bnot|\bnever|\bno longer|\bstop|\bnon-?)\s*(?:\w+\s+){{0,2}}
 USER_SAID_CHARS = 80
 
 
-def _overturned_later(part: _Part, summary: Message, ctx: FactContext) -> dict[int, tuple[int, str]]:
-    """{item index: (round, the user's words)} for the carried rules a later message of the user denies
-    ("agent teams shouldn't persist" against "selection MUST persist"). Why: a carried constraint shown
-    as active after the user reversed it is one a successor would restore."""
-    later = [(rnd.number, m.text) for rnd in ctx.transcript.rounds for m in rnd.messages
-             if m.index > summary.index and m.role is Role.USER and not m.harness and m.text
-             and len(m.text) < MIN_CHARS]
+def _users_after(summary: Message, ctx: FactContext) -> list[tuple[int, str]]:
+    """(round, text) of the user's own short messages after the carried summary (a long one is another
+    summary or a paste, not a reversal)."""
+    return [(rnd.number, m.text) for rnd in ctx.transcript.rounds for m in rnd.messages
+            if m.index > summary.index and m.role is Role.USER and not m.harness and m.text
+            and len(m.text) < MIN_CHARS]
+
+
+def _overturned_later(part: _Part, later: list[tuple[int, str]]) -> dict[int, tuple[int, str]]:
+    """{item index: (round, the user's words)} for the carried rules one of the user's `later` messages
+    denies ("agent teams shouldn't persist" against "selection MUST persist"). Why: a carried constraint
+    shown as active after the user reversed it is one a successor would restore."""
     out: dict[int, tuple[int, str]] = {}
     for k, item in enumerate(part.items):
         m = _RULE_VERB_RE.search(item)

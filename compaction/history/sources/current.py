@@ -226,6 +226,9 @@ def _submitted_files(messages: list[Message], changed: set[str | None], removed:
     return ", ".join(named[:MAX_SUBMITTED]) + more
 
 
+_TEST_WORDS = frozenset({"test", "tests", "spec", "specs"})  # a name's first word that a test the work adds shares
+
+
 def _scratch_kin(path: str, removed: AbstractSet[str]) -> str | None:
     """A removed scratch file whose name opens with the same word and has the same extension as `path`'s
     (`reproduce_ne.py`, `reproduce_issue.py`), or None. Not by "test": a test the work adds shares it."""
@@ -236,9 +239,6 @@ def _scratch_kin(path: str, removed: AbstractSet[str]) -> str | None:
         return None
     return next((r for r in sorted(removed) if r != name and r.endswith("." + ext)
                  and re.split(r"[_.-]", r, maxsplit=1)[0].lower() == word), None)
-
-
-_TEST_WORDS = frozenset({"test", "tests", "spec", "specs"})
 
 
 def _reported_runs(ctx: FactContext) -> list[tuple[int, str]]:
