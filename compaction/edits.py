@@ -750,16 +750,20 @@ def is_comment_only(removed: tuple[str, ...] | list[str], added: tuple[str, ...]
 EDIT_REFUSALS = ("No replacement was performed", "String to replace not found", "SearchReplaceNoExactMatch",
                  "did not appear verbatim", "failed to exactly match lines", "The SEARCH section must exactly match",
                  "Failed to find expected lines", "0 occurrences found for old_string")
+# An edit tool's linter that turned the edit down (SWE-agent: "Your proposed edit has introduced new syntax
+# error(s)", "This is how your edit would have looked if applied"): refused too, though not for its old text
+EDIT_NOT_APPLIED = ("introduced new syntax error", "would have looked if applied")
 # A refusal is the tool's own line: near the start of a line that is not a diff's (` `, `+`, `-`, `@@`), since
 # an export may show the refused patch first and the tool's answer after it (SpecStory's Codex).
-_REFUSED_RE = re.compile(r"^[^\s+\-@][^\n]{0,60}?(?:" + "|".join(map(re.escape, EDIT_REFUSALS)) + ")", re.M)
+_REFUSED_RE = re.compile(r"^[^\s+\-@][^\n]{0,60}?(?:" + "|".join(map(re.escape, EDIT_REFUSALS + EDIT_NOT_APPLIED))
+                         + ")", re.M)
 
 
 def refused(result: str) -> bool:
-    """Whether an edit tool's result says it refused the edit (its old text not found): in the tool's
-    own words, not in the file's text or the patch it echoes (a fence with a language, Cline's
-    `<final_file_content>`)."""
-    if not any(w in result for w in EDIT_REFUSALS):
+    """Whether an edit tool's result says it refused the edit (its old text not found, or its linter
+    turned the result down): in the tool's own words, not in the file's text or the patch it echoes (a
+    fence with a language, Cline's `<final_file_content>`)."""
+    if not any(w in result for w in EDIT_REFUSALS + EDIT_NOT_APPLIED):
         return False
     said = _TAGGED_FENCE_RE.sub(" ", result.split("<final_file_content", 1)[0])
     return _REFUSED_RE.search(said) is not None

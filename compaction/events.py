@@ -274,7 +274,8 @@ def _shell_writes(command: str) -> tuple[tuple[EventKind, str], ...]:
                 if not a.startswith("-"):
                     add(EventKind.WRITE, a)
         elif word == "git" and len(args) > 2 and args[1] in {"checkout", "restore"} and not (
-                {"-b", "-B", "--orphan"} & set(args)):  # `git checkout -b feature/x`: a new branch, no file
+                {"-b", "-B", "--orphan"} & set(args)) and not _unstages_only(args):
+            # `git checkout -b feature/x`: a new branch, no file; `git restore --staged f`: the index only
             for a in args[2:]:
                 if a.startswith("-") or a in {"HEAD", "."} or not re.search(r"/|\.\w+$", a):
                     continue
@@ -914,6 +915,15 @@ def unapplied_block(msg: Message, call: ToolCall, results: dict[int, ToolResult 
     said it applied (a reply in /ask or architect mode, an interrupted one): it changed nothing."""
     return call.name == "search_replace" and results.get(id(call)) is None \
         and call.path not in _paths_applied(msg, results)
+
+
+def _unstages_only(args: list[str]) -> bool:
+    """`git restore --staged f` (`-S`) without `--worktree` (`-W`): it takes f out of the index and
+    leaves the file as it is, so nothing in it was reverted."""
+    flags = {a for a in args[2:] if a.startswith("-")}
+    short = "".join(a[1:] for a in flags if not a.startswith("--"))
+    staged = "--staged" in flags or "S" in short
+    return args[1] == "restore" and staged and not ("--worktree" in flags or "W" in short)
 
 
 def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, result: ToolResult | None,

@@ -25,6 +25,7 @@ from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.errors.shorten import cut
 from compaction.events import (
     EventKind,
+    is_state_changing,
     parse_test_summary,
     results_of_calls,
     shell_reads,
@@ -277,6 +278,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
             if occ.target and not state.fix_started:
                 state.target_ids.add(h.id)
     out = merge_consequences(list(records.values()))
+    _unasked_targets(out, transcript)
     cache: _ResultsCache = {}  # each round's calls and results, paired once for every record's solution
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
@@ -284,6 +286,40 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
         rec.earlier = earlier_fixes(rec, transcript, cache, calls_of)
         rec.avoidance = advise(rec)
     return out
+
+
+def _unasked_targets(records: list[ErrorRecord], transcript: Transcript) -> None:
+    """Of several errors a reproduction raised before the fix began, the bug under repair is the one the
+    task names (its exception or its message): the others (`no such table` of a script not yet set up)
+    are the script's own failures, not the target bug."""
+    targets = [r for r in records if r.target_bug]
+    if len(targets) < 2:
+        return
+    task = next((m.text for m in transcript.messages if m.role is Role.USER and not m.harness and m.text), "")
+    if not task:
+        return
+    task = " ".join(task[:_TASK_CHARS].split()).lower()
+    named = {id(r): _task_names(r, task) for r in targets}
+    if any(named.values()):
+        for r in targets:
+            if not named[id(r)]:
+                for o in r.occurrences:
+                    o.target = False
+
+
+_TASK_CHARS = 20_000
+
+
+def _task_names(rec: ErrorRecord, task: str) -> bool:
+    """Whether the task's text names the error: its exception's class, or its message (16 characters at least)."""
+    kind = rec.id.split("_", 2)[-1]
+    if len(kind) >= 6 and kind.lower() in task:
+        return True
+    for o in rec.occurrences:
+        message = " ".join((o.detail or "").split(": ", 1)[-1].split()).rstrip(".").lower()
+        if len(message) >= 16 and message[:80] in task:
+            return True
+    return False
 
 
 def _occ(h: Hit, rnd: int, tid: str, msg: Message, source: str, call: ToolCall | None, target: bool) -> Occurrence:
@@ -608,6 +644,7 @@ class Fix:
     call: ToolCall | None = None
     passed_round: int | None = None
     passed_command: str | None = None
+    past_round: int | None = None  # that run failed, but no longer with this error (it ran into another)
     restored: bool = False  # the edit put the file back as git has it (`git checkout -- f`)
     redone_round: int | None = None  # after a restore: the edit that made the change again
     rerun: bool = False  # no edit: the same program run with other arguments no longer printed the error
@@ -652,12 +689,14 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
     # the hunk that touches the error's names first (`ann2.get_draggable()` among three), then a hunk of code
     # before one of comments only (`// MapStruct Mapper definition` removed above the interface that went)
     changes = [replace(c, hunks=tuple(sorted(c.hunks, key=lambda h: (not _touches(names, h.removed, h.added),
-                                                                      not _codes(h.removed + h.added)))))
+                                                                      not _codes(h.removed + h.added,
+                                                                                 _hash_comments(c.path))))))
                for c in changes]
     for change in changes:
+        hashes = _hash_comments(change.path or call.path)
         for hunk in change.hunks:
             if change.whole:
-                if before is not None and (rewritten := _rewrite_change(before, hunk.added, names)):
+                if before is not None and (rewritten := _rewrite_change(before, hunk.added, names, hashes)):
                     return rewritten
                 defined = definitions(hunk.added)
                 return f"wrote {', '.join(f'`{n}`' for n in defined[:4])}" if defined else ""
@@ -665,14 +704,15 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
                 return f"deleted the lines matching `{hunk.deletes_matching}`"
             if hunk.removed[:1] and hunk.removed[0].startswith("<line(s) "):
                 return f"deleted line(s) {hunk.removed[0][9:-1]}"
-            return _line_pair(hunk.removed, hunk.added, hunk.context)
+            return _line_pair(hunk.removed, hunk.added, hunk.context, hashes)
     return ""
 
 
-def _line_pair(removed: tuple[str, ...], added: tuple[str, ...], context: str | None = None) -> str:
+def _line_pair(removed: tuple[str, ...], added: tuple[str, ...], context: str | None = None,
+               hashes: bool = False) -> str:
     """`old` → `new`, `added new` or `removed old`: the first informative line of each side; a side
-    too long to quote names the definition it is in instead."""
-    old, new = _first_informative(removed), _first_informative(added)
+    too long to quote names the definition it is in instead. `hashes`: `#` opens a comment (`_hash_comments`)."""
+    old, new = _first_informative(removed, hashes), _first_informative(added, hashes)
     if len(old) > 100 or len(new) > 100:
         names = definitions(added) or ([context] if context else [])
         return f"changed `{names[0]}`" if names else ""
@@ -690,15 +730,30 @@ def _line_pair(removed: tuple[str, ...], added: tuple[str, ...], context: str | 
 _COMMENT_LINE_RE = re.compile(r"^(?://|/\*|\*/?(?:\s|$)|<!--|--\s)")
 
 
-def _codes(lines: tuple[str, ...]) -> bool:
+# A file whose language opens a comment with `#` (Python, shell, Ruby, YAML, TOML, R, Perl, a Makefile)
+_HASH_COMMENTS_RE = re.compile(r"(?:\.(?:py|pyi|sh|bash|zsh|rb|ya?ml|toml|r|pl|cfg|ini|conf)|(?:^|/)(?:Makefile|"
+                               r"Dockerfile|\.gitignore|\.env\w*))$", re.I)
+
+
+def _hash_comments(path: str | None) -> bool:
+    return bool(path) and _HASH_COMMENTS_RE.search(path or "") is not None
+
+
+def _comment(line: str, hashes: bool) -> bool:
+    return _COMMENT_LINE_RE.match(line) is not None or hashes and line.startswith("#")
+
+
+def _codes(lines: tuple[str, ...], hashes: bool = False) -> bool:
     """Whether a hunk's lines hold a line of code, not only comments and short lines."""
-    return any(len(ln.strip()) > 2 and not _COMMENT_LINE_RE.match(ln.strip()) for ln in lines)
+    return any(len(ln.strip()) > 2 and not _comment(ln.strip(), hashes) for ln in lines)
 
 
-def _first_informative(lines: tuple[str, ...]) -> str:
+def _first_informative(lines: tuple[str, ...], hashes: bool = False) -> str:
     """A side's first line longer than two characters that is code, else its first such line."""
     said = [ln.strip() for ln in lines if len(ln.strip()) > 2]
-    return next((ln for ln in said if not _COMMENT_LINE_RE.match(ln)), said[0] if said else "")
+    code = [ln for ln in said if not _comment(ln, hashes)]
+    # an import serves the logic beside it: that logic's line tells the change
+    return next((ln for ln in code if not _IMPORT_LINE.match(ln)), code[0] if code else said[0] if said else "")
 
 
 REWRITE_DIFF_LINES = 4000  # a longer file's rewrite is told by its definitions: the diff is not worth its time
@@ -708,7 +763,8 @@ SIMILAR_CHARS = 200  # a longer added line is no line `_line_pair` would quote
 SIMILAR_RATIO = 0.6
 
 
-def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...], names: frozenset[str] = frozenset()) -> str:
+def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...], names: frozenset[str] = frozenset(),
+                    hashes: bool = False) -> str:
     """What a file's rewrite changed, said as `_line_pair` says an edit: a change that touches one of the
     error's `names` first, then a line it changed before a line it added (a debug print last), before a
     line it removed. A line that only moved is no change."""
@@ -734,17 +790,26 @@ def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...], names: froz
         added = tuple(ln for ln in after[head + j1:head + j2] if ln.strip() not in kept_old)
         if names and _touches(names, removed):  # the removed line naming the error first: its new form follows
             removed = tuple(sorted(removed, key=lambda ln: not _touches(names, (ln,))))
-        said = _line_pair(removed, added)
+        said = _line_pair(removed, added, hashes=hashes)
         if not said:
             continue
         rank = 0 if said.startswith("`") else 2 if said.startswith("removed") else \
             3 if all(_DEBUG_LINE.match(ln) or len(ln.strip()) <= 2 for ln in added) else 1
+        if not _codes(removed + added, hashes):  # a comment says what the code does; the code is the change
+            rank += 4
+        elif all(_IMPORT_LINE.match(ln) for ln in removed + added if ln.strip()):  # it serves the logic that changed
+            rank += 2
         if names and _touches(names, removed, added):
             rank -= 4
         if best is None or (rank, order) < best[:2]:
             best = (rank, order, removed, added)
     # the chosen run's new form: the added line most like the removed one (compared once, for it alone)
-    return _line_pair(best[2], _closest_first(best[2], best[3])) if best else ""
+    return _line_pair(best[2], _closest_first(best[2], best[3]), hashes=hashes) if best else ""
+
+
+# An import of Python, JavaScript/TypeScript, Go, Java, C/C++ or Rust
+_IMPORT_LINE = re.compile(r"\s*(?:from\s+\S+\s+import\b|import\b|#\s*include\b|use\s+[\w:]+|require\(|"
+                          r"(?:const|let|var)\s+[\w{}, ]+=\s*require\()")
 
 
 def _closest_first(removed: tuple[str, ...], added: tuple[str, ...]) -> tuple[str, ...]:
@@ -771,6 +836,48 @@ def _closest_first(removed: tuple[str, ...], added: tuple[str, ...]) -> tuple[st
 
 
 _DEBUG_LINE = re.compile(r"\s*(?:print\(|console\.(?:log|debug)\(|echo |puts |fmt\.Print|System\.out\.print)")
+
+
+_DEBUG_MARK_RE = re.compile(r"(?i)debug|print|console\.log|trace")
+
+
+def _removes_debugging(call: ToolCall) -> bool:
+    """An edit that only deletes debug output (`sed -i '/DEBUG:/d'`, removed `print(…)` lines): a cleanup."""
+    try:
+        hunks = [h for c in call_changes(call) for h in c.hunks]
+    except (ValueError, TypeError, re.error):
+        return False
+    return bool(hunks) and all(
+        not h.added and (h.deletes_matching and _DEBUG_MARK_RE.search(h.deletes_matching)
+                         or h.removed and all(_DEBUG_LINE.match(ln) or not ln.strip() for ln in h.removed))
+        for h in hunks)
+
+
+def _put_back(transcript: Transcript, fix: Fix) -> int | None:
+    """The round where a later edit added again the lines the fix removed: the fix was a probe (the
+    change taken out to see the tests without it), not what ended the error for good."""
+    if fix.call is None or fix.round is None:
+        return None
+    try:
+        hunks = [h for c in call_changes(fix.call) for h in c.hunks]
+    except (ValueError, TypeError, re.error):
+        return None
+    gone = {ln.strip() for h in hunks if not h.added for ln in (*h.removed, h.deletes_matching or "")
+            if len(ln.strip()) >= 12 and not ln.startswith("<line(s) ")}
+    if not gone:
+        return None
+    for rnd in transcript.rounds[fix.round:fix.round + 40]:
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call is fix.call or not _edit_path(call):
+                    continue
+                try:
+                    added = {ln.strip() for c in call_changes(call) for h in c.hunks for ln in h.added}
+                except (ValueError, TypeError, re.error):
+                    continue
+                if gone & added:
+                    return rnd.number
+    return None
 
 
 def earlier_content(transcript: Transcript, path: str, call: ToolCall) -> tuple[str, ...] | None:
@@ -817,10 +924,20 @@ def _may_name(call: ToolCall, name: str) -> bool:
 
 
 def _succeeded(res: ToolResult | None) -> bool:
+    """A run that ended well: no error status, no failed test in its summary, and no traceback or
+    exception line of its own (an export without exit codes shows a crash only in its output)."""
     if res is None or res.is_error or res.exit_code not in (None, 0):
         return False
-    summary = parse_test_summary(res.content or "")
-    return not (summary and re.search(r"\b[1-9]\d* (?:failed|errors?)\b|FAILED", summary))
+    content = res.content or ""
+    summary = parse_test_summary(content)
+    if summary and re.search(r"\b[1-9]\d* (?:failed|errors?)\b|FAILED", summary):
+        return False
+    return not ("Traceback" in content or "Error: " in content or "Exception: " in content) \
+        or _CRASH_RE.search(content) is None
+
+
+# A crash in a run's own output: Python's traceback header, or an exception's line at a line's start
+_CRASH_RE = re.compile(r"^(?:Traceback \(most recent call last\):|[A-Za-z_][\w.]*(?:Error|Exception): )", re.M)
 
 
 _ResultsCache = dict[int, dict[int, ToolResult | None]]
@@ -858,7 +975,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     # (round, file, call, result, in place) of each change to a file, in the order the calls were made: an
     # in-place edit or a file tool's, or a whole file a shell line wrote from text it carries (a heredoc)
     changes: list[tuple[int, str, ToolCall, ToolResult | None, bool]] = []
-    reruns: list[tuple[int, str, bool]] = []
+    reruns: list[tuple[int, str, bool, ToolResult | None]] = []
     runs: dict[int, ToolResult | None] = {}  # each change (by its place in `changes`) → the output of the next run
     as_run = " ".join((last.location.command or "").split())
     file_runs = _file_runs(last.location.command) if last.location.command and not ended_by_next else frozenset()
@@ -888,17 +1005,21 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                         and _runs_again(file_runs, _file_runs(call.command)):
                     variants.append((order[id(call)], rnd.number, call, results.get(id(call))))
                 if cmd_key and _norm_command(call.command) == cmd_key:
-                    reruns.append((rnd.number, call.command or "", _succeeded(results.get(id(call)))))
+                    res = results.get(id(call))
+                    reruns.append((rnd.number, call.command or "", _succeeded(res), res))
                 else:
                     changes += [(rnd.number, p, call, results.get(id(call)), False) for p in _written_paths(call)]
                     if broke:  # an error an edit caused: putting the file back ends it
                         changes += [(rnd.number, p, call, results.get(id(call)), True) for p in _restored_paths(call)]
     said = _said_again(last)
     changes = [c for k, c in enumerate(changes) if not _failed_attempt(c[1], runs.get(k), said)] or changes
+    changes = [c for c in changes if not _removes_debugging(c[2])]  # a cleanup of debug prints ends no error
     same = [c for c in changes if file_name(c[1]) in wanted]
     # another file, but right after the error (not for a malformed reply or call: no edit ends those)
     near = [] if ended_by_next else [c for c in changes if c[4] and c[0] <= start + 2]
-    again = next((r for r, c, ok in reruns if ok and r <= start + 10 and " ".join(c.split()) == as_run), None)
+    # the very command ran again and passed, or ran past this error into another (a reproduction's next failure)
+    again = next((r for r, c, ok, res in reruns if r <= start + 10 and " ".join(c.split()) == as_run
+                  and (ok or _ran_past(res, said))), None)
     if not (same or near) and again and not ended_by_next:
         # The very command that failed passed later: the last change before that run ended it.
         near = [c for c in reversed(changes) if c[0] <= again][:1]
@@ -922,9 +1043,13 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     fix = Fix(None if edit_path == "?" else edit_path, edit_round,
               "" if restored else key_change(call, res, before, names, lambda p: earlier_content(transcript, p, call)),
               call=call, restored=restored)
-    passed = next(((r, c) for r, c, ok in reruns if r >= edit_round and ok), None)
+    # the first run of the failing command after the edit: passed, or ran past this error into another
+    first = next(((r, c, ok, res) for r, c, ok, res in reruns if r >= edit_round), None)
+    passed = (first[0], first[1]) if first and first[2] else None
     if passed:
         fix.passed_round, fix.passed_command = passed
+    elif first and _ran_past(first[3], said):
+        fix.past_round, fix.passed_command = first[0], first[1]
     if restored:  # put back, then the change made again properly: both are the fix
         redo = next((c for c in changes if order[id(c[2])] > order[id(call)] and c[4] and file_name(c[1]) ==
                      file_name(edit_path) and (not passed or c[0] <= passed[0])), None)
@@ -932,6 +1057,16 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
             fix.redone_round = redo[0]
             fix.change = key_change(redo[2], redo[3], earlier_content(transcript, redo[1], redo[2]))
     return fix
+
+
+def _ran_past(res: ToolResult | None, said: str) -> bool:
+    """Whether a failed run printed something, but not the error's own line: it got past that error
+    (a run the user denied or that was cancelled never ran)."""
+    return bool(said) and res is not None and bool(res.content) and said not in res.content \
+        and _NOT_RUN_RE.search(res.content[:300]) is None
+
+
+_NOT_RUN_RE = re.compile(r"(?i)\b(?:denied|cancel+ed|rejected|aborted|interrupted|not (?:run|executed))\b")
 
 
 _OPERAND_FILE_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}$")
@@ -1027,6 +1162,68 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
             if not program and msg.role is Role.ASSISTANT and msg.text.strip() and not msg.tool_calls:
                 return rnd.number, "the next reply", None  # a failed model or tool call: the session went on
     return None
+
+
+def _still_reproduced(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache | None = None) -> str:
+    """A target bug its reproduction still printed after the session's edits of other files (the fix):
+    said so, with the last of those edits. Why: a reproduction whose tests raise the bug's exception by
+    design prints it after the fix too, and "no fix seen" would send a successor to fix it again."""
+    last = rec.occurrences[-1]
+    own = scripts_run(last.location.command or "")
+    edited: tuple[int, str] | None = None
+    for rnd in transcript.rounds[:last.round]:
+        results = _round_results(rnd, cache)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                path = _edit_path(call)
+                if path and file_name(path) not in own and not _failed(results.get(id(call))) \
+                        and not _REPRO_NAME.search(path):
+                    edited = (rnd.number, file_name(path))
+    if edited is None or edited[0] <= rec.occurrences[0].round:
+        return ""
+    return f"still printed by the reproduction's last run (r{last.round}), after the edit of `{edited[1]}` (r{edited[0]})"
+
+
+LATER_PASS_ROUNDS = 40  # an agent may investigate for dozens of rounds before the step that ends a failure
+
+
+def _passed_later(transcript: Transcript, rec: ErrorRecord, start: int, cache: _ResultsCache | None = None) -> str:
+    """With no edit close after it: the very command that failed, run again later and passing, and the
+    step that came just before that run (a build of a stale package, an install, an edit), with the
+    agent's words at that step. Why: "no fix seen" said of a check that later passed is false, and the
+    step that made it pass is what a successor has to repeat."""
+    last = rec.occurrences[-1]
+    key = " ".join((last.location.command or "").split())  # the very line (`npm run build` is not `npm run check`)
+    if not key or rec.id in _ENDED_BY_THE_NEXT_CALL:
+        return ""
+    said = _said_again(last)
+    step: tuple[int, str, str] | None = None  # (round, what was done, what the agent said it was doing)
+    for rnd in transcript.rounds[start:start + LATER_PASS_ROUNDS]:
+        results = _round_results(rnd, cache)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call.command and " ".join(call.command.split()) == key:
+                    res = results.get(id(call))
+                    if not _succeeded(res) or said and said in (res.content or "") or step is None:
+                        return ""  # failed again (it is a later failure), or passed with nothing done first
+                    how = f" — “{step[2]}”" if step[2] else ""
+                    return f"then `{_as_run(call.command)}` passed (r{rnd.number}) after {step[1]} (r{step[0]}){how}"
+                path = _edit_path(call)
+                if path and not _failed(results.get(id(call))):
+                    step = (rnd.number, f"an edit of `{file_name(path)}`", _step_words(msg))
+                elif call.command and call.kind is ToolKind.SHELL and is_state_changing(call.command) \
+                        and _succeeded(results.get(id(call))):
+                    step = (rnd.number, f"`{_as_run(call.command)}`", _step_words(msg))
+    return ""
+
+
+def _step_words(msg: Message) -> str:
+    """The agent's first sentence in the reply that made a call (“The dist files are stale”), when short."""
+    if msg.role is not Role.ASSISTANT or not msg.text:
+        return ""
+    text = _THOUGHT.sub("", msg.text.split("```", 1)[0]).strip()
+    first = _SENTENCE.split(" ".join(text.split()), 1)[0].rstrip(":").strip() if text else ""
+    return first if 12 <= len(first) <= 160 and not first.endswith("?") else ""
 
 
 def _program_call(command: str) -> tuple[str, ...]:
@@ -1202,10 +1399,14 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f" with {changed}"
         if fix.change:
             text += f": {fix.change}"
+            if (back := _put_back(transcript, fix)) is not None:
+                text += f" (a probe: put back at r{back})"
         elif not why and (said := _intent(transcript, fix, last)):  # what it did, said in its words
             text += f" — “{said}”"
         if fix.passed_round and fix.passed_command:
             text += f"; then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
+        elif fix.past_round and fix.passed_command:
+            text += f"; then `{_as_run(fix.passed_command)}` failed differently (r{fix.past_round})"
         elif fix.round >= final_round and not fix.restored and (rec.family != "TOOL" or rec.id == "ERR_TOOL_NonZeroExit"):
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         parts.append(text)
@@ -1226,7 +1427,11 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if again is not None:
         retry = (again[0], f"`{_as_run(again[1].command)}`" if again[1].command else "the same call", again[1])
     else:
-        retry = None if fix.round or around else _next_success(transcript, rec, last.round, cache)
+        # a target bug's run shows the bug on purpose: another program's success after it ended nothing
+        retry = None if fix.round or around or rec.target_bug else _next_success(transcript, rec, last.round, cache)
+    still = _still_reproduced(transcript, rec, cache) if rec.target_bug and not fix.round and not around else ""
+    if still:
+        parts.append(still)
     if around:
         parts.append(f"worked around it: “{around}”")
     if retry:
@@ -1239,12 +1444,16 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             what = f"the model was switched to `{switch[1]}`{at}, and the next reply"
         parts.insert(len(parts) - (1 if why else 0),
                      f"then {what}{f' rerun with {changed}' if changed else ''} succeeded (r{rnd})")
-    elif not fix.round and not around:
-        advised = _advised(transcript, last) if pasted else None
+    elif not fix.round and not around and not still:
+        later = _passed_later(transcript, rec, last.round, cache)
+        advised = _advised(transcript, last) if pasted and not later else None
         if advised:
             parts.append(advised)
-        parts.append(f"unresolved at r{last.round}" if last.round >= final_round
-                     else f"no fix seen after r{last.round}")
+        if later:
+            parts.insert(len(parts) - (1 if why else 0), later)
+        else:
+            parts.append(f"unresolved at r{last.round}" if last.round >= final_round
+                         else f"no fix seen after r{last.round}")
     return "; ".join(parts)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from compaction.model import Message, Role, ToolCall, ToolResult, Transcript
+from compaction.model import Message, Role, ToolCall, ToolResult, Transcript, group_rounds
 from compaction.transcripts._agent_tools import as_text, exit_code_for, make_call
 from compaction.transcripts._io import content_text, expect, iter_json_records
 
@@ -56,6 +56,9 @@ def load(path: str) -> Transcript:
             label = "compaction summary" if kind == "compaction" else "branch summary"
             summary = _add(t, Role.USER, f"[{label}]\n{rec['summary']}", ts, lineno, harness=True, kind=kind)
             summary.meta["carried_summary"] = True  # an earlier part's summary: read by its sections
+            kept = rec.get("firstKeptEntryIndex")
+            if kind == "compaction" and isinstance(kept, int) and not isinstance(kept, bool):
+                _before_kept(t, summary, kept)
         elif kind == "custom_message":
             _add(t, Role.USER, content_text(rec.get("content")), ts, lineno, harness=True, kind=kind)
         elif kind in _SETTINGS:
@@ -63,6 +66,23 @@ def load(path: str) -> Transcript:
         else:
             t.skip(kind or "unknown")
     return t
+
+
+def _before_kept(t: Transcript, summary: Message, kept: int) -> None:
+    """A compaction entry is written when pi compacts, after the entries it keeps; it summarizes only
+    those before the first kept one (`firstKeptEntryIndex`, counted from the file's first line). Said in
+    its label, by round: at the end of a session it would read as the latest state, which it is not."""
+    at = next((m for m in t.messages if m is not summary and m.line is not None and m.line > kept), None)
+    if at is None:
+        return
+    rounds = group_rounds([m for m in t.messages if m is not summary])
+    first = next((r.number for r in rounds if any(m is at for m in r.messages)), None)
+    if first is None or first <= 1:
+        return
+    head, _, body = summary.text.partition("\n")
+    last = first - 1
+    summary.text = (f"{head[:-1]} of r1-r{last} only, written after r{rounds[-1].number}: older than the rounds "
+                    f"after r{last}]\n{body}")
 
 
 def _add(t: Transcript, role: Role, text: str, ts: str | None, line: int, *, harness: bool = False,

@@ -156,3 +156,15 @@ def test_a_carried_rule_the_user_later_denied_is_marked_overturned_first():
     assert rules.startswith("Earlier session's summary, Active constraints: OVERTURNED by the user (r2: “agent teams "
                             "shouldn't persist, ask me every boot”): Team selection MUST persist")
     assert rules.count("OVERTURNED") == 1  # the linter rule stands: nothing denied it
+
+
+def test_a_carried_next_step_naming_a_file_the_session_then_edited_is_done():
+    from compaction.model import ToolCall, ToolResult
+
+    text = SUMMARY.replace("- Tag release for the submission", "- Update docs/custom-tools.md") + LOG + "\nContinue"
+    edit = ToolCall("edit", {"path": "docs/custom-tools.md", "oldText": "a", "newText": "b"}, "e1", "edit",
+                    path="docs/custom-tools.md")
+    t = steps_transcript(text, (edit, ToolResult("Successfully replaced text", "e1")))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=500)
+    steps = next(f for f in carried_facts(ctx) if "Next Steps" in f.text)
+    assert "Update docs/custom-tools.md (done since, r1)" in steps.text, steps.text

@@ -109,7 +109,7 @@ def test_a_build_after_the_last_code_edit_is_its_check_and_a_notes_edit_needs_no
             Message(6, Role.USER, "update the status"),
             Message(7, Role.ASSISTANT, "Updating.", [notes]), Message(8, Role.TOOL, tool_results=[ToolResult("ok", "e2")])]
     state = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
-    assert state and state[0].startswith("Checked after the last edit of the work (r1) by running `pnpm build 2>&1 | tail -60` → "
+    assert state and state[0].startswith("Checked after the last code edit (r1) by running `pnpm build 2>&1 | tail -60` → "
                                          "✓ Compiled successfully in 17.3s"), state
     # a build that exited 1 after its "Compiled successfully" is no passed check
     msgs[5] = Message(5, Role.TOOL, tool_results=[ToolResult(" ✓ Compiled successfully in 17.3s\nELIFECYCLE Command "

@@ -130,3 +130,16 @@ def test_a_merged_messages_own_edits_count_and_reasoning_glued_before_the_headin
             Message(2, Role.TOOL, tool_results=[ToolResult("edited", "a", "str_replace_editor")])]
     [fact] = _facts(msgs)
     assert "Added `a`; Fixed `b`; Kept `c`" in fact.text
+
+
+def test_an_account_whose_files_were_edited_again_says_so():
+    """git-provenance: the r34 account told of a matrix the r36 edit removed, as the file's state."""
+    msgs = [Message(0, Role.USER, "make the draggable legends picklable")]
+    _edit(msgs, "a", "/repo/lib/offsetbox.py")
+    _edit(msgs, "b", "/repo/lib/legend.py")
+    msgs.append(Message(len(msgs), Role.ASSISTANT, RECAP))
+    msgs.append(Message(len(msgs), Role.USER, "also reconnect on draw"))
+    _edit(msgs, "c", "/repo/lib/text.py")
+    _edit(msgs, "d", "/repo/lib/legend.py")
+    [fact] = _facts(msgs)
+    assert fact.text.startswith("The agent's own account (r3; edited again from r5): Summary of changes:")

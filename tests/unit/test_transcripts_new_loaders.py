@@ -412,3 +412,21 @@ def test_specstory_gemini_file_tools_give_their_path_text_and_refusal(tmp_path):
     assert [r.is_error for r in results] == [False, False, True, False]
     made = {e.path for e in extract_events(t) if e.kind in (EventKind.EDIT, EventKind.WRITE) and not e.failed}
     assert made == {"/w/app/src/Provider.kt", "/w/app/src/Event.kt", "/w/notes.md"}
+
+
+def test_pi_compaction_written_at_the_end_says_which_rounds_it_covers(tmp_path):
+    """pi-mono: the compaction entry is the file's last line, of the entries before `firstKeptEntryIndex`;
+    quoted last, its "Remaining Work" read as the latest state."""
+    def message(role: str, text: str) -> str:
+        return json.dumps({"type": "message", "message": {"role": role, "content": [{"type": "text", "text": text}]}})
+    lines = [json.dumps({"type": "session", "version": 1, "cwd": "/w"}),
+             message("user", "first"), message("assistant", "one"), message("user", "second"),
+             message("assistant", "two"), message("user", "third"), message("assistant", "three"),
+             json.dumps({"type": "compaction", "summary": "## Remaining Work\n1. docs/rpc.md", "firstKeptEntryIndex": 3,
+                         "tokensBefore": 100})]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    t = load_transcript(path)
+    summary = t.messages[-1]
+    assert summary.text.startswith("[compaction summary of r1-r1 only, written after r3: older than the rounds after r1]\n"
+                                   "## Remaining Work"), summary.text

@@ -17,6 +17,7 @@ from compaction.history.facts import GOAL_CAP, WS_RE, Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
+from compaction.transcripts.path_spelling import file_name
 
 MIN_CHARS = 1500  # a message shorter than this is a request, however it is laid out
 LONG_RATIO = 4  # a pasted report: this many times the characters the task section may show
@@ -99,6 +100,9 @@ _STOP = frozenset("and the for all with from into that this then when will must 
 MIN_WORDS_DONE = 2  # a step shares at least this many of its words with the command that did it
 
 
+_FILE_NAME_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}\b")
+
+
 def _words(text: str) -> set[str]:
     return {w for w in _WORD_RE.findall(text.lower()) if w not in _STOP}
 
@@ -111,8 +115,17 @@ def _done_later(part: _Part, rnd: int, ctx: FactContext) -> dict[int, int]:
     MIN_WORDS_DONE of them), in the summary's round or later: the agent's own command, never prose."""
     commands = [(e.round, _words(e.command)) for e in ctx.events  # a read of the step's file does not do it
                 if e.kind is EventKind.COMMAND and e.command and e.round >= rnd and (e.state_changing or e.test)]
+    # a step that names a file the session then edited or wrote (`custom-tools.md`): that file's work was done
+    edited: dict[str, int] = {}
+    for e in ctx.events:
+        if e.kind in (EventKind.EDIT, EventKind.WRITE) and e.path and not e.failed and e.round >= rnd:
+            edited.setdefault(file_name(e.path), e.round)
     done: dict[int, int] = {}
     for k, item in enumerate(part.items):
+        named = [edited[n] for n in _FILE_NAME_RE.findall(item) if n in edited]
+        if named:
+            done[k] = min(named)
+            continue
         want = _words(item)
         if len(want) < MIN_WORDS_DONE:
             continue

@@ -277,14 +277,15 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
     if not kept:
         return _thrown_record(path, log) if thrown else None
     return change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
-                         notes=notes, renamed_from=log.renamed_from, net=net)
+                         notes=notes, renamed_from=log.renamed_from, net=net, existed=log.existed)
 
 
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,
                   deleted: bool = False, undone: int = 0, *, thrown: list | None = None, n_rounds: int = 0,
                   asked: str = "", notes: dict[int, str] | None = None, renamed_from: str | None = None,
-                  net: tuple[Hunk, ...] = ()) -> Fact | None:
+                  net: tuple[Hunk, ...] = (), existed: bool = False) -> Fact | None:
     """One file's change record, or None when nothing it shows is known (no payloads, deleted).
+    `existed`: the session read the file before its first change, so a first whole write rewrote it.
     `thrown`: earlier edits reverted or undone (counted and named as not kept, never shown as kept);
     `renamed_from`: the path the edits were made under, before a `mv`; `net`: the file's hunks in the
     final diff, whose lines stand for the edits' own (the final state, exactly) in an edited file."""
@@ -295,7 +296,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     rounds = [e.round for e in events]
     n = count_edits(events)
     created = events[0].kind is EventKind.WRITE or creates(events[0])
-    counts = ("created" + (f", then {n - 1} edit{'s' if n != 2 else ''}" if n > 1 else "") if created
+    made = "rewritten" if existed else "created"
+    counts = (made + (f", then {n - 1} edit{'s' if n != 2 else ''}" if n > 1 else "") if created
               else f"{n} edit{'s' if n != 1 else ''}")
     if failed:
         counts += f", {failed} failed attempt{'s' if failed != 1 else ''}"
@@ -311,7 +313,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     replay = _replay(events, document=document, prose=path.endswith(_CONFIG_EXTS), path=path)
     alive: set[int] = set()
     lines, skipped = _diff_lines(events, alive)
-    if net and not created:
+    if net and (not created or existed):
         # a diff header's context that is not a definition's name (`import py`) places nothing
         placed = tuple(h if h.context and _WORD_RE.fullmatch(h.context.replace(".", "")) else replace(h, context=None)
                        for h in net)

@@ -72,7 +72,9 @@ def _last_calls(rnd: Round) -> list[str]:
 
 
 _PROSE_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|txt|rst|adoc)$", re.IGNORECASE)  # Cursor's rules are `.mdc`
-_NOTES_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|rst|adoc)$", re.IGNORECASE)  # not `.txt`: `requirements.txt`, `CMakeLists.txt` build
+# not `.txt`: `requirements.txt`, `CMakeLists.txt` build; a licence or a changelog, whatever its extension
+_NOTES_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|rst|adoc)$|(?:^|[/\\])(?:LICEN[CS]E|COPYING|NOTICE|AUTHORS|CHANGELOG)"
+                       r"(?:\.\w+)?$", re.IGNORECASE)
 _FILE_KINDS = (EventKind.READ, EventKind.EDIT, EventKind.WRITE)
 
 
@@ -126,7 +128,9 @@ def _verification(ctx: FactContext) -> Fact | None:
     work = [e for e in edits if display_path(e.path or "", ctx.cwd) not in gone]
     last_edit = max(e.round for e in (work or edits))
     # the edits after it are notes or scratch files: "the last edit" would read as the session's last one
-    edit = "the last edit" if last_edit >= max(e.round for e in changes) else "the last edit of the work"
+    later_notes = any(e.round > last_edit and _NOTES_RE.search(e.path or "") for e in changes)
+    edit = "the last edit" if last_edit >= max(e.round for e in changes) else \
+        "the last code edit" if later_notes else "the last edit of the work"
     runs = [e for e in ctx.events if e.kind is EventKind.COMMAND and e.test]
     tests = [e for e in runs if e.round >= last_edit]
     submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])

@@ -183,7 +183,9 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
                         fuller[f"{DONE}{s}"] = f"{DONE}{full}"
             if stop_cue:
                 text = text if text is not None else prose(msg.text, 6000)
-                for s in approach.stops(text):
+                if msg.tool_calls:  # "I cannot modify the test", then a call: a limit it works within, no stop
+                    out.extend((rnd.number, f"{LIMIT}{s}") for s in approach.stops(text))
+                for s in approach.stops(text) if not msg.tool_calls else ():
                     guess = next(((r, g) for r, t, low in reversed(recent) if r < rnd.number
                                   and (g := approach.hedged_guess(t, low)) and approach.shares_term(s, t)), None)
                     told = f" (replaces r{guess[0]}'s guess: {guess[1]})" if guess else ""
@@ -250,7 +252,7 @@ def _weighed(text: str) -> list[str]:
 def _kind_weight(text: str) -> int:
     """A review's verdict, a recommendation, a stop's reason, how a choice is carried out: rare, and what
     a "why" or "how" question asks; a bare reasoned choice or an alternative weighed (0) less."""
-    for prefix, weight in ((STOPPED, 8), (CONCLUDED, 6), (RECOMMENDED, 6), (DONE, 4)):
+    for prefix, weight in ((STOPPED, 8), (CONCLUDED, 6), (RECOMMENDED, 6), (LIMIT, 6), (DONE, 4)):
         if text.startswith(prefix):
             return weight
     if APPROACH in text:
@@ -283,7 +285,7 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
 # up, keeps or leaves, with a verb that says so (use, keep, switch, rather than…).
 _PICKS_RE = re.compile(r"\b(?:use|using|go with|choose|chose|chosen|opted|decided (?:against|to|on)|focusing on|keep|switch|replace|"
                        r"prefer|stick (?:to|with)|avoid|skip|rather than|instead of|not going to|copy|move)\b", re.IGNORECASE)
-APPROACH, DONE, STOPPED = "Approach: ", "Done: ", "Stopped: "
+APPROACH, DONE, STOPPED, LIMIT = "Approach: ", "Done: ", "Stopped: ", "Limit: "
 REASONED_CHARS = 380  # a verdict with its advice, a choice with its steps: longer than a bare choice
 _LIST_NUMBER_RE = re.compile(r"^\d+[.)]\s*")
 RECENT_TEXTS = 6  # assistant texts looked back on for the guess a stop replaces

@@ -38,6 +38,7 @@ class FileLog:
     failed: int = 0  # failed attempts (a tool's error), counted, never shown
     deleted: bool = False  # the last thing that happened to it was a deletion
     renamed_from: str | None = None  # the path its edits were made under, before a `mv` (display path)
+    existed: bool = False  # read before its first change: a whole write of it rewrote it, created nothing
 
     @property
     def kept(self) -> list[Event]:
@@ -108,7 +109,11 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
     history: list[tuple[str, list[Edit]]] = []  # each commit with the edits made since the one before, oldest first
     pending: list[Edit] = []  # edits made since the last commit: what a reset or a stash throws away
     renamed: set[tuple[int, str]] = set()  # (round, source) of each `mv` that carried a log to its destination
+    read: set[str] = set()  # files a read showed before any change of theirs
     for e in events:
+        if e.kind is EventKind.READ and e.path and not e.failed and not e.git_output:
+            read.add(display_path(e.path, cwd))
+            continue
         if e.kind is EventKind.COMMIT and e.commit_hash:
             commits[e.commit_hash[:7]] = e.round
             history.append((e.commit_hash[:7], pending))
@@ -157,7 +162,9 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             continue
         if follow_move(e, cwd, logs, renamed):  # `mv a b`: b holds a's text, with a's edits; a is not a file deleted
             continue
-        log = logs.setdefault(path, FileLog())
+        log = logs.get(path)
+        if log is None:
+            log = logs[path] = FileLog(existed=path in read)
         if e.kind is EventKind.REVERT:  # back to the committed state: the edits so far no longer apply
             how = f"reverted by `{_git_words(e.command or '')}` (r{e.round})" if e.command else f"reverted (r{e.round})"
             for ed in log.edits:

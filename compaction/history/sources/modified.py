@@ -76,6 +76,8 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                 if what == "edited" and creates(log.kept[0]):  # aider's SEARCH/REPLACE from nothing
                     later = [e for e in log.kept if e.round != log.kept[0].round or e.hunks and e is not log.kept[0]]
                     what = "created, then edited" if later else "created"
+                if log.existed and what.startswith("created"):  # a file it had read: written over, not new
+                    what = "rewritten" + what.removeprefix("created")
                 if log.thrown:
                     n = log.n_thrown
                     what += f" ({n} edit{'s' if n != 1 else ''} reverted, not kept)"

@@ -43,7 +43,7 @@ def next_step_source(ctx: FactContext) -> list[Fact]:
     # the harness took the agent's final diff (it submitted): the plans it stated before were done or dropped
     submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
     return (next_step_facts(ctx.events, ctx.n_rounds, said, submitted=submitted) + unrun_checks(ctx.events)
-            + asks_not_done(ctx.events)
+            + gave_up(said) + asks_not_done(ctx.events)
             + open_questions(said) + needs_from_user(ctx) + unfixed_errors(ctx))
 
 
@@ -290,6 +290,28 @@ def _asks(request: str) -> list[tuple[str, list[str]]]:
         if names:
             out.append((sentence, names))
     return out
+
+
+# The agent's last word says it could not do the work ("Unable to make necessary changes to …")
+_GAVE_UP_RE = re.compile(r"^(?:(?:Sorry|Unfortunately),?\s+)?(?:I\s+(?:was|am|'m)\s+unable to|Unable to|I\s+(?:could not|"
+                         r"couldn't|cannot|can't|failed to|did not manage to|wasn't able to|was not able to))\s+"
+                         r"(?:make|apply|complete|finish|fix|implement|resolve|solve|edit|modify|change)\b", re.I)
+GAVE_UP_CHARS = 240
+
+
+def gave_up(said: list[tuple[int, str]]) -> list[Fact]:
+    """The session's last reply saying the agent could not do the work: the task itself is the first
+    thing left, above any side request (a successor reading only the asks would think them the gap)."""
+    if not said:
+        return []
+    rnd, text = said[-1]
+    for sentence in _SENTENCE_RE.split(" ".join(text.split()))[:3]:
+        if _GAVE_UP_RE.match(sentence.strip()):
+            shown = sentence.strip() if len(sentence) <= GAVE_UP_CHARS else sentence[:GAVE_UP_CHARS].rsplit(" ", 1)[0] + "…"
+            # cited from the task's round too: first among the steps left
+            return [Fact(Section.NEXT, f"[not done] the task itself: the agent ended without it — “{shown}”",
+                         [said[0][0], rnd], score=70, essential=True)]
+    return []
 
 
 def asks_not_done(events: list[Event]) -> list[Fact]:

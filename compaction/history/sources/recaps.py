@@ -165,10 +165,16 @@ def recap_facts(ctx: FactContext) -> list[Fact]:
                     found.pop()
                 found.append((rnd.number, lst))
                 opened = True
+    later = sorted((e.round, file_name(e.path)) for e in ctx.events
+                   if e.kind in (EventKind.WRITE, EventKind.EDIT) and e.path and not e.failed)
     facts = []
     for n, (number, lst) in enumerate(reversed(found[-MAX_RECAPS:])):
         lead = _lead_line(lst.lead)
-        head = f"The agent's own account {cite([number])}: " + (f"{lead} " if lead else "")
+        # the files it tells of, edited again after it: the account is of a state that has moved on since
+        named = {w for _, t in lst.items for w in _NAME_RE.findall(t)} | set(_NAME_RE.findall(lst.lead))
+        again = next((r for r, name in later if r > number and name in named), None)
+        when = f"{cite([number])[:-1]}; edited again from r{again})" if again else cite([number])
+        head = f"The agent's own account {when}: " + (f"{lead} " if lead else "")
         text = head + _join(lst.items, TEXT_CHARS)
         full = head + _join(lst.items, FULL_CHARS)
         short = head + _join(lst.items[:SHORT_ITEMS], TEXT_CHARS // 2)

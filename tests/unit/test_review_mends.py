@@ -1,0 +1,201 @@
+"""What four blind readers of 10% hand-overs found misleading (session 41): a linter-refused edit
+counted as an edit, an unstaging read as a revert, a file rewritten told as created, a crashed run
+told as "passed", a reproduction's set-up failure tagged as the target bug, a comment or an import
+quoted as an edit's key change."""
+
+from __future__ import annotations
+
+from compaction.errors import scan_transcript
+from compaction.errors.scan import _line_pair, key_change
+from compaction.events import EventKind, extract_events, shell_writes
+from compaction.history.sections import Section
+from compaction.history.sources import FactContext, gather
+from compaction.history.sources.decisions import decision_facts
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+from tests.unit.synthetic import transcript as synthetic_transcript
+
+
+def _transcript(msgs: list[Message]) -> Transcript:
+    return Transcript("t.json", "test", msgs, group_rounds(msgs))
+
+
+def _call(msgs: list[Message], call: ToolCall, output: str, *, error: bool = False, code: int | None = None) -> None:
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "", tool_calls=[call]))
+    msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(output, call.id, call.name, is_error=error,
+                                                                       exit_code=code)]))
+
+
+def _shell(msgs: list[Message], cid: str, command: str, output: str, code: int | None = None) -> None:
+    _call(msgs, ToolCall("bash", {"command": command}, cid, ToolKind.SHELL, command), output, code=code)
+
+
+def _facts(t: Transcript) -> list:
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=4000)
+    return gather(ctx)
+
+
+LINT_REFUSAL = ("Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit "
+                "commmand.\n\nERRORS:\n- E999 SyntaxError: unmatched ']'\n\nThis is how your edit would have looked if "
+                "applied\n-------------------------------------------------\n287:    ]\n")
+
+
+def test_an_edit_its_linter_turned_down_is_a_failed_attempt_not_an_edit() -> None:
+    msgs = [Message(0, Role.USER, "make PixelRepresentation optional")]
+    for cid in ("a", "b"):
+        _call(msgs, ToolCall("edit", {"path": "/repo/handler.py", "start": 287, "end": 295, "replacement": "    ]"}, cid,
+                             ToolKind.EDIT, path="/repo/handler.py"), LINT_REFUSAL)
+    _call(msgs, ToolCall("edit", {"path": "/repo/handler.py", "start": 287, "end": 296,
+                                  "replacement": "    required = ['Rows']\n    if 'PixelData' in ds:\n        "
+                                                 "required.append('PixelRepresentation')"}, "c", ToolKind.EDIT,
+                         path="/repo/handler.py"), "File updated.")
+    edits = [e for e in extract_events(_transcript(msgs)) if e.kind is EventKind.EDIT]
+    assert [e.failed for e in edits] == [True, True, False]
+    record = next(f.text for f in _facts(_transcript(msgs)) if f.section is Section.CHANGES)
+    assert "(1 edit, 2 failed attempts)" in record, record
+
+
+def test_unstaging_a_file_reverts_nothing_in_it() -> None:
+    assert shell_writes("git restore --staged .github/workflows/build.yml") == []
+    assert shell_writes("git restore -S src/a.py") == []
+    assert shell_writes("git restore --staged --worktree src/a.py") == [(EventKind.REVERT, "src/a.py")]
+    assert shell_writes("git restore src/a.py") == [(EventKind.REVERT, "src/a.py")]
+
+
+def test_a_file_read_before_it_was_written_was_rewritten_not_created() -> None:
+    msgs = [Message(0, Role.USER, "rewrite the skills doc")]
+    _call(msgs, ToolCall("read", {"path": "docs/skills.md"}, "r", ToolKind.READ, path="docs/skills.md"),
+          "# Skills\nOld text.\n")
+    _call(msgs, ToolCall("write", {"path": "docs/skills.md", "content": "# Skills\n\n## When to use\nNew text.\n"}, "w",
+                         ToolKind.WRITE, path="docs/skills.md"), "ok")
+    _call(msgs, ToolCall("write", {"path": "docs/new.md", "content": "# New\n"}, "n", ToolKind.WRITE,
+                         path="docs/new.md"), "ok")
+    texts = [f.text for f in _facts(_transcript(msgs)) if f.section in (Section.MODIFIED, Section.CHANGES)]
+    assert any(t.startswith("`docs/skills.md`: rewritten") for t in texts), texts
+    assert not any("skills.md" in t and "created" in t for t in texts), texts
+    assert any(t.startswith("`docs/new.md`: created") for t in texts), texts
+
+
+def test_a_licence_written_after_the_code_is_a_note_and_the_code_edit_is_named_so() -> None:
+    msgs = [Message(0, Role.USER, "add sounds, then a licence")]
+    _call(msgs, ToolCall("Edit", {"file_path": "index.html", "old_string": "<b>", "new_string": "<i>"}, "e",
+                         ToolKind.EDIT, path="index.html"), "ok")
+    _call(msgs, ToolCall("Write", {"file_path": "LICENSE", "content": "MIT License\n"}, "l", ToolKind.WRITE,
+                         path="LICENSE"), "ok")
+    state = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
+    assert state and state[0].startswith("No test run after the last code edit (r1)"), state
+
+
+def test_a_rerun_that_crashed_otherwise_did_not_pass() -> None:
+    """mini-django: the run after the fix raised the target bug's InterfaceError; it was told as "passed"."""
+    msgs = [Message(0, Role.USER, "Crash with SimpleLazyObject: Error binding parameter 0 - probably unsupported type")]
+    _call(msgs, ToolCall("bash", {"command": "cat > repro.py <<'EOF'\ncall_command('migrate')\nEOF"}, "w", ToolKind.SHELL,
+                         "cat > repro.py <<'EOF'\ncall_command('migrate')\nEOF"), "")
+    _shell(msgs, "a", "python repro.py", "Traceback (most recent call last):\n  File \"repro.py\", line 1\n"
+           "sqlite3.OperationalError: no such table: main_account\n")
+    _call(msgs, ToolCall("bash", {"command": "cat > repro.py <<'EOF'\nschema_editor.create_model(Account)\nEOF"}, "v",
+                         ToolKind.SHELL, "cat > repro.py <<'EOF'\nschema_editor.create_model(Account)\nEOF"), "")
+    _shell(msgs, "b", "python repro.py", "Traceback (most recent call last):\n  File \"repro.py\", line 1\n"
+           "sqlite3.InterfaceError: Error binding parameter 0 - probably unsupported type.\n")
+    records = {r.id: r for r in scan_transcript(_transcript(msgs))}
+    setup = records["ERR_PY_OperationalError"]
+    assert "passed" not in setup.solution
+    assert "then `python repro.py` failed differently (r4)" in setup.solution
+    # the task names the InterfaceError's message: that one is the bug under repair, the set-up failure is not
+    assert records["ERR_PY_InterfaceError"].target_bug
+    assert not setup.target_bug
+
+
+def test_a_comment_or_an_import_is_not_an_edits_key_change() -> None:
+    assert _line_pair(("# Create tables", "call_command('migrate')"),
+                      ("# Create tables manually", "schema_editor.create_model(Account)"), hashes=True) == \
+        "`call_command('migrate')` → `schema_editor.create_model(Account)`"
+    assert _line_pair(("from a import b", "run(b)"), ("from a import b, c", "run(c)")) == "`run(b)` → `run(c)`"
+    # a Markdown heading is what a document's edit changed: `#` opens no comment there
+    edit = ToolCall("Edit", {"file_path": "README.md", "old_string": "# Old title\ntext", "new_string": "# New title\ntext"},
+                    "e", ToolKind.EDIT, path="README.md")
+    assert key_change(edit) == "`# Old title` → `# New title`"
+
+
+def test_a_check_that_passed_later_tells_the_step_before_it_not_no_fix() -> None:
+    """pi-mono: `npm run check` failed with TS2322 (r101); twenty rounds of reading later the agent said
+    "The dist files are stale", rebuilt the package, and the same check passed. It read "no fix seen"."""
+    check = "cd /repo && npm run check 2>&1"
+    msgs = [Message(0, Role.USER, "change the toolResults type")]
+    _shell(msgs, "a", check, "src/core/session.ts(266,5): error TS2322: Type 'AppMessage[]' is not assignable to type "
+           "'ToolResultMessage<any>[]'.", code=2)
+    for i in range(25):
+        _shell(msgs, f"g{i}", f"grep -n turn_end /repo/packages/agent/src/file{i}.ts", f"{i}: turn_end", code=0)
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "The dist files are stale. Need to rebuild the agent package first:",
+                        tool_calls=[ToolCall("bash", {"command": "cd packages/agent && npm run build"}, "b", ToolKind.SHELL,
+                                             "cd packages/agent && npm run build")]))
+    msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult("> tsc -p tsconfig.build.json", "b", "bash",
+                                                                       exit_code=0)]))
+    _shell(msgs, "c", check, "Checked 273 files in 166ms. No fixes applied.", code=0)
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if "TypeNotAssignable" in r.id)
+    assert rec.solution == (f"then `{check}` passed (r28) after `cd packages/agent && npm run build` (r27) — "
+                            "“The dist files are stale.”"), rec.solution
+
+
+def test_a_later_pass_with_nothing_done_before_it_is_no_fix_told() -> None:
+    check = "npm run check"
+    msgs = [Message(0, Role.USER, "fix the types")]
+    _shell(msgs, "a", check, "src/a.ts(1,5): error TS2322: Type 'string' is not assignable to type 'number'.", code=2)
+    for i in range(25):
+        _shell(msgs, f"g{i}", f"grep -n x src/f{i}.ts", "x", code=0)
+    _shell(msgs, "c", check, "ok", code=0)
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if "TypeNotAssignable" in r.id)
+    assert "passed (r" not in rec.solution and "no fix seen after r1" in rec.solution, rec.solution
+
+
+def test_a_limit_said_before_a_call_is_no_stop() -> None:
+    """mini-pytest r77: "I cannot modify the test (per instructions)", then the agent wrote the next fix;
+    the hand-over read "Stopped: …" as if it had given up."""
+    msgs = [Message(0, Role.USER, "serialize chained exceptions"),
+            Message(1, Role.ASSISTANT, "The test changes a part of the data that is ignored. I cannot modify the test "
+                                       "(per instructions).",
+                    tool_calls=[ToolCall("bash", {"command": "cat new.py"}, "c", ToolKind.SHELL, "cat new.py")]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("x = 1", "c", "bash", exit_code=0)])]
+    t = synthetic_transcript(msgs)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), "/repo", len(t.rounds), target_tokens=4000)
+    texts = [f.text for f in decision_facts(ctx)]
+    assert not [x for x in texts if x.startswith("Stopped:")]
+    assert any(x.startswith("Limit: ") and "I cannot modify the test" in x for x in texts), texts
+
+
+def test_a_session_that_ended_saying_it_could_not_do_the_work_leaves_the_task_first() -> None:
+    from compaction.history.sources.next_steps import gave_up
+    [fact] = gave_up([(1, "Let me look at the parser."), (33, "Unable to make necessary changes to the file "
+                                                               "command_parser.pony using the editor tool. The issue is "
+                                                               "related to parent default options.")])
+    assert fact.text == ("[not done] the task itself: the agent ended without it — “Unable to make necessary changes "
+                         "to the file command_parser.pony using the editor tool.”") and fact.rounds == [1, 33]
+    assert gave_up([(1, "Start."), (9, "I could not find any other caller, so the change is complete.")]) == []
+
+
+def _edit(msgs: list[Message], cid: str, path: str, old: str, new: str) -> None:
+    _call(msgs, ToolCall("Edit", {"file_path": path, "old_string": old, "new_string": new}, cid, ToolKind.EDIT,
+                         path=path), "ok")
+
+
+def test_deleting_debug_prints_ends_no_error() -> None:
+    """mini-astropy: a TypeError the tests raised before any change was "solved" by `sed -i '/DEBUG:/d'`."""
+    msgs = [Message(0, Role.USER, "fix the transform")]
+    _shell(msgs, "a", "pytest tests/test_t.py", "E   TypeError: unsupported operand type(s) for -: 'Time' and 'float'\n"
+           "FAILED tests/test_t.py::test_icrs - TypeError: unsupported operand\n1 failed in 0.1s", code=1)
+    _shell(msgs, "b", "sed -i '/DEBUG:/d' pkg/transforms.py", "", code=0)
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_TypeError")
+    assert "DEBUG" not in rec.solution and "no fix seen" in rec.solution, rec.solution
+
+
+def test_a_removal_put_back_later_is_told_as_a_probe() -> None:
+    """mini-astropy r15: the import taken out to see the tests without the change, put back at r26."""
+    msgs = [Message(0, Role.USER, "add the direct transform")]
+    _shell(msgs, "a", "pytest tests/test_t.py", "E   AssertionError: 1 != 2\nFAILED tests/test_t.py::test_alt - "
+           "AssertionError\n1 failed in 0.1s", code=1)
+    _edit(msgs, "b", "pkg/__init__.py", "from . import direct_transforms\nfrom . import other", "from . import other")
+    _shell(msgs, "c", "pytest tests/test_t.py", "1 passed in 0.1s", code=0)
+    _edit(msgs, "d", "pkg/__init__.py", "from . import other", "from . import direct_transforms\nfrom . import other")
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_AssertionError")
+    assert "(a probe: put back at r4)" in rec.solution, rec.solution
