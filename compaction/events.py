@@ -917,6 +917,19 @@ def unapplied_block(msg: Message, call: ToolCall, results: dict[int, ToolResult 
         and call.path not in _paths_applied(msg, results)
 
 
+# A file command's own complaint: it did not run (`sed: can't read x: No such file or directory`)
+_WRITER_FAILED_RE = re.compile(r"^(?:sed|perl|awk|tee|cp|mv|patch|bash|sh|zsh):|No such file or directory|"
+                               r"Permission denied|Read-only file system", re.M)
+
+
+def _chained_write_ran(command: str, output: str) -> bool:
+    """A line that failed, whose file change comes first and the rest after `&&` (`sed -i … f && bash
+    run.sh`): the change ran (the checks it chains did not pass), unless the output is the changing
+    command's own complaint."""
+    parts = command.split("&&")
+    return len(parts) > 1 and bool(shell_writes(parts[0])) and not _WRITER_FAILED_RE.search(output[:2000])
+
+
 def _unstages_only(args: list[str]) -> bool:
     """`git restore --staged f` (`-S`) without `--worktree` (`-W`): it takes f out of the index and
     leaves the file as it is, so nothing in it was reverted."""
@@ -995,12 +1008,12 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         if summary:
             events.append(Event(EventKind.TEST, rnd, msg.index, command=cmd, exit_code=exit_code, text=summary,
                                 tool=call.name))
-        if not failed:
+        if not failed or (writes and _chained_write_ran(cmd, output)):
             changes = _with_reads_in(_changes_by_path(call), state) if writes else {}
             writes, moves = _moves(cmd, writes, events, state) if "mv" in cmd or "cp" in cmd else (writes, {})
             for write_kind, path in writes:
                 change = changes.get(path)
-                events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=failed,
+                events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=False,
                                     via_shell=True, hunks=change.hunks if change else (),
                                     whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
             if state.written and any(name in cmd for name in state.written_as):  # runs a file it wrote, maybe

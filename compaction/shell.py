@@ -679,7 +679,7 @@ def edited_files(cmd: str | None) -> list[str]:
 
 
 _INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "bash", "sh", "zsh", "deno", "bun", "php", "perl",
-                           "pwsh", "powershell"})
+                           "pwsh", "powershell", "java"})
 # Per interpreter, from its documented options: those that take a value (the next word unless attached), and
 # those that give the program inline or as a module (`-c`, `-m`, `-e`): then no script file runs.
 _VALUED_NONE: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
@@ -691,6 +691,9 @@ _SCRIPT_OPTIONS = {
     "perl": (frozenset({"-I", "-M", "-m"}), frozenset({"-e", "-E"})),
     "php": (frozenset({"-c", "-d", "-z"}), frozenset({"-r"})),
     "sh": (frozenset({"-o", "-O"}), frozenset({"-c"})),  # bash and zsh alike
+    # `java -cp out Main`: the class Main (its source Main.java); `-jar app.jar`: the jar
+    "java": (frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules",
+                        "--add-opens", "--add-exports", "--enable-preview"}), frozenset({"-m", "--module"})),
 }
 
 
@@ -710,7 +713,9 @@ def scripts_run(command: str) -> set[str]:
         else:
             continue
         if script:
-            names.add(script.rsplit("/", 1)[-1])
+            name = script.rsplit("/", 1)[-1]
+            # a class runs from its source file's name (`java Repro`: Repro.java), a jar or a source file as named
+            names.add(f"{name}.java" if program == "java" and "." not in name else name)
     return names
 
 

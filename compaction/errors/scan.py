@@ -65,6 +65,9 @@ _REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|i
 _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason) (?:is|was)|this means|caused by|seems|"
                     r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|turns out|"
                     r"is split|spans (?:two|several|multiple)|failed (?:before|because|with))\b", re.I)
+# "Now I need to examine `_set_output.py`": where it will look next, no account of the error
+_LOOKING_ON = re.compile(r"\bI (?:need|have|want) to (?:examine|look|check|find|see|understand|investigate|read|open|"
+                         r"explore|search|locate|inspect|review|verify|run|test|figure out)\b", re.I)
 # A lead-in to code or a list ("So the logic should be:") states a cause only with a causal word of its own
 _BECAUSE = re.compile(r"\b(?:because|since|caused by|the (?:issue|problem|error|cause|reason) (?:is|was))\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
@@ -179,6 +182,13 @@ def _fallback_hit(res: ToolResult, call: ToolCall | None) -> Hit | None:
         return None
     m = EXIT_TAG_RE.search(content)
     wrong = went_wrong(content)
+    if err_id == "ERR_TOOL_NonZeroExit" and (res.exit_code or 0) < 0 and not wrong and content.strip():
+        # a negative status is no program's own: the harness stopped it (a timeout) or a signal killed it,
+        # and its output simply stops; its last line is where, not what went wrong
+        end = len(content.rstrip())
+        start = content.rfind("\n", 0, end) + 1  # the evidence is verbatim: the line its output stopped at
+        return Hit("ERR_TOOL_Timeout", start, end, content[start:end],
+                   detail=f"the command did not finish (exit {res.exit_code})")
     lines = [wrong] if wrong else _said_lines(content, last=err_id != "ERR_TOOL_ToolError")
     if err_id == "ERR_TOOL_ToolError" and lines:
         s, e = lines[0]
@@ -229,11 +239,29 @@ def _hits_of_result(res: ToolResult, call: ToolCall | None) -> list[Hit]:
         listed = json_diagnostics(text, named=True) if len(text) > READ_HEAD and "severity" in text.lower() else []
         return listed or classify(text[:READ_HEAD], tool_output=True)
     hits = classify(text, tool_output=True, failed=failed)
+    if hits and _tests_all_passed(text):  # an exception a passing test logged is its log, not a failure
+        hits = [h for h in hits if h.id.startswith("ERR_TOOL_")]
     if not hits:
         fb = _fallback_hit(res, call)
         if fb:
             hits = [fb]
     return hits
+
+
+_JUNIT_COUNTS_RE = re.compile(r"Tests run: \d+, Failures: (\d+), Errors: (\d+)")
+
+
+def _tests_all_passed(text: str) -> bool:
+    """Whether a run's output is that of tests that all passed so far: every JUnit count line with no
+    failure or error and no failed test marked (`<<< FAILURE!`), or a pytest-style summary of passes
+    alone. The stack traces such a run prints are the tests' own logs (an exception a test expects)."""
+    if "Tests run: " in text:
+        counts = _JUNIT_COUNTS_RE.findall(text)
+        return bool(counts) and all(f == "0" and e == "0" for f, e in counts) \
+            and "<<< FAILURE!" not in text and "<<< ERROR!" not in text and "BUILD FAILURE" not in text
+    summary = parse_test_summary(text[-5000:]) if "passed" in text[-5000:] else None
+    return bool(summary) and re.fullmatch(r"\d+ passed(?:, \d+ (?:skipped|deselected|warnings?|xfailed|xpassed))*",
+                                          summary.strip()) is not None
 
 
 def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[ErrorRecord]:
@@ -343,7 +371,7 @@ def _explanation(transcript: Transcript, after_round: int, after_message: int | 
             text = _TITLE_LINE.sub("", _THOUGHT.sub("", msg.text.split("```", 1)[0]))
             sentences = _SENTENCE.split(" ".join(text.split()))
             for i, sentence in enumerate(sentences):
-                if _CAUSE.search(sentence) and not _LIST_OPENER.search(sentence) \
+                if _CAUSE.search(sentence) and not _LIST_OPENER.search(sentence) and not _LOOKING_ON.search(sentence) \
                         and not (sentence.rstrip().endswith(":") and not _BECAUSE.search(sentence)) \
                         and (not about or _names_any(sentence, about)):
                     if i + 1 < len(sentences) and _REFUTED.match(sentences[i + 1]):
@@ -537,7 +565,7 @@ REFUSED_BY_FILE = ("ERR_TOOL_EditRejected", "ERR_TOOL_EditNotFound", "ERR_TOOL_R
 # (a "provide EXACTLY ONE action" complaint was "solved" by editing requests/models.py); the next well-formed
 # call did.
 _ENDED_BY_THE_NEXT_CALL = ("ERR_TOOL_FormatError", "ERR_TOOL_OutputTooLong", "ERR_TOOL_UnknownTool",
-                           "ERR_TOOL_RateLimited", "ERR_TOOL_ContextOverflow")
+                           "ERR_TOOL_RateLimited", "ERR_TOOL_ContextOverflow", "ERR_TOOL_Timeout")
 
 
 def _failed(res: ToolResult | None) -> bool:
@@ -1184,6 +1212,26 @@ def _still_reproduced(transcript: Transcript, rec: ErrorRecord, cache: _ResultsC
     return f"still printed by the reproduction's last run (r{last.round}), after the edit of `{edited[1]}` (r{edited[0]})"
 
 
+def _repro_passed(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache | None = None) -> str:
+    """A target bug no later run printed again: the first run of a reproduction script (its own or a
+    later version, `reproduction_script_v2.py`) after an edit of the work that ended well."""
+    last = rec.occurrences[-1]
+    said = _said_again(last)
+    edited = False
+    for rnd in transcript.rounds[last.round:]:
+        results = _round_results(rnd, cache)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                path = _edit_path(call)
+                if path and not _REPRO_NAME.search(path) and not _failed(results.get(id(call))):
+                    edited = True
+                elif edited and call.command and any(_REPRO_NAME.search(n) for n in scripts_run(call.command)):
+                    res = results.get(id(call))
+                    if _succeeded(res) and res is not None and res.content.strip() and not (said and said in res.content):
+                        return f"then the reproduction `{_as_run(call.command)}` ran clean (r{rnd.number})"
+    return ""
+
+
 LATER_PASS_ROUNDS = 40  # an agent may investigate for dozens of rounds before the step that ends a failure
 
 
@@ -1429,7 +1477,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     else:
         # a target bug's run shows the bug on purpose: another program's success after it ended nothing
         retry = None if fix.round or around or rec.target_bug else _next_success(transcript, rec, last.round, cache)
-    still = _still_reproduced(transcript, rec, cache) if rec.target_bug and not fix.round and not around else ""
+    still = _still_reproduced(transcript, rec, cache) or _repro_passed(transcript, rec, cache) \
+        if rec.target_bug and not fix.round and not around else ""
     if still:
         parts.append(still)
     if around:

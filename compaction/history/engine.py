@@ -22,7 +22,7 @@ from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
 from compaction.events import Event, Pairings, extract_events
 from compaction.history import errors_adapter, facts, fill, fit, overlap, project_root
-from compaction.history.facts import GOAL_CAP, MIN_FACT_TOKENS, TIGHT_TARGET, Fact, cite
+from compaction.history.facts import GOAL_CAP, MIN_FACT_TOKENS, RULES_POINTER, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather, modified, problems
@@ -566,6 +566,7 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
     by_section[Section.MODIFIED], by_section[Section.CHANGES] = modified.with_changes(
         by_section[Section.MODIFIED], by_section[Section.CHANGES])  # one line per file, with its change
     parts = [header]
+    rules_shown = bool(by_section[Section.RULES])  # the task's pointer to them points nowhere without them
     for section in Section:
         items = by_section[section]
         if section is Section.CURRENT:  # what the verbatim tail shows is not said twice
@@ -581,6 +582,8 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
                 text = f.text if (not c or c in f.text) else f"{f.text} {c}"
                 if tail and section is Section.GOAL and not f.task and f.rounds and min(f.rounds) >= tail_start:
                     text = _pointer(f.text, c)  # the verbatim rounds below quote it whole
+                if section is Section.GOAL and not rules_shown:
+                    text = text.replace(RULES_POINTER, "…]")
                 if section in (Section.GOAL, Section.RULES, Section.CURRENT) and "\n" in text:
                     text = text.replace("\n", "\n  ")
                 lines.append(f"- {text}")

@@ -200,6 +200,9 @@ def split_task(text: str) -> tuple[str, str]:
     return text[:start], text[start:]
 
 
+RULES_POINTER = "; binding rules under Project rules…]"  # dropped by the renderer when that section is not shown
+
+
 def task_text(raw: str) -> str:
     """The task as the goal section shows it: the request whole; of the harness's boilerplate only
     its opening sentence (its rules reach the decisions section as constraints)."""
@@ -216,7 +219,7 @@ def task_text(raw: str) -> str:
         if more:
             opening = f"{opening} {more.group(0).strip()}"
     elided = len(bp) - len(opening)
-    note = f" […harness instructions, {elided} characters, elided; binding rules under Project rules…]"
+    note = f" […harness instructions, {elided} characters, elided{RULES_POINTER}"
     return f"{request}\n\n{opening}{note if elided > 0 else ''}"
 
 

@@ -174,3 +174,18 @@ def test_spare_budget_buys_the_latest_failing_output(tmp_path):
     # the header promises the last rounds verbatim only when some are shown
     assert "## Recent rounds" in roomy and "verbatim at the end." in roomy
     assert "## Recent rounds" not in tight.markdown and "15 rounds: facts from every round below.\n" in tight.markdown
+
+
+def test_the_tasks_pointer_to_the_project_rules_is_dropped_when_they_are_not_shown(sessions):
+    """oh-ponyc, fastjson2: "[…harness instructions elided; binding rules under Project rules…]" with no such
+    section in the document: a pointer to nothing."""
+    elided_without_rules = 0
+    for name in ("aider-afi-core-ts.md", "mini-django-13297.traj.json", "oh-ponyc-4593.json"):
+        t, total, _ = sessions[name]
+        for n in (total // 20, total // 10):
+            doc = compact(t, target_tokens=n).markdown
+            if "binding rules under Project rules" in doc:
+                assert "## Project rules" in doc, (name, n)
+            elif "harness instructions" in doc and "## Project rules" not in doc:
+                elided_without_rules += 1
+    assert elided_without_rules  # ponyc's task elides its harness text, and no rules section is shown

@@ -161,3 +161,9 @@ def test_the_submission_the_harness_answered_with_the_final_diff_is_no_call_with
     said = _last_calls(t.rounds[-1])
     assert said and said[-1].endswith("(submitted: the harness printed the final diff)")
     assert "no result seen" not in " ".join(said)
+
+
+def test_a_why_question_that_names_only_a_failure_is_no_open_question():
+    """mini-matplotlib: "Why did it fail? (never answered)" was left after the fix it asked about had worked."""
+    said = [(1, "Reading."), (2, "Running."), (3, "It failed. Why did it fail?"), (4, "Why did it fail?"), (5, "Done.")]
+    assert open_questions(said) == []

@@ -199,3 +199,112 @@ def test_a_removal_put_back_later_is_told_as_a_probe() -> None:
     _edit(msgs, "d", "pkg/__init__.py", "from . import other", "from . import direct_transforms\nfrom . import other")
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_AssertionError")
     assert "(a probe: put back at r4)" in rec.solution, rec.solution
+
+
+def test_a_java_run_names_the_class_its_source_file_holds() -> None:
+    from compaction.shell import scripts_run
+    assert scripts_run("javac -cp lib -d /home /home/Repro.java && java -cp /home:lib Repro") == {"Repro.java"}
+    assert scripts_run("java -jar build/app.jar --port 3") == {"app.jar"}
+    assert scripts_run("java -Dx=1 Main.java") == {"Main.java"} and scripts_run("java -version") == set()
+
+
+def test_a_run_of_the_sessions_own_java_class_after_the_last_edit_is_its_check() -> None:
+    """oh-fastjson2: the repro was recompiled and run after the last edit (→ npe-ok); the hand-over said
+    "No test run after the last edit"."""
+    msgs = [Message(0, Role.USER, "add parseObject(String, Type, Context)")]
+    _call(msgs, ToolCall("str_replace_editor", {"command": "create", "path": "/home/Repro.java",
+                                                "file_text": "public class Repro { }"}, "w", ToolKind.WRITE,
+                         path="/home/Repro.java"), "File created successfully at: /home/Repro.java")
+    _shell(msgs, "b", "javac -cp core/target/classes -d /home /home/Repro.java && java -cp /home:core/target/classes Repro",
+           "map={a=1}\nnpe-ok\n", code=0)
+    state = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
+    assert state and state[0].startswith("Checked after the last edit (r1) by running `javac") and "→ npe-ok" in state[0]
+
+
+def test_an_exception_a_passing_test_run_logged_is_no_error() -> None:
+    """oh-fastjson2: `JSONException: not support type` printed by a test of a run with no failure was
+    recorded as an error and "solved" by the next edit."""
+    msgs = [Message(0, Role.USER, "add the overload")]
+    log = ("[INFO] Running com.alibaba.fastjson2.JSONTest\ncom.alibaba.fastjson2.JSONException: not support type : "
+           "OBJECT_END -91, offset 55/55\n\tat com.alibaba.fastjson2.JSONReader.read(JSONReader.java:12)\n"
+           "[INFO] Tests run: 61, Failures: 0, Errors: 0, Skipped: 0\n[INFO] BUILD SUCCESS\n")
+    _shell(msgs, "a", "mvn -q test", log, code=0)
+    assert not [r for r in scan_transcript(_transcript(msgs)) if "JSONException" in r.id]
+    failing = log.replace("Failures: 0", "Failures: 1").replace("BUILD SUCCESS", "BUILD FAILURE")
+    msgs = [Message(0, Role.USER, "add the overload")]
+    _shell(msgs, "a", "mvn -q test", failing, code=1)
+    assert [r for r in scan_transcript(_transcript(msgs)) if "JSONException" in r.id]
+
+
+def test_a_negative_exit_status_is_a_command_that_did_not_finish() -> None:
+    """oh-fastjson2: a test run the harness stopped (exit -1) became a NonZeroExit quoting a log line."""
+    msgs = [Message(0, Role.USER, "run the tests")]
+    _shell(msgs, "a", "bash /home/run.sh", "[INFO] Running com.a.Issue1367\nINFO: Creating JdkHttpServerTestContainer",
+           code=-1)
+    [rec] = scan_transcript(_transcript(msgs))
+    assert rec.id == "ERR_TOOL_Timeout" and rec.occurrences[0].detail == "the command did not finish (exit -1)"
+
+
+def test_a_target_bug_no_run_printed_again_ends_with_the_reproductions_clean_run() -> None:
+    """mini-scikit-learn: the first reproduction failed on purpose (r5); after the fix a later version of it
+    printed SUCCESS. The record read "cause: Now I need to examine …; no fix seen after r5"."""
+    msgs = [Message(0, Role.USER, "preserve dtypes in set_output")]
+    _shell(msgs, "a", "python reproduction_script.py", "FAIL: Column cat has dtype float64, expected category", code=1)
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "The dtype is lost. Now I need to examine `_set_output.py` to "
+                                                   "understand how to implement the requested changes."))
+    for i in range(4):  # it reads around first: the edit is no near fix of the failure
+        _shell(msgs, f"g{i}", f"grep -n set_output sklearn/f{i}.py", "12: def set_output", code=0)
+    _edit(msgs, "b", "sklearn/utils/_set_output.py", "return df", "return df.astype(dtypes)")
+    _shell(msgs, "c", "python reproduction_script_v2.py", "SUCCESS", code=0)
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.target_bug)
+    assert rec.solution.endswith("then the reproduction `python reproduction_script_v2.py` ran clean (r7)"), rec.solution
+    assert "examine" not in rec.solution
+
+
+def test_an_edit_the_export_kept_without_its_text_is_told_by_what_the_agent_said_it_did() -> None:
+    """cc-bastion: `edit {'file_path': 'README.md'}` with no old or new text; "README.md: edited (r37, r52)"."""
+    msgs = [Message(0, Role.USER, "Why does it still say Bastion V2 in the readme?"),
+            Message(1, Role.ASSISTANT, "Line 24 has it. Let me just replace \"Bastion v2\" with \"Bastion\" on that line."),
+            Message(2, Role.ASSISTANT, "", tool_calls=[ToolCall("edit", {"file_path": "README.md"}, "e1", ToolKind.EDIT,
+                                                                path="README.md")]),
+            Message(3, Role.TOOL, tool_results=[ToolResult("Fixed README.md:24", "e1", "edit")])]
+    fact = next(f for f in _facts(_transcript(msgs)) if f.section is Section.MODIFIED and "README.md" in f.text)
+    assert fact.full_text == ("`README.md`: edited — r1: “Let me just replace \"Bastion v2\" with \"Bastion\" on that "
+                              "line.” (r1)"), fact.full_text
+
+
+def test_hand_edits_of_a_build_output_a_later_build_made_again_are_gone() -> None:
+    """destyler: four files under dist/ edited by hand (r4), then `pnpm … run build` (rimraf dist) made them
+    again; the hand-over listed the hand edits as the files' state."""
+    msgs = [Message(0, Role.USER, "fix the docs build")]
+    _edit(msgs, "e", "packages/svelte/dist/hooks/use-actor.svelte.js", "import * as $ from 'svelte/internal'",
+          "import * as svelteInternal from 'svelte/internal'")
+    _shell(msgs, "b", "cd /repo && pnpm --filter @destyler/svelte run build", "built in 2.1s", code=0)
+    texts = [f.full_text or f.text for f in _facts(_transcript(msgs)) if f.section in (Section.MODIFIED, Section.CHANGES)]
+    assert any("made again by `pnpm --filter @destyler/svelte run build` (r2) since" in t for t in texts), texts
+    msgs[-2:] = []  # no build after it: the edit stands
+    texts = [f.text for f in _facts(_transcript(msgs)) if f.section in (Section.MODIFIED, Section.CHANGES)]
+    assert not any("made again" in t for t in texts)
+
+
+def test_a_file_change_chained_before_a_failing_check_ran() -> None:
+    """oh-fastjson2: `sed -i 's/\\r$//' JSON.java && bash run.sh` failed on the build; the sed had run, yet the
+    record said "1 edit" without it."""
+    cmd = "sed -i 's/\\r$//' core/JSON.java && bash /home/run.sh"
+    msgs = [Message(0, Role.USER, "fix the checkstyle errors")]
+    _shell(msgs, "a", cmd, "[ERROR] core/JSON.java:[1299] (regexp) RegexpSingleline: trailing spaces\nBUILD FAILURE", code=1)
+    assert [e.path for e in extract_events(_transcript(msgs)) if e.kind is EventKind.EDIT] == ["core/JSON.java"]
+    msgs = [Message(0, Role.USER, "fix it")]
+    _shell(msgs, "a", "sed -i 's/a/b/' core/Missing.java && bash run.sh",
+           "sed: can't read core/Missing.java: No such file or directory", code=2)
+    assert not [e for e in extract_events(_transcript(msgs)) if e.kind is EventKind.EDIT]
+
+
+def test_a_helper_in_a_test_folder_is_not_a_test_that_never_ran() -> None:
+    """destyler-tree: "the agent never ran the project's tests it saw (…, `hooks.ts`)": a helper, not a test."""
+    msgs = [Message(0, Role.USER, "make the tree tests pass")]
+    for cid, path in (("r1", "test/hooks.ts"), ("r2", "test/tree.spec.ts")):
+        _call(msgs, ToolCall("read", {"path": path}, cid, ToolKind.READ, path=path), "export const x = 1")
+    _edit(msgs, "e", "src/Tree.ts", "a = 1", "a = 2")
+    state = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
+    assert state and "tree.spec.ts" in state[0] and "hooks.ts" not in state[0], state

@@ -104,3 +104,10 @@ def test_a_plan_stated_before_the_session_submitted_its_work_is_not_left_open():
     e = Event(EventKind.TODO, 4, 1, text="But I still need to catch the invalid label case `.example.com`", status="next")
     assert any(f.text.startswith("[open] But I still need") for f in next_step_facts([e], 20, []))
     assert not any(f.text.startswith("[open]") for f in next_step_facts([e], 20, [], submitted=True))
+
+
+def test_a_plan_the_user_then_said_works_left_no_checks_to_do():
+    """cloud-sync: the user ran it and said "it works well" (r26); its plan's checks were still listed as owed."""
+    said = Event(EventKind.REQUEST, 5, 1, text="I tested it and it works well. Now also print the link after run.")
+    assert unrun_checks([_plan(2), said]) == []
+    assert unrun_checks([_plan(2), Event(EventKind.REQUEST, 5, 1, text="now add the link")])  # no report: still owed

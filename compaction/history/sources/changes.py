@@ -276,8 +276,15 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
         return _scratch_record(path, log) if made else _deleted_record(path, log)
     if not kept:
         return _thrown_record(path, log) if thrown else None
-    return change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
+    fact = change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
                          notes=notes, renamed_from=log.renamed_from, net=net, existed=log.existed)
+    if fact is not None and log.rebuilt:  # a build output made again since: what its edits did is gone
+        gone = f" — made again by {log.rebuilt} since: these edits are gone"
+        fact.text = f"{fact.text}{gone}"
+        fact.full_text = f"{fact.full_text.split(chr(10), 1)[0]}{gone}\n{fact.full_text.split(chr(10), 1)[1]}" \
+            if fact.full_text and "\n" in fact.full_text else fact.full_text
+        fact.score -= 20
+    return fact
 
 
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,

@@ -76,6 +76,9 @@ _PROSE_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|txt|rst|adoc)$", re.IGNORECASE
 _NOTES_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|rst|adoc)$|(?:^|[/\\])(?:LICEN[CS]E|COPYING|NOTICE|AUTHORS|CHANGELOG)"
                        r"(?:\.\w+)?$", re.IGNORECASE)
 _FILE_KINDS = (EventKind.READ, EventKind.EDIT, EventKind.WRITE)
+# A test file by its own name (`test_x.py`, `tree.spec.ts`, `FooTest.java`), not a helper in a tests folder (`hooks.ts`)
+_TEST_FILE_RE = re.compile(r"(?:^|[/\\])test_[^/\\]*$|_(?:test|spec)\.\w+$|\.(?:unit\.)?(?:test|spec)\.\w+$|(?:^|[/\\])tests\.py$|"
+                           r"(?-i:[A-Za-z0-9]Tests?\.(?:java|kt|scala|cs|groovy)$)", re.IGNORECASE)
 
 
 def _names(paths: list[str], limit: int = 3) -> str:
@@ -174,7 +177,8 @@ def _verification(ctx: FactContext) -> Fact | None:
         never = [p for p in written if p not in as_script]
         if never and not reported:
             text += f"; test files written, never run: {_names(never)}"
-        elif unrun := [p for p in seen if p not in as_script and not any(_covers(r.command or "", p) for r in runs)]:
+        elif unrun := [p for p in seen if p not in as_script and _TEST_FILE_RE.search(p)
+                       and not any(_covers(r.command or "", p) for r in runs)]:
             # a run the user reported may have covered them: its command is not known
             text += (f"; the agent never ran the project's tests it saw ({_names(unrun)}); the user's reported run "
                      "may have covered them" if reported else f"; the project's tests it saw never ran: {_names(unrun)}")
@@ -277,7 +281,7 @@ def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozen
                         said = (f"`{first_line(call.command, 100)}` → {shown}", 0)
                     if said:
                         found = (said[0], rnd.number)
-                elif call.command and runs_script(call.command):
+                elif call.command and (runs_script(call.command) or runs_own_file(call.command, own)):
                     res = results.get(id(call))
                     said = outcome(call.command, res)
                     if said:

@@ -20,7 +20,7 @@ from compaction.history.condense import cut_at_word
 from compaction.history.facts import display_path
 from compaction.history.sources.registry import FactContext
 from compaction.memo import per_text
-from compaction.shell import first_word, split_commands, words
+from compaction.shell import first_word, leading_cd, split_commands, words
 
 _CHANGES = (EventKind.WRITE, EventKind.EDIT)
 _SCRATCH_ROOTS = ("/tmp/", "/dev/", "/proc/")
@@ -39,6 +39,7 @@ class FileLog:
     deleted: bool = False  # the last thing that happened to it was a deletion
     renamed_from: str | None = None  # the path its edits were made under, before a `mv` (display path)
     existed: bool = False  # read before its first change: a whole write of it rewrote it, created nothing
+    rebuilt: str = ""  # a build output (dist/…) a later build made again: "`pnpm build` (r7)", its edits gone
 
     @property
     def kept(self) -> list[Event]:
@@ -184,7 +185,30 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             pending.append(edit)
             by_round.setdefault(e.round, []).append(edit)
             log.deleted = False
+    _rebuilt(logs, events)
     return logs
+
+
+# A build's output folder (its files are made again by the next build), and a line that builds or cleans it
+_OUTPUT_DIR_RE = re.compile(r"(?:^|/)(?:dist|build|out|\.next|\.output|dist-\w+)/")
+_BUILDS_RE = re.compile(r"\b(?:build|rimraf|tsc\s+(?:-b|--build))\b")
+
+
+def _rebuilt(logs: OrderedDict[str, FileLog], events: list[Event]) -> None:
+    """Marks the build outputs (`dist/hooks/use-actor.svelte.js`) that a build run after their last edit
+    made again: the edits made by hand there are gone (destyler: four hand edits in dist/, then two builds)."""
+    outputs = [(p, log) for p, log in logs.items() if _OUTPUT_DIR_RE.search(p) and log.kept]
+    if not outputs:
+        return
+    builds = [e for e in events if e.kind is EventKind.COMMAND and e.command and not e.failed
+              and _BUILDS_RE.search(e.command)]
+    for _, log in outputs:
+        last = max(e.round for e in log.kept)
+        later = next((b for b in builds if b.round > last), None)
+        if later is not None:
+            line = " ".join((later.command or "").split())
+            cd = leading_cd(line)  # `cd repo && pnpm build`: the build, not where it ran
+            log.rebuilt = f"`{cut_at_word(cd[1] if cd else line, 70)}` (r{later.round})"
 
 
 def moved(e: Event, cwd: str | None) -> tuple[str, str] | None:

@@ -16,6 +16,7 @@ from compaction.history.sections import Section
 from compaction.history.sources.changes import gists
 from compaction.history.sources.filelog import creates, follow_move, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.model import Role
 
 SCRATCH = ("created then removed", "edited, then reverted")
 _INFERRED = " (file named by the patch's own content)"
@@ -30,6 +31,7 @@ class _FileHistory:
     last: int = 0
     named: bool = False  # some change to it named the file (not only inferred from a patch's content)
     renamed_from: str | None = None  # the path it was changed under before a `mv` moved it here
+    edits: list[Event] = field(default_factory=list)  # its edits whose text the export did not keep
 
     def follows(self, earlier: _FileHistory) -> None:
         self.rounds[:0] = earlier.rounds
@@ -59,6 +61,8 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         info.kinds.append(e.kind)
         info.last = e.round
         info.named = info.named or not e.inferred
+        if e.kind is EventKind.EDIT and not e.hunks:
+            info.edits.append(e)
     facts: list[Fact] = []
     scratch: list[tuple[str, str, list[int]]] = []
     logs = logs_of(ctx)  # edits thrown away by a stash, a reset or aider's /undo too
@@ -78,6 +82,8 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                     what = "created, then edited" if later else "created"
                 if log.existed and what.startswith("created"):  # a file it had read: written over, not new
                     what = "rewritten" + what.removeprefix("created")
+                if log.rebuilt:
+                    what += f", made again by {log.rebuilt} since: those edits are gone"
                 if log.thrown:
                     n = log.n_thrown
                     what += f" ({n} edit{'s' if n != 1 else ''} reverted, not kept)"
@@ -94,6 +100,8 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         # The line with the file's gist is what the filler upgrades it to when there is room: kept
         # short while required facts (the completed actions) are chosen, so they keep their place.
         gist = f"`{path}`: {what} — {carried[path]} {cite(info.rounds)}" if path in carried else None
+        if gist is None and what == "edited" and (said := _said_at_edits(ctx, info.edits)):
+            gist = f"`{path}`: {what} — {said} {cite(info.rounds)}"  # an export that kept no edit's text
         facts.append(Fact(Section.MODIFIED, f"`{path}`: {what} {cite(info.rounds)}", info.rounds, score=score,
                           full_text=gist if what not in SCRATCH else None, essential=True,
                           short=f"`{path}` {cite([info.last])}", path=path))
@@ -109,6 +117,38 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
             facts.append(Fact(Section.MODIFIED, f"{label}: {names} {cite(rounds)}", rounds, score=20,
                               short=f"{label}: {len(group)} files {cite(rounds)}", scratch=True))
     return facts
+
+
+# What the agent says it will do next: "Let me replace …", "I'll bump to 0.3.0 since …", "Now I fix …"
+_INTENT_RE = re.compile(r"\b(?:[Ll]et me|I'll|I will|I'm going to|I am going to|[Nn]ow I)\b")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'])")
+INTENT_CHARS = 220
+INTENTS_SHOWN = 2
+
+
+def _said_at_edits(ctx: FactContext, edits: list[Event]) -> str:
+    """For edits an export kept without their text (Claude Code's `edit {'file_path': 'README.md'}`), what
+    the agent said it was doing in the reply that made each: its sentence of intent, with the next one
+    when that says what exactly. The last edits first, at most INTENTS_SHOWN."""
+    out: list[str] = []
+    for e in edits[-INTENTS_SHOWN:]:
+        texts = [m.text for m in ctx.transcript.messages[max(0, e.message_index - 2):e.message_index + 1]
+                 if m.role is Role.ASSISTANT and m.text and not m.harness]
+        sentences = [x.strip() for t in texts[-2:] for x in _SENTENCE_END_RE.split(" ".join(t.split()))]
+        said_by = [i for i in range(len(sentences) - 1, -1, -1) if _INTENT_RE.search(sentences[i])]
+        if not said_by:
+            continue
+        # the latest; said twice (a reply and its repeat), the first time, where the next sentence details it
+        k = said_by[0]
+        k = next((i for i in said_by[1:] if sentences[i][:30] == sentences[k][:30]), k)
+        said = sentences[k]
+        if k + 1 < len(sentences) and len(said) + len(sentences[k + 1]) < INTENT_CHARS \
+                and not _INTENT_RE.search(sentences[k + 1]):
+            said += " " + sentences[k + 1]
+        if len(said) > INTENT_CHARS:
+            said = said[:INTENT_CHARS].rsplit(" ", 1)[0] + "…"
+        out.append(f"r{e.round}: “{said}”")
+    return "; ".join(out)
 
 
 def _what_happened(kinds: list[EventKind]) -> str:

@@ -206,6 +206,8 @@ _REASONS = ("because", "since ", "the reason", "due to", "that's why", "that is 
 _REASON_SPAN = 200  # chars each side of a reason word: its sentence, near enough
 
 
+_GENERIC_WHY = frozenset({"fail", "fails", "failed", "failing", "work", "works", "worked", "working", "happen",
+                          "happens", "happened", "wrong", "error", "break", "breaks", "broke", "broken", "still"})
 _QUESTIONS = 20  # the last why-questions weighed; each is checked against the messages after it
 
 
@@ -240,7 +242,8 @@ def open_questions(said: list[tuple[int, str]]) -> list[Fact]:
             at = text.find(opener)
             while at >= 0:
                 m = _WHY_RE.match(text, at)
-                if m and (words := _content(q := m.group(0))):
+                # a word of its own beyond failing: "Why did it fail?" names nothing a successor could look into
+                if m and (words := _content(q := m.group(0))) - _GENERIC_WHY:
                     asked.append((i, rnd, q[0].upper() + q[1:], words))
                 at = text.find(opener, at + 4)
     if not asked:
@@ -358,6 +361,11 @@ _IDENT_RE = re.compile(r"[A-Za-z_][\w.]*[A-Z][\w.]*")
 _PLAN_FILE_RE = re.compile(r"\.(?:md|markdown|txt)$", re.IGNORECASE)
 
 
+# The user reporting that they tried the work ("it works well", "tested it, all good")
+_USER_CHECKED_RE = re.compile(r"(?i)\b(?:it|this|that|everything|all|sync|the \w+)\s+(?:works|is working|worked|runs)\b|"
+                              r"\bworks (?:well|great|fine|perfectly|now)\b|\b(?:tested|tried|verified) it\b")
+
+
 def unrun_checks(events: list[Event]) -> list[Fact]:
     """The checks a plan the agent wrote names as commands (`./app sync --silent`) that no command
     run after the plan was last written matches: a verification the plan promised and nobody did."""
@@ -372,8 +380,10 @@ def unrun_checks(events: list[Event]) -> list[Fact]:
         checks = _checks(lines)
         if not checks:
             continue
-        ran = [set(_words(e.command)) for e in events if e.kind is EventKind.COMMAND and e.command
-               and (e.round, e.message_index) > (last.round, last.message_index)]
+        after = [e for e in events if (e.round, e.message_index) > (last.round, last.message_index)]
+        if any(e.kind is EventKind.REQUEST and _USER_CHECKED_RE.search(e.text or "") for e in after):
+            continue  # the user tried it and said it works: the plan's checks are done by hand
+        ran = [set(_words(e.command)) for e in after if e.kind is EventKind.COMMAND and e.command]
         missed = [item for item, command in checks
                   if (want := set(_words(command))) and not any(want <= have for have in ran)]
         if missed:
