@@ -731,7 +731,9 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
             if hunk.deletes_matching:
                 return f"deleted the lines matching `{hunk.deletes_matching}`"
             if hunk.removed[:1] and hunk.removed[0].startswith("<line(s) "):
-                return f"deleted line(s) {hunk.removed[0][9:-1]}"
+                spec = hunk.removed[0][9:-1]
+                span = re.fullmatch(r"(\d+),(\d+)", spec)  # sed's `225,312d`: a range, not two lines
+                return f"deleted lines {span[1]}-{span[2]}" if span else f"deleted line(s) {spec}"
             return _line_pair(hunk.removed, hunk.added, hunk.context, hashes)
     return ""
 
@@ -905,6 +907,20 @@ def _put_back(transcript: Transcript, fix: Fix) -> int | None:
                     continue
                 if gone & added:
                     return rnd.number
+    return None
+
+
+def _undone_later(transcript: Transcript, fix: Fix) -> tuple[int, str] | None:
+    """(round, command) of a later line that put the fixed file back as git has it (`git checkout f`):
+    the fix did not survive, whatever it ended at the time (mini-requests: IDNA for every host, reverted)."""
+    if fix.call is None or fix.round is None or not fix.path:
+        return None
+    name = file_name(fix.path)
+    for rnd in transcript.rounds[fix.round:]:
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call is not fix.call and any(file_name(p) == name for p in _restored_paths(call)):
+                    return rnd.number, call.command or ""
     return None
 
 
@@ -1213,11 +1229,13 @@ def _still_reproduced(transcript: Transcript, rec: ErrorRecord, cache: _ResultsC
 
 
 def _repro_passed(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache | None = None) -> str:
-    """A target bug no later run printed again: the first run of a reproduction script (its own or a
-    later version, `reproduction_script_v2.py`) after an edit of the work that ended well."""
+    """A target bug no later run printed again: the last run of a reproduction script (its own or a
+    later version, `reproduction_script_v2.py`) after an edit of the work that ended well (the last: an
+    earlier clean run may have tried a change later reverted)."""
     last = rec.occurrences[-1]
     said = _said_again(last)
     edited = False
+    found = ""
     for rnd in transcript.rounds[last.round:]:
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
@@ -1228,8 +1246,8 @@ def _repro_passed(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache
                 elif edited and call.command and any(_REPRO_NAME.search(n) for n in scripts_run(call.command)):
                     res = results.get(id(call))
                     if _succeeded(res) and res is not None and res.content.strip() and not (said and said in res.content):
-                        return f"then the reproduction `{_as_run(call.command)}` ran clean (r{rnd.number})"
-    return ""
+                        found = f"then the reproduction `{_as_run(call.command)}` ran clean (r{rnd.number})"
+    return found
 
 
 LATER_PASS_ROUNDS = 40  # an agent may investigate for dozens of rounds before the step that ends a failure
@@ -1449,6 +1467,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f": {fix.change}"
             if (back := _put_back(transcript, fix)) is not None:
                 text += f" (a probe: put back at r{back})"
+            elif (undone := _undone_later(transcript, fix)) is not None:
+                text += f" (undone by `{_as_run(undone[1])}` at r{undone[0]})"
         elif not why and (said := _intent(transcript, fix, last)):  # what it did, said in its words
             text += f" — “{said}”"
         if fix.passed_round and fix.passed_command:

@@ -274,7 +274,8 @@ def load(path: str) -> Transcript:
 # aider's watch mode: an `AI!` comment in a watched file starts a reply with no `####` prompt logged; the
 # reply's SEARCH blocks quote the comment they remove (`// AI! Reorganize this!`)
 _PROCESSING = "Processing your request..."
-_AI_COMMENT = re.compile(r"^\s*(?://|#|--|;|/?\*)\s*(?:AI!\s*(.+?)|(.+?)\s*AI!)\s*(?:\*/)?\s*$")
+# (a block may quote aider's own margin marks before the line: `│` for context, `█` for the line it points at)
+_AI_COMMENT = re.compile(r"^[│█\s]*(?://|#|--|;|/?\*)\s*(?:AI!\s*(.+?)|(.+?)\s*AI!)\s*(?:\*/)?\s*$")
 
 
 def _ai_comments(calls: list[ToolCall]) -> str:

@@ -46,3 +46,14 @@ def test_an_ai_comment_the_reply_removes_is_the_users_request(tmp_path):
                      "Reorganize this! (an AI! comment in src/index.ts)"]
     asked = next(i for i, m in enumerate(t.messages) if m.meta.get("ai_comment"))
     assert t.messages[asked + 1].role is Role.ASSISTANT and t.messages[asked + 1].tool_calls  # the reply follows
+
+
+def test_an_ai_comment_quoted_with_aiders_margin_marks_is_the_request_too(tmp_path):
+    """aider-monochromatic r50: the SEARCH block copied aider's `│`/`█` margin marks (`█// AI! Add all missing
+    TSDoc`); the request went unseen and the hand-over named the one before as current."""
+    history = HISTORY.replace("// AI! Reorganize this!", "█// AI! Add all missing TSDoc").replace(
+        "export * from './a.ts';\nexport * from './b.ts';\n>>>", "│export * from './a.ts';\n>>>")
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(history, encoding="utf-8")
+    users = [m.text for m in load_transcript(str(path)).messages if m.role is Role.USER]
+    assert users[-1] == "Add all missing TSDoc (an AI! comment in src/index.ts)"

@@ -308,3 +308,22 @@ def test_a_helper_in_a_test_folder_is_not_a_test_that_never_ran() -> None:
     _edit(msgs, "e", "src/Tree.ts", "a = 1", "a = 2")
     state = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
     assert state and "tree.spec.ts" in state[0] and "hooks.ts" not in state[0], state
+
+
+def test_a_fix_a_later_checkout_put_back_is_told_undone() -> None:
+    """mini-requests: the edit that ended a failure (IDNA for every host) was reverted by `git checkout` later."""
+    msgs = [Message(0, Role.USER, "fix the url parsing")]
+    _shell(msgs, "a", "python t.py", "Traceback (most recent call last):\n  File \"t.py\", line 1\nKeyError: 'host'\n", code=1)
+    _edit(msgs, "b", "requests/models.py", "host = parts['host']", "host = parts.get('host')")
+    _shell(msgs, "c", "python t.py", "ok", code=0)
+    _shell(msgs, "d", "git checkout requests/models.py", "Updated 1 path from the index", code=0)
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_KeyError")
+    assert "(undone by `git checkout requests/models.py` at r4)" in rec.solution, rec.solution
+
+
+def test_a_sed_deletion_of_a_range_is_told_as_a_range() -> None:
+    """mini-sympy, mini-pytest: `sed -i '692,694d'` read "deleted line(s) 692,694", as if two lines."""
+    cmd = "sed -i '225,312d' src/_pytest/reports.py"
+    assert key_change(ToolCall("bash", {"command": cmd}, "x", ToolKind.SHELL, cmd)) == "deleted lines 225-312"
+    cmd = "sed -i '227d' src/_pytest/reports.py"
+    assert key_change(ToolCall("bash", {"command": cmd}, "x", ToolKind.SHELL, cmd)) == "deleted line(s) 227"

@@ -165,8 +165,8 @@ def recap_facts(ctx: FactContext) -> list[Fact]:
                     found.pop()
                 found.append((rnd.number, lst))
                 opened = True
-    later = sorted((e.round, file_name(e.path)) for e in ctx.events
-                   if e.kind in (EventKind.WRITE, EventKind.EDIT) and e.path and not e.failed)
+    later = sorted((e.round, file_name(e.path)) for e in ctx.events  # an edit seen, not a commit's report of it
+                   if e.kind in (EventKind.WRITE, EventKind.EDIT) and e.path and not e.failed and not e.git_output)
     facts = []
     for n, (number, lst) in enumerate(reversed(found[-MAX_RECAPS:])):
         lead = _lead_line(lst.lead)
