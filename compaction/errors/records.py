@@ -57,6 +57,7 @@ class Occurrence:
     detail: str = ""  # the error message line, for root-cause comparison
     ts_codes: list[str] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)
+    baseline: bool = False  # printed by a run with the session's changes stashed away: the code before them
 
     @property
     def key(self) -> tuple[str, int]:
@@ -67,7 +68,7 @@ class Occurrence:
         the lists copied through `memo`, so what the original shares the copy shares too."""
         return Occurrence(self.round, self.transcript, self.evidence, self.message, self.source, self.start, self.end,
                           deepcopy(self.location, memo), self.signals, self.target, self.detail,
-                          deepcopy(self.ts_codes, memo), deepcopy(self.tests, memo))
+                          deepcopy(self.ts_codes, memo), deepcopy(self.tests, memo), self.baseline)
 
 
 @dataclass(slots=True)

@@ -110,6 +110,11 @@ def _script_of(cmd: str | None) -> str | None:
     return None
 
 
+# `git stash` (or `push`, or `save`) hides the work-tree changes; `pop`/`apply` brings them back
+_STASH_RE = re.compile(r"\bgit\s+stash(?:\s+(pop|apply)\b|(?:\s+(?:push|save))?(?=\s*(?:&&|;|$|-)))")
+_STASH_THEN_RUN_RE = re.compile(r"\bgit\s+stash(?:\s+(?:push|save)[^&;|]*)?\s*(?:&&|;)\s*(?!git\s+stash\b)\S")
+
+
 class _State:
     """What the walk knows so far: files the agent created, whether the fix has begun, target ids."""
 
@@ -117,6 +122,19 @@ class _State:
         self.created: set[str] = set()
         self.fix_started = False
         self.target_ids: set[str] = set()
+        self.stashed = False  # a `git stash` not yet popped: runs now see the code before the session's changes
+
+    def stashed_for(self, call: ToolCall | None) -> bool:
+        """Whether the call's run saw the code without the session's changes: `git stash && pytest …`, or a
+        run while a `git stash` is not yet popped (the stash itself is noted here, the pop too)."""
+        cmd = (call.command or "") if call is not None else ""
+        if "git stash" not in cmd:
+            return self.stashed
+        before = self.stashed
+        for m in _STASH_RE.finditer(cmd):
+            self.stashed = m.group(1) is None  # `git stash` / `push` hides them; `pop` / `apply` brings them back
+        # what the line ran after its last stash operation saw the state that left
+        return self.stashed and (before or bool(_STASH_THEN_RUN_RE.search(cmd)))
 
     def note_call(self, call: ToolCall) -> None:
         if call.kind == ToolKind.WRITE and call.path:
@@ -288,9 +306,11 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
                 for i, res in enumerate(msg.tool_results):
                     call = calls.get(i)
                     repro = state.is_repro(call)
+                    stashed = state.stashed_for(call)
                     for h in _hits_of_result(res, call):
                         target = repro and _can_be_target(h.id) and (not state.fix_started or h.id in state.target_ids)
                         occ = _occ(h, rnd.number, tid, msg, f"result:{i}", call, target)
+                        occ.baseline = stashed
                         if call is not None:
                             calls_of[id(occ)] = call
                         round_hits.append((h, occ))
@@ -834,7 +854,7 @@ def _rewrite_change(before: tuple[str, ...], after: tuple[str, ...], names: froz
         if best is None or (rank, order) < best[:2]:
             best = (rank, order, removed, added)
     # the chosen run's new form: the added line most like the removed one (compared once, for it alone)
-    return _line_pair(best[2], _closest_first(best[2], best[3]), hashes=hashes) if best else ""
+    return _line_pair(best[2], _closest_first(best[2], best[3], hashes), hashes=hashes) if best else ""
 
 
 # An import of Python, JavaScript/TypeScript, Go, Java, C/C++ or Rust
@@ -842,10 +862,10 @@ _IMPORT_LINE = re.compile(r"\s*(?:from\s+\S+\s+import\b|import\b|#\s*include\b|u
                           r"(?:const|let|var)\s+[\w{}, ]+=\s*require\()")
 
 
-def _closest_first(removed: tuple[str, ...], added: tuple[str, ...]) -> tuple[str, ...]:
+def _closest_first(removed: tuple[str, ...], added: tuple[str, ...], hashes: bool = False) -> tuple[str, ...]:
     """`added` with the line most like the first informative removed one first (a condition rewritten
     among debug prints the rewrite added around it), when it is alike enough to be its new form."""
-    old = next((ln.strip() for ln in removed if len(ln.strip()) > 2), "")
+    old = _first_informative(removed, hashes)
     if not old or len(added) < 2:
         return added
     matcher = difflib.SequenceMatcher(None, autojunk=False)
@@ -860,9 +880,16 @@ def _closest_first(removed: tuple[str, ...], added: tuple[str, ...]) -> tuple[st
         ratio = matcher.ratio()
         if ratio > best_ratio:
             best, best_ratio = i, ratio
-    if best == 0 or best_ratio < SIMILAR_RATIO:
+    if best_ratio < SIMILAR_RATIO:  # none is its new form: a call replaced, by the first added line that calls
+        calls = _CALLS_RE.search(old) is not None
+        best = next((i for i, line in enumerate(added) if calls and _CALLS_RE.search(line.strip())
+                     and not _COMMENT_LINE_RE.match(line.strip()) and not line.strip().startswith("#")), 0)
+    if best == 0:
         return added
     return (added[best], *added[:best], *added[best + 1:])
+
+
+_CALLS_RE = re.compile(r"[\w\]\)]\(")
 
 
 _DEBUG_LINE = re.compile(r"\s*(?:print\(|console\.(?:log|debug)\(|echo |puts |fmt\.Print|System\.out\.print)")
@@ -1435,6 +1462,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     parts: list[str] = []
     if rec.target_bug:
         parts.append("the target bug, reproduced on purpose")
+    base = next((o for o in rec.occurrences if o.baseline), None)
+    if base is not None:  # the code before the session's changes failed so too: not the session's doing
+        parts.append(f"pre-existing: it failed with the session's changes stashed too (r{base.round})")
     final_round = transcript.rounds[-1].number if transcript.rounds else last.round
     if rec.id == "ERR_TOOL_UserRejected" and (said := _user_said_after(transcript, last.message)):
         parts.append(f"the user said: “{said}”")
@@ -1467,7 +1497,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f": {fix.change}"
             if (back := _put_back(transcript, fix)) is not None:
                 text += f" (a probe: put back at r{back})"
-            elif (undone := _undone_later(transcript, fix)) is not None:
+            elif not fix.restored and (undone := _undone_later(transcript, fix)) is not None:
                 text += f" (undone by `{_as_run(undone[1])}` at r{undone[0]})"
         elif not why and (said := _intent(transcript, fix, last)):  # what it did, said in its words
             text += f" — “{said}”"

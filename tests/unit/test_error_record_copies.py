@@ -11,7 +11,7 @@ from compaction.errors.records import ErrorRecord, Location, Occurrence
 
 def test_a_copied_record_equals_its_original_and_shares_no_list():
     occ = Occurrence(4, "t1", "E boom", 7, "result:0", 3, 9, Location("a.py", 12, "f", "pytest a.py"), 2, True,
-                     "boom", ["TS2322"], ["tests/test_a.py::t"])
+                     "boom", ["TS2322"], ["tests/test_a.py::t"], True)
     rec = ErrorRecord("ERR_PY_ValueError", [occ], "edited `a.py` (r5)", "check inputs", ["ERR_LOGIC_TestFailed"],
                       True, False, [((2, 3), "`boom` — edited `a.py` (r3)")])
     twin = copy.deepcopy(rec)
@@ -26,7 +26,7 @@ def test_the_copies_know_every_field():
     added there too (this list is the reminder)."""
     assert [f.name for f in fields(Occurrence)] == ["round", "transcript", "evidence", "message", "source", "start",
                                                     "end", "location", "signals", "target", "detail", "ts_codes",
-                                                    "tests"]
+                                                    "tests", "baseline"]
     assert [f.name for f in fields(Location)] == ["path", "line", "symbol", "command"]
     assert [f.name for f in fields(ErrorRecord) if f.init] == ["id", "occurrences", "solution", "avoidance", "merged",
                                                                  "resolved", "target_override", "earlier"]

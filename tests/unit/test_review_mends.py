@@ -169,8 +169,7 @@ def test_a_session_that_ended_saying_it_could_not_do_the_work_leaves_the_task_fi
     [fact] = gave_up([(1, "Let me look at the parser."), (33, "Unable to make necessary changes to the file "
                                                                "command_parser.pony using the editor tool. The issue is "
                                                                "related to parent default options.")])
-    assert fact.text == ("[not done] the task itself: the agent ended without it — “Unable to make necessary changes "
-                         "to the file command_parser.pony using the editor tool.”") and fact.rounds == [1, 33]
+    assert fact.text == "[not done] the task itself: the agent ended saying it could not do it" and fact.rounds == [1, 33]
     assert gave_up([(1, "Start."), (9, "I could not find any other caller, so the change is complete.")]) == []
 
 
@@ -327,3 +326,30 @@ def test_a_sed_deletion_of_a_range_is_told_as_a_range() -> None:
     assert key_change(ToolCall("bash", {"command": cmd}, "x", ToolKind.SHELL, cmd)) == "deleted lines 225-312"
     cmd = "sed -i '227d' src/_pytest/reports.py"
     assert key_change(ToolCall("bash", {"command": cmd}, "x", ToolKind.SHELL, cmd)) == "deleted line(s) 227"
+
+
+def test_a_failure_the_code_showed_with_the_changes_stashed_is_pre_existing() -> None:
+    """mini-sympy r44: `git stash && bin/test …` failed the same way; the record read as the session's own
+    unfixed failure."""
+    failing = _failing_run("test_action_verbs", "AssertionError: assert 2 == 3")
+    msgs = [Message(0, Role.USER, "return NotImplemented from __eq__")]
+    _edit(msgs, "e", "sympy/core/basic.py", "return False", "return NotImplemented")
+    _shell(msgs, "a", "pytest sympy/core/tests/test_expr.py", failing, code=1)
+    _shell(msgs, "b", "git stash && pytest sympy/core/tests/test_expr.py", failing, code=1)
+    _shell(msgs, "c", "git stash pop", "On branch master", code=0)
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_AssertionError")
+    assert rec.solution.startswith("pre-existing: it failed with the session's changes stashed too (r3)"), rec.solution
+    assert [o.baseline for o in rec.occurrences] == [False, True]
+
+
+def _failing_run(test: str, message: str) -> str:
+    return (f"___ {test} ___\nE   {message}\nFAILED tests/test_expr.py::{test} - {message}\n1 failed, 3 passed in 0.1s")
+
+
+def test_which_runs_see_the_code_with_the_changes_stashed() -> None:
+    from compaction.errors.scan import _State
+    state, seen = _State(), []
+    for line in ("git stash && pytest", "git stash pop", "git stash", "pytest x", "git stash apply", "pytest y",
+                 "git stash list", "git stash push -m wip && npm test", "git stash pop && pytest"):
+        seen.append(state.stashed_for(ToolCall("bash", {"command": line}, "x", ToolKind.SHELL, line)))
+    assert seen == [True, False, False, True, False, False, False, True, False]

@@ -299,7 +299,6 @@ def _asks(request: str) -> list[tuple[str, list[str]]]:
 _GAVE_UP_RE = re.compile(r"^(?:(?:Sorry|Unfortunately),?\s+)?(?:I\s+(?:was|am|'m)\s+unable to|Unable to|I\s+(?:could not|"
                          r"couldn't|cannot|can't|failed to|did not manage to|wasn't able to|was not able to))\s+"
                          r"(?:make|apply|complete|finish|fix|implement|resolve|solve|edit|modify|change)\b", re.I)
-GAVE_UP_CHARS = 240
 
 
 def gave_up(said: list[tuple[int, str]]) -> list[Fact]:
@@ -310,9 +309,9 @@ def gave_up(said: list[tuple[int, str]]) -> list[Fact]:
     rnd, text = said[-1]
     for sentence in _SENTENCE_RE.split(" ".join(text.split()))[:3]:
         if _GAVE_UP_RE.match(sentence.strip()):
-            shown = sentence.strip() if len(sentence) <= GAVE_UP_CHARS else sentence[:GAVE_UP_CHARS].rsplit(" ", 1)[0] + "…"
-            # cited from the task's round too: first among the steps left
-            return [Fact(Section.NEXT, f"[not done] the task itself: the agent ended without it — “{shown}”",
+            # its words are the "Last said" line's: here only where it leaves the work, cited from the task's
+            # round too (first among the steps left)
+            return [Fact(Section.NEXT, "[not done] the task itself: the agent ended saying it could not do it",
                          [said[0][0], rnd], score=70, essential=True)]
     return []
 
