@@ -918,8 +918,7 @@ def unapplied_block(msg: Message, call: ToolCall, results: dict[int, ToolResult 
 
 
 # A file command's own complaint: it did not run (`sed: can't read x: No such file or directory`)
-_WRITER_FAILED_RE = re.compile(r"^(?:sed|perl|awk|tee|cp|mv|patch|bash|sh|zsh):|No such file or directory|"
-                               r"Permission denied|Read-only file system", re.M)
+_WRITER_FAILED_RE = re.compile(r"^(?:sed|perl|awk|tee|cp|mv|patch|touch|mkdir|rm)(?:\.exe)?: ", re.M)
 
 
 def _chained_write_ran(command: str, output: str) -> bool:
@@ -1008,6 +1007,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         if summary:
             events.append(Event(EventKind.TEST, rnd, msg.index, command=cmd, exit_code=exit_code, text=summary,
                                 tool=call.name))
+        if failed and writes and _chained_write_ran(cmd, output):
+            writes = shell_writes(cmd.split("&&", 1)[0])  # what ran before the part that failed: its first
         if not failed or (writes and _chained_write_ran(cmd, output)):
             changes = _with_reads_in(_changes_by_path(call), state) if writes else {}
             writes, moves = _moves(cmd, writes, events, state) if "mv" in cmd or "cp" in cmd else (writes, {})

@@ -693,7 +693,7 @@ _SCRIPT_OPTIONS = {
     "sh": (frozenset({"-o", "-O"}), frozenset({"-c"})),  # bash and zsh alike
     # `java -cp out Main`: the class Main (its source Main.java); `-jar app.jar`: the jar
     "java": (frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules",
-                        "--add-opens", "--add-exports", "--enable-preview"}), frozenset({"-m", "--module"})),
+                        "--add-opens", "--add-exports", "--source"}), frozenset({"-m", "--module"})),
 }
 
 
@@ -715,7 +715,9 @@ def scripts_run(command: str) -> set[str]:
         if script:
             name = script.rsplit("/", 1)[-1]
             # a class runs from its source file's name (`java Repro`: Repro.java), a jar or a source file as named
-            names.add(f"{name}.java" if program == "java" and "." not in name else name)
+            if program == "java" and not name.endswith((".java", ".jar")):
+                name = name.rsplit(".", 1)[-1] + ".java"  # `com.example.Repro`: the class Repro, in Repro.java
+            names.add(name)
     return names
 
 

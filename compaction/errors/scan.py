@@ -68,6 +68,12 @@ _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason
 # "Now I need to examine `_set_output.py`": where it will look next, no account of the error
 _LOOKING_ON = re.compile(r"\bI (?:need|have|want) to (?:examine|look|check|find|see|understand|investigate|read|open|"
                          r"explore|search|locate|inspect|review|verify|run|test|figure out)\b", re.I)
+def _only_looking_on(sentence: str) -> bool:
+    """Where it will look next is the sentence's only cause word: no account of the error."""
+    looking = _LOOKING_ON.search(sentence)
+    return looking is not None and all(m.start() == looking.start() for m in _CAUSE.finditer(sentence))
+
+
 # A lead-in to code or a list ("So the logic should be:") states a cause only with a causal word of its own
 _BECAUSE = re.compile(r"\b(?:because|since|caused by|the (?:issue|problem|error|cause|reason) (?:is|was))\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
@@ -111,8 +117,8 @@ def _script_of(cmd: str | None) -> str | None:
 
 
 # `git stash` (or `push`, or `save`) hides the work-tree changes; `pop`/`apply` brings them back
-_STASH_RE = re.compile(r"\bgit\s+stash(?:\s+(pop|apply)\b|(?:\s+(?:push|save))?(?=\s*(?:&&|;|$|-)))")
-_STASH_THEN_RUN_RE = re.compile(r"\bgit\s+stash(?:\s+(?:push|save)[^&;|]*)?\s*(?:&&|;)\s*(?!git\s+stash\b)\S")
+_STASH_RE = re.compile(r"git\s+stash(?:\s+(pop|apply)\b|\s+(?:push|save)\b.*|(?:\s+-\S+)*\s*$)")
+_PARTS_RE = re.compile(r"&&|\|\||;|\n")  # a shell line's parts, run in order
 
 
 class _State:
@@ -124,19 +130,25 @@ class _State:
         self.target_ids: set[str] = set()
         self.stashed = False  # a `git stash` not yet popped: runs now see the code before the session's changes
 
-    def stashed_for(self, call: ToolCall | None) -> bool:
-        """Whether the call's run saw the code without the session's changes: `git stash && pytest …`, or a
-        run while a `git stash` is not yet popped (the stash itself is noted here, the pop too)."""
+    def stashed_for(self, call: ToolCall | None, output: str = "") -> bool:
+        """Whether the call's run saw the code without the session's changes: a run after `git stash` in the
+        line (`git stash && pytest -x; git stash pop`), or while an earlier stash is not yet popped. The
+        line's parts are read in order; a stash that saved nothing ("No local changes to save") hid nothing."""
         cmd = (call.command or "") if call is not None else ""
         if "git stash" not in cmd:
             return self.stashed
-        before = self.stashed
-        for m in _STASH_RE.finditer(cmd):
-            self.stashed = m.group(1) is None  # `git stash` / `push` hides them; `pop` / `apply` brings them back
-        # what the line ran after its last stash operation saw the state that left
-        return self.stashed and (before or bool(_STASH_THEN_RUN_RE.search(cmd)))
+        saw = False
+        for part in _PARTS_RE.split(cmd):
+            m = _STASH_RE.match(part.strip())
+            if m is not None:
+                self.stashed = m.group(1) is None and "No local changes to save" not in output
+            elif part.strip() and self.stashed:
+                saw = True  # a run while the changes are hidden
+        return saw
 
     def note_call(self, call: ToolCall) -> None:
+        if call.kind in (ToolKind.WRITE, ToolKind.EDIT):
+            self.stashed = False  # an edit after a stash never popped: the runs now see new work, not the old code
         if call.kind == ToolKind.WRITE and call.path:
             self.created.add(file_name(call.path))
         elif call.kind == ToolKind.EDIT and call.path and file_name(call.path) not in self.created:
@@ -257,8 +269,9 @@ def _hits_of_result(res: ToolResult, call: ToolCall | None) -> list[Hit]:
         listed = json_diagnostics(text, named=True) if len(text) > READ_HEAD and "severity" in text.lower() else []
         return listed or classify(text[:READ_HEAD], tool_output=True)
     hits = classify(text, tool_output=True, failed=failed)
-    if hits and _tests_all_passed(text):  # an exception a passing test logged is its log, not a failure
-        hits = [h for h in hits if h.id.startswith("ERR_TOOL_")]
+    # an exception a passing test run logged is its log, not a failure (one printed after its summary is not)
+    if hits and (res.exit_code is None or res.exit_code <= 0) and (upto := _tests_all_passed(text)):
+        hits = [h for h in hits if h.id.startswith("ERR_TOOL_") or h.start >= upto]
     if not hits:
         fb = _fallback_hit(res, call)
         if fb:
@@ -269,17 +282,23 @@ def _hits_of_result(res: ToolResult, call: ToolCall | None) -> list[Hit]:
 _JUNIT_COUNTS_RE = re.compile(r"Tests run: \d+, Failures: (\d+), Errors: (\d+)")
 
 
-def _tests_all_passed(text: str) -> bool:
-    """Whether a run's output is that of tests that all passed so far: every JUnit count line with no
-    failure or error and no failed test marked (`<<< FAILURE!`), or a pytest-style summary of passes
-    alone. The stack traces such a run prints are the tests' own logs (an exception a test expects)."""
+def _tests_all_passed(text: str) -> int:
+    """Where a run's output of tests that all passed ends their report (0: it is no such run): every JUnit
+    count line with no failure or error and no failed test marked (`<<< FAILURE!`), or a pytest-style
+    summary of passes alone. The stack traces before that are the tests' own logs (an exception a test
+    expects); what comes after it is another program's."""
     if "Tests run: " in text:
-        counts = _JUNIT_COUNTS_RE.findall(text)
-        return bool(counts) and all(f == "0" and e == "0" for f, e in counts) \
+        counts = list(_JUNIT_COUNTS_RE.finditer(text))
+        passed = bool(counts) and all(m[1] == "0" and m[2] == "0" for m in counts) \
             and "<<< FAILURE!" not in text and "<<< ERROR!" not in text and "BUILD FAILURE" not in text
-    summary = parse_test_summary(text[-5000:]) if "passed" in text[-5000:] else None
-    return bool(summary) and re.fullmatch(r"\d+ passed(?:, \d+ (?:skipped|deselected|warnings?|xfailed|xpassed))*",
-                                          summary.strip()) is not None
+        return counts[-1].end() if passed else 0
+    m = _PASSED_ONLY_RE.search(text)
+    return m.end() if m and not _FAILED_COUNT_RE.search(m.group(0)) else 0
+
+
+_PASSED_ONLY_RE = re.compile(r"^=*\s*\d+ passed(?:, \d+ (?:skipped|deselected|warnings?|xfailed|xpassed))*"
+                             r"(?: in [\d.]+s)?\s*=*\s*$", re.M)
+_FAILED_COUNT_RE = re.compile(r"\b\d+ (?:failed|errors?)\b")
 
 
 def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[ErrorRecord]:
@@ -306,7 +325,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
                 for i, res in enumerate(msg.tool_results):
                     call = calls.get(i)
                     repro = state.is_repro(call)
-                    stashed = state.stashed_for(call)
+                    stashed = state.stashed_for(call, res.content[:300] if res.content else "")
                     for h in _hits_of_result(res, call):
                         target = repro and _can_be_target(h.id) and (not state.fix_started or h.id in state.target_ids)
                         occ = _occ(h, rnd.number, tid, msg, f"result:{i}", call, target)
@@ -328,12 +347,20 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     out = merge_consequences(list(records.values()))
     _unasked_targets(out, transcript)
     cache: _ResultsCache = {}  # each round's calls and results, paired once for every record's solution
+    timeline = file_timeline(transcript) if out else None  # the files' changes, read once for every record
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
-                                      escaped=_escaped_breaks(rec, calls_of))
+                                      escaped=_escaped_breaks(rec, calls_of), timeline=timeline)
         rec.earlier = earlier_fixes(rec, transcript, cache, calls_of)
         rec.avoidance = advise(rec)
     return out
+
+
+def _same_failure(a: Occurrence, b: Occurrence) -> bool:
+    """Two occurrences of one failure: a test they share, else the same message line."""
+    if a.tests and b.tests:
+        return not set(a.tests).isdisjoint(b.tests)
+    return bool(a.detail) and a.detail == b.detail
 
 
 def _unasked_targets(records: list[ErrorRecord], transcript: Transcript) -> None:
@@ -391,7 +418,7 @@ def _explanation(transcript: Transcript, after_round: int, after_message: int | 
             text = _TITLE_LINE.sub("", _THOUGHT.sub("", msg.text.split("```", 1)[0]))
             sentences = _SENTENCE.split(" ".join(text.split()))
             for i, sentence in enumerate(sentences):
-                if _CAUSE.search(sentence) and not _LIST_OPENER.search(sentence) and not _LOOKING_ON.search(sentence) \
+                if _CAUSE.search(sentence) and not _LIST_OPENER.search(sentence) and not _only_looking_on(sentence) \
                         and not (sentence.rstrip().endswith(":") and not _BECAUSE.search(sentence)) \
                         and (not about or _names_any(sentence, about)):
                     if i + 1 < len(sentences) and _REFUTED.match(sentences[i + 1]):
@@ -926,7 +953,7 @@ def _put_back(transcript: Transcript, fix: Fix) -> int | None:
     for rnd in transcript.rounds[fix.round:fix.round + 40]:
         for msg in rnd.messages:
             for call in msg.tool_calls:
-                if call is fix.call or not _edit_path(call):
+                if call is fix.call or not (path := _edit_path(call)) or not fix.path or not same_file(path, fix.path):
                     continue
                 try:
                     added = {ln.strip() for c in call_changes(call) for h in c.hunks for ln in h.added}
@@ -937,18 +964,49 @@ def _put_back(transcript: Transcript, fix: Fix) -> int | None:
     return None
 
 
-def _undone_later(transcript: Transcript, fix: Fix) -> tuple[int, str] | None:
-    """(round, command) of a later line that put the fixed file back as git has it (`git checkout f`):
-    the fix did not survive, whatever it ended at the time (mini-requests: IDNA for every host, reverted)."""
-    if fix.call is None or fix.round is None or not fix.path:
-        return None
-    name = file_name(fix.path)
-    for rnd in transcript.rounds[fix.round:]:
+@dataclass(slots=True)
+class _Timeline:
+    """Each file's changes in the session, in order: (place among all, round, restored?, path, call) by file
+    name, and each call's place. Read once per scan: every record's solution looks its fix up here."""
+
+    by_name: dict[str, list[tuple[int, int, bool, str, ToolCall]]]
+    place: dict[int, int]  # id(call) -> its place
+
+
+def file_timeline(transcript: Transcript) -> _Timeline:
+    """Every edit of a file and every line that put one back as git has it (`git checkout f`), in order."""
+    timeline = _Timeline({}, {})
+    for rnd in transcript.rounds:
         for msg in rnd.messages:
             for call in msg.tool_calls:
-                if call is not fix.call and any(file_name(p) == name for p in _restored_paths(call)):
-                    return rnd.number, call.command or ""
-    return None
+                path = _edit_path(call)
+                changed = [(False, path)] if path else [(True, p) for p in _restored_paths(call)] \
+                    if call.command and "git" in call.command else []
+                for restored, p in changed:
+                    k = len(timeline.place)
+                    timeline.place.setdefault(id(call), k)
+                    timeline.by_name.setdefault(file_name(p), []).append((k, rnd.number, restored, p, call))
+    return timeline
+
+
+def _undone_later(fix: Fix, timeline: _Timeline) -> tuple[int, str] | None:
+    """(round, command) of a later line that put the fixed file back as git has it (`git checkout f`),
+    with no edit of that file after it: the fix did not survive, whatever it ended at the time
+    (mini-requests: IDNA for every host, reverted; a restore then the same change again is no undoing)."""
+    if fix.call is None or fix.round is None or not fix.path:
+        return None
+    after = timeline.place.get(id(fix.call))
+    if after is None:
+        return None
+    undone: tuple[int, str] | None = None
+    for k, rnd, restored, path, call in timeline.by_name.get(file_name(fix.path), ()):
+        if k <= after or not same_file(path, fix.path):
+            continue
+        if restored:
+            undone = (rnd, call.command or "")
+        elif undone is not None:
+            return None  # changed again after it was put back
+    return undone
 
 
 def earlier_content(transcript: Transcript, path: str, call: ToolCall) -> tuple[str, ...] | None:
@@ -1003,6 +1061,8 @@ def _succeeded(res: ToolResult | None) -> bool:
     summary = parse_test_summary(content)
     if summary and re.search(r"\b[1-9]\d* (?:failed|errors?)\b|FAILED", summary):
         return False
+    if res.exit_code is not None:  # a status of 0 says it ended well, whatever a log line in it says
+        return True
     return not ("Traceback" in content or "Error: " in content or "Exception: " in content) \
         or _CRASH_RE.search(content) is None
 
@@ -1453,7 +1513,8 @@ def _escaped_breaks(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int
 
 
 def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,
-                   failed_call: ToolCall | None = None, escaped: list[int] | None = None) -> str:
+                   failed_call: ToolCall | None = None, escaped: list[int] | None = None,
+                   timeline: _Timeline | None = None) -> str:
     """What ended the error — the edit that followed (file, key change; what its arguments changed
     from `failed_call`, the call that failed) and the command that then passed — with the
     assistant's own account of the cause; never the error text again. `escaped`: the rounds whose
@@ -1462,7 +1523,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     parts: list[str] = []
     if rec.target_bug:
         parts.append("the target bug, reproduced on purpose")
-    base = next((o for o in rec.occurrences if o.baseline), None)
+    base = next((o for o in rec.occurrences if o.baseline and _same_failure(o, last)), None)
     if base is not None:  # the code before the session's changes failed so too: not the session's doing
         parts.append(f"pre-existing: it failed with the session's changes stashed too (r{base.round})")
     final_round = transcript.rounds[-1].number if transcript.rounds else last.round
@@ -1497,7 +1558,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f": {fix.change}"
             if (back := _put_back(transcript, fix)) is not None:
                 text += f" (a probe: put back at r{back})"
-            elif not fix.restored and (undone := _undone_later(transcript, fix)) is not None:
+            elif not fix.restored and (undone := _undone_later(fix, timeline if timeline is not None
+                                                              else file_timeline(transcript))) is not None:
                 text += f" (undone by `{_as_run(undone[1])}` at r{undone[0]})"
         elif not why and (said := _intent(transcript, fix, last)):  # what it did, said in its words
             text += f" — “{said}”"
@@ -1527,7 +1589,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     else:
         # a target bug's run shows the bug on purpose: another program's success after it ended nothing
         retry = None if fix.round or around or rec.target_bug else _next_success(transcript, rec, last.round, cache)
-    still = _still_reproduced(transcript, rec, cache) or _repro_passed(transcript, rec, cache) \
+    still = _repro_passed(transcript, rec, cache) or _still_reproduced(transcript, rec, cache) \
         if rec.target_bug and not fix.round and not around else ""
     if still:
         parts.append(still)

@@ -352,4 +352,45 @@ def test_which_runs_see_the_code_with_the_changes_stashed() -> None:
     for line in ("git stash && pytest", "git stash pop", "git stash", "pytest x", "git stash apply", "pytest y",
                  "git stash list", "git stash push -m wip && npm test", "git stash pop && pytest"):
         seen.append(state.stashed_for(ToolCall("bash", {"command": line}, "x", ToolKind.SHELL, line)))
-    assert seen == [True, False, False, True, False, False, False, True, False]
+    assert seen == [True, False, False, True, False, False, False, True, False]  # a stash's own line runs nothing
+
+
+def test_review_of_the_mends_themselves() -> None:
+    """The code review of this session's mends (helper-343) found these inputs misread."""
+    from compaction.errors.scan import _only_looking_on, _State, _tests_all_passed
+    from compaction.history.sources.modified import _INTENT_RE
+    from compaction.history.sources.next_steps import _USER_CHECKED_RE, _USER_FAILS_RE, gave_up
+    from compaction.shell import scripts_run
+    # a cause that also says where it looks next stays a cause
+    assert not _only_looking_on("It fails because get_config returns None, so I need to look at load_cache() next.")
+    assert _only_looking_on("Now I need to examine `_set_output.py` to understand the change.")
+    # a stash then a run then a pop, in one line; a stash that saved nothing hid nothing
+    state = _State()
+    line = "git stash && pytest -x; git stash pop"
+    assert state.stashed_for(ToolCall("bash", {"command": line}, "x", ToolKind.SHELL, line)) and not state.stashed
+    line = "git stash && pytest"
+    assert not state.stashed_for(ToolCall("bash", {"command": line}, "x", ToolKind.SHELL, line), "No local changes to save")
+    # a traceback printed after a passing summary is another program's
+    assert _tests_all_passed("ValueError: logged\n===== 5 passed in 0.2s =====\nValueError: real") == 47
+    assert not _tests_all_passed("=== 1 failed, 3 passed in 0.1s ===")
+    # "Let me know", "Now I see": no intent
+    assert not _INTENT_RE.search("Let me know if you want the badges too.") and not _INTENT_RE.search("Now I see it.")
+    assert _INTENT_RE.search("Now I'll bump the version.")
+    # a job done another way is not given up
+    assert gave_up([(1, "Start."), (9, "I can't change the public API, so I added an optional timeout instead. "
+                                    "All 42 tests pass.")]) == []
+    # "it worked before, now it crashes" reports no check
+    said = "It worked before your change, now it crashes"
+    assert not (_USER_CHECKED_RE.search(said) and not _USER_FAILS_RE.search(said))
+    # a qualified class, a preview flag, the source option
+    assert scripts_run("java -cp target/classes com.example.Repro") == {"Repro.java"}
+    assert scripts_run("java --enable-preview Main") == {"Main.java"}
+    assert scripts_run("java --source 17 Main.java") == {"Main.java"}
+
+
+def test_a_build_word_in_a_search_rebuilds_nothing_and_a_source_folder_named_build_is_no_output() -> None:
+    msgs = [Message(0, Role.USER, "tidy the release script")]
+    _edit(msgs, "e", "scripts/build/release.py", "a = 1", "a = 2")
+    _shell(msgs, "g", "grep -rn build scripts/", "scripts/build/release.py:1: a = 2", code=0)
+    texts = [f.full_text or f.text for f in _facts(_transcript(msgs)) if f.section in (Section.MODIFIED, Section.CHANGES)]
+    assert not any("made again" in t for t in texts), texts

@@ -129,6 +129,9 @@ def _with_source(fact: Fact, path: str, log: FileLog, ctx: FactContext) -> Fact:
     return fact
 
 
+REBUILT_NOTE = " — made again by "  # a build output's record: a later build made the file again
+
+
 def gists(ctx: FactContext) -> dict[str, str]:
     """What each kept file's change comes to in a few words (its definitions, swapped identifiers,
     keys), for the modified-files line: the one thing a tight budget still shows about a file."""
@@ -142,7 +145,7 @@ def _gists(ctx: FactContext) -> dict[str, str]:
     for path, fact in records(ctx).items():
         if fact.score <= 25 or "): " not in fact.text:  # scratch and reverted files: their own lines
             continue
-        body = _body(fact.text).removesuffix(" …")
+        body = _body(fact.text.split(REBUILT_NOTE, 1)[0]).removesuffix(" …")  # the list line says it of its own
         parts = [p.strip() for p in body.split("; ") if not re.fullmatch(r"\d+ lines", p.strip())]
         # A swap's place (`randomInRange: `) mostly repeats a name the gist already gives: the swap alone.
         parts = [re.sub(r"^[\w$.]+: (?=.*→)", "", p) for p in parts]
@@ -279,7 +282,7 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
     fact = change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
                          notes=notes, renamed_from=log.renamed_from, net=net, existed=log.existed)
     if fact is not None and log.rebuilt:  # a build output made again since: what its edits did is gone
-        gone = f" — made again by {log.rebuilt} since: these edits are gone"
+        gone = f"{REBUILT_NOTE}{log.rebuilt} since: these edits are gone"
         fact.text = f"{fact.text}{gone}"
         fact.full_text = f"{fact.full_text.split(chr(10), 1)[0]}{gone}\n{fact.full_text.split(chr(10), 1)[1]}" \
             if fact.full_text and "\n" in fact.full_text else fact.full_text

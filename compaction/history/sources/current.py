@@ -74,10 +74,11 @@ def _last_calls(rnd: Round) -> list[str]:
 _PROSE_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|txt|rst|adoc)$", re.IGNORECASE)  # Cursor's rules are `.mdc`
 # not `.txt`: `requirements.txt`, `CMakeLists.txt` build; a licence or a changelog, whatever its extension
 _NOTES_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|rst|adoc)$|(?:^|[/\\])(?:LICEN[CS]E|COPYING|NOTICE|AUTHORS|CHANGELOG)"
-                       r"(?:\.\w+)?$", re.IGNORECASE)
+                       r"(?:\.(?:md|txt|rst))?$", re.IGNORECASE)
 _FILE_KINDS = (EventKind.READ, EventKind.EDIT, EventKind.WRITE)
 # A test file by its own name (`test_x.py`, `tree.spec.ts`, `FooTest.java`), not a helper in a tests folder (`hooks.ts`)
-_TEST_FILE_RE = re.compile(r"(?:^|[/\\])test_[^/\\]*$|_(?:test|spec)\.\w+$|\.(?:unit\.)?(?:test|spec)\.\w+$|(?:^|[/\\])tests\.py$|"
+_TEST_FILE_RE = re.compile(r"(?:^|[/\\])test_[^/\\]*$|_(?:tests?|spec)\.\w+$|\.(?:unit\.)?(?:test|spec)\.\w+$|"
+                           r"(?:^|[/\\])tests\.py$|(?:^|[/\\])__tests__[/\\]|(?-i:(?:^|[/\\])Test[A-Z]\w*\.\w+$)|"
                            r"(?-i:[A-Za-z0-9]Tests?\.(?:java|kt|scala|cs|groovy)$)", re.IGNORECASE)
 
 

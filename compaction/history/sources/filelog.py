@@ -190,8 +190,10 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
 
 
 # A build's output folder (its files are made again by the next build), and a line that builds or cleans it
-_OUTPUT_DIR_RE = re.compile(r"(?:^|/)(?:dist|build|out|\.next|\.output|dist-\w+)/")
-_BUILDS_RE = re.compile(r"\b(?:build|rimraf|tsc\s+(?:-b|--build))\b")
+_OUTPUT_DIR_RE = re.compile(r"(?:^|/)(?:dist|build|out|\.next|\.output|dist-\w+)/[^\n]*\.(?:m?js|cjs|css|map|html|d\.ts)$")
+# a package manager's build script, a bundler or compiler that builds, or a clean of the output folder
+_BUILDS_RE = re.compile(r"^(?:(?:npm|pnpm|yarn|bun)\b[^|;&]*\bbuild\b|(?:vite|webpack|rollup|esbuild|tsup|tsdown|astro|next|"
+                        r"nuxt|svelte-package|parcel)\b[^|;&]*\bbuild\b|tsc\s+(?:-b|--build)\b|rimraf\b|make\b)")
 
 
 def _rebuilt(logs: OrderedDict[str, FileLog], events: list[Event]) -> None:
@@ -201,7 +203,7 @@ def _rebuilt(logs: OrderedDict[str, FileLog], events: list[Event]) -> None:
     if not outputs:
         return
     builds = [e for e in events if e.kind is EventKind.COMMAND and e.command and not e.failed
-              and _BUILDS_RE.search(e.command)]
+              and any(_BUILDS_RE.match(" ".join(words(part))) for part in split_commands(e.command))]
     for _, log in outputs:
         last = max(e.round for e in log.kept)
         later = next((b for b in builds if b.round > last), None)

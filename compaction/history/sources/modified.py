@@ -120,7 +120,8 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
 
 
 # What the agent says it will do next: "Let me replace …", "I'll bump to 0.3.0 since …", "Now I fix …"
-_INTENT_RE = re.compile(r"\b(?:[Ll]et me|I'll|I will|I'm going to|I am going to|[Nn]ow I)\b")
+_INTENT_RE = re.compile(r"\b(?:[Ll]et me(?! know)|I'll|I will|I'm going to|I am going to|[Nn]ow I(?:'ll| will)?"
+                        r"(?! (?:see|understand|know|get it|realize|notice)))\b")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'])")
 INTENT_CHARS = 220
 INTENTS_SHOWN = 2

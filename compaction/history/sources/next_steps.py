@@ -296,6 +296,7 @@ def _asks(request: str) -> list[tuple[str, list[str]]]:
 
 
 # The agent's last word says it could not do the work ("Unable to make necessary changes to …")
+_INSTEAD_RE = re.compile(r"\binstead\b", re.I)
 _GAVE_UP_RE = re.compile(r"^(?:(?:Sorry|Unfortunately),?\s+)?(?:I\s+(?:was|am|'m)\s+unable to|Unable to|I\s+(?:could not|"
                          r"couldn't|cannot|can't|failed to|did not manage to|wasn't able to|was not able to))\s+"
                          r"(?:make|apply|complete|finish|fix|implement|resolve|solve|edit|modify|change)\b", re.I)
@@ -307,10 +308,12 @@ def gave_up(said: list[tuple[int, str]]) -> list[Fact]:
     if not said:
         return []
     rnd, text = said[-1]
+    if _DONE_WORDS_RE.search(text) or _INSTEAD_RE.search(text):
+        return []  # "I can't change the API, so I added an option instead. All tests pass.": done otherwise
     for sentence in _SENTENCE_RE.split(" ".join(text.split()))[:3]:
         if _GAVE_UP_RE.match(sentence.strip()):
-            # its words are the "Last said" line's: here only where it leaves the work, cited from the task's
-            # round too (first among the steps left)
+            # its words are the "Last said" line's: here only where it leaves the work, cited from the
+            # agent's first reply too (first among the steps left)
             return [Fact(Section.NEXT, "[not done] the task itself: the agent ended saying it could not do it",
                          [said[0][0], rnd], score=70, essential=True)]
     return []
@@ -361,8 +364,11 @@ _PLAN_FILE_RE = re.compile(r"\.(?:md|markdown|txt)$", re.IGNORECASE)
 
 
 # The user reporting that they tried the work ("it works well", "tested it, all good")
-_USER_CHECKED_RE = re.compile(r"(?i)\b(?:it|this|that|everything|all|sync|the \w+)\s+(?:works|is working|worked|runs)\b|"
-                              r"\bworks (?:well|great|fine|perfectly|now)\b|\b(?:tested|tried|verified) it\b")
+_USER_CHECKED_RE = re.compile(r"(?i)(?<!n't think )(?<!not sure )\b(?:it|this|that|everything|all|the \w+)\s+"
+                              r"(?:works|is working|runs)\b(?! (?:before|yet))|\bworks (?:well|great|fine|perfectly|now)\b|"
+                              r"\b(?:tested|tried|verified) it\b(?! (?:and|but) it (?:fails|crashes|breaks))")
+# …and then says it breaks: no report that it works ("It worked before your change, now it crashes")
+_USER_FAILS_RE = re.compile(r"(?i)\b(?:crash\w*|fail\w*|broke\w*|breaks|error\w*|doesn't work|not work\w*)\b")
 
 
 def unrun_checks(events: list[Event]) -> list[Fact]:
@@ -380,7 +386,8 @@ def unrun_checks(events: list[Event]) -> list[Fact]:
         if not checks:
             continue
         after = [e for e in events if (e.round, e.message_index) > (last.round, last.message_index)]
-        if any(e.kind is EventKind.REQUEST and _USER_CHECKED_RE.search(e.text or "") for e in after):
+        if any(e.kind is EventKind.REQUEST and _USER_CHECKED_RE.search(e.text or "") and not _USER_FAILS_RE.search(e.text or "")
+               for e in after):
             continue  # the user tried it and said it works: the plan's checks are done by hand
         ran = [set(_words(e.command)) for e in after if e.kind is EventKind.COMMAND and e.command]
         missed = [item for item, command in checks
