@@ -68,6 +68,8 @@ _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason
 # "Now I need to examine `_set_output.py`": where it will look next, no account of the error
 _LOOKING_ON = re.compile(r"\bI (?:need|have|want) to (?:examine|look|check|find|see|understand|investigate|read|open|"
                          r"explore|search|locate|inspect|review|verify|run|test|figure out)\b", re.I)
+
+
 def _only_looking_on(sentence: str) -> bool:
     """Where it will look next is the sentence's only cause word: no account of the error."""
     looking = _LOOKING_ON.search(sentence)

@@ -130,7 +130,7 @@ INTENTS_SHOWN = 2
 def _said_at_edits(ctx: FactContext, edits: list[Event]) -> str:
     """For edits an export kept without their text (Claude Code's `edit {'file_path': 'README.md'}`), what
     the agent said it was doing in the reply that made each: its sentence of intent, with the next one
-    when that says what exactly. The last edits first, at most INTENTS_SHOWN."""
+    when that says what exactly. Of the last INTENTS_SHOWN such edits, in order."""
     out: list[str] = []
     for e in edits[-INTENTS_SHOWN:]:
         texts = [m.text for m in ctx.transcript.messages[max(0, e.message_index - 2):e.message_index + 1]
