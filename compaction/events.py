@@ -921,12 +921,14 @@ def unapplied_block(msg: Message, call: ToolCall, results: dict[int, ToolResult 
 _WRITER_FAILED_RE = re.compile(r"^(?:sed|perl|awk|tee|cp|mv|patch|touch|mkdir|rm)(?:\.exe)?: ", re.M)
 
 
-def _chained_write_ran(command: str, output: str) -> bool:
-    """A line that failed, whose file change comes first and the rest after `&&` (`sed -i … f && bash
-    run.sh`): the change ran (the checks it chains did not pass), unless the output is the changing
-    command's own complaint."""
-    parts = command.split("&&")
-    return len(parts) > 1 and bool(shell_writes(parts[0])) and not _WRITER_FAILED_RE.search(output[:2000])
+def _chained_writes(command: str, output: str) -> list[tuple[EventKind, str]]:
+    """Of a line that failed, whose file change comes first and the rest after `&&` (`sed -i … f && bash
+    run.sh`), the first part's changes: they ran (the checks it chains did not pass), unless the output is
+    the changing command's own complaint. [] for any other line."""
+    first, chained, _ = command.partition("&&")
+    if not chained or _WRITER_FAILED_RE.search(output[:2000]):
+        return []
+    return shell_writes(first)
 
 
 def _unstages_only(args: list[str]) -> bool:
@@ -1007,9 +1009,9 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         if summary:
             events.append(Event(EventKind.TEST, rnd, msg.index, command=cmd, exit_code=exit_code, text=summary,
                                 tool=call.name))
-        if failed and writes and _chained_write_ran(cmd, output):
-            writes = shell_writes(cmd.split("&&", 1)[0])  # what ran before the part that failed: its first
-        if not failed or (writes and _chained_write_ran(cmd, output)):
+        if failed and writes:
+            writes = _chained_writes(cmd, output)  # what ran before the part that failed, if any
+        if not failed or writes:
             changes = _with_reads_in(_changes_by_path(call), state) if writes else {}
             writes, moves = _moves(cmd, writes, events, state) if "mv" in cmd or "cp" in cmd else (writes, {})
             for write_kind, path in writes:

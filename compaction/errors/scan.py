@@ -349,7 +349,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     out = merge_consequences(list(records.values()))
     _unasked_targets(out, transcript)
     cache: _ResultsCache = {}  # each round's calls and results, paired once for every record's solution
-    timeline = file_timeline(transcript) if out else None  # the files' changes, read once for every record
+    timeline = _LazyTimeline(transcript)  # the files' changes, read once, when a record's fix first asks
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
                                       escaped=_escaped_breaks(rec, calls_of), timeline=timeline)
@@ -991,6 +991,19 @@ def file_timeline(transcript: Transcript) -> _Timeline:
     return timeline
 
 
+class _LazyTimeline:
+    """`file_timeline` of one transcript, read on first use: most scans have no fix it is asked about."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self._transcript = transcript
+        self._timeline: _Timeline | None = None
+
+    def get(self) -> _Timeline:
+        if self._timeline is None:
+            self._timeline = file_timeline(self._transcript)
+        return self._timeline
+
+
 def _undone_later(fix: Fix, timeline: _Timeline) -> tuple[int, str] | None:
     """(round, command) of a later line that put the fixed file back as git has it (`git checkout f`),
     with no edit of that file after it: the fix did not survive, whatever it ended at the time
@@ -1516,7 +1529,7 @@ def _escaped_breaks(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int
 
 def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,
                    failed_call: ToolCall | None = None, escaped: list[int] | None = None,
-                   timeline: _Timeline | None = None) -> str:
+                   timeline: _LazyTimeline | None = None) -> str:
     """What ended the error — the edit that followed (file, key change; what its arguments changed
     from `failed_call`, the call that failed) and the command that then passed — with the
     assistant's own account of the cause; never the error text again. `escaped`: the rounds whose
@@ -1560,8 +1573,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f": {fix.change}"
             if (back := _put_back(transcript, fix)) is not None:
                 text += f" (a probe: put back at r{back})"
-            elif not fix.restored and (undone := _undone_later(fix, timeline if timeline is not None
-                                                              else file_timeline(transcript))) is not None:
+            elif not fix.restored and (undone := _undone_later(
+                    fix, (timeline or _LazyTimeline(transcript)).get())) is not None:
                 text += f" (undone by `{_as_run(undone[1])}` at r{undone[0]})"
         elif not why and (said := _intent(transcript, fix, last)):  # what it did, said in its words
             text += f" — “{said}”"

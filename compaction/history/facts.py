@@ -125,6 +125,18 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_PATH_RE.search(path))
 
 
+# A test file by its own name (`test_x.py`, `tree.spec.ts`, `FooTest.java`), not a helper in a tests folder (`hooks.ts`)
+_TEST_FILE_RE = re.compile(r"(?:^|[/\\])test_[^/\\]*$|_(?:tests?|spec)\.\w+$|\.(?:unit\.)?(?:test|spec)\.\w+$|"
+                           r"(?:^|[/\\])tests\.py$|(?:^|[/\\])__tests__[/\\]|(?-i:(?:^|[/\\])Test[A-Z]\w*\.\w+$)|"
+                           r"(?-i:[A-Za-z0-9]Tests?\.(?:java|kt|scala|cs|groovy)$)", re.IGNORECASE)
+
+
+def names_a_test(path: str) -> bool:
+    """Whether a file is a test by its own name: `is_test_path`'s files, less the helpers a tests folder
+    holds (a claim that a test never ran is about test files, not `tests/hooks.ts`)."""
+    return bool(_TEST_FILE_RE.search(path))
+
+
 def cite(rounds: list[int]) -> str:
     """`(r3)`, `(r3, r7)`, `(r3-r6, r9)`: compact round citations."""
     return _cite(tuple(rounds))

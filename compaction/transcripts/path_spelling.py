@@ -27,6 +27,11 @@ def file_url_path(url: str) -> str:
     return path[1:] if _DRIVE_AFTER_SLASH.match(path) else path
 
 
+# A file's name as prose or a list item writes it (`custom-tools.md`, `SYSTEM-SUMMARY.md`): a name, a dot, an
+# extension of letters and digits; matched against the names of the files a session changed
+NAMED_FILE_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}\b")
+
+
 def file_name(path: str) -> str:
     """A path's last name in POSIX or Windows spelling (`c:\\repo\\a.ts` and `src/a.ts` end in one)."""
     return re.split(r"[/\\]+", path.rstrip("/\\"))[-1]

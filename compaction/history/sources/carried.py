@@ -17,7 +17,7 @@ from compaction.history.facts import GOAL_CAP, WS_RE, Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
-from compaction.transcripts.path_spelling import file_name
+from compaction.transcripts.path_spelling import NAMED_FILE_RE, file_name
 
 MIN_CHARS = 1500  # a message shorter than this is a request, however it is laid out
 LONG_RATIO = 4  # a pasted report: this many times the characters the task section may show
@@ -100,9 +100,6 @@ _STOP = frozenset("and the for all with from into that this then when will must 
 MIN_WORDS_DONE = 2  # a step shares at least this many of its words with the command that did it
 
 
-_FILE_NAME_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}\b")
-
-
 def _words(text: str) -> set[str]:
     return {w for w in _WORD_RE.findall(text.lower()) if w not in _STOP}
 
@@ -122,7 +119,7 @@ def _done_later(part: _Part, rnd: int, ctx: FactContext) -> dict[int, int]:
             edited.setdefault(file_name(e.path), e.round)
     done: dict[int, int] = {}
     for k, item in enumerate(part.items):
-        named = [edited[n] for n in _FILE_NAME_RE.findall(item) if n in edited]
+        named = [edited[n] for n in NAMED_FILE_RE.findall(item) if n in edited]
         if named:
             done[k] = min(named)
             continue

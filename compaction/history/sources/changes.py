@@ -284,8 +284,9 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
     if fact is not None and log.rebuilt:  # a build output made again since: what its edits did is gone
         gone = f"{REBUILT_NOTE}{log.rebuilt} since: these edits are gone"
         fact.text = f"{fact.text}{gone}"
-        fact.full_text = f"{fact.full_text.split(chr(10), 1)[0]}{gone}\n{fact.full_text.split(chr(10), 1)[1]}" \
-            if fact.full_text and "\n" in fact.full_text else fact.full_text
+        if fact.full_text and "\n" in fact.full_text:  # after the one line, before the lines that detail it
+            head, _, body = fact.full_text.partition("\n")
+            fact.full_text = f"{head}{gone}\n{body}"
         fact.score -= 20
     return fact
 

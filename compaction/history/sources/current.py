@@ -9,7 +9,7 @@ from collections.abc import Set as AbstractSet
 
 from compaction import shell
 from compaction.events import EventKind, is_follow_up_request, parse_test_summary, results_of_calls
-from compaction.history.facts import WS_RE, Fact, display_path, first_line, is_test_path
+from compaction.history.facts import WS_RE, Fact, display_path, first_line, is_test_path, names_a_test
 from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE
 from compaction.history.sources.checks import build_outcome, builds, own_file_names, runs_own_file
@@ -76,10 +76,6 @@ _PROSE_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|txt|rst|adoc)$", re.IGNORECASE
 _NOTES_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|rst|adoc)$|(?:^|[/\\])(?:LICEN[CS]E|COPYING|NOTICE|AUTHORS|CHANGELOG)"
                        r"(?:\.(?:md|txt|rst))?$", re.IGNORECASE)
 _FILE_KINDS = (EventKind.READ, EventKind.EDIT, EventKind.WRITE)
-# A test file by its own name (`test_x.py`, `tree.spec.ts`, `FooTest.java`), not a helper in a tests folder (`hooks.ts`)
-_TEST_FILE_RE = re.compile(r"(?:^|[/\\])test_[^/\\]*$|_(?:tests?|spec)\.\w+$|\.(?:unit\.)?(?:test|spec)\.\w+$|"
-                           r"(?:^|[/\\])tests\.py$|(?:^|[/\\])__tests__[/\\]|(?-i:(?:^|[/\\])Test[A-Z]\w*\.\w+$)|"
-                           r"(?-i:[A-Za-z0-9]Tests?\.(?:java|kt|scala|cs|groovy)$)", re.IGNORECASE)
 
 
 def _names(paths: list[str], limit: int = 3) -> str:
@@ -178,7 +174,7 @@ def _verification(ctx: FactContext) -> Fact | None:
         never = [p for p in written if p not in as_script]
         if never and not reported:
             text += f"; test files written, never run: {_names(never)}"
-        elif unrun := [p for p in seen if p not in as_script and _TEST_FILE_RE.search(p)
+        elif unrun := [p for p in seen if p not in as_script and names_a_test(p)
                        and not any(_covers(r.command or "", p) for r in runs)]:
             # a run the user reported may have covered them: its command is not known
             text += (f"; the agent never ran the project's tests it saw ({_names(unrun)}); the user's reported run "

@@ -183,9 +183,10 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
                         fuller[f"{DONE}{s}"] = f"{DONE}{full}"
             if stop_cue:
                 text = text if text is not None else prose(msg.text, 6000)
+                stops = approach.stops(text)
                 if msg.tool_calls:  # "I cannot modify the test", then a call: a limit it works within, no stop
-                    out.extend((rnd.number, f"{LIMIT}{s}") for s in approach.stops(text))
-                for s in approach.stops(text) if not msg.tool_calls else ():
+                    out.extend((rnd.number, f"{LIMIT}{s}") for s in stops)
+                for s in stops if not msg.tool_calls else ():
                     guess = next(((r, g) for r, t, low in reversed(recent) if r < rnd.number
                                   and (g := approach.hedged_guess(t, low)) and approach.shares_term(s, t)), None)
                     told = f" (replaces r{guess[0]}'s guess: {guess[1]})" if guess else ""

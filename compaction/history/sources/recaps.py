@@ -21,7 +21,7 @@ from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
-from compaction.transcripts.path_spelling import file_name
+from compaction.transcripts.path_spelling import NAMED_FILE_RE, file_name
 
 MIN_ITEMS = 3
 TEXT_CHARS = 700  # the line as first shown
@@ -39,7 +39,6 @@ _MARKUP_RE = re.compile(r"\*\*")  # bold; code spans stay: they say what is code
 _DONE_RE = re.compile(r"^(?!fail)(?:\w+(?<!e)ed|made|wrote|rewrote|built|rebuilt|kept|moved|ran|took|gave|got)\b",
                       re.I)
 _LABEL_RE = re.compile(r"^[^:]{1,80}:\s+")  # "`offsetbox.py`: Added …", "**Pickling**: Added …"
-_NAME_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}\b")
 # The words before the list say the work is done ("Done. Single `index.html` with:", "Here's what I
 # changed:", "Summary of changes:"), not that it is to come or is a finding ("I'll make the following
 # changes", "Next steps:", "Changes still to make:", "I've found three problems:").
@@ -110,8 +109,8 @@ def _recap(msg: Message, changed: set[str]) -> _List | None:
         top = min(i for i, _ in items)
         heads = [t for i, t in items if i == top]
         done = sum(_done(t) for _, t in items)
-        naming = sum(any(n in changed for n in _NAME_RE.findall(t)) for t in heads)
-        telling = sum(_done(t) or any(n in changed for n in _NAME_RE.findall(t)) for t in heads)
+        naming = sum(any(n in changed for n in NAMED_FILE_RE.findall(t)) for t in heads)
+        telling = sum(_done(t) or any(n in changed for n in NAMED_FILE_RE.findall(t)) for t in heads)
         if done and telling * 2 >= len(heads) and (naming or done * 2 >= len(items)):
             return lst
     return None
@@ -171,7 +170,7 @@ def recap_facts(ctx: FactContext) -> list[Fact]:
     for n, (number, lst) in enumerate(reversed(found[-MAX_RECAPS:])):
         lead = _lead_line(lst.lead)
         # the files it tells of, edited again after it: the account is of a state that has moved on since
-        named = {w for _, t in lst.items for w in _NAME_RE.findall(t)} | set(_NAME_RE.findall(lst.lead))
+        named = {w for _, t in lst.items for w in NAMED_FILE_RE.findall(t)} | set(NAMED_FILE_RE.findall(lst.lead))
         again = next((r for r, name in later if r > number and name in named), None)
         when = f"{cite([number])[:-1]}; edited again from r{again})" if again else cite([number])
         head = f"The agent's own account {when}: " + (f"{lead} " if lead else "")
