@@ -205,15 +205,9 @@ def load(path: str) -> Transcript:
                 reply_line = line_no + body.count("\n", 0, len(body) - len(reply.lstrip("\n")))
                 if reply.strip():
                     body = body[:ends[-1].end()].rstrip("\n")
-                failed = [m.group(1).strip() for m in _NO_MATCH.finditer(body)]
                 calls = last_assistant.tool_calls if last_assistant else []
-                same = [c for c in calls if c.kind == ToolKind.EDIT and any(_same_path(c.path, f) for f in failed)]
-                # the block whose SEARCH text the report echoes, else the file's first block
-                call = next((c for c in same if (sought := str(c.arguments.get("search") or "").strip())
-                             and sought in body), None) or next(iter(same), None)
                 t.messages.append(Message(idx, Role.TOOL, "", line=line_no, harness=True, meta={"reflection": True},
-                                          tool_results=[ToolResult(body, call.id if call else None, "search_replace",
-                                                                   is_error=True)]))
+                                          tool_results=_reflection_results(body, calls)))
                 if not reply.strip():
                     continue
                 idx, line_no, body = len(t.messages), reply_line, reply.strip("\n")
@@ -269,6 +263,32 @@ def load(path: str) -> Transcript:
     t.meta["sessions"] = sessions
     t.rounds = _rounds_by_session(t.messages)
     return t
+
+
+_OTHERS_APPLIED = re.compile(r"^# The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully", re.M)
+
+
+def _reflection_results(body: str, calls: list[ToolCall]) -> list[ToolResult]:
+    """Aider's report of failed SEARCH/REPLACE blocks, as results of the reply's edit calls: an error for
+    each block it quotes (the one whose SEARCH text it echoes, else the file's next block), and, when it
+    says the other blocks were applied, a success for each of those (it prints no `Applied edit to` then,
+    only the commit)."""
+    edits = [c for c in calls if c.kind == ToolKind.EDIT]
+    reports = list(_NO_MATCH.finditer(body))
+    failed: list[ToolCall] = []
+    for i, m in enumerate(reports):
+        part = body[m.start():reports[i + 1].start() if i + 1 < len(reports) else len(body)]
+        same = [c for c in edits if c not in failed and _same_path(c.path, m.group(1).strip())]
+        call = next((c for c in same if (sought := str(c.arguments.get("search") or "").strip())
+                     and sought in part), None) or next(iter(same), None)
+        if call is not None:
+            failed.append(call)
+    if not failed:
+        return [ToolResult(body, None, "search_replace", is_error=True)]
+    results = [ToolResult(body, c.id, "search_replace", is_error=True) for c in failed]
+    if _OTHERS_APPLIED.search(body):
+        results += [ToolResult(f"Applied edit to {c.path}", c.id, "search_replace") for c in edits if c not in failed]
+    return results
 
 
 # aider's watch mode: an `AI!` comment in a watched file starts a reply with no `####` prompt logged; the

@@ -13,9 +13,11 @@ identifiers) so tight budgets still say what changed; `full_text` is the fuller 
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
@@ -29,10 +31,14 @@ from compaction.edits import (
     digest,
     enclosing,
     is_comment_only,
+    pair_hunks,
     parse_unified,
     swapped,
 )
 from compaction.edits import notable_identifiers as _identifiers_of
+from compaction.edits import (
+    replay as replayed,
+)
 from compaction.errors.classify import USER_REJECTED_SENTENCE
 from compaction.events import Event, EventKind
 from compaction.history.condense import cut_at_word
@@ -96,8 +102,12 @@ def _records(ctx: FactContext) -> dict[str, Fact]:
     notes = _rejection_notes(ctx)
     final = final_diff(ctx.transcript.meta.get("final_patch"))
     for path, log in logs_of(ctx).items():
+        read = None
+        if log.existed and any(e.whole and e.hunks for e in log.kept):  # a file it read, then wrote whole
+            reads = derived.read_texts(ctx)
+            read = functools.partial(derived.text_before, reads, path)
         fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked, notes=notes,
-                           net=_net_of(final, path, ctx.cwd))
+                           net=_net_of(final, path, ctx.cwd), read=read)
         if fact is not None:
             out[path] = _with_source(fact, path, log, ctx)
     return out
@@ -269,9 +279,11 @@ def _net_of(final: dict[str, tuple[Hunk, ...]], path: str, cwd: str | None = Non
 
 
 def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
-                notes: dict[int, str] | None = None, net: tuple[Hunk, ...] = ()) -> Fact | None:
+                notes: dict[int, str] | None = None, net: tuple[Hunk, ...] = (),
+                read: Callable[[int], str | None] | None = None) -> Fact | None:
     """One file's change record from its log (None when nothing it would show is known); `net`: the
-    file's hunks in the harness's final diff, when it printed one."""
+    file's hunks in the harness's final diff, when it printed one; `read`: the file's text as the last
+    whole read before a round showed it."""
     kept = log.kept
     thrown = log.thrown
     if log.deleted:  # created, then removed: what it held (a reproduction script), marked as gone
@@ -280,7 +292,7 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
     if not kept:
         return _thrown_record(path, log) if thrown else None
     fact = change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
-                         notes=notes, renamed_from=log.renamed_from, net=net, existed=log.existed)
+                         notes=notes, renamed_from=log.renamed_from, net=net, existed=log.existed, read=read)
     if fact is not None and log.rebuilt:  # a build output made again since: what its edits did is gone
         gone = f"{REBUILT_NOTE}{log.rebuilt} since: these edits are gone"
         fact.text = f"{fact.text}{gone}"
@@ -294,7 +306,7 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,
                   deleted: bool = False, undone: int = 0, *, thrown: list | None = None, n_rounds: int = 0,
                   asked: str = "", notes: dict[int, str] | None = None, renamed_from: str | None = None,
-                  net: tuple[Hunk, ...] = (), existed: bool = False) -> Fact | None:
+                  net: tuple[Hunk, ...] = (), existed: bool = False, read: Callable[[int], str | None] | None = None) -> Fact | None:
     """One file's change record, or None when nothing it shows is known (no payloads, deleted).
     `existed`: the session read the file before its first change, so a first whole write rewrote it.
     `thrown`: earlier edits reverted or undone (counted and named as not kept, never shown as kept);
@@ -306,10 +318,16 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     undone = undone or count_edits([ed.event for ed in thrown])
     rounds = [e.round for e in events]
     n = count_edits(events)
+    rewrites, before = 0, None
+    if read is not None:  # a file rewritten whole whose text a read showed: each rewrite is what it changed
+        before = read(events[0].round)
+        events, rewrites = _rewrites_as_edits(events, before, read)
     created = events[0].kind is EventKind.WRITE or creates(events[0])
     made = "rewritten" if existed else "created"
     counts = (made + (f", then {n - 1} edit{'s' if n != 2 else ''}" if n > 1 else "") if created
               else f"{n} edit{'s' if n != 1 else ''}")
+    if rewrites:
+        counts += f", {'each' if rewrites == n > 1 else rewrites if rewrites > 1 else 'one'} by writing the whole file"
     if failed:
         counts += f", {failed} failed attempt{'s' if failed != 1 else ''}"
     if undone:
@@ -321,7 +339,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
                     score=20, path=path)
     markdown = reads_as_markdown(path, events)
     document = markdown or bool(_DOCUMENT_RE.search(path))
-    replay = _replay(events, document=document, prose=path.endswith(_CONFIG_EXTS), path=path)
+    replay = _replay(events, document=document, prose=path.endswith(_CONFIG_EXTS), path=path,
+                     before=before if rewrites else None)
     alive: set[int] = set()
     lines, skipped = _diff_lines(events, alive)
     if net and (not created or existed):
@@ -712,14 +731,16 @@ class _Replay:
         return frozenset(definitions(self.first.splitlines())) if self.first is not None else frozenset()
 
 
-def _replay(events: list[Event], *, document: bool, prose: bool = False, path: str = "") -> _Replay:
+def _replay(events: list[Event], *, document: bool, prose: bool = False, path: str = "",
+            before: str | None = None) -> _Replay:
     """Replay the edits on the file's text when a write showed it whole (so an edit's enclosing
     definition is known even when its old text does not show it, and the digest is of the final
-    state), and say what each edit did. `path` names a data file whose settings the digest then holds."""
-    content: str | None = None
+    state), and say what each edit did. `path` names a data file whose settings the digest then holds;
+    `before` is the file's text before the first edit, when a read showed it."""
+    content: str | None = before if before is not None and len(before) <= _REPLAY_CHARS else None
     summaries: list[tuple[int, int, str]] = []
     contexts: list[str] = []
-    first: str | None = None
+    first: str | None = content
     for order, e in enumerate(events):
         where: dict[int, str] = {}  # hunk index -> enclosing definition found by the replay
         if e.whole and e.hunks and content is not None:  # a file written whole again: what the rewrite changed
@@ -800,6 +821,40 @@ def _placeholder(lines: list[str] | None) -> str:
             said = said if len(said) <= _PLACEHOLDER_CHARS else said[:_PLACEHOLDER_CHARS - 1] + "…"
             return f"left incomplete: “{said}” (line {i + 1} of {len(lines or ())})"
     return ""
+
+
+REWRITE_SHARE = 0.3  # of a rewrite's distinct lines, the share the text before must hold: else a new file
+
+
+def _rewrites_as_edits(events: list[Event], before: str | None,
+                       read: Callable[[int], str | None]) -> tuple[list[Event], int]:
+    """The file's whole writes whose text before is known (the replay of the session's own writes and
+    edits since a read showed it, else the last read before the write) as the edits they were: the line
+    diff of the two texts, so the record says what each rewrite changed, not every definition the file
+    already had. A rewrite that keeps little of the text before stays a write. Also how many were turned."""
+    out: list[Event] = []
+    content: str | None = before
+    turned = 0
+    for e in events:
+        if e.whole and e.hunks:
+            new = "\n".join(e.hunks[0].added)
+            if content is None:
+                content = read(e.round)
+            if content is not None and len(content) + len(new) <= _REPLAY_CHARS:
+                old_set = {ln.strip() for ln in content.splitlines() if ln.strip()}
+                new_set = {ln.strip() for ln in e.hunks[0].added if ln.strip()}
+                if new_set and len(old_set & new_set) >= REWRITE_SHARE * len(new_set):
+                    hunks = tuple(pair_hunks(content, new))
+                    if hunks:
+                        out.append(replace(e, kind=EventKind.EDIT, whole=False, hunks=hunks))
+                        turned += 1
+                        content = new
+                        continue
+            content = new
+        elif content is not None:
+            content = replayed(content, e.hunks) if e.hunks else None
+        out.append(e)
+    return out, turned
 
 
 MAX_REWRITE_LINES = 1500  # the two versions' lines diffed at most

@@ -11,6 +11,7 @@ than one file the session read holds it (an import, a common call): shared boile
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ class Read:
     path: str
     lines: tuple[str, ...]
     squeezed: str
+    whole: bool = False  # the file's entire text (`cat f`, a read tool asked for no range), as far as known
     _keys: frozenset[str] | None = None
 
     @property
@@ -111,7 +113,34 @@ def _reads(ctx: FactContext) -> Iterable[Read]:
                 squeezed = _key("".join(lines))
                 if (path, squeezed) not in seen:
                     seen.add((path, squeezed))
-                    yield Read(rnd.number, path, tuple(lines), squeezed)
+                    yield Read(rnd.number, path, tuple(lines), squeezed, _reads_whole(call, output))
+
+
+# A read tool's argument that asks for part of a file (`offset`, `limit`, `view_range`, `start_line`)
+_RANGE_ARG_RE = re.compile(r"offset|limit|range|start|end|line|head|tail", re.IGNORECASE)
+# `cat f` / `cat -n f` alone: the whole file (no pipe, no second file, no redirection)
+_CAT_WHOLE_RE = re.compile(r"^\s*cat(?:\s+-n)?\s+(?:'[^']+'|\"[^\"]+\"|[^\s|;&<>'\"]+)\s*$")
+# What a harness or an exporter puts in place of output it cut
+_CUT_RE = re.compile(r"<output_head>|<elided_chars>|\belided\b|\btruncated\b|\bomitted\b|\[\.\.\.|\.\.\. \(\d+ more",
+                     re.IGNORECASE)
+
+
+def _reads_whole(call: ToolCall, output: str) -> bool:
+    """Whether a read showed the file's entire text: `cat f` alone, or a read tool asked for no part of
+    it, and an output no harness cut."""
+    if _CUT_RE.search(output):
+        return False
+    if call.kind == ToolKind.READ:
+        return isinstance(call.arguments, dict) and not any(_RANGE_ARG_RE.search(k) for k in call.arguments)
+    return bool(call.command and _CAT_WHOLE_RE.match(call.command))
+
+
+def text_before(reads: list[Read], path: str, before: int) -> str | None:
+    """The file's text as the last whole read before round `before` showed it, if one did."""
+    for r in reversed(reads):
+        if r.round < before and r.whole and same_file(r.path, path):
+            return "\n".join(r.lines)
+    return None
 
 
 def source_of(path: str, written: tuple[str, ...], before: int, reads: list[Read]) -> Source | None:
