@@ -424,6 +424,16 @@ def new_text(call: ToolCall) -> str:
     return found if isinstance(found, str) else ""
 
 
+def changes_nothing(call: ToolCall) -> bool:
+    """An edit whose new text is its old text (aider's block re-sent "to confirm" an export): the
+    tool applies it, and the file is as it was."""
+    args = call.arguments if isinstance(call.arguments, dict) else {}
+    if not args or pick(spelled(args), ArgRole.EDIT_LIST, list) is not None:
+        return False
+    old, new = _old_new(spelled(args))
+    return isinstance(old, str) and isinstance(new, str) and bool(old.strip()) and old == new
+
+
 def _old_new(named: dict[str, object]) -> tuple[object, object]:
     return pick(named, ArgRole.OLD), pick(named, ArgRole.NEW)
 

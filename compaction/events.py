@@ -20,11 +20,13 @@ from compaction.edits import (
     Hunk,
     anchored_change,
     call_changes,
+    changes_nothing,
     new_text,
     read_in,
     refused,
     replay,
     result_changes,
+    same_file,
     shown_text,
     without_labelled_blocks,
 )
@@ -98,6 +100,7 @@ class Event:
     hunks: tuple[Hunk, ...] = ()  # writes/edits: the lines removed and added, when the payload shows them
     whole: bool = False  # writes/edits: `hunks` hold the file's entire new content
     moved: tuple[str, str] | None = None  # a `mv`/`git mv`'s write and deletion: (source, destination)
+    unchanged: bool = False  # edits: applied, but its new text was its old one (the file is as it was)
 
 
 MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
@@ -624,6 +627,16 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
             applied = _paths_applied(msg, results) if any(c.name == "search_replace" for c in msg.tool_calls) else _NONE
             for call in msg.tool_calls:
                 _call_events(events, rnd.number, msg, call, results.get(id(call)), state, applied)
+        if state.unnamed_writes:
+            _named_after(events, rnd, state.unnamed_writes)
+            state.unnamed_writes.clear()
+        if state.unchanged:  # unless another edit of the round changed the file
+            changed = {e.path for e in events if e.round == rnd.number and e.kind is EventKind.EDIT
+                       and e.tool != "aider" and not e.unchanged}
+            for e in events:
+                if e.round == rnd.number and e.tool == "aider" and e.path in state.unchanged - changed:
+                    e.unchanged = True
+            state.unchanged.clear()
     spell = PathSpellings.for_paths((e.path for e in events), transcript.cwd)
     if spell.windows:  # one spelling per file: `a\\b.ts` and `a/b.ts` are one file
         for e in events:
@@ -870,6 +883,8 @@ class _CommandState:
     made_dirs: set[str] = field(default_factory=set)  # the directories the session's `mkdir`s made
     last_command: Event | None = None
     unnamed_changes: int = 0  # write/edit calls so far that named no file (Cursor's bare `write`)
+    unnamed_writes: list[tuple[int, int]] = field(default_factory=list)  # (round, message index) of this round's
+    unchanged: set[str] = field(default_factory=set)  # this round's files an edit left as they were
     read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
     written: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path -> its lines, last written whole
     written_as: dict[str, str | None] = field(default_factory=dict)  # file name -> its one path written (None: several)
@@ -954,6 +969,11 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         for status, text in _todo_items(call):
             events.append(Event(EventKind.TODO, rnd, msg.index, text=text, tool=call.name, status=status))
         return
+    if kind == ToolKind.EDIT and changes_nothing(call):
+        if call.path:  # its file is as it was: so is it after aider's "Applied edit to" it
+            state.unchanged.add(call.path)
+            events.append(Event(EventKind.EDIT, rnd, msg.index, path=call.path, tool=call.name, unchanged=True))
+        return
     if kind in (ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT):
         paths = list(call.arguments.get("paths") or []) if isinstance(call.arguments, dict) else []
         if call.path and call.path not in paths:
@@ -975,6 +995,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 call = replace(call, path=named)  # a copy: the loader's call stays as the export had it
             else:
                 state.unnamed_changes += 1
+                if kind == ToolKind.WRITE and not failed:
+                    state.unnamed_writes.append((rnd, msg.index))
         changes = {} if kind == ToolKind.READ else _changes_by_path(call) if failed else \
             _with_reads_in(_changes_by_path(call), state)
         if not changes and kind != ToolKind.READ and result and result.content and not failed:
@@ -1014,8 +1036,11 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         if not failed or writes:
             changes = _with_reads_in(_changes_by_path(call), state) if writes else {}
             writes, moves = _moves(cmd, writes, events, state) if "mv" in cmd or "cp" in cmd else (writes, {})
+            touched = _touched_known(cmd, writes, events) if "touch" in cmd else set()
             for write_kind, path in writes:
                 change = changes.get(path)
+                if path in touched and change is None:
+                    continue  # `touch` of a file the session already had: its text is as it was
                 events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=False,
                                     via_shell=True, hunks=change.hunks if change else (),
                                     whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
@@ -1034,6 +1059,42 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
     if kind == ToolKind.SEARCH:
         events.append(Event(EventKind.COMMAND, rnd, msg.index, command=call.command or _describe(call),
                             exit_code=exit_code, tool=call.name, failed=failed, search=True))
+
+
+# A file the agent's account of its work presents as new: "**New documentation** `docs/x.md` includes",
+# "Created `src/a.ts`" (within a short span before the path, on its line or a heading up to two lines above)
+_PRESENTED_NEW_RE = re.compile(r"\b(?:[Nn]ew|[Cc]reated?|[Aa]dded|[Ww]rote|[Ww]ritten)\b[^\n]{0,80}(?:\n[ \t]*){0,2}[^\n]{0,40}$")
+_BACKTICKED_PATH_RE = re.compile(r"`([^`\s]*[/\\][^`\s]*\.[A-Za-z]\w{0,5}|[\w.-]+\.[A-Za-z]\w{0,5})`")
+
+
+def _named_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]]) -> None:
+    """Writes whose export kept no path (Cursor's bare "Tool use: **write**"): named by the agent's
+    account later in the round when it presents, as new, files no event of the session names — in
+    order, one per such write. A write it does not account for stays unnamed."""
+    after = min(i for _, i in unnamed)
+    known = [e.path for e in events if e.path]
+    found: list[str] = []
+    for msg in rnd.messages:
+        if msg.index < after or msg.role is not Role.ASSISTANT or not msg.text:
+            continue
+        for m in _BACKTICKED_PATH_RE.finditer(msg.text):
+            path = m.group(1)
+            if path in found or any(same_file(path, k) for k in known) \
+                    or not _PRESENTED_NEW_RE.search(msg.text, max(0, m.start() - 130), m.start()):
+                continue
+            found.append(path)
+    for (r, index), path in zip(unnamed, found, strict=False):  # in its place: events are in the session's order
+        at = next((k for k in range(len(events) - 1, -1, -1) if events[k].message_index <= index), -1) + 1
+        events.insert(at, Event(EventKind.WRITE, r, index, path=path, tool="write", inferred=True))
+
+
+def _touched_known(cmd: str, writes: list[tuple[EventKind, str]], events: list[Event]) -> set[str]:
+    """The files a `touch` in `cmd` names that the session had already written, edited or read: touching
+    them changes no text (a new, empty file is the only change `touch` makes)."""
+    named = {a for part in split_commands(cmd) if (args := words(part)) and args[0] == "touch"
+             for a in args[1:] if not a.startswith("-")}
+    wanted = {p for _, p in writes if p in named}
+    return {e.path for e in events if e.path in wanted and e.kind in (EventKind.WRITE, EventKind.EDIT, EventKind.READ)}
 
 
 _JS_WRITE_RE = re.compile(r"\bwriteFile(?:Sync)?\(\s*['\"]([^'\"]+)['\"]")

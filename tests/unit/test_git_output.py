@@ -128,7 +128,9 @@ def test_git_output_names_the_files_of_path_less_writes_with_moves_folded():
     assert (EventKind.MOVE, "docs/product/brand.md") in reported
     lines = _modified(t)
     assert "`.cursor/rules/001-core.mdc`: created (from git output) (r4)" in lines
-    assert "`.cursor/rules/002-terminal.mdc`: edited (from git output) (r4)" in lines  # renamed at 53%
+    assert ("`.cursor/rules/002-terminal.mdc`: renamed and changed from `.cursor/rules/terminal.mdc` (from git output)"
+            " (r4)") in lines  # renamed at 53%
+    assert not any("Deleted" in line and "terminal.mdc`" in line for line in lines)  # the rename's old name
     # untracked in `git status`, later in the commit's summary: one file the session created, not "then edited"
     assert "`notes/todo.md`: created (from git output) (r3, r4)" in lines
     assert "`src/app.py`: edited (from git output) (r3)" in lines

@@ -108,3 +108,47 @@ def test_a_file_read_whole_then_written_whole_is_told_by_what_the_rewrite_change
     assert "by writing the whole file" in record.text, record.text
     assert "astype" in text and "dtypes" in text, text
     assert "adds" not in record.text and "+ df.astype" in record.text, record.text  # untouched: not told as added
+
+
+def _edit(msgs: list[Message], cid: str, path: str, old: str, new: str) -> None:
+    _call(msgs, ToolCall("str_replace", {"path": path, "old_str": old, "new_str": new}, cid, ToolKind.EDIT, path=path),
+          "The file has been edited.")
+
+
+def test_an_edit_whose_new_text_is_its_old_one_is_no_change() -> None:
+    msgs = [Message(0, Role.USER, "confirm the declarations export every validator")]
+    _edit(msgs, "a", "dist/validators/index.d.ts", "export * from './a.js';\n", "export * from './a.js';\n")
+    t = _transcript(msgs)
+    modified = [f.text for f in _facts(t) if f.section is Section.MODIFIED]
+    assert modified == ["`dist/validators/index.d.ts`: edit applied, its text unchanged (the new text was the old one) (r1)"]
+    assert not [f for f in _facts(t) if f.section is Section.CHANGES]
+
+
+def test_touching_a_file_the_session_already_wrote_changes_nothing() -> None:
+    msgs = [Message(0, Role.USER, "scaffold the DAGs")]
+    _call(msgs, ToolCall("write", {"path": "dist/dags/index.js", "content": "export * from './dag.js';\n"}, "w",
+                         ToolKind.WRITE, path="dist/dags/index.js"), "File created.")
+    _shell(msgs, "t", "mkdir -p dist/dags && touch dist/dags/index.js dist/dags/other.js", "")
+    writes = [(e.path, e.round) for e in extract_events(_transcript(msgs)) if e.kind is EventKind.WRITE]
+    assert writes == [("dist/dags/index.js", 1), ("dist/dags/other.js", 2)]  # the new, empty file is one
+
+
+def test_a_write_the_export_kept_no_path_of_is_named_by_the_agents_account_of_new_files() -> None:
+    msgs = [Message(0, Role.USER, "document the human roles")]
+    msgs.append(Message(1, Role.ASSISTANT, "## Changes complete\n\n### **New documentation**\n\n"
+                        "**`docs/playbook/human-roles.md`** includes:\n- Role breakdown\n\nUpdated `README.md`.",
+                        tool_calls=[ToolCall("write", {}, "w", ToolKind.WRITE)]))
+    msgs.append(Message(2, Role.TOOL, tool_results=[ToolResult("", "w", "write")]))
+    writes = [(e.path, e.inferred) for e in extract_events(_transcript(msgs)) if e.kind is EventKind.WRITE]
+    assert writes == [("docs/playbook/human-roles.md", True)]  # README.md is not presented as new
+
+
+def test_a_checklist_item_a_later_request_took_up_says_so() -> None:
+    msgs = [Message(0, Role.USER, "audit the repository and give a checklist"),
+            Message(1, Role.ASSISTANT, "## Final checklist\n\n- [ ] **DAG stubs**: only a placeholder exists.\n"
+                                       "- [ ] **Documentation**: no README.\n"),
+            Message(2, Role.USER, "DAG scaffolding for the core\n\nCreate dist/dags/index.js with a minimal DAG stub.")]
+    nexts = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.NEXT]
+    dag = next(t for t in nexts if "DAG stubs" in t)
+    assert "then r2: “DAG scaffolding for the core”" in dag, nexts
+    assert not any("then r" in t for t in nexts if "Documentation" in t)

@@ -115,6 +115,8 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
         if e.kind is EventKind.READ and e.path and not e.failed and not e.git_output:
             read.add(display_path(e.path, cwd))
             continue
+        if e.unchanged:
+            continue  # an edit that left its file as it was is no change of it
         if e.kind is EventKind.COMMIT and e.commit_hash:
             commits[e.commit_hash[:7]] = e.round
             history.append((e.commit_hash[:7], pending))

@@ -19,7 +19,8 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
 
 SCRATCH = ("created then removed", "edited, then reverted")
-_INFERRED = " (file named by the patch's own content)"
+UNCHANGED = "edit applied, its text unchanged (the new text was the old one)"
+_INFERRED = " (file inferred: the export names none)"
 _HEAD_RE = re.compile(r"`[^`]*`(?: \([^()]*\))?")  # a change record's file (backticks escaped in it), its counts
 _CHANGES = (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.REVERT)
 
@@ -32,6 +33,7 @@ class _FileHistory:
     named: bool = False  # some change to it named the file (not only inferred from a patch's content)
     renamed_from: str | None = None  # the path it was changed under before a `mv` moved it here
     edits: list[Event] = field(default_factory=list)  # its edits whose text the export did not keep
+    unchanged: bool = False  # every change of it was an edit whose new text was its old one
 
     def follows(self, earlier: _FileHistory) -> None:
         self.rounds[:0] = earlier.rounds
@@ -61,6 +63,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         info.kinds.append(e.kind)
         info.last = e.round
         info.named = info.named or not e.inferred
+        info.unchanged = e.unchanged if len(info.kinds) == 1 else info.unchanged and e.unchanged
         if e.kind is EventKind.EDIT and not e.hunks:
             info.edits.append(e)
     facts: list[Fact] = []
@@ -71,7 +74,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         kinds = info.kinds
         if set(kinds) == {EventKind.DELETE} and not re.search(r"\.\w+$", path):
             continue  # `rm -rf some_dir`: a folder the transcript never showed being filled
-        what = _what_happened(kinds)
+        what = _what_happened(kinds) if not info.unchanged else UNCHANGED
         log = logs.get(path)
         if log is not None and log.edits and not log.deleted and what not in SCRATCH:
             if not log.kept:
@@ -165,6 +168,7 @@ def _what_happened(kinds: list[EventKind]) -> str:
 
 
 _SHOWN_MOVES = 6
+DELETED_NAMED = 3  # of the files git's output says were deleted, named in the short line
 GROUPED_FILES = 3  # files git's output names alike (same change, same rounds) said in one line from this many
 GROUPED_SHOWN = 16  # of them, named at most
 
@@ -176,10 +180,13 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
     report shows was a move is the move."""
     files: OrderedDict[str, _FileHistory] = OrderedDict()
     moves: OrderedDict[str, tuple[str, int]] = OrderedDict()
+    renamed: dict[str, str] = {}  # new path -> the path git says it was renamed from (and changed)
     for e in events:
         path = display_path(e.path, ctx.cwd)
         if not path or _same_file_in(path, known):
             continue
+        if e.kind is EventKind.EDIT and e.text:
+            renamed[path] = display_path(e.text, ctx.cwd)
         if e.kind is EventKind.MOVE:
             old = display_path(e.text, ctx.cwd) if e.text else ""
             if old in files and set(files[old].kinds) == {EventKind.DELETE}:
@@ -194,18 +201,21 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
     facts: list[Fact] = []
     deleted: list[tuple[str, list[int]]] = []
     alike: OrderedDict[tuple[str, tuple[int, ...]], list[tuple[str, _FileHistory]]] = OrderedDict()
+    gone = set(renamed.values())  # a rename's old name is no deletion of its own
     for path, info in files.items():
         if info.kinds[-1] is EventKind.DELETE:
-            deleted.append((path, info.rounds))
+            if path not in gone:
+                deleted.append((path, info.rounds))
             continue
         moves.pop(path, None)
         # Each report is a snapshot against the last commit, not a further change: untracked in
-        # `git status`, then `rename … (53%)` in the commit's summary, is one file the session created.
-        what = "created" if EventKind.WRITE in info.kinds else "edited"
+        # `git status`, then `rename … (53%)` in the commit's summary, is the file renamed, and changed.
+        what = "renamed and changed" if path in renamed else "created" if EventKind.WRITE in info.kinds else "edited"
         alike.setdefault((what, tuple(sorted(set(info.rounds)))), []).append((path, info))
     for (what, rounds), group in alike.items():
         if len(group) < GROUPED_FILES:
-            facts += [Fact(Section.MODIFIED, f"`{path}`: {what} (from git output) {cite(info.rounds)}", info.rounds,
+            facts += [Fact(Section.MODIFIED, f"`{path}`: {what}{f' from `{renamed[path]}`' if path in renamed else ''} "
+                           f"(from git output) {cite(info.rounds)}", info.rounds,
                            score=45 + len(rounds), essential=True, short=f"`{path}` {cite([info.last])}", path=path)
                       for path, info in group]
             continue
@@ -213,6 +223,8 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
         folders: OrderedDict[str, list[str]] = OrderedDict()
         for path, _ in group:
             folder, _, name = path.rpartition("/")
+            if path in renamed:  # `terminal-best-practices.mdc` → `002-terminal-safety.mdc`
+                name = f"{renamed[path].rpartition('/')[2]}` → `{name}"
             folders.setdefault(folder, []).append(name)
         shown, names = 0, []
         for folder, ns in folders.items():  # at most GROUPED_SHOWN names: a 400-file commit is not one long line
@@ -228,8 +240,10 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
     if deleted:
         rounds = sorted({r for _, rs in deleted for r in rs})
         names = ", ".join(f"`{p}`" for p, _ in deleted)
+        first = ", ".join(f"`{p.rpartition('/')[2]}`" for p, _ in deleted[:DELETED_NAMED])
+        first += " …" if len(deleted) > DELETED_NAMED else ""
         facts.append(Fact(Section.MODIFIED, f"Deleted (from git output): {names} {cite(rounds)}", rounds, score=20,
-                          short=f"Deleted (from git output): {len(deleted)} files {cite(rounds)}", scratch=True))
+                          short=f"Deleted (from git output): {len(deleted)} files: {first} {cite(rounds)}", scratch=True))
     if moves:
         rounds = sorted({r for _, r in moves.values()})
         shown = ", ".join(f"`{old}` → `{new}`" if old else f"`{new}`"

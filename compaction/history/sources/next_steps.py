@@ -435,6 +435,33 @@ def _done_sentences(text: str) -> list[set[str]]:
     return [_content(sentence) for sentence in _SENTENCE_RE.split(text) if _DONE_WORDS_RE.search(sentence)]
 
 
+_LABEL_RE = re.compile(r"^\W*\*\*([^*\n]{3,60})\*\*|^\W*`([^`\n]{3,60})`")  # a checklist item's bold or code label
+_STEM_RE = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
+STEM = 4  # letters a label word and a later text's word share ("stubs" and "stub")
+LATER_CHARS = 70  # of the request or commit that took an item up, quoted
+
+
+def _taken_up_later(item: Event, events: list[Event]) -> str:
+    """An item of a checklist the agent wrote in prose (no todo tool ticks it) that a later request of
+    the user's or a later commit names by every word of its label ("**DAG stubs**: only a placeholder"
+    then "DAG scaffolding … Minimal DAG stub"): " — then r41: “…”", so the item reads as taken up since,
+    not as untouched; whether that finished it is the reader's to judge. "" when none did."""
+    m = _LABEL_RE.match(item.text)
+    label = (m.group(1) or m.group(2)) if m else ""
+    stems = {w.lower()[:STEM] for w in _STEM_RE.findall(label) if w.lower() not in _STOP}
+    if not stems:
+        return ""
+    for e in events:
+        if e.round <= item.round or e.kind not in (EventKind.REQUEST, EventKind.COMMIT) or not e.text:
+            continue
+        words = {w.lower()[:STEM] for w in _STEM_RE.findall(e.text[:4000])}
+        if stems <= words:
+            first = WS_RE.sub(" ", e.text.strip().split("\n", 1)[0])
+            first = first if len(first) <= LATER_CHARS else first[:LATER_CHARS].rsplit(" ", 1)[0] + "…"
+            return f" — then r{e.round}: “{first}”"
+    return ""
+
+
 def _done_later(item: Event, said: list[tuple[int, str]], split: dict[int, list[set[str]]] | None = None) -> bool:
     """A later assistant sentence says it is done: done-words and most of the item's content words.
     `split`: each said text's done sentences by index, shared by the items of one compaction (every
@@ -537,7 +564,8 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
         status = str(e.status or "pending").lower()
         if status in _DONE:
             continue
-        facts.append(Fact(Section.NEXT, f"[{status}] {e.text.strip()}", [e.round], score=70, essential=True))
+        later = _taken_up_later(e, events) if e.tool is None else ""
+        facts.append(Fact(Section.NEXT, f"[{status}] {e.text.strip()}{later}", [e.round], score=70, essential=True))
     # Immediate plans ("now I'll…") older than five rounds were acted on or dropped; a todo written down
     # for later stays open until a later message says it is done.
     split: dict[int, list[set[str]]] = {}

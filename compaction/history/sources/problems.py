@@ -77,6 +77,9 @@ def _essentials(facts: list[Fact], target: int) -> list[Fact]:
     return facts
 
 
+MAX_PLACES = 3  # files a record's line names, the latest ones
+
+
 def problem_facts(records: list[ErrorRecord], cwd: str | None, with_solutions: bool,
                   messages: list[Message] | None = None) -> list[Fact]:
     """One line per problem: where it happened, the error line(s) and, with `with_solutions`, what
@@ -115,6 +118,13 @@ def describe(rec: ErrorRecord, cwd: str | None, messages: list[Message] | None =
     loc = occ.location
     if loc.path:
         where = f" at `{_short_path(display_path(loc.path, cwd))}{':' + str(loc.line) if loc.line else ''}`"
+        places: dict[str, int] = {}  # each file the failures were at, with its first round
+        for o in rec.occurrences:
+            if o.location.path:
+                places.setdefault(_short_path(display_path(o.location.path, cwd)), o.round)
+        if len(places) > 1:  # a record of several files' failures names each, not only the last one's
+            shown = list(places.items())[-MAX_PLACES:]
+            where = " at " + ", ".join(f"`{p}` (r{r})" for p, r in shown)
     typed = _typed_command(rec, messages) if messages else ""
     if typed:
         where += f" after `{typed}`"
