@@ -32,6 +32,7 @@ from compaction.edits import (
 )
 from compaction.git_output import git_file_changes
 from compaction.lexical import holds_word
+from compaction.line_views import LineViews
 from compaction.literal_heads import LinePattern, Scanner, heads, matches_at, positions
 from compaction.memo import per_text
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript
@@ -101,6 +102,7 @@ class Event:
     whole: bool = False  # writes/edits: `hunks` hold the file's entire new content
     moved: tuple[str, str] | None = None  # a `mv`/`git mv`'s write and deletion: (source, destination)
     unchanged: bool = False  # edits: applied, but its new text was its old one (the file is as it was)
+    missed: int = 0  # line-addressed substitutions (`sed -i 'Ns/a/b/'`) of it whose line held no such text
 
 
 MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
@@ -885,6 +887,7 @@ class _CommandState:
     unnamed_changes: int = 0  # write/edit calls so far that named no file (Cursor's bare `write`)
     unnamed_writes: list[tuple[int, int]] = field(default_factory=list)  # (round, message index) of this round's
     unchanged: set[str] = field(default_factory=set)  # this round's files an edit left as they were
+    views: LineViews = field(default_factory=LineViews)  # each file's lines, by number, as a read last showed them
     read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
     written: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path -> its lines, last written whole
     written_as: dict[str, str | None] = field(default_factory=dict)  # file name -> its one path written (None: several)
@@ -983,6 +986,10 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             failed = True  # an export that does not mark an edit's refusal as an error (Codex's apply_patch in SpecStory)
         if kind == ToolKind.READ and result is not None and result.content and not failed and call.path:
             state.read_text.setdefault(call.path.split("#", 1)[0], []).append(result.content)
+            state.views.seen(call.path, "", result.content)
+        elif kind != ToolKind.READ and not failed:
+            for path in paths:
+                state.views.forget(path)
         inferred = False
         if not paths and kind != ToolKind.READ:
             content = result.content if result and not failed else ""
@@ -1041,15 +1048,23 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 change = changes.get(path)
                 if path in touched and change is None:
                     continue  # `touch` of a file the session already had: its text is as it was
+                hunks = change.hunks if change else ()
+                missed = state.views.missed(path, hunks) if state.views and hunks else 0
+                if missed:  # `sed -i 'Ns/a/b/'` whose line N, as the session last saw it, holds no `a`
+                    hunks = tuple(h for h in hunks if not state.views.misses(path, h))
                 events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=False,
-                                    via_shell=True, hunks=change.hunks if change else (),
+                                    via_shell=True, hunks=hunks, unchanged=bool(missed) and not hunks, missed=missed,
                                     whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
+                state.views.changed(path, events[-1])
             if state.written and any(name in cmd for name in state.written_as):  # runs a file it wrote, maybe
                 for path in _script_edits(cmd, state):
                     events.append(Event(EventKind.EDIT, rnd, msg.index, path=path, command=cmd, tool=call.name,
                                         via_shell=True))
-        for path in shell_reads(cmd):
+        read = shell_reads(cmd)
+        for path in read:
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
+        if len(read) == 1 and output and not failed:
+            state.views.seen(read[0], cmd, output)
         if output and "] " in output:
             for m in _GIT_COMMIT_OUT_LINES.finditer(output):
                 events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), commit_hash=m.group(1)))
@@ -1259,11 +1274,19 @@ def _git_reported(events: list[Event], rnd: int, msg: Message, call: ToolCall, c
 
 
 def _changes_by_path(call: ToolCall) -> dict[str, FileChange]:
-    """The call's file changes by path (a path's later change wins within one call)."""
+    """The call's file changes by path: a path's later whole write wins within one call, its edits add
+    up (`sed -i '157s/a/b/' f && sed -i '177s/c/d/' f` is one change of two hunks)."""
     try:
-        return {c.path: c for c in call_changes(call)}
+        changes = call_changes(call)
     except (ValueError, TypeError, re.error):  # a malformed payload loses its hunks, never the event
         return {}
+    out: dict[str, FileChange] = {}
+    for c in changes:
+        before = out.get(c.path)
+        if before is not None and not (before.whole or c.whole):
+            c = FileChange(c.path, before.hunks + c.hunks)
+        out[c.path] = c
+    return out
 
 
 def _with_reads_in(changes: dict[str, FileChange], state: _CommandState) -> dict[str, FileChange]:

@@ -27,7 +27,7 @@ LAYERS: list[set[str]] = [
     {"compaction", "compaction.memo", "compaction.model", "compaction.atomic", "compaction.redact", "compaction.memory_config",
      "compaction.config", "compaction.transcripts", "compaction.trust", "compaction.statedir",
      "compaction.escape", "compaction.mdsafe"},
-    {"compaction.shell", "compaction.git_output", "compaction.literal_heads", "compaction.edits", "compaction.data_leaves",
+    {"compaction.shell", "compaction.git_output", "compaction.literal_heads", "compaction.edits", "compaction.line_views", "compaction.data_leaves",
      "compaction.edit_owner", "compaction.events", "compaction.tokens", "compaction.store",
      "compaction.cache",
      "compaction.lexical", "compaction.budget", "compaction.llm", "compaction.shipped", "compaction.discovery",

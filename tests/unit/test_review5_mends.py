@@ -120,7 +120,7 @@ def test_an_edit_whose_new_text_is_its_old_one_is_no_change() -> None:
     _edit(msgs, "a", "dist/validators/index.d.ts", "export * from './a.js';\n", "export * from './a.js';\n")
     t = _transcript(msgs)
     modified = [f.text for f in _facts(t) if f.section is Section.MODIFIED]
-    assert modified == ["`dist/validators/index.d.ts`: edit applied, its text unchanged (the new text was the old one) (r1)"]
+    assert modified == ["`dist/validators/index.d.ts`: edited to no effect (its text as it was) (r1)"]
     assert not [f for f in _facts(t) if f.section is Section.CHANGES]
 
 
@@ -152,3 +152,32 @@ def test_a_checklist_item_a_later_request_took_up_says_so() -> None:
     dag = next(t for t in nexts if "DAG stubs" in t)
     assert "then r2: “DAG scaffolding for the core”" in dag, nexts
     assert not any("then r" in t for t in nexts if "Documentation" in t)
+
+
+VIEW = "\n".join(f"{n:>6}\t{text}" for n, text in [
+    (1046, "        self : estimator instance"), (1047, "            Estimator instance."), (1048, '        """'),
+    (1049, "        super().set_output(transform=transform)"), (1050, "        for _, step, _ in self._iter():")])
+
+
+def test_a_line_addressed_substitution_whose_line_held_no_such_text_changed_nothing() -> None:
+    msgs = [Message(0, Role.USER, "forward kwargs in FeatureUnion.set_output")]
+    _shell(msgs, "v", "nl -ba sklearn/pipeline.py | sed -n '1046,1050p'", VIEW)
+    _shell(msgs, "s", "sed -i '1048s/super().set_output(transform=transform)/super().set_output(transform=transform, "
+                      "**kwargs)/' sklearn/pipeline.py && sed -i '1049s/transform=transform)/transform=transform, x)/' "
+                      "sklearn/pipeline.py", "")
+    edits = [e for e in extract_events(_transcript(msgs)) if e.kind is EventKind.EDIT]
+    assert [(e.missed, [h.context for h in e.hunks]) for e in edits] == [(1, ["line 1049"])]  # 1048 is the `"""`
+    done = next(f.text for f in _facts(_transcript(msgs)) if f.section is Section.COMPLETED and "sed -i" in f.text)
+    assert "1 of 2 substitutions changed nothing" in done, done
+
+
+def test_a_substitution_a_later_view_shows_without_its_text_changed_nothing() -> None:
+    msgs = [Message(0, Role.USER, "silence the warning in _has_matcher")]
+    _shell(msgs, "s", "sed -i '1187s/return arg == self/return False/' sympy/core/basic.py", "")
+    _shell(msgs, "v", "nl -ba sympy/core/basic.py | sed -n '1185,1188p'",
+           "  1185\t        \"\"\"Helper for .has()\"\"\"\n  1186\t        return self.__eq__\n  1187\n"
+           "  1188\t    def replace(self, query, value):")
+    edit = next(e for e in extract_events(_transcript(msgs)) if e.kind is EventKind.EDIT)
+    assert edit.unchanged and not edit.hunks
+    modified = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.MODIFIED]
+    assert modified == ["`sympy/core/basic.py`: edited to no effect (its text as it was) (r1)"], modified

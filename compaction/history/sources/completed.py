@@ -77,6 +77,14 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             score = 65
         folded[ident] = _Runs(Fact(Section.COMPLETED, key, [e.round], score=score, test=bool(is_test)), command,
                             outcomes=[(e.round, outcome)] if outcome else [])
+    missed: dict[tuple[int, str | None], list[int]] = {}  # (round, command) -> [substitutions missed, made]
+    for e in ctx.events:
+        if e.missed:
+            missed[(e.round, e.command)] = [0, 0]
+    for e in ctx.events:
+        if missed and e.via_shell and e.kind in _CHANGES and (counts := missed.get((e.round, e.command))):
+            counts[0] += e.missed
+            counts[1] += e.missed + sum(1 for h in e.hunks if h.fragment)
     said = _said_by_changes(ctx)
     told = _told_by_commits(folded, commits)
     singles: list[Fact] = []  # state-changing commands run once: those of one round share a line
@@ -90,6 +98,9 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             outcome = "".join(f"{o} (r{r})" for r, o in runs.outcomes[-6:])
         else:
             outcome = runs.outcomes[0][1] if runs.outcomes else ""
+        counts = missed.get((f.rounds[0], runs.command)) if runs.count == 1 else None
+        if counts:  # `sed -i '1187s/a/b/'` whose line held no `a`
+            outcome += NO_EFFECT if counts[0] >= counts[1] else f" → {counts[0]} of {counts[1]}{SOME_NO_EFFECT}"
         chain = _chain(key, runs.command)
         shown, more = chain if chain else (key, "")
         if len(shown) > COMMAND_CHARS and not f.test:  # its tail the change records of its rounds already tell
@@ -109,6 +120,9 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     return facts
 
 
+NO_EFFECT = " → changed nothing (the line it addressed held no such text)"
+SOME_NO_EFFECT = " substitutions changed nothing (the lines they addressed held no such text)"
+_CHANGES = frozenset({EventKind.WRITE, EventKind.EDIT, EventKind.DELETE})
 _REFUSED_RE = re.compile(r"\W{0,3}" + USER_REJECTED_SENTENCE)
 _TRIMMERS = frozenset({"head", "tail"})  # what only shortens a command's output for the reader
 _WRITERS = frozenset({"cat", "echo", "printf", "tee"})  # what writes a file by its redirection

@@ -19,7 +19,7 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
 
 SCRATCH = ("created then removed", "edited, then reverted")
-UNCHANGED = "edit applied, its text unchanged (the new text was the old one)"
+UNCHANGED = "edited to no effect (its text as it was)"
 _INFERRED = " (file inferred: the export names none)"
 _HEAD_RE = re.compile(r"`[^`]*`(?: \([^()]*\))?")  # a change record's file (backticks escaped in it), its counts
 _CHANGES = (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.REVERT)
@@ -33,7 +33,7 @@ class _FileHistory:
     named: bool = False  # some change to it named the file (not only inferred from a patch's content)
     renamed_from: str | None = None  # the path it was changed under before a `mv` moved it here
     edits: list[Event] = field(default_factory=list)  # its edits whose text the export did not keep
-    unchanged: bool = False  # every change of it was an edit whose new text was its old one
+    unchanged: list[int] = field(default_factory=list)  # rounds of its edits that left its text as it was
 
     def follows(self, earlier: _FileHistory) -> None:
         self.rounds[:0] = earlier.rounds
@@ -59,11 +59,13 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                 files[path].last = e.round
             continue
         info = files.setdefault(path, _FileHistory())
+        if e.unchanged:  # told only of a file no other change touched
+            info.unchanged.append(e.round)
+            continue
         info.rounds.append(e.round)
         info.kinds.append(e.kind)
         info.last = e.round
         info.named = info.named or not e.inferred
-        info.unchanged = e.unchanged if len(info.kinds) == 1 else info.unchanged and e.unchanged
         if e.kind is EventKind.EDIT and not e.hunks:
             info.edits.append(e)
     facts: list[Fact] = []
@@ -71,10 +73,14 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
     logs = logs_of(ctx)  # edits thrown away by a stash, a reset or aider's /undo too
     carried = gists(ctx)  # what each file's change comes to, from its change record
     for path, info in files.items():
+        if not info.kinds:  # every change of it left its text as it was
+            facts.append(Fact(Section.MODIFIED, f"`{path}`: {UNCHANGED} {cite(info.unchanged)}", info.unchanged,
+                              score=30, essential=True, short=f"`{path}` {cite(info.unchanged[-1:])}", path=path))
+            continue
         kinds = info.kinds
         if set(kinds) == {EventKind.DELETE} and not re.search(r"\.\w+$", path):
             continue  # `rm -rf some_dir`: a folder the transcript never showed being filled
-        what = _what_happened(kinds) if not info.unchanged else UNCHANGED
+        what = _what_happened(kinds)
         log = logs.get(path)
         if log is not None and log.edits and not log.deleted and what not in SCRATCH:
             if not log.kept:

@@ -1,0 +1,154 @@
+"""Each file's lines by number, as the session's last read of them showed them (`nl -ba f | sed -n
+'a,bp'`, `cat -n f`, `grep -n pat f`, `sed -n 'a,bp' f`, an editor's numbered view).
+
+Why: an agent that edits by line number (`sed -i '1187s/return arg == self/…/'`) often aims at the
+wrong line; sed then changes nothing and says nothing, and the session reads on as if the change were
+made. The line's text as the agent last saw it, when no change of the file came between, says whether
+the substitution could match there: one that could not is no change of the file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from compaction.edits import Hunk, same_file
+
+# `  1187\t    return arg == self` (nl, cat -n, an editor's view), `1187:    return …` / `1185-  …` (grep -n)
+_NUMBERED_RE = re.compile(r"^\s*(\d{1,7})(?:(?:\t|[:-](?=\S|\s)| {2,}|\s*→)(.*))?$")  # a bare number: an empty line
+# `sed -n '1180,1190p' f` alone: its lines are numbered from the range's first
+_SED_RANGE_RE = re.compile(r"^\s*sed\s+-n\s+['\"]?(\d+),(\d+)p['\"]?\s+\S+\s*$")
+MIN_NUMBERED = 0.8  # of an output's non-empty lines, the share that must carry a number
+MAX_LINES_KEPT = 4000  # of one file's view
+
+
+class Change(Protocol):
+    """A file change as the views need it (`events.Event`): its hunks, and whether it left the file as it was."""
+
+    hunks: tuple[Hunk, ...]
+    unchanged: bool
+    missed: int
+
+
+@dataclass
+class LineViews:
+    """The files' numbered lines as last seen, forgotten when the file changes; and the line-addressed
+    substitutions since a file's last other change, which a later view of their lines checks."""
+
+    lines: dict[str, dict[int, str]] = field(default_factory=dict)
+    pending: dict[str, list[Change]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.lines)
+
+    def seen(self, path: str, command: str, output: str) -> None:
+        """Take a read's output as the file's lines where it numbers them (or a `sed -n 'a,bp'` does);
+        a pending substitution whose line the view shows without its new text changed nothing."""
+        numbered = _numbered(command, output)
+        if not numbered:
+            return
+        for p in [p for p in self.pending if same_file(p, path)]:
+            for change in self.pending[p]:
+                kept = tuple(h for h in change.hunks if not _not_landed(h, numbered))
+                if len(kept) < len(change.hunks):
+                    change.missed += len(change.hunks) - len(kept)
+                    change.hunks = kept
+                    change.unchanged = not kept
+        known = self.lines.setdefault(path, {})
+        known.update(numbered)
+        if len(known) > MAX_LINES_KEPT:
+            self.lines[path] = numbered
+
+    def forget(self, path: str) -> None:
+        for p in [p for p in self.lines if same_file(p, path)]:
+            del self.lines[p]
+        for p in [p for p in self.pending if same_file(p, path)]:
+            del self.pending[p]
+
+    def changed(self, path: str, change: Change) -> None:
+        """A change of `path` made: its lines may have moved (forgotten); a line-addressed substitution
+        in it waits for a view of its line."""
+        self.forget(path)
+        if any(_addressed(h) for h in change.hunks):
+            self.pending[path] = [change]
+
+    def _line(self, path: str, number: int) -> str | None:
+        for p, known in self.lines.items():
+            if same_file(p, path) and number in known:
+                return known[number]
+        return None
+
+    def misses(self, path: str, hunk: Hunk) -> bool:
+        """A line-addressed substitution whose pattern the line, as last seen, does not match."""
+        number = _addressed(hunk)
+        pattern = _bre(hunk.removed[0]) if number else None
+        line = self._line(path, number) if pattern is not None else None
+        return line is not None and pattern is not None and pattern.search(line) is None
+
+    def missed(self, path: str, hunks: tuple[Hunk, ...]) -> int:
+        return sum(self.misses(path, h) for h in hunks)
+
+
+def _bre(pattern: str) -> re.Pattern[str] | None:
+    """A sed basic regular expression as Python's (`\\(` groups, `(` is literal, `.` `*` `^` `$` `[…]` as
+    they are); None when it cannot be read (it is then not judged)."""
+    if not pattern:
+        return None
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            out.append(nxt if nxt in "(){}|+?" else "\\t" if nxt == "t" else re.escape(nxt) if not nxt.isalnum()
+                       else "\\" + nxt)
+            i += 2
+            continue
+        if ch == "[":  # a bracket expression, as it is
+            end = pattern.find("]", i + 2)
+            if end < 0:
+                return None
+            out.append(pattern[i:end + 1])
+            i = end + 1
+            continue
+        out.append(ch if ch in ".*^$" else re.escape(ch))
+        i += 1
+    try:
+        return re.compile("".join(out))
+    except re.error:
+        return None
+
+
+def _addressed(hunk: Hunk) -> int:
+    """The line number a substitution (`sed 'Ns/a/b/'`) is addressed to, 0 if none."""
+    if hunk.fragment and hunk.removed and hunk.context and hunk.context.startswith("line "):
+        number = hunk.context[5:]
+        return int(number) if number.isdigit() else 0
+    return 0
+
+
+def _not_landed(hunk: Hunk, numbered: dict[int, str]) -> bool:
+    """A view after the substitution shows its line without the text it put there."""
+    number = _addressed(hunk)
+    new = hunk.added[0] if number and hunk.added else ""
+    if not new.strip() or number not in numbered or "&" in new or "\\" in new:
+        return False
+    return new not in numbered[number]
+
+
+def _numbered(command: str, output: str) -> dict[int, str]:
+    lines = output.splitlines()
+    rng = _SED_RANGE_RE.match(command) if command else None
+    if rng and "|" not in command:
+        first = int(rng.group(1))
+        return {first + i: ln for i, ln in enumerate(lines[: int(rng.group(2)) - first + 1])}
+    found: dict[int, str] = {}
+    filled = [ln for ln in lines if ln.strip()]
+    texts = 0  # numbered lines with text after the number (a file of bare numbers is no numbered view)
+    for ln in filled:
+        m = _NUMBERED_RE.match(ln)
+        if m:
+            found[int(m.group(1))] = m.group(2) or ""
+            texts += m.group(2) is not None
+    return found if texts and len(found) >= MIN_NUMBERED * len(filled) else {}
