@@ -1129,17 +1129,18 @@ def _script_edits(cmd: str, state: _CommandState) -> list[str]:
     for name in scripts_run(cmd):
         path = state.written_as.get(name)
         lines = state.written.get(path) if path else None
-        if not lines:
-            continue
-        text = "\n".join(lines)
-        if "open(" not in text and "write" not in text:
-            continue
-        read = {next(g for g in m.groups() if g).removeprefix("./") for m in _SCRIPT_READ_RE.finditer(text)}
-        targets = [m.group(1) for rx in (_PY_OPEN_W_RE, _WRITE_TEXT_RE, _JS_WRITE_RE) for m in rx.finditer(text)]
-        for target in dict.fromkeys(t.removeprefix("./") for t in targets):
-            if target in read and target not in found:
-                found.append(target)
+        if lines:
+            found += [t for t in rewrites_in_place("\n".join(lines)) if t not in found]
     return found
+
+
+def rewrites_in_place(script: str) -> list[str]:
+    """The files a script's text reads and opens again for writing: what running it edits."""
+    if "open(" not in script and "write" not in script:
+        return []
+    read = {next(g for g in m.groups() if g).removeprefix("./") for m in _SCRIPT_READ_RE.finditer(script)}
+    targets = [m.group(1) for rx in (_PY_OPEN_W_RE, _WRITE_TEXT_RE, _JS_WRITE_RE) for m in rx.finditer(script)]
+    return [t for t in dict.fromkeys(t.removeprefix("./") for t in targets) if t in read]
 
 
 def _moves(cmd: str, writes: list[tuple[EventKind, str]], events: list[Event], state: _CommandState,

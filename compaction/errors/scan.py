@@ -28,6 +28,7 @@ from compaction.events import (
     is_state_changing,
     parse_test_summary,
     results_of_calls,
+    rewrites_in_place,
     shell_reads,
     shell_writes,
     unapplied_block,
@@ -131,6 +132,24 @@ class _State:
         self.fix_started = False
         self.target_ids: set[str] = set()
         self.stashed = False  # a `git stash` not yet popped: runs now see the code before the session's changes
+        self.scripts: dict[str, str] = {}  # a script's file name -> its text, as the session last wrote it whole
+
+    def script_targets(self, call: ToolCall) -> list[str]:
+        """Remember a script the call wrote whole; the files a run of the session's own script rewrites
+        in place (`python update_offsetbox_v2.py`, which reads `offsetbox.py` and writes it again)."""
+        cmd = call.command or ""
+        if call.kind == ToolKind.WRITE or (cmd and "<<" in cmd):
+            for change in call_changes(call):
+                if change.whole and change.hunks:
+                    self.scripts[file_name(change.path)] = "\n".join(change.hunks[0].added)
+            return []
+        if not (self.scripts and cmd and call.kind == ToolKind.SHELL):
+            return []
+        found: list[str] = []
+        for name in scripts_run(cmd):
+            text = self.scripts.get(file_name(name))
+            found += [t for t in rewrites_in_place(text) if t not in found] if text else []
+        return found
 
     def stashed_for(self, call: ToolCall | None, output: str = "") -> bool:
         """Whether the call's run saw the code without the session's changes: a run after `git stash` in the
@@ -309,6 +328,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     state = _State()
     records: dict[str, ErrorRecord] = {}
     calls_of: dict[int, ToolCall] = {}  # id(occurrence) -> the call whose result it is (what a retry changed)
+    script_edits: dict[int, list[str]] = {}  # id(call) -> the files its run of the session's own script rewrote
     if not transcript.rounds:  # a hand-built transcript: group it the way load_transcript does
         transcript.rounds = group_rounds(transcript.messages)
     for rnd in transcript.rounds:
@@ -322,6 +342,8 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
                 continue
             for call in msg.tool_calls:
                 state.note_call(call)
+                if targets := state.script_targets(call):
+                    script_edits[id(call)] = targets
             if msg.tool_results:
                 calls = _calls_for(msg, round_calls, calls_by_id)
                 for i, res in enumerate(msg.tool_results):
@@ -348,7 +370,8 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
                 state.target_ids.add(h.id)
     out = merge_consequences(list(records.values()))
     _unasked_targets(out, transcript)
-    cache: _ResultsCache = {}  # each round's calls and results, paired once for every record's solution
+    cache = _ResultsCache()  # each round's calls and results, paired once for every record's solution
+    cache.script_edits = script_edits
     timeline = _LazyTimeline(transcript)  # the files' changes, read once, when a record's fix first asks
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
@@ -1086,7 +1109,11 @@ def _succeeded(res: ToolResult | None) -> bool:
 _CRASH_RE = re.compile(r"^(?:Traceback \(most recent call last\):|[A-Za-z_][\w.]*(?:Error|Exception): )", re.M)
 
 
-_ResultsCache = dict[int, dict[int, ToolResult | None]]
+class _ResultsCache(dict[int, dict[int, ToolResult | None]]):
+    """Each round's calls paired with their results (by id of the round), once per scan; and the files
+    each run of the session's own script rewrote (by id of the call), found by the scan's walk."""
+
+    script_edits: dict[int, list[str]] = {}  # noqa: RUF012 (a class default, replaced per scan)
 
 
 def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolResult | None]:
@@ -1155,6 +1182,10 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                     reruns.append((rnd.number, call.command or "", _succeeded(res), res))
                 else:
                     changes += [(rnd.number, p, call, results.get(id(call)), False) for p in _written_paths(call)]
+                    if cache is not None and id(call) in cache.script_edits and _succeeded(results.get(id(call))):
+                        # its script rewrote the file in place (a run that failed may have stopped before)
+                        changes += [(rnd.number, p, call, results.get(id(call)), True)
+                                    for p in cache.script_edits[id(call)]]
                     if broke:  # an error an edit caused: putting the file back ends it
                         changes += [(rnd.number, p, call, results.get(id(call)), True) for p in _restored_paths(call)]
     said = _said_again(last)

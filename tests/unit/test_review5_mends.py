@@ -181,3 +181,20 @@ def test_a_substitution_a_later_view_shows_without_its_text_changed_nothing() ->
     assert edit.unchanged and not edit.hunks
     modified = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.MODIFIED]
     assert modified == ["`sympy/core/basic.py`: edited to no effect (its text as it was) (r1)"], modified
+
+
+def test_running_the_sessions_own_script_that_rewrites_a_file_is_the_edit_a_fix_credits() -> None:
+    from compaction.errors import scan_transcript
+
+    script = ("with open('lib/offsetbox.py') as f:\n    lines = f.readlines()\n"
+              "lines.insert(10, '    def connect(self):\\n')\n"
+              "with open('lib/offsetbox.py', 'w') as f:\n    f.writelines(lines)\n")
+    msgs = [Message(0, Role.USER, "make the draggable legend picklable")]
+    _shell(msgs, "a", "python reproduce.py", "Traceback (most recent call last):\n  File \"reproduce.py\", line 1, in <module>\n"
+                                           "ImportError: cannot import name 'DraggableOffsetBox' from 'lib.offsetbox'")
+    _shell(msgs, "b", "ls", "lib\nreproduce.py")
+    _shell(msgs, "c", f"cat <<'EOF' > update_offsetbox.py\n{script}EOF", "")
+    _shell(msgs, "d", "python update_offsetbox.py", "")
+    _shell(msgs, "e", "python reproduce.py", "Pickled OK")
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if "ImportError" in r.id)
+    assert rec.solution and "(r4)" in rec.solution and "passed (r5)" in rec.solution, rec.solution
