@@ -1362,9 +1362,10 @@ def _still_reproduced(transcript: Transcript, rec: ErrorRecord, cache: _ResultsC
 
 
 def _repro_passed(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache | None = None) -> str:
-    """A target bug no later run printed again: the last run of a reproduction script (its own or a
-    later version, `reproduction_script_v2.py`) after an edit of the work that ended well (the last: an
-    earlier clean run may have tried a change later reverted)."""
+    """A target bug no later run printed again: the first run of a reproduction script (its own or a
+    later version, `reproduction_script_v2.py`) that ended well after the last edit of the work (an
+    earlier clean run may have tried a change later reverted; a later one may check another case, as a
+    `reproduction_script_default.py` that checks the default is unchanged)."""
     last = rec.occurrences[-1]
     said = _said_again(last)
     edited = False
@@ -1375,8 +1376,9 @@ def _repro_passed(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache
             for call in msg.tool_calls:
                 path = _edit_path(call)
                 if path and not _REPRO_NAME.search(path) and not _failed(results.get(id(call))):
-                    edited = True
-                elif edited and call.command and any(_REPRO_NAME.search(n) for n in scripts_run(call.command)):
+                    edited, found = True, ""
+                elif edited and not found and call.command \
+                        and any(_REPRO_NAME.search(n) for n in scripts_run(call.command)):
                     res = results.get(id(call))
                     if _succeeded(res) and res is not None and res.content.strip() and not (said and said in res.content):
                         found = f"then the reproduction `{_as_run(call.command)}` ran clean (r{rnd.number})"

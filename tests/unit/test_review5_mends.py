@@ -198,3 +198,19 @@ def test_running_the_sessions_own_script_that_rewrites_a_file_is_the_edit_a_fix_
     _shell(msgs, "e", "python reproduce.py", "Pickled OK")
     rec = next(r for r in scan_transcript(_transcript(msgs)) if "ImportError" in r.id)
     assert rec.solution and "(r4)" in rec.solution and "passed (r5)" in rec.solution, rec.solution
+
+
+def test_a_target_bugs_end_is_the_first_clean_reproduction_after_the_last_edit() -> None:
+    from compaction.errors import scan_transcript
+    from compaction.errors.scan import _repro_passed
+
+    msgs = [Message(0, Role.USER, "set_output should preserve dtypes: the float16 column comes back float64")]
+    _shell(msgs, "a", "python reproduction_script.py",
+           "Traceback (most recent call last):\n  File \"reproduction_script.py\", line 9, in <module>\n"
+           "AssertionError: Column petal has dtype float64, expected float16")
+    _edit(msgs, "b", "sklearn/utils/_set_output.py", "def _wrap(data, columns):", "def _wrap(data, columns, dtypes=None):")
+    _shell(msgs, "c", "python reproduction_script_v2.py", "petal    float16\nOK: dtypes preserved")
+    _shell(msgs, "d", "python reproduction_script_default.py", "petal    float64\nOK: the default is unchanged")
+    t = _transcript(msgs)
+    rec = next(r for r in scan_transcript(t) if r.target_bug)
+    assert _repro_passed(t, rec) == "then the reproduction `python reproduction_script_v2.py` ran clean (r3)"
