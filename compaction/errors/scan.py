@@ -381,6 +381,30 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     return out
 
 
+OWN_TESTS_NAMED = 3
+
+
+def _own_failures_gone(rec: ErrorRecord, base: Occurrence, last: Occurrence) -> str:
+    """In a record whose last failure is pre-existing (`base`, a run with the changes stashed, failed the
+    same way), the tests that failed between but neither there nor in the last run: the session's own
+    failures, gone by the last run. Why: one record said "pre-existing" of tests the session broke."""
+    if not (base.tests and last.tests) or not set(last.tests) <= set(base.tests):
+        return ""
+    own: dict[str, list[int]] = {}
+    for o in rec.occurrences:
+        if o.round > base.round:
+            for t in o.tests:
+                if t not in base.tests and t not in last.tests:
+                    own.setdefault(t, []).append(o.round)
+    if not own:
+        return ""
+    rounds = sorted({r for rs in own.values() for r in rs})
+    names = ", ".join(f"`{label_of_test(t)}`" for t in list(own)[:OWN_TESTS_NAMED])
+    names += f" +{len(own) - OWN_TESTS_NAMED}" if len(own) > OWN_TESTS_NAMED else ""
+    span = f"r{rounds[0]}" + (f"-r{rounds[-1]}" if len(rounds) > 1 else "")
+    return f"the session's own failures ({names}, {span}) no longer failed at r{last.round}"
+
+
 def _same_failure(a: Occurrence, b: Occurrence) -> bool:
     """Two occurrences of one failure: a test they share, else the same message line."""
     if a.tests and b.tests:
@@ -1574,6 +1598,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     base = next((o for o in rec.occurrences if o.baseline and _same_failure(o, last)), None)
     if base is not None:  # the code before the session's changes failed so too: not the session's doing
         parts.append(f"pre-existing: it failed with the session's changes stashed too (r{base.round})")
+        own = _own_failures_gone(rec, base, last)
+        if own:
+            parts.append(own)
     final_round = transcript.rounds[-1].number if transcript.rounds else last.round
     if rec.id == "ERR_TOOL_UserRejected" and (said := _user_said_after(transcript, last.message)):
         parts.append(f"the user said: “{said}”")

@@ -214,3 +214,24 @@ def test_a_target_bugs_end_is_the_first_clean_reproduction_after_the_last_edit()
     t = _transcript(msgs)
     rec = next(r for r in scan_transcript(t) if r.target_bug)
     assert _repro_passed(t, rec) == "then the reproduction `python reproduction_script_v2.py` ran clean (r3)"
+
+
+def test_failures_the_session_caused_inside_a_pre_existing_record_are_told_gone() -> None:
+    """mini-sympy: test_leadterm (r94-r122) was the session's own failure; the record said all of it pre-existing."""
+    from compaction.errors import scan_transcript
+
+    def failing(*tests: str) -> str:
+        heads = "".join(f"___ {t} ___\nE   AssertionError: assert 2 == 3\n" for t in tests)
+        tails = "".join(f"FAILED tests/test_expr.py::{t} - AssertionError: assert 2 == 3\n" for t in tests)
+        return f"{heads}{tails}{len(tests)} failed, 3 passed in 0.1s"
+
+    msgs = [Message(0, Role.USER, "return NotImplemented from __eq__")]
+    _edit(msgs, "e", "sympy/core/basic.py", "return False", "return NotImplemented")
+    _shell(msgs, "a", "pytest sympy/core/tests/test_expr.py", failing("test_action_verbs"))
+    _shell(msgs, "b", "git stash && pytest sympy/core/tests/test_expr.py; git stash pop", failing("test_action_verbs"))
+    _edit(msgs, "f", "sympy/core/numbers.py", "raise TypeError", "return NotImplemented")
+    _shell(msgs, "c", "pytest sympy/core/tests/test_expr.py", failing("test_action_verbs", "test_leadterm"))
+    _edit(msgs, "g", "sympy/core/basic.py", "return self.__eq__", "return lambda arg: arg == self")
+    _shell(msgs, "d", "pytest sympy/core/tests/test_expr.py", failing("test_action_verbs"))
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_AssertionError")
+    assert "the session's own failures (`test_leadterm`, r5) no longer failed at r7" in rec.solution, rec.solution
