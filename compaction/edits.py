@@ -784,6 +784,9 @@ def refused(result: str) -> bool:
 _TAGGED_FENCE_RE = re.compile(r"```[^\s`]+\n.*?(?:```|\Z)", re.DOTALL)
 
 
+AFTER_EDIT = "after the edit"  # the place of a hunk that is an edit's text after it (`Hunk.shown`), old text unknown
+
+
 def result_changes(call: ToolCall, result: str) -> list[FileChange]:
     """A write or edit whose arguments carry no payload (an exporter kept only the result): what the
     result shows it did — a written file's content echoed in a fenced block, or an editor's
@@ -805,8 +808,10 @@ def result_changes(call: ToolCall, result: str) -> list[FileChange]:
         if shown:
             return shown
     shown = shown_text(result)
-    if shown:
-        return [FileChange(path, (Hunk((), _lines(shown)),), whole=call.kind == "write")]
+    if shown and call.kind == "write":
+        return [FileChange(path, (Hunk((), _lines(shown)),), whole=True)]
+    if shown:  # an edit's text after it, its old text unknown: what the text holds, not what it added
+        return [FileChange(path, (Hunk((), (), AFTER_EDIT, shown=_lines(shown)),))]
     if call.kind == "write":
         blocks = [b.group(2) for b in _FENCE_LINES.finditer(result)]
         body = max(blocks, key=len, default="")

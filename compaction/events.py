@@ -1222,7 +1222,7 @@ def _known_texts(events: list[Event], read_text: dict[str, list[str]]) -> dict[s
         if taken >= _KNOWN_TEXTS:
             break
         if e.path and e.kind in (EventKind.WRITE, EventKind.EDIT) and not e.failed and e.hunks:
-            texts = ["\n".join(h.added) for h in e.hunks if h.added]
+            texts = ["\n".join(h.added or h.shown) for h in e.hunks if h.added or h.shown]
             known.setdefault(e.path.split("#", 1)[0], []).extend(texts)
             taken += len(texts)
     return known
@@ -1257,8 +1257,9 @@ def _file_text(events: list[Event], path: str) -> str | None:
             content = "\n".join(e.hunks[0].added)
             continue
         replayed = replay(content, e.hunks) if content is not None else None
-        if replayed is None:
-            new = [h.source[1] if h.source else "\n".join(h.added) for h in e.hunks if h.source or h.added]
+        if replayed is None:  # (an edit's text after it, where the export kept only that: `Hunk.shown`)
+            new = [h.source[1] if h.source else "\n".join(h.added or h.shown) for h in e.hunks
+                   if h.source or h.added or h.shown]
             replayed = "\n".join(new) or None
         content = replayed
     return content

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from compaction.answer_options import labeled_first, options_in
-from compaction.edits import call_changes, definitions, read_in, result_changes, same_file, shown_text
+from compaction.edits import AFTER_EDIT, call_changes, definitions, read_in, result_changes, same_file, shown_text
 from compaction.errors.advice import MODEL_SIDE, advise
 from compaction.errors.classify import Hit, classify, json_diagnostics
 from compaction.errors.episodes import earlier_episodes, label_of_test
@@ -804,12 +804,12 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
         changes = tuple(read_in(c, reads) for c in changes)
     if not changes and result is not None and result.content and not result.is_error:
         changes = result_changes(call, result.content) if call.path else []
-        shown = shown_text(result.content) if not changes else ""
-        if shown:  # the new text, its file and old text unknown here: named by what it defines, or its first line
+        after = [h for c in changes for h in c.hunks if h.shown and h.context == AFTER_EDIT]
+        shown = "\n".join(after[0].shown) if after else "" if changes else shown_text(result.content)
+        if shown:  # the text after the edit, its old text unknown: named by a definition it holds, never by
+            # its first line (a whole file's first line is no change of it)
             defined = definitions(shown.splitlines())
-            first = next((ln.strip() for ln in shown.splitlines() if len(ln.strip()) > 2), "")
-            return (f"new text of `{defined[0]}`" if defined else f"new text `{first}`" if first and len(first) <= 100
-                    else "")
+            return f"new text of `{defined[0]}`" if defined else ""
     # the hunk that touches the error's names first (`ann2.get_draggable()` among three), then a hunk of code
     # before one of comments only (`// MapStruct Mapper definition` removed above the interface that went)
     changes = [replace(c, hunks=tuple(sorted(c.hunks, key=lambda h: (not _touches(names, h.removed, h.added),

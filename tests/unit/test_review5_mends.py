@@ -235,3 +235,15 @@ def test_failures_the_session_caused_inside_a_pre_existing_record_are_told_gone(
     _shell(msgs, "d", "pytest sympy/core/tests/test_expr.py", failing("test_action_verbs"))
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_AssertionError")
     assert "the session's own failures (`test_leadterm`, r5) no longer failed at r7" in rec.solution, rec.solution
+
+
+def test_an_edit_whose_export_kept_only_the_text_after_it_says_what_that_text_holds_not_what_it_added() -> None:
+    """Copilot's applyPatch in SpecStory shows the whole file after the patch: its first lines are no additions."""
+    msgs = [Message(0, Role.USER, "fix the unused catalog entries")]
+    after = "```yaml\ncatalogMode: prefer\ncleanupUnusedCatalogs: true\n\npackages:\n  - packages/*\n```"
+    _call(msgs, ToolCall("copilot_applyPatch", {"path": "pnpm-workspace.yaml"}, "p", ToolKind.EDIT,
+                         path="pnpm-workspace.yaml"), after)
+    facts = _facts(_transcript(msgs))
+    said = " ".join(f.full_text or f.text for f in facts if f.section in (Section.MODIFIED, Section.CHANGES))
+    assert "its text after the edit holds" in said and "(the old text not shown)" in said, said
+    assert "+ " not in said and "catalogMode: prefer'" not in said, said

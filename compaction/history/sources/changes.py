@@ -24,6 +24,7 @@ from difflib import SequenceMatcher
 from compaction import data_leaves
 from compaction.edit_owner import known_code
 from compaction.edits import (
+    AFTER_EDIT,
     MAX_SETTINGS,
     Digest,
     Hunk,
@@ -924,6 +925,8 @@ def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False
         defs = definitions(h.shown)
         names = _identifiers_of(h.shown)
         around = ", ".join(f"`{x}`" for x in (defs + [n for n in names if n not in defs])[:6])
+        if h.context == AFTER_EDIT:  # the export kept the text after the edit only: what it holds, not what it added
+            return f"its text after the edit holds {around} (the old text not shown)" if around else ""
         return f"edited {h.context}" + (f" (around {around})" if around else "")
     bits: list[str] = []
     for h in fragments[:2]:
