@@ -58,13 +58,12 @@ def _commit(rnd: int, h: str, msg: str) -> Event:
     return Event(EventKind.COMMIT, rnd, 0, text=msg, commit_hash=h)
 
 
-def test_commits_in_a_run_share_a_line_and_a_message_the_change_records_tell_is_its_first_words():
+def test_commits_in_a_run_share_a_line_and_a_message_the_change_records_tell_is_its_hash():
     commits = [_commit(3, "aaaaaaa1", "feat: add SignalScorer"), _commit(4, "bbbbbbb2", "docs: update the notes"),
                _commit(9, "ccccccc3", "fix: correct the invoker import")]
     said = {4: "notes.md: edited — docs: update the notes file with the new steps"}
     runs = _commit_runs(commits, [6], said)  # another completed action at r6 ends the first run
-    # a bare hash beside another's message would read as sharing it
-    assert [f.text for f in runs] == ["Commits aaaaaaa “feat: add SignalScorer”, bbbbbbb “docs: update the…” (r3, r4)",
+    assert [f.text for f in runs] == ["Commits aaaaaaa “feat: add SignalScorer”, bbbbbbb (r3, r4)",
                                       "Commit ccccccc “fix: correct the invoker import” (r9)"]
 
 

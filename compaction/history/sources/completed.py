@@ -230,9 +230,6 @@ def _told_by_commits(folded: OrderedDict[str, _Runs], commits: list[Event]) -> d
     return out
 
 
-HELD_WORDS = 3  # of a commit message the change records already hold, said in a run of commits
-
-
 def _commit_runs(commits: list[Event], others: list[int], said: dict[int, str],
                  told: dict[str, tuple[int, str]] | None = None) -> list[Fact]:
     """Commits one line per run: consecutive commits with no other completed action between them, at
@@ -252,11 +249,7 @@ def _commit_runs(commits: list[Event], others: list[int], said: dict[int, str],
             ref = (e.commit_hash or "")[:HASH_CHARS]
             held = said.get(e.round, "")
             own = " (the user's edits)" if e.path else ""  # aider committed the user's own change to e.path
-            # a message the records hold: its first words only (a bare hash beside another's message reads as
-            # sharing it)
-            short = " ".join(e.text.split()[:HELD_WORDS])
-            named = (f"{ref} “{short}…”" if len(run) > 1 and short != e.text else ref) \
-                if held and ref and not overlap.adds(e.text, held) else f"{ref} “{e.text}”".strip()
+            named = ref if held and ref and not overlap.adds(e.text, held) else f"{ref} “{e.text}”".strip()
             parts.append(named + own + by_round.get(e.round, ""))
         rounds = [e.round for e in run]
         label = "Commit" if len(run) == 1 else "Commits"
