@@ -375,7 +375,8 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     timeline = _LazyTimeline(transcript)  # the files' changes, read once, when a record's fix first asks
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
-                                      escaped=_escaped_breaks(rec, calls_of), timeline=timeline)
+                                      escaped=_escaped_breaks(rec, calls_of), timeline=timeline,
+                                      probe=all(probed(calls_of.get(id(o)), o) for o in rec.occurrences))
         rec.earlier = earlier_fixes(rec, transcript, cache, calls_of)
         rec.avoidance = advise(rec)
     return out
@@ -1586,7 +1587,7 @@ def _escaped_breaks(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int
 
 def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,
                    failed_call: ToolCall | None = None, escaped: list[int] | None = None,
-                   timeline: _LazyTimeline | None = None) -> str:
+                   timeline: _LazyTimeline | None = None, probe: bool = False) -> str:
     """What ended the error — the edit that followed (file, key change; what its arguments changed
     from `failed_call`, the call that failed) and the command that then passed — with the
     assistant's own account of the cause; never the error text again. `escaped`: the rounds whose
@@ -1663,7 +1664,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         retry = (again[0], f"`{_as_run(again[1].command)}`" if again[1].command else "the same call", again[1])
     else:
         # a target bug's run shows the bug on purpose: another program's success after it ended nothing
-        retry = None if fix.round or around or rec.target_bug else _next_success(transcript, rec, last.round, cache)
+        retry = None if fix.round or around or rec.target_bug or probe else \
+            _next_success(transcript, rec, last.round, cache)
     still = _repro_passed(transcript, rec, cache) or _still_reproduced(transcript, rec, cache) \
         if rec.target_bug and not fix.round and not around else ""
     if still:
@@ -1681,16 +1683,34 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         parts.insert(len(parts) - (1 if why else 0),
                      f"then {what}{f' rerun with {changed}' if changed else ''} succeeded (r{rnd})")
     elif not fix.round and not around and not still:
-        later = _passed_later(transcript, rec, last.round, cache)
+        later = "" if probe else _passed_later(transcript, rec, last.round, cache)
         advised = _advised(transcript, last) if pasted and not later else None
         if advised:
             parts.append(advised)
         if later:
             parts.insert(len(parts) - (1 if why else 0), later)
+        elif probe:
+            parts.append(PROBE_NOTE)
         else:
             parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                          else f"no fix seen after r{last.round}")
     return "; ".join(parts)
+
+
+PROBE_NOTE = "a probe of a library's behaviour (a one-line `-c` script), no failure of the work to fix"
+# A one-line script run to try a library (`python3 -c "import idna; idna.encode('*')"`, `node -e …`)
+_ONE_LINER_RE = re.compile(r"^\s*(?:python[\d.]*|node|ruby|perl)\s+-[ce]\s")
+_FRAME_RE = re.compile(r'File "([^"]+)", line \d+')
+_ENVIRONMENT_PATH_RE = re.compile(r"site-packages|dist-packages|[\\/]lib[\\/]python\d|node_modules|^<")
+
+
+def probed(call: ToolCall | None, occ: Occurrence) -> bool:
+    """An error a one-line script raised inside a library (every frame of its traceback is the script's
+    `<string>` or an installed package's): the agent trying the library, not a failure of its work."""
+    if call is None or not call.command or not _ONE_LINER_RE.match(call.command):
+        return False
+    frames = _FRAME_RE.findall(occ.evidence or "")
+    return bool(frames) and all(_ENVIRONMENT_PATH_RE.search(f) for f in frames)
 
 
 def _edited(fix: Fix) -> str:

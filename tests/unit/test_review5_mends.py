@@ -247,3 +247,23 @@ def test_an_edit_whose_export_kept_only_the_text_after_it_says_what_that_text_ho
     said = " ".join(f.full_text or f.text for f in facts if f.section in (Section.MODIFIED, Section.CHANGES))
     assert "its text after the edit holds" in said and "(the old text not shown)" in said, said
     assert "+ " not in said and "catalogMode: prefer'" not in said, said
+
+
+def test_an_error_a_one_line_script_raised_inside_a_library_is_a_probe_not_a_failure_to_fix() -> None:
+    from compaction.errors import scan_transcript
+
+    trace = ('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+             '  File "/opt/env/lib/python3.9/site-packages/idna/core.py", line 277, in check_label\n'
+             "idna.core.InvalidCodepoint: Codepoint U+002A at position 1 of '*' not allowed")
+    own = ('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+           '  File "/testbed/requests/models.py", line 401, in prepare_url\n'
+           "requests.exceptions.InvalidURL: URL has an invalid label.")
+    msgs = [Message(0, Role.USER, "reject URLs with an empty label")]
+    _call(msgs, ToolCall("bash", {"command": (a := "python3 -c \"import idna; idna.encode('*')\"")}, "a", ToolKind.SHELL,
+                         a), trace, code=1)
+    _call(msgs, ToolCall("bash", {"command": (b := "python3 -c \"import requests; requests.get('http://.a')\"")}, "b",
+                         ToolKind.SHELL, b), own, code=1)
+    _shell(msgs, "c", "ls", "requests")
+    solutions = {r.id: r.solution for r in scan_transcript(_transcript(msgs))}
+    assert "a probe of a library's behaviour" in solutions["ERR_PY_InvalidCodepoint"]
+    assert not any("probe" in (s or "") for i, s in solutions.items() if i != "ERR_PY_InvalidCodepoint"), solutions
