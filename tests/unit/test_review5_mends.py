@@ -267,3 +267,11 @@ def test_an_error_a_one_line_script_raised_inside_a_library_is_a_probe_not_a_fai
     solutions = {r.id: r.solution for r in scan_transcript(_transcript(msgs))}
     assert "a probe of a library's behaviour" in solutions["ERR_PY_InvalidCodepoint"]
     assert not any("probe" in (s or "") for i, s in solutions.items() if i != "ERR_PY_InvalidCodepoint"), solutions
+
+
+def test_the_agent_planning_its_reply_is_no_reason_for_an_edit() -> None:
+    from compaction.history.sources.reasons import _REPLY_PLAN_RE
+
+    assert _REPLY_PLAN_RE.match("I'll explain the resolved error and summarize key changes like the alias in `x.js`")
+    assert _REPLY_PLAN_RE.match("Let me briefly summarize what `compile-runes.mjs` now does")
+    assert not _REPLY_PLAN_RE.match("I'll rename the `$` alias because vite-plugin-svelte reserves it")

@@ -258,7 +258,9 @@ def _edit_terms(path: str, events: list) -> set[str]:
     out: set[str] = set()
     stem = path.rsplit("/", 1)[-1]
     out.update(x.lower() for x in _IDENT_RE.findall(stem) if len(x) >= 3)
-    lines = [line[:300] for e in events for h in e.hunks for line in (*h.removed[:40], *h.added[:40], h.context or "")]
+    # (an edit whose export kept only its text after it: that text, `Hunk.shown`)
+    lines = [line[:300] for e in events for h in e.hunks
+             for line in (*h.removed[:40], *(h.added or h.shown)[:40], h.context or "")]
     for ident in set(_IDENT_RE.findall("\n".join(lines))):
         ident = ident.lower().lstrip("_$")
         if len(ident) >= 3 and ident not in _STOP:
@@ -363,12 +365,17 @@ class _Prose:
         s = _LIST_MARK_RE.sub("", " ".join(raw.replace("**", "").split())).strip()
         said = None
         if MIN_CHARS <= len(s) <= MAX_CHARS and not s.endswith(("?", "？", ":", "：")) and _CODE_HINT_RE.search(s) \
-                and not OFFER_RE.search(s):
+                and not OFFER_RE.search(s) and not _REPLY_PLAN_RE.match(s):
             said = _Statement(s, frozenset(_names(s)), len(_NUMBER_RE.findall(s)), bool(_causes(s, s.lower())))
         self.said[i] = said
         return said
 
 
+# The agent planning its reply, not its work ("I'll explain the resolved error and summarize key changes…",
+# a reasoning note before the answer): no reason for an edit
+_REPLY_PLAN_RE = re.compile(r"(?:I(?:'ll| will| need to| should| want to)|Let me|Next,? I(?:'ll| will)?|Now I(?:'ll| will))"
+                            r"\s+(?:\w+\s+){0,2}?(?:explain|summari[sz]e|mention|describe|outline|respond|reply|answer|"
+                            r"write up|wrap up|report|recap|clarify to|tell the user|let the user)\b", re.IGNORECASE)
 _LIST_MARK_RE = re.compile(r"^(?:[-*•>#]+|\d+[.)])\s*")  # a list item's marker, not a number the sentence opens with
 SEARCHED_TERMS = 24  # an edit's names searched for in each text, the longest (most specific) first
 
