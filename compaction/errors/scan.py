@@ -1691,10 +1691,36 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             parts.insert(len(parts) - (1 if why else 0), later)
         elif probe:
             parts.append(PROBE_NOTE)
+        elif rec.id not in _HARNESS_NOTES and (went_on := _went_on(transcript, last, failed_call, cache)):
+            parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})")
         else:
             parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                          else f"no fix seen after r{last.round}")
     return "; ".join(parts)
+
+
+WENT_ON_CHARS = 100
+_HARNESS_NOTES = frozenset({"ERR_TOOL_OutputTooLong"})  # a harness's note on a run's output: the run itself went on
+_ERRORISH_RE = re.compile(r"(?i)\b(?:error|fail\w*|denied|not found|no such|cannot|can't|unable|invalid|fatal|"
+                          r"exception|traceback|abort\w*)\b|^\(eval\)|^\S+: line \d+:")
+
+
+def _went_on(transcript: Transcript, occ: Occurrence, call: ToolCall | None, cache: _ResultsCache | None) -> str:
+    """The last line of a command's output that printed an error on its way and then ended well (its exit
+    status 0 or none, its last line no error: zsh's `(eval):1: no such file or directory` from backticks in
+    a PR body, then the PR's URL). Why: "no fix seen" of such an error reads as if the command failed."""
+    if call is None or not call.command or occ.round < 1 or occ.round > len(transcript.rounds):
+        return ""
+    rnd = transcript.rounds[occ.round - 1]
+    res = _round_results(rnd, cache).get(id(call)) if rnd.number == occ.round else None
+    if res is None or res.is_error or res.exit_code not in (None, 0) or not res.content:
+        return ""
+    lines = [ln.strip() for ln in res.content.strip().splitlines() if ln.strip() and not ln.strip().startswith("```")]
+    last = lines[-1] if lines else ""
+    said = _said_again(occ)
+    if not last or _ERRORISH_RE.search(last) or (said and said in last) or len(lines) < 2:
+        return ""
+    return last if len(last) <= WENT_ON_CHARS else last[:WENT_ON_CHARS].rsplit(" ", 1)[0] + "…"
 
 
 PROBE_NOTE = "a probe of a library's behaviour (a one-line `-c` script), no failure of the work to fix"

@@ -275,3 +275,15 @@ def test_the_agent_planning_its_reply_is_no_reason_for_an_edit() -> None:
     assert _REPLY_PLAN_RE.match("I'll explain the resolved error and summarize key changes like the alias in `x.js`")
     assert _REPLY_PLAN_RE.match("Let me briefly summarize what `compile-runes.mjs` now does")
     assert not _REPLY_PLAN_RE.match("I'll rename the `$` alias because vite-plugin-svelte reserves it")
+
+
+def test_an_error_a_command_printed_on_its_way_to_ending_well_says_it_went_on() -> None:
+    from compaction.errors import scan_transcript
+
+    msgs = [Message(0, Role.USER, "create a pull request of this branch")]
+    _call(msgs, ToolCall("bash", {"command": (c := 'gh pr create --title "Playbook" --body "Adds `docs/playbook/`"')},
+                         "a", ToolKind.SHELL, c),
+          "(eval):1: permission denied: docs/playbook/\nhttps://github.com/o/r/pull/22", code=None)
+    _shell(msgs, "b", "git status", "On branch feature")
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_TOOL_PermissionDenied")
+    assert "the command itself went on and ended with `https://github.com/o/r/pull/22` (r1)" in rec.solution, rec.solution
