@@ -221,6 +221,19 @@ def render_rounds(rounds: list[Round], per_round: list[list[_Piece]], cap: int |
                        for rnd, pieces in zip(rounds, per_round, strict=True))
 
 
+LAST_WORDS_FACTOR = 8  # of the cap: the agent's last words in the last round (a user's text has 4)
+
+
+def _last_words_kept(per_round: list[list[_Piece]]) -> None:
+    """The agent's last text in the last round is cut last of all: its closing report ("Changes complete:
+    … new `docs/playbook/human-roles-by-phase.md`") is where a successor learns the state the work is in."""
+    label = f"**{_ROLE_LABEL[Role.ASSISTANT]}**"
+    last = next((p for p in reversed(per_round[-1]) if p.elidable and p.text.strip() and p.prefix.startswith(label)),
+                None) if per_round else None
+    if last is not None:
+        last.cap_factor = max(last.cap_factor, LAST_WORDS_FACTOR)
+
+
 class TailRenderer:
     """Renders the kept rounds under any budget; every piece is encoded once, whatever the number
     of budgets tried."""
@@ -228,6 +241,7 @@ class TailRenderer:
     def __init__(self, rounds: list[Round], code: bool, steering: Steering) -> None:
         self.rounds = rounds
         self.per_round = [round_pieces(r, code, steering) for r in rounds]
+        _last_words_kept(self.per_round)
         self._round_costs: dict[int | None, list[int]] = {}
         self.steering = steering
         self._written: dict[int, _Piece] | None = None  # by the id of a call's line: what it wrote (made when asked)

@@ -287,3 +287,16 @@ def test_an_error_a_command_printed_on_its_way_to_ending_well_says_it_went_on() 
     _shell(msgs, "b", "git status", "On branch feature")
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_TOOL_PermissionDenied")
     assert "the command itself went on and ended with `https://github.com/o/r/pull/22` (r1)" in rec.solution, rec.solution
+
+
+def test_the_agents_last_words_in_the_last_round_are_cut_last() -> None:
+    from compaction.history.steering import Steering
+    from compaction.history.tail import TailRenderer
+
+    report = "## Changes complete\n\n" + "\n".join(f"- updated rule {i} with its human roles" for i in range(120))
+    msgs = [Message(0, Role.USER, "make these changes")]
+    _call(msgs, ToolCall("search_replace", {"path": "a.md", "old_string": "x", "new_string": "y"}, "a", ToolKind.EDIT,
+                         path="a.md"), "\n".join(f"context line {i} of the edited rule file" for i in range(300)))
+    msgs.append(Message(len(msgs), Role.ASSISTANT, report))
+    text, _ = TailRenderer(_transcript(msgs).rounds, True, Steering()).render(1200)
+    assert "updated rule 119 with its human roles" in text and "updated rule 60 " in text, text[-600:]

@@ -94,7 +94,9 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         f = runs.fact
         key = f.text  # as first run
         times = f" ×{runs.count}" if runs.count > 1 else ""
-        if len(runs.outcomes) > 1:  # every distinct result of a re-run command, each with its round
+        if len(runs.outcomes) > 1 or runs.outcomes and runs.count > 1 and runs.outcomes[0][0] != f.rounds[-1]:
+            # every distinct result of a re-run command, each with its round (a result one run showed is that
+            # run's, not every run's)
             outcome = "".join(f"{o} (r{r})" for r, o in runs.outcomes[-6:])
         else:
             outcome = runs.outcomes[0][1] if runs.outcomes else ""
