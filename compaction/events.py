@@ -22,6 +22,7 @@ from compaction.edits import (
     call_changes,
     changes_nothing,
     new_text,
+    pair_hunks,
     read_in,
     refused,
     replay,
@@ -987,9 +988,6 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         if kind == ToolKind.READ and result is not None and result.content and not failed and call.path:
             state.read_text.setdefault(call.path.split("#", 1)[0], []).append(result.content)
             state.views.seen(call.path, "", result.content)
-        elif kind != ToolKind.READ and not failed:
-            for path in paths:
-                state.views.forget(path)
         inferred = False
         if not paths and kind != ToolKind.READ:
             content = result.content if result and not failed else ""
@@ -1012,11 +1010,15 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 anchored = _anchored(events, paths[0], result.content)
                 if anchored:
                     changes = {paths[0]: anchored}
+        if kind == ToolKind.EDIT and state.views and len(paths) == 1 and paths[0] in changes:
+            changes[paths[0]] = _with_viewed_lines(call, changes[paths[0]], state.views)
         for path in paths:
             change = changes.get(path)
             events.append(Event(event_kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed,
                                 hunks=change.hunks if change else (), whole=bool(change and change.whole),
                                 inferred=inferred))
+            if kind != ToolKind.READ and not failed:
+                state.views.forget(path)  # its lines may have moved
         return
     if kind in (ToolKind.SHELL, ToolKind.OTHER) and not (call.command or "").strip() and call.name in (
             "run", "bash", "execute_bash"):
@@ -1101,6 +1103,30 @@ def _named_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]]
     for (r, index), path in zip(unnamed, found, strict=False):  # in its place: events are in the session's order
         at = next((k for k in range(len(events) - 1, -1, -1) if events[k].message_index <= index), -1) + 1
         events.insert(at, Event(EventKind.WRITE, r, index, path=path, tool="write", inferred=True))
+
+
+_SPANS = (("start", "end"), ("start_line", "end_line"), ("line_start", "line_end"))  # a line-range edit's arguments
+
+
+def _with_viewed_lines(call: ToolCall, change: FileChange, views: LineViews) -> FileChange:
+    """A line-range edit (SWE-agent's `edit 287:296` and its replacement text) whose lines the session's
+    last numbered view of the file showed: the replacement diffed with them, so the change says what it
+    removed and what it added (`'PixelRepresentation',` out of the list, an `if 'PixelData' in ds:` in),
+    not every line it wrote. As it was when the view does not hold them all."""
+    if len(change.hunks) != 1 or change.hunks[0].removed or change.whole:
+        return change
+    pair = viewed_span(call, change.path, views)
+    found = [h for h in pair_hunks(pair[0], "\n".join(change.hunks[0].added)) if not h.empty] if pair else []
+    return FileChange(change.path, tuple(found)) if found else change
+
+
+def viewed_span(call: ToolCall, path: str, views: LineViews) -> tuple[str, int, int] | None:
+    """(the lines a line-range edit replaces, as the last numbered view of `path` showed them, first, last)."""
+    args = call.arguments if isinstance(call.arguments, dict) else {}
+    span = next(((int(args[a]), int(args[b])) for a, b in _SPANS
+                 if str(args.get(a, "")).isdigit() and str(args.get(b, "")).isdigit()), None)
+    old = views.span(path, *span) if span else None
+    return (old, *span) if old is not None and span else None
 
 
 def _touched_known(cmd: str, writes: list[tuple[EventKind, str]], events: list[Event]) -> set[str]:

@@ -21,6 +21,7 @@ _NUMBERED_RE = re.compile(r"^\s*(\d{1,7})(?:(?:\t|[:-](?=\S|\s)| {2,}|\s*→)(.*
 _SED_RANGE_RE = re.compile(r"^\s*sed\s+-n\s+['\"]?(\d+),(\d+)p['\"]?\s+\S+\s*$")
 MIN_NUMBERED = 0.8  # of an output's non-empty lines, the share that must carry a number
 MAX_LINES_KEPT = 4000  # of one file's view
+MAX_SPAN = 400  # lines of a line-range edit its view may stand for
 
 
 class Change(Protocol):
@@ -78,6 +79,13 @@ class LineViews:
             if same_file(p, path) and number in known:
                 return known[number]
         return None
+
+    def span(self, path: str, first: int, last: int) -> str | None:
+        """Lines `first`..`last` of the file as last seen, when the view showed every one of them."""
+        if last < first or last - first > MAX_SPAN:
+            return None
+        lines = [self._line(path, n) for n in range(first, last + 1)]
+        return None if any(ln is None for ln in lines) else "\n".join(ln for ln in lines if ln is not None)
 
     def misses(self, path: str, hunk: Hunk) -> bool:
         """A line-addressed substitution whose pattern the line, as last seen, does not match."""

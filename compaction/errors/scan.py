@@ -15,7 +15,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from compaction.answer_options import labeled_first, options_in
-from compaction.edits import AFTER_EDIT, call_changes, definitions, read_in, result_changes, same_file, shown_text
+from compaction.edits import (
+    AFTER_EDIT,
+    call_changes,
+    definitions,
+    read_in,
+    refused,
+    result_changes,
+    same_file,
+    shown_text,
+)
 from compaction.errors.advice import MODEL_SIDE, advise
 from compaction.errors.classify import Hit, classify, json_diagnostics
 from compaction.errors.episodes import earlier_episodes, label_of_test
@@ -32,7 +41,9 @@ from compaction.events import (
     shell_reads,
     shell_writes,
     unapplied_block,
+    viewed_span,
 )
+from compaction.line_views import LineViews
 from compaction.memo import per_text
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.shell import (
@@ -329,6 +340,8 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     records: dict[str, ErrorRecord] = {}
     calls_of: dict[int, ToolCall] = {}  # id(occurrence) -> the call whose result it is (what a retry changed)
     script_edits: dict[int, list[str]] = {}  # id(call) -> the files its run of the session's own script rewrote
+    views = LineViews()  # each file's lines as its last numbered view showed them
+    viewed: dict[int, ToolCall] = {}  # id(call) -> a line-range edit as the old/new pair the view makes it
     if not transcript.rounds:  # a hand-built transcript: group it the way load_transcript does
         transcript.rounds = group_rounds(transcript.messages)
     for rnd in transcript.rounds:
@@ -344,10 +357,18 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
                 state.note_call(call)
                 if targets := state.script_targets(call):
                     script_edits[id(call)] = targets
+                if call.kind == ToolKind.EDIT and call.path and views:
+                    if (span := viewed_span(call, call.path, views)) and isinstance(new := arg_text(
+                            call.arguments, ArgRole.NEW) or call.arguments.get("replacement"), str):
+                        viewed[id(call)] = replace(call, arguments={"path": call.path, "old_str": span[0], "new_str": new})
             if msg.tool_results:
                 calls = _calls_for(msg, round_calls, calls_by_id)
                 for i, res in enumerate(msg.tool_results):
                     call = calls.get(i)
+                    if call is not None and res.content and not res.is_error:
+                        _seen(views, call, res.content)
+                    if call is not None and views:
+                        _changed(views, call, res)
                     repro = state.is_repro(call)
                     stashed = state.stashed_for(call, res.content[:300] if res.content else "")
                     for h in _hits_of_result(res, call):
@@ -371,7 +392,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     out = merge_consequences(list(records.values()))
     _unasked_targets(out, transcript)
     cache = _ResultsCache()  # each round's calls and results, paired once for every record's solution
-    cache.script_edits = script_edits
+    cache.script_edits, cache.viewed = script_edits, viewed
     timeline = _LazyTimeline(transcript)  # the files' changes, read once, when a record's fix first asks
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
@@ -1139,6 +1160,7 @@ class _ResultsCache(dict[int, dict[int, ToolResult | None]]):
     each run of the session's own script rewrote (by id of the call), found by the scan's walk."""
 
     script_edits: dict[int, list[str]] = {}  # noqa: RUF012 (a class default, replaced per scan)
+    viewed: dict[int, ToolCall] = {}  # noqa: RUF012 (id(call) -> a line-range edit as its old/new pair)
 
 
 def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolResult | None]:
@@ -1242,8 +1264,9 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
     edit_round, edit_path, call, res, _ = (same or near)[0]
     before = earlier_content(transcript, edit_path, call) if edit_path != "?" else None
     restored = edit_path in _restored_paths(call)
+    told = cache.viewed.get(id(call), call) if cache is not None else call  # a line-range edit: what it replaced
     fix = Fix(None if edit_path == "?" else edit_path, edit_round,
-              "" if restored else key_change(call, res, before, names, lambda p: earlier_content(transcript, p, call)),
+              "" if restored else key_change(told, res, before, names, lambda p: earlier_content(transcript, p, call)),
               call=call, restored=restored)
     # the first run of the failing command after the edit: passed, or ran past this error into another
     first = next(((r, c, ok, res) for r, c, ok, res in reruns if r >= edit_round), None)
@@ -1703,6 +1726,23 @@ WENT_ON_CHARS = 100
 _HARNESS_NOTES = frozenset({"ERR_TOOL_OutputTooLong"})  # a harness's note on a run's output: the run itself went on
 _ERRORISH_RE = re.compile(r"(?i)\b(?:error|fail\w*|denied|not found|no such|cannot|can't|unable|invalid|fatal|"
                           r"exception|traceback|abort\w*)\b|^\(eval\)|^\S+: line \d+:")
+
+
+def _seen(views: LineViews, call: ToolCall, output: str) -> None:
+    """A read's numbered view of its file (a read tool's, or one shell line's `nl`/`cat -n`/`grep -n`)."""
+    if call.kind == ToolKind.READ and call.path:
+        views.seen(call.path, "", output)
+    elif call.kind == ToolKind.SHELL and call.command and len(read := shell_reads(call.command)) == 1:
+        views.seen(read[0], call.command, output)
+
+
+def _changed(views: LineViews, call: ToolCall, res: ToolResult) -> None:
+    """A file the call changed: its numbered view no longer holds (an edit its tool refused changed nothing)."""
+    if call.kind in (ToolKind.EDIT, ToolKind.WRITE) and call.path and not _failed(res) and not refused(res.content):
+        views.forget(call.path)
+    elif call.kind == ToolKind.SHELL and call.command:
+        for _, path in shell_writes(call.command):
+            views.forget(path)
 
 
 def _went_on(transcript: Transcript, occ: Occurrence, call: ToolCall | None, cache: _ResultsCache | None) -> str:

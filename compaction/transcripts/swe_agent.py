@@ -21,7 +21,7 @@ from compaction.transcripts._io import content_text, expect, load_json
 NAME = "swe-agent"
 DESCRIPTION = "SWE-agent trajectory (.traj): trajectory steps with thought/action/observation"
 
-_EDIT_RANGE = re.compile(r"\Aedit\s+(\d+)\s*:\s*(\d+)\s*\n?(.*?)(?:\n?end_of_edit\s*)?\Z", re.S)
+_EDIT_RANGE = re.compile(r"\Aedit\s+(\d+)\s*:\s*(\d+)[ \t]*\n?(.*?)(?:\n?end_of_edit\s*)?\Z", re.S)  # the text keeps its first indent
 _SEARCH_CMDS = {"search_dir", "search_file", "find_file", "filemap"}
 _NAV_CMDS = {"goto", "scroll_up", "scroll_down"}
 

@@ -300,3 +300,24 @@ def test_the_agents_last_words_in_the_last_round_are_cut_last() -> None:
     msgs.append(Message(len(msgs), Role.ASSISTANT, report))
     text, _ = TailRenderer(_transcript(msgs).rounds, True, Steering()).render(1200)
     assert "updated rule 119 with its human roles" in text and "updated rule 60 " in text, text[-600:]
+
+
+def test_a_line_range_edit_is_the_diff_with_the_lines_the_last_numbered_view_showed() -> None:
+    from compaction.errors import scan_transcript
+
+    view = "\n".join(f"{n}:{text}" for n, text in [
+        (286, "    # Check required elements"), (287, "    required_elements = ["),
+        (288, "        'BitsAllocated', 'PixelRepresentation',"), (289, "    ]")])
+    new = "    required_elements = [\n        'BitsAllocated',\n    ]\n    if 'PixelData' in ds:\n" \
+          "        required_elements.append('PixelRepresentation')"
+    msgs = [Message(0, Role.USER, "PixelRepresentation is only required for PixelData")]
+    _shell(msgs, "x", "python reproduce.py", 'Traceback (most recent call last):\n  File "/repo/numpy_handler.py", '
+           "line 293, in get_pixeldata\nAttributeError: Unable to convert: missing PixelRepresentation")
+    _call(msgs, ToolCall("open", {"path": "numpy_handler.py", "line": "287"}, "o", ToolKind.READ, path="numpy_handler.py"),
+          f"[File: /repo/numpy_handler.py (372 lines total)]\n{view}")
+    _call(msgs, ToolCall("edit", {"start": 287, "end": 289, "replacement": new}, "e", ToolKind.EDIT,
+                         path="numpy_handler.py"), "File updated.")
+    edit = next(e for e in extract_events(_transcript(msgs)) if e.kind is EventKind.EDIT)
+    assert [ln.strip() for h in edit.hunks for ln in h.removed] == ["'BitsAllocated', 'PixelRepresentation',"]
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_AttributeError")
+    assert "`'BitsAllocated', 'PixelRepresentation',` → `'BitsAllocated',`" in rec.solution, rec.solution
