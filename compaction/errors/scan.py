@@ -427,6 +427,45 @@ def _own_failures_gone(rec: ErrorRecord, base: Occurrence, last: Occurrence) -> 
     return f"the session's own failures ({names}, {span}) no longer failed at r{last.round}"
 
 
+# The agent's judgement that a failure is not its doing ("`test_icrs_cirs` fails even without my changes",
+# "an environment issue … unrelated to my changes")
+_NOT_OURS_RE = re.compile(r"(?i)\bunrelated to (?:my|the|our|these) (?:change|fix|edit)|\bpre-?existing\b|"
+                          r"\b(?:fails?|failing|failed|errors?) (?:even )?(?:without|before) (?:my|the|our|these|any) "
+                          r"(?:change|fix|edit)|\b(?:was|were) (?:already )?failing before\b|"
+                          r"\bnot (?:caused|introduced) by (?:my|the|our|these) (?:change|fix|edit)")
+JUDGED_CHARS = 160
+_LABEL_RE = re.compile(r"^(?:THOUGHT|Thought|Analysis|Reasoning|DISCUSSION):\s*")  # a harness's label before the prose
+_HEDGE_RE = re.compile(r"(?i)\b(?:might|may|maybe|perhaps|possibly|probably|could|seems?|likely)\b|\?")
+
+
+def _judged_not_ours(transcript: Transcript, rec: ErrorRecord) -> str:
+    """The agent's own word, after the failure first showed, that it is not the session's doing, in a
+    sentence naming one of its tests (or its exception): "the agent judged it pre-existing: “…” (r17)".
+    Why: with no run of the code without the changes to show it, the agent's judgement is what a
+    successor has, and "no fix seen" reads as the session's own bug left unfixed."""
+    first = rec.occurrences[0].round
+    names = {label_of_test(t) for o in rec.occurrences for t in o.tests}
+    names |= {w for o in rec.occurrences[-1:] for w in _CODE_SHAPED.findall(o.detail or "") if len(w) > 5}
+    if not names:
+        return ""
+    hedged = ""
+    for rnd in transcript.rounds[first - 1:]:
+        for msg in rnd.messages:
+            if msg.role is not Role.ASSISTANT or not msg.text or "change" not in msg.text and "xisting" not in msg.text:
+                continue
+            for m in _NOT_OURS_RE.finditer(msg.text):
+                start = max(msg.text.rfind(".", 0, m.start()), msg.text.rfind("\n", 0, m.start())) + 1
+                ends = [i for i in (msg.text.find(".", m.end()), msg.text.find("\n", m.end())) if i >= 0]
+                sentence = _LABEL_RE.sub("", " ".join(msg.text[start:min(ends) if ends else len(msg.text)].split()))
+                if any(n in sentence for n in names):
+                    said = sentence if len(sentence) <= JUDGED_CHARS else sentence[:JUDGED_CHARS].rsplit(" ", 1)[0] + "…"
+                    judged = f"the agent judged it not the session's doing: “{said}” (r{rnd.number})"
+                    if not _HEDGE_RE.search(sentence):
+                        return judged
+                    hedged = hedged or judged  # "might be pre-existing": only when nothing firmer follows
+    return hedged
+
+
 def _same_failure(a: Occurrence, b: Occurrence) -> bool:
     """Two occurrences of one failure: a test they share, else the same message line."""
     if a.tests and b.tests:
@@ -1625,6 +1664,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         own = _own_failures_gone(rec, base, last)
         if own:
             parts.append(own)
+    elif judged := _judged_not_ours(transcript, rec):
+        parts.append(judged)
     final_round = transcript.rounds[-1].number if transcript.rounds else last.round
     if rec.id == "ERR_TOOL_UserRejected" and (said := _user_said_after(transcript, last.message)):
         parts.append(f"the user said: “{said}”")

@@ -321,3 +321,19 @@ def test_a_line_range_edit_is_the_diff_with_the_lines_the_last_numbered_view_sho
     assert [ln.strip() for h in edit.hunks for ln in h.removed] == ["'BitsAllocated', 'PixelRepresentation',"]
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_AttributeError")
     assert "`'BitsAllocated', 'PixelRepresentation',` → `'BitsAllocated',`" in rec.solution, rec.solution
+
+
+def test_a_failure_the_agent_judged_not_its_doing_says_so_firm_words_first() -> None:
+    from compaction.errors import scan_transcript
+
+    failing = ("___ test_icrs_cirs ___\nE   TypeError: unsupported operand type(s) for -: 'Time' and 'float'\n"
+               "FAILED t.py::test_icrs_cirs - TypeError: unsupported operand\n1 failed, 68 passed in 3s")
+    msgs = [Message(0, Role.USER, "add a direct ITRS to observed transform")]
+    _call(msgs, ToolCall("bash", {"command": "pytest t.py"}, "a", ToolKind.SHELL, "pytest t.py"), failing, code=1)
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "Wait, `test_icrs_cirs` failure might be pre-existing."))
+    _call(msgs, ToolCall("bash", {"command": "pytest t.py -k icrs"}, "b", ToolKind.SHELL, "pytest t.py -k icrs"), failing,
+          code=1)
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "THOUGHT: `test_icrs_cirs` fails even without my changes. Moving on."))
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_TypeError")
+    assert "the agent judged it not the session's doing: “`test_icrs_cirs` fails even without my changes” (r3)" \
+        in rec.solution, rec.solution
