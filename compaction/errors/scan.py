@@ -1309,7 +1309,8 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
               call=call, restored=restored)
     # the first run of the failing command after the edit: passed, or ran past this error into another
     first = next(((r, c, ok, res) for r, c, ok, res in reruns if r >= edit_round), None)
-    passed = (first[0], first[1]) if first and first[2] else None
+    # (a script that printed a traceback and exited 0, having caught it, did not pass)
+    passed = (first[0], first[1]) if first and first[2] and not _raised(first[3]) else None
     if passed:
         fix.passed_round, fix.passed_command = passed
     elif first and _ran_past(first[3], said):
@@ -1321,6 +1322,13 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
             fix.redone_round = redo[0]
             fix.change = key_change(redo[2], redo[3], earlier_content(transcript, redo[1], redo[2]))
     return fix
+
+
+def _raised(res: ToolResult | None) -> bool:
+    """A run that printed a Python traceback and no test runner's summary: a script that caught an
+    exception and printed it (its exit status says success; the run did not pass)."""
+    return res is not None and "Traceback (most recent call last)" in res.content \
+        and parse_test_summary(res.content) is None
 
 
 def _ran_past(res: ToolResult | None, said: str) -> bool:

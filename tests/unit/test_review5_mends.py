@@ -337,3 +337,18 @@ def test_a_failure_the_agent_judged_not_its_doing_says_so_firm_words_first() -> 
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_TypeError")
     assert "the agent judged it not the session's doing: “`test_icrs_cirs` fails even without my changes” (r3)" \
         in rec.solution, rec.solution
+
+
+def test_a_rerun_that_printed_a_caught_traceback_and_exited_0_did_not_pass() -> None:
+    from compaction.errors import scan_transcript
+
+    msgs = [Message(0, Role.USER, "filtering on a SimpleLazyObject crashes")]
+    _call(msgs, ToolCall("bash", {"command": "python reproduce_issue.py"}, "a", ToolKind.SHELL, "python reproduce_issue.py"),
+          'Traceback (most recent call last):\n  File "reproduce_issue.py", line 30, in <module>\n'
+          "django.db.utils.OperationalError: no such table: __main___account", code=1)
+    _edit(msgs, "b", "reproduce_issue.py", "call_command('migrate')", "schema_editor.create_model(Account)")
+    _call(msgs, ToolCall("bash", {"command": "python reproduce_issue.py"}, "c", ToolKind.SHELL, "python reproduce_issue.py"),
+          'Caught exception:\nTraceback (most recent call last):\n  File "/testbed/django/db/backends/utils.py", line 84\n'
+          "django.db.utils.InterfaceError: Error binding parameter 0 - probably unsupported type.", code=0)
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_OperationalError")
+    assert "then `python reproduce_issue.py` failed differently (r3)" in rec.solution, rec.solution
