@@ -396,7 +396,8 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     timeline = _LazyTimeline(transcript)  # the files' changes, read once, when a record's fix first asks
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
-                                      escaped=_escaped_breaks(rec, calls_of), timeline=timeline,
+                                      escaped=_escaped_breaks(rec, calls_of), marked=_margin_marked(rec, calls_of),
+                                      timeline=timeline,
                                       probe=all(probed(calls_of.get(id(o)), o) for o in rec.occurrences))
         rec.earlier = earlier_fixes(rec, transcript, cache, calls_of)
         rec.avoidance = advise(rec)
@@ -1641,22 +1642,38 @@ def _escaped_breaks(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int
     backslash and an n, then the next line's indentation) and holds no real one: the file has a line
     break there, so it can never match. A string's own escape (`print("done\\n")`) is no such break.
     Only the refusals of the file the last one is of: the record's solution is about that failure."""
+    return _refused_old_texts(rec, calls_of, lambda old: "\n" not in old and _TYPED_BREAK_RE.search(old) is not None)
+
+
+# A line an edit quoted with the margin marks a tool printed beside the file's lines (aider's `│` for context,
+# `█` for the line it points at): the file holds no such marks
+_MARGIN_RE = re.compile(r"^[│█]", re.M)
+
+
+def _margin_marked(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int]:
+    """The rounds where an edit tool refused an old text copied with a tool's margin marks (`│`, `█`)."""
+    return _refused_old_texts(rec, calls_of, lambda old: _MARGIN_RE.search(old) is not None)
+
+
+def _refused_old_texts(rec: ErrorRecord, calls_of: dict[int, ToolCall], wrong: Callable[[str], bool]) -> list[int]:
+    """The rounds of the record's refusals (of the file its last one is of: an earlier file's ended
+    apart) whose old text `wrong` says can never match."""
     if rec.id not in REFUSED_BY_FILE:
         return []
     out: dict[int, None] = {}
     last = file_name(rec.occurrences[-1].location.path or "")
-    for occ in rec.occurrences:  # of the file the record's last refusal is of: an earlier file's ended apart
+    for occ in rec.occurrences:
         if file_name(occ.location.path or "") != last or (call := calls_of.get(id(occ))) is None \
                 or not isinstance(call.arguments, dict):
             continue
         old = arg_text(call.arguments, ArgRole.OLD)
-        if old and "\n" not in old and _TYPED_BREAK_RE.search(old):
+        if old and wrong(old):
             out[occ.round] = None
     return list(out)
 
 
 def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,
-                   failed_call: ToolCall | None = None, escaped: list[int] | None = None,
+                   failed_call: ToolCall | None = None, escaped: list[int] | None = None, marked: list[int] | None = None,
                    timeline: _LazyTimeline | None = None, probe: bool = False) -> str:
     """What ended the error — the edit that followed (file, key change; what its arguments changed
     from `failed_call`, the call that failed) and the command that then passed — with the
@@ -1726,6 +1743,10 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if escaped:  # seen in the calls themselves, beside the agent's own account
         more = ", …" if len(escaped) > 4 else ""
         parts.append(f"its old text had `\\n` typed out, not a line break (r{', r'.join(map(str, escaped[:4]))}{more})")
+    if marked:
+        more = ", …" if len(marked) > 4 else ""
+        parts.append(f"its old text was copied with the tool's margin marks (`│`, `█`), which the file does not hold "
+                     f"(r{', r'.join(map(str, marked[:4]))}{more})")
     # A tool that failed (not a command): the same tool called again and succeeding ended it, else the
     # agent's own account of doing without it, else the next success of any kind.
     tool = failed_call.name if failed_call is not None and not (failed_call.command or last.location.command) \

@@ -352,3 +352,15 @@ def test_a_rerun_that_printed_a_caught_traceback_and_exited_0_did_not_pass() -> 
           "django.db.utils.InterfaceError: Error binding parameter 0 - probably unsupported type.", code=0)
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_OperationalError")
     assert "then `python reproduce_issue.py` failed differently (r3)" in rec.solution, rec.solution
+
+
+def test_an_edit_refused_for_old_text_copied_with_the_tools_margin_marks_says_so() -> None:
+    from compaction.errors import scan_transcript
+
+    msgs = [Message(0, Role.USER, "add the missing TSDoc")]
+    for cid in ("a", "b"):
+        _call(msgs, ToolCall("str_replace", {"path": "src/x.ts", "old_str": "│export function x() {\n█// AI! add TSDoc",
+                                             "new_str": "/** x */\nexport function x() {"}, cid, ToolKind.EDIT,
+                             path="src/x.ts"), "No replacement was performed, old_str did not appear verbatim in src/x.ts.", code=1)
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_TOOL_EditNotFound")
+    assert "copied with the tool's margin marks (`│`, `█`)" in rec.solution and "(r1, r2)" in rec.solution, rec.solution
