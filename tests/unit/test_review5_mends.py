@@ -381,3 +381,15 @@ def test_a_question_the_agent_asked_itself_is_no_next_step_once_it_submitted() -
     after = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.NEXT]
     assert any("cls(**reportdict)" in t for t in before), before
     assert not any("cls(**reportdict)" in t for t in after), after
+
+
+def test_a_plans_checks_say_whether_the_session_ran_them() -> None:
+    plan = ("# Plan: Add a promotional link after cloud sync\n\n## Code change\nAdd after `fmt.Println()` at line 1896 "
+            "of `main.go`\n\n## Verification\n1. Run `go build -o specstory`\n2. Run linter: `golangci-lint run`\n")
+    msgs = [Message(0, Role.USER, "add a link after the cloud sync summary"), Message(1, Role.ASSISTANT, plan),
+            Message(2, Role.USER, "approved")]
+    _edit(msgs, "e", "main.go", "fmt.Println()", "fmt.Println()\nfmt.Println(link)")
+    _shell(msgs, "l", "golangci-lint run ./...", "0 issues.")
+    plan_fact = next(f for f in _facts(_transcript(msgs)) if f.text.startswith("Plan"))
+    text = plan_fact.full_text or plan_fact.text
+    assert "Run `go build -o specstory` (not run)" in text and "`golangci-lint run` (ran r" in text, text

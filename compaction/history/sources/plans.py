@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from compaction.events import EventKind
 from compaction.history.facts import WS_RE, Fact
 from compaction.history.sections import Section
 from compaction.history.sources.decisions import AHEAD
@@ -148,6 +149,29 @@ def _why_there(ctx: FactContext, name: str, line: int, until: int) -> tuple[int,
     return None
 
 
+_CHECKS_HEAD_RE = re.compile(r"(?i)^\W*(?:verif\w*|test\w*|check\w*|validat\w*)\b[^:]{0,30}:")
+_TICKED_RE = re.compile(r"`([^`\n]{3,120})`")
+
+
+def _checks_told(ctx: FactContext, lines: list[str], planned: int) -> list[str]:
+    """The plan's checks (its Verification section's commands) each with whether the session ran it after
+    the plan: "(ran r21)" or "(not run)". Why: a plan's "Run `go build`; test with `--silent`" read as
+    done when only the linter ran."""
+    runs = [(e.round, " ".join(e.command.split())) for e in ctx.events
+            if e.kind is EventKind.COMMAND and e.command and e.round >= planned]
+    out: list[str] = []
+    checking = False
+    for line in lines:
+        checking = checking or _CHECKS_HEAD_RE.match(line) is not None
+        ticked = [t for t in _TICKED_RE.findall(line) if " " in t.strip() or t.startswith("./")] if checking else []
+        if ticked:
+            key = " ".join(ticked[0].split()[:2])
+            ran = next((r for r, c in runs if key in c), None)
+            line += f" (ran r{ran})" if ran is not None else " (not run)"
+        out.append(line)
+    return out
+
+
 @fact_source(Section.DECISIONS)
 def plan_facts(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.code:
@@ -166,6 +190,7 @@ def plan_facts(ctx: FactContext) -> list[Fact]:
     if latest is None:
         return []
     rnd, title, lines = latest
+    lines = _checks_told(ctx, lines, rnd)
     rounds = sorted({first_round or rnd, rnd})
     head = f"Plan{f' “{title}”' if title else ''} (r{rnd})"
     out = [Fact(Section.DECISIONS, f"{head}: {lines[0]}", rounds, score=43, priority=AHEAD,
