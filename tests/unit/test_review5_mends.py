@@ -366,23 +366,6 @@ def test_an_edit_refused_for_old_text_copied_with_the_tools_margin_marks_says_so
     assert "copied with the tool's margin marks (`│`, `█`)" in rec.solution and "(r1, r2)" in rec.solution, rec.solution
 
 
-def test_a_question_the_agent_asked_itself_is_no_next_step_once_it_submitted() -> None:
-    msgs = [Message(0, Role.USER, "fix the chained exception serialization"),
-            Message(1, Role.ASSISTANT, "Reading `reports.py` first."),
-            Message(2, Role.USER, "sure"),
-            Message(3, Role.ASSISTANT, "Why does `cls(**reportdict)` behave like `type(**reportdict)`? Let me look."),
-            Message(4, Role.USER, "ok"),
-            Message(5, Role.ASSISTANT, "Still: why does `cls(**reportdict)` behave like `type(**reportdict)`? Odd."),
-            Message(6, Role.USER, "go on")]
-    _edit(msgs, "e", "src/_pytest/reports.py", "return cls(**reportdict)", "return cls(**kwargs)")
-    before = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.NEXT]
-    msgs.append(Message(len(msgs), Role.USER, "diff --git a/src/_pytest/reports.py b/src/_pytest/reports.py",
-                        meta={"final_patch_echo": True}))
-    after = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.NEXT]
-    assert any("cls(**reportdict)" in t for t in before), before
-    assert not any("cls(**reportdict)" in t for t in after), after
-
-
 def test_a_plans_checks_say_whether_the_session_ran_them() -> None:
     plan = ("# Plan: Add a promotional link after cloud sync\n\n## Code change\nAdd after `fmt.Println()` at line 1896 "
             "of `main.go`\n\n## Verification\n1. Run `go build -o specstory`\n2. Run linter: `golangci-lint run`\n")

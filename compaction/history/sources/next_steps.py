@@ -42,10 +42,9 @@ def next_step_source(ctx: FactContext) -> list[Fact]:
             if m.role is Role.ASSISTANT and m.text]
     # the harness took the agent's final diff (it submitted): the plans it stated before were done or dropped
     submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
-    # (a question the agent asked itself is no next step once it submitted the work)
     return (next_step_facts(ctx.events, ctx.n_rounds, said, submitted=submitted) + unrun_checks(ctx.events)
             + gave_up(said) + asks_not_done(ctx.events)
-            + ([] if submitted else open_questions(said)) + needs_from_user(ctx) + unfixed_errors(ctx))
+            + open_questions(said) + needs_from_user(ctx) + unfixed_errors(ctx))
 
 
 def _reruns(rec: ErrorRecord, command: str) -> bool:
