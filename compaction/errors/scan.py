@@ -435,6 +435,7 @@ _NOT_OURS_RE = re.compile(r"(?i)\bunrelated to (?:my|the|our|these) (?:change|fi
                           r"(?:change|fix|edit)|\b(?:was|were) (?:already )?failing before\b|"
                           r"\bnot (?:caused|introduced) by (?:my|the|our|these) (?:change|fix|edit)")
 JUDGED_CHARS = 160
+NOT_OURS_LABEL = "not the session's doing, per the agent"
 _LABEL_RE = re.compile(r"^(?:THOUGHT|Thought|Analysis|Reasoning|DISCUSSION):\s*")  # a harness's label before the prose
 _HEDGE_RE = re.compile(r"(?i)\b(?:might|may|maybe|perhaps|possibly|probably|could|seems?|likely)\b|\?")
 
@@ -460,7 +461,7 @@ def _judged_not_ours(transcript: Transcript, rec: ErrorRecord) -> str:
                 sentence = _LABEL_RE.sub("", " ".join(msg.text[start:min(ends) if ends else len(msg.text)].split()))
                 if any(n in sentence for n in names):
                     said = sentence if len(sentence) <= JUDGED_CHARS else sentence[:JUDGED_CHARS].rsplit(" ", 1)[0] + "…"
-                    judged = f"the agent judged it not the session's doing: “{said}” (r{rnd.number})"
+                    judged = f"{NOT_OURS_LABEL} (r{rnd.number}): “{said}”"
                     if not _HEDGE_RE.search(sentence):
                         return judged
                     hedged = hedged or judged  # "might be pre-existing": only when nothing firmer follows
@@ -1784,6 +1785,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             parts.insert(len(parts) - (1 if why else 0), later)
         elif probe:
             parts.append(PROBE_NOTE)
+        elif any(p.startswith(NOT_OURS_LABEL) for p in parts):
+            pass  # nothing to fix: "no fix seen" would read as the session's bug left
         elif rec.id not in _HARNESS_NOTES and (went_on := _went_on(transcript, last, failed_call, cache)):
             parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})")
         else:

@@ -335,8 +335,8 @@ def test_a_failure_the_agent_judged_not_its_doing_says_so_firm_words_first() -> 
           code=1)
     msgs.append(Message(len(msgs), Role.ASSISTANT, "THOUGHT: `test_icrs_cirs` fails even without my changes. Moving on."))
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_TypeError")
-    assert "the agent judged it not the session's doing: “`test_icrs_cirs` fails even without my changes” (r3)" \
-        in rec.solution, rec.solution
+    assert rec.solution == "not the session's doing, per the agent (r3): “`test_icrs_cirs` fails even without my changes”", \
+        rec.solution
 
 
 def test_a_rerun_that_printed_a_caught_traceback_and_exited_0_did_not_pass() -> None:
