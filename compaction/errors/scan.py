@@ -1836,7 +1836,7 @@ def _went_on(transcript: Transcript, occ: Occurrence, call: ToolCall | None, cac
     return last if len(last) <= WENT_ON_CHARS else last[:WENT_ON_CHARS].rsplit(" ", 1)[0] + "…"
 
 
-PROBE_NOTE = "a probe of a library's behaviour (a one-line `-c` script), no failure of the work to fix"
+PROBE_NOTE = "a probe of a library (a `-c` one-liner): nothing of the work to fix"
 # A one-line script run to try a library (`python3 -c "import idna; idna.encode('*')"`, `node -e …`)
 _ONE_LINER_RE = re.compile(r"^\s*(?:python[\d.]*|node|ruby|perl)\s+-[ce]\s")
 _FRAME_RE = re.compile(r'File "([^"]+)", line \d+')

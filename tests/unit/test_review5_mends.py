@@ -265,7 +265,7 @@ def test_an_error_a_one_line_script_raised_inside_a_library_is_a_probe_not_a_fai
                          ToolKind.SHELL, b), own, code=1)
     _shell(msgs, "c", "ls", "requests")
     solutions = {r.id: r.solution for r in scan_transcript(_transcript(msgs))}
-    assert "a probe of a library's behaviour" in solutions["ERR_PY_InvalidCodepoint"]
+    assert "a probe of a library" in solutions["ERR_PY_InvalidCodepoint"]
     assert not any("probe" in (s or "") for i, s in solutions.items() if i != "ERR_PY_InvalidCodepoint"), solutions
 
 

@@ -122,8 +122,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     return facts
 
 
-NO_EFFECT = " → changed nothing (the line it addressed held no such text)"
-SOME_NO_EFFECT = " substitutions changed nothing (the lines they addressed held no such text)"
+NO_EFFECT = " → changed nothing (no such text on the line it addressed)"
+SOME_NO_EFFECT = " substitutions changed nothing (no such text on their lines)"
 _CHANGES = frozenset({EventKind.WRITE, EventKind.EDIT, EventKind.DELETE})
 _REFUSED_RE = re.compile(r"\W{0,3}" + USER_REJECTED_SENTENCE)
 _TRIMMERS = frozenset({"head", "tail"})  # what only shortens a command's output for the reader
