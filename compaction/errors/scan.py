@@ -392,7 +392,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     out = merge_consequences(list(records.values()))
     _unasked_targets(out, transcript)
     cache = _ResultsCache()  # each round's calls and results, paired once for every record's solution
-    cache.script_edits, cache.viewed = script_edits, viewed
+    cache.script_edits, cache.viewed, cache.created = script_edits, viewed, state.created
     timeline = _LazyTimeline(transcript)  # the files' changes, read once, when a record's fix first asks
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
@@ -1202,6 +1202,7 @@ class _ResultsCache(dict[int, dict[int, ToolResult | None]]):
 
     script_edits: dict[int, list[str]] = {}  # noqa: RUF012 (a class default, replaced per scan)
     viewed: dict[int, ToolCall] = {}  # noqa: RUF012 (id(call) -> a line-range edit as its old/new pair)
+    created: set[str] = set()  # noqa: RUF012 (the names of the files the session created: its scratch scripts)
 
 
 def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolResult | None]:
@@ -1685,6 +1686,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if rec.target_bug:
         parts.append("the target bug, reproduced on purpose")
     base = next((o for o in rec.occurrences if o.baseline and _same_failure(o, last)), None)
+    judged = ""
     if base is not None:  # the code before the session's changes failed so too: not the session's doing
         parts.append(f"pre-existing: it failed with the session's changes stashed too (r{base.round})")
         own = _own_failures_gone(rec, base, last)
@@ -1692,6 +1694,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             parts.append(own)
     elif judged := _judged_not_ours(transcript, rec):
         parts.append(judged)
+    # a pre-existing failure's runs are no verdicts on edits; a tool's refusals have their own episodes
+    tried = "" if base is not None or judged or rec.family == "TOOL" else _tried_before(rec, transcript, cache)
     final_round = transcript.rounds[-1].number if transcript.rounds else last.round
     if rec.id == "ERR_TOOL_UserRejected" and (said := _user_said_after(transcript, last.message)):
         parts.append(f"the user said: “{said}”")
@@ -1792,7 +1796,38 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         else:
             parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                          else f"no fix seen after r{last.round}")
+    if tried:
+        parts.append(tried)
     return "; ".join(parts)
+
+
+_DEBUG_PRINT_RE = re.compile(r"\b(?:print|console\.(?:log|debug)|println!?|fmt\.Print\w*|System\.out\.print\w*)\(|"
+                             r"\bDEBUG\b|^`?(?:\{?\w+\}?)` → `(?:\{?type\(\w+\)\}?)`")
+TRIED_SHOWN = 2  # of a failure's earlier attempts that failed the same way again, the last ones told
+
+
+def _tried_before(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None) -> str:
+    """A failure that came back the same way after edits (the same test's same locator error at r5, r6,
+    r7 and r8): the last attempts that did not end it, each with what it changed and the round it failed
+    again. Why: a successor otherwise repeats them ("wait for the element", "expand all first")."""
+    occs = rec.occurrences
+    if len(occs) < 3 or not _same_failure(occs[0], occs[-1]) and (occs[0].detail or "") != (occs[-1].detail or ""):
+        return ""
+    told: list[str] = []
+    for i in range(len(occs) - 2, -1, -1):
+        here, then = occs[i], occs[i + 1]
+        if then.round <= here.round:
+            continue
+        # (a failure the user pasted opens its round: the reply in that round is the attempt)
+        fix = _fix_after(transcript, ErrorRecord(rec.id, list(occs[:i + 1])),
+                         here.round - 1 if _users(transcript, here) else here.round, cache, until=(then.round, then.message))
+        scratch = fix.path is not None and cache is not None and file_name(fix.path) in cache.created
+        # a debug print, or an edit of a script the session made to look (`check_lazy_type.py`), is no attempt
+        if fix.round and not fix.rerun and not scratch and not _DEBUG_PRINT_RE.search(fix.change or ""):
+            told.append(f"{_edited(fix)}{f': {fix.change}' if fix.change else ''}, failed again (r{then.round})")
+        if len(told) == TRIED_SHOWN:
+            break
+    return "tried before: " + "; ".join(reversed(told)) if told else ""
 
 
 WENT_ON_CHARS = 100

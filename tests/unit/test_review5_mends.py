@@ -376,3 +376,20 @@ def test_a_plans_checks_say_whether_the_session_ran_them() -> None:
     plan_fact = next(f for f in _facts(_transcript(msgs)) if f.text.startswith("Plan"))
     text = plan_fact.full_text or plan_fact.text
     assert "Run `go build -o specstory` (not run)" in text and "`golangci-lint run` (ran r" in text, text
+
+
+def test_a_failure_that_came_back_the_same_way_after_edits_tells_the_attempts() -> None:
+    from compaction.errors import scan_transcript
+
+    fail = ("___ test_shift ___\nE   Error: Cannot find element with locator: [data-value='src/components']\n"
+            "FAILED tree.spec.ts::test_shift - Error: Cannot find element\n1 failed, 38 passed in 2s")
+    msgs = [Message(0, Role.USER, "make the tree tests pass")]
+    _call(msgs, ToolCall("bash", {"command": "pnpm vitest tree"}, "a", ToolKind.SHELL, "pnpm vitest tree"), fail, code=1)
+    _edit(msgs, "b", "test/tree.spec.ts", "await focusBranch('src')", "await waitFor(() => getBranch('src/components'))")
+    _call(msgs, ToolCall("bash", {"command": "pnpm vitest tree"}, "c", ToolKind.SHELL, "pnpm vitest tree"), fail, code=1)
+    _edit(msgs, "d", "test/tree.spec.ts", "await waitFor(() => getBranch('src/components'))", "await expandAll()")
+    _call(msgs, ToolCall("bash", {"command": "pnpm vitest tree"}, "e", ToolKind.SHELL, "pnpm vitest tree"), fail, code=1)
+    _shell(msgs, "f", "git status", "On branch main")
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if "Cannot find element" in (r.occurrences[-1].detail or ""))
+    assert "tried before: edited `test/tree.spec.ts` (r2)" in rec.solution and "failed again (r3)" in rec.solution, \
+        rec.solution
