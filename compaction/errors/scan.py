@@ -1803,6 +1803,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
 
 _DEBUG_PRINT_RE = re.compile(r"\b(?:print|console\.(?:log|debug)|println!?|fmt\.Print\w*|System\.out\.print\w*)\(|"
                              r"\bDEBUG\b|^`?(?:\{?\w+\}?)` → `(?:\{?type\(\w+\)\}?)`")
+TRIED_GAPS = 6  # of a recurring failure's gaps between occurrences, the last ones looked into
 TRIED_SHOWN = 2  # of a failure's earlier attempts that failed the same way again, the last ones told
 
 
@@ -1814,7 +1815,7 @@ def _tried_before(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
     if len(occs) < 3 or not _same_failure(occs[0], occs[-1]) and (occs[0].detail or "") != (occs[-1].detail or ""):
         return ""
     told: list[str] = []
-    for i in range(len(occs) - 2, -1, -1):
+    for i in range(len(occs) - 2, max(-1, len(occs) - 2 - TRIED_GAPS), -1):  # the last few gaps: bounded work
         here, then = occs[i], occs[i + 1]
         if then.round <= here.round:
             continue

@@ -393,3 +393,18 @@ def test_a_failure_that_came_back_the_same_way_after_edits_tells_the_attempts() 
     rec = next(r for r in scan_transcript(_transcript(msgs)) if "Cannot find element" in (r.occurrences[-1].detail or ""))
     assert "tried before: edited `test/tree.spec.ts` (r2)" in rec.solution and "failed again (r3)" in rec.solution, \
         rec.solution
+
+
+def test_a_finding_the_user_challenged_next_says_so() -> None:
+    from compaction.history.sources.findings import _CHALLENGE_RE
+
+    assert _CHALLENGE_RE.match("my dude, how can you say things look up-to-date if you haven't checked the source code")
+    assert _CHALLENGE_RE.match("No, that's wrong: the keypair is in .dockerignore")
+    assert not _CHALLENGE_RE.match("now check the rpc docs too")
+    msgs = [Message(0, Role.USER, "review the docs"),
+            Message(1, Role.ASSISTANT, "Findings: the problem is that `docs/rpc.md` looks up to date, since it was "
+                                       "rewritten last week."),
+            Message(2, Role.USER, "how can you say rpc.md is up to date if you haven't checked the source code?")]
+    said = " ".join(f.full_text or f.text for f in _facts(_transcript(msgs)) if "rpc.md" in f.text and "user disputed" in
+                    (f.full_text or f.text))
+    assert "the user disputed it (r2): “how can you say rpc.md is up to date" in said, said

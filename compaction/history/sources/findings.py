@@ -189,8 +189,39 @@ def finding_facts(ctx: FactContext) -> list[Fact]:
         if not (f.outcome or f.code):
             told[f.round] = f"{told.get(f.round, '')} {f.text}"
     reports = request_reports(ctx.transcript, told=told, lang=ctx.lang)
-    return (timeline(findings, int(target * (TIGHT_SHARE if target < TIGHT_TARGET else SHARE)))
-            + [_single(r) for r in reports])
+    return _disputed(ctx, timeline(findings, int(target * (TIGHT_SHARE if target < TIGHT_TARGET else SHARE)))
+                     + [_single(r) for r in reports])
+
+
+# The user's next words challenging what the agent just said ("how can you say things look up-to-date if you
+# haven't checked the source code", "no, that's wrong")
+_CHALLENGE_RE = re.compile(r"(?i)^\W*(?:(?:my )?(?:dude|man|mate)[,.!]?\s+)?(?:no[,.!]\s|nope\b|wrong\b|that'?s (?:not (?:true|right|"
+                           r"correct)|wrong|incorrect)|this is (?:wrong|not right)|how (?:can|could|do) you (?:say|claim|know)|"
+                           r"you (?:haven'?t|didn'?t|did not|have not) (?:even )?(?:check|look|read|test|verif|run)\w*|"
+                           r"why (?:did|would) you (?:say|claim|think)|not true\b|incorrect\b)")
+DISPUTE_CHARS = 110
+
+
+def _disputed(ctx: FactContext, facts: list[Fact]) -> list[Fact]:
+    """A finding the user challenged in the very next request ("how can you say things look up-to-date
+    if you haven't checked the source code") says so: told bare, the agent's claim reads as established."""
+    asks = [(e.round, e.text) for e in ctx.events if e.kind is EventKind.REQUEST and e.text
+            and _CHALLENGE_RE.match(e.text)]
+    if not asks:
+        return facts
+    for f in facts:
+        last = max(f.rounds, default=0)
+        said = next((t for r, t in asks if r == last + 1), None)
+        if said is None:
+            continue
+        said = " ".join(said.split())
+        said = said if len(said) <= DISPUTE_CHARS else said[:DISPUTE_CHARS].rsplit(" ", 1)[0] + "…"
+        note = f" — the user disputed it (r{last + 1}): “{said}”"
+        f.text = f.text.removesuffix(f" (r{last})") + note + f" (r{last})" if f.text.endswith(f" (r{last})") \
+            else f.text + note
+        if f.full_text:
+            f.full_text = f.full_text + note
+    return facts
 
 
 def collect(transcript: Transcript, events: list[Event] | None = None,
