@@ -1042,6 +1042,12 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                                 tool=call.name))
         if failed and writes:
             writes = _chained_writes(cmd, output)  # what ran before the part that failed, if any
+        if state.views and command_event.state_changing:
+            # a command that changes files: the views may no longer hold (a script's writes, a stash, a
+            # checkout); its own line-addressed substitutions are judged first, against the views before it
+            pending = state.views.clear_pending()
+        else:
+            pending = None
         if not failed or writes:
             changes = _with_reads_in(_changes_by_path(call), state) if writes else {}
             writes, moves = _moves(cmd, writes, events, state) if "mv" in cmd or "cp" in cmd else (writes, {})
@@ -1051,13 +1057,13 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 if path in touched and change is None:
                     continue  # `touch` of a file the session already had: its text is as it was
                 hunks = change.hunks if change else ()
-                missed = state.views.missed(path, hunks) if state.views and hunks else 0
+                missed = state.views.missed(path, hunks, cmd) if state.views and hunks else 0
                 if missed:  # `sed -i 'Ns/a/b/'` whose line N, as the session last saw it, holds no `a`
                     hunks = tuple(h for h in hunks if not state.views.misses(path, h))
                 events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=False,
                                     via_shell=True, hunks=hunks, unchanged=bool(missed) and not hunks, missed=missed,
                                     whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
-                state.views.changed(path, events[-1])
+                state.views.changed(path, events[-1], cmd)
             if state.written and any(name in cmd for name in state.written_as):  # runs a file it wrote, maybe
                 for path in _script_edits(cmd, state):
                     events.append(Event(EventKind.EDIT, rnd, msg.index, path=path, command=cmd, tool=call.name,
@@ -1065,8 +1071,10 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         read = shell_reads(cmd)
         for path in read:
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
-        if len(read) == 1 and output and not failed:
-            state.views.seen(read[0], cmd, output)
+        if len(read) == 1 and output and not failed and not command_event.state_changing:
+            state.views.seen(read[0], cmd, output)  # (a line that also writes: its output may be from before)
+        if pending is not None:
+            state.views.forget_all()
         if output and "] " in output:
             for m in _GIT_COMMIT_OUT_LINES.finditer(output):
                 events.append(Event(EventKind.COMMIT, rnd, msg.index, text=m.group(2), commit_hash=m.group(1)))
@@ -1120,11 +1128,16 @@ def _with_viewed_lines(call: ToolCall, change: FileChange, views: LineViews) -> 
     return FileChange(change.path, tuple(found)) if found else change
 
 
+def _line_number(value: object) -> bool:
+    text = str(value) if isinstance(value, int | str) else ""
+    return text.isascii() and text.isdigit() and len(text) <= 7
+
+
 def viewed_span(call: ToolCall, path: str, views: LineViews) -> tuple[str, int, int] | None:
     """(the lines a line-range edit replaces, as the last numbered view of `path` showed them, first, last)."""
     args = call.arguments if isinstance(call.arguments, dict) else {}
     span = next(((int(args[a]), int(args[b])) for a, b in _SPANS
-                 if str(args.get(a, "")).isdigit() and str(args.get(b, "")).isdigit()), None)
+                 if _line_number(args.get(a)) and _line_number(args.get(b))), None)
     old = views.span(path, *span) if span else None
     return (old, *span) if old is not None and span else None
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from compaction.edits import Hunk, same_file
+from compaction.edits import Hunk
 
 # `  1187\t    return arg == self` (nl, cat -n, an editor's view), `1187:    return …` / `1185-  …` (grep -n)
 _NUMBERED_RE = re.compile(r"^\s*(\d{1,7})(?:(?:\t|[:-](?=\S|\s)| {2,}|\s*→)(.*))?$")  # a bare number: an empty line
@@ -49,7 +49,7 @@ class LineViews:
         numbered = _numbered(command, output)
         if not numbered:
             return
-        for p in [p for p in self.pending if same_file(p, path)]:
+        for p in [p for p in self.pending if _same(p, path)]:
             for change in self.pending[p]:
                 kept = tuple(h for h in change.hunks if not _not_landed(h, numbered))
                 if len(kept) < len(change.hunks):
@@ -62,21 +62,30 @@ class LineViews:
             self.lines[path] = numbered
 
     def forget(self, path: str) -> None:
-        for p in [p for p in self.lines if same_file(p, path)]:
+        for p in [p for p in self.lines if _same(p, path)]:
             del self.lines[p]
-        for p in [p for p in self.pending if same_file(p, path)]:
+        for p in [p for p in self.pending if _same(p, path)]:
             del self.pending[p]
 
-    def changed(self, path: str, change: Change) -> None:
+    def forget_all(self) -> None:
+        """Every file's view: a command changed files in ways not known (a script's writes, a stash)."""
+        self.lines.clear()
+
+    def clear_pending(self) -> bool:
+        """No substitution made so far can be checked any more (files changed in ways not known since)."""
+        self.pending.clear()
+        return True
+
+    def changed(self, path: str, change: Change, command: str = "") -> None:
         """A change of `path` made: its lines may have moved (forgotten); a line-addressed substitution
         in it waits for a view of its line."""
         self.forget(path)
-        if any(_addressed(h) for h in change.hunks):
+        if judged(change.hunks, command):
             self.pending[path] = [change]
 
     def _line(self, path: str, number: int) -> str | None:
         for p, known in self.lines.items():
-            if same_file(p, path) and number in known:
+            if _same(p, path) and number in known:
                 return known[number]
         return None
 
@@ -94,8 +103,34 @@ class LineViews:
         line = self._line(path, number) if pattern is not None else None
         return line is not None and pattern is not None and pattern.search(line) is None
 
-    def missed(self, path: str, hunks: tuple[Hunk, ...]) -> int:
-        return sum(self.misses(path, h) for h in hunks)
+    def missed(self, path: str, hunks: tuple[Hunk, ...], command: str = "") -> int:
+        """How many of a change's substitutions the views say matched nothing (0 when it cannot be judged)."""
+        return sum(self.misses(path, h) for h in hunks) if judged(hunks, command) else 0
+
+
+# sed options and flags that change what a pattern matches (`-E`, `-r`, `s/a/b/I`)
+_UNJUDGED_RE = re.compile(r"\s-[a-zA-Z]*[Er][a-zA-Z]*\b|--regexp-extended|/[gpw\d]*[Ii][gpw\d]*['\";]")
+_BARE_SLASH_RE = re.compile(r"(?<!\\)/")  # a delimiter left in a pattern or a replacement: the script was not one `s`
+
+
+def judged(hunks: tuple[Hunk, ...], command: str) -> bool:
+    """Whether a change's substitutions can be judged by line: only substitutions addressed to a line
+    (none that deletes or inserts lines, which moves the lines after it), each read whole (no `/` left in
+    its pattern or replacement: `10s/a/b/;15s/a/b/` is two commands), with basic regexes (no `-E`, no `I`)."""
+    if not hunks or not all(_addressed(h) for h in hunks):
+        return False
+    if any(_BARE_SLASH_RE.search(h.removed[0] + (h.added[0] if h.added else "")) for h in hunks):
+        return False
+    return not (command and _UNJUDGED_RE.search(command))
+
+
+def _same(a: str, b: str) -> bool:
+    """One file by its spelling: the same path, or one ends the other at a folder boundary when the shorter
+    names a folder too (a bare `__init__.py` may be any package's)."""
+    x, y = (p.replace("\\", "/").removeprefix("./") for p in (a, b))
+    if len(x) < len(y):
+        x, y = y, x
+    return x == y or ("/" in y and x.endswith("/" + y))
 
 
 def _bre(pattern: str) -> re.Pattern[str] | None:
@@ -132,7 +167,7 @@ def _addressed(hunk: Hunk) -> int:
     """The line number a substitution (`sed 'Ns/a/b/'`) is addressed to, 0 if none."""
     if hunk.fragment and hunk.removed and hunk.context and hunk.context.startswith("line "):
         number = hunk.context[5:]
-        return int(number) if number.isdigit() else 0
+        return int(number) if number.isascii() and number.isdigit() else 0
     return 0
 
 
@@ -145,12 +180,19 @@ def _not_landed(hunk: Hunk, numbered: dict[int, str]) -> bool:
     return new not in numbered[number]
 
 
+# A command whose numbers are the file's own: the numbering program reads the file itself (`nl -ba f | sed -n
+# 'a,bp'`, `cat -n f`, `grep -n x f`); `sed -n 'a,bp' f | cat -n` numbers from 1 whatever the range
+_NUMBERS_FILE_RE = re.compile(r"^\s*(?:nl\b|cat\s+-\w*n|grep\s+(?:-\w+\s+)*-\w*n|rg\s+(?:-\w+\s+)*-\w*n)")
+
+
 def _numbered(command: str, output: str) -> dict[int, str]:
     lines = output.splitlines()
     rng = _SED_RANGE_RE.match(command) if command else None
     if rng and "|" not in command:
         first = int(rng.group(1))
         return {first + i: ln for i, ln in enumerate(lines[: int(rng.group(2)) - first + 1])}
+    if command and not _NUMBERS_FILE_RE.match(command):
+        return {}  # a shell line's numbers are the file's only when its first program numbers the file
     found: dict[int, str] = {}
     filled = [ln for ln in lines if ln.strip()]
     texts = 0  # numbered lines with text after the number (a file of bare numbers is no numbered view)

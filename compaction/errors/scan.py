@@ -333,8 +333,10 @@ _PASSED_ONLY_RE = re.compile(r"^=*\s*\d+ passed(?:, \d+ (?:skipped|deselected|wa
 _FAILED_COUNT_RE = re.compile(r"\b\d+ (?:failed|errors?)\b")
 
 
-def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[ErrorRecord]:
-    """All error records of one transcript, in order of first occurrence (no store needed)."""
+def scan_transcript(transcript: Transcript, *, tid: str | None = None,
+                    no_effect: frozenset[tuple[int, str]] = frozenset()) -> list[ErrorRecord]:
+    """All error records of one transcript, in order of first occurrence (no store needed). `no_effect`:
+    (message index, command) of the shell edits the events found changed nothing (`Event.unchanged`)."""
     tid = tid or transcript_id(transcript)
     state = _State()
     records: dict[str, ErrorRecord] = {}
@@ -392,7 +394,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None) -> list[E
     out = merge_consequences(list(records.values()))
     _unasked_targets(out, transcript)
     cache = _ResultsCache()  # each round's calls and results, paired once for every record's solution
-    cache.script_edits, cache.viewed, cache.created = script_edits, viewed, state.created
+    cache.script_edits, cache.viewed, cache.created, cache.no_effect = script_edits, viewed, state.created, no_effect
     timeline = _LazyTimeline(transcript)  # the files' changes, read once, when a record's fix first asks
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
@@ -1197,12 +1199,16 @@ _CRASH_RE = re.compile(r"^(?:Traceback \(most recent call last\):|[A-Za-z_][\w.]
 
 
 class _ResultsCache(dict[int, dict[int, ToolResult | None]]):
-    """Each round's calls paired with their results (by id of the round), once per scan; and the files
-    each run of the session's own script rewrote (by id of the call), found by the scan's walk."""
+    """Each round's calls paired with their results (by id of the round), once per scan; and what the
+    scan's walk found of the calls: the files each run of the session's own script rewrote, a line-range
+    edit as its old/new pair, the files the session created, the shell edits that changed nothing."""
 
-    script_edits: dict[int, list[str]] = {}  # noqa: RUF012 (a class default, replaced per scan)
-    viewed: dict[int, ToolCall] = {}  # noqa: RUF012 (id(call) -> a line-range edit as its old/new pair)
-    created: set[str] = set()  # noqa: RUF012 (the names of the files the session created: its scratch scripts)
+    def __init__(self) -> None:
+        super().__init__()
+        self.script_edits: dict[int, list[str]] = {}
+        self.viewed: dict[int, ToolCall] = {}
+        self.created: set[str] = set()
+        self.no_effect: frozenset[tuple[int, str]] = frozenset()
 
 
 def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolResult | None]:
@@ -1250,6 +1256,8 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                 break
             for call in msg.tool_calls:
                 order[id(call)] = len(order)
+                if cache is not None and call.command and (msg.index, call.command) in cache.no_effect:
+                    continue  # a substitution whose line held no such text (the events' line views): no edit
                 path = _edit_path(call)
                 if path:
                     res = results.get(id(call))
@@ -1841,7 +1849,8 @@ def _seen(views: LineViews, call: ToolCall, output: str) -> None:
     """A read's numbered view of its file (a read tool's, or one shell line's `nl`/`cat -n`/`grep -n`)."""
     if call.kind == ToolKind.READ and call.path:
         views.seen(call.path, "", output)
-    elif call.kind == ToolKind.SHELL and call.command and len(read := shell_reads(call.command)) == 1:
+    elif call.kind == ToolKind.SHELL and call.command and len(read := shell_reads(call.command)) == 1 \
+            and not is_state_changing(call.command):  # a line that also writes: its output may be from before
         views.seen(read[0], call.command, output)
 
 
@@ -1849,9 +1858,8 @@ def _changed(views: LineViews, call: ToolCall, res: ToolResult) -> None:
     """A file the call changed: its numbered view no longer holds (an edit its tool refused changed nothing)."""
     if call.kind in (ToolKind.EDIT, ToolKind.WRITE) and call.path and not _failed(res) and not refused(res.content):
         views.forget(call.path)
-    elif call.kind == ToolKind.SHELL and call.command:
-        for _, path in shell_writes(call.command):
-            views.forget(path)
+    elif call.kind == ToolKind.SHELL and call.command and is_state_changing(call.command):
+        views.forget_all()  # a script's writes, a stash, a checkout: no view is known to hold
 
 
 def _went_on(transcript: Transcript, occ: Occurrence, call: ToolCall | None, cache: _ResultsCache | None) -> str:

@@ -85,7 +85,7 @@ def compact(
     fact_room = (target_tokens or default_target(counted(), window)) // MIN_FACT_TOKENS
     pairings: Pairings = {}  # each round's calls paired with their results: once, for the events and the sources
     events = extract_events(transcript, max_requests=fact_room + 1, pairings=pairings)  # the current request and the room
-    records, _ = errors_adapter.scan(transcript)
+    records, _ = errors_adapter.scan(transcript, events)
     # Paths print relative to the recorded cwd, else to the root the session's own commands show (display only)
     cwd = transcript.cwd or project_root.infer_root(events, lambda: (
         (m.full_text() for m in transcript.messages if m.role is Role.ASSISTANT),

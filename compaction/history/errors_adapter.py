@@ -6,15 +6,19 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from compaction.events import Event
 from compaction.history.steering import RolePreset
 from compaction.model import Transcript
 from compaction.summary import ErrorRecordOut
 
 
-def scan(transcript: Transcript) -> tuple[list[Any], None]:
+def scan(transcript: Transcript, events: list[Event] | None = None) -> tuple[list[Any], None]:
+    """The transcript's error records; with its `events`, the shell edits they found changed nothing
+    (a `sed -i 'Ns/a/b/'` whose line held no `a`) are no fix of an error either."""
     from compaction.errors import scan_transcript
 
-    return scan_transcript(transcript), None
+    no_effect = frozenset((e.message_index, e.command) for e in events or () if e.unchanged and e.via_shell and e.command)
+    return scan_transcript(transcript, no_effect=no_effect), None
 
 
 def filter_for_role(records: list[Any], preset: RolePreset) -> list[Any]:

@@ -408,3 +408,52 @@ def test_a_finding_the_user_challenged_next_says_so() -> None:
     said = " ".join(f.full_text or f.text for f in _facts(_transcript(msgs)) if "rpc.md" in f.text and "user disputed" in
                     (f.full_text or f.text))
     assert "the user disputed it (r2): “how can you say rpc.md is up to date" in said, said
+
+
+def _sed_missed(*commands: tuple[str, str]) -> list[tuple[int, bool, int]]:
+    msgs = [Message(0, Role.USER, "rename foo")]
+    for i, (cmd, out) in enumerate(commands):
+        _shell(msgs, f"c{i}", cmd, out)
+    return [(e.round, e.unchanged, e.missed) for e in extract_events(_transcript(msgs))
+            if e.kind is EventKind.EDIT and e.via_shell]
+
+
+NUMBERED = "\n".join(f"{n:>6}\t{t}" for n, t in [(9, "def f(x):"), (10, "    return foo(x)"), (11, "")])
+
+
+def test_substitutions_are_judged_only_against_views_that_hold() -> None:
+    # a view printed in the same line as the edit is from before it
+    assert _sed_missed(("cat -n a.py && sed -i '10s/foo/bar/' a.py", NUMBERED)) == [(1, False, 0)]
+    # a range printed through `cat -n` is numbered from 1, not by the file's lines
+    assert _sed_missed(("sed -n '8,11p' a.py | cat -n", "     1\tx = 1\n     2\timport os\n     3\t\n"),
+                       ("sed -i '2s/import os/import sys/' a.py", "")) == [(2, False, 0)]
+    # a bare name is any folder's file
+    assert _sed_missed(("cat -n pkg_b/__init__.py", NUMBERED),
+                       ("cd pkg_a && sed -i '10s/other/thing/' __init__.py", "")) == [(2, False, 0)]
+    # a script's writes between the edit and the view: the view no longer shows the edit's line as it left it
+    assert _sed_missed(("sed -i '10s/foo/bar/' a.py", ""), ("python3 - <<'EOF'\nopen('a.py','w').write('x')\nEOF", ""),
+                       ("cat -n a.py", NUMBERED)) == [(1, False, 0)]
+    # a deletion before the substitution in one line moves the lines: not judged
+    assert _sed_missed(("cat -n a.py", NUMBERED), ("sed -i '5d' a.py && sed -i '9s/foo/bar/' a.py", "")) \
+        == [(2, False, 0)]
+    # extended regexes, the I flag, two commands in one script: not judged
+    for script in ("sed -i -E '10s/(foo|baz)/bar/' a.py", "sed -i '10s/FOO/bar/I' a.py",
+                   "sed -i '10s/zzz/bar/;15s/foo/bar/' a.py"):
+        assert _sed_missed(("cat -n a.py", NUMBERED), (script, "")) == [(2, False, 0)], script
+    # and a plain miss still is one
+    assert _sed_missed(("cat -n a.py", NUMBERED), ("sed -i '10s/zzz/bar/' a.py", "")) == [(2, True, 1)]
+
+
+def test_a_substitution_that_changed_nothing_is_no_fix_the_error_memory_credits() -> None:
+    from compaction.history import errors_adapter
+
+    fail = "___ test_f ___\nE   AssertionError: assert 'foo' == 'bar'\nFAILED t.py::test_f - AssertionError\n1 failed in 0.1s"
+    msgs = [Message(0, Role.USER, "f should return bar")]
+    _call(msgs, ToolCall("bash", {"command": "pytest t.py"}, "a", ToolKind.SHELL, "pytest t.py"), fail, code=1)
+    _shell(msgs, "v", "cat -n a.py", NUMBERED)
+    _shell(msgs, "s", "sed -i '10s/zzz/bar/' a.py", "")
+    _call(msgs, ToolCall("bash", {"command": "pytest t.py"}, "b", ToolKind.SHELL, "pytest t.py"), "1 passed in 0.1s", code=0)
+    t = _transcript(msgs)
+    records, _ = errors_adapter.scan(t, extract_events(t))
+    rec = next(r for r in records if r.id == "ERR_PY_AssertionError")
+    assert "zzz" not in rec.solution, rec.solution
