@@ -27,7 +27,6 @@ from compaction.edits import (
     refused,
     replay,
     result_changes,
-    same_file,
     shown_text,
     without_labelled_blocks,
 )
@@ -610,6 +609,7 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
     later: deque[tuple[int, Event]] | None = None if max_requests is None else deque(maxlen=max(0, max_requests))
     first_request = True
     for rnd in transcript.rounds:
+        round_start = len(events)
         results = results_of_calls(rnd.messages)
         if pairings is not None:
             pairings[id(rnd)] = (rnd, results)
@@ -631,13 +631,13 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
             for call in msg.tool_calls:
                 _call_events(events, rnd.number, msg, call, results.get(id(call)), state, applied)
         if state.unnamed_writes:
-            _named_after(events, rnd, state.unnamed_writes)
+            _named_after(events, rnd, state.unnamed_writes, state)
             state.unnamed_writes.clear()
         if state.unchanged:  # unless another edit of the round changed the file
-            changed = {e.path for e in events if e.round == rnd.number and e.kind is EventKind.EDIT
-                       and e.tool != "aider" and not e.unchanged}
-            for e in events:
-                if e.round == rnd.number and e.tool == "aider" and e.path in state.unchanged - changed:
+            of_round = events[round_start:]
+            changed = {e.path for e in of_round if e.kind is EventKind.EDIT and e.tool != "aider" and not e.unchanged}
+            for e in of_round:
+                if e.tool == "aider" and e.path in state.unchanged - changed:
                     e.unchanged = True
             state.unchanged.clear()
     spell = PathSpellings.for_paths((e.path for e in events), transcript.cwd)
@@ -889,6 +889,16 @@ class _CommandState:
     unnamed_writes: list[tuple[int, int]] = field(default_factory=list)  # (round, message index) of this round's
     unchanged: set[str] = field(default_factory=set)  # this round's files an edit left as they were
     views: LineViews = field(default_factory=LineViews)  # each file's lines, by number, as a read last showed them
+    _names: set[str] = field(default_factory=set)  # the file names the events so far name (`known_names`)
+    _named_upto: int = 0
+
+    def known_names(self, events: list[Event]) -> set[str]:
+        """The file names of every path the events name, read on from where the last ask stopped."""
+        for e in events[self._named_upto:]:
+            if e.path:
+                self._names.add(file_name(e.path))
+        self._named_upto = len(events)
+        return self._names
     read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
     written: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path -> its lines, last written whole
     written_as: dict[str, str | None] = field(default_factory=dict)  # file name -> its one path written (None: several)
@@ -974,7 +984,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             events.append(Event(EventKind.TODO, rnd, msg.index, text=text, tool=call.name, status=status))
         return
     if kind == ToolKind.EDIT and changes_nothing(call):
-        if call.path:  # its file is as it was: so is it after aider's "Applied edit to" it
+        if call.path and not failed:  # its file is as it was: so is it after aider's "Applied edit to" it
             state.unchanged.add(call.path)
             events.append(Event(EventKind.EDIT, rnd, msg.index, path=call.path, tool=call.name, unchanged=True))
         return
@@ -1088,23 +1098,27 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
 
 # A file the agent's account of its work presents as new: "**New documentation** `docs/x.md` includes",
 # "Created `src/a.ts`" (within a short span before the path, on its line or a heading up to two lines above)
-_PRESENTED_NEW_RE = re.compile(r"\b(?:[Nn]ew|[Cc]reated?|[Aa]dded|[Ww]rote|[Ww]ritten)\b[^\n]{0,80}(?:\n[ \t]*){0,2}[^\n]{0,40}$")
-_BACKTICKED_PATH_RE = re.compile(r"`([^`\s]*[/\\][^`\s]*\.[A-Za-z]\w{0,5}|[\w.-]+\.[A-Za-z]\w{0,5})`")
+# (the word at most three words before the path: "Created `a.ts`", "**New documentation** **`x.md`**", not "added
+# a new section to `README.md` that points to `CONTRIBUTING.md`")
+_PRESENTED_NEW_RE = re.compile(r"\b(?:[Nn]ew|[Cc]reated?|[Aa]dded|[Ww]rote|[Ww]ritten)\b(?:[\W_]+\w+){0,3}?[\W_]*$")
+_BACKTICKED_PATH_RE = re.compile(r"`([^`\s]*[/\\][^`\s]*\.[A-Za-z]\w{0,5}|[\w-]+\.[A-Za-z]\w{0,5})`")
+# A name that is code, not a file (`os.path.join`, `self.config`): its "extension" is an identifier
+_CODE_NAME_RE = re.compile(r"^(?:self|this|cls|os|sys|np|pd|re|math|json|path|[a-z]+_[a-z_]+)\.", re.IGNORECASE)
 
 
-def _named_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]]) -> None:
+def _named_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]], state: _CommandState) -> None:
     """Writes whose export kept no path (Cursor's bare "Tool use: **write**"): named by the agent's
     account later in the round when it presents, as new, files no event of the session names — in
     order, one per such write. A write it does not account for stays unnamed."""
     after = min(i for _, i in unnamed)
-    known = [e.path for e in events if e.path]
+    known = state.known_names(events)
     found: list[str] = []
     for msg in rnd.messages:
         if msg.index < after or msg.role is not Role.ASSISTANT or not msg.text:
             continue
         for m in _BACKTICKED_PATH_RE.finditer(msg.text):
             path = m.group(1)
-            if path in found or any(same_file(path, k) for k in known) \
+            if path in found or file_name(path) in known or _CODE_NAME_RE.match(path) \
                     or not _PRESENTED_NEW_RE.search(msg.text, max(0, m.start() - 130), m.start()):
                 continue
             found.append(path)
@@ -1145,9 +1159,11 @@ def viewed_span(call: ToolCall, path: str, views: LineViews) -> tuple[str, int, 
 def _touched_known(cmd: str, writes: list[tuple[EventKind, str]], events: list[Event]) -> set[str]:
     """The files a `touch` in `cmd` names that the session had already written, edited or read: touching
     them changes no text (a new, empty file is the only change `touch` makes)."""
-    named = {a for part in split_commands(cmd) if (args := words(part)) and args[0] == "touch"
-             for a in args[1:] if not a.startswith("-")}
-    wanted = {p for _, p in writes if p in named}
+    parts = split_commands(cmd)
+    named = {a for part in parts if (args := words(part)) and args[0] == "touch" for a in args[1:] if not a.startswith("-")}
+    # a file another part of the line writes (`touch f && gen > f`) is written all the same
+    others = {p for part in parts if (args := words(part)) and args[0] != "touch" for _, p in shell_writes(part)}
+    wanted = {p for _, p in writes if p in named and p not in others}
     return {e.path for e in events if e.path in wanted and e.kind in (EventKind.WRITE, EventKind.EDIT, EventKind.READ)}
 
 

@@ -442,7 +442,7 @@ _LABEL_RE = re.compile(r"^(?:THOUGHT|Thought|Analysis|Reasoning|DISCUSSION):\s*"
 _HEDGE_RE = re.compile(r"(?i)\b(?:might|may|maybe|perhaps|possibly|probably|could|seems?|likely)\b|\?")
 
 
-def _judged_not_ours(transcript: Transcript, rec: ErrorRecord) -> str:
+def _judged_not_ours(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache | None = None) -> str:
     """The agent's own word, after the failure first showed, that it is not the session's doing, in a
     sentence naming one of its tests (or its exception): "the agent judged it pre-existing: “…” (r17)".
     Why: with no run of the code without the changes to show it, the agent's judgement is what a
@@ -453,7 +453,34 @@ def _judged_not_ours(transcript: Transcript, rec: ErrorRecord) -> str:
     if not names:
         return ""
     hedged = ""
-    for rnd in transcript.rounds[first - 1:]:
+    if cache is None:
+        judgements = _not_ours_sentences(transcript)
+    elif cache.not_ours is None:
+        judgements = cache.not_ours = _not_ours_sentences(transcript)
+    else:
+        judgements = cache.not_ours
+    for rnd, sentence in judgements:
+        if rnd < first or not any(n in sentence for n in names):
+            continue
+        said = sentence if len(sentence) <= JUDGED_CHARS else sentence[:JUDGED_CHARS].rsplit(" ", 1)[0] + "…"
+        judged = f"{NOT_OURS_LABEL} (r{rnd}): “{said}”"
+        if not _HEDGE_RE.search(sentence):
+            return judged
+        hedged = hedged or judged  # "might be pre-existing": only when nothing firmer follows
+    return hedged
+
+
+# Not a judgement: the agent setting out to check ("let me see whether it fails without my changes") or
+# saying the opposite ("not pre-existing: introduced by my change")
+_NOT_A_JUDGEMENT_RE = re.compile(r"(?i)\b(?:whether|let me|let's|i'll|i will|to see if|check if|verify|is it)\b|"
+                                 r"\b(?:not|isn't|is not|wasn't) (?:a )?pre-?existing|\b(?:introduced|caused) by (?:my|the|our|this)")
+
+
+def _not_ours_sentences(transcript: Transcript) -> list[tuple[int, str]]:
+    """(round, sentence) of the agent's judgements that a failure is not the session's doing: read once
+    per scan (`_ResultsCache.not_ours`), every record asks."""
+    out: list[tuple[int, str]] = []
+    for rnd in transcript.rounds:
         for msg in rnd.messages:
             if msg.role is not Role.ASSISTANT or not msg.text or "change" not in msg.text and "xisting" not in msg.text:
                 continue
@@ -461,13 +488,9 @@ def _judged_not_ours(transcript: Transcript, rec: ErrorRecord) -> str:
                 start = max(msg.text.rfind(".", 0, m.start()), msg.text.rfind("\n", 0, m.start())) + 1
                 ends = [i for i in (msg.text.find(".", m.end()), msg.text.find("\n", m.end())) if i >= 0]
                 sentence = _LABEL_RE.sub("", " ".join(msg.text[start:min(ends) if ends else len(msg.text)].split()))
-                if any(n in sentence for n in names):
-                    said = sentence if len(sentence) <= JUDGED_CHARS else sentence[:JUDGED_CHARS].rsplit(" ", 1)[0] + "…"
-                    judged = f"{NOT_OURS_LABEL} (r{rnd.number}): “{said}”"
-                    if not _HEDGE_RE.search(sentence):
-                        return judged
-                    hedged = hedged or judged  # "might be pre-existing": only when nothing firmer follows
-    return hedged
+                if not _NOT_A_JUDGEMENT_RE.search(sentence):
+                    out.append((rnd.number, sentence))
+    return out
 
 
 def _same_failure(a: Occurrence, b: Occurrence) -> bool:
@@ -1209,6 +1232,7 @@ class _ResultsCache(dict[int, dict[int, ToolResult | None]]):
         self.viewed: dict[int, ToolCall] = {}
         self.created: set[str] = set()
         self.no_effect: frozenset[tuple[int, str]] = frozenset()
+        self.not_ours: list[tuple[int, str]] | None = None  # `_not_ours_sentences`, read when a record first asks
 
 
 def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolResult | None]:
@@ -1486,7 +1510,8 @@ def _repro_passed(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache
                 elif edited and not found and call.command \
                         and any(_REPRO_NAME.search(n) for n in scripts_run(call.command)):
                     res = results.get(id(call))
-                    if _succeeded(res) and res is not None and res.content.strip() and not (said and said in res.content):
+                    if _succeeded(res) and res is not None and res.content.strip() and not (said and said in res.content) \
+                            and not _raised(res):
                         found = f"then the reproduction `{_as_run(call.command)}` ran clean (r{rnd.number})"
     return found
 
@@ -1511,7 +1536,7 @@ def _passed_later(transcript: Transcript, rec: ErrorRecord, start: int, cache: _
             for call in msg.tool_calls:
                 if call.command and " ".join(call.command.split()) == key:
                     res = results.get(id(call))
-                    if not _succeeded(res) or said and said in (res.content or "") or step is None:
+                    if not _succeeded(res) or said and said in (res.content or "") or step is None or _raised(res):
                         return ""  # failed again (it is a later failure), or passed with nothing done first
                     how = f" — “{step[2]}”" if step[2] else ""
                     return f"then `{_as_run(call.command)}` passed (r{rnd.number}) after {step[1]} (r{step[0]}){how}"
@@ -1700,7 +1725,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         own = _own_failures_gone(rec, base, last)
         if own:
             parts.append(own)
-    elif judged := _judged_not_ours(transcript, rec):
+    elif judged := _judged_not_ours(transcript, rec, cache):
         parts.append(judged)
     # a pre-existing failure's runs are no verdicts on edits; a tool's refusals have their own episodes
     tried = "" if base is not None or judged or rec.family == "TOOL" else _tried_before(rec, transcript, cache)
@@ -1842,7 +1867,7 @@ def _tried_before(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
 WENT_ON_CHARS = 100
 _HARNESS_NOTES = frozenset({"ERR_TOOL_OutputTooLong"})  # a harness's note on a run's output: the run itself went on
 _ERRORISH_RE = re.compile(r"(?i)\b(?:error|fail\w*|denied|not found|no such|cannot|can't|unable|invalid|fatal|"
-                          r"exception|traceback|abort\w*)\b|^\(eval\)|^\S+: line \d+:")
+                          r"exception|traceback|abort\w*)\b|^\(eval\)|^\S+: line \d+:|^[\w.]*(?:Error|Exception|Warning)\b")
 
 
 def _seen(views: LineViews, call: ToolCall, output: str) -> None:
@@ -1875,7 +1900,8 @@ def _went_on(transcript: Transcript, occ: Occurrence, call: ToolCall | None, cac
     lines = [ln.strip() for ln in res.content.strip().splitlines() if ln.strip() and not ln.strip().startswith("```")]
     last = lines[-1] if lines else ""
     said = _said_again(occ)
-    if not last or _ERRORISH_RE.search(last) or (said and said in last) or len(lines) < 2:
+    if not last or _ERRORISH_RE.search(last) or (said and said in last) or len(lines) < 2 \
+            or "Traceback (most recent call last)" in res.content or (occ.detail and occ.detail.strip() in last):
         return ""
     return last if len(last) <= WENT_ON_CHARS else last[:WENT_ON_CHARS].rsplit(" ", 1)[0] + "…"
 
@@ -1893,7 +1919,8 @@ def probed(call: ToolCall | None, occ: Occurrence) -> bool:
     if call is None or not call.command or not _ONE_LINER_RE.match(call.command):
         return False
     frames = _FRAME_RE.findall(occ.evidence or "")
-    return bool(frames) and all(_ENVIRONMENT_PATH_RE.search(f) for f in frames)
+    # (at least one frame an installed package's: an error raised in the one-liner itself is the session's)
+    return any(not f.startswith("<") for f in frames) and all(_ENVIRONMENT_PATH_RE.search(f) for f in frames)
 
 
 def _edited(fix: Fix) -> str:

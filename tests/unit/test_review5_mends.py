@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compaction.events import EventKind, extract_events
+from compaction.events import Event, EventKind, extract_events
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather
 from compaction.history.steering import role_preset
@@ -457,3 +457,43 @@ def test_a_substitution_that_changed_nothing_is_no_fix_the_error_memory_credits(
     records, _ = errors_adapter.scan(t, extract_events(t))
     rec = next(r for r in records if r.id == "ERR_PY_AssertionError")
     assert "zzz" not in rec.solution, rec.solution
+
+
+def test_code_review_cases_of_the_new_rules_do_not_misfire() -> None:
+    from compaction.errors import scan_transcript
+    from compaction.events import _CommandState, _named_after
+    from compaction.history.sources.next_steps import _later_words, _taken_up_later
+
+    # a path-less write is named by the file the text says the new text went in, not by dotted code or a file
+    # it only points to
+    msgs = [Message(0, Role.USER, "document it"),
+            Message(1, Role.ASSISTANT, "I added a call to `os.path.join` and a new Contributing section to `README.md` that "
+                                       "points readers to `CONTRIBUTING.md`.", tool_calls=[ToolCall("write", {}, "w", ToolKind.WRITE)]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("", "w", "write")])]
+    t = _transcript(msgs)
+    events: list = []
+    _named_after(events, t.rounds[0], [(1, 1)], _CommandState())
+    assert [e.path for e in events] == ["README.md"]  # the file the new section went in
+    # `touch f && gen > f` writes f all the same
+    msgs = [Message(0, Role.USER, "regenerate the config")]
+    _shell(msgs, "r", "cat config.json", "{}")
+    _shell(msgs, "w", "touch config.json && python gen_config.py > config.json", "")
+    assert [e.path for e in extract_events(_transcript(msgs)) if e.kind is EventKind.WRITE] == ["config.json"]
+    # an error raised in the one-liner itself is no probe of a library
+    msgs = [Message(0, Role.USER, "parse the header")]
+    _call(msgs, ToolCall("bash", {"command": (c := 'python -c "from mylib.utils import parse_header"')}, "a",
+                         ToolKind.SHELL, c),
+          'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+          "ImportError: cannot import name 'parse_header' from 'mylib.utils'", code=1)
+    _shell(msgs, "b", "ls", "mylib")
+    assert not any("probe" in (r.solution or "") for r in scan_transcript(_transcript(msgs)))
+    # a run that printed an exception with no exit status did not "go on"
+    msgs = [Message(0, Role.USER, "fix the lookup")]
+    _call(msgs, ToolCall("bash", {"command": "python run.py"}, "a", ToolKind.SHELL, "python run.py"),
+          "loading\nKeyError: 'k'", code=None)
+    _shell(msgs, "b", "ls", "run.py")
+    assert not any("went on" in (r.solution or "") for r in scan_transcript(_transcript(msgs)))
+    # a one-word label names too little to say a later request took the item up
+    item = Event(EventKind.TODO, 1, 1, text="**Tests**: none written yet")
+    later = _later_words([Event(EventKind.REQUEST, 5, 9, text="The tests pass on my machine, please just update the README.")])
+    assert _taken_up_later(item, later) == ""

@@ -441,7 +441,21 @@ STEM = 4  # letters a label word and a later text's word share ("stubs" and "stu
 LATER_CHARS = 70  # of the request or commit that took an item up, quoted
 
 
-def _taken_up_later(item: Event, events: list[Event]) -> str:
+TAKEN_UP_ITEMS = 40  # open checklist items looked up in the later requests and commits, the first ones
+MIN_LABEL_WORDS = 2  # a one-word label ("**Tests**") names too little to tell a later request took it up
+
+
+def _later_words(events: list[Event]) -> list[tuple[int, frozenset[str], str]]:
+    """(round, its words' stems, its first line) of each request and commit: read once for every item."""
+    out: list[tuple[int, frozenset[str], str]] = []
+    for e in events:
+        if e.kind in (EventKind.REQUEST, EventKind.COMMIT) and e.text:
+            first = WS_RE.sub(" ", e.text.strip().split("\n", 1)[0])
+            out.append((e.round, frozenset(w.lower()[:STEM] for w in _STEM_RE.findall(e.text[:4000])), first))
+    return out
+
+
+def _taken_up_later(item: Event, later: list[tuple[int, frozenset[str], str]]) -> str:
     """An item of a checklist the agent wrote in prose (no todo tool ticks it) that a later request of
     the user's or a later commit names by every word of its label ("**DAG stubs**: only a placeholder"
     then "DAG scaffolding … Minimal DAG stub"): " — then r41: “…”", so the item reads as taken up since,
@@ -449,16 +463,12 @@ def _taken_up_later(item: Event, events: list[Event]) -> str:
     m = _LABEL_RE.match(item.text)
     label = (m.group(1) or m.group(2)) if m else ""
     stems = {w.lower()[:STEM] for w in _STEM_RE.findall(label) if w.lower() not in _STOP}
-    if not stems:
+    if len(stems) < MIN_LABEL_WORDS:
         return ""
-    for e in events:
-        if e.round <= item.round or e.kind not in (EventKind.REQUEST, EventKind.COMMIT) or not e.text:
-            continue
-        words = {w.lower()[:STEM] for w in _STEM_RE.findall(e.text[:4000])}
-        if stems <= words:
-            first = WS_RE.sub(" ", e.text.strip().split("\n", 1)[0])
+    for rnd, words, first in later:
+        if rnd > item.round and stems <= words:
             first = first if len(first) <= LATER_CHARS else first[:LATER_CHARS].rsplit(" ", 1)[0] + "…"
-            return f" — then r{e.round}: “{first}”"
+            return f" — then r{rnd}: “{first}”"
     return ""
 
 
@@ -560,11 +570,12 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
         elif e.tool is None or (e.round, e.message_index) == last_list[e.tool]:
             todos[e.text.strip().lower()] = e
     facts: list[Fact] = []
+    asks_and_commits = _later_words(events) if any(e.tool is None for e in todos.values()) else []
     for e in todos.values():
         status = str(e.status or "pending").lower()
         if status in _DONE:
             continue
-        later = _taken_up_later(e, events) if e.tool is None else ""
+        later = _taken_up_later(e, asks_and_commits) if e.tool is None and len(facts) < TAKEN_UP_ITEMS else ""
         facts.append(Fact(Section.NEXT, f"[{status}] {e.text.strip()}{later}", [e.round], score=70, essential=True))
     # Immediate plans ("now I'll…") older than five rounds were acted on or dropped; a todo written down
     # for later stays open until a later message says it is done.

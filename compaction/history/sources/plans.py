@@ -151,6 +151,9 @@ def _why_there(ctx: FactContext, name: str, line: int, until: int) -> tuple[int,
 
 _CHECKS_HEAD_RE = re.compile(r"(?i)^\W*(?:verif\w*|test\w*|check\w*|validat\w*)\b[^:]{0,30}:")
 _TICKED_RE = re.compile(r"`([^`\n]{3,120})`")
+_SECTION_HEAD_RE = re.compile(r"^\W*[A-Z][\w /&-]{0,30}:")  # a plan's next section ("Files:", "Code change:")
+_CHECK_VERB_RE = re.compile(r"(?i)^\W*(?:run|test|check|verif|execut|build|lint|try|confirm|ensure|make sure)")
+CHECK_WORDS = 3  # of a planned check's command, the words a run must hold
 
 
 def _checks_told(ctx: FactContext, lines: list[str], planned: int) -> list[str]:
@@ -162,10 +165,13 @@ def _checks_told(ctx: FactContext, lines: list[str], planned: int) -> list[str]:
     out: list[str] = []
     checking = False
     for line in lines:
-        checking = checking or _CHECKS_HEAD_RE.match(line) is not None
+        if _CHECKS_HEAD_RE.match(line):
+            checking = True
+        elif _SECTION_HEAD_RE.match(line) and not _CHECK_VERB_RE.match(line):
+            checking = False  # the next section ("Files: …") is no check ("Run linter: …" is one)
         ticked = [t for t in _TICKED_RE.findall(line) if " " in t.strip() or t.startswith("./")] if checking else []
         if ticked:
-            key = " ".join(ticked[0].split()[:2])
+            key = " ".join(ticked[0].split()[:CHECK_WORDS])  # `npm run build` is not `npm run lint`
             ran = next((r for r, c in runs if key in c), None)
             line += f" (ran r{ran})" if ran is not None else " (not run)"
         out.append(line)
