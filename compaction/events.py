@@ -891,6 +891,9 @@ class _CommandState:
     views: LineViews = field(default_factory=LineViews)  # each file's lines, by number, as a read last showed them
     _names: set[str] = field(default_factory=set)  # the file names the events so far name (`known_names`)
     _named_upto: int = 0
+    read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
+    written: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path -> its lines, last written whole
+    written_as: dict[str, str | None] = field(default_factory=dict)  # file name -> its one path written (None: several)
 
     def known_names(self, events: list[Event]) -> set[str]:
         """The file names of every path the events name, read on from where the last ask stopped."""
@@ -899,9 +902,6 @@ class _CommandState:
                 self._names.add(file_name(e.path))
         self._named_upto = len(events)
         return self._names
-    read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
-    written: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path -> its lines, last written whole
-    written_as: dict[str, str | None] = field(default_factory=dict)  # file name -> its one path written (None: several)
 
 
 def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolResult | None,
@@ -1052,12 +1052,11 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                                 tool=call.name))
         if failed and writes:
             writes = _chained_writes(cmd, output)  # what ran before the part that failed, if any
-        if state.views and command_event.state_changing:
-            # a command that changes files: the views may no longer hold (a script's writes, a stash, a
-            # checkout); its own line-addressed substitutions are judged first, against the views before it
-            pending = state.views.clear_pending()
-        else:
-            pending = None
+        # a command that changes files: the views may no longer hold (a script's writes, a stash, a checkout);
+        # its own line-addressed substitutions are judged first, against the views before it, then wait
+        unsettles = bool(state.views) and command_event.state_changing
+        if unsettles:
+            state.views.clear_pending()
         if not failed or writes:
             changes = _with_reads_in(_changes_by_path(call), state) if writes else {}
             writes, moves = _moves(cmd, writes, events, state) if "mv" in cmd or "cp" in cmd else (writes, {})
@@ -1083,7 +1082,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
         if len(read) == 1 and output and not failed and not command_event.state_changing:
             state.views.seen(read[0], cmd, output)  # (a line that also writes: its output may be from before)
-        if pending is not None:
+        if unsettles:
             state.views.forget_all()
         if output and "] " in output:
             for m in _GIT_COMMIT_OUT_LINES.finditer(output):
@@ -1096,10 +1095,9 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                             exit_code=exit_code, tool=call.name, failed=failed, search=True))
 
 
-# A file the agent's account of its work presents as new: "**New documentation** `docs/x.md` includes",
-# "Created `src/a.ts`" (within a short span before the path, on its line or a heading up to two lines above)
-# (the word at most three words before the path: "Created `a.ts`", "**New documentation** **`x.md`**", not "added
-# a new section to `README.md` that points to `CONTRIBUTING.md`")
+# A file the agent's account of its work presents as new: the word at most three words before the path
+# ("Created `src/a.ts`", "**New documentation**\n\n**`docs/x.md`** includes"), not "added a new section to
+# `README.md` that points to `CONTRIBUTING.md`" for the second file
 _PRESENTED_NEW_RE = re.compile(r"\b(?:[Nn]ew|[Cc]reated?|[Aa]dded|[Ww]rote|[Ww]ritten)\b(?:[\W_]+\w+){0,3}?[\W_]*$")
 _BACKTICKED_PATH_RE = re.compile(r"`([^`\s]*[/\\][^`\s]*\.[A-Za-z]\w{0,5}|[\w-]+\.[A-Za-z]\w{0,5})`")
 # A name that is code, not a file (`os.path.join`, `self.config`): its "extension" is an identifier

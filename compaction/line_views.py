@@ -41,7 +41,7 @@ class LineViews:
     pending: dict[str, list[Change]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.lines)
+        return bool(self.lines or self.pending)
 
     def seen(self, path: str, command: str, output: str) -> None:
         """Take a read's output as the file's lines where it numbers them (or a `sed -n 'a,bp'` does);
@@ -71,10 +71,9 @@ class LineViews:
         """Every file's view: a command changed files in ways not known (a script's writes, a stash)."""
         self.lines.clear()
 
-    def clear_pending(self) -> bool:
+    def clear_pending(self) -> None:
         """No substitution made so far can be checked any more (files changed in ways not known since)."""
         self.pending.clear()
-        return True
 
     def changed(self, path: str, change: Change, command: str = "") -> None:
         """A change of `path` made: its lines may have moved (forgotten); a line-addressed substitution

@@ -444,7 +444,7 @@ _HEDGE_RE = re.compile(r"(?i)\b(?:might|may|maybe|perhaps|possibly|probably|coul
 
 def _judged_not_ours(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache | None = None) -> str:
     """The agent's own word, after the failure first showed, that it is not the session's doing, in a
-    sentence naming one of its tests (or its exception): "the agent judged it pre-existing: “…” (r17)".
+    sentence naming one of its tests (or its exception): "not the session's doing, per the agent (r17): “…”".
     Why: with no run of the code without the changes to show it, the agent's judgement is what a
     successor has, and "no fix seen" reads as the session's own bug left unfixed."""
     first = rec.occurrences[0].round
@@ -1834,8 +1834,10 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     return "; ".join(parts)
 
 
+# A debug print's change: a print call, a DEBUG tag, or a printed name wrapped in `type()`/`repr()` (`value` →
+# `type(value)`)
 _DEBUG_PRINT_RE = re.compile(r"\b(?:print|console\.(?:log|debug)|println!?|fmt\.Print\w*|System\.out\.print\w*)\(|"
-                             r"\bDEBUG\b|^`?(?:\{?\w+\}?)` → `(?:\{?type\(\w+\)\}?)`")
+                             r"\bDEBUG\b|^`\{?(\w+)\}?` → `\{?(?:type|repr|id)\(\1\)\}?`")
 TRIED_GAPS = 6  # of a recurring failure's gaps between occurrences, the last ones looked into
 TRIED_SHOWN = 2  # of a failure's earlier attempts that failed the same way again, the last ones told
 
