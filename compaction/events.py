@@ -605,7 +605,7 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
     its budget holds, so memory follows what is kept, not the number of user messages read — a
     session of 500,000 requests would otherwise hold 500,000 events that no summary can show."""
     events: list[Event] = []
-    state = _CommandState(cwd=transcript.cwd)
+    state = _CommandState(cwd=transcript.cwd, by_line=edits_by_line(transcript))
     later: deque[tuple[int, Event]] | None = None if max_requests is None else deque(maxlen=max(0, max_requests))
     first_request = True
     for rnd in transcript.rounds:
@@ -889,6 +889,7 @@ class _CommandState:
     unnamed_writes: list[tuple[int, int]] = field(default_factory=list)  # (round, message index) of this round's
     unchanged: set[str] = field(default_factory=set)  # this round's files an edit left as they were
     views: LineViews = field(default_factory=LineViews)  # each file's lines, by number, as a read last showed them
+    by_line: bool = False  # the session edits by line number (`edits_by_line`): only then are the views kept
     _names: set[str] = field(default_factory=set)  # the file names the events so far name (`known_names`)
     _named_upto: int = 0
     read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
@@ -997,7 +998,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             failed = True  # an export that does not mark an edit's refusal as an error (Codex's apply_patch in SpecStory)
         if kind == ToolKind.READ and result is not None and result.content and not failed and call.path:
             state.read_text.setdefault(call.path.split("#", 1)[0], []).append(result.content)
-            state.views.seen(call.path, "", result.content)
+            if state.by_line:
+                state.views.seen(call.path, "", result.content)
         inferred = False
         if not paths and kind != ToolKind.READ:
             content = result.content if result and not failed else ""
@@ -1080,7 +1082,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
         read = shell_reads(cmd)
         for path in read:
             events.append(Event(EventKind.READ, rnd, msg.index, path=path, command=cmd, tool=call.name))
-        if len(read) == 1 and output and not failed and not command_event.state_changing:
+        if state.by_line and len(read) == 1 and output and not failed and not command_event.state_changing:
             state.views.seen(read[0], cmd, output)  # (a line that also writes: its output may be from before)
         if unsettles:
             state.views.forget_all()
@@ -1138,6 +1140,23 @@ def _with_viewed_lines(call: ToolCall, change: FileChange, views: LineViews) -> 
     pair = viewed_span(call, change.path, views)
     found = [h for h in pair_hunks(pair[0], "\n".join(change.hunks[0].added)) if not h.empty] if pair else []
     return FileChange(change.path, tuple(found)) if found else change
+
+
+# `sed -i '1187s/a/b/' f`: a substitution addressed to a line
+_LINE_SED_RE = re.compile(r"\bsed\b[^|;&]*?['\"\s]\d+s(?P<d>[^\w\s])")
+
+
+def edits_by_line(transcript: Transcript) -> bool:
+    """Whether the session edits by line number (a `sed -i 'Ns/a/b/'`, an editor's `edit 287:296`): only
+    then are the files' numbered views worth keeping (reading every numbered output costs)."""
+    for msg in transcript.messages:
+        for call in msg.tool_calls:
+            if call.command and "sed" in call.command and _LINE_SED_RE.search(call.command):
+                return True
+            args = call.arguments if isinstance(call.arguments, dict) else {}
+            if args and any(_line_number(args.get(a)) and _line_number(args.get(b)) for a, b in _SPANS):
+                return True
+    return False
 
 
 def _line_number(value: object) -> bool:

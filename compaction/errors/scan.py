@@ -34,6 +34,7 @@ from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.errors.shorten import cut
 from compaction.events import (
     EventKind,
+    edits_by_line,
     is_state_changing,
     parse_test_summary,
     results_of_calls,
@@ -135,6 +136,10 @@ _STASH_RE = re.compile(r"git\s+stash(?:\s+(pop|apply)\b|\s+(?:push|save)\b.*|(?:
 _PARTS_RE = re.compile(r"&&|\|\||;|\n")  # a shell line's parts, run in order
 
 
+_SCRIPT_FILE_RE = re.compile(r"\.(?:py|js|mjs|cjs|ts|sh|rb|pl)$")  # a script the session may run to rewrite a file
+_SCRIPT_TARGET_RE = re.compile(r">\s*['\"]?[\w./-]+\.(?:py|js|mjs|cjs|ts|sh|rb|pl)\b")  # `cat <<'EOF' > update.py`
+
+
 class _State:
     """What the walk knows so far: files the agent created, whether the fix has begun, target ids."""
 
@@ -149,7 +154,8 @@ class _State:
         """Remember a script the call wrote whole; the files a run of the session's own script rewrites
         in place (`python update_offsetbox_v2.py`, which reads `offsetbox.py` and writes it again)."""
         cmd = call.command or ""
-        if call.kind == ToolKind.WRITE or (cmd and "<<" in cmd):
+        if call.kind == ToolKind.WRITE and _SCRIPT_FILE_RE.search(call.path or "") \
+                or cmd and "<<" in cmd and _SCRIPT_TARGET_RE.search(cmd):
             for change in call_changes(call):
                 if change.whole and change.hunks:
                     self.scripts[file_name(change.path)] = "\n".join(change.hunks[0].added)
@@ -343,6 +349,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
     calls_of: dict[int, ToolCall] = {}  # id(occurrence) -> the call whose result it is (what a retry changed)
     script_edits: dict[int, list[str]] = {}  # id(call) -> the files its run of the session's own script rewrote
     views = LineViews()  # each file's lines as its last numbered view showed them
+    by_line = edits_by_line(transcript)  # only a session that edits by line number needs them
     viewed: dict[int, ToolCall] = {}  # id(call) -> a line-range edit as the old/new pair the view makes it
     if not transcript.rounds:  # a hand-built transcript: group it the way load_transcript does
         transcript.rounds = group_rounds(transcript.messages)
@@ -359,7 +366,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
                 state.note_call(call)
                 if targets := state.script_targets(call):
                     script_edits[id(call)] = targets
-                if call.kind == ToolKind.EDIT and call.path and views:
+                if by_line and call.kind == ToolKind.EDIT and call.path and views:
                     if (span := viewed_span(call, call.path, views)) and isinstance(new := arg_text(
                             call.arguments, ArgRole.NEW) or call.arguments.get("replacement"), str):
                         viewed[id(call)] = replace(call, arguments={"path": call.path, "old_str": span[0], "new_str": new})
@@ -367,9 +374,9 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
                 calls = _calls_for(msg, round_calls, calls_by_id)
                 for i, res in enumerate(msg.tool_results):
                     call = calls.get(i)
-                    if call is not None and res.content and not res.is_error:
+                    if by_line and call is not None and res.content and not res.is_error:
                         _seen(views, call, res.content)
-                    if call is not None and views:
+                    if by_line and call is not None and views:
                         _changed(views, call, res)
                     repro = state.is_repro(call)
                     stashed = state.stashed_for(call, res.content[:300] if res.content else "")

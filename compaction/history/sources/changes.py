@@ -105,8 +105,7 @@ def _records(ctx: FactContext) -> dict[str, Fact]:
     for path, log in logs_of(ctx).items():
         read = None
         if log.existed and any(e.whole and e.hunks for e in log.kept):  # a file it read, then wrote whole
-            reads = derived.read_texts(ctx)
-            read = functools.partial(derived.text_before, reads, path)
+            read = functools.partial(derived.text_before, ctx, path)
         fact = file_record(path, log, n_rounds=ctx.n_rounds, asked=asked, notes=notes,
                            net=_net_of(final, path, ctx.cwd), read=read)
         if fact is not None:

@@ -50,7 +50,6 @@ class Read:
     path: str
     lines: tuple[str, ...]
     squeezed: str
-    whole: bool = False  # the file's entire text (`cat f`, a read tool asked for no range), as far as known
     _keys: frozenset[str] | None = None
 
     @property
@@ -113,7 +112,7 @@ def _reads(ctx: FactContext) -> Iterable[Read]:
                 squeezed = _key("".join(lines))
                 if (path, squeezed) not in seen:
                     seen.add((path, squeezed))
-                    yield Read(rnd.number, path, tuple(lines), squeezed, _reads_whole(call, output))
+                    yield Read(rnd.number, path, tuple(lines), squeezed)
 
 
 # A read tool's argument that asks for part of a file (`offset`, `limit`, `view_range`, `start_line`)
@@ -135,11 +134,19 @@ def _reads_whole(call: ToolCall, output: str) -> bool:
     return bool(call.command and _CAT_WHOLE_RE.match(call.command))
 
 
-def text_before(reads: list[Read], path: str, before: int) -> str | None:
-    """The file's text as the last whole read before round `before` showed it, if one did."""
-    for r in reversed(reads):
-        if r.round < before and r.whole and same_file(r.path, path):
-            return "\n".join(r.lines)
+def text_before(ctx: FactContext, path: str, before: int) -> str | None:
+    """The file's text as the last whole read before round `before` showed it, if one did: looked for
+    backwards from there, for the few files rewritten whole (not every read of the session made ready)."""
+    for rnd in reversed(ctx.transcript.rounds[:max(0, before - 1)]):
+        for msg in reversed(rnd.messages):
+            for call in reversed(msg.tool_calls):
+                read = _read_path(call)
+                if not read or not same_file(read, path):
+                    continue
+                output = ctx.output_of(rnd, call, MAX_READ_CHARS)
+                if output and _reads_whole(call, output):
+                    lines = _unnumbered(output)
+                    return "\n".join(lines) if MIN_LINES <= len(lines) <= MAX_LINES else None
     return None
 
 
