@@ -401,6 +401,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
     out = merge_consequences(list(records.values()))
     _unasked_targets(out, transcript)
     cache = _ResultsCache()  # each round's calls and results, paired once for every record's solution
+    used = _Mentioned(transcript)  # whether the session ran or named a checker (`mypy`) the advice may suggest
     cache.script_edits, cache.viewed, cache.created, cache.no_effect = script_edits, viewed, state.created, no_effect
     timeline = _LazyTimeline(transcript)  # the files' changes, read once, when a record's fix first asks
     for rec in out:
@@ -409,7 +410,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
                                       timeline=timeline,
                                       probe=all(probed(calls_of.get(id(o)), o) for o in rec.occurrences))
         rec.earlier = earlier_fixes(rec, transcript, cache, calls_of)
-        rec.avoidance = advise(rec)
+        rec.avoidance = unused_checkers_dropped(advise(rec), used)
     return out
 
 
@@ -1877,6 +1878,41 @@ WENT_ON_CHARS = 100
 _HARNESS_NOTES = frozenset({"ERR_TOOL_OutputTooLong"})  # a harness's note on a run's output: the run itself went on
 _ERRORISH_RE = re.compile(r"(?i)\b(?:error|fail\w*|denied|not found|no such|cannot|can't|unable|invalid|fatal|"
                           r"exception|traceback|abort\w*)\b|^\(eval\)|^\S+: line \d+:|^[\w.]*(?:Error|Exception|Warning)\b")
+
+
+# A checker an avoidance may add as a further step (`; type-check with `mypy a.py``): only where the session uses it
+_CHECKERS = ("mypy", "ruff", "pyright", "flake8", "pylint")
+_CHECKER_CALL = r"`(?:" + "|".join(_CHECKERS) + r")\b[^`]*`"
+# "(or `ruff check` rule E999)", "; type-check with `mypy a.py`", " or type-check with `mypy a.py`"
+_ADDED_STEP_RE = re.compile(r"\s+\((?:or\s+)?[^()]*" + _CHECKER_CALL + r"[^()]*\)|(?:;\s+|\s+or\s+)[^;()`]*"
+                            + _CHECKER_CALL + r"[^;()]*")
+
+
+class _Mentioned:
+    """Whether a program's name appears in the session (its commands or any message): read once per name."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        self.known: dict[str, bool] = {}
+
+    def __call__(self, name: str) -> bool:
+        if name not in self.known:
+            self.known[name] = any(name in (c.command or "") for m in self.transcript.messages for c in m.tool_calls) \
+                or any(name in m.text for m in self.transcript.messages if m.text)
+        return self.known[name]
+
+
+def unused_checkers_dropped(advice: str, used: Callable[[str], bool]) -> str:
+    """An avoidance without the further step that suggests a checker the session never ran nor named
+    ("check call signatures …; type-check with `mypy a.py`" in a session that never used mypy): a successor
+    reads it as the project's practice, and reviewers read it as the fix."""
+    if not advice or not any(c in advice for c in _CHECKERS):
+        return advice
+    def keep(m: re.Match[str]) -> str:
+        named = [c for c in _CHECKERS if f"`{c}" in m.group(0)]
+        return m.group(0) if any(used(c) for c in named) else ""
+    trimmed = _ADDED_STEP_RE.sub(keep, advice).strip()
+    return trimmed or advice
 
 
 def _seen(views: LineViews, call: ToolCall, output: str) -> None:

@@ -497,3 +497,22 @@ def test_code_review_cases_of_the_new_rules_do_not_misfire() -> None:
     item = Event(EventKind.TODO, 1, 1, text="**Tests**: none written yet")
     later = _later_words([Event(EventKind.REQUEST, 5, 9, text="The tests pass on my machine, please just update the README.")])
     assert _taken_up_later(item, later) == ""
+
+
+def test_an_avoidance_drops_a_further_step_with_a_checker_the_session_never_used() -> None:
+    from compaction.errors import scan_transcript
+    from compaction.errors.scan import unused_checkers_dropped
+
+    never, always = (lambda name: False), (lambda name: True)
+    advice = "check the attribute exists (`hasattr`/`getattr(obj, name, None)`) or type-check with `mypy a.py`"
+    assert unused_checkers_dropped(advice, never) == "check the attribute exists (`hasattr`/`getattr(obj, name, None)`)"
+    assert unused_checkers_dropped(advice, always) == advice
+    assert unused_checkers_dropped("run `python -m py_compile a.py` (or `ruff check` rule E999) after every edit", never) \
+        == "run `python -m py_compile a.py` after every edit"
+    msgs = [Message(0, Role.USER, "fix the sum")]
+    _call(msgs, ToolCall("bash", {"command": "python run.py"}, "a", ToolKind.SHELL, "python run.py"),
+          'Traceback (most recent call last):\n  File "run.py", line 3, in <module>\n'
+          "TypeError: unsupported operand type(s) for +: 'int' and 'str'", code=1)
+    _shell(msgs, "b", "ls", "run.py")
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_TypeError")
+    assert "mypy" not in rec.avoidance, rec.avoidance
