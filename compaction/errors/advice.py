@@ -7,6 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from compaction.errors.episodes import label_of_test
 from compaction.errors.families import advice_for
 from compaction.errors.records import ErrorRecord
 from compaction.shell import quote_at
@@ -203,8 +204,20 @@ def _rerun_tests(rec: ErrorRecord) -> str:
         return "re-run `{command}` after every change"
     files = {re.split(r"::| > ", t, maxsplit=1)[0] for t in rec.tests}
     if len(files) == 1 and len(rec.tests) > 1:
-        return f"re-run the {len(rec.tests)} failing tests of `{next(iter(files))}` after every change"
+        # which ones, by their own names (a successor asks which tests failed, not how many)
+        names = [label_of_test(t) for t in rec.tests[:TESTS_NAMED]]
+        named = ", ".join(f"`{_short_test(n)}`" for n in names) + (f" +{len(rec.tests) - TESTS_NAMED}"
+                                                                if len(rec.tests) > TESTS_NAMED else "")
+        return f"re-run the {len(rec.tests)} failing tests of `{next(iter(files))}` ({named}) after every change"
     return "re-run the test `{test}` after every change"
+
+
+TESTS_NAMED = 3  # of a record's failing tests, named in its avoidance
+TEST_NAME_CHARS = 60
+
+
+def _short_test(name: str) -> str:
+    return name if len(name) <= TEST_NAME_CHARS else name[:TEST_NAME_CHARS - 1] + "…"
 
 
 # npm's own failures (`npm error code TLOG_CREATE_ENTRY_ERROR`, `ELIFECYCLE`): the registry, the version, a script;

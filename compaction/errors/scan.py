@@ -446,6 +446,7 @@ _NOT_OURS_RE = re.compile(r"(?i)\bunrelated to (?:my|the|our|these) (?:change|fi
                           r"\bnot (?:caused|introduced) by (?:my|the|our|these) (?:change|fix|edit)")
 JUDGED_CHARS = 160
 NOT_OURS_LABEL = "not the session's doing, per the agent"
+_SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
 _LABEL_RE = re.compile(r"^(?:THOUGHT|Thought|Analysis|Reasoning|DISCUSSION):\s*")  # a harness's label before the prose
 _HEDGE_RE = re.compile(r"(?i)\b(?:might|may|maybe|perhaps|possibly|probably|could|seems?|likely)\b|\?")
 
@@ -492,10 +493,14 @@ def _not_ours_sentences(transcript: Transcript) -> list[tuple[int, str]]:
         for msg in rnd.messages:
             if msg.role is not Role.ASSISTANT or not msg.text or "change" not in msg.text and "xisting" not in msg.text:
                 continue
-            for m in _NOT_OURS_RE.finditer(msg.text):
-                start = max(msg.text.rfind(".", 0, m.start()), msg.text.rfind("\n", 0, m.start())) + 1
-                ends = [i for i in (msg.text.find(".", m.end()), msg.text.find("\n", m.end())) if i >= 0]
-                sentence = _LABEL_RE.sub("", " ".join(msg.text[start:min(ends) if ends else len(msg.text)].split()))
+            text = msg.text
+            for m in _NOT_OURS_RE.finditer(text):
+                # its sentence: from the last end of one before it (a `.`, `!` or `?` then a space, or a line
+                # break: `test_requests.py::x` holds a dot) to the next
+                start = max((e.end() for e in _SENTENCE_END_RE.finditer(text, max(0, m.start() - 600), m.start())),
+                            default=max(0, m.start() - 600))
+                end = _SENTENCE_END_RE.search(text, m.end())
+                sentence = _LABEL_RE.sub("", " ".join(text[start:end.start() + 1 if end else len(text)].split()))
                 if not _NOT_A_JUDGEMENT_RE.search(sentence):
                     out.append((rnd.number, sentence))
     return out

@@ -335,7 +335,7 @@ def test_a_failure_the_agent_judged_not_its_doing_says_so_firm_words_first() -> 
           code=1)
     msgs.append(Message(len(msgs), Role.ASSISTANT, "THOUGHT: `test_icrs_cirs` fails even without my changes. Moving on."))
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_TypeError")
-    assert rec.solution == "not the session's doing, per the agent (r3): “`test_icrs_cirs` fails even without my changes”", \
+    assert rec.solution == "not the session's doing, per the agent (r3): “`test_icrs_cirs` fails even without my changes.”", \
         rec.solution
 
 
@@ -516,3 +516,13 @@ def test_an_avoidance_drops_a_further_step_with_a_checker_the_session_never_used
     _shell(msgs, "b", "ls", "run.py")
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_TypeError")
     assert "mypy" not in rec.avoidance, rec.avoidance
+
+
+def test_a_judgement_is_read_as_its_whole_sentence_not_cut_at_a_file_names_dot() -> None:
+    from compaction.errors.scan import _not_ours_sentences
+
+    msgs = [Message(0, Role.USER, "fix the URL check"),
+            Message(1, Role.ASSISTANT, "Ran the suite. The failure `tests/test_requests.py::test_bad_url` is "
+                                       "unrelated to my changes. Moving on.")]
+    assert _not_ours_sentences(_transcript(msgs)) == [
+        (1, "The failure `tests/test_requests.py::test_bad_url` is unrelated to my changes.")]

@@ -99,7 +99,8 @@ def test_a_failure_a_test_run_showed_is_advised_that_test_not_the_familys_linter
         "re-run the test `src/tree.spec.ts > selection > deselects` after every change"
     two = Occurrence(round=5, detail="Error: not selected", location=Location(path="src/tree.spec.ts"),
                      tests=["src/tree.spec.ts > selection > deselects", "src/tree.spec.ts > a11y > aria-selected"])
-    assert advise(ErrorRecord("ERR_JS_Error", [two])) == "re-run the 2 failing tests of `src/tree.spec.ts` after every change"
+    assert advise(ErrorRecord("ERR_JS_Error", [two])) == \
+        "re-run the 2 failing tests of `src/tree.spec.ts` (`deselects`, `aria-selected`) after every change"
     occ.location.command = "npx vitest run src/tree.spec.ts"
     assert advise(ErrorRecord("ERR_JS_TimeoutError", [occ])) == "re-run `npx vitest run src/tree.spec.ts` after every change"
 
