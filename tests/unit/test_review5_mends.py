@@ -526,3 +526,14 @@ def test_a_judgement_is_read_as_its_whole_sentence_not_cut_at_a_file_names_dot()
                                        "unrelated to my changes. Moving on.")]
     assert _not_ours_sentences(_transcript(msgs)) == [
         (1, "The failure `tests/test_requests.py::test_bad_url` is unrelated to my changes.")]
+
+
+def test_the_user_quitting_after_the_last_reply_is_told() -> None:
+    from compaction.history.sources.current import _user_left
+
+    msgs = [Message(0, Role.USER, "add the link"), Message(1, Role.ASSISTANT, "Done: the link is printed after sync."),
+            Message(2, Role.USER, "<command-name>/exit</command-name>\n<command-message>exit</command-message>"),
+            Message(3, Role.USER, "<local-command-stdout>Goodbye!</local-command-stdout>")]
+    assert _user_left(_transcript(msgs).rounds) == (2, "/exit")
+    msgs.append(Message(4, Role.ASSISTANT, "Anything else?"))
+    assert _user_left(_transcript(msgs).rounds) is None

@@ -331,6 +331,21 @@ def _run_end(ctx: FactContext) -> Fact | None:
                 essential=True, pending=True)
 
 
+# The user quitting the tool: `/exit`, `/quit` (Claude Code logs it as `<command-name>/exit</command-name>`)
+_LEFT_RE = re.compile(r"^\s*(?:<command-name>\s*)?(/(?:exit|quit|bye|logout))\b")
+
+
+def _user_left(rounds: list) -> tuple[int, str] | None:
+    """(round, command) of a quit command among the session's last user messages, after which no one spoke."""
+    for rnd in reversed(rounds[-2:]):
+        for msg in reversed(rnd.messages):
+            if msg.role is Role.ASSISTANT and (msg.text.strip() or msg.tool_calls):
+                return None  # the agent went on after it
+            if msg.role is Role.USER and (m := _LEFT_RE.match(msg.text or "")):
+                return rnd.number, m.group(1)
+    return None
+
+
 @fact_source(Section.CURRENT)
 def current_work(ctx: FactContext) -> list[Fact]:
     """The last words, the last calls (both left out of the document when the verbatim tail shows their
@@ -345,6 +360,10 @@ def current_work(ctx: FactContext) -> list[Fact]:
     if said:
         facts.append(Fact(Section.CURRENT, f"Last said: {_said(said[1].text, _SAID_CHARS)}", [said[0]], score=80,
                           priority=1.5, short=f"Last said: {_said(said[1].text, _SAID_CHARS // 2)}", prose=True))
+    left = _user_left(rounds)
+    if left is not None:  # the user quit the tool after the last reply: the work asked was not left running
+        facts.append(Fact(Section.CURRENT, f"The user then left the session (`{left[1]}`, r{left[0]})", [left[0]],
+                          score=78, priority=1.5))
     calls_round = next((r for r in reversed(rounds) if any(m.tool_calls for m in r.messages)), None)
     if calls_round is not None and calls_round.number >= rounds[-1].number - 1:
         calls = _last_calls(calls_round)
