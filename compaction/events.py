@@ -904,6 +904,11 @@ class _CommandState:
         self._named_upto = len(events)
         return self._names
 
+    def named(self, path: str) -> None:
+        """An event inserted before the read mark (`_named_after`): its name known, the mark moved past it."""
+        self._names.add(file_name(path))
+        self._named_upto += 1
+
 
 def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolResult | None,
                       state: _CommandState) -> None:
@@ -1102,8 +1107,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
 # `README.md` that points to `CONTRIBUTING.md`" for the second file
 _PRESENTED_NEW_RE = re.compile(r"\b(?:[Nn]ew|[Cc]reated?|[Aa]dded|[Ww]rote|[Ww]ritten)\b(?:[\W_]+\w+){0,3}?[\W_]*$")
 _BACKTICKED_PATH_RE = re.compile(r"`([^`\s]*[/\\][^`\s]*\.[A-Za-z]\w{0,5}|[\w-]+\.[A-Za-z]\w{0,5})`")
-# A name that is code, not a file (`os.path.join`, `self.config`): its "extension" is an identifier
-_CODE_NAME_RE = re.compile(r"^(?:self|this|cls|os|sys|np|pd|re|math|json|path|[a-z]+_[a-z_]+)\.", re.IGNORECASE)
+# A name that is code, not a file: an attribute of `self`/`this`/`cls`, or a dotted chain (`os.path.join`)
+_CODE_NAME_RE = re.compile(r"^(?:self|this|cls)\.|^[\w-]+\.[\w-]+\.[A-Za-z_]\w*$")
 
 
 def _named_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]], state: _CommandState) -> None:
@@ -1125,6 +1130,7 @@ def _named_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]]
     for (r, index), path in zip(unnamed, found, strict=False):  # in its place: events are in the session's order
         at = next((k for k in range(len(events) - 1, -1, -1) if events[k].message_index <= index), -1) + 1
         events.insert(at, Event(EventKind.WRITE, r, index, path=path, tool="write", inferred=True))
+        state.named(path)  # (inserted behind the names' read mark: counted here)
 
 
 _SPANS = (("start", "end"), ("start_line", "end_line"), ("line_start", "line_end"))  # a line-range edit's arguments
@@ -1143,7 +1149,7 @@ def _with_viewed_lines(call: ToolCall, change: FileChange, views: LineViews) -> 
 
 
 # `sed -i '1187s/a/b/' f`: a substitution addressed to a line
-_LINE_SED_RE = re.compile(r"\bsed\b[^|;&]*?['\"\s]\d+s(?P<d>[^\w\s])")
+_LINE_SED_RE = re.compile(r"\bsed\b[^|;&\n]{0,120}?['\"\s]\d+s(?P<d>[^\w\s])")  # (bounded: linear in a long command)
 
 
 def edits_by_line(transcript: Transcript) -> bool:

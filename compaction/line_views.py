@@ -62,9 +62,11 @@ class LineViews:
             self.lines[path] = numbered
 
     def forget(self, path: str) -> None:
-        for p in [p for p in self.lines if _same(p, path)]:
+        """`path`'s view and waiting substitutions, under any spelling that may be it (a bare `app.py` and
+        `/repo/app.py`): forgetting too much costs a judgement, keeping a stale view a false one."""
+        for p in [p for p in self.lines if _maybe_same(p, path)]:
             del self.lines[p]
-        for p in [p for p in self.pending if _same(p, path)]:
+        for p in [p for p in self.pending if _maybe_same(p, path)]:
             del self.pending[p]
 
     def forget_all(self) -> None:
@@ -107,9 +109,13 @@ class LineViews:
         return sum(self.misses(path, h) for h in hunks) if judged(hunks, command) else 0
 
 
-# sed options and flags that change what a pattern matches (`-E`, `-r`, `s/a/b/I`)
-_UNJUDGED_RE = re.compile(r"\s-[a-zA-Z]*[Er][a-zA-Z]*\b|--regexp-extended|/[gpw\d]*[Ii][gpw\d]*['\";]")
+# sed options and flags that change what a pattern matches (`-E`, `-r`, an `I` flag after any delimiter), an
+# `s` with another delimiter than `/` (its flags are not read)
+_UNJUDGED_RE = re.compile(r"\s-[a-zA-Z]*[Er][a-zA-Z]*\b|--regexp-extended|[/|#,:@!][gpw\d]*[Ii][gpw\d]*(?:['\";\s]|$)|"
+                          r"\d+s[^/\w\s\\]")
 _BARE_SLASH_RE = re.compile(r"(?<!\\)/")  # a delimiter left in a pattern or a replacement: the script was not one `s`
+# GNU regex features `_bre` does not read (`\<`, `\b`, `\w`, `[[:space:]]`): not judged
+_GNU_RE = re.compile(r"\\[<>bBwWsS`']|\[\[:")
 
 
 def judged(hunks: tuple[Hunk, ...], command: str) -> bool:
@@ -118,9 +124,21 @@ def judged(hunks: tuple[Hunk, ...], command: str) -> bool:
     its pattern or replacement: `10s/a/b/;15s/a/b/` is two commands), with basic regexes (no `-E`, no `I`)."""
     if not hunks or not all(_addressed(h) for h in hunks):
         return False
-    if any(_BARE_SLASH_RE.search(h.removed[0] + (h.added[0] if h.added else "")) for h in hunks):
+    if any(_BARE_SLASH_RE.search(h.removed[0] + (h.added[0] if h.added else "")) or _GNU_RE.search(h.removed[0])
+           for h in hunks):
         return False
+    lines = [_addressed(h) for h in hunks]
+    if len(set(lines)) < len(lines):
+        return False  # two substitutions on one line: the second reads the first's result
     return not (command and _UNJUDGED_RE.search(command))
+
+
+def _maybe_same(a: str, b: str) -> bool:
+    """One path may be the other: one ends the other at a folder boundary, or they are equal."""
+    x, y = (p.replace("\\", "/").removeprefix("./") for p in (a, b))
+    if len(x) < len(y):
+        x, y = y, x
+    return x == y or x.endswith("/" + y)
 
 
 def _same(a: str, b: str) -> bool:
@@ -180,8 +198,9 @@ def _not_landed(hunk: Hunk, numbered: dict[int, str]) -> bool:
 
 
 # A command whose numbers are the file's own: the numbering program reads the file itself (`nl -ba f | sed -n
-# 'a,bp'`, `cat -n f`, `grep -n x f`); `sed -n 'a,bp' f | cat -n` numbers from 1 whatever the range
-_NUMBERS_FILE_RE = re.compile(r"^\s*(?:nl\b|cat\s+-\w*n|grep\s+(?:-\w+\s+)*-\w*n|rg\s+(?:-\w+\s+)*-\w*n)")
+# 'a,bp'`, `cat -n f`, `grep -n x f`); `sed -n 'a,bp' f | cat -n` numbers from 1 whatever the range, and a
+# plain `nl` skips blank lines
+_NUMBERS_FILE_RE = re.compile(r"^\s*(?:nl\s+-b\s*a|nl\s+-ba|cat\s+-\w*n|grep\s+(?:-\w+\s+)*-\w*n|rg\s+(?:-\w+\s+)*-\w*n)")
 
 
 def _numbered(command: str, output: str) -> dict[int, str]:

@@ -205,7 +205,7 @@ def _rerun_tests(rec: ErrorRecord) -> str:
     files = {re.split(r"::| > ", t, maxsplit=1)[0] for t in rec.tests}
     if len(files) == 1 and len(rec.tests) > 1:
         # which ones, by their own names (a successor asks which tests failed, not how many)
-        names = [label_of_test(t) for t in rec.tests[:TESTS_NAMED]]
+        names = [_test_name(t) for t in rec.tests[:TESTS_NAMED]]
         named = ", ".join(f"`{_short_test(n)}`" for n in names) + (f" +{len(rec.tests) - TESTS_NAMED}"
                                                                 if len(rec.tests) > TESTS_NAMED else "")
         return f"re-run the {len(rec.tests)} failing tests of `{next(iter(files))}` ({named}) after every change"
@@ -214,6 +214,12 @@ def _rerun_tests(rec: ErrorRecord) -> str:
 
 TESTS_NAMED = 3  # of a record's failing tests, named in its avoidance
 TEST_NAME_CHARS = 60
+
+
+def _test_name(test: str) -> str:
+    """A test's own name with its parameters (`test_cmp[1 > 0]`): split before them, they may hold `::` or ` > `."""
+    at = test.find("[")
+    return label_of_test(test[:at]) + test[at:] if at > 0 else label_of_test(test)
 
 
 def _short_test(name: str) -> str:

@@ -137,7 +137,8 @@ _PARTS_RE = re.compile(r"&&|\|\||;|\n")  # a shell line's parts, run in order
 
 
 _SCRIPT_FILE_RE = re.compile(r"\.(?:py|js|mjs|cjs|ts|sh|rb|pl)$")  # a script the session may run to rewrite a file
-_SCRIPT_TARGET_RE = re.compile(r">\s*['\"]?[\w./-]+\.(?:py|js|mjs|cjs|ts|sh|rb|pl)\b")  # `cat <<'EOF' > update.py`
+# `cat <<'EOF' > update.py`, `tee fix.py <<'EOF'`
+_SCRIPT_TARGET_RE = re.compile(r"(?:>|\btee\s+(?:-a\s+)?)\s*['\"]?[\w./-]+\.(?:py|js|mjs|cjs|ts|sh|rb|pl)\b")
 
 
 class _State:
@@ -481,8 +482,9 @@ def _judged_not_ours(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCa
 
 # Not a judgement: the agent setting out to check ("let me see whether it fails without my changes") or
 # saying the opposite ("not pre-existing: introduced by my change")
-_NOT_A_JUDGEMENT_RE = re.compile(r"(?i)\b(?:whether|let me|let's|i'll|i will|to see if|check if|verify|is it)\b|"
-                                 r"\b(?:not|isn't|is not|wasn't) (?:a )?pre-?existing|\b(?:introduced|caused) by (?:my|the|our|this)")
+_NOT_A_JUDGEMENT_RE = re.compile(r"(?i)^(?:let me|let's|i'll|i will|i need to|now i'll)\b|\b(?:whether|to see if|check if)\b|"
+                                 r"\b(?:not|isn't|is not|wasn't) (?:a )?pre-?existing|"
+                                 r"(?<!not )(?<!n't )\b(?:introduced|caused) by (?:my|the|our|this)")
 
 
 def _not_ours_sentences(transcript: Transcript) -> list[tuple[int, str]]:
@@ -499,8 +501,8 @@ def _not_ours_sentences(transcript: Transcript) -> list[tuple[int, str]]:
                 # break: `test_requests.py::x` holds a dot) to the next
                 start = max((e.end() for e in _SENTENCE_END_RE.finditer(text, max(0, m.start() - 600), m.start())),
                             default=max(0, m.start() - 600))
-                end = _SENTENCE_END_RE.search(text, m.end())
-                sentence = _LABEL_RE.sub("", " ".join(text[start:end.start() + 1 if end else len(text)].split()))
+                end = _SENTENCE_END_RE.search(text, m.end(), m.end() + 600)  # (bounded: a long line has no end)
+                sentence = _LABEL_RE.sub("", " ".join(text[start:end.start() + 1 if end else m.end() + 600].split()))
                 if not _NOT_A_JUDGEMENT_RE.search(sentence):
                     out.append((rnd.number, sentence))
     return out
@@ -1293,7 +1295,7 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                 break
             for call in msg.tool_calls:
                 order[id(call)] = len(order)
-                if cache is not None and call.command and (msg.index, call.command) in cache.no_effect:
+                if cache is not None and call.command and (msg.index, call.command.strip()) in cache.no_effect:
                     continue  # a substitution whose line held no such text (the events' line views): no edit
                 path = _edit_path(call)
                 if path:

@@ -537,3 +537,29 @@ def test_the_user_quitting_after_the_last_reply_is_told() -> None:
     assert _user_left(_transcript(msgs).rounds) == (2, "/exit")
     msgs.append(Message(4, Role.ASSISTANT, "Anything else?"))
     assert _user_left(_transcript(msgs).rounds) is None
+
+
+def test_second_code_review_cases_do_not_misfire() -> None:
+    from compaction.errors.advice import _test_name
+    from compaction.errors.scan import _not_ours_sentences
+
+    view = "\n".join(f"{n:>6}\t{t}" for n, t in [(1, "import os"), (2, "y = Foo(1)"), (3, "z = 2")])
+    # an edit under the absolute spelling forgets the bare name's view
+    msgs = [Message(0, Role.USER, "compute y")]
+    _shell(msgs, "v", "cat -n app.py", view)
+    _call(msgs, ToolCall("Edit", {"file_path": "/repo/app.py", "old_string": "y = Foo(1)", "new_string": "y = compute()"},
+                         "e", ToolKind.EDIT, path="/repo/app.py"), "ok")
+    _shell(msgs, "s", "sed -i '2s/compute()/compute(2)/' app.py", "")
+    assert [e.missed for e in extract_events(_transcript(msgs)) if e.via_shell and e.kind is EventKind.EDIT] == [0]
+    # an I flag after another delimiter, GNU word boundaries, two substitutions on one line, a plain `nl`: not judged
+    for script, out in (("sed -i '2s|foo|bar|I' app.py", view), ("sed -i '2s/\\<foo\\>/bar/' app.py", view),
+                        ("sed -i -e '2s/Foo/Bar/' -e '2s/Bar/Baz/' app.py", view)):
+        assert _sed_missed(("cat -n app.py", out), (script, "")) == [(2, False, 0)], script
+    assert _sed_missed(("nl app.py", "     1\tx\n\n     2\ty = 1\n"), ("sed -i '3s/y = 1/y = 2/' app.py", "")) \
+        == [(2, False, 0)]
+    # parametrised test ids keep their parameters whole
+    assert _test_name("t.py::test_cmp[1 > 0]") == "test_cmp[1 > 0]"
+    # "not caused by my change" is a judgement; "let me check whether" is not
+    msgs = [Message(0, Role.USER, "x"), Message(1, Role.ASSISTANT, "The failure of test_dates is not caused by my change. "
+                                                                   "Let me check whether test_parse fails without my changes.")]
+    assert [s for _, s in _not_ours_sentences(_transcript(msgs))] == ["The failure of test_dates is not caused by my change."]

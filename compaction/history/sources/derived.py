@@ -21,7 +21,7 @@ from compaction.edits import Hunk, same_file
 from compaction.events import shell_reads
 from compaction.history.sources.blocks import GUTTER_RE
 from compaction.history.sources.registry import FactContext
-from compaction.model import ToolCall, ToolKind
+from compaction.model import Round, ToolCall, ToolKind
 from compaction.transcripts.path_spelling import file_name
 
 MIN_LINES = 8  # distinctive lines a written file needs before it can be called a copy
@@ -135,19 +135,30 @@ def _reads_whole(call: ToolCall, output: str) -> bool:
 
 
 def text_before(ctx: FactContext, path: str, before: int) -> str | None:
-    """The file's text as the last whole read before round `before` showed it, if one did: looked for
-    backwards from there, for the few files rewritten whole (not every read of the session made ready)."""
-    for rnd in reversed(ctx.transcript.rounds[:max(0, before - 1)]):
-        for msg in reversed(rnd.messages):
-            for call in reversed(msg.tool_calls):
-                read = _read_path(call)
-                if not read or not same_file(read, path):
-                    continue
-                output = ctx.output_of(rnd, call, MAX_READ_CHARS)
-                if output and _reads_whole(call, output):
-                    lines = _unnumbered(output)
-                    return "\n".join(lines) if MIN_LINES <= len(lines) <= MAX_LINES else None
+    """The file's text as the last whole read before round `before` showed it, if one did: among the reads
+    of its file name (`_reads_by_name`, made once), the latest first; only their outputs are looked at."""
+    for rnd, call, read in reversed(_reads_by_name(ctx).get(file_name(path), ())):
+        if rnd.number >= before or not same_file(read, path):
+            continue
+        output = ctx.output_of(rnd, call, MAX_READ_CHARS)
+        if output and _reads_whole(call, output):
+            lines = _unnumbered(output)
+            if MIN_LINES <= len(lines) <= MAX_LINES:
+                return "\n".join(lines)
     return None
+
+
+def _reads_by_name(ctx: FactContext) -> dict[str, list[tuple[Round, ToolCall, str]]]:
+    """Every call that read one file, by the file's name, in order: made once per compaction."""
+    def build() -> dict[str, list[tuple[Round, ToolCall, str]]]:
+        out: dict[str, list[tuple[Round, ToolCall, str]]] = {}
+        for rnd in ctx.transcript.rounds:
+            for msg in rnd.messages:
+                for call in msg.tool_calls:
+                    if read := _read_path(call):
+                        out.setdefault(file_name(read), []).append((rnd, call, read))
+        return out
+    return ctx.shared(("derived", "reads by name"), build)
 
 
 def source_of(path: str, written: tuple[str, ...], before: int, reads: list[Read]) -> Source | None:

@@ -195,7 +195,8 @@ def finding_facts(ctx: FactContext) -> list[Fact]:
 
 # The user's next words challenging what the agent just said ("how can you say things look up-to-date if you
 # haven't checked the source code", "no, that's wrong")
-_CHALLENGE_RE = re.compile(r"(?i)^\W*(?:(?:my )?(?:dude|man|mate)[,.!]?\s+)?(?:no[,.!]\s|nope\b|wrong\b|that'?s (?:not (?:true|right|"
+_CHALLENGE_RE = re.compile(r"(?i)^\W*(?:(?:my )?(?:dude|man|mate)[,.!]?\s+)?(?:no[,.!]\s+(?:that'?s|it'?s|this is) (?:wrong|"
+                           r"not)|wrong\b|that'?s (?:not (?:true|right|"
                            r"correct)|wrong|incorrect)|this is (?:wrong|not right)|how (?:can|could|do) you (?:say|claim|know)|"
                            r"you (?:haven'?t|didn'?t|did not|have not) (?:even )?(?:check|look|read|test|verif|run)\w*|"
                            r"why (?:did|would) you (?:say|claim|think)|not true\b|incorrect\b)")

@@ -151,8 +151,10 @@ def _why_there(ctx: FactContext, name: str, line: int, until: int) -> tuple[int,
 
 _CHECKS_HEAD_RE = re.compile(r"(?i)^\W*(?:verif\w*|test\w*|check\w*|validat\w*)\b[^:]{0,30}:")
 _TICKED_RE = re.compile(r"`([^`\n]{3,120})`")
-_SECTION_HEAD_RE = re.compile(r"^\W*[A-Z][\w /&-]{0,30}:")  # a plan's next section ("Files:", "Code change:")
-_CHECK_VERB_RE = re.compile(r"(?i)^\W*(?:run|test|check|verif|execut|build|lint|try|confirm|ensure|make sure)")
+# A plan's section after its checks ("Files:", "Code change:", "Rollback:"): the sections plans hold, as a hint
+_OTHER_SECTION_RE = re.compile(r"(?i)^\W*(?:files?(?: to (?:modify|change|create))?|code changes?|changes?|implementation|"
+                               r"approach|summary|context|current state|proposed change|styling(?: details)?|notes?|"
+                               r"risks?|rollback|out of scope|next steps?)\s*:")
 CHECK_WORDS = 3  # of a planned check's command, the words a run must hold
 
 
@@ -167,12 +169,13 @@ def _checks_told(ctx: FactContext, lines: list[str], planned: int) -> list[str]:
     for line in lines:
         if _CHECKS_HEAD_RE.match(line):
             checking = True
-        elif _SECTION_HEAD_RE.match(line) and not _CHECK_VERB_RE.match(line):
-            checking = False  # the next section ("Files: …") is no check ("Run linter: …" is one)
+        elif _OTHER_SECTION_RE.match(line):
+            checking = False  # the next section ("Files: …") is no check ("Unit tests: `pytest`" is one)
         ticked = [t for t in _TICKED_RE.findall(line) if " " in t.strip() or t.startswith("./")] if checking else []
         if ticked:
-            key = " ".join(ticked[0].split()[:CHECK_WORDS])  # `npm run build` is not `npm run lint`
-            ran = next((r for r, c in runs if key in c), None)
+            # its words but flags (`npm run build` is not `npm run lint`; `pytest t.py -v` ran as `pytest t.py -q`)
+            key = [w for w in ticked[0].split() if not w.startswith("-")][:CHECK_WORDS]
+            ran = next((r for r, c in runs if all(w in c.split() for w in key)), None)
             line += f" (ran r{ran})" if ran is not None else " (not run)"
         out.append(line)
     return out
