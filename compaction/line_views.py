@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from compaction.edits import Hunk
+from compaction.edits import Hunk, same_file
 
 # `  1187\t    return arg == self` (nl, cat -n, an editor's view), `1187:    return …` / `1185-  …` (grep -n)
 _NUMBERED_RE = re.compile(r"^\s*(\d{1,7})(?:(?:\t|[:-](?=\S|\s)| {2,}|\s*→)(.*))?$")  # a bare number: an empty line
@@ -64,9 +64,9 @@ class LineViews:
     def forget(self, path: str) -> None:
         """`path`'s view and waiting substitutions, under any spelling that may be it (a bare `app.py` and
         `/repo/app.py`): forgetting too much costs a judgement, keeping a stale view a false one."""
-        for p in [p for p in self.lines if _maybe_same(p, path)]:
+        for p in [p for p in self.lines if same_file(p, path)]:
             del self.lines[p]
-        for p in [p for p in self.pending if _maybe_same(p, path)]:
+        for p in [p for p in self.pending if same_file(p, path)]:
             del self.pending[p]
 
     def forget_all(self) -> None:
@@ -131,14 +131,6 @@ def judged(hunks: tuple[Hunk, ...], command: str) -> bool:
     if len(set(lines)) < len(lines):
         return False  # two substitutions on one line: the second reads the first's result
     return not (command and _UNJUDGED_RE.search(command))
-
-
-def _maybe_same(a: str, b: str) -> bool:
-    """One path may be the other: one ends the other at a folder boundary, or they are equal."""
-    x, y = (p.replace("\\", "/").removeprefix("./") for p in (a, b))
-    if len(x) < len(y):
-        x, y = y, x
-    return x == y or x.endswith("/" + y)
 
 
 def _same(a: str, b: str) -> bool:

@@ -136,7 +136,6 @@ _STASH_RE = re.compile(r"git\s+stash(?:\s+(pop|apply)\b|\s+(?:push|save)\b.*|(?:
 _PARTS_RE = re.compile(r"&&|\|\||;|\n")  # a shell line's parts, run in order
 
 
-_SCRIPT_FILE_RE = re.compile(r"\.(?:py|js|mjs|cjs|ts|sh|rb|pl)$")  # a script the session may run to rewrite a file
 # `cat <<'EOF' > update.py`, `tee fix.py <<'EOF'`
 _SCRIPT_TARGET_RE = re.compile(r"(?:>|\btee\s+(?:-a\s+)?)\s*['\"]?[\w./-]+\.(?:py|js|mjs|cjs|ts|sh|rb|pl)\b")
 
@@ -155,7 +154,7 @@ class _State:
         """Remember a script the call wrote whole; the files a run of the session's own script rewrites
         in place (`python update_offsetbox_v2.py`, which reads `offsetbox.py` and writes it again)."""
         cmd = call.command or ""
-        if call.kind == ToolKind.WRITE and _SCRIPT_FILE_RE.search(call.path or "") \
+        if call.kind == ToolKind.WRITE and _SCRIPT_EXT.search(call.path or "") \
                 or cmd and "<<" in cmd and _SCRIPT_TARGET_RE.search(cmd):
             for change in call_changes(call):
                 if change.whole and change.hunks:
@@ -463,12 +462,9 @@ def _judged_not_ours(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCa
     if not names:
         return ""
     hedged = ""
-    if cache is None:
-        judgements = _not_ours_sentences(transcript)
-    elif cache.not_ours is None:
-        judgements = cache.not_ours = _not_ours_sentences(transcript)
-    else:
-        judgements = cache.not_ours
+    judgements = cache.not_ours if cache is not None and cache.not_ours is not None else _not_ours_sentences(transcript)
+    if cache is not None:
+        cache.not_ours = judgements
     for rnd, sentence in judgements:
         if rnd < first or not any(n in sentence for n in names):
             continue
@@ -1071,7 +1067,8 @@ def _closest_first(removed: tuple[str, ...], added: tuple[str, ...], hashes: boo
 _CALLS_RE = re.compile(r"[\w\]\)]\(")
 
 
-_DEBUG_LINE = re.compile(r"\s*(?:print\(|console\.(?:log|debug)\(|echo |puts |fmt\.Print|System\.out\.print)")
+_PRINT_CALL = r"print\(|console\.(?:log|debug)\(|fmt\.Print|System\.out\.print"  # a debug print, in any language
+_DEBUG_LINE = re.compile(r"\s*(?:" + _PRINT_CALL + r"|echo |puts )")
 
 
 _DEBUG_MARK_RE = re.compile(r"(?i)debug|print|console\.log|trace")
@@ -1851,8 +1848,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
 
 # A debug print's change: a print call, a DEBUG tag, or a printed name wrapped in `type()`/`repr()` (`value` →
 # `type(value)`)
-_DEBUG_PRINT_RE = re.compile(r"\b(?:print|console\.(?:log|debug)|println!?|fmt\.Print\w*|System\.out\.print\w*)\(|"
-                             r"\bDEBUG\b|^`\{?(\w+)\}?` → `\{?(?:type|repr|id)\(\1\)\}?`")
+_DEBUG_PRINT_RE = re.compile(r"\b(?:" + _PRINT_CALL + r"|println!?\()|\bDEBUG\b|^`\{?(\w+)\}?` → `\{?(?:type|repr|id)\(\1\)\}?`")
 TRIED_GAPS = 6  # of a recurring failure's gaps between occurrences, the last ones looked into
 TRIED_SHOWN = 2  # of a failure's earlier attempts that failed the same way again, the last ones told
 
