@@ -475,7 +475,7 @@ def parse_test_summary(output: str) -> str | None:
         return f"Ran {m.group(1)} tests: {m.group(2)}"
     maven = list(_MAVEN_RE.finditer(output)) if "Tests run: " in output else []  # its literal opening first
     if maven:
-        return maven[-1].group(0)
+        return _maven_summary(maven)
     sympy = _SYMPY_RE.findall(output) if "tests finished: " in output else []
     if sympy:
         return sympy[-1]
@@ -493,6 +493,15 @@ def parse_test_summary(output: str) -> str | None:
     if hits:
         return _go_summary(hits)
     return None
+
+
+def _maven_summary(results: list[re.Match[str]]) -> str:
+    """Surefire's closing `Tests run:` lines, one per module of a reactor build, added up ("Tests run: 1392,
+    Failures: 0, Errors: 0, Skipped: 0 in 3 modules"): the last module's alone (its 2 tests) is not the build's."""
+    if len(results) == 1:
+        return results[0].group(0)
+    run, failures, errors, skipped = (sum(int(m.group(i)) for m in results) for i in range(1, 5))
+    return f"Tests run: {run}, Failures: {failures}, Errors: {errors}, Skipped: {skipped} in {len(results)} modules"
 
 
 _CARGO_COUNT_RE = re.compile(r"(\d+) (passed|failed|ignored)")
@@ -912,8 +921,8 @@ class _CommandState:
 
 def _continued_output(events: list[Event], rnd: int, msg: Message, result: ToolResult | None,
                       state: _CommandState) -> None:
-    """A shell call without a command line (OpenHands reading more output of a running process):
-    its output, test counts included, belongs to the command still running."""
+    """A call reading more output of a command still running (OpenHands' `is_input`, Codex's `write_stdin`):
+    its output, test counts included, belongs to that command."""
     prev = state.last_command
     summary = parse_test_summary(result.content) if result and result.content else None
     if prev is None or not summary:
@@ -1037,8 +1046,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             if kind != ToolKind.READ and not failed:
                 state.views.forget(path)  # its lines may have moved
         return
-    if kind in (ToolKind.SHELL, ToolKind.OTHER) and not (call.command or "").strip() and call.name in (
-            "run", "bash", "execute_bash"):
+    if call.continues:  # more output of a command still running (`transcripts.continuations`)
         _continued_output(events, rnd, msg, result, state)
         return
     if kind == ToolKind.SHELL and call.command:

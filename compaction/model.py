@@ -48,6 +48,7 @@ class ToolCall:
     kind: str = "other"  # one of ToolKind's values: read, write, edit, shell, search, todo, other
     command: str | None = None
     path: str | None = None
+    continues: str | None = None  # the id of the running command whose output this call reads on
 
 
 @dataclass(slots=True)

@@ -110,7 +110,8 @@ def _fill(template: str, rec: ErrorRecord) -> str:
     path = (loc.path if loc else None) or ""
     command = next((o.location.command for o in reversed(rec.occurrences) if o.location.command), "") or ""
     symbol = next((o.location.symbol for o in reversed(rec.occurrences) if o.location.symbol), "") or ""
-    test = rec.tests[-1] if rec.tests else ""
+    latest = latest_tests(rec)
+    test = latest[-1] if latest else ""
     values = {
         "path": path or "<file>", "dir": posixpath.dirname(path) or ".", "command": _cut(command) or "<command>",
         "symbol": symbol or "<name>", "test": test or "<test>",
@@ -202,14 +203,21 @@ def _rerun_tests(rec: ErrorRecord) -> str:
     """Run again what failed: the command that ran it, else its tests' one file, else its last test."""
     if any(o.location.command for o in rec.occurrences):
         return "re-run `{command}` after every change"
-    files = {re.split(r"::| > ", t, maxsplit=1)[0] for t in rec.tests}
-    if len(files) == 1 and len(rec.tests) > 1:
+    tests = latest_tests(rec)
+    files = {re.split(r"::| > ", t, maxsplit=1)[0] for t in tests}
+    if len(files) == 1 and len(tests) > 1:
         # which ones, by their own names (a successor asks which tests failed, not how many)
-        names = [_test_name(t) for t in rec.tests[:TESTS_NAMED]]
-        named = ", ".join(f"`{_short_test(n)}`" for n in names) + (f" +{len(rec.tests) - TESTS_NAMED}"
-                                                                if len(rec.tests) > TESTS_NAMED else "")
-        return f"re-run the {len(rec.tests)} failing tests of `{next(iter(files))}` ({named}) after every change"
+        names = [_test_name(t) for t in tests[:TESTS_NAMED]]
+        named = ", ".join(f"`{_short_test(n)}`" for n in names) + (f" +{len(tests) - TESTS_NAMED}"
+                                                                if len(tests) > TESTS_NAMED else "")
+        return f"re-run the {len(tests)} failing tests of `{next(iter(files))}` ({named}) after every change"
     return "re-run the test `{test}` after every change"
+
+
+def latest_tests(rec: ErrorRecord) -> list[str]:
+    """The tests the record's latest run with named tests failed: one that failed earlier and passed
+    since (fixed, or renamed by an edit) is no longer one to re-run."""
+    return next((list(o.tests) for o in sorted(rec.occurrences, key=lambda o: -o.round) if o.tests), [])
 
 
 TESTS_NAMED = 3  # of a record's failing tests, named in its avoidance
@@ -235,6 +243,7 @@ _NPM_ADVICE = ("npm's failure, not the code's: act on its first `npm error` line
 
 def _python_test(rec: ErrorRecord) -> bool:
     """The record's latest test is pytest's (`path.py::name`) or has no file: a pytest command fits."""
-    test = rec.tests[-1] if rec.tests else ""
+    latest = latest_tests(rec)
+    test = latest[-1] if latest else ""
     path = test.split("::", 1)[0].split(" > ", 1)[0]
     return "::" in test or not path or path.endswith(".py")

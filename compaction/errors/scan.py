@@ -63,6 +63,7 @@ from compaction.shell import (
     went_wrong,
 )
 from compaction.transcripts.arg_names import ArgRole, arg_text
+from compaction.transcripts.continuations import unfinished
 from compaction.transcripts.path_spelling import file_name
 from compaction.transcripts.user_feedback import words_after
 
@@ -1836,6 +1837,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             parts.append(PROBE_NOTE)
         elif any(p.startswith(NOT_OURS_LABEL) for p in parts):
             pass  # nothing to fix: "no fix seen" would read as the session's bug left
+        elif rec.id == "ERR_TOOL_Timeout" and (read_on := _read_on(transcript, failed_call, last.round, cache)):
+            parts.append(read_on)
         elif rec.id not in _HARNESS_NOTES and (went_on := _went_on(transcript, last, failed_call, cache)):
             parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})")
         else:
@@ -1952,6 +1955,39 @@ def _went_on(transcript: Transcript, occ: Occurrence, call: ToolCall | None, cac
             or "Traceback (most recent call last)" in res.content or (occ.detail and occ.detail.strip() in last):
         return ""
     return last if len(last) <= WENT_ON_CHARS else last[:WENT_ON_CHARS].rsplit(" ", 1)[0] + "…"
+
+
+def _read_on(transcript: Transcript, call: ToolCall | None, after: int, cache: _ResultsCache | None) -> str:
+    """A command the harness stopped waiting for, read on by later calls (`ToolCall.continues`), and how it
+    ended there ("went on: read on at r13, it ended `Tests run: 1392 …`; `BUILD SUCCESS`"). Why: "no fix
+    seen" and an advice to cut it short with `timeout 120` read as if the five-minute build never finished."""
+    if call is None or not call.id:
+        return ""
+    for rnd in transcript.rounds[after:]:
+        results = _round_results(rnd, cache)
+        for msg in rnd.messages:
+            for c in msg.tool_calls:
+                res = results.get(id(c)) if c.continues == call.id else None
+                if res is None or unfinished(res):
+                    continue
+                counts = parse_test_summary(res.content)
+                end = _closing_line(res.content)
+                told = "; ".join(f"`{t}`" for t in dict.fromkeys(x for x in (counts, end) if x))
+                return f"not stuck: the agent read on at r{rnd.number}, and the run finished" + \
+                    (f" with {told}" if told else "")
+    return ""
+
+
+_RULE_LINE_RE = re.compile(r"^[\W_]*$|^\[\w+\]\s*[-=*]{3,}\s*$|^\[\w+\]\s*(?:Total time|Finished at)\b")
+
+
+def _closing_line(output: str) -> str:
+    """An output's last line that says something (not a rule of dashes, a timestamp or a duration)."""
+    for line in reversed(output.strip().splitlines()[-12:]):
+        line = line.strip()
+        if line and not _RULE_LINE_RE.search(line):
+            return line if len(line) <= WENT_ON_CHARS else line[:WENT_ON_CHARS].rsplit(" ", 1)[0] + "…"
+    return ""
 
 
 PROBE_NOTE = "a probe of a library (a `-c` one-liner): nothing of the work to fix"

@@ -16,6 +16,7 @@ from types import ModuleType
 from compaction.model import Transcript, TranscriptError, compact_messages, group_rounds
 from compaction.redact import map_strings, redact_transcript
 from compaction.transcripts._io import read_head
+from compaction.transcripts.continuations import fold_continuations
 from compaction.transcripts.glued_titles import unglue_transcript
 from compaction.transcripts.leaked_calls import tell_leaked_calls
 from compaction.transcripts.pasted_log import expand_pasted_logs
@@ -128,6 +129,7 @@ def load_transcript(path: str | Path, fmt: str | None = None, *, redact: bool = 
         transcript.messages = user_words_apart(expand_pasted_logs(transcript.messages), tagged=reads_tags(transcript))
         transcript.rounds = group_rounds(transcript.messages)
     tell_leaked_calls(transcript.messages)  # calls printed in a model's raw call tokens: not its words
+    fold_continuations(transcript.messages)  # a call reading on a command still running is that command
     _scrub_surrogates(transcript)
     clean_transcript(transcript)  # colours and carriage returns out, before extraction and rendering
     unglue_transcript(transcript)  # an exporter's bold titles glued to the sentence after them, apart

@@ -1,0 +1,100 @@
+"""What six blind readers of 10% hand-overs found misleading (session 43): a build the harness stopped
+waiting for, read on by a later call, was told as a timeout nobody got past with its last module's two
+tests; a record's advice named tests that had passed since."""
+
+from __future__ import annotations
+
+from compaction.errors.advice import advise, latest_tests
+from compaction.errors.records import ErrorRecord, Location, Occurrence
+from compaction.errors.scan import scan_transcript
+from compaction.events import EventKind, extract_events, parse_test_summary
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+from compaction.transcripts.continuations import continuation, fold_continuations, last_command, unfinished
+
+MAVEN_PART = "[INFO] Results:\n[INFO]\n[INFO] Tests run: 61, Failures: 0, Errors: 0, Skipped: 0\n" \
+             "[INFO] Running com.x.Issue1367\nINFO: Creating JdkHttpServerTestContainer"
+MAVEN_END = ("[INFO] Tests run: 1, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.01 s -- in com.x.A\n"
+             "[INFO] Results:\n[INFO]\n[INFO] Tests run: 1356, Failures: 0, Errors: 0, Skipped: 0\n"
+             "[INFO] Results:\n[INFO]\n[INFO] Tests run: 34, Failures: 0, Errors: 0, Skipped: 0\n"
+             "[INFO] Results:\n[INFO]\n[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0\n"
+             "[INFO] ------------------------------------------------------------------------\n"
+             "[INFO] BUILD SUCCESS\n"
+             "[INFO] ------------------------------------------------------------------------\n"
+             "[INFO] Total time:  05:32 min\n")
+
+
+def _session(read_on: dict) -> Transcript:
+    msgs = [Message(0, Role.USER, "add the overload and run the tests")]
+    run = ToolCall("execute_bash", {"command": "sed -i 's/ *$//' core/JSON.java && bash /home/run.sh"}, "c1",
+                   ToolKind.SHELL, "sed -i 's/ *$//' core/JSON.java && bash /home/run.sh")
+    msgs.append(Message(1, Role.ASSISTANT, "Running the suite.", tool_calls=[run]))
+    msgs.append(Message(2, Role.TOOL, tool_results=[ToolResult(MAVEN_PART, "c1", "execute_bash", is_error=True,
+                                                               exit_code=-1)]))
+    more = ToolCall("execute_bash", read_on, "c2", ToolKind.OTHER)
+    msgs.append(Message(3, Role.ASSISTANT, "", tool_calls=[more]))
+    msgs.append(Message(4, Role.TOOL, tool_results=[ToolResult(MAVEN_END, "c2", "execute_bash", exit_code=0)]))
+    msgs.append(Message(5, Role.ASSISTANT, "The build passed."))
+    fold_continuations(msgs)
+    return Transcript("t.json", "test", msgs, group_rounds(msgs))
+
+
+def test_a_call_that_reads_on_takes_the_running_command_by_its_arguments_not_its_name():
+    t = _session({"input": ""})
+    call = t.messages[3].tool_calls[0]
+    assert call.kind == ToolKind.SHELL and call.command == "bash /home/run.sh" and call.continues == "c1"
+    # Codex's write_stdin and Claude Code's BashOutput are continuations by their arguments
+    assert continuation(ToolCall("write_stdin", {"session_id": 7, "chars": ""}, "x"))
+    assert continuation(ToolCall("BashOutput", {"bash_id": "b1"}, "x"))
+    # a call with a command, a path or a long input is no continuation
+    assert not continuation(ToolCall("run", {"input": "python -m pytest tests/test_models.py -x -q"}, "x"))
+    assert not continuation(ToolCall("read", {"path": "a.py"}, "x", ToolKind.READ, path="a.py"))
+
+
+def test_only_an_unfinished_command_is_read_on():
+    msgs = [Message(0, Role.USER, "go")]
+    run = ToolCall("execute_bash", {"command": "make"}, "c1", ToolKind.SHELL, "make")
+    msgs += [Message(1, Role.ASSISTANT, "", tool_calls=[run]),
+             Message(2, Role.TOOL, tool_results=[ToolResult("ok", "c1", exit_code=0)]),
+             Message(3, Role.ASSISTANT, "", tool_calls=[ToolCall("execute_bash", {"input": ""}, "c2")]),
+             Message(4, Role.TOOL, tool_results=[ToolResult("", "c2")])]
+    fold_continuations(msgs)
+    assert msgs[3].tool_calls[0].command is None and msgs[3].tool_calls[0].continues is None
+    assert unfinished(ToolResult("...\n[Command timed out after 120 seconds]", "c", exit_code=None))
+
+
+def test_the_running_part_of_a_line_is_its_last_command():
+    assert last_command("sed -i 's/a && b/c/' f && bash run.sh") == "bash run.sh"
+    assert last_command("cd x; make test | tail -5") == "make test | tail -5"
+    assert last_command("pytest -q") == "pytest -q"
+
+
+def test_the_timeout_is_told_as_read_on_with_how_the_build_ended():
+    t = _session({"input": ""})
+    rec = next(r for r in scan_transcript(t) if r.id == "ERR_TOOL_Timeout")
+    assert "read on at r2" in rec.solution and "BUILD SUCCESS" in rec.solution
+    assert "Tests run: 1392" in rec.solution and "no fix seen" not in rec.solution
+    # the run's counts are the command's, and the read-on output is not a second command
+    events = extract_events(t)
+    tests = [e for e in events if e.kind is EventKind.TEST]
+    assert tests and tests[-1].continued and "Tests run: 1392" in tests[-1].text
+    assert not any(e.kind is EventKind.EDIT and e.round == 2 for e in events)  # the sed is not run again
+
+
+def test_a_reactor_builds_module_results_add_up():
+    assert parse_test_summary(MAVEN_END) == "Tests run: 1392, Failures: 0, Errors: 0, Skipped: 0 in 3 modules"
+    one = "[INFO] Tests run: 5, Failures: 1, Errors: 0, Skipped: 0"
+    assert parse_test_summary(one) == "Tests run: 5, Failures: 1, Errors: 0, Skipped: 0"
+
+
+def _occ(rnd: int, tests: list[str]) -> Occurrence:
+    return Occurrence(rnd, "t", message=rnd * 2, location=Location(path="test/tree.spec.ts"), tests=tests)
+
+
+def test_advice_names_the_tests_the_latest_run_failed():
+    rec = ErrorRecord("ERR_JS_VitestBrowserElementError", occurrences=[
+        _occ(5, ["test/tree.spec.ts > tree > should hide branch content when collapsed",
+                 "test/tree.spec.ts > tree > should extend selection down with Shift+ArrowDown"]),
+        _occ(7, ["test/tree.spec.ts > tree > should extend selection down with Shift+ArrowDown"])])
+    assert latest_tests(rec) == ["test/tree.spec.ts > tree > should extend selection down with Shift+ArrowDown"]
+    advice = advise(rec)
+    assert "Shift+ArrowDown" in advice and "hide branch content" not in advice
