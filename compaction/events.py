@@ -446,6 +446,11 @@ def is_test_command(command: str) -> bool:
 _INSTALL_RE = re.compile(rf"\b{_PACKAGE_MANAGERS}\s+(?:install|add|i|get)\b[^;&|\n]*")
 
 
+def installs(command: str) -> bool:
+    """Whether a command line installs packages (`pip install pytest-httpbin`, `npm i -D x`)."""
+    return _INSTALL_RE.search(command) is not None
+
+
 _SUMMARY_HINTS = ("passed", "failed", "Tests run:", "tests finished", "test result:", "Ran ", "error", "FAIL", "ok ")
 
 

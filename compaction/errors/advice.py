@@ -149,10 +149,12 @@ def _tool_instruction(rec: ErrorRecord) -> str | None:
 _RUN_AS_COMMAND = frozenset({"ERR_TOOL_CommandNotFound", "ERR_TOOL_FileNotFound", "ERR_TOOL_PermissionDenied"})
 
 
-def _substituted(rec: ErrorRecord) -> str | None:
+def substituted(rec: ErrorRecord) -> str | None:
     """The word a "command not found" (or zsh's "no such file", "permission denied") ran when the failing
     command held it in backticks inside double quotes (a commit message quoting `startTimeColor`, a PR
     body quoting `docs/playbook/`): the shell substituted it, nobody meant to run it."""
+    if rec.id not in _RUN_AS_COMMAND:
+        return None
     for o in reversed(rec.occurrences):
         name, command = o.location.symbol or o.location.path or "", o.location.command or ""
         at = command.find(f"`{name}") if name else -1
@@ -167,7 +169,7 @@ def advise(rec: ErrorRecord) -> str:
     says what to do: that, in the tool's words."""
     if rec.id in _SAID_BY_TOOL and (told := _tool_instruction(rec)):
         return f"do as the tool said: “{told}”"
-    if rec.id in _RUN_AS_COMMAND and (name := _substituted(rec)):
+    if rec.id in _RUN_AS_COMMAND and (name := substituted(rec)):
         return (f"backticks inside a double-quoted argument ran `{name}` as a command: quote such text with single "
                 "quotes, escape its backticks (\\`), or pass it in a file (`git commit -F msg.txt`, "
                 "`gh pr create --body-file`)")

@@ -25,7 +25,7 @@ from compaction.edits import (
     same_file,
     shown_text,
 )
-from compaction.errors.advice import MODEL_SIDE, advise
+from compaction.errors.advice import MODEL_SIDE, advise, substituted
 from compaction.errors.classify import Hit, classify, json_diagnostics
 from compaction.errors.episodes import earlier_episodes, label_of_test
 from compaction.errors.families import FAMILIES
@@ -35,6 +35,7 @@ from compaction.errors.shorten import cut
 from compaction.events import (
     EventKind,
     edits_by_line,
+    installs,
     is_state_changing,
     parse_test_summary,
     results_of_calls,
@@ -411,7 +412,11 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
                                       timeline=timeline,
                                       probe=all(probed(calls_of.get(id(o)), o) for o in rec.occurrences))
         rec.earlier = earlier_fixes(rec, transcript, cache, calls_of)
-        rec.avoidance = unused_checkers_dropped(advise(rec), used)
+        installed = [f"its r{rounds[0]} failure {text.rsplit(' — ', 1)[-1]}" for rounds, text in rec.earlier
+                     if INSTALLED in text]
+        if installed and rec.solution:  # one record, two causes: the one an install ended is said first,
+            rec.solution = _installed_first(installed[-1], rec.solution)  # then whether the later one ended
+        rec.avoidance = not_what_failed(unused_checkers_dropped(advise(rec), used), rec.solution or "")
     return out
 
 
@@ -1840,7 +1845,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         elif rec.id == "ERR_TOOL_Timeout" and (read_on := _read_on(transcript, failed_call, last.round, cache)):
             parts.append(read_on)
         elif rec.id not in _HARNESS_NOTES and (went_on := _went_on(transcript, last, failed_call, cache)):
-            parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})")
+            gone = substituted(rec)  # a word in backticks inside double quotes: what the command wrote lacks it
+            parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})" + (
+                f", but the text it wrote lacks `{gone}` (the shell ran it as a command)" if gone else ""))
         else:
             parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                          else f"no fix seen after r{last.round}")
@@ -1906,6 +1913,26 @@ class _Mentioned:
             self.known[name] = any(name in (c.command or "") for m in self.transcript.messages for c in m.tool_calls) \
                 or any(name in m.text for m in self.transcript.messages if m.text)
         return self.known[name]
+
+
+_CHANGE_RE = re.compile(r"`([^`\n]+)` → `([^`\n]+)`")
+_ADVISED_RE = re.compile(r"`([^`\n]+)`")
+_STEP_WORD_RE = re.compile(r"[A-Za-z_]{5,}")
+
+
+def not_what_failed(advice: str, solution: str) -> str:
+    """An avoidance whose suggested command is what the fix took out (django: "create/migrate the database
+    (`manage.py migrate`)" where the fix replaced `call_command('migrate')` by a schema editor): the fix's
+    change is the advice, the suggestion what failed here."""
+    change = _CHANGE_RE.search(solution)
+    if not change or not advice:
+        return advice
+    removed, added = change.group(1).lower(), change.group(2).lower()
+    for span in _ADVISED_RE.findall(advice):
+        words = [w for w in _STEP_WORD_RE.findall(span.lower()) if w not in ("python", "manage", "install")]
+        if words and any(w in removed and w not in added for w in words):
+            return f"not `{span}` (what failed here): as the fix did, `{change.group(1)}` → `{change.group(2)}`"
+    return advice
 
 
 def unused_checkers_dropped(advice: str, used: Callable[[str], bool]) -> str:
@@ -2045,6 +2072,10 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
                 text += f" with {changed}" if changed else ""
             if fix.change:
                 text += f": {fix.change}"
+        elif not ep.file and _rerun_next(rec, last, ep.next_round) \
+                and (got := _installed_before(transcript, last.round, ep.next_round, cache)) is not None:
+            fix = Fix(None, got[0], "")
+            text = f"{INSTALLED} `{_as_run(got[1])}` (r{got[0]})"
         else:
             continue
         if ep.file and (not fix.path or not same_file(fix.path, ep.file)):
@@ -2064,6 +2095,40 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
         if len(out) == EARLIER_SHOWN:
             break
     return out
+
+
+INSTALLED = "ended with the install"
+
+
+def _installed_first(installed: str, solution: str) -> str:
+    """A record's solution with the install that ended its earlier failure first, then the later failure's
+    status ("no fix seen after r48") before the agent's account: a budget cuts a solution's last clauses."""
+    parts = solution.split("; ")
+    status = [p for p in parts if p.startswith(("no fix seen", "unresolved"))]
+    return "; ".join([installed, *(f"the later failure: {p}" for p in status), *(p for p in parts if p not in status)])
+
+
+def _rerun_next(rec: ErrorRecord, last: Occurrence, next_round: int) -> bool:
+    """Whether the failure that replaced an episode came from the very command that had failed (a run of
+    the suite again, not a probe of another thing)."""
+    key = " ".join((last.location.command or "").split())
+    return bool(key) and any(o.round == next_round and " ".join((o.location.command or "").split()) == key
+                             for o in rec.occurrences)
+
+
+def _installed_before(transcript: Transcript, start: int, end: int, cache: _ResultsCache | None) -> tuple[int, str] | None:
+    """The last package install that succeeded between a failure's round and the round a failure of
+    another message replaced it (requests' "fixture 'httpbin' not found", then `pip install pytest-httpbin`,
+    then only "fixture 'mocker' not found"): what ended that failure, where no edit did."""
+    found = None
+    for rnd in transcript.rounds[start:max(start, end - 1)]:
+        results = _round_results(rnd, cache)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call.command and call.kind is ToolKind.SHELL and installs(call.command) \
+                        and _succeeded(results.get(id(call))):
+                    found = (rnd.number, call.command)
+    return found
 
 
 ADVISED_OPTIONS = 3  # of an answer's options, told in a record

@@ -98,3 +98,78 @@ def test_advice_names_the_tests_the_latest_run_failed():
     assert latest_tests(rec) == ["test/tree.spec.ts > tree > should extend selection down with Shift+ArrowDown"]
     advice = advise(rec)
     assert "Shift+ArrowDown" in advice and "hide branch content" not in advice
+
+
+def _run(msgs: list[Message], cid: str, command: str, output: str, code: int = 0) -> None:
+    call = ToolCall("bash", {"command": command}, cid, ToolKind.SHELL, command)
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "", tool_calls=[call]))
+    msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(output, cid, "bash", exit_code=code)]))
+
+
+FIXTURE = "{}\n    def test_x({}):\nE       {}\n=== 1 error in 0.1s ==="
+
+
+def test_a_failure_an_install_ended_is_told_in_a_record_that_goes_on_with_another_cause():
+    msgs = [Message(0, Role.USER, "run the tests")]
+    _run(msgs, "a", "pytest tests/test_requests.py", FIXTURE.format("file tests/test_requests.py, line 5", "httpbin",
+                                                                    "recursive dependency involving fixture 'httpbin' detected"), 1)
+    _run(msgs, "b", "pip install pytest-httpbin", "Successfully installed pytest-httpbin-2.1.0")
+    _run(msgs, "c", "pytest tests/test_requests.py", FIXTURE.format("file tests/test_requests.py, line 9", "mocker",
+                                                                    "fixture 'mocker' not found"), 1)
+    _run(msgs, "d", "python -c 'import idna'", "")  # a probe after it: no run of the suite
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    rec = next(r for r in scan_transcript(t) if "Fixture" in r.id)
+    assert any("`pip install pytest-httpbin` (r2)" in text for _, text in rec.earlier)
+    assert rec.solution.startswith("its r1 failure ended with the install `pip install pytest-httpbin` (r2)")
+
+
+def test_an_install_before_a_failure_of_another_command_ended_nothing():
+    msgs = [Message(0, Role.USER, "try idna")]
+    probe = "Traceback (most recent call last):\n  File \"<string>\", line 1\nidna.core.InvalidCodepoint: Codepoint U+002A"
+    _run(msgs, "a", "python -c 'import idna; idna.encode(\"*\")'", probe, 1)
+    _run(msgs, "b", "pip install pytest-httpbin", "Successfully installed pytest-httpbin-2.1.0")
+    _run(msgs, "c", "python -c 'import idna; idna.encode(\"[1::]\")'", probe.replace("002A", "005B"), 1)
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    assert not any("install" in text for rec in scan_transcript(t) for _, text in rec.earlier)
+
+
+def _unreproduced(after: str) -> list:
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.unreproduced import unreproduced_facts
+    from compaction.history.steering import role_preset
+
+    msgs = [Message(0, Role.USER, "Pickling a figure with a draggable legend fails with TypeError")]
+    _run(msgs, "a", "cat <<'EOF' > reproduce_issue.py\nimport pickle\nprint('Pickling successful')\nEOF", "")
+    _run(msgs, "b", "python reproduce_issue.py", "Attempting to pickle...\nPickling successful")
+    msgs.append(Message(len(msgs), Role.ASSISTANT, after))
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=4000)
+    return unreproduced_facts(ctx)
+
+
+def test_a_reproduction_that_passed_before_any_change_is_a_finding():
+    facts = _unreproduced("THOUGHT: The pickling was successful. The default backend here is Agg.")
+    assert len(facts) == 1 and facts[0].essential
+    assert "did not fail: `python reproduce_issue.py` → “Attempting to pickle...; Pickling successful” (r2)" in facts[0].text
+    assert "The default backend here is Agg." in facts[0].text
+
+
+def test_a_reproduction_that_printed_the_wrong_value_reproduced_the_bug():
+    assert _unreproduced("The issue is reproduced: the value is wrong.") == []
+    assert _unreproduced("This confirms the bug, as the PR says.") == []
+
+
+def test_advice_to_run_what_the_fix_took_out_gives_way_to_the_fix():
+    from compaction.errors.scan import not_what_failed
+
+    solution = ("edited `reproduce_issue.py` (r5): `call_command('migrate', verbosity=0)` → "
+                "`with connection.schema_editor() as schema_editor:`; then `python reproduce_issue.py` failed differently")
+    advice = "create/migrate the database before querying (`manage.py migrate`)"
+    assert not_what_failed(advice, solution) == (
+        "not `manage.py migrate` (what failed here): as the fix did, `call_command('migrate', verbosity=0)` → "
+        "`with connection.schema_editor() as schema_editor:`")
+    # a fix that kept the advised step, or no change told: the advice stands
+    kept = "edited `a.py` (r5): `migrate()` → `migrate(fake=True)`"
+    assert not_what_failed(advice, kept) == advice
+    assert not_what_failed(advice, "no fix seen after r4") == advice
