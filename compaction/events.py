@@ -181,7 +181,10 @@ OFFER_RE = re.compile(r"^(?:If you(?:['’]d| would)? (?:rather|prefer|like|want
 
 _CONSTRAINT_RE = re.compile(
     r"\b(?:do not|don't|never|must not|must|should not|shouldn't|only|make sure|ensure|without modifying|"
-    r"you (?:need|have) to|requirement|constraint|禁止|必须|不要)\b",
+    r"you (?:need|have) to|requirement|constraint|禁止|必须|不要)\b"
+    # the language the user wants replies in ("answer in Chinese", "用中文回答"): every later reply keeps it
+    r"|\b(?:answer|reply|respond|write|explain|talk|speak)\b[^.\n]{0,20}?\bin (?:[A-Z][a-z]+(?:ese|ish|ian|ch|an))\b"
+    r"|用(?:中文|英文|英语|日文|日语)|(?:中文|英文)(?:回答|回复)",
     re.IGNORECASE,
 )
 # A timestamp (`2025-09-25T22:44:30.0442684Z`, `[2025-09-25 22:44]`). A line that opens with one is output the
@@ -490,7 +493,13 @@ def parse_test_summary(output: str) -> str | None:
         return " ".join(h) if isinstance(h, tuple) else h
     hits = _CARGO_LINES.findall(output)
     if hits:
-        return _cargo_summary(hits)
+        told = _cargo_summary(hits)
+        last = output.rfind("test result: ")
+        # a binary started after the last result and its own not in the output (cut by `| tail -40`, or the
+        # run stopped): the counts are not the run's
+        unseen = len(_CARGO_RUNNING_RE.findall(output, last)) if "Running " in output[last:] else 0
+        return f"{told} (the results of {unseen} more test binar{'ies' if unseen > 1 else 'y'} not in the output)" \
+            if unseen else told
     hits = _VITEST_RE.findall(output) if "Tests  " in output else []
     if hits:
         return hits[-1]
@@ -509,6 +518,7 @@ def _maven_summary(results: list[re.Match[str]]) -> str:
     return f"Tests run: {run}, Failures: {failures}, Errors: {errors}, Skipped: {skipped} in {len(results)} modules"
 
 
+_CARGO_RUNNING_RE = re.compile(r"^\s+Running (?:unittests )?\S", re.MULTILINE)
 _CARGO_COUNT_RE = re.compile(r"(\d+) (passed|failed|ignored)")
 
 
@@ -889,7 +899,7 @@ def _sentences_matching(prose: _Prose, pattern: re.Pattern[str]) -> list[str]:
         end = nxt.start() if nxt else len(text)
         sentence = text[start:end].strip()
         last_end = end
-        if len(sentence) > 12:
+        if len(sentence) > 12 or len(sentence) >= 5 and not sentence.isascii():  # a CJK sentence says as much in fewer
             out.append(sentence)
     return out
 

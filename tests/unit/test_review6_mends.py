@@ -173,3 +173,23 @@ def test_advice_to_run_what_the_fix_took_out_gives_way_to_the_fix():
     kept = "edited `a.py` (r5): `migrate()` → `migrate(fake=True)`"
     assert not_what_failed(advice, kept) == advice
     assert not_what_failed(advice, "no fix seen after r4") == advice
+
+
+def test_cargo_counts_cut_by_tail_say_a_binarys_results_are_missing():
+    cut_off = ("test no_error_check ... ok\n"
+               "test result: ok. 15 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n"
+               "     Running tests/transaction_battery.rs (target/debug/deps/transaction_battery-b3e7)\n"
+               "running 21 tests\n")
+    assert parse_test_summary(cut_off).endswith("(the results of 1 more test binary not in the output)")
+    whole = cut_off + "test result: ok. 21 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n"
+    assert parse_test_summary(whole) == "ok 36 passed; 0 failed in 2 test binaries"
+
+
+def test_the_language_the_user_wants_replies_in_is_a_constraint():
+    for said in ("用中文在回答我一遍", "Please answer in English from now on.", "Can you reply in Spanish?"):
+        msgs = [Message(0, Role.USER, "fix the build"), Message(1, Role.ASSISTANT, "Done."), Message(2, Role.USER, said)]
+        t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+        assert [e.text for e in extract_events(t) if e.kind is EventKind.CONSTRAINT] == [said]
+    msgs = [Message(0, Role.USER, "write the tests in the spec file")]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    assert not [e for e in extract_events(t) if e.kind is EventKind.CONSTRAINT]
