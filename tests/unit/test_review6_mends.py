@@ -193,3 +193,28 @@ def test_the_language_the_user_wants_replies_in_is_a_constraint():
     msgs = [Message(0, Role.USER, "write the tests in the spec file")]
     t = Transcript("t.json", "test", msgs, group_rounds(msgs))
     assert not [e for e in extract_events(t) if e.kind is EventKind.CONSTRAINT]
+
+
+def _current(after_edit: str) -> str:
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.current import current_work
+    from compaction.history.steering import role_preset
+
+    msgs = [Message(0, Role.USER, "make a random number page")]
+    write = ToolCall("write", {"file_path": "index.html", "content": "<html></html>"}, "w", ToolKind.WRITE,
+                     path="index.html")
+    msgs += [Message(1, Role.ASSISTANT, "", tool_calls=[write]),
+             Message(2, Role.TOOL, tool_results=[ToolResult("File created", "w")]),
+             Message(3, Role.ASSISTANT, "Done."), Message(4, Role.USER, after_edit),
+             Message(5, Role.ASSISTANT, "Great!")]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=4000)
+    return " ".join(f.text for f in current_work(ctx))
+
+
+def test_a_user_who_says_it_works_checked_it_by_hand():
+    said = _current("THANKS!! it works perfectly, even hosted ok random.akerud.se now")
+    assert "Checked by the user after the last edit (r1), in their words: “THANKS!! it works perfectly" in said
+    assert "in their words" not in _current("it still doesn't work on my phone")
+    assert "in their words" not in _current("now add sounds please")

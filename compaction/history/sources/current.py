@@ -142,9 +142,14 @@ def _verification(ctx: FactContext) -> Fact | None:
     written = [p for p in seen if p in changed]
     reported = _reported_runs(ctx)  # the user ran the tests and pasted the result: a run too
     after = [r for r in reported if r[0] > last_edit]  # a request opens its round: before that round's edits
+    said_ok = None if tests or after else _said_it_works(ctx, last_edit)
     if not tests and after:
         text = f"Checked by the user after {edit} (r{last_edit}): they reported {after[-1][1]} (r{after[-1][0]})"
         rounds = [after[-1][0]]
+    elif said_ok is not None:  # the user tried it and said so: the check a successor would otherwise redo
+        text = f"Checked by the user after {edit} (r{last_edit}), in their words: “{said_ok[1]}” (r{said_ok[0]}); " \
+               "the agent ran no tests"
+        rounds = [said_ok[0]]
     elif tests:
         t = tests[-1]
         outcome = first_line(t.test_summary, 120) if t.test_summary else (f"exit {t.exit_code}" if t.exit_code is not None else "failed" if t.failed
@@ -244,6 +249,26 @@ def _scratch_kin(path: str, removed: AbstractSet[str]) -> str | None:
         return None
     return next((r for r in sorted(removed) if r != name and r.endswith("." + ext)
                  and re.split(r"[_.-]", r, maxsplit=1)[0].lower() == word), None)
+
+
+# A user's word that what was built works ("it works perfectly, even hosted ok …", "tests pass on my machine")
+_WORKS_RE = re.compile(r"(?i)\b(?:works?|worked|working)\b|\bpass(?:es|ed)\b|\bdeployed\b|\bhosted\b|"
+                       r"\blooks (?:good|great|perfect)\b|\bis (?:live|fixed)\b")
+_NOT_OK_RE = re.compile(r"(?i)\b(?:not|no longer|still|but|however|error|fails?|failed|broken|wrong|issue|bug|crash\w*)\b|n't\b")
+WORKS_CHARS = 160
+
+
+def _said_it_works(ctx: FactContext, last_edit: int) -> tuple[int, str] | None:
+    """(round, words) of the last short user message after the last edit that says what was built works,
+    with no word of a failure: a check by hand, which the agent's own runs do not show."""
+    found = None
+    for rnd in ctx.transcript.rounds[last_edit:]:
+        for m in rnd.messages:
+            if m.role is Role.USER and not m.harness and m.text and len(m.text) <= 400 and "```" not in m.text:
+                said = " ".join(m.text.split())
+                if _WORKS_RE.search(said) and not _NOT_OK_RE.search(said):
+                    found = (rnd.number, said if len(said) <= WORKS_CHARS else said[:WORKS_CHARS].rsplit(" ", 1)[0] + "…")
+    return found
 
 
 def _reported_runs(ctx: FactContext) -> list[tuple[int, str]]:
