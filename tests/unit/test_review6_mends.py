@@ -218,3 +218,28 @@ def test_a_user_who_says_it_works_checked_it_by_hand():
     assert "Checked by the user after the last edit (r1), in their words: “THANKS!! it works perfectly" in said
     assert "in their words" not in _current("it still doesn't work on my phone")
     assert "in their words" not in _current("now add sounds please")
+
+
+def test_a_short_final_diff_the_harness_printed_is_kept_verbatim():
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.final_diff import final_diff_facts
+    from compaction.history.steering import role_preset
+
+    diff = ("\ndiff --git a/pkg/numpy_handler.py b/pkg/numpy_handler.py\nindex 8e8..6a1 100644\n"
+            "--- a/pkg/numpy_handler.py\n+++ b/pkg/numpy_handler.py\n"
+            "@@ -285,9 +285,10 @@ def get_pixeldata(ds):\n     required_elements = [\n"
+            "-        'Rows', 'PixelRepresentation',\n+        'Rows',\n     ]\n"
+            "+    if 'PixelData' in ds:\n+        required_elements.append('PixelRepresentation')\n")
+    msgs = [Message(0, Role.USER, "fix it"), Message(1, Role.ASSISTANT, "Submitting.", tool_calls=[ToolCall("submit", {}, "s")])]
+    echo = Message(2, Role.TOOL, tool_results=[ToolResult(diff, "s")])
+    echo.meta["final_patch_echo"] = True
+    msgs.append(echo)
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=4000)
+    [fact] = final_diff_facts(ctx)
+    assert fact.essential and fact.text.startswith("The final diff the harness printed (r1):\n```diff\n# pkg/numpy_handler.py\n")
+    assert "-        'Rows', 'PixelRepresentation',\n+        'Rows',\n+    if 'PixelData' in ds:" in fact.text
+    assert "required_elements = [" not in fact.text  # context lines are the change records' to tell
+    echo.tool_results[0].content = diff + "".join(f"+    line_{i} = {i}\n" for i in range(40))
+    assert final_diff_facts(ctx) == []  # a long diff is left to the change records

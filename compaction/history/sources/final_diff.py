@@ -1,0 +1,56 @@
+"""The final diff a harness printed at submission (SWE-agent's `submit`, mini-swe-agent's `git diff
+--cached`), its changed lines verbatim when it is short.
+
+Why: it is the one authoritative statement of what the session leaves behind. The change records
+rebuild each edit from its call (a line-range edit, a `sed`), and at a small budget they are cut to
+fragments ("+ required_elements.append"); three hundred characters of the diff say exactly what
+changed (`'PixelRepresentation'` out of the list, appended only for integer pixel data). A long diff is
+left to the change records. Built from the message the loader marked (`final_patch_echo`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from compaction.history.facts import Fact
+from compaction.history.sections import Section
+from compaction.history.sources.registry import FactContext, fact_source
+from compaction.mdsafe import fence_for
+
+_FILE_RE = re.compile(r"^diff --git a/(\S+) b/(\S+)")
+MAX_CHANGED_LINES = 24  # a longer diff is the change records' to tell
+MAX_CHARS = 1600
+HUNK_HEADER_CHARS = 100
+SCORE = 70
+
+
+@fact_source(Section.CHANGES)
+def final_diff_facts(ctx: FactContext) -> list[Fact]:
+    if not ctx.preset.code:
+        return []
+    msg = next((m for m in reversed(ctx.transcript.messages[-3:]) if m.meta.get("final_patch_echo")), None)
+    if msg is None:
+        return []
+    text = msg.text + "".join(r.content for r in msg.tool_results)
+    lines = _changed_lines(text)
+    body = "\n".join(lines)
+    if not lines or sum(1 for ln in lines if ln.startswith(("+", "-"))) > MAX_CHANGED_LINES or len(body) > MAX_CHARS:
+        return []
+    rnd = next((r.number for r in ctx.transcript.rounds if any(m is msg for m in r.messages)), ctx.n_rounds)
+    fence = fence_for(body)
+    return [Fact(Section.CHANGES, f"The final diff the harness printed (r{rnd}):\n{fence}diff\n{body}\n{fence}", [rnd],
+                 score=SCORE, essential=True)]
+
+
+def _changed_lines(diff: str) -> list[str]:
+    """Each file's name, then its hunks' headers and their removed and added lines (context left out:
+    the change records and the reads carry it)."""
+    out: list[str] = []
+    for line in diff.splitlines():
+        if m := _FILE_RE.match(line):
+            out.append(f"# {m.group(2)}")
+        elif line.startswith("@@"):  # with the function it is in, as git names it
+            out.append(line if len(line) <= HUNK_HEADER_CHARS else line[:HUNK_HEADER_CHARS - 1] + "…")
+        elif line.startswith(("+", "-")) and not line.startswith(("+++", "---")):
+            out.append(line)
+    return out
