@@ -243,3 +243,18 @@ def test_a_short_final_diff_the_harness_printed_is_kept_verbatim():
     assert "required_elements = [" not in fact.text  # context lines are the change records' to tell
     echo.tool_results[0].content = diff + "".join(f"+    line_{i} = {i}\n" for i in range(40))
     assert final_diff_facts(ctx) == []  # a long diff is left to the change records
+
+
+def test_an_edit_reverted_then_made_again_is_not_told_as_not_kept():
+    from types import SimpleNamespace
+
+    from compaction.edits import Hunk
+    from compaction.events import Event
+    from compaction.history.sources.changes import _made_again
+
+    change = Hunk(("return other is S.Infinity",), ("return other is S.Infinity or NotImplemented",))
+    other = Hunk(("raise TypeError",), ("return NotImplemented",))
+    thrown = [SimpleNamespace(event=Event(EventKind.EDIT, 3, 5, path="n.py", hunks=(change,))),
+              SimpleNamespace(event=Event(EventKind.EDIT, 4, 7, path="n.py", hunks=(other,)))]
+    kept = [Event(EventKind.EDIT, 9, 20, path="n.py", hunks=(change, Hunk(("a",), ("b",))))]
+    assert _made_again(thrown, kept) == {id(thrown[0])}

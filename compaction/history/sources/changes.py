@@ -315,6 +315,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if deleted or not events:
         return None
     thrown = thrown or []
+    made_again = _made_again(thrown, events)  # reverted, then made again by a kept edit: kept after all
+    thrown = [ed for ed in thrown if id(ed) not in made_again]
     undone = undone or count_edits([ed.event for ed in thrown])
     rounds = [e.round for e in events]
     n = count_edits(events)
@@ -627,6 +629,15 @@ def _telling(summary: str) -> int:
     if "adds " in summary or "drops " in summary:
         return 1
     return 3 if summary.split(": ", 1)[-1].startswith("comment only") else 2
+
+
+def _made_again(thrown: list, kept: list[Event]) -> set[int]:
+    """The thrown-away edits (by id) whose every change a kept edit made again (sympy: `git checkout` of
+    numbers.py, then the same `sed` substitutions run again): what they did is in the file after all."""
+    if not thrown:
+        return set()
+    again = {(h.removed, h.added) for e in kept for h in e.hunks if h.removed or h.added}
+    return {id(ed) for ed in thrown if ed.event.hunks and all((h.removed, h.added) in again for h in ed.event.hunks)}
 
 
 def _thrown_note(thrown: list) -> str:
