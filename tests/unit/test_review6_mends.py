@@ -258,3 +258,26 @@ def test_an_edit_reverted_then_made_again_is_not_told_as_not_kept():
               SimpleNamespace(event=Event(EventKind.EDIT, 4, 7, path="n.py", hunks=(other,)))]
     kept = [Event(EventKind.EDIT, 9, 20, path="n.py", hunks=(change, Hunk(("a",), ("b",))))]
     assert _made_again(thrown, kept) == {id(thrown[0])}
+
+
+def test_an_uncommitted_file_the_session_never_changed_is_said_to_be_someone_elses():
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.uncommitted import uncommitted_facts
+    from compaction.history.steering import role_preset
+
+    msgs = [Message(0, Role.USER, "fix the docs and commit")]
+    edit = ToolCall("edit", {"path": "docs/a.md", "old_string": "x", "new_string": "y"}, "e", ToolKind.EDIT,
+                    path="docs/a.md")
+    msgs += [Message(1, Role.ASSISTANT, "", tool_calls=[edit]), Message(2, Role.TOOL, tool_results=[ToolResult("ok", "e")])]
+    _run(msgs, "c", "git commit -am 'Fix docs'", "[main 5e5bdad] Fix docs\n 1 file changed, 1 insertion(+)")
+    edit2 = ToolCall("edit", {"path": "docs/b.md", "old_string": "x", "new_string": "y"}, "f", ToolKind.EDIT,
+                     path="docs/b.md")
+    msgs += [Message(len(msgs), Role.ASSISTANT, "", tool_calls=[edit2]),
+             Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult("ok", "f")])]
+    _run(msgs, "s", "git status", "On branch main\nChanges not staged for commit:\n"
+         "\tmodified:   docs/b.md\n\tmodified:   src/agent-session.ts\n")
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=4000)
+    [fact] = uncommitted_facts(ctx)
+    assert "`b.md`, `agent-session.ts` (not changed by this session)" in fact.text, fact.text

@@ -44,8 +44,10 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
         return [Fact(Section.CURRENT, f"Nothing left to commit: `git status` printed a clean work tree (r{status.round})",
                      [status.round], score=SCORE, priority=1.5, pending=True, essential=True)]
     paths = list(after)
-    # base names: the modified-files list has the paths
-    named = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in paths[:SHOWN])
+    own = _own_changes(ctx)
+    # base names: the modified-files list has the paths; a file git lists that no call of the session
+    # changed is someone else's work in progress (the user's, another agent's): not the session's to commit
+    named = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" + ("" if _among(p, own) else NOT_OURS) for p in paths[:SHOWN])
     named += f" +{len(paths) - SHOWN}" if len(paths) > SHOWN else ""
     ref = last.commit_hash[:HASH_CHARS]
     files = f"{len(paths)} file{'s' if len(paths) > 1 else ''}"
@@ -58,6 +60,20 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
     # must-keep, as whether the last change was tested: what a successor would push, or lose, next
     return [Fact(Section.CURRENT, f"{head}: {named} {c}", rounds, score=SCORE, priority=1.5, pending=True,
                  essential=True, short=f"{head} {c}")]
+
+
+NOT_OURS = " (not changed by this session)"
+
+
+def _own_changes(ctx: FactContext) -> set[str]:
+    """The files the session's own calls changed (git's reports of changes excluded)."""
+    return {display_path(e.path, ctx.cwd) for e in ctx.events if e.path and not e.git_output and not e.failed
+            and e.kind in (EventKind.EDIT, EventKind.WRITE, EventKind.DELETE, EventKind.MOVE)}
+
+
+def _among(path: str, own: set[str]) -> bool:
+    """Whether a path git printed (relative to the repository) is one the session changed (its spelling)."""
+    return any(p == path or p.endswith("/" + path) or path.endswith("/" + p) for p in own)
 
 
 def _changed_after(ctx: FactContext, index: int, start: dict[str, int] | None = None) -> dict[str, int]:
