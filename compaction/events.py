@@ -103,6 +103,7 @@ class Event:
     moved: tuple[str, str] | None = None  # a `mv`/`git mv`'s write and deletion: (source, destination)
     unchanged: bool = False  # edits: applied, but its new text was its old one (the file is as it was)
     missed: int = 0  # line-addressed substitutions (`sed -i 'Ns/a/b/'`) of it whose line held no such text
+    missed_where: tuple[str, ...] = ()  # those substitutions by line and pattern ("line 1048: `transform=transform`")
 
 
 MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
@@ -1097,10 +1098,13 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                     continue  # `touch` of a file the session already had: its text is as it was
                 hunks = change.hunks if change else ()
                 missed = state.views.missed(path, hunks, cmd) if state.views and hunks else 0
+                where: tuple[str, ...] = ()
                 if missed:  # `sed -i 'Ns/a/b/'` whose line N, as the session last saw it, holds no `a`
+                    where = tuple(f"{h.context}: `{h.removed[0]}`" for h in hunks if state.views.misses(path, h))
                     hunks = tuple(h for h in hunks if not state.views.misses(path, h))
                 events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=False,
                                     via_shell=True, hunks=hunks, unchanged=bool(missed) and not hunks, missed=missed,
+                                    missed_where=where,
                                     whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
                 state.views.changed(path, events[-1], cmd)
             if state.written and any(name in cmd for name in state.written_as):  # runs a file it wrote, maybe

@@ -78,6 +78,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         folded[ident] = _Runs(Fact(Section.COMPLETED, key, [e.round], score=score, test=bool(is_test)), command,
                             outcomes=[(e.round, outcome)] if outcome else [])
     missed: dict[tuple[int, str | None], list[int]] = {}  # (round, command) -> [substitutions missed, made]
+    missed_where: dict[tuple[int, str | None], list[str]] = {}  # … and the lines they addressed
     for e in ctx.events:
         if e.missed:
             missed[(e.round, e.command)] = [0, 0]
@@ -85,6 +86,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if missed and e.via_shell and e.kind in _CHANGES and (counts := missed.get((e.round, e.command))):
             counts[0] += e.missed
             counts[1] += e.missed + sum(1 for h in e.hunks if h.fragment)
+            missed_where.setdefault((e.round, e.command), []).extend(e.missed_where)
     said = _said_by_changes(ctx)
     told = _told_by_commits(folded, commits)
     singles: list[Fact] = []  # state-changing commands run once: those of one round share a line
@@ -103,6 +105,10 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         counts = missed.get((f.rounds[0], runs.command)) if runs.count == 1 else None
         if counts:  # `sed -i '1187s/a/b/'` whose line held no `a`
             outcome += NO_EFFECT if counts[0] >= counts[1] else f" → {counts[0]} of {counts[1]}{SOME_NO_EFFECT}"
+            where = missed_where.get((f.rounds[0], runs.command), [])
+            if where and counts[0] < counts[1]:  # which ones: the change a successor would believe made
+                outcome = outcome[:-1] + ": " + "; ".join(where[:MISSED_NAMED]) + \
+                    (f"; +{len(where) - MISSED_NAMED}" if len(where) > MISSED_NAMED else "") + ")"
         chain = _chain(key, runs.command)
         shown, more = chain if chain else (key, "")
         if len(shown) > COMMAND_CHARS and not f.test:  # its tail the change records of its rounds already tell
@@ -124,6 +130,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
 
 NO_EFFECT = " → changed nothing (no such text on the line it addressed)"
 SOME_NO_EFFECT = " substitutions changed nothing (no such text on their lines)"
+MISSED_NAMED = 3
 _CHANGES = frozenset({EventKind.WRITE, EventKind.EDIT, EventKind.DELETE})
 _REFUSED_RE = re.compile(r"\W{0,3}" + USER_REJECTED_SENTENCE)
 _TRIMMERS = frozenset({"head", "tail"})  # what only shortens a command's output for the reader
