@@ -37,6 +37,7 @@ from compaction.events import (
     edits_by_line,
     installs,
     is_state_changing,
+    is_test_command,
     parse_test_summary,
     results_of_calls,
     rewrites_in_place,
@@ -1844,6 +1845,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             pass  # nothing to fix: "no fix seen" would read as the session's bug left
         elif rec.id == "ERR_TOOL_Timeout" and (read_on := _read_on(transcript, failed_call, last.round, cache)):
             parts.append(read_on)
+        elif "NotFound" in rec.id and (otherwise := _tests_ran_otherwise(transcript, last, cache)):
+            parts.append(otherwise)
         elif rec.id not in _HARNESS_NOTES and (went_on := _went_on(transcript, last, failed_call, cache)):
             gone = substituted(rec)  # a word in backticks inside double quotes: what the command wrote lacks it
             parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})" + (
@@ -2002,6 +2005,28 @@ def _read_on(transcript: Transcript, call: ToolCall | None, after: int, cache: _
                 told = "; ".join(f"`{t}`" for t in dict.fromkeys(x for x in (counts, end) if x))
                 return f"not stuck: the agent read on at r{rnd.number}, and the run finished" + \
                     (f" with {told}" if told else "")
+    return ""
+
+
+OTHERWISE_ROUNDS = 10  # a test runner that could not start, replaced soon by another way to run the tests
+
+
+def _tests_ran_otherwise(transcript: Transcript, occ: Occurrence, cache: _ResultsCache | None) -> str:
+    """A test command that could not start (sympy's `python3 -m pytest …`: "No module named pytest"), then
+    the tests run by another program that printed its counts (`bin/test …`): the way round it."""
+    command = occ.location.command or ""
+    if not command or not is_test_command(command):
+        return ""
+    program = _program_call(command)[:1]
+    for rnd in transcript.rounds[occ.round:occ.round + OTHERWISE_ROUNDS]:
+        results = _round_results(rnd, cache)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if not call.command or not is_test_command(call.command) or _program_call(call.command)[:1] == program:
+                    continue
+                res = results.get(id(call))
+                if res is not None and res.content and (counts := parse_test_summary(res.content)):
+                    return f"then the tests ran another way: `{_as_run(call.command)}` → {cut(counts, 80)} (r{rnd.number})"
     return ""
 
 

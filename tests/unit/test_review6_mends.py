@@ -281,3 +281,12 @@ def test_an_uncommitted_file_the_session_never_changed_is_said_to_be_someone_els
                       n_rounds=len(t.rounds), target_tokens=4000)
     [fact] = uncommitted_facts(ctx)
     assert "`b.md`, `agent-session.ts` (not changed by this session)" in fact.text, fact.text
+
+
+def test_a_test_runner_that_could_not_start_was_worked_around_by_another():
+    msgs = [Message(0, Role.USER, "fix the comparison")]
+    _run(msgs, "a", "/usr/bin/python3 -m pytest sympy/core/tests/test_basic.py", "/usr/bin/python3: No module named pytest", 1)
+    _run(msgs, "b", "ls bin/test", "bin/test")
+    _run(msgs, "c", "bin/test sympy/core/tests/test_basic.py", "test_basic.py[22] ......\n= tests finished: 22 passed, in 0.5 seconds =")
+    rec = next(r for r in scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs))) if "NotFound" in r.id)
+    assert rec.solution.startswith("then the tests ran another way: `bin/test sympy/core/tests/test_basic.py` → "), rec.solution
