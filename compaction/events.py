@@ -184,8 +184,9 @@ _CONSTRAINT_RE = re.compile(
     r"\b(?:do not|don't|never|must not|must|should not|shouldn't|only|make sure|ensure|without modifying|"
     r"you (?:need|have) to|requirement|constraint|禁止|必须|不要)\b"
     # the language the user wants replies in ("answer in Chinese", "用中文回答"): every later reply keeps it
-    r"|\b(?:answer|reply|respond|write|explain|talk|speak)\b[^.\n]{0,20}?\bin (?:[A-Z][a-z]+(?:ese|ish|ian|ch|an))\b"
-    r"|用(?:中文|英文|英语|日文|日语)|(?:中文|英文)(?:回答|回复)",
+    r"|\b(?:answer|reply|respond|write|explain|talk|speak)\b[^.\n]{0,20}?\bin (?:[a-z]+ )?"
+    r"(?-i:[A-Z][a-z]+(?:ese|ish|ian|ch|an|ic|ai|i))\b"
+    r"|用(?:中文|英文|英语|日文|日语)|(?:中文|英文)(?:回答|回复)|日本語で|한국어로",
     re.IGNORECASE,
 )
 # A timestamp (`2025-09-25T22:44:30.0442684Z`, `[2025-09-25 22:44]`). A line that opens with one is output the
@@ -484,7 +485,9 @@ def parse_test_summary(output: str) -> str | None:
         return f"Ran {m.group(1)} tests: {m.group(2)}"
     maven = list(_MAVEN_RE.finditer(output)) if "Tests run: " in output else []  # its literal opening first
     if maven:
-        return _maven_summary(maven)
+        ends = [m.end() for m in _MAVEN_BUILD_RE.finditer(output)] if "BUILD " in output else []
+        since = ends[-2] if len(ends) > 1 else 0  # two builds in one output: the last one's modules
+        return _maven_summary([m for m in maven if m.start() >= since] or maven[-1:])
     sympy = _SYMPY_RE.findall(output) if "tests finished: " in output else []
     if sympy:
         return sympy[-1]
@@ -510,6 +513,9 @@ def parse_test_summary(output: str) -> str | None:
     return None
 
 
+_MAVEN_BUILD_RE = re.compile(r"BUILD (?:SUCCESS|FAILURE)")
+
+
 def _maven_summary(results: list[re.Match[str]]) -> str:
     """Surefire's closing `Tests run:` lines, one per module of a reactor build, added up ("Tests run: 1392,
     Failures: 0, Errors: 0, Skipped: 0 in 3 modules"): the last module's alone (its 2 tests) is not the build's."""
@@ -519,7 +525,7 @@ def _maven_summary(results: list[re.Match[str]]) -> str:
     return f"Tests run: {run}, Failures: {failures}, Errors: {errors}, Skipped: {skipped} in {len(results)} modules"
 
 
-_CARGO_RUNNING_RE = re.compile(r"^\s+Running (?:unittests )?\S", re.MULTILINE)
+_CARGO_RUNNING_RE = re.compile(r"^\s+Running (?:unittests )?\S[^\n]*\(target[/\\]", re.MULTILINE)  # a test binary
 _CARGO_COUNT_RE = re.compile(r"(\d+) (passed|failed|ignored)")
 
 

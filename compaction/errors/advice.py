@@ -110,8 +110,7 @@ def _fill(template: str, rec: ErrorRecord) -> str:
     path = (loc.path if loc else None) or ""
     command = next((o.location.command for o in reversed(rec.occurrences) if o.location.command), "") or ""
     symbol = next((o.location.symbol for o in reversed(rec.occurrences) if o.location.symbol), "") or ""
-    latest = latest_tests(rec)
-    test = latest[-1] if latest else ""
+    test = _latest_test(rec)
     values = {
         "path": path or "<file>", "dir": posixpath.dirname(path) or ".", "command": _cut(command) or "<command>",
         "symbol": symbol or "<name>", "test": test or "<test>",
@@ -216,10 +215,26 @@ def _rerun_tests(rec: ErrorRecord) -> str:
     return "re-run the test `{test}` after every change"
 
 
+def _latest_test(rec: ErrorRecord) -> str:
+    """The last test the latest run that named tests failed."""
+    return next((o.tests[-1] for o in sorted(rec.occurrences, key=lambda o: -o.round) if o.tests), "")
+
+
 def latest_tests(rec: ErrorRecord) -> list[str]:
-    """The tests the record's latest run with named tests failed: one that failed earlier and passed
-    since (fixed, or renamed by an edit) is no longer one to re-run."""
-    return next((list(o.tests) for o in sorted(rec.occurrences, key=lambda o: -o.round) if o.tests), [])
+    """The tests still failing as last seen: the latest run's, then those of each earlier run of another
+    command (`-k one` ran one test: the others it did not run). A test an earlier run of the same command
+    failed and a later one did not (fixed, or renamed by an edit) is no longer one to re-run."""
+    out: list[str] = []
+    commands: set[str] = set()  # the command lines of the later runs
+    for o in sorted(rec.occurrences, key=lambda o: -o.round):
+        if not o.tests:
+            continue
+        command = " ".join((o.location.command or "").split())
+        if command in commands:
+            continue
+        commands.add(command)
+        out += [t for t in o.tests if t not in out]
+    return out
 
 
 TESTS_NAMED = 3  # of a record's failing tests, named in its avoidance
@@ -245,7 +260,6 @@ _NPM_ADVICE = ("npm's failure, not the code's: act on its first `npm error` line
 
 def _python_test(rec: ErrorRecord) -> bool:
     """The record's latest test is pytest's (`path.py::name`) or has no file: a pytest command fits."""
-    latest = latest_tests(rec)
-    test = latest[-1] if latest else ""
+    test = _latest_test(rec)
     path = test.split("::", 1)[0].split(" > ", 1)[0]
     return "::" in test or not path or path.endswith(".py")

@@ -417,7 +417,8 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
                      if INSTALLED in text]
         if installed and rec.solution:  # one record, two causes: the one an install ended is said first,
             rec.solution = _installed_first(installed[-1], rec.solution)  # then whether the later one ended
-        rec.avoidance = not_what_failed(unused_checkers_dropped(advise(rec), used), rec.solution or "")
+        rec.avoidance = not_what_failed(unused_checkers_dropped(advise(rec), used), rec.solution or "",
+                                        frozenset(" ".join(c.split()) for o in rec.occurrences if (c := o.location.command)))
     return out
 
 
@@ -670,7 +671,7 @@ def _same_tool_success(transcript: Transcript, last: Occurrence, tool: str,
             if last.message is not None and msg.index <= last.message:
                 continue
             for call in msg.tool_calls:
-                if call.name == tool and _succeeded(results.get(id(call))):
+                if call.name == tool and not call.continues and _succeeded(results.get(id(call))):
                     return rnd.number, call
     return None
 
@@ -1299,6 +1300,8 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                 break
             for call in msg.tool_calls:
                 order[id(call)] = len(order)
+                if call.continues:
+                    continue  # more output of a run already counted: no run again
                 if cache is not None and call.command and (msg.index, call.command.strip()) in cache.no_effect:
                     continue  # a substitution whose line held no such text (the events' line views): no edit
                 path = _edit_path(call)
@@ -1475,8 +1478,8 @@ def _next_success(transcript: Transcript, rec: ErrorRecord, start: int,
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 res = results.get(id(call))
-                if not _succeeded(res) or said and said in (res.content or ""):  # a pipe hid its status
-                    continue
+                if call.continues or not _succeeded(res) or said and said in (res.content or ""):  # a pipe hid
+                    continue  # its status; more output of a run is no run again
                 if program and call.command and (program_of(call.command) == program if near
                                                  else _program_call(call.command) == call_of):
                     return rnd.number, f"`{_as_run(call.command)}`", call
@@ -1526,7 +1529,7 @@ def _repro_passed(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache
                 path = _edit_path(call)
                 if path and not _REPRO_NAME.search(path) and not _failed(results.get(id(call))):
                     edited, found = True, ""
-                elif edited and not found and call.command \
+                elif edited and not found and call.command and not call.continues \
                         and any(_REPRO_NAME.search(n) for n in scripts_run(call.command)):
                     res = results.get(id(call))
                     if _succeeded(res) and res is not None and res.content.strip() and not (said and said in res.content) \
@@ -1553,7 +1556,7 @@ def _passed_later(transcript: Transcript, rec: ErrorRecord, start: int, cache: _
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for call in msg.tool_calls:
-                if call.command and " ".join(call.command.split()) == key:
+                if call.command and not call.continues and " ".join(call.command.split()) == key:
                     res = results.get(id(call))
                     if not _succeeded(res) or said and said in (res.content or "") or step is None or _raised(res):
                         return ""  # failed again (it is a later failure), or passed with nothing done first
@@ -1848,7 +1851,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         elif "NotFound" in rec.id and (otherwise := _tests_ran_otherwise(transcript, last, cache)):
             parts.append(otherwise)
         elif rec.id not in _HARNESS_NOTES and (went_on := _went_on(transcript, last, failed_call, cache)):
-            gone = substituted(rec)  # a word in backticks inside double quotes: what the command wrote lacks it
+            gone = substituted(ErrorRecord(rec.id, [last]))  # backticks in double quotes: what it wrote lacks the word
             parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})" + (
                 f", but the text it wrote lacks `{gone}` (the shell ran it as a command)" if gone else ""))
         else:
@@ -1923,17 +1926,22 @@ _ADVISED_RE = re.compile(r"`([^`\n]+)`")
 _STEP_WORD_RE = re.compile(r"[A-Za-z_]{5,}")
 
 
-def not_what_failed(advice: str, solution: str) -> str:
-    """An avoidance whose suggested command is what the fix took out (django: "create/migrate the database
+def not_what_failed(advice: str, solution: str, ran: frozenset[str] = frozenset()) -> str:
+    """An avoidance whose suggested step is what the fix took out (django: "create/migrate the database
     (`manage.py migrate`)" where the fix replaced `call_command('migrate')` by a schema editor): the fix's
-    change is the advice, the suggestion what failed here."""
+    change is the advice, the suggestion what failed here. The step counts as taken out when the removed
+    code calls it or passes it as a string (`migrate(`, `'migrate'`), not when a word of it is only there
+    (`'build/'` is no `npm run build`); `ran`: the record's own command lines, whose advice to run them
+    again is not the fix's business."""
     change = _CHANGE_RE.search(solution)
     if not change or not advice:
         return advice
     removed, added = change.group(1).lower(), change.group(2).lower()
     for span in _ADVISED_RE.findall(advice):
+        if " ".join(span.split()) in ran:
+            continue
         words = [w for w in _STEP_WORD_RE.findall(span.lower()) if w not in ("python", "manage", "install")]
-        if words and any(w in removed and w not in added for w in words):
+        if any(re.search(rf"['\"]{w}['\"]|\b{w}\s*\(", removed) and w not in added for w in words):
             return f"not `{span}` (what failed here): as the fix did, `{change.group(1)}` → `{change.group(2)}`"
     return advice
 
@@ -1989,23 +1997,40 @@ def _went_on(transcript: Transcript, occ: Occurrence, call: ToolCall | None, cac
 
 def _read_on(transcript: Transcript, call: ToolCall | None, after: int, cache: _ResultsCache | None) -> str:
     """A command the harness stopped waiting for, read on by later calls (`ToolCall.continues`), and how it
-    ended there ("went on: read on at r13, it ended `Tests run: 1392 …`; `BUILD SUCCESS`"). Why: "no fix
+    ended there ("not stuck: the agent read on at r13, and the run finished with `Tests run: 8700 …`;
+    `BUILD SUCCESS`", the counts of all its output), or that the agent interrupted it (`C-c`). Why: "no fix
     seen" and an advice to cut it short with `timeout 120` read as if the five-minute build never finished."""
-    if call is None or not call.id:
+    running = (call.continues or call.id) if call is not None else None
+    if running is None:
         return ""
-    for rnd in transcript.rounds[after:]:
+    seen: list[str] = []  # the run's output so far: what it printed before the harness stopped waiting, then more
+    for rnd in transcript.rounds[max(0, after - 1):]:
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for c in msg.tool_calls:
-                res = results.get(id(c)) if c.continues == call.id else None
-                if res is None or unfinished(res):
+                res = results.get(id(c)) if c.id == running or c.continues == running else None
+                if res is None:
                     continue
-                counts = parse_test_summary(res.content)
+                seen.append(res.content or "")
+                if c.continues is None or unfinished(res):
+                    continue
+                if _interrupts(c, res):
+                    return f"interrupted: the agent stopped the run at r{rnd.number}"
+                counts = parse_test_summary("\n".join(seen))
                 end = _closing_line(res.content)
                 told = "; ".join(f"`{t}`" for t in dict.fromkeys(x for x in (counts, end) if x))
                 return f"not stuck: the agent read on at r{rnd.number}, and the run finished" + \
                     (f" with {told}" if told else "")
     return ""
+
+
+_INTERRUPT_KEYS = frozenset({"c-c", "^c", "\x03", "ctrl+c", "ctrl-c"})
+
+
+def _interrupts(call: ToolCall, res: ToolResult) -> bool:
+    """A read-on that stopped the run: a control key sent (`C-c`), or the status of a run so stopped."""
+    keys = [v for v in call.arguments.values() if isinstance(v, str)]
+    return any(k.strip().lower() in _INTERRUPT_KEYS for k in keys) or res.exit_code in (130, -2)
 
 
 OTHERWISE_ROUNDS = 10  # a test runner that could not start, replaced soon by another way to run the tests
@@ -2022,7 +2047,8 @@ def _tests_ran_otherwise(transcript: Transcript, occ: Occurrence, cache: _Result
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for call in msg.tool_calls:
-                if not call.command or not is_test_command(call.command) or _program_call(call.command)[:1] == program:
+                if not call.command or call.continues or not is_test_command(call.command) \
+                        or _program_call(call.command)[:1] == program:
                     continue
                 res = results.get(id(call))
                 if res is not None and res.content and (counts := parse_test_summary(res.content)):
@@ -2081,6 +2107,9 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
         return []
     calls = calls_of or {}
     out: list[tuple[tuple[int, ...], str]] = []
+    commands: dict[int, set[str]] = {}  # each round's failing command lines, once per record
+    for o in rec.occurrences:
+        commands.setdefault(o.round, set()).add(" ".join((o.location.command or "").split()))
     for ep in earlier_episodes(rec.occurrences, by_file=refused):
         last = ep.occurrences[-1]
         part = ErrorRecord(rec.id, list(ep.occurrences))
@@ -2097,8 +2126,8 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
                 text += f" with {changed}" if changed else ""
             if fix.change:
                 text += f": {fix.change}"
-        elif not ep.file and _rerun_next(rec, last, ep.next_round) \
-                and (got := _installed_before(transcript, last.round, ep.next_round, cache)) is not None:
+        elif not ep.file and _rerun_next(commands, last, ep.next_round) \
+                and (got := _installed_before(transcript, last.round, ep.next_round, ep.said, cache)) is not None:
             fix = Fix(None, got[0], "")
             text = f"{INSTALLED} `{_as_run(got[1])}` (r{got[0]})"
         else:
@@ -2133,15 +2162,15 @@ def _installed_first(installed: str, solution: str) -> str:
     return "; ".join([installed, *(f"the later failure: {p}" for p in status), *(p for p in parts if p not in status)])
 
 
-def _rerun_next(rec: ErrorRecord, last: Occurrence, next_round: int) -> bool:
+def _rerun_next(commands: dict[int, set[str]], last: Occurrence, next_round: int) -> bool:
     """Whether the failure that replaced an episode came from the very command that had failed (a run of
-    the suite again, not a probe of another thing)."""
+    the suite again, not a probe of another thing). `commands`: each round's failing command lines."""
     key = " ".join((last.location.command or "").split())
-    return bool(key) and any(o.round == next_round and " ".join((o.location.command or "").split()) == key
-                             for o in rec.occurrences)
+    return bool(key) and key in commands.get(next_round, ())
 
 
-def _installed_before(transcript: Transcript, start: int, end: int, cache: _ResultsCache | None) -> tuple[int, str] | None:
+def _installed_before(transcript: Transcript, start: int, end: int, said: str,
+                      cache: _ResultsCache | None) -> tuple[int, str] | None:
     """The last package install that succeeded between a failure's round and the round a failure of
     another message replaced it (requests' "fixture 'httpbin' not found", then `pip install pytest-httpbin`,
     then only "fixture 'mocker' not found"): what ended that failure, where no edit did."""
@@ -2150,10 +2179,33 @@ def _installed_before(transcript: Transcript, start: int, end: int, cache: _Resu
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for call in msg.tool_calls:
-                if call.command and call.kind is ToolKind.SHELL and installs(call.command) \
-                        and _succeeded(results.get(id(call))):
+                if not (call.command and call.kind is ToolKind.SHELL and installs(call.command)):
+                    continue
+                res = results.get(id(call))
+                if _succeeded(res) and res is not None and not _INSTALL_FAILED_RE.search(res.content) \
+                        and _names_package(call.command, said):
                     found = (rnd.number, call.command)
     return found
+
+
+# pip's and npm's own word that nothing was installed (an export keeps no exit status)
+_INSTALL_FAILED_RE = re.compile(r"(?m)^(?:ERROR|npm ERR!|npm error|E):|No matching distribution|Could not find a version")
+_WORD_RE = re.compile(r"[a-z][a-z0-9]{2,}")
+_PACKAGE_PARTS_RE = re.compile(r"[-_.=<>\[\]@/~^]+")
+
+
+def _names_package(command: str, said: str) -> bool:
+    """Whether an install names a package whose name (or a part of it: `pytest-httpbin`'s `httpbin`) the
+    failure's message says (`fixture 'httpbin' not found`): the install was for it."""
+    words = set(_WORD_RE.findall(said.lower()))
+    after = command.split(" install ", 1)[-1] if " install " in command else command.split(" add ", 1)[-1]
+    for word in after.split():
+        if word.startswith("-"):
+            continue
+        parts = {p for p in _PACKAGE_PARTS_RE.split(word.lower()) if len(p) >= 3 and not p.isdigit()}
+        if parts & words:
+            return True
+    return False
 
 
 ADVISED_OPTIONS = 3  # of an answer's options, told in a record

@@ -21,6 +21,7 @@ _FEED_KEYS = frozenset({"input", "chars", "text", "keys"})
 _SESSION_KEYS = frozenset({"session_id", "bash_id", "shell_id", "process_id"})
 _WAIT_KEYS = frozenset({"is_input", "yield_time_ms", "timeout", "timeout_ms", "max_output_tokens", "filter", "wait"})
 MAX_INPUT = 16  # Enter, C-c, y: keystrokes, not a new command line
+_KILL_RE = re.compile(r"(?i)kill|stop|terminate|cancel")  # a tool that ends a run by its id is no read-on
 # The harness's own word that a command is still running (its result ends there, not in an exit)
 _UNFINISHED_RE = re.compile(
     r"(?i)(?:command (?:timed out|is still running)|no new output after \d+|still running|"
@@ -49,35 +50,55 @@ def unfinished(result: ToolResult) -> bool:
 
 
 def fold_continuations(messages: list[Message]) -> None:
-    """Give each continuation call, in place, the command it goes on with (see the module's docstring)."""
+    """Give each continuation call, in place, the command it goes on with (see the module's docstring):
+    the run whose result names the session id the call gives (`BashOutput {bash_id: sh1}`, a background
+    start's "…with ID: sh1"), else, for one that gives none (OpenHands' input), the last run left
+    unfinished, unless a shell command ran since."""
     results: dict[str, ToolResult] = {r.call_id: r for m in messages if m.role is Role.TOOL
                                       for r in m.tool_results if r.call_id}
     running: ToolCall | None = None  # the last shell call whose result said it had not finished
+    unfinished_runs: list[tuple[ToolCall, str]] = []  # each such call with its result's text
     for msg in messages:
         if msg.role is not Role.ASSISTANT:
             continue
         for call in msg.tool_calls:
-            if running is not None and continuation(call):
-                call.kind = ToolKind.SHELL
-                call.command = last_command(running.command or "")
-                call.continues = running.id
-                res = results.get(call.id or "")
-                running = running if res is None or unfinished(res) else None
-                continue
+            if continuation(call) and not _KILL_RE.search(call.name):
+                target = _named_run(call, unfinished_runs) if set(call.arguments) & _SESSION_KEYS else running
+                if target is not None:
+                    call.kind = ToolKind.SHELL
+                    call.command = last_command(target.command or "")
+                    call.continues = target.id
+                    continue
+            if call.kind != ToolKind.SHELL or not call.command:
+                continue  # a read or a search meanwhile: the run goes on
             running = None
-            if call.kind == ToolKind.SHELL and call.command and call.id:
-                res = results.get(call.id)
-                if res is not None and unfinished(res):
-                    running = call
+            res = results.get(call.id or "") if call.id else None
+            if res is not None and unfinished(res):
+                running = call
+                unfinished_runs.append((call, res.content[-400:]))
+
+
+def _named_run(call: ToolCall, runs: list[tuple[ToolCall, str]]) -> ToolCall | None:
+    """The unfinished run whose result names the session id the call gives, the latest such."""
+    ids = [str(v) for k, v in call.arguments.items() if k in _SESSION_KEYS and isinstance(v, (str, int))]
+    for run, said in reversed(runs):
+        if any(re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", said) for i in ids if i):
+            return run
+    return None
 
 
 def last_command(line: str) -> str:
     """The last simple command of a line (split at unquoted `&&`, `||`, `;` and newlines; a pipeline
-    stays whole): what was still running when the harness stopped waiting."""
+    stays whole; a comment left out): what was still running when the harness stopped waiting. The
+    whole line when it holds a heredoc or a compound command (`for …; do …; done`): its last part is
+    no command."""
+    if "<<" in line or _COMPOUND_RE.search(line):
+        return line.strip()
     cut = 0
     quote = ""
     i = 0
-    while i < len(line):
+    end = len(line)
+    while i < end:
         c = line[i]
         if quote:
             if c == "\\" and quote == '"':
@@ -88,7 +109,21 @@ def last_command(line: str) -> str:
             quote = c
         elif c == "\\":
             i += 1
+        elif c == "#" and (i == 0 or line[i - 1] in " \t;"):
+            end = line.find("\n", i)  # a comment, to the end of its line
+            end = len(line) if end < 0 else end
+            if end < len(line):
+                line = line[:i] + line[end:]
+                end = len(line)
+                continue
+            end = i
+            break
         elif c in ";\n" or line.startswith(("&&", "||"), i):
             cut = i + (1 if c in ";\n" else 2)
         i += 1
-    return line[cut:].strip() or line.strip()
+    last = line[cut:end].strip()
+    return last or line[:end].strip() or line.strip()
+
+
+# A compound command's keywords: its last part (`done`, `fi`) is no command
+_COMPOUND_RE = re.compile(r"(?:^|[;&|\s])(?:for|while|until|if|case|select)\s|[{}]\s*$")

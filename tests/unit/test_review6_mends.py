@@ -66,13 +66,18 @@ def test_the_running_part_of_a_line_is_its_last_command():
     assert last_command("sed -i 's/a && b/c/' f && bash run.sh") == "bash run.sh"
     assert last_command("cd x; make test | tail -5") == "make test | tail -5"
     assert last_command("pytest -q") == "pytest -q"
+    assert last_command("make test  # slow; be patient") == "make test"
+    assert last_command("for t in a b; do pytest $t; done") == "for t in a b; do pytest $t; done"
+    assert last_command("python - <<'EOF'\nprint(1)\nEOF") == "python - <<'EOF'\nprint(1)\nEOF"
 
 
 def test_the_timeout_is_told_as_read_on_with_how_the_build_ended():
     t = _session({"input": ""})
     rec = next(r for r in scan_transcript(t) if r.id == "ERR_TOOL_Timeout")
     assert "read on at r2" in rec.solution and "BUILD SUCCESS" in rec.solution
-    assert "Tests run: 1392" in rec.solution and "no fix seen" not in rec.solution
+    # the counts of the whole run: before the harness stopped waiting (61) and after (1392)
+    assert "Tests run: 1453, Failures: 0, Errors: 0, Skipped: 0 in 4 modules" in rec.solution
+    assert "no fix seen" not in rec.solution
     # the run's counts are the command's, and the read-on output is not a second command
     events = extract_events(t)
     tests = [e for e in events if e.kind is EventKind.TEST]
@@ -82,6 +87,9 @@ def test_the_timeout_is_told_as_read_on_with_how_the_build_ended():
 
 def test_a_reactor_builds_module_results_add_up():
     assert parse_test_summary(MAVEN_END) == "Tests run: 1392, Failures: 0, Errors: 0, Skipped: 0 in 3 modules"
+    # two builds in one output: the last one's modules only
+    first = "[ERROR] Tests run: 24, Failures: 1, Errors: 0, Skipped: 0\n[INFO] BUILD FAILURE\n"
+    assert parse_test_summary(first + MAVEN_END).startswith("Tests run: 1392,")
     one = "[INFO] Tests run: 5, Failures: 1, Errors: 0, Skipped: 0"
     assert parse_test_summary(one) == "Tests run: 5, Failures: 1, Errors: 0, Skipped: 0"
 
@@ -181,6 +189,9 @@ def test_cargo_counts_cut_by_tail_say_a_binarys_results_are_missing():
                "     Running tests/transaction_battery.rs (target/debug/deps/transaction_battery-b3e7)\n"
                "running 21 tests\n")
     assert parse_test_summary(cut_off).endswith("(the results of 1 more test binary not in the output)")
+    ran = cut_off.replace("     Running tests/transaction_battery.rs (target/debug/deps/transaction_battery-b3e7)\n"
+                          "running 21 tests\n", "     Running `target/debug/app`\n")  # `cargo run`'s binary: no test
+    assert not parse_test_summary(ran).endswith("not in the output)")
     whole = cut_off + "test result: ok. 21 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n"
     assert parse_test_summary(whole) == "ok 36 passed; 0 failed in 2 test binaries"
 
@@ -290,3 +301,108 @@ def test_a_test_runner_that_could_not_start_was_worked_around_by_another():
     _run(msgs, "c", "bin/test sympy/core/tests/test_basic.py", "test_basic.py[22] ......\n= tests finished: 22 passed, in 0.5 seconds =")
     rec = next(r for r in scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs))) if "NotFound" in r.id)
     assert rec.solution.startswith("then the tests ran another way: `bin/test sympy/core/tests/test_basic.py` → "), rec.solution
+
+
+def _timed_out(read_on: list[tuple[dict, str, int | None]], command: str = "go test ./... 2>&1 | tee test.log",
+               first: str = "--- FAIL: TestParseEmpty\nFAIL example.com/app/parse\n") -> Transcript:
+    msgs = [Message(0, Role.USER, "run the tests")]
+    msgs += [Message(1, Role.ASSISTANT, "", tool_calls=[ToolCall("execute_bash", {"command": command}, "c0",
+                                                                 ToolKind.SHELL, command)]),
+             Message(2, Role.TOOL, tool_results=[ToolResult(first, "c0", is_error=True, exit_code=-1)])]
+    for i, (args, out, code) in enumerate(read_on, 1):
+        msgs += [Message(len(msgs), Role.ASSISTANT, "", tool_calls=[ToolCall("execute_bash", args, f"c{i}")]),
+                 Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult(out, f"c{i}", exit_code=code)])]
+    fold_continuations(msgs)
+    return Transcript("t.json", "test", msgs, group_rounds(msgs))
+
+
+def test_more_output_of_a_run_is_no_rerun_that_passed():
+    t = _timed_out([({"input": ""}, "ok  example.com/app/server\n", 0)])
+    failed = next(r for r in scan_transcript(t) if r.id == "ERR_LOGIC_TestFailed")
+    assert "succeeded" not in failed.solution and "no fix seen" in failed.solution, failed.solution
+
+
+def test_a_run_read_on_twice_or_interrupted_is_told_so():
+    twice = _timed_out([({"input": ""}, "more output\n", -1), ({"input": ""}, "BUILD SUCCESS\n", 0)],
+                       command="mvn -q test", first="Running tests\n")
+    rec = next(r for r in scan_transcript(twice) if r.id == "ERR_TOOL_Timeout")
+    assert rec.solution.startswith("not stuck: the agent read on at r3"), rec.solution
+    stopped = _timed_out([({"input": "C-c"}, "^C\n", 130)], command="mvn -q test", first="Running tests\n")
+    rec = next(r for r in scan_transcript(stopped) if r.id == "ERR_TOOL_Timeout")
+    assert rec.solution.startswith("interrupted: the agent stopped the run at r2"), rec.solution
+
+
+def test_a_read_on_by_id_reads_the_run_that_gave_that_id():
+    msgs = [Message(0, Role.USER, "run both suites")]
+    for cid, cmd, sid in (("a", "npm run test:api", "sh1"), ("b", "npm run test:web", "sh2")):
+        msgs += [Message(len(msgs), Role.ASSISTANT, "", tool_calls=[ToolCall("Bash", {"command": cmd}, cid,
+                                                                             ToolKind.SHELL, cmd)]),
+                 Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult(
+                     f"Command running in background with ID: {sid}", cid)])]
+    msgs += [Message(len(msgs), Role.ASSISTANT, "", tool_calls=[ToolCall("BashOutput", {"bash_id": "sh1"}, "o")]),
+             Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult("Tests: 2 failed, 40 passed, 42 total", "o")]),
+             Message(len(msgs) + 2, Role.ASSISTANT, "", tool_calls=[ToolCall("KillShell", {"shell_id": "sh2"}, "k")]),
+             Message(len(msgs) + 3, Role.TOOL, tool_results=[ToolResult("killed", "k")])]
+    fold_continuations(msgs)
+    read, kill = msgs[-4].tool_calls[0], msgs[-2].tool_calls[0]
+    assert (read.command, read.continues) == ("npm run test:api", "a")
+    assert kill.continues is None and kill.command is None
+
+
+def test_an_install_of_another_package_ended_nothing():
+    msgs = [Message(0, Role.USER, "run the tests")]
+    _run(msgs, "a", "pytest tests/t.py", FIXTURE.format("file tests/t.py, line 5", "httpbin",
+                                                        "recursive dependency involving fixture 'httpbin' detected"), 1)
+    _run(msgs, "b", "pip install black", "Successfully installed black-24.1.0")
+    _run(msgs, "c", "pip install pytest-httpbn", "ERROR: No matching distribution found for pytest-httpbn")
+    _run(msgs, "d", "pytest tests/t.py", FIXTURE.format("file tests/t.py, line 9", "mocker",
+                                                        "fixture 'mocker' not found"), 1)
+    rec = next(r for r in scan_transcript(Transcript("t.json", "test", msgs, group_rounds(msgs))) if "Fixture" in r.id)
+    assert not any("install" in text for _, text in rec.earlier), rec.earlier
+
+
+def test_advice_keeps_the_failing_tests_a_narrower_later_run_did_not_run():
+    def occ(rnd: int, tests: list[str], command: str) -> Occurrence:
+        return Occurrence(rnd, "t", location=Location(command=command), tests=tests)
+
+    rec = ErrorRecord("ERR_LOGIC_TestFailed", occurrences=[
+        occ(5, ["t.py::collapses", "t.py::expands", "t.py::selects"], "pytest t.py"),
+        occ(7, ["t.py::collapses"], "pytest t.py -k collapses")])
+    assert latest_tests(rec) == ["t.py::collapses", "t.py::expands", "t.py::selects"]
+
+
+def test_advice_is_not_replaced_for_a_word_the_removed_code_only_holds():
+    from compaction.errors.scan import not_what_failed
+
+    solution = "edited `build.mjs` (r3): `const OUT = 'build/'` → `const OUT = 'dist/'`; then `npm run build` passed"
+    advice = "run the build after each change (`npm run build`)"
+    assert not_what_failed(advice, solution) == advice
+    assert not_what_failed("run `make check`", "edited `a.py` (r2): `if check(x):` → `if valid(x):`",
+                           frozenset({"make check"})) == "run `make check`"
+
+
+def test_a_reproduction_the_agent_says_reproduced_the_bug_is_no_finding():
+    assert _unreproduced("The script ran successfully and I've reproduced the issue.") == []
+    assert _unreproduced("It passes the wrong matrix: this shows the bug.") == []
+
+
+def test_a_reproduction_run_after_a_whole_file_rewrite_of_the_project_is_no_finding():
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.unreproduced import unreproduced_facts
+    from compaction.history.steering import role_preset
+
+    msgs = [Message(0, Role.USER, "slugify drops accents")]
+    calls = [ToolCall("read", {"path": "app/text.py"}, "r", ToolKind.READ, path="app/text.py"),
+             ToolCall("write", {"path": "reproduce_slug.py", "content": "print(slug('é'))"}, "w1", ToolKind.WRITE,
+                      path="reproduce_slug.py"),
+             ToolCall("write", {"path": "app/text.py", "content": "def slug(s): ..."}, "w2", ToolKind.WRITE,
+                      path="app/text.py")]
+    for c in calls:
+        msgs += [Message(len(msgs), Role.ASSISTANT, "", tool_calls=[c]),
+                 Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult("ok", c.id)])]
+    _run(msgs, "x", "python reproduce_slug.py", "e")
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "The fix works."))
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=4000)
+    assert unreproduced_facts(ctx) == []

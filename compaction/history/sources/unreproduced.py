@@ -27,7 +27,8 @@ _REPRODUCING_RE = re.compile(r"(?i)reproduc|\brepro\b|\brepro_|_repro\b")
 # as the bug shown by a wrong value ("This confirms …", "The issue is reproduced")
 _PASSED_RE = re.compile(r"(?i)\bsuccess(?:ful(?:ly)?)?\b|\bsucceeded\b|\bdid(?: not|n't) (?:fail|reproduce|raise|error|crash)"
                         r"|\bnot reproduc|\bno error\b|\bcould(?: not|n't) reproduce|\bpass(?:ed|es)\b|\bworks\b")
-_REPRODUCED_RE = re.compile(r"(?i)\b(?:is|was|been|successfully) reproduced|\bconfirm|\breproduces the")
+_REPRODUCED_RE = re.compile(r"(?i)\b(?:is|was|been|successfully|I've|we've|have|has) reproduced|\bconfirm|"
+                            r"\breproduces the|\bshows the (?:bug|issue|problem|error)")
 _THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought)\s*:\s*")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'])")
 OUTPUT_CHARS = 160
@@ -39,11 +40,15 @@ def unreproduced_facts(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.code:
         return []
     created: set[str] = set()
-    until = ctx.n_rounds + 1  # the first change to a file the session did not create
+    read: set[str] = set()
+    until = ctx.n_rounds + 1  # the first change to a file the session did not create (a rewrite of one it read)
     for e in ctx.events:
-        if e.kind is EventKind.WRITE and e.path:
-            created.add(file_name(e.path))
-        elif e.kind is EventKind.EDIT and e.path and not e.failed and file_name(e.path) not in created:
+        name = file_name(e.path) if e.path else ""
+        if e.kind is EventKind.READ and name:
+            read.add(name)
+        elif e.kind is EventKind.WRITE and name and name not in read:
+            created.add(name)
+        elif e.kind in (EventKind.EDIT, EventKind.WRITE) and name and not e.failed and name not in created:
             until = e.round
             break
     if not created:
