@@ -406,3 +406,19 @@ def test_a_reproduction_run_after_a_whole_file_rewrite_of_the_project_is_no_find
     ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
                       n_rounds=len(t.rounds), target_tokens=4000)
     assert unreproduced_facts(ctx) == []
+
+
+def test_a_why_question_whose_failure_an_edit_ended_is_said_so():
+    from compaction.history.facts import Fact
+    from compaction.history.sections import Section
+    from compaction.history.sources.next_steps import settled_by_fix
+
+    rec = ErrorRecord("ERR_PY_TypeError", occurrences=[Occurrence(55, "t"), Occurrence(60, "t")],
+                      solution="edited `reports.py` (r67): deleted lines 225-312; then `pytest` failed differently (r68)")
+    q = Fact(Section.NEXT, "[open question] Why does `cls(**reportdict)` behave like `type(**reportdict)`? "
+                           "(never answered)", [59], score=44)
+    [out] = settled_by_fix([q], [rec], 86)
+    assert out.text.endswith("(never answered; the ERR_PY_TypeError it was asked about did not recur after the edit at r67)")
+    assert out.score == 24
+    unrelated = Fact(Section.NEXT, "[open question] Why is the cache cold? (never answered)", [20], score=44)
+    assert settled_by_fix([unrelated], [rec], 86)[0].text.endswith("(never answered)")
