@@ -253,7 +253,8 @@ def test_a_snippet_spliced_in_by_sed_says_what_each_attempt_added():
     assert "+ elif isinstance(node, ast.Call):" in full and "+ if not rolename:" in full
     assert "+ def make_xrefs(self, rolename: str, domain: str, target: str," in full
     assert "adds make_xrefs" in fact.text  # the last splice, read from the snippet the session wrote
-    assert "NOT KEPT (r71) adds `make_xrefs`" in full  # an attempt a `git checkout` threw away
+    assert "NOT KEPT (r54, r64) adds `make_xrefs`" in full  # attempts a `git checkout` threw away
+    assert "NOT KEPT (r71)" not in full  # thrown away too, but its splice was made again after it: kept (session 43)
     # the final diff's lines are said as such, before what was thrown away: read under it, they would not be
     lines = full.splitlines()
     final = next(i for i, ln in enumerate(lines) if ln.strip().startswith("final diff: + "))

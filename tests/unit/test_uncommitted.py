@@ -62,7 +62,9 @@ def test_what_git_status_then_printed_outranks_the_sessions_own_edits():
     told = ("On branch main\nChanges not staged for commit:\n  (use \"git add <file>...\" to update)\n"
             "\tmodified:   src/core/session.ts\n\nUntracked files:\n\tscratch.txt\n\n")
     (fact,) = _lines(COMMIT, _edit("docs/a.md", "e1"), _status(told), _edit("docs/b.md", "e2"))
-    assert fact.text.startswith("Uncommitted: 2 files (`git status`, r3, and edits after it): `session.ts`, `b.md`")
+    # (session 43) a file git lists that the session never changed is someone else's work in progress
+    assert fact.text.startswith("Uncommitted: 2 files (`git status`, r3, and edits after it): `session.ts` "
+                                "(not changed by this session), `b.md`")
     assert "a.md`" not in fact.text and "scratch" not in fact.text  # an untracked file the session never wrote
     (fact,) = _lines(COMMIT, _edit("docs/a.md", "e1"), _status("On branch main\nnothing to commit, working tree clean\n"))
     assert fact.text == "Nothing left to commit: `git status` printed a clean work tree (r3)"
