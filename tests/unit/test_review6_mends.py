@@ -422,3 +422,20 @@ def test_a_why_question_whose_failure_an_edit_ended_is_said_so():
     assert out.score == 24
     unrelated = Fact(Section.NEXT, "[open question] Why is the cache cold? (never answered)", [20], score=44)
     assert settled_by_fix([unrelated], [rec], 86)[0].text.endswith("(never answered)")
+
+
+def test_an_assent_to_an_offer_says_what_the_user_had_asked():
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.task import task_facts
+    from compaction.history.steering import role_preset
+
+    msgs = [Message(0, Role.USER, "make a random number page"), Message(1, Role.ASSISTANT, "Done."),
+            Message(2, Role.USER, "i think there's a session file somewhere, would be super cool to store it in the git"),
+            Message(3, Role.ASSISTANT, "Found it at ~/.claude/projects/x.jsonl. Want me to copy it into the repo and commit it?"),
+            Message(4, Role.USER, "yes please")]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=4000)
+    current = next(f.text for f in task_facts(ctx) if f.text.startswith("Current request"))
+    assert current == ("Current request: yes please (accepting: “Want me to copy it into the repo and commit it?”) — on r2: "
+                       "“i think there's a session file somewhere, would be super cool to store it in the git”")

@@ -280,6 +280,10 @@ def task_facts(ctx: FactContext) -> list[Fact]:
         offer = accepted_offer(messages, req.message_index) if 0 <= req.message_index < len(messages) else None
         if offer:
             text = f"{text} (accepting: “{offer}”)"
+            if latest and i > 0 and not accepted_offer(messages, later[i - 1].message_index):
+                # the thread the offer answers: what the user wanted (the offer's "it" is theirs)
+                began = later[i - 1]
+                text += f" — on r{began.round}: “{one_line(clean_task(began.text), THREAD_CHARS)}”"
         key = " ".join(text.lower().split()).rstrip("?.! ")
         if not latest and key in asked:
             asked[key].rounds.append(req.round)
@@ -326,6 +330,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     return facts
 
 
+THREAD_CHARS = 160  # of the request an accepted offer answered, quoted beside the assent
 _OWN_ASKS_CHARS = 1500  # a longer request is a brief or a paste: its asks are what its short form keeps
 
 
