@@ -439,3 +439,25 @@ def test_an_assent_to_an_offer_says_what_the_user_had_asked():
     current = next(f.text for f in task_facts(ctx) if f.text.startswith("Current request"))
     assert current == ("Current request: yes please (accepting: “Want me to copy it into the repo and commit it?”) — on r2: "
                        "“i think there's a session file somewhere, would be super cool to store it in the git”")
+
+
+def test_a_look_inside_a_known_file_locates_nothing():
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.exploration import exploration_facts
+    from compaction.history.steering import role_preset
+
+    msgs = [Message(0, Role.USER, "fix the lazy object lookup")]
+    _run(msgs, "a", 'grep "__all__ =" django/utils/functional.py', "")
+    _run(msgs, "b", 'grep -rn "def resolve_lookup_value" django', "django/db/models/sql/query.py:1053:    def resolve_lookup_value(")
+    read = ToolCall("read", {"path": "django/db/models/sql/query.py"}, "r", ToolKind.READ, path="django/db/models/sql/query.py")
+    edit = ToolCall("edit", {"path": "django/db/models/sql/query.py", "old_string": "a", "new_string": "b"}, "e",
+                    ToolKind.EDIT, path="django/db/models/sql/query.py")
+    for c in (read, edit):
+        msgs += [Message(len(msgs), Role.ASSISTANT, "", tool_calls=[c]),
+                 Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult("ok", c.id)])]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=4000)
+    [fact] = exploration_facts(ctx)
+    assert fact.text.startswith("Located `django/db/models/sql/query.py`: `grep -rn \"def resolve_lookup_value\" django`")
+    assert "nothing under" not in fact.text  # the grep inside functional.py searched no place for the work

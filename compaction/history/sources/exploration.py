@@ -101,14 +101,19 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
                     if out and call.kind == ToolKind.SHELL and call.command.lstrip().startswith("ls") \
                             and not FAILED_RE.search(out[:300]):
                         continue  # a listing browsed: not a search with an outcome
+                    places = _searched(call.command or "", ctx.cwd)
+                    # a look inside files already known (`grep -n x a.py`) is no search for where the work is
+                    inside = bool(places) and all(_FILE_RE.search(p) for p in places)
                     if found_nothing_in(out) or FAILED_RE.search(out[:200]) and len(out) < 300:
                         empty.append(lookup)
-                        dead.append((lookup, rnd.number))
-                        where.extend(_searched(call.command or "", ctx.cwd))
+                        if not inside:
+                            dead.append((lookup, rnd.number))
+                            where.extend(places)
                     else:
                         found.append(f"{lookup} → {lookup_hits(out, ctx.cwd)}")
-                        listed = _listed(out, ctx.cwd) or _searched(call.command or "", ctx.cwd)  # grep in one file
-                        hits.append((_relative_command(lookup, ctx.cwd), listed, rnd.number))
+                        listed = _listed(out, ctx.cwd)
+                        if listed or not inside:
+                            hits.append((_relative_command(lookup, ctx.cwd), listed or places, rnd.number))
                     rounds.add(rnd.number)
                 elif call.kind == ToolKind.OTHER and res is not None and _reported(call.arguments, res.content) \
                         and _delegated(call.arguments, rnd.messages):
@@ -163,8 +168,10 @@ def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where
                 target = p
     chain: list[str] = []
     cited = [empty[0][1]] if empty else []
+    reached = False  # a look-up listed the file the first change went to
     for cmd, listed, rnd in hits:
         used = [p for p in listed if worked.get(p, 0) >= rnd]
+        reached = reached or target in used
         if used:
             more = len(listed) - len(used)
             chain.append(f"{cmd} → {', '.join(used[:2])}{f' (+{more})' if more > 0 else ''}")
@@ -179,7 +186,7 @@ def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where
         parts.append(f"nothing{' under ' + ', '.join(places[:3]) if places else ''} "
                      f"({', '.join(shown)}{f', +{more}' if more else ''})")
     parts.extend(chain[-3:])
-    head = f"Located `{target}`" if target and chain else "Searched"
+    head = f"Located `{target}`" if target and chain and reached else "Searched"
     return f"{head}: " + " → ".join(parts), sorted({cited[0], cited[-1]})
 
 
