@@ -408,22 +408,6 @@ def test_a_reproduction_run_after_a_whole_file_rewrite_of_the_project_is_no_find
     assert unreproduced_facts(ctx) == []
 
 
-def test_a_why_question_whose_failure_an_edit_ended_is_said_so():
-    from compaction.history.facts import Fact
-    from compaction.history.sections import Section
-    from compaction.history.sources.next_steps import settled_by_fix
-
-    rec = ErrorRecord("ERR_PY_TypeError", occurrences=[Occurrence(55, "t"), Occurrence(60, "t")],
-                      solution="edited `reports.py` (r67): deleted lines 225-312; then `pytest` failed differently (r68)")
-    q = Fact(Section.NEXT, "[open question] Why does `cls(**reportdict)` behave like `type(**reportdict)`? "
-                           "(never answered)", [59], score=44)
-    [out] = settled_by_fix([q], [rec], 86)
-    assert out.text.endswith("(never answered; the ERR_PY_TypeError it was asked about did not recur after the edit at r67)")
-    assert out.score == 24
-    unrelated = Fact(Section.NEXT, "[open question] Why is the cache cold? (never answered)", [20], score=44)
-    assert settled_by_fix([unrelated], [rec], 86)[0].text.endswith("(never answered)")
-
-
 def test_an_assent_to_an_offer_says_what_the_user_had_asked():
     from compaction.history.sources import FactContext
     from compaction.history.sources.task import task_facts
@@ -461,3 +445,22 @@ def test_a_look_inside_a_known_file_locates_nothing():
     [fact] = exploration_facts(ctx)
     assert fact.text.startswith("Located `django/db/models/sql/query.py`: `grep -rn \"def resolve_lookup_value\" django`")
     assert "nothing under" not in fact.text  # the grep inside functional.py searched no place for the work
+
+
+def test_the_reproduction_built_instead_is_told_beside_the_one_that_passed():
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.unreproduced import unreproduced_facts
+    from compaction.history.steering import role_preset
+
+    msgs = [Message(0, Role.USER, "Pickling a figure with a draggable legend fails with TypeError")]
+    _run(msgs, "a", "cat <<'EOF' > reproduce_issue.py\nimport pickle\nEOF", "")
+    _run(msgs, "b", "python reproduce_issue.py", "Pickling successful")
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "The pickling was successful. The backend is Agg."))
+    _run(msgs, "c", "cat <<'EOF' > reproduce_issue_v2.py\nimport pickle\nEOF", "")
+    _run(msgs, "d", "python reproduce_issue_v2.py", "Pickling failed as expected: cannot pickle 'UnpickleableCanvas' object")
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=4000)
+    [fact] = unreproduced_facts(ctx)
+    assert fact.text.endswith("; then it failed with `python reproduce_issue_v2.py` → “Pickling failed as expected: "
+                              "cannot pickle 'UnpickleableCanvas' object” (r4)"), fact.text

@@ -44,33 +44,7 @@ def next_step_source(ctx: FactContext) -> list[Fact]:
     submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
     return (next_step_facts(ctx.events, ctx.n_rounds, said, submitted=submitted) + unrun_checks(ctx.events)
             + gave_up(said) + asks_not_done(ctx.events)
-            + settled_by_fix(open_questions(said), ctx.records, ctx.n_rounds) + needs_from_user(ctx)
-            + unfixed_errors(ctx))
-
-
-ASKED_AFTER = 6  # rounds between a failure and a why-question about it
-_FIX_ROUND_RE = re.compile(r"\(r(\d+)\)")
-
-
-def settled_by_fix(questions: list[Fact], records: list[ErrorRecord], n_rounds: int) -> list[Fact]:
-    """A why-question the agent asked while a failure recurred, whose failure an edit then ended (it never
-    came back): said so beside "never answered" (pytest: "Why does `cls(**reportdict)` behave like
-    `type(**reportdict)`?", the TypeError gone after the r67 edit), and ranked lower. Why: as a next step
-    alone it sends a successor to chase a symptom the session already removed."""
-    for fact in questions:
-        asked = fact.rounds[0]
-        for rec in records:
-            if not teaches(rec) or rec.last_round < asked - ASKED_AFTER \
-                    or not any(asked - ASKED_AFTER <= o.round <= asked for o in rec.occurrences):
-                continue
-            fixed = _FIX_ROUND_RE.search(rec.solution or "")
-            if fixed and rec.last_round < int(fixed.group(1)) < n_rounds:
-                fact.text = fact.text.replace(
-                    "(never answered)", f"(never answered; the {rec.id} it was asked about did not recur after the "
-                                        f"edit at r{fixed.group(1)})")
-                fact.score -= 20
-                break
-    return questions
+            + open_questions(said) + needs_from_user(ctx) + unfixed_errors(ctx))
 
 
 def _reruns(rec: ErrorRecord, command: str) -> bool:

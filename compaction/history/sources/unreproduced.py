@@ -72,7 +72,11 @@ def unreproduced_facts(ctx: FactContext) -> list[Fact]:
                 said = _next_words(ctx, rnd.number)
                 if said is None or not _PASSED_RE.search(said[1]) or _REPRODUCED_RE.search(said[1]):
                     return []  # a wrong value printed is the bug shown: the agent's next words tell which
-                return [_fact(rnd.number, call.command, out, said)]
+                fact = _fact(rnd.number, call.command, out, said)
+                if (failed := _failed_later(ctx, rnd.number, until, created)) is not None:
+                    fact.text += f"; then it failed with `{failed[1]}` → “{failed[2]}” (r{failed[0]})"
+                    fact.rounds.append(failed[0])
+                return [fact]
     return []
 
 
@@ -83,6 +87,26 @@ def _fact(rnd: int, command: str, output: str, said: tuple[int, str]) -> Fact:
     text += f"; the agent then: “{said[1]}” (r{said[0]})"
     return Fact(Section.FINDINGS, text, [rnd, said[0]], score=60, priority=AHEAD, essential=True,
                 short=f"Before any change the reproduction `{command.strip()}` did not fail {cite([rnd])}")
+
+
+def _failed_later(ctx: FactContext, after: int, until: int, created: set[str]) -> tuple[int, str, str] | None:
+    """(round, command, its error line) of the first later run of a script the session wrote, before its first
+    change, that printed an error: the reproduction built instead (an unpicklable canvas of its own)."""
+    for rnd in ctx.transcript.rounds[after:until - 1]:
+        results = ctx.results_of(rnd)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call.kind != ToolKind.SHELL or not call.command or \
+                        not {file_name(s) for s in scripts_run(call.command)} & created:
+                    continue
+                res = results.get(id(call))
+                out = res.content if res is not None else ""
+                if m := _WRONG_RE.search(out):
+                    start = out.rfind("\n", 0, m.start()) + 1
+                    end = out.find("\n", m.end())
+                    line = out[start:end if end >= 0 else len(out)].strip()
+                    return rnd.number, call.command.strip(), line if len(line) <= OUTPUT_CHARS else line[:OUTPUT_CHARS] + "…"
+    return None
 
 
 def _next_words(ctx: FactContext, rnd: int) -> tuple[int, str] | None:
