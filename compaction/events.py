@@ -185,7 +185,8 @@ _CONSTRAINT_RE = re.compile(
     r"you (?:need|have) to|requirement|constraint|禁止|必须|不要)\b"
     # the language the user wants replies in ("answer in Chinese", "用中文回答"): every later reply keeps it
     r"|\b(?:answer|reply|respond|write|explain|talk|speak)\b[^.\n]{0,20}?\bin (?:[a-z]+ )?"
-    r"(?-i:[A-Z][a-z]+(?:ese|ish|ian|ch|an|ic|ai|i))\b"
+    r"(?:english|chinese|mandarin|cantonese|japanese|korean|spanish|french|german|italian|portuguese|russian|"
+    r"arabic|hindi|dutch|polish|turkish|vietnamese|thai|indonesian|swedish|ukrainian|hebrew|greek)\b"
     r"|用(?:中文|英文|英语|日文|日语)|(?:中文|英文)(?:回答|回复)|日本語で|한국어로",
     re.IGNORECASE,
 )
@@ -486,8 +487,9 @@ def parse_test_summary(output: str) -> str | None:
     maven = list(_MAVEN_RE.finditer(output)) if "Tests run: " in output else []  # its literal opening first
     if maven:
         ends = [m.end() for m in _MAVEN_BUILD_RE.finditer(output)] if "BUILD " in output else []
-        since = ends[-2] if len(ends) > 1 else 0  # two builds in one output: the last one's modules
-        return _maven_summary([m for m in maven if m.start() >= since] or maven[-1:])
+        # several builds in one output: the modules of the last one that ran tests
+        builds = [[m for m in maven if a <= m.start() < b] for a, b in zip([0, *ends], [*ends, len(output) + 1], strict=True)]
+        return _maven_summary(next(b for b in reversed(builds) if b))
     sympy = _SYMPY_RE.findall(output) if "tests finished: " in output else []
     if sympy:
         return sympy[-1]
@@ -525,7 +527,7 @@ def _maven_summary(results: list[re.Match[str]]) -> str:
     return f"Tests run: {run}, Failures: {failures}, Errors: {errors}, Skipped: {skipped} in {len(results)} modules"
 
 
-_CARGO_RUNNING_RE = re.compile(r"^\s+Running (?:unittests )?\S[^\n]*\(target[/\\]", re.MULTILINE)  # a test binary
+_CARGO_RUNNING_RE = re.compile(r"^\s+Running (?!`)\S", re.MULTILINE)  # a test binary (`cargo run`'s is quoted)
 _CARGO_COUNT_RE = re.compile(r"(\d+) (passed|failed|ignored)")
 
 

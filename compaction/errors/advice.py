@@ -202,9 +202,10 @@ MODEL_SIDE = ("ERR_TOOL_RateLimited", "ERR_TOOL_ContextOverflow")
 
 def _rerun_tests(rec: ErrorRecord) -> str:
     """Run again what failed: the command that ran it, else its tests' one file, else its last test."""
-    if any(o.location.command for o in rec.occurrences):
-        return "re-run `{command}` after every change"
     tests = latest_tests(rec)
+    last_run = next((o.tests for o in sorted(rec.occurrences, key=lambda o: -o.round) if o.tests), [])
+    if any(o.location.command for o in rec.occurrences) and set(tests) <= set(last_run):
+        return "re-run `{command}` after every change"  # (a narrower run since left tests out: named below)
     files = {re.split(r"::| > ", t, maxsplit=1)[0] for t in tests}
     if len(files) == 1 and len(tests) > 1:
         # which ones, by their own names (a successor asks which tests failed, not how many)

@@ -2004,7 +2004,9 @@ def _read_on(transcript: Transcript, call: ToolCall | None, after: int, cache: _
     if running is None:
         return ""
     seen: list[str] = []  # the run's output so far: what it printed before the harness stopped waiting, then more
-    for rnd in transcript.rounds[max(0, after - 1):]:
+    first = next((i for i, rnd in enumerate(transcript.rounds[:after]) for m in rnd.messages for c in m.tool_calls
+                  if c.id == running), max(0, after - 1))
+    for rnd in transcript.rounds[first:]:
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for c in msg.tool_calls:
@@ -2189,7 +2191,7 @@ def _installed_before(transcript: Transcript, start: int, end: int, said: str,
 
 
 # pip's and npm's own word that nothing was installed (an export keeps no exit status)
-_INSTALL_FAILED_RE = re.compile(r"(?m)^(?:ERROR|npm ERR!|npm error|E):|No matching distribution|Could not find a version")
+_INSTALL_FAILED_RE = re.compile(r"(?m)^(?:ERROR:|npm ERR!|npm error\b|E:)|No matching distribution|Could not find a version")
 _WORD_RE = re.compile(r"[a-z][a-z0-9]{2,}")
 _PACKAGE_PARTS_RE = re.compile(r"[-_.=<>\[\]@/~^]+")
 
@@ -2198,12 +2200,14 @@ def _names_package(command: str, said: str) -> bool:
     """Whether an install names a package whose name (or a part of it: `pytest-httpbin`'s `httpbin`) the
     failure's message says (`fixture 'httpbin' not found`): the install was for it."""
     words = set(_WORD_RE.findall(said.lower()))
-    after = command.split(" install ", 1)[-1] if " install " in command else command.split(" add ", 1)[-1]
-    for word in after.split():
-        if word.startswith("-"):
-            continue
+    after = command.split(" install", 1)[-1] if " install" in command else command.split(" add ", 1)[-1]
+    named = [w for w in after.split() if not w.startswith("-")]
+    if not named or re.search(r"(?:^|\s)-[re]\b|--requirement\b|--editable\b", after):
+        return True  # the project's own requirements (`-r requirements-dev.txt`, `-e .`, a bare `npm install`)
+    for word in named:
         parts = {p for p in _PACKAGE_PARTS_RE.split(word.lower()) if len(p) >= 3 and not p.isdigit()}
-        if parts & words:
+        # a part that is a word of the message or begins one (`pytest-mock` for "fixture 'mocker'")
+        if any(w == p or len(p) >= 4 and w.startswith(p) for p in parts for w in words):
             return True
     return False
 

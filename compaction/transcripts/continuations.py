@@ -57,13 +57,13 @@ def fold_continuations(messages: list[Message]) -> None:
     results: dict[str, ToolResult] = {r.call_id: r for m in messages if m.role is Role.TOOL
                                       for r in m.tool_results if r.call_id}
     running: ToolCall | None = None  # the last shell call whose result said it had not finished
-    unfinished_runs: list[tuple[ToolCall, str]] = []  # each such call with its result's text
+    by_id: dict[str, ToolCall] = {}  # the unfinished runs by the id their result gave (`…with ID: sh1`)
     for msg in messages:
         if msg.role is not Role.ASSISTANT:
             continue
         for call in msg.tool_calls:
             if continuation(call) and not _KILL_RE.search(call.name):
-                target = _named_run(call, unfinished_runs) if set(call.arguments) & _SESSION_KEYS else running
+                target = _named_run(call, by_id) if set(call.arguments) & _SESSION_KEYS else running
                 if target is not None:
                     call.kind = ToolKind.SHELL
                     call.command = last_command(target.command or "")
@@ -75,16 +75,19 @@ def fold_continuations(messages: list[Message]) -> None:
             res = results.get(call.id or "") if call.id else None
             if res is not None and unfinished(res):
                 running = call
-                unfinished_runs.append((call, res.content[-400:]))
+                for run_id in _RUN_ID_RE.findall(res.content[-400:]):
+                    by_id[run_id] = call
 
 
-def _named_run(call: ToolCall, runs: list[tuple[ToolCall, str]]) -> ToolCall | None:
-    """The unfinished run whose result names the session id the call gives, the latest such."""
+def _named_run(call: ToolCall, by_id: dict[str, ToolCall]) -> ToolCall | None:
+    """The unfinished run whose result gave the session id the call names."""
     ids = [str(v) for k, v in call.arguments.items() if k in _SESSION_KEYS and isinstance(v, (str, int))]
-    for run, said in reversed(runs):
-        if any(re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", said) for i in ids if i):
-            return run
-    return None
+    return next((by_id[i] for i in ids if i in by_id), None)
+
+
+# A harness's own words giving a running command's id ("Command running in background with ID: sh1", "Process
+# running with session ID 12", "shell id: 3")
+_RUN_ID_RE = re.compile(r"(?i)(?:session|shell|bash|process|background)\b[^\n]{0,20}?\bid\b:?\s*([\w-]+)")
 
 
 def last_command(line: str) -> str:
@@ -92,8 +95,9 @@ def last_command(line: str) -> str:
     stays whole; a comment left out): what was still running when the harness stopped waiting. The
     whole line when it holds a heredoc or a compound command (`for …; do …; done`): its last part is
     no command."""
+    line = line.strip().rstrip(";").rstrip()
     if "<<" in line or _COMPOUND_RE.search(line):
-        return line.strip()
+        return line
     cut = 0
     quote = ""
     i = 0
@@ -109,15 +113,14 @@ def last_command(line: str) -> str:
             quote = c
         elif c == "\\":
             i += 1
-        elif c == "#" and (i == 0 or line[i - 1] in " \t;"):
+        elif c == "#" and (i == 0 or line[i - 1] in " \t;\n"):
             end = line.find("\n", i)  # a comment, to the end of its line
             end = len(line) if end < 0 else end
             if end < len(line):
                 line = line[:i] + line[end:]
                 end = len(line)
                 continue
-            end = i
-            break
+            return last_command(line[:i]) if line[:i].strip() else line  # the command before it
         elif c in ";\n" or line.startswith(("&&", "||"), i):
             cut = i + (1 if c in ";\n" else 2)
         i += 1

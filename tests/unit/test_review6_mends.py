@@ -464,3 +464,80 @@ def test_the_reproduction_built_instead_is_told_beside_the_one_that_passed():
     [fact] = unreproduced_facts(ctx)
     assert fact.text.endswith("; then it failed with `python reproduce_issue_v2.py` → “Pickling failed as expected: "
                               "cannot pickle 'UnpickleableCanvas' object” (r4)"), fact.text
+
+
+def test_second_code_review_cases():
+    from types import SimpleNamespace
+
+    from compaction.edits import Hunk
+    from compaction.errors.scan import _names_package
+    from compaction.events import _CONSTRAINT_RE, Event
+    from compaction.history.sources.changes import _made_again
+    from compaction.history.sources.final_diff import _changed_lines
+
+    # a question, a plan of work or a later complaint is no check by hand
+    for said in ("Does it work on mobile too?", "ok now let's work on the login page",
+                 "Now the page is blank when deployed"):
+        assert "in their words" not in _current(said), said
+    # a comment on the line after the command
+    assert last_command("cd /repo && mvn test\n# takes ~5 min") == "mvn test"
+    # an install credited by a prefix of the message's word, or the project's requirements; a failed npm one not
+    assert _names_package("pip install pytest-mock", "fixture 'mocker' not found")
+    assert _names_package("pip install -r requirements-dev.txt", "fixture 'mocker' not found")
+    assert not _names_package("pip install black", "fixture 'mocker' not found")
+    # a diff's changed lines that begin with -- or ++ are changes, not headers
+    diff = "diff --git a/q.sql b/q.sql\n--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n--- legacy comment\n+++n;\n"
+    assert _changed_lines(diff) == ["# q.sql", "@@ -1,2 +1,2 @@", "--- legacy comment", "+++n;"]
+    # the Maven build that ran tests, when a later build in the output skipped them
+    built = "[INFO] Tests run: 61, Failures: 0, Errors: 0, Skipped: 0\n[INFO] BUILD SUCCESS\n[INFO] BUILD SUCCESS\n"
+    assert parse_test_summary(built) == "Tests run: 61, Failures: 0, Errors: 0, Skipped: 0"
+    # a reply language in lower case; a unit test "in each module" is none
+    assert _CONSTRAINT_RE.search("please answer in english") and _CONSTRAINT_RE.search("respond in spanish")
+    assert not _CONSTRAINT_RE.search("Now write a unit test in each module")
+    # cargo's old-format binary line counts; `cargo run`'s quoted one not
+    old = ("test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n"
+           "     Running target/debug/deps/x-123\n")
+    assert parse_test_summary(old).endswith("not in the output)")
+    # the same substitution on another line is another change
+    thrown = [SimpleNamespace(event=Event(EventKind.EDIT, 3, 5, path="a.py",
+                                          hunks=(Hunk(("None",), ("[]",), context="line 10", fragment=True),)))]
+    kept = [Event(EventKind.EDIT, 9, 9, path="a.py", hunks=(Hunk(("None",), ("[]",), context="line 50", fragment=True),))]
+    assert _made_again(thrown, kept) == set()
+
+
+def test_a_numeric_session_id_reads_the_run_that_gave_it_not_a_number_in_another_output():
+    msgs = [Message(0, Role.USER, "build and serve")]
+    for cid, cmd, said in (("a", "cargo build --release", "Process running with session ID 3"),
+                           ("b", "npm run dev", "VITE ready in 3 ms\nProcess running with session ID 4")):
+        msgs += [Message(len(msgs), Role.ASSISTANT, "", tool_calls=[ToolCall("exec", {"cmd": cmd}, cid, ToolKind.SHELL, cmd)]),
+                 Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult(said, cid)])]
+    msgs += [Message(len(msgs), Role.ASSISTANT, "", tool_calls=[ToolCall("write_stdin", {"session_id": 3, "chars": ""}, "w")]),
+             Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult("Finished release", "w")])]
+    fold_continuations(msgs)
+    assert msgs[-2].tool_calls[0].continues == "a"
+
+
+def test_two_read_ons_count_what_the_run_printed_before_the_first():
+    t = _timed_out([({"input": ""}, "[INFO] Tests run: 1356, Failures: 0, Errors: 0, Skipped: 0\n", -1),
+                    ({"input": ""}, "[INFO] BUILD SUCCESS\n", 0)],
+                   command="mvn test", first="[INFO] Tests run: 61, Failures: 0, Errors: 0, Skipped: 0\n")
+    rec = next(r for r in scan_transcript(t) if r.id == "ERR_TOOL_Timeout")
+    assert "Tests run: 1417, Failures: 0, Errors: 0, Skipped: 0 in 2 modules" in rec.solution, rec.solution
+
+
+def test_after_a_command_that_changes_files_no_uncommitted_file_is_said_to_be_someone_elses():
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.uncommitted import uncommitted_facts
+    from compaction.history.steering import role_preset
+
+    msgs = [Message(0, Role.USER, "add lodash and commit")]
+    edit = ToolCall("edit", {"path": "src/a.js", "old_string": "x", "new_string": "y"}, "e", ToolKind.EDIT, path="src/a.js")
+    msgs += [Message(1, Role.ASSISTANT, "", tool_calls=[edit]), Message(2, Role.TOOL, tool_results=[ToolResult("ok", "e")])]
+    _run(msgs, "c", "git commit -am 'Use x'", "[main 5e5bdad] Use x\n 1 file changed, 1 insertion(+)")
+    _run(msgs, "i", "npm install lodash", "added 1 package")
+    _run(msgs, "s", "git status", "On branch main\nChanges not staged for commit:\n\tmodified:   package.json\n")
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=4000)
+    [fact] = uncommitted_facts(ctx)
+    assert "`package.json`" in fact.text and "not changed by this session" not in fact.text, fact.text

@@ -636,8 +636,14 @@ def _made_again(thrown: list, kept: list[Event]) -> set[int]:
     numbers.py, then the same `sed` substitutions run again): what they did is in the file after all."""
     if not thrown:
         return set()
-    again = {(h.removed, h.added) for e in kept for h in e.hunks if h.removed or h.added}
-    return {id(ed) for ed in thrown if ed.event.hunks and all((h.removed, h.added) in again for h in ed.event.hunks)}
+    again = {_change_key(h) for e in kept for h in e.hunks if h.removed or h.added}
+    return {id(ed) for ed in thrown if ed.event.hunks and all(_change_key(h) in again for h in ed.event.hunks)}
+
+
+def _change_key(h: Hunk) -> tuple:
+    """A change by its lines, and a substitution inside a line by that line too (`10s/None/[]/` is not `50s/…`);
+    lines spliced in stay one change wherever they landed."""
+    return h.removed, h.added, h.context if h.fragment else None
 
 
 def _thrown_note(thrown: list) -> str:

@@ -252,9 +252,11 @@ def _scratch_kin(path: str, removed: AbstractSet[str]) -> str | None:
 
 
 # A user's word that what was built works ("it works perfectly, even hosted ok …", "tests pass on my machine")
-_WORKS_RE = re.compile(r"(?i)\b(?:works?|worked|working)\b|\bpass(?:es|ed)\b|\bdeployed\b|\bhosted\b|"
+_WORKS_RE = re.compile(r"(?i)\b(?:it|that|this|everything|all|now) (?:works|worked|is working)\b|\bworks (?:now|fine|"
+                       r"great|perfectly|well)\b|\bpass(?:es|ed) now\b|\bdeployed\b|\bhosted\b|"
                        r"\blooks (?:good|great|perfect)\b|\bis (?:live|fixed)\b")
-_NOT_OK_RE = re.compile(r"(?i)\b(?:not|no longer|still|but|however|error|fails?|failed|broken|wrong|issue|bug|crash\w*)\b|n't\b")
+_NOT_OK_RE = re.compile(r"(?i)\b(?:not|no longer|still|but|however|error|fails?|failed|broken|wrong|issue|bug|crash\w*|"
+                        r"blank|empty|missing)\b|n't\b")
 WORKS_CHARS = 160
 
 
@@ -264,10 +266,13 @@ def _said_it_works(ctx: FactContext, last_edit: int) -> tuple[int, str] | None:
     found = None
     for rnd in ctx.transcript.rounds[last_edit:]:
         for m in rnd.messages:
-            if m.role is Role.USER and not m.harness and m.text and len(m.text) <= 400 and "```" not in m.text:
-                said = " ".join(m.text.split())
-                if _WORKS_RE.search(said) and not _NOT_OK_RE.search(said):
-                    found = (rnd.number, said if len(said) <= WORKS_CHARS else said[:WORKS_CHARS].rsplit(" ", 1)[0] + "…")
+            if m.role is not Role.USER or m.harness or not m.text:
+                continue
+            said = " ".join(m.text.split())
+            if _NOT_OK_RE.search(said) or "```" in said:
+                found = None  # a failure reported after it: the check by hand no longer holds
+            elif len(said) <= 400 and not said.rstrip().endswith("?") and _WORKS_RE.search(said):
+                found = (rnd.number, said if len(said) <= WORKS_CHARS else said[:WORKS_CHARS].rsplit(" ", 1)[0] + "…")
     return found
 
 

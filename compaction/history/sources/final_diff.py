@@ -46,11 +46,14 @@ def _changed_lines(diff: str) -> list[str]:
     """Each file's name, then its hunks' headers and their removed and added lines (context left out:
     the change records and the reads carry it)."""
     out: list[str] = []
+    header = False  # between a file's `diff --git` and its first hunk: `---`/`+++` name the file there
     for line in diff.splitlines():
         if m := _FILE_RE.match(line):
             out.append(f"# {m.group(2)}")
+            header = True
         elif line.startswith("@@"):  # with the function it is in, as git names it
             out.append(line if len(line) <= HUNK_HEADER_CHARS else line[:HUNK_HEADER_CHARS - 1] + "…")
-        elif line.startswith(("+", "-")) and not line.startswith(("+++", "---")):
+            header = False
+        elif line.startswith(("+", "-")) and not (header and line.startswith(("+++", "---"))):
             out.append(line)
     return out

@@ -44,10 +44,12 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
         return [Fact(Section.CURRENT, f"Nothing left to commit: `git status` printed a clean work tree (r{status.round})",
                      [status.round], score=SCORE, priority=1.5, pending=True, essential=True)]
     paths = list(after)
-    own = _own_changes(ctx)
+    # a command that changes files (an install, a formatter, `git apply`) since the last commit: what git lists
+    # may be its doing, so no file is said to be someone else's
+    own = None if _ran_changes(ctx, last.message_index) else _own_changes(ctx)
     # base names: the modified-files list has the paths; a file git lists that no call of the session
     # changed is someone else's work in progress (the user's, another agent's): not the session's to commit
-    named = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" + ("" if _among(p, own) else NOT_OURS) for p in paths[:SHOWN])
+    named = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" + ("" if own is None or _among(p, own) else NOT_OURS) for p in paths[:SHOWN])
     named += f" +{len(paths) - SHOWN}" if len(paths) > SHOWN else ""
     ref = last.commit_hash[:HASH_CHARS]
     files = f"{len(paths)} file{'s' if len(paths) > 1 else ''}"
@@ -69,6 +71,12 @@ def _own_changes(ctx: FactContext) -> set[str]:
     """The files the session's own calls changed (git's reports of changes excluded)."""
     return {display_path(e.path, ctx.cwd) for e in ctx.events if e.path and not e.git_output and not e.failed
             and e.kind in (EventKind.EDIT, EventKind.WRITE, EventKind.DELETE, EventKind.MOVE)}
+
+
+def _ran_changes(ctx: FactContext, since: int) -> bool:
+    """Whether a shell command that changes files (not git's own bookkeeping) ran after message `since`."""
+    return any(e.kind is EventKind.COMMAND and e.state_changing and e.message_index > since and e.command
+               and not e.command.lstrip().startswith("git ") for e in ctx.events)
 
 
 def _among(path: str, own: set[str]) -> bool:

@@ -44,7 +44,7 @@ def unreproduced_facts(ctx: FactContext) -> list[Fact]:
     until = ctx.n_rounds + 1  # the first change to a file the session did not create (a rewrite of one it read)
     for e in ctx.events:
         name = file_name(e.path) if e.path else ""
-        if e.kind is EventKind.READ and name:
+        if e.kind is EventKind.READ and name and not e.failed:  # a look at a file not there yet read nothing
             read.add(name)
         elif e.kind is EventKind.WRITE and name and name not in read:
             created.add(name)
