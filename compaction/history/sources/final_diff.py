@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from compaction import tokens
 from compaction.history.facts import Fact
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
@@ -22,6 +23,7 @@ MAX_CHANGED_LINES = 24  # a longer diff is the change records' to tell
 MAX_CHARS = 1600
 HUNK_HEADER_CHARS = 100
 SCORE = 70
+MUST_KEEP_SHARE = 0.1
 
 
 @fact_source(Section.CHANGES)
@@ -38,8 +40,10 @@ def final_diff_facts(ctx: FactContext) -> list[Fact]:
         return []
     rnd = next((r.number for r in ctx.transcript.rounds if any(m is msg for m in r.messages)), ctx.n_rounds)
     fence = fence_for(body)
-    return [Fact(Section.CHANGES, f"The final diff the harness printed (r{rnd}):\n{fence}diff\n{body}\n{fence}", [rnd],
-                 score=SCORE, essential=True)]
+    text = f"The final diff the harness printed (r{rnd}):\n{fence}diff\n{body}\n{fence}"
+    # must-keep while it is a small part of the budget; beyond, it competes with the change records it sums up
+    small = ctx.target_tokens is None or tokens.count(text) <= ctx.target_tokens * MUST_KEEP_SHARE
+    return [Fact(Section.CHANGES, text, [rnd], score=SCORE, essential=small)]
 
 
 def _changed_lines(diff: str) -> list[str]:
