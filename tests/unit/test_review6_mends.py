@@ -8,6 +8,8 @@ from compaction.errors.advice import advise, latest_tests
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.errors.scan import scan_transcript
 from compaction.events import EventKind, extract_events, parse_test_summary
+from compaction.history.sources import FactContext
+from compaction.history.steering import role_preset
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
 from compaction.transcripts.continuations import continuation, fold_continuations, last_command, unfinished
 
@@ -21,6 +23,13 @@ MAVEN_END = ("[INFO] Tests run: 1, Failures: 0, Errors: 0, Skipped: 0, Time elap
              "[INFO] BUILD SUCCESS\n"
              "[INFO] ------------------------------------------------------------------------\n"
              "[INFO] Total time:  05:32 min\n")
+
+
+def _ctx(msgs: list[Message]):
+    """The fact sources' context of a session made of `msgs`, at a 4,000-token budget."""
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    return FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                       n_rounds=len(t.rounds), target_tokens=4000)
 
 
 def _session(read_on: dict) -> Transcript:
@@ -142,17 +151,13 @@ def test_an_install_before_a_failure_of_another_command_ended_nothing():
 
 
 def _unreproduced(after: str) -> list:
-    from compaction.history.sources import FactContext
     from compaction.history.sources.unreproduced import unreproduced_facts
-    from compaction.history.steering import role_preset
 
     msgs = [Message(0, Role.USER, "Pickling a figure with a draggable legend fails with TypeError")]
     _run(msgs, "a", "cat <<'EOF' > reproduce_issue.py\nimport pickle\nprint('Pickling successful')\nEOF", "")
     _run(msgs, "b", "python reproduce_issue.py", "Attempting to pickle...\nPickling successful")
     msgs.append(Message(len(msgs), Role.ASSISTANT, after))
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
-                      n_rounds=len(t.rounds), target_tokens=4000)
+    ctx = _ctx(msgs)
     return unreproduced_facts(ctx)
 
 
@@ -207,9 +212,7 @@ def test_the_language_the_user_wants_replies_in_is_a_constraint():
 
 
 def _current(after_edit: str) -> str:
-    from compaction.history.sources import FactContext
     from compaction.history.sources.current import current_work
-    from compaction.history.steering import role_preset
 
     msgs = [Message(0, Role.USER, "make a random number page")]
     write = ToolCall("write", {"file_path": "index.html", "content": "<html></html>"}, "w", ToolKind.WRITE,
@@ -218,9 +221,7 @@ def _current(after_edit: str) -> str:
              Message(2, Role.TOOL, tool_results=[ToolResult("File created", "w")]),
              Message(3, Role.ASSISTANT, "Done."), Message(4, Role.USER, after_edit),
              Message(5, Role.ASSISTANT, "Great!")]
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
-                      n_rounds=len(t.rounds), target_tokens=4000)
+    ctx = _ctx(msgs)
     return " ".join(f.text for f in current_work(ctx))
 
 
@@ -232,9 +233,7 @@ def test_a_user_who_says_it_works_checked_it_by_hand():
 
 
 def test_a_short_final_diff_the_harness_printed_is_kept_verbatim():
-    from compaction.history.sources import FactContext
     from compaction.history.sources.final_diff import final_diff_facts
-    from compaction.history.steering import role_preset
 
     diff = ("\ndiff --git a/pkg/numpy_handler.py b/pkg/numpy_handler.py\nindex 8e8..6a1 100644\n"
             "--- a/pkg/numpy_handler.py\n+++ b/pkg/numpy_handler.py\n"
@@ -245,9 +244,7 @@ def test_a_short_final_diff_the_harness_printed_is_kept_verbatim():
     echo = Message(2, Role.TOOL, tool_results=[ToolResult(diff, "s")])
     echo.meta["final_patch_echo"] = True
     msgs.append(echo)
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
-                      n_rounds=len(t.rounds), target_tokens=4000)
+    ctx = _ctx(msgs)
     [fact] = final_diff_facts(ctx)
     assert fact.essential and fact.text.startswith("The final diff the harness printed (r1):\n```diff\n# pkg/numpy_handler.py\n")
     assert "-        'Rows', 'PixelRepresentation',\n+        'Rows',\n+    if 'PixelData' in ds:" in fact.text
@@ -272,9 +269,7 @@ def test_an_edit_reverted_then_made_again_is_not_told_as_not_kept():
 
 
 def test_an_uncommitted_file_the_session_never_changed_is_said_to_be_someone_elses():
-    from compaction.history.sources import FactContext
     from compaction.history.sources.uncommitted import uncommitted_facts
-    from compaction.history.steering import role_preset
 
     msgs = [Message(0, Role.USER, "fix the docs and commit")]
     edit = ToolCall("edit", {"path": "docs/a.md", "old_string": "x", "new_string": "y"}, "e", ToolKind.EDIT,
@@ -287,9 +282,7 @@ def test_an_uncommitted_file_the_session_never_changed_is_said_to_be_someone_els
              Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult("ok", "f")])]
     _run(msgs, "s", "git status", "On branch main\nChanges not staged for commit:\n"
          "\tmodified:   docs/b.md\n\tmodified:   src/agent-session.ts\n")
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
-                      n_rounds=len(t.rounds), target_tokens=4000)
+    ctx = _ctx(msgs)
     [fact] = uncommitted_facts(ctx)
     assert "`b.md`, `agent-session.ts` (not changed by this session)" in fact.text, fact.text
 
@@ -387,9 +380,7 @@ def test_a_reproduction_the_agent_says_reproduced_the_bug_is_no_finding():
 
 
 def test_a_reproduction_run_after_a_whole_file_rewrite_of_the_project_is_no_finding():
-    from compaction.history.sources import FactContext
     from compaction.history.sources.unreproduced import unreproduced_facts
-    from compaction.history.steering import role_preset
 
     msgs = [Message(0, Role.USER, "slugify drops accents")]
     calls = [ToolCall("read", {"path": "app/text.py"}, "r", ToolKind.READ, path="app/text.py"),
@@ -402,33 +393,25 @@ def test_a_reproduction_run_after_a_whole_file_rewrite_of_the_project_is_no_find
                  Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult("ok", c.id)])]
     _run(msgs, "x", "python reproduce_slug.py", "e")
     msgs.append(Message(len(msgs), Role.ASSISTANT, "The fix works."))
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
-                      n_rounds=len(t.rounds), target_tokens=4000)
+    ctx = _ctx(msgs)
     assert unreproduced_facts(ctx) == []
 
 
 def test_an_assent_to_an_offer_says_what_the_user_had_asked():
-    from compaction.history.sources import FactContext
     from compaction.history.sources.task import task_facts
-    from compaction.history.steering import role_preset
 
     msgs = [Message(0, Role.USER, "make a random number page"), Message(1, Role.ASSISTANT, "Done."),
             Message(2, Role.USER, "i think there's a session file somewhere, would be super cool to store it in the git"),
             Message(3, Role.ASSISTANT, "Found it at ~/.claude/projects/x.jsonl. Want me to copy it into the repo and commit it?"),
             Message(4, Role.USER, "yes please")]
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
-                      n_rounds=len(t.rounds), target_tokens=4000)
+    ctx = _ctx(msgs)
     current = next(f.text for f in task_facts(ctx) if f.text.startswith("Current request"))
     assert current == ("Current request: yes please (accepting: “Want me to copy it into the repo and commit it?”) — on r2: "
                        "“i think there's a session file somewhere, would be super cool to store it in the git”")
 
 
 def test_a_look_inside_a_known_file_locates_nothing():
-    from compaction.history.sources import FactContext
     from compaction.history.sources.exploration import exploration_facts
-    from compaction.history.steering import role_preset
 
     msgs = [Message(0, Role.USER, "fix the lazy object lookup")]
     _run(msgs, "a", 'grep "__all__ =" django/utils/functional.py', "")
@@ -439,18 +422,14 @@ def test_a_look_inside_a_known_file_locates_nothing():
     for c in (read, edit):
         msgs += [Message(len(msgs), Role.ASSISTANT, "", tool_calls=[c]),
                  Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult("ok", c.id)])]
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
-                      n_rounds=len(t.rounds), target_tokens=4000)
+    ctx = _ctx(msgs)
     [fact] = exploration_facts(ctx)
     assert fact.text.startswith("Located `django/db/models/sql/query.py`: `grep -rn \"def resolve_lookup_value\" django`")
     assert "nothing under" not in fact.text  # the grep inside functional.py searched no place for the work
 
 
 def test_the_reproduction_built_instead_is_told_beside_the_one_that_passed():
-    from compaction.history.sources import FactContext
     from compaction.history.sources.unreproduced import unreproduced_facts
-    from compaction.history.steering import role_preset
 
     msgs = [Message(0, Role.USER, "Pickling a figure with a draggable legend fails with TypeError")]
     _run(msgs, "a", "cat <<'EOF' > reproduce_issue.py\nimport pickle\nEOF", "")
@@ -458,9 +437,7 @@ def test_the_reproduction_built_instead_is_told_beside_the_one_that_passed():
     msgs.append(Message(len(msgs), Role.ASSISTANT, "The pickling was successful. The backend is Agg."))
     _run(msgs, "c", "cat <<'EOF' > reproduce_issue_v2.py\nimport pickle\nEOF", "")
     _run(msgs, "d", "python reproduce_issue_v2.py", "Pickling failed as expected: cannot pickle 'UnpickleableCanvas' object")
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
-                      n_rounds=len(t.rounds), target_tokens=4000)
+    ctx = _ctx(msgs)
     [fact] = unreproduced_facts(ctx)
     assert fact.text.endswith("; then it failed with `python reproduce_issue_v2.py` → “Pickling failed as expected: "
                               "cannot pickle 'UnpickleableCanvas' object” (r4)"), fact.text
@@ -526,9 +503,7 @@ def test_two_read_ons_count_what_the_run_printed_before_the_first():
 
 
 def test_after_a_command_that_changes_files_no_uncommitted_file_is_said_to_be_someone_elses():
-    from compaction.history.sources import FactContext
     from compaction.history.sources.uncommitted import uncommitted_facts
-    from compaction.history.steering import role_preset
 
     msgs = [Message(0, Role.USER, "add lodash and commit")]
     edit = ToolCall("edit", {"path": "src/a.js", "old_string": "x", "new_string": "y"}, "e", ToolKind.EDIT, path="src/a.js")
@@ -536,8 +511,6 @@ def test_after_a_command_that_changes_files_no_uncommitted_file_is_said_to_be_so
     _run(msgs, "c", "git commit -am 'Use x'", "[main 5e5bdad] Use x\n 1 file changed, 1 insertion(+)")
     _run(msgs, "i", "npm install lodash", "added 1 package")
     _run(msgs, "s", "git status", "On branch main\nChanges not staged for commit:\n\tmodified:   package.json\n")
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
-                      n_rounds=len(t.rounds), target_tokens=4000)
+    ctx = _ctx(msgs)
     [fact] = uncommitted_facts(ctx)
     assert "`package.json`" in fact.text and "not changed by this session" not in fact.text, fact.text
