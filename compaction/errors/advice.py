@@ -205,7 +205,7 @@ def _rerun_tests(rec: ErrorRecord) -> str:
     tests = latest_tests(rec)
     last_run = next((o.tests for o in sorted(rec.occurrences, key=lambda o: -o.round) if o.tests), [])
     if any(o.location.command for o in rec.occurrences) and set(tests) <= set(last_run):
-        return "re-run `{command}` after every change"  # (a narrower run since left tests out: named below)
+        return "re-run `{command}` after every change"  # its last run holds every test still failing
     files = {re.split(r"::| > ", t, maxsplit=1)[0] for t in tests}
     if len(files) == 1 and len(tests) > 1:
         # which ones, by their own names (a successor asks which tests failed, not how many)
