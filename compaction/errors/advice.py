@@ -9,7 +9,7 @@ import re
 
 from compaction.errors.episodes import label_of_test
 from compaction.errors.families import advice_for
-from compaction.errors.records import ErrorRecord
+from compaction.errors.records import ErrorRecord, Occurrence
 from compaction.shell import quote_at
 
 _BY_ID: dict[str, str] = {
@@ -148,13 +148,14 @@ def _tool_instruction(rec: ErrorRecord) -> str | None:
 _RUN_AS_COMMAND = frozenset({"ERR_TOOL_CommandNotFound", "ERR_TOOL_FileNotFound", "ERR_TOOL_PermissionDenied"})
 
 
-def substituted(rec: ErrorRecord) -> str | None:
+def substituted(err_id: str, occurrences: list[Occurrence]) -> str | None:
     """The word a "command not found" (or zsh's "no such file", "permission denied") ran when the failing
     command held it in backticks inside double quotes (a commit message quoting `startTimeColor`, a PR
-    body quoting `docs/playbook/`): the shell substituted it, nobody meant to run it."""
-    if rec.id not in _RUN_AS_COMMAND:
+    body quoting `docs/playbook/`): the shell substituted it, nobody meant to run it. The latest such
+    occurrence's word."""
+    if err_id not in _RUN_AS_COMMAND:
         return None
-    for o in reversed(rec.occurrences):
+    for o in reversed(occurrences):
         name, command = o.location.symbol or o.location.path or "", o.location.command or ""
         at = command.find(f"`{name}") if name else -1
         if at > 0 and quote_at(command, at) == '"':
@@ -168,7 +169,7 @@ def advise(rec: ErrorRecord) -> str:
     says what to do: that, in the tool's words."""
     if rec.id in _SAID_BY_TOOL and (told := _tool_instruction(rec)):
         return f"do as the tool said: “{told}”"
-    if rec.id in _RUN_AS_COMMAND and (name := substituted(rec)):
+    if name := substituted(rec.id, rec.occurrences):
         return (f"backticks inside a double-quoted argument ran `{name}` as a command: quote such text with single "
                 "quotes, escape its backticks (\\`), or pass it in a file (`git commit -F msg.txt`, "
                 "`gh pr create --body-file`)")

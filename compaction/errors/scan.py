@@ -1851,7 +1851,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         elif "NotFound" in rec.id and (otherwise := _tests_ran_otherwise(transcript, last, cache)):
             parts.append(otherwise)
         elif rec.id not in _HARNESS_NOTES and (went_on := _went_on(transcript, last, failed_call, cache)):
-            gone = substituted(ErrorRecord(rec.id, [last]))  # backticks in double quotes: what it wrote lacks the word
+            gone = substituted(rec.id, [last])  # backticks in double quotes: what it wrote lacks the word
             parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})" + (
                 f", but the text it wrote lacks `{gone}` (the shell ran it as a command)" if gone else ""))
         else:

@@ -14,6 +14,7 @@ import re
 from compaction.events import EventKind
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
+from compaction.history.sentences import THOUGHT_RE
 from compaction.history.sources.decisions import AHEAD
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role, ToolKind
@@ -29,7 +30,6 @@ _PASSED_RE = re.compile(r"(?i)\bsuccess(?:ful(?:ly)?)?\b|\bsucceeded\b|\bdid(?: 
                         r"|\bnot reproduc|\bno error\b|\bcould(?: not|n't) reproduce|\bpass(?:ed|es)\b|\bworks\b")
 _REPRODUCED_RE = re.compile(r"(?i)\b(?:is|was|been|successfully|I've|we've|have|has) reproduced|\bconfirm|"
                             r"\breproduces the|\bshows the (?:bug|issue|problem|error)")
-_THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought)\s*:\s*")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'])")
 OUTPUT_CHARS = 160
 SAID_CHARS = 240
@@ -114,7 +114,7 @@ def _next_words(ctx: FactContext, rnd: int) -> tuple[int, str] | None:
     for later in ctx.transcript.rounds[rnd:rnd + 2]:
         for msg in later.messages:
             if msg.role is Role.ASSISTANT and not msg.harness and msg.text.strip():
-                prose = _THOUGHT_RE.sub("", msg.text.split("```", 1)[0]).strip()
+                prose = THOUGHT_RE.sub("", msg.text.split("```", 1)[0]).strip()
                 sentences = _SENTENCE_RE.split(" ".join(prose.split()))
                 said = " ".join(sentences[:2])
                 if not said:
