@@ -44,6 +44,7 @@ _BY_ID: dict[str, str] = {
     "ERR_TOOL_EditNotFound": "view the exact lines first (`sed -n 'a,bp' {path}` / view) and copy the old text "
                              "verbatim, whitespace included",
     "ERR_TOOL_ToolError": "check the tool's parameters against its schema before calling it",
+    "ERR_TOOL_UserAborted": "the user stopped this call: follow what they said next before running it again",
     "ERR_TOOL_UserRejected": "the user turned this call down: do what they said instead before proposing it again",
     "ERR_TOOL_InvalidArgument": "use only the commands and parameters the tool lists (its usage or `--help`), "
                                 "spelled as listed",

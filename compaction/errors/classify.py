@@ -139,6 +139,8 @@ _NO_SUCH = re.compile(r"^[^\n]*?No such file or directory[^\n]*$", re.M)
 # zsh's own messages, lower-case, after its name or an `(eval):1:` prefix: "zsh: no such file or directory: x"
 # (a builtin's error names it too: "zsh:cd:1: no such file or directory: x", "(eval):cd:1: …")
 _ZSH_NO_SUCH = re.compile(r"^\s*(?:zsh|\(eval\))(?::[\w-]+)?:(?:\d+:)?\s*no such file or directory: \S[^\n]*$", re.M)
+# Node's (and libuv tools'): "ENOENT: no such file or directory, access '/a/b.html'", "Error: ENOENT: …, open 'x'"
+_ENOENT = re.compile(r"^[^\n]*?\bENOENT\b[^\n]*$", re.M)
 _ZSH_DENIED = re.compile(r"^\s*(?:zsh|\(eval\))(?::[\w-]+)?:(?:\d+:)?\s*permission denied: \S[^\n]*$", re.M)
 _AFTER_COLON = re.compile(r": (?:no such file or directory|permission denied): (.*\S)\s*$")  # zsh: the rest is the path
 _DOES_NOT_EXIST = re.compile(
@@ -533,12 +535,17 @@ _BEFORE_COLON = re.compile(r"(?<![^\s:'\"`])(?=[^\s:'\"`]+[/.][^\s:'\"`])([^\s:'
 # Claude Code's and Cline's words, and Gemini CLI's `[Operation Cancelled] Reason: User denied execution.`
 USER_REJECTED_SENTENCE = (r"(?:The user (?:denied this operation|doesn't want to proceed with this tool use)|"
                           r"Operation Cancelled\] Reason: User denied execution)")
+# The user stopped a running call (pi's "Command aborted", "Request was aborted"; Claude Code's "[Request
+# interrupted by user]"): the whole message, no program's failure. What they said next is what to do instead.
+_USER_ABORTED = re.compile(r"^\W{0,3}(?:(?:Command|Request|Operation|Tool call|Execution) (?:was )?aborted(?: by (?:the )?user)?"
+                           r"|Request interrupted by (?:the )?user(?: for tool use)?)\W{0,3}$")
 _USER_REJECTED = re.compile(rf"^\W{{0,3}}{USER_REJECTED_SENTENCE}\b")
 
 _TOOL_TABLE: list[tuple[Needles, re.Pattern, str, bool]] = [
     (needles("user denied this operation", "user doesn't want to proceed", "User denied execution"), _USER_REJECTED,
      "ERR_TOOL_UserRejected",
      False),
+    (needles("borted", "nterrupted by user", "nterrupted by the user"), _USER_ABORTED, "ERR_TOOL_UserAborted", False),
     (needles("ate limit", "ate_limit", "ateLimit", "Too Many Requests", "uota exceeded", "429 Too", "code 429",
              "code\": 429", "status 429", "Error 429", "Error: 429"), _RATE_LIMIT, "ERR_TOOL_RateLimited", False),
     (needles("nknown tool", "nknown skill", "nknown function", "o such tool", "o such skill", "not a valid tool",
@@ -555,6 +562,7 @@ _TOOL_TABLE: list[tuple[Needles, re.Pattern, str, bool]] = [
     (needles("view_range", "nvalid range", "nvalid line range"), _INVALID_RANGE, "ERR_TOOL_InvalidRange", False),
     (needles("No such file or directory"), _NO_SUCH, "ERR_TOOL_FileNotFound", False),
     (needles("no such file or directory: "), _ZSH_NO_SUCH, "ERR_TOOL_FileNotFound", False),
+    (needles("ENOENT"), _ENOENT, "ERR_TOOL_FileNotFound", False),
     (needles("permission denied: "), _ZSH_DENIED, "ERR_TOOL_PermissionDenied", False),
     (needles("does not exist", "did not match any file", "ile not found", "annot find the"), _DOES_NOT_EXIST,
      "ERR_TOOL_FileNotFound", False),

@@ -1691,6 +1691,20 @@ def _user_said_after(transcript: Transcript, index: int | None) -> str:
     return line if len(line) <= 160 else line[:159].rsplit(" ", 1)[0] + "…"
 
 
+def _user_next(transcript: Transcript, index: int | None) -> str:
+    """The user's next words after a call they stopped, within 160 characters: the harness's own notice
+    of the abort ("[error: Request was aborted.]") may come between; a call of the agent's may not."""
+    if index is None:
+        return ""
+    for after in transcript.messages[index + 1:index + 4]:
+        if after.role is Role.USER and not after.harness and after.text.strip():
+            line = after.text.strip().split("\n", 1)[0]
+            return line if len(line) <= 160 else line[:159].rsplit(" ", 1)[0] + "…"
+        if after.tool_calls:
+            return ""
+    return ""
+
+
 _TYPED_BREAK_RE = re.compile(r"\\n[ \t]{2,}\S")  # `.\n    _parse(…)`: a break typed out, then the next line's indent
 
 
@@ -1752,8 +1766,11 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     # a pre-existing failure's runs are no verdicts on edits; a tool's refusals have their own episodes
     tried = "" if base is not None or judged or rec.family == "TOOL" else _tried_before(rec, transcript, cache)
     final_round = transcript.rounds[-1].number if transcript.rounds else last.round
-    if rec.id == "ERR_TOOL_UserRejected" and (said := _user_said_after(transcript, last.message)):
+    if rec.id in _USERS_CALL and (said := _user_said_after(transcript, last.message)):
         parts.append(f"the user said: “{said}”")
+    elif rec.id == "ERR_TOOL_UserAborted":
+        said = _user_next(transcript, last.message)
+        parts.append("the user stopped it" + (f", then said: “{said}”" if said else ""))
     pasted = _users(transcript, last)  # the user's paste opens its round: the reply of that round may fix it
     fix = _fix_after(transcript, rec, last.round - 1 if pasted else last.round, cache)
     # the agent's words after a malformed reply or call are about its work, not about that failure
@@ -1769,6 +1786,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
                      f"{outcome} (r{fix.round})")
     elif fix.round:
         text = _edited(fix)
+        if rec.id == "ERR_TOOL_FileNotFound" and fix.path and last.location.path and same_file(fix.path, last.location.path):
+            # the file the read missed is the one the fix wrote: it did not exist, and the session made it
+            text = f"it did not exist: created `{fix.path}` (r{fix.round})"
         if fix.restored and fix.call is not None:
             text = f"restored `{fix.path}` from git with `{_as_run(fix.call.command or '')}` (r{fix.round})"
             if fix.redone_round:
@@ -1817,7 +1837,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         retry = (again[0], f"`{_as_run(again[1].command)}`" if again[1].command else "the same call", again[1])
     else:
         # a target bug's run shows the bug on purpose: another program's success after it ended nothing
-        retry = None if fix.round or around or rec.target_bug or probe else \
+        retry = None if fix.round or around or rec.target_bug or probe or rec.id == "ERR_TOOL_UserAborted" else \
             _next_success(transcript, rec, last.round, cache)
     still = _repro_passed(transcript, rec, cache) or _still_reproduced(transcript, rec, cache) \
         if rec.target_bug and not fix.round and not around else ""
@@ -1844,8 +1864,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             parts.insert(len(parts) - (1 if why else 0), later)
         elif probe:
             parts.append(PROBE_NOTE)
-        elif any(p.startswith(NOT_OURS_LABEL) for p in parts):
-            pass  # nothing to fix: "no fix seen" would read as the session's bug left
+        elif any(p.startswith(NOT_OURS_LABEL) for p in parts) or rec.id in _USERS_CALL:
+            pass  # nothing to fix (the user's own choice, or not the session's bug): "no fix seen" would mislead
         elif rec.id == "ERR_TOOL_Timeout" and (read_on := _read_on(transcript, failed_call, last.round, cache)):
             parts.append(read_on)
         elif "NotFound" in rec.id and (otherwise := _tests_ran_otherwise(transcript, last, cache)):
@@ -1854,12 +1874,22 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             gone = substituted(rec.id, [last])  # backticks in double quotes: what it wrote lacks the word
             parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})" + (
                 f", but the text it wrote lacks `{gone}` (the shell ran it as a command)" if gone else ""))
+        elif why and _DOES_WITHOUT_RE.search(why):
+            parts.append("the agent went on without it")  # its own decision ended it: nothing left to fix
         else:
             parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                          else f"no fix seen after r{last.round}")
     if tried:
         parts.append(tried)
     return "; ".join(parts)
+
+
+# The agent's account of doing without what failed ("I'll continue with the workflow that is present", "proceed
+# without it", "skip it for now"): the failure ended there, by its choice.
+_DOES_WITHOUT_RE = re.compile(r"(?i)\b(?:(?:continu|proceed)\w* (?:without|with (?:the )?(?:rest|what|workflow|remaining))|"
+                              r"go(?:ing)? on without|"
+                              r"do(?:ing)? without|skip(?:ping)? (?:it|that|this)|work(?:ing)? without|"
+                              r"move on without|carry on without)\b")
 
 
 # A debug print's change: a print call, a DEBUG tag, or a printed name wrapped in `type()`/`repr()` (`value` →
@@ -1894,6 +1924,7 @@ def _tried_before(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
 
 
 WENT_ON_CHARS = 100
+_USERS_CALL = frozenset({"ERR_TOOL_UserRejected", "ERR_TOOL_UserAborted"})  # the user's choice: their words end it
 _HARNESS_NOTES = frozenset({"ERR_TOOL_OutputTooLong"})  # a harness's note on a run's output: the run itself went on
 _ERRORISH_RE = re.compile(r"(?i)\b(?:error|fail\w*|denied|not found|no such|cannot|can't|unable|invalid|fatal|"
                           r"exception|traceback|abort\w*)\b|^\(eval\)|^\S+: line \d+:|^[\w.]*(?:Error|Exception|Warning)\b")

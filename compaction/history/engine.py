@@ -602,7 +602,11 @@ def _pointer(text: str, c: str) -> str:
     flat = " ".join(text.split())
     if len(flat) <= 140:
         return f"{flat} {c}".rstrip()
-    return f"{flat[:120].rstrip()}… {c} [whole in the recent rounds below]"
+    answered = ANSWERED_RE.search(flat)  # whether the agent answered it is no part of the quote: kept
+    return f"{flat[:120].rstrip()}…{answered.group() if answered else ''} {c} [whole in the recent rounds below]"
+
+
+ANSWERED_RE = re.compile(r" \(answered r\d+\)$")  # task.py's note on a current request the session's last reply answered
 
 
 def _summary_model(chosen: list[Fact]) -> Summary:

@@ -19,8 +19,14 @@ WINDOW = 500  # characters searched for a sentence boundary on either side of a 
 def prose(text: str, limit: int = 8000) -> str:
     """The text without its fenced code blocks (an unclosed one runs to the end) and without a harness's
     label opening it (mini-swe-agent's `THOUGHT:`), at most `limit` chars: the same fence rule as the
-    events' (compaction.events.without_fences)."""
-    return THOUGHT_RE.sub("", without_fences(text[:limit]))
+    events' (compaction.events.without_fences). Curly apostrophes read straight: the cue phrases
+    ("I'm going to", "doesn't work") are written with `'`, and some models write `’` (GPT-5's "I’m")."""
+    return straight(THOUGHT_RE.sub("", without_fences(text[:limit])))
+
+
+def straight(text: str) -> str:
+    """The text with its typographic apostrophes (`’`) as `'`: one length, so offsets hold."""
+    return text.replace("’", "'") if "’" in text else text
 
 
 def sentences_around(text: str, keywords: tuple[str, ...]) -> list[str]:

@@ -58,7 +58,7 @@ def test_a_tight_budget_merges_older_rounds_into_phases_that_say_what_they_stand
     tight = timeline(findings, 600)
     phases = [f for f in tight if f.text.startswith("Phase")]
     assert phases and all(f.essential and f.short for f in phases)
-    counted = sum(int(f.text.split(", ")[1].split()[0]) for f in phases if ", " in f.text)
+    counted = sum(int(f.text.split(" of ", 1)[1].split()[0]) for f in phases if " of " in f.text)
     singles = [f for f in tight if not f.text.startswith("Phase")]
     assert counted + len(singles) == 60  # never silently dropped
     assert all(f.section is Section.FINDINGS for f in tight)

@@ -459,7 +459,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         body.append(f"(… {skipped} more changed lines)")
     if thrown and netted:  # after the final state: read under a NOT KEPT line, the final lines read as thrown away
         body += _thrown_lines(thrown)
-    body = [line for line in body if line and not _retells(line, one_line)]
+    body = [line for i, line in enumerate(body) if line and (not _retells(line, one_line) or _inside_block(body, i, lines))]
     if netted and (first := next((i for i, line in enumerate(body) if line in lines), None)) is not None:
         body[first] = f"final diff: {body[first]}"  # labelled once kept: a label hides a line the one line retells
     text = f"{one_line} {cite(rounds)}"
@@ -1392,6 +1392,15 @@ def _diff_lines(events: list[Event], alive: set[int] | None = None) -> tuple[lis
     return out, skipped
 
 
+def _inside_block(body: list[str], i: int, diff: list[str]) -> bool:
+    """Whether body line `i` is the body of a block the diff line before it opens (`if result is
+    NotImplemented:` / `return NotImplemented` / `return not result`), with a line of its sign after:
+    the block read without it says other code, even when the record's one line already tells it."""
+    line = body[i]
+    return (0 < i < len(body) - 1 and line in diff and body[i - 1] in diff and body[i + 1] in diff
+            and body[i - 1][:1] == line[:1] == body[i + 1][:1] and body[i - 1].rstrip().endswith((":", "{")))
+
+
 def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
     """A final diff's informative lines, at most MAX_LINES, shared fairly between its hunks (one long
     hunk must not hide the others' changes); within a hunk a definition first, then what it added,
@@ -1399,9 +1408,14 @@ def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
     per_hunk: list[list[tuple[int, int, str]]] = []  # (rank, place, line) of each hunk
     seen: set[str] = set()  # a line said once (`+ return NotImplemented` in forty hunks)
     for hunk in net:
-        lines = [f"{sign} {ln.strip()}" for sign, side in (("-", hunk.removed), ("+", hunk.added)) for ln in side
-                 if _informative(ln)]
-        said = [x for x in dict.fromkeys(lines) if x not in seen]
+        said = []
+        for sign, side in (("-", hunk.removed), ("+", hunk.added)):
+            kept = [f"{sign} {ln.strip()}" for ln in side if _informative(ln)]
+            # a line said before is left out, unless it is the body of a block the line before opens, with
+            # more after it (`if result is NotImplemented:` / `return NotImplemented` / `return not result`):
+            # the block read without it says other code
+            said += [x for i, x in enumerate(kept) if x not in said and (
+                x not in seen or 0 < i < len(kept) - 1 and kept[i - 1].rstrip().endswith((":", "{")))]
         seen.update(said)
         if said:
             per_hunk.append(sorted(((0 if definitions([x[2:]]) else 1 if x[0] == "+" else 2), i, x)

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from compaction.errors.classify import USER_REJECTED_SENTENCE
 from compaction.events import Event, EventKind
 from compaction.history import overlap, project_root
 from compaction.history.condense import cut_at_word
-from compaction.history.facts import Fact, cite, first_line
+from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
@@ -89,6 +90,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             missed_where.setdefault((e.round, e.command), []).extend(e.missed_where)
     said = _said_by_changes(ctx)
     told = _told_by_commits(folded, commits)
+    undone = _undone_by_reverts(ctx)
+    reverted: list[tuple[Fact, int]] = []
     singles: list[Fact] = []  # state-changing commands run once: those of one round share a line
     for ident, runs in folded.items():
         if ident in told:
@@ -109,6 +112,10 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             if where and counts[0] < counts[1]:  # which ones: the change a successor would believe made
                 outcome = outcome[:-1] + ": " + "; ".join(where[:MISSED_NAMED]) + \
                     (f"; +{len(where) - MISSED_NAMED}" if len(where) > MISSED_NAMED else "") + ")"
+        back = undone(runs.command, f.rounds[-1])  # what it changed was put back since: no part of the work
+        if back is not None:
+            outcome += f" → undone by the revert of r{back}"
+            f.score = UNDONE_SCORE
         chain = _chain(key, runs.command)
         shown, more = chain if chain else (key, "")
         if len(shown) > COMMAND_CHARS and not f.test:  # its tail the change records of its rounds already tell
@@ -118,16 +125,30 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         text = f"`{shown}`{more}{times}{outcome}" if code else f"Ran a {'test' if f.test else 'command'}{outcome}"
         f.text = f"{text} {cite(f.rounds)}"
         f.short = f"`{first_line(runs.command, 80)}` {cite(f.rounds[-1:])}" if code else None
+        if back is not None:
+            reverted.append((f, back))
+            continue
         if code and runs.count == 1 and not f.test and not runs.outcomes:
             singles.append(f)
         else:
             facts.append(f)
     facts.extend(_same_round(singles))
+    if len(reverted) <= FOLDED_FROM:  # a few: each told, with the revert that put it back
+        facts.extend(f for f, _ in reverted)
+    else:  # many (a session's debug prints, a whole approach dropped): one line tells them all
+        rounds = sorted({r for f, _ in reverted for r in f.rounds})
+        backs = sorted({b for _, b in reverted})
+        n = len(reverted)
+        facts.append(Fact(Section.COMPLETED, f"{n} command{'s' if n > 1 else ''} whose changes a later revert put back "
+                          f"({', '.join(f'r{b}' for b in backs)}): not listed, no part of the work {cite(rounds)}",
+                          rounds, score=UNDONE_SCORE))
     facts.extend(_commit_runs(commits, [min(f.rounds) for f in facts], said, told))
     facts.sort(key=lambda f: min(f.rounds))
     return facts
 
 
+UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the work's own
+FOLDED_FROM = 2  # more of them than this are told in one line
 NO_EFFECT = " → changed nothing (no such text on the line it addressed)"
 SOME_NO_EFFECT = " substitutions changed nothing (no such text on their lines)"
 MISSED_NAMED = 3
@@ -135,6 +156,37 @@ _CHANGES = frozenset({EventKind.WRITE, EventKind.EDIT, EventKind.DELETE})
 _REFUSED_RE = re.compile(r"\W{0,3}" + USER_REJECTED_SENTENCE)
 _TRIMMERS = frozenset({"head", "tail"})  # what only shortens a command's output for the reader
 _WRITERS = frozenset({"cat", "echo", "printf", "tee"})  # what writes a file by its redirection
+
+
+def _undone_by_reverts(ctx: FactContext) -> Callable[[str, int], int | None]:
+    """`(command, round) -> round`: the round of the revert (`git checkout -- f`, `git restore f`, `/undo`)
+    that put back every file the command's run of that round changed, else None. Why: a list of
+    completed edits a checkout wiped reads as the patch; a successor re-applies them, or trusts them."""
+    reverts: dict[str, list[tuple[int, int]]] = {}
+    for e in ctx.events:
+        if e.kind is EventKind.REVERT and e.path:
+            reverts.setdefault(display_path(e.path, ctx.cwd), []).append((e.message_index, e.round))
+    if not reverts:
+        return lambda command, rnd: None
+    changed: dict[tuple[str, int], list[Event]] = {}
+    for e in ctx.events:
+        if e.kind in _CHANGES and e.command and e.path and not e.failed and not e.git_output:
+            changed.setdefault((e.command, e.round), []).append(e)
+
+    def undone(command: str, rnd: int) -> int | None:
+        runs = changed.get((command, rnd))
+        if not runs:
+            return None
+        backs = []
+        for e in runs:
+            back = next((r for i, r in reverts.get(display_path(e.path or "", ctx.cwd), ()) if i > e.message_index),
+                        None)
+            if back is None:
+                return None
+            backs.append(back)
+        return min(backs)
+
+    return undone
 
 
 def _identity(line: str) -> str:

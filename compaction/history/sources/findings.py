@@ -15,16 +15,31 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from compaction.events import Event, EventKind, is_test_command, parse_test_summary, results_of_calls, without_fences
+from compaction.events import (
+    Event,
+    EventKind,
+    is_test_command,
+    parse_test_summary,
+    results_of_calls,
+    shell_reads,
+    without_fences,
+)
 from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, cite, display_path, first_line
 from compaction.history.headings import h
 from compaction.history.lookups import found_nothing_in, lookup_hits, lookup_text
 from compaction.history.sections import Section
-from compaction.history.sentences import THOUGHT_RE, prose, sentences_around
+from compaction.history.sentences import THOUGHT_RE, prose, sentences_around, straight
 from compaction.history.sources.blocks import referenced_blocks
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
-from compaction.shell import STATUS_LINE_RE, found_nothing, printed_nothing, went_wrong, without_heredoc_body
+from compaction.shell import (
+    STATUS_LINE_RE,
+    found_nothing,
+    printed_nothing,
+    split_commands,
+    went_wrong,
+    without_heredoc_body,
+)
 
 LEVEL_RATIOS = (0.5, 0.4, 0.25)  # seed 000's hierarchical levels
 SHARE = 0.15  # of the compaction target the timeline may fill before older rounds merge into phases
@@ -374,7 +389,12 @@ def specificity(text: str, named: set[str] | None = None) -> int:
         named |= spans
     bare = not spans and len(text) < 60  # "This confirms the issue described.": says that, not what
     intent = (_INTENT_ASCII_RE if text.isascii() else _INTENT_RE).search(text)
-    return 3 * min(len(new), 3) - (10 if intent else 0) - (8 if bare else 0)
+    guess = _GUESS_RE.match(text) is not None  # "Maybe the issue is …": a guess, weighed below what was found
+    return 3 * min(len(new), 3) - (10 if intent else 0) - (8 if bare else 0) - (8 if guess else 0)
+
+
+_GUESS_RE = re.compile(r"(?:(?:But |And |Or |So ),?)?(?:Maybe|Perhaps|Possibly|Wait|Hmm+|I (?:think|guess|suspect)|"
+                       r"It (?:might|may|could))\b", re.IGNORECASE)
 
 
 def _repeats(bag: set[str], said: list[set[str]]) -> bool:
@@ -420,7 +440,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     sentences: list[str] = []
     stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
     for raw_text in texts:
-        text = THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000]))
+        text = straight(THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000])))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
         for raw in (_SENTENCE_RE if any(map(text.__contains__, _CJK_STOPS)) else _SENTENCE_WS_RE).split(text):
             marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
@@ -430,7 +450,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             heading = _HEADING_RE.match(x) is not None and _verdict_heading(x)
             x = x.lstrip("# ") if heading else x
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")) \
-                    and not _COURTESY_RE.match(x):
+                    and not _COURTESY_RE.match(x) and not (closing and _INTENT_RE.search(x)):  # a report tells what was done
                 sentences.append(x)
                 stressed.append((len(_BOLD_RE.findall(raw)) if marked else 0) + (HEADING_STRESS if heading else 0)
                                 - (TABLE_ROW_PENALTY if x.startswith("|") else 0))
@@ -533,6 +553,8 @@ def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> 
     status = f"exit {res.exit_code}" if res.exit_code is not None else ("error" if res.is_error else "")
     is_script = runs_script(command)
     if not (summary or failed or is_script):  # a routine command that succeeded: its closing summary, if any
+        if _prints_files(command):
+            return None  # what it printed is a file's text: a "Result:" line in a report read is no outcome
         line = summary_line(content)
         return (f"`{cmd}` → {line}", 10) if line else None
     decisive = decisive_line(content, failed)
@@ -544,6 +566,14 @@ def outcome(command: str, res: ToolResult | None, summary: str | None = "?") -> 
     if is_script and decisive:
         return f"`{cmd}` → {decisive}", 12
     return None
+
+
+def _prints_files(command: str) -> bool:
+    """Every part of the command prints a file (`sed -n '1,80p' a.md`, `cat a && cat b`): nothing of its own."""
+    parts = [p for p in split_commands(command) if not p.startswith("cd ")]  # where it runs is no output
+    read = [path for part in parts for path in shell_reads(part)]
+    return bool(parts) and all(shell_reads(part) for part in parts) \
+        and not any(path.endswith((".log", ".out")) for path in read)  # a log is a run's output: it may say how it went
 
 
 def decisive_line(output: str, failed: bool) -> str:
@@ -641,11 +671,12 @@ def _single(f: Finding) -> Fact:
 
 def _phase(group: list[Finding], kept: list[Finding]) -> Fact:
     """One phase line: its rounds, how many findings it stands for, the kept ones (with their round)."""
-    rounds = sorted({f.round for f in group})
+    # the span of rounds, not each round a finding came from: the kept ones cite their own
+    rounds = list(range(min(f.round for f in group), max(f.round for f in group) + 1))
     label = cite(rounds)
     body = "; ".join(f"{f.text if len(f.text) <= 200 or f.code else f.text[:199] + '…'} (r{f.round})" for f in kept)
-    text = f"Phase {label}, {len(group)} findings, {len(kept)} shown: {body}"
+    text = f"Phase {label}, {len(kept)} of {len(group)} findings: {body}"
     best = max(kept, key=lambda f: f.score)
-    short = f"Phase {label}, {len(group)} findings: {first_line(best.text, 100)} (r{best.round})"
+    short = f"Phase {label}, 1 of {len(group)} findings: {first_line(best.text, 100)} (r{best.round})"
     return Fact(Section.FINDINGS, text, rounds, score=max(f.score for f in kept) + 5, essential=True, short=short,
                 prose=True)

@@ -365,7 +365,7 @@ class _Prose:
         s = _LIST_MARK_RE.sub("", " ".join(raw.replace("**", "").split())).strip()
         said = None
         if MIN_CHARS <= len(s) <= MAX_CHARS and not s.endswith(("?", "？", ":", "：")) and _CODE_HINT_RE.search(s) \
-                and not OFFER_RE.search(s) and not _REPLY_PLAN_RE.match(s):
+                and not OFFER_RE.search(s) and not _REPLY_PLAN_RE.match(s) and not _supposes(s):
             said = _Statement(s, frozenset(_names(s)), len(_NUMBER_RE.findall(s)), bool(_causes(s, s.lower())))
         self.said[i] = said
         return said
@@ -376,6 +376,23 @@ class _Prose:
 _REPLY_PLAN_RE = re.compile(r"(?:I(?:'ll| will| need to| should| want to)|Let me|Next,? I(?:'ll| will)?|Now I(?:'ll| will))"
                             r"\s+(?:\w+\s+){0,2}?(?:explain|summari[sz]e|mention|describe|outline|respond|reply|answer|"
                             r"write up|wrap up|report|recap|clarify to|tell the user|let the user)\b", re.IGNORECASE)
+# The agent supposing, not saying why ("If I assume that X, then I don't need API changes", "Maybe the
+# dict…", "But wait, …"): an option weighed (perhaps the one it then ruled out), no reason for the edit made
+_SUPPOSING_RE = re.compile(r"(?:What if\b|Maybe\b|Perhaps\b|Or\b|But wait\b|Wait\b|Hmm+\b|Alternatively\b)")
+_IF_WE_RE = re.compile(r"(?:(?:So|And|But),? )?[Ii]f (?:I|we)\b")
+# What an option the agent supposes would achieve ("If I modify `Legend.draw` …, that would ensure …"): the
+# reason for the option it took; one that would break something, or lead nowhere, is an option weighed
+_ACHIEVES_RE = re.compile(r"\b(?:ensur|fix|solv|resolv|handl|avoid|prevent|allow|guarantee|work)\w*")
+_FAILS_RE = re.compile(r"(?i)\b(?:break\w*|fail\w*|not|never|cannot|can't|won't|wouldn't|don't|doesn't)\b")
+
+
+def _supposes(sentence: str) -> bool:
+    """The sentence supposes rather than says why: a "maybe", an "or", a "wait", or an "if I …" whose
+    consequence is no gain."""
+    if _SUPPOSING_RE.match(sentence):
+        return True
+    return _IF_WE_RE.match(sentence) is not None and (
+        _ACHIEVES_RE.search(sentence) is None or _FAILS_RE.search(sentence) is not None)
 _LIST_MARK_RE = re.compile(r"^(?:[-*•>#]+|\d+[.)])\s*")  # a list item's marker, not a number the sentence opens with
 SEARCHED_TERMS = 24  # an edit's names searched for in each text, the longest (most specific) first
 

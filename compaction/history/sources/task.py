@@ -231,6 +231,20 @@ def _work_rounds(ctx: FactContext) -> list[int]:
     return sorted({e.round for e in ctx.events if e.kind in _WORK})
 
 
+def _answered_at(ctx: FactContext, asked: int) -> int | None:
+    """The round of the agent's reply the session ends on, when it came after the request (message
+    `asked`) and no call followed it: the request was answered, and the next word is the user's. Why: a
+    successor reading "Current request: write a poem" beside a poem written does it again."""
+    for rnd in reversed(ctx.transcript.rounds):
+        for m in reversed(rnd.messages):
+            if m.harness or m.role is Role.SYSTEM or m.role is Role.USER and not is_follow_up_request(m.text):
+                continue  # a quit command (`/exit`) after the reply asks nothing
+            if m.index <= asked or m.role is not Role.ASSISTANT or m.tool_calls or not m.text.strip():
+                return None
+            return rnd.number
+    return None
+
+
 @fact_source(Section.GOAL)
 def task_facts(ctx: FactContext) -> list[Fact]:
     """The task, the current request and (at most target/MIN_FACT_TOKENS of) the requests in between:
@@ -299,8 +313,11 @@ def task_facts(ctx: FactContext) -> list[Fact]:
         else:
             rounds = []
         if latest:
+            answered = _answered_at(ctx, req.message_index)
+            text += f" (answered r{answered})" if answered else ""
             room, _ = request_room(text, 160, False)
             short = shorten_request(text, room, 160)
+            short += f" (answered r{answered})" if answered and not short.endswith(")") else ""
             # A tight budget shows the current request by its asks; its own words come back when
             # the other sections had their share (the filler gives a shown request's full text last).
             shown = short if tight and len(short) < len(text) * 0.8 else text

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from compaction import shell
-from compaction.events import EventKind
+from compaction.events import EventKind, is_follow_up_request
 from compaction.git_output import GitFileChange, git_file_changes, git_runs, untracked_folders
 from compaction.history import project_root
 from compaction.history.facts import Fact, display_path
@@ -27,7 +27,11 @@ _STASH_RE = re.compile(r"^\s*git\s+stash(?:\s+(push|save|pop|apply)\b|\s*(?:$|;|
 def uncommitted_facts(ctx: FactContext) -> list[Fact]:
     commits = [e for e in ctx.events if e.kind is EventKind.COMMIT and e.commit_hash]
     if not commits:
-        return []
+        return _never_committed(ctx)
+    return _left_behind(ctx, commits) + _uncommitted(ctx, commits)
+
+
+def _uncommitted(ctx: FactContext, commits: list) -> list[Fact]:
     last = commits[-1]
     status = _last_status(ctx, last.message_index)
     after = _changed_after(ctx, last.message_index)  # the session's own changes since its last commit
@@ -65,6 +69,87 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
 
 
 NOT_OURS = " (not changed by this session)"
+
+
+def _never_committed(ctx: FactContext) -> list[Fact]:
+    """A session the user steered (more than one request) that changed the project's files and made no
+    commit: its work is only in the work tree. Why: "what remains" at the end of such a session is
+    first of all whether to commit; a list of modified files does not say that none was committed. Not
+    said of a harness's run (one task, its diff handed in by the harness)."""
+    requests = [e for e in ctx.events if e.kind is EventKind.REQUEST and e.text.strip() and is_follow_up_request(e.text)]
+    if len(requests) < 2 or any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:]):
+        return []
+    after = _changed_after(ctx, -1)
+    if not after:
+        return []
+    paths = list(after)
+    named = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in paths[:SHOWN])
+    named += f" +{len(paths) - SHOWN}" if len(paths) > SHOWN else ""
+    last = max(after.values())
+    head = f"Not committed: no commit in this session; {len(paths)} changed file{'s' if len(paths) > 1 else ''}"
+    return [Fact(Section.CURRENT, f"{head}: {named}", [last], score=SCORE - 4, priority=1.5, pending=True, short=head)]
+
+
+def _left_behind(ctx: FactContext, commits: list) -> list[Fact]:
+    """Commits a push or a tag does not hold: those after the last push (the remote lacks them), and
+    those after the last tag the session made (the tagged release lacks them). Why: a successor that
+    reads "tagged v0.3.0 and pushed" believes the release holds the work; later fixes are not in it."""
+    pushes, tags = [], []
+    for e in ctx.events:
+        if e.kind is not EventKind.COMMAND or not e.command or e.failed or "git" not in e.command:
+            continue
+        for sub, args in git_runs(e.command):
+            if sub == "push" and not {"--delete", "-d", "--dry-run", "-n"} & set(args):
+                pushes.append(e)
+            elif sub == "tag" and (name := _tag_made(args)):
+                tags.append((e, name))
+    facts: list[Fact] = []
+    if pushes:
+        later = [c for c in commits if c.message_index > pushes[-1].message_index]
+        if later:
+            hashes = ", ".join(f"`{c.commit_hash[:HASH_CHARS]}`" for c in later[:SHOWN])
+            hashes += f" +{len(later) - SHOWN}" if len(later) > SHOWN else ""
+            n = f"{len(later)} commit{'s' if len(later) > 1 else ''}"
+            facts.append(Fact(Section.CURRENT, f"Not pushed: {n} after the last push (r{pushes[-1].round}): {hashes}",
+                              [pushes[-1].round, later[-1].round], score=SCORE, priority=1.5, pending=True,
+                              essential=True))
+    if tags:
+        tag, name = tags[-1]
+        later = [c for c in commits if c.message_index > tag.message_index]
+        if later:
+            hashes = ", ".join(f"`{c.commit_hash[:HASH_CHARS]}`" for c in later[:SHOWN])
+            hashes += f" +{len(later) - SHOWN}" if len(later) > SHOWN else ""
+            facts.append(Fact(Section.CURRENT, f"Tag `{name}` (r{tag.round}) predates the later commits {hashes}: "
+                              "they are not in it", [tag.round, later[-1].round], score=SCORE - 2, priority=1.5,
+                              pending=True))
+    return facts
+
+
+_TAG_LISTING = frozenset({"-d", "--delete", "-l", "--list", "-v", "--verify", "--contains", "--no-contains",
+                          "--points-at", "--merged", "--no-merged", "-n"})
+
+
+def _tag_made(args: list[str]) -> str | None:
+    """The name a `git tag …` run creates (`git tag v1`, `git tag -a v1 -m "…"`), or None for one that
+    lists, verifies or deletes tags."""
+    if _TAG_LISTING & set(args):
+        return None
+    valued = {"-m", "--message", "-F", "--file", "-u", "--local-user", "--cleanup"}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in valued:
+            i += 2
+            continue
+        if not a.startswith("-"):
+            return a if _plain_name(a) else None
+        i += 1
+    return None
+
+
+def _plain_name(word: str) -> bool:
+    """A tag name as typed: no redirection or shell syntax."""
+    return bool(word) and not any(c in word for c in "<>|;&$`(){}")
 
 
 def _own_changes(ctx: FactContext) -> set[str]:

@@ -1,0 +1,197 @@
+"""What seven blind readers of 10% hand-overs found misleading (session 44): a session that never
+committed said nothing of it, a tag made before later commits read as the release, commands a
+`git checkout` wiped read as completed work, a `sed` substitution that matched nothing was told only as a
+past command's detail, a block's body line was left out of a final diff (so it read as other code), a
+request already answered read as the current one, and a file a read missed, then created, read as an
+edit that fixed a mistake."""
+
+from __future__ import annotations
+
+from compaction.errors.classify import classify
+from compaction.errors.scan import scan_transcript
+from compaction.events import extract_events
+from compaction.history.sentences import prose
+from compaction.history.sources import FactContext
+from compaction.history.sources.completed import completed_facts
+from compaction.history.sources.findings import Finding, _phase, informative, outcome
+from compaction.history.sources.missed_edits import missed_edit_facts
+from compaction.history.sources.reasons import _supposes
+from compaction.history.sources.task import task_facts
+from compaction.history.sources.uncommitted import uncommitted_facts
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+
+
+def _ctx(msgs: list[Message]) -> FactContext:
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    return FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                       n_rounds=len(t.rounds), target_tokens=4000)
+
+
+class _Session:
+    """A session built call by call: each `run` is one round of a shell command and its output."""
+
+    def __init__(self, request: str = "fix the parser") -> None:
+        self.msgs: list[Message] = [Message(0, Role.USER, request)]
+
+    def say(self, role: Role, text: str) -> _Session:
+        self.msgs.append(Message(len(self.msgs), role, text))
+        return self
+
+    def run(self, command: str, output: str = "", exit_code: int = 0, text: str = "") -> _Session:
+        cid = f"c{len(self.msgs)}"
+        call = ToolCall("bash", {"command": command}, cid, ToolKind.SHELL, command)
+        self.msgs.append(Message(len(self.msgs), Role.ASSISTANT, text, tool_calls=[call]))
+        self.msgs.append(Message(len(self.msgs), Role.TOOL,
+                                 tool_results=[ToolResult(output, cid, "bash", exit_code=exit_code,
+                                                          is_error=exit_code != 0)]))
+        return self
+
+    def call(self, name: str, args: dict, kind: ToolKind, output: str, error: bool = False, path: str | None = None
+             ) -> _Session:
+        cid = f"c{len(self.msgs)}"
+        self.msgs.append(Message(len(self.msgs), Role.ASSISTANT, "",
+                                 tool_calls=[ToolCall(name, args, cid, kind, path=path)]))
+        self.msgs.append(Message(len(self.msgs), Role.TOOL, tool_results=[ToolResult(output, cid, name,
+                                                                                     is_error=error)]))
+        return self
+
+
+def test_curly_apostrophes_read_as_straight_ones_for_the_cue_phrases():
+    assert prose("I’m going to read the reports.") == "I'm going to read the reports."
+    # a closing report tells what was done: the plan it opened with ("I’m going to …") is no part of it
+    report = informative(["I’m going to (1) read `a.md`, then (2) write `b.md`.",
+                          "Created `b.md` comparing the 10 systems in 7 tables."], 300, closing=True)
+    assert report is not None and "going to" not in report and "Created `b.md`" in report
+
+
+def test_a_command_that_prints_a_file_has_no_outcome_of_its_own():
+    printed = ToolResult("# Report\n\nResult: Git flattening behavior remai", "c", exit_code=0)
+    assert outcome("sed -n '1,260p' docs/systems/a.md", printed) is None
+    assert outcome("cd docs && cat a.md b.md", printed) is None
+    # a log is a run's output: its closing line says how the run went
+    assert outcome("tail -5 build.log", ToolResult("Result: 3 modules built", "c", exit_code=0)) is not None
+
+
+def test_a_phase_line_cites_its_span_and_says_how_many_findings_it_stands_for():
+    group = [Finding(3, "The cache is keyed by path.", 50), Finding(9, "The key ignores the query string.", 60),
+             Finding(12, "So two URLs share one entry.", 40)]
+    fact = _phase(group, group[1:2])
+    assert fact.text.startswith("Phase (r3-r12), 1 of 3 findings: The key ignores the query string. (r9)")
+
+
+def test_a_steered_session_that_never_committed_says_its_work_is_only_in_the_work_tree():
+    s = _Session("add a retry to the client").run("sed -i 's/retries = 0/retries = 3/' client.py")
+    s.say(Role.ASSISTANT, "Done.").say(Role.USER, "now add a test for it")
+    s.call("Write", {"file_path": "test_client.py", "content": "def test_retry():\n    assert True\n"},
+           ToolKind.WRITE, "ok", path="test_client.py")
+    (fact,) = uncommitted_facts(_ctx(s.msgs))
+    assert fact.text.startswith("Not committed: no commit in this session; 2 changed files")
+    assert "`client.py`" in fact.text and "`test_client.py`" in fact.text
+    # one task handed in by a harness: not said
+    one = _Session("fix the parser").run("sed -i 's/a/b/' parser.py")
+    assert uncommitted_facts(_ctx(one.msgs)) == []
+
+
+def test_commits_after_the_last_push_and_the_last_tag_are_told():
+    s = _Session("release it").run("git commit -am 'v1'", "[main 1111111] v1\n 1 file changed, 1 insertion(+)")
+    s.run("git tag v1.0 && git push origin main --tags", "To github.com:x/y.git\n * [new tag] v1.0 -> v1.0")
+    s.say(Role.USER, "also fix the readme")
+    s.run("sed -i 's/v2/v1/' README.md && git commit -am 'readme'",
+          "[main 2222222] readme\n 1 file changed, 1 insertion(+), 1 deletion(-)")
+    texts = [f.text for f in uncommitted_facts(_ctx(s.msgs))]
+    assert any(t.startswith("Not pushed: 1 commit after the last push (r2): `2222222`") for t in texts)
+    assert any(t.startswith("Tag `v1.0` (r2) predates the later commits `2222222`") for t in texts)
+
+
+def test_the_current_request_the_last_reply_answered_says_so():
+    s = _Session("fix the parser").run("sed -i 's/a/b/' parser.py").say(Role.ASSISTANT, "Fixed.")
+    s.say(Role.USER, "just write a little poem").say(Role.ASSISTANT, "Roses are red, parsers are fixed.")
+    current = [f.text for f in task_facts(_ctx(s.msgs)) if f.text.startswith("Current request")]
+    assert current == ["Current request: just write a little poem (answered r3)"]
+    s.say(Role.USER, "/exit")  # quitting asks nothing
+    current = [f.text for f in task_facts(_ctx(s.msgs)) if f.text.startswith("Current request")]
+    assert current == ["Current request: just write a little poem (answered r3)"]
+    s.run("ls")  # the agent went on working: no answer yet
+    current = [f.text for f in task_facts(_ctx(s.msgs)) if f.text.startswith("Current request")]
+    assert current == ["Current request: just write a little poem"]
+
+
+def test_commands_a_revert_wiped_are_one_line_not_completed_work():
+    s = _Session().run("sed -i '3s/a/b/' core.py").run("sed -i '9s/c/d/' core.py").run("sed -i '7s/e/f/' core.py")
+    s.run("git checkout core.py").run("sed -i '4s/x/y/' core.py")
+    texts = [f.text for f in completed_facts(_ctx(s.msgs))]
+    assert any(t.startswith("3 commands whose changes a later revert put back (r4): not listed") for t in texts)
+    assert any("'4s/x/y/'" in t for t in texts) and not any("'3s/a/b/'" in t for t in texts)
+    # a few are each told, with the revert that put them back
+    s = _Session().run("sed -i '3s/a/b/' core.py").run("git checkout core.py")
+    texts = [f.text for f in completed_facts(_ctx(s.msgs))]
+    assert "`sed -i '3s/a/b/' core.py` → undone by the revert of r2 (r1)" in texts
+
+
+def test_a_substitution_that_matched_nothing_and_was_never_made_since_is_open_work():
+    view = "def set_output(self, *, transform=None):\n    x = 1\n    return super().set_output(transform=transform)\n"
+    s = _Session().run("cat -n pipeline.py", "".join(f"{i:6}\t{ln}\n" for i, ln in enumerate(view.splitlines(), 1)))
+    s.run("sed -i '1s/transform=None/transform=None, **kw/' pipeline.py && "
+          "sed -i '2s/transform=transform/transform=transform, **kw/' pipeline.py")  # line 2 holds `x = 1`
+    facts = missed_edit_facts(_ctx(s.msgs))
+    assert len(facts) == 1 and facts[0].text.startswith("Not made: 1 substitution of `pipeline.py` (r2)")
+    assert "line 2" in facts[0].text
+    s.run("sed -i '3s/transform=transform/transform=transform, **kw/' pipeline.py")  # made since: not open
+    assert missed_edit_facts(_ctx(s.msgs)) == []
+
+
+def test_a_file_a_read_missed_and_the_session_then_created_is_no_mistake_fixed():
+    s = _Session().call("Read", {"file_path": ".gitignore"}, ToolKind.READ, "File not found: .gitignore", error=True,
+                        path=".gitignore")
+    s.run("cat > .gitignore << 'EOF'\ntarget/\nEOF")
+    (rec,) = [r for r in scan_transcript(Transcript("t.json", "test", s.msgs, group_rounds(s.msgs)))
+              if r.id == "ERR_TOOL_FileNotFound"]
+    assert rec.solution.startswith("it did not exist: created `.gitignore` (r2)")
+
+
+def test_a_failure_the_agent_chose_to_do_without_is_not_left_unfixed():
+    s = _Session().call("Read", {"file_path": "skills/ROUTER.md"}, ToolKind.READ,
+                        "Cannot find path 'skills/ROUTER.md' because it does not exist.", error=True,
+                        path="skills/ROUTER.md")
+    s.say(Role.ASSISTANT, "The router include is missing from this install, so I'll continue with the workflow "
+                          "that is present in SKILL.md.")
+    s.run("echo ok", "ok")
+    (rec,) = [r for r in scan_transcript(Transcript("t.json", "test", s.msgs, group_rounds(s.msgs)))
+              if r.id == "ERR_TOOL_FileNotFound"]
+    assert "no fix seen" not in rec.solution
+
+
+def test_node_s_enoent_is_a_missing_file_and_an_aborted_call_is_the_user_s_choice():
+    assert [h.id for h in classify("ENOENT: no such file or directory, access '/a/src/index.html'", failed=True)] \
+        == ["ERR_TOOL_FileNotFound"]
+    s = _Session().call("bash", {"command": "find / -name x"}, ToolKind.SHELL, "Command aborted", error=True)
+    s.say(Role.ASSISTANT, "[error: Request was aborted.]").say(Role.USER, "i gave you the full path ..")
+    s.call("Read", {"file_path": "/a/src/index.html"}, ToolKind.READ, "<html>", path="/a/src/index.html")
+    (rec,) = [r for r in scan_transcript(Transcript("t.json", "test", s.msgs, group_rounds(s.msgs)))
+              if r.id == "ERR_TOOL_UserAborted"]
+    assert rec.solution == "the user stopped it, then said: “i gave you the full path ..”"
+
+
+def test_an_option_the_agent_supposes_is_no_reason_unless_it_gains_what_was_wanted():
+    assert _supposes("If I assume that `transform` implies preserving, then I don't need API changes.")
+    assert _supposes("If I change `config` to a dict, `_get_output_config` will break.")
+    assert _supposes("Maybe the dict is not in the set.")
+    assert not _supposes("If I modify `Legend.draw` to call `connect()`, that would ensure a canvas exists.")
+    assert not _supposes("The cache is keyed by path, so two URLs share an entry.")
+
+
+def test_a_choice_put_to_the_user_and_set_aside_is_the_user_s_to_decide():
+    from compaction.history.sources.open_choices import open_choice_facts
+
+    s = _Session("review the docs").run("sed -i 's/a/b/' docs/hooks.md")
+    s.say(Role.ASSISTANT, "Done.\n\nShould we commit or continue with rpc.md?").say(Role.USER, "ok")
+    s.say(Role.ASSISTANT, "Should we commit what we have, or continue with rpc.md?")
+    s.say(Role.USER, "write a little poem instead,").say(Role.ASSISTANT, "Roses are red.")
+    (fact,) = open_choice_facts(_ctx(s.msgs))
+    assert fact.text.startswith("[the user's to decide] “Should we commit what we have, or continue with rpc.md?” "
+                                "(set aside: the user answered “write a little poem instead,”, asked 2 times)")
+    # an offer the user took up is decided
+    s = _Session("fix it").run("sed -i 's/a/b/' x.py").say(Role.ASSISTANT, "Want me to add a test for it?")
+    s.say(Role.USER, "yes").run("sed -i 's/c/d/' test_x.py")
+    assert open_choice_facts(_ctx(s.msgs)) == []
