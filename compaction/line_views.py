@@ -98,11 +98,15 @@ class LineViews:
         return None if any(ln is None for ln in lines) else "\n".join(ln for ln in lines if ln is not None)
 
     def misses(self, path: str, hunk: Hunk) -> bool:
-        """A line-addressed substitution whose pattern the line, as last seen, does not match."""
+        """A line-addressed substitution whose pattern the line, as last seen, does not match (and whose
+        replacement it does not already hold: run again, it changes nothing, but the change is there)."""
         number = _addressed(hunk)
         pattern = _bre(hunk.removed[0]) if number else None
         line = self._line(path, number) if pattern is not None else None
-        return line is not None and pattern is not None and pattern.search(line) is None
+        if line is None or pattern is None or pattern.search(line) is not None:
+            return False
+        made = hunk.added[0].strip() if hunk.added else ""
+        return not (made and "\\" not in made and "&" not in made and made in line)
 
     def missed(self, path: str, hunks: tuple[Hunk, ...], command: str = "") -> int:
         """How many of a change's substitutions the views say matched nothing (0 when it cannot be judged)."""

@@ -174,6 +174,12 @@ def advise(rec: ErrorRecord) -> str:
         return (f"backticks inside a double-quoted argument ran `{name}` as a command: quote such text with single "
                 "quotes, escape its backticks (\\`), or pass it in a file (`git commit -F msg.txt`, "
                 "`gh pr create --body-file`)")
+    if rec.target_bug and any(o.location.command for o in rec.occurrences):
+        # the bug the task is about, shown by its reproduction on purpose: the family's habit ("check the
+        # attribute exists") would point away from the fix the task wants. The check is the run that then
+        # passed (a second reproduction, when the first shows the old behaviour by design), else the failing one.
+        passed = _PASSED_RUN_RE.search(rec.solution or "")
+        return _fill(TARGET_BUG_ADVICE.format(command=f"`{_cut(passed.group(1))}`" if passed else "`{command}`"), rec)
     template = _BY_ID.get(rec.id)
     if template is None and rec.family == "TS":
         name = rec.id.removeprefix("ERR_TS_")
@@ -196,6 +202,10 @@ def advise(rec: ErrorRecord) -> str:
         # A test of another runner (vitest, jest, go test…): the command that ran it, else no command at all.
         template = _rerun_tests(rec) + (", negative tests included" if rec.id == "ERR_LOGIC_TestFailed" else "")
     return _fill(template, rec)
+
+
+TARGET_BUG_ADVICE = "the task's own bug: re-run {command} after every change, to see the fix still holds"
+_PASSED_RUN_RE = re.compile(r"then (?:the reproduction )?`([^`\n]+)` (?:ran clean|passed)")
 
 
 # Failures of the model's provider, not of a call: a session gets past them by waiting or by another model

@@ -140,7 +140,7 @@ _NO_SUCH = re.compile(r"^[^\n]*?No such file or directory[^\n]*$", re.M)
 # (a builtin's error names it too: "zsh:cd:1: no such file or directory: x", "(eval):cd:1: …")
 _ZSH_NO_SUCH = re.compile(r"^\s*(?:zsh|\(eval\))(?::[\w-]+)?:(?:\d+:)?\s*no such file or directory: \S[^\n]*$", re.M)
 # Node's (and libuv tools'): "ENOENT: no such file or directory, access '/a/b.html'", "Error: ENOENT: …, open 'x'"
-_ENOENT = re.compile(r"^[^\n]*?\bENOENT\b[^\n]*$", re.M)
+_ENOENT = re.compile(r"^(?!\s*npm\b)[^\n]*?\bENOENT: no such file or directory\b[^\n]*$", re.M)  # npm's own: ERR_JS
 _ZSH_DENIED = re.compile(r"^\s*(?:zsh|\(eval\))(?::[\w-]+)?:(?:\d+:)?\s*permission denied: \S[^\n]*$", re.M)
 _AFTER_COLON = re.compile(r": (?:no such file or directory|permission denied): (.*\S)\s*$")  # zsh: the rest is the path
 _DOES_NOT_EXIST = re.compile(
@@ -562,7 +562,7 @@ _TOOL_TABLE: list[tuple[Needles, re.Pattern, str, bool]] = [
     (needles("view_range", "nvalid range", "nvalid line range"), _INVALID_RANGE, "ERR_TOOL_InvalidRange", False),
     (needles("No such file or directory"), _NO_SUCH, "ERR_TOOL_FileNotFound", False),
     (needles("no such file or directory: "), _ZSH_NO_SUCH, "ERR_TOOL_FileNotFound", False),
-    (needles("ENOENT"), _ENOENT, "ERR_TOOL_FileNotFound", False),
+    (needles("ENOENT: no such"), _ENOENT, "ERR_TOOL_FileNotFound", False),
     (needles("permission denied: "), _ZSH_DENIED, "ERR_TOOL_PermissionDenied", False),
     (needles("does not exist", "did not match any file", "ile not found", "annot find the"), _DOES_NOT_EXIST,
      "ERR_TOOL_FileNotFound", False),

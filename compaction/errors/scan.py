@@ -1534,8 +1534,20 @@ def _repro_passed(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache
                     res = results.get(id(call))
                     if _succeeded(res) and res is not None and res.content.strip() and not (said and said in res.content) \
                             and not _raised(res):
-                        found = f"then the reproduction `{_as_run(call.command)}` ran clean (r{rnd.number})"
+                        printed = _last_printed(res.content)
+                        found = f"then the reproduction `{_as_run(call.command)}` ran clean (r{rnd.number})" + (
+                            f", printing `{printed}`" if printed else "")  # what it printed: a caught error reads as one
     return found
+
+
+PRINTED_CHARS = 100
+
+
+def _last_printed(output: str) -> str:
+    """The output's last line, when short enough to quote whole (one without backticks): a script that
+    catches the error prints it and exits 0, and "ran clean" alone would read as the call succeeding."""
+    line = next((ln.strip() for ln in reversed(output.strip().splitlines()) if ln.strip()), "")
+    return line if len(line) <= PRINTED_CHARS and "`" not in line else ""
 
 
 LATER_PASS_ROUNDS = 40  # an agent may investigate for dozens of rounds before the step that ends a failure
@@ -1691,13 +1703,30 @@ def _user_said_after(transcript: Transcript, index: int | None) -> str:
     return line if len(line) <= 160 else line[:159].rsplit(" ", 1)[0] + "…"
 
 
+def _writes_whole(call: ToolCall, path: str) -> bool:
+    """The call writes `path` whole (a write tool, a redirection or a heredoc), not an edit of its text."""
+    if call.kind is ToolKind.WRITE:
+        return True
+    return bool(call.command) and any(kind is EventKind.WRITE and same_file(p, path)
+                                      for kind, p in shell_writes(call.command or ""))
+
+
+def _same_place(a: str, b: str) -> bool:
+    """One file at one place: the same path, or an absolute path and the relative one it ends with (not a
+    bare name and a path in a folder: `utils.py` missed at the root is not `src/utils.py`)."""
+    x, y = (p.replace("\\", "/").removeprefix("./") for p in (a, b))
+    if x == y:
+        return True
+    return same_file(x, y) and (x.startswith(("/", "~")) or y.startswith(("/", "~")))
+
+
 def _user_next(transcript: Transcript, index: int | None) -> str:
     """The user's next words after a call they stopped, within 160 characters: the harness's own notice
     of the abort ("[error: Request was aborted.]") may come between; a call of the agent's may not."""
     if index is None:
         return ""
     for after in transcript.messages[index + 1:index + 4]:
-        if after.role is Role.USER and not after.harness and after.text.strip():
+        if after.role is Role.USER and not after.harness and after.text.strip() and not after.text.lstrip().startswith("/"):
             line = after.text.strip().split("\n", 1)[0]
             return line if len(line) <= 160 else line[:159].rsplit(" ", 1)[0] + "…"
         if after.tool_calls:
@@ -1786,8 +1815,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
                      f"{outcome} (r{fix.round})")
     elif fix.round:
         text = _edited(fix)
-        if rec.id == "ERR_TOOL_FileNotFound" and fix.path and last.location.path and same_file(fix.path, last.location.path):
-            # the file the read missed is the one the fix wrote: it did not exist, and the session made it
+        if rec.id == "ERR_TOOL_FileNotFound" and fix.path and last.location.path and fix.call is not None \
+                and _writes_whole(fix.call, fix.path) and _same_place(fix.path, last.location.path):
+            # the file the read missed is the one the fix wrote whole: it did not exist, and the session made it
             text = f"it did not exist: created `{fix.path}` (r{fix.round})"
         if fix.restored and fix.call is not None:
             text = f"restored `{fix.path}` from git with `{_as_run(fix.call.command or '')}` (r{fix.round})"
@@ -1874,7 +1904,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             gone = substituted(rec.id, [last])  # backticks in double quotes: what it wrote lacks the word
             parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})" + (
                 f", but the text it wrote lacks `{gone}` (the shell ran it as a command)" if gone else ""))
-        elif why and _DOES_WITHOUT_RE.search(why):
+        elif why and rec.family == "TOOL" and _DOES_WITHOUT_RE.search(why):  # a missing file, a refused tool
             parts.append("the agent went on without it")  # its own decision ended it: nothing left to fix
         else:
             parts.append(f"unresolved at r{last.round}" if last.round >= final_round
@@ -1886,7 +1916,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
 
 # The agent's account of doing without what failed ("I'll continue with the workflow that is present", "proceed
 # without it", "skip it for now"): the failure ended there, by its choice.
-_DOES_WITHOUT_RE = re.compile(r"(?i)\b(?:(?:continu|proceed)\w* (?:without|with (?:the )?(?:rest|what|workflow|remaining))|"
+_DOES_WITHOUT_RE = re.compile(r"(?i)\b(?:(?:continu|proceed)\w* (?:without|with (?:the )?(?:what|workflow) (?:is|that))|"
                               r"go(?:ing)? on without|"
                               r"do(?:ing)? without|skip(?:ping)? (?:it|that|this)|work(?:ing)? without|"
                               r"move on without|carry on without)\b")

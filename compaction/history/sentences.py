@@ -25,8 +25,17 @@ def prose(text: str, limit: int = 8000) -> str:
 
 
 def straight(text: str) -> str:
-    """The text with its typographic apostrophes (`’`) as `'`: one length, so offsets hold."""
-    return text.replace("’", "'") if "’" in text else text
+    """The text with its typographic apostrophes (U+2019) as `'`, outside `code spans` (a string the code
+    holds is quoted as it is): one length, so offsets hold."""
+    if _CURLY not in text:
+        return text
+    if "`" not in text:
+        return text.replace(_CURLY, "'")
+    parts = text.split("`")
+    return "`".join(p if i % 2 else p.replace(_CURLY, "'") for i, p in enumerate(parts))
+
+
+_CURLY = "\u2019"
 
 
 def sentences_around(text: str, keywords: tuple[str, ...]) -> list[str]:

@@ -68,6 +68,8 @@ def load(path: str) -> Transcript:
             continue
         if t.cwd is None and isinstance(rec.get("cwd"), str):
             t.cwd = rec["cwd"]
+        if "git_branch" not in t.meta and isinstance(rec.get("gitBranch"), str) and rec["gitBranch"]:
+            t.meta["git_branch"] = rec["gitBranch"]  # the project is a git work tree (on this branch)
         ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
         if kind == "summary":
             if isinstance(rec.get("summary"), str):

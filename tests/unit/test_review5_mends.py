@@ -215,7 +215,7 @@ def test_a_target_bugs_end_is_the_first_clean_reproduction_after_the_last_edit()
     _shell(msgs, "d", "python reproduction_script_default.py", "petal    float64\nOK: the default is unchanged")
     t = _transcript(msgs)
     rec = next(r for r in scan_transcript(t) if r.target_bug)
-    assert _repro_passed(t, rec) == "then the reproduction `python reproduction_script_v2.py` ran clean (r3)"
+    assert _repro_passed(t, rec).startswith("then the reproduction `python reproduction_script_v2.py` ran clean (r3)")
 
 
 def test_failures_the_session_caused_inside_a_pre_existing_record_are_told_gone() -> None:

@@ -246,7 +246,9 @@ def test_a_short_final_diff_the_harness_printed_is_kept_verbatim():
     msgs.append(echo)
     ctx = _ctx(msgs)
     [fact] = final_diff_facts(ctx)
-    assert fact.essential and fact.text.startswith("The final diff the harness printed (r1):\n```diff\n# pkg/numpy_handler.py\n")
+    # one file: named in the head; a hunk by its first line (the change records name the function)
+    assert fact.essential and fact.text.startswith("The final diff the harness printed (r1), `pkg/numpy_handler.py`:"
+                                                   "\n```diff\n@@ line 285\n")
     assert "-        'Rows', 'PixelRepresentation',\n+        'Rows',\n+    if 'PixelData' in ds:" in fact.text
     assert "required_elements = [" not in fact.text  # context lines are the change records' to tell
     echo.tool_results[0].content = diff + "".join(f"+    line_{i} = {i}\n" for i in range(40))
@@ -464,7 +466,7 @@ def test_second_code_review_cases():
     assert not _names_package("pip install black", "fixture 'mocker' not found")
     # a diff's changed lines that begin with -- or ++ are changes, not headers
     diff = "diff --git a/q.sql b/q.sql\n--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n--- legacy comment\n+++n;\n"
-    assert _changed_lines(diff) == ["# q.sql", "@@ -1,2 +1,2 @@", "--- legacy comment", "+++n;"]
+    assert _changed_lines(diff) == ["# q.sql", "@@ line 1", "--- legacy comment", "+++n;"]
     # the Maven build that ran tests, when a later build in the output skipped them
     built = "[INFO] Tests run: 61, Failures: 0, Errors: 0, Skipped: 0\n[INFO] BUILD SUCCESS\n[INFO] BUILD SUCCESS\n"
     assert parse_test_summary(built) == "Tests run: 61, Failures: 0, Errors: 0, Skipped: 0"

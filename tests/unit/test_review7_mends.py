@@ -81,7 +81,8 @@ def test_a_phase_line_cites_its_span_and_says_how_many_findings_it_stands_for():
 
 
 def test_a_steered_session_that_never_committed_says_its_work_is_only_in_the_work_tree():
-    s = _Session("add a retry to the client").run("sed -i 's/retries = 0/retries = 3/' client.py")
+    s = _Session("add a retry to the client").run("git log --oneline -1", "abc1234 init")
+    s.run("sed -i 's/retries = 0/retries = 3/' client.py")
     s.say(Role.ASSISTANT, "Done.").say(Role.USER, "now add a test for it")
     s.call("Write", {"file_path": "test_client.py", "content": "def test_retry():\n    assert True\n"},
            ToolKind.WRITE, "ok", path="test_client.py")
@@ -91,6 +92,13 @@ def test_a_steered_session_that_never_committed_says_its_work_is_only_in_the_wor
     # one task handed in by a harness: not said
     one = _Session("fix the parser").run("sed -i 's/a/b/' parser.py")
     assert uncommitted_facts(_ctx(one.msgs)) == []
+    # no sign of git (no git command, no branch recorded): a folder git does not track has nothing uncommitted
+    plain = _Session("write the app").run("sed -i 's/a/b/' app.py").say(Role.USER, "and the docs")
+    plain.run("sed -i 's/c/d/' README.md")
+    assert uncommitted_facts(_ctx(plain.msgs)) == []
+    # a commit whose output was not shown is a commit all the same
+    s.run("git commit -qam 'retry'")
+    assert uncommitted_facts(_ctx(s.msgs)) == []
 
 
 def test_commits_after_the_last_push_and_the_last_tag_are_told():
@@ -102,6 +110,16 @@ def test_commits_after_the_last_push_and_the_last_tag_are_told():
     texts = [f.text for f in uncommitted_facts(_ctx(s.msgs))]
     assert any(t.startswith("Not pushed: 1 commit after the last push (r2): `2222222`") for t in texts)
     assert any(t.startswith("Tag `v1.0` (r2) predates the later commits `2222222`") for t in texts)
+    # a push the remote turned down (exit 0 through `tail`) is no push; a deleted tag predates nothing
+    s.run("git push origin main 2>&1 | tail -2", " ! [rejected]        main -> main (fetch first)\n"
+          "error: failed to push some refs to 'github.com:x/y.git'").run("git tag -d v1.0", "Deleted tag 'v1.0'")
+    texts = [f.text for f in uncommitted_facts(_ctx(s.msgs))]
+    assert any(t.startswith("Not pushed: 1 commit after the last push (r2)") for t in texts)
+    assert not any(t.startswith("Tag ") for t in texts)
+    from compaction.history.sources.uncommitted import _pushes_branch, _tag_made
+    assert _tag_made(["-am", "Release 1", "v1"]) == "v1" and _tag_made(["-l"]) is None
+    assert not _pushes_branch(["origin", ":old"], {}) and not _pushes_branch(["--tags"], {})
+    assert not _pushes_branch(["origin", "v1"], {"v1": (1, 1)}) and _pushes_branch(["origin", "main", "--tags"], {})
 
 
 def test_the_current_request_the_last_reply_answered_says_so():
@@ -195,3 +213,89 @@ def test_a_choice_put_to_the_user_and_set_aside_is_the_user_s_to_decide():
     s = _Session("fix it").run("sed -i 's/a/b/' x.py").say(Role.ASSISTANT, "Want me to add a test for it?")
     s.say(Role.USER, "yes").run("sed -i 's/c/d/' test_x.py")
     assert open_choice_facts(_ctx(s.msgs)) == []
+
+
+# --- what a code review of the mends above found (each a defect it confirmed with an input like these) ---
+
+def test_a_revert_after_a_commit_puts_back_the_committed_text_which_holds_the_work():
+    s = _Session().run("sed -i '3s/a/b/' core.py").run("git commit -am fix", "[main 1234567] fix\n 1 file changed")
+    s.run("sed -i '9s/c/d/' core.py").run("git checkout core.py")
+    texts = [f.text for f in completed_facts(_ctx(s.msgs))]
+    assert "`sed -i '3s/a/b/' core.py` (r1)" in texts
+    assert "`sed -i '9s/c/d/' core.py` → undone by the revert of r4 (r3)" in texts
+
+
+def test_only_a_closing_question_the_user_then_answers_is_a_choice_put_to_the_user():
+    from compaction.history.sources.open_choices import open_choice_facts
+
+    # a question the agent goes on past (a call in the same message) is its own
+    s = _Session("tidy it").run("ls", text="Should I also update the tests? Let me check.")
+    s.say(Role.ASSISTANT, "Done.")
+    assert open_choice_facts(_ctx(s.msgs)) == []
+    # a reply that names one of the courses decides it, "first" or not
+    s = _Session("tidy it").run("sed -i 's/a/b/' x.py").say(Role.ASSISTANT, "Should we commit, or continue with rpc.md?")
+    s.say(Role.USER, "commit first").say(Role.ASSISTANT, "Committed.")
+    assert open_choice_facts(_ctx(s.msgs)) == []
+
+
+def test_a_last_reply_that_asks_back_gives_up_or_plans_answers_nothing():
+    for last in ("Which test file do you mean?", "[error: Request was aborted.]",
+                 "I was not able to make the tests pass.", "Let me now look at the failing test."):
+        s = _Session("fix it").say(Role.ASSISTANT, "Fixed.").say(Role.USER, "now make the tests pass")
+        s.say(Role.ASSISTANT, last)
+        current = [f.text for f in task_facts(_ctx(s.msgs)) if f.text.startswith("Current request")]
+        assert current == ["Current request: now make the tests pass"], last
+
+
+def test_going_on_without_is_said_of_a_missing_thing_not_of_a_failing_test():
+    s = _Session().run("pytest -q tests/test_parse.py", "E   AssertionError: assert [1, [2]] == [1, 2]\n1 failed",
+                       exit_code=1)
+    s.say(Role.ASSISTANT, "The assert fails because parse flattens nested lists; I'll continue without it for now.")
+    s.run("echo ok", "ok")
+    recs = scan_transcript(Transcript("t.json", "test", s.msgs, group_rounds(s.msgs)))
+    assert recs and all("went on without it" not in r.solution for r in recs)
+
+
+def test_a_file_missed_at_one_place_and_edited_at_another_was_not_created():
+    s = _Session().call("Read", {"file_path": "utils.py"}, ToolKind.READ, "File not found: utils.py", error=True,
+                        path="utils.py")
+    s.call("Edit", {"file_path": "src/utils.py", "old_string": "a = 1", "new_string": "a = 2"}, ToolKind.EDIT, "ok",
+           path="src/utils.py")
+    recs = [r for r in scan_transcript(Transcript("t.json", "test", s.msgs, group_rounds(s.msgs)))
+            if r.id == "ERR_TOOL_FileNotFound"]
+    assert recs and "did not exist" not in recs[0].solution
+
+
+def test_a_final_diff_line_repeated_in_one_hunk_is_said_once():
+    from compaction.edits import Hunk
+    from compaction.history.sources.changes import _net_lines
+
+    shown, _ = _net_lines((Hunk((), ("x = compute(1)", "x = compute(1)", "x = compute(1)")),))
+    assert shown == ["+ x = compute(1)"]
+
+
+def test_a_substitution_whose_line_already_holds_its_replacement_is_no_missed_change():
+    view = "def f(x):\n    return x is self\n"
+    s = _Session().run("cat -n a.py", "".join(f"{i:6}\t{ln}\n" for i, ln in enumerate(view.splitlines(), 1)))
+    s.run("sed -i '2s/x == self/x is self/' a.py")
+    assert missed_edit_facts(_ctx(s.msgs)) == []
+
+
+def test_code_spans_keep_their_apostrophes_and_a_closing_report_keeps_what_must_not_be_done():
+    assert prose("The test expects `Don’t panic`, and I’m sure.") == "The test expects `Don’t panic`, and I'm sure."
+    report = informative(["All tests pass.", "Note that we should not call `init()` twice: it resets `CACHE`."],
+                         300, closing=True)
+    assert report is not None and "`init()` twice" in report
+
+
+def test_the_task_s_own_bug_is_advised_its_check_not_the_family_s_habit():
+    from compaction.errors.advice import advise
+    from compaction.errors.records import ErrorRecord, Location, Occurrence
+
+    occ = Occurrence(round=3, transcript="t", evidence="AttributeError: Unable to convert", detail="",
+                     location=Location(path="numpy_handler.py", command="python reproduce_bug.py"), target=True)
+    rec = ErrorRecord(id="ERR_PY_AttributeError", occurrences=[occ])
+    assert advise(rec) == "the task's own bug: re-run `python reproduce_bug.py` after every change, to see the fix " \
+                          "still holds"
+    rec.solution = "then the reproduction `python reproduce_v2.py` ran clean (r9)"  # the first shows the old way
+    assert "`python reproduce_v2.py`" in advise(rec)

@@ -256,7 +256,8 @@ def test_a_target_bug_no_run_printed_again_ends_with_the_reproductions_clean_run
     _edit(msgs, "b", "sklearn/utils/_set_output.py", "return df", "return df.astype(dtypes)")
     _shell(msgs, "c", "python reproduction_script_v2.py", "SUCCESS", code=0)
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.target_bug)
-    assert rec.solution.endswith("then the reproduction `python reproduction_script_v2.py` ran clean (r7)"), rec.solution
+    assert rec.solution.endswith("then the reproduction `python reproduction_script_v2.py` ran clean (r7), "
+                                 "printing `SUCCESS`"), rec.solution
     assert "examine" not in rec.solution
 
 

@@ -1408,14 +1408,18 @@ def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
     per_hunk: list[list[tuple[int, int, str]]] = []  # (rank, place, line) of each hunk
     seen: set[str] = set()  # a line said once (`+ return NotImplemented` in forty hunks)
     for hunk in net:
-        said = []
+        said: list[str] = []
+        in_hunk: set[str] = set()
         for sign, side in (("-", hunk.removed), ("+", hunk.added)):
             kept = [f"{sign} {ln.strip()}" for ln in side if _informative(ln)]
-            # a line said before is left out, unless it is the body of a block the line before opens, with
-            # more after it (`if result is NotImplemented:` / `return NotImplemented` / `return not result`):
-            # the block read without it says other code
-            said += [x for i, x in enumerate(kept) if x not in said and (
-                x not in seen or 0 < i < len(kept) - 1 and kept[i - 1].rstrip().endswith((":", "{")))]
+            for i, x in enumerate(kept):
+                # a line said before is left out, unless it is the body of a block the line before opens, with
+                # more after it (`if result is NotImplemented:` / `return NotImplemented` / `return not result`):
+                # the block read without it says other code
+                if x not in in_hunk and (x not in seen or 0 < i < len(kept) - 1
+                                         and kept[i - 1].rstrip().endswith((":", "{"))):
+                    said.append(x)
+                    in_hunk.add(x)
         seen.update(said)
         if said:
             per_hunk.append(sorted(((0 if definitions([x[2:]]) else 1 if x[0] == "+" else 2), i, x)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from compaction.errors.classify import USER_REJECTED_SENTENCE
 from compaction.events import Event, EventKind
+from compaction.git_output import git_runs
 from compaction.history import overlap, project_root
 from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite, display_path, first_line
@@ -168,6 +169,11 @@ def _undone_by_reverts(ctx: FactContext) -> Callable[[str, int], int | None]:
             reverts.setdefault(display_path(e.path, ctx.cwd), []).append((e.message_index, e.round))
     if not reverts:
         return lambda command, rnd: None
+    # A commit or a `git add` keeps what came before it: a checkout then puts back the committed (or staged)
+    # text, which holds those changes.
+    kept = [e.message_index for e in ctx.events if e.kind is EventKind.COMMIT or e.kind is EventKind.COMMAND
+            and e.command and "git" in e.command and not e.failed
+            and any(sub in ("add", "commit", "stash") for sub, _ in git_runs(e.command))]
     changed: dict[tuple[str, int], list[Event]] = {}
     for e in ctx.events:
         if e.kind in _CHANGES and e.command and e.path and not e.failed and not e.git_output:
@@ -179,8 +185,8 @@ def _undone_by_reverts(ctx: FactContext) -> Callable[[str, int], int | None]:
             return None
         backs = []
         for e in runs:
-            back = next((r for i, r in reverts.get(display_path(e.path or "", ctx.cwd), ()) if i > e.message_index),
-                        None)
+            back = next((r for i, r in reverts.get(display_path(e.path or "", ctx.cwd), ()) if i > e.message_index
+                         and not any(e.message_index < k < i for k in kept)), None)
             if back is None:
                 return None
             backs.append(back)

@@ -44,6 +44,10 @@ def _said(text: str, limit: int) -> str:
     return f"{out}… {last}" if out else f"{flat[: limit - len(last) - 3]}… {last}"
 
 
+SUBMITTED_SAID_PRIORITY = 4.1  # just after the decisions (4)
+_UNANSWERED_CALLS = 8  # a last round's calls none of which came back: named up to this many
+
+
 def _last_calls(rnd: Round) -> list[str]:
     """The round's calls with what came of each, _CALLS of them and how many more: when there are more, the
     ones that run a script first (codex's escalated `bash export-session.sh .` beside four reads), then the latest."""
@@ -65,8 +69,8 @@ def _last_calls(rnd: Round) -> list[str]:
             else:
                 status = "error" if res.is_error else "done"
             out.append((bool(call.command and scripts_run(call.command)), f"{what} ({status})"))
-    if len(out) <= _CALLS:
-        return [said for _, said in out]
+    if len(out) <= _CALLS or len(out) <= _UNANSWERED_CALLS and all(said.endswith("(no result seen)") for _, said in out):
+        return [said for _, said in out]  # calls nobody saw come back are each to rerun or check: all named
     keep = sorted(range(len(out)), key=lambda i: (not out[i][0], -i))[:_CALLS]
     return [out[i][1] for i in sorted(keep)] + [f"+{len(out) - _CALLS} more"]
 
@@ -388,14 +392,20 @@ def current_work(ctx: FactContext) -> list[Fact]:
     said = next(((r.number, m) for r in reversed(rounds) for m in reversed(r.messages)
                  if m.role is Role.ASSISTANT and m.text.strip() and not m.harness), None)
     if said:
+        # After a submission the harness echoed, the last words narrate handing in (the verification line says
+        # "then submitted"): they compete with the decisions, not ahead of them
+        handed_in = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
         facts.append(Fact(Section.CURRENT, f"Last said: {_said(said[1].text, _SAID_CHARS)}", [said[0]], score=80,
-                          priority=1.5, short=f"Last said: {_said(said[1].text, _SAID_CHARS // 2)}", prose=True))
+                          priority=SUBMITTED_SAID_PRIORITY if handed_in else 1.5,
+                          short=f"Last said: {_said(said[1].text, _SAID_CHARS // 2)}", prose=True))
     left = _user_left(rounds)
     if left is not None:  # the user quit the tool after the last reply: the work asked was not left running
         facts.append(Fact(Section.CURRENT, f"The user then left the session (`{left[1]}`, r{left[0]})", [left[0]],
                           score=78, priority=1.5))
     calls_round = next((r for r in reversed(rounds) if any(m.tool_calls for m in r.messages)), None)
-    if calls_round is not None and calls_round.number >= rounds[-1].number - 1:
+    submitted = calls_round is not None and any(m.meta.get("final_patch_echo") for m in calls_round.messages)
+    # (a submission the verification line tells: "then submitted (the harness printed the final diff …)")
+    if calls_round is not None and calls_round.number >= rounds[-1].number - 1 and not submitted:
         calls = _last_calls(calls_round)
         if calls:
             facts.append(Fact(Section.CURRENT, "Last calls: " + "; ".join(calls), [calls_round.number], score=79,

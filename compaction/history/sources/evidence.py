@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 
 from compaction.events import EventKind, argument_strings, without_fences
+from compaction.history.condense import cut_at_word
 from compaction.history.echo import echoes_call
 from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
@@ -385,7 +386,7 @@ def _digest(body: str, rnd: int, named: _Named, cwd: str | None) -> str | None:
         size += n + 3
     if not keep:
         return None
-    return " · ".join(u if len(u) <= 200 else u[:199] + "…" for u in (units[i] for i in sorted(keep)))
+    return " · ".join(cut_at_word(u, 200) for u in (units[i] for i in sorted(keep)))
 
 
 def _echoes_arguments(call: ToolCall, content: str) -> bool:

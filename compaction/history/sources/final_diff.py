@@ -21,9 +21,9 @@ from compaction.mdsafe import fence_for
 _FILE_RE = re.compile(r"^diff --git a/(\S+) b/(\S+)")
 MAX_CHANGED_LINES = 24  # a longer diff is the change records' to tell
 MAX_CHARS = 1600
-HUNK_HEADER_CHARS = 100
 SCORE = 70
 MUST_KEEP_SHARE = 0.1
+_HUNK_RE = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)")  # a hunk header's new first line
 
 
 @fact_source(Section.CHANGES)
@@ -39,8 +39,13 @@ def final_diff_facts(ctx: FactContext) -> list[Fact]:
     if not lines or sum(1 for ln in lines if ln.startswith(("+", "-"))) > MAX_CHANGED_LINES or len(body) > MAX_CHARS:
         return []
     rnd = next((r.number for r in ctx.transcript.rounds if any(m is msg for m in r.messages)), ctx.n_rounds)
-    fence = fence_for(body)
-    text = f"The final diff the harness printed (r{rnd}):\n{fence}diff\n{body}\n{fence}"
+    # The changed lines, under their file's name when there are several (one file is named in the head; where
+    # in it they are, the change records say: "touched `get_pixeldata`")
+    files = [ln[2:] for ln in lines if ln.startswith("# ")]
+    shown = [ln for ln in lines if not (len(files) == 1 and ln.startswith("# "))]
+    fence = fence_for("\n".join(shown))
+    head = f"The final diff the harness printed (r{rnd})" + (f", `{files[0]}`" if len(files) == 1 else "")
+    text = f"{head}:\n{fence}diff\n" + "\n".join(shown) + f"\n{fence}"
     # must-keep while it is a small part of the budget; beyond, it competes with the change records it sums up
     small = ctx.target_tokens is None or tokens.count(text) <= ctx.target_tokens * MUST_KEEP_SHARE
     return [Fact(Section.CHANGES, text, [rnd], score=SCORE, essential=small)]
@@ -55,8 +60,9 @@ def _changed_lines(diff: str) -> list[str]:
         if m := _FILE_RE.match(line):
             out.append(f"# {m.group(2)}")
             header = True
-        elif line.startswith("@@"):  # with the function it is in, as git names it
-            out.append(line if len(line) <= HUNK_HEADER_CHARS else line[:HUNK_HEADER_CHARS - 1] + "…")
+        elif line.startswith("@@"):  # where (the change records name the function): its first line's number
+            m = _HUNK_RE.match(line)
+            out.append(f"@@ line {m.group(1)}" if m else "@@")
             header = False
         elif line.startswith(("+", "-")) and not (header and line.startswith(("+++", "---"))):
             out.append(line)

@@ -24,6 +24,7 @@ from compaction.events import (
     shell_reads,
     without_fences,
 )
+from compaction.history.condense import cut_at_word
 from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, cite, display_path, first_line
 from compaction.history.headings import h
 from compaction.history.lookups import found_nothing_in, lookup_hits, lookup_text
@@ -153,6 +154,9 @@ _NOISE_LINE_RE = re.compile(r"-+|=+")  # fullmatch: a rule line says nothing (no
 _SPECIFIC_RE = re.compile(r"`[^`\n]{2,80}`|\b\d[\d.,:]*\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*|\.\w+\(?)|[\w.-]+/[\w./-]+")
 # The agent's intent in the middle of a sentence ("…, so I'll look for…"): what it meant to do, not what it found.
 _INTENT_RE = re.compile(r"\b(?:I'll|I will|I need to|I should|let me|I'm going to|we need to|we should)\b", re.IGNORECASE)
+# What the agent means to do next ("I'll distill…", "I'm going to read…"): no part of a report on what was done
+# (a constraint it states, "we should not call `init()` twice", is)
+_PLANS_RE = re.compile(r"\b(?:I'll|I will|I'm going to|I am going to|let me)\b", re.IGNORECASE)
 _WORD_RE = re.compile(r"[a-z_][a-z0-9_.]{3,}")
 _FUNCTION_WORDS = frozenset("this that these those there their them then than they with from have been were will would "
                             "should could does which what when where while into also only just here means seems "
@@ -394,7 +398,7 @@ def specificity(text: str, named: set[str] | None = None) -> int:
 
 
 _GUESS_RE = re.compile(r"(?:(?:But |And |Or |So ),?)?(?:Maybe|Perhaps|Possibly|Wait|Hmm+|I (?:think|guess|suspect)|"
-                       r"It (?:might|may|could))\b", re.IGNORECASE)
+                       r"It (?:might|may|could) (?:be|have)|Probably)\b", re.IGNORECASE)
 
 
 def _repeats(bag: set[str], said: list[set[str]]) -> bool:
@@ -450,7 +454,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             heading = _HEADING_RE.match(x) is not None and _verdict_heading(x)
             x = x.lstrip("# ") if heading else x
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")) \
-                    and not _COURTESY_RE.match(x) and not (closing and _INTENT_RE.search(x)):  # a report tells what was done
+                    and not _COURTESY_RE.match(x) and not (closing and _PLANS_RE.search(x)):  # a report tells what was done
                 sentences.append(x)
                 stressed.append((len(_BOLD_RE.findall(raw)) if marked else 0) + (HEADING_STRESS if heading else 0)
                                 - (TABLE_ROW_PENALTY if x.startswith("|") else 0))
@@ -471,7 +475,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             continue
         keep.append(i)
         size += n + (2 if _unended(sentences[i]) else 1)  # the separator, with the stop an unended line gets
-    shown = [s if len(s) <= 200 else s[:199] + "…" for s in (sentences[i] for i in sorted(keep))]
+    shown = [cut_at_word(s, 200) for s in (sentences[i] for i in sorted(keep))]
     reply = " ".join(s if k == len(shown) - 1 or not _unended(s) else s + ";" for k, s in enumerate(shown))
     return reply if len(reply) <= limit else reply[:limit - 1] + "…"
 
@@ -664,7 +668,7 @@ def _phases(findings: list[Finding]) -> list[list[Finding]]:
 
 
 def _single(f: Finding) -> Fact:
-    text = f.text if len(f.text) <= 300 or f.code else f.text[:299] + "…"
+    text = f.text if f.code else cut_at_word(f.text, 300)
     return Fact(Section.FINDINGS, text, [f.round], score=f.score + f.round / 10000,
                 short=first_line(text, 120) if len(text) > 120 and not f.code else None, prose=not f.code)
 
@@ -674,7 +678,7 @@ def _phase(group: list[Finding], kept: list[Finding]) -> Fact:
     # the span of rounds, not each round a finding came from: the kept ones cite their own
     rounds = list(range(min(f.round for f in group), max(f.round for f in group) + 1))
     label = cite(rounds)
-    body = "; ".join(f"{f.text if len(f.text) <= 200 or f.code else f.text[:199] + '…'} (r{f.round})" for f in kept)
+    body = "; ".join(f"{f.text if f.code else cut_at_word(f.text, 200)} (r{f.round})" for f in kept)
     text = f"Phase {label}, {len(kept)} of {len(group)} findings: {body}"
     best = max(kept, key=lambda f: f.score)
     short = f"Phase {label}, 1 of {len(group)} findings: {first_line(best.text, 100)} (r{best.round})"

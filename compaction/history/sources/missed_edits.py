@@ -23,17 +23,17 @@ _CHANGES = frozenset({EventKind.EDIT, EventKind.WRITE, EventKind.DELETE, EventKi
 def missed_edit_facts(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.code:
         return []
-    missed = [e for e in ctx.events if e.missed and e.missed_where and e.path]
+    missed = [(i, e) for i, e in enumerate(ctx.events) if e.missed and e.missed_where and e.path]
     if not missed:
         return []
-    last_change: dict[str, int] = {}  # each file's last change by the session (its message)
-    for e in ctx.events:
+    last_change: dict[str, int] = {}  # each file's last change by the session (its place among the events)
+    for i, e in enumerate(ctx.events):
         if e.kind in _CHANGES and e.path and not e.failed and not e.git_output and not e.unchanged:
-            last_change[display_path(e.path, ctx.cwd)] = e.message_index
+            last_change[display_path(e.path, ctx.cwd)] = i
     facts: list[Fact] = []
-    for e in missed:
+    for at, e in missed:
         path = display_path(e.path or "", ctx.cwd)
-        if last_change.get(path, -1) > e.message_index:
+        if last_change.get(path, -1) > at:
             continue  # changed again since: whether that made up for it the change records tell
         where = "; ".join(e.missed_where[:NAMED]) + (f"; +{len(e.missed_where) - NAMED}"
                                                      if len(e.missed_where) > NAMED else "")

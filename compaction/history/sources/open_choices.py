@@ -41,7 +41,7 @@ def open_choice_facts(ctx: FactContext) -> list[Fact]:
     if index < min(len(messages) * (1 - LAST_SHARE), len(messages) - LAST_MESSAGES):
         return []
     reply = _reply(messages, index, question)
-    if reply is not None and not _SET_ASIDE_RE.search(reply):
+    if reply is not None and not _sets_aside(reply, question):
         return []
     words = _words(question)
     again = [r for _, r, q in asked[:-1] if _same(words, _words(q))]
@@ -55,6 +55,22 @@ def open_choice_facts(ctx: FactContext) -> list[Fact]:
 # A reply that puts the question off ("write a little poem instead", "later", "not now"): still open
 _SET_ASIDE_RE = re.compile(r"(?i)\b(?:instead|later|not now|not yet|first|for now|hold off|wait)\b")
 REPLY_CHARS = 80
+_FIRST_SENTENCE_RE = re.compile(r"^[^\n.!?]*")
+
+
+def _sets_aside(reply: str, question: str) -> bool:
+    """The reply's opening sentence puts the question off ("write a little poem instead"), and names no
+    course the question offered ("commit first" picks one): a paste after it says nothing of it."""
+    first = _FIRST_SENTENCE_RE.match(reply.strip())
+    opening = first.group(0) if first else ""
+    if not _SET_ASIDE_RE.search(opening):
+        return False
+    offered = _words(question) - _ASKING_WORDS
+    return not (offered & _words(opening))
+
+
+_ASKING_WORDS = frozenset({"should", "shall", "want", "would", "like", "you", "ready", "what", "have", "the", "and",
+                           "for", "now", "with", "this", "that", "continue", "next"})
 
 
 def _cut(text: str) -> str:
@@ -65,15 +81,29 @@ def _cut(text: str) -> str:
 def _questions(ctx: FactContext) -> list[tuple[int, int, str]]:
     """(message, round, question) of each choice the agent put to the user, in order."""
     out: list[tuple[int, int, str]] = []
+    messages = ctx.transcript.messages
     for rnd in ctx.transcript.rounds:
         for m in rnd.messages:
-            if m.role is not Role.ASSISTANT or m.harness or "?" not in m.text:
-                continue
-            for line in m.text.splitlines():
+            if m.role is not Role.ASSISTANT or m.harness or "?" not in m.text or m.tool_calls or not _ends_turn(messages, m):
+                continue  # a question the agent goes on past (a call, more of its own words) is its own to answer
+            tail = m.text.rstrip()[-CLOSING_CHARS:]  # put to the user where the reply closes, not mid-way
+            for line in tail.splitlines():
                 found = _CHOICE_RE.search(line.strip().lstrip("*-> ").strip())
                 if found:
                     out.append((m.index, rnd.number, found.group(0)))
     return out
+
+
+CLOSING_CHARS = 300
+
+
+def _ends_turn(messages: list[Message], m: Message) -> bool:
+    """The message is the agent's last before the user speaks (or the session ends)."""
+    for after in messages[m.index + 1:]:
+        if after.harness or after.role is Role.SYSTEM:
+            continue
+        return after.role is Role.USER
+    return True
 
 
 def _reply(messages: list[Message], index: int, question: str) -> str | None:

@@ -241,8 +241,16 @@ def _answered_at(ctx: FactContext, asked: int) -> int | None:
                 continue  # a quit command (`/exit`) after the reply asks nothing
             if m.index <= asked or m.role is not Role.ASSISTANT or m.tool_calls or not m.text.strip():
                 return None
-            return rnd.number
+            return None if _NO_ANSWER_RE.search(m.text.strip()[-NO_ANSWER_TAIL:]) else rnd.number
     return None
+
+
+# A last reply that answers nothing yet: a question back, a plan, an abort, a failure to do it
+_NO_ANSWER_RE = re.compile(r"\?\W*$|\[error\b|\b(?:was|were) aborted\b|\binterrupted\b|"
+                           r"\b(?:I was (?:not|unable)|I(?: could not|couldn't| can't| cannot)|unable to|failed to)\b|"
+                           r"(?:^|[.!]\s+)(?:Let me|I'll|I will|I'm going to|Next,? I|Now I)\b[^.!?]*[.:]?\W*$",
+                           re.IGNORECASE)
+NO_ANSWER_TAIL = 400  # the reply's closing words: where it says it is done, asks back or goes on
 
 
 @fact_source(Section.GOAL)
@@ -317,7 +325,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             text += f" (answered r{answered})" if answered else ""
             room, _ = request_room(text, 160, False)
             short = shorten_request(text, room, 160)
-            short += f" (answered r{answered})" if answered and not short.endswith(")") else ""
+            short += f" (answered r{answered})" if answered and not short.endswith(f"(answered r{answered})") else ""
             # A tight budget shows the current request by its asks; its own words come back when
             # the other sections had their share (the filler gives a shown request's full text last).
             shown = short if tight and len(short) < len(text) * 0.8 else text

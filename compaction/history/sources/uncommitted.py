@@ -79,7 +79,16 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
     requests = [e for e in ctx.events if e.kind is EventKind.REQUEST and e.text.strip() and is_follow_up_request(e.text)]
     if len(requests) < 2 or any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:]):
         return []
-    after = _changed_after(ctx, -1)
+    runs = [sub for e in ctx.events if e.kind is EventKind.COMMAND and e.command and "git" in e.command
+            and not e.failed for sub, _ in git_runs(e.command)]
+    if not runs and not ctx.transcript.meta.get("git_branch"):
+        return []  # no sign of a git work tree: nothing is "uncommitted" in a folder git does not track
+    if "commit" in runs:
+        return []  # it committed (its output unseen or quiet): what came after is for a status to say
+    status = _last_status(ctx, -1)
+    clean = status is not None and not status.changes and not status.folders
+    since = status.message_index if clean and status is not None else -1  # git said the work tree was clean then
+    after = {p: r for p, r in _changed_after(ctx, since).items() if not p.startswith("~") and p not in _scratch(ctx)}
     if not after:
         return []
     paths = list(after)
@@ -90,39 +99,91 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
     return [Fact(Section.CURRENT, f"{head}: {named}", [last], score=SCORE - 4, priority=1.5, pending=True, short=head)]
 
 
-def _left_behind(ctx: FactContext, commits: list) -> list[Fact]:
-    """Commits a push or a tag does not hold: those after the last push (the remote lacks them), and
-    those after the last tag the session made (the tagged release lacks them). Why: a successor that
-    reads "tagged v0.3.0 and pushed" believes the release holds the work; later fixes are not in it."""
-    pushes, tags = [], []
+def _scratch(ctx: FactContext) -> set[str]:
+    """The files the session wrote and then removed: no work of it to commit."""
+    first: dict[str, EventKind] = {}
+    last: dict[str, EventKind] = {}
     for e in ctx.events:
-        if e.kind is not EventKind.COMMAND or not e.command or e.failed or "git" not in e.command:
-            continue
-        for sub, args in git_runs(e.command):
-            if sub == "push" and not {"--delete", "-d", "--dry-run", "-n"} & set(args):
-                pushes.append(e)
-            elif sub == "tag" and (name := _tag_made(args)):
-                tags.append((e, name))
+        if e.path and e.kind in (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE) and not e.failed and not e.git_output:
+            path = display_path(e.path, ctx.cwd)
+            first.setdefault(path, e.kind)
+            last[path] = e.kind
+    return {p for p, k in last.items() if k is EventKind.DELETE and first[p] is EventKind.WRITE}
+
+
+def _left_behind(ctx: FactContext, commits: list) -> list[Fact]:
+    """Commits a push or a tag does not hold: those after the last push of a branch (the remote lacks
+    them), and those after the last tag the session made and kept (the tagged release lacks them). Why:
+    a successor that reads "tagged v0.3.0 and pushed" believes the release holds the work; later fixes
+    are not in it."""
+    pushes: list[tuple[int, int]] = []  # (message, round) of each push of a branch the remote took
+    tags: dict[str, tuple[int, int]] = {}  # tag name -> (message, round) of its making, while it stands
+    for rnd in ctx.transcript.rounds:
+        results = None
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                command = call.command or ""
+                if "git" not in command or ("push" not in command and "tag" not in command):
+                    continue
+                results = ctx.results_of(rnd) if results is None else results
+                res = results.get(id(call))
+                if res is None or res.is_error or res.exit_code not in (None, 0) \
+                        or _PUSH_REFUSED_RE.search(res.content or ""):
+                    continue  # refused (or never seen back): no push, no tag
+                for sub, args in git_runs(command):
+                    if sub == "push" and _pushes_branch(args, tags):
+                        pushes.append((msg.index, rnd.number))
+                    elif sub == "tag" and (deleted := _tag_deleted(args)):
+                        for name in deleted:
+                            tags.pop(name, None)
+                    elif sub == "tag" and (name := _tag_made(args)):
+                        tags.pop(name, None)  # made again (`-f`): where it stands now
+                        tags[name] = (msg.index, rnd.number)
     facts: list[Fact] = []
     if pushes:
-        later = [c for c in commits if c.message_index > pushes[-1].message_index]
+        at, pushed = pushes[-1]
+        later = [c for c in commits if c.message_index > at]
         if later:
-            hashes = ", ".join(f"`{c.commit_hash[:HASH_CHARS]}`" for c in later[:SHOWN])
-            hashes += f" +{len(later) - SHOWN}" if len(later) > SHOWN else ""
             n = f"{len(later)} commit{'s' if len(later) > 1 else ''}"
-            facts.append(Fact(Section.CURRENT, f"Not pushed: {n} after the last push (r{pushes[-1].round}): {hashes}",
-                              [pushes[-1].round, later[-1].round], score=SCORE, priority=1.5, pending=True,
-                              essential=True))
+            facts.append(Fact(Section.CURRENT, f"Not pushed: {n} after the last push (r{pushed}): {_hashes(later)}",
+                              [pushed, later[-1].round], score=SCORE, priority=1.5, pending=True, essential=True))
     if tags:
-        tag, name = tags[-1]
-        later = [c for c in commits if c.message_index > tag.message_index]
+        name, (at, tagged) = list(tags.items())[-1]
+        later = [c for c in commits if c.message_index > at]
         if later:
-            hashes = ", ".join(f"`{c.commit_hash[:HASH_CHARS]}`" for c in later[:SHOWN])
-            hashes += f" +{len(later) - SHOWN}" if len(later) > SHOWN else ""
-            facts.append(Fact(Section.CURRENT, f"Tag `{name}` (r{tag.round}) predates the later commits {hashes}: "
-                              "they are not in it", [tag.round, later[-1].round], score=SCORE - 2, priority=1.5,
+            facts.append(Fact(Section.CURRENT, f"Tag `{name}` (r{tagged}) predates the later commits {_hashes(later)}: "
+                              "they are not in it", [tagged, later[-1].round], score=SCORE - 2, priority=1.5,
                               pending=True))
     return facts
+
+
+# What git prints of a push the remote turned down (exit 0 when piped through `tail`)
+_PUSH_REFUSED_RE = re.compile(r"\[rejected\]|\[remote rejected\]|error: failed to push|^fatal: ", re.MULTILINE)
+
+
+def _hashes(commits: list) -> str:
+    shown = ", ".join(f"`{c.commit_hash[:HASH_CHARS]}`" for c in commits[:SHOWN])
+    return shown + (f" +{len(commits) - SHOWN}" if len(commits) > SHOWN else "")
+
+
+def _pushes_branch(args: list[str], tags: dict[str, tuple[int, int]]) -> bool:
+    """A push that sends a branch's commits: not a dry run, not a deletion (`-d`, `:old`), not of tags
+    alone (`--tags` with no branch named, or refspecs that are all tags the session made)."""
+    if {"--delete", "-d", "--dry-run", "-n"} & set(args):
+        return False
+    refs = [a for a in args if not a.startswith("-")][1:]  # after the remote
+    if any(r.startswith(":") for r in refs):
+        return False
+    if not refs:
+        return "--tags" not in args  # `git push` alone pushes the branch; `git push --tags` only tags
+    return not all(r in tags or r.startswith("refs/tags/") for r in refs)
+
+
+def _tag_deleted(args: list[str]) -> list[str]:
+    """The tags a `git tag -d a b` deletes ([] for any other `git tag`)."""
+    if "-d" not in args and "--delete" not in args:
+        return []
+    return [a for a in args if not a.startswith("-")]
 
 
 _TAG_LISTING = frozenset({"-d", "--delete", "-l", "--list", "-v", "--verify", "--contains", "--no-contains",
@@ -138,8 +199,8 @@ def _tag_made(args: list[str]) -> str | None:
     i = 0
     while i < len(args):
         a = args[i]
-        if a in valued:
-            i += 2
+        if a in valued or (a.startswith("-") and not a.startswith("--") and a[-1:] in "mFu" and len(a) > 2):
+            i += 2  # its value follows (`-m "msg"`, and `-am "msg"`: short flags run together, the last one valued)
             continue
         if not a.startswith("-"):
             return a if _plain_name(a) else None
