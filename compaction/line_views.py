@@ -105,8 +105,7 @@ class LineViews:
         line = self._line(path, number) if pattern is not None else None
         if line is None or pattern is None or pattern.search(line) is not None:
             return False
-        made = hunk.added[0].strip() if hunk.added else ""
-        return not (made and "\\" not in made and "&" not in made and made in line)
+        return not _holds_made(line, hunk)
 
     def missed(self, path: str, hunks: tuple[Hunk, ...], command: str = "") -> int:
         """How many of a change's substitutions the views say matched nothing (0 when it cannot be judged)."""
@@ -120,6 +119,17 @@ _UNJUDGED_RE = re.compile(r"\s-[a-zA-Z]*[Er][a-zA-Z]*\b|--regexp-extended|[/|#,:
 _BARE_SLASH_RE = re.compile(r"(?<!\\)/")  # a delimiter left in a pattern or a replacement: the script was not one `s`
 # GNU regex features `_bre` does not read (`\<`, `\b`, `\w`, `[[:space:]]`): not judged
 _GNU_RE = re.compile(r"\\[<>bBwWsS`']|\[\[:")
+
+
+def _holds_made(line: str, hunk: Hunk) -> bool:
+    """The line already holds what the substitution puts in (run again, it finds nothing to change): its
+    replacement as a whole token (`timeout=30` is not in `timeout=300`), one its pattern does not itself hold
+    (`s/return y/return/` on `return x` says nothing), no `&` or escape in it (they stand for other text)."""
+    made = hunk.added[0].strip() if hunk.added else ""
+    removed = hunk.removed[0] if hunk.removed else ""
+    if not made or "\\" in made or "&" in made or made in removed:
+        return False
+    return re.search(r"(?<![\w.])" + re.escape(made) + r"(?![\w])", line) is not None
 
 
 def judged(hunks: tuple[Hunk, ...], command: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import posixpath
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -1711,13 +1712,22 @@ def _writes_whole(call: ToolCall, path: str) -> bool:
                                       for kind, p in shell_writes(call.command or ""))
 
 
-def _same_place(a: str, b: str) -> bool:
-    """One file at one place: the same path, or an absolute path and the relative one it ends with (not a
-    bare name and a path in a folder: `utils.py` missed at the root is not `src/utils.py`)."""
-    x, y = (p.replace("\\", "/").removeprefix("./") for p in (a, b))
+def _same_place(a: str, b: str, cwd: str | None) -> bool:
+    """One file at one place: the same path once a relative one is taken from the working directory (not
+    a bare name and a path in a folder: `utils.py` missed at the root is not `/testbed/src/utils.py`)."""
+    x, y = (_absolute(p.replace("\\", "/").removeprefix("./"), cwd) for p in (a, b))
     if x == y:
         return True
-    return same_file(x, y) and (x.startswith(("/", "~")) or y.startswith(("/", "~")))
+    # no working directory known: an absolute path and a relative one it ends with, that names a folder
+    return cwd is None and same_file(x, y) and (x.startswith("/") != y.startswith("/")) and "/" in min(x, y, key=len)
+
+
+def _absolute(path: str, cwd: str | None) -> str:
+    return posixpath.normpath(posixpath.join(cwd.replace("\\", "/"), path)) if cwd and not path.startswith(("/", "~")) \
+        else path
+
+
+_SLASH_COMMAND_RE = re.compile(r"\s*/[\w-]+(?:\s|$)")  # `/exit`, `/clear`: a command to the tool (a path is words)
 
 
 def _user_next(transcript: Transcript, index: int | None) -> str:
@@ -1726,7 +1736,7 @@ def _user_next(transcript: Transcript, index: int | None) -> str:
     if index is None:
         return ""
     for after in transcript.messages[index + 1:index + 4]:
-        if after.role is Role.USER and not after.harness and after.text.strip() and not after.text.lstrip().startswith("/"):
+        if after.role is Role.USER and not after.harness and after.text.strip() and not _SLASH_COMMAND_RE.match(after.text):
             line = after.text.strip().split("\n", 1)[0]
             return line if len(line) <= 160 else line[:159].rsplit(" ", 1)[0] + "…"
         if after.tool_calls:
@@ -1816,7 +1826,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     elif fix.round:
         text = _edited(fix)
         if rec.id == "ERR_TOOL_FileNotFound" and fix.path and last.location.path and fix.call is not None \
-                and _writes_whole(fix.call, fix.path) and _same_place(fix.path, last.location.path):
+                and _writes_whole(fix.call, fix.path) and _same_place(fix.path, last.location.path, transcript.cwd):
             # the file the read missed is the one the fix wrote whole: it did not exist, and the session made it
             text = f"it did not exist: created `{fix.path}` (r{fix.round})"
         if fix.restored and fix.call is not None:

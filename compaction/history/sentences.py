@@ -32,7 +32,8 @@ def straight(text: str) -> str:
     if "`" not in text:
         return text.replace(_CURLY, "'")
     parts = text.split("`")
-    return "`".join(p if i % 2 else p.replace(_CURLY, "'") for i, p in enumerate(parts))
+    last = len(parts) - 1 if len(parts) % 2 == 0 else -1  # after a backtick no other closes: prose again
+    return "`".join(p if i % 2 and i != last else p.replace(_CURLY, "'") for i, p in enumerate(parts))
 
 
 _CURLY = "\u2019"

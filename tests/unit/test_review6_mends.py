@@ -248,7 +248,7 @@ def test_a_short_final_diff_the_harness_printed_is_kept_verbatim():
     [fact] = final_diff_facts(ctx)
     # one file: named in the head; a hunk by its first line (the change records name the function)
     assert fact.essential and fact.text.startswith("The final diff the harness printed (r1), `pkg/numpy_handler.py`:"
-                                                   "\n```diff\n@@ line 285\n")
+                                                   "\n```diff\n@@ line 286 in `get_pixeldata`\n")
     assert "-        'Rows', 'PixelRepresentation',\n+        'Rows',\n+    if 'PixelData' in ds:" in fact.text
     assert "required_elements = [" not in fact.text  # context lines are the change records' to tell
     echo.tool_results[0].content = diff + "".join(f"+    line_{i} = {i}\n" for i in range(40))

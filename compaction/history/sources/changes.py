@@ -1416,8 +1416,8 @@ def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
                 # a line said before is left out, unless it is the body of a block the line before opens, with
                 # more after it (`if result is NotImplemented:` / `return NotImplemented` / `return not result`):
                 # the block read without it says other code
-                if x not in in_hunk and (x not in seen or 0 < i < len(kept) - 1
-                                         and kept[i - 1].rstrip().endswith((":", "{"))):
+                body = 0 < i < len(kept) - 1 and kept[i - 1].rstrip().endswith((":", "{"))
+                if (x not in in_hunk and x not in seen) or body:
                     said.append(x)
                     in_hunk.add(x)
         seen.update(said)

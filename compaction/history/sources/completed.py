@@ -127,29 +127,22 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         f.text = f"{text} {cite(f.rounds)}"
         f.short = f"`{first_line(runs.command, 80)}` {cite(f.rounds[-1:])}" if code else None
         if back is not None:
-            reverted.append((f, back))
+            reverted.append((f, back))  # no single to fold with its round's others: its note is its own
             continue
         if code and runs.count == 1 and not f.test and not runs.outcomes:
             singles.append(f)
         else:
             facts.append(f)
     facts.extend(_same_round(singles))
-    if len(reverted) <= FOLDED_FROM:  # a few: each told, with the revert that put it back
-        facts.extend(f for f, _ in reverted)
-    else:  # many (a session's debug prints, a whole approach dropped): one line tells them all
-        rounds = sorted({r for f, _ in reverted for r in f.rounds})
-        backs = sorted({b for _, b in reverted})
-        n = len(reverted)
-        facts.append(Fact(Section.COMPLETED, f"{n} command{'s' if n > 1 else ''} whose changes a later revert put back "
-                          f"({', '.join(f'r{b}' for b in backs)}): not listed, no part of the work {cite(rounds)}",
-                          rounds, score=UNDONE_SCORE))
+    # each told, with the revert that put it back (a command is what a successor may run again: its line is
+    # kept, as every state-changing command's is, and says it came to nothing)
+    facts.extend(f for f, _ in reverted)
     facts.extend(_commit_runs(commits, [min(f.rounds) for f in facts], said, told))
     facts.sort(key=lambda f: min(f.rounds))
     return facts
 
 
 UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the work's own
-FOLDED_FROM = 2  # more of them than this are told in one line
 NO_EFFECT = " → changed nothing (no such text on the line it addressed)"
 SOME_NO_EFFECT = " substitutions changed nothing (no such text on their lines)"
 MISSED_NAMED = 3
@@ -163,17 +156,16 @@ def _undone_by_reverts(ctx: FactContext) -> Callable[[str, int], int | None]:
     """`(command, round) -> round`: the round of the revert (`git checkout -- f`, `git restore f`, `/undo`)
     that put back every file the command's run of that round changed, else None. Why: a list of
     completed edits a checkout wiped reads as the patch; a successor re-applies them, or trusts them."""
-    reverts: dict[str, list[tuple[int, int]]] = {}
+    reverts: dict[str, list[tuple[int, int, bool]]] = {}  # path -> (message, round, from HEAD: staging undone too)
     for e in ctx.events:
         if e.kind is EventKind.REVERT and e.path:
-            reverts.setdefault(display_path(e.path, ctx.cwd), []).append((e.message_index, e.round))
+            from_head = bool(e.command) and bool(_FROM_COMMIT_RE.search(e.command or ""))
+            reverts.setdefault(display_path(e.path, ctx.cwd), []).append((e.message_index, e.round, from_head))
     if not reverts:
         return lambda command, rnd: None
-    # A commit or a `git add` keeps what came before it: a checkout then puts back the committed (or staged)
-    # text, which holds those changes.
-    kept = [e.message_index for e in ctx.events if e.kind is EventKind.COMMIT or e.kind is EventKind.COMMAND
-            and e.command and "git" in e.command and not e.failed
-            and any(sub in ("add", "commit", "stash") for sub, _ in git_runs(e.command))]
+    # A commit or a `git add` of the file keeps what came before it: a checkout then puts back the committed (or
+    # staged) text, which holds those changes.
+    kept = _checkpoints(ctx)
     changed: dict[tuple[str, int], list[Event]] = {}
     for e in ctx.events:
         if e.kind in _CHANGES and e.command and e.path and not e.failed and not e.git_output:
@@ -185,14 +177,51 @@ def _undone_by_reverts(ctx: FactContext) -> Callable[[str, int], int | None]:
             return None
         backs = []
         for e in runs:
-            back = next((r for i, r in reverts.get(display_path(e.path or "", ctx.cwd), ()) if i > e.message_index
-                         and not any(e.message_index < k < i for k in kept)), None)
+            path = display_path(e.path or "", ctx.cwd)
+            back = next((r for i, r, head in reverts.get(path, ()) if i > e.message_index
+                         and not any(e.message_index < k < i and (committed or not head) and _covers(paths, path)
+                                     for k, committed, paths in kept)), None)
             if back is None:
                 return None
             backs.append(back)
         return min(backs)
 
     return undone
+
+
+# A revert from a commit (`git checkout HEAD -- f`, `git restore --source=HEAD f`, `git reset --hard`): what was
+# only staged is undone too
+_FROM_COMMIT_RE = re.compile(r"\bHEAD\b|--source|\breset\s+--hard\b")
+_ALL_FILES = frozenset({"-A", "--all", ".", "-u", "--update"})
+
+
+def _checkpoints(ctx: FactContext) -> list[tuple[int, bool, frozenset[str] | None]]:
+    """(message, a commit (else staged only), the files it keeps: None for all) of each `git commit`, `git add`
+    and `git stash` (its push) the session ran: a change before one is kept by it."""
+    out: list[tuple[int, bool, frozenset[str] | None]] = []
+    for e in ctx.events:
+        if e.kind is EventKind.COMMIT:
+            out.append((e.message_index, True, None))
+            continue
+        if e.kind is not EventKind.COMMAND or not e.command or "git" not in e.command or e.failed:
+            continue
+        for sub, args in git_runs(e.command):
+            if sub == "commit":
+                out.append((e.message_index, True, None))
+            elif sub == "stash" and (not args or args[0] in ("push", "save") or args[0].startswith("-")):
+                out.append((e.message_index, True, None))
+            elif sub == "add" and not {"-n", "--dry-run"} & set(args):
+                named = [a for a in args if not a.startswith("-")]
+                every = bool(_ALL_FILES & set(args)) or not named
+                out.append((e.message_index, False, None if every else frozenset(
+                    display_path(a, ctx.cwd) for a in named)))
+    return out
+
+
+def _covers(paths: frozenset[str] | None, path: str) -> bool:
+    """Whether a checkpoint that keeps `paths` (None: every file) keeps `path` (a folder named keeps its files)."""
+    return paths is None or any(p == path or path.endswith("/" + p) or p.endswith("/" + path)
+                                or path.startswith(p.rstrip("/") + "/") for p in paths)
 
 
 def _identity(line: str) -> str:

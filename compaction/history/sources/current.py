@@ -365,6 +365,15 @@ def _run_end(ctx: FactContext) -> Fact | None:
                 essential=True, pending=True)
 
 
+def _names_kept_file(ctx: FactContext, text: str) -> bool:
+    """Whether the text names (by its base name) a file the session changed and did not remove."""
+    last: dict[str, EventKind] = {}
+    for e in ctx.events:
+        if e.path and e.kind in (EventKind.EDIT, EventKind.WRITE, EventKind.DELETE) and not e.failed:
+            last[e.path.replace("\\", "/").rsplit("/", 1)[-1]] = e.kind
+    return any(kind is not EventKind.DELETE and name in text for name, kind in last.items())
+
+
 # The user quitting the tool: `/exit`, `/quit` (Claude Code logs it as `<command-name>/exit</command-name>`)
 _LEFT_RE = re.compile(r"^\s*(?:<command-name>\s*)?(/(?:exit|quit|bye|logout))\b")
 
@@ -395,22 +404,24 @@ def current_work(ctx: FactContext) -> list[Fact]:
         # After a submission the harness echoed, the last words narrate handing in (the verification line says
         # "then submitted"): they compete with the decisions, not ahead of them
         handed_in = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
+        # (unless they sum up the work: they name a file the session leaves changed)
+        narrates = handed_in and not _names_kept_file(ctx, said[1].text)
         facts.append(Fact(Section.CURRENT, f"Last said: {_said(said[1].text, _SAID_CHARS)}", [said[0]], score=80,
-                          priority=SUBMITTED_SAID_PRIORITY if handed_in else 1.5,
+                          priority=SUBMITTED_SAID_PRIORITY if narrates else 1.5,
                           short=f"Last said: {_said(said[1].text, _SAID_CHARS // 2)}", prose=True))
     left = _user_left(rounds)
     if left is not None:  # the user quit the tool after the last reply: the work asked was not left running
         facts.append(Fact(Section.CURRENT, f"The user then left the session (`{left[1]}`, r{left[0]})", [left[0]],
                           score=78, priority=1.5))
+    check = _verification(ctx)
     calls_round = next((r for r in reversed(rounds) if any(m.tool_calls for m in r.messages)), None)
     submitted = calls_round is not None and any(m.meta.get("final_patch_echo") for m in calls_round.messages)
     # (a submission the verification line tells: "then submitted (the harness printed the final diff …)")
-    if calls_round is not None and calls_round.number >= rounds[-1].number - 1 and not submitted:
+    if calls_round is not None and calls_round.number >= rounds[-1].number - 1 and not (submitted and check):
         calls = _last_calls(calls_round)
         if calls:
             facts.append(Fact(Section.CURRENT, "Last calls: " + "; ".join(calls), [calls_round.number], score=79,
                               priority=1.5))
-    check = _verification(ctx)
     if check:
         facts.append(check)
     stopped = _run_end(ctx)

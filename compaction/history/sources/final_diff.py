@@ -52,18 +52,36 @@ def final_diff_facts(ctx: FactContext) -> list[Fact]:
 
 
 def _changed_lines(diff: str) -> list[str]:
-    """Each file's name, then its hunks' headers and their removed and added lines (context left out:
-    the change records and the reads carry it)."""
+    """Each file's name, then its hunks' places and their removed and added lines (context left out:
+    the change records and the reads carry it). A hunk's place is the line its first change is at (git's
+    header counts from the context before it), with the function git names."""
     out: list[str] = []
     header = False  # between a file's `diff --git` and its first hunk: `---`/`+++` name the file there
+    start: tuple[int, str] | None = None  # the open hunk's first new line and function, until its first change
     for line in diff.splitlines():
         if m := _FILE_RE.match(line):
             out.append(f"# {m.group(2)}")
             header = True
-        elif line.startswith("@@"):  # where (the change records name the function): its first line's number
+            start = None
+        elif line.startswith("@@"):
             m = _HUNK_RE.match(line)
-            out.append(f"@@ line {m.group(1)}" if m else "@@")
+            start = (int(m.group(1)), _function(line)) if m else (0, "")
             header = False
         elif line.startswith(("+", "-")) and not (header and line.startswith(("+++", "---"))):
+            if start is not None:
+                at, function = start
+                out.append(f"@@ line {at}{f' in `{function}`' if function else ''}" if at else "@@")
+                start = None
             out.append(line)
+        elif start is not None and line.startswith(" "):
+            start = (start[0] + 1, start[1])  # a context line before the first change
     return out
+
+
+def _function(header: str) -> str:
+    """The name of the function git's hunk header names (`@@ … @@ def get_pixeldata(ds, …):` → `get_pixeldata`)."""
+    m = _FUNCTION_RE.search(header)
+    return m.group(1) if m else ""
+
+
+_FUNCTION_RE = re.compile(r"@@ [^@]* @@ .*?\b([A-Za-z_$][\w$]*)\s*\(")

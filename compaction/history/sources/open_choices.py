@@ -55,7 +55,7 @@ def open_choice_facts(ctx: FactContext) -> list[Fact]:
 # A reply that puts the question off ("write a little poem instead", "later", "not now"): still open
 _SET_ASIDE_RE = re.compile(r"(?i)\b(?:instead|later|not now|not yet|first|for now|hold off|wait)\b")
 REPLY_CHARS = 80
-_FIRST_SENTENCE_RE = re.compile(r"^[^\n.!?]*")
+_FIRST_SENTENCE_RE = re.compile(r"^.*?(?:[.!?](?=\s|$)|\n|$)")
 
 
 def _sets_aside(reply: str, question: str) -> bool:
@@ -65,7 +65,9 @@ def _sets_aside(reply: str, question: str) -> bool:
     opening = first.group(0) if first else ""
     if not _SET_ASIDE_RE.search(opening):
         return False
-    offered = _words(question) - _ASKING_WORDS
+    if " or " not in question:
+        return True  # an offer put off ("not yet, I want to review the changes first")
+    offered = _words(question) - _ASKING_WORDS  # a choice between courses: naming one picks it ("commit first")
     return not (offered & _words(opening))
 
 
@@ -86,15 +88,22 @@ def _questions(ctx: FactContext) -> list[tuple[int, int, str]]:
         for m in rnd.messages:
             if m.role is not Role.ASSISTANT or m.harness or "?" not in m.text or m.tool_calls or not _ends_turn(messages, m):
                 continue  # a question the agent goes on past (a call, more of its own words) is its own to answer
-            tail = m.text.rstrip()[-CLOSING_CHARS:]  # put to the user where the reply closes, not mid-way
-            for line in tail.splitlines():
-                found = _CHOICE_RE.search(line.strip().lstrip("*-> ").strip())
-                if found:
-                    out.append((m.index, rnd.number, found.group(0)))
+            line = _closing_line(m.text)  # put to the user where the reply closes (its options may follow)
+            found = _CHOICE_RE.search(line.lstrip("*-> ").strip()) if line else None
+            if found:
+                out.append((m.index, rnd.number, found.group(0)))
     return out
 
 
-CLOSING_CHARS = 300
+_OPTION_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)]|[A-Za-z][.)])\s")  # a list item: one of the options offered
+
+
+def _closing_line(text: str) -> str:
+    """The reply's last line that is not one of a list of options after it (nor blank)."""
+    for line in reversed(text.rstrip().splitlines()):
+        if line.strip() and not _OPTION_RE.match(line):
+            return line.strip()
+    return ""
 
 
 def _ends_turn(messages: list[Message], m: Message) -> bool:

@@ -378,21 +378,22 @@ _REPLY_PLAN_RE = re.compile(r"(?:I(?:'ll| will| need to| should| want to)|Let me
                             r"write up|wrap up|report|recap|clarify to|tell the user|let the user)\b", re.IGNORECASE)
 # The agent supposing, not saying why ("If I assume that X, then I don't need API changes", "Maybe the
 # dict…", "But wait, …"): an option weighed (perhaps the one it then ruled out), no reason for the edit made
-_SUPPOSING_RE = re.compile(r"(?:What if\b|Maybe\b|Perhaps\b|Or (?!rather\b)|But wait\b|Wait\b|Hmm+\b|Alternatively\b)")
+_SUPPOSING_RE = re.compile(r"(?:What if\b|Maybe\b|Perhaps\b|Or\b(?!\s+rather\b)|But wait\b|Wait\b|Hmm+\b|Alternatively\b)")
 _IF_WE_RE = re.compile(r"(?:(?:So|And|But),? )?[Ii]f (?:I|we)\b")
-# What an option the agent supposes would lead to: a break, a failure, or a mere assumption ("If I change
-# `config` to a dict, `_get_output_config` will break"; "If I assume that …, then I don't need …") is an
-# option weighed, likely the one ruled out; one that gains something ("…, the write is atomic on Windows
-# too") is the reason for the option taken
-_FAILS_RE = re.compile(r"(?i)\b(?:break\w*|fail\w*|not|never|cannot|can't|won't|wouldn't|don't|doesn't|assum\w*)\b")
+# What an option the agent supposes would gain ("If I modify `Legend.draw` …, that would ensure …"): the reason
+# for the option it took; one that gains nothing it names, or would break something, is an option weighed
+_ACHIEVES_RE = re.compile(r"\b(?:ensur|fix|solv|resolv|handl|avoid|prevent|allow|guarantee|work|keep|preserv)\w*")
+_FAILS_RE = re.compile(r"(?i)\b(?:break\w*|fail\w*|not|never|cannot|can't|won't|wouldn't|don't|doesn't|assum\w*|"
+                       r"rewrit\w*|instead)\b")
 
 
 def _supposes(sentence: str) -> bool:
-    """The sentence supposes rather than says why: a "maybe", an "or", a "wait", or an "if I …" that
-    leads to a break or rests on an assumption."""
+    """The sentence supposes rather than says why: a "maybe", an "or", a "wait", or an "if I …" that gains
+    nothing it names, or breaks something, or rests on an assumption."""
     if _SUPPOSING_RE.match(sentence):
         return True
-    return _IF_WE_RE.match(sentence) is not None and _FAILS_RE.search(sentence) is not None
+    return _IF_WE_RE.match(sentence) is not None and (
+        _ACHIEVES_RE.search(sentence) is None or _FAILS_RE.search(sentence) is not None)
 
 
 _LIST_MARK_RE = re.compile(r"^(?:[-*•>#]+|\d+[.)])\s*")  # a list item's marker, not a number the sentence opens with

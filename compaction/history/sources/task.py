@@ -15,6 +15,7 @@ from compaction.events import STAMPED_LINE_RE, Event, EventKind, is_follow_up_re
 from compaction.history.condense import LOG_LINE_LEADS, ask_count, condense, one_line, paste_values, telegraph
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
+from compaction.history.sentences import straight
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.literal_heads import holds
 from compaction.memo import per_text
@@ -231,6 +232,12 @@ def _work_rounds(ctx: FactContext) -> list[int]:
     return sorted({e.round for e in ctx.events if e.kind in _WORK})
 
 
+# A request that is one line of code or a prompt's line (`import { X } from './X';`, `> schemas/index.ts`): a
+# paste that asks nothing, shown after the requests that ask
+_CODE_LINE_RE = re.compile(r"\A\s*(?:import\b|from\s+\S+\s+import\b|export\b|const\b|let\b|def\b|class\b|>\s|\$\s)[^\n]*\Z"
+                           r"|\A[^\n]*[;{]\s*\Z")
+
+
 def _answered_at(ctx: FactContext, asked: int) -> int | None:
     """The round of the agent's reply the session ends on, when it came after the request (message
     `asked`) and no call followed it: the request was answered, and the next word is the user's. Why: a
@@ -241,15 +248,31 @@ def _answered_at(ctx: FactContext, asked: int) -> int | None:
                 continue  # a quit command (`/exit`) after the reply asks nothing
             if m.index <= asked or m.role is not Role.ASSISTANT or m.tool_calls or not m.text.strip():
                 return None
-            return None if _NO_ANSWER_RE.search(m.text.strip()[-NO_ANSWER_TAIL:]) else rnd.number
+            return None if _answers_nothing(m.text) else rnd.number
     return None
 
 
-# A last reply that answers nothing yet: a question back, a plan, an abort, a failure to do it
-_NO_ANSWER_RE = re.compile(r"\?\W*$|\[error\b|\b(?:was|were) aborted\b|\binterrupted\b|"
-                           r"\b(?:I was (?:not|unable)|I(?: could not|couldn't| can't| cannot)|unable to|failed to)\b|"
-                           r"(?:^|[.!]\s+)(?:Let me|I'll|I will|I'm going to|Next,? I|Now I)\b[^.!?]*[.:]?\W*$",
-                           re.IGNORECASE)
+def _answers_nothing(text: str) -> bool:
+    """A last reply that answers nothing yet: an abort, a failure to do it, a plan of work to come, or only a
+    question back (a report that closes on an offer or a question answers all the same)."""
+    flat = straight(text.strip())
+    tail = flat[-NO_ANSWER_TAIL:]
+    if _ABORTED_RE.search(tail) or _GAVE_UP_RE.search(tail) or _GOES_ON_RE.search(tail):
+        return True
+    if flat.endswith("?"):
+        cut = max(flat.rfind("\n"), flat.rfind(". "), flat.rfind("! "))
+        return len(flat[:max(cut, 0)].strip()) < REPORT_BEFORE_QUESTION  # the question is all it says
+    return False
+
+
+_ABORTED_RE = re.compile(r"\[error\b|\b(?:was|were) aborted\b", re.IGNORECASE)
+# "I couldn't get the tests to pass", "I was not able to …": at a sentence's start
+_GAVE_UP_RE = re.compile(r"(?:^|[.!]\s+)I (?:could not|couldn't|can't|cannot|was (?:not able|unable)|am (?:not able|unable))\b")
+# "Let me now look at the failing test.", "I'll run the suite next.": work to come, as the reply's last sentence
+_GOES_ON_RE = re.compile(r"(?:^|[.!]\s+)(?:Let me|I'll|I will|I'm going to|Next,? I(?:'ll| will)?|Now I(?:'ll| will))\s+"
+                         r"(?:now\s+)?(?:look|check|run|fix|investigate|try|read|examine|debug|update|search|continue|start|"
+                         r"inspect|test|verify|add|write|implement|open|find|rerun|re-run)\b[^.!?]*[.:]?\W*$", re.IGNORECASE)
+REPORT_BEFORE_QUESTION = 12  # characters of a reply before its closing question that make it more than the question
 NO_ANSWER_TAIL = 400  # the reply's closing words: where it says it is done, asks back or goes on
 
 
@@ -340,7 +363,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             # for the tool to run asks nothing: the completed actions show it.
             led_to_work = _worked_between(worked, req.round, starts[i - first + 1])
             room, asks = request_room(text, limit, tight)
-            typed = _is_typed_command(text, ran.get(req.round, ()))
+            typed = _is_typed_command(text, ran.get(req.round, ())) or _CODE_LINE_RE.search(text) is not None
             sets_work = followed[i - first] * 0.6 if asks else 0.0
             score = (15 if led_to_work else 10) + (-3 if typed else min(asks, 6) * 0.4 + sets_work) + i * 0.01
             fact = Fact(Section.GOAL, "Then asked: " + shorten_request(text, room, limit),

@@ -26,15 +26,20 @@ _STASH_RE = re.compile(r"^\s*git\s+stash(?:\s+(push|save|pop|apply)\b|\s*(?:$|;|
 @fact_source(Section.CURRENT)
 def uncommitted_facts(ctx: FactContext) -> list[Fact]:
     commits = [e for e in ctx.events if e.kind is EventKind.COMMIT and e.commit_hash]
-    if not commits:
-        return _never_committed(ctx)
-    return _left_behind(ctx, commits) + _uncommitted(ctx, commits)
+    if commits:
+        last = commits[-1]
+        return _left_behind(ctx, commits) + _uncommitted(ctx, last.message_index, last.round, last.commit_hash)
+    quiet = next((e for e in reversed(ctx.events) if e.kind is EventKind.COMMAND and e.command and not e.failed
+                  and "commit" in e.command and any(sub == "commit" for sub, _ in git_runs(e.command))), None)
+    if quiet is not None:  # a commit whose output named no hash (`git commit -qam wip`): what came after it
+        return _uncommitted(ctx, quiet.message_index, quiet.round, None)
+    return _never_committed(ctx)
 
 
-def _uncommitted(ctx: FactContext, commits: list) -> list[Fact]:
-    last = commits[-1]
-    status = _last_status(ctx, last.message_index)
-    after = _changed_after(ctx, last.message_index)  # the session's own changes since its last commit
+def _uncommitted(ctx: FactContext, at: int, committed: int, commit_hash: str | None) -> list[Fact]:
+    """What is left to commit after the last commit (message `at`, round `committed`)."""
+    status = _last_status(ctx, at)
+    after = _changed_after(ctx, at)  # the session's own changes since its last commit
     if status is not None:  # what git then said is uncommitted (the session's doing or not), then the changes after it
         told = {display_path(c.path, ctx.cwd): status.round for c in status.changes
                 if not c.untracked or display_path(c.path, ctx.cwd) in after}  # a scratch file is no work to commit
@@ -50,15 +55,15 @@ def _uncommitted(ctx: FactContext, commits: list) -> list[Fact]:
     paths = list(after)
     # a command that changes files (an install, a formatter, `git apply`) since the last commit: what git lists
     # may be its doing, so no file is said to be someone else's
-    own = None if _ran_changes(ctx, last.message_index) else _own_changes(ctx)
+    own = None if _ran_changes(ctx, at) else _own_changes(ctx)
     # base names: the modified-files list has the paths; a file git lists that no call of the session
     # changed is someone else's work in progress (the user's, another agent's): not the session's to commit
     named = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" + ("" if own is None or _among(p, own) else NOT_OURS) for p in paths[:SHOWN])
     named += f" +{len(paths) - SHOWN}" if len(paths) > SHOWN else ""
-    ref = last.commit_hash[:HASH_CHARS]
+    ref = f"{commit_hash[:HASH_CHARS]}, " if commit_hash else ""
     files = f"{len(paths)} file{'s' if len(paths) > 1 else ''}"
     if status is None:
-        head = f"Uncommitted: {files} changed after the last commit ({ref}, r{last.round})"
+        head = f"Uncommitted: {files} changed after the last commit ({ref}r{committed})"
     else:
         head = f"Uncommitted: {files} (`git status`, r{status.round}{', and edits after it' if later else ''})"
     rounds = sorted(set(after.values()))
@@ -88,7 +93,8 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
     status = _last_status(ctx, -1)
     clean = status is not None and not status.changes and not status.folders
     since = status.message_index if clean and status is not None else -1  # git said the work tree was clean then
-    after = {p: r for p, r in _changed_after(ctx, since).items() if not p.startswith("~") and p not in _scratch(ctx)}
+    scratch = _scratch(ctx)
+    after = {p: r for p, r in _changed_after(ctx, since).items() if not p.startswith("~") and p not in scratch}
     if not after:
         return []
     paths = list(after)
@@ -145,8 +151,9 @@ def _left_behind(ctx: FactContext, commits: list) -> list[Fact]:
         later = [c for c in commits if c.message_index > at]
         if later:
             n = f"{len(later)} commit{'s' if len(later) > 1 else ''}"
-            facts.append(Fact(Section.CURRENT, f"Not pushed: {n} after the last push (r{pushed}): {_hashes(later)}",
-                              [pushed, later[-1].round], score=SCORE, priority=1.5, pending=True, essential=True))
+            # the commits by their rounds (the completed actions name them): a line that costs little beside the rest
+            facts.append(Fact(Section.CURRENT, f"Not pushed: {n} after the last push (r{pushed})",
+                              [*(c.round for c in later)], score=SCORE, priority=1.5, pending=True))
     if tags:
         name, (at, tagged) = list(tags.items())[-1]
         later = [c for c in commits if c.message_index > at]
@@ -169,9 +176,12 @@ def _hashes(commits: list) -> str:
 def _pushes_branch(args: list[str], tags: dict[str, tuple[int, int]]) -> bool:
     """A push that sends a branch's commits: not a dry run, not a deletion (`-d`, `:old`), not of tags
     alone (`--tags` with no branch named, or refspecs that are all tags the session made)."""
+    args, _ = shell.unredirected(args)  # `2>&1`, `> log`: where its output goes is no ref
     if {"--delete", "-d", "--dry-run", "-n"} & set(args):
         return False
     refs = [a for a in args if not a.startswith("-")][1:]  # after the remote
+    if refs and refs[0] == "tag":  # `git push origin tag v1.1`
+        return False
     if any(r.startswith(":") for r in refs):
         return False
     if not refs:
