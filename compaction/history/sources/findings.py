@@ -500,7 +500,7 @@ def _statements_with_thinking(msg: Message) -> list[tuple[str, int]]:
     for thought in msg.meta.get("thinking") or ():
         if isinstance(thought, str) and thought.strip():
             out += [(s, w + _THOUGHT_WEIGHT) for s, w in statements(_BOLD_HEAD_RE.sub("", thought))
-                    if w >= _THOUGHT_LEAST and _SPECIFIC_RE.search(s)]
+                    if w >= _THOUGHT_LEAST and _SPECIFIC_RE.search(s) and not _PLANS_RE.search(s)]  # its plans: none
     return out
 
 

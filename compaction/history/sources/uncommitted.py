@@ -97,12 +97,10 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
     after = {p: r for p, r in _changed_after(ctx, since).items() if not p.startswith("~") and p not in scratch}
     if not after:
         return []
-    paths = list(after)
-    named = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in paths[:SHOWN])
-    named += f" +{len(paths) - SHOWN}" if len(paths) > SHOWN else ""
-    last = max(after.values())
-    head = f"Not committed: no commit in this session; {len(paths)} changed file{'s' if len(paths) > 1 else ''}"
-    return [Fact(Section.CURRENT, f"{head}: {named}", [last], score=SCORE - 4, priority=1.5, pending=True, short=head)]
+    # the files by their count (the modified-files list names them): a line that costs little beside the rest
+    n = len(after)
+    return [Fact(Section.CURRENT, f"Not committed: no commit in this session ({n} changed file{'s' if n > 1 else ''})",
+                 [max(after.values())], score=SCORE - 4, priority=1.5, pending=True)]
 
 
 def _scratch(ctx: FactContext) -> set[str]:
