@@ -92,7 +92,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     said = _said_by_changes(ctx)
     told = _told_by_commits(folded, commits)
     undone = _undone_by_reverts(ctx)
-    reverted: list[tuple[Fact, int]] = []
+    reverted: list[Fact] = []
     singles: list[Fact] = []  # state-changing commands run once: those of one round share a line
     for ident, runs in folded.items():
         if ident in told:
@@ -127,7 +127,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         f.text = f"{text} {cite(f.rounds)}"
         f.short = f"`{first_line(runs.command, 80)}` {cite(f.rounds[-1:])}" if code else None
         if back is not None:
-            reverted.append((f, back))  # no single to fold with its round's others: its note is its own
+            reverted.append(f)  # not folded with its round's other singles: its note is its own
             continue
         if code and runs.count == 1 and not f.test and not runs.outcomes:
             singles.append(f)
@@ -136,7 +136,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     facts.extend(_same_round(singles))
     # each told, with the revert that put it back (a command is what a successor may run again: its line is
     # kept, as every state-changing command's is, and says it came to nothing)
-    facts.extend(f for f, _ in reverted)
+    facts.extend(reverted)
     facts.extend(_commit_runs(commits, [min(f.rounds) for f in facts], said, told))
     facts.sort(key=lambda f: min(f.rounds))
     return facts

@@ -371,7 +371,9 @@ def _names_kept_file(ctx: FactContext, text: str) -> bool:
     for e in ctx.events:
         if e.path and e.kind in (EventKind.EDIT, EventKind.WRITE, EventKind.DELETE) and not e.failed:
             last[e.path.replace("\\", "/").rsplit("/", 1)[-1]] = e.kind
-    return any(kind is not EventKind.DELETE and name in text for name, kind in last.items())
+    # (a name of a few letters, `a`, `x`, is in any text: only a name with an extension or of four letters counts)
+    return any(kind is not EventKind.DELETE and ("." in name or len(name) >= 4) and name in text
+               for name, kind in last.items())
 
 
 # The user quitting the tool: `/exit`, `/quit` (Claude Code logs it as `<command-name>/exit</command-name>`)

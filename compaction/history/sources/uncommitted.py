@@ -78,7 +78,7 @@ NOT_OURS = " (not changed by this session)"
 
 def _never_committed(ctx: FactContext) -> list[Fact]:
     """A session the user steered (more than one request) that changed the project's files and made no
-    commit: its work is only in the work tree. Why: "what remains" at the end of such a session is
+    commit (a quiet one is `uncommitted_facts`'s): its work is only in the work tree. Why: "what remains" at the end of such a session is
     first of all whether to commit; a list of modified files does not say that none was committed. Not
     said of a harness's run (one task, its diff handed in by the harness)."""
     requests = [e for e in ctx.events if e.kind is EventKind.REQUEST and e.text.strip() and is_follow_up_request(e.text)]
@@ -88,8 +88,6 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
             and not e.failed for sub, _ in git_runs(e.command)]
     if not runs and not ctx.transcript.meta.get("git_branch"):
         return []  # no sign of a git work tree: nothing is "uncommitted" in a folder git does not track
-    if "commit" in runs:
-        return []  # it committed (its output unseen or quiet): what came after is for a status to say
     status = _last_status(ctx, -1)
     clean = status is not None and not status.changes and not status.folders
     since = status.message_index if clean and status is not None else -1  # git said the work tree was clean then
