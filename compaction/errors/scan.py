@@ -1700,8 +1700,15 @@ def _as_run(command: str) -> str:
 
 def _user_said_after(transcript: Transcript, index: int | None) -> str:
     """What the user said after a rejected call (`words_after`), within 160 characters."""
-    line = words_after(transcript.messages, index)
-    return line if len(line) <= 160 else line[:159].rsplit(" ", 1)[0] + "…"
+    return _clip_said(words_after(transcript.messages, index))
+
+
+USER_SAID_CHARS = 160
+
+
+def _clip_said(line: str) -> str:
+    """A user's line within USER_SAID_CHARS, cut at a word."""
+    return line if len(line) <= USER_SAID_CHARS else line[:USER_SAID_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
 def _writes_whole(call: ToolCall, path: str) -> bool:
@@ -1731,14 +1738,13 @@ _SLASH_COMMAND_RE = re.compile(r"\s*/[\w-]+(?:\s|$)")  # `/exit`, `/clear`: a co
 
 
 def _user_next(transcript: Transcript, index: int | None) -> str:
-    """The user's next words after a call they stopped, within 160 characters: the harness's own notice
+    """The user's next words after a call they stopped (`_clip_said`): the harness's own notice
     of the abort ("[error: Request was aborted.]") may come between; a call of the agent's may not."""
     if index is None:
         return ""
     for after in transcript.messages[index + 1:index + 4]:
         if after.role is Role.USER and not after.harness and after.text.strip() and not _SLASH_COMMAND_RE.match(after.text):
-            line = after.text.strip().split("\n", 1)[0]
-            return line if len(line) <= 160 else line[:159].rsplit(" ", 1)[0] + "…"
+            return _clip_said(after.text.strip().split("\n", 1)[0])
         if after.tool_calls:
             return ""
     return ""

@@ -366,14 +366,10 @@ def _run_end(ctx: FactContext) -> Fact | None:
 
 
 def _names_kept_file(ctx: FactContext, text: str) -> bool:
-    """Whether the text names (by its base name) a file the session changed and did not remove."""
-    last: dict[str, EventKind] = {}
-    for e in ctx.events:
-        if e.path and e.kind in (EventKind.EDIT, EventKind.WRITE, EventKind.DELETE) and not e.failed:
-            last[e.path.replace("\\", "/").rsplit("/", 1)[-1]] = e.kind
-    # (a name of a few letters, `a`, `x`, is in any text: only a name with an extension or of four letters counts)
-    return any(kind is not EventKind.DELETE and ("." in name or len(name) >= 4) and name in text
-               for name, kind in last.items())
+    """Whether the text names (by its base name) a file the session changed and did not remove (the file
+    logs'): a name of a few letters (`a`, `x`) is in any text, so only one with an extension or of four."""
+    return any(not log.deleted and ("." in (name := file_name(path)) or len(name) >= 4) and name in text
+               for path, log in logs_of(ctx).items())
 
 
 # The user quitting the tool: `/exit`, `/quit` (Claude Code logs it as `<command-name>/exit</command-name>`)

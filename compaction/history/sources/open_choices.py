@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import re
 
+from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.history.sources.task import is_assent
 from compaction.model import Message, Role
 
 # A question to the user about what to do next: an offer or a choice between courses
 _CHOICE_RE = re.compile(r"^(?:(?:So|Now|OK|Okay),? )?(?:Should (?:I|we)|Shall (?:I|we)|Want me to|Do you want (?:me|to)|"
                         r"Would you like(?: me)? to|Should I go ahead|Ready (?:for me )?to)\b[^?\n]{4,200}\?", re.IGNORECASE)
-_ASSENT_RE = re.compile(r"^\s*(?:yes|yeah|yep|sure|ok(?:ay)?|please|do it|go ahead|sounds good|lgtm|y)\b[\s,.!]*",
-                        re.IGNORECASE)
 _WORD_RE = re.compile(r"[a-z][a-z0-9_.-]{2,}")
 _SAME = 0.6  # of a question's words, the share another holds to be the same question asked again
 LAST_SHARE = 0.25  # asked within the session's last quarter of messages: still the open thread
@@ -47,7 +47,7 @@ def open_choice_facts(ctx: FactContext) -> list[Fact]:
     again = [r for _, r, q in asked[:-1] if _same(words, _words(q))]
     rounds = sorted({*again, rnd})
     times = f", asked {len(rounds)} times" if len(rounds) > 1 else ""
-    how = f"set aside: the user answered “{_cut(reply)}”" if reply else "never answered"
+    how = f"set aside: the user answered “{cut_at_word(' '.join(reply.split()), REPLY_CHARS)}”" if reply else "never answered"
     return [Fact(Section.NEXT, f"[the user's to decide] “{question}” ({how}{times}) {cite(rounds)}", rounds,
                  score=SCORE + (4 if again else 0), pending=True)]
 
@@ -73,11 +73,6 @@ def _sets_aside(reply: str, question: str) -> bool:
 
 _ASKING_WORDS = frozenset({"should", "shall", "want", "would", "like", "you", "ready", "what", "have", "the", "and",
                            "for", "now", "with", "this", "that", "continue", "next"})
-
-
-def _cut(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= REPLY_CHARS else flat[:REPLY_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
 def _questions(ctx: FactContext) -> list[tuple[int, int, str]]:
@@ -123,7 +118,7 @@ def _reply(messages: list[Message], index: int, question: str) -> str | None:
             text = m.text.strip()
             if text.startswith("/"):
                 continue  # a command to the tool (`/exit`): no answer
-            bare = _ASSENT_RE.fullmatch(text) is not None or len(_words(text)) == 0
+            bare = is_assent(text) or len(_words(text)) == 0
             return None if bare and " or " in question else text
     return None
 

@@ -154,10 +154,15 @@ def _informative(line: str) -> bool:
     return holds(_INFORMATIVE_RE, _INFORMATIVE_WORDS, line)
 
 
+def is_assent(text: str) -> bool:
+    """A short yes ("ok", "sure, go ahead", "好的") that takes up what was offered, asking nothing of its own."""
+    return _ASSENT_RE.match(text) is not None
+
+
 def accepted_offer(messages: list[Message], index: int) -> str | None:
     """What a short assent at message `index` accepts: the last question or offer of the assistant's
     latest text before it."""
-    if not _ASSENT_RE.match(messages[index].text):
+    if not is_assent(messages[index].text):
         return None
     for m in reversed(messages[:index]):
         if m.role is Role.USER and not m.harness:

@@ -16,6 +16,7 @@ from compaction.history import project_root
 from compaction.history.facts import Fact, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.completed import HASH_CHARS
+from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 
 SHOWN = 4  # files named; the rest counted
@@ -102,15 +103,9 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
 
 
 def _scratch(ctx: FactContext) -> set[str]:
-    """The files the session wrote and then removed: no work of it to commit."""
-    first: dict[str, EventKind] = {}
-    last: dict[str, EventKind] = {}
-    for e in ctx.events:
-        if e.path and e.kind in (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE) and not e.failed and not e.git_output:
-            path = display_path(e.path, ctx.cwd)
-            first.setdefault(path, e.kind)
-            last[path] = e.kind
-    return {p for p, k in last.items() if k is EventKind.DELETE and first[p] is EventKind.WRITE}
+    """The files the session wrote and then removed (the file logs'): no work of it to commit."""
+    return {path for path, log in logs_of(ctx).items()
+            if log.deleted and log.edits and log.edits[0].event.kind is EventKind.WRITE}
 
 
 def _left_behind(ctx: FactContext, commits: list) -> list[Fact]:
