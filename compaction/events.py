@@ -183,6 +183,8 @@ OFFER_RE = re.compile(r"^(?:If you(?:['’]d| would)? (?:rather|prefer|like|want
 _CONSTRAINT_RE = re.compile(
     r"\b(?:do not|don't|never|must not|must|should not|shouldn't|only|make sure|ensure|without modifying|"
     r"you (?:need|have) to|requirement|constraint|禁止|必须|不要)\b"
+    # what the user wants left as it is ("No change on `specstory sync`", "leave the tests alone")
+    r"|\bno changes? (?:on|to)\b|\b(?:leave|keep)\b[^.\n]{0,40}?\b(?:alone|as it is|as is|unchanged|untouched)\b"
     # the language the user wants replies in ("answer in Chinese", "用中文回答"): every later reply keeps it
     r"|\b(?:answer|reply|respond|write|explain|talk|speak)\b[^.\n]{0,20}?\bin (?:[a-z]+ )?"
     r"(?:english|chinese|mandarin|cantonese|japanese|korean|spanish|french|german|italian|portuguese|russian|"

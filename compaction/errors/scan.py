@@ -420,7 +420,37 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
             rec.solution = _installed_first(installed[-1], rec.solution)  # then whether the later one ended
         rec.avoidance = not_what_failed(unused_checkers_dropped(advise(rec), used), rec.solution or "",
                                         frozenset(" ".join(c.split()) for o in rec.occurrences if (c := o.location.command)))
+        rec.avoidance = _deleted_since(transcript, rec.avoidance, rec.occurrences[-1].round)
     return out
+
+
+_ADVISED_RUN_RE = re.compile(r"re-run `([^`\n]+)`")
+
+
+def _deleted_since(transcript: Transcript, avoidance: str, after: int) -> str:
+    """Advice to re-run a script (a reproduction) that a later line of the session deleted (`rm
+    reproduce_bug.py`) and no later call wrote again: said, so the successor writes it first. Why:
+    pydicom's and scikit-learn's advice named reproductions the sessions had removed."""
+    m = _ADVISED_RUN_RE.search(avoidance or "")
+    scripts = scripts_run(m.group(1)) if m else set()
+    if not scripts:
+        return avoidance
+    gone: dict[str, int] = {}
+    for rnd in transcript.rounds[after:]:
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                written = shell_writes(call.command) if call.command else \
+                    [(EventKind.WRITE, call.path)] if call.path and call.kind is ToolKind.WRITE else []
+                for kind, path in written:
+                    name = file_name(path)
+                    if name in scripts and kind is EventKind.DELETE:
+                        gone[name] = rnd.number
+                    elif name in scripts and kind is EventKind.WRITE:
+                        gone.pop(name, None)
+    if not gone:
+        return avoidance
+    name, rnd = next(iter(gone.items()))
+    return f"{avoidance} (`{name}` was deleted at r{rnd}: write it again first)"
 
 
 OWN_TESTS_NAMED = 3
@@ -1511,7 +1541,43 @@ def _still_reproduced(transcript: Transcript, rec: ErrorRecord, cache: _ResultsC
                     edited = (rnd.number, file_name(path))
     if edited is None or edited[0] <= rec.occurrences[0].round:
         return ""
-    return f"still printed by the reproduction's last run (r{last.round}), after the edit of `{edited[1]}` (r{edited[0]})"
+    said = f"still printed by the reproduction's last run (r{last.round}), after the edit of `{edited[1]}` (r{edited[0]})"
+    first = next((o for o in rec.occurrences if o.round < edited[0] and o.source != "text"
+                  and o.location.command == last.location.command), None)  # the same run, before the fix
+    if first is not None and (new := _new_error_lines(_scanned_text(transcript, first), _scanned_text(transcript, last))):
+        said += f", but that run prints what the first (r{first.round}) did not: " + ", ".join(f"`{x}`" for x in new)
+    return said
+
+
+NEW_LINES_SHOWN = 3
+_ERROR_LINE_RE = re.compile(r"^\W*(?:E\s+)?([A-Z]\w*(?:Error|Exception|Warning)\b.{0,60}|"
+                            r"The above exception .{0,60}|During handling of the above exception.{0,40})$", re.M)
+
+
+def _new_error_lines(before: str, after: str) -> list[str]:
+    """The error lines of a reproduction's later run that its first run lacked (a chain of causes where one
+    error stood: `ValueError: 11`, "The above exception was the direct cause…"). Why: a reproduction that
+    raises by design prints its error after the fix too; what changed in it is the fix's effect."""
+    seen = {m.group(1).strip() for m in _ERROR_LINE_RE.finditer(before)}
+    out: list[str] = []
+    for m in _ERROR_LINE_RE.finditer(after):
+        line = m.group(1).strip()
+        if line not in seen and line not in out:
+            out.append(line)
+    return out[:NEW_LINES_SHOWN] if seen else []
+
+
+def _scanned_text(transcript: Transcript, occ: Occurrence) -> str:
+    """The text an occurrence was found in: its message's text, or the tool result it names."""
+    if occ.message is None or not 0 <= occ.message < len(transcript.messages):
+        return ""
+    msg = transcript.messages[occ.message]
+    if msg.index != occ.message:
+        msg = next((m for m in transcript.messages if m.index == occ.message), msg)
+    if occ.source.startswith("result:"):
+        i = int(occ.source.split(":", 1)[1])
+        return msg.tool_results[i].content if i < len(msg.tool_results) else ""
+    return msg.text
 
 
 def _repro_passed(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache | None = None) -> str:
@@ -1879,12 +1945,17 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         and rec.family == "TOOL" and not fix.round else None
     again = _same_tool_success(transcript, last, tool, cache) if tool else None
     around = _workaround(transcript, last.round, last.message) if tool and again is None else None
+    # a file missed at one place and named at another: where it is, rather than whatever call next worked
+    found = _found_elsewhere(transcript, rec, cache) if rec.id == "ERR_TOOL_FileNotFound" and not fix.round \
+        and again is None and not around else ""
+    if found:
+        parts.append(found)
     if again is not None:
         retry = (again[0], f"`{_as_run(again[1].command)}`" if again[1].command else "the same call", again[1])
     else:
         # a target bug's run shows the bug on purpose: another program's success after it ended nothing
-        retry = None if fix.round or around or rec.target_bug or probe or rec.id == "ERR_TOOL_UserAborted" else \
-            _next_success(transcript, rec, last.round, cache)
+        retry = None if fix.round or around or found or rec.target_bug or probe or rec.id == "ERR_TOOL_UserAborted" \
+            else _next_success(transcript, rec, last.round, cache)
     still = _repro_passed(transcript, rec, cache) or _still_reproduced(transcript, rec, cache) \
         if rec.target_bug and not fix.round and not around else ""
     if still:
@@ -1896,12 +1967,15 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         changed = changed_arguments(failed_call, call) if call is not None else ""
         if changed and failed_call is not None and call is not None and call.command == failed_call.command:
             what = "the same call" if call.command is None else "the same command"  # only its arguments changed
+        elif what == "the same call" and failed_call is not None and call is not None and call.path \
+                and failed_call.path and not _same_place(call.path, failed_call.path, transcript.cwd):
+            what = f"the same call on `{_relative(call.path, transcript.cwd)}`"  # the place that worked
         if call is None and rec.id in MODEL_SIDE and (switch := _model_switch(transcript, last, rnd)):
             at = f" (r{switch[0]})" if switch[0] != rnd else ""
             what = f"the model was switched to `{switch[1]}`{at}, and the next reply"
         parts.insert(len(parts) - (1 if why else 0),
                      f"then {what}{f' rerun with {changed}' if changed else ''} succeeded (r{rnd})")
-    elif not fix.round and not around and not still:
+    elif not fix.round and not around and not still and not found:
         later = "" if probe else _passed_later(transcript, rec, last.round, cache)
         advised = _advised(transcript, last) if pasted and not later else None
         if advised:
@@ -1916,6 +1990,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             parts.append(read_on)
         elif "NotFound" in rec.id and (otherwise := _tests_ran_otherwise(transcript, last, cache)):
             parts.append(otherwise)
+        elif rec.id in _HARNESS_NOTES and (narrowed := _narrowed_after(transcript, last, cache)):
+            parts.append(narrowed)
         elif rec.id not in _HARNESS_NOTES and (went_on := _went_on(transcript, last, failed_call, cache)):
             gone = substituted(rec.id, [last])  # backticks in double quotes: what it wrote lacks the word
             parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})" + (
@@ -2113,6 +2189,71 @@ def _interrupts(call: ToolCall, res: ToolResult) -> bool:
 
 
 OTHERWISE_ROUNDS = 10  # a test runner that could not start, replaced soon by another way to run the tests
+_MISSING_RE = re.compile(r"No such file|cannot access|does not exist|not found|ENOENT", re.IGNORECASE)
+
+
+def _found_elsewhere(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache | None,
+                     until: int | None = None) -> str:
+    """A file the session missed at one place (a read, an `ls`), then named at another by a call that
+    did not fail, or listed by a look-up's output, within a few rounds: `core/src/main/…/JSON.java`
+    after `src/main/…/JSON.java`, `sympy/sets/sets.py` after `sympy/core/sets.py`. Where the file is,
+    since "no fix seen" sent a successor looking again. Only names with an extension: a folder's
+    or a bare word's name is borne by too many places. `until`: the round of the next miss, for an
+    earlier one."""
+    cwd = transcript.cwd
+    last = rec.occurrences[-1]
+    for missed in dict.fromkeys(o.location.path for o in reversed(rec.occurrences) if o.location.path):
+        name = file_name(missed)
+        if "." not in name.strip(".") or name.endswith("."):
+            continue
+        for rnd in transcript.rounds[last.round:last.round + OTHERWISE_ROUNDS]:
+            if until is not None and rnd.number >= until:
+                break
+            results = _round_results(rnd, cache)
+            for msg in rnd.messages:
+                for call in msg.tool_calls:
+                    res = results.get(id(call))
+                    if res is None or _MISSING_RE.search(res.content[:300]):
+                        continue
+                    named = [call.path] if call.path else []
+                    if call.command:
+                        named += _PATH_WORD_RE.findall(call.command) + _PATH_WORD_RE.findall(res.content[:4000])
+                    for path in named:
+                        # `&>/tmp/x.log`, `--out=x.json`, `src/x.py:12:`: the path itself
+                        path = _LINE_SUFFIX_RE.sub("", _REDIRECT_RE.sub("", path.rsplit("=", 1)[-1])).rstrip(":.,;")
+                        if file_name(path) == name and not _same_place(path, missed, cwd):
+                            return f"it is at `{_relative(path, cwd)}` (r{rnd.number})"
+    return ""
+
+
+# A command that prints a part of what it reads: a stage of `head`/`tail`/`grep`/`wc`, a `sed -n` range, `nl … | sed`
+_NARROWS_RE = re.compile(r"\|\s*(?:head|tail|grep|wc|cut)\b|\bsed -n\b|\bgrep -[A-Za-z]*[nmlc]|--tb=(?:short|line|no)|\s-q\b")
+
+
+def _narrowed_after(transcript: Transcript, occ: Occurrence, cache: _ResultsCache | None) -> str:
+    """A harness's note that an output was too long, then the agent's next command that printed only a
+    part (`sed -n '1040,1060p' f`, `… | tail -20`) and drew no such note: the way the session went on.
+    Why: "no fix seen" of a note the agent answered by narrowing its commands reads as a fault left."""
+    for rnd in transcript.rounds[occ.round:occ.round + 3]:
+        results = _round_results(rnd, cache)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                res = results.get(id(call))
+                if call.command and res is not None and _NARROWS_RE.search(call.command) \
+                        and not any(h.id in _HARNESS_NOTES for h in classify(res.content, tool_output=True)):
+                    return f"then it printed parts only: `{_as_run(call.command)}` (r{rnd.number})"
+    return ""
+
+
+_LINE_SUFFIX_RE = re.compile(r":\d.*$")  # `src/x.py:12:` of a match: the file
+_REDIRECT_RE = re.compile(r"^\d*[<>&|]+")  # `2>`, `&>`: a redirection glued to its file
+
+
+def _relative(path: str, cwd: str | None) -> str:
+    """A path as the session's working directory sees it (the directory's own prefix dropped)."""
+    path = path.replace("\\", "/")
+    root = (cwd or "").replace("\\", "/").rstrip("/")
+    return path[len(root) + 1:] if root and path.startswith(root + "/") else path.removeprefix("./")
 
 
 def _tests_ran_otherwise(transcript: Transcript, occ: Occurrence, cache: _ResultsCache | None) -> str:
@@ -2182,6 +2323,8 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
     changed, or when a test it was followed by no longer failed: a bare "edited x" may be anything.
     `calls_of`: each occurrence's failing call (by id), to tell what the edit that went through did otherwise."""
     refused = rec.id in REFUSED_BY_FILE  # an edit tool's refusals of one file end with an edit of it that went through
+    if rec.id == "ERR_TOOL_FileNotFound":  # each miss ends where the file was found (pi's three misses, three causes)
+        return _earlier_found(rec, transcript, cache)
     if rec.family == "TOOL" and not refused:  # a tool's other failures end by calling it otherwise, not by an edit
         return []
     calls = calls_of or {}
@@ -2225,6 +2368,20 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
             said = (f"“{quoted}”" if "`" in quoted else f"`{quoted}`") if quoted else "a failure"
         rounds = tuple(sorted({o.round for o in ep.occurrences} | ({fix.round} if fix.round else set())))
         out.append((rounds, f"{said} — {text}"))
+        if len(out) == EARLIER_SHOWN:
+            break
+    return out
+
+
+def _earlier_found(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None) -> list[tuple[tuple[int, ...], str]]:
+    """Each earlier miss of a file with where the session then found it, before the next miss."""
+    out: list[tuple[tuple[int, ...], str]] = []
+    for ep in earlier_episodes(rec.occurrences):
+        found = _found_elsewhere(transcript, ErrorRecord(rec.id, list(ep.occurrences)), cache, until=ep.next_round)
+        if found:
+            quoted = cut(ep.said, EARLIER_SAID_CHARS)
+            said = (f"“{quoted}”" if "`" in quoted else f"`{quoted}`") if quoted else "a failure"
+            out.append((tuple(sorted({o.round for o in ep.occurrences})), f"{said} — {found}"))
         if len(out) == EARLIER_SHOWN:
             break
     return out

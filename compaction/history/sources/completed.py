@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from compaction.errors.classify import USER_REJECTED_SENTENCE
-from compaction.events import Event, EventKind
+from compaction.events import Event, EventKind, shell_writes
 from compaction.git_output import git_runs
 from compaction.history import overlap, project_root
 from compaction.history.condense import cut_at_word
@@ -19,9 +19,19 @@ from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
+from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.shell import code_line, discarded, past_prefixes, split_commands, unbroken, unredirected, words
+from compaction.shell import (
+    code_line,
+    discarded,
+    past_prefixes,
+    scripts_run,
+    split_commands,
+    unbroken,
+    unredirected,
+    words,
+)
 
 MAX_RUN = 6  # commits on one line
 HASH_CHARS = 7  # git's own short hash
@@ -36,6 +46,7 @@ class _Runs:
     command: str
     count: int = 1
     outcomes: list[tuple[int, str]] = field(default_factory=list)
+    event: Event | None = None  # the first run's
 
 
 @fact_source(Section.COMPLETED)
@@ -64,6 +75,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         elif e.state_changing and not e.failed:
             line = _summary_of(ctx, e, outputs)
             outcome = f" → {line}" if line else ""
+            if own := _own_build_replaced(_output_of(ctx, e, outputs)):
+                outcome += f" (it uninstalled the checkout's own build `{own}`)"
         # a command with more lines than its first is not the same run as its first line alone
         ident = _identity(project_root.without_root_cd(code_line(command), ctx.cwd))
         ident += " …" if key.endswith(" …") else ""
@@ -78,7 +91,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if is_test and e.test_summary:
             score = 65
         folded[ident] = _Runs(Fact(Section.COMPLETED, key, [e.round], score=score, test=bool(is_test)), command,
-                            outcomes=[(e.round, outcome)] if outcome else [])
+                            outcomes=[(e.round, outcome)] if outcome else [], event=e)
     missed: dict[tuple[int, str | None], list[int]] = {}  # (round, command) -> [substitutions missed, made]
     missed_where: dict[tuple[int, str | None], list[str]] = {}  # … and the lines they addressed
     for e in ctx.events:
@@ -91,6 +104,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             missed_where.setdefault((e.round, e.command), []).extend(e.missed_where)
     said = _said_by_changes(ctx)
     told = _told_by_commits(folded, commits)
+    scratch = _scratch_writes(ctx) if code else {}
+    scratch_written: list[tuple[int, str, str]] = []  # (round, command, what it printed): scratch files written
     undone = _undone_by_reverts(ctx)
     reverted: list[Fact] = []
     singles: list[Fact] = []  # state-changing commands run once: those of one round share a line
@@ -98,6 +113,13 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if ident in told:
             continue
         f = runs.fact
+        if scratch and runs.count == 1 and not runs.outcomes and (names := _writes_only(runs.command, scratch, ctx.cwd)):
+            printed = _printed(_output_of(ctx, runs.event, outputs)) if runs.event is not None else ""
+            if not printed and (run := _first_run(ctx, names[-1], f.rounds[0])) is not None:  # run by a later line
+                printed = _printed(_output_of(ctx, run, outputs))
+            # its first line as written (what the command was), then what the script printed
+            scratch_written.append((f.rounds[0], f"`{first_line(f.text, SCRATCH_COMMAND_CHARS)}`", printed))
+            continue
         key = f.text  # as first run
         times = f" ×{runs.count}" if runs.count > 1 else ""
         if len(runs.outcomes) > 1 or runs.outcomes and runs.count > 1 and runs.outcomes[0][0] != f.rounds[-1]:
@@ -134,6 +156,12 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         else:
             facts.append(f)
     facts.extend(_same_round(singles))
+    if scratch_written:  # one line, not one per script: with what each printed
+        head = "Scratch files written, removed later: "
+        text = "; ".join(f"{c}{f' → {out}' if out else ''} (r{r})" for r, c, out in scratch_written)
+        short = "; ".join(f"{c} (r{r})" for r, c, _ in scratch_written)
+        rounds = sorted({scratch_written[0][0], scratch_written[-1][0]})
+        facts.append(Fact(Section.COMPLETED, head + text, rounds, score=45, short=None if short == text else head + short))
     # each told, with the revert that put it back (a command is what a successor may run again: its line is
     # kept, as every state-changing command's is, and says it came to nothing)
     facts.extend(reverted)
@@ -143,6 +171,58 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
 
 
 UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the work's own
+# pip replacing a development build (`pytest-5.1.2.dev12+g955e54221`: the repository's own, installed editable)
+# by a released one: the code under test is no longer what runs. Why: mini-pytest's `pip install
+# pytest-xdist` read as a success; it had swapped the project's pytest for 8.4.2.
+def _own_build_replaced(output: str) -> str:
+    """The development build an install uninstalled and did not put back (`pip install -e .` reinstalls one)."""
+    m = _OWN_BUILD_RE.search(output)
+    if m is None:
+        return ""
+    name = re.escape(m.group(1).rsplit("-", 1)[0])
+    back = re.search(rf"Successfully installed [^\n]*\b{name}-\S*(?:\.dev|\+g)", output)
+    return "" if back else m.group(1)
+
+
+_OWN_BUILD_RE = re.compile(r"^\s*Uninstalling ([\w.-]+-\d[\w.]*?(?:\.dev\d*|\+g[0-9a-f]{6,})[\w.+]*):", re.MULTILINE)
+SCRATCH_COMMAND_CHARS = 80
+
+
+def _scratch_writes(ctx: FactContext) -> set[str]:
+    """The files the session wrote whole and then deleted (its scratch scripts), as the document shows paths."""
+    return {display_path(path, ctx.cwd) for path, log in logs_of(ctx).items()
+            if log.deleted and log.edits and log.edits[0].event.kind is EventKind.WRITE}
+
+
+def _writes_only(command: str, scratch: set[str], cwd: str | None) -> list[str]:
+    """The scratch files a command line writes when writing them (and running them: `cat <<'EOF' > check.py
+    … EOF; python3 check.py`) is all it does: their names; [] for a line that runs or changes anything
+    else. Why: nine lines of `cat <<'EOF' > x.py …` told nothing a successor uses; one line names
+    them with what each printed, and the room goes to the rest."""
+    written = shell_writes(command)
+    if not written or any(kind is not EventKind.WRITE or display_path(path, cwd) not in scratch for kind, path in written):
+        return []
+    names = list(dict.fromkeys(display_path(path, cwd).rsplit("/", 1)[-1] for _, path in written))
+    for part in split_commands(command):
+        said = words(part)[:1]
+        if said and said[0] not in _WRITERS and not (scripts_run(part) and scripts_run(part) <= set(names)):
+            return []
+    return names
+
+
+PRINTED_CHARS = 80
+
+
+def _first_run(ctx: FactContext, name: str, after: int) -> Event | None:
+    """The first command after round `after` that runs the script `name` (`python3 check_lazy.py`)."""
+    return next((e for e in ctx.events if e.kind is EventKind.COMMAND and e.round >= after and e.command
+                 and name in e.command and name in scripts_run(e.command)), None)
+
+
+def _printed(output: str) -> str:
+    """What a scratch script printed, as one short line: its last line that says something."""
+    lines = [" ".join(ln.split()) for ln in output.strip().splitlines() if ln.strip()][-1:]
+    return cut_at_word(lines[0], PRINTED_CHARS) if lines else ""
 NO_EFFECT = " → changed nothing (no such text on the line it addressed)"
 SOME_NO_EFFECT = " substitutions changed nothing (no such text on their lines)"
 MISSED_NAMED = 3

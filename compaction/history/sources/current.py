@@ -48,13 +48,30 @@ SUBMITTED_SAID_PRIORITY = 4.1  # just after the decisions (4)
 _UNANSWERED_CALLS = 8  # a last round's calls none of which came back: named up to this many
 
 
-def _last_calls(rnd: Round) -> list[str]:
+# An error record's solution that an added argument ended ("rerun with `sandbox_permissions: require_escalated`")
+_NEEDED_ARG_RE = re.compile(r"rerun with `([A-Za-z_][\w-]*): ([^`\n]{1,40})`(?! \(was)")
+
+
+def needed_arguments(records: list) -> dict[str, tuple[str, int]]:
+    """The arguments a refused call needed (the key, its value and the round of the refusal): each record
+    whose solution is the same call rerun with one argument added (codex's sandbox on Windows)."""
+    out: dict[str, tuple[str, int]] = {}
+    for rec in records:
+        if rec.family == "TOOL" and (m := _NEEDED_ARG_RE.search(rec.solution or "")):
+            out.setdefault(m.group(1), (m.group(2), rec.occurrences[0].round))
+    return out
+
+
+def _last_calls(rnd: Round, needed: dict[str, tuple[str, int]] | None = None) -> list[str]:
     """The round's calls with what came of each, _CALLS of them and how many more: when there are more, the
-    ones that run a script first (codex's escalated `bash export-session.sh .` beside four reads), then the latest."""
+    ones that run a script first (codex's escalated `bash export-session.sh .` beside four reads), then the latest.
+    `needed`: arguments refused calls needed (`needed_arguments`); a call with no result that lacks one says
+    so (four reads sent without the escalation every call since r1 carried)."""
     results = results_of_calls(rnd.messages)
     # the harness answered the submission with the final diff (its echo is the harness's, no result)
     echoed = any(m.meta.get("final_patch_echo") for m in rnd.messages)
     out: list[tuple[bool, str]] = []  # (it runs a script, what and its outcome)
+    missing: tuple[str, str, int] | None = None  # an argument calls with no result lack: said once, after them
     for msg in rnd.messages:
         for call in msg.tool_calls:
             what = f"`{first_line(call.command, 100)}`" if call.command else \
@@ -64,15 +81,20 @@ def _last_calls(rnd: Round) -> list[str]:
                 status = "submitted: the harness printed the final diff"
             elif res is None:
                 status = "no result seen"
+                lacks = [(k, v, r) for k, (v, r) in (needed or {}).items() if str(call.arguments.get(k, "")) != v]
+                if lacks:
+                    missing = missing or lacks[0]
+                    status += f"; no `{lacks[0][0]}`"
             elif res.exit_code is not None:
                 status = f"exit {res.exit_code}"
             else:
                 status = "error" if res.is_error else "done"
             out.append((bool(call.command and scripts_run(call.command)), f"{what} ({status})"))
-    if len(out) <= _CALLS or len(out) <= _UNANSWERED_CALLS and all(said.endswith("(no result seen)") for _, said in out):
-        return [said for _, said in out]  # calls nobody saw come back are each to rerun or check: all named
+    note = [f"the refused call of r{missing[2]} needed `{missing[0]}: {missing[1]}`"] if missing else []
+    if len(out) <= _CALLS or len(out) <= _UNANSWERED_CALLS and all("(no result seen" in said for _, said in out):
+        return [said for _, said in out] + note  # calls nobody saw come back are each to rerun or check: all named
     keep = sorted(range(len(out)), key=lambda i: (not out[i][0], -i))[:_CALLS]
-    return [out[i][1] for i in sorted(keep)] + [f"+{len(out) - _CALLS} more"]
+    return [out[i][1] for i in sorted(keep)] + [f"+{len(out) - _CALLS} more"] + note
 
 
 _PROSE_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|txt|rst|adoc)$", re.IGNORECASE)  # Cursor's rules are `.mdc`
@@ -234,7 +256,7 @@ def _submitted_files(messages: list[Message], changed: set[str | None], removed:
         mark = "new " if mode and mode.startswith("new") else "deleted " if mode else ""
         note = "" if mark or ours(path) else " (no edit seen)"
         if mark == "new " and (kin := _scratch_kin(path, removed)):
-            note = f" (left in? named like its removed scratch `{kin}`)"
+            note = f" (most likely a scratch file left in: named like the removed `{kin}`)"
         named.append(f"{mark}`{escape_path(path)}`{note}")
     more = f" +{len(named) - MAX_SUBMITTED} more" if len(named) > MAX_SUBMITTED else ""
     return ", ".join(named[:MAX_SUBMITTED]) + more
@@ -416,7 +438,7 @@ def current_work(ctx: FactContext) -> list[Fact]:
     submitted = calls_round is not None and any(m.meta.get("final_patch_echo") for m in calls_round.messages)
     # (a submission the verification line tells: "then submitted (the harness printed the final diff …)")
     if calls_round is not None and calls_round.number >= rounds[-1].number - 1 and not (submitted and check):
-        calls = _last_calls(calls_round)
+        calls = _last_calls(calls_round, needed_arguments(ctx.records))
         if calls:
             facts.append(Fact(Section.CURRENT, "Last calls: " + "; ".join(calls), [calls_round.number], score=79,
                               priority=1.5))

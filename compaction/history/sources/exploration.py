@@ -147,9 +147,12 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
     path, cited = _path_line(ctx, until, dead, where, hits) if changed and (empty or hits) else (None, [])
     short = path or (text if len(text) <= 400 else text[:399] + "…")
     # How the file was found after dead ends is what a successor would otherwise search again: it
-    # weighs like the agent's stated decisions.
-    return [Fact(Section.DECISIONS, short, cited or sorted(rounds), score=56 if path and empty else 41,
-                 priority=AHEAD if empty or delegations else None, full_text=None if short == text else text)]
+    # weighs like the agent's stated decisions. Searches that led to no file the work changed are
+    # context, not a decision (bastion's count of test files took the decisions' first place).
+    located = bool(path) and path.startswith("Located")
+    return [Fact(Section.DECISIONS, short, cited or sorted(rounds), score=56 if located and empty else 41,
+                 priority=AHEAD if located and empty or delegations else None,
+                 full_text=None if short == text else text)]
 
 
 def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where: list[str],

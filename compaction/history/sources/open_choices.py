@@ -17,6 +17,7 @@ from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.history.sources.task import is_assent
+from compaction.history.sources.uncommitted import committed_elsewhere
 from compaction.model import Message, Role
 
 # A question to the user about what to do next: an offer or a choice between courses
@@ -48,6 +49,8 @@ def open_choice_facts(ctx: FactContext) -> list[Fact]:
     rounds = sorted({*again, rnd})
     times = f", asked {len(rounds)} times" if len(rounds) > 1 else ""
     how = f"set aside: the user answered “{cut_at_word(' '.join(reply.split()), REPLY_CHARS)}”" if reply else "never answered"
+    if _COMMIT_RE.search(question) and (since := [f for f in committed_elsewhere(ctx) if f.rounds[0] > rnd]):
+        how += f"; since then committed outside the session (r{since[0].rounds[0]})"  # the commit part is moot
     return [Fact(Section.NEXT, f"[the user's to decide] “{question}” ({how}{times}) {cite(rounds)}", rounds,
                  score=SCORE + (4 if again else 0), pending=True)]
 
@@ -55,6 +58,7 @@ def open_choice_facts(ctx: FactContext) -> list[Fact]:
 # A reply that puts the question off ("write a little poem instead", "later", "not now"): still open
 _SET_ASIDE_RE = re.compile(r"(?i)\b(?:instead|later|not now|not yet|first|for now|hold off|wait)\b")
 REPLY_CHARS = 80
+_COMMIT_RE = re.compile(r"(?i)\bcommit")
 _FIRST_SENTENCE_RE = re.compile(r"^.*?(?:[.!?](?=\s|$)|\n|$)")
 
 

@@ -29,7 +29,8 @@ def uncommitted_facts(ctx: FactContext) -> list[Fact]:
     commits = [e for e in ctx.events if e.kind is EventKind.COMMIT and e.commit_hash]
     if commits:
         last = commits[-1]
-        return _left_behind(ctx, commits) + _uncommitted(ctx, last.message_index, last.round, last.commit_hash)
+        return _left_behind(ctx, commits) + committed_elsewhere(ctx) + \
+            _uncommitted(ctx, last.message_index, last.round, last.commit_hash)
     quiet = next((e for e in reversed(ctx.events) if e.kind is EventKind.COMMAND and e.command and not e.failed
                   and "commit" in e.command and any(sub == "commit" for sub, _ in git_runs(e.command))), None)
     if quiet is not None:  # a commit whose output named no hash (`git commit -qam wip`): what came after it
@@ -153,6 +154,55 @@ def _left_behind(ctx: FactContext, commits: list) -> list[Fact]:
                               "they are not in it", [tagged, later[-1].round], score=SCORE - 2, priority=1.5,
                               pending=True))
     return facts
+
+
+_LOG_LINE_RE = re.compile(r"^(?:commit )?([0-9a-f]{7,40})\b(?: \([^)\n]*\))? ?(.*)$")
+
+
+def committed_elsewhere(ctx: FactContext) -> list[Fact]:
+    """`_committed_elsewhere`, made once per compaction (the open choices ask too)."""
+    return ctx.shared(("committed_elsewhere",), lambda: _committed_elsewhere(ctx))
+
+
+def _committed_elsewhere(ctx: FactContext) -> list[Fact]:
+    """Commits a `git log` after the session's last commit lists above it, which no call of the session
+    made: the user (or another agent) committed meanwhile, often the session's own later work. Why: pi's
+    session ended with its work committed by someone else as 3424550, and the document still offered
+    "commit what we have?" as open."""
+    commits = [e for e in ctx.events if e.kind is EventKind.COMMIT and e.commit_hash]
+    if not commits:
+        return []
+    own = {c.commit_hash[:7] for c in commits}
+    last = commits[-1]
+    found: tuple[int, list[tuple[str, str]]] | None = None  # the latest such log: its round, the newer commits
+    for rnd in ctx.transcript.rounds[last.round - 1:]:
+        results = None
+        for msg in rnd.messages:
+            if msg.index <= last.message_index:
+                continue
+            for call in msg.tool_calls:
+                if not call.command or "log" not in call.command or not any(sub == "log" for sub, _ in git_runs(call.command)):
+                    continue
+                results = ctx.results_of(rnd) if results is None else results
+                res = results.get(id(call))
+                if res is None or res.is_error or not res.content:
+                    continue
+                newer: list[tuple[str, str]] = []
+                for line in res.content.splitlines()[:40]:
+                    m = _LOG_LINE_RE.match(line.strip())
+                    if m is None:
+                        continue
+                    if m.group(1)[:7] in own:
+                        found = (rnd.number, newer)
+                        break
+                    newer.append((m.group(1)[:HASH_CHARS], m.group(2).strip()))
+    if found is None or not found[1]:
+        return []  # no log after the last commit that lists it: nothing says which are newer
+    at, newer = found
+    shown = "; ".join(f"{h} “{subject[:160]}”" for h, subject in newer[:2])
+    more = f" (+{len(newer) - 2})" if len(newer) > 2 else ""
+    return [Fact(Section.CURRENT, f"Committed outside the session (`git log`, r{at}): {shown}{more}, after the "
+                 f"session's last commit {last.commit_hash[:HASH_CHARS]}", [at], score=SCORE, priority=1.5, pending=True)]
 
 
 # What git prints of a push the remote turned down (exit 0 when piped through `tail`)

@@ -1,0 +1,232 @@
+"""What seven blind readers of 10% hand-overs found about the errors and the state at the end (session
+45): a missed path read as unresolved though the session found the file elsewhere, a retry at another
+path read as "the same call", a harness's output-too-long note read as a fault left, advice to re-run a
+reproduction the session had deleted, a reproduction whose output the fix changed read as the bug
+still there, nine lines of `cat <<'EOF' > x.py` with no outcome, a commit someone else made read as
+work left to commit, and a search that located nothing took the decisions' first place."""
+
+from __future__ import annotations
+
+from compaction.errors.scan import _new_error_lines, scan_transcript
+from compaction.events import extract_events
+from compaction.history.sources import FactContext
+from compaction.history.sources.completed import completed_facts
+from compaction.history.sources.exploration import exploration_facts
+from compaction.history.sources.open_choices import open_choice_facts
+from compaction.history.sources.uncommitted import uncommitted_facts
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+
+
+class _Session:
+    """A session built call by call: each `run` or `call` is one round of a call and its output."""
+
+    def __init__(self, request: str = "fix the parser", cwd: str | None = None) -> None:
+        self.msgs: list[Message] = [Message(0, Role.USER, request)]
+        self.cwd = cwd
+
+    def say(self, role: Role, text: str) -> _Session:
+        self.msgs.append(Message(len(self.msgs), role, text))
+        return self
+
+    def run(self, command: str, output: str = "", exit_code: int = 0) -> _Session:
+        return self.call("bash", {"command": command}, ToolKind.SHELL, output, exit_code != 0, command=command,
+                         exit_code=exit_code)
+
+    def call(self, name: str, args: dict, kind: ToolKind, output: str, error: bool = False, path: str | None = None,
+             command: str | None = None, exit_code: int | None = None) -> _Session:
+        cid = f"c{len(self.msgs)}"
+        self.msgs.append(Message(len(self.msgs), Role.ASSISTANT, "",
+                                 tool_calls=[ToolCall(name, args, cid, kind, command=command, path=path)]))
+        self.msgs.append(Message(len(self.msgs), Role.TOOL, tool_results=[
+            ToolResult(output, cid, name, is_error=error, exit_code=exit_code)]))
+        return self
+
+    def transcript(self) -> Transcript:
+        t = Transcript("t.json", "test", self.msgs, group_rounds(self.msgs))
+        t.cwd = self.cwd
+        return t
+
+    def ctx(self) -> FactContext:
+        t = self.transcript()
+        return FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                           cwd=self.cwd, n_rounds=len(t.rounds), target_tokens=4000)
+
+
+def _record(t: Transcript, err_id: str):
+    return next(r for r in scan_transcript(t) if r.id == err_id)
+
+
+def test_a_missed_path_then_the_file_named_at_another_place_says_where_it_is():
+    s = _Session("add the overload", cwd="/home/repo")
+    s.call("str_replace_editor", {"command": "view", "path": "/home/repo/src/main/java/com/x/JSON.java"}, ToolKind.READ,
+           "ERROR:\nInvalid `path` parameter: /home/repo/src/main/java/com/x/JSON.java. The path "
+           "/home/repo/src/main/java/com/x/JSON.java does not exist.", error=True,
+           path="/home/repo/src/main/java/com/x/JSON.java")
+    s.run("grep -n 'parseObject' /home/repo/core/src/main/java/com/x/JSON.java", "1265:    public static <T> T parseObject(")
+    rec = _record(s.transcript(), "ERR_TOOL_FileNotFound")
+    assert "it is at `core/src/main/java/com/x/JSON.java` (r2)" in rec.solution
+    assert "no fix seen" not in rec.solution
+
+
+def test_a_missed_file_found_by_a_search_under_another_folder_says_where_it_is():
+    s = _Session("compare the sets")
+    s.run("ls sympy/core/sets.py", "ls: cannot access 'sympy/core/sets.py': No such file or directory", 2)
+    s.run("find . -name sets.py", "./sympy/sets/sets.py\n")
+    rec = _record(s.transcript(), "ERR_TOOL_FileNotFound")
+    assert "it is at `sympy/sets/sets.py` (r2)" in rec.solution
+    # a folder's name is borne by too many places: no guess of where it is
+    s = _Session("compare the sets")
+    s.run("ls src/main", "ls: cannot access 'src/main': No such file or directory", 2)
+    s.run("ls core/src/main", "java\n")
+    assert "it is at" not in (_record(s.transcript(), "ERR_TOOL_FileNotFound").solution or "")
+
+
+def test_a_read_retried_at_another_path_names_the_path_that_worked():
+    s = _Session("take the philosophy section from ../website/src/index.html", cwd="/Users/me/workspaces/app")
+    missed, found = "/Users/me/workspaces/app/website/src/index.html", "/Users/me/workspaces/website/src/index.html"
+    s.call("read", {"path": missed}, ToolKind.READ, f"ENOENT: no such file or directory, access '{missed}'", error=True,
+           path=missed)
+    s.call("read", {"path": found}, ToolKind.READ, "<h1>pi</h1>", path=found)
+    rec = _record(s.transcript(), "ERR_TOOL_FileNotFound")
+    # too long to show as a changed argument: the path that worked is said as the place of the same call
+    assert f"then the same call on `{found}` succeeded (r2)" in rec.solution
+
+
+def test_an_output_too_long_note_then_narrowed_commands_is_no_fault_left():
+    s = _Session()
+    s.run("cat src/big.py", "<returncode>0</returncode>\n<warning>\nThe output of your last command was too long.\n"
+          "Please try a different command that produces less output.\n</warning>")
+    s.run("sed -n '120,140p' src/big.py", "    def parse(self):\n        return 1\n")
+    rec = _record(s.transcript(), "ERR_TOOL_OutputTooLong")
+    assert rec.solution == "then it printed parts only: `sed -n '120,140p' src/big.py` (r2)"
+
+
+def test_advice_to_rerun_a_reproduction_the_session_deleted_says_so():
+    s = _Session("Unable to convert: PixelRepresentation is missing for float pixel data")
+    s.run("cat > reproduce_bug.py << 'EOF'\nimport x\nEOF", "")
+    s.run("python reproduce_bug.py", "Traceback (most recent call last):\n  File \"reproduce_bug.py\", line 1\n"
+          "AttributeError: Unable to convert the pixel data: missing PixelRepresentation", 1)
+    s.call("edit", {"path": "handler.py", "old_str": "'PixelRepresentation',", "new_str": ""}, ToolKind.EDIT, "ok",
+           path="handler.py")
+    s.run("python reproduce_bug.py", "True")
+    s.run("rm reproduce_bug.py", "")
+    rec = next(r for r in scan_transcript(s.transcript()) if "re-run" in (r.avoidance or ""))
+    assert rec.avoidance.endswith("(`reproduce_bug.py` was deleted at r5: write it again first)")
+    # written again after its removal: the advice stands as it is
+    s.run("cat > reproduce_bug.py << 'EOF'\nimport x\nEOF", "")
+    rec = next(r for r in scan_transcript(s.transcript()) if "re-run" in (r.avoidance or ""))
+    assert "was deleted" not in rec.avoidance
+
+
+def test_a_reproduction_that_raises_by_design_says_what_its_output_gained():
+    before = "E   ValueError: 13\nE   ValueError: 23\n"
+    after = ("E   ValueError: 11\nThe above exception was the direct cause of the following exception:\n"
+             "E   ValueError: 12\nE   ValueError: 13\n")
+    assert _new_error_lines(before, after) == [
+        "ValueError: 11", "The above exception was the direct cause of the following exception:", "ValueError: 12"]
+    assert _new_error_lines(before, before) == []
+    assert _new_error_lines("", after) == []  # nothing to compare with: no claim of a change
+
+
+def test_scratch_scripts_written_and_removed_are_one_line_with_what_each_printed():
+    s = _Session("reject http://.example.com")
+    s.run("cat <<'EOF' > check_url.py\nprint('Host: .example.com')\nEOF\npython3 check_url.py", "Scheme: http\n"
+          "Host: .example.com\n")
+    s.run("cat <<'EOF' > check_idna.py\nimport idna\nEOF", "")
+    s.run("python3 check_idna.py", "IDNAError: Empty Label\n", 1)
+    s.run("sed -i 's/a/b/' requests/models.py", "")
+    s.run("rm check_url.py check_idna.py", "")
+    texts = [f.text for f in completed_facts(s.ctx())]
+    assert any(t.startswith("Scratch files written, removed later: `check_url.py` → Host: .example.com (r1); "
+                            "`check_idna.py` → IDNAError: Empty Label (r2)") for t in texts), texts
+    assert not any("cat <<'EOF'" in t for t in texts)
+    assert any(t.startswith("`sed -i 's/a/b/' requests/models.py`") for t in texts)  # the work's own line stays
+
+
+def test_a_commit_someone_else_made_after_the_sessions_last_is_said_and_closes_the_commit_choice():
+    s = _Session("document the hooks")
+    s.call("edit", {"path": "docs/hooks.md", "old_str": "a", "new_str": "b"}, ToolKind.EDIT, "ok", path="docs/hooks.md")
+    s.run("git commit -am 'Improve hook docs'", "[main 5e5bdad] Improve hook docs\n 1 file changed, 1 insertion(+)")
+    s.call("edit", {"path": "README.md", "old_str": "a", "new_str": "b"}, ToolKind.EDIT, "ok", path="README.md")
+    s.say(Role.ASSISTANT, "Should we commit what we have, or continue with rpc.md?")
+    s.say(Role.USER, "write a little poem instead")
+    s.say(Role.ASSISTANT, "Roses are red.")
+    s.run("git log --oneline -3", "3424550 Improve documentation: README settings table\n5e5bdad Improve hook docs\n"
+          "5cc0126 Include examples/ folder")
+    ctx = s.ctx()
+    texts = [f.text for f in uncommitted_facts(ctx)]
+    assert any(t.startswith("Committed outside the session (`git log`, r5): 3424550 “Improve documentation: README "
+                            "settings table”, after the session's last commit 5e5bdad") for t in texts), texts
+    choice = open_choice_facts(ctx)
+    assert choice and "since then committed outside the session (r5)" in choice[0].text
+    # a log that does not list the session's own commit says nothing of which commits are newer
+    s.msgs[-1].tool_results[0].content = "3424550 Improve documentation\n1111111 Older work"
+    assert not any(f.text.startswith("Committed outside") for f in uncommitted_facts(s.ctx()))
+
+
+def test_searches_that_located_no_changed_file_are_no_decision_ahead():
+    s = _Session("count the tests")
+    s.run("rg -c '#\\[test\\]' tests", "")
+    s.run("grep -l 'test' tests/*.rs", "tests/a.rs\ntests/b.rs\n")
+    s.call("edit", {"path": "Cargo.toml", "old_str": "0.2.0", "new_str": "0.3.0"}, ToolKind.EDIT, "ok", path="Cargo.toml")
+    facts = exploration_facts(s.ctx())
+    assert facts and facts[0].text.startswith("Searched") and facts[0].priority is None and facts[0].score == 41
+
+
+def test_each_earlier_miss_of_a_file_says_where_it_was_found_before_the_next_miss():
+    s = _Session("update the changelog and the site")
+    s.run("head CHANGELOG.md", "head: CHANGELOG.md: No such file or directory", 1)
+    s.run("find . -name CHANGELOG.md -not -path '*/node_modules/*'", "./packages/agent/CHANGELOG.md\n")
+    s.run("tail /tmp/server.log", "tail: cannot open '/tmp/server.log' for reading: No such file or directory", 1)
+    s.run("python serve.py &>/tmp/server.log &", "")  # the same place, a redirection glued to it: not elsewhere
+    rec = _record(s.transcript(), "ERR_TOOL_FileNotFound")
+    assert rec.earlier == [((1,), "`head: CHANGELOG.md: No such file or directory` — it is at "
+                                  "`packages/agent/CHANGELOG.md` (r2)")]
+    assert "it is at" not in (rec.solution or "")
+
+
+def test_an_install_that_swapped_the_checkouts_own_build_says_so():
+    s = _Session("chained exceptions are lost under xdist")
+    s.run("pip install pytest-xdist", "  Attempting uninstall: pytest\n    Uninstalling pytest-5.1.2.dev12+g955e54221:\n"
+          "      Successfully uninstalled pytest-5.1.2.dev12+g955e54221\nSuccessfully installed pytest-8.4.2 "
+          "pytest-xdist-3.8.0\n")
+    s.run("pip install -e .", "    Uninstalling pytest-8.4.2:\n      Successfully uninstalled pytest-8.4.2\n"
+          "Successfully installed pytest-5.1.2.dev12+g955e54221\n")
+    s.run("pip install -e .", "    Uninstalling pytest-5.1.2.dev12+g955e54221:\n"
+          "Successfully installed pytest-5.1.2.dev12+g955e54221\n")  # put back at once: nothing swapped
+    texts = [f.text for f in completed_facts(s.ctx())]
+    assert any(t.startswith("`pip install pytest-xdist` → Successfully installed pytest-8.4.2 pytest-xdist-3.8.0 (it "
+                            "uninstalled the checkout's own build `pytest-5.1.2.dev12+g955e54221`)") for t in texts), texts
+    assert sum("checkout's own build" in t for t in texts) == 1
+
+
+def test_last_calls_with_no_result_that_lack_the_argument_a_refused_call_needed_say_so():
+    from compaction.history.sources.current import current_work
+
+    def shell(s: _Session, command: str, output: str | None, **extra: str) -> None:
+        cid = f"c{len(s.msgs)}"
+        call = ToolCall("shell_command", {"command": command, **extra}, cid, ToolKind.SHELL, command=command)
+        s.msgs.append(Message(len(s.msgs), Role.ASSISTANT, "", tool_calls=[call]))
+        if output is not None:
+            s.msgs.append(Message(len(s.msgs), Role.TOOL, tool_results=[ToolResult(output, cid, "shell_command",
+                                                                                      exit_code=0)]))
+
+    s = _Session("help me apply for the grant")
+    cid = "c1"
+    s.msgs.append(Message(1, Role.ASSISTANT, "", tool_calls=[
+        ToolCall("shell_command", {"command": "Get-ChildItem"}, cid, ToolKind.SHELL, command="Get-ChildItem")]))
+    s.msgs.append(Message(2, Role.TOOL, tool_results=[ToolResult(
+        'execution error: windows sandbox: runner error: CreateProcessAsUserW failed: 1312', cid, "shell_command",
+        is_error=True)]))
+    shell(s, "Get-ChildItem", "README.md\npackage.json", sandbox_permissions="require_escalated")
+    s.say(Role.USER, "go on")
+    shell(s, "Get-Content -Path package.json", None)
+    shell(s, "git remote -v", None, sandbox_permissions="require_escalated")
+    t = s.transcript()
+    ctx = FactContext(transcript=t, events=extract_events(t), records=scan_transcript(t),
+                      preset=role_preset("developer"), cwd=None, n_rounds=len(t.rounds), target_tokens=4000)
+    last = next(f.text for f in current_work(ctx) if f.text.startswith("Last calls"))
+    assert "`Get-Content -Path package.json` (no result seen; no `sandbox_permissions`)" in last
+    assert "`git remote -v` (no result seen)" in last
+    assert last.endswith("the refused call of r1 needed `sandbox_permissions: require_escalated`")
