@@ -24,6 +24,7 @@ from compaction.edits import (
     refused,
     result_changes,
     same_file,
+    sed_hunks,
     shown_text,
 )
 from compaction.errors.advice import MODEL_SIDE, advise, substituted
@@ -421,7 +422,60 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
         rec.avoidance = not_what_failed(unused_checkers_dropped(advise(rec), used), rec.solution or "",
                                         frozenset(" ".join(c.split()) for o in rec.occurrences if (c := o.location.command)))
         rec.avoidance = _deleted_since(transcript, rec.avoidance, rec.occurrences[-1].round)
+        if TOP_DOWN in (rec.solution or ""):  # the habit the cause calls for, before the family's check
+            rec.avoidance = f"{SHIFT_ADVICE}; {rec.avoidance}" if rec.avoidance else SHIFT_ADVICE
     return out
+
+
+_BROKEN_SYNTAX_RE = re.compile(r"Syntax|Indentation|TabError|E999")
+_LINE_ADDRESS_RE = re.compile(r"^<line\(s\) (\d+)(?:,(\d+))?>$|^(?:insert|append) at (\d+)$")
+SHIFT_LOOKBACK = 3  # rounds before the failure searched for the edit that broke the file
+TOP_DOWN = "line-addressed edits ran one after another, top-down"
+SHIFT_ADVICE = "edit one file at several line numbers bottom-up (the highest first), or by its text, not its line numbers"
+
+
+def _line_ops(change) -> list[tuple[int, int]]:
+    """(first line addressed, lines it adds or removes) of each line-addressed hunk of one sed run."""
+    out: list[tuple[int, int]] = []
+    for h in change.hunks:
+        m = _LINE_ADDRESS_RE.match(h.removed[0] if h.removed and not h.added else h.context or "")
+        if m is None:
+            continue
+        if m.group(1):
+            first, last = int(m.group(1)), int(m.group(2) or m.group(1))
+            out.append((first, -(last - first + 1)))
+        else:
+            out.append((int(m.group(3)), len(h.added)))
+    return out
+
+
+def _shifted_lines(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache | None) -> str:
+    """A file broken by line-addressed edits run one after another in one command, top-down (`sed -i
+    '1275,1276d' f && sed -i '2111,2112d' f`): each run's deletions or insertions moved the lines the
+    next run addressed. Read off the command, the cause is no guess (sympy's `SyntaxError` at 2111: the
+    agent asked itself "due to shifts or something?")."""
+    last = rec.occurrences[-1]
+    path = last.location.path
+    if not path:
+        return ""
+    for rnd in reversed(transcript.rounds[max(0, last.round - 1 - SHIFT_LOOKBACK):last.round]):
+        for msg in reversed(rnd.messages):
+            for call in reversed(msg.tool_calls):
+                if not call.command or "sed" not in call.command:
+                    continue
+                runs = [c for c in sed_hunks(call.command) if same_file(c.path, path)]
+                if not runs:
+                    continue
+                moved, low = 0, 0  # lines the runs before added or removed, and the lowest line they addressed
+                for change in runs:
+                    ops = _line_ops(change)
+                    if moved and any(first > low for first, _ in ops):
+                        return (f"cause: its {TOP_DOWN} (`{cut(_as_run(call.command), 90)}`): each moved the lines the next addressed "
+                                f"(r{rnd.number})")
+                    moved += sum(n for _, n in ops)
+                    low = min((first for first, _ in ops), default=low)
+                return ""  # the file's last such edit shifted nothing
+    return ""
 
 
 _ADVISED_RUN_RE = re.compile(r"re-run `([^`\n]+)`")
@@ -1927,6 +1981,10 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         elif fix.round >= final_round and not fix.restored and (rec.family != "TOOL" or rec.id == "ERR_TOOL_NonZeroExit"):
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         parts.append(text)
+    shifted = _shifted_lines(transcript, rec, cache) if _BROKEN_SYNTAX_RE.search(rec.id) else ""
+    if shifted:  # read off the command itself: a cause, whatever the agent guessed
+        parts.append(shifted)
+        why = None
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
         account = _SENTENCE.split(why)[-1]  # the account itself, not the sentence before that says what "it" is
         hedged = _HEDGE.search(account) is not None or account.rstrip().endswith("?")  # a question is a guess too

@@ -151,6 +151,7 @@ def test_a_checklist_item_a_later_request_took_up_says_so() -> None:
     nexts = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.NEXT]
     dag = next(t for t in nexts if "DAG stubs" in t)
     assert "then r2: “DAG scaffolding for the core”" in dag, nexts
+    assert dag.startswith("[taken up since] **DAG stubs**")  # not "[pending]": a reader took that for untouched
     assert not any("then r" in t for t in nexts if "Documentation" in t)
 
 

@@ -138,9 +138,10 @@ def test_scratch_scripts_written_and_removed_are_one_line_with_what_each_printed
     s.run("sed -i 's/a/b/' requests/models.py", "")
     s.run("rm check_url.py check_idna.py", "")
     texts = [f.text for f in completed_facts(s.ctx())]
-    assert any(t.startswith("Scratch files written, removed later: `check_url.py` → Host: .example.com (r1); "
-                            "`check_idna.py` → IDNAError: Empty Label (r2)") for t in texts), texts
-    assert not any("cat <<'EOF'" in t for t in texts)
+    # each by its command's first line (what was run), then the last line its script printed
+    assert "Scratch files written, removed later: `cat <<'EOF' > check_url.py …` → Host: .example.com (r1); " \
+           "`cat <<'EOF' > check_idna.py …` → IDNAError: Empty Label (r2)" in texts, texts
+    assert not any(t.startswith("`cat <<'EOF'") for t in texts)  # no line of their own
     assert any(t.startswith("`sed -i 's/a/b/' requests/models.py`") for t in texts)  # the work's own line stays
 
 
@@ -230,3 +231,35 @@ def test_last_calls_with_no_result_that_lack_the_argument_a_refused_call_needed_
     assert "`Get-Content -Path package.json` (no result seen; no `sandbox_permissions`)" in last
     assert "`git remote -v` (no result seen)" in last
     assert last.endswith("the refused call of r1 needed `sandbox_permissions: require_escalated`")
+
+
+def test_a_tracked_file_the_harness_last_warned_gone_from_the_disk_is_said():
+    s = _Session("export the schemas")
+    s.call("edit", {"path": "schemas/index.ts", "old_str": "a", "new_str": "b"}, ToolKind.EDIT, "ok",
+           path="schemas/index.ts")
+    s.call("aider", {}, ToolKind.OTHER, "> Repo-map can't include /Users/me/repo/schemas/old.mjs\n"
+                                        "> Has it been deleted from the file system but not from git?\n")
+    s.call("aider", {}, ToolKind.OTHER, "> Repo-map can't include /Users/me/repo/schemas/universal.mjs\n"
+                                        "> Has it been deleted from the file system but not from git?\n")
+    texts = [f.text for f in uncommitted_facts(s.ctx())]
+    # the last warning says what is gone now; a path outside the session's own spelling keeps its last two parts
+    assert "Deleted from the disk, still in git (the harness's warning, r3): `schemas/universal.mjs`" in texts, texts
+    assert not any("old.mjs" in t for t in texts)
+
+
+def test_line_addressed_edits_run_top_down_in_one_command_are_the_cause_of_the_break():
+    s = _Session("return NotImplemented")
+    s.run("sed -i '1275,1276d' sympy/core/numbers.py && sed -i '2111,2112d' sympy/core/numbers.py", "")
+    s.run("python -c 'import sympy'", 'Traceback (most recent call last):\n  File "/testbed/sympy/core/numbers.py", '
+          "line 2111\n    except SympifyError:\n    ^\nSyntaxError: invalid syntax", 1)
+    rec = _record(s.transcript(), "ERR_PY_SyntaxError")
+    assert "cause: its line-addressed edits ran one after another, top-down (`sed -i '1275,1276d' " in rec.solution
+    assert rec.avoidance.startswith("edit one file at several line numbers bottom-up (the highest first)")
+    # bottom-up, or in one sed run (its addresses are the input's lines), nothing moves
+    for command in ("sed -i '2111,2112d' sympy/core/numbers.py && sed -i '1275,1276d' sympy/core/numbers.py",
+                    "sed -i -e '1275,1276d' -e '2111,2112d' sympy/core/numbers.py"):
+        s = _Session("return NotImplemented")
+        s.run(command, "")
+        s.run("python -c 'import sympy'", 'Traceback (most recent call last):\n  File "/testbed/sympy/core/numbers.py",'
+              " line 2111\n    except SympifyError:\n    ^\nSyntaxError: invalid syntax", 1)
+        assert "top-down" not in (_record(s.transcript(), "ERR_PY_SyntaxError").solution or "")
