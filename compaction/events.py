@@ -184,7 +184,9 @@ _CONSTRAINT_RE = re.compile(
     r"\b(?:do not|don't|never|must not|must|should not|shouldn't|only|make sure|ensure|without modifying|"
     r"you (?:need|have) to|requirement|constraint|禁止|必须|不要)\b"
     # what the user wants left as it is ("No change on `specstory sync`", "leave the tests alone")
-    r"|\bno changes? (?:on|to)\b|\b(?:leave|keep)\b[^.\n]{0,40}?\b(?:alone|as it is|as is|unchanged|untouched)\b"
+    r"|(?:^|[.!;:]\s+|\n\s*|\bplease\s+)(?:make\s+)?no changes? (?:on|to)\b"
+    r"|(?:^|[.!;:,]\s+|\n\s*|\bplease\s+|\bbut\s+|\band\s+)(?:leave|keep)\b[^.?\n]{0,40}?\b(?:alone|as it is|as is|unchanged|"
+    r"untouched)\b(?![^.\n]*\?)"
     # the language the user wants replies in ("answer in Chinese", "用中文回答"): every later reply keeps it
     r"|\b(?:answer|reply|respond|write|explain|talk|speak)\b[^.\n]{0,20}?\bin (?:[a-z]+ )?"
     r"(?:english|chinese|mandarin|cantonese|japanese|korean|spanish|french|german|italian|portuguese|russian|"

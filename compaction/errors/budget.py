@@ -143,7 +143,15 @@ def _shorten(text: str | None, width: int) -> str | None:
     clauses with the most identifiers and numbers are kept before generic ones)."""
     if not text or len(text) <= width:
         return text
-    return fit(_PATH_RE.sub(r"\1", text), width, solution_info)
+    return fit(_PATH_RE.sub(_file_name_unless_placed, text), width, solution_info)
+
+
+_PLACED = ("is at `", "call on `")  # a path that says where a missed file is: its folders are the point
+
+
+def _file_name_unless_placed(m: re.Match[str]) -> str:
+    before = m.string[max(0, m.start() - 12):m.start()].rstrip("/")
+    return m.group(0) if before.endswith(_PLACED) else m.group(1)
 
 
 def _elide(text: str, width: int) -> str:

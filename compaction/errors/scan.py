@@ -57,6 +57,7 @@ from compaction.shell import (
     benign_exit,
     blank_quotes,
     code_line,
+    leading_cd,
     norm_command,
     printed_nothing,
     program_of,
@@ -65,6 +66,7 @@ from compaction.shell import (
     split_commands,
     unredirected,
     went_wrong,
+    words,
 )
 from compaction.transcripts.arg_names import ArgRole, arg_text
 from compaction.transcripts.continuations import unfinished
@@ -489,22 +491,26 @@ def _deleted_since(transcript: Transcript, avoidance: str, after: int) -> str:
     scripts = scripts_run(m.group(1)) if m else set()
     if not scripts:
         return avoidance
+    # the script as the advised command spells it (`reproduce_bug.py`, `tests/check.py`): one place, not any file of its name
+    spelled = {w.removeprefix("./") for w in words(m.group(1)) if file_name(w) in scripts}
+    cwd = transcript.cwd
     gone: dict[str, int] = {}
     for rnd in transcript.rounds[after:]:
         for msg in rnd.messages:
             for call in msg.tool_calls:
-                written = shell_writes(call.command) if call.command else \
-                    [(EventKind.WRITE, call.path)] if call.path and call.kind is ToolKind.WRITE else []
+                # part by part: `rm f; git checkout -- f` deletes, then restores, one file
+                written = [w for part in split_commands(call.command) for w in shell_writes(part)] if call.command \
+                    else [(EventKind.WRITE, call.path)] if call.path and call.kind is ToolKind.WRITE else []
                 for kind, path in written:
-                    name = file_name(path)
-                    if name in scripts and kind is EventKind.DELETE:
-                        gone[name] = rnd.number
-                    elif name in scripts and kind is EventKind.WRITE:
-                        gone.pop(name, None)
+                    place = next((w for w in spelled if _same_place(w, path.removeprefix("./"), cwd)), None)
+                    if place is not None and kind is EventKind.DELETE:
+                        gone[place] = rnd.number
+                    elif place is not None:  # written again, moved back, restored from git: it is there
+                        gone.pop(place, None)
     if not gone:
         return avoidance
-    name, rnd = next(iter(gone.items()))
-    return f"{avoidance} (`{name}` was deleted at r{rnd}: write it again first)"
+    place, rnd = next(iter(gone.items()))
+    return f"{avoidance} (`{file_name(place)}` was deleted at r{rnd}: write it again first)"
 
 
 OWN_TESTS_NAMED = 3
@@ -1612,13 +1618,16 @@ def _new_error_lines(before: str, after: str) -> list[str]:
     """The error lines of a reproduction's later run that its first run lacked (a chain of causes where one
     error stood: `ValueError: 11`, "The above exception was the direct cause…"). Why: a reproduction that
     raises by design prints its error after the fix too; what changed in it is the fix's effect."""
-    seen = {m.group(1).strip() for m in _ERROR_LINE_RE.finditer(before)}
+    seen = {_ADDRESS_RE.sub("0x…", m.group(1).strip()) for m in _ERROR_LINE_RE.finditer(before)}
     out: list[str] = []
     for m in _ERROR_LINE_RE.finditer(after):
         line = m.group(1).strip()
-        if line not in seen and line not in out:
+        if _ADDRESS_RE.sub("0x…", line) not in seen and line not in out:  # an object's address differs run to run
             out.append(line)
     return out[:NEW_LINES_SHOWN] if seen else []
+
+
+_ADDRESS_RE = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 
 
 def _scanned_text(transcript: Transcript, occ: Occurrence) -> str:
@@ -2026,7 +2035,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         if changed and failed_call is not None and call is not None and call.command == failed_call.command:
             what = "the same call" if call.command is None else "the same command"  # only its arguments changed
         elif what == "the same call" and failed_call is not None and call is not None and call.path \
-                and failed_call.path and not _same_place(call.path, failed_call.path, transcript.cwd):
+                and failed_call.path and file_name(call.path) == file_name(failed_call.path) \
+                and not _same_place(call.path, failed_call.path, transcript.cwd):
             what = f"the same call on `{_relative(call.path, transcript.cwd)}`"  # the place that worked
         if call is None and rec.id in MODEL_SIDE and (switch := _model_switch(transcript, last, rnd)):
             at = f" (r{switch[0]})" if switch[0] != rnd else ""
@@ -2252,40 +2262,116 @@ _MISSING_RE = re.compile(r"No such file|cannot access|does not exist|not found|E
 
 def _found_elsewhere(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache | None,
                      until: int | None = None) -> str:
-    """A file the session missed at one place (a read, an `ls`), then named at another by a call that
-    did not fail, or listed by a look-up's output, within a few rounds: `core/src/main/…/JSON.java`
-    after `src/main/…/JSON.java`, `sympy/sets/sets.py` after `sympy/core/sets.py`. Where the file is,
-    since "no fix seen" sent a successor looking again. Only names with an extension: a folder's
-    or a bare word's name is borne by too many places. `until`: the round of the next miss, for an
-    earlier one."""
+    """A file the session missed at one place (a read, an `ls`), then read at another within a few
+    rounds (a file tool's path, a reading command's operand) or listed by a look-up's output (`find`,
+    `ls`, `grep -l`): `core/src/main/…/JSON.java` after `src/main/…/JSON.java`, `sympy/sets/sets.py`
+    after `sympy/core/sets.py`. Where the file is, since "no fix seen" sent a successor looking again.
+    Only the last miss's path (an earlier miss is `_earlier_found`'s), and only a name with an
+    extension: a folder's or a bare word's name is borne by too many places. Never a path of a
+    traceback, a diff, a URL, a glob or a redirection: those name other files, or files written.
+    `until`: the round of the next miss, for an earlier one."""
     cwd = transcript.cwd
     last = rec.occurrences[-1]
-    for missed in dict.fromkeys(o.location.path for o in reversed(rec.occurrences) if o.location.path):
-        name = file_name(missed)
-        if "." not in name.strip(".") or name.endswith("."):
-            continue
-        for rnd in transcript.rounds[last.round:last.round + OTHERWISE_ROUNDS]:
-            if until is not None and rnd.number >= until:
-                break
-            results = _round_results(rnd, cache)
-            for msg in rnd.messages:
-                for call in msg.tool_calls:
-                    res = results.get(id(call))
-                    if res is None or _MISSING_RE.search(res.content[:300]):
-                        continue
-                    named = [call.path] if call.path else []
-                    if call.command:
-                        named += _PATH_WORD_RE.findall(call.command) + _PATH_WORD_RE.findall(res.content[:4000])
-                    for path in named:
-                        # `&>/tmp/x.log`, `--out=x.json`, `src/x.py:12:`: the path itself
-                        path = _LINE_SUFFIX_RE.sub("", _REDIRECT_RE.sub("", path.rsplit("=", 1)[-1])).rstrip(":.,;")
-                        if file_name(path) == name and not _same_place(path, missed, cwd):
-                            return f"it is at `{_relative(path, cwd)}` (r{rnd.number})"
+    missed = next((o.location.path for o in _last_run_of(rec.occurrences) if _file_like(o.location.path)), None)
+    if missed is None:
+        return ""
+    name = file_name(missed)
+    gone = _relative(missed.replace("\\", "/"), cwd)
+    for rnd in transcript.rounds[last.round:last.round + OTHERWISE_ROUNDS]:
+        if until is not None and rnd.number >= until:
+            break
+        results = _round_results(rnd, cache)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                res = results.get(id(call))
+                if res is None or _MISSING_RE.search(res.content[:300]):  # (`grep` of no match exits 1: it read)
+                    continue
+                for path in _read_places(call, res.content):
+                    if file_name(path) == name and not _same_place(path, missed, cwd) \
+                            and _relative(path.replace("\\", "/"), cwd) != gone:
+                        return f"it is at `{_relative(path, cwd)}` (r{rnd.number})"
     return ""
 
 
+def _file_like(path: str | None) -> bool:
+    name = file_name(path) if path else ""
+    return "." in name.strip(".") and not name.endswith(".")
+
+
+def _last_run_of(occurrences: list[Occurrence]) -> list[Occurrence]:
+    """The last occurrence and those of the rounds just before it, latest first: one search that missed
+    a file, then its folder (`JSON.java`, then `ls src/main`)."""
+    out = [occurrences[-1]]
+    for o in reversed(occurrences[:-1]):
+        if o.round < out[-1].round - 1:
+            break
+        out.append(o)
+    return out
+
+
+_READERS = frozenset({"cat", "head", "tail", "less", "more", "nl", "wc", "stat", "file", "grep", "rg", "sed", "awk",
+                      "ls", "find", "fd", "Get-Content", "type", "bat"})
+_PATTERN_FIRST = frozenset({"grep", "rg"})
+# options whose value may look like a file (`-name sets.py`, `--include '*.py'`): not a place read
+_VALUED_OPTIONS = frozenset({"-name", "-iname", "-path", "-ipath", "-e", "-f", "-g", "--glob", "--include", "--exclude",
+                             "--exclude-dir"})
+_LISTERS = frozenset({"find", "fd", "ls", "rg", "grep", "git"})  # whose output lines may be paths found
+_REDIRECTION_RE = re.compile(r"^\d*&?[<>]")
+_NOT_A_PLACE_RE = re.compile(r"://|[*?\[\]{}$]|^[ab]/")  # a URL, a glob, a variable, a diff's `a/` `b/` side
+
+
+def _read_places(call: ToolCall, output: str) -> list[str]:
+    """The files a call that worked read or listed: a read or edit tool's path; the operands of a
+    reading or look-up command (resolved against its leading `cd`); the lines of a look-up's output
+    that are paths (`./sympy/sets/sets.py`, `src/a.py:12:` of `grep -rn`)."""
+    if call.kind in (ToolKind.READ, ToolKind.EDIT) and call.path:
+        return [call.path]
+    if not call.command:
+        return []
+    out: list[str] = []
+    listed = False
+    base = ""  # the folder the line's `cd`s moved to: its later parts' relative paths are inside it
+    for part in split_commands(call.command):
+        cd = leading_cd(part)
+        plain = words(part)
+        if cd is None and len(plain) == 2 and plain[0] == "cd":  # `cd x` as its own part of the line
+            cd = (plain[1], "")
+        if cd is not None:
+            base = cd[0] if cd[0].startswith(("/", "~")) else posixpath.join(base, cd[0])
+            part = cd[1]
+        said = run_words(part)
+        if not said or said[0] not in _READERS:
+            continue
+        listed = listed or said[0] in _LISTERS
+        redirected = False
+        skip = False  # the word after an option that takes a value (`-name sets.py`)
+        pattern = said[0] in _PATTERN_FIRST and not any(w in ("-e", "-f", "--regexp", "--file") for w in said)
+        for word in said[1:]:
+            if word == "|":
+                break
+            if _REDIRECTION_RE.match(word):  # `>`, `2>`: its target is written; `2>/dev/null`, glued, too
+                redirected = word.rstrip("<>&0123456789") == ""
+                continue
+            if skip or word.startswith("-"):
+                skip = word in _VALUED_OPTIONS
+                continue
+            if pattern:  # grep's first operand is what it looks for, not where
+                pattern = False
+                continue
+            if redirected or _NOT_A_PLACE_RE.search(word) or not _file_like(word):
+                redirected = False
+                continue
+            out.append(posixpath.join(base, word) if base and not word.startswith(("/", "~")) else word)
+    if listed:
+        for line in output[:4000].splitlines():
+            word = _LINE_SUFFIX_RE.sub("", line.strip()).strip()
+            if word and " " not in word and ("/" in word or "\\" in word) and not _NOT_A_PLACE_RE.search(word):
+                out.append(posixpath.join(base, word) if base and not word.startswith(("/", "~")) else word)
+    return out
+
+
 # A command that prints a part of what it reads: a stage of `head`/`tail`/`grep`/`wc`, a `sed -n` range, `nl … | sed`
-_NARROWS_RE = re.compile(r"\|\s*(?:head|tail|grep|wc|cut)\b|\bsed -n\b|\bgrep -[A-Za-z]*[nmlc]|--tb=(?:short|line|no)|\s-q\b")
+_NARROWS_RE = re.compile(r"\|\s*(?:head|tail|grep|wc|cut)\b|\bsed -n\b|\bgrep -[A-Za-z]*[nmlc]|--tb=(?:short|line|no)")
 
 
 def _narrowed_after(transcript: Transcript, occ: Occurrence, cache: _ResultsCache | None) -> str:
@@ -2297,14 +2383,14 @@ def _narrowed_after(transcript: Transcript, occ: Occurrence, cache: _ResultsCach
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 res = results.get(id(call))
-                if call.command and res is not None and _NARROWS_RE.search(call.command) \
+                if call.command and res is not None and _NARROWS_RE.search(call.command) and _succeeded(res) \
+                        and not _MISSING_RE.search(res.content[:300]) \
                         and not any(h.id in _HARNESS_NOTES for h in classify(res.content, tool_output=True)):
                     return f"then it printed parts only: `{_as_run(call.command)}` (r{rnd.number})"
     return ""
 
 
 _LINE_SUFFIX_RE = re.compile(r":\d.*$")  # `src/x.py:12:` of a match: the file
-_REDIRECT_RE = re.compile(r"^\d*[<>&|]+")  # `2>`, `&>`: a redirection glued to its file
 
 
 def _relative(path: str, cwd: str | None) -> str:

@@ -263,3 +263,136 @@ def test_line_addressed_edits_run_top_down_in_one_command_are_the_cause_of_the_b
         s.run("python -c 'import sympy'", 'Traceback (most recent call last):\n  File "/testbed/sympy/core/numbers.py",'
               " line 2111\n    except SympifyError:\n    ^\nSyntaxError: invalid syntax", 1)
         assert "top-down" not in (_record(s.transcript(), "ERR_PY_SyntaxError").solution or "")
+
+
+# ---------------------------------------------------------------- the code review's triggering inputs (d7fdc10)
+
+def _miss_then(*calls: tuple[str, str], cwd: str | None = None, missed: str = "config.py") -> str:
+    s = _Session("load the settings", cwd=cwd)
+    s.run(f"cat {missed}", f"cat: {missed}: No such file or directory", 1)
+    for command, output in calls:
+        s.run(command, output)
+    return _record(s.transcript(), "ERR_TOOL_FileNotFound").solution or ""
+
+
+def test_only_a_read_or_a_listing_says_where_a_missed_file_is():
+    traceback = 'Traceback (most recent call last):\n  File "/usr/lib/python3.11/logging/config.py", line 3\nValueError: x'
+    for command, output in (("python run.py", traceback), ("git diff", "diff --git a/src/pkg/config.py b/src/pkg/config.py"),
+                            ("ls packages/*/config.py", "ls: nothing"), ("curl https://example.com/docs/config.py", "ok"),
+                            ("python serve.py > logs/config.py", "")):
+        assert "it is at" not in _miss_then((command, output)), command
+    assert "it is at `app/config.py` (r2)" in _miss_then(("find . -name config.py", "./app/config.py"))
+    assert "it is at `app/config.py` (r2)" in _miss_then(("cd app && head -3 config.py", "DEBUG = 1"))
+    # a Windows path spelled from the drive is the place that was missed, not another one
+    assert "it is at" not in _miss_then(("Get-Content C:\\Users\\me\\proj\\src\\config.py", "DEBUG = 1"),
+                                        cwd="C:\\Users\\me\\proj", missed="src\\config.py")
+
+
+def test_the_last_miss_alone_is_answered_by_where_a_file_was_found():
+    s = _Session("load the data")
+    s.run("cat config.yaml", "cat: config.yaml: No such file or directory", 1)
+    s.run("cat data.csv", "cat: data.csv: No such file or directory", 1)
+    s.run("ls conf/config.yaml", "conf/config.yaml")
+    assert "it is at" not in (_record(s.transcript(), "ERR_TOOL_FileNotFound").solution or "")
+
+
+def test_a_retry_on_another_file_is_no_place_of_the_missed_one():
+    s = _Session("read the overrides", cwd="/repo")
+    missed, other = "/repo/settings/production_overrides.py", "/repo/docs/architecture/overview_of_the_system.md"
+    s.call("read", {"path": missed}, ToolKind.READ, f"ENOENT: no such file or directory, access '{missed}'", error=True,
+           path=missed)
+    s.call("read", {"path": other}, ToolKind.READ, "# Overview", path=other)
+    assert "same call on" not in (_record(s.transcript(), "ERR_TOOL_FileNotFound").solution or "")
+
+
+def test_a_commit_the_session_may_have_made_or_a_log_of_another_ref_is_not_outside():
+    def ended(*steps: tuple[str, str]) -> list[str]:
+        s = _Session("document the hooks")
+        s.run("git commit -am 'Hook docs'", "[main 5e5bdad] Hook docs\n 1 file changed")
+        for command, output in steps:
+            s.run(command, output)
+        return [f.text for f in uncommitted_facts(s.ctx()) if f.text.startswith("Committed outside")]
+
+    assert not ended(("git commit -qam 'Update README'", ""), ("git log --oneline -2", "9abc123 Update README\n5e5bdad x"))
+    assert not ended(("git log --oneline origin/main -2", "9abc123 Teammate\n5e5bdad Hook docs"))
+    full = ended(("git log -2", "commit 9abc1234\nAuthor: A <a@b>\nDate: today\n\n    Teammate work\n\n"
+                                "commit 5e5bdad0\nAuthor: A\n\n    Hook docs\n"))
+    assert full and "9abc123 “Teammate work”" in full[0]
+    assert ended(("git log --oneline --graph -2", "* 9abc123 (HEAD -> main) Teammate\n* 5e5bdad Hook docs"))
+
+
+def test_a_commit_choice_is_not_closed_by_an_outside_commit_seen_before_it_was_asked():
+    s = _Session("document the hooks")
+    s.run("git commit -am 'Hook docs'", "[main 5e5bdad] Hook docs\n 1 file changed")
+    s.run("git log --oneline -2", "9abc123 Teammate\n5e5bdad Hook docs")
+    s.call("edit", {"path": "README.md", "old_str": "a", "new_str": "b"}, ToolKind.EDIT, "ok", path="README.md")
+    s.say(Role.ASSISTANT, "Should I commit the README change?")
+    s.say(Role.USER, "later")
+    s.run("git log --oneline -2", "9abc123 Teammate\n5e5bdad Hook docs")
+    choice = open_choice_facts(s.ctx())
+    assert choice and "committed outside" not in choice[0].text
+
+
+def test_scratch_lines_keep_a_script_that_rewrites_files_and_attribute_output_by_path():
+    s = _Session("make it picklable")
+    s.run("cat <<'EOF' > apply_fix.py\ns = open('lib/a.py').read()\nopen('lib/a.py', 'w').write(s)\nEOF\n"
+          "python3 apply_fix.py", "")
+    s.run("cat <<'EOF' > check.py\nprint('ok')\nEOF", "")
+    s.run("python tests/check.py", "OTHER FILE OUTPUT")
+    s.run("python check.py", "/x.py:3: DeprecationWarning: old\n  return not self.__eq__(other)\nchecked: ok\n"
+                             "/x.py:9: DeprecationWarning: again\n  return 1\n")
+    s.run("rm apply_fix.py check.py", "")
+    texts = [f.text for f in completed_facts(s.ctx())]
+    assert any(t.startswith("`cat <<'EOF' > apply_fix.py") for t in texts), texts  # the fix: a line of its own
+    scratch = next(t for t in texts if t.startswith("Scratch"))
+    assert "apply_fix.py" not in scratch and "`cat <<'EOF' > check.py …` → checked: ok (r2)" in scratch
+
+
+def test_new_error_lines_ignore_an_objects_address():
+    assert _new_error_lines("ValueError: cannot convert <Obj at 0x7f3a2b1c0d90>",
+                            "ValueError: cannot convert <Obj at 0x7f99aa11bb20>") == []
+
+
+def test_a_deleted_reproduction_is_the_advised_one_at_its_own_place_and_still_gone():
+    def advice(*after: str) -> str:
+        s = _Session("Unable to convert: PixelRepresentation is missing for float pixel data")
+        s.run("cat > reproduce_bug.py << 'EOF'\nimport x\nEOF", "")
+        s.run("python reproduce_bug.py", "Traceback (most recent call last):\n  File \"reproduce_bug.py\", line 1\n"
+              "AttributeError: Unable to convert the pixel data: missing PixelRepresentation", 1)
+        s.call("edit", {"path": "handler.py", "old_str": "'PixelRepresentation',", "new_str": ""}, ToolKind.EDIT, "ok",
+               path="handler.py")
+        s.run("python reproduce_bug.py", "True")
+        for command in after:
+            s.run(command, "")
+        return next(r.avoidance for r in scan_transcript(s.transcript()) if "re-run" in (r.avoidance or ""))
+
+    assert "was deleted" in advice("rm reproduce_bug.py")
+    assert "was deleted" not in advice("rm -f /tmp/scratch/reproduce_bug.py")
+    assert "was deleted" not in advice("rm reproduce_bug.py; git checkout -- reproduce_bug.py")
+
+
+def test_a_quiet_install_or_a_failed_range_is_no_narrowed_output():
+    for command, output in (("pip install -q numpy", ""), ("sed -n '1,20p' missing.py",
+                                                           "sed: can't read missing.py: No such file or directory")):
+        s = _Session()
+        s.run("cat src/big.py", "<warning>\nThe output of your last command was too long.\n</warning>")
+        s.run(command, output)
+        assert "printed parts only" not in (_record(s.transcript(), "ERR_TOOL_OutputTooLong").solution or ""), command
+
+
+def test_a_nightly_wheel_replaced_is_no_checkouts_own_build():
+    s = _Session("pin torch")
+    s.run("pip install torch==2.4.0", "    Uninstalling torch-2.5.0.dev20240801:\nSuccessfully installed torch-2.4.0\n")
+    assert not any("checkout's own build" in f.text for f in completed_facts(s.ctx()))
+
+
+def test_an_argument_a_read_retry_added_is_not_asked_of_later_calls():
+    from compaction.errors.records import ErrorRecord, Occurrence
+    from compaction.history.sources.current import needed_arguments
+
+    read = ErrorRecord("ERR_TOOL_InvalidArgument", [Occurrence(1)])
+    read.solution = "then the same call rerun with `limit: 200` succeeded (r2)"
+    sandbox = ErrorRecord("ERR_TOOL_SandboxDenied", [Occurrence(1)])
+    sandbox.solution = "then the same command rerun with `sandbox_permissions: require_escalated` succeeded (r2)"
+    assert needed_arguments([read]) == {}
+    assert needed_arguments([sandbox]) == {"sandbox_permissions": ("require_escalated", 1)}

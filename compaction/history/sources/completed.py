@@ -113,10 +113,12 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if ident in told:
             continue
         f = runs.fact
-        if scratch and runs.count == 1 and not runs.outcomes and (names := _writes_only(runs.command, scratch, ctx.cwd)):
-            printed = _printed(_output_of(ctx, runs.event, outputs)) if runs.event is not None else ""
-            if not printed and (run := _first_run(ctx, names[-1], f.rounds[0])) is not None:  # run by a later line
-                printed = _printed(_output_of(ctx, run, outputs))
+        if scratch and runs.count == 1 and not runs.outcomes and (paths := _writes_only(runs.command, scratch, ctx.cwd)):
+            ran = scripts_run(runs.command)  # written and run by the same line: its output is the script's
+            printed = _printed(_output_of(ctx, runs.event, outputs)) if ran and runs.event is not None else ""
+            if not ran:  # run by a later line: the first that runs one of these files, by its path
+                run = next((r for p in paths if (r := _first_run(ctx, p, f.rounds[0], runs.event)) is not None), None)
+                printed = _printed(_output_of(ctx, run, outputs)) if run is not None else ""
             # its first line as written (what the command was), then what the script printed
             scratch_written.append((f.rounds[0], f"`{first_line(f.text, SCRATCH_COMMAND_CHARS)}`", printed))
             continue
@@ -171,7 +173,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
 
 
 UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the work's own
-# pip replacing a development build (`pytest-5.1.2.dev12+g955e54221`: the repository's own, installed editable)
+# pip replacing a build of a git checkout (`pytest-5.1.2.dev12+g955e54221`: a version with the checkout's commit,
+# the repository's own, installed editable; not a nightly wheel's `2.5.0.dev20240801`)
 # by a released one: the code under test is no longer what runs. Why: mini-pytest's `pip install
 # pytest-xdist` read as a success; it had swapped the project's pytest for 8.4.2.
 def _own_build_replaced(output: str) -> str:
@@ -180,11 +183,11 @@ def _own_build_replaced(output: str) -> str:
     if m is None:
         return ""
     name = re.escape(m.group(1).rsplit("-", 1)[0])
-    back = re.search(rf"Successfully installed [^\n]*\b{name}-\S*(?:\.dev|\+g)", output)
+    back = re.search(rf"Successfully installed [^\n]*\b{name}-\S*\+g", output, re.IGNORECASE)
     return "" if back else m.group(1)
 
 
-_OWN_BUILD_RE = re.compile(r"^\s*Uninstalling ([\w.-]+-\d[\w.]*?(?:\.dev\d*|\+g[0-9a-f]{6,})[\w.+]*):", re.MULTILINE)
+_OWN_BUILD_RE = re.compile(r"^\s*Uninstalling ([\w.-]+-\d[\w.]*?\+g[0-9a-f]{6,}[\w.+]*):", re.MULTILINE)
 SCRATCH_COMMAND_CHARS = 80
 
 
@@ -196,33 +199,51 @@ def _scratch_writes(ctx: FactContext) -> set[str]:
 
 def _writes_only(command: str, scratch: set[str], cwd: str | None) -> list[str]:
     """The scratch files a command line writes when writing them (and running them: `cat <<'EOF' > check.py
-    … EOF; python3 check.py`) is all it does: their names; [] for a line that runs or changes anything
-    else. Why: nine lines of `cat <<'EOF' > x.py …` told nothing a successor uses; one line names
+    … EOF; python3 check.py`) is all it does: their paths; [] for a line that runs or changes anything
+    else, or whose script writes files itself (`update_offsetbox.py` rewrote the source: the fix, not a
+    probe). Why: nine lines of `cat <<'EOF' > x.py …` told nothing a successor uses; one line names
     them with what each printed, and the room goes to the rest."""
     written = shell_writes(command)
     if not written or any(kind is not EventKind.WRITE or display_path(path, cwd) not in scratch for kind, path in written):
         return []
-    names = list(dict.fromkeys(display_path(path, cwd).rsplit("/", 1)[-1] for _, path in written))
+    if _WRITES_FILES_RE.search(command):
+        return []
+    paths = list(dict.fromkeys(display_path(path, cwd) for _, path in written))
+    names = {p.rsplit("/", 1)[-1] for p in paths}
     for part in split_commands(command):
         said = words(part)[:1]
-        if said and said[0] not in _WRITERS and not (scripts_run(part) and scripts_run(part) <= set(names)):
+        if said and said[0] not in _WRITERS and not (scripts_run(part) and scripts_run(part) <= names):
             return []
-    return names
+    return paths
 
 
 PRINTED_CHARS = 80
+# A script that changes files itself: Python's `open(p, 'w')`, `write_text`, `shutil.move`; node's `writeFileSync`;
+# a shell script's `sed -i` (stdout and stderr writes are printing, not writing)
+_WRITES_FILES_RE = re.compile(r"""open\([^)\n]*['"][wax]b?\+?['"]|\.write_text\(|\.writelines\(|"""
+                              r"(?<!stdout)(?<!stderr)\.write\(|\bsed -i\b|shutil\.(?:copy|move)|os\.(?:replace|rename)\("
+                              r"|writeFileSync|fs\.writeFile")
+_WARNING_LINE_RE = re.compile(r"\b\w*Warning\b|^\s")  # a warning, or the indented source line it echoes
 
 
-def _first_run(ctx: FactContext, name: str, after: int) -> Event | None:
-    """The first command after round `after` that runs the script `name` (`python3 check_lazy.py`)."""
-    return next((e for e in ctx.events if e.kind is EventKind.COMMAND and e.round >= after and e.command
-                 and name in e.command and name in scripts_run(e.command)), None)
+def _first_run(ctx: FactContext, path: str, after: int, written_by: Event | None) -> Event | None:
+    """The first later command that runs the script at `path` (`python3 check_lazy.py`, `python ./check.py`;
+    not `python tests/check.py`, another file of that name)."""
+    name = path.rsplit("/", 1)[-1]
+    for e in ctx.events:
+        if e.kind is not EventKind.COMMAND or e.round < after or e is written_by or not e.command \
+                or name not in e.command or name not in scripts_run(e.command):
+            continue
+        if any(display_path(w.removeprefix("./"), ctx.cwd) == path for w in words(e.command) if w.endswith(name)):
+            return e
+    return None
 
 
 def _printed(output: str) -> str:
-    """What a scratch script printed, as one short line: its last line that says something."""
-    lines = [" ".join(ln.split()) for ln in output.strip().splitlines() if ln.strip()][-1:]
-    return cut_at_word(lines[0], PRINTED_CHARS) if lines else ""
+    """What a scratch script printed, as one short line: its last line that says something (not a warning,
+    nor the indented source line a warning echoes)."""
+    lines = [" ".join(ln.split()) for ln in output.strip().splitlines() if ln.strip() and not _WARNING_LINE_RE.search(ln)]
+    return cut_at_word(lines[-1], PRINTED_CHARS) if lines else ""
 NO_EFFECT = " → changed nothing (no such text on the line it addressed)"
 SOME_NO_EFFECT = " substitutions changed nothing (no such text on their lines)"
 MISSED_NAMED = 3

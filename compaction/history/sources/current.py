@@ -52,12 +52,18 @@ _UNANSWERED_CALLS = 8  # a last round's calls none of which came back: named up 
 _NEEDED_ARG_RE = re.compile(r"rerun with `([A-Za-z_][\w-]*): ([^`\n]{1,40})`(?! \(was)")
 
 
+_REFUSALS = frozenset({"ERR_TOOL_SandboxDenied", "ERR_TOOL_PermissionDenied"})
+
+
 def needed_arguments(records: list) -> dict[str, tuple[str, int]]:
-    """The arguments a refused call needed (the key, its value and the round of the refusal): each record
-    whose solution is the same call rerun with one argument added (codex's sandbox on Windows)."""
+    """The arguments a refused command needed (the key, its value and the round of the refusal): a
+    sandbox's or a permission's refusal whose solution is the same command rerun with one argument
+    added (codex's sandbox on Windows). Not a tool's other failures: a read retried with `limit: 200`
+    says nothing of the calls after it."""
     out: dict[str, tuple[str, int]] = {}
     for rec in records:
-        if rec.family == "TOOL" and (m := _NEEDED_ARG_RE.search(rec.solution or "")):
+        if rec.id in _REFUSALS and "the same command rerun with" in (rec.solution or "") \
+                and (m := _NEEDED_ARG_RE.search(rec.solution or "")):
             out.setdefault(m.group(1), (m.group(2), rec.occurrences[0].round))
     return out
 
@@ -81,7 +87,8 @@ def _last_calls(rnd: Round, needed: dict[str, tuple[str, int]] | None = None) ->
                 status = "submitted: the harness printed the final diff"
             elif res is None:
                 status = "no result seen"
-                lacks = [(k, v, r) for k, (v, r) in (needed or {}).items() if str(call.arguments.get(k, "")) != v]
+                lacks = [(k, v, r) for k, (v, r) in (needed or {}).items()
+                         if call.command and str(call.arguments.get(k, "")) != v]  # commands, as the refused one
                 if lacks:
                     missing = missing or lacks[0]
                     status += f"; no `{lacks[0][0]}`"

@@ -52,8 +52,9 @@ def _deleted_not_from_git(ctx: FactContext) -> list[Fact]:
     at, paths = last
     paths = list(dict.fromkeys(paths))
     named = ", ".join(f"`{p}`" for p in paths[:SHOWN]) + (f" +{len(paths) - SHOWN}" if len(paths) > SHOWN else "")
+    # a fact of the work tree, below what the session itself left (a user's move may be why): no must-keep place
     return [Fact(Section.CURRENT, f"Deleted from the disk, still in git (the harness's warning, r{at}): {named}", [at],
-                 score=SCORE - 4, priority=1.5, pending=True)]
+                 score=40, pending=True)]
 
 
 def _as_known(path: str, ctx: FactContext) -> str:
@@ -198,53 +199,89 @@ def _left_behind(ctx: FactContext, commits: list) -> list[Fact]:
     return facts
 
 
-_LOG_LINE_RE = re.compile(r"^(?:commit )?([0-9a-f]{7,40})\b(?: \([^)\n]*\))? ?(.*)$")
-
-
 def committed_elsewhere(ctx: FactContext) -> list[Fact]:
     """`_committed_elsewhere`, made once per compaction (the open choices ask too)."""
     return ctx.shared(("committed_elsewhere",), lambda: _committed_elsewhere(ctx))
 
 
 def _committed_elsewhere(ctx: FactContext) -> list[Fact]:
-    """Commits a `git log` after the session's last commit lists above it, which no call of the session
-    made: the user (or another agent) committed meanwhile, often the session's own later work. Why: pi's
-    session ended with its work committed by someone else as 3424550, and the document still offered
-    "commit what we have?" as open."""
+    """Commits a `git log` of the current branch after the session's last commit lists above it, when no
+    call of the session since could have made one (a quiet `git commit -q`, a merge, a pull, a rebase,
+    a cherry-pick): the user (or another agent) committed meanwhile, often the session's own later
+    work. Why: pi's session ended with its work committed by someone else as 3424550, and the document
+    still offered "commit what we have?" as open. The fact's rounds: the log that showed it, then the
+    first log that listed the newest of those commits."""
     commits = [e for e in ctx.events if e.kind is EventKind.COMMIT and e.commit_hash]
     if not commits:
         return []
     own = {c.commit_hash[:7] for c in commits}
     last = commits[-1]
     found: tuple[int, list[tuple[str, str]]] | None = None  # the latest such log: its round, the newer commits
+    first_seen: dict[str, int] = {}  # a hash -> the round of the first log after the last commit that listed it
     for rnd in ctx.transcript.rounds[last.round - 1:]:
         results = None
         for msg in rnd.messages:
             if msg.index <= last.message_index:
                 continue
             for call in msg.tool_calls:
-                if not call.command or "log" not in call.command or not any(sub == "log" for sub, _ in git_runs(call.command)):
-                    continue
+                runs = git_runs(call.command) if call.command and "git" in call.command else []
+                if any(sub in _COMMITTING for sub, _ in runs):
+                    return []  # the session may have made what a later log shows
+                logs = [args for sub, args in runs if sub == "log"]
+                if not logs or any(not a.startswith("-") for a in logs[0]):
+                    continue  # no log, or a log of another ref or range (`git log origin/main`)
                 results = ctx.results_of(rnd) if results is None else results
                 res = results.get(id(call))
                 if res is None or res.is_error or not res.content:
                     continue
-                newer: list[tuple[str, str]] = []
-                for line in res.content.splitlines()[:40]:
-                    m = _LOG_LINE_RE.match(line.strip())
-                    if m is None:
-                        continue
-                    if m.group(1)[:7] in own:
-                        found = (rnd.number, newer)
-                        break
-                    newer.append((m.group(1)[:HASH_CHARS], m.group(2).strip()))
+                listed = _log_commits(res.content)
+                for h, _ in listed:
+                    first_seen.setdefault(h, rnd.number)
+                at = next((i for i, (h, _) in enumerate(listed) if h[:7] in own), None)
+                if at is not None:
+                    found = (rnd.number, listed[:at])
     if found is None or not found[1]:
         return []  # no log after the last commit that lists it: nothing says which are newer
     at, newer = found
-    shown = "; ".join(f"{h} “{subject[:160]}”" for h, subject in newer[:2])
+    shown = "; ".join(f"{h[:HASH_CHARS]} “{subject[:160]}”" for h, subject in newer[:2])
     more = f" (+{len(newer) - 2})" if len(newer) > 2 else ""
     return [Fact(Section.CURRENT, f"Committed outside the session (`git log`, r{at}): {shown}{more}, after the "
-                 f"session's last commit {last.commit_hash[:HASH_CHARS]}", [at], score=SCORE, priority=1.5, pending=True)]
+                 f"session's last commit {last.commit_hash[:HASH_CHARS]}", sorted({at, first_seen[newer[0][0]]}),
+                 score=SCORE, priority=1.5, pending=True)]
+
+
+_HEX = frozenset("0123456789abcdef")
+_COMMITTING = frozenset({"commit", "merge", "pull", "rebase", "cherry-pick", "am", "revert"})
+_ONELINE_RE = re.compile(r"^[*|\\/ ]*([0-9a-f]{7,40})\b(?: \([^)\n]*\))? (.*)$")  # `--oneline`, with `--graph`
+_FULL_RE = re.compile(r"^[*|\\/ ]*commit ([0-9a-f]{7,40})\b")  # the full format: the subject on a later, indented line
+
+
+def _log_commits(output: str) -> list[tuple[str, str]]:
+    """(hash, subject) of each commit a `git log` printed, newest first, in its one-line or full
+    format; a patch it printed (`-p`) is not read."""
+    out: list[tuple[str, str]] = []
+    pending: str | None = None  # a full entry's hash, its subject to come
+    in_patch = False  # inside a commit's patch (`-p`, `--stat`): its lines are no commits
+    for line in output.splitlines()[:400]:
+        if line.startswith("diff --git"):
+            pending, in_patch = None, True
+            continue
+        if m := _FULL_RE.match(line):
+            pending, in_patch = m.group(1), False
+            continue
+        if in_patch and not (line[:1] in _HEX and _ONELINE_RE.match(line)):
+            continue  # a patch's lines open with a marker (` `, `+`, `-`, `@@`, `index`); a one-line entry with its hash
+        in_patch = False
+        if pending is not None:
+            if line.startswith("    ") and line.strip():
+                out.append((pending, line.strip()))
+                pending = None
+            continue
+        if (m := _ONELINE_RE.match(line)) and not line.startswith((" ", "\t", "+", "-")):
+            out.append((m.group(1), m.group(2).strip()))
+        if len(out) >= 40:
+            break
+    return out
 
 
 # What git prints of a push the remote turned down (exit 0 when piped through `tail`)
