@@ -1895,6 +1895,45 @@ def _escaped_breaks(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int
 _MARGIN_RE = re.compile(r"^[│█]", re.M)
 
 
+# aider's answer to a SEARCH block that matched nothing: the file's nearest lines, fenced
+_NEAREST_RE = re.compile(r"Did you mean to match some of these actual lines from [^\n?]+\?\s*\n+```[^\n]*\n(.*?)\n```", re.S)
+_SEARCH_BLOCK_RE = re.compile(r"<<<<<<< SEARCH[^\n]*\n(.*?)\n=======", re.S)
+_USERS_EDITS_RE = re.compile(r"Committing (\S+) before applying edits")  # aider commits the user's own edits first
+MISMATCH_CHARS = 80
+
+
+def refusal_cause(transcript: Transcript, occurrences: list[Occurrence]) -> str:
+    """Why an edit tool's old text matched nothing, read off the refusals (of one file, latest first):
+    the lines the SEARCH held that the file's nearest lines (aider's "Did you mean to match…") lack,
+    and whether the user's own edits of that file were committed just before (aider's "Committing f
+    before applying edits"): the file had changed since the agent last saw it. Why: "no exact match"
+    restated is no cause; the monochromatic session's two refusals came of the user's edits."""
+    parts: list[str] = []
+    for occ in reversed(occurrences):
+        text = _scanned_text(transcript, occ)
+        near, block = _NEAREST_RE.search(text), _SEARCH_BLOCK_RE.search(text)
+        if near is None or block is None:
+            continue
+        actual = {ln.strip() for ln in near.group(1).splitlines() if ln.strip()}
+        lacking = [ln.strip() for ln in block.group(1).splitlines() if ln.strip() and ln.strip() not in actual]
+        if lacking:
+            more = f" (+{len(lacking) - 1})" if len(lacking) > 1 else ""
+            parts.append(f"its SEARCH held `{cut(lacking[0], MISMATCH_CHARS)}`{more}, which the file's nearest lines "
+                         f"lack (r{occ.round})")
+        break
+    name = file_name(occurrences[-1].location.path or "")
+    for occ in occurrences:
+        rnd = transcript.rounds[occ.round - 1] if 0 < occ.round <= len(transcript.rounds) else None
+        said = "" if rnd is None else "\n".join(t for m in rnd.messages if m.role is not Role.ASSISTANT
+                                                 for t in (m.text, *(r.content for r in m.tool_results))
+                                                 if "before applying edits" in t)
+        if name and any(file_name(m.group(1)) == name for m in _USERS_EDITS_RE.finditer(said)):
+            parts.insert(0, f"the user's own edits of `{name}` were committed just before (r{occ.round}): the file "
+                            "had changed since the agent saw it")
+            break
+    return "; ".join(parts)
+
+
 def _margin_marked(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int]:
     """The rounds where an edit tool refused an old text copied with a tool's margin marks (`│`, `█`)."""
     return _refused_old_texts(rec, calls_of, lambda old: _MARGIN_RE.search(old) is not None)
@@ -2002,6 +2041,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if escaped:  # seen in the calls themselves, beside the agent's own account
         more = ", …" if len(escaped) > 4 else ""
         parts.append(f"its old text had `\\n` typed out, not a line break (r{', r'.join(map(str, escaped[:4]))}{more})")
+    if rec.id in REFUSED_BY_FILE and (cause := refusal_cause(transcript, [o for o in rec.occurrences if file_name(
+            o.location.path or "") == file_name(last.location.path or "")])):
+        parts.append(cause)
     if marked:
         more = ", …" if len(marked) > 4 else ""
         parts.append(f"its old text was copied with the tool's margin marks (`│`, `█`), which the file does not hold "
@@ -2504,6 +2546,8 @@ def earlier_fixes(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
             text += f", then `{label_of_test(ep.tests[0])}` no longer failed (r{ep.next_round})"
         elif fix.passed_round and fix.passed_command:
             text += f", then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
+        if ep.file and (cause := refusal_cause(transcript, list(ep.occurrences))):
+            text += f"; {cause}"
         if ep.file:  # what failed is the edits of that file; the record's Error line quotes the refusals
             n = len(ep.occurrences)
             said = f"{n} refused edit{'s' if n > 1 else ''} of `{file_name(ep.file)}`"

@@ -396,3 +396,20 @@ def test_an_argument_a_read_retry_added_is_not_asked_of_later_calls():
     sandbox.solution = "then the same command rerun with `sandbox_permissions: require_escalated` succeeded (r2)"
     assert needed_arguments([read]) == {}
     assert needed_arguments([sandbox]) == {"sandbox_permissions": ("require_escalated", 1)}
+
+
+def test_a_refused_search_block_says_what_the_file_lacks_and_that_the_users_edits_came_first():
+    s = _Session("write generator versions")
+    refusal = ("## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in src/filter.ts\n"
+               "<<<<<<< SEARCH\n  return yes;\n}\n\n/* @__NO_SIDE_EFFECTS__ */\nexport async function f(\n=======\n"
+               "  return yes;\n}\n>>>>>>> REPLACE\n\nDid you mean to match some of these actual lines from src/filter.ts?\n\n"
+               "```\n  return yes;\n}\n\nexport async function f(\n```\n")
+    cid = "c1"
+    s.msgs.append(Message(1, Role.TOOL, "> Committing src/filter.ts before applying edits.\n> Commit 4ab3df9 chore: x"))
+    s.msgs.append(Message(2, Role.ASSISTANT, "", tool_calls=[ToolCall(
+        "search_replace", {"path": "src/filter.ts", "search": "  return yes;\n}\n", "replace": "x"}, cid, ToolKind.EDIT,
+        path="src/filter.ts")]))
+    s.msgs.append(Message(3, Role.TOOL, tool_results=[ToolResult(refusal, cid, "search_replace", is_error=True)]))
+    rec = _record(s.transcript(), "ERR_TOOL_EditNotFound")
+    assert "the user's own edits of `filter.ts` were committed just before (r1): the file had changed since the agent " \
+           "saw it; its SEARCH held `/* @__NO_SIDE_EFFECTS__ */`, which the file's nearest lines lack (r1)" in rec.solution
