@@ -187,6 +187,9 @@ _CONSTRAINT_RE = re.compile(
     r"|(?:^|[.!;:]\s+|\n\s*|\bplease\s+)(?:make\s+)?no changes? (?:on|to)\b"
     r"|(?:^|[.!;:,]\s+|\n\s*|\bplease\s+|\bbut\s+|\band\s+)(?:leave|keep)\b[^.?\n]{0,40}?\b(?:alone|as it is|as is|unchanged|"
     r"untouched)\b(?![^.\n]*\?)"
+    # an order to stop what the agent was doing ("stop doing shit!", "just stop committing"): it stands
+    r"|(?:^|[.!;:,]\s+|\n\s*|\bplease\s+|\bjust\s+)stop (?:doing|running|making|changing|touching|committing|adding|"
+    r"using|editing|creating)\b"
     # the language the user wants replies in ("answer in Chinese", "用中文回答"): every later reply keeps it
     r"|\b(?:answer|reply|respond|write|explain|talk|speak)\b[^.\n]{0,20}?\bin (?:[a-z]+ )?"
     r"(?:english|chinese|mandarin|cantonese|japanese|korean|spanish|french|german|italian|portuguese|russian|"

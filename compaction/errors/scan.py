@@ -430,54 +430,94 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
 
 
 _BROKEN_SYNTAX_RE = re.compile(r"Syntax|Indentation|TabError|E999")
-_LINE_ADDRESS_RE = re.compile(r"^<line\(s\) (\d+)(?:,(\d+))?>$|^(?:insert|append) at (\d+)$")
+_LINE_ADDRESS_RE = re.compile(r"^<line\(s\) (\d+)(?:,(\d+))?>$|^(?:insert|append) at (\d+)$|^line (\d+)")
 SHIFT_LOOKBACK = 3  # rounds before the failure searched for the edit that broke the file
+SHIFT_NEAR = 10  # lines between the failure's line and an address the shift moved, at most
 TOP_DOWN = "line-addressed edits ran one after another, top-down"
 SHIFT_ADVICE = "edit one file at several line numbers bottom-up (the highest first), or by its text, not its line numbers"
 
 
 def _line_ops(change) -> list[tuple[int, int]]:
-    """(first line addressed, lines it adds or removes) of each line-addressed hunk of one sed run."""
+    """(first line addressed, lines it adds or removes) of each line-addressed hunk of one sed run: a
+    deletion, an insertion, or a substitution on an addressed line (0: it moves nothing, but is moved)."""
     out: list[tuple[int, int]] = []
     for h in change.hunks:
-        m = _LINE_ADDRESS_RE.match(h.removed[0] if h.removed and not h.added else h.context or "")
+        m = _LINE_ADDRESS_RE.match(h.removed[0] if h.removed and not h.added and not h.fragment else h.context or "")
         if m is None:
             continue
         if m.group(1):
             first, last = int(m.group(1)), int(m.group(2) or m.group(1))
             out.append((first, -(last - first + 1)))
-        else:
+        elif m.group(3):
             out.append((int(m.group(3)), len(h.added)))
+        else:
+            out.append((int(m.group(4)), 0))
     return out
+
+
+def _edits_file(call: ToolCall, path: str) -> bool:
+    if call.kind in (ToolKind.EDIT, ToolKind.WRITE) and call.path and same_file(call.path, path):
+        return True
+    return bool(call.command) and any(kind in (EventKind.EDIT, EventKind.WRITE) and same_file(p, path)
+                                      for kind, p in shell_writes(call.command or ""))
 
 
 def _shifted_lines(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCache | None) -> str:
     """A file broken by line-addressed edits run one after another in one command, top-down (`sed -i
     '1275,1276d' f && sed -i '2111,2112d' f`): each run's deletions or insertions moved the lines the
-    next run addressed. Read off the command, the cause is no guess (sympy's `SyntaxError` at 2111: the
-    agent asked itself "due to shifts or something?")."""
+    next run addressed. Said only when that command was the file's last change before the failure, no
+    run of a program came between and worked, and the failure's line is near an address that moved.
+    Read off the command, the cause is no guess (sympy's `SyntaxError` at 2111: the agent asked itself
+    "due to shifts or something?")."""
     last = rec.occurrences[-1]
-    path = last.location.path
+    path, line = last.location.path, last.location.line
     if not path:
         return ""
+    worked = False  # a program ran and worked after the edit: the file was not broken then
     for rnd in reversed(transcript.rounds[max(0, last.round - 1 - SHIFT_LOOKBACK):last.round]):
+        results = _round_results(rnd, cache)
         for msg in reversed(rnd.messages):
             for call in reversed(msg.tool_calls):
-                if not call.command or "sed" not in call.command:
-                    continue
-                runs = [c for c in sed_hunks(call.command) if same_file(c.path, path)]
+                runs = [c for c in sed_hunks(call.command) if same_file(c.path, path)] \
+                    if call.command and "sed" in call.command else []
                 if not runs:
+                    if _edits_file(call, path):
+                        return ""  # another edit of the file came after
+                    res = results.get(id(call))
+                    if rnd.number < last.round and call.command and res is not None and _succeeded(res) \
+                            and (scripts_run(call.command) or is_test_command(call.command) or _PROGRAM_RE.search(call.command)):
+                        worked = True
                     continue
-                moved, low = 0, 0  # lines the runs before added or removed, and the lowest line they addressed
+                if worked:
+                    return ""
+                moved, low = 0, None  # lines the runs before added or removed, and the lowest line they moved
                 for change in runs:
                     ops = _line_ops(change)
-                    if moved and any(first > low for first, _ in ops):
-                        return (f"cause: its {TOP_DOWN} (`{cut(_as_run(call.command), 90)}`): each moved the lines the next addressed "
-                                f"(r{rnd.number})")
+                    # strictly below: `228d` then `228i …` is the idiom that replaces a line, not a shift
+                    hit = [first for first, _ in ops if moved and low is not None and first > low]
+                    if hit and (line is None or any(abs(line - first) <= SHIFT_NEAR for first in hit)):
+                        return (f"cause: its {TOP_DOWN} (`{cut(' '.join(_as_run(call.command).split()), 90)}`): "
+                                f"each moved the lines "
+                                f"the next addressed (r{rnd.number})")
+                    shifting = [first for first, n in ops if n]
                     moved += sum(n for _, n in ops)
-                    low = min((first for first, _ in ops), default=low)
-                return ""  # the file's last such edit shifted nothing
+                    if shifting:
+                        low = min([*shifting, *([low] if low is not None else [])])
+                return ""  # the file's last change shifted nothing it then addressed
     return ""
+
+
+_PROGRAM_RE = re.compile(r"\b(?:python[\d.]*|node|ruby|java|go run|cargo|npm|pnpm|make)\b")
+
+
+# A command that rewrites a text a command already sent: a PR's or an issue's body, the last commit's message
+_AMENDS_RE = re.compile(r"\bgh (?:pr|issue|release) edit\b|\bgit commit\b[^\n]*--amend\b|\bgh api\b[^\n]*(?:PATCH|-X PATCH)")
+
+
+def _amended_after(transcript: Transcript, after: int) -> bool:
+    """Whether a later call rewrote the text a command sent (a PR body its backticks emptied)."""
+    return any(call.command and _AMENDS_RE.search(call.command) for rnd in transcript.rounds[after:]
+               for msg in rnd.messages for call in msg.tool_calls)
 
 
 _ADVISED_RUN_RE = re.compile(r"re-run `([^`\n]+)`")
@@ -1895,43 +1935,78 @@ def _escaped_breaks(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int
 _MARGIN_RE = re.compile(r"^[│█]", re.M)
 
 
-# aider's answer to a SEARCH block that matched nothing: the file's nearest lines, fenced
-_NEAREST_RE = re.compile(r"Did you mean to match some of these actual lines from [^\n?]+\?\s*\n+```[^\n]*\n(.*?)\n```", re.S)
+# aider's answer to a SEARCH block that matched nothing, one section per block: the block, then the file's
+# nearest lines, fenced (with as many backticks as the file's own fences need)
+_REFUSAL_SECTION_RE = re.compile(r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$",
+                                 re.M)
+_NEAREST_RE = re.compile(r"Did you mean to match some of these actual lines from [^\n?]+\?\s*\n+(`{3,})[^\n]*\n(.*?)\n\1[ \t]*$",
+                         re.S | re.M)
 _SEARCH_BLOCK_RE = re.compile(r"<<<<<<< SEARCH[^\n]*\n(.*?)\n=======", re.S)
-_USERS_EDITS_RE = re.compile(r"Committing (\S+) before applying edits")  # aider commits the user's own edits first
+_USERS_EDITS_RE = re.compile(r"Committing (\S+) before applying edits")  # aider commits pending edits first
+_APPLIED_RE = re.compile(r"Applied edit to (\S+)")
+_COMMITTED_RE = re.compile(r"^>?\s*Commit [0-9a-f]{7,}\b", re.M)
 MISMATCH_CHARS = 80
 
 
 def refusal_cause(transcript: Transcript, occurrences: list[Occurrence]) -> str:
-    """Why an edit tool's old text matched nothing, read off the refusals (of one file, latest first):
-    the lines the SEARCH held that the file's nearest lines (aider's "Did you mean to match…") lack,
-    and whether the user's own edits of that file were committed just before (aider's "Committing f
-    before applying edits"): the file had changed since the agent last saw it. Why: "no exact match"
-    restated is no cause; the monochromatic session's two refusals came of the user's edits."""
-    parts: list[str] = []
+    """Why an edit tool's old text matched nothing, read off the latest refusal of one file that says
+    (aider's section for that file: "Did you mean to match…"): the lines its SEARCH held that the
+    file's nearest lines lack, and whether the user's own edits of that file were committed in that
+    round before the edit (aider's "Committing f before applying edits", when no edit of the agent's
+    to f was left uncommitted: then they were the agent's). Why: "no exact match" restated is no
+    cause; the monochromatic session's refusals came of the user's edits."""
     for occ in reversed(occurrences):
+        path = occ.location.path or ""
         text = _scanned_text(transcript, occ)
-        near, block = _NEAREST_RE.search(text), _SEARCH_BLOCK_RE.search(text)
-        if near is None or block is None:
-            continue
-        actual = {ln.strip() for ln in near.group(1).splitlines() if ln.strip()}
-        lacking = [ln.strip() for ln in block.group(1).splitlines() if ln.strip() and ln.strip() not in actual]
-        if lacking:
+        for head, body in _sections(text):
+            if not path or not same_file(head.replace("\\", "/"), path.replace("\\", "/")):
+                continue
+            near, block = _NEAREST_RE.search(body), _SEARCH_BLOCK_RE.search(body)
+            if near is None or block is None:
+                continue
+            actual = {ln.strip() for ln in near.group(2).splitlines() if ln.strip()}
+            lacking = [ln.strip() for ln in block.group(1).splitlines() if ln.strip() and ln.strip() not in actual]
+            if not lacking:
+                continue
             more = f" (+{len(lacking) - 1})" if len(lacking) > 1 else ""
-            parts.append(f"its SEARCH held `{cut(lacking[0], MISMATCH_CHARS)}`{more}, which the file's nearest lines "
-                         f"lack (r{occ.round})")
-        break
-    name = file_name(occurrences[-1].location.path or "")
-    for occ in occurrences:
-        rnd = transcript.rounds[occ.round - 1] if 0 < occ.round <= len(transcript.rounds) else None
-        said = "" if rnd is None else "\n".join(t for m in rnd.messages if m.role is not Role.ASSISTANT
-                                                 for t in (m.text, *(r.content for r in m.tool_results))
-                                                 if "before applying edits" in t)
-        if name and any(file_name(m.group(1)) == name for m in _USERS_EDITS_RE.finditer(said)):
-            parts.insert(0, f"the user's own edits of `{name}` were committed just before (r{occ.round}): the file "
-                            "had changed since the agent saw it")
-            break
-    return "; ".join(parts)
+            said = f"its SEARCH held `{cut(lacking[0], MISMATCH_CHARS)}`{more}, which the file's nearest lines lack " \
+                   f"(r{occ.round})"
+            if _users_edits_first(transcript, occ.round, path):
+                said = f"the user's own edits of `{file_name(path)}` were committed just before (r{occ.round}): the " \
+                       f"file had changed since the agent saw it; " + said
+            return said
+    return ""
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """aider's refusal output split by block: (the file it names, the section's text); the whole text
+    under no name when it has no such headings."""
+    heads = list(_REFUSAL_SECTION_RE.finditer(text))
+    if not heads:
+        return [("", text)]
+    return [(m.group(1).strip(), text[m.end():heads[i + 1].start() if i + 1 < len(heads) else len(text)])
+            for i, m in enumerate(heads)]
+
+
+def _users_edits_first(transcript: Transcript, rnd_number: int, path: str) -> bool:
+    """Whether aider committed pending edits of `path` in round `rnd_number` before applying the
+    agent's, and the agent had left none of its own uncommitted there (its last "Applied edit to"
+    that file was followed by aider's commit)."""
+    if not 0 < rnd_number <= len(transcript.rounds):
+        return False
+    rnd = transcript.rounds[rnd_number - 1]
+    said = "\n".join(t for m in rnd.messages if m.role is not Role.ASSISTANT
+                     for t in (m.text, *(r.content for r in m.tool_results)) if "before applying edits" in t)
+    if not any(same_file(m.group(1).replace("\\", "/"), path.replace("\\", "/")) for m in _USERS_EDITS_RE.finditer(said)):
+        return False
+    for before in reversed(transcript.rounds[:rnd_number - 1]):
+        for m in reversed(before.messages):
+            for text in (m.text, *(r.content for r in m.tool_results)):
+                applied = [a for a in _APPLIED_RE.finditer(text) if same_file(a.group(1).replace("\\", "/"),
+                                                                              path.replace("\\", "/"))]
+                if applied:  # the agent's last edit of it: committed by aider after it, or still pending
+                    return _COMMITTED_RE.search(text, applied[-1].end()) is not None
+    return True
 
 
 def _margin_marked(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int]:
@@ -2030,8 +2105,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         parts.append(text)
     shifted = _shifted_lines(transcript, rec, cache) if _BROKEN_SYNTAX_RE.search(rec.id) else ""
-    if shifted:  # read off the command itself: a cause, whatever the agent guessed
-        parts.append(shifted)
+    if shifted:  # read off the command itself: a cause, whatever the agent guessed; said first, as shortening keeps
+        parts.insert(0, shifted)
         why = None
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
         account = _SENTENCE.split(why)[-1]  # the account itself, not the sentence before that says what "it" is
@@ -2106,6 +2181,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             gone = substituted(rec.id, [last])  # backticks in double quotes: what it wrote lacks the word
             parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})" + (
                 f", but the text it wrote lacks `{gone}` (the shell ran it as a command)" if gone else ""))
+            if gone and not _amended_after(transcript, last.round):
+                parts.append("no later command mended that text (`gh pr edit`, `git commit --amend`): it stands so")
         elif why and rec.family == "TOOL" and _DOES_WITHOUT_RE.search(why):  # a missing file, a refused tool
             parts.append("the agent went on without it")  # its own decision ended it: nothing left to fix
         else:

@@ -26,6 +26,9 @@ FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |resto
                            r"|^then .* (?:passed|no longer printed it) \(r\d+\)$")
 _CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix, or the retry
 _GUESS = "the agent's guess: "
+# A cause read off the calls and outputs themselves, not the agent's words: kept as long as the fix is
+_READ_CAUSE_RE = re.compile(r"^(?:cause: its line-addressed edits|its SEARCH held |the user's own edits of |"
+                            r"its old text (?:had|was copied))")
 # What a path never holds: code's brackets, operators, quotes, separators of a command line
 _CODE_CHARS_RE = re.compile(r"[(){}\[\]=;,<>|&$\"'*?!]")
 _EXTENSION_RE = re.compile(r"\.\w{1,8}$")
@@ -56,7 +59,8 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
         lambda cs, excess: _shrink(cs, excess, _content_spans, ROOMY_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_GUESS), info),
         lambda cs, excess: _shrink(cs, excess, _command_spans, ROOMY_SPAN),
-        lambda cs, excess: _drop(cs, width, lambda c: not (FIX_CLAUSE_RE.search(c) or _CHECK_RE.search(c)), info),
+        lambda cs, excess: _drop(cs, width, lambda c: not (FIX_CLAUSE_RE.search(c) or _CHECK_RE.search(c)
+                                                          or _READ_CAUSE_RE.search(c)), info),
         lambda cs, excess: _shrink(cs, excess, _content_spans, TIGHT_SPAN),
         lambda cs, excess: _shrink(cs, excess, _command_spans, TIGHT_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: _CHECK_RE.search(c) is not None, info),

@@ -151,7 +151,6 @@ def test_a_checklist_item_a_later_request_took_up_says_so() -> None:
     nexts = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.NEXT]
     dag = next(t for t in nexts if "DAG stubs" in t)
     assert "then r2: “DAG scaffolding for the core”" in dag, nexts
-    assert dag.startswith("[taken up since] **DAG stubs**")  # not "[pending]": a reader took that for untouched
     assert not any("then r" in t for t in nexts if "Documentation" in t)
 
 
@@ -291,7 +290,9 @@ def test_an_error_a_command_printed_on_its_way_to_ending_well_says_it_went_on() 
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_TOOL_PermissionDenied")
     assert "the command itself went on and ended with `https://github.com/o/r/pull/22` (r1)" in rec.solution, rec.solution
     # (session 43) what it wrote lacks the word the shell ran: the PR's body is damaged
-    assert rec.solution.endswith(", but the text it wrote lacks `docs/playbook/` (the shell ran it as a command)")
+    assert ", but the text it wrote lacks `docs/playbook/` (the shell ran it as a command)" in rec.solution
+    # (session 45) and nothing later mended it
+    assert rec.solution.endswith("no later command mended that text (`gh pr edit`, `git commit --amend`): it stands so")
 
 
 def test_the_agents_last_words_in_the_last_round_are_cut_last() -> None:

@@ -233,20 +233,6 @@ def test_last_calls_with_no_result_that_lack_the_argument_a_refused_call_needed_
     assert last.endswith("the refused call of r1 needed `sandbox_permissions: require_escalated`")
 
 
-def test_a_tracked_file_the_harness_last_warned_gone_from_the_disk_is_said():
-    s = _Session("export the schemas")
-    s.call("edit", {"path": "schemas/index.ts", "old_str": "a", "new_str": "b"}, ToolKind.EDIT, "ok",
-           path="schemas/index.ts")
-    s.call("aider", {}, ToolKind.OTHER, "> Repo-map can't include /Users/me/repo/schemas/old.mjs\n"
-                                        "> Has it been deleted from the file system but not from git?\n")
-    s.call("aider", {}, ToolKind.OTHER, "> Repo-map can't include /Users/me/repo/schemas/universal.mjs\n"
-                                        "> Has it been deleted from the file system but not from git?\n")
-    texts = [f.text for f in uncommitted_facts(s.ctx())]
-    # the last warning says what is gone now; a path outside the session's own spelling keeps its last two parts
-    assert "Deleted from the disk, still in git (the harness's warning, r3): `schemas/universal.mjs`" in texts, texts
-    assert not any("old.mjs" in t for t in texts)
-
-
 def test_line_addressed_edits_run_top_down_in_one_command_are_the_cause_of_the_break():
     s = _Session("return NotImplemented")
     s.run("sed -i '1275,1276d' sympy/core/numbers.py && sed -i '2111,2112d' sympy/core/numbers.py", "")
@@ -413,3 +399,95 @@ def test_a_refused_search_block_says_what_the_file_lacks_and_that_the_users_edit
     rec = _record(s.transcript(), "ERR_TOOL_EditNotFound")
     assert "the user's own edits of `filter.ts` were committed just before (r1): the file had changed since the agent " \
            "saw it; its SEARCH held `/* @__NO_SIDE_EFFECTS__ */`, which the file's nearest lines lack (r1)" in rec.solution
+
+
+def test_a_pr_body_the_shell_emptied_says_whether_a_later_command_mended_it():
+    def solution(*after: str) -> str:
+        s = _Session("open the PR")
+        s.run('gh pr create --title "Rules" --body "Adds `docs/rules.md` for the team"',
+              "zsh: no such file or directory: docs/rules.md\nhttps://github.com/o/r/pull/22", 0)
+        for command in after:
+            s.run(command, "ok")
+        return _record(s.transcript(), "ERR_TOOL_FileNotFound").solution or ""
+
+    assert solution().endswith("no later command mended that text (`gh pr edit`, `git commit --amend`): it stands so")
+    assert "it stands so" not in solution("gh pr edit 22 --body-file body.md")
+
+
+def test_an_order_to_stop_what_the_agent_does_is_a_constraint():
+    from compaction.events import _CONSTRAINT_RE
+    assert _CONSTRAINT_RE.search("stop doing shit! just write a little poem")
+    assert _CONSTRAINT_RE.search("Please stop committing.")
+    assert not _CONSTRAINT_RE.search("the server does not stop running")
+
+
+# ---------------------------------------------------------------- the second code review's inputs (c99d0c7, 0696378)
+
+def _syntax_after(*steps: tuple[str, str], line: int = 2111) -> str:
+    s = _Session("return NotImplemented")
+    for command, output in steps:
+        s.run(command, output)
+    s.run("python -c 'import pkg.mod'", f'Traceback (most recent call last):\n  File "/repo/pkg/mod.py", line {line}\n'
+          "    x = (\n    ^\nSyntaxError: invalid syntax", 1)
+    return _record(s.transcript(), "ERR_PY_SyntaxError").solution or ""
+
+
+def test_a_top_down_sed_is_the_cause_only_when_it_was_the_last_change_and_near_the_failure():
+    top_down = "sed -i '10,11d' pkg/mod.py && sed -i '48,49d' pkg/mod.py"
+    assert TOP_DOWN_SAID in _syntax_after((top_down, ""), line=48)
+    assert TOP_DOWN_SAID not in _syntax_after((top_down, ""), line=400)  # far from what moved
+    assert TOP_DOWN_SAID not in _syntax_after((top_down, ""), ("python -c 'import pkg.mod'", "ok"), line=48)  # it worked
+    assert TOP_DOWN_SAID not in _syntax_after((top_down, ""), ("sed -i 's/a = 1/x = (/' pkg/mod.py", ""), line=48)
+    # `10d` then `10i …` replaces a line where it is: no shift
+    assert TOP_DOWN_SAID not in _syntax_after(("sed -i '10d' pkg/mod.py && sed -i '10i x = (' pkg/mod.py", ""), line=10)
+    assert TOP_DOWN_SAID in _syntax_after(("sed -i '10i x = 1' pkg/mod.py && sed -i '50s/a/b/' pkg/mod.py", ""), line=50)
+
+
+TOP_DOWN_SAID = "cause: its line-addressed edits ran one after another, top-down"
+
+
+def _aider_refusal(*files: tuple[str, str, str | None]) -> str:
+    """aider's output for refused blocks: (file, the SEARCH text, the nearest lines or None)."""
+    out = []
+    for path, search, near in files:
+        out.append(f"## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in {path}\n"
+                   f"<<<<<<< SEARCH\n{search}\n=======\nnew\n>>>>>>> REPLACE\n")
+        if near is not None:
+            fence = "````" if "```" in near else "```"
+            out.append(f"Did you mean to match some of these actual lines from {path}?\n\n{fence}\n{near}\n{fence}\n")
+    return "\n".join(out)
+
+
+def _refusal_solution(result: str, path: str, before: str = "", earlier: str | None = None) -> str:
+    s = _Session("edit the files")
+    if earlier is not None:  # an earlier round: the agent's edit, what the harness wrote, then the user's next request
+        s.msgs.append(Message(len(s.msgs), Role.ASSISTANT, "src/b/index.ts\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE"))
+        s.msgs.append(Message(len(s.msgs), Role.TOOL, earlier))
+        s.msgs.append(Message(len(s.msgs), Role.USER, "now the other change"))
+    if before:
+        s.msgs.append(Message(len(s.msgs), Role.TOOL, before))
+    cid = f"c{len(s.msgs)}"
+    s.msgs.append(Message(len(s.msgs), Role.ASSISTANT, "", tool_calls=[ToolCall(
+        "search_replace", {"path": path, "search": "x", "replace": "y"}, cid, ToolKind.EDIT, path=path)]))
+    s.msgs.append(Message(len(s.msgs), Role.TOOL, tool_results=[ToolResult(result, cid, "search_replace", is_error=True)]))
+    return next((r.solution or "" for r in scan_transcript(s.transcript()) if r.id == "ERR_TOOL_EditNotFound"), "")
+
+
+def test_a_refused_block_is_compared_with_its_own_hint_and_a_four_backtick_fence_is_read_whole():
+    two = _aider_refusal(("src/a.ts", "alpha();\nshared();", None), ("src/b.ts", "beta();\nshared();", "shared();"))
+    assert "its SEARCH held `alpha();`" not in _refusal_solution(two, "src/a.ts")
+    readme = _aider_refusal(("README.md", "Intro\nThen stop now.", "Intro\n```python\nprint(1)\n```"))
+    said = _refusal_solution(readme, "README.md")
+    assert "its SEARCH held `Then stop now.`, which the file's nearest lines lack" in said, said
+
+
+def test_the_users_edits_are_claimed_only_for_that_file_and_not_when_the_agent_left_its_own_uncommitted():
+    refusal = _aider_refusal(("src/b/index.ts", "gone();", "kept();"))
+    other = _refusal_solution(refusal, "src/b/index.ts", before="> Committing src/a/index.ts before applying edits.")
+    assert "the user's own edits" not in other
+    mine = _refusal_solution(refusal, "src/b/index.ts", before="> Committing src/b/index.ts before applying edits.",
+                             earlier="Applied edit to src/b/index.ts")  # --no-auto-commits: the agent's own edit
+    assert "the user's own edits" not in mine and "its SEARCH held `gone();`" in mine
+    theirs = _refusal_solution(refusal, "src/b/index.ts", before="> Committing src/b/index.ts before applying edits.",
+                               earlier="Applied edit to src/b/index.ts\n> Commit 1234abc feat: x")
+    assert "the user's own edits of `index.ts` were committed just before" in theirs

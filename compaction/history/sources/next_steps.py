@@ -576,8 +576,6 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
         if status in _DONE:
             continue
         later = _taken_up_later(e, asks_and_commits) if e.tool is None and len(facts) < TAKEN_UP_ITEMS else ""
-        # taken up by a later request or commit: no longer "pending" (a reader took that for untouched work)
-        status = "taken up since" if later else status
         facts.append(Fact(Section.NEXT, f"[{status}] {e.text.strip()}{later}", [e.round], score=70, essential=True))
     # Immediate plans ("now I'll…") older than five rounds were acted on or dropped; a todo written down
     # for later stays open until a later message says it is done.

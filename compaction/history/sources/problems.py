@@ -56,15 +56,8 @@ def earlier_facts(records: list[ErrorRecord], cwd: str | None) -> list[Fact]:
     """What ended a record's earlier failures (`ErrorRecord.earlier`): each its own line, chosen with
     the room the records and findings leave (a successor asks how the first failure was fixed too)."""
     return [Fact(Section.PROBLEMS, f"{rec.id}, an earlier failure: {paths(text, cwd)} {cite(list(rounds))}",
-                 list(rounds), score=30 + rec.count + (CAUSED_BONUS if _CAUSED_RE.search(text) else 0),
-                 priority=None if _CAUSED_RE.search(text) else EARLIER_PRIORITY)
+                 list(rounds), score=30 + rec.count, priority=EARLIER_PRIORITY)
             for rec in records for rounds, text in rec.earlier]
-
-
-# An earlier failure whose cause the tool's own words gave (the lines the SEARCH held that the file lacks, the
-# user's edits committed before it): what "why did it fail?" asks, weighed with the other problems
-_CAUSED_RE = re.compile(r"which the file's nearest lines lack|were committed just before")
-CAUSED_BONUS = 15
 
 
 def _essentials(facts: list[Fact], target: int) -> list[Fact]:

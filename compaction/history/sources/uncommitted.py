@@ -26,49 +26,6 @@ _STASH_RE = re.compile(r"^\s*git\s+stash(?:\s+(push|save|pop|apply)\b|\s*(?:$|;|
 
 @fact_source(Section.CURRENT)
 def uncommitted_facts(ctx: FactContext) -> list[Fact]:
-    return _deleted_not_from_git(ctx) + _commit_state(ctx)
-
-
-# aider's warning of a tracked file gone from the disk: "Repo-map can't include <path>" then the question
-_GONE_RE = re.compile(r"Repo-map can't include (.+?)\s*\n>? ?Has it been deleted from the file system but not from git\?")
-
-
-def _deleted_not_from_git(ctx: FactContext) -> list[Fact]:
-    """The files the harness last warned are gone from the disk but still tracked (aider's repo map): a
-    deletion nobody committed. Why: afi-core ended with `universal_signal_schema.mjs` deleted and the user's
-    question of restoring it open; the document said nothing of it."""
-    last: tuple[int, list[str]] | None = None
-    for rnd in ctx.transcript.rounds:
-        for msg in rnd.messages:
-            text = msg.text if "not from git" in msg.text else "".join(
-                r.content for r in msg.tool_results if "not from git" in r.content)
-            if not text:
-                continue
-            paths = [_as_known(display_path(m.group(1).strip(), ctx.cwd), ctx) for m in _GONE_RE.finditer(text)]
-            if paths:
-                last = (rnd.number, paths) if last is None or last[0] != rnd.number else (rnd.number, last[1] + paths)
-    if last is None:
-        return []
-    at, paths = last
-    paths = list(dict.fromkeys(paths))
-    named = ", ".join(f"`{p}`" for p in paths[:SHOWN]) + (f" +{len(paths) - SHOWN}" if len(paths) > SHOWN else "")
-    # a fact of the work tree, below what the session itself left (a user's move may be why): no must-keep place
-    return [Fact(Section.CURRENT, f"Deleted from the disk, still in git (the harness's warning, r{at}): {named}", [at],
-                 score=40, pending=True)]
-
-
-def _as_known(path: str, ctx: FactContext) -> str:
-    """An absolute path as the session's own calls spelled the file (`schemas/x.mjs`), else its last two parts."""
-    plain = path.replace("\\", "/")
-    if not plain.startswith("/") and not re.match(r"[A-Za-z]:/", plain):
-        return path
-    known = [p.replace("\\", "/") for p in logs_of(ctx)] + [e.path.replace("\\", "/") for e in ctx.events
-                                                            if e.path and e.kind is EventKind.READ]
-    match = max((k for k in known if not k.startswith("/") and plain.endswith("/" + k)), key=len, default=None)
-    return match or "/".join(plain.split("/")[-2:])
-
-
-def _commit_state(ctx: FactContext) -> list[Fact]:
     commits = [e for e in ctx.events if e.kind is EventKind.COMMIT and e.commit_hash]
     if commits:
         last = commits[-1]
