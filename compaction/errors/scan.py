@@ -456,6 +456,7 @@ def _line_ops(change) -> list[tuple[int, int]]:
 
 
 def _edits_file(call: ToolCall, path: str) -> bool:
+    """Whether a call changes `path`: a file tool's edit or write of it, or a shell line's."""
     if call.kind in (ToolKind.EDIT, ToolKind.WRITE) and call.path and same_file(call.path, path):
         return True
     return bool(call.command) and any(kind in (EventKind.EDIT, EventKind.WRITE) and same_file(p, path)
@@ -496,9 +497,8 @@ def _shifted_lines(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCach
                     # strictly below: `228d` then `228i …` is the idiom that replaces a line, not a shift
                     hit = [first for first, _ in ops if moved and low is not None and first > low]
                     if hit and (line is None or any(abs(line - first) <= SHIFT_NEAR for first in hit)):
-                        return (f"cause: its {TOP_DOWN} (`{cut(' '.join(_as_run(call.command).split()), 90)}`): "
-                                f"each moved the lines "
-                                f"the next addressed (r{rnd.number})")
+                        command = cut(" ".join(_as_run(call.command).split()), 90)
+                        return f"cause: its {TOP_DOWN} (`{command}`): each moved the lines the next addressed (r{rnd.number})"
                     shifting = [first for first, n in ops if n]
                     moved += sum(n for _, n in ops)
                     if shifting:

@@ -26,7 +26,8 @@ FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |resto
                            r"|^then .* (?:passed|no longer printed it) \(r\d+\)$")
 _CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix, or the retry
 _GUESS = "the agent's guess: "
-# A cause read off the calls and outputs themselves, not the agent's words: kept as long as the fix is
+# A cause read off the calls and outputs themselves, not the agent's words (`errors.scan`'s `_shifted_lines`,
+# `refusal_cause`, `_escaped_breaks`, `_margin_marked` word them so): kept as long as the fix is
 _READ_CAUSE_RE = re.compile(r"^(?:cause: its line-addressed edits|its SEARCH held |the user's own edits of |"
                             r"its old text (?:had|was copied))")
 # What a path never holds: code's brackets, operators, quotes, separators of a command line

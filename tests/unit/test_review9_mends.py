@@ -82,15 +82,19 @@ def test_a_missed_file_found_by_a_search_under_another_folder_says_where_it_is()
     assert "it is at" not in (_record(s.transcript(), "ERR_TOOL_FileNotFound").solution or "")
 
 
-def test_a_read_retried_at_another_path_names_the_path_that_worked():
-    s = _Session("take the philosophy section from ../website/src/index.html", cwd="/Users/me/workspaces/app")
-    missed, found = "/Users/me/workspaces/app/website/src/index.html", "/Users/me/workspaces/website/src/index.html"
+def _read_retried(missed: str, then: str, cwd: str) -> str:
+    """The solution of a read that missed `missed`, then a read of `then` that worked."""
+    s = _Session("read the file", cwd=cwd)
     s.call("read", {"path": missed}, ToolKind.READ, f"ENOENT: no such file or directory, access '{missed}'", error=True,
            path=missed)
-    s.call("read", {"path": found}, ToolKind.READ, "<h1>pi</h1>", path=found)
-    rec = _record(s.transcript(), "ERR_TOOL_FileNotFound")
+    s.call("read", {"path": then}, ToolKind.READ, "<h1>pi</h1>", path=then)
+    return _record(s.transcript(), "ERR_TOOL_FileNotFound").solution or ""
+
+
+def test_a_read_retried_at_another_path_names_the_path_that_worked():
+    missed, found = "/Users/me/workspaces/app/website/src/index.html", "/Users/me/workspaces/website/src/index.html"
     # too long to show as a changed argument: the path that worked is said as the place of the same call
-    assert f"then the same call on `{found}` succeeded (r2)" in rec.solution
+    assert f"then the same call on `{found}` succeeded (r2)" in _read_retried(missed, found, "/Users/me/workspaces/app")
 
 
 def test_an_output_too_long_note_then_narrowed_commands_is_no_fault_left():
@@ -102,7 +106,8 @@ def test_an_output_too_long_note_then_narrowed_commands_is_no_fault_left():
     assert rec.solution == "then it printed parts only: `sed -n '120,140p' src/big.py` (r2)"
 
 
-def test_advice_to_rerun_a_reproduction_the_session_deleted_says_so():
+def _reproduction_advice(*after: str) -> str:
+    """The avoidance of a target bug a reproduction showed, fixed, then the commands `after`."""
     s = _Session("Unable to convert: PixelRepresentation is missing for float pixel data")
     s.run("cat > reproduce_bug.py << 'EOF'\nimport x\nEOF", "")
     s.run("python reproduce_bug.py", "Traceback (most recent call last):\n  File \"reproduce_bug.py\", line 1\n"
@@ -110,13 +115,16 @@ def test_advice_to_rerun_a_reproduction_the_session_deleted_says_so():
     s.call("edit", {"path": "handler.py", "old_str": "'PixelRepresentation',", "new_str": ""}, ToolKind.EDIT, "ok",
            path="handler.py")
     s.run("python reproduce_bug.py", "True")
-    s.run("rm reproduce_bug.py", "")
-    rec = next(r for r in scan_transcript(s.transcript()) if "re-run" in (r.avoidance or ""))
-    assert rec.avoidance.endswith("(`reproduce_bug.py` was deleted at r5: write it again first)")
+    for command in after:
+        s.run(command, "")
+    return next(r.avoidance for r in scan_transcript(s.transcript()) if "re-run" in (r.avoidance or ""))
+
+
+def test_advice_to_rerun_a_reproduction_the_session_deleted_says_so():
+    assert _reproduction_advice("rm reproduce_bug.py").endswith(
+        "(`reproduce_bug.py` was deleted at r5: write it again first)")
     # written again after its removal: the advice stands as it is
-    s.run("cat > reproduce_bug.py << 'EOF'\nimport x\nEOF", "")
-    rec = next(r for r in scan_transcript(s.transcript()) if "re-run" in (r.avoidance or ""))
-    assert "was deleted" not in rec.avoidance
+    assert "was deleted" not in _reproduction_advice("rm reproduce_bug.py", "cat > reproduce_bug.py << 'EOF'\nimport x\nEOF")
 
 
 def test_a_reproduction_that_raises_by_design_says_what_its_output_gained():
@@ -283,12 +291,9 @@ def test_the_last_miss_alone_is_answered_by_where_a_file_was_found():
 
 
 def test_a_retry_on_another_file_is_no_place_of_the_missed_one():
-    s = _Session("read the overrides", cwd="/repo")
-    missed, other = "/repo/settings/production_overrides.py", "/repo/docs/architecture/overview_of_the_system.md"
-    s.call("read", {"path": missed}, ToolKind.READ, f"ENOENT: no such file or directory, access '{missed}'", error=True,
-           path=missed)
-    s.call("read", {"path": other}, ToolKind.READ, "# Overview", path=other)
-    assert "same call on" not in (_record(s.transcript(), "ERR_TOOL_FileNotFound").solution or "")
+    said = _read_retried("/repo/settings/production_overrides.py", "/repo/docs/architecture/overview_of_the_system.md",
+                         "/repo")
+    assert "same call on" not in said
 
 
 def test_a_commit_the_session_may_have_made_or_a_log_of_another_ref_is_not_outside():
@@ -340,21 +345,9 @@ def test_new_error_lines_ignore_an_objects_address():
 
 
 def test_a_deleted_reproduction_is_the_advised_one_at_its_own_place_and_still_gone():
-    def advice(*after: str) -> str:
-        s = _Session("Unable to convert: PixelRepresentation is missing for float pixel data")
-        s.run("cat > reproduce_bug.py << 'EOF'\nimport x\nEOF", "")
-        s.run("python reproduce_bug.py", "Traceback (most recent call last):\n  File \"reproduce_bug.py\", line 1\n"
-              "AttributeError: Unable to convert the pixel data: missing PixelRepresentation", 1)
-        s.call("edit", {"path": "handler.py", "old_str": "'PixelRepresentation',", "new_str": ""}, ToolKind.EDIT, "ok",
-               path="handler.py")
-        s.run("python reproduce_bug.py", "True")
-        for command in after:
-            s.run(command, "")
-        return next(r.avoidance for r in scan_transcript(s.transcript()) if "re-run" in (r.avoidance or ""))
-
-    assert "was deleted" in advice("rm reproduce_bug.py")
-    assert "was deleted" not in advice("rm -f /tmp/scratch/reproduce_bug.py")
-    assert "was deleted" not in advice("rm reproduce_bug.py; git checkout -- reproduce_bug.py")
+    assert "was deleted" in _reproduction_advice("rm reproduce_bug.py")
+    assert "was deleted" not in _reproduction_advice("rm -f /tmp/scratch/reproduce_bug.py")
+    assert "was deleted" not in _reproduction_advice("rm reproduce_bug.py; git checkout -- reproduce_bug.py")
 
 
 def test_a_quiet_install_or_a_failed_range_is_no_narrowed_output():

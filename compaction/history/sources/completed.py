@@ -104,7 +104,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             missed_where.setdefault((e.round, e.command), []).extend(e.missed_where)
     said = _said_by_changes(ctx)
     told = _told_by_commits(folded, commits)
-    scratch = _scratch_writes(ctx) if code else {}
+    scratch = _scratch_writes(ctx) if code else set()
     scratch_written: list[tuple[int, str, str]] = []  # (round, command, what it printed): scratch files written
     undone = _undone_by_reverts(ctx)
     reverted: list[Fact] = []
@@ -173,22 +173,29 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
 
 
 UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the work's own
-# pip replacing a build of a git checkout (`pytest-5.1.2.dev12+g955e54221`: a version with the checkout's commit,
-# the repository's own, installed editable; not a nightly wheel's `2.5.0.dev20240801`)
-# by a released one: the code under test is no longer what runs. Why: mini-pytest's `pip install
-# pytest-xdist` read as a success; it had swapped the project's pytest for 8.4.2.
+SCRATCH_COMMAND_CHARS = 80
+PRINTED_CHARS = 80
+# pip uninstalling a build of a git checkout (`pytest-5.1.2.dev12+g955e54221`: a version with the checkout's
+# commit, the repository's own, installed editable; not a nightly wheel's `2.5.0.dev20240801`)
+_OWN_BUILD_RE = re.compile(r"^\s*Uninstalling ([\w.-]+-\d[\w.]*?\+g[0-9a-f]{6,}[\w.+]*):", re.MULTILINE)
+# A script that changes files itself: Python's `open(p, 'w')`, `write_text`, `shutil.move`; node's `writeFileSync`;
+# a shell script's `sed -i` (stdout and stderr writes are printing, not writing)
+_WRITES_FILES_RE = re.compile(r"""open\([^)\n]*['"][wax]b?\+?['"]|\.write_text\(|\.writelines\(|"""
+                              r"(?<!stdout)(?<!stderr)\.write\(|\bsed -i\b|shutil\.(?:copy|move)|os\.(?:replace|rename)\("
+                              r"|writeFileSync|fs\.writeFile")
+_WARNING_LINE_RE = re.compile(r"\b\w*Warning\b|^\s")  # a warning, or the indented source line it echoes
+
+
 def _own_build_replaced(output: str) -> str:
-    """The development build an install uninstalled and did not put back (`pip install -e .` reinstalls one)."""
+    """The checkout's own build an install uninstalled and did not put back (`pip install -e .` reinstalls
+    one): the code under test is no longer what runs. Why: mini-pytest's `pip install pytest-xdist`
+    read as a success; it had swapped the project's pytest for 8.4.2."""
     m = _OWN_BUILD_RE.search(output)
     if m is None:
         return ""
     name = re.escape(m.group(1).rsplit("-", 1)[0])
     back = re.search(rf"Successfully installed [^\n]*\b{name}-\S*\+g", output, re.IGNORECASE)
     return "" if back else m.group(1)
-
-
-_OWN_BUILD_RE = re.compile(r"^\s*Uninstalling ([\w.-]+-\d[\w.]*?\+g[0-9a-f]{6,}[\w.+]*):", re.MULTILINE)
-SCRATCH_COMMAND_CHARS = 80
 
 
 def _scratch_writes(ctx: FactContext) -> set[str]:
@@ -217,15 +224,6 @@ def _writes_only(command: str, scratch: set[str], cwd: str | None) -> list[str]:
     return paths
 
 
-PRINTED_CHARS = 80
-# A script that changes files itself: Python's `open(p, 'w')`, `write_text`, `shutil.move`; node's `writeFileSync`;
-# a shell script's `sed -i` (stdout and stderr writes are printing, not writing)
-_WRITES_FILES_RE = re.compile(r"""open\([^)\n]*['"][wax]b?\+?['"]|\.write_text\(|\.writelines\(|"""
-                              r"(?<!stdout)(?<!stderr)\.write\(|\bsed -i\b|shutil\.(?:copy|move)|os\.(?:replace|rename)\("
-                              r"|writeFileSync|fs\.writeFile")
-_WARNING_LINE_RE = re.compile(r"\b\w*Warning\b|^\s")  # a warning, or the indented source line it echoes
-
-
 def _first_run(ctx: FactContext, path: str, after: int, written_by: Event | None) -> Event | None:
     """The first later command that runs the script at `path` (`python3 check_lazy.py`, `python ./check.py`;
     not `python tests/check.py`, another file of that name)."""
@@ -244,6 +242,8 @@ def _printed(output: str) -> str:
     nor the indented source line a warning echoes)."""
     lines = [" ".join(ln.split()) for ln in output.strip().splitlines() if ln.strip() and not _WARNING_LINE_RE.search(ln)]
     return cut_at_word(lines[-1], PRINTED_CHARS) if lines else ""
+
+
 NO_EFFECT = " → changed nothing (no such text on the line it addressed)"
 SOME_NO_EFFECT = " substitutions changed nothing (no such text on their lines)"
 MISSED_NAMED = 3

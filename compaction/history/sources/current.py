@@ -50,8 +50,6 @@ _UNANSWERED_CALLS = 8  # a last round's calls none of which came back: named up 
 
 # An error record's solution that an added argument ended ("rerun with `sandbox_permissions: require_escalated`")
 _NEEDED_ARG_RE = re.compile(r"rerun with `([A-Za-z_][\w-]*): ([^`\n]{1,40})`(?! \(was)")
-
-
 _REFUSALS = frozenset({"ERR_TOOL_SandboxDenied", "ERR_TOOL_PermissionDenied"})
 
 
