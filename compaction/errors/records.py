@@ -63,6 +63,11 @@ class Occurrence:
     def key(self) -> tuple[str, int]:
         return (self.transcript, self.round)
 
+    def result_index(self) -> int | None:
+        """Which tool result of its message the occurrence was found in (`source` "result:<i>"), else None."""
+        i = self.source[7:] if self.source.startswith("result:") else ""
+        return int(i) if i.isdigit() else None
+
     def __deepcopy__(self, memo: dict[int, Any]) -> Occurrence:
         """What `copy.deepcopy` makes, field by field (see `Location.__deepcopy__`): the location and
         the lists copied through `memo`, so what the original shares the copy shares too."""

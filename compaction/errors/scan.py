@@ -1678,8 +1678,8 @@ def _scanned_text(transcript: Transcript, occ: Occurrence) -> str:
     if msg.index != occ.message:
         msg = next((m for m in transcript.messages if m.index == occ.message), msg)
     if occ.source.startswith("result:"):
-        i = int(occ.source.split(":", 1)[1])
-        return msg.tool_results[i].content if i < len(msg.tool_results) else ""
+        i = occ.result_index()
+        return msg.tool_results[i].content if i is not None and i < len(msg.tool_results) else ""
     return msg.text
 
 

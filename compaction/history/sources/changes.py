@@ -1397,13 +1397,13 @@ def _inside_block(body: list[str], i: int, diff: list[str]) -> bool:
     NotImplemented:` / `return NotImplemented` / `return not result`), with a line of its sign after:
     the block read without it says other code, even when the record's one line already tells it."""
     line = body[i]
-    return (0 < i < len(body) - 1 and line in diff and body[i - 1] in diff and body[i + 1] in diff
-            and body[i - 1][:1] == line[:1] == body[i + 1][:1] and _opens_block(body[i - 1]))
+    return (_block_body(body, i) and line in diff and body[i - 1] in diff and body[i + 1] in diff
+            and body[i - 1][:1] == line[:1] == body[i + 1][:1])
 
 
-def _opens_block(line: str) -> bool:
-    """A line that opens a block (`if x:`, `function f() {`): the line after it is the block's body."""
-    return line.rstrip().endswith((":", "{"))
+def _block_body(lines: list[str], i: int) -> bool:
+    """Line `i` follows a line that opens a block (`if x:`, `function f() {`), and more lines follow it."""
+    return 0 < i < len(lines) - 1 and lines[i - 1].rstrip().endswith((":", "{"))
 
 
 def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
@@ -1421,8 +1421,7 @@ def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
                 # a line said before is left out, unless it is the body of a block the line before opens, with
                 # more after it (`if result is NotImplemented:` / `return NotImplemented` / `return not result`):
                 # the block read without it says other code
-                body = 0 < i < len(kept) - 1 and _opens_block(kept[i - 1])
-                if (x not in in_hunk and x not in seen) or body:
+                if (x not in in_hunk and x not in seen) or _block_body(kept, i):
                     said.append(x)
                     in_hunk.add(x)
         seen.update(said)

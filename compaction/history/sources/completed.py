@@ -19,7 +19,7 @@ from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
-from compaction.history.sources.filelog import logs_of
+from compaction.history.sources.filelog import scratch_files
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.shell import (
@@ -104,7 +104,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             missed_where.setdefault((e.round, e.command), []).extend(e.missed_where)
     said = _said_by_changes(ctx)
     told = _told_by_commits(folded, commits)
-    scratch = _scratch_writes(ctx) if code else set()
+    scratch = {display_path(p, ctx.cwd) for p in scratch_files(ctx)} if code else set()
     scratch_written: list[tuple[int, str, str]] = []  # (round, command, what it printed): scratch files written
     undone = _undone_by_reverts(ctx)
     reverted: list[Fact] = []
@@ -196,12 +196,6 @@ def _own_build_replaced(output: str) -> str:
     name = re.escape(m.group(1).rsplit("-", 1)[0])
     back = re.search(rf"Successfully installed [^\n]*\b{name}-\S*\+g", output, re.IGNORECASE)
     return "" if back else m.group(1)
-
-
-def _scratch_writes(ctx: FactContext) -> set[str]:
-    """The files the session wrote whole and then deleted (its scratch scripts), as the document shows paths."""
-    return {display_path(path, ctx.cwd) for path, log in logs_of(ctx).items()
-            if log.deleted and log.edits and log.edits[0].event.kind is EventKind.WRITE}
 
 
 def _writes_only(command: str, scratch: set[str], cwd: str | None) -> list[str]:

@@ -13,7 +13,7 @@ from compaction.history.facts import WS_RE, Fact, display_path, first_line, is_t
 from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE
 from compaction.history.sources.checks import build_outcome, builds, own_file_names, runs_own_file
-from compaction.history.sources.filelog import logs_of
+from compaction.history.sources.filelog import logs_of, scratch_files
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
@@ -218,8 +218,7 @@ def _verification(ctx: FactContext) -> Fact | None:
     if not written:
         text += "; no test added or changed"
     if submitted:
-        scratch = {file_name(path) for path, log in logs_of(ctx).items()  # created by the session, then removed
-                   if log.deleted and log.edits and log.edits[0].event.kind is EventKind.WRITE}
+        scratch = {file_name(path) for path in scratch_files(ctx)}  # created by the session, then removed
         files = _submitted_files(ctx.transcript.messages[-3:], changed, scratch)
         text += f"; then submitted (the harness printed the final diff{': ' + files if files else ''})"
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)

@@ -101,6 +101,13 @@ def logs_of(ctx: FactContext) -> OrderedDict[str, FileLog]:
     return ctx.shared(("file_logs",), lambda: file_logs(ctx.events, ctx.cwd))
 
 
+def scratch_files(ctx: FactContext) -> list[str]:
+    """The files the session wrote whole and then deleted (its scratch scripts), as the file logs name them:
+    no work of it to commit, to list or to hand in."""
+    return [path for path, log in logs_of(ctx).items()
+            if log.deleted and log.edits and log.edits[0].event.kind is EventKind.WRITE]
+
+
 def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]:
     """Every modified file's log, in order of first change (scratch roots like /tmp left out)."""
     logs: OrderedDict[str, FileLog] = OrderedDict()

@@ -228,11 +228,11 @@ def _failed_tool_call(occ: Occurrence, messages: list[Message]) -> str:
     """`get_node_tree(node_id=0:1, depth=1)`: the tool call whose result held the error, when
     the call is neither a command nor a file operation (which the record places already): a 429 or a
     refusal says little without the call it answered. Its short scalar arguments, never a secret's."""
-    if occ.message is None or not occ.source.startswith("result:") or not 0 <= occ.message < len(messages):
+    i = occ.result_index()
+    if occ.message is None or i is None or not 0 <= occ.message < len(messages):
         return ""
     results = messages[occ.message].tool_results
-    i = int(occ.source[7:]) if occ.source[7:].isdigit() else -1
-    call_id = results[i].call_id if 0 <= i < len(results) else None
+    call_id = results[i].call_id if i < len(results) else None
     if not call_id:
         return ""
     call = next(_calls_answered(messages, occ.message, {call_id}, CALL_LOOKBACK), None)

@@ -16,7 +16,7 @@ from compaction.history import project_root
 from compaction.history.facts import Fact, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.completed import HASH_CHARS
-from compaction.history.sources.filelog import logs_of
+from compaction.history.sources.filelog import scratch_files
 from compaction.history.sources.registry import FactContext, fact_source
 
 SHOWN = 4  # files named; the rest counted
@@ -93,7 +93,7 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
     status = _last_status(ctx, -1)
     clean = status is not None and not status.changes and not status.folders
     since = status.message_index if clean and status is not None else -1  # git said the work tree was clean then
-    scratch = _scratch(ctx)
+    scratch = set(scratch_files(ctx))
     after = {p: r for p, r in _changed_after(ctx, since).items() if not p.startswith("~") and p not in scratch}
     if not after:
         return []
@@ -101,12 +101,6 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
     n = len(after)
     return [Fact(Section.CURRENT, f"Not committed: no commit in this session ({n} changed file{'s' if n > 1 else ''})",
                  [max(after.values())], score=SCORE - 4, priority=1.5, pending=True)]
-
-
-def _scratch(ctx: FactContext) -> set[str]:
-    """The files the session wrote and then removed (the file logs'): no work of it to commit."""
-    return {path for path, log in logs_of(ctx).items()
-            if log.deleted and log.edits and log.edits[0].event.kind is EventKind.WRITE}
 
 
 def _left_behind(ctx: FactContext, commits: list) -> list[Fact]:
