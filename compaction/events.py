@@ -182,7 +182,8 @@ OFFER_RE = re.compile(r"^(?:If you(?:['’]d| would)? (?:rather|prefer|like|want
 
 _CONSTRAINT_RE = re.compile(
     r"\b(?:do not|don't|never|must not|must|should not|shouldn't|only|make sure|ensure|without modifying|"
-    r"you (?:need|have) to|requirement|constraint|禁止|必须|不要)\b"
+    r"you (?:need|have) to|requirement|constraint)\b"
+    r"|禁止|必须|不要|别再"  # no word boundary inside wide text: "不要修改测试" is one run of word characters
     # what the user wants left as it is ("No change on `specstory sync`", "leave the tests alone")
     r"|(?:^|[.!;:]\s+|\n\s*|\bplease\s+)(?:make\s+)?no changes? (?:on|to)\b"
     r"|(?:^|[.!;:,]\s+|\n\s*|\bplease\s+|\bbut\s+|\band\s+)(?:leave|keep)\b[^.?\n]{0,40}?\b(?:alone|as it is|as is|unchanged|"

@@ -154,14 +154,45 @@ def substituted(err_id: str, occurrences: list[Occurrence]) -> str | None:
     command held it in backticks inside double quotes (a commit message quoting `startTimeColor`, a PR
     body quoting `docs/playbook/`): the shell substituted it, nobody meant to run it. The latest such
     occurrence's word."""
+    return next((w for o in reversed(occurrences) if (w := _own_word(err_id, o))), None)
+
+
+_BACKTICKED_RE = re.compile(r"(?<!\\)`([^`\n]+)`")
+
+
+def substituted_words(err_id: str, occurrences: list[Occurrence]) -> list[str]:
+    """Every word the shell substituted in the commands these occurrences show substituting one (see
+    `substituted`): each backticked span inside double quotes, whether or not it failed loudly (a
+    `git status` runs quietly, and the text lacks it all the same). In order, once each."""
+    words: list[str] = []
+    for o in occurrences:
+        if substituted(err_id, [o]) is None:
+            continue
+        command = o.location.command or ""
+        for m in _BACKTICKED_RE.finditer(command):
+            if quote_at(command, m.start()) == '"' and m.group(1) not in words:
+                words.append(m.group(1))
+    return words
+
+
+def _own_word(err_id: str, o: Occurrence) -> str | None:
+    """The word this occurrence shows the shell ran, when it sat in backticks inside double quotes."""
     if err_id not in _RUN_AS_COMMAND:
         return None
-    for o in reversed(occurrences):
-        name, command = o.location.symbol or o.location.path or "", o.location.command or ""
-        at = command.find(f"`{name}") if name else -1
-        if at > 0 and quote_at(command, at) == '"':
-            return name
-    return None
+    name, command = o.location.symbol or o.location.path or "", o.location.command or ""
+    at = command.find(f"`{name}") if name else -1
+    return name if at > 0 and quote_at(command, at) == '"' else None
+
+
+def substituted_last(err_id: str, occurrences: list[Occurrence]) -> list[str]:
+    """The words the latest command that substituted one substituted."""
+    return next((words for o in reversed(occurrences) if (words := substituted_words(err_id, [o]))), [])
+
+
+def words_list(words: list[str], most: int = 4) -> str:
+    """`a`, `b`, `c` and 3 more."""
+    shown = ", ".join(f"`{w}`" for w in words[:most])
+    return shown + (f" and {len(words) - most} more" if len(words) > most else "")
 
 
 def advise(rec: ErrorRecord) -> str:
@@ -171,7 +202,9 @@ def advise(rec: ErrorRecord) -> str:
     if rec.id in _SAID_BY_TOOL and (told := _tool_instruction(rec)):
         return f"do as the tool said: “{told}”"
     if name := substituted(rec.id, rec.occurrences):
-        return (f"backticks inside a double-quoted argument ran `{name}` as a command: quote such text with single "
+        words = substituted_last(rec.id, rec.occurrences) or [name]
+        ran = words_list(words) + (" as commands" if len(words) > 1 else " as a command")
+        return (f"backticks inside a double-quoted argument ran {ran}: quote such text with single "
                 "quotes, escape its backticks (\\`), or pass it in a file (`git commit -F msg.txt`, "
                 "`gh pr create --body-file`)")
     if rec.target_bug and any(o.location.command for o in rec.occurrences):

@@ -9,6 +9,7 @@ test failure reported elsewhere (another round, another command) stays its own r
 
 from __future__ import annotations
 
+from compaction.errors.advice import substituted
 from compaction.errors.families import FAMILIES, family_of
 from compaction.errors.records import ErrorRecord
 
@@ -78,6 +79,28 @@ def merge_consequences(records: list[ErrorRecord]) -> list[ErrorRecord]:
         if kept:
             rec.occurrences = kept
             out.append(rec)
+    return out
+
+
+def merge_substitutions(records: list[ErrorRecord]) -> list[ErrorRecord]:
+    """One command whose double-quoted text held several backticked words makes the shell run each of them,
+    and each fails its own way (zsh: "no such file or directory: a.mdc", "permission denied: docs/"): one
+    mistake, one record. Records all of whose occurrences are such substitutions fold into the first record
+    of the same tool result, their ids kept as aliases."""
+    first: dict[tuple, ErrorRecord] = {}
+    out: list[ErrorRecord] = []
+    for rec in records:
+        keys = {o.output() for o in rec.occurrences}
+        if len(keys) != 1 or not all(substituted(rec.id, [o]) for o in rec.occurrences):
+            out.append(rec)
+            continue
+        primary = first.setdefault(next(iter(keys)), rec)
+        if primary is rec:
+            out.append(rec)
+            continue
+        for o in rec.occurrences:
+            primary.add(o)
+        primary.merged.extend(i for i in (rec.id, *rec.merged) if i not in primary.merged and i != primary.id)
     return out
 
 

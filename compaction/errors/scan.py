@@ -27,11 +27,11 @@ from compaction.edits import (
     sed_hunks,
     shown_text,
 )
-from compaction.errors.advice import MODEL_SIDE, advise, substituted
+from compaction.errors.advice import MODEL_SIDE, advise, substituted_last
 from compaction.errors.classify import Hit, classify, json_diagnostics
 from compaction.errors.episodes import earlier_episodes, label_of_test
 from compaction.errors.families import FAMILIES
-from compaction.errors.merge import merge_consequences
+from compaction.errors.merge import merge_consequences, merge_substitutions
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.errors.shorten import cut
 from compaction.events import (
@@ -405,7 +405,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
             rec.add(occ)
             if occ.target and not state.fix_started:
                 state.target_ids.add(h.id)
-    out = merge_consequences(list(records.values()))
+    out = merge_substitutions(merge_consequences(list(records.values())))
     _unasked_targets(out, transcript)
     cache = _ResultsCache()  # each round's calls and results, paired once for every record's solution
     used = _Mentioned(transcript)  # whether the session ran or named a checker (`mypy`) the advice may suggest
@@ -2178,9 +2178,11 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         elif rec.id in _HARNESS_NOTES and (narrowed := _narrowed_after(transcript, last, cache)):
             parts.append(narrowed)
         elif rec.id not in _HARNESS_NOTES and (went_on := _went_on(transcript, last, failed_call, cache)):
-            gone = substituted(rec.id, [last])  # backticks in double quotes: what it wrote lacks the word
-            parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round})" + (
-                f", but the text it wrote lacks `{gone}` (the shell ran it as a command)" if gone else ""))
+            gone = substituted_last(rec.id, rec.occurrences)  # backticks in double quotes: the text lacks the words
+            lacks = (f", but the text it wrote lacks its {len(gone)} backticked words (the shell ran them as commands)"
+                     if len(gone) > 1 else f", but the text it wrote lacks `{gone[0]}` (the shell ran it as a command)"
+                     if gone else "")
+            parts.append(f"the command itself went on and ended with `{went_on}` (r{last.round}){lacks}")
             if gone and not _amended_after(transcript, last.round):
                 parts.append("no later command mended that text (`gh pr edit`, `git commit --amend`): it stands so")
         elif why and rec.family == "TOOL" and _DOES_WITHOUT_RE.search(why):  # a missing file, a refused tool

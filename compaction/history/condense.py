@@ -664,3 +664,22 @@ def cut_at_word(text: str, n: int) -> str:
     head = text[: max(1, n - 1)]
     space = head.rfind(" ")
     return (head[:space] if space > n // 2 else head).rstrip(",;: ") + "…"
+
+
+# Where a clause ends: a sentence's stop, a semicolon or a comma (Latin or wide), then a space or not.
+_CLAUSE_END_RE = re.compile(r"[.;!?](?=\s)|[。；！？，、]|,(?=\s)")
+
+
+def cut_at_clause(text: str, n: int) -> str:
+    """Prose within `n` characters, cut where a sentence or clause ends when one is in its second half
+    (a reader gets whole statements: "…fed by hardware…" says half of one), else at a word's end; never
+    inside a backticked name (`seeItemIsNotS…` names nothing)."""
+    if len(text) <= n:
+        return text
+    head = text[: max(1, n - 1)]
+    ends = [m.end() for m in _CLAUSE_END_RE.finditer(head) if m.end() > n // 2]
+    cut = head[:ends[-1]] if ends else head[:space] if (space := head.rfind(" ")) > n // 2 else head
+    if cut.count("`") % 2:  # an opened backtick span: cut before it
+        before = cut[:cut.rfind("`")].rstrip()
+        cut = before if len(before) > n // 2 else cut
+    return cut.rstrip(",;:，、 ") + "…"

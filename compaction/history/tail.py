@@ -25,7 +25,7 @@ _ROLE_LABEL = {Role.SYSTEM: "system", Role.USER: "user", Role.ASSISTANT: "assist
 ROUND_HEADING_LEVEL = 3  # `### rN`: a shown message's own headings go below it
 CAPS: tuple[int | None, ...] = (None, 2000, 1000, 500, 250, 120, 60, 30)
 # The user's words outlast the assistant's prose, which outlasts tool output, when a cap elides.
-_CAP_FACTOR = {Role.USER: 4, Role.ASSISTANT: 2}
+_CAP_FACTOR = {Role.USER: 4, Role.ASSISTANT: 4}
 _NOTE_COST = 10  # tokens of an elision note
 HARNESS_NOTICE_TOKENS = 40  # of a harness's notice in the user's turn, shown at most (the user's words are apart)
 _PIECE_OVERHEAD = 6  # fences, labels, separators

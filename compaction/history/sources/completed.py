@@ -10,6 +10,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from compaction.edits import same_file
 from compaction.errors.classify import USER_REJECTED_SENTENCE
 from compaction.events import Event, EventKind, shell_writes
 from compaction.git_output import git_runs
@@ -104,6 +105,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             missed_where.setdefault((e.round, e.command), []).extend(e.missed_where)
     said = _said_by_changes(ctx)
     told = _told_by_commits(folded, commits)
+    without = _probe_note(_probes(ctx.events), ctx.cwd)
     scratch = {display_path(p, ctx.cwd) for p in scratch_files(ctx)} if code else set()
     scratch_written: list[tuple[int, str, str]] = []  # (round, command, what it printed): scratch files written
     undone = _undone_by_reverts(ctx)
@@ -127,9 +129,9 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if len(runs.outcomes) > 1 or runs.outcomes and runs.count > 1 and runs.outcomes[0][0] != f.rounds[-1]:
             # every distinct result of a re-run command, each with its round (a result one run showed is that
             # run's, not every run's)
-            outcome = "".join(f"{o} (r{r})" for r, o in runs.outcomes[-6:])
+            outcome = "".join(f"{o} (r{r}){without(r)}" for r, o in runs.outcomes[-6:])
         else:
-            outcome = runs.outcomes[0][1] if runs.outcomes else ""
+            outcome = runs.outcomes[0][1] + without(runs.outcomes[0][0]) if runs.outcomes else ""
         counts = missed.get((f.rounds[0], runs.command)) if runs.count == 1 else None
         if counts:  # `sed -i '1187s/a/b/'` whose line held no `a`
             outcome += NO_EFFECT if counts[0] >= counts[1] else f" → {counts[0]} of {counts[1]}{SOME_NO_EFFECT}"
@@ -172,6 +174,40 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     return facts
 
 
+def _probes(events: list[Event]) -> list[tuple[int, int, str]]:
+    """(taken out, put back, file): lines the session had added to a file, removed, then added again:
+    its change taken out to see what the checks say without it (a baseline), not a step of the work."""
+    added_before: dict[str, set[str]] = {}  # what the session added to each file so far
+    open_removals: list[tuple[int, str, set[str]]] = []
+    windows: list[tuple[int, int, str]] = []
+    for e in events:
+        if e.kind not in _CHANGES or not e.path or not e.hunks:
+            continue
+        added = {ln.strip() for h in e.hunks for ln in h.added if len(ln.strip()) >= PROBE_LINE_CHARS}
+        for item in list(open_removals):
+            start, path, gone = item
+            if e.round > start and same_file(path, e.path) and gone & added:
+                windows.append((start, e.round, path))
+                open_removals.remove(item)
+        own = set().union(*(v for k, v in added_before.items() if same_file(k, e.path)))
+        gone = {ln.strip() for h in e.hunks if not h.added for ln in (*h.removed, h.deletes_matching or "")
+                if len(ln.strip()) >= PROBE_LINE_CHARS} & own
+        if gone:
+            open_removals.append((e.round, e.path, gone))
+        added_before.setdefault(e.path, set()).update(added)
+    return windows
+
+
+def _probe_note(windows: list[tuple[int, int, str]], cwd: str | None) -> Callable[[int], str]:
+    """What a check run in round `r` ran without: the session's change a probe had taken out then."""
+    def note(r: int) -> str:
+        hit = next(((s, b, p) for s, b, p in windows if s < r < b), None)
+        return "" if hit is None else \
+            f" (without the session's change to `{display_path(hit[2], cwd)}`: taken out r{hit[0]}, put back r{hit[1]})"
+    return note
+
+
+PROBE_LINE_CHARS = 12  # a line this long is the session's own, not a brace or a blank
 UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the work's own
 SCRATCH_COMMAND_CHARS = 80
 PRINTED_CHARS = 80

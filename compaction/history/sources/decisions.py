@@ -9,13 +9,14 @@ from collections import deque
 
 from compaction.events import OFFER_RE, EventKind, users_words
 from compaction.history import harness
+from compaction.history.condense import cut_at_clause
 from compaction.history.condense import cut_at_word as _cut
 from compaction.history.facts import WS_RE, Fact, relative_paths
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
 from compaction.history.sources import approach
-from compaction.history.sources.findings import answer_to, informative
+from compaction.history.sources.findings import WIDE_RE, answer_to, informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
 
@@ -533,7 +534,7 @@ def _answer(ctx: FactContext, number: int, msg: Message | None) -> str | None:
     if not found:
         return None
     reply = found.split("”: ", 1)[-1]
-    return reply if len(reply) <= ANSWER_CHARS else reply[:ANSWER_CHARS - 1] + "…"
+    return reply if len(reply) <= ANSWER_CHARS else cut_at_clause(reply, ANSWER_CHARS)
 
 
 def _short_answer(ctx: FactContext, number: int, answer: str) -> str:
@@ -627,7 +628,9 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
     for kind, round_, index, raw in constraints:
         text = WS_RE.sub(" ", raw.strip()).lstrip("-*• ").strip()
         key = _key(text)
-        if key in seen or len(text) < 15 or text.endswith((":", "?")) or text.startswith("|"):
+        # a wide character says about what a word does: "不要修改测试" (6) is a whole constraint
+        size = len(text) if text.isascii() else len(text) + 2 * len(WIDE_RE.findall(text))
+        if key in seen or size < 15 or text.endswith((":", "?", "？")) or text.startswith("|"):
             continue  # a table's row lists (options, settings), it chooses nothing
         seen.add(key)
         if kind is EventKind.CONSTRAINT and (detected.is_harness(by_index.get(index), raw.strip())

@@ -24,7 +24,7 @@ from compaction.events import (
     shell_reads,
     without_fences,
 )
-from compaction.history.condense import cut_at_word
+from compaction.history.condense import cut_at_clause
 from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, cite, display_path, first_line
 from compaction.history.headings import h
 from compaction.history.lookups import found_nothing_in, lookup_hits, lookup_text
@@ -96,7 +96,7 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[。！？])\s*|(?<=
 # it in C, where one opening with a lookbehind is tried at every position (3-4 times slower).
 _SENTENCE_WS_RE = re.compile(r"\s(?:(?<=[.!?]\s)\s*(?=[A-Z`\"'(])|(?<=：\s)\s*|(?<=:\s)\s+|(?<=\n)\n*)")
 _CJK_STOPS = ("。", "！", "？")
-_WIDE_RE = re.compile("[\u2e81-\U0010ffff]")  # a character past U+2E80 (CJK and after)
+WIDE_RE = re.compile("[\u2e81-\U0010ffff]")  # a character past U+2E80 (CJK and after)
 # markup a reply is wrapped in (`<thinking>`, `<br/>`, `</answer>`), not a type's parameters, which follow the
 # type's name (`Set<unknown>`, `Promise<T>`, `Item[]<T>`)
 _TAG_RE = re.compile(r"(?<![\w$\]])<[A-Za-z][\w-]*(?:\s[^<>]*)?/?>|</[A-Za-z][\w-]*\s*>")
@@ -130,6 +130,7 @@ _INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*(?:[a-z]{1,2}\b|%|\b)|
 _EMPHASIS_RE = re.compile(r"\*\*|__")
 _BOLD_RE = re.compile(r"\*\*[^*\n]{2,40}\*\*")  # what the reply itself stressed counts as informative too
 HEADING_STRESS = 2  # a heading of the reply stresses more than one bold span
+_TITLE_PENALTY = 100  # a heading that states no result scores nothing: kept only when nothing else is
 # A heading that states a result: a status mark, or a verdict word with a figure ("## 45 tests passed"), not a
 # section's title ("Phase 1: Intent Capture", "## Failed approaches"); `#123 fixed it` is an issue, no heading.
 _HEADING_RE = re.compile(r"#{1,6}\s")
@@ -379,7 +380,7 @@ def report_of(replies: list[str]) -> str | None:
             break
     chosen.reverse()
     opening = chosen[-1][:400]  # CJK: a character says about what a word does (counted in C, not char by char)
-    wide = 0 if opening.isascii() else len(_WIDE_RE.findall(opening))
+    wide = 0 if opening.isascii() else len(WIDE_RE.findall(opening))
     return informative(chosen, REPORT_CHARS // 2 if wide > 100 else REPORT_CHARS, closing=True)
 
 
@@ -443,7 +444,9 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     by the answers to the user, the reports on requests and those of sub-agents."""
     sentences: list[str] = []
     stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
+    titles: list[str] = []  # the section title each sentence sits under ("" when none)
     for raw_text in texts:
+        title = ""
         text = straight(THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000])))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
         for raw in (_SENTENCE_RE if any(map(text.__contains__, _CJK_STOPS)) else _SENTENCE_WS_RE).split(text):
@@ -451,17 +454,24 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
             x = (WS_RE.sub(" ", plain) if "  " in plain or "\t" in plain else plain).strip().lstrip("-*• ")
             # A report's heading that gives a verdict ("### Colocate mode — ✅ 3 steps in 37.7s"), not a title.
-            heading = _HEADING_RE.match(x) is not None and _verdict_heading(x)
+            titled = _HEADING_RE.match(x) is not None
+            heading = titled and _verdict_heading(x)
             x = x.lstrip("# ") if heading else x
+            if titled and not heading:
+                title = x.lstrip("# ").rstrip(":")
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")) \
                     and not _COURTESY_RE.match(x) and not (closing and _PLANS_RE.search(x)):  # a report tells what was done
                 sentences.append(x)
-                stressed.append((len(_BOLD_RE.findall(raw)) if marked else 0) + (HEADING_STRESS if heading else 0)
+                titles.append("" if titled else title)
+                # a section's title ("### **Phase 1: Intent Capture (101 rule)**") labels what follows: the
+                # lines under it say it, and it is kept only when nothing else is
+                stressed.append(-_TITLE_PENALTY if titled and not heading else
+                                (len(_BOLD_RE.findall(raw)) if marked else 0) + (HEADING_STRESS if heading else 0)
                                 - (TABLE_ROW_PENALTY if x.startswith("|") else 0))
         if len(sentences) >= 40 and not closing:
             break
     if closing and len(sentences) > 40:  # a report closes on what was done: its last sentences count
-        sentences, stressed = sentences[-40:], stressed[-40:]
+        sentences, stressed, titles = sentences[-40:], stressed[-40:], titles[-40:]
     if not sentences:
         return None
     lead = range(len(sentences) - max(1, len(sentences) // 3), len(sentences)) if closing else range(1)
@@ -469,22 +479,28 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
                  + (2 if i in lead else 0)) for i, x in enumerate(sentences)]
     keep: list[int] = []
     size = 0
+    labelled: set[str] = set()  # titles already paid for: the first line kept under a title says it
     for i in sorted(range(len(sentences)), key=lambda i: (-score[i], i)):
-        n = min(len(sentences[i]), 200)
+        n = min(len(sentences[i]), 200) + (len(titles[i]) + 2 if titles[i] and titles[i] not in labelled else 0)
         if keep and (size + n > limit or not score[i]):  # generic prose only when nothing else
             continue
         keep.append(i)
+        labelled.add(titles[i])
         size += n + (2 if _unended(sentences[i]) else 1)  # the separator, with the stop an unended line gets
-    shown = [cut_at_word(s, 200) for s in (sentences[i] for i in sorted(keep))]
+    shown, said = [], set()
+    for i in sorted(keep):  # "Phase 2: Roadmap Creation: Engineering Manager — …": a list item read under its title
+        label = f"{titles[i]}: " if titles[i] and titles[i] not in said else ""
+        said.add(titles[i])
+        shown.append(label + cut_at_clause(sentences[i], 200))
     reply = " ".join(s if k == len(shown) - 1 or not _unended(s) else s + ";" for k, s in enumerate(shown))
-    return reply if len(reply) <= limit else reply[:limit - 1] + "…"
+    return reply if len(reply) <= limit else cut_at_clause(reply, limit)
 
 
 def _unended(line: str) -> bool:
     """A line of words that ends without a stop ("Could not find file", "`b.md` — deleted"): run into the
     next kept line it would read as one sentence with it ("Could not find file `b.md` — deleted"), so it is
     ended apart. Not a line of code or one cut at a comma or a bracket (`if (x) {`), nor wide text."""
-    return (line[-1:].isalnum() or line[-1:] in "`'\")") and not _WIDE_RE.search(line)
+    return (line[-1:].isalnum() or line[-1:] in "`'\")") and not WIDE_RE.search(line)
 
 
 _THOUGHT_WEIGHT = -6  # a conclusion the agent reached in its reasoning, not said to the user: weighs less
@@ -668,7 +684,7 @@ def _phases(findings: list[Finding]) -> list[list[Finding]]:
 
 
 def _single(f: Finding) -> Fact:
-    text = f.text if f.code else cut_at_word(f.text, 300)
+    text = f.text if f.code else cut_at_clause(f.text, 300)
     return Fact(Section.FINDINGS, text, [f.round], score=f.score + f.round / 10000,
                 short=first_line(text, 120) if len(text) > 120 and not f.code else None, prose=not f.code)
 
@@ -678,7 +694,7 @@ def _phase(group: list[Finding], kept: list[Finding]) -> Fact:
     # the span of rounds, not each round a finding came from: the kept ones cite their own
     rounds = list(range(min(f.round for f in group), max(f.round for f in group) + 1))
     label = cite(rounds)
-    body = "; ".join(f"{f.text if f.code else cut_at_word(f.text, 200)} (r{f.round})" for f in kept)
+    body = "; ".join(f"{f.text if f.code else cut_at_clause(f.text, 200)} (r{f.round})" for f in kept)
     text = f"Phase {label}, {len(kept)} of {len(group)} findings: {body}"
     best = max(kept, key=lambda f: f.score)
     short = f"Phase {label}, 1 of {len(group)} findings: {first_line(best.text, 100)} (r{best.round})"

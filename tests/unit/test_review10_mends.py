@@ -1,0 +1,107 @@
+"""Mends drawn from the tenth round of blind reader-reviews (what the agent told the user, the state, the
+decisions), each tested on the shape it fixes."""
+
+from __future__ import annotations
+
+from compaction.errors.advice import advise
+from compaction.errors.merge import merge_substitutions
+from compaction.errors.records import ErrorRecord, Location, Occurrence
+
+_BODY = ('gh pr create --title "feat: playbook" --body "Adds `.cursor/rules/001-004.mdc`, `docs/playbook/`, '
+         '`docs/` and `git status` notes; keeps \\`literal\\` text"')
+
+
+def _ran(err_id: str, path: str, said: str, command: str = _BODY, message: int = 4) -> ErrorRecord:
+    return ErrorRecord(err_id, [Occurrence(round=13, evidence=said, message=message, source="result:0",
+                                           location=Location(path=path, command=command))])
+
+
+def test_one_command_whose_backticked_words_each_failed_their_own_way_is_one_record() -> None:
+    """chefchopsky r13: zsh ran seven backticked paths of one PR body; "no such file" and "permission denied"
+    were two records with the same solution and advice."""
+    missing = _ran("ERR_TOOL_FileNotFound", ".cursor/rules/001-004.mdc",
+                   "(eval):1: no such file or directory: .cursor/rules/001-004.mdc")
+    denied = _ran("ERR_TOOL_PermissionDenied", "docs/playbook/", "(eval):1: permission denied: docs/playbook/")
+    elsewhere = _ran("ERR_TOOL_CommandNotFound", "shard-sd", "zsh: command not found: shard-sd", "shard-sd -h", 9)
+    merged = merge_substitutions([missing, denied, elsewhere])
+    assert [r.id for r in merged] == ["ERR_TOOL_FileNotFound", "ERR_TOOL_CommandNotFound"]
+    assert merged[0].merged == ["ERR_TOOL_PermissionDenied"]
+    advice = advise(merged[0])
+    # every backticked span inside the double quotes was substituted, the quiet `git status` too; an escaped one was not
+    assert advice.startswith("backticks inside a double-quoted argument ran `.cursor/rules/001-004.mdc`, "
+                             "`docs/playbook/`, `docs/`, `git status` as commands")
+    assert "literal" not in advice
+
+
+def test_substitutions_of_two_commands_stay_two_records() -> None:
+    first = _ran("ERR_TOOL_FileNotFound", ".cursor/rules/001-004.mdc", "(eval):1: no such file or directory: x")
+    other = _ran("ERR_TOOL_PermissionDenied", "docs/playbook/", "(eval):1: permission denied: docs/playbook/",
+                 message=7)
+    assert len(merge_substitutions([first, other])) == 2
+
+
+def test_a_list_item_is_read_under_its_section_title_and_a_bare_title_is_no_answer() -> None:
+    """chefchopsky r15: the answer was kept as its headings ("## Why this helps; ### Phase 1: …"), the lines
+    under them (who plays which role) dropped."""
+    from compaction.history.sources.findings import informative
+
+    reply = ("## Why this helps\n\n### **Phase 1: Intent Capture (101 rule)**\n**Human roles:**\n"
+             "- **Product Manager** — problem definition, user needs\n\n"
+             "### **Phase 2: Roadmap Creation (102 rule)**\n"
+             "- **Engineering Manager** — resource allocation, timeline, capacity\n\n"
+             "## ✅ 45 tests passed\n")
+    said = informative([reply], 400)
+    assert said is not None and "Why this helps" not in said
+    assert "Phase 1: Intent Capture (101 rule): Product Manager — problem definition" in said
+    assert "Phase 2: Roadmap Creation (102 rule): Engineering Manager" in said
+    assert "45 tests passed" in said  # a heading that states a result is one
+
+
+def test_prose_is_cut_where_a_clause_ends_and_never_inside_a_backticked_name() -> None:
+    from compaction.history.condense import cut_at_clause
+
+    said = ("`crypto.getRandomValues()` isn't seeded like a traditional PRNG. Linux: reads from `/dev/urandom`, "
+            "which is fed by hardware interrupt timing and other noise the kernel mixes in")
+    assert cut_at_clause(said, 150) == ("`crypto.getRandomValues()` isn't seeded like a traditional PRNG. "
+                                       "Linux: reads from `/dev/urandom`…")
+    wide = "使用已有的辅助函数 (`seeBranchIsCollapsed`, `seeItemIsNotSelected`) 来检查状态是否正确"
+    assert cut_at_clause(wide, 50).endswith("`seeBranchIsCollapsed`…")
+    assert cut_at_clause("short", 50) == "short"
+
+
+def test_a_short_constraint_in_wide_characters_is_kept() -> None:
+    """npm-publish r2: "用中文在回答我一遍" (9 characters) fell under the 15-character floor meant for Latin text."""
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.decisions import decision_facts
+    from compaction.history.steering import role_preset
+    from compaction.model import Message, Role
+    from tests.unit.synthetic import steps_transcript
+
+    t = steps_transcript("Why did npm publish fail with a 409?",
+                         Message(0, Role.ASSISTANT, "The transparency log already holds this entry."),
+                         Message(0, Role.USER, "不要修改测试"), Message(0, Role.ASSISTANT, "好的。"))
+    texts = [f.text for f in decision_facts(FactContext(t, extract_events(t), [], role_preset("developer"), None,
+                                                        len(t.rounds)))]
+    assert any("不要修改测试" in x for x in texts)
+
+
+def test_a_check_run_while_the_sessions_own_change_was_taken_out_says_so() -> None:
+    """astropy r15-r26: the import the session added was deleted, the tests run (1 failed: the baseline), the
+    import put back; "6 failed (r14) → 1 failed (r16)" read as the fix working."""
+    from compaction.edits import Hunk
+    from compaction.events import Event, EventKind
+    from compaction.history.sources.completed import _probe_note, _probes
+
+    init = "astropy/coordinates/builtin_frames/__init__.py"
+    line = "from . import itrs_observed_transforms"
+    events = [Event(EventKind.EDIT, 13, 0, path=init, hunks=(Hunk(added=(line,)),)),
+              Event(EventKind.EDIT, 15, 0, path=init, hunks=(Hunk(deletes_matching=line),)),
+              Event(EventKind.EDIT, 26, 0, path=init, hunks=(Hunk(added=(line,)),))]
+    windows = _probes(events)
+    assert windows == [(15, 26, init)]
+    note = _probe_note(windows, None)
+    assert note(16) == f" (without the session's change to `{init}`: taken out r15, put back r26)"
+    assert note(14) == note(26) == ""
+    # lines the session never added are no probe of its own change: the user's code removed and restored
+    assert _probes(events[1:]) == []
