@@ -105,3 +105,27 @@ def test_a_check_run_while_the_sessions_own_change_was_taken_out_says_so() -> No
     assert note(14) == note(26) == ""
     # lines the session never added are no probe of its own change: the user's code removed and restored
     assert _probes(events[1:]) == []
+
+
+def test_a_statement_that_points_back_keeps_the_sentence_it_points_to() -> None:
+    """pytest r28: "This explains why `xdist` only shows the last exception." said nothing of what explained it."""
+    from compaction.history.sources.findings import statements
+
+    text = ("I looked at `_to_json`. The `chain` attribute of `ExceptionChainRepr` is ignored. "
+            "This explains why `xdist` only shows the last exception.")
+    said = [s for s, _ in statements(text)]
+    assert "The `chain` attribute of `ExceptionChainRepr` is ignored. This explains why `xdist` only shows the last " \
+           "exception." in said
+    planned = "Let me run the test again. This means the fix works for `chain`."
+    assert "This means the fix works for `chain`." in [s for s, _ in statements(planned)]  # a plan is no antecedent
+
+
+def test_what_a_scratch_script_printed_skips_a_tables_dtype_footer_and_keeps_a_short_output_whole() -> None:
+    """scikit-learn r36: `test_column_transformer.py` → "dtype: object", the footer of what it printed."""
+    from compaction.history.sources.completed import _printed
+
+    assert _printed("select__A       int16\npass__B      category\ndtype: object\n") == \
+        "select__A int16; pass__B category"
+    assert _printed("x\n" * 5 + "Name: A, Length: 4, dtype: int64\n") == "x; x; x; x; x"
+    long = "\n".join(f"row {i} " + "word " * 8 for i in range(6)) + "\nSUCCESS: Dtypes preserved"
+    assert _printed(long) == "SUCCESS: Dtypes preserved"

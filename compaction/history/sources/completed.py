@@ -271,7 +271,15 @@ def _printed(output: str) -> str:
     """What a scratch script printed, as one short line: its last line that says something (not a warning,
     nor the indented source line a warning echoes)."""
     lines = [" ".join(ln.split()) for ln in output.strip().splitlines() if ln.strip() and not _WARNING_LINE_RE.search(ln)]
-    return cut_at_word(lines[-1], PRINTED_CHARS) if lines else ""
+    lines = [ln for ln in lines if not _FOOTER_RE.fullmatch(ln)]  # pandas' "dtype: object" closes a table
+    whole = "; ".join(lines)
+    if len(whole) <= PRINTED_CHARS:  # a short output whole: "select__A int16; pass__B category"
+        return whole
+    return cut_at_word(lines[-1], PRINTED_CHARS)
+
+
+# What closes a printed table or series (pandas, numpy): its shape or dtype, not what the script found.
+_FOOTER_RE = re.compile(r"(?:Name: [^,]*, )?(?:Length: \d+, )?dtype: \w+|\[\d+ rows x \d+ columns\]")
 
 
 NO_EFFECT = " → changed nothing (no such text on the line it addressed)"

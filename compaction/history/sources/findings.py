@@ -527,7 +527,9 @@ def statements(text: str) -> list[tuple[str, int]]:
     """The diagnosis/conclusion sentences of one assistant text (code blocks excluded): the
     sentences around a keyword, weighed by the patterns (strongest first: the first that matches)."""
     out: list[tuple[str, int]] = []
-    for s in sentences_around(prose(text), _KEYWORDS):
+    said = prose(text)
+    flat: str | None = None  # the prose on one line, made when a statement points back
+    for s in sentences_around(said, _KEYWORDS):
         if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
             continue
         low = s.lower()
@@ -535,8 +537,33 @@ def statements(text: str) -> list[tuple[str, int]]:
         if weight == _HOLDS_WEIGHT and not _SPECIFIC_RE.search(s):
             continue  # "The file is empty": which file it was is the finding
         if weight:
+            if _ANAPHOR_RE.match(s):
+                flat = flat if flat is not None else " ".join(said.split())
+                s = _with_antecedent(s, flat)
             out.append((s.replace("**", "") if "**" in s else s, weight))  # a bold span cut by the sentence split
     return out
+
+
+# A statement that points back ("This means…", "That explains why…"): alone it says what follows from
+# something it does not say.
+_ANAPHOR_RE = re.compile(r"(?:This|That|These|Which|It) (?:means|meant|shows|showed|confirms|confirmed|explains|"
+                         r"explained|implies|proves|suggests|indicates|is because|was because|is why)\b")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+ANTECEDENT_CHARS = 120
+
+
+def _with_antecedent(statement: str, flat: str) -> str:
+    """The statement with the sentence just before it (what "this" is: "`type(value)` printed
+    SimpleLazyObject. This means…"), when that one is short, says something and plans nothing."""
+    at = flat.find(statement)
+    if at <= 0:
+        return statement
+    before = flat[:at].rstrip()
+    prev = _SENTENCE_END_RE.split(before)[-1].strip().lstrip("-*• ")
+    if not 12 <= len(prev) <= ANTECEDENT_CHARS or prev.endswith(("?", ":")) or _PLAN_START_RE.match(prev) \
+            or len(prev) + len(statement) > 400:
+        return statement
+    return f"{prev}{'' if prev.endswith(('.', '!')) else '.'} {statement}"
 
 
 def _weight(low: str) -> int:
