@@ -27,7 +27,7 @@ from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather, modified, problems
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
-from compaction.history.tail import TailRenderer
+from compaction.history.tail import TOOL_OUTPUT_MOST, TailRenderer
 from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
 from compaction.model import Role, Transcript
@@ -35,6 +35,8 @@ from compaction.summary import CompactionResult, Item, Stats, Summary
 
 DOC_EM_SHARE = 0.10  # the document's error records also say what failed (once, not again under Problems)
 TAIL_SHARE = 0.35  # the verbatim tail's share of a target that is not tight
+# A document that holds every round with room left: its tool outputs shown at most this much, each step tried
+OUTPUT_MOST_STEPS = (*(int(TOOL_OUTPUT_MOST * 1.4 ** k) for k in range(1, 9)), None)
 
 
 def default_target(tokens_before: int, window: int) -> int:
@@ -101,7 +103,7 @@ def compact(
     tokens_before = counted()
 
     if tokens_before < target:  # the whole session may fit: then it is returned as it is
-        whole = TailRenderer(rounds, preset.code, steering)
+        whole = TailRenderer(rounds, preset.code, steering, output_most=None)
         whole.relative_to(cwd)
         text = whole.render(10**12)[0]  # what the user asked to ignore stays out
         note = f"{len(rounds)} rounds, {tokens_before} tokens: within the {target}-token target, returned unchanged"
@@ -198,10 +200,44 @@ def compact(
                 hdr = hdr if preset.code else hdr.replace("`", "")
             return _render(lang, hdr, d.chosen, em_doc, dropped, tail, d.shown_start, len(rounds), first_shown)
 
-        markdown, draft = fill.fill(render_draft, fill.Draft(chosen, tail_text, shown_start), target=target,
-                                    origin=dict(zip(map(id, pool), all_facts, strict=True)), all_facts=all_facts,
+        start, markdown_before_fill = fill.Draft(chosen, tail_text, shown_start), markdown
+        origin = dict(zip(map(id, pool), all_facts, strict=True))
+        markdown, draft = fill.fill(render_draft, start, target=target, origin=origin, all_facts=all_facts,
                                     tail=tail_renderer, rounds=rounds, code=preset.code, steering=steering,
                                     held=em_doc, lang=lang, rendered=(markdown, used))
+        if (draft.partial or draft.shown_start) == 1 and tokens.count(markdown) < fill.FULL * target \
+                and tail_renderer.outputs_bounded(rounds):
+            # every round is in and room is left: the tool outputs kept short for older rounds' sake grow,
+            # as long as every round stays in
+            def wider(most: int | None) -> tuple[str, fill.Draft, int] | None:
+                """The document with tool outputs shown up to `most` tokens, when it still holds every round."""
+                renderer = TailRenderer(tail_rounds, preset.code, steering, output_most=most)
+                renderer.relative_to(cwd)
+                md, d = fill.fill(render_draft, start, target=target, origin=origin, all_facts=all_facts,
+                                  tail=renderer, rounds=rounds, code=preset.code, steering=steering, held=em_doc,
+                                  lang=lang, rendered=(markdown_before_fill, used))
+                return (md, d, tokens.count(md)) if (d.partial or d.shown_start) == 1 else None
+
+            # the largest step that keeps every round in, found by halving (each try is a fill of its own)
+            lo, hi = -1, len(OUTPUT_MOST_STEPS)
+            have = tokens.count(markdown)
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                tried = wider(OUTPUT_MOST_STEPS[mid])
+                if tried is None:
+                    hi = mid
+                    continue
+                lo = mid
+                if tried[2] > have:
+                    markdown, draft, have = tried
+            base = OUTPUT_MOST_STEPS[lo] if lo >= 0 else TOOL_OUTPUT_MOST
+            if have < fill.FULL * target and base is not None:
+                # between two steps: the outputs still cut share what is left
+                cut = sum(1 for rnd in rounds for m in rnd.messages for r in m.tool_results
+                          if len(r.content) > 2 * base)
+                tried = wider(base + (int(fill.ROOMY * target) - have) // max(1, cut))
+                if tried is not None and have < tried[2] <= target:
+                    markdown, draft, have = tried
         chosen = draft.chosen
         shown = rounds[draft.shown_start - 1:]
         # A refused edit a chosen Problems line tells (its cause, what ended it) is not retold in its

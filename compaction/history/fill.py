@@ -24,6 +24,7 @@ from compaction.history.sections import Section
 from compaction.history.steering import Steering
 from compaction.history.tail import (
     ROUND_HEADING_TOKENS,
+    TOOL_OUTPUT_MOST,
     TailRenderer,
     _Piece,
     render_rounds,
@@ -32,6 +33,7 @@ from compaction.history.tail import (
 )
 from compaction.model import Round
 
+FULL = 0.9  # a document below this share of its target is not full: what was kept short may grow
 ROOMY = 0.97  # below this share of its target another pass spends the exact room left (a fact the estimate left out)
 TAIL_FLOOR = 0.15  # the verbatim tail's least share of the target when the user's requests need room
 _MARGIN = 0.01  # estimated costs are kept this share (plus a few tokens) under the target
@@ -151,7 +153,8 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     # (where the work stopped), shows its last messages at once; an older round that fits no more does
     # once the room is known exactly (a later pass: the first one's estimates may overstate) or when
     # nothing else would be added. Their facts stay told above.
-    older, first, end_of = (_older(rounds, start, room, code, steering, tail.cwd, lang, ends=not (widen and changed))
+    older, first, end_of = (_older(rounds, start, room, code, steering, tail.cwd, lang, ends=not (widen and changed),
+                                   output_most=tail.output_most)
                             if not partial else ([], start, 0))
     if older:
         extra = older + extra
@@ -271,7 +274,8 @@ def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, i
 
 
 def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Steering,
-           cwd: str | None = None, lang: str = "en", *, ends: bool = True) -> tuple[list[str], int, int]:
+           cwd: str | None = None, lang: str = "en", *, ends: bool = True,
+           output_most: int | None = TOOL_OUTPUT_MOST) -> tuple[list[str], int, int]:
     """Rounds before round `start` joining the verbatim tail, newest first, each with the largest
     standard cap that fits; room still left then widens their caps, newest first; then the round that
     did not fit even at the smallest cap shows its last messages (`round_end`) in what is left: the
@@ -283,7 +287,7 @@ def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Ste
     too_big: list[_Piece] | None = None
     while at >= 1 and room > 40 and budget_chars > 0:
         rnd = rounds[at - 1]
-        pieces = round_pieces(rnd, code, steering, cwd)  # each message closed by a blank line
+        pieces = round_pieces(rnd, code, steering, cwd, output_most)  # each message closed by a blank line
         budget_chars -= sum(len(m.text) + sum(len(r.content) for r in m.tool_results) for m in rnd.messages)
         cap = _largest_cap(pieces, room)
         if cap is False:

@@ -27,6 +27,9 @@ CAPS: tuple[int | None, ...] = (None, 2000, 1000, 500, 250, 120, 60, 30)
 # The user's words outlast the assistant's prose, which outlasts tool output, when a cap elides.
 _CAP_FACTOR = {Role.USER: 4, Role.ASSISTANT: 4}
 _NOTE_COST = 10  # tokens of an elision note
+# Of one tool output, shown at most: a 10,000-token build log says in its ends what it says in full, and the
+# room it would take shows older rounds (what the agent said and did) instead.
+TOOL_OUTPUT_MOST = 1500
 HARNESS_NOTICE_TOKENS = 40  # of a harness's notice in the user's turn, shown at most (the user's words are apart)
 _PIECE_OVERHEAD = 6  # fences, labels, separators
 
@@ -126,7 +129,8 @@ def _call_line(call: ToolCall, rnd: int, cwd: str | None, also: tuple[ToolCall, 
 
 
 def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
-            calls: dict[str, ToolCall] | None = None, cwd: str | None = None) -> list[_Piece]:
+            calls: dict[str, ToolCall] | None = None, cwd: str | None = None,
+            output_most: int | None = TOOL_OUTPUT_MOST) -> list[_Piece]:
     """A message's pieces: its text, its calls (a command, else the tool and its path), its results.
     `calls`: the round's calls by id; a result that only echoes its call shows nothing the call's
     line does not (an export of Copilot Chat keeps a read's summary line, never the file)."""
@@ -167,6 +171,7 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
             fence = fence_for(content)
             out.append(_verbatim(f"\n{fence}text{status}\n", content, f"\n{fence}", rnd,
                                  known=result_known if content is res.content else None))
+            out[-1].most = output_most
         else:
             out.append(_Piece(f"\n(no output){status}", "", "", rnd, False))
     return out
@@ -199,11 +204,14 @@ def calls_by_id(rnd: Round) -> dict[str, ToolCall]:
     return {c.id: c for m in rnd.messages for c in m.tool_calls if c.id}
 
 
-def round_pieces(rnd: Round, code: bool, steering: Steering, cwd: str | None = None) -> list[_Piece]:
-    """A round's pieces, each message's followed by the blank line that closes it."""
+def round_pieces(rnd: Round, code: bool, steering: Steering, cwd: str | None = None,
+                 output_most: int | None = TOOL_OUTPUT_MOST) -> list[_Piece]:
+    """A round's pieces, each message's followed by the blank line that closes it; each tool output shown
+    at most `output_most` tokens (None: whole, when the cap allows)."""
     calls = calls_by_id(rnd)
     return [p for msg in rnd.messages
-            for p in (*_pieces(msg, rnd.number, code, steering, calls, cwd), _Piece("\n\n", "", "", rnd.number, False))]
+            for p in (*_pieces(msg, rnd.number, code, steering, calls, cwd, output_most),
+                      _Piece("\n\n", "", "", rnd.number, False))]
 
 
 ROUND_HEADING_TOKENS = 8  # a kept round's `### rN` heading and the blank lines around it
@@ -238,14 +246,24 @@ class TailRenderer:
     """Renders the kept rounds under any budget; every piece is encoded once, whatever the number
     of budgets tried."""
 
-    def __init__(self, rounds: list[Round], code: bool, steering: Steering) -> None:
+    def __init__(self, rounds: list[Round], code: bool, steering: Steering,
+                 output_most: int | None = TOOL_OUTPUT_MOST) -> None:
         self.rounds = rounds
-        self.per_round = [round_pieces(r, code, steering) for r in rounds]
+        self.output_most = output_most  # of each tool output, shown at most (the older rounds the filler adds too)
+        self.per_round = [round_pieces(r, code, steering, output_most=output_most) for r in rounds]
         _last_words_kept(self.per_round)
         self._round_costs: dict[int | None, list[int]] = {}
         self.steering = steering
         self._written: dict[int, _Piece] | None = None  # by the id of a call's line: what it wrote (made when asked)
         self.cwd: str | None = None  # the project root the file tools' lines print paths relative to
+
+    def outputs_bounded(self, rounds: list[Round]) -> bool:
+        """Whether some tool output of `rounds` may be shown shorter than it is whatever the cap (its
+        characters say so before any count: a token is at least two of them): a document that holds
+        every round and still has room may show it whole (`TailRenderer(…, output_most=None)`)."""
+        most = self.output_most
+        return most is not None and any(len(r.content) > 2 * most for rnd in rounds for m in rnd.messages
+                                        for r in m.tool_results)
 
     def relative_to(self, cwd: str | None) -> None:
         """File tools' lines with their paths relative to the project root, known only once the events

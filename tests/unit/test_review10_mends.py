@@ -129,3 +129,43 @@ def test_what_a_scratch_script_printed_skips_a_tables_dtype_footer_and_keeps_a_s
     assert _printed("x\n" * 5 + "Name: A, Length: 4, dtype: int64\n") == "x; x; x; x; x"
     long = "\n".join(f"row {i} " + "word " * 8 for i in range(6)) + "\nSUCCESS: Dtypes preserved"
     assert _printed(long) == "SUCCESS: Dtypes preserved"
+
+
+def _log_session(rounds: int, big_at: int, lines: int):
+    """A session of `rounds` rounds, each the agent's words and a command's short output, one of them a
+    build log of `lines` distinct lines."""
+    from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript
+    from compaction.transcripts import group_rounds
+
+    msgs = [Message(0, Role.USER, "make the build pass")]
+    for r in range(1, rounds + 1):
+        if r > 1:
+            msgs.append(Message(len(msgs), Role.USER, f"go on with step {r}"))
+        msgs.append(Message(len(msgs), Role.ASSISTANT, f"Step {r}: checking `module_{r}` because build {r} said so.",
+                            tool_calls=[ToolCall("bash", {"command": f"make step{r}"}, f"c{r}", ToolKind.SHELL,
+                                                 command=f"make step{r}")]))
+        out = "\n".join(f"[INFO] {i * 7919 % 10007} compiled unit_{i}_{r} in {i % 97} ms" for i in range(lines)) \
+            if r == big_at else f"step {r} ok"
+        msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(out, f"c{r}", "bash", exit_code=0)]))
+    return Transcript("t.json", "test", msgs, group_rounds(msgs))
+
+
+def test_one_huge_tool_output_gives_way_to_older_rounds_and_grows_back_when_every_round_is_in() -> None:
+    """fastjson2: two Maven logs (26,000 and 44,000 characters) took 89% of the document; the rounds before
+    them, where the agent said what it did, were left out."""
+    from compaction import tokens
+    from compaction.history import compact
+    from compaction.history.steering import parse_instructions
+    from compaction.history.tail import TOOL_OUTPUT_MOST, round_pieces
+
+    t = _log_session(12, 11, 3000)
+    log = round_pieces(t.rounds[10], True, parse_instructions(None))
+    (piece,) = [p for p in log if p.n > TOOL_OUTPUT_MOST]
+    assert tokens.count(piece.render(None)) < TOOL_OUTPUT_MOST + 50  # by its ends, whatever the cap
+    assert tokens.count(round_pieces(t.rounds[10], True, parse_instructions(None), output_most=None)[-2]
+                        .render(None)) > 10 * TOOL_OUTPUT_MOST  # unbounded: whole
+    total = tokens.count_messages(t.messages)
+    for target in (total // 8, total // 2):
+        doc = compact(t, target_tokens=target).markdown
+        # every round is in, the log grown back as far as that allows: the document fills its target
+        assert "### r1\n" in doc and 0.9 * target <= tokens.count(doc) <= target, (target, tokens.count(doc))

@@ -146,8 +146,9 @@ def test_scratch_scripts_written_and_removed_are_one_line_with_what_each_printed
     s.run("sed -i 's/a/b/' requests/models.py", "")
     s.run("rm check_url.py check_idna.py", "")
     texts = [f.text for f in completed_facts(s.ctx())]
-    # each by its command's first line (what was run), then the last line its script printed
-    assert "Scratch files written, removed later: `cat <<'EOF' > check_url.py …` → Host: .example.com (r1); " \
+    # each by its command's first line (what was run), then what its script printed (a short output whole)
+    assert "Scratch files written, removed later: `cat <<'EOF' > check_url.py …` → Scheme: http; Host: .example.com " \
+           "(r1); " \
            "`cat <<'EOF' > check_idna.py …` → IDNAError: Empty Label (r2)" in texts, texts
     assert not any(t.startswith("`cat <<'EOF'") for t in texts)  # no line of their own
     assert any(t.startswith("`sed -i 's/a/b/' requests/models.py`") for t in texts)  # the work's own line stays
