@@ -205,20 +205,21 @@ def compact(
         markdown, draft = fill.fill(render_draft, start, target=target, origin=origin, all_facts=all_facts,
                                     tail=tail_renderer, rounds=rounds, code=preset.code, steering=steering,
                                     held=em_doc, lang=lang, rendered=(markdown, used))
-        if (draft.partial or draft.shown_start) == 1 and tokens.count(markdown) < fill.FULL * target \
-                and tail_renderer.outputs_bounded(rounds):
-            # every round is in and room is left: the tool outputs kept short for older rounds' sake grow,
-            # as long as every round stays in
+        first_shown = draft.partial or draft.shown_start
+        if tokens.count(markdown) < fill.FULL * target and tail_renderer.outputs_bounded(rounds[first_shown - 1:]):
+            # room is left when no older round fits any more: the tool outputs kept short for older rounds'
+            # sake grow, as long as every round shown stays in
             def wider(most: int | None) -> tuple[str, fill.Draft, int] | None:
-                """The document with tool outputs shown up to `most` tokens, when it still holds every round."""
+                """The document with tool outputs shown up to `most` tokens, when it still shows every round
+                it showed."""
                 renderer = TailRenderer(tail_rounds, preset.code, steering, output_most=most)
                 renderer.relative_to(cwd)
                 md, d = fill.fill(render_draft, start, target=target, origin=origin, all_facts=all_facts,
                                   tail=renderer, rounds=rounds, code=preset.code, steering=steering, held=em_doc,
                                   lang=lang, rendered=(markdown_before_fill, used))
-                return (md, d, tokens.count(md)) if (d.partial or d.shown_start) == 1 else None
+                return (md, d, tokens.count(md)) if (d.partial or d.shown_start) <= first_shown else None
 
-            # the largest step that keeps every round in, found by halving (each try is a fill of its own)
+            # the largest step that keeps every round shown, found by halving (each try is a fill of its own)
             lo, hi = -1, len(OUTPUT_MOST_STEPS)
             have = tokens.count(markdown)
             while hi - lo > 1:
@@ -233,7 +234,7 @@ def compact(
             base = OUTPUT_MOST_STEPS[lo] if lo >= 0 else TOOL_OUTPUT_MOST
             if have < fill.FULL * target and base is not None:
                 # between two steps: the outputs still cut share what is left
-                cut = sum(1 for rnd in rounds for m in rnd.messages for r in m.tool_results
+                cut = sum(1 for rnd in rounds[first_shown - 1:] for m in rnd.messages for r in m.tool_results
                           if len(r.content) > 2 * base)
                 tried = wider(base + (int(fill.ROOMY * target) - have) // max(1, cut))
                 if tried is not None and have < tried[2] <= target:

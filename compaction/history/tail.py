@@ -27,9 +27,9 @@ CAPS: tuple[int | None, ...] = (None, 2000, 1000, 500, 250, 120, 60, 30)
 # The user's words outlast the assistant's prose, which outlasts tool output, when a cap elides.
 _CAP_FACTOR = {Role.USER: 4, Role.ASSISTANT: 4}
 _NOTE_COST = 10  # tokens of an elision note
-# Of one tool output, shown at most: a 10,000-token build log says in its ends what it says in full, and the
-# room it would take shows older rounds (what the agent said and did) instead.
-TOOL_OUTPUT_MOST = 1500
+# Of one tool output, shown at most (its first and last 30 lines or so): a 10,000-token build log says in its
+# ends what it says in full, and the room it would take shows older rounds (what the agent said and did).
+TOOL_OUTPUT_MOST = 1000
 HARNESS_NOTICE_TOKENS = 40  # of a harness's notice in the user's turn, shown at most (the user's words are apart)
 _PIECE_OVERHEAD = 6  # fences, labels, separators
 
