@@ -156,7 +156,8 @@ GO_NAMED = 4  # packages named in a summary
 
 # --- text analysis ----------------------------------------------------------------------------
 
-_SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+(?=[A-Z`\"'(\[]|[\u4e00-\u9fff])|\n{1,}")
+# (a wide stop ends a sentence with no space after it: "先运行测试。然后…")
+_SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+(?=[A-Z`\"'(\[]|[\u4e00-\u9fff])|(?<=[。！？])(?=[^\s」』）)\]])|\n{1,}")
 # Its phrases grouped by first letter (`I…`, `the…`/`to…`, `r…`): the regex engine tries each alternative of a
 # branch at every position, and alternatives opening with different letters exclude each other, so grouping them
 # finds the same matches with a third fewer tries (the pattern has too many openings for `literal_heads`).
@@ -183,7 +184,6 @@ OFFER_RE = re.compile(r"^(?:If you(?:['’]d| would)? (?:rather|prefer|like|want
 _CONSTRAINT_RE = re.compile(
     r"\b(?:do not|don't|never|must not|must|should not|shouldn't|only|make sure|ensure|without modifying|"
     r"you (?:need|have) to|requirement|constraint)\b"
-    r"|禁止|必须|不要|别再"  # no word boundary inside wide text: "不要修改测试" is one run of word characters
     # what the user wants left as it is ("No change on `specstory sync`", "leave the tests alone")
     r"|(?:^|[.!;:]\s+|\n\s*|\bplease\s+)(?:make\s+)?no changes? (?:on|to)\b"
     r"|(?:^|[.!;:,]\s+|\n\s*|\bplease\s+|\bbut\s+|\band\s+)(?:leave|keep)\b[^.?\n]{0,40}?\b(?:alone|as it is|as is|unchanged|"
@@ -194,10 +194,13 @@ _CONSTRAINT_RE = re.compile(
     # the language the user wants replies in ("answer in Chinese", "用中文回答"): every later reply keeps it
     r"|\b(?:answer|reply|respond|write|explain|talk|speak)\b[^.\n]{0,20}?\bin (?:[a-z]+ )?"
     r"(?:english|chinese|mandarin|cantonese|japanese|korean|spanish|french|german|italian|portuguese|russian|"
-    r"arabic|hindi|dutch|polish|turkish|vietnamese|thai|indonesian|swedish|ukrainian|hebrew|greek)\b"
-    r"|用(?:中文|英文|英语|日文|日语)|(?:中文|英文)(?:回答|回复)|日本語で|한국어로",
+    r"arabic|hindi|dutch|polish|turkish|vietnamese|thai|indonesian|swedish|ukrainian|hebrew|greek)\b",
     re.IGNORECASE,
 )
+# The same in wide text, searched apart: a word boundary never falls inside a run of CJK characters ("请不要修改测试"
+# is one "word"), so these go without one; "不要紧" (never mind) and "要不要" (whether to) are no orders.
+_CONSTRAINT_CJK_RE = re.compile(r"禁止|必须|(?<!要)不要(?!紧)|别再|用(?:中文|英文|英语|日文|日语)|(?:中文|英文)(?:回答|回复)|"
+                                r"日本語で|한국어로")
 # A timestamp (`2025-09-25T22:44:30.0442684Z`, `[2025-09-25 22:44]`). A line that opens with one is output the
 # user pasted (a CI log), not their words: its `--name-only` or `must` is no constraint of theirs.
 TIMESTAMP_RE = re.compile(r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\]?")
@@ -773,7 +776,11 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
         return
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
-        for sentence in _sentences_matching(_Prose(users_words(msg.text), 30000), _CONSTRAINT_RE):
+        said = _Prose(users_words(msg.text), 30000)
+        constraints = _sentences_matching(said, _CONSTRAINT_RE)
+        if not said.text.isascii() and _CONSTRAINT_CJK_RE.search(said.text):
+            constraints += [s for s in _sentences_matching(said, _CONSTRAINT_CJK_RE) if s not in constraints]
+        for sentence in constraints:
             if len(sentence) < 400:
                 events.append(Event(EventKind.CONSTRAINT, rnd, msg.index, text=sentence))
         return

@@ -125,6 +125,43 @@ def quote_at(command: str, at: int) -> str:
     return quote
 
 
+def double_quoted_backticks(command: str) -> list[str]:
+    """The backticked spans inside double quotes of a shell command, in one pass: what the shell runs
+    and substitutes (a commit message "Rename `alphaFn`" runs `alphaFn`); an escaped backtick, and
+    one in single quotes or outside quotes, is none of them."""
+    spans: list[str] = []
+    quote, i, n = "", 0, len(command)
+    while i < n:
+        c = command[i]
+        if c == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote == '"' and c == "`":
+            end, j = -1, i + 1
+            while j < n and command[j] != '"' and command[j] != "\n":
+                if command[j] == "\\":
+                    j += 2
+                    continue
+                if command[j] == "`":
+                    end = j
+                    break
+                j += 1
+            if end < 0:
+                i += 1
+                continue
+            if end > i + 1:
+                spans.append(command[i + 1:end])
+            i = end + 1
+            continue
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        i += 1
+    return spans
+
+
 _PREAMBLE_RE = re.compile(r"#|set [-+]\w")  # a comment, a shebang, the shell's options (`set -euo pipefail`)
 
 

@@ -10,7 +10,7 @@ import re
 from compaction.errors.episodes import label_of_test
 from compaction.errors.families import advice_for
 from compaction.errors.records import ErrorRecord, Occurrence
-from compaction.shell import quote_at
+from compaction.shell import double_quoted_backticks
 
 _BY_ID: dict[str, str] = {
     "ERR_PY_SyntaxError": "run `python -m py_compile {path}` (or `ruff check` rule E999) after every edit",
@@ -146,7 +146,10 @@ def _tool_instruction(rec: ErrorRecord) -> str | None:
 
 # Errors a shell gives for a word it ran: not found as a command, or run as a path (zsh: "no such file or
 # directory: docs/x.md", "permission denied: docs/").
-_RUN_AS_COMMAND = frozenset({"ERR_TOOL_CommandNotFound", "ERR_TOOL_FileNotFound", "ERR_TOOL_PermissionDenied"})
+RUN_AS_COMMAND = frozenset({"ERR_TOOL_CommandNotFound", "ERR_TOOL_FileNotFound", "ERR_TOOL_PermissionDenied"})
+# Those errors when the word sat in backticks inside double quotes: one mistake, whatever the shell said
+# of each word it ran (`merge.split_substitutions` gives them this id)
+SUBSTITUTION_ID = "ERR_TOOL_BacktickSubstitution"
 
 
 def substituted(err_id: str, occurrences: list[Occurrence]) -> str | None:
@@ -154,10 +157,18 @@ def substituted(err_id: str, occurrences: list[Occurrence]) -> str | None:
     command held it in backticks inside double quotes (a commit message quoting `startTimeColor`, a PR
     body quoting `docs/playbook/`): the shell substituted it, nobody meant to run it. The latest such
     occurrence's word."""
-    return next((w for o in reversed(occurrences) if (w := _own_word(err_id, o))), None)
+    return next((w for o in reversed(occurrences) if (w := own_word(err_id, o))), None)
 
 
-_BACKTICKED_RE = re.compile(r"(?<!\\)`([^`\n]+)`")
+def own_word(err_id: str, o: Occurrence) -> str | None:
+    """The word this occurrence shows the shell ran, when it sat in backticks inside double quotes."""
+    if err_id not in RUN_AS_COMMAND and err_id != SUBSTITUTION_ID:
+        return None
+    name, command = o.location.symbol or o.location.path or "", o.location.command or ""
+    if not name or "`" not in command:
+        return None
+    return name if any(span.strip() == name or span.split()[:1] == [name]
+                       for span in double_quoted_backticks(command)) else None
 
 
 def substituted_words(err_id: str, occurrences: list[Occurrence]) -> list[str]:
@@ -166,22 +177,12 @@ def substituted_words(err_id: str, occurrences: list[Occurrence]) -> list[str]:
     `git status` runs quietly, and the text lacks it all the same). In order, once each."""
     words: list[str] = []
     for o in occurrences:
-        if substituted(err_id, [o]) is None:
+        if own_word(err_id, o) is None:
             continue
-        command = o.location.command or ""
-        for m in _BACKTICKED_RE.finditer(command):
-            if quote_at(command, m.start()) == '"' and m.group(1) not in words:
-                words.append(m.group(1))
+        for span in double_quoted_backticks(o.location.command or ""):
+            if span not in words:
+                words.append(span)
     return words
-
-
-def _own_word(err_id: str, o: Occurrence) -> str | None:
-    """The word this occurrence shows the shell ran, when it sat in backticks inside double quotes."""
-    if err_id not in _RUN_AS_COMMAND:
-        return None
-    name, command = o.location.symbol or o.location.path or "", o.location.command or ""
-    at = command.find(f"`{name}") if name else -1
-    return name if at > 0 and quote_at(command, at) == '"' else None
 
 
 def substituted_last(err_id: str, occurrences: list[Occurrence]) -> list[str]:

@@ -9,7 +9,7 @@ test failure reported elsewhere (another round, another command) stays its own r
 
 from __future__ import annotations
 
-from compaction.errors.advice import substituted
+from compaction.errors.advice import RUN_AS_COMMAND, SUBSTITUTION_ID, own_word
 from compaction.errors.families import FAMILIES, family_of
 from compaction.errors.records import ErrorRecord
 
@@ -82,25 +82,27 @@ def merge_consequences(records: list[ErrorRecord]) -> list[ErrorRecord]:
     return out
 
 
-def merge_substitutions(records: list[ErrorRecord]) -> list[ErrorRecord]:
-    """One command whose double-quoted text held several backticked words makes the shell run each of them,
-    and each fails its own way (zsh: "no such file or directory: a.mdc", "permission denied: docs/"): one
-    mistake, one record. Records all of whose occurrences are such substitutions fold into the first record
-    of the same tool result, their ids kept as aliases."""
-    first: dict[tuple, ErrorRecord] = {}
+def split_substitutions(records: list[ErrorRecord]) -> list[ErrorRecord]:
+    """A word in backticks inside double quotes is run by the shell, and each such word fails its own way
+    (zsh: "no such file or directory: a.mdc", "permission denied: docs/"; bash: "command not found"): one
+    mistake, one record. Those occurrences move to a record of their own (`SUBSTITUTION_ID`, after the
+    first record they came from); a record left without occurrences goes. No alias: a store keeps one
+    record per id across sessions, and a real missing file is no substitution."""
+    moved: ErrorRecord | None = None
     out: list[ErrorRecord] = []
     for rec in records:
-        keys = {o.output() for o in rec.occurrences}
-        if len(keys) != 1 or not all(substituted(rec.id, [o]) for o in rec.occurrences):
+        words = [o for o in rec.occurrences if own_word(rec.id, o)] if rec.id in RUN_AS_COMMAND else []
+        if words:
+            if moved is None:
+                moved = ErrorRecord(SUBSTITUTION_ID)
+                out.append(moved)
+            for o in words:
+                moved.add(o)
+            rec.occurrences = [o for o in rec.occurrences if not any(o is w for w in words)]
+        if rec.occurrences:
             out.append(rec)
-            continue
-        primary = first.setdefault(next(iter(keys)), rec)
-        if primary is rec:
-            out.append(rec)
-            continue
-        for o in rec.occurrences:
-            primary.add(o)
-        primary.merged.extend(i for i in (rec.id, *rec.merged) if i not in primary.merged and i != primary.id)
+    if moved is not None:
+        moved.occurrences.sort(key=lambda o: (o.transcript, o.round))
     return out
 
 

@@ -31,7 +31,7 @@ from compaction.errors.advice import MODEL_SIDE, advise, substituted_last
 from compaction.errors.classify import Hit, classify, json_diagnostics
 from compaction.errors.episodes import earlier_episodes, label_of_test
 from compaction.errors.families import FAMILIES
-from compaction.errors.merge import merge_consequences, merge_substitutions
+from compaction.errors.merge import merge_consequences, split_substitutions
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.errors.shorten import cut
 from compaction.events import (
@@ -405,7 +405,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
             rec.add(occ)
             if occ.target and not state.fix_started:
                 state.target_ids.add(h.id)
-    out = merge_substitutions(merge_consequences(list(records.values())))
+    out = merge_consequences(split_substitutions(list(records.values())))
     _unasked_targets(out, transcript)
     cache = _ResultsCache()  # each round's calls and results, paired once for every record's solution
     used = _Mentioned(transcript)  # whether the session ran or named a checker (`mypy`) the advice may suggest
@@ -2178,7 +2178,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         elif rec.id in _HARNESS_NOTES and (narrowed := _narrowed_after(transcript, last, cache)):
             parts.append(narrowed)
         elif rec.id not in _HARNESS_NOTES and (went_on := _went_on(transcript, last, failed_call, cache)):
-            gone = substituted_last(rec.id, rec.occurrences)  # backticks in double quotes: the text lacks the words
+            gone = substituted_last(rec.id, [last])  # backticks in double quotes: the text lacks the words
             lacks = (f", but the text it wrote lacks its {len(gone)} backticked words (the shell ran them as commands)"
                      if len(gone) > 1 else f", but the text it wrote lacks `{gone[0]}` (the shell ran it as a command)"
                      if gone else "")

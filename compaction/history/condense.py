@@ -666,19 +666,31 @@ def cut_at_word(text: str, n: int) -> str:
     return (head[:space] if space > n // 2 else head).rstrip(",;: ") + "…"
 
 
-# Where a clause ends: a sentence's stop, a semicolon or a comma (Latin or wide), then a space or not.
-_CLAUSE_END_RE = re.compile(r"[.;!?](?=\s)|[。；！？，、]|,(?=\s)")
+# Where a clause ends: a sentence's stop, a semicolon or a comma (Latin or wide), then a space or not; not
+# the stop of a list's number ("5. "), of an abbreviation ("e.g. ", "vs. ") or of a decimal.
+_CLAUSE_END_RE = re.compile(r"(?<!\b[eE]\.g)(?<!\b[iI]\.e)(?<!\bvs)(?<!\betc)(?<![\s(]\d)(?<![\s(]\d\d)[.;!?](?=\s)"
+                            r"|[。；！？，、]|,(?=\s)")
+CLAUSE_KEEPS = 0.6  # of the room: a clause ending sooner than this is cut at a word instead (less is lost)
 
 
 def cut_at_clause(text: str, n: int) -> str:
-    """Prose within `n` characters, cut where a sentence or clause ends when one is in its second half
-    (a reader gets whole statements: "…fed by hardware…" says half of one), else at a word's end; never
-    inside a backticked name (`seeItemIsNotS…` names nothing)."""
+    """Prose within `n` characters, cut where a sentence or clause ends when one is in the last part of
+    the room (a reader gets whole statements: "…fed by hardware…" says half of one), else at a word's
+    end; never inside a backticked name (`seeItemIsNotS…` names nothing)."""
     if len(text) <= n:
         return text
     head = text[: max(1, n - 1)]
-    ends = [m.end() for m in _CLAUSE_END_RE.finditer(head) if m.end() > n // 2]
-    cut = head[:ends[-1]] if ends else head[:space] if (space := head.rfind(" ")) > n // 2 else head
+    ticks = [m.start() for m in re.finditer("`", head)]
+    def in_code(at: int) -> bool:
+        return sum(1 for t in ticks if t < at) % 2 == 1
+    ends = [m.end() for m in _CLAUSE_END_RE.finditer(head) if m.end() > n * CLAUSE_KEEPS and not in_code(m.start())]
+    if ends:
+        cut = head[:ends[-1]]
+    else:
+        space = head.rfind(" ")
+        while space > n // 2 and in_code(space):  # a space inside a backticked span: the span's start instead
+            space = head.rfind(" ", 0, head.rfind("`", 0, space))
+        cut = head[:space] if space > n // 2 else head
     if cut.count("`") % 2:  # an opened backtick span: cut before it
         before = cut[:cut.rfind("`")].rstrip()
         cut = before if len(before) > n // 2 else cut

@@ -24,7 +24,8 @@ from compaction.model import Message, Role, Round, ToolCall, ToolKind
 _ROLE_LABEL = {Role.SYSTEM: "system", Role.USER: "user", Role.ASSISTANT: "assistant", Role.TOOL: "tool"}
 ROUND_HEADING_LEVEL = 3  # `### rN`: a shown message's own headings go below it
 CAPS: tuple[int | None, ...] = (None, 2000, 1000, 500, 250, 120, 60, 30)
-# The user's words outlast the assistant's prose, which outlasts tool output, when a cap elides.
+# The user's words and the assistant's prose (what it concluded, what it did) outlast tool output when a cap
+# elides: the reviews found the tail cutting the agent's conclusions while it showed logs.
 _CAP_FACTOR = {Role.USER: 4, Role.ASSISTANT: 4}
 _NOTE_COST = 10  # tokens of an elision note
 # Of one tool output, shown at most (its first and last 30 lines or so): a 10,000-token build log says in its
@@ -48,7 +49,7 @@ class _Piece:
     suffix: str
     round_no: int
     elidable: bool
-    cap_factor: int = 1  # of the cap: user text 4, assistant prose 2, tool output 1
+    cap_factor: int = 1  # of the cap: user text and assistant prose 4, tool output 1
     n: int = 0
     ids: list[int] | None = None
     call: ToolCall | None = None  # a file tool's `→ tool path` line: the call, whose writing may follow it

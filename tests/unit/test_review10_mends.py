@@ -4,40 +4,48 @@ decisions), each tested on the shape it fixes."""
 from __future__ import annotations
 
 from compaction.errors.advice import advise
-from compaction.errors.merge import merge_substitutions
+from compaction.errors.merge import split_substitutions
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 
 _BODY = ('gh pr create --title "feat: playbook" --body "Adds `.cursor/rules/001-004.mdc`, `docs/playbook/`, '
          '`docs/` and `git status` notes; keeps \\`literal\\` text"')
 
 
-def _ran(err_id: str, path: str, said: str, command: str = _BODY, message: int = 4) -> ErrorRecord:
-    return ErrorRecord(err_id, [Occurrence(round=13, evidence=said, message=message, source="result:0",
+def _ran(err_id: str, path: str, said: str, command: str = _BODY, rnd: int = 13) -> ErrorRecord:
+    return ErrorRecord(err_id, [Occurrence(round=rnd, evidence=said, message=4, source="result:0",
                                            location=Location(path=path, command=command))])
 
 
-def test_one_command_whose_backticked_words_each_failed_their_own_way_is_one_record() -> None:
+def test_words_the_shell_ran_from_backticks_in_double_quotes_are_one_record_of_their_own() -> None:
     """chefchopsky r13: zsh ran seven backticked paths of one PR body; "no such file" and "permission denied"
     were two records with the same solution and advice."""
     missing = _ran("ERR_TOOL_FileNotFound", ".cursor/rules/001-004.mdc",
                    "(eval):1: no such file or directory: .cursor/rules/001-004.mdc")
+    real = _ran("ERR_TOOL_FileNotFound", "config/settings.yaml", "cat: config/settings.yaml: No such file or directory",
+                "cat config/settings.yaml", rnd=2)
+    missing.occurrences.insert(0, real.occurrences[0])
     denied = _ran("ERR_TOOL_PermissionDenied", "docs/playbook/", "(eval):1: permission denied: docs/playbook/")
     elsewhere = _ran("ERR_TOOL_CommandNotFound", "shard-sd", "zsh: command not found: shard-sd", "shard-sd -h", 9)
-    merged = merge_substitutions([missing, denied, elsewhere])
-    assert [r.id for r in merged] == ["ERR_TOOL_FileNotFound", "ERR_TOOL_CommandNotFound"]
-    assert merged[0].merged == ["ERR_TOOL_PermissionDenied"]
-    advice = advise(merged[0])
-    # every backticked span inside the double quotes was substituted, the quiet `git status` too; an escaped one was not
+    out = split_substitutions([missing, denied, elsewhere])
+    assert [r.id for r in out] == ["ERR_TOOL_BacktickSubstitution", "ERR_TOOL_FileNotFound",
+                                   "ERR_TOOL_CommandNotFound"]
+    assert all(not r.merged for r in out)  # no alias: a store keeps one record per id across sessions
+    assert [o.round for o in out[1].occurrences] == [2]  # the real missing file stays what it was
+    advice = advise(out[0])
+    # every backticked span inside the double quotes was substituted, the quiet `git status` too; an escaped one not
     assert advice.startswith("backticks inside a double-quoted argument ran `.cursor/rules/001-004.mdc`, "
                              "`docs/playbook/`, `docs/`, `git status` as commands")
     assert "literal" not in advice
 
 
-def test_substitutions_of_two_commands_stay_two_records() -> None:
-    first = _ran("ERR_TOOL_FileNotFound", ".cursor/rules/001-004.mdc", "(eval):1: no such file or directory: x")
-    other = _ran("ERR_TOOL_PermissionDenied", "docs/playbook/", "(eval):1: permission denied: docs/playbook/",
-                 message=7)
-    assert len(merge_substitutions([first, other])) == 2
+def test_backticks_are_paired_only_inside_double_quotes_in_one_pass() -> None:
+    from compaction.shell import double_quoted_backticks
+
+    assert double_quoted_backticks("grep -c '`' README.md && git commit -m \"Document `foo` and `bar`\"") == \
+        ["foo", "bar"]
+    assert double_quoted_backticks("echo `date` \"a `b` c\" '`d`'") == ["b"]
+    body = '"' + " ".join(f"`w{i}`" for i in range(20000)) + '"'
+    assert len(double_quoted_backticks(body)) == 20000  # one pass: a long PR body costs its length
 
 
 def test_a_list_item_is_read_under_its_section_title_and_a_bare_title_is_no_answer() -> None:
@@ -84,6 +92,14 @@ def test_a_short_constraint_in_wide_characters_is_kept() -> None:
     texts = [f.text for f in decision_facts(FactContext(t, extract_events(t), [], role_preset("developer"), None,
                                                         len(t.rounds)))]
     assert any("不要修改测试" in x for x in texts)
+    from compaction.events import _CONSTRAINT_CJK_RE, _Prose, _sentences_matching
+
+    def said(text: str) -> list[str]:
+        return _sentences_matching(_Prose(text, 30000), _CONSTRAINT_CJK_RE)
+
+    assert said("请不要修改测试") == ["请不要修改测试"]  # inside a run of wide characters: no word boundary there
+    assert said("你必须先运行测试。然后告诉我") == ["你必须先运行测试。"]
+    assert said("不要紧，继续吧") == [] and said("要不要加个测试？") == []  # "never mind", "whether to": no orders
 
 
 def test_a_check_run_while_the_sessions_own_change_was_taken_out_says_so() -> None:
@@ -125,8 +141,9 @@ def test_what_a_scratch_script_printed_skips_a_tables_dtype_footer_and_keeps_a_s
     from compaction.history.sources.completed import _printed
 
     assert _printed("select__A       int16\npass__B      category\ndtype: object\n") == \
-        "select__A int16; pass__B category"
-    assert _printed("x\n" * 5 + "Name: A, Length: 4, dtype: int64\n") == "x; x; x; x; x"
+        "select__A int16 · pass__B category"
+    assert _printed("x\n" * 5 + "Name: A, Length: 4, dtype: int64\n") == "x · x · x · x · x"
+    assert _printed("dtype: float32\n") == "dtype: float32"  # printed alone: the script's answer
     long = "\n".join(f"row {i} " + "word " * 8 for i in range(6)) + "\nSUCCESS: Dtypes preserved"
     assert _printed(long) == "SUCCESS: Dtypes preserved"
 
@@ -169,3 +186,57 @@ def test_one_huge_tool_output_gives_way_to_older_rounds_and_grows_back_when_ever
         doc = compact(t, target_tokens=target).markdown
         # every round is in, the log grown back as far as that allows: the document fills its target
         assert "### r1\n" in doc and 0.9 * target <= tokens.count(doc) <= target, (target, tokens.count(doc))
+
+
+def test_a_removal_is_a_probe_only_when_one_later_change_puts_all_of_it_back() -> None:
+    """Code review: deleting an unused helper, then writing a new function that also ends `return result`,
+    read as the session's change taken out and put back."""
+    from compaction.edits import Hunk
+    from compaction.events import Event, EventKind
+    from compaction.history.sources.completed import _probes
+
+    f = "src/utils.py"
+    helper = ("def old_helper(x):", "    return result")
+    events = [Event(EventKind.WRITE, 1, 0, path=f, hunks=(Hunk(added=helper),)),
+              Event(EventKind.EDIT, 5, 0, path=f, hunks=(Hunk(removed=helper),)),
+              Event(EventKind.EDIT, 9, 0, path=f, hunks=(Hunk(added=("def new_one(y):", "    return result")),))]
+    assert _probes(events) == []
+    events.append(Event(EventKind.EDIT, 11, 0, path=f, hunks=(Hunk(added=helper),)))
+    assert _probes(events) == [(5, 11, f)]
+    many = [Event(EventKind.EDIT, i, 0, path=f, hunks=(Hunk(added=(f"line number {i} of many",)),)) for i in range(3000)]
+    assert _probes(many) == []  # one growing set per file: thousands of edits stay linear
+
+
+# ---------------------------------------------------------------- the code review's inputs (db3039a..c29d918)
+
+def test_an_antecedent_comes_from_the_same_paragraph_line_and_is_no_statement_of_its_own() -> None:
+    from compaction.history.sources.findings import statements
+
+    assert [s for s, _ in statements("## Root cause found\nThis means the parser drops the chain.")] == \
+        ["This means the parser drops the chain."]  # a heading is no antecedent
+    assert [s for s, _ in statements("- I checked `_to_json`\n- This means the chain is dropped by `_to_json`.")] == \
+        ["This means the chain is dropped by `_to_json`."]  # nor the list item before
+    said = [s for s, _ in statements("The root cause is the lazy value. This means `prepared` IS lazy.")]
+    assert "The root cause is the lazy value." in said and "This means `prepared` IS lazy." in said  # told once
+
+
+def test_a_clause_is_not_ended_by_an_abbreviation_a_list_number_or_a_stop_inside_code() -> None:
+    from compaction.history.condense import cut_at_clause
+
+    assert cut_at_clause("Use the helpers, e.g. the ones in `splitter.spec.ts` and the Tree examples which run long",
+                         60) == "Use the helpers, e.g. the ones in `splitter.spec.ts` and…"
+    assert cut_at_clause("The steps are: 1. read it 2. fix it 3. check that everything passes", 50).endswith("check…")
+    assert cut_at_clause("call `foo(a, b)` and then `bar(c, d)` before the render happens", 40) == \
+        "call `foo(a, b)` and then `bar(c, d)`…"
+
+
+def test_a_hash_line_in_an_indented_block_is_no_title_and_a_verdict_ends_the_section_before() -> None:
+    from compaction.history.sources.findings import informative
+
+    said = informative(["Run this:\n\n    # run the failing test\n    pytest -x\n\nThe fix in `parser.py` makes all 45 "
+                        "tests pass."], 300)
+    assert said == "The fix in `parser.py` makes all 45 tests pass."
+    said = informative(["## Known limitations\n- none that matter here at all\n## ✅ 45 tests passed\n"
+                        "`pytest tests/` — 45 passed in 3.2s"], 300)
+    assert said is not None and "Known limitations: `pytest" not in said
+    assert informative(["### 修改内容：\n- 把 `a` 改成 `b`，因为测试需要它"], 300) == "修改内容: 把 `a` 改成 `b`，因为测试需要它"

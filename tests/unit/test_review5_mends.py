@@ -287,7 +287,7 @@ def test_an_error_a_command_printed_on_its_way_to_ending_well_says_it_went_on() 
                          "a", ToolKind.SHELL, c),
           "(eval):1: permission denied: docs/playbook/\nhttps://github.com/o/r/pull/22", code=None)
     _shell(msgs, "b", "git status", "On branch feature")
-    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_TOOL_PermissionDenied")
+    rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_TOOL_BacktickSubstitution")
     assert "the command itself went on and ended with `https://github.com/o/r/pull/22` (r1)" in rec.solution, rec.solution
     # (session 43) what it wrote lacks the word the shell ran: the PR's body is damaged
     assert ", but the text it wrote lacks `docs/playbook/` (the shell ran it as a command)" in rec.solution

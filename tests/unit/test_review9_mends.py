@@ -147,7 +147,7 @@ def test_scratch_scripts_written_and_removed_are_one_line_with_what_each_printed
     s.run("rm check_url.py check_idna.py", "")
     texts = [f.text for f in completed_facts(s.ctx())]
     # each by its command's first line (what was run), then what its script printed (a short output whole)
-    assert "Scratch files written, removed later: `cat <<'EOF' > check_url.py …` → Scheme: http; Host: .example.com " \
+    assert "Scratch files written, removed later: `cat <<'EOF' > check_url.py …` → Scheme: http · Host: .example.com " \
            "(r1); " \
            "`cat <<'EOF' > check_idna.py …` → IDNAError: Empty Label (r2)" in texts, texts
     assert not any(t.startswith("`cat <<'EOF'") for t in texts)  # no line of their own
@@ -402,7 +402,7 @@ def test_a_pr_body_the_shell_emptied_says_whether_a_later_command_mended_it():
               "zsh: no such file or directory: docs/rules.md\nhttps://github.com/o/r/pull/22", 0)
         for command in after:
             s.run(command, "ok")
-        return _record(s.transcript(), "ERR_TOOL_FileNotFound").solution or ""
+        return _record(s.transcript(), "ERR_TOOL_BacktickSubstitution").solution or ""
 
     assert solution().endswith("no later command mended that text (`gh pr edit`, `git commit --amend`): it stands so")
     assert "it stands so" not in solution("gh pr edit 22 --body-file body.md")

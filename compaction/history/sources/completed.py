@@ -129,9 +129,9 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if len(runs.outcomes) > 1 or runs.outcomes and runs.count > 1 and runs.outcomes[0][0] != f.rounds[-1]:
             # every distinct result of a re-run command, each with its round (a result one run showed is that
             # run's, not every run's)
-            outcome = "".join(f"{o} (r{r}){without(r)}" for r, o in runs.outcomes[-6:])
+            outcome = "".join(f"{o} (r{r}){without(r) if f.test else ''}" for r, o in runs.outcomes[-6:])
         else:
-            outcome = runs.outcomes[0][1] + without(runs.outcomes[0][0]) if runs.outcomes else ""
+            outcome = runs.outcomes[0][1] + (without(runs.outcomes[0][0]) if f.test else "") if runs.outcomes else ""
         counts = missed.get((f.rounds[0], runs.command)) if runs.count == 1 else None
         if counts:  # `sed -i '1187s/a/b/'` whose line held no `a`
             outcome += NO_EFFECT if counts[0] >= counts[1] else f" → {counts[0]} of {counts[1]}{SOME_NO_EFFECT}"
@@ -175,9 +175,10 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
 
 
 def _probes(events: list[Event]) -> list[tuple[int, int, str]]:
-    """(taken out, put back, file): lines the session had added to a file, removed, then added again:
-    its change taken out to see what the checks say without it (a baseline), not a step of the work."""
-    added_before: dict[str, set[str]] = {}  # what the session added to each file so far
+    """(taken out, put back, file): lines the session had added to a file, removed by a change that added
+    nothing, then added again all together by one later change: its change taken out to see what the
+    checks say without it (a baseline), not a step of the work."""
+    added_before: dict[str, set[str]] = {}  # what the session added to each file (by its path) so far
     open_removals: list[tuple[int, str, set[str]]] = []
     windows: list[tuple[int, int, str]] = []
     for e in events:
@@ -186,15 +187,17 @@ def _probes(events: list[Event]) -> list[tuple[int, int, str]]:
         added = {ln.strip() for h in e.hunks for ln in h.added if len(ln.strip()) >= PROBE_LINE_CHARS}
         for item in list(open_removals):
             start, path, gone = item
-            if e.round > start and same_file(path, e.path) and gone & added:
+            if e.round > start and gone <= added and same_file(path, e.path):
                 windows.append((start, e.round, path))
                 open_removals.remove(item)
-        own = set().union(*(v for k, v in added_before.items() if same_file(k, e.path)))
-        gone = {ln.strip() for h in e.hunks if not h.added for ln in (*h.removed, h.deletes_matching or "")
-                if len(ln.strip()) >= PROBE_LINE_CHARS} & own
-        if gone:
-            open_removals.append((e.round, e.path, gone))
-        added_before.setdefault(e.path, set()).update(added)
+        own = added_before.setdefault(e.path, set())
+        if not any(h.added for h in e.hunks):  # a pure removal
+            gone = {ln.strip() for h in e.hunks for ln in (*h.removed, h.deletes_matching or "")
+                    if len(ln.strip()) >= PROBE_LINE_CHARS} & own
+            if gone:
+                open_removals.append((e.round, e.path, gone))
+                del open_removals[:-MAX_OPEN_PROBES]
+        own |= added
     return windows
 
 
@@ -208,6 +211,7 @@ def _probe_note(windows: list[tuple[int, int, str]], cwd: str | None) -> Callabl
 
 
 PROBE_LINE_CHARS = 12  # a line this long is the session's own, not a brace or a blank
+MAX_OPEN_PROBES = 20  # removals waiting to be put back: a session of a thousand deletions checks the latest few
 UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the work's own
 SCRATCH_COMMAND_CHARS = 80
 PRINTED_CHARS = 80
@@ -271,8 +275,9 @@ def _printed(output: str) -> str:
     """What a scratch script printed, as one short line: its last line that says something (not a warning,
     nor the indented source line a warning echoes)."""
     lines = [" ".join(ln.split()) for ln in output.strip().splitlines() if ln.strip() and not _WARNING_LINE_RE.search(ln)]
-    lines = [ln for ln in lines if not _FOOTER_RE.fullmatch(ln)]  # pandas' "dtype: object" closes a table
-    whole = "; ".join(lines)
+    table = [ln for ln in lines if not _FOOTER_RE.fullmatch(ln)]  # pandas' "dtype: object" closes a table
+    lines = table or lines  # printed alone, it is the script's answer
+    whole = " · ".join(lines)  # (not "; ": the line of scratch files parts its scripts so)
     if len(whole) <= PRINTED_CHARS:  # a short output whole: "select__A int16; pass__B category"
         return whole
     return cut_at_word(lines[-1], PRINTED_CHARS)

@@ -449,16 +449,23 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
         title = ""
         text = straight(THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000])))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
+        at_line_start: str | None = None  # the text's lines without emphasis, made when a `#` line is met
         for raw in (_SENTENCE_RE if any(map(text.__contains__, _CJK_STOPS)) else _SENTENCE_WS_RE).split(text):
             marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
             plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
             x = (WS_RE.sub(" ", plain) if "  " in plain or "\t" in plain else plain).strip().lstrip("-*• ")
             # A report's heading that gives a verdict ("### Colocate mode — ✅ 3 steps in 37.7s"), not a title.
-            titled = _HEADING_RE.match(x) is not None
+            # (a `#` line indented is a comment in a code block, no heading)
+            titled = False
+            if _HEADING_RE.match(x) is not None:  # a heading when at a line's start: indented, a code comment
+                at_line_start = at_line_start if at_line_start is not None else "\n" + _EMPHASIS_RE.sub("", text)
+                if ("\n" + x[:40]) not in at_line_start:
+                    continue
+                titled = True
             heading = titled and _verdict_heading(x)
             x = x.lstrip("# ") if heading else x
-            if titled and not heading:
-                title = x.lstrip("# ").rstrip(":")
+            if titled:  # a title labels the lines under it; a verdict's heading ends the section before
+                title = "" if heading else x.lstrip("# ").rstrip(":：")
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")) \
                     and not _COURTESY_RE.match(x) and not (closing and _PLANS_RE.search(x)):  # a report tells what was done
                 sentences.append(x)
@@ -528,7 +535,6 @@ def statements(text: str) -> list[tuple[str, int]]:
     sentences around a keyword, weighed by the patterns (strongest first: the first that matches)."""
     out: list[tuple[str, int]] = []
     said = prose(text)
-    flat: str | None = None  # the prose on one line, made when a statement points back
     for s in sentences_around(said, _KEYWORDS):
         if len(s) < 20 or len(s) > 400 or s.endswith(("?", ":")) or _PLAN_START_RE.match(s):
             continue
@@ -537,10 +543,10 @@ def statements(text: str) -> list[tuple[str, int]]:
         if weight == _HOLDS_WEIGHT and not _SPECIFIC_RE.search(s):
             continue  # "The file is empty": which file it was is the finding
         if weight:
-            if _ANAPHOR_RE.match(s):
-                flat = flat if flat is not None else " ".join(said.split())
-                s = _with_antecedent(s, flat)
             out.append((s.replace("**", "") if "**" in s else s, weight))  # a bold span cut by the sentence split
+    if any(_ANAPHOR_RE.match(s) for s, _ in out):
+        told = {s for s, _ in out}
+        out = [(_with_antecedent(s, said, told) if _ANAPHOR_RE.match(s) else s, w) for s, w in out]
     return out
 
 
@@ -549,21 +555,28 @@ def statements(text: str) -> list[tuple[str, int]]:
 _ANAPHOR_RE = re.compile(r"(?:This|That|These|Which|It) (?:means|meant|shows|showed|confirms|confirmed|explains|"
                          r"explained|implies|proves|suggests|indicates|is because|was because|is why)\b")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_NOT_PROSE_LINE_RE = re.compile(r"\s*(?:#|\||>|```)")  # a heading, a table's row, a quote, a fence
+_LIST_MARK_RE = re.compile(r"\s*(?:[-*•+]|\d+[.)])\s+")
 ANTECEDENT_CHARS = 120
 
 
-def _with_antecedent(statement: str, flat: str) -> str:
-    """The statement with the sentence just before it (what "this" is: "`type(value)` printed
-    SimpleLazyObject. This means…"), when that one is short, says something and plans nothing."""
-    at = flat.find(statement)
-    if at <= 0:
-        return statement
-    before = flat[:at].rstrip()
-    prev = _SENTENCE_END_RE.split(before)[-1].strip().lstrip("-*• ")
-    if not 12 <= len(prev) <= ANTECEDENT_CHARS or prev.endswith(("?", ":")) or _PLAN_START_RE.match(prev) \
-            or len(prev) + len(statement) > 400:
-        return statement
-    return f"{prev}{'' if prev.endswith(('.', '!')) else '.'} {statement}"
+def _with_antecedent(statement: str, said: str, told: set[str]) -> str:
+    """The statement with the sentence just before it in the same paragraph line (what "this" is:
+    "`type(value)` printed SimpleLazyObject. This means…"), when that one is short, says something, plans
+    nothing and is no statement told on its own already."""
+    for line in said.split("\n"):
+        if _NOT_PROSE_LINE_RE.match(line):
+            continue
+        flat = " ".join(_LIST_MARK_RE.sub("", line, count=1).split())
+        at = flat.find(statement)
+        if at < 0:
+            continue
+        prev = _SENTENCE_END_RE.split(flat[:at].rstrip())[-1].strip() if at > 0 else ""
+        if not 12 <= len(prev) <= ANTECEDENT_CHARS or prev.endswith(("?", ":")) or _PLAN_START_RE.match(prev) \
+                or prev in told or prev.replace("**", "") in told or len(prev) + len(statement) > 400:
+            return statement
+        return f"{prev}{'' if prev.endswith(('.', '!')) else '.'} {statement}"
+    return statement
 
 
 def _weight(low: str) -> int:
