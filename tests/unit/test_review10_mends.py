@@ -240,3 +240,17 @@ def test_a_hash_line_in_an_indented_block_is_no_title_and_a_verdict_ends_the_sec
                         "`pytest tests/` — 45 passed in 3.2s"], 300)
     assert said is not None and "Known limitations: `pytest" not in said
     assert informative(["### 修改内容：\n- 把 `a` 改成 `b`，因为测试需要它"], 300) == "修改内容: 把 `a` 改成 `b`，因为测试需要它"
+
+
+def test_a_title_labels_its_list_not_the_prose_after_it_and_a_links_address_is_no_figure() -> None:
+    """A plan's closing report: "### Key decisions:" then three items, then "Please review…"; the title cost
+    room on the paragraph after the list, and a `file:///…/3f00f0a8-748a-…` link outscored the items."""
+    from compaction.history.sources.findings import informative
+
+    reply = ("I have created the plan.\n* [plan.md](file:///C:/Users/me/brain/3f00f0a8-748a-4a78-8339-b16d16140338/"
+             "plan.md)\n\n### Key Decisions for Your Review:\n1. **AI Fallback Chain**: OpenAI -> Groq -> OpenRouter "
+             "for availability.\n2. **Local Privacy Mode**: a local SQLite database and Ollama.\n\n"
+             "Please review the plan. I recommend setting `C:\\work\\app` as the workspace.")
+    said = informative([reply], 300, closing=True)
+    assert said is not None and "Key Decisions for Your Review: 1. AI Fallback Chain: OpenAI -> Groq" in said
+    assert "Review: Please review" not in said

@@ -130,6 +130,9 @@ _INFORMATIVE_RE = re.compile(r"`[^`\n]{2,60}`|\b\d[\d.,:]*(?:[a-z]{1,2}\b|%|\b)|
 _EMPHASIS_RE = re.compile(r"\*\*|__")
 _BOLD_RE = re.compile(r"\*\*[^*\n]{2,40}\*\*")  # what the reply itself stressed counts as informative too
 HEADING_STRESS = 2  # a heading of the reply stresses more than one bold span
+# A link's address (`file:///C:/…/3f00f0a8-748a-…/plan.md`): its digits are an id's, no figure the reply gives.
+_ADDRESS_RE = re.compile(r"\]\([^)\s]*\)|\b[a-z][a-z+.-]*://\S+")
+_LIST_ITEM_RE = re.compile(r"(?:[-*•+]|\d+[.)])\s")
 _TITLE_PENALTY = 100  # a heading that states no result scores nothing: kept only when nothing else is
 # A heading that states a result: a status mark, or a verdict word with a figure ("## 45 tests passed"), not a
 # section's title ("Phase 1: Intent Capture", "## Failed approaches"); `#123 fixed it` is an issue, no heading.
@@ -446,7 +449,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
     titles: list[str] = []  # the section title each sentence sits under ("" when none)
     for raw_text in texts:
-        title = ""
+        title, under = "", 0  # the section title met last, and how many sentences came under it
         text = straight(THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000])))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
         at_line_start: str | None = None  # the text's lines without emphasis, made when a `#` line is met
@@ -465,11 +468,14 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             heading = titled and _verdict_heading(x)
             x = x.lstrip("# ") if heading else x
             if titled:  # a title labels the lines under it; a verdict's heading ends the section before
-                title = "" if heading else x.lstrip("# ").rstrip(":：")
+                title, under = ("" if heading else x.lstrip("# ").rstrip(":：")), 0
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")) \
                     and not _COURTESY_RE.match(x) and not (closing and _PLANS_RE.search(x)):  # a report tells what was done
                 sentences.append(x)
-                titles.append("" if titled else title)
+                # the title labels its list's items and the sentence right under it, not the prose after a list
+                labelled = not titled and (under == 0 or _LIST_ITEM_RE.match(raw.lstrip()) is not None)
+                titles.append(title if labelled else "")
+                under += 0 if titled else 1
                 # a section's title ("### **Phase 1: Intent Capture (101 rule)**") labels what follows: the
                 # lines under it say it, and it is kept only when nothing else is
                 stressed.append(-_TITLE_PENALTY if titled and not heading else
@@ -482,7 +488,8 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     if not sentences:
         return None
     lead = range(len(sentences) - max(1, len(sentences) // 3), len(sentences)) if closing else range(1)
-    score = [max(0, len((_INFORMATIVE_ASCII_RE if x.isascii() else _INFORMATIVE_RE).findall(x)) + stressed[i]
+    score = [max(0, len((_INFORMATIVE_ASCII_RE if x.isascii() else _INFORMATIVE_RE).findall(
+                     _ADDRESS_RE.sub(" ", x) if "://" in x else x)) + stressed[i]
                  + (2 if i in lead else 0)) for i, x in enumerate(sentences)]
     keep: list[int] = []
     size = 0
