@@ -157,7 +157,7 @@ GO_NAMED = 4  # packages named in a summary
 # --- text analysis ----------------------------------------------------------------------------
 
 # (a wide stop ends a sentence with no space after it: "先运行测试。然后…")
-_SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+(?=[A-Z`\"'(\[]|[\u4e00-\u9fff])|(?<=[。！？])(?=[^\s」』）)\]])|\n{1,}")
+_SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+(?=[A-Z`\"'(\[]|[\u4e00-\u9fff])|(?<=[。！？])(?=[^\s」』）)\]”’》】〉])|\n{1,}")
 # Its phrases grouped by first letter (`I…`, `the…`/`to…`, `r…`): the regex engine tries each alternative of a
 # branch at every position, and alternatives opening with different letters exclude each other, so grouping them
 # finds the same matches with a third fewer tries (the pattern has too many openings for `literal_heads`).
@@ -198,8 +198,9 @@ _CONSTRAINT_RE = re.compile(
     re.IGNORECASE,
 )
 # The same in wide text, searched apart: a word boundary never falls inside a run of CJK characters ("请不要修改测试"
-# is one "word"), so these go without one; "不要紧" (never mind) and "要不要" (whether to) are no orders.
-_CONSTRAINT_CJK_RE = re.compile(r"禁止|必须|(?<!要)不要(?!紧)|别再|用(?:中文|英文|英语|日文|日语)|(?:中文|英文)(?:回答|回复)|"
+# is one "word"), so these go without one; "不要紧" (never mind), "要不要" (whether to) and "是否必须" (whether it
+# must) are no orders, "只要不要改测试" (as long as the tests are not changed) is one.
+_CONSTRAINT_CJK_RE = re.compile(r"禁止|(?<!是否)(?<!不)必须|(?:(?<!要)|(?<=只要))不要(?!紧)|别再|用(?:中文|英文|英语|日文|日语)|(?:中文|英文)(?:回答|回复)|"
                                 r"日本語で|한국어로")
 # A timestamp (`2025-09-25T22:44:30.0442684Z`, `[2025-09-25 22:44]`). A line that opens with one is output the
 # user pasted (a CI log), not their words: its `--name-only` or `must` is no constraint of theirs.

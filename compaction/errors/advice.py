@@ -10,7 +10,7 @@ import re
 from compaction.errors.episodes import label_of_test
 from compaction.errors.families import advice_for
 from compaction.errors.records import ErrorRecord, Occurrence
-from compaction.shell import double_quoted_backticks
+from compaction.shell import double_quoted_backticks, split_commands, words
 
 _BY_ID: dict[str, str] = {
     "ERR_PY_SyntaxError": "run `python -m py_compile {path}` (or `ruff check` rule E999) after every edit",
@@ -167,6 +167,8 @@ def own_word(err_id: str, o: Occurrence) -> str | None:
     name, command = o.location.symbol or o.location.path or "", o.location.command or ""
     if not name or "`" not in command:
         return None
+    if any(words(segment)[:1] == [name] for segment in split_commands(command)):  # run on its own: a real miss
+        return None
     return name if any(span.strip() == name or span.split()[:1] == [name]
                        for span in double_quoted_backticks(command)) else None
 
@@ -175,19 +177,19 @@ def substituted_words(err_id: str, occurrences: list[Occurrence]) -> list[str]:
     """Every word the shell substituted in the commands these occurrences show substituting one (see
     `substituted`): each backticked span inside double quotes, whether or not it failed loudly (a
     `git status` runs quietly, and the text lacks it all the same). In order, once each."""
-    words: list[str] = []
+    found: list[str] = []
     for o in occurrences:
         if own_word(err_id, o) is None:
             continue
         for span in double_quoted_backticks(o.location.command or ""):
-            if span not in words:
-                words.append(span)
-    return words
+            if span not in found:
+                found.append(span)
+    return found
 
 
 def substituted_last(err_id: str, occurrences: list[Occurrence]) -> list[str]:
     """The words the latest command that substituted one substituted."""
-    return next((words for o in reversed(occurrences) if (words := substituted_words(err_id, [o]))), [])
+    return next((found for o in reversed(occurrences) if (found := substituted_words(err_id, [o]))), [])
 
 
 def words_list(words: list[str], most: int = 4) -> str:

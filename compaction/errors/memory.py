@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compaction.atomic import write_text_atomic
-from compaction.errors.advice import advise
+from compaction.errors.advice import RUN_AS_COMMAND, SUBSTITUTION_ID, advise
 from compaction.errors.check import Warning_, index, rank
 from compaction.errors.merge import find
 from compaction.errors.records import ErrorRecord, Location, Occurrence, valid_id
@@ -115,6 +115,7 @@ class ErrorMemory:
         try:
             with transaction(self.conn):
                 self._rekey_legacy(transcript, tid)
+                self._drop_relabelled(tid, records)
                 for rec in records:
                     self._upsert_record(rec, now, user=False)
                     for occ in rec.occurrences:
@@ -132,6 +133,23 @@ class ErrorMemory:
             raise StoreError(f"cannot write the error memory: {exc}") from exc
         self._writes += 1
         return IngestReport(tid, len(records), new, decisions)
+
+    def _drop_relabelled(self, tid: str, records: list[ErrorRecord]) -> None:
+        """This transcript's occurrences stored under an id the scan now gives another (a word the shell ran
+        from backticks was a missing file or command before it was `SUBSTITUTION_ID`): the scan is the truth
+        for its own transcript, and one failure is not counted under two ids."""
+        now_at = {(o.round, rec.id) for rec in records for o in rec.occurrences if o.transcript == tid}
+        moved = {r for r, i in now_at if i == SUBSTITUTION_ID}
+        for err_id in RUN_AS_COMMAND:
+            gone = [rnd for (rnd,) in self.conn.execute(
+                "SELECT round FROM errors_occurrences WHERE transcript=? AND id=?", (tid, err_id)).fetchall()
+                if rnd in moved and (rnd, err_id) not in now_at]
+            for rnd in gone:
+                self.conn.execute("DELETE FROM errors_occurrences WHERE transcript=? AND round=? AND id=?",
+                                  (tid, rnd, err_id))
+            if gone:  # a record the move emptied goes (one the user wrote or imported stays)
+                self.conn.execute("DELETE FROM errors_records WHERE id=? AND user_edited=0 AND NOT EXISTS "
+                                  "(SELECT 1 FROM errors_occurrences WHERE id=?)", (err_id, err_id))
 
     def _rekey_legacy(self, transcript: Transcript, tid: str) -> None:
         """Occurrences stored under the older path-based identity move to the content identity, so

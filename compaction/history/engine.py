@@ -27,7 +27,7 @@ from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sources import FactContext, gather, modified, problems
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
-from compaction.history.tail import TOOL_OUTPUT_MOST, TailRenderer
+from compaction.history.tail import TOOL_OUTPUT_MOST, TailRenderer, outputs_level
 from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
 from compaction.model import Role, Transcript
@@ -35,8 +35,6 @@ from compaction.summary import CompactionResult, Item, Stats, Summary
 
 DOC_EM_SHARE = 0.10  # the document's error records also say what failed (once, not again under Problems)
 TAIL_SHARE = 0.35  # the verbatim tail's share of a target that is not tight
-# A document that holds every round with room left: its tool outputs shown at most this much, each step tried
-OUTPUT_MOST_STEPS = (*(int(TOOL_OUTPUT_MOST * 1.4 ** k) for k in range(1, 9)), None)
 
 
 def default_target(tokens_before: int, window: int) -> int:
@@ -200,45 +198,11 @@ def compact(
                 hdr = hdr if preset.code else hdr.replace("`", "")
             return _render(lang, hdr, d.chosen, em_doc, dropped, tail, d.shown_start, len(rounds), first_shown)
 
-        start, markdown_before_fill = fill.Draft(chosen, tail_text, shown_start), markdown
+        start = fill.Draft(chosen, tail_text, shown_start)
         origin = dict(zip(map(id, pool), all_facts, strict=True))
         markdown, draft = fill.fill(render_draft, start, target=target, origin=origin, all_facts=all_facts,
                                     tail=tail_renderer, rounds=rounds, code=preset.code, steering=steering,
                                     held=em_doc, lang=lang, rendered=(markdown, used))
-        first_shown = draft.partial or draft.shown_start
-        if tokens.count(markdown) < fill.FULL * target and tail_renderer.outputs_bounded(rounds[first_shown - 1:]):
-            # room is left when no older round fits any more: the tool outputs kept short for older rounds'
-            # sake grow, as long as every round shown stays in
-            def wider(most: int | None) -> tuple[str, fill.Draft, int] | None:
-                """The document with tool outputs shown up to `most` tokens, when it still shows every round
-                it showed."""
-                renderer = TailRenderer(tail_rounds, preset.code, steering, output_most=most)
-                renderer.relative_to(cwd)
-                md, d = fill.fill(render_draft, start, target=target, origin=origin, all_facts=all_facts,
-                                  tail=renderer, rounds=rounds, code=preset.code, steering=steering, held=em_doc,
-                                  lang=lang, rendered=(markdown_before_fill, used))
-                return (md, d, tokens.count(md)) if (d.partial or d.shown_start) <= first_shown else None
-
-            # the largest step that keeps every round shown, found by halving (each try is a fill of its own)
-            lo, hi = -1, len(OUTPUT_MOST_STEPS)
-            have = tokens.count(markdown)
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                tried = wider(OUTPUT_MOST_STEPS[mid])
-                if tried is None:
-                    hi = mid
-                    continue
-                lo = mid
-                if tried[2] > have:
-                    markdown, draft, have = tried
-            base = OUTPUT_MOST_STEPS[lo] if lo >= 0 else TOOL_OUTPUT_MOST
-            if have < fill.FULL * target and base is not None:
-                # between two steps: the outputs still cut share what is left
-                cut = sum(1 for rnd in rounds[first_shown - 1:] for m in rnd.messages for r in m.tool_results
-                          if len(r.content) > 2 * base)
-                tried = wider(base + (int(fill.ROOMY * target) - have) // max(1, cut))
-                if tried is not None and have < tried[2] <= target:
-                    markdown, draft, have = tried
         chosen = draft.chosen
         shown = rounds[draft.shown_start - 1:]
         # A refused edit a chosen Problems line tells (its cause, what ended it) is not retold in its
@@ -254,6 +218,26 @@ def compact(
                 markdown = render_draft(draft)
                 if tokens.count(markdown) > tokens.count(before):
                     markdown = before
+        if preset.code and tokens.count(markdown) < fill.FULL * target:
+            # room is left with every round that fits shown: the tool outputs kept short for older rounds' sake
+            # grow by what is left (their level solved from their sizes), else they are shown as they were
+            def refill(most: int | None) -> tuple[str, fill.Draft]:
+                renderer = TailRenderer(tail_rounds, preset.code, steering, output_most=most)
+                renderer.relative_to(cwd)
+                return fill.fill(render_draft, start, target=target, origin=origin, all_facts=all_facts,
+                                 tail=renderer, rounds=rounds, code=preset.code, steering=steering, held=em_doc,
+                                 lang=lang)
+
+            first = draft.partial or draft.shown_start
+            have = tokens.count(markdown)
+            level = outputs_level(rounds[first - 1:], TOOL_OUTPUT_MOST, int(fill.ROOMY * target) - have)
+            for most in (level, None) if level is not None else ():
+                md, d = refill(most)
+                n = tokens.count(md)
+                if have < n <= target and (most is None or (d.partial or d.shown_start) <= first):
+                    markdown, draft = md, d
+                    chosen, shown = draft.chosen, rounds[draft.shown_start - 1:]
+                    break
     markdown, note = _polish(markdown, settings, target)
     summary = _summary_model([*chosen, *said_by_em])  # the records' lines: in the block, still the summary's errors
     return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,

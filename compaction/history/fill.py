@@ -268,7 +268,8 @@ def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, i
     if cap is False:
         return None, 0
     cost = sum(p.cost(cap) for p in pieces) + overhead
-    if first == 0 and cap is None and tail.holds_session() and (fuller := tail.with_written(budget - cost)):
+    if first == 0 and cap is None and tail.holds_session() and not tail.cuts_outputs() \
+            and (fuller := tail.with_written(budget - cost)):
         return fuller[0], cost + fuller[1]  # the whole session uncut, and room for what its file tools wrote
     return render_rounds(tail.rounds[first:], kept, cap), cost
 

@@ -178,6 +178,26 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
     return out
 
 
+def outputs_level(rounds: list[Round], most: int, room: int) -> int | None:
+    """The size each tool output of `rounds` may show (at least `most`) so that those shown at `most` grow by
+    about `room` tokens in all: the level L with sum(min(n, L) - most) = room over the outputs longer than
+    `most` (n: each one's tokens, folded as shown). None when none is cut or no room is left."""
+    if room <= 0:
+        return None
+    sizes = [n for rnd in rounds for m in rnd.messages for r in m.tool_results
+             if len(r.content) > most and (n := tokens.count(folded(r.content))) > most + _NOTE_COST]
+    if not sizes:
+        return None
+    lo, hi = most, max(sizes)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if sum(min(n, mid) - most for n in sizes) <= room:
+            lo = mid
+        else:
+            hi = mid
+    return lo if lo > most else None
+
+
 def _written(calls: tuple[ToolCall, ...], rnd: int) -> _Piece | None:
     """What a file tool's line's calls wrote (a write's text, an edit's removed and added lines) as an
     elidable piece, None for any other call: the tail shows such calls as `→ tool path`, and only a
@@ -258,13 +278,10 @@ class TailRenderer:
         self._written: dict[int, _Piece] | None = None  # by the id of a call's line: what it wrote (made when asked)
         self.cwd: str | None = None  # the project root the file tools' lines print paths relative to
 
-    def outputs_bounded(self, rounds: list[Round]) -> bool:
-        """Whether some tool output of `rounds` may be shown shorter than it is whatever the cap (its
-        characters say so before any count: a token is at least two of them): a document that holds
-        every round and still has room may show it whole (`TailRenderer(…, output_most=None)`)."""
-        most = self.output_most
-        return most is not None and any(len(r.content) > 2 * most for rnd in rounds for m in rnd.messages
-                                        for r in m.tool_results)
+    def cuts_outputs(self) -> bool:
+        """Whether a kept tool output is shown shorter than it is whatever the cap (`output_most`)."""
+        return any(p.most is not None and p.most == self.output_most and p.n > p.most + _NOTE_COST
+                   for pieces in self.per_round for p in pieces)
 
     def relative_to(self, cwd: str | None) -> None:
         """File tools' lines with their paths relative to the project root, known only once the events

@@ -254,3 +254,82 @@ def test_a_title_labels_its_list_not_the_prose_after_it_and_a_links_address_is_n
     said = informative([reply], 300, closing=True)
     assert said is not None and "Key Decisions for Your Review: 1. AI Fallback Chain: OpenAI -> Groq" in said
     assert "Review: Please review" not in said
+
+
+# ---------------------------------------------------------------- the second code review's inputs (c29d918..a68f44c)
+
+def test_the_outputs_grow_back_to_fill_the_target_at_every_size() -> None:
+    from compaction import tokens
+    from compaction.history import compact
+
+    t = _log_session(12, 11, 3000)
+    total = tokens.count_messages(t.messages)
+    for share in (0.1, 0.3, 0.5, 0.8, 0.97):
+        target = int(total * share)
+        doc = compact(t, target_tokens=target).markdown
+        assert "### r1\n" in doc and 0.9 * target <= tokens.count(doc) <= target, (share, tokens.count(doc))
+    pm = compact(t, target_tokens=int(total * 0.5), role="pm").markdown  # no tool output shown: nothing to grow
+    assert tokens.count(pm) <= int(total * 0.5)
+
+
+def test_an_antecedent_across_a_single_line_break_is_the_same_paragraph() -> None:
+    from compaction.history.sources.findings import statements
+
+    text = 'It didn\'t print "DEBUG: Importing itrs_observed_transforms".\nThis means the module is NOT being imported.'
+    assert [s for s, _ in statements(text)] == ['It didn\'t print "DEBUG: Importing itrs_observed_transforms". '
+                                                'This means the module is NOT being imported.']
+
+
+def test_a_probe_is_found_whatever_spelling_of_the_file_each_change_used() -> None:
+    from compaction.edits import Hunk
+    from compaction.events import Event, EventKind
+    from compaction.history.sources.completed import _probes
+
+    line = "from . import itrs_observed_transforms"
+    rel, absolute = "astropy/builtin_frames/__init__.py", "/testbed/astropy/builtin_frames/__init__.py"
+    events = [Event(EventKind.EDIT, 13, 0, path=absolute, hunks=(Hunk(added=(line,)),)),
+              Event(EventKind.EDIT, 15, 0, path=rel, hunks=(Hunk(deletes_matching=line),)),
+              Event(EventKind.EDIT, 26, 0, path=absolute, hunks=(Hunk(added=(line,)),))]
+    assert [(s, b) for s, b, _ in _probes(events)] == [(15, 26)]
+
+
+def test_a_word_the_shell_ran_as_a_command_of_its_own_is_no_substitution() -> None:
+    """`mytool --init && git commit -m "Add `mytool` config"`: `&&` stopped after the real missing tool."""
+    from compaction.errors.advice import own_word
+
+    occ = Occurrence(round=1, location=Location(symbol="mytool",
+                                                command='mytool --init && git commit -m "Add `mytool` config"'))
+    assert own_word("ERR_TOOL_CommandNotFound", occ) is None
+    occ.location.command = 'git commit -m "Add `mytool` config"'
+    assert own_word("ERR_TOOL_CommandNotFound", occ) == "mytool"
+
+
+def test_a_wide_closing_quote_stays_with_its_sentence_and_whether_it_must_is_no_order() -> None:
+    from compaction.events import _CONSTRAINT_CJK_RE, _Prose, _sentences_matching
+
+    def said(text: str) -> list[str]:
+        return _sentences_matching(_Prose(text, 30000), _CONSTRAINT_CJK_RE)
+
+    assert said("他说：“不要修改测试。”然后就走了") == ["他说：“不要修改测试。”然后就走了"]
+    assert said("我不确定是否必须升级 Node") == []
+    assert said("只要不要改测试就行") == ["只要不要改测试就行"]
+
+
+def test_a_reingest_moves_a_substituted_words_occurrence_instead_of_counting_it_twice(tmp_path) -> None:
+    """A store written before the substitution id: the re-ingest must not keep the old id's occurrence too."""
+    from compaction.errors.memory import ErrorMemory
+    from compaction.errors.scan import transcript_id
+    from tests.unit.test_review9_mends import _Session
+
+    s = _Session("open the PR")
+    s.run('gh pr create --title "Rules" --body "Adds `docs/rules.md` for the team"',
+          "zsh: no such file or directory: docs/rules.md\nhttps://github.com/o/r/pull/22", 0)
+    t = s.transcript()
+    mem = ErrorMemory(tmp_path / "state.db")
+    tid = transcript_id(t)
+    old = ErrorRecord("ERR_TOOL_FileNotFound", [Occurrence(round=1, transcript=tid, evidence="x",
+                                                           location=Location(path="docs/rules.md"))])
+    mem.ingest(t, [old])  # as an older engine labelled it
+    mem.ingest(t)
+    ids = {r.id: r.count for r in mem.list()}
+    assert ids.get("ERR_TOOL_BacktickSubstitution") == 1 and "ERR_TOOL_FileNotFound" not in ids, ids

@@ -178,19 +178,23 @@ def _probes(events: list[Event]) -> list[tuple[int, int, str]]:
     """(taken out, put back, file): lines the session had added to a file, removed by a change that added
     nothing, then added again all together by one later change: its change taken out to see what the
     checks say without it (a baseline), not a step of the work."""
-    added_before: dict[str, set[str]] = {}  # what the session added to each file (by its path) so far
+    added_before: dict[str, set[str]] = {}  # what the session added to each file (by its first spelling) so far
+    spelling: dict[str, str] = {}  # each path as spelled, to the first spelling of its file (absolute or relative)
     open_removals: list[tuple[int, str, set[str]]] = []
     windows: list[tuple[int, int, str]] = []
     for e in events:
         if e.kind not in _CHANGES or not e.path or not e.hunks:
             continue
+        key = spelling.get(e.path)
+        if key is None:
+            key = spelling[e.path] = next((k for k in added_before if same_file(k, e.path)), e.path)
         added = {ln.strip() for h in e.hunks for ln in h.added if len(ln.strip()) >= PROBE_LINE_CHARS}
         for item in list(open_removals):
             start, path, gone = item
             if e.round > start and gone <= added and same_file(path, e.path):
                 windows.append((start, e.round, path))
                 open_removals.remove(item)
-        own = added_before.setdefault(e.path, set())
+        own = added_before.setdefault(key, set())
         if not any(h.added for h in e.hunks):  # a pure removal
             gone = {ln.strip() for h in e.hunks for ln in (*h.removed, h.deletes_matching or "")
                     if len(ln.strip()) >= PROBE_LINE_CHARS} & own

@@ -568,22 +568,35 @@ ANTECEDENT_CHARS = 120
 
 
 def _with_antecedent(statement: str, said: str, told: set[str]) -> str:
-    """The statement with the sentence just before it in the same paragraph line (what "this" is:
+    """The statement with the sentence just before it in the same paragraph or list item (what "this" is:
     "`type(value)` printed SimpleLazyObject. This means…"), when that one is short, says something, plans
     nothing and is no statement told on its own already."""
-    for line in said.split("\n"):
-        if _NOT_PROSE_LINE_RE.match(line):
-            continue
-        flat = " ".join(_LIST_MARK_RE.sub("", line, count=1).split())
-        at = flat.find(statement)
+    for group in _paragraphs(said):
+        at = group.find(statement)
         if at < 0:
             continue
-        prev = _SENTENCE_END_RE.split(flat[:at].rstrip())[-1].strip() if at > 0 else ""
+        prev = _SENTENCE_END_RE.split(group[:at].rstrip())[-1].strip() if at > 0 else ""
         if not 12 <= len(prev) <= ANTECEDENT_CHARS or prev.endswith(("?", ":")) or _PLAN_START_RE.match(prev) \
                 or prev in told or prev.replace("**", "") in told or len(prev) + len(statement) > 400:
             return statement
         return f"{prev}{'' if prev.endswith(('.', '!')) else '.'} {statement}"
     return statement
+
+
+def _paragraphs(said: str) -> list[str]:
+    """The prose's paragraphs and list items, each on one line: a blank line, a list's marker, a heading, a
+    table's row, a quote or a fence ends one (a single line break does not, in Markdown)."""
+    groups: list[list[str]] = [[]]
+    for line in said.split("\n"):
+        if not line.strip() or _NOT_PROSE_LINE_RE.match(line):
+            groups.append([])
+            continue
+        item = _LIST_MARK_RE.match(line)
+        if item:
+            groups.append([])
+            line = line[item.end():]
+        groups[-1].append(line)
+    return [" ".join(" ".join(g).split()) for g in groups if g]
 
 
 def _weight(low: str) -> int:
