@@ -670,7 +670,7 @@ def cut_at_word(text: str, n: int) -> str:
 # the stop of a list's number ("5. "), of an abbreviation ("e.g. ", "vs. ") or of a decimal.
 _CLAUSE_END_RE = re.compile(r"(?<!\b[eE]\.g)(?<!\b[iI]\.e)(?<!\bvs)(?<!\betc)(?<![\s(]\d)(?<![\s(]\d\d)[.;!?](?=\s)"
                             r"|[。；！？，、]|,(?=\s)")
-CLAUSE_KEEPS = 0.6  # of the room: a clause ending sooner than this is cut at a word instead (less is lost)
+CLAUSE_KEEPS = 0.8  # of the room: a clause ending sooner than this is cut at a word instead (less is lost)
 
 
 def cut_at_clause(text: str, n: int) -> str:

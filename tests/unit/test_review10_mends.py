@@ -70,8 +70,12 @@ def test_prose_is_cut_where_a_clause_ends_and_never_inside_a_backticked_name() -
 
     said = ("`crypto.getRandomValues()` isn't seeded like a traditional PRNG. Linux: reads from `/dev/urandom`, "
             "which is fed by hardware interrupt timing and other noise the kernel mixes in")
-    assert cut_at_clause(said, 150) == ("`crypto.getRandomValues()` isn't seeded like a traditional PRNG. "
+    assert cut_at_clause(said, 120) == ("`crypto.getRandomValues()` isn't seeded like a traditional PRNG. "
                                        "Linux: reads from `/dev/urandom`…")
+    # a clause ending sooner than four fifths of the room: cut at a word instead, less is lost
+    assert cut_at_clause(said, 150) == ("`crypto.getRandomValues()` isn't seeded like a traditional PRNG. "
+                                       "Linux: reads from `/dev/urandom`, which is fed by hardware interrupt timing "
+                                       "and…")
     wide = "使用已有的辅助函数 (`seeBranchIsCollapsed`, `seeItemIsNotSelected`) 来检查状态是否正确"
     assert cut_at_clause(wide, 50).endswith("`seeBranchIsCollapsed`…")
     assert cut_at_clause("short", 50) == "short"
