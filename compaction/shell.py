@@ -9,6 +9,7 @@ heredoc's body (from the line after its `<<` to its closing word) never analysed
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -107,22 +108,29 @@ def pipeline_heads(command: str) -> list[str]:
     return [h.strip() for h in heads if h.strip()]
 
 
-def quote_at(command: str, at: int) -> str:
-    """The quote (`"`, `'`) open at position `at` of a shell command, "" when none: single quotes hold
-    everything literally, a backslash escapes outside them."""
-    quote, i = "", 0
-    while i < at:
+def _unescaped(command: str, upto: int | None = None) -> Iterator[tuple[int, str, str, str]]:
+    """(position, character, the quote open before it, the quote open after it) of each character of a
+    shell command up to `upto` that a backslash does not escape: single quotes hold everything literally,
+    a backslash escapes outside them."""
+    quote, i, n = "", 0, len(command) if upto is None else min(upto, len(command))
+    while i < n:
         c = command[i]
         if c == "\\" and quote != "'":
             i += 2
             continue
+        before = quote
         if quote:
             if c == quote:
                 quote = ""
         elif c in "\"'":
             quote = c
+        yield i, c, before, quote
         i += 1
-    return quote
+
+
+def quote_at(command: str, at: int) -> str:
+    """The quote (`"`, `'`) open at position `at` of a shell command, "" when none."""
+    return next((after for *_, after in deque(_unescaped(command, at), maxlen=1)), "")
 
 
 def double_quoted_backticks(command: str) -> list[str]:
@@ -130,35 +138,17 @@ def double_quoted_backticks(command: str) -> list[str]:
     and substitutes (a commit message "Rename `alphaFn`" runs `alphaFn`); an escaped backtick, and
     one in single quotes or outside quotes, is none of them."""
     spans: list[str] = []
-    quote, i, n = "", 0, len(command)
-    while i < n:
-        c = command[i]
-        if c == "\\" and quote != "'":
-            i += 2
-            continue
-        if quote == '"' and c == "`":
-            end, j = -1, i + 1
-            while j < n and command[j] != '"' and command[j] != "\n":
-                if command[j] == "\\":
-                    j += 2
-                    continue
-                if command[j] == "`":
-                    end = j
-                    break
-                j += 1
-            if end < 0:
-                i += 1
-                continue
-            if end > i + 1:
-                spans.append(command[i + 1:end])
-            i = end + 1
-            continue
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        i += 1
+    opened: int | None = None
+    for i, c, before, _ in _unescaped(command):
+        if before != '"' or c == "\n":  # outside double quotes, or a line ended: no span is open
+            opened = None
+        elif c == "`":
+            if opened is None:
+                opened = i
+            else:
+                if i > opened + 1:
+                    spans.append(command[opened + 1:i])
+                opened = None
     return spans
 
 
