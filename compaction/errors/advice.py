@@ -192,10 +192,10 @@ def substituted_last(err_id: str, occurrences: list[Occurrence]) -> list[str]:
     return next((found for o in reversed(occurrences) if (found := substituted_words(err_id, [o]))), [])
 
 
-def words_list(words: list[str], most: int = 4) -> str:
+def words_list(spans: list[str], most: int = 4) -> str:
     """`a`, `b`, `c` and 3 more."""
-    shown = ", ".join(f"`{w}`" for w in words[:most])
-    return shown + (f" and {len(words) - most} more" if len(words) > most else "")
+    shown = ", ".join(f"`{w}`" for w in spans[:most])
+    return shown + (f" and {len(spans) - most} more" if len(spans) > most else "")
 
 
 def advise(rec: ErrorRecord) -> str:
@@ -205,8 +205,8 @@ def advise(rec: ErrorRecord) -> str:
     if rec.id in _SAID_BY_TOOL and (told := _tool_instruction(rec)):
         return f"do as the tool said: “{told}”"
     if name := substituted(rec.id, rec.occurrences):
-        words = substituted_last(rec.id, rec.occurrences) or [name]
-        ran = words_list(words) + (" as commands" if len(words) > 1 else " as a command")
+        ran_words = substituted_last(rec.id, rec.occurrences) or [name]
+        ran = words_list(ran_words) + (" as commands" if len(ran_words) > 1 else " as a command")
         return (f"backticks inside a double-quoted argument ran {ran}: quote such text with single "
                 "quotes, escape its backticks (\\`), or pass it in a file (`git commit -F msg.txt`, "
                 "`gh pr create --body-file`)")

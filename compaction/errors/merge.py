@@ -91,14 +91,14 @@ def split_substitutions(records: list[ErrorRecord]) -> list[ErrorRecord]:
     moved: ErrorRecord | None = None
     out: list[ErrorRecord] = []
     for rec in records:
-        words = [o for o in rec.occurrences if own_word(rec.id, o)] if rec.id in RUN_AS_COMMAND else []
-        if words:
+        ran = [o for o in rec.occurrences if own_word(rec.id, o)] if rec.id in RUN_AS_COMMAND else []
+        if ran:
             if moved is None:
                 moved = ErrorRecord(SUBSTITUTION_ID)
                 out.append(moved)
-            for o in words:
+            for o in ran:
                 moved.add(o)
-            rec.occurrences = [o for o in rec.occurrences if not any(o is w for w in words)]
+            rec.occurrences = [o for o in rec.occurrences if not any(o is w for w in ran)]
         if rec.occurrences:
             out.append(rec)
     if moved is not None:

@@ -63,10 +63,6 @@ class Occurrence:
     def key(self) -> tuple[str, int]:
         return (self.transcript, self.round)
 
-    def output(self) -> tuple[str, int, int, str]:
-        """Which output the occurrence was read from: one tool result (or text) of one message."""
-        return (self.transcript, self.round, self.message, self.source)
-
     def result_index(self) -> int | None:
         """Which tool result of its message the occurrence was found in (`source` "result:<i>"), else None."""
         i = self.source[7:] if self.source.startswith("result:") else ""

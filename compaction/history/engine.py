@@ -208,16 +208,19 @@ def compact(
         # A refused edit a chosen Problems line tells (its cause, what ended it) is not retold in its
         # record's `Error:` line: one place. Kept only when it shows the same records and is no longer.
         told: dict[str, list[Fact]] = {}
+        kept_told: set[str] = set()  # the Problems lines that now tell a record's refused edit in its stead
         for f in chosen:
             if f.section is Section.PROBLEMS and f.tells and f.tells in in_block:
                 told.setdefault(f.tells, []).append(f)
         if told:
             em_told, in_told = em_document(told)
             if in_told == in_block:
-                em_doc, before = em_told, markdown
+                em_doc, before, em_before = em_told, markdown, em_doc
                 markdown = render_draft(draft)
                 if tokens.count(markdown) > tokens.count(before):
-                    markdown = before
+                    markdown, em_doc = before, em_before
+                else:
+                    kept_told = {f.text for fs in told.values() for f in fs}
         if preset.code and tokens.count(markdown) < fill.FULL * target:
             # room is left with every round that fits shown: the tool outputs kept short for older rounds' sake
             # grow by what is left (their level solved from their sizes), else they are shown as they were
@@ -234,7 +237,8 @@ def compact(
             for most in (level, None) if level is not None else ():
                 md, d = refill(most)
                 n = tokens.count(md)
-                if have < n <= target and (most is None or (d.partial or d.shown_start) <= first):
+                if have < n <= target and (most is None or (d.partial or d.shown_start) <= first) \
+                        and kept_told <= {f.text for f in d.chosen}:  # what the records no longer say, still said
                     markdown, draft = md, d
                     chosen, shown = draft.chosen, rounds[draft.shown_start - 1:]
                     break

@@ -8,8 +8,6 @@ build's verdict, an error, a marked line) ends the run, so it is always shown.
 
 from __future__ import annotations
 
-from compaction import memo
-
 RUN_MIN = 40  # lines a run must have to be folded: a listing of files or matches this short is read whole
 RUN_MIN_CHARS = 4000  # and characters: a long listing of short lines (`ls -la` of a folder) stays whole
 MAX_CHARS = 200_000  # a longer output is shown by its head and tail at any cap (`tail._Piece`): not folded
@@ -27,7 +25,6 @@ def _shapes(lines: list[str]) -> list[tuple[int, str] | None]:
     return out
 
 
-@memo.per_text(256)  # the filler renders older rounds again for each budget it tries
 def folded(text: str) -> str:
     """`text` with each run of at least RUN_MIN lines (and RUN_MIN_CHARS characters) of one shape, or of
     two shapes alternating (a `Running X` line then its result), kept as its first two rows and its last

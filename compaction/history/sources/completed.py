@@ -282,7 +282,7 @@ def _printed(output: str) -> str:
     table = [ln for ln in lines if not _FOOTER_RE.fullmatch(ln)]  # pandas' "dtype: object" closes a table
     lines = table or lines  # printed alone, it is the script's answer
     whole = " · ".join(lines)  # (not "; ": the line of scratch files parts its scripts so)
-    if len(whole) <= PRINTED_CHARS:  # a short output whole: "select__A int16; pass__B category"
+    if len(whole) <= PRINTED_CHARS:  # a short output whole: "select__A int16 · pass__B category"
         return whole
     return cut_at_word(lines[-1], PRINTED_CHARS)
 

@@ -457,10 +457,10 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
             plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
             x = (WS_RE.sub(" ", plain) if "  " in plain or "\t" in plain else plain).strip().lstrip("-*• ")
-            # A report's heading that gives a verdict ("### Colocate mode — ✅ 3 steps in 37.7s"), not a title.
-            # (a `#` line indented is a comment in a code block, no heading)
+            # A heading: a `#` line at a line's start (indented, it is a comment in a code block); one that gives
+            # a verdict ("### Colocate mode — ✅ 3 steps in 37.7s") is said, one that titles a section labels.
             titled = False
-            if _HEADING_RE.match(x) is not None:  # a heading when at a line's start: indented, a code comment
+            if _HEADING_RE.match(x) is not None:
                 at_line_start = at_line_start if at_line_start is not None else "\n" + _EMPHASIS_RE.sub("", text)
                 if ("\n" + x[:40]) not in at_line_start:
                     continue
@@ -473,8 +473,8 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
                     and not _COURTESY_RE.match(x) and not (closing and _PLANS_RE.search(x)):  # a report tells what was done
                 sentences.append(x)
                 # the title labels its list's items and the sentence right under it, not the prose after a list
-                labelled = not titled and (under == 0 or _LIST_ITEM_RE.match(raw.lstrip()) is not None)
-                titles.append(title if labelled else "")
+                read_under = not titled and (under == 0 or _LIST_ITEM_RE.match(raw.lstrip()) is not None)
+                titles.append(title if read_under else "")
                 under += 0 if titled else 1
                 # a section's title ("### **Phase 1: Intent Capture (101 rule)**") labels what follows: the
                 # lines under it say it, and it is kept only when nothing else is
