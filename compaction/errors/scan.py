@@ -1959,7 +1959,7 @@ def refusal_cause(transcript: Transcript, occurrences: list[Occurrence]) -> str:
         path = occ.location.path or ""
         text = _scanned_text(transcript, occ)
         for head, body in _sections(text):
-            if not path or not same_file(head.replace("\\", "/"), path.replace("\\", "/")):
+            if not path or not same_file(head, path):  # (same_file reads `\` as `/`)
                 continue
             near, block = _NEAREST_RE.search(body), _SEARCH_BLOCK_RE.search(body)
             if near is None or block is None:
@@ -1997,13 +1997,12 @@ def _users_edits_first(transcript: Transcript, rnd_number: int, path: str) -> bo
     rnd = transcript.rounds[rnd_number - 1]
     said = "\n".join(t for m in rnd.messages if m.role is not Role.ASSISTANT
                      for t in (m.text, *(r.content for r in m.tool_results)) if "before applying edits" in t)
-    if not any(same_file(m.group(1).replace("\\", "/"), path.replace("\\", "/")) for m in _USERS_EDITS_RE.finditer(said)):
+    if not any(same_file(m.group(1), path) for m in _USERS_EDITS_RE.finditer(said)):
         return False
     for before in reversed(transcript.rounds[:rnd_number - 1]):
         for m in reversed(before.messages):
             for text in (m.text, *(r.content for r in m.tool_results)):
-                applied = [a for a in _APPLIED_RE.finditer(text) if same_file(a.group(1).replace("\\", "/"),
-                                                                              path.replace("\\", "/"))]
+                applied = [a for a in _APPLIED_RE.finditer(text) if same_file(a.group(1), path)]
                 if applied:  # the agent's last edit of it: committed by aider after it, or still pending
                     return _COMMITTED_RE.search(text, applied[-1].end()) is not None
     return True
@@ -2437,7 +2436,6 @@ _PATTERN_FIRST = frozenset({"grep", "rg"})
 _VALUED_OPTIONS = frozenset({"-name", "-iname", "-path", "-ipath", "-e", "-f", "-g", "--glob", "--include", "--exclude",
                              "--exclude-dir"})
 _LISTERS = frozenset({"find", "fd", "ls", "rg", "grep", "git"})  # whose output lines may be paths found
-_REDIRECTION_RE = re.compile(r"^\d*&?[<>]")
 _NOT_A_PLACE_RE = re.compile(r"://|[*?\[\]{}$]|^[ab]/")  # a URL, a glob, a variable, a diff's `a/` `b/` side
 
 
@@ -2460,27 +2458,20 @@ def _read_places(call: ToolCall, output: str) -> list[str]:
         if cd is not None:
             base = cd[0] if cd[0].startswith(("/", "~")) else posixpath.join(base, cd[0])
             part = cd[1]
-        said = run_words(part)
+        said, _ = unredirected(run_words(part))  # where output goes is written, not read (`2>/dev/null`)
         if not said or said[0] not in _READERS:
             continue
         listed = listed or said[0] in _LISTERS
-        redirected = False
         skip = False  # the word after an option that takes a value (`-name sets.py`)
         pattern = said[0] in _PATTERN_FIRST and not any(w in ("-e", "-f", "--regexp", "--file") for w in said)
         for word in said[1:]:
-            if word == "|":
-                break
-            if _REDIRECTION_RE.match(word):  # `>`, `2>`: its target is written; `2>/dev/null`, glued, too
-                redirected = word.rstrip("<>&0123456789") == ""
-                continue
             if skip or word.startswith("-"):
                 skip = word in _VALUED_OPTIONS
                 continue
             if pattern:  # grep's first operand is what it looks for, not where
                 pattern = False
                 continue
-            if redirected or _NOT_A_PLACE_RE.search(word) or not _file_like(word):
-                redirected = False
+            if _NOT_A_PLACE_RE.search(word) or not _file_like(word):
                 continue
             out.append(posixpath.join(base, word) if base and not word.startswith(("/", "~")) else word)
     if listed:

@@ -552,8 +552,8 @@ def statements(text: str) -> list[tuple[str, int]]:
         if weight:
             out.append((s.replace("**", "") if "**" in s else s, weight))  # a bold span cut by the sentence split
     if any(_ANAPHOR_RE.match(s) for s, _ in out):
-        told = {s for s, _ in out}
-        out = [(_with_antecedent(s, said, told) if _ANAPHOR_RE.match(s) else s, w) for s, w in out]
+        told, paragraphs = {s for s, _ in out}, _paragraphs(said)
+        out = [(_with_antecedent(s, paragraphs, told) if _ANAPHOR_RE.match(s) else s, w) for s, w in out]
     return out
 
 
@@ -567,11 +567,11 @@ _LIST_MARK_RE = re.compile(r"\s*(?:[-*•+]|\d+[.)])\s+")
 ANTECEDENT_CHARS = 120
 
 
-def _with_antecedent(statement: str, said: str, told: set[str]) -> str:
+def _with_antecedent(statement: str, paragraphs: list[str], told: set[str]) -> str:
     """The statement with the sentence just before it in the same paragraph or list item (what "this" is:
     "`type(value)` printed SimpleLazyObject. This means…"), when that one is short, says something, plans
     nothing and is no statement told on its own already."""
-    for group in _paragraphs(said):
+    for group in paragraphs:  # (`_paragraphs` of the text, made once for all its statements)
         at = group.find(statement)
         if at < 0:
             continue
