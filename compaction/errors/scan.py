@@ -84,7 +84,8 @@ _REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|i
                          r"\.\w+$", re.I)
 _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason) (?:is|was)|this means|caused by|seems|"
                     r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|turns out|"
-                    r"is split|spans (?:two|several|multiple)|failed (?:before|because|with))\b", re.I)
+                    r"is split|spans (?:two|several|multiple)|failed (?:before|because|with))\b"
+                    r"|问题(?:是|在于|出在)|原因(?:是|在于)|因为|由于|导致", re.I)  # CJK: no word boundaries
 # "Now I need to examine `_set_output.py`": where it will look next, no account of the error
 _LOOKING_ON = re.compile(r"\bI (?:need|have|want) to (?:examine|look|check|find|see|understand|investigate|read|open|"
                          r"explore|search|locate|inspect|review|verify|run|test|figure out)\b", re.I)
@@ -98,7 +99,7 @@ def _only_looking_on(sentence: str) -> bool:
 
 # A lead-in to code or a list ("So the logic should be:") states a cause only with a causal word of its own
 _BECAUSE = re.compile(r"\b(?:because|since|caused by|the (?:issue|problem|error|cause|reason) (?:is|was))\b", re.I)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])|(?<=[。！？])\s*")  # a wide stop needs no space after it
 # A sentence that only opens a list ("I need to handle: 1."): what it says is in the items, not in it
 _LIST_OPENER = re.compile(r":\s*\d{1,2}[.)]$")
 _THOUGHT = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought):\s*")
@@ -2157,8 +2158,10 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         if call is None and rec.id in MODEL_SIDE and (switch := _model_switch(transcript, last, rnd)):
             at = f" (r{switch[0]})" if switch[0] != rnd else ""
             what = f"the model was switched to `{switch[1]}`{at}, and the next reply"
+        # a reply's format refused: what ended it was a reply in the format, not what that reply ran
+        kept_format = "the next reply kept to the format: " if rec.id == "ERR_TOOL_FormatError" else ""
         parts.insert(len(parts) - (1 if why else 0),
-                     f"then {what}{f' rerun with {changed}' if changed else ''} succeeded (r{rnd})")
+                     f"then {kept_format}{what}{f' rerun with {changed}' if changed else ''} succeeded (r{rnd})")
     elif not fix.round and not around and not still and not found:
         later = "" if probe else _passed_later(transcript, rec, last.round, cache)
         advised = _advised(transcript, last) if pasted and not later else None
@@ -2207,6 +2210,7 @@ _DOES_WITHOUT_RE = re.compile(r"(?i)\b(?:(?:continu|proceed)\w* (?:without|with 
 _DEBUG_PRINT_RE = re.compile(r"\b(?:" + _PRINT_CALL + r"|println!?\()|\bDEBUG\b|^`\{?(\w+)\}?` → `\{?(?:type|repr|id)\(\1\)\}?`")
 TRIED_GAPS = 6  # of a recurring failure's gaps between occurrences, the last ones looked into
 TRIED_SHOWN = 2  # of a failure's earlier attempts that failed the same way again, the last ones told
+TRIED_WHY_CHARS = 120  # of the agent's account of an attempt whose change is not known
 
 
 def _tried_before(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None) -> str:
@@ -2227,7 +2231,12 @@ def _tried_before(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
         scratch = fix.path is not None and cache is not None and file_name(fix.path) in cache.created
         # a debug print, or an edit of a script the session made to look (`check_lazy_type.py`), is no attempt
         if fix.round and not fix.rerun and not scratch and not _DEBUG_PRINT_RE.search(fix.change or ""):
-            told.append(f"{_edited(fix)}{f': {fix.change}' if fix.change else ''}, failed again (r{then.round})")
+            what = f": {fix.change}" if fix.change else ""
+            if not what:  # an edit whose text the export did not keep: the idea behind it, in the agent's words
+                why = _explanation(transcript, here.round - 1 if _users(transcript, here) else here.round,
+                                   here.message if _users(transcript, here) else None)
+                what = f" (“{cut(why, TRIED_WHY_CHARS)}”)" if why else ""
+            told.append(f"{_edited(fix)}{what}, failed again (r{then.round})")
         if len(told) == TRIED_SHOWN:
             break
     return "tried before: " + "; ".join(reversed(told)) if told else ""

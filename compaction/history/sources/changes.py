@@ -369,7 +369,12 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if prose and summaries and not created:
         # A prose file's lines rewritten (old → new) across all its edits first, then lines added:
         # what the one line can say of every edit, not only of the latest.
-        pieces = [p for _, s in summaries for p in s.split("; ") if not p.startswith("(+")]
+        edits = _prose_edits(events) if len(summaries) > 1 else None
+        if edits is not None:  # latest wins: `a` → `b` then `b` → `c` reads `a` → `c`
+            pieces = [p for p in _prose_pieces(*chained_prose_pairs(edits), 10**6) if not p.startswith("(+")]
+            pieces += [p for _, s in summaries for p in s.split("; ") if not p.startswith(("'", "+ '", "− '", "(+"))]
+        else:
+            pieces = [p for _, s in summaries for p in s.split("; ") if not p.startswith("(+")]
         ranked = sorted(dict.fromkeys(pieces), key=_rewritten)
         size = []
         outline = _outline_changes(events) if markdown else ""
@@ -1053,6 +1058,12 @@ def prose_changes(removed: list[str], added: list[str], limit: int = 2) -> list[
     """A prose or config edit as its lines: each removed line paired with the added line most like it
     (`'Follow airbnb style' → 'Adhere to ESLint, Oxlint, dprint'`), then the added lines no removed
     line matches; a pair that differs only in punctuation or spacing says nothing and is left out."""
+    return _prose_pieces(*prose_pairs(removed, added), limit)
+
+
+def prose_pairs(removed: list[str], added: list[str]) -> tuple[list[tuple[str, str | None]], list[str], int]:
+    """(each informative removed line with the added line it became, None when none; the added lines
+    no removed line became; how many lines the bounded pairing did not look at)."""
     rem = [ln.strip() for ln in removed if _informative(ln)]
     add = [ln.strip() for ln in added if _informative(ln)]
     add_set, rem_set = set(add), set(rem)
@@ -1085,16 +1096,54 @@ def prose_changes(removed: list[str], added: list[str], limit: int = 2) -> list[
         for i, j in zip(lone, spare, strict=True):
             pairs[i] = j
             used.add(j)
+    became = [(old, add[pairs[i]] if i in pairs else None) for i, old in enumerate(rem)]
+    return became, [new for j, new in enumerate(add) if j not in used], unseen
+
+
+def chained_prose_pairs(edits: list[tuple[list[str], list[str]]]
+                        ) -> tuple[list[tuple[str, str | None]], list[str], int]:
+    """`prose_pairs` over a file's edits in order, latest wins: a line an edit rewrote and a later one
+    rewrote again reads from its first text to its last (`"main": "dist/index.js"` → `./dist-client/index.js`,
+    not the `dist/client/index.js` in between); one put back as it was, or an added line removed again,
+    says nothing. Each edit is paired apart (its lines replace each other), so a document's rewrites keep
+    their own pairs."""
+    became: list[tuple[str, str | None]] = []
+    fresh: list[str] = []
+    unseen = 0
+    for removed, added in edits:
+        pairs, new_lines, skipped = prose_pairs(removed, added)
+        unseen += skipped
+        for old, new in pairs:
+            at = next((k for k, (_, b) in enumerate(became) if b == old), None)
+            if at is not None:  # a line this session wrote, rewritten again
+                first = became[at][0]
+                del became[at]
+                if new != first:
+                    became.append((first, new))
+            elif old in fresh:  # a line this session added, rewritten or removed
+                fresh.remove(old)
+                if new is not None:
+                    fresh.append(new)
+            else:
+                became.append((old, new))
+        for new in new_lines:
+            at = next((k for k, (a, b) in enumerate(became) if b is None and a == new), None)
+            if at is not None:
+                del became[at]  # a removed line put back
+            else:
+                fresh.append(new)
+    return became, fresh, unseen
+
+
+def _prose_pieces(became: list[tuple[str, str | None]], fresh: list[str], unseen: int, limit: int) -> list[str]:
     out: list[str] = []
-    for i, old in enumerate(rem):
-        if i not in pairs:
+    for old, new in became:
+        if new is None:
             out.append(f"− '{_trim(old)}'")
             continue
-        new = add[pairs[i]]
         if _WORD_RE.findall(old.casefold()) == _WORD_RE.findall(new.casefold()):
             continue  # punctuation or spacing only
         out.append(_rewrite(old, new))
-    fresh = [new for j, new in enumerate(add) if j not in used]
     out += [f"+ '{_trim(new)}'" for new in fresh]
     # Rewritten lines first (what a reader asks "became what"), then additions, then removals.
     out.sort(key=lambda x: 0 if "→" in x else (1 if x.startswith("+") else 2))
@@ -1206,6 +1255,28 @@ def _title(title: str) -> str:
     """A heading's title cut to OUTLINE_CHARS at a word boundary, its own number kept (`2. Start Small`)."""
     title = title.replace("`", "").replace("; ", ", ")
     return title if len(title) <= OUTLINE_CHARS else title[:OUTLINE_CHARS].rsplit(" ", 1)[0] + "…"
+
+
+def _prose_edits(events: list[Event]) -> list[tuple[list[str], list[str]]] | None:
+    """A prose or config file's edits as (lines removed, lines added), in order, for `chained_prose_pairs`;
+    None when one is not whole lines (a rewrite of the whole file, a substitution inside a line): those the
+    edits' own summaries tell. A view of the text after an edit holds no lines of its own: passed over."""
+    out: list[tuple[list[str], list[str]]] = []
+    for e in events:
+        if e.whole:
+            return None
+        removed: list[str] = []
+        added: list[str] = []
+        for h in e.hunks:
+            if h.shown and not (h.removed or h.added):
+                continue
+            if h.fragment or h.deletes_matching:
+                return None
+            removed += h.removed
+            added += h.added
+        if removed or added:
+            out.append((removed, added))
+    return out
 
 
 def _rewritten(piece: str) -> tuple[bool, float]:

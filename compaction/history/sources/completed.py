@@ -109,7 +109,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     scratch = {display_path(p, ctx.cwd) for p in scratch_files(ctx)} if code else set()
     scratch_written: list[tuple[int, str, str]] = []  # (round, command, what it printed): scratch files written
     undone = _undone_by_reverts(ctx)
-    reverted: list[Fact] = []
+    reverted: list[tuple[tuple[int, str], str, Fact]] = []  # (the undo, the line without it, the fact)
     singles: list[Fact] = []  # state-changing commands run once: those of one round share a line
     for ident, runs in folded.items():
         if ident in told:
@@ -140,8 +140,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
                 outcome = outcome[:-1] + ": " + "; ".join(where[:MISSED_NAMED]) + \
                     (f"; +{len(where) - MISSED_NAMED}" if len(where) > MISSED_NAMED else "") + ")"
         back = undone(runs.command, f.rounds[-1])  # what it changed was put back since: no part of the work
+        undone_note = f" → undone by {back[1]}" if back is not None else ""
         if back is not None:
-            outcome += f" → undone by the revert of r{back}"
             f.score = UNDONE_SCORE
         chain = _chain(key, runs.command)
         shown, more = chain if chain else (key, "")
@@ -150,10 +150,12 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             if held and not overlap.adds(shown[COMMAND_CHARS:], held):
                 shown = first_line(shown, COMMAND_CHARS)
         text = f"`{shown}`{more}{times}{outcome}" if code else f"Ran a {'test' if f.test else 'command'}{outcome}"
-        f.text = f"{text} {cite(f.rounds)}"
+        f.text = f"{text}{undone_note} {cite(f.rounds)}"
         f.short = f"`{first_line(runs.command, 80)}` {cite(f.rounds[-1:])}" if code else None
         if back is not None:
-            reverted.append(f)  # not folded with its round's other singles: its note is its own
+            # not folded with its round's other singles: its note is its own; with others the same undo put back,
+            # by its command's head
+            reverted.append((back, f"`{first_line(runs.command, UNDONE_COMMAND_CHARS)}`{times}" if code else text, f))
             continue
         if code and runs.count == 1 and not f.test and not runs.outcomes:
             singles.append(f)
@@ -168,10 +170,30 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         facts.append(Fact(Section.COMPLETED, head + text, rounds, score=45, short=None if short == text else head + short))
     # each told, with the revert that put it back (a command is what a successor may run again: its line is
     # kept, as every state-changing command's is, and says it came to nothing)
-    facts.extend(reverted)
+    facts.extend(_by_undo(reverted))
     facts.extend(_commit_runs(commits, [min(f.rounds) for f in facts], said, told))
     facts.sort(key=lambda f: min(f.rounds))
     return facts
+
+
+def _by_undo(reverted: list[tuple[tuple[int, str], str, Fact]]) -> list[Fact]:
+    """The commands one revert or one deletion put back, on one line with it ("`sed -i '1068i print(…)'` ×2;
+    `sed -i '1073i print(…)'` → undone by the deletion of its lines at r89 (r29, r46, r49)"): the debug prints
+    of a long session and their cleanup, told once, not one line each."""
+    groups: dict[tuple[int, str], list[tuple[str, Fact]]] = {}
+    for back, text, f in reverted:
+        groups.setdefault(back, []).append((text, f))
+    out: list[Fact] = []
+    for (_, how), members in groups.items():
+        if len(members) == 1:
+            out.append(members[0][1])
+            continue
+        rounds = sorted({r for _, f in members for r in f.rounds})
+        how = how.replace("its lines", "their lines")
+        out.append(Fact(Section.COMPLETED, "; ".join(t for t, _ in members) + f" → undone by {how} {cite(rounds)}",
+                        rounds, score=UNDONE_SCORE,
+                        short=f"{len(members)} commands → undone by {how} {cite(rounds)}"))
+    return out
 
 
 def _probes(events: list[Event]) -> list[tuple[int, int, str]]:
@@ -217,6 +239,7 @@ def _probe_note(windows: list[tuple[int, int, str]], cwd: str | None) -> Callabl
 PROBE_LINE_CHARS = 12  # a line this long is the session's own, not a brace or a blank
 MAX_OPEN_PROBES = 20  # removals waiting to be put back: a session of a thousand deletions checks the latest few
 UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the work's own
+UNDONE_COMMAND_CHARS = 70  # of each command one undo put back, on their shared line
 SCRATCH_COMMAND_CHARS = 80
 PRINTED_CHARS = 80
 # pip uninstalling a build of a git checkout (`pytest-5.1.2.dev12+g955e54221`: a version with the checkout's
@@ -300,16 +323,22 @@ _TRIMMERS = frozenset({"head", "tail"})  # what only shortens a command's output
 _WRITERS = frozenset({"cat", "echo", "printf", "tee"})  # what writes a file by its redirection
 
 
-def _undone_by_reverts(ctx: FactContext) -> Callable[[str, int], int | None]:
-    """`(command, round) -> round`: the round of the revert (`git checkout -- f`, `git restore f`, `/undo`)
-    that put back every file the command's run of that round changed, else None. Why: a list of
-    completed edits a checkout wiped reads as the patch; a successor re-applies them, or trusts them."""
+def _undone_by_reverts(ctx: FactContext) -> Callable[[str, int], tuple[int, str] | None]:
+    """`(command, round) -> (round, how)`: the revert (`git checkout -- f`, `git restore f`, `/undo`) that put
+    back every file the command's run of that round changed, or the deletion by pattern (`sed -i '/DEBUG:/d'`)
+    of every line it added; None when neither. Why: a list of completed edits a checkout wiped reads as the
+    patch; a successor re-applies them, or trusts them."""
     reverts: dict[str, list[tuple[int, int, bool]]] = {}  # path -> (message, round, from HEAD: staging undone too)
+    # path -> (message, round, the patterns whose lines it deleted): `sed -i '/DEBUG:/d'` takes out the prints
+    deletions: dict[str, list[tuple[int, int, list[str]]]] = {}
     for e in ctx.events:
         if e.kind is EventKind.REVERT and e.path:
             from_head = bool(e.command) and bool(_FROM_COMMIT_RE.search(e.command or ""))
             reverts.setdefault(display_path(e.path, ctx.cwd), []).append((e.message_index, e.round, from_head))
-    if not reverts:
+        elif e.kind in _CHANGES and e.path and not e.failed and (
+                patterns := [h.deletes_matching for h in e.hunks if h.deletes_matching]):
+            deletions.setdefault(display_path(e.path, ctx.cwd), []).append((e.message_index, e.round, patterns))
+    if not reverts and not deletions:
         return lambda command, rnd: None
     # A commit or a `git add` of the file keeps what came before it: a checkout then puts back the committed (or
     # staged) text, which holds those changes.
@@ -319,7 +348,7 @@ def _undone_by_reverts(ctx: FactContext) -> Callable[[str, int], int | None]:
         if e.kind in _CHANGES and e.command and e.path and not e.failed and not e.git_output:
             changed.setdefault((e.command, e.round), []).append(e)
 
-    def undone(command: str, rnd: int) -> int | None:
+    def undone(command: str, rnd: int) -> tuple[int, str] | None:
         runs = changed.get((command, rnd))
         if not runs:
             return None
@@ -329,9 +358,15 @@ def _undone_by_reverts(ctx: FactContext) -> Callable[[str, int], int | None]:
             back = next((r for i, r, head in reverts.get(path, ()) if i > e.message_index
                          and not any(e.message_index < k < i and (committed or not head) and _covers(paths, path)
                                      for k, committed, paths in kept)), None)
+            how = f"the revert of r{back}"
+            if back is None:  # every line it added deleted again by a pattern (a debug print and its cleanup)
+                added = [ln for h in e.hunks for ln in h.added if ln.strip()]
+                back = next((r for i, r, patterns in deletions.get(path, ()) if i > e.message_index and added
+                             and all(any(p in ln for p in patterns) for ln in added)), None)
+                how = f"the deletion of its lines at r{back}"
             if back is None:
                 return None
-            backs.append(back)
+            backs.append((back, how))
         return min(backs)
 
     return undone

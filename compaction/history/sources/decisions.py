@@ -274,6 +274,8 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
         if not (25 <= len(s) <= 400) or s.endswith(("?", ":")) or not _FIRST_PERSON_CHOICE_RE.search(s) \
                 or _key(s) in merged or OFFER_RE.search(s):  # "If you'd rather…, I'll…" offers, it does not choose
             continue
+        if _LOOK_STEP_RE.match(s):  # "Let's open this file and navigate to line 293, according to …": a step
+            continue
         low = s.lower()
         if any(map(low.__contains__, _REASON_WORDS)) and _CHOICE_REASON_RE.search(s):
             before = _premise(text, s) if _SWITCH_RE.search(s) else None
@@ -283,6 +285,11 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
     return out
 
 
+# A step of looking, said in the first person ("Let's open this file and navigate to the line that raises the
+# error, which is line 293 according to the traceback"): where the agent goes next, no choice between ways
+_LOOK_STEP_RE = re.compile(r"(?i)^(?:(?:now|first|next|then),?\s+)?(?:let's|let me|I'll|I will|we'll|we will)\s+(?:now\s+|first\s+)?"
+                           r"(?:open|navigate|look|view|check|read|inspect|examine|see|search|find|scroll|go to|locate|"
+                           r"explore|take a look|run|reproduce)\b")
 # Reasoning thinks aloud ("I should verify…", "I should clarify whether…"): a choice there says what it takes
 # up, keeps or leaves, with a verb that says so (use, keep, switch, rather than…).
 _PICKS_RE = re.compile(r"\b(?:use|using|go with|choose|chose|chosen|opted|decided (?:against|to|on)|focusing on|keep|switch|replace|"

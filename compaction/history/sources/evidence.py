@@ -30,6 +30,7 @@ from compaction.events import EventKind, argument_strings, without_fences
 from compaction.history.condense import cut_at_word
 from compaction.history.echo import echoes_call
 from compaction.history.facts import Fact, cite, display_path, first_line
+from compaction.history.lookups import found_nothing_in
 from compaction.history.sections import Section
 from compaction.history.sources.blocks import file_kind, shown_file
 from compaction.history.sources.findings import informative
@@ -304,17 +305,21 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
     candidates: list[_Hit] = []
     reports: list[Fact] = []
     found: dict[str, tuple[str, int]] = {}  # path → (the search that located it, its round)
+    misses: list[tuple[int, str]] = []  # the searches since the last that located a file, that found nothing
+    missed_before: dict[tuple[str, int], list[tuple[int, str]]] = {}  # a locating search → the misses before it
     kinds: dict[str, tuple[str, int, int]] = {}  # a file shown whole with no code: what it holds, its lines, round
     for rnd in ctx.transcript.rounds:
         results = ctx.results_of(rnd)
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 res = results.get(id(call))
-                if res is None or not res.content or res.is_error:
+                if res is None or call.kind in (ToolKind.EDIT, ToolKind.WRITE, ToolKind.TODO):
+                    continue
+                if not res.content or res.is_error:
+                    if _is_search(call) and found_nothing_in(res.content or ""):
+                        misses.append((rnd.number, first_line(call.command or "", 100)))
                     continue
                 content = res.content
-                if call.kind in (ToolKind.EDIT, ToolKind.WRITE, ToolKind.TODO):
-                    continue
                 if call.kind is ToolKind.OTHER and is_report(content):
                     if not (picks_an_option(content) or named.echoes(content, rnd.number) or _echoes_arguments(call, content)):
                         body = report_body(content)
@@ -327,8 +332,16 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                     continue
                 cmd = call.command or next((v for v in call.arguments.values() if isinstance(v, str) and v), "")
                 if cmd and (call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and _SEARCH_CMD_RE.match(cmd))):
+                    if found_nothing_in(content):
+                        misses.append((rnd.number, first_line(cmd, 100)))
+                        continue
                     worked = _worked_on(ctx) if worked is None else worked
+                    before = len(found)
                     _locate(cmd, content, rnd.number, worked, found)
+                    if len(found) > before:  # the misses before it: where the agent looked first, and did not find
+                        missed_before[(first_line(cmd, 100), rnd.number)] = [
+                            m for m in misses if m[0] >= rnd.number - _MISSES_ROUNDS]
+                        misses = []
                 path = call.path or (shown_file(cmd) if call.kind is ToolKind.SHELL else None)
                 if call.kind is not ToolKind.SHELL or _READ_CMD_RE.match(cmd):
                     echoing = call if res.exit_code in (None, 0) else None  # a failure's lines are its error
@@ -336,7 +349,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                     if path and path not in kinds and (kind := file_kind(content)):
                         kinds[path] = (*kind, rnd.number)
     return reports + _kind_facts(kinds, ctx.cwd) + _evidence(candidates, ctx.cwd) \
-        + _found_facts(found)
+        + _found_facts(found, missed_before)
 
 
 def _kind_facts(kinds: dict[str, tuple[str, int, int]], cwd: str | None) -> list[Fact]:
@@ -426,14 +439,36 @@ def _locate(cmd: str, content: str, rnd: int, worked: dict[str, tuple[str, int]]
             found[path] = (first_line(cmd, 100), rnd)
 
 
-def _found_facts(found: dict[str, tuple[str, int]]) -> list[Fact]:
-    """One line per search that located files the agent then worked on: "Found `X`, `Y` with `cmd`"."""
+def _found_facts(found: dict[str, tuple[str, int]],
+                 missed_before: dict[tuple[str, int], list[tuple[int, str]]] | None = None) -> list[Fact]:
+    """One line per search that located files the agent then worked on: "Found `X`, `Y` with `cmd`", and the
+    searches before it that found nothing ("after 5 searches found nothing: `find src/libponyc …` r4 … `grep -r
+    X src` r8"): where the thing is not, and why the agent widened its search."""
     by_cmd: dict[tuple[str, int], list[str]] = {}
     for path, key in found.items():
         by_cmd.setdefault(key, []).append(path)
-    return [Fact(Section.EVIDENCE, f"Found {', '.join(f'`{p}`' for p in paths[:4])}"
-                 f"{f' (+{len(paths) - 4})' if len(paths) > 4 else ''} with `{cmd}` {cite([rnd])}", [rnd], score=30)
-            for (cmd, rnd), paths in list(by_cmd.items())[:MAX_FOUND]]
+    out = []
+    for (cmd, rnd), paths in list(by_cmd.items())[:MAX_FOUND]:
+        missed = (missed_before or {}).get((cmd, rnd), [])
+        after = ""
+        if missed:
+            shown = [f"`{c}` {cite([r])}" for r, c in ([missed[0]] if len(missed) == 1 else [missed[0], missed[-1]])]
+            after = (f", after {len(missed)} search{'es' if len(missed) > 1 else ''} found nothing: "
+                     + (" … ".join(shown)))
+        line = (f"Found {', '.join(f'`{p}`' for p in paths[:4])}"
+                f"{f' (+{len(paths) - 4})' if len(paths) > 4 else ''} with `{cmd}` {cite([rnd])}")
+        out.append(Fact(Section.EVIDENCE, line, [rnd], score=30 + (3 if missed else 0),
+                        full_text=line + after if after else None))
+    return out
+
+
+def _is_search(call: ToolCall) -> bool:
+    """A look-up call: a search tool's, or a shell command that lists or greps."""
+    return call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and bool(call.command)
+                                            and _SEARCH_CMD_RE.match(call.command or "") is not None)
+
+
+_MISSES_ROUNDS = 10  # a search that found nothing this many rounds before the one that located the file is told
 
 
 def _evidence(candidates: list[_Hit], cwd: str | None) -> list[Fact]:

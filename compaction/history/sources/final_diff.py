@@ -51,6 +51,23 @@ def final_diff_facts(ctx: FactContext) -> list[Fact]:
     return [Fact(Section.CHANGES, text, [rnd], score=SCORE, essential=small)]
 
 
+def final_added(ctx: FactContext) -> dict[str, set[str]] | None:
+    """Each file's added lines (stripped) in the final diff the harness printed, by the file's path in
+    the diff; None when the session printed none. What a submission keeps of an edit: an edit none of
+    whose lines is there was taken out again (a debug print removed by a later `sed '/DEBUG/d'`)."""
+    msg = next((m for m in reversed(ctx.transcript.messages[-3:]) if m.meta.get("final_patch_echo")), None)
+    if msg is None:
+        return None
+    out: dict[str, set[str]] = {}
+    added: set[str] | None = None
+    for line in (msg.text + "".join(r.content for r in msg.tool_results)).splitlines():
+        if m := _FILE_RE.match(line):
+            added = out.setdefault(m.group(2), set())
+        elif added is not None and line.startswith("+") and not line.startswith("+++"):
+            added.add(line[1:].strip())
+    return out
+
+
 def _changed_lines(diff: str) -> list[str]:
     """Each file's name, then its hunks' places and their removed and added lines (context left out:
     the change records and the reads carry it). A hunk's place is the line its first change is at (git's

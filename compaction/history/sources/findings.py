@@ -27,7 +27,7 @@ from compaction.events import (
 from compaction.history.condense import cut_at_clause
 from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, cite, display_path, first_line
 from compaction.history.headings import h
-from compaction.history.lookups import found_nothing_in, lookup_hits, lookup_text
+from compaction.history.lookups import PATH_LINE_RE, found_nothing_in, lookup_hits, lookup_text
 from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE, prose, sentences_around, straight
 from compaction.history.sources.blocks import referenced_blocks
@@ -90,7 +90,9 @@ _PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|no
 # A sentence ends at `.!?` before a capital, at a full-width `。！？` (Chinese and Japanese need no space), or a line.
 # A colon followed by a gap closes a sentence too: an exporter joins the prose around a tool call with
 # spaces ("Let me read the config:  The file sets…").
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[。！？])\s*|(?<=：)\s+|(?<=:)\s{2,}|\n+")
+# A Latin stop right before a wide character ends one too (an English thought, then the reply in Chinese).
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[a-z)`][.!?])(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])|"
+                          r"(?<=[。！？])\s*|(?<=：)\s+|(?<=:)\s{2,}|\n+")
 # The same split for a text without `。！？` (its one branch that may match empty never does there), each
 # branch opening on the whitespace it consumes: a pattern that opens with a character class is scanned for
 # it in C, where one opening with a lookbehind is tried at every position (3-4 times slower).
@@ -133,6 +135,11 @@ HEADING_STRESS = 2  # a heading of the reply stresses more than one bold span
 # A link's address (`file:///C:/…/3f00f0a8-748a-…/plan.md`): its digits are an id's, no figure the reply gives.
 _ADDRESS_RE = re.compile(r"\]\([^)\s]*\)|\b[a-z][a-z+.-]*://\S+")
 _LIST_ITEM_RE = re.compile(r"(?:[-*•+]|\d+[.)])\s")
+# A lead-in asking the user for material ("Please add the following files to the chat:", "I recommend you also
+# add:", "Could you share …:"): the list under it names what the agent wants to see, not what it found
+_WANTS_INPUT_RE = re.compile(r"(?i)\b(?:please|kindly|could you|can you|would you|you (?:also )?(?:need|should) to|"
+                             r"(?:recommend|suggest) (?:that )?you(?: also)?)\s+(?:also\s+)?(?:add|provide|share|upload|"
+                             r"paste|send|attach|include|open|show)\b|\bI(?:'d| would)? need (?:to see|you to)\b")
 _TITLE_PENALTY = 100  # a heading that states no result scores nothing: kept only when nothing else is
 # A heading that states a result: a status mark, or a verdict word with a figure ("## 45 tests passed"), not a
 # section's title ("Phase 1: Intent Capture", "## Failed approaches"); `#123 fixed it` is an issue, no heading.
@@ -259,6 +266,7 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
     said: list[set[str]] = []  # the words of the statements kept so far
     named: set[str] = set()  # the identifiers and values they named
     missed: tuple[int, str] | None = None  # the latest search that found nothing: (round, how it read)
+    unplaced: int | None = None  # a search-again finding whose hits name no place ("1 matches"): its index in out
     for rnd in transcript.rounds:
         results = pair(rnd) if pair is not None else results_of_calls(rnd.messages)
         question = next((m.text for m in rnd.messages if m.role is Role.USER and not m.harness and m.text
@@ -270,6 +278,11 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
                 seen.add(answer.lower()[:100])
                 out.append(Finding(rnd.number, answer, 62 + max(0, specificity(answer, named))))
         for msg in rnd.messages:
+            if unplaced is not None and msg.role is Role.ASSISTANT and msg.text and not msg.harness:
+                if rnd.number <= out[unplaced].round + 1 and (place := _placed(msg.text)):
+                    out[unplaced] = Finding(out[unplaced].round, f"{out[unplaced].text} — “{place}”",
+                                            out[unplaced].score, outcome=True)
+                unplaced = None
             if msg.role is Role.ASSISTANT and not msg.harness and (msg.text or msg.meta.get("thinking")):
                 for text, weight in _statements_with_thinking(msg):
                     key = text.lower()[:100]
@@ -288,8 +301,23 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
                     if found:
                         out.append(Finding(rnd.number, found[0], 40 + found[1], outcome=True))
                 elif call.kind is ToolKind.SEARCH and res is not None and (lookup := lookup_text(call)):
+                    before = len(out)
                     missed = _search_again(out, missed, rnd.number, lookup, res.content or "")
+                    if len(out) > before and not PATH_LINE_RE.search((res.content or "")[:4000]):
+                        unplaced = len(out) - 1  # the agent's next words say where the hits are
     return out
+
+
+_PLACE_RE = re.compile(r"\b[Ll]ine \d+|[\w./-]+\.\w+:\d+|\bL\d+\b")
+
+
+def _placed(text: str) -> str | None:
+    """The agent's first sentence that says where a search's hits are ("Line 24 of README.md has "Bastion
+    v2"."), for a search tool that only counted them."""
+    for sentence in _SENTENCE_END_RE.split(without_fences(text)[:1500]):
+        if _PLACE_RE.search(sentence):
+            return cut_at_clause(sentence.strip(), 160)
+    return None
 
 
 def _search_again(out: list[Finding], missed: tuple[int, str] | None, rnd: int, lookup: str,
@@ -453,6 +481,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
         text = straight(THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000])))
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
         at_line_start: str | None = None  # the text's lines without emphasis, made when a `#` line is met
+        wanted = False  # under a lead-in asking the user for material ("Please add these files to the chat:")
         for raw in (_SENTENCE_RE if any(map(text.__contains__, _CJK_STOPS)) else _SENTENCE_WS_RE).split(text):
             marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
             plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
@@ -469,11 +498,18 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             x = x.lstrip("# ") if heading else x
             if titled:  # a title labels the lines under it; a verdict's heading ends the section before
                 title, under = ("" if heading else x.lstrip("# ").rstrip(":：")), 0
+            listed = _LIST_ITEM_RE.match(raw.lstrip()) is not None
+            if x.endswith((":", "：")):  # an item's own lead-in ("1. **Schemas:**") stays under the ask
+                wanted = (wanted and listed) or _WANTS_INPUT_RE.search(x) is not None
+            elif not listed:
+                wanted = False
+            elif wanted:  # an item of what the agent asks the user to add or share: no finding
+                continue
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")) \
                     and not _COURTESY_RE.match(x) and not (closing and _PLANS_RE.search(x)):  # a report tells what was done
                 sentences.append(x)
                 # the title labels its list's items and the sentence right under it, not the prose after a list
-                read_under = not titled and (under == 0 or _LIST_ITEM_RE.match(raw.lstrip()) is not None)
+                read_under = not titled and (under == 0 or listed)
                 titles.append(title if read_under else "")
                 under += 0 if titled else 1
                 # a section's title ("### **Phase 1: Intent Capture (101 rule)**") labels what follows: the

@@ -576,7 +576,10 @@ def next_step_facts(events: list[Event], last_round: int, said: list[tuple[int, 
         if status in _DONE:
             continue
         later = _taken_up_later(e, asks_and_commits) if e.tool is None and len(facts) < TAKEN_UP_ITEMS else ""
-        facts.append(Fact(Section.NEXT, f"[{status}] {e.text.strip()}{later}", [e.round], score=70, essential=True))
+        if later:  # a later request or commit took it up: no longer simply pending, nor a must-keep
+            facts.append(Fact(Section.NEXT, f"[taken up since] {e.text.strip()}{later}", [e.round], score=55))
+            continue
+        facts.append(Fact(Section.NEXT, f"[{status}] {e.text.strip()}", [e.round], score=70, essential=True))
     # Immediate plans ("now I'll…") older than five rounds were acted on or dropped; a todo written down
     # for later stays open until a later message says it is done.
     split: dict[int, list[set[str]]] = {}

@@ -23,6 +23,7 @@ from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose
 from compaction.history.sources.filelog import logs_of
+from compaction.history.sources.final_diff import final_added
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.memo import per_text
 from compaction.model import Message, Role
@@ -42,7 +43,9 @@ MIN_WORDS = 4  # of prose, outside its code names
 MIN_VALUE = 3.5  # a name of the edit and a cause, or a name of it and two more: less says nothing of why
 # Sentence ends in both scripts: a Latin stop needs a space after it (`a.b()` is a name, not an end).
 # A full-width colon before a space ends a step's lead-in ("让我查看…： "): the call followed it.
-_SPLIT_RE = re.compile(r"[.!?]\s+|[。！？]\s*|：\s+|\n+")  # a match ends where the next sentence starts
+# A Latin stop right before a wide character ends a sentence too ("…in Chinese.已在源头修正…": a thought in
+# English, then the reply in Chinese, with no space between).
+_SPLIT_RE = re.compile(r"[.!?](?:\s+|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))|[。！？]\s*|：\s+|\n+")
 _SPAN_RE = re.compile(r"`([^`\n]{1,80})`")
 # A name as code writes it: dotted, snake_case, camelCase, a call — outside code spans too.
 _CODE_NAME_RE = re.compile(r"\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|\b_*[A-Za-z][\w$]*_[\w$]*|\b[a-z]+[A-Z][\w$]*"
@@ -156,13 +159,15 @@ def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]
     prose) of each kept file's latest edits, the most recently edited files first. The bounds: the
     file's previous edit before it (its prose is that edit's reason) and its next one after it."""
     files = []
+    final = final_added(ctx)
     for path, log in logs_of(ctx).items():
         kept = log.kept
         if not kept or log.deleted:
             continue
+        submitted = _submitted_lines(final, path)
         calls: dict[tuple[int, int], list] = {}
         for e in kept:
-            if e.kind in (EventKind.EDIT, EventKind.WRITE):
+            if e.kind in (EventKind.EDIT, EventKind.WRITE) and not _taken_out(e, submitted):
                 calls.setdefault((e.round, e.message_index), []).append(e)
         if calls:
             files.append((max(calls), path, calls))
@@ -177,6 +182,28 @@ def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]
             out.append((path, rank, calls[key], (lo, hi)))
     out.sort(key=lambda x: x[1])  # every file's latest edit before any file's earlier ones (stable: recent files first)
     return out[:MAX_EDITS]
+
+
+def _submitted_lines(final: dict[str, set[str]] | None, path: str) -> set[str] | None:
+    """The final diff's added lines of `path` (the diff names it from the repository's root, the session
+    maybe by an absolute path); None when there is no final diff to judge by."""
+    if final is None:
+        return None
+    slashed = path.replace("\\", "/")
+    return next((lines for name, lines in final.items() if slashed == name or slashed.endswith("/" + name)), set())
+
+
+def _taken_out(event, submitted: set[str] | None) -> bool:
+    """An edit whose added lines the final diff holds none of: a debug print, a probe, an attempt a later
+    edit replaced. Its reason is no reason for what the session leaves behind."""
+    if submitted is None or not event.hunks:
+        return False
+    # a substitution's piece ("value" for `type(value)`) is in any diff: too short to judge by
+    added = {ln.strip() for hunk in event.hunks for ln in hunk.added if len(ln.strip()) >= (8 if hunk.fragment else 4)}
+    if not added:
+        return False
+    whole = "\n".join(submitted)  # a substitution's added text is a piece of a line
+    return not any(ln in whole for ln in added)
 
 
 SCAN_BACK, SCAN_AHEAD = 400, 100  # messages walked from an edit's call for its texts: bounded work

@@ -11,7 +11,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import islice
 
-from compaction.events import STAMPED_LINE_RE, Event, EventKind, is_follow_up_request
+from compaction.events import OFFER_RE, STAMPED_LINE_RE, Event, EventKind, is_follow_up_request
 from compaction.history.condense import LOG_LINE_LEADS, ask_count, condense, one_line, paste_values, telegraph
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
@@ -238,9 +238,10 @@ def _work_rounds(ctx: FactContext) -> list[int]:
 
 
 # A request that is one line of code or a prompt's line (`import { X } from './X';`, `> schemas/index.ts`): a
-# paste that asks nothing, shown after the requests that ask
-_CODE_LINE_RE = re.compile(r"\A\s*(?:import\b|from\s+\S+\s+import\b|export\b|const\b|let\b|def\b|class\b|>\s|\$\s)[^\n]*\Z"
-                           r"|\A[^\n]*[;{]\s*\Z")
+# paste that asks nothing, shown after the requests that ask. A quoted line of prose ("> please review X and
+# clean up …") is the user's request all the same: a prompt's line is a few words at most
+_CODE_LINE_RE = re.compile(r"\A\s*(?:import\b|from\s+\S+\s+import\b|export\b|const\b|let\b|def\b|class\b|\$\s)[^\n]*\Z"
+                           r"|\A\s*>\s+\S+(?:[ \t]+\S+){0,2}\s*\Z|\A[^\n]*[;{]\s*\Z")
 
 
 def _answered_at(ctx: FactContext, asked: int) -> int | None:
@@ -308,12 +309,13 @@ def task_facts(ctx: FactContext) -> list[Fact]:
         forms.extend(_condensed_forms(request, rest, whole, len(forms[-1] if forms else whole)))
     facts.append(Fact(Section.GOAL, whole, [task.round], score=100, essential=True, task=True,
                       forms=tuple(forms)))
-    # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests.
-    later = [r for r in requests[1:] if is_follow_up_request(r.text)]
+    # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests; a bare "yes" to the
+    # agent's question is one (what it accepted is the user's decision: "yes (accepting: “Should I add …?”)").
+    messages = ctx.transcript.messages
+    later = [r for r in requests[1:] if is_follow_up_request(r.text) or _answers_a_question(messages, r)]
     # Interactive sessions: every later request matters, the latest most (the current goal).
     room = None if ctx.target_tokens is None else ctx.target_tokens // MIN_FACT_TOKENS
     first = 0 if room is None else max(0, len(later) - room)
-    messages = ctx.transcript.messages
     worked = _work_rounds(ctx)
     starts = [r.round for r in later[first:]] + [ctx.n_rounds + 1]
     # A tight budget shows an older request as its opening and constraint sentences; fill gives the
@@ -384,6 +386,16 @@ def task_facts(ctx: FactContext) -> list[Fact]:
 
 
 THREAD_CHARS = 160  # of the request an accepted offer answered, quoted beside the assent
+
+
+def _answers_a_question(messages: list[Message], request: Event) -> bool:
+    """A bare "yes" or "ok" to a question or offer the agent's reply closed on ("Should I add that
+    clarification?"): a decision of the user's, though too short to be a request; not an "ok" after a
+    reply that asked nothing."""
+    if not is_assent(request.text) or not 0 <= request.message_index < len(messages):
+        return False
+    offer = accepted_offer(messages, request.message_index)
+    return offer is not None and (offer.endswith("?") or OFFER_RE.search(offer) is not None)
 _OWN_ASKS_CHARS = 1500  # a longer request is a brief or a paste: its asks are what its short form keeps
 
 
