@@ -230,3 +230,27 @@ def test_a_step_of_looking_said_in_the_first_person_is_no_decision() -> None:
             "the traceback.\n\nI'll use `pixel_dtype` instead of the raw `BitsAllocated` because it handles floats.")
     got = _choices(text, text.lower(), None, set())
     assert got == ["I'll use `pixel_dtype` instead of the raw `BitsAllocated` because it handles floats."]
+
+
+def test_a_finding_the_agent_later_corrected_is_told_with_the_correction() -> None:
+    """bastion r6-r11: "The gitignore has: *.json !…keypair.json" stood as a finding; at r11 the agent saw the
+    output was the .dockerignore ("that's dockerignore, not gitignore"). The successor kept the stale belief."""
+    from compaction.history.sources.findings import collect
+
+    t = _session([("The gitignore has: *.json !keypair.json. This means the keypair is not ignored by git.",
+                   _sh("cat .gitignore; echo ---; cat .dockerignore", 1), "*.json\n!keypair.json"),
+                  ("No output from check-ignore. The .dockerignore has *.json but that's dockerignore, not gitignore. "
+                   "There is no .gitignore at the root.", _sh("git check-ignore keypair.json", 2), "")])
+    found = [f.text for f in collect(t) if "gitignore has" in f.text]
+    assert found and all(x.endswith("(corrected r2: “The .dockerignore has *.json but that's dockerignore, "
+                                    "not gitignore.”)") for x in found), found
+
+
+def test_a_test_runs_last_result_given_again_later_says_when() -> None:
+    """astropy r16/r32: "1 failed, 68 passed" with the change taken out (r16) and the same with it put back (r32)
+    folded into r16's entry alone, so the result with the change in place was never told."""
+    steps = [("Run the tests.", _sh("pytest tests/test_x.py", 1), "FAILED tests/test_x.py::test_a\n===== 6 failed, 63 passed in 2.10s ====="),
+             ("Again.", _sh("pytest tests/test_x.py", 2), "FAILED tests/test_x.py::test_a\n===== 1 failed, 68 passed in 2.00s ====="),
+             ("Once more.", _sh("pytest tests/test_x.py", 3), "FAILED tests/test_x.py::test_a\n===== 1 failed, 68 passed in 2.20s =====")]
+    (line,) = [f.text for f in _facts(_session(steps)) if f.section is Section.COMPLETED and "pytest" in f.text]
+    assert "→ 6 failed, 63 passed (r1) → 1 failed, 68 passed (r2) (again r3)" in line, line

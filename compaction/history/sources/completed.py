@@ -48,6 +48,7 @@ class _Runs:
     count: int = 1
     outcomes: list[tuple[int, str]] = field(default_factory=list)
     event: Event | None = None  # the first run's
+    again: int | None = None  # the last run that gave the last outcome again, when a later run did
 
 
 @fact_source(Section.COMPLETED)
@@ -87,6 +88,9 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             runs.count += 1
             if outcome and (not runs.outcomes or runs.outcomes[-1][1] != outcome):
                 runs.outcomes.append((e.round, outcome))
+                runs.again = None
+            elif outcome:
+                runs.again = e.round
             continue
         score = 60 if e.state_changing else 45
         if is_test and e.test_summary:
@@ -130,6 +134,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             # every distinct result of a re-run command, each with its round (a result one run showed is that
             # run's, not every run's)
             outcome = "".join(f"{o} (r{r}){without(r) if f.test else ''}" for r, o in runs.outcomes[-6:])
+            if f.test and runs.again is not None:  # the same result at the end, the code maybe changed since
+                outcome += f" (again r{runs.again}{without(runs.again)})"
         else:
             outcome = runs.outcomes[0][1] + (without(runs.outcomes[0][0]) if f.test else "") if runs.outcomes else ""
         counts = missed.get((f.rounds[0], runs.command)) if runs.count == 1 else None

@@ -278,6 +278,8 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
                 seen.add(answer.lower()[:100])
                 out.append(Finding(rnd.number, answer, 62 + max(0, specificity(answer, named))))
         for msg in rnd.messages:
+            if msg.role is Role.ASSISTANT and msg.text and not msg.harness and ", not " in msg.text:
+                _correct(out, rnd.number, msg.text)
             if unplaced is not None and msg.role is Role.ASSISTANT and msg.text and not msg.harness:
                 if rnd.number <= out[unplaced].round + 1 and (place := _placed(msg.text)):
                     out[unplaced] = Finding(out[unplaced].round, f"{out[unplaced].text} — “{place}”",
@@ -306,6 +308,33 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
                     if len(out) > before and not PATH_LINE_RE.search((res.content or "")[:4000]):
                         unplaced = len(out) - 1  # the agent's next words say where the hits are
     return out
+
+
+# The agent correcting itself: "that's dockerignore, not gitignore", "it is `b.py`, not `a.py`" — the name it had
+# wrong (2) and the right one (1)
+_CORRECTION_RE = re.compile(r"\b(?:that'?s|that is|it'?s|it is|this is|they'?re|was|were|is|are) (?:actually |really |in fact )?"
+                            r"(?:the |a |an )?`?([\w./-]{3,60})`?(?: \w+)?, not (?:the |a |an )?`?([\w./-]{3,60})`?")
+CORRECTION_ROUNDS = 12  # an earlier finding this close before it is the belief a correction takes back
+CORRECTION_CHARS = 140  # of the sentence that corrects it, told beside it
+
+
+def _correct(out: list[Finding], rnd: int, text: str) -> None:
+    """An earlier finding that named what the agent now says was something else ("The gitignore has: *.json
+    …", then "that's dockerignore, not gitignore") is told with the correction: a successor reading the
+    first alone acts on a belief the session gave up."""
+    for m in _CORRECTION_RE.finditer(without_fences(text)[:6000]):
+        right, wrong = m.group(1).lower().rstrip("."), m.group(2).lower().rstrip(".")
+        if right == wrong or len(wrong) < 3:
+            continue
+        start = max(text.rfind(". ", 0, m.start()) + 2, text.rfind("\n", 0, m.start()) + 1, 0)
+        end = min((i for i in (text.find(". ", m.end() - 1), text.find("\n", m.end())) if i >= 0), default=len(text))
+        said = cut_at_clause(" ".join(text[start:end + 1].split()), CORRECTION_CHARS)
+        for i, f in enumerate(out):
+            low = f.text.lower()
+            if f.round < rnd - CORRECTION_ROUNDS or f.round >= rnd or wrong not in low or right in low \
+                    or "(corrected r" in low:
+                continue
+            out[i] = Finding(f.round, f"{f.text} (corrected r{rnd}: “{said}”)", f.score, f.outcome, f.code)
 
 
 _PLACE_RE = re.compile(r"\b[Ll]ine \d+|[\w./-]+\.\w+:\d+|\bL\d+\b")
