@@ -315,7 +315,7 @@ def collect(transcript: Transcript, events: list[Event] | None = None,
 _CORRECTION_RE = re.compile(r"\b(?:that'?s|that is|it'?s|it is|this is|they'?re|was|were|is|are) (?:actually |really |in fact )?"
                             r"(?:the |a |an )?`?([\w./-]{3,60})`?(?: \w+)?, not (?:the |a |an )?`?([\w./-]{3,60})`?")
 CORRECTION_ROUNDS = 12  # an earlier finding this close before it is the belief a correction takes back
-CORRECTION_CHARS = 140  # of the sentence that corrects it, told beside it
+CORRECTION_CHARS = 100  # of the clause that corrects it, told before it
 
 
 def _correct(out: list[Finding], rnd: int, text: str) -> None:
@@ -326,15 +326,16 @@ def _correct(out: list[Finding], rnd: int, text: str) -> None:
         right, wrong = m.group(1).lower().rstrip("."), m.group(2).lower().rstrip(".")
         if right == wrong or len(wrong) < 3:
             continue
-        start = max(text.rfind(". ", 0, m.start()) + 2, text.rfind("\n", 0, m.start()) + 1, 0)
-        end = min((i for i in (text.find(". ", m.end() - 1), text.find("\n", m.end())) if i >= 0), default=len(text))
-        said = cut_at_clause(" ".join(text[start:end + 1].split()), CORRECTION_CHARS)
-        for i, f in enumerate(out):
+        said = cut_at_clause(" ".join(m.group(0).split()).rstrip("."), CORRECTION_CHARS)
+        for i in range(len(out) - 1, -1, -1):  # back from the latest: the findings in order of round
+            f = out[i]
+            if f.round < rnd - CORRECTION_ROUNDS:
+                break
             low = f.text.lower()
-            if f.round < rnd - CORRECTION_ROUNDS or f.round >= rnd or wrong not in low or right in low \
-                    or "(corrected r" in low:
+            if f.round >= rnd or wrong not in low or right in low or "corrects this: " in low:
                 continue
-            out[i] = Finding(f.round, f"{f.text} (corrected r{rnd}: “{said}”)", f.score, f.outcome, f.code)
+            # first: a phase's line is cut at its end
+            out[i] = Finding(f.round, f"(r{rnd} corrects this: “{said}”) {f.text}", f.score, f.outcome, f.code)
 
 
 _PLACE_RE = re.compile(r"\b[Ll]ine \d+|[\w./-]+\.\w+:\d+|\bL\d+\b")
