@@ -2090,8 +2090,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f" with {changed}"
         if fix.change:
             text += f": {fix.change}"
-            if (back := _put_back(transcript, fix)) is not None:
-                text += f" (a probe: put back at r{back})"
+            if (back := _put_back(transcript, fix)) is not None:  # said first: a budget cuts a line at its end
+                text = f"a probe, not the fix: {text} (put back at r{back})"
             elif not fix.restored and (undone := _undone_later(
                     fix, (timeline or _LazyTimeline(transcript)).get())) is not None:
                 text += f" (undone by `{_as_run(undone[1])}` at r{undone[0]})"

@@ -197,7 +197,7 @@ def test_a_removal_put_back_later_is_told_as_a_probe() -> None:
     _shell(msgs, "c", "pytest tests/test_t.py", "1 passed in 0.1s", code=0)
     _edit(msgs, "d", "pkg/__init__.py", "from . import other", "from . import direct_transforms\nfrom . import other")
     rec = next(r for r in scan_transcript(_transcript(msgs)) if r.id == "ERR_PY_AssertionError")
-    assert "(a probe: put back at r4)" in rec.solution, rec.solution
+    assert rec.solution.startswith("a probe, not the fix: ") and "(put back at r4)" in rec.solution, rec.solution
 
 
 def test_a_java_run_names_the_class_its_source_file_holds() -> None:
