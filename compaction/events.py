@@ -627,6 +627,16 @@ _SLASH_RE = re.compile(r"^/[a-z-]+\b(?:\s+\S+){0,3}\s*$")
 _WRAPPED_RE = re.compile(r"(?:\s*<([A-Za-z][\w-]*)>.*?</\1>)+\s*", re.DOTALL)
 
 
+_ASSENT_RE = re.compile(r"^\s*(?:(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|do it|go ahead|go for it|sounds good|"
+                        r"great|perfect|lgtm|let'?s do (?:it|that)|that works|please do|好的?|可以|行|是的|对)[\s,.!]*)+"
+                        r"(?:please|thanks?(?: you)?|那就这样)?[\s.!]*$", re.IGNORECASE)
+
+
+def is_assent(text: str) -> bool:
+    """A short yes ("ok", "sure, go ahead", "好的") that takes up what was offered, asking nothing of its own."""
+    return _ASSENT_RE.match(text) is not None
+
+
 def is_follow_up_request(text: str) -> bool:
     """A later user message that states a request: not a slash command (`/exit`, `/add f`, `/run x`
     drive the tool) and more than a few characters."""
@@ -667,7 +677,7 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
                 i = next((k for k in range(start, len(events)) if events[k].kind is EventKind.REQUEST), None)
                 if i is not None and not first_request:
                     request = events.pop(i)  # re-inserted at its place below, if still kept
-                    if is_follow_up_request(request.text):
+                    if is_follow_up_request(request.text) or is_assent(request.text):  # a "yes" answers a question
                         later.append((i, request))
                 elif i is not None and events[i].text.strip():
                     first_request = False  # the task: always kept

@@ -85,7 +85,7 @@ _REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|i
 _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason) (?:is|was)|this means|caused by|seems|"
                     r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|turns out|"
                     r"is split|spans (?:two|several|multiple)|failed (?:before|because|with))\b"
-                    r"|问题(?:是|在于|出在)|原因(?:是|在于)|因为|由于|导致", re.I)  # CJK: no word boundaries
+                    r"|问题(?:是(?!否)|在于|出在)|原因(?:是|在于)|因为|由于|导致", re.I)  # CJK: no word boundaries
 # "Now I need to examine `_set_output.py`": where it will look next, no account of the error
 _LOOKING_ON = re.compile(r"\bI (?:need|have|want) to (?:examine|look|check|find|see|understand|investigate|read|open|"
                          r"explore|search|locate|inspect|review|verify|run|test|figure out)\b", re.I)
@@ -101,7 +101,7 @@ def _only_looking_on(sentence: str) -> bool:
 _BECAUSE = re.compile(r"\b(?:because|since|caused by|the (?:issue|problem|error|cause|reason) (?:is|was))\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])|(?<=[。！？])\s*")  # a wide stop needs no space after it
 # A sentence that only opens a list ("I need to handle: 1."): what it says is in the items, not in it
-_LIST_OPENER = re.compile(r":\s*\d{1,2}[.)]$")
+_LIST_OPENER = re.compile(r"[:：]\s*\d{1,2}[.)]$|[:：]\s*\n?\s*\d{1,2}[.)]\s")  # a lead-in to a list, not an account
 _THOUGHT = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought):\s*")
 
 
@@ -707,10 +707,12 @@ def _explanation(transcript: Transcript, after_round: int, after_message: int | 
             sentences = _SENTENCE.split(" ".join(text.split()))
             for i, sentence in enumerate(sentences):
                 if _CAUSE.search(sentence) and not _LIST_OPENER.search(sentence) and not _only_looking_on(sentence) \
-                        and not (sentence.rstrip().endswith(":") and not _BECAUSE.search(sentence)) \
+                        and not (sentence.rstrip().endswith((":", "：")) and not _BECAUSE.search(sentence)) \
                         and (not about or _names_any(sentence, about)):
                     if i + 1 < len(sentences) and _REFUTED.match(sentences[i + 1]):
                         continue  # "This is because …? No, …": the agent's own answer rules it out
+                    if i and _LIST_OPENER.search(sentences[i - 1]) and _hedged(sentences[i - 1]):
+                        continue  # an item of "Possible causes: 1. …" ("可能的原因：1. …"): a candidate, no account
                     sentence = cut(_balanced(sentence.strip()), 200)
                     before = _balanced(sentences[i - 1].strip()) if i and _PRONOUN_OPENS.match(sentence) else ""
                     # "It fails because …": what "it" is, the sentence before says (the failing test's name)
@@ -839,6 +841,13 @@ _PLAN = re.compile(r"\s*(?:(?:okay|ok|first|now|next|then|so)\b,?\s*)?(?:I will|
                    re.I)  # what it will do next, not what went wrong
 _HEDGE = re.compile(r"\b(?:likely|probably|possibly|perhaps|might|maybe|may be|seems?|I think|I suspect|I guess)\b",
                     re.I)
+_HEDGE_CJK = re.compile("可能|也许|或许|似乎|好像|大概|应该是|估计|猜测|怀疑")  # no word boundaries in CJK
+
+
+def _hedged(sentence: str) -> bool:
+    """A guess, in English or in wide text ("possible causes", "可能的原因")."""
+    return _HEDGE.search(sentence) is not None or _HEDGE_CJK.search(sentence) is not None \
+        or "possible" in sentence.lower()
 MAX_DIAGNOSES = 8  # occurrences of one unresolved record whose following replies are read
 
 
@@ -2109,10 +2118,12 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         parts.insert(0, shifted)
         why = None
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
-        account = _SENTENCE.split(why)[-1]  # the account itself, not the sentence before that says what "it" is
-        hedged = _HEDGE.search(account) is not None or account.rstrip().endswith("?")  # a question is a guess too
+        # the account itself, not the sentence before that says what "it" is (a wide stop leaves an empty piece)
+        account = next((p for p in reversed(_SENTENCE.split(why)) if p.strip()), why)
+        hedged = _HEDGE.search(account) is not None or _HEDGE_CJK.search(account) is not None \
+            or account.rstrip().endswith(("?", "？"))  # a question is a guess too
         label = "the agent's guess: " if hedged else "cause: "  # told as what it is, fix or none
-        parts.append(label + why.rstrip("."))
+        parts.append(label + why.rstrip(".。"))
     if escaped:  # seen in the calls themselves, beside the agent's own account
         more = ", …" if len(escaped) > 4 else ""
         parts.append(f"its old text had `\\n` typed out, not a line break (r{', r'.join(map(str, escaped[:4]))}{more})")
@@ -2235,11 +2246,13 @@ def _tried_before(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
             if not what:  # an edit whose text the export did not keep: the idea behind it, in the agent's words
                 why = _explanation(transcript, here.round - 1 if _users(transcript, here) else here.round,
                                    here.message if _users(transcript, here) else None)
-                what = f" (“{cut(why, TRIED_WHY_CHARS)}”)" if why else ""
+                width = TRIED_WHY_CHARS if why is None or why.isascii() else TRIED_WHY_CHARS // 2  # wide: 2 a char
+                what = f" (“{cut(why, width)}”)" if why else ""
             told.append(f"{_edited(fix)}{what}, failed again (r{then.round})")
         if len(told) == TRIED_SHOWN:
             break
-    return "tried before: " + "; ".join(reversed(told)) if told else ""
+    # one clause (", then "): a budget keeps or drops the attempts together, never one without its label
+    return "tried before: " + ", then ".join(reversed(told)) if told else ""
 
 
 WENT_ON_CHARS = 100

@@ -20,9 +20,11 @@ CONTEXT_WORDS = 1  # shared words kept on each side of what a change changed
 
 _SPAN_RE = re.compile(r"`[^`\n]+`")
 _PAIR_RE = re.compile(r"`([^`\n]+)` → `([^`\n]+)`")
+_QUOTE_RE = re.compile(r"“[^“”\n]+”")
 # A clause that says what ended the error: the edit (`edited x (r5)`, `an edit (r5)`, `re-read it with …, then
-# edited it`, `restored x from git with …`) or the command that then passed. Its account of the cause, a guess or the user's words are not.
-FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored )"
+# edited it`, `restored x from git with …`), the command that then passed, an attempt never checked and the
+# attempts that failed again before it. Its account of the cause, a guess or the user's words are not.
+FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored |tried, never checked |tried before: )"
                            r"|^then .* (?:passed|no longer printed it) \(r\d+\)$")
 _CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix, or the retry
 _GUESS = "the agent's guess: "
@@ -149,7 +151,12 @@ def _content_spans(clause: str) -> list[re.Match[str]]:
     if clause.startswith("then "):
         return []
     spans = [m for m in _SPAN_RE.finditer(clause) if not _is_path(m.group(0)) and not _NAME_SPAN_RE.fullmatch(m.group(0))]
-    return spans[1:] if clause.startswith(_LOOKED_FIRST) else spans
+    spans = spans[1:] if clause.startswith(_LOOKED_FIRST) else spans
+    if "“" in clause:  # the agent's words an attempt is told by: shortened as a change's code is (whole)
+        quotes = list(_QUOTE_RE.finditer(clause))
+        spans = sorted([s for s in spans if not any(q.start() <= s.start() and s.end() <= q.end() for q in quotes)]
+                       + quotes, key=lambda m: m.start())
+    return spans
 
 
 def _command_spans(clause: str) -> list[re.Match[str]]:
@@ -197,7 +204,7 @@ def _shrink_spans(clause: str, spans: list[re.Match[str]], limit: int) -> str:
 def _elide_span(span: str, width: int) -> str:
     """A code span within `width`: its head kept at a word boundary, then its tail unless the span
     already ends elided (a change's shared words), its middle elided."""
-    body = span[1:-1]
+    body = span[1:-1] if span[0] == "`" else span[1:-1].replace("`", "")  # a quote cut leaves no code span open
     room = max(4, width - 3)
     if body.endswith(f" {ELLIPSIS}"):
         head, tail = body[: room - 1], ""
@@ -207,7 +214,8 @@ def _elide_span(span: str, width: int) -> str:
     head = head[:space] if space >= len(head) * 3 // 4 else head  # a whole word when one ends near the cut
     space = tail.find(" ")
     tail = tail[space + 1:] if 0 <= space <= len(tail) // 4 else tail
-    return f"`{head.rstrip()}{ELLIPSIS}{tail.lstrip()}`"
+    opens, closes = span[0], span[-1]  # a code span's backticks, or an account's quotes (“…”)
+    return f"{opens}{head.rstrip()}{ELLIPSIS}{tail.lstrip()}{closes}"
 
 
 def _drop(clauses: list[str], width: int, may_go: Callable[[str], bool],

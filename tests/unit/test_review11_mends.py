@@ -253,3 +253,126 @@ def test_a_test_runs_last_result_given_again_later_says_when() -> None:
              ("Once more.", _sh("pytest tests/test_x.py", 3), "FAILED tests/test_x.py::test_a\n===== 1 failed, 68 passed in 2.20s =====")]
     (line,) = [f.text for f in _facts(_session(steps)) if f.section is Section.COMPLETED and "pytest" in f.text]
     assert "→ 6 failed, 63 passed (r1) → 1 failed, 68 passed (r2) (again r3)" in line, line
+
+
+# --- what a code review of the mends above found (each a defect it confirmed with an input like these) ---
+
+def test_a_bare_yes_survives_the_bound_on_requests_a_compaction_sets() -> None:
+    """The "yes" of pi-mono never reached the document: `extract_events(max_requests=…)` (what a compaction with
+    a target calls) dropped every request of three characters before the goal source could read it."""
+    from compaction.events import EventKind
+
+    msgs = [Message(0, Role.USER, "Document the hook settings in docs/hooks.md")]
+    for i in range(3):
+        msgs += [Message(len(msgs), Role.ASSISTANT, f"Done step {i}. Should I add clarification number {i}?"),
+                 Message(len(msgs) + 1, Role.USER, "yes")]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    bounded = [e.round for e in extract_events(t, max_requests=2) if e.kind is EventKind.REQUEST]
+    assert bounded == [1, 3, 4]  # the task, then the last two answers
+    ctx = FactContext(transcript=t, events=extract_events(t, max_requests=2), records=[],
+                      preset=role_preset("developer"), cwd=None, n_rounds=len(t.rounds), target_tokens=4000)
+    goal = [f.text for f in gather(ctx) if f.section is Section.GOAL]
+    assert "Then asked: yes (accepting: “Should I add clarification number 1?”)" in goal
+
+
+def test_an_agents_list_of_possible_causes_is_its_guess_not_the_cause() -> None:
+    """A lead-in "可能的原因：" and its numbered list were taken whole as "cause: …"; a hedged Chinese sentence
+    ("可能是因为…") was told as the cause, not as the agent's guess."""
+    from compaction.errors.scan import _HEDGE_CJK, _LIST_OPENER, _hedged
+
+    assert _LIST_OPENER.search("根据错误信息，主要问题是： 1.") and _LIST_OPENER.search("The causes are: 1.")
+    assert _hedged("可能的原因：") and _hedged("Possible causes:") and not _hedged("原因是缓存没有这个键。")
+    assert _HEDGE_CJK.search("可能是因为缓存里没有这个键。")
+
+
+def test_two_lines_alike_at_two_places_are_not_one_line_put_back() -> None:
+    """docker-compose: web's `restart: always` → "no", then worker's `restart: "no"` → always read as the first
+    put back, and the record said nothing of either."""
+    from compaction.history.sources.changes import chained_prose_pairs
+
+    became, fresh, _ = chained_prose_pairs([(["restart: always"], ['restart: "no"']),
+                                            (['restart: "no"'], ["restart: always"])])
+    assert became == [("restart: always", 'restart: "no"'), ('restart: "no"', "restart: always")]
+
+
+def test_the_asked_for_list_is_dropped_whatever_its_items_start_with_and_other_lists_stay() -> None:
+    """A numbered item starting with a backtick was split from its number, which reset the state; "Please open
+    an issue for each of these:" and secrets a repository needs dropped the lists they led."""
+    asked = informative(["Please add the following files to the chat:\n1. `src/index.ts` (the module entrypoint)\n"
+                         "2. The `schemas/` directory with every file\n\nThe `exports` map in `package.json` points "
+                         "at `dist/index.js`, which does not exist."], 400)
+    assert asked == "The `exports` map in `package.json` points at `dist/index.js`, which does not exist."
+    issues = informative(["I found two bugs in the parser. Please open an issue for each of these:\n- `parse()` drops "
+                          "the last token when the input ends with a comma\n- `lex()` loops forever on an empty "
+                          "string"], 400)
+    assert issues is not None and "loops forever" in issues
+    secrets = informative(["To publish, you need to add the following secrets to the repository settings:\n"
+                           "- `NPM_TOKEN` with publish rights\n- `GH_PAT` with repo scope"], 400)
+    assert secrets is not None and "NPM_TOKEN" in secrets
+
+
+def test_a_search_the_shell_could_not_run_is_no_miss() -> None:
+    """`rg …` → "bash: rg: command not found" counted as a search that found nothing."""
+    edit = ToolCall("str_replace_editor", {"path": "pkg/cli.py", "old_str": "a", "new_str": "b"}, "e",
+                    ToolKind.EDIT, path="pkg/cli.py")
+    msgs = [Message(0, Role.USER, "Fix the CLI parser")]
+    for i, (call, out, code) in enumerate([(_sh('rg "Parser" src', 1), "bash: rg: command not found", 127),
+                                          (_sh('find . -name "cli.py"', 2), "./pkg/cli.py\n", 0),
+                                          (edit, "The file pkg/cli.py has been edited.", 0)]):
+        msgs.append(Message(len(msgs), Role.ASSISTANT, f"step {i}", [call]))
+        msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(out, call.id, call.name, exit_code=code,
+                                                                           is_error=code != 0)]))
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    (found,) = [f for f in _facts(t) if f.text.startswith("Found `pkg/cli.py`")]
+    assert found.full_text is None and "found nothing" not in found.text
+
+
+def test_the_commands_one_revert_put_back_are_named_a_few_and_counted() -> None:
+    """100 debug inserts and one `git checkout`: one line of 6,541 characters took 80% of a 3,000-token budget."""
+    steps = [(f"debug {i}", _sh(f"sed -i '{i}i\\\\    print(\"DEBUG {i}\")' core.py", i), None) for i in range(1, 101)]
+    steps.append(("revert", _sh("git checkout core.py", 101), None))
+    (line,) = [f.text for f in _facts(_session(steps)) if "undone" in f.text]
+    assert len(line) < 300 and "; +96 more → undone by the revert of r101 (r1-r100)" in line
+
+
+def test_a_checklist_item_the_user_put_off_stays_pending() -> None:
+    msgs = [Message(0, Role.USER, "Audit the repository"),
+            Message(1, Role.ASSISTANT, "Checklist:\n- [ ] **Release notes**: none written yet."),
+            Message(2, Role.USER, "Skip the release notes for now, fix the build"),
+            Message(3, Role.ASSISTANT, "Fixed.")]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    (item,) = [f for f in _facts(t) if f.section is Section.NEXT and "Release notes" in f.text]
+    assert item.text.startswith("[pending]") and item.essential
+
+
+def test_an_unreadable_final_diff_header_takes_no_reason_away() -> None:
+    """A final diff whose `diff --git` line names a path with a space parsed as no file at all: every edit then
+    read as taken out, and the session lost every reason."""
+    from compaction.history.sources.final_diff import final_added
+
+    diff = ('diff --git "a/my dir/x.py" "b/my dir/x.py"\n--- "a/my dir/x.py"\n+++ "b/my dir/x.py"\n'
+            "@@ -1 +1 @@\n-old\n+new line\n")
+    msgs = [Message(0, Role.USER, "go"), Message(1, Role.TOOL, text=diff, meta={"final_patch_echo": True})]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=[], records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds))
+    assert final_added(ctx) == {"my dir/x.py": {"new line"}}
+    msgs[1] = Message(1, Role.TOOL, text="nothing parsed here", meta={"final_patch_echo": True})
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    assert final_added(FactContext(transcript=t, events=[], records=[], preset=role_preset("developer"), cwd=None,
+                                   n_rounds=len(t.rounds))) is None
+
+
+def test_a_choice_that_starts_with_a_looking_verb_but_weighs_an_alternative_stays() -> None:
+    from compaction.history.sources.decisions import _choices
+
+    text = "I'll run the migration with `--fake` instead of applying it because the table already exists."
+    assert _choices(text, text.lower(), None, set()) == [text]
+
+
+def test_a_hosts_port_is_no_place_of_a_search_hit_and_a_name_with_wide_text_is_not_split() -> None:
+    from compaction.history.sources.findings import _SENTENCE_RE, _placed
+
+    assert _placed("The server listens on 127.0.0.1:8080 now.") is None
+    assert _placed("Line 24 of README.md has it.") == "Line 24 of README.md has it."
+    assert _SENTENCE_RE.split("See docs/guide.中文.md for it。然后") == ["See docs/guide.中文.md for it。", "然后"]

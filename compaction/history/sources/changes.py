@@ -1106,33 +1106,55 @@ def chained_prose_pairs(edits: list[tuple[list[str], list[str]]]
     rewrote again reads from its first text to its last (`"main": "dist/index.js"` → `./dist-client/index.js`,
     not the `dist/client/index.js` in between); one put back as it was, or an added line removed again,
     says nothing. Each edit is paired apart (its lines replace each other), so a document's rewrites keep
-    their own pairs."""
-    became: list[tuple[str, str | None]] = []
-    fresh: list[str] = []
+    their own pairs. A short line (`restart: "no"`) may stand at several places of a file: it is chained to
+    nothing. Lines are looked up by their text (a file of thousands of edits stays linear)."""
+    became: list[list] = []  # [old, new, alive], in order of their (last) change
+    fresh: list[list] = []  # [line, alive]: lines the session added
+    by_new: dict[str, list[list]] = {}  # a rewrite's new text -> its live entries
+    by_gone: dict[str, list[list]] = {}  # a removed line's text -> its live entries
+    fresh_by: dict[str, list[list]] = {}
     unseen = 0
+
+    def pop(index: dict[str, list[list]], text: str) -> list | None:
+        entries = index.get(text)
+        while entries:
+            entry = entries.pop()
+            if entry[-1]:
+                entry[-1] = False
+                return entry
+        return None
+
+    def add_change(old: str, new: str | None) -> None:
+        entry = [old, new, True]
+        became.append(entry)
+        (by_new.setdefault(new, []) if new is not None else by_gone.setdefault(old, [])).append(entry)
+
+    def add_fresh(line: str) -> None:
+        entry = [line, True]
+        fresh.append(entry)
+        fresh_by.setdefault(line, []).append(entry)
+
     for removed, added in edits:
         pairs, new_lines, skipped = prose_pairs(removed, added)
         unseen += skipped
         for old, new in pairs:
-            at = next((k for k, (_, b) in enumerate(became) if b == old), None)
-            if at is not None:  # a line this session wrote, rewritten again
-                first = became[at][0]
-                del became[at]
-                if new != first:
-                    became.append((first, new))
-            elif old in fresh:  # a line this session added, rewritten or removed
-                fresh.remove(old)
+            chained = len(old) >= CHAIN_CHARS
+            earlier = pop(by_new, old) if chained else None
+            if earlier is not None:  # a line this session wrote, rewritten again
+                if new != earlier[0]:
+                    add_change(earlier[0], new)
+            elif chained and pop(fresh_by, old) is not None:  # a line this session added, rewritten or removed
                 if new is not None:
-                    fresh.append(new)
+                    add_fresh(new)
             else:
-                became.append((old, new))
+                add_change(old, new)
         for new in new_lines:
-            at = next((k for k, (a, b) in enumerate(became) if b is None and a == new), None)
-            if at is not None:
-                del became[at]  # a removed line put back
-            else:
-                fresh.append(new)
-    return became, fresh, unseen
+            if len(new) < CHAIN_CHARS or pop(by_gone, new) is None:  # else a removed line put back
+                add_fresh(new)
+    return ([(old, new) for old, new, alive in became if alive], [line for line, alive in fresh if alive], unseen)
+
+
+CHAIN_CHARS = 20  # a shorter line may be any of several alike in the file: no edit's line is chained to it
 
 
 def _prose_pieces(became: list[tuple[str, str | None]], fresh: list[str], unseen: int, limit: int) -> list[str]:

@@ -161,7 +161,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if back is not None:
             # not folded with its round's other singles: its note is its own; with others the same undo put back,
             # by its command's head
-            reverted.append((back, f"`{first_line(runs.command, UNDONE_COMMAND_CHARS)}`{times}" if code else text, f))
+            reverted.append((back, f"`{first_line(shown, UNDONE_COMMAND_CHARS)}`{more}{times}" if code else text, f))
             continue
         if code and runs.count == 1 and not f.test and not runs.outcomes:
             singles.append(f)
@@ -196,8 +196,9 @@ def _by_undo(reverted: list[tuple[tuple[int, str], str, Fact]]) -> list[Fact]:
             continue
         rounds = sorted({r for _, f in members for r in f.rounds})
         how = how.replace("its lines", "their lines")
-        out.append(Fact(Section.COMPLETED, "; ".join(t for t, _ in members) + f" → undone by {how} {cite(rounds)}",
-                        rounds, score=UNDONE_SCORE,
+        listed = "; ".join(t for t, _ in members[:UNDONE_SHOWN])
+        listed += f"; +{len(members) - UNDONE_SHOWN} more" if len(members) > UNDONE_SHOWN else ""
+        out.append(Fact(Section.COMPLETED, f"{listed} → undone by {how} {cite(rounds)}", rounds, score=UNDONE_SCORE,
                         short=f"{len(members)} commands → undone by {how} {cite(rounds)}"))
     return out
 
@@ -246,6 +247,7 @@ PROBE_LINE_CHARS = 12  # a line this long is the session's own, not a brace or a
 MAX_OPEN_PROBES = 20  # removals waiting to be put back: a session of a thousand deletions checks the latest few
 UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the work's own
 UNDONE_COMMAND_CHARS = 70  # of each command one undo put back, on their shared line
+UNDONE_SHOWN = 4  # of the commands one undo put back, the first ones named
 SCRATCH_COMMAND_CHARS = 80
 PRINTED_CHARS = 80
 # pip uninstalling a build of a git checkout (`pytest-5.1.2.dev12+g955e54221`: a version with the checkout's

@@ -274,8 +274,8 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
         if not (25 <= len(s) <= 400) or s.endswith(("?", ":")) or not _FIRST_PERSON_CHOICE_RE.search(s) \
                 or _key(s) in merged or OFFER_RE.search(s):  # "If you'd rather…, I'll…" offers, it does not choose
             continue
-        if _LOOK_STEP_RE.match(s):  # "Let's open this file and navigate to line 293, according to …": a step
-            continue
+        if _LOOK_STEP_RE.match(s) and not _CONTRAST_RE.search(s):  # "Let's open this file and navigate to line
+            continue  # 293, according to …": a step; "I'll run it with `--fake` instead of …" chooses
         low = s.lower()
         if any(map(low.__contains__, _REASON_WORDS)) and _CHOICE_REASON_RE.search(s):
             before = _premise(text, s) if _SWITCH_RE.search(s) else None
@@ -290,6 +290,7 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
 _LOOK_STEP_RE = re.compile(r"(?i)^(?:(?:now|first|next|then),?\s+)?(?:let's|let me|I'll|I will|we'll|we will)\s+(?:now\s+|first\s+)?"
                            r"(?:open|navigate|look|view|check|read|inspect|examine|see|search|find|scroll|go to|locate|"
                            r"explore|take a look|run|reproduce)\b")
+_CONTRAST_RE = re.compile(r"(?i)\b(?:instead of|rather than|not the|over the)\b")
 # Reasoning thinks aloud ("I should verify…", "I should clarify whether…"): a choice there says what it takes
 # up, keeps or leaves, with a verb that says so (use, keep, switch, rather than…).
 _PICKS_RE = re.compile(r"\b(?:use|using|go with|choose|chose|chosen|opted|decided (?:against|to|on)|focusing on|keep|switch|replace|"

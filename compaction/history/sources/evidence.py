@@ -30,12 +30,12 @@ from compaction.events import EventKind, argument_strings, without_fences
 from compaction.history.condense import cut_at_word
 from compaction.history.echo import echoes_call
 from compaction.history.facts import Fact, cite, display_path, first_line
-from compaction.history.lookups import found_nothing_in
+from compaction.history.lookups import found_nothing_in, lookup_text
 from compaction.history.sections import Section
 from compaction.history.sources.blocks import file_kind, shown_file
 from compaction.history.sources.findings import informative
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Role, ToolCall, ToolKind
+from compaction.model import Role, ToolCall, ToolKind, ToolResult
 
 _MSG_CHARS = 2000  # of an assistant message, read for the identifiers it names
 _EDIT_CHARS = 800  # of an edit's argument, likewise
@@ -316,8 +316,8 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                 if res is None or call.kind in (ToolKind.EDIT, ToolKind.WRITE, ToolKind.TODO):
                     continue
                 if not res.content or res.is_error:
-                    if _is_search(call) and found_nothing_in(res.content or ""):
-                        misses.append((rnd.number, first_line(call.command or "", 100)))
+                    if (missed := _missed(call, res)) is not None:
+                        misses.append((rnd.number, missed))
                     continue
                 content = res.content
                 if call.kind is ToolKind.OTHER and is_report(content):
@@ -333,7 +333,8 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                 cmd = call.command or next((v for v in call.arguments.values() if isinstance(v, str) and v), "")
                 if cmd and (call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and _SEARCH_CMD_RE.match(cmd))):
                     if found_nothing_in(content):
-                        misses.append((rnd.number, first_line(cmd, 100)))
+                        if (missed := _missed(call, res)) is not None:
+                            misses.append((rnd.number, missed))
                         continue
                     worked = _worked_on(ctx) if worked is None else worked
                     before = len(found)
@@ -452,7 +453,7 @@ def _found_facts(found: dict[str, tuple[str, int]],
         missed = (missed_before or {}).get((cmd, rnd), [])
         after = ""
         if missed:
-            shown = [f"`{c}` {cite([r])}" for r, c in ([missed[0]] if len(missed) == 1 else [missed[0], missed[-1]])]
+            shown = [f"{c} {cite([r])}" for r, c in ([missed[0]] if len(missed) == 1 else [missed[0], missed[-1]])]
             after = (f", after {len(missed)} search{'es' if len(missed) > 1 else ''} found nothing: "
                      + (" … ".join(shown)))
         line = (f"Found {', '.join(f'`{p}`' for p in paths[:4])}"
@@ -462,10 +463,18 @@ def _found_facts(found: dict[str, tuple[str, int]],
     return out
 
 
-def _is_search(call: ToolCall) -> bool:
-    """A look-up call: a search tool's, or a shell command that lists or greps."""
-    return call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and bool(call.command)
-                                            and _SEARCH_CMD_RE.match(call.command or "") is not None)
+def _missed(call: ToolCall, res: ToolResult) -> str | None:
+    """How a look-up that ran and found nothing reads (`` `grep -r "X" src` ``), else None: not a call that
+    is no look-up, not one the shell could not run (`rg: command not found`), not one with nothing to retell."""
+    if not (call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and _SEARCH_CMD_RE.match(call.command or ""))):
+        return None
+    content = res.content or ""
+    if res.exit_code in (126, 127) or _NOT_RUN_RE.search(content[:400]) or not found_nothing_in(content):
+        return None
+    return lookup_text(call)
+
+
+_NOT_RUN_RE = re.compile(r"(?i)command not found|is not recognized as|no such file or directory: (?:rg|fd|ag)\b")
 
 
 _MISSES_ROUNDS = 10  # a search that found nothing this many rounds before the one that located the file is told

@@ -61,11 +61,15 @@ def final_added(ctx: FactContext) -> dict[str, set[str]] | None:
     out: dict[str, set[str]] = {}
     added: set[str] | None = None
     for line in (msg.text + "".join(r.content for r in msg.tool_results)).splitlines():
-        if m := _FILE_RE.match(line):
-            added = out.setdefault(m.group(2), set())
-        elif added is not None and line.startswith("+") and not line.startswith("+++"):
+        if line.startswith("+++ "):  # the new side's name: read whatever the `diff --git` line was (spaces, quotes)
+            name = line[4:].strip().strip('"')
+            if name != "/dev/null":
+                added = out.setdefault(name[2:] if name.startswith("b/") else name, set())
+        elif line.startswith("diff --git"):
+            added = None  # until its `+++` line names it
+        elif added is not None and line.startswith("+"):
             added.add(line[1:].strip())
-    return out
+    return out or None  # nothing read: no diff to judge by
 
 
 def _changed_lines(diff: str) -> list[str]:

@@ -91,7 +91,7 @@ _PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|no
 # A colon followed by a gap closes a sentence too: an exporter joins the prose around a tool call with
 # spaces ("Let me read the config:  The file sets…").
 # A Latin stop right before a wide character ends one too (an English thought, then the reply in Chinese).
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[a-z)`][.!?])(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])|"
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[a-z)`][.!?])(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]*\.\w))|"
                           r"(?<=[。！？])\s*|(?<=：)\s+|(?<=:)\s{2,}|\n+")
 # The same split for a text without `。！？` (its one branch that may match empty never does there), each
 # branch opening on the whitespace it consumes: a pattern that opens with a character class is scanned for
@@ -135,11 +135,15 @@ HEADING_STRESS = 2  # a heading of the reply stresses more than one bold span
 # A link's address (`file:///C:/…/3f00f0a8-748a-…/plan.md`): its digits are an id's, no figure the reply gives.
 _ADDRESS_RE = re.compile(r"\]\([^)\s]*\)|\b[a-z][a-z+.-]*://\S+")
 _LIST_ITEM_RE = re.compile(r"(?:[-*•+]|\d+[.)])\s")
+_LIST_NUMBER_RE = re.compile(r"\d{1,3}[.)]")
 # A lead-in asking the user for material ("Please add the following files to the chat:", "I recommend you also
 # add:", "Could you share …:"): the list under it names what the agent wants to see, not what it found
-_WANTS_INPUT_RE = re.compile(r"(?i)\b(?:please|kindly|could you|can you|would you|you (?:also )?(?:need|should) to|"
+_WANTS_INPUT_RE = re.compile(r"(?i)\b(?:please|kindly|could you|can you|would you|"
                              r"(?:recommend|suggest) (?:that )?you(?: also)?)\s+(?:also\s+)?(?:add|provide|share|upload|"
-                             r"paste|send|attach|include|open|show)\b|\bI(?:'d| would)? need (?:to see|you to)\b")
+                             r"paste|send|attach)\b|\bI(?:'d| would)? need (?:to see|you to)\b")
+# ... of material for the agent to read: files, their contents, an output (not secrets for a repository's settings)
+_MATERIAL_RE = re.compile(r"(?i)\b(?:to (?:the|this) chat|contents?|files?|director(?:y|ies)|folders?|logs?|output|code|"
+                          r"snippets?|screenshots?|entrypoints?)\b")
 _TITLE_PENALTY = 100  # a heading that states no result scores nothing: kept only when nothing else is
 # A heading that states a result: a status mark, or a verdict word with a figure ("## 45 tests passed"), not a
 # section's title ("Phase 1: Intent Capture", "## Failed approaches"); `#123 fixed it` is an issue, no heading.
@@ -338,7 +342,7 @@ def _correct(out: list[Finding], rnd: int, text: str) -> None:
             out[i] = Finding(f.round, f"(r{rnd} corrects this: “{said}”) {f.text}", f.score, f.outcome, f.code)
 
 
-_PLACE_RE = re.compile(r"\b[Ll]ine \d+|[\w./-]+\.\w+:\d+|\bL\d+\b")
+_PLACE_RE = re.compile(r"\b[Ll]ine \d+|[\w./-]+\.[A-Za-z]\w*:\d+")  # a file's line, not a host's port
 
 
 def _placed(text: str) -> str | None:
@@ -512,6 +516,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
         text = _TAG_RE.sub(" ", text)  # markup the reply is wrapped in (thinking placeholders, XML tags)
         at_line_start: str | None = None  # the text's lines without emphasis, made when a `#` line is met
         wanted = False  # under a lead-in asking the user for material ("Please add these files to the chat:")
+        numbered = False  # the piece before was a list item's bare number: this one is the item
         for raw in (_SENTENCE_RE if any(map(text.__contains__, _CJK_STOPS)) else _SENTENCE_WS_RE).split(text):
             marked = "**" in raw  # bold: most sentences have none, so neither pattern runs on them
             plain = _EMPHASIS_RE.sub("", raw) if marked or "__" in raw else raw  # "**Build command:**" reads plain
@@ -528,9 +533,14 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             x = x.lstrip("# ") if heading else x
             if titled:  # a title labels the lines under it; a verdict's heading ends the section before
                 title, under = ("" if heading else x.lstrip("# ").rstrip(":：")), 0
-            listed = _LIST_ITEM_RE.match(raw.lstrip()) is not None
+            if _LIST_NUMBER_RE.fullmatch(x):
+                numbered = True  # a list item's number the split left alone ("1." before "`src/index.ts` …")
+                continue
+            listed, numbered = numbered or _LIST_ITEM_RE.match(raw.lstrip()) is not None, False
             if x.endswith((":", "：")):  # an item's own lead-in ("1. **Schemas:**") stays under the ask
-                wanted = (wanted and listed) or _WANTS_INPUT_RE.search(x) is not None
+                asks = _WANTS_INPUT_RE.search(x)
+                wanted = (wanted and listed) or (asks is not None and (
+                    _MATERIAL_RE.search(x) is not None or asks.group(0).lower().startswith(("recommend", "suggest"))))
             elif not listed:
                 wanted = False
             elif wanted:  # an item of what the agent asks the user to add or share: no finding

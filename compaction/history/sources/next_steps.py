@@ -442,6 +442,9 @@ LATER_CHARS = 70  # of the request or commit that took an item up, quoted
 
 
 TAKEN_UP_ITEMS = 40  # open checklist items looked up in the later requests and commits, the first ones
+# A later request that names an item to put it off ("Skip the release notes for now"): it stays pending
+_PUT_OFF_RE = re.compile(r"(?i)\b(?:skip|don'?t|do not|not now|later|postpone|defer|leave (?:out|it)|no need|"
+                         r"ignore|drop)\b")
 MIN_LABEL_WORDS = 2  # a one-word label ("**Tests**") names too little to tell a later request took it up
 
 
@@ -466,7 +469,7 @@ def _taken_up_later(item: Event, later: list[tuple[int, frozenset[str], str]]) -
     if len(stems) < MIN_LABEL_WORDS:
         return ""
     for rnd, words, first in later:
-        if rnd > item.round and stems <= words:
+        if rnd > item.round and stems <= words and not _PUT_OFF_RE.search(first):
             first = first if len(first) <= LATER_CHARS else first[:LATER_CHARS].rsplit(" ", 1)[0] + "…"
             return f" — then r{rnd}: “{first}”"
     return ""

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 
+from compaction.events import is_assent
 from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.history.sources.task import is_assent
 from compaction.history.sources.uncommitted import committed_elsewhere
 from compaction.model import Message, Role
 

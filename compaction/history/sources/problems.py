@@ -366,8 +366,10 @@ def _solution(solution: str | None, target_bug: bool = False) -> str:
     """What ended the error, as one short clause. A target bug's "cause" is the reproduction's own
     account ("the script reproduced the bug"): the task states the bug, the line keeps the fix."""
     text = (solution or "").removeprefix(_TARGET_PREFIX).removeprefix("the target bug, reproduced on purpose")
-    if target_bug and "; cause: " in text:
-        text = text.split("; cause: ", 1)[0]
+    if target_bug and "; cause: " in text:  # the cause alone goes: what follows it (the attempts) stays
+        head, rest = text.split("; cause: ", 1)
+        after = rest.find("; tried before: ")
+        text = head + (rest[after:] if after >= 0 else "")
     text = " ".join(text.split())
     return fit(text, SOLUTION_CHARS, solution_info) if text else ""
 

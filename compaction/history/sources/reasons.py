@@ -45,7 +45,8 @@ MIN_VALUE = 3.5  # a name of the edit and a cause, or a name of it and two more:
 # A full-width colon before a space ends a step's lead-in ("让我查看…： "): the call followed it.
 # A Latin stop right before a wide character ends a sentence too ("…in Chinese.已在源头修正…": a thought in
 # English, then the reply in Chinese, with no space between).
-_SPLIT_RE = re.compile(r"[.!?](?:\s+|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))|[。！？]\s*|：\s+|\n+")
+_SPLIT_RE = re.compile(r"[.!?](?:\s+|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]*\.\w)))"
+                       r"|[。！？]\s*|：\s+|\n+")  # not inside a name (`guide.中文.md`)
 _SPAN_RE = re.compile(r"`([^`\n]{1,80})`")
 # A name as code writes it: dotted, snake_case, camelCase, a call — outside code spans too.
 _CODE_NAME_RE = re.compile(r"\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|\b_*[A-Za-z][\w$]*_[\w$]*|\b[a-z]+[A-Z][\w$]*"
@@ -184,16 +185,17 @@ def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]
     return out[:MAX_EDITS]
 
 
-def _submitted_lines(final: dict[str, set[str]] | None, path: str) -> set[str] | None:
-    """The final diff's added lines of `path` (the diff names it from the repository's root, the session
-    maybe by an absolute path); None when there is no final diff to judge by."""
+def _submitted_lines(final: dict[str, set[str]] | None, path: str) -> str | None:
+    """The final diff's added lines of `path`, joined once for the file's edits (the diff names it from the
+    repository's root, the session maybe by an absolute path); None when there is no final diff to judge by."""
     if final is None:
         return None
     slashed = path.replace("\\", "/")
-    return next((lines for name, lines in final.items() if slashed == name or slashed.endswith("/" + name)), set())
+    lines = next((lines for name, lines in final.items() if slashed == name or slashed.endswith("/" + name)), set())
+    return "\n".join(lines)
 
 
-def _taken_out(event, submitted: set[str] | None) -> bool:
+def _taken_out(event, submitted: str | None) -> bool:
     """An edit whose added lines the final diff holds none of: a debug print, a probe, an attempt a later
     edit replaced. Its reason is no reason for what the session leaves behind."""
     if submitted is None or not event.hunks:
@@ -202,8 +204,7 @@ def _taken_out(event, submitted: set[str] | None) -> bool:
     added = {ln.strip() for hunk in event.hunks for ln in hunk.added if len(ln.strip()) >= (8 if hunk.fragment else 4)}
     if not added:
         return False
-    whole = "\n".join(submitted)  # a substitution's added text is a piece of a line
-    return not any(ln in whole for ln in added)
+    return not any(ln in submitted for ln in added)  # a substitution's added text is a piece of a line
 
 
 SCAN_BACK, SCAN_AHEAD = 400, 100  # messages walked from an edit's call for its texts: bounded work

@@ -11,7 +11,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import islice
 
-from compaction.events import OFFER_RE, STAMPED_LINE_RE, Event, EventKind, is_follow_up_request
+from compaction.events import OFFER_RE, STAMPED_LINE_RE, Event, EventKind, is_assent, is_follow_up_request
 from compaction.history.condense import LOG_LINE_LEADS, ask_count, condense, one_line, paste_values, telegraph
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
@@ -52,9 +52,6 @@ def _has_log_run(text: str) -> bool:
 
 # A line that warns (a deprecation, a warning's hint) rather than says what failed.
 _WARNING_ONLY_RE = re.compile(r"\bwarn(?:ing|ings)?\b|Warning\b|deprecat", re.IGNORECASE)
-_ASSENT_RE = re.compile(r"^\s*(?:(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|do it|go ahead|go for it|sounds good|"
-                        r"great|perfect|lgtm|let'?s do (?:it|that)|that works|please do|好的?|可以|行|是的|对)[\s,.!]*)+"
-                        r"(?:please|thanks?(?: you)?|那就这样)?[\s.!]*$", re.IGNORECASE)
 _SENTENCE_RE = re.compile(r"[^.!?\n]+[.!?]?")
 
 
@@ -152,11 +149,6 @@ def _unstamped(run: list[str], *, keep_first: bool) -> list[str]:
 def _informative(line: str) -> bool:
     """A line worth keeping from a paste's middle: remembered, the task is trimmed at three levels."""
     return holds(_INFORMATIVE_RE, _INFORMATIVE_WORDS, line)
-
-
-def is_assent(text: str) -> bool:
-    """A short yes ("ok", "sure, go ahead", "好的") that takes up what was offered, asking nothing of its own."""
-    return _ASSENT_RE.match(text) is not None
 
 
 def accepted_offer(messages: list[Message], index: int) -> str | None:
