@@ -848,6 +848,8 @@ def _hedged(sentence: str) -> bool:
     """A guess, in English or in wide text ("possible causes", "可能的原因")."""
     return _HEDGE.search(sentence) is not None or _HEDGE_CJK.search(sentence) is not None \
         or "possible" in sentence.lower()
+
+
 MAX_DIAGNOSES = 8  # occurrences of one unresolved record whose following replies are read
 
 

@@ -174,8 +174,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         short = "; ".join(f"{c} (r{r})" for r, c, _ in scratch_written)
         rounds = sorted({scratch_written[0][0], scratch_written[-1][0]})
         facts.append(Fact(Section.COMPLETED, head + text, rounds, score=45, short=None if short == text else head + short))
-    # each told, with the revert that put it back (a command is what a successor may run again: its line is
-    # kept, as every state-changing command's is, and says it came to nothing)
+    # told with the revert that put them back, one line per revert (a command is what a successor may run
+    # again: it is kept, as every state-changing command is, and said to have come to nothing)
     facts.extend(_by_undo(reverted))
     facts.extend(_commit_runs(commits, [min(f.rounds) for f in facts], said, told))
     facts.sort(key=lambda f: min(f.rounds))
@@ -247,7 +247,7 @@ PROBE_LINE_CHARS = 12  # a line this long is the session's own, not a brace or a
 MAX_OPEN_PROBES = 20  # removals waiting to be put back: a session of a thousand deletions checks the latest few
 UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the work's own
 UNDONE_COMMAND_CHARS = 70  # of each command one undo put back, on their shared line
-UNDONE_SHOWN = 4  # of the commands one undo put back, the first ones named
+UNDONE_SHOWN = 8  # of the commands one undo put back, the first ones named (each is what a successor may rerun)
 SCRATCH_COMMAND_CHARS = 80
 PRINTED_CHARS = 80
 # pip uninstalling a build of a git checkout (`pytest-5.1.2.dev12+g955e54221`: a version with the checkout's

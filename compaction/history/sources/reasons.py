@@ -17,7 +17,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from compaction.events import OFFER_RE, EventKind
+from compaction.events import OFFER_RE, Event, EventKind
 from compaction.history.facts import Fact, display_path, relative_paths
 from compaction.history.headings import h
 from compaction.history.sections import Section
@@ -195,7 +195,7 @@ def _submitted_lines(final: dict[str, set[str]] | None, path: str) -> str | None
     return "\n".join(lines)
 
 
-def _taken_out(event, submitted: str | None) -> bool:
+def _taken_out(event: Event, submitted: str | None) -> bool:
     """An edit whose added lines the final diff holds none of: a debug print, a probe, an attempt a later
     edit replaced. Its reason is no reason for what the session leaves behind."""
     if submitted is None or not event.hunks:

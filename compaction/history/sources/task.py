@@ -388,6 +388,8 @@ def _answers_a_question(messages: list[Message], request: Event) -> bool:
         return False
     offer = accepted_offer(messages, request.message_index)
     return offer is not None and (offer.endswith("?") or OFFER_RE.search(offer) is not None)
+
+
 _OWN_ASKS_CHARS = 1500  # a longer request is a brief or a paste: its asks are what its short form keeps
 
 
