@@ -121,6 +121,8 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     for step in steps:  # facts shown whole, facts back, most valuable first
         if step.copy is None and step.fallback is not None and step.original.section is Section.GOAL:
             step.full, step.delta = step.fallback  # a request comes back in one line: more of them are seen
+            if step.delta > room and step.brief is not None:
+                step.full, step.delta = step.brief  # its opening ask, where the line does not fit
         if step.delta > room and tries > 0 and room > 20:
             tries -= 1
             cut = _partial(step, room)  # a fact that does not fit whole: as many of its lines as fit
@@ -192,6 +194,7 @@ class _Step:
     delta: int  # tokens it adds
     shown: int = 0  # tokens of the shortened copy it replaces (0: none)
     fallback: tuple[str, int] | None = None  # a fact not shown: its one-line text and cost, when `full` is longer
+    brief: tuple[str, int] | None = None  # a request not shown: its shortest form and cost, when it has one
 
 
 _PARTIAL_TRIES = 40  # facts per pass that may come back in part: bounded counting
@@ -252,9 +255,12 @@ def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list
     pending.sort(key=lambda s: _value_order(s[0], s[1] is not None))
     costs = tokens.count_many([full for _, _, full in pending])
     shown = tokens.count_many([c.text if c is not None else (o.text if o.text != full else "") for o, c, _ in pending])
+    briefs = tokens.count_many([o.short if c is None and o.short and o.section is Section.GOAL and not o.task else ""
+                                for o, c, _ in pending])
     return [_Step(o, c, full, cost + 6 - (n + 6 if c is not None else 0), n + 6 if c is not None else 0,
-                  (o.text, n + 6) if c is None and n and not o.task else None)
-            for (o, c, full), cost, n in zip(pending, costs, shown, strict=True)]
+                  (o.text, n + 6) if c is None and n and not o.task else None,
+                  (o.short, b + 6) if b and o.short else None)
+            for (o, c, full), cost, n, b in zip(pending, costs, shown, briefs, strict=True)]
 
 
 def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, int]:

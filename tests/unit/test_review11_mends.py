@@ -13,6 +13,10 @@ from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Tran
 
 
 def _goal_scores(requests: list[str]) -> dict[str, float]:
+    return {f.text: f.score for f in gather(_goal_ctx(requests)) if f.section is Section.GOAL}
+
+
+def _goal_ctx(requests: list[str]) -> FactContext:
     msgs: list[Message] = []
     for i, text in enumerate(requests):
         msgs += [Message(len(msgs), Role.USER, text),
@@ -20,9 +24,8 @@ def _goal_scores(requests: list[str]) -> dict[str, float]:
                          [ToolCall("Edit", {"file_path": f"src/m{i}.ts"}, f"e{i}", ToolKind.EDIT, path=f"src/m{i}.ts")])]
     msgs.append(Message(len(msgs), Role.USER, "thanks, now run the tests"))
     t = Transcript("s.md", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
-                      n_rounds=len(t.rounds), target_tokens=4000)
-    return {f.text: f.score for f in gather(ctx) if f.section is Section.GOAL}
+    return FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                       n_rounds=len(t.rounds), target_tokens=4000)
 
 
 def test_a_quoted_line_of_prose_is_a_request_and_a_quoted_path_is_a_prompts_line() -> None:
@@ -376,3 +379,20 @@ def test_a_hosts_port_is_no_place_of_a_search_hit_and_a_name_with_wide_text_is_n
     assert _placed("The server listens on 127.0.0.1:8080 now.") is None
     assert _placed("Line 24 of README.md has it.") == "Line 24 of README.md has it."
     assert _SENTENCE_RE.split("See docs/guide.中文.md for it。然后") == ["See docs/guide.中文.md for it。", "然后"]
+
+
+def test_an_older_request_the_room_cannot_hold_whole_comes_back_by_its_opening_ask() -> None:
+    """afi-core at 10%: "review PoIValidator.ts and help clean up any logic that feels brittle…" (r19) did not fit
+    the room the filler had left, and a shorter later line (`aider add …`) took it; exam 35 answered the
+    question about r19's request from that line, confidently wrong."""
+    from compaction.history.sources.task import BRIEF_REQUEST_CHARS
+
+    long_ask = ("please review PoIValidator.ts and help clean up any logic that feels brittle, unmodular, or hard "
+                "to test. ensure schema imports are correct and usable with universal_signal_schema. surface any "
+                "hardcoded values or placeholder logic that needs refactoring.")
+    scores = _goal_scores(["Set up the repo", long_ask])
+    (fact,) = [f for f in gather(_goal_ctx(["Set up the repo", long_ask]))
+               if f.section is Section.GOAL and "PoIValidator" in f.text]
+    assert fact.short is not None and len(fact.short) <= len("Then asked: ") + BRIEF_REQUEST_CHARS + 2
+    assert fact.short.startswith("Then asked: review PoIValidator.ts and clean up")
+    assert any("PoIValidator" in k for k in scores)

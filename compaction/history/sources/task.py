@@ -365,8 +365,13 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             typed = _is_typed_command(text, ran.get(req.round, ())) or _CODE_LINE_RE.search(text) is not None
             sets_work = followed[i - first] * 0.6 if asks else 0.0
             score = (15 if led_to_work else 10) + (-3 if typed else min(asks, 6) * 0.4 + sets_work) + i * 0.01
-            fact = Fact(Section.GOAL, "Then asked: " + shorten_request(text, room, limit),
+            shown = shorten_request(text, room, limit)
+            # its opening ask alone, when the room left cannot hold the line: a request named beats one left out
+            brief = shorten_request(text, BRIEF_REQUEST_CHARS, BRIEF_REQUEST_CHARS) \
+                if len(shown) > BRIEF_REQUEST_CHARS * 1.2 else None
+            fact = Fact(Section.GOAL, "Then asked: " + shown,
                         [*rounds, req.round], score=score, priority=2.5,
+                        short="Then asked: " + brief if brief else None,
                         full_text="Then asked: " + text if len(text) > room else None,
                         asks_whole=len(text) > room and _own_asks(text))
             asked[key] = fact
@@ -378,6 +383,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
 
 
 THREAD_CHARS = 160  # of the request an accepted offer answered, quoted beside the assent
+BRIEF_REQUEST_CHARS = 70  # an older request's shortest form: its opening ask
 
 
 def _answers_a_question(messages: list[Message], request: Event) -> bool:
