@@ -2246,8 +2246,8 @@ def _tried_before(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
         if fix.round and not fix.rerun and not scratch and not _DEBUG_PRINT_RE.search(fix.change or ""):
             what = f": {fix.change}" if fix.change else ""
             if not what:  # an edit whose text the export did not keep: the idea behind it, in the agent's words
-                why = _explanation(transcript, here.round - 1 if _users(transcript, here) else here.round,
-                                   here.message if _users(transcript, here) else None)
+                pasted = _users(transcript, here)
+                why = _explanation(transcript, here.round - 1 if pasted else here.round, here.message if pasted else None)
                 width = TRIED_WHY_CHARS if why is None or why.isascii() else TRIED_WHY_CHARS // 2  # wide: 2 a char
                 what = f" (“{cut(why, width)}”)" if why else ""
             told.append(f"{_edited(fix)}{what}, failed again (r{then.round})")

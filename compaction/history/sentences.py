@@ -10,6 +10,11 @@ import re
 from compaction.events import without_fences
 
 # The label some harnesses make the agent open its reply with (mini-swe-agent's `THOUGHT:`): no words of its own.
+# Kana, CJK ideographs, hangul: text that needs no space after a stop
+WIDE_CLASS = "[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+# Right after a Latin stop, the start of wide text ("…in Chinese.已在源头修正…": an English thought, then the reply
+# in Chinese, no space between); not inside a name (`guide.中文.md`)
+BEFORE_WIDE_TEXT = f"(?={WIDE_CLASS}(?!{WIDE_CLASS}*\\.\\w))"
 THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought|Reasoning)\s*:\s*")
 
 _BOUNDARIES = (". ", "! ", "? ", "\n")

@@ -366,15 +366,16 @@ def _undone_by_reverts(ctx: FactContext) -> Callable[[str, int], tuple[int, str]
             back = next((r for i, r, head in reverts.get(path, ()) if i > e.message_index
                          and not any(e.message_index < k < i and (committed or not head) and _covers(paths, path)
                                      for k, committed, paths in kept)), None)
-            how = f"the revert of r{back}"
-            if back is None:  # every line it added deleted again by a pattern (a debug print and its cleanup)
-                added = [ln for h in e.hunks for ln in h.added if ln.strip()]
-                back = next((r for i, r, patterns in deletions.get(path, ()) if i > e.message_index and added
-                             and all(any(p in ln for p in patterns) for ln in added)), None)
-                how = f"the deletion of its lines at r{back}"
+            if back is not None:
+                backs.append((back, f"the revert of r{back}"))
+                continue
+            # every line it added deleted again by a pattern (a debug print and its cleanup)
+            added = [ln for h in e.hunks for ln in h.added if ln.strip()]
+            back = next((r for i, r, patterns in deletions.get(path, ()) if i > e.message_index and added
+                         and all(any(p in ln for p in patterns) for ln in added)), None)
             if back is None:
                 return None
-            backs.append((back, how))
+            backs.append((back, f"the deletion of its lines at r{back}"))
         return min(backs)
 
     return undone

@@ -331,7 +331,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                                                 f"{text}", [rnd.number], score=60))
                     continue
                 cmd = call.command or next((v for v in call.arguments.values() if isinstance(v, str) and v), "")
-                if cmd and (call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and _SEARCH_CMD_RE.match(cmd))):
+                if cmd and _is_lookup(call, cmd):
                     if found_nothing_in(content):
                         if (missed := _missed(call, res)) is not None:
                             misses.append((rnd.number, missed))
@@ -466,12 +466,17 @@ def _found_facts(found: dict[str, tuple[str, int]],
 def _missed(call: ToolCall, res: ToolResult) -> str | None:
     """How a look-up that ran and found nothing reads (`` `grep -r "X" src` ``), else None: not a call that
     is no look-up, not one the shell could not run (`rg: command not found`), not one with nothing to retell."""
-    if not (call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and _SEARCH_CMD_RE.match(call.command or ""))):
+    if not _is_lookup(call, call.command or ""):
         return None
     content = res.content or ""
     if res.exit_code in (126, 127) or _NOT_RUN_RE.search(content[:400]) or not found_nothing_in(content):
         return None
     return lookup_text(call)
+
+
+def _is_lookup(call: ToolCall, command: str) -> bool:
+    """A search tool's call, or a shell command that lists or greps."""
+    return call.kind is ToolKind.SEARCH or (call.kind is ToolKind.SHELL and _SEARCH_CMD_RE.match(command) is not None)
 
 
 _NOT_RUN_RE = re.compile(r"(?i)command not found|is not recognized as|no such file or directory: (?:rg|fd|ag)\b")

@@ -29,7 +29,7 @@ from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, cite, display_pa
 from compaction.history.headings import h
 from compaction.history.lookups import PATH_LINE_RE, found_nothing_in, lookup_hits, lookup_text
 from compaction.history.sections import Section
-from compaction.history.sentences import THOUGHT_RE, prose, sentences_around, straight
+from compaction.history.sentences import BEFORE_WIDE_TEXT, THOUGHT_RE, prose, sentences_around, straight
 from compaction.history.sources.blocks import referenced_blocks
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
@@ -91,8 +91,8 @@ _PLAN_START_RE = re.compile(r"^(?:let me|let's|i'll|i will|i need to|i should|no
 # A colon followed by a gap closes a sentence too: an exporter joins the prose around a tool call with
 # spaces ("Let me read the config:  The file sets…").
 # A Latin stop right before a wide character ends one too (an English thought, then the reply in Chinese).
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[a-z)`][.!?])(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]*\.\w))|"
-                          r"(?<=[。！？])\s*|(?<=：)\s+|(?<=:)\s{2,}|\n+")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[a-z)`][.!?])" + BEFORE_WIDE_TEXT
+                          + r"|(?<=[。！？])\s*|(?<=：)\s+|(?<=:)\s{2,}|\n+")
 # The same split for a text without `。！？` (its one branch that may match empty never does there), each
 # branch opening on the whitespace it consumes: a pattern that opens with a character class is scanned for
 # it in C, where one opening with a lookbehind is tried at every position (3-4 times slower).
@@ -639,7 +639,6 @@ _ANAPHOR_RE = re.compile(r"(?:This|That|These|Which|It) (?:means|meant|shows|sho
                          r"explained|implies|proves|suggests|indicates|is because|was because|is why)\b")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _NOT_PROSE_LINE_RE = re.compile(r"\s*(?:#|\||>|```)")  # a heading, a table's row, a quote, a fence
-_LIST_MARK_RE = re.compile(r"\s*(?:[-*•+]|\d+[.)])\s+")
 ANTECEDENT_CHARS = 120
 
 
@@ -667,10 +666,10 @@ def _paragraphs(said: str) -> list[str]:
         if not line.strip() or _NOT_PROSE_LINE_RE.match(line):
             groups.append([])
             continue
-        item = _LIST_MARK_RE.match(line)
+        item = _LIST_ITEM_RE.match(line.lstrip())
         if item:
             groups.append([])
-            line = line[item.end():]
+            line = line.lstrip()[item.end():]
         groups[-1].append(line)
     return [" ".join(" ".join(g).split()) for g in groups if g]
 

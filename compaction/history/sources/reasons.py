@@ -21,7 +21,7 @@ from compaction.events import OFFER_RE, Event, EventKind
 from compaction.history.facts import Fact, display_path, relative_paths
 from compaction.history.headings import h
 from compaction.history.sections import Section
-from compaction.history.sentences import prose
+from compaction.history.sentences import BEFORE_WIDE_TEXT, WIDE_CLASS, prose
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.final_diff import final_added
 from compaction.history.sources.registry import FactContext, fact_source
@@ -45,8 +45,7 @@ MIN_VALUE = 3.5  # a name of the edit and a cause, or a name of it and two more:
 # A full-width colon before a space ends a step's lead-in ("让我查看…： "): the call followed it.
 # A Latin stop right before a wide character ends a sentence too ("…in Chinese.已在源头修正…": a thought in
 # English, then the reply in Chinese, with no space between).
-_SPLIT_RE = re.compile(r"[.!?](?:\s+|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]*\.\w)))"
-                       r"|[。！？]\s*|：\s+|\n+")  # not inside a name (`guide.中文.md`)
+_SPLIT_RE = re.compile(r"[.!?](?:\s+|" + BEFORE_WIDE_TEXT + r")|[。！？]\s*|：\s+|\n+")
 _SPAN_RE = re.compile(r"`([^`\n]{1,80})`")
 # A name as code writes it: dotted, snake_case, camelCase, a call — outside code spans too.
 _CODE_NAME_RE = re.compile(r"\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|\b_*[A-Za-z][\w$]*_[\w$]*|\b[a-z]+[A-Z][\w$]*"
@@ -62,7 +61,7 @@ _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
 _CODE_HINT_RE = re.compile(r"[`_(\d]|\w\.\w|[a-z][A-Z]")
 _ANY_SPAN_RE = re.compile(r"`[^`\n]*`")
 _WORD_RE = re.compile(r"\b[^\W\d_]{2,}\b")
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK_RE = re.compile(WIDE_CLASS)
 _NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\b")
 # Words every language's code shares, which name nothing the edit is about.
 _STOP = frozenset("self this none null true false return if else elif for while def class function const let var "

@@ -390,9 +390,9 @@ def _answers_a_question(messages: list[Message], request: Event) -> bool:
     """A bare "yes" or "ok" to a question or offer the agent's reply closed on ("Should I add that
     clarification?"): a decision of the user's, though too short to be a request; not an "ok" after a
     reply that asked nothing."""
-    if not is_assent(request.text) or not 0 <= request.message_index < len(messages):
+    if not 0 <= request.message_index < len(messages):
         return False
-    offer = accepted_offer(messages, request.message_index)
+    offer = accepted_offer(messages, request.message_index)  # None unless the request is an assent
     return offer is not None and (offer.endswith("?") or OFFER_RE.search(offer) is not None)
 
 
