@@ -428,10 +428,11 @@ def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[S
     A share is of the section's whole content: what its must-keep facts already hold (`held`) counts
     against it, else a section made must-keep (the error records) would leave its whole share unused and
     that share would flow to another section's fuller texts before the requests got theirs. A fact
-    whose words the facts taken before it hold (`said`) is passed over: it would only cost room."""
+    whose words the facts taken before it hold (`said`) is passed over: it would only cost room. A fact ranked
+    LEFTOVER_PRIORITY is no section's: the by-priority pass takes it with what is left."""
     queues: dict[Section, list[Fact]] = {}
     for f in optional:
-        if f.rounds:
+        if f.rounds and f.rank() < facts.LEFTOVER_PRIORITY:
             queues.setdefault(_SHARE_OF.get(f.section, f.section), []).append(f)
     for q in queues.values():
         q.sort(key=facts.value)  # most valuable last: popped first

@@ -19,6 +19,9 @@ from compaction.transcripts.path_spelling import is_windows_path
 
 MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
 GOAL_CAP = 0.3  # the task's share of the summary's budget at most (the engine's choice; a source sizes to it)
+# A fact worth only the room every section leaves: no section's share serves it, the by-priority pass takes it
+# last and the filler before the older rounds (a final diff too long for the change records' share).
+LEFTOVER_PRIORITY = 6.0
 TIGHT_TARGET = 3000  # below this many tokens the budget is tight: no tail share, shorter requests
 _TAG_NAME_RE = re.compile(r"</?([a-z][a-z0-9_-]*)>")  # lower case: a harness's (`<Foo>` is a JSX component)
 # A tag named inside a sentence ("ensure the <issue_description> is satisfied", "described in the
@@ -186,10 +189,26 @@ def without_tags(text: str) -> str:
     return _TAG_NAME_RE.sub(lambda m: "" if markup(m.group(1)) else m.group(0), text)
 
 
+# An issue template's hidden text: an HTML comment (GitHub does not render it: "This comments are hidden when
+# you submit the issue") and a form's section the reporter left empty ("### Jupyter version\n\n_No response_").
+# Kept, they took the room of the report itself (astropy's task at 10% was its template's comment).
+_HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+_NO_RESPONSE_RE = re.compile(r"^#{1,6} [^\n]*\n\s*_No response_[ \t]*$\n?", re.M)
+
+
+def without_template_noise(text: str) -> str:
+    """`text` without an issue template's hidden comments and its empty form sections."""
+    if "<!--" in text:
+        text = _HTML_COMMENT_RE.sub("", text)
+    if "_No response_" in text:
+        text = _NO_RESPONSE_RE.sub("", text)
+    return text
+
+
 def clean_task(text: str) -> str:
     # Each rewrite only where its pattern can match (one C-speed find each); trailing blanks go line
     # by line (the anchored regex tries every blank of the text).
-    text = without_tags(text)
+    text = without_template_noise(without_tags(text))
     if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
         text = "\n".join(line.rstrip(" \t") for line in text.split("\n"))
     if "\n\n\n" in text:

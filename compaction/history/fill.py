@@ -27,6 +27,8 @@ from compaction.history.tail import (
     TOOL_OUTPUT_MOST,
     TailRenderer,
     _Piece,
+    outputs_shown,
+    point_repeats,
     render_rounds,
     round_end,
     round_pieces,
@@ -155,8 +157,9 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     # (where the work stopped), shows its last messages at once; an older round that fits no more does
     # once the room is known exactly (a later pass: the first one's estimates may overstate) or when
     # nothing else would be added. Their facts stay told above.
+    later = outputs_shown([pieces for r, pieces in zip(tail.rounds, tail.per_round, strict=True) if r.number >= start])
     older, first, end_of = (_older(rounds, start, room, code, steering, tail.cwd, lang, ends=not (widen and changed),
-                                   output_most=tail.output_most)
+                                   output_most=tail.output_most, later=later)
                             if not partial else ([], start, 0))
     if older:
         extra = older + extra
@@ -282,12 +285,14 @@ def _widened(tail: TailRenderer, start: int, budget: int) -> tuple[str | None, i
 
 def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Steering,
            cwd: str | None = None, lang: str = "en", *, ends: bool = True,
-           output_most: int | None = TOOL_OUTPUT_MOST) -> tuple[list[str], int, int]:
+           output_most: int | None = TOOL_OUTPUT_MOST,
+           later: dict[str, int] | None = None) -> tuple[list[str], int, int]:
     """Rounds before round `start` joining the verbatim tail, newest first, each with the largest
     standard cap that fits; room still left then widens their caps, newest first; then the round that
     did not fit even at the smallest cap shows its last messages (`round_end`) in what is left: the
     newest round always, an older one with `ends`.
-    (texts oldest first, the oldest round shown whole or `start`, the round shown in part or 0)."""
+    (texts oldest first, the oldest round shown whole or `start`, the round shown in part or 0). `later`:
+    the tool outputs the rounds from `start` show (`outputs_shown`): one an older round repeats points there."""
     budget_chars = max(room * 64, 1_000_000)  # bounded work: never encode far more text than the room shows
     at = start - 1  # round numbers are 1-based: rounds[at - 1] is the round before
     added: list[_Added] = []  # newest first
@@ -295,6 +300,7 @@ def _older(rounds: list[Round], start: int, room: int, code: bool, steering: Ste
     while at >= 1 and room > 40 and budget_chars > 0:
         rnd = rounds[at - 1]
         pieces = round_pieces(rnd, code, steering, cwd, output_most)  # each message closed by a blank line
+        point_repeats(pieces, later if later is not None else {})
         budget_chars -= sum(len(m.text) + sum(len(r.content) for r in m.tool_results) for m in rnd.messages)
         cap = _largest_cap(pieces, room)
         if cap is False:

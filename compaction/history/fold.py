@@ -4,6 +4,9 @@ Why: a build or test log in the verbatim tail is mostly lines of one shape (Mave
 X` / `Tests run: 1, Failures: 0 … -- in X` pairs, a time-zone table): shown whole they take most of
 a document's room and tell no more than three of them and a count. A line of another shape (the
 build's verdict, an error, a marked line) ends the run, so it is always shown.
+
+A line said again and again in a row (Django's "Cloning test database for alias 'default'..." once per
+worker) is shown once with its count: the same words nine times tell no more than once and "[×9]".
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ RUN_MIN_CHARS = 4000  # and characters: a long listing of short lines (`ls -la` 
 MAX_CHARS = 200_000  # a longer output is shown by its head and tail at any cap (`tail._Piece`): not folded
 SHAPE_CHARS = 20  # of a line's opening past its indent, digits made alike: with the indent, its shape
 _ZEROS = str.maketrans("123456789", "000000000")  # digits alike
+REPEAT_MIN = 3  # the same line this many times in a row is shown once with its count
 
 
 def _shapes(lines: list[str]) -> list[tuple[int, str] | None]:
@@ -25,11 +29,34 @@ def _shapes(lines: list[str]) -> list[tuple[int, str] | None]:
     return out
 
 
+def repeats_collapsed(text: str) -> str:
+    """`text` with each run of REPEAT_MIN or more identical non-blank lines in a row shown once, followed by
+    `[×N]`; `text` itself when it has none."""
+    if text.count("\n") < REPEAT_MIN - 1:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    i, n = 0, len(lines)
+    while i < n:
+        j = i + 1
+        while j < n and lines[j] == lines[i]:
+            j += 1
+        out.append(f"{lines[i]} [×{j - i}]" if j - i >= REPEAT_MIN and lines[i].strip() else lines[i])
+        if j - i < REPEAT_MIN or not lines[i].strip():
+            out += lines[i + 1:j]
+        i = j
+    return text if len(out) == n else "\n".join(out)
+
+
 def folded(text: str) -> str:
-    """`text` with each run of at least RUN_MIN lines (and RUN_MIN_CHARS characters) of one shape, or of
-    two shapes alternating (a `Running X` line then its result), kept as its first two rows and its last
-    one around "[… N more lines like these …]"; `text` itself when it has none."""
-    if len(text) > MAX_CHARS or text.count("\n") < RUN_MIN:
+    """`text` with repeated lines shown once (`repeats_collapsed`), then each run of at least RUN_MIN lines
+    (and RUN_MIN_CHARS characters) of one shape, or of two shapes alternating (a `Running X` line then its
+    result), kept as its first two rows and its last one around "[… N more lines like these …]"; `text`
+    itself when it has neither."""
+    if len(text) > MAX_CHARS:
+        return text
+    text = repeats_collapsed(text)
+    if text.count("\n") < RUN_MIN:
         return text
     lines = text.split("\n")
     shapes = _shapes(lines)

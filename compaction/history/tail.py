@@ -55,6 +55,7 @@ class _Piece:
     call: ToolCall | None = None  # a file tool's `→ tool path` line: the call, whose writing may follow it
     also: tuple[ToolCall, ...] = ()  # the same tool on the same path right after it: one line, `(×n)`
     most: int | None = None  # tokens shown at most whatever the cap (a harness's notice: its opening)
+    output: bool = False  # a tool's output
 
     def cost(self, cap: int | None) -> int:
         if self.call is not None:  # a file tool's line: its own count (`_call_line`)
@@ -173,6 +174,7 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
             out.append(_verbatim(f"\n{fence}text{status}\n", content, f"\n{fence}", rnd,
                                  known=result_known if content is res.content else None))
             out[-1].most = output_most
+            out[-1].output = True
         else:
             out.append(_Piece(f"\n(no output){status}", "", "", rnd, False))
     return out
@@ -230,9 +232,19 @@ def round_pieces(rnd: Round, code: bool, steering: Steering, cwd: str | None = N
     """A round's pieces, each message's followed by the blank line that closes it; each tool output shown
     at most `output_most` tokens (None: whole, when the cap allows)."""
     calls = calls_by_id(rnd)
-    return [p for msg in rnd.messages
-            for p in (*_pieces(msg, rnd.number, code, steering, calls, cwd, output_most),
-                      _Piece("\n\n", "", "", rnd.number, False))]
+    out: list[_Piece] = []
+    last_role: Role | None = None
+    for msg in rnd.messages:
+        pieces = _pieces(msg, rnd.number, code, steering, calls, cwd, output_most)
+        opening = pieces[0]
+        if opening.elidable and not opening.text.strip():  # no words: its label alone says nothing
+            if len(pieces) == 1:
+                continue  # an empty message (a reasoning-only turn an export kept as a blank)
+            if msg.role is last_role:  # the same speaker goes on (its call after its words): no label again
+                pieces[0] = _Piece("", "", "", rnd.number, False)
+        out += (*pieces, _Piece("\n\n", "", "", rnd.number, False))
+        last_role = msg.role
+    return out
 
 
 ROUND_HEADING_TOKENS = 8  # a kept round's `### rN` heading and the blank lines around it
@@ -248,6 +260,43 @@ def render_rounds(rounds: list[Round], per_round: list[list[_Piece]], cap: int |
 
     return "\n\n".join(f"### r{rnd.number}\n\n" + "".join(shown(p) for p in pieces).rstrip()
                        for rnd, pieces in zip(rounds, per_round, strict=True))
+
+
+REPEATED_OUTPUT_CHARS = 200  # a tool output at least this long, shown again word for word, is shown once
+# A run's durations differ from run to run ("Checked 273 files in 161ms", "Ran 390 tests in 0.524s"): two
+# outputs that differ only there say the same
+_DURATION_RE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds|m|min)\b")
+
+
+def outputs_shown(per_round: list[list[_Piece]]) -> dict[str, int]:
+    """The tool outputs `per_round` shows in full, by their text with durations made alike: the round of each."""
+    return {_DURATION_RE.sub("#", p.text): p.round_no
+            for pieces in per_round for p in pieces if p.output and len(p.text) >= REPEATED_OUTPUT_CHARS}
+
+
+def point_repeats(pieces: list[_Piece], later: dict[str, int]) -> None:
+    """Each tool output of `pieces` that a later round shows again (`later`, by `outputs_shown`) becomes a
+    pointer to it; the others join `later`, for the rounds before these (called newest first)."""
+    for i, p in enumerate(pieces):
+        if not p.output or len(p.text) < REPEATED_OUTPUT_CHARS:
+            continue
+        key = _DURATION_RE.sub("#", p.text)
+        there = later.get(key)
+        if there is None or there == p.round_no:
+            later[key] = p.round_no
+            continue
+        aside = ", its timings aside" if _DURATION_RE.search(p.text) else ""
+        note = f"\n(the same output as r{there}{aside})"
+        pieces[i] = _Piece(note, "", "", p.round_no, False, n=tokens.count(note))
+
+
+def _repeated_outputs_pointed(per_round: list[list[_Piece]]) -> None:
+    """A tool output the kept rounds show again (the same check run twice, the same log; its durations aside)
+    is shown in full at its last showing, the earlier ones point to it. The latest, not the first: the
+    oldest kept rounds give way first when the tail is tight, so the one pointed to is always shown."""
+    later: dict[str, int] = {}
+    for pieces in reversed(per_round):
+        point_repeats(pieces, later)
 
 
 LAST_WORDS_FACTOR = 8  # of the cap: the agent's last words in the last round (a user's text has 4)
@@ -272,6 +321,7 @@ class TailRenderer:
         self.rounds = rounds
         self.output_most = output_most  # of each tool output, shown at most (the older rounds the filler adds too)
         self.per_round = [round_pieces(r, code, steering, output_most=output_most) for r in rounds]
+        _repeated_outputs_pointed(self.per_round)
         _last_words_kept(self.per_round)
         self._round_costs: dict[int | None, list[int]] = {}
         self.steering = steering

@@ -8,6 +8,7 @@ from compaction.errors.advice import advise, latest_tests
 from compaction.errors.records import ErrorRecord, Location, Occurrence
 from compaction.errors.scan import scan_transcript
 from compaction.events import EventKind, extract_events, parse_test_summary
+from compaction.history.facts import LEFTOVER_PRIORITY
 from compaction.history.sources import FactContext
 from compaction.history.steering import role_preset
 from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
@@ -252,7 +253,9 @@ def test_a_short_final_diff_the_harness_printed_is_kept_verbatim():
     assert "-        'Rows', 'PixelRepresentation',\n+        'Rows',\n+    if 'PixelData' in ds:" in fact.text
     assert "required_elements = [" not in fact.text  # context lines are the change records' to tell
     echo.tool_results[0].content = diff + "".join(f"+    line_{i} = {i}\n" for i in range(40))
-    assert final_diff_facts(ctx) == []  # a long diff is left to the change records
+    # a long diff is the change records' within their share; whole, it waits for the room they all leave
+    (long,) = final_diff_facts(ctx)
+    assert not long.essential and long.rank() == LEFTOVER_PRIORITY and "+    line_39 = 39" in long.text
 
 
 def test_an_edit_reverted_then_made_again_is_not_told_as_not_kept():

@@ -91,10 +91,12 @@ def test_a_steered_session_that_never_committed_says_its_work_is_only_in_the_wor
     # one task handed in by a harness: not said
     one = _Session("fix the parser").run("sed -i 's/a/b/' parser.py")
     assert uncommitted_facts(_ctx(one.msgs)) == []
-    # no sign of git (no git command, no branch recorded): a folder git does not track has nothing uncommitted
+    # no sign of git (no git command, no branch recorded): nothing is "uncommitted" in a folder git may not
+    # track, but that the session made no commit is still said (review 12, cloud-sync)
     plain = _Session("write the app").run("sed -i 's/a/b/' app.py").say(Role.USER, "and the docs")
     plain.run("sed -i 's/c/d/' README.md")
-    assert uncommitted_facts(_ctx(plain.msgs)) == []
+    (fact,) = uncommitted_facts(_ctx(plain.msgs))
+    assert fact.text == "No commit made in this session (2 changed files; no git command ran)"
     # a commit whose output was not shown is a commit all the same
     s.run("git commit -qam 'retry'")
     assert uncommitted_facts(_ctx(s.msgs)) == []

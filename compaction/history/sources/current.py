@@ -20,7 +20,7 @@ from compaction.lexical import holds_word
 from compaction.mdsafe import escape_path
 from compaction.model import Message, Role, Round
 from compaction.shell import STATUS_LINE_RE, scripts_run
-from compaction.transcripts.path_spelling import file_name
+from compaction.transcripts.path_spelling import file_name, is_windows_path
 
 _CHANGE = (EventKind.EDIT, EventKind.WRITE)
 _SAID_CHARS = 360  # of the assistant's last words
@@ -145,6 +145,11 @@ def _covers(command: str, path: str) -> bool:
     return not _NAMES_PATH_RE.search(named)
 
 
+def _absolute(path: str) -> bool:
+    """Whether a path as the document shows it is absolute: outside the project root, when one is known."""
+    return path.startswith(("/", "~")) or is_windows_path(path)
+
+
 def _verification(ctx: FactContext) -> Fact | None:
     """Whether the last change was checked: the test runs after the last edit (with their counts),
     or what ran instead (a reproduction script) and what the project offers that never ran (the
@@ -156,7 +161,10 @@ def _verification(ctx: FactContext) -> Fact | None:
         return None  # nothing to verify: no change, or prose only
     edits = [e for e in changes if not _NOTES_RE.search(e.path or "")]  # notes need no check
     gone = {path for path, log in logs_of(ctx).items() if log.deleted}  # scratch files: no work to check
-    work = [e for e in edits if display_path(e.path or "", ctx.cwd) not in gone]
+    # a file outside the project (a probe written beside it: `/home/Repro.java` of `/home/fastjson2`) is no work
+    # to check either: after the suite passed, compiling it read as "no test suite run"
+    work = [e for e in edits if (shown := display_path(e.path or "", ctx.cwd)) not in gone
+            and not (ctx.cwd and _absolute(shown))]
     last_edit = max(e.round for e in (work or edits))
     # the edits after it are notes or scratch files: "the last edit" would read as the session's last one
     later_notes = any(e.round > last_edit and _NOTES_RE.search(e.path or "") for e in changes)

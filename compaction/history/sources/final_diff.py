@@ -5,7 +5,9 @@ Why: it is the one authoritative statement of what the session leaves behind. Th
 rebuild each edit from its call (a line-range edit, a `sed`), and at a small budget they are cut to
 fragments ("+ required_elements.append"); three hundred characters of the diff say exactly what
 changed (`'PixelRepresentation'` out of the list, appended only for integer pixel data). A long diff is
-left to the change records. Built from the message the loader marked (`final_patch_echo`).
+the change records' to tell within their share; whole, it takes the room every section leaves (before
+older verbatim rounds: sklearn's 58 changed lines were a placeholder while its scratch scripts were shown).
+Built from the message the loader marked (`final_patch_echo`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 
 from compaction import tokens
-from compaction.history.facts import Fact
+from compaction.history.facts import LEFTOVER_PRIORITY, Fact
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.mdsafe import fence_for
@@ -21,6 +23,7 @@ from compaction.mdsafe import fence_for
 _FILE_RE = re.compile(r"^diff --git a/(\S+) b/(\S+)")
 MAX_CHANGED_LINES = 24  # a longer diff is the change records' to tell
 MAX_CHARS = 1600
+LONG_MAX_CHARS = 12_000  # a longer one is shown by its files' change records alone
 SCORE = 70
 MUST_KEEP_SHARE = 0.1
 _HUNK_RE = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)")  # a hunk header's new first line
@@ -36,7 +39,10 @@ def final_diff_facts(ctx: FactContext) -> list[Fact]:
     text = msg.text + "".join(r.content for r in msg.tool_results)
     lines = _changed_lines(text)
     body = "\n".join(lines)
-    if not lines or sum(1 for ln in lines if ln.startswith(("+", "-"))) > MAX_CHANGED_LINES or len(body) > MAX_CHARS:
+    if not lines:
+        return []
+    long = sum(1 for ln in lines if ln.startswith(("+", "-"))) > MAX_CHANGED_LINES or len(body) > MAX_CHARS
+    if long and len(body) > LONG_MAX_CHARS:
         return []
     rnd = next((r.number for r in ctx.transcript.rounds if any(m is msg for m in r.messages)), ctx.n_rounds)
     # The changed lines, under their file's name when there are several (one file is named in the head; where
@@ -46,9 +52,12 @@ def final_diff_facts(ctx: FactContext) -> list[Fact]:
     fence = fence_for("\n".join(shown))
     head = f"The final diff the harness printed (r{rnd})" + (f", `{files[0]}`" if len(files) == 1 else "")
     text = f"{head}:\n{fence}diff\n" + "\n".join(shown) + f"\n{fence}"
+    if long:  # the change records tell it by file; whole, it is worth the room they all leave
+        return [Fact(Section.CHANGES, text, [rnd], score=SCORE, priority=LEFTOVER_PRIORITY, pending=True)]
     # must-keep while it is a small part of the budget; beyond, it competes with the change records it sums up
     small = ctx.target_tokens is None or tokens.count(text) <= ctx.target_tokens * MUST_KEEP_SHARE
-    return [Fact(Section.CHANGES, text, [rnd], score=SCORE, essential=small)]
+    # pending: the verbatim tail shows the diff's message as a placeholder, never the diff
+    return [Fact(Section.CHANGES, text, [rnd], score=SCORE, essential=small, pending=True)]
 
 
 def final_added(ctx: FactContext) -> dict[str, set[str]] | None:

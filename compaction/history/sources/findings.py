@@ -164,6 +164,14 @@ REPORT_SCORE = 58  # below an answer to a question (62): a report is what the ag
 REQUEST_HEAD_CHARS = 40
 MAX_REPORTS = 40  # the latest requests' reports
 _NOISE_LINE_RE = re.compile(r"-+|=+")  # fullmatch: a rule line says nothing (nor a status line, STATUS_LINE_RE)
+# fullmatch: a build tool's advice after its failure (Maven's "[ERROR] [Help 1] http://…", "re-run Maven using the
+# -X switch", Gradle's "Run with --stacktrace", npm's "A complete log of this run can be found in: …") or its
+# log tag alone: printed after what went wrong, said by every failure, it is never the decisive line
+_ADVICE_LINE_RE = re.compile(
+    r"(?:\[?(?:ERROR|WARN(?:ING)?|INFO|FAILURE)\]?:?|npm (?:ERR!|error)|\*|>)?\s*(?:"
+    r"\[Help \d+\](?:\s+\S+)?|To see the full stack trace\b.*|Re-run (?:Maven|Gradle|the build|with)\b.*"
+    r"|For more information about the errors\b.*|Run with --(?:stacktrace|info|debug|scan)\b.*|Try:"
+    r"|Get more help at\b.*|A complete log of this run can be found in:?.*|)", re.IGNORECASE)
 # What a statement establishes: a backticked span, a number, a code-shaped name (snake_case, camelCase,
 # dotted) or a path; a statement with none narrates.
 _SPECIFIC_RE = re.compile(r"`[^`\n]{2,80}`|\b\d[\d.,:]*\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*|\.\w+\(?)|[\w.-]+/[\w./-]+")
@@ -739,7 +747,8 @@ def decisive_line(output: str, failed: bool) -> str:
     if wrong and (said := " ".join(output[wrong[0]:wrong[1]].split())) and len(said) <= 200:
         return said  # the build tool said what went wrong
     lines = [ln.strip() for ln in output[-8000:].strip().splitlines()[-60:] if ln.strip()]
-    lines = [ln for ln in lines if not (_NOISE_LINE_RE.fullmatch(ln) or STATUS_LINE_RE.fullmatch(ln))]
+    lines = [ln for ln in lines if not (_NOISE_LINE_RE.fullmatch(ln) or STATUS_LINE_RE.fullmatch(ln)
+                                        or _ADVICE_LINE_RE.fullmatch(ln))]
     hit = next((ln for ln in lines if len(ln) <= 200 and _LOCATED_ERROR_RE.match(ln)), None) \
         if failed and "rror" in output else None
     joined = "\n".join(lines)  # a pattern none of whose words the lines hold is not tried line by line

@@ -88,8 +88,9 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
         return []
     runs = [sub for e in ctx.events if e.kind is EventKind.COMMAND and e.command and "git" in e.command
             and not e.failed for sub, _ in git_runs(e.command)]
-    if not runs and not ctx.transcript.meta.get("git_branch"):
-        return []  # no sign of a git work tree: nothing is "uncommitted" in a folder git does not track
+    # no sign of a git work tree: nothing is "uncommitted" in a folder git may not track, but that the
+    # session made no commit is still so (a successor that reads the changes alone believes them committed)
+    tracked = bool(runs or ctx.transcript.meta.get("git_branch"))
     status = _last_status(ctx, -1)
     clean = status is not None and not status.changes and not status.folders
     since = status.message_index if clean and status is not None else -1  # git said the work tree was clean then
@@ -99,8 +100,10 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
         return []
     # the files by their count (the modified-files list names them): a line that costs little beside the rest
     n = len(after)
-    return [Fact(Section.CURRENT, f"Not committed: no commit in this session ({n} changed file{'s' if n > 1 else ''})",
-                 [max(after.values())], score=SCORE - 4, priority=1.5, pending=True)]
+    files = f"{n} changed file{'s' if n > 1 else ''}"
+    text = f"Not committed: no commit in this session ({files})" if tracked else \
+        f"No commit made in this session ({files}; no git command ran)"
+    return [Fact(Section.CURRENT, text, [max(after.values())], score=SCORE - 4, priority=1.5, pending=True)]
 
 
 def _left_behind(ctx: FactContext, commits: list) -> list[Fact]:

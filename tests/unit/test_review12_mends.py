@@ -1,0 +1,197 @@
+"""Mends drawn from the twelfth round of blind reader-reviews (the budget's trade-offs: what a full document
+spends its room on, and the state and decisions it then lacks), each tested on the shape it fixes."""
+
+from __future__ import annotations
+
+from compaction.errors.shorten import fit
+from compaction.events import extract_events
+from compaction.history.engine import _shares
+from compaction.history.facts import LEFTOVER_PRIORITY, Fact, clean_task
+from compaction.history.fold import folded, repeats_collapsed
+from compaction.history.sections import Section
+from compaction.history.sources import FactContext, gather
+from compaction.history.sources.findings import decisive_line
+from compaction.history.steering import Steering, role_preset
+from compaction.history.tail import TailRenderer, round_pieces
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+
+
+def _ctx(t: Transcript, cwd: str | None = None, target: int = 4000) -> FactContext:
+    return FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=cwd,
+                       n_rounds=len(t.rounds), target_tokens=target)
+
+
+def _sh(command: str, i: int) -> ToolCall:
+    return ToolCall("bash", {"command": command}, f"c{i}", ToolKind.SHELL, command=command)
+
+
+def _session(request: str, steps: list[tuple[str, ToolCall | None, str | None]], *, later: list[str] = (),
+             meta: dict | None = None) -> Transcript:
+    """(assistant text, its call, the call's output) per step, after one request; `later`: more requests,
+    each answered by a short reply."""
+    msgs = [Message(0, Role.USER, request)]
+    for text, call, output in steps:
+        msgs.append(Message(len(msgs), Role.ASSISTANT, text, [call] if call else []))
+        if call is not None:
+            msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(output or "", call.id, call.name,
+                                                                               exit_code=0)]))
+    for text in later:
+        msgs += [Message(len(msgs), Role.USER, text), Message(len(msgs) + 1, Role.ASSISTANT, "Done.")]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    t.meta.update(meta or {})
+    return t
+
+
+# --- the verbatim tail ------------------------------------------------------------------------------------------
+
+def test_a_line_said_again_and_again_in_a_row_is_shown_once_with_its_count() -> None:
+    """django r92: Django's test runner printed "Cloning test database for alias 'default'..." once per worker,
+    eight times, and "Destroying …" nine: the tail showed all seventeen."""
+    log = "\n".join(["Creating test database for alias 'default'...",
+                     *["Cloning test database for alias 'default'..."] * 8,
+                     "Ran 390 tests in 0.524s", "", "", "OK",
+                     *["Destroying test database for alias 'default'..."] * 2])
+    shown = folded(log)
+    assert "Cloning test database for alias 'default'... [×8]" in shown
+    assert shown.count("Cloning") == 1
+    assert shown.count("Destroying") == 2  # twice is read as it is
+    assert "\n\n\nOK" in shown  # blank lines are no run
+    assert repeats_collapsed("a\nb") == "a\nb"
+
+
+def _round_of(messages: list[Message]) -> list:
+    t = Transcript("s.json", "test", messages, group_rounds(messages))
+    return t.rounds
+
+
+def test_a_message_with_no_words_has_no_label_and_the_same_speaker_is_labelled_once() -> None:
+    """cloud-sync: a SpecStory export keeps a reasoning-only turn as an empty assistant message, then the
+    call: every round of the tail opened with two `**assistant**:` labels, the first over nothing."""
+    call = ToolCall("TodoWrite", {"todos": []}, "t1", ToolKind.OTHER)
+    rounds = _round_of([Message(0, Role.USER, "Add the deep link"),
+                        Message(1, Role.ASSISTANT, ""),
+                        Message(2, Role.ASSISTANT, "I'll track the steps.", [call]),
+                        Message(3, Role.ASSISTANT, "", [ToolCall("Read", {"file_path": "main.go"}, "r1", ToolKind.READ,
+                                                                 path="main.go")])])
+    text = "".join(p.render(None) for p in round_pieces(rounds[0], True, Steering()))
+    assert text.count("**assistant**") == 1
+    assert "I'll track the steps." in text and "→ TodoWrite" in text and "→ Read main.go" in text
+
+
+def test_an_output_the_tail_shows_again_is_shown_once_the_earlier_pointing_to_the_later() -> None:
+    """pi r205 and r208: the same `npm run check` log twice (290 tokens each), but for its timings."""
+    log = "\n".join(f"> package {i}: biome check --write . && tsgo --noEmit" for i in range(8))
+    outputs = [log + "\nChecked 273 files in 161ms. No fixes applied.",
+               log + "\nChecked 273 files in 148ms. No fixes applied."]
+    msgs = [Message(0, Role.USER, "run the check")]
+    for i, out in enumerate(outputs):
+        msgs += [Message(len(msgs), Role.ASSISTANT, "Checking.", [_sh("npm run check", i)]),
+                 Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult(out, f"c{i}", "bash", exit_code=0)]),
+                 Message(len(msgs) + 2, Role.USER, f"again {i}")]
+    rounds = _round_of(msgs)
+    renderer = TailRenderer(rounds, True, Steering())
+    text, _ = renderer.render(100_000)
+    assert text.count("Checked 273 files") == 1 and "148ms" in text
+    assert "(the same output as r2, its timings aside)" in text
+
+
+# --- the task -------------------------------------------------------------------------------------------------
+
+def test_an_issue_templates_hidden_comments_and_empty_form_sections_are_not_the_task() -> None:
+    """astropy: at 10% the task was its template's HTML comment ("This comments are hidden when you submit the
+    issue…"), the report itself elided; matplotlib's form kept "### Jupyter version\\n\\n_No response_"."""
+    task = ("[Bug]: Unable to pickle figure\n<!-- This comments are hidden when you submit the issue,\n"
+            "so you do not need to remove them! -->\n### Bug summary\n\nPickling fails.\n\n"
+            "### Additional information\n\n_No response_\n\n### Operating system\n\nWindows 10\n\n"
+            "### Jupyter version\n\n_No response_\n")
+    cleaned = clean_task(task)
+    assert "hidden" not in cleaned and "_No response_" not in cleaned
+    assert "Additional information" not in cleaned and "Jupyter" not in cleaned
+    assert "Pickling fails." in cleaned and "### Operating system\n\nWindows 10" in cleaned
+
+
+# --- the final diff ---------------------------------------------------------------------------------------------
+
+def test_a_long_final_diff_is_offered_whole_for_the_room_every_section_leaves() -> None:
+    """sklearn r43: a 58-line final diff was left to the change records (cut to "(… 49 more changed lines)")
+    and the tail showed "[final diff printed by the harness]", while deleted scratch scripts filled the room."""
+    hunks = "".join(f"@@ -{10 * i},3 +{10 * i},3 @@ def f{i}(x):\n-    return old_{i}(x)\n+    return new_{i}(x, **kw)\n"
+                    for i in range(20))
+    diff = f"diff --git a/pkg/mod.py b/pkg/mod.py\n--- a/pkg/mod.py\n+++ b/pkg/mod.py\n{hunks}"
+    msgs = [Message(0, Role.USER, "Fix the dtype handling"),
+            Message(1, Role.ASSISTANT, "Submitting.", [_sh("git diff --cached", 0)]),
+            Message(2, Role.TOOL, tool_results=[ToolResult(diff, "c0", "bash", exit_code=0)],
+                    meta={"final_patch_echo": True})]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    whole = [f for f in gather(_ctx(t)) if f.text.startswith("The final diff the harness printed")]
+    assert len(whole) == 1
+    f = whole[0]
+    assert f.rank() == LEFTOVER_PRIORITY and f.pending and not f.essential
+    assert "+    return new_19(x, **kw)" in f.text
+    # no section's share serves it: it waits for what is left
+    other = Fact(Section.CHANGES, "`pkg/mod.py`: f0 … f19 return new_N(x, **kw)", [2], score=40)
+    costs = {id(f): 400, id(other): 30}
+    assert _shares([f, other], costs, 1000) == [other]
+
+
+# --- state at the end -----------------------------------------------------------------------------------------
+
+def test_a_session_with_no_git_command_still_says_it_made_no_commit() -> None:
+    """cloud-sync: two requests, main.go changed, no git command at all: nothing said the changes were never
+    committed, and a successor reading the change records believed them committed."""
+    edit = ToolCall("Edit", {"file_path": "main.go", "old_string": "a", "new_string": "b"}, "e1", ToolKind.EDIT,
+                    path="main.go")
+    t = _session("Print the project link after sync", [("Editing.", edit, "ok")],
+                 later=["Now link the session for `run`"])
+    current = [f.text for f in gather(_ctx(t)) if f.section is Section.CURRENT]
+    assert any(text.startswith("No commit made in this session (1 changed file; no git command ran)")
+               for text in current), current
+
+
+def test_a_probe_written_outside_the_project_is_not_the_last_edit_of_the_work() -> None:
+    """fastjson: the suite passed after the last edit of JSON.java; a probe written in /home beside the project
+    was then compiled, and the document said "no test suite run; the last test run was before it"."""
+    src = ToolCall("str_replace_editor", {"path": "/repo/core/src/JSON.java", "old_str": "a", "new_str": "b"}, "e1",
+                   ToolKind.EDIT, path="/repo/core/src/JSON.java")
+    probe = ToolCall("str_replace_editor", {"path": "/home/Repro.java", "file_text": "class Repro {}"}, "e2",
+                     ToolKind.WRITE, path="/home/Repro.java")
+    msgs = [Message(0, Role.USER, "Add parseObject(String, Type, Context)"),
+            Message(1, Role.ASSISTANT, "Editing.", [src]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("edited", "e1", "str_replace_editor", exit_code=0)]),
+            Message(3, Role.ASSISTANT, "Running the suite.", [_sh("cd /repo && mvn test", 3)]),
+            Message(4, Role.TOOL, tool_results=[ToolResult("Tests run: 7308, Failures: 0, Errors: 0, Skipped: 0",
+                                                           "c3", "bash", exit_code=0)]),
+            Message(5, Role.USER, "Check it from a program of your own"),
+            Message(6, Role.ASSISTANT, "A probe.", [probe]),
+            Message(7, Role.TOOL, tool_results=[ToolResult("created", "e2", "str_replace_editor", exit_code=0)]),
+            Message(8, Role.ASSISTANT, "Compile it.", [_sh("javac -d /home /home/Repro.java && java -cp /home Repro", 5)]),
+            Message(9, Role.TOOL, tool_results=[ToolResult("npe-ok", "c5", "bash", exit_code=0)])]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    current = [f.text for f in gather(_ctx(t, cwd="/repo")) if f.section is Section.CURRENT]
+    verified = next(text for text in current if "after the last" in text)
+    assert verified.startswith("Verified after the last edit of the work (r1)"), verified
+    assert "Tests run: 7308" in verified
+
+
+def test_a_build_tools_advice_after_its_failure_is_never_the_decisive_line() -> None:
+    """fastjson r11: "→ exit 1: [ERROR] [Help 1] http://cwiki.apache.org/…" where Maven had said "You have 28
+    Checkstyle violations"; npm's "A complete log of this run can be found in" and Gradle's "Try:" likewise."""
+    maven = ("[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal org.apache.maven.plugins:maven-checkstyle-plugin:3.4.0"
+             ":check (checkstyle) on project fastjson2: You have 28 Checkstyle violations. -> [Help 1]\n[ERROR] \n"
+             "[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.\n"
+             "[ERROR] Re-run Maven using the -X switch to enable full debug logging.\n[ERROR] \n"
+             "[ERROR] For more information about the errors and possible solutions, please read the following articles:\n"
+             "[ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/MojoFailureException")
+    assert "28 Checkstyle violations" in decisive_line(maven, True)
+    npm = ("npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/nope\n"
+           "npm error A complete log of this run can be found in: /root/.npm/_logs/x-debug-0.log")
+    assert decisive_line(npm, True) == "npm error 404 Not Found - GET https://registry.npmjs.org/nope"
+
+
+def test_a_solution_too_narrow_for_its_change_keeps_the_file_and_round_not_code_fragments() -> None:
+    """pydicom at 60 characters: "Solution: edited `numpy_handler.py` (r9): `… 'Columns',…ion',` →…"."""
+    text = ("edited `numpy_handler.py` (r9): `'BitsAllocated', 'Rows', 'Columns', 'PixelRepresentation', "
+            "'SamplesPerPixel'` → `'BitsAllocated', 'Rows', 'Columns', 'SamplesPerPixel'`")
+    short = fit(text, 60)
+    assert short == "edited `numpy_handler.py` (r9)"
+    assert fit(text, 400) == text  # with room the change is read whole
