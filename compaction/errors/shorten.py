@@ -5,8 +5,8 @@ over its ceiling), and a cut at the end loses what matters most: the new side of
 (`` `A` →… ``), the command that then passed (`then…`). Here a text gives up, in this order: the words
 both sides of a long change share, the middles of its long code, the agent's guess, its commands'
 middles, the clauses that do not say what ended the error (least telling first), its code down to a few
-words, the check that followed, the change's code (the file and round stay), and only then its end. Paths
-are never elided.
+words, the check that followed, and only then its end (a change it would leave without its new side goes
+whole). Paths are never elided.
 """
 
 from __future__ import annotations
@@ -68,23 +68,29 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
         lambda cs, excess: _shrink(cs, excess, _content_spans, TIGHT_SPAN),
         lambda cs, excess: _shrink(cs, excess, _command_spans, TIGHT_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: _CHECK_RE.search(c) is not None, info),
-        lambda cs, excess: [_without_pairs(c) for c in cs],
     )
     for step in steps:
         if _length(clauses) <= width:
             break
         clauses = step(clauses, _length(clauses) - width)
-    return cut("; ".join(clauses), width)
+    return _cut_whole_changes("; ".join(clauses), width)
 
 
-_PAIR_SAID_RE = re.compile(r"(?::\s*|\s+)?(?:with )?`[^`\n]+` → `[^`\n]+`(?:; `[^`\n]+` → `[^`\n]+`)*")
+_PAIR_SAID_RE = re.compile(r"(?::\s*|\s+)?`[^`\n]+` → `[^`\n]+`")
+_HALF_PAIR_RE = re.compile(r"(?::\s*|\s+)?`[^`\n]*` →\s*…$")  # a cut that left a change without its new side
 
 
-def _without_pairs(clause: str) -> str:
-    """A clause without its change's code (`` edited `x.py` (r9): `A` → `B` `` → `` edited `x.py` (r9) ``): at a
-    width its sides no longer fit, cut they read as nothing (`` `… 'Columns',…ion',` →… ``); the file and the
-    round still say where the fix is."""
-    return _PAIR_SAID_RE.sub("", clause).rstrip(" :") or clause
+def _cut_whole_changes(text: str, width: int) -> str:
+    """`cut`, but a change the cut would leave without its new side (`` (r9): `… 'Columns',…ion',` →… ``) goes
+    whole: half a change reads as nothing, while the file and round before it still say where the fix is."""
+    for _ in range(3):
+        out = cut(text, width)
+        half = _HALF_PAIR_RE.search(out)
+        pair = _PAIR_SAID_RE.match(text, half.start()) if half else None
+        if pair is None:
+            return out
+        text = text[:pair.start()] + text[pair.end():]
+    return cut(text, width)
 
 
 def cut(text: str, width: int) -> str:

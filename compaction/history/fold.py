@@ -11,12 +11,18 @@ worker) is shown once with its count: the same words nine times tell no more tha
 
 from __future__ import annotations
 
+import re
+
 RUN_MIN = 40  # lines a run must have to be folded: a listing of files or matches this short is read whole
 RUN_MIN_CHARS = 4000  # and characters: a long listing of short lines (`ls -la` of a folder) stays whole
 MAX_CHARS = 200_000  # a longer output is shown by its head and tail at any cap (`tail._Piece`): not folded
 SHAPE_CHARS = 20  # of a line's opening past its indent, digits made alike: with the indent, its shape
 _ZEROS = str.maketrans("123456789", "000000000")  # digits alike
 REPEAT_MIN = 3  # the same line this many times in a row is shown once with its count
+# A runner's own record of a run above its output (Codex's exec: "Chunk ID: 5b5ee8", "Wall time: 0.0512 seconds",
+# "Original token count: 467"): it says nothing of the run; its exit status ("Process exited with code 0") stays
+_RUN_RECORD_RE = re.compile(r"^(?:Chunk ID: \w+|Wall time: [\d.]+ ?(?:s|sec|seconds?|ms)|Original token count: \d+)[ \t]*$\n?",
+                            re.M)
 
 
 def _shapes(lines: list[str]) -> list[tuple[int, str] | None]:
@@ -49,12 +55,14 @@ def repeats_collapsed(text: str) -> str:
 
 
 def folded(text: str) -> str:
-    """`text` with repeated lines shown once (`repeats_collapsed`), then each run of at least RUN_MIN lines
-    (and RUN_MIN_CHARS characters) of one shape, or of two shapes alternating (a `Running X` line then its
-    result), kept as its first two rows and its last one around "[… N more lines like these …]"; `text`
-    itself when it has neither."""
+    """`text` without a runner's record of the run (`_RUN_RECORD_RE`), with repeated lines shown once
+    (`repeats_collapsed`), then each run of at least RUN_MIN lines (and RUN_MIN_CHARS characters) of one
+    shape, or of two shapes alternating (a `Running X` line then its result), kept as its first two rows and
+    its last one around "[… N more lines like these …]"; `text` itself when it has none of these."""
     if len(text) > MAX_CHARS:
         return text
+    if "Chunk ID: " in text or "Wall time: " in text or "Original token count: " in text:
+        text = _RUN_RECORD_RE.sub("", text)
     text = repeats_collapsed(text)
     if text.count("\n") < RUN_MIN:
         return text

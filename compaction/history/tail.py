@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from compaction import tokens
 from compaction.edits import call_changes
 from compaction.history.echo import only_echo
-from compaction.history.facts import display_path
+from compaction.history.facts import display_path, first_line
 from compaction.history.fold import folded
 from compaction.history.headings import h
 from compaction.history.steering import Steering, strip_code
@@ -116,6 +116,12 @@ def _notice(msg: Message) -> bool:
             and not any(k in msg.meta for k in _MORE_THAN_A_NOTICE))
 
 
+def _code(text: str) -> str:
+    """`text` as inline code, whatever backticks it holds."""
+    ticks = "``" if "`" in text else "`"
+    return f"{ticks} {text} {ticks}" if ticks == "``" else f"`{text}`"
+
+
 def _call_text(call: ToolCall, cwd: str | None, also: tuple[ToolCall, ...] = ()) -> str:
     """A file tool's `→ tool path` line, its path as the document's other sections print it (relative to
     the project root, when known). A recorded path is escaped: no structure, no bidi. `also`: the same
@@ -154,7 +160,10 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
     if not code or msg.meta.get("final_patch_echo"):
         return out
     for call in msg.tool_calls:
-        if call.command and call.command not in msg.text:
+        if call.command and call.continues:  # it reads on a run already started: no command ran again
+            out.append(_Piece(note := f"\n(waiting on the output of {_code(first_line(call.command, 100))}, still running)",
+                              "", "", rnd, False, n=tokens.count(note)))
+        elif call.command and call.command not in msg.text:
             fence = fence_for(call.command)
             out.append(_verbatim(f"\n{fence}\n$ ", call.command, f"\n{fence}", rnd))
         elif not call.command:

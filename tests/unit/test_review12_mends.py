@@ -195,3 +195,25 @@ def test_a_solution_too_narrow_for_its_change_keeps_the_file_and_round_not_code_
     short = fit(text, 60)
     assert short == "edited `numpy_handler.py` (r9)"
     assert fit(text, 400) == text  # with room the change is read whole
+
+
+def test_a_call_that_reads_on_a_running_command_is_not_shown_as_running_it_again() -> None:
+    """fastjson r13: OpenHands' `execute_bash {command: "", is_input: true}` waited on r12's `bash /home/run.sh`;
+    the tail rendered it "$ bash /home/run.sh", a second run that never happened."""
+    call = ToolCall("execute_bash", {"input": ""}, "c2", ToolKind.SHELL, command="bash /home/run.sh")
+    call.continues = "c1"
+    rounds = _round_of([Message(0, Role.USER, "go on"), Message(1, Role.ASSISTANT, "", [call]),
+                        Message(2, Role.TOOL, tool_results=[ToolResult("BUILD SUCCESS", "c2", "execute_bash")])])
+    text = "".join(p.render(None) for p in round_pieces(rounds[0], True, Steering()))
+    assert "$ bash /home/run.sh" not in text
+    assert "(waiting on the output of `bash /home/run.sh`, still running)" in text and "BUILD SUCCESS" in text
+
+
+def test_a_runners_record_of_the_run_is_not_shown_with_its_output() -> None:
+    """git-provenance: every Codex exec output in the tail opened with "Chunk ID: 5b5ee8 / Wall time: 0.0512
+    seconds / … / Original token count: 467"; its exit status stays."""
+    out = ("Chunk ID: 5b5ee8\nWall time: 0.0512 seconds\nProcess exited with code 0\nOriginal token count: 467\n"
+           "Output:\n29:| Intent Git Mode (us) | yes |")
+    shown = folded(out)
+    assert "Chunk ID" not in shown and "Wall time" not in shown and "Original token count" not in shown
+    assert shown.startswith("Process exited with code 0\nOutput:\n29:| Intent Git Mode (us) | yes |")
