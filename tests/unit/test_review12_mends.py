@@ -217,3 +217,29 @@ def test_a_runners_record_of_the_run_is_not_shown_with_its_output() -> None:
     shown = folded(out)
     assert "Chunk ID" not in shown and "Wall time" not in shown and "Original token count" not in shown
     assert shown.startswith("Process exited with code 0\nOutput:\n29:| Intent Git Mode (us) | yes |")
+
+
+def test_an_import_line_is_not_among_the_lines_the_agent_read() -> None:
+    """sklearn, pi: "What the agent read and learned" listed `from .utils.validation import check_array` and
+    `import type { SessionEntry } from "../session-manager.js"` as what a read taught."""
+    from compaction.history.sources.evidence import _line
+
+    for raw in ("from .utils.validation import check_array", '  12\timport type { SessionEntry } from "../x.js";',
+                "#include <stdio.h> /* io */", "const fs = require('fs');"):
+        assert _line((raw, "a.py", 3, frozenset({"check_array", "SessionEntry", "stdio", "fs"}))) is None, raw
+    kept = _line(("    est_config = getattr(estimator, '_sklearn_output_config', {})", "a.py", 3,
+                  frozenset({"_sklearn_output_config"})))
+    assert kept is not None and "getattr(estimator" in kept.text
+
+
+def test_a_limit_found_later_takes_back_the_choice_it_rules_out() -> None:
+    """requests: "If we want to be correct, we should use `idna`" (r26) stood as a decision beside r34's "I cannot
+    blindly apply `idna` encoding to everything", the approach the agent then reverted."""
+    from compaction.history.sources.decisions import _mark_reversed
+
+    earlier = Fact(Section.DECISIONS, "If we want to be correct, we should use `idna`.", [26], score=42, prose=True)
+    later = Fact(Section.DECISIONS, "Limit: `idna` rejects IPv6 literals (brackets). I cannot blindly apply `idna` "
+                 "encoding to everything.", [34], score=44, prose=True)
+    _mark_reversed([earlier, later])
+    assert "(later reversed, r34: Limit: `idna` rejects IPv6" in earlier.text and earlier.score == 36
+    assert "later reversed" not in later.text

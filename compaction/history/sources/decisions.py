@@ -490,7 +490,9 @@ def _user_choices(ctx: FactContext) -> list[Fact]:
 # A later choice takes back what the code span right after these words names ("revert `X`", "undo
 # `X`", "no longer use `X`"); "instead of `X`" is not one: it most often explains, not reverses.
 _REVERSAL_RE = re.compile(r"\b(?:revert(?:ed|ing)?|undo|undid|roll(?:ed)? back|no longer (?:use|need)|"
-                          r"(?:switch|go|went) back from|drop(?:ped)?|abandon(?:ed)?)\b[^`.\n]{0,30}`([^`\n]{2,80})`",
+                          r"(?:switch|go|went) back from|drop(?:ped)?|abandon(?:ed)?|"
+                          # a limit found since ("I cannot blindly apply `idna` encoding to everything")
+                          r"can(?:not|'t|’t) (?:\w+ )?(?:use|apply|rely on))\b[^`.\n]{0,30}`([^`\n]{2,80})`",
                           re.IGNORECASE)
 _SPAN_RE = re.compile(r"`([^`\n]{2,80})`")
 _PATHLIKE_RE = re.compile(r"[\w.-]+\.[a-zA-Z]{1,5}")

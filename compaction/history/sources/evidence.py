@@ -264,6 +264,12 @@ def _source_lines(content: str, path: str | None, rnd: int, named: _Named, call:
     return out
 
 
+# An import line (`from .utils.validation import check_array`, `import type { SessionEntry } from "…"`,
+# `#include <x.h>`, `use std::fs;`): the reviews found them among the lines read, taking a finding's room
+_IMPORT_RE = re.compile(r"(?:from\s+[\w.]+\s+import\b|import\s+(?:type\s+)?[\w{*'\"]|#\s*include\b|use\s+[\w:]+(?:::\{[^}]*\})?\s*;"
+                        r"|using\s+[\w.]+\s*;|(?:const|let|var)\s+[\w{}, ]+=\s*require\()")
+
+
 def _line(hit: _Hit) -> _Line | None:
     """A kept line parsed: its number (a grep's or a view's gutter), its code trimmed around the names."""
     raw, path, rnd, ids = hit
@@ -277,6 +283,8 @@ def _line(hit: _Hit) -> _Line | None:
             lineno, body = int(n.group(1)), raw[n.end():]
     body = " ".join(body.split()).replace("`", "'")
     if len(body) < _LINE_MIN or " " not in body:  # a lone name says nothing the agent did not
+        return None
+    if _IMPORT_RE.match(body):  # where a name comes from, not what the code does with it
         return None
     return _Line(_trim(body, ids), path, lineno, rnd, ids)
 
