@@ -33,7 +33,7 @@ from compaction.errors.episodes import earlier_episodes, label_of_test
 from compaction.errors.families import FAMILIES
 from compaction.errors.merge import merge_consequences, split_substitutions
 from compaction.errors.records import ErrorRecord, Location, Occurrence
-from compaction.errors.shorten import cut
+from compaction.errors.shorten import OPTION_SEP, cut
 from compaction.events import (
     EventKind,
     edits_by_line,
@@ -2754,7 +2754,7 @@ def _told(found: tuple[int, list[str]] | None) -> str | None:
         return None
     rnd, options = found
     said = [cut(_first_sentence(o), ADVISED_CHARS) for o in labeled_first(options)[:ADVISED_OPTIONS]]
-    return f"advised (r{rnd}): " + "; ".join(said)
+    return f"advised (r{rnd}): " + OPTION_SEP.join(said)  # one clause: a fit to a width cuts each, drops none
 
 
 def _first_sentence(option: str) -> str:

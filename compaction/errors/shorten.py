@@ -5,8 +5,8 @@ over its ceiling), and a cut at the end loses what matters most: the new side of
 (`` `A` →… ``), the command that then passed (`then…`). Here a text gives up, in this order: the words
 both sides of a long change share, the middles of its long code, the agent's guess, its commands'
 middles, the clauses that do not say what ended the error (least telling first), its code down to a few
-words, the check that followed, and only then its end (a change it would leave without its new side goes
-whole). Paths are never elided.
+words, the check that followed, the options it advised (each cut alike), and only then its end (a change
+it would leave without its new side goes whole). Paths are never elided.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ _QUOTE_RE = re.compile(r"“[^“”\n]+”")
 # A clause that says what ended the error: the edit (`edited x (r5)`, `an edit (r5)`, `re-read it with …, then
 # edited it`, `restored x from git with …`), the command that then passed, an attempt never checked and the
 # attempts that failed again before it. Its account of the cause, a guess or the user's words are not.
-FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored |tried, never checked |tried before: )"
+FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored |tried, never checked |tried before: |"
+                           r"advised \(r\d+\): )"
                            r"|^then .* (?:passed|no longer printed it) \(r\d+\)$")
 _CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix, or the retry
 _GUESS = "the agent's guess: "
@@ -68,6 +69,7 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
         lambda cs, excess: _shrink(cs, excess, _content_spans, TIGHT_SPAN),
         lambda cs, excess: _shrink(cs, excess, _command_spans, TIGHT_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: _CHECK_RE.search(c) is not None, info),
+        lambda cs, excess: _options_shrunk(cs, excess),
     )
     for step in steps:
         if _length(clauses) <= width:
@@ -234,6 +236,32 @@ def _elide_span(span: str, width: int) -> str:
     tail = tail[space + 1:] if 0 <= space <= len(tail) // 4 else tail
     opens, closes = span[0], span[-1]  # a code span's backticks, or an account's quotes (“…”)
     return f"{opens}{head.rstrip()}{ELLIPSIS}{tail.lstrip()}{closes}"
+
+
+OPTION_SEP = " · "  # between the options of one clause (what the agent advised): cut evenly, none dropped
+OPTION_FLOOR = 24  # characters each option keeps at least: its opening names it
+
+
+def _options_shrunk(clauses: list[str], excess: int) -> list[str]:
+    """Each clause that lists options (`OPTION_SEP`) with its options cut to one length, the longest first,
+    until `excess` characters are saved: a cut at the clause's end would keep the first option whole and
+    lose the others (npm's "bump the version", the advice it preferred, after "publish with
+    `--provenance=false`")."""
+    out = []
+    for clause in clauses:
+        head, sep, rest = clause.partition(": ")
+        options = rest.split(OPTION_SEP) if sep else []
+        if excess <= 0 or len(options) < 2:
+            out.append(clause)
+            continue
+        lengths = sorted(map(len, options), reverse=True)
+        limit = lengths[0]
+        while limit > OPTION_FLOOR and sum(max(0, n - limit) for n in lengths) < excess:
+            limit -= 1
+        cut_options = [cut(o, limit) for o in options]
+        excess -= len(clause) - len(f"{head}{sep}{OPTION_SEP.join(cut_options)}")
+        out.append(f"{head}{sep}{OPTION_SEP.join(cut_options)}")
+    return out
 
 
 def _drop(clauses: list[str], width: int, may_go: Callable[[str], bool],

@@ -131,7 +131,7 @@ def test_a_pasted_error_keeps_the_options_of_the_latest_answer_before_a_new_ask(
                   "  - 更稳妥：改一个新的版本号再发。\n"),
         ("user", "now please help me fix the documentation build that fails with a reserved name error"),
         ("agent", "- run `pnpm docs:build`\n- check `vite.config.ts`"))
-    assert "advised (r2): 临时绕过：加 `--provenance=false` 重新发布; 更稳妥：改一个新的版本号再发" in rec.solution
+    assert "advised (r2): 临时绕过：加 `--provenance=false` 重新发布 · 更稳妥：改一个新的版本号再发" in rec.solution
     assert "vite.config.ts" not in rec.solution  # the answer to a new ask is not about this error
     assert "先用" not in rec.solution  # labeled options first: a step to check is not one of them
     (rec,) = _pasted(("agent", "- 先用 `npm view pkg` 确认\n- 再用 `--provenance=false` 发布"),

@@ -243,3 +243,42 @@ def test_a_limit_found_later_takes_back_the_choice_it_rules_out() -> None:
     _mark_reversed([earlier, later])
     assert "(later reversed, r34: Limit: `idna` rejects IPv6" in earlier.text and earlier.score == 36
     assert "later reversed" not in later.text
+
+
+def test_the_options_an_agent_advised_are_cut_alike_not_dropped_after_the_first() -> None:
+    """npm-publish: the record's solution was "advised (r3): 临时绕过：加 `--provenance=false` 重新发布", the first of
+    three options; "更稳妥：改一个新的版本号" (bump the version, the one the agent preferred) was dropped as a
+    clause that said no fix."""
+    text = ("advised (r3): publish again with `--provenance=false` (no tlog entry is written) · bump to a new "
+            "version, which writes a new tlog entry · give the UUID `108e9186` to npm support; no fix seen after r1")
+    for width in (200, 150, 110):
+        short = fit(text, width)
+        assert len(short) <= width, (width, short)
+        assert short.startswith("advised (r3): publish again") and short.count(" · ") == 2, (width, short)
+        assert "bump to a new" in short and "give the UUID" in short, (width, short)
+
+
+def test_a_labelled_list_shown_in_part_is_outlined_whole() -> None:
+    """aider-monochromatic r25: the answer to "What is this general purpose fp lib missing?" was a list of five
+    bold-labelled items; the finding kept the first two whole and lost "Maybe/Option type" and "Logic and
+    Predicate Combinators (`cond`, `allPass`)"."""
+    from compaction.history.sources.findings import informative
+
+    reply = ("This library is quite comprehensive. However, it could include utilities such as:\n\n"
+             "-   **Function composition:** A `compose` function (which applies functions from right to left, the "
+             "reverse of the existing `pipe`).\n"
+             "-   **Object/Record manipulation:** Functions like `pick` (to select a subset of object properties), "
+             "`omit` (to exclude properties), `mapValues` (to transform object values).\n"
+             "-   **Advanced Array/Iterable operations:** Functions like `zip` (to combine multiple iterables), "
+             "`groupBy`, `sortBy`, `difference` (set difference), and `uniq` (to get unique elements).\n"
+             "-   **Maybe/Option type:** A dedicated type and associated functions (`map`, `flatMap`, `getOrElse`) "
+             "for more robustly handling potentially missing values, complementing the existing `Result` type.\n"
+             "-   **Logic and Predicate Combinators:** Utilities like `cond` (a functional switch), `allPass` (checks "
+             "if all predicates pass for a given input), and `anyPass` (checks if any predicate passes).\n")
+    said = informative([reply], 360)
+    assert said is not None and len(said) <= 360
+    for label in ("Function composition (`compose`", "Maybe/Option type (`map`", "Logic and Predicate Combinators (`cond`"):
+        assert label in said, said
+    # a list whose every item is kept whole is read as it is
+    short = informative(["Done:\n- **Build:** passes.\n- **Lint:** clean.\n- **Tests:** 12 passed."], 360)
+    assert short is not None and "passes" in short and "12 passed" in short

@@ -518,6 +518,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     sentences: list[str] = []
     stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
     titles: list[str] = []  # the section title each sentence sits under ("" when none)
+    labels: list[str | None] = []  # a list item's bold label ("**Maybe/Option type:** …"), else None
     for raw_text in texts:
         title, under = "", 0  # the section title met last, and how many sentences came under it
         text = straight(THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000])))
@@ -556,6 +557,8 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
             if len(x) >= 12 and not _PLAN_START_RE.match(x) and not x.endswith(("?", "？", ":", "：")) \
                     and not _COURTESY_RE.match(x) and not (closing and _PLANS_RE.search(x)):  # a report tells what was done
                 sentences.append(x)
+                label = _ITEM_LABEL_RE.match(raw.lstrip()) if listed and marked else None
+                labels.append(label.group(1).strip() if label else None)
                 # the title labels its list's items and the sentence right under it, not the prose after a list
                 read_under = not titled and (under == 0 or listed)
                 titles.append(title if read_under else "")
@@ -568,7 +571,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
         if len(sentences) >= 40 and not closing:
             break
     if closing and len(sentences) > 40:  # a report closes on what was done: its last sentences count
-        sentences, stressed, titles = sentences[-40:], stressed[-40:], titles[-40:]
+        sentences, stressed, titles, labels = sentences[-40:], stressed[-40:], titles[-40:], labels[-40:]
     if not sentences:
         return None
     lead = range(len(sentences) - max(1, len(sentences) // 3), len(sentences)) if closing else range(1)
@@ -591,7 +594,69 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
         said.add(titles[i])
         shown.append(label + cut_at_clause(sentences[i], 200))
     reply = " ".join(s if k == len(shown) - 1 or not _unended(s) else s + ";" for k, s in enumerate(shown))
+    outlined = _outlined(sentences, labels, keep, limit)
+    if outlined is not None:
+        return outlined
     return reply if len(reply) <= limit else cut_at_clause(reply, limit)
+
+
+_LEADING_NUMBER_RE = re.compile(r"^\d{1,3}[.)]\s*")
+
+
+def _words(text: str, limit: int) -> str:
+    """`text`'s opening words within `limit` characters, "…" where it was cut; never inside a code span."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    head = head[:head.rfind(" ")] if " " in head else head
+    if head.count("`") % 2:
+        head = head[:head.rfind("`")]
+    return head.rstrip(" ,;:(") + "…"
+
+
+def _after_label(sentence: str, label: str) -> str:
+    """A labelled item's text past its label ("Wrong count: Doc says …" → "Doc says …")."""
+    sentence = _LEADING_NUMBER_RE.sub("", sentence)  # "2. Wrong count: …": the number the split left
+    rest = sentence[len(label):] if sentence.startswith(label) else sentence
+    return rest.lstrip(":：–—- ").strip()
+
+
+# A list item's bold label: "-   **Maybe/Option type:** A dedicated type…", "1. **Schemas**: …"
+_ITEM_LABEL_RE = re.compile(r"(?:[-*•+]|\d+[.)])\s+\*\*([^*\n]{2,60}?):?\*\*:?\s")
+_SPAN_NAME_RE = re.compile(r"`([^`\n]{1,40})`")
+OUTLINE_ITEMS = 3  # a list's labelled items, at least, for its outline to stand for it
+OUTLINE_NAMES = 3  # of each item's code spans, named in the outline (fewer when it is long)
+OUTLINE_CHARS = 240  # an outline longer is cut where its finding is shown: its last items would go
+
+
+def _outlined(sentences: list[str], labels: list[str | None], keep: list[int], limit: int) -> str | None:
+    """A labelled list the kept sentences show only in part (the first items whole, the last ones gone:
+    aider's five things the library misses read as two), as its outline: the sentences kept before it, then
+    every item's label with the first names it gives ("Maybe/Option type (`map`, `flatMap`)"). None when the
+    list is kept whole, has too few labelled items, or its outline does not fit `limit`."""
+    items = [i for i, label in enumerate(labels) if label]
+    if len(items) < OUTLINE_ITEMS or all(i in keep for i in items):
+        return None
+    named = [list(dict.fromkeys(_SPAN_NAME_RE.findall(sentences[i]))) for i in items]
+    bodies = [_after_label(sentences[i], labels[i] or "") for i in items]
+    room = min(limit, OUTLINE_CHARS)
+    for most in range(OUTLINE_NAMES, -1, -1):  # fewer names per item until every item's label fits
+        parts = []
+        for i, names, body in zip(items, named, bodies, strict=True):
+            if names[:most]:  # what the item names ("Maybe/Option type (`map`, `flatMap`)")
+                parts.append(f"{labels[i]} ({', '.join(f'`{n}`' for n in names[:most])})")
+            elif most and body:  # else its opening words ("Wrong count — Doc says "Total: 44 color tokens"…")
+                parts.append(f"{labels[i]} — {_words(body, 16 * most + 8)}")
+            else:
+                parts.append(labels[i] or "")
+        outline = "; ".join(parts).rstrip(".") + "."
+        if len(outline) <= room:
+            break
+    else:
+        return None
+    before = [cut_at_clause(sentences[i], 200) for i in sorted(keep) if i < items[0] and not labels[i]]
+    text = " ".join([*before, outline])
+    return text if len(text) <= room else outline
 
 
 def _unended(line: str) -> bool:
