@@ -108,6 +108,9 @@ def test_an_issue_templates_hidden_comments_and_empty_form_sections_are_not_the_
     assert "hidden" not in cleaned and "_No response_" not in cleaned
     assert "Additional information" not in cleaned and "Jupyter" not in cleaned
     assert "Pickling fails." in cleaned and "### Operating system\n\nWindows 10" in cleaned
+    # a comment inside the user's fenced sample is theirs
+    sample = clean_task("Fix the page\n<!-- hidden -->\n```html\n<p>a</p><!-- keep me -->\n```\n")
+    assert "keep me" in sample and "hidden" not in sample
 
 
 # --- the final diff ---------------------------------------------------------------------------------------------
@@ -282,3 +285,24 @@ def test_a_labelled_list_shown_in_part_is_outlined_whole() -> None:
     # a list whose every item is kept whole is read as it is
     short = informative(["Done:\n- **Build:** passes.\n- **Lint:** clean.\n- **Tests:** 12 passed."], 360)
     assert short is not None and "passes" in short and "12 passed" in short
+
+
+def test_an_open_question_about_a_failure_an_edit_ended_says_the_failure_ended() -> None:
+    """pytest r59: "[open question] Why does `cls(**reportdict)` behave like `type(**reportdict)`? (never
+    answered)" read as a live bug; the TypeError it asks about never came back after r67's edit."""
+    from compaction.errors.records import ErrorRecord, Occurrence
+    from compaction.history.sources.next_steps import open_questions
+
+    said = [(10, "Reading the reports."), (20, "Editing."), (30, "Tests run."), (55, "Why does `cls(**reportdict)` behave like `type(**reportdict)`? Odd."),
+            (59, "Again: why does `cls(**reportdict)` behave like `type(**reportdict)`?"), (67, "Rewrote it."),
+            (68, "It passes now.")]
+    rec = ErrorRecord("ERR_PY_TypeError", [Occurrence(60, evidence="    return cls(**reportdict)\n"
+                                                      "TypeError: type() takes 1 or 3 arguments",
+                                                      detail="TypeError: type() takes 1 or 3 arguments")],
+                      solution="edited `src/_pytest/reports.py` (r67): deleted lines 225-312")
+    (fact,) = open_questions(said, [rec])
+    assert fact.text.endswith("(never answered; the ERR_PY_TypeError it asks about did not come back after the "
+                              "edit of r67)"), fact.text
+    unfixed = ErrorRecord("ERR_PY_TypeError", rec.occurrences, solution="no fix seen after r60")
+    (still,) = open_questions(said, [unfixed])
+    assert still.text.endswith("(never answered)")

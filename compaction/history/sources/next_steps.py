@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from compaction.errors.budget import teaches
 from compaction.errors.records import ErrorRecord
@@ -44,7 +45,7 @@ def next_step_source(ctx: FactContext) -> list[Fact]:
     submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
     return (next_step_facts(ctx.events, ctx.n_rounds, said, submitted=submitted) + unrun_checks(ctx.events)
             + gave_up(said) + asks_not_done(ctx.events)
-            + open_questions(said) + needs_from_user(ctx) + unfixed_errors(ctx))
+            + open_questions(said, ctx.records) + needs_from_user(ctx) + unfixed_errors(ctx))
 
 
 def _reruns(rec: ErrorRecord, command: str) -> bool:
@@ -229,10 +230,12 @@ def _gives_reason(text: str, words: set[str], lowered: dict[int, str], j: int) -
     return False
 
 
-def open_questions(said: list[tuple[int, str]]) -> list[Fact]:
+def open_questions(said: list[tuple[int, str]], records: Sequence[ErrorRecord] = ()) -> list[Fact]:
     """A why-question the agent asked itself and never answered (no reason given at or after it with
     the question's words): an explanation the session owes, which a successor should not take as
-    settled because the fix around it worked."""
+    settled because the fix around it worked. When the failure it asks about (an error record whose
+    output holds its words) ended with an edit, that is said too: the question is owed, the failure is not
+    (pytest's "Why does `cls(**reportdict)` behave like `type(**reportdict)`?" read as a live bug)."""
     asked: list[tuple[int, int, str, set[str]]] = []
     for i in range(len(said) // 2, len(said)):  # left open at the end: asked in the second half
         rnd, text = said[i]
@@ -258,8 +261,28 @@ def open_questions(said: list[tuple[int, str]]) -> list[Fact]:
             continue  # asked once: a passing thought; a question the agent comes back to is a real one
         if not any(_gives_reason(said[j][1], words, lowered, j) for j in range(i, len(said))):
             open_.append((rnd, sentence, words))
-    return [Fact(Section.NEXT, f"[open question] {sentence} (never answered)", [rnd], score=44 + rnd / 10000)
-            for rnd, sentence, _ in reversed(open_[:2])]
+    return [Fact(Section.NEXT, f"[open question] {sentence} (never answered{_ended(records, rnd, words)})", [rnd],
+                 score=44 + rnd / 10000)
+            for rnd, sentence, words in reversed(open_[:2])]
+
+
+_FIXED_BY_RE = re.compile(r"^edited [^;]*?\(r(\d+)\)")  # a record's solution that is an edit: "edited `x` (r67): …"
+ASKED_NEAR = 5  # rounds between a question and the failure it asks about
+
+
+def _ended(records: Sequence[ErrorRecord], asked: int, words: set[str]) -> str:
+    """"; the `ERR_X` it asks about did not come back after the edit of rN" when an error record seen near
+    round `asked`, whose output holds two of the question's words, was ended by an edit; else ""."""
+    wanted = words - _GENERIC_WHY
+    for rec in records:
+        near = [o for o in rec.occurrences if abs(o.round - asked) <= ASKED_NEAR]
+        m = _FIXED_BY_RE.match(rec.solution or "")
+        if not near or m is None or int(m.group(1)) < max(o.round for o in rec.occurrences):
+            continue
+        said = _content(" ".join(f"{o.evidence} {o.detail}" for o in near))
+        if len(wanted & said) >= 2:
+            return f"; the {rec.id} it asks about did not come back after the edit of r{m.group(1)}"
+    return ""
 
 
 # A sentence of a request that asks for something: a suggestion, a requirement, an expectation.
