@@ -48,6 +48,7 @@ from compaction.shell import (
     without_heredoc_body,
     words,
 )
+from compaction.template_noise import without_template_noise
 from compaction.transcripts.path_spelling import PathSpellings, file_name
 from compaction.transcripts.tool_shapes import classify
 
@@ -787,7 +788,7 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
         return
     if msg.role is Role.USER:
         events.append(Event(EventKind.REQUEST, rnd, msg.index, text=msg.text))
-        said = _Prose(users_words(msg.text), 30000)
+        said = _Prose(users_words(without_template_noise(msg.text)), 30000)  # a template's hidden text is no ask
         constraints = _sentences_matching(said, _CONSTRAINT_RE)
         if not said.text.isascii() and _CONSTRAINT_CJK_RE.search(said.text):
             constraints += [s for s in _sentences_matching(said, _CONSTRAINT_CJK_RE) if s not in constraints]

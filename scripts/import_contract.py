@@ -31,7 +31,7 @@ LAYERS: list[set[str]] = [
      "compaction.edit_owner", "compaction.events", "compaction.tokens", "compaction.store",
      "compaction.cache",
      "compaction.lexical", "compaction.budget", "compaction.llm", "compaction.shipped", "compaction.discovery",
-     "compaction.confine", "compaction.agent_compaction", "compaction.answer_options"},
+     "compaction.confine", "compaction.agent_compaction", "compaction.answer_options", "compaction.template_noise"},
     {"compaction.errors", "compaction.summarize"},
     {"compaction.summary", "compaction.history", "compaction.blocks", "compaction.memory"},
     {"restore"},

@@ -25,9 +25,9 @@ _QUOTE_RE = re.compile(r"“[^“”\n]+”")
 # A clause that says what ended the error: the edit (`edited x (r5)`, `an edit (r5)`, `re-read it with …, then
 # edited it`, `restored x from git with …`), the command that then passed, an attempt never checked and the
 # attempts that failed again before it. Its account of the cause, a guess or the user's words are not.
-FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored |tried, never checked |tried before: |"
-                           r"advised \(r\d+\): )"
+FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored |tried, never checked |tried before: )"
                            r"|^then .* (?:passed|no longer printed it) \(r\d+\)$")
+ADVISED = "advised (r"  # what the agent advised, where no edit followed: kept as long as a fix would be (no fix)
 _CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix, or the retry
 _GUESS = "the agent's guess: "
 # A cause read off the calls and outputs themselves, not the agent's words (`errors.scan`'s `_shifted_lines`,
@@ -65,7 +65,7 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
         lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_GUESS), info),
         lambda cs, excess: _shrink(cs, excess, _command_spans, ROOMY_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: not (FIX_CLAUSE_RE.search(c) or _CHECK_RE.search(c)
-                                                          or _READ_CAUSE_RE.search(c)), info),
+                                                          or _READ_CAUSE_RE.search(c) or c.startswith(ADVISED)), info),
         lambda cs, excess: _shrink(cs, excess, _content_spans, TIGHT_SPAN),
         lambda cs, excess: _shrink(cs, excess, _command_spans, TIGHT_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: _CHECK_RE.search(c) is not None, info),

@@ -32,6 +32,7 @@ from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
 from compaction.model import Role, Transcript
 from compaction.summary import CompactionResult, Item, Stats, Summary
+from compaction.transcripts._fences import FENCE_LINE
 
 DOC_EM_SHARE = 0.10  # the document's error records also say what failed (once, not again under Problems)
 TAIL_SHARE = 0.35  # the verbatim tail's share of a target that is not tight
@@ -605,7 +606,10 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
             lines = [f"## {section.heading(lang)}"]
             for f in items:
                 c = cite(f.rounds)
-                text = f.text if (not c or c in f.text) else f"{f.text} {c}"
+                # a text that ends with a fence's closing line takes its round on a line of its own: "``` (r1)"
+                # closes nothing, and the rest of the document would read as code
+                closes = FENCE_LINE.match(f.text.rsplit("\n", 1)[-1]) is not None and "\n" in f.text
+                text = f.text if (not c or c in f.text) else f"{f.text}\n{c}" if closes else f"{f.text} {c}"
                 if tail and section is Section.GOAL and not f.task and f.rounds and min(f.rounds) >= tail_start:
                     text = _pointer(f.text, c)  # the verbatim rounds below quote it whole
                 if section is Section.GOAL and not rules_shown:

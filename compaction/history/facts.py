@@ -15,7 +15,7 @@ from compaction.history.sections import Section
 from compaction.mdsafe import escape_path
 from compaction.memo import per_text
 from compaction.shell import code_lines
-from compaction.transcripts._fences import outside_fences
+from compaction.template_noise import without_template_noise
 from compaction.transcripts.path_spelling import is_windows_path
 
 MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
@@ -188,45 +188,6 @@ def without_tags(text: str) -> str:
 
     text = _TAG_IN_SENTENCE_RE.sub(lambda m: m.group(1).replace("_", " ") if markup(m.group(1)) else m.group(0), text)
     return _TAG_NAME_RE.sub(lambda m: "" if markup(m.group(1)) else m.group(0), text)
-
-
-# An issue template's hidden text: an HTML comment (GitHub does not render it: "This comments are hidden when
-# you submit the issue") and a form's section the reporter left empty ("### Jupyter version\n\n_No response_").
-# Kept, they took the room of the report itself (astropy's task at 10% was its template's comment).
-_HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
-_NO_RESPONSE_RE = re.compile(r"^#{1,6} [^\n]*\n\s*_No response_[ \t]*$\n?", re.M)
-
-
-def without_template_noise(text: str) -> str:
-    """`text` without an issue template's hidden comments and its empty form sections, outside fenced code
-    (an HTML sample the user pasted keeps its comments)."""
-    if "<!--" not in text and "_No response_" not in text:
-        return text
-    if "```" not in text and "~~~" not in text:
-        return _noise_removed(text)
-    lines = text.split("\n")
-    outside = {i for i, _ in outside_fences(lines)}
-    out: list[str] = []
-    run: list[str] = []  # consecutive lines outside fences, cleaned together (a comment may span lines)
-    for i, line in enumerate(lines):
-        if i in outside:
-            run.append(line)
-            continue
-        if run:
-            out.append(_noise_removed("\n".join(run)))
-            run = []
-        out.append(line)
-    if run:
-        out.append(_noise_removed("\n".join(run)))
-    return "\n".join(out)
-
-
-def _noise_removed(text: str) -> str:
-    if "<!--" in text:
-        text = _HTML_COMMENT_RE.sub("", text)
-    if "_No response_" in text:
-        text = _NO_RESPONSE_RE.sub("", text)
-    return text
 
 
 def clean_task(text: str) -> str:

@@ -34,6 +34,7 @@ from compaction.history.tail import (
     round_pieces,
 )
 from compaction.model import Round
+from compaction.transcripts._fences import FENCE_LINE
 
 FULL = 0.9  # a document below this share of its target is not full: what was kept short may grow
 ROOMY = 0.97  # below this share of its target another pass spends the exact room left (a fact the estimate left out)
@@ -243,7 +244,14 @@ def leading_lines(full: str, budget: int, shown: str = "") -> tuple[str, int] | 
         keep.append(i)
     if len(keep) < 2:
         return None
-    return "\n".join(lines[i] for i in sorted(keep)) + f"\n  (… {len(lines) - len(keep)} more lines)", total
+    kept = [lines[i] for i in sorted(keep)]
+    # a fence the kept lines open is closed before the count (a long diff cut to its first lines left the
+    # rest of the document read as code)
+    opened = next((m.group(1) for ln in kept if (m := FENCE_LINE.match(ln))), None)
+    if opened is not None and sum(1 for ln in kept if FENCE_LINE.match(ln)) % 2:
+        kept.append(opened)
+        total += 2
+    return "\n".join(kept) + f"\n  (… {len(lines) - len(keep)} more lines)", total
 
 
 def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list[_Step]:

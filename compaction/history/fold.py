@@ -20,9 +20,13 @@ SHAPE_CHARS = 20  # of a line's opening past its indent, digits made alike: with
 _ZEROS = str.maketrans("123456789", "000000000")  # digits alike
 REPEAT_MIN = 3  # the same line this many times in a row is shown once with its count
 # A runner's own record of a run above its output (Codex's exec: "Chunk ID: 5b5ee8", "Wall time: 0.0512 seconds",
-# "Original token count: 467"): it says nothing of the run; its exit status ("Process exited with code 0") stays
-_RUN_RECORD_RE = re.compile(r"^(?:Chunk ID: \w+|Wall time: [\d.]+ ?(?:s|sec|seconds?|ms)|Original token count: \d+)[ \t]*$\n?",
-                            re.M)
+# "Original token count: 467"): it says nothing of the run; its exit status ("Process exited with code 0") stays.
+# Only the block that opens with its chunk id: a program's own "Wall time: …" (Jupyter's %time) is its output.
+_RUN_RECORD_RE = re.compile(r"^Chunk ID: \w+[ \t]*\n(?:Wall time: [\d.]+ ?(?:s|sec|seconds?|ms)[ \t]*\n)?"
+                            r"(Process exited with code -?\d+[ \t]*\n)?(?:Original token count: \d+[ \t]*(?:\n|$))?", re.M)
+# A line worth counting when said again and again: words (Django's "Cloning test database for alias 'default'…"),
+# not a diff's blank `+`, a data row ("0,0") or a line a count was already put on
+_WORDY_RE = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}")
 
 
 def _shapes(lines: list[str]) -> list[tuple[int, str] | None]:
@@ -35,9 +39,17 @@ def _shapes(lines: list[str]) -> list[tuple[int, str] | None]:
     return out
 
 
+def _countable(line: str) -> bool:
+    """Whether a line repeated in a row is shown once with its count: a line of words, not a diff's line
+    (`+`, `-`), not one that already carries a count."""
+    stripped = line.strip()
+    return (bool(_WORDY_RE.search(stripped)) and not stripped.startswith(("+", "-", "@@"))
+            and not stripped.endswith("]"))
+
+
 def repeats_collapsed(text: str) -> str:
-    """`text` with each run of REPEAT_MIN or more identical non-blank lines in a row shown once, followed by
-    `[×N]`; `text` itself when it has none."""
+    """`text` with each run of REPEAT_MIN or more identical lines of words in a row (`_countable`) shown once,
+    followed by `[×N]`; `text` itself when it has none."""
     if text.count("\n") < REPEAT_MIN - 1:
         return text
     lines = text.split("\n")
@@ -47,8 +59,9 @@ def repeats_collapsed(text: str) -> str:
         j = i + 1
         while j < n and lines[j] == lines[i]:
             j += 1
-        out.append(f"{lines[i]} [×{j - i}]" if j - i >= REPEAT_MIN and lines[i].strip() else lines[i])
-        if j - i < REPEAT_MIN or not lines[i].strip():
+        counted = j - i >= REPEAT_MIN and _countable(lines[i])
+        out.append(f"{lines[i]} [×{j - i}]" if counted else lines[i])
+        if not counted:
             out += lines[i + 1:j]
         i = j
     return text if len(out) == n else "\n".join(out)
@@ -61,8 +74,8 @@ def folded(text: str) -> str:
     its last one around "[… N more lines like these …]"; `text` itself when it has none of these."""
     if len(text) > MAX_CHARS:
         return text
-    if "Chunk ID: " in text or "Wall time: " in text or "Original token count: " in text:
-        text = _RUN_RECORD_RE.sub("", text)
+    if "Chunk ID: " in text:
+        text = _RUN_RECORD_RE.sub(lambda m: m.group(1) or "", text)
     text = repeats_collapsed(text)
     if text.count("\n") < RUN_MIN:
         return text

@@ -117,9 +117,10 @@ def _notice(msg: Message) -> bool:
 
 
 def _code(text: str) -> str:
-    """`text` as inline code, whatever backticks it holds."""
-    ticks = "``" if "`" in text else "`"
-    return f"{ticks} {text} {ticks}" if ticks == "``" else f"`{text}`"
+    """`text` as inline code, whatever backticks it holds: fenced by a run longer than its longest."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    return f"{ticks} {text} {ticks}" if longest else f"`{text}`"
 
 
 def _call_text(call: ToolCall, cwd: str | None, also: tuple[ToolCall, ...] = ()) -> str:
@@ -247,8 +248,8 @@ def round_pieces(rnd: Round, code: bool, steering: Steering, cwd: str | None = N
         pieces = _pieces(msg, rnd.number, code, steering, calls, cwd, output_most)
         opening = pieces[0]
         if opening.elidable and not opening.text.strip():  # no words: its label alone says nothing
-            if len(pieces) == 1:
-                continue  # an empty message (a reasoning-only turn an export kept as a blank)
+            if len(pieces) == 1 and msg.role is Role.ASSISTANT:
+                continue  # an empty reply (a reasoning-only turn an export kept as a blank); a user's stays
             if msg.role is last_role:  # the same speaker goes on (its call after its words): no label again
                 pieces[0] = _Piece("", "", "", rnd.number, False)
         out += (*pieces, _Piece("\n\n", "", "", rnd.number, False))
@@ -272,15 +273,22 @@ def render_rounds(rounds: list[Round], per_round: list[list[_Piece]], cap: int |
 
 
 REPEATED_OUTPUT_CHARS = 200  # a tool output at least this long, shown again word for word, is shown once
-# A run's durations differ from run to run ("Checked 273 files in 161ms", "Ran 390 tests in 0.524s"): two
-# outputs that differ only there say the same
-_DURATION_RE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds|m|min)\b")
+# How long a run took differs from run to run ("Checked 273 files in 161ms", "Ran 390 tests in 0.524s",
+# "Time elapsed: 6.4 s"): two outputs that differ only there say the same. A figure a benchmark measured
+# ("812 ms") is what it says: not one of these.
+_DURATION_RE = re.compile(r"(?:\bin|[Ee]lapsed:?|\b[Tt]ime:)\s+\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds)\b")
 
 
 def outputs_shown(per_round: list[list[_Piece]]) -> dict[str, int]:
     """The tool outputs `per_round` shows in full, by their text with durations made alike: the round of each."""
-    return {_DURATION_RE.sub("#", p.text): p.round_no
-            for pieces in per_round for p in pieces if p.output and len(p.text) >= REPEATED_OUTPUT_CHARS}
+    return {_said(p): p.round_no for pieces in per_round for p in pieces
+            if p.output and len(p.text) >= REPEATED_OUTPUT_CHARS}
+
+
+def _said(p: _Piece) -> str:
+    """What a tool output says, its durations made alike, with its exit status (its fence's label): a run
+    that failed never points to one that passed."""
+    return f"{p.prefix}{_DURATION_RE.sub('#', p.text)}"
 
 
 def point_repeats(pieces: list[_Piece], later: dict[str, int]) -> None:
@@ -289,7 +297,7 @@ def point_repeats(pieces: list[_Piece], later: dict[str, int]) -> None:
     for i, p in enumerate(pieces):
         if not p.output or len(p.text) < REPEATED_OUTPUT_CHARS:
             continue
-        key = _DURATION_RE.sub("#", p.text)
+        key = _said(p)
         there = later.get(key)
         if there is None or there == p.round_no:
             later[key] = p.round_no

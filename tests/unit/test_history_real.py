@@ -10,7 +10,7 @@ import pytest
 from bench.copies import prepare
 from compaction import tokens
 from compaction.history import compact
-from compaction.history.facts import without_template_noise
+from compaction.template_noise import without_template_noise
 from compaction.transcripts import load_transcript
 from tests.conftest import TRANSCRIPTS, real_transcripts
 

@@ -306,3 +306,136 @@ def test_an_open_question_about_a_failure_an_edit_ended_says_the_failure_ended()
     unfixed = ErrorRecord("ERR_PY_TypeError", rec.occurrences, solution="no fix seen after r60")
     (still,) = open_questions(said, [unfixed])
     assert still.text.endswith("(never answered)")
+
+
+# --- the code review of this round's change (each defect's triggering input) -----------------------------------
+
+def test_an_outline_keeps_the_verdict_after_its_list_and_leaves_two_lists_and_bare_labels_alone() -> None:
+    from compaction.history.sources.findings import informative
+
+    options = ("There are three ways to fix the flaky upload test:\n\n"
+               "1. **Retry in the client:** wrap `upload()` in `retry(3)` so a dropped connection is retried; simple "
+               "but hides real failures and slows the suite by up to 9 seconds.\n"
+               "2. **Mock the storage:** replace `S3Client` with `FakeS3` in `conftest.py`; fast and deterministic, "
+               "but no longer tests the real multipart path.\n"
+               "3. **Raise the timeout:** set `UPLOAD_TIMEOUT=30` in `settings.py`; the least code, but the flake "
+               "returns on slow CI runners.\n\n"
+               "I recommend option 2 (`FakeS3`): the multipart path already has its own integration test in "
+               "`tests/integration/test_s3.py`, and it removes the flake entirely.")
+    said = informative([options], 360)
+    assert said is not None and "Raise the timeout" in said and "I recommend option 2" in said, said
+    two = ("Here is how they compare.\n\nAdvantages of `zod`:\n- **Type inference:** `z.infer` gives the type.\n"
+           "- **Ecosystem:** `tRPC` and `react-hook-form` integrate directly.\n- **Errors:** `ZodError.format()` reads "
+           "well.\n\nDisadvantages of `zod`:\n- **Bundle size:** about 57 kB minified, versus 12 kB for `valibot`.\n"
+           "- **Speed:** `safeParse` is 3x slower than `valibot` on large arrays.\n"
+           "- **Tree shaking:** methods are chained, so unused validators stay in the bundle.\n")
+    compared = informative([two], 360)
+    assert compared is not None and "57 kB" in compared and "3x slower" in compared, compared
+
+
+def test_a_fuller_form_cut_to_its_first_lines_closes_the_fence_it_opened() -> None:
+    """sphinx at 10%: the long final diff, cut by the filler, left its ```diff open: the rest read as code."""
+    from compaction.history.fill import leading_lines
+
+    full = "The final diff the harness printed (r5):\n```diff\n" + "\n".join(f"+ line {i}" for i in range(50)) + "\n```"
+    text, _ = leading_lines(full, 60)
+    assert text.count("```") == 2 and text.rstrip().endswith("more lines)"), text
+
+
+def test_an_existing_file_edited_outside_the_project_is_work_not_a_probe() -> None:
+    edit = ToolCall("str_replace_editor", {"path": "/proj/backend/api.py", "old_str": "a", "new_str": "b"}, "e1",
+                    ToolKind.EDIT, path="/proj/backend/api.py")
+    front = ToolCall("str_replace_editor", {"path": "/proj/frontend/App.tsx", "old_str": "a", "new_str": "b"}, "e2",
+                     ToolKind.EDIT, path="/proj/frontend/App.tsx")
+    msgs = [Message(0, Role.USER, "Rename the field"), Message(1, Role.ASSISTANT, "Editing.", [edit]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("ok", "e1", "e", exit_code=0)]),
+            Message(3, Role.ASSISTANT, "Tests.", [_sh("pytest", 3)]),
+            Message(4, Role.TOOL, tool_results=[ToolResult("5 passed", "c3", "bash", exit_code=0)]),
+            Message(5, Role.USER, "and the frontend"), Message(6, Role.ASSISTANT, "Editing.", [front]),
+            Message(7, Role.TOOL, tool_results=[ToolResult("ok", "e2", "e", exit_code=0)])]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    current = [f.text for f in gather(_ctx(t, cwd="/proj/backend")) if f.section is Section.CURRENT]
+    state = next(text for text in current if "after the last" in text)
+    assert state.startswith("No test run after the last edit (r3)"), state  # the frontend's edit, after the tests
+
+
+def test_advice_is_kept_in_a_fit_but_is_no_fix_for_the_next_steps() -> None:
+    from compaction.errors.budget import teaches
+    from compaction.errors.records import ErrorRecord
+
+    text = "advised (r3): bump the version · publish with `--provenance=false`; no fix seen after r1"
+    assert fit(text, 70).startswith("advised (r3): bump")
+    assert not teaches(ErrorRecord("ERR_X", [], solution=text))
+
+
+def test_a_comment_the_user_quoted_as_code_or_left_open_is_theirs_and_the_template_is_no_constraint() -> None:
+    from compaction.template_noise import without_template_noise
+
+    assert without_template_noise("Add `<!-- more -->` to posts") == "Add `<!-- more -->` to posts"
+    assert without_template_noise("a <!-- open b <!-- x --> c") == "a <!-- open b  c"
+    t = _session("Fix it\n<!-- Please do not remove them! You must not skip the checklist -->\nThe page breaks.",
+                 [("Looking.", None, None)])
+    constraints = [e.text for e in extract_events(t) if e.kind.value == "constraint"]
+    assert not any("remove them" in c or "checklist" in c for c in constraints), constraints
+
+
+def test_outputs_that_differ_in_status_or_in_what_a_benchmark_measured_are_both_shown() -> None:
+    def session(outputs: list[tuple[str, int]]) -> str:
+        msgs = [Message(0, Role.USER, "run")]
+        for i, (out, code) in enumerate(outputs):
+            msgs += [Message(len(msgs), Role.ASSISTANT, "Running.", [_sh("make bench", i)]),
+                     Message(len(msgs) + 1, Role.TOOL, tool_results=[ToolResult(out, f"c{i}", "bash", exit_code=code)]),
+                     Message(len(msgs) + 2, Role.USER, f"again {i}")]
+        text, _ = TailRenderer(_round_of(msgs), True, Steering()).render(100_000)
+        return text
+
+    body = "\n".join(f"case {i}: parse the fixture and check the result" for i in range(8))
+    assert "same output" not in session([(body + "\nparse: 812 ms", 0), (body + "\nparse: 95 ms", 0)])
+    assert "same output" not in session([(body + "\nRan 3 tests in 0.5s", 1), (body + "\nRan 3 tests in 0.4s", 0)])
+
+
+def test_a_limit_asked_about_or_qualified_reverses_nothing() -> None:
+    from compaction.history.sources.decisions import _mark_reversed
+
+    earlier = Fact(Section.DECISIONS, "Use `functools.lru_cache` for the lookups.", [3], score=42, prose=True)
+    asked = Fact(Section.DECISIONS, "Why can't I use `functools.lru_cache` here?", [5], score=40, prose=True)
+    _mark_reversed([earlier, asked])
+    assert "reversed" not in earlier.text
+
+
+def test_a_git_command_that_failed_still_shows_git_is_there() -> None:
+    from compaction.history.sources.uncommitted import uncommitted_facts
+
+    edit = ToolCall("Edit", {"file_path": "main.go", "old_string": "a", "new_string": "b"}, "e1", ToolKind.EDIT,
+                    path="main.go")
+    t = _session("Print the link", [("Editing.", edit, "ok")], later=["commit it"])
+    t.messages.insert(len(t.messages), Message(len(t.messages), Role.ASSISTANT, "Committing.",
+                                               [_sh("git commit -am 'link'", 9)]))
+    t.messages.append(Message(len(t.messages), Role.TOOL,
+                              tool_results=[ToolResult("fatal: not a git repository", "c9", "bash", exit_code=128)]))
+    t = Transcript("s.json", "test", t.messages, group_rounds(t.messages))
+    (fact,) = uncommitted_facts(_ctx(t))
+    assert fact.text.startswith("Not committed: no commit in this session"), fact.text
+
+
+def test_repeated_lines_a_reader_may_copy_and_a_programs_own_wall_time_stay() -> None:
+    assert folded("+\n+\n+\n+ x") == "+\n+\n+\n+ x"  # a diff's added blank lines
+    assert folded("0,0\n0,0\n0,0") == "0,0\n0,0\n0,0"  # a data row
+    assert folded("Wall time: 3.1 s\nresult: 42") == "Wall time: 3.1 s\nresult: 42"  # Jupyter's %time
+
+
+def test_a_users_message_with_no_words_keeps_its_label_and_a_note_quotes_any_command() -> None:
+    from compaction.history.tail import _code
+
+    rounds = _round_of([Message(0, Role.USER, "", meta={"images": 1}), Message(1, Role.ASSISTANT, "I see a chart.")])
+    text = "".join(p.render(None) for p in round_pieces(rounds[0], True, Steering()))
+    assert "**user**" in text
+    assert _code("echo `a` && x") == "`` echo `a` && x ``" and _code("a``b") == "``` a``b ```"
+
+
+def test_a_text_ending_with_a_fence_takes_its_round_on_a_line_of_its_own() -> None:
+    from compaction.history.engine import _render
+
+    task = Fact(Section.GOAL, "What is this?\n\n```\nnpm error code E409\n```", [1], task=True, essential=True)
+    md = _render("en", "# Compacted conversation\n", [task], "", "", "", 99, 1)
+    assert "```\n  (r1)" in md and "``` (r1)" not in md

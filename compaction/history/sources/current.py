@@ -13,7 +13,7 @@ from compaction.history.facts import WS_RE, Fact, display_path, first_line, is_t
 from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE
 from compaction.history.sources.checks import build_outcome, builds, own_file_names, runs_own_file
-from compaction.history.sources.filelog import logs_of, scratch_files
+from compaction.history.sources.filelog import creates, logs_of, scratch_files
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
@@ -160,11 +160,14 @@ def _verification(ctx: FactContext) -> Fact | None:
     if not changes or all(_PROSE_RE.search(e.path or "") for e in changes):
         return None  # nothing to verify: no change, or prose only
     edits = [e for e in changes if not _NOTES_RE.search(e.path or "")]  # notes need no check
-    gone = {path for path, log in logs_of(ctx).items() if log.deleted}  # scratch files: no work to check
-    # a file outside the project (a probe written beside it: `/home/Repro.java` of `/home/fastjson2`) is no work
-    # to check either: after the suite passed, compiling it read as "no test suite run"
-    work = [e for e in edits if (shown := display_path(e.path or "", ctx.cwd)) not in gone
-            and not (ctx.cwd and _absolute(shown))]
+    logs = logs_of(ctx)
+    gone = {path for path, log in logs.items() if log.deleted}  # scratch files: no work to check
+    # a file the session created outside the project (a probe written beside it: `/home/Repro.java` of
+    # `/home/fastjson2`) is no work to check either: after the suite passed, compiling it read as "no test suite
+    # run"; an existing file edited there (the frontend of a backend's session) is work
+    probes = {path for path, log in logs.items()
+              if ctx.cwd and _absolute(path) and log.kept and (log.kept[0].kind is EventKind.WRITE or creates(log.kept[0]))}
+    work = [e for e in edits if (shown := display_path(e.path or "", ctx.cwd)) not in gone and shown not in probes]
     last_edit = max(e.round for e in (work or edits))
     # the edits after it are notes or scratch files: "the last edit" would read as the session's last one
     later_notes = any(e.round > last_edit and _NOTES_RE.search(e.path or "") for e in changes)

@@ -492,8 +492,9 @@ def _user_choices(ctx: FactContext) -> list[Fact]:
 _REVERSAL_RE = re.compile(r"\b(?:revert(?:ed|ing)?|undo|undid|roll(?:ed)? back|no longer (?:use|need)|"
                           r"(?:switch|go|went) back from|drop(?:ped)?|abandon(?:ed)?|"
                           # a limit found since ("I cannot blindly apply `idna` encoding to everything")
-                          r"can(?:not|'t|’t) (?:\w+ )?(?:use|apply|rely on))\b[^`.\n]{0,30}`([^`\n]{2,80})`",
+                          r"\bI can(?:not|'t|’t) (?:blindly |just |simply )?(?:use|apply))\b[^`.\n]{0,30}`([^`\n]{2,80})`",
                           re.IGNORECASE)
+_ASKED_AFTER_RE = re.compile(r"[^.!?\n]*\?")  # the rest of the sentence is a question ("Why can't we use `x`?")
 _SPAN_RE = re.compile(r"`([^`\n]{2,80})`")
 _PATHLIKE_RE = re.compile(r"[\w.-]+\.[a-zA-Z]{1,5}")
 MAX_REVERSAL_CHECKS = 400  # decisions compared for reversals: bounded work
@@ -504,7 +505,8 @@ def _mark_reversed(facts: list[Fact]) -> None:
     and weighs less: a successor must not act on it. Paths are not enough (two choices may edit one
     file); the identifier taken back must be one the earlier choice chose, not one it rejected."""
     agent = [f for f in facts[:MAX_REVERSAL_CHECKS] if f.prose and f.rounds]
-    taken_back = [{m.group(1) for m in _REVERSAL_RE.finditer(f.text)} for f in agent]
+    taken_back = [{m.group(1) for m in _REVERSAL_RE.finditer(f.text) if not _ASKED_AFTER_RE.match(f.text, m.end())}
+                  for f in agent]
     for i, earlier in enumerate(agent):
         chosen = set(_SPAN_RE.findall(earlier.text)) - taken_back[i]
         chosen = {x for x in chosen if "/" not in x and not _PATHLIKE_RE.fullmatch(x)}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from compaction.events import (
@@ -519,6 +520,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     stressed: list[int] = []  # each sentence's bold spans, counted before the markup goes
     titles: list[str] = []  # the section title each sentence sits under ("" when none)
     labels: list[str | None] = []  # a list item's bold label ("**Maybe/Option type:** …"), else None
+    breaks: set[int] = set()  # sentence indexes a lead-in line comes before: where a new list may start
     for raw_text in texts:
         title, under = "", 0  # the section title met last, and how many sentences came under it
         text = straight(THOUGHT_RE.sub("", without_fences(raw_text[-4000:] if closing else raw_text[:4000])))
@@ -547,6 +549,8 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
                 continue
             listed, numbered = numbered or _LIST_ITEM_RE.match(raw.lstrip()) is not None, False
             if x.endswith((":", "：")):  # an item's own lead-in ("1. **Schemas:**") stays under the ask
+                if not listed:
+                    breaks.add(len(sentences))  # a lead-in ("Disadvantages of `zod`:") opens a list of its own
                 asks = _WANTS_INPUT_RE.search(x)
                 wanted = (wanted and listed) or (asks is not None and (
                     _MATERIAL_RE.search(x) is not None or asks.group(0).lower().startswith(("recommend", "suggest"))))
@@ -558,7 +562,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
                     and not _COURTESY_RE.match(x) and not (closing and _PLANS_RE.search(x)):  # a report tells what was done
                 sentences.append(x)
                 label = _ITEM_LABEL_RE.match(raw.lstrip()) if listed and marked else None
-                labels.append(label.group(1).strip() if label else None)
+                labels.append(label.group(1).strip().rstrip(":：") if label else None)
                 # the title labels its list's items and the sentence right under it, not the prose after a list
                 read_under = not titled and (under == 0 or listed)
                 titles.append(title if read_under else "")
@@ -594,7 +598,7 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
         said.add(titles[i])
         shown.append(label + cut_at_clause(sentences[i], 200))
     reply = " ".join(s if k == len(shown) - 1 or not _unended(s) else s + ";" for k, s in enumerate(shown))
-    outlined = _outlined(sentences, labels, keep, limit)
+    outlined = _outlined(sentences, labels, titles, keep, limit, breaks)
     if outlined is not None:
         return outlined
     return reply if len(reply) <= limit else cut_at_clause(reply, limit)
@@ -629,34 +633,69 @@ OUTLINE_NAMES = 3  # of each item's code spans, named in the outline (fewer when
 OUTLINE_CHARS = 240  # an outline longer is cut where its finding is shown: its last items would go
 
 
-def _outlined(sentences: list[str], labels: list[str | None], keep: list[int], limit: int) -> str | None:
+def _outlined(sentences: list[str], labels: list[str | None], titles: list[str], keep: list[int],
+              limit: int, breaks: AbstractSet[int] = frozenset()) -> str | None:
     """A labelled list the kept sentences show only in part (the first items whole, the last ones gone:
-    aider's five things the library misses read as two), as its outline: the sentences kept before it, then
-    every item's label with the first names it gives ("Maybe/Option type (`map`, `flatMap`)"). None when the
-    list is kept whole, has too few labelled items, or its outline does not fit `limit`."""
-    items = [i for i, label in enumerate(labels) if label]
-    if len(items) < OUTLINE_ITEMS or all(i in keep for i in items):
-        return None
+    aider's five things the library misses read as two), as its outline: every item's label with what it
+    says in brief (its figures in its opening words, else the first names it gives: "Maybe/Option type
+    (`map`, `flatMap`)"), between the kept sentences before and after it (a report's verdict after its
+    list stays). One list: the first run of labelled items under one title. None when that list is kept
+    whole, has too few items, another list follows it, or its outline does not fit `limit`. `breaks`: where a lead-in line opens
+    another list."""
+    items = _one_list(labels, titles, breaks)
+    if len(items) < OUTLINE_ITEMS or all(i in keep for i in items) or any(labels[items[-1] + 1:]):
+        return None  # kept whole, too short, or one of several lists (advantages, then disadvantages): as chosen
+    room = min(limit, OUTLINE_CHARS)
+    before = [cut_at_clause(sentences[i], 200) for i in sorted(keep) if i < items[0]]
+    # after it: the sentence right after the list when it judges (a verdict, a recommendation), else the first
+    # one after it the selection kept; kept before the items' detail
+    nxt = items[-1] + 1
+    if not (nxt < len(sentences) and _VERDICT_RE.search(sentences[nxt])):
+        nxt = next((i for i in sorted(keep) if i > items[-1]), None)
+    after = cut_at_clause(sentences[nxt], VERDICT_CHARS) if nxt is not None else ""
     named = [list(dict.fromkeys(_SPAN_NAME_RE.findall(sentences[i]))) for i in items]
     bodies = [_after_label(sentences[i], labels[i] or "") for i in items]
-    room = min(limit, OUTLINE_CHARS)
-    for most in range(OUTLINE_NAMES, -1, -1):  # fewer names per item until every item's label fits
-        parts = []
-        for i, names, body in zip(items, named, bodies, strict=True):
-            if names[:most]:  # what the item names ("Maybe/Option type (`map`, `flatMap`)")
-                parts.append(f"{labels[i]} ({', '.join(f'`{n}`' for n in names[:most])})")
-            elif most and body:  # else its opening words ("Wrong count — Doc says "Total: 44 color tokens"…")
-                parts.append(f"{labels[i]} — {_words(body, 16 * most + 8)}")
-            else:
-                parts.append(labels[i] or "")
-        outline = "; ".join(parts).rstrip(".") + "."
-        if len(outline) <= room:
-            break
-    else:
-        return None
-    before = [cut_at_clause(sentences[i], 200) for i in sorted(keep) if i < items[0] and not labels[i]]
-    text = " ".join([*before, outline])
-    return text if len(text) <= room else outline
+    # with the verdict after it, when there is one (else the sentences the selection kept say more); each item
+    # with something of its own (a bare label says little: then the selection's sentences stand)
+    for with_after in ((True,) if after else (False,)):
+        fits = room - (len(after) + 1 if with_after else 0)
+        for most in range(OUTLINE_NAMES, 0, -1):  # less of each item until every item fits
+            parts = []
+            for i, names, body in zip(items, named, bodies, strict=True):
+                if most and body and (_FIGURE_RE.search(body) or not names):  # "Unit tests — 212 passed, 4 failed…"
+                    parts.append(f"{labels[i]} — {_words(body, 16 * most + 8)}")
+                elif names[:most]:  # what the item names ("Maybe/Option type (`map`, `flatMap`)")
+                    parts.append(f"{labels[i]} ({', '.join(f'`{n}`' for n in names[:most])})")
+                else:
+                    parts.append(labels[i] or "")
+            outline = "; ".join(parts).rstrip(".") + "."
+            if len(outline) <= fits:
+                shown = [outline, after] if with_after else [outline]
+                return " ".join([*before, *shown]) if len(" ".join([*before, *shown])) <= room else " ".join(shown)
+    return None
+
+
+VERDICT_CHARS = 120  # of the sentence after a list, shown after its outline
+_VERDICT_RE = re.compile(r"(?i)\b(?:recommend\w*|prefer\w*|suggest\w*|should|best|not ready|ready to|conclusion|"
+                         r"therefore|overall|in short|so the)\b")
+_FIGURE_RE = re.compile(r"\d")  # an item that states figures ("212 passed, 4 failed") says them in its words
+ITEM_GAP = 3  # sentences between two labelled items of one list at most (an item's own second sentence)
+
+
+def _one_list(labels: list[str | None], titles: list[str], breaks: AbstractSet[int] = frozenset()) -> list[int]:
+    """The first run of labelled items under one title and one lead-in, no more than ITEM_GAP sentences
+    apart: one list (a list of advantages and one of disadvantages are two)."""
+    run: list[int] = []
+    for i, label in enumerate(labels):
+        if not label:
+            continue
+        if run and (i - run[-1] > ITEM_GAP or titles[i] != titles[run[0]]
+                    or any(run[-1] < b <= i for b in breaks)):
+            if len(run) >= OUTLINE_ITEMS:
+                break
+            run = []
+        run.append(i)
+    return run
 
 
 def _unended(line: str) -> bool:

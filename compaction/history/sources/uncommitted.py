@@ -89,8 +89,10 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
     runs = [sub for e in ctx.events if e.kind is EventKind.COMMAND and e.command and "git" in e.command
             and not e.failed for sub, _ in git_runs(e.command)]
     # no sign of a git work tree: nothing is "uncommitted" in a folder git may not track, but that the
-    # session made no commit is still so (a successor that reads the changes alone believes them committed)
-    tracked = bool(runs or ctx.transcript.meta.get("git_branch"))
+    # session made no commit is still so (a successor that reads the changes alone believes them committed);
+    # a git command that ran and failed (a commit refused) is a sign of git all the same
+    tracked = bool(runs or ctx.transcript.meta.get("git_branch")
+                   or any(e.kind is EventKind.COMMAND and e.command and git_runs(e.command) for e in ctx.events))
     status = _last_status(ctx, -1)
     clean = status is not None and not status.changes and not status.folders
     since = status.message_index if clean and status is not None else -1  # git said the work tree was clean then
