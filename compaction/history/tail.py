@@ -280,7 +280,7 @@ _DURATION_RE = re.compile(r"(?:\bin|[Ee]lapsed:?|\b[Tt]ime:)\s+\d+(?:\.\d+)?\s?(
 
 
 def outputs_shown(per_round: list[list[_Piece]]) -> dict[str, int]:
-    """The tool outputs `per_round` shows in full, by their text with durations made alike: the round of each."""
+    """The tool outputs `per_round` shows in full, by what they say (`_said`): the round of each."""
     return {_said(p): p.round_no for pieces in per_round for p in pieces
             if p.output and len(p.text) >= REPEATED_OUTPUT_CHARS}
 

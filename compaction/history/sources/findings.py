@@ -639,9 +639,10 @@ def _outlined(sentences: list[str], labels: list[str | None], titles: list[str],
     aider's five things the library misses read as two), as its outline: every item's label with what it
     says in brief (its figures in its opening words, else the first names it gives: "Maybe/Option type
     (`map`, `flatMap`)"), between the kept sentences before and after it (a report's verdict after its
-    list stays). One list: the first run of labelled items under one title. None when that list is kept
-    whole, has too few items, another list follows it, or its outline does not fit `limit`. `breaks`: where a lead-in line opens
-    another list."""
+    list stays). One list: the first run of labelled items under one title (`breaks`: where a lead-in line
+    opens another list). None when that list is kept whole, has too few items, another list follows it, or
+    its outline does not fit `limit` with something of each item's own (a bare label says little: the
+    sentences the selection kept then stand)."""
     items = _one_list(labels, titles, breaks)
     if len(items) < OUTLINE_ITEMS or all(i in keep for i in items) or any(labels[items[-1] + 1:]):
         return None  # kept whole, too short, or one of several lists (advantages, then disadvantages): as chosen
@@ -655,23 +656,21 @@ def _outlined(sentences: list[str], labels: list[str | None], titles: list[str],
     after = cut_at_clause(sentences[nxt], VERDICT_CHARS) if nxt is not None else ""
     named = [list(dict.fromkeys(_SPAN_NAME_RE.findall(sentences[i]))) for i in items]
     bodies = [_after_label(sentences[i], labels[i] or "") for i in items]
-    # with the verdict after it, when there is one (else the sentences the selection kept say more); each item
-    # with something of its own (a bare label says little: then the selection's sentences stand)
-    for with_after in ((True,) if after else (False,)):
-        fits = room - (len(after) + 1 if with_after else 0)
-        for most in range(OUTLINE_NAMES, 0, -1):  # less of each item until every item fits
-            parts = []
-            for i, names, body in zip(items, named, bodies, strict=True):
-                if most and body and (_FIGURE_RE.search(body) or not names):  # "Unit tests — 212 passed, 4 failed…"
-                    parts.append(f"{labels[i]} — {_words(body, 16 * most + 8)}")
-                elif names[:most]:  # what the item names ("Maybe/Option type (`map`, `flatMap`)")
-                    parts.append(f"{labels[i]} ({', '.join(f'`{n}`' for n in names[:most])})")
-                else:
-                    parts.append(labels[i] or "")
-            outline = "; ".join(parts).rstrip(".") + "."
-            if len(outline) <= fits:
-                shown = [outline, after] if with_after else [outline]
-                return " ".join([*before, *shown]) if len(" ".join([*before, *shown])) <= room else " ".join(shown)
+    fits = room - (len(after) + 1 if after else 0)  # the verdict, when there is one, goes with the outline
+    for most in range(OUTLINE_NAMES, 0, -1):  # less of each item until every item fits
+        parts = []
+        for i, names, body in zip(items, named, bodies, strict=True):
+            if body and (_FIGURE_RE.search(body) or not names):  # "Unit tests — 212 passed, 4 failed…"
+                parts.append(f"{labels[i]} — {_words(body, 16 * most + 8)}")
+            elif names:  # what the item names ("Maybe/Option type (`map`, `flatMap`)")
+                parts.append(f"{labels[i]} ({', '.join(f'`{n}`' for n in names[:most])})")
+            else:
+                parts.append(labels[i] or "")
+        outline = "; ".join(parts).rstrip(".") + "."
+        if len(outline) <= fits:
+            shown = [outline, after] if after else [outline]
+            whole = " ".join([*before, *shown])
+            return whole if len(whole) <= room else " ".join(shown)
     return None
 
 

@@ -86,13 +86,11 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
     requests = [e for e in ctx.events if e.kind is EventKind.REQUEST and e.text.strip() and is_follow_up_request(e.text)]
     if len(requests) < 2 or any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:]):
         return []
-    runs = [sub for e in ctx.events if e.kind is EventKind.COMMAND and e.command and "git" in e.command
-            and not e.failed for sub, _ in git_runs(e.command)]
     # no sign of a git work tree: nothing is "uncommitted" in a folder git may not track, but that the
     # session made no commit is still so (a successor that reads the changes alone believes them committed);
-    # a git command that ran and failed (a commit refused) is a sign of git all the same
-    tracked = bool(runs or ctx.transcript.meta.get("git_branch")
-                   or any(e.kind is EventKind.COMMAND and e.command and git_runs(e.command) for e in ctx.events))
+    # a git command that ran, even one that failed (a commit refused), is a sign of git
+    tracked = bool(ctx.transcript.meta.get("git_branch") or any(
+        e.kind is EventKind.COMMAND and e.command and "git" in e.command and git_runs(e.command) for e in ctx.events))
     status = _last_status(ctx, -1)
     clean = status is not None and not status.changes and not status.folders
     since = status.message_index if clean and status is not None else -1  # git said the work tree was clean then
