@@ -286,6 +286,12 @@ _TAGS = re.compile(r"</?[A-Za-z_][\w-]*>")
 _WS = re.compile(r"\s+")
 
 
+# An HTML comment, or one the excerpt cuts open at its end: hidden in the rendered issue (astropy's template:
+# "<!-- This comments are hidden when you submit the issue …"), no part of what was asked, and not kept by the
+# compactor since 2026-12-05 (compaction.template_noise): the task's excerpt is compared without it
+_HIDDEN_RE = re.compile(r"<!--.*?(?:-->|$)", re.S)
+
+
 def norm(text: str) -> str:
     """Whitespace-folded, tags stripped, markdown code ticks ignored: how the task is compared."""
     return _WS.sub(" ", _TAGS.sub(" ", text).replace("`", "")).strip()
@@ -336,7 +342,7 @@ def expected_facts(copy_path: Path, truth: dict, markers: list[str], fmt: str | 
                 cmds.setdefault(key, None)
     exp.commands = list(cmds)
     exp.numbers = scan_numbers(items)
-    exp.task = norm(truth.get("task_excerpt", ""))
+    exp.task = norm(_HIDDEN_RE.sub(" ", truth.get("task_excerpt", "")))
     task_text = norm(next((it.text for it in items if it.kind == "task"), ""))
     if exp.task and task_text and exp.task not in task_text:
         # GROUND_TRUTH's excerpt for the SWE-agent file comes from the demonstration, not this task:
