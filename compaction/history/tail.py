@@ -56,6 +56,7 @@ class _Piece:
     also: tuple[ToolCall, ...] = ()  # the same tool on the same path right after it: one line, `(×n)`
     most: int | None = None  # tokens shown at most whatever the cap (a harness's notice: its opening)
     output: bool = False  # a tool's output
+    said: str | None = None  # an output's `_said` key, made once (the filler asks for it on every pass)
 
     def cost(self, cap: int | None) -> int:
         if self.call is not None:  # a file tool's line: its own count (`_call_line`)
@@ -273,6 +274,7 @@ def render_rounds(rounds: list[Round], per_round: list[list[_Piece]], cap: int |
 
 
 REPEATED_OUTPUT_CHARS = 200  # a tool output at least this long, shown again word for word, is shown once
+REPEATED_OUTPUT_MOST = 20_000  # and at most this long: a longer one is shown by its ends anyway (bounded work)
 # How long a run took differs from run to run ("Checked 273 files in 161ms", "Ran 390 tests in 0.524s",
 # "Time elapsed: 6.4 s"): two outputs that differ only there say the same. A figure a benchmark measured
 # ("812 ms") is what it says: not one of these.
@@ -281,21 +283,27 @@ _DURATION_RE = re.compile(r"(?:\bin|[Ee]lapsed:?|\b[Tt]ime:)\s+\d+(?:\.\d+)?\s?(
 
 def outputs_shown(per_round: list[list[_Piece]]) -> dict[str, int]:
     """The tool outputs `per_round` shows in full, by what they say (`_said`): the round of each."""
-    return {_said(p): p.round_no for pieces in per_round for p in pieces
-            if p.output and len(p.text) >= REPEATED_OUTPUT_CHARS}
+    return {_said(p): p.round_no for pieces in per_round for p in pieces if _comparable(p)}
+
+
+def _comparable(p: _Piece) -> bool:
+    """A tool output of a size worth comparing with the others (`REPEATED_OUTPUT_CHARS`…`_MOST`)."""
+    return p.output and REPEATED_OUTPUT_CHARS <= len(p.text) <= REPEATED_OUTPUT_MOST
 
 
 def _said(p: _Piece) -> str:
     """What a tool output says, its durations made alike, with its exit status (its fence's label): a run
     that failed never points to one that passed."""
-    return f"{p.prefix}{_DURATION_RE.sub('#', p.text)}"
+    if p.said is None:
+        p.said = f"{p.prefix}{_DURATION_RE.sub('#', p.text)}"
+    return p.said
 
 
 def point_repeats(pieces: list[_Piece], later: dict[str, int]) -> None:
     """Each tool output of `pieces` that a later round shows again (`later`, by `outputs_shown`) becomes a
     pointer to it; the others join `later`, for the rounds before these (called newest first)."""
     for i, p in enumerate(pieces):
-        if not p.output or len(p.text) < REPEATED_OUTPUT_CHARS:
+        if not _comparable(p):
             continue
         key = _said(p)
         there = later.get(key)
