@@ -9,6 +9,7 @@ user's words ("User: so you do not need to remove them! -->" among the constrain
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from compaction.transcripts._fences import outside_fences
 
@@ -26,20 +27,26 @@ def without_template_noise(text: str) -> str:
         return text
     if "```" not in text and "~~~" not in text:
         return _noise_removed(text)
+    return outside_code(text, _noise_removed)
+
+
+def outside_code(text: str, rewrite: Callable[[str], str]) -> str:
+    """`text` with `rewrite` applied to each run of lines outside fenced code (a run whole: what it rewrites
+    may span lines), the fences and what they hold as they are."""
     lines = text.split("\n")
     outside = {i for i, _ in outside_fences(lines)}
     out: list[str] = []
-    run: list[str] = []  # consecutive lines outside fences, cleaned together (a comment may span lines)
+    run: list[str] = []
     for i, line in enumerate(lines):
         if i in outside:
             run.append(line)
             continue
         if run:
-            out.append(_noise_removed("\n".join(run)))
+            out.append(rewrite("\n".join(run)))
             run = []
         out.append(line)
     if run:
-        out.append(_noise_removed("\n".join(run)))
+        out.append(rewrite("\n".join(run)))
     return "\n".join(out)
 
 

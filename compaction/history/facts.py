@@ -15,7 +15,8 @@ from compaction.history.sections import Section
 from compaction.mdsafe import escape_path
 from compaction.memo import per_text
 from compaction.shell import code_lines
-from compaction.template_noise import without_template_noise
+from compaction.template_noise import outside_code, without_template_noise
+from compaction.transcripts._fences import outside_fences
 from compaction.transcripts.path_spelling import is_windows_path
 
 MIN_FACT_TOKENS = 7  # a fact's cost in selection is its tokens + 6: no budget holds more than target/7 facts
@@ -178,16 +179,22 @@ def without_tags(text: str) -> str:
     """The markup a harness wraps text in (`<pr_description>…</pr_description>`) left out, a tag named
     in a sentence said in words. Markup: a tag that closes in the text, or a name made of words joined by
     `_` (a harness's, though the piece read holds only its mention); else the tag is the text's own (a
-    placeholder: `gccli event <id>`)."""
+    placeholder: `gccli event <id>`). Fenced code is the user's sample, whatever tags it holds (an HTML
+    sample's `<div>…</div>`): left as it is."""
     if "<" not in text:
         return text
-    closed = {m.group(1) for m in _TAG_NAME_RE.finditer(text) if m.group(0)[1] == "/"}
+    fenced = "```" in text or "~~~" in text
+    prose = "\n".join(line for _, line in outside_fences(text.split("\n"))) if fenced else text
+    closed = {m.group(1) for m in _TAG_NAME_RE.finditer(prose) if m.group(0)[1] == "/"}  # a wrapper closes outside code
 
     def markup(name: str) -> bool:
         return name in closed or "_" in name
 
-    text = _TAG_IN_SENTENCE_RE.sub(lambda m: m.group(1).replace("_", " ") if markup(m.group(1)) else m.group(0), text)
-    return _TAG_NAME_RE.sub(lambda m: "" if markup(m.group(1)) else m.group(0), text)
+    def removed(run: str) -> str:
+        run = _TAG_IN_SENTENCE_RE.sub(lambda m: m.group(1).replace("_", " ") if markup(m.group(1)) else m.group(0), run)
+        return _TAG_NAME_RE.sub(lambda m: "" if markup(m.group(1)) else m.group(0), run)
+
+    return outside_code(text, removed) if fenced else removed(text)
 
 
 def clean_task(text: str) -> str:

@@ -439,3 +439,11 @@ def test_a_text_ending_with_a_fence_takes_its_round_on_a_line_of_its_own() -> No
     task = Fact(Section.GOAL, "What is this?\n\n```\nnpm error code E409\n```", [1], task=True, essential=True)
     md = _render("en", "# Compacted conversation\n", [task], "", "", "", 99, 1)
     assert "```\n  (r1)" in md and "``` (r1)" not in md
+
+
+def test_a_users_fenced_sample_keeps_its_tags_while_the_harness_wrapper_goes() -> None:
+    """A task's fenced HTML sample lost its `<div>`s: any tag closed in the task read as a harness's markup."""
+    task = "<issue>The card overflows:\n```html\n<div class=\"card\"><span>x</span></div>\n```\nSee above.</issue>"
+    cleaned = clean_task(task)
+    assert '<div class="card"><span>x</span></div>' in cleaned
+    assert "<issue>" not in cleaned and "</issue>" not in cleaned and "See above." in cleaned
