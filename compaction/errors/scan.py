@@ -844,10 +844,14 @@ _HEDGE = re.compile(r"\b(?:likely|probably|possibly|perhaps|might|maybe|may be|s
 _HEDGE_CJK = re.compile("可能|也许|或许|似乎|好像|大概|应该是|估计|猜测|怀疑")  # no word boundaries in CJK
 
 
+def _guessed(text: str) -> bool:
+    """Hedged in its words, English or wide ("likely", "I suspect", "可能")."""
+    return _HEDGE.search(text) is not None or _HEDGE_CJK.search(text) is not None
+
+
 def _hedged(sentence: str) -> bool:
     """A guess, in English or in wide text ("possible causes", "可能的原因")."""
-    return _HEDGE.search(sentence) is not None or _HEDGE_CJK.search(sentence) is not None \
-        or "possible" in sentence.lower()
+    return _guessed(sentence) or "possible" in sentence.lower()
 
 
 MAX_DIAGNOSES = 8  # occurrences of one unresolved record whose following replies are read
@@ -2122,8 +2126,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
         # the account itself, not the sentence before that says what "it" is (a wide stop leaves an empty piece)
         account = next((p for p in reversed(_SENTENCE.split(why)) if p.strip()), why)
-        hedged = _HEDGE.search(account) is not None or _HEDGE_CJK.search(account) is not None \
-            or account.rstrip().endswith(("?", "？"))  # a question is a guess too
+        hedged = _guessed(account) or account.rstrip().endswith(("?", "？"))  # a question is a guess too
         label = "the agent's guess: " if hedged else "cause: "  # told as what it is, fix or none
         parts.append(label + why.rstrip(".。"))
     if escaped:  # seen in the calls themselves, beside the agent's own account

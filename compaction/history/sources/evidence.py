@@ -341,7 +341,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                 cmd = call.command or next((v for v in call.arguments.values() if isinstance(v, str) and v), "")
                 if cmd and _is_lookup(call, cmd):
                     if found_nothing_in(content):
-                        if (missed := _missed(call, res)) is not None:
+                        if (missed := _miss_said(call, res)) is not None:
                             misses.append((rnd.number, missed))
                         continue
                     worked = _worked_on(ctx) if worked is None else worked
@@ -474,10 +474,14 @@ def _found_facts(found: dict[str, tuple[str, int]],
 def _missed(call: ToolCall, res: ToolResult) -> str | None:
     """How a look-up that ran and found nothing reads (`` `grep -r "X" src` ``), else None: not a call that
     is no look-up, not one the shell could not run (`rg: command not found`), not one with nothing to retell."""
-    if not _is_lookup(call, call.command or ""):
+    if not _is_lookup(call, call.command or "") or not found_nothing_in(res.content or ""):
         return None
-    content = res.content or ""
-    if res.exit_code in (126, 127) or _NOT_RUN_RE.search(content[:400]) or not found_nothing_in(content):
+    return _miss_said(call, res)
+
+
+def _miss_said(call: ToolCall, res: ToolResult) -> str | None:
+    """How a look-up that found nothing reads, unless the shell could not run it."""
+    if res.exit_code in (126, 127) or _NOT_RUN_RE.search((res.content or "")[:400]):
         return None
     return lookup_text(call)
 

@@ -19,6 +19,7 @@ from compaction.history.facts import LEFTOVER_PRIORITY, Fact
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.mdsafe import fence_for
+from compaction.model import Message
 
 _FILE_RE = re.compile(r"^diff --git a/(\S+) b/(\S+)")
 MAX_CHANGED_LINES = 24  # a longer diff is the change records' to tell
@@ -33,11 +34,10 @@ _HUNK_RE = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)")  # a hunk header's new first 
 def final_diff_facts(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.code:
         return []
-    msg = next((m for m in reversed(ctx.transcript.messages[-3:]) if m.meta.get("final_patch_echo")), None)
+    msg = _echo(ctx)
     if msg is None:
         return []
-    text = msg.text + "".join(r.content for r in msg.tool_results)
-    lines = _changed_lines(text)
+    lines = _changed_lines(_printed(msg))
     body = "\n".join(lines)
     if not lines:
         return []
@@ -64,12 +64,12 @@ def final_added(ctx: FactContext) -> dict[str, set[str]] | None:
     """Each file's added lines (stripped) in the final diff the harness printed, by the file's path in
     the diff; None when the session printed none. What a submission keeps of an edit: an edit none of
     whose lines is there was taken out again (a debug print removed by a later `sed '/DEBUG/d'`)."""
-    msg = next((m for m in reversed(ctx.transcript.messages[-3:]) if m.meta.get("final_patch_echo")), None)
+    msg = _echo(ctx)
     if msg is None:
         return None
     out: dict[str, set[str]] = {}
     added: set[str] | None = None
-    for line in (msg.text + "".join(r.content for r in msg.tool_results)).splitlines():
+    for line in _printed(msg).splitlines():
         if line.startswith("+++ "):  # the new side's name: read whatever the `diff --git` line was (spaces, quotes)
             name = line[4:].strip().strip('"')
             if name != "/dev/null":
@@ -79,6 +79,15 @@ def final_added(ctx: FactContext) -> dict[str, set[str]] | None:
         elif added is not None and line.startswith("+"):
             added.add(line[1:].strip())
     return out or None  # nothing read: no diff to judge by
+
+
+def _echo(ctx: FactContext) -> Message | None:
+    """The message in which the harness printed the final diff (the loader marks it), among the last three."""
+    return next((m for m in reversed(ctx.transcript.messages[-3:]) if m.meta.get("final_patch_echo")), None)
+
+
+def _printed(msg: Message) -> str:
+    return msg.text + "".join(r.content for r in msg.tool_results)
 
 
 def _changed_lines(diff: str) -> list[str]:

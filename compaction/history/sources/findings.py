@@ -604,9 +604,6 @@ def informative(texts: list[str], limit: int, closing: bool = False) -> str | No
     return reply if len(reply) <= limit else cut_at_clause(reply, limit)
 
 
-_LEADING_NUMBER_RE = re.compile(r"^\d{1,3}[.)]\s*")
-
-
 def _words(text: str, limit: int) -> str:
     """`text`'s opening words within `limit` characters, "…" where it was cut; never inside a code span."""
     if len(text) <= limit:
@@ -620,13 +617,14 @@ def _words(text: str, limit: int) -> str:
 
 def _after_label(sentence: str, label: str) -> str:
     """A labelled item's text past its label ("Wrong count: Doc says …" → "Doc says …")."""
-    sentence = _LEADING_NUMBER_RE.sub("", sentence)  # "2. Wrong count: …": the number the split left
+    if number := _LIST_NUMBER_RE.match(sentence):  # "2. Wrong count: …": the number the split left
+        sentence = sentence[number.end():].lstrip()
     rest = sentence[len(label):] if sentence.startswith(label) else sentence
     return rest.lstrip(":：–—- ").strip()
 
 
 # A list item's bold label: "-   **Maybe/Option type:** A dedicated type…", "1. **Schemas**: …"
-_ITEM_LABEL_RE = re.compile(r"(?:[-*•+]|\d+[.)])\s+\*\*([^*\n]{2,60}?):?\*\*:?\s")
+_ITEM_LABEL_RE = re.compile(_LIST_ITEM_RE.pattern + r"\s*\*\*([^*\n]{2,60}?):?\*\*:?\s")
 _SPAN_NAME_RE = re.compile(r"`([^`\n]{1,40})`")
 OUTLINE_ITEMS = 3  # a list's labelled items, at least, for its outline to stand for it
 OUTLINE_NAMES = 3  # of each item's code spans, named in the outline (fewer when it is long)
