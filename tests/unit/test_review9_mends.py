@@ -238,7 +238,9 @@ def test_last_calls_with_no_result_that_lack_the_argument_a_refused_call_needed_
                       preset=role_preset("developer"), cwd=None, n_rounds=len(t.rounds), target_tokens=4000)
     last = next(f.text for f in current_work(ctx) if f.text.startswith("Last calls"))
     assert "`Get-Content -Path package.json` (no result seen; no `sandbox_permissions`)" in last
-    assert "`git remote -v` (no result seen)" in last
+    # said outright, not left to be read from the others' lack (an answerer took "no `sandbox_permissions`" of
+    # the later calls as said of the first: a confident wrong answer in exam 37)
+    assert "`git remote -v` (no result seen; with `sandbox_permissions: require_escalated`)" in last
     assert last.endswith("the refused call of r1 needed `sandbox_permissions: require_escalated`")
 
 

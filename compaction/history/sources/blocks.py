@@ -73,6 +73,7 @@ class Block:
     round: int
     prose: bool = False  # pointed at by a sentence or edited next to: relied on, not only viewed
     uses: str = ""  # the later lines of the same view that use a value the block computes
+    lines: int = 1  # the code lines it keeps
 
 
 @dataclass(slots=True)
@@ -281,6 +282,11 @@ def digest(lines: dict[int, str], lo: int, hi: int, most: int = MAX_LINES) -> st
     blanks, string continuations and bare keywords go; when more than `most` are left, the weightiest
     stay, and an `else` stays between its two kept arms (the alternatives read as such). Each line is
     cut to `LINE_CHARS`."""
+    return _joined(_kept_lines(lines, lo, hi, most))
+
+
+def _kept_lines(lines: dict[int, str], lo: int, hi: int, most: int) -> list[tuple[int, int, str]]:
+    """(weight, line number, text) of the lines `digest` keeps, in their order."""
     kept: list[tuple[int, int, str]] = []  # weight, line number, text
     elses: list[tuple[int, int, str]] = []  # bare `else` lines: kept when both arms around them are
     prev_open = False  # the line before ends inside a call's arguments: a string there continues it
@@ -306,8 +312,27 @@ def digest(lines: dict[int, str], lo: int, hi: int, most: int = MAX_LINES) -> st
         if any(k[1] < e[1] for k in kept) and any(k[1] > e[1] for k in kept):
             kept.append(e)
     kept.sort(key=lambda k: k[1])
-    text = "; ".join(k[2] for k in kept).replace("`", "'")
+    return kept
+
+
+def _joined(kept: list[tuple[int, int, str]]) -> str:
+    """The kept lines joined with "; "; a statement split over two lines (`x = a.` / `b(c)`) is one: no "; "
+    inside it, which reads as its end (ponyc's `return CommandParser._sub(cs, this).; _parse_command(…)`)."""
+    text = "".join((" " if i and kept[i - 1][1] == k[1] - 1 and _continues(kept[i - 1][2]) else
+                    "; " if i else "") + k[2] for i, k in enumerate(kept)).replace("`", "'")
     return text if len(text) <= BLOCK_CHARS else text[:BLOCK_CHARS - 1] + "…"
+
+
+_CONTINUED = (".", "(", "[", ",", "+", "-", "*", "/", "=", "&&", "||", "\\", "?")
+
+
+def _continues(line: str) -> bool:
+    """Whether the statement goes on on the next line: it ends in an operator, a dot or an opening bracket
+    (not a comment, whose sentences end in a dot, nor a cut line's `…`)."""
+    return line.endswith(_CONTINUED) and not line.endswith("*/") and not line.startswith(_COMMENT_LEADS)
+
+
+_COMMENT_LEADS = ("//", "#", "/*", "*", "--", ";")
 
 
 def blocks(refs: Refs, path: str, content: str, rnd: int, done: set[tuple[str, int, bool]]) -> list[Block]:
@@ -330,10 +355,11 @@ def blocks(refs: Refs, path: str, content: str, rnd: int, done: set[tuple[str, i
         if any(b.lo <= span[0] <= b.hi or span[0] <= b.lo <= span[1] for b in out) \
                 or _edited(lines, *span, refs.edited):
             continue
-        text = digest(lines, *span, most=MAX_LINES if ref.prose else WINDOW_LINES)
+        kept = _kept_lines(lines, *span, most=MAX_LINES if ref.prose else WINDOW_LINES)
+        text = _joined(kept)
         if len(text) >= 12:
             uses = _uses(content, lines, span, first) if ref.prose or ref.before else ""
-            out.append(Block(path, span[0], span[1], text, rnd, ref.prose or ref.before, uses))
+            out.append(Block(path, span[0], span[1], text, rnd, ref.prose or ref.before, uses, len(kept)))
     return out
 
 

@@ -20,7 +20,7 @@ from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
-from compaction.history.sources.filelog import scratch_files
+from compaction.history.sources.filelog import listed_paths, logs_of, scratch_files
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.shell import (
@@ -109,9 +109,14 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             missed_where.setdefault((e.round, e.command), []).extend(e.missed_where)
     said = _said_by_changes(ctx)
     told = _told_by_commits(folded, commits)
-    without = _probe_note(_probes(ctx.events), ctx.cwd)
+    probe_note, thrown_note = _probe_note(_probes(ctx.events), ctx.cwd), _thrown_note(ctx)
+
+    def without(r: int) -> str:  # what a check of round r ran with or without, that the final code does not hold
+        return probe_note(r) or thrown_note(r)
     scratch = {display_path(p, ctx.cwd) for p in scratch_files(ctx)} if code else set()
-    scratch_written: list[tuple[int, str, str]] = []  # (round, command, what it printed): scratch files written
+    listed = listed_paths(ctx)
+    # (round, command, what it printed, what its last later run printed): scratch files written
+    scratch_written: list[tuple[int, str, str, str]] = []
     undone = _undone_by_reverts(ctx)
     reverted: list[tuple[tuple[int, str], str, Fact]] = []  # (the undo, the line without it, the fact)
     singles: list[Fact] = []  # state-changing commands run once: those of one round share a line
@@ -122,18 +127,24 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if scratch and runs.count == 1 and not runs.outcomes and (paths := _writes_only(runs.command, scratch, ctx.cwd)):
             ran = scripts_run(runs.command)  # written and run by the same line: its output is the script's
             printed = _printed(_output_of(ctx, runs.event, outputs)) if ran and runs.event is not None else ""
-            if not ran:  # run by a later line: the first that runs one of these files, by its path
-                run = next((r for p in paths if (r := _first_run(ctx, p, f.rounds[0], runs.event)) is not None), None)
-                printed = _printed(_output_of(ctx, run, outputs)) if run is not None else ""
+            later = next((found for p in paths if (found := _runs_of(ctx, p, f.rounds[0], runs.event))), [])
+            if not ran and later:  # run by a later line: the first that runs one of these files, by its path
+                printed = _printed(_output_of(ctx, later.pop(0), outputs))
+            # The last run's output too, when it differs: a reproduction run again after the fix says whether
+            # it worked ("13234.9 arcsec" at r7, "4.76e-09 arcsec" at r30)
+            # (a run of this script alone: a line running four prints the last one's output)
+            alone = [e for e in later if len(scripts_run(e.command or "")) == 1]
+            last = _printed(_output_of(ctx, alone[-1], outputs)) if alone else ""
+            again = f" … r{alone[-1].round}: {last}" if last and last != printed else ""
             # its first line as written (what the command was), then what the script printed
-            scratch_written.append((f.rounds[0], f"`{first_line(f.text, SCRATCH_COMMAND_CHARS)}`", printed))
+            scratch_written.append((f.rounds[0], f"`{first_line(f.text, SCRATCH_COMMAND_CHARS)}`", printed, again))
             continue
         key = f.text  # as first run
         times = f" ×{runs.count}" if runs.count > 1 else ""
         if len(runs.outcomes) > 1 or runs.outcomes and runs.count > 1 and runs.outcomes[0][0] != f.rounds[-1]:
             # every distinct result of a re-run command, each with its round (a result one run showed is that
             # run's, not every run's)
-            outcome = "".join(f"{o} (r{r}){without(r) if f.test else ''}" for r, o in runs.outcomes[-6:])
+            outcome = _with_notes(runs.outcomes[-6:], without if f.test else None)
             if f.test and runs.again is not None:  # the same result at the end, the code maybe changed since
                 outcome += f" (again r{runs.again}{without(runs.again)})"
         else:
@@ -164,14 +175,16 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             reverted.append((back, f"`{first_line(shown, UNDONE_COMMAND_CHARS)}`{more}{times}" if code else text, f))
             continue
         if code and runs.count == 1 and not f.test and not runs.outcomes:
+            if _told_by_file_list(project_root.without_root_cd(runs.command, ctx.cwd), listed, ctx.cwd):
+                continue
             singles.append(f)
         else:
             facts.append(f)
     facts.extend(_same_round(singles))
     if scratch_written:  # one line, not one per script: with what each printed
         head = "Scratch files written, removed later: "
-        text = "; ".join(f"{c}{f' → {out}' if out else ''} (r{r})" for r, c, out in scratch_written)
-        short = "; ".join(f"{c} (r{r})" for r, c, _ in scratch_written)
+        text = "; ".join(f"{c}{f' → {out}' if out else ''} (r{r}){again}" for r, c, out, again in scratch_written)
+        short = "; ".join(f"{c} (r{r})" for r, c, _, _ in scratch_written)
         rounds = sorted({scratch_written[0][0], scratch_written[-1][0]})
         facts.append(Fact(Section.COMPLETED, head + text, rounds, score=45, short=None if short == text else head + short))
     # told with the revert that put them back, one line per revert (a command is what a successor may run
@@ -180,6 +193,35 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     facts.extend(_commit_runs(commits, [min(f.rounds) for f in facts], said, told))
     facts.sort(key=lambda f: min(f.rounds))
     return facts
+
+
+_FILE_MAKERS = frozenset({"mkdir", "touch", "rm"})
+
+
+def _told_by_file_list(command: str, listed: list[str], cwd: str | None) -> bool:
+    """Whether the command only made or removed what the modified-files list names: `touch f` or `rm f` of a
+    listed file, `mkdir -p d` of a folder a listed file is in (`mkdir -p dist/dags; touch dist/dags/a.js`
+    beside "`dist/dags/a.js`: created"): the list tells it, a line of its own only costs room. A `cd`
+    elsewhere, a glob or a path the list does not name keeps the command."""
+    parts = split_commands(command)
+    if not parts or not listed:
+        return False
+    for part in parts:
+        said = past_prefixes(words(part))
+        if not said or said[0] not in _FILE_MAKERS:
+            return False
+        operands = [w for w in said[1:] if not w.startswith("-")]
+        if not operands:
+            return False
+        for w in operands:
+            path = display_path(w, cwd).rstrip("/")
+            if said[0] == "mkdir":
+                if not any(p.replace("\\", "/").startswith(path + "/") or same_file(p.rsplit("/", 1)[0], path)
+                           for p in listed if "/" in p):
+                    return False
+            elif not any(same_file(p, path) for p in listed):
+                return False
+    return True
 
 
 def _by_undo(reverted: list[tuple[tuple[int, str], str, Fact]]) -> list[Fact]:
@@ -243,6 +285,42 @@ def _probe_note(windows: list[tuple[int, int, str]], cwd: str | None) -> Callabl
     return note
 
 
+def _with_notes(outcomes: list[tuple[int, str]], note: Callable[[int], str] | None) -> str:
+    """Each outcome with its round; what the runs ran with (`note`) said once, after the last of the runs in
+    a row it holds for: "→ 8 failed (r27) → 9 failed (r31) (r27, r31: with the r18 change …)"."""
+    notes = [note(r) if note is not None else "" for r, _ in outcomes]
+    out = ""
+    for i, (r, o) in enumerate(outcomes):
+        out += f"{o} (r{r})"
+        said = notes[i]
+        if not said or i + 1 < len(notes) and notes[i + 1] == said:
+            continue  # said after the last run it holds for
+        first = i
+        while first > 0 and notes[first - 1] == said:
+            first -= 1
+        same = [f"r{x}" for x, _ in outcomes[first:i + 1]]
+        out += said if len(same) == 1 else f" ({', '.join(same)}: {said.removeprefix(' (')}"
+    return out
+
+
+def _thrown_note(ctx: FactContext) -> Callable[[int], str]:
+    """What a check run in round `r` ran with: a change of the session's thrown away later (reverted by a
+    checkout, undone): its result is of code the work no longer holds ("9 failed (r31)" under the r18 change
+    `git checkout` took back at r34)."""
+    windows: list[tuple[int, int, str]] = []
+    for path, log in logs_of(ctx).items():
+        for ed in log.edits:
+            back = _ROUND_CITED_RE.search(ed.undone or "")
+            if back is not None:
+                windows.append((ed.event.round, int(back.group(1)), path))
+
+    def note(r: int) -> str:
+        hit = next(((s, b, p) for s, b, p in windows if s < r < b), None)
+        return "" if hit is None else f" (with the r{hit[0]} change to `{hit[2]}`, reverted r{hit[1]})"
+    return note
+
+
+_ROUND_CITED_RE = re.compile(r"\(r(\d+)\)\s*$")  # how an edit was thrown away ends with the round it was: "(r34)"
 PROBE_LINE_CHARS = 12  # a line this long is the session's own, not a brace or a blank
 MAX_OPEN_PROBES = 20  # removals waiting to be put back: a session of a thousand deletions checks the latest few
 UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the work's own
@@ -293,17 +371,18 @@ def _writes_only(command: str, scratch: set[str], cwd: str | None) -> list[str]:
     return paths
 
 
-def _first_run(ctx: FactContext, path: str, after: int, written_by: Event | None) -> Event | None:
-    """The first later command that runs the script at `path` (`python3 check_lazy.py`, `python ./check.py`;
-    not `python tests/check.py`, another file of that name)."""
+def _runs_of(ctx: FactContext, path: str, after: int, written_by: Event | None) -> list[Event]:
+    """The later commands that run the script at `path` (`python3 check_lazy.py`, `python ./check.py`;
+    not `python tests/check.py`, another file of that name), in order."""
     name = path.rsplit("/", 1)[-1]
+    found: list[Event] = []
     for e in ctx.events:
         if e.kind is not EventKind.COMMAND or e.round < after or e is written_by or not e.command \
                 or name not in e.command or name not in scripts_run(e.command):
             continue
         if any(display_path(w.removeprefix("./"), ctx.cwd) == path for w in words(e.command) if w.endswith(name)):
-            return e
-    return None
+            found.append(e)
+    return found
 
 
 def _printed(output: str) -> str:

@@ -44,6 +44,16 @@ def _said(text: str, limit: int) -> str:
     return f"{out}… {last}" if out else f"{flat[: limit - len(last) - 3]}… {last}"
 
 
+def without_own_calls(msg: Message) -> str:
+    """The message's text without the fenced blocks that are its own calls' commands (mini-swe-agent's reply
+    ends in the ```bash block its harness ran): the call is told as a call, its words are the rest."""
+    commands = {" ".join(c.command.split()) for c in msg.tool_calls if c.command}
+    if not commands or "```" not in msg.text:
+        return msg.text
+    return _FENCED_RE.sub(lambda m: "" if " ".join(m.group(1).split()) in commands else m.group(0), msg.text).strip()
+
+
+_FENCED_RE = re.compile(r"^```[\w-]*\n(.*?)\n```[ \t]*$", re.M | re.S)
 SUBMITTED_SAID_PRIORITY = 4.1  # just after the decisions (4)
 _UNANSWERED_CALLS = 8  # a last round's calls none of which came back: named up to this many
 
@@ -90,6 +100,8 @@ def _last_calls(rnd: Round, needed: dict[str, tuple[str, int]] | None = None) ->
                 if lacks:
                     missing = missing or lacks[0]
                     status += f"; no `{lacks[0][0]}`"
+                elif call.command and (given := next(((k, v) for k, (v, _) in (needed or {}).items()), None)):
+                    status += f"; with `{given[0]}: {given[1]}`"  # said, not left to be read from the others' lack
             elif res.exit_code is not None:
                 status = f"exit {res.exit_code}"
             else:
@@ -441,9 +453,10 @@ def current_work(ctx: FactContext) -> list[Fact]:
         handed_in = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
         # (unless they sum up the work: they name a file the session leaves changed)
         narrates = handed_in and not _names_kept_file(ctx, said[1].text)
-        facts.append(Fact(Section.CURRENT, f"Last said: {_said(said[1].text, _SAID_CHARS)}", [said[0]], score=80,
+        words_said = without_own_calls(said[1])
+        facts.append(Fact(Section.CURRENT, f"Last said: {_said(words_said, _SAID_CHARS)}", [said[0]], score=80,
                           priority=SUBMITTED_SAID_PRIORITY if narrates else 1.5,
-                          short=f"Last said: {_said(said[1].text, _SAID_CHARS // 2)}", prose=True))
+                          short=f"Last said: {_said(words_said, _SAID_CHARS // 2)}", prose=True))
     left = _user_left(rounds)
     if left is not None:  # the user quit the tool after the last reply: the work asked was not left running
         facts.append(Fact(Section.CURRENT, f"The user then left the session (`{left[1]}`, r{left[0]})", [left[0]],

@@ -108,6 +108,23 @@ def scratch_files(ctx: FactContext) -> list[str]:
             if log.deleted and log.edits and log.edits[0].event.kind is EventKind.WRITE]
 
 
+def folder_named(path: str) -> bool:
+    """A path without an extension: removed and never edited (`rm -rf some_dir`), a folder the transcript
+    never showed being filled, no file of the modified-files list."""
+    return not _EXTENSION_RE.search(path)
+
+
+def listed_paths(ctx: FactContext) -> list[str]:
+    """The files the modified-files list names: always shown (its scratch files are not: their line is
+    optional, and a removed folder is no file of it)."""
+    scratch = set(scratch_files(ctx))
+    return [p for p, log in logs_of(ctx).items()
+            if p not in scratch and not (log.deleted and not log.edits and folder_named(p))]
+
+
+_EXTENSION_RE = re.compile(r"\.\w+$")
+
+
 def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]:
     """Every modified file's log, in order of first change (scratch roots like /tmp left out)."""
     logs: OrderedDict[str, FileLog] = OrderedDict()

@@ -219,7 +219,7 @@ def finding_facts(ctx: FactContext) -> list[Fact]:
         return []
     findings = collect(ctx.transcript, ctx.events, pair=ctx.results_of)
     code = [Finding(b.round, f"`{display_path(b.path, ctx.cwd)}` L{b.lo}{f'-{b.hi}' if b.hi > b.lo else ''}: "
-                    f"`{b.text}`" + (f"; then {b.uses}" if b.uses else ""), (72 if b.prose else 56) + min(b.text.count("; ") + 1, 8),
+                    f"`{b.text}`" + (f"; then {b.uses}" if b.uses else ""), (72 if b.prose else 56) + min(b.lines, 8),
                     code=True)
             for b in referenced_blocks(ctx)]
     if code:  # the code the session pointed at competes with what the agent said about it, in round order

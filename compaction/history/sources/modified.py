@@ -14,7 +14,7 @@ from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite, display_path, is_test_path
 from compaction.history.sections import Section
 from compaction.history.sources.changes import gists
-from compaction.history.sources.filelog import creates, follow_move, logs_of
+from compaction.history.sources.filelog import creates, folder_named, follow_move, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
 
@@ -78,7 +78,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                               score=30, essential=True, short=f"`{path}` {cite(info.unchanged[-1:])}", path=path))
             continue
         kinds = info.kinds
-        if set(kinds) == {EventKind.DELETE} and not re.search(r"\.\w+$", path):
+        if set(kinds) == {EventKind.DELETE} and folder_named(path):
             continue  # `rm -rf some_dir`: a folder the transcript never showed being filled
         what = _what_happened(kinds)
         log = logs.get(path)

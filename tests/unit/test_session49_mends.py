@@ -1,0 +1,191 @@
+"""Mends of session 49: where a tight document (a short session at 10%: under 3,000 tokens, no verbatim
+tail) spent its room on what another of its lines already said; each tested on the shape it fixes."""
+
+from __future__ import annotations
+
+from compaction.events import extract_events
+from compaction.history.sections import Section
+from compaction.history.sources import FactContext, gather
+from compaction.history.sources.completed import _told_by_file_list
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+
+
+def _ctx(t: Transcript, cwd: str | None = None, target: int = 4000) -> FactContext:
+    return FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=cwd,
+                       n_rounds=len(t.rounds), target_tokens=target)
+
+
+def _sh(command: str, i: int) -> ToolCall:
+    return ToolCall("bash", {"command": command}, f"c{i}", ToolKind.SHELL, command=command)
+
+
+def _write(path: str, content: str, i: int) -> ToolCall:
+    return ToolCall("Write", {"file_path": path, "content": content}, f"w{i}", ToolKind.WRITE, path=path)
+
+
+def _session(request: str, calls: list[ToolCall]) -> Transcript:
+    msgs = [Message(0, Role.USER, request)]
+    for call in calls:
+        msgs.append(Message(len(msgs), Role.ASSISTANT, "Next step.", [call]))
+        msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult("", call.id, call.name, exit_code=0)]))
+    return Transcript("s.json", "test", msgs, group_rounds(msgs))
+
+
+# --- completed actions the modified-files list already tells ---------------------------------------------------
+
+def test_making_the_folder_and_touching_the_files_the_list_names_is_no_line_of_its_own() -> None:
+    """afi-core r42/r43: `mkdir -p dist/dags`; `touch dist/dags/index.js …` and `touch dist/index.d.ts` took two
+    of a 1,988-token document's lines, beside "`dist/dags/index.js`: created" in the modified-files list."""
+    t = _session("Scaffold the DAGs.", [
+        _sh("mkdir -p dist/dags && touch dist/dags/index.js", 1),
+        _write("/repo/dist/dags/index.js", "export const dags = [];\n", 2),
+        _sh("rm old.js && rm -rf node_modules", 3),
+        _sh("chmod +x run.sh", 4),
+    ])
+    facts = gather(_ctx(t, "/repo"))
+    listed = [f.text for f in facts if f.section is Section.COMPLETED]
+    assert not any("mkdir" in line or "touch" in line for line in listed)
+    assert any("rm -rf node_modules" in line for line in listed)  # a folder the list does not name: kept
+    assert any(f.text.startswith("`old.js`: deleted") for f in facts if f.section is Section.MODIFIED)
+    assert any("chmod +x run.sh" in line for line in listed)  # not a file made or removed
+
+
+def test_what_the_list_does_not_name_keeps_its_command() -> None:
+    listed = ["dist/dags/index.js", "validators/PoIValidator.ts"]
+    assert _told_by_file_list("rm validators/PoIValidator.ts", listed, "/repo")
+    assert _told_by_file_list("mkdir -p /repo/dist/dags", listed, "/repo")  # the list's spelling, relative
+    assert _told_by_file_list("mkdir -p dist", listed, "/repo")  # a folder above a listed file
+    assert not _told_by_file_list("rm validators/*.ts", listed, "/repo")  # a glob may remove more
+    assert not _told_by_file_list("mkdir -p build", listed, "/repo")
+    assert not _told_by_file_list("cd sub && touch dist/dags/index.js", listed, "/repo")  # another folder's file
+    assert not _told_by_file_list("touch dist/dags/index.js && npm run build", listed, "/repo")
+    assert not _told_by_file_list("rm -rf", listed, "/repo")
+    assert not _told_by_file_list("touch dist/dags/index.js", [], "/repo")
+
+
+# --- where the session ended ------------------------------------------------------------------------------------
+
+def test_the_last_words_leave_out_the_command_block_the_harness_ran_as_the_call() -> None:
+    """requests r50: mini-swe-agent's reply ends in the ```bash block its harness runs; "Last said" spent its
+    closing sentence on `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A …`, already a call, and lost
+    "I preserved the existing behavior … for IPv6 literals and Punycode"."""
+    from compaction.history.sources.current import without_own_calls
+
+    command = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached"
+    text = f"THOUGHT: Ready. I kept the IPv6 path.\n\n```bash\n{command}\n```"
+    msg = Message(3, Role.ASSISTANT, text, [_sh(command, 9)])
+    assert without_own_calls(msg) == "THOUGHT: Ready. I kept the IPv6 path."
+    sample = Message(4, Role.ASSISTANT, "Run this yourself:\n\n```bash\nmake deploy\n```", [_sh("make test", 8)])
+    assert without_own_calls(sample) == sample.text  # a block that is not its call is what it said
+
+
+# --- completed actions ------------------------------------------------------------------------------------------
+
+def _run_session(request: str, steps: list[tuple[str, str]]) -> Transcript:
+    """(command, its output) per step."""
+    msgs = [Message(0, Role.USER, request)]
+    for i, (command, output) in enumerate(steps):
+        call = _sh(command, i)
+        msgs.append(Message(len(msgs), Role.ASSISTANT, "Next.", [call]))
+        msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(output, call.id, call.name, exit_code=0)]))
+    return Transcript("s.json", "test", msgs, group_rounds(msgs))
+
+
+def test_a_reproduction_run_again_says_what_it_printed_after_the_fix() -> None:
+    """astropy r7/r30: reproduce_issue.py printed "13234.903 arcsec" before the fix and "4.76e-09 arcsec" after;
+    the scratch line said only the first, and the answerer could not tell the fix's result. A run of several
+    scripts in one line prints the last one's output: not taken for this one's."""
+    t = _run_session("Fix the overhead altitude.", [
+        ("cat <<'EOF' > reproduce.py\nprint('off by 13234.9 arcsec')\nEOF", ""),
+        ("python reproduce.py", "off by 13234.9 arcsec"),
+        ("sed -i 's/a/b/' astropy/coords.py", ""),
+        ("python reproduce.py", "off by 4.76e-09 arcsec"),
+        ("python reproduce.py && python other.py", "other says hello"),
+        ("rm reproduce.py", ""),
+    ])
+    line = next(f.text for f in gather(_ctx(t, "/repo")) if f.text.startswith("Scratch files written"))
+    assert "→ off by 13234.9 arcsec (r1) … r4: off by 4.76e-09 arcsec" in line
+    assert "hello" not in line
+
+
+# --- code the session pointed at --------------------------------------------------------------------------------
+
+def test_a_statement_split_over_two_lines_is_not_cut_in_two_by_the_joins() -> None:
+    """ponyc L100-102: `return CommandParser._sub(cs, this).` / `_parse_command(tokens, …)` read as
+    "`…this).; _parse_command(…)`": a "; " where the statement goes on, exactly at the line break every failed
+    replacement of the session tripped on."""
+    from compaction.history.sources.blocks import digest
+
+    lines = {100: "          return CommandParser._sub(cs, this).",
+             101: "            _parse_command(tokens, options, args, envsmap, opt_stop)",
+             102: "        else",
+             103: "          return SyntaxError(token, \"unknown command\")",
+             104: "        // the limit is applied here.",
+             105: "        y = limit(b) /* note */",
+             106: "        x = compute(a)"}
+    text = digest(lines, 100, 106)
+    assert "return CommandParser._sub(cs, this). _parse_command(tokens, options, args, envsmap, opt_stop)" in text
+    assert "; else; return SyntaxError" in text  # separate statements stay apart
+    assert "// the limit is applied here.; y = limit(b) /* note */; x = compute(a)" in text
+
+
+def test_removing_a_scratch_file_stays_a_completed_action() -> None:
+    """pydicom r11: `rm reproduce_bug.py` went with the rule above, but a scratch file's line is optional: at 10%
+    nothing else said the script the last check ran was gone."""
+    t = _session("Fix it.", [
+        _write("/repo/reproduce_bug.py", "print('ok')\n", 1),
+        _sh("python reproduce_bug.py", 2),
+        _sh("rm reproduce_bug.py", 3),
+    ])
+    assert any("rm reproduce_bug.py" in f.text for f in gather(_ctx(t, "/repo")) if f.section is Section.COMPLETED)
+
+
+# --- the error memory ---------------------------------------------------------------------------------------------
+
+def _failing_run(msgs: list[Message], cid: str, output: str) -> None:
+    call = _sh("pytest tests/test_requests.py", int(cid))
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "Running the tests.", [call]))
+    msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(output, call.id, call.name, exit_code=1)]))
+
+
+def test_a_failure_judged_unrelated_without_a_baseline_run_is_advised_that_run() -> None:
+    """requests r48: "`test_redirecting_to_bad_url` seems unrelated to my changes… httpbin (the server) crashes
+    with ValueError" got the ValueError family's "validate inputs before converting; add a test for the bad
+    value": advice to mend a test server. What the judgement lacked was a run without the changes."""
+    from compaction.errors import scan_transcript
+    from compaction.errors.scan import NOT_OURS_ADVICE
+
+    failing = ("___ test_redirecting_to_bad_url ___\nE   ValueError: Port out of range 0-65535\n"
+               "FAILED tests/test_requests.py::test_redirecting_to_bad_url - ValueError: Port out of range\n"
+               "1 failed, 284 passed in 30s")
+
+    def session(judgement: str) -> Transcript:
+        msgs = [Message(0, Role.USER, "Raise InvalidURL for http://.example.com")]
+        _failing_run(msgs, "1", failing)
+        msgs.append(Message(len(msgs), Role.ASSISTANT, f"THOUGHT: {judgement} Submitting."))
+        return Transcript("s.json", "test", msgs, group_rounds(msgs))
+
+    rec = next(r for r in scan_transcript(session("The failure `test_redirecting_to_bad_url` is unrelated to my "
+                                                  "changes: httpbin crashes.")) if r.id == "ERR_PY_ValueError")
+    assert rec.avoidance == NOT_OURS_ADVICE
+    rec = next(r for r in scan_transcript(session("`test_redirecting_to_bad_url` fails even without my changes."))
+               if r.id == "ERR_PY_ValueError")
+    assert rec.avoidance != NOT_OURS_ADVICE  # the agent ran it without them: nothing to confirm
+
+
+def test_test_runs_made_under_a_change_later_reverted_say_so_once() -> None:
+    """requests r27/r31: "8 failed (r27) → 9 failed (r31) → 1 failed (r48)" read as one line of progress, but the
+    first two ran with the r18 rewrite `git checkout` took back at r34: their failures are of code the work no
+    longer holds."""
+    t = _run_session("Raise InvalidURL.", [
+        ("sed -i 's/encode(host)/encode_all(host)/' requests/models.py", ""),
+        ("pytest tests", "==== 8 failed, 121 passed in 3.01s ===="),
+        ("pytest tests", "==== 9 failed, 276 passed in 3.02s ===="),
+        ("git checkout requests/models.py", ""),
+        ("sed -i 's/startswith(u.\\*.)/startswith(u\".\")/' requests/models.py", ""),
+        ("pytest tests", "==== 1 failed, 284 passed in 3.03s ===="),
+    ])
+    line = next(f.text for f in gather(_ctx(t, "/repo")) if f.text.startswith("`pytest tests`"))
+    assert "→ 8 failed, 121 passed (r2) → 9 failed, 276 passed (r3) (r2, r3: with the r1 change to " \
+           "`requests/models.py`, reverted r4) → 1 failed, 284 passed (r6)" in line, line
