@@ -269,8 +269,10 @@ def test_an_edit_the_export_kept_without_its_text_is_told_by_what_the_agent_said
                                                                 path="README.md")]),
             Message(3, Role.TOOL, tool_results=[ToolResult("Fixed README.md:24", "e1", "edit")])]
     fact = next(f for f in _facts(_transcript(msgs)) if f.section is Section.MODIFIED and "README.md" in f.text)
-    assert fact.full_text == ("`README.md`: edited — r1: “Let me just replace \"Bastion v2\" with \"Bastion\" on that "
-                              "line.” (r1)"), fact.full_text
+    # on the line itself (session 49: the list is kept whatever the budget; the full text was often left out)
+    assert fact.text == ("`README.md`: edited — r1: “Let me just replace \"Bastion v2\" with \"Bastion\" on that "
+                         "line.” (r1)"), fact.text
+    assert fact.full_text is None  # said whole already
 
 
 def test_hand_edits_of_a_build_output_a_later_build_made_again_are_gone() -> None:

@@ -189,3 +189,23 @@ def test_test_runs_made_under_a_change_later_reverted_say_so_once() -> None:
     line = next(f.text for f in gather(_ctx(t, "/repo")) if f.text.startswith("`pytest tests`"))
     assert "→ 8 failed, 121 passed (r2) → 9 failed, 276 passed (r3) (r2, r3: with the r1 change to " \
            "`requests/models.py`, reverted r4) → 1 failed, 284 passed (r6)" in line, line
+
+
+# --- the modified files -----------------------------------------------------------------------------------------
+
+def test_an_edit_exported_without_its_text_says_the_agents_words_on_its_own_line() -> None:
+    """bastion r37/r52: Claude Code's export kept `edit {'file_path': 'README.md'}` and nothing else; the line
+    "`README.md`: edited (r37, r52)" was all a 1,800-token document had room for, and "what two fixes were made
+    to README.md?" got "exact edits not detailed". The agent's words said them: the line itself says them
+    briefly (the list is kept whatever the budget), whole when there is room."""
+    msgs = [Message(0, Role.USER, "Why does it still say Bastion V2 in the readme?")]
+    for i, said in enumerate(['Let me just replace "Bastion v2" with "Bastion" in both places on that line.',
+                              "Now let me also fix the outdated program ID in README.md. The README still says "
+                              "BaStion1111 but the actual program ID is BaSZuLcwjfh75T3TjbVYpTH4qpJt1tNoZ3S6PTkvNhCb."]):
+        call = ToolCall("edit", {"file_path": "README.md"}, f"e{i}", ToolKind.EDIT, path="README.md")
+        msgs.append(Message(len(msgs), Role.ASSISTANT, said, [call]))
+        msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult("ok", call.id, call.name)]))
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    fact = next(f for f in gather(_ctx(t, "/repo", target=1500)) if f.section is Section.MODIFIED)
+    assert fact.text.startswith('`README.md`: edited — r1: “Let me just replace "Bastion v2" with "Bastion" in both')
+    assert len(fact.text) < len(fact.full_text) and "BaSZuLcwjfh75T3TjbVYpTH4qpJt1tNoZ3S6PTkvNhCb" in fact.full_text

@@ -109,10 +109,14 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         # The line with the file's gist is what the filler upgrades it to when there is room: kept
         # short while required facts (the completed actions) are chosen, so they keep their place.
         gist = f"`{path}`: {what} — {carried[path]} {cite(info.rounds)}" if path in carried else None
+        line = f"`{path}`: {what} {cite(info.rounds)}"
         if gist is None and what == "edited" and (said := _said_at_edits(ctx, info.edits)):
-            gist = f"`{path}`: {what} — {said} {cite(info.rounds)}"  # an export that kept no edit's text
-        facts.append(Fact(Section.MODIFIED, f"`{path}`: {what} {cite(info.rounds)}", info.rounds, score=score,
-                          full_text=gist if what not in SCRATCH else None, essential=True,
+            # An export that kept no edit's text: the agent's words are all a successor has of what changed,
+            # said briefly on the line itself (the list is kept whatever the budget), whole when there is room.
+            gist = f"`{path}`: {what} — {said} {cite(info.rounds)}"
+            line = f"`{path}`: {what} — {_said_at_edits(ctx, info.edits, BRIEF_INTENT_CHARS)} {cite(info.rounds)}"
+        facts.append(Fact(Section.MODIFIED, line, info.rounds, score=score,
+                          full_text=gist if what not in SCRATCH and gist != line else None, essential=True,
                           short=f"`{path}` {cite([info.last])}", path=path))
     facts += _git_reported_facts([e for e in ctx.events if e.git_output and e.path], set(files), ctx)
     # Scratch files and reverted edits: one line, so the list above is what the work tree still holds.
@@ -133,10 +137,11 @@ _INTENT_RE = re.compile(r"\b(?:[Ll]et me(?! know)|I'll|I will|I'm going to|I am 
                         r"(?! (?:see|understand|know|get it|realize|notice)))\b")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'])")
 INTENT_CHARS = 220
+BRIEF_INTENT_CHARS = 90  # of each, on the modified file's own line
 INTENTS_SHOWN = 2
 
 
-def _said_at_edits(ctx: FactContext, edits: list[Event]) -> str:
+def _said_at_edits(ctx: FactContext, edits: list[Event], most: int = INTENT_CHARS) -> str:
     """For edits an export kept without their text (Claude Code's `edit {'file_path': 'README.md'}`), what
     the agent said it was doing in the reply that made each: its sentence of intent, with the next one
     when that says what exactly. Of the last INTENTS_SHOWN such edits, in order."""
@@ -155,8 +160,8 @@ def _said_at_edits(ctx: FactContext, edits: list[Event]) -> str:
         if k + 1 < len(sentences) and len(said) + len(sentences[k + 1]) < INTENT_CHARS \
                 and not _INTENT_RE.search(sentences[k + 1]):
             said += " " + sentences[k + 1]
-        if len(said) > INTENT_CHARS:
-            said = said[:INTENT_CHARS].rsplit(" ", 1)[0] + "…"
+        if len(said) > most:
+            said = said[:most].rsplit(" ", 1)[0] + "…"
         out.append(f"r{e.round}: “{said}”")
     return "; ".join(out)
 
