@@ -43,11 +43,13 @@ def test_making_the_folder_and_touching_the_files_the_list_names_is_no_line_of_i
         _sh("rm old.js && rm -rf node_modules", 3),
         _sh("chmod +x run.sh", 4),
     ])
-    facts = gather(_ctx(t, "/repo"))
+    facts = gather(_ctx(t, "/repo", target=2000))  # a tight document (under 3,000 tokens)
     listed = [f.text for f in facts if f.section is Section.COMPLETED]
     assert not any("mkdir" in line or "touch" in line for line in listed)
     assert any("rm -rf node_modules" in line for line in listed)  # a folder the list does not name: kept
     assert any(f.text.startswith("`old.js`: deleted") for f in facts if f.section is Section.MODIFIED)
+    roomy = [f.text for f in gather(_ctx(t, "/repo", target=8000)) if f.section is Section.COMPLETED]
+    assert any("mkdir -p dist/dags" in line for line in roomy)  # with room, the commands as run cost little
     assert any("chmod +x run.sh" in line for line in listed)  # not a file made or removed
 
 
@@ -138,7 +140,8 @@ def test_removing_a_scratch_file_stays_a_completed_action() -> None:
         _sh("python reproduce_bug.py", 2),
         _sh("rm reproduce_bug.py", 3),
     ])
-    assert any("rm reproduce_bug.py" in f.text for f in gather(_ctx(t, "/repo")) if f.section is Section.COMPLETED)
+    assert any("rm reproduce_bug.py" in f.text for f in gather(_ctx(t, "/repo", target=2000))
+               if f.section is Section.COMPLETED)
 
 
 # --- the error memory ---------------------------------------------------------------------------------------------

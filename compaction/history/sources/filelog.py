@@ -109,8 +109,8 @@ def scratch_files(ctx: FactContext) -> list[str]:
 
 
 def folder_named(path: str) -> bool:
-    """A path without an extension: removed and never edited (`rm -rf some_dir`), a folder the transcript
-    never showed being filled, no file of the modified-files list."""
+    """Whether a path has no extension: one the session only removed (`rm -rf some_dir`) is taken for a folder
+    the transcript never showed being filled, no file of the modified-files list."""
     return not _EXTENSION_RE.search(path)
 
 

@@ -110,11 +110,11 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         # short while required facts (the completed actions) are chosen, so they keep their place.
         gist = f"`{path}`: {what} — {carried[path]} {cite(info.rounds)}" if path in carried else None
         line = f"`{path}`: {what} {cite(info.rounds)}"
-        if gist is None and what == "edited" and (said := _said_at_edits(ctx, info.edits)):
+        if gist is None and what == "edited" and (intents := _intents(ctx, info.edits)):
             # An export that kept no edit's text: the agent's words are all a successor has of what changed,
             # said briefly on the line itself (the list is kept whatever the budget), whole when there is room.
-            gist = f"`{path}`: {what} — {said} {cite(info.rounds)}"
-            line = f"`{path}`: {what} — {_said_at_edits(ctx, info.edits, BRIEF_INTENT_CHARS)} {cite(info.rounds)}"
+            gist = f"`{path}`: {what} — {_said(intents, INTENT_CHARS)} {cite(info.rounds)}"
+            line = f"`{path}`: {what} — {_said(intents, BRIEF_INTENT_CHARS)} {cite(info.rounds)}"
         facts.append(Fact(Section.MODIFIED, line, info.rounds, score=score,
                           full_text=gist if what not in SCRATCH and gist != line else None, essential=True,
                           short=f"`{path}` {cite([info.last])}", path=path))
@@ -141,11 +141,11 @@ BRIEF_INTENT_CHARS = 90  # of each, on the modified file's own line
 INTENTS_SHOWN = 2
 
 
-def _said_at_edits(ctx: FactContext, edits: list[Event], most: int = INTENT_CHARS) -> str:
+def _intents(ctx: FactContext, edits: list[Event]) -> list[tuple[int, str]]:
     """For edits an export kept without their text (Claude Code's `edit {'file_path': 'README.md'}`), what
-    the agent said it was doing in the reply that made each: its sentence of intent, with the next one
-    when that says what exactly. Of the last INTENTS_SHOWN such edits, in order."""
-    out: list[str] = []
+    the agent said it was doing in the reply that made each: (round, its sentence of intent, with the next one
+    when that says what exactly). Of the last INTENTS_SHOWN such edits, in order."""
+    out: list[tuple[int, str]] = []
     for e in edits[-INTENTS_SHOWN:]:
         texts = [m.text for m in ctx.transcript.messages[max(0, e.message_index - 2):e.message_index + 1]
                  if m.role is Role.ASSISTANT and m.text and not m.harness]
@@ -160,10 +160,14 @@ def _said_at_edits(ctx: FactContext, edits: list[Event], most: int = INTENT_CHAR
         if k + 1 < len(sentences) and len(said) + len(sentences[k + 1]) < INTENT_CHARS \
                 and not _INTENT_RE.search(sentences[k + 1]):
             said += " " + sentences[k + 1]
-        if len(said) > most:
-            said = said[:most].rsplit(" ", 1)[0] + "…"
-        out.append(f"r{e.round}: “{said}”")
-    return "; ".join(out)
+        out.append((e.round, said))
+    return out
+
+
+def _said(intents: list[tuple[int, str]], most: int) -> str:
+    """The intents, each cut to `most` characters at a word: "r37: “Let me just replace …”; r52: “…”"."""
+    return "; ".join(f"r{r}: “{said if len(said) <= most else said[:most].rsplit(' ', 1)[0] + '…'}”"
+                     for r, said in intents)
 
 
 def _what_happened(kinds: list[EventKind]) -> str:
