@@ -57,7 +57,9 @@ _METHOD_RE = re.compile(
     r"^\s*(?:(?:public|private|protected|static|final|override|synchronized|abstract)\s++){1,8}"
     r"(?:<[^>]*>\s*)?[\w<>\[\], ?.]+?(?<! )\s+([A-Za-z_]\w*)\s*\([^;]*$")
 _HUNK_HEADER_RE = re.compile(r"^@@[^@]*@@\s*(.*)$")
-_SED_SUBST_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)?\s*s(.)(?>(.*?)(?<!\\)\2)(.*?)(?<!\\)\2([gIip0-9]*)$", re.DOTALL)
+# `s/old/new/flags`: neither side holds its delimiter unescaped, so `250s/a/b/;272s/c/d/` is two commands
+_SED_SUBST_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)?\s*s(.)((?:\\.|(?!\2).)*+)\2((?:\\.|(?!\2).)*+)\2([gIip0-9]*)$",
+                           re.DOTALL)
 _SED_LINE_OP_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)\s*([dia])\\?\s*(.*)$", re.DOTALL)
 _SED_READ_RE = re.compile(r"^(\d+|/[^/]*/|\$)\s*r\s*(\S+)$")  # `351r snippet.py`: that file's lines after line 351
 
@@ -183,12 +185,13 @@ _NOT_NAMES = frozenset({"if", "for", "while", "return", "new", "else"})
 
 def definitions(lines: tuple[str, ...] | list[str]) -> list[str]:
     """The names of the definitions opened in `lines`, in order, without repeats."""
-    out: list[str] = []
-    for line in lines:
-        m = definition(line)
-        if m and m.group(1) not in out and m.group(1) not in _NOT_NAMES:
-            out.append(m.group(1))
-    return out
+    return list(dict.fromkeys(each_definition(lines)))
+
+
+def each_definition(lines: tuple[str, ...] | list[str]) -> list[str]:
+    """The names of the definitions opened in `lines`, in order, each time one opens (eight classes' `__ne__`
+    are eight)."""
+    return [m.group(1) for line in lines if (m := definition(line)) and m.group(1) not in _NOT_NAMES]
 
 
 def parse_unified(text: str) -> list[FileChange]:

@@ -30,6 +30,7 @@ from compaction.edits import (
     Hunk,
     definitions,
     digest,
+    each_definition,
     enclosing,
     is_comment_only,
     pair_hunks,
@@ -303,6 +304,21 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
     return fact
 
 
+def _net_drops(net: tuple[Hunk, ...]) -> str:
+    """The definitions the final diff removes and does not add back ("drops `__ne__` ×8"): the net change of
+    line-addressed deletions, whose own calls hold no text. Counted by name: eight classes' `__ne__` are eight."""
+    removed = Counter(name for h in net for name in each_definition(h.removed))
+    removed.subtract(name for h in net for name in each_definition(h.added))
+    gone = [(name, k) for name, k in removed.items() if k > 0]
+    if not gone:
+        return ""
+    return "drops " + ", ".join(f"`{name}`" + (f" ×{k}" if k > 1 else "") for name, k in gone[:NET_DROPS_SHOWN]) + \
+        (f" (+{len(gone) - NET_DROPS_SHOWN})" if len(gone) > NET_DROPS_SHOWN else "")
+
+
+NET_DROPS_SHOWN = 4
+
+
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,
                   deleted: bool = False, undone: int = 0, *, thrown: list | None = None, n_rounds: int = 0,
                   asked: str = "", notes: dict[int, str] | None = None, renamed_from: str | None = None,
@@ -424,7 +440,10 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if said:  # the edit that answers the user's correction leads, with it
         answer = next((w for _, w in summaries if w.endswith(said[-1][1])), said[-1][1])
         parts = [answer] + [p for p in parts if p != answer]
-    parts = [p.replace("`", "") for p in parts]  # one line, few tokens: identifiers read without ticks
+    if net and not created and not any(p.startswith("drops ") for p in parts) and (dropped := _net_drops(net)):
+        parts.insert(0, dropped)  # definitions the final diff shows gone (a `sed '692,694d'` names none)
+    # one line, few tokens: identifiers read without ticks; two edits said alike are said once
+    parts = list(dict.fromkeys("; ".join(dict.fromkeys(p.replace("`", "").split("; "))) for p in parts))
     said = set(_WORD_RE.findall(" ".join(parts)))
     fresh = [t for t in touched if t not in said] if not document else []
     if fresh:

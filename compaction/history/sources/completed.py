@@ -16,7 +16,7 @@ from compaction.events import Event, EventKind, shell_writes
 from compaction.git_output import git_runs
 from compaction.history import overlap, project_root
 from compaction.history.condense import cut_at_word
-from compaction.history.facts import TIGHT_TARGET, Fact, cite, display_path, first_line
+from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
@@ -114,9 +114,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     def without(r: int) -> str:  # what a check of round r ran with or without, that the final code does not hold
         return probe_note(r) or thrown_note(r)
     scratch = {display_path(p, ctx.cwd) for p in scratch_files(ctx)} if code else set()
-    # A tight document's file commands the modified-files list tells are no line of their own; with room, a
-    # successor may still want the commands as run (and they cost little)
-    listed = listed_paths(ctx) if ctx.target_tokens is not None and ctx.target_tokens < TIGHT_TARGET else []
+    listed = listed_paths(ctx)  # the file commands they tell are no line of their own
     # (round, command, what it printed, what its last later run printed): scratch files written
     scratch_written: list[tuple[int, str, str, str]] = []
     undone = _undone_by_reverts(ctx)
