@@ -60,6 +60,9 @@ _HUNK_HEADER_RE = re.compile(r"^@@[^@]*@@\s*(.*)$")
 # `s/old/new/flags`: neither side holds its delimiter unescaped, so `250s/a/b/;272s/c/d/` is two commands
 _SED_SUBST_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)?\s*s(.)((?:\\.|(?!\2).)*+)\2((?:\\.|(?!\2).)*+)\2([gIip0-9]*)$",
                            re.DOTALL)
+# one `s` command at a position of a script (its flags after), for `_sed_commands`
+_SED_ONE_SUBST_RE = re.compile(r"(?:\d+(?:,\d+)?|/[^/]*/)?\s*s(.)(?:\\.|(?!\1).)*+\1(?:\\.|(?!\1).)*+\1[gIip0-9]*",
+                               re.DOTALL)
 _SED_LINE_OP_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)\s*([dia])\\?\s*(.*)$", re.DOTALL)
 _SED_READ_RE = re.compile(r"^(\d+|/[^/]*/|\$)\s*r\s*(\S+)$")  # `351r snippet.py`: that file's lines after line 351
 
@@ -316,7 +319,7 @@ def _sed_hunks(command: str) -> tuple[FileChange, ...]:
             i += 1
         hunks: list[Hunk] = []
         for script in scripts:
-            for expr in script.split(";") if _SED_SUBST_RE.match(script) is None else [script]:
+            for expr in _sed_commands(script):
                 expr = expr.strip()
                 m = _SED_SUBST_RE.match(expr)
                 if m:
@@ -344,6 +347,28 @@ def _sed_hunks(command: str) -> tuple[FileChange, ...]:
             if hunks:
                 out.append(FileChange(f, tuple(hunks)))
     return tuple(out)
+
+
+def _sed_commands(script: str) -> list[str]:
+    """A sed script's commands: each `s` command whole, by its three delimiters (`s/int a;/long a;/` holds
+    a `;`), any other up to the next `;`."""
+    out: list[str] = []
+    pos, n = 0, len(script)
+    while pos < n:
+        while pos < n and script[pos] in " \t\n;":
+            pos += 1
+        if pos >= n:
+            break
+        m = _SED_ONE_SUBST_RE.match(script, pos)
+        if m is not None and (m.end() == n or script[m.end():m.end() + 1] in (";", "\n", " ", "\t", "}")):
+            out.append(script[pos:m.end()])
+            pos = m.end()
+            continue
+        end = script.find(";", pos)  # (not a line break: `10i\` takes the next line as its text)
+        end = n if end < 0 else end
+        out.append(script[pos:end])
+        pos = end
+    return out
 
 
 def read_in(change: FileChange, written: Callable[[str], tuple[str, ...] | None]) -> FileChange:

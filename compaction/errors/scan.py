@@ -427,18 +427,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
         rec.avoidance = _deleted_since(transcript, rec.avoidance, rec.occurrences[-1].round)
         if TOP_DOWN in (rec.solution or ""):  # the habit the cause calls for, before the family's check
             rec.avoidance = f"{SHIFT_ADVICE}; {rec.avoidance}" if rec.avoidance else SHIFT_ADVICE
-        elif rec.solution and _NOT_OURS_RE.search(rec.solution) and not _BASELINE_SAID_RE.search(rec.solution):
-            # judged not the session's doing: the family's check ("validate inputs") would have the successor
-            # mend a test server's crash; what the judgement lacks is the run that shows it
-            rec.avoidance = NOT_OURS_ADVICE
     return out
-
-
-NOT_OURS_ADVICE = ("confirm it fails without the session's changes too (`git stash`, rerun, `git stash pop`) before "
-                   "dismissing or fixing it")
-# a judgement that says it was run without the changes ("fails even without my changes", "was failing before")
-_BASELINE_SAID_RE = re.compile(r"(?i)\b(?:without|before) (?:my|the|our|these|any) (?:change|fix|edit)|"
-                               r"\bfailing before\b")
 
 
 _BROKEN_SYNTAX_RE = re.compile(r"Syntax|Indentation|TabError|E999")

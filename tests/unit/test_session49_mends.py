@@ -53,17 +53,28 @@ def test_making_the_folder_and_touching_the_files_the_list_names_is_no_line_of_i
     assert any("chmod +x run.sh" in line for line in listed)  # not a file made or removed
 
 
-def test_what_the_list_does_not_name_keeps_its_command() -> None:
-    listed = ["dist/dags/index.js", "validators/PoIValidator.ts"]
-    assert _told_by_file_list("rm validators/PoIValidator.ts", listed, "/repo")
-    assert _told_by_file_list("mkdir -p /repo/dist/dags", listed, "/repo")  # the list's spelling, relative
-    assert _told_by_file_list("mkdir -p dist", listed, "/repo")  # a folder above a listed file
-    assert not _told_by_file_list("rm validators/*.ts", listed, "/repo")  # a glob may remove more
-    assert not _told_by_file_list("mkdir -p build", listed, "/repo")
-    assert not _told_by_file_list("cd sub && touch dist/dags/index.js", listed, "/repo")  # another folder's file
-    assert not _told_by_file_list("touch dist/dags/index.js && npm run build", listed, "/repo")
-    assert not _told_by_file_list("rm -rf", listed, "/repo")
-    assert not _told_by_file_list("touch dist/dags/index.js", [], "/repo")
+def test_what_the_list_does_not_say_keeps_its_command() -> None:
+    listed = {"dist/dags/index.js": False, "validators/PoIValidator.ts": True}
+    folders = {"dist", "dist/dags"}
+    assert _told_by_file_list("rm validators/PoIValidator.ts", listed, folders, "/repo")
+    assert _told_by_file_list("mkdir -p /repo/dist/dags", listed, folders, "/repo")  # the list's spelling, relative
+    assert _told_by_file_list("touch ./dist/dags/index.js", listed, folders, "/repo")
+    assert not _told_by_file_list("rm dist/dags/index.js", listed, folders, "/repo")  # the list says it is there
+    assert not _told_by_file_list("touch validators/PoIValidator.ts", listed, folders, "/repo")  # … and it is not
+    assert not _told_by_file_list("mkdir dags", listed, folders, "/repo")  # the code review's: whole paths only
+    assert not _told_by_file_list("rm validators/*.ts", listed, folders, "/repo")  # a glob may remove more
+    assert not _told_by_file_list("cd sub && touch dist/dags/index.js", listed, folders, "/repo")
+    assert not _told_by_file_list("touch dist/dags/index.js && npm run build", listed, folders, "/repo")
+    assert not _told_by_file_list("rm -rf", listed, folders, "/repo")
+    assert not _told_by_file_list("touch dist/dags/index.js", {}, set(), "/repo")
+
+
+def test_a_file_removed_then_made_again_keeps_its_removal() -> None:
+    """The code review's: `rm src/legacy.py`, then a write of it: the list says "edited", not that the first
+    file was removed (cline-image-describer2's `rm image_describer.py`)."""
+    t = _session("Start the module over.", [_sh("rm src/legacy.py", 1), _write("/repo/src/legacy.py", "x = 1\n", 2)])
+    assert any("rm src/legacy.py" in f.text for f in gather(_ctx(t, "/repo", target=2000))
+               if f.section is Section.COMPLETED)
 
 
 # --- where the session ended ------------------------------------------------------------------------------------
@@ -80,6 +91,8 @@ def test_the_last_words_leave_out_the_command_block_the_harness_ran_as_the_call(
     assert without_own_calls(msg) == "THOUGHT: Ready. I kept the IPv6 path."
     sample = Message(4, Role.ASSISTANT, "Run this yourself:\n\n```bash\nmake deploy\n```", [_sh("make test", 8)])
     assert without_own_calls(sample) == sample.text  # a block that is not its call is what it said
+    alone = Message(5, Role.ASSISTANT, "```bash\nmake test\n```", [_sh("make test", 7)])
+    assert without_own_calls(alone) == alone.text  # the code review's: "Last said: " with nothing after it
 
 
 # --- completed actions ------------------------------------------------------------------------------------------
@@ -111,6 +124,24 @@ def test_a_reproduction_run_again_says_what_it_printed_after_the_fix() -> None:
     assert "hello" not in line
 
 
+def test_the_last_run_is_of_the_same_script_in_the_same_folder_before_it_is_rewritten() -> None:
+    """The code review's: a second heredoc rewrote the script, a same-named script ran after `cd tests`, a run
+    came after `rm`: none is the first version's last run."""
+    t = _run_session("Fix it.", [
+        ("cat <<'EOF' > check.py\nprint('A')\nEOF", ""),
+        ("python check.py", "first A"),
+        ("python check.py", "second A"),
+        ("cd tests && python check.py", "tests check: FAIL"),
+        ("cat > check.py <<'EOF'\nprint('B')\nEOF", ""),
+        ("python check.py", "rewritten B"),
+        ("rm check.py", ""),
+        ("python check.py", "python: can't open file 'check.py': No such file"),
+    ])
+    line = next(f.text for f in gather(_ctx(t, "/repo")) if f.text.startswith("Scratch files written"))
+    assert "→ first A (r1) … r3: second A" in line, line
+    assert "FAIL" not in line and "can't open" not in line and "… r6" not in line
+
+
 # --- code the session pointed at --------------------------------------------------------------------------------
 
 def test_a_statement_split_over_two_lines_is_not_cut_in_two_by_the_joins() -> None:
@@ -130,6 +161,11 @@ def test_a_statement_split_over_two_lines_is_not_cut_in_two_by_the_joins() -> No
     assert "return CommandParser._sub(cs, this). _parse_command(tokens, options, args, envsmap, opt_stop)" in text
     assert "; else; return SyntaxError" in text  # separate statements stay apart
     assert "// the limit is applied here.; y = limit(b) /* note */; x = compute(a)" in text
+    # the code review's: a comment after the code ends in a dot, a stub in `...`, a decrement in `--`
+    more = {1: "total = compute(rows)  # rows are already filtered.", 2: "return normalise(total)",
+            3: "def area(self) -> float: ...", 4: "def perimeter(self) -> float: ...", 5: "i = j--", 6: "total = step(n)"}
+    assert digest(more, 1, 6) == ("total = compute(rows) # rows are already filtered.; return normalise(total); "
+                                  "def area(self) -> float: ...; def perimeter(self) -> float: ...; i = j--; total = step(n)")
 
 
 def test_removing_a_scratch_file_stays_a_completed_action() -> None:
@@ -142,39 +178,6 @@ def test_removing_a_scratch_file_stays_a_completed_action() -> None:
     ])
     assert any("rm reproduce_bug.py" in f.text for f in gather(_ctx(t, "/repo", target=2000))
                if f.section is Section.COMPLETED)
-
-
-# --- the error memory ---------------------------------------------------------------------------------------------
-
-def _failing_run(msgs: list[Message], cid: str, output: str) -> None:
-    call = _sh("pytest tests/test_requests.py", int(cid))
-    msgs.append(Message(len(msgs), Role.ASSISTANT, "Running the tests.", [call]))
-    msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(output, call.id, call.name, exit_code=1)]))
-
-
-def test_a_failure_judged_unrelated_without_a_baseline_run_is_advised_that_run() -> None:
-    """requests r48: "`test_redirecting_to_bad_url` seems unrelated to my changes… httpbin (the server) crashes
-    with ValueError" got the ValueError family's "validate inputs before converting; add a test for the bad
-    value": advice to mend a test server. What the judgement lacked was a run without the changes."""
-    from compaction.errors import scan_transcript
-    from compaction.errors.scan import NOT_OURS_ADVICE
-
-    failing = ("___ test_redirecting_to_bad_url ___\nE   ValueError: Port out of range 0-65535\n"
-               "FAILED tests/test_requests.py::test_redirecting_to_bad_url - ValueError: Port out of range\n"
-               "1 failed, 284 passed in 30s")
-
-    def session(judgement: str) -> Transcript:
-        msgs = [Message(0, Role.USER, "Raise InvalidURL for http://.example.com")]
-        _failing_run(msgs, "1", failing)
-        msgs.append(Message(len(msgs), Role.ASSISTANT, f"THOUGHT: {judgement} Submitting."))
-        return Transcript("s.json", "test", msgs, group_rounds(msgs))
-
-    rec = next(r for r in scan_transcript(session("The failure `test_redirecting_to_bad_url` is unrelated to my "
-                                                  "changes: httpbin crashes.")) if r.id == "ERR_PY_ValueError")
-    assert rec.avoidance == NOT_OURS_ADVICE
-    rec = next(r for r in scan_transcript(session("`test_redirecting_to_bad_url` fails even without my changes."))
-               if r.id == "ERR_PY_ValueError")
-    assert rec.avoidance != NOT_OURS_ADVICE  # the agent ran it without them: nothing to confirm
 
 
 def test_test_runs_made_under_a_change_later_reverted_say_so_once() -> None:
@@ -192,6 +195,23 @@ def test_test_runs_made_under_a_change_later_reverted_say_so_once() -> None:
     line = next(f.text for f in gather(_ctx(t, "/repo")) if f.text.startswith("`pytest tests`"))
     assert "→ 8 failed, 121 passed (r2) → 9 failed, 276 passed (r3) (r2, r3: with the r1 change to " \
            "`requests/models.py`, reverted r4) → 1 failed, 284 passed (r6)" in line, line
+
+
+def test_a_prose_change_or_a_committed_one_is_no_note_on_the_test_runs() -> None:
+    """The code review's: a README edit `git checkout README.md` took back put "(with the r1 change …)" on every
+    run, the final passing one included; so did a change a commit had kept before a later revert."""
+    t = _run_session("Fix the parser.", [
+        ("sed -i 's/Old/New/' README.md", ""),
+        ("pytest tests", "==== 2 failed, 11 passed in 3.01s ===="),
+        ("git checkout README.md", ""),
+        ("sed -i 's/a/b/' src/parse.py", ""),
+        ("git commit -am 'parse'", "[main abc1234] parse"),
+        ("pytest tests", "==== 13 passed in 3.02s ===="),
+        ("git checkout src/parse.py", ""),
+        ("pytest tests", "==== 13 passed in 3.03s ===="),
+    ])
+    line = next(f.text for f in gather(_ctx(t, "/repo")) if f.text.startswith("`pytest tests`"))
+    assert "reverted" not in line, line
 
 
 # --- the modified files -----------------------------------------------------------------------------------------
@@ -212,6 +232,7 @@ def test_an_edit_exported_without_its_text_says_the_agents_words_on_its_own_line
     fact = next(f for f in gather(_ctx(t, "/repo", target=1500)) if f.section is Section.MODIFIED)
     assert fact.text.startswith('`README.md`: edited — r1: “Let me just replace "Bastion v2" with "Bastion" in both')
     assert len(fact.text) < len(fact.full_text) and "BaSZuLcwjfh75T3TjbVYpTH4qpJt1tNoZ3S6PTkvNhCb" in fact.full_text
+    assert fact.short == "`README.md`: edited (r1, r2)"  # the code review's: the words give way, "edited" stays
 
 
 # --- the change records -----------------------------------------------------------------------------------------
@@ -228,6 +249,8 @@ def test_definitions_the_final_diff_shows_gone_are_said_with_their_count() -> No
     net += (Hunk(removed=("    def old_name(self):",), added=("    def old_name(self, x):",)),)  # changed, kept
     assert _net_drops(net) == "drops `__ne__` ×8"
     assert _net_drops((Hunk(removed=("x = 1",), added=("x = 2",)),)) == ""
+    # the code review's: what the record's own drops or renames say is not said again
+    assert _net_drops(net, "A: drops __ne__; renames getName → get_name") == ""
 
 
 def test_two_edits_said_alike_are_said_once_on_the_records_line() -> None:
@@ -251,3 +274,6 @@ def test_a_sed_script_of_several_substitutions_is_read_as_several() -> None:
         (("raise TypeError.*",), ("return NotImplemented",), "line 250"), (("x",), ("y",), "line 272")]
     assert said("sed -i 's/a/b;c/g' f.py") == [(("a",), ("b;c",), None)]
     assert said(r"sed -i 's/a\/b/c/' f.py") == [(("a/b",), ("c",), None)]  # an escaped delimiter is text
+    # the code review's: each `s` command read by its delimiters, a `;` inside one kept
+    assert said("sed -i 's/return x;/return y;/; s/int a;/long a;/' calc.c") == [
+        (("return x;",), ("return y;",), None), (("int a;",), ("long a;",), None)]

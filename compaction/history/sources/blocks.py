@@ -327,9 +327,13 @@ _CONTINUED = (".", "(", "[", ",", "+", "-", "*", "/", "=", "&&", "||", "\\", "?"
 
 
 def _continues(line: str) -> bool:
-    """Whether the statement goes on on the next line: it ends in an operator, a dot or an opening bracket
-    (not a comment, whose sentences end in a dot, nor a cut line's `…`)."""
-    return line.endswith(_CONTINUED) and not line.endswith("*/") and not line.startswith(_COMMENT_LEADS)
+    """Whether the statement goes on on the next line: it ends in an operator, a dot or an opening bracket;
+    not a comment (its sentences end in a dot, whole or after the code: `x = f(y)  # filtered.`), nor a stub's
+    `...`, nor `n--`, nor a cut line's `…`."""
+    code = _TRAILING_COMMENT_RE.sub("", line)
+    return code == line and code.endswith(_CONTINUED) and not code.endswith(("*/", "...", "++", "--")) \
+        and not code.startswith(_COMMENT_LEADS)
+
 
 
 _COMMENT_LEADS = ("//", "#", "/*", "*", "--", ";")

@@ -304,12 +304,22 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
     return fact
 
 
-def _net_drops(net: tuple[Hunk, ...]) -> str:
+def _counted(summary: str) -> str:
+    """An edit's summary with a change it made several times said once ("raise TypeError.* → return
+    NotImplemented", not twice: one `sed` line of substitutions alike). No count: a summary may hold only
+    the first few of an edit's changes."""
+    pieces = summary.split("; ")
+    return summary if len(pieces) == len(set(pieces)) else "; ".join(dict.fromkeys(pieces))
+
+
+def _net_drops(net: tuple[Hunk, ...], told: str = "") -> str:
     """The definitions the final diff removes and does not add back ("drops `__ne__` ×8"): the net change of
-    line-addressed deletions, whose own calls hold no text. Counted by name: eight classes' `__ne__` are eight."""
+    line-addressed deletions, whose own calls hold no text. Counted by name: eight classes' `__ne__` are eight.
+    `told`: what the record's drops and renames already say (a name they hold is not said again)."""
     removed = Counter(name for h in net for name in each_definition(h.removed))
     removed.subtract(name for h in net for name in each_definition(h.added))
-    gone = [(name, k) for name, k in removed.items() if k > 0]
+    named = set(_WORD_RE.findall(told))
+    gone = [(name, k) for name, k in removed.items() if k > 0 and name not in named]
     if not gone:
         return ""
     return "drops " + ", ".join(f"`{name}`" + (f" ×{k}" if k > 1 else "") for name, k in gone[:NET_DROPS_SHOWN]) + \
@@ -371,7 +381,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     else:
         touched = _touched(events, replay)
     # Final state wins: an edit whose every line a later edit took back (a debug print) is not shown.
-    summaries = [(r, w) for o, r, w in replay.summaries if o in alive or not alive]
+    summaries = [(r, _counted(w)) for o, r, w in replay.summaries if o in alive or not alive]
     said = [(e.round, note) for e in events if (note := (notes or {}).get(id(e)))]
     if said:  # the user's correction the edit answers: in the one line, and beside the edit
         summaries = [(r, f"{w} — {dict(said)[r]}" if r in dict(said) else w) for r, w in summaries]
@@ -440,7 +450,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if said:  # the edit that answers the user's correction leads, with it
         answer = next((w for _, w in summaries if w.endswith(said[-1][1])), said[-1][1])
         parts = [answer] + [p for p in parts if p != answer]
-    if net and not created and not any(p.startswith("drops ") for p in parts) and (dropped := _net_drops(net)):
+    if net and not created and (dropped := _net_drops(net, " ".join(p for p in parts if "drops " in p or "renames " in p))):
         parts.insert(0, dropped)  # definitions the final diff shows gone (a `sed '692,694d'` names none)
     # one line, few tokens: identifiers read without ticks; two edits said alike are said once
     parts = list(dict.fromkeys("; ".join(dict.fromkeys(p.replace("`", "").split("; "))) for p in parts))

@@ -6,6 +6,7 @@ succeeded says its closing summary line when it prints one ("2 files changed, 39
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
-from compaction.history.sources.filelog import listed_paths, logs_of, scratch_files
+from compaction.history.sources.filelog import listed_files, logs_of, scratch_files
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.shell import (
@@ -111,10 +112,13 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     told = _told_by_commits(folded, commits)
     probe_note, thrown_note = _probe_note(_probes(ctx.events), ctx.cwd), _thrown_note(ctx)
 
+    counted = {e.round for e in ctx.events if e.kind is EventKind.COMMAND and e.test and e.test_summary}
+
     def without(r: int) -> str:  # what a check of round r ran with or without, that the final code does not hold
-        return probe_note(r) or thrown_note(r)
+        return probe_note(r) or (thrown_note(r) if r in counted else "")  # (a run that counted tests)
     scratch = {display_path(p, ctx.cwd) for p in scratch_files(ctx)} if code else set()
-    listed = listed_paths(ctx)  # the file commands they tell are no line of their own
+    listed = listed_files(ctx)  # the file commands they tell are no line of their own
+    folders = {p.rsplit("/", i)[0] for p, gone in listed.items() if not gone for i in range(1, p.count("/") + 1)}
     # (round, command, what it printed, what its last later run printed): scratch files written
     scratch_written: list[tuple[int, str, str, str]] = []
     undone = _undone_by_reverts(ctx)
@@ -175,7 +179,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             reverted.append((back, f"`{first_line(shown, UNDONE_COMMAND_CHARS)}`{more}{times}" if code else text, f))
             continue
         if code and runs.count == 1 and not f.test and not runs.outcomes:
-            if _told_by_file_list(project_root.without_root_cd(runs.command, ctx.cwd), listed, ctx.cwd):
+            if _told_by_file_list(project_root.without_root_cd(runs.command, ctx.cwd), listed, folders, ctx.cwd):
                 continue
             singles.append(f)
         else:
@@ -198,11 +202,12 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
 _FILE_MAKERS = frozenset({"mkdir", "touch", "rm"})
 
 
-def _told_by_file_list(command: str, listed: list[str], cwd: str | None) -> bool:
-    """Whether the command only made or removed what the modified-files list names: `touch f` or `rm f` of a
-    listed file, `mkdir -p d` of a folder a listed file is in (`mkdir -p dist/dags; touch dist/dags/a.js`
-    beside "`dist/dags/a.js`: created"): the list tells it, a line of its own only costs room. A `cd`
-    elsewhere, a glob or a path the list does not name keeps the command."""
+def _told_by_file_list(command: str, listed: dict[str, bool], folders: set[str], cwd: str | None) -> bool:
+    """Whether the command only made or removed what the modified-files list says: `rm f` of a file its line
+    says deleted, `touch f` of one it lists as there, `mkdir -p d` of a folder a listed file is in (`mkdir -p
+    dist/dags; touch dist/dags/a.js` beside "`dist/dags/a.js`: created"): a line of its own only costs room.
+    Paths compared whole (`listed`: path → said deleted; `folders`: those the files still there are in); a
+    `cd` elsewhere, a glob, or a path the list does not say so keeps the command."""
     parts = split_commands(command)
     if not parts or not listed:
         return False
@@ -214,12 +219,8 @@ def _told_by_file_list(command: str, listed: list[str], cwd: str | None) -> bool
         if not operands:
             return False
         for w in operands:
-            path = display_path(w, cwd).replace("\\", "/").rstrip("/")
-            if said[0] == "mkdir":  # a folder a listed file is in, at any depth
-                if not any((p := q.replace("\\", "/")).startswith(path + "/") or same_file(p.rsplit("/", 1)[0], path)
-                           for q in listed if "/" in q.replace("\\", "/")):
-                    return False
-            elif not any(same_file(p, path) for p in listed):
+            path = display_path(w, cwd).replace("\\", "/").removeprefix("./").rstrip("/")
+            if not (path in folders if said[0] == "mkdir" else listed.get(path) is (said[0] == "rm")):
                 return False
     return True
 
@@ -304,22 +305,40 @@ def _with_notes(outcomes: list[tuple[int, str]], note: Callable[[int], str] | No
 
 
 def _thrown_note(ctx: FactContext) -> Callable[[int], str]:
-    """What a check run in round `r` ran with: a change of the session's thrown away later (reverted by a
-    checkout, undone): its result is of code the work no longer holds ("9 failed (r31)" under the r18 change
-    `git checkout` took back at r34)."""
+    """What a check run in round `r` ran with: a change of the session's code thrown away later (reverted by
+    a checkout, undone), the latest such in effect: its result is of code the work no longer holds ("9 failed
+    (r31)" under the r18 change `git checkout` took back at r34). Not a prose file's change (a README's edit
+    changes no test's result), nor one a commit kept before the revert."""
+    commits = sorted(e.round for e in ctx.events if e.kind is EventKind.COMMIT)
     windows: list[tuple[int, int, str]] = []
     for path, log in logs_of(ctx).items():
+        if _PROSE_PATH_RE.search(path):
+            continue
         for ed in log.edits:
             back = _ROUND_CITED_RE.search(ed.undone or "")
-            if back is not None:
-                windows.append((ed.event.round, int(back.group(1)), path))
+            start = ed.event.round
+            if back is not None and not _between(commits, start, int(back.group(1))):
+                windows.append((start, int(back.group(1)), path))
+    windows.sort()
+    starts = [w[0] for w in windows]
 
     def note(r: int) -> str:
-        hit = next(((s, b, p) for s, b, p in windows if s < r < b), None)
-        return "" if hit is None else f" (with the r{hit[0]} change to `{hit[2]}`, reverted r{hit[1]})"
+        k = bisect_left(starts, r) - 1  # the latest change made before round r, back to one still in effect
+        for s, b, p in windows[max(0, k - _WINDOWS_LOOKED + 1):k + 1][::-1]:
+            if r < b:
+                return f" (with the r{s} change to `{p}`, reverted r{b})"
+        return ""
     return note
 
 
+def _between(rounds: list[int], lo: int, hi: int) -> bool:
+    """Whether a sorted list holds a round from `lo` up to before `hi`."""
+    k = bisect_left(rounds, lo)
+    return k < len(rounds) and rounds[k] < hi
+
+
+_WINDOWS_LOOKED = 50  # changes before a run looked back through for one still in effect: bounded work
+_PROSE_PATH_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$|(?:^|/)(?:LICEN[CS]E|CHANGELOG|README)[^/]*$", re.IGNORECASE)
 _ROUND_CITED_RE = re.compile(r"\(r(\d+)\)\s*$")  # how an edit was thrown away ends with the round it was: "(r34)"
 PROBE_LINE_CHARS = 12  # a line this long is the session's own, not a brace or a blank
 MAX_OPEN_PROBES = 20  # removals waiting to be put back: a session of a thousand deletions checks the latest few
@@ -372,17 +391,38 @@ def _writes_only(command: str, scratch: set[str], cwd: str | None) -> list[str]:
 
 
 def _runs_of(ctx: FactContext, path: str, after: int, written_by: Event | None) -> list[Event]:
-    """The later commands that run the script at `path` (`python3 check_lazy.py`, `python ./check.py`;
-    not `python tests/check.py`, another file of that name), in order."""
+    """The later commands that run this version of the script at `path` (`python3 check_lazy.py`, `python
+    ./check.py`; not `python tests/check.py` nor one after `cd tests`, other files of that name), in order, up
+    to the round it is written again or removed (a rewrite's output is not this version's)."""
     name = path.rsplit("/", 1)[-1]
+    runs, changed = ctx.shared(("script_runs",), lambda: _script_runs(ctx))
+    ends = [r for r in changed.get(path, ()) if r > after]
+    end = min(ends) if ends else None
     found: list[Event] = []
-    for e in ctx.events:
-        if e.kind is not EventKind.COMMAND or e.round < after or e is written_by or not e.command \
-                or name not in e.command or name not in scripts_run(e.command):
+    for e in runs.get(name, ()):
+        if e.round < after or e is written_by or end is not None and e.round >= end:
             continue
-        if any(display_path(w.removeprefix("./"), ctx.cwd) == path for w in words(e.command) if w.endswith(name)):
+        command = project_root.without_root_cd(e.command or "", ctx.cwd)
+        if command.lstrip().startswith(("cd ", "pushd ")):
+            continue  # run from another folder: another file of that name
+        if any(display_path(w.removeprefix("./"), ctx.cwd) == path for w in words(command) if w.endswith(name)):
             found.append(e)
     return found
+
+
+def _script_runs(ctx: FactContext) -> tuple[dict[str, list[Event]], dict[str, list[int]]]:
+    """The commands that run each script, by its file name, and the rounds each path was written whole or
+    removed: made once per compaction, for every scratch script the completed actions name (hundreds of
+    scripts over a long session would otherwise scan every event each)."""
+    runs: dict[str, list[Event]] = {}
+    changed: dict[str, list[int]] = {}
+    for e in ctx.events:
+        if e.kind is EventKind.COMMAND and e.command:
+            for script in scripts_run(e.command):
+                runs.setdefault(script.rsplit("/", 1)[-1], []).append(e)
+        elif e.kind in (EventKind.WRITE, EventKind.DELETE) and e.path and not e.failed:
+            changed.setdefault(display_path(e.path, ctx.cwd), []).append(e.round)
+    return runs, changed
 
 
 def _printed(output: str) -> str:

@@ -50,7 +50,8 @@ def without_own_calls(msg: Message) -> str:
     commands = {" ".join(c.command.split()) for c in msg.tool_calls if c.command}
     if not commands or "```" not in msg.text:
         return msg.text
-    return _FENCED_RE.sub(lambda m: "" if " ".join(m.group(1).split()) in commands else m.group(0), msg.text).strip()
+    rest = _FENCED_RE.sub(lambda m: "" if " ".join(m.group(1).split()) in commands else m.group(0), msg.text).strip()
+    return rest or msg.text  # a reply that is only its command: that is what it said
 
 
 _FENCED_RE = re.compile(r"^```[\w-]*\n(.*?)\n```[ \t]*$", re.M | re.S)

@@ -114,12 +114,18 @@ def folder_named(path: str) -> bool:
     return not _EXTENSION_RE.search(path)
 
 
-def listed_paths(ctx: FactContext) -> list[str]:
-    """The files the modified-files list names: always shown (its scratch files are not: their line is
-    optional, and a removed folder is no file of it)."""
+def listed_files(ctx: FactContext) -> dict[str, bool]:
+    """The files the modified-files list names on their own line, always shown, by path (forward slashes):
+    whether the line says deleted. Not its scratch files (created, later removed: their line is optional),
+    nor a removed folder."""
     scratch = set(scratch_files(ctx))
-    return [p for p, log in logs_of(ctx).items()
-            if p not in scratch and not (log.deleted and not log.edits and folder_named(p))]
+    out: dict[str, bool] = {}
+    for path, log in logs_of(ctx).items():
+        if path in scratch or log.deleted and (folder_named(path) and not log.edits
+                                                 or any(ed.event.kind is EventKind.WRITE for ed in log.edits)):
+            continue  # a folder; a file written and removed is one of the list's scratch files
+        out[path.replace("\\", "/").removeprefix("./")] = log.deleted
+    return out
 
 
 _EXTENSION_RE = re.compile(r"\.\w+$")

@@ -109,7 +109,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         # The line with the file's gist is what the filler upgrades it to when there is room: kept
         # short while required facts (the completed actions) are chosen, so they keep their place.
         gist = f"`{path}`: {what} — {carried[path]} {cite(info.rounds)}" if path in carried else None
-        line = f"`{path}`: {what} {cite(info.rounds)}"
+        line = bare = f"`{path}`: {what} {cite(info.rounds)}"
         if gist is None and what == "edited" and (intents := _intents(ctx, info.edits)):
             # An export that kept no edit's text: the agent's words are all a successor has of what changed,
             # said briefly on the line itself (the list is kept whatever the budget), whole when there is room.
@@ -117,7 +117,8 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
             line = f"`{path}`: {what} — {_said(intents, BRIEF_INTENT_CHARS)} {cite(info.rounds)}"
         facts.append(Fact(Section.MODIFIED, line, info.rounds, score=score,
                           full_text=gist if what not in SCRATCH and gist != line else None, essential=True,
-                          short=f"`{path}` {cite([info.last])}", path=path))
+                          # the agent's words give way first (forty such files must not lose their "edited")
+                          short=bare if line != bare else f"`{path}` {cite([info.last])}", path=path))
     facts += _git_reported_facts([e for e in ctx.events if e.git_output and e.path], set(files), ctx)
     # Scratch files and reverted edits: one line, so the list above is what the work tree still holds.
     for what in SCRATCH:
