@@ -21,6 +21,7 @@ from compaction.history.facts import Fact, cite, display_path, first_line
 from compaction.history.sections import Section
 from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
+from compaction.history.sources.current import NOTES_RE
 from compaction.history.sources.filelog import listed_files, logs_of, scratch_files
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.registry import FactContext, fact_source
@@ -307,12 +308,12 @@ def _with_notes(outcomes: list[tuple[int, str]], note: Callable[[int], str] | No
 def _thrown_note(ctx: FactContext) -> Callable[[int], str]:
     """What a check run in round `r` ran with: a change of the session's code thrown away later (reverted by
     a checkout, undone), the latest such in effect: its result is of code the work no longer holds ("9 failed
-    (r31)" under the r18 change `git checkout` took back at r34). Not a prose file's change (a README's edit
-    changes no test's result), nor one a commit kept before the revert."""
+    (r31)" under the r18 change `git checkout` took back at r34). Not a notes file's change (a README's edit
+    changes no test's result; a `requirements.txt` may), nor one a commit kept before the revert."""
     commits = sorted(e.round for e in ctx.events if e.kind is EventKind.COMMIT)
     windows: list[tuple[int, int, str]] = []
     for path, log in logs_of(ctx).items():
-        if _PROSE_PATH_RE.search(path):
+        if NOTES_RE.search(path):
             continue
         for ed in log.edits:
             back = _ROUND_CITED_RE.search(ed.undone or "")
@@ -338,7 +339,6 @@ def _between(rounds: list[int], lo: int, hi: int) -> bool:
 
 
 _WINDOWS_LOOKED = 50  # changes before a run looked back through for one still in effect: bounded work
-_PROSE_PATH_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$|(?:^|/)(?:LICEN[CS]E|CHANGELOG|README)[^/]*$", re.IGNORECASE)
 _ROUND_CITED_RE = re.compile(r"\(r(\d+)\)\s*$")  # how an edit was thrown away ends with the round it was: "(r34)"
 PROBE_LINE_CHARS = 12  # a line this long is the session's own, not a brace or a blank
 MAX_OPEN_PROBES = 20  # removals waiting to be put back: a session of a thousand deletions checks the latest few
@@ -418,8 +418,8 @@ def _script_runs(ctx: FactContext) -> tuple[dict[str, list[Event]], dict[str, li
     changed: dict[str, list[int]] = {}
     for e in ctx.events:
         if e.kind is EventKind.COMMAND and e.command:
-            for script in scripts_run(e.command):
-                runs.setdefault(script.rsplit("/", 1)[-1], []).append(e)
+            for name in {script.rsplit("/", 1)[-1] for script in scripts_run(e.command)}:
+                runs.setdefault(name, []).append(e)  # once per command, however many spellings it runs
         elif e.kind in (EventKind.WRITE, EventKind.DELETE) and e.path and not e.failed:
             changed.setdefault(display_path(e.path, ctx.cwd), []).append(e.round)
     return runs, changed

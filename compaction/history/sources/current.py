@@ -117,7 +117,7 @@ def _last_calls(rnd: Round, needed: dict[str, tuple[str, int]] | None = None) ->
 
 _PROSE_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|txt|rst|adoc)$", re.IGNORECASE)  # Cursor's rules are `.mdc`
 # not `.txt`: `requirements.txt`, `CMakeLists.txt` build; a licence or a changelog, whatever its extension
-_NOTES_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|rst|adoc)$|(?:^|[/\\])(?:LICEN[CS]E|COPYING|NOTICE|AUTHORS|CHANGELOG)"
+NOTES_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|rst|adoc)$|(?:^|[/\\])(?:LICEN[CS]E|COPYING|NOTICE|AUTHORS|CHANGELOG)"
                        r"(?:\.(?:md|txt|rst))?$", re.IGNORECASE)
 _FILE_KINDS = (EventKind.READ, EventKind.EDIT, EventKind.WRITE)
 
@@ -172,7 +172,7 @@ def _verification(ctx: FactContext) -> Fact | None:
     changes = [e for e in ctx.events if e.kind in _CHANGE and e.path]
     if not changes or all(_PROSE_RE.search(e.path or "") for e in changes):
         return None  # nothing to verify: no change, or prose only
-    edits = [e for e in changes if not _NOTES_RE.search(e.path or "")]  # notes need no check
+    edits = [e for e in changes if not NOTES_RE.search(e.path or "")]  # notes need no check
     logs = logs_of(ctx)
     gone = {path for path, log in logs.items() if log.deleted}  # scratch files: no work to check
     # a file the session created outside the project (a probe written beside it: `/home/Repro.java` of
@@ -183,7 +183,7 @@ def _verification(ctx: FactContext) -> Fact | None:
     work = [e for e in edits if (shown := display_path(e.path or "", ctx.cwd)) not in gone and shown not in probes]
     last_edit = max(e.round for e in (work or edits))
     # the edits after it are notes or scratch files: "the last edit" would read as the session's last one
-    later_notes = any(e.round > last_edit and _NOTES_RE.search(e.path or "") for e in changes)
+    later_notes = any(e.round > last_edit and NOTES_RE.search(e.path or "") for e in changes)
     edit = "the last edit" if last_edit >= max(e.round for e in changes) else \
         "the last code edit" if later_notes else "the last edit of the work"
     runs = [e for e in ctx.events if e.kind is EventKind.COMMAND and e.test]
