@@ -137,6 +137,7 @@ _STATE_CMDS = re.compile(
 _TEST_CMD_RE = re.compile(
     r"\b(?:pytest|py\.test|tox|nox|unittest|runtests\.py|manage\.py test|npm (?:run )?test|yarn test|pnpm test|"
     r"jest|vitest|mocha|go test|cargo test|mvn\b[^\n]*\btest|gradle\w*\s+test|ctest|make (?:test|check)|rspec|bin/test)"
+    r"(?!\.\w)"  # not a runner's file (`cat tox.ini`, `pytest.ini`, `jest.config.js`): reading it runs nothing
 )
 
 # Test summaries: pytest "=== 3 failed, 14 passed in 1.2s ===", unittest "Ran 12 tests", maven, jest, go, cargo.
@@ -453,11 +454,22 @@ def is_state_changing(command: str) -> bool:
 
 def is_test_command(command: str) -> bool:
     """A test runner's command line (pytest, jest, go test, mvn test…), its heredoc body aside; not a
-    package manager installing one (`pip install pytest-xdist`, `npm i -D vitest`): that runs no test."""
+    package manager installing one (`pip install pytest-xdist`, `npm i -D vitest`), nor a look-up naming one
+    (`pip list | grep pytest-httpbin`, `which pytest`): those run no test."""
     line = without_heredoc_body(command)
     if not _TEST_CMD_RE.search(line):
         return False
-    return not _INSTALL_RE.search(line) or bool(_TEST_CMD_RE.search(_INSTALL_RE.sub(" ", line)))
+    if _INSTALL_RE.search(line):
+        line = _INSTALL_RE.sub(" ", line)
+    if _LOOKUP_RE.search(line):
+        line = _LOOKUP_RE.sub(" ", line)
+    return bool(_TEST_CMD_RE.search(line))
+
+
+# A look-up whose arguments may name a test runner (`grep pytest`, `which jest`, `pip show pytest`), up to the
+# end of its command: it runs none
+_LOOKUP_RE = re.compile(r"(?:^|(?<=[\s;&|(]))(?:e?grep|rg|which|whereis|command -v|type|(?:pip3?|python3? -m pip) "
+                        r"(?:list|show|freeze)|npm (?:ls|list|view|info))\b[^;&|\n]*")
 
 
 # A package manager's install (`pip install x`, `uv add x`, `npm i -D x`, `apt-get install x`) up to the

@@ -277,3 +277,18 @@ def test_a_sed_script_of_several_substitutions_is_read_as_several() -> None:
     # the code review's: each `s` command read by its delimiters, a `;` inside one kept
     assert said("sed -i 's/return x;/return y;/; s/int a;/long a;/' calc.c") == [
         (("return x;",), ("return y;",), None), (("int a;",), ("long a;",), None)]
+
+
+# --- what is a test run -------------------------------------------------------------------------------------------
+
+def test_a_look_up_naming_a_runner_or_a_runners_file_read_runs_no_test() -> None:
+    """requests r29: `pip list | grep pytest-httpbin` was a test run (and drew the test-run notes); `cat tox.ini`
+    and `cat pytest.ini` were too, by the runner's name in the file's."""
+    from compaction.events import is_test_command
+
+    for command in ("pip list | grep pytest-httpbin", "grep -rn pytest setup.cfg", "cat tox.ini", "cat pytest.ini",
+                    "less jest.config.js"):
+        assert not is_test_command(command), command
+    for command in ("pytest tests/ 2>&1 | grep -E 'passed|failed'", "which pytest && pytest -q", "tox -e py39",
+                    "pip install pytest-xdist && pytest", "python -m pytest -x", "py.test -q"):
+        assert is_test_command(command), command
