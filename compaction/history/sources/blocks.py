@@ -335,7 +335,6 @@ def _continues(line: str) -> bool:
         and not code.startswith(_COMMENT_LEADS)
 
 
-
 _COMMENT_LEADS = ("//", "#", "/*", "*", "--", ";")
 
 
