@@ -60,9 +60,8 @@ _HUNK_HEADER_RE = re.compile(r"^@@[^@]*@@\s*(.*)$")
 # `s/old/new/flags`: neither side holds its delimiter unescaped, so `250s/a/b/;272s/c/d/` is two commands
 _SED_SUBST_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)?\s*s(.)((?:\\.|(?!\2).)*+)\2((?:\\.|(?!\2).)*+)\2([gIip0-9]*)$",
                            re.DOTALL)
-# one `s` command at a position of a script (its flags after), for `_sed_commands`
-_SED_ONE_SUBST_RE = re.compile(r"(?:\d+(?:,\d+)?|/[^/]*/)?\s*s(.)(?:\\.|(?!\1).)*+\1(?:\\.|(?!\1).)*+\1[gIip0-9]*",
-                               re.DOTALL)
+# the same, at a position of a script (`_sed_commands`): its anchors off
+_SED_ONE_SUBST_RE = re.compile(_SED_SUBST_RE.pattern[1:-1], re.DOTALL)
 _SED_LINE_OP_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)\s*([dia])\\?\s*(.*)$", re.DOTALL)
 _SED_READ_RE = re.compile(r"^(\d+|/[^/]*/|\$)\s*r\s*(\S+)$")  # `351r snippet.py`: that file's lines after line 351
 
@@ -702,7 +701,7 @@ MAX_NOTES = 3
 _NOT_PROSE_RE = re.compile(r"(?:eslint|prettier|type:|noqa|pylint|@ts-|-\*-|pragma|region|MARK:|SPDX|[Cc]opyright)|"
                            r"[;{}(=,]\s*$|^[\W_]+$|"
                            r"^\s*(?:if|for|return|import|from|const|let|var|def|class|print|console)\b")
-_PROSE_RE = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}")  # two words at least
+TWO_WORDS_RE = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}")  # two words at least
 
 
 def _opened_quote(line: str) -> str | None:
@@ -714,7 +713,7 @@ def _note(text: str) -> str:
     """A comment's or docstring's prose, cleaned (`* `, `*/`, `-->` stripped), when it says something
     in words: at most 100 characters, else ""."""
     said = text.strip().lstrip("*!/#-< ").rstrip("*/-> ").strip()
-    if not (8 <= len(said) <= 100) or not _PROSE_RE.search(said) or _NOT_PROSE_RE.search(said):
+    if not (8 <= len(said) <= 100) or not TWO_WORDS_RE.search(said) or _NOT_PROSE_RE.search(said):
         return ""
     return said
 

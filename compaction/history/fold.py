@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from compaction.edits import TWO_WORDS_RE
+
 RUN_MIN = 40  # lines a run must have to be folded: a listing of files or matches this short is read whole
 RUN_MIN_CHARS = 4000  # and characters: a long listing of short lines (`ls -la` of a folder) stays whole
 MAX_CHARS = 200_000  # a longer output is shown by its head and tail at any cap (`tail._Piece`): not folded
@@ -24,9 +26,6 @@ REPEAT_MIN = 3  # the same line this many times in a row is shown once with its 
 # Only the block that opens with its chunk id: a program's own "Wall time: …" (Jupyter's %time) is its output.
 _RUN_RECORD_RE = re.compile(r"^Chunk ID: \w+[ \t]*\n(?:Wall time: [\d.]+ ?(?:s|sec|seconds?|ms)[ \t]*\n)?"
                             r"(Process exited with code -?\d+[ \t]*\n)?(?:Original token count: \d+[ \t]*(?:\n|$))?", re.M)
-# A line worth counting when said again and again: words (Django's "Cloning test database for alias 'default'…"),
-# not a diff's blank `+`, a data row ("0,0") or a line a count was already put on
-_WORDY_RE = re.compile(r"[A-Za-z]{2,}\W+[A-Za-z]{2,}")
 
 
 def _shapes(lines: list[str]) -> list[tuple[int, str] | None]:
@@ -40,10 +39,11 @@ def _shapes(lines: list[str]) -> list[tuple[int, str] | None]:
 
 
 def _countable(line: str) -> bool:
-    """Whether a line repeated in a row is shown once with its count: a line of words, not a diff's line
-    (`+`, `-`), not one that already carries a count."""
+    """Whether a line repeated in a row is shown once with its count: a line of words (Django's "Cloning test
+    database for alias 'default'…"), not a diff's line (`+`, `-`), a data row ("0,0") or one that already
+    carries a count."""
     stripped = line.strip()
-    return (bool(_WORDY_RE.search(stripped)) and not stripped.startswith(("+", "-", "@@"))
+    return (bool(TWO_WORDS_RE.search(stripped)) and not stripped.startswith(("+", "-", "@@"))
             and not stripped.endswith("]"))
 
 

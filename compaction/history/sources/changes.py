@@ -453,7 +453,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if net and not created and (dropped := _net_drops(net, " ".join(p for p in parts if "drops " in p or "renames " in p))):
         parts.insert(0, dropped)  # definitions the final diff shows gone (a `sed '692,694d'` names none)
     # one line, few tokens: identifiers read without ticks; two edits said alike are said once
-    parts = list(dict.fromkeys("; ".join(dict.fromkeys(p.replace("`", "").split("; "))) for p in parts))
+    parts = list(dict.fromkeys(_counted(p.replace("`", "")) for p in parts))
     said = set(_WORD_RE.findall(" ".join(parts)))
     fresh = [t for t in touched if t not in said] if not document else []
     if fresh:

@@ -14,6 +14,7 @@ from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE
 from compaction.history.sources.checks import build_outcome, builds, own_file_names, runs_own_file
 from compaction.history.sources.filelog import creates, logs_of, scratch_files
+from compaction.history.sources.final_diff import final_echo
 from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
@@ -188,7 +189,7 @@ def _verification(ctx: FactContext) -> Fact | None:
         "the last code edit" if later_notes else "the last edit of the work"
     runs = [e for e in ctx.events if e.kind is EventKind.COMMAND and e.test]
     tests = [e for e in runs if e.round >= last_edit]
-    submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
+    submitted = final_echo(ctx) is not None
     seen: dict[str, None] = {}
     for e in ctx.events:
         if e.kind in _FILE_KINDS and e.path and is_test_path(e.path):
@@ -451,7 +452,7 @@ def current_work(ctx: FactContext) -> list[Fact]:
     if said:
         # After a submission the harness echoed, the last words narrate handing in (the verification line says
         # "then submitted"): they compete with the decisions, not ahead of them
-        handed_in = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
+        handed_in = final_echo(ctx) is not None
         # (unless they sum up the work: they name a file the session leaves changed)
         narrates = handed_in and not _names_kept_file(ctx, said[1].text)
         words_said = without_own_calls(said[1])

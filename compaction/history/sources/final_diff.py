@@ -34,7 +34,7 @@ _HUNK_RE = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)")  # a hunk header's new first 
 def final_diff_facts(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.code:
         return []
-    msg = _echo(ctx)
+    msg = final_echo(ctx)
     if msg is None:
         return []
     lines = _changed_lines(_printed(msg))
@@ -64,7 +64,7 @@ def final_added(ctx: FactContext) -> dict[str, set[str]] | None:
     """Each file's added lines (stripped) in the final diff the harness printed, by the file's path in
     the diff; None when the session printed none. What a submission keeps of an edit: an edit none of
     whose lines is there was taken out again (a debug print removed by a later `sed '/DEBUG/d'`)."""
-    msg = _echo(ctx)
+    msg = final_echo(ctx)
     if msg is None:
         return None
     out: dict[str, set[str]] = {}
@@ -81,8 +81,9 @@ def final_added(ctx: FactContext) -> dict[str, set[str]] | None:
     return out or None  # nothing read: no diff to judge by
 
 
-def _echo(ctx: FactContext) -> Message | None:
-    """The message in which the harness printed the final diff (the loader marks it), among the last three."""
+def final_echo(ctx: FactContext) -> Message | None:
+    """The message in which the harness printed the final diff (the loader marks it), among the last three:
+    the session was handed in."""
     return next((m for m in reversed(ctx.transcript.messages[-3:]) if m.meta.get("final_patch_echo")), None)
 
 

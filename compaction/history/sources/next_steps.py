@@ -13,6 +13,7 @@ from compaction.errors.shorten import cut
 from compaction.events import REMAINING_WORK, Event, EventKind
 from compaction.history.facts import WS_RE, Fact, split_task
 from compaction.history.sections import Section
+from compaction.history.sources.final_diff import final_echo
 from compaction.history.sources.problems import describe
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
@@ -42,7 +43,7 @@ def next_step_source(ctx: FactContext) -> list[Fact]:
     said = [(rnd.number, m.text) for rnd in ctx.transcript.rounds for m in rnd.messages
             if m.role is Role.ASSISTANT and m.text]
     # the harness took the agent's final diff (it submitted): the plans it stated before were done or dropped
-    submitted = any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:])
+    submitted = final_echo(ctx) is not None
     return (next_step_facts(ctx.events, ctx.n_rounds, said, submitted=submitted) + unrun_checks(ctx.events)
             + gave_up(said) + asks_not_done(ctx.events)
             + open_questions(said, ctx.records) + needs_from_user(ctx) + unfixed_errors(ctx))

@@ -17,6 +17,7 @@ from compaction.history.facts import Fact, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.completed import HASH_CHARS
 from compaction.history.sources.filelog import scratch_files
+from compaction.history.sources.final_diff import final_echo
 from compaction.history.sources.registry import FactContext, fact_source
 
 SHOWN = 4  # files named; the rest counted
@@ -84,7 +85,7 @@ def _never_committed(ctx: FactContext) -> list[Fact]:
     first of all whether to commit; a list of modified files does not say that none was committed. Not
     said of a harness's run (one task, its diff handed in by the harness)."""
     requests = [e for e in ctx.events if e.kind is EventKind.REQUEST and e.text.strip() and is_follow_up_request(e.text)]
-    if len(requests) < 2 or any(m.meta.get("final_patch_echo") for m in ctx.transcript.messages[-3:]):
+    if len(requests) < 2 or final_echo(ctx) is not None:
         return []
     # no sign of a git work tree: nothing is "uncommitted" in a folder git may not track, but that the
     # session made no commit is still so (a successor that reads the changes alone believes them committed);
