@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from itertools import islice
+from typing import TypeVar
 
 from compaction.literal_heads import LinePattern
 from compaction.memo import per_text
@@ -529,6 +530,11 @@ class Digest:
     notes: tuple[str, ...] = ()  # what the code says of itself: docstrings, then comments atop definitions
     settings: tuple[str, ...] = ()  # a file without definitions: its lines that hold values (URLs, paths, images)
     leaves: tuple[tuple[str, str], ...] = ()  # a data file's settings (data_leaves): set by whoever knows its name
+    levels: tuple[int, ...] = ()  # a document's headings' levels, one per name (a `#` count)
+
+
+_FENCE_LINE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_T = TypeVar("_T")
 
 
 _SETTING_RE = re.compile(r"""^\s*[\w.\-"']+\s*(?:=(?!=)|:(?!:))""")
@@ -567,6 +573,8 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
         title = " · ".join(said)  # a short text (an ignore list, a two-line config) is said whole: it is its gist
     pins: list[str] = []
     sections: list[str] = []  # a configuration file's `[section]` lines, its headings
+    levels: list[int] = []  # a document's headings' levels (the count of their `#`)
+    fence: str | None = None  # the fence a document's line is inside
     docs: list[str] = []  # docstrings' first lines
     comments: list[str] = []  # the first line of the comment above a definition, or atop the file
     pending = ""  # the comment block read since the last line of code
@@ -582,9 +590,14 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
             pins.append(re.sub(r"\s+", "", pin.group(1)))
             continue
         if document:
-            m = _HEADING_RE.match(line)
-            if m and m.group(1) not in names:
+            if (f := _FENCE_LINE_RE.match(line)) is not None:  # a `# comment` in a fenced sample is no heading
+                if fence is None:
+                    fence = f.group(1)
+                elif f.group(1)[0] == fence[0] and len(f.group(1)) >= len(fence) and not line[f.end():].strip():
+                    fence = None
+            elif fence is None and (m := _HEADING_RE.match(line)) and m.group(1) not in names:
                 names.append(m.group(1))
+                levels.append(len(line) - len(line.lstrip("#")))
             continue
         head = line.lstrip()[:1]  # what `\\s*` leaves: the patterns below need one of a few characters there
         if not head:
@@ -661,7 +674,18 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
     settings = () if names or document or short else valued_lines(lines)
     return Digest(tuple(names), grouped, tuple(ranked_keys), len(lines), title, tuple(imports), document,
                   tuple(key_calls.get(k, "") for k in ranked_keys), tuple(values.items()), tuple(pins), notes,
-                  settings)
+                  settings, levels=tuple(levels) if document and len(levels) == len(names) else ())
+
+
+def outline_first(items: Sequence[_T], levels: Sequence[int], n: int) -> list[_T]:
+    """`items` (headings, in the document's order) with the `n` a partial outline says first: the upper
+    levels (`## When To Use What` before `### 1) Fidelity vs Friction`), still in the document's order;
+    the rest after them. Levels not one per item: `items` as they are."""
+    if len(items) <= n or len(levels) != len(items):
+        return list(items)
+    shown = sorted(sorted(range(len(items)), key=lambda i: levels[i])[:n])
+    chosen = set(shown)
+    return [items[i] for i in shown] + [x for i, x in enumerate(items) if i not in chosen]
 
 
 # What makes a line of a configuration (nginx, a Dockerfile, a POM, YAML) worth quoting: the values it sets,

@@ -415,6 +415,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
                                       escaped=_escaped_breaks(rec, calls_of), marked=_margin_marked(rec, calls_of),
+                                      spaced=_spacing_cause(rec, transcript, calls_of),
                                       timeline=timeline,
                                       probe=all(probed(calls_of.get(id(o)), o) for o in rec.occurrences))
         rec.earlier = earlier_fixes(rec, transcript, cache, calls_of)
@@ -2029,6 +2030,73 @@ def _margin_marked(rec: ErrorRecord, calls_of: dict[int, ToolCall]) -> list[int]
     return _refused_old_texts(rec, calls_of, lambda old: _MARGIN_RE.search(old) is not None)
 
 
+_EXPECTED_LINES_RE = re.compile(r"^[^\n]*\bexpected lines\b[^\n]*:[ \t]*\n", re.I | re.M)  # Codex's apply_patch
+_NUMBER_MARGIN_RE = re.compile(r"^[ \t]*\d+(?:→|\t|:)")  # `nl -ba`, `cat -n`, a Read's `  48→`, `grep -n`
+SPACING_LOOK_ROUNDS = 5  # the rounds after a refusal whose outputs may show the file's own lines
+_SPACED_MIN_CHARS = 12  # a line this long once its spaces are squeezed: `}` or `)` says nothing
+
+
+def _spacing_cause(rec: ErrorRecord, transcript: Transcript, calls_of: dict[int, ToolCall]) -> str:
+    """Why an edit's old text matched nothing, when the file's own lines (printed within a few rounds
+    after a refusal: a re-read, `nl -ba`, a view) hold one of its lines with other spacing only: aligned
+    table columns, tabs for spaces, a changed indent. The most common refusal of all, and the one a
+    successor repeats unless told; the agent's "possibly whitespace" is no finding. "" when none shows."""
+    if rec.id not in REFUSED_BY_FILE:
+        return ""
+    for occ in reversed(rec.occurrences):
+        call = calls_of.get(id(occ))
+        old = arg_text(call.arguments, ArgRole.OLD) if call is not None and isinstance(call.arguments, dict) else ""
+        if not old and (m := _EXPECTED_LINES_RE.search(text := _scanned_text(transcript, occ))):
+            old = text[m.end():]
+        expected = {" ".join(ln.split()): ln.strip() for ln in (old or "").splitlines()
+                    if len(" ".join(ln.split())) >= _SPACED_MIN_CHARS}
+        if not expected:
+            continue
+        first = (old or "").lstrip("\n").split("\n", 1)[0].strip()  # may start mid-line: its indent is no cause
+        for rnd in transcript.rounds[occ.round:occ.round + SPACING_LOOK_ROUNDS]:
+            for msg in rnd.messages:
+                for res in msg.tool_results:
+                    for line in (res.content or "").splitlines():
+                        bare = _NUMBER_MARGIN_RE.sub("", line, count=1).rstrip()
+                        said = expected.get(" ".join(bare.split()))
+                        if said is None:
+                            continue
+                        if said != bare.strip():
+                            return f"its old text had other spacing than the file{_spacing_seen(bare.strip())} (r{rnd.number})"
+                        indent = _indent_of(old, said)
+                        if said != first and indent != bare[:len(bare) - len(bare.lstrip())]:
+                            return (f"its old text had other indents than the file: `{cut(said, _SPACING_HEAD)}` "
+                                    f"{_spaces(indent + said)}, the file's {_spaces(bare)} (r{rnd.number})")
+    return ""
+
+
+_SPACING_HEAD = 24  # a line named by its opening words: a shortened record cuts a longer span's middle
+_PADDED_CELL_RE = re.compile(r"^\|[^|\n]*? {2,}\|")  # a table's first cell padded to its column's width
+
+
+def _spacing_seen(line: str) -> str:
+    """How the file's line spaces what the old text spaced otherwise, in words a shortened record keeps
+    (runs of spaces in a code span are squeezed when shown): a table padded to aligned columns, else the
+    line's opening words."""
+    if _PADDED_CELL_RE.match(line) is not None:
+        return ", whose table pads its columns to one width"
+    return f": the file has `{cut(line, _SPACING_HEAD * 2)}`"
+
+
+def _indent_of(text: str, stripped: str) -> str:
+    """The indent of the first line of `text` that holds `stripped`."""
+    line = next((ln for ln in text.splitlines() if ln.strip() == stripped), stripped)
+    return line[:len(line) - len(line.lstrip())]
+
+
+def _spaces(line: str) -> str:
+    """A line's indent in words: "a tab", "4 spaces", "2 tabs and 1 space"."""
+    lead = line[:len(line) - len(line.lstrip())]
+    tabs, spaces = lead.count("\t"), lead.count(" ")
+    said = [f"{n} {word}{'s' if n > 1 else ''}" for n, word in ((tabs, "tab"), (spaces, "space")) if n]
+    return " and ".join(said) or "no indent"
+
+
 def _refused_old_texts(rec: ErrorRecord, calls_of: dict[int, ToolCall], wrong: Callable[[str], bool]) -> list[int]:
     """The rounds of the record's refusals (of the file its last one is of: an earlier file's ended
     apart) whose old text `wrong` says can never match."""
@@ -2048,7 +2116,7 @@ def _refused_old_texts(rec: ErrorRecord, calls_of: dict[int, ToolCall], wrong: C
 
 def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,
                    failed_call: ToolCall | None = None, escaped: list[int] | None = None, marked: list[int] | None = None,
-                   timeline: _LazyTimeline | None = None, probe: bool = False) -> str:
+                   timeline: _LazyTimeline | None = None, probe: bool = False, spaced: str = "") -> str:
     """What ended the error — the edit that followed (file, key change; what its arguments changed
     from `failed_call`, the call that failed) and the command that then passed — with the
     assistant's own account of the cause; never the error text again. `escaped`: the rounds whose
@@ -2135,6 +2203,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if rec.id in REFUSED_BY_FILE and (cause := refusal_cause(transcript, [o for o in rec.occurrences if file_name(
             o.location.path or "") == file_name(last.location.path or "")])):
         parts.append(cause)
+    if spaced:  # read off the refused text and the file's lines printed next
+        parts.append(spaced)
     if marked:
         more = ", …" if len(marked) > 4 else ""
         parts.append(f"its old text was copied with the tool's margin marks (`│`, `█`), which the file does not hold "

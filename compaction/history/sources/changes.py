@@ -33,6 +33,7 @@ from compaction.edits import (
     each_definition,
     enclosing,
     is_comment_only,
+    outline_first,
     pair_hunks,
     parse_unified,
     swapped,
@@ -608,8 +609,9 @@ def _digest_parts(d: Digest, created: bool, full: bool = False, room: int = LEAV
     if d.names:
         verb = "sections" if d.document else ("defines" if created else "now defines")
         values = dict(d.values)  # a constant with its value: `BASE_CONFIDENCE = 0.4` is what a reader asks
-        names = [f"{x} = {values[x]}" if x in values else x for x in d.names]
-        parts.append(f"{verb} " + _ticks(names, 16 if full else (4 if d.document or d.keys or d.calls else 6)))
+        shown = 16 if full else (4 if d.document or d.keys or d.calls else 6)
+        names = [f"{x} = {values[x]}" if x in values else x for x in outline_first(d.names, d.levels, shown)]
+        parts.append(f"{verb} " + _ticks(names, shown))
     if d.pins:
         parts.append("pins " + _ticks(d.pins, 16 if full else 6))
     if d.notes:  # what the code says it does (“Attempts providers in order of fallback”), in its own words
@@ -1284,6 +1286,7 @@ def _outline_changes(events: list[Event]) -> str:
     added = [x for x in dict.fromkeys(added) if x not in removed]
     out: list[str] = []
     renumbered = 0
+    added = outline_first(added, [len(level) for level, _ in added], MAX_OUTLINE)
     for level, title in added:  # the same title under another number: moved, not new
         was = next((r for r in gone if r[0] == level and r[1] != title
                     and _COUNTER_RE.sub("", r[1]) == _COUNTER_RE.sub("", title)), None)
