@@ -838,6 +838,43 @@ _TAGGED_FENCE_RE = re.compile(r"```[^\s`]+\n.*?(?:```|\Z)", re.DOTALL)
 AFTER_EDIT = "after the edit"  # the place of a hunk that is an edit's text after it (`Hunk.shown`), old text unknown
 
 
+_ANCHOR_CHARS = 4
+
+
+def snippet_diff(change: FileChange, views: list[str]) -> FileChange | None:
+    """An edit the export kept only as the result's numbered snippet of the file after it (`cat -n` of the
+    lines around it), as the lines it removed and added: the snippet against the latest earlier view of
+    those lines (a read's numbered lines, an earlier edit's snippet), aligned by their text (the numbers
+    moved). Only the changes between the first and the last line both show; None when no earlier view
+    overlaps, or none differs. Why: "edited lines 39-54 (around …)" names the place, not the change."""
+    first = change.hunks[0] if len(change.hunks) == 1 else None
+    if first is None or first.removed or first.added or not first.shown or not (first.context or "").startswith("lines "):
+        return None
+    after = list(first.shown)
+    for view in reversed(views):
+        before = [text for _, text in _NUMBERED_RE.findall(view)]
+        if not before:
+            continue
+        # a brace or a blank line anchors nothing: matched alone, it pairs lines of another place
+        matcher = SequenceMatcher(lambda ln: len(ln.strip()) < _ANCHOR_CHARS, before, after, autojunk=False)
+        blocks = [b for b in matcher.get_matching_blocks()
+                  if any(len(ln.strip()) >= _ANCHOR_CHARS for ln in after[b.b:b.b + b.size])]
+        if sum(b.size for b in blocks) < max(2, len(after) // 3):
+            continue  # another part of the file
+        low, high = blocks[0].b, blocks[-1].b + blocks[-1].size  # in both: what lies outside one side is unseen
+        a_low, a_high = blocks[0].a, blocks[-1].a + blocks[-1].size
+        removed: list[str] = []
+        added: list[str] = []
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "equal" and low <= j1 and j2 <= high and a_low <= i1 and i2 <= a_high:
+                removed += before[i1:i2]
+                added += after[j1:j2]
+        if not (removed or added) or not any(ln.strip() for ln in removed + added):
+            return None  # the view was already of the file after the edit
+        return FileChange(change.path, (Hunk(tuple(removed), tuple(added), first.context, shown=first.shown),))
+    return None
+
+
 def result_changes(call: ToolCall, result: str) -> list[FileChange]:
     """A write or edit whose arguments carry no payload (an exporter kept only the result): what the
     result shows it did — a written file's content echoed in a fenced block, or an editor's

@@ -28,6 +28,7 @@ from compaction.edits import (
     replay,
     result_changes,
     shown_text,
+    snippet_diff,
     without_labelled_blocks,
 )
 from compaction.git_output import git_file_changes
@@ -965,6 +966,9 @@ class _CommandState:
     _names: set[str] = field(default_factory=set)  # the file names the events so far name (`known_names`)
     _named_upto: int = 0
     read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
+    # file name (`./main.go` read, `/repo/main.go` edited) -> what showed its lines by number, oldest first: its
+    # reads' outputs, its edits' snippets (`snippet_diff`, which pairs only a view that shares its lines)
+    numbered_views: dict[str, list[str]] = field(default_factory=dict)
     written: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path -> its lines, last written whole
     written_as: dict[str, str | None] = field(default_factory=dict)  # file name -> its one path written (None: several)
 
@@ -1075,6 +1079,8 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             failed = True  # an export that does not mark an edit's refusal as an error (Codex's apply_patch in SpecStory)
         if kind == ToolKind.READ and result is not None and result.content and not failed and call.path:
             state.read_text.setdefault(call.path.split("#", 1)[0], []).append(result.content)
+            if "→" in result.content or "\t" in result.content:  # numbered lines, maybe (`snippet_diff`)
+                state.numbered_views.setdefault(file_name(call.path), []).append(result.content)
             if state.by_line:
                 state.views.seen(call.path, "", result.content)
         inferred = False
@@ -1099,6 +1105,11 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 anchored = _anchored(events, paths[0], result.content)
                 if anchored:
                     changes = {paths[0]: anchored}
+                elif paths[0] in changes and (seen := snippet_diff(changes[paths[0]],
+                                                                   state.numbered_views.get(file_name(paths[0]), []))):
+                    changes[paths[0]] = seen  # the snippet after it, against the lines shown before it
+                if "cat -n" in result.content:
+                    state.numbered_views.setdefault(file_name(paths[0]), []).append(result.content)
         if kind == ToolKind.EDIT and state.views and len(paths) == 1 and paths[0] in changes:
             changes[paths[0]] = _with_viewed_lines(call, changes[paths[0]], state.views)
         for path in paths:

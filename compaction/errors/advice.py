@@ -198,6 +198,11 @@ def words_list(spans: list[str], most: int = 4) -> str:
     return shown + (f" and {len(spans) - most} more" if len(spans) > most else "")
 
 
+# "then `npm run check` passed (r125) after `cd packages/agent && npm run build` (r124)" (`scan._passed_later`):
+# the very check passed once that command had run, with no edit between
+_STEP_FIRST_RE = re.compile(r"passed \(r\d+\) after `([^`]+)` \(r\d+\)")
+
+
 def advise(rec: ErrorRecord) -> str:
     """Avoidance for a record: its id's entry, else a TS-name or family entry, filled with the
     record's own file/command/symbol/test so it can be run as-is; a tool error of no known kind that
@@ -216,6 +221,10 @@ def advise(rec: ErrorRecord) -> str:
         # passed (a second reproduction, when the first shows the old behaviour by design), else the failing one.
         passed = _PASSED_RUN_RE.search(rec.solution or "")
         return _fill(TARGET_BUG_ADVICE.format(command=f"`{_cut(passed.group(1))}`" if passed else "`{command}`"), rec)
+    if step := _STEP_FIRST_RE.search(rec.solution or ""):
+        # the failing check passed once a command ran first (a stale package rebuilt, a dependency installed):
+        # that step is the habit to keep, whatever the kind's usual advice (TS2322's "do not cast") says
+        return f"when it shows again, run `{step.group(1)}` first: that ended it here, no code change did"
     template = _BY_ID.get(rec.id)
     if template is None and rec.family == "TS":
         name = rec.id.removeprefix("ERR_TS_")

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from compaction.answer_options import labeled_first, options_in
+from compaction.command_diff import command_change
 from compaction.edits import (
     AFTER_EDIT,
     call_changes,
@@ -406,7 +407,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
             rec.add(occ)
             if occ.target and not state.fix_started:
                 state.target_ids.add(h.id)
-    out = merge_consequences(split_substitutions(list(records.values())))
+    out = _unnamed_misses_dropped(merge_consequences(split_substitutions(list(records.values()))), transcript)
     _unasked_targets(out, transcript)
     cache = _ResultsCache()  # each round's calls and results, paired once for every record's solution
     used = _Mentioned(transcript)  # whether the session ran or named a checker (`mypy`) the advice may suggest
@@ -929,16 +930,19 @@ def _failed(res: ToolResult | None) -> bool:
     return any(h.id in EDIT_REFUSED for h in classify((res.content or "")[:400], tool_output=True))
 
 
-def changed_arguments(failed: ToolCall | None, retry: ToolCall, said: str = "") -> str:
+def changed_arguments(failed: ToolCall | None, retry: ToolCall, said: str = "", command_words: bool = False) -> str:
     """What the call that worked did differently from the one that failed, when it is the same tool:
     its short arguments that were added or changed (`end: 296` (was 295), `sandbox_permissions:
     require_escalated`), at most three, but not a text the change `said` shows already; "" when
-    nothing short differs."""
+    nothing short differs. `command_words`: a command rerun says the words it changed too."""
     if failed is None or failed.name != retry.name or not isinstance(retry.arguments, dict):
         return ""
     before = failed.arguments if isinstance(failed.arguments, dict) else {}
     new_command = retry.command != failed.command
     out: list[str] = []
+    if command_words and new_command and failed.command and retry.command \
+            and (words_changed := command_change(failed.command, retry.command)):
+        out.append(words_changed)  # the command's own words that changed: the fix a reader would diff for
     for key, value in retry.arguments.items():
         old = before.get(key)
         if old == value or value == retry.command:
@@ -1325,6 +1329,28 @@ def _undone_later(fix: Fix, timeline: _Timeline) -> tuple[int, str] | None:
         elif undone is not None:
             return None  # changed again after it was put back
     return undone
+
+
+def _redone_later(fix: Fix, timeline: _Timeline) -> tuple[int, str, list[int]] | None:
+    """(round, command, rounds) of a later line that put the fixed file back as git has it, and of the
+    edits of that file after it, up to the run that passed: the fix as it stands is among those (sympy:
+    `__ne__` deleted at r92, `git checkout` at r103, edited at r104 and deleted again at r107), not the
+    one the error's runs first followed."""
+    if fix.call is None or fix.round is None or not fix.path:
+        return None
+    after = timeline.place.get(id(fix.call))
+    if after is None:
+        return None
+    undone: tuple[int, str] | None = None
+    again: list[int] = []
+    for k, rnd, restored, path, call in timeline.by_name.get(file_name(fix.path), ()):
+        if k <= after or not same_file(path, fix.path):
+            continue
+        if restored:
+            undone, again = (rnd, call.command or ""), []
+        elif undone is not None and (fix.passed_round is None or rnd <= fix.passed_round) and rnd not in again:
+            again.append(rnd)
+    return (undone[0], undone[1], again) if undone is not None and again else None
 
 
 def earlier_content(transcript: Transcript, path: str, call: ToolCall) -> tuple[str, ...] | None:
@@ -2114,6 +2140,40 @@ def _refused_old_texts(rec: ErrorRecord, calls_of: dict[int, ToolCall], wrong: C
     return list(out)
 
 
+_MISS_WORDS_RE = re.compile(r"No such file|not found|does not exist|unable to read|cannot access|ENOENT", re.I)
+
+
+def _unnamed_misses_dropped(records: list[ErrorRecord], transcript: Transcript) -> list[ErrorRecord]:
+    """The records without the tool's "no such file" notices of files neither the user nor the agent
+    ever named (in their words or a call's arguments) but in such a notice: aider's repo map warning of
+    screenshots deleted outside the session ("swappy-….png: unable to read: [Errno 2]") is no miss of the
+    agent's, and left the record "unresolved" at the end. A program's own FileNotFoundError stays."""
+    misses = {file_name(o.location.path) for r in records if r.id == "ERR_TOOL_FileNotFound"
+              for o in r.occurrences if o.location.path}
+    if not misses:
+        return records
+    named: set[str] = set()
+    for msg in transcript.messages:
+        texts = [msg.text] if msg.role in (Role.USER, Role.ASSISTANT) else []
+        texts += [str(c.arguments) for c in msg.tool_calls]
+        for text in texts:
+            for name in misses - named:
+                if name in text and any(name in ln and not _MISS_WORDS_RE.search(ln) for ln in text.splitlines()):
+                    named.add(name)
+    if named >= misses:
+        return records
+    out = []
+    for r in records:
+        if r.id == "ERR_TOOL_FileNotFound":
+            kept = [o for o in r.occurrences if not o.location.path or file_name(o.location.path) in named]
+            if not kept:
+                continue
+            if len(kept) < len(r.occurrences):
+                r.occurrences[:] = kept
+        out.append(r)
+    return out
+
+
 def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,
                    failed_call: ToolCall | None = None, escaped: list[int] | None = None, marked: list[int] | None = None,
                    timeline: _LazyTimeline | None = None, probe: bool = False, spaced: str = "") -> str:
@@ -2151,7 +2211,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if not fix.round and rec.count > 1 and rec.id in EDIT_REFUSED:
         why = "; ".join(_diagnoses(transcript, rec)) or why
     if fix.rerun and fix.call is not None:
-        changed = changed_arguments(failed_call, fix.call) if failed_call is not None else ""
+        changed = changed_arguments(failed_call, fix.call, command_words=True) if failed_call is not None else ""
         outcome = "succeeded" if fix.passed_round else "no longer printed it"
         parts.append(f"then `{_as_run(fix.call.command or '')}`{f' (rerun with {changed})' if changed else ''} "
                      f"{outcome} (r{fix.round})")
@@ -2178,6 +2238,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             elif not fix.restored and (undone := _undone_later(
                     fix, (timeline or _LazyTimeline(transcript)).get())) is not None:
                 text += f" (undone by `{_as_run(undone[1])}` at r{undone[0]})"
+            elif not fix.restored and (redone := _redone_later(
+                    fix, (timeline or _LazyTimeline(transcript)).get())) is not None:
+                text += f" (put back by `{_as_run(redone[1])}` at r{redone[0]}, edited again r{', r'.join(map(str, redone[2][:4]))}{', …' if len(redone[2]) > 4 else ''})"
         elif not why and (said := _intent(transcript, fix, last)):  # what it did, said in its words
             text += f" — “{said}”"
         if fix.passed_round and fix.passed_command:
@@ -2234,7 +2297,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         parts.append(f"worked around it: “{around}”")
     if retry:
         rnd, what, call = retry
-        changed = changed_arguments(failed_call, call) if call is not None else ""
+        changed = changed_arguments(failed_call, call, command_words=True) if call is not None else ""
         if changed and failed_call is not None and call is not None and call.command == failed_call.command:
             what = "the same call" if call.command is None else "the same command"  # only its arguments changed
         elif what == "the same call" and failed_call is not None and call is not None and call.path \

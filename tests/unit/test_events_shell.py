@@ -234,7 +234,8 @@ def test_a_temporary_file_moved_over_a_file_replaces_it():
     t = transcript(msgs)
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), t.cwd, len(t.rounds))
     text = records(ctx)["sympy/core/basic.py"].text
-    assert "2 edits, renamed from `sympy/core/basic.py.tmp`" in text and "created" not in text
+    assert "(2 edits)" in text and "created" not in text  # rewritten through a copy beside it: no rename (session 50)
+    assert "renamed from" not in text
     assert "return False` → `return NotImplemented" in text or "return False → return NotImplemented" in text
 
 

@@ -142,7 +142,7 @@ def test_a_statement_that_points_back_keeps_the_sentence_it_points_to() -> None:
 
 def test_what_a_scratch_script_printed_skips_a_tables_dtype_footer_and_keeps_a_short_output_whole() -> None:
     """scikit-learn r36: `test_column_transformer.py` → "dtype: object", the footer of what it printed."""
-    from compaction.history.sources.completed import _printed
+    from compaction.history.sources.printed import printed_gist as _printed
 
     assert _printed("select__A       int16\npass__B      category\ndtype: object\n") == \
         "select__A int16 · pass__B category"

@@ -217,7 +217,7 @@ def test_a_run_of_the_sessions_own_java_class_after_the_last_edit_is_its_check()
     _shell(msgs, "b", "javac -cp core/target/classes -d /home /home/Repro.java && java -cp /home:core/target/classes Repro",
            "map={a=1}\nnpe-ok\n", code=0)
     state = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
-    assert state and state[0].startswith("Checked after the last edit (r1) by running `javac") and "→ npe-ok" in state[0]
+    assert state and state[0].startswith("Checked after the last edit (r1) by running `javac") and "→ map={a=1} · npe-ok" in state[0]
 
 
 def test_an_exception_a_passing_test_run_logged_is_no_error() -> None:

@@ -3,6 +3,7 @@ document's outline said in part keeps its upper levels and never counts a fenced
 
 from __future__ import annotations
 
+from compaction.command_diff import command_change
 from compaction.edits import digest, outline_first
 from compaction.errors import scan_transcript
 from compaction.events import extract_events
@@ -112,3 +113,173 @@ def test_a_created_documents_line_names_its_upper_sections() -> None:
                       cwd="/repo", n_rounds=len(t.rounds), target_tokens=2000)
     fact = next(f for f in gather(ctx) if f.section is Section.MODIFIED and "GUIDE.md" in f.text)
     assert "sections Guide, Intro, Usage, FAQ (+4)" in (fact.full_text or ""), fact
+
+
+# --- a command rerun with other words: the words that changed ----------------------------------------------------
+
+def test_a_rerun_says_the_words_it_changed_paired_with_the_like_command() -> None:
+    """fastjson2 r16 → r17: `ls …; jar tf …; javac -version && javac -cp X.jar … && java -cp /home:X.jar …` failed,
+    `javac -cp …/classes … && java -cp /home:…/classes …` worked; the record showed only the second command."""
+    jar = "/home/fj/core/target/fastjson2-2.0.52-SNAPSHOT.jar"
+    failed = (f"ls -la /home/fj/core/target && jar tf {jar} | sed -n '1,50p' && javac -version && "
+              f"javac -cp {jar} -d /home /home/Repro.java && java -cp /home:{jar} Repro")
+    retry = "javac -cp /home/fj/core/target/classes -d /home /home/Repro.java && java -cp /home:/home/fj/core/target/classes Repro"
+    assert command_change(failed, retry) == "`…target/classes` (was `…target/fastjson2-2.0.52-SNAPSHOT.jar`)"
+    assert command_change("pytest -x tests/a.py", "pytest -x tests/a.py --no-cov") == ""  # shown in the retry
+    assert command_change("pytest -x -q --cov tests/a.py", "pytest -x -q tests/a.py") == "without `--cov`"
+    assert command_change("ls test_domain.py", "ls tests") == ""  # a short look-up is read whole
+    assert command_change("python -c 'import a; print(a)'", "python -c 'import b, c; print(b)'") == ""  # a script
+    assert command_change("make build", "npm run build") == ""  # another program: nothing pairs
+
+
+def test_the_record_of_a_failed_command_says_how_its_rerun_differed() -> None:
+    msgs = [Message(0, Role.USER, "Compile the repro.")]
+    _call(msgs, _sh("javac -cp lib/app.jar -d out src/Repro.java", "c1"),
+          "src/Repro.java:1: error: package com.app does not exist\n1 error", True)
+    _call(msgs, _sh("javac -cp build/classes -d out src/Repro.java", "c2"), "")
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    rec = next(r for r in scan_transcript(t) if r.id == "ERR_JAVA_PackageDoesNotExist")
+    assert "`build/classes` (was `lib/app.jar`)" in (rec.solution or ""), rec.solution
+
+
+# --- a file rewritten through a copy beside it is no rename ----------------------------------------------------
+
+def test_a_file_rewritten_through_a_temporary_copy_is_not_renamed_from_it() -> None:
+    """sympy r33: `sed … basic.py > basic.py.tmp && mv basic.py.tmp basic.py` read "renamed from `basic.py.tmp`"."""
+    msgs = [Message(0, Role.USER, "Fix __ne__.")]
+    _call(msgs, _edit("/repo/core/basic.py", "return False", "return NotImplemented", "e1"), "ok")
+    _call(msgs, _sh("sed 's/a == b/a is b/' core/basic.py > core/basic.py.tmp && mv core/basic.py.tmp core/basic.py",
+                    "c1"), "")
+    _call(msgs, _sh("mv core/old_name.py core/new_name.py", "c2"), "")
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                      cwd="/repo", n_rounds=len(t.rounds), target_tokens=3000)
+    lines = [f.full_text or f.text for f in gather(ctx) if f.section is Section.MODIFIED]
+    basic = next(line for line in lines if "core/basic.py" in line)
+    assert "renamed from" not in basic, basic
+
+
+# --- a check's output: a short table whole, not its last row ---------------------------------------------------
+
+def test_the_check_after_the_last_edit_says_a_short_table_whole() -> None:
+    """scikit-learn r39: `python test_standard_scaler.py` printed a dtype and a four-row frame; the end state said
+    "→ 3  1", the frame's last row."""
+    msgs = [Message(0, Role.USER, "Preserve dtypes.")]
+    _call(msgs, _edit("/repo/sk/out.py", "return X", "return X.astype(dtypes)", "e1"), "ok")
+    _call(msgs, ToolCall("Write", {"file_path": "/repo/check_scaler.py", "content": "print(df.dtypes)\nprint(df)\n"},
+                         "w1", ToolKind.WRITE, path="/repo/check_scaler.py"), "File created")
+    _call(msgs, _sh("python check_scaler.py", "c1"), "A    int16\ndtype: object\n   A\n0 -1\n1  0\n2  0\n3  1\n")
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                      cwd="/repo", n_rounds=len(t.rounds), target_tokens=3000)
+    line = next(f.text for f in gather(ctx) if f.text.startswith("Checked after"))
+    assert "`python check_scaler.py` → A int16 · 0 -1 · 1 0 · 2 0 · 3 1" in line, line
+
+
+# --- an edit and the one that put its text back; a fix put back by git, then made again ---------------------------
+
+def test_an_edit_put_back_later_is_said_as_that_edit_not_as_the_restoring_one() -> None:
+    """pi-mono's skills.md read "not kept: r138 — restores the text before r133": r138 itself seemed lost."""
+    msgs = [Message(0, Role.USER, "Edit the docs.")]
+    _call(msgs, _edit("/repo/docs.md", "Skills load on demand.", "Skills load when the agent decides.", "e1"), "ok")
+    _call(msgs, _edit("/repo/docs.md", "## Usage", "## Using skills", "e2"), "ok")
+    _call(msgs, _edit("/repo/docs.md", "Skills load when the agent decides.", "Skills load on demand.", "e3"), "ok")
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                      cwd="/repo", n_rounds=len(t.rounds), target_tokens=3000)
+    line = next(f.full_text or f.text for f in gather(ctx) if f.section is Section.MODIFIED and "docs.md" in f.text)
+    assert "restores the text before" not in line, line
+    assert "put back by the edit of r3" in line, line
+
+
+def test_a_fix_put_back_by_git_then_made_again_says_so() -> None:
+    """sympy: the record credited `deleted lines 692-694` (r92), which `git checkout` put back at r103; the
+    deletion that stands came at r107."""
+    boom = ('Traceback (most recent call last):\n  File "/repo/calc.py", line 3, in <module>\n'
+            '    value = ratio(1, 0)\nZeroDivisionError: division by zero')
+    msgs = [Message(0, Role.USER, "Make calc.py run.")]
+    _call(msgs, _sh("python calc.py", "c1"), boom, True)
+    _call(msgs, _edit("/repo/calc.py", "value = ratio(1, 0)", "value = ratio(1, 1)", "e1"), "ok")
+    _call(msgs, _sh("git checkout calc.py", "c2"), "Updated 1 path from the index")
+    _call(msgs, _edit("/repo/calc.py", "value = ratio(1, 0)", "value = ratio(2, 1)", "e2"), "ok")
+    _call(msgs, _sh("python calc.py", "c3"), "2.0")
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    rec = next(r for r in scan_transcript(t) if r.id == "ERR_PY_ZeroDivisionError")
+    assert "(put back by `git checkout calc.py` at r3, edited again r4)" in (rec.solution or ""), rec.solution
+
+
+# --- a tool's notice of a file nobody named is no miss of the agent's --------------------------------------------
+
+def test_a_notice_of_a_missing_file_nobody_named_makes_no_record() -> None:
+    """aider-monochromatic r52: the repo map's "swappy-….png: unable to read: [Errno 2] No such file or directory"
+    (screenshots deleted outside the session) joined the CONVENTIONS.md misses and left the record "unresolved"."""
+    notice = ("Applied edit to src/a.ts\n"
+              "shots/swappy-1.png: unable to read: [Errno 2] No such file or directory: 'shots/swappy-1.png'")
+    msgs = [Message(0, Role.USER, "Add docs to a.ts.")]
+    _call(msgs, _sh("aider --message 'add docs' src/a.ts", "c1"), notice)
+    _call(msgs, ToolCall("Read", {"file_path": "/repo/CONVENTIONS.md"}, "r1", ToolKind.READ, path="/repo/CONVENTIONS.md"),
+          "Error: File does not exist: /repo/CONVENTIONS.md", True)
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    misses = [r for r in scan_transcript(t) if r.id == "ERR_TOOL_FileNotFound"]
+    assert [o.round for r in misses for o in r.occurrences] == [2], [(r.id, r.occurrences) for r in misses]
+
+
+def test_a_failure_a_command_ended_advises_that_command_not_the_kinds_habit() -> None:
+    """pi-mono r101-r125: TS2322 ended when the stale dependency was rebuilt; the advice said "annotate the target
+    type …, do not cast", which points at the code, not at the step that ended it."""
+    from compaction.errors.advice import advise
+    from compaction.errors.records import ErrorRecord, Location, Occurrence
+    rec = ErrorRecord("ERR_TS_TypeNotAssignable", [Occurrence(101, location=Location(path="src/a.ts",
+                                                                                     command="npm run check"))])
+    rec.solution = ("then `npm run check` passed (r125) after `cd packages/agent && npm run build` (r124) — "
+                    "“The dist files are stale.”")
+    assert advise(rec) == ("when it shows again, run `cd packages/agent && npm run build` first: that ended it here, "
+                           "no code change did")
+    rec.solution = "then `npm run check` passed (r125) after an edit of `a.ts` (r124)"
+    assert "do not cast" in advise(rec)
+
+
+def test_a_failed_maven_runs_decisive_line_is_its_error_at_a_file_not_a_modules_success() -> None:
+    """fastjson2 r11: checkstyle failed the build; the finding read "→ exit 1: [INFO] fastjson2-parent …… SUCCESS"."""
+    from compaction.history.sources.findings import decisive_line
+    log = ("[INFO] --- checkstyle:3.4.0:check (checkstyle) @ fastjson2 ---\n"
+           "[ERROR] src/main/java/com/x/JSON.java:[1299] (regexp) RegexpMultiline: Line has trailing whitespace\n"
+           "[INFO] Reactor Summary for fastjson2-parent 2.0.52-SNAPSHOT:\n"
+           "[INFO] fastjson2-parent ................................... SUCCESS [  1.919 s]\n"
+           "[INFO] fastjson2 .......................................... FAILURE [ 19.487 s]\n"
+           "[INFO] BUILD FAILURE\n"
+           "[ERROR] After correcting the problems, you can resume the build with the command\n")
+    assert decisive_line(log, True) == \
+        "[ERROR] src/main/java/com/x/JSON.java:[1299] (regexp) RegexpMultiline: Line has trailing whitespace"
+    quiet = "[INFO] fastjson2-parent ........ SUCCESS [  1.9 s]\n[INFO] fastjson2 ........ FAILURE\n"
+    assert "SUCCESS" not in decisive_line(quiet, True)
+    assert decisive_line("12 passed, 1 failed in 3.1s\n", True) == "12 passed, 1 failed in 3.1s"
+
+
+# --- an edit the export kept as its result's snippet: diffed against the lines shown before ------------------------
+
+def test_an_edit_kept_only_as_its_snippet_is_told_by_the_lines_it_added() -> None:
+    """cloud-sync (SpecStory's Claude Code export keeps an Edit's result, not its old/new strings): "r31 edited
+    lines 39-54 (around `regexp.MustCompile`, `noCloudSync`, …)" named the place; the read of r29 (`./main.go`,
+    lines 30-55) shows the edit added `var lastRunSessionID string`."""
+    read = "".join(f"{n:>6}→{text}\n" for n, text in enumerate(
+        ['var version = "dev"', "", "// Flags", "var noCloudSync bool // flag to disable cloud sync",
+         "var cloudURL string  // custom cloud API URL", "var silent bool  // flag to enable silent output", "",
+         "// UUID regex pattern", "var uuidRegex = regexp.MustCompile(`^[0-9a-f]{8}$`)", "}"], start=36))
+    snippet = ("The file /repo/main.go has been updated. Here's the result of running `cat -n` on a snippet of the "
+               "edited file:\n" + "".join(f"{n:>6}→{text}\n" for n, text in enumerate(
+                   ["var noCloudSync bool // flag to disable cloud sync", "var cloudURL string  // custom cloud API URL",
+                    "var silent bool  // flag to enable silent output", "", "// Run Mode State",
+                    "var lastRunSessionID string // for deep linking", "", "// UUID regex pattern",
+                    "var uuidRegex = regexp.MustCompile(`^[0-9a-f]{8}$`)"], start=39)))
+    msgs = [Message(0, Role.USER, "Add a deep link.")]
+    _call(msgs, ToolCall("Read", {"path": "./main.go"}, "r1", ToolKind.READ, path="./main.go"), read)
+    _call(msgs, ToolCall("Edit", {"path": "/repo/main.go"}, "e1", ToolKind.EDIT, path="/repo/main.go"), snippet)
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    [edit] = [e for e in extract_events(t) if e.path == "/repo/main.go"]
+    assert edit.hunks[0].removed == ()
+    assert edit.hunks[0].added == ("// Run Mode State", "var lastRunSessionID string // for deep linking", "")
+    # with no earlier view of those lines, the place alone, as before
+    t2 = Transcript("t.json", "test", [msgs[0], *msgs[3:]], group_rounds([msgs[0], *msgs[3:]]))
+    [alone] = [e for e in extract_events(t2) if e.path == "/repo/main.go"]
+    assert alone.hunks[0].added == () and alone.hunks[0].shown

@@ -48,7 +48,7 @@ from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources import behaviour, derived
-from compaction.history.sources.filelog import FileLog, count_edits, creates, logs_of
+from compaction.history.sources.filelog import RESTORES, FileLog, count_edits, creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
 from compaction.memo import per_text
@@ -686,10 +686,16 @@ def _thrown_note(thrown: list) -> str:
     """The latest edit thrown away in a few words — where it landed, what it did, how it went
     (`not kept: r38 unionIterablesAsyncGen: + items.push — undone by /undo of “Collect items…” (r39)`)."""
     said = [(ed, w) for ed in thrown if ed.event.hunks and (w := _thrown_what(ed.event))]
+    # of an edit and the one that put its text back, the edit: "r133 … — put back by the edit of r138" reads
+    # as what happened; "r138 … — restores the text before r133" reads as r138 itself being lost
+    said = [(ed, w) for ed, w in said if not (ed.undone or "").startswith(RESTORES)] or said
     last, what = said[-1] if said else (thrown[-1], "")
     if "“" in (last.undone or "") and what.startswith("`"):  # the commit's own words say what it did: the place will do
         what = what.split(":", 1)[0] + " edit"
     more = count_edits([ed.event for ed in thrown]) - 1
+    if not what and (last.undone or "").startswith(RESTORES):  # the pair, led by the edit whose text went
+        return f"not kept: the r{last.undone[len(RESTORES):]} edit, put back by the edit of r{last.event.round}" \
+            + (f" (+{more - 1} more)" if more > 1 else "")
     return (f"not kept: r{last.event.round} {what.replace('`', '')}{' ' if what else ''}— {last.undone}"
             + (f" (+{more} more)" if more > 0 else ""))
 

@@ -24,6 +24,7 @@ from compaction.history.sources.checks import build_outcome, builds
 from compaction.history.sources.current import NOTES_RE
 from compaction.history.sources.filelog import listed_files, logs_of, scratch_files
 from compaction.history.sources.findings import summary_line
+from compaction.history.sources.printed import printed_gist
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.shell import (
     code_line,
@@ -131,15 +132,15 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         f = runs.fact
         if scratch and runs.count == 1 and not runs.outcomes and (paths := _writes_only(runs.command, scratch, ctx.cwd)):
             ran = scripts_run(runs.command)  # written and run by the same line: its output is the script's
-            printed = _printed(_output_of(ctx, runs.event, outputs)) if ran and runs.event is not None else ""
+            printed = printed_gist(_output_of(ctx, runs.event, outputs)) if ran and runs.event is not None else ""
             later = next((found for p in paths if (found := _runs_of(ctx, p, f.rounds[0], runs.event))), [])
             if not ran and later:  # run by a later line: the first that runs one of these files, by its path
-                printed = _printed(_output_of(ctx, later.pop(0), outputs))
+                printed = printed_gist(_output_of(ctx, later.pop(0), outputs))
             # The last run's output too, when it differs: a reproduction run again after the fix says whether
             # it worked ("13234.9 arcsec" at r7, "4.76e-09 arcsec" at r30)
             # (a run of this script alone: a line running four prints the last one's output)
             alone = [e for e in later if len(scripts_run(e.command or "")) == 1]
-            last = _printed(_output_of(ctx, alone[-1], outputs)) if alone else ""
+            last = printed_gist(_output_of(ctx, alone[-1], outputs)) if alone else ""
             again = f" … r{alone[-1].round}: {last}" if last and last != printed else ""
             # its first line as written (what the command was), then what the script printed
             scratch_written.append((f.rounds[0], f"`{first_line(f.text, SCRATCH_COMMAND_CHARS)}`", printed, again))
@@ -346,7 +347,6 @@ UNDONE_SCORE = 40  # the commands whose changes a revert put back: below the wor
 UNDONE_COMMAND_CHARS = 70  # of each command one undo put back, on their shared line
 UNDONE_SHOWN = 8  # of the commands one undo put back, the first ones named (each is what a successor may rerun)
 SCRATCH_COMMAND_CHARS = 80
-PRINTED_CHARS = 80
 # pip uninstalling a build of a git checkout (`pytest-5.1.2.dev12+g955e54221`: a version with the checkout's
 # commit, the repository's own, installed editable; not a nightly wheel's `2.5.0.dev20240801`)
 _OWN_BUILD_RE = re.compile(r"^\s*Uninstalling ([\w.-]+-\d[\w.]*?\+g[0-9a-f]{6,}[\w.+]*):", re.MULTILINE)
@@ -355,7 +355,6 @@ _OWN_BUILD_RE = re.compile(r"^\s*Uninstalling ([\w.-]+-\d[\w.]*?\+g[0-9a-f]{6,}[
 _WRITES_FILES_RE = re.compile(r"""open\([^)\n]*['"][wax]b?\+?['"]|\.write_text\(|\.writelines\(|"""
                               r"(?<!stdout)(?<!stderr)\.write\(|\bsed -i\b|shutil\.(?:copy|move)|os\.(?:replace|rename)\("
                               r"|writeFileSync|fs\.writeFile")
-_WARNING_LINE_RE = re.compile(r"\b\w*Warning\b|^\s")  # a warning, or the indented source line it echoes
 
 
 def _own_build_replaced(output: str) -> str:
@@ -423,22 +422,6 @@ def _script_runs(ctx: FactContext) -> tuple[dict[str, list[Event]], dict[str, li
         elif e.kind in (EventKind.WRITE, EventKind.DELETE) and e.path and not e.failed:
             changed.setdefault(display_path(e.path, ctx.cwd), []).append(e.round)
     return runs, changed
-
-
-def _printed(output: str) -> str:
-    """What a scratch script printed, as one short line: its last line that says something (not a warning,
-    nor the indented source line a warning echoes)."""
-    lines = [" ".join(ln.split()) for ln in output.strip().splitlines() if ln.strip() and not _WARNING_LINE_RE.search(ln)]
-    table = [ln for ln in lines if not _FOOTER_RE.fullmatch(ln)]  # pandas' "dtype: object" closes a table
-    lines = table or lines  # printed alone, it is the script's answer
-    whole = " · ".join(lines)  # (not "; ": the line of scratch files parts its scripts so)
-    if len(whole) <= PRINTED_CHARS:  # a short output whole: "select__A int16 · pass__B category"
-        return whole
-    return cut_at_word(lines[-1], PRINTED_CHARS)
-
-
-# What closes a printed table or series (pandas, numpy): its shape or dtype, not what the script found.
-_FOOTER_RE = re.compile(r"(?:Name: [^,]*, )?(?:Length: \d+, )?dtype: \w+|\[\d+ rows x \d+ columns\]")
 
 
 NO_EFFECT = " → changed nothing (no such text on the line it addressed)"

@@ -16,6 +16,7 @@ from compaction.history.sources.checks import build_outcome, builds, own_file_na
 from compaction.history.sources.filelog import creates, logs_of, scratch_files
 from compaction.history.sources.final_diff import final_echo
 from compaction.history.sources.findings import outcome, runs_script
+from compaction.history.sources.printed import printed_gist
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
 from compaction.mdsafe import escape_path
@@ -368,15 +369,29 @@ def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozen
                     said = outcome(call.command, res)
                     if said:
                         found = (said[0], rnd.number)
-                    elif res is not None and runs_own_file(call.command, own) and (last := _last_line(res.content)):
+                    elif res is not None and runs_own_file(call.command, own) and (last := _printed(res.content)):
                         found = (f"`{first_line(call.command, 100)}` → {last}", rnd.number)
     return found
 
 
 # Not the run's own words: an export's framing of the call (`Status: **completed**`, a fence, its JSON), and the
-# `> script` lines npm prints before each script it runs, a SpecStory export's `Tool use: **x**` heading
-_NOT_SAID = ("Status:", "```", '"', "> ", "Result:", "Tool use:", "<exited", "Wall time:", "Exit code:", "(no output)", "---")
+# `> script` lines npm prints before each script it runs, a SpecStory export's `Tool use: **x**` heading, Cline's "Command executed."
+_NOT_SAID = ("Status:", "```", '"', "> ", "Result:", "Tool use:", "<exited", "Wall time:", "Exit code:", "(no output)", "---",
+             "Command executed.")
 _BRACKETS = frozenset({"{", "}", "[", "]", "{}", "[]", "},", "],"})  # a JSON wrapper's lines
+
+
+def _printed(output: str | None) -> str:
+    """What a run of the session's own script printed: a short output whole (a table's rows: its last
+    row alone, "3  1", says nothing), else its last line."""
+    said = [ln for ln in (output or "")[-2000:].splitlines() if not _framing(ln.strip())]
+    gist = printed_gist("\n".join(said))
+    return gist if " · " in gist else _last_line(output)
+
+
+def _framing(line: str) -> bool:
+    """An export's or the shell's line around what a run printed, not the run's own words."""
+    return line in _BRACKETS or line.startswith(_NOT_SAID) or line.endswith(":") or bool(STATUS_LINE_RE.fullmatch(line))
 
 
 def _last_line(output: str | None, limit: int = 160, own: bool = False) -> str:
@@ -386,8 +401,7 @@ def _last_line(output: str | None, limit: int = 160, own: bool = False) -> str:
         line = line.strip()
         if not line:
             continue
-        if own and (line in _BRACKETS or line.startswith(_NOT_SAID) or line.endswith(":")
-                    or STATUS_LINE_RE.fullmatch(line)):
+        if own and _framing(line):
             continue
         if len(line) > limit:
             return ""

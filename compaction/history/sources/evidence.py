@@ -258,10 +258,15 @@ def _source_lines(content: str, path: str | None, rnd: int, named: _Named, call:
     for start, ids in sorted(hits.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:_LINES_PER_OUTPUT]:
         stop = text.find("\n", start)
         raw = text[start:stop if stop >= 0 else len(text)]
-        if _LINE_MIN <= len(raw) <= _RAW_MAX and "://" not in raw and not (call and echoes_call(raw, call)):
+        if _LINE_MIN <= len(raw) <= _RAW_MAX and "://" not in raw and not (call and echoes_call(raw, call)) \
+                and not _JSON_FLAG_RE.match(raw):
             g = _GREP_RE.match(raw) if path is None else None  # grep -n: the line's own file
             out.append((raw, g.group(1) if g else path, rnd, frozenset(ids)))
     return out
+
+
+# A JSON key holding a flag or a number alone (`"isHidden": false,`): a tool envelope's field, no finding
+_JSON_FLAG_RE = re.compile(r'\s*"[\w.$-]+"\s*:\s*(?:true|false|null|-?\d+(?:\.\d+)?)\s*,?\s*$')
 
 
 # An import line (`from .utils.validation import check_array`, `import type { SessionEntry } from "…"`,

@@ -276,12 +276,18 @@ def follow_move(e: Event, cwd: str | None, records: MutableMapping[str, R], carr
     if src not in records or src == dst:
         return False
     record = records.pop(src)
-    record.renamed_from = record.renamed_from or src
+    if not _in_place(src, dst):
+        record.renamed_from = record.renamed_from or src
     if dst in records:
         record.follows(records[dst])
     records[dst] = record
     carried.add((e.round, src))
     return True
+
+
+def _in_place(src: str, dst: str) -> bool:
+    """`mv f.py.tmp f.py` (`.new`, `.bak`, `~`): the file rewritten through a copy beside it, not renamed."""
+    return src.startswith(dst) and len(src) > len(dst) and src[len(dst)] in ".~_-"
 
 
 _REF_RE = re.compile(r"^(?:HEAD|@)(?:~(\d*)|(\^+))?$")
@@ -340,6 +346,9 @@ def creates(e: Event) -> bool:
     return bool(first and first.source and not first.source[0].strip() and first.source[1].strip())
 
 
+RESTORES = "restores the text before r"  # how an edit that put an earlier one's text back is said
+
+
 def _restores(log: FileLog, edit: Edit) -> None:
     """An edit whose old/new texts are an earlier kept edit's new/old: it puts the earlier text back,
     so neither is part of the file's final state."""
@@ -352,7 +361,7 @@ def _restores(log: FileLog, edit: Edit) -> None:
         before = next((h.source for h in earlier.event.hunks if h.source), None)
         if before and before[0].strip() == pair[1].strip() and before[1].strip() == pair[0].strip():
             earlier.undone = f"put back by the edit of r{edit.event.round}"
-            edit.undone = f"restores the text before r{earlier.event.round}"
+            edit.undone = f"{RESTORES}{earlier.event.round}"
             return
 
 

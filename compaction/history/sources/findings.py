@@ -109,6 +109,11 @@ _ERROR_LINE_RE = re.compile(r"(?:Error|Exception\b|FAILED|FAIL:|error:|error\[|A
 # file's (a name with an extension), not a log line's time (`12:00:01 ERROR …`).
 _LOCATED_ERROR_RE = re.compile(r"^[\w./\\-]*\w\.[A-Za-z]\w{0,7}[:(]\d+(?:[:,]\d+)?\)?:?\s*(?:-\s*)?(?:fatal )?error\b",
                                re.IGNORECASE)
+# A build tool's error line at a file's line, behind its log tag (Maven's `[ERROR] src/x/JSON.java:[1299] (regexp)
+# RegexpMultiline: Line has trailing whitespace`, `[ERROR] /x/A.java:[12,5] cannot find symbol`)
+_TAGGED_AT_FILE_RE = re.compile(r"^\[(?:ERROR|FATAL)\]\s+[\w./\\-]*\w\.[A-Za-z]\w{0,7}:\[?\d+")
+_WENT_WELL_RE = re.compile(r"\b(?:SUCCESS|Success|success|successfully|OK|Done|done|passed)\b")
+_WENT_BADLY_RE = re.compile(r"\b(?:failed|FAILED|FAILURE|failure|error|errors)\b")
 _RESULT_LINE_RE = re.compile(r"\b(?:passed|failed|OK|SUCCESS|Success|success|successfully|All tests|Done|done)\b|"
                              r"\bResult:|\b\d+ files? changed\b|\b(?:0|no) (?:issues|errors|problems)\b")
 # One of which every match of each line pattern holds (none holds a newline: a match is within one line).
@@ -850,13 +855,17 @@ def decisive_line(output: str, failed: bool) -> str:
     lines = [ln.strip() for ln in output[-8000:].strip().splitlines()[-60:] if ln.strip()]
     lines = [ln for ln in lines if not (_NOISE_LINE_RE.fullmatch(ln) or STATUS_LINE_RE.fullmatch(ln)
                                         or _ADVICE_LINE_RE.fullmatch(ln))]
-    hit = next((ln for ln in lines if len(ln) <= 200 and _LOCATED_ERROR_RE.match(ln)), None) \
-        if failed and "rror" in output else None
+    hit = next((ln for ln in lines if len(ln) <= 200 and (_LOCATED_ERROR_RE.match(ln) or _TAGGED_AT_FILE_RE.match(ln))),
+               None) if failed and ("rror" in output or "ERROR" in output) else None
     joined = "\n".join(lines)  # a pattern none of whose words the lines hold is not tried line by line
     order = (_ERROR_LINE_RE, _RESULT_LINE_RE) if failed else (_RESULT_LINE_RE, _ERROR_LINE_RE)
     for rx in order:  # a failure: what went wrong first; a success: the result first
         if hit is None and any(map(joined.__contains__, _LINE_WORDS[rx])):
-            hit = next((ln for ln in reversed(lines) if rx.search(ln) and len(ln) <= 200), None)
+            # (a failed run's line that only says some part went well — Maven's "fastjson2-parent … SUCCESS" — is
+            # not what happened)
+            hit = next((ln for ln in reversed(lines) if rx.search(ln) and len(ln) <= 200
+                        and not (failed and rx is _RESULT_LINE_RE and _WENT_WELL_RE.search(ln)
+                                 and not _WENT_BADLY_RE.search(ln))), None)
     if hit is None and failed and lines and len(lines[-1]) <= 200:
         hit = lines[-1]
     return hit or ""
