@@ -592,6 +592,8 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
         if document:
             if (f := _FENCE_LINE_RE.match(line)) is not None:  # a `# comment` in a fenced sample is no heading
                 if fence is None:
+                    if f.group(1)[0] == "`" and "`" in line[f.end():]:
+                        continue  # "```js``` is …": a code span, no fence (CommonMark: no backtick in its info)
                     fence = f.group(1)
                 elif f.group(1)[0] == fence[0] and len(f.group(1)) >= len(fence) and not line[f.end():].strip():
                     fence = None
@@ -839,22 +841,39 @@ AFTER_EDIT = "after the edit"  # the place of a hunk that is an edit's text afte
 
 
 _ANCHOR_CHARS = 4
+VIEWS_TRIED = 3  # the latest views of a file's lines a snippet is compared with
+VIEW_MARGIN = 60  # lines of a view beyond the snippet's numbers that take part (numbers move by an edit's size)
 
 
-def snippet_diff(change: FileChange, views: list[str]) -> FileChange | None:
+def numbered_lines(text: str) -> tuple[tuple[int, str], ...]:
+    """(number, text) of each line an output shows by number (`  39→…`, `39\t…`): a read, an edit's snippet."""
+    return tuple((int(n), line) for n, line in _NUMBERED_RE.findall(text)) if ("→" in text or "\t" in text) else ()
+
+
+def snippet_diff(change: FileChange, views: list[tuple[tuple[int, str], ...]]) -> FileChange | None:
     """An edit the export kept only as the result's numbered snippet of the file after it (`cat -n` of the
     lines around it), as the lines it removed and added: the snippet against the latest earlier view of
-    those lines (a read's numbered lines, an earlier edit's snippet), aligned by their text (the numbers
-    moved). Only the changes between the first and the last line both show; None when no earlier view
-    overlaps, or none differs. Why: "edited lines 39-54 (around …)" names the place, not the change."""
+    those lines (`views`: the file's numbered reads and earlier snippets, oldest first, none older than a
+    change made otherwise), aligned by their text (the numbers moved). Only the changes between the first
+    and the last line both show; None when no view overlaps, or none differs. Why: "edited lines 39-54
+    (around …)" names the place, not the change. Bounded: the latest `VIEWS_TRIED` views, each within
+    `VIEW_MARGIN` lines of the snippet's numbers."""
     first = change.hunks[0] if len(change.hunks) == 1 else None
     if first is None or first.removed or first.added or not first.shown or not (first.context or "").startswith("lines "):
         return None
+    numbers = re.findall(r"\d+", first.context or "")
+    if len(numbers) < 2:
+        return None
+    low_no, high_no = int(numbers[0]) - VIEW_MARGIN - len(first.shown), int(numbers[1]) + VIEW_MARGIN + len(first.shown)
     after = list(first.shown)
+    tried = 0
     for view in reversed(views):
-        before = [text for _, text in _NUMBERED_RE.findall(view)]
+        before = [text for n, text in view if low_no <= n <= high_no]
         if not before:
             continue
+        tried += 1
+        if tried > VIEWS_TRIED:
+            return None
         # a brace or a blank line anchors nothing: matched alone, it pairs lines of another place
         matcher = SequenceMatcher(lambda ln: len(ln.strip()) < _ANCHOR_CHARS, before, after, autojunk=False)
         blocks = [b for b in matcher.get_matching_blocks()

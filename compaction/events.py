@@ -22,11 +22,13 @@ from compaction.edits import (
     call_changes,
     changes_nothing,
     new_text,
+    numbered_lines,
     pair_hunks,
     read_in,
     refused,
     replay,
     result_changes,
+    same_file,
     shown_text,
     snippet_diff,
     without_labelled_blocks,
@@ -953,6 +955,9 @@ def _sentences_matching(prose: _Prose, pattern: re.Pattern[str]) -> list[str]:
     return out
 
 
+MAX_VIEWS_KEPT = 8  # of one file's numbered views: the latest serve (`snippet_diff` tries three)
+
+
 @dataclass(slots=True)
 class _CommandState:
     cwd: str | None = None  # the transcript's working directory
@@ -966,9 +971,23 @@ class _CommandState:
     _names: set[str] = field(default_factory=set)  # the file names the events so far name (`known_names`)
     _named_upto: int = 0
     read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
-    # file name (`./main.go` read, `/repo/main.go` edited) -> what showed its lines by number, oldest first: its
-    # reads' outputs, its edits' snippets (`snippet_diff`, which pairs only a view that shares its lines)
-    numbered_views: dict[str, list[str]] = field(default_factory=dict)
+    # file name -> (path, its lines by number) of what showed them, oldest first: its reads, its edits' snippets
+    # (`snippet_diff`); `./main.go` read and `/repo/main.go` edited are one file (`same_file`)
+    numbered_views: dict[str, list[tuple[str, tuple[tuple[int, str], ...]]]] = field(default_factory=dict)
+
+    def saw_numbered(self, path: str, output: str) -> None:
+        if lines := numbered_lines(output):
+            views = self.numbered_views.setdefault(file_name(path), [])
+            views.append((path, lines))
+            del views[:-MAX_VIEWS_KEPT]
+
+    def numbered_of(self, path: str) -> list[tuple[tuple[int, str], ...]]:
+        return [lines for seen, lines in self.numbered_views.get(file_name(path), ()) if same_file(seen, path)]
+
+    def forget_numbered(self, path: str) -> None:
+        """A change made otherwise (`sed -i`, a write, an edit with its payload): the views no longer show the file."""
+        if views := self.numbered_views.get(file_name(path)):
+            views[:] = [v for v in views if not same_file(v[0], path)]
     written: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path -> its lines, last written whole
     written_as: dict[str, str | None] = field(default_factory=dict)  # file name -> its one path written (None: several)
 
@@ -1079,8 +1098,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             failed = True  # an export that does not mark an edit's refusal as an error (Codex's apply_patch in SpecStory)
         if kind == ToolKind.READ and result is not None and result.content and not failed and call.path:
             state.read_text.setdefault(call.path.split("#", 1)[0], []).append(result.content)
-            if "→" in result.content or "\t" in result.content:  # numbered lines, maybe (`snippet_diff`)
-                state.numbered_views.setdefault(file_name(call.path), []).append(result.content)
+            state.saw_numbered(call.path, result.content)
             if state.by_line:
                 state.views.seen(call.path, "", result.content)
         inferred = False
@@ -1097,6 +1115,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 state.unnamed_changes += 1
                 if kind == ToolKind.WRITE and not failed:
                     state.unnamed_writes.append((rnd, msg.index))
+        snippet = ""  # an edit's result that shows the file's lines after it (`snippet_diff`)
         changes = {} if kind == ToolKind.READ else _changes_by_path(call) if failed else \
             _with_reads_in(_changes_by_path(call), state)
         if not changes and kind != ToolKind.READ and result and result.content and not failed:
@@ -1105,11 +1124,10 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 anchored = _anchored(events, paths[0], result.content)
                 if anchored:
                     changes = {paths[0]: anchored}
-                elif paths[0] in changes and (seen := snippet_diff(changes[paths[0]],
-                                                                   state.numbered_views.get(file_name(paths[0]), []))):
+                elif paths[0] in changes and (seen := snippet_diff(changes[paths[0]], state.numbered_of(paths[0]))):
                     changes[paths[0]] = seen  # the snippet after it, against the lines shown before it
                 if "cat -n" in result.content:
-                    state.numbered_views.setdefault(file_name(paths[0]), []).append(result.content)
+                    snippet = result.content
         if kind == ToolKind.EDIT and state.views and len(paths) == 1 and paths[0] in changes:
             changes[paths[0]] = _with_viewed_lines(call, changes[paths[0]], state.views)
         for path in paths:
@@ -1119,6 +1137,9 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                                 inferred=inferred))
             if kind != ToolKind.READ and not failed:
                 state.views.forget(path)  # its lines may have moved
+                state.forget_numbered(path)
+                if snippet:
+                    state.saw_numbered(path, snippet)  # the lines as this edit left them
         return
     if call.continues:  # more output of a command still running (`transcripts.continuations`)
         _continued_output(events, rnd, msg, result, state)
@@ -1165,6 +1186,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                                     missed_where=where,
                                     whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
                 state.views.changed(path, events[-1], cmd)
+                state.forget_numbered(path)
             if state.written and any(name in cmd for name in state.written_as):  # runs a file it wrote, maybe
                 for path in _script_edits(cmd, state):
                     events.append(Event(EventKind.EDIT, rnd, msg.index, path=path, command=cmd, tool=call.name,

@@ -201,6 +201,11 @@ def words_list(spans: list[str], most: int = 4) -> str:
 # "then `npm run check` passed (r125) after `cd packages/agent && npm run build` (r124)" (`scan._passed_later`):
 # the very check passed once that command had run, with no edit between
 _STEP_FIRST_RE = re.compile(r"passed \(r\d+\) after `([^`]+)` \(r\d+\)")
+# a step that prepares what the check runs on (a build, an install, a regenerated cache), not one that changes
+# the code (`git apply`, `git stash pop`, `git checkout x`, a patch): only the former is a habit to keep
+_PREPARES_RE = re.compile(r"\b(?:build|rebuild|install|compile|make|tsc|bundle|generate|codegen|prepare|sync|"
+                          r"migrate|cache|clean)\b", re.I)
+_CHANGES_CODE_RE = re.compile(r"\b(?:git|patch|sed|mv|cp|rm)\b")
 
 
 def advise(rec: ErrorRecord) -> str:
@@ -221,7 +226,8 @@ def advise(rec: ErrorRecord) -> str:
         # passed (a second reproduction, when the first shows the old behaviour by design), else the failing one.
         passed = _PASSED_RUN_RE.search(rec.solution or "")
         return _fill(TARGET_BUG_ADVICE.format(command=f"`{_cut(passed.group(1))}`" if passed else "`{command}`"), rec)
-    if step := _STEP_FIRST_RE.search(rec.solution or ""):
+    if (step := _STEP_FIRST_RE.search(rec.solution or "")) and _PREPARES_RE.search(step.group(1)) \
+            and not _CHANGES_CODE_RE.search(step.group(1)):
         # the failing check passed once a command ran first (a stale package rebuilt, a dependency installed):
         # that step is the habit to keep, whatever the kind's usual advice (TS2322's "do not cast") says
         return f"when it shows again, run `{step.group(1)}` first: that ended it here, no code change did"

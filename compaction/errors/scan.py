@@ -1282,15 +1282,26 @@ class _Timeline:
     place: dict[int, int]  # id(call) -> its place
 
 
+_REAPPLIED_RE = re.compile(r"\bgit\s+(?:apply|stash\s+pop|cherry-pick)\b|\bpatch\s+-p")
+
+
 def file_timeline(transcript: Transcript) -> _Timeline:
-    """Every edit of a file and every line that put one back as git has it (`git checkout f`), in order."""
+    """Every edit of a file and every line that put one back as git has it (`git checkout f`), in order;
+    a restore that failed (`error: pathspec 'f' did not match`) put nothing back."""
     timeline = _Timeline({}, {})
     for rnd in transcript.rounds:
+        results: dict[int, ToolResult | None] | None = None
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 path = _edit_path(call)
                 changed = [(False, path)] if path else [(True, p) for p in _restored_paths(call)] \
                     if call.command and "git" in call.command else []
+                if changed and changed[0][0]:
+                    results = results if results is not None else results_of_calls(rnd.messages)
+                    res = results.get(id(call))
+                    if _failed(res) or res is not None and "did not match any file" in (res.content or "") \
+                            or _REAPPLIED_RE.search(call.command or ""):
+                        continue  # failed, or the line applies the change again (`git checkout f && git apply p`)
                 for restored, p in changed:
                     k = len(timeline.place)
                     timeline.place.setdefault(id(call), k)
@@ -2064,13 +2075,18 @@ _SPACED_MIN_CHARS = 12  # a line this long once its spaces are squeezed: `}` or 
 
 def _spacing_cause(rec: ErrorRecord, transcript: Transcript, calls_of: dict[int, ToolCall]) -> str:
     """Why an edit's old text matched nothing, when the file's own lines (printed within a few rounds
-    after a refusal: a re-read, `nl -ba`, a view) hold one of its lines with other spacing only: aligned
-    table columns, tabs for spaces, a changed indent. The most common refusal of all, and the one a
+    after a refusal by a call that reads that file: a re-read, `nl -ba`, a view; no edit's result, no
+    refusal's echo of the next attempt) hold one of its lines with other spacing only: aligned table
+    columns, tabs for spaces, a changed indent. None when such a line is also printed as the old text has
+    it (the file holds both: the spacing is not why). The most common refusal of all, and the one a
     successor repeats unless told; the agent's "possibly whitespace" is no finding. "" when none shows."""
     if rec.id not in REFUSED_BY_FILE:
         return ""
     for occ in reversed(rec.occurrences):
         call = calls_of.get(id(occ))
+        target = file_name(occ.location.path or (call.path if call is not None and call.path else ""))
+        if not target:
+            continue
         old = arg_text(call.arguments, ArgRole.OLD) if call is not None and isinstance(call.arguments, dict) else ""
         if not old and (m := _EXPECTED_LINES_RE.search(text := _scanned_text(transcript, occ))):
             old = text[m.end():]
@@ -2079,23 +2095,46 @@ def _spacing_cause(rec: ErrorRecord, transcript: Transcript, calls_of: dict[int,
         if not expected:
             continue
         first = (old or "").lstrip("\n").split("\n", 1)[0].strip()  # may start mid-line: its indent is no cause
-        for rnd in transcript.rounds[occ.round:occ.round + SPACING_LOOK_ROUNDS]:
-            for msg in rnd.messages:
-                for res in msg.tool_results:
-                    for line in (res.content or "").splitlines():
-                        bare = _NUMBER_MARGIN_RE.sub("", line, count=1).rstrip()
-                        said = expected.get(" ".join(bare.split()))
-                        if said is None:
-                            continue
-                        if said != bare.strip():
-                            return f"its old text had other spacing than the file{_spacing_seen(bare.strip())} (r{rnd.number})"
-                        indent = _indent_of(old, said)
-                        if said != first and indent != bare[:len(bare) - len(bare.lstrip())]:
-                            return (f"its old text had other indents than the file: `{cut(said, _SPACING_HEAD)}` "
-                                    f"{_spaces(indent + said)}, the file's {_spaces(bare)} (r{rnd.number})")
+        found = ""
+        for rnd_number, line in _lines_read(transcript, occ.round, target):
+            bare = _NUMBER_MARGIN_RE.sub("", line, count=1).rstrip()
+            said = expected.get(" ".join(bare.split()))
+            if said is None:
+                continue
+            indent = _indent_of(old or "", said)
+            same_indent = indent == bare[:len(bare) - len(bare.lstrip())]
+            if said == bare.strip() and (said == first or same_indent):
+                if said == first:
+                    continue  # the first line may start mid-line: matched whole, it says nothing either way
+                return ""  # printed as the old text has it: whatever failed, it was not this line's spacing
+            if not found and said != bare.strip():
+                found = f"its old text had other spacing than the file{_spacing_seen(bare.strip())} (r{rnd_number})"
+            elif not found:
+                found = (f"its old text had other indents than the file: `{cut(said, _SPACING_HEAD)}` "
+                         f"{_spaces(indent + said)}, the file's {_spaces(bare)} (r{rnd_number})")
+        if found:
+            return found
     return ""
 
 
+def _lines_read(transcript: Transcript, rnd_number: int, target: str) -> Iterator[tuple[int, str]]:
+    """(round, line) of the lines printed within `SPACING_LOOK_ROUNDS` rounds from `rnd_number` by calls that read the file
+    named `target` (a file tool's read or view, a shell line naming it that edits nothing), each output
+    cut at `SPACING_READ_CHARS`; never an edit's result nor an edit tool's refusal (it echoes the old text
+    the agent sent next)."""
+    for rnd in transcript.rounds[max(0, rnd_number - 1):rnd_number + SPACING_LOOK_ROUNDS]:
+        results = results_of_calls(rnd.messages)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                res = results.get(id(call))
+                if res is None or not res.content or _edit_path(call) or refused(res.content[:2000]):
+                    continue
+                named = file_name(call.path) == target if call.path else bool(call.command and target in call.command)
+                if named and not _written_paths(call):
+                    yield from ((rnd.number, line) for line in res.content[:SPACING_READ_CHARS].splitlines())
+
+
+SPACING_READ_CHARS = 200_000  # of one output: a re-read of the lines around an edit is far shorter
 _SPACING_HEAD = 24  # a line named by its opening words: a shortened record cuts a longer span's middle
 _PADDED_CELL_RE = re.compile(r"^\|[^|\n]*? {2,}\|")  # a table's first cell padded to its column's width
 
@@ -2144,34 +2183,56 @@ _MISS_WORDS_RE = re.compile(r"No such file|not found|does not exist|unable to re
 
 
 def _unnamed_misses_dropped(records: list[ErrorRecord], transcript: Transcript) -> list[ErrorRecord]:
-    """The records without the tool's "no such file" notices of files neither the user nor the agent
-    ever named (in their words or a call's arguments) but in such a notice: aider's repo map warning of
+    """The records without the tool's "no such file" notices, printed beside work that went on (in a
+    message's text, or a call's output that did not fail), of files neither the user nor the agent ever
+    named (in their words, but for such a notice, or in a call's arguments): aider's repo map warning of
     screenshots deleted outside the session ("swappy-….png: unable to read: [Errno 2]") is no miss of the
-    agent's, and left the record "unresolved" at the end. A program's own FileNotFoundError stays."""
+    agent's, and left the record "unresolved" at the end. A failed command's miss stays (`make dist`'s
+    "cp: cannot stat …": the Makefile named the file), and so does a program's own FileNotFoundError."""
     misses = {file_name(o.location.path) for r in records if r.id == "ERR_TOOL_FileNotFound"
-              for o in r.occurrences if o.location.path}
+              for o in r.occurrences if o.location.path and _beside_work(transcript, o)}
     if not misses:
         return records
+    names_re = re.compile("|".join(map(re.escape, sorted(misses, key=len, reverse=True))))
     named: set[str] = set()
     for msg in transcript.messages:
-        texts = [msg.text] if msg.role in (Role.USER, Role.ASSISTANT) else []
-        texts += [str(c.arguments) for c in msg.tool_calls]
-        for text in texts:
-            for name in misses - named:
-                if name in text and any(name in ln and not _MISS_WORDS_RE.search(ln) for ln in text.splitlines()):
-                    named.add(name)
-    if named >= misses:
-        return records
+        for c in msg.tool_calls:  # a call's own arguments name the file, whatever words surround it
+            named.update(names_re.findall(str(c.arguments)))
+        if msg.role in (Role.USER, Role.ASSISTANT) and msg.text and names_re.search(msg.text):
+            named.update(m.group(0) for m in names_re.finditer(msg.text)
+                         if not _MISS_WORDS_RE.search(_line_at(msg.text, m.start())))
+        if named >= misses:
+            return records
     out = []
     for r in records:
         if r.id == "ERR_TOOL_FileNotFound":
-            kept = [o for o in r.occurrences if not o.location.path or file_name(o.location.path) in named]
+            kept = [o for o in r.occurrences if not o.location.path or file_name(o.location.path) in named
+                    or not _beside_work(transcript, o)]
             if not kept:
                 continue
             if len(kept) < len(r.occurrences):
                 r.occurrences[:] = kept
         out.append(r)
     return out
+
+
+def _beside_work(transcript: Transcript, occ: Occurrence) -> bool:
+    """Whether an occurrence was printed where work went on: a message's own text, or the output of a
+    call that did not fail."""
+    if occ.message is None or not 0 <= occ.message < len(transcript.messages):
+        return False
+    i = occ.result_index()
+    if i is None:
+        return occ.source == "text"
+    msg = transcript.messages[occ.message]
+    if msg.index != occ.message:
+        msg = next((m for m in transcript.messages if m.index == occ.message), msg)
+    res = msg.tool_results[i] if i < len(msg.tool_results) else None
+    return res is not None and not res.is_error and res.exit_code in (None, 0)
+
+
+def _line_at(text: str, at: int) -> str:
+    return text[text.rfind("\n", 0, at) + 1:(end if (end := text.find("\n", at)) >= 0 else len(text))]
 
 
 def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None = None,

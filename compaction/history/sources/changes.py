@@ -693,7 +693,7 @@ def _thrown_note(thrown: list) -> str:
     if "“" in (last.undone or "") and what.startswith("`"):  # the commit's own words say what it did: the place will do
         what = what.split(":", 1)[0] + " edit"
     more = count_edits([ed.event for ed in thrown]) - 1
-    if not what and (last.undone or "").startswith(RESTORES):  # the pair, led by the edit whose text went
+    if (last.undone or "").startswith(RESTORES):  # the pair, led by the edit whose text went
         return f"not kept: the r{last.undone[len(RESTORES):]} edit, put back by the edit of r{last.event.round}" \
             + (f" (+{more - 1} more)" if more > 1 else "")
     return (f"not kept: r{last.event.round} {what.replace('`', '')}{' ' if what else ''}— {last.undone}"

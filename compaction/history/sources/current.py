@@ -384,9 +384,14 @@ _BRACKETS = frozenset({"{", "}", "[", "]", "{}", "[]", "},", "],"})  # a JSON wr
 def _printed(output: str | None) -> str:
     """What a run of the session's own script printed: a short output whole (a table's rows: its last
     row alone, "3  1", says nothing), else its last line."""
-    said = [ln for ln in (output or "")[-2000:].splitlines() if not _framing(ln.strip())]
+    if not output or len(output) > _WHOLE_CHARS:
+        return _last_line(output)  # a long output: a slice of it would open mid-line
+    said = [ln for ln in output.splitlines() if not _framing(ln.strip())]
     gist = printed_gist("\n".join(said))
     return gist if " · " in gist else _last_line(output)
+
+
+_WHOLE_CHARS = 2000  # an output this short may be said whole (`printed_gist`)
 
 
 def _framing(line: str) -> bool:

@@ -259,13 +259,14 @@ def _source_lines(content: str, path: str | None, rnd: int, named: _Named, call:
         stop = text.find("\n", start)
         raw = text[start:stop if stop >= 0 else len(text)]
         if _LINE_MIN <= len(raw) <= _RAW_MAX and "://" not in raw and not (call and echoes_call(raw, call)) \
-                and not _JSON_FLAG_RE.match(raw):
+                and not (_JSON_FLAG_RE.match(raw) and not (path or "").endswith(_JSON_FILES)):
             g = _GREP_RE.match(raw) if path is None else None  # grep -n: the line's own file
             out.append((raw, g.group(1) if g else path, rnd, frozenset(ids)))
     return out
 
 
 # A JSON key holding a flag or a number alone (`"isHidden": false,`): a tool envelope's field, no finding
+_JSON_FILES = (".json", ".jsonc", ".json5")  # a JSON file's own flags are its content (`"noImplicitAny": false,`)
 _JSON_FLAG_RE = re.compile(r'\s*"[\w.$-]+"\s*:\s*(?:true|false|null|-?\d+(?:\.\d+)?)\s*,?\s*$')
 
 

@@ -286,8 +286,12 @@ def follow_move(e: Event, cwd: str | None, records: MutableMapping[str, R], carr
 
 
 def _in_place(src: str, dst: str) -> bool:
-    """`mv f.py.tmp f.py` (`.new`, `.bak`, `~`): the file rewritten through a copy beside it, not renamed."""
-    return src.startswith(dst) and len(src) > len(dst) and src[len(dst)] in ".~_-"
+    """`mv f.py.tmp f.py` (`.new`, `.temp`): the file rewritten through a copy beside it, not renamed. A
+    backup moved back (`mv f.py.bak f.py`, `.orig`, `~`) is a restore: its "renamed from" stays its trace."""
+    return src.startswith(dst) and _REWRITE_COPY_RE.fullmatch(src[len(dst):]) is not None
+
+
+_REWRITE_COPY_RE = re.compile(r"[._-](?:tmp|temp|new)\w*", re.IGNORECASE)
 
 
 _REF_RE = re.compile(r"^(?:HEAD|@)(?:~(\d*)|(\^+))?$")
