@@ -840,13 +840,14 @@ _TAGGED_FENCE_RE = re.compile(r"```[^\s`]+\n.*?(?:```|\Z)", re.DOTALL)
 AFTER_EDIT = "after the edit"  # the place of a hunk that is an edit's text after it (`Hunk.shown`), old text unknown
 
 
-_ANCHOR_CHARS = 4
+_ANCHOR_CHARS = 4  # a line shorter than this once stripped (`}`, `)`, blank) anchors no alignment
 VIEWS_TRIED = 3  # the latest views of a file's lines a snippet is compared with
 VIEW_MARGIN = 60  # lines of a view beyond the snippet's numbers that take part (numbers move by an edit's size)
 
 
 def numbered_lines(text: str) -> tuple[tuple[int, str], ...]:
-    """(number, text) of each line an output shows by number (`  39→…`, `39\t…`): a read, an edit's snippet."""
+    """(number, text) of each line an output shows by number (`  39→…`, or a number and a tab): a read, an
+    edit's snippet."""
     return tuple((int(n), line) for n, line in _NUMBERED_RE.findall(text)) if ("→" in text or "\t" in text) else ()
 
 

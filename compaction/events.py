@@ -976,12 +976,14 @@ class _CommandState:
     numbered_views: dict[str, list[tuple[str, tuple[tuple[int, str], ...]]]] = field(default_factory=dict)
 
     def saw_numbered(self, path: str, output: str) -> None:
+        """Keep what `output` showed of `path`'s lines by number, if anything (the latest few per file)."""
         if lines := numbered_lines(output):
             views = self.numbered_views.setdefault(file_name(path), [])
             views.append((path, lines))
             del views[:-MAX_VIEWS_KEPT]
 
     def numbered_of(self, path: str) -> list[tuple[tuple[int, str], ...]]:
+        """The views kept of `path`'s lines, oldest first: those of its own spellings only."""
         return [lines for seen, lines in self.numbered_views.get(file_name(path), ()) if same_file(seen, path)]
 
     def forget_numbered(self, path: str) -> None:

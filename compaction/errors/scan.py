@@ -1282,6 +1282,7 @@ class _Timeline:
     place: dict[int, int]  # id(call) -> its place
 
 
+# a line that applies the change again after putting the file back (`git checkout f && git apply p`)
 _REAPPLIED_RE = re.compile(r"\bgit\s+(?:apply|stash\s+pop|cherry-pick)\b|\bpatch\s+-p")
 
 
@@ -2077,9 +2078,9 @@ def _spacing_cause(rec: ErrorRecord, transcript: Transcript, calls_of: dict[int,
     """Why an edit's old text matched nothing, when the file's own lines (printed within a few rounds
     after a refusal by a call that reads that file: a re-read, `nl -ba`, a view; no edit's result, no
     refusal's echo of the next attempt) hold one of its lines with other spacing only: aligned table
-    columns, tabs for spaces, a changed indent. None when such a line is also printed as the old text has
-    it (the file holds both: the spacing is not why). The most common refusal of all, and the one a
-    successor repeats unless told; the agent's "possibly whitespace" is no finding. "" when none shows."""
+    columns, tabs for spaces, a changed indent. The most common refusal of all, and the one a successor
+    repeats unless told; the agent's "possibly whitespace" is no finding. "" when none shows, or when such
+    a line is also printed as the old text has it (the file holds both: the spacing is not why)."""
     if rec.id not in REFUSED_BY_FILE:
         return ""
     for occ in reversed(rec.occurrences):
@@ -2118,10 +2119,10 @@ def _spacing_cause(rec: ErrorRecord, transcript: Transcript, calls_of: dict[int,
 
 
 def _lines_read(transcript: Transcript, rnd_number: int, target: str) -> Iterator[tuple[int, str]]:
-    """(round, line) of the lines printed within `SPACING_LOOK_ROUNDS` rounds from `rnd_number` by calls that read the file
-    named `target` (a file tool's read or view, a shell line naming it that edits nothing), each output
-    cut at `SPACING_READ_CHARS`; never an edit's result nor an edit tool's refusal (it echoes the old text
-    the agent sent next)."""
+    """(round, line) of the lines printed within `SPACING_LOOK_ROUNDS` rounds from `rnd_number` by calls
+    that read the file named `target` (a file tool's read or view, a shell line naming it that edits
+    nothing), each output cut at `SPACING_READ_CHARS`; never an edit's result nor an edit tool's refusal
+    (it echoes the old text the agent sent next)."""
     for rnd in transcript.rounds[max(0, rnd_number - 1):rnd_number + SPACING_LOOK_ROUNDS]:
         results = results_of_calls(rnd.messages)
         for msg in rnd.messages:
@@ -2155,7 +2156,7 @@ def _indent_of(text: str, stripped: str) -> str:
 
 
 def _spaces(line: str) -> str:
-    """A line's indent in words: "a tab", "4 spaces", "2 tabs and 1 space"."""
+    """A line's indent in words: "1 tab", "4 spaces", "2 tabs and 1 space"."""
     lead = line[:len(line) - len(line.lstrip())]
     tabs, spaces = lead.count("\t"), lead.count(" ")
     said = [f"{n} {word}{'s' if n > 1 else ''}" for n, word in ((tabs, "tab"), (spaces, "space")) if n]
@@ -2232,6 +2233,7 @@ def _beside_work(transcript: Transcript, occ: Occurrence) -> bool:
 
 
 def _line_at(text: str, at: int) -> str:
+    """The whole line of `text` that holds position `at`."""
     return text[text.rfind("\n", 0, at) + 1:(end if (end := text.find("\n", at)) >= 0 else len(text))]
 
 
