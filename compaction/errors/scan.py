@@ -1323,19 +1323,24 @@ class _LazyTimeline:
         return self._timeline
 
 
+def _later_changes(fix: Fix, timeline: _Timeline) -> list[tuple[int, bool, ToolCall]]:
+    """(round, whether it put the file back as git has it, call) of each change of the fixed file after
+    the fix, in order."""
+    if fix.call is None or fix.round is None or not fix.path:
+        return []
+    after = timeline.place.get(id(fix.call))
+    if after is None:
+        return []
+    return [(rnd, restored, call) for k, rnd, restored, path, call in timeline.by_name.get(file_name(fix.path), ())
+            if k > after and same_file(path, fix.path)]
+
+
 def _undone_later(fix: Fix, timeline: _Timeline) -> tuple[int, str] | None:
     """(round, command) of a later line that put the fixed file back as git has it (`git checkout f`),
     with no edit of that file after it: the fix did not survive, whatever it ended at the time
     (mini-requests: IDNA for every host, reverted; a restore then the same change again is no undoing)."""
-    if fix.call is None or fix.round is None or not fix.path:
-        return None
-    after = timeline.place.get(id(fix.call))
-    if after is None:
-        return None
     undone: tuple[int, str] | None = None
-    for k, rnd, restored, path, call in timeline.by_name.get(file_name(fix.path), ()):
-        if k <= after or not same_file(path, fix.path):
-            continue
+    for rnd, restored, call in _later_changes(fix, timeline):
         if restored:
             undone = (rnd, call.command or "")
         elif undone is not None:
@@ -1348,16 +1353,9 @@ def _redone_later(fix: Fix, timeline: _Timeline) -> tuple[int, str, list[int]] |
     edits of that file after it, up to the run that passed: the fix as it stands is among those (sympy:
     `__ne__` deleted at r92, `git checkout` at r103, edited at r104 and deleted again at r107), not the
     one the error's runs first followed."""
-    if fix.call is None or fix.round is None or not fix.path:
-        return None
-    after = timeline.place.get(id(fix.call))
-    if after is None:
-        return None
     undone: tuple[int, str] | None = None
     again: list[int] = []
-    for k, rnd, restored, path, call in timeline.by_name.get(file_name(fix.path), ()):
-        if k <= after or not same_file(path, fix.path):
-            continue
+    for rnd, restored, call in _later_changes(fix, timeline):
         if restored:
             undone, again = (rnd, call.command or ""), []
         elif undone is not None and (fix.passed_round is None or rnd <= fix.passed_round) and rnd not in again:
