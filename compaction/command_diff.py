@@ -19,7 +19,7 @@ MAX_WORDS_CHANGED = 3  # a change of more words than this is a rewrite
 MAX_COMMANDS = 20  # simple commands on either line: more is a script, not a command rerun
 TRIVIAL_WORDS = 3  # a command this short is read whole
 SIDE_CHARS = 48  # a changed word longer than this is said by its end, past the part both sides share
-_BOUNDARIES = "/:=,\\"
+_BOUNDARIES = "/:=,"  # (no backslash: a command holding one is never compared)
 
 
 def command_change(failed: str, retry: str) -> str:

@@ -845,6 +845,12 @@ VIEWS_TRIED = 3  # the latest views of a file's lines a snippet is compared with
 VIEW_MARGIN = 60  # lines of a view beyond the snippet's numbers that take part (numbers move by an edit's size)
 
 
+def shows_numbered(text: str) -> bool:
+    """Whether an output shows lines by number (`numbered_lines` would find some): one search, no parse."""
+    return ("→" in text or "\t" in text) and _NUMBERED_RE.search(text) is not None
+
+
+@per_text(maxsize=256)  # parsed when a snippet asks, once per view, not on every read of a session
 def numbered_lines(text: str) -> tuple[tuple[int, str], ...]:
     """(number, text) of each line an output shows by number (`  39→…`, or a number and a tab): a read, an
     edit's snippet."""

@@ -30,6 +30,7 @@ from compaction.edits import (
     result_changes,
     same_file,
     shown_text,
+    shows_numbered,
     snippet_diff,
     without_labelled_blocks,
 )
@@ -971,20 +972,22 @@ class _CommandState:
     _names: set[str] = field(default_factory=set)  # the file names the events so far name (`known_names`)
     _named_upto: int = 0
     read_text: dict[str, list[str]] = field(default_factory=dict)  # path -> its reads' outputs (`_known_texts`)
-    # file name -> (path, its lines by number) of what showed them, oldest first: its reads, its edits' snippets
-    # (`snippet_diff`); `./main.go` read and `/repo/main.go` edited are one file (`same_file`)
-    numbered_views: dict[str, list[tuple[str, tuple[tuple[int, str], ...]]]] = field(default_factory=dict)
+    # file name -> (path, output) of what showed its lines by number, oldest first: its reads, its edits'
+    # snippets (`snippet_diff`); `./main.go` read and `/repo/main.go` edited are one file (`same_file`)
+    numbered_views: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def saw_numbered(self, path: str, output: str) -> None:
-        """Keep what `output` showed of `path`'s lines by number, if anything (the latest few per file)."""
-        if lines := numbered_lines(output):
+        """Keep an output that shows `path`'s lines by number (the latest few per file); it is parsed only
+        when an edit's snippet asks (`numbered_of`): most sessions never do."""
+        if shows_numbered(output):
             views = self.numbered_views.setdefault(file_name(path), [])
-            views.append((path, lines))
+            views.append((path, output))
             del views[:-MAX_VIEWS_KEPT]
 
     def numbered_of(self, path: str) -> list[tuple[tuple[int, str], ...]]:
-        """The views kept of `path`'s lines, oldest first: those of its own spellings only."""
-        return [lines for seen, lines in self.numbered_views.get(file_name(path), ()) if same_file(seen, path)]
+        """The views kept of `path`'s lines, oldest first: those of its own spellings, parsed."""
+        return [numbered_lines(output) for seen, output in self.numbered_views.get(file_name(path), ())
+                if same_file(seen, path)]
 
     def forget_numbered(self, path: str) -> None:
         """A change made otherwise (`sed -i`, a write, an edit with its payload): the views no longer show the file."""

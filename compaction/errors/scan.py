@@ -416,7 +416,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
                                       escaped=_escaped_breaks(rec, calls_of), marked=_margin_marked(rec, calls_of),
-                                      spaced=_spacing_cause(rec, transcript, calls_of),
+                                      spaced=_spacing_cause(rec, transcript, calls_of, cache),
                                       timeline=timeline,
                                       probe=all(probed(calls_of.get(id(o)), o) for o in rec.occurrences))
         rec.earlier = earlier_fixes(rec, transcript, cache, calls_of)
@@ -2072,7 +2072,8 @@ SPACING_LOOK_ROUNDS = 5  # the rounds after a refusal whose outputs may show the
 _SPACED_MIN_CHARS = 12  # a line this long once its spaces are squeezed: `}` or `)` says nothing
 
 
-def _spacing_cause(rec: ErrorRecord, transcript: Transcript, calls_of: dict[int, ToolCall]) -> str:
+def _spacing_cause(rec: ErrorRecord, transcript: Transcript, calls_of: dict[int, ToolCall],
+                   cache: _ResultsCache | None = None) -> str:
     """Why an edit's old text matched nothing, when the file's own lines (printed within a few rounds
     after a refusal by a call that reads that file: a re-read, `nl -ba`, a view; no edit's result, no
     refusal's echo of the next attempt) hold one of its lines with other spacing only: aligned table
@@ -2095,7 +2096,7 @@ def _spacing_cause(rec: ErrorRecord, transcript: Transcript, calls_of: dict[int,
             continue
         first = (old or "").lstrip("\n").split("\n", 1)[0].strip()  # may start mid-line: its indent is no cause
         found = ""
-        for rnd_number, line in _lines_read(transcript, occ.round, target):
+        for rnd_number, line in _lines_read(transcript, occ.round, target, cache):
             bare = _NUMBER_MARGIN_RE.sub("", line, count=1).rstrip()
             said = expected.get(" ".join(bare.split()))
             if said is None:
@@ -2116,13 +2117,14 @@ def _spacing_cause(rec: ErrorRecord, transcript: Transcript, calls_of: dict[int,
     return ""
 
 
-def _lines_read(transcript: Transcript, rnd_number: int, target: str) -> Iterator[tuple[int, str]]:
+def _lines_read(transcript: Transcript, rnd_number: int, target: str,
+                cache: _ResultsCache | None = None) -> Iterator[tuple[int, str]]:
     """(round, line) of the lines printed within `SPACING_LOOK_ROUNDS` rounds from `rnd_number` by calls
     that read the file named `target` (a file tool's read or view, a shell line naming it that edits
     nothing), each output cut at `SPACING_READ_CHARS`; never an edit's result nor an edit tool's refusal
     (it echoes the old text the agent sent next)."""
     for rnd in transcript.rounds[max(0, rnd_number - 1):rnd_number + SPACING_LOOK_ROUNDS]:
-        results = results_of_calls(rnd.messages)
+        results = _round_results(rnd, cache)  # paired once per scan, as for the fixes
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 res = results.get(id(call))

@@ -378,3 +378,18 @@ def test_a_long_outputs_check_line_is_its_last_line_not_a_slice_joined() -> None
 def test_a_code_span_of_backticks_opening_a_line_is_no_fence() -> None:
     d = digest("# Guide\n\n```js``` is the fence's info.\n\n## Setup\n\n## Use\n".splitlines(), document=True)
     assert d.names == ("Guide", "Setup", "Use")
+
+
+def test_a_json_files_own_flag_is_a_line_read_an_envelopes_is_not() -> None:
+    """The code review's trigger: `cat tsconfig.json` lost `"noImplicitAny": false,` to the envelope rule."""
+    ts = '{\n  "compilerOptions": {\n    "strictNullChecks": false,\n    "noImplicitAny": false\n  }\n}\n'
+    msgs = [Message(0, Role.USER, "Why does the build not catch null errors?")]
+    _call(msgs, _sh("cat tsconfig.json", "c1"), ts)
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "Found it: `strictNullChecks` is off in tsconfig.json, so "
+                                                   "`noImplicitAny` and null checks never fire. I'll turn it on."))
+    _call(msgs, _edit("/repo/tsconfig.json", '"strictNullChecks": false', '"strictNullChecks": true', "e1"), "ok")
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                      cwd="/repo", n_rounds=len(t.rounds), target_tokens=3000)
+    read = [f.text for f in gather(ctx) if f.section is Section.EVIDENCE]
+    assert any('"noImplicitAny": false' in line for line in read), read
