@@ -741,9 +741,47 @@ def statements(text: str) -> list[tuple[str, int]]:
             continue  # "The file is empty": which file it was is the finding
         if weight:
             out.append((s.replace("**", "") if "**" in s else s, weight))  # a bold span cut by the sentence split
+    low_said = said.lower()
+    if any(w in low_said for w in _EUREKA_WORDS):
+        for found in _discoveries(said):  # in place of the statements it holds or is part of, else after them
+            held = [i for i, (s, _) in enumerate(out) if s in found or found in s]
+            if held:
+                out[held[0]] = (found, max(EUREKA_WEIGHT, out[held[0]][1]))
+                out = [x for i, x in enumerate(out) if i not in held[1:]]
+            else:
+                out.append((found, EUREKA_WEIGHT))
     if any(_ANAPHOR_RE.match(s) for s, _ in out):
         told, paragraphs = {s for s, _ in out}, _paragraphs(said)
         out = [(_with_antecedent(s, paragraphs, told) if _ANAPHOR_RE.match(s) else s, w) for s, w in out]
+    return out
+
+
+# The agent's cry of discovery opening a sentence ("AHA!", "Found it.", "There it is:"): what it found is said
+# right after, often in words no diagnosis pattern knows ("`SimpleLazyObject` pretends to be `str` so
+# `isinstance` returns True"). Not "found it" inside a sentence ("I previously found it around line 1066").
+_EUREKA_RE = re.compile(r"(?:^|(?<=[.!?]\s))[ \t]*(?:a+ha+|found it|there it is|bingo|eureka)(?:\s*!+|\.|:|\s+[—–-]+)[ \t]*",
+                        re.IGNORECASE | re.MULTILINE)
+_EUREKA_WORDS = ("aha", "found it", "there it is", "bingo", "eureka")
+EUREKA_WEIGHT = 30  # as strong as "the root cause is"
+EUREKA_CHARS = 300  # what it found: the sentences after the cry, up to this long
+
+
+def _discoveries(said: str) -> list[str]:
+    """What each cry of discovery in the prose says was found: the rest of its paragraph (the next one when
+    the cry stands alone), its sentences up to a question, a plan, a colon or EUREKA_CHARS, when it names
+    something."""
+    out: list[str] = []
+    for m in _EUREKA_RE.finditer(said):
+        rest = said[m.end():].lstrip("\n")
+        paragraph = " ".join(rest.split("\n\n", 1)[0].split())
+        taken = ""
+        for sentence in _SENTENCE_END_RE.split(paragraph):
+            if sentence.endswith(("?", ":")) or _PLAN_START_RE.match(sentence) \
+                    or len(taken) + len(sentence) > EUREKA_CHARS:
+                break  # (a sentence that opens what follows it, a list or code, says nothing alone)
+            taken = f"{taken} {sentence}" if taken else sentence
+        if len(taken) >= 20 and _SPECIFIC_RE.search(taken):
+            out.append(taken)
     return out
 
 
