@@ -1,8 +1,13 @@
 """Mends of session 51: what the agent says it found right after a cry of discovery ("AHA!", "Found it.")
-is a finding, in whatever words it says it."""
+is a finding, in whatever words it says it; a choice said as an intent that an edit soon carried out says so."""
 
 from __future__ import annotations
 
+from compaction.edits import Hunk
+from compaction.events import Event, EventKind
+from compaction.history.facts import Fact
+from compaction.history.sections import Section
+from compaction.history.sources.decisions import DONE_WITHIN, _mark_done
 from compaction.history.sources.findings import EUREKA_WEIGHT, statements
 
 
@@ -33,3 +38,36 @@ def test_a_statement_the_discovery_holds_is_replaced_in_place() -> None:
 def test_found_it_inside_a_sentence_or_naming_nothing_is_no_discovery() -> None:
     assert statements("I previously found it around line 1066 of the module, near the top.") == []
     assert statements("Aha! That is what I was looking for all along, good.") == []
+
+
+def _edit_event(rnd: int, removed: tuple[str, ...], added: tuple[str, ...], whole: bool = False) -> Event:
+    return Event(EventKind.EDIT, rnd, 0, path="lib/offsetbox.py", hunks=(Hunk(removed, added),), whole=whole)
+
+
+def _choice(text: str, rnd: int) -> Fact:
+    return Fact(Section.DECISIONS, text, [rnd], prose=True)
+
+
+def test_an_intended_choice_an_edit_soon_carried_out_says_it_was_done() -> None:
+    facts = [_choice("I'll probably rename `_connect` to `connect`.", 64),
+             _choice("I should use `ast.literal_eval` instead of `eval` here.", 64)]
+    events = [_edit_event(65, ("    def _connect(self):",), ("    def connect(self):",)),
+              _edit_event(66, ("x = eval(s)",), ("x = ast.literal_eval(s)",))]
+    _mark_done(facts, events)
+    assert facts[0].text.endswith("(done, r65)")
+    assert facts[1].text.endswith("(done, r66)")  # the name chosen, not the one passed over
+
+
+def test_no_done_for_a_name_already_there_an_aside_a_whole_file_or_a_late_edit() -> None:
+    facts = [_choice("I'll check `self.canvas` in `disconnect`.", 10),
+             _choice("Use line 351 again (assuming `_parse_annotation` moved it).", 10),
+             _choice("I'll add `helper` to the module.", 10),
+             _choice("I'll add `late_one` to the module.", 10),
+             _choice("The fix adds `connect` here.", 10)]  # no intent: a statement, not a plan
+    events = [_edit_event(11, ("    def disconnect(self):",), ("    def disconnect(self):", "        pass")),
+              _edit_event(11, ("x",), ("def _parse_annotation():",)),
+              _edit_event(12, (), ("def helper():",), whole=True),
+              _edit_event(10 + DONE_WITHIN + 1, (), ("def late_one():",)),
+              _edit_event(11, (), ("def connect():",))]
+    _mark_done(facts, events)
+    assert not any("(done" in f.text for f in facts)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from compaction.events import OFFER_RE, EventKind, users_words
+from compaction.events import OFFER_RE, Event, EventKind, users_words
 from compaction.history import harness
 from compaction.history.condense import cut_at_clause
 from compaction.history.condense import cut_at_word as _cut
@@ -521,6 +521,39 @@ def _mark_reversed(facts: list[Fact]) -> None:
                 break
 
 
+# A choice said as what the agent means or guesses to do ("I'll probably rename `_connect` to `connect`",
+# "Probably exclude `_c1` from pickle too"): read alone, it is still to do.
+_INTENDED_RE = re.compile(r"(?:(?:so|then|now|ok),? )?(?:I(?:'ll| will| should| need to| am going to|'m going to)|"
+                          r"we (?:should|need to|will)|let'?s|probably|maybe|perhaps)\b", re.IGNORECASE)
+_IDENTIFIER_SPAN_RE = re.compile(r"`([A-Za-z_][\w.]*)`")
+_NOT_CHOSEN_RE = re.compile(r" (?:instead of|rather than|not|because|since|so that) ")
+_ASIDE_RE = re.compile(r"\([^()]*\)")  # "(assuming `x` shifted)": what the choice rests on, not what it makes
+DONE_WITHIN = 10  # rounds after a choice in which the edit that carries it out is looked for
+
+
+def _mark_done(facts: list[Fact], events: list[Event]) -> None:
+    """A choice said as an intent that an edit soon after carried out says so ("… (done, r65)"): the
+    identifier it names last before any alternative, reason or aside (`connect` of "rename `_connect` to
+    `connect`") is added by a later applied edit, which did not hold it before."""
+    # (not a whole file written: all its names read as added, whether they were there before or not)
+    edits = [e for e in events if e.kind in (EventKind.EDIT, EventKind.WRITE) and e.hunks and not (e.failed or e.whole)]
+    if not edits:
+        return
+    for f in facts:
+        if not (f.prose and f.rounds and _INTENDED_RE.match(f.text)):
+            continue
+        names = _IDENTIFIER_SPAN_RE.findall(_ASIDE_RE.sub("", _NOT_CHOSEN_RE.split(f.text, 1)[0]))
+        if not names:
+            continue
+        name = re.compile(r"(?<!\w)" + re.escape(names[-1].rsplit(".", 1)[-1]) + r"(?!\w)")  # `ast.literal_eval`: its last name
+        for e in edits:
+            if f.rounds[0] <= e.round <= f.rounds[0] + DONE_WITHIN \
+                    and any(name.search(line) for h in e.hunks for line in h.added) \
+                    and not any(name.search(line) for h in e.hunks for line in h.removed):
+                f.text = f"{f.text} (done, r{e.round})"
+                break
+
+
 def _key(text: str) -> str:
     """Near-identical choices share a key: their words, lower-cased, without punctuation or markup."""
     return " ".join(_WORD_RE.findall(text.lower()))[:120]
@@ -701,6 +734,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
                 f.score += 3  # which of several candidates, and why: what a successor cannot re-derive
     _add_callers(traced, facts)
     _mark_reversed(facts)
+    _mark_done(facts, ctx.events)
     for f in facts:  # the project's own paths as the rest of the document shows them: relative
         f.text = relative_paths(f.text, ctx.cwd)
         f.full_text = relative_paths(f.full_text, ctx.cwd) if f.full_text else None
