@@ -1,5 +1,6 @@
 """Mends of session 51: what the agent says it found right after a cry of discovery ("AHA!", "Found it.")
-is a finding, in whatever words it says it; a choice said as an intent that an edit soon carried out says so."""
+is a finding, in whatever words it says it; a choice said as an intent that an edit soon carried out says so; a
+hedged verdict ("The issue is likely in …") weighs as a guess."""
 
 from __future__ import annotations
 
@@ -50,12 +51,15 @@ def _choice(text: str, rnd: int) -> Fact:
 
 def test_an_intended_choice_an_edit_soon_carried_out_says_it_was_done() -> None:
     facts = [_choice("I'll probably rename `_connect` to `connect`.", 64),
-             _choice("I should use `ast.literal_eval` instead of `eval` here.", 64)]
+             _choice("I should use `ast.literal_eval` instead of `eval` here.", 64),
+             _choice("Probably check for `..` as well.", 64)]
     events = [_edit_event(65, ("    def _connect(self):",), ("    def connect(self):",)),
-              _edit_event(66, ("x = eval(s)",), ("x = ast.literal_eval(s)",))]
+              _edit_event(66, ("x = eval(s)",), ("x = ast.literal_eval(s)",)),
+              _edit_event(67, ("elif host.startswith(u'*'):",), ("elif host.startswith(u'*') or '..' in host:",))]
     _mark_done(facts, events)
     assert facts[0].text.endswith("(done, r65)")
     assert facts[1].text.endswith("(done, r66)")  # the name chosen, not the one passed over
+    assert facts[2].text.endswith("(done, r67)")  # code that is no name: as it is
 
 
 def test_no_done_for_a_name_already_there_an_aside_a_whole_file_or_a_late_edit() -> None:
@@ -71,3 +75,12 @@ def test_no_done_for_a_name_already_there_an_aside_a_whole_file_or_a_late_edit()
               _edit_event(11, (), ("def connect():",))]
     _mark_done(facts, events)
     assert not any("(done" in f.text for f in facts)
+
+
+def test_a_hedged_verdict_weighs_as_a_guess() -> None:
+    from compaction.history.sources.findings import specificity
+    sure = specificity("The issue is specifically about `DraggableLegend` holding the canvas.")
+    hedged = specificity("The issue is likely in `DraggableLegend` holding the canvas.")
+    assert hedged == sure - 8
+    assert specificity("They are separate nodes, which could be resolved as `xrefs`.") == specificity(
+        "They are separate nodes, which are then resolved as `xrefs`.")  # a condition, not a hedge

@@ -525,7 +525,8 @@ def _mark_reversed(facts: list[Fact]) -> None:
 # "Probably exclude `_c1` from pickle too"): read alone, it is still to do.
 _INTENDED_RE = re.compile(r"(?:(?:so|then|now|ok),? )?(?:I(?:'ll| will| should| need to| am going to|'m going to)|"
                           r"we (?:should|need to|will)|let'?s|probably|maybe|perhaps)\b", re.IGNORECASE)
-_IDENTIFIER_SPAN_RE = re.compile(r"`([A-Za-z_][\w.]*)`")
+_CHOSEN_SPAN_RE = re.compile(r"`([^`\n]{2,40})`")
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_][\w.]*")
 _NOT_CHOSEN_RE = re.compile(r" (?:instead of|rather than|not|because|since|so that) ")
 _ASIDE_RE = re.compile(r"\([^()]*\)")  # "(assuming `x` shifted)": what the choice rests on, not what it makes
 DONE_WITHIN = 10  # rounds after a choice in which the edit that carries it out is looked for
@@ -542,10 +543,12 @@ def _mark_done(facts: list[Fact], events: list[Event]) -> None:
     for f in facts:
         if not (f.prose and f.rounds and _INTENDED_RE.match(f.text)):
             continue
-        names = _IDENTIFIER_SPAN_RE.findall(_ASIDE_RE.sub("", _NOT_CHOSEN_RE.split(f.text, 1)[0]))
-        if not names:
+        names = _CHOSEN_SPAN_RE.findall(_ASIDE_RE.sub("", _NOT_CHOSEN_RE.split(f.text, 1)[0]))
+        if not names or not names[-1].strip():
             continue
-        name = re.compile(r"(?<!\w)" + re.escape(names[-1].rsplit(".", 1)[-1]) + r"(?!\w)")  # `ast.literal_eval`: its last name
+        chosen = names[-1]  # a name as a whole word (`ast.literal_eval`: its last name), other code (`..`) as it is
+        name = re.compile(r"(?<!\w)" + re.escape(chosen.rsplit(".", 1)[-1]) + r"(?!\w)"
+                          if _IDENTIFIER_RE.fullmatch(chosen) else re.escape(chosen))
         for e in edits:
             if f.rounds[0] <= e.round <= f.rounds[0] + DONE_WITHIN \
                     and any(name.search(line) for h in e.hunks for line in h.added) \

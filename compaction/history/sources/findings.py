@@ -473,10 +473,15 @@ def specificity(text: str, named: set[str] | None = None) -> int:
         named |= spans
     bare = not spans and len(text) < 60  # "This confirms the issue described.": says that, not what
     intent = (_INTENT_ASCII_RE if text.isascii() else _INTENT_RE).search(text)
-    guess = _GUESS_RE.match(text) is not None  # "Maybe the issue is …": a guess, weighed below what was found
+    # "Maybe the issue is …", "The issue is likely in …": a guess, weighed below what was found
+    guess = _GUESS_RE.match(text) is not None or _HEDGED_RE.search(text) is not None
     return 3 * min(len(new), 3) - (10 if intent else 0) - (8 if bare else 0) - (8 if guess else 0)
 
 
+# A hedge inside the sentence: the verdict it gives is not yet one (`_GUESS_RE` reads its opening)
+_HEDGED_RE = re.compile(r"\b(?:is|are|was|were) (?:most )?(?:likely|probably|possibly)\b|"
+                        r"\b(?:it|this|that|the (?:issue|problem|cause|bug|error)) (?:might|may|could) (?:be|have)\b|"
+                        r"\bseems? to\b|\bI (?:think|guess|suspect)\b", re.IGNORECASE)
 _GUESS_RE = re.compile(r"(?:(?:But |And |Or |So ),?)?(?:Maybe|Perhaps|Possibly|Wait|Hmm+|I (?:think|guess|suspect)|"
                        r"It (?:might|may|could) (?:be|have)|Probably)\b", re.IGNORECASE)
 
