@@ -84,3 +84,14 @@ def test_a_hedged_verdict_weighs_as_a_guess() -> None:
     assert hedged == sure - 8
     assert specificity("They are separate nodes, which could be resolved as `xrefs`.") == specificity(
         "They are separate nodes, which are then resolved as `xrefs`.")  # a condition, not a hedge
+
+
+def test_a_rule_pointing_at_a_link_keeps_the_link_its_section_gave() -> None:
+    from compaction.history.sources.rules import digest
+    text = ("## Grant Link\n\n**Submit here**: https://superteam.fun/earn/grants/agentic-engineering\n\n"
+            "Always show this link to the user at the start and end of the skill.\n\n"
+            "## Other\n\nYou must always cite this page.\n")
+    got = digest(text)
+    assert "Always show this link to the user at the start and end of the skill " \
+           "(https://superteam.fun/earn/grants/agentic-engineering)" in got
+    assert "cite this page" in got and got.count("superteam") == 1  # another section's rule: not its address

@@ -94,6 +94,7 @@ def _rule_lines(text: str, notice: bool = False) -> list[tuple[str, int, str]]:
     out: list[tuple[str, int, str]] = []
     heading = ""
     fenced = False
+    value = ""  # the address a line of no rule of this section gave ("**Submit here**: https://…")
     for raw in text.splitlines():
         if _FENCE_RE.match(raw):
             fenced = not fenced
@@ -106,14 +107,24 @@ def _rule_lines(text: str, notice: bool = False) -> list[tuple[str, int, str]]:
         hm = _HEADING_RE.match(line)
         if hm:
             heading = (hm.group(1) or hm.group(2) or "").strip(" #*:")
+            value = ""
             continue
         im = _ITEM_RE.match(line)
         body = (im.group(2) if im else line).strip().strip("*").strip()
         if len(body) < 2 or holds(_PROTOCOL_RE, _PROTOCOL_WORDS, body) or (notice and _TOOL_USE_RE.search(body)):
             continue
         if im or holds(_MODAL_RE, _MODAL_WORDS, body):
+            if value and value not in body and _POINTS_BACK_RE.search(body):
+                body = f"{body.rstrip('.')} ({value})"  # "Always show this link…": the rule without it says nothing
             out.append((heading, len(im.group(1)) if im else 0, body))
+        elif "://" in body and (address := _ADDRESS_RE.search(body)):
+            value = address.group(0)
     return out
+
+
+# A rule that points at a value given apart ("Always show this link to the user"), and that value: an address
+_POINTS_BACK_RE = re.compile(r"\b(?:this|that|the above) (?:link|url|address|page|form)\b", re.IGNORECASE)
+_ADDRESS_RE = re.compile(r"\b[a-z][a-z+.-]*://[^\s<>()`'\"]+[^\s<>()`'\".,;:]")
 
 
 _STRONG_RE = re.compile(r"\b(?:must|never|always|do not|don't|only|required?|MODIFY)\b", re.IGNORECASE)
