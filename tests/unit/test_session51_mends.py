@@ -9,7 +9,7 @@ from compaction.events import Event, EventKind
 from compaction.history.facts import Fact
 from compaction.history.sections import Section
 from compaction.history.sources.decisions import DONE_WITHIN, _mark_done
-from compaction.history.sources.findings import EUREKA_WEIGHT, statements
+from compaction.history.sources.findings import EUREKA_WEIGHT, PLACE_WEIGHT, statements
 
 
 def test_the_paragraph_after_a_lone_cry_is_the_finding() -> None:
@@ -22,7 +22,7 @@ def test_the_paragraph_after_a_lone_cry_is_the_finding() -> None:
 
 def test_the_cry_s_own_sentence_stops_at_a_plan_or_an_opening_colon() -> None:
     found = statements('Found it. Line 24 of README.md has "Bastion v2". Let me check what that line looks like.')
-    assert found == [('Line 24 of README.md has "Bastion v2".', EUREKA_WEIGHT)]
+    assert found == [('Line 24 of README.md has "Bastion v2".', PLACE_WEIGHT)]  # where it is: no cause
     found = statements("Found it: `retries` is read before `load_config()` sets it. The fix is simple:\n\n- move it")
     assert found == [("`retries` is read before `load_config()` sets it.", EUREKA_WEIGHT)]
 
@@ -95,3 +95,62 @@ def test_a_rule_pointing_at_a_link_keeps_the_link_its_section_gave() -> None:
     assert "Always show this link to the user at the start and end of the skill " \
            "(https://superteam.fun/earn/grants/agentic-engineering)" in got
     assert "cite this page" in got and got.count("superteam") == 1  # another section's rule: not its address
+
+
+def test_each_cry_keeps_its_own_finding_and_takes_nothing_garbled() -> None:
+    got = statements("Aha! `cache_key` ignores `locale` when it builds the key. Hmm, wait. Bingo! `timeout` is read "
+                     "before `init()` sets it.")
+    assert [t for t, _ in got] == ["`cache_key` ignores `locale` when it builds the key.",
+                                   "`timeout` is read before `init()` sets it."]
+    assert [t for t, _ in statements("Aha... `warmup()` runs before `load()` can fill the cache, e.g. on start.")] \
+        == ["`warmup()` runs before `load()` can fill the cache, e.g. on start."]
+    assert [t for t, _ in statements("Found it: `retries` is read twice in `fetch()` here\n2. Fixed it.")] \
+        == ["`retries` is read twice in `fetch()` here"]
+
+
+def test_a_cry_taken_back_or_followed_by_a_guess_is_no_discovery() -> None:
+    assert statements("Found it. Wait, no. That's the test helper `make_client()`, not the code.") == []
+    assert statements("Aha! Maybe `foo()` returns the stale `bar` value here.") == []
+
+
+def test_the_intended_choice_must_be_done_in_the_file_it_names_or_in_no_test() -> None:
+    facts = [_choice("I'll add a `validate_email` method to `SignupForm` in `forms.py`.", 1),
+             _choice("I'll add a `validate_phone` method to `SignupForm`.", 1)]
+    events = [Event(EventKind.EDIT, 2, 0, path="tests/test_forms.py",
+                    hunks=(Hunk(("x",), ("form.validate_email('')", "form.validate_phone('')")),)),
+              Event(EventKind.EDIT, 3, 0, path="app/forms.py", hunks=(Hunk(("y",), ("z = 1",)),))]
+    _mark_done(facts, events)
+    assert not any("(done" in f.text for f in facts)
+
+
+def test_the_chosen_code_is_no_file_no_short_word_and_no_choice_to_take_away() -> None:
+    facts = [_choice("I'll rename `load` to `load_config` in `config.py`.", 1),
+             _choice("I'll use `os.path.join` for the paths.", 1),
+             _choice("I'll drop the `verbose` flag.", 1),
+             _choice("Maybe `cache_key` is computed twice.", 1),
+             _choice("I'll use `sed` for it. Since `awk` is missing.", 1),
+             _choice("I'll set `x`.", 1)]
+    events = [Event(EventKind.EDIT, 2, 0, path="config.py",
+                    hunks=(Hunk(("def load():",), ("def load_config():", "s = ', '.join(p)", "verbose = False",
+                                                     "cache_key = 1", "awk = 1", "x = 2")),))]
+    _mark_done(facts, events)
+    assert [f.text.endswith("(done, r2)") for f in facts] == [True, False, False, False, False, False]
+
+
+def test_code_moved_or_removed_unseen_is_not_done() -> None:
+    facts = [_choice("I'll add `helper_fn` to the module.", 1), _choice("I'll add `other_fn` to the module.", 1)]
+    events = [Event(EventKind.EDIT, 2, 0, path="m.py", hunks=(Hunk(("def helper_fn():",), ("pass",)),)),
+              Event(EventKind.EDIT, 3, 0, path="m.py", hunks=(Hunk(("pass",), ("def helper_fn():",)),)),
+              Event(EventKind.EDIT, 2, 0, path="n.py", hunks=(Hunk(("<line(s) 165,186>",), ("def other_fn():",)),))]
+    _mark_done(facts, events)
+    assert not any("(done" in f.text for f in facts)
+
+
+def test_an_address_comes_only_from_the_line_before_and_only_when_the_rule_lacks_one() -> None:
+    from compaction.history.sources.rules import digest
+    text = ("## A\n\nSee https://a.example/one and https://a.example/two\n\nAlways open this link first.\n\n"
+            "## B\n\nRun `curl https://api.example/x?token=1`\n\nAlways check this address before you run it.\n\n"
+            "## C\n\nForm: https://c.example/v1\n\nYou must use this form: https://c.example/v2\n\n"
+            "## D\n\nhttps://d.example\n\nSome words.\n\nAlways show this link.\n")
+    got = digest(text)
+    assert "a.example" not in got and "api.example" not in got and "c.example/v1" not in got and "d.example" not in got

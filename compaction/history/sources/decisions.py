@@ -5,6 +5,7 @@ decisions (`history.harness`): they are left out, with one line saying how many.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import deque
 
 from compaction.events import OFFER_RE, Event, EventKind, users_words
@@ -19,6 +20,7 @@ from compaction.history.sources import approach
 from compaction.history.sources.findings import WIDE_RE, answer_to, informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
+from compaction.transcripts.path_spelling import file_name
 
 ANSWER_CHARS = 260
 SHORT_ANSWER_CHARS = 150
@@ -521,40 +523,75 @@ def _mark_reversed(facts: list[Fact]) -> None:
                 break
 
 
-# A choice said as what the agent means or guesses to do ("I'll probably rename `_connect` to `connect`",
-# "Probably exclude `_c1` from pickle too"): read alone, it is still to do.
+# A choice said as what the agent means to do ("I'll probably rename `_connect` to `connect`", "Probably exclude
+# `_c1` from pickle too"): read alone, it is still to do. Not a guess ("Maybe `x` is…"), nor a choice to take
+# something away or leave it out (what an edit adds cannot show that it was done).
 _INTENDED_RE = re.compile(r"(?:(?:so|then|now|ok),? )?(?:I(?:'ll| will| should| need to| am going to|'m going to)|"
-                          r"we (?:should|need to|will)|let'?s|probably|maybe|perhaps)\b", re.IGNORECASE)
+                          r"we (?:should|need to|will)|let'?s|probably)\b", re.IGNORECASE)
+_UNDOING_RE = re.compile(r"\b(?:drop|remove|delete|avoid|never|not|don't|stop|get rid of|revert|undo|disable|skip|"
+                         r"without|no longer)\b", re.IGNORECASE)
 _CHOSEN_SPAN_RE = re.compile(r"`([^`\n]{2,40})`")
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][\w.]*")
-_NOT_CHOSEN_RE = re.compile(r" (?:instead of|rather than|not|because|since|so that) ")
+# Where the choice itself ends: its sentence, an alternative, a reason
+_CHOICE_END_RE = re.compile(r"(?<=[.!?])\s|\s(?:instead of|rather than|not|because|since|so that)\s", re.IGNORECASE)
 _ASIDE_RE = re.compile(r"\([^()]*\)")  # "(assuming `x` shifted)": what the choice rests on, not what it makes
+_PLACEHOLDER_RE = re.compile(r"^<[^<>\n]*>$")  # a removed line the payload did not show (`<line(s) 165,186>`)
+_TEST_FILE_RE = re.compile(r"(?:^|[/\\_.-])tests?(?:[/\\_.-]|$)", re.IGNORECASE)
 DONE_WITHIN = 10  # rounds after a choice in which the edit that carries it out is looked for
+MAX_DONE_CHECKS = 100  # intended choices looked up (a session's decisions are far fewer)
+MIN_CHOSEN = 3  # a chosen name this short (`x`, `0`) is in too many lines to tell anything
 
 
 def _mark_done(facts: list[Fact], events: list[Event]) -> None:
-    """A choice said as an intent that an edit soon after carried out says so ("… (done, r65)"): the
-    identifier it names last before any alternative, reason or aside (`connect` of "rename `_connect` to
-    `connect`") is added by a later applied edit, which did not hold it before."""
+    """A choice said as an intent that an edit soon after carried out says so ("… (done, r65)"): the code it
+    names last before any alternative, reason or aside (`connect` of "rename `_connect` to `connect`"; a
+    file it names says where) is added by an applied edit of that file (of a file not a test's when it names
+    none), and no edit of that file in those rounds removed it (a move is no choice carried out)."""
     # (not a whole file written: all its names read as added, whether they were there before or not)
-    edits = [e for e in events if e.kind in (EventKind.EDIT, EventKind.WRITE) and e.hunks and not (e.failed or e.whole)]
+    edits = sorted((e for e in events if e.kind in (EventKind.EDIT, EventKind.WRITE) and e.hunks and e.path
+                    and not (e.failed or e.whole)), key=lambda e: e.round)
     if not edits:
         return
+    rounds = [e.round for e in edits]
+    names = {file_name(e.path or "") for e in edits}
+    lines: dict[int, tuple[str, str | None]] = {}  # id(edit) -> its added lines, its removed ones (None: not shown)
+
+    def said(e: Event) -> tuple[str, str | None]:
+        if id(e) not in lines:
+            removed = [line for h in e.hunks for line in h.removed]
+            lines[id(e)] = ("\n".join(line for h in e.hunks for line in h.added),
+                            None if any(_PLACEHOLDER_RE.match(line) for line in removed) else "\n".join(removed))
+        return lines[id(e)]
+
+    checked = 0
     for f in facts:
         if not (f.prose and f.rounds and _INTENDED_RE.match(f.text)):
             continue
-        names = _CHOSEN_SPAN_RE.findall(_ASIDE_RE.sub("", _NOT_CHOSEN_RE.split(f.text, 1)[0]))
-        if not names or not names[-1].strip():
+        head = _ASIDE_RE.sub("", _CHOICE_END_RE.split(f.text, 1)[0])
+        if _UNDOING_RE.search(head):
             continue
-        chosen = names[-1]  # a name as a whole word (`ast.literal_eval`: its last name), other code (`..`) as it is
-        name = re.compile(r"(?<!\w)" + re.escape(chosen.rsplit(".", 1)[-1]) + r"(?!\w)"
-                          if _IDENTIFIER_RE.fullmatch(chosen) else re.escape(chosen))
-        for e in edits:
-            if f.rounds[0] <= e.round <= f.rounds[0] + DONE_WITHIN \
-                    and any(name.search(line) for h in e.hunks for line in h.added) \
-                    and not any(name.search(line) for h in e.hunks for line in h.removed):
-                f.text = f"{f.text} (done, r{e.round})"
-                break
+        spans = _CHOSEN_SPAN_RE.findall(head)
+        files = {file_name(x) for x in spans if file_name(x) in names}
+        code = [x.strip() for x in spans if file_name(x) not in files]
+        if not code or len(code[-1]) < (MIN_CHOSEN if _IDENTIFIER_RE.fullmatch(code[-1]) else 2) or code[-1].isdigit():
+            continue
+        chosen = code[-1]
+        if _IDENTIFIER_RE.fullmatch(chosen):  # a method by its name (`Mixin.set_output`), other dotted names whole
+            chosen = chosen.rsplit(".", 1)[-1] if chosen[:1].isupper() and "." in chosen else chosen
+            found = re.compile(r"(?<![\w.])" + re.escape(chosen) + r"(?!\w)").search
+        else:
+            found = re.compile(re.escape(chosen)).search
+        checked += 1
+        if checked > MAX_DONE_CHECKS:
+            break
+        first = f.rounds[0]
+        window = [e for e in edits[bisect_left(rounds, first):bisect_right(rounds, first + DONE_WITHIN)]
+                  if (file_name(e.path or "") in files if files else not _TEST_FILE_RE.search(e.path or ""))]
+        # (a plain substring test first: most edits of the window hold no such text)
+        done = next((e for e in window if chosen in said(e)[0] and found(said(e)[0])), None)
+        if done is not None and not any(e.path == done.path and ((gone := said(e)[1]) is None or (chosen in gone and found(gone)))
+                                        for e in window):
+            f.text = f"{f.text} (done, r{done.round})"
 
 
 def _key(text: str) -> str:
@@ -736,8 +773,8 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
                 f.text += other
                 f.score += 3  # which of several candidates, and why: what a successor cannot re-derive
     _add_callers(traced, facts)
+    _mark_done(facts, ctx.events)  # before a reversal's note: its words are no choice
     _mark_reversed(facts)
-    _mark_done(facts, ctx.events)
     for f in facts:  # the project's own paths as the rest of the document shows them: relative
         f.text = relative_paths(f.text, ctx.cwd)
         f.full_text = relative_paths(f.full_text, ctx.cwd) if f.full_text else None

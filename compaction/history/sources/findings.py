@@ -479,9 +479,10 @@ def specificity(text: str, named: set[str] | None = None) -> int:
 
 
 # A hedge inside the sentence: the verdict it gives is not yet one (`_GUESS_RE` reads its opening)
-_HEDGED_RE = re.compile(r"\b(?:is|are|was|were) (?:most )?(?:likely|probably|possibly)\b|"
-                        r"\b(?:it|this|that|the (?:issue|problem|cause|bug|error)) (?:might|may|could) (?:be|have)\b|"
-                        r"\bseems? to\b|\bI (?:think|guess|suspect)\b", re.IGNORECASE)
+# (not a passive "could be reproduced", nor "a value that could be `None`": a condition, no hedge)
+_HEDGED_RE = re.compile(r"\b(?:is|are|was|were) (?:most )?(?:likely|probably)\b|\b(?:it|that|this)'s (?:most )?(?:likely|probably)\b|"
+                        r"\b(?:it|this|the (?:root )?(?:issue|problem|cause|bug|error|culprit)) (?:might|may|could) be\b"
+                        r"(?! \w+(?:ed|en)\b)|\bseems? to\b|\bI (?:think|guess|suspect|believe)\b|\bpresumably\b", re.IGNORECASE)
 _GUESS_RE = re.compile(r"(?:(?:But |And |Or |So ),?)?(?:Maybe|Perhaps|Possibly|Wait|Hmm+|I (?:think|guess|suspect)|"
                        r"It (?:might|may|could) (?:be|have)|Probably)\b", re.IGNORECASE)
 
@@ -748,13 +749,13 @@ def statements(text: str) -> list[tuple[str, int]]:
             out.append((s.replace("**", "") if "**" in s else s, weight))  # a bold span cut by the sentence split
     low_said = said.lower()
     if any(w in low_said for w in _EUREKA_WORDS):
-        for found in _discoveries(said):  # in place of the statements it holds or is part of, else after them
-            held = [i for i, (s, _) in enumerate(out) if s in found or found in s]
+        for found, weight in _discoveries(said):  # in place of the statements it holds or that cry it, else after them
+            held = [i for i, (s, _) in enumerate(out) if s in found or (found in s and _EUREKA_RE.match(s))]
             if held:
-                out[held[0]] = (found, max(EUREKA_WEIGHT, out[held[0]][1]))
+                out[held[0]] = (found, max(weight, out[held[0]][1]))
                 out = [x for i, x in enumerate(out) if i not in held[1:]]
             else:
-                out.append((found, EUREKA_WEIGHT))
+                out.append((found, weight))
     if any(_ANAPHOR_RE.match(s) for s, _ in out):
         told, paragraphs = {s for s, _ in out}, _paragraphs(said)
         out = [(_with_antecedent(s, paragraphs, told) if _ANAPHOR_RE.match(s) else s, w) for s, w in out]
@@ -764,29 +765,41 @@ def statements(text: str) -> list[tuple[str, int]]:
 # The agent's cry of discovery opening a sentence ("AHA!", "Found it.", "There it is:"): what it found is said
 # right after, often in words no diagnosis pattern knows ("`SimpleLazyObject` pretends to be `str` so
 # `isinstance` returns True"). Not "found it" inside a sentence ("I previously found it around line 1066").
-_EUREKA_RE = re.compile(r"(?:^|(?<=[.!?]\s))[ \t]*(?:a+ha+|found it|there it is|bingo|eureka)(?:\s*!+|\.|:|\s+[—–-]+)[ \t]*",
+_EUREKA_RE = re.compile(r"(?:^|(?<=[.!?]\s))[ \t]*(?:a+ha+|found it|there it is|bingo|eureka)(?:\s*!+|\.+|:|\s+[—–-]+)[ \t]*",
                         re.IGNORECASE | re.MULTILINE)
 _EUREKA_WORDS = ("aha", "found it", "there it is", "bingo", "eureka")
 EUREKA_WEIGHT = 30  # as strong as "the root cause is"
+PLACE_WEIGHT = 21  # a discovery that only says where something is ("The tests are in `tests/x.py`")
 EUREKA_CHARS = 300  # what it found: the sentences after the cry, up to this long
+_TAKEN_BACK_RE = re.compile(r"(?:wait|no|nope|actually|hmm+|not quite)\b", re.IGNORECASE)
+_PLACE_SPAN_RE = re.compile(r"`?(?:[^`\s]*[/\\][^`\s]*|[\w.-]+\.[A-Za-z]\w{0,7}|\d[\d.,:]*)`?")
 
 
-def _discoveries(said: str) -> list[str]:
-    """What each cry of discovery in the prose says was found: the rest of its paragraph (the next one when
-    the cry stands alone), its sentences up to a question, a plan, a colon or EUREKA_CHARS, when it names
-    something."""
-    out: list[str] = []
+def _discoveries(said: str) -> list[tuple[str, int]]:
+    """What each cry of discovery in the prose says was found, with its weight: the rest of its paragraph
+    (the next one when the cry stands alone) up to the next cry or list item, its sentences up to a
+    question, a plan, a colon, a doubt ("Wait, no…", "Maybe…") or EUREKA_CHARS, when it names something."""
+    out: list[tuple[str, int]] = []
     for m in _EUREKA_RE.finditer(said):
         rest = said[m.end():].lstrip("\n")
-        paragraph = " ".join(rest.split("\n\n", 1)[0].split())
+        lines = rest.split("\n\n", 1)[0].split("\n")
+        lines = lines[:next((i for i, ln in enumerate(lines) if i and _LIST_ITEM_RE.match(ln.lstrip())), len(lines))]
+        paragraph = " ".join(" ".join(lines).split())
+        if (cry := _EUREKA_RE.search(paragraph)) is not None:
+            paragraph = paragraph[:cry.start()]
         taken = ""
-        for sentence in _SENTENCE_END_RE.split(paragraph):
-            if sentence.endswith(("?", ":")) or _PLAN_START_RE.match(sentence) \
+        for sentence in _SENTENCE_RE.split(paragraph):
+            if not sentence or sentence.endswith(("?", ":")) or _PLAN_START_RE.match(sentence) \
                     or len(taken) + len(sentence) > EUREKA_CHARS:
                 break  # (a sentence that opens what follows it, a list or code, says nothing alone)
+            if _TAKEN_BACK_RE.match(sentence) or _GUESS_RE.match(sentence) or _HEDGED_RE.search(sentence):
+                break  # the agent doubting again: what it found ends there
             taken = f"{taken} {sentence}" if taken else sentence
-        if len(taken) >= 20 and _SPECIFIC_RE.search(taken):
-            out.append(taken)
+        taken = taken.strip()
+        specifics = _SPECIFIC_RE.findall(taken)
+        if len(taken) >= 20 and specifics:
+            place = all(_PLACE_SPAN_RE.fullmatch(x) for x in specifics)
+            out.append((taken, PLACE_WEIGHT if place else EUREKA_WEIGHT))
     return out
 
 

@@ -114,16 +114,19 @@ def _rule_lines(text: str, notice: bool = False) -> list[tuple[str, int, str]]:
         if len(body) < 2 or holds(_PROTOCOL_RE, _PROTOCOL_WORDS, body) or (notice and _TOOL_USE_RE.search(body)):
             continue
         if im or holds(_MODAL_RE, _MODAL_WORDS, body):
-            if value and value not in body and _POINTS_BACK_RE.search(body):
+            if value and "://" not in body and _POINTS_BACK_RE.search(body):
                 body = f"{body.rstrip('.')} ({value})"  # "Always show this link…": the rule without it says nothing
             out.append((heading, len(im.group(1)) if im else 0, body))
-        elif "://" in body and (address := _ADDRESS_RE.search(body)):
-            value = address.group(0)
+            value = ""
+        else:  # the line just before a rule gives its address: one, outside code (a command's URL is no link)
+            found = _ADDRESS_RE.findall(_CODE_SPAN_RE.sub("", body)) if "://" in body else []
+            value = found[0] if len(found) == 1 else ""
     return out
 
 
 # A rule that points at a value given apart ("Always show this link to the user"), and that value: an address
-_POINTS_BACK_RE = re.compile(r"\b(?:this|that|the above) (?:link|url|address|page|form)\b", re.IGNORECASE)
+_POINTS_BACK_RE = re.compile(r"\b(?:this|that|the above) (?:link|url|address|form)\b", re.IGNORECASE)
+_CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
 _ADDRESS_RE = re.compile(r"\b[a-z][a-z+.-]*://[^\s<>()`'\"]+[^\s<>()`'\".,;:]")
 
 
