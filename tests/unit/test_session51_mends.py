@@ -154,3 +154,42 @@ def test_an_address_comes_only_from_the_line_before_and_only_when_the_rule_lacks
             "## D\n\nhttps://d.example\n\nSome words.\n\nAlways show this link.\n")
     got = digest(text)
     assert "a.example" not in got and "api.example" not in got and "c.example/v1" not in got and "d.example" not in got
+
+
+def test_the_tests_a_runner_names_as_failed_or_erroring() -> None:
+    from compaction.history.sources.failing import failing_tests, said
+    pytest_out = ("FAILED tests/test_requests.py::TestPreparingURLs::test_bad_url[http://localhost:-1-InvalidURL] - "
+                  "ValueError\nERROR tests/test_requests.py::TestRequests::test_https_warnings - ModuleNotFoundError\n"
+                  "FAILED tests/test_requests.py::TestPreparingURLs::test_bad_url[http://localhost:-1-InvalidURL]\n"
+                  "==== 1 failed, 284 passed, 1 error in 3.2s ====")
+    assert failing_tests(pytest_out) == (["test_bad_url[http://localhost:-1-InvalidURL]"], ["test_https_warnings"])
+    assert failing_tests("FAIL: test_eq (sympy.core.tests.Test)\nERROR: test_ne (x.Y)\n") == (["test_eq"], ["test_ne"])
+    assert failing_tests("--- FAIL: TestParse (0.00s)\ntest parser::tests::it_reads ... FAILED\n") == (
+        ["TestParse", "parser::tests::it_reads"], [])
+    assert failing_tests("all 12 tests passed") == ([], [])
+    assert said(["a", "b", "c", "d"]) == "`a`, `b` +2"
+
+
+def test_a_last_run_that_still_fails_names_its_failing_tests() -> None:
+    from compaction.errors import scan_transcript
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.current import current_work
+    from compaction.history.steering import role_preset
+    from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+    msgs = [Message(0, Role.USER, "Fix the URL check.")]
+
+    def call(text: str, c: ToolCall, out: str, code: int = 0) -> None:
+        msgs.append(Message(len(msgs), Role.ASSISTANT, text, [c]))
+        msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(out, c.id, c.name, exit_code=code)]))
+    call("Edit.", ToolCall("Edit", {"file_path": "models.py", "old_string": "a = 1", "new_string": "a = 2"}, "c1",
+                           ToolKind.EDIT, path="models.py"), "ok")
+    cmd = "pytest tests/test_models.py"
+    call("Test.", ToolCall("bash", {"command": cmd}, "c2", ToolKind.SHELL, command=cmd),
+         "FAILED tests/test_models.py::test_bad_port - ValueError\n==== 1 failed, 9 passed in 0.5s ====", 1)
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    events = extract_events(t)
+    ctx = FactContext(transcript=t, events=events, records=scan_transcript(t), preset=role_preset("developer"),
+                      cwd=None, n_rounds=len(t.rounds))
+    text = " ".join(f.text for f in current_work(ctx))
+    assert "→ 1 failed, 9 passed (failed: `test_bad_port`)" in text

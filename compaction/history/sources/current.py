@@ -8,11 +8,13 @@ import re
 from collections.abc import Set as AbstractSet
 
 from compaction import shell
-from compaction.events import EventKind, is_follow_up_request, parse_test_summary, results_of_calls
+from compaction.events import Event, EventKind, is_follow_up_request, parse_test_summary, results_of_calls
 from compaction.history.facts import WS_RE, Fact, display_path, first_line, is_test_path, names_a_test
 from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE
 from compaction.history.sources.checks import build_outcome, builds, own_file_names, runs_own_file
+from compaction.history.sources.failing import failing_tests
+from compaction.history.sources.failing import said as said_names
 from compaction.history.sources.filelog import creates, logs_of, scratch_files
 from compaction.history.sources.final_diff import final_echo
 from compaction.history.sources.findings import outcome, runs_script
@@ -212,6 +214,7 @@ def _verification(ctx: FactContext) -> Fact | None:
         outcome = first_line(t.test_summary, 120) if t.test_summary else (f"exit {t.exit_code}" if t.exit_code is not None else "failed" if t.failed
                                      else "ran")
         text = f"Verified after {edit} (r{last_edit}): `{first_line(t.command or '', 100)}` → {outcome}"
+        text += _still_failing(ctx, t)
         rounds = [t.round]
     else:
         own = own_file_names(ctx)
@@ -248,6 +251,24 @@ def _verification(ctx: FactContext) -> Fact | None:
         files = _submitted_files(ctx.transcript.messages[-3:], changed, scratch)
         text += f"; then submitted (the harness printed the final diff{': ' + files if files else ''})"
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
+
+
+def _still_failing(ctx: FactContext, run: Event) -> str:
+    """"; failed: `a`, `b`; erroring: `c`" for the tests the run's output names as failed or erroring: what a
+    successor reruns or judges, where the counts only say that something is still broken."""
+    rnd = ctx.transcript.rounds[run.round - 1] if 0 < run.round <= len(ctx.transcript.rounds) else None
+    if rnd is None or rnd.number != run.round:
+        return ""
+    results = ctx.results_of(rnd)
+    for msg in rnd.messages:
+        for call in msg.tool_calls:
+            res = results.get(id(call))
+            if call.command and call.command.strip() == (run.command or "").strip() and res is not None and res.content:
+                failed, erroring = failing_tests(res.content)
+                parts = ([f"failed: {said_names(failed)}"] if failed else []) + \
+                    ([f"erroring: {said_names(erroring)}"] if erroring else [])
+                return f" ({'; '.join(parts)})" if parts else ""
+    return ""
 
 
 def _plain(path: str) -> str:

@@ -1,0 +1,41 @@
+"""The tests a runner's output names as failed or erroring, by their names.
+
+Why: "1 failed, 284 passed, 2 errors" after the last edit tells a successor that something is still
+broken, not what; the names are what it reruns or judges (`test_redirecting_to_bad_url[…]`, pre-existing or
+caused by the change). Read off the runners' own summary lines: pytest's `FAILED`/`ERROR` node ids,
+unittest's `FAIL:`/`ERROR:` headers, `go test`'s `--- FAIL:`, cargo's `test x ... FAILED`.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PYTEST_RE = re.compile(r"^(FAILED|ERROR) \S+?::(?:\w+::)*(\S+)", re.MULTILINE)  # the test, not its file and class
+_UNITTEST_RE = re.compile(r"^(FAIL|ERROR): (\w+) \(", re.MULTILINE)
+_GO_RE = re.compile(r"^\s*--- (FAIL): (\S+)", re.MULTILINE)
+_CARGO_RE = re.compile(r"^test (\S+) \.\.\. (FAILED)$", re.MULTILINE)
+SHOWN = 2  # names said per kind; the rest counted
+NAME_CHARS = 60  # a parametrized id's parameters are cut past this
+
+
+def failing_tests(output: str) -> tuple[list[str], list[str]]:
+    """(failed, erroring) test names, each once, in the output's order."""
+    failed: dict[str, None] = {}
+    erroring: dict[str, None] = {}
+    if "FAIL" not in output and "ERROR" not in output:
+        return [], []
+    for m in _PYTEST_RE.finditer(output):
+        (failed if m.group(1) == "FAILED" else erroring).setdefault(m.group(2), None)
+    for m in _UNITTEST_RE.finditer(output):
+        (failed if m.group(1) == "FAIL" else erroring).setdefault(m.group(2), None)
+    for m in _GO_RE.finditer(output):
+        failed.setdefault(m.group(2), None)
+    for m in _CARGO_RE.finditer(output):
+        failed.setdefault(m.group(1), None)
+    return list(failed), list(erroring)
+
+
+def said(names: list[str]) -> str:
+    """`a`, `b`, `c` +2: the first SHOWN names, each cut to NAME_CHARS."""
+    shown = [f"`{n if len(n) <= NAME_CHARS else n[:NAME_CHARS - 1] + '…'}`" for n in names[:SHOWN]]
+    return ", ".join(shown) + (f" +{len(names) - SHOWN}" if len(names) > SHOWN else "")
