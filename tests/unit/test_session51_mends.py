@@ -193,3 +193,17 @@ def test_a_last_run_that_still_fails_names_its_failing_tests() -> None:
                       cwd=None, n_rounds=len(t.rounds))
     text = " ".join(f.text for f in current_work(ctx))
     assert "→ 1 failed, 9 passed (failed: `test_bad_port`)" in text
+
+
+def test_a_changed_file_whose_tests_the_named_runs_left_out_is_said() -> None:
+    from compaction.history.sources.current import _untested
+
+    def run(cmd: str) -> Event:
+        return Event(EventKind.COMMAND, 9, 0, command=cmd, test=True)
+    changed = ["sympy/core/basic.py", "sympy/core/numbers.py", "sympy/core/expr.py", "notes.md"]
+    named = [run("bin/test sympy/core/tests/test_basic.py sympy/core/tests/test_expr.py")]
+    assert _untested(named, changed) == ("; no test run named after the changed `numbers.py` "
+                                         "(they ran those of `basic.py`, `expr.py`)")
+    assert _untested([run("pytest sympy/core/tests/")], changed) == ""  # a folder: its files are not named
+    assert _untested([run("pytest tests/test_other.py")], changed) == ""  # no convention the session showed
+    assert _untested(named, ["sympy/core/basic.py"]) == ""  # every changed file had its tests run

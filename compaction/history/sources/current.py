@@ -215,6 +215,9 @@ def _verification(ctx: FactContext) -> Fact | None:
                                      else "ran")
         text = f"Verified after {edit} (r{last_edit}): `{first_line(t.command or '', 100)}` → {outcome}"
         text += _still_failing(ctx, t)
+        existing = [path for path, log in logs.items() if path not in gone and log.kept  # edited, not made here
+                    and not (log.kept[0].kind is EventKind.WRITE or creates(log.kept[0]))]
+        text += _untested(tests, existing)
         rounds = [t.round]
     else:
         own = own_file_names(ctx)
@@ -251,6 +254,29 @@ def _verification(ctx: FactContext) -> Fact | None:
         files = _submitted_files(ctx.transcript.messages[-3:], changed, scratch)
         text += f"; then submitted (the harness printed the final diff{': ' + files if files else ''})"
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
+
+
+_TEST_STEM_RE = re.compile(r"^(?:test_)?(.+?)(?:_test|\.test|\.spec|_spec|Test|Tests)?$")
+_RUN_FILE_RE = re.compile(r"[\w./\\-]*\.(?:py|js|ts|tsx|jsx|go|rs|java|rb|kt|php)\b")
+MAX_UNTESTED = 3
+
+
+def _untested(runs: list[Event], changed: list[str]) -> str:
+    """"; no test run named after the changed `numbers.py`" when the runs after the last edit name their
+    test files, one of them after a changed file (`test_basic.py` for `basic.py`: the session's own
+    convention), and another changed file of code has none: its tests were never run. `changed`: the files
+    the session edited and did not make (a script it wrote has no tests of the project). Nothing for a run
+    of a folder or of the whole suite (its files are not named)."""
+    ran = {m.group(0) for e in runs for m in _RUN_FILE_RE.finditer(e.command or "") if is_test_path(m.group(0))}
+    stems = {_TEST_STEM_RE.match(file_name(p).rsplit(".", 1)[0]).group(1).lower() for p in ran}
+    work = {file_name(p): p for p in changed if not is_test_path(p) and _RUN_FILE_RE.fullmatch(file_name(p))}
+    covered = [n for n in work if n.rsplit(".", 1)[0].lower() in stems]
+    missing = [n for n in work if n not in covered]
+    if not covered or not missing:
+        return ""
+    said = ", ".join(f"`{escape_path(n)}`" for n in missing[:MAX_UNTESTED])
+    more = f" +{len(missing) - MAX_UNTESTED}" if len(missing) > MAX_UNTESTED else ""
+    return f"; no test run named after the changed {said}{more} (they ran those of {', '.join(f'`{escape_path(n)}`' for n in covered[:MAX_UNTESTED])})"
 
 
 def _still_failing(ctx: FactContext, run: Event) -> str:
