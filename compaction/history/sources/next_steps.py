@@ -262,14 +262,9 @@ def open_questions(said: list[tuple[int, str]], records: Sequence[ErrorRecord] =
             continue  # asked once: a passing thought; a question the agent comes back to is a real one
         if not any(_gives_reason(said[j][1], words, lowered, j) for j in range(i, len(said))):
             open_.append((rnd, sentence, words))
-    out = []
-    for rnd, sentence, words in reversed(open_[:2]):
-        ended = _ended(records, rnd, words)
-        # the failure it asks about ended: no step left to take, a finding about the fix (its cause unexplained)
-        out.append(Fact(Section.FINDINGS, f"Asked, never answered: {sentence} ({ended[2:]})", [rnd], score=44 + rnd / 10000)
-                   if ended else Fact(Section.NEXT, f"[open question] {sentence} (never answered)", [rnd],
-                                      score=44 + rnd / 10000))
-    return out
+    return [Fact(Section.NEXT, f"[open question] {sentence} (never answered{_ended(records, rnd, words)})", [rnd],
+                 score=44 + rnd / 10000)
+            for rnd, sentence, words in reversed(open_[:2])]
 
 
 _FIXED_BY_RE = re.compile(r"^edited [^;]*?\(r(\d+)\)")  # a record's solution that is an edit: "edited `x` (r67): …"
