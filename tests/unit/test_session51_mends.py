@@ -207,3 +207,9 @@ def test_a_changed_file_whose_tests_the_named_runs_left_out_is_said() -> None:
     assert _untested([run("pytest sympy/core/tests/")], changed) == ""  # a folder: its files are not named
     assert _untested([run("pytest tests/test_other.py")], changed) == ""  # no convention the session showed
     assert _untested(named, ["sympy/core/basic.py"]) == ""  # every changed file had its tests run
+
+
+def test_a_test_file_named_only_by_its_extension_is_no_stem() -> None:
+    from compaction.history.sources.current import _untested
+    run = Event(EventKind.COMMAND, 1, 0, command="pytest tests/.py tests/test_a.py", test=True)
+    assert _untested([run], ["a.py", "b.py"]) == "; no test run named after the changed `b.py` (they ran those of `a.py`)"

@@ -268,7 +268,7 @@ def _untested(runs: list[Event], changed: list[str]) -> str:
     the session edited and did not make (a script it wrote has no tests of the project). Nothing for a run
     of a folder or of the whole suite (its files are not named)."""
     ran = {m.group(0) for e in runs for m in _RUN_FILE_RE.finditer(e.command or "") if is_test_path(m.group(0))}
-    stems = {_TEST_STEM_RE.match(file_name(p).rsplit(".", 1)[0]).group(1).lower() for p in ran}
+    stems = {m.group(1).lower() for p in ran if (m := _TEST_STEM_RE.match(file_name(p).rsplit(".", 1)[0]))}
     work = {file_name(p): p for p in changed if not is_test_path(p) and _RUN_FILE_RE.fullmatch(file_name(p))}
     covered = [n for n in work if n.rsplit(".", 1)[0].lower() in stems]
     missing = [n for n in work if n not in covered]
