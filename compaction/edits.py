@@ -22,6 +22,7 @@ from compaction.literal_heads import LinePattern
 from compaction.memo import per_text
 from compaction.model import ToolCall
 from compaction.shell import first_word, split_commands, words
+from compaction.transcripts._fences import FENCE_LINE
 from compaction.transcripts.arg_names import NAMES, ArgRole, arg_value, pick, spelled
 
 _SEARCH_REPLACE_RE = re.compile(
@@ -533,7 +534,6 @@ class Digest:
     levels: tuple[int, ...] = ()  # a document's headings' levels, one per name (a `#` count)
 
 
-_FENCE_LINE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _T = TypeVar("_T")
 
 
@@ -590,7 +590,7 @@ def digest(lines: tuple[str, ...] | list[str], *, document: bool = False) -> Dig
             pins.append(re.sub(r"\s+", "", pin.group(1)))
             continue
         if document:
-            if (f := _FENCE_LINE_RE.match(line)) is not None:  # a `# comment` in a fenced sample is no heading
+            if (f := FENCE_LINE.match(line)) is not None:  # a `# comment` in a fenced sample is no heading
                 if fence is None:
                     if f.group(1)[0] == "`" and "`" in line[f.end():]:
                         continue  # "```js``` is …": a code span, no fence (CommonMark: no backtick in its info)

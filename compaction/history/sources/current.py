@@ -269,14 +269,13 @@ def _untested(runs: list[Event], changed: list[str]) -> str:
     of a folder or of the whole suite (its files are not named)."""
     ran = {m.group(0) for e in runs for m in _RUN_FILE_RE.finditer(e.command or "") if is_test_path(m.group(0))}
     stems = {m.group(1).lower() for p in ran if (m := _TEST_STEM_RE.match(file_name(p).rsplit(".", 1)[0]))}
-    work = {file_name(p): p for p in changed if not is_test_path(p) and _RUN_FILE_RE.fullmatch(file_name(p))}
-    covered = [n for n in work if n.rsplit(".", 1)[0].lower() in stems]
-    missing = [n for n in work if n not in covered]
+    work = [p for p in changed if not is_test_path(p) and _RUN_FILE_RE.fullmatch(file_name(p))]
+    covered = [p for p in work if file_name(p).rsplit(".", 1)[0].lower() in stems]
+    missing = [p for p in work if p not in covered]
     if not covered or not missing:
         return ""
-    said = ", ".join(f"`{escape_path(n)}`" for n in missing[:MAX_UNTESTED])
-    more = f" +{len(missing) - MAX_UNTESTED}" if len(missing) > MAX_UNTESTED else ""
-    return f"; no test run named after the changed {said}{more} (they ran those of {', '.join(f'`{escape_path(n)}`' for n in covered[:MAX_UNTESTED])})"
+    return (f"; no test run named after the changed {_names(missing, MAX_UNTESTED)} "
+            f"(they ran those of {_names(covered, MAX_UNTESTED)})")
 
 
 def _still_failing(ctx: FactContext, run: Event) -> str:

@@ -12,7 +12,7 @@ from compaction.events import OFFER_RE, Event, EventKind, users_words
 from compaction.history import harness
 from compaction.history.condense import cut_at_clause
 from compaction.history.condense import cut_at_word as _cut
-from compaction.history.facts import WS_RE, Fact, relative_paths
+from compaction.history.facts import WS_RE, Fact, is_test_path, relative_paths
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
@@ -528,15 +528,14 @@ def _mark_reversed(facts: list[Fact]) -> None:
 # something away or leave it out (what an edit adds cannot show that it was done).
 _INTENDED_RE = re.compile(r"(?:(?:so|then|now|ok),? )?(?:I(?:'ll| will| should| need to| am going to|'m going to)|"
                           r"we (?:should|need to|will)|let'?s|probably)\b", re.IGNORECASE)
-_UNDOING_RE = re.compile(r"\b(?:drop|remove|delete|avoid|never|not|don't|stop|get rid of|revert|undo|disable|skip|"
-                         r"without|no longer)\b", re.IGNORECASE)
+_UNDOING_RE = re.compile(r"\b(?:drop|remove|delete|avoid|never|don't|stop|get rid of|revert|undo|disable|skip|"
+                         r"without|no longer)\b", re.IGNORECASE)  # (" not " already ends the choice: `_CHOICE_END_RE`)
 _CHOSEN_SPAN_RE = re.compile(r"`([^`\n]{2,40})`")
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][\w.]*")
 # Where the choice itself ends: its sentence, an alternative, a reason
 _CHOICE_END_RE = re.compile(r"(?<=[.!?])\s|\s(?:instead of|rather than|not|because|since|so that)\s", re.IGNORECASE)
 _ASIDE_RE = re.compile(r"\([^()]*\)")  # "(assuming `x` shifted)": what the choice rests on, not what it makes
 _PLACEHOLDER_RE = re.compile(r"^<[^<>\n]*>$")  # a removed line the payload did not show (`<line(s) 165,186>`)
-_TEST_FILE_RE = re.compile(r"(?:^|[/\\_.-])tests?(?:[/\\_.-]|$)", re.IGNORECASE)
 DONE_WITHIN = 10  # rounds after a choice in which the edit that carries it out is looked for
 MAX_DONE_CHECKS = 100  # intended choices looked up (a session's decisions are far fewer)
 MIN_CHOSEN = 3  # a chosen name this short (`x`, `0`) is in too many lines to tell anything
@@ -586,7 +585,7 @@ def _mark_done(facts: list[Fact], events: list[Event]) -> None:
             break
         first = f.rounds[0]
         window = [e for e in edits[bisect_left(rounds, first):bisect_right(rounds, first + DONE_WITHIN)]
-                  if (file_name(e.path or "") in files if files else not _TEST_FILE_RE.search(e.path or ""))]
+                  if (file_name(e.path or "") in files if files else not is_test_path(e.path or ""))]
         # (a plain substring test first: most edits of the window hold no such text)
         done = next((e for e in window if chosen in said(e)[0] and found(said(e)[0])), None)
         if done is not None and not any(e.path == done.path and ((gone := said(e)[1]) is None or (chosen in gone and found(gone)))

@@ -771,7 +771,7 @@ _EUREKA_WORDS = ("aha", "found it", "there it is", "bingo", "eureka")
 EUREKA_WEIGHT = 30  # as strong as "the root cause is"
 PLACE_WEIGHT = 21  # a discovery that only says where something is ("The tests are in `tests/x.py`")
 EUREKA_CHARS = 300  # what it found: the sentences after the cry, up to this long
-_TAKEN_BACK_RE = re.compile(r"(?:wait|no|nope|actually|hmm+|not quite)\b", re.IGNORECASE)
+_TAKEN_BACK_RE = re.compile(r"(?:no|nope|actually|not quite)\b", re.IGNORECASE)  # ("Wait", "Hmm": `_GUESS_RE`)
 _PLACE_SPAN_RE = re.compile(r"`?(?:[^`\s]*[/\\][^`\s]*|[\w.-]+\.[A-Za-z]\w{0,7}|\d[\d.,:]*)`?")
 
 
