@@ -22,16 +22,21 @@ from restore.workspace import WorkspaceIndex
 def transcript_activity(transcript: Transcript, events: list[Any] | None = None
                         ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """(edits, reads) as (recorded path, round), from the transcript's events (which also see shell
-    writes such as `sed -i`); pass the compaction's events to avoid extracting them again."""
+    writes such as `sed -i`), without the edits of files the session deleted last; pass the
+    compaction's events to avoid extracting them again."""
     edits, reads = [], []
+    deleted: set[str] = set()  # the files whose last change was their deletion (scratch scripts removed)
     for e in extract_events(transcript) if events is None else events:
         if not e.path:
             continue
         if e.kind in (EventKind.EDIT, EventKind.WRITE):
             edits.append((e.path, e.round))
+            deleted.discard(e.path)
+        elif e.kind is EventKind.DELETE:
+            deleted.add(e.path)
         elif e.kind is EventKind.READ:
             reads.append((e.path, e.round))
-    return edits, reads
+    return [(path, rnd) for path, rnd in edits if path not in deleted], reads
 
 
 def restore_from_transcript(

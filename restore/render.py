@@ -24,6 +24,7 @@ H = {
         "open": "Open files",
         "open_src": {"editor": "from the editor", "transcript": "last read in the transcript", "none": ""},
         "core": "Core files (the 5 most recently modified)",
+        "elsewhere": "Edited in the session, not in this workspace",
         "problem_files": "Files with unresolved problems",
         "arch": "Architecture documents",
         "tests": "Test configuration",
@@ -44,6 +45,7 @@ H = {
         "open": "已打开的文件",
         "open_src": {"editor": "来自编辑器", "transcript": "对话中最后读取的文件", "none": ""},
         "core": "核心文件（最近修改的 5 个）",
+        "elsewhere": "会话中修改过、本工作区中没有的文件",
         "problem_files": "包含未解决问题的文件",
         "arch": "架构设计文档",
         "tests": "测试配置文件",
@@ -118,8 +120,10 @@ def render_markdown(state: RestoreState, *, excerpts: bool = True) -> str:
     for i, cf in enumerate(state.core_files, 1):
         why = "; ".join(cf.reasons)
         out.append(f"{i}. `{_p(cf.path)}` — {labels[cf.cls]} ({t['modified']} {_when(cf.mtime)}; {why})")
-    if not state.core_files:
+    if not state.core_files and not state.edited_elsewhere:
         out.append(t["none"])
+    if state.edited_elsewhere:  # not the five: no excerpt to give, but a successor must know they exist
+        out.append(f"- {t['elsewhere']}: " + ", ".join(f"`{_p(p)}`" for p in state.edited_elsewhere))
     out.append("")
 
     out.append(f"## {t['problem_files']}")

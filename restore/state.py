@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from compaction.config import Settings
+from compaction.history.facts import display_path
 from compaction.redact import redact_text
 from compaction.summary import CompactionResult, ErrorRecordOut, Item
 from restore.excerpts import READ_LIMIT, Excerpt, make_excerpt
@@ -63,6 +64,10 @@ class RestoreState(BaseModel):
     open_files: list[str] = Field(default_factory=list)
     open_files_source: str = "none"  # "editor" | "transcript" | "none"
     core_files: list[CoreFile] = Field(default_factory=list)
+    # Files the session edited (and did not delete) that this workspace does not hold, as the session
+    # named them: a restore in another folder, or of a session run in a container, says so instead of
+    # an empty list of core files.
+    edited_elsewhere: list[str] = Field(default_factory=list)
     problem_files: list[ProblemFile] = Field(default_factory=list)
     architecture_docs: list[str] = Field(default_factory=list)
     test_config: list[str] = Field(default_factory=list)
@@ -97,6 +102,17 @@ def _arch_key(rel: str) -> tuple:
 
 def _mapper(index: WorkspaceIndex, cwd: str | None) -> PathMapper:
     return PathMapper(index.root, index.entries.__contains__, cwd)
+
+
+def _edited_elsewhere(rounds: dict[str, int], cwd: str | None) -> list[str]:
+    """The paths as the project names them (relative to the recorded cwd), latest edit first, each once
+    (one file spelled absolutely and relatively is one), at most MAX_LISTED."""
+    out: list[str] = []
+    for raw in sorted(rounds, key=lambda r: -rounds[r]):
+        shown = display_path(raw, cwd).replace("\\", "/").removeprefix("./")
+        if shown and shown not in out:
+            out.append(shown)
+    return out[:MAX_LISTED]
 
 
 def _diag_items(diagnostics: Iterable[Any] | None) -> list[Mapping[str, Any]]:
@@ -166,16 +182,23 @@ def build_restore_state(
 
     # --- recency signals from the transcript
     edit_round: dict[str, int] = {}
+    elsewhere: dict[str, int] = {}  # as the session named them, by their latest round
     for raw, rnd in transcript_edits or []:
         rel = mapper.map(raw)
         if rel and rel in index.entries:
             edit_round[rel] = max(edit_round.get(rel, 0), int(rnd or 0))
+        else:
+            elsewhere[raw] = max(elsewhere.get(raw, 0), int(rnd or 0))
     if compaction is not None and not transcript_edits:
         for item in compaction.summary.modified_files:
             m = _BACKTICK.search(item.text)
-            rel = mapper.map(m.group(1) if m else item.text.split(" ", 1)[0])
+            raw = m.group(1) if m else item.text.split(" ", 1)[0]
+            rel = mapper.map(raw)
             if rel and rel in index.entries:
                 edit_round[rel] = max(edit_round.get(rel, 0), max(item.rounds or [0]))
+            elif raw:
+                elsewhere[raw] = max(elsewhere.get(raw, 0), max(item.rounds or [0]))
+    shown_elsewhere = _edited_elsewhere(elsewhere, recorded_cwd)
 
     def key(e: FileEntry) -> tuple:
         boosted = bool(e.dirty or e.touched or e.rel in edit_round)
@@ -305,6 +328,7 @@ def build_restore_state(
         open_files=opened,
         open_files_source=source,
         core_files=core_files,
+        edited_elsewhere=shown_elsewhere,
         problem_files=problem_files,
         architecture_docs=arch,
         test_config=tests,

@@ -1,0 +1,67 @@
+"""The restore names the files the session edited that the workspace does not hold (a restore in
+another folder, a session run in a container): a successor told "(none)" would not know they exist."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compaction.events import Event, EventKind
+from compaction.history import compact
+from compaction.transcripts import load_transcript
+from restore.pipeline import transcript_activity, write_after_compaction
+from restore.render import render_markdown
+from restore.state import build_restore_state
+from restore.workspace import WorkspaceIndex
+
+
+def _ws(tmp_path: Path) -> Path:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "core.py").write_text("def f():\n    return 1\n")
+    return tmp_path
+
+
+def test_unmapped_edits_are_named_as_the_project_names_them(tmp_path: Path) -> None:
+    root = _ws(tmp_path)
+    edits = [("/testbed/pkg/core.py", 3), ("/testbed/requests/models.py", 5), ("lib/util.py", 9),
+             ("requests/models.py", 7)]  # one file spelled absolutely and relatively: one
+    state = build_restore_state(root, index=WorkspaceIndex(root, use_git=False), transcript_edits=edits,
+                                cwd="/testbed", excerpts=False)
+    assert [c.path for c in state.core_files] == ["pkg/core.py"]
+    assert state.edited_elsewhere == ["lib/util.py", "requests/models.py"]  # latest edit first
+    md = render_markdown(state)
+    assert "- Edited in the session, not in this workspace: `lib/util.py`, `requests/models.py`" in md
+    zh = render_markdown(build_restore_state(root, index=WorkspaceIndex(root, use_git=False), transcript_edits=edits,
+                                             cwd="/testbed", excerpts=False, lang="zh"))
+    assert "会话中修改过、本工作区中没有的文件: `lib/util.py`" in zh
+
+
+def test_none_only_when_nothing_was_edited_anywhere(tmp_path: Path) -> None:
+    root = tmp_path
+    state = build_restore_state(root, index=WorkspaceIndex(root, use_git=False), transcript_edits=[("a/b.py", 2)],
+                                excerpts=False)
+    core = render_markdown(state).split("## Core files", 1)[1].split("##", 1)[0]
+    assert "(none)" not in core and "`a/b.py`" in core
+    empty = build_restore_state(root, index=WorkspaceIndex(root, use_git=False), excerpts=False)
+    assert empty.edited_elsewhere == []
+    assert "(none)" in render_markdown(empty).split("## Core files", 1)[1].split("##", 1)[0]
+
+
+def test_files_the_session_deleted_last_are_not_edits() -> None:
+    events = [Event(EventKind.WRITE, 2, 0, path="repro.py"), Event(EventKind.EDIT, 3, 0, path="src/x.py"),
+              Event(EventKind.DELETE, 6, 0, path="repro.py"),
+              Event(EventKind.DELETE, 7, 0, path="gen.py"), Event(EventKind.WRITE, 8, 0, path="gen.py"),
+              Event(EventKind.READ, 4, 0, path="src/y.py")]
+    edits, reads = transcript_activity(None, events)  # type: ignore[arg-type]
+    assert edits == [("src/x.py", 3), ("gen.py", 8)]  # written again after its deletion: a file
+    assert reads == [("src/y.py", 4)]
+
+
+def test_a_real_session_restored_in_an_empty_folder(shared_transcripts: Path, tmp_path: Path) -> None:
+    transcript = load_transcript(str(shared_transcripts / "mini-requests-5414.traj.json"))
+    result = compact(transcript, target_tokens=3000)
+    write_after_compaction(tmp_path, transcript, result)
+    restore = (tmp_path / ".compaction" / "restore.md").read_text(encoding="utf-8")
+    core = restore.split("## Core files", 1)[1].split("\n## ", 1)[0]
+    # the fix's file, not the reproduction script it wrote and removed
+    assert "Edited in the session, not in this workspace: `requests/models.py`" in core
+    assert "reproduce_issue.py" not in core
