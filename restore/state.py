@@ -285,8 +285,10 @@ def build_restore_state(
     unfinished: list[Item] = []
     if compaction is not None:
         unfinished.extend(compaction.summary.next_steps)
-        # what the session left undone where it ended (the current request unanswered, checks not run)
-        unfinished.extend(i for i in compaction.summary.current_work if i.text.startswith(("Pending", "No test run")))
+        # what the session left undone where it ended (the current request unanswered, checks not run,
+        # work changed after its last commit and never committed)
+        unfinished.extend(i for i in compaction.summary.current_work
+                          if i.text.startswith(("Pending", "No test run", "Uncommitted")))
         for item in compaction.summary.marked:
             if "@todo" in item.text.lower() and item.text not in {u.text for u in unfinished}:
                 unfinished.append(item)

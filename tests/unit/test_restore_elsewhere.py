@@ -65,3 +65,15 @@ def test_a_real_session_restored_in_an_empty_folder(shared_transcripts: Path, tm
     # the fix's file, not the reproduction script it wrote and removed
     assert "Edited in the session, not in this workspace: `requests/models.py`" in core
     assert "reproduce_issue.py" not in core
+
+
+def test_work_left_uncommitted_is_an_unfinished_task(shared_transcripts: Path, tmp_path: Path) -> None:
+    """A session that commits and then changes more files leaves those to commit: the restore's
+    unfinished tasks say so, as the compaction's current work does."""
+    transcript = load_transcript(str(shared_transcripts / "more-agents" / "specstory-cursor-chefchopsky-ai-playbook.md"))
+    result = compact(transcript, target_tokens=4000)
+    assert any(i.text.startswith("Uncommitted: ") for i in result.summary.current_work)
+    write_after_compaction(tmp_path, transcript, result)
+    restore = (tmp_path / ".compaction" / "restore.md").read_text(encoding="utf-8")
+    tasks = restore.split("## Unfinished tasks", 1)[1].split("\n## ", 1)[0]
+    assert "- Uncommitted: 8 files changed after the last commit (5dcb696, r13)" in tasks
