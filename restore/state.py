@@ -104,6 +104,12 @@ def _mapper(index: WorkspaceIndex, cwd: str | None) -> PathMapper:
     return PathMapper(index.root, index.entries.__contains__, cwd)
 
 
+def _unanswered_calls(text: str) -> bool:
+    """The compaction's "Last calls" line when one of them shows what it ran (a command, an argument)
+    and no result: its effect is unknown to a successor. A bare action (`finish`) shows nothing to check."""
+    return text.startswith("Last calls: ") and "(no result seen" in text and "`" in text
+
+
 def _edited_elsewhere(rounds: dict[str, int], cwd: str | None) -> list[str]:
     """The paths as the project names them (relative to the recorded cwd), latest edit first, each once
     (one file spelled absolutely and relatively is one), at most MAX_LISTED."""
@@ -286,9 +292,9 @@ def build_restore_state(
     if compaction is not None:
         unfinished.extend(compaction.summary.next_steps)
         # what the session left undone where it ended (the current request unanswered, checks not run,
-        # work changed after its last commit and never committed)
+        # work changed after its last commit and never committed, commands it ended on before any result)
         unfinished.extend(i for i in compaction.summary.current_work
-                          if i.text.startswith(("Pending", "No test run", "Uncommitted")))
+                          if i.text.startswith(("Pending", "No test run", "Uncommitted")) or _unanswered_calls(i.text))
         for item in compaction.summary.marked:
             if "@todo" in item.text.lower() and item.text not in {u.text for u in unfinished}:
                 unfinished.append(item)

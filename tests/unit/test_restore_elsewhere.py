@@ -77,3 +77,22 @@ def test_work_left_uncommitted_is_an_unfinished_task(shared_transcripts: Path, t
     restore = (tmp_path / ".compaction" / "restore.md").read_text(encoding="utf-8")
     tasks = restore.split("## Unfinished tasks", 1)[1].split("\n## ", 1)[0]
     assert "- Uncommitted: 8 files changed after the last commit (5dcb696, r13)" in tasks
+
+
+def test_commands_the_session_ended_on_without_a_result_are_unfinished(shared_transcripts: Path,
+                                                                      tmp_path: Path) -> None:
+    """Codex ended while its export script and four reads were running: what they did is unknown."""
+    transcript = load_transcript(str(shared_transcripts / "more-agents" / "codex-battle-cities-windows.jsonl"))
+    result = compact(transcript)
+    write_after_compaction(tmp_path, transcript, result)
+    restore = (tmp_path / ".compaction" / "restore.md").read_text(encoding="utf-8")
+    tasks = restore.split("## Unfinished tasks", 1)[1].split("\n## ", 1)[0]
+    assert "- Last calls: `bash " in tasks and "export-session.sh" in tasks and "(no result seen" in tasks
+
+
+def test_a_bare_final_action_is_no_unfinished_call() -> None:
+    from restore.state import _unanswered_calls
+
+    assert not _unanswered_calls("Last calls: finish (no result seen)")
+    assert not _unanswered_calls("Last calls: `git push` (done)")
+    assert _unanswered_calls("Last calls: `npm test` (no result seen)")
