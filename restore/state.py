@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from compaction.config import Settings
-from compaction.history.facts import display_path
+from compaction.history.facts import relative_path
 from compaction.redact import redact_text
 from compaction.summary import CompactionResult, ErrorRecordOut, Item
 from restore.excerpts import READ_LIMIT, Excerpt, make_excerpt
@@ -115,7 +115,7 @@ def _edited_elsewhere(rounds: dict[str, int], cwd: str | None) -> list[str]:
     (one file spelled absolutely and relatively is one), at most MAX_LISTED."""
     out: list[str] = []
     for raw in sorted(rounds, key=lambda r: -rounds[r]):
-        shown = display_path(raw, cwd).replace("\\", "/").removeprefix("./")
+        shown = relative_path(raw, cwd).replace("\\", "/").removeprefix("./")
         if shown and shown not in out:
             out.append(shown)
     return out[:MAX_LISTED]

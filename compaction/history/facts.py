@@ -81,10 +81,12 @@ _FIELD_VALUES = attrgetter(*(f.name for f in fields(Fact)))
 def display_path(path: str, cwd: str | None) -> str:
     """A transcript path as the agent's project sees it: relative to the recorded cwd when inside it,
     with newlines, bidi and other control characters escaped (it is printed inside Markdown)."""
-    return escape_path(_relative_path(path, cwd))
+    return escape_path(relative_path(path, cwd))
 
 
-def _relative_path(path: str, cwd: str | None) -> str:
+def relative_path(path: str, cwd: str | None) -> str:
+    """A transcript path as the agent's project names it (relative to the recorded cwd when inside it),
+    not escaped: for a caller that escapes it where it prints it."""
     p = path.strip().strip("'\"")
     if cwd and is_windows_path(cwd):  # `C:\\repo` and `c:/repo/src/x.ts`: one spelling, compared without case
         cwd = cwd.replace("\\", "/")
@@ -113,9 +115,9 @@ _ABS_IN_TEXT_RE = re.compile(r"(?<![\w./\\~-])(?:[A-Za-z]:[\\/]|/)[^\s`'\"()<>,;
 
 
 def relative_paths(text: str, cwd: str | None) -> str:
-    """Each absolute path inside prose as the project sees it (`_relative_path`: relative to the
+    """Each absolute path inside prose as the project sees it (`relative_path`: relative to the
     recorded cwd, whatever its Windows spelling): a sentence names files as the rest of the document."""
-    return _ABS_IN_TEXT_RE.sub(lambda m: _relative_path(m.group(0), cwd), text) if "/" in text or ":" in text else text
+    return _ABS_IN_TEXT_RE.sub(lambda m: relative_path(m.group(0), cwd), text) if "/" in text or ":" in text else text
 
 
 # A test file by its path: a tests/spec dir, or a test_/_test/.test./.spec. name (any language).

@@ -96,3 +96,11 @@ def test_a_bare_final_action_is_no_unfinished_call() -> None:
     assert not _unanswered_calls("Last calls: finish (no result seen)")
     assert not _unanswered_calls("Last calls: `git push` (done)")
     assert _unanswered_calls("Last calls: `npm test` (no result seen)")
+
+
+def test_an_odd_path_is_escaped_once_where_it_is_printed(tmp_path: Path) -> None:
+    state = build_restore_state(tmp_path, index=WorkspaceIndex(tmp_path, use_git=False),
+                                transcript_edits=[("/testbed/a\nb`.py", 2)], cwd="/testbed", excerpts=False)
+    assert state.edited_elsewhere == ["a\nb`.py"]  # the state holds the name itself
+    core = render_markdown(state).split("## Core files", 1)[1].split("\n## ", 1)[0]
+    assert "- Edited in the session, not in this workspace: `a\\nb\\u0060.py`" in core  # one visible escape
