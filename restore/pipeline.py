@@ -11,6 +11,7 @@ from typing import Any
 from compaction import statedir
 from compaction.config import Settings
 from compaction.events import EventKind, extract_events
+from compaction.history.facts import relative_path
 from compaction.model import Transcript
 from compaction.shipped import memory_withheld
 from compaction.summary import CompactionResult
@@ -25,18 +26,24 @@ def transcript_activity(transcript: Transcript, events: list[Any] | None = None
     writes such as `sed -i`), without the edits of files the session deleted last; pass the
     compaction's events to avoid extracting them again."""
     edits, reads = [], []
+    cwd = transcript.cwd if transcript is not None else None
     deleted: set[str] = set()  # the files whose last change was their deletion (scratch scripts removed)
     for e in extract_events(transcript) if events is None else events:
         if not e.path:
             continue
         if e.kind in (EventKind.EDIT, EventKind.WRITE):
             edits.append((e.path, e.round))
-            deleted.discard(e.path)
+            deleted.discard(_one_spelling(e.path, cwd))
         elif e.kind is EventKind.DELETE:
-            deleted.add(e.path)
+            deleted.add(_one_spelling(e.path, cwd))
         elif e.kind is EventKind.READ:
             reads.append((e.path, e.round))
-    return [(path, rnd) for path, rnd in edits if path not in deleted], reads
+    return [(path, rnd) for path, rnd in edits if _one_spelling(path, cwd) not in deleted], reads
+
+
+def _one_spelling(path: str, cwd: str | None) -> str:
+    """A file's name whether the session wrote it absolutely (an editor tool) or relatively (`rm x.py`)."""
+    return relative_path(path, cwd).replace("\\", "/").removeprefix("./")
 
 
 def restore_from_transcript(

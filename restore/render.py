@@ -13,7 +13,7 @@ from compaction.errors.render import PROTOCOL, render_block
 from compaction.mdsafe import escape_path
 from compaction.summary import ErrorRecordOut
 from restore.ranking import LABELS
-from restore.state import RestoreState
+from restore.state import MAX_LISTED, RestoreState
 
 H = {
     "en": {
@@ -123,7 +123,9 @@ def render_markdown(state: RestoreState, *, excerpts: bool = True) -> str:
     if not state.core_files and not state.edited_elsewhere:
         out.append(t["none"])
     if state.edited_elsewhere:  # not the five: no excerpt to give, but a successor must know they exist
-        out.append(f"- {t['elsewhere']}: " + ", ".join(f"`{_p(p)}`" for p in state.edited_elsewhere))
+        shown = state.edited_elsewhere[:MAX_LISTED]
+        more = len(state.edited_elsewhere) - len(shown)
+        out.append(f"- {t['elsewhere']}: " + ", ".join(f"`{_p(p)}`" for p in shown) + (f" (+{more})" if more else ""))
     out.append("")
 
     out.append(f"## {t['problem_files']}")

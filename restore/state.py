@@ -112,13 +112,13 @@ def _unanswered_calls(text: str) -> bool:
 
 def _edited_elsewhere(rounds: dict[str, int], cwd: str | None) -> list[str]:
     """The paths as the project names them (relative to the recorded cwd), latest edit first, each once
-    (one file spelled absolutely and relatively is one), at most MAX_LISTED."""
+    (one file spelled absolutely and relatively is one); the document lists the first MAX_LISTED."""
     out: list[str] = []
     for raw in sorted(rounds, key=lambda r: -rounds[r]):
         shown = relative_path(raw, cwd).replace("\\", "/").removeprefix("./")
         if shown and shown not in out:
             out.append(shown)
-    return out[:MAX_LISTED]
+    return out
 
 
 def _diag_items(diagnostics: Iterable[Any] | None) -> list[Mapping[str, Any]]:

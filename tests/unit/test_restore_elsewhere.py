@@ -104,3 +104,21 @@ def test_an_odd_path_is_escaped_once_where_it_is_printed(tmp_path: Path) -> None
     assert state.edited_elsewhere == ["a\nb`.py"]  # the state holds the name itself
     core = render_markdown(state).split("## Core files", 1)[1].split("\n## ", 1)[0]
     assert "- Edited in the session, not in this workspace: `a\\nb\\u0060.py`" in core  # one visible escape
+
+
+def test_a_long_list_says_how_many_more(tmp_path: Path) -> None:
+    edits = [(f"src/m{i}.py", i) for i in range(1, 15)]
+    state = build_restore_state(tmp_path, index=WorkspaceIndex(tmp_path, use_git=False), transcript_edits=edits,
+                                excerpts=False)
+    assert len(state.edited_elsewhere) == 14 and state.edited_elsewhere[0] == "src/m14.py"
+    line = next(ln for ln in render_markdown(state).splitlines() if ln.startswith("- Edited in the session"))
+    assert line.endswith("`src/m5.py` (+4)") and "`src/m4.py`" not in line
+
+
+def test_a_deletion_spelled_otherwise_still_ends_the_file() -> None:
+    """An editor tool writes `/workspace/repo__x/repro.py`; the shell removes `./repro.py`."""
+    events = [Event(EventKind.WRITE, 2, 0, path="/workspace/repo__x/repro.py"),
+              Event(EventKind.DELETE, 5, 0, path="./repro.py"),
+              Event(EventKind.EDIT, 3, 0, path="/workspace/repo__x/src/a.py")]
+    edits, _ = transcript_activity(None, events)  # type: ignore[arg-type]
+    assert edits == [("/workspace/repo__x/src/a.py", 3)]
