@@ -57,3 +57,29 @@ def test_an_oversized_request_keeps_its_head_and_points_to_the_summary(tmp_path)
     assert len(block) <= 4_000
     assert "please refactor the whole billing pipeline" in block and ".compaction/latest.md" in block
     assert "## Error Memory" in block  # the request's share is bounded: the error memory still has room
+
+
+def test_the_block_carries_the_findings_in_the_room_left(tmp_path, shared_transcripts):
+    """What the agent found (bastion: the README's "Bastion v2" on line 24 …) reaches the successor when
+    the block has room; they come last, so a tight limit cuts them before the files or the todos."""
+    payload = ch.HookPayload.model_validate({
+        "session_id": "s1", "transcript_path": str(shared_transcripts / "more-agents" / "cc-bastion-compacted.jsonl"),
+        "cwd": str(tmp_path), "hook_event_name": "PreCompact", "trigger": "auto"})
+    ch.pre_compact(payload, tmp_path)
+    state = ch.read_state(tmp_path)
+    assert state is not None and state.findings
+    block = ch.build_restore_block(tmp_path, state)
+    assert "## Findings (what the agent found, round by round)" in block and len(block) <= ch.DEFAULT_LIMIT
+    assert block.index("## Modified files") < block.index("## Findings")
+    assert any(f"- {' '.join(f.split())}"[:120] in block for f in state.findings)
+    tight = ch.build_restore_block(tmp_path, state, limit=3_000)
+    assert len(tight) <= 3_000 and "## Current request" in tight
+
+
+def test_a_state_written_before_findings_were_kept_still_reads(tmp_path):
+    (tmp_path / ".compaction").mkdir()
+    (tmp_path / ".compaction" / "hook-state.json").write_text(
+        '{"transcript": "t.jsonl", "written_at": 1.0, "goal": ["fix it"]}', encoding="utf-8")
+    state = ch.read_state(tmp_path)
+    assert state is not None and state.findings == []
+    assert "## Findings" not in ch.build_restore_block(tmp_path, state)

@@ -79,6 +79,7 @@ class HookState(BaseModel):
     marked: list[str] = Field(default_factory=list)  # @important/@decision/@warning/@todo lines, verbatim
     current_work: list[str] = Field(default_factory=list)  # where the session ended: last calls, checks, pending
     changes: list[str] = Field(default_factory=list)  # per file: what changed, not only which file
+    findings: list[str] = Field(default_factory=list)  # the agent's diagnoses and commands' outcomes, dated
 
 
 class PreCompactReport(BaseModel):
@@ -173,7 +174,8 @@ def compact_to_workspace(transcript: Any, workspace: Path, settings: Any, *, ses
         goal=[i.text for i in result.summary.goal], modified_files=[i.text for i in result.summary.modified_files],
         unfinished=[i.text for i in result.summary.next_steps],
         decisions=[i.text for i in result.summary.decisions], marked=[i.text for i in result.summary.marked],
-        current_work=[i.text for i in result.summary.current_work], changes=[i.text for i in result.summary.changes])
+        current_work=[i.text for i in result.summary.current_work], changes=[i.text for i in result.summary.changes],
+        findings=[i.text for i in result.summary.findings])
     state_path = statedir.write_text(workspace, STATE_FILE, state.model_dump_json(indent=2) + "\n")
     # The block session-start will print, built now while the engine is loaded (see hook_fastpath) —
     # unless the store is shipped with the repository and not trusted: then session-start takes the
@@ -289,6 +291,7 @@ T = {
         "marked": "## Marked items", "decisions": "## Key decisions and constraints",
         "current": "## Where the session ended", "changes": "## What changed (per file)",
         "files": "## Files to restore (from `.compaction/restore.md`)",
+        "findings": "## Findings (what the agent found, round by round)",
         "em_cut": "_Error memory cut to fit the {limit:,}-character limit: {k} of {n} records shown (recurring first, "
                   "then the most recent); the complete block is in `.compaction/error-memory.md`, the restore state "
                   "in `.compaction/restore.md`._",
@@ -307,6 +310,7 @@ T = {
         "marked": "## 标记内容", "decisions": "## 关键决策与约束",
         "current": "## 会话结束时的状态", "changes": "## 具体改动（按文件）",
         "files": "## 需恢复的文件（来自 `.compaction/restore.md`）",
+        "findings": "## 发现（代理逐轮得出的结论）",
         "em_cut": "_错误记忆已按 {limit:,} 字符上限截断：显示 {n} 条中的 {k} 条（优先重复出现的与最近的）；完整内容见 "
                   "`.compaction/error-memory.md`，恢复状态见 `.compaction/restore.md`。_",
         "cut": "_… 另有 {n} 项因 {limit:,} 字符上限被截去；见 `{where}`。_",
@@ -443,7 +447,7 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
         return [f"- `{x}`" if code and "`" not in x else f"- {' '.join(x.split())}" for x in items]
 
     # The current request and the marked items come first (each held to a share of the limit), then the
-    # error memory, then decisions, files and unfinished tasks.
+    # error memory, then decisions, files, unfinished tasks and, in the room left, the findings.
     first: list[tuple[str, list[str], str, float]] = []
     later: list[tuple[str, list[str], str]] = []
     request, others = current_request(state.goal) if state else (None, [])
@@ -465,6 +469,8 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
             lines.append(f"**{heading}**")
             lines += items
         later.append((t["files"], lines, ".compaction/restore.md"))
+    if state:  # what the agent learned, in the room the rest leaves (the block used half its limit before)
+        later.append((t["findings"], bullets(state.findings), ".compaction/latest.md"))
 
     parts = [header]
     omitted: list[str] = []
