@@ -196,14 +196,22 @@ def _submitted_lines(final: dict[str, set[str]] | None, path: str) -> str | None
 
 def _taken_out(event: Event, submitted: str | None) -> bool:
     """An edit whose added lines the final diff holds none of: a debug print, a probe, an attempt a later
-    edit replaced. Its reason is no reason for what the session leaves behind."""
+    edit replaced; or one that only deleted lines the final diff adds again (a change taken out to run the
+    tests without it, then put back). Its reason is no reason for what the session leaves behind."""
     if submitted is None or not event.hunks:
         return False
     # a substitution's piece ("value" for `type(value)`) is in any diff: too short to judge by
     added = {ln.strip() for hunk in event.hunks for ln in hunk.added if len(ln.strip()) >= (8 if hunk.fragment else 4)}
     if not added:
-        return False
+        if any(hunk.added for hunk in event.hunks):
+            return False  # it added something too short to judge by
+        gone = {ln.strip() for hunk in event.hunks for ln in (*hunk.removed, hunk.deletes_matching or "")
+                if len(ln.strip()) >= PUT_BACK_CHARS and not ln.startswith("<line(s) ")}
+        return any(ln in submitted for ln in gone)
     return not any(ln in submitted for ln in added)  # a substitution's added text is a piece of a line
+
+
+PUT_BACK_CHARS = 12  # a deleted line this long found again among the final diff's added lines was put back
 
 
 SCAN_BACK, SCAN_AHEAD = 400, 100  # messages walked from an edit's call for its texts: bounded work
