@@ -31,3 +31,40 @@ def test_an_edit_that_adds_kept_or_unjudgeable_lines_is_no_probe() -> None:
                           FINAL)
     assert not _taken_out(_edit(Hunk(removed=("from . import itrs_observed_transforms",), added=("v",),
                                      fragment=True)), FINAL)
+
+
+def _config_edit(rnd: int, removed: tuple[str, ...], added: tuple[str, ...]) -> Event:
+    return Event(EventKind.EDIT, rnd, rnd, path="package.json", hunks=(Hunk(removed=removed, added=added),))
+
+
+def test_a_config_files_edits_say_what_each_left_latest_wins() -> None:
+    """npm-publish r7: `"main"` went to `dist/client/index.js`, then, a copy into its own source being
+    recursive, to `./dist-client/index.js`: the detail lines say the final path at the later edit and never
+    the one in between."""
+    from compaction.history.sources.changes import _netted_summaries
+
+    events = [_config_edit(5, ('"build": "rimraf ./dist && svelte-package -i src",',),
+                           ('"build": "rimraf ./dist && svelte-package -i src && node ./scripts/build-client.mjs",',)),
+              _config_edit(7, ('"main": "dist/index.js",', '"module": "dist/index.js",'),
+                           ('"main": "dist/client/index.js",', '"module": "dist/client/index.js",')),
+              _config_edit(7, ('"main": "dist/client/index.js",', '"files": ["dist"]'),
+                           ('"main": "./dist-client/index.js",', '"files": ["dist", "dist-client"]'))]
+    said = _netted_summaries(events)
+    assert said is not None
+    text = " | ".join(w for _, _, w in said)
+    assert "dist/client/index.js\"," not in text.replace('"module": "dist/client/index.js"', "")
+    latest = next(w for order, _, w in said if order == 2)
+    assert '"main": "dist/index.js",\' → \'"main": "./dist-client/index.js",' in latest
+    middle = next(w for order, _, w in said if order == 1)
+    assert "module" in middle and '"main"' not in middle  # its "main" is said where it ended up
+    assert [order for order, _, _ in said] == [2, 1, 0]  # latest first, as `_replay` says them
+
+
+def test_a_line_added_then_removed_says_nothing_and_whole_rewrites_are_left_to_their_own_summaries() -> None:
+    from compaction.history.sources.changes import _netted_summaries
+
+    events = [_config_edit(3, (), ("DEBUG = true  # remove before release",)),
+              _config_edit(4, ("DEBUG = true  # remove before release",), ())]
+    assert _netted_summaries(events) == []
+    whole = Event(EventKind.WRITE, 2, 2, path="package.json", hunks=(Hunk(added=("{}",)),), whole=True)
+    assert _netted_summaries([whole, *events]) is None

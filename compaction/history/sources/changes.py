@@ -381,8 +381,11 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         lines, skipped = _net_lines(placed)
     else:
         touched = _touched(events, replay)
-    # Final state wins: an edit whose every line a later edit took back (a debug print) is not shown.
-    summaries = [(r, _counted(w)) for o, r, w in replay.summaries if o in alive or not alive]
+    # Final state wins: an edit whose every line a later edit took back (a debug print) is not shown;
+    # a prose or config file's edits say what each left, a line a later edit rewrote said at that edit.
+    netted = _netted_summaries(events) if (document or path.endswith(_CONFIG_EXTS)) and len(events) > 1 else None
+    summaries = [(r, _counted(w)) for o, r, w in (replay.summaries if netted is None else netted)
+                 if o in alive or not alive]
     said = [(e.round, note) for e in events if (note := (notes or {}).get(id(e)))]
     if said:  # the user's correction the edit answers: in the one line, and beside the edit
         summaries = [(r, f"{w} — {dict(said)[r]}" if r in dict(said) else w) for r, w in summaries]
@@ -1336,6 +1339,46 @@ def _prose_edits(events: list[Event]) -> list[tuple[list[str], list[str]]] | Non
             added += h.added
         if removed or added:
             out.append((removed, added))
+    return out
+
+
+def _netted_summaries(events: list[Event]) -> list[tuple[int, int, str]] | None:
+    """A prose or config file's edits said as `_replay` says them ((edit order, round, what), latest first),
+    latest wins: the lines an edit added that a later edit rewrote or removed are no change of the first,
+    and the later edit's old line reads as the text the first had replaced (`"main": "dist/index.js"` →
+    `"./dist-client/index.js"` at the later edit, not `dist/client/index.js` at the first: a successor
+    looking for the in-between path finds nothing). None when an edit is not whole lines (a rewrite of
+    the whole file, a substitution inside a line): their own summaries say those."""
+    edits: list[tuple[list[str], list[str]] | None] = []
+    for k, e in enumerate(events):
+        if e.whole or any(h.fragment or h.deletes_matching for h in e.hunks):
+            return None
+        if k == 0 and creates(e):
+            edits.append(None)  # the file's first text: no change of its own to say (as `_replay`)
+            continue
+        edits.append(([ln for h in e.hunks for ln in h.removed], [ln for h in e.hunks for ln in h.added]))
+    for i, edit in enumerate(edits):
+        if edit is None:
+            continue
+        removed, added = edit
+        origin = {new: old for old, new in prose_pairs(removed, added)[0] if new is not None}
+        for later in edits[i + 1:]:
+            if later is None:
+                continue
+            gone = {ln.strip() for ln in later[0]} & {ln.strip() for ln in added if _informative(ln)}
+            if not gone:
+                continue
+            added[:] = [ln for ln in added if ln.strip() not in gone]
+            firsts = {origin[g] for g in gone if g in origin}
+            removed[:] = [ln for ln in removed if ln.strip() not in firsts]
+            later[0][:] = [origin.get(ln.strip(), ln) for ln in later[0] if ln.strip() not in gone or ln.strip() in origin]
+    out: list[tuple[int, int, str]] = []
+    for k, (e, edit) in enumerate(zip(events, edits, strict=True)):
+        what = "; ".join(prose_changes(*edit)) if edit is not None else ""
+        if what:
+            out = [x for x in out if x[2] != what]  # the same change again: latest only
+            out.append((k, e.round, what))
+    out.reverse()
     return out
 
 
