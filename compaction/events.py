@@ -96,6 +96,7 @@ class Event:
     via_shell: bool = False  # file events: parsed out of a shell command line, not a file tool
     git_output: bool = False  # file events: reported by a git command's output (`compaction.git_output`)
     inferred: bool = False  # file events: a path-less change whose content named its file (`_named_by_content`)
+    call_id: str | None = None  # inferred file events: the path-less call's id (the error memory's fixes name its file)
     test: bool = False  # commands: a test run (by its command line or its output's counts)
     test_summary: str | None = None  # commands: the runner's closing counts, verbatim
     search: bool = False  # commands: a search tool's call (grep/glob tools), not a shell command
@@ -1139,7 +1140,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             change = changes.get(path)
             events.append(Event(event_kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed,
                                 hunks=change.hunks if change else (), whole=bool(change and change.whole),
-                                inferred=inferred))
+                                inferred=inferred, call_id=call.id if inferred else None))
             if kind != ToolKind.READ and not failed:
                 state.views.forget(path)  # its lines may have moved
                 state.forget_numbered(path)

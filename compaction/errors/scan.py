@@ -12,7 +12,7 @@ import difflib
 import hashlib
 import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from compaction.answer_options import labeled_first, options_in
@@ -349,9 +349,11 @@ _FAILED_COUNT_RE = re.compile(r"\b\d+ (?:failed|errors?)\b")
 
 
 def scan_transcript(transcript: Transcript, *, tid: str | None = None,
-                    no_effect: frozenset[tuple[int, str]] = frozenset()) -> list[ErrorRecord]:
+                    no_effect: frozenset[tuple[int, str]] = frozenset(),
+                    inferred_paths: Mapping[str, str] | None = None) -> list[ErrorRecord]:
     """All error records of one transcript, in order of first occurrence (no store needed). `no_effect`:
-    (message index, command) of the shell edits the events found changed nothing (`Event.unchanged`)."""
+    (message index, command) of the shell edits the events found changed nothing (`Event.unchanged`);
+    `inferred_paths`: call id → the file a path-less edit changed, as its content named it (`Event.inferred`)."""
     tid = tid or transcript_id(transcript)
     state = _State()
     records: dict[str, ErrorRecord] = {}
@@ -412,6 +414,7 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
     cache = _ResultsCache()  # each round's calls and results, paired once for every record's solution
     used = _Mentioned(transcript)  # whether the session ran or named a checker (`mypy`) the advice may suggest
     cache.script_edits, cache.viewed, cache.created, cache.no_effect = script_edits, viewed, state.created, no_effect
+    cache.inferred_paths = dict(inferred_paths or {})
     timeline = _LazyTimeline(transcript)  # the files' changes, read once, when a record's fix first asks
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
@@ -1436,6 +1439,7 @@ class _ResultsCache(dict[int, dict[int, ToolResult | None]]):
         self.viewed: dict[int, ToolCall] = {}
         self.created: set[str] = set()
         self.no_effect: frozenset[tuple[int, str]] = frozenset()
+        self.inferred_paths: dict[str, str] = {}  # call id → the file a path-less edit changed (its content named it)
         self.not_ours: list[tuple[int, str]] | None = None  # `_not_ours_sentences`, read when a record first asks
 
 
@@ -1489,6 +1493,8 @@ def _fix_after(transcript: Transcript, rec: ErrorRecord, start: int, cache: _Res
                 if cache is not None and call.command and (msg.index, call.command.strip()) in cache.no_effect:
                     continue  # a substitution whose line held no such text (the events' line views): no edit
                 path = _edit_path(call)
+                if path == "?" and cache is not None and call.id:  # an export that kept no file name
+                    path = cache.inferred_paths.get(call.id, path)
                 if path:
                     res = results.get(id(call))
                     # A file tool's failed edit changed nothing (nor a block aider never applied); a shell
@@ -1837,7 +1843,7 @@ def _intent(transcript: Transcript, fix: Fix, occ: Occurrence) -> str:
     """What the agent said it was doing just before an edit whose change the export does not show
     (“Adding a `matchMedia` mock so the HarmonyShell test can run”): in the last reply of the fix's
     round or the one before that names the error's words (`window.matchMedia is not a function`), the
-    first sentence or list item that does, unhedged."""
+    first sentence or list item that does, unhedged; never from before the user's last new ask."""
     detail = occ.detail or occ.evidence
     # the names the message gives in code's shapes (`matchMedia`, `max_model_len`), not its plain words
     names = {w for w in _CODE_SHAPED.findall(detail) if not w.endswith(("Error", "Exception"))}
@@ -1846,6 +1852,8 @@ def _intent(transcript: Transcript, fix: Fix, occ: Occurrence) -> str:
     found = ""
     for rnd in transcript.rounds[max(0, fix.round - 2):fix.round]:
         for msg in rnd.messages:
+            if _asks_anew(msg):
+                found = ""  # the words before the user's new ask answered another one (an exporter's whole turn)
             if msg.role is Role.ASSISTANT and msg.text:  # a reply's words come before its calls
                 text = _THOUGHT.sub("", msg.text.split("```", 1)[0])
                 sentences = (x.strip() for line in text.splitlines() for x in _SENTENCE.split(line))

@@ -14,11 +14,13 @@ from compaction.summary import ErrorRecordOut
 
 def scan(transcript: Transcript, events: list[Event] | None = None) -> tuple[list[Any], None]:
     """The transcript's error records; with its `events`, the shell edits they found changed nothing
-    (a `sed -i 'Ns/a/b/'` whose line held no `a`) are no fix of an error either."""
+    (a `sed -i 'Ns/a/b/'` whose line held no `a`) are no fix of an error either, and an edit whose call
+    names no file (an export that kept only its text) fixes in the file its content named."""
     from compaction.errors import scan_transcript
 
     no_effect = frozenset((e.message_index, e.command) for e in events or () if e.unchanged and e.via_shell and e.command)
-    return scan_transcript(transcript, no_effect=no_effect), None
+    inferred = {e.call_id: e.path for e in events or () if e.inferred and e.call_id and e.path}
+    return scan_transcript(transcript, no_effect=no_effect, inferred_paths=inferred), None
 
 
 def filter_for_role(records: list[Any], preset: RolePreset) -> list[Any]:

@@ -68,3 +68,17 @@ def test_a_line_added_then_removed_says_nothing_and_whole_rewrites_are_left_to_t
     assert _netted_summaries(events) == []
     whole = Event(EventKind.WRITE, 2, 2, path="package.json", hunks=(Hunk(added=("{}",)),), whole=True)
     assert _netted_summaries([whole, *events]) is None
+
+
+def test_an_export_that_kept_no_file_name_still_names_the_fixed_file(shared_transcripts) -> None:
+    """SpecStory's Copilot export keeps `copilot_multiReplaceString` without its arguments; the events name
+    the file by the edit's content: the error memory's fix says it (it said "an edit (r5)"), and quotes no
+    words from before the user's new ask (r4's note on the API a test uses was no account of r5's fix)."""
+    from compaction.history import compact
+    from compaction.transcripts import load_transcript
+
+    t = load_transcript(str(shared_transcripts / "more-agents" / "specstory-copilot-destyler-tree-vanilla.md"))
+    records = {r.id: r for r in compact(t, target_tokens=10**6).error_records}
+    assert "tree/test/tree.spec.ts` (r5)" in records["ERR_JS_TimeoutError"].solution
+    assert "tree/test/tree.spec.ts` (r5)" in records["ERR_JS_Error"].solution
+    assert "getAttribute" not in records["ERR_JS_Error"].solution
