@@ -1062,6 +1062,7 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
         changes = call_changes(call)
     except (ValueError, TypeError, re.error):
         return ""
+    read_files = [h.reads_in for c in changes for h in c.hunks if h.reads_in]  # `sed '224r new.py'`: what went in
     if reads is not None:
         changes = tuple(read_in(c, reads) for c in changes)
     if not changes and result is not None and result.content and not result.is_error:
@@ -1091,7 +1092,10 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
             if hunk.removed[:1] and hunk.removed[0].startswith("<line(s) "):
                 spec = hunk.removed[0][9:-1]
                 span = re.fullmatch(r"(\d+),(\d+)", spec)  # sed's `225,312d`: a range, not two lines
-                return f"deleted lines {span[1]}-{span[2]}" if span else f"deleted line(s) {spec}"
+                gone = f"lines {span[1]}-{span[2]}" if span else f"line(s) {spec}"
+                if read_files:  # `sed -i '225,312d' f && sed -i '224r new.py' f`: the lines replaced by a file's
+                    return f"replaced {gone} with `{file_name(read_files[0])}`"
+                return f"deleted {gone}"
             return _line_pair(hunk.removed, hunk.added, hunk.context, hashes)
     return ""
 

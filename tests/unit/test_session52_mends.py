@@ -82,3 +82,16 @@ def test_an_export_that_kept_no_file_name_still_names_the_fixed_file(shared_tran
     assert "tree/test/tree.spec.ts` (r5)" in records["ERR_JS_TimeoutError"].solution
     assert "tree/test/tree.spec.ts` (r5)" in records["ERR_JS_Error"].solution
     assert "getAttribute" not in records["ERR_JS_Error"].solution
+
+
+def test_lines_deleted_and_a_file_read_in_their_place_are_a_replacement() -> None:
+    """pytest r67: `sed -i '225,312d' reports.py && sed -i '224r new_from_json.py' reports.py` put the new
+    `_from_json` in: "deleted lines 225-312" read as if the method was only removed."""
+    from compaction.errors.scan import key_change
+    from compaction.model import ToolCall, ToolKind
+
+    call = ToolCall("bash", {}, "c1", kind=ToolKind.SHELL,
+                    command="sed -i '225,312d' src/_pytest/reports.py && sed -i '224r new_from_json.py' src/_pytest/reports.py")
+    assert key_change(call) == "replaced lines 225-312 with `new_from_json.py`"
+    alone = ToolCall("bash", {}, "c2", kind=ToolKind.SHELL, command="sed -i '225,312d' src/_pytest/reports.py")
+    assert key_change(alone) == "deleted lines 225-312"
