@@ -97,6 +97,11 @@ class LineViews:
         lines = [self._line(path, n) for n in range(first, last + 1)]
         return None if any(ln is None for ln in lines) else "\n".join(ln for ln in lines if ln is not None)
 
+    def addressed_line(self, path: str, hunk: Hunk) -> str | None:
+        """The line a substitution (`sed 'Ns/a/b/'`) is addressed to, as last seen; None when unknown."""
+        number = _addressed(hunk)
+        return self._line(path, number) if number else None
+
     def misses(self, path: str, hunk: Hunk) -> bool:
         """A line-addressed substitution whose pattern the line, as last seen, does not match (and whose
         replacement it does not already hold: run again, it changes nothing, but the change is there)."""

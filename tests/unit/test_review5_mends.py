@@ -169,8 +169,9 @@ def test_a_line_addressed_substitution_whose_line_held_no_such_text_changed_noth
     assert [(e.missed, [h.context for h in e.hunks]) for e in edits] == [(1, ["line 1049"])]  # 1048 is the `"""`
     done = next(f.text for f in _facts(_transcript(msgs)) if f.section is Section.COMPLETED and "sed -i" in f.text)
     assert "1 of 2 substitutions changed nothing" in done, done
-    # (session 43) which one, by its line and pattern
-    assert "(no such text on their lines: line 1048: `super().set_output(transform=transform)`)" in done, done
+    # (session 43) which one, by its line and pattern; (session 52) with what that line held: the address was off
+    assert "(no such text on their lines: line 1048 holds `\"\"\"`, not `super().set_output(transform=transform)`)" \
+        in done, done
 
 
 def test_a_substitution_a_later_view_shows_without_its_text_changed_nothing() -> None:

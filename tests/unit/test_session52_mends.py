@@ -95,3 +95,14 @@ def test_lines_deleted_and_a_file_read_in_their_place_are_a_replacement() -> Non
     assert key_change(call) == "replaced lines 225-312 with `new_from_json.py`"
     alone = ToolCall("bash", {}, "c2", kind=ToolKind.SHELL, command="sed -i '225,312d' src/_pytest/reports.py")
     assert key_change(alone) == "deleted lines 225-312"
+
+
+def test_a_missed_substitution_says_what_its_line_held() -> None:
+    from compaction.events import _missed_where
+
+    hunk = Hunk(removed=("super().set_output(transform=transform)",), added=("x",), context="line 1048", fragment=True)
+    assert _missed_where(hunk, '        """') == 'line 1048 holds `"""`, not `super().set_output(transform=transform)`'
+    assert _missed_where(hunk, "   ") == "line 1048 is blank, not `super().set_output(transform=transform)`"
+    assert _missed_where(hunk, None) == "line 1048: no `super().set_output(transform=transform)`"
+    long = _missed_where(hunk, "x = " + "y" * 100)
+    assert long.startswith("line 1048 holds `x = yyy") and "…`, not" in long
