@@ -1836,6 +1836,20 @@ def _program_call(command: str) -> tuple[str, ...]:
     return (said[0].rsplit("/", 1)[-1], operand if operand is not None else " ".join(said[1:2]))
 
 
+def _users_run_after(transcript: Transcript, fix_round: int, said: str, rec_id: str) -> int | None:
+    """The round of the user's next pasted test run after the fix's (an IDE chat: the user runs the tests and
+    pastes the report), when that run no longer prints the error's line; None when the next paste still
+    does, when the user pasted no run, or when the error is one whose absence shows nothing (a timeout)."""
+    if not said or _ENDS_ITSELF_RE.search(rec_id):
+        return None
+    for rnd in transcript.rounds[fix_round:fix_round + 1]:  # the user's next turn
+        for msg in rnd.messages:
+            if msg.role is Role.USER and not msg.harness and not msg.tool_results and msg.text \
+                    and parse_test_summary(msg.text) is not None:
+                return rnd.number if said not in msg.text else None
+    return None
+
+
 def _said_again(occ: Occurrence) -> str:
     """The error's message line, when long enough to tell that a later run printed it again: a run
     whose status says success (`pnpm -v 2>&1 | head -5` exits with head's 0) failed the same way."""
@@ -2322,6 +2336,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f"; then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
         elif fix.past_round and fix.passed_command:
             text += f"; then `{_as_run(fix.passed_command)}` failed differently (r{fix.past_round})"
+        elif pasted and (shown := _users_run_after(transcript, fix.round, _said_again(last), rec.id)):
+            text += f"; then the user's test run no longer printed it (r{shown})"
         elif fix.round >= final_round and not fix.restored and (rec.family != "TOOL" or rec.id == "ERR_TOOL_NonZeroExit"):
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         parts.append(text)

@@ -82,6 +82,12 @@ def test_an_export_that_kept_no_file_name_still_names_the_fixed_file(shared_tran
     assert "tree/test/tree.spec.ts` (r5)" in records["ERR_JS_TimeoutError"].solution
     assert "tree/test/tree.spec.ts` (r5)" in records["ERR_JS_Error"].solution
     assert "getAttribute" not in records["ERR_JS_Error"].solution
+    # the user ran the tests and pasted the report (r6): the assertion's failure is gone from it
+    assert records["ERR_JS_Error"].solution.endswith("; then the user's test run no longer printed it (r6)")
+    # a timeout's absence shows nothing (a run may simply not reach it): not said of it
+    assert "user's test run" not in records["ERR_JS_TimeoutError"].solution
+    # the failure still in every later paste: tried, never checked
+    assert "user's test run" not in records["ERR_JS_VitestBrowserElementError"].solution
 
 
 def test_lines_deleted_and_a_file_read_in_their_place_are_a_replacement() -> None:
