@@ -1816,6 +1816,35 @@ def _passed_later(transcript: Transcript, rec: ErrorRecord, start: int, cache: _
     return ""
 
 
+def _not_seen_again(transcript: Transcript, rec: ErrorRecord, start: int, cache: _ResultsCache | None = None) -> str:
+    """With no fix to name: the very command that failed, run again later (to the session's end) and
+    printing the error in none of those runs ("not seen again: `pytest -n 2 reproduce_issue.py` ran 6 more
+    times without it (r43-r82)"). Why: "no fix seen" reads as an open problem; a side effect of another
+    failure (teardown noise after a crash) went with it, and a successor need not hunt for its fix."""
+    last = rec.occurrences[-1]
+    key = " ".join((last.location.command or "").split())
+    said = _said_again(last)
+    if not key or not said or rec.id in _ENDED_BY_THE_NEXT_CALL or _ENDS_ITSELF_RE.search(rec.id):
+        return ""
+    ran: list[int] = []
+    for rnd in transcript.rounds[start:]:
+        results = _round_results(rnd, cache)
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call.command and not call.continues and " ".join(call.command.split()) == key:
+                    res = results.get(id(call))
+                    if res is None or not res.content or _NOT_RUN_RE.search(res.content[:300]):
+                        continue  # no output to judge by: it may not have run
+                    if said in res.content:
+                        return ""  # printed again: a later occurrence the scan did not count
+                    ran.append(rnd.number)
+    if not ran:
+        return ""
+    span = f"r{ran[0]}" if len(ran) == 1 else f"r{ran[0]}-r{ran[-1]}"
+    times = "once more" if len(ran) == 1 else f"{len(ran)} more times"
+    return f"not seen again: `{_as_run(key)}` ran {times} without it ({span})"
+
+
 def _step_words(msg: Message) -> str:
     """The agent's first sentence in the reply that made a call (“The dist files are stale”), when short."""
     if msg.role is not Role.ASSISTANT or not msg.text:
@@ -2429,6 +2458,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
                 parts.append("no later command mended that text (`gh pr edit`, `git commit --amend`): it stands so")
         elif why and rec.family == "TOOL" and _DOES_WITHOUT_RE.search(why):  # a missing file, a refused tool
             parts.append("the agent went on without it")  # its own decision ended it: nothing left to fix
+        elif (gone := _not_seen_again(transcript, rec, last.round, cache)):
+            parts.append(gone)
         else:
             parts.append(f"unresolved at r{last.round}" if last.round >= final_round
                          else f"no fix seen after r{last.round}")

@@ -112,3 +112,15 @@ def test_a_missed_substitution_says_what_its_line_held() -> None:
     assert _missed_where(hunk, None) == "line 1048: no `super().set_output(transform=transform)`"
     long = _missed_where(hunk, "x = " + "y" * 100)
     assert long.startswith("line 1048 holds `x = yyy") and "…`, not" in long
+
+
+def test_an_error_the_same_command_never_printed_again_is_not_an_open_problem(shared_transcripts) -> None:
+    """pytest r41: an `OSError: [Errno 9] Bad file descriptor` in the teardown of the crash the TypeError
+    caused; the same run went on seven more times without it. "no fix seen after r41" read as a live bug."""
+    from compaction.history import compact
+    from compaction.transcripts import load_transcript
+
+    t = load_transcript(str(shared_transcripts / "mini-pytest-5787.traj.json"))
+    records = {r.id: r for r in compact(t, target_tokens=10**6).error_records}
+    assert records["ERR_PY_OSError"].solution == \
+        "not seen again: `pytest -n 2 reproduce_issue.py` ran 7 more times without it (r43-r82)"
