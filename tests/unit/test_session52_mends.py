@@ -124,3 +124,16 @@ def test_an_error_the_same_command_never_printed_again_is_not_an_open_problem(sh
     records = {r.id: r for r in compact(t, target_tokens=10**6).error_records}
     assert records["ERR_PY_OSError"].solution == \
         "not seen again: `pytest -n 2 reproduce_issue.py` ran 7 more times without it (r43-r82)"
+
+
+def test_a_document_the_session_wrote_keeps_its_drafting_edits() -> None:
+    """git-provenance wrote SYSTEM-SUMMARY.md with a patch's `*** Add File` (an edit that only adds lines),
+    then reworked it: its first version's sections are how it was drafted, which a successor may be asked
+    about; only an existing file's edits are said latest-wins."""
+    from compaction.history.sources.changes import _drafted
+
+    added = Event(EventKind.EDIT, 21, 21, path="docs/SUMMARY.md", hunks=(Hunk(added=("# Summary", "## Matrix")),))
+    assert _drafted(added, existed=False)
+    assert not _drafted(added, existed=True)  # read before: an append to a file that was there
+    changed = Event(EventKind.EDIT, 21, 21, path="docs/SUMMARY.md", hunks=(Hunk(removed=("a",), added=("b",)),))
+    assert not _drafted(changed, existed=False)

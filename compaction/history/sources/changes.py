@@ -382,8 +382,10 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     else:
         touched = _touched(events, replay)
     # Final state wins: an edit whose every line a later edit took back (a debug print) is not shown;
-    # a prose or config file's edits say what each left, a line a later edit rewrote said at that edit.
-    netted = _netted_summaries(events) if (document or path.endswith(_CONFIG_EXTS)) and len(events) > 1 else None
+    # an existing prose or config file's edits say what each left, a line a later edit rewrote said at that
+    # edit. (A file the session wrote is told by its final text; its edits' lines are how it was drafted.)
+    netted = _netted_summaries(events) if (document or path.endswith(_CONFIG_EXTS)) and len(events) > 1 \
+        and not (created or _drafted(events[0], existed)) else None
     summaries = [(r, _counted(w)) for o, r, w in (replay.summaries if netted is None else netted)
                  if o in alive or not alive]
     said = [(e.round, note) for e in events if (note := (notes or {}).get(id(e)))]
@@ -1340,6 +1342,12 @@ def _prose_edits(events: list[Event]) -> list[tuple[list[str], list[str]]] | Non
         if removed or added:
             out.append((removed, added))
     return out
+
+
+def _drafted(first: Event, existed: bool) -> bool:
+    """The session's first change of a file it had not read only added lines (a patch's `*** Add File`,
+    an append to nothing): the session wrote the file, whatever the tool called it."""
+    return not existed and bool(first.hunks) and all(h.added and not h.removed and not h.fragment for h in first.hunks)
 
 
 def _netted_summaries(events: list[Event]) -> list[tuple[int, int, str]] | None:
