@@ -33,30 +33,36 @@ HERE = Path(__file__).resolve().parent
 
 
 class _Clock:
-    """Seconds spent in each wrapped part; a part called inside another counts for the outer one."""
+    """Seconds spent in each wrapped part, exclusive of the parts it calls: the change records a source
+    builds through `FactContext.shared` are the change records', not that source's (whichever asks first)."""
 
     def __init__(self) -> None:
         self.spent: dict[str, float] = defaultdict(float)
-        self._depth = 0
+        self._inner: list[float] = []  # for each running part, the time its own nested parts took
+
+    def run(self, name: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        self._inner.append(0.0)
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            total = time.perf_counter() - start
+            nested = self._inner.pop()
+            self.spent[name] += total - nested
+            if self._inner:
+                self._inner[-1] += total
 
     def wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         def timed(*args: Any, **kwargs: Any) -> Any:
-            if self._depth:
-                return fn(*args, **kwargs)
-            self._depth += 1
-            start = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.spent[name] += time.perf_counter() - start
-                self._depth -= 1
+            return self.run(name, fn, *args, **kwargs)
 
         return timed
 
 
 def _instrument(clock: _Clock) -> Callable[[], None]:
-    """Wrap the engine's parts; returns how to put them back."""
+    """Wrap the engine's parts, and the work sources share (`FactContext.shared`, by its key's name);
+    returns how to put them back."""
     saved = [(engine, "extract_events", engine.extract_events), (engine.errors_adapter, "scan", engine.errors_adapter.scan),
              (engine, "_choose", engine._choose), (fill_module, "fill", fill_module.fill)]
     for owner, attr, fn in saved:
@@ -66,12 +72,20 @@ def _instrument(clock: _Clock) -> Callable[[], None]:
     for found in registry._SOURCES.values():
         for i, source in enumerate(found):
             found[i] = clock.wrap(f"source {source.__module__.rsplit('.', 1)[-1]}.{source.__name__}", source)
+    shared = registry.FactContext.shared
+
+    def timed_shared(ctx: registry.FactContext, key: Any, make: Callable[[], Any]) -> Any:
+        name = key[0] if isinstance(key, tuple) and key else key
+        return shared(ctx, key, lambda: clock.run(f"shared {name}", make))
+
+    registry.FactContext.shared = timed_shared  # type: ignore[method-assign]
 
     def restore() -> None:
         for owner, attr, fn in saved:
             setattr(owner, attr, fn)
         registry._SOURCES.clear()
         registry._SOURCES.update(lists)
+        registry.FactContext.shared = shared  # type: ignore[method-assign]
 
     return restore
 

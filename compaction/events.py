@@ -38,6 +38,7 @@ from compaction.git_output import git_file_changes
 from compaction.lexical import holds_word
 from compaction.line_views import LineViews
 from compaction.literal_heads import LinePattern, Scanner, heads, matches_at, positions
+from compaction.mdsafe import inline_code
 from compaction.memo import per_text
 from compaction.model import Message, Role, Round, ToolCall, ToolKind, ToolResult, Transcript
 from compaction.shell import (
@@ -1377,10 +1378,10 @@ def _missed_where(hunk: Hunk, line: str | None) -> str:
     `super()…`" read as the line's text."""
     held = " ".join((line or "").split())
     if line is None:
-        return f"{hunk.context}: no `{hunk.removed[0]}`"
+        return f"{hunk.context}: no {inline_code(hunk.removed[0])}"
     held = held if len(held) <= MISSED_LINE_CHARS else held[:MISSED_LINE_CHARS - 1] + "…"
-    return f"{hunk.context} holds `{held}`, not `{hunk.removed[0]}`" if held else \
-        f"{hunk.context} is blank, not `{hunk.removed[0]}`"
+    return f"{hunk.context} holds {inline_code(held)}, not {inline_code(hunk.removed[0])}" if held else \
+        f"{hunk.context} is blank, not {inline_code(hunk.removed[0])}"
 
 
 def _named_by_content(events: list[Event], content: str, text: str,

@@ -66,3 +66,11 @@ def fence_for(text: str) -> str:
         return "```"
     longest = max((len(m.group(1)) for m in _FENCE_LINE_RE.finditer(text)), default=0)
     return "`" * max(3, longest + 1)
+
+
+def inline_code(text: str) -> str:
+    """`text` as inline code, whatever backticks it holds: fenced by a run longer than its longest (a line
+    of a file or a command quoted from an untrusted transcript must not close its span and read as Markdown)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    return f"{ticks} {text} {ticks}" if longest else f"`{text}`"

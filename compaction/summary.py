@@ -53,6 +53,7 @@ class CompactionResult(BaseModel):
     compacted: bool  # False when the conversation had too few rounds (returned unchanged, with a note)
     note: str | None = None
     cwd: str | None = None
+    root: str | None = None  # the project root its paths are shown relative to: the cwd, else the one inferred
     markdown: str
     summary: Summary
     error_memory: list[ErrorRecordOut] = Field(default_factory=list)

@@ -3,6 +3,7 @@ CLI's `restore --transcript`, the language server and agent hooks."""
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,30 +21,51 @@ from restore.state import RestoreState, build_restore_state
 from restore.workspace import WorkspaceIndex
 
 
-def transcript_activity(transcript: Transcript, events: list[Any] | None = None
+def transcript_activity(transcript: Transcript, events: list[Any] | None = None, root: str | None = None
                         ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """(edits, reads) as (recorded path, round), from the transcript's events (which also see shell
-    writes such as `sed -i`), without the edits of files the session deleted last; pass the
-    compaction's events to avoid extracting them again."""
-    edits, reads = [], []
-    cwd = transcript.cwd if transcript is not None else None
-    deleted: set[str] = set()  # the files whose last change was their deletion (scratch scripts removed)
-    for e in extract_events(transcript) if events is None else events:
+    writes such as `sed -i`), without the edits of files the session deleted last (by name, by the folder
+    removed around them, `rm -rf tmp_check`, or by a glob, `rm -f reproduce*.py`); pass the compaction's
+    events to avoid extracting them again, and its `root` (the cwd, else the one it inferred) by which
+    paths spelled relatively and absolutely are one."""
+    cwd = root or (transcript.cwd if transcript is not None else None)
+    last: dict[str, tuple[int, int]] = {}  # each file's last edit: (its place among the events, round)
+    spelled: dict[str, str] = {}  # each file as the session first named it
+    reads: list[tuple[str, int]] = []
+    removed: dict[str, int] = {}  # a file or folder deleted → the place of its last deletion
+    globs: list[tuple[int, str]] = []  # `rm -f reproduce*.py`: (place, pattern)
+    for i, e in enumerate(extract_events(transcript) if events is None else events):
         if not e.path:
             continue
         if e.kind in (EventKind.EDIT, EventKind.WRITE):
-            edits.append((e.path, e.round))
-            deleted.discard(_one_spelling(e.path, cwd))
+            name = _one_spelling(e.path, cwd)
+            spelled.setdefault(name, e.path)
+            last[name] = (i, e.round)
         elif e.kind is EventKind.DELETE:
-            deleted.add(_one_spelling(e.path, cwd))
+            name = _one_spelling(e.path, cwd).rstrip("/")
+            if any(c in name for c in "*?["):
+                globs.append((i, name))
+            else:
+                removed[name] = i
         elif e.kind is EventKind.READ:
             reads.append((e.path, e.round))
-    return [(path, rnd) for path, rnd in edits if _one_spelling(path, cwd) not in deleted], reads
+    kept = [(name, at, rnd) for name, (at, rnd) in last.items() if not _removed_after(name, at, removed, globs)]
+    kept.sort(key=lambda x: x[1])
+    return [(spelled[name], rnd) for name, _, rnd in kept], reads
+
+
+def _removed_after(name: str, at: int, removed: dict[str, int], globs: list[tuple[int, str]]) -> bool:
+    """Whether a deletion after place `at` removed the file `name`: itself, a folder around it, a glob."""
+    parts = name.split("/")
+    if any(removed.get("/".join(parts[:k]), -1) > at for k in range(1, len(parts) + 1)):
+        return True
+    return any(i > at and fnmatch.fnmatchcase(name, pattern) for i, pattern in globs)
 
 
 def _one_spelling(path: str, cwd: str | None) -> str:
     """A file's name whether the session wrote it absolutely (an editor tool) or relatively (`rm x.py`)."""
-    return relative_path(path, cwd).replace("\\", "/").removeprefix("./")
+    shown = relative_path(path, cwd)
+    return (shown.replace("\\", "/") if "\\" in shown and "/" not in shown else shown).removeprefix("./")
 
 
 def restore_from_transcript(
@@ -60,7 +82,7 @@ def restore_from_transcript(
 ) -> RestoreState:
     """`stored_errors` = (records, block) of the workspace's whole error memory, when the caller has
     it; the restore state then carries that complete block rather than this transcript's alone."""
-    edits, reads = transcript_activity(transcript, result.events)
+    edits, reads = transcript_activity(transcript, result.events, result.root)
     records, block = stored_errors if stored_errors else (None, "")
     return build_restore_state(
         workspace,
@@ -73,6 +95,7 @@ def restore_from_transcript(
         transcript_edits=edits,
         transcript_reads=reads,
         cwd=transcript.cwd or result.cwd,
+        root=result.root,
         diagnostics=diagnostics,
         excerpts=excerpts,
     )

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from compaction.config import Settings
 from compaction.history.facts import relative_path
+from compaction.history.sources.uncommitted import NOT_OURS
 from compaction.redact import redact_text
 from compaction.summary import CompactionResult, ErrorRecordOut, Item
 from restore.excerpts import READ_LIMIT, Excerpt, make_excerpt
@@ -104,19 +105,53 @@ def _mapper(index: WorkspaceIndex, cwd: str | None) -> PathMapper:
     return PathMapper(index.root, index.entries.__contains__, cwd)
 
 
+_UNANSWERED_CALL_RE = re.compile(r"`[^`\n]+` \(no result seen")  # a call shown by what it ran, with no result
+
+
 def _unanswered_calls(text: str) -> bool:
-    """The compaction's "Last calls" line when one of them shows what it ran (a command, an argument)
-    and no result: its effect is unknown to a successor. A bare action (`finish`) shows nothing to check."""
-    return text.startswith("Last calls: ") and "(no result seen" in text and "`" in text
+    """The compaction's "Last calls" line when one of its calls shows what it ran (a command, an argument)
+    and had no result: its effect is unknown to a successor. A bare action (`finish (no result seen)`) shows
+    nothing to check, whatever the calls beside it show."""
+    return text.startswith("Last calls: ") and _UNANSWERED_CALL_RE.search(text) is not None
 
 
-def _edited_elsewhere(rounds: dict[str, int], cwd: str | None) -> list[str]:
-    """The paths as the project names them (relative to the recorded cwd), latest edit first, each once
-    (one file spelled absolutely and relatively is one); the document lists the first MAX_LISTED."""
+_FILE_SPAN_RE = re.compile(r"`([^`\n]+)`")
+
+
+def _ours_uncommitted(text: str) -> bool:
+    """An "Uncommitted" line that names a file of the session's own: one that names only files no call of the
+    session changed (someone else's work in progress) is no task of the successor's."""
+    head, _, files = text.partition("): ")
+    named = [m for m in _FILE_SPAN_RE.finditer(files or head)]
+    return not named or any(not (files or head)[m.end():].startswith(NOT_OURS) for m in named)
+
+
+_SCRATCH_ROOTS = ("/tmp/", "/dev/", "/proc/", "/var/tmp/")  # logs and scratch outside the project: not its files
+
+
+def _on_disk(root: Path, rel: str | None, raw: str, shown_root: str | None) -> bool:
+    """Whether the workspace holds the file the session edited though its index does not list it (gitignored,
+    under `dist/` or `vendor/`, binary, too large): looked up, never read, and only inside the workspace."""
+    for cand in (rel, relative_path(raw, shown_root)):
+        if cand and not os.path.isabs(cand) and ".." not in cand.replace("\\", "/").split("/") \
+                and os.path.lexists(root / cand):
+            return True
+    return False
+
+
+def _edited_elsewhere(rounds: dict[str, int], root: str | None) -> list[str]:
+    """The paths as the project names them (relative to its root: the recorded cwd, else the one the
+    compaction inferred), latest edit first, each once (one file spelled absolutely and relatively is one),
+    without the logs and scratch files outside the project; the document lists the first MAX_LISTED."""
     out: list[str] = []
+    seen: set[str] = set()
     for raw in sorted(rounds, key=lambda r: -rounds[r]):
-        shown = relative_path(raw, cwd).replace("\\", "/").removeprefix("./")
-        if shown and shown not in out:
+        if raw.startswith(_SCRATCH_ROOTS):
+            continue
+        shown = relative_path(raw, root)
+        shown = (shown.replace("\\", "/") if "\\" in shown and "/" not in shown else shown).removeprefix("./")
+        if shown and shown not in seen:
+            seen.add(shown)
             out.append(shown)
     return out
 
@@ -172,6 +207,7 @@ def build_restore_state(
     cwd: str | None = None,
     lang: str | None = None,
     excerpts: bool = True,
+    root: str | None = None,
 ) -> RestoreState:
     """Compute the restore state. Pass the same `index` again (kept fresh with `invalidate`) for a
     warm call. `transcript_edits`/`transcript_reads` are (recorded path, round) pairs; recorded paths
@@ -189,22 +225,21 @@ def build_restore_state(
     # --- recency signals from the transcript
     edit_round: dict[str, int] = {}
     elsewhere: dict[str, int] = {}  # as the session named them, by their latest round
+    shown_root = root or recorded_cwd or (compaction.root if compaction else None)  # how the session's paths read
     for raw, rnd in transcript_edits or []:
         rel = mapper.map(raw)
         if rel and rel in index.entries:
             edit_round[rel] = max(edit_round.get(rel, 0), int(rnd or 0))
-        else:
+        elif not _on_disk(index.root, rel, raw, shown_root):  # (the index leaves out dist/, .env, binaries)
             elsewhere[raw] = max(elsewhere.get(raw, 0), int(rnd or 0))
-    if compaction is not None and not transcript_edits:
+    if compaction is not None and transcript_edits is None:  # no activity given: the summary's file list
         for item in compaction.summary.modified_files:
             m = _BACKTICK.search(item.text)
             raw = m.group(1) if m else item.text.split(" ", 1)[0]
             rel = mapper.map(raw)
             if rel and rel in index.entries:
                 edit_round[rel] = max(edit_round.get(rel, 0), max(item.rounds or [0]))
-            elif raw:
-                elsewhere[raw] = max(elsewhere.get(raw, 0), max(item.rounds or [0]))
-    shown_elsewhere = _edited_elsewhere(elsewhere, recorded_cwd)
+    shown_elsewhere = _edited_elsewhere(elsewhere, shown_root)
 
     def key(e: FileEntry) -> tuple:
         boosted = bool(e.dirty or e.touched or e.rel in edit_round)
@@ -294,7 +329,8 @@ def build_restore_state(
         # what the session left undone where it ended (the current request unanswered, checks not run,
         # work changed after its last commit and never committed, commands it ended on before any result)
         unfinished.extend(i for i in compaction.summary.current_work
-                          if i.text.startswith(("Pending", "No test run", "Uncommitted")) or _unanswered_calls(i.text))
+                          if i.text.startswith(("Pending", "No test run")) or _unanswered_calls(i.text)
+                          or i.text.startswith("Uncommitted") and _ours_uncommitted(i.text))
         for item in compaction.summary.marked:
             if "@todo" in item.text.lower() and item.text not in {u.text for u in unfinished}:
                 unfinished.append(item)

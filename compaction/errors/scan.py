@@ -1062,7 +1062,8 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
         changes = call_changes(call)
     except (ValueError, TypeError, re.error):
         return ""
-    read_files = [h.reads_in for c in changes for h in c.hunks if h.reads_in]  # `sed '224r new.py'`: what went in
+    # `sed '224r new.py'`: a file read in, by the file it went into and the line it went after
+    read_in_at = {(c.path, h.context): h.reads_in for c in changes for h in c.hunks if h.reads_in and h.context}
     if reads is not None:
         changes = tuple(read_in(c, reads) for c in changes)
     if not changes and result is not None and result.content and not result.is_error:
@@ -1093,8 +1094,11 @@ def key_change(call: ToolCall, result: ToolResult | None = None, before: tuple[s
                 spec = hunk.removed[0][9:-1]
                 span = re.fullmatch(r"(\d+),(\d+)", spec)  # sed's `225,312d`: a range, not two lines
                 gone = f"lines {span[1]}-{span[2]}" if span else f"line(s) {spec}"
-                if read_files:  # `sed -i '225,312d' f && sed -i '224r new.py' f`: the lines replaced by a file's
-                    return f"replaced {gone} with `{file_name(read_files[0])}`"
+                # `sed -i '225,312d' f && sed -i '224r new.py' f`: the lines replaced by a file's, read in right
+                # where they were (after the line before them, in the same file)
+                put = read_in_at.get((change.path, f"append at {int(span[1]) - 1}")) if span else None
+                if put:
+                    return f"replaced {gone} with `{file_name(put)}`"
                 return f"deleted {gone}"
             return _line_pair(hunk.removed, hunk.added, hunk.context, hashes)
     return ""
@@ -1842,7 +1846,7 @@ def _not_seen_again(transcript: Transcript, rec: ErrorRecord, start: int, cache:
         return ""
     span = f"r{ran[0]}" if len(ran) == 1 else f"r{ran[0]}-r{ran[-1]}"
     times = "once more" if len(ran) == 1 else f"{len(ran)} more times"
-    return f"not seen again: `{_as_run(key)}` ran {times} without it ({span})"
+    return f"not seen again: `{_as_run(last.location.command or key)}` ran {times} without it ({span})"
 
 
 def _step_words(msg: Message) -> str:
@@ -1865,18 +1869,35 @@ def _program_call(command: str) -> tuple[str, ...]:
     return (said[0].rsplit("/", 1)[-1], operand if operand is not None else " ".join(said[1:2]))
 
 
-def _users_run_after(transcript: Transcript, fix_round: int, said: str, rec_id: str) -> int | None:
+def _users_run_after(transcript: Transcript, fix_round: int, said: str, rec_id: str, occ: Occurrence) -> int | None:
     """The round of the user's next pasted test run after the fix's (an IDE chat: the user runs the tests and
-    pastes the report), when that run no longer prints the error's line; None when the next paste still
-    does, when the user pasted no run, or when the error is one whose absence shows nothing (a timeout)."""
-    if not said or _ENDS_ITSELF_RE.search(rec_id):
+    pastes the report), when that run no longer prints the error's line and counts fewer failures than the
+    paste that showed it; None when the next paste still prints it or fails as often ("Still failing: 1
+    failed"), when the user pasted no run, or when the error is one whose absence shows nothing (a timeout)."""
+    if not said or _ENDS_ITSELF_RE.search(rec_id) or occ.message is None \
+            or not 0 <= occ.message < len(transcript.messages):
+        return None
+    before = _failures(parse_test_summary(transcript.messages[occ.message].text or "") or "")
+    if before is None:
         return None
     for rnd in transcript.rounds[fix_round:fix_round + 1]:  # the user's next turn
         for msg in rnd.messages:
             if msg.role is Role.USER and not msg.harness and not msg.tool_results and msg.text \
-                    and parse_test_summary(msg.text) is not None:
-                return rnd.number if said not in msg.text else None
+                    and (summary := parse_test_summary(msg.text)) is not None:
+                after = _failures(summary)
+                return rnd.number if said not in msg.text and after is not None and after < before else None
     return None
+
+
+_FAILED_COUNT_RE = re.compile(r"(\d+) (?:failed|failing|errors?)\b")
+
+
+def _failures(summary: str) -> int | None:
+    """How many tests a runner's closing counts say failed (0 when it names none); None without counts."""
+    if not summary:
+        return None
+    counts = [int(n) for n in _FAILED_COUNT_RE.findall(summary)]
+    return max(counts) if counts else 0
 
 
 def _said_again(occ: Occurrence) -> str:
@@ -2365,7 +2386,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f"; then `{_as_run(fix.passed_command)}` passed (r{fix.passed_round})"
         elif fix.past_round and fix.passed_command:
             text += f"; then `{_as_run(fix.passed_command)}` failed differently (r{fix.past_round})"
-        elif pasted and (shown := _users_run_after(transcript, fix.round, _said_again(last), rec.id)):
+        elif pasted and (shown := _users_run_after(transcript, fix.round, _said_again(last), rec.id, last)):
             text += f"; then the user's test run no longer printed it (r{shown})"
         elif fix.round >= final_round and not fix.restored and (rec.family != "TOOL" or rec.id == "ERR_TOOL_NonZeroExit"):
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix

@@ -110,7 +110,7 @@ def compact(
         if tokens.count(markdown) <= target:
             return _result(transcript, markdown, _summary_model(all_facts), records, "", tokens_before, started,
                            target_tokens, kept=[r.number for r in rounds], compacted=False, note=note, lang=lang,
-                           preset=preset, events=events)
+                           preset=preset, events=events, root=cwd)
 
     # --- fixed parts: header, error memory, dropped account ---------------------------------------
     header = _header(transcript, lang, len(rounds), tail_start, cwd)
@@ -247,7 +247,7 @@ def compact(
     summary = _summary_model([*chosen, *said_by_em])  # the records' lines: in the block, still the summary's errors
     return _result(transcript, markdown, summary, records, em_block, tokens_before, started, target,
                    kept=[r.number for r in shown], compacted=True, note=note, lang=lang, preset=preset,
-                   dropped=(outputs_dropped, reads_total, len(head_rounds)), events=events)
+                   dropped=(outputs_dropped, reads_total, len(head_rounds)), events=events, root=cwd)
 
 
 def _said_once(all_facts: list[Fact]) -> list[Fact]:
@@ -652,7 +652,7 @@ def _summary_model(chosen: list[Fact]) -> Summary:
 def _result(t: Transcript, markdown: str, summary: Summary, records: list[ErrorRecord], em_block: str,
             tokens_before: int, started: float, target: int | None, *, kept: list[int], compacted: bool,
             note: str | None, lang: str, preset: RolePreset, events: list[Event],
-            dropped: tuple[int, int, int] = (0, 0, 0)) -> CompactionResult:
+            dropped: tuple[int, int, int] = (0, 0, 0), root: str | None = None) -> CompactionResult:
     tokens_after = tokens.count(markdown)
     shown = errors_adapter.filter_for_role(records, preset) if preset.error_memory else []
     stats = Stats(tokens_before=tokens_before, tokens_after=tokens_after,
@@ -661,6 +661,6 @@ def _result(t: Transcript, markdown: str, summary: Summary, records: list[ErrorR
                   dropped_command_outputs=dropped[0], dropped_file_reads=dropped[1], dropped_rounds=dropped[2],
                   redactions=sum((t.meta.get("redactions") or {}).values()))
     return CompactionResult(format=t.format, transcript=t.path, rounds=len(t.rounds), kept_rounds=kept,
-                            compacted=compacted, note=note, cwd=t.cwd, markdown=markdown, summary=summary,
+                            compacted=compacted, note=note, cwd=t.cwd, root=root or t.cwd, markdown=markdown, summary=summary,
                             error_memory=errors_adapter.to_out(shown), error_memory_markdown=em_block, stats=stats,
                             events=events, error_records=records)

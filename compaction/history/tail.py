@@ -18,7 +18,7 @@ from compaction.history.facts import display_path, first_line
 from compaction.history.fold import folded
 from compaction.history.headings import h
 from compaction.history.steering import Steering, strip_code
-from compaction.mdsafe import demoted, escape_path, fence_for
+from compaction.mdsafe import demoted, escape_path, fence_for, inline_code
 from compaction.model import Message, Role, Round, ToolCall, ToolKind
 
 _ROLE_LABEL = {Role.SYSTEM: "system", Role.USER: "user", Role.ASSISTANT: "assistant", Role.TOOL: "tool"}
@@ -117,13 +117,6 @@ def _notice(msg: Message) -> bool:
             and not any(k in msg.meta for k in _MORE_THAN_A_NOTICE))
 
 
-def _code(text: str) -> str:
-    """`text` as inline code, whatever backticks it holds: fenced by a run longer than its longest."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    return f"{ticks} {text} {ticks}" if longest else f"`{text}`"
-
-
 def _call_text(call: ToolCall, cwd: str | None, also: tuple[ToolCall, ...] = ()) -> str:
     """A file tool's `→ tool path` line, its path as the document's other sections print it (relative to
     the project root, when known). A recorded path is escaped: no structure, no bidi. `also`: the same
@@ -163,7 +156,7 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
         return out
     for call in msg.tool_calls:
         if call.command and call.continues:  # it reads on a run already started: no command ran again
-            out.append(_Piece(note := f"\n(waiting on the output of {_code(first_line(call.command, 100))}, still running)",
+            out.append(_Piece(note := f"\n(waiting on the output of {inline_code(first_line(call.command, 100))}, still running)",
                               "", "", rnd, False, n=tokens.count(note)))
         elif call.command and call.command not in msg.text:
             fence = fence_for(call.command)

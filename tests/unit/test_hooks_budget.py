@@ -83,3 +83,22 @@ def test_a_state_written_before_findings_were_kept_still_reads(tmp_path):
     state = ch.read_state(tmp_path)
     assert state is not None and state.findings == []
     assert "## Findings" not in ch.build_restore_block(tmp_path, state)
+
+
+def test_no_findings_hold_no_room_from_the_error_memory(tmp_path, shared_transcripts):
+    """(code review) An empty findings section reserved room for its cut note all the same: the error memory
+    was cut at limits where it had fitted whole."""
+    from compaction.errors import ErrorMemory, scan_transcript
+    from compaction.transcripts import load_transcript
+
+    t = load_transcript(str(shared_transcripts / "mini-pytest-5787.traj.json"))
+    with ErrorMemory(tmp_path) as memory:
+        memory.ingest(t, scan_transcript(t))
+
+    def whole_from(state):
+        return next(limit for limit in range(2000, 12000, 20)
+                    if "Error memory cut to fit" not in ch.build_restore_block(tmp_path, state, limit=limit))
+
+    bare = ch.HookState(transcript="t", written_at=0, goal=["Fix the report serialization"], decisions=["Keep JSON"])
+    with_findings = bare.model_copy(update={"findings": ["The chain was dropped by `_to_json` (r28)"]})
+    assert whole_from(bare) < whole_from(with_findings)

@@ -122,3 +122,62 @@ def test_a_deletion_spelled_otherwise_still_ends_the_file() -> None:
               Event(EventKind.EDIT, 3, 0, path="/workspace/repo__x/src/a.py")]
     edits, _ = transcript_activity(None, events)  # type: ignore[arg-type]
     assert edits == [("/workspace/repo__x/src/a.py", 3)]
+
+
+# --- the code review's cases ------------------------------------------------------------------------------
+
+def test_files_on_disk_that_the_index_leaves_out_are_not_elsewhere(tmp_path: Path) -> None:
+    """`dist/`, `vendor/` (and gitignored or binary files) are on disk though the index lists none of them."""
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "index.js").write_text("export {}\n")
+    (tmp_path / "vendor" / "lib").mkdir(parents=True)
+    (tmp_path / "vendor" / "lib" / "lib.go").write_text("package lib\n")
+    edits = [("/repo/dist/index.js", 3), ("/repo/vendor/lib/lib.go", 4), ("/repo/src/gone.py", 5)]
+    state = build_restore_state(tmp_path, index=WorkspaceIndex(tmp_path, use_git=False), transcript_edits=edits,
+                                cwd="/repo", excerpts=False)
+    assert state.edited_elsewhere == ["src/gone.py"]
+
+
+def test_a_finished_command_beside_a_bare_final_action_is_no_unfinished_call() -> None:
+    from restore.state import _unanswered_calls
+
+    assert not _unanswered_calls("Last calls: `pytest -q` (exit 0); finish (no result seen)")
+    assert _unanswered_calls("Last calls: `bash x.sh .` (no result seen; with `sandbox_permissions: require_escalated`)")
+
+
+def test_someone_elses_uncommitted_file_is_no_task_of_the_successor() -> None:
+    from restore.state import _ours_uncommitted
+
+    assert not _ours_uncommitted("Uncommitted: 1 file (`git status`, r214): `agent-session.ts` (not changed by this "
+                                 "session) (r214)")
+    assert _ours_uncommitted("Uncommitted: 2 files (`git status`, r9): `a.py`, `b.ts` (not changed by this session)")
+    assert _ours_uncommitted("Uncommitted: 8 files changed after the last commit (5dcb696, r13): `101-intent.mdc`")
+
+
+def test_deleting_a_folder_or_a_glob_ends_the_files_under_it() -> None:
+    events = [Event(EventKind.WRITE, 1, 0, path="tmp_check/run.py"), Event(EventKind.WRITE, 2, 0, path="/repo/reproduce_bug.py"),
+              Event(EventKind.EDIT, 3, 0, path="/repo/src/core.py"),
+              Event(EventKind.DELETE, 4, 0, path="tmp_check"), Event(EventKind.DELETE, 5, 0, path="reproduce*.py")]
+    edits, _ = transcript_activity(None, events, root="/repo")  # type: ignore[arg-type]
+    assert edits == [("/repo/src/core.py", 3)]
+
+
+def test_a_session_whose_only_change_is_a_deletion_edited_nothing(tmp_path: Path) -> None:
+    """No edits found (the only change deleted a file): the summary's file list, which names the deleted
+    file, is not taken for edits."""
+    from compaction.summary import CompactionResult, Item, Stats, Summary
+
+    result = CompactionResult(format="t", transcript="t", rounds=3, kept_rounds=[3], compacted=True, markdown="#\n",
+                              summary=Summary(modified_files=[Item(text="old_helper.py", rounds=[2])]),
+                              stats=Stats(tokens_before=1, tokens_after=1, ratio=1, elapsed_ms=1))
+    state = build_restore_state(tmp_path, index=WorkspaceIndex(tmp_path, use_git=False), compaction=result,
+                                transcript_edits=[], excerpts=False)
+    assert state.edited_elsewhere == []
+
+
+def test_one_file_spelled_absolutely_and_relatively_is_one_under_the_inferred_root() -> None:
+    from restore.state import _edited_elsewhere
+
+    shown = _edited_elsewhere({"/Users/me/proj/docs/a.md": 3, "docs/a.md": 2, "/tmp/vllm.log": 4,
+                               "/tmp/smoke.py": 5}, "/Users/me/proj")
+    assert shown == ["docs/a.md"]  # the logs and scratch outside the project are no edits of it

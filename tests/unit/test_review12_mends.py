@@ -425,7 +425,7 @@ def test_repeated_lines_a_reader_may_copy_and_a_programs_own_wall_time_stay() ->
 
 
 def test_a_users_message_with_no_words_keeps_its_label_and_a_note_quotes_any_command() -> None:
-    from compaction.history.tail import _code
+    from compaction.mdsafe import inline_code as _code
 
     rounds = _round_of([Message(0, Role.USER, "", meta={"images": 1}), Message(1, Role.ASSISTANT, "I see a chart.")])
     text = "".join(p.render(None) for p in round_pieces(rounds[0], True, Steering()))

@@ -16,21 +16,29 @@ def _edit(*hunks: Hunk) -> Event:
 def test_a_deletion_the_final_diff_adds_again_was_a_probe() -> None:
     """astropy r15: `sed -i '/from . import itrs_observed_transforms/d'` to run the tests without the change,
     put back at r26: the agent's words at r15 are no reason for the file's final change."""
-    assert _taken_out(_edit(Hunk(deletes_matching="from . import itrs_observed_transforms")), FINAL)
-    assert _taken_out(_edit(Hunk(removed=("from . import itrs_observed_transforms",))), FINAL)
+    back = set(FINAL.split("\n"))
+    assert _taken_out(_edit(Hunk(deletes_matching="from . import itrs_observed_transforms")), FINAL, back)
+    assert _taken_out(_edit(Hunk(removed=("from . import itrs_observed_transforms",))), FINAL, back)
 
 
 def test_a_deletion_that_lasts_keeps_its_reason() -> None:
-    assert not _taken_out(_edit(Hunk(removed=("import pdb; pdb.set_trace()  # debug",))), FINAL)
-    assert not _taken_out(_edit(Hunk(removed=("x = 1",))), FINAL)  # too short to judge by
+    back = set(FINAL.split("\n"))
+    assert not _taken_out(_edit(Hunk(removed=("import pdb; pdb.set_trace()  # debug",))), FINAL, back)
+    assert not _taken_out(_edit(Hunk(removed=("x = 1",))), FINAL, back)  # too short to judge by
     assert not _taken_out(_edit(Hunk(removed=("from . import itrs_observed_transforms",))), None)  # no final diff
+    # (code review) a deleted line that is only a part of a line the final diff adds was not put back
+    final = "        return self.timeout or DEFAULT_TIMEOUT"
+    assert not _taken_out(_edit(Hunk(removed=("return self.timeout",))), final, {final.strip()})
+    # (code review) nor a line the final diff moves: it removes it here and adds it there (no `put_back`)
+    assert not _taken_out(_edit(Hunk(removed=("from . import itrs_observed_transforms",))), FINAL, set())
 
 
 def test_an_edit_that_adds_kept_or_unjudgeable_lines_is_no_probe() -> None:
+    back = set(FINAL.split("\n"))
     assert not _taken_out(_edit(Hunk(removed=("from . import itrs_observed_transforms",), added=("return cirs",))),
-                          FINAL)
+                          FINAL, back)
     assert not _taken_out(_edit(Hunk(removed=("from . import itrs_observed_transforms",), added=("v",),
-                                     fragment=True)), FINAL)
+                                     fragment=True)), FINAL, back)
 
 
 def _config_edit(rnd: int, removed: tuple[str, ...], added: tuple[str, ...]) -> Event:
@@ -101,6 +109,13 @@ def test_lines_deleted_and_a_file_read_in_their_place_are_a_replacement() -> Non
     assert key_change(call) == "replaced lines 225-312 with `new_from_json.py`"
     alone = ToolCall("bash", {}, "c2", kind=ToolKind.SHELL, command="sed -i '225,312d' src/_pytest/reports.py")
     assert key_change(alone) == "deleted lines 225-312"
+    # (code review) a file read in elsewhere, into another file or at another line, replaced nothing
+    other = ToolCall("bash", {}, "c3", kind=ToolKind.SHELL,
+                     command="sed -i '225,312d' src/a.py && sed -i '10r /tmp/header.txt' src/b.py")
+    assert key_change(other) == "deleted lines 225-312"
+    apart = ToolCall("bash", {}, "c4", kind=ToolKind.SHELL,
+                     command="sed -i '300,310d' src/a.py && sed -i '40r extra_imports.py' src/a.py")
+    assert key_change(apart) == "deleted lines 300-310"
 
 
 def test_a_missed_substitution_says_what_its_line_held() -> None:
@@ -112,6 +127,9 @@ def test_a_missed_substitution_says_what_its_line_held() -> None:
     assert _missed_where(hunk, None) == "line 1048: no `super().set_output(transform=transform)`"
     long = _missed_where(hunk, "x = " + "y" * 100)
     assert long.startswith("line 1048 holds `x = yyy") and "…`, not" in long
+    # (code review) a line holding a backtick is fenced by a longer run: its span does not close early
+    assert _missed_where(hunk, "const msg = `Hello ${name}`;") == \
+        "line 1048 holds `` const msg = `Hello ${name}`; ``, not `super().set_output(transform=transform)`"
 
 
 def test_an_error_the_same_command_never_printed_again_is_not_an_open_problem(shared_transcripts) -> None:
@@ -137,3 +155,54 @@ def test_a_document_the_session_wrote_keeps_its_drafting_edits() -> None:
     assert not _drafted(added, existed=True)  # read before: an append to a file that was there
     changed = Event(EventKind.EDIT, 21, 21, path="docs/SUMMARY.md", hunks=(Hunk(removed=("a",), added=("b",)),))
     assert not _drafted(changed, existed=False)
+
+
+def _pasted_run_transcript(again: str):
+    from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+
+    first = ("The tree test fails when I run it:\n\n FAIL  test/tree.spec.ts > tree > selects an item on click\n"
+             "Error: expected the item to be selected after clicking package.json\n ❯ test/tree.spec.ts:5:5\n\n"
+             " Test Files  1 failed (1)\n      Tests  1 failed | 3 passed (4)\n")
+    call = ToolCall("Edit", {"file_path": "/repo/src/tree.ts", "old_string": "this.selected = null",
+                             "new_string": "this.selected = item"}, "c1", ToolKind.EDIT, path="/repo/src/tree.ts")
+    msgs = [Message(0, Role.USER, first),
+            Message(0, Role.ASSISTANT, "The click handler never sets `selected`; setting it to the clicked item.", [call]),
+            Message(0, Role.TOOL, tool_results=[ToolResult("ok", "c1")]),
+            Message(0, Role.USER, again), Message(0, Role.ASSISTANT, "Let me look again at the click handler.")]
+    for i, m in enumerate(msgs):
+        m.index = i
+    return Transcript("s.jsonl", "test", msgs, group_rounds(msgs), cwd="/repo")
+
+
+def test_a_pasted_run_that_fails_as_often_is_no_sign_the_error_went() -> None:
+    """(code review) "Still failing after your change: 1 failed | 3 passed" without the error's line: the
+    same count still fails; only fewer failures and no error line say the fix held."""
+    from compaction.errors import scan_transcript
+
+    still = " Still failing after your change:\n\n Test Files  1 failed (1)\n      Tests  1 failed | 3 passed (4)\n"
+    rec = next(r for r in scan_transcript(_pasted_run_transcript(still)) if r.id == "ERR_JS_Error")
+    assert "user's test run" not in rec.solution
+    passing = " Test Files  1 passed (1)\n      Tests  4 passed (4)\n"
+    rec = next(r for r in scan_transcript(_pasted_run_transcript(passing)) if r.id == "ERR_JS_Error")
+    assert rec.solution.endswith("then the user's test run no longer printed it (r2)"), rec.solution
+
+
+def test_not_seen_again_quotes_the_line_that_runs() -> None:
+    """(code review) A command with a comment line first: the quote is the line that runs, not the comment
+    joined to it (pasted into a shell, that line would run nothing)."""
+    from compaction.errors import scan_transcript
+    from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+
+    cmd = "# run the reproduction again\npython reproduce_issue.py"
+    outs = ["Traceback (most recent call last):\n  File \"/repo/x.py\", line 3, in <module>\n"
+            "OSError: [Errno 9] Bad file descriptor while closing the capture pipe", "AssertionError: still wrong", "ok"]
+    msgs = [Message(0, Role.USER, "fix the reproduction")]
+    for k, out in enumerate(outs):
+        call = ToolCall("bash", {"command": cmd}, f"c{k}", ToolKind.SHELL, command=cmd)
+        msgs += [Message(0, Role.ASSISTANT, "Running it.", [call]),
+                 Message(0, Role.TOOL, tool_results=[ToolResult(out, f"c{k}", exit_code=1 if k < 2 else 0)])]
+    for i, m in enumerate(msgs):
+        m.index = i
+    t = Transcript("s.jsonl", "test", msgs, group_rounds(msgs), cwd="/repo")
+    rec = next(r for r in scan_transcript(t) if r.id == "ERR_PY_OSError")
+    assert "not seen again: `python reproduce_issue.py` ran 2 more times without it" in rec.solution, rec.solution

@@ -469,7 +469,8 @@ def build_restore_block(workspace: Path, state: HookState | None, *, limit: int 
             lines.append(f"**{heading}**")
             lines += items
         later.append((t["files"], lines, ".compaction/restore.md"))
-    if state:  # what the agent learned, in the room the rest leaves (the block used half its limit before)
+    if state and state.findings:  # what the agent learned, in the room the rest leaves (the block used half its
+        # limit before); no section, no room held for one: the error memory keeps what it had
         later.append((t["findings"], bullets(state.findings), ".compaction/latest.md"))
 
     parts = [header]

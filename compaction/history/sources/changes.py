@@ -1356,7 +1356,8 @@ def _netted_summaries(events: list[Event]) -> list[tuple[int, int, str]] | None:
     and the later edit's old line reads as the text the first had replaced (`"main": "dist/index.js"` →
     `"./dist-client/index.js"` at the later edit, not `dist/client/index.js` at the first: a successor
     looking for the in-between path finds nothing). None when an edit is not whole lines (a rewrite of
-    the whole file, a substitution inside a line): their own summaries say those."""
+    the whole file, a substitution inside a line): their own summaries say those. Linear in the lines: a
+    file ticked off once a round for thousands of rounds stays cheap."""
     edits: list[tuple[list[str], list[str]] | None] = []
     for k, e in enumerate(events):
         if e.whole or any(h.fragment or h.deletes_matching for h in e.hunks):
@@ -1365,29 +1366,40 @@ def _netted_summaries(events: list[Event]) -> list[tuple[int, int, str]] | None:
             edits.append(None)  # the file's first text: no change of its own to say (as `_replay`)
             continue
         edits.append(([ln for h in e.hunks for ln in h.removed], [ln for h in e.hunks for ln in h.added]))
-    for i, edit in enumerate(edits):
+    dropped_added: list[set[str]] = [set() for _ in edits]  # per edit: its added lines a later edit took back
+    dropped_removed: list[set[str]] = [set() for _ in edits]  # per edit: its old lines said at a later edit
+    alive: dict[str, tuple[int, str | None]] = {}  # a line an edit added → (that edit, the line it replaced)
+    for j, edit in enumerate(edits):
         if edit is None:
             continue
         removed, added = edit
-        origin = {new: old for old, new in prose_pairs(removed, added)[0] if new is not None}
-        for later in edits[i + 1:]:
-            if later is None:
+        rewritten: list[str] = []
+        for ln in removed:
+            source = alive.pop(ln.strip(), None)
+            if source is None:
+                rewritten.append(ln)
                 continue
-            gone = {ln.strip() for ln in later[0]} & {ln.strip() for ln in added if _informative(ln)}
-            if not gone:
-                continue
-            added[:] = [ln for ln in added if ln.strip() not in gone]
-            firsts = {origin[g] for g in gone if g in origin}
-            removed[:] = [ln for ln in removed if ln.strip() not in firsts]
-            later[0][:] = [origin.get(ln.strip(), ln) for ln in later[0] if ln.strip() not in gone or ln.strip() in origin]
-    out: list[tuple[int, int, str]] = []
+            i, first = source  # added by edit i: no change of its; this edit's old line is what i replaced
+            dropped_added[i].add(ln.strip())
+            if first is not None:
+                dropped_removed[i].add(first)
+                rewritten.append(first)
+        edits[j] = (rewritten, added)
+        origin = {new: old for old, new in prose_pairs(rewritten, added)[0] if new is not None}
+        for ln in added:
+            if _informative(ln):
+                alive[ln.strip()] = (j, origin.get(ln.strip()))
+    latest: dict[str, tuple[int, int, str]] = {}  # the same change said again: latest only
     for k, (e, edit) in enumerate(zip(events, edits, strict=True)):
-        what = "; ".join(prose_changes(*edit)) if edit is not None else ""
+        if edit is None:
+            continue
+        removed = [ln for ln in edit[0] if ln.strip() not in dropped_removed[k]]
+        added = [ln for ln in edit[1] if ln.strip() not in dropped_added[k]]
+        what = "; ".join(prose_changes(removed, added))
         if what:
-            out = [x for x in out if x[2] != what]  # the same change again: latest only
-            out.append((k, e.round, what))
-    out.reverse()
-    return out
+            latest.pop(what, None)
+            latest[what] = (k, e.round, what)
+    return list(reversed(latest.values()))
 
 
 def _rewritten(piece: str) -> tuple[bool, float]:

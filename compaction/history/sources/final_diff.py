@@ -64,21 +64,42 @@ def final_added(ctx: FactContext) -> dict[str, set[str]] | None:
     """Each file's added lines (stripped) in the final diff the harness printed, by the file's path in
     the diff; None when the session printed none. What a submission keeps of an edit: an edit none of
     whose lines is there was taken out again (a debug print removed by a later `sed '/DEBUG/d'`)."""
+    found = _final_lines(ctx)
+    return found[0] if found is not None else None
+
+
+def final_removed(ctx: FactContext) -> dict[str, set[str]] | None:
+    """Each file's removed lines (stripped) in the final diff, as `final_added` reads its added ones: a line
+    the diff both removes and adds was moved, not put back."""
+    found = _final_lines(ctx)
+    return found[1] if found is not None else None
+
+
+def _final_lines(ctx: FactContext) -> tuple[dict[str, set[str]], dict[str, set[str]]] | None:
+    return ctx.shared(("final_diff", "lines"), lambda: _read_final_lines(ctx))
+
+
+def _read_final_lines(ctx: FactContext) -> tuple[dict[str, set[str]], dict[str, set[str]]] | None:
     msg = final_echo(ctx)
     if msg is None:
         return None
-    out: dict[str, set[str]] = {}
+    added_by: dict[str, set[str]] = {}
+    removed_by: dict[str, set[str]] = {}
     added: set[str] | None = None
+    removed: set[str] | None = None
     for line in _printed(msg).splitlines():
         if line.startswith("+++ "):  # the new side's name: read whatever the `diff --git` line was (spaces, quotes)
             name = line[4:].strip().strip('"')
             if name != "/dev/null":
-                added = out.setdefault(name[2:] if name.startswith("b/") else name, set())
+                name = name[2:] if name.startswith("b/") else name
+                added, removed = added_by.setdefault(name, set()), removed_by.setdefault(name, set())
         elif line.startswith("diff --git"):
-            added = None  # until its `+++` line names it
+            added = removed = None  # until its `+++` line names it
         elif added is not None and line.startswith("+"):
             added.add(line[1:].strip())
-    return out or None  # nothing read: no diff to judge by
+        elif removed is not None and line.startswith("-") and not line.startswith("--- "):
+            removed.add(line[1:].strip())
+    return (added_by, removed_by) if added_by else None  # nothing read: no diff to judge by
 
 
 def final_echo(ctx: FactContext) -> Message | None:

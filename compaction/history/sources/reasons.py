@@ -23,7 +23,7 @@ from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import BEFORE_WIDE_TEXT, WIDE_CLASS, prose
 from compaction.history.sources.filelog import logs_of
-from compaction.history.sources.final_diff import final_added
+from compaction.history.sources.final_diff import final_added, final_removed
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.memo import per_text
 from compaction.model import Message, Role
@@ -160,14 +160,16 @@ def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]
     file's previous edit before it (its prose is that edit's reason) and its next one after it."""
     files = []
     final = final_added(ctx)
+    removed = final_removed(ctx)
     for path, log in logs_of(ctx).items():
         kept = log.kept
         if not kept or log.deleted:
             continue
         submitted = _submitted_lines(final, path)
+        put_back = _lines_of(final, path) - _lines_of(removed, path)  # added, and not moved from elsewhere
         calls: dict[tuple[int, int], list] = {}
         for e in kept:
-            if e.kind in (EventKind.EDIT, EventKind.WRITE) and not _taken_out(e, submitted):
+            if e.kind in (EventKind.EDIT, EventKind.WRITE) and not _taken_out(e, submitted, put_back):
                 calls.setdefault((e.round, e.message_index), []).append(e)
         if calls:
             files.append((max(calls), path, calls))
@@ -189,15 +191,22 @@ def _submitted_lines(final: dict[str, set[str]] | None, path: str) -> str | None
     repository's root, the session maybe by an absolute path); None when there is no final diff to judge by."""
     if final is None:
         return None
+    return "\n".join(_lines_of(final, path))
+
+
+def _lines_of(final: dict[str, set[str]] | None, path: str) -> set[str]:
+    """`path`'s lines in one side of the final diff (empty when there is none)."""
+    if final is None:
+        return set()
     slashed = path.replace("\\", "/")
-    lines = next((lines for name, lines in final.items() if slashed == name or slashed.endswith("/" + name)), set())
-    return "\n".join(lines)
+    return next((lines for name, lines in final.items() if slashed == name or slashed.endswith("/" + name)), set())
 
 
-def _taken_out(event: Event, submitted: str | None) -> bool:
+def _taken_out(event: Event, submitted: str | None, put_back: set[str] | frozenset[str] = frozenset()) -> bool:
     """An edit whose added lines the final diff holds none of: a debug print, a probe, an attempt a later
-    edit replaced; or one that only deleted lines the final diff adds again (a change taken out to run the
-    tests without it, then put back). Its reason is no reason for what the session leaves behind."""
+    edit replaced; or one that only deleted whole lines the final diff adds again (`put_back`: its added lines
+    that it does not also remove elsewhere, a move): a change taken out to run the tests without it, then put
+    back. Its reason is no reason for what the session leaves behind."""
     if submitted is None or not event.hunks:
         return False
     # a substitution's piece ("value" for `type(value)`) is in any diff: too short to judge by
@@ -207,7 +216,7 @@ def _taken_out(event: Event, submitted: str | None) -> bool:
             return False  # it added something too short to judge by
         gone = {ln.strip() for hunk in event.hunks for ln in (*hunk.removed, hunk.deletes_matching or "")
                 if len(ln.strip()) >= PUT_BACK_CHARS and not ln.startswith("<line(s) ")}
-        return any(ln in submitted for ln in gone)
+        return any(ln in put_back for ln in gone)
     return not any(ln in submitted for ln in added)  # a substitution's added text is a piece of a line
 
 
