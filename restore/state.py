@@ -122,7 +122,7 @@ def _ours_uncommitted(text: str) -> bool:
     """An "Uncommitted" line that names a file of the session's own: one that names only files no call of the
     session changed (someone else's work in progress) is no task of the successor's."""
     head, _, files = text.partition("): ")
-    named = [m for m in _FILE_SPAN_RE.finditer(files or head)]
+    named = list(_FILE_SPAN_RE.finditer(files or head))
     return not named or any(not (files or head)[m.end():].startswith(NOT_OURS) for m in named)
 
 

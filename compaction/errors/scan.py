@@ -1889,14 +1889,14 @@ def _users_run_after(transcript: Transcript, fix_round: int, said: str, rec_id: 
     return None
 
 
-_FAILED_COUNT_RE = re.compile(r"(\d+) (?:failed|failing|errors?)\b")
+_FAILURES_RE = re.compile(r"(\d+) (?:failed|failing|errors?)\b")
 
 
 def _failures(summary: str) -> int | None:
     """How many tests a runner's closing counts say failed (0 when it names none); None without counts."""
     if not summary:
         return None
-    counts = [int(n) for n in _FAILED_COUNT_RE.findall(summary)]
+    counts = [int(n) for n in _FAILURES_RE.findall(summary)]
     return max(counts) if counts else 0
 
 

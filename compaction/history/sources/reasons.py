@@ -204,9 +204,9 @@ def _lines_of(final: dict[str, set[str]] | None, path: str) -> set[str]:
 
 def _taken_out(event: Event, submitted: str | None, put_back: set[str] | frozenset[str] = frozenset()) -> bool:
     """An edit whose added lines the final diff holds none of: a debug print, a probe, an attempt a later
-    edit replaced; or one that only deleted whole lines the final diff adds again (`put_back`: its added lines
-    that it does not also remove elsewhere, a move): a change taken out to run the tests without it, then put
-    back. Its reason is no reason for what the session leaves behind."""
+    edit replaced; or one that only deleted whole lines the final diff adds again (`put_back`: the diff's added
+    lines of the file less those it also removes, which moved): a change taken out to run the tests without it,
+    then put back. Its reason is no reason for what the session leaves behind."""
     if submitted is None or not event.hunks:
         return False
     # a substitution's piece ("value" for `type(value)`) is in any diff: too short to judge by
