@@ -14,6 +14,8 @@ import os
 import re
 from collections.abc import Callable, Container
 
+from compaction.history.facts import relative_path
+
 _DRIVE = re.compile(r"\A([a-zA-Z]):[\\/]")
 _URI = re.compile(r"\Afile://(?:localhost)?", re.I)
 
@@ -133,3 +135,11 @@ def map_path(raw: str, root: str | os.PathLike[str], *, cwd: str | None = None,
              exists: Container[str] | Callable[[str], bool] | None = None) -> str | None:
     """One-off mapping; build a PathMapper to map many paths of one transcript."""
     return PathMapper(root, exists, cwd).map(raw)
+
+
+def project_name(path: str, root: str | None) -> str:
+    """A transcript path as the project names it: relative to its root (the recorded cwd, else the one the
+    compaction inferred), a Windows spelling with forward slashes, without a leading `./` — one name whether
+    the session wrote the file absolutely (an editor tool) or relatively (`rm x.py`)."""
+    shown = relative_path(path, root)
+    return (shown.replace("\\", "/") if "\\" in shown and "/" not in shown else shown).removeprefix("./")

@@ -12,10 +12,10 @@ from typing import Any
 from compaction import statedir
 from compaction.config import Settings
 from compaction.events import EventKind, extract_events
-from compaction.history.facts import relative_path
 from compaction.model import Transcript
 from compaction.shipped import memory_withheld
 from compaction.summary import CompactionResult
+from restore.paths import project_name
 from restore.render import write_restore
 from restore.state import RestoreState, build_restore_state
 from restore.workspace import WorkspaceIndex
@@ -38,11 +38,11 @@ def transcript_activity(transcript: Transcript, events: list[Any] | None = None,
         if not e.path:
             continue
         if e.kind in (EventKind.EDIT, EventKind.WRITE):
-            name = _one_spelling(e.path, cwd)
+            name = project_name(e.path, cwd)
             spelled.setdefault(name, e.path)
             last[name] = (i, e.round)
         elif e.kind is EventKind.DELETE:
-            name = _one_spelling(e.path, cwd).rstrip("/")
+            name = project_name(e.path, cwd).rstrip("/")
             if any(c in name for c in "*?["):
                 globs.append((i, name))
             else:
@@ -61,11 +61,6 @@ def _removed_after(name: str, at: int, removed: dict[str, int], globs: list[tupl
         return True
     return any(i > at and fnmatch.fnmatchcase(name, pattern) for i, pattern in globs)
 
-
-def _one_spelling(path: str, cwd: str | None) -> str:
-    """A file's name whether the session wrote it absolutely (an editor tool) or relatively (`rm x.py`)."""
-    shown = relative_path(path, cwd)
-    return (shown.replace("\\", "/") if "\\" in shown and "/" not in shown else shown).removeprefix("./")
 
 
 def restore_from_transcript(
@@ -95,7 +90,6 @@ def restore_from_transcript(
         transcript_edits=edits,
         transcript_reads=reads,
         cwd=transcript.cwd or result.cwd,
-        root=result.root,
         diagnostics=diagnostics,
         excerpts=excerpts,
     )

@@ -20,12 +20,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from compaction.config import Settings
-from compaction.history.facts import relative_path
 from compaction.history.sources.uncommitted import NOT_OURS
 from compaction.redact import redact_text
 from compaction.summary import CompactionResult, ErrorRecordOut, Item
 from restore.excerpts import READ_LIMIT, Excerpt, make_excerpt
-from restore.paths import PathMapper
+from restore.paths import PathMapper, project_name
 from restore.ranking import CLASS_ORDER, RANKED_CLASSES, CoreClass, pick_five
 from restore.workspace import FileEntry, WorkspaceIndex
 
@@ -129,12 +128,13 @@ def _ours_uncommitted(text: str) -> bool:
 _SCRATCH_ROOTS = ("/tmp/", "/dev/", "/proc/", "/var/tmp/")  # logs and scratch outside the project: not its files
 
 
-def _on_disk(root: Path, rel: str | None, raw: str, shown_root: str | None) -> bool:
+def _on_disk(index: WorkspaceIndex, rel: str | None, raw: str, shown_root: str | None) -> bool:
     """Whether the workspace holds the file the session edited though its index does not list it (gitignored,
-    under `dist/` or `vendor/`, binary, too large): looked up, never read, and only inside the workspace."""
-    for cand in (rel, relative_path(raw, shown_root)):
-        if cand and not os.path.isabs(cand) and ".." not in cand.replace("\\", "/").split("/") \
-                and os.path.lexists(root / cand):
+    under `dist/` or `vendor/`, binary, too large): looked up, never read, and only inside the workspace (no
+    `..`, no absolute path, no link leading out of it)."""
+    for cand in (rel, project_name(raw, shown_root)):
+        if cand and not os.path.isabs(cand) and ".." not in cand.split("/") and index.inside(cand) \
+                and os.path.lexists(index.root / cand):
             return True
     return False
 
@@ -148,8 +148,7 @@ def _edited_elsewhere(rounds: dict[str, int], root: str | None) -> list[str]:
     for raw in sorted(rounds, key=lambda r: -rounds[r]):
         if raw.startswith(_SCRATCH_ROOTS):
             continue
-        shown = relative_path(raw, root)
-        shown = (shown.replace("\\", "/") if "\\" in shown and "/" not in shown else shown).removeprefix("./")
+        shown = project_name(raw, root)
         if shown and shown not in seen:
             seen.add(shown)
             out.append(shown)
@@ -207,7 +206,6 @@ def build_restore_state(
     cwd: str | None = None,
     lang: str | None = None,
     excerpts: bool = True,
-    root: str | None = None,
 ) -> RestoreState:
     """Compute the restore state. Pass the same `index` again (kept fresh with `invalidate`) for a
     warm call. `transcript_edits`/`transcript_reads` are (recorded path, round) pairs; recorded paths
@@ -225,12 +223,12 @@ def build_restore_state(
     # --- recency signals from the transcript
     edit_round: dict[str, int] = {}
     elsewhere: dict[str, int] = {}  # as the session named them, by their latest round
-    shown_root = root or recorded_cwd or (compaction.root if compaction else None)  # how the session's paths read
+    shown_root = (compaction.root if compaction else None) or recorded_cwd  # how the session's paths read
     for raw, rnd in transcript_edits or []:
         rel = mapper.map(raw)
         if rel and rel in index.entries:
             edit_round[rel] = max(edit_round.get(rel, 0), int(rnd or 0))
-        elif not _on_disk(index.root, rel, raw, shown_root):  # (the index leaves out dist/, .env, binaries)
+        elif not _on_disk(index, rel, raw, shown_root):  # (the index leaves out dist/, .env, binaries)
             elsewhere[raw] = max(elsewhere.get(raw, 0), int(rnd or 0))
     if compaction is not None and transcript_edits is None:  # no activity given: the summary's file list
         for item in compaction.summary.modified_files:
