@@ -88,6 +88,10 @@ class Hunk:
     shown: tuple[str, ...] = ()
     # `sed '351r snippet.py'`: the lines added are that file's, as the session last wrote it (`read_in`)
     reads_in: str | None = None
+    # A unified diff's context lines right above and below the change (None: none shown there): where a
+    # change with no old/new pair lands in a file whose text a reader knows (`changes._apply`)
+    above: str | None = field(default=None, compare=False, repr=False)
+    below: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def empty(self) -> bool:
@@ -210,11 +214,13 @@ def parse_unified(text: str) -> list[FileChange]:
     header_context: str | None = None  # what the `@@` line names
     inner: tuple[str, int] | None = None  # (name, indentation) of a definition the hunk's context lines opened
     whole = False
+    last_context: str | None = None  # the context line just read (None: a header, or a change, since)
+    above: str | None = None  # the open hunk's context line above it
 
-    def close_hunk() -> None:
+    def close_hunk(below: str | None = None) -> None:
         nonlocal removed, added
         if removed or added:
-            hunks.append(Hunk(tuple(removed), tuple(added), context))
+            hunks.append(Hunk(tuple(removed), tuple(added), context, above=above, below=below))
         removed, added = [], []
 
     def close_file() -> None:
@@ -234,7 +240,7 @@ def parse_unified(text: str) -> list[FileChange]:
             raw = raw.split("\t", 1)[0].strip()
             path = raw[2:] if raw.startswith(("a/", "b/")) else raw
             whole = line.startswith("*** Add File: ")
-            context = header_context = inner = None  # a file's places are its own
+            context = header_context = inner = last_context = None  # a file's places are its own
             continue
         if line.startswith(("--- ", "diff --git", "index ", "*** Begin Patch", "*** End Patch", "*** Delete File")):
             if line.startswith(("diff --git", "*** Delete File")):
@@ -247,7 +253,7 @@ def parse_unified(text: str) -> list[FileChange]:
             header = (m.group(1) if m else line[2:]).strip()
             found = definition(header) if header else None
             context = header_context = found.group(1) if found else (header or None)
-            inner = None
+            inner = last_context = None
             continue
         if path is None:
             continue
@@ -256,12 +262,13 @@ def parse_unified(text: str) -> list[FileChange]:
         elif line.startswith("-") and not line.startswith("---"):
             removed.append(line[1:])
         else:
-            if removed or added:
-                close_hunk()
             # git's `@@` header names the definition above the hunk's first line, context included: one its
             # context lines open (`protected boolean isBuildMethod(…) {` two lines above the change) encloses
             # a change indented deeper than it; a line back at its indentation closed it
             body = line[1:] if line.startswith(" ") else ""
+            if removed or added:
+                close_hunk(body if line.startswith(" ") or not line else None)
+            last_context = body if line.startswith(" ") or not line else None
             opened = definition(body) if body.strip() else None
             if opened:
                 inner = (opened.group(1), _indent(body))
@@ -269,6 +276,8 @@ def parse_unified(text: str) -> list[FileChange]:
                 inner = None
             continue
         if len(removed) + len(added) == 1:  # the hunk's first changed line
+            above = last_context
+            last_context = None
             changed = (removed or added)[0]
             context = inner[0] if inner is not None and changed.strip() and _indent(changed) > inner[1] \
                 else header_context
@@ -1065,6 +1074,10 @@ def same_file(a: str, b: str) -> bool:
     return x == y or x.endswith("/" + y)
 
 
+# The label an exporter puts over a new file's diff (SpecStory's Codex export: "**Add: `docs/x.md`**")
+_NEW_FILE_RE = re.compile(r"(?im)^\W*(?:add(?:ed)?|create[sd]?|new file)\b[^\n]*\W*$")
+
+
 def _diff_in_result(path: str, result: str) -> list[FileChange]:
     """The hunks of the ```diff blocks an exporter shows as an edit's result (SpecStory's Cursor and
     Codex exports: `@@ -10,4 +10,15 @@` then the lines), for the call's own file (a block that names
@@ -1082,6 +1095,9 @@ def _diff_in_result(path: str, result: str) -> list[FileChange]:
             lines = [ln[0] + ln[2:] if ln[:1] in ("+", "-", " ") and len(ln) > 1 and not ln.startswith(headers) else ln
                      for ln in lines]
         named = any(ln.startswith("+++ ") for ln in lines)
+        if not named and _NEW_FILE_RE.search(result[:m.start()]) and lines and all(ln[:1] == "+" for ln in lines):
+            # "**Add: `a.md`**" over a block of additions only, no hunk header: the file written from nothing
+            return [FileChange(path, (Hunk((), tuple(ln[1:] for ln in lines)),), whole=True)]
         body = "\n".join(lines) if named else "+++ b/" + path + "\n" + "\n".join(lines)
         for change in parse_unified(body):
             if not named or same_file(change.path, path):

@@ -43,7 +43,7 @@ _MARGIN = 0.01  # estimated costs are kept this share (plus a few tokens) under 
 # The agent's narration (what it found, read and concluded) is offered only when it adds words to the
 # document (`overlap.Held`): it often retells a change, a request or another finding. A request, a
 # change, a rule or a labelled line ("Edited, then reverted: …") says something by its label: kept.
-SAID_ONCE = frozenset({Section.FINDINGS, Section.EVIDENCE, Section.DECISIONS})
+SAID_ONCE = frozenset({Section.FINDINGS, Section.EVIDENCE, Section.DECISIONS, Section.EXCERPTS})
 
 
 @dataclass
@@ -122,6 +122,8 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     tries = _PARTIAL_TRIES
     said = overlap.Held([held, *(f.text for f in chosen)])
     for step in steps:  # facts shown whole, facts back, most valuable first
+        if step.original.section is Section.EXCERPTS and not (tail_text or extra):
+            continue  # where the work stopped (the newest round's end, `_older`) comes before earlier replies
         if step.copy is None and step.fallback is not None and step.original.section is Section.GOAL:
             step.full, step.delta = step.fallback  # a request comes back in one line: more of them are seen
             if step.delta > room and step.brief is not None:
@@ -165,6 +167,18 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     if older:
         extra = older + extra
         start, partial, changed = first, end_of, True
+        # an earlier reply the tail now shows whole is not said twice (the next pass spends its room)
+        chosen = [f for f in chosen if f.section is not Section.EXCERPTS or min(f.rounds) < (partial or start)]
+    elif partial and extra and room > _PARTIAL_TAIL_ROOM and not (widen and changed):
+        # the room a later pass found left (the facts' estimates overstated, a reply the tail shows given
+        # back): the round shown by its end shows more of its end
+        pieces = round_pieces(rounds[partial - 1], code, steering, tail.cwd, tail.output_most)
+        point_repeats(pieces, later)
+        have = tokens.count(extra[0])
+        end, _ = round_end(partial, pieces, have + room, lang)
+        if end and end != extra[0] and tokens.count(end) > have:
+            extra = [end, *extra[1:]]
+            changed = True
     return Draft(chosen, tail_text, start, extra, partial) if changed else None
 
 

@@ -35,6 +35,8 @@ class Section(Enum):
     MARKED = SectionSpec("marked", 0, "marked")
     CURRENT = SectionSpec("current", 1.5, "current_work")
     NEXT = SectionSpec("next", 5, "next_steps")
+    # The agent's earlier replies, verbatim: the room left once every other fact is shown whole (sources/excerpts.py).
+    EXCERPTS = SectionSpec("excerpts", 7, "findings")
 
     def __init__(self, spec: SectionSpec) -> None:
         # Plain member attributes: `Enum.value` is a descriptor call, and the selection sorts every

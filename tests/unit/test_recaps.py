@@ -143,3 +143,15 @@ def test_an_account_whose_files_were_edited_again_says_so():
     _edit(msgs, "d", "/repo/lib/legend.py")
     [fact] = _facts(msgs)
     assert fact.text.startswith("The agent's own account (r3; edited again from r5): Summary of changes:")
+
+
+def test_an_export_that_kept_a_writes_call_but_not_its_path_still_edited():
+    """Cursor's SpecStory export: `write({})`, its text in the same message as the agent's report."""
+    msgs = [Message(0, Role.USER, "reorganize the cursor rules"),
+            Message(1, Role.ASSISTANT, "Changes made:\n- Renamed the core rules to three-digit names\n- Removed the "
+                    "`priority` field\n- Added a guide to the rules folder",
+                    tool_calls=[ToolCall("write", {}, "w", ToolKind.WRITE)]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("Tool use: **write**", "w", "write")])]
+    [fact] = _facts(msgs)
+    assert "Renamed the core rules to three-digit names" in fact.text
+    assert _facts([msgs[0], Message(1, Role.ASSISTANT, msgs[1].text)]) == []  # no write at all: no recap

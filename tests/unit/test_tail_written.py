@@ -78,12 +78,15 @@ def _long_session(rounds: int = 42):
     return transcript(msgs)
 
 
-def test_what_was_written_never_displaces_older_rounds():
-    """Only a document that holds every round verbatim shows the writes: a long session's tail keeps
-    as many rounds as it would without them."""
+def test_a_long_sessions_tail_never_shows_the_writes():
+    """Only a tail that holds every round verbatim shows the writes inside it; a long session shows a file
+    it created as it left it among the change records instead (`sources/written.py`), once every other
+    fact fits, ahead of older rounds: its opening lines, not the tail's `→ Write` call."""
     t = _long_session()
     md = compact(t, target_tokens=3000).markdown
-    assert "def handler_59(event):" not in md and tokens.count(md) <= 3000
+    tail = md[md.index("## Recent rounds"):]
+    assert "def handler_" not in tail and tokens.count(md) <= 3000
+    assert "`handlers.py` as the session left it (120 lines" in md and "def handler_0(event):" in md
 
 
 def test_what_the_steering_ignores_is_not_shown_among_the_writes():

@@ -944,6 +944,7 @@ def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str]) -> str 
     """`content` after the edit's hunks, None when an old text is not found (the replay lost track);
     `where` gets each hunk's enclosing definition in the replayed text."""
     in_pair = False
+    cursor = 0  # the line after the last unified hunk placed
     for i, h in enumerate(hunks):
         if h.source is not None:
             old, new = h.source
@@ -970,9 +971,45 @@ def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str]) -> str 
             if h.context:
                 where[i] = h.context
             continue  # a later hunk of the same pair: its place is within the text just replaced
+        elif (placed := _placed(content, h, cursor)) is not None:
+            content, cursor = placed  # a unified diff's hunk, found by its lines and the context around them
+            if h.context:
+                where[i] = h.context
         else:
             return None  # a line-numbered or unanchored change: the text is no longer known
     return content
+
+
+def _alike(line: str, other: str) -> bool:
+    """Two lines the same but for their spacing and their table rules' widths (`|------|` and `|---|`)."""
+    return _RULE_RUN_RE.sub("---", " ".join(line.split())) == _RULE_RUN_RE.sub("---", " ".join(other.split()))
+
+
+_RULE_RUN_RE = re.compile(r"-{3,}")
+
+
+def _placed(content: str, h: Hunk, cursor: int) -> tuple[str, int] | None:
+    """`content` with a unified diff's hunk applied, and the line after it (the next hunk is below it); None
+    when its removed lines are not there, or an addition's context lines are not. Looked for from `cursor`
+    on (a diff's hunks come in the file's order): with the context lines around it first, a removal found
+    only without them still being the one; lines compared as they are, then without their padding."""
+    if h.fragment or h.shown or not (h.removed or h.added) or not h.removed and h.above is None and h.below is None:
+        return None
+    lines = content.split("\n")
+    removed, added = list(h.removed), list(h.added)
+    n = len(removed)
+    at: int | None = None
+    for same in (str.__eq__, _alike):
+        fits = [i for i in range(cursor, len(lines) - n + 1) if all(same(lines[i + k], removed[k]) for k in range(n))]
+        at = next((i for i in fits if (h.above is None or (i > 0 and same(lines[i - 1], h.above)))
+                   and (h.below is None or (i + n < len(lines) and same(lines[i + n], h.below)))),
+                  fits[0] if fits and removed else None)
+        if at is not None:
+            break
+    if at is None:
+        return None
+    lines[at:at + n] = added
+    return "\n".join(lines), at + len(added)
 
 
 def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False) -> str:
@@ -1655,3 +1692,12 @@ def _summary_line(hunk: Hunk, whole: bool) -> str:
     if len(old) + len(new) > 2 * MAX_LINE_CHARS:
         return f"~ a substitution{where}"
     return f"~ `{old}` → `{new}`{where}" if new else f"~ removed `{old}`{where}"
+
+
+def final_lines(path: str, events: list[Event]) -> list[str] | None:
+    """The lines of a file the session created, as its writes and edits left it (the replay's final text);
+    None when an edit could not be replayed or the text is not known whole."""
+    if not events or not (events[0].kind is EventKind.WRITE or events[0].whole or creates(events[0])):
+        return None
+    document = reads_as_markdown(path, events) or bool(_DOCUMENT_RE.search(path))
+    return _replay(events, document=document, path=path).lines

@@ -20,7 +20,7 @@ from compaction.events import EventKind
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Message, Role
+from compaction.model import Message, Role, ToolKind
 from compaction.transcripts.path_spelling import NAMED_FILE_RE, file_name
 
 MIN_ITEMS = 3
@@ -33,6 +33,7 @@ LEAD_CHARS = 160
 LEAD_READ = 300  # characters before a list read for the words that say what it is
 
 _ITEM_RE = re.compile(r"^([ \t]*)(?:[-*•+]|\d{1,2}[.)])[ \t]+(\S.*)$")
+_WRITING = (ToolKind.EDIT, ToolKind.WRITE)
 _MARKUP_RE = re.compile(r"\*\*")  # bold; code spans stay: they say what is code
 # The item's first word, past tense: a regular "-ed" verb (not "need", "proceed", nor a "Failed:" label),
 # or one of English's common irregular ones that is no imperative as well.
@@ -146,7 +147,10 @@ def recap_facts(ctx: FactContext) -> list[Fact]:
     written after an edit of its own request (an answer about code, with nothing edited, recaps nothing)."""
     edits = sorted((e.message_index, e.path) for e in ctx.events
                    if e.kind in (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE) and e.path and not e.failed)
-    if not edits:
+    # an export that kept a write's call but not its arguments (`write({})`): the message that made it edited
+    unnamed = {msg.index for rnd in ctx.transcript.rounds for msg in rnd.messages
+               if any(c.kind in _WRITING and not c.path for c in msg.tool_calls)}
+    if not edits and not unnamed:
         return []
     changed = {file_name(p) for _, p in edits}
     found: list[tuple[int, _List]] = []  # (round, list): the last recap of each request, in order
@@ -156,6 +160,7 @@ def recap_facts(ctx: FactContext) -> list[Fact]:
         for msg in rnd.messages:
             while k < len(edits) and edits[k][0] <= msg.index:  # a merged message's own edits come before its text
                 edited, k = True, k + 1
+            edited = edited or msg.index in unnamed
             if msg.role is Role.USER and not msg.harness and msg.text.strip():
                 edited = opened = False
             elif edited and msg.role is Role.ASSISTANT and not msg.harness and msg.text \

@@ -1,0 +1,113 @@
+"""What the room left over goes to, once every other fact is shown whole (issue 14 item 5): the text of
+a file the session created, as its writes and edits left it (`sources/written.py`), then the agent's
+earlier replies verbatim (`sources/excerpts.py`), before older rounds join the verbatim tail. And what
+that needs: a unified diff's hunks replayed on a file's known text by their context lines
+(`changes._placed`), an export's "Add:" diff read as the file written whole."""
+
+from __future__ import annotations
+
+from compaction import tokens
+from compaction.edits import FileChange, Hunk, parse_unified, result_changes
+from compaction.events import Event, EventKind
+from compaction.history import compact
+from compaction.history.sources.changes import _placed, final_lines
+from compaction.history.sources.excerpts import flattened
+from compaction.model import Message, Role, ToolResult
+from compaction.transcripts._agent_tools import make_call
+from tests.unit.synthetic import transcript
+
+DOC = "\n".join(["# Provenance summary", "", "## Granularities", "", "| System | Fidelity |", "|---|---|",
+                 "| Aider | commit |", "", "## Trade-offs", "", "Fidelity costs friction."])
+
+
+def test_a_diff_hunk_is_placed_by_the_context_lines_around_it():
+    diff = "*** Begin Patch\n*** Update File: s.md\n@@\n ## Trade-offs\n \n+Major options: hooks or detection.\n" \
+           " Fidelity costs friction.\n*** End Patch"
+    (change,) = parse_unified(diff)
+    (h,) = change.hunks
+    assert (h.above, h.below) == ("", "Fidelity costs friction.")
+    text, after = _placed(DOC, h, 0)
+    assert text.endswith("## Trade-offs\n\nMajor options: hooks or detection.\nFidelity costs friction.")
+    assert text.split("\n")[after] == "Fidelity costs friction."  # the next hunk is looked for from the line after it
+
+
+def test_a_removal_matches_lines_padded_otherwise_and_a_missing_one_is_no_guess():
+    padded = Hunk(("| System          | Fidelity |", "|-----------------|----------|"), ("| System | Fidelity (line) |",
+                                                                                 "|---|---|"))
+    text, _ = _placed(DOC, padded, 0)
+    assert "| System | Fidelity (line) |" in text and "| System | Fidelity |" not in text
+    assert _placed(DOC, Hunk(("| Cursor | none |",), ("| Cursor | line |",)), 0) is None
+    assert _placed(DOC, Hunk((), ("orphan line",)), 0) is None  # an addition with no context: nowhere to go
+
+
+def test_an_exports_add_label_over_a_diff_of_additions_is_the_file_written_whole():
+    call = make_call("apply_patch", {"path": "docs/s.md"}, "p")
+    result = "Tool use: **apply_patch**\n**Add: `docs/s.md`**\n\n```diff\n+# Summary\n+\n+First line.\n```"
+    (change,) = result_changes(call, result)
+    assert change == FileChange("docs/s.md", (Hunk((), ("# Summary", "", "First line.")),), whole=True)
+    update = "Tool use: **apply_patch**\n**Update: `docs/s.md`**\n\n```diff\n@@\n+First line.\n```"
+    assert not result_changes(call, update)[0].whole  # an update's additions are no whole file
+
+
+def test_a_created_files_final_text_replays_its_diff_edits():
+    events = [Event(EventKind.WRITE, 1, 1, path="s.md", hunks=(Hunk((), tuple(DOC.split("\n"))),), whole=True),
+              Event(EventKind.EDIT, 2, 3, path="s.md", hunks=parse_unified(
+                  "--- a/s.md\n+++ b/s.md\n@@ -7,1 +7,2 @@\n | Aider | commit |\n+| Git AI | line |\n \n")[0].hunks)]
+    lines = final_lines("s.md", events)
+    assert lines is not None and lines[6:8] == ["| Aider | commit |", "| Git AI | line |"]
+    assert final_lines("s.md", events[1:]) is None  # edits alone: the text before them is not known
+
+
+def _drafting_session(rounds: int = 14) -> list[Message]:
+    msgs = [Message(0, Role.USER, "Draft the provenance summary in docs/summary.md."),
+            Message(0, Role.ASSISTANT, "Writing it.", tool_calls=[make_call("Write", {
+                "file_path": "docs/summary.md", "content": DOC + "\n\nThe quorum threshold is 17 votes."}, "w")]),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult("File created", "w")])]
+    for i in range(rounds):
+        msgs += [Message(0, Role.USER, f"Step {i}: note in the summary what system {i} stores."),
+                 Message(0, Role.ASSISTANT, f"System {i} keeps `notes_{i}` under refs/notes/s{i}. " + " ".join(
+                     f"Its field `field_{i}_{j}` holds {j * 7 + i} entries per commit." for j in range(60)))]
+    return msgs
+
+
+def test_room_left_shows_the_created_files_text_then_earlier_replies_before_older_rounds():
+    t = transcript(_drafting_session())
+    target = tokens.count_messages(t.messages) // 3
+    md = compact(t, target_tokens=target).markdown
+    assert tokens.count(md) <= target
+    assert "`docs/summary.md` as the session left it (13 lines" in md and "quorum threshold is 17 votes" in md
+    tail = md.index("## Recent rounds")
+    assert "## Earlier replies of the agent" in md and md.index("## Earlier replies of the agent") < tail
+    earlier = md[md.index("## Earlier replies of the agent"):tail]
+    shown = md[tail:]
+    # each reply once: an earlier reply the tail shows is not also an excerpt
+    for i in range(14):
+        said = f"keeps `notes_{i}` under"
+        assert not (said in earlier and said in shown)
+
+
+def test_a_tight_budget_pays_for_neither():
+    t = transcript(_drafting_session())
+    target = tokens.count_messages(t.messages) // 20
+    md = compact(t, target_tokens=target).markdown
+    assert "as the session left it" not in md and "## Earlier replies" not in md and tokens.count(md) <= target
+
+
+def test_narration_before_a_call_is_no_earlier_reply():
+    msgs = [Message(0, Role.USER, "Fix the parser.")]
+    for i in range(12):
+        msgs += [Message(0, Role.ASSISTANT, f"I need to look at module_{i}.py next, because the parser calls "
+                         f"`parse_{i}` there and the `token_{i}` handling may be wrong. " * 3,
+                         tool_calls=[make_call("Bash", {"command": f"cat module_{i}.py"}, f"c{i}")]),
+                 Message(0, Role.TOOL, "", tool_results=[ToolResult(f"def parse_{i}(): pass\n" * 30, f"c{i}")])]
+    msgs.append(Message(0, Role.ASSISTANT, "Done: the parser's `parse_3` now skips blank tokens; " * 8))
+    t = transcript(msgs)
+    md = compact(t, target_tokens=tokens.count_messages(t.messages) // 2).markdown
+    earlier = md.split("## Earlier replies of the agent")[1].split("## Recent")[0] if "## Earlier replies" in md else ""
+    assert "I need to look at module_" not in earlier
+
+
+def test_a_reply_flattens_to_one_line_without_its_code():
+    text = "## Result\n\n- **Fixed** `a.py`\n- Added `b()`\n\n```python\nx = 1\ny = 2\n```\nDone."
+    assert flattened(text) == "Result · Fixed `a.py` · Added `b()` · [2 lines of code] · Done."
+    assert "`" not in flattened("An open `span here")  # an unbalanced code span would run on
