@@ -726,6 +726,31 @@ def _explanation(transcript: Transcript, after_round: int, after_message: int | 
     return None
 
 
+DIAGNOSIS_ROUNDS = 4  # the rounds up to a fix read for what the agent found wrong first
+
+
+def _diagnosed(transcript: Transcript, last_round: int, fix_round: int) -> str | None:
+    """What the agent said was wrong just before its fix, when its first reply to the error did not say
+    (it went looking first): the latest cause-like sentence of the rounds up to the fix's, after the error
+    ("I have multiple `@classmethod` decorators … and the docstring is broken (r64)"); not a plan, nor
+    where it will look next, nor the words after the user asked something else."""
+    rounds = transcript.rounds[max(last_round, fix_round - DIAGNOSIS_ROUNDS):fix_round]
+    for rnd in reversed(rounds):
+        if any(_asks_anew(m) for m in rnd.messages):
+            return None  # the replies answer that ask, not the error
+        for msg in reversed(rnd.messages):
+            if msg.role is not Role.ASSISTANT or not msg.text or msg.harness:
+                continue
+            text = _TITLE_LINE.sub("", _THOUGHT.sub("", msg.text.split("```", 1)[0]))
+            for sentence in reversed(_SENTENCE.split(" ".join(text.split()))):
+                if len(sentence) >= 30 and _CAUSE.search(sentence) and not _PLAN.match(sentence) \
+                        and not _LIST_OPENER.search(sentence) and not _only_looking_on(sentence) \
+                        and not sentence.rstrip().endswith((":", "：", "?", "？")):
+                    said = cut(_balanced(sentence.strip()), 200)
+                    return f"{said.rstrip('.。')} (r{rnd.number})"
+    return None
+
+
 _TERM_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 _PATH_WORD_RE = re.compile(r"[^\s\"'`()]*[/\\][^\s\"'`()]*")
 _PLAIN_TERMS = frozenset({"error", "errors", "file", "line", "lines", "with", "that", "this", "from", "have", "none",
@@ -2349,6 +2374,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
                      frozenset() if rec.family == "TOOL" else error_terms(rec))
     if not fix.round and rec.count > 1 and rec.id in EDIT_REFUSED:
         why = "; ".join(_diagnoses(transcript, rec)) or why
+    elif why is None and fix.round and fix.round >= last.round + 2 and rec.family != "TOOL" and not fix.rerun:
+        why = _diagnosed(transcript, last.round, fix.round)  # found while looking, before the fix
     if fix.rerun and fix.call is not None:
         changed = changed_arguments(failed_call, fix.call, command_words=True) if failed_call is not None else ""
         outcome = "succeeded" if fix.passed_round else "no longer printed it"

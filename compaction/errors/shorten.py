@@ -4,9 +4,10 @@ Why: the error memory's texts are cut to fit (a clause budget in the document, l
 over its ceiling), and a cut at the end loses what matters most: the new side of a change
 (`` `A` →… ``), the command that then passed (`then…`). Here a text gives up, in this order: the words
 both sides of a long change share, the middles of its long code, the agent's guess, its commands'
-middles, the clauses that do not say what ended the error (least telling first), its code down to a few
-words, the check that followed, the options it advised (each cut alike), and only then its end (a change
-it would leave without its new side goes whole). Paths are never elided.
+middles, the clauses that do not say what ended the error nor its cause (least telling first), the end
+of the agent's account of the cause, its code down to a few words, the attempts that failed before the
+fix, the check that followed, the cause itself, the options it advised (each cut alike), and only then
+its end (a change it would leave without its new side goes whole). Paths are never elided.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |resto
 ADVISED = "advised (r"  # what the agent advised, where no edit followed: kept as long as a fix would be (no fix)
 _CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix, or the retry
 _GUESS = "the agent's guess: "
+# The agent's account of what was wrong (unhedged) outlives the attempts that failed before the fix: what
+# caused it is what a successor is asked, and what keeps it from recurring
+_CAUSE = "cause: "
+_TRIED = "tried before: "
+CAUSE_LEAST = 60  # a cause cut shorter than this says too little: it goes whole
 # A cause read off the calls and outputs themselves, not the agent's words (`errors.scan`'s `_shifted_lines`,
 # `refusal_cause`, `_escaped_breaks`, `_margin_marked` word them so): kept as long as the fix is
 _READ_CAUSE_RE = re.compile(r"^(?:cause: its line-addressed edits|its SEARCH held |the user's own edits of |"
@@ -65,10 +71,14 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
         lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_GUESS), info),
         lambda cs, excess: _shrink(cs, excess, _command_spans, ROOMY_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: not (FIX_CLAUSE_RE.search(c) or _CHECK_RE.search(c)
-                                                          or _READ_CAUSE_RE.search(c) or c.startswith(ADVISED)), info),
+                                                          or _READ_CAUSE_RE.search(c) or c.startswith(ADVISED)
+                                                          or c.startswith(_CAUSE)), info),
+        lambda cs, excess: [cut(c, max(CAUSE_LEAST, len(c) - excess)) if c.startswith(_CAUSE) else c for c in cs],
         lambda cs, excess: _shrink(cs, excess, _content_spans, TIGHT_SPAN),
         lambda cs, excess: _shrink(cs, excess, _command_spans, TIGHT_SPAN),
+        lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_TRIED), info),
         lambda cs, excess: _drop(cs, width, lambda c: _CHECK_RE.search(c) is not None, info),
+        lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_CAUSE), info),
         lambda cs, excess: _options_shrunk(cs, excess),
     )
     for step in steps:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from compaction.escape import escape_control
-from compaction.history.facts import Fact, relative_paths
+from compaction.history.facts import TIGHT_TARGET, Fact, relative_paths
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
@@ -48,15 +48,19 @@ def flattened(text: str) -> str:
             code += not FENCE_LINE.match(line)  # a fence line itself is no line of code
             continue
         if code:
-            out.append(f"[{code} lines of code]")
+            out.append(_code_note(code))
             code = 0
         line = _BOLD_RE.sub("", _BULLET_RE.sub("", line)).strip()
         if line and line.strip("-=*_") and line != "---":
             out.append(line)
     if code:
-        out.append(f"[{code} lines of code]")
+        out.append(_code_note(code))
     flat = escape_control(" · ".join(out))
     return flat.replace("`", "") if flat.count("`") % 2 else flat  # an open code span would run on
+
+
+def _code_note(n: int) -> str:
+    return f"[{n} line{'' if n == 1 else 's'} of code]"
 
 
 def _cut(text: str, limit: int) -> str:
@@ -90,6 +94,8 @@ def _closing_replies(messages: list[Message]) -> set[int]:
 def excerpt_facts(ctx: FactContext) -> list[Fact]:
     """One fact per reply of the agent long enough to hold something, scored by the distinct names,
     values and paths it holds; the MAX_EXCERPTS most concrete."""
+    if ctx.target_tokens is not None and ctx.target_tokens < TIGHT_TARGET:
+        return []  # a tight budget never has room left for them: no work
     found: list[tuple[int, int, str]] = []  # (specifics, round, text)
     closing = _closing_replies(ctx.transcript.messages)
     for rnd in ctx.transcript.rounds:

@@ -12,7 +12,7 @@ rounds and the agent's earlier replies); a file's text is cut at a line, its ope
 from __future__ import annotations
 
 from compaction.events import EventKind
-from compaction.history.facts import LEFTOVER_PRIORITY, Fact, display_path
+from compaction.history.facts import LEFTOVER_PRIORITY, TIGHT_TARGET, Fact, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.changes import final_lines
 from compaction.history.sources.filelog import logs_of
@@ -27,6 +27,8 @@ SCORE = 20
 
 @fact_source(Section.CHANGES)
 def written_texts(ctx: FactContext) -> list[Fact]:
+    if ctx.target_tokens is not None and ctx.target_tokens < TIGHT_TARGET:
+        return []  # a tight budget never has room left for them: no work
     found: list[tuple[int, str, list[int], list[str]]] = []  # (edits, path, rounds, lines)
     for path, log in logs_of(ctx).items():
         kept = log.kept
