@@ -91,6 +91,8 @@ def test_the_searches_that_found_nothing_before_the_one_that_located_the_file_ar
     assert "after 2 searches found nothing: `find src/libponyc -name \"*command*.pony\"` (r1) … " \
            "`grep -r \"CommandParser\" src` (r2)" in found.full_text
     assert found.rounds == [3]
+    # the one line says the agent looked elsewhere first; the full one says where
+    assert found.text == 'Found `packages/cli/cli.pony` with `find . -name "*cli*.pony"` (r3), after 2 searches found nothing'
 
 
 def test_a_search_that_only_counted_its_hits_takes_where_the_agent_then_said_they_are() -> None:

@@ -465,14 +465,15 @@ def _found_facts(found: dict[str, tuple[str, int]],
     out = []
     for (cmd, rnd), paths in list(by_cmd.items())[:MAX_FOUND]:
         missed = (missed_before or {}).get((cmd, rnd), [])
-        after = ""
+        after = count = ""
         if missed:
             shown = [f"{c} {cite([r])}" for r, c in ([missed[0]] if len(missed) == 1 else [missed[0], missed[-1]])]
-            after = (f", after {len(missed)} search{'es' if len(missed) > 1 else ''} found nothing: "
-                     + (" … ".join(shown)))
+            count = f", after {len(missed)} search{'es' if len(missed) > 1 else ''} found nothing"
+            after = f"{count}: " + " … ".join(shown)
         line = (f"Found {', '.join(f'`{p}`' for p in paths[:4])}"
                 f"{f' (+{len(paths) - 4})' if len(paths) > 4 else ''} with `{cmd}` {cite([rnd])}")
-        out.append(Fact(Section.EVIDENCE, line, [rnd], score=30 + (3 if missed else 0),
+        # the one line says the agent looked elsewhere first (why it widened its search); the full one where
+        out.append(Fact(Section.EVIDENCE, line + count, [rnd], score=30 + (3 if missed else 0),
                         full_text=line + after if after else None))
     return out
 
