@@ -55,7 +55,7 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|Mr|Mrs|Dr|No|Fig|approx|resp)\.|\b[A-Z]\.)$")
-_SENT_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[`]?[A-Z0-9@#])")
+_SENT_END = re.compile(r"(?<=[.!?])([\"')\]]?)\s+(?=[\"'(\[`]?[A-Z0-9@#])")  # a closing quote or bracket ends the sentence
 _CODEY = re.compile(r"[{};=<>]|^\s{4,}|^\t|\)\s*$|^\s*[$>]\s")
 
 
@@ -64,7 +64,7 @@ def _split_sentences(line: str, offset: int) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     start = 0
     for m in _SENT_END.finditer(line):
-        cut = m.start()
+        cut = m.end(1)  # after the sentence's closing quote or bracket: it is the sentence's, not the gap's
         head = line[start:cut].rstrip()
         if not head or _ABBREV.search(head) or len(head) < 3:
             continue

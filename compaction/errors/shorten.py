@@ -24,9 +24,10 @@ _SPAN_RE = re.compile(r"`[^`\n]+`")
 _PAIR_RE = re.compile(r"`([^`\n]+)` → `([^`\n]+)`")
 _QUOTE_RE = re.compile(r"“[^“”\n]+”")
 # A clause that says what ended the error: the edit (`edited x (r5)`, `an edit (r5)`, `re-read it with …, then
-# edited it`, `restored x from git with …`), the command that then passed, an attempt never checked and the
-# attempts that failed again before it. Its account of the cause, a guess or the user's words are not.
-FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored |tried, never checked |tried before: )"
+# edited it`, `restored x from git with …`), the command that then passed, an attempt never checked, the
+# attempts that failed again before it and what ended an earlier failure (`its r27 failure ended with …`). Its account of the cause, a guess or the user's words are not.
+FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored |tried, never checked |tried before: |"
+                           r"its r\d+ failure )"
                            r"|^then .* (?:passed|no longer printed it) \(r\d+\)$")
 ADVISED = "advised (r"  # what the agent advised, where no edit followed: kept as long as a fix would be (no fix)
 _CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix, or the retry

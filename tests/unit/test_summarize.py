@@ -201,3 +201,10 @@ def test_units_always_map_back_in_order_without_overlap(text):
     # everything that is not whitespace is inside some unit
     covered = "".join(u.text for u in units)
     assert "".join(covered.split()) == "".join(text.split())
+
+
+def test_a_sentences_closing_bracket_or_quote_stays_with_it():
+    """Found by the property above: `aa.)    Z` lost its `)`, the gap after a sentence having taken it."""
+    assert [u.text for u in split_units("aa.)    Z")] == ["aa.)", "Z"]
+    assert [u.text for u in split_units('He said "go." Then left. (See x.) Next one.')] == \
+        ['He said "go."', "Then left.", "(See x.)", "Next one."]
