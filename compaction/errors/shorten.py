@@ -36,7 +36,7 @@ _GUESS = "the agent's guess: "
 # caused it is what a successor is asked, and what keeps it from recurring
 _CAUSE = "cause: "
 _TRIED = "tried before: "
-CAUSE_LEAST = 60  # a cause cut shorter than this says too little: it goes whole
+CAUSE_LEAST = 60  # a cause cut shorter than this (or than half of it) says too little: it goes whole
 # A cause read off the calls and outputs themselves, not the agent's words (`errors.scan`'s `_shifted_lines`,
 # `refusal_cause`, `_escaped_breaks`, `_margin_marked` word them so): kept as long as the fix is
 _READ_CAUSE_RE = re.compile(r"^(?:cause: its line-addressed edits|its SEARCH held |the user's own edits of |"
@@ -74,7 +74,8 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
         lambda cs, excess: _drop(cs, width, lambda c: not (FIX_CLAUSE_RE.search(c) or _CHECK_RE.search(c)
                                                           or _READ_CAUSE_RE.search(c) or c.startswith(ADVISED)
                                                           or c.startswith(_CAUSE)), info),
-        lambda cs, excess: [cut(c, max(CAUSE_LEAST, len(c) - excess)) if c.startswith(_CAUSE) else c for c in cs],
+        lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_TRIED), info) if _has_cause(cs) else cs,
+        lambda cs, excess: [_cause_cut(c, excess) for c in cs],
         lambda cs, excess: _shrink(cs, excess, _content_spans, TIGHT_SPAN),
         lambda cs, excess: _shrink(cs, excess, _command_spans, TIGHT_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_TRIED), info),
@@ -87,6 +88,20 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
             break
         clauses = step(clauses, _length(clauses) - width)
     return _cut_whole_changes("; ".join(clauses), width)
+
+
+def _has_cause(clauses: list[str]) -> bool:
+    return any(c.startswith(_CAUSE) for c in clauses)
+
+
+def _cause_cut(clause: str, excess: int) -> str:
+    """A cause clause `excess` characters shorter, when that keeps half of it and CAUSE_LEAST characters at
+    least (a stub, "cause: This strategy should resolve issues caused by…", says nothing: the clause stays
+    whole for the step that drops it)."""
+    if not clause.startswith(_CAUSE):
+        return clause
+    width = len(clause) - excess
+    return cut(clause, width) if width >= max(CAUSE_LEAST, len(clause) // 2) else clause
 
 
 _PAIR_SAID_RE = re.compile(r"(?::\s*|\s+)?`[^`\n]+` → `[^`\n]+`")
