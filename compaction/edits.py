@@ -88,10 +88,11 @@ class Hunk:
     shown: tuple[str, ...] = ()
     # `sed '351r snippet.py'`: the lines added are that file's, as the session last wrote it (`read_in`)
     reads_in: str | None = None
-    # A unified diff's context lines right above and below the change (None: none shown there): where a
-    # change with no old/new pair lands in a file whose text a reader knows (`changes._apply`)
-    above: str | None = field(default=None, compare=False, repr=False)
-    below: str | None = field(default=None, compare=False, repr=False)
+    # A unified diff's context lines next to the change, up to CONTEXT_KEPT on each side, in the file's order
+    # (empty: none shown there): where a change with no old/new pair lands in a file whose text a reader knows
+    # (`changes._placed` looks for them with the removed lines, as one block)
+    above: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    below: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def empty(self) -> bool:
@@ -202,6 +203,9 @@ def each_definition(lines: tuple[str, ...] | list[str]) -> list[str]:
     return [m.group(1) for line in lines if (m := definition(line)) and m.group(1) not in _NOT_NAMES]
 
 
+CONTEXT_KEPT = 3  # a diff's context lines a hunk keeps on each side (`diff -u`'s default)
+
+
 def parse_unified(text: str) -> list[FileChange]:
     """Hunks of a unified diff (`--- a/x` / `+++ b/x` / `@@ … @@ ctx`) or of a Codex
     `*** Begin Patch` envelope (`*** Update File: x` / `@@ ctx`), per file, in order."""
@@ -214,18 +218,28 @@ def parse_unified(text: str) -> list[FileChange]:
     header_context: str | None = None  # what the `@@` line names
     inner: tuple[str, int] | None = None  # (name, indentation) of a definition the hunk's context lines opened
     whole = False
-    last_context: str | None = None  # the context line just read (None: a header, or a change, since)
-    above: str | None = None  # the open hunk's context line above it
+    run: list[str] = []  # the context lines read since the last change or header
+    above: tuple[str, ...] = ()  # the open hunk's context lines above it
+    closed: int | None = None  # the index in `hunks` of the hunk the context lines now read follow
 
-    def close_hunk(below: str | None = None) -> None:
-        nonlocal removed, added
+    def close_hunk() -> None:
+        nonlocal removed, added, closed
         if removed or added:
-            hunks.append(Hunk(tuple(removed), tuple(added), context, above=above, below=below))
+            hunks.append(Hunk(tuple(removed), tuple(added), context, above=above))
+            closed = len(hunks) - 1
         removed, added = [], []
+
+    def end_context() -> None:
+        """The context lines read since the last hunk are the lines below it."""
+        nonlocal closed
+        if closed is not None and run:
+            hunks[closed] = replace(hunks[closed], below=tuple(run[:CONTEXT_KEPT]))
+        closed = None
 
     def close_file() -> None:
         nonlocal hunks, whole
         close_hunk()
+        end_context()
         if path and hunks:
             out.append(FileChange(path, tuple(hunks), whole))
         hunks, whole = [], False
@@ -240,7 +254,8 @@ def parse_unified(text: str) -> list[FileChange]:
             raw = raw.split("\t", 1)[0].strip()
             path = raw[2:] if raw.startswith(("a/", "b/")) else raw
             whole = line.startswith("*** Add File: ")
-            context = header_context = inner = last_context = None  # a file's places are its own
+            context = header_context = inner = None  # a file's places are its own
+            run = []
             continue
         if line.startswith(("--- ", "diff --git", "index ", "*** Begin Patch", "*** End Patch", "*** Delete File")):
             if line.startswith(("diff --git", "*** Delete File")):
@@ -250,10 +265,12 @@ def parse_unified(text: str) -> list[FileChange]:
         m = _HUNK_HEADER_RE.match(line)
         if m or line.startswith("@@"):
             close_hunk()
+            end_context()
             header = (m.group(1) if m else line[2:]).strip()
             found = definition(header) if header else None
             context = header_context = found.group(1) if found else (header or None)
-            inner = last_context = None
+            inner = None
+            run = []
             continue
         if path is None:
             continue
@@ -267,8 +284,10 @@ def parse_unified(text: str) -> list[FileChange]:
             # a change indented deeper than it; a line back at its indentation closed it
             body = line[1:] if line.startswith(" ") else ""
             if removed or added:
-                close_hunk(body if line.startswith(" ") or not line else None)
-            last_context = body if line.startswith(" ") or not line else None
+                close_hunk()
+                run = []
+            if line.startswith(" ") or not line:
+                run.append(body)
             opened = definition(body) if body.strip() else None
             if opened:
                 inner = (opened.group(1), _indent(body))
@@ -276,8 +295,9 @@ def parse_unified(text: str) -> list[FileChange]:
                 inner = None
             continue
         if len(removed) + len(added) == 1:  # the hunk's first changed line
-            above = last_context
-            last_context = None
+            end_context()
+            above = tuple(run[-CONTEXT_KEPT:])
+            run = []
             changed = (removed or added)[0]
             context = inner[0] if inner is not None and changed.strip() and _indent(changed) > inner[1] \
                 else header_context
@@ -1074,8 +1094,16 @@ def same_file(a: str, b: str) -> bool:
     return x == y or x.endswith("/" + y)
 
 
-# The label an exporter puts over a new file's diff (SpecStory's Codex export: "**Add: `docs/x.md`**")
-_NEW_FILE_RE = re.compile(r"(?im)^\W*(?:add(?:ed)?|create[sd]?|new file)\b[^\n]*\W*$")
+# The label an exporter puts over a new file's diff, naming it (SpecStory's Codex export: "**Add: `docs/x.md`**")
+_NEW_FILE_RE = re.compile(r"^\W*(?:add|create|new file)\w*\W*`([^`]+)`\W*$", re.IGNORECASE)
+
+
+def _labelled_new(before: str, path: str) -> bool:
+    """Whether the last line above a diff block labels it as this file's creation (not an earlier line, nor
+    another file's label)."""
+    last = next((ln for ln in reversed(before.splitlines()) if ln.strip()), "")
+    m = _NEW_FILE_RE.match(last.strip())
+    return m is not None and same_file(m.group(1), path)
 
 
 def _diff_in_result(path: str, result: str) -> list[FileChange]:
@@ -1095,7 +1123,7 @@ def _diff_in_result(path: str, result: str) -> list[FileChange]:
             lines = [ln[0] + ln[2:] if ln[:1] in ("+", "-", " ") and len(ln) > 1 and not ln.startswith(headers) else ln
                      for ln in lines]
         named = any(ln.startswith("+++ ") for ln in lines)
-        if not named and _NEW_FILE_RE.search(result[:m.start()]) and lines and all(ln[:1] == "+" for ln in lines):
+        if not named and lines and all(ln[:1] == "+" for ln in lines) and _labelled_new(result[:m.start()], path):
             # "**Add: `a.md`**" over a block of additions only, no hunk header: the file written from nothing
             return [FileChange(path, (Hunk((), tuple(ln[1:] for ln in lines)),), whole=True)]
         body = "\n".join(lines) if named else "+++ b/" + path + "\n" + "\n".join(lines)

@@ -73,14 +73,14 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
         lambda cs, excess: _shrink(cs, excess, _command_spans, ROOMY_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: not (FIX_CLAUSE_RE.search(c) or _CHECK_RE.search(c)
                                                           or _READ_CAUSE_RE.search(c) or c.startswith(ADVISED)
-                                                          or c.startswith(_CAUSE)), info),
+                                                          or _said_cause(c)), info),
         lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_TRIED), info) if _has_cause(cs) else cs,
         lambda cs, excess: [_cause_cut(c, excess) for c in cs],
         lambda cs, excess: _shrink(cs, excess, _content_spans, TIGHT_SPAN),
         lambda cs, excess: _shrink(cs, excess, _command_spans, TIGHT_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_TRIED), info),
         lambda cs, excess: _drop(cs, width, lambda c: _CHECK_RE.search(c) is not None, info),
-        lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_CAUSE), info),
+        lambda cs, excess: _drop(cs, width, _said_cause, info),
         lambda cs, excess: _options_shrunk(cs, excess),
     )
     for step in steps:
@@ -90,18 +90,31 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
     return _cut_whole_changes("; ".join(clauses), width)
 
 
+def _said_cause(clause: str) -> bool:
+    """The agent's account of the cause (not one read off the calls, `_READ_CAUSE_RE`: kept as the fix is)."""
+    return clause.startswith(_CAUSE) and not _READ_CAUSE_RE.search(clause)
+
+
 def _has_cause(clauses: list[str]) -> bool:
-    return any(c.startswith(_CAUSE) for c in clauses)
+    return any(_said_cause(c) for c in clauses)
+
+
+_CITED_RE = re.compile(r" \(r\d+\)$")
 
 
 def _cause_cut(clause: str, excess: int) -> str:
-    """A cause clause `excess` characters shorter, when that keeps half of it and CAUSE_LEAST characters at
-    least (a stub, "cause: This strategy should resolve issues caused by…", says nothing: the clause stays
-    whole for the step that drops it)."""
-    if not clause.startswith(_CAUSE):
+    """A cause clause `excess` characters shorter, its round kept (cut before it), when that keeps half of it
+    and CAUSE_LEAST characters at least (a stub, "cause: This strategy should resolve issues caused by…", says
+    nothing: the clause stays whole for the step that drops it)."""
+    if not _said_cause(clause):
         return clause
     width = len(clause) - excess
-    return cut(clause, width) if width >= max(CAUSE_LEAST, len(clause) // 2) else clause
+    if width < max(CAUSE_LEAST, len(clause) // 2):
+        return clause
+    cited = _CITED_RE.search(clause)
+    if cited is None:
+        return cut(clause, width)
+    return cut(clause[:cited.start()], width - len(cited.group())) + cited.group()
 
 
 _PAIR_SAID_RE = re.compile(r"(?::\s*|\s+)?`[^`\n]+` → `[^`\n]+`")

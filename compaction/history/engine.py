@@ -24,7 +24,7 @@ from compaction.events import Event, Pairings, extract_events
 from compaction.history import errors_adapter, facts, fill, fit, overlap, project_root
 from compaction.history.facts import GOAL_CAP, MIN_FACT_TOKENS, RULES_POINTER, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
-from compaction.history.sections import Section
+from compaction.history.sections import LAST_ROOM, Section
 from compaction.history.sources import FactContext, gather, modified, problems
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
 from compaction.history.tail import TOOL_OUTPUT_MOST, TailRenderer, outputs_level
@@ -410,7 +410,7 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
         picked = set(map(id, taken))
         optional = [f for f in optional if id(f) not in picked]
     for f in optional:
-        if f.section is Section.EXCERPTS:
+        if f.section in LAST_ROOM:
             continue  # the filler's, once the verbatim tail holds where the work stopped (fill._plan)
         if used + costs[id(f)] > budget:
             _shorter(f, costs)
@@ -600,7 +600,7 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
         items = by_section[section]
         if section is Section.CURRENT:  # what the verbatim tail shows is not said twice
             items = [f for f in items if f.pending or not f.rounds or min(f.rounds) < tail_start or not tail]
-        elif section is Section.EXCERPTS and tail:  # a reply the tail shows (older rounds joined it since)
+        elif section in LAST_ROOM and tail:  # what the tail shows (older rounds joined it since)
             items = [f for f in items if f.rounds and min(f.rounds) < (span_start or tail_start)]
         if items:
             # by round; the current request last among its round's messages (pi's "stop doing shit!" then
@@ -646,8 +646,8 @@ ANSWERED_RE = re.compile(r" \(answered r\d+\)$")  # task.py's note on a current 
 def _summary_model(chosen: list[Fact]) -> Summary:
     buckets: dict[str, list[Item]] = {s.summary_field: [] for s in Section}
     for f in sorted(chosen, key=lambda f: min(f.rounds) if f.rounds else 0):
-        if f.section is Section.MODIFIED and f.scratch or f.section is Section.EXCERPTS:
-            continue  # not in the work tree any more (the Markdown says so), or the agent's replies verbatim
+        if f.section is Section.MODIFIED and f.scratch or f.section in LAST_ROOM:
+            continue  # not in the work tree any more (the Markdown says so), or texts shown whole
         text = (f.path or f.text) if f.section is Section.MODIFIED else f.text
         buckets[f.section.summary_field].append(Item(text=text, rounds=sorted(set(f.rounds))))
     return Summary(**buckets)

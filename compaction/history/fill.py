@@ -14,13 +14,14 @@ again with less room, so a document never leaves here over its target.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from compaction import tokens
 from compaction.history import overlap
 from compaction.history.facts import Fact
-from compaction.history.sections import Section
+from compaction.history.sections import LAST_ROOM, Section
 from compaction.history.steering import Steering
 from compaction.history.tail import (
     ROUND_HEADING_TOKENS,
@@ -34,7 +35,6 @@ from compaction.history.tail import (
     round_pieces,
 )
 from compaction.model import Round
-from compaction.transcripts._fences import FENCE_LINE
 
 FULL = 0.9  # a document below this share of its target is not full: what was kept short may grow
 ROOMY = 0.97  # below this share of its target another pass spends the exact room left (a fact the estimate left out)
@@ -122,8 +122,8 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     tries = _PARTIAL_TRIES
     said = overlap.Held([held, *(f.text for f in chosen)])
     for step in steps:  # facts shown whole, facts back, most valuable first
-        if step.original.section is Section.EXCERPTS and not (tail_text or extra):
-            continue  # where the work stopped (the newest round's end, `_older`) comes before earlier replies
+        if step.original.section in LAST_ROOM and not (tail_text or extra):
+            continue  # where the work stopped (the newest round's end, `_older`) comes before the last room's
         if step.copy is None and step.fallback is not None and step.original.section is Section.GOAL:
             step.full, step.delta = step.fallback  # a request comes back in one line: more of them are seen
             if step.delta > room and step.brief is not None:
@@ -167,8 +167,8 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     if older:
         extra = older + extra
         start, partial, changed = first, end_of, True
-        # an earlier reply the tail now shows whole is not said twice (the next pass spends its room)
-        chosen = [f for f in chosen if f.section is not Section.EXCERPTS or min(f.rounds) < (partial or start)]
+        # a reply or a file's text the tail now shows is not said twice (the next pass spends its room)
+        chosen = [f for f in chosen if f.section not in LAST_ROOM or min(f.rounds) < (partial or start)]
     elif partial and extra and room > _PARTIAL_TAIL_ROOM and not (widen and changed):
         # the room a later pass found left (the facts' estimates overstated, a reply the tail shows given
         # back): the round shown by its end shows more of its end
@@ -261,11 +261,32 @@ def leading_lines(full: str, budget: int, shown: str = "") -> tuple[str, int] | 
     kept = [lines[i] for i in sorted(keep)]
     # a fence the kept lines open is closed before the count (a long diff cut to its first lines left the
     # rest of the document read as code)
-    opened = next((m.group(1) for ln in kept if (m := FENCE_LINE.match(ln))), None)
-    if opened is not None and sum(1 for ln in kept if FENCE_LINE.match(ln)) % 2:
-        kept.append(opened)
+    if (close := _closing_fence(kept)) is not None:
+        kept.append(close)
         total += 2
     return "\n".join(kept) + f"\n  (… {len(lines) - len(keep)} more lines)", total
+
+
+_FENCE_RE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
+
+
+def _closing_fence(lines: list[str]) -> str | None:
+    """The line that closes the fence `lines` leave open, indented as its opening line (a fence in a list
+    item closed at the margin ends the item and opens a new block), else None. Read as CommonMark does: a
+    fence closes only on a run of its own character at least as long, with nothing after it; the lines of
+    a file shown inside a longer fence (its own ``` blocks) open nothing."""
+    opened: tuple[str, str, int] | None = None  # (indentation, character, length)
+    for line in lines:
+        m = _FENCE_RE.match(line)
+        if m is None:
+            continue
+        indent, run, rest = m.groups()
+        if opened is None:
+            if not (run[0] == "`" and "`" in rest):  # a backtick fence's info string holds no backtick
+                opened = (indent, run[0], len(run))
+        elif run[0] == opened[1] and len(run) >= opened[2] and not rest.strip():
+            opened = None
+    return f"{opened[0]}{opened[1] * opened[2]}" if opened is not None else None
 
 
 def _steps(draft: Draft, origin: dict[int, Fact], all_facts: list[Fact]) -> list[_Step]:

@@ -35,7 +35,9 @@ class Section(Enum):
     MARKED = SectionSpec("marked", 0, "marked")
     CURRENT = SectionSpec("current", 1.5, "current_work")
     NEXT = SectionSpec("next", 5, "next_steps")
-    # The agent's earlier replies, verbatim: the room left once every other fact is shown whole (sources/excerpts.py).
+    # The room left once every other fact is shown whole, the filler's alone (`LAST_ROOM`): the text of the files
+    # the session created, as it left them (sources/written.py), then the agent's earlier replies (sources/excerpts.py).
+    WRITTEN = SectionSpec("written", 6.5, "changes")
     EXCERPTS = SectionSpec("excerpts", 7, "findings")
 
     def __init__(self, spec: SectionSpec) -> None:
@@ -47,3 +49,8 @@ class Section(Enum):
 
     def heading(self, lang: str) -> str:
         return h(lang, self.key)
+
+
+# Sections the engine's selection never takes and the filler offers only once the verbatim tail shows where the
+# work stopped; a fact of theirs whose rounds the tail shows is not said again.
+LAST_ROOM = frozenset({Section.WRITTEN, Section.EXCERPTS})

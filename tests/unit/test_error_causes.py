@@ -64,7 +64,7 @@ def test_the_cause_outlives_the_attempts_before_the_fix_and_is_cut_before_it_goe
     assert "tried before" not in kept and "cause: I have multiple `@classmethod` decorators" in kept
     assert kept.startswith("edited `reports.py` (r67): replaced lines 225-312 with `new_from_json.py`; cause:")
     short = fit(SOLUTION, 180, solution_info)
-    assert "; cause: I have multiple" in short and short.endswith("…") and len(short) <= 180
+    assert "; cause: I have multiple" in short and short.endswith("… (r64)") and len(short) <= 180  # its round kept
     assert "cause" not in fit(SOLUTION, 120, solution_info)  # room for less than half of it: it goes whole
 
 
@@ -79,3 +79,10 @@ def test_what_ended_an_earlier_failure_is_a_fix_and_a_tools_account_goes_first()
             "account: The sandbox runner failed before PowerShell started, so I'm rerunning the same read-only checks")
     assert fit(tool, 120, solution_info) == \
         "then the same command rerun with `sandbox_permissions: require_escalated` succeeded (r2)"
+
+
+def test_a_cause_read_off_the_calls_is_kept_as_the_fix_is() -> None:
+    """Review 18: "cause: its line-addressed edits …" (`scan._shifted_lines`) is no account of the agent's to cut."""
+    read = ("edited `a.py` (r5): deleted line(s) 3; cause: its line-addressed edits (`sed -i 3d a.py`, `sed -i 4d a.py`): "
+            "each moved the lines the next one addressed; then `pytest -q` passed (r6)")
+    assert "each moved the lines the next one addressed" in fit(read, 170, solution_info)

@@ -155,3 +155,6 @@ def test_an_export_that_kept_a_writes_call_but_not_its_path_still_edited():
     [fact] = _facts(msgs)
     assert "Renamed the core rules to three-digit names" in fact.text
     assert _facts([msgs[0], Message(1, Role.ASSISTANT, msgs[1].text)]) == []  # no write at all: no recap
+    refused = [msgs[0], msgs[1], Message(2, Role.TOOL, tool_results=[
+        ToolResult("Error: missing required parameter 'path'", "w", "write", is_error=True)])]
+    assert _facts(refused) == []  # a write that failed wrote nothing

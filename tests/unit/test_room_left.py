@@ -1,8 +1,8 @@
 """What the room left over goes to, once every other fact is shown whole (issue 14 item 5): the text of
 a file the session created, as its writes and edits left it (`sources/written.py`), then the agent's
-earlier replies verbatim (`sources/excerpts.py`), before older rounds join the verbatim tail. And what
-that needs: a unified diff's hunks replayed on a file's known text by their context lines
-(`changes._placed`), an export's "Add:" diff read as the file written whole."""
+earlier replies (`sources/excerpts.py`), before older rounds join the verbatim tail. And what that needs:
+a unified diff's hunks replayed on a file's known text by their context lines (`sources/placing.py`), an
+export's "Add:" diff read as the file written whole, a cut text's fence closed where it opened."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from compaction import tokens
 from compaction.edits import FileChange, Hunk, parse_unified, result_changes
 from compaction.events import Event, EventKind
 from compaction.history import compact
-from compaction.history.sources.changes import _placed, final_lines
+from compaction.history.fill import leading_lines
+from compaction.history.sources.changes import final_lines
 from compaction.history.sources.excerpts import flattened
+from compaction.history.sources.placing import Lines, place
 from compaction.model import Message, Role, ToolResult
 from compaction.transcripts._agent_tools import make_call
 from tests.unit.synthetic import transcript
@@ -20,24 +22,56 @@ DOC = "\n".join(["# Provenance summary", "", "## Granularities", "", "| System |
                  "| Aider | commit |", "", "## Trade-offs", "", "Fidelity costs friction."])
 
 
+def _placed(text: str, h: Hunk, cursor: int = 0) -> tuple[str, int] | None:
+    lines = Lines(text)
+    after = place(lines, h, cursor)
+    return None if after is None else (lines.text(), after)
+
+
 def test_a_diff_hunk_is_placed_by_the_context_lines_around_it():
     diff = "*** Begin Patch\n*** Update File: s.md\n@@\n ## Trade-offs\n \n+Major options: hooks or detection.\n" \
            " Fidelity costs friction.\n*** End Patch"
     (change,) = parse_unified(diff)
     (h,) = change.hunks
-    assert (h.above, h.below) == ("", "Fidelity costs friction.")
-    text, after = _placed(DOC, h, 0)
+    assert (h.above, h.below) == (("## Trade-offs", ""), ("Fidelity costs friction.",))
+    text, after = _placed(DOC, h)
     assert text.endswith("## Trade-offs\n\nMajor options: hooks or detection.\nFidelity costs friction.")
     assert text.split("\n")[after] == "Fidelity costs friction."  # the next hunk is looked for from the line after it
+
+
+CODE = "\n".join(["int a() {", "  return 1;", "}", "", "int b() {", "  return 2;", "}", ""])
+
+
+def test_an_addition_goes_where_its_whole_context_is_not_where_one_line_of_it_is():
+    """Review 18: `}` above and a blank line below stand after a() too; the helper belongs after b()."""
+    diff = "--- a/m.c\n+++ b/m.c\n@@ -5,4 +5,7 @@\n int b() {\n   return 2;\n }\n+int helper() {\n+}\n \n"
+    (h,) = parse_unified(diff)[0].hunks
+    text, _ = _placed(CODE, h)
+    assert text.index("int helper()") > text.index("int b()")
 
 
 def test_a_removal_matches_lines_padded_otherwise_and_a_missing_one_is_no_guess():
     padded = Hunk(("| System          | Fidelity |", "|-----------------|----------|"), ("| System | Fidelity (line) |",
                                                                                  "|---|---|"))
-    text, _ = _placed(DOC, padded, 0)
+    text, _ = _placed(DOC, padded)
     assert "| System | Fidelity (line) |" in text and "| System | Fidelity |" not in text
-    assert _placed(DOC, Hunk(("| Cursor | none |",), ("| Cursor | line |",)), 0) is None
-    assert _placed(DOC, Hunk((), ("orphan line",)), 0) is None  # an addition with no context: nowhere to go
+    assert _placed(DOC, Hunk(("| Cursor | none |",), ("| Cursor | line |",))) is None
+    assert _placed(DOC, Hunk((), ("orphan line",))) is None  # an addition with no context: nowhere to go
+    twice = "x = 1\ny = 2\nx = 1\n"
+    assert _placed(twice, Hunk(("x = 1",), ("x = 3",), above=("nothing like it",))) is None  # context gone, two places
+    assert _placed(DOC, Hunk(("Fidelity costs friction.",), ("Fidelity costs some.",), above=("gone",)))[0] \
+        .endswith("Fidelity costs some.")  # context gone, its removed line at one place only
+
+
+def test_many_hunks_on_a_long_file_place_in_linear_time():
+    """Review 18: one patch of 2,000 hunks on a 20,000-line file took 28 s; each search starts where the last
+    hunk ended and scans with `list.index`."""
+    lines = Lines("\n".join(f"line {i}" for i in range(20_000)))
+    cursor = 0
+    for i in range(0, 20_000, 10):
+        cursor = place(lines, Hunk((f"line {i + 5}",), (f"LINE {i + 5}",), above=(f"line {i + 4}",)), cursor)
+        assert cursor is not None
+    assert lines.lines[5] == "LINE 5" and lines.lines[19_995] == "LINE 19995"
 
 
 def test_an_exports_add_label_over_a_diff_of_additions_is_the_file_written_whole():
@@ -47,17 +81,32 @@ def test_an_exports_add_label_over_a_diff_of_additions_is_the_file_written_whole
     assert change == FileChange("docs/s.md", (Hunk((), ("# Summary", "", "First line.")),), whole=True)
     update = "Tool use: **apply_patch**\n**Update: `docs/s.md`**\n\n```diff\n@@\n+First line.\n```"
     assert not result_changes(call, update)[0].whole  # an update's additions are no whole file
+    other = "**Add: `docs/a.md`**\n(created)\n**Update: `docs/s.md`**\n\n```diff\n+import os\n```"
+    assert not result_changes(call, other)[0].whole  # another file's label, not the one over this block
 
 
-def test_a_created_files_final_text_replays_its_diff_edits():
-    events = [Event(EventKind.WRITE, 1, 1, path="s.md", hunks=(Hunk((), tuple(DOC.split("\n"))),), whole=True),
-              Event(EventKind.EDIT, 2, 3, path="s.md", hunks=parse_unified(
-                  "--- a/s.md\n+++ b/s.md\n@@ -7,1 +7,2 @@\n | Aider | commit |\n+| Git AI | line |\n \n")[0].hunks)]
-    lines = final_lines("s.md", events)
+def test_a_created_files_final_text_replays_its_diff_edits_and_no_change_it_cannot():
+    write = Event(EventKind.WRITE, 1, 1, path="s.md", hunks=(Hunk((), tuple(DOC.split("\n"))),), whole=True)
+    edit = Event(EventKind.EDIT, 2, 3, path="s.md", hunks=parse_unified(
+        "--- a/s.md\n+++ b/s.md\n@@ -7,1 +7,2 @@\n | Aider | commit |\n+| Git AI | line |\n \n")[0].hunks)
+    lines = final_lines([write, edit])
     assert lines is not None and lines[6:8] == ["| Aider | commit |", "| Git AI | line |"]
-    assert final_lines("s.md", events[1:]) is None  # edits alone: the text before them is not known
+    assert final_lines([edit]) is None  # edits alone: the text before them is not known
+    perl = Event(EventKind.EDIT, 3, 5, path="s.md")  # `perl -pi …`: a change whose lines are not known
+    assert final_lines([write, edit, perl]) is None
+    viewed = Event(EventKind.EDIT, 3, 5, path="s.md", hunks=(Hunk((), (), "after the edit", shown=("x",)),))
+    assert final_lines([write, viewed]) is None  # only the tool's view after it: the change is unknown
+    twin = Event(EventKind.EDIT, 2, 4, path="s.md")  # the harness's "applied" line beside the edit's payload
+    assert final_lines([write, edit, twin]) == lines
 
 
+def test_a_cut_file_text_closes_its_fence_where_it_opened():
+    """Review 18: the filler closed a list item's fence at the margin (a new block to the document's end)
+    and counted the file's own ``` lines inside a longer fence as closing it."""
+    full = "`a.md` (9 lines, from its writes and edits):\n  ````\n  # A\n  ```python\n  x = 1\n  ```\n  ~~~\n" \
+           "  one\n  two\n  three\n  ````"
+    cut, _ = leading_lines(full, 40)
+    assert cut.split("\n")[-2] == "  ````" and cut.endswith("more lines)")
 def _drafting_session(rounds: int = 14) -> list[Message]:
     msgs = [Message(0, Role.USER, "Draft the provenance summary in docs/summary.md."),
             Message(0, Role.ASSISTANT, "Writing it.", tool_calls=[make_call("Write", {
@@ -75,7 +124,8 @@ def test_room_left_shows_the_created_files_text_then_earlier_replies_before_olde
     target = tokens.count_messages(t.messages) // 3
     md = compact(t, target_tokens=target).markdown
     assert tokens.count(md) <= target
-    assert "`docs/summary.md` as the session left it (13 lines" in md and "quorum threshold is 17 votes" in md
+    assert "## Files the session created, as it left them" in md
+    assert "`docs/summary.md` (13 lines, from its writes and edits)" in md and "quorum threshold is 17 votes" in md
     tail = md.index("## Recent rounds")
     assert "## Earlier replies of the agent" in md and md.index("## Earlier replies of the agent") < tail
     earlier = md[md.index("## Earlier replies of the agent"):tail]
@@ -90,7 +140,7 @@ def test_a_tight_budget_pays_for_neither():
     t = transcript(_drafting_session())
     target = tokens.count_messages(t.messages) // 20
     md = compact(t, target_tokens=target).markdown
-    assert "as the session left it" not in md and "## Earlier replies" not in md and tokens.count(md) <= target
+    assert "## Files the session created" not in md and "## Earlier replies" not in md and tokens.count(md) <= target
 
 
 def test_narration_before_a_call_is_no_earlier_reply():
@@ -111,3 +161,7 @@ def test_a_reply_flattens_to_one_line_without_its_code():
     text = "## Result\n\n- **Fixed** `a.py`\n- Added `b()`\n\n```python\nx = 1\ny = 2\n```\nDone."
     assert flattened(text) == "Result · Fixed `a.py` · Added `b()` · [2 lines of code] · Done."
     assert "`" not in flattened("An open `span here")  # an unbalanced code span would run on
+    # its words as written (review 18): backslashes single, a code span's `__` and `**` kept
+    assert flattened("Fixed C:\\repo\\app.py: `\\d+` matches; `pkg/__init__.py` takes `**kwargs`.") == \
+        "Fixed C:\\repo\\app.py: `\\d+` matches; `pkg/__init__.py` takes `**kwargs`."
+    assert flattened("a\u202eb") == "a\\u202eb"  # a bidi control shown, not obeyed

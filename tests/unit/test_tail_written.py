@@ -86,7 +86,7 @@ def test_a_long_sessions_tail_never_shows_the_writes():
     md = compact(t, target_tokens=3000).markdown
     tail = md[md.index("## Recent rounds"):]
     assert "def handler_" not in tail and tokens.count(md) <= 3000
-    assert "`handlers.py` as the session left it (120 lines" in md and "def handler_0(event):" in md
+    assert "`handlers.py` (120 lines, from its writes and edits)" in md and "def handler_0(event):" in md
 
 
 def test_what_the_steering_ignores_is_not_shown_among_the_writes():

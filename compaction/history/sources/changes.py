@@ -47,7 +47,7 @@ from compaction.events import Event, EventKind
 from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
-from compaction.history.sources import behaviour, derived
+from compaction.history.sources import behaviour, derived, placing
 from compaction.history.sources.filelog import RESTORES, FileLog, count_edits, creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
@@ -940,12 +940,17 @@ def _rewrite_summary(e: Event, before: str, document: bool) -> str:
     return what
 
 
-def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str]) -> str | None:
+def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str], strict: bool = False) -> str | None:
     """`content` after the edit's hunks, None when an old text is not found (the replay lost track);
-    `where` gets each hunk's enclosing definition in the replayed text."""
+    `where` gets each hunk's enclosing definition in the replayed text. `strict`: a hunk that only shows the
+    tool's view of the file after it (its change unknown) loses track too (`final_lines`)."""
     in_pair = False
     cursor = 0  # the line after the last unified hunk placed
+    text: placing.Lines | None = None  # the text as lines while unified hunks are placed (`content` then stale)
     for i, h in enumerate(hunks):
+        if h.source is not None or h.fragment and h.removed:
+            if text is not None:
+                content, text = text.text(), None
         if h.source is not None:
             old, new = h.source
             at = content.find(old) if old else -1
@@ -966,50 +971,22 @@ def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str]) -> str 
                 return None
             content = content.replace(old, new) if h.every else content.replace(old, new, 1)
         elif h.shown and not (h.removed or h.added):
+            if strict:
+                return None
             continue  # only the result's view of the file: its definitions are most likely still there
         elif in_pair:
             if h.context:
                 where[i] = h.context
             continue  # a later hunk of the same pair: its place is within the text just replaced
-        elif (placed := _placed(content, h, cursor)) is not None:
-            content, cursor = placed  # a unified diff's hunk, found by its lines and the context around them
+        else:  # a unified diff's hunk, found by its lines and the context around them
+            text = text or placing.Lines(content)
+            placed = placing.place(text, h, cursor)
+            if placed is None:
+                return None  # a line-numbered or unanchored change: the text is no longer known
+            cursor = placed
             if h.context:
                 where[i] = h.context
-        else:
-            return None  # a line-numbered or unanchored change: the text is no longer known
-    return content
-
-
-def _alike(line: str, other: str) -> bool:
-    """Two lines the same but for their spacing and their table rules' widths (`|------|` and `|---|`)."""
-    return _RULE_RUN_RE.sub("---", " ".join(line.split())) == _RULE_RUN_RE.sub("---", " ".join(other.split()))
-
-
-_RULE_RUN_RE = re.compile(r"-{3,}")
-
-
-def _placed(content: str, h: Hunk, cursor: int) -> tuple[str, int] | None:
-    """`content` with a unified diff's hunk applied, and the line after it (the next hunk is below it); None
-    when its removed lines are not there, or an addition's context lines are not. Looked for from `cursor`
-    on (a diff's hunks come in the file's order): with the context lines around it first, a removal found
-    only without them still being the one; lines compared as they are, then without their padding."""
-    if h.fragment or h.shown or not (h.removed or h.added) or not h.removed and h.above is None and h.below is None:
-        return None
-    lines = content.split("\n")
-    removed, added = list(h.removed), list(h.added)
-    n = len(removed)
-    at: int | None = None
-    for same in (str.__eq__, _alike):
-        fits = [i for i in range(cursor, len(lines) - n + 1) if all(same(lines[i + k], removed[k]) for k in range(n))]
-        at = next((i for i in fits if (h.above is None or (i > 0 and same(lines[i - 1], h.above)))
-                   and (h.below is None or (i + n < len(lines) and same(lines[i + n], h.below)))),
-                  fits[0] if fits and removed else None)
-        if at is not None:
-            break
-    if at is None:
-        return None
-    lines[at:at + n] = added
-    return "\n".join(lines), at + len(added)
+    return text.text() if text is not None else content
 
 
 def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False) -> str:
@@ -1694,10 +1671,28 @@ def _summary_line(hunk: Hunk, whole: bool) -> str:
     return f"~ `{old}` → `{new}`{where}" if new else f"~ removed `{old}`{where}"
 
 
-def final_lines(path: str, events: list[Event]) -> list[str] | None:
-    """The lines of a file the session created, as its writes and edits left it (the replay's final text);
-    None when an edit could not be replayed or the text is not known whole."""
+def final_lines(events: list[Event]) -> list[str] | None:
+    """The lines of a file the session created or wrote whole, as its writes and edits left it; None when
+    one change after its text became known cannot be replayed (a `perl -pi`, a `cp` over it, an edit whose
+    payload the export did not keep, a hunk with no place): a text the replay lost track of is no final
+    text. The harness's "applied" line beside an edit's payload (`count_edits`) is that edit, not another."""
     if not events or not (events[0].kind is EventKind.WRITE or events[0].whole or creates(events[0])):
         return None
-    document = reads_as_markdown(path, events) or bool(_DOCUMENT_RE.search(path))
-    return _replay(events, document=document, path=path).lines
+    with_payload = {(e.round, e.message_index) for e in events if e.hunks}
+    payload_rounds = {r for r, _ in with_payload}
+    content: str | None = None
+    for e in events:
+        if e.whole and e.hunks:
+            content = "\n".join(e.hunks[0].added)
+        elif content is None and creates(e):
+            content = e.hunks[0].source[1]
+        elif content is None:
+            return None
+        elif not e.hunks:
+            if e.round not in payload_rounds:
+                return None  # changed by something whose change is not known
+        elif (content := _apply(content, e.hunks, {}, strict=True)) is None:
+            return None
+        if content is not None and len(content) > _REPLAY_CHARS:
+            return None
+    return content.splitlines() if content is not None else None

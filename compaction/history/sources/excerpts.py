@@ -1,44 +1,47 @@
-"""The agent's own replies from earlier rounds, verbatim (flattened to a line each): what the room
-left over, once every other fact is shown whole, is worth most.
+"""The agent's own replies from earlier rounds, in its words (flattened to a line each): what the room
+left over, once every other fact is shown whole, is worth most after the files the session created.
 
 Why: a session that is a conversation (a document drafted with the user, a design talked through)
 holds its substance in the agent's prose, which no extractor reads whole; the filler used to give
 the room left to older rounds joining the verbatim tail, which shows the last quarter of a session
-again while most of what a successor is asked lies before it. These facts rank below every section
-(`EXCERPT_PRIORITY`): they are shown only when the rest fits, the most concrete replies first (the
-names, values and paths they hold), in the order they were written; a reply whose words the document
-already holds is passed over (`fill.SAID_ONCE`), and one the verbatim tail shows is not rendered.
+again while most of what a successor is asked lies before it. A reply is the agent's last words
+before the user spoke again (its answer, its report; not the narration around its calls, which the
+findings read). These facts are the filler's alone (`sections.LAST_ROOM`), the most concrete replies
+first (the names, values and paths they hold), in the order they were written; a reply whose words the
+document already holds is passed over (`fill.SAID_ONCE`), and one the verbatim tail shows is not rendered.
 """
 
 from __future__ import annotations
 
 import re
 
-from compaction.escape import escape_control
+from compaction.history.condense import cut_at_clause
 from compaction.history.facts import TIGHT_TARGET, Fact, relative_paths
 from compaction.history.sections import Section
+from compaction.history.sentences import THOUGHT_RE, straight
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
 from compaction.transcripts._fences import FENCE_LINE, outside_fences
 
 MIN_CHARS = 200  # a reply shorter than this says what the findings and the tail say ("Let me look at …")
-EXCERPT_CHARS = 1500  # a reply's excerpt: its opening, cut at a sentence
+EXCERPT_CHARS = 1500  # a reply's excerpt: its opening, cut at a clause
 OPENING_CHARS = 500  # the shorter excerpt shown where the longer does not fit
+READ_CHARS = 3 * EXCERPT_CHARS  # of a reply's text, what is flattened (bounded work: the excerpt is its opening)
 MAX_EXCERPTS = 60  # the most concrete replies offered (bounded work: each is counted once)
-EXCERPT_PRIORITY = 7.0  # below every section and the leftover facts: the last room's
-_SPECIFIC_RE = re.compile(r"`[^`\n]{2,80}`|\b\d[\d.,:]*\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*|\.\w+\(?)|[\w.-]+/[\w./-]+")
 REPORT_CHARS = 600  # a reply with calls of its own this long is a report the export merged with them
-_THOUGHT_RE = re.compile(r"^\s*(?:THOUGHT|DISCUSSION|Thought):\s*")
-_PLAN_RE = re.compile(r"(?:(?:okay|ok|first|now|next|then|so)\b,?\s*)?(?:I will|I['’]ll|let me|let['’]s|I need to|I['’]m going|"
+_SPECIFIC_RE = re.compile(r"`[^`\n]{2,80}`|\b\d[\d.,:]*\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*|\.\w+\(?)|[\w.-]+/[\w./-]+")
+# What it will do next ("I'll read…", "Let me…"), not what it found or did (apostrophes straightened first)
+_PLAN_RE = re.compile(r"(?:(?:okay|ok|first|now|next|then|so)\b,?\s*)?(?:I will|I'll|let me|let's|I need to|I'm going|"
                       r"I am going|I should|we need to)\b", re.I)
-_BULLET_RE = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+|^\s*#{1,6}\s+|^\s*>\s?")
-_BOLD_RE = re.compile(r"\*\*|__")
-_SENTENCE_END_RE = re.compile(r"[.!?。！？](?=\s|$)")
+_MARK_RE = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+|^\s*#{1,6}\s+|^\s*>\s?")  # a list item's, heading's, quote's mark
+_BOLD_RE = re.compile(r"\*\*(\S(?:[^`\n]*?\S)?)\*\*")  # a bold span (outside code spans: see `_unbold`)
+# Controls, bidi and zero-width characters, shown as visible escapes (a line of Markdown: no backslash doubled)
+_UNSAFE_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def flattened(text: str) -> str:
-    """A reply on one line: its prose lines joined by " · " without list marks, headings, quote marks or
-    bold; a code block as "[N lines of code]" (the change records tell what was written)."""
+    """A reply on one line: its prose lines joined by " · " without list marks, heading or quote marks, bold
+    outside code spans; a code block as "[N lines of code]" (the change records tell what was written)."""
     lines = text.splitlines()
     prose = dict(outside_fences(lines))
     out: list[str] = []
@@ -50,29 +53,23 @@ def flattened(text: str) -> str:
         if code:
             out.append(_code_note(code))
             code = 0
-        line = _BOLD_RE.sub("", _BULLET_RE.sub("", line)).strip()
+        line = _unbold(_MARK_RE.sub("", line)).strip()
         if line and line.strip("-=*_") and line != "---":
             out.append(line)
     if code:
         out.append(_code_note(code))
-    flat = escape_control(" · ".join(out))
+    flat = _UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", " ".join(" · ".join(out).split()))
     return flat.replace("`", "") if flat.count("`") % 2 else flat  # an open code span would run on
+
+
+def _unbold(line: str) -> str:
+    """The line without its bold marks, a code span's text untouched (`__init__.py`, `**kwargs`)."""
+    parts = line.split("`")
+    return "`".join(_BOLD_RE.sub(r"\1", p) if i % 2 == 0 else p for i, p in enumerate(parts))
 
 
 def _code_note(n: int) -> str:
     return f"[{n} line{'' if n == 1 else 's'} of code]"
-
-
-def _cut(text: str, limit: int) -> str:
-    """`text` within `limit` characters, ended at its last sentence end when one is past the middle."""
-    if len(text) <= limit:
-        return text
-    head = text[:limit]
-    ends = [m.end() for m in _SENTENCE_END_RE.finditer(head)]
-    end = ends[-1] if ends and ends[-1] > limit // 2 else limit - 1
-    cut = head[:end].rstrip()
-    cut = cut.replace("`", "") if cut.count("`") % 2 else cut
-    return cut + ("" if end < limit - 1 else "…") + " […]"
 
 
 def _closing_replies(messages: list[Message]) -> set[int]:
@@ -92,7 +89,7 @@ def _closing_replies(messages: list[Message]) -> set[int]:
 
 @fact_source(Section.EXCERPTS)
 def excerpt_facts(ctx: FactContext) -> list[Fact]:
-    """One fact per reply of the agent long enough to hold something, scored by the distinct names,
+    """One fact per closing reply of the agent long enough to hold something, scored by the distinct names,
     values and paths it holds; the MAX_EXCERPTS most concrete."""
     if ctx.target_tokens is not None and ctx.target_tokens < TIGHT_TARGET:
         return []  # a tight budget never has room left for them: no work
@@ -100,19 +97,17 @@ def excerpt_facts(ctx: FactContext) -> list[Fact]:
     closing = _closing_replies(ctx.transcript.messages)
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
-            if msg.role is not Role.ASSISTANT or msg.harness or len(msg.text) < MIN_CHARS:
+            if msg.index not in closing or msg.role is not Role.ASSISTANT or msg.harness or len(msg.text) < MIN_CHARS:
                 continue
-            flat = _THOUGHT_RE.sub("", flattened(msg.text))
-            # the agent's last words before the user spoke again (its answer, its report, which an export may
-            # merge with the calls before it): not the narration around its calls ("I'm going to read…"), which
-            # the findings read
-            if msg.index not in closing or len(flat) < MIN_CHARS or _PLAN_RE.match(flat) or msg.tool_calls and (
-                    len(flat) < REPORT_CHARS):
+            flat = flattened(relative_paths(THOUGHT_RE.sub("", msg.text[:READ_CHARS]), ctx.cwd))
+            # not the narration before a call ("I'm going to read…"); a reply with calls of its own only when it
+            # is a report an export merged with them
+            if len(flat) < MIN_CHARS or _PLAN_RE.match(straight(flat)) or msg.tool_calls and len(flat) < REPORT_CHARS:
                 continue
-            full = _cut(relative_paths(flat, ctx.cwd), EXCERPT_CHARS)
+            full = cut_at_clause(flat, EXCERPT_CHARS)
             found.append((len(set(_SPECIFIC_RE.findall(full))), rnd.number, full))
     found.sort(key=lambda x: -x[0])
     # its opening first where the whole excerpt does not fit what is left (the filler's one-line fallback)
-    return [Fact(Section.EXCERPTS, _cut(full, OPENING_CHARS), [number], score=float(specifics),
-                 priority=EXCERPT_PRIORITY, full_text=full if len(full) > OPENING_CHARS else None)
+    return [Fact(Section.EXCERPTS, cut_at_clause(full, OPENING_CHARS), [number], score=float(specifics),
+                 full_text=full if len(full) > OPENING_CHARS else None)
             for specifics, number, full in found[:MAX_EXCERPTS]]

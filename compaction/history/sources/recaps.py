@@ -20,7 +20,7 @@ from compaction.events import EventKind
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Message, Role, ToolKind
+from compaction.model import Message, Role, Round, ToolCall, ToolKind
 from compaction.transcripts.path_spelling import NAMED_FILE_RE, file_name
 
 MIN_ITEMS = 3
@@ -117,6 +117,12 @@ def _recap(msg: Message, changed: set[str]) -> _List | None:
     return None
 
 
+def _ran(ctx: FactContext, rnd: Round, call: ToolCall) -> bool:
+    """The call ran and did not fail (a write refused for a missing parameter wrote nothing)."""
+    res = ctx.results_of(rnd).get(id(call))
+    return res is not None and not res.is_error
+
+
 def _lead_line(lead: str) -> str:
     """What the list is of: the last line before it, when it introduces it ("the roster list now names each
     agent's provider:"), its last sentence, without heading marks and bold, within LEAD_CHARS; else ""."""
@@ -149,7 +155,7 @@ def recap_facts(ctx: FactContext) -> list[Fact]:
                    if e.kind in (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE) and e.path and not e.failed)
     # an export that kept a write's call but not its arguments (`write({})`): the message that made it edited
     unnamed = {msg.index for rnd in ctx.transcript.rounds for msg in rnd.messages
-               if any(c.kind in _WRITING and not c.path for c in msg.tool_calls)}
+               if any(c.kind in _WRITING and not c.path and _ran(ctx, rnd, c) for c in msg.tool_calls)}
     if not edits and not unnamed:
         return []
     changed = {file_name(p) for _, p in edits}
