@@ -46,7 +46,7 @@ def written_texts(ctx: FactContext) -> list[Fact]:
 
 def _fact(path: str, rounds: list[int], lines: list[str], cwd: str | None, score: float) -> Fact:
     """The file's first lines within TEXT_CHARS in a fenced block of the list item (its own fence longer than
-    any the text holds), the lines left out counted in its heading line."""
+    any the text holds), the lines left out counted after it."""
     shown: list[str] = []
     size = 0
     for line in lines:
@@ -54,9 +54,10 @@ def _fact(path: str, rounds: list[int], lines: list[str], cwd: str | None, score
             break
         shown.append(line[:TEXT_CHARS])
         size += len(line) + 1
-    part = f"; the first {len(shown)} shown" if len(shown) < len(lines) else ""
+    more = len(lines) - len(shown)
     fence = fence_for("\n".join(shown))
     body = "\n".join(f"  {line}" if line else "" for line in shown)
-    text = (f"`{display_path(path, cwd)}` ({len(lines)} lines, from its writes and edits{part}):\n"
-            f"  {fence}\n{body}\n  {fence}")
+    # the lines left out said last, as the filler's own cut says them (`fill.leading_lines`)
+    text = (f"`{display_path(path, cwd)}` ({len(lines)} lines, from its writes and edits):\n"
+            f"  {fence}\n{body}\n  {fence}" + (f"\n  (… {more} more lines)" if more else ""))
     return Fact(Section.WRITTEN, text, rounds, score=score)
