@@ -90,7 +90,7 @@ class Hunk:
     reads_in: str | None = None
     # A unified diff's context lines next to the change, up to CONTEXT_KEPT on each side, in the file's order
     # (empty: none shown there): where a change with no old/new pair lands in a file whose text a reader knows
-    # (`changes._placed` looks for them with the removed lines, as one block)
+    # (`sources.placing.place` looks for them with the removed lines, as one block)
     above: tuple[str, ...] = field(default=(), compare=False, repr=False)
     below: tuple[str, ...] = field(default=(), compare=False, repr=False)
 

@@ -55,7 +55,8 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|Mr|Mrs|Dr|No|Fig|approx|resp)\.|\b[A-Z]\.)$")
-_SENT_END = re.compile(r"(?<=[.!?])([\"')\]]?)\s+(?=[\"'(\[`]?[A-Z0-9@#])")  # a closing quote or bracket ends the sentence
+# a sentence's end: its closing quote or bracket (group 1) is the sentence's, the space after it the gap
+_SENT_END = re.compile(r"(?<=[.!?])([\"')\]]?)\s+(?=[\"'(\[`]?[A-Z0-9@#])")
 _CODEY = re.compile(r"[{};=<>]|^\s{4,}|^\t|\)\s*$|^\s*[$>]\s")
 
 

@@ -25,7 +25,8 @@ _PAIR_RE = re.compile(r"`([^`\n]+)` → `([^`\n]+)`")
 _QUOTE_RE = re.compile(r"“[^“”\n]+”")
 # A clause that says what ended the error: the edit (`edited x (r5)`, `an edit (r5)`, `re-read it with …, then
 # edited it`, `restored x from git with …`), the command that then passed, an attempt never checked, the
-# attempts that failed again before it and what ended an earlier failure (`its r27 failure ended with …`). Its account of the cause, a guess or the user's words are not.
+# attempts that failed again before it and what ended an earlier failure (`its r27 failure ended with …`).
+# Its account of the cause, a guess or the user's words are not.
 FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |restored |tried, never checked |tried before: |"
                            r"its r\d+ failure )"
                            r"|^then .* (?:passed|no longer printed it) \(r\d+\)$")
