@@ -727,6 +727,7 @@ def _explanation(transcript: Transcript, after_round: int, after_message: int | 
 
 
 DIAGNOSIS_ROUNDS = 4  # the rounds up to a fix read for what the agent found wrong first
+_MARKED = re.compile(r"\s*@[a-z_]+:", re.I)  # a marker's line (`@decision: …`, `@important: …`)
 
 
 def _diagnosed(transcript: Transcript, last_round: int, fix_round: int) -> str | None:
@@ -743,6 +744,8 @@ def _diagnosed(transcript: Transcript, last_round: int, fix_round: int) -> str |
                 continue
             text = _TITLE_LINE.sub("", _THOUGHT.sub("", msg.text.split("```", 1)[0]))
             for sentence in reversed(_SENTENCE.split(" ".join(text.split()))):
+                if _MARKED.match(sentence):
+                    continue  # a marker the agent set ("@decision: default to sqlite…"): the marked items' line
                 if len(sentence) >= 30 and _CAUSE.search(sentence) and not _PLAN.match(sentence) \
                         and not _LIST_OPENER.search(sentence) and not _only_looking_on(sentence) \
                         and not sentence.rstrip().endswith((":", "：", "?", "？")):

@@ -47,6 +47,13 @@ def test_the_cause_said_just_before_the_fix_is_the_records() -> None:
     assert "edited `/repo/src/reports.py` (r3)" in rec.solution
 
 
+def test_a_marker_the_agent_set_is_no_cause() -> None:
+    """The VS Code e2e fixture: "@decision: default to sqlite:///app.db … instead of failing at start" read as a cause."""
+    said = Message(0, Role.ASSISTANT, "@decision: keep both decorators on `_from_json` instead of merging them for now.")
+    rec = next(r for r in scan_transcript(_session([*_look(300), said])) if r.id == "ERR_PY_TypeError")
+    assert "cause:" not in rec.solution and "@decision" not in rec.solution
+
+
 def test_words_after_the_user_asked_something_else_are_no_cause() -> None:
     ask = Message(0, Role.USER, "Also, please rename the module to serializers while you are at it, thanks a lot.")
     said = Message(0, Role.ASSISTANT, "The name is wrong because the package already has a `reports` module.")
