@@ -2429,9 +2429,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         # the account itself, not the sentence before that says what "it" is (a wide stop leaves an empty piece)
         account = next((p for p in reversed(_SENTENCE.split(why)) if p.strip()), why)
         hedged = _guessed(account) or account.rstrip().endswith(("?", "？"))  # a question is a guess too
-        # told as what it is, fix or none; a tool's refusal says its own cause: the agent's words on it are its
-        # account of what it did next, worth less than what ended it (`shorten.fit` drops it before a cause)
-        label = "the agent's guess: " if hedged else "the agent's account: " if rec.family == "TOOL" else "cause: "
+        label = "the agent's guess: " if hedged else "cause: "  # told as what it is, fix or none
         parts.append(label + why.rstrip(".。"))
     if escaped:  # seen in the calls themselves, beside the agent's own account
         more = ", …" if len(escaped) > 4 else ""

@@ -4,8 +4,8 @@ Why: the error memory's texts are cut to fit (a clause budget in the document, l
 over its ceiling), and a cut at the end loses what matters most: the new side of a change
 (`` `A` →… ``), the command that then passed (`then…`). Here a text gives up, in this order: the words
 both sides of a long change share, the middles of its long code, the agent's guess, its commands'
-middles, the clauses that do not say what ended the error nor its cause (least telling first), the end
-of the agent's account of the cause, its code down to a few words, the attempts that failed before the
+middles, the clauses that do not say what ended the error nor the cause it found before the fix (least
+telling first), the end of that cause, its code down to a few words, the attempts that failed before the
 fix, the check that followed, the cause itself, the options it advised (each cut alike), and only then
 its end (a change it would leave without its new side goes whole). Paths are never elided.
 """
@@ -33,8 +33,10 @@ FIX_CLAUSE_RE = re.compile(r"^(?:edited |an edit \(r\d+\)|re-read it with |resto
 ADVISED = "advised (r"  # what the agent advised, where no edit followed: kept as long as a fix would be (no fix)
 _CHECK_RE = re.compile(r"^then .* (?:passed|succeeded) \(r\d+\)$")  # the check after the fix, or the retry
 _GUESS = "the agent's guess: "
-# The agent's account of what was wrong (unhedged) outlives the attempts that failed before the fix: what
-# caused it is what a successor is asked, and what keeps it from recurring
+# The agent's account of what was wrong, said just before its fix and cited by its round (`scan._diagnosed`:
+# "cause: I have two `@classmethod` … (r64)"), outlives the attempts that failed before the fix: what caused it
+# is what a successor is asked, and what keeps it from recurring. Its first reply's account (no round) goes with
+# the other clauses that do not say what ended the error, as it did.
 _CAUSE = "cause: "
 _TRIED = "tried before: "
 CAUSE_LEAST = 60  # a cause cut shorter than this (or than half of it) says too little: it goes whole
@@ -92,8 +94,9 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
 
 
 def _said_cause(clause: str) -> bool:
-    """The agent's account of the cause (not one read off the calls, `_READ_CAUSE_RE`: kept as the fix is)."""
-    return clause.startswith(_CAUSE) and not _READ_CAUSE_RE.search(clause)
+    """The agent's account of the cause said before its fix, cited by its round (not one read off the calls,
+    `_READ_CAUSE_RE`: kept as the fix is)."""
+    return clause.startswith(_CAUSE) and _CITED_RE.search(clause) is not None and not _READ_CAUSE_RE.search(clause)
 
 
 def _has_cause(clauses: list[str]) -> bool:

@@ -75,15 +75,16 @@ def test_the_cause_outlives_the_attempts_before_the_fix_and_is_cut_before_it_goe
     assert "cause" not in fit(SOLUTION, 120, solution_info)  # room for less than half of it: it goes whole
 
 
-def test_what_ended_an_earlier_failure_is_a_fix_and_a_tools_account_goes_first() -> None:
-    """requests r27-r30: the install that ended the record's earlier failure was dropped while its cause stayed."""
+def test_what_ended_an_earlier_failure_is_a_fix_and_a_first_replys_account_goes_first() -> None:
+    """requests r27-r30: the install that ended the record's earlier failure was dropped while its cause stayed;
+    battle-cities: a tool failure's account kept squeezed project rules out. Only a cause said before the fix (cited
+    by its round) outlives the other clauses."""
     text = ("its r27 failure ended with the install `pip install pytest-httpbin` (r30); cause: The other errors "
             "(`ModuleNotFoundError: No module named 'trustme'` and `fixture 'mocker' not found`) are due to missing "
             "test dependencies")
-    kept = fit(text, 200, solution_info)
-    assert kept.startswith("its r27 failure ended with the install `pip install pytest-httpbin` (r30); cause: ")
-    tool = ("then the same command rerun with `sandbox_permissions: require_escalated` succeeded (r2); the agent's "
-            "account: The sandbox runner failed before PowerShell started, so I'm rerunning the same read-only checks")
+    assert fit(text, 200, solution_info) == "its r27 failure ended with the install `pip install pytest-httpbin` (r30)"
+    tool = ("then the same command rerun with `sandbox_permissions: require_escalated` succeeded (r2); cause: The "
+            "sandbox runner failed before PowerShell started, so I'm rerunning the same read-only checks")
     assert fit(tool, 120, solution_info) == \
         "then the same command rerun with `sandbox_permissions: require_escalated` succeeded (r2)"
 

@@ -474,7 +474,7 @@ def _found_facts(found: dict[str, tuple[str, int]],
                 f"{f' (+{len(paths) - 4})' if len(paths) > 4 else ''} with `{cmd}` {cite([rnd])}")
         # the one line says the agent looked elsewhere first (why it widened its search); the full one where
         out.append(Fact(Section.EVIDENCE, line + count, [rnd], score=30 + (3 if missed else 0),
-                        full_text=line + after if after else None))
+                        full_text=line + after if after else None, short=line if count else None))
     return out
 
 
