@@ -92,6 +92,12 @@ _LOOKING_ON = re.compile(r"\bI (?:need|have|want) to (?:examine|look|check|find|
                          r"explore|search|locate|inspect|review|verify|run|test|figure out)\b", re.I)
 
 
+def _states_cause(sentence: str) -> bool:
+    """A sentence with a cause word that is no lead-in to a list ("I need to handle: 1.") and says more than
+    where the agent will look next: what `_explanation` and `_diagnosed` take as the agent's account."""
+    return _CAUSE.search(sentence) is not None and not _LIST_OPENER.search(sentence) and not _only_looking_on(sentence)
+
+
 def _only_looking_on(sentence: str) -> bool:
     """Where it will look next is the sentence's only cause word: no account of the error."""
     looking = _LOOKING_ON.search(sentence)
@@ -711,8 +717,7 @@ def _explanation(transcript: Transcript, after_round: int, after_message: int | 
             text = _TITLE_LINE.sub("", _THOUGHT.sub("", msg.text.split("```", 1)[0]))
             sentences = _SENTENCE.split(" ".join(text.split()))
             for i, sentence in enumerate(sentences):
-                if _CAUSE.search(sentence) and not _LIST_OPENER.search(sentence) and not _only_looking_on(sentence) \
-                        and not (sentence.rstrip().endswith((":", "：")) and not _BECAUSE.search(sentence)) \
+                if _states_cause(sentence) and not (sentence.rstrip().endswith((":", "：")) and not _BECAUSE.search(sentence)) \
                         and (not about or _names_any(sentence, about)):
                     if i + 1 < len(sentences) and _REFUTED.match(sentences[i + 1]):
                         continue  # "This is because …? No, …": the agent's own answer rules it out
@@ -746,8 +751,7 @@ def _diagnosed(transcript: Transcript, last_round: int, fix_round: int) -> str |
             for sentence in reversed(_SENTENCE.split(" ".join(text.split()))):
                 if _MARKED.match(sentence):
                     continue  # a marker the agent set ("@decision: default to sqlite…"): the marked items' line
-                if len(sentence) >= 30 and _CAUSE.search(sentence) and not _PLAN.match(sentence) \
-                        and not _LIST_OPENER.search(sentence) and not _only_looking_on(sentence) \
+                if len(sentence) >= 30 and _states_cause(sentence) and not _PLAN.match(sentence) \
                         and not sentence.rstrip().endswith((":", "：", "?", "？")):
                     said = cut(_balanced(sentence.strip()), 200)
                     return f"{said.rstrip('.。')} (r{rnd.number})"

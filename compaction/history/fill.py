@@ -14,7 +14,6 @@ again with less room, so a document never leaves here over its target.
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -35,6 +34,7 @@ from compaction.history.tail import (
     round_pieces,
 )
 from compaction.model import Round
+from compaction.transcripts._fences import FENCE_LINE
 
 FULL = 0.9  # a document below this share of its target is not full: what was kept short may grow
 ROOMY = 0.97  # below this share of its target another pass spends the exact room left (a fact the estimate left out)
@@ -267,9 +267,6 @@ def leading_lines(full: str, budget: int, shown: str = "") -> tuple[str, int] | 
     return "\n".join(kept) + f"\n  (… {len(lines) - len(keep)} more lines)", total
 
 
-_FENCE_RE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
-
-
 def _closing_fence(lines: list[str]) -> str | None:
     """The line that closes the fence `lines` leave open, indented as its opening line (a fence in a list
     item closed at the margin ends the item and opens a new block), else None. Read as CommonMark does: a
@@ -277,10 +274,10 @@ def _closing_fence(lines: list[str]) -> str | None:
     a file shown inside a longer fence (its own ``` blocks) open nothing."""
     opened: tuple[str, str, int] | None = None  # (indentation, character, length)
     for line in lines:
-        m = _FENCE_RE.match(line)
+        m = FENCE_LINE.match(line)
         if m is None:
             continue
-        indent, run, rest = m.groups()
+        indent, run, rest = line[:m.start(1)], m.group(1), line[m.end():]
         if opened is None:
             if not (run[0] == "`" and "`" in rest):  # a backtick fence's info string holds no backtick
                 opened = (indent, run[0], len(run))

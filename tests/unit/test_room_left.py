@@ -157,6 +157,28 @@ def test_narration_before_a_call_is_no_earlier_reply():
     assert "I need to look at module_" not in earlier
 
 
+def test_the_earlier_replies_are_the_closing_ones_not_the_narration_before_a_call():
+    """The source itself (the document above shows no earlier replies at all: the narration is no closing reply
+    there): a closing reply that only says what the agent will do next is left out, a report is kept."""
+    from compaction.events import extract_events
+    from compaction.history.sources.excerpts import excerpt_facts
+    from compaction.history.sources.registry import FactContext
+    from compaction.history.steering import role_preset
+
+    narration = "I need to look at module_1.py next, because the parser calls `parse_1` there. " * 8
+    report = " ".join(f"Done: `parse_{j}` now skips blank tokens at offset {j * 7}." for j in range(12))
+    msgs = [Message(0, Role.USER, "Step 1: fix the parser."),
+            Message(0, Role.ASSISTANT, narration, tool_calls=[make_call("Bash", {"command": "cat module_1.py"}, "c1")]),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult("def parse_1(): pass", "c1")]),
+            Message(0, Role.USER, "Now fix the blank tokens."), Message(0, Role.ASSISTANT, report),
+            Message(0, Role.USER, "Thanks, that is all for today."), Message(0, Role.ASSISTANT, "Stopping here.")]
+    t = transcript(msgs)
+    ctx = FactContext(t, extract_events(t), [], role_preset(None), None, len(t.rounds), target_tokens=10_000)
+    said = [f.full_text or f.text for f in excerpt_facts(ctx)]
+    assert any(x.startswith("Done: `parse_0` now skips blank tokens") for x in said)
+    assert not any("I need to look at module_1.py" in x for x in said)
+
+
 def test_a_reply_flattens_to_one_line_without_its_code():
     text = "## Result\n\n- **Fixed** `a.py`\n- Added `b()`\n\n```python\nx = 1\ny = 2\n```\nDone."
     assert flattened(text) == "Result · Fixed `a.py` · Added `b()` · [2 lines of code] · Done."

@@ -1678,8 +1678,7 @@ def final_lines(events: list[Event]) -> list[str] | None:
     text. The harness's "applied" line beside an edit's payload (`count_edits`) is that edit, not another."""
     if not events or not (events[0].kind is EventKind.WRITE or events[0].whole or creates(events[0])):
         return None
-    with_payload = {(e.round, e.message_index) for e in events if e.hunks}
-    payload_rounds = {r for r, _ in with_payload}
+    payload_rounds = {e.round for e in events if e.hunks}
     content: str | None = None
     for e in events:
         if e.whole and e.hunks:

@@ -19,6 +19,7 @@ from compaction.history.condense import cut_at_clause
 from compaction.history.facts import TIGHT_TARGET, Fact, relative_paths
 from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE, straight
+from compaction.history.sources.findings import SPECIFIC_RE
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
 from compaction.transcripts._fences import FENCE_LINE, outside_fences
@@ -29,7 +30,6 @@ OPENING_CHARS = 500  # the shorter excerpt shown where the longer does not fit
 READ_CHARS = 3 * EXCERPT_CHARS  # of a reply's text, what is flattened (bounded work: the excerpt is its opening)
 MAX_EXCERPTS = 60  # the most concrete replies offered (bounded work: each is counted once)
 REPORT_CHARS = 600  # a reply with calls of its own this long is a report the export merged with them
-_SPECIFIC_RE = re.compile(r"`[^`\n]{2,80}`|\b\d[\d.,:]*\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*|\.\w+\(?)|[\w.-]+/[\w./-]+")
 # What it will do next ("I'll read…", "Let me…"), not what it found or did (apostrophes straightened first)
 _PLAN_RE = re.compile(r"(?:(?:okay|ok|first|now|next|then|so)\b,?\s*)?(?:I will|I'll|let me|let's|I need to|I'm going|"
                       r"I am going|I should|we need to)\b", re.I)
@@ -105,7 +105,7 @@ def excerpt_facts(ctx: FactContext) -> list[Fact]:
             if len(flat) < MIN_CHARS or _PLAN_RE.match(straight(flat)) or msg.tool_calls and len(flat) < REPORT_CHARS:
                 continue
             full = cut_at_clause(flat, EXCERPT_CHARS)
-            found.append((len(set(_SPECIFIC_RE.findall(full))), rnd.number, full))
+            found.append((len(set(SPECIFIC_RE.findall(full))), rnd.number, full))
     found.sort(key=lambda x: -x[0])
     # its opening first where the whole excerpt does not fit what is left (the filler's one-line fallback)
     return [Fact(Section.EXCERPTS, cut_at_clause(full, OPENING_CHARS), [number], score=float(specifics),

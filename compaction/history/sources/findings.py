@@ -180,7 +180,7 @@ _ADVICE_LINE_RE = re.compile(
     r"|Get more help at\b.*|A complete log of this run can be found in:?.*|)", re.IGNORECASE)
 # What a statement establishes: a backticked span, a number, a code-shaped name (snake_case, camelCase,
 # dotted) or a path; a statement with none narrates.
-_SPECIFIC_RE = re.compile(r"`[^`\n]{2,80}`|\b\d[\d.,:]*\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*|\.\w+\(?)|[\w.-]+/[\w./-]+")
+SPECIFIC_RE = re.compile(r"`[^`\n]{2,80}`|\b\d[\d.,:]*\b|\b[A-Za-z_]+(?:_\w+|[a-z][A-Z]\w*|\.\w+\(?)|[\w.-]+/[\w./-]+")
 # The agent's intent in the middle of a sentence ("…, so I'll look for…"): what it meant to do, not what it found.
 _INTENT_RE = re.compile(r"\b(?:I'll|I will|I need to|I should|let me|I'm going to|we need to|we should)\b", re.IGNORECASE)
 # What the agent means to do next ("I'll distill…", "I'm going to read…"): no part of a report on what was done
@@ -444,7 +444,7 @@ NEW_SPECIFICS = 3  # a report beside the request's own statements: it names this
 def _adds(report: str, said: str) -> bool:
     """Whether a report names things (figures, code, paths) its request's statements do not: the results
     a closing report gives ("3 steps in 37.7s") beside the diagnoses the rounds stated."""
-    return sum(1 for x in set(_SPECIFIC_RE.findall(report)) if x not in said) >= NEW_SPECIFICS
+    return sum(1 for x in set(SPECIFIC_RE.findall(report)) if x not in said) >= NEW_SPECIFICS
 
 
 def report_of(replies: list[str]) -> str | None:
@@ -467,7 +467,7 @@ def specificity(text: str, named: set[str] | None = None) -> int:
     """How much a statement establishes, as a score's bonus: the identifiers, values and paths it is
     the first to name (up to three; `named`: those earlier statements named, updated); one that says
     what the agent means to do next narrates and loses to one that names what it found."""
-    spans = set(_SPECIFIC_RE.findall(text))
+    spans = set(SPECIFIC_RE.findall(text))
     new = spans - named if named is not None else spans
     if named is not None:
         named |= spans
@@ -726,7 +726,7 @@ def _statements_with_thinking(msg: Message) -> list[tuple[str, int]]:
     for thought in msg.meta.get("thinking") or ():
         if isinstance(thought, str) and thought.strip():
             out += [(s, w + _THOUGHT_WEIGHT) for s, w in statements(_BOLD_HEAD_RE.sub("", thought))
-                    if w >= _THOUGHT_LEAST and _SPECIFIC_RE.search(s) and not _PLANS_RE.search(s)]  # its plans: none
+                    if w >= _THOUGHT_LEAST and SPECIFIC_RE.search(s) and not _PLANS_RE.search(s)]  # its plans: none
     return out
 
 
@@ -743,7 +743,7 @@ def statements(text: str) -> list[tuple[str, int]]:
             continue
         low = s.lower()
         weight = _weight(low)
-        if weight == _HOLDS_WEIGHT and not _SPECIFIC_RE.search(s):
+        if weight == _HOLDS_WEIGHT and not SPECIFIC_RE.search(s):
             continue  # "The file is empty": which file it was is the finding
         if weight:
             out.append((s.replace("**", "") if "**" in s else s, weight))  # a bold span cut by the sentence split
@@ -796,7 +796,7 @@ def _discoveries(said: str) -> list[tuple[str, int]]:
                 break  # the agent doubting again: what it found ends there
             taken = f"{taken} {sentence}" if taken else sentence
         taken = taken.strip()
-        specifics = _SPECIFIC_RE.findall(taken)
+        specifics = SPECIFIC_RE.findall(taken)
         if len(taken) >= 20 and specifics:
             place = all(_PLACE_SPAN_RE.fullmatch(x) for x in specifics)
             out.append((taken, PLACE_WEIGHT if place else EUREKA_WEIGHT))
