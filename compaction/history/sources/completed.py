@@ -22,6 +22,8 @@ from compaction.history.sections import Section
 from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
 from compaction.history.sources.current import NOTES_RE
+from compaction.history.sources.failing import failing_tests
+from compaction.history.sources.failing import said as said_names
 from compaction.history.sources.filelog import listed_files, logs_of, scratch_files
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.printed import printed_gist
@@ -39,6 +41,9 @@ from compaction.shell import (
 
 MAX_RUN = 6  # commits on one line
 HASH_CHARS = 7  # git's own short hash
+# An in-place edit's command line after the sections a successor asks more of: the change records say what
+# it did (sympy: 1,300 of a 6,800-token document listed `sed -i` lines whose diffs were shown below them)
+TOLD_BY_CHANGES_PRIORITY = 4.5
 COMMAND_CHARS = 100  # a long command's first characters, when the change records tell the rest
 
 
@@ -59,6 +64,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     code = ctx.preset.code
     facts: list[Fact] = []
     folded: OrderedDict[str, _Runs] = OrderedDict()
+    named: dict[int, str] = {}  # round -> the tests its run failed, by name (shown, not compared when folding)
     outputs: dict[int, dict[str, str]] = {}  # round -> command -> output, paired once per round asked
     commits: list[Event] = []
     for e in ctx.events:
@@ -75,6 +81,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if is_test:
             summary = e.test_summary
             outcome = f" → {summary}" if summary else (f" → exit {e.exit_code}" if e.exit_code not in (None,) else "")
+            if summary and code and (which := _failing_named(_output_of(ctx, e, outputs), command)):
+                named[e.round] = which
         elif e.exit_code not in (None, 0):
             outcome = f" → exit {e.exit_code}"
         elif e.state_changing and not e.failed:
@@ -111,6 +119,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             counts[1] += e.missed + sum(1 for h in e.hunks if h.fragment)
             missed_where.setdefault((e.round, e.command), []).extend(e.missed_where)
     said = _said_by_changes(ctx)
+    # the commands that edited files in place (`sed -i`, `perl -pi`): their change records tell what they did
+    edited_by = {(e.round, e.command) for e in ctx.events if e.via_shell and e.kind in _CHANGES}
     told = _told_by_commits(folded, commits)
     probe_note, thrown_note = _probe_note(_probes(ctx.events), ctx.cwd), _thrown_note(ctx)
 
@@ -150,11 +160,12 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if len(runs.outcomes) > 1 or runs.outcomes and runs.count > 1 and runs.outcomes[0][0] != f.rounds[-1]:
             # every distinct result of a re-run command, each with its round (a result one run showed is that
             # run's, not every run's)
-            outcome = _with_notes(runs.outcomes[-6:], without if f.test else None)
+            outcome = _with_notes(runs.outcomes[-6:], without if f.test else None, named)
             if f.test and runs.again is not None:  # the same result at the end, the code maybe changed since
                 outcome += f" (again r{runs.again}{without(runs.again)})"
         else:
-            outcome = runs.outcomes[0][1] + (without(runs.outcomes[0][0]) if f.test else "") if runs.outcomes else ""
+            outcome = (runs.outcomes[0][1] + named.get(runs.outcomes[0][0], "")
+                       + (without(runs.outcomes[0][0]) if f.test else "")) if runs.outcomes else ""
         counts = missed.get((f.rounds[0], runs.command)) if runs.count == 1 else None
         if counts:  # `sed -i '1187s/a/b/'` whose line held no `a`
             outcome += NO_EFFECT if counts[0] >= counts[1] else f" → {counts[0]} of {counts[1]}{SOME_NO_EFFECT}"
@@ -172,6 +183,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             held = " ".join(said.get(r, "") for r in set(f.rounds))
             if held and not overlap.adds(shown[COMMAND_CHARS:], held):
                 shown = first_line(shown, COMMAND_CHARS)
+        if code and not f.test and (f.rounds[0], runs.command) in edited_by and f.rounds[0] in said:
+            f.priority = TOLD_BY_CHANGES_PRIORITY
         text = f"`{shown}`{more}{times}{outcome}" if code else f"Ran a {'test' if f.test else 'command'}{outcome}"
         f.text = f"{text}{undone_note} {cite(f.rounds)}"
         f.short = f"`{first_line(runs.command, 80)}` {cite(f.rounds[-1:])}" if code else None
@@ -288,13 +301,18 @@ def _probe_note(windows: list[tuple[int, int, str]], cwd: str | None) -> Callabl
     return note
 
 
-def _with_notes(outcomes: list[tuple[int, str]], note: Callable[[int], str] | None) -> str:
-    """Each outcome with its round; what the runs ran with (`note`) said once, after the last of the runs in
-    a row it holds for: "→ 8 failed (r27) → 9 failed (r31) (r27, r31: with the r18 change …)"."""
+def _with_notes(outcomes: list[tuple[int, str]], note: Callable[[int], str] | None,
+                named: dict[int, str] | None = None) -> str:
+    """Each outcome with its round, and the tests it failed by name (`named`) unless the last run named failed
+    the same; what the runs ran with (`note`) said once, after the last of the runs in a row it holds for:
+    "→ 8 failed (r27) → 9 failed (r31) (r27, r31: with the r18 change …)"."""
     notes = [note(r) if note is not None else "" for r, _ in outcomes]
     out = ""
+    before = ""
     for i, (r, o) in enumerate(outcomes):
-        out += f"{o} (r{r})"
+        which = (named or {}).get(r, "")
+        out += f"{o}{which if which != before else ''} (r{r})"
+        before = which or before
         said = notes[i]
         if not said or i + 1 < len(notes) and notes[i + 1] == said:
             continue  # said after the last run it holds for
@@ -572,7 +590,7 @@ def _same_round(singles: list[Fact]) -> list[Fact]:
     out: list[Fact] = []
     for f in singles:
         prev = out[-1] if out else None
-        if prev is not None and prev.rounds == f.rounds and prev.score == f.score:
+        if prev is not None and prev.rounds == f.rounds and prev.score == f.score and prev.priority == f.priority:
             c = cite(f.rounds)
             prev.text = f"{prev.text.removesuffix(' ' + c)}; {f.text}"
             prev.short = None
@@ -680,6 +698,15 @@ def _summary_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) 
 def _refused(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) -> bool:
     """Whether the user turned the command down (it never ran): its output is the client's refusal."""
     return e.failed and _REFUSED_RE.match(_output_of(ctx, e, outputs)[:200].lstrip()) is not None
+
+
+def _failing_named(output: str, command: str) -> str:
+    """" (failed: `a`, `b` +7)": which tests a run failed, by the runner's own summary lines (the count alone
+    does not say what broke: `test_preparing_url[http://xn--n3h.net/…]` is what a successor reruns); not the
+    tests the command itself names (`pytest t.py::test_x` → 1 failed)."""
+    failed, erroring = failing_tests(output)
+    failed, erroring = ([n for n in names if n.split("[", 1)[0] not in command] for names in (failed, erroring))
+    return f" (failed: {said_names(failed)})" if failed else (f" (erroring: {said_names(erroring)})" if erroring else "")
 
 
 def _output_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) -> str:

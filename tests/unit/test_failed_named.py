@@ -1,0 +1,50 @@
+"""A test run's line in the completed actions names the tests it failed (the count alone does not say what
+broke), not the ones its command already names, and not again while later runs fail the same ones."""
+
+from __future__ import annotations
+
+from compaction.events import extract_events
+from compaction.history.sources.completed import completed_facts
+from compaction.history.sources.registry import FactContext
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role
+from tests.unit.synthetic import call_pair, transcript
+
+NINE_FAILED = ("FAILED tests/test_requests.py::TestPreparingURLs::test_preparing_url[http://xn--n3h.net/-0]\n"
+               "FAILED tests/test_requests.py::TestPreparingURLs::test_preparing_url[http://[1200::1]:12345/-1]\n"
+               "FAILED tests/test_requests.py::TestRequests::test_unix_socket\n"
+               "========= 3 failed, 276 passed in 12.31s =========\n")
+
+
+def _lines(*commands: tuple[str, str]) -> list[str]:
+    msgs = [Message(0, Role.USER, "fix the url check")]
+    for i, (command, out) in enumerate(commands):
+        msgs += call_pair("bash", {"command": command}, f"c{i}", out)
+        msgs.append(Message(0, Role.USER, "next"))
+    t = transcript(msgs)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    return [f.text for f in completed_facts(ctx)]
+
+
+def test_a_failing_run_names_the_tests_it_failed() -> None:
+    (line,) = _lines(("pytest tests/test_requests.py", NINE_FAILED))
+    assert "3 failed, 276 passed" in line
+    assert "(failed: `test_preparing_url[http://xn--n3h.net/-0]`, `test_preparing_url[http://[1200::1]:12345/-1]` +1)" \
+        in line, line
+
+
+def test_the_test_the_command_names_is_not_named_again() -> None:
+    out = "FAILED tests/test_domain_py.py::test_domain_py_xrefs - AssertionError\n===== 1 failed in 0.5s =====\n"
+    (line,) = _lines(("pytest tests/test_domain_py.py::test_domain_py_xrefs", out))
+    assert "1 failed" in line and "(failed:" not in line, line
+
+
+def test_runs_failing_the_same_tests_name_them_once() -> None:
+    other = NINE_FAILED.replace("276 passed in 12.31s", "276 passed in 9.02s").replace("3 failed", "3 failed", 1)
+    fixed = "========= 279 passed in 11.0s =========\n"
+    two = NINE_FAILED.replace("FAILED tests/test_requests.py::TestRequests::test_unix_socket\n", "") \
+        .replace("3 failed", "2 failed").replace("276 passed", "277 passed")
+    (line,) = _lines(("pytest tests/test_requests.py", NINE_FAILED), ("pytest tests/test_requests.py", other),
+                     ("pytest tests/test_requests.py", two), ("pytest tests/test_requests.py", fixed))
+    assert line.count("test_preparing_url[http://xn--n3h.net/-0]") == 2, line  # r1, then r3's set (it differs)
+    assert "279 passed (r4)" in line
