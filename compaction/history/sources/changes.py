@@ -58,6 +58,9 @@ from compaction.transcripts.user_feedback import words_after
 MAX_LINES = 10  # diff lines shown per file
 MAX_LINE_CHARS = 200  # a longer line is left out whole (never cut mid-line) and counted
 MAX_EDIT_LINES = 6  # per-edit summary lines in the full record (the rest counted)
+# A file the session removed again (a reproduction script, a generated file deleted): what it held is the least a
+# successor needs; its record comes after every other section's facts (the file list still names it)
+GONE_PRIORITY = 5.5
 SHORT_CHARS = 200  # the one-line form's length, cut at a part's boundary
 LEAVES_CHARS = 120  # a data file's settings in the one line (the rest in the full record): a session
 # writes many configurations, and a code file's line says more
@@ -757,7 +760,7 @@ def _deleted_record(path: str, log: FileLog) -> Fact | None:
     n = count_edits(edited)
     text = (f"`{path}`: {n} edit{'s' if n != 1 else ''}, then deleted (not kept) — {what.replace('`', '')} "
             f"{cite(rounds)}")
-    return Fact(Section.CHANGES, text, rounds, score=20, path=path)
+    return Fact(Section.CHANGES, text, rounds, score=20, path=path, priority=GONE_PRIORITY)
 
 
 def _scratch_record(path: str, log: FileLog) -> Fact | None:
@@ -777,7 +780,7 @@ def _scratch_record(path: str, log: FileLog) -> Fact | None:
     fuller = _join("", _digest_parts(replay.final, True, full=True), 10**6).lstrip(": ")
     missing = [p for p in fuller.split("; ") if p.replace("`", "") not in text]
     full = f"{text}\n  {fuller}" if missing else None
-    return Fact(Section.CHANGES, text, rounds, score=25, path=path, full_text=full)
+    return Fact(Section.CHANGES, text, rounds, score=25, path=path, full_text=full, priority=GONE_PRIORITY)
 
 
 @dataclass(slots=True)
