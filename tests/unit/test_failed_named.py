@@ -48,3 +48,20 @@ def test_runs_failing_the_same_tests_name_them_once() -> None:
                      ("pytest tests/test_requests.py", two), ("pytest tests/test_requests.py", fixed))
     assert line.count("test_preparing_url[http://xn--n3h.net/-0]") == 2, line  # r1, then r3's set (it differs)
     assert "279 passed (r4)" in line
+
+
+def test_two_runs_of_one_round_each_name_their_own_failures() -> None:
+    from compaction.model import ToolResult
+    from tests.unit.synthetic import make_call
+
+    a = "FAILED tests/test_a.py::test_alpha - assert 1 == 2\n===== 1 failed, 3 passed in 0.2s =====\n"
+    b = "FAILED tests/test_b.py::test_beta - KeyError\n===== 1 failed, 5 passed in 0.3s =====\n"
+    calls = [make_call("bash", {"command": "pytest tests/test_a.py"}, "a"),
+             make_call("bash", {"command": "pytest tests/test_b.py"}, "b")]
+    msgs = [Message(0, Role.USER, "run both suites"), Message(0, Role.ASSISTANT, "", tool_calls=calls),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult(a, "a"), ToolResult(b, "b")])]
+    t = transcript(msgs)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    lines = sorted(f.text for f in completed_facts(ctx))
+    assert "`test_alpha`" in lines[0] and "test_beta" not in lines[0], lines
+    assert "`test_beta`" in lines[1] and "test_alpha" not in lines[1], lines

@@ -64,7 +64,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     code = ctx.preset.code
     facts: list[Fact] = []
     folded: OrderedDict[str, _Runs] = OrderedDict()
-    named: dict[int, str] = {}  # round -> the tests its run failed, by name (shown, not compared when folding)
+    named: dict[str, dict[int, str]] = {}  # command -> round -> the tests its run failed (shown, not folded by)
     outputs: dict[int, dict[str, str]] = {}  # round -> command -> output, paired once per round asked
     commits: list[Event] = []
     for e in ctx.events:
@@ -81,8 +81,6 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if is_test:
             summary = e.test_summary
             outcome = f" → {summary}" if summary else (f" → exit {e.exit_code}" if e.exit_code not in (None,) else "")
-            if summary and code and (which := _failing_named(_output_of(ctx, e, outputs), command)):
-                named[e.round] = which
         elif e.exit_code not in (None, 0):
             outcome = f" → exit {e.exit_code}"
         elif e.state_changing and not e.failed:
@@ -93,6 +91,8 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         # a command with more lines than its first is not the same run as its first line alone
         ident = _identity(project_root.without_root_cd(code_line(command), ctx.cwd))
         ident += " …" if key.endswith(" …") else ""
+        if is_test and e.test_summary and code and (which := _failing_named(_output_of(ctx, e, outputs), command)):
+            named.setdefault(ident, {})[e.round] = which
         if ident in folded:
             runs = folded[ident]
             runs.fact.rounds.append(e.round)
@@ -160,11 +160,11 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if len(runs.outcomes) > 1 or runs.outcomes and runs.count > 1 and runs.outcomes[0][0] != f.rounds[-1]:
             # every distinct result of a re-run command, each with its round (a result one run showed is that
             # run's, not every run's)
-            outcome = _with_notes(runs.outcomes[-6:], without if f.test else None, named)
+            outcome = _with_notes(runs.outcomes[-6:], without if f.test else None, named.get(ident))
             if f.test and runs.again is not None:  # the same result at the end, the code maybe changed since
                 outcome += f" (again r{runs.again}{without(runs.again)})"
         else:
-            outcome = (runs.outcomes[0][1] + named.get(runs.outcomes[0][0], "")
+            outcome = (runs.outcomes[0][1] + named.get(ident, {}).get(runs.outcomes[0][0], "")
                        + (without(runs.outcomes[0][0]) if f.test else "")) if runs.outcomes else ""
         counts = missed.get((f.rounds[0], runs.command)) if runs.count == 1 else None
         if counts:  # `sed -i '1187s/a/b/'` whose line held no `a`
