@@ -183,6 +183,9 @@ _DECISION_RE = re.compile(
 # Not 而不是 ("rather than"): most often it contrasts in an explanation ("returns `false`, not the string").
 # Apart from `_DECISION_RE`: its word boundary is no boundary between two CJK characters.
 _DECISION_CJK_RE = re.compile(r"决定|決定|改成|改为|改為|改用|砍掉|放弃|放棄|采用|採用|不再使用")
+# A line the agent quoted from a tool's output ("DeprecationWarning: Using … from 'collections' instead of from
+# 'collections.abc' is deprecated"): the output's words, not the agent's choice, whatever "instead of" it holds.
+QUOTED_OUTPUT_RE = re.compile(r"^\s*(?:[\"“][^\"“”]*[\"”]\W*$|[\w.]*(?:Error|Warning|Exception|Exit)\b:)")
 # An offer to the user ("If you'd rather move it, say the word and I'll…", "Want me to…", "Let me know
 # if…"): what the agent would do if asked, never a choice it made nor the reason for one.
 OFFER_RE = re.compile(r"^(?:If you(?:['’]d| would)? (?:rather|prefer|like|want)|Want me to|Would you like|Shall I|"
@@ -824,7 +827,8 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
         if not prose.text.isascii() and _DECISION_CJK_RE.search(prose.text):
             decisions += [s for s in _sentences_matching(prose, _DECISION_CJK_RE) if s not in decisions]
         for sentence in decisions:
-            if len(sentence) <= 500 and not sentence.startswith("    ") and not OFFER_RE.search(sentence):
+            if len(sentence) <= 500 and not sentence.startswith("    ") and not OFFER_RE.search(sentence) \
+                    and not QUOTED_OUTPUT_RE.match(sentence):
                 events.append(Event(EventKind.DECISION, rnd, msg.index, text=sentence))
         for sentence in _sentences_matching(prose, _NEXT_RE):
             if len(sentence) <= 500 and sentence not in decisions and not sentence.startswith("    "):

@@ -40,3 +40,21 @@ def test_the_decisions_section_and_an_edits_reason_leave_the_offer_out():
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
     assert not [f for f in decision_facts(ctx) if "say the word" in f.text]
     assert not [r for r in reasons(ctx) if "say the word" in r.full]
+
+
+def test_a_line_quoted_from_a_tools_output_is_no_decision():
+    from compaction.events import QUOTED_OUTPUT_RE
+
+    quoted = ("\"DeprecationWarning: Using or importing the ABCs from 'collections' instead of from "
+              "'collections.abc' is deprecated since Python 3.3\"")
+    bare = "DeprecationWarning: Using or importing the ABCs from 'collections' instead of from 'collections.abc'"
+    choice = "I'll return `NotImplemented` instead of `False` so that the reflected `__eq__` is tried."
+    for said in (quoted, bare):
+        assert QUOTED_OUTPUT_RE.match(said), said
+    assert not QUOTED_OUTPUT_RE.match(choice)
+    assert not QUOTED_OUTPUT_RE.match("“Keep it simple” was the user's word: I'll use a dict instead of a class.")
+    msgs = [Message(0, Role.USER, "fix the comparison"),
+            Message(1, Role.ASSISTANT, f"The run failed with exceptions:\n{quoted}\n\n{choice}")]
+    decided = [e.text for e in extract_events(Transcript("t.json", "test", msgs, group_rounds(msgs)))
+               if e.kind is EventKind.DECISION]
+    assert decided == [choice]
