@@ -24,13 +24,14 @@ def _content_words(term: str) -> list[str]:
 
 def _mentions(text: str, term: str) -> bool:
     """`text` mentions `term` when it holds every content word of it ("the CSS tweaks" → css, tweaks);
-    a one-word term may also be a prefix of a word ("decision" matches "decisions")."""
+    a one-word term may also be a prefix of a word ("decision" matches "decisions"), a snake_case part included
+    ("xdist" matches `test_xdist_longrepr`: a test's name says what it is about)."""
     low = text.lower()
     words = _content_words(term)
     if not words:
         return False
     if len(words) == 1:
-        return re.search(r"(?<![\w])" + re.escape(words[0]), low) is not None
+        return re.search(r"(?<![^\W_])" + re.escape(words[0]), low) is not None
     return all(w in low for w in words)
 
 

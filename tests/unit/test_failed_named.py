@@ -65,3 +65,12 @@ def test_two_runs_of_one_round_each_name_their_own_failures() -> None:
     lines = sorted(f.text for f in completed_facts(ctx))
     assert "`test_alpha`" in lines[0] and "test_beta" not in lines[0], lines
     assert "`test_beta`" in lines[1] and "test_alpha" not in lines[1], lines
+
+
+def test_a_failed_tests_name_carries_what_the_user_asked_to_ignore() -> None:
+    from compaction.history.steering import parse_instructions
+
+    steering = parse_instructions("ignore xdist")
+    assert steering.ignored("→ 2 failed (failed: `test_xdist_longrepr_to_str_issue_241`)")
+    assert steering.ignored("installed pytest-xdist")
+    assert not steering.ignored("ran `fixdist` on the wheel")

@@ -257,7 +257,7 @@ def test_a_test_runs_last_result_given_again_later_says_when() -> None:
              ("Again.", _sh("pytest tests/test_x.py", 2), "FAILED tests/test_x.py::test_a\n===== 1 failed, 68 passed in 2.00s ====="),
              ("Once more.", _sh("pytest tests/test_x.py", 3), "FAILED tests/test_x.py::test_a\n===== 1 failed, 68 passed in 2.20s =====")]
     (line,) = [f.text for f in _facts(_session(steps)) if f.section is Section.COMPLETED and "pytest" in f.text]
-    assert "→ 6 failed, 63 passed (r1) → 1 failed, 68 passed (r2) (again r3)" in line, line
+    assert "→ 6 failed, 63 passed (failed: `test_a`) (r1) → 1 failed, 68 passed (r2) (again r3)" in line, line
 
 
 # --- what a code review of the mends above found (each a defect it confirmed with an input like these) ---
