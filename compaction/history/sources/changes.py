@@ -305,6 +305,7 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
             head, _, body = fact.full_text.partition("\n")
             fact.full_text = f"{head}{gone}\n{body}"
         fact.score -= 20
+        fact.priority = GONE_PRIORITY
     return fact
 
 
