@@ -129,7 +129,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
         names = ", ".join(f"`{p}`" for p, _ in group)
         facts.append(Fact(Section.MODIFIED, f"Edited, then made again by {build} (those edits are gone): {names} "
                           f"{cite(rounds)}", rounds, score=45, essential=True,
-                          short=f"Edited, then made again by {build}: {len(group)} files {cite(rounds)}",
+                          short=f"Made again by a build: {names} {cite(rounds[-1:])}",  # every file named
                           path=group[0][0] if len(group) == 1 else None))
     facts += _git_reported_facts([e for e in ctx.events if e.git_output and e.path], set(files), ctx)
     # Scratch files and reverted edits: one line, so the list above is what the work tree still holds.
