@@ -41,9 +41,6 @@ from compaction.shell import (
 
 MAX_RUN = 6  # commits on one line
 HASH_CHARS = 7  # git's own short hash
-# An in-place edit's command line after the sections a successor asks more of: the change records say what
-# it did (sympy: 1,300 of a 6,800-token document listed `sed -i` lines whose diffs were shown below them)
-TOLD_BY_CHANGES_PRIORITY = 4.5
 COMMAND_CHARS = 100  # a long command's first characters, when the change records tell the rest
 
 
@@ -119,8 +116,6 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             counts[1] += e.missed + sum(1 for h in e.hunks if h.fragment)
             missed_where.setdefault((e.round, e.command), []).extend(e.missed_where)
     said = _said_by_changes(ctx)
-    # the commands that edited files in place (`sed -i`, `perl -pi`): their change records tell what they did
-    edited_by = {(e.round, e.command) for e in ctx.events if e.via_shell and e.kind in _CHANGES}
     told = _told_by_commits(folded, commits)
     probe_note, thrown_note = _probe_note(_probes(ctx.events), ctx.cwd), _thrown_note(ctx)
 
@@ -183,8 +178,6 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             held = " ".join(said.get(r, "") for r in set(f.rounds))
             if held and not overlap.adds(shown[COMMAND_CHARS:], held):
                 shown = first_line(shown, COMMAND_CHARS)
-        if code and not f.test and (f.rounds[0], runs.command) in edited_by and f.rounds[0] in said:
-            f.priority = TOLD_BY_CHANGES_PRIORITY
         text = f"`{shown}`{more}{times}{outcome}" if code else f"Ran a {'test' if f.test else 'command'}{outcome}"
         f.text = f"{text}{undone_note} {cite(f.rounds)}"
         f.short = f"`{first_line(runs.command, 80)}` {cite(f.rounds[-1:])}" if code else None
@@ -590,7 +583,7 @@ def _same_round(singles: list[Fact]) -> list[Fact]:
     out: list[Fact] = []
     for f in singles:
         prev = out[-1] if out else None
-        if prev is not None and prev.rounds == f.rounds and prev.score == f.score and prev.priority == f.priority:
+        if prev is not None and prev.rounds == f.rounds and prev.score == f.score:
             c = cite(f.rounds)
             prev.text = f"{prev.text.removesuffix(' ' + c)}; {f.text}"
             prev.short = None
