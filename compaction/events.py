@@ -184,8 +184,9 @@ _DECISION_RE = re.compile(
 # Apart from `_DECISION_RE`: its word boundary is no boundary between two CJK characters.
 _DECISION_CJK_RE = re.compile(r"决定|決定|改成|改为|改為|改用|砍掉|放弃|放棄|采用|採用|不再使用")
 # A line the agent quoted from a tool's output ("DeprecationWarning: Using … from 'collections' instead of from
-# 'collections.abc' is deprecated"): the output's words, not the agent's choice, whatever "instead of" it holds.
-QUOTED_OUTPUT_RE = re.compile(r"^\s*(?:[\"“][^\"“”]*[\"”]\W*$|[\w.]*(?:Error|Warning|Exception|Exit)\b:)")
+# 'collections.abc' is deprecated", whole in quotes or in one code span, or opening on an exception's class name):
+# the output's words, not the agent's choice, whatever "instead of" it holds. A bare "Warning:" is the agent's.
+QUOTED_OUTPUT_RE = re.compile(r"^\s*(?:[\"“][^\"“”]*[\"”]\W*$|`[^`]*`\W*$|[\w.]*[A-Za-z](?:Error|Warning|Exception):)")
 # An offer to the user ("If you'd rather move it, say the word and I'll…", "Want me to…", "Let me know
 # if…"): what the agent would do if asked, never a choice it made nor the reason for one.
 OFFER_RE = re.compile(r"^(?:If you(?:['’]d| would)? (?:rather|prefer|like|want)|Want me to|Would you like|Shall I|"

@@ -24,14 +24,15 @@ def _content_words(term: str) -> list[str]:
 
 def _mentions(text: str, term: str) -> bool:
     """`text` mentions `term` when it holds every content word of it ("the CSS tweaks" → css, tweaks);
-    a one-word term may also be a prefix of a word ("decision" matches "decisions"), a snake_case part included
-    ("xdist" matches `test_xdist_longrepr`: a test's name says what it is about)."""
+    a one-word term may also be a prefix of a word ("decision" matches "decisions"), or of a snake_case word's part
+    ("xdist" matches `test_xdist_longrepr`: a test's name says what it is about), not of a dunder's
+    ("init" is not `__init__.py`)."""
     low = text.lower()
     words = _content_words(term)
     if not words:
         return False
     if len(words) == 1:
-        return re.search(r"(?<![^\W_])" + re.escape(words[0]), low) is not None
+        return re.search(r"(?:(?<!\w)|(?<=[^\W_]_))" + re.escape(words[0]), low) is not None
     return all(w in low for w in words)
 
 

@@ -135,3 +135,17 @@ def test_records_waiting_for_the_by_priority_pass_get_their_lines_before_any_is_
     chosen = _choose(facts, 1100)  # the thirty lines fit, beside most findings; the shares alone take nine
     shown = [f for f in chosen if f.section is Section.CHANGES]
     assert len(shown) == 30  # every file in its line (eight, when the unused shares went to full records first)
+
+
+def test_a_removed_files_record_gets_only_the_room_every_section_leaves() -> None:
+    """A scratch script's digest (created, later removed) is cheap: served by the change records' share it went
+    in before the older requests and the next step; ranked leftover, they come first."""
+    from compaction.history.facts import LEFTOVER_PRIORITY
+
+    scratch = Fact(Section.CHANGES, "`repro.py` (created, later removed): uses pickle.dumps; 8 lines", [2], score=25,
+                   priority=LEFTOVER_PRIORITY)
+    facts = [Fact(Section.GOAL, "Fix the pickling", [1], score=100, essential=True, task=True), *_requests(30),
+             scratch, Fact(Section.NEXT, "Run the full suite before submitting", [9], score=30)]
+    chosen = _choose(facts, 150)
+    assert any(f.section is Section.NEXT for f in chosen) and scratch not in chosen
+    assert scratch in _choose(facts, 5000)  # with room left every section leaves, it is shown

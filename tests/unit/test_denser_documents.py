@@ -8,10 +8,9 @@ from compaction import tokens
 from compaction.edits import Hunk
 from compaction.events import Event, EventKind, extract_events
 from compaction.history import compact
-from compaction.history.facts import display_path
+from compaction.history.facts import LEFTOVER_PRIORITY, display_path
 from compaction.history.project_root import infer_root
-from compaction.history.sections import Section
-from compaction.history.sources.changes import GONE_PRIORITY, reads_as_markdown, records
+from compaction.history.sources.changes import reads_as_markdown, records
 from compaction.history.sources.modified import modified_file_facts
 from compaction.history.sources.registry import FactContext
 from compaction.history.steering import role_preset
@@ -171,8 +170,8 @@ def test_a_file_edited_then_deleted_keeps_what_the_edit_did_marked_not_kept() ->
     (record,) = records(_ctx(msgs)).values()
     assert record.text.startswith("`scripts/compile.mjs`: 1 edit, then deleted (not kept) — ")
     assert "sanitize" in record.text
-    # a file that is gone: its record competes after every other section's facts
-    assert record.rank() == GONE_PRIORITY > Section.NEXT.priority
+    # a file that is gone: its record gets only the room every section leaves (no section's share serves it)
+    assert record.rank() == LEFTOVER_PRIORITY
 
 
 def test_a_scratch_script_record_competes_after_every_other_section() -> None:
@@ -182,7 +181,7 @@ def test_a_scratch_script_record_competes_after_every_other_section() -> None:
             *call_pair("Bash", {"command": "python repro.py && rm repro.py"}, "b1", "")]
     (record,) = records(_ctx(msgs)).values()
     assert "(created, later removed)" in record.text and "pickle.dumps" in record.text
-    assert record.rank() == GONE_PRIORITY
+    assert record.rank() == LEFTOVER_PRIORITY
 
 
 def test_an_edit_that_renames_a_definition_says_so() -> None:

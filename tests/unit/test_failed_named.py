@@ -40,14 +40,31 @@ def test_the_test_the_command_names_is_not_named_again() -> None:
 
 
 def test_runs_failing_the_same_tests_name_them_once() -> None:
-    other = NINE_FAILED.replace("276 passed in 12.31s", "276 passed in 9.02s").replace("3 failed", "3 failed", 1)
-    fixed = "========= 279 passed in 11.0s =========\n"
     two = NINE_FAILED.replace("FAILED tests/test_requests.py::TestRequests::test_unix_socket\n", "") \
         .replace("3 failed", "2 failed").replace("276 passed", "277 passed")
-    (line,) = _lines(("pytest tests/test_requests.py", NINE_FAILED), ("pytest tests/test_requests.py", other),
-                     ("pytest tests/test_requests.py", two), ("pytest tests/test_requests.py", fixed))
-    assert line.count("test_preparing_url[http://xn--n3h.net/-0]") == 2, line  # r1, then r3's set (it differs)
-    assert "279 passed (r4)" in line
+    fixed = "========= 279 passed in 11.0s =========\n"
+    (line,) = _lines(("pytest tests/test_requests.py", NINE_FAILED), ("pytest tests/test_requests.py", two),
+                     ("pytest tests/test_requests.py", fixed), ("pytest tests/test_requests.py", two))
+    # r1 names its three, r2 its two (another set); r4 fails r2's two again after a pass: not named again
+    assert line.count("`test_preparing_url[http://xn--n3h.net/-0]`") == 2, line
+    assert "2 failed, 277 passed (r4)" in line, line
+
+
+def test_the_same_counts_failing_another_test_are_another_result() -> None:
+    a = "FAILED tests/test_x.py::test_alpha - assert 1 == 2\n===== 1 failed, 3 passed in 0.2s =====\n"
+    b = a.replace("test_alpha", "test_beta")
+    (line,) = _lines(("pytest tests/test_x.py", a), ("pytest tests/test_x.py", b))
+    assert "again" not in line, line
+    assert "(failed: `test_alpha`) (r1)" in line and "(failed: `test_beta`) (r2)" in line, line
+
+
+def test_a_test_whose_name_is_part_of_the_file_run_is_still_named() -> None:
+    out = "FAILED tests/test_parser.py::test_parse - ValueError\nERROR tests/test_parser.py::test_load\n" \
+          "===== 1 failed, 1 error in 0.5s =====\n"
+    (line,) = _lines(("pytest tests/test_parser.py", out))
+    assert "(failed: `test_parse`; erroring: `test_load`)" in line, line
+    (line,) = _lines(("pytest tests/test_parser.py -k test_parse", out))
+    assert "(erroring: `test_load`)" in line and "failed: `test_parse`" not in line, line
 
 
 def test_two_runs_of_one_round_each_name_their_own_failures() -> None:
@@ -74,3 +91,5 @@ def test_a_failed_tests_name_carries_what_the_user_asked_to_ignore() -> None:
     assert steering.ignored("→ 2 failed (failed: `test_xdist_longrepr_to_str_issue_241`)")
     assert steering.ignored("installed pytest-xdist")
     assert not steering.ignored("ran `fixdist` on the wheel")
+    for dunder in ("`pkg/__init__.py`", 'if __name__ == "__main__":', "`_init_cache`"):
+        assert not parse_instructions("ignore init, ignore main").ignored(dunder), dunder

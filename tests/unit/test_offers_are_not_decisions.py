@@ -49,9 +49,11 @@ def test_a_line_quoted_from_a_tools_output_is_no_decision():
               "'collections.abc' is deprecated since Python 3.3\"")
     bare = "DeprecationWarning: Using or importing the ABCs from 'collections' instead of from 'collections.abc'"
     choice = "I'll return `NotImplemented` instead of `False` so that the reflected `__eq__` is tried."
-    for said in (quoted, bare):
+    for said in (quoted, bare, f"`{bare}`", "ValueError: use int instead of str"):
         assert QUOTED_OUTPUT_RE.match(said), said
-    assert not QUOTED_OUTPUT_RE.match(choice)
+    for said in (choice, "Warning: I'll keep the old API instead of breaking callers.",
+                 "Error: handling goes in `load()` rather than in `parse()`.", "`load()` instead of `parse()`."):
+        assert not QUOTED_OUTPUT_RE.match(said), said
     assert not QUOTED_OUTPUT_RE.match("“Keep it simple” was the user's word: I'll use a dict instead of a class.")
     msgs = [Message(0, Role.USER, "fix the comparison"),
             Message(1, Role.ASSISTANT, f"The run failed with exceptions:\n{quoted}\n\n{choice}")]

@@ -45,7 +45,7 @@ from compaction.edits import (
 from compaction.errors.classify import USER_REJECTED_SENTENCE
 from compaction.events import Event, EventKind
 from compaction.history.condense import cut_at_word
-from compaction.history.facts import Fact, cite, display_path
+from compaction.history.facts import LEFTOVER_PRIORITY, Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources import behaviour, derived, placing
 from compaction.history.sources.filelog import RESTORES, FileLog, count_edits, creates, logs_of
@@ -58,9 +58,6 @@ from compaction.transcripts.user_feedback import words_after
 MAX_LINES = 10  # diff lines shown per file
 MAX_LINE_CHARS = 200  # a longer line is left out whole (never cut mid-line) and counted
 MAX_EDIT_LINES = 6  # per-edit summary lines in the full record (the rest counted)
-# A file the session removed again (a reproduction script, a generated file deleted): what it held is the least a
-# successor needs; its record comes after every other section's facts (the file list still names it)
-GONE_PRIORITY = 5.5
 SHORT_CHARS = 200  # the one-line form's length, cut at a part's boundary
 LEAVES_CHARS = 120  # a data file's settings in the one line (the rest in the full record): a session
 # writes many configurations, and a code file's line says more
@@ -305,7 +302,7 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
             head, _, body = fact.full_text.partition("\n")
             fact.full_text = f"{head}{gone}\n{body}"
         fact.score -= 20
-        fact.priority = GONE_PRIORITY
+        fact.priority = LEFTOVER_PRIORITY  # its edits are gone: what they held is worth only the room left
     return fact
 
 
@@ -761,7 +758,7 @@ def _deleted_record(path: str, log: FileLog) -> Fact | None:
     n = count_edits(edited)
     text = (f"`{path}`: {n} edit{'s' if n != 1 else ''}, then deleted (not kept) — {what.replace('`', '')} "
             f"{cite(rounds)}")
-    return Fact(Section.CHANGES, text, rounds, score=20, path=path, priority=GONE_PRIORITY)
+    return Fact(Section.CHANGES, text, rounds, score=20, path=path, priority=LEFTOVER_PRIORITY)
 
 
 def _scratch_record(path: str, log: FileLog) -> Fact | None:
@@ -781,7 +778,7 @@ def _scratch_record(path: str, log: FileLog) -> Fact | None:
     fuller = _join("", _digest_parts(replay.final, True, full=True), 10**6).lstrip(": ")
     missing = [p for p in fuller.split("; ") if p.replace("`", "") not in text]
     full = f"{text}\n  {fuller}" if missing else None
-    return Fact(Section.CHANGES, text, rounds, score=25, path=path, full_text=full, priority=GONE_PRIORITY)
+    return Fact(Section.CHANGES, text, rounds, score=25, path=path, full_text=full, priority=LEFTOVER_PRIORITY)
 
 
 @dataclass(slots=True)

@@ -22,8 +22,7 @@ from compaction.history.sections import Section
 from compaction.history.sources import changes
 from compaction.history.sources.checks import build_outcome, builds
 from compaction.history.sources.current import NOTES_RE
-from compaction.history.sources.failing import failing_tests
-from compaction.history.sources.failing import said as said_names
+from compaction.history.sources.failing import Failing, failing_of, failing_said
 from compaction.history.sources.filelog import listed_files, logs_of, scratch_files
 from compaction.history.sources.findings import summary_line
 from compaction.history.sources.printed import printed_gist
@@ -51,7 +50,8 @@ class _Runs:
     fact: Fact
     command: str
     count: int = 1
-    outcomes: list[tuple[int, str]] = field(default_factory=list)
+    # (round, what it gave, the tests it failed by name): a run failing other tests gave another result
+    outcomes: list[tuple[int, str, Failing]] = field(default_factory=list)
     event: Event | None = None  # the first run's
     again: int | None = None  # the last run that gave the last outcome again, when a later run did
 
@@ -61,7 +61,6 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     code = ctx.preset.code
     facts: list[Fact] = []
     folded: OrderedDict[str, _Runs] = OrderedDict()
-    named: dict[str, dict[int, str]] = {}  # command -> round -> the tests its run failed (shown, not folded by)
     outputs: dict[int, dict[str, str]] = {}  # round -> command -> output, paired once per round asked
     commits: list[Event] = []
     for e in ctx.events:
@@ -88,14 +87,14 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         # a command with more lines than its first is not the same run as its first line alone
         ident = _identity(project_root.without_root_cd(code_line(command), ctx.cwd))
         ident += " …" if key.endswith(" …") else ""
-        if is_test and e.test_summary and code and (which := _failing_named(_output_of(ctx, e, outputs), command)):
-            named.setdefault(ident, {})[e.round] = which
+        failing: Failing = failing_of(_output_of(ctx, e, outputs), command) if is_test and e.test_summary and code \
+            else ((), ())
         if ident in folded:
             runs = folded[ident]
             runs.fact.rounds.append(e.round)
             runs.count += 1
-            if outcome and (not runs.outcomes or runs.outcomes[-1][1] != outcome):
-                runs.outcomes.append((e.round, outcome))
+            if outcome and (not runs.outcomes or runs.outcomes[-1][1:] != (outcome, failing)):
+                runs.outcomes.append((e.round, outcome, failing))
                 runs.again = None
             elif outcome:
                 runs.again = e.round
@@ -104,7 +103,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if is_test and e.test_summary:
             score = 65
         folded[ident] = _Runs(Fact(Section.COMPLETED, key, [e.round], score=score, test=bool(is_test)), command,
-                            outcomes=[(e.round, outcome)] if outcome else [], event=e)
+                            outcomes=[(e.round, outcome, failing)] if outcome else [], event=e)
     missed: dict[tuple[int, str | None], list[int]] = {}  # (round, command) -> [substitutions missed, made]
     missed_where: dict[tuple[int, str | None], list[str]] = {}  # … and the lines they addressed
     for e in ctx.events:
@@ -155,11 +154,11 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         if len(runs.outcomes) > 1 or runs.outcomes and runs.count > 1 and runs.outcomes[0][0] != f.rounds[-1]:
             # every distinct result of a re-run command, each with its round (a result one run showed is that
             # run's, not every run's)
-            outcome = _with_notes(runs.outcomes[-6:], without if f.test else None, named.get(ident))
+            outcome = _with_notes(runs.outcomes[-6:], without if f.test else None)
             if f.test and runs.again is not None:  # the same result at the end, the code maybe changed since
                 outcome += f" (again r{runs.again}{without(runs.again)})"
         else:
-            outcome = (runs.outcomes[0][1] + named.get(ident, {}).get(runs.outcomes[0][0], "")
+            outcome = (runs.outcomes[0][1] + failing_said(runs.outcomes[0][2])
                        + (without(runs.outcomes[0][0]) if f.test else "")) if runs.outcomes else ""
         counts = missed.get((f.rounds[0], runs.command)) if runs.count == 1 else None
         if counts:  # `sed -i '1187s/a/b/'` whose line held no `a`
@@ -294,25 +293,23 @@ def _probe_note(windows: list[tuple[int, int, str]], cwd: str | None) -> Callabl
     return note
 
 
-def _with_notes(outcomes: list[tuple[int, str]], note: Callable[[int], str] | None,
-                named: dict[int, str] | None = None) -> str:
-    """Each outcome with its round, and the tests it failed by name (`named`) unless the last run named failed
+def _with_notes(outcomes: list[tuple[int, str, Failing]], note: Callable[[int], str] | None) -> str:
+    """Each outcome with its round, and the tests it failed by name unless the last run that named some failed
     the same; what the runs ran with (`note`) said once, after the last of the runs in a row it holds for:
     "→ 8 failed (r27) → 9 failed (r31) (r27, r31: with the r18 change …)"."""
-    notes = [note(r) if note is not None else "" for r, _ in outcomes]
+    notes = [note(r) if note is not None else "" for r, _, _ in outcomes]
     out = ""
-    before = ""
-    for i, (r, o) in enumerate(outcomes):
-        which = (named or {}).get(r, "")
-        out += f"{o}{which if which != before else ''} (r{r})"
-        before = which or before
+    before: Failing = ((), ())
+    for i, (r, o, failing) in enumerate(outcomes):
+        out += f"{o}{failing_said(failing) if failing != before else ''} (r{r})"
+        before = failing if any(failing) else before
         said = notes[i]
         if not said or i + 1 < len(notes) and notes[i + 1] == said:
             continue  # said after the last run it holds for
         first = i
         while first > 0 and notes[first - 1] == said:
             first -= 1
-        same = [f"r{x}" for x, _ in outcomes[first:i + 1]]
+        same = [f"r{x}" for x, _, _ in outcomes[first:i + 1]]
         out += said if len(same) == 1 else f" ({', '.join(same)}: {said.removeprefix(' (')}"
     return out
 
@@ -691,15 +688,6 @@ def _summary_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) 
 def _refused(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) -> bool:
     """Whether the user turned the command down (it never ran): its output is the client's refusal."""
     return e.failed and _REFUSED_RE.match(_output_of(ctx, e, outputs)[:200].lstrip()) is not None
-
-
-def _failing_named(output: str, command: str) -> str:
-    """" (failed: `a`, `b` +7)": which tests a run failed, by the runner's own summary lines (the count alone
-    does not say what broke: `test_preparing_url[http://xn--n3h.net/…]` is what a successor reruns); not the
-    tests the command itself names (`pytest t.py::test_x` → 1 failed)."""
-    failed, erroring = failing_tests(output)
-    failed, erroring = ([n for n in names if n.split("[", 1)[0] not in command] for names in (failed, erroring))
-    return f" (failed: {said_names(failed)})" if failed else (f" (erroring: {said_names(erroring)})" if erroring else "")
 
 
 def _output_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) -> str:

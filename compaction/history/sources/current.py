@@ -13,8 +13,7 @@ from compaction.history.facts import WS_RE, Fact, display_path, first_line, is_t
 from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE
 from compaction.history.sources.checks import build_outcome, builds, own_file_names, runs_own_file
-from compaction.history.sources.failing import failing_tests
-from compaction.history.sources.failing import said as said_names
+from compaction.history.sources.failing import failing_of, failing_said
 from compaction.history.sources.filelog import creates, logs_of, scratch_files
 from compaction.history.sources.final_diff import final_echo
 from compaction.history.sources.findings import outcome, runs_script
@@ -289,10 +288,7 @@ def _still_failing(ctx: FactContext, run: Event) -> str:
         for call in msg.tool_calls:
             res = results.get(id(call))
             if call.command and call.command.strip() == (run.command or "").strip() and res is not None and res.content:
-                failed, erroring = failing_tests(res.content)
-                parts = ([f"failed: {said_names(failed)}"] if failed else []) + \
-                    ([f"erroring: {said_names(erroring)}"] if erroring else [])
-                return f" ({'; '.join(parts)})" if parts else ""
+                return failing_said(failing_of(res.content))
     return ""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+Failing = tuple[tuple[str, ...], tuple[str, ...]]  # (failed, erroring) test names
 _PYTEST_RE = re.compile(r"^(FAILED|ERROR) \S+?::(?:\w+::)*(\S+)", re.MULTILINE)  # the test, not its file and class
 _UNITTEST_RE = re.compile(r"^(FAIL|ERROR): (\w+) \(", re.MULTILINE)
 _GO_RE = re.compile(r"^\s*--- (FAIL): (\S+)", re.MULTILINE)
@@ -39,3 +40,24 @@ def said(names: list[str]) -> str:
     """`a`, `b`, `c` +2: the first SHOWN names, each cut to NAME_CHARS."""
     shown = [f"`{n if len(n) <= NAME_CHARS else n[:NAME_CHARS - 1] + '…'}`" for n in names[:SHOWN]]
     return ", ".join(shown) + (f" +{len(names) - SHOWN}" if len(names) > SHOWN else "")
+
+
+def failing_of(output: str, command: str = "") -> Failing:
+    """(failed, erroring) of a run, without the tests its command itself names (`pytest t.py::test_x`,
+    `-k test_x`: "1 failed" already says which)."""
+    failed, erroring = failing_tests(output)
+    if command and (failed or erroring):
+        failed, erroring = ([n for n in names if not _named_by(command, n.split("[", 1)[0])]
+                            for names in (failed, erroring))
+    return tuple(failed), tuple(erroring)
+
+
+def _named_by(command: str, test: str) -> bool:
+    return re.search(r"(?:::|-k\s*['\"]?)" + re.escape(test) + r"(?![\w])", command) is not None
+
+
+def failing_said(failing: Failing) -> str:
+    """" (failed: `a`, `b` +2; erroring: `c`)", "" when the run named none."""
+    failed, erroring = failing
+    parts = ([f"failed: {said(list(failed))}"] if failed else []) + ([f"erroring: {said(list(erroring))}"] if erroring else [])
+    return f" ({'; '.join(parts)})" if parts else ""

@@ -70,7 +70,6 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
             info.edits.append(e)
     facts: list[Fact] = []
     scratch: list[tuple[str, str, list[int]]] = []
-    rebuilt: dict[str, list[tuple[str, list[int]]]] = {}  # the build that made them again -> (path, rounds)
     logs = logs_of(ctx)  # edits thrown away by a stash, a reset or aider's /undo too
     carried = gists(ctx)  # what each file's change comes to, from its change record
     for path, info in files.items():
@@ -92,10 +91,6 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                     what = "created, then edited" if later else "created"
                 if log.existed and what.startswith("created"):  # a file it had read: written over, not new
                     what = "rewritten" + what.removeprefix("created")
-                if log.rebuilt and not log.thrown and not info.renamed_from:
-                    # a build output the build made again: its edits are gone, one line for all it remade
-                    rebuilt.setdefault(log.rebuilt, []).append((path, info.rounds))
-                    continue
                 if log.rebuilt:
                     what += f", made again by {log.rebuilt} since: those edits are gone"
                 if log.thrown:
@@ -124,13 +119,6 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                           full_text=gist if what not in SCRATCH and gist != line else None, essential=True,
                           # the agent's words give way first (forty such files must not lose their "edited")
                           short=bare if line != bare else f"`{path}` {cite([info.last])}", path=path))
-    for build, group in rebuilt.items():
-        rounds = sorted({x for _, r in group for x in r})
-        names = ", ".join(f"`{p}`" for p, _ in group)
-        facts.append(Fact(Section.MODIFIED, f"Edited, then made again by {build} (those edits are gone): {names} "
-                          f"{cite(rounds)}", rounds, score=45, essential=True,
-                          short=f"Made again by a build: {names} {cite(rounds[-1:])}",  # every file named
-                          path=group[0][0] if len(group) == 1 else None))
     facts += _git_reported_facts([e for e in ctx.events if e.git_output and e.path], set(files), ctx)
     # Scratch files and reverted edits: one line, so the list above is what the work tree still holds.
     for what in SCRATCH:
