@@ -53,6 +53,8 @@ def failing_of(output: str, command: str = "") -> Failing:
 
 
 def _named_by(command: str, test: str) -> bool:
+    """The command selects the test by its own name (a node id, a `-k` expression): not its file's name, which
+    holds it as a part (`tests/test_parser.py` runs `test_parse`, without naming it)."""
     return re.search(r"(?:::|-k\s*['\"]?)" + re.escape(test) + r"(?![\w])", command) is not None
 
 
