@@ -93,3 +93,21 @@ def test_a_failed_tests_name_carries_what_the_user_asked_to_ignore() -> None:
     assert not steering.ignored("ran `fixdist` on the wheel")
     for dunder in ("`pkg/__init__.py`", 'if __name__ == "__main__":', "`_init_cache`"):
         assert not parse_instructions("ignore init, ignore main").ignored(dunder), dunder
+
+
+def test_two_runs_of_one_command_in_one_round_keep_their_own_failures() -> None:
+    """`DB=sqlite pytest …` and `DB=postgres pytest …` are one command's runs (prefixes aside): each result keeps
+    the tests it failed."""
+    from compaction.model import ToolResult
+    from tests.unit.synthetic import make_call
+
+    a = "FAILED tests/test_db.py::test_alpha - assert 1 == 2\n===== 1 failed, 3 passed in 0.2s =====\n"
+    b = a.replace("test_alpha", "test_beta")
+    calls = [make_call("bash", {"command": "DB=sqlite pytest tests/test_db.py"}, "a"),
+             make_call("bash", {"command": "DB=postgres pytest tests/test_db.py"}, "b")]
+    msgs = [Message(0, Role.USER, "run it on both databases"), Message(0, Role.ASSISTANT, "", tool_calls=calls),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult(a, "a"), ToolResult(b, "b")])]
+    t = transcript(msgs)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    text = " ".join(f.text for f in completed_facts(ctx))
+    assert "(failed: `test_alpha`)" in text and "(failed: `test_beta`)" in text, text
