@@ -32,3 +32,20 @@ def steps_transcript(request: str, *steps: Message | tuple[ToolCall, ToolResult 
         if res is not None:
             msgs.append(Message(0, Role.TOOL, "", tool_results=[res]))
     return transcript(msgs)
+
+
+def shell_rounds(request: str, *runs: tuple[str, str]) -> Transcript:
+    """The user's `request`, then each (command, output) in a round of its own, the user saying "next" between."""
+    msgs = [Message(0, Role.USER, request)]
+    for i, (command, out) in enumerate(runs):
+        msgs += call_pair("bash", {"command": command}, f"c{i}", out)
+        msgs.append(Message(0, Role.USER, "next"))
+    return transcript(msgs)
+
+
+def one_round(request: str, *runs: tuple[str, str]) -> Transcript:
+    """The user's `request`, then one reply calling every (command, output) at once: one round."""
+    calls = [make_call("bash", {"command": command}, f"c{i}") for i, (command, _) in enumerate(runs)]
+    results = [ToolResult(out, f"c{i}") for i, (_, out) in enumerate(runs)]
+    return transcript([Message(0, Role.USER, request), Message(0, Role.ASSISTANT, "", tool_calls=calls),
+                       Message(0, Role.TOOL, "", tool_results=results)])

@@ -9,15 +9,11 @@ from compaction.history.sources.completed import completed_facts
 from compaction.history.sources.registry import FactContext
 from compaction.history.steering import role_preset
 from compaction.model import Message, Role
-from tests.unit.synthetic import call_pair, transcript
+from tests.unit.synthetic import call_pair, shell_rounds, transcript
 
 
 def _completed(*commands: tuple[str, str]) -> list[str]:
-    msgs = [Message(0, Role.USER, "commit the work")]
-    for i, (command, out) in enumerate(commands):
-        msgs += call_pair("bash", {"command": command}, f"c{i}", out)
-        msgs.append(Message(0, Role.USER, "next"))
-    t = transcript(msgs)
+    t = shell_rounds("commit the work", *commands)
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
     return [f.text for f in completed_facts(ctx)]
 

@@ -7,8 +7,8 @@ from compaction.events import extract_events
 from compaction.history.sources.completed import completed_facts
 from compaction.history.sources.registry import FactContext
 from compaction.history.steering import role_preset
-from compaction.model import Message, Role
-from tests.unit.synthetic import call_pair, transcript
+from compaction.model import Transcript
+from tests.unit.synthetic import one_round, shell_rounds
 
 NINE_FAILED = ("FAILED tests/test_requests.py::TestPreparingURLs::test_preparing_url[http://xn--n3h.net/-0]\n"
                "FAILED tests/test_requests.py::TestPreparingURLs::test_preparing_url[http://[1200::1]:12345/-1]\n"
@@ -16,14 +16,13 @@ NINE_FAILED = ("FAILED tests/test_requests.py::TestPreparingURLs::test_preparing
                "========= 3 failed, 276 passed in 12.31s =========\n")
 
 
-def _lines(*commands: tuple[str, str]) -> list[str]:
-    msgs = [Message(0, Role.USER, "fix the url check")]
-    for i, (command, out) in enumerate(commands):
-        msgs += call_pair("bash", {"command": command}, f"c{i}", out)
-        msgs.append(Message(0, Role.USER, "next"))
-    t = transcript(msgs)
+def _completed(t: Transcript) -> list[str]:
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
     return [f.text for f in completed_facts(ctx)]
+
+
+def _lines(*commands: tuple[str, str]) -> list[str]:
+    return _completed(shell_rounds("fix the url check", *commands))
 
 
 def test_a_failing_run_names_the_tests_it_failed() -> None:
@@ -68,18 +67,9 @@ def test_a_test_whose_name_is_part_of_the_file_run_is_still_named() -> None:
 
 
 def test_two_runs_of_one_round_each_name_their_own_failures() -> None:
-    from compaction.model import ToolResult
-    from tests.unit.synthetic import make_call
-
     a = "FAILED tests/test_a.py::test_alpha - assert 1 == 2\n===== 1 failed, 3 passed in 0.2s =====\n"
     b = "FAILED tests/test_b.py::test_beta - KeyError\n===== 1 failed, 5 passed in 0.3s =====\n"
-    calls = [make_call("bash", {"command": "pytest tests/test_a.py"}, "a"),
-             make_call("bash", {"command": "pytest tests/test_b.py"}, "b")]
-    msgs = [Message(0, Role.USER, "run both suites"), Message(0, Role.ASSISTANT, "", tool_calls=calls),
-            Message(0, Role.TOOL, "", tool_results=[ToolResult(a, "a"), ToolResult(b, "b")])]
-    t = transcript(msgs)
-    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
-    lines = sorted(f.text for f in completed_facts(ctx))
+    lines = sorted(_completed(one_round("run both suites", ("pytest tests/test_a.py", a), ("pytest tests/test_b.py", b))))
     assert "`test_alpha`" in lines[0] and "test_beta" not in lines[0], lines
     assert "`test_beta`" in lines[1] and "test_alpha" not in lines[1], lines
 
@@ -98,16 +88,8 @@ def test_a_failed_tests_name_carries_what_the_user_asked_to_ignore() -> None:
 def test_two_runs_of_one_command_in_one_round_keep_their_own_failures() -> None:
     """`DB=sqlite pytest …` and `DB=postgres pytest …` are one command's runs (prefixes aside): each result keeps
     the tests it failed."""
-    from compaction.model import ToolResult
-    from tests.unit.synthetic import make_call
-
     a = "FAILED tests/test_db.py::test_alpha - assert 1 == 2\n===== 1 failed, 3 passed in 0.2s =====\n"
     b = a.replace("test_alpha", "test_beta")
-    calls = [make_call("bash", {"command": "DB=sqlite pytest tests/test_db.py"}, "a"),
-             make_call("bash", {"command": "DB=postgres pytest tests/test_db.py"}, "b")]
-    msgs = [Message(0, Role.USER, "run it on both databases"), Message(0, Role.ASSISTANT, "", tool_calls=calls),
-            Message(0, Role.TOOL, "", tool_results=[ToolResult(a, "a"), ToolResult(b, "b")])]
-    t = transcript(msgs)
-    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
-    text = " ".join(f.text for f in completed_facts(ctx))
+    text = " ".join(_completed(one_round("run it on both databases", ("DB=sqlite pytest tests/test_db.py", a),
+                                         ("DB=postgres pytest tests/test_db.py", b))))
     assert "(failed: `test_alpha`)" in text and "(failed: `test_beta`)" in text, text
