@@ -174,7 +174,7 @@ def test_a_file_edited_then_deleted_keeps_what_the_edit_did_marked_not_kept() ->
     assert record.rank() == LEFTOVER_PRIORITY
 
 
-def test_a_scratch_script_record_competes_after_every_other_section() -> None:
+def test_a_scratch_script_record_gets_only_the_room_every_section_leaves() -> None:
     script = "import pickle\nfrom pkg import Widget\n\ndef check():\n    pickle.dumps(Widget())\n\ncheck()\n"
     msgs = [Message(0, Role.USER, "fix the pickling"),
             *call_pair("Write", {"file_path": "repro.py", "content": script}, "w1", "ok"),

@@ -293,7 +293,7 @@ def test_hand_edits_of_a_build_output_a_later_build_made_again_are_gone() -> Non
 
 def test_the_records_of_build_outputs_a_build_made_again_come_last() -> None:
     """destyler: four hand-edited files under dist/ the build made again: each keeps its line in the file list
-    (its path, "made again … those edits are gone"), their change records compete after the other sections'."""
+    (its path, "made again … those edits are gone"), their change records get only the room every section leaves."""
     from compaction.history.facts import LEFTOVER_PRIORITY
 
     msgs = [Message(0, Role.USER, "fix the docs build")]
