@@ -93,3 +93,12 @@ def test_two_runs_of_one_command_in_one_round_keep_their_own_failures() -> None:
     text = " ".join(_completed(one_round("run it on both databases", ("DB=sqlite pytest tests/test_db.py", a),
                                          ("DB=postgres pytest tests/test_db.py", b))))
     assert "(failed: `test_alpha`)" in text and "(failed: `test_beta`)" in text, text
+
+
+def test_a_result_the_last_of_several_runs_gave_is_cited_to_it() -> None:
+    """bastion: `cargo test | tail -30` (r17, its output cut by the export) then `| tail -40` (r23, "15 passed"):
+    one line "×2 → 15 passed (r17, r23)" read as both runs giving 15."""
+    cut = "test battery_transfer_blocked_when_not_whitelisted ... ok\ntest battery_system_transfer_allowed ... ok\n"
+    tail = "test no_error_check_passes ... ok\ntest result: ok. 15 passed; 0 failed; 0 ignored\n"
+    (line,) = _lines(("cargo test 2>&1 | tail -30", cut), ("cargo test 2>&1 | tail -40", tail))
+    assert "15 passed" in line and "(r2) (r1, r2)" in line, line
