@@ -14,16 +14,28 @@ import re
 from compaction.transcripts._fences import outside_fences
 
 # C0 and C1 controls, DEL, the bidi embeddings/overrides/isolates and marks, zero-width characters,
-# line/paragraph separators, the BOM; and the backtick, which would close the code span around a path.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff`]")
+# line/paragraph separators, the BOM
+_INVISIBLE = "\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+_UNSAFE = re.compile(f"[{_INVISIBLE}`]")  # and the backtick, which would close the code span around a path
+_UNSEEN = re.compile(f"[{_INVISIBLE}]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(pattern: re.Pattern[str], text: str) -> str:
+    if not pattern.search(text):
+        return text
+    return pattern.sub(lambda m: _NAMED.get(m.group(), f"\\u{ord(m.group()):04x}"), text)
 
 
 def escape_path(text: str) -> str:
     """`text` with every control, bidi or zero-width character (and backtick) as a visible escape."""
-    if not _UNSAFE.search(text):
-        return text
-    return _UNSAFE.sub(lambda m: _NAMED.get(m.group(), f"\\u{ord(m.group()):04x}"), text)
+    return _escape(_UNSAFE, text)
+
+
+def escape_invisible(text: str) -> str:
+    """`text` with every control, bidi or zero-width character as a visible escape, its backticks (code spans of
+    prose shown as a line: the agent's replies) and backslashes kept as they are."""
+    return _escape(_UNSEEN, text)
 
 
 _HEADING_RE = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")

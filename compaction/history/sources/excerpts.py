@@ -21,6 +21,7 @@ from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE, straight
 from compaction.history.sources.findings import SPECIFIC_RE
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.mdsafe import escape_invisible
 from compaction.model import Message, Role
 from compaction.transcripts._fences import FENCE_LINE, outside_fences
 
@@ -35,8 +36,6 @@ _PLAN_RE = re.compile(r"(?:(?:okay|ok|first|now|next|then|so)\b,?\s*)?(?:I will|
                       r"I am going|I should|we need to)\b", re.I)
 _MARK_RE = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+|^\s*#{1,6}\s+|^\s*>\s?")  # a list item's, heading's, quote's mark
 _BOLD_RE = re.compile(r"\*\*(\S(?:[^`\n]*?\S)?)\*\*")  # a bold span (outside code spans: see `_unbold`)
-# Controls, bidi and zero-width characters, shown as visible escapes (a line of Markdown: no backslash doubled)
-_UNSAFE_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def flattened(text: str) -> str:
@@ -58,7 +57,7 @@ def flattened(text: str) -> str:
             out.append(line)
     if code:
         out.append(_code_note(code))
-    flat = _UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", " ".join(" · ".join(out).split()))
+    flat = escape_invisible(" ".join(" · ".join(out).split()))  # a line of Markdown: no backslash doubled
     return flat.replace("`", "") if flat.count("`") % 2 else flat  # an open code span would run on
 
 
