@@ -556,12 +556,15 @@ def _rank(u: _Unit) -> int:
 
 
 _CODE_MARKS = "(){}[];=<>$|\\"
+# A Windows path (`packages\config\eslint\src\index.ts`, `C:\Users\me`): its separators are a path's, not
+# code's marks
+_WINDOWS_PATH_RE = re.compile(r"(?:\b[A-Za-z]:\\|\b)[\w.-]+(?:\\[\w.-]+)+\\?")
 
 
 def _code_marks(text: str) -> int:
-    """How many of code's punctuation marks a sentence holds outside `code spans` (a pasted line of
-    code or shell has several; prose a parenthesis or two)."""
-    plain = text.split("`")[::2]
+    """How many of code's punctuation marks a sentence holds outside `code spans` and Windows paths (a
+    pasted line of code or shell has several; prose a parenthesis or two, whatever paths it names)."""
+    plain = [_WINDOWS_PATH_RE.sub("_", part) for part in text.split("`")[::2]]
     return sum(part.count(c) for part in plain for c in _CODE_MARKS)
 
 

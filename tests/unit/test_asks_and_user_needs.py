@@ -90,3 +90,25 @@ def test_a_value_the_agent_asked_the_user_for_is_open() -> None:
             Message(1, Role.ASSISTANT, "The config is ready. Could you provide the API token for the staging bot?")]
     facts = needs_from_user(_ctx(_session(msgs)))
     assert facts and "API token for the staging bot" in facts[0].text
+
+
+def test_a_windows_path_is_no_paste_its_ask_stays_beside_the_others():
+    """Four backslashes of `packages\\config\\eslint\\src\\index.ts` are a path's separators, not code's
+    marks: the ask naming it is one of four alike, not a paste dropped first."""
+    request = ("look at my CONVENTIONS.md\n"
+               "Also look at my eslint config packages\\config\\eslint\\src\\index.ts\n"
+               "Also look at my oxlint config packages\\config\\oxlint\\index.jsonc\n"
+               "Also look at my dprint config packages\\config\\dprint\\index.json\n"
+               "Suggest changes to my CONVENTIONS.md\n"
+               "Be sure to be concise in the changes you make.")
+    assert ask_count(request) == 6
+    short = telegraph(request, 245)
+    assert "eslint" in short and "oxlint" in short and "dprint" in short
+
+
+def test_a_pasted_line_of_code_is_still_a_paste():
+    """Code's own backslashes and marks still count: a shell line with a pipe and a redirect is no ask."""
+    request = ("Fix the build.\nKeep the old log files.\n"
+               "for f in $(ls src\\*.ts); do echo \"$f\" | tee -a log.txt; done")
+    assert ask_count(request) == 2
+    assert "tee" not in telegraph(request, 60)

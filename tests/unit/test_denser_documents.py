@@ -8,7 +8,7 @@ from compaction import tokens
 from compaction.edits import Hunk
 from compaction.events import Event, EventKind, extract_events
 from compaction.history import compact
-from compaction.history.facts import LEFTOVER_PRIORITY, display_path
+from compaction.history.facts import LEFTOVER_PRIORITY, Section, display_path
 from compaction.history.project_root import infer_root
 from compaction.history.sources.changes import reads_as_markdown, records
 from compaction.history.sources.modified import modified_file_facts
@@ -170,8 +170,22 @@ def test_a_file_edited_then_deleted_keeps_what_the_edit_did_marked_not_kept() ->
     (record,) = records(_ctx(msgs)).values()
     assert record.text.startswith("`scripts/compile.mjs`: 1 edit, then deleted (not kept) — ")
     assert "sanitize" in record.text
-    # a file that is gone: its record gets only the room every section leaves (no section's share serves it)
-    assert record.rank() == LEFTOVER_PRIORITY
+    # a project file the session deleted: its record competes in the changes' share (a scratch script's
+    # does not: the test below)
+    assert record.rank() != LEFTOVER_PRIORITY and record.section is Section.CHANGES
+
+
+def test_a_file_edited_then_deleted_says_on_its_list_line_what_the_edit_made_of_it() -> None:
+    """The file list's line of a project file the session deleted carries what its edit did, as a
+    file's gist does ("how was it first fixed" asks for the edit a later approach replaced)."""
+    old, new = "export const a = 1", "export const a = 1\nexport function sanitizeInternal(code) { return code }"
+    msgs = [Message(0, Role.USER, "fix the build"),
+            *call_pair("Edit", {"file_path": "scripts/compile.mjs", "old_string": old, "new_string": new}, "e1", "ok"),
+            *call_pair("Bash", {"command": "rm scripts/compile.mjs"}, "b1", "")]
+    (line,) = [f for f in modified_file_facts(_ctx(msgs)) if f.path == "scripts/compile.mjs"]
+    assert line.text.startswith("`scripts/compile.mjs`: deleted")
+    assert line.full_text and line.full_text.startswith("`scripts/compile.mjs`: deleted — edited first: ")
+    assert "sanitizeInternal" in line.full_text
 
 
 def test_a_scratch_script_record_gets_only_the_room_every_section_leaves() -> None:
