@@ -22,6 +22,22 @@ from compaction.events import TIMESTAMP_RE
 from compaction.memo import per_text
 
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
+# A fence a user wraps a pasted document in (an issue's text): its lines are prose, its own fences pastes
+_PROSE_FENCE_RE = re.compile(r"^\s*(?:```|~~~)\s*(?:md|markdown)\s*$", re.IGNORECASE)
+
+
+def _unwrapped(lines: list[str]) -> list[str]:
+    """The request's lines without the Markdown fence it wraps a pasted document in (an issue's text
+    under "```md", closed by the request's last line): the document's prose is read as the request's,
+    its own fences as pastes. A Markdown fence that closes earlier (a README's example) is a paste:
+    its end cannot be told from its inner fences' ends."""
+    start = next((i for i, ln in enumerate(lines) if _PROSE_FENCE_RE.match(ln)), None)
+    if start is None:
+        return lines
+    end = next((i for i in range(len(lines) - 1, start, -1) if lines[i].strip()), None)
+    if end is None or lines[end].strip() not in ("```", "~~~"):
+        return lines
+    return lines[:start] + lines[start + 1:end]
 # How a line of a log, a stack or a screen opens (a tab, a frame's `at`/`File "`, a table's `|`, a terminal
 # UI's box drawing, a timestamp, a numbered source line): a run of such lines is a paste. One list, read by
 # this module and by the task's paste trimming (sources/task.py), each adding its own deep-indentation rule.
@@ -270,6 +286,7 @@ def units(text: str, start: bool = True) -> list[_Unit]:
     if len(text) > _MAX_CHARS:  # a very long request: its beginning and its end are ranked
         head, tail = text[: _MAX_CHARS - _TAIL_CHARS].split("\n"), text[-_TAIL_CHARS:].split("\n")[1:]
         lines = [*head[:-1], "", *tail] if len(head) > 1 else lines[:1]
+    lines = _unwrapped(lines)
     out: list[_Unit] = []
     i = para = 0
     lead_cues: set[str] = set()  # the cues of the sentence that introduces a list

@@ -112,3 +112,24 @@ def test_a_pasted_line_of_code_is_still_a_paste():
                "for f in $(ls src\\*.ts); do echo \"$f\" | tee -a log.txt; done")
     assert ask_count(request) == 2
     assert "tee" not in telegraph(request, 60)
+
+
+def test_an_issue_pasted_in_a_markdown_fence_is_read_as_the_request():
+    """A user pastes an issue's text in "```md" (its own fences inside, bare ones too): its sentences
+    are what is asked, not one paste shown by its first and last lines."""
+    request = ("How should this be fixed?\n\n```md\n## Description\n"
+               "The package publishes files containing raw runes that were never compiled.\n\n### Error\n\n"
+               "```\nReferenceError: $state is not defined\n    at l (https://esm.sh/pkg.mjs:2:412)\n```\n\n"
+               "## Suggested Solution\nUse compileModule during the build process to compile the rune files.\n\n"
+               "```js\nconst result = compileModule(source, { generate: 'client' });\n```\n```")
+    short = telegraph(request, 250)
+    assert "compileModule during build" in short and "raw runes" in short
+
+
+def test_a_markdown_example_closed_before_the_request_ends_stays_a_paste():
+    """A README shown in "```markdown" with the request going on after it: the example's end cannot be
+    told from its inner fences' ends, so it stays a paste and the ask after it is kept."""
+    request = ("Create a tool with a README:\n\n```markdown\n# Screenshot Tool\nTakes a screenshot.\n\n"
+               "## Usage\n```bash\nscreenshot.sh\n```\nReturns the path.\n```\n\n"
+               "we should tell people about custom tools here.")
+    assert "tell people about custom tools" in telegraph(request, 200)
