@@ -25,19 +25,6 @@ _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # A fence a user wraps a pasted document in (an issue's text): its lines are prose, its own fences pastes
 _PROSE_FENCE_RE = re.compile(r"^\s*(?:```|~~~)\s*(?:md|markdown)\s*$", re.IGNORECASE)
 
-
-def _unwrapped(lines: list[str]) -> list[str]:
-    """The request's lines without the Markdown fence it wraps a pasted document in (an issue's text
-    under "```md", closed by the request's last line): the document's prose is read as the request's,
-    its own fences as pastes. A Markdown fence that closes earlier (a README's example) is a paste:
-    its end cannot be told from its inner fences' ends."""
-    start = next((i for i, ln in enumerate(lines) if _PROSE_FENCE_RE.match(ln)), None)
-    if start is None:
-        return lines
-    end = next((i for i in range(len(lines) - 1, start, -1) if lines[i].strip()), None)
-    if end is None or lines[end].strip() not in ("```", "~~~"):
-        return lines
-    return lines[:start] + lines[start + 1:end]
 # How a line of a log, a stack or a screen opens (a tab, a frame's `at`/`File "`, a table's `|`, a terminal
 # UI's box drawing, a timestamp, a numbered source line): a run of such lines is a paste. One list, read by
 # this module and by the task's paste trimming (sources/task.py), each adding its own deep-indentation rule.
@@ -277,6 +264,20 @@ def _paste_unit(block: list[str], kind: str, at: int, para: int) -> _Unit:
     note = f" [{'+' if n < 2 else ''}{more} lines of {kind}{'; values: ' + values if n >= 2 else ''}]" if more else ""
     text = " … ".join(f"`{e}`" for e in ends) + note
     return _Unit(text, at, 0.5 + 0.7 * min(n, 5), para, frozenset({"done"} if n >= 2 else ()), paste=True)
+
+
+def _unwrapped(lines: list[str]) -> list[str]:
+    """The request's lines without the Markdown fence it wraps a pasted document in (an issue's text
+    under "```md", closed by the request's last line): the document's prose is read as the request's,
+    its own fences as pastes. A Markdown fence that closes earlier (a README's example) is a paste:
+    its end cannot be told from its inner fences' ends."""
+    start = next((i for i, ln in enumerate(lines) if _PROSE_FENCE_RE.match(ln)), None)
+    if start is None:
+        return lines
+    end = next((i for i in range(len(lines) - 1, start, -1) if lines[i].strip()), None)
+    if end is None or lines[end].strip() not in ("```", "~~~"):
+        return lines
+    return lines[:start] + lines[start + 1:end]
 
 
 def units(text: str, start: bool = True) -> list[_Unit]:

@@ -308,20 +308,3 @@ def test_an_insert_says_the_line_its_code_went_after():
     [record] = _changes(t)
     assert "inserted after line 1283" in record.split("\n", 1)[0]
 
-
-def test_every_edit_shows_a_line_before_any_edit_shows_its_eleventh():
-    """Three edits of one file: the latest adds twelve lines, the first two one line each. The record's
-    lines are ten at most, and the first two edits' lines are among them (the latest's ten used to
-    leave them out, and with them what the first two edits did)."""
-    big = "\n".join(f"    checks.append(phase_check_{i}(config))" for i in range(12))
-    t = _transcript(
-        (make_call("Edit", {"file_path": "rules.py", "old_string": "def plan(config):",
-                            "new_string": "def plan(config):\n    use_intent_template(config)"}, "a"), ToolResult("ok", "a")),
-        (make_call("Edit", {"file_path": "rules.py", "old_string": "def tasks(config):",
-                            "new_string": "def tasks(config):\n    use_roadmap_template(config)"}, "b"), ToolResult("ok", "b")),
-        (make_call("Edit", {"file_path": "rules.py", "old_string": "def improve(config):",
-                            "new_string": "def improve(config):\n" + big}, "c"), ToolResult("ok", "c")))
-    (text,) = _changes(t)
-    shown = [ln for ln in text.splitlines()[1:] if ln.lstrip().startswith(("+", "-"))]
-    assert "+ use_intent_template(config)" in text and "+ use_roadmap_template(config)" in text
-    assert len(shown) <= MAX_LINES and "more changed lines" in text

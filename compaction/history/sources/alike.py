@@ -41,31 +41,37 @@ def _head_and_body(text: str) -> tuple[str, str, str] | None:
     return head + "): ", rest[:at], rest[at:]
 
 
+def _shared(parts: list[str], other: list[str]) -> int:
+    """How many opening parts two records have alike (their separators aside)."""
+    n = 0
+    for a, b in zip(parts, other, strict=False):
+        if a.rstrip(";, ") != b.rstrip(";, ") or not a.strip():
+            break
+        n += 1
+    return n
+
+
 def say_alike_once(records: dict[str, Fact]) -> None:
     """Rewrite, in place, each record that opens with at least MIN_SHARED_PARTS parts an earlier record
     of one of its rounds opened with: "as `a.mdc`'s first N (<the first of them> …), then <its own parts>"."""
-    seen: list[tuple[str, Fact, list[str]]] = []
+    by_round: dict[int, list[tuple[str, list[str]]]] = {}  # the records seen so far, by each of their rounds
     for path, fact in records.items():
         split = _head_and_body(fact.text)
         if split is None:
             continue
         head, body, rounds = split
         parts = _parts(body)
-        best: tuple[int, str, list[str]] | None = None
-        for other_path, other, other_parts in seen:
-            if not set(fact.rounds) & set(other.rounds):
-                continue
-            n = 0
-            for a, b in zip(parts, other_parts, strict=False):
-                if a.rstrip(";, ") != b.rstrip(";, ") or not a.strip():
-                    break
-                n += 1
-            if n >= MIN_SHARED_PARTS and (best is None or n > best[0]):
-                best = (n, other_path, other_parts)
-        seen.append((path, fact, parts))
+        best: tuple[int, str] | None = None
+        for rnd in dict.fromkeys(fact.rounds):
+            for other_path, other_parts in by_round.get(rnd, ()):
+                n = _shared(parts, other_parts)
+                if n >= MIN_SHARED_PARTS and (best is None or n > best[0]):
+                    best = (n, other_path)
+        for rnd in dict.fromkeys(fact.rounds):
+            by_round.setdefault(rnd, []).append((path, parts))
         if best is None:
             continue
-        n, other_path, _ = best
+        n, other_path = best
         first = parts[0].rstrip(";, ")
         if len("".join(parts[1:n])) < MIN_SAVED_CHARS:
             continue

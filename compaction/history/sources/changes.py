@@ -1592,25 +1592,20 @@ def _diff_lines(events: list[Event], alive: set[int] | None = None) -> tuple[lis
                         continue
                     entries.append((order, sign, text))
                     live[(sign, text)] += 1
+    out: list[str] = []
+    seen: set[str] = set()
+    skipped = 0
     # Latest edit first; substitutions at a bare line number (`sed '12s/a/b/'`) last: their line is unknown.
     ordered = sorted(entries, key=lambda x: (x[1] == "=" and "` (line " in x[2], -x[0]))
-    shown: list[tuple[int, str]] = []  # (edit order, line), each line once
-    seen: set[str] = set()
-    for o, sign, text in ordered:
+    for _, sign, text in ordered:
         line = text if sign == "=" else f"{sign} {text}"
-        if line and line not in seen:
-            seen.add(line)
-            shown.append((o, line))
-    # Which lines fit: every edit's first line before any edit's second (three edits of one round each
-    # adding a line: the latest's ten lines left out the other two), then shown in the order above.
-    nth: Counter[int] = Counter()
-    place: list[int] = []
-    for o, _ in shown:
-        place.append(nth[o])
-        nth[o] += 1
-    kept = set(sorted(range(len(shown)), key=lambda i: (place[i], i))[:MAX_LINES])
-    out = [line for i, (_, line) in enumerate(shown) if i in kept]
-    skipped = len(shown) - len(out)
+        if line in seen or not line:
+            continue
+        seen.add(line)
+        if len(out) < MAX_LINES:
+            out.append(line)
+        else:
+            skipped += 1
     if alive is not None:  # the edits whose change is still in the final state
         alive.update(o for o, _, _ in entries)
         final = {text for _, _, text in entries}
