@@ -23,7 +23,8 @@ from compaction.memo import per_text
 
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # A fence a user wraps a pasted document in (an issue's text): its lines are prose, its own fences pastes
-_PROSE_FENCE_RE = re.compile(r"^\s*(?:```|~~~)\s*(?:md|markdown)\s*$", re.IGNORECASE)
+_PROSE_FENCE_RE = re.compile(r"^\s*(```|~~~)\s*(?:md|markdown)\s*$", re.IGNORECASE)
+_ANY_FENCE_RE = re.compile(r"^\s*(```|~~~)\s*(\S*)")  # a fence line: its marks, its info string ("" when bare)
 
 # How a line of a log, a stack or a screen opens (a tab, a frame's `at`/`File "`, a table's `|`, a terminal
 # UI's box drawing, a timestamp, a numbered source line): a run of such lines is a paste. One list, read by
@@ -275,9 +276,28 @@ def _unwrapped(lines: list[str]) -> list[str]:
     if start is None:
         return lines
     end = next((i for i in range(len(lines) - 1, start, -1) if lines[i].strip()), None)
-    if end is None or lines[end].strip() not in ("```", "~~~"):
+    marks = _PROSE_FENCE_RE.match(lines[start]).group(1)
+    if end is None or lines[end].strip() != marks or not _paired(lines[start + 1:end]):
         return lines
     return lines[:start] + lines[start + 1:end]
+
+
+def _paired(lines: list[str]) -> bool:
+    """Whether the fences among `lines` pair up as opener and closer, as CommonMark reads them (a fence
+    with an info string only opens, a closer is bare and uses the opener's marks): else one of them closes
+    the Markdown fence early (a README's example, then a shell block) and the document is no prose."""
+    opener = None
+    for line in lines:
+        m = _ANY_FENCE_RE.match(line)
+        if m is None:
+            continue
+        if opener is None:
+            opener = m.group(1)
+        elif m.group(2) or m.group(1) != opener:
+            return False
+        else:
+            opener = None
+    return opener is None
 
 
 def units(text: str, start: bool = True) -> list[_Unit]:
@@ -287,7 +307,8 @@ def units(text: str, start: bool = True) -> list[_Unit]:
     if len(text) > _MAX_CHARS:  # a very long request: its beginning and its end are ranked
         head, tail = text[: _MAX_CHARS - _TAIL_CHARS].split("\n"), text[-_TAIL_CHARS:].split("\n")[1:]
         lines = [*head[:-1], "", *tail] if len(head) > 1 else lines[:1]
-    lines = _unwrapped(lines)
+    else:  # whole: its fences can be paired (a middle left out may have held an opener)
+        lines = _unwrapped(lines)
     out: list[_Unit] = []
     i = para = 0
     lead_cues: set[str] = set()  # the cues of the sentence that introduces a list
@@ -575,14 +596,15 @@ def _rank(u: _Unit) -> int:
 
 _CODE_MARKS = "(){}[];=<>$|\\"
 # A Windows path (`packages\config\eslint\src\index.ts`, `C:\Users\me`): its separators are a path's, not
-# code's marks
-_WINDOWS_PATH_RE = re.compile(r"(?:\b[A-Za-z]:\\|\b)[\w.-]+(?:\\[\w.-]+)+\\?")
+# code's marks. It opens a token and has a drive or ends in a file's extension; an escape (`id\tname`, `%s\n`,
+# a regex's `a\.b`) has neither. Each token is tried once (no match starts inside another).
+_WINDOWS_PATH_RE = re.compile(r"(?<![\w.\\-])(?:[A-Za-z]:\\(?:[\w.-]++\\?)*+|(?:\w[\w-]*+\\)++\w[\w.-]*?\.\w{1,6}\b)")
 
 
 def _code_marks(text: str) -> int:
     """How many of code's punctuation marks a sentence holds outside `code spans` and Windows paths (a
     pasted line of code or shell has several; prose a parenthesis or two, whatever paths it names)."""
-    plain = [_WINDOWS_PATH_RE.sub("_", part) for part in text.split("`")[::2]]
+    plain = [_WINDOWS_PATH_RE.sub("_", part) if "\\" in part else part for part in text.split("`")[::2]]
     return sum(part.count(c) for part in plain for c in _CODE_MARKS)
 
 

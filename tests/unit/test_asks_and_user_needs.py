@@ -132,4 +132,16 @@ def test_a_markdown_example_closed_before_the_request_ends_stays_a_paste():
     request = ("Create a tool with a README:\n\n```markdown\n# Screenshot Tool\nTakes a screenshot.\n\n"
                "## Usage\n```bash\nscreenshot.sh\n```\nReturns the path.\n```\n\n"
                "we should tell people about custom tools here.")
-    assert "tell people about custom tools" in telegraph(request, 200)
+    assert len(request) > 120 and "tell people about custom tools" in telegraph(request, 120)
+    # closed early, then a shell block ends the request: the shell's closing fence is not the Markdown one's
+    request = ("Add this to the README:\n\n```markdown\n# Tool\nTakes a screenshot.\n```\n\n"
+               "Then make the script print its path.\n\n```bash\nset -e\nscreenshot.sh --out /tmp/x.png\n```")
+    assert ask_count(request) == 2
+    short = telegraph(request, 90)
+    assert "print its path" in short and "screenshot.sh --out" not in short
+
+
+def test_an_escape_in_code_is_no_windows_path():
+    """`id\tname\tage` in a shell line keeps its marks: the line is a paste, the ask after it stays."""
+    request = 'The log is garbled.\necho "id\\tname\\tage" > $OUT\nMake the output readable.'
+    assert "readable" in telegraph(request, 60) and "echo" not in telegraph(request, 60)

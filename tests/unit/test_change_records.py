@@ -307,4 +307,3 @@ def test_an_insert_says_the_line_its_code_went_after():
         "c1"), None))
     [record] = _changes(t)
     assert "inserted after line 1283" in record.split("\n", 1)[0]
-

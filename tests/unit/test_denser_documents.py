@@ -188,6 +188,20 @@ def test_a_file_edited_then_deleted_says_on_its_list_line_what_the_edit_made_of_
     assert "sanitizeInternal" in line.full_text
 
 
+def test_a_deleted_files_gist_is_cut_to_the_gists_room() -> None:
+    """Its edit said in parts joined by "; " (no list to cut at a comma): still cut at GIST_CHARS."""
+    from compaction.history.sources.changes import GIST_CHARS, gists
+    old = "export const compileTarget = 'server'"
+    new = ("export const compileTarget = 'client'\n"
+           "export function sanitizeSvelteInternalImportsForTheBrowserBuildOutputOfEveryRunesComponentModule(code) "
+           "{ return code.replaceAllSvelteInternalSpecifiersWithClientOnes('svelte/internal', 'svelte/internal/client') }")
+    msgs = [Message(0, Role.USER, "fix the build"),
+            *call_pair("Edit", {"file_path": "scripts/compile.mjs", "old_string": old, "new_string": new}, "e1", "ok"),
+            *call_pair("Bash", {"command": "rm scripts/compile.mjs"}, "b1", "")]
+    gist = gists(_ctx(msgs))["scripts/compile.mjs"]
+    assert gist.startswith("edited first: ") and len(gist) <= GIST_CHARS
+
+
 def test_a_scratch_script_record_gets_only_the_room_every_section_leaves() -> None:
     script = "import pickle\nfrom pkg import Widget\n\ndef check():\n    pickle.dumps(Widget())\n\ncheck()\n"
     msgs = [Message(0, Role.USER, "fix the pickling"),

@@ -47,7 +47,7 @@ from compaction.events import Event, EventKind
 from compaction.history.condense import cut_at_word
 from compaction.history.facts import LEFTOVER_PRIORITY, Fact, cite, display_path
 from compaction.history.sections import Section
-from compaction.history.sources import alike, behaviour, derived, placing
+from compaction.history.sources import behaviour, derived, placing
 from compaction.history.sources.filelog import RESTORES, FileLog, count_edits, creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
@@ -112,7 +112,6 @@ def _records(ctx: FactContext) -> dict[str, Fact]:
                            net=_net_of(final, path, ctx.cwd), read=read)
         if fact is not None:
             out[path] = _with_source(fact, path, log, ctx)
-    alike.say_alike_once(out)
     return out
 
 
@@ -163,7 +162,7 @@ def _gists(ctx: FactContext) -> dict[str, str]:
             what = fact.text.split(DELETED_NOTE, 1)[1].rsplit(" (r", 1)[0].replace(_OLD_UNSHOWN, "")
             said = "edited first: " + what.replace(_HOLDS, "it then held ")
             at = said.rfind(", ", 0, GIST_CHARS)
-            out[path] = said if len(said) <= GIST_CHARS or at < 20 else said[:at] + " …"
+            out[path] = said if len(said) <= GIST_CHARS else said[:at] + " …" if at >= 20 else cut_at_word(said, GIST_CHARS)
             continue
         if fact.score <= 25 or "): " not in fact.text:  # scratch and reverted files: their own lines
             continue
