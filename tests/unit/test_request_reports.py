@@ -83,3 +83,18 @@ def test_a_report_that_names_results_the_statements_do_not_is_made_beside_them()
     t = _session(["I created `Tree.ts`.", closing])
     assert [r.round for r in request_reports(t, told={4: said})] == [2, 4]
     assert [r.round for r in request_reports(t, told={4: said + " " + closing})] == [2]
+
+
+def test_a_reply_with_a_summary_section_is_reported_by_it():
+    """The reply lists each schema's fields, then sums up under "### Summary:": the report is the summary
+    (which files are complete, which are placeholders), not the longest list of field names."""
+    fields = ", ".join(f"`field_{i}`" for i in range(17))
+    reply = ("Here's what the schemas hold:\n\n1. **schemas/universal.ts**:\n"
+             f"   - **Fields**: Includes fields like {fields}.\n   - **Status**: complete.\n\n"
+             "2. **schemas/governance.ts**:\n   - **Fields**: The file is empty.\n\n"
+             "### Summary:\n- The `SignalSchema` in `universal.ts` is the only complete schema.\n"
+             "- The other files (`governance.ts`, `metadata.ts`) are placeholders and define no schema.\n\n"
+             "Let me know how you'd like to proceed!")
+    report = report_of([reply])
+    assert report is not None and "only complete schema" in report and "placeholders" in report
+    assert "field_3" not in report

@@ -447,9 +447,30 @@ def _adds(report: str, said: str) -> bool:
     return sum(1 for x in set(SPECIFIC_RE.findall(report)) if x not in said) >= NEW_SPECIFICS
 
 
+# A reply's own summary section ("### Summary:", "**Conclusion**", "## TL;DR", "## 总结"): a heading line
+_SUMMARY_HEAD_RE = re.compile(r"(?im)^[ \t]*(?:#{1,6}[ \t]*|\*\*)[ \t]*(?:in[ \t]+)?(?:summary|conclusions?|tl;?[ \t]?dr|"
+                              r"bottom[ \t]+line|总结|小结)\b[^\n]{0,40}$")
+SUMMARY_MIN_CHARS = 80  # a summary section shorter says too little to stand for the reply
+
+
+def _summary_section(text: str) -> str | None:
+    """The reply's last summary section, to its end: the agent's own condensation of what the reply
+    details (the schemas' fields listed one by one, then "the other files are placeholders")."""
+    last = None
+    for m in _SUMMARY_HEAD_RE.finditer(text):
+        last = m
+    if last is None:
+        return None
+    section = text[last.start():]
+    return section if len(section.strip()) - len(last.group(0).strip()) >= SUMMARY_MIN_CHARS else None
+
+
 def report_of(replies: list[str]) -> str | None:
     """The closing messages' most informative sentences: the agent's last words on a request (its
-    summary of what it did and found) are read back from the end until about REPORT_READ characters."""
+    summary of what it did and found) are read back from the end until about REPORT_READ characters.
+    A closing reply with a summary section of its own: that section is the report."""
+    if replies and (summary := _summary_section(replies[-1])) is not None:
+        replies = [summary]
     chosen: list[str] = []
     size = 0
     for text in reversed(replies):
