@@ -269,9 +269,9 @@ def _paste_unit(block: list[str], kind: str, at: int, para: int) -> _Unit:
 
 def _unwrapped(lines: list[str]) -> list[str]:
     """The request's lines without the Markdown fence it wraps a pasted document in (an issue's text
-    under "```md", closed by the request's last line): the document's prose is read as the request's,
-    its own fences as pastes. A Markdown fence that closes earlier (a README's example) is a paste:
-    its end cannot be told from its inner fences' ends."""
+    under "```md", closed by the request's last line, its inner fences pairing up): the document's prose
+    is read as the request's, its own fences as pastes. A Markdown fence that closes earlier (a README's
+    example, the request going on after it) stays a paste."""
     start = next((i for i, ln in enumerate(lines) if _PROSE_FENCE_RE.match(ln)), None)
     if start is None:
         return lines
