@@ -24,7 +24,6 @@ from compaction.memo import per_text
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # A fence a user wraps a pasted document in (an issue's text): its lines are prose, its own fences pastes
 _PROSE_FENCE_RE = re.compile(r"^\s*(```|~~~)\s*(?:md|markdown)\s*$", re.IGNORECASE)
-_ANY_FENCE_RE = re.compile(r"^\s*(```|~~~)\s*(\S*)")  # a fence line: its marks, its info string ("" when bare)
 
 # How a line of a log, a stack or a screen opens (a tab, a frame's `at`/`File "`, a table's `|`, a terminal
 # UI's box drawing, a timestamp, a numbered source line): a run of such lines is a paste. One list, read by
@@ -288,12 +287,13 @@ def _paired(lines: list[str]) -> bool:
     the Markdown fence early (a README's example, then a shell block) and the document is no prose."""
     opener = None
     for line in lines:
-        m = _ANY_FENCE_RE.match(line)
+        m = _FENCE_RE.match(line)
         if m is None:
             continue
+        info = line[m.end():].split(maxsplit=1)  # the info string's first word, none when bare
         if opener is None:
             opener = m.group(1)
-        elif m.group(2) or m.group(1) != opener:
+        elif info or m.group(1) != opener:
             return False
         else:
             opener = None

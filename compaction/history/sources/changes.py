@@ -160,9 +160,7 @@ def _gists(ctx: FactContext) -> dict[str, str]:
     for path, fact in records(ctx).items():
         if DELETED_NOTE in fact.text:  # a project file edited, then deleted: what its edits had made of it
             what = fact.text.split(DELETED_NOTE, 1)[1].rsplit(" (r", 1)[0].replace(_OLD_UNSHOWN, "")
-            said = "edited first: " + what.replace(_HOLDS, "it then held ")
-            at = said.rfind(", ", 0, GIST_CHARS)
-            out[path] = said if len(said) <= GIST_CHARS else said[:at] + " …" if at >= 20 else cut_at_word(said, GIST_CHARS)
+            out[path] = _first_names("edited first: " + what.replace(_HOLDS, "it then held "), GIST_CHARS)
             continue
         if fact.score <= 25 or "): " not in fact.text:  # scratch and reverted files: their own lines
             continue
@@ -175,6 +173,15 @@ def _gists(ctx: FactContext) -> dict[str, str]:
         if cut and cut != "…":
             out[path] = cut
     return out
+
+
+def _first_names(text: str, limit: int) -> str:
+    """`text` within `limit` characters: cut after the last name of its list that fits ("a, b …"), else at a
+    word."""
+    if len(text) <= limit:
+        return text
+    at = text.rfind(", ", 0, limit)
+    return text[:at] + " …" if at >= 20 else cut_at_word(text, limit)
 
 
 def _fewer_swap(part: str, n: int = 2) -> str:
