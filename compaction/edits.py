@@ -1033,7 +1033,8 @@ def _edge(lines: list[str], beyond: list[str], at: int, step: int) -> int:
     given the new text's lines `beyond` that anchor, nearest first: a text ends on context it kept (a
     closing `}`), so at the nearest line of the file equal to the new text's outermost line, within
     about as many lines as the new text has there (further when the line inside it matches too); else
-    at the anchor, widened by the lines both texts share next to it."""
+    at the anchor, widened by the lines both texts share next to it, or that the edit changed in place
+    (`_reworded`: a signature given a return type is the old line, not one to keep beside the new)."""
     if not beyond:
         return at
     outer, inner = beyond[-1], beyond[-2] if len(beyond) > 1 else None
@@ -1045,9 +1046,22 @@ def _edge(lines: list[str], beyond: list[str], at: int, step: int) -> int:
         near = abs(i - at) <= len(beyond) + 2
         if near or inner is None or (0 <= i - step < len(lines) and lines[i - step].strip() == inner):
             return i
-    while beyond and 0 <= at + step < len(lines) and lines[at + step].strip() == beyond[0]:
+    while beyond and 0 <= at + step < len(lines) and (lines[at + step].strip() == beyond[0]
+                                                      or _reworded(lines[at + step].strip(), beyond[0])):
         at, beyond = at + step, beyond[1:]
     return at
+
+
+_REWORDED_RATIO = 0.75  # a line the edit changed in place keeps most of its characters
+_REWORDED_CHARS = 400  # longer lines are not compared (bounded work)
+
+
+def _reworded(old: str, new: str) -> bool:
+    """Whether `old` is `new` as it read before the edit changed it in place: both long enough to be
+    evidence (`_ANCHOR_MIN`) and mostly the same characters."""
+    if not (_ANCHOR_MIN <= len(old) <= _REWORDED_CHARS and _ANCHOR_MIN <= len(new) <= _REWORDED_CHARS):
+        return False
+    return SequenceMatcher(None, old, new, autojunk=False).ratio() >= _REWORDED_RATIO
 
 
 def replay(content: str, hunks: tuple[Hunk, ...]) -> str | None:
@@ -1068,6 +1082,37 @@ def without_labelled_blocks(text: str) -> str:
     """`text` without an exporter's labelled blocks (`Parameters:` then a fenced block): what is left
     is the tool's output and the code it showed."""
     return _LABELLED_FENCE_LINES.removed(text) if ":" in text and "```" in text else text
+
+
+def labelled_blocks_out(text: str) -> str:
+    """`text` with each exporter's labelled block (`Parameters:`, `Additional data:`, `Result:` then a JSON
+    fence) replaced by the output its JSON holds (a non-empty `content` or `output` string), else removed:
+    Copilot Chat's export puts a call's metadata and its (mostly empty) output in such blocks."""
+    if ":" not in text or "```" not in text:
+        return text
+    kept: list[str] = []
+    pos = 0
+    for m in _LABELLED_FENCE_LINES.finditer(text):
+        start = m.start() + 1 if m.re is _LABELLED_FENCE_LINES.later else m.start()
+        kept.append(text[pos:start])
+        pos = m.end()
+        fence = _FENCE_RE.search(m.group(0))
+        kept.append(_json_output(fence.group(2)) if fence else "")
+    if not kept:
+        return text  # no block: the very text
+    kept.append(text[pos:])
+    return "".join(kept)
+
+
+def _json_output(text: str) -> str:
+    """A labelled JSON block's output: its `content` or `output` string when not empty."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return ""
+    if not isinstance(value, dict):
+        return ""
+    return next((v for k in ("content", "output") if isinstance(v := value.get(k), str) and v.strip()), "")
 
 
 def _json_edit_text(text: str) -> str:

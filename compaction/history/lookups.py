@@ -39,7 +39,11 @@ def lookup_text(call: ToolCall) -> str | None:
 
 
 def lookup_hits(output: str, cwd: str | None) -> str:
-    """What a look-up found: the paths it lists (a few, relative), else its first line."""
+    """What a look-up found: the paths it lists (a few, relative), else its first line. The project root is
+    taken off first: a root with a space in it (`My Drive`) leaves no path a path's pattern matches."""
+    root = cwd.rstrip("/") + "/" if cwd and len(cwd) > 1 else None
+    if root and root in output[:4000]:
+        output = output[:4000].replace(root, "")
     paths = [display_path(m.group(0).split(":", 1)[0], cwd) for m in PATH_LINE_RE.finditer(output[:4000])]
     if paths:
         shown = list(dict.fromkeys(paths))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from compaction import tokens
 from compaction.edits import call_changes
-from compaction.history.echo import only_echo
+from compaction.history.echo import output_of
 from compaction.history.facts import display_path, first_line
 from compaction.history.fold import folded
 from compaction.history.headings import h
@@ -135,8 +135,9 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
             calls: dict[str, ToolCall] | None = None, cwd: str | None = None,
             output_most: int | None = TOOL_OUTPUT_MOST) -> list[_Piece]:
     """A message's pieces: its text, its calls (a command, else the tool and its path), its results.
-    `calls`: the round's calls by id; a result that only echoes its call shows nothing the call's
-    line does not (an export of Copilot Chat keeps a read's summary line, never the file)."""
+    `calls`: the round's calls by id; a result shows its output without the export's echo of its call
+    (`echo.output_of`), and nothing when that echo is all the export kept (Copilot Chat's keeps a read's
+    summary line, never the file; a command's output never)."""
     label = _ROLE_LABEL[msg.role] + (" (harness)" if msg.harness else "")
     # its headings below the round's own (`### rN`): never read as the document's sections
     text = demoted(msg.text if code else strip_code(msg.text), ROUND_HEADING_LEVEL)
@@ -169,11 +170,15 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
                 out.append(_call_line(call, rnd, cwd))
     result_known = msg.tokens if alone and not msg.text and len(msg.tool_results) == 1 else None
     for res in msg.tool_results:
-        if calls and res.call_id and only_echo(res, calls.get(res.call_id)):
-            continue
         status = f" (exit {res.exit_code})" if res.exit_code is not None else (" (error)" if res.is_error else "")
+        call = calls.get(res.call_id) if calls and res.call_id else None
+        output = output_of(res, call)
+        if res.content and not output.strip():  # the export kept only its echo of the call
+            if call is not None and call.command:
+                out.append(_Piece(f"\n(no output shown){status}", "", "", rnd, False))
+            continue
         if res.content:
-            content = folded(res.content)
+            content = folded(output)
             fence = fence_for(content)
             out.append(_verbatim(f"\n{fence}text{status}\n", content, f"\n{fence}", rnd,
                                  known=result_known if content is res.content else None))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from compaction.errors.advice import advise
 from compaction.errors.classify import classify
 from compaction.errors.scan import scan_transcript
-from compaction.history.echo import echoes_call, only_echo
+from compaction.history.echo import echoes_call, output_of
 from compaction.history.steering import Steering
 from compaction.history.tail import TailRenderer
 from compaction.model import Message, Role, ToolCall, ToolResult
@@ -18,8 +18,9 @@ ECHO = ("Tool use: **copilot_readFile** • 正在读取 [](file:///repo/src/tre
 
 
 def test_a_result_of_lines_about_its_call_only_is_an_echo_and_a_search_hit_is_not():
-    assert only_echo(ToolResult(ECHO, "r1", "copilot_readFile"), READ)
-    assert not only_echo(ToolResult(ECHO + "export function renderNode(node) {}\n", "r1"), READ)
+    assert output_of(ToolResult(ECHO, "r1", "copilot_readFile"), READ) == ""
+    assert output_of(ToolResult(ECHO + "export function renderNode(node) {}\n", "r1"), READ) \
+        == "export function renderNode(node) {}"
     search = ToolCall("grep_search", {"query": "def parse_command", "path": "src"}, "s1", "search")
     assert not echoes_call("pkg/parser.py:12:def parse_command():", search)  # the pattern found is the output
     assert not echoes_call("src/paths.py:12: def resolve_path(p):", search)  # "path" and "src", apart
@@ -28,9 +29,11 @@ def test_a_result_of_lines_about_its_call_only_is_an_echo_and_a_search_hit_is_no
 
 def test_a_failed_call_or_a_line_that_merely_holds_the_tools_name_is_output():
     bash = ToolCall("Bash", {"command": "pytest"}, "b1", "shell", command="pytest")
-    assert not only_echo(ToolResult("bash: pytest: command not found", "b1", exit_code=127), bash)
+    failed = ToolResult("bash: pytest: command not found", "b1", exit_code=127)
+    assert output_of(failed, bash) is failed.content
     read = ToolCall("read_file", {"absolute_path": "/repo/src/app.py"}, "r2", "read", path="/repo/src/app.py")
-    assert not only_echo(ToolResult("File not found: /repo/src/app.py", "r2", is_error=True), read)
+    missing = ToolResult("File not found: /repo/src/app.py", "r2", is_error=True)
+    assert output_of(missing, read) is missing.content
     assert not echoes_call("class ReadError(Exception): pass", ToolCall("Read", {"path": "/x/y.py"}, "r3", "read"))
 
 

@@ -80,11 +80,12 @@ def needed_arguments(records: list) -> dict[str, tuple[str, int]]:
     return out
 
 
-def _last_calls(rnd: Round, needed: dict[str, tuple[str, int]] | None = None) -> list[str]:
+def _last_calls(rnd: Round, needed: dict[str, tuple[str, int]] | None = None, cwd: str | None = None) -> list[str]:
     """The round's calls with what came of each, _CALLS of them and how many more: when there are more, the
     ones that run a script first (codex's escalated `bash export-session.sh .` beside four reads), then the latest.
     `needed`: arguments refused calls needed (`needed_arguments`); a call with no result that lacks one says
-    so (four reads sent without the escalation every call since r1 carried)."""
+    so (four reads sent without the escalation every call since r1 carried). Paths as the document names
+    them elsewhere: relative to the project root `cwd`."""
     results = results_of_calls(rnd.messages)
     # the harness answered the submission with the final diff (its echo is the harness's, no result)
     echoed = any(m.meta.get("final_patch_echo") for m in rnd.messages)
@@ -93,7 +94,7 @@ def _last_calls(rnd: Round, needed: dict[str, tuple[str, int]] | None = None) ->
     for msg in rnd.messages:
         for call in msg.tool_calls:
             what = f"`{first_line(call.command, 100)}`" if call.command else \
-                f"{call.name} `{call.path}`" if call.path else call.name
+                f"{call.name} `{display_path(call.path, cwd)}`" if call.path else call.name
             res = results.get(id(call))
             if res is None and echoed:
                 status = "submitted: the harness printed the final diff"
@@ -529,7 +530,7 @@ def current_work(ctx: FactContext) -> list[Fact]:
     submitted = calls_round is not None and any(m.meta.get("final_patch_echo") for m in calls_round.messages)
     # (a submission the verification line tells: "then submitted (the harness printed the final diff …)")
     if calls_round is not None and calls_round.number >= rounds[-1].number - 1 and not (submitted and check):
-        calls = _last_calls(calls_round, needed_arguments(ctx.records))
+        calls = _last_calls(calls_round, needed_arguments(ctx.records), ctx.cwd)
         if calls:
             facts.append(Fact(Section.CURRENT, "Last calls: " + "; ".join(calls), [calls_round.number], score=79,
                               priority=1.5))

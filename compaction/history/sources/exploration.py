@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from compaction.events import EventKind
+from compaction.history.echo import output_of
 from compaction.history.facts import WS_RE, Fact, cite, display_path
 from compaction.history.lookups import FAILED_RE, LOOKUP_RE, PATH_LINE_RE, found_nothing_in, lookup_hits, lookup_text
 from compaction.history.sections import Section
@@ -97,7 +98,7 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
                 res = results.get(id(call))
                 lookup = lookup_text(call)
                 if lookup is not None:
-                    out = (res.content if res is not None else "").strip()
+                    out = output_of(res, call).strip() if res is not None else ""  # not the export's echo of it
                     if out and call.kind == ToolKind.SHELL and call.command.lstrip().startswith("ls") \
                             and not FAILED_RE.search(out[:300]):
                         continue  # a listing browsed: not a search with an outcome
