@@ -52,7 +52,12 @@ _FIRST_PERSON_CHOICE_RE = re.compile(
 _CHOICE_REASON_RE = re.compile(r"\b(?:because|since|so that|instead of|rather than|which (?:pulls|keeps|avoids|gives|"
                                r"means|makes|lets)|to avoid|no need|without|as indicated by|according to|"
                                r"points? (?:to|at)|pointed (?:to|at)|so (?:I|we|let's))\b|, as\b(?! (?:well|long|soon|far|much|many|if|though|"
-                               r"shown|described|mentioned|expected|requested|needed|follows|usual|before|a result)\b)",
+                               r"shown|described|mentioned|expected|requested|needed|follows|usual|before|a result)\b)"
+                               # "stick to `Basic` and `Expr` as they are the core": a reason with no comma, not
+                               # "keep it as it is (for now)"
+                               r"|\bas (?:it|they|this|that|these|those)(?:'s|'re| is| are| already)\s+"
+                               r"(?!(?:for|now|and|but|or|so|in|until|unless|written|shown|described|expected|needed)\b)"
+                               r"(?=[\w`])",
                                re.IGNORECASE)
 _CHOICE_WORDS = ("i'll", "i will", "i'm going to", "i am going to", "i chose", "i decided", "i opted", "we'll",
                  "we will", "let's", "i should", "we should", "interested in", "the right place", "is relevant",
@@ -60,6 +65,7 @@ _CHOICE_WORDS = ("i'll", "i will", "i'm going to", "i am going to", "i chose", "
                  "i'm focusing on")
 _REASON_WORDS = ("because", "since", "so that", "instead of", "rather than", "which ", "to avoid", "no need",
                  "without", "as indicated by", "according to", "point", "so i ", "so we ", "so let's", ", as ",
+                 " as it", " as they", " as this", " as that", " as these", " as those",
                  "should help", "will help", "this way", "that way")
 # A rule about what the work may change (tests, configuration, minimal changes) binds a successor even
 # when a harness states it: it is kept; the harness's procedural rules (one command per reply…) are not.

@@ -54,6 +54,7 @@ _PHASE_SIZE = 8  # findings per phase at level 0
 # instructions: "Do you think the issue has been solved? Write tests…") is no question to answer.
 _ASKED_TAIL = 500
 
+_NOTICED_WEIGHT = 10  # "I see…", "I found…": alone ("Wait, I see what happened.") it names nothing found
 # Diagnosis and conclusion phrasing, strongest first (its weight adds to the score).
 _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p, re.IGNORECASE), w) for p, w in (
     (r"\b(?:the )?root cause\b|\bthe (?:real |actual |underlying )?(?:problem|issue|bug|culprit) (?:is|was|here is|seems to be)\b", 30),
@@ -63,13 +64,16 @@ _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p
      r"|\bas (?:indicated|shown|suggested) by\b|\baccording to the\b", 18),
     (r"\b(?:now )?(?:works|passes|pass|succeeds)\b(?! if)|\b(?:does not|doesn't|did not|didn't) (?:work|help|fix|pass)\b"
      r"|\bstill (?:fails|failing|broken)\b|\bfixed\b|\bresolved\b", 15),
-    (r"\bI (?:found|see|notice|noticed|discovered|realized)\b|\bfound (?:that|the)\b|\bthe output shows\b", 10),
+    (r"\bI (?:found|see|notice|noticed|discovered|realized)\b|\bfound (?:that|the)\b|\bthe output shows\b", _NOTICED_WEIGHT),
     # A failure stated with what the agent does about it: "the runner failed before X started, so I'm rerunning…"
     (r"\bfailed (?:before|because|with|due|on)\b[^.;]*?, so (?:i|we)\b", 14),
     # What a file read turned out to hold or lack: "is empty", "are placeholders", "the only complete schema"
     (r"\b(?:is|are|was|were) (?:(?:still |only |just )?(?:empty|a placeholder|placeholders|a stub|stubs))\b"
      r"|\bthe only (?:complete|defined|existing|implemented)\b"
      r"|\b(?:does|do|did) not (?:currently |yet )?(?:define|contain|declare|implement)\b|\bcontains? only\b", 21),
+    # What a class turned out to be, against what was assumed: "`NDimArray` inherits from `object`, not `Basic`"
+    (r"\b(?:inherits|derives) (?:directly )?from\b[^.;?]*?, not\b|\b(?:does not|doesn't|did not|didn't) "
+     r"(?:inherit|derive)\b|\bis not a (?:subclass|subtype) of\b|\bisn't a (?:subclass|subtype) of\b", 21),
 ))
 # The same patterns for lower-cased sentences (a case-insensitive search costs several times more), each
 # with words one of which any match holds: a pattern runs only on a sentence holding one of its words.
@@ -78,7 +82,8 @@ _PATTERN_WORDS = (("cause", "problem", "issue", "bug", "culprit"), ("rule", "cau
                   ("cause", "due to", "reason", "indicated", "shown", "suggested", "according"), ("work", "pass", "succeed", "help", "fix", "fail", "broken", "resolved"),
                   ("found", "i see", "notic", "discover", "realiz", "show"), ("failed",),
                   ("empty", "placeholder", "stub", "the only", "not define", "not contain", "contains only",
-                   "not currently", "not yet", "not declare", "not implement", "contain only"))
+                   "not currently", "not yet", "not declare", "not implement", "contain only"),
+                  ("inherit", "derive", "subclass", "subtype"))
 # Words every finding pattern contains one of (the patterns' own words, one list): plain substring
 # searches find the candidate sentences (a regex of alternatives is tried at every position of every
 # assistant message, many times slower). A word holding another (`failed`, `fail`) finds nothing more.
@@ -764,8 +769,8 @@ def statements(text: str) -> list[tuple[str, int]]:
             continue
         low = s.lower()
         weight = _weight(low)
-        if weight == _HOLDS_WEIGHT and not SPECIFIC_RE.search(s):
-            continue  # "The file is empty": which file it was is the finding
+        if weight in (_HOLDS_WEIGHT, _NOTICED_WEIGHT) and not SPECIFIC_RE.search(s):
+            continue  # "The file is empty": which file it was is the finding; "I see what happened": what
         if weight:
             out.append((s.replace("**", "") if "**" in s else s, weight))  # a bold span cut by the sentence split
     low_said = said.lower()

@@ -1,0 +1,35 @@
+"""What a reader asked of sympy's hand-over and could not answer (exams 47-50): which comparison code the
+agent inspected and left alone, and why. The agent said both, in words no pattern knew: what a class
+turned out to inherit from, against what was assumed, and a choice of scope whose reason follows "as"
+with no comma before it."""
+
+from __future__ import annotations
+
+from compaction.history.sources import decisions
+from compaction.history.sources.findings import statements
+
+
+def test_what_a_class_turned_out_to_inherit_from_is_a_finding():
+    said = statements("THOUGHT: `NDimArray` inherits from `object`, not `Basic`. Wait, really?")
+    assert said and said[0][0] == "`NDimArray` inherits from `object`, not `Basic`."
+    assert statements("The proxy doesn't inherit from `str` at the C level, so `PyUnicode_Check` fails.")
+    assert not statements("`Interval` inherits from `Set` and `EvalfMixin`.")  # what it is, not a correction
+
+
+def test_a_choice_of_scope_with_its_reason_after_as_is_a_decision():
+    def choices(text: str) -> list[str]:
+        return decisions._choices(text, text.lower(), None, set())
+
+    assert choices("I should probably stick to `Basic` and `Expr` as they are the core. But if I see obvious "
+                   "violations elsewhere, I might fix them.") == [
+        "I should probably stick to `Basic` and `Expr` as they are the core."]
+    assert choices("I'll use `_parse_annotation` as it already handles `BitOr`.")
+    # "as it is" keeps a thing unchanged: no reason given
+    assert not choices("I will keep the helper as it is for now, and rerun the tests.")
+    assert not choices("I will leave the parser as it is.")
+    assert not choices("I'll run the tests as they are written in the docs.")
+
+
+def test_a_sentence_that_only_says_something_was_seen_is_no_finding():
+    assert not statements("Wait, I see what happened.\nIn the previous turn, I ran the tests.")
+    assert statements("I see `__ne__` is gone from `sympy/core/numbers.py`.")
