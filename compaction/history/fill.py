@@ -27,6 +27,7 @@ from compaction.history.tail import (
     TOOL_OUTPUT_MOST,
     TailRenderer,
     _Piece,
+    elides,
     outputs_shown,
     point_repeats,
     render_rounds,
@@ -167,8 +168,11 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     if older:
         extra = older + extra
         start, partial, changed = first, end_of, True
-        # a reply or a file's text the tail now shows is not said twice (the next pass spends its room)
-        chosen = [f for f in chosen if f.section not in LAST_ROOM or min(f.rounds) < (partial or start)]
+        # a reply or a file's text the tail now shows is not said twice (the next pass spends its room); a
+        # file's text as the session left it, the rounds that wrote it shown cut, the tail does not show
+        cut = elides(tail_text) or any(map(elides, extra))
+        chosen = [f for f in chosen if f.section not in LAST_ROOM or min(f.rounds) < (partial or start)
+                  or cut and f.section is Section.WRITTEN]
     elif partial and extra and room > _PARTIAL_TAIL_ROOM and not (widen and changed):
         # the room a later pass found left (the facts' estimates overstated, a reply the tail shows given
         # back): the round shown by its end shows more of its end

@@ -174,3 +174,20 @@ def test_a_search_that_found_files_is_told_by_its_output_not_the_exports_heading
     texts = " ".join(f.text for f in exploration_facts(_ctx(msgs, ROOT)))
     assert "workflows/ci.yml" in texts, texts
     assert "Tool use:" not in texts
+
+
+def test_a_files_text_stays_when_the_tail_reaches_the_first_round_cut(shared_transcripts):
+    """Without the export's metadata the tail of tree-vanilla is cheap enough to reach r1 at 20%, with its
+    outputs cut; the text of `Tree.ts` as the session left it, which no round shows whole, stays (it went,
+    and left a quarter of the budget unspent: 72% of the target)."""
+    from compaction import tokens
+    from compaction.history import compact
+    from compaction.history.headings import h
+    from compaction.transcripts import load_transcript
+
+    t = load_transcript(str(shared_transcripts / "more-agents" / "specstory-copilot-destyler-tree-vanilla.md"))
+    target = tokens.count_messages(t.messages) // 5
+    md = compact(t, target_tokens=target).markdown
+    assert "verbatim at the end" in md and "tokens elided" in md
+    assert f"## {h('en', 'written')}" in md and "`packages/components/tree/examples/vanilla/Tree.ts` (3" in md
+    assert tokens.count(md) >= 0.9 * target
