@@ -1046,8 +1046,13 @@ def _edge(lines: list[str], beyond: list[str], at: int, step: int) -> int:
         near = abs(i - at) <= len(beyond) + 2
         if near or inner is None or (0 <= i - step < len(lines) and lines[i - step].strip() == inner):
             return i
-    while beyond and 0 <= at + step < len(lines) and (lines[at + step].strip() == beyond[0]
-                                                      or _reworded(lines[at + step].strip(), beyond[0])):
+    reworded = False  # one line the edit changed in place, the outermost it kept
+    while beyond and 0 <= at + step < len(lines):
+        line = lines[at + step].strip()
+        if line != beyond[0]:
+            if reworded or not _reworded(line, beyond[0]):
+                break
+            reworded = True
         at, beyond = at + step, beyond[1:]
     return at
 
@@ -1057,11 +1062,14 @@ _REWORDED_CHARS = 400  # longer lines are not compared (bounded work)
 
 
 def _reworded(old: str, new: str) -> bool:
-    """Whether `old` is `new` as it read before the edit changed it in place: both long enough to be
-    evidence (`_ANCHOR_MIN`) and mostly the same characters."""
+    """Whether `old` is `new` as it read before the edit added to it in place (a signature given a return
+    type, a call given an argument): both long enough to be evidence (`_ANCHOR_MIN`), mostly the same
+    characters, and nothing of `old` replaced or dropped (`import { parseA }` is no earlier `import { parseZ }`:
+    a new line beside it)."""
     if not (_ANCHOR_MIN <= len(old) <= _REWORDED_CHARS and _ANCHOR_MIN <= len(new) <= _REWORDED_CHARS):
         return False
-    return SequenceMatcher(None, old, new, autojunk=False).ratio() >= _REWORDED_RATIO
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    return matcher.ratio() >= _REWORDED_RATIO and all(op in ("equal", "insert") for op, *_ in matcher.get_opcodes())
 
 
 def replay(content: str, hunks: tuple[Hunk, ...]) -> str | None:
@@ -1090,18 +1098,8 @@ def labelled_blocks_out(text: str) -> str:
     Copilot Chat's export puts a call's metadata and its (mostly empty) output in such blocks."""
     if ":" not in text or "```" not in text:
         return text
-    kept: list[str] = []
-    pos = 0
-    for m in _LABELLED_FENCE_LINES.finditer(text):
-        start = m.start() + 1 if m.re is _LABELLED_FENCE_LINES.later else m.start()
-        kept.append(text[pos:start])
-        pos = m.end()
-        fence = _FENCE_RE.search(m.group(0))
-        kept.append(_json_output(fence.group(2)) if fence else "")
-    if not kept:
-        return text  # no block: the very text
-    kept.append(text[pos:])
-    return "".join(kept)
+    return _LABELLED_FENCE_LINES.replaced(text, lambda block: _json_output(fence.group(2))
+                                          if (fence := _FENCE_RE.search(block)) else "")
 
 
 def _json_output(text: str) -> str:

@@ -11,6 +11,7 @@ matches `search`/`finditer` would (a match can only start where one of its possi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 try:  # the regex parser is private: without it every pattern is searched as it is
     from re import _constants as _sre_constants
@@ -178,12 +179,20 @@ class LinePattern:
 
     def removed(self, text: str) -> str:
         """`pattern.sub("", text)`: each match's own span (past the line break it was found by) cut out."""
+        return self.replaced(text, lambda _: "")
+
+    def replaced(self, text: str, by: Callable[[str], str]) -> str:
+        """`pattern.sub(by, text)` for a function `by` of the match's text (past the line break it was found
+        by); `text` itself when nothing matches."""
         kept: list[str] = []
         pos = 0
         for m in self.finditer(text):
             start = m.start() + 1 if m.re is self.later else m.start()
             kept.append(text[pos:start])
+            kept.append(by(text[start:m.end()]))
             pos = m.end()
+        if not kept:
+            return text
         kept.append(text[pos:])
         return "".join(kept)
 

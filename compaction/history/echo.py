@@ -16,23 +16,30 @@ from compaction.model import ToolCall, ToolKind, ToolResult
 
 ECHO_REST = 32  # characters a line may hold besides a path argument it repeats and still only echo it
 _MIN_VALUE = 3  # an argument value shorter than this is in too many lines by chance
-# what a link to the path and the lines read add around it (`读取 [](file:///a.ts#355-355)，行 355 到 390`)
-_LINK_CHROME_RE = re.compile(r"file://|[\[\]()#,，\d-]")
-_STATUS_RE = re.compile(r"^Status: \*\*[\w -]+\*\*\s*$")  # SpecStory's line after each call
+# what a link to the path adds around it (`读取 [](file:///a.ts#355-355)，行 355 到 390`): not counted as more
+_LINK_CHROME_RE = re.compile(r"\[\]\(file://|#\d+(?:-\d+)?\)")
+_HEADING_RE = re.compile(r"^\s*Tool use: \*\*([^*\n]+)\*\*")  # SpecStory's heading of each call it exports
+_STATUS_RE = re.compile(r"^Status: \*\*[\w -]+\*\*\s*$")  # and its line after the call
 _FENCE_OPEN_RE = re.compile(r"^\s*(`{3,}|~{3,})")
+_ECHO_MAX_LINES = 8  # a result of more lines says more than its call, whatever they hold
+
+
+def _names_tool(line: str, call: ToolCall, name: str | None) -> bool:
+    """The line names the tool as a name (`**x**`, `` `x` ``)."""
+    return any(tool and (f"**{tool}**" in line or f"`{tool}`" in line) for tool in (call.name, name))
+
+
+def _pairs_argument(line: str, call: ToolCall) -> bool:
+    """The line holds an argument's name and value side by side (`"relativeWorkspacePath": "src"`)."""
+    return any(isinstance(v, str) and len(v) >= _MIN_VALUE and any(
+        pair in line for pair in (f'"{k}": "{v}"', f"{k}: {v}", f"{k}={v}")) for k, v in call.arguments.items())
 
 
 def echoes_call(line: str, call: ToolCall, name: str | None = None) -> bool:
-    """The line names the tool as a name (`**x**`, `` `x` ``), holds an argument's name and value side
-    by side, or holds a path the call was given with little else (not for a search: its hits start
-    with the path searched)."""
-    for tool in (call.name, name):
-        if tool and (f"**{tool}**" in line or f"`{tool}`" in line):
-            return True
-    for k, v in call.arguments.items():
-        if isinstance(v, str) and len(v) >= _MIN_VALUE and any(
-                pair in line for pair in (f'"{k}": "{v}"', f"{k}: {v}", f"{k}={v}")):
-            return True
+    """The line names the tool as a name, holds an argument's name and value side by side, or holds a
+    path the call was given with little else (not for a search: its hits start with the path searched)."""
+    if _names_tool(line, call, name) or _pairs_argument(line, call):
+        return True
     if call.kind == ToolKind.SEARCH:
         return False
     for value in argument_strings(list(call.arguments.values()), max_depth=2, max_items=8):
@@ -43,66 +50,73 @@ def echoes_call(line: str, call: ToolCall, name: str | None = None) -> bool:
     return False
 
 
-def _names_tool(line: str, call: ToolCall, name: str | None) -> bool:
-    """The line names the tool as a name: an exporter's heading (`Tool use: **Bash**`)."""
-    return any(tool and (f"**{tool}**" in line or f"`{tool}`" in line) for tool in (call.name, name))
-
-
 def _restates(line: str, call: ToolCall, name: str | None) -> bool:
-    """The line names the tool, holds an argument's name and value side by side, or is the command or a
-    non-search call's argument alone (Claude Code's export shows a command's description, then the command
-    in backticks, before its output). Not a path with a little else: a command's output opens with the
-    file it shows (`=== a/SKILL.md ===`), a search's with the file it found."""
-    if _names_tool(line, call, name):
-        return True
-    if any(isinstance(v, str) and len(v) >= _MIN_VALUE and any(
-            pair in line for pair in (f'"{k}": "{v}"', f"{k}: {v}", f"{k}={v}")) for k, v in call.arguments.items()):
+    """Below an exporter's heading: the line echoes the call, or is the command or an argument alone
+    (Claude Code's export shows a command's description, then the command in backticks, before its output)."""
+    if echoes_call(line, call, name):
         return True
     bare = line.strip().strip("`").strip()
     if call.kind == ToolKind.SEARCH or len(bare) < _MIN_VALUE:
         return False
-    return bare == (call.command or "").strip() or any(
+    return _is_command(line, call) or any(
         bare == v.strip() for v in argument_strings(list(call.arguments.values()), max_depth=1, max_items=8))
 
 
+def _is_command(line: str, call: ToolCall) -> bool:
+    """The line is the call's command alone (in backticks or not)."""
+    return bool(call.command) and line.strip().strip("`").strip() == call.command.strip()
+
+
+def _only_echo(lines: list[str], call: ToolCall, name: str | None, wrapped: bool) -> bool:
+    """A succeeded result's few lines all echo the call (`echoes_call`); without an exporter's heading, a
+    command's only when each holds the command itself (aider's `Running git add x`): a listing of paths
+    under the directory it was given (`workdir`) is what it found."""
+    shown = [ln for ln in lines if ln.strip()]
+    if not shown or len(shown) > _ECHO_MAX_LINES:
+        return False
+    if not wrapped and call.command:
+        command = call.command.strip()
+        return all(command in ln or _names_tool(ln, call, name) for ln in shown)
+    return all(echoes_call(ln, call, name) for ln in shown)
+
+
 def output_of(res: ToolResult, call: ToolCall | None) -> str:
-    """The result as the tool gave it, without what was written about the call around it: the opening
-    lines that restate the call (`_restates`; a failed call's only when they name the tool: its error names
-    what it failed on) and, below an exporter's heading, those that echo it (`echoes_call`), its labelled metadata blocks (`labelled_blocks_out`),
-    its `Status:` line, a block holding the command again, and the one block around the rest. Empty when
-    nothing else is left, or (a call that succeeded) the few lines left only echo it (`echoes_call`:
-    Copilot Chat's export keeps a read's summary line, never the file)."""
+    """The result as the tool gave it, without what an exporter wrote about the call around it. Below
+    SpecStory's heading (`Tool use: **x**`): the opening lines that restate the call (`_restates`; a failed
+    call's only the heading: its error names what it failed on), the labelled metadata blocks
+    (`labelled_blocks_out`), the `Status:` lines, a block holding the command again, and the one block around
+    the rest. Empty when nothing else is left, or the few lines left of a succeeded call only echo it
+    (`_only_echo`: Copilot Chat's export keeps a read's summary line, never the file); else, without a
+    heading, the very text."""
     if call is None or not res.content:
         return res.content
     failed = res.is_error or res.exit_code not in (None, 0)
     head = next((ln for ln in res.content.splitlines()[:3] if ln.strip()), "")
-    wrapped = _names_tool(head, call, res.name)  # an exporter's rendering of the call
-    lines = [ln for ln in labelled_blocks_out(res.content).splitlines() if not _STATUS_RE.match(ln)] \
-        if wrapped else res.content.splitlines()
+    heading = _HEADING_RE.match(head)
+    if heading is None or heading.group(1) not in (call.name, res.name):
+        return "" if not failed and _only_echo(res.content.splitlines(), call, res.name, False) else res.content
+    lines = [ln for ln in labelled_blocks_out(res.content).splitlines() if not _STATUS_RE.match(ln)]
     i = 0
     while i < len(lines):
         line = lines[i]
-        if not line.strip() or (_names_tool(line, call, res.name) if failed else _restates(line, call, res.name)
-                                or wrapped and echoes_call(line, call, res.name)):
+        if not line.strip() or (_names_tool(line, call, res.name) or _is_command(line, call) if failed
+                                else _restates(line, call, res.name)):
             i += 1
             continue
         fence = _FENCE_OPEN_RE.match(line)
-        if not (wrapped and fence and call.command):
+        if not (fence and call.command):
             break
         end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == fence.group(1)), None)
         if end is None or "\n".join(lines[i + 1:end]).strip() != call.command.strip():
             break
         i = end + 1  # the command again, in a block of its own
     rest = lines[i:]
-    shown = [ln for ln in rest if ln.strip()]
-    if not failed and len(shown) <= 8 and all(echoes_call(ln, call, res.name) for ln in shown):
+    if not failed and _only_echo(rest, call, res.name, True):
         return ""  # what is left echoes the call too
-    if not wrapped and not any(ln.strip() for ln in lines[:i]):
-        return res.content  # nothing was written about the call: the very text (its count is known)
     last = len(rest) - 1
     while last > 0 and not rest[last].strip():
         last -= 1
-    fence = _FENCE_OPEN_RE.match(rest[0]) if rest and wrapped else None
+    fence = _FENCE_OPEN_RE.match(rest[0]) if rest else None
     if fence and last > 0 and rest[last].strip() == fence.group(1) \
             and not any(ln.strip().startswith(fence.group(1)) for ln in rest[1:last]):
         rest = rest[1:last]  # one block around all that is left: the output itself

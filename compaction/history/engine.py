@@ -27,7 +27,7 @@ from compaction.history.headings import h
 from compaction.history.sections import LAST_ROOM, Section
 from compaction.history.sources import FactContext, gather, modified, problems
 from compaction.history.steering import RolePreset, Steering, parse_instructions, role_preset, strip_code
-from compaction.history.tail import TOOL_OUTPUT_MOST, TailRenderer, elides, outputs_level
+from compaction.history.tail import TOOL_OUTPUT_MOST, TailRenderer, outputs_level
 from compaction.history.telegraph import telegraphic
 from compaction.mdsafe import escape_path
 from compaction.model import Role, Transcript
@@ -601,9 +601,8 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
         items = by_section[section]
         if section is Section.CURRENT:  # what the verbatim tail shows is not said twice
             items = [f for f in items if f.pending or not f.rounds or min(f.rounds) < tail_start or not tail]
-        elif section in LAST_ROOM and tail and not (section is Section.WRITTEN and elides(tail)):
-            # what the tail shows (older rounds joined it since); a file's final text only when the tail
-            # shows the rounds that wrote it uncut
+        elif section is Section.EXCERPTS and tail:  # what the tail shows (older rounds joined it since); a
+            # file's text as the session left it is no round's (`fill._plan`)
             items = [f for f in items if f.rounds and min(f.rounds) < (span_start or tail_start)]
         if items:
             # by round; the current request last among its round's messages (pi's "stop doing shit!" then

@@ -27,7 +27,6 @@ from compaction.history.tail import (
     TOOL_OUTPUT_MOST,
     TailRenderer,
     _Piece,
-    elides,
     outputs_shown,
     point_repeats,
     render_rounds,
@@ -137,9 +136,10 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
         if step.delta > room:
             continue
         rounds_of = step.original.rounds
-        if step.copy is None and step.original.section is not Section.GOAL and not step.original.pending \
-                and rounds_of and min(rounds_of) >= start:
-            continue  # its rounds are in the verbatim tail already: it would say what the tail shows
+        if step.copy is None and step.original.section not in (Section.GOAL, Section.WRITTEN) \
+                and not step.original.pending and rounds_of and min(rounds_of) >= start:
+            continue  # its rounds are in the verbatim tail already: it would say what the tail shows (a file's
+            # text as the session left it is no round's)
         if step.copy is None and step.original.section in SAID_ONCE and not said.adds(step.full):
             continue  # the document says it already: it would only cost room
         said.add(step.full)
@@ -168,11 +168,9 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
     if older:
         extra = older + extra
         start, partial, changed = first, end_of, True
-        # a reply or a file's text the tail now shows is not said twice (the next pass spends its room); a
-        # file's text as the session left it, the rounds that wrote it shown cut, the tail does not show
-        cut = elides(tail_text) or any(map(elides, extra))
-        chosen = [f for f in chosen if f.section not in LAST_ROOM or min(f.rounds) < (partial or start)
-                  or cut and f.section is Section.WRITTEN]
+        # a reply the tail now shows is not said twice (the next pass spends its room); a file's text as the
+        # session left it is no round's: the tail shows a file tool's call by its line, its writes and edits cut
+        chosen = [f for f in chosen if f.section is not Section.EXCERPTS or min(f.rounds) < (partial or start)]
     elif partial and extra and room > _PARTIAL_TAIL_ROOM and not (widen and changed):
         # the room a later pass found left (the facts' estimates overstated, a reply the tail shows given
         # back): the round shown by its end shows more of its end

@@ -41,9 +41,9 @@ def lookup_text(call: ToolCall) -> str | None:
 def lookup_hits(output: str, cwd: str | None) -> str:
     """What a look-up found: the paths it lists (a few, relative), else its first line. The project root is
     taken off first: a root with a space in it (`My Drive`) leaves no path a path's pattern matches."""
-    root = cwd.rstrip("/") + "/" if cwd and len(cwd) > 1 else None
-    if root and root in output[:4000]:
-        output = output[:4000].replace(root, "")
+    root = cwd.rstrip("/\\") if cwd and len(cwd) > 1 else None
+    if root and root in output[:4000]:  # only where a path starts: not `/usr/lib/node_modules/app/x` for `/app`
+        output = re.sub(rf"(?m)(^|[\s'\"]){re.escape(root)}[/\\]", r"\1", output[:4000])
     paths = [display_path(m.group(0).split(":", 1)[0], cwd) for m in PATH_LINE_RE.finditer(output[:4000])]
     if paths:
         shown = list(dict.fromkeys(paths))

@@ -35,14 +35,6 @@ HARNESS_NOTICE_TOKENS = 40  # of a harness's notice in the user's turn, shown at
 _PIECE_OVERHEAD = 6  # fences, labels, separators
 
 
-ELIDED_MARK = " tokens elided …]"  # the end of the note a cut piece shows in place of what it leaves out
-
-
-def elides(text: str) -> bool:
-    """Whether rendered rounds leave some of their text out."""
-    return ELIDED_MARK in text
-
-
 @dataclass
 class _Piece:
     """A span of verbatim text: prefix/suffix are markup, `text` the verbatim part and `n` its tokens.
@@ -99,7 +91,7 @@ class _Piece:
         elif " " in tail[: len(tail) // 2]:
             tail = tail[tail.find(" ") + 1:]
         elided = self.n - limit
-        note = f"\n[… {elided}{ELIDED_MARK}\n"  # its round is the heading above it
+        note = f"\n[… {elided} tokens elided …]\n"  # its round is the heading above it
         return f"{self.prefix}{head}{note}{tail}{self.suffix}"
 
 

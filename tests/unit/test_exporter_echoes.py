@@ -80,19 +80,18 @@ def test_a_replacement_known_by_its_new_text_alone_replaces_the_first_line_it_ch
 
 
 def test_a_line_that_only_looks_alike_is_not_taken_for_the_changed_one():
-    """A new line added before the anchors (a comment, a decorator) widens nothing: the old text keeps its
-    lines, and the addition is an addition."""
+    """A new import beside one that reads much like it replaces nothing: `parseA` is no earlier `parseZ` (a
+    line the edit changed in place only gains characters), and the file keeps it."""
     from compaction.edits import anchored_change, replay
 
-    new = """  // renders one node of the tree, reusing its element
-  private renderNode(node: FileNode, indexPath: number[]) {
-    const api = this.api
-    const nodeState = api.getNodeState(node)"""
-    change = anchored_change("a.ts", _RENDER, new)
+    imports = ("import { parseA } from './parsers/a'\nimport { parseB } from './parsers/b'\n"
+               "import { parseC } from './parsers/c'\n\nexport const all = [parseA, parseB, parseC]")
+    new = "import { parseZ } from './parsers/z'\nimport { parseB } from './parsers/b'\nimport { parseC } from './parsers/c'"
+    change = anchored_change("index.ts", imports, new)
     assert change is not None
-    after = replay(_RENDER, change.hunks)
-    assert after is not None and after.count("private renderNode(") == 1
-    assert "  }\n\n  // renders one node of the tree, reusing its element\n  private renderNode(" in after, after
+    after = replay(imports, change.hunks)
+    assert after is not None and "import { parseA } from './parsers/a'" in after, after
+    assert "import { parseZ } from './parsers/z'" in after
 
 
 def test_the_output_of_a_result_leaves_out_what_each_exporter_wrote_about_the_call():
@@ -130,7 +129,19 @@ def test_a_search_hit_or_a_failure_is_never_taken_for_an_echo():
     grep = ToolCall("Grep", {"pattern": "parse", "path": "src/parser.py", "output_mode": "files_with_matches"}, "g1",
                     ToolKind.SEARCH)
     hit = ToolResult("src/parser.py", "g1", "Grep")
-    assert output_of(hit, grep) == "src/parser.py"  # the file searched is the file found
+    assert output_of(hit, grep) is hit.content  # the file searched is the file found
+    # a listing under the directory a command was given (Codex's `workdir`) is what it found
+    find = ToolCall("shell", {"command": ["bash", "-lc", "find /workspace/proj/src -name '*.py'"],
+                              "workdir": "/workspace/proj"}, "f1", ToolKind.SHELL,
+                    command="find /workspace/proj/src -name '*.py'")
+    listing = ToolResult("/workspace/proj/src/parser/core.py\n/workspace/proj/src/parser/lexer.py", "f1", "shell",
+                         exit_code=0)
+    assert output_of(listing, find) is listing.content
+    ok = ToolResult("ok\n", "b1", "Bash", exit_code=0)
+    assert output_of(ok, ToolCall("Bash", {"command": "make"}, "b1", ToolKind.SHELL, command="make")) is ok.content
+    # aider's record of a command it ran is no output of it
+    ran = ToolCall("shell", {"command": "chmod +x run.sh"}, "a1", ToolKind.SHELL, command="chmod +x run.sh")
+    assert output_of(ToolResult("Running chmod +x run.sh", "a1", "shell"), ran) == ""
     read = ToolCall("Read", {"file_path": "/repo/src/app.py"}, "r1", ToolKind.READ, path="/repo/src/app.py")
     failed = ToolResult("Tool use: **Read**\n/repo/src/app.py: No such file", "r1", "Read", is_error=True)
     assert output_of(failed, read) == "/repo/src/app.py: No such file"
@@ -189,5 +200,7 @@ def test_a_files_text_stays_when_the_tail_reaches_the_first_round_cut(shared_tra
     target = tokens.count_messages(t.messages) // 5
     md = compact(t, target_tokens=target).markdown
     assert "verbatim at the end" in md and "tokens elided" in md
-    assert f"## {h('en', 'written')}" in md and "`packages/components/tree/examples/vanilla/Tree.ts` (3" in md
+    assert f"## {h('en', 'written')}" in md
+    assert "- `packages/components/tree/examples/vanilla/Tree.ts` (" in md.split(f"## {h('en', 'written')}")[1]
     assert tokens.count(md) >= 0.9 * target
+

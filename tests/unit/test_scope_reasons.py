@@ -13,6 +13,7 @@ def test_what_a_class_turned_out_to_inherit_from_is_a_finding():
     said = statements("THOUGHT: `NDimArray` inherits from `object`, not `Basic`. Wait, really?")
     assert said and said[0][0] == "`NDimArray` inherits from `object`, not `Basic`."
     assert statements("The proxy doesn't inherit from `str` at the C level, so `PyUnicode_Check` fails.")
+    assert statements("The proxy doesn't inherit from str, so the check fails.")
     assert not statements("`Interval` inherits from `Set` and `EvalfMixin`.")  # what it is, not a correction
 
 
@@ -28,8 +29,13 @@ def test_a_choice_of_scope_with_its_reason_after_as_is_a_decision():
     assert not choices("I will keep the helper as it is for now, and rerun the tests.")
     assert not choices("I will leave the parser as it is.")
     assert not choices("I'll run the tests as they are written in the docs.")
+    # how, not why
+    assert not choices("I'll write the new test as it's done in `test_parser.py`.")
+    assert not choices("I'll format the output as they are formatted in `report.py`.")
 
 
 def test_a_sentence_that_only_says_something_was_seen_is_no_finding():
     assert not statements("Wait, I see what happened.\nIn the previous turn, I ran the tests.")
+    assert not statements("Looking at the system prompt, I see the issue.")
     assert statements("I see `__ne__` is gone from `sympy/core/numbers.py`.")
+    assert statements("I found that the tests fail when the timeout is zero.")  # what was seen, said

@@ -56,8 +56,8 @@ _CHOICE_REASON_RE = re.compile(r"\b(?:because|since|so that|instead of|rather th
                                # "stick to `Basic` and `Expr` as they are the core": a reason with no comma, not
                                # "keep it as it is (for now)"
                                r"|\bas (?:it|they|this|that|these|those)(?:'s|'re| is| are| already)\s+"
-                               r"(?!(?:for|now|and|but|or|so|in|until|unless|written|shown|described|expected|needed)\b)"
-                               r"(?=[\w`])",
+                               r"(?!(?:for|now|and|but|or|so|in|until|unless|done|written|shown|given|seen|known)\b|"
+                               r"\w+ed\b)(?=[\w`])",  # "as it's done in", "as they are formatted in": how, not why
                                re.IGNORECASE)
 _CHOICE_WORDS = ("i'll", "i will", "i'm going to", "i am going to", "i chose", "i decided", "i opted", "we'll",
                  "we will", "let's", "i should", "we should", "interested in", "the right place", "is relevant",

@@ -54,7 +54,6 @@ _PHASE_SIZE = 8  # findings per phase at level 0
 # instructions: "Do you think the issue has been solved? Write tests…") is no question to answer.
 _ASKED_TAIL = 500
 
-_NOTICED_WEIGHT = 10  # "I see…", "I found…": alone ("Wait, I see what happened.") it names nothing found
 # Diagnosis and conclusion phrasing, strongest first (its weight adds to the score).
 _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p, re.IGNORECASE), w) for p, w in (
     (r"\b(?:the )?root cause\b|\bthe (?:real |actual |underlying )?(?:problem|issue|bug|culprit) (?:is|was|here is|seems to be)\b", 30),
@@ -64,7 +63,7 @@ _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p
      r"|\bas (?:indicated|shown|suggested) by\b|\baccording to the\b", 18),
     (r"\b(?:now )?(?:works|passes|pass|succeeds)\b(?! if)|\b(?:does not|doesn't|did not|didn't) (?:work|help|fix|pass)\b"
      r"|\bstill (?:fails|failing|broken)\b|\bfixed\b|\bresolved\b", 15),
-    (r"\bI (?:found|see|notice|noticed|discovered|realized)\b|\bfound (?:that|the)\b|\bthe output shows\b", _NOTICED_WEIGHT),
+    (r"\bI (?:found|see|notice|noticed|discovered|realized)\b|\bfound (?:that|the)\b|\bthe output shows\b", 10),
     # A failure stated with what the agent does about it: "the runner failed before X started, so I'm rerunning…"
     (r"\bfailed (?:before|because|with|due|on)\b[^.;]*?, so (?:i|we)\b", 14),
     # What a file read turned out to hold or lack: "is empty", "are placeholders", "the only complete schema"
@@ -73,7 +72,7 @@ _FINDING_PATTERNS: tuple[tuple[re.Pattern[str], int], ...] = tuple((re.compile(p
      r"|\b(?:does|do|did) not (?:currently |yet )?(?:define|contain|declare|implement)\b|\bcontains? only\b", 21),
     # What a class turned out to be, against what was assumed: "`NDimArray` inherits from `object`, not `Basic`"
     (r"\b(?:inherits|derives) (?:directly )?from\b[^.;?]*?, not\b|\b(?:does not|doesn't|did not|didn't) "
-     r"(?:inherit|derive)\b|\bis not a (?:subclass|subtype) of\b|\bisn't a (?:subclass|subtype) of\b", 21),
+     r"(?:inherit|derive)\b|\bis not a (?:subclass|subtype) of\b|\bisn't a (?:subclass|subtype) of\b", 22),
 ))
 # The same patterns for lower-cased sentences (a case-insensitive search costs several times more), each
 # with words one of which any match holds: a pattern runs only on a sentence holding one of its words.
@@ -168,6 +167,11 @@ def _verdict_heading(heading: str) -> bool:
         _VERDICT_WORD_RE.search(heading) is not None and any(c.isdigit() for c in heading))
 TABLE_ROW_PENALTY = 2  # a table's row read without its header row: cells whose meaning is in the columns' names
 _HOLDS_WEIGHT = 21  # the weight of what a file turned out to hold: only a statement naming the file or code counts
+# A sentence that only says something was seen ("Wait, I see what happened.", "Now I see the issue."): what
+# was seen follows it, if anywhere
+_SEEN_ONLY_RE = re.compile(r"(?i)\bI (?:see|found|notice|understand|get|know) (?:now )?(?:what(?:'s| is)? "
+                           r"(?:happening|happened|going on|wrong|the (?:issue|problem) is)|the (?:issue|problem|bug|"
+                           r"cause|culprit)|it)(?: now)?\W*$")
 ANSWER_CHARS = 360  # an answer's finding: its most informative sentences up to this length
 REPORT_CHARS = 300  # a request's report: its most informative sentences up to this length (half in CJK)
 REPORT_READ = 3000  # characters of the closing messages a report is chosen from
@@ -769,7 +773,7 @@ def statements(text: str) -> list[tuple[str, int]]:
             continue
         low = s.lower()
         weight = _weight(low)
-        if weight in (_HOLDS_WEIGHT, _NOTICED_WEIGHT) and not SPECIFIC_RE.search(s):
+        if weight == _HOLDS_WEIGHT and not SPECIFIC_RE.search(s) or _SEEN_ONLY_RE.search(s):
             continue  # "The file is empty": which file it was is the finding; "I see what happened": what
         if weight:
             out.append((s.replace("**", "") if "**" in s else s, weight))  # a bold span cut by the sentence split
