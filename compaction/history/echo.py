@@ -3,8 +3,8 @@
 (`"relativeWorkspacePath": "src"`), or a path the call was given, repeated with little else.
 SpecStory's export of Copilot Chat shows a read's result as such lines alone (the file's text was never
 exported): what they say, the call already said, and the tail spends no room on them (`output_of`).
-A failed call's result is never an echo but for its heading: its error names the path or the tool it
-failed on, and is the output a successor needs."""
+A failed call's result is never an echo but for its heading and its command: its error names the path
+or the tool it failed on, and is the output a successor needs."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def _only_echo(lines: list[str], call: ToolCall, name: str | None, wrapped: bool
 def output_of(res: ToolResult, call: ToolCall | None) -> str:
     """The result as the tool gave it, without what an exporter wrote about the call around it. Below
     SpecStory's heading (`Tool use: **x**`): the opening lines that restate the call (`_restates`; a failed
-    call's only the heading: its error names what it failed on), the labelled metadata blocks
+    call's only the heading and the command: its error names what it failed on), the labelled metadata blocks
     (`labelled_blocks_out`), the `Status:` lines, a block holding the command again, and the one block around
     the rest. Empty when nothing else is left, or the few lines left of a succeeded call only echo it
     (`_only_echo`: Copilot Chat's export keeps a read's summary line, never the file); else, without a
