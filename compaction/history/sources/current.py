@@ -489,6 +489,15 @@ def _names_kept_file(ctx: FactContext, text: str) -> bool:
 _LEFT_RE = re.compile(r"^\s*(?:<command-name>\s*)?(/(?:exit|quit|bye|logout))\b")
 
 
+def _answered_after(rnd: Round, said: Message) -> bool:
+    """Every call of the round came back done and the agent spoke after the last of them: its words, not
+    a list of finished calls, say where the work stopped."""
+    results = results_of_calls(rnd.messages)
+    calls = [(m.index, c) for m in rnd.messages for c in m.tool_calls]
+    return bool(calls) and said.index > max(i for i, _ in calls) and all(
+        (res := results.get(id(c))) is not None and not res.is_error and res.exit_code in (None, 0) for _, c in calls)
+
+
 def _user_left(rounds: list) -> tuple[int, str] | None:
     """(round, command) of a quit command among the session's last user messages, after which no one spoke."""
     for rnd in reversed(rounds[-2:]):
@@ -529,7 +538,8 @@ def current_work(ctx: FactContext) -> list[Fact]:
     calls_round = next((r for r in reversed(rounds) if any(m.tool_calls for m in r.messages)), None)
     submitted = calls_round is not None and any(m.meta.get("final_patch_echo") for m in calls_round.messages)
     # (a submission the verification line tells: "then submitted (the harness printed the final diff …)")
-    if calls_round is not None and calls_round.number >= rounds[-1].number - 1 and not (submitted and check):
+    if calls_round is not None and calls_round.number >= rounds[-1].number - 1 and not (submitted and check) \
+            and not (said is not None and _answered_after(calls_round, said[1])):
         calls = _last_calls(calls_round, needed_arguments(ctx.records), ctx.cwd)
         if calls:
             facts.append(Fact(Section.CURRENT, "Last calls: " + "; ".join(calls), [calls_round.number], score=79,

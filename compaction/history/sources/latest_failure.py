@@ -9,7 +9,7 @@ from compaction.history.facts import Fact, first_line
 from compaction.history.overlap import adding_lines
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.model import Round, ToolResult
+from compaction.model import Round, ToolCall, ToolKind, ToolResult
 
 LAST_LINES = 12
 MAX_CHARS = 1200
@@ -28,6 +28,8 @@ def latest_failure_facts(ctx: FactContext) -> list[Fact]:
         lines = adding_lines(lines, " ".join([*said, command or ""]))
         if not lines:
             return []
+    if all(ln.rstrip().endswith(("?", ":")) for ln in lines):
+        return []  # what is left leads in to what was said already ("Did you mean one of these?")
     body = "\n".join(lines)
     if len(body) > MAX_CHARS:
         body = "…" + body[-MAX_CHARS:].split("\n", 1)[-1]
@@ -38,23 +40,32 @@ def latest_failure_facts(ctx: FactContext) -> list[Fact]:
 
 
 def _last_failure(rounds: list[Round]) -> tuple[Round, ToolResult, str | None] | None:
-    """The last failed call whose command did not pass later: a test that failed, then passed after a
-    fix, is no longer what went wrong (matplotlib's `test_fix_annotation.py`, failing at r57, passing at r61)."""
+    """The last failed call whose command, or path, did not pass later: a test that failed, then passed
+    after a fix, is no longer what went wrong (matplotlib's `test_fix_annotation.py`, failing at r57, passing
+    at r61), nor a file tool's call on a path that a later call of its kind, or a later write or edit, did
+    without an error (bastion's read of a `.gitignore` not found, which r13 then wrote)."""
     passed_later: set[str] = set()
+    paths_done: set[tuple[str, str]] = set()  # (kind, path) of later calls that went well; kind "changed": any
     for rnd in reversed(rounds):
         for msg in reversed(rnd.messages):
             for result in reversed(msg.tool_results):
-                command = _command_of(rnd, result)
+                call = _call_of(rnd, result)
+                command = call.command if call is not None else None
                 said = " ".join(command.split()) if command else None
+                path = call.path if call is not None and not command else None
                 if (result.is_error or result.exit_code not in (None, 0)) and result.content.strip():
-                    if said not in passed_later:
+                    if said not in passed_later and (path is None or not {(call.kind, path), ("changed", path)}
+                                                     & paths_done):
                         return rnd, result, command
                 elif said:
                     passed_later.add(said)
+                elif path:
+                    paths_done.add((call.kind, path))
+                    if call.kind in (ToolKind.WRITE, ToolKind.EDIT):
+                        paths_done.add(("changed", path))
     return None
 
 
-def _command_of(rnd: Round, result: ToolResult) -> str | None:
+def _call_of(rnd: Round, result: ToolResult) -> ToolCall | None:
     calls = [c for m in rnd.messages for c in m.tool_calls]
-    call = next((c for c in calls if result.call_id and c.id == result.call_id), None)
-    return call.command if call is not None else None
+    return next((c for c in calls if result.call_id and c.id == result.call_id), None)
