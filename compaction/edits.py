@@ -1102,24 +1102,23 @@ def labelled_blocks_out(text: str) -> str:
                                           if (fence := _FENCE_RE.search(block)) else "")
 
 
-def _json_output(text: str) -> str:
-    """A labelled JSON block's output: its `content` or `output` string when not empty."""
+def _json_object(text: str) -> dict:
+    """The JSON object `text` holds; empty when it holds none (not JSON, or another value)."""
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
-        return ""
-    if not isinstance(value, dict):
-        return ""
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _json_output(text: str) -> str:
+    """A labelled JSON block's output: its `content` or `output` string when not empty."""
+    value = _json_object(text)
     return next((v for k in ("content", "output") if isinstance(v := value.get(k), str) and v.strip()), "")
 
 
 def _json_edit_text(text: str) -> str:
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return ""
-    if not isinstance(value, dict):
-        return ""
+    value = _json_object(text)
     fenced = value.get("content")
     inner = _LANG_FENCE_LINES.search(fenced) if isinstance(fenced, str) else None
     if inner and inner.group(2).strip():
