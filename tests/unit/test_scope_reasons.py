@@ -39,3 +39,14 @@ def test_a_sentence_that_only_says_something_was_seen_is_no_finding():
     assert not statements("Looking at the system prompt, I see the issue.")
     assert statements("I see `__ne__` is gone from `sympy/core/numbers.py`.")
     assert statements("I found that the tests fail when the timeout is zero.")  # what was seen, said
+
+
+def test_a_choice_drawn_with_so_from_the_sentence_before_carries_it():
+    """npm-publish's agent: the copy's target was inside its source, "so I'll" copy to a sibling: the choice
+    alone does not say what was wrong with the first copy."""
+    text = ("I'm figuring out how to copy the build output to a client folder without causing recursive copy errors "
+            "since the target is inside the source. Copying to a sibling directory like `dist-client` seems cleaner, "
+            "so I'll update the build script and package exports to point to `dist-client`.")
+    found = decisions._choices(text, text.lower(), None, set())
+    assert len(found) == 1 and found[0].startswith("I'm figuring out how to copy the build output") \
+        and "recursive copy errors" in found[0] and found[0].endswith("to point to `dist-client`.")

@@ -332,7 +332,7 @@ def _advice(text: str) -> str | None:
 # says what was wrong with the old way ("`Math.random()` is a PRNG, deterministic after seeding"):
 # that sentence is its reason.
 _SWITCH_RE = re.compile(r"\b(?:swap|switch|replac|migrat|mov(?:e|ing) (?:to|away)|instead)\w*|^(?:So|Therefore|Thus|"
-                        r"Hence|That's why)\b")
+                        r"Hence|That's why)\b|, so (?:I|we)(?:'ll| will)\b")  # "X seems cleaner, so I'll…": from what precedes
 _LAST_SENTENCE_RE = re.compile(r"(?:^|(?<=[.!?])\s)([A-Z`\"'(][^.!?]*(?:\.(?=\w)[^.!?]*)*[.!])\s*$")
 
 
