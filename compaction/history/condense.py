@@ -271,12 +271,11 @@ def _unwrapped(lines: list[str]) -> list[str]:
     under "```md", closed by the request's last line, its inner fences pairing up): the document's prose
     is read as the request's, its own fences as pastes. A Markdown fence that closes earlier (a README's
     example, the request going on after it) stays a paste."""
-    start = next((i for i, ln in enumerate(lines) if _PROSE_FENCE_RE.match(ln)), None)
-    if start is None:
+    start, fence = next(((i, m) for i, ln in enumerate(lines) if (m := _PROSE_FENCE_RE.match(ln))), (0, None))
+    if fence is None:
         return lines
     end = next((i for i in range(len(lines) - 1, start, -1) if lines[i].strip()), None)
-    marks = _PROSE_FENCE_RE.match(lines[start]).group(1)
-    if end is None or lines[end].strip() != marks or not _paired(lines[start + 1:end]):
+    if end is None or lines[end].strip() != fence.group(1) or not _paired(lines[start + 1:end]):
         return lines
     return lines[:start] + lines[start + 1:end]
 

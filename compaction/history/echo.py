@@ -22,6 +22,7 @@ _HEADING_RE = re.compile(r"^\s*Tool use: \*\*([^*\n]+)\*\*")  # SpecStory's head
 _STATUS_RE = re.compile(r"^Status: \*\*[\w -]+\*\*\s*$")  # and its line after the call
 _FENCE_OPEN_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 _ECHO_MAX_LINES = 8  # a result of more lines says more than its call, whatever they hold
+_HEAD_CHARS = 4096  # where an exporter's heading is looked for: the result's opening lines
 
 
 def _names_tool(line: str, call: ToolCall, name: str | None) -> bool:
@@ -91,7 +92,7 @@ def output_of(res: ToolResult, call: ToolCall | None) -> str:
     if call is None or not res.content:
         return res.content
     failed = res.is_error or res.exit_code not in (None, 0)
-    head = next((ln for ln in res.content.splitlines()[:3] if ln.strip()), "")
+    head = next((ln for ln in res.content[:_HEAD_CHARS].splitlines()[:3] if ln.strip()), "")  # not the whole output
     heading = _HEADING_RE.match(head)
     if heading is None or heading.group(1) not in (call.name, res.name):
         return "" if not failed and _only_echo(res.content.splitlines(), call, res.name, False) else res.content
