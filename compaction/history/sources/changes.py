@@ -468,7 +468,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         parts += _digest_parts(replay.final, created) if digested else []
     key = _key_line(lines) if lines else ""
     if key and not digested and not any(_telling(p) < 2 for p in ranked[:3]) \
-            and key[2:].strip().lstrip("#").strip() not in " ".join(parts):  # a heading the outline names
+            and _quoted_key(key) not in " ".join(parts):  # a heading the outline names, a line a piece quotes
         parts.insert(min(1, len(parts)), key)  # no swap or new definition says it: a line does
     if said:  # the edit that answers the user's correction leads, with it
         answer = next((w for _, w in summaries if w.endswith(said[-1][1])), said[-1][1])
@@ -670,6 +670,11 @@ def _retells(line: str, one_line: str) -> bool:
     if len(said) < RETOLD_MIN_CHARS:  # `}`, `return`: a short line is in most one-liners by chance
         return False
     return holds_word(one_line.replace("`", ""), said)
+
+
+def _quoted_key(key: str) -> str:
+    """The key line as a prose piece would quote it: no sign, heading or list mark, no ticks, its opening."""
+    return re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", key[2:].strip().lstrip("#").strip()).replace("`", "")[:40]
 
 
 def _key_line(lines: list[str]) -> str:
@@ -1263,6 +1268,8 @@ _CODE_LINE_RE = re.compile(r"[;{}][ \t]*$|^[ \t]*(?:def|class|import|from|functi
                            r"\w[ \t]*(?:=|<-)[ \t]*\S")
 # Markdown's own marks: a list item, emphasis, a link, a table row.
 _MARKDOWN_MARK_RE = re.compile(r"^[ \t]*(?:[-*+] \S|\d+\. \S|\|)|\*\*\S|\]\(")
+# A list item that bolds its label or links (`- **Reflection & Templates**:`, `1. [Guide](guide.md)`).
+_EMPHASIS_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d+\.) +.*(?:\*\*\S[^*]*\*\*|\]\([^)\s]+\))")
 
 
 def reads_as_markdown(path: str, events: list[Event]) -> bool:
@@ -1276,8 +1283,12 @@ def reads_as_markdown(path: str, events: list[Event]) -> bool:
     body = [ln for _, ln in outside_fences([ln for e in events for h in e.hunks for ln in (*h.added, *h.removed)])
             if ln.strip()]
     headings = sum(1 for ln in body if ln.startswith("##") and _heading(ln))
-    return headings > 0 and any(_MARKDOWN_MARK_RE.search(ln) for ln in body) \
-        and 5 * sum(1 for ln in body if _CODE_LINE_RE.search(ln)) < len(body)
+    code = sum(1 for ln in body if _CODE_LINE_RE.search(ln))
+    if headings:
+        return any(_MARKDOWN_MARK_RE.search(ln) for ln in body) and 5 * code < len(body)
+    # An edit inside one section shows no heading: list items that bold their label or link, two at least,
+    # and not one line of code (`f(**kwargs)` is no list item)
+    return not code and sum(1 for ln in body if _EMPHASIS_ITEM_RE.match(ln)) >= 2
 
 
 def _heading(line: str) -> tuple[str, str] | None:
@@ -1488,7 +1499,20 @@ def _trim(line: str, limit: int = 0) -> str:
     line = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", line.strip()).replace("`", "").replace("; ", ", ")
     if len(line) <= limit:
         return line
+    # A path or a name the cut falls in is kept whole when it ends soon after: halved, or dropped with the
+    # words after it, it was the one part of the line that said which file or what it names.
+    start, end = line.rfind(" ", 0, limit) + 1, line.find(" ", limit)
+    end = len(line) if end < 0 else end
+    if start < limit < end and end - limit <= WORD_OVERRUN and _PATHLIKE_RE.search(line, start, end) \
+            and "://" not in line[start:end]:  # a link's address is not what the line says
+        return line[:end].rstrip(",;:") + ("…" if end < len(line) else "")
+    if end == limit:  # the cut falls on a space: the word before it is whole
+        return line[:limit].rstrip(",;:") + "…"
     return line[:limit].rsplit(" ", 1)[0] + "…"
+
+
+WORD_OVERRUN = 40  # characters a cut may run on to end the path or name it falls in
+_PATHLIKE_RE = re.compile(r"\w[/._]\w|\w\(")  # `docs/a-b.md`, `Foo.bar`, `snake_case`, `call(`
 
 
 @per_text(maxsize=4096)

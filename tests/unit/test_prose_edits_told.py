@@ -1,0 +1,65 @@
+"""An edit inside one section of a rules file no language claims is told by the lines it added, not by
+one bold label; a quoted line is cut after the path or name the cut falls in, never inside it."""
+
+from __future__ import annotations
+
+from compaction.edits import Hunk
+from compaction.events import Event, EventKind, extract_events
+from compaction.history.sources.changes import _trim, reads_as_markdown, records
+from compaction.history.sources.registry import FactContext
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role
+from tests.unit.synthetic import call_pair, transcript
+
+ROOT = "/home/dev/shop"
+RULE = f"{ROOT}/.cursor/rules/100-feature.mdc"
+
+
+def _edit(path: str, added: tuple[str, ...], removed: tuple[str, ...] = ()) -> Event:
+    return Event(EventKind.EDIT, 1, 0, path=path, hunks=(Hunk(removed=removed, added=added),))
+
+
+def _ctx(msgs: list[Message]) -> FactContext:
+    t = transcript(msgs, cwd=ROOT)
+    return FactContext(t, extract_events(t), [], role_preset("developer"), ROOT, len(t.rounds))
+
+
+def test_list_items_that_bold_their_labels_read_as_markdown_without_a_heading() -> None:
+    items = ("- **🗂️ Template**: Use `docs/templates/intent.md` for intent capture.",
+             "- **Reflection & Templates**:", "  - Document what worked well in each phase.")
+    assert reads_as_markdown(RULE, [_edit(RULE, items)])
+    # one such item, or any line of code beside them, is not enough
+    assert not reads_as_markdown(RULE, [_edit(RULE, items[:1])])
+    assert not reads_as_markdown("conf/x.unk", [_edit("conf/x.unk", (*items, "value = compute(**kwargs)"))])
+    assert not reads_as_markdown("src/a.py", [_edit("src/a.py", items)])  # a language claims the name
+
+
+def test_three_edits_inside_a_rules_section_each_say_what_they_added() -> None:
+    msgs = [Message(0, Role.USER, "reference the templates from the feature rule")]
+    for i, (old, new) in enumerate([
+            ("  - Out-of-scope/not-now", "  - Out-of-scope/not-now\n- **🗂️ Template**: Use `docs/templates/intent.md` "
+             "for structured intent capture."),
+            ("  - Mark dependencies and risks.", "  - Mark dependencies and risks.\n- **🗂️ Templates**: Use "
+             "`docs/templates/roadmap.md` and `docs/templates/tasks.md` for planning."),
+            ("### 5) CONTINUOUS IMPROVEMENT", "### 5) CONTINUOUS IMPROVEMENT\n- **Reflection & Templates**:\n"
+             "  - Use `docs/templates/phase.md` to track lessons learned.")]):
+        msgs += call_pair("Edit", {"file_path": RULE, "old_string": old, "new_string": new}, f"e{i}", "ok")
+    (record,) = records(_ctx(msgs)).values()
+    line = record.text
+    assert "docs/templates/intent.md" in line and "docs/templates/roadmap.md" in line, line
+    # the bold label alone is no longer the record's one statement, nor said twice
+    assert line.count("Reflection & Templates") <= 1, line
+
+
+def test_a_cut_keeps_the_path_it_falls_in_but_not_a_link_or_a_plain_word() -> None:
+    line = "**Template**: Use docs/playbook/templates/intent-template.md for structured intent capture"
+    assert _trim(line, 45) == "**Template**: Use docs/playbook/templates/intent-template.md…"
+    # a plain word is cut before, as before
+    assert _trim("Prefer named functions, anonymous functions are allowed only as callbacks", 45) \
+        == "Prefer named functions, anonymous functions…"
+    # a link's address is no name: cut before it
+    link = "See: [What if you don't need MCP?](https://example.org/posts/2025-11-02-what-if-you-dont-need-mcp/)"
+    assert "https" not in _trim(link, 45)
+    # a path running on far past the cut is not kept whole either
+    far = "Use " + "a/" * 60 + "b.md please"
+    assert _trim(far, 45).endswith("…") and len(_trim(far, 45)) <= 46
