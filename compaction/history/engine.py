@@ -574,7 +574,7 @@ def _shorten_essentials(chosen: list[Fact]) -> bool:
 def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str | None) -> str:
     lines = [f"# {h(lang, 'title')}", ""]
     lines.append(f"> Source: `{escape_path(Path(t.path).name)}` ({t.format}), {n_rounds} rounds: facts from every "
-                 f"round below{_TAIL_CLAUSE.format(n=tail_start)}.")
+                 f"round below{_TAIL_CLAUSE.format(span=_span(tail_start, n_rounds))}.")
     if cwd and cwd != t.cwd:  # inferred (`project_root`): the reader resolves the relative paths with it
         lines.append(f"> {h(lang, 'root')}: `{escape_path(cwd)}` ({h(lang, 'root_inferred')})")
     elif cwd and not t.meta.get("cwd_assumed"):  # a caller's stand-in (the hook's workspace) is no record
@@ -582,14 +582,21 @@ def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str |
     return "\n".join(lines)
 
 
-_TAIL_CLAUSE = "; the most recent rounds (from r{n} at most) verbatim at the end"
-_TAIL_CLAUSE_RE = re.compile(re.escape(_TAIL_CLAUSE).replace(r"\{n\}", r"\d+"))
+_TAIL_CLAUSE = "; the most recent rounds ({span}) verbatim at the end"
+_TAIL_CLAUSE_RE = re.compile(re.escape(_TAIL_CLAUSE).replace(r"\{span\}", r"r\d+(?:-r\d+)?"))
+
+
+def _span(first: int, last: int) -> str:
+    return f"r{first}" if first >= last else f"r{first}-r{last}"
 
 
 def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: str, tail: str,
             tail_start: int, n_rounds: int, span_start: int | None = None) -> str:
     if not tail:  # no round is shown verbatim: the header promises none
         header = _TAIL_CLAUSE_RE.sub("", header, count=1)
+    else:  # the rounds the tail shows, as its heading names them (the filler may have moved its start)
+        shown = _TAIL_CLAUSE.format(span=_span(span_start or tail_start, n_rounds))
+        header = _TAIL_CLAUSE_RE.sub(lambda _: shown, header, count=1)
     by_section: dict[Section, list[Fact]] = {s: [] for s in Section}
     for f in chosen:
         by_section[f.section].append(f)
@@ -627,9 +634,8 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
         if section is Section.PROBLEMS and em_block:
             parts.append(f"{em_block}\n\n{dropped}" if dropped else em_block)
     if tail:
-        first = span_start or tail_start  # facts from `tail_start` on are the tail's; the tail may show an older end
-        span = f"r{first}-r{n_rounds}"
-        parts.append(f"## {h(lang, 'recent')} ({span})\n\n{tail}")
+        # facts from `tail_start` on are the tail's; the tail may show an older end
+        parts.append(f"## {h(lang, 'recent')} ({_span(span_start or tail_start, n_rounds)})\n\n{tail}")
     return "\n\n".join(parts) + "\n"
 
 

@@ -34,7 +34,7 @@ def test_a_newest_round_too_big_for_the_tail_shows_its_last_messages():
     md = compact(t, target_tokens=target).markdown
     used = tokens.count(md)
     assert 0.9 * target <= used <= target
-    assert "(verbatim) (r2-r2)" in md and "### r2 (its last " in md and "what came before is told above" in md
+    assert "(verbatim) (r2)\n" in md and "### r2 (its last " in md and "what came before is told above" in md
     assert "the last step wired `module_2_final`" in md  # where the work stopped, in the agent's words
     zh = compact(t, target_tokens=target, lang="zh").markdown
     assert "### r2 (其最后 " in zh and "之前的内容见上文" in zh and "its last" not in zh

@@ -173,6 +173,10 @@ def test_spare_budget_buys_the_latest_failing_output(tmp_path):
     assert tokens.count(tight.markdown) <= 280 and "Latest failing output" not in tight.markdown
     # the header promises the last rounds verbatim only when some are shown
     assert "## Recent rounds" in roomy and "verbatim at the end." in roomy
+    # and it names the rounds the tail shows, as the tail's own heading does
+    import re
+    promised = re.search(r"the most recent rounds \((r\d+(?:-r\d+)?)\) verbatim", roomy).group(1)
+    assert f"## Recent rounds (verbatim) ({promised})\n" in roomy
     assert "## Recent rounds" not in tight.markdown and "15 rounds: facts from every round below.\n" in tight.markdown
 
 

@@ -63,3 +63,28 @@ def test_a_cut_keeps_the_path_it_falls_in_but_not_a_link_or_a_plain_word() -> No
     # a path running on far past the cut is not kept whole either
     far = "Use " + "a/" * 60 + "b.md please"
     assert _trim(far, 45).endswith("…") and len(_trim(far, 45)) <= 46
+
+
+def test_the_documents_note_on_stale_error_records_does_not_say_they_are_gone() -> None:
+    from compaction.errors.records import ErrorRecord, Occurrence
+    from compaction.history.errors_adapter import document_block
+    old = ErrorRecord(id="ERR_TOOL_FileNotFound", occurrences=[Occurrence(round=2, evidence="No such file: a.py")])
+    new = ErrorRecord(id="ERR_PY_TypeError", occurrences=[Occurrence(round=30, evidence="TypeError: " + "bad " * 60)])
+    md, shown = document_block([old, new], "en", 120, 31, detail=lambda r, brief: r.occurrences[-1].evidence,
+                               clean=lambda r: (r.solution or "", r.avoidance or ""))
+    assert "ERR_PY_TypeError" in shown and "ERR_TOOL_FileNotFound" not in shown
+    assert "ERR_TOOL_FileNotFound" in md and "dropped" not in md and "Problems and solutions may tell" in md
+
+
+def test_the_harness_notice_around_a_cut_output_is_no_line_of_the_file_read() -> None:
+    from compaction.history.sources.evidence import evidence_facts
+    notice = ("<warning>\nThe output of your last command was too long.\nIf you're looking at a file you can try use "
+              "head, tail or sed to view a smaller number of lines selectively.\n</warning>")
+    body = "\n".join(["# Licensed under a 3-clause BSD style license", "def teme_to_itrs_mat(time):",
+                      "    gst = erfa.gmst82(*get_jd12(time, 'ut1'))", "    return erfa.c2tcio(np.eye(3), gst, pmmat)"])
+    msgs = [Message(0, Role.USER, "fix `teme_to_itrs_mat` in transforms.py"),
+            *call_pair("Bash", {"command": "cat transforms.py"}, "c1", f"{notice}\n{body}\n[…]\nframe_graph.done()"),
+            Message(0, Role.ASSISTANT, "The output was cut: I'll use `head`, `tail` and `sed` on `teme_to_itrs_mat`."),
+            *call_pair("Bash", {"command": "sed -n '1,40p' transforms.py"}, "c2", body)]
+    said = " ".join(f.full_text or f.text for f in evidence_facts(_ctx(msgs)))
+    assert "teme_to_itrs_mat" in said and "head, tail or sed" not in said, said

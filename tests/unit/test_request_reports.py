@@ -98,3 +98,34 @@ def test_a_reply_with_a_summary_section_is_reported_by_it():
     report = report_of([reply])
     assert report is not None and "only complete schema" in report and "placeholders" in report
     assert "field_3" not in report
+
+
+def test_a_report_that_retells_the_recap_of_its_request_is_left_to_the_recap():
+    recap = ("已完成以下修改：\n- 新增 `build-client.mjs`：先复制 `dist` 到 `dist-client`，再用 `compileModule` 预编译\n"
+             "- 更新 `package.json`：`main`/`module` 指向 `dist-client`\n- 重新运行构建并验证文档站可以成功构建")
+    t = _session(["我创建了 `Tree.ts`。", recap])
+    reports = request_reports(t)
+    assert [r.round for r in reports] == [2, 4]  # without the recap, the closing list is reported
+    assert request_reports(t, recaps={4: recap}) == request_reports(t)[:1]
+    # a report that says what the recap does not (another part of the reply) stays beside it
+    other = "Layered model: 004 gives the quality floor; 100 operationalizes delivery; 101-105 guide each phase."
+    t2 = _session(["I created `Tree.ts`.", other])
+    assert [r.round for r in request_reports(t2, recaps={4: "Added template references to `100-rules.mdc`"})] == [2, 4]
+
+
+def test_the_findings_leave_a_recapped_report_to_the_changes_account():
+    from compaction.history.sources.recaps import recap_facts
+    recap = ("Done. Here's what I changed:\n- Added `build-client.mjs`, which copies `dist` to `dist-client`\n"
+             "- Updated `package.json` so `main` points to `dist-client`\n- Rebuilt the package and the docs site")
+    msgs: list[Message] = []
+    for i, reply in enumerate(["I created `Tree.ts`.", recap]):
+        msgs.append(Message(0, Role.USER, f"request {i + 1}: build the client bundle"))
+        msgs.append(Message(0, Role.ASSISTANT, "Writing it:", tool_calls=[
+            make_call("write_file", {"path": f"f{i}.mjs", "content": "export {}"}, f"c{i}")]))
+        msgs.append(Message(0, Role.TOOL, "", tool_results=[ToolResult("ok", f"c{i}")]))
+        msgs.append(Message(0, Role.ASSISTANT, reply))
+    t = _transcript(msgs)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=4000)
+    assert any("dist-client" in f.text for f in recap_facts(ctx))
+    reported = [f.text for f in finding_facts(ctx) if "Reported on" in f.text]
+    assert reported and not any("dist-client" in r for r in reported), reported

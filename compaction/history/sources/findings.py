@@ -32,6 +32,7 @@ from compaction.history.lookups import PATH_LINE_RE, found_nothing_in, lookup_hi
 from compaction.history.sections import Section
 from compaction.history.sentences import BEFORE_WIDE_TEXT, THOUGHT_RE, prose, sentences_around, straight
 from compaction.history.sources.blocks import referenced_blocks
+from compaction.history.sources.recaps import recapped
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
 from compaction.shell import (
@@ -245,7 +246,7 @@ def finding_facts(ctx: FactContext) -> list[Fact]:
     for f in findings:
         if not (f.outcome or f.code):
             told[f.round] = f"{told.get(f.round, '')} {f.text}"
-    reports = request_reports(ctx.transcript, told=told, lang=ctx.lang)
+    reports = request_reports(ctx.transcript, told=told, lang=ctx.lang, recaps=recapped(ctx))
     return _disputed(ctx, timeline(findings, int(target * (TIGHT_SHARE if target < TIGHT_TARGET else SHARE)))
                      + [_single(r) for r in reports])
 
@@ -405,7 +406,7 @@ def asks(text: str) -> bool:
 
 
 def request_reports(transcript: Transcript, told: dict[int, str] | None = None,
-                    lang: str = "en") -> list[Finding]:
+                    lang: str = "en", recaps: dict[int, str] | None = None) -> list[Finding]:
     """What the agent reported back on each request of the user that was no question (a question's
     answer is `answer_to`'s): the most informative sentences of its closing messages, which say what it
     found and did ("now uses a `nodeElements` Map to cache the DOM elements…"), in whatever language
@@ -435,6 +436,10 @@ def request_reports(transcript: Transcript, told: dict[int, str] | None = None,
                     report = report_of([text for _, text in reversed(replies)])
                     if report and span and not _adds(report, " ".join(span)):
                         report = None
+                    recap = " ".join(recaps[r] for r in range(rnd.number, replies[0][0] + 1) if r in recaps) \
+                        if recaps else ""
+                    if report and recap and _retells(report, recap):
+                        report = None  # the agent's own account of its changes (recaps.py) says it already
                     if report:
                         head = first_line(m.text, REQUEST_HEAD_CHARS)
                         out.append(Finding(replies[0][0], h(lang, "request_report").format(n=rnd.number, head=head) + report,
@@ -448,6 +453,26 @@ def request_reports(transcript: Transcript, told: dict[int, str] | None = None,
 
 
 NEW_SPECIFICS = 3  # a report beside the request's own statements: it names this many things they do not
+
+
+_LATIN_WORD_RE = re.compile(r"[A-Za-z_][\w.:/-]*[A-Za-z0-9_]")
+_CJK_RUN_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")
+RETOLD_SHARE = 0.2  # a report with at most this share of its words new to a recap retells it
+
+
+def _units(text: str) -> set[str]:
+    """A text's words: Latin words of three letters or more, and each pair of neighbouring CJK characters
+    (a report written in Chinese has no spaces to split at)."""
+    out = {w.casefold() for w in _LATIN_WORD_RE.findall(text) if len(w) >= 3}
+    for run in _CJK_RUN_RE.findall(text):
+        out.update(run[i:i + 2] for i in range(len(run) - 1))
+    return out
+
+
+def _retells(report: str, recap: str) -> bool:
+    """Whether a report says little its request's recap does not: few of its words are new to it."""
+    mine = _units(report)
+    return len(mine - _units(recap)) <= max(2, int(len(mine) * RETOLD_SHARE))
 
 
 def _adds(report: str, said: str) -> bool:

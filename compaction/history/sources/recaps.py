@@ -13,6 +13,7 @@ session changed. A plan is a list too, but in the imperative and before the edit
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 
@@ -151,6 +152,20 @@ def _join(items: tuple[tuple[int, str], ...], limit: int) -> str:
 def recap_facts(ctx: FactContext) -> list[Fact]:
     """The last recap of each request that edited something, the latest request's first: only a recap
     written after an edit of its own request (an answer about code, with nothing edited, recaps nothing)."""
+    return [copy.copy(f) for f in _recap_facts(ctx)]
+
+
+def recapped(ctx: FactContext) -> dict[int, str]:
+    """Each recap's round and its items: the request's closing report (`findings.request_reports`) retells
+    the same list, so it stands beside a recap only when it names more than the recap does."""
+    return {f.rounds[0]: f.full_text or f.text for f in _recap_facts(ctx)}
+
+
+def _recap_facts(ctx: FactContext) -> list[Fact]:
+    return ctx.shared(("recaps", "facts"), lambda: _found(ctx))
+
+
+def _found(ctx: FactContext) -> list[Fact]:
     edits = sorted((e.message_index, e.path) for e in ctx.events
                    if e.kind in (EventKind.WRITE, EventKind.EDIT, EventKind.DELETE) and e.path and not e.failed)
     # an export that kept a write's call but not its arguments (`write({})`): the message that made it edited
