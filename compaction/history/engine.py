@@ -648,7 +648,7 @@ def _pointer(text: str, c: str) -> str:
     return f"{flat[:120].rstrip()}…{answered.group() if answered else ''} {c} [whole in the recent rounds below]"
 
 
-ANSWERED_RE = re.compile(r" \(answered r\d+\)$")  # task.py's note on a current request the session's last reply answered
+ANSWERED_RE = re.compile(r" \(answered(?: r\d+)?\)$")  # task.py's note on a current request the session's last reply answered
 
 
 def _summary_model(chosen: list[Fact]) -> Summary:

@@ -447,3 +447,32 @@ def test_a_users_fenced_sample_keeps_its_tags_while_the_harness_wrapper_goes() -
     cleaned = clean_task(task)
     assert '<div class="card"><span>x</span></div>' in cleaned
     assert "<issue>" not in cleaned and "</issue>" not in cleaned and "See above." in cleaned
+
+
+def test_every_test_command_run_after_the_last_edit_is_told_not_only_the_last() -> None:
+    """pytest-5787: `testing/test_reports.py` → 14 passed checked the change; a later run of another module's
+    suite (`testing/logging/test_reporting.py` → 39 passed) stood for it alone; a run of the reproduction the
+    session then deleted checks no work."""
+    src = ToolCall("str_replace_editor", {"path": "/repo/src/reports.py", "old_str": "a", "new_str": "b"}, "e1",
+                   ToolKind.EDIT, path="/repo/src/reports.py")
+    runs = [("pytest testing/test_reports.py", "==== 14 passed in 0.50s ====", 0),
+            ("pytest -n 2 reproduce_issue.py", "==== 2 failed in 0.90s ====", 1),
+            ("pytest testing/logging/test_reporting.py", "==== 39 passed in 1.20s ====", 0)]
+    msgs = [Message(0, Role.USER, "Fix the chained exception serialization"),
+            Message(1, Role.ASSISTANT, "A reproduction.", [ToolCall(
+                "str_replace_editor", {"path": "/repo/reproduce_issue.py", "file_text": "def test_a(): raise ValueError"},
+                "w0", ToolKind.WRITE, path="/repo/reproduce_issue.py")]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("created", "w0", "str_replace_editor", exit_code=0)]),
+            Message(3, Role.ASSISTANT, "Editing.", [src]),
+            Message(4, Role.TOOL, tool_results=[ToolResult("edited", "e1", "str_replace_editor", exit_code=0)])]
+    for i, (command, out, code) in enumerate(runs):
+        msgs += [Message(5 + 2 * i, Role.ASSISTANT, "Running.", [_sh(command, i)]),
+                 Message(6 + 2 * i, Role.TOOL, tool_results=[ToolResult(out, f"c{i}", "bash", exit_code=code)])]
+    msgs += [Message(20, Role.ASSISTANT, "Cleaning up.", [_sh("rm reproduce_issue.py", 9)]),
+             Message(21, Role.TOOL, tool_results=[ToolResult("", "c9", "bash", exit_code=0)])]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    current = [f.text for f in gather(_ctx(t, cwd="/repo")) if f.section is Section.CURRENT]
+    verified = next(text for text in current if text.startswith("Verified after"))
+    assert "`pytest testing/test_reports.py` → 14 passed" in verified, verified
+    assert "`pytest testing/logging/test_reporting.py` → 39 passed" in verified, verified
+    assert "reproduce_issue.py" not in verified, verified

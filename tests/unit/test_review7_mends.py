@@ -127,10 +127,11 @@ def test_the_current_request_the_last_reply_answered_says_so():
     s = _Session("fix the parser").run("sed -i 's/a/b/' parser.py").say(Role.ASSISTANT, "Fixed.")
     s.say(Role.USER, "just write a little poem").say(Role.ASSISTANT, "Roses are red, parsers are fixed.")
     current = [f.text for f in task_facts(_ctx(s.msgs)) if f.text.startswith("Current request")]
-    assert current == ["Current request: just write a little poem (answered r3)"]
+    # answered in its own round (r3): the line's own citation says when
+    assert current == ["Current request: just write a little poem (answered)"]
     s.say(Role.USER, "/exit")  # quitting asks nothing
     current = [f.text for f in task_facts(_ctx(s.msgs)) if f.text.startswith("Current request")]
-    assert current == ["Current request: just write a little poem (answered r3)"]
+    assert current == ["Current request: just write a little poem (answered)"]
     s.run("ls")  # the agent went on working: no answer yet
     current = [f.text for f in task_facts(_ctx(s.msgs)) if f.text.startswith("Current request")]
     assert current == ["Current request: just write a little poem"]

@@ -211,10 +211,16 @@ def _verification(ctx: FactContext) -> Fact | None:
         rounds = [said_ok[0]]
     elif tests:
         t = tests[-1]
-        outcome = first_line(t.test_summary, 120) if t.test_summary else (f"exit {t.exit_code}" if t.exit_code is not None else "failed" if t.failed
-                                     else "ran")
-        text = f"Verified after {edit} (r{last_edit}): `{first_line(t.command or '', 100)}` → {outcome}"
-        text += _still_failing(ctx, t)
+        # each test command run since, its latest outcome: a narrower run after the one that checked the
+        # change (another module's suite) must not stand for it
+        scratch = {file_name(p) for p in gone}  # a run of a reproduction the session deleted checks no work
+        checks = [e for e in tests if not (named := [m.group(0) for m in _RUN_FILE_RE.finditer(e.command or "")])
+                  or not all(file_name(n) in scratch for n in named)] or tests[-1:]
+        latest = {first_line(e.command or "", 100): e for e in checks}
+        shown = list(latest.items())[-MAX_VERIFIED:]
+        said = [f"`{cmd}` → {_outcome(e)}{f' (r{e.round})' if len(shown) > 1 else ''}{_still_failing(ctx, e)}"
+                for cmd, e in shown]
+        text = f"Verified after {edit} (r{last_edit}): " + "; ".join(said)
         existing = [path for path, log in logs.items() if path not in gone and log.kept  # edited, not made here
                     and not (log.kept[0].kind is EventKind.WRITE or creates(log.kept[0]))]
         text += _untested(tests, existing)
@@ -259,6 +265,14 @@ def _verification(ctx: FactContext) -> Fact | None:
 _TEST_STEM_RE = re.compile(r"^(?:test_)?(.+?)(?:_test|\.test|\.spec|_spec|Test|Tests)?$")
 _RUN_FILE_RE = re.compile(r"[\w./\\-]*\.(?:py|js|ts|tsx|jsx|go|rs|java|rb|kt|php)\b")
 MAX_UNTESTED = 3
+
+
+MAX_VERIFIED = 3  # test commands told after the last edit, the latest
+
+
+def _outcome(run: Event) -> str:
+    return first_line(run.test_summary, 120) if run.test_summary else (
+        f"exit {run.exit_code}" if run.exit_code is not None else "failed" if run.failed else "ran")
 
 
 def _untested(runs: list[Event], changed: list[str]) -> str:

@@ -344,10 +344,12 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             rounds = []
         if latest:
             answered = _answered_at(ctx, req.message_index)
-            text += f" (answered r{answered})" if answered else ""
+            # answered in its own round: the round the line cites says when ("(answered r44) (r44)" said it twice)
+            note = "" if not answered else " (answered)" if answered == req.round else f" (answered r{answered})"
+            text += note
             room, _ = request_room(text, 160, False)
             short = shorten_request(text, room, 160)
-            short += f" (answered r{answered})" if answered and not short.endswith(f"(answered r{answered})") else ""
+            short += note if note and not short.endswith(note) else ""
             # A tight budget shows the current request by its asks; its own words come back when
             # the other sections had their share (the filler gives a shown request's full text last).
             shown = short if tight and len(short) < len(text) * 0.8 else text
