@@ -10,7 +10,7 @@ HEADINGS: dict[str, dict[str, str]] = {
         "current": "Current work (where the session ended)",
         "completed": "Completed key actions",
         "modified": "Modified files",
-        "changes": "What changed (per file)",
+        "changes": "What changed",  # file records, the agent's own account, settings the harness saved
         "findings": "Findings (round by round)",
         "evidence": "What the agent read and learned (code lines, reports, searches)",
         "harness_elided": "Harness and system-prompt rules ({n}) elided: context, not decisions",
@@ -39,7 +39,7 @@ HEADINGS: dict[str, dict[str, str]] = {
         "current": "当前工作（会话结束时）",
         "completed": "已完成工作",
         "modified": "已修改文件",
-        "changes": "具体改动（按文件）",
+        "changes": "具体改动",
         "findings": "发现与结论（按轮次）",
         "evidence": "读到的关键内容（代码行、子代理报告、搜索）",
         "harness_elided": "已省略 {n} 条框架/系统提示规则：属于上下文，不是决策",

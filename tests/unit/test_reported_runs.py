@@ -65,9 +65,10 @@ def test_the_last_calls_keep_a_script_run_among_many_reads():
          "git log --oneline -20", "git remote -v"])]
     [rnd] = group_rounds([Message(0, Role.USER, "apply"), Message(1, Role.ASSISTANT, "Running it.", tool_calls=calls)])
     said = _last_calls(rnd)
-    assert said[0].startswith("`bash \"C:\\skills\\export-session.sh\" .` (no result seen)")
-    # none came back: each is to rerun or check, so all five are named (test_review7_mends)
-    assert len(said) == 5 and said[-1] == "`git remote -v` (no result seen)"
+    # none came back: each is to rerun or check, so all five are named (test_review7_mends), the outcome
+    # they share said once
+    assert said == ['`bash "C:\\skills\\export-session.sh" .`, `Get-Content -Path package.json`, `Get-Content -Path '
+                    'README.md`, `git log --oneline -20`, `git remote -v` (no result seen)']
     results = [Message(2, Role.TOOL, tool_results=[ToolResult("ok", f"c{i}", exit_code=0)]) for i in range(1, 5)]
     [rnd] = group_rounds([Message(0, Role.USER, "apply"), Message(1, Role.ASSISTANT, "Running it.", tool_calls=calls),
                           *results])

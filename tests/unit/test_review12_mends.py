@@ -476,3 +476,14 @@ def test_every_test_command_run_after_the_last_edit_is_told_not_only_the_last() 
     assert "`pytest testing/test_reports.py` → 14 passed" in verified, verified
     assert "`pytest testing/logging/test_reporting.py` → 39 passed" in verified, verified
     assert "reproduce_issue.py" not in verified, verified
+
+
+def test_neighbouring_last_calls_that_came_to_the_same_say_it_once() -> None:
+    from compaction.history.sources.current import _shared_status
+    said = ["`bash x.sh .` (no result seen; with `sandbox_permissions: require_escalated`)",
+            "`cat package.json` (no result seen; no `sandbox_permissions`)",
+            "`git log --oneline -20` (no result seen; no `sandbox_permissions`)", "`ls` (exit 0)",
+            "`git remote -v` (no result seen; no `sandbox_permissions`)"]
+    assert _shared_status(said) == [
+        said[0], "`cat package.json`, `git log --oneline -20` (no result seen; no `sandbox_permissions`)", "`ls` (exit 0)",
+        said[4]]  # only neighbours: the order of the calls stays

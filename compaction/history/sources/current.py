@@ -114,9 +114,22 @@ def _last_calls(rnd: Round, needed: dict[str, tuple[str, int]] | None = None, cw
             out.append((bool(call.command and scripts_run(call.command)), f"{what} ({status})"))
     note = [f"the refused call of r{missing[2]} needed `{missing[0]}: {missing[1]}`"] if missing else []
     if len(out) <= _CALLS or len(out) <= _UNANSWERED_CALLS and all("(no result seen" in said for _, said in out):
-        return [said for _, said in out] + note  # calls nobody saw come back are each to rerun or check: all named
+        return _shared_status([said for _, said in out]) + note  # calls nobody saw come back: all named
     keep = sorted(range(len(out)), key=lambda i: (not out[i][0], -i))[:_CALLS]
     return [out[i][1] for i in sorted(keep)] + [f"+{len(out) - _CALLS} more"] + note
+
+
+def _shared_status(said: list[str]) -> list[str]:
+    """Neighbouring calls that came to the same thing say it once, after the last of them: "`a`, `b`, `c`
+    (no result seen; no `sandbox_permissions`)", not the note four times over."""
+    out: list[tuple[list[str], str]] = []
+    for line in said:
+        what, _, status = line.rpartition(" (")
+        if out and out[-1][1] == status:
+            out[-1][0].append(what)
+        else:
+            out.append(([what], status))
+    return [f"{', '.join(whats)} ({status}" for whats, status in out]
 
 
 _PROSE_RE = re.compile(r"\.(?:md|mdc|mdx|markdown|txt|rst|adoc)$", re.IGNORECASE)  # Cursor's rules are `.mdc`
