@@ -64,7 +64,8 @@ _SED_SUBST_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)?\s*s(.)((?:\\.|(?!\2).)*+)\
                            re.DOTALL)
 # the same, at a position of a script (`_sed_commands`): its anchors off
 _SED_ONE_SUBST_RE = re.compile(_SED_SUBST_RE.pattern[1:-1], re.DOTALL)
-_SED_LINE_OP_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/)\s*([dia])\\?\s*(.*)$", re.DOTALL)
+# `i\` (then a new line) or `i \    text` keeps the text's own leading spaces (GNU sed); `i text` does not
+_SED_LINE_OP_RE = re.compile(r"^(\d+(?:,\d+)?|/[^/]*/|\$)\s*([dia])(?:[ \t]*\\\n?|\s*)(.*)$", re.DOTALL)
 _SED_READ_RE = re.compile(r"^(\d+|/[^/]*/|\$)\s*r\s*(\S+)$")  # `351r snippet.py`: that file's lines after line 351
 
 

@@ -48,7 +48,7 @@ from compaction.history.condense import cut_at_word
 from compaction.history.facts import LEFTOVER_PRIORITY, Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources import behaviour, derived, placing
-from compaction.history.sources.filelog import RESTORES, FileLog, count_edits, creates, logs_of
+from compaction.history.sources.filelog import DELETED_THEN, RESTORES, FileLog, count_edits, creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
 from compaction.memo import per_text
@@ -370,13 +370,17 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         events, rewrites = _rewrites_as_edits(events, before, read)
     created = events[0].kind is EventKind.WRITE or creates(events[0])
     made = "rewritten" if existed else "created"
+    # its first text went with the file, deleted: the note says when
+    anew = bool(undone) and all((ed.undone or "").startswith(DELETED_THEN) for ed in thrown)
+    if anew and created:
+        made += ", deleted and written anew"
     counts = (made + (f", then {n - 1} edit{'s' if n != 2 else ''}" if n > 1 else "") if created
               else f"{n} edit{'s' if n != 1 else ''}")
     if rewrites:
         counts += f", {'each' if rewrites == n > 1 else rewrites if rewrites > 1 else 'one'} by writing the whole file"
     if failed:
         counts += f", {failed} failed attempt{'s' if failed != 1 else ''}"
-    if undone:
+    if undone and not (anew and created):
         counts += f", {undone} earlier edit{'s' if undone != 1 else ''} reverted (not kept)"
     if renamed_from:
         counts += f", renamed from `{renamed_from}`"
@@ -720,6 +724,9 @@ def _thrown_note(thrown: list) -> str:
     if "“" in (last.undone or "") and what.startswith("`"):  # the commit's own words say what it did: the place will do
         what = what.split(":", 1)[0] + " edit"
     more = count_edits([ed.event for ed in thrown]) - 1
+    if (last.undone or "").startswith(DELETED_THEN):  # its text is the file's before: what it held, the new text says
+        first = min(ed.event.round for ed in thrown)
+        return f"not kept: its text of r{first}{f' (+{more} edits)' if more > 0 else ''} — {last.undone}"
     if (last.undone or "").startswith(RESTORES):  # the pair, led by the edit whose text went
         return f"not kept: the r{last.undone[len(RESTORES):]} edit, put back by the edit of r{last.event.round}" \
             + (f" (+{more - 1} more)" if more > 1 else "")
@@ -998,6 +1005,13 @@ def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str], strict:
             if strict:
                 return None
             continue  # only the result's view of the file: its definitions are most likely still there
+        elif _ADDRESSED_RE.match(h.context or "") and h.added and not h.removed and h.reads_in is None \
+                or h.deletes_matching:
+            if text is not None:
+                content, text = text.text(), None
+            content = _addressed(content, h)
+            if content is None:
+                return None  # no line the address names: the replay lost track
         elif in_pair:
             if h.context:
                 where[i] = h.context
@@ -1011,6 +1025,35 @@ def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str], strict:
             if h.context:
                 where[i] = h.context
     return text.text() if text is not None else content
+
+
+# sed's line commands by address (`/DEBUG/i …`, `1i …`, `$a …`): the hunk's context as `edits.sed_hunks` words it
+_ADDRESSED_RE = re.compile(r"^(insert|append) at (\d+|\$|/.*/)$")
+
+
+def _addressed(content: str, h: Hunk) -> str | None:
+    """`content` after a sed line command: its lines inserted before (or appended after) each line its
+    address names (a line number, the last line, every line holding a pattern, taken as the literal text
+    its escapes leave), or the lines holding a deleted pattern gone; None when the address names no line."""
+    lines = content.split("\n")
+    if h.deletes_matching:
+        kept = [ln for ln in lines if h.deletes_matching not in ln]
+        return "\n".join(kept) if len(kept) < len(lines) else None
+    verb, address = _ADDRESSED_RE.match(h.context or "").groups()  # type: ignore[union-attr]
+    if address.startswith("/"):
+        literal = re.sub(r"\\(.)", r"\1", address[1:-1])
+        at = [i for i, ln in enumerate(lines) if literal and literal in ln]
+    elif address == "$":
+        at = [len(lines) - 1 - (lines[-1] == "" and len(lines) > 1)]
+    else:
+        at = [int(address) - 1] if 0 < int(address) <= len(lines) else []
+    if not at:
+        return None
+    added = list(h.added)
+    for i in reversed(at):
+        where = i if verb == "insert" else i + 1
+        lines[where:where] = added
+    return "\n".join(lines)
 
 
 def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False) -> str:

@@ -26,6 +26,9 @@ _CHANGES = (EventKind.WRITE, EventKind.EDIT)
 _SCRATCH_ROOTS = ("/tmp/", "/dev/", "/proc/")
 
 
+DELETED_THEN = "deleted (r"  # an edit whose text went with the file, written anew after: "deleted (r15), then …"
+
+
 @dataclass(slots=True)
 class Edit:
     event: Event
@@ -139,6 +142,7 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
     stashed: list[tuple[Edit, str]] = []
     history: list[tuple[str, list[Edit]]] = []  # each commit with the edits made since the one before, oldest first
     pending: list[Edit] = []  # edits made since the last commit: what a reset or a stash throws away
+    deleted_at: dict[str, int] = {}  # path → the round of its latest deletion
     renamed: set[tuple[int, str]] = set()  # (round, source) of each `mv` that carried a log to its destination
     read: set[str] = set()  # files a read showed before any change of theirs
     for e in events:
@@ -208,9 +212,15 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             log.deleted = False
         elif e.kind is EventKind.DELETE:
             log.deleted = True
+            deleted_at[path] = e.round
         elif e.failed and not e.via_shell:
             log.failed += 1
         else:
+            if log.deleted and e.whole and path in deleted_at:
+                # written anew after it was deleted: what it held before is gone, not this file's text
+                for ed in log.edits:
+                    if ed.undone is None:
+                        ed.undone = f"{DELETED_THEN}{deleted_at[path]}), then written anew (r{e.round})"
             edit = Edit(e)
             _restores(log, edit)
             log.edits.append(edit)

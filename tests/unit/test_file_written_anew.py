@@ -1,0 +1,56 @@
+"""A file deleted and written anew is told by its new text, its first counted as gone with the deletion;
+sed's addressed line commands (`/pattern/i`, `1i`, `$a`, `/pattern/d`) replay on the file's known text, so
+a debug line inserted by pattern no longer loses what the file defines."""
+
+from __future__ import annotations
+
+from compaction.edits import sed_hunks
+from compaction.events import extract_events
+from compaction.history.sources.changes import records
+from compaction.history.sources.registry import FactContext
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role
+from tests.unit.synthetic import call_pair, transcript
+
+ROOT = "/testbed"
+FIRST = "import numpy as np\n\ndef itrs_to_observed(coo, frame):\n    return coo\n"
+SECOND = ("import numpy as np\n\ndef itrs_to_observed_mat(frame):\n    return np.eye(3)\n\n"
+          "def itrs_to_observed(coo, frame):\n    dist = coo.distance\n    if np.all(dist < 100000):\n"
+          "        return coo\n    return frame\n\ndef observed_to_itrs(coo, frame):\n    return coo\n")
+
+
+def _ctx(msgs: list[Message]) -> FactContext:
+    t = transcript(msgs, cwd=ROOT)
+    return FactContext(t, extract_events(t), [], role_preset("developer"), ROOT, len(t.rounds))
+
+
+def _sh(command: str, i: int, out: str = "") -> list[Message]:
+    return call_pair("bash", {"command": command}, f"c{i}", out)
+
+
+def test_sed_line_commands_keep_the_indentation_a_backslash_protects_and_read_the_last_line_address() -> None:
+    (change,) = sed_hunks("sed -i '/if np.all(dist < 100000):/i \\        print(dist)' obs.py")
+    assert change.hunks[0].added == ("        print(dist)",)
+    assert change.hunks[0].context == "insert at /if np.all(dist < 100000):/"
+    (change,) = sed_hunks("sed -i '$a # end' obs.py")
+    assert change.hunks[0].context == "append at $" and change.hunks[0].added == ("# end",)
+    (change,) = sed_hunks("sed -i '1i import sys' obs.py")
+    assert change.hunks[0].added == ("import sys",)
+
+
+def test_a_file_deleted_and_written_anew_is_told_by_its_new_text_through_addressed_sed_edits() -> None:
+    msgs = [Message(0, Role.USER, "add ITRS to observed transforms")]
+    msgs += _sh(f"cat <<'EOF' > obs.py\n{FIRST}EOF", 1)
+    msgs += _sh("rm obs.py", 2)
+    msgs += _sh(f"cat <<'EOF' > obs.py\n{SECOND}EOF", 3)
+    msgs += _sh("sed -i '/if np.all(dist < 100000):/i \\    print(f\"DEBUG: {dist}\")' obs.py", 4)
+    msgs += _sh("sed -i '1i print(\"DEBUG: import\")' obs.py", 5)
+    msgs += _sh("sed -i 's/dist = coo.distance/dist = coo.cartesian.norm()/' obs.py", 6)
+    msgs += _sh("sed -i '/DEBUG/d' obs.py", 7)
+    (record,) = [f for p, f in records(_ctx(msgs)).items() if p.endswith("obs.py")]
+    line = record.text
+    assert "(created, deleted and written anew, then 4 edits)" in line, line
+    # what the file defines now, read off its text as the edits left it
+    assert "defines itrs_to_observed_mat, itrs_to_observed, observed_to_itrs" in line, line
+    assert "not kept: its text of r1 — deleted (r2), then written anew (r3)" in line, line
+    assert "reverted" not in line
