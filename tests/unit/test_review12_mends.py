@@ -487,3 +487,19 @@ def test_neighbouring_last_calls_that_came_to_the_same_say_it_once() -> None:
     assert _shared_status(said) == [
         said[0], "`cat package.json`, `git log --oneline -20` (no result seen; no `sandbox_permissions`)", "`ls` (exit 0)",
         said[4]]  # only neighbours: the order of the calls stays
+
+
+def test_test_commands_after_the_last_edit_are_told_in_the_order_they_last_ran() -> None:
+    src = ToolCall("str_replace_editor", {"path": "/repo/src/a.py", "old_str": "a", "new_str": "b"}, "e1",
+                   ToolKind.EDIT, path="/repo/src/a.py")
+    msgs = [Message(0, Role.USER, "fix a"), Message(1, Role.ASSISTANT, "Editing.", [src]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("edited", "e1", "str_replace_editor", exit_code=0)])]
+    for i, (command, out) in enumerate([("pytest tests/test_a.py", "==== 1 failed, 3 passed in 0.1s ===="),
+                                        ("pytest tests/test_b.py", "==== 5 passed in 0.1s ===="),
+                                        ("pytest tests/test_a.py", "==== 4 passed in 0.1s ====")]):
+        msgs += [Message(3 + 2 * i, Role.ASSISTANT, "Running.", [_sh(command, i)]),
+                 Message(4 + 2 * i, Role.TOOL, tool_results=[ToolResult(out, f"c{i}", "bash", exit_code=0)])]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    current = [f.text for f in gather(_ctx(t, cwd="/repo")) if f.section is Section.CURRENT]
+    verified = next(text for text in current if text.startswith("Verified after"))
+    assert verified.index("test_b.py") < verified.index("test_a.py` → 4 passed"), verified

@@ -230,7 +230,7 @@ def _verification(ctx: FactContext) -> Fact | None:
         checks = [e for e in tests if not (named := [m.group(0) for m in _RUN_FILE_RE.finditer(e.command or "")])
                   or not all(file_name(n) in scratch for n in named)] or tests[-1:]
         latest = {first_line(e.command or "", 100): e for e in checks}
-        shown = list(latest.items())[-MAX_VERIFIED:]
+        shown = sorted(latest.items(), key=lambda kv: kv[1].round)[-MAX_VERIFIED:]  # in the order they last ran
         said = [f"`{cmd}` → {_outcome(e)}{f' (r{e.round})' if len(shown) > 1 else ''}{_still_failing(ctx, e)}"
                 for cmd, e in shown]
         text = f"Verified after {edit} (r{last_edit}): " + "; ".join(said)
