@@ -365,7 +365,8 @@ def _sed_hunks(command: str) -> tuple[FileChange, ...]:
                 op = _SED_LINE_OP_RE.match(expr)
                 if op:
                     verb = {"d": "delete", "i": "insert", "a": "append"}[op.group(2)]
-                    text = op.group(3).replace("\\n", "\n")
+                    # `\\n` escapes a new line; a backslash ending a line of `i\\` text continues it
+                    text = re.sub(r"\\\n", "\n", op.group(3)).replace("\\n", "\n")
                     address = op.group(1)
                     if verb != "delete":
                         hunks.append(Hunk((), _lines(text), f"{verb} at {address}"))

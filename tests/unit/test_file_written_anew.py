@@ -54,3 +54,35 @@ def test_a_file_deleted_and_written_anew_is_told_by_its_new_text_through_address
     assert "defines itrs_to_observed_mat, itrs_to_observed, observed_to_itrs" in line, line
     assert "not kept: its text of r1 — deleted (r2), then written anew (r3)" in line, line
     assert "reverted" not in line
+
+
+def test_a_project_file_edited_deleted_and_written_again_is_no_file_the_session_created() -> None:
+    msgs = [Message(0, Role.USER, "rework core")]
+    msgs += call_pair("Edit", {"file_path": f"{ROOT}/pkg/core.py", "old_string": "a = 1", "new_string": "a = 2"}, "e1",
+                      "ok")
+    msgs += _sh("rm pkg/core.py", 2)
+    msgs += _sh(f"cat <<'EOF' > pkg/core.py\n{SECOND}EOF", 3)
+    (record,) = [f for p, f in records(_ctx(msgs)).items() if p.endswith("core.py")]
+    assert "created" not in record.text and "written anew" not in record.text, record.text
+
+
+def _replayed(command: str, content: str) -> str | None:
+    from compaction.history.sources.changes import _apply
+    (change,) = sed_hunks(command)
+    return _apply(content, change.hunks, {})
+
+
+def test_one_sed_script_runs_line_by_line_as_sed_does() -> None:
+    text = "l1\nl2\nl3\nl4\n"
+    # each command addresses the file as it was: line 3 is still l3 after the insert before line 1
+    assert _replayed("sed -i -e '1i A' -e '3i B' f", text) == "A\nl1\nl2\nB\nl3\nl4\n"
+    # an inserted line is output, not matched again by the next command
+    assert _replayed("sed -i -e '/l2/i l2x' -e '/l2/a Y' f", text) == "l1\nl2x\nl2\nY\nl3\nl4\n"
+    assert _replayed("sed -i '$a end' f", text) == "l1\nl2\nl3\nl4\nend\n"
+    assert _replayed("sed -i '2i\\\n  a\\\n  b' f", text) == "l1\n  a\n  b\nl2\nl3\nl4\n"  # `i\` text over lines
+    # a basic regular expression: `.` any character, `\*` a star; `(` and `+` literal
+    assert _replayed("sed -i '/x\\*(y+1)/i # here' f", "a\nv = x*(y+1)\n") == "a\n# here\nv = x*(y+1)\n"
+    assert _replayed("sed -i '/l.3/d' f", "l1\nlx3\nl3\n") is None  # `d` by pattern: told by its literal only
+    # a line the file does not have, a pattern no line holds: the replay loses track, it does not guess
+    assert _replayed("sed -i '5i X' f", "l1\nl2\nl3\n") is None
+    assert _replayed("sed -i '/nowhere/a X' f", text) is None

@@ -88,3 +88,43 @@ def test_the_harness_notice_around_a_cut_output_is_no_line_of_the_file_read() ->
             *call_pair("Bash", {"command": "sed -n '1,40p' transforms.py"}, "c2", body)]
     said = " ".join(f.full_text or f.text for f in evidence_facts(_ctx(msgs)))
     assert "teme_to_itrs_mat" in said and "head, tail or sed" not in said, said
+
+
+def test_a_short_links_address_is_cut_like_any_word_and_a_key_line_quoted_is_not_added_raw() -> None:
+    assert _trim("see https://x.io/a.md for the details of this change", 12) == "see…"
+    assert _trim("see docs/guide-to-it.md for the details of this change", 12) == "see docs/guide-to-it.md…"
+
+
+def test_the_key_line_a_piece_already_quotes_is_not_added_in_its_raw_form() -> None:
+    msgs = [Message(0, Role.USER, "add the reflection step to the rule")]
+    for i, new in enumerate(["- **Reflection & Templates**:\n  - Track lessons learned in `docs/t/phase.md`.",
+                             "- **Process Enhancement**:\n  - Identify bottlenecks in `docs/t/flow.md`."]):
+        msgs += call_pair("Edit", {"file_path": RULE, "old_string": f"### {i}) X", "new_string": f"### {i}) X\n{new}"},
+                          f"e{i}", "ok")
+    (record,) = records(_ctx(msgs)).values()
+    assert "+ - **" not in record.text, record.text  # the raw diff line beside the piece that quotes it
+
+
+def test_a_tail_that_starts_later_than_the_facts_boundary_is_named_in_the_header() -> None:
+    from compaction.history import engine
+    from compaction.model import Transcript
+    t = Transcript(path="s.json", format="test", messages=[])
+    header = engine._header(t, "en", 9, 5, None)
+    md = engine._render("en", header, [], "", "", "### r9\n\nhello", 5, 9, span_start=9)
+    assert "the most recent rounds (r9) verbatim at the end." in md and "## Recent rounds (verbatim) (r9)\n" in md
+    md = engine._render("en", header, [], "", "", "### r3\n\nhello", 5, 9, span_start=3)
+    assert "the most recent rounds (r3-r9) verbatim" in md
+    assert "verbatim" not in engine._render("en", header, [], "", "", "", 5, 9)
+
+
+def test_a_long_current_request_answered_in_its_own_round_keeps_the_note_in_its_pointer() -> None:
+    from compaction.history.engine import _pointer
+    text = "Current request: " + "please refactor the parser so that it reads streams " * 4 + "(answered)"
+    assert _pointer(text, "(r44)").endswith("… (answered) (r44) [whole in the recent rounds below]")
+
+
+def test_a_tagged_notice_inside_a_files_text_is_the_files_own() -> None:
+    from compaction.history.sources.evidence import _NOTICE_RE
+    xml = "<config>\n  <warning>Deprecated flag</warning>\n  <option>a</option>\n"
+    assert _NOTICE_RE.sub("", xml, count=1) == xml
+    assert _NOTICE_RE.sub("", "<warning>\ntoo long\n</warning>\n" + xml, count=1) == xml

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from compaction.events import extract_events
 from compaction.history.sources import FactContext
-from compaction.history.sources.findings import asks, finding_facts, informative, report_of, request_reports
+from compaction.history.sources.findings import (
+    RETOLD_PENALTY,
+    asks,
+    finding_facts,
+    informative,
+    report_of,
+    request_reports,
+)
 from compaction.history.steering import role_preset
 from compaction.model import Message, Role, ToolResult, Transcript
 from compaction.transcripts._agent_tools import make_call
@@ -106,11 +113,17 @@ def test_a_report_that_retells_the_recap_of_its_request_is_left_to_the_recap():
     t = _session(["我创建了 `Tree.ts`。", recap])
     reports = request_reports(t)
     assert [r.round for r in reports] == [2, 4]  # without the recap, the closing list is reported
-    assert request_reports(t, recaps={4: recap}) == request_reports(t)[:1]
+    # with it, the report waits below the other findings (the budget may not show the recap: not dropped)
+    plain, retold = request_reports(t)[1], request_reports(t, recaps={4: recap})[1]
+    assert retold.text == plain.text and retold.score == plain.score - RETOLD_PENALTY
+    # an account of a state edited since retells nothing
+    assert request_reports(t, recaps={4: "The agent's own account (r4; edited again from r6): " + recap})[1].score \
+        == plain.score
     # a report that says what the recap does not (another part of the reply) stays beside it
     other = "Layered model: 004 gives the quality floor; 100 operationalizes delivery; 101-105 guide each phase."
     t2 = _session(["I created `Tree.ts`.", other])
-    assert [r.round for r in request_reports(t2, recaps={4: "Added template references to `100-rules.mdc`"})] == [2, 4]
+    assert [r.score for r in request_reports(t2, recaps={4: "Added template references to `100-rules.mdc`"})] \
+        == [r.score for r in request_reports(t2)]
 
 
 def test_the_findings_leave_a_recapped_report_to_the_changes_account():
@@ -127,5 +140,31 @@ def test_the_findings_leave_a_recapped_report_to_the_changes_account():
     t = _transcript(msgs)
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=4000)
     assert any("dist-client" in f.text for f in recap_facts(ctx))
-    reported = [f.text for f in finding_facts(ctx) if "Reported on" in f.text]
-    assert reported and not any("dist-client" in r for r in reported), reported
+    reported = {f.rounds[0]: f for f in finding_facts(ctx) if "Reported on" in f.text}
+    # the recapped request's report ranks below the other one's: the account of the changes tells it first
+    assert reported[4].score < reported[2].score - RETOLD_PENALTY / 2, reported
+
+
+def test_a_report_in_any_alphabet_is_weighed_by_its_words_and_chinese_by_character_pairs():
+    from compaction.history.sources.findings import _retells
+    ru = ("Готово: переписал модуль `auth.py` целиком, добавил `refresh_token`; 17 тестов проходят, осталось "
+          "починить миграцию базы данных.")
+    assert not _retells(ru, "Changed `api.py`; Added `auth.py` note")  # Cyrillic words count
+    assert _retells(ru, ru + " И ещё кое-что.")
+    assert not _retells("Done. 1423 passed.", "Added build-client.mjs")  # too short to judge
+    zh_recap = "新增客户端构建脚本，先复制 dist 内容到 dist-client，再用 compileModule 预编译所有模块"
+    assert _retells("先复制 dist 内容到 dist-client，再用 compileModule 预编译", zh_recap)
+    assert not _retells("文档站构建失败，原因是 Vite 插件解析重新导出的入口文件出错", zh_recap)
+
+
+def test_the_recap_facts_handed_out_are_copies_of_the_shared_ones():
+    from compaction.history.sources.recaps import recap_facts, recapped
+    recap = "Done. Here's what I changed:\n- Added `a.mjs`\n- Updated `package.json`\n- Rebuilt the docs site"
+    msgs = [Message(0, Role.USER, "build it"),
+            Message(0, Role.ASSISTANT, "Writing.", tool_calls=[make_call("write_file", {"path": "a.mjs", "content": "x"}, "c1")]),
+            Message(0, Role.TOOL, "", tool_results=[ToolResult("ok", "c1")]), Message(0, Role.ASSISTANT, recap)]
+    t = _transcript(msgs)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=4000)
+    (fact,) = recap_facts(ctx)
+    fact.text = "changed by the engine"
+    assert "a.mjs" in next(iter(recapped(ctx).values()))

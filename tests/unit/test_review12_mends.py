@@ -503,3 +503,39 @@ def test_test_commands_after_the_last_edit_are_told_in_the_order_they_last_ran()
     current = [f.text for f in gather(_ctx(t, cwd="/repo")) if f.section is Section.CURRENT]
     verified = next(text for text in current if text.startswith("Verified after"))
     assert verified.index("test_b.py") < verified.index("test_a.py` → 4 passed"), verified
+
+
+def test_the_verified_line_has_the_last_run_alone_as_its_short_form_and_names_repeated_failures_once() -> None:
+    src = ToolCall("str_replace_editor", {"path": "/repo/src/a.py", "old_str": "a", "new_str": "b"}, "e1",
+                   ToolKind.EDIT, path="/repo/src/a.py")
+    msgs = [Message(0, Role.USER, "fix a"), Message(1, Role.ASSISTANT, "Editing.", [src]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("edited", "e1", "str_replace_editor", exit_code=0)])]
+    out = "FAILED tests/test_a.py::test_one - assert 1 == 2\n==== 1 failed, 3 passed in 0.1s ===="
+    for i, command in enumerate(["pytest tests/test_a.py", "pytest tests/ -x", "pytest tests/test_b.py"]):
+        msgs += [Message(3 + 2 * i, Role.ASSISTANT, "Running.", [_sh(command, i)]),
+                 Message(4 + 2 * i, Role.TOOL, tool_results=[ToolResult(out, f"c{i}", "bash", exit_code=1)])]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    fact = next(f for f in gather(_ctx(t, cwd="/repo")) if f.text.startswith("Verified after"))
+    assert fact.text.count("test_one") == 1, fact.text
+    assert fact.short and fact.short.startswith("Verified after the last edit (r1): `pytest tests/test_b.py` → "), fact.short
+    assert "test_a.py`" not in fact.short
+
+
+def test_a_project_test_named_like_a_deleted_scratch_file_elsewhere_still_verifies() -> None:
+    src = ToolCall("str_replace_editor", {"path": "/repo/src/a.py", "old_str": "a", "new_str": "b"}, "e1",
+                   ToolKind.EDIT, path="/repo/src/a.py")
+    scratch = ToolCall("str_replace_editor", {"path": "/repo/tmpcheck/test_fix.py", "file_text": "def test(): pass"},
+                       "w1", ToolKind.WRITE, path="/repo/tmpcheck/test_fix.py")
+    msgs = [Message(0, Role.USER, "fix a"), Message(1, Role.ASSISTANT, "Scratch.", [scratch]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("created", "w1", "str_replace_editor", exit_code=0)]),
+            Message(3, Role.ASSISTANT, "Editing.", [src]),
+            Message(4, Role.TOOL, tool_results=[ToolResult("edited", "e1", "str_replace_editor", exit_code=0)]),
+            Message(5, Role.ASSISTANT, "Running.", [_sh("pytest tests/test_fix.py", 1)]),
+            Message(6, Role.TOOL, tool_results=[ToolResult("==== 2 passed in 0.1s ====", "c1", "bash", exit_code=0)]),
+            Message(7, Role.ASSISTANT, "Running.", [_sh("pytest tests/test_other.py", 3)]),
+            Message(8, Role.TOOL, tool_results=[ToolResult("==== 1 passed in 0.1s ====", "c3", "bash", exit_code=0)]),
+            Message(9, Role.ASSISTANT, "Cleaning.", [_sh("rm tmpcheck/test_fix.py", 2)]),
+            Message(10, Role.TOOL, tool_results=[ToolResult("", "c2", "bash", exit_code=0)])]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    fact = next(f for f in gather(_ctx(t, cwd="/repo")) if f.text.startswith("Verified after"))
+    assert "`pytest tests/test_fix.py` → 2 passed" in fact.text, fact.text

@@ -289,7 +289,7 @@ T = {
         "task": "## Current task", "modified": "## Modified files", "unfinished": "## Unfinished tasks",
         "request": "## Current request (the user's last)",
         "marked": "## Marked items", "decisions": "## Key decisions and constraints",
-        "current": "## Where the session ended", "changes": "## What changed (per file)",
+        "current": "## Where the session ended", "changes": "## What changed",
         "files": "## Files to restore (from `.compaction/restore.md`)",
         "findings": "## Findings (what the agent found, round by round)",
         "em_cut": "_Error memory cut to fit the {limit:,}-character limit: {k} of {n} records shown (recurring first, "
@@ -308,7 +308,7 @@ T = {
         "task": "## 当前任务", "modified": "## 修改的文件", "unfinished": "## 未完成的任务",
         "request": "## 当前请求（用户最后的请求）",
         "marked": "## 标记内容", "decisions": "## 关键决策与约束",
-        "current": "## 会话结束时的状态", "changes": "## 具体改动（按文件）",
+        "current": "## 会话结束时的状态", "changes": "## 具体改动",
         "files": "## 需恢复的文件（来自 `.compaction/restore.md`）",
         "findings": "## 发现（代理逐轮得出的结论）",
         "em_cut": "_错误记忆已按 {limit:,} 字符上限截断：显示 {n} 条中的 {k} 条（优先重复出现的与最近的）；完整内容见 "

@@ -1005,13 +1005,19 @@ def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str], strict:
             if strict:
                 return None
             continue  # only the result's view of the file: its definitions are most likely still there
-        elif _ADDRESSED_RE.match(h.context or "") and h.added and not h.removed and h.reads_in is None \
-                or h.deletes_matching:
+        elif _addressed_hunk(h):
+            if i and _addressed_hunk(hunks[i - 1]):
+                continue  # applied with the first of its run: one sed script, one pass
             if text is not None:
                 content, text = text.text(), None
-            content = _addressed(content, h)
+            run = []
+            for g in hunks[i:]:
+                if not _addressed_hunk(g):
+                    break
+                run.append(g)
+            content = _addressed(content, run)
             if content is None:
-                return None  # no line the address names: the replay lost track
+                return None  # an address that names no line, or a pattern not understood: the replay lost track
         elif in_pair:
             if h.context:
                 where[i] = h.context
@@ -1029,31 +1035,80 @@ def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str], strict:
 
 # sed's line commands by address (`/DEBUG/i …`, `1i …`, `$a …`): the hunk's context as `edits.sed_hunks` words it
 _ADDRESSED_RE = re.compile(r"^(insert|append) at (\d+|\$|/.*/)$")
+_BRE_OPERATORS = frozenset("(){}|+?")  # operators in a basic regular expression only after a backslash
 
 
-def _addressed(content: str, h: Hunk) -> str | None:
-    """`content` after a sed line command: its lines inserted before (or appended after) each line its
-    address names (a line number, the last line, every line holding a pattern, taken as the literal text
-    its escapes leave), or the lines holding a deleted pattern gone; None when the address names no line."""
-    lines = content.split("\n")
-    if h.deletes_matching:
-        kept = [ln for ln in lines if h.deletes_matching not in ln]
-        return "\n".join(kept) if len(kept) < len(lines) else None
-    verb, address = _ADDRESSED_RE.match(h.context or "").groups()  # type: ignore[union-attr]
-    if address.startswith("/"):
-        literal = re.sub(r"\\(.)", r"\1", address[1:-1])
-        at = [i for i, ln in enumerate(lines) if literal and literal in ln]
-    elif address == "$":
-        at = [len(lines) - 1 - (lines[-1] == "" and len(lines) > 1)]
-    else:
-        at = [int(address) - 1] if 0 < int(address) <= len(lines) else []
-    if not at:
+def _addressed_hunk(h: Hunk) -> bool:
+    return bool(h.deletes_matching) or bool(_ADDRESSED_RE.match(h.context or "") and h.added and not h.removed
+                                            and h.reads_in is None)
+
+
+def _bre(pattern: str) -> re.Pattern[str] | None:
+    """A sed basic regular expression as Python's: `\\(`, `\\+`, `\\|` are the operators, `(`, `+`, `|` literal."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            out.append(nxt if nxt in _BRE_OPERATORS else re.escape(nxt))
+            i += 2
+            continue
+        out.append(re.escape(c) if c in _BRE_OPERATORS else c)
+        i += 1
+    try:
+        return re.compile("".join(out))
+    except re.error:
         return None
-    added = list(h.added)
-    for i in reversed(at):
-        where = i if verb == "insert" else i + 1
-        lines[where:where] = added
-    return "\n".join(lines)
+
+
+def _addressed(content: str, run: list[Hunk]) -> str | None:
+    """`content` after one sed script's line commands, as sed runs them: line by line, each command whose
+    address names the line (its number, `$`, a pattern it holds) inserting before it, appending after it or
+    deleting it; None when a command's address names no line, or its pattern is none Python can read."""
+    lines = content.split("\n")
+    ends_in_newline = len(lines) > 1 and lines[-1] == ""
+    if ends_in_newline:
+        lines.pop()
+    n = len(lines)
+    commands: list[tuple[str, Callable[[int, str], bool], tuple[str, ...]]] = []
+    for h in run:
+        if h.deletes_matching:
+            literal = h.deletes_matching
+            commands.append(("delete", lambda _i, ln, lit=literal: lit in ln, ()))
+            continue
+        verb, address = _ADDRESSED_RE.match(h.context or "").groups()  # type: ignore[union-attr]
+        if address.startswith("/"):
+            pattern = _bre(address[1:-1])
+            if pattern is None or not address[1:-1]:
+                return None
+            commands.append((verb, lambda _i, ln, p=pattern: p.search(ln) is not None, h.added))
+        else:
+            at = n - 1 if address == "$" else int(address) - 1
+            if not 0 <= at < n:
+                return None
+            commands.append((verb, lambda i, _ln, at=at: i == at, h.added))
+    out: list[str] = []
+    hit = [False] * len(commands)
+    for i, ln in enumerate(lines):
+        after: list[str] = []
+        deleted = False
+        for k, (verb, names, added) in enumerate(commands):
+            if not names(i, ln):
+                continue
+            hit[k] = True
+            if verb == "insert":
+                out.extend(added)
+            elif verb == "append":
+                after.extend(added)
+            else:
+                deleted = True
+                break  # `d` ends the line's cycle: no later command sees it (the appends queued still print)
+        if not deleted:
+            out.append(ln)
+        out.extend(after)
+    if not all(hit):
+        return None
+    return "\n".join(out) + ("\n" if ends_in_newline else "")
 
 
 def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False) -> str:
@@ -1312,7 +1367,7 @@ _CODE_LINE_RE = re.compile(r"[;{}][ \t]*$|^[ \t]*(?:def|class|import|from|functi
 # Markdown's own marks: a list item, emphasis, a link, a table row.
 _MARKDOWN_MARK_RE = re.compile(r"^[ \t]*(?:[-*+] \S|\d+\. \S|\|)|\*\*\S|\]\(")
 # A list item that bolds its label or links (`- **Reflection & Templates**:`, `1. [Guide](guide.md)`).
-_EMPHASIS_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d+\.) +.*(?:\*\*\S[^*]*\*\*|\]\([^)\s]+\))")
+_EMPHASIS_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d+\.) +.*(?:\*\*\S[^*]*\*\*|\]\([^)\s\]]+\))")
 
 
 def reads_as_markdown(path: str, events: list[Event]) -> bool:
@@ -1546,8 +1601,9 @@ def _trim(line: str, limit: int = 0) -> str:
     # words after it, it was the one part of the line that said which file or what it names.
     start, end = line.rfind(" ", 0, limit) + 1, line.find(" ", limit)
     end = len(line) if end < 0 else end
-    if start < limit < end and end - limit <= WORD_OVERRUN and _PATHLIKE_RE.search(line, start, end) \
-            and "://" not in line[start:end]:  # a link's address is not what the line says
+    word = line[start:end]
+    if start < limit < end and end - limit <= WORD_OVERRUN and word.isascii() and _PATHLIKE_RE.search(word) \
+            and "://" not in word:  # a link's address is not what the line says; CJK prose has no spaces to end a word
         return line[:end].rstrip(",;:") + ("…" if end < len(line) else "")
     if end == limit:  # the cut falls on a space: the word before it is whole
         return line[:limit].rstrip(",;:") + "…"

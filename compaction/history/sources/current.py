@@ -215,6 +215,7 @@ def _verification(ctx: FactContext) -> Fact | None:
     reported = _reported_runs(ctx)  # the user ran the tests and pasted the result: a run too
     after = [r for r in reported if r[0] > last_edit]  # a request opens its round: before that round's edits
     said_ok = None if tests or after else _said_it_works(ctx, last_edit)
+    verified = single = ""  # the runs after the last edit as told, and as their short form tells them
     if not tests and after:
         text = f"Checked by the user after {edit} (r{last_edit}): they reported {after[-1][1]} (r{after[-1][0]})"
         rounds = [after[-1][0]]
@@ -226,14 +227,22 @@ def _verification(ctx: FactContext) -> Fact | None:
         t = tests[-1]
         # each test command run since, its latest outcome: a narrower run after the one that checked the
         # change (another module's suite) must not stand for it
-        scratch = {file_name(p) for p in gone}  # a run of a reproduction the session deleted checks no work
+        # a run of a reproduction the session deleted checks no work (its files by their paths, not their names)
         checks = [e for e in tests if not (named := [m.group(0) for m in _RUN_FILE_RE.finditer(e.command or "")])
-                  or not all(file_name(n) in scratch for n in named)] or tests[-1:]
+                  or not all(display_path(n, ctx.cwd) in gone for n in named)] or tests[-1:]
         latest = {first_line(e.command or "", 100): e for e in checks}
         shown = sorted(latest.items(), key=lambda kv: kv[1].round)[-MAX_VERIFIED:]  # in the order they last ran
-        said = [f"`{cmd}` → {_outcome(e)}{f' (r{e.round})' if len(shown) > 1 else ''}{_still_failing(ctx, e)}"
-                for cmd, e in shown]
-        text = f"Verified after {edit} (r{last_edit}): " + "; ".join(said)
+        said, before = [], None
+        for cmd, e in shown:
+            failing = _still_failing(ctx, e)
+            said.append(f"`{cmd}` → {_outcome(e)}{f' (r{e.round})' if len(shown) > 1 else ''}"
+                        f"{failing if failing != before else ''}")  # the same tests failing again: named once
+            before = failing
+        verified = "; ".join(said)
+        # the short form, for a tight budget: the last run alone, as the line said before it told them all
+        last_cmd, last = shown[-1]
+        single = f"`{last_cmd}` → {_outcome(last)}{_still_failing(ctx, last)}" if len(shown) > 1 else verified
+        text = f"Verified after {edit} (r{last_edit}): {verified}"
         existing = [path for path, log in logs.items() if path not in gone and log.kept  # edited, not made here
                     and not (log.kept[0].kind is EventKind.WRITE or creates(log.kept[0]))]
         text += _untested(tests, existing)
@@ -272,7 +281,8 @@ def _verification(ctx: FactContext) -> Fact | None:
         scratch = {file_name(path) for path in scratch_files(ctx)}  # created by the session, then removed
         files = _submitted_files(ctx.transcript.messages[-3:], changed, scratch)
         text += f"; then submitted (the harness printed the final diff{': ' + files if files else ''})"
-    return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True)
+    short = text.replace(verified, single, 1) if verified != single else None
+    return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True, short=short)
 
 
 _TEST_STEM_RE = re.compile(r"^(?:test_)?(.+?)(?:_test|\.test|\.spec|_spec|Test|Tests)?$")

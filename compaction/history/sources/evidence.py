@@ -61,7 +61,7 @@ _NAME_RE = re.compile(r"[\w.-]+")  # a file's name among a search's output
 # The harness's notice wrapped around an output it cut ("<warning>The output of your last command was too
 # long. … you can try use head, tail or sed …</warning>"): the loader keeps it for the error memory; it is
 # no line of the file that was read
-_NOTICE_RE = re.compile(r"<warning>.*?</warning>\s*", re.S)
+_NOTICE_RE = re.compile(r"\A\s*<warning>[^<]*</warning>\s*")  # where the loader puts it: first, nothing nested
 _SEARCH_CMD_RE = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:grep|rg|ag|find|fd|ls|git\s+grep|locate|tree)\b")
 # A shell command that shows files (or searches them): its output is read like a file view. Others
 # (builds, test runs, scripts) are outcomes, which the findings timeline keeps.
@@ -337,7 +337,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                     if (missed := _missed(call, res)) is not None:
                         misses.append((rnd.number, missed))
                     continue
-                content = _NOTICE_RE.sub("", res.content) if "<warning>" in res.content else res.content
+                content = _NOTICE_RE.sub("", res.content, count=1) if "<warning>" in res.content[:200] else res.content
                 if call.kind is ToolKind.OTHER and is_report(content):
                     if not (picks_an_option(content) or named.echoes(content, rnd.number) or _echoes_arguments(call, content)):
                         body = report_body(content)

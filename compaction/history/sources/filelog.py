@@ -216,8 +216,10 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
         elif e.failed and not e.via_shell:
             log.failed += 1
         else:
-            if log.deleted and e.whole and path in deleted_at:
-                # written anew after it was deleted: what it held before is gone, not this file's text
+            if log.deleted and e.whole and path in deleted_at and log.edits and not log.existed \
+                    and (log.edits[0].event.kind is EventKind.WRITE or creates(log.edits[0].event)):
+                # a file the session made, deleted, then written anew: what it held before is gone, not this
+                # file's text (a project file edited, deleted and written again stays a file it edited)
                 for ed in log.edits:
                     if ed.undone is None:
                         ed.undone = f"{DELETED_THEN}{deleted_at[path]}), then written anew (r{e.round})"

@@ -438,12 +438,14 @@ def request_reports(transcript: Transcript, told: dict[int, str] | None = None,
                         report = None
                     recap = " ".join(recaps[r] for r in range(rnd.number, replies[0][0] + 1) if r in recaps) \
                         if recaps else ""
-                    if report and recap and _retells(report, recap):
-                        report = None  # the agent's own account of its changes (recaps.py) says it already
+                    # the agent's own account of its changes (recaps.py) says it already: the report waits until
+                    # the other findings had their room (not dropped: the budget may not show the account); an
+                    # account of a state edited since is no retelling of it
+                    retold = bool(report and recap and "edited again from" not in recap and _retells(report, recap))
                     if report:
                         head = first_line(m.text, REQUEST_HEAD_CHARS)
                         out.append(Finding(replies[0][0], h(lang, "request_report").format(n=rnd.number, head=head) + report,
-                                           REPORT_SCORE + specificity(report)))
+                                           REPORT_SCORE - (RETOLD_PENALTY if retold else 0) + specificity(report)))
                 replies, read = [], 0
                 if len(out) >= MAX_REPORTS:
                     break
@@ -455,15 +457,19 @@ def request_reports(transcript: Transcript, told: dict[int, str] | None = None,
 NEW_SPECIFICS = 3  # a report beside the request's own statements: it names this many things they do not
 
 
-_LATIN_WORD_RE = re.compile(r"[A-Za-z_][\w.:/-]*[A-Za-z0-9_]")
-_CJK_RUN_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+# a word of any alphabet (Latin, Cyrillic, Greek…), a name or a path, or a number; CJK runs apart
+_WORD_UNIT_RE = re.compile(rf"(?:(?![{_CJK}])[^\W\d_])(?:(?![{_CJK}])[\w.:/-])*\w|\d[\d.,:%]*")
+_CJK_RUN_RE = re.compile(rf"[{_CJK}]{{2,}}")
 RETOLD_SHARE = 0.2  # a report with at most this share of its words new to a recap retells it
+RETOLD_MIN_UNITS = 6  # a shorter report is not judged: too few words to say it only retells
+RETOLD_PENALTY = 30  # a report its request's recap retells ranks below the other findings
 
 
 def _units(text: str) -> set[str]:
-    """A text's words: Latin words of three letters or more, and each pair of neighbouring CJK characters
-    (a report written in Chinese has no spaces to split at)."""
-    out = {w.casefold() for w in _LATIN_WORD_RE.findall(text) if len(w) >= 3}
+    """A text's words: words of three letters or more in any alphabet, numbers, and each pair of
+    neighbouring CJK characters (a report written in Chinese has no spaces to split at)."""
+    out = {w.casefold() for w in _WORD_UNIT_RE.findall(text) if len(w) >= 3 or w[0].isdigit()}
     for run in _CJK_RUN_RE.findall(text):
         out.update(run[i:i + 2] for i in range(len(run) - 1))
     return out
@@ -472,7 +478,7 @@ def _units(text: str) -> set[str]:
 def _retells(report: str, recap: str) -> bool:
     """Whether a report says little its request's recap does not: few of its words are new to it."""
     mine = _units(report)
-    return len(mine - _units(recap)) <= max(2, int(len(mine) * RETOLD_SHARE))
+    return len(mine) >= RETOLD_MIN_UNITS and len(mine - _units(recap)) <= len(mine) * RETOLD_SHARE
 
 
 def _adds(report: str, said: str) -> bool:
