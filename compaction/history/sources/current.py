@@ -226,8 +226,8 @@ def _verification(ctx: FactContext) -> Fact | None:
     elif tests:
         t = tests[-1]
         # each test command run since, its latest outcome: a narrower run after the one that checked the
-        # change (another module's suite) must not stand for it
-        # a run of a reproduction the session deleted checks no work (its files by their paths, not their names)
+        # change (another module's suite) must not stand for it; a run of a reproduction the session deleted
+        # checks no work (its files by their paths, not their names)
         checks = [e for e in tests if not (named := [m.group(0) for m in _RUN_FILE_RE.finditer(e.command or "")])
                   or not all(display_path(n, ctx.cwd) in gone for n in named)] or tests[-1:]
         latest = {first_line(e.command or "", 100): e for e in checks}

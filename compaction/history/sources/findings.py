@@ -32,7 +32,7 @@ from compaction.history.lookups import PATH_LINE_RE, found_nothing_in, lookup_hi
 from compaction.history.sections import Section
 from compaction.history.sentences import BEFORE_WIDE_TEXT, THOUGHT_RE, prose, sentences_around, straight
 from compaction.history.sources.blocks import referenced_blocks
-from compaction.history.sources.recaps import recapped
+from compaction.history.sources.recaps import EDITED_AGAIN, recapped
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
 from compaction.shell import (
@@ -441,7 +441,7 @@ def request_reports(transcript: Transcript, told: dict[int, str] | None = None,
                     # the agent's own account of its changes (recaps.py) says it already: the report waits until
                     # the other findings had their room (not dropped: the budget may not show the account); an
                     # account of a state edited since is no retelling of it
-                    retold = bool(report and recap and "edited again from" not in recap and _retells(report, recap))
+                    retold = bool(report and recap and EDITED_AGAIN not in recap and _retells(report, recap))
                     if report:
                         head = first_line(m.text, REQUEST_HEAD_CHARS)
                         out.append(Finding(replies[0][0], h(lang, "request_report").format(n=rnd.number, head=head) + report,

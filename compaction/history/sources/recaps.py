@@ -29,6 +29,7 @@ TEXT_CHARS = 700  # the line as first shown
 FULL_CHARS = 1600  # what the filler may give back
 SHORT_ITEMS = 3
 MAX_RECAPS = 3  # the latest request's, then earlier requests' (each its last)
+EDITED_AGAIN = "edited again from "  # an account of a state the session moved on from: "(r34; edited again from r36)"
 SCORE = 50
 LEAD_CHARS = 160
 LEAD_READ = 300  # characters before a list read for the words that say what it is
@@ -156,8 +157,8 @@ def recap_facts(ctx: FactContext) -> list[Fact]:
 
 
 def recapped(ctx: FactContext) -> dict[int, str]:
-    """Each recap's round and its items: the request's closing report (`findings.request_reports`) retells
-    the same list, so it stands beside a recap only when it names more than the recap does."""
+    """Each recap's round and its items: the request's closing report (`findings.request_reports`) often
+    retells the same list, and then ranks below the other findings."""
     return {f.rounds[0]: f.full_text or f.text for f in _recap_facts(ctx)}
 
 
@@ -198,7 +199,7 @@ def _found(ctx: FactContext) -> list[Fact]:
         # the files it tells of, edited again after it: the account is of a state that has moved on since
         named = {w for _, t in lst.items for w in NAMED_FILE_RE.findall(t)} | set(NAMED_FILE_RE.findall(lst.lead))
         again = next((r for r, name in later if r > number and name in named), None)
-        when = f"{cite([number])[:-1]}; edited again from r{again})" if again else cite([number])
+        when = f"{cite([number])[:-1]}; {EDITED_AGAIN}r{again})" if again else cite([number])
         head = f"The agent's own account {when}: " + (f"{lead} " if lead else "")
         text = head + _join(lst.items, TEXT_CHARS)
         full = head + _join(lst.items, FULL_CHARS)
