@@ -155,6 +155,9 @@ def test_a_report_in_any_alphabet_is_weighed_by_its_words_and_chinese_by_charact
     zh_recap = "新增客户端构建脚本，先复制 dist 内容到 dist-client，再用 compileModule 预编译所有模块"
     assert _retells("先复制 dist 内容到 dist-client，再用 compileModule 预编译", zh_recap)
     assert not _retells("文档站构建失败，原因是 Vite 插件解析重新导出的入口文件出错", zh_recap)
+    # the same words run together otherwise: their character pairs still match, whole runs would not
+    recap = "新增构建脚本：先复制 dist 内容到 dist-client，再用 compileModule 预编译所有模块并生成浏览器版本"
+    assert _retells("构建脚本先复制内容，再预编译所有模块并生成浏览器版本", recap)
 
 
 def test_the_recap_facts_handed_out_are_copies_of_the_shared_ones():
