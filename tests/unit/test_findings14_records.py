@@ -210,3 +210,21 @@ def test_a_report_of_courtesy_alone_is_no_report_and_apologies_never_make_one():
     assert said is not None and "apolog" not in said.lower() and "`model_name`" in said
     kept = report_of(["Thanks to the cache in `utils.py` the run takes 2 s. Got it working by pinning numpy to 1.26."])
     assert kept is not None and "Thanks to the cache" in kept and "Got it working" in kept
+
+
+def test_an_instruction_that_leads_into_a_nested_list_keeps_its_children_under_it():
+    """codex-battle: "- Server should control:" then "  - Match state." read "Match state; …; Local input; UI",
+    who controls what lost; the lead is a rule, but its list is what it says."""
+    from compaction.history.sources.rules import instruction_context_facts
+
+    doc = ("# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\n# AGENTS.md\n\n## Multiplayer Architecture Rules\n"
+           "- Server should control:\n  - Match state.\n  - Enemy spawning.\n\n- Client should control:\n"
+           "  - Local input.\n  - UI.\n\n## Work Rules\n- You should make small, safe changes.\n- Keep logs.\n"
+           "</INSTRUCTIONS>")
+    t = _transcript([Message(0, Role.USER, doc, harness=True), Message(0, Role.USER, "add online lobbies"),
+                     Message(0, Role.ASSISTANT, "ok")])
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=4000)
+    texts = [f.text for f in instruction_context_facts(ctx)]
+    assert ("Project instructions, Multiplayer Architecture Rules: Server should control: Match state, Enemy "
+            "spawning; Client should control: Local input, UI") in texts, texts
+    assert "Project instructions, Work Rules: Keep logs" in texts  # a modal line alone stays the digest's

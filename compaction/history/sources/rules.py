@@ -319,6 +319,26 @@ def _context_sections(text: str) -> list[re.Match[str]]:
     return heads if len(heads) >= 2 else []
 
 
+def _grouped(body: str) -> list[tuple[str, bool]]:
+    """A section's lines as items, with whether each leads into a nested list ("- Server should control:" then
+    "  - Match state.": "Server should control: Match state, Enemy spawning"). Flattened, the children read
+    as the section's own items, and what they belong to (the server, the client) is lost."""
+    out: list[tuple[str, bool]] = []
+    lead: int | None = None  # the indentation of the item that ends with a colon, while its children follow
+    for raw in body.splitlines():
+        if not raw.strip():
+            continue
+        indent = len(raw) - len(raw.lstrip(" \t"))
+        item = WS_RE.sub(" ", raw).strip().lstrip("-*•0123456789. ").rstrip(".:")
+        if lead is not None and indent > lead and out:
+            text, nested = out[-1]
+            out[-1] = (f"{text}{', ' if nested else ': '}{item}", True)
+            continue
+        lead = indent if raw.rstrip().endswith(":") else None
+        out.append((item, False))
+    return out
+
+
 @fact_source(Section.RULES)
 def instruction_context_facts(ctx: FactContext) -> list[Fact]:
     """One fact per section of an injected project instruction document: its heading and its lines
@@ -334,8 +354,8 @@ def instruction_context_facts(ctx: FactContext) -> list[Fact]:
             for i, m in enumerate(heads[:MAX_PROJECT_SECTIONS]):
                 end = heads[i + 1].start() if i + 1 < len(heads) else len(msg.text)
                 body = re.sub(r"</?[A-Za-z_][\w-]*>.*", "", msg.text[m.end():end], flags=re.DOTALL)  # trailing markup
-                items = [WS_RE.sub(" ", ln).strip().lstrip("-*•0123456789. ").rstrip(".:") for ln in body.splitlines()]
-                items = [x for x in items if len(x) >= 2 and not _MODAL_RE.search(x)]
+                # a rule is the digest's; one that leads into a list is kept with it (what the list belongs to)
+                items = [x for x, nested in _grouped(body) if len(x) >= 2 and (nested or not _MODAL_RE.search(x))]
                 if not items:
                     continue
                 text = f"Project instructions, {m.group(1).strip('# ')}: " + "; ".join(items)
