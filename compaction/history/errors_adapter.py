@@ -66,16 +66,22 @@ def document_block(records: list[Any], lang: str, ceiling: int, current_round: i
     if ignored is not None:
         records = [r for r in records if not ignored(_record_text(r))]
     worded, originals = [], {}
+    # The aliases a record had before the budget merged any: the test failures its own outputs reported
+    # (`errors.merge`). Their occurrences are in it; a record left with their id is another failure of
+    # another output (pytest-5787: r76's `test_unserialization_failure` read as the cause of ValueError: 11).
+    consequences = {r.id: frozenset(r.merged) for r in records}
     for r in records:
         originals[r.id] = r
         r = copy.copy(r)
+        r.merged = list(r.merged)  # the budget's merges go to the copy, not to the record it was made from
         r.solution, r.avoidance = clean(r)
         worded.append(r)
 
-    def said(r: Any) -> str:  # a merged record: its own failure first, then each alias's
+    def said(r: Any) -> str:  # a merged record: its own failure first, then each alias's the budget folded in
         if not r.merged or r.id not in originals:
             return detail(r, False)
-        aliases = [f"{a}: {d}" for a in r.merged if a in originals and (d := detail(originals[a], True))]
+        aliases = [f"{a}: {d}" for a in r.merged if a in originals and a not in consequences.get(r.id, ())
+                   and (d := detail(originals[a], True))]
         return "; ".join(d for d in [detail(originals[r.id], False), *aliases] if d)  # each may be told elsewhere
 
     fitted = fit_budget(worded, ceiling=ceiling, current_round=current_round, lang=lang, detail=said)

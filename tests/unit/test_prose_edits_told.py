@@ -128,3 +128,20 @@ def test_a_tagged_notice_inside_a_files_text_is_the_files_own() -> None:
     xml = "<config>\n  <warning>Deprecated flag</warning>\n  <option>a</option>\n"
     assert _NOTICE_RE.sub("", xml, count=1) == xml
     assert _NOTICE_RE.sub("", "<warning>\ntoo long\n</warning>\n" + xml, count=1) == xml
+
+
+def test_a_test_failure_of_another_output_is_not_told_as_the_cause_of_an_exception() -> None:
+    """pytest-5787: ValueError: 11's record named `test_unserialization_failure` (r76) as its alias's failure; that
+    FAILED line was another run's. The aliases a record had from its own outputs are in its occurrences."""
+    from compaction.errors.records import ErrorRecord, Occurrence
+    from compaction.history.errors_adapter import document_block
+    exc = ErrorRecord(id="ERR_PY_ValueError", occurrences=[Occurrence(round=8, evidence="E   ValueError: 11")],
+                      merged=["ERR_LOGIC_TestFailed"])
+    other = ErrorRecord(id="ERR_LOGIC_TestFailed", occurrences=[Occurrence(
+        round=9, evidence="FAILED testing/test_reports.py::test_unserialization_failure")])
+    md, shown = document_block([exc, other], "en", 2000, 10, detail=lambda r, brief: r.occurrences[-1].evidence,
+                               clean=lambda r: (r.solution or "", r.avoidance or ""))
+    own = md.split("ERR_PY_ValueError", 1)[1].split("\n- ", 1)[0]
+    assert "Error: E ValueError: 11" in own and "test_unserialization_failure" not in own, md
+    assert "test_unserialization_failure" in md  # told in its own record
+    assert exc.merged == ["ERR_LOGIC_TestFailed"]  # the record handed in is not changed by the budget's merges
