@@ -92,10 +92,12 @@ def output_of(res: ToolResult, call: ToolCall | None) -> str:
     if call is None or not res.content:
         return res.content
     failed = res.is_error or res.exit_code not in (None, 0)
-    head = next((ln for ln in res.content[:_HEAD_CHARS].splitlines()[:3] if ln.strip()), "")  # not the whole output
-    heading = _HEADING_RE.match(head)
+    opening = res.content[:_HEAD_CHARS].splitlines()  # not the whole output: its heading is first, if anywhere
+    heading = _HEADING_RE.match(next((ln for ln in opening[:3] if ln.strip()), ""))
     if heading is None or heading.group(1) not in (call.name, res.name):
-        return "" if not failed and _only_echo(res.content.splitlines(), call, res.name, False) else res.content
+        if failed or sum(1 for ln in opening if ln.strip()) > _ECHO_MAX_LINES:
+            return res.content  # more lines than an echo has, in its opening already: no need to split it all
+        return "" if _only_echo(res.content.splitlines(), call, res.name, False) else res.content
     lines = [ln for ln in labelled_blocks_out(res.content).splitlines() if not _STATUS_RE.match(ln)]
     i = 0
     while i < len(lines):

@@ -86,3 +86,11 @@ def test_one_sed_script_runs_line_by_line_as_sed_does() -> None:
     # a line the file does not have, a pattern no line holds: the replay loses track, it does not guess
     assert _replayed("sed -i '5i X' f", "l1\nl2\nl3\n") is None
     assert _replayed("sed -i '/nowhere/a X' f", text) is None
+
+
+def test_a_pattern_that_repeats_or_groups_is_not_run_on_the_replayed_text() -> None:
+    from compaction.history.sources.changes import _bre
+    # the transcript's pattern: a nested repetition could run for hours on a crafted line; the replay loses track
+    assert _bre(r"\(a*\)*b") is None and _bre("a.*b") is None and _bre(r"x\+") is None
+    assert _replayed("sed -i '/\\(a*\\)*b/i X' f", "a" * 40 + "c\n") is None
+    assert _bre(r"*star") is not None and _bre(r"x\*y") is not None  # a leading or escaped star is literal

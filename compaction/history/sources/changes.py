@@ -1044,16 +1044,22 @@ def _addressed_hunk(h: Hunk) -> bool:
 
 
 def _bre(pattern: str) -> re.Pattern[str] | None:
-    """A sed basic regular expression as Python's: `\\(`, `\\+`, `\\|` are the operators, `(`, `+`, `|` literal."""
+    """A sed basic regular expression as Python's: `\\(`, `\\+`, `\\|` are the operators, `(`, `+`, `|` literal.
+    None for one that repeats or groups (`*`, `\\+`, `\\{`, `\\(`): the pattern is the transcript's, and a nested
+    repetition matched against the replayed lines could run for hours; without one, a search is linear."""
     out, i = [], 0
     while i < len(pattern):
         c = pattern[i]
         if c == "\\" and i + 1 < len(pattern):
             nxt = pattern[i + 1]
-            out.append(nxt if nxt in _BRE_OPERATORS else re.escape(nxt))
+            if nxt in _BRE_OPERATORS:
+                return None
+            out.append(re.escape(nxt))
             i += 2
             continue
-        out.append(re.escape(c) if c in _BRE_OPERATORS else c)
+        if c == "*" and i:  # a leading `*` is a literal star
+            return None
+        out.append(re.escape(c) if c in _BRE_OPERATORS or c == "*" else c)
         i += 1
     try:
         return re.compile("".join(out))

@@ -21,7 +21,7 @@ from compaction.history.sources.printed import printed_gist
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
 from compaction.mdsafe import escape_path
-from compaction.model import Message, Role, Round
+from compaction.model import Message, Role, Round, ToolResult
 from compaction.shell import STATUS_LINE_RE, scripts_run
 from compaction.transcripts.path_spelling import file_name, is_windows_path
 
@@ -80,13 +80,15 @@ def needed_arguments(records: list) -> dict[str, tuple[str, int]]:
     return out
 
 
-def _last_calls(rnd: Round, needed: dict[str, tuple[str, int]] | None = None, cwd: str | None = None) -> list[str]:
+def _last_calls(rnd: Round, needed: dict[str, tuple[str, int]] | None = None, cwd: str | None = None,
+                results: dict[int, ToolResult | None] | None = None) -> list[str]:
     """The round's calls with what came of each, _CALLS of them and how many more: when there are more, the
     ones that run a script first (codex's escalated `bash export-session.sh .` beside four reads), then the latest.
     `needed`: arguments refused calls needed (`needed_arguments`); a call with no result that lacks one says
     so (four reads sent without the escalation every call since r1 carried). Paths as the document names
-    them elsewhere: relative to the project root `cwd`."""
-    results = results_of_calls(rnd.messages)
+    them elsewhere: relative to the project root `cwd`. `results`: the round's calls paired with their
+    results (`FactContext.results_of`), when the caller has them."""
+    results = results_of_calls(rnd.messages) if results is None else results
     # the harness answered the submission with the final diff (its echo is the harness's, no result)
     echoed = any(m.meta.get("final_patch_echo") for m in rnd.messages)
     out: list[tuple[bool, str]] = []  # (it runs a script, what and its outcome)
@@ -239,9 +241,10 @@ def _verification(ctx: FactContext) -> Fact | None:
                         f"{failing if failing != before else ''}")  # the same tests failing again: named once
             before = failing
         verified = "; ".join(said)
-        # the short form, for a tight budget: the last run alone, as the line said before it told them all
+        # the short form, for a tight budget: the last run alone (`failing`: its own), as the line said before
+        # it told them all
         last_cmd, last = shown[-1]
-        single = f"`{last_cmd}` → {_outcome(last)}{_still_failing(ctx, last)}" if len(shown) > 1 else verified
+        single = f"`{last_cmd}` → {_outcome(last)}{failing}" if len(shown) > 1 else verified
         text = f"Verified after {edit} (r{last_edit}): {verified}"
         existing = [path for path, log in logs.items() if path not in gone and log.kept  # edited, not made here
                     and not (log.kept[0].kind is EventKind.WRITE or creates(log.kept[0]))]
@@ -526,10 +529,9 @@ def _names_kept_file(ctx: FactContext, text: str) -> bool:
 _LEFT_RE = re.compile(r"^\s*(?:<command-name>\s*)?(/(?:exit|quit|bye|logout))\b")
 
 
-def _answered_after(rnd: Round, said: Message) -> bool:
+def _answered_after(rnd: Round, said: Message, results: dict[int, ToolResult | None]) -> bool:
     """Every call of the round came back done and the agent spoke after the last of them: its words, not
     a list of finished calls, say where the work stopped."""
-    results = results_of_calls(rnd.messages)
     calls = [(m.index, c) for m in rnd.messages for c in m.tool_calls]
     return bool(calls) and said.index > max(i for i, _ in calls) and all(
         (res := results.get(id(c))) is not None and not res.is_error and res.exit_code in (None, 0) for _, c in calls)
@@ -576,8 +578,8 @@ def current_work(ctx: FactContext) -> list[Fact]:
     submitted = calls_round is not None and any(m.meta.get("final_patch_echo") for m in calls_round.messages)
     # (a submission the verification line tells: "then submitted (the harness printed the final diff …)")
     if calls_round is not None and calls_round.number >= rounds[-1].number - 1 and not (submitted and check) \
-            and not (said is not None and _answered_after(calls_round, said[1])):
-        calls = _last_calls(calls_round, needed_arguments(ctx.records), ctx.cwd)
+            and not (said is not None and _answered_after(calls_round, said[1], ctx.results_of(calls_round))):
+        calls = _last_calls(calls_round, needed_arguments(ctx.records), ctx.cwd, ctx.results_of(calls_round))
         if calls:
             facts.append(Fact(Section.CURRENT, "Last calls: " + "; ".join(calls), [calls_round.number], score=79,
                               priority=1.5))

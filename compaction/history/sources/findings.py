@@ -30,7 +30,7 @@ from compaction.history.facts import TIGHT_TARGET, WS_RE, Fact, cite, display_pa
 from compaction.history.headings import h
 from compaction.history.lookups import PATH_LINE_RE, found_nothing_in, lookup_hits, lookup_text
 from compaction.history.sections import Section
-from compaction.history.sentences import BEFORE_WIDE_TEXT, THOUGHT_RE, prose, sentences_around, straight
+from compaction.history.sentences import BEFORE_WIDE_TEXT, THOUGHT_RE, WIDE_CLASS, prose, sentences_around, straight
 from compaction.history.sources.blocks import referenced_blocks
 from compaction.history.sources.recaps import EDITED_AGAIN, recapped
 from compaction.history.sources.registry import FactContext, fact_source
@@ -457,7 +457,7 @@ def request_reports(transcript: Transcript, told: dict[int, str] | None = None,
 NEW_SPECIFICS = 3  # a report beside the request's own statements: it names this many things they do not
 
 
-_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_CJK = WIDE_CLASS[1:-1]  # kana, CJK ideographs, hangul: the ranges inside the class
 # a word of any alphabet (Latin, Cyrillic, Greek…), a name or a path, or a number; CJK runs apart
 _WORD_UNIT_RE = re.compile(rf"(?:(?![{_CJK}])[^\W\d_])(?:(?![{_CJK}])[\w.:/-])*\w|\d[\d.,:%]*")
 _CJK_RUN_RE = re.compile(rf"[{_CJK}]{{2,}}")
