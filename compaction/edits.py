@@ -79,6 +79,8 @@ class Hunk:
     context: str | None = None
     fragment: bool = False  # a substitution inside lines (`sed s/old/new/`), not whole lines
     deletes_matching: str | None = None  # `sed '/pat/d'`: every line holding this text goes
+    # the same `d` command's pattern as written (a basic regular expression: `^import`, `l.3`), for a replay
+    deletes_pattern: str | None = field(default=None, compare=False, repr=False)
     every: bool = True  # a substitution: every occurrence in the line (`s///g`), else the first only
     # An old/new pair's texts, on the pair's first hunk only: lets a reader replay the edit on a file
     # whose content it knows (a file written earlier in the session) and find where it landed.
@@ -372,7 +374,7 @@ def _sed_hunks(command: str) -> tuple[FileChange, ...]:
                         hunks.append(Hunk((), _lines(text), f"{verb} at {address}"))
                     elif address.startswith("/"):
                         literal = re.sub(r"\\(.)", r"\1", address.strip("/"))
-                        hunks.append(Hunk((), (), None, deletes_matching=literal))
+                        hunks.append(Hunk((), (), None, deletes_matching=literal, deletes_pattern=address[1:-1]))
                     else:
                         hunks.append(Hunk((f"<line(s) {address}>",), (), None))
         for f in files:

@@ -711,6 +711,9 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
         if state.unnamed_writes:
             _named_after(events, rnd, state.unnamed_writes, state)
             state.unnamed_writes.clear()
+        if state.unnamed_deletes:
+            _deleted_after(events, rnd, state.unnamed_deletes, state)
+            state.unnamed_deletes.clear()
         if state.unchanged:  # unless another edit of the round changed the file
             of_round = events[round_start:]
             changed = {e.path for e in of_round if e.kind is EventKind.EDIT and e.tool != "aider" and not e.unchanged}
@@ -972,6 +975,7 @@ class _CommandState:
     made_dirs: set[str] = field(default_factory=set)  # the directories the session's `mkdir`s made
     last_command: Event | None = None
     unnamed_changes: int = 0  # write/edit calls so far that named no file (Cursor's bare `write`)
+    unnamed_deletes: list[tuple[int, int]] = field(default_factory=list)  # the same, of its path-less deletes
     unnamed_writes: list[tuple[int, int]] = field(default_factory=list)  # (round, message index) of this round's
     unchanged: set[str] = field(default_factory=set)  # this round's files an edit left as they were
     views: LineViews = field(default_factory=LineViews)  # each file's lines, by number, as a read last showed them
@@ -1127,6 +1131,9 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                 state.unnamed_changes += 1
                 if kind == ToolKind.WRITE and not failed:
                     state.unnamed_writes.append((rnd, msg.index))
+                elif _DELETES_RE.search(call.name):  # Cursor's bare "Tool use: **delete_file**"
+                    state.unnamed_deletes.append((rnd, msg.index))
+                    return  # a deletion, not an edit of some file: named by the agent's account, if at all
         snippet = ""  # an edit's result that shows the file's lines after it (`snippet_diff`)
         changes = {} if kind == ToolKind.READ else _changes_by_path(call) if failed else \
             _with_reads_in(_changes_by_path(call), state)
@@ -1251,6 +1258,40 @@ def _named_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]]
         at = next((k for k in range(len(events) - 1, -1, -1) if events[k].message_index <= index), -1) + 1
         events.insert(at, Event(EventKind.WRITE, r, index, path=path, tool="write", inferred=True))
         state.named(path)  # (inserted behind the names' read mark: counted here)
+
+
+# A tool whose name says it deletes (`delete_file`, `deleteFile`, `remove_file`): what its call does, whatever
+# kind the loader gave it
+_DELETES_RE = re.compile(r"(?i)(?:^|[_\W])(?:delete|remove|unlink)|^(?:delete|remove)|(?<=[a-z])(?:Delete|Remove)")
+# The agent's account of a file it deleted: the word right before the path ("Deleted `a.md`", "removed the
+# redundant `b.md`") or right after it ("`a.md` — deleted", "`b.md` (removed)"); not "already removed"
+_DELETED_BEFORE_RE = re.compile(r"(?i)\b(?:deleted|removed)\b(?:\s+(?:the|a|an|redundant|old|file|files))*[\s:*]*$")
+_DELETED_AFTER_RE = re.compile(r"(?i)^[`*]*\s*(?:[—–:-]+|\()\s*(?:deleted|removed)\b")
+
+
+def _deleted_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]], state: _CommandState) -> None:
+    """Deletes whose export kept no path (Cursor's bare "Tool use: **delete_file**"): named by the agent's
+    account later in the round when it says a file the session knows was deleted or removed, in order, one per
+    such delete; a delete it does not account for stays unnamed (a renamed rule file's old name, never said)."""
+    after = min(i for _, i in unnamed)
+    known = state.known_names(events)
+    found: list[str] = []
+    for msg in rnd.messages:
+        if msg.index < after or msg.role is not Role.ASSISTANT or not msg.text:
+            continue
+        for m in _BACKTICKED_PATH_RE.finditer(msg.text):
+            path = m.group(1)
+            if path in found or file_name(path) not in known or _CODE_NAME_RE.match(path):
+                continue
+            before = msg.text[max(0, m.start() - 40):m.start()]
+            if "already" in before.lower() or "already" in msg.text[m.end():m.end() + 20].lower():
+                continue
+            if _DELETED_BEFORE_RE.search(before) or _DELETED_AFTER_RE.match(msg.text[m.end():m.end() + 20]):
+                found.append(path)
+    for (r, index), path in zip(unnamed, found, strict=False):  # in its place: events are in the session's order
+        at = next((k for k in range(len(events) - 1, -1, -1) if events[k].message_index <= index), -1) + 1
+        events.insert(at, Event(EventKind.DELETE, r, index, path=path, tool="delete", inferred=True))
+        state.named(path)
 
 
 _SPANS = (("start", "end"), ("start_line", "end_line"), ("line_start", "line_end"))  # a line-range edit's arguments

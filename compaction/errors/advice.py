@@ -39,7 +39,6 @@ _BY_ID: dict[str, str] = {
                                  "or `||` (separate with `;`, guard with `if ($?) {…}`)",
     "ERR_TOOL_CommandNotFound": "check with `command -v {symbol}` before use; install it or use the project's runner",
     "ERR_TOOL_PermissionDenied": "check permissions with `ls -l {path}`; do not write outside the workspace",
-    "ERR_TOOL_Timeout": "run long commands with a timeout (`timeout 120 …`) and narrow the selection (`-k`, one file)",
     "ERR_TOOL_NonZeroExit": "run `{command}` again only after reading its first error line",
     "ERR_TOOL_EditNotFound": "view the exact lines first (`sed -n 'a,bp' {path}` / view) and copy the old text "
                              "verbatim, whitespace included",
@@ -231,6 +230,8 @@ def advise(rec: ErrorRecord) -> str:
         # the failing check passed once a command ran first (a stale package rebuilt, a dependency installed):
         # that step is the habit to keep, whatever the kind's usual advice (TS2322's "do not cast") says
         return f"when it shows again, run `{step.group(1)}` first: that ended it here, no code change did"
+    if rec.id == "ERR_TOOL_Timeout":
+        return _timeout_advice(rec)
     template = _BY_ID.get(rec.id)
     if template is None and rec.family == "TS":
         name = rec.id.removeprefix("ERR_TS_")
@@ -253,6 +254,30 @@ def advise(rec: ErrorRecord) -> str:
         # A test of another runner (vitest, jest, go test…): the command that ran it, else no command at all.
         template = _rerun_tests(rec) + (", negative tests included" if rec.id == "ERR_LOGIC_TestFailed" else "")
     return _fill(template, rec)
+
+
+# How a test runner runs less, by a word of the command that ran it: the selection that would have finished
+_NARROWER = (
+    (re.compile(r"\b(?:pytest|py\.test|tox)\b"), "`-k <name>` or one test file"),
+    (re.compile(r"\bmvnw?\b"), "`-Dtest=<Class>` or one module (`-pl <module>`)"),
+    (re.compile(r"\bgradlew?\b"), "`--tests <Class>`"),
+    (re.compile(r"\bcargo\s+(?:test|nextest)\b"), "a test name filter (`cargo test <name>`)"),
+    (re.compile(r"\bgo\s+test\b"), "`-run <Name>` or one package"),
+    (re.compile(r"\b(?:jest|vitest)\b"), "`-t <name>` or one test file"),
+)
+
+
+def _timeout_advice(rec: ErrorRecord) -> str:
+    """What to do when a command outlasts the tool's wait. A run that finished when the agent read on is no
+    hang: it needs the time, so `timeout 120` would kill it (fastjson2's five-minute Maven build); start it in
+    the background and read its log. One that never finished: bound it. Either way, a narrower selection in
+    the words of the runner the command ran (pytest's `-k` says nothing to Maven)."""
+    command = next((o.location.command for o in reversed(rec.occurrences) if o.location.command), "") or ""
+    narrower = next((how for pattern, how in _NARROWER if pattern.search(command)), "one module or test file at a time")
+    if "the run finished" in (rec.solution or ""):
+        return ("it needs longer than the tool waits: start it in the background with its output to a file "
+                f"(`… > run.log 2>&1 &`) and read the log, or run less ({narrower})")
+    return f"bound long commands (`timeout 600 …`) and run less ({narrower})"
 
 
 TARGET_BUG_ADVICE = "the task's own bug: re-run {command} after every change, to see the fix still holds"

@@ -18,7 +18,13 @@ CONSEQUENCES = ("ERR_LOGIC_TestFailed", "ERR_LOGIC_AssertionMismatch")
 # What a build tool prints around the error that stopped it ("npm error code 1", node's "Error: Command
 # failed: tsc --build"): the same failure said again by the wrapper, never its cause. A plain `Error:`
 # is a wrapper's only when it says a command failed (else it is a test's or a program's own error).
-_WRAPPER_PREFIXES = ("ERR_JS_Npm",)
+# Maven's "BUILD FAILURE" banner and its "Failed to execute goal …" line are the build saying it stopped:
+# beside a Checkstyle violation or a compiler error of the same output, that error's record (fastjson2: one
+# failed run told twice, as ERR_JAVA_CheckstyleViolation and as ERR_JAVA_BuildFailure, with one solution).
+_WRAPPER_PREFIXES = ("ERR_JS_Npm", "ERR_JAVA_BuildFailure")
+# A compiler's error that follows from another of the same output: javac prints "cannot find symbol" at each
+# use of a class whose package it could not find ("package com.x does not exist" at the import): one failure.
+_FOLLOWS = {"ERR_JAVA_CannotFindSymbol": "ERR_JAVA_PackageDoesNotExist"}
 _COMMAND_FAILED = ("ERR_JS_Error", "Command failed")
 
 
@@ -43,6 +49,7 @@ def merge_consequences(records: list[ErrorRecord]) -> list[ErrorRecord]:
     transcript, round, message and source), and each build wrapper's line into the record of the
     error it wraps there (a compiler's or an exception's); a record left without occurrences goes, its
     id kept as an alias of the one it folded into. Returns the records in their original order."""
+    records = _fold_followers(records)
     places: dict[tuple, ErrorRecord] = {}
     causes: dict[tuple, ErrorRecord] = {}
     for rec in records:
@@ -76,6 +83,37 @@ def merge_consequences(records: list[ErrorRecord]) -> list[ErrorRecord]:
             primary.add(o)
             if rec.id not in primary.merged:
                 primary.merged.append(rec.id)
+        if kept:
+            rec.occurrences = kept
+            out.append(rec)
+    return out
+
+
+def _fold_followers(records: list[ErrorRecord]) -> list[ErrorRecord]:
+    """Each occurrence of a follower (`_FOLLOWS`) folded into the record of the error it follows from in the
+    same output; a record left without occurrences goes, its id an alias of the one it folded into."""
+    leads: dict[tuple, ErrorRecord] = {}
+    for rec in records:
+        if rec.id in _FOLLOWS.values():
+            for o in rec.occurrences:
+                leads.setdefault((rec.id, o.transcript, o.round, o.message, o.source), rec)
+    if not leads:
+        return records
+    out: list[ErrorRecord] = []
+    for rec in records:
+        lead_id = _FOLLOWS.get(rec.id)
+        if lead_id is None:
+            out.append(rec)
+            continue
+        kept = []
+        for o in rec.occurrences:
+            lead = leads.get((lead_id, o.transcript, o.round, o.message, o.source))
+            if lead is None:
+                kept.append(o)
+                continue
+            lead.add(o)
+            if rec.id not in lead.merged:
+                lead.merged.append(rec.id)
         if kept:
             rec.occurrences = kept
             out.append(rec)

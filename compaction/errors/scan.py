@@ -2386,8 +2386,9 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if fix.rerun and fix.call is not None:
         changed = changed_arguments(failed_call, fix.call, command_words=True) if failed_call is not None else ""
         outcome = "succeeded" if fix.passed_round else "no longer printed it"
-        parts.append(f"then `{_as_run(fix.call.command or '')}`{f' (rerun with {changed})' if changed else ''} "
-                     f"{outcome} (r{fix.round})")
+        # what changed after the outcome, not in parentheses around it: `changed` holds its own "(was …)"
+        parts.append(f"then `{_as_run(fix.call.command or '')}` {outcome} (r{fix.round})"
+                     f"{f', rerun with {changed}' if changed else ''}")
     elif fix.round:
         text = _edited(fix)
         if rec.id == "ERR_TOOL_FileNotFound" and fix.path and last.location.path and fix.call is not None \

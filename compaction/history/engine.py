@@ -336,6 +336,18 @@ _SHARE_OF = {Section.EVIDENCE: Section.FINDINGS}
 GOAL_FLOOR = 160  # tokens: the task's opening, its closing sentence and the harness's first step still fit
 
 
+END_STATE_CHARS = 120
+
+
+def _told_beside_tail(f: Fact) -> bool:
+    """A line the verbatim tail does not stand for: the task, a completed action (the tail may elide a command
+    in a long output), and a short line of where the work stopped ("Last calls: finish", "The user then left
+    the session"): fastjson2's tail held every round, and its "Current work" said only an r12 test run; that
+    the agent had finished ("All done!", r20) was in the tail alone, below 80 KB of outputs."""
+    return f.section in (Section.GOAL, Section.COMPLETED) or (
+        f.section is Section.CURRENT and len(f.text) <= END_STATE_CHARS)
+
+
 def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, held_problems: int = 0,
             records_part: int = 0, shown: str = "") -> list[Fact]:
     """Essentials first (full text, else their short form); then by priority the optional facts up to
@@ -357,7 +369,7 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
     optional: list[Fact] = []
     for f in ordered:
         if not f.essential and not f.task and f.section is not Section.MARKED:
-            if not (tail_start is not None and f.section not in (Section.GOAL, Section.COMPLETED) and not f.pending
+            if not (tail_start is not None and not _told_beside_tail(f) and not f.pending
                     and f.rounds and min(f.rounds) >= tail_start):
                 optional.append(f)  # else the verbatim tail says it (a state-changing command stays listed)
             continue
@@ -607,7 +619,8 @@ def _render(lang: str, header: str, chosen: list[Fact], em_block: str, dropped: 
     for section in Section:
         items = by_section[section]
         if section is Section.CURRENT:  # what the verbatim tail shows is not said twice
-            items = [f for f in items if f.pending or not f.rounds or min(f.rounds) < tail_start or not tail]
+            items = [f for f in items if f.pending or not f.rounds or min(f.rounds) < tail_start or not tail
+                     or _told_beside_tail(f)]
         elif section is Section.EXCERPTS and tail:  # what the tail shows (older rounds joined it since); a
             # file's text as the session left it is no round's (`fill._plan`)
             items = [f for f in items if f.rounds and min(f.rounds) < (span_start or tail_start)]

@@ -88,8 +88,9 @@ def document_block(records: list[Any], lang: str, ceiling: int, current_round: i
     # The head lines name the aliases and the dropped records keep their own Problems lines: the
     # notes say only which were dropped.
     dropped = [ids_label(i, [], fitted.merged.get(i, [])) for i in fitted.dropped]  # an alias stays named
-    # "dropped" read as "gone" beside the Problems lines that still tell them: the note says what it is
-    notes = [f"left out, unseen for over {STALE_ROUNDS} rounds: {', '.join(dropped)}"] if dropped else []
+    # "dropped" read as "gone" beside the Problems lines that still tell them: the note says what it is, and
+    # "left out" alone read as contradicting them: left out of this block
+    notes = [f"left out here, unseen for over {STALE_ROUNDS} rounds: {', '.join(dropped)}"] if dropped else []
     notes += [n for n in fitted.notes if n.startswith("texts cut")]
     markdown = assemble_block(fitted.texts, lang, notes=notes)  # the records as the budget rendered them
     shown = {i for r in fitted.records for i in (r.id, *r.merged)}

@@ -28,6 +28,11 @@ _RUN_RECORD_RE = re.compile(r"^Chunk ID: \w+[ \t]*\n(?:Wall time: [\d.]+ ?(?:s|s
                             r"(Process exited with code -?\d+[ \t]*\n)?(?:Original token count: \d+[ \t]*(?:\n|$))?", re.M)
 
 
+def without_run_record(text: str) -> str:
+    """`text` without a runner's record of the run above it (`_RUN_RECORD_RE`; its exit status stays)."""
+    return _RUN_RECORD_RE.sub(lambda m: m.group(1) or "", text) if "Chunk ID: " in text else text
+
+
 def _shapes(lines: list[str]) -> list[tuple[int, str] | None]:
     """Each line's indent and opening, digits made alike (`(8, "at org.junit.platfo")`); None for a
     blank line. The indent apart: deeply nested data is not one run for its tabs."""
@@ -74,9 +79,7 @@ def folded(text: str) -> str:
     its last one around "[… N more lines like these …]"; `text` itself when it has none of these."""
     if len(text) > MAX_CHARS:
         return text
-    if "Chunk ID: " in text:
-        text = _RUN_RECORD_RE.sub(lambda m: m.group(1) or "", text)
-    text = repeats_collapsed(text)
+    text = repeats_collapsed(without_run_record(text))
     if text.count("\n") < RUN_MIN:
         return text
     lines = text.split("\n")

@@ -391,8 +391,8 @@ def test_the_same_program_run_on_the_same_file_otherwise_ends_an_error_no_edit_e
         ("shell", "javac -cp core/target/classes -d /home /home/Repro.java", "", 0),
     ])
     (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_JAVA_PackageDoesNotExist"]
-    assert rec.solution.startswith("then `javac -cp core/target/classes -d /home /home/Repro.java` (rerun with "
-                                   "`core/target/classes` (was `core/target/app.jar`)) no longer printed it"), rec.solution
+    assert rec.solution.startswith("then `javac -cp core/target/classes -d /home /home/Repro.java` no longer printed "
+                                   "it (r2), rerun with `core/target/classes` (was `core/target/app.jar`)"), rec.solution
 
 
 def test_a_fix_is_told_by_the_change_that_touches_the_errors_name():

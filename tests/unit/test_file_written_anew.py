@@ -82,7 +82,10 @@ def test_one_sed_script_runs_line_by_line_as_sed_does() -> None:
     assert _replayed("sed -i '2i\\\n  a\\\n  b' f", text) == "l1\n  a\n  b\nl2\nl3\nl4\n"  # `i\` text over lines
     # a basic regular expression: `.` any character, `\*` a star; `(` and `+` literal
     assert _replayed("sed -i '/x\\*(y+1)/i # here' f", "a\nv = x*(y+1)\n") == "a\n# here\nv = x*(y+1)\n"
-    assert _replayed("sed -i '/l.3/d' f", "l1\nlx3\nl3\n") is None  # `d` by pattern: told by its literal only
+    # `d` by pattern: the pattern as sed reads it (`.` any character, `^` the line's start), not its text
+    assert _replayed("sed -i '/l.3/d' f", "l1\nlx3\nl3\n") == "l1\nl3\n"
+    assert _replayed("sed -i '/^import os/d' f", "import os\nx = 'import os'\n") == "x = 'import os'\n"
+    assert _replayed("sed -i '/a*b/d' f", "ab\n") is None  # a repetition is not run on the replayed text
     # a line the file does not have, a pattern no line holds: the replay loses track, it does not guess
     assert _replayed("sed -i '5i X' f", "l1\nl2\nl3\n") is None
     assert _replayed("sed -i '/nowhere/a X' f", text) is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from compaction.events import extract_events
@@ -58,7 +60,10 @@ def test_a_tight_budget_merges_older_rounds_into_phases_that_say_what_they_stand
     tight = timeline(findings, 600)
     phases = [f for f in tight if f.text.startswith("Phase")]
     assert phases and all(f.essential and f.short for f in phases)
-    counted = sum(int(f.text.split(" of ", 1)[1].split()[0]) for f in phases if " of " in f.text)
+    # each phase: the findings it shows (each with its round) and how many others it left out
+    counted = sum(len(re.findall(r" \(r\d+\)", f.text.split("left out): ", 1)[-1]))
+                  + int(m.group(1) if (m := re.search(r"\((\d+) others? left out\)", f.text)) else 0)
+                  for f in phases)
     singles = [f for f in tight if not f.text.startswith("Phase")]
     assert counted + len(singles) == 60  # never silently dropped
     assert all(f.section is Section.FINDINGS for f in tight)

@@ -73,7 +73,7 @@ def test_the_documents_note_on_stale_error_records_does_not_say_they_are_gone() 
     md, shown = document_block([old, new], "en", 120, 31, detail=lambda r, brief: r.occurrences[-1].evidence,
                                clean=lambda r: (r.solution or "", r.avoidance or ""))
     assert "ERR_PY_TypeError" in shown and "ERR_TOOL_FileNotFound" not in shown
-    assert "ERR_TOOL_FileNotFound" in md and "dropped" not in md and "left out, unseen for over 10 rounds: ERR_TOOL_FileNotFound" in md
+    assert "ERR_TOOL_FileNotFound" in md and "dropped" not in md and "left out here, unseen for over 10 rounds: ERR_TOOL_FileNotFound" in md
 
 
 def test_the_harness_notice_around_a_cut_output_is_no_line_of_the_file_read() -> None:

@@ -147,9 +147,10 @@ def test_scratch_scripts_written_and_removed_are_one_line_with_what_each_printed
     s.run("rm check_url.py check_idna.py", "")
     texts = [f.text for f in completed_facts(s.ctx())]
     # each by its command's first line (what was run), then what its script printed (a short output whole)
-    assert "Scratch files written, removed later: `cat <<'EOF' > check_url.py …` → Scheme: http · Host: .example.com " \
-           "(r1); " \
-           "`cat <<'EOF' > check_idna.py …` → IDNAError: Empty Label (r2)" in texts, texts
+    # the round that wrote it, then what it printed (run there or by a later line)
+    assert "Scratch files written, removed later: `cat <<'EOF' > check_url.py …` (r1) → Scheme: http · Host: " \
+           ".example.com; " \
+           "`cat <<'EOF' > check_idna.py …` (r2) → IDNAError: Empty Label" in texts, texts
     assert not any(t.startswith("`cat <<'EOF'") for t in texts)  # no line of their own
     assert any(t.startswith("`sed -i 's/a/b/' requests/models.py`") for t in texts)  # the work's own line stays
 
@@ -339,7 +340,7 @@ def test_scratch_lines_keep_a_script_that_rewrites_files_and_attribute_output_by
     texts = [f.text for f in completed_facts(s.ctx())]
     assert any(t.startswith("`cat <<'EOF' > apply_fix.py") for t in texts), texts  # the fix: a line of its own
     scratch = next(t for t in texts if t.startswith("Scratch"))
-    assert "apply_fix.py" not in scratch and "`cat <<'EOF' > check.py …` → checked: ok (r2)" in scratch
+    assert "apply_fix.py" not in scratch and "`cat <<'EOF' > check.py …` (r2) → checked: ok" in scratch
 
 
 def test_new_error_lines_ignore_an_objects_address():

@@ -120,7 +120,7 @@ def test_a_reproduction_run_again_says_what_it_printed_after_the_fix() -> None:
         ("rm reproduce.py", ""),
     ])
     line = next(f.text for f in gather(_ctx(t, "/repo")) if f.text.startswith("Scratch files written"))
-    assert "→ off by 13234.9 arcsec (r1) … r4: off by 4.76e-09 arcsec" in line
+    assert "(r1) → off by 13234.9 arcsec … r4: off by 4.76e-09 arcsec" in line
     assert "hello" not in line
 
 
@@ -138,7 +138,7 @@ def test_the_last_run_is_of_the_same_script_in_the_same_folder_before_it_is_rewr
         ("python check.py", "python: can't open file 'check.py': No such file"),
     ])
     line = next(f.text for f in gather(_ctx(t, "/repo")) if f.text.startswith("Scratch files written"))
-    assert "→ first A (r1) … r3: second A" in line, line
+    assert "(r1) → first A … r3: second A" in line, line
     assert "FAIL" not in line and "can't open" not in line and "… r6" not in line
 
 

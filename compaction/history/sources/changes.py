@@ -1079,8 +1079,14 @@ def _addressed(content: str, run: list[Hunk]) -> str | None:
     commands: list[tuple[str, Callable[[int, str], bool], tuple[str, ...]]] = []
     for h in run:
         if h.deletes_matching:
-            literal = h.deletes_matching
-            commands.append(("delete", lambda _i, ln, lit=literal: lit in ln, ()))
+            if h.deletes_pattern is None:  # a delete built from its text alone: the lines holding it
+                literal = h.deletes_matching
+                commands.append(("delete", lambda _i, ln, lit=literal: lit in ln, ()))
+                continue
+            pattern = _bre(h.deletes_pattern)
+            if pattern is None:
+                return None
+            commands.append(("delete", lambda _i, ln, p=pattern: p.search(ln) is not None, ()))
             continue
         verb, address = _ADDRESSED_RE.match(h.context or "").groups()  # type: ignore[union-attr]
         if address.startswith("/"):

@@ -211,7 +211,7 @@ def _outcome(output: str) -> str:
     raw = [ln.strip() for ln in output.splitlines() if ln.strip()]
     if raw and sum(ln[0] in "{}[]\"" for ln in raw) * 2 >= len(raw):
         return ""
-    lines = [ln.strip() for ln in output.splitlines() if _WORD_RE.search(ln) and not _CHROME_RE.match(ln)
+    lines = [ln.strip() for ln in _unwarned(output.splitlines()) if _WORD_RE.search(ln) and not _CHROME_RE.match(ln)
              and not _JSON_KEY_RE.match(ln) and not CWD_RESET_RE.fullmatch(ln.strip())]  # the harness's own note
     if not lines:
         return "no output"
@@ -232,6 +232,26 @@ def _outcome(output: str) -> str:
             last = closing[at]
     last = " ".join(last.translate(_UNFRAME).split()) if last[0] in _FRAME_CHARS else last  # a box's line, unframed
     return last if len(last) <= OUTCOME_CHARS else last[: OUTCOME_CHARS - 1] + "…"
+
+
+_WARNED_RE = re.compile(r"^\S.*:\d+: \w*Warning: ")  # Python's warning line: `file.py:3: DeprecationWarning: …`
+
+
+def _unwarned(lines: list[str]) -> list[str]:
+    """The lines without Python's warnings and the indented source line each echoes (`  from collections import
+    Callable`): printed on the way, they are no run's result; all of them when nothing else is left."""
+    out: list[str] = []
+    echo = False
+    for ln in lines:
+        if _WARNED_RE.match(ln):
+            echo = True
+            continue
+        if echo and ln[:1] in (" ", "\t"):
+            echo = False
+            continue
+        echo = False
+        out.append(ln)
+    return out if any(ln.strip() for ln in out) else lines
 
 
 # A CLI dashboard drawn in boxes (task-master, some package managers): its lines framed by box-drawing

@@ -136,10 +136,14 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
         f = runs.fact
         if scratch and runs.count == 1 and not runs.outcomes and (paths := _writes_only(runs.command, scratch, ctx.cwd)):
             ran = scripts_run(runs.command)  # written and run by the same line: its output is the script's
-            printed = printed_gist(_output_of(ctx, runs.event, outputs)) if ran and runs.event is not None else ""
+            run = runs.event if ran else None
             later = next((found for p in paths if (found := _runs_of(ctx, p, f.rounds[0], runs.event))), [])
             if not ran and later:  # run by a later line: the first that runs one of these files, by its path
-                printed = printed_gist(_output_of(ctx, later.pop(0), outputs))
+                run = later.pop(0)
+            output = _output_of(ctx, run, outputs) if run is not None else ""
+            printed = printed_gist(output)
+            if printed:  # an error a project file raised on import is that file's (sympy's numbers.py), not the script's
+                printed += _raised_in(output, paths, ctx.cwd)
             # The last run's output too, when it differs: a reproduction run again after the fix says whether
             # it worked ("13234.9 arcsec" at r7, "4.76e-09 arcsec" at r30)
             # (a run of this script alone: a line running four prints the last one's output)
@@ -194,7 +198,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     facts.extend(_same_round(singles))
     if scratch_written:  # one line, not one per script: with what each printed
         head = "Scratch files written, removed later: "
-        text = "; ".join(f"{c}{f' → {out}' if out else ''} (r{r}){again}" for r, c, out, again in scratch_written)
+        text = "; ".join(f"{c} (r{r}){f' → {out}' if out else ''}{again}" for r, c, out, again in scratch_written)
         short = "; ".join(f"{c} (r{r})" for r, c, _, _ in scratch_written)
         rounds = sorted({scratch_written[0][0], scratch_written[-1][0]})
         facts.append(Fact(Section.COMPLETED, head + text, rounds, score=45, short=None if short == text else head + short))
@@ -204,6 +208,25 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     facts.extend(_commit_runs(commits, [min(f.rounds) for f in facts], said, told))
     facts.sort(key=lambda f: min(f.rounds))
     return facts
+
+
+_TRACEBACK_FILE_RE = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.M)
+
+
+def _raised_in(output: str, scripts: list[str], cwd: str | None) -> str:
+    """" (in `pkg/mod.py:3225`)" when a traceback's last frame is a file other than the scratch scripts: the
+    error the run printed is that file's (an edit broke it), not the script's own; else ""."""
+    if "Traceback" not in output and "File \"" not in output:
+        return ""
+    frames = _TRACEBACK_FILE_RE.findall(output[-6000:])
+    if not frames:
+        return ""
+    path, line = frames[-1]
+    shown = display_path(path, cwd)
+    names = {p.rsplit("/", 1)[-1] for p in scripts}
+    if shown.rsplit("/", 1)[-1] in names or shown.startswith(("<", "/usr/", "/opt/")) or "site-packages" in shown:
+        return ""
+    return f" (in `{shown}:{line}`)"
 
 
 _FILE_MAKERS = frozenset({"mkdir", "touch", "rm"})

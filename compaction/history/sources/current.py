@@ -571,7 +571,7 @@ def current_work(ctx: FactContext) -> list[Fact]:
                           short=f"Last said: {_said(words_said, _SAID_CHARS // 2)}", prose=True))
     left = _user_left(rounds)
     if left is not None:  # the user quit the tool after the last reply: the work asked was not left running
-        facts.append(Fact(Section.CURRENT, f"The user then left the session (`{left[1]}`, r{left[0]})", [left[0]],
+        facts.append(Fact(Section.CURRENT, f"The user then left the session (`{left[1]}`)", [left[0]],
                           score=78, priority=1.5))
     check = _verification(ctx)
     calls_round = next((r for r in reversed(rounds) if any(m.tool_calls for m in r.messages)), None)

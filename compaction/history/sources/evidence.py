@@ -368,7 +368,7 @@ def evidence_facts(ctx: FactContext) -> list[Fact]:
                     if path and path not in kinds and (kind := file_kind(content)):
                         kinds[path] = (*kind, rnd.number)
     return reports + _kind_facts(kinds, ctx.cwd) + _evidence(candidates, ctx.cwd) \
-        + _found_facts(found, missed_before)
+        + _found_facts(found, missed_before, _edited(ctx))
 
 
 def _kind_facts(kinds: dict[str, tuple[str, int, int]], cwd: str | None) -> list[Fact]:
@@ -458,8 +458,18 @@ def _locate(cmd: str, content: str, rnd: int, worked: dict[str, tuple[str, int]]
             found[path] = (first_line(cmd, 100), rnd)
 
 
+def _edited(ctx: FactContext) -> frozenset[str]:
+    """The files the agent edited or wrote, as the found lines name them."""
+    return frozenset(display_path(e.path, ctx.cwd) for e in ctx.events
+                     if e.path and e.kind in (EventKind.EDIT, EventKind.WRITE))
+
+
+EDITED_FOUND_BONUS = 5  # a search that located a file the agent then changed: where the work is
+
+
 def _found_facts(found: dict[str, tuple[str, int]],
-                 missed_before: dict[tuple[str, int], list[tuple[int, str]]] | None = None) -> list[Fact]:
+                 missed_before: dict[tuple[str, int], list[tuple[int, str]]] | None = None,
+                 edited: frozenset[str] = frozenset()) -> list[Fact]:
     """One line per search that located files the agent then worked on: "Found `X`, `Y` with `cmd`", and the
     searches before it that found nothing ("after 5 searches found nothing: `find src/libponyc …` r4 … `grep -r
     X src` r8"): where the thing is not, and why the agent widened its search."""
@@ -477,7 +487,10 @@ def _found_facts(found: dict[str, tuple[str, int]],
         line = (f"Found {', '.join(f'`{p}`' for p in paths[:4])}"
                 f"{f' (+{len(paths) - 4})' if len(paths) > 4 else ''} with `{cmd}` {cite([rnd])}")
         # the one line says the agent looked elsewhere first (why it widened its search); the full one where
-        out.append(Fact(Section.EVIDENCE, line + count, [rnd], score=30 + (3 if missed else 0),
+        # the search that found the file changed outranks one that found a file only read on the way
+        # (ponyc: `find . -name "*cli*.pony"` found the package's docs, `grep -r "class CommandParser"` its code)
+        bonus = EDITED_FOUND_BONUS if edited.intersection(paths) else 0
+        out.append(Fact(Section.EVIDENCE, line + count, [rnd], score=30 + (3 if missed else 0) + bonus,
                         full_text=line + after if after else None, short=line if count else None))
     return out
 

@@ -1060,14 +1060,20 @@ def _single(f: Finding) -> Fact:
                 short=first_line(text, 120) if len(text) > 120 and not f.code else None, prose=not f.code)
 
 
+def _left_out(kept: int, n: int) -> str:
+    main = "main finding" if kept == 1 else "main findings"
+    return f"{main} ({n} other{'s' if n != 1 else ''} left out)" if n else "its findings"
+
+
 def _phase(group: list[Finding], kept: list[Finding]) -> Fact:
     """One phase line: its rounds, how many findings it stands for, the kept ones (with their round)."""
     # the span of rounds, not each round a finding came from: the kept ones cite their own
     rounds = list(range(min(f.round for f in group), max(f.round for f in group) + 1))
     label = cite(rounds)
     body = "; ".join(f"{f.text if f.code else cut_at_clause(f.text, 200)} (r{f.round})" for f in kept)
-    text = f"Phase {label}, {len(kept)} of {len(group)} findings: {body}"
+    # "1 of 8 findings" sent readers looking for the other seven: the line says they are left out
+    text = f"Phase {label}, {_left_out(len(kept), len(group) - len(kept))}: {body}"
     best = max(kept, key=lambda f: f.score)
-    short = f"Phase {label}, 1 of {len(group)} findings: {first_line(best.text, 100)} (r{best.round})"
+    short = f"Phase {label}, {_left_out(1, len(group) - 1)}: {first_line(best.text, 100)} (r{best.round})"
     return Fact(Section.FINDINGS, text, rounds, score=max(f.score for f in kept) + 5, essential=True, short=short,
                 prose=True)

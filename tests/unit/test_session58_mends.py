@@ -1,0 +1,248 @@
+"""Mends of session 58, from a blind reading of thirteen development documents against their sessions: each
+tested on the shape a reader found misleading (the document's line, then what the session showed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compaction.errors import scan_transcript
+from compaction.errors.advice import advise
+from compaction.errors.records import ErrorRecord, Location, Occurrence
+from compaction.events import EventKind, extract_events
+from compaction.history.lookups import lookup_hits
+from compaction.history.sources import FactContext
+from compaction.history.sources.checks import _outcome
+from compaction.history.sources.evidence import evidence_facts
+from compaction.history.steering import role_preset
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+from compaction.transcripts import load_transcript
+from tests.unit.test_errors_scan import build
+
+# --- one failed build, one record -------------------------------------------------------------------------
+
+_CHECKSTYLE_RUN = (
+    "[ERROR] src/main/java/app/A.java:[12,1] (regexp) RegexpSingleline: Line has trailing spaces.\n"
+    "[INFO] ------------------------------------------------------------------------\n"
+    "[INFO] BUILD FAILURE\n"
+    "[INFO] ------------------------------------------------------------------------\n"
+    "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-checkstyle-plugin:3.1.2:check (validate) on "
+    "project app: You have 1 Checkstyle violation. -> [Help 1]\n")
+
+
+def test_the_builds_own_failure_line_is_the_violation_it_stopped_on() -> None:
+    """fastjson2 r10/r11: one failed run told twice, ERR_JAVA_CheckstyleViolation and ERR_JAVA_BuildFailure,
+    each with the same solution: the banner is Maven saying it stopped, the violation why."""
+    t = build([("user", "add the overload"),
+               ("shell", "mvn -q verify", _CHECKSTYLE_RUN, 1),
+               ("edit", "/repo/src/main/java/app/A.java"),
+               ("shell", "mvn -q verify", "[INFO] BUILD SUCCESS\n", 0)])
+    records = scan_transcript(t)
+    ids = [r.id for r in records]
+    assert "ERR_JAVA_BuildFailure" not in ids, ids
+    (style,) = [r for r in records if r.id == "ERR_JAVA_CheckstyleViolation"]
+    assert "ERR_JAVA_BuildFailure" in style.merged
+
+
+def test_a_build_failure_with_no_other_error_in_its_output_stays_its_own_record() -> None:
+    out = ("[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal on project app: Could not resolve dependencies "
+           "for project com.x:app:jar:1.0 -> [Help 1]\n")
+    t = build([("user", "build it"), ("shell", "mvn -q package", out, 1)])
+    assert "ERR_JAVA_BuildFailure" in [r.id for r in scan_transcript(t)]
+
+
+def test_cannot_find_symbol_at_the_uses_of_a_missing_package_is_that_packages_failure() -> None:
+    """fastjson2 r15/r16: javac's "package com.alibaba.fastjson2 does not exist" and the "cannot find symbol" at
+    each use of its classes were two records with one solution (the classpath), and the second's advice was
+    "check imports of JSONFactory"."""
+    out = ("/home/Repro.java:1: error: package com.acme does not exist\nimport com.acme.Json;\n                ^\n"
+           "/home/Repro.java:5: error: cannot find symbol\n        Json.parse(s);\n        ^\n"
+           "  symbol:   variable Json\n  location: class Repro\n2 errors\n")
+    t = build([("user", "reproduce it"),
+               ("shell", "javac -cp app.jar -d /home /home/Repro.java", out, 1),
+               ("shell", "javac -cp target/classes -d /home /home/Repro.java", "", 0)])
+    records = scan_transcript(t)
+    ids = [r.id for r in records]
+    assert "ERR_JAVA_CannotFindSymbol" not in ids, ids
+    (missing,) = [r for r in records if r.id == "ERR_JAVA_PackageDoesNotExist"]
+    assert missing.merged == ["ERR_JAVA_CannotFindSymbol"]
+    assert "))" not in (missing.solution or "") and "(was `app.jar`)" in (missing.solution or "")
+
+
+# --- a timeout's advice in the words of what timed out ------------------------------------------------------
+
+def _timed_out(command: str, solution: str) -> ErrorRecord:
+    rec = ErrorRecord("ERR_TOOL_Timeout", [Occurrence("t", 3, "the command did not finish",
+                                                      location=Location(command=command))])
+    rec.solution = solution
+    return rec
+
+
+def test_a_run_that_finished_when_read_on_is_told_to_run_in_the_background_not_to_be_cut_short() -> None:
+    """fastjson2 r12: the harness stopped waiting after 300 s, the five-minute Maven build then finished; the
+    advice was "`timeout 120 …`" (which would kill the build the task needs) and pytest's `-k`."""
+    rec = _timed_out("cd /home/fastjson2 && mvn -q test",
+                     "not stuck: the agent read on at r13, and the run finished with `BUILD SUCCESS`")
+    said = advise(rec)
+    assert "background" in said and "-Dtest=" in said and "timeout 120" not in said and "-k" not in said
+    hung = advise(_timed_out("python -m pytest tests/test_io.py", "no fix seen after r3"))
+    assert "timeout" in hung and "`-k <name>`" in hung and "background" not in hung
+    assert "one module or test file" in advise(_timed_out("bash /home/run.sh", "no fix seen after r3"))
+
+
+# --- what a run printed, not what it warned on the way -------------------------------------------------------
+
+def test_a_checks_outcome_is_not_the_source_line_a_deprecation_warning_echoes() -> None:
+    """sympy r76: "Checked with `python3 reproduce_infinity.py`: r76 “from collections import Callable”"."""
+    out = ("/testbed/sympy/plotting/plot.py:28: DeprecationWarning: Using or importing the ABCs from "
+           "'collections' is deprecated\n  from collections import Callable\n"
+           "zoo > f: True\ninf == f: False\nninf == f: False\n"
+           "/testbed/sympy/core/basic.py:3: DeprecationWarning: Using or importing the ABCs\n"
+           "  from collections import Mapping\n")
+    assert _outcome(out) == "zoo > f: True; inf == f: False; ninf == f: False"
+    only = "/x.py:3: DeprecationWarning: old\n  import imp\n"
+    assert "DeprecationWarning" in _outcome(only)  # nothing else printed: the warning is what there is
+
+
+def test_codexs_record_of_the_run_is_no_hit_of_a_search() -> None:
+    """git-provenance: "found: `rg -n "## Challenge (5|6|7):" …` → Chunk ID: b4115f"."""
+    out = ("Chunk ID: b4115f\nWall time: 0.0512 seconds\nProcess exited with code 0\nOriginal token count: 30\n"
+           "Output:\n12:## Challenge 5: Attribution\n")
+    assert lookup_hits(out, None) == "12:## Challenge 5: Attribution"
+    empty = "Chunk ID: b4115f\nWall time: 0.0512 seconds\nProcess exited with code 1\nOriginal token count: 0\n"
+    assert lookup_hits(empty, None) == "Process exited with code 1"  # the status stays when nothing else is left
+
+
+# --- a deletion the export names no file of ------------------------------------------------------------------
+
+_CURSOR_EXPORT = """<!-- Generated by SpecStory -->
+
+# Rules (2025-10-02 19:40Z)
+
+_**User (2025-10-02 19:41Z)**_
+
+Document the rules organization in a .md file.
+
+---
+
+_**Assistant (default)**_
+
+Tool use: **write**
+
+---
+
+Created `docs/rules-organization.md` with the numbering scheme.
+
+---
+
+_**User (2025-10-02 19:54Z)**_
+
+Do we need it? Can keep the readme and get rid of the others please?
+
+---
+
+_**Assistant (default)**_
+
+Tool use: **delete_file**
+
+undefined
+
+---
+
+Tool use: **delete_file**
+
+undefined
+
+---
+
+### Files removed:
+- `docs/rules-organization.md` — deleted
+- `notes.md` — already removed
+- `README.md` stays.
+"""
+
+
+def test_a_path_less_delete_is_named_by_the_agents_account_of_it(tmp_path: Path) -> None:
+    """ai-playbook r11: Cursor's export keeps "Tool use: **delete_file**" and no path; the agent's account says
+    "`docs/playbook/cursor-rules-organization.md` — deleted". The file (written at r4) read as still there."""
+    export = tmp_path / "cursor.md"
+    export.write_text(_CURSOR_EXPORT)
+    events = extract_events(load_transcript(str(export)))
+    deleted = [(e.path, e.round) for e in events if e.kind is EventKind.DELETE]
+    assert deleted == [("docs/rules-organization.md", 2)], deleted  # not `notes.md`: "already removed"
+    assert not [e for e in events if e.kind is EventKind.EDIT]  # no edit of an unknown file stands for them
+
+
+# --- where the work is: the search that found the file changed ----------------------------------------------
+
+def test_the_search_that_found_the_file_changed_outranks_one_that_found_a_file_only_read() -> None:
+    """ponyc r11/r17: "Found `packages/cli/cli.pony` with `find …`, after 6 searches found nothing" stood for how
+    the code was found; cli.pony is the package's docs, `grep -r "class CommandParser"` found the file edited."""
+    t = build([("user", "fix the parser"),
+               ("shell", "find src -name '*command*.pony'", "", 0),
+               ("shell", "find . -name '*cli*.pony'", "./packages/cli/cli.pony\n", 0),
+               ("shell", "cat packages/cli/cli.pony", "\"\"\"\nCLI package docs\n\"\"\"\n", 0),
+               ("shell", "grep -r 'class CommandParser' .", "./packages/cli/command_parser.pony:class CommandParser\n",
+                0),
+               ("shell", "cat packages/cli/command_parser.pony", "class CommandParser\n  fun parse() =>\n", 0),
+               ("edit", "/repo/packages/cli/command_parser.pony")])
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                      cwd="/repo", n_rounds=len(t.rounds), target_tokens=4000)
+    found = {f.text.split("`")[1]: f.score for f in evidence_facts(ctx) if f.text.startswith("Found ")}
+    assert found["packages/cli/command_parser.pony"] > found["packages/cli/cli.pony"], found
+
+
+# --- a scratch script's run: what it printed, and where an error it printed was raised ----------------------
+
+def test_an_error_a_scratch_run_printed_names_the_project_file_that_raised_it() -> None:
+    """sympy r78/r79: "`cat <<'EOF' > reproduce_infinity_ne.py …` → IndentationError: expected an indented
+    block (r78)" read as the script's own mistake; the traceback's last frame was `sympy/core/numbers.py`, which
+    a line-number `sed` had just broken."""
+    from compaction.history.sources.completed import _raised_in
+    out = ('Traceback (most recent call last):\n  File "/testbed/reproduce.py", line 1, in <module>\n'
+           '    from sympy import oo\n  File "/testbed/sympy/core/numbers.py", line 3225\n    return False\n'
+           '    ^\nIndentationError: expected an indented block\n')
+    assert _raised_in(out, ["reproduce.py"], "/testbed") == " (in `sympy/core/numbers.py:3225`)"
+    own = 'Traceback (most recent call last):\n  File "/testbed/reproduce.py", line 4, in <module>\nValueError: x\n'
+    assert _raised_in(own, ["reproduce.py"], "/testbed") == ""  # the script's own error: nothing to add
+    lib = 'Traceback (most recent call last):\n  File "/usr/lib/python3.11/json/decoder.py", line 3\nValueError\n'
+    assert _raised_in(lib, ["reproduce.py"], "/testbed") == ""  # the interpreter's library is no project file
+
+
+# --- a file's text as the session left it: what its last reads showed ---------------------------------------
+
+def _wrote_then_read(reads: list[tuple[str, str]]) -> Transcript:
+    text = "# Summary\n| A | B |\n|---|---|\n| x | y |\nend\n"
+    msgs = [Message(0, Role.USER, "Write the summary."),
+            Message(1, Role.ASSISTANT, "Writing it.", [ToolCall("Write", {"file_path": "/repo/SUMMARY.md",
+                                                                           "content": text}, "w", ToolKind.WRITE,
+                                                                  path="/repo/SUMMARY.md")]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("File created", "w", "Write")])]
+    for i, (command, output) in enumerate(reads):
+        call = ToolCall("bash", {"command": command}, f"r{i}", ToolKind.SHELL, command=command)
+        msgs.append(Message(len(msgs), Role.ASSISTANT, "Checking.", [call]))
+        msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(output, f"r{i}", "bash", exit_code=0)]))
+    return Transcript("s.json", "test", msgs, group_rounds(msgs))
+
+
+def _written(t: Transcript) -> str:
+    from compaction.history.sources.written import written_texts
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                      cwd="/repo", n_rounds=len(t.rounds), target_tokens=20000)
+    (fact,) = written_texts(ctx)
+    return fact.text
+
+
+def test_the_text_a_read_showed_after_the_last_write_stands_over_the_replayed_one() -> None:
+    """git-provenance: the replayed SYSTEM-SUMMARY.md had unpadded tables; the file as read after the last patch
+    had them padded (an editor formatting on save), and a patch made from the replay failed to apply."""
+    numbered = _written(_wrote_then_read([("nl -ba SUMMARY.md | sed -n '2,3p'",
+                                           "     2\t| A   | B   |\n     3\t|-----|-----|\n")]))
+    assert "| A   | B   |" in numbered and "|-----|-----|" in numbered and "| x | y |" in numbered
+    assert "lines 2-3 as read at r2" in numbered
+    parted = _written(_wrote_then_read([("sed -n '2,2p' SUMMARY.md && echo '---' && sed -n '4,4p' SUMMARY.md",
+                                         "| A   | B   |\n---\n| x   | y   |\n")]))
+    assert "| A   | B   |" in parted and "| x   | y   |" in parted and "|---|---|" in parted
+    same = _written(_wrote_then_read([("sed -n '2,3p' SUMMARY.md", "| A | B |\n|---|---|\n")]))
+    assert "as read" not in same  # the read agreed: the replay stands as it was
+    whole = _written(_wrote_then_read([("cat SUMMARY.md", "# Summary\n\n| A | B |\n")]))
+    assert "as read at r2" in whole and "|---|---|" not in whole
