@@ -538,6 +538,25 @@ def one_line(text: str, limit: int) -> str:
     return (" ".join(_FILLER_RE.sub("", flat).split()) or flat) if long else flat
 
 
+# A test runner's line of a failure: vitest's `×`, `FAIL`, pytest's `FAILED`/`E   `, TAP's `not ok`, an error
+_FAILURE_LINE_RE = re.compile(r"^(?:[×✗✘]\s|FAIL(?:ED)?\b|not ok\b|E\s{2,}\S|[A-Z]\w*(?:Error|Exception)\b:)")
+_RUN_GIST_FAILURES = 2
+
+
+def run_gist(text: str, limit: int) -> str | None:
+    """A pasted test run in one line: its first line (the file and its counts) and its first failures, each
+    said once; None when it shows no failure (not a run, or all passed: its first lines say so)."""
+    lines = [" ".join(ln.split()) for ln in text.splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith(("```", "~~~")) and any(c.isalnum() for c in ln)]
+    # a failure named by its path of suites (`FAIL file > suite > test`): the test's own name is what differs
+    failures = list(dict.fromkeys(f"FAIL … > {ln.rsplit(' > ', 1)[1]}" if " > " in ln and ln.startswith("FAIL")
+                                  else ln for ln in lines[1:] if _FAILURE_LINE_RE.match(ln)))
+    if not lines or not failures:
+        return None
+    parts = [lines[0], *failures[:_RUN_GIST_FAILURES]]
+    return cut_at_word(" · ".join(parts), limit)
+
+
 # --- telegraphic form: every ask of a request, each one short clause ---------------------------------
 
 # A role-play preamble ("You are auditing…", "Your job is…"): the frame of a request, not an ask.

@@ -22,6 +22,7 @@ from compaction.config import Settings
 from compaction.errors.records import ErrorRecord
 from compaction.events import Event, Pairings, extract_events
 from compaction.history import errors_adapter, facts, fill, fit, overlap, project_root
+from compaction.history.condense import ask_count, run_gist
 from compaction.history.facts import GOAL_CAP, MIN_FACT_TOKENS, RULES_POINTER, TIGHT_TARGET, Fact, cite
 from compaction.history.headings import h
 from compaction.history.sections import LAST_ROOM, Section
@@ -658,7 +659,11 @@ def _pointer(text: str, c: str) -> str:
     if len(flat) <= 140:
         return f"{flat} {c}".rstrip()
     answered = ANSWERED_RE.search(flat)  # whether the agent answered it is no part of the quote: kept
-    return f"{flat[:120].rstrip()}…{answered.group() if answered else ''} {c} [whole in the recent rounds below]"
+    label, _, said = text.partition(": ")
+    # a pasted test run: its counts and what failed, not its first passing tests' lines
+    gist = run_gist(said, 120) if said and ask_count(said) == 0 else None
+    opening = f"{label}: {gist}" if gist else flat[:120].rstrip() + "…"
+    return f"{opening}{answered.group() if answered else ''} {c} [whole in the recent rounds below]"
 
 
 ANSWERED_RE = re.compile(r" \(answered(?: r\d+)?\)$")  # task.py's note on a current request the session's last reply answered

@@ -141,6 +141,8 @@ def _pieces(msg: Message, rnd: int, code: bool, steering: Steering,
     label = _ROLE_LABEL[msg.role] + (" (harness)" if msg.harness else "")
     # its headings below the round's own (`### rN`): never read as the document's sections
     text = demoted(msg.text if code else strip_code(msg.text), ROUND_HEADING_LEVEL)
+    if msg.role is Role.TOOL and msg.harness and text:  # a tool's report as text (aider's `> …` lines): an output
+        text = folded(text)
     if msg.meta.get("final_patch_echo"):
         text = "[final diff printed by the harness]"
     whole = [text] + ([c.command or "" for c in msg.tool_calls] + [r.content for r in msg.tool_results] if code else [])

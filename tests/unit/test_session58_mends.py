@@ -246,3 +246,87 @@ def test_the_text_a_read_showed_after_the_last_write_stands_over_the_replayed_on
     assert "as read" not in same  # the read agreed: the replay stands as it was
     whole = _written(_wrote_then_read([("cat SUMMARY.md", "# Summary\n\n| A | B |\n")]))
     assert "as read at r2" in whole and "|---|---|" not in whole
+
+
+# --- a pasted test run: its counts and what failed ---------------------------------------------------------
+
+_PASTED_RUN = """```
+ ❯  browser (chromium)  packages/components/tree/test/tree.spec.ts (39 tests | 1 failed) 30694ms
+   ❯ tree browser tests (39)
+     ✓ initial state (3)
+       ✓ should render tree with default expanded branches 6ms
+       ✓ should show correct open folders count 2ms
+     ❯ keyboard selection with shift (2)
+       × should extend selection down with Shift+ArrowDown 30002ms
+
+ FAIL   browser (chromium)  packages/components/tree/test/tree.spec.ts > tree browser tests > keyboard selection with shift > should extend selection down with Shift+ArrowDown
+VitestBrowserElementError: Cannot find element with locator: locator('[data-value="src/components"]')
+```"""
+
+
+def test_a_pasted_test_run_is_told_by_its_counts_and_its_failures_not_its_first_passing_lines() -> None:
+    """tree-vanilla r6-r8: "Then asked: ``` ❯ browser (chromium) … (39 tests | 1 failed) … ✓ initial state (3) ✓
+    should render…" three times; the failing test's name, what the user asked about, was cut off."""
+    from compaction.history.condense import run_gist
+    from compaction.history.sources.task import shorten_request
+    said = shorten_request(_PASTED_RUN, 200, 200)
+    assert "(39 tests | 1 failed)" in said and "should extend selection down" in said and "✓" not in said, said
+    assert run_gist("all good\n✓ a\n✓ b\n", 200) is None  # nothing failed: not told as a failure
+
+
+# --- a way weighed, then turned from at once ------------------------------------------------------------------
+
+def test_a_choice_the_next_sentence_turns_from_is_not_the_decision() -> None:
+    """bastion r37: "So the correct fix would be to say "Bastion" for the first occurrence, and keep the "Bastion
+    v2 upgrades it"" was kept as a decision; its next line was "Let me just replace "Bastion v2" with "Bastion" in
+    both places", and a successor could have put "v2" back."""
+    from compaction.history.sources.decisions import _revised_after
+    text = ('So the correct fix would be to say "Bastion" for the first occurrence, and keep the "Bastion v2 '
+            'upgrades it" as something more natural.\nLet me just replace "Bastion v2" with "Bastion" in both places.')
+    first = 'So the correct fix would be to say "Bastion" for the first occurrence, and keep the "Bastion v2 ' \
+            'upgrades it" as something more natural.'
+    assert _revised_after(text, first) == 'Let me just replace "Bastion v2" with "Bastion" in both places.'
+    thought = "Maybe I should fix the tests.\nWait, the instructions say: do not modify tests."
+    assert _revised_after(thought, "Maybe I should fix the tests.") == ""  # turned from; what instead is not said
+    # a new paragraph after it (a code block between): the agent carried it out, then went on
+    assert _revised_after("So I should check it in `disconnect`.\n\n```python\nx\n```\n\nWait, also y.",
+                          "So I should check it in `disconnect`.") is None
+    assert _revised_after("I will keep X because Y. Actually it works.", "I will keep X because Y.") is None  # no hedge
+
+
+# --- a short run of long lines folds --------------------------------------------------------------------------
+
+def test_twenty_long_warnings_fold_and_the_lines_around_them_stay() -> None:
+    """aider-monochromatic r52: "> Commit e45f791 …" was elided from the verbatim tail for 20 warnings of 330
+    characters each (a run of 40 lines was asked before one folded)."""
+    from compaction.history.fold import folded
+    warning = "> C:\\Users\\u\\Projects\\app\\packages\\theme\\src\\swappy-2024031405{:04d}.png: unable to read: " \
+              "[Errno 2] No such file or directory: 'C:\\\\Users\\\\u\\\\Projects\\\\app\\\\packages\\\\theme" \
+              "\\\\src\\\\swappy-2024031405{:04d}.png'"
+    text = "\n".join(["> Applied edit to src/a.ts", "> Commit e45f791 docs: Add TSDoc",
+                      *(warning.format(i, i) for i in range(20)), "> ^C KeyboardInterrupt"])
+    out = folded(text)
+    assert "more lines like these" in out and len(out) < len(text) / 3
+    assert "> Commit e45f791 docs: Add TSDoc" in out and out.endswith("> ^C KeyboardInterrupt")
+    short = "\n".join(f"src/file{i}.py:{i}: match" for i in range(20))  # a listing of short lines: read whole
+    assert folded(short) == short
+
+
+# --- the checks after the last edit, not the last alone ---------------------------------------------------------
+
+def test_every_script_run_after_the_last_edit_is_told_with_its_latest_outcome() -> None:
+    """scikit-learn r31-r39: "Checked after the last edit (r31) by running `python test_standard_scaler.py` → A
+    int16 · 0 -1" stood for four checks; the run that said "SUCCESS: Default behavior maintained" was left out."""
+    from compaction.history.sources.current import current_work
+    t = build([("user", "keep the dtypes"),
+               ("write", "/repo/check_default.py"), ("write", "/repo/check_columns.py"), ("write", "/repo/check_scaler.py"),
+               ("edit", "/repo/sklearn/utils/_set_output.py"),
+               ("shell", "python check_default.py", "SUCCESS: Default behavior maintained\n", 0),
+               ("shell", "python check_columns.py", "select__A int16\npass__B category\n", 0),
+               ("shell", "python check_scaler.py", "A int16\n0 -1\n", 0)])
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                      cwd="/repo", n_rounds=len(t.rounds), target_tokens=4000)
+    (line,) = [f for f in current_work(ctx) if f.text.startswith("Checked after")]
+    assert "`python check_default.py` → SUCCESS: Default behavior maintained (r5)" in line.text, line.text
+    assert "check_columns.py" in line.text and "`python check_scaler.py` → A int16 · 0 -1 (r7)" in line.text
+    assert line.short is not None and "check_default" not in line.short  # a tight budget: the last run alone

@@ -252,9 +252,13 @@ def _verification(ctx: FactContext) -> Fact | None:
         rounds = [t.round]
     else:
         own = own_file_names(ctx)
-        check = _script_check(ctx, last_edit, own)
+        checks = _script_checks(ctx, last_edit, own)
+        check = checks[-1] if checks else None
         if check:  # a script the agent ran is a check too, though not the test suite
-            text = f"Checked after {edit} (r{last_edit}) by running {check[0]}; no test suite run"
+            shown = checks[-MAX_VERIFIED:]
+            verified = "; ".join(f"{said} (r{r})" if len(shown) > 1 else said for said, r in shown)
+            single = check[0]
+            text = f"Checked after {edit} (r{last_edit}) by running {verified}; no test suite run"
             rounds = [check[1]]
         else:
             text = f"No test run after {edit} (r{last_edit})"
@@ -426,10 +430,18 @@ def _reported_runs(ctx: FactContext) -> list[tuple[int, str]]:
 
 
 def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozenset()) -> tuple[str, int] | None:
-    """The last program or build the agent ran after its last edit, with its outcome line (a build's
-    verdict); with `own` (the session's files), a run of one of them also with the last line it printed
-    when it had no outcome."""
-    found = None
+    """The last program or build the agent ran after its last edit, with its outcome line (`_script_checks`)."""
+    checks = _script_checks(ctx, last_edit, own)
+    return checks[-1] if checks else None
+
+
+def _script_checks(ctx: FactContext, last_edit: int, own: frozenset[str] = frozenset()) -> list[tuple[str, int]]:
+    """The programs and builds the agent ran after its last edit, each with its latest outcome line (a build's
+    verdict), in the order they last ran; with `own` (the session's files), a run of one of them also with the
+    last line it printed when it had no outcome. Why all: scikit-learn's four checks after its last edit were
+    told by the last alone, an edge-case probe ("A int16 · 0 -1"), not the run that said "SUCCESS"."""
+    runs: dict[str, tuple[str, int]] = {}
+    found: tuple[str, int] | None = None
     for rnd in ctx.transcript.rounds:
         if rnd.number < last_edit:
             continue
@@ -454,7 +466,12 @@ def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozen
                         found = (said[0], rnd.number)
                     elif res is not None and runs_own_file(call.command, own) and (last := _printed(res.content)):
                         found = (f"`{first_line(call.command, 100)}` → {last}", rnd.number)
-    return found
+                if found is not None:
+                    key = first_line(call.command or "", 100)
+                    runs.pop(key, None)  # its latest run, in the order of last runs
+                    runs[key] = found
+                    found = None
+    return list(runs.values())
 
 
 # Not the run's own words: an export's framing of the call (`Status: **completed**`, a fence, its JSON), and the

@@ -284,6 +284,8 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
             continue
         if _LOOK_STEP_RE.match(s) and not _CONTRAST_RE.search(s):  # "Let's open this file and navigate to line
             continue  # 293, according to …": a step; "I'll run it with `--fake` instead of …" chooses
+        if _revised_after(text, s) is not None:
+            continue
         low = s.lower()
         if any(map(low.__contains__, _REASON_WORDS)) and _CHOICE_REASON_RE.search(s):
             before = _premise(text, s) if _SWITCH_RE.search(s) else None
@@ -291,6 +293,36 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
         elif len(s) <= 300 and _PICKS_RE.search(s) and (why := _reason_after(text, s)):
             out.append(f"{s} {why}")  # "I'm focusing on X. This should help avoid…": a pick, then its reason
     return out
+
+
+# A way the agent weighs ("the correct fix would be to … and keep X") and drops in its next sentence ("Let me just
+# replace both", "Actually, …", "Instead, …"): bastion r37's kept "Bastion v2 upgrades it", the next line replaced it
+_HEDGED_RE = re.compile(r"(?i)\b(?:would|could|might|may|should)\b")
+_REVISES_RE = re.compile(r"(?i)^\W*(?:actually|instead|on second thought|wait|hmm|no,|let me just|simpler|rather,|but then)\b")
+_ACTS_RE = re.compile(r"(?i)^\W*(?:let me just|instead,?\s+(?:i'll|let me|i will))\b")  # the turn names what it does
+
+
+def _revised_after(text: str, sentence: str) -> str | None:
+    """When a hedged choice is followed at once, in the same text, by sentences that turn from it: the last of
+    them that says what the agent does instead ("Let me just replace it in both places"), else ""; None when
+    nothing turns from it."""
+    if not _HEDGED_RE.search(sentence):
+        return None
+    at = text.find(sentence)
+    if at < 0:
+        return None
+    after = text[at + len(sentence):]
+    if "\n\n" in after[:len(after) - len(after.lstrip())]:
+        return None  # a new paragraph (a code block between): the agent went on, it did not turn at once
+    after = after.lstrip()
+    turns: list[str] = []
+    while after and _REVISES_RE.match(after):
+        m = re.search(r"(?<=[.!?])\s+|\n", after)
+        turns.append((after[:m.start()] if m else after).strip())
+        after = after[m.end():].lstrip() if m else ""
+    if not turns:
+        return None
+    return turns[-1] if _ACTS_RE.match(turns[-1]) else ""
 
 
 # A step of looking, said in the first person ("Let's open this file and navigate to the line that raises the
@@ -739,6 +771,12 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         answer = None
         if kind is EventKind.DECISION:
             said = by_index.get(index)
+            turned = _revised_after(said.text, raw.strip()) if said is not None and said.text else None
+            if turned is not None:  # weighed, then turned from in the next sentence: what it did instead, if said
+                if not turned or _key(turned) in seen:
+                    continue
+                seen.add(_key(turned))
+                text = turned
             why = _reason_after(said.text, raw.strip()) if said is not None and said.text else None
             text = f"{text} {why}" if why else text
             reasoned = why is not None or _REASON_RE.search(text) is not None or _CHOICE_REASON_RE.search(text) \

@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from itertools import islice
 
 from compaction.events import OFFER_RE, STAMPED_LINE_RE, Event, EventKind, is_assent, is_follow_up_request
-from compaction.history.condense import LOG_LINE_LEADS, ask_count, condense, one_line, paste_values, telegraph
+from compaction.history.condense import (
+    LOG_LINE_LEADS,
+    ask_count,
+    condense,
+    one_line,
+    paste_values,
+    run_gist,
+    telegraph,
+)
 from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact, clean_task, split_task, task_text
 from compaction.history.sections import Section
 from compaction.history.sentences import straight
@@ -174,8 +182,13 @@ def shorten_request(text: str, limit: int, prose: int | None = None) -> str:
     opening, list items, imperatives and constraints: "agent-first", "no hardcoded values") before any
     explanation, the longest asks cut first (`condense.telegraph`)."""
     if len(text) > limit and ask_count(text) == 0:
-        return one_line(text, limit)  # a paste: its first lines and what it names
+        # a paste: a test run's its summary and what failed (the passing tests' lines come first and say
+        # nothing: tree-vanilla's pasted vitest runs read "✓ initial state (3) ✓ should render…"), else its
+        # first lines and what it names
+        return run_gist(text, limit) or one_line(text, limit)
     return telegraph(text, limit, prose)
+
+
 
 
 _ASK_CHARS = {True: (25, 180), False: (25, 280)}  # tight or not: (characters each further ask adds, the most)
