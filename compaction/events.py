@@ -1260,13 +1260,15 @@ def _named_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]]
         state.named(path)  # (inserted behind the names' read mark: counted here)
 
 
-# A tool whose name says it deletes (`delete_file`, `deleteFile`, `remove_file`): what its call does, whatever
-# kind the loader gave it
-_DELETES_RE = re.compile(r"(?i)(?:^|[_\W])(?:delete|remove|unlink)|^(?:delete|remove)|(?<=[a-z])(?:Delete|Remove)")
+# A tool whose name says it deletes a file (`delete_file`, `deleteFile`, `remove_file`, `delete`): not one that
+# deletes lines (`delete_lines`), comments (`removeComment`) or undoes a deletion (`undelete`)
+_DELETES_RE = re.compile(r"^(?:delete|remove|unlink)(?:[_-]?(?:file|path)s?|(?:File|Path)s?)?$", re.IGNORECASE)
 # The agent's account of a file it deleted: the word right before the path ("Deleted `a.md`", "removed the
-# redundant `b.md`") or right after it ("`a.md` — deleted", "`b.md` (removed)"); not "already removed"
+# redundant `b.md`") or right after it behind a dash or in parentheses ("`a.md` — deleted", "`b.md` (removed)");
+# not "already removed", not "`README.md`: removed the stale link" (an edit of it), not "removed `x` from the index"
 _DELETED_BEFORE_RE = re.compile(r"(?i)\b(?:deleted|removed)\b(?:\s+(?:the|a|an|redundant|old|file|files))*[\s:*]*$")
-_DELETED_AFTER_RE = re.compile(r"(?i)^[`*]*\s*(?:[—–:-]+|\()\s*(?:deleted|removed)\b")
+_DELETED_AFTER_RE = re.compile(r"(?i)^[`*]*\s*(?:[—–-]+\s*|\(\s*)(?:deleted|removed)\b(?!\s+(?:the|a|an|from|its)\b)")
+_FROM_RE = re.compile(r"^[`*]*\s+from\b", re.IGNORECASE)
 
 
 def _deleted_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]], state: _CommandState) -> None:
@@ -1281,17 +1283,26 @@ def _deleted_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int
             continue
         for m in _BACKTICKED_PATH_RE.finditer(msg.text):
             path = m.group(1)
-            if path in found or file_name(path) not in known or _CODE_NAME_RE.match(path):
+            if file_name(path) not in known or _CODE_NAME_RE.match(path):
                 continue
-            before = msg.text[max(0, m.start() - 40):m.start()]
-            if "already" in before.lower() or "already" in msg.text[m.end():m.end() + 20].lower():
+            before, behind = msg.text[max(0, m.start() - 40):m.start()], msg.text[m.end():m.end() + 24]
+            if "already" in before.lower() or "already" in behind.lower() or _FROM_RE.match(behind):
                 continue
-            if _DELETED_BEFORE_RE.search(before) or _DELETED_AFTER_RE.match(msg.text[m.end():m.end() + 20]):
-                found.append(path)
+            if _DELETED_BEFORE_RE.search(before) or _DELETED_AFTER_RE.match(behind):
+                path = _known_spelling(events, path)  # "`notes.md` — deleted" of the `docs/notes.md` it wrote
+                if path not in found:
+                    found.append(path)
     for (r, index), path in zip(unnamed, found, strict=False):  # in its place: events are in the session's order
         at = next((k for k in range(len(events) - 1, -1, -1) if events[k].message_index <= index), -1) + 1
         events.insert(at, Event(EventKind.DELETE, r, index, path=path, tool="delete", inferred=True))
         state.named(path)
+
+
+def _known_spelling(events: list[Event], path: str) -> str:
+    """The path the events name a file by when `path` is its name alone, or a shorter spelling of it, and one
+    file of the session has that name; else `path`."""
+    named = {e.path for e in events if e.path and same_file(e.path, path)}
+    return named.pop() if len(named) == 1 else path
 
 
 _SPANS = (("start", "end"), ("start_line", "end_line"), ("line_start", "line_end"))  # a line-range edit's arguments

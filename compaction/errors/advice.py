@@ -10,7 +10,7 @@ import re
 from compaction.errors.episodes import label_of_test
 from compaction.errors.families import advice_for
 from compaction.errors.records import ErrorRecord, Occurrence
-from compaction.shell import double_quoted_backticks, split_commands, words
+from compaction.shell import double_quoted_backticks, run_words, split_commands, words
 
 _BY_ID: dict[str, str] = {
     "ERR_PY_SyntaxError": "run `python -m py_compile {path}` (or `ruff check` rule E999) after every edit",
@@ -273,11 +273,13 @@ def _timeout_advice(rec: ErrorRecord) -> str:
     the background and read its log. One that never finished: bound it. Either way, a narrower selection in
     the words of the runner the command ran (pytest's `-k` says nothing to Maven)."""
     command = next((o.location.command for o in reversed(rec.occurrences) if o.location.command), "") or ""
-    narrower = next((how for pattern, how in _NARROWER if pattern.search(command)), "one module or test file at a time")
+    # the program each part of the line runs (`cd ~/pytest-demo && cargo test` runs cargo, not pytest)
+    programs = " ".join(" ".join(run_words(part)[:3]) for part in split_commands(command))
+    narrower = next((how for pattern, how in _NARROWER if pattern.search(programs)), "one module or test file at a time")
     if "the run finished" in (rec.solution or ""):
         return ("it needs longer than the tool waits: start it in the background with its output to a file "
                 f"(`… > run.log 2>&1 &`) and read the log, or run less ({narrower})")
-    return f"bound long commands (`timeout 600 …`) and run less ({narrower})"
+    return f"bound long commands below the tool's wait (`timeout 100 …`) and run less ({narrower})"
 
 
 TARGET_BUG_ADVICE = "the task's own bug: re-run {command} after every change, to see the fix still holds"

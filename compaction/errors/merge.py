@@ -9,6 +9,9 @@ test failure reported elsewhere (another round, another command) stays its own r
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from compaction.errors.advice import RUN_AS_COMMAND, SUBSTITUTION_ID, own_word
 from compaction.errors.families import FAMILIES, family_of
 from compaction.errors.records import ErrorRecord
@@ -18,12 +21,14 @@ CONSEQUENCES = ("ERR_LOGIC_TestFailed", "ERR_LOGIC_AssertionMismatch")
 # What a build tool prints around the error that stopped it ("npm error code 1", node's "Error: Command
 # failed: tsc --build"): the same failure said again by the wrapper, never its cause. A plain `Error:`
 # is a wrapper's only when it says a command failed (else it is a test's or a program's own error).
+_WRAPPER_PREFIXES = ("ERR_JS_Npm",)
 # Maven's "BUILD FAILURE" banner and its "Failed to execute goal …" line are the build saying it stopped:
 # beside a Checkstyle violation or a compiler error of the same output, that error's record (fastjson2: one
-# failed run told twice, as ERR_JAVA_CheckstyleViolation and as ERR_JAVA_BuildFailure, with one solution).
-_WRAPPER_PREFIXES = ("ERR_JS_Npm", "ERR_JAVA_BuildFailure")
-# A compiler's error that follows from another of the same output: javac prints "cannot find symbol" at each
-# use of a class whose package it could not find ("package com.x does not exist" at the import): one failure.
+# failed run told twice, as ERR_JAVA_CheckstyleViolation and as ERR_JAVA_BuildFailure, with one solution). Not
+# beside an exception alone (a passing test may log one): then the banner stays, and a test failure folds into it.
+_BUILD_BANNER = "ERR_JAVA_BuildFailure"
+# A compiler's error that follows from another of the same output and file: javac prints "cannot find symbol"
+# at each use of a class whose package it could not find ("package com.x does not exist" at the import).
 _FOLLOWS = {"ERR_JAVA_CannotFindSymbol": "ERR_JAVA_PackageDoesNotExist"}
 _COMMAND_FAILED = ("ERR_JS_Error", "Command failed")
 
@@ -49,7 +54,7 @@ def merge_consequences(records: list[ErrorRecord]) -> list[ErrorRecord]:
     transcript, round, message and source), and each build wrapper's line into the record of the
     error it wraps there (a compiler's or an exception's); a record left without occurrences goes, its
     id kept as an alias of the one it folded into. Returns the records in their original order."""
-    records = _fold_followers(records)
+    records = _fold_banners(_fold_followers(records))
     places: dict[tuple, ErrorRecord] = {}
     causes: dict[tuple, ErrorRecord] = {}
     for rec in records:
@@ -89,26 +94,47 @@ def merge_consequences(records: list[ErrorRecord]) -> list[ErrorRecord]:
     return out
 
 
+def _static_cause(err_id: str) -> bool:
+    """A Java compiler's or checker's error (a violation, a missing symbol): what stopped a build, not an
+    exception a run raised or logged."""
+    return err_id.startswith("ERR_JAVA_") and err_id != _BUILD_BANNER and not err_id.endswith(("Exception", "Error"))
+
+
+def _fold_banners(records: list[ErrorRecord]) -> list[ErrorRecord]:
+    """Each occurrence of Maven's build-failure banner folded into the compiler's or checker's error of the same
+    output (`_static_cause`); the banner of an output without one stays its own record."""
+    causes: dict[tuple, ErrorRecord] = {}
+    for rec in records:
+        if _static_cause(rec.id):
+            for o in rec.occurrences:
+                causes.setdefault((o.transcript, o.round, o.message, o.source), rec)
+    return _fold_into(records, lambda rec, o: causes.get((o.transcript, o.round, o.message, o.source))
+                      if rec.id == _BUILD_BANNER else None) if causes else records
+
+
 def _fold_followers(records: list[ErrorRecord]) -> list[ErrorRecord]:
     """Each occurrence of a follower (`_FOLLOWS`) folded into the record of the error it follows from in the
-    same output; a record left without occurrences goes, its id an alias of the one it folded into."""
+    same output and file; a record left without occurrences goes, its id an alias of the one it folded into."""
     leads: dict[tuple, ErrorRecord] = {}
     for rec in records:
         if rec.id in _FOLLOWS.values():
             for o in rec.occurrences:
-                leads.setdefault((rec.id, o.transcript, o.round, o.message, o.source), rec)
+                leads.setdefault((rec.id, o.transcript, o.round, o.message, o.source, o.location.path), rec)
     if not leads:
         return records
+    return _fold_into(records, lambda rec, o: leads.get((_FOLLOWS[rec.id], o.transcript, o.round, o.message, o.source,
+                                                         o.location.path)) if rec.id in _FOLLOWS else None)
+
+
+def _fold_into(records: list[ErrorRecord], target: Callable[[ErrorRecord, Any], ErrorRecord | None]) -> list[ErrorRecord]:
+    """Each occurrence moved into the record `target` names for it (its id kept as that record's alias); a record
+    left without occurrences goes. In the records' order."""
     out: list[ErrorRecord] = []
     for rec in records:
-        lead_id = _FOLLOWS.get(rec.id)
-        if lead_id is None:
-            out.append(rec)
-            continue
         kept = []
         for o in rec.occurrences:
-            lead = leads.get((lead_id, o.transcript, o.round, o.message, o.source))
-            if lead is None:
+            lead = target(rec, o)
+            if lead is None or lead is rec:
                 kept.append(o)
                 continue
             lead.add(o)

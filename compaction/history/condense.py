@@ -539,22 +539,44 @@ def one_line(text: str, limit: int) -> str:
 
 
 # A test runner's line of a failure: vitest's `×`, `FAIL`, pytest's `FAILED`/`E   `, TAP's `not ok`, an error
-_FAILURE_LINE_RE = re.compile(r"^(?:[×✗✘]\s|FAIL(?:ED)?\b|not ok\b|E\s{2,}\S|[A-Z]\w*(?:Error|Exception)\b:)")
-_RUN_GIST_FAILURES = 2
+_FAILURE_LINE_RE = re.compile(r"^(?:[×✗✘●]\s|FAIL(?:ED)?\b|not ok\b|E\s{2,}\S|[A-Z]\w*(?:Error|Exception)\b:)")
+_COUNTS_RE = re.compile(r"\b\d+ (?:failed|failing|passed|errors?)\b", re.IGNORECASE)  # a run's counts
+_DURATION_RE = re.compile(r"(?:\s+in)?\s+\d+(?:\.\d+)?m?s$")
+_MARK_RE = re.compile(r"^(?:[×✗✘●]|FAIL(?:ED)?)\s+")
+_RUN_GIST_FAILURES = 3
+_RULE_ENDS_RE = re.compile(r"^[=_-]{3,}\s*|\s*[=_-]{3,}$")
+_RUN_VERDICT_RE = re.compile(r"(?i)^tests? (?:failed|passed)\b")
 
 
 def run_gist(text: str, limit: int) -> str | None:
-    """A pasted test run in one line: its first line (the file and its counts) and its first failures, each
-    said once; None when it shows no failure (not a run, or all passed: its first lines say so)."""
-    lines = [" ".join(ln.split()) for ln in text.splitlines()]
+    """A pasted test run in one line: its first line, the run's counts when another line holds them, and its
+    first failures by name, each once (vitest's `× name` and its `FAIL file > suite > name` are one), with how
+    many more; None when it shows no failure (not a run, or all passed: its first lines say so)."""
+    lines = [_RULE_ENDS_RE.sub("", " ".join(ln.split())) for ln in text.splitlines()]  # "=== 1 failed ===": its words
     lines = [ln for ln in lines if ln and not ln.startswith(("```", "~~~")) and any(c.isalnum() for c in ln)]
-    # a failure named by its path of suites (`FAIL file > suite > test`): the test's own name is what differs
-    failures = list(dict.fromkeys(f"FAIL … > {ln.rsplit(' > ', 1)[1]}" if " > " in ln and ln.startswith("FAIL")
-                                  else ln for ln in lines[1:] if _FAILURE_LINE_RE.match(ln)))
-    if not lines or not failures:
+    if not lines:
         return None
-    parts = [lines[0], *failures[:_RUN_GIST_FAILURES]]
-    return cut_at_word(" · ".join(parts), limit)
+    failed: dict[str, None] = {}  # the failing tests by name, in order
+    error = None  # the first error line: what the first failure said
+    for ln in lines[1:]:
+        if not _FAILURE_LINE_RE.match(ln):
+            continue
+        if not _MARK_RE.match(ln):
+            error = error or ln
+            continue
+        name = _DURATION_RE.sub("", _MARK_RE.sub("", ln.rsplit(" > ", 1)[-1] if ln.startswith("FAIL") else ln))
+        if not _RUN_VERDICT_RE.match(name):  # vitest's closing "× Tests failed." names no test
+            failed.setdefault(name, None)
+    if not failed and error is None:
+        return None
+    head = [_DURATION_RE.sub("", lines[0])]
+    # the run's counts: its last line that holds some (pytest's and jest's come last, vitest's first)
+    counts = next((ln for ln in reversed(lines) if _COUNTS_RE.search(ln)), None)
+    if counts is not None and counts != lines[0]:
+        head.append(_DURATION_RE.sub("", counts))
+    told = [f"× {name}" for name in failed]
+    more = [f"+{len(told) - _RUN_GIST_FAILURES} more"] if len(told) > _RUN_GIST_FAILURES else []
+    return cut_at_word(" · ".join([*head, *told[:_RUN_GIST_FAILURES], *more, *([error] if error else [])]), limit)
 
 
 # --- telegraphic form: every ask of a request, each one short clause ---------------------------------

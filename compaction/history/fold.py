@@ -16,10 +16,13 @@ import re
 from compaction.edits import TWO_WORDS_RE
 
 # A run is folded when it has this many lines and characters: a listing of short lines (`ls -la` of a folder)
-# stays whole; eight lines of one shape holding 4,000 characters do not (aider's 20 warnings of 330 characters
-# each took the room of the lines around them: its "Commit e45f791" was elided, not they; 40 lines were asked)
-RUN_MIN = 8
+# stays whole. A shorter run of 8 lines or more folds only when its lines are one line again but for their
+# numbers (aider's 20 warnings of 330 characters each took the room of the lines around them: its "Commit
+# e45f791" was elided, not they); nine TS2322 errors of one file, each of another property, stay.
+RUN_MIN = 40
+ALIKE_RUN_MIN = 8
 RUN_MIN_CHARS = 4000
+ALIKE_SHARE = 4  # at most one line in this many differs from the others once digits are made alike
 MAX_CHARS = 200_000  # a longer output is shown by its head and tail at any cap (`tail._Piece`): not folded
 SHAPE_CHARS = 20  # of a line's opening past its indent, digits made alike: with the indent, its shape
 _ZEROS = str.maketrans("123456789", "000000000")  # digits alike
@@ -34,6 +37,11 @@ _RUN_RECORD_RE = re.compile(r"^Chunk ID: \w+[ \t]*\n(?:Wall time: [\d.]+ ?(?:s|s
 def without_run_record(text: str) -> str:
     """`text` without a runner's record of the run above it (`_RUN_RECORD_RE`; its exit status stays)."""
     return _RUN_RECORD_RE.sub(lambda m: m.group(1) or "", text) if "Chunk ID: " in text else text
+
+
+def _alike(run: list[str]) -> bool:
+    """Whether the lines are one line again but for their numbers (a timestamp, a counter)."""
+    return len({line.translate(_ZEROS) for line in run}) * ALIKE_SHARE <= len(run)
 
 
 def _shapes(lines: list[str]) -> list[tuple[int, str] | None]:
@@ -83,7 +91,7 @@ def folded(text: str) -> str:
     if len(text) > MAX_CHARS:
         return text
     text = repeats_collapsed(without_run_record(text))
-    if text.count("\n") < RUN_MIN:
+    if text.count("\n") < ALIKE_RUN_MIN:
         return text
     lines = text.split("\n")
     shapes = _shapes(lines)
@@ -95,8 +103,8 @@ def folded(text: str) -> str:
             j = i + period
             while j < n and shapes[j] and shapes[j] == shapes[j - period]:
                 j += 1
-            if shapes[i] and j - i >= RUN_MIN and j - i > end - i:
-                if sum(map(len, lines[i:j])) >= RUN_MIN_CHARS:
+            if shapes[i] and j - i >= ALIKE_RUN_MIN and j - i > end - i:
+                if sum(map(len, lines[i:j])) >= RUN_MIN_CHARS and (j - i >= RUN_MIN or _alike(lines[i:j])):
                     best, end = period, j
                 else:
                     seen = max(seen, j)

@@ -61,8 +61,8 @@ def test_a_tight_budget_merges_older_rounds_into_phases_that_say_what_they_stand
     phases = [f for f in tight if f.text.startswith("Phase")]
     assert phases and all(f.essential and f.short for f in phases)
     # each phase: the findings it shows (each with its round) and how many others it left out
-    counted = sum(len(re.findall(r" \(r\d+\)", f.text.split("left out): ", 1)[-1]))
-                  + int(m.group(1) if (m := re.search(r"\((\d+) others? left out\)", f.text)) else 0)
+    counted = sum(len(re.findall(r" \(r\d+\)", f.text.split("left out: ", 1)[-1]))
+                  + int(m.group(1) if (m := re.search(r", (\d+) other findings? left out: ", f.text)) else 0)
                   for f in phases)
     singles = [f for f in tight if not f.text.startswith("Phase")]
     assert counted + len(singles) == 60  # never silently dropped

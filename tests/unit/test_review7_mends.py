@@ -77,7 +77,7 @@ def test_a_phase_line_cites_its_span_and_says_how_many_findings_it_stands_for():
     group = [Finding(3, "The cache is keyed by path.", 50), Finding(9, "The key ignores the query string.", 60),
              Finding(12, "So two URLs share one entry.", 40)]
     fact = _phase(group, group[1:2])
-    assert fact.text.startswith("Phase (r3-r12), main finding (2 others left out): The key ignores the query string. (r9)")
+    assert fact.text.startswith("Phase (r3-r12), 2 other findings left out: The key ignores the query string. (r9)")
 
 
 def test_a_steered_session_that_never_committed_says_its_work_is_only_in_the_work_tree():

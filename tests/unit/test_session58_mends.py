@@ -330,3 +330,139 @@ def test_every_script_run_after_the_last_edit_is_told_with_its_latest_outcome() 
     assert "`python check_default.py` → SUCCESS: Default behavior maintained (r5)" in line.text, line.text
     assert "check_columns.py" in line.text and "`python check_scaler.py` → A int16 · 0 -1 (r7)" in line.text
     assert line.short is not None and "check_default" not in line.short  # a tight budget: the last run alone
+
+
+def test_a_pasted_run_after_the_users_words_keeps_its_counts_and_says_how_many_more_failed() -> None:
+    """tree-vanilla r5 (the pairwise check of this session's first mend): "有这些问题 · FAIL … > should deselect …"
+    named one of six failures and left out "(39 tests | 6 failed)"."""
+    from compaction.history.condense import run_gist
+    failures = "\n".join(f"       × should do thing {i} 2999{i}ms" for i in range(6))
+    text = (f"有这些问题\n\n```\n ❯ browser (chromium) tree.spec.ts (39 tests | 6 failed) 180508ms\n"
+            f"       ✓ renders 13ms\n{failures}\n FAIL browser (chromium) tree.spec.ts > tree > should do thing 0\n"
+            f"TimeoutError: locator.click: Timeout 29873ms exceeded.\n × Tests failed. Watching for file changes...\n```")
+    said = run_gist(text, 400) or ""
+    assert said.startswith("有这些问题 · ❯ browser (chromium) tree.spec.ts (39 tests | 6 failed) · × should do thing 0")
+    assert said.count("should do thing 0") == 1 and "+3 more" in said and "Tests failed" not in said, said
+    assert said.endswith("TimeoutError: locator.click: Timeout 29873ms exceeded.")
+
+
+def test_a_read_the_harness_cut_short_puts_in_none_of_its_cut_lines() -> None:
+    """git-provenance r57: "| AIttributor | … | Mul" then "... (truncated)" were put in as lines 66 and 67 of the
+    file; the header claimed lines 24-110 when 24-40, 52-70 and 74-110 were read."""
+    from compaction.history.sources.written import _ranges, _untruncated
+    assert _untruncated("a\nb\n| AIttributor | Mul\n... (truncated)") == "a\nb"
+    assert _untruncated("a\nthe word truncated in a line\n") == "a\nthe word truncated in a line\n"
+    assert _ranges([(24, 40, 57), (52, 65, 57), (74, 110, 58), (100, 111, 58)]) == "24-40, 52-65, 74-111"
+
+
+def test_a_short_run_of_distinct_errors_stays_whole() -> None:
+    """The code review's: nine TS2322 errors of one file, each about another property (4,161 characters; fourteen here), folded to
+    the first two and the last once eight lines were enough; only lines alike but for their numbers fold so."""
+    from compaction.history.fold import folded
+    props = ["email", "phone", "age", "name", "avatar", "zip", "city", "role", "team", "bio", "url", "tz", "lang", "org"]
+    text = "\n".join(f"src/components/UserForm.tsx({10 + 7 * i},5): error TS2322: Type '{{ id: string; {p}: number; "
+                     f"meta: {{ source: string; tags: string[]; flags: Record<string, boolean>; history: Array<{{ at: Date; "
+                     f"by: string; change: string }}> }}; }}' is not assignable "
+                     f"to type 'User'. Types of property '{p}' are incompatible: number is not string." for i, p in
+                     enumerate(props))
+    assert len(text) > 4000 and folded(text) == text
+
+
+# --- code review 23 -------------------------------------------------------------------------------------------
+
+def test_only_a_read_of_the_file_itself_stands_over_its_replayed_text() -> None:
+    """Review 23 H1/H2/M2: `cat README.md` beside `cat docs/README.md`, a read of `docs/README.md.orig`, a ranged
+    read tool, `nl` without `-ba` (blank lines unnumbered) and a cut `cat` each replaced the written text."""
+    base = "# Summary\n| A | B |\n|---|---|\n| x | y |\nend\n"
+    for command, output in [("cat README.md", "# Project\nInstall.\n"),
+                            ("cat -n SUMMARY.md.orig", "     1\t# Old\n     2\told\n"),
+                            ("nl SUMMARY.md", "     1\t# Summary\n     2\t| A | B |\n"),
+                            ("cat SUMMARY.md", "# Summary\n| A | B |\n[... output truncated ...]\n")]:
+        said = _written(_wrote_then_read([(command, output)]))
+        assert "as read" not in said and base.splitlines()[3] in said, (command, said)
+    ranged = _wrote_then_read([])
+    call = ToolCall("read_file", {"target_file": "SUMMARY.md", "start_line_one_indexed": 2,
+                                  "end_line_one_indexed_inclusive": 3}, "rf", ToolKind.READ, path="SUMMARY.md")
+    msgs = [*ranged.messages, Message(3, Role.ASSISTANT, "Reading.", [call]),
+            Message(4, Role.TOOL, tool_results=[ToolResult("| A   | B   |\n|-----|-----|\n", "rf", "read_file")])]
+    assert "as read" not in _written(Transcript("s.json", "test", msgs, group_rounds(msgs)))
+
+
+def test_a_build_banner_beside_only_an_exception_stays_and_a_symbol_of_another_file_stays() -> None:
+    """Review 23 M4/M6: the banner of a spotless failure folded into an exception a passing test logged; a
+    "cannot find symbol" of another file folded into "package does not exist"."""
+    logged = ("java.lang.IllegalArgumentException: bad input\n\tat app.Parser.parse(Parser.java:40)\n"
+              "[INFO] Tests run: 12, Failures: 0, Errors: 0, Skipped: 0\n[INFO] BUILD FAILURE\n"
+              "[ERROR] Failed to execute goal com.diffplug.spotless:spotless-maven-plugin:2.43.0:check (default) on "
+              "project app: The following files had format violations:\n")
+    t = build([("user", "fix it"), ("shell", "mvn -q verify", logged, 1),
+               ("shell", "mvn -q verify", "[INFO] BUILD SUCCESS\n", 0)])
+    assert "ERR_JAVA_BuildFailure" in [r.id for r in scan_transcript(t)]
+    two = ("/repo/src/test/java/app/FooTest.java:3: error: package org.junit does not exist\nimport org.junit.Test;\n"
+           "/repo/src/main/java/app/Foo.java:12: error: cannot find symbol\n        this.compute(x);\n"
+           "  symbol:   method compute(int)\n  location: class Foo\n2 errors\n")
+    t = build([("user", "fix it"), ("shell", "javac -d out src/main/java/app/Foo.java", two, 1),
+               ("shell", "javac -cp junit.jar -d out src/main/java/app/Foo.java", "", 0)])
+    assert "ERR_JAVA_CannotFindSymbol" in [r.id for r in scan_transcript(t)]
+
+
+def test_the_account_of_an_edit_or_of_a_removal_from_a_list_names_no_deleted_file(tmp_path: Path) -> None:
+    """Review 23 H3/L1/L2: "- `README.md`: removed the stale link" named README.md the deleted file; a bare name
+    made a second path; `delete_lines` counted as a file delete."""
+    from compaction.events import _DELETES_RE
+    export = tmp_path / "cursor.md"
+    export.write_text(_CURSOR_EXPORT.replace("- `docs/rules-organization.md` — deleted",
+                                             "- `README.md`: removed the stale link\n- `rules-organization.md` — deleted"))
+    deleted = [e.path for e in extract_events(load_transcript(str(export))) if e.kind is EventKind.DELETE]
+    assert deleted == ["docs/rules-organization.md"], deleted  # the file the session wrote, by its path
+    assert [n for n in ("delete_file", "deleteFile", "delete_lines", "removeComment", "undelete") if
+            _DELETES_RE.search(n)] == ["delete_file", "deleteFile"]
+
+
+def test_review23_small_ones() -> None:
+    from compaction.history.condense import run_gist
+    from compaction.history.sources.changes import _bre
+    from compaction.history.sources.completed import _raised_in
+    from compaction.history.sources.decisions import _revised_after
+    # the interpreter's library, wherever installed, is no project file
+    lib = 'Traceback (most recent call last):\n  File "/home/u/.pyenv/versions/3.11.4/lib/python3.11/json/decoder.py", ' \
+          'line 355\nValueError: x\n'
+    assert _raised_in(lib, ["repro.py"], None) == ""
+    # the runner is the program a part of the line runs, not a word of a path
+    said = advise(_timed_out("cd ~/src/pytest-mock-demo && cargo test", "no fix seen after r3"))
+    assert "cargo test <name>" in said and "-k" not in said
+    # "No," and "Rather," turn from a choice; "Actually, let me just …" says what it did instead
+    assert _revised_after("We could use a regex. No, a parser is safer.", "We could use a regex.") == ""
+    assert _revised_after("We could use a regex. Actually, let me just split it.", "We could use a regex.") == \
+        "Actually, let me just split it."
+    # `python -c` warns with no source line: the program's indented output is its output
+    assert _outcome("<string>:1: DeprecationWarning: x\n  result 1\n  result 2\n") == "result 1; result 2"
+    assert _bre(r"\w+") is None and _bre("a.c") is not None  # GNU's escapes are not read as letters
+    pytest_run = ("============ test session starts ============\ncollected 40 items\n\n"
+                  "FAILED tests/test_a.py::test_parse - AssertionError: assert 1 == 2\n"
+                  "============ 1 failed, 39 passed in 2.10s ============\n")
+    assert run_gist(pytest_run, 200) == ("test session starts · 1 failed, 39 passed · × tests/test_a.py::test_parse - "
+                                         "AssertionError: assert 1 == 2")
+
+
+def test_the_engine_says_where_the_work_stopped_beside_a_tail_and_points_to_a_pasted_run_by_its_failures() -> None:
+    """Review 23 L9: `_told_beside_tail`, `_pointer`'s gist and the folding of a tool's report given as text."""
+    from compaction.history.engine import _pointer, _told_beside_tail
+    from compaction.history.facts import Fact
+    from compaction.history.sections import Section
+    from compaction.history.steering import Steering
+    from compaction.history.tail import round_pieces
+    assert _told_beside_tail(Fact(Section.CURRENT, "Last calls: finish (no result seen)", [20]))
+    assert not _told_beside_tail(Fact(Section.CURRENT, "Last said: " + "x " * 80, [20]))
+    assert not _told_beside_tail(Fact(Section.FINDINGS, "The cause is the cache", [20]))
+    pointed = _pointer("Current request: " + _PASTED_RUN, "(r8)")
+    assert "(39 tests | 1 failed)" in pointed and "should extend selection" in pointed and "✓" not in pointed
+    assert pointed.endswith("(r8) [whole in the recent rounds below]")
+    report = "\n".join(["> Applied edit to src/a.ts", "> Commit e45f791 docs: Add TSDoc",
+                        *(f"> C:\\Users\\u\\app\\swappy-2024031405{i:04d}.png: unable to read: [Errno 2] No such file "
+                          f"or directory: 'C:\\\\Users\\\\u\\\\app\\\\swappy-2024031405{i:04d}.png' and more words here"
+                          for i in range(30))])
+    msgs = [Message(0, Role.USER, "Add the TSDoc"), Message(1, Role.ASSISTANT, "Here it is."),
+            Message(2, Role.TOOL, report, harness=True)]
+    text = "".join(p.render(None) for p in round_pieces(group_rounds(msgs)[0], True, Steering()))
+    assert "more lines like these" in text and "Commit e45f791" in text

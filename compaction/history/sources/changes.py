@@ -665,12 +665,16 @@ _LINE_MARK_RE = re.compile(r"^(?:r\d+ |[+-] )")
 RETOLD_MIN_CHARS = 8
 
 
+_MORE_LINES_RE = re.compile(r";? \(\+\d+ more lines\)$")
+
+
 def _retells(line: str, one_line: str) -> bool:
     """Whether a full record's line (an edit's summary `rN …`, a diff line `+ …`/`- …`) only repeats
     what the record's one line already quotes word for word (a file edited once: its one edit's
     summary and key line are the one line): shown twice, it costs the room of another answer."""
     said = line.replace("`", "")
     said = (said[m.end():] if (m := _LINE_MARK_RE.match(said)) else said).strip()
+    said = _MORE_LINES_RE.sub("", said)  # "…; (+3 more lines)": what it shows is what the one line quotes
     if len(said) < RETOLD_MIN_CHARS:  # `}`, `return`: a short line is in most one-liners by chance
         return False
     return holds_word(one_line.replace("`", ""), said)
@@ -1052,7 +1056,7 @@ def _bre(pattern: str) -> re.Pattern[str] | None:
         c = pattern[i]
         if c == "\\" and i + 1 < len(pattern):
             nxt = pattern[i + 1]
-            if nxt in _BRE_OPERATORS:
+            if nxt in _BRE_OPERATORS or nxt.isalnum():  # `\w`, `\t`, `\b`: GNU's, not read here
                 return None
             out.append(re.escape(nxt))
             i += 2

@@ -244,7 +244,7 @@ def _unwarned(lines: list[str]) -> list[str]:
     echo = False
     for ln in lines:
         if _WARNED_RE.match(ln):
-            echo = True
+            echo = not ln.startswith(("<string>", "<stdin>"))  # `python -c`: no source line to echo
             continue
         if echo and ln[:1] in (" ", "\t"):
             echo = False

@@ -142,7 +142,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
                 run = later.pop(0)
             output = _output_of(ctx, run, outputs) if run is not None else ""
             printed = printed_gist(output)
-            if printed:  # an error a project file raised on import is that file's (sympy's numbers.py), not the script's
+            if printed and _ERROR_LINE_RE.search(printed):  # an error a project file raised (sympy's numbers.py)
                 printed += _raised_in(output, paths, ctx.cwd)
             # The last run's output too, when it differs: a reproduction run again after the fix says whether
             # it worked ("13234.9 arcsec" at r7, "4.76e-09 arcsec" at r30)
@@ -210,6 +210,7 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     return facts
 
 
+_ERROR_LINE_RE = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b")  # what a run printed is an error
 _TRACEBACK_FILE_RE = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.M)
 
 
@@ -222,11 +223,18 @@ def _raised_in(output: str, scripts: list[str], cwd: str | None) -> str:
     if not frames:
         return ""
     path, line = frames[-1]
-    shown = display_path(path, cwd)
-    names = {p.rsplit("/", 1)[-1] for p in scripts}
-    if shown.rsplit("/", 1)[-1] in names or shown.startswith(("<", "/usr/", "/opt/")) or "site-packages" in shown:
+    shown = display_path(path, cwd).replace("\\", "/")
+    names = {p.replace("\\", "/").rsplit("/", 1)[-1] for p in scripts}
+    # the project's own file: not the script, not the interpreter's library (wherever it is installed), and
+    # within the project's root when that is known (an absolute path left after `display_path` is outside it)
+    outside = shown.startswith("/") or re.match(r"^[A-Za-z]:/", shown) is not None
+    if shown.rsplit("/", 1)[-1] in names or shown.startswith("<") or _LIBRARY_RE.search(shown) or (cwd and outside):
         return ""
     return f" (in `{shown}:{line}`)"
+
+
+_LIBRARY_RE = re.compile(r"(?i)/(?:site-packages|dist-packages|lib/python\d|lib/pypy)|/Lib/|\.pyenv/|conda|"
+                         r"Python\.framework|^/usr/|^/opt/")
 
 
 _FILE_MAKERS = frozenset({"mkdir", "touch", "rm"})

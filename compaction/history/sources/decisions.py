@@ -298,8 +298,10 @@ def _choices(raw: str, lowered: str, text: str | None, merged: set[str]) -> list
 # A way the agent weighs ("the correct fix would be to … and keep X") and drops in its next sentence ("Let me just
 # replace both", "Actually, …", "Instead, …"): bastion r37's kept "Bastion v2 upgrades it", the next line replaced it
 _HEDGED_RE = re.compile(r"(?i)\b(?:would|could|might|may|should)\b")
-_REVISES_RE = re.compile(r"(?i)^\W*(?:actually|instead|on second thought|wait|hmm|no,|let me just|simpler|rather,|but then)\b")
-_ACTS_RE = re.compile(r"(?i)^\W*(?:let me just|instead,?\s+(?:i'll|let me|i will))\b")  # the turn names what it does
+_REVISES_RE = re.compile(r"(?i)^\W*(?:(?:actually|instead|on second thought|wait|hmm|let me just|simpler|but then)\b|"
+                         r"(?:no|rather),)")
+# the turn names what it does ("Let me just …", "Actually, let me just …", "Instead, I'll …")
+_ACTS_RE = re.compile(r"(?i)^\W*(?:(?:actually|ok(?:ay)?|no),?\s+)?(?:let me just|instead,?\s+(?:i'll|let me|i will))\b")
 
 
 def _revised_after(text: str, sentence: str) -> str | None:

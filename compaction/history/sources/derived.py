@@ -124,7 +124,7 @@ _CUT_RE = re.compile(r"<output_head>|<elided_chars>|\belided\b|\btruncated\b|\bo
                      re.IGNORECASE)
 
 
-def _reads_whole(call: ToolCall, output: str) -> bool:
+def reads_whole(call: ToolCall, output: str) -> bool:
     """Whether a read showed the file's entire text: `cat f` alone, or a read tool asked for no part of
     it, and an output no harness cut."""
     if _CUT_RE.search(output):
@@ -141,7 +141,7 @@ def text_before(ctx: FactContext, path: str, before: int) -> str | None:
         if rnd.number >= before or not same_file(read, path):
             continue
         output = ctx.output_of(rnd, call, MAX_READ_CHARS)
-        if output and _reads_whole(call, output):
+        if output and reads_whole(call, output):
             lines = _unnumbered(output)
             if MIN_LINES <= len(lines) <= MAX_LINES:
                 return "\n".join(lines)

@@ -1060,9 +1060,9 @@ def _single(f: Finding) -> Fact:
                 short=first_line(text, 120) if len(text) > 120 and not f.code else None, prose=not f.code)
 
 
-def _left_out(kept: int, n: int) -> str:
-    main = "main finding" if kept == 1 else "main findings"
-    return f"{main} ({n} other{'s' if n != 1 else ''} left out)" if n else "its findings"
+def _left_out(n: int) -> str:
+    # not "main": the one kept may be what a later round corrected (bastion's "gitignore", r11: "dockerignore")
+    return f"{n} other finding{'s' if n != 1 else ''} left out" if n else "its findings"
 
 
 def _phase(group: list[Finding], kept: list[Finding]) -> Fact:
@@ -1072,8 +1072,8 @@ def _phase(group: list[Finding], kept: list[Finding]) -> Fact:
     label = cite(rounds)
     body = "; ".join(f"{f.text if f.code else cut_at_clause(f.text, 200)} (r{f.round})" for f in kept)
     # "1 of 8 findings" sent readers looking for the other seven: the line says they are left out
-    text = f"Phase {label}, {_left_out(len(kept), len(group) - len(kept))}: {body}"
+    text = f"Phase {label}, {_left_out(len(group) - len(kept))}: {body}"
     best = max(kept, key=lambda f: f.score)
-    short = f"Phase {label}, {_left_out(1, len(group) - 1)}: {first_line(best.text, 100)} (r{best.round})"
+    short = f"Phase {label}, {_left_out(len(group) - 1)}: {first_line(best.text, 100)} (r{best.round})"
     return Fact(Section.FINDINGS, text, rounds, score=max(f.score for f in kept) + 5, essential=True, short=short,
                 prose=True)

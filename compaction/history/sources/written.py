@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import re
 
-from compaction.edits import numbered_lines
-from compaction.events import Event, EventKind
+from compaction.edits import numbered_lines, same_file
+from compaction.events import Event, shell_reads
 from compaction.history.echo import output_of
 from compaction.history.facts import TIGHT_TARGET, Fact, display_path
 from compaction.history.fold import without_run_record
 from compaction.history.sections import Section
 from compaction.history.sources.changes import final_lines
+from compaction.history.sources.derived import reads_whole
 from compaction.history.sources.filelog import logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.mdsafe import fence_for
@@ -55,47 +56,100 @@ def written_texts(ctx: FactContext) -> list[Fact]:
 
 def _as_read_after(ctx: FactContext, path: str, last: Event, lines: list[str]) -> tuple[list[str], str]:
     """The replayed text with what the reads after its last change showed of the file put in, and how it was
-    read ("lines 38-120 as read at r57"; "" when no read differed). Why: something besides the agent may
+    read ("lines 24-40, 52-70 as read at r57"; "" when no read differed). Why: something besides the agent may
     change a file after its write (an editor formatting on save: git-provenance's tables came back padded), and
-    a successor patching the replayed text then fails on lines the file no longer has. A numbered read gives
-    its lines by number; a whole read (`cat f`, a read tool with no range) the whole text."""
-    try:
-        start = next(i for i, e in enumerate(ctx.events) if e is last) + 1
-    except StopIteration:
-        return lines, ""
-    reads = {(e.round, e.message_index) for e in ctx.events[start:] if e.kind is EventKind.READ and e.path == path}
-    if not reads:
-        return lines, ""
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    a successor patching the replayed text then fails on lines the file no longer has. Only a read of this file
+    alone: a numbered read gives its lines by number, a whole read (`cat f`, a read tool asked for no part, an
+    output no harness cut) the whole text."""
     out, said = list(lines), ""
-    spans: list[tuple[int, int, int]] = []  # (first line, last line, round) of each numbered read that differed
-    for rnd_no in sorted({r for r, _ in reads}):
-        if not 0 < rnd_no <= len(ctx.transcript.rounds):
-            continue
-        rnd = ctx.transcript.rounds[rnd_no - 1]
-        results = ctx.results_of(rnd)
+    spans: list[tuple[int, int, int]] = []  # (first line, last line, round) of each numbered run that differed
+    rounds = ctx.transcript.rounds
+    if not 0 < last.round <= len(rounds):
+        return lines, ""
+    for rnd in rounds[last.round - 1:]:
+        results = None
         for msg in rnd.messages:
-            if (rnd_no, msg.index) not in reads:
+            if (rnd.number, msg.index) <= (last.round, last.message_index):
                 continue
             for call in msg.tool_calls:
+                if not _reads_only(call, path, ctx.cwd):
+                    continue
+                results = results if results is not None else ctx.results_of(rnd)
                 res = results.get(id(call))
-                if res is None or res.is_error or not res.content or not (
-                        call.path == path or (call.command and name in call.command)):
+                if res is None or res.is_error or not res.content:
                     continue
                 printed = _RECORD_LEFT_RE.sub("", without_run_record(output_of(res, call)), count=1)
-                numbered = numbered_lines(printed) or _printed_ranges(call.command or "", name, printed)
+                whole = reads_whole(call, printed)
+                printed = _untruncated(printed)
+                numbered = () if _NL_SKIPS_BLANKS_RE.search(call.command or "") else numbered_lines(printed)
+                numbered = numbered or _printed_ranges(call.command or "", path, printed, ctx.cwd)
                 if numbered:
                     differ = [(n, text) for n, text in numbered if 0 < n <= len(out) and out[n - 1] != text]
                     for n, text in differ:
                         out[n - 1] = text
-                    if differ:
-                        spans.append((numbered[0][0], numbered[-1][0], rnd_no))
-                elif _whole_read(call, name) and printed.splitlines() != out:
-                    out, said, spans = printed.splitlines(), f"as read at r{rnd_no}", []
+                    if differ:  # each run of consecutive numbers it showed (`sed -n '24,40p' … '52,70p'`: two)
+                        spans.extend((a, b, rnd.number) for a, b in _runs([n for n, _ in numbered]))
+                elif whole and printed.splitlines() != out:
+                    out, said, spans = printed.splitlines(), f"as read at r{rnd.number}", []
     if spans:
-        rounds = ", ".join(f"r{r}" for r in dict.fromkeys(r for _, _, r in spans))
-        said += f"{'; ' if said else ''}lines {min(a for a, _, _ in spans)}-{max(b for _, b, _ in spans)} as read at {rounds}"
+        read_at = ", ".join(f"r{r}" for r in dict.fromkeys(r for _, _, r in spans))
+        said += f"{'; ' if said else ''}lines {_ranges(spans)} as read at {read_at}"
     return out, said
+
+
+# `nl` numbers only the lines that hold text unless told `-ba`: its numbers are not the file's
+_NL_SKIPS_BLANKS_RE = re.compile(r"(?:^|[|;&]\s*)nl\b(?![^|;&]*\s-b\s?a)")
+
+
+def _reads_only(call: ToolCall, path: str, cwd: str | None) -> bool:
+    """Whether the call reads this file and no other: a read tool's path, or every file a shell line reads."""
+    if call.kind is ToolKind.READ:
+        return bool(call.path) and _same(call.path, path, cwd)
+    if call.kind is ToolKind.SHELL and call.command:
+        read = shell_reads(call.command)
+        return bool(read) and all(_same(p, path, cwd) for p in read)
+    return False
+
+
+def _same(a: str, b: str, cwd: str | None) -> bool:
+    """One file: the same path from the project's root (`README.md` is not `docs/README.md`); an absolute path
+    outside the root by its tail (`same_file`)."""
+    x, y = (display_path(p, cwd).replace("\\", "/").removeprefix("./") for p in (a, b))
+    if x == y:
+        return True
+    return (x.startswith("/") or y.startswith("/") or ":" in x[:3] or ":" in y[:3]) and same_file(x, y)
+
+
+def _runs(numbers: list[int]) -> list[tuple[int, int]]:
+    """The runs of consecutive numbers, as (first, last)."""
+    out: list[tuple[int, int]] = []
+    for n in numbers:
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
+
+
+def _ranges(spans: list[tuple[int, int, int]]) -> str:
+    """"24-40, 52-70, 74-110": the lines the reads showed, those that touch or overlap joined."""
+    merged: list[list[int]] = []
+    for a, b, _ in sorted(spans):
+        if merged and a <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in merged)
+
+
+# A harness's note that it cut an output ("... (truncated)", "[… 40 lines truncated]"): the line before it may
+# be cut too, and neither is a line of the file
+_TRUNCATED_RE = re.compile(r"\n[^\n]*\n(?:\.{3}|…)? ?[(\[][^\n]*\btruncated\b[^\n]*[)\]]\s*\Z", re.IGNORECASE)
+
+
+def _untruncated(output: str) -> str:
+    """An output without a harness's closing truncation note and the line it cut."""
+    return _TRUNCATED_RE.sub("", output) if "truncated" in output[-200:] else output
 
 
 # What is left of Codex's record of a run once `without_run_record` took its chunk id: the status and label
@@ -104,14 +158,14 @@ _SED_RANGE_RE = re.compile(r"^sed\s+-n\s+['\"]?(\d+),(\d+)p['\"]?\s+['\"]?([^\s'
 _ECHO_RE = re.compile(r"^echo\s+(['\"]?)(.*?)\1$")
 
 
-def _printed_ranges(command: str, name: str, output: str) -> tuple[tuple[int, str], ...]:
+def _printed_ranges(command: str, path: str, output: str, cwd: str | None = None) -> tuple[tuple[int, str], ...]:
     """(number, text) of the lines `sed -n 'A,Bp' f` printed of the file: one such command, or several parted
     by `echo '---'` lines (`sed -n '24,40p' f && echo '---' && sed -n '5,20p' f`), the output cut at each echo's
     text; () for any other command line."""
     parts = split_commands(command)
     plan: list[tuple[int, int] | str] = []
     for part in parts:
-        if (m := _SED_RANGE_RE.match(part)) and m.group(3).replace("\\", "/").rsplit("/", 1)[-1] == name:
+        if (m := _SED_RANGE_RE.match(part)) and _same(m.group(3), path, cwd):
             plan.append((int(m.group(1)), int(m.group(2))))
         elif (e := _ECHO_RE.match(part)) and e.group(2).strip():
             plan.append(e.group(2).strip())
@@ -130,23 +184,13 @@ def _printed_ranges(command: str, name: str, output: str) -> tuple[tuple[int, st
         end = next((i for i in range(at, len(lines)) if lines[i].strip() == stop), len(lines)) if stop else len(lines)
         first, last = step
         chunk = lines[at:end]
-        if len(chunk) > last - first + 1:
+        # a range shows all its lines unless the file ends first: the last one may be short, none before it
+        # (an `echo '---'` whose text is also a line of the file would cut a range short there)
+        if len(chunk) > last - first + 1 or (stop is not None and len(chunk) != last - first + 1):
             return ()
         out.extend((first + i, text) for i, text in enumerate(chunk))
         at = end
     return tuple(out)
-
-
-_WHOLE_READ_RE = re.compile(r"^\s*cat\s+(?:--\s+)?['\"]?([^\s|;&><'\"]+)['\"]?\s*$")
-
-
-def _whole_read(call: ToolCall, name: str) -> bool:
-    """A read of the whole file: `cat f` alone, or a read tool with no range."""
-    if call.command:
-        m = _WHOLE_READ_RE.match(call.command)
-        return m is not None and m.group(1).replace("\\", "/").rsplit("/", 1)[-1] == name
-    ranged = any(k in call.arguments for k in ("view_range", "offset", "limit", "start_line", "end_line", "lines"))
-    return call.kind is ToolKind.READ and not ranged
 
 
 def _fact(path: str, rounds: list[int], lines: list[str], cwd: str | None, score: float, read: str = "") -> Fact:
