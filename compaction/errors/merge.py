@@ -10,11 +10,10 @@ test failure reported elsewhere (another round, another command) stays its own r
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from compaction.errors.advice import RUN_AS_COMMAND, SUBSTITUTION_ID, own_word
 from compaction.errors.families import FAMILIES, family_of
-from compaction.errors.records import ErrorRecord
+from compaction.errors.records import ErrorRecord, Occurrence
 
 # Test-runner and assertion records a traceback's exception can cause.
 CONSEQUENCES = ("ERR_LOGIC_TestFailed", "ERR_LOGIC_AssertionMismatch")
@@ -52,8 +51,10 @@ def _is_cause(err_id: str) -> bool:
 def merge_consequences(records: list[ErrorRecord]) -> list[ErrorRecord]:
     """Fold each test-failure/assertion occurrence into the exception record of the same output (same
     transcript, round, message and source), and each build wrapper's line into the record of the
-    error it wraps there (a compiler's or an exception's); a record left without occurrences goes, its
-    id kept as an alias of the one it folded into. Returns the records in their original order."""
+    error it wraps there (a compiler's or an exception's); first, Maven's build-failure banner into the
+    compiler's or checker's error of its output, and javac's "cannot find symbol" into the "package does not
+    exist" of its output and file. A record left without occurrences goes, its id kept as an alias of the one
+    it folded into. Returns the records in their original order."""
     records = _fold_banners(_fold_followers(records))
     places: dict[tuple, ErrorRecord] = {}
     causes: dict[tuple, ErrorRecord] = {}
@@ -126,7 +127,8 @@ def _fold_followers(records: list[ErrorRecord]) -> list[ErrorRecord]:
                                                          o.location.path)) if rec.id in _FOLLOWS else None)
 
 
-def _fold_into(records: list[ErrorRecord], target: Callable[[ErrorRecord, Any], ErrorRecord | None]) -> list[ErrorRecord]:
+def _fold_into(records: list[ErrorRecord],
+               target: Callable[[ErrorRecord, Occurrence], ErrorRecord | None]) -> list[ErrorRecord]:
     """Each occurrence moved into the record `target` names for it (its id kept as that record's alias); a record
     left without occurrences goes. In the records' order."""
     out: list[ErrorRecord] = []

@@ -85,8 +85,9 @@ def repeats_collapsed(text: str) -> str:
 
 def folded(text: str) -> str:
     """`text` without a runner's record of the run (`_RUN_RECORD_RE`), with repeated lines shown once
-    (`repeats_collapsed`), then each run of at least RUN_MIN lines (and RUN_MIN_CHARS characters) of one
-    shape, or of two shapes alternating (a `Running X` line then its result), kept as its first two rows and
+    (`repeats_collapsed`), then each run of at least RUN_MIN lines (ALIKE_RUN_MIN when they differ only by
+    their numbers; RUN_MIN_CHARS characters either way) of one shape, or of two shapes alternating (a
+    `Running X` line then its result), kept as its first two rows and
     its last one around "[… N more lines like these …]"; `text` itself when it has none of these."""
     if len(text) > MAX_CHARS:
         return text
