@@ -466,3 +466,18 @@ def test_the_engine_says_where_the_work_stopped_beside_a_tail_and_points_to_a_pa
             Message(2, Role.TOOL, report, harness=True)]
     text = "".join(p.render(None) for p in round_pieces(group_rounds(msgs)[0], True, Steering()))
     assert "more lines like these" in text and "Commit e45f791" in text
+
+
+def test_a_list_of_commits_tags_and_pushes_is_no_account_of_changes() -> None:
+    """Exam 53, bastion q03: "The agent's own account (r32): Everything has been pushed successfully: Commit: …;
+    Commit: …; Tag: v0.3.0 pushed to remote" took the room of the `.gitignore` record's content; the completed
+    actions tell commits and pushes."""
+    from tests.unit.test_recaps import _edit, _facts
+    msgs = [Message(0, Role.USER, "commit and tag it")]
+    _edit(msgs, "a", "/repo/src/lib.rs")
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "Done! Everything has been pushed successfully:\n- Commit: feat: "
+                        "Add policy rules\n- Commit: chore: Bump version to 0.3.0\n- Tag: v0.3.0 pushed to remote"))
+    assert _facts(msgs) == []
+    msgs.append(Message(len(msgs), Role.ASSISTANT, "Done. Here's what happened:\n- Committed 71 files with the policy "
+                        "rules\n- Tagged v0.3.0 and pushed everything\n- All 66 tests pass, build is clean"))
+    assert len(_facts(msgs)) == 1  # an account that says more than the git steps is one

@@ -52,6 +52,11 @@ _LEAD_TO_COME_RE = re.compile(r"(?i)\b(?:will|plan\w*|next|let me|let's|going to
                               r"propos\w*|suggest\w*|found|problems?)\b|\b(?:I|we)'ll\b")
 
 
+# An item that records a version-control step, not a change: a commit, a tag, a branch, a push, a pull request
+_GIT_ITEM_RE = re.compile(r"(?i)^(?:commit(?:ted)?|tag(?:ged)?|branch|push(?:ed)?|pr|pull request|merged?)\b|"
+                          r"\bpushed to\b")
+
+
 @dataclass(frozen=True, slots=True)
 class _List:
     lead: str  # the text before it, its last LEAD_READ characters
@@ -107,6 +112,8 @@ def _recap(msg: Message, changed: set[str]) -> _List | None:
         items = lst.items
         if len(items) < MIN_ITEMS or _LEAD_TO_COME_RE.search(_last_sentence(lst.lead)):
             continue
+        if all(_GIT_ITEM_RE.search(t) for _, t in items):  # "Commit: …", "Tag: v0.3.0 pushed": the completed
+            continue  # actions tell those; a file's content went for them (bastion's `.gitignore`)
         if _LEAD_DONE_RE.search(lst.lead):
             return lst
         top = min(i for i, _ in items)
