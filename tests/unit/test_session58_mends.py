@@ -481,3 +481,14 @@ def test_a_list_of_commits_tags_and_pushes_is_no_account_of_changes() -> None:
     msgs.append(Message(len(msgs), Role.ASSISTANT, "Done. Here's what happened:\n- Committed 71 files with the policy "
                         "rules\n- Tagged v0.3.0 and pushed everything\n- All 66 tests pass, build is clean"))
     assert len(_facts(msgs)) == 1  # an account that says more than the git steps is one
+
+
+def test_an_older_requests_shortest_form_keeps_the_polite_ask_after_an_opening_question() -> None:
+    """ai-playbook r11 (reader review 58): "Then asked: Do we really need all three of these files?" hid what the
+    user asked for: "Can keep the readme and get rid of the others please?"."""
+    from compaction.history.sources.task import _brief
+    said = _brief("Do we really need all three of these files? @README.md , @cursor-rules-organization.md , and "
+                  "@.cursorrules ? Can keep the readme and get rid of the others please?")
+    assert said.startswith("Do we really need") and said.endswith("get rid of the others please?"), said
+    assert _brief("Fix the login bug. Please add a test too.") == "Fix the login bug. Please add a test too."
+    assert _brief("Why does it fail? It used to work.") == "Why does it fail? It used to work."  # no ask: as before

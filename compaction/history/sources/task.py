@@ -16,6 +16,7 @@ from compaction.history.condense import (
     LOG_LINE_LEADS,
     ask_count,
     condense,
+    cut_at_word,
     one_line,
     paste_values,
     run_gist,
@@ -382,8 +383,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             score = (15 if led_to_work else 10) + (-3 if typed else min(asks, 6) * 0.4 + sets_work) + i * 0.01
             shown = shorten_request(text, room, limit)
             # its opening ask alone, when the room left cannot hold the line: a request named beats one left out
-            brief = shorten_request(text, BRIEF_REQUEST_CHARS, BRIEF_REQUEST_CHARS) \
-                if len(shown) > BRIEF_REQUEST_CHARS * 1.2 else None
+            brief = _brief(text) if len(shown) > BRIEF_REQUEST_CHARS * 1.2 else None
             fact = Fact(Section.GOAL, "Then asked: " + shown,
                         [*rounds, req.round], score=score, priority=2.5,
                         short="Then asked: " + brief if brief else None,
@@ -399,6 +399,24 @@ def task_facts(ctx: FactContext) -> list[Fact]:
 
 THREAD_CHARS = 160  # of the request an accepted offer answered, quoted beside the assent
 BRIEF_REQUEST_CHARS = 70  # an older request's shortest form: its opening ask
+# A sentence that asks politely ("Can keep the readme and get rid of the others please?", "请帮我…"): the ask
+_POLITE_RE = re.compile(r"(?i)\bplease\b|请")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+
+
+def _brief(text: str) -> str:
+    """An older request's shortest form: its opening ask; when that opening is a question and a later sentence
+    asks politely for the work, that sentence after a cut of the question (ai-playbook r11: "Do we really need
+    all three of these files?" hid "Can keep the readme and get rid of the others please?")."""
+    opening = shorten_request(text, BRIEF_REQUEST_CHARS, BRIEF_REQUEST_CHARS)
+    parts = [" ".join(p.split()) for p in _SENTENCE_END_RE.split(text.strip()) if p.strip()]
+    if len(parts) < 2 or not parts[0].endswith(("?", "？")):
+        return opening
+    ask = next((p for p in reversed(parts[1:]) if _POLITE_RE.search(p) and len(p) <= 2 * BRIEF_REQUEST_CHARS), None)
+    if ask is None or ask in opening:
+        return opening
+    question = cut_at_word(parts[0], BRIEF_REQUEST_CHARS // 2)
+    return f"{question} {ask}" if question.endswith("…") else f"{question} … {ask}"
 
 
 def _answers_a_question(messages: list[Message], request: Event) -> bool:
