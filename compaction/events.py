@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -1242,21 +1243,33 @@ def _named_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]]
     """Writes whose export kept no path (Cursor's bare "Tool use: **write**"): named by the agent's
     account later in the round when it presents, as new, files no event of the session names — in
     order, one per such write. A write it does not account for stays unnamed."""
-    after = min(i for _, i in unnamed)
     known = state.known_names(events)
     found: list[str] = []
+    for text, m, path in _accounted_paths(rnd, min(i for _, i in unnamed)):
+        if path in found or file_name(path) in known \
+                or not _PRESENTED_NEW_RE.search(text, max(0, m.start() - 130), m.start()):
+            continue
+        found.append(path)
+    _insert_named(events, unnamed, found, EventKind.WRITE, state)
+
+
+def _accounted_paths(rnd: Round, after: int) -> Iterator[tuple[str, re.Match[str], str]]:
+    """(text, match, path) of each backticked path the agent's texts of the round name from message `after` on
+    (not an attribute of `self` or a dotted name: code, no file)."""
     for msg in rnd.messages:
         if msg.index < after or msg.role is not Role.ASSISTANT or not msg.text:
             continue
         for m in _BACKTICKED_PATH_RE.finditer(msg.text):
-            path = m.group(1)
-            if path in found or file_name(path) in known or _CODE_NAME_RE.match(path) \
-                    or not _PRESENTED_NEW_RE.search(msg.text, max(0, m.start() - 130), m.start()):
-                continue
-            found.append(path)
-    for (r, index), path in zip(unnamed, found, strict=False):  # in its place: events are in the session's order
+            if not _CODE_NAME_RE.match(m.group(1)):
+                yield msg.text, m, m.group(1)
+
+
+def _insert_named(events: list[Event], unnamed: list[tuple[int, int]], found: list[str], kind: EventKind,
+                  state: _CommandState) -> None:
+    """One inferred event per path-less call its account named, in its place: events are in the session's order."""
+    for (r, index), path in zip(unnamed, found, strict=False):
         at = next((k for k in range(len(events) - 1, -1, -1) if events[k].message_index <= index), -1) + 1
-        events.insert(at, Event(EventKind.WRITE, r, index, path=path, tool="write", inferred=True))
+        events.insert(at, Event(kind, r, index, path=path, tool=kind.value, inferred=True))
         state.named(path)  # (inserted behind the names' read mark: counted here)
 
 
@@ -1275,27 +1288,19 @@ def _deleted_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int
     """Deletes whose export kept no path (Cursor's bare "Tool use: **delete_file**"): named by the agent's
     account later in the round when it says a file the session knows was deleted or removed, in order, one per
     such delete; a delete it does not account for stays unnamed (a renamed rule file's old name, never said)."""
-    after = min(i for _, i in unnamed)
     known = state.known_names(events)
     found: list[str] = []
-    for msg in rnd.messages:
-        if msg.index < after or msg.role is not Role.ASSISTANT or not msg.text:
+    for text, m, path in _accounted_paths(rnd, min(i for _, i in unnamed)):
+        if file_name(path) not in known:
             continue
-        for m in _BACKTICKED_PATH_RE.finditer(msg.text):
-            path = m.group(1)
-            if file_name(path) not in known or _CODE_NAME_RE.match(path):
-                continue
-            before, behind = msg.text[max(0, m.start() - 40):m.start()], msg.text[m.end():m.end() + 24]
-            if "already" in before.lower() or "already" in behind.lower() or _FROM_RE.match(behind):
-                continue
-            if _DELETED_BEFORE_RE.search(before) or _DELETED_AFTER_RE.match(behind):
-                path = _known_spelling(events, path)  # "`notes.md` — deleted" of the `docs/notes.md` it wrote
-                if path not in found:
-                    found.append(path)
-    for (r, index), path in zip(unnamed, found, strict=False):  # in its place: events are in the session's order
-        at = next((k for k in range(len(events) - 1, -1, -1) if events[k].message_index <= index), -1) + 1
-        events.insert(at, Event(EventKind.DELETE, r, index, path=path, tool="delete", inferred=True))
-        state.named(path)
+        before, behind = text[max(0, m.start() - 40):m.start()], text[m.end():m.end() + 24]
+        if "already" in before.lower() or "already" in behind.lower() or _FROM_RE.match(behind):
+            continue
+        if _DELETED_BEFORE_RE.search(before) or _DELETED_AFTER_RE.match(behind):
+            path = _known_spelling(events, path)  # "`notes.md` — deleted" of the `docs/notes.md` it wrote
+            if path not in found:
+                found.append(path)
+    _insert_named(events, unnamed, found, EventKind.DELETE, state)
 
 
 def _known_spelling(events: list[Event], path: str) -> str:

@@ -70,29 +70,14 @@ def merge_consequences(records: list[ErrorRecord]) -> list[ErrorRecord]:
                 causes.setdefault(key, rec)
     if not places and not causes:
         return records
-    out: list[ErrorRecord] = []
-    for rec in records:
-        consequence = rec.id in CONSEQUENCES
-        if not consequence and not any(_is_wrapper(rec.id, o.detail or o.evidence) for o in rec.occurrences):
-            out.append(rec)
-            continue
-        kept = []
-        for o in rec.occurrences:
-            key = (o.transcript, o.round, o.message, o.source)
-            primary = places.get(key) if consequence else causes.get(key) if _is_wrapper(
-                rec.id, o.detail or o.evidence) else None
-            if primary is rec:
-                primary = None
-            if primary is None:
-                kept.append(o)
-                continue
-            primary.add(o)
-            if rec.id not in primary.merged:
-                primary.merged.append(rec.id)
-        if kept:
-            rec.occurrences = kept
-            out.append(rec)
-    return out
+
+    def primary(rec: ErrorRecord, o: Occurrence) -> ErrorRecord | None:
+        key = (o.transcript, o.round, o.message, o.source)
+        if rec.id in CONSEQUENCES:
+            return places.get(key)
+        return causes.get(key) if _is_wrapper(rec.id, o.detail or o.evidence) else None
+
+    return _fold_into(records, primary)
 
 
 def _static_cause(err_id: str) -> bool:
@@ -142,8 +127,9 @@ def _fold_into(records: list[ErrorRecord],
             lead.add(o)
             if rec.id not in lead.merged:
                 lead.merged.append(rec.id)
-        if kept:
+        if len(kept) < len(rec.occurrences):
             rec.occurrences = kept
+        if kept:
             out.append(rec)
     return out
 
