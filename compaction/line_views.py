@@ -106,7 +106,7 @@ class LineViews:
         """A line-addressed substitution whose pattern the line, as last seen, does not match (and whose
         replacement it does not already hold: run again, it changes nothing, but the change is there)."""
         number = _addressed(hunk)
-        pattern = _bre(hunk.removed[0]) if number else None
+        pattern = bre(hunk.removed[0]) if number else None
         line = self._line(path, number) if pattern is not None else None
         if line is None or pattern is None or pattern.search(line) is not None:
             return False
@@ -122,7 +122,7 @@ class LineViews:
 _UNJUDGED_RE = re.compile(r"\s-[a-zA-Z]*[Er][a-zA-Z]*\b|--regexp-extended|[/|#,:@!][gpw\d]*[Ii][gpw\d]*(?:['\";\s]|$)|"
                           r"\d+s[^/\w\s\\]")
 _BARE_SLASH_RE = re.compile(r"(?<!\\)/")  # a delimiter left in a pattern or a replacement: the script was not one `s`
-# GNU regex features `_bre` does not read (`\<`, `\b`, `\w`, `[[:space:]]`): not judged
+# GNU regex features `bre` does not read (`\<`, `\b`, `\w`, `[[:space:]]`): not judged
 _GNU_RE = re.compile(r"\\[<>bBwWsS`']|\[\[:")
 
 
@@ -161,7 +161,7 @@ def _same(a: str, b: str) -> bool:
     return x == y or ("/" in y and x.endswith("/" + y))
 
 
-def _bre(pattern: str) -> re.Pattern[str] | None:
+def bre(pattern: str) -> re.Pattern[str] | None:
     """A sed basic regular expression as Python's (`\\(` groups, `(` is literal, `.` `*` `^` `$` `[…]` as
     they are); None when it cannot be read (it is then not judged)."""
     if not pattern:
@@ -176,8 +176,8 @@ def _bre(pattern: str) -> re.Pattern[str] | None:
                        else "\\" + nxt)
             i += 2
             continue
-        if ch == "[":  # a bracket expression, as it is
-            end = pattern.find("]", i + 2)
+        if ch == "[":  # a bracket expression, as it is; a `]` first in it (`[]a]`, `[^]]`) is one of its members
+            end = pattern.find("]", i + (3 if pattern.startswith("^", i + 1) else 2))
             if end < 0:
                 return None
             out.append(pattern[i:end + 1])

@@ -39,6 +39,15 @@ def without_run_record(text: str) -> str:
     return _RUN_RECORD_RE.sub(lambda m: m.group(1) or "", text) if "Chunk ID: " in text else text
 
 
+# What is left of Codex's record once `without_run_record` took its chunk id: a success's status and the label
+_RECORD_LEFT_RE = re.compile(r"\A(?:Process exited with code 0[ \t]*\n)?(?:Output:[ \t]*\n)?")
+
+
+def run_output(text: str) -> str:
+    """What a run printed: `text` without the runner's record above it, a success's status and its "Output:"."""
+    return _RECORD_LEFT_RE.sub("", without_run_record(text), count=1)
+
+
 def _alike(run: list[str]) -> bool:
     """Whether the lines are one line again but for their numbers (a timestamp, a counter)."""
     return len({line.translate(_ZEROS) for line in run}) * ALIKE_SHARE <= len(run)

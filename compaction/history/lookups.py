@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from compaction.history.facts import display_path, first_line
-from compaction.history.fold import without_run_record
+from compaction.history.fold import run_output, without_run_record
 from compaction.model import ToolCall, ToolKind
 from compaction.transcripts.arg_names import LOOKUP, arg_text
 
@@ -39,14 +39,13 @@ def lookup_text(call: ToolCall) -> str | None:
     return f"`{first_line(what if what.startswith(call.name) else f'{call.name} {what}', 100)}`" if what else None
 
 
-_SUCCEEDED_RE = re.compile(r"\A(?:Process exited with code 0[ \t]*\n|Output:[ \t]*\n)+(?=.*\S)", re.S)
-
-
 def lookup_hits(output: str, cwd: str | None) -> str:
     """What a look-up found: the paths it lists (a few, relative), else its first line. The project root is
     taken off first: a root with a space in it (`My Drive`) leaves no path a path's pattern matches."""
-    # Codex's record of the run above it ("Chunk ID: …", "Process exited with code 0", "Output:") is no hit
-    output = _SUCCEEDED_RE.sub("", without_run_record(output[:4000]), count=1)
+    # Codex's record of the run above it ("Chunk ID: …", "Process exited with code 0", "Output:") is no hit,
+    # unless it is all there is
+    printed = run_output(output[:4000])
+    output = printed if printed.strip() else without_run_record(output[:4000])
     root = cwd.rstrip("/\\") if cwd and len(cwd) > 1 else None
     if root and root in output[:4000]:  # only where a path starts: not `/usr/lib/node_modules/app/x` for `/app`
         output = re.sub(rf"(?m)(^|[\s'\"]){re.escape(root)}[/\\]", r"\1", output[:4000])

@@ -51,6 +51,7 @@ from compaction.history.sources import behaviour, derived, placing
 from compaction.history.sources.filelog import DELETED_THEN, RESTORES, FileLog, count_edits, creates, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
+from compaction.line_views import bre
 from compaction.memo import per_text
 from compaction.transcripts._fences import outside_fences
 from compaction.transcripts.user_feedback import words_after
@@ -1039,7 +1040,6 @@ def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str], strict:
 
 # sed's line commands by address (`/DEBUG/i …`, `1i …`, `$a …`): the hunk's context as `edits.sed_hunks` words it
 _ADDRESSED_RE = re.compile(r"^(insert|append) at (\d+|\$|/.*/)$")
-_BRE_OPERATORS = frozenset("(){}|+?")  # operators in a basic regular expression only after a backslash
 
 
 def _addressed_hunk(h: Hunk) -> bool:
@@ -1048,27 +1048,26 @@ def _addressed_hunk(h: Hunk) -> bool:
 
 
 def _bre(pattern: str) -> re.Pattern[str] | None:
-    """A sed basic regular expression as Python's: `\\(`, `\\+`, `\\|` are the operators, `(`, `+`, `|` literal.
-    None for one that repeats or groups (`*`, `\\+`, `\\{`, `\\(`): the pattern is the transcript's, and a nested
-    repetition matched against the replayed lines could run for hours; without one, a search is linear."""
-    out, i = [], 0
+    """A sed basic regular expression as Python's (`line_views.bre`), only one a search runs in linear time on:
+    None for one that repeats or groups (`*` past the start, `\\+`, `\\{`, `\\(`) or uses GNU's escapes (`\\w`):
+    the pattern is the transcript's, and a nested repetition matched against the replayed lines could run for
+    hours. A leading `*` is a literal star."""
+    if not pattern:
+        return re.compile("")
+    i = 0
     while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
-            nxt = pattern[i + 1]
-            if nxt in _BRE_OPERATORS or nxt.isalnum():  # `\w`, `\t`, `\b`: GNU's, not read here
-                return None
-            out.append(re.escape(nxt))
+        if pattern[i] == "\\":
+            if i + 1 == len(pattern) or pattern[i + 1] in _BRE_OPERATORS or pattern[i + 1].isalnum():
+                return None  # a trailing backslash, an operator, a back-reference or a GNU escape (`\\w`)
             i += 2
             continue
-        if c == "*" and i:  # a leading `*` is a literal star
+        if pattern[i] == "*" and i:
             return None
-        out.append(re.escape(c) if c in _BRE_OPERATORS or c == "*" else c)
         i += 1
-    try:
-        return re.compile("".join(out))
-    except re.error:
-        return None
+    return bre("\\" + pattern if pattern.startswith("*") else pattern)
+
+
+_BRE_OPERATORS = frozenset("(){}|+?")  # operators in a basic regular expression only after a backslash
 
 
 def _addressed(content: str, run: list[Hunk]) -> str | None:

@@ -441,37 +441,37 @@ def _script_checks(ctx: FactContext, last_edit: int, own: frozenset[str] = froze
     last line it printed when it had no outcome. Why all: scikit-learn's four checks after its last edit were
     told by the last alone, an edge-case probe ("A int16 · 0 -1"), not the run that said "SUCCESS"."""
     runs: dict[str, tuple[str, int]] = {}
-    found: tuple[str, int] | None = None
     for rnd in ctx.transcript.rounds:
         if rnd.number < last_edit:
             continue
         results = ctx.results_of(rnd)
         for msg in rnd.messages:
             for call in msg.tool_calls:
-                if call.command and builds(call.command) and not runs_script(call.command):
-                    res = results.get(id(call))
-                    failed = res is None or res.is_error or res.exit_code not in (None, 0)
-                    built = build_outcome(res.content) if not failed and res.content else ""
-                    said = (f"`{first_line(call.command, 100)}` → {built}", 0) if built else outcome(call.command, res)
-                    if said is None and res is not None and not failed:  # a check that passed quietly (`npm run check`)
-                        last = _last_line(res.content, own=True) if res.exit_code is None else ""
-                        shown = "exit 0" if res.exit_code == 0 else last or "no exit status recorded"
-                        said = (f"`{first_line(call.command, 100)}` → {shown}", 0)
-                    if said:
-                        found = (said[0], rnd.number)
-                elif call.command and (runs_script(call.command) or runs_own_file(call.command, own)):
-                    res = results.get(id(call))
-                    said = outcome(call.command, res)
-                    if said:
-                        found = (said[0], rnd.number)
-                    elif res is not None and runs_own_file(call.command, own) and (last := _printed(res.content)):
-                        found = (f"`{first_line(call.command, 100)}` → {last}", rnd.number)
-                if found is not None:
-                    key = first_line(call.command or "", 100)
+                if call.command and (said := _check_said(call.command, results.get(id(call)), own)):
+                    key = first_line(call.command, 100)
                     runs.pop(key, None)  # its latest run, in the order of last runs
-                    runs[key] = found
-                    found = None
+                    runs[key] = (said, rnd.number)
     return list(runs.values())
+
+
+def _check_said(command: str, res: ToolResult | None, own: frozenset[str]) -> str | None:
+    """A build's or a program's run with its outcome (`_script_checks`), else None: no check, or nothing said."""
+    if builds(command) and not runs_script(command):
+        failed = res is None or res.is_error or res.exit_code not in (None, 0)
+        built = build_outcome(res.content) if not failed and res is not None and res.content else ""
+        said = (f"`{first_line(command, 100)}` → {built}", 0) if built else outcome(command, res)
+        if said is None and res is not None and not failed:  # a check that passed quietly (`npm run check`)
+            last = _last_line(res.content, own=True) if res.exit_code is None else ""
+            shown = "exit 0" if res.exit_code == 0 else last or "no exit status recorded"
+            said = (f"`{first_line(command, 100)}` → {shown}", 0)
+        return said[0] if said else None
+    if runs_script(command) or runs_own_file(command, own):
+        said = outcome(command, res)
+        if said:
+            return said[0]
+        if res is not None and runs_own_file(command, own) and (last := _printed(res.content)):
+            return f"`{first_line(command, 100)}` → {last}"
+    return None
 
 
 # Not the run's own words: an export's framing of the call (`Status: **completed**`, a fence, its JSON), and the

@@ -183,13 +183,11 @@ def shorten_request(text: str, limit: int, prose: int | None = None) -> str:
     opening, list items, imperatives and constraints: "agent-first", "no hardcoded values") before any
     explanation, the longest asks cut first (`condense.telegraph`)."""
     if len(text) > limit and ask_count(text) == 0:
-        # a paste: a test run's its summary and what failed (the passing tests' lines come first and say
+        # a paste: a test run by its counts and what failed (the passing tests' lines come first and say
         # nothing: tree-vanilla's pasted vitest runs read "✓ initial state (3) ✓ should render…"), else its
         # first lines and what it names
         return run_gist(text, limit) or one_line(text, limit)
     return telegraph(text, limit, prose)
-
-
 
 
 _ASK_CHARS = {True: (25, 180), False: (25, 280)}  # tight or not: (characters each further ask adds, the most)

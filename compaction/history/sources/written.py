@@ -17,7 +17,7 @@ from compaction.edits import numbered_lines, same_file
 from compaction.events import Event, shell_reads
 from compaction.history.echo import output_of
 from compaction.history.facts import TIGHT_TARGET, Fact, display_path
-from compaction.history.fold import without_run_record
+from compaction.history.fold import run_output
 from compaction.history.sections import Section
 from compaction.history.sources.changes import final_lines
 from compaction.history.sources.derived import reads_whole
@@ -78,7 +78,7 @@ def _as_read_after(ctx: FactContext, path: str, last: Event, lines: list[str]) -
                 res = results.get(id(call))
                 if res is None or res.is_error or not res.content:
                     continue
-                printed = _RECORD_LEFT_RE.sub("", without_run_record(output_of(res, call)), count=1)
+                printed = run_output(output_of(res, call))
                 whole = reads_whole(call, printed)
                 printed = _untruncated(printed)
                 numbered = () if _NL_SKIPS_BLANKS_RE.search(call.command or "") else numbered_lines(printed)
@@ -152,8 +152,6 @@ def _untruncated(output: str) -> str:
     return _TRUNCATED_RE.sub("", output) if "truncated" in output[-200:] else output
 
 
-# What is left of Codex's record of a run once `without_run_record` took its chunk id: the status and label
-_RECORD_LEFT_RE = re.compile(r"\A(?:Process exited with code 0[ \t]*\n)?(?:Output:[ \t]*\n)?")
 _SED_RANGE_RE = re.compile(r"^sed\s+-n\s+['\"]?(\d+),(\d+)p['\"]?\s+['\"]?([^\s'\"]+)['\"]?$")
 _ECHO_RE = re.compile(r"^echo\s+(['\"]?)(.*?)\1$")
 
