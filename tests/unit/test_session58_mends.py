@@ -492,3 +492,15 @@ def test_an_older_requests_shortest_form_keeps_the_polite_ask_after_an_opening_q
     assert said.startswith("Do we really need") and said.endswith("get rid of the others please?"), said
     assert _brief("Fix the login bug. Please add a test too.") == "Fix the login bug. Please add a test too."
     assert _brief("Why does it fail? It used to work.") == "Why does it fail? It used to work."  # no ask: as before
+
+
+def test_a_read_whose_export_kept_only_its_label_leaves_the_replayed_text_alone() -> None:
+    """tree-vanilla: Copilot Chat's export keeps a read's label ("读取 [](file:///…/Tree.ts)"), never the file;
+    the document then showed the 327-line `Tree.ts` as "(0 lines, … as read at r4)" and an empty block."""
+    t = _wrote_then_read([])
+    call = ToolCall("copilot_readFile", {"path": "/repo/SUMMARY.md"}, "rd", ToolKind.READ, path="/repo/SUMMARY.md")
+    msgs = [*t.messages, Message(len(t.messages), Role.ASSISTANT, "Reading it.", [call]),
+            Message(len(t.messages) + 1, Role.TOOL,
+                    tool_results=[ToolResult("读取 [](file:///repo/SUMMARY.md)\n", "rd", "copilot_readFile")])]
+    said = _written(Transcript("s.json", "test", msgs, group_rounds(msgs)))
+    assert "| x | y |" in said and "as read" not in said and "0 lines" not in said, said

@@ -79,6 +79,8 @@ def _as_read_after(ctx: FactContext, path: str, last: Event, lines: list[str]) -
                 if res is None or res.is_error or not res.content:
                     continue
                 printed = run_output(output_of(res, call))
+                if not printed.strip():  # an export that kept only the read's label (Copilot Chat): no text
+                    continue
                 whole = reads_whole(call, printed)
                 printed = _untruncated(printed)
                 numbered = () if _NL_SKIPS_BLANKS_RE.search(call.command or "") else numbered_lines(printed)
