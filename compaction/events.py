@@ -729,9 +729,23 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
                 e.path = spell(e.path)
             if e.moved:
                 e.moved = (spell(e.moved[0]), spell(e.moved[1]))
+    _rooted(events)
     if later:  # requests carry no path: the kept ones go back in their places after the respelling
         return _merge_at(events, later)
     return events
+
+
+def _rooted(events: list[Event]) -> None:
+    """A relative path that is an absolute one of the session without its leading slash takes the slash:
+    Copilot Chat's export spells a problems check's file `Users/me/repo/test/x.spec.ts` beside the reads'
+    `/Users/me/repo/test/x.spec.ts`, and the document named the one file twice, the second by its whole path.
+    Only a path of three names or more: `src/x.py` beside a root-level `/src/x.py` may be two files."""
+    absolute = {e.path for e in events if e.path and e.path.startswith("/")}
+    if not absolute:
+        return
+    for e in events:
+        if e.path and e.path[0] not in "/.~" and e.path.count("/") >= 2 and "/" + e.path in absolute:
+            e.path = "/" + e.path
 
 
 def argument_strings(value: object, depth: int = 0, *, max_depth: int = 8, max_items: int | None = None) -> list[str]:

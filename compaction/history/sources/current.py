@@ -214,7 +214,7 @@ def _verification(ctx: FactContext) -> Fact | None:
             seen.setdefault(e.path, None)
     changed = {e.path for e in changes}
     written = [p for p in seen if p in changed]
-    reported = _reported_runs(ctx)  # the user ran the tests and pasted the result: a run too
+    reported = reported_runs(ctx)  # the user ran the tests and pasted the result: a run too
     after = [r for r in reported if r[0] > last_edit]  # a request opens its round: before that round's edits
     said_ok = None if tests or after else _said_it_works(ctx, last_edit)
     verified = single = ""  # the runs after the last edit as told, and as their short form tells them
@@ -419,7 +419,7 @@ def _said_it_works(ctx: FactContext, last_edit: int) -> tuple[int, str] | None:
     return found
 
 
-def _reported_runs(ctx: FactContext) -> list[tuple[int, str]]:
+def reported_runs(ctx: FactContext) -> list[tuple[int, str]]:
     """(round, counts) of the test runs the user pasted (`Tests  1 failed | 38 passed (39)`)."""
     out = []
     for rnd in ctx.transcript.rounds:

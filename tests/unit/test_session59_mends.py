@@ -1,0 +1,103 @@
+"""Mends of session 59: each tested on the shape a reader found misleading (the document's line, then what the
+session showed)."""
+
+from __future__ import annotations
+
+from compaction.history import compact
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+
+_OLD = "    it('extends the selection', async () => {\n      await expandAll()\n      await select('src')\n    })"
+_NEW = ("    it('extends the selection', async () => {\n      // src/components is expanded by default\n"
+        "      await focusBranch('src')\n      await select('src')\n      await seeSelected('src/components')\n    })")
+
+
+def _session(after: list[tuple[str, str, int]]) -> Transcript:
+    """A test file written, one of its tests rewritten by an old/new edit, then the given shell runs."""
+    spec = "/repo/test/tree.spec.ts"
+    whole = f"import {{ it }} from 'vitest'\n\ndescribe('tree', () => {{\n{_OLD}\n}})\n"
+    listing = "\n".join(f"src/components/node_{i}/index.ts: export const node{i} = {i}" for i in range(900))
+    look = ToolCall("Bash", {"command": "grep -rn export src"}, "g", ToolKind.SHELL, command="grep -rn export src")
+    msgs = [Message(0, Role.USER, "The shift test still fails: fix it."),
+            Message(1, Role.ASSISTANT, "Looking around.", [look]),
+            Message(2, Role.TOOL, tool_results=[ToolResult(listing, "g", "Bash", exit_code=0)]),
+            Message(3, Role.ASSISTANT, "Writing the tests.",
+                    [ToolCall("Write", {"file_path": spec, "content": whole}, "w", ToolKind.WRITE, path=spec)]),
+            Message(4, Role.TOOL, tool_results=[ToolResult("File created", "w", "Write")]),
+            Message(5, Role.ASSISTANT, "Relying on the default expansion instead.",
+                    [ToolCall("Edit", {"file_path": spec, "old_string": _OLD, "new_string": _NEW}, "e", ToolKind.EDIT,
+                              path=spec)]),
+            Message(6, Role.TOOL, tool_results=[ToolResult("The file was updated", "e", "Edit")])]
+    for i, (command, output, code) in enumerate(after):
+        call = ToolCall("Bash", {"command": command}, f"b{i}", ToolKind.SHELL, command=command)
+        msgs.append(Message(len(msgs), Role.ASSISTANT, "Running it.", [call]))
+        msgs.append(Message(len(msgs), Role.TOOL, tool_results=[ToolResult(output, f"b{i}", "Bash", exit_code=code,
+                                                                           is_error=code != 0)]))
+    return Transcript("s.json", "test", msgs, group_rounds(msgs))
+
+
+def test_the_text_an_unchecked_last_edit_left_is_told_where_the_work_stopped() -> None:
+    """tree-vanilla: the session ended on a test failing four times after three rewrites of it; the document
+    showed the example file finished rounds before and the test's last text nowhere ("(… 58 more changed
+    lines)"): the successor's first step is to read that test as it now stands."""
+    md = compact(_session([]), target_tokens=4000).markdown
+    current = md.split("## Current work", 1)[1].split("\n## ", 1)[0]
+    assert "The last edit (r3) of `test/tree.spec.ts`, not checked since it" in current, current
+    assert "await seeSelected('src/components')" in current and "// src/components is expanded by default" in current
+
+
+def test_a_last_edit_a_passing_run_checked_is_not_told_again() -> None:
+    md = compact(_session([("npx vitest run test/tree.spec.ts", "Tests  5 passed (5)\n", 0)]),
+                 target_tokens=4000).markdown
+    assert "not checked since it" not in md
+    failed = compact(_session([("npx vitest run test/tree.spec.ts", "Tests  1 failed | 4 passed (5)\n", 1)]),
+                     target_tokens=4000).markdown
+    assert "not checked since it" in failed  # its check failed: the text is where the work is stuck
+
+
+def test_a_path_an_export_spelled_without_its_leading_slash_is_the_same_file() -> None:
+    """tree-vanilla: Copilot Chat's problems check named `Users/elonehoo/…/tree.spec.ts`, its reads
+    `/Users/elonehoo/…/tree.spec.ts`; the document listed the one test file twice, once by its whole path."""
+    from compaction.events import extract_events
+    full = "/Users/me/repo/test/x.spec.ts"
+    msgs = [Message(0, Role.USER, "check the test"),
+            Message(1, Role.ASSISTANT, "", [ToolCall("readFile", {"path": full}, "a", ToolKind.READ, path=full),
+                                            ToolCall("getErrors", {"file_path": full[1:]}, "b", ToolKind.READ,
+                                                     path=full[1:]),
+                                            ToolCall("readFile", {"path": "src/a/b.ts"}, "c", ToolKind.READ,
+                                                     path="src/a/b.ts")]),
+            Message(2, Role.TOOL, tool_results=[ToolResult("x", "a", "readFile"), ToolResult("y", "b", "getErrors"),
+                                                ToolResult("z", "c", "readFile")])]
+    paths = {e.path for e in extract_events(Transcript("s.json", "test", msgs, group_rounds(msgs))) if e.path}
+    assert paths == {full, "src/a/b.ts"}, paths
+
+
+def _planned(later_call: str) -> list[str]:
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.decisions import decision_facts
+    from compaction.history.steering import role_preset
+    code = "def set_output(self, *, transform=None):\n    self._config = transform\n"
+    msgs = [Message(0, Role.USER, "Let transformers keep the input's dtypes."),
+            Message(1, Role.ASSISTANT, "Reading it.", [ToolCall("bash", {"command": "cat out.py"}, "a", ToolKind.SHELL,
+                                                                 command="cat out.py")]),
+            Message(2, Role.TOOL, tool_results=[ToolResult(code, "a", "bash", exit_code=0)]),
+            Message(3, Role.ASSISTANT, "If I add `preserve_dtypes=False` (default), it should be backward compatible "
+                                       "because the default keeps today's behaviour."),
+            Message(4, Role.ASSISTANT, "Editing.", [ToolCall("Edit", {"file_path": "/repo/out.py",
+                                                                      "old_string": "transform=None):",
+                                                                      "new_string": later_call},
+                                                             "b", ToolKind.EDIT, path="/repo/out.py")]),
+            Message(5, Role.TOOL, tool_results=[ToolResult("The file was updated", "b", "Edit")])]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                      cwd="/repo", n_rounds=len(t.rounds), target_tokens=4000)
+    return [f.text for f in decision_facts(ctx) if "preserve_dtypes" in f.text]
+
+
+def test_a_plan_whose_own_new_name_no_later_call_or_output_holds_says_it_was_not_done() -> None:
+    """scikit-learn r14: "If I add `preserve_dtypes=False` (default), it should be backward compatible" stood
+    among the decisions as the design; the work went on to `dtypes="preserve"` and never wrote that name."""
+    (dropped,) = _planned('transform=None, dtypes=None):')
+    assert "(not done: no later call or output names `preserve_dtypes`)" in dropped, dropped
+    (kept,) = _planned('transform=None, preserveDtypes=False):')  # carried out, in another case's spelling
+    assert "not done" not in kept, kept
