@@ -8,7 +8,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import deque
 
-from compaction.events import OFFER_RE, Event, EventKind, users_words
+from compaction.events import OFFER_RE, Event, EventKind, argument_strings, users_words
 from compaction.history import harness
 from compaction.history.condense import cut_at_clause
 from compaction.history.condense import cut_at_word as _cut
@@ -633,6 +633,72 @@ def _mark_done(facts: list[Fact], events: list[Event]) -> None:
             f.text = f"{f.text} (done, r{done.round})"
 
 
+# A name a plan makes up (`preserve_dtypes` of "If I add `preserve_dtypes=False`, …"): the code span's leading
+# identifier, a keyword argument's or a call's name
+_MADE_NAME_RE = re.compile(r"[A-Za-z_]\w{3,}(?=\s*(?:=|\(|$))")
+_PLAN_RE = re.compile(r"(?i)^(?:if (?:I|we)\b|assume\b|maybe\b|perhaps\b)")
+MAX_NEVER_CHECKS = 20  # plans looked up in the whole session: bounded work
+
+
+def _mark_never_written(facts: list[Fact], ctx: FactContext) -> None:
+    """A plan of the agent's whose own new name no tool ever wrote or showed afterwards says so and weighs less:
+    scikit-learn's "If I add `preserve_dtypes=False` (default), it should be backward compatible" read as the
+    design, and the work went on to `dtypes="preserve"`. A name is the plan's own when nothing before it showed
+    it (no output, no request: not the project's code); it was done when any later call or output holds it
+    (an edit, a script that writes the file, a read of the result). Only when the work edited code after it."""
+    edits = [e.round for e in ctx.events if e.kind in (EventKind.EDIT, EventKind.WRITE) and e.path and not e.failed]
+    if not edits:
+        return
+    checked = 0
+    for f in facts:
+        if not (f.prose and f.rounds and (_INTENDED_RE.match(f.text) or _PLAN_RE.match(f.text))) \
+                or "(done, r" in f.text or max(edits) < f.rounds[0]:
+            continue
+        head = _ASIDE_RE.sub("", _CHOICE_END_RE.split(f.text, 1)[0])
+        names = [m.group(0) for span in _CHOSEN_SPAN_RE.findall(head) if (m := _MADE_NAME_RE.match(span.strip()))]
+        if not names:
+            continue
+        checked += 1
+        if checked > MAX_NEVER_CHECKS:
+            break
+        made = next((n for n in names if _never_shown(ctx, n, f.rounds[0])), None)
+        if made is not None:
+            f.text = f"{f.text} (not done: no later call or output names `{made}`)"
+            f.score -= 12
+
+
+def _spellings(name: str) -> list[str]:
+    """The name, and its other case's spelling: a plan's `SchemaEditor` is carried out by `schema_editor()`,
+    its `preserve_dtypes` would be `preserveDtypes` in another language's code."""
+    parts = [p for p in re.split(r"_+|(?<=[a-z0-9])(?=[A-Z])", name) if p]
+    if len(parts) < 2:
+        return [name]
+    snake = "_".join(p.lower() for p in parts)
+    camel = parts[0].lower() + "".join(p.capitalize() for p in parts[1:])
+    return list(dict.fromkeys([name, snake, camel, camel[0].upper() + camel[1:]]))
+
+
+def _never_shown(ctx: FactContext, name: str, at: int) -> bool:
+    """Whether the name is the plan's own and stayed so: in no tool call or output and no user message
+    before round `at`, and in no tool call or output after it."""
+    spellings = _spellings(name)
+    search = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, spellings)) + r")(?!\w)").search
+
+    def found(text: str) -> bool:  # a plain substring test first: most texts hold none of them
+        return any(sp in text for sp in spellings) and search(text) is not None
+
+    for rnd in ctx.transcript.rounds:
+        for msg in rnd.messages:
+            if rnd.number <= at and msg.role is Role.USER and found(msg.text):
+                return False
+            if any(found(res.content) for res in msg.tool_results):
+                return False
+            for call in msg.tool_calls:
+                if any(found(text) for text in argument_strings(call.arguments)):
+                    return False
+    return True
+
+
 def _key(text: str) -> str:
     """Near-identical choices share a key: their words, lower-cased, without punctuation or markup."""
     return " ".join(_WORD_RE.findall(text.lower()))[:120]
@@ -819,6 +885,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
                 f.score += 3  # which of several candidates, and why: what a successor cannot re-derive
     _add_callers(traced, facts)
     _mark_done(facts, ctx.events)  # before a reversal's note: its words are no choice
+    _mark_never_written(facts, ctx)
     _mark_reversed(facts)
     for f in facts:  # the project's own paths as the rest of the document shows them: relative
         f.text = relative_paths(f.text, ctx.cwd)
