@@ -586,13 +586,28 @@ def _shorten_essentials(chosen: list[Fact]) -> bool:
 
 def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str | None) -> str:
     lines = [f"# {h(lang, 'title')}", ""]
-    lines.append(f"> Source: `{escape_path(Path(t.path).name)}` ({t.format}), {n_rounds} rounds: facts from every "
-                 f"round below{_TAIL_CLAUSE.format(span=_span(tail_start, n_rounds))}.")
+    lines.append(f"> Source: `{escape_path(Path(t.path).name)}` ({t.format}), {n_rounds} rounds{_round_is(t)}: facts "
+                 f"from every round below{_TAIL_CLAUSE.format(span=_span(tail_start, n_rounds))}.")
     if cwd and cwd != t.cwd:  # inferred (`project_root`): the reader resolves the relative paths with it
         lines.append(f"> {h(lang, 'root')}: `{escape_path(cwd)}` ({h(lang, 'root_inferred')})")
     elif cwd and not t.meta.get("cwd_assumed"):  # a caller's stand-in (the hook's workspace) is no record
         lines.append(f"> {h(lang, 'cwd')}: `{escape_path(cwd)}` (recorded in the transcript)")
     return "\n".join(lines)
+
+
+def _round_is(t: Transcript) -> str:
+    """What one round (the document's `rN`) is in this session: a reader cannot tell a user's turn from one step
+    of the agent, and the formats differ (a Copilot export's round is the user's message and all the work on it;
+    a mini-swe-agent's, one reply with its command's output). By what opens the rounds, not by the format's name."""
+    if len(t.rounds) < 2:
+        return ""
+    by_user = sum(1 for r in t.rounds
+                  if next((m.role is Role.USER and not m.harness for m in r.messages if m.role is not Role.SYSTEM), False))
+    if by_user == len(t.rounds):
+        return " (a round: a user message and the work on it)"
+    if by_user * 2 <= len(t.rounds):
+        return " (a round: one agent step and its output)"
+    return " (a round: a user message or an agent step)"
 
 
 _TAIL_CLAUSE = "; the most recent rounds ({span}) verbatim at the end"

@@ -169,15 +169,17 @@ def test_spare_budget_buys_the_latest_failing_output(tmp_path):
     total = tokens.count_messages(t.messages)
     roomy = compact(t, target_tokens=total // 3).markdown
     assert "Latest failing output" in roomy and "dates differ by one hour (DST)" in roomy
-    tight = compact(t, target_tokens=280)
-    assert tokens.count(tight.markdown) <= 280 and "Latest failing output" not in tight.markdown
+    # (at 280 the header's note of what a round is leaves the last words no room, and the room they leave buys it)
+    tight = compact(t, target_tokens=250)
+    assert tokens.count(tight.markdown) <= 250 and "Latest failing output" not in tight.markdown
     # the header promises the last rounds verbatim only when some are shown
     assert "## Recent rounds" in roomy and "verbatim at the end." in roomy
     # and it names the rounds the tail shows, as the tail's own heading does
     import re
     promised = re.search(r"the most recent rounds \((r\d+(?:-r\d+)?)\) verbatim", roomy).group(1)
     assert f"## Recent rounds (verbatim) ({promised})\n" in roomy
-    assert "## Recent rounds" not in tight.markdown and "15 rounds: facts from every round below.\n" in tight.markdown
+    assert "## Recent rounds" not in tight.markdown and "15 rounds" in tight.markdown
+    assert ": facts from every round below.\n" in tight.markdown
 
 
 def test_the_tasks_pointer_to_the_project_rules_is_dropped_when_they_are_not_shown(sessions):
