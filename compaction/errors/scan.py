@@ -2555,7 +2555,9 @@ def _tried_before(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache
         # (a failure the user pasted opens its round: the reply in that round is the attempt)
         fix = _fix_after(transcript, ErrorRecord(rec.id, list(occs[:i + 1])),
                          here.round - 1 if _users(transcript, here) else here.round, cache, until=(then.round, then.message))
-        scratch = fix.path is not None and cache is not None and file_name(fix.path) in cache.created
+        # (not the file that fails: a test the session wrote and keeps rewriting is its work, not a probe)
+        scratch = fix.path is not None and cache is not None and file_name(fix.path) in cache.created \
+            and file_name(fix.path) != file_name(then.location.path or "")
         # a debug print, or an edit of a script the session made to look (`check_lazy_type.py`), is no attempt
         if fix.round and not fix.rerun and not scratch and not _DEBUG_PRINT_RE.search(fix.change or ""):
             what = f": {fix.change}" if fix.change else ""

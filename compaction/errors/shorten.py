@@ -72,6 +72,7 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
     clauses = [_compress_pairs(c) for c in split_clauses(text)]
     steps: tuple[Callable[[list[str], int], list[str]], ...] = (
         lambda cs, excess: _shrink(cs, excess, _content_spans, ROOMY_SPAN),
+        lambda cs, excess: [_TRIED_WORDS_RE.sub("", c) if c.startswith(_TRIED) else c for c in cs],
         lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_GUESS), info),
         lambda cs, excess: _shrink(cs, excess, _command_spans, ROOMY_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: not (FIX_CLAUSE_RE.search(c) or _CHECK_RE.search(c)
@@ -91,6 +92,11 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
             break
         clauses = step(clauses, _length(clauses) - width)
     return _cut_whole_changes("; ".join(clauses), width)
+
+
+# The agent's words for an attempt whose change is not known (" (“…”)"): the attempts and the rounds they failed
+# again say the most of a clause that failed the same way three times; the words go before any whole clause
+_TRIED_WORDS_RE = re.compile(r" \(“[^”]*”\)")
 
 
 def _said_cause(clause: str) -> bool:
