@@ -101,3 +101,80 @@ def test_a_plan_whose_own_new_name_no_later_call_or_output_holds_says_it_was_not
     assert "(not done: no later call or output names `preserve_dtypes`)" in dropped, dropped
     (kept,) = _planned('transform=None, preserveDtypes=False):')  # carried out, in another case's spelling
     assert "not done" not in kept, kept
+
+
+def test_the_header_says_what_one_round_is_by_what_opens_the_rounds() -> None:
+    """Reader review 58: `r5` is a user's turn in a Copilot export and one reply with its command's output in a
+    mini-swe-agent trajectory; the header said how many rounds, not what one is."""
+    from compaction.history.engine import _round_is
+    chat = [Message(i, Role.USER if i % 2 == 0 else Role.ASSISTANT, f"m{i}") for i in range(6)]
+    assert "a user message and the work on it" in _round_is(Transcript("c", "t", chat,
+                                                                                         group_rounds(chat)))
+    steps = [Message(0, Role.USER, "fix it")]
+    for i in range(4):
+        call = ToolCall("bash", {"command": "ls"}, f"c{i}", ToolKind.SHELL, command="ls")
+        steps += [Message(len(steps), Role.ASSISTANT, "step", [call]),
+                  Message(len(steps) + 1, Role.TOOL, tool_results=[ToolResult("out", f"c{i}", "bash")])]
+    assert "one agent step" in _round_is(Transcript("s", "t", steps, group_rounds(steps)))
+
+
+def test_rewrites_of_the_failing_test_the_session_wrote_are_attempts_that_failed_again() -> None:
+    """tree-vanilla r5-r8: the session's own test failed the same way four times after three rewrites of it; the
+    record said only "tried, never checked: edited `tree.spec.ts` (r8)", as if a file the session created were a
+    probe of its own and its edits no attempts."""
+    from compaction.errors import scan_transcript
+    from tests.unit.test_errors_scan import build
+    failure = ('Traceback (most recent call last):\n  File "/repo/test_tree.py", line 9, in test_shift_select\n'
+               '    assert selected == ["src", "src/components"]\nAssertionError\n')
+    steps: list[tuple] = [("user", "add tests for the tree"), ("write", "/repo/test_tree.py")]
+    for _ in range(3):
+        steps += [("shell", "python test_tree.py", failure, 1), ("edit", "/repo/test_tree.py")]
+    steps.append(("shell", "python test_tree.py", failure, 1))
+    (rec,) = [r for r in scan_transcript(build(steps)) if r.id == "ERR_PY_AssertionError"]
+    assert "tried before: " in (rec.solution or "") and "failed again" in (rec.solution or ""), rec.solution
+
+
+def test_an_attempts_own_words_go_before_the_attempts() -> None:
+    from compaction.errors.shorten import fit
+    text = ("tried, never checked (the session ends): edited `tree.spec.ts` (r8); the agent's guess: the component "
+            "re-initialises on a mode change and loses its expanded state; tried before: edited `tree.spec.ts` (r6) "
+            "(“the wait only checked that src exists, not that its children rendered”), failed again (r7), then "
+            "edited `tree.spec.ts` (r7) (“the expanded value may be reset when the mode changes”), failed again (r8)")
+    short = fit(text, 200)
+    assert "tried before: edited `tree.spec.ts` (r6), failed again (r7), then edited `tree.spec.ts` (r7), failed " \
+           "again (r8)" in short, short
+
+
+def test_a_probe_written_and_run_outside_the_project_is_a_loose_end_left_in_place() -> None:
+    """fastjson2: `/home/ReproJSONParseTypeWithContext.java`, written beside `/home/fastjson2`, compiled and run,
+    never removed: a loose end the readers' reference named; files written outside to keep (an app's bundle, a
+    plan) are not probes."""
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.current import current_work
+    from compaction.history.steering import role_preset
+
+    def call(i: int, command: str, output: str) -> list[Message]:
+        c = ToolCall("bash", {"command": command}, f"s{i}", ToolKind.SHELL, command=command)
+        return [Message(0, Role.ASSISTANT, "Running.", [c]),
+                Message(0, Role.TOOL, tool_results=[ToolResult(output, f"s{i}", "bash", exit_code=0)])]
+
+    def write(path: str) -> list[Message]:
+        c = ToolCall("Write", {"file_path": path, "content": "class Repro {}\n"}, path, ToolKind.WRITE, path=path)
+        return [Message(0, Role.ASSISTANT, "Writing.", [c]),
+                Message(0, Role.TOOL, tool_results=[ToolResult("File created", path, "Write")])]
+
+    msgs = [Message(0, Role.USER, "fix the parser"), *write("/home/Repro.java"), *write("/home/notes.md"),
+            *call(1, "javac -d /home /home/Repro.java && java -cp /home Repro", "npe"),
+            Message(0, Role.ASSISTANT, "Fixing.", [ToolCall("Edit", {"file_path": "/home/app/src/A.java", "old_string": "a",
+                                                                     "new_string": "b"}, "e", ToolKind.EDIT,
+                                                            path="/home/app/src/A.java")]),
+            Message(0, Role.TOOL, tool_results=[ToolResult("ok", "e", "Edit")]),
+            *call(2, "mvn -q test", "Tests run: 4, Failures: 0, Errors: 0, Skipped: 0")]
+    msgs = [Message(i, m.role, m.text, m.tool_calls, m.tool_results) for i, m in enumerate(msgs)]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                      cwd="/home/app", n_rounds=len(t.rounds), target_tokens=4000)
+    said = " ".join(f.text for f in current_work(ctx))
+    assert "left outside the project: `/home/Repro.java` (a probe the session wrote and ran" in said, said
+    assert "notes.md" not in said

@@ -284,6 +284,13 @@ def _verification(ctx: FactContext) -> Fact | None:
                      "may have covered them" if reported else f"; the project's tests it saw never ran: {_names(unrun)}")
     if not written:
         text += "; no test added or changed"
+    # a loose end to tidy: a program the session wrote outside the project and ran (fastjson2's
+    # `/home/ReproJSON….java` beside `/home/fastjson2`), never removed; not what it wrote there to keep
+    ran_names = {name for e in ctx.events if e.kind is EventKind.COMMAND and e.command for name in scripts_run(e.command)}
+    if left := sorted(p for p in probes if file_name(p) in ran_names):
+        more = f" +{len(left) - 3}" if len(left) > 3 else ""
+        text += (f"; left outside the project: {', '.join(f'`{p}`' for p in left[:3])}{more} (a probe the session "
+                 "wrote and ran, never removed)")
     if submitted:
         scratch = {file_name(path) for path in scratch_files(ctx)}  # created by the session, then removed
         files = _submitted_files(ctx.transcript.messages[-3:], changed, scratch)
