@@ -178,3 +178,34 @@ def test_a_probe_written_and_run_outside_the_project_is_a_loose_end_left_in_plac
     said = " ".join(f.text for f in current_work(ctx))
     assert "left outside the project: `/home/Repro.java` (a probe the session wrote and ran" in said, said
     assert "notes.md" not in said
+
+
+def test_changes_after_the_commit_a_pull_request_was_opened_on_are_said_not_to_be_in_it() -> None:
+    """ai-playbook r13-r16: commit 5dcb696, `gh pr create` printed `…/pull/22`, then the role edits to 101-105;
+    the document said they were uncommitted, and the readers took them as part of PR #22."""
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.uncommitted import uncommitted_facts
+    from compaction.history.steering import role_preset
+
+    def run(i: int, command: str, output: str) -> list[Message]:
+        c = ToolCall("bash", {"command": command}, f"s{i}", ToolKind.SHELL, command=command)
+        return [Message(0, Role.ASSISTANT, "Running.", [c]),
+                Message(0, Role.TOOL, tool_results=[ToolResult(output, f"s{i}", "bash", exit_code=0)])]
+
+    def edit(path: str) -> list[Message]:
+        c = ToolCall("Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, path, ToolKind.EDIT, path=path)
+        return [Message(0, Role.ASSISTANT, "Editing.", [c]), Message(0, Role.TOOL, tool_results=[ToolResult("ok", path, "Edit")])]
+
+    msgs = [Message(0, Role.USER, "write the playbook and open a PR"), *edit("/r/docs/a.md"),
+            *run(1, "git add -A && git commit -m 'playbook'", "[feature/x 5dcb696] playbook\n 1 file changed"),
+            *run(2, "git push -u origin feature/x", "branch 'feature/x' set up to track 'origin/feature/x'."),
+            *run(3, "gh pr create --title 'playbook' --body 'x'", "https://github.com/o/r/pull/22\n"),
+            Message(0, Role.USER, "now add the roles to each phase rule"), *edit("/r/rules/101.mdc")]
+    msgs = [Message(i, m.role, m.text, m.tool_calls, m.tool_results) for i, m in enumerate(msgs)]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                      cwd="/r", n_rounds=len(t.rounds), target_tokens=4000)
+    said = " ".join(f.text for f in uncommitted_facts(ctx))
+    assert "Uncommitted: 1 file changed after the last commit (5dcb696" in said, said
+    assert "not in PR #22 (opened r" in said and "until committed and pushed" in said, said
