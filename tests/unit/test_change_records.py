@@ -262,7 +262,8 @@ def test_a_snippet_spliced_in_by_sed_says_what_each_attempt_added():
 
 
 def test_a_final_diff_is_shared_fairly_between_its_hunks_and_says_a_line_once():
-    hunks = "".join(f"@@ -{i},3 +{i},3 @@ class C{i}:\n-    x = {i}\n+    return NotImplemented\n" for i in range(12))
+    hunks = "".join(f"@@ -{i},4 +{i},4 @@ class C{i}:\n-    x = {i}\n+    return NotImplemented\n+    y = 0\n"
+                    for i in range(12))
     net = final_diff("diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n" + hunks)["m.py"]
     t = _transcript((make_call("Edit", {"file_path": "m.py", "old_string": "a", "new_string": "b"}, "a"),
                      ToolResult("ok", "a")))
@@ -272,6 +273,12 @@ def test_a_final_diff_is_shared_fairly_between_its_hunks_and_says_a_line_once():
     assert shown.count("+ return NotImplemented") <= 1 and "return NotImplemented" in full  # said once
     assert "- x = 1" in shown and "- x = 9" in shown  # the hunks share the room: not the first hunk's only
     assert len(shown) <= MAX_LINES and "more changed lines" in full
+    # a line replaced by one line in each: each change one line, all of them within MAX_NET_LINES
+    hunks = "".join(f"@@ -{i},3 +{i},3 @@ class C{i}:\n-    x = {i}\n+    return NotImplemented\n" for i in range(12))
+    net = final_diff("diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n" + hunks)["m.py"]
+    full = file_record("m.py", log, net=net).full_text or ""
+    assert all(f"~ `x = {i}` → `return NotImplemented` in `C{i}`" in full for i in range(1, 12))  # C0: the one line
+    assert "more changed lines" not in full
 
 
 def test_a_definition_the_hunks_context_opens_encloses_the_change_not_the_one_gits_header_names():

@@ -57,6 +57,7 @@ from compaction.transcripts._fences import outside_fences
 from compaction.transcripts.user_feedback import words_after
 
 MAX_LINES = 10  # diff lines shown per file
+MAX_NET_LINES = 16  # of a final diff's changes said in one line each
 MAX_LINE_CHARS = 200  # a longer line is left out whole (never cut mid-line) and counted
 MAX_EDIT_LINES = 6  # per-edit summary lines in the full record (the rest counted)
 SHORT_CHARS = 200  # the one-line form's length, cut at a part's boundary
@@ -360,9 +361,11 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if deleted or not events:
         return None
     thrown = thrown or []
+    n_reverted = count_edits([ed.event for ed in thrown])
     made_again = _made_again(thrown, events)  # reverted, then made again by a kept edit: kept after all
     thrown = [ed for ed in thrown if id(ed) not in made_again]
     undone = undone or count_edits([ed.event for ed in thrown])
+    again = max(0, n_reverted - undone)  # counted, never named as not kept
     rounds = [e.round for e in events]
     n = count_edits(events)
     rewrites, before = 0, None
@@ -381,8 +384,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         counts += f", {'each' if rewrites == n > 1 else rewrites if rewrites > 1 else 'one'} by writing the whole file"
     if failed:
         counts += f", {failed} failed attempt{'s' if failed != 1 else ''}"
-    if undone and not (anew and created):
-        counts += f", {undone} earlier edit{'s' if undone != 1 else ''} reverted (not kept)"
+    if (undone or again) and not (anew and created):
+        counts += f", {undone + again} earlier edit{'s' if undone + again != 1 else ''} reverted ({fate(undone, again)})"
     if renamed_from:
         counts += f", renamed from `{renamed_from}`"
     if reverted:
@@ -701,6 +704,26 @@ def _telling(summary: str) -> int:
     if "adds " in summary or "drops " in summary:
         return 1
     return 3 if summary.split(": ", 1)[-1].startswith("comment only") else 2
+
+
+def reverted_counts(log: FileLog) -> tuple[int, int]:
+    """(not kept, made again) of a file's edits thrown away, each counted once per call: an edit a kept
+    edit made again after the revert is one the session ran and threw away all the same."""
+    made_again = _made_again(log.thrown, log.kept)
+    lost = count_edits([ed.event for ed in log.thrown if id(ed) not in made_again])
+    return lost, max(0, log.n_thrown - lost)
+
+
+def fate(lost: int, again: int) -> str:
+    """What became of reverted edits: "not kept", "then redone" (a kept edit made their changes again), or
+    both counted. Why: sympy's numbers.py ran twelve edits, ten reverted by two `git checkout`s and nine of
+    those made again by the two kept ones; counting only the one not made again read as "2 edits, 1 earlier
+    edit reverted"."""
+    if not again:
+        return "not kept"
+    if not lost:
+        return "then redone"
+    return f"{again} redone, {lost} not kept"
 
 
 def _made_again(thrown: list, kept: list[Event]) -> set[int]:
@@ -1772,12 +1795,18 @@ def _block_body(lines: list[str], i: int) -> bool:
 
 
 def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
-    """A final diff's informative lines, at most MAX_LINES, shared fairly between its hunks (one long
-    hunk must not hide the others' changes); within a hunk a definition first, then what it added,
-    then what it removed, shown in the diff's order."""
-    per_hunk: list[list[tuple[int, int, str]]] = []  # (rank, place, line) of each hunk
+    """A final diff's informative lines, at most MAX_LINES (MAX_NET_LINES when its changes read in one line
+    each), shared fairly between its changes (one long hunk must not hide the others'); within a change a
+    definition first, then what it added, then what it removed, shown in the diff's order. Changes alike are said once with their count and places
+    (`_alike`), a one-line substitution or a short removal as one line (`_change_line`): sympy's numbers.py
+    made 42 changes of 13 kinds, and ten lines of its `- …`/`+ …` fragments left which line replaced which,
+    and how often, unsaid."""
+    per_hunk: list[list[tuple[int, int, str]]] = []  # (rank, place, line) of each change
     seen: set[str] = set()  # a line said once (`+ return NotImplemented` in forty hunks)
-    for hunk in net:
+    for hunk, places in _alike(net):
+        if one := _change_line(hunk, places):
+            per_hunk.append([(0, 0, one)])
+            continue
         said: list[str] = []
         in_hunk: set[str] = set()
         for sign, side in (("-", hunk.removed), ("+", hunk.added)):
@@ -1791,10 +1820,15 @@ def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
                     in_hunk.add(x)
         seen.update(said)
         if said:
-            per_hunk.append(sorted(((0 if definitions([x[2:]]) else 1 if x[0] == "+" else 2), i, x)
-                                   for i, x in enumerate(said)))
+            ranked = sorted(((0 if definitions([x[2:]]) else 1 if x[0] == "+" else 2), i, x)
+                            for i, x in enumerate(said))
+            if len(places) > 1:  # the change made at several places: said by its first line shown
+                rank, i, x = ranked[0]
+                ranked[0] = (rank, i, x + _times(places))
+            per_hunk.append(ranked)
     room = [0] * len(per_hunk)
-    left = MAX_LINES
+    # a change said in one line each: up to MAX_NET_LINES of them (the engine cuts the record by lines)
+    left = max(MAX_LINES, min(MAX_NET_LINES, sum(1 for ranked in per_hunk if ranked[0][2].startswith("~ "))))
     while left and any(room[i] < len(ranked) for i, ranked in enumerate(per_hunk)):
         for i, ranked in enumerate(per_hunk):
             if left and room[i] < len(ranked):
@@ -1802,6 +1836,45 @@ def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
                 left -= 1
     shown = [x for i, ranked in enumerate(per_hunk) for _, _, x in sorted(ranked[:room[i]], key=lambda r: r[1])]
     return shown, sum(len(ranked) for ranked in per_hunk) - len(shown)
+
+
+def _alike(net: tuple[Hunk, ...]) -> list[tuple[Hunk, list[str | None]]]:
+    """The diff's changes, those with the same lines (indentation aside) as one, in the order of the first,
+    with the definition each landed in: seven methods' `raise TypeError(…)` → `return NotImplemented`."""
+    out: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[Hunk, list[str | None]]] = {}
+    for h in net:
+        key = (tuple(ln.strip() for ln in h.removed if ln.strip()), tuple(ln.strip() for ln in h.added if ln.strip()))
+        out.setdefault(key, (h, []))[1].append(h.context)
+    return list(out.values())
+
+
+_CHANGE_LINES = 3  # a removal of at most this many lines is said in one line
+
+
+def _change_line(hunk: Hunk, places: list[str | None]) -> str:
+    """One line for a change that reads whole in one: a line replaced by one line ("~ `old` → `new`"), or a
+    few lines removed ("~ removed `def __ne__(self, other): return not self.__eq__(other)`"); with how often
+    and where ("×7 in `__lt__`"). "" for any other change: its own lines say it."""
+    old = [ln.strip() for ln in hunk.removed if ln.strip()]
+    new = [ln.strip() for ln in hunk.added if ln.strip()]
+    if old == new or any("`" in ln for ln in (*old, *new)):  # re-indented only: its lines say how
+        return ""
+    if len(old) == len(new) == 1 and len(old[0]) + len(new[0]) <= 2 * MAX_LINE_CHARS:
+        line = f"~ `{old[0]}` → `{new[0]}`"
+    elif old and not new and len(old) <= _CHANGE_LINES and len(" ".join(old)) <= MAX_LINE_CHARS:
+        line = f"~ removed `{' '.join(old)}`"
+        if definitions(old[:1]):  # the definition removed names itself: the one above it places nothing
+            places = [None] * len(places)
+    else:
+        return ""
+    return line + _times(places)
+
+
+def _times(places: list[str | None]) -> str:
+    """How often a change was made and in which definitions (" ×7 in `__lt__`"), "" for one made once nowhere named."""
+    named = list(dict.fromkeys(p for p in places if p))
+    where = f" in {', '.join(f'`{p}`' for p in named[:3])}{' …' if len(named) > 3 else ''}" if named else ""
+    return (f" ×{len(places)}" if len(places) > 1 else "") + where
 
 
 def _insert_places(events: list[Event]) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite, display_path, is_test_path
 from compaction.history.sections import Section
-from compaction.history.sources.changes import gists
+from compaction.history.sources.changes import fate, gists, reverted_counts
 from compaction.history.sources.filelog import creates, folder_named, follow_move, logs_of
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Role
@@ -95,7 +95,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                     what += f", made again by {log.rebuilt} since: those edits are gone"
                 if log.thrown:
                     n = log.n_thrown
-                    what += f" ({n} edit{'s' if n != 1 else ''} reverted, not kept)"
+                    what += f" ({n} edit{'s' if n != 1 else ''} reverted, {fate(*reverted_counts(log))})"
         if not info.named and what not in SCRATCH:
             what += _INFERRED
         if info.renamed_from and what not in SCRATCH:
