@@ -76,6 +76,18 @@ class EventKind(StrEnum):
     REQUEST = "request"  # a user request (the task and later asks)
 
 
+@dataclass(frozen=True, slots=True)
+class Miss:
+    """A line-addressed substitution (`sed -i 'Ns/a/b/'`) whose line held no `a`: the substitution, what
+    the line held as last seen (None: not seen), and the definition the line lies in with the line that
+    opens it ("", 0: not seen), which say what the agent meant to change where."""
+
+    hunk: Hunk
+    held: str | None = None
+    scope: str = ""
+    opened: int = 0
+
+
 @dataclass(slots=True)
 class Event:
     """One thing that happened, typed by kind: file events (read/write/edit/delete/revert) carry
@@ -112,6 +124,7 @@ class Event:
     unchanged: bool = False  # edits: applied, but its new text was its old one (the file is as it was)
     missed: int = 0  # line-addressed substitutions (`sed -i 'Ns/a/b/'`) of it whose line held no such text
     missed_where: tuple[str, ...] = ()  # those substitutions by line and pattern ("line 1048: `transform=transform`")
+    misses: tuple[Miss, ...] = ()  # the same substitutions, each with its line's text and definition
 
 
 MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
@@ -1211,14 +1224,13 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                     continue  # `touch` of a file the session already had: its text is as it was
                 hunks = change.hunks if change else ()
                 missed = state.views.missed(path, hunks, cmd) if state.views and hunks else 0
-                where: tuple[str, ...] = ()
+                misses: tuple[Miss, ...] = ()
                 if missed:  # `sed -i 'Ns/a/b/'` whose line N, as the session last saw it, holds no `a`
-                    where = tuple(_missed_where(h, state.views.addressed_line(path, h)) for h in hunks
-                                  if state.views.misses(path, h))
+                    misses = tuple(_miss(h, path, state.views) for h in hunks if state.views.misses(path, h))
                     hunks = tuple(h for h in hunks if not state.views.misses(path, h))
                 events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=False,
                                     via_shell=True, hunks=hunks, unchanged=bool(missed) and not hunks, missed=missed,
-                                    missed_where=where,
+                                    missed_where=tuple(_missed_where(m.hunk, m.held) for m in misses), misses=misses,
                                     whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
                 state.views.changed(path, events[-1], cmd)
                 state.forget_numbered(path)
@@ -1446,6 +1458,12 @@ _FENCE_OPEN_RE = re.compile(r"^\s*```([\w+-]*)[ \t]*$", re.MULTILINE)
 
 
 MISSED_LINE_CHARS = 60  # of the line a substitution missed, as quoted
+
+
+def _miss(hunk: Hunk, path: str, views: LineViews) -> Miss:
+    """A substitution that missed, with its line and the definition it lies in, as the views show them."""
+    scope = views.scope(path, hunk)
+    return Miss(hunk, views.addressed_line(path, hunk), *(scope or ("", 0)))
 
 
 def _missed_where(hunk: Hunk, line: str | None) -> str:

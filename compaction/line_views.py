@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from compaction.edits import Hunk, same_file
+from compaction.edits import Hunk, definition, enclosing, same_file
 
 # `  1187\t    return arg == self` (nl, cat -n, an editor's view), `1187:    return …` / `1185-  …` (grep -n)
 _NUMBERED_RE = re.compile(r"^\s*(\d{1,7})(?:(?:\t|[:-](?=\S|\s)| {2,}|\s*→)(.*))?$")  # a bare number: an empty line
@@ -101,6 +101,26 @@ class LineViews:
         """The line a substitution (`sed 'Ns/a/b/'`) is addressed to, as last seen; None when unknown."""
         number = _addressed(hunk)
         return self._line(path, number) if number else None
+
+    def scope(self, path: str, hunk: Hunk) -> tuple[str, int] | None:
+        """The definition a line-addressed substitution's line lies in, and the line that opens it, when the
+        views show every line from there down to it (within MAX_SPAN): a miss at "line 1048" is told as one
+        in `set_output` (opened at line 1030), the function the agent meant to change."""
+        number = _addressed(hunk)
+        line = self._line(path, number) if number else None
+        if line is None:
+            return None
+        above: list[str] = []
+        while len(above) < MAX_SPAN and (prev := self._line(path, number - len(above) - 1)) is not None:
+            above.append(prev)
+        above.reverse()
+        name = enclosing(above, line)
+        indent = len(line) - len(line.lstrip()) if line.strip() else 10**6
+        for i in range(len(above) - 1, -1, -1):
+            m = definition(above[i]) if name else None
+            if m and m.group(1) == name and len(above[i]) - len(above[i].lstrip()) < indent:
+                return name, number - len(above) + i
+        return None
 
     def misses(self, path: str, hunk: Hunk) -> bool:
         """A line-addressed substitution whose pattern the line, as last seen, does not match (and whose

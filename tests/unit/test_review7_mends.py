@@ -153,7 +153,7 @@ def test_a_substitution_that_matched_nothing_and_was_never_made_since_is_open_wo
     s.run("sed -i '1s/transform=None/transform=None, **kw/' pipeline.py && "
           "sed -i '2s/transform=transform/transform=transform, **kw/' pipeline.py")  # line 2 holds `x = 1`
     facts = missed_edit_facts(_ctx(s.msgs))
-    assert len(facts) == 1 and facts[0].text.startswith("Not made: 1 substitution of `pipeline.py` (r2)")
+    assert len(facts) == 1 and facts[0].text.startswith("Not made: 1 of the 2 substitutions of `pipeline.py` (r2)")
     assert "line 2" in facts[0].text
     s.run("sed -i '3s/transform=transform/transform=transform, **kw/' pipeline.py")  # made since: not open
     assert missed_edit_facts(_ctx(s.msgs)) == []

@@ -32,6 +32,7 @@ from compaction.history.lookups import PATH_LINE_RE, found_nothing_in, lookup_hi
 from compaction.history.sections import Section
 from compaction.history.sentences import BEFORE_WIDE_TEXT, THOUGHT_RE, WIDE_CLASS, prose, sentences_around, straight
 from compaction.history.sources.blocks import referenced_blocks
+from compaction.history.sources.missed_edits import belied
 from compaction.history.sources.recaps import EDITED_AGAIN, recapped
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolKind, ToolResult, Transcript
@@ -247,8 +248,13 @@ def finding_facts(ctx: FactContext) -> list[Fact]:
         if not (f.outcome or f.code):
             told[f.round] = f"{told.get(f.round, '')} {f.text}"
     reports = request_reports(ctx.transcript, told=told, lang=ctx.lang, recaps=recapped(ctx))
-    return _disputed(ctx, timeline(findings, int(target * (TIGHT_SHARE if target < TIGHT_TARGET else SHARE)))
-                     + [_single(r) for r in reports])
+    facts = _disputed(ctx, timeline(findings, int(target * (TIGHT_SHARE if target < TIGHT_TARGET else SHARE)))
+                      + [_single(r) for r in reports])
+    for f in facts:  # a claim of changes made that a substitution never made belies (missed_edits.belied)
+        if note := belied(ctx, f.rounds, f.text):
+            _noted(f, note)
+            f.short = f.short + note if f.short else None
+    return facts
 
 
 # The user's next words challenging what the agent just said ("how can you say things look up-to-date if you
@@ -275,12 +281,17 @@ def _disputed(ctx: FactContext, facts: list[Fact]) -> list[Fact]:
             continue
         said = " ".join(said.split())
         said = said if len(said) <= DISPUTE_CHARS else said[:DISPUTE_CHARS].rsplit(" ", 1)[0] + "…"
-        note = f" — the user disputed it (r{last + 1}): “{said}”"
-        f.text = f.text.removesuffix(f" (r{last})") + note + f" (r{last})" if f.text.endswith(f" (r{last})") \
-            else f.text + note
-        if f.full_text:
-            f.full_text = f.full_text + note
+        _noted(f, f" — the user disputed it (r{last + 1}): “{said}”")
     return facts
+
+
+def _noted(f: Fact, note: str) -> None:
+    """`note` after the fact's words, before its closing citation when it ends on one."""
+    last = max(f.rounds, default=0)
+    f.text = f.text.removesuffix(f" (r{last})") + note + f" (r{last})" if f.text.endswith(f" (r{last})") \
+        else f.text + note
+    if f.full_text:
+        f.full_text = f.full_text + note
 
 
 def collect(transcript: Transcript, events: list[Event] | None = None,

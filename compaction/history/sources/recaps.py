@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from compaction.events import EventKind
 from compaction.history.facts import Fact, cite
 from compaction.history.sections import Section
+from compaction.history.sources.missed_edits import belied
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, Round, ToolCall, ToolKind
 from compaction.transcripts.path_spelling import NAMED_FILE_RE, file_name
@@ -33,6 +34,8 @@ EDITED_AGAIN = "edited again from "  # an account of a state the session moved o
 SCORE = 50
 LEAD_CHARS = 160
 LEAD_READ = 300  # characters before a list read for the words that say what it is
+LATER_CHARS = 220  # of each later account of the recapped files, as told after the recap
+MAX_LATER = 3  # later accounts told: the latest
 
 _ITEM_RE = re.compile(r"^([ \t]*)(?:[-*•+]|\d{1,2}[.)])[ \t]+(\S.*)$")
 _WRITING = (ToolKind.EDIT, ToolKind.WRITE)
@@ -182,7 +185,7 @@ def _found(ctx: FactContext) -> list[Fact]:
     if not edits and not unnamed:
         return []
     changed = {file_name(p) for _, p in edits}
-    found: list[tuple[int, _List]] = []  # (round, list): the last recap of each request, in order
+    found: list[tuple[int, int, _List]] = []  # (round, message, list): the last recap of each request, in order
     k = 0  # the next edit not yet passed
     edited = opened = False  # the current request edited something; has a recap already (a later one replaces it)
     for rnd in ctx.transcript.rounds:
@@ -196,21 +199,91 @@ def _found(ctx: FactContext) -> list[Fact]:
                     and (lst := _recap(msg, changed)):
                 if opened:
                     found.pop()
-                found.append((rnd.number, lst))
+                found.append((rnd.number, msg.index, lst))
                 opened = True
     later = sorted((e.round, file_name(e.path)) for e in ctx.events  # an edit seen, not a commit's report of it
                    if e.kind in (EventKind.WRITE, EventKind.EDIT) and e.path and not e.failed and not e.git_output)
     facts = []
-    for n, (number, lst) in enumerate(reversed(found[-MAX_RECAPS:])):
+    shown = {index for _, index, _ in found[-MAX_RECAPS:]}
+    for n, (number, index, lst) in enumerate(reversed(found[-MAX_RECAPS:])):
         lead = _lead_line(lst.lead)
         # the files it tells of, edited again after it: the account is of a state that has moved on since
         named = {w for _, t in lst.items for w in NAMED_FILE_RE.findall(t)} | set(NAMED_FILE_RE.findall(lst.lead))
         again = next((r for r, name in later if r > number and name in named), None)
         when = f"{cite([number])[:-1]}; {EDITED_AGAIN}r{again})" if again else cite([number])
         head = f"The agent's own account {when}: " + (f"{lead} " if lead else "")
-        text = head + _join(lst.items, TEXT_CHARS)
-        full = head + _join(lst.items, FULL_CHARS)
-        short = head + _join(lst.items[:SHORT_ITEMS], TEXT_CHARS // 2)
+        note = belied(ctx, [number], f"{lst.lead} " + " ".join(t for _, t in lst.items), account=True)
+        since = _since(ctx, index, named, edits, shown) if again else []
+        text = head + _join(lst.items, TEXT_CHARS) + _told_since(since, LATER_CHARS) + note
+        full = head + _join(lst.items, FULL_CHARS) + _told_since(since, LATER_CHARS) + note
+        short = head + _join(lst.items[:SHORT_ITEMS], TEXT_CHARS // 2) + _told_since(since[-1:], LATER_CHARS // 2) + note
         facts.append(Fact(Section.CHANGES, text, [number], score=SCORE - 8 * n, short=short,
                           full_text=full if full != text else None, prose=True))
     return facts
+
+
+def _since(ctx: FactContext, after: int, named: set[str], edits: list[tuple[int, str | None]],
+           shown: set[int]) -> list[tuple[int, str]]:
+    """What the agent said of the recapped files after the recap (message `after`), each later request's
+    last words naming one of them once it had edited one (round, text), the latest MAX_LATER: a recap of
+    a state edited since tells what later edits took away as if it stood (the git-provenance summary's
+    "A single 10x7 matrix …" at r34, which r36 split into seven tables: "Updated … to replace the single
+    wide 10x7 matrix with 7 separate tables", r39). A later recap shown in its own line (`shown`) is not
+    told again, nor a question."""
+    marks = sorted(i for i, p in edits if i > after and p and file_name(p) in named)
+    out: list[tuple[int, str]] = []
+    last: tuple[int, str] | None = None  # the current request's latest such words
+    edited = False
+    k = 0
+    for rnd in ctx.transcript.rounds:
+        for msg in rnd.messages:
+            if msg.index <= after:
+                continue
+            while k < len(marks) and marks[k] <= msg.index:
+                edited, last, k = True, None, k + 1  # words before the edit are not about it
+            if msg.role is Role.USER and not msg.harness and msg.text.strip():
+                if last:
+                    out.append(last)
+                edited, last = False, None
+            elif edited and msg.role is Role.ASSISTANT and not msg.harness and msg.text.strip() \
+                    and msg.index not in shown and _reports_done(msg.text) \
+                    and any(n in named for n in NAMED_FILE_RE.findall(msg.text)):
+                last = (rnd.number, msg.text)
+    if last:
+        out.append(last)
+    return out[-MAX_LATER:]
+
+
+def _reports_done(text: str) -> bool:
+    """A message that opens by saying what was done ("Updated `SYSTEM-SUMMARY.md` to replace …", "I've
+    moved …", "Done: …"), not a finding ("Missing from README settings section: …"), an error ("It
+    appears the section … does not exist") or a question."""
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    first = re.split(r"(?<=[.!?])\s+", _MARKUP_RE.sub("", first).lstrip("#").strip(), maxsplit=1)[0]
+    if not first or text.rstrip().endswith("?"):
+        return False
+    # a past tense first word says it whatever follows ("Updated … to add prose …"); other words only
+    # when nothing in them says it is still to come
+    return _done(first) or bool(_LEAD_DONE_RE.search(first) and not _LEAD_TO_COME_RE.search(first))
+
+
+def _gist(text: str, limit: int) -> str:
+    """A message on one line: its prose and list items without markers and bold, code blocks left out,
+    cut at a word within `limit`."""
+    lines: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and line.strip():
+            m = _ITEM_RE.match(line)
+            lines.append(m.group(2) if m else line.strip().lstrip("#").strip())
+    said = " ".join(_MARKUP_RE.sub("", " ".join(lines)).split())
+    return said if len(said) <= limit else said[:limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _told_since(since: list[tuple[int, str]], limit: int) -> str:
+    """The later accounts after the recap's items: "; since then, in the agent's words: r39 “…”"."""
+    if not since:
+        return ""
+    return "; since then, in the agent's words: " + "; ".join(f"r{r} “{_gist(t, limit)}”" for r, t in since)
