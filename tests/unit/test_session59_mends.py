@@ -209,3 +209,15 @@ def test_changes_after_the_commit_a_pull_request_was_opened_on_are_said_not_to_b
     said = " ".join(f.text for f in uncommitted_facts(ctx))
     assert "Uncommitted: 1 file changed after the last commit (5dcb696" in said, said
     assert "not in PR #22 (opened r" in said and "until committed and pushed" in said, said
+
+
+def test_tests_written_for_some_changed_files_only_say_which_got_none() -> None:
+    """aider-monochromatic: the user asked for tests of iterables.union.ts (r46), then the intersection
+    functions were written (r47-r52); "test files written, never run: `iterables.union.unit.test.ts`" read to
+    the readers as the intersection functions tested too."""
+    from compaction.history.sources.current import _tests_written_for
+    said = _tests_written_for(["src/iterables.union.unit.test.ts"], ["src/iterables.union.ts",
+                                                                    "src/iterables.intersection.ts", "README.md"])
+    assert said == "; tests written for `iterables.union.ts` only, none for `iterables.intersection.ts`", said
+    assert _tests_written_for(["tests/test_api.py"], ["src/app.py"]) == ""  # named after no changed file: no rule
+    assert _tests_written_for(["tests/test_app.py"], ["src/app.py"]) == ""  # every changed file has its tests

@@ -284,6 +284,8 @@ def _verification(ctx: FactContext) -> Fact | None:
                      "may have covered them" if reported else f"; the project's tests it saw never ran: {_names(unrun)}")
     if not written:
         text += "; no test added or changed"
+    else:
+        text += _tests_written_for(written, [p for p in dict.fromkeys(e.path or "" for e in work)])
     # a loose end to tidy: a program the session wrote outside the project and ran (fastjson2's
     # `/home/ReproJSON….java` beside `/home/fastjson2`), never removed; not what it wrote there to keep
     ran_names = {name for e in ctx.events if e.kind is EventKind.COMMAND and e.command for name in scripts_run(e.command)}
@@ -327,6 +329,25 @@ def _untested(runs: list[Event], changed: list[str]) -> str:
         return ""
     return (f"; no test run named after the changed {_names(missing, MAX_UNTESTED)} "
             f"(they ran those of {_names(covered, MAX_UNTESTED)})")
+
+
+def _tests_written_for(written: list[str], changed: list[str]) -> str:
+    """"; tests written for `iterables.union.ts` only, none for `iterables.intersection.ts`" when the test files
+    the session wrote are named after some of the code files it changed (`iterables.union.unit.test.ts`: the
+    session's own convention) and not after others: aider-monochromatic added union's tests, and its readers
+    took the intersection functions for tested too. Nothing when no test is named after a changed file."""
+    stems = [m.group(1).lower() for p in written if (m := _TEST_STEM_RE.match(file_name(p).rsplit(".", 1)[0]))]
+
+    def covered(path: str) -> bool:
+        stem = file_name(path).rsplit(".", 1)[0].lower()
+        return any(t == stem or t.startswith((stem + ".", stem + "_", stem + "-")) for t in stems)
+
+    code = [p for p in changed if not is_test_path(p) and _RUN_FILE_RE.fullmatch(file_name(p))]
+    done = [p for p in code if covered(p)]
+    missing = [p for p in code if not covered(p)]
+    if not done or not missing:
+        return ""
+    return f"; tests written for {_names(done, MAX_UNTESTED)} only, none for {_names(missing, MAX_UNTESTED)}"
 
 
 def _still_failing(ctx: FactContext, run: Event) -> str:
