@@ -160,7 +160,8 @@ def compact(
         summary_budget = target - fixed_tokens - tokens.count(tail_text) - int(target * 0.02)
         pool = [copy.copy(f) for f in all_facts]
         chosen = _choose(pool, summary_budget, shown_start, held_problems=tokens.count(em_doc),
-                         records_part=max(0, tokens.count(em_doc) - tokens.count(em_block)), shown=em_doc)
+                         records_part=max(0, tokens.count(em_doc) - tokens.count(em_block)), shown=em_doc,
+                         tail=tail_text)
         markdown = _render(lang, header, chosen, em_doc, dropped, tail_text, shown_start, len(rounds))
         used = tokens.count(markdown)
         if used <= target:
@@ -350,13 +351,14 @@ def _told_beside_tail(f: Fact) -> bool:
 
 
 def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, held_problems: int = 0,
-            records_part: int = 0, shown: str = "") -> list[Fact]:
+            records_part: int = 0, shown: str = "", tail: str = "") -> list[Fact]:
     """Essentials first (full text, else their short form); then by priority the optional facts up to
     the completed actions (the seed's order); then, when the rest do not all fit, every later section
     its most valuable facts up to its share (`SHARES`), so no kind of question is left without an
     answer; then the rest by priority and score. An optional fact from the rounds the verbatim tail
     shows (from `tail_start`) would say it twice, except a completed action (the tail may elide a
-    command in the middle of a long output). `held_problems`: what the error-memory block holds (it
+    command in the middle of a long output), or a quote of the agent's the tail elides (`tail`: its text,
+    `facts.tail_says`). `held_problems`: what the error-memory block holds (it
     counts against the problems' share); `shown`: the document's other text (the error-memory block),
     whose words a line need not repeat."""
     texts = [f.text for f in all_facts]
@@ -371,7 +373,7 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
     for f in ordered:
         if not f.essential and not f.task and f.section is not Section.MARKED:
             if not (tail_start is not None and not _told_beside_tail(f) and not f.pending
-                    and f.rounds and min(f.rounds) >= tail_start):
+                    and f.rounds and min(f.rounds) >= tail_start and facts.tail_says(f, tail)):
                 optional.append(f)  # else the verbatim tail says it (a state-changing command stays listed)
             continue
         cost = costs[id(f)]

@@ -60,6 +60,9 @@ class Fact:
     # goal: a later request shown short whose full text is the user's own asks (no paste): given back
     # before the other sections' fuller texts, not after them like a paste or the condensed task
     asks_whole: bool = False
+    # prose: the agent's words the fact quotes; from a round the verbatim tail shows, the fact stays when
+    # the tail elides them (`tail_says`)
+    quote: str | None = None
 
     def rank(self) -> float:
         """The selection priority: the section's, unless the source set its own."""
@@ -294,3 +297,21 @@ def value(f: Fact) -> float:
     if f.section is Section.GOAL or f.section is Section.DECISIONS:
         return f.score
     return f.score + SPECIFIC_WEIGHT * min(specifics(f.text), SPECIFIC_CAP)
+
+
+_NOT_LETTERS_RE = re.compile(r"[\W_]+")
+
+
+def letters(text: str) -> str:
+    """The text's letters and digits, lower-cased: what it says, whatever its marks, quotes and spacing."""
+    return _NOT_LETTERS_RE.sub("", text.lower())
+
+
+_tail_letters = per_text(maxsize=16)(letters)  # the few tails one compaction renders: large texts, few kept
+
+
+def tail_says(f: Fact, tail: str) -> bool:
+    """Whether the verbatim tail shows what a fact from its rounds says: yes, unless the fact quotes the agent's
+    words and the tail elided them (tree-vanilla's last edit: its reason, "移除了 `expandAllBtn.click()` 步骤，
+    因为…", was in the 326 tokens the tail cut from the round's reply, and the fact was left out as said there)."""
+    return f.quote is None or letters(f.quote) in _tail_letters(tail)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from compaction import tokens
 from compaction.history import overlap
-from compaction.history.facts import Fact
+from compaction.history.facts import Fact, tail_says
 from compaction.history.sections import LAST_ROOM, Section
 from compaction.history.steering import Steering
 from compaction.history.tail import (
@@ -137,7 +137,8 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
             continue
         rounds_of = step.original.rounds
         if step.copy is None and step.original.section not in (Section.GOAL, Section.WRITTEN) \
-                and not step.original.pending and rounds_of and min(rounds_of) >= start:
+                and not step.original.pending and rounds_of and min(rounds_of) >= start \
+                and tail_says(step.original, "\n".join([*extra, tail_text])):
             continue  # its rounds are in the verbatim tail already: it would say what the tail shows (a file's
             # text as the session left it is no round's)
         if step.copy is None and step.original.section in SAID_ONCE and not said.adds(step.full):

@@ -9,6 +9,12 @@ of `_connect` written after a refused attempt.
 Why by position and names rather than cue phrases ("because", "I'll"): an agent writing in Chinese,
 or stating a reason without a cue word, still writes it beside the call and still names the code.
 Cue words in two languages only weigh a sentence up; they never decide alone.
+
+The edit's own text (its call's message, its report) comes first: an older text's sentence that only shares
+the edit's names, without a cause, is an idea weighed before and gives way to it. In the own text, the agent's
+list of what it changed ("主要改动：1. 移除了…") weighs above a guess it wrote before the edit, and a sentence of
+code with hardly a word of prose reads with the next one pointing back at it ("`X.set_output` calls `super()…`.
+I need to update it to accept `**kwargs`…").
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from compaction.events import OFFER_RE, Event, EventKind
-from compaction.history.facts import Fact, display_path, relative_paths
+from compaction.history.facts import Fact, display_path, letters, relative_paths
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import BEFORE_WIDE_TEXT, WIDE_CLASS, prose
@@ -101,6 +107,7 @@ class Reason:
     score: float
     short: str
     full: str
+    said: str = ""  # its best sentence whole, as the agent wrote it (`Fact.quote`)
 
 
 def reasons(ctx: FactContext) -> list[Reason]:
@@ -125,8 +132,8 @@ def reasons(ctx: FactContext) -> list[Reason]:
         fences = (max(fences[0], asked[i - 1] if i else -1), min(fences[1], asked[i] if i < len(asked) else 1 << 30))
         got = _reason(_window(ctx, e.message_index, e.round, fences), terms, used) if terms else None
         if got is not None:
-            short, full, score, source = got
-            found[e.message_index] = Reason([path], e.round, source, score - rank, short, full)
+            short, full, score, source, said = got
+            found[e.message_index] = Reason([path], e.round, source, score - rank, short, full, said)
     return list(found.values())
 
 
@@ -141,7 +148,8 @@ def reason_facts(ctx: FactContext) -> list[Fact]:
         head = h(ctx.lang, "change_reason").format(files=names, n=r.edited)
         text = relative_paths(head + r.short, ctx.cwd)
         whole = relative_paths(head + r.full, ctx.cwd) if r.full != r.short else None
-        out.append(Fact(Section.DECISIONS, text, [r.source], score=r.score, prose=True, full_text=whole))
+        out.append(Fact(Section.DECISIONS, text, [r.source], score=r.score, prose=True, full_text=whole,
+                        quote=relative_paths(r.said, ctx.cwd) or None))
     return out
 
 
@@ -314,31 +322,102 @@ def _edit_terms(path: str, events: list) -> set[str]:
 
 
 def _reason(window: list[tuple[tuple[int, int, str], int, bool]], terms: set[str], used: set[str]
-            ) -> tuple[str, str, float, int] | None:
-    """(best sentence, best two, score, round it came from) of the texts around an edit's call
+            ) -> tuple[str, str, float, int, str] | None:
+    """(best sentence, best two, score, round it came from, best sentence uncut) of the texts around an edit's call
     (`_window`), for the edit's names `terms`; sentences in `used` are another edit's reason."""
-    scored: list[tuple[float, int, int, str]] = []
+    scored: list[_Scored] = []
     searched = _searched(terms)  # once per edit, not once per text of its window
     for (_, rnd, text), distance, own in window:
         read = _read(text)
+        values: dict[int, tuple[_Statement, float]] = {}
         for pos in read.candidates(searched, own, distance <= NEAR):
             said = read.statement(pos)
-            if said is None or said.text in used:
+            if said is None or _said(said.text, used):
                 continue
             value = _value(said, terms, own)
+            values[pos] = said, value
             if value > 0:
-                scored.append((value - 0.4 * distance, rnd, pos, said.text))
+                scored.append(_Scored(value - 0.4 * distance, rnd, pos, said.text, own, said.cause))
+        if own:
+            scored += _pairs(values, terms, used, rnd)
+    scored = _own_first(scored)
     if not scored:
         return None
-    scored.sort(key=lambda x: -x[0])
+    scored.sort(key=lambda x: -x.value)
     best = scored[:MAX_SENTENCES]
-    if len(best) > 1 and best[1][0] < best[0][0] - 3:  # a far weaker second says little
+    if len(best) > 1 and _repeats(best[1].text, best[0].text):
+        used.add(best.pop().text)  # the first again (a quote pasted twice): said, and no other edit's reason
+    if len(best) > 1 and best[1].value < best[0].value - 3:  # a far weaker second says little
         best = best[:1]
-    best.sort(key=lambda x: (x[1], x[2]))  # in the order the agent wrote them
-    used.update(x[3] for x in best)
-    short = _cut(scored[0][3], SHORT_CHARS)
-    full = _cut(_joined([x[3] for x in best]), FULL_CHARS)
-    return short, full, BASE_SCORE + min(scored[0][0], 8), scored[0][1]
+    best.sort(key=lambda x: (x.round, x.pos))  # in the order the agent wrote them
+    used.update(x.text for x in best)
+    short = _cut(scored[0].text, SHORT_CHARS)
+    full = _cut(_joined([x.text for x in best]), FULL_CHARS)
+    return short, full, BASE_SCORE + min(scored[0].value, 8), scored[0].round, scored[0].text
+
+
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    """A sentence (or two running on) found for an edit's reason: its value, where it was written, whether in
+    the edit's own text (its call's message, its report) and whether it gives a cause."""
+
+    value: float
+    round: int
+    pos: int
+    text: str
+    own: bool
+    cause: bool
+
+
+def _own_first(scored: list[_Scored]) -> list[_Scored]:
+    """When the edit's own text gives a reason, an older text's sentence counts only if it gives a cause:
+    one merely sharing the edit's names is about an idea weighed before (scikit-learn's r15 dict idea,
+    "So if I do `selector.set_output(transform={…})`…", outranked the r19 edit's own "`FunctionTransformer.
+    set_output` calls `super().set_output(transform=transform)`. I need to update it to accept `**kwargs`…")."""
+    if not any(x.own for x in scored):
+        return scored
+    return [x for x in scored if x.own or x.cause]
+
+
+def _said(text: str, used: set[str]) -> bool:
+    """Another edit's reason took this sentence, or the same words (a quote the agent pasted again)."""
+    return text in used or any(_repeats(text, u) for u in used)
+
+
+def _repeats(second: str, first: str) -> bool:
+    """The second sentence is the first again (a quote the agent pasted twice, "And: \"The `dtypes`…\"")."""
+    a, b = _letters(second), _letters(first)
+    return bool(a) and (a in b or b in a)
+
+
+_letters = per_text(maxsize=4096)(letters)  # sentences compared whatever their quotes and spacing
+
+
+# A sentence pointing back at what the one before it named ("I need to update it to accept `**kwargs`")
+_REFERS_BACK_RE = re.compile(r"\b(?:it|them|this|that|these|those)\b|它|这个|该方法|该函数", re.IGNORECASE)
+
+
+def _pairs(values: dict[int, tuple[_Statement, float]], terms: set[str], used: set[str], rnd: int
+           ) -> list[_Scored]:
+    """Two running sentences of the edit's own text read as one where neither says enough alone, the first
+    is code with hardly a word of prose and the second points back at it: scikit-learn's
+    "`FunctionTransformer.set_output` calls `super().set_output(transform=transform)`." (the names, one word of
+    prose) then "I need to update it to accept `**kwargs` and pass them." (the plan, one name): together, why."""
+    out: list[_Scored] = []
+    for pos, (said, value) in values.items():
+        before = values.get(pos - 1)
+        if before is None or value > 0 or before[1] > 0 or not 0 < _words(before[0].text) < MIN_WORDS \
+                or not _REFERS_BACK_RE.search(said.text):
+            continue  # one says enough alone, the first is more than names (or a quoted line), the second stands alone
+        both = _Statement(_joined([before[0].text, said.text]), before[0].names | said.names,
+                          before[0].numbers + said.numbers, before[0].cause or said.cause,
+                          before[0].account or said.account)
+        if len(both.text) > MAX_CHARS or _said(both.text, used):
+            continue
+        joined = _value(both, terms, True, joined=True)
+        if joined > 0:
+            out.append(_Scored(joined, rnd, pos - 1, both.text, True, both.cause))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,6 +428,7 @@ class _Statement:
     names: frozenset[str]
     numbers: int
     cause: bool
+    account: bool = False  # an item of the agent's list of what it changed ("主要改动：1. …", "Changes:")
 
 
 class _Prose:
@@ -405,14 +485,50 @@ class _Prose:
         question, a lead-in or an offer to the user, no code named and no number)."""
         if i in self.said:
             return self.said[i]
-        raw = self.text[self.ends[i - 1] if i else 0:self.ends[i]]
-        s = _LIST_MARK_RE.sub("", " ".join(raw.replace("**", "").split())).strip()
+        s = _LIST_MARK_RE.sub("", " ".join(_unbold(self._raw(i)).split())).strip()
         said = None
         if MIN_CHARS <= len(s) <= MAX_CHARS and not s.endswith(("?", "？", ":", "：")) and _CODE_HINT_RE.search(s) \
                 and not OFFER_RE.search(s) and not _REPLY_PLAN_RE.match(s) and not _supposes(s):
-            said = _Statement(s, frozenset(_names(s)), len(_NUMBER_RE.findall(s)), bool(_causes(s, s.lower())))
+            said = _Statement(s, frozenset(_names(s)), len(_NUMBER_RE.findall(s)), bool(_causes(s, s.lower())),
+                              self.accounts(i))
         self.said[i] = said
         return said
+
+    def _raw(self, i: int) -> str:
+        """Sentence `i` as written, its separator after it."""
+        return self.text[self.ends[i - 1] if i else 0:self.ends[i]]
+
+    def _item(self, i: int) -> bool:
+        """Sentence `i` is on a list item's line (its marker opens the line: "- ", "2. ")."""
+        start = self.ends[i - 1] if i else 0
+        line_start = self.text.rfind("\n", 0, start) + 1
+        return _ITEM_LINE_RE.match(self.text, line_start, self.ends[i]) is not None
+
+    def accounts(self, i: int) -> bool:
+        """Sentence `i` is an item of a list the agent opened by saying it changed something ("已修复测试。
+        主要改动：", "I simplified the test:", "Changes:"): its own account of the edit, not a guess it weighed
+        ("这说明可能有两个问题：1. …" opens a list of hypotheses)."""
+        if not self._item(i):
+            return False
+        for j in range(i - 1, max(-1, i - ACCOUNT_ITEMS), -1):
+            raw = self._raw(j)
+            if self._item(j) or _MARKER_ONLY_RE.match(raw):
+                continue  # an earlier item of the list, or its marker split off ("1." ends at its stop)
+            lead = raw.strip().replace("**", "")
+            return lead.endswith((":", "：")) and _CHANGED_RE.search(lead) is not None
+        return False
+
+
+def _unbold(text: str) -> str:
+    """The text without Markdown's bold marks, those inside code spans kept (`**kwargs` is a name)."""
+    if "**" not in text:
+        return text
+    if "`" not in text:
+        return text.replace("**", "")
+    return "".join(part if part.startswith("`") else part.replace("**", "") for part in _SPAN_SPLIT_RE.split(text))
+
+
+_SPAN_SPLIT_RE = re.compile(r"(`[^`\n]*`)")  # a text cut at its code spans, the spans kept as parts
 
 
 # The agent planning its reply, not its work ("I'll explain the resolved error and summarize key changes…",
@@ -441,6 +557,13 @@ def _supposes(sentence: str) -> bool:
 
 
 _LIST_MARK_RE = re.compile(r"^(?:[-*•>#]+|\d+[.)])\s*")  # a list item's marker, not a number the sentence opens with
+_ITEM_LINE_RE = re.compile(r"[ \t]*(?:[-*•]|\d+[.)])\s")  # a line a list item's marker opens
+_MARKER_ONLY_RE = re.compile(r"\s*(?:[-*•]|\d+[.)])?\s*$")  # a marker split off as a sentence of its own, or nothing
+ACCOUNT_ITEMS = 16  # sentences walked back from a list item to the lead-in opening its list: bounded work
+ACCOUNT = 2.5  # an account item's weight: above a guess with a cause the same text weighed before the edit
+# The lead-in of a list of what the agent changed, in the two languages the sessions are written in. A weight only.
+_CHANGED_RE = re.compile(r"(?i)\b(?:chang|modif|updat|fix|edit|simplif|remov|add|replac|renam|rewr|refactor|adjust)\w*"
+                         r"|\bwhat I did\b|改动|修改|更改|变更|改了|简化|修复|调整|更新|移除|添加|替换|重写")
 SEARCHED_TERMS = 24  # an edit's names searched for in each text, the longest (most specific) first
 
 
@@ -457,19 +580,23 @@ def _read(text: str) -> _Prose:
     return _Prose(prose(text, TEXT_CHARS))
 
 
-def _value(said: _Statement, terms: set[str], own: bool) -> float:
+def _value(said: _Statement, terms: set[str], own: bool, joined: bool = False) -> float:
     """How much a sentence says of why the edit was made: the names it shares with the edit (it is
     about this edit), the names, numbers and causal clause it adds (it says more than the edit). A
     sentence naming only what the edit changed restates it; one naming nothing of it is about
-    something else (unless written with the call and giving a cause)."""
+    something else (unless written with the call and giving a cause). `joined`: two sentences read as one
+    (`_pairs`)."""
     shared = len(said.names & terms)
     if not shared and not own:
         return 0.0
     cause = said.cause
     novel = len(said.names - terms) + said.numbers
-    if not (shared or own and cause and novel) or not (cause or shared >= 2 and novel >= 2):
+    # the agent's account of the edit in its own text (a list of what it changed, a plan running over two
+    # sentences) says why with less: one name more than the edit's (a line number says where, not why)
+    account = own and (said.account or joined) and len(said.names - terms) >= 1
+    if not (shared or own and cause and novel) or not (cause or shared >= 2 and novel >= (1 if account else 2)):
         return 0.0  # about something else, or no more than a list of what changed
-    value = 1.5 * min(shared, 2) + min(novel, 3) + (4.0 if cause else 0.0)
+    value = 1.5 * min(shared, 2) + min(novel, 3) + (4.0 if cause else 0.0) + (ACCOUNT if own and said.account else 0.0)
     # Last, being the dearest: a command, a path list, a quoted output line is not a statement.
     return value if value >= MIN_VALUE and _words(said.text) >= MIN_WORDS else 0.0
 
