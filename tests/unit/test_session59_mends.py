@@ -149,67 +149,28 @@ def test_a_probe_written_and_run_outside_the_project_is_a_loose_end_left_in_plac
     """fastjson2: `/home/ReproJSONParseTypeWithContext.java`, written beside `/home/fastjson2`, compiled and run,
     never removed: a loose end the readers' reference named; files written outside to keep (an app's bundle, a
     plan) are not probes."""
-    from compaction.events import extract_events
-    from compaction.history.sources import FactContext
     from compaction.history.sources.current import current_work
-    from compaction.history.steering import role_preset
-
-    def call(i: int, command: str, output: str) -> list[Message]:
-        c = ToolCall("bash", {"command": command}, f"s{i}", ToolKind.SHELL, command=command)
-        return [Message(0, Role.ASSISTANT, "Running.", [c]),
-                Message(0, Role.TOOL, tool_results=[ToolResult(output, f"s{i}", "bash", exit_code=0)])]
-
-    def write(path: str) -> list[Message]:
-        c = ToolCall("Write", {"file_path": path, "content": "class Repro {}\n"}, path, ToolKind.WRITE, path=path)
-        return [Message(0, Role.ASSISTANT, "Writing.", [c]),
-                Message(0, Role.TOOL, tool_results=[ToolResult("File created", path, "Write")])]
-
-    msgs = [Message(0, Role.USER, "fix the parser"), *write("/home/Repro.java"), *write("/home/notes.md"),
-            *call(1, "javac -d /home /home/Repro.java && java -cp /home Repro", "npe"),
-            Message(0, Role.ASSISTANT, "Fixing.", [ToolCall("Edit", {"file_path": "/home/app/src/A.java", "old_string": "a",
-                                                                     "new_string": "b"}, "e", ToolKind.EDIT,
-                                                            path="/home/app/src/A.java")]),
-            Message(0, Role.TOOL, tool_results=[ToolResult("ok", "e", "Edit")]),
-            *call(2, "mvn -q test", "Tests run: 4, Failures: 0, Errors: 0, Skipped: 0")]
-    msgs = [Message(i, m.role, m.text, m.tool_calls, m.tool_results) for i, m in enumerate(msgs)]
-    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
-                      cwd="/home/app", n_rounds=len(t.rounds), target_tokens=4000)
+    ctx = _context([Message(0, Role.USER, "fix the parser"), *_changed("/home/Repro.java", ToolKind.WRITE),
+                    *_changed("/home/notes.md", ToolKind.WRITE),
+                    *_ran(1, "javac -d /home /home/Repro.java && java -cp /home Repro", "npe"),
+                    *_changed("/home/app/src/A.java"),
+                    *_ran(2, "mvn -q test", "Tests run: 4, Failures: 0, Errors: 0, Skipped: 0")], "/home/app")
     said = " ".join(f.text for f in current_work(ctx))
     assert "left outside the project: `/home/Repro.java` (a probe the session wrote and ran" in said, said
     assert "notes.md" not in said
 
-
 def test_changes_after_the_commit_a_pull_request_was_opened_on_are_said_not_to_be_in_it() -> None:
     """ai-playbook r13-r16: commit 5dcb696, `gh pr create` printed `…/pull/22`, then the role edits to 101-105;
     the document said they were uncommitted, and the readers took them as part of PR #22."""
-    from compaction.events import extract_events
-    from compaction.history.sources import FactContext
     from compaction.history.sources.uncommitted import uncommitted_facts
-    from compaction.history.steering import role_preset
-
-    def run(i: int, command: str, output: str) -> list[Message]:
-        c = ToolCall("bash", {"command": command}, f"s{i}", ToolKind.SHELL, command=command)
-        return [Message(0, Role.ASSISTANT, "Running.", [c]),
-                Message(0, Role.TOOL, tool_results=[ToolResult(output, f"s{i}", "bash", exit_code=0)])]
-
-    def edit(path: str) -> list[Message]:
-        c = ToolCall("Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, path, ToolKind.EDIT, path=path)
-        return [Message(0, Role.ASSISTANT, "Editing.", [c]), Message(0, Role.TOOL, tool_results=[ToolResult("ok", path, "Edit")])]
-
-    msgs = [Message(0, Role.USER, "write the playbook and open a PR"), *edit("/r/docs/a.md"),
-            *run(1, "git add -A && git commit -m 'playbook'", "[feature/x 5dcb696] playbook\n 1 file changed"),
-            *run(2, "git push -u origin feature/x", "branch 'feature/x' set up to track 'origin/feature/x'."),
-            *run(3, "gh pr create --title 'playbook' --body 'x'", "https://github.com/o/r/pull/22\n"),
-            Message(0, Role.USER, "now add the roles to each phase rule"), *edit("/r/rules/101.mdc")]
-    msgs = [Message(i, m.role, m.text, m.tool_calls, m.tool_results) for i, m in enumerate(msgs)]
-    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
-                      cwd="/r", n_rounds=len(t.rounds), target_tokens=4000)
+    ctx = _context([Message(0, Role.USER, "write the playbook and open a PR"), *_changed("/r/docs/a.md"),
+                    *_ran(1, "git add -A && git commit -m 'playbook'", "[feature/x 5dcb696] playbook\n 1 file changed"),
+                    *_ran(2, "git push -u origin feature/x", "branch 'feature/x' set up to track 'origin/feature/x'."),
+                    *_ran(3, "gh pr create --title 'playbook' --body 'x'", "https://github.com/o/r/pull/22\n"),
+                    Message(0, Role.USER, "now add the roles to each phase rule"), *_changed("/r/rules/101.mdc")], "/r")
     said = " ".join(f.text for f in uncommitted_facts(ctx))
     assert "Uncommitted: 1 file changed after the last commit (5dcb696" in said, said
     assert "not in PR #22 (opened r" in said and "until committed and pushed" in said, said
-
 
 def test_tests_written_for_some_changed_files_only_say_which_got_none() -> None:
     """aider-monochromatic: the user asked for tests of iterables.union.ts (r46), then the intersection
@@ -221,3 +182,29 @@ def test_tests_written_for_some_changed_files_only_say_which_got_none() -> None:
     assert said == "; tests written for `iterables.union.ts` only, none for `iterables.intersection.ts`", said
     assert _tests_written_for(["tests/test_api.py"], ["src/app.py"]) == ""  # named after no changed file: no rule
     assert _tests_written_for(["tests/test_app.py"], ["src/app.py"]) == ""  # every changed file has its tests
+
+
+def _ran(i: int, command: str, output: str) -> list[Message]:
+    """A shell call and its output (exit 0); indexes set by `_context`."""
+    c = ToolCall("bash", {"command": command}, f"s{i}", ToolKind.SHELL, command=command)
+    return [Message(0, Role.ASSISTANT, "Running.", [c]),
+            Message(0, Role.TOOL, tool_results=[ToolResult(output, f"s{i}", "bash", exit_code=0)])]
+
+
+def _changed(path: str, kind: ToolKind = ToolKind.EDIT) -> list[Message]:
+    """A file tool's write or one-line edit of `path`, and its result."""
+    args = {"file_path": path, "old_string": "a", "new_string": "b"} if kind is ToolKind.EDIT else \
+        {"file_path": path, "content": "class Repro {}\n"}
+    c = ToolCall("Edit" if kind is ToolKind.EDIT else "Write", args, path, kind, path=path)
+    return [Message(0, Role.ASSISTANT, "Changing it.", [c]), Message(0, Role.TOOL, tool_results=[ToolResult("ok", path, c.name)])]
+
+
+def _context(msgs: list[Message], cwd: str):
+    """The messages indexed in order, as a session's fact context."""
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.steering import role_preset
+    msgs = [Message(i, m.role, m.text, m.tool_calls, m.tool_results) for i, m in enumerate(msgs)]
+    t = Transcript("s.json", "test", msgs, group_rounds(msgs))
+    return FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
+                       cwd=cwd, n_rounds=len(t.rounds), target_tokens=4000)

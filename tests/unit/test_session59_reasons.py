@@ -4,26 +4,12 @@ a reason from a round the verbatim tail shows stays when the tail elided its wor
 
 from __future__ import annotations
 
-from compaction.events import extract_events
 from compaction.history.engine import _choose
 from compaction.history.facts import Fact
 from compaction.history.sections import Section
-from compaction.history.sources import FactContext
-from compaction.history.sources.reasons import reason_facts
-from compaction.history.steering import role_preset
-from compaction.model import Message, Role, ToolResult, Transcript
-from compaction.transcripts._agent_tools import make_call
+from compaction.model import Message, Role
 from tests.unit.synthetic import steps_transcript
-
-
-def _reasons(t: Transcript) -> list[str]:
-    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
-    return [f.full_text or f.text for f in reason_facts(ctx)]
-
-
-def _edit(old: str, new: str, path: str, cid: str = "c1"):
-    call = make_call("Edit", {"file_path": path, "old_string": old, "new_string": new}, cid)
-    return call, ToolResult(call_id=cid, content="The file has been updated.")
+from tests.unit.test_change_reasons import _edit, _reasons
 
 
 def test_the_edits_own_thought_outranks_an_older_musing_that_shares_its_names() -> None:
