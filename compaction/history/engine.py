@@ -115,10 +115,10 @@ def compact(
                            preset=preset, events=events, root=cwd)
 
     # --- fixed parts: header, error memory, dropped account ---------------------------------------
-    header = _header(transcript, lang, len(rounds), tail_start, cwd)
+    tight = target < TIGHT_TARGET
+    header = _header(transcript, lang, len(rounds), tail_start, cwd, tight)
     if not preset.code:
         header = header.replace("`", "")
-    tight = target < TIGHT_TARGET
     em_share = 0.15 if tight else 0.25
     em_ceiling = max(100, min(int(window * settings.error_memory_share), int(target * em_share)))
     em_block = em_doc = ""
@@ -198,7 +198,7 @@ def compact(
             hdr = header
             first_shown = d.partial or d.shown_start  # a round shown by its end is the first shown, in part
             if d.extra:  # older rounds joined the verbatim ones: the header says from where
-                hdr = _header(transcript, lang, len(rounds), first_shown, cwd)
+                hdr = _header(transcript, lang, len(rounds), first_shown, cwd, tight)
                 hdr = hdr if preset.code else hdr.replace("`", "")
             return _render(lang, hdr, d.chosen, em_doc, dropped, tail, d.shown_start, len(rounds), first_shown)
 
@@ -586,9 +586,12 @@ def _shorten_essentials(chosen: list[Fact]) -> bool:
     return False
 
 
-def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str | None) -> str:
+def _header(t: Transcript, lang: str, n_rounds: int, tail_start: int, cwd: str | None, tight: bool = False) -> str:
+    """The title and where the facts come from; what one round is, unless the budget is tight (the few
+    tokens it costs are a fact's: a 2,000-token document lost a request's "100%" to it)."""
     lines = [f"# {h(lang, 'title')}", ""]
-    lines.append(f"> Source: `{escape_path(Path(t.path).name)}` ({t.format}), {n_rounds} rounds{_round_is(t)}: facts "
+    lines.append(f"> Source: `{escape_path(Path(t.path).name)}` ({t.format}), {n_rounds} rounds"
+                 f"{'' if tight else _round_is(t)}: facts "
                  f"from every round below{_TAIL_CLAUSE.format(span=_span(tail_start, n_rounds))}.")
     if cwd and cwd != t.cwd:  # inferred (`project_root`): the reader resolves the relative paths with it
         lines.append(f"> {h(lang, 'root')}: `{escape_path(cwd)}` ({h(lang, 'root_inferred')})")
