@@ -606,8 +606,8 @@ def _round_is(t: Transcript) -> str:
     a mini-swe-agent's, one reply with its command's output). By what opens the rounds, not by the format's name."""
     if len(t.rounds) < 2:
         return ""
-    by_user = sum(1 for r in t.rounds
-                  if next((m.role is Role.USER and not m.harness for m in r.messages if m.role is not Role.SYSTEM), False))
+    by_user = sum(1 for r in t.rounds  # a harness note (a client's caveat) may come first in a user's round
+                  if next((m.role is Role.USER for m in r.messages if m.role is not Role.SYSTEM and not m.harness), False))
     if by_user == len(t.rounds):
         return " (a round: a user message and the work on it)"
     if by_user * 2 <= len(t.rounds):

@@ -121,6 +121,7 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
                 tail_text, start, have_tail, changed = text, tail.rounds[cut].number, budget, True
     tries = _PARTIAL_TRIES
     said = overlap.Held([held, *(f.text for f in chosen)])
+    shown = "\n".join([*extra, tail_text])  # what the verbatim rounds show (the loop adds none)
     for step in steps:  # facts shown whole, facts back, most valuable first
         if step.original.section in LAST_ROOM and not (tail_text or extra):
             continue  # where the work stopped (the newest round's end, `_older`) comes before the last room's
@@ -138,7 +139,7 @@ def _plan(draft: Draft, room: int, steps: list[_Step], tail: TailRenderer, have_
         rounds_of = step.original.rounds
         if step.copy is None and step.original.section not in (Section.GOAL, Section.WRITTEN) \
                 and not step.original.pending and rounds_of and min(rounds_of) >= start \
-                and tail_says(step.original, "\n".join([*extra, tail_text])):
+                and tail_says(step.original, shown):
             continue  # its rounds are in the verbatim tail already: it would say what the tail shows (a file's
             # text as the session left it is no round's)
         if step.copy is None and step.original.section in SAID_ONCE and not said.adds(step.full):
@@ -241,7 +242,7 @@ def _partial(step: _Step, room: int) -> tuple[str, int] | None:
 
 def leading_lines(full: str, budget: int, shown: str = "") -> tuple[str, int] | None:
     """(text, tokens) of a multi-line fact's leading lines within `budget`, never cut mid-line, with
-    a count of the rest; None when fewer than two lines fit. Its first line is its one-line form, so
+    a count of the rest; None when fewer than two lines fit, or no line but its head and fences. Its first line is its one-line form, so
     any cut still reads whole. The lines its shown one-line form (`shown`) quotes come first, in their
     place: a fuller form never loses the line a source picked as the best."""
     lines = full.split("\n")
@@ -259,8 +260,8 @@ def leading_lines(full: str, budget: int, shown: str = "") -> tuple[str, int] | 
             break
         total = total + costs[i] + 1
         keep.append(i)
-    if len(keep) < 2:
-        return None
+    if len(keep) < 2 or all(i == 0 or FENCE_LINE.match(lines[i]) for i in keep):
+        return None  # a head and a fence's opening line: an empty block says nothing (code review 24)
     kept = [lines[i] for i in sorted(keep)]
     # a fence the kept lines open is closed before the count (a long diff cut to its first lines left the
     # rest of the document read as code)

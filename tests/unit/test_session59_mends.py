@@ -51,7 +51,24 @@ def test_a_last_edit_a_passing_run_checked_is_not_told_again() -> None:
     assert "not checked since it" not in md
     failed = compact(_session([("npx vitest run test/tree.spec.ts", "Tests  1 failed | 4 passed (5)\n", 1)]),
                      target_tokens=4000).markdown
-    assert "not checked since it" in failed  # its check failed: the text is where the work is stuck
+    assert "whose check failed (r4)" in failed  # its check failed: the text is where the work is stuck
+    looked = compact(_session([("git diff", "diff --git a/x b/x\n", 0), ("ls test", "tree.spec.ts\n", 0)]),
+                     target_tokens=4000).markdown
+    assert "not checked since it" in looked  # a diff or a listing checks nothing (code review 24)
+
+
+def test_a_last_edit_a_later_change_of_its_file_replaced_is_not_told() -> None:
+    """Code review 24: after the edit, the file was written whole again (or edited by a call whose payload the
+    export did not keep): the edit's text is gone, and "The last edit (r3)" sat above "the last edit (r4)"."""
+    t = _session([])
+    spec = "/repo/test/tree.spec.ts"
+    msgs = [*t.messages,
+            Message(len(t.messages), Role.ASSISTANT, "Rewriting it.",
+                    [ToolCall("Write", {"file_path": spec, "content": "it('x', () => {})\n" * 5}, "w2", ToolKind.WRITE,
+                              path=spec)]),
+            Message(len(t.messages) + 1, Role.TOOL, tool_results=[ToolResult("File written", "w2", "Write")])]
+    md = compact(Transcript("s.json", "test", msgs, group_rounds(msgs)), target_tokens=4000).markdown
+    assert "left this text there" not in md, md
 
 
 def test_a_path_an_export_spelled_without_its_leading_slash_is_the_same_file() -> None:
@@ -71,7 +88,7 @@ def test_a_path_an_export_spelled_without_its_leading_slash_is_the_same_file() -
     assert paths == {full, "src/a/b.ts"}, paths
 
 
-def _planned(later_call: str) -> list[str]:
+def _planned(later_call: str, said_after: str = "", payload: bool = True) -> list[str]:
     from compaction.events import extract_events
     from compaction.history.sources import FactContext
     from compaction.history.sources.decisions import decision_facts
@@ -85,9 +102,10 @@ def _planned(later_call: str) -> list[str]:
                                        "because the default keeps today's behaviour."),
             Message(4, Role.ASSISTANT, "Editing.", [ToolCall("Edit", {"file_path": "/repo/out.py",
                                                                       "old_string": "transform=None):",
-                                                                      "new_string": later_call},
+                                                                      "new_string": later_call} if payload else {},
                                                              "b", ToolKind.EDIT, path="/repo/out.py")]),
-            Message(5, Role.TOOL, tool_results=[ToolResult("The file was updated", "b", "Edit")])]
+            Message(5, Role.TOOL, tool_results=[ToolResult("The file was updated", "b", "Edit")]),
+            *([Message(6, Role.USER, "and now?"), Message(7, Role.ASSISTANT, said_after)] if said_after else [])]
     t = Transcript("s.json", "test", msgs, group_rounds(msgs))
     ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
                       cwd="/repo", n_rounds=len(t.rounds), target_tokens=4000)
@@ -101,6 +119,11 @@ def test_a_plan_whose_own_new_name_no_later_call_or_output_holds_says_it_was_not
     assert "(not done: no later call or output names `preserve_dtypes`)" in dropped, dropped
     (kept,) = _planned('transform=None, preserveDtypes=False):')  # carried out, in another case's spelling
     assert "not done" not in kept, kept
+    # code review 24: an edit whose payload the export did not keep may hold it; the agent's own later report
+    (unknown,) = _planned("", payload=False)
+    assert "not done" not in unknown, unknown
+    (reported,) = _planned('transform=None, dtypes=None):', said_after="I added `preserve_dtypes` to the mixin.")
+    assert "not done" not in reported, reported
 
 
 def test_the_header_says_what_one_round_is_by_what_opens_the_rounds() -> None:
@@ -156,8 +179,17 @@ def test_a_probe_written_and_run_outside_the_project_is_a_loose_end_left_in_plac
                     *_changed("/home/app/src/A.java"),
                     *_ran(2, "mvn -q test", "Tests run: 4, Failures: 0, Errors: 0, Skipped: 0")], "/home/app")
     said = " ".join(f.text for f in current_work(ctx))
-    assert "left outside the project: `/home/Repro.java` (a probe the session wrote and ran" in said, said
+    assert "written outside the project and run, not removed: `/home/Repro.java`" in said, said
     assert "notes.md" not in said
+    # code review 24: one the session removed, or a script the user asked for there, is no loose end
+    removed = _context([Message(0, Role.USER, "fix the parser"), *_changed("/home/Repro.java", ToolKind.WRITE),
+                        *_ran(1, "javac -d /home /home/Repro.java && java -cp /home Repro", "npe"),
+                        *_ran(2, "rm /home/Repro.java", ""), *_changed("/home/app/src/A.java")], "/home/app")
+    assert "outside the project" not in " ".join(f.text for f in current_work(removed))
+    asked = _context([Message(0, Role.USER, "write me /home/backup.sh and run it"),
+                      *_changed("/home/backup.sh", ToolKind.WRITE), *_ran(1, "bash /home/backup.sh", "ok"),
+                      *_changed("/home/app/src/A.java")], "/home/app")
+    assert "outside the project" not in " ".join(f.text for f in current_work(asked))
 
 def test_changes_after_the_commit_a_pull_request_was_opened_on_are_said_not_to_be_in_it() -> None:
     """ai-playbook r13-r16: commit 5dcb696, `gh pr create` printed `…/pull/22`, then the role edits to 101-105;
@@ -171,17 +203,31 @@ def test_changes_after_the_commit_a_pull_request_was_opened_on_are_said_not_to_b
     said = " ".join(f.text for f in uncommitted_facts(ctx))
     assert "Uncommitted: 1 file changed after the last commit (5dcb696" in said, said
     assert "not in PR #22 (opened r" in said and "until committed and pushed" in said, said
+    merged = _context([Message(0, Role.USER, "open a PR and merge it"), *_changed("/r/docs/a.md"),
+                       *_ran(1, "git add -A && git commit -m 'x'", "[main 5dcb696] x\n 1 file changed"),
+                       *_ran(2, "gh pr create --title x --body y", "https://github.com/o/r/pull/22\n"),
+                       *_ran(3, "gh pr merge 22 --squash", "✓ Squashed and merged pull request #22"),
+                       *_changed("/r/rules/101.mdc")], "/r")
+    assert "not in PR" not in " ".join(f.text for f in uncommitted_facts(merged))  # merged: nothing more goes in
 
 def test_tests_written_for_some_changed_files_only_say_which_got_none() -> None:
     """aider-monochromatic: the user asked for tests of iterables.union.ts (r46), then the intersection
     functions were written (r47-r52); "test files written, never run: `iterables.union.unit.test.ts`" read to
     the readers as the intersection functions tested too."""
+    from compaction.edits import Hunk
+    from compaction.events import Event, EventKind
     from compaction.history.sources.current import _tests_written_for
-    said = _tests_written_for(["src/iterables.union.unit.test.ts"], ["src/iterables.union.ts",
-                                                                    "src/iterables.intersection.ts", "README.md"])
+
+    def edit(path: str, *added: str) -> Event:
+        return Event(EventKind.EDIT, 1, 1, path=path, hunks=(Hunk(added=added),))
+
+    union = edit("src/iterables.union.ts", "export function unionIterables(a, b) {")
+    intersection = edit("src/iterables.intersection.ts", "export async function intersectionIterablesAsync(a) {")
+    barrel = edit("src/index.ts", "export * from './iterables.intersection.ts';")  # defines nothing
+    said = _tests_written_for(["src/iterables.union.unit.test.ts"], [union, intersection, barrel])
     assert said == "; tests written for `iterables.union.ts` only, none for `iterables.intersection.ts`", said
-    assert _tests_written_for(["tests/test_api.py"], ["src/app.py"]) == ""  # named after no changed file: no rule
-    assert _tests_written_for(["tests/test_app.py"], ["src/app.py"]) == ""  # every changed file has its tests
+    assert _tests_written_for(["tests/test_api.py"], [edit("src/app.py", "def f():")]) == ""  # named after none
+    assert _tests_written_for(["tests/test_app.py"], [edit("src/app.py", "def f():")]) == ""  # all covered
 
 
 def _ran(i: int, command: str, output: str) -> list[Message]:

@@ -61,3 +61,27 @@ def test_an_account_edited_again_later_is_followed_by_the_later_accounts():
     (fact,) = recap_facts(_ctx(s.msgs))
     assert "A single 10x7 matrix of every system; since then, in the agent's words: r4 “Updated `summary.md` to " \
            "replace the single wide 10x7 matrix with 7 separate tables.”" in fact.text
+
+
+def test_a_claim_said_beside_the_miss_is_noted_and_a_plain_word_is_no_definitions_name() -> None:
+    """Code review 24: a claim told in the miss's own round (an export that tells a reply's words and calls as one
+    round) got no note; "the main README" got one for a miss in `def main` of `cli.py`."""
+    from compaction.history.sources.findings import finding_facts
+    from compaction.model import Message, Role, group_rounds
+    from tests.unit.test_review7_mends import _ctx, _Session
+    s = _missed()
+    claim = Message(0, Role.ASSISTANT, "I have updated all `set_output` overrides I found. The fix is complete.")
+    msgs = [*s.msgs[:-1], claim, *s.msgs[-1:]]
+    for i, m in enumerate(msgs):
+        m.index = i
+    assert len(group_rounds(msgs)) == 2  # the claim and the substitution share round 2
+    (said,) = [f.text for f in finding_facts(_ctx(msgs)) if "I have updated all" in f.text]
+    assert "— but r2's 2 substitutions of `pipeline.py`" in said, said
+    view = ("def main(argv=None):\n    \"\"\"Entry point.\"\"\"\n    parser = build_parser()\n"
+            "    args = parser.parse_args(argv)\n    return run(args)\n")
+    other = _Session("make the cli return its exit code")
+    other.run("cat -n cli.py", "".join(f"{i:6}\t{ln}\n" for i, ln in enumerate(view.splitlines(), 1)))
+    other.run("sed -i '4s/return run(args)/return sys.exit(run(args))/' cli.py")
+    other.say(Role.ASSISTANT, "I have fixed the main README typo as well. The docs build is clean.")
+    assert [f.text for f in finding_facts(_ctx(other.msgs)) if "README" in f.text] == [
+        "I have fixed the main README typo as well."]

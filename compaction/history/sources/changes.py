@@ -350,7 +350,7 @@ NET_DROPS_SHOWN = 4
 
 
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,
-                  deleted: bool = False, undone: int = 0, *, thrown: list | None = None, n_rounds: int = 0,
+                  deleted: bool = False, *, thrown: list | None = None, n_rounds: int = 0,
                   asked: str = "", notes: dict[int, str] | None = None, renamed_from: str | None = None,
                   net: tuple[Hunk, ...] = (), existed: bool = False, read: Callable[[int], str | None] | None = None) -> Fact | None:
     """One file's change record, or None when nothing it shows is known (no payloads, deleted).
@@ -361,11 +361,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if deleted or not events:
         return None
     thrown = thrown or []
-    n_reverted = count_edits([ed.event for ed in thrown])
+    undone, again = reverted_counts(thrown, events)  # `again`: counted, never named as not kept
     made_again = _made_again(thrown, events)  # reverted, then made again by a kept edit: kept after all
     thrown = [ed for ed in thrown if id(ed) not in made_again]
-    undone = undone or count_edits([ed.event for ed in thrown])
-    again = max(0, n_reverted - undone)  # counted, never named as not kept
     rounds = [e.round for e in events]
     n = count_edits(events)
     rewrites, before = 0, None
@@ -706,12 +704,12 @@ def _telling(summary: str) -> int:
     return 3 if summary.split(": ", 1)[-1].startswith("comment only") else 2
 
 
-def reverted_counts(log: FileLog) -> tuple[int, int]:
-    """(not kept, made again) of a file's edits thrown away, each counted once per call: an edit a kept
-    edit made again after the revert is one the session ran and threw away all the same."""
-    made_again = _made_again(log.thrown, log.kept)
-    lost = count_edits([ed.event for ed in log.thrown if id(ed) not in made_again])
-    return lost, max(0, log.n_thrown - lost)
+def reverted_counts(thrown: list, kept: list[Event]) -> tuple[int, int]:
+    """(not kept, made again) of a file's edits thrown away (`thrown`, its log's), each counted once per call:
+    an edit a kept edit made again after the revert is one the session ran and threw away all the same."""
+    made_again = _made_again(thrown, kept)
+    lost = count_edits([ed.event for ed in thrown if id(ed) not in made_again])
+    return lost, max(0, count_edits([ed.event for ed in thrown]) - lost)
 
 
 def fate(lost: int, again: int) -> str:
@@ -1795,8 +1793,8 @@ def _block_body(lines: list[str], i: int) -> bool:
 
 
 def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
-    """A final diff's informative lines, at most MAX_LINES (MAX_NET_LINES when its changes read in one line
-    each), shared fairly between its changes (one long hunk must not hide the others'); within a change a
+    """A final diff's informative lines, at most MAX_LINES, or as many of its one-line changes as there are up
+    to MAX_NET_LINES, shared fairly between its changes (one long hunk must not hide the others'); within a change a
     definition first, then what it added, then what it removed, shown in the diff's order. Changes alike are said once with their count and places
     (`_alike`), a one-line substitution or a short removal as one line (`_change_line`): sympy's numbers.py
     made 42 changes of 13 kinds, and ten lines of its `- …`/`+ …` fragments left which line replaced which,
@@ -1859,8 +1857,8 @@ def _change_line(hunk: Hunk, places: list[str | None]) -> str:
     new = [ln.strip() for ln in hunk.added if ln.strip()]
     if old == new or any("`" in ln for ln in (*old, *new)):  # re-indented only: its lines say how
         return ""
-    if len(old) == len(new) == 1 and len(old[0]) + len(new[0]) <= 2 * MAX_LINE_CHARS:
-        line = f"~ `{old[0]}` → `{new[0]}`"
+    if len(old) == len(new) == 1:  # too long to quote: said as one all the same, never lost uncounted
+        line = f"~ `{old[0]}` → `{new[0]}`" if len(old[0]) + len(new[0]) <= 2 * MAX_LINE_CHARS else "~ a substitution"
     elif old and not new and len(old) <= _CHANGE_LINES and len(" ".join(old)) <= MAX_LINE_CHARS:
         line = f"~ removed `{' '.join(old)}`"
         if definitions(old[:1]):  # the definition removed names itself: the one above it places nothing

@@ -8,6 +8,7 @@ import re
 from collections.abc import Set as AbstractSet
 
 from compaction import shell
+from compaction.edits import definitions
 from compaction.events import Event, EventKind, is_follow_up_request, parse_test_summary, results_of_calls
 from compaction.history.facts import WS_RE, Fact, display_path, first_line, is_test_path, names_a_test
 from compaction.history.sections import Section
@@ -252,7 +253,7 @@ def _verification(ctx: FactContext) -> Fact | None:
         rounds = [t.round]
     else:
         own = own_file_names(ctx)
-        checks = _script_checks(ctx, last_edit, own)
+        checks = script_checks(ctx, last_edit, own)
         check = checks[-1] if checks else None
         if check:  # a script the agent ran is a check too, though not the test suite
             shown = checks[-MAX_VERIFIED:]
@@ -272,7 +273,7 @@ def _verification(ctx: FactContext) -> Fact | None:
             earlier = None if check else _script_check(ctx, 0, own)
             if earlier:  # the work was tried before the last edit: said, so it does not read as never tried
                 text += f"; a program was last run at r{earlier[1]}: {earlier[0]}"
-        ran = {name for e in ctx.events if e.kind is EventKind.COMMAND and e.command for name in scripts_run(e.command)}
+        ran = _scripts_ran(ctx)
         as_script = {p for p in seen if p.rsplit("/", 1)[-1] in ran}  # a test file run as a script (`python test_x.py`)
         never = [p for p in written if p not in as_script]
         if never and not reported:
@@ -284,15 +285,9 @@ def _verification(ctx: FactContext) -> Fact | None:
                      "may have covered them" if reported else f"; the project's tests it saw never ran: {_names(unrun)}")
     if not written:
         text += "; no test added or changed"
-    else:
-        text += _tests_written_for(written, [p for p in dict.fromkeys(e.path or "" for e in work)])
-    # a loose end to tidy: a program the session wrote outside the project and ran (fastjson2's
-    # `/home/ReproJSON….java` beside `/home/fastjson2`), never removed; not what it wrote there to keep
-    ran_names = {name for e in ctx.events if e.kind is EventKind.COMMAND and e.command for name in scripts_run(e.command)}
-    if left := sorted(p for p in probes if file_name(p) in ran_names):
-        more = f" +{len(left) - 3}" if len(left) > 3 else ""
-        text += (f"; left outside the project: {', '.join(f'`{p}`' for p in left[:3])}{more} (a probe the session "
-                 "wrote and ran, never removed)")
+    elif "; no test run named after" not in text:  # that clause already names the files no test covers
+        text += _tests_written_for(written, [e for e in work if not e.failed])
+    text += _probes_left(ctx, probes - gone)
     if submitted:
         scratch = {file_name(path) for path in scratch_files(ctx)}  # created by the session, then removed
         files = _submitted_files(ctx.transcript.messages[-3:], changed, scratch)
@@ -331,23 +326,48 @@ def _untested(runs: list[Event], changed: list[str]) -> str:
             f"(they ran those of {_names(covered, MAX_UNTESTED)})")
 
 
-def _tests_written_for(written: list[str], changed: list[str]) -> str:
+def _tests_written_for(written: list[str], edits: list[Event]) -> str:
     """"; tests written for `iterables.union.ts` only, none for `iterables.intersection.ts`" when the test files
     the session wrote are named after some of the code files it changed (`iterables.union.unit.test.ts`: the
-    session's own convention) and not after others: aider-monochromatic added union's tests, and its readers
-    took the intersection functions for tested too. Nothing when no test is named after a changed file."""
+    session's own convention) and not after others it added definitions to: aider-monochromatic added union's
+    tests, and its readers took the intersection functions for tested too. A file whose edits define nothing
+    (a package's `__init__.py` re-export, a version bump in `setup.py`) asks for no test of its own."""
     stems = [m.group(1).lower() for p in written if (m := _TEST_STEM_RE.match(file_name(p).rsplit(".", 1)[0]))]
 
     def covered(path: str) -> bool:
         stem = file_name(path).rsplit(".", 1)[0].lower()
         return any(t == stem or t.startswith((stem + ".", stem + "_", stem + "-")) for t in stems)
 
-    code = [p for p in changed if not is_test_path(p) and _RUN_FILE_RE.fullmatch(file_name(p))]
+    code = [p for p in dict.fromkeys(e.path or "" for e in edits)
+            if not is_test_path(p) and _RUN_FILE_RE.fullmatch(file_name(p))]
+    defines = {e.path for e in edits if any(definitions(h.added) for h in e.hunks)}
     done = [p for p in code if covered(p)]
-    missing = [p for p in code if not covered(p)]
+    missing = [p for p in code if not covered(p) and p in defines]
     if not done or not missing:
         return ""
     return f"; tests written for {_names(done, MAX_UNTESTED)} only, none for {_names(missing, MAX_UNTESTED)}"
+
+
+def _scripts_ran(ctx: FactContext) -> set[str]:
+    """The names of the script files the session's commands ran (`scripts_run`), read once."""
+    return ctx.shared(("current", "scripts_ran"), lambda: {
+        name for e in ctx.events if e.kind is EventKind.COMMAND and e.command for name in scripts_run(e.command)})
+
+
+def _probes_left(ctx: FactContext, probes: set[str]) -> str:
+    """"; written outside the project and run, not removed: `/home/Repro.java`": a program the session wrote
+    beside the project and ran (fastjson2's probe beside `/home/fastjson2`), still there at the end: a loose end
+    the successor may tidy. Not a file the user's requests name (a script they asked for there), nor one the
+    session removed."""
+    ran = _scripts_ran(ctx) if probes else set()
+    left = sorted(p for p in probes if file_name(p) in ran)
+    if left:
+        asked = [m.text for m in ctx.transcript.messages if m.role is Role.USER and not m.harness and m.text]
+        left = [p for p in left if not any(file_name(p) in text for text in asked)]
+    if not left:
+        return ""
+    more = f" +{len(left) - 3}" if len(left) > 3 else ""
+    return f"; written outside the project and run, not removed: {', '.join(f'`{p}`' for p in left[:3])}{more}"
 
 
 def _still_failing(ctx: FactContext, run: Event) -> str:
@@ -458,12 +478,12 @@ def reported_runs(ctx: FactContext) -> list[tuple[int, str]]:
 
 
 def _script_check(ctx: FactContext, last_edit: int, own: frozenset[str] = frozenset()) -> tuple[str, int] | None:
-    """The last program or build the agent ran after its last edit, with its outcome line (`_script_checks`)."""
-    checks = _script_checks(ctx, last_edit, own)
+    """The last program or build the agent ran after its last edit, with its outcome line (`script_checks`)."""
+    checks = script_checks(ctx, last_edit, own)
     return checks[-1] if checks else None
 
 
-def _script_checks(ctx: FactContext, last_edit: int, own: frozenset[str] = frozenset()) -> list[tuple[str, int]]:
+def script_checks(ctx: FactContext, last_edit: int, own: frozenset[str] = frozenset()) -> list[tuple[str, int]]:
     """The programs and builds the agent ran after its last edit, each with its latest outcome line (a build's
     verdict), in the order they last ran; with `own` (the session's files), a run of one of them also with the
     last line it printed when it had no outcome. Why all: scikit-learn's four checks after its last edit were
@@ -483,7 +503,7 @@ def _script_checks(ctx: FactContext, last_edit: int, own: frozenset[str] = froze
 
 
 def _check_said(command: str, res: ToolResult | None, own: frozenset[str]) -> str | None:
-    """A build's or a program's run with its outcome (`_script_checks`), else None: no check, or nothing said."""
+    """A build's or a program's run with its outcome (`script_checks`), else None: no check, or nothing said."""
     if builds(command) and not runs_script(command):
         failed = res is None or res.is_error or res.exit_code not in (None, 0)
         built = build_outcome(res.content) if not failed and res is not None and res.content else ""

@@ -17,6 +17,7 @@ from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import prose, sentences_around
 from compaction.history.sources import approach
+from compaction.history.sources.current import NOTES_RE
 from compaction.history.sources.findings import WIDE_RE, answer_to, informative
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role
@@ -645,15 +646,20 @@ def _mark_never_written(facts: list[Fact], ctx: FactContext) -> None:
     scikit-learn's "If I add `preserve_dtypes=False` (default), it should be backward compatible" read as the
     design, and the work went on to `dtypes="preserve"`. A name is the plan's own when nothing before it showed
     it (no output, no request: not the project's code); it was done when any later call or output holds it
-    (an edit, a script that writes the file, a read of the result). Only when the work edited code after it."""
-    edits = [e.round for e in ctx.events if e.kind in (EventKind.EDIT, EventKind.WRITE) and e.path and not e.failed]
-    if not edits:
+    (an edit, a script that writes the file, a read of the result), or the agent later says it did it ("I added
+    `x`"). Only when the work changed code after it, and only while every later change shows what it wrote: an
+    export that kept an edit's label alone (Copilot Chat) could hide the name (code review 24)."""
+    changes = [e for e in ctx.events if e.kind in (EventKind.EDIT, EventKind.WRITE) and e.path and not e.failed
+               and not NOTES_RE.search(e.path)]
+    if not changes:
         return
     checked = 0
     for f in facts:
         if not (f.prose and f.rounds and (_INTENDED_RE.match(f.text) or _PLAN_RE.match(f.text))) \
-                or "(done, r" in f.text or max(edits) < f.rounds[0]:
+                or "(done, r" in f.text or changes[-1].round < f.rounds[0]:
             continue
+        if any(not e.hunks for e in changes if e.round >= f.rounds[0]):
+            continue  # a later change whose text is unknown may hold the name
         head = _ASIDE_RE.sub("", _CHOICE_END_RE.split(f.text, 1)[0])
         names = [m.group(0) for span in _CHOSEN_SPAN_RE.findall(head) if (m := _MADE_NAME_RE.match(span.strip()))]
         if not names:
@@ -663,8 +669,16 @@ def _mark_never_written(facts: list[Fact], ctx: FactContext) -> None:
             break
         made = next((n for n in names if _never_shown(ctx, n, f.rounds[0])), None)
         if made is not None:
-            f.text = f"{f.text} (not done: no later call or output names `{made}`)"
-            f.score -= 12
+            note = f" (not done: no later call or output names `{made}`)"
+            f.text += note
+            f.full_text = f.full_text + note if f.full_text else None  # the fuller form the filler may show
+            f.short = f.short + note if f.short else None
+            f.score -= NEVER_WRITTEN_WEIGHT
+
+
+NEVER_WRITTEN_WEIGHT = 12  # a plan not carried out: below the choices that were (38-46), beside bare ones
+# The agent saying it did what a plan named ("I added `preserve_dtypes`", "now accepts `x`")
+_DID_RE = re.compile(r"(?i)\b(?:added|implemented|introduced|created|defined|wrote|renamed|now (?:has|takes|accepts))\b")
 
 
 def _spellings(name: str) -> list[str]:
@@ -680,7 +694,8 @@ def _spellings(name: str) -> list[str]:
 
 def _never_shown(ctx: FactContext, name: str, at: int) -> bool:
     """Whether the name is the plan's own and stayed so: in no tool call or output and no user message
-    before round `at`, and in no tool call or output after it."""
+    before round `at`, and in no tool call or output after it, nor a later sentence of the agent's saying it
+    did it."""
     spellings = _spellings(name)
     search = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, spellings)) + r")(?!\w)").search
 
@@ -691,6 +706,9 @@ def _never_shown(ctx: FactContext, name: str, at: int) -> bool:
         for msg in rnd.messages:
             if rnd.number <= at and msg.role is Role.USER and found(msg.text):
                 return False
+            if rnd.number > at and msg.role is Role.ASSISTANT and found(msg.text) and any(
+                    found(s) and _DID_RE.search(s) for s in _SENTENCES_RE.split(msg.text)):
+                return False  # its own later report of having done it
             if any(found(res.content) for res in msg.tool_results):
                 return False
             for call in msg.tool_calls:

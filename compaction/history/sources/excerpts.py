@@ -17,13 +17,12 @@ import re
 
 from compaction.history.condense import cut_at_clause
 from compaction.history.facts import TIGHT_TARGET, Fact, relative_paths
+from compaction.history.flatten import flattened
 from compaction.history.sections import Section
 from compaction.history.sentences import THOUGHT_RE, straight
 from compaction.history.sources.findings import SPECIFIC_RE
 from compaction.history.sources.registry import FactContext, fact_source
-from compaction.mdsafe import escape_invisible
 from compaction.model import Message, Role
-from compaction.transcripts._fences import FENCE_LINE, outside_fences
 
 MIN_CHARS = 200  # a reply shorter than this says what the findings and the tail say ("Let me look at …")
 EXCERPT_CHARS = 1500  # a reply's excerpt: its opening, cut at a clause
@@ -34,43 +33,6 @@ REPORT_CHARS = 600  # a reply with calls of its own this long is a report the ex
 # What it will do next ("I'll read…", "Let me…"), not what it found or did (apostrophes straightened first)
 _PLAN_RE = re.compile(r"(?:(?:okay|ok|first|now|next|then|so)\b,?\s*)?(?:I will|I'll|let me|let's|I need to|I'm going|"
                       r"I am going|I should|we need to)\b", re.I)
-_MARK_RE = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+|^\s*#{1,6}\s+|^\s*>\s?")  # a list item's, heading's, quote's mark
-_BOLD_RE = re.compile(r"\*\*(\S(?:[^`\n]*?\S)?)\*\*")  # a bold span (outside code spans: see `_unbold`)
-
-
-def flattened(text: str) -> str:
-    """A reply on one line: its prose lines joined by " · " without list marks, heading or quote marks, bold
-    outside code spans; a code block as "[N lines of code]" (the change records tell what was written)."""
-    lines = text.splitlines()
-    prose = dict(outside_fences(lines))
-    out: list[str] = []
-    code = 0
-    for i, line in enumerate(lines):
-        if i not in prose:
-            code += not FENCE_LINE.match(line)  # a fence line itself is no line of code
-            continue
-        if code:
-            out.append(_code_note(code))
-            code = 0
-        line = _unbold(_MARK_RE.sub("", line)).strip()
-        if line and line.strip("-=*_") and line != "---":
-            out.append(line)
-    if code:
-        out.append(_code_note(code))
-    flat = escape_invisible(" ".join(" · ".join(out).split()))  # a line of Markdown: no backslash doubled
-    return flat.replace("`", "") if flat.count("`") % 2 else flat  # an open code span would run on
-
-
-def _unbold(line: str) -> str:
-    """The line without its bold marks, a code span's text untouched (`__init__.py`, `**kwargs`)."""
-    parts = line.split("`")
-    return "`".join(_BOLD_RE.sub(r"\1", p) if i % 2 == 0 else p for i, p in enumerate(parts))
-
-
-def _code_note(n: int) -> str:
-    return f"[{n} line{'' if n == 1 else 's'} of code]"
-
-
 def _closing_replies(messages: list[Message]) -> set[int]:
     """The index of the agent's last message before each request of the user, and before the end."""
     out: set[int] = set()

@@ -113,24 +113,40 @@ def missed_edit_facts(ctx: FactContext) -> list[Fact]:
 
 
 def _names(e: Event, ctx: FactContext) -> set[str]:
-    """What a claim about the missed change would name: the file, the definitions, the code names aimed at."""
-    names = {display_path(e.path or "", ctx.cwd).rsplit("/", 1)[-1]} | {m.scope for m in e.misses if m.scope}
+    """What a claim about the missed change would name: the file, and code names (the definitions, the names
+    aimed at) when they read as code: an underscore or an inner capital (`set_output`). A definition's plain
+    name (`main`, `run`) is an English word as well, said as code only in backticks or as a call (`_said`)."""
+    names = {display_path(e.path or "", ctx.cwd).rsplit("/", 1)[-1]}
+    names |= {m.scope for m in e.misses if m.scope and _CODE_NAME_RE.fullmatch(m.scope)}
     for m in e.misses:
         names |= set(_CODE_NAME_RE.findall(m.hunk.removed[0]))
     return names
 
 
+def _said(name: str, text: str, plain: set[str]) -> bool:
+    """Whether the text names `name`: as a word when it reads as code, else (`plain`) in backticks or as a call."""
+    if name in plain:
+        return re.search(rf"`{re.escape(name)}(?:\(\))?`|(?<![\w.]){re.escape(name)}\(", text) is not None
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
 def belied(ctx: FactContext, rounds: list[int], text: str, account: bool = False) -> str:
     """The note a claim of changes made ("I have updated all `set_output` overrides I found.") takes when,
-    said after a standing miss, it names the missed change's file, definition or code: " — but r31's 2
-    substitutions of `pipeline.py` in `set_output` (…) matched nothing (lines 1048, 1050) and were never made";
-    "" when none. Told bare, the claim reads as the state of the code. `account`: the text is an account of
-    changes made (`recaps`), a claim without the words that say so."""
+    said after a standing miss (from its round on: an export may tell a reply's words and its calls as one
+    round), it names the missed change's file, definition or code: " — but r31's 2 substitutions of
+    `pipeline.py` in `set_output` (…) matched nothing (lines 1048, 1050) and were never made"; "" when none.
+    Told bare, the claim reads as the state of the code. `account`: the text is an account of changes made
+    (`recaps`), a claim without the words that say so."""
     events = standing(ctx) if ctx.preset.code else []
     if not events or not rounds or not (account or _CLAIM_RE.search(text)):
         return ""
-    spoken = [e for e in events if max(rounds) > e.round
-              and any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text) for n in _names(e, ctx))]
+    spoken = []
+    for e in events:
+        if max(rounds) < e.round:
+            continue
+        plain = {m.scope for m in e.misses if m.scope and not _CODE_NAME_RE.fullmatch(m.scope)}
+        if any(_said(n, text, plain) for n in _names(e, ctx) | plain):
+            spoken.append(e)
     return " — but " + "; and ".join(_note(e, ctx) for e in spoken) if spoken else ""
 
 

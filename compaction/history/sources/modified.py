@@ -95,7 +95,7 @@ def modified_file_facts(ctx: FactContext) -> list[Fact]:
                     what += f", made again by {log.rebuilt} since: those edits are gone"
                 if log.thrown:
                     n = log.n_thrown
-                    what += f" ({n} edit{'s' if n != 1 else ''} reverted, {fate(*reverted_counts(log))})"
+                    what += f" ({n} edit{'s' if n != 1 else ''} reverted, {fate(*reverted_counts(log.thrown, log.kept))})"
         if not info.named and what not in SCRATCH:
             what += _INFERRED
         if info.renamed_from and what not in SCRATCH:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from compaction.events import OFFER_RE, Event, EventKind
 from compaction.history.facts import Fact, display_path, letters, relative_paths
+from compaction.history.flatten import unbold
 from compaction.history.headings import h
 from compaction.history.sections import Section
 from compaction.history.sentences import BEFORE_WIDE_TEXT, WIDE_CLASS, prose
@@ -149,7 +150,7 @@ def reason_facts(ctx: FactContext) -> list[Fact]:
         text = relative_paths(head + r.short, ctx.cwd)
         whole = relative_paths(head + r.full, ctx.cwd) if r.full != r.short else None
         out.append(Fact(Section.DECISIONS, text, [r.source], score=r.score, prose=True, full_text=whole,
-                        quote=relative_paths(r.said, ctx.cwd) or None))
+                        quote=r.said or None))
     return out
 
 
@@ -485,7 +486,7 @@ class _Prose:
         question, a lead-in or an offer to the user, no code named and no number)."""
         if i in self.said:
             return self.said[i]
-        s = _LIST_MARK_RE.sub("", " ".join(_unbold(self._raw(i)).split())).strip()
+        s = _LIST_MARK_RE.sub("", " ".join(unbold(self._raw(i)).split())).strip()
         said = None
         if MIN_CHARS <= len(s) <= MAX_CHARS and not s.endswith(("?", "？", ":", "：")) and _CODE_HINT_RE.search(s) \
                 and not OFFER_RE.search(s) and not _REPLY_PLAN_RE.match(s) and not _supposes(s):
@@ -517,18 +518,6 @@ class _Prose:
             lead = raw.strip().replace("**", "")
             return lead.endswith((":", "：")) and _CHANGED_RE.search(lead) is not None
         return False
-
-
-def _unbold(text: str) -> str:
-    """The text without Markdown's bold marks, those inside code spans kept (`**kwargs` is a name)."""
-    if "**" not in text:
-        return text
-    if "`" not in text:
-        return text.replace("**", "")
-    return "".join(part if part.startswith("`") else part.replace("**", "") for part in _SPAN_SPLIT_RE.split(text))
-
-
-_SPAN_SPLIT_RE = re.compile(r"(`[^`\n]*`)")  # a text cut at its code spans, the spans kept as parts
 
 
 # The agent planning its reply, not its work ("I'll explain the resolved error and summarize key changes…",

@@ -18,7 +18,9 @@ import re
 from dataclasses import dataclass
 
 from compaction.events import EventKind
+from compaction.history.condense import cut_at_word
 from compaction.history.facts import Fact, cite
+from compaction.history.flatten import flattened, unbold
 from compaction.history.sections import Section
 from compaction.history.sources.missed_edits import belied
 from compaction.history.sources.registry import FactContext, fact_source
@@ -39,7 +41,6 @@ MAX_LATER = 3  # later accounts told: the latest
 
 _ITEM_RE = re.compile(r"^([ \t]*)(?:[-*•+]|\d{1,2}[.)])[ \t]+(\S.*)$")
 _WRITING = (ToolKind.EDIT, ToolKind.WRITE)
-_MARKUP_RE = re.compile(r"\*\*")  # bold; code spans stay: they say what is code
 # The item's first word, past tense: a regular "-ed" verb (not "need", "proceed", nor a "Failed:" label),
 # or one of English's common irregular ones that is no imperative as well.
 _DONE_RE = re.compile(r"^(?!fail)(?:\w+(?<!e)ed|made|wrote|rewrote|built|rebuilt|kept|moved|ran|took|gave|got)\b",
@@ -79,7 +80,7 @@ def _lists(text: str) -> list[_List]:
             continue
         m = None if fenced else _ITEM_RE.match(line)
         if m:
-            items.append((len(m.group(1).expandtabs(4)), " ".join(_MARKUP_RE.sub("", m.group(2)).split())))
+            items.append((len(m.group(1).expandtabs(4)), " ".join(unbold(m.group(2)).split())))
         elif items and (not line.strip() or line[:1] in " \t"):
             continue  # a blank line or an item's continuation
         else:
@@ -138,7 +139,7 @@ def _ran(ctx: FactContext, rnd: Round, call: ToolCall) -> bool:
 def _lead_line(lead: str) -> str:
     """What the list is of: the last line before it, when it introduces it ("the roster list now names each
     agent's provider:"), its last sentence, without heading marks and bold, within LEAD_CHARS; else ""."""
-    lines = [_MARKUP_RE.sub("", ln).lstrip("#").strip() for ln in lead.splitlines()]
+    lines = [unbold(ln).lstrip("#").strip() for ln in lead.splitlines()]
     lines = [ln for ln in lines if ln]
     if not lines or not lines[-1].endswith(":"):
         return ""
@@ -259,7 +260,7 @@ def _reports_done(text: str) -> bool:
     moved …", "Done: …"), not a finding ("Missing from README settings section: …"), an error ("It
     appears the section … does not exist") or a question."""
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
-    first = re.split(r"(?<=[.!?])\s+", _MARKUP_RE.sub("", first).lstrip("#").strip(), maxsplit=1)[0]
+    first = re.split(r"(?<=[.!?])\s+", unbold(first).lstrip("#").strip(), maxsplit=1)[0]
     if not first or text.rstrip().endswith("?"):
         return False
     # a past tense first word says it whatever follows ("Updated … to add prose …"); other words only
@@ -267,23 +268,8 @@ def _reports_done(text: str) -> bool:
     return _done(first) or bool(_LEAD_DONE_RE.search(first) and not _LEAD_TO_COME_RE.search(first))
 
 
-def _gist(text: str, limit: int) -> str:
-    """A message on one line: its prose and list items without markers and bold, code blocks left out,
-    cut at a word within `limit`."""
-    lines: list[str] = []
-    fenced = False
-    for line in text.splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        elif not fenced and line.strip():
-            m = _ITEM_RE.match(line)
-            lines.append(m.group(2) if m else line.strip().lstrip("#").strip())
-    said = " ".join(_MARKUP_RE.sub("", " ".join(lines)).split())
-    return said if len(said) <= limit else said[:limit - 1].rsplit(" ", 1)[0] + "…"
-
-
 def _told_since(since: list[tuple[int, str]], limit: int) -> str:
     """The later accounts after the recap's items: "; since then, in the agent's words: r39 “…”"."""
     if not since:
         return ""
-    return "; since then, in the agent's words: " + "; ".join(f"r{r} “{_gist(t, limit)}”" for r, t in since)
+    return "; since then, in the agent's words: " + "; ".join(f"r{r} “{cut_at_word(flattened(t), limit)}”" for r, t in since)

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from compaction import shell
-from compaction.events import EventKind, is_follow_up_request
+from compaction.events import Event, EventKind, is_follow_up_request
 from compaction.git_output import GitFileChange, git_file_changes, git_runs, untracked_folders
 from compaction.history import project_root
 from compaction.history.facts import Fact, display_path
@@ -71,34 +71,49 @@ def _uncommitted(ctx: FactContext, at: int, committed: int, commit_hash: str | N
         head = f"Uncommitted: {files} (`git status`, r{status.round}{', and edits after it' if later else ''})"
     rounds = sorted(set(after.values()))
     c = f"(r{rounds[-1]})"
-    # a successor reads "opened PR #22" as the work handed in
-    note = f"; not in {o[0]} (opened r{o[1]}) until committed and pushed" if (o := _review_opened(ctx)) else ""
+    # a successor reads "opened PR #22" as the work handed in (of the session's own files: another's are not its)
+    mine = own is None or any(_among(p, own) for p in paths)
+    note = f"; not in {o[0]} (opened r{o[1]}) until committed and pushed" if mine and (o := _review_opened(ctx)) else ""
     # must-keep, as whether the last change was tested: what a successor would push, or lose, next
     return [Fact(Section.CURRENT, f"{head}: {named}{note} {c}", rounds, score=SCORE, priority=1.5, pending=True,
                  essential=True, short=f"{head}{note} {c}")]
 
 
 NOT_OURS = " (not changed by this session)"
-# A review request a forge's tool opened: its URL in the output (`…/pull/22`, GitLab's `…/merge_requests/7`)
+# A review request a forge's tool opened: its URL in the output (`…/pull/22`, GitLab's `…/merge_requests/7`); one
+# merged or closed since takes nothing more
 _REVIEW_URL_RE = re.compile(r"https?://\S+/(pull|merge_requests)/(\d+)\b")
 _REVIEW_CREATE_RE = re.compile(r"\b(?:gh\s+pr|glab\s+mr)\s+create\b")
+_REVIEW_ENDED_RE = re.compile(r"\b(?:gh\s+pr|glab\s+mr)\s+(?:merge|close)\b")
 
 
 def _review_opened(ctx: FactContext) -> tuple[str, int] | None:
     """("PR #22", round) of the last pull or merge request the session opened (`gh pr create`, `glab mr
-    create`, its URL printed back), else None: ai-playbook's role edits came after PR #22's commit and read as
-    part of it."""
+    create`, its URL printed back) and did not merge or close since, else None: ai-playbook's role edits came
+    after PR #22's commit and read as part of it."""
     found = None
     for e in ctx.events:
-        if e.kind is EventKind.COMMAND and e.command and not e.failed and _REVIEW_CREATE_RE.search(e.command):
-            rnd = ctx.transcript.rounds[e.round - 1] if 0 < e.round <= len(ctx.transcript.rounds) else None
-            results = ctx.results_of(rnd) if rnd is not None else {}
-            for msg in rnd.messages if rnd is not None else ():
-                for call in msg.tool_calls:
-                    res = results.get(id(call))
-                    if call.command == e.command and res is not None and (m := _REVIEW_URL_RE.search(res.content)):
-                        found = (f"{'PR' if m.group(1) == 'pull' else 'MR'} #{m.group(2)}", e.round)
+        if e.kind is not EventKind.COMMAND or not e.command or e.failed:
+            continue
+        if found is not None and _REVIEW_ENDED_RE.search(e.command):
+            found = None  # merged or closed: pushing adds nothing to it
+        elif _REVIEW_CREATE_RE.search(e.command) and (url := _printed_url(ctx, e)) is not None:
+            found = (f"{'PR' if url.group(1) == 'pull' else 'MR'} #{url.group(2)}", e.round)
     return found
+
+
+def _printed_url(ctx: FactContext, e: Event) -> re.Match[str] | None:
+    """The review request's URL the command's output printed, if it did."""
+    if not 0 < e.round <= len(ctx.transcript.rounds):
+        return None
+    rnd = ctx.transcript.rounds[e.round - 1]
+    results = ctx.results_of(rnd)
+    for msg in rnd.messages:
+        for call in msg.tool_calls:
+            res = results.get(id(call))
+            if call.command == e.command and res is not None and (m := _REVIEW_URL_RE.search(res.content)):
+                return m
+    return None
 
 
 def _never_committed(ctx: FactContext) -> list[Fact]:
