@@ -2425,6 +2425,11 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f"; then the user's test run no longer printed it (r{shown})"
         elif fix.round >= final_round and not fix.restored and (rec.family != "TOOL" or rec.id == "ERR_TOOL_NonZeroExit"):
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
+        elif rec.family != "TOOL" and not pasted and last.location.command \
+                and not _ran_again(transcript, last.location.command, fix.round):
+            # the session went on, but never ran what failed, nor any test, again: an attempt all the same
+            # (destyler's docs build failed at r8, an edit followed, and r9 turned to a lint error)
+            text = f"tried, never checked (`{_as_run(last.location.command)}` never ran again): {text}"
         parts.append(text)
     shifted = _shifted_lines(transcript, rec, cache) if _BROKEN_SYNTAX_RE.search(rec.id) else ""
     if shifted:  # read off the command itself: a cause, whatever the agent guessed; said first, as shortening keeps
@@ -2432,8 +2437,11 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         why = None
     if why:  # a hedged account is the agent's guess, not the cause: a successor must not act on it as fact
         # the account itself, not the sentence before that says what "it" is (a wide stop leaves an empty piece)
-        account = next((p for p in reversed(_SENTENCE.split(why)) if p.strip()), why)
-        hedged = _guessed(account) or account.rstrip().endswith(("?", "？"))  # a question is a guess too
+        # (or its verdict before the account: "X seems unrelated to my changes. It fails because …" is a guess,
+        # however sure the sentence after it sounds)
+        said = [p for p in _SENTENCE.split(why) if p.strip()] or [why]
+        account = said[-1]
+        hedged = _guessed(account) or account.rstrip().endswith(("?", "？")) or (len(said) > 1 and _guessed(said[0]))
         label = "the agent's guess: " if hedged else "cause: "  # told as what it is, fix or none
         parts.append(label + why.rstrip(".。"))
     if escaped:  # seen in the calls themselves, beside the agent's own account
@@ -2538,6 +2546,18 @@ _DEBUG_PRINT_RE = re.compile(r"\b(?:" + _PRINT_CALL + r"|println!?\()|\bDEBUG\b|
 TRIED_GAPS = 6  # of a recurring failure's gaps between occurrences, the last ones looked into
 TRIED_SHOWN = 2  # of a failure's earlier attempts that failed the same way again, the last ones told
 TRIED_WHY_CHARS = 120  # of the agent's account of an attempt whose change is not known
+
+
+def _ran_again(transcript: Transcript, command: str, after: int) -> bool:
+    """Whether a command of the failing one's program, or a test run, ran from round `after` on (the fix's own
+    round: a `sed -i … && bash run.sh` is the edit and its check in one call)."""
+    program = program_of(command)
+    for rnd in transcript.rounds[max(0, after - 1):]:
+        for msg in rnd.messages:
+            for call in msg.tool_calls:
+                if call.command and (program_of(call.command) == program or is_test_command(call.command)):
+                    return True
+    return False
 
 
 def _tried_before(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None) -> str:

@@ -364,8 +364,10 @@ def test_a_cause_that_opens_with_it_keeps_the_sentence_that_says_what_it_is():
                 "range 0-65535` when redirecting."),
     ])
     (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_ValueError"]
-    assert "cause: The failure `test_redirecting_to_bad_url` seems unrelated to my changes. It fails because" \
-        in rec.solution, rec.solution  # a firm account, though the sentence naming the test hedges
+    # the agent's guess, though the account after it sounds firm: its verdict ("seems unrelated to my changes") is
+    # what a successor would act on, and the test never ran on the code before the change (reader review 59)
+    assert "the agent's guess: The failure `test_redirecting_to_bad_url` seems unrelated to my changes. It fails " \
+        "because" in rec.solution, rec.solution
 
 
 def test_a_name_in_a_shortened_solution_is_kept_whole():

@@ -254,3 +254,35 @@ def _context(msgs: list[Message], cwd: str):
     t = Transcript("s.json", "test", msgs, group_rounds(msgs))
     return FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"),
                        cwd=cwd, n_rounds=len(t.rounds), target_tokens=4000)
+
+
+def test_a_verdict_hedged_before_a_sure_account_is_the_agents_guess() -> None:
+    """Reader review 59: requests' "Solution: cause: The failure `test_redirecting_to_bad_url` seems unrelated to
+    my changes. It fails because `httpbin` … crashes" stood as the cause; the test never ran on the code before
+    the change, and the verdict is hedged ("seems") though the sentence after it sounds sure."""
+    from compaction.errors import scan_transcript
+    from tests.unit.test_errors_scan import build
+    out = ('Traceback (most recent call last):\n  File "/repo/test_api.py", line 9, in handler\n'
+           '    raise ValueError("port out of range")\nValueError: port out of range\n')
+    t = build([("user", "fix the url check"), ("edit", "/repo/models.py"),
+               ("shell", "python test_api.py", out, 1),
+               ("say", "The failure `test_redirect` seems unrelated to my changes. It fails because the test server "
+                       "crashes with `ValueError: port out of range` when it redirects.")])
+    (rec,) = [r for r in scan_transcript(t) if r.id == "ERR_PY_ValueError"]
+    assert "the agent's guess: The failure `test_redirect` seems unrelated" in (rec.solution or ""), rec.solution
+
+
+def test_an_edit_after_a_failure_whose_command_never_ran_again_is_an_attempt_not_a_fix() -> None:
+    """Reader review 59: a docs build failed, an edit followed, and the work turned elsewhere; "Solution: edited
+    `PreviewCode.astro` (r8)" read as the fix, though nothing ran the build, or any test, again."""
+    from compaction.errors import scan_transcript
+    from tests.unit.test_errors_scan import build
+    out = "src/app.ts:3:5 - error TS2304: Cannot find name 'widget'.\nFound 1 error.\n"
+    steps: list[tuple] = [("user", "build the docs"), ("shell", "npx tsc -p .", out, 1), ("edit", "/repo/src/app.ts"),
+                          ("shell", "git status --short", " M src/app.ts\n", 0), ("user", "now lint it"),
+                          ("shell", "git diff --stat", " src/app.ts | 2 +-\n", 0)]
+    (rec,) = [r for r in scan_transcript(build(steps)) if r.id.startswith("ERR_TS")]
+    assert (rec.solution or "").startswith("tried, never checked (`npx tsc -p .` never ran again): edited"), rec.solution
+    checked = steps + [("shell", "npx tsc -p .", "", 0)]
+    (rec,) = [r for r in scan_transcript(build(checked)) if r.id.startswith("ERR_TS")]
+    assert "never ran again" not in (rec.solution or ""), rec.solution
