@@ -197,6 +197,12 @@ _DECISION_RE = re.compile(
 # Not 而不是 ("rather than"): most often it contrasts in an explanation ("returns `false`, not the string").
 # Apart from `_DECISION_RE`: its word boundary is no boundary between two CJK characters.
 _DECISION_CJK_RE = re.compile(r"决定|決定|改成|改为|改為|改用|砍掉|放弃|放棄|采用|採用|不再使用")
+# The agent telling what the user said or wants ("The user is pointing out that the README still says "Bastion V2"
+# instead of …", its thinking's first line after a request): reported words, no choice of the agent's
+USER_REPORTED_RE = re.compile(r"^\W*(?:the|so the|ok(?:ay)?,? the) user(?:'s)? (?:is |has |had |was )?(?:\w+ing|"
+                              r"wants?|asks?|asked|says?|said|points?|pointed|mentions?|mentioned|notes?|noted|"
+                              r"requests?|requested|reports?|reported|would like|needs?|prefers?|thinks?|feels?)\b",
+                              re.IGNORECASE)
 # A line the agent quoted from a tool's output ("DeprecationWarning: Using … from 'collections' instead of from
 # 'collections.abc' is deprecated", whole in quotes or in one code span, or opening on an exception's class name):
 # the output's words, not the agent's choice, whatever "instead of" it holds. A bare "Warning:" is the agent's.
@@ -860,7 +866,7 @@ def _text_events(events: list[Event], rnd: int, msg: Message) -> None:
             decisions += [s for s in _sentences_matching(prose, _DECISION_CJK_RE) if s not in decisions]
         for sentence in decisions:
             if len(sentence) <= 500 and not sentence.startswith("    ") and not OFFER_RE.search(sentence) \
-                    and not QUOTED_OUTPUT_RE.match(sentence):
+                    and not QUOTED_OUTPUT_RE.match(sentence) and not USER_REPORTED_RE.match(sentence):
                 events.append(Event(EventKind.DECISION, rnd, msg.index, text=sentence))
         for sentence in _sentences_matching(prose, _NEXT_RE):
             if len(sentence) <= 500 and sentence not in decisions and not sentence.startswith("    "):

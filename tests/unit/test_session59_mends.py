@@ -286,3 +286,33 @@ def test_an_edit_after_a_failure_whose_command_never_ran_again_is_an_attempt_not
     checked = steps + [("shell", "npx tsc -p .", "", 0)]
     (rec,) = [r for r in scan_transcript(build(checked)) if r.id.startswith("ERR_TS")]
     assert "never ran again" not in (rec.solution or ""), rec.solution
+
+
+def test_the_agent_telling_what_the_user_said_is_no_decision() -> None:
+    """Reader review 59: bastion's Key decisions held 'The user is pointing out that the README … still reference
+    "Bastion V2" instead of "Bastion Agentique"' (the agent's thinking restating the request; "instead of" read as
+    a choice), and a successor would rebrand to the wrong name."""
+    from compaction.events import EventKind, extract_events
+    msgs = [Message(0, Role.USER, "Bastion V2 still in the readme?"),
+            Message(1, Role.ASSISTANT, 'The user is pointing out that the README still says "Bastion V2" instead of '
+                                       '"Bastion". I\'ll use "Bastion" instead of "Bastion v2" everywhere.')]
+    said = [e.text for e in extract_events(Transcript("s.json", "test", msgs, group_rounds(msgs)))
+            if e.kind is EventKind.DECISION]
+    assert said == ['I\'ll use "Bastion" instead of "Bastion v2" everywhere.'], said
+
+
+def test_a_conditions_cases_are_no_account_of_the_changes() -> None:
+    """Reader review 59: astropy's "What changed" quoted r15's "If the PR breaks existing tests, and I cannot modify
+    tests, then either: … ; The tests are wrong (unlikely given they passed before); …", a weighing of options, as
+    the agent's account of what it changed."""
+    from compaction.history.sources.recaps import _recap
+    text = ("I must ensure that my changes are correct according to the PR.\nWait, the instructions say: \"DO NOT "
+            "MODIFY: Tests\".\n\n"
+            "If the PR breaks existing tests, and I cannot modify tests, then either:\n"
+            "1. The PR code is incomplete/incorrect and needs to be adapted to pass tests.\n"
+            "2. The tests are wrong (unlikely given they passed before).\n"
+            "3. I should implement the PR in a way that doesn't break tests but solves the issue.\n\n"
+            "How can I distinguish between a nearby object and a celestial one?")
+    assert _recap(Message(0, Role.ASSISTANT, text), {"transforms.py"}) is None
+    done = text.replace("If the PR breaks existing tests, and I cannot modify tests, then either:", "Changes made:")
+    assert _recap(Message(0, Role.ASSISTANT, done), {"transforms.py"}) is not None  # an account still reads as one

@@ -53,7 +53,8 @@ _LEAD_DONE_RE = re.compile(r"(?i)\b(?:done|finished|completed?|summary|changes|a
                            r"here(?:'s| is) what)\b")
 _LEAD_TO_COME_RE = re.compile(r"(?i)\b(?:will|plan\w*|next|let me|let's|going to|should|would|could|can|need\w*|"
                               r"required|todo|to (?:do|make|finish|fix|add)|left|remaining|still|recommend\w*|"
-                              r"propos\w*|suggest\w*|found|problems?)\b|\b(?:I|we)'ll\b")
+                              r"propos\w*|suggest\w*|found|problems?|either|options?|alternatives?|possibilit\w*)\b|"
+                              r"\b(?:I|we)'ll\b|^\W*if\b")  # a condition's cases ("If …, then either:") recap nothing
 
 
 # An item that records a version-control step, not a change: a commit, a tag, a branch, a push, a pull request
