@@ -2427,8 +2427,8 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         elif rec.family != "TOOL" and not pasted and last.location.command \
                 and not _ran_again(transcript, last.location.command, fix.round):
-            # the session went on, but never ran what failed, nor any test, again: an attempt all the same
-            # (destyler's docs build failed at r8, an edit followed, and r9 turned to a lint error)
+            # the session went on, but never ran what failed, nor any test, again: an attempt all the same (a
+            # build failed, an edit followed, and the work turned elsewhere: reader review 59's docs build)
             text = f"tried, never checked (`{_as_run(last.location.command)}` never ran again): {text}"
         parts.append(text)
     shifted = _shifted_lines(transcript, rec, cache) if _BROKEN_SYNTAX_RE.search(rec.id) else ""

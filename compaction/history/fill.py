@@ -242,9 +242,9 @@ def _partial(step: _Step, room: int) -> tuple[str, int] | None:
 
 def leading_lines(full: str, budget: int, shown: str = "") -> tuple[str, int] | None:
     """(text, tokens) of a multi-line fact's leading lines within `budget`, never cut mid-line, with
-    a count of the rest; None when fewer than two lines fit, or no line but its head and fences. Its first line is its one-line form, so
-    any cut still reads whole. The lines its shown one-line form (`shown`) quotes come first, in their
-    place: a fuller form never loses the line a source picked as the best."""
+    a count of the rest; None when fewer than two lines fit, or none but its head and a fence. Its first
+    line is its one-line form, so any cut still reads whole. The lines its shown one-line form (`shown`)
+    quotes come first, in their place: a fuller form never loses the line a source picked as the best."""
     lines = full.split("\n")
     if len(lines) <= 2:
         return None

@@ -101,6 +101,10 @@ def test_real_harness_boilerplate_is_not_a_decision(name):
     assert not any("ONE COMMAND AT A TIME" in x or "EXACTLY ONE" in x for x in texts)
     if name.startswith("mini-django"):
         assert "DO NOT MODIFY: Tests, configuration files (pyproject.toml, setup.cfg, etc.)" in texts
+        # a binding limit is chosen ahead of the agent's own choices (reader review 59: one harness's sessions
+        # kept it, another's lost it to room)
+        (rule,) = [f for f in facts if f.text.startswith("DO NOT MODIFY")]
+        assert rule.rank() < Section.DECISIONS.priority, rule.rank()
     assert detect(t).template  # the opening message was recognised as a template
 
 

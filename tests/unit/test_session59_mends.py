@@ -316,3 +316,15 @@ def test_a_conditions_cases_are_no_account_of_the_changes() -> None:
     assert _recap(Message(0, Role.ASSISTANT, text), {"transforms.py"}) is None
     done = text.replace("If the PR breaks existing tests, and I cannot modify tests, then either:", "Changes made:")
     assert _recap(Message(0, Role.ASSISTANT, done), {"transforms.py"}) is not None  # an account still reads as one
+
+
+def test_with_no_fix_the_agents_guess_is_what_a_cut_record_keeps() -> None:
+    """Pairwise check 59: requests' record cut to "no fix seen after r48", the agent's account of the failure (an
+    httpbin crash, labelled its guess) dropped first, read as an open bug of the work; beside a fix, the guess
+    still gives way first."""
+    from compaction.errors.shorten import fit
+    guess = ("the agent's guess: The failure `test_redirect` seems unrelated to my changes. It fails because the "
+             "test server crashes on a port out of range")
+    assert fit(f"{guess}; no fix seen after r48", 150).startswith("the agent's guess: The failure `test_redirect`")
+    fixed = fit(f"edited `models.py` (r40): `host.startswith('.')` → `_check(host)`; {guess}", 90)
+    assert "guess" not in fixed and fixed.startswith("edited `models.py` (r40)"), fixed

@@ -845,8 +845,11 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
                                              or _MARKUP_RE.search(text)):  # markup a client injected, not the user
             if scope < MAX_SCOPE and SCOPE_RE.search(text) and not _MARKUP_RE.search(text):
                 scope += 1
+                # a binding limit of the task ("DO NOT MODIFY: Tests, configuration files"): chosen ahead of the
+                # agent's own choices, or one harness's sessions keep it and another's lose it to room (requests,
+                # matplotlib: reader review 59)
                 facts.append(Fact(Section.DECISIONS, text if len(text) <= 300 else text[:297] + "…", [round_],
-                                  score=48 + min(round_, 500) / 1000))
+                                  score=48 + min(round_, 500) / 1000, priority=AHEAD))
                 continue
             elided += 1
             continue

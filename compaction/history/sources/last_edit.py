@@ -6,7 +6,9 @@ that kept no payload of one edit stops its replay). tree-vanilla ended on a test
 after three rewrites of that test; the successor's first step is to read the test as it now stands,
 and the document showed the example file finished rounds before instead. The edit's own new text
 (an old/new pair's new side, a diff hunk's lines with its context) is that region, known without a
-replay. Told in the work's section (which indents it under its item), ranked just before the files' texts: the room left over decides.
+replay. Told in the work's section (which indents it under its item), ranked just before the files'
+texts: the room left over decides. Only when that edit is the work's last change (a later whole write or an
+edit whose payload the export did not keep leaves no region: code review 24).
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ def last_edit_text(ctx: FactContext) -> list[Fact]:
     if check is not None and check[0]:
         return []
     lines = _region(edit)
-    if len(lines) < MIN_LINES:
+    if sum(1 for line in lines if line.strip() and line != "…") < MIN_LINES:
         return []
     shown: list[str] = []
     size = 0
