@@ -328,3 +328,14 @@ def test_with_no_fix_the_agents_guess_is_what_a_cut_record_keeps() -> None:
     assert fit(f"{guess}; no fix seen after r48", 150).startswith("the agent's guess: The failure `test_redirect`")
     fixed = fit(f"edited `models.py` (r40): `host.startswith('.')` → `_check(host)`; {guess}", 90)
     assert "guess" not in fixed and fixed.startswith("edited `models.py` (r40)"), fixed
+
+
+def test_an_interrupt_the_tool_echoed_last_is_the_user_leaving() -> None:
+    """Reader review 59: aider-monochromatic ended on "^C again to exit … ^C KeyboardInterrupt" after the TSDoc
+    asked was done; the document said nothing of it, and a successor would wait on the open request."""
+    from compaction.history.sources.current import _user_left
+    msgs = [Message(0, Role.USER, "Add all missing TSDoc"), Message(1, Role.ASSISTANT, "Adding it."),
+            Message(2, Role.TOOL, "> Applied edit to src/x.ts\n>\n> ^C again to exit\n>\n> ^C KeyboardInterrupt", harness=True)]
+    assert _user_left(group_rounds(msgs)) == (1, "^C")
+    msgs[2] = Message(2, Role.TOOL, "> Applied edit to src/x.ts\n> Press ^C to stop the watcher", harness=True)
+    assert _user_left(group_rounds(msgs)) is None  # a mention of the key is no interrupt

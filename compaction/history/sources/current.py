@@ -602,8 +602,17 @@ def _answered_after(rnd: Round, said: Message, results: dict[int, ToolResult | N
         (res := results.get(id(c))) is not None and not res.is_error and res.exit_code in (None, 0) for _, c in calls)
 
 
+# A terminal's interrupt the tool echoed as the session's last words (aider's "^C again to exit", "^C
+# KeyboardInterrupt"): the user stopped the tool, as a quit command does
+_INTERRUPTED_RE = re.compile(r"(?m)^\W*\^C(?: again to exit| KeyboardInterrupt)?\W*\Z")
+
+
 def _user_left(rounds: list) -> tuple[int, str] | None:
-    """(round, command) of a quit command among the session's last user messages, after which no one spoke."""
+    """(round, command) of a quit command among the session's last user messages, after which no one spoke;
+    or ("^C") of an interrupt the tool echoed last (aider-monochromatic: the TSDoc asked was done, then ^C)."""
+    last = next((m for m in reversed(rounds[-1].messages) if (m.text or "").strip()), None) if rounds else None
+    if last is not None and last.role is not Role.ASSISTANT and _INTERRUPTED_RE.search(last.text[-400:].rstrip()):
+        return rounds[-1].number, "^C"
     for rnd in reversed(rounds[-2:]):
         for msg in reversed(rnd.messages):
             if msg.role is Role.ASSISTANT and (msg.text.strip() or msg.tool_calls):
