@@ -639,6 +639,9 @@ def _mark_done(facts: list[Fact], events: list[Event]) -> None:
 _MADE_NAME_RE = re.compile(r"[A-Za-z_]\w{3,}(?=\s*(?:=|\(|$))")
 _PLAN_RE = re.compile(r"(?i)^(?:if (?:I|we)\b|assume\b|maybe\b|perhaps\b)")
 MAX_NEVER_CHECKS = 20  # plans looked up in the whole session: bounded work
+NEVER_WRITTEN_WEIGHT = 12  # a plan not carried out: below the choices that were (38-46), beside bare ones
+# The agent saying it did what a plan named ("I added `preserve_dtypes`", "now accepts `x`")
+_DID_RE = re.compile(r"(?i)\b(?:added|implemented|introduced|created|defined|wrote|renamed|now (?:has|takes|accepts))\b")
 
 
 def _mark_never_written(facts: list[Fact], ctx: FactContext) -> None:
@@ -674,11 +677,6 @@ def _mark_never_written(facts: list[Fact], ctx: FactContext) -> None:
             f.full_text = f.full_text + note if f.full_text else None  # the fuller form the filler may show
             f.short = f.short + note if f.short else None
             f.score -= NEVER_WRITTEN_WEIGHT
-
-
-NEVER_WRITTEN_WEIGHT = 12  # a plan not carried out: below the choices that were (38-46), beside bare ones
-# The agent saying it did what a plan named ("I added `preserve_dtypes`", "now accepts `x`")
-_DID_RE = re.compile(r"(?i)\b(?:added|implemented|introduced|created|defined|wrote|renamed|now (?:has|takes|accepts))\b")
 
 
 def _spellings(name: str) -> list[str]:
