@@ -254,16 +254,53 @@ def _paste_unit(block: list[str], kind: str, at: int, para: int) -> _Unit:
     values = paste_values(block)
     n = values.count("=")
     first, last = (ln if len(ln) <= 100 else ln[:99] + "…" for ln in (filled[0], filled[-1]))
-    # A reproduction (it sets values): its last line (the check) and its values; else its first line,
-    # and its last too when short (a log's final error).
-    if n >= 2:
+    error = _log_error(filled)
+    # A log that stopped on an error: that error, where it points (destyler's pasted docs build read as its exit
+    # line and "values: mode="static"", the parse error in `Sinppets.svelte (1:9)` gone); a reproduction (it sets
+    # values): its last line (the check) and its values; else its first line, and its last too when short.
+    if error is not None:
+        ends, n = [error], 0
+    elif n >= 2:
         ends = [last]
     else:
         ends = [first, last] if len(filled) > 2 and len(filled[-1]) <= 100 else [first]
     more = len(filled) - len(ends)
     note = f" [{'+' if n < 2 else ''}{more} lines of {kind}{'; values: ' + values if n >= 2 else ''}]" if more else ""
     text = " … ".join(f"`{e}`" for e in ends) + note
-    return _Unit(text, at, 0.5 + 0.7 * min(n, 5), para, frozenset({"done"} if n >= 2 else ()), paste=True)
+    weight = 0.5 + 0.7 * (_ERROR_WEIGHT if error is not None else min(n, 5))  # a log's error: what is asked about
+    return _Unit(text, at, weight, para, frozenset({"done"} if n >= 2 else ()), paste=True)
+
+
+# A log's error line: a marked error, a failure verdict ("[ERROR] [vite] ✗ Build failed"), an exception line
+_LOG_ERROR_RE = re.compile(r"\[ERROR\]|✗|^\s*(?:error|ERROR)\b[:\s]|^\s*\w*(?:Error|Exception)\b:")
+# Where an error points: a file with its line (`use-actor.svelte.js (2:12)`, `app.ts:3:5`, `x.py", line 4`)
+_ERROR_PLACE_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}(?:\s?\(\d+:\d+\)|:\d+:\d+\b|\", line \d+)")
+_ERROR_NEAR = 3  # lines from the first error line on looked at for where it points
+_EXCEPTION_SAID_RE = re.compile(r"\w(?:Error|Exception)\b:\s*\S")  # an exception's class and its message
+_IN_URL_RE = re.compile(r"https?://\S*$")  # a place inside a URL (a stack frame's): no file of the project
+_PLACE_AGAIN_RE = re.compile(r"(?<=:)\s+(?:[\w-]+:)?/?[\w@.~-]*/[\w@./~-]*:\d+(?::\d+)?")
+ERROR_LINE_CHARS = 80
+_ERROR_WEIGHT = 3  # a log's error weighs as a reproduction's three values: the paste's substance
+
+
+def _log_error(lines: list[str]) -> str | None:
+    """What a pasted log stopped on: its first error line, or, when that line only says it failed (a bundler's
+    "✗ Build failed"), the line after it that names where (a file with its line, not a URL's), from that file's
+    name on, a path that only repeats the place left out; within ERROR_LINE_CHARS; None when no line reads as
+    an error."""
+    at = next((i for i, ln in enumerate(lines) if _LOG_ERROR_RE.search(ln)), None)
+    if at is None:
+        return None
+    line = lines[at]
+    said = _EXCEPTION_SAID_RE.search(line) is not None  # "ReferenceError: $state is not defined" says it all
+    for ln in lines[at:at + (1 if said else _ERROR_NEAR)]:
+        m = next((p for p in _ERROR_PLACE_RE.finditer(ln) if not _IN_URL_RE.search(ln, 0, p.start())), None)
+        if m:
+            # "use-actor.svelte.js (2:12): /Users/…/use-actor.svelte.js:2:12 The $ name is reserved": its message
+            line = _PLACE_AGAIN_RE.sub("", ln[m.start():])
+            break
+    line = line.replace("`", "'")  # quoted in a code span
+    return line if len(line) <= ERROR_LINE_CHARS else line[:ERROR_LINE_CHARS - 1] + "…"
 
 
 def _unwrapped(lines: list[str]) -> list[str]:

@@ -339,3 +339,18 @@ def test_an_interrupt_the_tool_echoed_last_is_the_user_leaving() -> None:
     assert _user_left(group_rounds(msgs)) == (1, "^C")
     msgs[2] = Message(2, Role.TOOL, "> Applied edit to src/x.ts\n> Press ^C to stop the watcher", harness=True)
     assert _user_left(group_rounds(msgs)) is None  # a mention of the key is no interrupt
+
+
+def test_a_pasted_log_is_told_by_the_error_it_stopped_on_and_where() -> None:
+    """Reader review 59: npm-publish's pasted docs build read "`ELIFECYCLE Command failed with exit code 1.` [7 lines
+    of code; values: mode="static", svelte=1]"; the build had stopped on `Sinppets.svelte (1:9): Unexpected token`."""
+    from compaction.history.condense import _log_error
+    log = ["20:38:47 [build] mode: \"static\"", "20:39:01 [ERROR] [vite] ✗ Build failed in 6.63s",
+           "transforming (237) ../node_modules/react.js[vite-plugin-svelte:compile] astro-entry:/Users/me/docs/src/"
+           "Sinppets.svelte (1:9): astro-entry:/Users/me/docs/src/Sinppets.svelte:1:9 Unexpected token",
+           " ELIFECYCLE  Command failed with exit code 1."]
+    assert _log_error(log) == "Sinppets.svelte (1:9): Unexpected token"
+    trace = ["Runtime error: $state is not defined", "ReferenceError: $state is not defined",
+             "    at l (https://esm.sh/@destyler/svelte@0.2.0/es2022/svelte.mjs:2:412)"]
+    assert _log_error(trace) == "ReferenceError: $state is not defined"  # the message itself; no URL's frame
+    assert _log_error(["installing…", "added 3 packages in 2s"]) is None  # no error: told as before
