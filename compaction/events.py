@@ -123,8 +123,12 @@ class Event:
     moved: tuple[str, str] | None = None  # a `mv`/`git mv`'s write and deletion: (source, destination)
     unchanged: bool = False  # edits: applied, but its new text was its old one (the file is as it was)
     missed: int = 0  # line-addressed substitutions (`sed -i 'Ns/a/b/'`) of it whose line held no such text
-    missed_where: tuple[str, ...] = ()  # those substitutions by line and pattern ("line 1048: `transform=transform`")
-    misses: tuple[Miss, ...] = ()  # the same substitutions, each with its line's text and definition
+    misses: tuple[Miss, ...] = ()  # those substitutions, each with its line's text and definition
+
+    @property
+    def missed_where(self) -> tuple[str, ...]:
+        """The missed substitutions by line and what it held ("line 1048 holds `\"\"\"`, not `…`")."""
+        return tuple(_missed_where(m.hunk, m.held) for m in self.misses)
 
 
 MARKER_RE = re.compile(r"@(important|decision|warning|todo)\b", re.IGNORECASE)
@@ -1236,7 +1240,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                     hunks = tuple(h for h in hunks if not state.views.misses(path, h))
                 events.append(Event(write_kind, rnd, msg.index, path=path, command=cmd, tool=call.name, failed=False,
                                     via_shell=True, hunks=hunks, unchanged=bool(missed) and not hunks, missed=missed,
-                                    missed_where=tuple(_missed_where(m.hunk, m.held) for m in misses), misses=misses,
+                                    misses=misses,
                                     whole=bool(change and change.whole), moved=moves.get((write_kind, path))))
                 state.views.changed(path, events[-1], cmd)
                 state.forget_numbered(path)

@@ -115,9 +115,11 @@ class LineViews:
             above.append(prev)
         above.reverse()
         name = enclosing(above, line)
+        if not name:
+            return None
         indent = len(line) - len(line.lstrip()) if line.strip() else 10**6
         for i in range(len(above) - 1, -1, -1):
-            m = definition(above[i]) if name else None
+            m = definition(above[i])
             if m and m.group(1) == name and len(above[i]) - len(above[i].lstrip()) < indent:
                 return name, number - len(above) + i
         return None

@@ -1481,6 +1481,7 @@ class _ResultsCache(dict[int, dict[int, ToolResult | None]]):
         self.no_effect: frozenset[tuple[int, str]] = frozenset()
         self.inferred_paths: dict[str, str] = {}  # call id → the file a path-less edit changed (its content named it)
         self.not_ours: list[tuple[int, str]] | None = None  # `_not_ours_sentences`, read when a record first asks
+        self.runs: list[tuple[int, str, bool]] | None = None  # `_runs`, read when a record first asks
 
 
 def _round_results(rnd: Round, cache: _ResultsCache | None) -> dict[int, ToolResult | None]:
@@ -2426,7 +2427,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
         elif fix.round >= final_round and not fix.restored and (rec.family != "TOOL" or rec.id == "ERR_TOOL_NonZeroExit"):
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         elif rec.family != "TOOL" and not pasted and last.location.command \
-                and not _ran_again(transcript, last.location.command, fix.round):
+                and not _ran_again(transcript, last.location.command, fix.round, cache):
             # the session went on, but never ran what failed, nor any test, again: an attempt all the same (a
             # build failed, an edit followed, and the work turned elsewhere: reader review 59's docs build)
             text = f"tried, never checked (`{_as_run(last.location.command)}` never ran again): {text}"
@@ -2548,16 +2549,23 @@ TRIED_SHOWN = 2  # of a failure's earlier attempts that failed the same way agai
 TRIED_WHY_CHARS = 120  # of the agent's account of an attempt whose change is not known
 
 
-def _ran_again(transcript: Transcript, command: str, after: int) -> bool:
+def _ran_again(transcript: Transcript, command: str, after: int, cache: _ResultsCache | None = None) -> bool:
     """Whether a command of the failing one's program, or a test run, ran from round `after` on (the fix's own
     round: a `sed -i … && bash run.sh` is the edit and its check in one call)."""
     program = program_of(command)
-    for rnd in transcript.rounds[max(0, after - 1):]:
-        for msg in rnd.messages:
-            for call in msg.tool_calls:
-                if call.command and (program_of(call.command) == program or is_test_command(call.command)):
-                    return True
-    return False
+    return any(r >= after and (p == program or test) for r, p, test in _runs(transcript, cache))
+
+
+def _runs(transcript: Transcript, cache: _ResultsCache | None) -> list[tuple[int, str, bool]]:
+    """(round, program, a test run) of every command the session ran, in order: read once per scan (a record's
+    solution asks for them, and a session holds thousands of records and calls)."""
+    if cache is not None and cache.runs is not None:
+        return cache.runs
+    runs = [(rnd.number, program_of(call.command), is_test_command(call.command))
+            for rnd in transcript.rounds for msg in rnd.messages for call in msg.tool_calls if call.command]
+    if cache is not None:
+        cache.runs = runs
+    return runs
 
 
 def _tried_before(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCache | None) -> str:

@@ -1061,6 +1061,7 @@ def _apply(content: str, hunks: tuple[Hunk, ...], where: dict[int, str], strict:
 
 # sed's line commands by address (`/DEBUG/i …`, `1i …`, `$a …`): the hunk's context as `edits.sed_hunks` words it
 _ADDRESSED_RE = re.compile(r"^(insert|append) at (\d+|\$|/.*/)$")
+_BRE_OPERATORS = frozenset("(){}|+?")  # operators in a basic regular expression only after a backslash
 
 
 def _addressed_hunk(h: Hunk) -> bool:
@@ -1087,8 +1088,6 @@ def _bre(pattern: str) -> re.Pattern[str] | None:
         i += 1
     return bre("\\" + pattern if pattern.startswith("*") else pattern)
 
-
-_BRE_OPERATORS = frozenset("(){}|+?")  # operators in a basic regular expression only after a backslash
 
 
 def _addressed(content: str, run: list[Hunk]) -> str | None:
@@ -1794,11 +1793,11 @@ def _block_body(lines: list[str], i: int) -> bool:
 
 def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
     """A final diff's informative lines, at most MAX_LINES, or as many of its one-line changes as there are up
-    to MAX_NET_LINES, shared fairly between its changes (one long hunk must not hide the others'); within a change a
-    definition first, then what it added, then what it removed, shown in the diff's order. Changes alike are said once with their count and places
-    (`_alike`), a one-line substitution or a short removal as one line (`_change_line`): sympy's numbers.py
-    made 42 changes of 13 kinds, and ten lines of its `- …`/`+ …` fragments left which line replaced which,
-    and how often, unsaid."""
+    to MAX_NET_LINES, shared fairly between its changes (one long hunk must not hide the others'); within a
+    change a definition first, then what it added, then what it removed, shown in the diff's order. Changes
+    alike are said once with their count and places (`_alike`), a one-line substitution or a short removal as
+    one line (`_change_line`): sympy's numbers.py made 42 changes of 13 kinds, and ten lines of its `- …`/`+ …`
+    fragments left which line replaced which, and how often, unsaid."""
     per_hunk: list[list[tuple[int, int, str]]] = []  # (rank, place, line) of each change
     seen: set[str] = set()  # a line said once (`+ return NotImplemented` in forty hunks)
     for hunk, places in _alike(net):

@@ -656,7 +656,7 @@ def _mark_never_written(facts: list[Fact], ctx: FactContext) -> None:
                and not NOTES_RE.search(e.path)]
     if not changes:
         return
-    checked = 0
+    plans: list[tuple[Fact, list[str], int]] = []  # (fact, the names it makes up, its round)
     for f in facts:
         if not (f.prose and f.rounds and (_INTENDED_RE.match(f.text) or _PLAN_RE.match(f.text))) \
                 or "(done, r" in f.text or changes[-1].round < f.rounds[0]:
@@ -665,12 +665,13 @@ def _mark_never_written(facts: list[Fact], ctx: FactContext) -> None:
             continue  # a later change whose text is unknown may hold the name
         head = _ASIDE_RE.sub("", _CHOICE_END_RE.split(f.text, 1)[0])
         names = [m.group(0) for span in _CHOSEN_SPAN_RE.findall(head) if (m := _MADE_NAME_RE.match(span.strip()))]
-        if not names:
-            continue
-        checked += 1
-        if checked > MAX_NEVER_CHECKS:
-            break
-        made = next((n for n in names if _never_shown(ctx, n, f.rounds[0])), None)
+        if names:
+            plans.append((f, names, f.rounds[0]))
+            if len(plans) == MAX_NEVER_CHECKS:
+                break
+    shown = _shown_names(ctx, {(n, at) for _, names, at in plans for n in names}) if plans else set()
+    for f, names, at in plans:
+        made = next((n for n in names if (n, at) not in shown), None)
         if made is not None:
             note = f" (not done: no later call or output names `{made}`)"
             f.text += note
@@ -690,29 +691,33 @@ def _spellings(name: str) -> list[str]:
     return list(dict.fromkeys([name, snake, camel, camel[0].upper() + camel[1:]]))
 
 
-def _never_shown(ctx: FactContext, name: str, at: int) -> bool:
-    """Whether the name is the plan's own and stayed so: in no tool call or output and no user message
-    before round `at`, and in no tool call or output after it, nor a later sentence of the agent's saying it
-    did it."""
-    spellings = _spellings(name)
-    search = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, spellings)) + r")(?!\w)").search
+def _shown_names(ctx: FactContext, wanted: set[tuple[str, int]]) -> set[tuple[str, int]]:
+    """Of the (name, plan's round) pairs, those whose name is not the plan's own or did not stay so: in a tool
+    call or output anywhere, a user message up to the plan's round, or a later sentence of the agent's saying it
+    did it. One pass over the session for all the plans' names (one alternation of all their spellings)."""
+    of: dict[str, set[str]] = {}  # a spelling → the names it spells
+    for name, _ in wanted:
+        for sp in _spellings(name):
+            of.setdefault(sp, set()).add(name)
+    search = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(of, key=len, reverse=True))) + r")(?!\w)")
 
-    def found(text: str) -> bool:  # a plain substring test first: most texts hold none of them
-        return any(sp in text for sp in spellings) and search(text) is not None
+    def named(text: str) -> set[str]:  # the names a text holds
+        return {n for m in search.finditer(text) for n in of[m.group(0)]} if text else set()
 
+    shown: set[tuple[str, int]] = set()
     for rnd in ctx.transcript.rounds:
         for msg in rnd.messages:
-            if rnd.number <= at and msg.role is Role.USER and found(msg.text):
-                return False
-            if rnd.number > at and msg.role is Role.ASSISTANT and found(msg.text) and any(
-                    found(s) and _DID_RE.search(s) for s in _SENTENCES_RE.split(msg.text)):
-                return False  # its own later report of having done it
-            if any(found(res.content) for res in msg.tool_results):
-                return False
-            for call in msg.tool_calls:
-                if any(found(text) for text in argument_strings(call.arguments)):
-                    return False
-    return True
+            if msg.role is Role.USER:
+                shown |= {(n, at) for n in named(msg.text) for n2, at in wanted if n2 == n and rnd.number <= at}
+            elif msg.role is Role.ASSISTANT and (said := named(msg.text)):
+                did = {n for s in _SENTENCES_RE.split(msg.text) if _DID_RE.search(s) for n in named(s)}
+                shown |= {(n, at) for n in said & did for n2, at in wanted if n2 == n and rnd.number > at}
+            anywhere = set().union(*(named(res.content) for res in msg.tool_results),
+                                   *(named(text) for call in msg.tool_calls for text in argument_strings(call.arguments)))
+            shown |= {(n, at) for n, at in wanted if n in anywhere}
+            if len(shown) == len(wanted):
+                return shown
+    return shown
 
 
 def _key(text: str) -> str:

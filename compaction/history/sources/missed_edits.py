@@ -41,7 +41,7 @@ def standing(ctx: FactContext) -> list[Event]:
 
 
 def _standing(ctx: FactContext) -> list[Event]:
-    missed = [(i, e) for i, e in enumerate(ctx.events) if e.missed and e.missed_where and e.path]
+    missed = [(i, e) for i, e in enumerate(ctx.events) if e.missed and e.misses and e.path]
     if not missed:
         return []
     last_change: dict[str, int] = {}  # each file's last change by the session (its place among the events)
@@ -89,13 +89,13 @@ def _made(e: Event) -> str:
 
 def _fact(e: Event, ctx: FactContext) -> Fact:
     name = display_path(e.path or "", ctx.cwd).rsplit("/", 1)[-1]
-    misses = e.misses  # (an event of another maker may carry only `missed_where`)
-    n = len(e.missed_where)
+    misses = e.misses
+    n = len(misses)
     made = sum(1 for h in e.hunks if h.fragment and h.context)
     count = f"{n} of the {n + made} substitutions" if made else f"{n} substitution{'s' if n > 1 else ''}"
     scopes = {_scope(m) for m in misses}
-    one = next(iter(scopes)) if len(scopes) == 1 and len(misses) == n else ""
-    aims = [_aimed(m, not one) for m in misses] if len(misses) == n else list(e.missed_where)
+    one = next(iter(scopes)) if len(scopes) == 1 else ""
+    aims = [_aimed(m, not one) for m in misses]
     where = "; ".join(aims[:NAMED]) + (f"; +{n - NAMED}" if n > NAMED else "")
     head = f"Not made: {count} of `{name}` (r{e.round})" + (f" in {one}" if one else "")
     lines = 'their lines' if n > 1 else 'its line'
@@ -151,7 +151,7 @@ def belied(ctx: FactContext, rounds: list[int], text: str, account: bool = False
 
 
 def _note(e: Event, ctx: FactContext) -> str:
-    n = len(e.missed_where)
+    n = len(e.misses)
     scopes = {_scope(m) for m in e.misses}
     lines = [str(m.hunk.context).removeprefix("line ") for m in e.misses[:NAMED]]
     at = f" ({'lines' if len(lines) > 1 else 'line'} {', '.join(lines)})" if lines else ""

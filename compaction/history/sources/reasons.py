@@ -515,7 +515,7 @@ class _Prose:
             raw = self._raw(j)
             if self._item(j) or _MARKER_ONLY_RE.match(raw):
                 continue  # an earlier item of the list, or its marker split off ("1." ends at its stop)
-            lead = raw.strip().replace("**", "")
+            lead = unbold(raw.strip())
             return lead.endswith((":", "：")) and _CHANGED_RE.search(lead) is not None
         return False
 
