@@ -26,6 +26,7 @@ from compaction.history.facts import MIN_FACT_TOKENS, TIGHT_TARGET, WS_RE, Fact,
 from compaction.history.sections import Section
 from compaction.history.sentences import straight
 from compaction.history.sources.registry import FactContext, fact_source
+from compaction.history.sources.request_outcome import ARROW_RE, session_outcomes, unanswered
 from compaction.literal_heads import holds
 from compaction.memo import per_text
 from compaction.model import Message, Role
@@ -330,6 +331,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     prev: tuple[Fact, set[str], str] | None = None  # the request before: a draft of the next when it holds it
     followed = _followed(later[first:])
     ran = _commands_by_round(ctx) if len(later) > first + 1 else {}  # an older request may be a typed command
+    found = session_outcomes(ctx.events, ctx.transcript) if len(later) > first + 1 else None
     for i, req in enumerate(later[first:], first):
         latest = i == len(later) - 1
         text = clean_task(trim_pastes(req.text, *_TRIM_LEVELS[-1]))
@@ -342,7 +344,10 @@ def task_facts(ctx: FactContext) -> list[Fact]:
                 text += f" — on r{began.round}: “{one_line(clean_task(began.text), THREAD_CHARS)}”"
         key = " ".join(text.lower().split()).rstrip("?.! ")
         if not latest and key in asked:
-            asked[key].rounds.append(req.round)
+            again = asked[key]
+            again.rounds.append(req.round)
+            if found is not None:  # what came of it: after its last sending
+                _restate_outcome(again, unanswered(found, req.round))
             continue
         words = set(_WORDS_RE.findall(key))
         if (prev is not None and len(prev[1]) >= 6 and len(prev[1] - words) * 10 <= len(prev[1])
@@ -382,10 +387,12 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             shown = shorten_request(text, room, limit)
             # its opening ask alone, when the room left cannot hold the line: a request named beats one left out
             brief = _brief(text) if len(shown) > BRIEF_REQUEST_CHARS * 1.2 else None
-            fact = Fact(Section.GOAL, "Then asked: " + shown,
+            # a command line for the tool (`!npm run check`, `/find x`) asks the agent nothing
+            became = unanswered(found, req.round) if found and not typed and not _TOOL_LINE_RE.match(text) else ""
+            fact = Fact(Section.GOAL, "Then asked: " + shown + became,
                         [*rounds, req.round], score=score, priority=2.5,
-                        short="Then asked: " + brief if brief else None,
-                        full_text="Then asked: " + text if len(text) > room else None,
+                        short="Then asked: " + brief + became if brief else None,
+                        full_text="Then asked: " + text + became if len(text) > room else None,
                         asks_whole=len(text) > room and _own_asks(text))
             asked[key] = fact
             facts.append(fact)
@@ -393,6 +400,17 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             continue
         prev = None
     return facts
+
+
+_TOOL_LINE_RE = re.compile(r"\s*[!/][\w.-]")  # a line the user typed for the tool: `!npm test`, `/add f`
+
+
+def _restate_outcome(fact: Fact, became: str) -> None:
+    """A request sent again: what came of its last sending replaces what came of the first."""
+    def restated(text: str | None) -> str | None:
+        return None if text is None else ARROW_RE.sub("", text) + became
+    fact.text = restated(fact.text) or fact.text
+    fact.short, fact.full_text = restated(fact.short), restated(fact.full_text)
 
 
 THREAD_CHARS = 160  # of the request an accepted offer answered, quoted beside the assent
