@@ -607,6 +607,26 @@ def _answered_after(rnd: Round, said: Message, results: dict[int, ToolResult | N
 _INTERRUPTED_RE = re.compile(r"(?m)^\W*\^C(?: again to exit| KeyboardInterrupt)?\W*\Z")
 
 
+# A reply that says it checked the work ("no CommonJS usage found", "verified", "all tests pass")
+_CHECK_CLAIM_RE = re.compile(r"\b(?:verified|confirmed|scanned|checked|no (?:\w+ ){0,3}(?:found|usage|remaining|left)|"
+                             r"all (?:\w+ )?(?:tests? )?pass(?:es|ed)?|(?:fully )?compliant)\b", re.IGNORECASE)
+_UNBACKED = " (a check claimed with no tool run since the request)"
+
+
+def _claims_unbacked(messages: list[Message], said: Message) -> bool:
+    """The last reply claims a check though no tool ran since the request it answers: what it says was
+    judged from the conversation only (afi-core's "After scanning all provided files under `dist/`, no
+    CommonJS usage": nothing was searched; reader review 59). Why: a successor takes a claim for a result."""
+    if not _CHECK_CLAIM_RE.search(said.text):
+        return False
+    for m in reversed(messages[:said.index]):
+        if m.tool_calls:
+            return False
+        if m.role is Role.USER and not m.harness and is_follow_up_request(m.text):
+            return True
+    return False
+
+
 def _user_left(rounds: list) -> tuple[int, str] | None:
     """(round, command) of a quit command among the session's last user messages, after which no one spoke;
     or ("^C") of an interrupt the tool echoed last (aider-monochromatic: the TSDoc asked was done, then ^C)."""
@@ -640,9 +660,10 @@ def current_work(ctx: FactContext) -> list[Fact]:
         # (unless they sum up the work: they name a file the session leaves changed)
         narrates = handed_in and not _names_kept_file(ctx, said[1].text)
         words_said = without_own_calls(said[1])
-        facts.append(Fact(Section.CURRENT, f"Last said: {_said(words_said, _SAID_CHARS)}", [said[0]], score=80,
-                          priority=SUBMITTED_SAID_PRIORITY if narrates else 1.5,
-                          short=f"Last said: {_said(words_said, _SAID_CHARS // 2)}", prose=True))
+        unbacked = _UNBACKED if _claims_unbacked(ctx.transcript.messages, said[1]) else ""
+        facts.append(Fact(Section.CURRENT, f"Last said{unbacked}: {_said(words_said, _SAID_CHARS)}", [said[0]],
+                          score=80, priority=SUBMITTED_SAID_PRIORITY if narrates else 1.5,
+                          short=f"Last said{unbacked}: {_said(words_said, _SAID_CHARS // 2)}", prose=True))
     left = _user_left(rounds)
     if left is not None:  # the user quit the tool after the last reply: the work asked was not left running
         facts.append(Fact(Section.CURRENT, f"The user then left the session (`{left[1]}`)", [left[0]],
