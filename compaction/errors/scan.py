@@ -1925,6 +1925,20 @@ def _users_run_after(transcript: Transcript, fix_round: int, said: str, rec_id: 
 _FAILURES_RE = re.compile(r"(\d+) (?:failed|failing|errors?)\b")
 
 
+def _users_other_failure(transcript: Transcript, fix_round: int, occ: Occurrence) -> int | None:
+    """The round of the user's next message after the fix's round, when it pastes a failure that is not
+    this one (its error line absent); None when it says anything else, repeats this error or is a test run
+    with counts (the run again: `_users_run_after` reads it)."""
+    said = _said_again(occ) or (occ.detail or occ.evidence).strip().split("\n", 1)[0].strip()
+    for rnd in transcript.rounds[fix_round:]:
+        for msg in rnd.messages:
+            if msg.role is Role.USER and not msg.harness and not msg.tool_results and msg.text.strip():
+                pasted = _ERRORISH_RE.search(msg.text) is not None and msg.text.count("\n") >= 2 \
+                    and parse_test_summary(msg.text) is None
+                return rnd.number if pasted and said and said not in msg.text else None
+    return None
+
+
 def _failures(summary: str) -> int | None:
     """How many tests a runner's closing counts say failed (0 when it names none); None without counts."""
     if not summary:
@@ -2424,6 +2438,10 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             text += f"; then `{_as_run(fix.passed_command)}` failed differently (r{fix.past_round})"
         elif pasted and (shown := _users_run_after(transcript, fix.round, _said_again(last), rec.id, last)):
             text += f"; then the user's test run no longer printed it (r{shown})"
+        elif pasted and (other := _users_other_failure(transcript, fix.round, last)):
+            # the user's next word was another failure: it shows nothing of this one's run (reader review 59:
+            # npm-publish's pasted build failure read as solved by the edit that followed it)
+            text += f"; not seen checked: the user's next message (r{other}) pasted another failure"
         elif fix.round >= final_round and not fix.restored and (rec.family != "TOOL" or rec.id == "ERR_TOOL_NonZeroExit"):
             text = f"tried, never checked (the session ends): {text}"  # an attempt, not a known fix
         elif rec.family != "TOOL" and not pasted and last.location.command \

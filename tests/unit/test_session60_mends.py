@@ -25,3 +25,18 @@ def test_a_check_claimed_with_no_tool_run_since_the_request_says_so() -> None:
     told = _last_said([Message(0, Role.USER, "what does dist/ hold?"),
                        Message(0, Role.ASSISTANT, "The bundled ES modules of the library.")])
     assert told.startswith("Last said: The bundled"), told  # no check claimed
+
+
+def test_a_pasted_failure_whose_next_paste_is_another_failure_is_not_seen_checked() -> None:
+    """Reader review 59: npm-publish's pasted build failure read as solved by the edit after it, though the user's
+    next message pasted a lint failure of another command, which shows nothing of the build."""
+    from compaction.errors import scan_transcript
+    from tests.unit.test_errors_scan import build, tb
+    build_log = "pnpm run build\n" + tb("TypeError", 12, "/repo/build.py") + "ELIFECYCLE Command failed.\n"
+    lint_log = "pnpm lint\n/repo/pnpm-workspace.yaml:18 error Catalog item is not used\n1 problem\n"
+    steps = [("user", "the build fails:\n" + build_log), ("say", "Fixing the build script."), ("edit", "/repo/build.py")]
+    (rec,) = [r for r in scan_transcript(build([*steps, ("user", lint_log)])) if r.id == "ERR_PY_TypeError"]
+    assert "not seen checked: the user's next message (r2) pasted another failure" in (rec.solution or ""), rec.solution
+    (thanked,) = [r for r in scan_transcript(build([*steps, ("user", "great, the build works now. Next: docs")]))
+                  if r.id == "ERR_PY_TypeError"]
+    assert "not seen checked" not in (thanked.solution or ""), thanked.solution
