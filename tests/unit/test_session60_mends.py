@@ -40,3 +40,18 @@ def test_a_pasted_failure_whose_next_paste_is_another_failure_is_not_seen_checke
     (thanked,) = [r for r in scan_transcript(build([*steps, ("user", "great, the build works now. Next: docs")]))
                   if r.id == "ERR_PY_TypeError"]
     assert "not seen checked" not in (thanked.solution or ""), thanked.solution
+
+
+def test_a_statement_opening_its_paragraph_points_back_at_the_paragraph_before() -> None:
+    """Reader review 60: pytest's "This explains why `xdist` only shows the last exception." stood alone; what
+    "this" is closed the paragraph before it."""
+    from compaction.history.sources.findings import statements
+
+    text = ("It only serializes `reprtraceback`. The `chain` attribute of `ExceptionChainRepr` is ignored.\n\n"
+            "This explains why `xdist` only shows the last exception.")
+    assert "The `chain` attribute of `ExceptionChainRepr` is ignored. This explains why `xdist` only shows the " \
+           "last exception." in [s for s, _ in statements(text)]
+    listed = "- The `chain` attribute is ignored\n\nThis explains why `xdist` only shows the last exception."
+    assert "This explains why `xdist` only shows the last exception." in [s for s, _ in statements(listed)]
+    coded = "The chain is ignored here:\n\n```python\nx = 1\n```\n\nThis explains why `xdist` drops the chain."
+    assert "This explains why `xdist` drops the chain." in [s for s, _ in statements(coded)]

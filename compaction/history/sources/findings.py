@@ -884,15 +884,20 @@ _NOT_PROSE_LINE_RE = re.compile(r"\s*(?:#|\||>|```)")  # a heading, a table's ro
 ANTECEDENT_CHARS = 120
 
 
-def _with_antecedent(statement: str, paragraphs: list[str], told: set[str]) -> str:
-    """The statement with the sentence just before it in the same paragraph or list item (what "this" is:
-    "`type(value)` printed SimpleLazyObject. This means…"), when that one is short, says something, plans
-    nothing and is no statement told on its own already."""
-    for group in paragraphs:  # (`_paragraphs` of the text, made once for all its statements)
+def _with_antecedent(statement: str, paragraphs: list[tuple[str, bool]], told: set[str]) -> str:
+    """The statement with the sentence just before it in the same paragraph or list item, or closing the
+    paragraph before when it opens its own (what "this" is: "`type(value)` printed SimpleLazyObject. This
+    means…"), when that one is short, says something, plans nothing and is no statement told on its own
+    already."""
+    for k, (group, follows) in enumerate(paragraphs):  # (`_paragraphs` of the text, made once for all)
         at = group.find(statement)
         if at < 0:
             continue
-        prev = _SENTENCE_END_RE.split(group[:at].rstrip())[-1].strip() if at > 0 else ""
+        # opening its paragraph, it points back at the paragraph before (pytest: "… The `chain` attribute of
+        # `ExceptionChainRepr` is ignored.", a blank line, "This explains why `xdist` only shows the last
+        # exception."), not across a list, a heading or code
+        before = group[:at].rstrip() if at > 0 else paragraphs[k - 1][0] if follows else ""
+        prev = _SENTENCE_END_RE.split(before)[-1].strip() if before else ""
         if not 12 <= len(prev) <= ANTECEDENT_CHARS or prev.endswith(("?", ":")) or _PLAN_START_RE.match(prev) \
                 or prev in told or prev.replace("**", "") in told or len(prev) + len(statement) > 400:
             return statement
@@ -900,20 +905,43 @@ def _with_antecedent(statement: str, paragraphs: list[str], told: set[str]) -> s
     return statement
 
 
-def _paragraphs(said: str) -> list[str]:
+def _paragraphs(said: str) -> list[tuple[str, bool]]:
     """The prose's paragraphs and list items, each on one line: a blank line, a list's marker, a heading, a
-    table's row, a quote or a fence ends one (a single line break does not, in Markdown)."""
-    groups: list[list[str]] = [[]]
+    table's row, a quote or a fence ends one (a single line break does not, in Markdown). Each with whether
+    it is a paragraph after a paragraph with only blank lines between (what a statement opening it may point
+    back at; a list item, a heading or code between breaks the thread)."""
+    out: list[tuple[str, bool]] = []
+    lines: list[str] = []
+    item = follows = False  # the open group: a list item; a paragraph right after a paragraph
+    prose_ended = False  # the last group closed was a paragraph, and only blank lines came since
+
+    def close() -> None:
+        nonlocal prose_ended
+        if lines:
+            out.append((" ".join(" ".join(lines).split()), follows))
+            prose_ended = not item
+            lines.clear()
+
     for line in said.split("\n"):
-        if not line.strip() or _NOT_PROSE_LINE_RE.match(line):
-            groups.append([])
+        if not line.strip():
+            close()
             continue
-        item = _LIST_ITEM_RE.match(line.lstrip())
-        if item:
-            groups.append([])
-            line = line.lstrip()[item.end():]
-        groups[-1].append(line)
-    return [" ".join(" ".join(g).split()) for g in groups if g]
+        if _NOT_PROSE_LINE_RE.match(line):
+            close()
+            prose_ended = False
+            continue
+        marker = _LIST_ITEM_RE.match(line.lstrip())
+        if marker:
+            close()
+            prose_ended = False
+            item, follows = True, False
+            lines.append(line.lstrip()[marker.end():])
+            continue
+        if not lines:
+            item, follows = False, prose_ended
+        lines.append(line)
+    close()
+    return out
 
 
 def _weight(low: str) -> int:
