@@ -55,3 +55,17 @@ def test_a_statement_opening_its_paragraph_points_back_at_the_paragraph_before()
     assert "This explains why `xdist` only shows the last exception." in [s for s, _ in statements(listed)]
     coded = "The chain is ignored here:\n\n```python\nx = 1\n```\n\nThis explains why `xdist` drops the chain."
     assert "This explains why `xdist` drops the chain." in [s for s, _ in statements(coded)]
+
+
+def test_a_carried_summarys_section_the_verbatim_tail_elided_is_still_told() -> None:
+    """Reader review 60: pi's own summary stood in the last round, which the verbatim tail shows; the tail elided
+    its middle, and its sections were left out as said there."""
+    from compaction.history.facts import tail_says
+    from compaction.history.sources.carried import _fact, summary_parts
+
+    text = ("## Remaining Work\n- rpc.md: verify against src/modes/rpc/ and check its events\n- custom-tools.md: check "
+            "its examples\n\n## User Preferences\n- Verify docs against source code, never assume they are right\n")
+    parts = summary_parts(text)
+    fact = _fact(parts[0], 220)
+    assert fact.quote and fact.quote.startswith("rpc.md: verify against"), fact.quote
+    assert tail_says(fact, text) and not tail_says(fact, "## Remaining Work\n[… 68 tokens elided …]\n## User Pref")

@@ -309,5 +309,12 @@ def _fact(part: _Part, rnd: int, done: dict[int, int] | None = None,
     else:
         section, score = Section.FINDINGS, 70.0
     c = cite([rnd])
-    return Fact(section, f"{text} {c}", [rnd], score=score, short=f"{short} {c}" if short != text else None)
+    # its words, for a summary the verbatim tail shows: kept unless the tail shows them (pi's summary at its
+    # last round: the tail elided its "Remaining Work", and the line was left out as said there)
+    said = WS_RE.sub(" ", part.items[0])[:QUOTE_CHARS] if part.items else None
+    return Fact(section, f"{text} {c}", [rnd], score=score, short=f"{short} {c}" if short != text else None,
+                quote=said)
+
+
+QUOTE_CHARS = 120  # of a section's first item: enough to tell whether the tail shows it
 
