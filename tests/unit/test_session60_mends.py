@@ -69,3 +69,16 @@ def test_a_carried_summarys_section_the_verbatim_tail_elided_is_still_told() -> 
     fact = _fact(parts[0], 220)
     assert fact.quote and fact.quote.startswith("rpc.md: verify against"), fact.quote
     assert tail_says(fact, text) and not tail_says(fact, "## Remaining Work\n[… 68 tokens elided …]\n## User Pref")
+
+
+def test_the_last_test_run_before_an_unchecked_edit_says_how_it_went() -> None:
+    """Reader review 60: bastion's "the last test run was before it (r23: `cargo test …`)" did not say its 66 tests
+    passed; a successor read the state of the tests as unknown."""
+    from tests.unit.test_session59_mends import _changed
+
+    msgs = [Message(0, Role.USER, "add the policy rules"),
+            *_ran(1, "pytest -q tests", "....\n===== 12 passed in 0.31s ====="),
+            Message(0, Role.USER, "now bump the version"), *_changed("/repo/setup.py"),
+            Message(0, Role.ASSISTANT, "Done.")]
+    line = next(f.text for f in current_work(_context(msgs, "/repo")) if f.text.startswith("No test run after"))
+    assert "the last test run was before it (r1: `pytest -q tests` → 12 passed)" in line, line

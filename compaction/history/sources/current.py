@@ -265,7 +265,10 @@ def _verification(ctx: FactContext) -> Fact | None:
             text = f"No test run after {edit} (r{last_edit})"
             rounds = [last_edit]
         if runs:
-            text += f"; the last test run was before it (r{runs[-1].round}: `{first_line(runs[-1].command or '', 60)}`)"
+            # with how it went: "before it" alone reads as unknown (bastion's "All 66 tests pass" at r23)
+            went = _outcome(runs[-1])
+            went = f" → {first_line(went, BEFORE_OUTCOME_CHARS)}" if went != "ran" else ""
+            text += f"; the last test run was before it (r{runs[-1].round}: `{first_line(runs[-1].command or '', 60)}`{went})"
         elif reported:
             text += f"; the last run the user reported was before it (r{reported[-1][0]}: {reported[-1][1]})"
         else:
@@ -302,6 +305,9 @@ MAX_UNTESTED = 3
 
 
 MAX_VERIFIED = 3  # test commands told after the last edit, the latest
+
+
+BEFORE_OUTCOME_CHARS = 60  # of a test run's counts, told beside a later edit no test checked
 
 
 def _outcome(run: Event) -> str:
