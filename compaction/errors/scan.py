@@ -86,7 +86,8 @@ _REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|i
 _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason) (?:is|was)|this means|caused by|seems|"
                     r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|turns out|"
                     r"is split|spans (?:two|several|multiple)|failed (?:before|because|with))\b"
-                    r"|问题(?:是(?!否)|在于|出在)|原因(?:是|在于)|因为|由于|导致", re.I)  # CJK: no word boundaries
+                    r"|问题(?:是(?!否)|在于|出在)|原因(?:是|在于)|因为|由于|导致|这(?:意味着|说明)|关键(?:是|在于)",
+                    re.I)  # CJK: no word boundaries; "这意味着" is "this means"
 # "Now I need to examine `_set_output.py`": where it will look next, no account of the error
 _LOOKING_ON = re.compile(r"\bI (?:need|have|want) to (?:examine|look|check|find|see|understand|investigate|read|open|"
                          r"explore|search|locate|inspect|review|verify|run|test|figure out)\b", re.I)
