@@ -146,12 +146,12 @@ def _shorten(text: str | None, width: int) -> str | None:
     return fit(_PATH_RE.sub(_file_name_unless_placed, text), width, solution_info)
 
 
-_PLACED = ("is at `", "call on `")  # a path that says where a missed file is: its folders are the point
+PLACED = ("is at `", "call on `")  # a path that says where a missed file is: its folders are the point
 
 
 def _file_name_unless_placed(m: re.Match[str]) -> str:
     before = m.string[max(0, m.start() - 12):m.start()].rstrip("/")
-    return m.group(0) if before.endswith(_PLACED) else m.group(1)
+    return m.group(0) if before.endswith(PLACED) else m.group(1)
 
 
 def _elide(text: str, width: int) -> str:

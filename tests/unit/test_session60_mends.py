@@ -103,3 +103,20 @@ def test_an_open_failures_account_outlives_its_failed_attempts() -> None:
     target = "the target bug, reproduced on purpose; " + text
     assert "cause: 这意味着" in _solution(target, target_bug=True)
     assert "cause: " not in _solution(target.replace("tried, never checked (the session ends): ", ""), target_bug=True)
+
+
+def test_a_missed_files_real_place_is_shown_whole_when_it_differs_from_the_path_tried() -> None:
+    """Reader review 60: pi-mono's "then the same call on `index.html` succeeded" hid that the file was outside the
+    project (`/Users/b/workspaces/site/src/index.html`), where the agent had tried `site/src/index.html` in it."""
+    from compaction.errors.records import ErrorRecord, Location, Occurrence
+    from compaction.history.sources.problems import record_solution
+
+    occ = Occurrence(round=199, transcript="t", evidence="ENOENT: no such file or directory",
+                     location=Location("site/src/index.html", None, None, None))
+    rec = ErrorRecord(id="ERR_TOOL_FileNotFound", occurrences=[occ],
+                      solution="then the same call on `/Users/b/workspaces/site/src/index.html` succeeded (r202)")
+    said = record_solution(rec, "/Users/b/workspaces/project")
+    assert "`/Users/b/workspaces/site/src/index.html`" in said, said
+    inside = ErrorRecord(id="ERR_TOOL_FileNotFound", occurrences=[occ],
+                         solution="then the same call on `/Users/b/workspaces/project/site/src/index.html` succeeded (r9)")
+    assert "call on `index.html`" in record_solution(inside, "/Users/b/workspaces/project")  # the same file: its name

@@ -7,12 +7,13 @@ learn "what went wrong and how it was fixed" must stand on its own."""
 from __future__ import annotations
 
 import copy
+import posixpath
 import re
 from collections.abc import Iterator
 
 from compaction import tokens
 from compaction.edits import first_search_replace
-from compaction.errors.budget import solution_info, teaches
+from compaction.errors.budget import PLACED, solution_info, teaches
 from compaction.errors.records import ErrorRecord, Occurrence
 from compaction.errors.scan import EDIT_REFUSED
 from compaction.errors.shorten import cut, fit
@@ -187,8 +188,13 @@ def record_solution(rec: ErrorRecord, cwd: str | None) -> str:
 
         def same_file(m: re.Match[str]) -> str:  # `packages/cli/src/x.tsx` edited, `src/x.tsx:724` failed
             edited = m.group(1).replace("\\", "/")
-            one = edited == failed or edited.endswith("/" + failed.lstrip("/")) or failed.endswith("/" + edited)
+            if cwd and failed_rel and edited.startswith("/"):  # the failed path as the session's directory read it
+                one = edited == posixpath.normpath(posixpath.join(cwd.replace("\\", "/"), failed))
+            else:
+                one = edited == failed or edited.endswith("/" + failed.lstrip("/")) or failed.endswith("/" + edited)
             return f"`{name}`" if one else m.group(0)
+
+        failed_rel = not failed.startswith(("/", "~")) and not re.match(r"[A-Za-z]:/", failed)
 
         text = re.sub(r"`([^`\s]*" + re.escape(name) + ")`", same_file, text)
     return _solution(text, rec.target_bug)
@@ -348,8 +354,14 @@ def _differences(details: list[tuple[str, int]]) -> list[tuple[str, int]]:
 
 def paths(text: str, cwd: str | None) -> str:
     """Absolute paths as the project sees them (relative to its directory), others by file name
-    when long: the file is named already, its full path only costs tokens."""
-    return _ABS_PATH_RE.sub(lambda m: _short_path(display_path(m.group(0), cwd)), text)
+    when long: the file is named already, its full path only costs tokens; not a path that says where a
+    missed file really is (`PLACED`: "then the same call on `/Users/me/site/src/index.html` succeeded",
+    where the failed one was `site/src/index.html` inside the project: its folders are the point)."""
+    def shown(m: re.Match[str]) -> str:
+        said = display_path(m.group(0), cwd)
+        return said if m.string[max(0, m.start() - 12):m.start()].endswith(PLACED) else _short_path(said)
+    return _ABS_PATH_RE.sub(shown, text)
+
 
 
 def _basename(path: str) -> str:
