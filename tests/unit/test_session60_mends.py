@@ -120,3 +120,14 @@ def test_a_missed_files_real_place_is_shown_whole_when_it_differs_from_the_path_
     inside = ErrorRecord(id="ERR_TOOL_FileNotFound", occurrences=[occ],
                          solution="then the same call on `/Users/b/workspaces/project/site/src/index.html` succeeded (r9)")
     assert "call on `index.html`" in record_solution(inside, "/Users/b/workspaces/project")  # the same file: its name
+
+
+def test_a_folder_moved_whole_is_told_as_one_move() -> None:
+    """Reader review 60: ai-playbook's commit moved 41 files from `documentation/` to `docs/`; the line named three
+    of them, scored as scratch, and was left out: a successor looked for the files where they no longer are."""
+    from compaction.history.sources.modified import folder_moves
+
+    moves = [(f"documentation/{d}/{f}.md", f"docs/{d}/{f}.md") for d in ("business", "projects/v1") for f in "abc"]
+    moves.append(("notes.txt", "NOTES.md"))
+    assert folder_moves(moves) == [("documentation/", "docs/", 6), ("notes.txt", "NOTES.md", 1)]
+    assert folder_moves([("a/x.py", "x.py")]) == [("a/", "./", 1)]

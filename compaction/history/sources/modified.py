@@ -262,6 +262,16 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
                           short=f"Deleted (from git output): {len(deleted)} files: {first} {cite(rounds)}", scratch=True))
     if moves:
         rounds = sorted({r for _, r in moves.values()})
+        folders = folder_moves([(old, new) for new, (old, _) in moves.items() if old])
+        if folders and len(folders) * 3 <= len(moves):
+            # a folder moved whole (`documentation/` → `docs/`, 41 files): where everything now lives, in a few
+            # words (ai-playbook's commit moved 41 files; the line named 3 and was left out: reader review 60)
+            shown = ", ".join(f"`{a}` → `{b}` ({n})" if n > 1 else f"`{a}` → `{b}`" for a, b, n in folders[:_SHOWN_MOVES])
+            more = f" and {len(folders) - _SHOWN_MOVES} more" if len(folders) > _SHOWN_MOVES else ""
+            facts.append(Fact(Section.MODIFIED, f"Moved unchanged (from git output): {len(moves)} files: {shown}{more} "
+                              f"{cite(rounds)}", rounds, score=FOLDER_MOVE_SCORE, essential=len(folders) <= _SHOWN_MOVES,
+                              short=f"Moved unchanged (from git output): {shown} {cite(rounds)}" if more else None))
+            return facts
         shown = ", ".join(f"`{old}` → `{new}`" if old else f"`{new}`"
                           for new, (old, _) in list(moves.items())[:_SHOWN_MOVES])
         more = f" and {len(moves) - _SHOWN_MOVES} more" if len(moves) > _SHOWN_MOVES else ""
@@ -269,6 +279,28 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
                           f"{cite(rounds)}", rounds, score=15,
                           short=f"Moved unchanged (from git output): {len(moves)} files {cite(rounds)}", scratch=True))
     return facts
+
+
+FOLDER_MOVE_SCORE = 40  # a folder moved whole: as telling as a file created
+
+
+def folder_moves(moves: list[tuple[str, str]]) -> list[tuple[str, str, int]]:
+    """(old folder, new folder, files) of moves that kept the files' names and the folders below the one
+    moved, most files first: `documentation/business/principles.md` → `docs/business/principles.md` is
+    `documentation/` → `docs/`. A file renamed in place is a pair of its own paths."""
+    counts: OrderedDict[tuple[str, str], int] = OrderedDict()
+    for old, new in moves:
+        o, n = old.split("/"), new.split("/")
+        k = 0
+        while k < min(len(o), len(n)) and o[len(o) - 1 - k] == n[len(n) - 1 - k]:
+            k += 1
+        key = (old, new) if k == 0 else (_folder(o[:len(o) - k]), _folder(n[:len(n) - k]))
+        counts[key] = counts.get(key, 0) + 1
+    return sorted(((a, b, c) for (a, b), c in counts.items()), key=lambda x: -x[2])
+
+
+def _folder(parts: list[str]) -> str:
+    return "/".join(parts) + "/" if parts else "./"
 
 
 def _same_file_in(path: str, paths: set[str]) -> bool:
