@@ -7,7 +7,8 @@ both sides of a long change share, the middles of its long code, the agent's gue
 middles, the clauses that do not say what ended the error nor the cause it found before the fix (least
 telling first), the end of that cause, its code down to a few words, the attempts that failed before the
 fix, the check that followed, the cause itself, the options it advised (each cut alike), and only then
-its end (a change it would leave without its new side goes whole). Paths are never elided.
+its end (a change it would leave without its new side goes whole). Paths are never elided. A failure no
+fix ended keeps the agent's account of it as long as that cause: it is what a successor starts from.
 """
 
 from __future__ import annotations
@@ -120,10 +121,6 @@ def _said_cause(clause: str) -> bool:
 def _has_fix(clauses: list[str]) -> bool:
     """Whether a clause says what ended the error (an edit, a passing run, an attempt)."""
     return any(FIX_CLAUSE_RE.search(c) or _CHECK_RE.search(c) for c in clauses)
-
-
-def _has_cause(clauses: list[str]) -> bool:
-    return any(_said_cause(c) for c in clauses)
 
 
 _CITED_RE = re.compile(r" \(r\d+\)$")

@@ -186,6 +186,8 @@ def record_solution(rec: ErrorRecord, cwd: str | None) -> str:
         failed = occ.location.path.replace("\\", "/")
         name = _basename(failed)
 
+        failed_rel = not failed.startswith(("/", "~")) and not re.match(r"[A-Za-z]:/", failed)
+
         def same_file(m: re.Match[str]) -> str:  # `packages/cli/src/x.tsx` edited, `src/x.tsx:724` failed
             edited = m.group(1).replace("\\", "/")
             if cwd and failed_rel and edited.startswith("/"):  # the failed path as the session's directory read it
@@ -193,8 +195,6 @@ def record_solution(rec: ErrorRecord, cwd: str | None) -> str:
             else:
                 one = edited == failed or edited.endswith("/" + failed.lstrip("/")) or failed.endswith("/" + edited)
             return f"`{name}`" if one else m.group(0)
-
-        failed_rel = not failed.startswith(("/", "~")) and not re.match(r"[A-Za-z]:/", failed)
 
         text = re.sub(r"`([^`\s]*" + re.escape(name) + ")`", same_file, text)
     return _solution(text, rec.target_bug)
