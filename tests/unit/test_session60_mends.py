@@ -18,7 +18,7 @@ def test_a_check_claimed_with_no_tool_run_since_the_request_says_so() -> None:
     line = _last_said([Message(0, Role.USER, "fix the build"), *_ran(1, "npm run build", "ok"),
                        Message(0, Role.ASSISTANT, "Fixed."), Message(0, Role.USER, "scan dist/ for CommonJS usage"),
                        Message(0, Role.ASSISTANT, claim)])
-    assert line.startswith("Last said (a check claimed with no tool run since the request): After scanning"), line
+    assert line.startswith("Last said (no tool ran since the request): After scanning"), line
     searched = _last_said([Message(0, Role.USER, "scan dist/ for CommonJS usage"),
                            *_ran(1, "grep -rn 'require(' dist", ""), Message(0, Role.ASSISTANT, claim)])
     assert searched.startswith("Last said: After scanning"), searched

@@ -616,7 +616,7 @@ _INTERRUPTED_RE = re.compile(r"(?m)^\W*\^C(?: again to exit| KeyboardInterrupt)?
 # A reply that says it checked the work ("no CommonJS usage found", "verified", "all tests pass")
 _CHECK_CLAIM_RE = re.compile(r"\b(?:verified|confirmed|scanned|checked|no (?:\w+ ){0,3}(?:found|usage|remaining|left)|"
                              r"all (?:\w+ )?(?:tests? )?pass(?:es|ed)?|(?:fully )?compliant)\b", re.IGNORECASE)
-_UNBACKED = " (a check claimed with no tool run since the request)"
+_UNBACKED = " (no tool ran since the request)"
 
 
 def _claims_unbacked(messages: list[Message], said: Message) -> bool:
