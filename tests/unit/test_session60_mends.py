@@ -131,3 +131,22 @@ def test_a_folder_moved_whole_is_told_as_one_move() -> None:
     moves.append(("notes.txt", "NOTES.md"))
     assert folder_moves(moves) == [("documentation/", "docs/", 6), ("notes.txt", "NOTES.md", 1)]
     assert folder_moves([("a/x.py", "x.py")]) == [("a/", "./", 1)]
+
+
+def test_an_edit_whose_lines_the_users_own_edits_took_out_is_not_kept() -> None:
+    """Reader review 59 (high): aider-monochromatic's record listed `itemsFromCurrentIterable.push(item)` as standing;
+    the user had rewritten the function (committed before the agent's next edit), the agent re-applied its version,
+    and `/undo` took that back. An edit adding the same lines again after the user's commit shows they were gone."""
+    from compaction.edits import Hunk
+    from compaction.events import Event, EventKind
+    from compaction.history.sources.filelog import file_logs
+
+    lines = ("    const items: unknown[] = [];", "        items.push(item);", "    for (const item of items) {")
+    f = "src/union.ts"
+    first = Event(EventKind.EDIT, 39, 1, path=f, hunks=(Hunk(removed=("    // AI! no await in loop",), added=lines),))
+    users = Event(EventKind.COMMIT, 40, 3, path=f, commit_hash="dd581c5")  # logged after the edit it precedes
+    again = Event(EventKind.EDIT, 40, 2, path=f, hunks=(Hunk(removed=("  // AI!",), added=lines),))
+    (log,) = file_logs([first, again, users], None).values()
+    assert log.edits[0].undone == "its lines taken out by the user's own edits (committed r40)", log.edits[0].undone
+    (alone,) = file_logs([first, again], None).values()  # no edit of the user's: the agent's own duplicate
+    assert alone.edits[0].undone is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, Self, TypeVar
 
@@ -145,6 +145,7 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
     deleted_at: dict[str, int] = {}  # path → the round of its latest deletion
     renamed: set[tuple[int, str]] = set()  # (round, source) of each `mv` that carried a log to its destination
     read: set[str] = set()  # files a read showed before any change of theirs
+    users_edits: dict[str, list[int]] = {}  # path → the rounds its user's own edits were committed in
     for e in events:
         if e.kind is EventKind.READ and e.path and not e.failed and not e.git_output:
             read.add(display_path(e.path, cwd))
@@ -152,6 +153,8 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
         if e.unchanged:
             continue  # an edit that left its file as it was is no change of it
         if e.kind is EventKind.COMMIT and e.commit_hash:
+            if e.path:  # the user's own edits of the file, committed before the agent's (aider)
+                users_edits.setdefault(display_path(e.path, cwd), []).append(e.round)
             commits[e.commit_hash[:7]] = e.round
             history.append((e.commit_hash[:7], pending))
             pending = []
@@ -229,6 +232,10 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             pending.append(edit)
             by_round.setdefault(e.round, []).append(edit)
             log.deleted = False
+    for path, rounds in users_edits.items():  # once all is read: aider logs that commit after the edit it precedes
+        if (log := logs.get(path)) is not None:
+            for j, edit in enumerate(log.edits):
+                _added_again(log.edits[:j], edit, rounds)
     _rebuilt(logs, events)
     return logs
 
@@ -379,6 +386,41 @@ def _restores(log: FileLog, edit: Edit) -> None:
             earlier.undone = f"put back by the edit of r{edit.event.round}"
             edit.undone = f"{RESTORES}{earlier.event.round}"
             return
+
+
+def _added_again(before: list[Edit], edit: Edit, users_edits: Sequence[int]) -> None:
+    """An edit that adds again most lines an earlier kept edit of the file (`before` it) added, after the user's own edits
+    of it were committed (`users_edits`: their rounds) and no edit of the session removed those lines: the user's
+    edits had taken them out (aider: the user rewrote the function in their editor, the agent's next edit
+    re-applied its own version, then `/undo` took that back; the record listed the first edit's lines as
+    standing: reader review 59, high). Not for whole-file writes: each one adds all the lines again."""
+    if edit.event.whole or not users_edits:
+        return
+    again = {ln.strip() for h in edit.event.hunks if not h.fragment for ln in h.added if _telling(ln)}
+    if len(again) < ADDED_AGAIN_LINES:
+        return
+    removed_since: set[str] = set()
+    for earlier in reversed(before):
+        ev = earlier.event
+        added = {ln.strip() for h in ev.hunks if not h.fragment for ln in h.added if _telling(ln)}
+        if earlier.undone is None and not ev.whole and len(added) >= ADDED_AGAIN_LINES \
+                and len(added & again) >= ADDED_AGAIN_SHARE * len(added) and not added & removed_since:
+            # the latest of them: aider commits the user's edits just before applying the agent's in that round
+            by = next((r for r in reversed(users_edits) if ev.round <= r <= edit.event.round), None)
+            if by is not None:
+                earlier.undone = f"its lines taken out by the user's own edits (committed r{by})"
+            return
+            return
+        removed_since |= {ln.strip() for h in ev.hunks for ln in h.removed}
+
+
+ADDED_AGAIN_LINES = 3  # lines of an edit, each saying something, that an edit adding them again must share
+ADDED_AGAIN_SHARE = 0.6  # of the earlier edit's lines
+
+
+def _telling(line: str) -> bool:
+    """A line that says something of its own: not a brace, a blank or a bare `}` of a block."""
+    return len(re.sub(r"[\s{}()\[\];,]", "", line)) >= 8
 
 
 def _undo_how(e: Event) -> str:
