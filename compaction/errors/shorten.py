@@ -7,8 +7,7 @@ both sides of a long change share, the middles of its long code, the agent's gue
 middles, the clauses that do not say what ended the error nor the cause it found before the fix (least
 telling first), the end of that cause, its code down to a few words, the attempts that failed before the
 fix, the check that followed, the cause itself, the options it advised (each cut alike), and only then
-its end (a change it would leave without its new side goes whole). Paths are never elided. A failure no
-fix ended keeps the agent's account of it as long as that cause: it is what a successor starts from.
+its end (a change it would leave without its new side goes whole). Paths are never elided.
 """
 
 from __future__ import annotations
@@ -39,7 +38,6 @@ _GUESS = "the agent's guess: "
 # is what a successor is asked, and what keeps it from recurring. Its first reply's account (no round) goes with
 # the other clauses that do not say what ended the error, as it did.
 _CAUSE = "cause: "
-_NEVER_CHECKED = "tried, never checked "
 _TRIED = "tried before: "
 CAUSE_LEAST = 60  # a cause cut shorter than this (or than half of it) says too little: it goes whole
 # A cause read off the calls and outputs themselves, not the agent's words (`errors.scan`'s `_shifted_lines`,
@@ -72,15 +70,6 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
     if len(text) <= width:
         return text
     clauses = [_compress_pairs(c) for c in split_clauses(text)]
-    # an open failure (its last attempt never checked, or none): the agent's account of it, cited or not, is
-    # what a successor starts from, and outlives the attempts that failed before (tree-vanilla's recurring
-    # element error kept three attempts and lost "这意味着 `src/components` 节点…仍然不存在于 DOM 中": reader
-    # review 60, high)
-    opened = any(c.startswith(_NEVER_CHECKED) for c in clauses) or not _has_fix(clauses)
-
-    def said_cause(c: str) -> bool:
-        return _said_cause(c) or (opened and c.startswith(_CAUSE) and not _READ_CAUSE_RE.search(c))
-
     steps: tuple[Callable[[list[str], int], list[str]], ...] = (
         lambda cs, excess: _shrink(cs, excess, _content_spans, ROOMY_SPAN),
         lambda cs, excess: [_TRIED_WORDS_RE.sub("", c) if c.startswith(_TRIED) else c for c in cs],
@@ -90,14 +79,14 @@ def fit(text: str, width: int, info: Callable[[str], int] = len) -> str:
         lambda cs, excess: _shrink(cs, excess, _command_spans, ROOMY_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: not (FIX_CLAUSE_RE.search(c) or _CHECK_RE.search(c)
                                                           or _READ_CAUSE_RE.search(c) or c.startswith(ADVISED)
-                                                          or said_cause(c)), info),
-        lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_TRIED), info) if any(map(said_cause, cs)) else cs,
-        lambda cs, excess: [_cause_cut(c, excess, said_cause(c)) for c in cs],
+                                                          or _said_cause(c)), info),
+        lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_TRIED), info) if _has_cause(cs) else cs,
+        lambda cs, excess: [_cause_cut(c, excess) for c in cs],
         lambda cs, excess: _shrink(cs, excess, _content_spans, TIGHT_SPAN),
         lambda cs, excess: _shrink(cs, excess, _command_spans, TIGHT_SPAN),
         lambda cs, excess: _drop(cs, width, lambda c: c.startswith(_TRIED), info),
         lambda cs, excess: _drop(cs, width, lambda c: _CHECK_RE.search(c) is not None, info),
-        lambda cs, excess: _drop(cs, width, said_cause, info),
+        lambda cs, excess: _drop(cs, width, _said_cause, info),
         lambda cs, excess: _options_shrunk(cs, excess),
     )
     for step in steps:
@@ -123,14 +112,18 @@ def _has_fix(clauses: list[str]) -> bool:
     return any(FIX_CLAUSE_RE.search(c) or _CHECK_RE.search(c) for c in clauses)
 
 
+def _has_cause(clauses: list[str]) -> bool:
+    return any(_said_cause(c) for c in clauses)
+
+
 _CITED_RE = re.compile(r" \(r\d+\)$")
 
 
-def _cause_cut(clause: str, excess: int, kept: bool) -> str:
-    """A cause clause (`kept`: one that outlives the attempts) `excess` characters shorter, its round kept (cut
-    before it), when that keeps half of it and CAUSE_LEAST characters at least (a stub, "cause: This strategy
-    should resolve issues caused by…", says nothing: the clause stays whole for the step that drops it)."""
-    if not kept:
+def _cause_cut(clause: str, excess: int) -> str:
+    """A cause clause `excess` characters shorter, its round kept (cut before it), when that keeps half of it
+    and CAUSE_LEAST characters at least (a stub, "cause: This strategy should resolve issues caused by…", says
+    nothing: the clause stays whole for the step that drops it)."""
+    if not _said_cause(clause):
         return clause
     width = len(clause) - excess
     if width < max(CAUSE_LEAST, len(clause) // 2):

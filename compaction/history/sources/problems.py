@@ -374,16 +374,11 @@ def _short_path(path: str) -> str:
     return re.split(r"[/\\]+", path.rstrip("/\\"))[-1] or path
 
 
-_OPEN_RE = re.compile(r"^tried, never checked |; no fix seen after r\d+")  # what a failure no fix ended says
-
-
 def _solution(solution: str | None, target_bug: bool = False) -> str:
     """What ended the error, as one short clause. A target bug's "cause" is the reproduction's own
     account ("the script reproduced the bug"): the task states the bug, the line keeps the fix."""
     text = (solution or "").removeprefix(_TARGET_PREFIX).removeprefix("the target bug, reproduced on purpose")
-    # (unless no fix ended it: the agent's account is then the live diagnosis a successor starts from, as
-    # tree-vanilla's "这意味着 `src/components` 节点…仍然不存在于 DOM 中" after three failed attempts)
-    if target_bug and "; cause: " in text and not _OPEN_RE.search(text):  # the cause alone goes: the attempts stay
+    if target_bug and "; cause: " in text:  # the cause alone goes: what follows it (the attempts) stays
         head, rest = text.split("; cause: ", 1)
         after = rest.find("; tried before: ")
         text = head + (rest[after:] if after >= 0 else "")

@@ -1,8 +1,10 @@
-"""An older request that got nothing: aborted, given up, or no answer at all before the user wrote
-again, told on its line ("Then asked: do we need to update README.md? → aborted (r57)"). Why: a
-successor reads a listed request as handled; one the agent never finished is work still owed (reader
-reviews 58, 59 asked for each request's status). A request answered or acted on says nothing more: its
-line would grow on every request of an interactive session, and the room it takes is other facts'."""
+"""An older request that got nothing: given up, or no answer at all before the user wrote again, told on
+its line ("Then asked: What is this repo doing? → no answer before r11"). Why: a successor reads a listed
+request as handled; one the agent never answered is work still owed (reader reviews 58, 59 asked for each
+request's status). A request answered or acted on says nothing more: its line would grow on every request of
+an interactive session, and the room it takes is other facts'. Nor an aborted reply: the user stops the
+agent to steer it, and the work most often goes on under the next message (pairwise check 60: pi-mono's
+"→ aborted (r201)" of a request done at r204 after the user's correction)."""
 
 from __future__ import annotations
 
@@ -14,14 +16,12 @@ from compaction.events import Event, EventKind
 from compaction.model import Role, Transcript
 
 _CHANGES = frozenset({EventKind.WRITE, EventKind.EDIT, EventKind.DELETE, EventKind.MOVE, EventKind.COMMIT})
-_ABORTED_RE = re.compile(r"\A\W*\[?error\b[^\n]*\babort|\A[^\n]{0,80}\b(?:was|were) (?:aborted|interrupted)\b",
-                         re.IGNORECASE)
 # "I couldn't get the tests to pass", "Unfortunately, I was unable to …": at a sentence's start
 _GAVE_UP_RE = re.compile(r"(?:^|[.!]\s+)(?:(?:Sorry|Unfortunately),?\s+)?(?:I (?:could not|couldn't|can't|cannot|"
                          r"was (?:not able|unable)|am (?:not able|unable))|Unable to)\b")
 
 
-ARROW_RE = re.compile(r" → (?:aborted|the agent could not|no answer before r\d+)(?: \(r\d+\))?\Z")  # a told outcome
+ARROW_RE = re.compile(r" → (?:the agent could not|no answer before r\d+)(?: \(r\d+\))?\Z")  # a told outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ def _span(rounds: tuple[int, ...], lo: int, hi: int) -> range:
 
 def unanswered(found: Outcomes, asked: int) -> str:
     """The request of round `asked`, when nothing came of it before the user's next message, as a clause
-    to follow it: "→ aborted", "→ the agent could not (r9)", "→ no answer before r12"; else ""."""
+    to follow it: "→ the agent could not (r9)", "→ no answer before r12"; else ""."""
     k = bisect_left(found.requests, asked + 1)
     if k == len(found.requests):
         return ""  # the last request: the current one, told where the work stopped
@@ -60,9 +60,6 @@ def unanswered(found: Outcomes, asked: int) -> str:
     if not replies:
         return f" → no answer before r{until}"
     last, text = found.reply_rounds[replies[-1]], found.reply_texts[replies[-1]]
-    when = "" if last == asked else f" (r{last})"
-    if _ABORTED_RE.search(text.strip()):
-        return " → aborted" + when
     if _GAVE_UP_RE.search(text.strip()[-400:]):
-        return " → the agent could not" + when
+        return " → the agent could not" + ("" if last == asked else f" (r{last})")
     return ""
