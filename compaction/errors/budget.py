@@ -149,9 +149,13 @@ def _shorten(text: str | None, width: int) -> str | None:
 PLACED = ("is at `", "call on `")  # a path that says where a missed file is: its folders are the point
 
 
+def placed(m: re.Match[str]) -> bool:
+    """Whether the path `m` matched says where a missed file is (it follows one of `PLACED`)."""
+    return m.string[max(0, m.start() - 12):m.start()].rstrip("/").endswith(PLACED)
+
+
 def _file_name_unless_placed(m: re.Match[str]) -> str:
-    before = m.string[max(0, m.start() - 12):m.start()].rstrip("/")
-    return m.group(0) if before.endswith(PLACED) else m.group(1)
+    return m.group(0) if placed(m) else m.group(1)
 
 
 def _elide(text: str, width: int) -> str:

@@ -86,7 +86,7 @@ _REPRO_NAME = re.compile(r"(?:^|/)(?:repro\w*|reproduce\w*|\w*_repro\w*|bug\w*|i
 _CAUSE = re.compile(r"\b(?:because|since|the (?:issue|problem|error|cause|reason) (?:is|was)|this means|caused by|seems|"
                     r"appears|instead of|missing|doesn't exist|does not exist|I need to|should be|wrong|turns out|"
                     r"is split|spans (?:two|several|multiple)|failed (?:before|because|with))\b"
-                    r"|问题(?:是(?!否)|在于|出在)|原因(?:是|在于)|因为|由于|导致|这(?:意味着|说明)|关键(?:是|在于)",
+                    r"|问题(?:是(?!否)|在于|出在)|原因(?:是|在于)|因为|由于|导致|这(?:意味着|说明)",
                     re.I)  # CJK: no word boundaries; "这意味着" is "this means"
 # "Now I need to examine `_set_output.py`": where it will look next, no account of the error
 _LOOKING_ON = re.compile(r"\bI (?:need|have|want) to (?:examine|look|check|find|see|understand|investigate|read|open|"
@@ -1928,16 +1928,26 @@ _FAILURES_RE = re.compile(r"(\d+) (?:failed|failing|errors?)\b")
 
 def _users_other_failure(transcript: Transcript, fix_round: int, occ: Occurrence) -> int | None:
     """The round of the user's next message after the fix's round, when it pastes a failure that is not
-    this one (its error line absent); None when it says anything else, repeats this error or is a test run
-    with counts (the run again: `_users_run_after` reads it)."""
-    said = _said_again(occ) or (occ.detail or occ.evidence).strip().split("\n", 1)[0].strip()
+    this one (its error line absent); None when it says anything else (thanks first: a confirmation), repeats
+    this error or is a test run with counts (the run again: `_users_run_after` reads it). A paste: a fenced
+    block, or a line that opens on an error's word, not a request that speaks of errors."""
+    said = (occ.detail or occ.evidence).strip().split("\n", 1)[0].strip()
     for rnd in transcript.rounds[fix_round:]:
         for msg in rnd.messages:
             if msg.role is Role.USER and not msg.harness and not msg.tool_results and msg.text.strip():
-                pasted = _ERRORISH_RE.search(msg.text) is not None and msg.text.count("\n") >= 2 \
-                    and parse_test_summary(msg.text) is None
-                return rnd.number if pasted and said and said not in msg.text else None
+                text = msg.text
+                pasted = ("```" in text or _PASTED_ERROR_LINE_RE.search(text) is not None) \
+                    and _ERRORISH_RE.search(text) is not None and not _THANKS_RE.match(text) \
+                    and parse_test_summary(text) is None
+                return rnd.number if pasted and said and said not in text else None
     return None
+
+
+# A log's line that opens on what went wrong (`[ERROR] …`, `TypeError: …`, `npm ERR! …`, `error TS2322: …`)
+# (after a time stamp, or a place: `src/a.ts:18:1`, `18:1`)
+_PASTED_ERROR_LINE_RE = re.compile(r"(?m)^\W{0,4}(?:\d\d:\d\d:\d\d\s+|\S+:\d+(?::\d+)?:?\s+)?(?:\[?(?:ERROR|Error|error|"
+                                   r"FATAL|fatal)\b|[A-Z]\w*(?:Error|Exception)\b|npm ERR!|ELIFECYCLE|FAIL\b|✗|×)")
+_THANKS_RE = re.compile(r"(?i)\s*(?:thanks|thank you|great|perfect|nice|awesome|it works|that (?:fixed|worked)|works now)\b")
 
 
 def _failures(summary: str) -> int | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from compaction.history.sources.current import current_work
-from compaction.model import Message, Role
+from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult
 from tests.unit.test_session59_mends import _context, _ran
 
 
@@ -25,6 +25,14 @@ def test_a_check_claimed_with_no_tool_run_since_the_request_says_so() -> None:
     told = _last_said([Message(0, Role.USER, "what does dist/ hold?"),
                        Message(0, Role.ASSISTANT, "The bundled ES modules of the library.")])
     assert told.startswith("Last said: The bundled"), told  # no check claimed
+    # code review 25: a reply with calls of its own checked; a check denied is no claim
+    grep = ToolCall("bash", {"command": "grep -rn require dist"}, "g1", ToolKind.SHELL, command="grep -rn require dist")
+    own = _last_said([Message(0, Role.USER, "scan dist/ for CommonJS usage"), Message(0, Role.ASSISTANT, claim, [grep]),
+                      Message(0, Role.TOOL, tool_results=[ToolResult("", "g1", "bash", exit_code=1)])])
+    assert own.startswith("Last said: After scanning"), own
+    denied = _last_said([Message(0, Role.USER, "is it done?"),
+                         Message(0, Role.ASSISTANT, "The edit is in, but I have not yet verified it with the tests.")])
+    assert denied.startswith("Last said: The edit is in"), denied
 
 
 def test_a_pasted_failure_whose_next_paste_is_another_failure_is_not_seen_checked() -> None:
@@ -40,6 +48,10 @@ def test_a_pasted_failure_whose_next_paste_is_another_failure_is_not_seen_checke
     (thanked,) = [r for r in scan_transcript(build([*steps, ("user", "great, the build works now. Next: docs")]))
                   if r.id == "ERR_PY_TypeError"]
     assert "not seen checked" not in (thanked.solution or ""), thanked.solution
+    # code review 25: a request that speaks of errors over three lines pastes nothing
+    asked = "Thanks, that fixed it!\nNow please add error handling to the upload step:\n- retry on network failure\n"
+    (confirmed,) = [r for r in scan_transcript(build([*steps, ("user", asked)])) if r.id == "ERR_PY_TypeError"]
+    assert "not seen checked" not in (confirmed.solution or ""), confirmed.solution
 
 
 def test_a_statement_opening_its_paragraph_points_back_at_the_paragraph_before() -> None:
@@ -53,7 +65,8 @@ def test_a_statement_opening_its_paragraph_points_back_at_the_paragraph_before()
            "last exception." in [s for s, _ in statements(text)]
     listed = "- The `chain` attribute is ignored\n\nThis explains why `xdist` only shows the last exception."
     assert "This explains why `xdist` only shows the last exception." in [s for s, _ in statements(listed)]
-    coded = "The chain is ignored here:\n\n```python\nx = 1\n```\n\nThis explains why `xdist` drops the chain."
+    # code between them parts them (code review 25: the fence, removed before, had left them adjacent)
+    coded = "The chain attribute is ignored in serialization.\n\n```python\nx = 1\n```\n\nThis explains why `xdist` drops the chain."
     assert "This explains why `xdist` drops the chain." in [s for s, _ in statements(coded)]
 
 
@@ -119,7 +132,8 @@ def test_a_folder_moved_whole_is_told_as_one_move() -> None:
     moves = [(f"documentation/{d}/{f}.md", f"docs/{d}/{f}.md") for d in ("business", "projects/v1") for f in "abc"]
     moves.append(("notes.txt", "NOTES.md"))
     assert folder_moves(moves) == [("documentation/", "docs/", 6), ("notes.txt", "NOTES.md", 1)]
-    assert folder_moves([("a/x.py", "x.py")]) == [("a/", "./", 1)]
+    # a file alone in its folders' move is its own pair: `src/` → `lib/` would say the whole of `src/` moved
+    assert folder_moves([*moves, ("src/util.py", "lib/util.py")])[-1] == ("src/util.py", "lib/util.py", 1)
 
 
 def test_an_edit_whose_lines_the_users_own_edits_took_out_is_not_kept() -> None:

@@ -266,8 +266,12 @@ def _verification(ctx: FactContext) -> Fact | None:
             rounds = [last_edit]
         if runs:
             # with how it went: "before it" alone reads as unknown (bastion's "All 66 tests pass" at r23)
-            went = _outcome(runs[-1])
-            went = f" → {first_line(went, BEFORE_OUTCOME_CHARS)}" if went != "ran" else ""
+            went = " ".join(runs[-1].test_summary.split()) if runs[-1].test_summary else _outcome(runs[-1])
+            # its counts cut, not the caveat that says they are not the whole run's (bastion: `tail -40` cut
+            # the results of 4 more test binaries: "ok 15 passed" of 66)
+            caveat = _CAVEAT_RE.search(went)
+            went = (f" → {first_line(went[:caveat.start()] if caveat else went, BEFORE_OUTCOME_CHARS)}"
+                    f"{caveat.group() if caveat else ''}") if went != "ran" else ""
             text += f"; the last test run was before it (r{runs[-1].round}: `{first_line(runs[-1].command or '', 60)}`{went})"
         elif reported:
             text += f"; the last run the user reported was before it (r{reported[-1][0]}: {reported[-1][1]})"
@@ -308,6 +312,7 @@ MAX_VERIFIED = 3  # test commands told after the last edit, the latest
 
 
 BEFORE_OUTCOME_CHARS = 60  # of a test run's counts, told beside a later edit no test checked
+_CAVEAT_RE = re.compile(r" \(the results of [^()]*\)$")  # `events.parse_test_summary`'s note of counts left out
 
 
 def _outcome(run: Event) -> str:
@@ -617,13 +622,16 @@ _INTERRUPTED_RE = re.compile(r"(?m)^\W*\^C(?: again to exit| KeyboardInterrupt)?
 _CHECK_CLAIM_RE = re.compile(r"\b(?:verified|confirmed|scanned|checked|no (?:\w+ ){0,3}(?:found|usage|remaining|left)|"
                              r"all (?:\w+ )?(?:tests? )?pass(?:es|ed)?|(?:fully )?compliant)\b", re.IGNORECASE)
 _UNBACKED = " (no tool ran since the request)"
+_NEGATED_RE = re.compile(r"(?i)(?:\bnot|n't|\bnever|\bno)\W+(?:\w+\W+){0,2}$|-$")  # "have not yet verified", "type-checked"
 
 
-def _claims_unbacked(messages: list[Message], said: Message) -> bool:
-    """The last reply claims a check though no tool ran since the request it answers: what it says was
-    judged from the conversation only (afi-core's "After scanning all provided files under `dist/`, no
-    CommonJS usage": nothing was searched; reader review 59). Why: a successor takes a claim for a result."""
-    if not _CHECK_CLAIM_RE.search(said.text):
+def _claims_unbacked(messages: list[Message], said: Message, words: str) -> bool:
+    """The last reply (`words`: its prose) claims a check though no tool ran since the request it answers,
+    nor in the reply itself: what it says was judged from the conversation only (afi-core's "After scanning
+    all provided files under `dist/`, no CommonJS usage": nothing was searched; reader review 59). Why: a
+    successor takes a claim for a result. Not a check denied ("I have not verified …")."""
+    if said.tool_calls or not any(not _NEGATED_RE.search(words[max(0, m.start() - 24):m.start()])
+                                  for m in _CHECK_CLAIM_RE.finditer(words)):
         return False
     for m in reversed(messages[:said.index]):
         if m.tool_calls:
@@ -666,7 +674,7 @@ def current_work(ctx: FactContext) -> list[Fact]:
         # (unless they sum up the work: they name a file the session leaves changed)
         narrates = handed_in and not _names_kept_file(ctx, said[1].text)
         words_said = without_own_calls(said[1])
-        unbacked = _UNBACKED if _claims_unbacked(ctx.transcript.messages, said[1]) else ""
+        unbacked = _UNBACKED if _claims_unbacked(ctx.transcript.messages, said[1], words_said) else ""
         facts.append(Fact(Section.CURRENT, f"Last said{unbacked}: {_said(words_said, _SAID_CHARS)}", [said[0]],
                           score=80, priority=SUBMITTED_SAID_PRIORITY if narrates else 1.5,
                           short=f"Last said{unbacked}: {_said(words_said, _SAID_CHARS // 2)}", prose=True))

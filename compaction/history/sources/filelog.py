@@ -234,8 +234,7 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
             log.deleted = False
     for path, rounds in users_edits.items():  # once all is read: aider logs that commit after the edit it precedes
         if (log := logs.get(path)) is not None:
-            for j, edit in enumerate(log.edits):
-                _added_again(log.edits[:j], edit, rounds)
+            _added_again(log.edits, rounds)
     _rebuilt(logs, events)
     return logs
 
@@ -388,30 +387,32 @@ def _restores(log: FileLog, edit: Edit) -> None:
             return
 
 
-def _added_again(before: list[Edit], edit: Edit, users_edits: Sequence[int]) -> None:
-    """An edit that adds again most lines an earlier kept edit of the file (`before` it) added, after the user's own edits
-    of it were committed (`users_edits`: their rounds) and no edit of the session removed those lines: the user's
-    edits had taken them out (aider: the user rewrote the function in their editor, the agent's next edit
-    re-applied its own version, then `/undo` took that back; the record listed the first edit's lines as
-    standing: reader review 59, high). Not for whole-file writes: each one adds all the lines again."""
-    if edit.event.whole or not users_edits:
-        return
-    again = {ln.strip() for h in edit.event.hunks if not h.fragment for ln in h.added if _telling(ln)}
-    if len(again) < ADDED_AGAIN_LINES:
-        return
-    removed_since: set[str] = set()
-    for earlier in reversed(before):
-        ev = earlier.event
-        added = {ln.strip() for h in ev.hunks if not h.fragment for ln in h.added if _telling(ln)}
-        if earlier.undone is None and not ev.whole and len(added) >= ADDED_AGAIN_LINES \
-                and len(added & again) >= ADDED_AGAIN_SHARE * len(added) and not added & removed_since:
-            # the latest of them: aider commits the user's edits just before applying the agent's in that round
-            by = next((r for r in reversed(users_edits) if ev.round <= r <= edit.event.round), None)
-            if by is not None:
-                earlier.undone = f"its lines taken out by the user's own edits (committed r{by})"
-            return
-            return
-        removed_since |= {ln.strip() for h in ev.hunks for ln in h.removed}
+def _added_again(edits: list[Edit], users_edits: Sequence[int]) -> None:
+    """Each edit of a file that adds again most lines an earlier kept edit of it added, after the user's own
+    edits of it were committed (`users_edits`: their rounds) and no edit of the session removed those lines:
+    the user's edits had taken them out (aider: the user rewrote the function in their editor, the agent's next
+    edit re-applied its own version, then `/undo` took that back; the record listed the first edit's lines as
+    standing: reader review 59, high). Not for whole-file writes: each one adds all the lines again. Each
+    edit's lines are read once (a file edited a thousand times is not read a million times over)."""
+    added = [set() if ed.event.whole else {ln.strip() for h in ed.event.hunks if not h.fragment for ln in h.added
+                                           if _telling(ln)} for ed in edits]
+    removed = [{ln.strip() for h in ed.event.hunks for ln in h.removed} for ed in edits]
+    for k, edit in enumerate(edits):
+        again = added[k]
+        if len(again) < ADDED_AGAIN_LINES:
+            continue
+        removed_since: set[str] = set()
+        for i in range(k - 1, -1, -1):
+            earlier, lines = edits[i], added[i]
+            if earlier.undone is None and len(lines) >= ADDED_AGAIN_LINES \
+                    and len(lines & again) >= ADDED_AGAIN_SHARE * len(lines) and not lines & removed_since:
+                # the latest commit of the user's between them: aider commits the user's edits just before it
+                # applies the agent's, in that round
+                by = next((r for r in reversed(users_edits) if earlier.event.round <= r <= edit.event.round), None)
+                if by is not None:
+                    earlier.undone = f"its lines taken out by the user's own edits (committed r{by})"
+                break
+            removed_since |= removed[i]
 
 
 ADDED_AGAIN_LINES = 3  # lines of an edit, each saying something, that an edit adding them again must share

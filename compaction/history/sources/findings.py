@@ -829,7 +829,8 @@ def statements(text: str) -> list[tuple[str, int]]:
             else:
                 out.append((found, weight))
     if any(_ANAPHOR_RE.match(s) for s, _ in out):
-        told, paragraphs = {s for s, _ in out}, _paragraphs(said)
+        # the paragraphs with each code block as a line of its own: code between two paragraphs parts them
+        told, paragraphs = {s for s, _ in out}, _paragraphs(straight(THOUGHT_RE.sub("", _FENCED_RE.sub("\n```\n", text[:8000]))))
         out = [(_with_antecedent(s, paragraphs, told) if _ANAPHOR_RE.match(s) else s, w) for s, w in out]
     return out
 
@@ -875,6 +876,7 @@ def _discoveries(said: str) -> list[tuple[str, int]]:
     return out
 
 
+_FENCED_RE = re.compile(r"```[^`]*(?:`(?!``)[^`]*)*(?:```|\Z)")  # a fenced block (an unclosed one runs to the end)
 # A statement that points back ("This means…", "That explains why…"): alone it says what follows from
 # something it does not say.
 _ANAPHOR_RE = re.compile(r"(?:This|That|These|Which|It) (?:means|meant|shows|showed|confirms|confirmed|explains|"

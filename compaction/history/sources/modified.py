@@ -262,8 +262,9 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
                           short=f"Deleted (from git output): {len(deleted)} files: {first} {cite(rounds)}", scratch=True))
     if moves:
         rounds = sorted({r for _, r in moves.values()})
-        folders = folder_moves([(old, new) for new, (old, _) in moves.items() if old])
-        if folders and len(folders) * 3 <= len(moves):
+        named = [(old, new) for new, (old, _) in moves.items() if old]
+        folders = folder_moves(named)
+        if folders and len(folders) * 3 <= len(named) == len(moves):
             # a folder moved whole (`documentation/` → `docs/`, 41 files): where everything now lives, in a few
             # words (ai-playbook's commit moved 41 files; the line named 3 and was left out: reader review 60)
             shown = ", ".join(f"`{a}` → `{b}` ({n})" if n > 1 else f"`{a}` → `{b}`" for a, b, n in folders[:_SHOWN_MOVES])
@@ -287,16 +288,18 @@ FOLDER_MOVE_SCORE = 40  # a folder moved whole: as telling as a file created
 def folder_moves(moves: list[tuple[str, str]]) -> list[tuple[str, str, int]]:
     """(old folder, new folder, files) of moves that kept the files' names and the folders below the one
     moved, most files first: `documentation/business/principles.md` → `docs/business/principles.md` is
-    `documentation/` → `docs/`. A file renamed in place is a pair of its own paths."""
-    counts: OrderedDict[tuple[str, str], int] = OrderedDict()
+    `documentation/` → `docs/`. A file renamed in place, or alone in its folders' move, is a pair of its
+    own paths (`src/util.py` → `lib/util.py` says nothing of the rest of `src/`)."""
+    counts: OrderedDict[tuple[str, str], list[tuple[str, str]]] = OrderedDict()
     for old, new in moves:
         o, n = old.split("/"), new.split("/")
         k = 0
         while k < min(len(o), len(n)) and o[len(o) - 1 - k] == n[len(n) - 1 - k]:
             k += 1
         key = (old, new) if k == 0 else (_folder(o[:len(o) - k]), _folder(n[:len(n) - k]))
-        counts[key] = counts.get(key, 0) + 1
-    return sorted(((a, b, c) for (a, b), c in counts.items()), key=lambda x: -x[2])
+        counts.setdefault(key, []).append((old, new))
+    pairs = [(key, files) if len(files) > 1 else (files[0], files) for key, files in counts.items()]
+    return sorted(((a, b, len(files)) for (a, b), files in pairs), key=lambda x: -x[2])
 
 
 def _folder(parts: list[str]) -> str:

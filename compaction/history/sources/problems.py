@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from compaction import tokens
 from compaction.edits import first_search_replace
-from compaction.errors.budget import PLACED, solution_info, teaches
+from compaction.errors.budget import placed, solution_info, teaches
 from compaction.errors.records import ErrorRecord, Occurrence
 from compaction.errors.scan import EDIT_REFUSED
 from compaction.errors.shorten import cut, fit
@@ -355,11 +355,11 @@ def _differences(details: list[tuple[str, int]]) -> list[tuple[str, int]]:
 def paths(text: str, cwd: str | None) -> str:
     """Absolute paths as the project sees them (relative to its directory), others by file name
     when long: the file is named already, its full path only costs tokens; not a path that says where a
-    missed file really is (`PLACED`: "then the same call on `/Users/me/site/src/index.html` succeeded",
+    missed file really is (`budget.placed`: "then the same call on `/Users/me/site/src/index.html` succeeded",
     where the failed one was `site/src/index.html` inside the project: its folders are the point)."""
     def shown(m: re.Match[str]) -> str:
         said = display_path(m.group(0), cwd)
-        return said if m.string[max(0, m.start() - 12):m.start()].endswith(PLACED) else _short_path(said)
+        return said if placed(m) else _short_path(said)
     return _ABS_PATH_RE.sub(shown, text)
 
 

@@ -347,7 +347,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             again = asked[key]
             again.rounds.append(req.round)
             if found is not None:  # what came of it: after its last sending
-                _restate_outcome(again, unanswered(found, req.round))
+                _restate_outcome(again, unanswered(found, req.message_index))
             continue
         words = set(_WORDS_RE.findall(key))
         if (prev is not None and len(prev[1]) >= 6 and len(prev[1] - words) * 10 <= len(prev[1])
@@ -388,7 +388,7 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             # its opening ask alone, when the room left cannot hold the line: a request named beats one left out
             brief = _brief(text) if len(shown) > BRIEF_REQUEST_CHARS * 1.2 else None
             # a command line for the tool (`!npm run check`, `/find x`) asks the agent nothing
-            became = unanswered(found, req.round) if found and not typed and not _TOOL_LINE_RE.match(text) else ""
+            became = unanswered(found, req.message_index) if found and not typed and not _TOOL_LINE_RE.match(text) else ""
             fact = Fact(Section.GOAL, "Then asked: " + shown + became,
                         [*rounds, req.round], score=score, priority=2.5,
                         short="Then asked: " + brief + became if brief else None,
@@ -402,7 +402,8 @@ def task_facts(ctx: FactContext) -> list[Fact]:
     return facts
 
 
-_TOOL_LINE_RE = re.compile(r"\s*[!/][\w.-]")  # a line the user typed for the tool: `!npm test`, `/add f`
+# a line the user typed for the tool (`!npm test`, `/add f`), not a path (`/Users/me/app/log.txt shows …`)
+_TOOL_LINE_RE = re.compile(r"\s*(?:!\S|/[A-Za-z][\w-]*(?:\s|$))")
 
 
 def _restate_outcome(fact: Fact, became: str) -> None:
