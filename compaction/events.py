@@ -538,7 +538,10 @@ def parse_test_summary(output: str) -> str | None:
     for m in _PYTEST_SUMMARY_LINES.finditer(output):
         found = m.group(1).strip().rstrip(",")
     if found:
-        return found
+        # the run crashed in pytest itself (an xdist worker, a plugin): its counts alone read like any run's
+        # (pytest-5787: "2 failed" of the bug, of a crash and of the fix alike: code review 25)
+        crash = _INTERNAL_ERROR_RE.search(output) if "INTERNALERROR>" in output else None
+        return f"{found}, INTERNALERROR: {crash.group(1).strip()}" if crash else found
     unittest_runs = list(_UNITTEST_LINES.finditer(output))
     if unittest_runs:
         m = unittest_runs[-1]
@@ -575,6 +578,8 @@ def parse_test_summary(output: str) -> str | None:
 
 
 _MAVEN_BUILD_RE = re.compile(r"BUILD (?:SUCCESS|FAILURE)")
+# pytest's own crash: its first exception line (what went wrong first; a worker's later fallout follows it)
+_INTERNAL_ERROR_RE = re.compile(r"^INTERNALERROR> ([A-Z]\w*(?:Error|Exception|Interrupt)\b[^\n]{0,80})", re.MULTILINE)
 
 
 def _maven_summary(results: list[re.Match[str]]) -> str:

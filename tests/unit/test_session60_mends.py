@@ -153,3 +153,16 @@ def test_an_edit_whose_lines_the_users_own_edits_took_out_is_not_kept() -> None:
     assert log.edits[0].undone == "its lines taken out by the user's own edits (committed r40)", log.edits[0].undone
     (alone,) = file_logs([first, again], None).values()  # no edit of the user's: the agent's own duplicate
     assert alone.edits[0].undone is None
+
+
+def test_a_pytest_run_that_crashed_in_pytest_says_so_beside_its_counts() -> None:
+    """Code review 25 (reader review 60): pytest-5787's `pytest -n 2` runs read "2 failed" for the bug, for an
+    xdist crash and for the fix alike; the crash's runs printed INTERNALERROR, first a TypeError, then a worker's
+    KeyError."""
+    from compaction.events import parse_test_summary
+
+    out = ("INTERNALERROR> Traceback (most recent call last):\nINTERNALERROR>   File \"x.py\", line 3, in f\n"
+           "INTERNALERROR> TypeError: type() takes 1 or 3 arguments\nINTERNALERROR> KeyError: <WorkerController gw1>\n"
+           "========== 2 failed in 1.20s ==========\n")
+    assert parse_test_summary(out) == "2 failed, INTERNALERROR: TypeError: type() takes 1 or 3 arguments"
+    assert parse_test_summary("========== 2 failed in 1.20s ==========\n") == "2 failed"
