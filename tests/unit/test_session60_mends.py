@@ -166,3 +166,19 @@ def test_a_pytest_run_that_crashed_in_pytest_says_so_beside_its_counts() -> None
            "========== 2 failed in 1.20s ==========\n")
     assert parse_test_summary(out) == "2 failed, INTERNALERROR: TypeError: type() takes 1 or 3 arguments"
     assert parse_test_summary("========== 2 failed in 1.20s ==========\n") == "2 failed"
+
+
+def test_a_substitution_inside_a_line_the_final_diff_does_not_hold_gives_no_reason() -> None:
+    """Reader review 60: django's "Why `sql/query.py` changed (edit r55)" quoted the reasoning of
+    `sed -i '1073s/type(value)/value/'`, a change to a debug print deleted later; the kept change's reason (r84:
+    nested lazy objects, hence `while`) was not told."""
+    from compaction.edits import Hunk
+    from compaction.events import Event, EventKind
+    from compaction.history.sources.reasons import _taken_out
+
+    debug = '        print(f"DEBUG: unwrapped value type: {type(value)}")'
+    sub = Event(EventKind.EDIT, 55, 0, path="q.py", hunks=(Hunk(removed=("type(value)",), added=("value",),
+                                                                 fragment=True),))
+    final = "from django.utils.functional import SimpleLazyObject\nwhile isinstance(value, SimpleLazyObject):"
+    assert _taken_out(sub, final, gone=[debug])
+    assert not _taken_out(sub, final, gone=[])  # the line it changed is not known: too short to judge
