@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from compaction.events import TIMESTAMP_RE
@@ -390,7 +391,7 @@ def units(text: str, start: bool = True) -> list[_Unit]:
         if not bullet:
             lead_cues, next_work = set(), False
         split = _SENT_RE.split if any(map(body.__contains__, _CJK_STOPS)) else _SENT_WS_RE.split
-        for k, sentence in enumerate(s for s in split(body) if s.strip()):
+        for k, sentence in enumerate(_closed(s for s in split(body) if s.strip())):
             sentence = sentence.strip()
             if _GREETING_RE.match(sentence) or not _WORD_RE.search(sentence):
                 continue  # a greeting, a thanks, a line of punctuation (`/**`, `---`)
@@ -433,6 +434,23 @@ def units(text: str, start: bool = True) -> list[_Unit]:
 def _units_of(text: str, start: bool) -> list[_Unit]:
     """`units`, remembered: the task is condensed at several sizes (never mutated by `condense`)."""
     return units(text, start)
+
+
+def _closed(sentences: Iterable[str]) -> Iterator[str]:
+    """The sentences, one that opens a parenthesis joined with those after it up to the one that closes it:
+    a stop inside it ends no sentence (aider's "… iterables.union.ts (an AI! comment in x.ts)" had read
+    "… iterables.union.ts (AI!")."""
+    held = ""
+    for s in sentences:
+        held = f"{held} {s}" if held else s
+        if held.count("(") <= held.count(")") or len(held) > _PAREN_CHARS:
+            yield held
+            held = ""
+    if held:
+        yield held
+
+
+_PAREN_CHARS = 400  # a parenthesis left open this long is a typo, not an aside: its sentences stand apart
 
 
 def opening(text: str, chars: int) -> tuple[str, str]:
@@ -769,12 +787,21 @@ def telegraph(text: str, limit: int, prose: int | None = None) -> str:
     for at in sorted(keep):
         s = said[at]
         if cap is not None and len(s) + 2 > cap:
-            s = cut_at_word(s, cap - 2 if len(keep) > 1 else cap)  # a lone ask has no separator
+            s = _shut(cut_at_word(s, cap - 2 if len(keep) > 1 else cap))  # a lone ask has no separator
         if out:  # a lead-in is followed by its own next item, else it ends like any ask
             out = out + " " if out.endswith(":") and at == prev + 1 and at not in labels else out.rstrip(":") + "; "
         out += f"{labels[at]} {s}" if at in labels else s
         prev = at
     return out.rstrip(":")  # a lead-in whose items were left out
+
+
+def _shut(cut: str) -> str:
+    """A cut clause that leaves a parenthesis open, cut before it instead, when what precedes it says
+    enough: "… iterables.union.ts (AI!…" reads as "… iterables.union.ts…"."""
+    at = cut.rfind("(")
+    if at < 0 or cut.count("(") <= cut.count(")") or at < len(cut) // 2:
+        return cut
+    return cut[:at].rstrip(" ,;:") + "…"
 
 
 def cut_at_word(text: str, n: int) -> str:

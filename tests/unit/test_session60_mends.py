@@ -182,3 +182,16 @@ def test_a_substitution_inside_a_line_the_final_diff_does_not_hold_gives_no_reas
     final = "from django.utils.functional import SimpleLazyObject\nwhile isinstance(value, SimpleLazyObject):"
     assert _taken_out(sub, final, gone=[debug])
     assert not _taken_out(sub, final, gone=[])  # the line it changed is not known: too short to judge
+
+
+def test_a_stop_inside_a_parenthesis_ends_no_sentence_and_a_cut_does_not_leave_one_open() -> None:
+    """Pairwise check 60: aider-monochromatic's r46 request read "Add tests for other functions in
+    iterables.union.ts (AI!": the "!" of "(an AI! comment in …)" ended a sentence, and the cut left the
+    parenthesis open."""
+    from compaction.history.condense import telegraph
+
+    asked = "Add tests for other functions in iterables.union.ts (an AI! comment in packages/es/src/union.test.ts)"
+    assert telegraph(asked, 60) == "Add tests for other functions in iterables.union.ts…"
+    assert telegraph(asked, 200) == asked
+    two = "Fix the parser (it breaks on tabs!) in lexer.py. Then run the tests and report the counts back to me"
+    assert "(it breaks on tabs!)" in telegraph(two, 90)

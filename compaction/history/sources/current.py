@@ -267,8 +267,8 @@ def _verification(ctx: FactContext) -> Fact | None:
         if runs:
             # with how it went: "before it" alone reads as unknown (bastion's "All 66 tests pass" at r23)
             went = " ".join(runs[-1].test_summary.split()) if runs[-1].test_summary else _outcome(runs[-1])
-            # its counts cut, not the caveat that says they are not the whole run's (bastion: `tail -40` cut
-            # the results of 4 more test binaries: "ok 15 passed" of 66)
+            # its counts cut, not the caveat that says they are not the whole run's (bastion: `tail -40` cut the
+            # other test binaries' results: "ok 15 passed" of 66)
             caveat = _CAVEAT_RE.search(went)
             went = (f" → {first_line(went[:caveat.start()] if caveat else went, BEFORE_OUTCOME_CHARS)}"
                     f"{caveat.group() if caveat else ''}") if went != "ran" else ""
