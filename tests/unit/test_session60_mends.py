@@ -195,3 +195,16 @@ def test_a_stop_inside_a_parenthesis_ends_no_sentence_and_a_cut_does_not_leave_o
     assert telegraph(asked, 200) == asked
     two = "Fix the parser (it breaks on tabs!) in lexer.py. Then run the tests and report the counts back to me"
     assert "(it breaks on tabs!)" in telegraph(two, 90)
+
+
+def test_a_why_question_answered_in_its_subjects_words_is_no_open_question() -> None:
+    """Reader review 60: django's "Why did `params` contain `SimpleLazyObject`? (never answered)" was answered at
+    r84 ("This means `value._wrapped` IS `SimpleLazyObject`"): the question's verb is no word an answer repeats."""
+    from compaction.history.sources.next_steps import open_questions
+
+    asked = [(1, "Start."), (2, "Looking."), (73, "Why did `params` contain `SimpleLazyObject`? Let me print it."),
+             (75, "Why did `params` contain `SimpleLazyObject`? Printing its type.")]
+    answer = (84, "So `value` IS `SimpleLazyObject` even after unwrapping! This means `value._wrapped` IS "
+                  "`SimpleLazyObject`. This means we have nested `SimpleLazyObject`s.")
+    assert open_questions([*asked, answer]) == []
+    assert open_questions([*asked, (84, "Printing again.")]) != []  # unanswered: still told

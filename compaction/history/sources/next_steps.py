@@ -209,7 +209,11 @@ _REASON_SPAN = 200  # chars each side of a reason word: its sentence, near enoug
 
 
 _GENERIC_WHY = frozenset({"fail", "fails", "failed", "failing", "work", "works", "worked", "working", "happen",
-                          "happens", "happened", "wrong", "error", "break", "breaks", "broke", "broken", "still"})
+                          "happens", "happened", "wrong", "error", "break", "breaks", "broke", "broken", "still",
+                          # a verb says how, not what: the answer names the subject ("`value._wrapped` IS
+                          # `SimpleLazyObject`" answers "Why did `params` contain `SimpleLazyObject`?")
+                          "contain", "contains", "contained", "behave", "behaves", "behaved", "like", "become",
+                          "becomes", "became", "return", "returns", "returned", "show", "shows", "showed"})
 _QUESTIONS = 20  # the last why-questions weighed; each is checked against the messages after it
 
 
@@ -247,7 +251,7 @@ def open_questions(said: list[tuple[int, str]], records: Sequence[ErrorRecord] =
             while at >= 0:
                 m = _WHY_RE.match(text, at)
                 # a word of its own beyond failing: "Why did it fail?" names nothing a successor could look into
-                if m and (words := _content(q := m.group(0))) - _GENERIC_WHY:
+                if m and (words := _content(q := m.group(0)) - _GENERIC_WHY):
                     asked.append((i, rnd, q[0].upper() + q[1:], words))
                 at = text.find(opener, at + 4)
     if not asked:
