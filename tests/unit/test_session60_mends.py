@@ -180,8 +180,8 @@ def test_a_substitution_inside_a_line_the_final_diff_does_not_hold_gives_no_reas
     sub = Event(EventKind.EDIT, 55, 0, path="q.py", hunks=(Hunk(removed=("type(value)",), added=("value",),
                                                                  fragment=True),))
     final = "from django.utils.functional import SimpleLazyObject\nwhile isinstance(value, SimpleLazyObject):"
-    assert _taken_out(sub, final, gone=[debug])
-    assert not _taken_out(sub, final, gone=[])  # the line it changed is not known: too short to judge
+    assert _taken_out(sub, final, unkept=[debug])
+    assert not _taken_out(sub, final, unkept=[])  # the line it changed is not known: too short to judge
 
 
 def test_a_stop_inside_a_parenthesis_ends_no_sentence_and_a_cut_does_not_leave_one_open() -> None:

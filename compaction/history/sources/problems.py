@@ -363,7 +363,6 @@ def paths(text: str, cwd: str | None) -> str:
     return _ABS_PATH_RE.sub(shown, text)
 
 
-
 def _basename(path: str) -> str:
     return file_name(path) or path
 

@@ -177,11 +177,11 @@ def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]
         submitted = _submitted_lines(final, path)
         put_back = _lines_of(final, path) - _lines_of(removed, path)  # added, and not moved from elsewhere
         # the lines the session's edits added that the final diff does not hold: a debug print, a probe
-        gone = [ln for ed in log.edits for h in ed.event.hunks if not h.fragment for ln in h.added
-                if len(ln.strip()) >= 8 and ln.strip() not in (submitted or "")] if submitted is not None else []
+        unkept = [ln for ed in log.edits for h in ed.event.hunks if not h.fragment for ln in h.added
+                  if len(ln.strip()) >= 8 and ln.strip() not in (submitted or "")] if submitted is not None else []
         calls: dict[tuple[int, int], list] = {}
         for e in kept:
-            if e.kind in (EventKind.EDIT, EventKind.WRITE) and not _taken_out(e, submitted, put_back, gone):
+            if e.kind in (EventKind.EDIT, EventKind.WRITE) and not _taken_out(e, submitted, put_back, unkept):
                 calls.setdefault((e.round, e.message_index), []).append(e)
         if calls:
             files.append((max(calls), path, calls))
@@ -215,11 +215,11 @@ def _lines_of(final: dict[str, set[str]] | None, path: str) -> set[str]:
 
 
 def _taken_out(event: Event, submitted: str | None, put_back: set[str] | frozenset[str] = frozenset(),
-               gone: list[str] | tuple[str, ...] = ()) -> bool:
+               unkept: list[str] | tuple[str, ...] = ()) -> bool:
     """An edit whose added lines the final diff holds none of: a debug print, a probe, an attempt a later
     edit replaced; or one that only deleted whole lines the final diff adds again (`put_back`: the diff's added
     lines of the file less those it also removes, which moved): a change taken out to run the tests without it,
-    then put back; or a substitution inside a line an edit added that the final diff does not hold (`gone`:
+    then put back; or a substitution inside a line an edit added that the final diff does not hold (`unkept`:
     django's `sed -i '1073s/type(value)/value/'` in a debug print deleted later). Its reason is no reason for
     what the session leaves behind."""
     if submitted is None or not event.hunks:
@@ -231,7 +231,7 @@ def _taken_out(event: Event, submitted: str | None, put_back: set[str] | frozens
             # it added something too short to judge by: by the line it changed, when an edit added that line
             # and the final diff holds it nowhere
             pieces = [hunk.removed[0].strip() for hunk in event.hunks if hunk.fragment and hunk.removed]
-            return bool(pieces) and all(len(p) >= 6 and p not in submitted and any(p in ln for ln in gone)
+            return bool(pieces) and all(len(p) >= 6 and p not in submitted and any(p in ln for ln in unkept)
                                         for p in pieces)
         gone = {ln.strip() for hunk in event.hunks for ln in (*hunk.removed, hunk.deletes_matching or "")
                 if len(ln.strip()) >= PUT_BACK_CHARS and not ln.startswith("<line(s) ")}
