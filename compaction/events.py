@@ -893,9 +893,10 @@ def users_words(text: str) -> str:
     return text
 
 
-def without_fences(text: str) -> str:
-    """`text` with each fenced block (an unclosed one runs to the end) replaced by a space; str.find
-    does in one pass what a lazy DOTALL regex does a character at a time."""
+def without_fences(text: str, mark: str = " ") -> str:
+    """`text` with each fenced block (an unclosed one runs to the end) replaced by `mark` (a space; a line of
+    its own where the reader must see that code stood there); str.find does in one pass what a lazy DOTALL
+    regex does a character at a time."""
     start = text.find("```")
     if start < 0:
         return text
@@ -903,7 +904,7 @@ def without_fences(text: str) -> str:
     pos = 0
     while start >= 0:
         out.append(text[pos:start])
-        out.append(" ")
+        out.append(mark)
         close = text.find("```", start + 3)
         if close < 0:  # unclosed: to the end, keeping a final newline as `$` does
             pos = len(text) - 1 if text.endswith("\n") and len(text) - 1 >= start + 3 else len(text)

@@ -1089,7 +1089,6 @@ def _bre(pattern: str) -> re.Pattern[str] | None:
     return bre("\\" + pattern if pattern.startswith("*") else pattern)
 
 
-
 def _addressed(content: str, run: list[Hunk]) -> str | None:
     """`content` after one sed script's line commands, as sed runs them: line by line, each command whose
     address names the line (its number, `$`, a pattern it holds) inserting before it, appending after it or

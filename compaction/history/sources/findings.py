@@ -830,7 +830,7 @@ def statements(text: str) -> list[tuple[str, int]]:
                 out.append((found, weight))
     if any(_ANAPHOR_RE.match(s) for s, _ in out):
         # the paragraphs with each code block as a line of its own: code between two paragraphs parts them
-        told, paragraphs = {s for s, _ in out}, _paragraphs(straight(THOUGHT_RE.sub("", _FENCED_RE.sub("\n```\n", text[:8000]))))
+        told, paragraphs = {s for s, _ in out}, _paragraphs(prose(text, code_mark="\n```\n"))
         out = [(_with_antecedent(s, paragraphs, told) if _ANAPHOR_RE.match(s) else s, w) for s, w in out]
     return out
 
@@ -876,7 +876,6 @@ def _discoveries(said: str) -> list[tuple[str, int]]:
     return out
 
 
-_FENCED_RE = re.compile(r"```[^`]*(?:`(?!``)[^`]*)*(?:```|\Z)")  # a fenced block (an unclosed one runs to the end)
 # A statement that points back ("This means…", "That explains why…"): alone it says what follows from
 # something it does not say.
 _ANAPHOR_RE = re.compile(r"(?:This|That|These|Which|It) (?:means|meant|shows|showed|confirms|confirmed|explains|"
