@@ -833,6 +833,41 @@ def swapped(removed: tuple[str, ...] | list[str], added: tuple[str, ...] | list[
     return only_old, only_new
 
 
+# A short string literal as written, quotes included (`'../dist-client'`): a path, key or message.
+_SHORT_LITERAL_RE = re.compile(r"(['\"])(?:\\.|(?!\1)[^\\\n]){1,60}\1")
+LITERAL_PAIR_RATIO = 0.6  # a removed and an added line this alike are one line changed inside it
+LITERAL_PAIR_LINES = 40  # lines of each side paired at most: bounded work on a rewrite
+
+
+def swapped_literals(removed: tuple[str, ...] | list[str],
+                     added: tuple[str, ...] | list[str]) -> tuple[list[str], list[str]]:
+    """The string literals a line changed inside it lost and gained, in order, its other text alike: a
+    path, key or message (`path.resolve(distDir, 'client')` → `path.resolve(__dirname, '../dist-client')`)
+    the identifiers an edit swapped do not say. Lines that are not alike pair nothing: a stub's message
+    replaced by an import is two changes, not one swapped string."""
+    def literals(line: str) -> list[str]:
+        if ("'" not in line and '"' not in line) or _COMMENT_RE.match(line):
+            return []
+        return [m.group(0) for m in _SHORT_LITERAL_RE.finditer(line)]
+
+    gone: dict[str, None] = {}
+    new: dict[str, None] = {}
+    olds = [ln for ln in removed[:LITERAL_PAIR_LINES] if literals(ln)]
+    news = [ln for ln in added[:LITERAL_PAIR_LINES] if literals(ln)]
+    for old in olds:
+        matcher = SequenceMatcher(None, "", old.strip(), autojunk=False)
+        best, ratio = "", LITERAL_PAIR_RATIO
+        for candidate in news:
+            matcher.set_seq1(candidate.strip())
+            if matcher.real_quick_ratio() >= ratio and matcher.quick_ratio() >= ratio and matcher.ratio() >= ratio:
+                best, ratio = candidate, matcher.ratio()
+        if best and best != old:
+            was, now = literals(old), literals(best)
+            gone.update(dict.fromkeys(x for x in was if x not in now))
+            new.update(dict.fromkeys(x for x in now if x not in was))
+    return list(gone), list(new)
+
+
 def is_comment_only(removed: tuple[str, ...] | list[str], added: tuple[str, ...] | list[str]) -> bool:
     """Every non-blank changed line is a comment: a change with no effect on behaviour."""
     changed = [ln for ln in (*removed, *added) if ln.strip()]

@@ -37,6 +37,7 @@ from compaction.edits import (
     pair_hunks,
     parse_unified,
     swapped,
+    swapped_literals,
 )
 from compaction.edits import notable_identifiers as _identifiers_of
 from compaction.edits import (
@@ -697,11 +698,13 @@ def _key_line(lines: list[str]) -> str:
 def _telling(summary: str) -> int:
     """How much an edit's summary says: swapped identifiers, then new or dropped definitions, then
     identifiers added or removed, then comment-only changes."""
-    if "→" in summary:
+    if "→" in summary and not _strings_only(summary):
         return 0
     if "adds " in summary or "drops " in summary:
         return 1
-    return 3 if summary.split(": ", 1)[-1].startswith("comment only") else 2
+    if "→" in summary:
+        return 2
+    return 4 if summary.split(": ", 1)[-1].startswith("comment only") else 3
 
 
 def reverted_counts(thrown: list, kept: list[Event]) -> tuple[int, int]:
@@ -1188,7 +1191,7 @@ def _edit_summary(e: Event, where: dict[int, str] | None, document: bool = False
         what = _lines_summary(removed, added)
         if what:
             placed.append((f"`{name}`: " if name else "") + what)
-    placed.sort(key=lambda x: "→" not in x)  # a swap says most: first
+    placed.sort(key=lambda x: "→" not in x or _strings_only(x))  # a swap of names says most: first
     if len(placed) == 1 and not bits:
         return placed[0]
     return "; ".join(bits + placed[:3])
@@ -1221,9 +1224,30 @@ def _lines_summary(removed: list[str], added: list[str]) -> str:
         bits.append("+ " + _ticks(new, 4 if not new_defs else 3))
     elif gone:
         bits.append("− " + _ticks(gone, 4))
+    old_text, new_text = swapped_literals(removed, added)
+    named = {w for t in (*gone, *new, *gone_defs, *new_defs, *(n for p in renamed for n in p)) for w in t.split(".")}
+    if old_text and new_text and max(len(old_text), len(new_text)) <= MAX_LITERALS_SWAPPED \
+            and _unnamed(old_text, named) != _unnamed(new_text, named):  # not the names' swap again (`'../A'` → `'../B'`)
+        bits.append(f"{_ticks(old_text, 2)} → {_ticks(new_text, 2)}")  # a path or key changed inside a line
     return "; ".join(bits)
 
 
+def _unnamed(literals: list[str], named: set[str]) -> list[str]:
+    """The literals with the names an edit swapped blanked: `'../validators/PoIValidator'` and
+    `'../validators/SignalScorer'` read alike once `PoIValidator` → `SignalScorer` is said."""
+    return [_WORD_RE.sub(lambda m: "§" if m.group(0) in named else m.group(0), x) for x in literals]
+
+
+_STRINGS_SWAPPED_RE = re.compile(r"`['\"][^`]*` → `['\"]")  # `'a'` → `'b'`: a string swapped, not a name
+
+
+def _strings_only(summary: str) -> bool:
+    """Whether every swap a code edit's summary says is a string's (`'client'` → `'../dist-client'`): it
+    ranks after the definitions an edit added, a swap of names before them."""
+    return summary.count("→") == len(_STRINGS_SWAPPED_RE.findall(summary))
+
+
+MAX_LITERALS_SWAPPED = 3  # an edit that changed more strings than this rewrote text: its lines say it
 RENAME_RATIO = 0.8  # a dropped and an added definition this alike (or equal but for case and `_`) are one renamed
 
 

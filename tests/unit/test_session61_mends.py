@@ -1,0 +1,67 @@
+"""Session 61's mends: an edit that changed a string inside a line (a path, a key, a message) says the
+string's change, not only the names the line swapped."""
+
+from __future__ import annotations
+
+from compaction.edits import swapped_literals
+from compaction.events import extract_events
+from compaction.history.facts import Fact
+from compaction.history.sources import FactContext
+from compaction.history.sources.changes import records
+from compaction.history.steering import role_preset
+from compaction.model import Message, ToolCall, ToolResult, Transcript
+from compaction.transcripts._agent_tools import make_call
+from tests.unit.synthetic import steps_transcript
+
+BUILD = """import path from 'node:path'
+
+const distDir = path.resolve(__dirname, '../dist')
+const clientDistDir = path.resolve(distDir, 'client')
+
+async function ensureClientDist() {
+  await cp(distDir, clientDistDir, { recursive: true })
+}
+"""
+
+
+def _records(*steps: Message | tuple[ToolCall, ToolResult | None]) -> dict[str, Fact]:
+    t: Transcript = steps_transcript("build the client bundle", *steps)
+    return records(FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds)))
+
+
+def _edit(cid: str, path: str, old: str, new: str) -> tuple[ToolCall, ToolResult]:
+    return make_call("Edit", {"file_path": path, "old_string": old, "new_string": new}, cid), ToolResult("ok", cid)
+
+
+def test_a_path_changed_inside_a_line_is_said_beside_the_names_it_swapped():
+    fact = _records((make_call("Write", {"file_path": "scripts/build.mjs", "content": BUILD}, "w"), ToolResult("ok", "w")),
+                    _edit("e", "scripts/build.mjs", "const clientDistDir = path.resolve(distDir, 'client')",
+                          "const clientDistDir = path.resolve(__dirname, '../dist-client')"))["scripts/build.mjs"]
+    assert "distDir → __dirname" in fact.text
+    assert "'client' → '../dist-client'" in fact.text  # where the output now goes: the names alone do not say
+
+
+def test_strings_of_lines_not_alike_are_two_changes_not_one_swapped():
+    gone, new = swapped_literals(["throw new Error('DAG signalProcessing not yet implemented')"],
+                                 ["export * from './dags/index.js'"])
+    assert (gone, new) == ([], [])
+    gone, new = swapped_literals(['print("Usage: tool <image_path>")', "x = 1"],
+                                 ['print("Usage: tool <image_path> <output_file>")', 'open(out, "w")'])
+    assert (gone, new) == (['"Usage: tool <image_path>"'], ['"Usage: tool <image_path> <output_file>"'])
+
+
+def test_a_module_path_that_follows_a_renamed_name_is_not_said_twice():
+    old = "import { PoIValidator } from '../validators/PoIValidator';\nPoIValidator.evaluate(x);\n"
+    fact = _records((make_call("Write", {"file_path": "t.test.ts", "content": old}, "w"), ToolResult("ok", "w")),
+                    _edit("e", "t.test.ts", old, old.replace("PoIValidator", "SignalScorer")))["t.test.ts"]
+    assert "PoIValidator → SignalScorer" in fact.text
+    assert "'../validators/PoIValidator' →" not in (fact.full_text or fact.text).replace("`", "")
+
+
+def test_a_string_swapped_alone_ranks_after_an_edit_that_added_a_definition():
+    fact = _records(_edit("a", "Bar.swift", "func title() -> String {",
+                          "func showRecovery(url: URL) {\n    open(url)\n}\n\nfunc title() -> String {"),
+                    _edit("b", "Bar.swift", '    return "App v1"', '    return "Renamed v1"'))["Bar.swift"]
+    line = fact.text
+    assert "showRecovery" in line  # the feature the session added leads the file's line
+    assert '"App v1" → "Renamed v1"' not in line or line.index("showRecovery") < line.index('"App v1"')
