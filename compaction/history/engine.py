@@ -335,6 +335,7 @@ _SHARE_OF = {Section.EVIDENCE: Section.FINDINGS}
 # The task's share of the summary's budget is facts.GOAL_CAP: a longer request is shown condensed (its
 # pastes trimmed, then its best sentences: sources/task.py) and the filler gives its full text back
 # last, when the other sections had their room.
+PASTE_TRIM_SHARE = 0.5  # of the task's share: a task longer than this shows its pastes trimmed first
 GOAL_FLOOR = 160  # tokens: the task's opening, its closing sentence and the harness's first step still fit
 
 
@@ -377,7 +378,12 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
                 optional.append(f)  # else the verbatim tail says it (a state-changing command stays listed)
             continue
         cost = costs[id(f)]
-        if f.section is Section.GOAL and f.task and cost > goal_cap:
+        if f.section is Section.GOAL and f.task and cost > goal_cap * PASTE_TRIM_SHARE and f.long_paste \
+                and cost <= goal_cap and (gentle := tokens.count(f.forms[0]) + 6) < cost:
+            # Past half its share: its pastes trimmed gently first (a system report's forty lines of versions),
+            # the whole given back by the filler when all else fits (`fill`: a longer form).
+            f.full_text, f.text, cost = f.text, f.forms[0], gentle
+        elif f.section is Section.GOAL and f.task and cost > goal_cap:
             # Over its share: its pastes trimmed first (the prose stays whole), then head and tail.
             f.full_text = f.text
             fitting = next((t for t in f.forms if tokens.count(t) + 6 <= goal_cap), None)  # the longest: no more counted
@@ -435,7 +441,16 @@ def _choose(all_facts: list[Fact], budget: int, tail_start: int | None = None, h
             chosen.append(f)
             said.add(f.text)
             used += cost
-    return chosen
+    return _without_rules_again(chosen)
+
+
+def _without_rules_again(chosen: list[Fact]) -> list[Fact]:
+    """Without a constraint the project's rules shown say word for word (the harness's "DO NOT MODIFY: Tests,
+    …", chosen ahead among the decisions so no harness's sessions lose it): its room goes to the filler."""
+    rules = " ".join(" ".join(f.text.split()) for f in chosen if f.section is Section.RULES)
+    if not rules:
+        return chosen
+    return [f for f in chosen if f.section is not Section.DECISIONS or " ".join(f.text.split()) not in rules]
 
 
 def _shares(optional: list[Fact], costs: dict[int, int], room: int, held: dict[Section, int] | None = None,

@@ -47,6 +47,7 @@ class Fact:
     task: bool = False  # the task itself: never dropped, shortened head-and-tail instead
     full_text: str | None = None  # the fuller text the filler upgrades to (the task whole, a record in full)
     forms: tuple[str, ...] = ()  # the task: shorter forms (pastes trimmed), longest first, tried before a cut
+    long_paste: bool = False  # the task: its first form trims a long paste (its words all kept)
     path: str | None = None  # modified files: the path as the summary's file list shows it
     scratch: bool = False  # modified files: a folded line (scratch, reverted, moved or deleted files), not one file
     test: bool = False  # completed actions: a test run

@@ -65,3 +65,41 @@ def test_a_string_swapped_alone_ranks_after_an_edit_that_added_a_definition():
     line = fact.text
     assert "showRecovery" in line  # the feature the session added leads the file's line
     assert '"App v1" → "Renamed v1"' not in line or line.index("showRecovery") < line.index('"App v1"')
+
+
+def test_a_long_paste_in_the_task_gives_way_before_the_projects_rules(shared_transcripts) -> None:
+    """mini-requests-5414 at 10%: the PR's forty lines of `python -m requests.help` versions took the room the
+    harness's boundaries (DO NOT MODIFY: Tests, …) needed; trimmed first, the rules are shown."""
+    from compaction import tokens
+    from compaction.history import compact
+    from compaction.transcripts import load_transcript
+
+    t = load_transcript(str(shared_transcripts / "mini-requests-5414.traj.json"))
+    md = compact(t, target_tokens=int(tokens.count_messages(t.messages) * 0.10)).markdown
+    assert "lines of pasted code trimmed" in md
+    assert '"openssl_version": "1010104f"' not in md
+    assert "DO NOT MODIFY: Tests" in md
+    assert "https://github.com/psf/requests/blob/" in md  # the PR's own words all kept
+
+
+def test_a_long_paste_comes_back_whole_when_the_budget_holds_it() -> None:
+    from compaction.history import compact
+
+    report = "\n".join(f'  "pkg{i}": {{"version": "1.{i}.0"}},' for i in range(40))
+    request = f"Getting http://.example.com raises UnicodeError.\n\n```\n{{\n{report}\n}}\n```\n\nPlease fix it."
+    t = steps_transcript(request, _edit("e", "requests/models.py", "raise UnicodeError", "raise InvalidURL"))
+    md = compact(t, target_tokens=5000).markdown
+    assert '"pkg39": {"version": "1.39.0"}' in md and "trimmed" not in md
+
+
+def test_a_harness_boundary_the_rules_show_is_not_a_decision_again(shared_transcripts) -> None:
+    """mini-sympy-13091 at 10%: "DO NOT MODIFY: Tests, configuration files" was under Project rules and again as
+    the first of the key decisions."""
+    from compaction import tokens
+    from compaction.history import compact
+    from compaction.transcripts import load_transcript
+
+    t = load_transcript(str(shared_transcripts / "mini-sympy-13091.traj.json"))
+    md = compact(t, target_tokens=int(tokens.count_messages(t.messages) * 0.10)).markdown
+    assert "## Project rules" in md
+    assert md.count("DO NOT MODIFY: Tests, configuration files") == 1

@@ -32,6 +32,7 @@ from compaction.memo import per_text
 from compaction.model import Message, Role
 
 _PASTE_LINES = 12  # a fenced block or an unfenced log run longer than this is trimmed
+LONG_PASTE_LINES = 15  # lines the gentlest trim takes out of the task's pastes that make them long
 _TRIM_LEVELS = ((12, 4), (8, 3), (4, 2))  # (head, tail) lines a paste keeps, gentlest first
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # Lines worth keeping from the middle of a paste: what failed and where.
@@ -307,13 +308,15 @@ def task_facts(ctx: FactContext) -> list[Fact]:
             form = task_text(trimmed + rest)
             if form != (forms[-1] if forms else whole):
                 forms.append(form)
+    # A long paste (a system report's forty lines of versions) gives way first; a short reproduction stays whole.
+    long_paste = bool(forms) and whole.count("\n") - forms[0].count("\n") >= LONG_PASTE_LINES
     # Condensed forms only for a request that may outgrow its share of the budget (at least 160 tokens,
     # about 0.15 of the target; 2.5 characters a token at worst): the others are never shortened, and
     # condensing costs a pass over the request's sentences.
     if ctx.target_tokens is None or len(forms[-1] if forms else whole) > max(400, ctx.target_tokens * 0.375):
         forms.extend(_condensed_forms(request, rest, whole, len(forms[-1] if forms else whole)))
     facts.append(Fact(Section.GOAL, whole, [task.round], score=100, essential=True, task=True,
-                      forms=tuple(forms)))
+                      forms=tuple(forms), long_paste=long_paste))
     # Slash commands (`/exit`, `/add f`, `/run x`) drive the tool, they are not requests; a bare "yes" to the
     # agent's question is one (what it accepted is the user's decision: "yes (accepting: “Should I add …?”)").
     messages = ctx.transcript.messages
