@@ -103,3 +103,36 @@ def test_a_harness_boundary_the_rules_show_is_not_a_decision_again(shared_transc
     md = compact(t, target_tokens=int(tokens.count_messages(t.messages) * 0.10)).markdown
     assert "## Project rules" in md
     assert md.count("DO NOT MODIFY: Tests, configuration files") == 1
+
+
+def _completed(*runs: tuple[str, str]) -> list[str]:
+    from compaction.history.sources.completed import completed_facts
+    from tests.unit.synthetic import shell_rounds
+
+    t = shell_rounds("fix the parser", *runs)
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    return [f.text for f in completed_facts(ctx)]
+
+
+def test_removing_the_scratch_scripts_is_told_by_their_line() -> None:
+    lines = _completed(("cat <<'EOF' > repro.py\nimport parser\nparser.parse('a..b')\nEOF", ""),
+                       ("python repro.py", "ValueError: empty label"),
+                       ("sed -i 's/x/y/' parser.py", ""),
+                       ("rm repro.py", ""))
+    assert any(line.startswith("Scratch files written, removed later: ") for line in lines), lines
+    assert not any(line.startswith("`rm repro.py`") for line in lines), lines
+
+
+def test_removing_scratch_files_no_line_tells_of_stays() -> None:
+    """A script the agent wrote with its editor tool has no "Scratch files written" line: its `rm` is what says
+    it is gone (sweagent-pydicom's `rm reproduce_bug.py`)."""
+    from compaction.history.sources.completed import completed_facts
+
+    t = steps_transcript("fix the parser",
+                         (make_call("Write", {"file_path": "repro.py", "content": "import parser\n"}, "w"),
+                          ToolResult("ok", "w")),
+                         (make_call("Bash", {"command": "python repro.py"}, "b1"), ToolResult("ValueError", "b1")),
+                         (make_call("Bash", {"command": "rm repro.py"}, "b2"), ToolResult("", "b2")))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    lines = [f.text for f in completed_facts(ctx)]
+    assert any(line.startswith("`rm repro.py`") for line in lines), lines
