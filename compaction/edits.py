@@ -835,8 +835,16 @@ def swapped(removed: tuple[str, ...] | list[str], added: tuple[str, ...] | list[
 
 # A short string literal as written, quotes included (`'../dist-client'`): a path, key or message.
 _SHORT_LITERAL_RE = re.compile(r"(['\"])(?:\\.|(?!\1)[^\\\n]){1,60}\1")
+# What a statement opens with, up to its first call, string or assignment (`const clientDistDir`, `print`):
+# two lines alike in their strings but opening otherwise are two statements (`return getRequiredElement<…>(`
+# of a dropped helper and `const el = document.querySelector<…>(` of another), not one line changed.
+_STATEMENT_HEAD_RE = re.compile(r"\s*([^('\"`=]*)")
 LITERAL_PAIR_RATIO = 0.6  # a removed and an added line this alike are one line changed inside it
 LITERAL_PAIR_LINES = 40  # lines of each side paired at most: bounded work on a rewrite
+
+
+def _statement_head(line: str) -> str:
+    return " ".join(_STATEMENT_HEAD_RE.match(line).group(1).split())  # type: ignore[union-attr]  # matches always
 
 
 def swapped_literals(removed: tuple[str, ...] | list[str],
@@ -861,7 +869,7 @@ def swapped_literals(removed: tuple[str, ...] | list[str],
             matcher.set_seq1(candidate.strip())
             if matcher.real_quick_ratio() >= ratio and matcher.quick_ratio() >= ratio and matcher.ratio() >= ratio:
                 best, ratio = candidate, matcher.ratio()
-        if best and best != old:
+        if best and best != old and _statement_head(best) == _statement_head(old):
             was, now = literals(old), literals(best)
             gone.update(dict.fromkeys(x for x in was if x not in now))
             new.update(dict.fromkeys(x for x in now if x not in was))

@@ -130,7 +130,6 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
     undone = _undone_by_reverts(ctx)
     reverted: list[tuple[tuple[int, str], str, Fact]] = []  # (the undo, the line without it, the fact)
     singles: list[Fact] = []  # state-changing commands run once: those of one round share a line
-    cleared: list[Fact] = []  # `rm` of scratch files only
     for ident, runs in folded.items():
         if ident in told:
             continue
@@ -191,16 +190,12 @@ def completed_facts(ctx: FactContext) -> list[Fact]:
             reverted.append((back, f"`{first_line(shown, UNDONE_COMMAND_CHARS)}`{more}{times}" if code else text, f))
             continue
         if code and runs.count == 1 and not f.test and not runs.outcomes:
-            command = project_root.without_root_cd(runs.command, ctx.cwd)
-            if _told_by_file_list(command, listed, folders, ctx.cwd):
-                continue
-            if scratch and _told_by_file_list(command, {}, set(), ctx.cwd, scratch):
-                cleared.append(f)  # the scratch files' line says "removed later", if there is one
+            if _told_by_file_list(project_root.without_root_cd(runs.command, ctx.cwd), listed, folders, ctx.cwd):
                 continue
             singles.append(f)
         else:
             facts.append(f)
-    facts.extend(_same_round(singles if scratch_written else singles + cleared))
+    facts.extend(_same_round(singles))
     if scratch_written:  # one line, not one per script: with what each printed
         head = "Scratch files written, removed later: "
         text = "; ".join(f"{c} (r{r}){f' → {out}' if out else ''}{again}" for r, c, out, again in scratch_written)
@@ -245,16 +240,14 @@ _LIBRARY_RE = re.compile(r"(?i)/(?:site-packages|dist-packages|lib/python\d|lib/
 _FILE_MAKERS = frozenset({"mkdir", "touch", "rm"})
 
 
-def _told_by_file_list(command: str, listed: dict[str, bool], folders: set[str], cwd: str | None,
-                       scratch: set[str] | frozenset[str] = frozenset()) -> bool:
+def _told_by_file_list(command: str, listed: dict[str, bool], folders: set[str], cwd: str | None) -> bool:
     """Whether the command only made or removed what the modified-files list says: `rm f` of a file its line
-    says deleted or of a scratch file (told "removed later"), `touch f` of one it lists as there, `mkdir -p d`
-    of a folder a listed file is in (`mkdir -p dist/dags; touch dist/dags/a.js` beside "`dist/dags/a.js`:
-    created"): a line of its own only costs room.
+    says deleted, `touch f` of one it lists as there, `mkdir -p d` of a folder a listed file is in (`mkdir -p
+    dist/dags; touch dist/dags/a.js` beside "`dist/dags/a.js`: created"): a line of its own only costs room.
     Paths compared whole (`listed`: path → said deleted; `folders`: those the files still there are in); a
     `cd` elsewhere, a glob, or a path the list does not say so keeps the command."""
     parts = split_commands(command)
-    if not parts or not (listed or scratch):
+    if not parts or not listed:
         return False
     for part in parts:
         said = past_prefixes(words(part))
@@ -265,8 +258,6 @@ def _told_by_file_list(command: str, listed: dict[str, bool], folders: set[str],
             return False
         for w in operands:
             path = display_path(w, cwd).replace("\\", "/").removeprefix("./").rstrip("/")
-            if said[0] == "rm" and path in scratch:
-                continue
             if not (path in folders if said[0] == "mkdir" else listed.get(path) is (said[0] == "rm")):
                 return False
     return True
