@@ -16,7 +16,9 @@ _CODE_RE = re.compile(r"`[^`\n]*`")
 # Interjections that open a sentence ("Perfect!", "Great, ", "Excellent.", "OK so").
 _INTERJECTION = r"(?:perfect|great|excellent|good|nice|awesome|ok(?:ay)?|alright|all right|sure|got it|done|" \
                 r"wonderful|fantastic|understood|ah|hmm|oh|now|so|well|right|first|next|then|finally)"
-_INTERJ_RE = re.compile(rf"^(?:{_INTERJECTION})(?:\s*[!,.:;—–-]+\s*|\s+(?=[A-Z]|I\b|let\b|we\b))", re.IGNORECASE)
+# Not before a word it binds to: "Now that the fix is in", "So far the tests pass" are nonsense without it.
+_INTERJ_RE = re.compile(rf"^(?:{_INTERJECTION})(?:\s*[!,.:;—–-]+\s*|\s+(?=[A-Z]|I\b|let\b|we\b)(?!(?:that|far)\b))",
+                        re.IGNORECASE)
 # First-person narration openings, reduced to the verb that follows ("Let me check X" → "Check X").
 _NARRATION_RE = re.compile(
     r"^(?:THOUGHT:\s*)?(?:(?:now|next|then|so|first|finally),?\s+)?"

@@ -112,3 +112,11 @@ def test_strings_of_two_statements_alike_are_not_one_line_changed() -> None:
         ['  return getRequiredElement<HTMLElement>(`[data-part="branch"][data-value="${value}"]`)'],
         ['  const el = document.querySelector<HTMLElement>(`[data-part="branch-control"][data-value="${value}"]`)'])
     assert (gone, new) == ([], [])
+
+
+def test_now_that_keeps_its_now() -> None:
+    from compaction.history.telegraph import telegraphic
+
+    assert telegraphic("Now that the issue is resolved, we can clean up.").startswith("Now that the issue")
+    assert telegraphic("So far the tests pass.") == "So far the tests pass."
+    assert telegraphic("Perfect! Now let me check the file.") == "Check the file."
