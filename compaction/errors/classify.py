@@ -81,6 +81,9 @@ _PYTEST_FIXTURE = re.compile(r"^(?:E\s+(?:fixture '([^'\n]+)' not found|recursiv
 _PYTEST_SUMMARY = re.compile(r"^=++ (?:[^\n=]*?\b)?(\d+) (failed|errors?)\b[^\n]*=[ \t]*+$", re.M)
 _UNITTEST_FAIL = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)[^\n]*$", re.M)
 _SYMPY_FAIL = re.compile(r"^_{3,} (\S+\.py:\w+) _{3,}$", re.M)
+# A traceback's last line: the exception (or the warning run as one) and its message, at a line's start.
+_RAISED_LINE = re.compile(r"^(?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Warning)\b(?::[^\n]{0,200})?$", re.M)
+_BLOCK_CHARS = 20_000  # of one failure's block read for its exception: bounded work
 _SYMPY_SUMMARY = re.compile(r"^(?:tests finished: [^\n]*\b\d+ (?:failed|exceptions?)\b[^\n]*|DO \*NOT\* COMMIT!)$", re.M)
 _NO_MODULE = re.compile(r"^[^\n]*?No module named '?([\w.]+)'?[^\n]*$", re.M)
 _ASSERT_MISMATCH = re.compile(
@@ -361,9 +364,14 @@ def _tests(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
         for m in _iter(_PYTEST_SUMMARY, trig, _PYTEST_SUMMARY_WORDS):
             hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)[:300]))
     sympy = [m for m in _iter(_SYMPY_FAIL, trig, _SYMPY_FAIL_WORDS)]
-    for m in sympy:
+    for i, m in enumerate(sympy):
+        # what failed it: the exception its block ends on, never the next block's ("DeprecationWarning:
+        # NotImplemented should not be used in a boolean context" under sympy's `____ file:test ____` rule)
+        stop = min(len(text), m.end() + _BLOCK_CHARS, sympy[i + 1].start() if i + 1 < len(sympy) else len(text))
+        raised = [r.group(0).strip() for r in _RAISED_LINE.finditer(text, m.end(), stop)]
+        detail = f"{m.group(1)}: {raised[-1]}" if raised else m.group(0)
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), path=m.group(1).split(":")[0],
-                        symbol=m.group(1).rsplit(":", 1)[-1], detail=m.group(0), tests=[m.group(1)]))
+                        symbol=m.group(1).rsplit(":", 1)[-1], detail=detail[:300], tests=[m.group(1)]))
     if not sympy:
         for m in _iter(_SYMPY_SUMMARY, trig, _SYMPY_SUMMARY_WORDS):
             hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0)))
@@ -400,17 +408,36 @@ def _js_tests(trig: Triggers, hits: list[Hit]) -> None:
         detail = ": ".join(p for p in (test, reason.group(0).strip() if reason else "") if p)
         tests = [f"{path} > {test}" if test else path]
         symbol = test.rsplit(" > ", 1)[-1] or None
+        line = _js_test_line(text, path, m.end(), failed[i + 1].start() if i + 1 < len(failed) else len(text))
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), path=path, symbol=symbol,
-                        detail=(detail or m.group(0))[:300], tests=tests))
+                        line=line, detail=(detail or m.group(0))[:300], tests=tests))
         exc = _JS_EXC_NAME.match(reason.group(0).strip()) if reason else None
         if exc:  # the exception that failed it: the record's primary id, the test failure its alias
             hits.append(Hit(f"ERR_JS_{exc.group(1)}", m.start(), m.end(), m.group(0), path=path, symbol=symbol,
-                            detail=reason.group(0).strip()[:300], tests=tests))
+                            line=line, detail=reason.group(0).strip()[:300], tests=tests))
         named += 1
     if not named:
         for m in _iter(_JS_TEST_SUMMARY, trig, _JS_TEST_SUMMARY_WORDS):
             if int(m.group(1)):
                 hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), detail=m.group(0).strip()))
+
+
+# A stack frame vitest or jest prints under a failure: `❯ helper path/x.spec.ts:102:38`, `at Object.<anonymous> (x.test.js:9:5)`
+_JS_FRAME = re.compile(r"^[ \t]*(?:❯|at)[ \t][^\n]{0,200}?\(?([^\s():]{1,300}):(\d+):\d+\)?[ \t]*$", re.M)  # bounded
+
+
+def _js_test_line(text: str, path: str, start: int, stop: int) -> int | None:
+    """The line of the test file a failure's block last points at, among its stack frames: the test's own line
+    (a helper of the same file is called from it, so its frame comes first); None when no frame names the file.
+    Why: a test that fails at `:360`, then `:371`, `:373`, `:374` as its body changed is failing at the same
+    last assertion each time (destyler-tree-vanilla's), which the message alone does not say."""
+    stop = min(stop, start + _BLOCK_CHARS)
+    if "❯" not in text[start:stop] and " at " not in text[start:stop]:
+        return None
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    lines = [int(f.group(2)) for f in _JS_FRAME.finditer(text, start, stop)
+             if f.group(1).replace("\\", "/").rsplit("/", 1)[-1] == name]
+    return lines[-1] if lines else None
 
 
 def _typescript(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:

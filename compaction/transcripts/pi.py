@@ -81,6 +81,7 @@ def _before_kept(t: Transcript, summary: Message, kept: int) -> None:
         return
     head, _, body = summary.text.partition("\n")
     last = first - 1
+    summary.meta["summarizes_through"] = last  # this session's own rounds, not an earlier session's
     summary.text = (f"{head[:-1]} of r1-r{last} only, written after r{rounds[-1].number}: older than the rounds "
                     f"after r{last}]\n{body}")
 

@@ -9,7 +9,7 @@ from compaction.history.facts import Fact
 from compaction.history.sources import FactContext
 from compaction.history.sources.changes import records
 from compaction.history.steering import role_preset
-from compaction.model import Message, ToolCall, ToolResult, Transcript
+from compaction.model import Message, Role, ToolCall, ToolResult, Transcript
 from compaction.transcripts._agent_tools import make_call
 from tests.unit.synthetic import steps_transcript
 
@@ -120,3 +120,79 @@ def test_now_that_keeps_its_now() -> None:
     assert telegraphic("Now that the issue is resolved, we can clean up.").startswith("Now that the issue")
     assert telegraphic("So far the tests pass.") == "So far the tests pass."
     assert telegraphic("Perfect! Now let me check the file.") == "Check the file."
+
+
+def test_a_compaction_of_this_sessions_rounds_is_not_an_earlier_sessions(shared_transcripts) -> None:
+    """pi compacts in place: pi-mono's compaction entry, written after r220, summarizes r1-r167 of this very
+    session; its sections read as "Earlier session's summary" (reader review 61)."""
+    from compaction.history.sources.carried import carried_facts
+    from compaction.transcripts import load_transcript
+
+    t = load_transcript(str(shared_transcripts / "more-agents" / "pi-mono-compaction-session.jsonl"))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    texts = [f.text for f in carried_facts(ctx)]
+    assert texts and all(x.startswith("The harness's summary of r1-r167") for x in texts), texts[:2]
+
+
+def test_a_summary_the_user_pastes_is_still_an_earlier_sessions() -> None:
+    from compaction.history.sources.carried import carried_facts
+
+    summary = "\n".join(["Summary of the work so far", "", "## Next Steps"]
+                        + [f"- step {i}: migrate module_{i}.py to the new config loader" for i in range(30)]
+                        + ["", "## Decisions"] + [f"- keep option_{i} for compatibility" for i in range(30)])
+    t = steps_transcript(summary, Message(0, Role.ASSISTANT, "I'll continue with step 0."))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds), target_tokens=300)
+    texts = [f.text for f in carried_facts(ctx)]
+    assert texts and all(x.startswith("Earlier session's summary") for x in texts), texts[:2]
+
+
+def test_a_new_file_in_the_submission_the_session_wrote_and_ran_is_said_so() -> None:
+    """mini-sympy: `reproduce_ne.py`, written at r34 and run at r35 as a check, was left in the submitted patch;
+    the document said "most likely a scratch file" from its name alone (reader review 61)."""
+    from compaction.history.sources.current import _submitted_files
+
+    echo = Message(0, Role.TOOL, "diff --git a/reproduce_ne.py b/reproduce_ne.py\nnew file mode 100644\n"
+                                 "diff --git a/sympy/core/basic.py b/sympy/core/basic.py\nindex 1..2 100644\n",
+                   meta={"final_patch_echo": True})
+    said = _submitted_files([echo], {"reproduce_ne.py", "sympy/core/basic.py"}, {"reproduce_issue.py"},
+                            {"reproduce_ne.py"})
+    assert said == "new `reproduce_ne.py` (a script the session wrote and ran, not removed), `sympy/core/basic.py`"
+    guessed = _submitted_files([echo], {"reproduce_ne.py", "sympy/core/basic.py"}, {"reproduce_issue.py"})
+    assert "most likely a scratch file left in" in guessed
+
+
+def test_a_sympy_failure_says_the_exception_its_block_ends_on() -> None:
+    """mini-sympy r94: `bin/test` failed `test_leadterm` on "DeprecationWarning: NotImplemented should not be used in a
+    boolean context"; the record said only the block's rule, "____ …test_expr.py:test_leadterm ____"."""
+    from compaction.errors.classify import classify
+
+    out = ("sympy/core/tests/test_expr.py[94] ..E.E   [FAIL]\n\n" + "_" * 80 + "\n"
+           "_________________ sympy/core/tests/test_expr.py:test_leadterm __________________\n"
+           '  File "/testbed/sympy/core/tests/test_expr.py", line 248, in test_leadterm\n'
+           "    assert (3 + 2*x).leadterm(x) == (3, 0)\n"
+           "DeprecationWarning: NotImplemented should not be used in a boolean context\n"
+           "_____________ sympy/core/tests/test_expr.py:test_eval_interval_zoo _____________\n"
+           '  File "/testbed/sympy/core/tests/test_expr.py", line 1467, in test_eval_interval_zoo\n'
+           "    assert Si(1/x) == 1\n"
+           "AssertionError\n\n"
+           "tests finished: 80 passed, 2 exceptions, in 3.2 seconds\n")
+    details = [h.detail for h in classify(out) if h.id == "ERR_LOGIC_TestFailed"]
+    assert "sympy/core/tests/test_expr.py:test_leadterm: DeprecationWarning: NotImplemented should not be used " \
+           "in a boolean context" in details, details
+    assert "sympy/core/tests/test_expr.py:test_eval_interval_zoo: AssertionError" in details, details
+
+
+def test_a_vitest_failure_says_the_test_files_line_it_failed_at() -> None:
+    """destyler-tree-vanilla: the Shift+ArrowDown test failed at `tree.spec.ts:360`, then `:371`, `:373`, `:374` as its
+    body changed: each time its last assertion; the record named the file only (reader review 61)."""
+    from compaction.errors.classify import classify
+
+    out = (" FAIL   browser (chromium)  packages/components/tree/test/tree.spec.ts > tree > keyboard > extends down\n"
+           "VitestBrowserElementError: Cannot find element with locator: locator('[data-value=\"src/components\"]')\n\n"
+           + "<div>\n" * 200 +
+           " ❯ seeBranchIsSelected packages/components/tree/test/tree.spec.ts:102:38\n"
+           "    102|   await expect.element(branchControl).toHaveAttribute('data-selected', '')\n"
+           " ❯ packages/components/tree/test/tree.spec.ts:360:12\n\n"
+           "Caused by: Error: Matcher did not succeed in time.\n")
+    hits = [h for h in classify(out) if h.id in ("ERR_LOGIC_TestFailed", "ERR_JS_VitestBrowserElementError")]
+    assert hits and all(h.line == 360 for h in hits), [(h.id, h.line) for h in hits]

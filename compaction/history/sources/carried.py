@@ -59,8 +59,15 @@ def carried_facts(ctx: FactContext) -> list[Fact]:
                 if _DECIDED_RE.search(part.heading or ""):
                     later = _users_after(msg, ctx) if later is None else later
                     overturned = _overturned_later(part, later)
-                out.append(_fact(part, rnd.number, done, overturned))
+                out.append(_fact(part, rnd.number, done, overturned, _label(msg)))
     return out
+
+
+def _label(summary: Message) -> str:
+    """Whose summary it is: the harness's of this session's own first rounds (pi compacts in place, and its
+    entry can come last: pi-mono's r1-r167 read as "an earlier session's"), else an earlier session's."""
+    through = summary.meta.get("summarizes_through")
+    return f"The harness's summary of r1-r{through}" if isinstance(through, int) else "Earlier session's summary"
 
 
 # A rule's verb ("Active team selection MUST persist…", "always run the linter"), and the user's later words
@@ -282,9 +289,9 @@ def _bullets_before(lines: list[str], start: int) -> list[str]:
 
 
 def _fact(part: _Part, rnd: int, done: dict[int, int] | None = None,
-          overturned: dict[int, tuple[int, str]] | None = None) -> Fact:
+          overturned: dict[int, tuple[int, str]] | None = None, label: str = "Earlier session's summary") -> Fact:
     """One section's line; `done`: its next steps done since (by round); `overturned`: its rules the user
-    denied since (round, their words)."""
+    denied since (round, their words); `label`: whose summary it is (`_label`)."""
     done, overturned = done or {}, overturned or {}
     items: list[str] = []
     for k, it in enumerate(part.items):
@@ -294,7 +301,7 @@ def _fact(part: _Part, rnd: int, done: dict[int, int] | None = None,
             items.insert(0, f"OVERTURNED by the user (r{said_at}: “{said}”): {item}")
         else:
             items.append(item + (f" (done since, r{done[k]})" if k in done else ""))
-    name = f"Earlier session's summary, {part.heading}" if part.heading else "Earlier session's summary"
+    name = f"{label}, {part.heading}" if part.heading else label
     text = cut_at_word(f"{name}: " + "; ".join(items), SECTION_CHARS)
     short = cut_at_word(f"{name}: " + "; ".join(items[:SHORT_ITEMS]), SECTION_CHARS)
     heading = part.heading or ""

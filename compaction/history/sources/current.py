@@ -297,7 +297,9 @@ def _verification(ctx: FactContext) -> Fact | None:
     text += _probes_left(ctx, probes - gone)
     if submitted:
         scratch = {file_name(path) for path in scratch_files(ctx)}  # created by the session, then removed
-        files = _submitted_files(ctx.transcript.messages[-3:], changed, scratch)
+        asked = " ".join(m.text for m in ctx.transcript.messages if m.role is Role.USER and not m.harness and m.text)
+        ran = {name for name in _scripts_ran(ctx) if name not in asked}  # not a script the task asks for
+        files = _submitted_files(ctx.transcript.messages[-3:], changed, scratch, ran)
         text += f"; then submitted (the harness printed the final diff{': ' + files if files else ''})"
     short = text.replace(verified, single, 1) if verified != single else None
     return Fact(Section.CURRENT, text, rounds, score=78, essential=True, pending=True, short=short)
@@ -410,13 +412,16 @@ _DIFF_FILE_RE = re.compile(r'^diff --git (?:a/\S+|"a/[^"\n]+") (?:b/(\S+)|"b/([^
 MAX_SUBMITTED = 8  # files of the final diff named; the rest counted
 
 
-def _submitted_files(messages: list[Message], changed: set[str | None], removed: AbstractSet[str] = frozenset()) -> str:
+def _submitted_files(messages: list[Message], changed: set[str | None], removed: AbstractSet[str] = frozenset(),
+                     ran: AbstractSet[str] = frozenset()) -> str:
     """The files the final diff holds, as a successor must see them: a file the session created for
     itself (`reproduce.py`) or never edited (`setup.py`, changed by the environment) is in the patch too,
     and a test file edited against a "do not modify tests" rule is. New and deleted files are marked,
     and a changed file no edit of the session named; "" when the echo holds no git diff. `removed`: the
     names of the files the session created and removed again (its scratch files): a new file named like
-    them (`reproduce_ne.py` beside a removed `reproduce_issue.py`) was most likely left in by mistake."""
+    them (`reproduce_ne.py` beside a removed `reproduce_issue.py`) was most likely left in by mistake. `ran`: the
+    names of the scripts the session ran (none the task asks for): a new file it wrote and ran is said so, a fact
+    where the likeness of names is a guess."""
     echo = next((m for m in reversed(messages) if m.meta.get("final_patch_echo")), None)
     if echo is None:
         return ""
@@ -431,7 +436,9 @@ def _submitted_files(messages: list[Message], changed: set[str | None], removed:
         path, mode = m.group(1) or m.group(2), m.group(3)
         mark = "new " if mode and mode.startswith("new") else "deleted " if mode else ""
         note = "" if mark or ours(path) else " (no edit seen)"
-        if mark == "new " and (kin := _scratch_kin(path, removed)):
+        if mark == "new " and ours(path) and file_name(path) in ran and not is_test_path(path):
+            note = " (a script the session wrote and ran, not removed)"
+        elif mark == "new " and (kin := _scratch_kin(path, removed)):
             note = f" (most likely a scratch file left in: named like the removed `{kin}`)"
         named.append(f"{mark}`{escape_path(path)}`{note}")
     more = f" +{len(named) - MAX_SUBMITTED} more" if len(named) > MAX_SUBMITTED else ""

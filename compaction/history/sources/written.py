@@ -1,4 +1,4 @@
-"""The text of the files the session created, as it left them: what the room left over, once every
+"""The text of the files the session created or wrote whole, as it left them: what the room left over, once every
 other fact is shown whole, is worth first.
 
 Why: a session that drafts a document or a script with the user holds its substance in that file,
