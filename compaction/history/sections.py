@@ -36,7 +36,7 @@ class Section(Enum):
     CURRENT = SectionSpec("current", 1.5, "current_work")
     NEXT = SectionSpec("next", 5, "next_steps")
     # The room left once every other fact is shown whole, the filler's alone (`LAST_ROOM`): the text of the files
-    # the session wrote, as it left them (sources/written.py), then the agent's earlier replies (sources/excerpts.py).
+    # the session created or rewrote, as it left them (sources/written.py), then the agent's earlier replies (sources/excerpts.py).
     WRITTEN = SectionSpec("written", 6.5, "changes")
     EXCERPTS = SectionSpec("excerpts", 7, "findings")
 

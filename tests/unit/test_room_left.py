@@ -124,7 +124,7 @@ def test_room_left_shows_the_created_files_text_then_earlier_replies_before_olde
     target = tokens.count_messages(t.messages) // 3
     md = compact(t, target_tokens=target).markdown
     assert tokens.count(md) <= target
-    assert "## Files the session wrote, as it left them" in md
+    assert "## Files the session created or rewrote, as it left them" in md
     assert "`docs/summary.md` (13 lines, from its writes and edits)" in md and "quorum threshold is 17 votes" in md
     tail = md.index("## Recent rounds")
     assert "## Earlier replies of the agent" in md and md.index("## Earlier replies of the agent") < tail
@@ -140,7 +140,7 @@ def test_a_tight_budget_pays_for_neither():
     t = transcript(_drafting_session())
     target = tokens.count_messages(t.messages) // 20
     md = compact(t, target_tokens=target).markdown
-    assert "## Files the session wrote" not in md and "## Earlier replies" not in md and tokens.count(md) <= target
+    assert "## Files the session created or rewrote" not in md and "## Earlier replies" not in md and tokens.count(md) <= target
 
 
 def test_narration_before_a_call_is_no_earlier_reply():
