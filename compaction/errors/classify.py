@@ -432,7 +432,8 @@ def _js_test_line(text: str, path: str, start: int, stop: int) -> int | None:
     Why: a test that fails at `:360`, then `:371`, `:373`, `:374` as its body changed is failing at the same
     last assertion each time (destyler-tree-vanilla's), which the message alone does not say."""
     stop = min(stop, start + _BLOCK_CHARS)
-    if "❯" not in text[start:stop] and " at " not in text[start:stop]:
+    block = text[start:stop]
+    if "❯" not in block and " at " not in block:
         return None
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     lines = [int(f.group(2)) for f in _JS_FRAME.finditer(text, start, stop)

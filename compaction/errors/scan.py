@@ -555,7 +555,7 @@ def _deleted_since(transcript: Transcript, avoidance: str, after: int) -> str:
                 written = [w for part in split_commands(call.command) for w in shell_writes(part)] if call.command \
                     else [(EventKind.WRITE, call.path)] if call.path and call.kind is ToolKind.WRITE else []
                 for kind, path in written:
-                    place = next((w for w in spelled if _same_place(w, path.removeprefix("./"), cwd)), None)
+                    place = next((w for w in spelled if same_place(w, path.removeprefix("./"), cwd)), None)
                     if place is not None and kind is EventKind.DELETE:
                         gone[place] = rnd.number
                     elif place is not None:  # written again, moved back, restored from git: it is there
@@ -2075,7 +2075,7 @@ def _writes_whole(call: ToolCall, path: str) -> bool:
                                       for kind, p in shell_writes(call.command or ""))
 
 
-def _same_place(a: str, b: str, cwd: str | None) -> bool:
+def same_place(a: str, b: str, cwd: str | None) -> bool:
     """One file at one place: the same path once a relative one is taken from the working directory (not
     a bare name and a path in a folder: `utils.py` missed at the root is not `/testbed/src/utils.py`)."""
     x, y = (_absolute(p.replace("\\", "/").removeprefix("./"), cwd) for p in (a, b))
@@ -2418,7 +2418,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     elif fix.round:
         text = _edited(fix)
         if rec.id == "ERR_TOOL_FileNotFound" and fix.path and last.location.path and fix.call is not None \
-                and _writes_whole(fix.call, fix.path) and _same_place(fix.path, last.location.path, transcript.cwd):
+                and _writes_whole(fix.call, fix.path) and same_place(fix.path, last.location.path, transcript.cwd):
             # the file the read missed is the one the fix wrote whole: it did not exist, and the session made it
             text = f"it did not exist: created `{fix.path}` (r{fix.round})"
         if fix.restored and fix.call is not None:
@@ -2516,7 +2516,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
             what = "the same call" if call.command is None else "the same command"  # only its arguments changed
         elif what == "the same call" and failed_call is not None and call is not None and call.path \
                 and failed_call.path and file_name(call.path) == file_name(failed_call.path) \
-                and not _same_place(call.path, failed_call.path, transcript.cwd):
+                and not same_place(call.path, failed_call.path, transcript.cwd):
             what = f"the same call on `{_relative(call.path, transcript.cwd)}`"  # the place that worked
         if call is None and rec.id in MODEL_SIDE and (switch := _model_switch(transcript, last, rnd)):
             at = f" (r{switch[0]})" if switch[0] != rnd else ""
@@ -2804,7 +2804,7 @@ def _found_elsewhere(transcript: Transcript, rec: ErrorRecord, cache: _ResultsCa
                 if res is None or _MISSING_RE.search(res.content[:300]):  # (`grep` of no match exits 1: it read)
                     continue
                 for path in _read_places(call, res.content):
-                    if file_name(path) == name and not _same_place(path, missed, cwd) \
+                    if file_name(path) == name and not same_place(path, missed, cwd) \
                             and _relative(path.replace("\\", "/"), cwd) != gone:
                         return f"it is at `{_relative(path, cwd)}` (r{rnd.number})"
     return ""

@@ -24,8 +24,9 @@ WINDOW = 500  # characters searched for a sentence boundary on either side of a 
 def prose(text: str, limit: int = 8000, code_mark: str = " ") -> str:
     """The text without its fenced code blocks (an unclosed one runs to the end) and without a harness's
     label opening it (mini-swe-agent's `THOUGHT:`), at most `limit` chars: the same fence rule as the
-    events' (compaction.events.without_fences; `code_mark` stands where a block was). Curly apostrophes read straight: the cue phrases
-    ("I'm going to", "doesn't work") are written with `'`, and some models write `’` (GPT-5's "I’m")."""
+    events' (compaction.events.without_fences; `code_mark` stands where a block was). Curly apostrophes
+    read straight: the cue phrases ("I'm going to", "doesn't work") are written with `'`, and some models
+    write `’` (GPT-5's "I’m")."""
     return straight(THOUGHT_RE.sub("", without_fences(text[:limit], code_mark)))
 
 

@@ -371,7 +371,7 @@ def test_an_offer_put_off_stays_open_and_options_after_the_question_do_not_hide_
 
 
 def test_a_bare_name_a_read_missed_is_not_the_file_written_in_a_folder():
-    from compaction.errors.scan import _same_place
+    from compaction.errors.scan import same_place as _same_place
 
     assert _same_place(".gitignore", "/home/z/bastion/.gitignore", "/home/z/bastion")
     assert not _same_place("/testbed/src/utils.py", "utils.py", "/testbed")

@@ -297,8 +297,7 @@ def _verification(ctx: FactContext) -> Fact | None:
     text += _probes_left(ctx, probes - gone)
     if submitted:
         scratch = {file_name(path) for path in scratch_files(ctx)}  # created by the session, then removed
-        asked = " ".join(m.text for m in ctx.transcript.messages if m.role is Role.USER and not m.harness and m.text)
-        ran = {name for name in _scripts_ran(ctx) if name not in asked}  # not a script the task asks for
+        ran = {name for name in _scripts_ran(ctx) if not _users_name(ctx, name)}  # not a script the task asks for
         files = _submitted_files(ctx.transcript.messages[-3:], changed, scratch, ran)
         text += f"; then submitted (the harness printed the final diff{': ' + files if files else ''})"
     short = text.replace(verified, single, 1) if verified != single else None
@@ -367,6 +366,13 @@ def _scripts_ran(ctx: FactContext) -> set[str]:
         name for e in ctx.events if e.kind is EventKind.COMMAND and e.command for name in scripts_run(e.command)})
 
 
+def _users_name(ctx: FactContext, name: str) -> bool:
+    """Whether one of the user's own messages names `name` (a script the task asks for), their texts read once."""
+    asked = ctx.shared(("current", "users_texts"), lambda: [
+        m.text for m in ctx.transcript.messages if m.role is Role.USER and not m.harness and m.text])
+    return any(name in text for text in asked)
+
+
 def _probes_left(ctx: FactContext, probes: set[str]) -> str:
     """"; written outside the project and run, not removed: `/home/Repro.java`": a program the session wrote
     beside the project and ran (fastjson2's probe beside `/home/fastjson2`), still there at the end: a loose end
@@ -375,8 +381,7 @@ def _probes_left(ctx: FactContext, probes: set[str]) -> str:
     ran = _scripts_ran(ctx) if probes else set()
     left = sorted(p for p in probes if file_name(p) in ran)
     if left:
-        asked = [m.text for m in ctx.transcript.messages if m.role is Role.USER and not m.harness and m.text]
-        left = [p for p in left if not any(file_name(p) in text for text in asked)]
+        left = [p for p in left if not _users_name(ctx, file_name(p))]
     if not left:
         return ""
     more = f" +{len(left) - 3}" if len(left) > 3 else ""

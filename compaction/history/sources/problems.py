@@ -7,7 +7,6 @@ learn "what went wrong and how it was fixed" must stand on its own."""
 from __future__ import annotations
 
 import copy
-import posixpath
 import re
 from collections.abc import Iterator
 
@@ -15,7 +14,7 @@ from compaction import tokens
 from compaction.edits import first_search_replace
 from compaction.errors.budget import placed, solution_info, teaches
 from compaction.errors.records import ErrorRecord, Occurrence
-from compaction.errors.scan import EDIT_REFUSED
+from compaction.errors.scan import EDIT_REFUSED, same_place
 from compaction.errors.shorten import cut, fit
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
@@ -24,7 +23,7 @@ from compaction.history.sources.registry import FactContext, fact_source
 from compaction.model import Message, Role, ToolCall, ToolKind
 from compaction.redact import redact_text, secret_name
 from compaction.transcripts.arg_names import ArgRole, arg_text
-from compaction.transcripts.path_spelling import file_name
+from compaction.transcripts.path_spelling import file_name, is_windows_path
 
 DETAIL_CHARS = 140  # one error line: long enough for `[100, 150] … 122`, short enough for one line
 RETRY_CHARS = 100  # a later error line of the same record: only what differs from the one before
@@ -186,12 +185,12 @@ def record_solution(rec: ErrorRecord, cwd: str | None) -> str:
         failed = occ.location.path.replace("\\", "/")
         name = _basename(failed)
 
-        failed_rel = not failed.startswith(("/", "~")) and not re.match(r"[A-Za-z]:/", failed)
+        failed_rel = not failed.startswith(("/", "~")) and not is_windows_path(failed)
 
         def same_file(m: re.Match[str]) -> str:  # `packages/cli/src/x.tsx` edited, `src/x.tsx:724` failed
             edited = m.group(1).replace("\\", "/")
             if cwd and failed_rel and edited.startswith("/"):  # the failed path as the session's directory read it
-                one = edited == posixpath.normpath(posixpath.join(cwd.replace("\\", "/"), failed))
+                one = same_place(edited, failed, cwd)
             else:
                 one = edited == failed or edited.endswith("/" + failed.lstrip("/")) or failed.endswith("/" + edited)
             return f"`{name}`" if one else m.group(0)
