@@ -4,6 +4,7 @@ offline, and the same identifier recurs across projects."""
 
 from __future__ import annotations
 
+import ntpath
 import posixpath
 import re
 
@@ -11,6 +12,7 @@ from compaction.errors.episodes import label_of_test
 from compaction.errors.families import advice_for
 from compaction.errors.records import ErrorRecord, Occurrence
 from compaction.shell import double_quoted_backticks, run_words, split_commands, words
+from compaction.transcripts.path_spelling import is_windows_path
 
 _BY_ID: dict[str, str] = {
     "ERR_PY_SyntaxError": "run `python -m py_compile {path}` (or `ruff check` rule E999) after every edit",
@@ -105,6 +107,12 @@ def _cut(command: str, limit: int = 80) -> str:
     return command[:limit].rsplit(" ", 1)[0] + " …"
 
 
+def _folder(path: str) -> str:
+    """The folder of a path, a Windows one's too (`C:\\Users\\me\\skills\\x.md`: posixpath finds no folder in it,
+    and "`ls .`" lists the project, not where the file was missed)."""
+    return (ntpath.dirname(path) if is_windows_path(path) else posixpath.dirname(path)) or "."
+
+
 def _fill(template: str, rec: ErrorRecord) -> str:
     loc = next(iter(rec.locations()), None)
     path = (loc.path if loc else None) or ""
@@ -112,7 +120,7 @@ def _fill(template: str, rec: ErrorRecord) -> str:
     symbol = next((o.location.symbol for o in reversed(rec.occurrences) if o.location.symbol), "") or ""
     test = _latest_test(rec)
     values = {
-        "path": path or "<file>", "dir": posixpath.dirname(path) or ".", "command": _cut(command) or "<command>",
+        "path": path or "<file>", "dir": _folder(path), "command": _cut(command) or "<command>",
         "symbol": symbol or "<name>", "test": test or "<test>",
     }
     out = template

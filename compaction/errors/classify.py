@@ -116,7 +116,8 @@ _LINT_LINE = re.compile(r"^[ \t]+(\d+):(\d+)[ \t]+error[ \t]+(.+?)[ \t]{2,}(@?[\
 _LINT_FILE = re.compile(r"^(\S[^\n]*\.\w{1,6})[ \t]*$", re.M)
 # A bundler's failed build (Vite, Rollup): its verdict line, and the `file:line:col message` that says why
 _BUILD_FAILED = re.compile(r"^[^\n]*(?:\[vite\][^\n]*Build failed|error during build:|\[!\] RollupError:)[^\n]*$", re.M)
-_BUILD_CAUSE = re.compile(r"^(?:[^\n]*? )?(/?[\w.@/-]+\.\w{1,6}):(\d+):(\d+):? ([^\n]{8,300})$", re.M)
+# (a bundler's virtual module names its file after a scheme: `astro-entry:/…/Sinppets.svelte:1:9 Unexpected token`)
+_BUILD_CAUSE = re.compile(r"^(?:[^\n]*? )?(?:[a-z][\w-]{1,30}:)?(/?[\w.@/-]+\.\w{1,6}):(\d+):(\d+):? ([^\n]{8,300})$", re.M)
 _GO_PANIC = re.compile(r"^panic: ([^\n]*)$", re.M)
 _GO_BUILD = re.compile(r"^(\S+\.go):(\d+):(\d+): ([^\n]*)$", re.M)
 _GO_FAIL = re.compile(r"^--- FAIL: (\S+)[^\n]*$", re.M)
@@ -342,14 +343,19 @@ def _python_lines(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
 def _tests(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
     text = trig.text
     failed = list(_iter(_PYTEST_FAILED, trig, _PYTEST_FAILED_WORDS))
-    for m in failed:
+    for k, m in enumerate(failed):
         test_id, reason = m.group(2), (m.group(3) or "")
         exc = re.match(r"((?:[\w]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Failure|Warning))\b", reason)
         path = test_id.split("::", 1)[0]
         symbol = test_id.rsplit("::", 1)[-1]
         spans.claim(m.start(), m.end())
+        detail, line = m.group(0), None
+        if not reason and k < _REASONS_LOOKED_UP:
+            found = _pytest_reason(text, test_id, m.start())
+            if found:
+                detail, line = f"{detail} - {found[0]}", found[1]
         hits.append(Hit("ERR_LOGIC_TestFailed", m.start(), m.end(), m.group(0), path=path, symbol=symbol,
-                        detail=m.group(0)[:300], tests=[test_id]))
+                        line=line, detail=detail[:300], tests=[test_id]))
         if exc:
             hits.append(Hit(f"ERR_PY_{exc.group(1).rsplit('.', 1)[-1]}", m.start(), m.end(), m.group(0),
                             path=path, symbol=symbol, detail=reason[:300], tests=[test_id]))
@@ -391,6 +397,36 @@ def _tests(trig: Triggers, hits: list[Hit], spans: _Spans) -> None:
     for m in _iter(_ASSERT_MISMATCH, trig, _ASSERT_MISMATCH_WORDS):
         s, e = _cut(text, m.start(), m.end())
         hits.append(Hit("ERR_LOGIC_AssertionMismatch", s, e, text[s:e], detail=m.group(0)[:300]))
+
+
+_REASONS_LOOKED_UP = 20  # failed tests per output whose block is searched for the reason: bounded work
+_BLOCK_END = re.compile(r"^(?:_{3,} \S[^\n]* _{3,}|={3,}[^\n]*|-{3,} Captured [^\n]*)$", re.M)
+_FIRST_E = re.compile(r"^E {1,}(\S[^\n]*)$", re.M)
+_FAILED_AT = re.compile(r"^([^\s:]+):(\d+): \w+$", re.M)
+
+
+def _pytest_reason(text: str, test_id: str, before: int) -> tuple[str, int | None] | None:
+    """(the first `E` line, the line of the test file it failed at) of a failed test's block, for a summary line
+    that gives no reason (pytest before 6: `FAILED testing/test_reports.py::T::test_x`, while its block says
+    `E Failed: DID NOT RAISE <class 'RuntimeError'>` at `testing/test_reports.py:243`); None when no block is
+    found. Its own block only: it ends at the next test's header, a `===` rule or its captured output (a
+    nested run's `E assert False` is not its reason)."""
+    name = test_id.split("::", 1)[-1].replace("::", ".")
+    head = text.rfind(f" {name} _", 0, before)
+    if head < 1 or text[head - 1] != "_":
+        return None
+    start = text.find("\n", head) + 1
+    if start <= 0:
+        return None
+    stop = min(before, start + _BLOCK_CHARS)
+    end = _BLOCK_END.search(text, start, stop)
+    stop = end.start() if end else stop
+    reason = _FIRST_E.search(text, start, stop)
+    if reason is None:
+        return None
+    path = test_id.split("::", 1)[0]
+    at = [a for a in _FAILED_AT.finditer(text, reason.end(), stop) if a.group(1).endswith(path)]
+    return " ".join(reason.group(1).split()), int(at[0].group(2)) if at else None
 
 
 def _js_tests(trig: Triggers, hits: list[Hit]) -> None:

@@ -2667,7 +2667,8 @@ _STEP_WORD_RE = re.compile(r"[A-Za-z_]{5,}")
 def not_what_failed(advice: str, solution: str, ran: frozenset[str] = frozenset()) -> str:
     """An avoidance whose suggested step is what the fix took out (django: "create/migrate the database
     (`manage.py migrate`)" where the fix replaced `call_command('migrate')` by a schema editor): the fix's
-    change is the advice, the suggestion what failed here. The step counts as taken out when the removed
+    change is the advice, the code it took out what failed here (not the advised command: `manage.py` was
+    never run, `call_command('migrate')` was). The step counts as taken out when the removed
     code calls it or passes it as a string (`migrate(`, `'migrate'`), not when a word of it is only there
     (`'build/'` is no `npm run build`); `ran`: the record's own command lines, whose advice to run them
     again is not the fix's business."""
@@ -2680,7 +2681,8 @@ def not_what_failed(advice: str, solution: str, ran: frozenset[str] = frozenset(
             continue
         words = [w for w in _STEP_WORD_RE.findall(span.lower()) if w not in ("python", "manage", "install")]
         if any(re.search(rf"['\"]{w}['\"]|\b{w}\s*\(", removed) and w not in added for w in words):
-            return f"not `{span}` (what failed here): as the fix did, `{change.group(1)}` → `{change.group(2)}`"
+            # the removed code is what failed, not the advised command (`manage.py` was never run)
+            return f"as the fix did: `{change.group(1)}` (what failed here) → `{change.group(2)}`"
     return advice
 
 

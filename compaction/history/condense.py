@@ -276,12 +276,24 @@ def _paste_unit(block: list[str], kind: str, at: int, para: int) -> _Unit:
 _LOG_ERROR_RE = re.compile(r"\[ERROR\]|✗|^\s*(?:error|ERROR)\b[:\s]|^\s*\w*(?:Error|Exception)\b:")
 # Where an error points: a file with its line (`use-actor.svelte.js (2:12)`, `app.ts:3:5`, `x.py", line 4`)
 _ERROR_PLACE_RE = re.compile(r"[\w.-]+\.[A-Za-z]\w{0,5}(?:\s?\(\d+:\d+\)|:\d+:\d+\b|\", line \d+)")
-_ERROR_NEAR = 3  # lines from the first error line on looked at for where it points
+ERROR_NEAR = 3  # lines from the first error line on looked at for where it points
 _EXCEPTION_SAID_RE = re.compile(r"\w(?:Error|Exception)\b:\s*\S")  # an exception's class and its message
 _IN_URL_RE = re.compile(r"https?://\S*$")  # a place inside a URL (a stack frame's): no file of the project
 _PLACE_AGAIN_RE = re.compile(r"(?<=:)\s+(?:[\w-]+:)?/?[\w@.~-]*/[\w@./~-]*:\d+(?::\d+)?")
 ERROR_LINE_CHARS = 80
 _ERROR_WEIGHT = 3  # a log's error weighs as a reproduction's three values: the paste's substance
+
+
+_FRAME_LEAD_RE = re.compile(r"^\s*(?:at\s|❯)")  # a stack frame's line: where a call was, not what failed
+
+
+def names_error_place(line: str) -> bool:
+    """Whether a log's line names a file with its line and column (`Sinppets.svelte (1:9): Unexpected token`,
+    `app.ts:3:5`) outside a URL, and is no stack frame: where the failure before it points."""
+    if _FRAME_LEAD_RE.match(line):
+        return False
+    return any(not _IN_URL_RE.search(line, 0, p.start()) and "line" not in p.group(0)
+               for p in _ERROR_PLACE_RE.finditer(line))
 
 
 def _log_error(lines: list[str]) -> str | None:
@@ -294,7 +306,7 @@ def _log_error(lines: list[str]) -> str | None:
         return None
     line = lines[at]
     said = _EXCEPTION_SAID_RE.search(line) is not None  # "ReferenceError: $state is not defined" says it all
-    for ln in lines[at:at + (1 if said else _ERROR_NEAR)]:
+    for ln in lines[at:at + (1 if said else ERROR_NEAR)]:
         m = next((p for p in _ERROR_PLACE_RE.finditer(ln) if not _IN_URL_RE.search(ln, 0, p.start())), None)
         if m:
             # "use-actor.svelte.js (2:12): /Users/…/use-actor.svelte.js:2:12 The $ name is reserved": its message

@@ -46,7 +46,9 @@ class Fact:
     priority: float | None = None  # overrides the section's priority (earlier requests of a chat)
     task: bool = False  # the task itself: never dropped, shortened head-and-tail instead
     full_text: str | None = None  # the fuller text the filler upgrades to (the task whole, a record in full)
-    forms: tuple[str, ...] = ()  # the task: shorter forms (pastes trimmed), longest first, tried before a cut
+    # shorter forms than its full text, longest first, tried before a cut: the task's (pastes trimmed, then
+    # condensed), a rules digest's (its most binding rules at smaller sizes)
+    forms: tuple[str, ...] = ()
     long_paste: bool = False  # the task: its first form trims a long paste (its words all kept)
     path: str | None = None  # modified files: the path as the summary's file list shows it
     scratch: bool = False  # modified files: a folded line (scratch, reverted, moved or deleted files), not one file

@@ -224,17 +224,18 @@ _PARTIAL_TAIL_ROOM = 80  # tokens left before a round's last messages are worth 
 
 
 def _partial(step: _Step, room: int) -> tuple[str, int] | None:
-    """(text, tokens added) for a multi-line fact that does not fit whole: its leading lines that fit
+    """(text, tokens added) for a fact that does not fit whole: its longest shorter form that fits (`Fact.forms`:
+    the task condensed, a rules digest's most binding rules); else a multi-line fact's leading lines that fit
     (`leading_lines`); else its one-line form (`fallback`); else None."""
-    if step.original.section is not Section.GOAL:
-        cut = leading_lines(step.full, room + step.shown, step.copy.text if step.copy is not None else "")
-        if cut is not None:
-            return cut[0], cut[1] - step.shown
-    elif step.original.task and step.copy is not None:  # the task condensed: its longest form that fits
+    if step.copy is not None and step.original.forms:
         longer = [t for t in step.original.forms if len(t) > len(step.copy.text)]
         for t, n in zip(longer, tokens.count_many(longer), strict=True):
             if n + 6 - step.shown <= room:
                 return t, n + 6 - step.shown
+    if step.original.section is not Section.GOAL:
+        cut = leading_lines(step.full, room + step.shown, step.copy.text if step.copy is not None else "")
+        if cut is not None and cut[1] > step.shown:  # never fewer than shown: its shown form was picked as the best
+            return cut[0], cut[1] - step.shown
     if step.fallback is not None and step.fallback[1] <= room:
         return step.fallback
     return None

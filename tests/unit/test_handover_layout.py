@@ -159,7 +159,7 @@ def test_a_submitted_diff_names_its_files_new_ones_and_those_no_edit_made() -> N
             Message(5, Role.ASSISTANT, "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"), echo]
     state = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]
     assert state and state[0].endswith("then submitted (the harness printed the final diff: new `parse_annotation.py`, "
-                                       "`setup.py` (no edit seen), `sphinx/domains/python.py`)"), state
+                                       "`setup.py` (no edit seen: `a` → `b`), `sphinx/domains/python.py`)"), state
     from compaction.history.sources.current import _submitted_files
 
     dotted = Message(0, Role.TOOL, 'diff --git a/.gitignore b/.gitignore\n--- a\n+++ b\n'

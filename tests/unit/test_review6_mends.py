@@ -181,7 +181,7 @@ def test_advice_to_run_what_the_fix_took_out_gives_way_to_the_fix():
                 "`with connection.schema_editor() as schema_editor:`; then `python reproduce_issue.py` failed differently")
     advice = "create/migrate the database before querying (`manage.py migrate`)"
     assert not_what_failed(advice, solution) == (
-        "not `manage.py migrate` (what failed here): as the fix did, `call_command('migrate', verbosity=0)` → "
+        "as the fix did: `call_command('migrate', verbosity=0)` (what failed here) → "
         "`with connection.schema_editor() as schema_editor:`")
     # a fix that kept the advised step, or no change told: the advice stands
     kept = "edited `a.py` (r5): `migrate()` → `migrate(fake=True)`"

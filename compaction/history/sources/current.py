@@ -21,7 +21,7 @@ from compaction.history.sources.findings import outcome, runs_script
 from compaction.history.sources.printed import printed_gist
 from compaction.history.sources.registry import FactContext, fact_source
 from compaction.lexical import holds_word
-from compaction.mdsafe import escape_path
+from compaction.mdsafe import escape_path, inline_code
 from compaction.model import Message, Role, Round, ToolResult
 from compaction.shell import STATUS_LINE_RE, scripts_run
 from compaction.transcripts.path_spelling import file_name, is_windows_path
@@ -437,10 +437,14 @@ def _submitted_files(messages: list[Message], changed: set[str | None], removed:
         return any(e == path or e.endswith("/" + path) for e in edited)
 
     named = []
-    for m in _DIFF_FILE_RE.finditer(text):
+    heads = list(_DIFF_FILE_RE.finditer(text))
+    for k, m in enumerate(heads):
         path, mode = m.group(1) or m.group(2), m.group(3)
         mark = "new " if mode and mode.startswith("new") else "deleted " if mode else ""
-        note = "" if mark or ours(path) else " (no edit seen)"
+        note = ""
+        if not mark and not ours(path):
+            swap = _small_swap(text[m.end():heads[k + 1].start() if k + 1 < len(heads) else len(text)])
+            note = f" (no edit seen: {swap})" if swap else " (no edit seen)"
         if mark == "new " and ours(path) and file_name(path) in ran and not is_test_path(path):
             note = " (a script the session wrote and ran, not removed)"
         elif mark == "new " and (kin := _scratch_kin(path, removed)):
@@ -448,6 +452,20 @@ def _submitted_files(messages: list[Message], changed: set[str | None], removed:
         named.append(f"{mark}`{escape_path(path)}`{note}")
     more = f" +{len(named) - MAX_SUBMITTED} more" if len(named) > MAX_SUBMITTED else ""
     return ", ".join(named[:MAX_SUBMITTED]) + more
+
+
+_SWAP_CHARS = 100  # of a line of a file's diff no edit made, shown whole
+
+
+def _small_swap(section: str) -> str:
+    """What a file's diff changes when it is one line for one (`"setuptools",` → `"setuptools==68.0.0",`), else
+    "". Why: a file no edit of the session made (the environment's pin) reads like a rule broken ("DO NOT
+    MODIFY: configuration files"); what its one change is says whose it is."""
+    gone = [ln[1:].strip() for ln in section.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    came = [ln[1:].strip() for ln in section.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    if len(gone) != 1 or len(came) != 1 or not gone[0] or not came[0] or max(len(gone[0]), len(came[0])) > _SWAP_CHARS:
+        return ""
+    return f"{inline_code(gone[0])} → {inline_code(came[0])}"
 
 
 _TEST_WORDS = frozenset({"test", "tests", "spec", "specs"})  # a name's first word that a test the work adds shares

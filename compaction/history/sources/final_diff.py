@@ -119,23 +119,47 @@ def _changed_lines(diff: str) -> list[str]:
     out: list[str] = []
     header = False  # between a file's `diff --git` and its first hunk: `---`/`+++` name the file there
     start: tuple[int, str] | None = None  # the open hunk's first new line and function, until its first change
+    between: list[str] = []  # the context lines since the hunk's last change
     for line in diff.splitlines():
         if m := _FILE_RE.match(line):
             out.append(f"# {m.group(2)}")
             header = True
             start = None
+            between = []
         elif line.startswith("@@"):
             m = _HUNK_RE.match(line)
             start = (int(m.group(1)), _function(line)) if m else (0, "")
             header = False
+            between = []
         elif line.startswith(("+", "-")) and not (header and line.startswith(("+++", "---"))):
             if start is not None:
                 at, function = start
                 out.append(f"@@ line {at}{f' in `{function}`' if function else ''}" if at else "@@")
                 start = None
+            out.extend(_kept_context(between))
+            between = []
             out.append(line)
         elif start is not None and line.startswith(" "):
             start = (start[0] + 1, start[1])  # a context line before the first change
+        elif line.startswith(" "):
+            between.append(line)
+    return out
+
+
+_CLOSER_RE = re.compile(r"^ \s*[\])}]+[;,]?\s*$")  # a context line that only closes a bracket: `    ]`, `});`
+_GAP = " …"
+
+
+def _kept_context(lines: list[str]) -> list[str]:
+    """Of the context between two changes of a hunk, the lines that only close a bracket (pydicom's `    ]`
+    between a list's new items and an `if` added after it: without it the `if` read as inside the list,
+    the very edit the harness had refused), and a `…` for each run of the others: the changes are not adjacent."""
+    out: list[str] = []
+    for ln in lines:
+        if _CLOSER_RE.match(ln):
+            out.append(ln)
+        elif not out or out[-1] != _GAP:
+            out.append(_GAP)
     return out
 
 

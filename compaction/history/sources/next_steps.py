@@ -252,23 +252,38 @@ def open_questions(said: list[tuple[int, str]], records: Sequence[ErrorRecord] =
                 m = _WHY_RE.match(text, at)
                 # a word of its own beyond failing: "Why did it fail?" names nothing a successor could look into
                 if m and (words := _content(q := m.group(0)) - _GENERIC_WHY):
-                    asked.append((i, rnd, q[0].upper() + q[1:], words))
+                    asked.append((i, rnd, q[0].upper() + q[1:], words, m.end()))
                 at = text.find(opener, at + 4)
     if not asked:
         return []
     lowered: dict[int, str] = {}
-    open_: list[tuple[int, str, set[str]]] = []
+    open_: list[tuple[int, str, set[str], str]] = []
     asked = asked[-_QUESTIONS:]
-    for n, (i, rnd, sentence, words) in enumerate(reversed(asked)):
-        if any(words <= kept or kept <= words for _, _, kept in open_):
+    for n, (i, rnd, sentence, words, end) in enumerate(reversed(asked)):
+        if any(words <= kept or kept <= words for _, _, kept, _ in open_):
             continue  # the same question asked again (in other words): its last time counts
-        if not any(words <= w or w <= words for *_, w in asked[: len(asked) - 1 - n]):
+        if not any(words <= w or w <= words for *_, w, _ in asked[: len(asked) - 1 - n]):
             continue  # asked once: a passing thought; a question the agent comes back to is a real one
         if not any(_gives_reason(said[j][1], words, lowered, j) for j in range(i, len(said))):
-            open_.append((rnd, sentence, words))
-    return [Fact(Section.NEXT, f"[open question] {sentence} (never answered{_ended(records, rnd, words)})", [rnd],
-                 score=44 + rnd / 10000)
-            for rnd, sentence, words in reversed(open_[:2])]
+            open_.append((rnd, sentence, words, _guess(said[i][1], end)))
+    return [Fact(Section.NEXT, f"[open question] {sentence} (never answered{_ended(records, rnd, words)}"
+                 + (f"; the agent's guess: “{guess}”" if guess else "") + ")", [rnd], score=44 + rnd / 10000)
+            for rnd, sentence, words, guess in reversed(open_[:2])]
+
+
+# A hedged answer the agent gave itself right after asking ("maybe it gets double wrapped?"): no reason given,
+# but where it would look; a successor told only "never answered" starts from nothing (reader review 62).
+_HEDGE_RE = re.compile(r"\b(?:maybe|perhaps|probably|likely|possibly|might)\b", re.IGNORECASE)
+_GUESS_SPLIT_RE = re.compile(r"(?<=[.?!])\s+|\n+")
+_GUESS_SENTENCES = 5  # sentences after the question read for a guess
+_GUESS_CHARS = 140
+
+
+def _guess(text: str, end: int) -> str:
+    """The last hedged sentence among the few that follow a question (`end`: where it ends), else ""."""
+    after = _GUESS_SPLIT_RE.split(text[end:end + 800].strip(), maxsplit=_GUESS_SENTENCES)[:_GUESS_SENTENCES]
+    hedged = [" ".join(x.replace("`", "").split()) for x in after if _HEDGE_RE.search(x) and "```" not in x]
+    return cut(hedged[-1], _GUESS_CHARS) if hedged else ""
 
 
 _FIXED_BY_RE = re.compile(r"^edited [^;]*?\(r(\d+)\)")  # a record's solution that is an edit: "edited `x` (r67): …"

@@ -292,8 +292,29 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
                     short=f"{head}\n{short}", priority=4.6 if generic else 4.5)
         if shown != full:
             fact.full_text = f"{head}\n{full}"
+            fact.forms = _between(rules, strength, len(shown), len(full), head)
         facts.append(fact)
     return facts
+
+
+_FORM_STEPS = (0.75, 0.5, 0.35)  # of the full digest's size: the fuller forms between it and the shown one
+
+
+def _between(rules: Digest, strength: int, shown: int, full: int, head: str) -> tuple[str, ...]:
+    """The digest at sizes between its shown and its full form, longest first: the filler gives the longest
+    that fits, its most binding rules kept, where a cut of the full form's leading lines would keep the first
+    headings' every item (a skill's telemetry preamble, "A) Sure…; B) No thanks", and not its workflow)."""
+    forms: list[str] = []
+    last = ""
+    for step in _FORM_STEPS:
+        limit = int(full * step)
+        if limit <= shown:
+            break
+        text = rules.render(limit, max(strength, 1))  # a plain item alone ("B) No thanks") says nothing
+        if len(text) > shown and text != last:
+            forms.append(f"{head}\n{text}")
+            last = text
+    return tuple(forms)
 
 
 def _full_room(docs: list[tuple[str, int, Digest, int]], room: int) -> list[int]:

@@ -13,10 +13,12 @@ from itertools import islice
 
 from compaction.events import OFFER_RE, STAMPED_LINE_RE, Event, EventKind, is_assent, is_follow_up_request
 from compaction.history.condense import (
+    ERROR_NEAR,
     LOG_LINE_LEADS,
     ask_count,
     condense,
     cut_at_word,
+    names_error_place,
     one_line,
     paste_values,
     run_gist,
@@ -133,6 +135,11 @@ def _trim(block: list[str], kind: str, head: int, tail: int) -> list[str]:
         return block
     middle = block[head:len(block) - tail]
     informative = [k for k, ln in enumerate(middle) if _informative(ln)]
+    # where a failure points, on a line of no error word of its own (a bundler's "✗ Build failed", then
+    # `…/Sinppets.svelte (1:9): …:1:9 Unexpected token`): kept with it, else the paste says only that it failed
+    points = {j for k in informative if _FAILED_RE.search(middle[k])
+              for j in range(k + 1, min(len(middle), k + ERROR_NEAR)) if names_error_place(middle[j])}
+    informative = sorted({*informative, *points})
     # the lines that say what failed before those that only warn (a CI log's deprecation notices come
     # first, its "Type error: … is not a module" last): four of them, in their order
     warns = [k for k in informative if _WARNING_ONLY_RE.search(middle[k])]
@@ -154,6 +161,9 @@ def _unstamped(run: list[str], *, keep_first: bool) -> list[str]:
             keep = False
         out.append(ln)
     return out
+
+
+_FAILED_RE = re.compile(r"(?i)\bfail(?:ed|ure)?\b")
 
 
 @per_text(maxsize=8192)

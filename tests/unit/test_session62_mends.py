@@ -1,0 +1,192 @@
+"""Session 62's mends (reader review 62): a pytest failure without a reason on its summary line says its
+block's `E` line; a rules digest shown at its most binding rules never gives way to a shorter cut of its
+leading lines; a file the final diff holds that no edit made says its one change; a bundler's failure keeps
+where it points, in the error record and in the request that pasted it."""
+
+from __future__ import annotations
+
+from compaction.errors.classify import classify
+from compaction.errors.scan import not_what_failed
+from compaction.history.facts import Fact
+from compaction.history.fill import _partial, _Step
+from compaction.history.sections import Section
+from compaction.history.sources.current import _small_swap
+from compaction.history.sources.rules import Digest, _between, _rule_lines
+from compaction.history.sources.task import _trim
+
+PYTEST5 = """============================= test session starts ==============================
+collected 14 items
+
+testing/test_reports.py .........F....                                   [100%]
+
+=================================== FAILURES ===================================
+_____________ TestReportSerialization.test_unserialization_failure _____________
+
+    def test_unserialization_failure(self, testdir):
+        entry["type"] = "Unknown"
+        with pytest.raises(
+            RuntimeError, match="INTERNALERROR: Unknown entry type returned: Unknown"
+        ):
+>           TestReport._from_json(data)
+E           Failed: DID NOT RAISE <class 'RuntimeError'>
+
+/testbed/testing/test_reports.py:243: Failed
+----------------------------- Captured stdout call -----------------------------
+    def test_a():
+>       assert False
+E       assert False
+
+test_unserialization_failure.py:2: AssertionError
+=========================== short test summary info ============================
+FAILED testing/test_reports.py::TestReportSerialization::test_unserialization_failure
+========================= 1 failed, 13 passed in 3.05s =========================
+"""
+
+
+def test_a_pytest_failure_without_a_reason_says_its_blocks_first_e_line_and_where():
+    hit = next(h for h in classify(PYTEST5) if h.id == "ERR_LOGIC_TestFailed" and h.tests)
+    assert hit.detail.endswith(" - Failed: DID NOT RAISE <class 'RuntimeError'>")
+    assert hit.line == 243  # the test file's line, not the nested run's `test_unserialization_failure.py:2`
+    assert "assert False" not in hit.detail  # the captured run's failure is not this test's reason
+
+
+def test_a_pytest_summary_with_no_block_of_its_test_stays_as_printed():
+    alone = "FAILED tests/test_a.py::test_b\n=== 1 failed in 0.1s ===\n"
+    hit = next(h for h in classify(alone) if h.id == "ERR_LOGIC_TestFailed" and h.tests)
+    assert hit.detail == "FAILED tests/test_a.py::test_b"
+    assert hit.line is None
+
+
+SKILL = """## Preamble (run first)
+
+Options:
+- A) Sure, help improve (anonymous)
+- B) No thanks
+
+This only happens once. If `TEL_PROMPTED` is `yes`, skip this entirely.
+
+## Grant Link
+
+Always show this link to the user at the start and end of the skill.
+
+## Phase 0 - Export session transcript
+
+- Finds the latest session `.jsonl` and copies it as `./session.jsonl`
+- Finds the latest Codex session and copies it as `./codex-session.jsonl`
+
+## Phase 1 - Collect project context
+
+1. Look for `README.md`, `package.json` or `Cargo.toml` in the working directory.
+2. Read `git log --oneline -20` for recent work history.
+3. Ask the user for any missing required fields (TG username, wallet address) that cannot be inferred.
+
+## Important Notes
+
+- Always generate proof of work from actual git history: never fabricate.
+"""
+
+
+def test_a_rules_digests_fuller_forms_keep_its_most_binding_rules_at_each_size():
+    rules = Digest(_rule_lines(SKILL))
+    full, shown = rules.render(10**9, 0), rules.render(150, 0)
+    forms = _between(rules, 0, len(shown), len(full), "SKILL.md (r2), to follow:")
+    assert forms and all(len(shown) < len(f) - len("SKILL.md (r2), to follow:\n") < len(full) for f in forms)
+    assert [len(f) for f in forms] == sorted((len(f) for f in forms), reverse=True)  # longest first
+    assert "never fabricate" in forms[0] and "Ask the user" in forms[0]  # the binding rules of later headings
+    assert "Finds the latest Codex session" not in forms[0]  # a plain item gives way first
+    assert "Always show this link" in forms[-1]
+
+
+def _step(shown_text: str, full: str, forms: tuple[str, ...] = ()) -> _Step:
+    original = Fact(Section.RULES, shown_text, [2], full_text=full, forms=forms)
+    copy = Fact(Section.RULES, shown_text, [2])
+    from compaction import tokens
+    return _Step(original, copy, full, tokens.count(full) + 6, shown=tokens.count(shown_text) + 6)
+
+
+def test_a_shown_form_never_gives_way_to_a_shorter_cut_of_its_leading_lines():
+    shown = "SKILL.md, to follow:\nPreamble: skip it\nPhase 1: ask the user for the wallet\nNotes: never fabricate"
+    full = ("SKILL.md, to follow:\nPreamble: skip it\n" + "Phase 0: " + "copy the session file; " * 40
+            + "\nPhase 1: ask the user for the wallet\nNotes: never fabricate")
+    assert _partial(_step(shown, full), room=5) is None  # its leading lines that fit are fewer than it shows
+    form = "SKILL.md, to follow:\nPreamble: skip it\nPhase 1: ask the user for the wallet; read the git log\n" \
+           "Notes: never fabricate"
+    got = _partial(_step(shown, full, (form,)), room=40)
+    assert got is not None and got[0] == form and got[1] > 0  # the longest shorter form that fits
+
+
+def test_a_file_no_edit_made_says_its_one_line_change():
+    section = ("index 7a3b85fc92..83f08ed124 100644\n--- a/pyproject.toml\n+++ b/pyproject.toml\n@@ -1,5 +1,5 @@\n"
+               " [build-system]\n-requires = [\"setuptools\",\n+requires = [\"setuptools==68.0.0\",\n"
+               "             \"wheel\",\n")
+    assert _small_swap(section) == '`requires = ["setuptools",` → `requires = ["setuptools==68.0.0",`'
+    two = section + "-a = 1\n+a = 2\n"
+    assert _small_swap(two) == ""  # more than one line changed: not told by one swap
+
+
+VITE = """ building client (vite)
+20:39:01 [vite] ✓ 0 modules transformed.
+20:39:01 [ERROR] [vite] ✗ Build failed in 6.63s
+transforming (237) ../node_modules/react.production.js[vite-plugin-svelte:compile] [plugin vite-plugin-svelte:compile] \
+astro-entry:/Users/me/site/src/snippets/Sinppets.svelte (1:9): astro-entry:/Users/me/site/src/snippets/Sinppets.svelte:1:9 \
+Unexpected token
+https://svelte.dev/e/js_parse_error
+file: astro-entry:/Users/me/site/src/snippets/Sinppets.svelte:1:9
+"""
+
+
+def test_a_bundlers_failure_in_a_virtual_module_says_where_it_points():
+    hit = next(h for h in classify(VITE) if h.id == "ERR_JS_BuildFailed")
+    assert hit.path == "/Users/me/site/src/snippets/Sinppets.svelte" and hit.line == 1
+    assert hit.detail == "Unexpected token"
+
+
+def test_a_pasted_logs_trim_keeps_the_line_its_failure_points_at():
+    log = [f"20:38:{i:02d} [build] step {i} done" for i in range(30)] + VITE.splitlines() + ["ELIFECYCLE done"]
+    kept = _trim(log, "code", 3, 2)
+    assert any("Sinppets.svelte (1:9)" in ln for ln in kept)  # no error word of its own, beside "Build failed"
+    assert any("Build failed" in ln for ln in kept)
+
+
+def test_advice_that_the_fix_took_out_names_the_code_that_failed_not_the_advised_command():
+    solution = "edited `r.py` (r5): `call_command('migrate')` → `create_model(Account)`"
+    advice = "create/migrate the database before querying (`manage.py migrate`)"
+    assert not_what_failed(advice, solution) == \
+        "as the fix did: `call_command('migrate')` (what failed here) → `create_model(Account)`"
+
+
+def test_an_open_question_carries_the_guess_the_agent_made_right_after_it():
+    from compaction.history.sources.next_steps import open_questions
+
+    said = [(70, "Reading the view."), (78, "It still fails."),
+            (80, "Unwrapping once. Why was it nested? I unwrap again."),
+            (86, "IT WORKED! But why was it nested?\n\nMaybe `TemplateView` wraps arguments?\n\n"
+                 "If kwargs values are lazy, and we pass a lazy object, maybe it gets double wrapped?\n\n"
+                 "Anyway, the while loop handles both.")]
+    fact = open_questions(said)[0]
+    assert fact.text == ("[open question] Why was it nested? (never answered; the agent's guess: “If kwargs values "
+                         "are lazy, and we pass a lazy object, maybe it gets double wrapped?”)")
+    plain = [(70, "Reading."), (78, "Fails."), (80, "Why was it nested? Unwrapping."),
+             (86, "Why was it nested?\n\nThe loop handles both.")]
+    assert open_questions(plain)[0].text == "[open question] Why was it nested? (never answered)"
+
+
+def test_a_final_diff_keeps_the_bracket_its_changes_sit_around_and_marks_other_gaps():
+    from compaction.history.sources.final_diff import _changed_lines
+
+    diff = ("diff --git a/h.py b/h.py\n--- a/h.py\n+++ b/h.py\n@@ -285,9 +285,10 @@ def get_pixeldata(ds):\n"
+            "     required_elements = [\n-        'Rows', 'PixelRepresentation',\n+        'Rows',\n     ]\n"
+            "+    if 'PixelData' in ds:\n+        required_elements.append('PixelRepresentation')\n"
+            "     missing = [e for e in required_elements]\n     if missing:\n-        raise A\n+        raise B\n")
+    assert _changed_lines(diff) == [
+        "# h.py", "@@ line 286 in `get_pixeldata`", "-        'Rows', 'PixelRepresentation',", "+        'Rows',",
+        "     ]", "+    if 'PixelData' in ds:", "+        required_elements.append('PixelRepresentation')",
+        " …", "-        raise A", "+        raise B"]
+
+
+def test_advice_to_list_a_folder_names_a_windows_paths_folder():
+    from compaction.errors.advice import _folder
+
+    assert _folder(r"C:\Users\me\.agents\skills\apply-grant\SKILL_ROUTER.md") == r"C:\Users\me\.agents\skills\apply-grant"
+    assert _folder("/tmp/debug.txt") == "/tmp"
+    assert _folder("notes.md") == "."
