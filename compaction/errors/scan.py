@@ -2889,15 +2889,20 @@ def _narrowed_after(transcript: Transcript, occ: Occurrence, cache: _ResultsCach
     """A harness's note that an output was too long, then the agent's next command that printed only a
     part (`sed -n '1040,1060p' f`, `… | tail -20`) and drew no such note: the way the session went on.
     Why: "no fix seen" of a note the agent answered by narrowing its commands reads as a fault left."""
+    again = _norm_command(occ.location.command)
     for rnd in transcript.rounds[occ.round:occ.round + 3]:
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
             for call in msg.tool_calls:
                 res = results.get(id(call))
-                if call.command and res is not None and _NARROWS_RE.search(call.command) and _succeeded(res) \
-                        and not _MISSING_RE.search(res.content[:300]) \
-                        and not any(h.id in _HARNESS_NOTES for h in classify(res.content, tool_output=True)):
+                if not call.command or res is None or _MISSING_RE.search(res.content[:300]) \
+                        or any(h.id in _HARNESS_NOTES for h in classify(res.content, tool_output=True)):
+                    continue
+                if _NARROWS_RE.search(call.command) and _succeeded(res):
                     return f"then it printed parts only: `{_as_run(call.command)}` (r{rnd.number})"
+                if again and _norm_command(call.command) == again:
+                    # the same command, its output now shown whole (fewer failures to print): no fault left
+                    return f"then `{_as_run(call.command)}` ran again, its output shown whole (r{rnd.number})"
     return ""
 
 

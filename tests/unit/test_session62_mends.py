@@ -190,3 +190,16 @@ def test_advice_to_list_a_folder_names_a_windows_paths_folder():
     assert _folder(r"C:\Users\me\.agents\skills\apply-grant\SKILL_ROUTER.md") == r"C:\Users\me\.agents\skills\apply-grant"
     assert _folder("/tmp/debug.txt") == "/tmp"
     assert _folder("notes.md") == "."
+
+
+def test_an_output_too_long_note_then_the_same_command_shown_whole_is_no_fault_left():
+    from tests.unit.test_review9_mends import _record, _Session
+
+    too_long = ("<returncode>1</returncode>\n<warning>\nThe output of your last command was too long.\n"
+                "Please try a different command that produces less output.\n</warning>")
+    s = _Session()
+    s.run("pytest tests/test_transforms.py", too_long, 1)
+    s.run("rm new_module.py")
+    s.run("pytest tests/test_transforms.py", "1 failed, 68 passed in 9.1s", 1)
+    rec = _record(s.transcript(), "ERR_TOOL_OutputTooLong")
+    assert rec.solution == "then `pytest tests/test_transforms.py` ran again, its output shown whole (r3)"
