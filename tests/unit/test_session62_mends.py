@@ -203,3 +203,31 @@ def test_an_output_too_long_note_then_the_same_command_shown_whole_is_no_fault_l
     s.run("pytest tests/test_transforms.py", "1 failed, 68 passed in 9.1s", 1)
     rec = _record(s.transcript(), "ERR_TOOL_OutputTooLong")
     assert rec.solution == "then `pytest tests/test_transforms.py` ran again, its output shown whole (r3)"
+
+
+def _rules_facts(*msgs):
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.rules import rule_facts
+    from compaction.history.steering import role_preset
+    from compaction.model import Transcript, group_rounds
+
+    t = Transcript("t.jsonl", "test", list(msgs), group_rounds(list(msgs)))
+    return rule_facts(FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds),
+                                  target_tokens=1200))
+
+
+def test_a_skill_read_gets_shorter_forms_and_an_injected_project_document_keeps_its_cut():
+    from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult
+
+    sections = "".join(f"\n## Section {k}\n" + "".join(f"- Do not break rule {k}.{i} of the project, ever\n"
+                                                      for i in range(6)) for k in range(6))
+    injected = Message(0, Role.USER, "# AGENTS.md instructions for /repo\n" + sections, harness=True)
+    ask = Message(1, Role.USER, "help me apply for the grant")
+    read = ToolCall("shell", {"command": "cat SKILL.md"}, "c1", ToolKind.SHELL, command="cat SKILL.md")
+    facts = _rules_facts(injected, ask, Message(2, Role.ASSISTANT, "", tool_calls=[read]),
+                         Message(3, Role.TOOL, tool_results=[ToolResult(SKILL * 3, "c1", "shell")]))
+    agents = next(f for f in facts if f.text.startswith("AGENTS.md"))
+    skill = next(f for f in facts if f.text.startswith("SKILL.md"))
+    assert agents.full_text and not agents.forms  # its sections' context lines range over it: cut by lines
+    assert skill.full_text and skill.forms

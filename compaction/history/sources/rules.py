@@ -275,9 +275,9 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
         # injected project document's other lines are its sections' context lines
         # (`instruction_context_facts`): here its rules (must/should/prefer…), each item said once.
         strength = 2 if name == _TASK else 1 if context and rules.render(10**9, 1) else 0
-        docs.append((name, rnd, rules, strength))
-    most = _full_room(docs, max(600, int(target * FULL_ROOM)))
-    for i, (name, rnd, rules, strength) in enumerate(docs):
+        docs.append((name, rnd, rules, strength, context))
+    most = _full_room([d[:4] for d in docs], max(600, int(target * FULL_ROOM)))
+    for i, (name, rnd, rules, strength, context) in enumerate(docs):
         generic = name == _TASK
         full = rules.render(max(600, target) // 2 if generic else most[i], strength)
         if not full or full in seen:
@@ -292,7 +292,12 @@ def rule_facts(ctx: FactContext) -> list[Fact]:
                     short=f"{head}\n{short}", priority=4.6 if generic else 4.5)
         if shown != full:
             fact.full_text = f"{head}\n{full}"
-            fact.forms = _between(rules, strength, len(shown), len(full), head)
+            if not context:
+                # a skill or rules file the agent read: its binding rules across its headings (its workflow's
+                # steps) before a cut of its first headings. An injected project document keeps its leading
+                # lines: its sections' context lines (`instruction_context_facts`) already range over them all
+                # (codex's AGENTS.md lost its search order and server rules to its digest's breadth: exam 59)
+                fact.forms = _between(rules, strength, len(shown), len(full), head)
         facts.append(fact)
     return facts
 
