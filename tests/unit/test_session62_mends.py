@@ -231,3 +231,23 @@ def test_a_skill_read_gets_shorter_forms_and_an_injected_project_document_keeps_
     skill = next(f for f in facts if f.text.startswith("SKILL.md"))
     assert agents.full_text and not agents.forms  # its sections' context lines range over it: cut by lines
     assert skill.full_text and skill.forms
+
+
+def test_a_plan_in_the_agents_home_folder_is_no_changed_file_to_commit():
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.uncommitted import uncommitted_facts
+    from compaction.history.steering import role_preset
+    from compaction.model import Message, Role, ToolResult
+    from compaction.transcripts._agent_tools import make_call
+    from tests.unit.synthetic import steps_transcript
+
+    def edit(cid: str, path: str) -> tuple:
+        return make_call("Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, cid), ToolResult("ok", cid)
+
+    t = steps_transcript("add the cloud link after a sync", edit("p", "/Users/me/.claude/plans/wiggly.md"),
+                         Message(0, Role.USER, "No colon after at? Then go on with the run command too."),
+                         edit("m", "/Users/me/src/cli/main.go"))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    said = [f.text for f in uncommitted_facts(ctx)]
+    assert said == ["No commit made in this session (1 changed file; no git command ran)"], said

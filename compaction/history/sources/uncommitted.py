@@ -352,6 +352,11 @@ def _among(path: str, own: set[str]) -> bool:
     return any(p == path or p.endswith("/" + path) or path.endswith("/" + p) for p in own)
 
 
+# A file in a hidden folder of a home directory (`/Users/me/.claude/plans/x.md`, `~/.config/…`): an agent's or
+# a tool's own settings, in no project's work tree, whether or not the session's folder is known
+_HOME_SETTINGS_RE = re.compile(r"^(?:~|/Users/[^/]+|/home/[^/]+|/root|[A-Za-z]:[\\/]Users[\\/][^\\/]+)[\\/]\.")
+
+
 def _changed_after(ctx: FactContext, index: int, start: dict[str, int] | None = None) -> dict[str, int]:
     """The files the session changed after message `index` and did not put back or stash (path → round),
     beginning with `start` (what a status said was uncommitted then)."""
@@ -372,8 +377,8 @@ def _changed_after(ctx: FactContext, index: int, start: dict[str, int] | None = 
         elif e.kind in (EventKind.EDIT, EventKind.WRITE, EventKind.DELETE) and e.path and not e.failed \
                 and not e.git_output:
             shown = display_path(e.path, ctx.cwd)
-            if ctx.cwd and shown.startswith(("/", "~")):  # outside the project (a scratch file in /tmp)
-                continue
+            if ctx.cwd and shown.startswith(("/", "~")) or _HOME_SETTINGS_RE.match(shown):
+                continue  # outside the project (a scratch file in /tmp, the agent's plan in ~/.claude/plans)
             after[shown] = e.round
     return after
 
