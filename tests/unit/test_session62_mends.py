@@ -251,3 +251,15 @@ def test_a_plan_in_the_agents_home_folder_is_no_changed_file_to_commit():
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
     said = [f.text for f in uncommitted_facts(ctx)]
     assert said == ["No commit made in this session (1 changed file; no git command ran)"], said
+
+
+def test_a_final_diffs_lines_from_another_definition_say_where_they_are():
+    from compaction.edits import Hunk
+    from compaction.history.sources.changes import _net_lines
+
+    net = (Hunk((), ("        self.canvas = None", "        self.cids = []"), "DraggableBase"),
+           Hunk((), ("    def __setstate__(self, state):", "        self.__dict__.update(state)"), "DraggableBase"),
+           Hunk((), ("        if self.canvas is None:", "            return"), "disconnect"))
+    shown, _ = _net_lines(net)
+    assert "+ if self.canvas is None:  (in `disconnect`)" in shown  # not read as `__setstate__`'s body
+    assert not any("(in `DraggableBase`)" in line for line in shown)  # the first definition's lines need no mark

@@ -1822,10 +1822,12 @@ def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
     one line (`_change_line`): sympy's numbers.py made 42 changes of 13 kinds, and ten lines of its `- …`/`+ …`
     fragments left which line replaced which, and how often, unsaid."""
     per_hunk: list[list[tuple[int, int, str]]] = []  # (rank, place, line) of each change
+    where: list[str | None] = []  # the definition each change is in (git's hunk header), beside per_hunk
     seen: set[str] = set()  # a line said once (`+ return NotImplemented` in forty hunks)
     for hunk, places in _alike(net):
         if one := _change_line(hunk, places):
             per_hunk.append([(0, 0, one)])
+            where.append(None)  # its line says where, when it was made in several places
             continue
         said: list[str] = []
         in_hunk: set[str] = set()
@@ -1846,6 +1848,7 @@ def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
                 rank, i, x = ranked[0]
                 ranked[0] = (rank, i, x + _times(places))
             per_hunk.append(ranked)
+            where.append(places[0] if len(places) == 1 else None)
     room = [0] * len(per_hunk)
     # a change said in one line each: up to MAX_NET_LINES of them (the engine cuts the record by lines)
     left = max(MAX_LINES, min(MAX_NET_LINES, sum(1 for ranked in per_hunk if ranked[0][2].startswith("~ "))))
@@ -1854,7 +1857,17 @@ def _net_lines(net: tuple[Hunk, ...]) -> tuple[list[str], int]:
             if left and room[i] < len(ranked):
                 room[i] += 1
                 left -= 1
-    shown = [x for i, ranked in enumerate(per_hunk) for _, _, x in sorted(ranked[:room[i]], key=lambda r: r[1])]
+    shown: list[str] = []
+    last: str | None = None  # the definition of the change shown before
+    for i, ranked in enumerate(per_hunk):
+        lines = [x for _, _, x in sorted(ranked[:room[i]], key=lambda r: r[1])]
+        if lines and shown and where[i] and where[i] != last:
+            # another definition's change: said where, or its first line reads as the lines' above (matplotlib's
+            # `disconnect` guard `+ if self.canvas is None:` read as the body of `__setstate__`: reader review 63)
+            lines[0] += f"  (in `{where[i]}`)"
+        if lines:
+            last = where[i]
+        shown += lines
     return shown, sum(len(ranked) for ranked in per_hunk) - len(shown)
 
 
