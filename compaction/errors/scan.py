@@ -2890,6 +2890,7 @@ def _narrowed_after(transcript: Transcript, occ: Occurrence, cache: _ResultsCach
     part (`sed -n '1040,1060p' f`, `… | tail -20`) and drew no such note: the way the session went on.
     Why: "no fix seen" of a note the agent answered by narrowing its commands reads as a fault left."""
     again = _norm_command(occ.location.command)
+    rerun = ""
     for rnd in transcript.rounds[occ.round:occ.round + 3]:
         results = _round_results(rnd, cache)
         for msg in rnd.messages:
@@ -2900,10 +2901,11 @@ def _narrowed_after(transcript: Transcript, occ: Occurrence, cache: _ResultsCach
                     continue
                 if _NARROWS_RE.search(call.command) and _succeeded(res):
                     return f"then it printed parts only: `{_as_run(call.command)}` (r{rnd.number})"
-                if again and _norm_command(call.command) == again:
-                    # the same command, its output now shown whole (fewer failures to print): no fault left
-                    return f"then `{_as_run(call.command)}` ran again, its output shown whole (r{rnd.number})"
-    return ""
+                if again and not rerun and _norm_command(call.command) == again:
+                    # the same command again, with no such note (fewer failures to print, or a crash: what it
+                    # printed is its own record's); the agent's narrowing, when it came, says more
+                    rerun = f"then `{_as_run(call.command)}` ran again without the note (r{rnd.number})"
+    return rerun
 
 
 _LINE_SUFFIX_RE = re.compile(r":\d.*$")  # `src/x.py:12:` of a match: the file

@@ -271,7 +271,8 @@ def test_a_final_diff_is_shared_fairly_between_its_hunks_and_says_a_line_once():
     full = file_record("m.py", log, net=net).full_text or ""
     shown = [s for ln in full.splitlines()[1:] if (s := ln.strip().removeprefix("final diff: "))[:2] in ("+ ", "- ")]
     assert shown.count("+ return NotImplemented") <= 1 and "return NotImplemented" in full  # said once
-    assert "- x = 1" in shown and "- x = 9" in shown  # the hunks share the room: not the first hunk's only
+    # the hunks share the room: not the first hunk's only (each said in its class: another definition's lines)
+    assert "- x = 1  (in `C1`)" in shown and "- x = 9  (in `C9`)" in shown
     assert len(shown) <= MAX_LINES and "more changed lines" in full
     # a line replaced by one line in each: each change one line, all of them within MAX_NET_LINES
     hunks = "".join(f"@@ -{i},3 +{i},3 @@ class C{i}:\n-    x = {i}\n+    return NotImplemented\n" for i in range(12))

@@ -192,7 +192,7 @@ def test_advice_to_list_a_folder_names_a_windows_paths_folder():
     assert _folder("notes.md") == "."
 
 
-def test_an_output_too_long_note_then_the_same_command_shown_whole_is_no_fault_left():
+def test_an_output_too_long_note_then_the_same_command_without_it_is_no_fault_left():
     from tests.unit.test_review9_mends import _record, _Session
 
     too_long = ("<returncode>1</returncode>\n<warning>\nThe output of your last command was too long.\n"
@@ -202,7 +202,11 @@ def test_an_output_too_long_note_then_the_same_command_shown_whole_is_no_fault_l
     s.run("rm new_module.py")
     s.run("pytest tests/test_transforms.py", "1 failed, 68 passed in 9.1s", 1)
     rec = _record(s.transcript(), "ERR_TOOL_OutputTooLong")
-    assert rec.solution == "then `pytest tests/test_transforms.py` ran again, its output shown whole (r3)"
+    assert rec.solution == "then `pytest tests/test_transforms.py` ran again without the note (r3)"
+    s.run("sed -n '1,20p' tests/test_transforms.py", "import pytest\n")
+    # the agent's own narrowing, when it came, says more than the rerun
+    assert _record(s.transcript(), "ERR_TOOL_OutputTooLong").solution == \
+        "then it printed parts only: `sed -n '1,20p' tests/test_transforms.py` (r4)"
 
 
 def _rules_facts(*msgs):
