@@ -117,7 +117,7 @@ _LINT_FILE = re.compile(r"^(\S[^\n]*\.\w{1,6})[ \t]*$", re.M)
 # A bundler's failed build (Vite, Rollup): its verdict line, and the `file:line:col message` that says why
 _BUILD_FAILED = re.compile(r"^[^\n]*(?:\[vite\][^\n]*Build failed|error during build:|\[!\] RollupError:)[^\n]*$", re.M)
 # (a bundler's virtual module names its file after a scheme: `astro-entry:/…/Sinppets.svelte:1:9 Unexpected token`)
-_BUILD_CAUSE = re.compile(r"^(?:[^\n]*? )?(?:[a-z][\w-]{1,30}:)?(/?[\w.@/-]+\.\w{1,6}):(\d+):(\d+):? ([^\n]{8,300})$", re.M)
+_BUILD_CAUSE = re.compile(r"^(?:[^\n]*? )?(?:(?!https?:)[a-z][\w-]{1,30}:)?(/?[\w.@/-]+\.\w{1,6}):(\d+):(\d+):? ([^\n]{8,300})$", re.M)
 _GO_PANIC = re.compile(r"^panic: ([^\n]*)$", re.M)
 _GO_BUILD = re.compile(r"^(\S+\.go):(\d+):(\d+): ([^\n]*)$", re.M)
 _GO_FAIL = re.compile(r"^--- FAIL: (\S+)[^\n]*$", re.M)

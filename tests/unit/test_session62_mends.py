@@ -139,6 +139,8 @@ def test_a_bundlers_failure_in_a_virtual_module_says_where_it_points():
     hit = next(h for h in classify(VITE) if h.id == "ERR_JS_BuildFailed")
     assert hit.path == "/Users/me/site/src/snippets/Sinppets.svelte" and hit.line == 1
     assert hit.detail == "Unexpected token"
+    from compaction.errors.classify import _BUILD_CAUSE
+    assert _BUILD_CAUSE.search("loaded https://cdn.example/app.js:1:9 Unexpected token") is None  # a URL: no file
 
 
 def test_a_pasted_logs_trim_keeps_the_line_its_failure_points_at():
