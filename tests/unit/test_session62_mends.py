@@ -269,3 +269,30 @@ def test_a_final_diffs_lines_from_another_definition_say_where_they_are():
     shown, _ = _net_lines(net)
     assert "+ if self.canvas is None:  (in `disconnect`)" in shown  # not read as `__setstate__`'s body
     assert not any("(in `DraggableBase`)" in line for line in shown)  # the first definition's lines need no mark
+
+
+def test_a_push_says_what_it_updated_before_what_the_remote_said():
+    from compaction.history.sources.completed import _pushed
+
+    out = ("remote: \nremote: GitHub found 21 vulnerabilities on o/b's default branch (7 high). To find out more, visit:"
+           "        \nremote:      https://github.com/o/b/security/dependabot        \nremote: \n"
+           "To https://github.com/o/b.git\n   f11a9bd..ec4b1d8  main -> main\n * [new tag]         v0.3.0 -> v0.3.0\n")
+    said = _pushed(out)
+    assert said.startswith("main (f11a9bd..ec4b1d8), new tag v0.3.0; remote: GitHub found 21 vulnerabilities")
+    assert _pushed("To github.com:o/b.git\n + 1a2b3c4...5d6e7f8 fix -> fix (forced update)\n") == "forced fix (1a2b3c4...5d6e7f8)"
+    assert _pushed("Everything up-to-date\n") == ""
+
+
+def test_a_pushs_completed_line_says_the_refs_it_updated():
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.completed import completed_facts
+    from compaction.history.steering import role_preset
+    from tests.unit.synthetic import shell_rounds
+
+    out = ("remote: \nremote: GitHub found 21 vulnerabilities on o/b's default branch (7 high).\nremote: \n"
+           "To https://github.com/o/b.git\n   f11a9bd..ec4b1d8  main -> main\n * [new tag]         v0.3.0 -> v0.3.0\n")
+    t = shell_rounds("tag and push the release", ("git push origin main --follow-tags", out))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    line = next(f.text for f in completed_facts(ctx) if "git push" in f.text)
+    assert "→ main (f11a9bd..ec4b1d8), new tag v0.3.0; remote: GitHub found 21" in line, line

@@ -713,7 +713,26 @@ def _summary_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) 
     if not output:
         return ""
     # a build the actions list (it writes its output): its verdict ("✓ built in 7.35s"), as the checks say it
-    return summary_line(output) or remote_said(output) or (build_outcome(output) if builds(e.command or "") else "")
+    return summary_line(output) or _pushed(output) or (build_outcome(output) if builds(e.command or "") else "")
+
+
+def _pushed(output: str) -> str:
+    """What a push updated (`main -> main (f11a9bd..ec4b1d8), new tag v0.3.0`), then what the remote said; ""
+    when it says neither. Why: the remote's banner alone (bastion's Dependabot count) does not say the
+    commits and the tag reached the remote."""
+    refs = []
+    for m in _PUSHED_RE.finditer(output[:8000]):
+        span, new, forced, dst = m.group(1), m.group(2), m.group(3), m.group(5)
+        refs.append(f"new {new} {dst}" if new else f"{'forced ' if forced else ''}{dst} ({span or forced})")
+    remote = remote_said(output)
+    said = ", ".join(refs[:MAX_REFS]) + (f" (+{len(refs) - MAX_REFS})" if len(refs) > MAX_REFS else "")
+    return "; ".join(p for p in (said, remote) if p)
+
+
+# A push's ref update: `   f11a9bd..ec4b1d8  main -> main`, ` * [new tag]  v0.3.0 -> v0.3.0`, ` + a...b  x -> x (forced update)`
+_PUSHED_RE = re.compile(r"^[ \t]*(?:([0-9a-f]{7,40}\.\.[0-9a-f]{7,40})|\* \[new (branch|tag)\]|\+ ([0-9a-f]{7,40}\.\.\.[0-9a-f]{7,40}))"
+                        r"[ \t]+(\S+) -> (\S+)", re.M)
+MAX_REFS = 3
 
 
 def _refused(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) -> bool:
@@ -745,7 +764,7 @@ def remote_said(output: str) -> str:
     """The first thing a git remote said in a push's or fetch's output (`remote: GitHub found 19
     vulnerabilities…`, `remote: Create a pull request for 'x' on GitHub by visiting: …`), clipped; "" when
     it said nothing. Why: the remote's words are the one thing a push tells that the commits do not
-    (a security alert, a PR link, a hook that refused), and the push's own lines carry no summary."""
+    (a security alert, a PR link, a hook that refused); the push's own lines say only which refs moved (`_pushed`)."""
     if "remote:" not in output:
         return ""
     said_lines = [said for line in output.splitlines()
