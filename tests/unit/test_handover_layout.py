@@ -87,7 +87,7 @@ def test_verification_state_says_whether_tests_ran_after_the_last_edit() -> None
             Message(4, Role.ASSISTANT, "Running.", [test]),
             Message(5, Role.TOOL, tool_results=[ToolResult("3 passed in 0.1s", "t1", exit_code=0)])]
     checked = [f.text for f in _facts(_transcript(list(msgs))) if f.section is Section.CURRENT and f.pending]
-    assert checked and checked[0].startswith("Verified after the last edit (r1): `pytest -q`")
+    assert checked and checked[0].startswith("Tests run after the last edit (r1): `pytest -q`")
     msgs += [Message(6, Role.USER, "one more tweak"), Message(7, Role.ASSISTANT, "Tweaked.", [again]),
              Message(8, Role.TOOL, tool_results=[ToolResult("ok", "e2")])]
     unchecked = [f.text for f in _facts(_transcript(msgs)) if f.section is Section.CURRENT and f.pending]

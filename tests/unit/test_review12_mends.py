@@ -172,7 +172,7 @@ def test_a_probe_written_outside_the_project_is_not_the_last_edit_of_the_work() 
     t = Transcript("s.json", "test", msgs, group_rounds(msgs))
     current = [f.text for f in gather(_ctx(t, cwd="/repo")) if f.section is Section.CURRENT]
     verified = next(text for text in current if "after the last" in text)
-    assert verified.startswith("Verified after the last edit of the work (r1)"), verified
+    assert verified.startswith("Tests run after the last edit of the work (r1)"), verified
     assert "Tests run: 7308" in verified
 
 
@@ -472,7 +472,7 @@ def test_every_test_command_run_after_the_last_edit_is_told_not_only_the_last() 
              Message(21, Role.TOOL, tool_results=[ToolResult("", "c9", "bash", exit_code=0)])]
     t = Transcript("s.json", "test", msgs, group_rounds(msgs))
     current = [f.text for f in gather(_ctx(t, cwd="/repo")) if f.section is Section.CURRENT]
-    verified = next(text for text in current if text.startswith("Verified after"))
+    verified = next(text for text in current if text.startswith("Tests run after"))
     assert "`pytest testing/test_reports.py` → 14 passed" in verified, verified
     assert "`pytest testing/logging/test_reporting.py` → 39 passed" in verified, verified
     assert "reproduce_issue.py" not in verified, verified
@@ -501,7 +501,7 @@ def test_test_commands_after_the_last_edit_are_told_in_the_order_they_last_ran()
                  Message(4 + 2 * i, Role.TOOL, tool_results=[ToolResult(out, f"c{i}", "bash", exit_code=0)])]
     t = Transcript("s.json", "test", msgs, group_rounds(msgs))
     current = [f.text for f in gather(_ctx(t, cwd="/repo")) if f.section is Section.CURRENT]
-    verified = next(text for text in current if text.startswith("Verified after"))
+    verified = next(text for text in current if text.startswith("Tests run after"))
     assert verified.index("test_b.py") < verified.index("test_a.py` → 4 passed"), verified
 
 
@@ -515,9 +515,9 @@ def test_the_verified_line_has_the_last_run_alone_as_its_short_form_and_names_re
         msgs += [Message(3 + 2 * i, Role.ASSISTANT, "Running.", [_sh(command, i)]),
                  Message(4 + 2 * i, Role.TOOL, tool_results=[ToolResult(out, f"c{i}", "bash", exit_code=1)])]
     t = Transcript("s.json", "test", msgs, group_rounds(msgs))
-    fact = next(f for f in gather(_ctx(t, cwd="/repo")) if f.text.startswith("Verified after"))
+    fact = next(f for f in gather(_ctx(t, cwd="/repo")) if f.text.startswith("Tests run after"))
     assert fact.text.count("test_one") == 1, fact.text
-    assert fact.short and fact.short.startswith("Verified after the last edit (r1): `pytest tests/test_b.py` → "), fact.short
+    assert fact.short and fact.short.startswith("Tests run after the last edit (r1): `pytest tests/test_b.py` → "), fact.short
     assert "test_a.py`" not in fact.short
 
 
@@ -537,5 +537,5 @@ def test_a_project_test_named_like_a_deleted_scratch_file_elsewhere_still_verifi
             Message(9, Role.ASSISTANT, "Cleaning.", [_sh("rm tmpcheck/test_fix.py", 2)]),
             Message(10, Role.TOOL, tool_results=[ToolResult("", "c2", "bash", exit_code=0)])]
     t = Transcript("s.json", "test", msgs, group_rounds(msgs))
-    fact = next(f for f in gather(_ctx(t, cwd="/repo")) if f.text.startswith("Verified after"))
+    fact = next(f for f in gather(_ctx(t, cwd="/repo")) if f.text.startswith("Tests run after"))
     assert "`pytest tests/test_fix.py` → 2 passed" in fact.text, fact.text

@@ -246,7 +246,7 @@ def _verification(ctx: FactContext) -> Fact | None:
         # it told them all
         last_cmd, last = shown[-1]
         single = f"`{last_cmd}` → {_outcome(last)}{failing}" if len(shown) > 1 else verified
-        text = f"Verified after {edit} (r{last_edit}): {verified}"
+        text = f"Tests run after {edit} (r{last_edit}): {verified}"  # what they showed, not "verified": they may not cover it
         existing = [path for path, log in logs.items() if path not in gone and log.kept  # edited, not made here
                     and not (log.kept[0].kind is EventKind.WRITE or creates(log.kept[0]))]
         text += _untested(tests, existing)
