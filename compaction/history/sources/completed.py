@@ -717,7 +717,7 @@ def _summary_of(ctx: FactContext, e: Event, outputs: dict[int, dict[str, str]]) 
 
 
 def _pushed(output: str) -> str:
-    """What a push updated (`main -> main (f11a9bd..ec4b1d8), new tag v0.3.0`), then what the remote said; ""
+    """What a push updated (`main (f11a9bd..ec4b1d8), new tag v0.3.0`), then what the remote said; ""
     when it says neither. Why: the remote's banner alone (bastion's Dependabot count) does not say the
     commits and the tag reached the remote."""
     refs = []
