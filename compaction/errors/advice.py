@@ -258,10 +258,19 @@ def advise(rec: ErrorRecord) -> str:
         return _fill(_rerun_tests(rec), rec)
     if template is None:
         template = advice_for(rec.family)
+        last = next((o.location.command for o in reversed(rec.occurrences) if o.location.command), "") or ""
+        if _COMPILER_RUN_RE.match(last):
+            # the compiler the session ran, as it ran it (`javac -cp core/target/classes … Repro.java`): the family's
+            # build tool (`mvn -q compile`) never compiles a file outside the project
+            template = "re-run `{command}` after each edit to `{path}`"
     if "pytest {test}" in template and not _python_test(rec):
         # A test of another runner (vitest, jest, go test…): the command that ran it, else no command at all.
         template = _rerun_tests(rec) + (", negative tests included" if rec.id == "ERR_LOGIC_TestFailed" else "")
     return _fill(template, rec)
+
+
+# A command that runs a compiler on files itself (not a build tool's goal): the check to run again after an edit
+_COMPILER_RUN_RE = re.compile(r"^\s*(?:cd \S+ && )?(?:javac|tsc|gcc|g\+\+|clang\+?\+?|cc|rustc|ponyc|kotlinc|scalac)\s")
 
 
 # How a test runner runs less, by a word of the command that ran it: the selection that would have finished

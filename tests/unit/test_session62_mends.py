@@ -296,3 +296,14 @@ def test_a_pushs_completed_line_says_the_refs_it_updated():
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
     line = next(f.text for f in completed_facts(ctx) if "git push" in f.text)
     assert "→ main (f11a9bd..ec4b1d8), new tag v0.3.0; remote: GitHub found 21" in line, line
+
+
+def test_advice_for_a_compile_error_reruns_the_compiler_the_session_ran():
+    from tests.unit.test_review9_mends import _record, _Session
+
+    s = _Session("add the overload")
+    s.run("javac -cp core/target/classes -d /home /home/Repro.java",
+          "/home/Repro.java:33: error: reference to parseObject is ambiguous\n1 error\n", 1)
+    rec = _record(s.transcript(), "ERR_JAVA_CompileError")
+    assert rec.avoidance.startswith("re-run `javac -cp core/target/classes -d /home")  # not the build tool's goal
+    assert "mvn" not in rec.avoidance
