@@ -498,6 +498,15 @@ def _camel(message: str, limit: int = 4) -> str:
     return "".join(w[:1].upper() + w[1:] for w in words) or "CompileError"
 
 
+_JAVAC_BOTH = re.compile(r"^[ \t]+both (?:method|constructor) [^\n]{1,400}? match[ \t]*$", re.M)  # an ambiguity's pair
+def _pair(both: str) -> str:
+    """javac's ambiguity line said short: `both parseObject(String,Type,Feature...) and parseObject(String,Type,Context)
+    match`, without its type variables (`<T#1>`), the word "method" and the class each is in."""
+    said = re.sub(r"<T#\d+>", "", " ".join(both.split()))
+    said = re.sub(r" in [\w.$]+(?:<[^>]*>)?(?= and | match)", "", said)
+    return re.sub(r"\b(?:both|and) (?:method|constructor) ", lambda m: m.group(0).split()[0] + " ", said)
+
+
 _JAVAC_KINDS = (
     ("cannot find symbol", "CannotFindSymbol"), ("does not exist", "PackageDoesNotExist"),
     ("incompatible types", "IncompatibleTypes"), ("expected", "SyntaxError"),
@@ -520,6 +529,10 @@ def _java(trig: Triggers, hits: list[Hit], spans: _Spans, stack: bool) -> None:
         kind = next((k for needle, k in _JAVAC_KINDS if needle in msg), "CompileError")
         spans.claim(m.start(), m.end())
         sym = re.search(r"symbol:\s+\w+ (\w+)", text[m.end():m.end() + 200]) if kind == "CannotFindSymbol" else None
+        if msg.endswith(" is ambiguous") and (both := _JAVAC_BOTH.search(text, m.end(), m.end() + 600)):
+            # which two declarations clash: a new overload makes every such call ambiguous (fastjson2's
+            # `parseObject(s, type, null)` between `(String,Type,Feature...)` and the added `(String,Type,Context)`)
+            msg = f"{msg}: {_pair(both.group(0))}"
         hits.append(Hit(f"ERR_JAVA_{kind}", m.start(), m.end(), m.group(0), path=m.group(1),
                         line=int(m.group(2) or m.group(3)), symbol=sym.group(1) if sym else None, detail=msg[:300]))
     for m in (_iter(_JAVA_EXC, trig, _JAVA_EXC_WORDS, multiline=True) if stack else ()):

@@ -307,3 +307,13 @@ def test_advice_for_a_compile_error_reruns_the_compiler_the_session_ran():
     rec = _record(s.transcript(), "ERR_JAVA_CompileError")
     assert rec.avoidance.startswith("re-run `javac -cp core/target/classes -d /home")  # not the build tool's goal
     assert "mvn" not in rec.avoidance
+
+
+def test_a_javac_ambiguity_says_which_two_declarations_clash():
+    out = ("/home/Repro.java:33: error: reference to parseObject is ambiguous\n"
+           "            JSON.parseObject(jsonList, listType, null);\n                ^\n"
+           "  both method <T#1>parseObject(String,Type,Feature...) in JSON and method <T#2>parseObject(String,Type,Context)"
+           " in JSON match\n  where T#1,T#2 are type-variables:\n1 error\n")
+    hit = next(h for h in classify(out) if h.id == "ERR_JAVA_CompileError")
+    assert hit.detail == ("reference to parseObject is ambiguous: both parseObject(String,Type,Feature...) and "
+                          "parseObject(String,Type,Context) match")
