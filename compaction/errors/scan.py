@@ -2899,13 +2899,26 @@ def _narrowed_after(transcript: Transcript, occ: Occurrence, cache: _ResultsCach
                 if not call.command or res is None or _MISSING_RE.search(res.content[:300]) \
                         or any(h.id in _HARNESS_NOTES for h in classify(res.content, tool_output=True)):
                     continue
-                if _NARROWS_RE.search(call.command) and _succeeded(res):
+                if _NARROWS_RE.search(call.command) and _succeeded(res) and _narrows(call.command, occ.location.command):
                     return f"then it printed parts only: `{_as_run(call.command)}` (r{rnd.number})"
                 if again and not rerun and _norm_command(call.command) == again:
                     # the same command again, with no such note (fewer failures to print, or a crash: what it
                     # printed is its own record's); the agent's narrowing, when it came, says more
                     rerun = f"then `{_as_run(call.command)}` ran again without the note (r{rnd.number})"
     return rerun
+
+
+def _narrows(command: str, noted: str | None) -> bool:
+    """Whether a narrowed command is the noted one's, printing less: the same program (`pytest … | tail -20`
+    after `pytest …`), or a file the noted one printed whole (`sed -n '225,235p' f` after `cat f`); any, when
+    which command drew the note is not known. Not a view of another file after a test run's long log (sympy's
+    `nl -ba basic.py | sed -n …` was no answer to its test output)."""
+    if not noted:
+        return True
+    if program_of(noted) == program_of(command):
+        return True
+    files = {w for w in words(noted) if _file_like(w)}
+    return any(w in files for w in words(command))
 
 
 _LINE_SUFFIX_RE = re.compile(r":\d.*$")  # `src/x.py:12:` of a match: the file

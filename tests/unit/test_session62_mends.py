@@ -317,3 +317,45 @@ def test_a_javac_ambiguity_says_which_two_declarations_clash():
     hit = next(h for h in classify(out) if h.id == "ERR_JAVA_CompileError")
     assert hit.detail == ("reference to parseObject is ambiguous: both parseObject(String,Type,Feature...) and "
                           "parseObject(String,Type,Context) match")
+
+
+def test_an_edit_that_added_a_lines_new_form_beside_its_old_one_is_a_problem_with_its_repair():
+    from compaction.events import extract_events
+    from compaction.history.sources import FactContext
+    from compaction.history.sources.duplicated_lines import duplicated_line_facts
+    from compaction.history.steering import role_preset
+    from compaction.model import ToolResult
+    from compaction.transcripts._agent_tools import make_call
+    from tests.unit.synthetic import steps_transcript
+
+    curly = "Entire is a distinct, “workflow provenance” approach: it optimizes for checkpoints."
+    straight = 'Entire is a distinct, "workflow provenance" approach: it optimizes for checkpoints.'
+
+    def edit(cid: str, old: str, new: str) -> tuple:
+        return make_call("Edit", {"file_path": "docs/S.md", "old_string": old, "new_string": new}, cid), ToolResult("ok", cid)
+
+    t = steps_transcript("make the summary ASCII only", edit("a", "## Intro", f"## Intro\n{straight}"),
+                         edit("b", f"{curly}\n", ""), edit("c", "    indented line of the summary here", "x"))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    (fact,) = duplicated_line_facts(ctx)
+    assert fact.text.startswith('`docs/S.md`: the edit of r1 added “Entire is a distinct, "workflow provenance"')
+    assert "beside its old form, not in its place; the edit of r2 removed the old one" in fact.text
+    # a line re-indented, or removed again as written: no second copy was ever said to stand
+    t2 = steps_transcript("tidy", edit("a", "## Intro", f"## Intro\n{straight}"), edit("b", f"  {straight}", ""))
+    assert duplicated_line_facts(FactContext(t2, extract_events(t2), [], role_preset("developer"), None,
+                                             len(t2.rounds))) == []
+
+
+def test_a_view_of_another_file_after_a_test_runs_long_output_is_no_narrowing_of_it():
+    from tests.unit.test_review9_mends import _record, _Session
+
+    too_long = ("<returncode>1</returncode>\n<warning>\nThe output of your last command was too long.\n"
+                "Please try a different command that produces less output.\n</warning>")
+    s = _Session()
+    s.run("python bin/test sympy/core", too_long, 1)
+    s.run("nl -ba sympy/core/basic.py | sed -n '1180,1190p'", "1180  def _has(self):\n")
+    assert "printed parts only" not in (_record(s.transcript(), "ERR_TOOL_OutputTooLong").solution or "")
+    s = _Session()
+    s.run("cat src/big.py", too_long)
+    s.run("nl -ba src/big.py | sed -n '120,140p'", "120  def parse(self):\n")
+    assert _record(s.transcript(), "ERR_TOOL_OutputTooLong").solution.startswith("then it printed parts only")
