@@ -499,6 +499,8 @@ def _camel(message: str, limit: int = 4) -> str:
 
 
 _JAVAC_BOTH = re.compile(r"^[ \t]+both (?:method|constructor) [^\n]{1,400}? match[ \t]*$", re.M)  # an ambiguity's pair
+
+
 def _pair(both: str) -> str:
     """javac's ambiguity line said short: `both parseObject(String,Type,Feature...) and parseObject(String,Type,Context)
     match`, without its type variables (`<T#1>`), the word "method" and the class each is in."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from compaction.events import EventKind
+from compaction.events import Event, EventKind
 from compaction.history.facts import Fact, cite, display_path
 from compaction.history.sections import Section
 from compaction.history.sources.registry import FactContext, fact_source
@@ -35,7 +35,7 @@ def _fold(line: str) -> str:
 def duplicated_line_facts(ctx: FactContext) -> list[Fact]:
     if not ctx.preset.error_memory:
         return []
-    by_path: dict[str, list] = {}
+    by_path: dict[str, list[Event]] = {}
     for e in ctx.events:
         if e.path and not e.failed and e.kind is EventKind.EDIT and e.hunks:
             by_path.setdefault(e.path, []).append(e)
@@ -45,7 +45,7 @@ def duplicated_line_facts(ctx: FactContext) -> list[Fact]:
     return out
 
 
-def _doubled(path: str, events: list) -> list[Fact]:
+def _doubled(path: str, events: list[Event]) -> list[Fact]:
     """Each edit of the file that added a line's new form beside its old one, which a later edit removed."""
     added: dict[str, tuple[int, str]] = {}  # a folded line an edit added, not in place of its own old form
     found: dict[tuple[int, int], list[str]] = {}  # (round that doubled it, round that removed the old form)
@@ -64,7 +64,7 @@ def _doubled(path: str, events: list) -> list[Fact]:
                 added[f] = (e.round, new)
             else:
                 added.pop(f, None)
-    facts = []
+    facts: list[Fact] = []
     for (doubled, fixed), lines in found.items():
         shown = " ".join(lines[0].split())
         shown = shown if len(shown) <= LINE_CHARS else shown[:LINE_CHARS - 1] + "…"
