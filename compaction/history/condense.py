@@ -296,6 +296,14 @@ def names_error_place(line: str) -> bool:
                for p in _ERROR_PLACE_RE.finditer(line))
 
 
+def opening_error(text: str) -> str | None:
+    """What a message that opens with a log's error line stopped on (`_log_error`): a log pasted as the whole
+    request (destyler's r5, "✗ Build failed" then `use-snapshot.svelte.js (2:0): Imports of svelte/internal/* are
+    forbidden`); None for a message of the user's own words first."""
+    lines = [ln.strip() for ln in text.splitlines()[:400] if ln.strip()]
+    return _log_error(lines) if lines and _LOG_ERROR_RE.search(lines[0]) else None
+
+
 def _log_error(lines: list[str]) -> str | None:
     """What a pasted log stopped on: its first error line, or, when that line only says it failed (a bundler's
     "✗ Build failed"), the line after it that names where (a file with its line, not a URL's), from that file's

@@ -359,3 +359,18 @@ def test_a_view_of_another_file_after_a_test_runs_long_output_is_no_narrowing_of
     s.run("cat src/big.py", too_long)
     s.run("nl -ba src/big.py | sed -n '120,140p'", "120  def parse(self):\n")
     assert _record(s.transcript(), "ERR_TOOL_OutputTooLong").solution.startswith("then it printed parts only")
+
+
+def test_a_log_pasted_as_the_whole_request_says_what_it_stopped_on():
+    from compaction.history.sources.task import shorten_request
+
+    log = ("20:20:45 [ERROR] [vite] ✗ Build failed in 4.22s\n[vite-plugin-svelte:compile-module] "
+           "../dist/hooks/use-snapshot.svelte.js (2:0): /Users/me/dist/hooks/use-snapshot.svelte.js:2:0 Imports of "
+           "`svelte/internal/*` are forbidden. If you're importing from it, please open an issue and explain your "
+           "use case\nhttps://svelte.dev/e/import_svelte_internal_forbidden\n\n  Stack trace:\n\n"
+           " ELIFECYCLE  Command failed with exit code 1.\n")
+    said = shorten_request(log, 120)
+    assert said.startswith("`use-snapshot.svelte.js (2:0): Imports of 'svelte/internal/*' are forbidden")
+    assert said.endswith("(a pasted log)")
+    # the user's own words first: their request, not the log's
+    assert "pasted log" not in shorten_request("Please fix this build:\n" + log, 120)

@@ -20,6 +20,7 @@ from compaction.history.condense import (
     cut_at_word,
     names_error_place,
     one_line,
+    opening_error,
     paste_values,
     run_gist,
     telegraph,
@@ -194,6 +195,10 @@ def shorten_request(text: str, limit: int, prose: int | None = None) -> str:
     """A user's request in one line within `limit` characters: every ask in telegraphic form (its
     opening, list items, imperatives and constraints: "agent-first", "no hardcoded values") before any
     explanation, the longest asks cut first (`condense.telegraph`)."""
+    if len(text) > limit and (error := opening_error(text)):
+        # a log pasted as the whole request: what it stopped on, not its first line ("✗ Build failed") nor the
+        # log's own advice read as asks ("please open an issue")
+        return cut_at_word(f"`{error}` (a pasted log)", limit)
     if len(text) > limit and ask_count(text) == 0:
         # a paste: a test run by its counts and what failed (the passing tests' lines come first and say
         # nothing: tree-vanilla's pasted vitest runs read "✓ initial state (3) ✓ should render…"), else its
