@@ -2963,7 +2963,7 @@ def _closing_line(output: str) -> str:
     return ""
 
 
-PROBE_NOTE = "a probe of a library (a `-c` one-liner): nothing of the work to fix"
+PROBE_NOTE = "a probe of a library (a `-c` one-liner): what the library does, no fault of the work"
 # A one-line script run to try a library (`python3 -c "import idna; idna.encode('*')"`, `node -e …`)
 _ONE_LINER_RE = re.compile(r"^\s*(?:python[\d.]*|node|ruby|perl)\s+-[ce]\s")
 _FRAME_RE = re.compile(r'File "([^"]+)", line \d+')
