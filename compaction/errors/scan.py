@@ -423,6 +423,9 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
     cache.script_edits, cache.viewed, cache.created, cache.no_effect = script_edits, viewed, state.created, no_effect
     cache.inferred_paths = dict(inferred_paths or {})
     timeline = _LazyTimeline(transcript)  # the files' changes, read once, when a record's fix first asks
+    # an agent that ran no shell command (aider's model edits by blocks, Copilot's by its tools): advice with a
+    # shell line to run (`sed -n 'a,bp' f`, `ls dir`) names a step it cannot take; the advice without the example
+    shell_used = any(c.kind == ToolKind.SHELL and c.command for m in transcript.messages for c in m.tool_calls)
     for rec in out:
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
                                       escaped=_escaped_breaks(rec, calls_of), marked=_margin_marked(rec, calls_of),
@@ -437,12 +440,16 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
         rec.avoidance = not_what_failed(unused_checkers_dropped(advise(rec), used), rec.solution or "",
                                         frozenset(" ".join(c.split()) for o in rec.occurrences if (c := o.location.command)))
         rec.avoidance = _deleted_since(transcript, rec.avoidance, rec.occurrences[-1].round)
+        if not shell_used:
+            rec.avoidance = _SHELL_EXAMPLE_RE.sub("", rec.avoidance or "") or rec.avoidance
         if TOP_DOWN in (rec.solution or ""):  # the habit the cause calls for, before the family's check
             rec.avoidance = f"{SHIFT_ADVICE}; {rec.avoidance}" if rec.avoidance else SHIFT_ADVICE
     return out
 
 
 _BROKEN_SYNTAX_RE = re.compile(r"Syntax|Indentation|TabError|E999")
+# An advice's example of a shell line to run, in parentheses: `(`ls src`)`, `(`sed -n 'a,bp' f` / view)`
+_SHELL_EXAMPLE_RE = re.compile(r" \((?:[^()`]*`(?:ls|sed|cat|grep|nl|head|tail|find|rg)\b[^`]*`[^()]*?)\)")
 _LINE_ADDRESS_RE = re.compile(r"^<line\(s\) (\d+)(?:,(\d+))?>$|^(?:insert|append) at (\d+)$|^line (\d+)")
 SHIFT_LOOKBACK = 3  # rounds before the failure searched for the edit that broke the file
 SHIFT_NEAR = 10  # lines between the failure's line and an address the shift moved, at most

@@ -374,3 +374,21 @@ def test_a_log_pasted_as_the_whole_request_says_what_it_stopped_on():
     assert said.endswith("(a pasted log)")
     # the user's own words first: their request, not the log's
     assert "pasted log" not in shorten_request("Please fix this build:\n" + log, 120)
+
+
+def test_advice_for_an_agent_that_ran_no_shell_command_names_no_shell_line():
+    from compaction.errors.scan import scan_transcript
+    from compaction.model import Message, Role, ToolCall, ToolKind, ToolResult, Transcript, group_rounds
+
+    def session(kind: ToolKind, name: str) -> Transcript:
+        read = ToolCall(name, {"path": "docs/GUIDE.md"}, "r1", kind, path="docs/GUIDE.md",
+                        command="cat docs/GUIDE.md" if kind is ToolKind.SHELL else None)
+        msgs = [Message(0, Role.USER, "fix the guide"), Message(1, Role.ASSISTANT, "", tool_calls=[read]),
+                Message(2, Role.TOOL, tool_results=[ToolResult("ls: cannot access 'docs/GUIDE.md': No such file or "
+                                                               "directory", "r1", name, is_error=True)])]
+        return Transcript("t.md", "test", msgs, group_rounds(msgs))
+
+    no_shell = next(r for r in scan_transcript(session(ToolKind.READ, "read")) if r.id == "ERR_TOOL_FileNotFound")
+    assert "`ls" not in no_shell.avoidance and no_shell.avoidance.startswith("list the directory before")
+    shell = next(r for r in scan_transcript(session(ToolKind.SHELL, "bash")) if r.id == "ERR_TOOL_FileNotFound")
+    assert "(`ls docs`)" in shell.avoidance
