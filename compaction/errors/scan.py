@@ -743,7 +743,7 @@ DIAGNOSIS_ROUNDS = 4  # the rounds up to a fix read for what the agent found wro
 _MARKED = re.compile(r"\s*@[a-z_]+:", re.I)  # a marker's line (`@decision: …`, `@important: …`)
 
 
-def _diagnosed(transcript: Transcript, last_round: int, fix_round: int) -> str | None:
+def _diagnosed(transcript: Transcript, last_round: int, fix_round: int, named: frozenset[str] = frozenset()) -> str | None:
     """What the agent said was wrong just before its fix, when its first reply to the error did not say
     (it went looking first): the latest cause-like sentence of the rounds up to the fix's, after the error
     ("I have multiple `@classmethod` decorators … and the docstring is broken (r64)"); not a plan, nor
@@ -760,10 +760,26 @@ def _diagnosed(transcript: Transcript, last_round: int, fix_round: int) -> str |
                 if _MARKED.match(sentence):
                     continue  # a marker the agent set ("@decision: default to sqlite…"): the marked items' line
                 if len(sentence) >= 30 and _states_cause(sentence) and not _PLAN.match(sentence) \
-                        and not sentence.rstrip().endswith((":", "：", "?", "？")):
+                        and not sentence.rstrip().endswith((":", "：", "?", "？")) and not _restates(sentence, named):
                     said = cut(_balanced(sentence.strip()), 200)
                     return f"{said.rstrip('.。')} (r{rnd.number})"
     return None
+
+
+# Words a sentence may hold beside the error's own and still say nothing of its cause ("Yes, the indentation is wrong")
+_EMPTY_WORDS = frozenset({"yes", "indeed", "right", "wrong", "correct", "incorrect", "still", "there", "here", "seems",
+                          "looks", "problem", "issue", "broken", "invalid", "again", "actually", "wait", "okay"})
+_OWN_WORD_RE = re.compile(r"[A-Za-z]{4,}")
+
+
+def _restates(sentence: str, named: frozenset[str]) -> bool:
+    """Whether a sentence only says the error again: every word of its own is the error's (its name's, its
+    message's) or an empty one. Why: "cause: Yes, the indentation is wrong" for an IndentationError tells the
+    successor nothing (django's r34, reader review 65)."""
+    if not named:
+        return False
+    own = {w.lower() for w in _OWN_WORD_RE.findall(sentence)} - _EMPTY_WORDS - _PLAIN_TERMS
+    return all(w in named or any(w in n or n in w for n in named if len(n) >= 5) for w in own)
 
 
 _TERM_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
@@ -783,6 +799,11 @@ def error_terms(rec: ErrorRecord) -> frozenset[str]:
         words.append(file_name(last.location.path).rsplit(".", 1)[0].lower())
     words += [p for w in words if "_" in w for p in w.split("_") if len(p) >= 4]  # TLOG_CREATE_ENTRY_ERROR: entry
     return frozenset(w for w in words if w not in _PLAIN_TERMS)
+
+
+def _id_words(rec: ErrorRecord) -> frozenset[str]:
+    """The words of a record's id's name, lower-cased (`ERR_PY_IndentationError` → indentation, error)."""
+    return frozenset(w.lower() for w in re.findall(r"[A-Z][a-z]+", rec.id.rsplit("_", 1)[-1]))
 
 
 def _names_any(sentence: str, terms: frozenset[str]) -> bool:
@@ -2415,7 +2436,7 @@ def infer_solution(rec: ErrorRecord, transcript: Transcript, cache: _ResultsCach
     if not fix.round and rec.count > 1 and rec.id in EDIT_REFUSED:
         why = "; ".join(_diagnoses(transcript, rec)) or why
     elif why is None and fix.round and fix.round >= last.round + 2 and rec.family != "TOOL" and not fix.rerun:
-        why = _diagnosed(transcript, last.round, fix.round)  # found while looking, before the fix
+        why = _diagnosed(transcript, last.round, fix.round, _id_words(rec) | error_terms(rec))  # found while looking
     if fix.rerun and fix.call is not None:
         changed = changed_arguments(failed_call, fix.call, command_words=True) if failed_call is not None else ""
         outcome = "succeeded" if fix.passed_round else "no longer printed it"

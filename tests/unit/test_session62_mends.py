@@ -392,3 +392,12 @@ def test_advice_for_an_agent_that_ran_no_shell_command_names_no_shell_line():
     assert "`ls" not in no_shell.avoidance and no_shell.avoidance.startswith("list the directory before")
     shell = next(r for r in scan_transcript(session(ToolKind.SHELL, "bash")) if r.id == "ERR_TOOL_FileNotFound")
     assert "(`ls docs`)" in shell.avoidance
+
+
+def test_a_sentence_that_only_says_the_error_again_is_no_cause():
+    from compaction.errors.scan import _restates
+
+    named = frozenset({"indentation", "indent", "unexpected", "error", "query"})
+    assert _restates("Yes, the indentation is wrong.", named)
+    assert not _restates("The indentation is wrong because the sed inserts shifted the lines below them.", named)
+    assert not _restates("Yes, the indentation is wrong.", frozenset())  # nothing known of the error: kept
