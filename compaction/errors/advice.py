@@ -11,7 +11,7 @@ import re
 from compaction.errors.episodes import label_of_test
 from compaction.errors.families import advice_for
 from compaction.errors.records import ErrorRecord, Occurrence
-from compaction.shell import double_quoted_backticks, run_words, split_commands, words
+from compaction.shell import double_quoted_backticks, program_of, run_words, split_commands, words
 from compaction.transcripts.path_spelling import is_windows_path
 
 _BY_ID: dict[str, str] = {
@@ -259,7 +259,7 @@ def advise(rec: ErrorRecord) -> str:
     if template is None:
         template = advice_for(rec.family)
         last = next((o.location.command for o in reversed(rec.occurrences) if o.location.command), "") or ""
-        if _COMPILER_RUN_RE.match(last):
+        if program_of(last) in _COMPILERS:
             # the compiler the session ran, as it ran it (`javac -cp core/target/classes … Repro.java`): the family's
             # build tool (`mvn -q compile`) never compiles a file outside the project
             template = "re-run `{command}` after each edit to `{path}`"
@@ -269,8 +269,8 @@ def advise(rec: ErrorRecord) -> str:
     return _fill(template, rec)
 
 
-# A command that runs a compiler on files itself (not a build tool's goal): the check to run again after an edit
-_COMPILER_RUN_RE = re.compile(r"^\s*(?:cd \S+ && )?(?:javac|tsc|gcc|g\+\+|clang\+?\+?|cc|rustc|ponyc|kotlinc|scalac)\s")
+# Compilers a command runs on files itself (not a build tool's goal): the check to run again after an edit
+_COMPILERS = frozenset({"javac", "tsc", "gcc", "g++", "clang", "clang++", "cc", "rustc", "ponyc", "kotlinc", "scalac"})
 
 
 # How a test runner runs less, by a word of the command that ran it: the selection that would have finished

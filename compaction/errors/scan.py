@@ -769,7 +769,6 @@ def _diagnosed(transcript: Transcript, last_round: int, fix_round: int, named: f
 # Words a sentence may hold beside the error's own and still say nothing of its cause ("Yes, the indentation is wrong")
 _EMPTY_WORDS = frozenset({"yes", "indeed", "right", "wrong", "correct", "incorrect", "still", "there", "here", "seems",
                           "looks", "problem", "issue", "broken", "invalid", "again", "actually", "wait", "okay"})
-_OWN_WORD_RE = re.compile(r"[A-Za-z]{4,}")
 
 
 def _restates(sentence: str, named: frozenset[str]) -> bool:
@@ -778,7 +777,7 @@ def _restates(sentence: str, named: frozenset[str]) -> bool:
     successor nothing (django's r34, reader review 65)."""
     if not named:
         return False
-    own = {w.lower() for w in _OWN_WORD_RE.findall(sentence)} - _EMPTY_WORDS - _PLAIN_TERMS
+    own = {w.lower() for w in _TERM_RE.findall(sentence)} - _EMPTY_WORDS - _PLAIN_TERMS
     return all(w in named or any(w in n or n in w for n in named if len(n) >= 5) for w in own)
 
 
@@ -905,14 +904,14 @@ def _workaround(transcript: Transcript, after_round: int, after_message: int | N
 
 _PLAN = re.compile(r"\s*(?:(?:okay|ok|first|now|next|then|so)\b,?\s*)?(?:I will|I'll|let me|let's|I need to|I'm going|I am going)\b",
                    re.I)  # what it will do next, not what went wrong
-_HEDGE = re.compile(r"\b(?:likely|probably|possibly|perhaps|might|maybe|may be|seems?|I think|I suspect|I guess)\b",
+HEDGE_RE = re.compile(r"\b(?:likely|probably|possibly|perhaps|might|maybe|may be|seems?|I think|I suspect|I guess)\b",
                     re.I)
 _HEDGE_CJK = re.compile("可能|也许|或许|似乎|好像|大概|应该是|估计|猜测|怀疑")  # no word boundaries in CJK
 
 
 def _guessed(text: str) -> bool:
     """Hedged in its words, English or wide ("likely", "I suspect", "可能")."""
-    return _HEDGE.search(text) is not None or _HEDGE_CJK.search(text) is not None
+    return HEDGE_RE.search(text) is not None or _HEDGE_CJK.search(text) is not None
 
 
 def _hedged(sentence: str) -> bool:
@@ -2012,7 +2011,7 @@ def _intent(transcript: Transcript, fix: Fix, occ: Occurrence) -> str:
                 text = _THOUGHT.sub("", msg.text.split("```", 1)[0])
                 sentences = (x.strip() for line in text.splitlines() for x in _SENTENCE.split(line))
                 found = next((x.rstrip(".") for x in sentences
-                              if 30 <= len(x) <= 200 and not _HEDGE.search(x) and not x.endswith("?")
+                              if 30 <= len(x) <= 200 and not HEDGE_RE.search(x) and not x.endswith("?")
                               and names & set(_CODE_SHAPED.findall(x))), found)
             if fix.call is not None and any(c is fix.call for c in msg.tool_calls):
                 return found  # only what was said up to the edit

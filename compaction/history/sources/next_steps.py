@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from compaction.errors.budget import teaches
 from compaction.errors.records import ErrorRecord
+from compaction.errors.scan import HEDGE_RE
 from compaction.errors.shorten import cut
 from compaction.events import REMAINING_WORK, Event, EventKind
 from compaction.history.facts import WS_RE, Fact, split_task
@@ -273,16 +274,14 @@ def open_questions(said: list[tuple[int, str]], records: Sequence[ErrorRecord] =
 
 # A hedged answer the agent gave itself right after asking ("maybe it gets double wrapped?"): no reason given,
 # but where it would look; a successor told only "never answered" starts from nothing (reader review 62).
-_HEDGE_RE = re.compile(r"\b(?:maybe|perhaps|probably|likely|possibly|might)\b", re.IGNORECASE)
-_GUESS_SPLIT_RE = re.compile(r"(?<=[.?!])\s+|\n+")
 _GUESS_SENTENCES = 5  # sentences after the question read for a guess
 _GUESS_CHARS = 140
 
 
 def _guess(text: str, end: int) -> str:
     """The last hedged sentence among the few that follow a question (`end`: where it ends), else ""."""
-    after = _GUESS_SPLIT_RE.split(text[end:end + 800].strip(), maxsplit=_GUESS_SENTENCES)[:_GUESS_SENTENCES]
-    hedged = [" ".join(x.replace("`", "").split()) for x in after if _HEDGE_RE.search(x) and "```" not in x]
+    after = _ASK_SPLIT_RE.split(text[end:end + 800].strip(), maxsplit=_GUESS_SENTENCES)[:_GUESS_SENTENCES]
+    hedged = [" ".join(x.replace("`", "").split()) for x in after if HEDGE_RE.search(x) and "```" not in x]
     return cut(hedged[-1], _GUESS_CHARS) if hedged else ""
 
 
