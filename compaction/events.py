@@ -758,9 +758,27 @@ def extract_events(transcript: Transcript, max_requests: int | None = None,
             if e.moved:
                 e.moved = (spell(e.moved[0]), spell(e.moved[1]))
     _rooted(events)
+    _placed_names(events)
     if later:  # requests carry no path: the kept ones go back in their places after the respelling
         return _merge_at(events, later)
     return events
+
+
+def _placed_names(events: list[Event]) -> None:
+    """A file the agent's account named by its name alone (`101-intent-capture-phase.mdc`, given to a path-less
+    write) takes the one path of that name the session's other events show (`.cursor/rules/101-…mdc`): one
+    file, one record, created where it was, not a second file beside the one a later edit changed."""
+    bare = [e for e in events if e.inferred and e.path and "/" not in e.path and "\\" not in e.path]
+    if not bare:
+        return
+    placed: dict[str, set[str]] = {}
+    for e in events:
+        if e.path and not e.inferred and ("/" in e.path or "\\" in e.path):
+            placed.setdefault(file_name(e.path), set()).add(e.path)
+    for e in bare:
+        where = sorted(placed.get(e.path, set()), key=len)
+        if where and all(same_file(p, where[-1]) for p in where):  # one file, however spelt: its fullest spelling
+            e.path = where[-1]
 
 
 def _rooted(events: list[Event]) -> None:
@@ -1276,7 +1294,11 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
 # ("Created `src/a.ts`", "**New documentation**\n\n**`docs/x.md`** includes"), not "added a new section to
 # `README.md` that points to `CONTRIBUTING.md`" for the second file
 _PRESENTED_NEW_RE = re.compile(r"\b(?:[Nn]ew|[Cc]reated?|[Aa]dded|[Ww]rote|[Ww]ritten)\b(?:[\W_]+\w+){0,3}?[\W_]*$")
-_BACKTICKED_PATH_RE = re.compile(r"`([^`\s]*[/\\][^`\s]*\.[A-Za-z]\w{0,5}|[\w-]+\.[A-Za-z]\w{0,5})`")
+# a path in ticks, or in bold alone (Cursor's lists: "- **101-intent-capture-phase.mdc**: AI role and …")
+_BACKTICKED_PATH_RE = re.compile(r"`([^`\s]*[/\\][^`\s]*\.[A-Za-z]\w{0,5}|[\w-]+\.[A-Za-z]\w{0,5})`"
+                                 r"|(?<!\*)\*\*([^*\s]*[/\\][^*\s]*\.[A-Za-z]\w{0,5}|[\w-]+\.[A-Za-z]\w{0,5})\*\*(?!\*)")
+# A heading of the account ("### **What I created**", "## New files"): the list under it presents its files as new
+_HEADING_LINE_RE = re.compile(r"(?m)^#{1,4}[ \t]+(.*)$")
 # A name that is code, not a file: an attribute of `self`/`this`/`cls`, or a dotted chain (`os.path.join`)
 _CODE_NAME_RE = re.compile(r"^(?:self|this|cls)\.|^[\w-]+\.[\w-]+\.[A-Za-z_]\w*$")
 
@@ -1289,10 +1311,22 @@ def _named_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]]
     found: list[str] = []
     for text, m, path in _accounted_paths(rnd, min(i for _, i in unnamed)):
         if path in found or file_name(path) in known \
-                or not _PRESENTED_NEW_RE.search(text, max(0, m.start() - 130), m.start()):
+                or not (_PRESENTED_NEW_RE.search(text, max(0, m.start() - 130), m.start()) or _under_new(text, m.start())):
             continue
         found.append(path)
     _insert_named(events, unnamed, found, EventKind.WRITE, state)
+
+
+def _under_new(text: str, at: int) -> bool:
+    """Whether the account's nearest heading of level 3 or higher before `at`, or a deeper one on the way,
+    presents what follows as new ("### **What I created**" over "#### **1. Phase-specific rules**")."""
+    for m in reversed(list(_HEADING_LINE_RE.finditer(text, 0, at))):
+        title = m.group(1).replace("*", "").strip()
+        if _PRESENTED_NEW_RE.search(title + " x") or re.match(r"(?i)(?:what (?:i|we) )?(?:created|new|added)\b", title):
+            return True
+        if not m.group(0).startswith("####"):
+            return False  # a heading of its own section above: the list is under it, not under one presenting it as new
+    return False
 
 
 def _accounted_paths(rnd: Round, after: int) -> Iterator[tuple[str, re.Match[str], str]]:
@@ -1302,8 +1336,9 @@ def _accounted_paths(rnd: Round, after: int) -> Iterator[tuple[str, re.Match[str
         if msg.index < after or msg.role is not Role.ASSISTANT or not msg.text:
             continue
         for m in _BACKTICKED_PATH_RE.finditer(msg.text):
-            if not _CODE_NAME_RE.match(m.group(1)):
-                yield msg.text, m, m.group(1)
+            path = m.group(1) or m.group(2)
+            if not _CODE_NAME_RE.match(path):
+                yield msg.text, m, path
 
 
 def _insert_named(events: list[Event], unnamed: list[tuple[int, int]], found: list[str], kind: EventKind,

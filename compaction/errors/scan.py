@@ -427,8 +427,9 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
     # shell line to run (`sed -n 'a,bp' f`, `ls dir`) names a step it cannot take; the advice without the example
     shell_used = any(c.kind == ToolKind.SHELL and c.command for m in transcript.messages for c in m.tool_calls)
     for rec in out:
+        escaped = _escaped_breaks(rec, calls_of)
         rec.solution = infer_solution(rec, transcript, cache, calls_of.get(id(rec.occurrences[-1])),
-                                      escaped=_escaped_breaks(rec, calls_of), marked=_margin_marked(rec, calls_of),
+                                      escaped=escaped, marked=_margin_marked(rec, calls_of),
                                       spaced=_spacing_cause(rec, transcript, calls_of, cache),
                                       timeline=timeline,
                                       probe=all(probed(calls_of.get(id(o)), o) for o in rec.occurrences))
@@ -442,6 +443,8 @@ def scan_transcript(transcript: Transcript, *, tid: str | None = None,
         rec.avoidance = _deleted_since(transcript, rec.avoidance, rec.occurrences[-1].round)
         if not shell_used:
             rec.avoidance = _SHELL_EXAMPLE_RE.sub("", rec.avoidance or "") or rec.avoidance
+        if escaped:  # the cause the calls show, not "view the exact lines first": the agent had viewed them
+            rec.avoidance = ESCAPED_ADVICE
         if TOP_DOWN in (rec.solution or ""):  # the habit the cause calls for, before the family's check
             rec.avoidance = f"{SHIFT_ADVICE}; {rec.avoidance}" if rec.avoidance else SHIFT_ADVICE
     return out
@@ -454,6 +457,7 @@ _LINE_ADDRESS_RE = re.compile(r"^<line\(s\) (\d+)(?:,(\d+))?>$|^(?:insert|append
 SHIFT_LOOKBACK = 3  # rounds before the failure searched for the edit that broke the file
 SHIFT_NEAR = 10  # lines between the failure's line and an address the shift moved, at most
 TOP_DOWN = "line-addressed edits ran one after another, top-down"
+ESCAPED_ADVICE = "type real line breaks in an edit's old text, not `\\n` (no file holds those verbatim), or match one line"
 SHIFT_ADVICE = "edit one file at several line numbers bottom-up (the highest first), or by its text, not its line numbers"
 
 

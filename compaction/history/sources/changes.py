@@ -422,7 +422,9 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     digested = replay.final is not None and (created or bool(replay.final.names))
     prose = document or path.endswith(_CONFIG_EXTS)
     does = [] if prose else _does(events, replay, created)
-    if prose and summaries and not created:
+    # a file written with no text the export kept (Cursor's bare "write"): its edits are all there is to say
+    blank = created and events[0].kind is EventKind.WRITE and not events[0].hunks and events[0].inferred
+    if prose and summaries and (not created or blank):
         # A prose file's lines rewritten (old → new) across all its edits first, then lines added:
         # what the one line can say of every edit, not only of the latest.
         edits = _prose_edits(events) if len(summaries) > 1 else None
@@ -507,7 +509,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     body = ["; ".join(missed)] if (missed := [p for p in does if p.replace("`", "") not in one_line]) else []
     body += [f"r{r} {s}" for r, s in summaries[:MAX_EDIT_LINES]]
     if len(summaries) > MAX_EDIT_LINES:
-        body.append(f"(… {len(summaries) - MAX_EDIT_LINES} earlier edits)")
+        more = len(summaries) - MAX_EDIT_LINES
+        body.append(f"(… {more} earlier edit{'s' if more > 1 else ''})")
     netted = bool(net) and not created  # the lines below are the harness's final diff: the net change
     if thrown and not netted:
         body += _thrown_lines(thrown)

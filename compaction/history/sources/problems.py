@@ -116,6 +116,7 @@ def describe(rec: ErrorRecord, cwd: str | None, messages: list[Message] | None =
         return None
     where = ""
     loc = occ.location
+    typed = _typed_command(rec, messages) if messages else ""
     if loc.path:
         where = f" at `{_short_path(display_path(loc.path, cwd))}{':' + str(loc.line) if loc.line else ''}`"
         places: dict[str, int] = {}  # each file the failures were at, with its first round
@@ -124,8 +125,11 @@ def describe(rec: ErrorRecord, cwd: str | None, messages: list[Message] | None =
                 places.setdefault(_short_path(display_path(o.location.path, cwd)), o.round)
         if len(places) > 1:  # a record of several files' failures names each, not only the last one's
             shown = list(places.items())[-MAX_PLACES:]
-            where = " at " + ", ".join(f"`{p}` (r{r})" for p, r in shown)
-    typed = _typed_command(rec, messages) if messages else ""
+            first = rec.occurrences[0].round
+            # the command the user typed is the first failure's: beside its place, not after them all
+            where = " at " + ", ".join(f"`{p}` (r{r}{f', after `{typed}`' if typed and r == first else ''})"
+                                       for p, r in shown)
+            typed = "" if any(r == first for _, r in shown) else typed
     if typed:
         where += f" after `{typed}`"
     elif not loc.path and not loc.command and messages:

@@ -181,7 +181,9 @@ def _kept_edits(ctx: FactContext) -> list[tuple[str, int, list, tuple[int, int]]
                   if len(ln.strip()) >= 8 and ln.strip() not in (submitted or "")] if submitted is not None else []
         calls: dict[tuple[int, int], list] = {}
         for e in kept:
-            if e.kind in (EventKind.EDIT, EventKind.WRITE) and not _taken_out(e, submitted, put_back, unkept):
+            # (a path-less write the agent's own account named: that account is no reason for it)
+            if e.kind in (EventKind.EDIT, EventKind.WRITE) and not (e.inferred and not e.hunks) \
+                    and not _taken_out(e, submitted, put_back, unkept):
                 calls.setdefault((e.round, e.message_index), []).append(e)
         if calls:
             files.append((max(calls), path, calls))
