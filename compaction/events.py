@@ -1299,6 +1299,7 @@ _BACKTICKED_PATH_RE = re.compile(r"`([^`\s]*[/\\][^`\s]*\.[A-Za-z]\w{0,5}|[\w-]+
                                  r"|(?<!\*)\*\*([^*\s]*[/\\][^*\s]*\.[A-Za-z]\w{0,5}|[\w-]+\.[A-Za-z]\w{0,5})\*\*(?!\*)")
 # A heading of the account ("### **What I created**", "## New files"): the list under it presents its files as new
 _HEADING_LINE_RE = re.compile(r"(?m)^#{1,4}[ \t]+(.*)$")
+_NEW_HEADING_RE = re.compile(r"(?i)\b(?:created?|new|added|wrote|written)\b")
 # A name that is code, not a file: an attribute of `self`/`this`/`cls`, or a dotted chain (`os.path.join`)
 _CODE_NAME_RE = re.compile(r"^(?:self|this|cls)\.|^[\w-]+\.[\w-]+\.[A-Za-z_]\w*$")
 
@@ -1318,11 +1319,10 @@ def _named_after(events: list[Event], rnd: Round, unnamed: list[tuple[int, int]]
 
 
 def _under_new(text: str, at: int) -> bool:
-    """Whether the account's nearest heading of level 3 or higher before `at`, or a deeper one on the way,
-    presents what follows as new ("### **What I created**" over "#### **1. Phase-specific rules**")."""
+    """Whether the account's nearest heading of levels 1-3 before `at`, or a level-4 one between, presents
+    what follows as new ("### **What I created**" over "#### **1. Phase-specific rules**")."""
     for m in reversed(list(_HEADING_LINE_RE.finditer(text, 0, at))):
-        title = m.group(1).replace("*", "").strip()
-        if _PRESENTED_NEW_RE.search(title + " x") or re.match(r"(?i)(?:what (?:i|we) )?(?:created|new|added)\b", title):
+        if _NEW_HEADING_RE.search(m.group(1)):
             return True
         if not m.group(0).startswith("####"):
             return False  # a heading of its own section above: the list is under it, not under one presenting it as new
