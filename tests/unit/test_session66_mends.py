@@ -221,3 +221,32 @@ def test_the_account_that_named_a_path_less_write_is_no_reason_for_it(tmp_path: 
                               cwd=None, n_rounds=len(t.rounds), target_tokens=4000)
     said = [f.text for f in reason_facts(ctx)]
     assert not any("(edit r1)" in s for s in said), said
+
+
+# --- a rename git found, of a file the session edited ------------------------------------------------------
+
+def test_a_rename_git_found_is_told_for_a_file_with_its_own_record_and_its_old_name_is_not_deleted() -> None:
+    """ai-playbook r13: the commit printed `rename .cursor/rules/{ai-feature-development.mdc =>
+    100-ai-feature-development.mdc} (66%)`; 100-… had its own record (edited r10), so the rename was left out and
+    the old name listed as deleted: where the rule came from was nowhere."""
+    from compaction.history.sources.modified import modified_file_facts
+    from compaction.history.sources.registry import FactContext
+    from compaction.history.steering import role_preset
+    from tests.unit.synthetic import call_pair, transcript
+
+    out = ("[main 5dcb696] rules\n 2 files changed, 9 insertions(+), 3 deletions(-)\n"
+           " rename .cursor/rules/{ai-feature-development.mdc => 100-ai-feature-development.mdc} (66%)\n"
+           " rename .cursor/rules/{terminal.mdc => 002-terminal.mdc} (53%)\n")
+    msgs = [Message(0, Role.USER, "rename the rules and add the templates to the feature rule"),
+            Message(0, Role.ASSISTANT, "", tool_calls=[ToolCall("write", {}, "w1", kind="write")]),  # path-less
+            *call_pair("edit_file", {"file_path": ".cursor/rules/100-ai-feature-development.mdc",
+                                     "old_string": "- PLAN", "new_string": "- PLAN\n- Template: intent-template.md"},
+                       "e1", "ok"),
+            *call_pair("run_terminal_cmd", {"command": "git add . && git commit -m rules"}, "s1", out)]
+    t = transcript(msgs)
+    ctx = FactContext(transcript=t, events=extract_events(t), records=[], preset=role_preset("developer"), cwd=None,
+                      n_rounds=len(t.rounds), target_tokens=4000)
+    said = " ".join(f.text for f in modified_file_facts(ctx))
+    assert "`ai-feature-development.mdc` → `100-ai-feature-development.mdc`" in said \
+        or "from `.cursor/rules/ai-feature-development.mdc`" in said, said
+    assert "Deleted (from git output)" not in said, said

@@ -199,9 +199,12 @@ def _git_reported_facts(events: list[Event], known: set[str], ctx: FactContext) 
     renamed: dict[str, str] = {}  # new path -> the path git says it was renamed from (and changed)
     for e in events:
         path = display_path(e.path, ctx.cwd)
-        if not path or _same_file_in(path, known):
+        # a rename git found (`rename {a.mdc => 100-a.mdc} (66%)`) is told for a file of its own record too:
+        # that record does not say where the file came from, and its old name is no deletion
+        rename = e.kind is EventKind.EDIT and bool(e.text)
+        if not path or (_same_file_in(path, known) and not rename):
             continue
-        if e.kind is EventKind.EDIT and e.text:
+        if rename:
             renamed[path] = display_path(e.text, ctx.cwd)
         if e.kind is EventKind.MOVE:
             old = display_path(e.text, ctx.cwd) if e.text else ""
