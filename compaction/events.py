@@ -122,6 +122,7 @@ class Event:
     whole: bool = False  # writes/edits: `hunks` hold the file's entire new content
     moved: tuple[str, str] | None = None  # a `mv`/`git mv`'s write and deletion: (source, destination)
     unchanged: bool = False  # edits: applied, but its new text was its old one (the file is as it was)
+    proposed: bool = False  # edits: an aider block a reply proposed and aider never applied (/ask, architect mode)
     missed: int = 0  # line-addressed substitutions (`sed -i 'Ns/a/b/'`) of it whose line held no such text
     misses: tuple[Miss, ...] = ()  # those substitutions, each with its line's text and definition
 
@@ -1152,10 +1153,11 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
                  state: _CommandState, applied: frozenset[str]) -> None:
     exit_code = result.exit_code if result else None
     failed = bool(result and (result.is_error or (result.exit_code not in (None, 0))))
+    proposed = False
     if result is None and call.name == "search_replace":
         # aider prints "Applied edit to X" once per file of a reply, for all its blocks; a block of a file
-        # it never named was not applied (a failed block gets its own error result)
-        failed = call.path not in applied
+        # it never named was not applied (a failed block gets its own error result): proposed, no error
+        failed = proposed = call.path not in applied
     call = classify(call)  # an unknown tool's kind, path and command, from its arguments
     kind = call.kind  # `tool_kind`'s answer: classifying a classified call again gives it back
     if kind == ToolKind.TODO:
@@ -1215,7 +1217,7 @@ def _call_events(events: list[Event], rnd: int, msg: Message, call: ToolCall, re
             change = changes.get(path)
             events.append(Event(event_kind, rnd, msg.index, path=path, exit_code=exit_code, tool=call.name, failed=failed,
                                 hunks=change.hunks if change else (), whole=bool(change and change.whole),
-                                inferred=inferred, call_id=call.id if inferred else None))
+                                inferred=inferred, call_id=call.id if inferred else None, proposed=proposed))
             if kind != ToolKind.READ and not failed:
                 state.views.forget(path)  # its lines may have moved
                 state.forget_numbered(path)

@@ -250,3 +250,29 @@ def test_a_rename_git_found_is_told_for_a_file_with_its_own_record_and_its_old_n
     assert "`ai-feature-development.mdc` → `100-ai-feature-development.mdc`" in said \
         or "from `.cursor/rules/ai-feature-development.mdc`" in said, said
     assert "Deleted (from git output)" not in said, said
+
+
+# --- an aider block a reply proposed and aider never applied ------------------------------------------------
+
+def test_a_block_aider_never_applied_is_counted_as_not_applied_not_as_a_failed_attempt() -> None:
+    """afi-core r34/r37: the audit's answers (in /ask mode) proposed SEARCH/REPLACE blocks for `dist/index.js`;
+    aider applied none and reported no failure, yet the record said "(created, then 1 edit, 2 failed attempts)"."""
+    from compaction.history.sources.filelog import file_logs
+
+    msgs = [Message(0, Role.USER, "audit dist/ and suggest an entrypoint"),
+            Message(1, Role.ASSISTANT, "Here is a minimal entrypoint:", tool_calls=[ToolCall(
+                "search_replace", {"path": "dist/index.js", "search": "", "replace": "export * from './a.js';"},
+                "b1", ToolKind.EDIT, path="dist/index.js")]),
+            Message(2, Role.USER, "/code write dist/index.js"),
+            Message(3, Role.ASSISTANT, "dist/index.js", tool_calls=[ToolCall(
+                "search_replace", {"path": "dist/index.js", "search": "", "replace": "export * from './b.js';"},
+                "b2", ToolKind.EDIT, path="dist/index.js")]),
+            Message(4, Role.TOOL, tool_results=[ToolResult("Applied edit to dist/index.js", "b2", "search_replace")])]
+    t = Transcript("aider.md", "aider", msgs, group_rounds(msgs))
+    events = extract_events(t)
+    edits = [e for e in events if e.path == "dist/index.js" and e.message_index in (1, 3)]
+    assert [(e.failed, e.proposed) for e in edits] == [(True, True), (False, False)], edits
+    log = file_logs(events, None)["dist/index.js"]
+    assert (log.failed, log.proposed) == (0, 1)
+    record = change_record("dist/index.js", log.kept, log.failed, proposed=log.proposed)
+    assert record is not None and "1 not applied" in record.text and "failed attempt" not in record.text, record.text

@@ -312,7 +312,7 @@ def file_record(path: str, log: FileLog, *, n_rounds: int = 0, asked: str = "",
         return _scratch_record(path, log) if made else _deleted_record(path, log)
     if not kept:
         return _thrown_record(path, log) if thrown else None
-    fact = change_record(path, kept, log.failed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
+    fact = change_record(path, kept, log.failed, proposed=log.proposed, deleted=log.deleted, thrown=thrown, n_rounds=n_rounds, asked=asked,
                          notes=notes, renamed_from=log.renamed_from, net=net, existed=log.existed, read=read)
     if fact is not None and log.rebuilt:  # a build output made again since: what its edits did is gone
         gone = f"{REBUILT_NOTE}{log.rebuilt} since: these edits are gone"
@@ -353,12 +353,14 @@ NET_DROPS_SHOWN = 4
 def change_record(path: str, events: list[Event], failed: int = 0, reverted: bool = False,
                   deleted: bool = False, *, thrown: list | None = None, n_rounds: int = 0,
                   asked: str = "", notes: dict[int, str] | None = None, renamed_from: str | None = None,
-                  net: tuple[Hunk, ...] = (), existed: bool = False, read: Callable[[int], str | None] | None = None) -> Fact | None:
+                  net: tuple[Hunk, ...] = (), existed: bool = False, read: Callable[[int], str | None] | None = None,
+                  proposed: int = 0) -> Fact | None:
     """One file's change record, or None when nothing it shows is known (no payloads, deleted).
     `existed`: the session read the file before its first change, so a first whole write rewrote it.
     `thrown`: earlier edits reverted or undone (counted and named as not kept, never shown as kept);
     `renamed_from`: the path the edits were made under, before a `mv`; `net`: the file's hunks in the
-    final diff, whose lines stand for the edits' own (the final state, exactly) in an edited file."""
+    final diff, whose lines stand for the edits' own (the final state, exactly) in an edited file;
+    `proposed`: edits a reply proposed and the harness never applied (counted, no failure)."""
     if deleted or not events:
         return None
     thrown = thrown or []
@@ -383,6 +385,8 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         counts += f", {'each' if rewrites == n > 1 else rewrites if rewrites > 1 else 'one'} by writing the whole file"
     if failed:
         counts += f", {failed} failed attempt{'s' if failed != 1 else ''}"
+    unapplied = f", {proposed} not applied" if proposed else ""  # a reply's blocks aider never applied (/ask mode)
+    counts += unapplied  # (no attempt that failed: it takes no room from what the edits changed, below)
     if (undone or again) and not (anew and created):
         counts += f", {undone + again} earlier edit{'s' if undone + again != 1 else ''} reverted ({fate(undone, again)})"
     if renamed_from:
@@ -500,7 +504,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         return None
     head = f"`{path}` ({counts})"
     # Room for what the code does beside its names: the line now stands in its file's list line too.
-    limit = SHORT_CHARS + len(note) + len(gap) + (DOES_CHARS if every_setting or any(p in parts for p in does) else 0)
+    limit = SHORT_CHARS + len(note) + len(gap) + len(unapplied) + (DOES_CHARS if every_setting or any(p in parts for p in does) else 0)
     one_line = _join(head, parts, limit)
     if size and not one_line.endswith(" …"):
         one_line = _join(head, parts + size, limit).removesuffix(" …")

@@ -39,6 +39,7 @@ class Edit:
 class FileLog:
     edits: list[Edit] = field(default_factory=list)
     failed: int = 0  # failed attempts (a tool's error), counted, never shown
+    proposed: int = 0  # edits a reply proposed that were never applied (aider's /ask mode): no failure
     deleted: bool = False  # the last thing that happened to it was a deletion
     renamed_from: str | None = None  # the path its edits were made under, before a `mv` (display path)
     existed: bool = False  # read before its first change: a whole write of it rewrote it, created nothing
@@ -51,6 +52,7 @@ class FileLog:
     def follows(self, earlier: FileLog) -> None:
         self.edits[:0] = earlier.edits
         self.failed += earlier.failed
+        self.proposed += earlier.proposed
 
     @property
     def thrown(self) -> list[Edit]:
@@ -216,6 +218,8 @@ def file_logs(events: list[Event], cwd: str | None) -> OrderedDict[str, FileLog]
         elif e.kind is EventKind.DELETE:
             log.deleted = True
             deleted_at[path] = e.round
+        elif e.proposed:
+            log.proposed += 1
         elif e.failed and not e.via_shell:
             log.failed += 1
         else:
