@@ -547,12 +547,21 @@ def _amended_after(transcript: Transcript, after: int) -> bool:
 _ADVISED_RUN_RE = re.compile(r"re-run `([^`\n]+)`")
 
 
+def _test_files_run(command: str) -> set[str]:
+    """The names of the test files a test runner's line names (`pytest -n 2 reproduce_issue.py`,
+    `python -m pytest t/x.py::test_a`): files it runs, as a script's name is for an interpreter."""
+    if program_of(command) not in ("pytest", "py.test"):
+        return set()
+    return {file_name(w.split("::", 1)[0]) for w in run_words(command)[1:]
+            if not w.startswith("-") and w.split("::", 1)[0].endswith(".py")}
+
+
 def _deleted_since(transcript: Transcript, avoidance: str, after: int) -> str:
     """Advice to re-run a script (a reproduction) that a later line of the session deleted (`rm
     reproduce_bug.py`) and no later call wrote again: said, so the successor writes it first. Why:
     pydicom's and scikit-learn's advice named reproductions the sessions had removed."""
     m = _ADVISED_RUN_RE.search(avoidance or "")
-    scripts = scripts_run(m.group(1)) if m else set()
+    scripts = (scripts_run(m.group(1)) | _test_files_run(m.group(1))) if m else set()
     if not scripts:
         return avoidance
     # the script as the advised command spells it (`reproduce_bug.py`, `tests/check.py`): one place, not any file of its name

@@ -242,7 +242,8 @@ def test_last_calls_with_no_result_that_lack_the_argument_a_refused_call_needed_
     # said outright, not left to be read from the others' lack (an answerer took "no `sandbox_permissions`" of
     # the later calls as said of the first: a confident wrong answer in exam 37)
     assert "`git remote -v` (no result seen; with `sandbox_permissions: require_escalated`)" in last
-    assert last.endswith("the refused call of r1 needed `sandbox_permissions: require_escalated`")
+    assert last.endswith("run those without it again with `sandbox_permissions: require_escalated`: the refused "
+                         "call of r1 needed it")
 
 
 def test_line_addressed_edits_run_top_down_in_one_command_are_the_cause_of_the_break():

@@ -276,3 +276,33 @@ def test_a_block_aider_never_applied_is_counted_as_not_applied_not_as_a_failed_a
     assert (log.failed, log.proposed) == (0, 1)
     record = change_record("dist/index.js", log.kept, log.failed, proposed=log.proposed)
     assert record is not None and "1 not applied" in record.text and "failed attempt" not in record.text, record.text
+
+
+# --- review 67 ----------------------------------------------------------------------------------------------
+
+def test_advice_to_rerun_a_test_file_the_session_deleted_says_so() -> None:
+    """pytest-5787 r83 (reader review 67, B #7): the advice "re-run `pytest -n 2 reproduce_issue.py` after every
+    change" named a reproduction `rm` had removed; only an interpreter's script was looked for, not a test file a
+    test runner ran."""
+    from compaction.errors.scan import _test_files_run
+
+    assert _test_files_run("pytest -n 2 reproduce_issue.py") == {"reproduce_issue.py"}
+    assert _test_files_run("cd /repo && python -m pytest testing/test_reports.py::TestX::test_a -x") == {"test_reports.py"}
+    assert _test_files_run("python reproduce.py") == set()  # an interpreter's script: `scripts_run`'s
+    msgs = [Message(0, Role.USER, "ValueError chains are lost with xdist"),
+            *_shell(1, "pytest -n 2 reproduce_issue.py", "E   ValueError: 23\nFAILED reproduce_issue.py::test_chained - "
+                    "ValueError: 23\n1 failed in 0.3s", 1),
+            *_shell(3, "sed -i 's/a/b/' src/_pytest/reports.py", "", 0),
+            *_shell(5, "pytest -n 2 reproduce_issue.py", "1 passed in 0.2s", 0),
+            *_shell(7, "rm reproduce_issue.py", "", 0)]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    advised = [r.avoidance for r in scan_transcript(t) if "reproduce_issue.py`" in (r.avoidance or "")]
+    assert advised and all("(`reproduce_issue.py` was deleted at r4: write it again first)" in a for a in advised), \
+        [r.avoidance for r in scan_transcript(t)]
+
+
+def _shell(i: int, command: str, output: str, code: int) -> list[Message]:
+    cid = f"s{i}"
+    return [Message(i, Role.ASSISTANT, "", tool_calls=[ToolCall("bash", {"command": command}, cid, ToolKind.SHELL,
+                                                                command=command)]),
+            Message(i + 1, Role.TOOL, tool_results=[ToolResult(output, cid, "bash", is_error=code != 0, exit_code=code)])]

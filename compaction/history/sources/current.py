@@ -115,7 +115,9 @@ def _last_calls(rnd: Round, needed: dict[str, tuple[str, int]] | None = None, cw
             else:
                 status = "error" if res.is_error else "done"
             out.append((bool(call.command and scripts_run(call.command)), f"{what} ({status})"))
-    note = [f"the refused call of r{missing[2]} needed `{missing[0]}: {missing[1]}`"] if missing else []
+    # what to do about it, said outright: the reader took "the refused call … needed" for a puzzle (review 67)
+    note = [f"run those without it again with `{missing[0]}: {missing[1]}`: the refused call of r{missing[2]} "
+            "needed it"] if missing else []
     if len(out) <= _CALLS or len(out) <= _UNANSWERED_CALLS and all("(no result seen" in said for _, said in out):
         return _shared_status([said for _, said in out]) + note  # calls nobody saw come back: all named
     keep = sorted(range(len(out)), key=lambda i: (not out[i][0], -i))[:_CALLS]
