@@ -306,3 +306,39 @@ def _shell(i: int, command: str, output: str, code: int) -> list[Message]:
     return [Message(i, Role.ASSISTANT, "", tool_calls=[ToolCall("bash", {"command": command}, cid, ToolKind.SHELL,
                                                                 command=command)]),
             Message(i + 1, Role.TOOL, tool_results=[ToolResult(output, cid, "bash", is_error=code != 0, exit_code=code)])]
+
+
+# --- exam 61: how the file was found, in a form a tight budget takes ------------------------------------------
+
+def test_a_long_search_path_has_a_short_form_with_its_dead_end_and_the_hit() -> None:
+    """ponyc (exam 61 q08, q11, both readers "unknown"): the "Located …" line of six dead ends, a listing of the
+    package's docs and the grep that found the parser was too long for the 10% document, which kept "Insert a new
+    line instead of replacing an existing one" instead. Its short form keeps the dead end and the hit."""
+    from compaction.history.sources.exploration import _shortest_path
+
+    line = ('Located `packages/cli/command_parser.pony`: nothing under src/ (`grep -r "CommandParser" src`, +5) → '
+            '`find . -name "*cli*.pony"` → packages/cli/cli.pony (+2) → `grep -r "class CommandParser" .` → '
+            'packages/cli/command_parser.pony')
+    assert _shortest_path(line) == ('Located `packages/cli/command_parser.pony`: nothing under src/ (`grep -r '
+                                    '"CommandParser" src`, +5) → … → `grep -r "class CommandParser" .` → '
+                                    'packages/cli/command_parser.pony')
+    short = ('Located `a.py`: nothing under src/ (`grep -r X src`) → `grep -r "class X" .` → a.py')
+    assert _shortest_path(short) is None  # nothing to leave out
+    assert _shortest_path("Searched: `grep -r X src` → nothing → a → b → c") is None  # no file located
+
+
+def test_blocks_not_applied_take_no_more_of_the_line_than_counted_as_failed_attempts() -> None:
+    """monochromatic's CONVENTIONS.md: told apart ("2 failed attempts, 2 not applied"), the longer counts had cut
+    "'Follow eslint airbnb coding style.' → 'Adhere to the established ESLint and…'" out of the line."""
+    from compaction.edits import Hunk
+    from compaction.events import Event
+
+    events = [Event(EventKind.EDIT, r, r, path="CONVENTIONS.md", tool="edit",
+                    hunks=(Hunk((f"Rule number {r} says something long about the style of the code.",),
+                                (f"Rule number {r} now says something else, equally long, about style.",)),))
+              for r in range(1, 7)]
+    as_failed = change_record("CONVENTIONS.md", events, 4)
+    apart = change_record("CONVENTIONS.md", events, 2, proposed=2)
+    assert as_failed is not None and apart is not None
+    assert "(6 edits, 2 failed attempts, 2 not applied)" in apart.text
+    assert apart.text.split("): ", 1)[1] == as_failed.text.split("): ", 1)[1]

@@ -386,7 +386,12 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
     if failed:
         counts += f", {failed} failed attempt{'s' if failed != 1 else ''}"
     unapplied = f", {proposed} not applied" if proposed else ""  # a reply's blocks aider never applied (/ask mode)
-    counts += unapplied  # (no attempt that failed: it takes no room from what the edits changed, below)
+    counts += unapplied
+    # told apart from failed attempts, they take no more of the line's room than counted among them would
+    n_failed = failed + proposed
+    as_failed = f", {n_failed} failed attempt{'s' if n_failed != 1 else ''}" if proposed else ""
+    told_apart = (f", {failed} failed attempt{'s' if failed != 1 else ''}" if failed else "") + unapplied
+    apart_room = max(0, len(told_apart) - len(as_failed)) if proposed else 0
     if (undone or again) and not (anew and created):
         counts += f", {undone + again} earlier edit{'s' if undone + again != 1 else ''} reverted ({fate(undone, again)})"
     if renamed_from:
@@ -504,7 +509,7 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
         return None
     head = f"`{path}` ({counts})"
     # Room for what the code does beside its names: the line now stands in its file's list line too.
-    limit = SHORT_CHARS + len(note) + len(gap) + len(unapplied) + (DOES_CHARS if every_setting or any(p in parts for p in does) else 0)
+    limit = SHORT_CHARS + len(note) + len(gap) + apart_room + (DOES_CHARS if every_setting or any(p in parts for p in does) else 0)
     one_line = _join(head, parts, limit)
     if size and not one_line.endswith(" …"):
         one_line = _join(head, parts + size, limit).removesuffix(" …")

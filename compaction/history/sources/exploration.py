@@ -153,7 +153,7 @@ def exploration_facts(ctx: FactContext) -> list[Fact]:
     located = bool(path) and path.startswith("Located")
     return [Fact(Section.DECISIONS, short, cited or sorted(rounds), score=56 if located and empty else 41,
                  priority=AHEAD if located and empty or delegations else None,
-                 full_text=None if short == text else text)]
+                 full_text=None if short == text else text, short=_shortest_path(short) if located else None)]
 
 
 def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where: list[str],
@@ -192,6 +192,16 @@ def _path_line(ctx: FactContext, until: int, empty: list[tuple[str, int]], where
     parts.extend(chain[-3:])
     head = f"Located `{target}`" if target and chain and reached else "Searched"
     return f"{head}: " + " → ".join(parts), sorted({cited[0], cited[-1]})
+
+
+def _shortest_path(line: str) -> str | None:
+    """A located file's search line with its first step and its last only (where nothing was found, the
+    look-up that found the file): the path a successor must not walk again, in half the room."""
+    head, _, rest = line.partition(": ")
+    steps = rest.split(" → ")
+    if not head.startswith("Located") or len(steps) <= 3:
+        return None
+    return f"{head}: {steps[0]} → … → {' → '.join(steps[-2:])}"
 
 
 
