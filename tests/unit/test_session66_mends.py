@@ -342,3 +342,27 @@ def test_blocks_not_applied_take_no_more_of_the_line_than_counted_as_failed_atte
     assert as_failed is not None and apart is not None
     assert "(6 edits, 2 failed attempts, 2 not applied)" in apart.text
     assert apart.text.split("): ", 1)[1] == as_failed.text.split("): ", 1)[1]
+
+
+def test_records_that_open_alike_say_the_opening_once() -> None:
+    """ai-playbook r16: the five phase rules' records each opened "sections + '👥 Human Roles in This Phase',
+    + '🚀 Role-Specific AI Facilitation Prompts', …"; five copies of one opening cost the 10% document the deletion
+    of `cursor-rules.md` (exam 61 q03). After the first, each says what it adds: "same opening as `101-….mdc`, then
+    + …" (first worded "as in `101-….mdc`, + …", which a pairwise reader took for hiding the shared items)."""
+    from compaction.history.facts import Fact
+    from compaction.history.sections import Section
+    from compaction.history.sources.changes import _opening_said_once, _shared_opening
+
+    opening = "sections + '👥 Human Roles in This Phase', + '🚀 Role-Specific AI Facilitation Prompts'"
+    facts = [Fact(Section.CHANGES, f"`.cursor/rules/{n}.mdc` (created, then 1 edit): {opening}, + '{extra}' … (r6, r16)",
+                  [6, 16]) for n, extra in (("101-intent", "Product Manager Context"),
+                                            ("102-roadmap", "Engineering Manager Context"))]
+    facts.append(Fact(Section.CHANGES, f"`docs/x.md` (1 edit): {opening}, + 'Other' (r9)", [9]))  # other counts
+    out = _opening_said_once(facts)
+    assert out[0].text.endswith("+ 'Product Manager Context' … (r6, r16)") and out[0].full_text is None
+    assert out[1].text == ("`.cursor/rules/102-roadmap.mdc` (created, then 1 edit): same opening as `101-intent.mdc`, "
+                           "then + 'Engineering Manager Context' … (r6, r16)"), out[1].text
+    assert out[1].full_text and opening in out[1].full_text  # the whole line, given back when there is room
+    assert opening in out[2].text  # counted otherwise: a change of another kind
+    assert _shared_opening("a, bc, d", "a, bc, e") == "a, bc"
+    assert _shared_opening("abc, d", "abd, d") == ""  # no item of both ends where they part

@@ -86,9 +86,51 @@ def change_facts(ctx: FactContext) -> list[Fact]:
     # A record that says no more than its file's gist (`LICENSE` (created): “MIT License”) is left to the
     # modified-files line, which carries that gist for fewer tokens. The memo's facts stay as made.
     # Its counts still tell what the list line does not: the failed attempts before the edit took.
-    return [copy.copy(f) for path, f in records(ctx).items()
-            if f.full_text or path not in carried or re.sub(r"; \d+ lines$", "", _body(f.text)) != carried[path]
-            or " failed attempt" in f.text.split("): ", 1)[0]]
+    return _opening_said_once([copy.copy(f) for path, f in records(ctx).items()
+                   if f.full_text or path not in carried or re.sub(r"; \d+ lines$", "", _body(f.text)) != carried[path]
+                   or " failed attempt" in f.text.split("): ", 1)[0]])
+
+
+ALIKE_CHARS = 40  # two records' lines opening alike for this many characters say the opening once
+
+
+def _opening_said_once(facts: list[Fact]) -> list[Fact]:
+    """Records whose lines open alike (the same sections added to five rule files, the same rename made in two
+    modules): each after the first of its kind says what it adds only ("same opening as `101-….mdc`, then + …";
+    a line that is all the same, "as `101-….mdc`") and keeps its whole line as its full form, given back when
+    there is room. Five copies of one opening cost a document the records it then had no room for (exam 61:
+    ai-playbook's deleted `cursor-rules.md`)."""
+    firsts: list[tuple[str, str, str]] = []  # (counts, body, file name) of each first record of its kind
+    for f in facts:
+        head, sep, rest = f.text.partition("): ")
+        if not sep or "` (" not in head:
+            continue
+        body = rest.rsplit(" (r", 1)[0]
+        counts = head.split("` (", 1)[-1]
+        for c, b, name in firsts:
+            shared = _shared_opening(b, body) if c == counts else ""
+            if len(shared) < ALIKE_CHARS:
+                continue
+            own = body[len(shared):].lstrip(",; ")
+            line = f"{head}): {f'same opening as `{name}`, then {own}' if own else f'as `{name}`'}{rest[len(body):]}"
+            if len(line) < len(f.text):
+                f.full_text, f.text = f.full_text or f.text, line
+            break
+        else:
+            firsts.append((counts, body, head.split("`")[1].rsplit("/", 1)[-1]))
+    return facts
+
+
+def _shared_opening(a: str, b: str) -> str:
+    """The opening two record lines share, ending where an item of both ends (at `, ` or `; `); all of it
+    when the lines are one."""
+    if a == b:
+        return a
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    cut = max(a.rfind(", ", 0, n + 1), a.rfind("; ", 0, n + 1))
+    return a[:cut] if cut > 0 else ""
 
 
 def _body(text: str) -> str:
