@@ -366,3 +366,43 @@ def test_records_that_open_alike_say_the_opening_once() -> None:
     assert opening in out[2].text  # counted otherwise: a change of another kind
     assert _shared_opening("a, bc, d", "a, bc, e") == "a, bc"
     assert _shared_opening("abc, d", "abd, d") == ""  # no item of both ends where they part
+
+
+# --- review 68 (decisions): the option a choice was made over ------------------------------------------------
+
+def test_a_choice_carries_the_other_option_the_agent_weighed_before_it() -> None:
+    """astropy r2/r4 (exam 61 q10, both readers half a point): "A new file `itrs_observed_transforms.py` might be
+    appropriate, or I could add them to `intermediate_rotation_transforms.py` …", then "I think creating a new file
+    `itrs_observed_transforms.py` is the cleanest way …, following the pattern of `cirs_observed_transforms.py`".
+    The choice was kept without the alternative, and scored as unreasoned."""
+    from compaction.history.sources.decisions import decision_facts
+    from compaction.history.sources.registry import FactContext
+    from compaction.history.steering import role_preset
+
+    msgs = [Message(0, Role.USER, "add direct ITRS to AltAz transforms"),
+            Message(1, Role.ASSISTANT, "A new file `itrs_observed_transforms.py` might be appropriate, or I could add "
+                                       "them to `intermediate_rotation_transforms.py` if that's where similar things live."),
+            Message(2, Role.USER, "go on"),
+            Message(3, Role.ASSISTANT, "I think creating a new file `itrs_observed_transforms.py` is the cleanest way to "
+                                       "add these transformations, following the pattern of `cirs_observed_transforms.py`.")]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    chosen = [f for f in decision_facts(ctx) if "cleanest way" in f.text]
+    assert chosen and chosen[0].text.endswith(
+        "(the other option, r1: “add them to `intermediate_rotation_transforms.py` if that's where similar things "
+        "live.”)"), [f.text for f in chosen]
+    assert chosen[0].score >= 42  # "following the pattern of" is a reason
+
+
+def test_a_sentence_that_names_the_choice_on_both_sides_of_its_or_is_no_other_option() -> None:
+    from compaction.history.sources.decisions import decision_facts
+    from compaction.history.sources.registry import FactContext
+    from compaction.history.steering import role_preset
+
+    msgs = [Message(0, Role.USER, "fix the parser"),
+            Message(1, Role.ASSISTANT, "I could patch `parser.py` in place, or rewrite `parser.py` from scratch."),
+            Message(2, Role.USER, "go on"),
+            Message(3, Role.ASSISTANT, "I will patch `parser.py` because the rewrite would break its callers.")]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    assert not any("the other option" in f.text for f in decision_facts(ctx))

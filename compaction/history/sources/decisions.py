@@ -52,7 +52,7 @@ _FIRST_PERSON_CHOICE_RE = re.compile(
     r"'m focusing on)|we(?:'ll| will| should)|let's)\s+[\w\"'`*]|\b(?:interested in|the right place|is relevant|not relevant)\b", re.IGNORECASE)
 _CHOICE_REASON_RE = re.compile(r"\b(?:because|since|so that|instead of|rather than|which (?:pulls|keeps|avoids|gives|"
                                r"means|makes|lets)|to avoid|no need|without|as indicated by|according to|"
-                               r"points? (?:to|at)|pointed (?:to|at)|so (?:I|we|let's))\b|, as\b(?! (?:well|long|soon|far|much|many|if|though|"
+                               r"points? (?:to|at)|pointed (?:to|at)|so (?:I|we|let's)|following the (?:pattern|convention|layout|style) of)\b|, as\b(?! (?:well|long|soon|far|much|many|if|though|"
                                r"shown|described|mentioned|expected|requested|needed|follows|usual|before|a result)\b)"
                                # "stick to `Basic` and `Expr` as they are the core": a reason with no comma, not
                                # "keep it as it is (for now)"
@@ -725,6 +725,37 @@ def _key(text: str) -> str:
     return " ".join(_WORD_RE.findall(text.lower()))[:120]
 
 
+WEIGHED_BACK = 4  # rounds before a choice searched for the sentence that weighed it against another option
+WEIGHED_CHARS = 120
+_OR_RE = re.compile(r",? or (?:I could |we could |to |maybe |perhaps )?")
+
+
+def _weighed_before(ctx: FactContext, round_: int, index: int, choice: str) -> tuple[int, str] | None:
+    """The other option of the agent's sentence, a few rounds before a choice, that set the chosen thing against
+    another named one ("A new file `x_transforms.py` might be appropriate, or I could add them to
+    `y_transforms.py`"): the alternative a successor is asked about ("what else was considered?"), which the
+    choice's own sentence ("creating `x_transforms.py` is the cleanest way") no longer names. (round, the other
+    option's words) or None."""
+    chosen = {n.strip("`") for n in _NAMES_RE.findall(choice)}
+    if not chosen:
+        return None
+    for rnd in ctx.transcript.rounds[max(0, round_ - 1 - WEIGHED_BACK):round_][::-1]:
+        for msg in reversed(rnd.messages):
+            if msg.role is not Role.ASSISTANT or msg.harness or not msg.text or msg.index >= index:
+                continue
+            for sentence in _SENTENCES_RE.split(msg.text[:6000]):
+                parts = _OR_RE.split(sentence, maxsplit=1)
+                if len(parts) != 2 or len(sentence) > 400 or sentence.rstrip().endswith("?"):
+                    continue
+                before, after = ({n.strip("`") for n in _NAMES_RE.findall(p)} for p in parts)
+                # one side names what was chosen, the other something else: two options set side by side
+                if before & chosen and after - chosen and not after & chosen:
+                    return rnd.number, parts[1].strip()
+                if after & chosen and before - chosen and not before & chosen:
+                    return rnd.number, parts[0].strip()
+    return None
+
+
 def _named(text: str, reasoned: bool) -> int:
     """A choice that names what it constrains (a file, a code span, a call) weighs more; a bare one
     with no reason ("Add the import.") less: it constrains nothing a successor could act on."""
@@ -871,6 +902,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
                 text = turned
             why = _reason_after(said.text, raw.strip()) if said is not None and said.text else None
             text = f"{text} {why}" if why else text
+            weighed = _weighed_before(ctx, round_, index, text)
             reasoned = why is not None or _REASON_RE.search(text) is not None or _CHOICE_REASON_RE.search(text) \
                 is not None or (not text.isascii() and _REASON_CJK_RE.search(text) is not None)
             score = 30 + (8 if reasoned else 0) + (6 if _RULED_OUT_RE.search(text) else 0) + _named(text, reasoned)
@@ -885,6 +917,8 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         elif kind is EventKind.CONSTRAINT:
             text = f"User: {text}"  # whose reason it is: the user's, not the agent's
         text = _cut(text, 300)
+        if kind is EventKind.DECISION and weighed:  # the option it was chosen over, said before it
+            text += f" (the other option, r{weighed[0]}: “{_cut(weighed[1], WEIGHED_CHARS)}”)"
         facts.append(Fact(Section.DECISIONS, text, [round_], score=score + min(round_, 500) / 1000,
                           prose=kind is EventKind.DECISION, priority=AHEAD if answer else None,
                           full_text=full if full != text else None))
