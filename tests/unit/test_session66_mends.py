@@ -406,3 +406,28 @@ def test_a_sentence_that_names_the_choice_on_both_sides_of_its_or_is_no_other_op
     t = Transcript("t.json", "test", msgs, group_rounds(msgs))
     ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
     assert not any("the other option" in f.text for f in decision_facts(ctx))
+
+
+def test_options_laid_out_in_the_agents_thinking_are_told_with_what_it_picked() -> None:
+    """cloud-sync (reader review 68, C's one high-severity item): the thinking listed "I would need to either: 1. Add
+    a global variable … 2. Get cwd in the defer function … 3. Add the project ID to the CloudSyncStats struct", then
+    "Option 2 seems cleanest - just call `os.Getwd()` …". Options were read from the agent's text, not its thinking,
+    and a lead-in "… to either:" was no lead-in."""
+    from compaction.history.sources.decisions import decision_facts
+    from compaction.history.sources.registry import FactContext
+    from compaction.history.steering import role_preset
+
+    thought = ("I see that `cwd` is obtained locally in each command function. For the defer function to get the "
+               "project ID, I would need to either:\n\n1. Add a global variable to store the project ID\n"
+               "2. Get cwd in the defer function and create an identityManager there\n"
+               "3. Add the project ID to the CloudSyncStats struct\n\n"
+               "Option 2 seems cleanest - just call `os.Getwd()` in the defer function. This is the same pattern "
+               "used elsewhere.")
+    msgs = [Message(0, Role.USER, "print a deep link to the project at exit"),
+            Message(1, Role.ASSISTANT, "Let me check the color constants.", meta={"thinking": [thought]})]
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
+    weighed = [f.text for f in decision_facts(ctx) if f.text.startswith("Weighed: ")]
+    assert weighed and weighed[0].startswith(
+        "Weighed: For the defer function to get the project ID, I would need to: 1) Add a global variable"), weighed
+    assert "3) Add the project ID to the CloudSyncStats struct — then (r1): “Option 2 seems cleanest" in weighed[0]

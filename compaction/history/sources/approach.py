@@ -188,7 +188,8 @@ def shares_term(a: str, b: str) -> bool:
 CONCERN_CUES = ("\nboth ", "\neither ", "\nall of these", "\nall these", "\neach of these", "\nneither ",
                 "\nin all cases", "\nin both cases", "\nthese two", "\nthese three")
 _OPTIONS_LEAD_RE = re.compile(r"(?i)\b(?:possibilit(?:y|ies)|options|approaches|alternatives|suggestions|ways|"
-                              r"solutions|ideas|choices|fixes)\b[^\n]{0,60}(?::|\bare|\binclude)\s*$")
+                              r"solutions|ideas|choices|fixes)\b[^\n]{0,60}(?::|\bare|\binclude)\s*$"
+                              r"|\b(?:need|have|want|could|can|would) to either:\s*$")  # "I would need to either:"
 _CONCERN_RE = re.compile(r"(?i)^(?:both|either|all (?:of )?(?:these|them|the above|three|four)|each of (?:these|them)|"
                          r"neither|none of (?:these|them)|in (?:both|all|either) cases?|these (?:two|three|"
                          r"approaches|options|suggestions))\b")
@@ -247,6 +248,8 @@ def own_options(text: str) -> tuple[str, str] | None:
     # ("`route.ts` is empty, causing the error. Options:"); none when the lead-in is one sentence
     said = _sentences(lines[lead])
     context = said[-2] if len(said) >= 2 else ""
+    if said and said[-1].rstrip().endswith("either:"):  # "To get the ID there, I would need to either:": its own
+        context = said[-1].rstrip()[:-len("either:")].rstrip(" ,")
     if len(context) >= 12:
         listed = f"{cut_at_word(context.rstrip('.:'), 2 * OPTION_CHARS)}: {listed}"
     return listed, "\n".join(lines[after:])

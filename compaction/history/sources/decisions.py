@@ -151,6 +151,10 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
                 if isinstance(thought, str) and thought.strip():
                     out.extend((rnd.number, c) for c in _choices(thought, thought[:6000].lower(), None, set())
                                if _PICKS_RE.search(c))
+                    # options it laid out for itself there, and what it said of them next ("Option 2 seems cleanest")
+                    if any(map(thought[:6000].lower().__contains__, _THOUGHT_OPTIONS_CUES)) \
+                            and (options := approach.own_options(thought)) and options[1].strip():
+                        _tell_pick(out, (rnd.number, options[0]), options[1], rnd.number)
             if not msg.text:
                 continue
             lowered = msg.text[:6000].lower()  # plain substring checks first: most messages hold no choice
@@ -211,6 +215,10 @@ PICK_CHARS = 200
 PICK_SENTENCES = 3  # "Checking for references to decide. None found. Deleting the file."
 
 
+_THOUGHT_OPTIONS_CUES = (*approach.OPTIONS_CUES, "either:")
+_PICKED = " — then (r"  # options laid out, then what the agent said of them
+
+
 def _tell_pick(out: list[tuple[int, str]], laid_out: tuple[int, str], text: str, round_: int) -> None:
     """The options with what the agent said next about them: its first sentences, within PICK_CHARS."""
     said = ""
@@ -219,7 +227,7 @@ def _tell_pick(out: list[tuple[int, str]], laid_out: tuple[int, str], text: str,
             break
         said = f"{said} {sentence}".strip()
     if said:
-        out.append((laid_out[0], f"{WEIGHED}{laid_out[1]} — then (r{round_}): “{_cut(said, PICK_CHARS)}”"))
+        out.append((laid_out[0], f"{WEIGHED}{laid_out[1]}{_PICKED}{round_}): “{_cut(said, PICK_CHARS)}”"))
 
 
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!:])\s+(?=[A-Z`])")
@@ -930,7 +938,8 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         if key not in seen:
             seen.add(key)
             kind = _kind_weight(text)
-            facts.append(Fact(Section.DECISIONS, _cut(text, REASONED_CHARS if kind else 300), [rnd],
+            # (options laid out and what came of them: as long as a choice with its steps)
+            facts.append(Fact(Section.DECISIONS, _cut(text, REASONED_CHARS if kind or _PICKED in text else 300), [rnd],
                               score=38 + kind + _named(text, True) + min(rnd, 500) / 1000, prose=True,
                               full_text=_cut(full, REASONED_CHARS) if full else None))
     checked = 0
