@@ -876,6 +876,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
     told = " ".join(f.text for f in facts).replace("…", "")  # a constraint inside a proposed option is told with it
     constraints += [(EventKind.CONSTRAINT, r, i, s) for r, i, s in prefs]
     for kind, round_, index, raw in constraints:
+        weighed: tuple[int, str] | None = None  # a choice's other option, said before it
         text = WS_RE.sub(" ", raw.strip()).lstrip("-*• ").strip()
         key = _key(text)
         # a wide character says about what a word does: "不要修改测试" (6) is a whole constraint
@@ -925,7 +926,7 @@ def decision_facts(ctx: FactContext) -> list[Fact]:
         elif kind is EventKind.CONSTRAINT:
             text = f"User: {text}"  # whose reason it is: the user's, not the agent's
         text = _cut(text, 300)
-        if kind is EventKind.DECISION and weighed:  # the option it was chosen over, said before it
+        if weighed:  # the option it was chosen over, said before it
             text += f" (the other option, r{weighed[0]}: “{_cut(weighed[1], WEIGHED_CHARS)}”)"
         facts.append(Fact(Section.DECISIONS, text, [round_], score=score + min(round_, 500) / 1000,
                           prose=kind is EventKind.DECISION, priority=AHEAD if answer else None,
