@@ -369,25 +369,29 @@ def test_records_that_open_alike_say_the_opening_once() -> None:
 
 
 # --- review 68 (decisions): the option a choice was made over ------------------------------------------------
+def _decisions(msgs: list[Message]) -> list:
+    """The decision source's facts for a conversation of these messages."""
+    from compaction.history.sources.decisions import decision_facts
+    from compaction.history.sources.registry import FactContext
+    from compaction.history.steering import role_preset
+
+    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
+    return decision_facts(FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds)))
+
+
 
 def test_a_choice_carries_the_other_option_the_agent_weighed_before_it() -> None:
     """astropy r2/r4 (exam 61 q10, both readers half a point): "A new file `itrs_observed_transforms.py` might be
     appropriate, or I could add them to `intermediate_rotation_transforms.py` …", then "I think creating a new file
     `itrs_observed_transforms.py` is the cleanest way …, following the pattern of `cirs_observed_transforms.py`".
     The choice was kept without the alternative, and scored as unreasoned."""
-    from compaction.history.sources.decisions import decision_facts
-    from compaction.history.sources.registry import FactContext
-    from compaction.history.steering import role_preset
-
     msgs = [Message(0, Role.USER, "add direct ITRS to AltAz transforms"),
             Message(1, Role.ASSISTANT, "A new file `itrs_observed_transforms.py` might be appropriate, or I could add "
                                        "them to `intermediate_rotation_transforms.py` if that's where similar things live."),
             Message(2, Role.USER, "go on"),
             Message(3, Role.ASSISTANT, "I think creating a new file `itrs_observed_transforms.py` is the cleanest way to "
                                        "add these transformations, following the pattern of `cirs_observed_transforms.py`.")]
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
-    chosen = [f for f in decision_facts(ctx) if "cleanest way" in f.text]
+    chosen = [f for f in _decisions(msgs) if "cleanest way" in f.text]
     assert chosen and chosen[0].text.endswith(
         "(the other option, r1: “add them to `intermediate_rotation_transforms.py` if that's where similar things "
         "live.”)"), [f.text for f in chosen]
@@ -395,17 +399,11 @@ def test_a_choice_carries_the_other_option_the_agent_weighed_before_it() -> None
 
 
 def test_a_sentence_that_names_the_choice_on_both_sides_of_its_or_is_no_other_option() -> None:
-    from compaction.history.sources.decisions import decision_facts
-    from compaction.history.sources.registry import FactContext
-    from compaction.history.steering import role_preset
-
     msgs = [Message(0, Role.USER, "fix the parser"),
             Message(1, Role.ASSISTANT, "I could patch `parser.py` in place, or rewrite `parser.py` from scratch."),
             Message(2, Role.USER, "go on"),
             Message(3, Role.ASSISTANT, "I will patch `parser.py` because the rewrite would break its callers.")]
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
-    assert not any("the other option" in f.text for f in decision_facts(ctx))
+    assert not any("the other option" in f.text for f in _decisions(msgs))
 
 
 def test_options_laid_out_in_the_agents_thinking_are_told_with_what_it_picked() -> None:
@@ -413,10 +411,6 @@ def test_options_laid_out_in_the_agents_thinking_are_told_with_what_it_picked() 
     a global variable … 2. Get cwd in the defer function … 3. Add the project ID to the CloudSyncStats struct", then
     "Option 2 seems cleanest - just call `os.Getwd()` …". Options were read from the agent's text, not its thinking,
     and a lead-in "… to either:" was no lead-in."""
-    from compaction.history.sources.decisions import decision_facts
-    from compaction.history.sources.registry import FactContext
-    from compaction.history.steering import role_preset
-
     thought = ("I see that `cwd` is obtained locally in each command function. For the defer function to get the "
                "project ID, I would need to either:\n\n1. Add a global variable to store the project ID\n"
                "2. Get cwd in the defer function and create an identityManager there\n"
@@ -425,9 +419,7 @@ def test_options_laid_out_in_the_agents_thinking_are_told_with_what_it_picked() 
                "used elsewhere.")
     msgs = [Message(0, Role.USER, "print a deep link to the project at exit"),
             Message(1, Role.ASSISTANT, "Let me check the color constants.", meta={"thinking": [thought]})]
-    t = Transcript("t.json", "test", msgs, group_rounds(msgs))
-    ctx = FactContext(t, extract_events(t), [], role_preset("developer"), None, len(t.rounds))
-    weighed = [f.text for f in decision_facts(ctx) if f.text.startswith("Weighed: ")]
+    weighed = [f.text for f in _decisions(msgs) if f.text.startswith("Weighed: ")]
     assert weighed and weighed[0].startswith(
         "Weighed: For the defer function to get the project ID, I would need to: 1) Add a global variable"), weighed
     assert "3) Add the project ID to the CloudSyncStats struct — then (r1): “Option 2 seems cleanest" in weighed[0]
