@@ -105,7 +105,7 @@ def _opening_said_once(facts: list[Fact]) -> list[Fact]:
         head, sep, rest = f.text.partition("): ")
         if not sep or "` (" not in head:
             continue
-        body = rest.rsplit(" (r", 1)[0]
+        body = _body(f.text)
         counts = head.split("` (", 1)[-1]
         for c, b, name in firsts:
             shared = _shared_opening(b, body) if c == counts else ""
@@ -119,6 +119,11 @@ def _opening_said_once(facts: list[Fact]) -> list[Fact]:
         else:
             firsts.append((counts, body, head.split("`")[1].rsplit("/", 1)[-1]))
     return facts
+
+
+def _failed_attempts(n: int) -> str:
+    """A record's count of failed attempts, for its counts' parentheses ("" for none)."""
+    return f", {n} failed attempt{'s' if n != 1 else ''}" if n else ""
 
 
 def _shared_opening(a: str, b: str) -> str:
@@ -425,15 +430,10 @@ def change_record(path: str, events: list[Event], failed: int = 0, reverted: boo
               else f"{n} edit{'s' if n != 1 else ''}")
     if rewrites:
         counts += f", {'each' if rewrites == n > 1 else rewrites if rewrites > 1 else 'one'} by writing the whole file"
-    if failed:
-        counts += f", {failed} failed attempt{'s' if failed != 1 else ''}"
     unapplied = f", {proposed} not applied" if proposed else ""  # a reply's blocks aider never applied (/ask mode)
-    counts += unapplied
+    counts += _failed_attempts(failed) + unapplied
     # told apart from failed attempts, they take no more of the line's room than counted among them would
-    n_failed = failed + proposed
-    as_failed = f", {n_failed} failed attempt{'s' if n_failed != 1 else ''}" if proposed else ""
-    told_apart = (f", {failed} failed attempt{'s' if failed != 1 else ''}" if failed else "") + unapplied
-    apart_room = max(0, len(told_apart) - len(as_failed)) if proposed else 0
+    apart_room = max(0, len(_failed_attempts(failed) + unapplied) - len(_failed_attempts(failed + proposed)))
     if (undone or again) and not (anew and created):
         counts += f", {undone + again} earlier edit{'s' if undone + again != 1 else ''} reverted ({fate(undone, again)})"
     if renamed_from:

@@ -149,10 +149,10 @@ def _reasoned_choices(ctx: FactContext, traced: list[str] | None = None,
                 laid_out = None
             for thought in msg.meta.get("thinking") or ():  # its reasoning: "I'll copy rather than move it, since…"
                 if isinstance(thought, str) and thought.strip():
-                    out.extend((rnd.number, c) for c in _choices(thought, thought[:6000].lower(), None, set())
-                               if _PICKS_RE.search(c))
+                    low = thought[:6000].lower()
+                    out.extend((rnd.number, c) for c in _choices(thought, low, None, set()) if _PICKS_RE.search(c))
                     # options it laid out for itself there, and what it said of them next ("Option 2 seems cleanest")
-                    if any(map(thought[:6000].lower().__contains__, _THOUGHT_OPTIONS_CUES)) \
+                    if any(map(low.__contains__, _THOUGHT_OPTIONS_CUES)) \
                             and (options := approach.own_options(thought)) and options[1].strip():
                         _tell_pick(out, (rnd.number, options[0]), options[1], rnd.number)
             if not msg.text:
@@ -749,8 +749,8 @@ def _weighed_before(ctx: FactContext, round_: int, index: int, choice: str) -> t
         return None
     for rnd in ctx.transcript.rounds[max(0, round_ - 1 - WEIGHED_BACK):round_][::-1]:
         for msg in reversed(rnd.messages):
-            if msg.role is not Role.ASSISTANT or msg.harness or not msg.text or msg.index >= index:
-                continue
+            if msg.role is not Role.ASSISTANT or msg.harness or " or " not in msg.text[:6000] or msg.index >= index:
+                continue  # (no " or ": no sentence of it sets two options side by side)
             for sentence in _SENTENCES_RE.split(msg.text[:6000]):
                 parts = _OR_RE.split(sentence, maxsplit=1)
                 if len(parts) != 2 or len(sentence) > 400 or sentence.rstrip().endswith("?"):
